@@ -1,0 +1,52 @@
+"""Errors that end a file's check or a whole run with a one-line message.
+
+``InputError`` is a file that cannot be read or parsed (exit 2); ``UsageError``
+is a command line that makes no sense (exit 2). Both carry a message that is
+printed as one line, never a traceback.
+"""
+
+from __future__ import annotations
+
+
+class SpecgateError(Exception):
+    """Base class of every error specgate reports as one line."""
+
+
+class InputError(SpecgateError):
+    """A file that cannot be read, decoded or parsed, or breaks an input limit.
+
+    Attributes:
+        file: the file's path as given (string), or ``None`` when no file is involved.
+        line: 1-based line of the problem when known, else ``None``.
+        column: 1-based column when known, else ``None``.
+        reason: the message without the location prefix.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        file: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
+        self.reason = reason.strip().replace("\n", " ")
+        self.file = file
+        self.line = line
+        self.column = column
+        super().__init__(self.one_line())
+
+    def one_line(self) -> str:
+        """``file:line:col: reason`` with the parts that are known."""
+        where = ""
+        if self.file is not None:
+            where = self.file
+            if self.line is not None:
+                where += f":{self.line}"
+                if self.column is not None:
+                    where += f":{self.column}"
+            where += ": "
+        return where + self.reason
+
+
+class UsageError(SpecgateError):
+    """A command line that specgate cannot act on (bad flag value, missing path)."""

@@ -1,0 +1,119 @@
+"""Normalised records produced by the input readers.
+
+Every record keeps ``path`` (the file as shown to the user, relative to the
+current folder with ``/``) and ``spans``: field name → 1-based
+:class:`~specgate.document.Span` inside that file, for each value read from it,
+so a finding about that value can be annotated on the referenced file's line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Literal
+
+from specgate.document import Span
+
+Engine = Literal["vllm", "sglang", "trtllm", "transformers", "llamacpp"]
+Mechanism = Literal[
+    "ngram", "suffix", "eagle", "eagle3", "medusa", "mtp", "draft_model", "mlp_speculator", "other"
+]
+
+
+@dataclass(frozen=True)
+class EngineIssue:
+    """Something the engine itself would refuse, rewrite, or that makes AL lossy.
+
+    ``code`` is the rule it feeds (``SG304`` lossy acceptance, ``SG307`` invalid
+    config); ``field`` names the key in ``spans`` it concerns.
+    """
+
+    code: Literal["SG304", "SG307"]
+    message: str
+    field: str
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """A speculative configuration read from an engine's serving config.
+
+    Attributes:
+        engine: which engine's format was read.
+        path: the file, as shown; ``pointer``: RFC 6901 pointer of the block used.
+        mechanism: DESIGN.md mechanism name (engine aliases resolved).
+        draft_length: D, the chain depth (tokens drafted per step; for trees the
+            longest path). ``None`` when the file leaves it to the engine's default
+            and that default is unknown.
+        verify_tokens: N_verify, the tokens the target scores per step (D + 1 for
+            a chain, the tree size for trees).
+        draft_length_is_max: D is an upper bound (n-gram, suffix, p-min cut-off).
+        lossy_acceptance: acceptance is lossy or synthetic.
+        tensor_parallel_size: target TP when the file states it, else ``None``.
+        draft_model: the draft model / head reference when stated.
+        issues: engine-level problems (SG304/SG307 material).
+        spans: field name → position in ``path`` (e.g. ``"draft_length"``).
+    """
+
+    engine: Engine
+    path: str
+    pointer: str
+    mechanism: Mechanism | None
+    draft_length: int | None
+    verify_tokens: int | None
+    draft_length_is_max: bool = False
+    lossy_acceptance: bool = False
+    tensor_parallel_size: int | None = None
+    attention_data_parallel: bool = False
+    draft_model: str | None = None
+    issues: tuple[EngineIssue, ...] = ()
+    spans: dict[str, Span] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ModelShape:
+    """Attention shape and limits read from a model config (HF ``config.json``).
+
+    Attributes:
+        query_heads: H (``num_attention_heads``), ``None`` when absent.
+        kv_heads: KV heads; ``None`` when the config has none (then G = 1 unless MLA).
+        query_heads_per_kv: G = H / KV as an exact fraction (before any TP split).
+        mla: multi-latent attention (``kv_lora_rank`` present).
+        vocab_size, max_position_embeddings, mtp_layers: as stated, else ``None``.
+    """
+
+    path: str
+    pointer: str
+    query_heads: int | None
+    kv_heads: int | None
+    query_heads_per_kv: Fraction | None
+    mla: bool = False
+    vocab_size: int | None = None
+    max_position_embeddings: int | None = None
+    mtp_layers: int | None = None
+    spans: dict[str, Span] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Acceptance:
+    """A measured accept length AL and how it was obtained.
+
+    Attributes:
+        format: the ``evidence.metrics.format`` name.
+        accept_length: AL, tokens per target step including the bonus token.
+        formula: the arithmetic shown to users, e.g. ``"1 + 875/625"``.
+        estimate: AL is a labelled estimate, not an exact measurement.
+        draft_length: D the measurement was taken at, when the data states it
+            (per-position counters, ``num_speculative_tokens``), else ``None``.
+        marginal: per-position marginal acceptance rates, when known.
+        note: extra words for the report (``"cumulative since start"`` …).
+    """
+
+    format: str
+    path: str | None
+    accept_length: float
+    formula: str
+    estimate: bool = False
+    draft_length: int | None = None
+    marginal: tuple[float, ...] = ()
+    note: str | None = None
+    spans: dict[str, Span] = field(default_factory=dict)

@@ -1,0 +1,125 @@
+"""JSON → :class:`~specgate.document.Document` with positions and repeated keys.
+
+The standard library's :mod:`json` decides what is valid JSON and gives the
+line and column of a syntax error; a second, small pass over the (now known
+valid) text records where each key and value starts and which keys repeat,
+reusing :mod:`json`'s own string and number scanners. The first occurrence of a
+repeated key is kept (as for YAML); the second is reported.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import json.decoder
+import json.scanner
+import math
+from typing import Any
+
+from specgate.document import Document, DuplicateKey, NodePath, NodePosition, Span
+from specgate.errors import InputError
+
+_WS = " \t\n\r"
+_CONSTANTS = {"true": True, "false": False, "null": None,
+              "NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+
+
+class _Walker:
+    def __init__(self, text: str, file: str) -> None:
+        self.text = text
+        self.file = file
+        self.starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+        self.positions: dict[NodePath, NodePosition] = {}
+        self.duplicates: list[DuplicateKey] = []
+
+    def span(self, offset: int) -> Span:
+        line = bisect.bisect_right(self.starts, offset) - 1
+        return Span(line + 1, offset - self.starts[line] + 1)
+
+    def skip(self, i: int) -> int:
+        while i < len(self.text) and self.text[i] in _WS:
+            i += 1
+        return i
+
+    def value(self, i: int, path: NodePath, key: Span | None) -> tuple[Any, int]:
+        i = self.skip(i)
+        ch = self.text[i]
+        here = self.span(i)
+        if ch == "{":
+            self.positions[path] = NodePosition("mapping", here, key)
+            return self.obj(i + 1, path)
+        if ch == "[":
+            self.positions[path] = NodePosition("sequence", here, key)
+            return self.array(i + 1, path)
+        self.positions[path] = NodePosition("scalar", here, key)
+        if ch == '"':
+            return json.decoder.scanstring(self.text, i + 1)
+        for word, constant in _CONSTANTS.items():
+            if self.text.startswith(word, i):
+                return constant, i + len(word)
+        match = json.scanner.NUMBER_RE.match(self.text, i)
+        assert match is not None, "text was validated by json.loads"
+        integer, frac, exp = match.groups()
+        number: int | float = float(match.group()) if frac or exp else int(integer)
+        return number, match.end()
+
+    def obj(self, i: int, path: NodePath) -> tuple[dict[str, Any], int]:
+        out: dict[str, Any] = {}
+        first: dict[str, Span] = {}
+        i = self.skip(i)
+        if self.text[i] == "}":
+            return out, i + 1
+        while True:
+            i = self.skip(i)
+            key_span = self.span(i)
+            key, i = json.decoder.scanstring(self.text, i + 1)
+            i = self.skip(i) + 1  # the ':'
+            if key in first:
+                self.duplicates.append(DuplicateKey((*path, key), key, key_span, first[key]))
+                shadow = _Walker.__new__(_Walker)
+                shadow.__dict__.update(self.__dict__, positions={}, duplicates=[])
+                _, i = shadow.value(i, (*path, key), key_span)
+            else:
+                first[key] = key_span
+                out[key], i = self.value(i, (*path, key), key_span)
+            i = self.skip(i)
+            if self.text[i] == "}":
+                return out, i + 1
+            i += 1  # the ','
+
+    def array(self, i: int, path: NodePath) -> tuple[list[Any], int]:
+        out: list[Any] = []
+        i = self.skip(i)
+        if self.text[i] == "]":
+            return out, i + 1
+        while True:
+            item, i = self.value(i, (*path, len(out)), None)
+            out.append(item)
+            i = self.skip(i)
+            if self.text[i] == "]":
+                return out, i + 1
+            i += 1
+
+
+def load_json(text: str, file: str) -> Document:
+    """Parse JSON ``text`` from ``file`` into a Document.
+
+    Raises:
+        InputError: a syntax error (with the line and column json reports) or
+            nesting too deep.
+    """
+    if not text.strip():
+        return Document(file=file, data=None, empty=True)
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"JSON syntax error: {exc.msg}", file, exc.lineno, exc.colno) from None
+    except RecursionError:
+        raise InputError("JSON nesting is too deep", file) from None
+    walker = _Walker(text, file)
+    try:
+        data, _ = walker.value(0, (), None)
+    except RecursionError:
+        raise InputError("JSON nesting is too deep", file) from None
+    return Document(file=file, data=data, positions=walker.positions,
+                    duplicates=walker.duplicates)

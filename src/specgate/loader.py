@@ -1,0 +1,71 @@
+"""Read a claims (or referenced) file from disk into a :class:`Document`.
+
+The reader enforces the input limits before parsing: at most ``MAX_BYTES``
+(1 MiB), UTF-8 (a BOM is accepted), and picks the parser by suffix: ``.json``
+is JSON, anything else YAML. Every failure is an :class:`InputError` naming the
+file (and line when known).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from specgate.document import Document
+from specgate.errors import InputError
+
+MAX_BYTES = 1024 * 1024
+
+
+def read_text(path: Path, shown: str, limit: int = MAX_BYTES) -> str:
+    """Read ``path`` as UTF-8 text of at most ``limit`` bytes.
+
+    Args:
+        path: the file to read.
+        shown: the name to use in messages.
+        limit: the size limit in bytes.
+
+    Raises:
+        InputError: missing, a folder, unreadable, over the limit, not UTF-8.
+    """
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(limit + 1)
+    except FileNotFoundError:
+        raise InputError("no such file", shown) from None
+    except IsADirectoryError:
+        raise InputError("is a folder, not a file", shown) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", shown) from None
+    if len(raw) > limit:
+        raise InputError(f"file is larger than {limit // 1024} KiB", shown)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        before = raw[: exc.start]
+        line = before.count(b"\n") + 1
+        column = exc.start - (before.rfind(b"\n") + 1) + 1
+        raise InputError("not valid UTF-8", shown, line, column) from None
+    if "\x00" in text:
+        raise InputError("file holds a NUL byte (binary, not text)", shown)
+    return text
+
+
+def load_document(path: Path, shown: str) -> Document:
+    """Read and parse ``path``; ``.json`` as JSON, everything else as YAML.
+
+    Raises:
+        InputError: any read or parse failure.
+    """
+    text = read_text(path, shown)
+    return parse_text(text, shown, json_syntax=path.suffix.lower() == ".json")
+
+
+def parse_text(text: str, shown: str, *, json_syntax: bool) -> Document:
+    """Parse already-read ``text`` (JSON when ``json_syntax``, else YAML)."""
+    if json_syntax:
+        from specgate.json_loader import load_json
+
+        return load_json(text, shown)
+    from specgate.yaml_loader import load_yaml
+
+    return load_yaml(text, shown)

@@ -1,0 +1,241 @@
+"""YAML → :class:`~specgate.document.Document`, with YAML 1.2 core-schema scalars.
+
+PyYAML implements YAML 1.1: it turns ``yes``/``on`` into booleans, dates into
+``datetime`` and reads ``1e3`` as a string. Claims files follow the YAML 1.2
+core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution), so this module
+uses PyYAML only to *compose* the node graph (libyaml when available) with a
+1.2 core resolver, then builds plain data itself, which also gives it every
+key's and value's position and every repeated key.
+
+Limits (each an :class:`~specgate.errors.InputError`): one document per file,
+only the core tags (str, int, float, bool, null, map, seq, merge), at most
+``MAX_ALIASES`` alias uses and ``MAX_NODES`` expanded nodes.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from specgate.document import Document, DuplicateKey, NodePath, NodePosition, Span
+from specgate.errors import InputError
+
+MAX_ALIASES = 100
+MAX_NODES = 100_000
+
+_TAG = "tag:yaml.org,2002:"
+_STR, _INT, _FLOAT, _BOOL, _NULL = (_TAG + t for t in ("str", "int", "float", "bool", "null"))
+_MAP, _SEQ, _MERGE = _TAG + "map", _TAG + "seq", _TAG + "merge"
+
+_BOOL_RE = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_NULL_RE = re.compile(r"^(?:~|null|Null|NULL|)$")
+_INT_RE = re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
+_FLOAT_RE = re.compile(
+    r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
+
+
+class _CoreResolver(yaml.resolver.BaseResolver):
+    """Implicit tags of the YAML 1.2 core schema (int before float)."""
+
+
+_CoreResolver.yaml_implicit_resolvers = {}
+_CoreResolver.add_implicit_resolver(_BOOL, _BOOL_RE, list("tTfF"))
+_CoreResolver.add_implicit_resolver(_NULL, _NULL_RE, ["~", "n", "N", ""])
+_CoreResolver.add_implicit_resolver(_INT, _INT_RE, list("-+0123456789"))
+_CoreResolver.add_implicit_resolver(_FLOAT, _FLOAT_RE, list("-+0123456789."))
+_CoreResolver.add_implicit_resolver(_MERGE, re.compile(r"^<<$"), ["<"])
+
+if yaml.__with_libyaml__:
+    import yaml._yaml
+
+
+    class _Composer(yaml._yaml.CParser, _CoreResolver):  # type: ignore[misc,name-defined]
+        def __init__(self, text: str) -> None:
+            yaml._yaml.CParser.__init__(self, text)  # type: ignore[attr-defined]
+            _CoreResolver.__init__(self)
+
+else:  # pragma: no cover - exercised only without libyaml
+
+    class _Composer(  # type: ignore[no-redef]
+        yaml.reader.Reader,
+        yaml.scanner.Scanner,
+        yaml.parser.Parser,
+        yaml.composer.Composer,
+        _CoreResolver,
+    ):
+        def __init__(self, text: str) -> None:
+            yaml.reader.Reader.__init__(self, text)
+            yaml.scanner.Scanner.__init__(self)
+            yaml.parser.Parser.__init__(self)
+            yaml.composer.Composer.__init__(self)
+            _CoreResolver.__init__(self)
+
+
+def _span(node: Node) -> Span:
+    return Span(node.start_mark.line + 1, node.start_mark.column + 1)
+
+
+class _Builder:
+    """Walks a composed node graph into plain data, positions and duplicates."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.positions: dict[NodePath, NodePosition] = {}
+        self.duplicates: list[DuplicateKey] = []
+        self.nodes = 0
+        self.aliases = 0
+        self.seen: set[int] = set()
+        self.active: set[int] = set()
+
+    def fail(self, reason: str, node: Node) -> InputError:
+        span = _span(node)
+        return InputError(reason, self.file, span.line, span.column)
+
+    def build(self, node: Node, path: NodePath, key: Span | None) -> Any:
+        ident = id(node)
+        if ident in self.active:
+            raise self.fail("recursive alias (a node that contains itself)", node)
+        if ident in self.seen:
+            self.aliases += 1
+            if self.aliases > MAX_ALIASES:
+                raise self.fail(f"more than {MAX_ALIASES} aliases", node)
+        self.seen.add(ident)
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise self.fail(f"more than {MAX_NODES:,} nodes after alias expansion", node)
+        if isinstance(node, ScalarNode):
+            self.positions[path] = NodePosition("scalar", _span(node), key)
+            return self.scalar(node)
+        self.active.add(ident)
+        try:
+            if isinstance(node, SequenceNode):
+                if node.tag != _SEQ:
+                    raise self.fail(f"unsupported tag {node.tag}", node)
+                self.positions[path] = NodePosition("sequence", _span(node), key)
+                return [self.build(item, (*path, i), None) for i, item in enumerate(node.value)]
+            if isinstance(node, MappingNode):
+                if node.tag != _MAP:
+                    raise self.fail(f"unsupported tag {node.tag}", node)
+                self.positions[path] = NodePosition("mapping", _span(node), key)
+                return self.mapping(node, path)
+        finally:
+            self.active.discard(ident)
+        raise self.fail("unsupported node", node)  # pragma: no cover - PyYAML has 3 kinds
+
+    def scalar(self, node: ScalarNode) -> Any:
+        tag, text = node.tag, node.value
+        if tag == _STR:
+            return text
+        if tag == _BOOL and _BOOL_RE.match(text):
+            return text.lower() == "true"
+        if tag == _NULL and _NULL_RE.match(text):
+            return None
+        if tag == _INT and _INT_RE.match(text):
+            if text.startswith("0o"):
+                return int(text[2:], 8)
+            if text.startswith("0x"):
+                return int(text[2:], 16)
+            return int(text)
+        if tag == _FLOAT and _FLOAT_RE.match(text):
+            lowered = text.lower()
+            if lowered.endswith(".nan"):
+                return math.nan
+            if lowered.endswith(".inf"):
+                return -math.inf if text.startswith("-") else math.inf
+            return float(text)
+        if tag in (_BOOL, _NULL, _INT, _FLOAT):
+            raise self.fail(f"{text!r} is not a valid {tag.removeprefix(_TAG)}", node)
+        raise self.fail(f"unsupported tag {tag}", node)
+
+    def mapping(self, node: MappingNode, path: NodePath) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        first_seen: dict[str, Span] = {}
+        merges: list[Node] = []
+        for key_node, value_node in node.value:
+            if isinstance(key_node, ScalarNode) and key_node.tag == _MERGE:
+                merges.append(value_node)
+                continue
+            if not isinstance(key_node, ScalarNode):
+                raise self.fail("mapping keys must be plain scalars", key_node)
+            key_value = self.scalar(key_node)
+            key = key_node.value if isinstance(key_value, str) else _key_text(key_value)
+            key_span = _span(key_node)
+            if key in first_seen:
+                self.duplicates.append(DuplicateKey((*path, key), key, key_span, first_seen[key]))
+                continue
+            first_seen[key] = key_span
+            out[key] = self.build(value_node, (*path, key), key_span)
+        for merge in merges:
+            self.merge_into(out, merge, path)
+        return out
+
+    def merge_into(self, out: dict[str, Any], merge: Node, path: NodePath) -> None:
+        """Apply a ``<<`` merge: explicit keys win, then earlier merged maps."""
+        sources = merge.value if isinstance(merge, SequenceNode) else [merge]
+        prefix = (*path, "<<")
+        for source in sources:
+            if not isinstance(source, MappingNode):
+                raise self.fail("a merge key (<<) needs a mapping or a list of mappings", source)
+            merged = self.build(source, prefix, None)
+            added = {key for key in merged if key not in out}
+            for key in added:
+                out[key] = merged[key]
+            moved = [p for p in self.positions if p[: len(prefix)] == prefix]
+            for sub in moved:
+                pos = self.positions.pop(sub)
+                rest = sub[len(prefix) :]
+                if rest and rest[0] in added:
+                    self.positions[(*path, *rest)] = pos
+
+
+def _key_text(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def load_yaml(text: str, file: str) -> Document:
+    """Parse YAML ``text`` (already decoded) from ``file`` into a Document.
+
+    Raises:
+        InputError: syntax errors (with line and column), several documents,
+            unsupported tags, alias or node limits, nesting too deep.
+    """
+    try:
+        composer = _Composer(text)
+        try:
+            root = composer.get_single_node()
+        finally:
+            composer.dispose()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        reason = " ".join(str(p) for p in (exc.context, exc.problem) if p) or "YAML syntax error"
+        if "expected a single document" in reason:
+            raise InputError("several YAML documents in one file", file) from None
+        if mark is None:
+            raise InputError(f"YAML syntax error: {reason}", file) from None
+        raise InputError(
+            f"YAML syntax error: {reason}", file, mark.line + 1, mark.column + 1
+        ) from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"YAML error: {exc}", file) from None
+    except RecursionError:
+        raise InputError("YAML nesting is too deep", file) from None
+    if root is None:
+        return Document(file=file, data=None, empty=True)
+    builder = _Builder(file)
+    try:
+        data = builder.build(root, (), None)
+    except RecursionError:
+        raise InputError("YAML nesting is too deep", file) from None
+    return Document(
+        file=file, data=data, positions=builder.positions, duplicates=builder.duplicates
+    )
