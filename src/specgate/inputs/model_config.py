@@ -1,0 +1,271 @@
+"""Read a model's attention shape from its config (HF ``config.json`` and relatives).
+
+Output: :class:`~specgate.inputs.types.ModelShape` with H (query heads), KV (KV
+heads), G = H / KV as an exact :class:`~fractions.Fraction`, MLA detection, vocab
+size, context length and native MTP depth, each with the span it was read from.
+
+Field spellings (notes/domain.md §3):
+
+- H: ``num_attention_heads`` (HF), ``n_head`` (GPT-2, Falcon), ``n_heads`` (MPT,
+  DeepSeek's own inference configs ``inference/configs/config_671B.json``).
+- KV: ``num_key_value_heads`` (HF), ``n_head_kv`` / ``num_kv_heads`` (Falcon),
+  ``multi_query_group_num`` (ChatGLM, only with ``multi_query_attention``);
+  ``multi_query: true`` means one KV head (Falcon-7B, GPTBigCode) unless Falcon's
+  ``new_decoder_architecture`` says the explicit count holds (transformers
+  ``FalconConfig``). No KV field means multi-head attention (G = 1).
+- Multimodal wrappers (Llama 4, Gemma 3, Qwen-VL) keep the language model's fields
+  under ``text_config``; like vLLM's ``get_hf_text_config`` the text config wins
+  when it holds a head count.
+- MLA (DeepSeek-V2/V3/R1, Kimi-K2): ``kv_lora_rank`` present. Every query head
+  attends to one shared compressed latent, so G is the number of query heads
+  (per rank after a TP split), not H / ``num_key_value_heads`` (which such
+  configs state as 128 = H). Source: deepseek-ai/FlashMLA README (the kernel is
+  called with one KV head); fixtures/real/SOURCES.md DeepSeek rows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+
+from specgate.document import Document, NodePath, Span
+from specgate.errors import InputError
+from specgate.inputs.types import ModelShape
+from specgate.loader import parse_text
+
+_HEAD_KEYS = ("num_attention_heads", "n_head", "n_heads")
+_KV_KEYS = ("num_key_value_heads", "n_head_kv", "num_kv_heads", "multi_query_group_num")
+# vLLM's _get_and_verify_max_len looks at these, in this order of preference.
+_CONTEXT_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length",
+                 "max_sequence_length")
+_MTP_KEYS = ("num_nextn_predict_layers", "mtp_num_hidden_layers")
+
+Locator = Callable[[NodePath], Span]
+
+
+def read_model_config(doc: Document, *, shown: str, pointer: str | None = None) -> ModelShape:
+    """Read H, KV, G and limits from a parsed model config.
+
+    Args:
+        doc: the parsed file (JSON or YAML).
+        shown: the file as shown to the user (used in messages and ``path``).
+        pointer: RFC 6901 JSON pointer to the config mapping inside ``doc`` (or to
+            a string holding the config as JSON); ``None`` means the whole file.
+
+    Returns:
+        a :class:`ModelShape`; ``query_heads_per_kv`` is H / KV, 1 when no KV
+        field exists (MHA), and H for MLA (one latent KV head, before TP split).
+        ``spans`` maps ``query_heads``, ``kv_heads``, ``mla``, ``vocab_size``,
+        ``max_position_embeddings`` and ``mtp_layers`` to where each was read.
+
+    Raises:
+        InputError: a bad pointer, a config that is not a mapping, a head count
+            that is not a positive integer, KV > H, or no head count at all
+            ("no attention head count (num_attention_heads) in FILE").
+    """
+    data, locate = _view(doc, shown, pointer)
+    where = shown if not pointer else f"{shown} at {pointer}"
+    if not isinstance(data, Mapping):
+        raise InputError(f"model config in {where} is not a mapping", shown,
+                         locate(()).line)
+    base: NodePath = ()
+    scope: NodePath = ()
+    fields: Mapping[str, object] = data
+    text = data.get("text_config")
+    if isinstance(text, Mapping) and any(k in text for k in _HEAD_KEYS):
+        scope, fields = ("text_config",), text
+
+    spans: dict[str, Span] = {}
+
+    def count(key: str, path_scope: NodePath, table: Mapping[str, object]) -> int | None:
+        value = table.get(key)
+        if value is None:
+            return None
+        path = (*path_scope, key)
+        number = _positive_int(value)
+        if number is None:
+            raise InputError(f"{key} must be a positive integer, not {value!r}", shown,
+                             locate(path).line, locate(path).column)
+        return number
+
+    heads: int | None = None
+    for key in _HEAD_KEYS:
+        heads = count(key, scope, fields)
+        if heads is not None:
+            spans["query_heads"] = locate((*scope, key))
+            break
+    if heads is None:
+        raise InputError(f"no attention head count (num_attention_heads) in {where}", shown)
+
+    mla = False
+    for rank_scope, table in ((scope, fields), (base, data)):
+        if table.get("kv_lora_rank") is not None:
+            count("kv_lora_rank", rank_scope, table)  # validates: a positive integer
+            mla = True
+            spans["mla"] = locate((*rank_scope, "kv_lora_rank"))
+            break
+
+    kv_heads = _kv_heads(fields, scope, count, spans, locate)
+    if kv_heads is not None and kv_heads > heads:
+        where_kv = spans["kv_heads"]
+        raise InputError(f"KV heads ({kv_heads}) exceed attention heads ({heads})", shown,
+                         where_kv.line, where_kv.column)
+    if mla:
+        ratio = Fraction(heads)
+    elif kv_heads is None:
+        ratio = Fraction(1)
+    else:
+        ratio = Fraction(heads, kv_heads)
+
+    def optional(keys: tuple[str, ...], name: str) -> int | None:
+        for table_scope, table in ((scope, fields), (base, data)):
+            for key in keys:
+                number = count(key, table_scope, table)
+                if number is not None:
+                    spans[name] = locate((*table_scope, key))
+                    return number
+        return None
+
+    return ModelShape(
+        path=shown,
+        pointer=pointer or "",
+        query_heads=heads,
+        kv_heads=kv_heads,
+        query_heads_per_kv=ratio,
+        mla=mla,
+        vocab_size=optional(("vocab_size",), "vocab_size"),
+        max_position_embeddings=optional(_CONTEXT_KEYS, "max_position_embeddings"),
+        mtp_layers=optional(_MTP_KEYS, "mtp_layers"),
+        spans=spans,
+    )
+
+
+def _kv_heads(
+    fields: Mapping[str, object],
+    scope: NodePath,
+    count: Callable[[str, NodePath, Mapping[str, object]], int | None],
+    spans: dict[str, Span],
+    locate: Locator,
+) -> int | None:
+    """KV heads by the rules in the module docstring; ``None`` when not stated."""
+    if fields.get("multi_query") is True and fields.get("new_decoder_architecture") is not True:
+        spans["kv_heads"] = locate((*scope, "multi_query"))
+        return 1
+    for key in _KV_KEYS:
+        if key == "multi_query_group_num" and fields.get("multi_query_attention") is False:
+            continue
+        number = count(key, scope, fields)
+        if number is not None:
+            spans["kv_heads"] = locate((*scope, key))
+            return number
+    return None
+
+
+def effective_query_heads_per_kv(
+    shape: ModelShape, tensor_parallel_size: int | None, attention_data_parallel: bool
+) -> Fraction | None:
+    """G per GPU rank: the query heads that share one KV head on one rank.
+
+    Args:
+        shape: the model shape (``query_heads_per_kv`` before any split).
+        tensor_parallel_size: target TP; ``None`` means 1.
+        attention_data_parallel: attention runs data-parallel (SGLang
+            ``--enable-dp-attention``, TRT-LLM ``enable_attention_dp``): every rank
+            holds all heads.
+
+    Returns:
+        - MLA: H / TP, or H with attention data parallelism (FlashMLA runs one
+          latent KV head per rank: DeepSeek-V3 gives 128 at TP1, 16 at TP8).
+        - GQA/MHA with TP > KV: KV heads are replicated, so G = H / TP
+          (Llama-3.1-405B, H=128, KV=8 at TP16: 8, not 16).
+        - otherwise H / KV (1 for MHA).
+        ``None`` when the shape has no G.
+
+    Sources: notes/domain.md §3 "Tensor parallelism" and "MLA";
+    fixtures/real/SOURCES.md (DeepSeek-V3.2 recipe, Qwen3-30B-A3B at TP8).
+
+    Raises:
+        ValueError: ``tensor_parallel_size`` below 1 (callers validate first).
+    """
+    if tensor_parallel_size is not None and tensor_parallel_size < 1:
+        raise ValueError(f"tensor_parallel_size must be ≥ 1, not {tensor_parallel_size}")
+    ratio = shape.query_heads_per_kv
+    heads = shape.query_heads
+    if ratio is None or heads is None:
+        return ratio
+    tp = 1 if attention_data_parallel or tensor_parallel_size is None else tensor_parallel_size
+    if shape.mla:
+        return Fraction(heads, tp)
+    kv = shape.kv_heads if shape.kv_heads is not None else heads
+    if tp > kv:
+        return Fraction(heads, tp)
+    return ratio
+
+
+def _positive_int(value: object) -> int | None:
+    """``value`` as a positive integer (``4.0`` counts), else ``None``."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value > 0 else None
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and value > 0:
+        return int(value)
+    return None
+
+
+def _view(doc: Document, shown: str, pointer: str | None) -> tuple[object, Locator]:
+    """The node ``pointer`` names, and a function giving spans of its sub-paths.
+
+    A string node is parsed as embedded JSON; every span then points at the string.
+    """
+    if not pointer:
+        return doc.data, doc.locate
+    path = _resolve_pointer(doc, shown, pointer)
+    node = _get(doc.data, path)
+    if isinstance(node, str):
+        span = doc.locate(path)
+        try:
+            inner = parse_text(node, f"{shown} at {pointer}", json_syntax=True)
+        except InputError as exc:
+            raise InputError(f"the string at {pointer} is not a JSON config: {exc.reason}",
+                             shown, span.line, span.column) from None
+        return inner.data, lambda _path: span
+    return node, lambda sub: doc.locate((*path, *sub))
+
+
+def _get(data: object, path: NodePath) -> object:
+    for element in path:
+        if isinstance(element, int):
+            assert isinstance(data, list)
+            data = data[element]
+        else:
+            assert isinstance(data, Mapping)
+            data = data[element]
+    return data
+
+
+def _resolve_pointer(doc: Document, shown: str, pointer: str) -> NodePath:
+    """Resolve an RFC 6901 pointer against ``doc`` to a node path.
+
+    Raises:
+        InputError: malformed pointer or no such node (naming the deepest node found).
+    """
+    if not pointer.startswith("/"):
+        raise InputError(f"JSON pointer {pointer!r} must start with '/'", shown)
+    node = doc.data
+    path: list[str | int] = []
+    for raw in pointer[1:].split("/"):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        here = doc.locate(tuple(path))
+        if isinstance(node, Mapping) and token in node:
+            path.append(token)
+            node = node[token]
+        elif (isinstance(node, list) and token.isdigit() and token.isascii()
+              and (token == "0" or not token.startswith("0")) and int(token) < len(node)):
+            path.append(int(token))
+            node = node[int(token)]
+        else:
+            raise InputError(f"JSON pointer {pointer} names no node ({token!r} not found)",
+                             shown, here.line, here.column)
+    return tuple(path)
