@@ -106,6 +106,8 @@ class Acceptance:
             (per-position counters, ``num_speculative_tokens``), else ``None``.
         marginal: per-position marginal acceptance rates, when known.
         note: extra words for the report (``"cumulative since start"`` …).
+        acceptance_rate: r, accepted draft tokens / proposed draft tokens, when
+            the data states both counts (llama.cpp timings give only this).
     """
 
     format: str
@@ -117,3 +119,4 @@ class Acceptance:
     marginal: tuple[float, ...] = ()
     note: str | None = None
     spans: dict[str, Span] = field(default_factory=dict)
+    acceptance_rate: float | None = None
