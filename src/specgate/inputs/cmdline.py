@@ -1,0 +1,281 @@
+"""Command lines as users commit them: split like a POSIX shell, then parse flags.
+
+Shapes:
+- :func:`split_commands` turns text (a ``.txt`` file, a YAML scalar) into a list of
+  :class:`Command`: the argv words of each simple command, the environment
+  assignments written before it (``VAR=1 python …``, ``export VAR=1``) and, per
+  word, the 0-based offset of the line it starts on (relative to the text).
+- :func:`parse_flags` turns argv words into ``{canonical long flag: Flag}`` using a
+  :class:`FlagSpec` (the engine's known long flags, short aliases, booleans).
+
+Splitting follows POSIX ``sh`` word rules through :mod:`shlex` (quotes, backslash
+escapes). Before splitting, backslash-newline continuations are joined, a leading
+``$ `` / ``# `` prompt is dropped, and a backslash left standing alone between
+spaces (what a YAML plain or folded scalar makes of a ``\\`` continuation) is
+treated as a continuation too. ``{placeholders}`` are ordinary words. Commands are
+separated by newlines and ``;``, ``&&``, ``||``, ``|``, ``&``.
+
+Flag parsing follows Python :mod:`argparse` (SGLang's launcher, vLLM's CLI):
+``--flag value``, ``--flag=value``, boolean flags without a value, the last of a
+repeated flag wins, and — when ``FlagSpec.allow_abbrev`` — a long flag may be
+abbreviated to any prefix that is unique among the known long flags
+(``--speculative-algo`` → ``--speculative-algorithm``); an ambiguous prefix is an
+:class:`~specgate.errors.InputError` listing the candidates, as argparse refuses it
+(cpython ``Lib/argparse.py``, ``_parse_optional`` / ``_get_option_tuples``).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from specgate.errors import InputError
+
+_OPERATORS = frozenset({";", "&&", "||", "|", "&", ";;"})
+_SEPARATOR_CHARS = frozenset(";&|\n")
+_PROMPT_RE = re.compile(r"^[ \t]*\$[ \t]+", re.MULTILINE)
+_ASSIGN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_LONE_BACKSLASH_RE = re.compile(r"(?:(?<=[ \t])|^)\\(?:[ \t]+|$)", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Command:
+    """One simple command.
+
+    Attributes:
+        argv: the words after any leading ``NAME=value`` assignments.
+        env: ``NAME → value`` from leading assignments and earlier ``export`` lines.
+        lines: per word of ``argv``, the 0-based line (within the split text) it starts on.
+        columns: per word, the 1-based column it starts at on that line.
+    """
+
+    argv: tuple[str, ...]
+    env: Mapping[str, str] = field(default_factory=dict)
+    lines: tuple[int, ...] = ()
+    columns: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class FlagSpec:
+    """What an engine's parser knows about its flags.
+
+    Attributes:
+        known: canonical long flags (``--speculative-algorithm``) → True when the
+            flag takes a value, False for a boolean switch.
+        aliases: other spellings (short ``-md``, alternative long ``--tp-size``) →
+            their canonical long flag. Aliases are matched exactly; long aliases also
+            take part in abbreviation matching.
+        allow_abbrev: accept unique prefixes of long flags, as argparse does.
+        underscores: treat ``_`` and ``-`` in long flag names alike (vLLM does).
+    """
+
+    known: Mapping[str, bool]
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    allow_abbrev: bool = False
+    underscores: bool = False
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A parsed flag: its value (``None`` for a boolean switch), the word index of the
+    flag in argv, and how it was spelled."""
+
+    value: str | None
+    index: int
+    spelled: str
+
+
+def split_commands(text: str, *, file: str | None = None, line: int | None = None) -> list[Command]:
+    """Split shell text into simple commands, as a POSIX shell would.
+
+    Args:
+        text: one or more command lines (continuations, quotes spanning lines,
+            ``$ `` prompts, ``#`` comments allowed).
+        file, line: where the text stands (1-based line of its first character),
+            for error messages.
+
+    Returns:
+        the commands in order; an empty list for text holding none. ``export NAME=v``
+        commands are not returned but feed the ``env`` of later commands.
+
+    Raises:
+        InputError: unbalanced quotes or a dangling escape.
+    """
+    # Same-length rewrites keep every offset, so a word's line is still countable:
+    # a continuation's newline becomes a vertical tab (whitespace, still a line).
+    cleaned = text.replace("\\\r\n", "  \x0b").replace("\\\n", " \x0b").replace("\r\n", " \n")
+    cleaned = _PROMPT_RE.sub(lambda m: " " * len(m.group(0)), cleaned)
+    cleaned = _LONE_BACKSLASH_RE.sub(lambda m: " " * len(m.group(0)), cleaned)
+    stream = io.StringIO(cleaned)
+    lexer = shlex.shlex(stream, posix=True, punctuation_chars=";&|\n")
+    lexer.whitespace = " \t\x0b\f"
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    words: list[str] = []
+    word_lines: list[tuple[int, int]] = []
+    commands: list[Command] = []
+    exported: dict[str, str] = {}
+    comment = False
+    position = 0
+    while True:
+        start = _skip_blanks(cleaned, position)
+        try:
+            word = lexer.get_token()
+        except ValueError as exc:
+            where = None if line is None else line + _line_of(cleaned, start)
+            raise InputError(f"cannot split command line: {exc}", file, where) from None
+        position = stream.tell()
+        if word is None:
+            break
+        if word and set(word) <= _SEPARATOR_CHARS:
+            comment = comment and "\n" not in word
+            if not comment:
+                _emit(words, word_lines, commands, exported)
+                words, word_lines = [], []
+            continue
+        if comment or word.startswith("#"):
+            comment = True
+            continue
+        words.append(word)
+        column = start - max(cleaned.rfind("\n", 0, start), cleaned.rfind("\x0b", 0, start))
+        word_lines.append((_line_of(cleaned, start), column))
+    _emit(words, word_lines, commands, exported)
+    return commands
+
+
+def _line_of(text: str, offset: int) -> int:
+    """0-based line of ``offset`` (continuation newlines, now ``\\x0b``, count too)."""
+    return text.count("\n", 0, offset) + text.count("\x0b", 0, offset)
+
+
+def _skip_blanks(text: str, position: int) -> int:
+    while position < len(text) and text[position] in " \t\x0b\f":
+        position += 1
+    return position
+
+
+def _emit(
+    words: list[str],
+    lines: list[tuple[int, int]],
+    commands: list[Command],
+    exported: dict[str, str],
+) -> None:
+    """Record one simple command (or an ``export``)."""
+    env = dict(exported)
+    first = 0
+    while first < len(words) and _ASSIGN_RE.match(words[first]):
+        name, _, value = words[first].partition("=")
+        env[name] = value
+        first += 1
+    argv = words[first:]
+    if argv and argv[0] == "export":
+        for word in argv[1:]:
+            if _ASSIGN_RE.match(word):
+                name, _, value = word.partition("=")
+                exported[name] = value
+        return
+    if argv:
+        rest = lines[first:]
+        commands.append(
+            Command(tuple(argv), env, tuple(n for n, _ in rest), tuple(c for _, c in rest))
+        )
+
+
+def _canonical(name: str, spec: FlagSpec) -> str:
+    if spec.underscores and name.startswith("--"):
+        return "--" + name[2:].replace("_", "-")
+    return name
+
+
+def resolve_flag(
+    word: str, spec: FlagSpec, *, file: str | None = None, line: int | None = None
+) -> str | None:
+    """The canonical long flag ``word`` (without any ``=value``) stands for, or None.
+
+    Exact names and aliases win; then, with ``spec.allow_abbrev``, a long flag that is
+    a unique prefix of the known long names (canonical and long aliases).
+
+    Raises:
+        InputError: an abbreviation matching several flags (argparse: "ambiguous option").
+    """
+    name = _canonical(word, spec)
+    known = {_canonical(k, spec): k for k in spec.known}
+    aliases = {_canonical(a, spec): c for a, c in spec.aliases.items()}
+    if name in known:
+        return known[name]
+    if name in aliases:
+        return aliases[name]
+    if not (spec.allow_abbrev and name.startswith("--") and len(name) > 2):
+        return None
+    matches: dict[str, str] = {}
+    for spelled, canonical in [*known.items(), *aliases.items()]:
+        if spelled.startswith(name):
+            matches.setdefault(canonical, spelled)
+    if len(matches) > 1:
+        choices = ", ".join(sorted(matches.values()))
+        raise InputError(f"ambiguous option: {word} could match {choices}", file, line)
+    return next(iter(matches), None)
+
+
+def parse_flags(
+    argv: Sequence[str],
+    spec: FlagSpec,
+    *,
+    file: str | None = None,
+    lines: Sequence[int] | None = None,
+    line: int | None = None,
+) -> dict[str, Flag]:
+    """Parse argv words into the flags ``spec`` knows.
+
+    Args:
+        argv: words (program name and positionals may be included; they are skipped).
+        spec: the engine's flags.
+        file, lines, line: for messages: per-word 0-based line offsets added to ``line``.
+
+    Returns:
+        canonical long flag → :class:`Flag` (the last occurrence). Unknown flags are
+        skipped together with a following word that does not start with ``-``.
+
+    Raises:
+        InputError: an ambiguous abbreviation, or a known flag that needs a value and
+        has none.
+    """
+    result: dict[str, Flag] = {}
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        where = None if line is None else line + (lines[i] if lines else 0)
+        if not word.startswith("-") or word in {"-", "--"} or _is_number(word):
+            i += 1
+            continue
+        name, eq, inline = word.partition("=")
+        canonical = resolve_flag(name, spec, file=file, line=where)
+        if canonical is None:
+            step = 2 if not eq and i + 1 < len(argv) and not argv[i + 1].startswith("-") else 1
+            i += step
+            continue
+        takes_value = spec.known[canonical]
+        if not takes_value:
+            result[canonical] = Flag(inline if eq else None, i, name)
+            i += 1
+            continue
+        if eq:
+            result[canonical] = Flag(inline, i, name)
+            i += 1
+            continue
+        if i + 1 >= len(argv) or argv[i + 1] in _OPERATORS:
+            raise InputError(f"{name} expects a value", file, where)
+        result[canonical] = Flag(argv[i + 1], i, name)
+        i += 2
+    return result
+
+
+def _is_number(word: str) -> bool:
+    try:
+        float(word)
+    except ValueError:
+        return False
+    return True

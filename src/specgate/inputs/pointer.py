@@ -1,0 +1,216 @@
+"""RFC 6901 JSON Pointers, and the search for speculative configurations in a document.
+
+Shapes:
+- a *pointer* is ``""`` (the whole document) or ``/token/token…`` with ``~1`` for
+  ``/`` and ``~0`` for ``~`` inside tokens (RFC 6901 §3–4);
+- a *node path* (:mod:`specgate.document`) is the tuple of mapping keys and list
+  indexes the pointer names. A pointer may continue into a string scalar that
+  holds a JSON object or array (``/server_args/speculative_config/method``), as
+  configs keep JSON inside YAML strings.
+
+The search (DESIGN.md §7) walks mappings, lists, JSON strings inside scalars,
+argv lists and command-line strings, and asks an engine-aware *detector* what
+each node configures. A node that configures speculation ends the descent below
+it (the outer node carries context such as the target TP). Exactly one
+configuration ⇒ it is used; several ⇒ :class:`~specgate.errors.InputError`
+listing their pointers; none ⇒ "no speculative decoding configured in FILE".
+*Fragments* (draft fields without an algorithm) configure nothing but are
+returned so a reader can complete a launcher split over several strings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from specgate.document import NodePath, PathElement
+from specgate.errors import InputError
+
+MAX_DEPTH = 64
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a detector says about one node.
+
+    Attributes:
+        engine: the engine whose format matched.
+        kind: ``"config"`` (a speculative configuration) or ``"fragment"`` (draft
+            fields without an algorithm: configures nothing by itself).
+        command: for a string holding several commands, the 0-based command index.
+    """
+
+    engine: str
+    kind: Literal["config", "fragment"]
+    command: int | None = None
+
+
+@dataclass(frozen=True)
+class Found:
+    """A node the search found: its path, the detector's verdict and the node value."""
+
+    path: NodePath
+    verdict: Verdict
+    value: object
+
+    @property
+    def pointer(self) -> str:
+        """The RFC 6901 pointer of the node."""
+        return format_pointer(self.path)
+
+    def label(self) -> str:
+        """The pointer, with the command number when a string holds several."""
+        shown = self.pointer or "/"
+        if self.verdict.command is not None:
+            shown += f" (command {self.verdict.command + 1})"
+        return f"{shown} [{self.verdict.engine}]"
+
+
+Detector = Callable[[object], Sequence[Verdict]]
+
+
+def escape_token(token: PathElement) -> str:
+    """One reference token, escaped (``~`` → ``~0``, ``/`` → ``~1``)."""
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def format_pointer(path: NodePath) -> str:
+    """The RFC 6901 pointer naming ``path`` (``""`` for the root)."""
+    return "".join("/" + escape_token(element) for element in path)
+
+
+def split_pointer(pointer: str, *, file: str | None = None) -> list[str]:
+    """The unescaped reference tokens of ``pointer``.
+
+    Raises:
+        InputError: a pointer not starting with ``/`` or holding a bad ``~`` escape.
+    """
+    if pointer == "":
+        return []
+    if not pointer.startswith("/"):
+        raise InputError(f"JSON pointer {pointer!r} must be empty or start with '/'", file)
+    tokens = []
+    for raw in pointer[1:].split("/"):
+        if "~" in raw.replace("~0", "").replace("~1", ""):
+            raise InputError(f"JSON pointer {pointer!r} has a '~' not followed by 0 or 1", file)
+        tokens.append(raw.replace("~1", "/").replace("~0", "~"))
+    return tokens
+
+
+def parse_json_scalar(value: object) -> object | None:
+    """The parsed JSON object/array a string scalar holds, else None."""
+    if not isinstance(value, str):
+        return None
+    stripped = value.strip()
+    if not stripped or stripped[0] not in "[{":
+        return None
+    try:
+        parsed: object = json.loads(stripped)
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, (dict, list)) else None
+
+
+def resolve_pointer(
+    data: object, pointer: str, *, file: str | None = None
+) -> tuple[NodePath, object]:
+    """Follow ``pointer`` from ``data``; returns the node path and the node.
+
+    List tokens must be decimal indexes without leading zeros (RFC 6901 §4). A
+    string holding a JSON object or array is entered when tokens remain.
+
+    Raises:
+        InputError: a token that names nothing, naming the pointer prefix that failed.
+    """
+    path: list[PathElement] = []
+    node = data
+    for token in split_pointer(pointer, file=file):
+        inner = parse_json_scalar(node)
+        if inner is not None:
+            node = inner
+        where = format_pointer(tuple(path)) or "the document root"
+        if isinstance(node, dict):
+            if token not in node:
+                raise InputError(f"JSON pointer {pointer}: no key {token!r} in {where}", file)
+            path.append(token)
+            node = node[token]
+        elif isinstance(node, list):
+            if not token.isdigit() or (token != "0" and token.startswith("0")):
+                raise InputError(f"JSON pointer {pointer}: {token!r} is not a list index", file)
+            if int(token) >= len(node):
+                raise InputError(
+                    f"JSON pointer {pointer}: index {token} is past the end of {where} "
+                    f"({len(node)} items)",
+                    file,
+                )
+            path.append(int(token))
+            node = node[int(token)]
+        else:
+            raise InputError(f"JSON pointer {pointer}: {where} is a scalar, not a container", file)
+    return tuple(path), node
+
+
+def search(data: object, detect: Detector, *, base: NodePath = ()) -> list[Found]:
+    """Every node under ``data`` (at ``base``) the detector recognises, in document order.
+
+    A node with a ``config`` verdict is not descended into; fragments are recorded
+    and descended into neither.
+    """
+    found: list[Found] = []
+    _walk(data, base, detect, found, 0)
+    return found
+
+
+def _walk(node: object, path: NodePath, detect: Detector, found: list[Found], depth: int) -> None:
+    if depth > MAX_DEPTH:
+        return
+    inner = parse_json_scalar(node)
+    if inner is not None:
+        _walk(inner, path, detect, found, depth + 1)
+        return
+    verdicts = list(detect(node))
+    if verdicts:
+        found.extend(Found(path, verdict, node) for verdict in verdicts)
+        return
+    if isinstance(node, dict):
+        for key, child in node.items():
+            _walk(child, (*path, str(key)), detect, found, depth + 1)
+    elif isinstance(node, list):
+        for index, child in enumerate(node):
+            _walk(child, (*path, index), detect, found, depth + 1)
+
+
+def find_configuration(
+    data: object, detect: Detector, *, file: str, pointer: str | None
+) -> tuple[Found, list[Found]]:
+    """The one speculative configuration in ``data`` (below ``pointer`` when given).
+
+    Returns:
+        the configuration and the fragments found in the whole document.
+
+    Raises:
+        InputError: a bad pointer; several configurations (listing their pointers);
+        none ("no speculative decoding configured in FILE", naming the pointer when
+        one was given).
+    """
+    everything = search(data, detect)
+    fragments = [f for f in everything if f.verdict.kind == "fragment"]
+    if pointer is None:
+        configs = [f for f in everything if f.verdict.kind == "config"]
+        where = file
+    else:
+        base, node = resolve_pointer(data, pointer, file=file)
+        configs = [f for f in search(node, detect, base=base) if f.verdict.kind == "config"]
+        where = f"{file} at {pointer or '/'}"
+    if not configs:
+        raise InputError(f"no speculative decoding configured in {where}", file)
+    if len(configs) > 1:
+        listed = ", ".join(f.label() for f in configs)
+        raise InputError(
+            f"{len(configs)} speculative configurations in {where}: {listed}; "
+            "choose one with `pointer:`",
+            file,
+        )
+    return configs[0], fragments
