@@ -13,9 +13,9 @@ turns a path into a line and column (the most specific existing node wins).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias, Union
+from typing import Literal, TypeAlias
 
-PathElement: TypeAlias = Union[str, int]
+PathElement: TypeAlias = str | int
 NodePath: TypeAlias = tuple[PathElement, ...]
 NodeKind: TypeAlias = Literal["mapping", "sequence", "scalar"]
 

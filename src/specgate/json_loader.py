@@ -14,14 +14,23 @@ import json
 import json.decoder
 import json.scanner
 import math
+from collections.abc import Callable
 from typing import Any
 
 from specgate.document import Document, DuplicateKey, NodePath, NodePosition, Span
 from specgate.errors import InputError
 
 _WS = " \t\n\r"
-_CONSTANTS = {"true": True, "false": False, "null": None,
-              "NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+# The standard library's JSON string scanner (C-accelerated); typeshed omits it.
+_scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+_CONSTANTS = {
+    "true": True,
+    "false": False,
+    "null": None,
+    "NaN": math.nan,
+    "Infinity": math.inf,
+    "-Infinity": -math.inf,
+}
 
 
 class _Walker:
@@ -53,7 +62,7 @@ class _Walker:
             return self.array(i + 1, path)
         self.positions[path] = NodePosition("scalar", here, key)
         if ch == '"':
-            return json.decoder.scanstring(self.text, i + 1)
+            return _scanstring(self.text, i + 1)
         for word, constant in _CONSTANTS.items():
             if self.text.startswith(word, i):
                 return constant, i + len(word)
@@ -72,7 +81,7 @@ class _Walker:
         while True:
             i = self.skip(i)
             key_span = self.span(i)
-            key, i = json.decoder.scanstring(self.text, i + 1)
+            key, i = _scanstring(self.text, i + 1)
             i = self.skip(i) + 1  # the ':'
             if key in first:
                 self.duplicates.append(DuplicateKey((*path, key), key, key_span, first[key]))
@@ -121,5 +130,4 @@ def load_json(text: str, file: str) -> Document:
         data, _ = walker.value(0, (), None)
     except RecursionError:
         raise InputError("JSON nesting is too deep", file) from None
-    return Document(file=file, data=data, positions=walker.positions,
-                    duplicates=walker.duplicates)
+    return Document(file=file, data=data, positions=walker.positions, duplicates=walker.duplicates)

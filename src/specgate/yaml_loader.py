@@ -54,10 +54,9 @@ _CoreResolver.add_implicit_resolver(_MERGE, re.compile(r"^<<$"), ["<"])
 if yaml.__with_libyaml__:
     import yaml._yaml
 
-
-    class _Composer(yaml._yaml.CParser, _CoreResolver):  # type: ignore[misc,name-defined]
+    class _Composer(yaml._yaml.CParser, _CoreResolver):
         def __init__(self, text: str) -> None:
-            yaml._yaml.CParser.__init__(self, text)  # type: ignore[attr-defined]
+            yaml._yaml.CParser.__init__(self, text)
             _CoreResolver.__init__(self)
 
 else:  # pragma: no cover - exercised only without libyaml
@@ -191,7 +190,8 @@ class _Builder:
                 pos = self.positions.pop(sub)
                 rest = sub[len(prefix) :]
                 if rest and rest[0] in added:
-                    self.positions[(*path, *rest)] = pos
+                    target: NodePath = (*path, *rest)
+                    self.positions[target] = pos
 
 
 def _key_text(value: object) -> str:

@@ -1,0 +1,164 @@
+"""Plain claims-file data → typed :class:`~specgate.model.Deployment` records.
+
+The builder is lenient: a value of the wrong type or out of range is left out
+(``None``), so metrics are computed from the valid values while SG001 reports
+the rest. It also performs the checks that span several keys (DESIGN.md §2):
+H without KV, a G that disagrees with H/KV.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+from specgate.model import (
+    Deployment,
+    EvidenceBlock,
+    ModelBlock,
+    SpeculationBlock,
+    WorkloadBlock,
+)
+from specgate.numbers import fmt
+from specgate.validate import Violation
+
+
+def _mapping(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _number(block: dict[str, Any], key: str, minimum: float | None = None) -> float | None:
+    value = block.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    number = float(value)
+    if not math.isfinite(number) or (minimum is not None and number < minimum):
+        return None
+    return number
+
+
+def _integer(block: dict[str, Any], key: str, minimum: int = 0) -> int | None:
+    number = _number(block, key, minimum)
+    if number is None or not number.is_integer():
+        return None
+    return int(number)
+
+
+def _positive(block: dict[str, Any], key: str) -> float | None:
+    number = _number(block, key)
+    return number if number is not None and number > 0 else None
+
+
+def _bool(block: dict[str, Any], key: str) -> bool | None:
+    value = block.get(key)
+    return value if isinstance(value, bool) else None
+
+
+def _text(block: dict[str, Any], key: str, allowed: tuple[str, ...] | None = None) -> str | None:
+    value = block.get(key)
+    if not isinstance(value, str) or (allowed is not None and value not in allowed):
+        return None
+    return value
+
+
+def _model(raw: dict[str, Any], base: tuple[str | int, ...]) -> tuple[ModelBlock, list[Violation]]:
+    problems: list[Violation] = []
+    heads = _integer(raw, "query_heads", 1)
+    kv = _integer(raw, "kv_heads", 1)
+    g_given = _positive(raw, "query_heads_per_kv")
+    g: Fraction | None = Fraction(repr(g_given)) if g_given is not None else None
+    if heads is not None and kv is None:
+        problems.append(
+            Violation(
+                (*base, "model", "query_heads"),
+                "model.query_heads needs model.kv_heads (or give query_heads_per_kv alone)",
+            )
+        )
+    elif kv is not None and heads is None and g is None:
+        problems.append(
+            Violation(
+                (*base, "model", "kv_heads"),
+                "model.kv_heads needs model.query_heads (or give query_heads_per_kv)",
+            )
+        )
+    if heads is not None and kv is not None:
+        ratio = Fraction(heads, kv)
+        if g is not None and g != ratio:
+            problems.append(
+                Violation(
+                    (*base, "model", "query_heads_per_kv"),
+                    f"model.query_heads_per_kv {fmt(g)} disagrees with query_heads / kv_heads"
+                    f" = {heads}/{kv} = {fmt(ratio)}",
+                )
+            )
+        g = ratio
+    size = _text(raw, "size", ("tiny", "small", "medium", "large"))
+    block = ModelBlock(
+        name=_text(raw, "name"),
+        query_heads=heads,
+        kv_heads=kv,
+        query_heads_per_kv=g,
+        size=size,  # type: ignore[arg-type]
+        parameters_b=_positive(raw, "parameters_b"),
+        moe=_bool(raw, "moe") is True,
+    )
+    return block, problems
+
+
+def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violation]]:
+    """One deployment from its raw mapping; returns it and cross-key violations."""
+    data = _mapping(raw)
+    base: tuple[str | int, ...] = ("deployments", index)
+    model, problems = _model(_mapping(data.get("model")), base)
+    spec_raw = data.get("speculation")
+    spec = _mapping(spec_raw)
+    workload = _mapping(data.get("workload"))
+    evidence_raw = data.get("evidence")
+    evidence = _mapping(evidence_raw)
+    following = _mapping(evidence.get("next"))
+    name = data.get("name")
+    deployment = Deployment(
+        index=index,
+        name=name if isinstance(name, str) and name else f"deployments[{index}]",
+        model=model,
+        speculation=SpeculationBlock(
+            present=isinstance(spec_raw, dict),
+            enabled=_bool(spec, "enabled"),
+            mechanism=_text(
+                spec,
+                "mechanism",
+                (
+                    "ngram",
+                    "suffix",
+                    "eagle",
+                    "eagle3",
+                    "medusa",
+                    "mtp",
+                    "draft_model",
+                    "mlp_speculator",
+                    "other",
+                ),
+            ),
+            draft_length=_integer(spec, "draft_length"),
+            draft_depth_ratio=_number(spec, "draft_depth_ratio", 0.0),
+        ),
+        workload=WorkloadBlock(
+            name=_text(workload, "name"),
+            latency_region="throughput"
+            if workload.get("latency_region") == "throughput"
+            else "low",
+            attention_dominated=_bool(workload, "attention_dominated") is True,
+            repetitive=_bool(workload, "repetitive") is True,
+        ),
+        evidence=EvidenceBlock(
+            present=isinstance(evidence_raw, dict),
+            accept_length=_number(evidence, "accept_length"),
+            cache_coherence_eval=_bool(evidence, "cache_coherence_eval"),
+            next_draft_length=_integer(following, "draft_length"),
+            next_accept_length=_number(following, "accept_length"),
+        ),
+        claimed_speedup=_positive(_mapping(data.get("claims")), "speedup"),
+        min_accept_length=_number(_mapping(data.get("policy")), "min_accept_length", 1.0),
+        base=base,
+    )
+    return deployment, problems

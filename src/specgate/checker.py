@@ -1,0 +1,274 @@
+"""Run the rules: a claims file (or a doctor deployment) → report records.
+
+This module wires the loader, the schema, the builder, the theory and the
+rules together; it holds no formulas and no formatting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from specgate import derived, mechanisms
+from specgate.document import Document, NodePath, Span, format_path
+from specgate.errors import InputError
+from specgate.findings import SEVERITY_RANK, Finding, status_of, worst
+from specgate.model import Deployment
+from specgate.report import DeploymentReport, FileReport, RunReport
+from specgate.rules import REGISTRY, Hit, RuleContext
+
+_SCHEMA_ACTIONS = {
+    "SG001": "Fix the schema violations (run `specgate schema` for the format); other rules "
+    "run once the file is valid.",
+    "SG002": "Remove the repeated key so the file says one value.",
+    "SG003": "Give each deployment a unique name.",
+}
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """Run-wide settings: ``min_accept_length`` overrides every file's policy."""
+
+    min_accept_length: float | None = None
+
+
+@dataclass
+class Locator:
+    """Turns node paths into (file, span); values read from referenced files
+    carry that file's location in ``overrides``."""
+
+    file: str | None
+    document: Document | None = None
+    overrides: dict[NodePath, tuple[str, Span]] = field(default_factory=dict)
+
+    def locate(self, path: NodePath) -> tuple[str | None, Span | None]:
+        """The file and span a finding about ``path`` is annotated on."""
+        if path in self.overrides:
+            return self.overrides[path]
+        if self.document is None:
+            return self.file, None
+        return self.file, self.document.locate(path)
+
+    def has(self, path: NodePath) -> bool:
+        """Whether ``path`` exists in the claims file (or a referenced file)."""
+        if path in self.overrides:
+            return True
+        return self.document is not None and self.document.has(path)
+
+
+def make_finding(
+    code: str, message: str, path: NodePath, where: tuple[str | None, Span | None]
+) -> Finding:
+    """A :class:`Finding` of registered rule ``code`` at ``where``."""
+    rule = REGISTRY[code]
+    file, span = where
+    return Finding(
+        code=code,
+        name=rule.name,
+        severity=rule.severity,
+        message=message,
+        file=file,
+        path=format_path(path),
+        line=span.line if span else None,
+        column=span.column if span else None,
+    )
+
+
+def _next_actions(pairs: Iterable[tuple[Finding, str]]) -> tuple[str, ...]:
+    """One action per distinct rule that fired, most severe first."""
+    ordered = sorted(pairs, key=lambda p: (SEVERITY_RANK[p[0].severity], p[0].code))
+    seen: set[str] = set()
+    actions: list[str] = []
+    for finding, action in ordered:
+        if finding.code not in seen:
+            seen.add(finding.code)
+            actions.append(action)
+    return tuple(actions)
+
+
+def evaluate(
+    deployment: Deployment,
+    locator: Locator,
+    options: CheckOptions,
+    *,
+    blocking: list[Finding] | None = None,
+    extra: Callable[[RuleContext], Iterable[tuple[str, Hit]]] | None = None,
+) -> DeploymentReport:
+    """Judge one deployment.
+
+    Args:
+        deployment: the typed deployment.
+        locator: maps node paths to file locations.
+        options: run-wide options.
+        blocking: schema findings (SG001/SG002/SG003) of this deployment; when any
+            SG001/SG002 is present no other rule runs (fix the schema first).
+        extra: more (code, hit) pairs, e.g. from referenced-file rules.
+    """
+    metrics = derived.compute(deployment, options.min_accept_length)
+    recommended = mechanisms.recommend(deployment)
+    declared = mechanisms.declared(deployment)
+    ctx = RuleContext(deployment, metrics, recommended, declared, locator.has)
+    pairs: list[tuple[Finding, str]] = [(f, _SCHEMA_ACTIONS[f.code]) for f in blocking or []]
+    if not any(f.code in ("SG001", "SG002") for f in blocking or []):
+        hits: list[tuple[str, Hit]] = []
+        for rule in REGISTRY.values():
+            if rule.check is not None:
+                hits.extend((rule.code, hit) for hit in rule.check(ctx))
+        if extra is not None:
+            hits.extend(extra(ctx))
+        for code, hit in hits:
+            pairs.append(
+                (make_finding(code, hit.message, hit.path, locator.locate(hit.path)), hit.action)
+            )
+    findings = tuple(sorted((f for f, _ in pairs), key=Finding.sort_key))
+    status = status_of(list(findings))
+    return DeploymentReport(
+        name=deployment.name,
+        status=status,
+        metrics=metrics,
+        recommended=recommended,
+        declared=declared,
+        declared_mechanism=deployment.speculation.mechanism,
+        findings=findings,
+        next_actions=() if status == "ready" else _next_actions(pairs),
+    )
+
+
+def _deployment_index(path: NodePath) -> int | None:
+    if len(path) >= 2 and path[0] == "deployments" and isinstance(path[1], int):
+        return path[1]
+    return None
+
+
+def check_document(document: Document, options: CheckOptions) -> FileReport:
+    """Check a parsed claims file."""
+    from specgate.build import build_deployment
+    from specgate.validate import validate
+
+    shown = document.file
+    locator = Locator(shown, document)
+    file_level: list[Finding] = []
+    per_deployment: dict[int, list[Finding]] = {}
+
+    def place(finding: Finding, path: NodePath) -> None:
+        index = _deployment_index(path)
+        if index is None:
+            file_level.append(finding)
+        else:
+            per_deployment.setdefault(index, []).append(finding)
+
+    if document.empty:
+        file_level.append(
+            make_finding(
+                "SG001",
+                "the file is empty: expected version and deployments",
+                (),
+                (shown, Span(1, 1)),
+            )
+        )
+        return _file_report(shown, file_level, [])
+
+    for duplicate in document.duplicates:
+        message = (
+            f"key {duplicate.key!r} repeated (first at line {duplicate.first.line}); "
+            "the first value is used"
+        )
+        place(
+            make_finding("SG002", message, duplicate.path, (shown, duplicate.span)), duplicate.path
+        )
+
+    for violation in validate(document.data):
+        pos = document.positions.get(violation.path)
+        unknown_key = violation.message.startswith("unknown key")
+        span = (
+            document.key_span(violation.path)
+            if unknown_key and pos
+            else document.locate(violation.path)
+        )
+        place(
+            make_finding("SG001", violation.message, violation.path, (shown, span)), violation.path
+        )
+
+    data = document.data if isinstance(document.data, dict) else {}
+    raw_deployments = data.get("deployments")
+    deployments: list[Deployment] = []
+    if isinstance(raw_deployments, list):
+        names: dict[str, int] = {}
+        for index, raw in enumerate(raw_deployments):
+            deployment, problems = build_deployment(raw, index)
+            deployments.append(deployment)
+            for problem in problems:
+                place(
+                    make_finding(
+                        "SG001", problem.message, problem.path, locator.locate(problem.path)
+                    ),
+                    problem.path,
+                )
+            name = raw.get("name") if isinstance(raw, dict) else None
+            if isinstance(name, str):
+                if name in names:
+                    path = ("deployments", index, "name")
+                    place(
+                        make_finding(
+                            "SG003",
+                            f"deployment name {name!r} is already used by "
+                            f"deployments[{names[name]}]",
+                            path,
+                            locator.locate(path),
+                        ),
+                        path,
+                    )
+                else:
+                    names[name] = index
+
+    reports = [
+        evaluate(d, locator, options, blocking=per_deployment.get(d.index, [])) for d in deployments
+    ]
+    # Findings under deployments[i] of an item that is not a mapping stay file-level.
+    for index, found in per_deployment.items():
+        if index >= len(deployments):
+            file_level.extend(found)
+    return _file_report(shown, file_level, reports)
+
+
+def _file_report(
+    shown: str, file_level: list[Finding], reports: list[DeploymentReport]
+) -> FileReport:
+    findings = tuple(sorted(file_level, key=Finding.sort_key))
+    statuses = [r.status for r in reports]
+    if any(f.severity == "fail" for f in findings):
+        statuses.append("fail")
+    return FileReport(
+        path=shown,
+        status=worst(statuses),
+        error=None,
+        findings=findings,
+        deployments=tuple(reports),
+    )
+
+
+def check_file(path: Path, shown: str, options: CheckOptions) -> FileReport:
+    """Read, parse and check one claims file; a read or parse failure becomes an
+    ``error`` file report (its status is ``error``)."""
+    from specgate.loader import load_document
+
+    try:
+        document = load_document(path, shown)
+    except InputError as exc:
+        return FileReport(
+            path=shown,
+            status="error",
+            error=exc.one_line(),
+            findings=(),
+            deployments=(),
+            error_line=exc.line,
+            error_column=exc.column,
+        )
+    return check_document(document, options)
+
+
+def check_files(files: list[tuple[Path, str]], options: CheckOptions) -> RunReport:
+    """Check every file (already discovered and sorted); the run's status is the worst."""
+    reports = tuple(check_file(path, shown, options) for path, shown in files)
+    return RunReport(status=worst([r.status for r in reports]), files=reports)

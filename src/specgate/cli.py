@@ -1,0 +1,383 @@
+"""The command line: ``specgate check | doctor | schema | rules``.
+
+The CLI only wires: it parses arguments, calls the checker, asks a reporter for
+text, and only then writes streams and files. Exit codes: 0 clean, 1 the run's
+status reaches ``--fail-on``, 2 usage or input error, 3 internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from specgate import __version__
+from specgate.errors import SpecgateError, UsageError
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+FAIL_ON = ("fail", "actionable", "never")
+
+_DESCRIPTION = """\
+specgate checks speculative-decoding claims against theory.
+
+A claims file states, per deployment, the draft length D, the measured accept
+length AL (tokens per target step, bonus token included), the draft depth ratio
+ρ (one draft token's cost in target steps), the query heads per KV head G, and
+the claimed speedup. specgate checks AL ∈ [1, 1 + D], claimed speedup ≤
+AL / (1 + ρ·D), the attention tile rule D* = floor(128/G) − 1, and more
+(`specgate rules`).
+"""
+
+_CHECK_EPILOG = """\
+examples:
+  specgate check                          search the current folder for claims files
+  specgate check deploy/chat.specgate.yaml --format json
+  specgate check . --strict               fail on warnings and infos too
+  specgate check . --format github        annotations + job summary in GitHub Actions
+
+exit codes: 0 clean, 1 findings reach --fail-on, 2 usage or input error, 3 internal error
+"""
+
+_DOCTOR_EPILOG = """\
+example:
+  specgate doctor --speculative-decoding --accept-length=1.4 --draft-length=7 \\
+      --draft-depth-ratio=0.05 --claimed-speedup=3 --json
+"""
+
+
+def _positive_float(minimum: float | None = None, *, strict: bool = False) -> type:
+    """An argparse type: a finite real number, optionally bounded below."""
+    import math
+
+    class _Number(float):
+        def __new__(cls, text: str) -> _Number:
+            try:
+                value = float(text)
+            except ValueError:
+                raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+            if not math.isfinite(value):
+                raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+            if minimum is not None and (value <= minimum if strict else value < minimum):
+                sign = ">" if strict else "≥"
+                raise argparse.ArgumentTypeError(f"{text} must be {sign} {minimum:g}")
+            return super().__new__(cls, value)
+
+    return _Number
+
+
+def _count(text: str) -> int:
+    """An argparse type: a whole number ≥ 0 (``4`` or ``4.0``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not value.is_integer() or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number ≥ 0")
+    return int(value)
+
+
+def _heads(text: str) -> int:
+    value = _count(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be ≥ 1")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors as one line and exit 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole argument parser (also used by the docs)."""
+    parser = _Parser(
+        prog="specgate",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"specgate {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    check = sub.add_parser(
+        "check",
+        help="check claims files (the main job)",
+        description="Check claims files against the theory and report findings.",
+        epilog=_CHECK_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    check.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="claims files or folders to search (default: the current folder)",
+    )
+    check.add_argument(
+        "--format",
+        choices=("text", "json", "github", "sarif"),
+        default="text",
+        help="output format (default: text)",
+    )
+    check.add_argument(
+        "--output", metavar="FILE", help="write the report to FILE instead of standard output"
+    )
+    check.add_argument(
+        "--summary",
+        metavar="FILE",
+        help="append the Markdown job summary to FILE "
+        "(default with --format github: $GITHUB_STEP_SUMMARY when set)",
+    )
+    check.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        default=None,
+        help="exit 1 when the run's status reaches this level (default: fail)",
+    )
+    check.add_argument("--strict", action="store_true", help="same as --fail-on actionable")
+    check.add_argument(
+        "--min-accept-length",
+        type=_positive_float(1.0),
+        metavar="AL",
+        help="AL floor for every deployment, overriding policy.min_accept_length",
+    )
+
+    doctor = sub.add_parser(
+        "doctor",
+        help="check one deployment given as flags (no file needed)",
+        description="Check one deployment described by flags, with the same rules as check.",
+        epilog=_DOCTOR_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    number = _positive_float()
+    doctor.add_argument(
+        "--speculative-decoding", action="store_true", help="speculative decoding is enabled"
+    )
+    doctor.add_argument(
+        "--accept-length",
+        type=number,
+        metavar="AL",
+        help="measured accept length AL (tokens per target step, bonus included)",
+    )
+    doctor.add_argument("--draft-length", type=_count, metavar="D", help="draft length D")
+    doctor.add_argument(
+        "--draft-depth-ratio",
+        type=_positive_float(0.0),
+        metavar="RHO",
+        help="draft depth ratio ρ (draft token cost / target step)",
+    )
+    doctor.add_argument(
+        "--claimed-speedup",
+        type=_positive_float(0.0, strict=True),
+        metavar="X",
+        help="claimed speedup, a ratio (2.4 = 2.4x)",
+    )
+    doctor.add_argument(
+        "--min-accept-length",
+        type=_positive_float(1.0),
+        metavar="AL",
+        help="AL floor (default 2, never above 1 + D/2)",
+    )
+    doctor.add_argument(
+        "--query-heads-per-kv",
+        type=_positive_float(0.0, strict=True),
+        metavar="G",
+        help="query heads per KV head G",
+    )
+    doctor.add_argument("--query-heads", type=_heads, metavar="H", help="query heads H")
+    doctor.add_argument("--kv-heads", type=_heads, metavar="KV", help="KV heads")
+    doctor.add_argument(
+        "--attention-dominated",
+        action="store_true",
+        help="decode time is dominated by attention (long context)",
+    )
+    doctor.add_argument("--latency-region", choices=("low", "throughput"), default="low")
+    doctor.add_argument("--model-size", choices=("tiny", "small", "medium", "large"))
+    doctor.add_argument(
+        "--repetitive",
+        action="store_true",
+        help="the workload repeats its own text (agents, code edits)",
+    )
+    doctor.add_argument(
+        "--next-accept-length", type=number, metavar="AL", help="AL measured at --next-draft-length"
+    )
+    doctor.add_argument(
+        "--next-draft-length", type=_count, metavar="D", help="a larger D whose AL was measured"
+    )
+    doctor.add_argument(
+        "--cache-coherence-eval",
+        action="store_true",
+        help="rollback / cache-coherence evidence exists",
+    )
+    doctor.add_argument("--workload", metavar="NAME", help="workload name")
+    doctor.add_argument("--model", metavar="NAME", help="model name")
+    doctor.add_argument("--strict", action="store_true", help="exit 1 when actionable too")
+    doctor.add_argument("--json", action="store_true", help="print the JSON deployment report")
+
+    sub.add_parser(
+        "schema",
+        help="print the claims-file JSON Schema",
+        description="Print the claims-file JSON Schema (draft 2020-12).",
+    )
+
+    rules = sub.add_parser(
+        "rules",
+        help="list the rules, or show one rule's doc",
+        description="List the rule catalogue, or print one rule's doc.",
+    )
+    rules.add_argument("rule", nargs="?", metavar="CODE_OR_NAME", help="e.g. SG104")
+    rules.add_argument("--format", choices=("text", "json"), default="text")
+    return parser
+
+
+def _exit_for(status: str, fail_on: str) -> int:
+    if status == "error":
+        return EXIT_USAGE
+    if fail_on == "fail" and status == "fail":
+        return EXIT_FINDINGS
+    if fail_on == "actionable" and status in ("actionable", "fail"):
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def _write_file(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (a temp file beside it, then rename)."""
+    import tempfile
+
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    handle, temp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def _append(path: str, text: str) -> None:
+    with open(path, "a", encoding="utf-8", newline="\n") as out:
+        out.write(text)
+
+
+def _colour(stream: TextIO) -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return stream.isatty() and os.environ.get("TERM") != "dumb"
+
+
+def _run_check(args: argparse.Namespace, out: TextIO) -> int:
+    from specgate.checker import CheckOptions, check_files
+    from specgate.discovery import discover
+
+    fail_on = "actionable" if args.strict else (args.fail_on or "fail")
+    if args.strict and args.fail_on not in (None, "actionable"):
+        raise UsageError("specgate check: --strict conflicts with --fail-on " + args.fail_on)
+    files = discover(args.paths)
+    run = check_files(files, CheckOptions(min_accept_length=args.min_accept_length))
+
+    summary_path = args.summary
+    if summary_path is None and args.format == "github":
+        summary_path = os.environ.get("GITHUB_STEP_SUMMARY") or None
+    summary_text = ""
+    if summary_path:
+        from specgate.reporters import summary
+
+        try:
+            existing = os.path.getsize(summary_path)
+        except OSError:
+            existing = 0
+        summary_text = summary.render(run, max(summary.SUMMARY_LIMIT_BYTES - existing, 0))
+
+    if args.format == "json":
+        from specgate.reporters import json_report
+
+        text = json_report.render(run)
+    elif args.format == "github":
+        from specgate.gitpaths import repo_relative
+        from specgate.reporters import github
+
+        shown = {f.path for f in run.files} | {
+            x.file for x in run.all_findings() if x.file is not None
+        }
+        repo_paths = {s: repo_relative(s) for s in shown}
+        text = github.render(run, repo_paths, summary_written=bool(summary_text))
+    elif args.format == "sarif":
+        from specgate.reporters import sarif  # type: ignore[attr-defined]
+
+        text = sarif.render(run)
+    else:
+        from specgate.reporters import text as text_format
+
+        text = text_format.render(run, colour=args.output is None and _colour(out))
+
+    if args.output:
+        _write_file(args.output, text)
+    else:
+        out.write(text)
+    if summary_text:
+        _append(summary_path, summary_text)
+    if args.format == "github" and os.environ.get("GITHUB_OUTPUT"):
+        from specgate.reporters import github as github_format
+
+        _append(os.environ["GITHUB_OUTPUT"], github_format.render_outputs(run))
+    return _exit_for(run.status, fail_on)
+
+
+def _run_doctor(args: argparse.Namespace, out: TextIO) -> int:
+    from specgate.doctor import deployment_from_flags, render_doctor
+
+    deployment = deployment_from_flags(args)
+    text, status = render_doctor(deployment, args)
+    out.write(text)
+    return _exit_for(status, "actionable" if args.strict else "fail")
+
+
+def _run_rules(args: argparse.Namespace, out: TextIO) -> int:
+    from specgate.rules_doc import render_rule, render_rules
+
+    if args.rule:
+        out.write(render_rule(args.rule, args.format))
+    else:
+        out.write(render_rules(args.format))
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> int:
+    """Run the CLI; returns the exit code (never raises, never prints a traceback)."""
+    out = stdout or sys.stdout
+    parser = build_parser()
+    try:
+        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+        if args.command is None:
+            parser.print_help(out)
+            return EXIT_USAGE
+        if args.command == "check":
+            return _run_check(args, out)
+        if args.command == "doctor":
+            return _run_doctor(args, out)
+        if args.command == "schema":
+            from specgate.validate import schema_text
+
+            out.write(schema_text())
+            return EXIT_OK
+        return _run_rules(args, out)
+    except SpecgateError as exc:
+        print(
+            f"specgate: {exc}" if not str(exc).startswith("specgate") else str(exc), file=sys.stderr
+        )
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("specgate: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:
+        print(f"specgate: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL

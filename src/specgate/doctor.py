@@ -1,0 +1,99 @@
+"""``specgate doctor``: one deployment given as flags, judged by the same rules.
+
+Imports neither the YAML parser nor jsonschema: flags are typed by argparse.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from fractions import Fraction
+
+from specgate.checker import CheckOptions, Locator, evaluate
+from specgate.errors import UsageError
+from specgate.model import Deployment, EvidenceBlock, ModelBlock, SpeculationBlock, WorkloadBlock
+from specgate.numbers import fmt
+from specgate.report import deployment_json
+from specgate.theory import as_fraction
+
+
+def _shape(args: argparse.Namespace) -> Fraction | None:
+    heads, kv, g = args.query_heads, args.kv_heads, args.query_heads_per_kv
+    if heads is not None and kv is None:
+        raise UsageError("specgate doctor: --query-heads needs --kv-heads")
+    if kv is not None and heads is None:
+        raise UsageError("specgate doctor: --kv-heads needs --query-heads")
+    given = as_fraction(float(g)) if g is not None else None
+    if heads is not None and kv is not None:
+        ratio = Fraction(heads, kv)
+        if given is not None and given != ratio:
+            raise UsageError(
+                f"specgate doctor: --query-heads-per-kv {fmt(given)} disagrees with "
+                f"--query-heads/--kv-heads = {heads}/{kv} = {fmt(ratio)}"
+            )
+        return ratio
+    return given
+
+
+def deployment_from_flags(args: argparse.Namespace) -> Deployment:
+    """The :class:`Deployment` the doctor flags describe.
+
+    Raises:
+        UsageError: ``--query-heads`` without ``--kv-heads`` (or the reverse), a G
+            that disagrees with H/KV, or one ``--next-*`` flag without the other.
+    """
+    if (args.next_accept_length is None) != (args.next_draft_length is None):
+        raise UsageError(
+            "specgate doctor: --next-accept-length and --next-draft-length go together"
+        )
+    return Deployment(
+        index=0,
+        name=args.model or "doctor",
+        model=ModelBlock(
+            name=args.model,
+            query_heads=args.query_heads,
+            kv_heads=args.kv_heads,
+            query_heads_per_kv=_shape(args),
+            size=args.model_size,
+        ),
+        speculation=SpeculationBlock(
+            present=True,
+            enabled=True if args.speculative_decoding else None,
+            draft_length=args.draft_length,
+            draft_depth_ratio=None
+            if args.draft_depth_ratio is None
+            else float(args.draft_depth_ratio),
+        ),
+        workload=WorkloadBlock(
+            name=args.workload,
+            latency_region=args.latency_region,
+            attention_dominated=args.attention_dominated,
+            repetitive=args.repetitive,
+        ),
+        evidence=EvidenceBlock(
+            present=True,
+            accept_length=None if args.accept_length is None else float(args.accept_length),
+            cache_coherence_eval=True if args.cache_coherence_eval else None,
+            next_draft_length=args.next_draft_length,
+            next_accept_length=None
+            if args.next_accept_length is None
+            else float(args.next_accept_length),
+        ),
+        claimed_speedup=None if args.claimed_speedup is None else float(args.claimed_speedup),
+    )
+
+
+def render_doctor(deployment: Deployment, args: argparse.Namespace) -> tuple[str, str]:
+    """The doctor's output (JSON deployment report or text) and the status."""
+    floor = None if args.min_accept_length is None else float(args.min_accept_length)
+    report = evaluate(deployment, Locator(None), CheckOptions(min_accept_length=floor))
+    if args.json:
+        return json.dumps(
+            deployment_json(report), indent=2, ensure_ascii=False
+        ) + "\n", report.status
+    from specgate.reporters.text import finding_line, metrics_block
+
+    lines = [finding_line(f) for f in report.findings]
+    lines += metrics_block(report)
+    lines.append(f"specgate doctor: {report.status}")
+    return "\n".join(lines) + "\n", report.status

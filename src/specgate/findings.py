@@ -1,0 +1,68 @@
+"""The one record every location travels in after the rules: :class:`Finding`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["fail", "warn", "info", "note"]
+Status = Literal["ready", "actionable", "fail"]
+FileStatus = Literal["ready", "actionable", "fail", "error"]
+
+#: Most severe first.
+SEVERITY_RANK: dict[str, int] = {"fail": 0, "warn": 1, "info": 2, "note": 3}
+STATUS_RANK: dict[str, int] = {"ready": 0, "actionable": 1, "fail": 2, "error": 3}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A rule's verdict at one place.
+
+    Attributes:
+        code: stable rule code, ``SGnnn``.
+        name: the rule's kebab-case name.
+        severity: ``fail`` | ``warn`` | ``info`` | ``note``.
+        message: one line, with the numbers that led to it.
+        file: the file it is annotated on, relative to the current folder with
+            ``/`` (a referenced serving or model config when the value came from
+            there); ``None`` when there is no file (``specgate doctor``).
+        path: JSON path in the claims file, e.g. ``deployments[0].claims.speedup``.
+        line, column: 1-based position in ``file``; ``None`` when there is no file.
+    """
+
+    code: str
+    name: str
+    severity: Severity
+    message: str
+    file: str | None
+    path: str
+    line: int | None
+    column: int | None
+
+    def sort_key(self) -> tuple[str, int, int, int, str]:
+        """Order: file, line, column, severity (most severe first), code."""
+        return (
+            self.file or "",
+            self.line or 0,
+            self.column or 0,
+            SEVERITY_RANK[self.severity],
+            self.code,
+        )
+
+
+def status_of(findings: list[Finding]) -> Status:
+    """``fail`` on any fail; else ``actionable`` on any warn or info; else ``ready``.
+
+    A note is an info that never changes the status.
+    """
+    severities = {f.severity for f in findings}
+    if "fail" in severities:
+        return "fail"
+    if severities & {"warn", "info"}:
+        return "actionable"
+    return "ready"
+
+
+def worst(statuses: list[str]) -> str:
+    """The most severe of ``statuses`` (``ready`` for none)."""
+    return max(statuses, key=STATUS_RANK.__getitem__, default="ready")

@@ -1,0 +1,106 @@
+"""The typed model of one deployment, as rules see it.
+
+Each block mirrors the claims file (DESIGN.md §2); ``None`` means "not given".
+Values are already checked for type and range by the schema; a value that broke
+the schema is ``None`` here, so metrics are computed from the valid values only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Literal
+
+from specgate.document import NodePath
+
+SizeClass = Literal["tiny", "small", "medium", "large"]
+LatencyRegion = Literal["low", "throughput"]
+
+
+@dataclass(frozen=True)
+class ModelBlock:
+    """``model``: the target model's shape and size."""
+
+    name: str | None = None
+    query_heads: int | None = None
+    kv_heads: int | None = None
+    query_heads_per_kv: Fraction | None = None
+    size: SizeClass | None = None
+    parameters_b: float | None = None
+    moe: bool = False
+    mla: bool = False
+
+
+@dataclass(frozen=True)
+class SpeculationBlock:
+    """``speculation``: the draft mechanism and draft length D.
+
+    ``verify_tokens`` is N_verify (tokens the target scores per step) when it
+    differs from D + 1 (tree drafting); ``None`` means a chain (N = 1 + D).
+    """
+
+    present: bool = False
+    enabled: bool | None = None
+    mechanism: str | None = None
+    draft_length: int | None = None
+    draft_depth_ratio: float | None = None
+    verify_tokens: int | None = None
+    draft_length_is_max: bool = False
+
+
+@dataclass(frozen=True)
+class WorkloadBlock:
+    """``workload``: what the deployment serves."""
+
+    name: str | None = None
+    latency_region: LatencyRegion = "low"
+    attention_dominated: bool = False
+    repetitive: bool = False
+
+
+@dataclass(frozen=True)
+class EvidenceBlock:
+    """``evidence``: measured accept length AL and supporting evidence."""
+
+    present: bool = False
+    accept_length: float | None = None
+    cache_coherence_eval: bool | None = None
+    next_draft_length: int | None = None
+    next_accept_length: float | None = None
+
+    @property
+    def has_next(self) -> bool:
+        """Whether ``evidence.next`` gives both D and AL."""
+        return self.next_draft_length is not None and self.next_accept_length is not None
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """One deployment of a claims file (or of ``specgate doctor``'s flags).
+
+    Attributes:
+        index: position in ``deployments`` (0 for doctor).
+        name: the deployment's name.
+        claimed_speedup: ``claims.speedup`` (ratio, not percent).
+        min_accept_length: ``policy.min_accept_length`` as written.
+        base: node path of this deployment in its file, e.g. ``("deployments", 0)``.
+    """
+
+    index: int
+    name: str
+    model: ModelBlock = field(default_factory=ModelBlock)
+    speculation: SpeculationBlock = field(default_factory=SpeculationBlock)
+    workload: WorkloadBlock = field(default_factory=WorkloadBlock)
+    evidence: EvidenceBlock = field(default_factory=EvidenceBlock)
+    claimed_speedup: float | None = None
+    min_accept_length: float | None = None
+    base: NodePath = ()
+
+    def path(self, *elements: str | int) -> NodePath:
+        """A node path inside this deployment, e.g. ``path("claims", "speedup")``."""
+        return (*self.base, *elements)
+
+    @property
+    def speculation_enabled(self) -> bool:
+        """``speculation.enabled`` is exactly true."""
+        return self.speculation.enabled is True

@@ -1,0 +1,173 @@
+"""The report of a run: plain frozen records that every reporter formats.
+
+Shapes follow DESIGN.md §4. :func:`to_json` turns a :class:`RunReport` into
+the JSON report's dict (snake_case keys, numbers rounded to 4 decimals).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from specgate import SCHEMA_VERSION, __version__
+from specgate.derived import Metrics
+from specgate.findings import SEVERITY_RANK, Finding
+from specgate.mechanisms import MechanismClass
+from specgate.numbers import round4
+
+
+@dataclass(frozen=True)
+class DeploymentReport:
+    """One deployment's verdict: status, metrics, mechanism, findings, next actions."""
+
+    name: str
+    status: str
+    metrics: Metrics
+    recommended: MechanismClass
+    declared: MechanismClass | None
+    declared_mechanism: str | None
+    findings: tuple[Finding, ...]
+    next_actions: tuple[str, ...]
+    inputs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FileReport:
+    """One claims file: file-level findings, deployments, or the error that stopped it."""
+
+    path: str
+    status: str
+    error: str | None
+    findings: tuple[Finding, ...]
+    deployments: tuple[DeploymentReport, ...]
+    error_line: int | None = None
+    error_column: int | None = None
+
+    def all_findings(self) -> list[Finding]:
+        """File-level and deployment findings together, in report order."""
+        found = list(self.findings)
+        for deployment in self.deployments:
+            found.extend(deployment.findings)
+        return found
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """A whole run over one or more files."""
+
+    status: str
+    files: tuple[FileReport, ...]
+
+    def all_findings(self) -> list[Finding]:
+        """Every finding of every file."""
+        return [f for file in self.files for f in file.all_findings()]
+
+    def counts(self) -> dict[str, int]:
+        """Findings by severity: ``{"fail": n, "warn": n, "info": n, "note": n}``."""
+        counts = dict.fromkeys(SEVERITY_RANK, 0)
+        for finding in self.all_findings():
+            counts[finding.severity] += 1
+        return counts
+
+    @property
+    def deployment_count(self) -> int:
+        """Number of deployments checked."""
+        return sum(len(f.deployments) for f in self.files)
+
+
+def _number(value: Any) -> Any:
+    if value is None or isinstance(value, bool):
+        return value
+    return round4(value)
+
+
+def metrics_json(metrics: Metrics) -> dict[str, Any]:
+    """The ``metrics`` object of a deployment report."""
+    increase = metrics.draft_increase
+    return {
+        "accept_length": _number(metrics.accept_length),
+        "draft_length": metrics.draft_length,
+        "draft_depth_ratio": _number(metrics.draft_depth_ratio),
+        "draft_overhead": _number(metrics.draft_overhead),
+        "theoretical_speedup": _number(metrics.theoretical_speedup),
+        "claimed_speedup": _number(metrics.claimed_speedup),
+        "query_heads_per_kv": _number(metrics.query_heads_per_kv),
+        "attention_optimal_draft_length": metrics.attention_optimal_draft_length,
+        "verify_tokens": metrics.verify_tokens,
+        "tile_aligned": metrics.tile_aligned,
+        "tile_aligned_draft_length": metrics.tile_aligned_draft_length,
+        "accept_length_floor": _number(metrics.accept_length_floor.value),
+        "draft_increase": None
+        if increase is None
+        else {
+            "current_speedup": _number(increase.current_speedup),
+            "next_speedup": _number(increase.next_speedup),
+            "increase": increase.increase,
+            "delta_speedup": _number(increase.delta_speedup),
+        },
+    }
+
+
+def finding_json(finding: Finding) -> dict[str, Any]:
+    """One finding as in the JSON report."""
+    out: dict[str, Any] = {
+        "code": finding.code,
+        "name": finding.name,
+        "severity": finding.severity,
+        "message": finding.message,
+        "path": finding.path,
+        "line": finding.line,
+        "column": finding.column,
+    }
+    return out
+
+
+def deployment_json(report: DeploymentReport, *, with_file: str | None = None) -> dict[str, Any]:
+    """One deployment report (also ``specgate doctor --json``'s whole output)."""
+    findings = []
+    for finding in report.findings:
+        entry = finding_json(finding)
+        if finding.file is not None and finding.file != with_file:
+            entry["file"] = finding.file
+        findings.append(entry)
+    out: dict[str, Any] = {
+        "name": report.name,
+        "status": report.status,
+        "metrics": metrics_json(report.metrics),
+        "mechanism": {
+            "class": report.recommended.name,
+            "draft_depth_ratio_hint": _number(report.recommended.draft_depth_ratio_hint),
+            "reason": report.recommended.reason,
+            "best_for": report.recommended.best_for,
+            "declared": report.declared_mechanism,
+            "declared_class": report.declared.name if report.declared else None,
+        },
+        "findings": findings,
+        "next_actions": list(report.next_actions),
+    }
+    if report.inputs:
+        out["inputs"] = report.inputs
+    return out
+
+
+def to_json(run: RunReport) -> dict[str, Any]:
+    """The whole JSON report (DESIGN.md §4)."""
+    summary: dict[str, Any] = {"files": len(run.files), "deployments": run.deployment_count}
+    summary.update(run.counts())
+    return {
+        "tool": "specgate",
+        "version": __version__,
+        "schema_version": SCHEMA_VERSION,
+        "status": run.status,
+        "summary": summary,
+        "files": [
+            {
+                "path": file.path,
+                "status": file.status,
+                "error": file.error,
+                "findings": [finding_json(f) for f in file.findings],
+                "deployments": [deployment_json(d, with_file=file.path) for d in file.deployments],
+            }
+            for file in run.files
+        ],
+    }

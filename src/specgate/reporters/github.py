@@ -1,0 +1,138 @@
+"""The GitHub format: workflow-command annotations and step outputs.
+
+GitHub keeps only 10 annotations per level per step (actions/runner
+``ExecutionContext.AddIssue``, ``_maxCountPerIssueType``), so the 10 most severe
+of each level are emitted, then one notice tells how many more there are and
+where; that notice counts within the 10 notices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from specgate.findings import SEVERITY_RANK, Finding
+from specgate.report import RunReport
+from specgate.reporters.workflow_commands import AnnotationLevel, annotation
+
+ANNOTATIONS_PER_LEVEL = 10
+LEVEL: dict[str, AnnotationLevel] = {
+    "fail": "error",
+    "warn": "warning",
+    "info": "notice",
+    "note": "notice",
+}
+
+
+def _title(code: str) -> str:
+    return f"specgate ({code})"
+
+
+def _annotate(finding: Finding, fallback: str, repo_paths: Mapping[str, str | None]) -> str:
+    shown = finding.file or fallback
+    repo_path = repo_paths.get(shown)
+    message = f"{finding.name}: {finding.message}"
+    if repo_path is None:
+        where = shown + (f":{finding.line}:{finding.column}" if finding.line else "")
+        return annotation(
+            LEVEL[finding.severity], f"{where}: {message}", title=_title(finding.code)
+        )
+    return annotation(
+        LEVEL[finding.severity],
+        message,
+        file=repo_path,
+        line=finding.line,
+        col=finding.column,
+        title=_title(finding.code),
+    )
+
+
+def render(
+    run: RunReport,
+    repo_paths: Mapping[str, str | None],
+    *,
+    summary_written: bool,
+) -> str:
+    """All workflow commands of the run, one per line, ending with a newline.
+
+    Args:
+        run: the report.
+        repo_paths: each shown file path → its path relative to the git top-level
+            (``/`` separators), or ``None`` for a file outside any repository (then
+            the annotation carries no ``file``/``line``/``col`` and names the path
+            in its message).
+        summary_written: whether a job summary holds every finding (the overflow
+            notice points there, else at ``--format text``).
+    """
+    lines: list[str] = []
+    errors: list[tuple[Finding, str]] = []
+    for file in run.files:
+        if file.error is not None:
+            repo_path = repo_paths.get(file.path)
+            if repo_path is None:
+                lines.append(annotation("error", file.error, title="specgate (input error)"))
+            else:
+                reason = (
+                    file.error.split(": ", 1)[-1]
+                    if file.error.startswith(file.path)
+                    else file.error
+                )
+                lines.append(
+                    annotation(
+                        "error",
+                        reason,
+                        file=repo_path,
+                        line=file.error_line,
+                        col=file.error_column,
+                        title="specgate (input error)",
+                    )
+                )
+            continue
+        errors.extend((f, file.path) for f in file.all_findings())
+
+    by_level: dict[str, list[tuple[Finding, str]]] = {"error": [], "warning": [], "notice": []}
+    ranked = sorted(errors, key=lambda p: (SEVERITY_RANK[p[0].severity], *p[0].sort_key()))
+    for finding, fallback in ranked:
+        by_level[LEVEL[finding.severity]].append((finding, fallback))
+
+    input_errors = len(lines)
+    error_room = max(ANNOTATIONS_PER_LEVEL - input_errors, 0)
+    omitted = max(len(by_level["error"]) - error_room, 0)
+    omitted += max(len(by_level["warning"]) - ANNOTATIONS_PER_LEVEL, 0)
+    notice_room = ANNOTATIONS_PER_LEVEL
+    if omitted or len(by_level["notice"]) > ANNOTATIONS_PER_LEVEL:
+        notice_room -= 1
+    omitted += max(len(by_level["notice"]) - notice_room, 0)
+
+    rooms = {"error": error_room, "warning": ANNOTATIONS_PER_LEVEL, "notice": notice_room}
+    for level in ("error", "warning", "notice"):
+        for finding, fallback in by_level[level][: rooms[level]]:
+            lines.append(_annotate(finding, fallback, repo_paths))
+    if omitted:
+        where = (
+            "the job summary lists every finding"
+            if summary_written
+            else "run `specgate check --format text` to see every finding"
+        )
+        lines.append(
+            annotation(
+                "notice",
+                f"{omitted} more finding{'s' if omitted != 1 else ''} not shown as annotations "
+                f"(GitHub keeps {ANNOTATIONS_PER_LEVEL} per level per step); {where}.",
+                title="specgate",
+            )
+        )
+    return "".join(line + "\n" for line in lines)
+
+
+def render_outputs(run: RunReport) -> str:
+    """Step outputs for ``$GITHUB_OUTPUT``: ``status``, ``fail-count``, ``warn-count``,
+    ``info-count`` (info findings), ``note-count``; one ``name=value`` line each."""
+    counts = run.counts()
+    pairs = [
+        ("status", run.status),
+        ("fail-count", counts["fail"]),
+        ("warn-count", counts["warn"]),
+        ("info-count", counts["info"]),
+        ("note-count", counts["note"]),
+    ]
+    return "".join(f"{name}={value}\n" for name, value in pairs)

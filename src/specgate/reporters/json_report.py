@@ -1,0 +1,12 @@
+"""The JSON format (DESIGN.md §4): a stable machine contract."""
+
+from __future__ import annotations
+
+import json
+
+from specgate.report import RunReport, to_json
+
+
+def render(run: RunReport) -> str:
+    """The JSON report, pretty-printed, UTF-8 characters kept, ending with a newline."""
+    return json.dumps(to_json(run), indent=2, ensure_ascii=False) + "\n"

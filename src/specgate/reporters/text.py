@@ -1,0 +1,100 @@
+"""The default text format: one matcher-friendly line per finding, then a
+metrics block per deployment and a closing status line.
+
+``path:line:col: severity SGnnn name: message``
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from specgate.findings import Finding
+from specgate.numbers import fmt
+from specgate.report import DeploymentReport, RunReport
+
+_COLOURS = {
+    "fail": "31",
+    "warn": "33",
+    "info": "36",
+    "note": "2",
+    "error": "31",
+    "ready": "32",
+    "actionable": "33",
+}
+
+
+def _paint(text: str, key: str, colour: bool) -> str:
+    return f"\x1b[{_COLOURS[key]}m{text}\x1b[0m" if colour else text
+
+
+def finding_line(
+    finding: Finding, *, fallback_file: str | None = None, colour: bool = False
+) -> str:
+    """``path:line:col: severity SGnnn name: message`` (parts without a place omitted)."""
+    file = finding.file or fallback_file
+    where = ""
+    if file is not None:
+        where = file
+        if finding.line is not None:
+            where += f":{finding.line}:{finding.column or 1}"
+        where += ": "
+    severity = _paint(finding.severity, finding.severity, colour)
+    return f"{where}{severity} {finding.code} {finding.name}: {finding.message}"
+
+
+def _value(value: float | Fraction | None, suffix: str = "") -> str:
+    return "—" if value is None else fmt(value) + suffix
+
+
+def metrics_block(report: DeploymentReport, *, colour: bool = False) -> list[str]:
+    """The indented per-deployment summary lines."""
+    m = report.metrics
+    speedup = f"theoretical {_value(m.theoretical_speedup, 'x')}"
+    speedup += f", claimed {_value(m.claimed_speedup, 'x')}"
+    tile = "—" if m.tile_aligned is None else ("yes" if m.tile_aligned else "no")
+    if m.tile_aligned_draft_length is not None and not m.tile_aligned:
+        tile += f" (next aligned D {m.tile_aligned_draft_length})"
+    declared = (
+        f"{report.declared_mechanism} ({report.declared.name})"
+        if report.declared is not None
+        else (report.declared_mechanism or "—")
+    )
+    lines = [
+        f"  deployment {report.name}: {_paint(report.status, report.status, colour)}",
+        f"    AL {_value(m.accept_length)}, D {_value(m.draft_length)}, "
+        f"ρ {_value(m.draft_depth_ratio)}, speedup {speedup}",
+        f"    G {_value(m.query_heads_per_kv)}, D* {_value(m.attention_optimal_draft_length)}, "
+        f"tile aligned {tile}, AL floor {fmt(m.accept_length_floor.value)}",
+        f"    mechanism: declared {declared}, recommended {report.recommended.name} "
+        f"(ρ ≈ {fmt(report.recommended.draft_depth_ratio_hint)})",
+    ]
+    for action in report.next_actions:
+        lines.append(f"    next: {action}")
+    return lines
+
+
+def render(run: RunReport, *, colour: bool = False) -> str:
+    """The whole text report, ending with a newline."""
+    lines: list[str] = []
+    for file in run.files:
+        if file.error is not None:
+            lines.append(f"{_paint('error', 'error', colour)}: {file.error}")
+            continue
+        for finding in file.all_findings():
+            lines.append(finding_line(finding, fallback_file=file.path, colour=colour))
+    for file in run.files:
+        if file.error is None and file.deployments:
+            lines.append(f"{file.path}: {_paint(file.status, file.status, colour)}")
+            for deployment in file.deployments:
+                lines.extend(metrics_block(deployment, colour=colour))
+    counts = run.counts()
+    errors = sum(1 for f in run.files if f.error is not None)
+    tally = ", ".join(f"{counts[k]} {k}" for k in ("fail", "warn", "info", "note"))
+    files = f"{len(run.files)} file{'s' if len(run.files) != 1 else ''}"
+    if errors:
+        files += f" ({errors} unreadable)"
+    lines.append(
+        f"specgate: {_paint(run.status, run.status, colour)} — {files}, "
+        f"{run.deployment_count} deployment{'s' if run.deployment_count != 1 else ''}, {tally}"
+    )
+    return "\n".join(lines) + "\n"

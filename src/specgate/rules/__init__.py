@@ -1,0 +1,14 @@
+"""The rule catalogue: small pure functions over a typed deployment.
+
+Importing this package registers every rule (DESIGN.md §3 and §7); the
+registry feeds ``specgate rules``, the docs, SARIF descriptors and the tests.
+"""
+
+from __future__ import annotations
+
+from specgate.rules import accept_length as accept_length  # registers SG101-SG105
+from specgate.rules import draft_length as draft_length  # registers SG201-SG204
+from specgate.rules import schema as schema  # registers SG001-SG003
+from specgate.rules.registry import REGISTRY, Hit, Rule, RuleContext, lookup
+
+__all__ = ["REGISTRY", "Hit", "Rule", "RuleContext", "lookup"]

@@ -1,0 +1,76 @@
+"""Catalogue entries for the rules the loader and schema raise (SG001–SG003).
+
+They have no check function: the checker raises them while reading the file,
+at the offending key or value.
+"""
+
+from __future__ import annotations
+
+from specgate.rules.registry import Rule, register
+
+SCHEMA_VIOLATION = register(
+    Rule(
+        code="SG001",
+        name="schema-violation",
+        severity="fail",
+        summary="The claims file breaks the schema (one finding per violation, at its line).",
+        doc=(
+            "**What it checks.** The claims file against the JSON Schema printed by "
+            "`specgate schema`: required keys, types, ranges and enums; unknown keys (typos "
+            "must not pass silently); finite numbers only (`.nan`, `.inf` are violations); "
+            "model shape consistency (H needs KV; a G that disagrees with H/KV); an empty "
+            "document (at 1:1).\n\n"
+            "**Why.** A gate that ignores a misspelt `draft_lenght` checks nothing while "
+            "showing green. Other rules do not run on a deployment with schema violations: "
+            "fix the schema first.\n"
+        ),
+        fail_example=(
+            "version: 1\ndeployments:\n  - name: chat-8b\n    speculation:\n"
+            "      enabled: true\n      draft_lenght: 3\n"
+        ),
+        pass_example=(
+            "version: 1\ndeployments:\n  - name: chat-8b\n    speculation:\n"
+            "      enabled: false\n      draft_length: 3\n"
+        ),
+    )
+)
+
+DUPLICATE_KEY = register(
+    Rule(
+        code="SG002",
+        name="duplicate-key",
+        severity="fail",
+        summary="A mapping repeats a key.",
+        doc=(
+            "**What it checks.** No mapping holds the same key twice. The finding sits on "
+            "the second occurrence; the first value is the one specgate reads.\n\n"
+            "**Why.** YAML parsers silently keep one of the two values (PyYAML the last), so "
+            "a reviewer reads one number while the engine uses another.\n"
+        ),
+        fail_example=(
+            "version: 1\ndeployments:\n  - name: chat-8b\n    speculation:\n"
+            "      enabled: false\n      draft_length: 3\n      draft_length: 5\n"
+        ),
+        pass_example=(
+            "version: 1\ndeployments:\n  - name: chat-8b\n    speculation:\n"
+            "      enabled: false\n      draft_length: 3\n"
+        ),
+    )
+)
+
+DUPLICATE_DEPLOYMENT_NAME = register(
+    Rule(
+        code="SG003",
+        name="duplicate-deployment-name",
+        severity="fail",
+        summary="Two deployments share a name.",
+        doc=(
+            "**What it checks.** Deployment names are unique within a file; the finding "
+            "sits on the later duplicate's name.\n\n"
+            "**Why.** Reports, annotations and job summaries are keyed by name; two "
+            "deployments with one name make findings ambiguous.\n"
+        ),
+        fail_example=("version: 1\ndeployments:\n  - name: chat\n  - name: chat\n"),
+        pass_example=("version: 1\ndeployments:\n  - name: chat\n  - name: chat-long-context\n"),
+    )
+)

@@ -1,0 +1,155 @@
+"""Schema validation of a parsed claims file (rule SG001), with locations.
+
+The JSON Schema (draft 2020-12) ships in the package (``data/claims-v1.schema.json``)
+and is checked with :mod:`jsonschema`. Each error becomes one :class:`Violation`
+with a message in our words and the node it concerns: an unknown key points at
+that key, a missing key at the mapping that lacks it, a bad value at the value.
+Non-finite numbers (``.nan``, ``.inf``), which JSON Schema cannot express, are
+found by a walk of the data.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from specgate.document import NodePath
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One schema violation: the node it concerns and a one-line message."""
+
+    path: NodePath
+    message: str
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """The claims-file JSON Schema v1 as a dict."""
+    text = resources.files("specgate").joinpath("data/claims-v1.schema.json").read_text("utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+def schema_text() -> str:
+    """The JSON Schema as shipped (what ``specgate schema`` prints)."""
+    return resources.files("specgate").joinpath("data/claims-v1.schema.json").read_text("utf-8")
+
+
+@cache
+def _validator() -> Any:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(schema())
+
+
+def _describe(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return repr(value) if len(value) <= 40 else repr(value[:37] + "...")
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return repr(value)
+
+
+_TYPE_WORDS = {
+    "integer": "an integer",
+    "number": "a number",
+    "string": "a string",
+    "boolean": "true or false",
+    "object": "a mapping",
+    "array": "a list",
+}
+
+
+def _where(path: NodePath) -> str:
+    from specgate.document import format_path
+
+    return format_path(path) or "the file"
+
+
+def _messages(error: Any) -> list[Violation]:
+    path: NodePath = tuple(error.absolute_path)
+    kind = error.validator
+    value = error.instance
+    spec = error.validator_value
+    if kind == "additionalProperties":
+        known = list(error.schema.get("properties", {}))
+        out = []
+        patterns = error.schema.get("patternProperties", {})
+        for key in value:
+            if key in known or any(re.search(p, key) for p in patterns):
+                continue
+            hint = difflib.get_close_matches(key, known, n=1)
+            suggestion = f" (did you mean {hint[0]!r}?)" if hint else ""
+            out.append(
+                Violation((*path, key), f"unknown key {key!r} in {_where(path)}{suggestion}")
+            )
+        return out
+    if kind == "required":
+        missing = [k for k in spec if k not in value]
+        return [Violation(path, f"{_where(path)} is missing required key {k!r}") for k in missing]
+    where = _where(path)
+    if kind == "type":
+        wanted = _TYPE_WORDS.get(spec, spec) if isinstance(spec, str) else " or ".join(spec)
+        message = f"{where} must be {wanted}, got {_describe(value)}"
+    elif kind == "minimum":
+        message = f"{where} must be ≥ {spec}, got {_describe(value)}"
+    elif kind == "exclusiveMinimum":
+        message = f"{where} must be > {spec}, got {_describe(value)}"
+    elif kind == "maximum":
+        message = f"{where} must be ≤ {spec}, got {_describe(value)}"
+    elif kind == "enum":
+        message = f"{where} must be one of {', '.join(map(str, spec))}, got {_describe(value)}"
+    elif kind == "const":
+        message = f"{where} must be {spec}, got {_describe(value)}"
+    elif kind == "minItems":
+        message = f"{where} must hold at least {spec} item(s)"
+    elif kind == "minLength":
+        message = f"{where} must not be empty"
+    elif kind == "anyOf" and path and path[-1] in ("hf_config", "engine_config", "draft_hf_config"):
+        message = f"{where} must be a path or a mapping {{path, pointer}}"
+    elif kind == "propertyNames":
+        message = f"{where} keys must be whole numbers (accepted draft tokens), got {value!r}"
+    else:
+        message = f"{where}: {error.message}"
+    return [Violation(path, message)]
+
+
+def _non_finite(data: object, path: NodePath) -> list[Violation]:
+    found: list[Violation] = []
+    stack: list[tuple[object, NodePath]] = [(data, path)]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, float) and not math.isfinite(node):
+            shown = ".nan" if math.isnan(node) else (".inf" if node > 0 else "-.inf")
+            found.append(Violation(where, f"{_where(where)} must be a finite number, got {shown}"))
+        elif isinstance(node, dict):
+            stack.extend((v, (*where, k)) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, (*where, i)) for i, v in enumerate(node))
+    return found
+
+
+def validate(data: object) -> list[Violation]:
+    """All schema violations of ``data`` (a parsed claims file), in document order
+    of their paths; non-finite numbers are reported once, as non-finite."""
+    violations = _non_finite(data, ())
+    flagged = {v.path for v in violations}
+    for error in _validator().iter_errors(data):
+        if tuple(error.absolute_path) in flagged:
+            continue
+        violations.extend(_messages(error))
+    return violations
