@@ -1,0 +1,3 @@
+"""Reporters: each turns a report into text; no I/O."""
+
+from __future__ import annotations

@@ -1,0 +1,1 @@
+"""Test helpers that stand in for GitHub machinery we cannot run offline."""
