@@ -1,0 +1,107 @@
+"""Measured acceptance → :class:`~specgate.inputs.types.Acceptance` (DESIGN.md §7).
+
+:func:`read_acceptance` dispatches on ``evidence.metrics.format``: file formats read
+``path`` (relative to the claims file, at most 1 MiB, never outside the
+repository); inline formats read the block itself. Each reader is a pure function
+of the text it is given; this module alone touches the file system.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from specgate.inputs.metrics.inline import (
+    PROFILE_TOLERANCE,
+    acceptance_profile_problems,
+    read_histogram,
+    read_iid_rate,
+    read_per_position,
+)
+from specgate.inputs.metrics.logs import read_llamacpp_log, read_sglang_log, read_vllm_log
+from specgate.inputs.metrics.prometheus import read_prometheus
+from specgate.inputs.metrics.records import (
+    read_llamacpp_timings,
+    read_sglang_server_info,
+    read_speculation_profile,
+    read_trtllm_iteration_stats,
+    read_vllm_per_request,
+)
+from specgate.inputs.metrics.spec import (
+    FILE_FORMATS,
+    FORMATS,
+    INLINE_FORMATS,
+    MetricsSpec,
+    resolve_path,
+)
+from specgate.inputs.types import Acceptance
+from specgate.loader import read_text
+
+__all__ = [
+    "FILE_FORMATS",
+    "FORMATS",
+    "INLINE_FORMATS",
+    "PROFILE_TOLERANCE",
+    "MetricsSpec",
+    "acceptance_profile_problems",
+    "read_acceptance",
+]
+
+_TEXT_READERS: dict[str, Callable[[str, str], Acceptance]] = {
+    "sglang-log": read_sglang_log,
+    "llamacpp-log": read_llamacpp_log,
+    "vllm-per-request": read_vllm_per_request,
+    "llamacpp-timings": read_llamacpp_timings,
+    "sglang-server-info": read_sglang_server_info,
+    "trtllm-iteration-stats": read_trtllm_iteration_stats,
+    "speculation-profile": read_speculation_profile,
+}
+_INLINE_READERS: dict[str, Callable[[MetricsSpec], Acceptance]] = {
+    "per-position": read_per_position,
+    "histogram": read_histogram,
+    "iid-rate": read_iid_rate,
+}
+
+
+def read_acceptance(
+    spec: MetricsSpec, *, base_dir: Path, shown_base: str, root: Path | None = None
+) -> Acceptance:
+    """Read the measured accept length that ``spec`` points at.
+
+    Args:
+        spec: the ``evidence.metrics`` block (see :class:`MetricsSpec`).
+        base_dir: the claims file's folder; paths are relative to it.
+        shown_base: that folder as shown to users (``""`` for the current folder);
+            the result's ``path`` is ``shown_base/path``.
+        root: the repository root paths must stay inside; ``None`` = the nearest
+            folder above ``base_dir`` holding ``.git``.
+
+    Returns:
+        :class:`Acceptance`: AL (tokens per target step, bonus token included),
+        the ``formula`` in numbers, ``estimate``, ``draft_length`` and ``marginal``
+        when the data states them, ``note`` on aggregation, ``spans`` in the file.
+
+    Raises:
+        InputError: a path that is absolute, leaves the repository or does not
+            exist (at the claims file's line); a file that is too large, not UTF-8
+            or malformed; data with no speculative measurement (never AL = 1).
+    """
+    inline = _INLINE_READERS.get(spec.format)
+    if inline is not None:
+        return inline(spec)
+    if spec.format not in FILE_FORMATS or not spec.path:
+        raise spec.fail(f"metrics format {spec.format!r} needs a path")
+    target, shown = resolve_path(spec, "path", spec.path, base_dir=base_dir,
+                                 shown_base=shown_base, root=root)
+    text = read_text(target, shown)
+    if spec.format == "vllm-prometheus":
+        baseline = None
+        if spec.baseline_path:
+            before, before_shown = resolve_path(spec, "baseline_path", spec.baseline_path,
+                                                base_dir=base_dir, shown_base=shown_base,
+                                                root=root)
+            baseline = (read_text(before, before_shown), before_shown)
+        return read_prometheus(text, shown, baseline=baseline, draft_length=spec.draft_length)
+    if spec.format == "vllm-log":
+        return read_vllm_log(text, shown, draft_length=spec.draft_length)
+    return _TEXT_READERS[spec.format](text, shown)

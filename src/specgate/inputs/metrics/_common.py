@@ -1,0 +1,162 @@
+"""Small helpers shared by the metrics readers: numbers, formulas, located JSON.
+
+A *locator* maps a node path inside a parsed record to its :class:`Span` in the
+file, so every error and span points at the right line.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from specgate.document import NodePath, Span
+from specgate.errors import InputError
+from specgate.loader import parse_text
+
+Locator = Callable[[NodePath], Span]
+
+
+@dataclass(frozen=True)
+class Record:
+    """One parsed JSON value with the function that locates its parts in the file."""
+
+    data: object
+    locate: Locator
+
+
+def fmt(value: float) -> str:
+    """A number as shown in formulas: whole numbers without a point, else 6 digits."""
+    if math.isfinite(value) and float(value).is_integer():
+        return str(int(value))
+    return f"{value:.6g}"
+
+
+def fail(reason: str, shown: str, span: Span | None = None) -> InputError:
+    """An :class:`InputError` at ``span`` of ``shown`` (no position when ``None``)."""
+    if span is None:
+        return InputError(reason, shown)
+    return InputError(reason, shown, span.line, span.column)
+
+
+def real(value: object, what: str, shown: str, span: Span | None) -> float:
+    """``value`` as a finite real number (not a boolean), else an error at ``span``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise fail(f"{what} must be a finite number, not {value!r}", shown, span)
+    return float(value)
+
+
+def count(value: object, what: str, shown: str, span: Span | None) -> float:
+    """``value`` as a non-negative whole count (``240.0`` allowed)."""
+    number = real(value, what, shown, span)
+    if number < 0 or not number.is_integer():
+        raise fail(f"{what} must be a whole count ≥ 0, not {value!r}", shown, span)
+    return number
+
+
+def whole_ratio(numerator: float, denominator: float) -> int | None:
+    """``numerator / denominator`` when it is a positive whole number, else ``None``."""
+    if denominator <= 0 or numerator <= 0:
+        return None
+    ratio = numerator / denominator
+    return int(ratio) if abs(ratio - round(ratio)) < 1e-9 else None
+
+
+def load_records(text: str, shown: str) -> list[Record]:
+    """Parse ``text`` as one JSON document, or as JSON Lines when that fails.
+
+    A JSON array becomes one record per item; any other document is one record.
+
+    Raises:
+        InputError: not JSON and not JSON Lines (the first bad line named).
+    """
+    try:
+        doc = parse_text(text, shown, json_syntax=True)
+    except InputError as whole:
+        lines = [(n, line) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
+        if len(lines) < 2:
+            raise
+        del whole
+        return [_line_record(line, number, shown) for number, line in lines]
+    if isinstance(doc.data, list):
+        return [
+            Record(item, _sub_locator(doc.locate, (index,))) for index, item in enumerate(doc.data)
+        ]
+    return [Record(doc.data, doc.locate)]
+
+
+def load_one(text: str, shown: str) -> Record:
+    """Parse ``text`` as one JSON document."""
+    doc = parse_text(text, shown, json_syntax=True)
+    return Record(doc.data, doc.locate)
+
+
+def _line_record(line: str, number: int, shown: str) -> Record:
+    try:
+        doc = parse_text(line, shown, json_syntax=True)
+    except InputError as exc:
+        raise InputError(
+            f"not JSON or JSON Lines: {exc.reason}", shown, number, exc.column
+        ) from None
+
+    def locate(path: NodePath) -> Span:
+        span = doc.locate(path)
+        return Span(number, span.column)
+
+    return Record(doc.data, locate)
+
+
+def _sub_locator(locate: Locator, prefix: NodePath) -> Locator:
+    return lambda path: locate((*prefix, *path))
+
+
+def text_lines(text: str) -> Iterable[tuple[int, str]]:
+    """``(1-based line number, line)`` pairs; linear in the text's length."""
+    return enumerate(text.split("\n"), 1)
+
+
+def parse_rates(raw: str, what: str, shown: str, span: Span) -> tuple[float, ...]:
+    """A comma list of rates as printed in logs (``0.54, 0.36, 0.26``)."""
+    values: list[float] = []
+    for piece in raw.split(","):
+        part = piece.strip()
+        if not part:
+            continue
+        try:
+            values.append(float(part))
+        except ValueError:
+            raise fail(f"{what}: {part!r} is not a number", shown, span) from None
+    return tuple(values)
+
+
+def last_of_runs(values: Sequence[tuple[float, ...]]) -> tuple[tuple[float, ...], int]:
+    """Sum running totals: the last row of each non-decreasing run, summed per column.
+
+    Engines that print cumulative counters (vLLM V0, llama.cpp statistics) restart
+    from zero when the process restarts; a drop in any column starts a new run
+    (the Prometheus ``increase()`` convention). Returns the column sums and the
+    number of runs.
+    """
+    if not values:
+        return (), 0
+    totals = [0.0] * len(values[0])
+    runs = 1
+    for previous, row in itertools.pairwise(values):
+        if any(now < before for now, before in zip(row, previous, strict=True)):
+            totals = [t + v for t, v in zip(totals, previous, strict=True)]
+            runs += 1
+    totals = [t + v for t, v in zip(totals, values[-1], strict=True)]
+    return tuple(totals), runs
+
+
+def survival(histogram: Mapping[int, float], depth: int | None) -> tuple[float, ...]:
+    """Marginal rates from a histogram {accepted drafts j: steps}.
+
+    m_i = Σ_{j ≥ i} h[j] / Σ h for i = 1 … depth (``depth`` defaults to the largest j).
+    """
+    steps = sum(histogram.values())
+    top = max(histogram, default=0) if depth is None else depth
+    if steps <= 0:
+        return ()
+    return tuple(sum(h for j, h in histogram.items() if j >= i) / steps for i in range(1, top + 1))

@@ -1,0 +1,180 @@
+"""Inline acceptance data written in the claims file, and the SG305 profile check.
+
+Formulas (notes/domain.md §2.6 and §4; Leviathan et al. 2023, arXiv:2211.17192):
+
+- per-position: AL = 1 + Σ m_i over marginal rates m_i = P(first i drafts all
+  accepted); conditional rates c_i turn into marginals by m_i = Π_{j≤i} c_j.
+- histogram h[j] = steps that accepted exactly j drafts: AL = 1 + Σ j·h[j] / Σ h[j].
+- i.i.d. rate α at depth D: AL = (1 − α^(D+1)) / (1 − α) (D + 1 when α = 1).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from specgate.inputs.metrics._common import fmt, survival
+from specgate.inputs.metrics.spec import MetricsSpec
+from specgate.inputs.types import Acceptance
+
+PROFILE_TOLERANCE = 0.02
+"""|1 + Σ marginal − AL| allowed by SG305 (specdec_bench's own consistency check)."""
+
+
+def read_per_position(spec: MetricsSpec) -> Acceptance:
+    """AL = 1 + Σ marginal from inline ``marginal: [...]`` or ``conditional: [...]``.
+
+    ``draft_length`` is the vector's length (positions 1 … D).
+
+    Raises:
+        InputError (at the claims file's line): neither or both keys, an empty
+            list, or a value that is not a finite number.
+    """
+    has = [key for key in ("marginal", "conditional") if spec.values.get(key) is not None]
+    if len(has) != 1:
+        raise spec.fail("per-position needs exactly one of marginal: [...] or conditional: [...]")
+    key = has[0]
+    rates = _numbers(spec, key)
+    marginal = rates if key == "marginal" else tuple(
+        math.prod(rates[: i + 1]) for i in range(len(rates)))
+    formula = f"1 + ({' + '.join(fmt(m) for m in marginal)})"
+    return Acceptance(
+        format="per-position",
+        path=None,
+        accept_length=1 + sum(marginal),
+        formula=formula,
+        draft_length=len(marginal),
+        marginal=marginal,
+        note="marginal rates = cumulative products of the conditional rates"
+        if key == "conditional"
+        else None,
+    )
+
+
+def read_histogram(spec: MetricsSpec) -> Acceptance:
+    """AL = 1 + Σ j·h[j] / Σ h[j] from inline ``histogram: {accepted_count: steps}``.
+
+    A list is read as dense (index = accepted drafts).
+
+    Raises:
+        InputError: missing or malformed histogram, or zero steps.
+    """
+    raw = spec.values.get("histogram")
+    histogram: dict[int, float] = {}
+    if isinstance(raw, list):
+        items: list[tuple[object, object]] = list(enumerate(raw))
+    elif isinstance(raw, dict):
+        items = list(raw.items())
+    else:
+        raise spec.fail("histogram needs histogram: {accepted_count: steps}", "histogram")
+    for key, value in items:
+        text = str(key).strip()
+        where = ("histogram", key if isinstance(key, int) else str(key))
+        if not text.isdigit():
+            raise spec.fail(f"histogram key {key!r} is not an accepted-draft count", *where)
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not math.isfinite(value)
+            or value < 0
+            or value != int(value)
+        ):
+            raise spec.fail(f"histogram[{text}] must be a whole count ≥ 0, not {value!r}", *where)
+        histogram[int(text)] = histogram.get(int(text), 0.0) + float(value)
+    steps = sum(histogram.values())
+    if steps <= 0:
+        raise spec.fail("histogram holds zero steps", "histogram")
+    accepted = sum(j * h for j, h in histogram.items())
+    depth = len(raw) - 1 if isinstance(raw, list) else None
+    return Acceptance(
+        format="histogram",
+        path=None,
+        accept_length=1 + accepted / steps,
+        formula=f"1 + {fmt(accepted)}/{fmt(steps)}",
+        draft_length=depth,
+        marginal=survival(histogram, depth),
+    )
+
+
+def read_iid_rate(spec: MetricsSpec) -> Acceptance:
+    """Expected AL under i.i.d. acceptance: (1 − α^(D+1)) / (1 − α).
+
+    A model, not a measurement: ``estimate`` is set. D from the block's or the
+    caller's ``draft_length``.
+
+    Raises:
+        InputError: α missing or outside [0, 1], or D unknown.
+    """
+    alpha = spec.values.get("alpha")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
+        raise spec.fail(f"iid-rate needs alpha in [0, 1], not {alpha!r}", "alpha")
+    depth = spec.draft_length
+    if depth is None:
+        raise spec.fail("iid-rate needs draft_length (D), in the block or the deployment")
+    a = float(alpha)
+    if a == 1:
+        value, formula = float(depth + 1), f"{depth} + 1"
+    else:
+        value = (1 - a ** (depth + 1)) / (1 - a)
+        formula = f"(1 - {fmt(a)}^{depth + 1})/(1 - {fmt(a)})"
+    return Acceptance(
+        format="iid-rate",
+        path=None,
+        accept_length=value,
+        formula=formula,
+        estimate=True,
+        draft_length=depth,
+        marginal=tuple(a**i for i in range(1, depth + 1)),
+        note="expected AL under i.i.d. acceptance (Leviathan et al. 2023), not a measurement",
+    )
+
+
+def acceptance_profile_problems(marginal: Sequence[float], stated_al: float | None) -> list[str]:
+    """What is wrong with a marginal acceptance profile (rule SG305); empty when fine.
+
+    Args:
+        marginal: m_1 … m_D, P(first i drafts all accepted); positions are named
+            1-based in messages.
+        stated_al: the AL the profile should reproduce as 1 + Σ m_i, or ``None``.
+
+    Returns:
+        one message per problem: a value outside [0, 1] (or not finite), a rate
+        that rises with position (a survival function cannot: vLLM's synthetic
+        sampler and specdec_bench reject it), |1 + Σ m − AL| > 0.02.
+    """
+    problems: list[str] = []
+    for index, value in enumerate(marginal, 1):
+        if not math.isfinite(value) or not 0 <= value <= 1:
+            problems.append(f"marginal rate at position {index} is {fmt(value)}, outside [0, 1]")
+    for index in range(1, len(marginal)):
+        before, now = marginal[index - 1], marginal[index]
+        if now > before + 1e-9:
+            problems.append(
+                f"marginal rate rises from {fmt(before)} at position {index} to "
+                f"{fmt(now)} at position {index + 1}"
+            )
+    if stated_al is not None and all(math.isfinite(m) for m in marginal):
+        implied = 1 + sum(marginal)
+        gap = abs(implied - stated_al)
+        if gap > PROFILE_TOLERANCE + 1e-9:
+            problems.append(
+                f"1 + Σ marginal = {implied:.4g} differs from the accept length "
+                f"{fmt(stated_al)} by {gap:.3g} (more than {PROFILE_TOLERANCE})"
+            )
+    return problems
+
+
+def _numbers(spec: MetricsSpec, key: str) -> tuple[float, ...]:
+    raw = spec.values.get(key)
+    if not isinstance(raw, list) or not raw:
+        raise spec.fail(f"{key} must be a non-empty list of rates", key)
+    out: list[float] = []
+    for index, value in enumerate(raw):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not math.isfinite(value)
+        ):
+            raise spec.fail(f"{key}[{index}] must be a finite number, not {value!r}", key, index)
+        out.append(float(value))
+    return tuple(out)

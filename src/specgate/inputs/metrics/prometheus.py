@@ -1,0 +1,240 @@
+"""vLLM's Prometheus counters (``/metrics`` scrapes) → AL.
+
+Source: ``vllm-project/vllm:vllm/v1/spec_decode/metrics.py`` (V1) and
+notes/domain.md §2.1. V1 counters:
+
+- ``vllm:spec_decode_num_drafts_total``: verification steps that carried a draft;
+- ``vllm:spec_decode_num_draft_tokens_total``: proposed draft tokens;
+- ``vllm:spec_decode_num_accepted_tokens_total``: accepted drafts (no bonus token);
+- ``vllm:spec_decode_num_accepted_tokens_per_pos_total{position="i"}``: steps whose
+  first i+1 drafts were all accepted (created for positions 0 … k−1 at start-up).
+
+AL = 1 + Δaccepted / Δdrafts; marginal_i = Δper_pos[i] / Δdrafts.
+
+V0 (vLLM ≤ 0.7) has no drafts counter: AL = Δemitted / (Δdraft_tokens / k), with k
+from the caller (``vllm:spec_decode_num_emitted_tokens_total``). V0's accepted
+counter is not prefix-only, so 1 + accepted/steps would be wrong for it.
+
+Samples are read by *sample* name: prometheus_client strips ``_total`` from
+counter family names but keeps it on samples. Label sets (engines, models) are
+summed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+from prometheus_client.parser import text_string_to_metric_families
+
+from specgate.document import Span
+from specgate.inputs.metrics._common import fail, fmt, text_lines, whole_ratio
+from specgate.inputs.types import Acceptance
+
+PREFIX = "vllm:spec_decode_"
+DRAFTS = "vllm:spec_decode_num_drafts_total"
+DRAFT_TOKENS = "vllm:spec_decode_num_draft_tokens_total"
+ACCEPTED = "vllm:spec_decode_num_accepted_tokens_total"
+PER_POS = "vllm:spec_decode_num_accepted_tokens_per_pos_total"
+EMITTED = "vllm:spec_decode_num_emitted_tokens_total"
+
+SeriesKey = tuple[str, frozenset[tuple[str, str]]]
+Series = dict[SeriesKey, float]
+
+
+def read_prometheus(
+    text: str,
+    shown: str,
+    *,
+    baseline: tuple[str, str] | None = None,
+    draft_length: int | None = None,
+) -> Acceptance:
+    """AL from one scrape (cumulative) or the delta between ``baseline`` and it.
+
+    Args:
+        text, shown: the scrape after the window and its shown name.
+        baseline: ``(text, shown)`` of the scrape before the window, if any.
+        draft_length: k for V0 counters (ignored for V1, whose data states D).
+
+    Returns:
+        :class:`Acceptance` with ``formula`` ``"1 + Δaccepted/Δdrafts"`` in numbers,
+        ``draft_length`` = Δdraft_tokens / Δdrafts when whole (checked against the
+        per-position counters), ``marginal`` only when the per-position counters
+        cover exactly positions 0 … D−1, ``spans["accept_length"]`` at the sample.
+
+    Raises:
+        InputError: not Prometheus text; no spec-decode samples (never AL = 1); a
+            counter that fell between scrapes (reset); zero drafts in the window;
+            V0 counters without ``draft_length``.
+    """
+    after = _samples(text, shown)
+    if not after:
+        raise fail(
+            f"no vLLM spec-decode counters ({DRAFTS}) in {shown}: "
+            "speculative decoding was off or the scrape is from another server",
+            shown,
+        )
+    window = after
+    note = (
+        f"cumulative since the server started (one scrape of {shown}; "
+        "give baseline_path to measure a window)"
+    )
+    if baseline is not None:
+        before_text, before_shown = baseline
+        before = _samples(before_text, before_shown)
+        if not before:
+            raise fail(f"no vLLM spec-decode counters in the baseline {before_shown}", before_shown)
+        window = _delta(before, after, before_shown, shown)
+        note = f"counter deltas from {before_shown} to {shown}"
+    totals: dict[str, float] = defaultdict(float)
+    per_pos: dict[str, float] = defaultdict(float)
+    for (name, labels), value in window.items():
+        totals[name] += value
+        if name == PER_POS:
+            per_pos[dict(labels).get("position", "?")] += value
+    if DRAFTS in totals:
+        return _v1(totals, per_pos, text, shown, note)
+    if EMITTED in totals:
+        return _v0(totals, text, shown, note, draft_length)
+    raise fail(f"no vLLM spec-decode counters ({DRAFTS} or {EMITTED}) in {shown}", shown)
+
+
+def _v1(
+    totals: dict[str, float], per_pos: dict[str, float], text: str, shown: str, note: str
+) -> Acceptance:
+    drafts = totals[DRAFTS]
+    if drafts <= 0:
+        raise fail(
+            f"zero drafts ({DRAFTS} did not grow): no speculative step was measured",
+            shown,
+            _line_of(text, DRAFTS),
+        )
+    if ACCEPTED not in totals:
+        raise fail(f"{ACCEPTED} is missing from {shown}", shown)
+    accepted = totals[ACCEPTED]
+    tokens = totals.get(DRAFT_TOKENS)
+    depth = whole_ratio(tokens, drafts) if tokens is not None else None
+    spans = _spans(text, accept_length=ACCEPTED)
+    if depth is not None:
+        spans.update(_spans(text, draft_length=DRAFT_TOKENS))
+    marginal: tuple[float, ...] = ()
+    positions = sorted(int(p) for p in per_pos if p.isdigit())
+    if per_pos:
+        count = len(per_pos)
+        contiguous = positions == list(range(count))
+        upper = tokens / drafts if tokens is not None else None
+        fits = depth == count if depth is not None else upper is None or upper <= count
+        if contiguous and fits:
+            marginal = tuple(per_pos[str(i)] / drafts for i in range(count))
+            if depth is None:
+                depth = count
+                spans.update(_spans(text, draft_length=PER_POS))
+        else:
+            listed = ", ".join(sorted(per_pos))
+            expected = f"0..{depth - 1}" if depth is not None else "0..k−1"
+            note += f"; per-position counters cover positions {listed}, not {expected}: not used"
+    rate = accepted / tokens if tokens else None
+    return Acceptance(
+        format="vllm-prometheus",
+        path=shown,
+        accept_length=1 + accepted / drafts,
+        formula=f"1 + {fmt(accepted)}/{fmt(drafts)}",
+        draft_length=depth,
+        marginal=marginal,
+        note=note,
+        spans=spans,
+        acceptance_rate=rate,
+    )
+
+
+def _v0(
+    totals: dict[str, float], text: str, shown: str, note: str, draft_length: int | None
+) -> Acceptance:
+    if draft_length is None:
+        raise fail(
+            "vLLM V0 counters need draft_length (k) to count steps: "
+            "AL = emitted / (draft tokens / k)",
+            shown,
+            _line_of(text, EMITTED),
+        )
+    tokens = totals.get(DRAFT_TOKENS, 0.0)
+    if tokens <= 0:
+        raise fail(
+            f"zero drafts ({DRAFT_TOKENS} did not grow): no speculative step was measured",
+            shown,
+            _line_of(text, DRAFT_TOKENS),
+        )
+    emitted = totals[EMITTED]
+    accepted = totals.get(ACCEPTED)
+    return Acceptance(
+        format="vllm-prometheus",
+        path=shown,
+        accept_length=emitted / (tokens / draft_length),
+        formula=f"{fmt(emitted)}/({fmt(tokens)}/{draft_length})",
+        note=note + f"; vLLM V0 counters, k = {draft_length} from the caller",
+        spans=_spans(text, accept_length=EMITTED),
+        acceptance_rate=accepted / tokens if accepted is not None else None,
+    )
+
+
+def _samples(text: str, shown: str) -> Series:
+    """Every ``vllm:spec_decode_*`` sample: (sample name, labels) → value."""
+    series: Series = {}
+    try:
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                name = str(sample.name)
+                if not name.startswith(PREFIX):
+                    continue
+                value = float(sample.value)
+                if not math.isfinite(value) or value < 0:
+                    raise fail(
+                        f"{name} is {value}, not a counter value", shown, _line_of(text, name)
+                    )
+                key = (name, frozenset((str(k), str(v)) for k, v in sample.labels.items()))
+                if key in series:
+                    raise fail(
+                        f"sample {name}{_labels(key[1])} is repeated", shown, _line_of(text, name)
+                    )
+                series[key] = value
+    except (ValueError, TypeError, KeyError, IndexError) as exc:
+        raise fail(f"not Prometheus text format: {exc}", shown) from None
+    return series
+
+
+def _delta(before: Series, after: Series, before_shown: str, shown: str) -> Series:
+    """after − before per series; a fall or a vanished series is a counter reset."""
+    for key, old in before.items():
+        if key not in after:
+            raise fail(
+                f"{key[0]}{_labels(key[1])} is in {before_shown} but not in {shown}: "
+                "the server restarted between scrapes (counter reset)",
+                shown,
+            )
+        if after[key] < old:
+            raise fail(
+                f"counter reset between scrapes: {key[0]}{_labels(key[1])} fell from "
+                f"{fmt(old)} to {fmt(after[key])}",
+                shown,
+            )
+    return {key: value - before.get(key, 0.0) for key, value in after.items()}
+
+
+def _labels(labels: frozenset[tuple[str, str]]) -> str:
+    inner = ",".join(f'{k}="{v}"' for k, v in sorted(labels))
+    return "{" + inner + "}" if inner else ""
+
+
+def _spans(text: str, **names: str) -> dict[str, Span]:
+    """Field → the line of the named sample, for the samples that are found."""
+    found = {field: _line_of(text, name) for field, name in names.items()}
+    return {field: span for field, span in found.items() if span is not None}
+
+
+def _line_of(text: str, name: str) -> Span | None:
+    """The first line holding a sample of ``name`` (not a HELP/TYPE comment)."""
+    for number, line in text_lines(text):
+        stripped = line.lstrip()
+        if stripped.startswith(name) and stripped[len(name) : len(name) + 1] in ("{", " ", "\t"):
+            return Span(number, len(line) - len(stripped) + 1)
+    return None
