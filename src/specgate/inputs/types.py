@@ -52,6 +52,8 @@ class EngineConfig:
         draft_model: the draft model / head reference when stated.
         issues: engine-level problems (SG304/SG307 material).
         spans: field name → position in ``path`` (e.g. ``"draft_length"``).
+        notes: sentences for the report: engine defaults assumed, aliases resolved,
+            values taken from another string of the same launcher.
     """
 
     engine: Engine
@@ -67,6 +69,7 @@ class EngineConfig:
     draft_model: str | None = None
     issues: tuple[EngineIssue, ...] = ()
     spans: dict[str, Span] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,302 @@
+"""Engine serving-config readers: one module per engine, this module dispatches.
+
+Public entry points:
+
+- :func:`load_engine_document` — read a referenced engine config file;
+- :func:`read_engine_config` — find the one speculative configuration in a parsed
+  document (DESIGN.md §7: pointer or search) and normalise it to
+  :class:`~specgate.inputs.types.EngineConfig`;
+- :func:`read_engine_file` — both, passing the source text so words inside
+  multi-line YAML scalars get their exact line;
+- :func:`~specgate.inputs.engines.vllm.mtp_layer_issue` — vLLM's MTP-layer check
+  once the model config is known.
+
+Engines: ``vllm``, ``sglang``, ``trtllm``, ``transformers``, ``llamacpp``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
+
+from specgate.document import Document, NodePath
+from specgate.errors import InputError
+from specgate.inputs.cmdline import Flag, FlagSpec
+from specgate.inputs.engines import llamacpp, sglang, transformers, trtllm, vllm
+from specgate.inputs.engines._base import Context, Kind
+from specgate.inputs.engines._source import (
+    CommandSource,
+    Opt,
+    Options,
+    commands_of,
+    from_mapping,
+    is_argv,
+    looks_like_command,
+)
+from specgate.inputs.engines.vllm import mtp_layer_issue
+from specgate.inputs.pointer import (
+    Found,
+    Verdict,
+    find_configuration,
+    format_pointer,
+    resolve_pointer,
+)
+from specgate.inputs.types import EngineConfig
+from specgate.loader import load_document, read_text
+
+__all__ = [
+    "ENGINES",
+    "load_engine_document",
+    "mtp_layer_issue",
+    "read_engine_config",
+    "read_engine_file",
+]
+
+TEXT_SUFFIXES = frozenset({".txt", ".sh", ".cmdline", ".bash"})
+_SPECULATIVE_PREFIXES = ("speculative", "spec_", "draft", "model_draft", "num_speculative")
+ENV_KEYS = ("env", "env_vars", "envs", "environment", "extra_env", "base_env")
+
+
+@dataclass(frozen=True)
+class _Engine:
+    """How to recognise and read one engine's format."""
+
+    name: str
+    programs: tuple[str, ...]
+    read: Callable[[Options, Context], EngineConfig]
+    detect_mapping: Callable[[Mapping[object, object]], Kind | None] | None = None
+    flags: FlagSpec | None = None
+    detect_flags: Callable[[CommandSource], Kind | None] | None = None
+    command_options: Callable[[CommandSource], Options] | None = None
+
+
+def _flags_detector(
+    spec: FlagSpec, detect: Callable[[Mapping[str, Flag]], Kind | None]
+) -> Callable[[CommandSource], Kind | None]:
+    return lambda source: detect(source.flags(spec))
+
+
+ENGINES: Mapping[str, _Engine] = {
+    "vllm": _Engine(
+        "vllm",
+        vllm.PROGRAMS,
+        vllm.read,
+        vllm.detect_mapping,
+        vllm.FLAGS,
+        lambda s: vllm.detect_flags(s.flags(vllm.FLAGS), vllm.dotted_options(s.command.argv)),
+        vllm.command_options,
+    ),
+    "sglang": _Engine(
+        "sglang",
+        sglang.PROGRAMS,
+        sglang.read,
+        sglang.detect_mapping,
+        sglang.FLAGS,
+        _flags_detector(sglang.FLAGS, sglang.detect_flags),
+    ),
+    "trtllm": _Engine("trtllm", trtllm.PROGRAMS, trtllm.read, trtllm.detect_mapping),
+    "transformers": _Engine("transformers", (), transformers.read, transformers.detect_mapping),
+    "llamacpp": _Engine(
+        "llamacpp",
+        llamacpp.PROGRAMS,
+        llamacpp.read,
+        None,
+        llamacpp.FLAGS,
+        _flags_detector(llamacpp.FLAGS, llamacpp.detect_flags),
+    ),
+}
+
+
+def load_engine_document(path: Path, shown: str) -> Document:
+    """Read an engine config: ``.txt``/``.sh``/``.cmdline`` as plain text (a
+    :class:`Document` whose ``data`` is the whole text), anything else as YAML/JSON.
+
+    Raises:
+        InputError: unreadable, too large, not UTF-8, or not parseable.
+    """
+    if path.suffix.lower() in TEXT_SUFFIXES:
+        return Document(file=shown, data=read_text(path, shown))
+    return load_document(path, shown)
+
+
+def read_engine_file(
+    path: Path, shown: str, *, pointer: str | None = None, engine: str | None = None
+) -> EngineConfig:
+    """:func:`load_engine_document` then :func:`read_engine_config` with the source text."""
+    doc = load_engine_document(path, shown)
+    text = doc.data if isinstance(doc.data, str) else read_text(path, shown)
+    return read_engine_config(doc, shown=shown, pointer=pointer, engine=engine, text=text)
+
+
+def read_engine_config(
+    doc: Document,
+    *,
+    shown: str,
+    pointer: str | None,
+    engine: str | None,
+    text: str | None = None,
+) -> EngineConfig:
+    """The speculative configuration of ``doc``, normalised.
+
+    Args:
+        doc: the parsed file (for text files, ``data`` is the whole text).
+        shown: the file as shown to users (``EngineConfig.path``, messages).
+        pointer: RFC 6901 pointer to the mapping, JSON string, argv list or
+            command-line string; None ⇒ search the whole document.
+        engine: ``vllm`` | ``sglang`` | ``trtllm`` | ``transformers`` | ``llamacpp``;
+            None ⇒ detected from keys and flags.
+        text: the file's source text, when available: words inside multi-line YAML
+            scalars then get their exact line (else the scalar's first line).
+
+    Returns:
+        the :class:`EngineConfig`; spans point into ``shown``.
+
+    Raises:
+        InputError: unknown engine; bad pointer; no or several configurations
+        (listing their pointers); unsplittable command line; ambiguous abbreviated
+        flag; a value of the wrong type.
+    """
+    if engine is not None and engine not in ENGINES:
+        raise InputError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}", shown)
+    engines = [ENGINES[engine]] if engine is not None else list(ENGINES.values())
+    detector = _Detector(doc, engines, text)
+    found, fragments = find_configuration(doc.data, detector, file=shown, pointer=pointer)
+    spec = ENGINES[found.verdict.engine]
+    ctx_env = _sibling_env(doc, found.path)
+    if isinstance(found.value, Mapping):
+        opts = from_mapping(doc, found.path, found.value)
+        notes: list[str] = []
+    else:
+        source = detector.command(found)
+        opts = _command_options(spec, source)
+        ctx_env = {**ctx_env, **{k: Opt(v, source.spans[0]) for k, v in source.command.env.items()}}
+        opts, notes = _merge_fragments(opts, spec, found, fragments, detector)
+    ctx = Context(file=shown, pointer=found.pointer, env=ctx_env)
+    config = spec.read(opts, ctx)
+    if notes:
+        config = replace(config, notes=(*notes, *config.notes))
+    return config
+
+
+class _Detector:
+    """The search's detector: verdicts for mappings, argv lists and command strings."""
+
+    def __init__(self, doc: Document, engines: list[_Engine], text: str | None) -> None:
+        self.doc = doc
+        self.engines = engines
+        self.text = text
+        self._sources: dict[int, list[CommandSource]] = {}
+
+    def __call__(self, node: object) -> list[Verdict]:
+        if isinstance(node, Mapping):
+            return [
+                Verdict(e.name, kind)
+                for e in self.engines
+                if e.detect_mapping is not None and (kind := e.detect_mapping(node)) is not None
+            ]
+        if not (is_argv(node) or (looks_like_command(node) and not isinstance(node, list))):
+            return []
+        try:
+            sources = commands_of(node, self.doc, (), None)
+        except InputError:
+            return []
+        verdicts: list[Verdict] = []
+        for index, source in enumerate(sources):
+            for e in self._candidates(source):
+                try:
+                    kind = e.detect_flags(source) if e.detect_flags is not None else None
+                except InputError:
+                    kind = None
+                if kind is not None:
+                    command = index if len(sources) > 1 else None
+                    verdicts.append(Verdict(e.name, kind, command))
+        return verdicts
+
+    def _candidates(self, source: CommandSource) -> list[_Engine]:
+        heads = []
+        for word in source.command.argv[:4]:
+            if word.startswith("-") and word != "-m":
+                break
+            heads.append(PurePosixPath(word).name)
+        hinted = [
+            e
+            for e in self.engines
+            if any(
+                h == p or h.startswith(p + ".") or h.startswith(p)
+                for h in heads
+                for p in e.programs
+            )
+        ]
+        return hinted or self.engines
+
+    def command(self, found: Found) -> CommandSource:
+        """The command a verdict named, placed in the file (spans computed)."""
+        sources = commands_of(found.value, self.doc, found.path, self.text)
+        return sources[found.verdict.command or 0]
+
+
+def _command_options(spec: _Engine, source: CommandSource) -> Options:
+    if spec.command_options is not None:
+        return spec.command_options(source)
+    if spec.flags is None:
+        raise InputError(f"{spec.name} configurations are not command lines", source.file)
+    return source.options(spec.flags)
+
+
+def _merge_fragments(
+    opts: Options, spec: _Engine, found: Found, fragments: list[Found], detector: _Detector
+) -> tuple[Options, list[str]]:
+    """Complete a command from the one launcher fragment of the same engine."""
+    mine = [
+        f
+        for f in fragments
+        if f.verdict.engine == spec.name
+        and not isinstance(f.value, Mapping)
+        and f.path != found.path
+    ]
+    if len(mine) != 1:
+        return opts, []
+    extra = _command_options(spec, detector.command(mine[0]))
+    taken = [
+        k
+        for k, v in extra.items()
+        if k not in opts and v.value is not None and k.startswith(_SPECULATIVE_PREFIXES)
+    ]
+    if not taken:
+        return opts, []
+    merged: Options = {**{k: extra[k] for k in taken}, **opts}
+    note = (
+        f"{', '.join(taken)} taken from {mine[0].pointer or '/'} (the same launcher's flags "
+        "without an algorithm)"
+    )
+    return merged, [note]
+
+
+def _sibling_env(doc: Document, path: NodePath) -> dict[str, Opt]:
+    """Environment variables in ``env``-like mappings beside the configuration or
+    beside any of its ancestors (nearest wins)."""
+    env: dict[str, Opt] = {}
+    for depth in range(len(path), -1, -1):
+        try:
+            _, parent = resolve_pointer(doc.data, _pointer(path[:depth]))
+        except InputError:
+            continue
+        if not isinstance(parent, Mapping):
+            continue
+        for key in ENV_KEYS:
+            block = parent.get(key)
+            base = (*path[:depth], key)
+            if isinstance(block, Mapping):
+                for name, value in block.items():
+                    env.setdefault(str(name), Opt(value, doc.locate((*base, str(name)))))
+            elif isinstance(block, list):
+                for i, item in enumerate(block):
+                    if isinstance(item, str) and "=" in item:
+                        name, _, value = item.partition("=")
+                        env.setdefault(name, Opt(value, doc.locate((*base, i))))
+    return env
+
+
+def _pointer(path: NodePath) -> str:
+    return format_pointer(path)

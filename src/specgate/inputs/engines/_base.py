@@ -1,0 +1,168 @@
+"""What every engine reader shares: value conversion and the record builder."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from specgate.document import Span
+from specgate.errors import InputError
+from specgate.inputs.engines._source import Opt
+from specgate.inputs.types import Engine, EngineConfig, EngineIssue, Mechanism
+
+Kind = Literal["config", "fragment"]
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off", ""})
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a reader knows besides the options.
+
+    Attributes:
+        file: the file as shown; ``pointer``: RFC 6901 pointer of the block.
+        env: environment variables set for the command (``NAME=1 cmd``, ``export``,
+            or an ``env``/``env_vars`` mapping beside the configuration).
+    """
+
+    file: str
+    pointer: str
+    env: Mapping[str, Opt] = field(default_factory=dict)
+
+
+def first(opts: Mapping[str, Opt], *names: str) -> tuple[str, Opt] | None:
+    """The first of ``names`` present with a non-null value."""
+    for name in names:
+        opt = opts.get(name)
+        if opt is not None and opt.value is not None:
+            return name, opt
+    return None
+
+
+def as_int(opt: Opt, name: str, file: str) -> int:
+    """An integer option (``3``, ``"3"``).
+
+    Raises:
+        InputError: not an integer, at the value's line.
+    """
+    value = opt.value
+    if isinstance(value, bool):
+        raise InputError(f"{name} must be an integer, not {value!r}", file, opt.span.line)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+    raise InputError(f"{name} must be an integer, not {value!r}", file, opt.span.line)
+
+
+def as_float(opt: Opt, name: str, file: str) -> float:
+    """A real option (``0.4``, ``"0.4"``).
+
+    Raises:
+        InputError: not a number, at the value's line.
+    """
+    value = opt.value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            pass
+    raise InputError(f"{name} must be a number, not {value!r}", file, opt.span.line)
+
+
+def as_bool(opt: Opt, name: str, file: str) -> bool:
+    """A boolean option: YAML booleans, a bare switch, ``"1"``/``"true"``/``"0"``….
+
+    Raises:
+        InputError: any other value.
+    """
+    value = opt.value
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value != 0
+    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+        return value.strip().lower() in _TRUE
+    raise InputError(f"{name} must be true or false, not {value!r}", file, opt.span.line)
+
+
+def as_str(opt: Opt) -> str:
+    """The option's value as text."""
+    return str(opt.value)
+
+
+@dataclass
+class Builder:
+    """Collects spans, issues and notes while a reader works, then builds the record."""
+
+    engine: Engine
+    ctx: Context
+    spans: dict[str, Span] = field(default_factory=dict)
+    issues: list[EngineIssue] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def at(self, field_name: str, opt: Opt | None) -> None:
+        """Record that ``field_name`` was read from ``opt`` (first reading wins)."""
+        if opt is not None:
+            self.spans.setdefault(field_name, opt.span)
+
+    def issue(self, code: Literal["SG304", "SG307"], message: str, field_name: str) -> None:
+        """Record an engine-level problem about ``field_name``."""
+        self.issues.append(EngineIssue(code, message, field_name))
+
+    def note(self, text: str) -> None:
+        """Record a sentence for the report (defaults used, aliases resolved)."""
+        self.notes.append(text)
+
+    def build(
+        self,
+        *,
+        mechanism: Mechanism | None,
+        draft_length: int | None,
+        verify_tokens: int | None,
+        draft_length_is_max: bool = False,
+        lossy_acceptance: bool = False,
+        tensor_parallel_size: int | None = None,
+        attention_data_parallel: bool = False,
+        draft_model: str | None = None,
+    ) -> EngineConfig:
+        """The finished :class:`EngineConfig`."""
+        return EngineConfig(
+            engine=self.engine,
+            path=self.ctx.file,
+            pointer=self.ctx.pointer,
+            mechanism=mechanism,
+            draft_length=draft_length,
+            verify_tokens=verify_tokens,
+            draft_length_is_max=draft_length_is_max,
+            lossy_acceptance=lossy_acceptance,
+            tensor_parallel_size=tensor_parallel_size,
+            attention_data_parallel=attention_data_parallel,
+            draft_model=draft_model,
+            issues=tuple(self.issues),
+            spans=dict(self.spans),
+            notes=tuple(self.notes),
+        )
+
+
+def positive(builder: Builder, value: int | None, name: str, field_name: str) -> int | None:
+    """``value`` when ≥ 1; else an SG307 issue (the engines refuse 0 or negative) and None."""
+    if value is not None and value < 1:
+        builder.issue("SG307", f"{name} is {value}; the engine needs at least 1", field_name)
+        return None
+    return value
+
+
+def opts_get(opts: Mapping[str, Opt], name: str) -> Opt | None:
+    """``opts[name]`` when present with a non-null value."""
+    opt = opts.get(name)
+    return opt if opt is not None and opt.value is not None else None

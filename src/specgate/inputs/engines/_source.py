@@ -1,0 +1,195 @@
+"""The shape every engine reader works on: options with the spans they came from.
+
+A configuration may be a mapping (YAML/JSON), a JSON string inside a scalar, an
+argv list or a command-line string. Each becomes :class:`Options`: normalised
+key (``snake_case``, no leading dashes) → :class:`Opt` (value and 1-based span in
+the referenced file). Nested mappings and JSON strings keep their keys in
+``Opt.sub``.
+
+Spans: mapping values use :meth:`Document.locate`; argv list items their own
+position; words of a command-line string the exact line when it can be computed
+(a whole text file; a literal ``|`` block or, by locating the word in the source
+text, any scalar) and otherwise the scalar's start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from specgate.document import Document, NodePath, Span
+from specgate.errors import InputError
+from specgate.inputs.cmdline import Command, Flag, FlagSpec, parse_flags, split_commands
+from specgate.inputs.pointer import parse_json_scalar
+
+
+@dataclass(frozen=True)
+class Opt:
+    """One option: its value (command-line values are strings, switches ``True``),
+    where it stands, and its keys when it is a mapping or JSON object."""
+
+    value: object
+    span: Span
+    sub: Mapping[str, Opt] | None = None
+    spelled: str | None = None
+
+
+Options = dict[str, "Opt"]
+
+
+def norm_key(key: object) -> str:
+    """``--speculative-num-steps`` / ``speculative-num-steps`` → ``speculative_num_steps``."""
+    return str(key).lstrip("-").replace("-", "_")
+
+
+def from_mapping(doc: Document, path: NodePath, data: Mapping[object, object]) -> Options:
+    """Options of a mapping at ``path`` (JSON strings in values become ``sub``)."""
+    out: Options = {}
+    for key, value in data.items():
+        child = (*path, str(key))
+        out[norm_key(key)] = _opt(doc, child, value)
+    return out
+
+
+def _opt(doc: Document, path: NodePath, value: object) -> Opt:
+    span = doc.locate(path)
+    if isinstance(value, Mapping):
+        return Opt(value, span, from_mapping(doc, path, value))
+    inner = parse_json_scalar(value)
+    if isinstance(inner, dict):
+        return Opt(value, span, from_mapping(doc, path, inner))
+    return Opt(value, span)
+
+
+def from_json_text(text: str, span: Span) -> Mapping[str, Opt] | None:
+    """Keys of a JSON object held in a command-line word, all at the word's span."""
+    inner = parse_json_scalar(text)
+    if not isinstance(inner, dict):
+        return None
+    return {norm_key(k): Opt(v, span, from_json_text_value(v, span)) for k, v in inner.items()}
+
+
+def from_json_text_value(value: object, span: Span) -> Mapping[str, Opt] | None:
+    if isinstance(value, dict):
+        return {norm_key(k): Opt(v, span, from_json_text_value(v, span)) for k, v in value.items()}
+    return None
+
+
+@dataclass(frozen=True)
+class CommandSource:
+    """A command found in the document, with a way to place its words."""
+
+    command: Command
+    spans: tuple[Span, ...]
+    file: str
+
+    def flags(self, spec: FlagSpec) -> dict[str, Flag]:
+        """Parse the command's flags (abbreviations resolved per ``spec``)."""
+        first = self.spans[0].line if self.spans else None
+        lines = [s.line - first for s in self.spans] if first is not None else None
+        return parse_flags(self.command.argv, spec, file=self.file, lines=lines, line=first)
+
+    def options(self, spec: FlagSpec) -> Options:
+        """Options of the flags ``spec`` knows: value word's span, JSON values in ``sub``."""
+        out: Options = {}
+        for name, flag in self.flags(spec).items():
+            inline = flag.value is None or "=" in self.command.argv[flag.index]
+            value_index = flag.index if inline else flag.index + 1
+            span = self.spans[value_index] if value_index < len(self.spans) else Span(1, 1)
+            value: object = True if flag.value is None else flag.value
+            sub = from_json_text(flag.value, span) if flag.value is not None else None
+            out[norm_key(name)] = Opt(value, span, sub, flag.spelled)
+        return out
+
+
+@dataclass
+class Placement:
+    """Where a string scalar's text stands in the file, to place words inside it."""
+
+    doc: Document
+    path: NodePath
+    text: str | None = None
+    _cache: dict[int, int] = field(default_factory=dict)
+
+    def spans(self, command: Command) -> tuple[Span, ...]:
+        """Per word of ``command``, its span in the file."""
+        if self.path == () and isinstance(self.doc.data, str):
+            return tuple(
+                Span(1 + line, column)
+                for line, column in zip(command.lines, command.columns, strict=True)
+            )
+        base = self.doc.locate(self.path)
+        source = self.text
+        if source is None:
+            return tuple(base for _ in command.argv)
+        start = _offset(source, base)
+        literal = start < len(source) and source[start] == "|"
+        indent = _indent(source, base.line + 1)
+        out: list[Span] = []
+        cursor = start
+        for word, line, column in zip(command.argv, command.lines, command.columns, strict=True):
+            if literal:
+                out.append(Span(base.line + 1 + line, column + indent))
+                continue
+            found = source.find(word, cursor) if word else -1
+            if found < 0 or source.count("\n", cursor, found) > 3:
+                out.append(out[-1] if out else base)
+                continue
+            cursor = found + len(word)
+            out.append(_span_at(source, found))
+        return tuple(out)
+
+
+def _offset(text: str, span: Span) -> int:
+    offset = 0
+    for _ in range(span.line - 1):
+        offset = text.index("\n", offset) + 1
+    return offset + span.column - 1
+
+
+def _span_at(text: str, offset: int) -> Span:
+    line = text.count("\n", 0, offset) + 1
+    return Span(line, offset - (text.rfind("\n", 0, offset) + 1) + 1)
+
+
+def _indent(text: str, line: int) -> int:
+    lines = text.split("\n")
+    if not 1 <= line <= len(lines):
+        return 0
+    row = lines[line - 1]
+    return len(row) - len(row.lstrip(" "))
+
+
+def commands_of(
+    node: object, doc: Document, path: NodePath, text: str | None
+) -> list[CommandSource]:
+    """The commands an argv list or a command-line string holds.
+
+    Raises:
+        InputError: a command-line string that cannot be split (unbalanced quotes).
+    """
+    if isinstance(node, list):
+        argv = tuple(str(item) for item in node)
+        spans = tuple(doc.locate((*path, i)) for i in range(len(node)))
+        return [CommandSource(Command(argv), spans, doc.file)]
+    if isinstance(node, str):
+        base = doc.locate(path)
+        commands = split_commands(node, file=doc.file, line=base.line)
+        placement = Placement(doc, path, text)
+        return [CommandSource(c, placement.spans(c), doc.file) for c in commands]
+    raise InputError("not a command line", doc.file, doc.locate(path).line)
+
+
+def is_argv(node: object) -> bool:
+    """A list of scalars with at least one word starting with ``-``."""
+    return (
+        isinstance(node, list)
+        and bool(node)
+        and all(isinstance(item, (str, int, float)) and not isinstance(item, bool) for item in node)
+        and any(isinstance(item, str) and item.startswith("-") for item in node)
+    )
+
+
+def looks_like_command(node: object) -> bool:
+    """A string scalar that might hold a command line (has a ``-`` flag word)."""
+    return isinstance(node, str) and (" -" in node or node.startswith("-") or "\n-" in node)

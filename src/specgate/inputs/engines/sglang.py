@@ -1,0 +1,249 @@
+"""SGLang: ``sglang.launch_server`` flags (command lines, argv lists) and server args
+as YAML/JSON (``snake_case`` or ``kebab-case``).
+
+Sources: ``sgl-project/sglang:python/sglang/srt/server_args.py`` (flags, the
+``topk == 1`` rewrite of ``num_draft_tokens``, the all-or-none rule for
+steps/topk/draft tokens, spec-v2's ``topk == 1``), ``eagle_utils.organize_draft_results``
+(tree pool ``topk + (steps − 1)·topk²``), ``docs/advanced_features/speculative_decoding.md``.
+See notes/domain.md §1.2 and the correction in fixtures/real/SOURCES.md (pr2150 row).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from specgate.inputs.cmdline import Flag, FlagSpec
+from specgate.inputs.engines._base import (
+    Builder,
+    Context,
+    Kind,
+    as_bool,
+    as_float,
+    as_int,
+    as_str,
+    first,
+    opts_get,
+    positive,
+)
+from specgate.inputs.engines._source import Options, norm_key
+from specgate.inputs.types import EngineConfig, Mechanism
+
+PROGRAMS = ("sglang",)
+
+# argparse with abbreviations on. The list holds the speculative flags of SGLang
+# releases up to late 2024 (when `--speculative-draft` was still unambiguous, as in
+# sglang PR #2150) plus the few others read here; a prefix is matched against it.
+FLAGS = FlagSpec(
+    known={
+        "--model-path": True,
+        "--speculative-algorithm": True,
+        "--speculative-draft-model-path": True,
+        "--speculative-num-steps": True,
+        "--speculative-eagle-topk": True,
+        "--speculative-num-draft-tokens": True,
+        "--speculative-accept-threshold-single": True,
+        "--speculative-accept-threshold-acc": True,
+        "--speculative-token-map": True,
+        "--tp-size": True,
+        "--dp-size": True,
+        "--enable-dp-attention": False,
+        "--mem-fraction-static": True,
+    },
+    aliases={
+        "--model": "--model-path",
+        "--tensor-parallel-size": "--tp-size",
+        "--data-parallel-size": "--dp-size",
+        "--speculative-draft-model": "--speculative-draft-model-path",
+    },
+    allow_abbrev=True,
+)
+
+_ALGORITHMS: Mapping[str, Mechanism] = {
+    "EAGLE": "eagle",
+    "EAGLE3": "eagle3",
+    "NEXTN": "mtp",
+    "MTP": "mtp",
+    "STANDALONE": "draft_model",
+    "NGRAM": "ngram",
+    "LOOKAHEAD": "ngram",
+}
+_TREE_KEYS = ("speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens")
+SPEC_V2_ENV = "SGLANG_ENABLE_SPEC_V2"
+
+
+def detect_mapping(data: Mapping[object, object]) -> Kind | None:
+    """``config`` when ``speculative_algorithm`` is set; ``fragment`` for draft fields
+    (steps, topk, draft tokens, draft path) without an algorithm."""
+    keys = {norm_key(k): v for k, v in data.items()}
+    if keys.get("speculative_algorithm") not in (None, "", "None"):
+        return "config"
+    fields = (*_TREE_KEYS, "speculative_draft_model_path")
+    if any(keys.get(k) is not None for k in fields):
+        return "fragment"
+    return None
+
+
+def detect_flags(flags: Mapping[str, Flag]) -> Kind | None:
+    """Same verdicts for a launcher command line."""
+    algo = flags.get("--speculative-algorithm")
+    if algo is not None and algo.value not in (None, "", "None"):
+        return "config"
+    fields = (
+        "--speculative-num-steps",
+        "--speculative-eagle-topk",
+        "--speculative-num-draft-tokens",
+        "--speculative-draft-model-path",
+    )
+    return "fragment" if any(f in flags for f in fields) else None
+
+
+def read(opts: Options, ctx: Context) -> EngineConfig:
+    """Normalise SGLang server args.
+
+    Chain (``topk == 1``): D = steps, N_verify = steps + 1 (SGLang rewrites
+    ``num_draft_tokens`` to that). Tree (``topk > 1``): D = steps (the deepest path),
+    N_verify = ``num_draft_tokens``. NGRAM: N_verify = ``num_draft_tokens``, D =
+    N_verify − 1 as a maximum. None of the three set ⇒ SGLang picks them from the
+    model architecture: D and N_verify are None.
+
+    Raises:
+        InputError: a value of the wrong type.
+    """
+    b = Builder("sglang", ctx)
+    algo_opt = opts_get(opts, "speculative_algorithm")
+    algorithm = as_str(algo_opt).strip().upper() if algo_opt is not None else ""
+    b.at("mechanism", algo_opt)
+    draft_opt = opts_get(opts, "speculative_draft_model_path")
+    draft = as_str(draft_opt) if draft_opt is not None else None
+    b.at("draft_model", draft_opt)
+    mechanism = _ALGORITHMS.get(algorithm, "other")
+    if mechanism == "eagle" and draft is not None and _mtp_draft(draft):
+        mechanism = "mtp"
+        b.note("EAGLE with a NextN/MTP draft: SGLang runs the checkpoint's MTP module")
+    if algorithm == "NEXTN":
+        b.note("SGLang's NEXTN is EAGLE over the checkpoint's MTP (NextN) layers")
+    tp = _int(opts, b, ctx, "tensor_parallel_size", "tp_size", "tensor_parallel_size", "tp")
+    dp_opt = opts_get(opts, "enable_dp_attention")
+    dp_attention = dp_opt is not None and as_bool(dp_opt, "enable_dp_attention", ctx.file)
+    b.at("attention_data_parallel", dp_opt)
+    lossy = _lossy(opts, b, ctx)
+    if mechanism == "ngram":
+        d, n = _ngram(opts, b, ctx)
+    else:
+        d, n = _tree(opts, b, ctx)
+    return b.build(
+        mechanism=mechanism,
+        draft_length=d,
+        verify_tokens=n,
+        draft_length_is_max=mechanism == "ngram",
+        lossy_acceptance=lossy,
+        tensor_parallel_size=tp,
+        attention_data_parallel=dp_attention,
+        draft_model=draft,
+    )
+
+
+def _mtp_draft(draft: str) -> bool:
+    lowered = draft.lower()
+    return "nextn" in lowered or "mtp" in lowered
+
+
+def _int(opts: Options, b: Builder, ctx: Context, field_name: str, *names: str) -> int | None:
+    found = first(opts, *names)
+    if found is None:
+        return None
+    b.at(field_name, found[1])
+    return as_int(found[1], found[0], ctx.file)
+
+
+def _lossy(opts: Options, b: Builder, ctx: Context) -> bool:
+    lossy = False
+    for name in ("speculative_accept_threshold_single", "speculative_accept_threshold_acc"):
+        opt = opts_get(opts, name)
+        if opt is not None and as_float(opt, name, ctx.file) < 1.0:
+            b.at("lossy_acceptance", opt)
+            b.issue(
+                "SG304",
+                f"{name} {as_str(opt)} < 1 accepts drafts the target would reject (lossy)",
+                "lossy_acceptance",
+            )
+            lossy = True
+    return lossy
+
+
+def _ngram(opts: Options, b: Builder, ctx: Context) -> tuple[int | None, int | None]:
+    n = _int(opts, b, ctx, "verify_tokens", "speculative_num_draft_tokens")
+    if n is None:
+        b.note("speculative_num_draft_tokens not set: SGLang's NGRAM default applies")
+        return None, None
+    b.at("draft_length", opts_get(opts, "speculative_num_draft_tokens"))
+    return (n - 1 if n >= 1 else None), n
+
+
+def _tree(opts: Options, b: Builder, ctx: Context) -> tuple[int | None, int | None]:
+    steps = positive(
+        b,
+        _int(opts, b, ctx, "draft_length", "speculative_num_steps"),
+        "speculative_num_steps",
+        "draft_length",
+    )
+    topk = positive(
+        b,
+        _int(opts, b, ctx, "eagle_topk", "speculative_eagle_topk"),
+        "speculative_eagle_topk",
+        "eagle_topk",
+    )
+    tokens = positive(
+        b,
+        _int(opts, b, ctx, "verify_tokens", "speculative_num_draft_tokens"),
+        "speculative_num_draft_tokens",
+        "verify_tokens",
+    )
+    stated = [k for k in _TREE_KEYS if opts_get(opts, k) is not None]
+    if not stated:
+        b.note(
+            "speculative_num_steps / eagle_topk / num_draft_tokens not set: SGLang picks "
+            "them from the model architecture (5/4/8 for Llama and Grok, else 3/1/4)"
+        )
+        return None, None
+    if len(stated) < len(_TREE_KEYS):
+        missing = ", ".join(k for k in _TREE_KEYS if k not in stated)
+        b.issue(
+            "SG307",
+            f"SGLang needs all or none of speculative_num_steps, "
+            f"speculative_eagle_topk, speculative_num_draft_tokens; {missing} not set",
+            "draft_length",
+        )
+    _check_spec_v2(topk, b, ctx)
+    if topk == 1 and steps is not None:
+        if tokens is not None and tokens != steps + 1:
+            b.issue(
+                "SG307",
+                f"SGLang would rewrite speculative_num_draft_tokens {tokens} to "
+                f"{steps + 1} (num_steps + 1) because eagle_topk is 1",
+                "verify_tokens",
+            )
+        return steps, steps + 1
+    if topk is not None and steps is not None and tokens is not None:
+        pool = topk + (steps - 1) * topk * topk
+        if tokens > pool + 1:
+            b.issue(
+                "SG307",
+                f"speculative_num_draft_tokens {tokens} exceeds the draft tree: "
+                f"{topk} + ({steps} − 1)·{topk}² = {pool} candidates + 1 root",
+                "verify_tokens",
+            )
+    return steps, tokens
+
+
+def _check_spec_v2(topk: int | None, b: Builder, ctx: Context) -> None:
+    env = ctx.env.get(SPEC_V2_ENV)
+    if env is None or topk is None or topk <= 1:
+        return
+    if as_str(env).strip().lower() in ("1", "true", "yes", "on"):
+        b.at("spec_v2", env)
+        b.issue(
+            "SG307",
+            f"{SPEC_V2_ENV} (overlap scheduler) supports only eagle_topk 1, not {topk}",
+            "eagle_topk",
+        )

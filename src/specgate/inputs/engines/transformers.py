@@ -1,0 +1,90 @@
+"""Hugging Face transformers assisted generation: ``generation_config.json`` (or a
+mapping of ``generate`` keyword arguments).
+
+Source: transformers ``GenerationConfig`` docstrings (``num_assistant_tokens``,
+``num_assistant_tokens_schedule``, ``assistant_confidence_threshold``,
+``prompt_lookup_num_tokens``, ``assistant_early_exit``). See notes/domain.md §1.4.
+Many hub ``generation_config.json`` files carry ``num_assistant_tokens`` defaults
+without any assistant: that configures no speculation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from specgate.inputs.engines._base import Builder, Context, Kind, as_float, as_int, as_str, opts_get
+from specgate.inputs.engines._source import Options, norm_key
+from specgate.inputs.types import EngineConfig
+
+_ASSISTANT = ("assistant_model", "assistant_model_name_or_path")
+_ADAPTIVE_SCHEDULES = frozenset({"heuristic", "heuristic_transient", "dynamic"})
+
+
+def detect_mapping(data: Mapping[object, object]) -> Kind | None:
+    """``config`` with prompt lookup, an assistant model or early-exit self-speculation;
+    ``fragment`` for assistant knobs alone."""
+    keys = {norm_key(k): v for k, v in data.items()}
+    if keys.get("prompt_lookup_num_tokens") is not None:
+        return "config"
+    if any(keys.get(k) is not None for k in (*_ASSISTANT, "assistant_early_exit")):
+        return "config"
+    return "fragment" if keys.get("num_assistant_tokens") is not None else None
+
+
+def read(opts: Options, ctx: Context) -> EngineConfig:
+    """Normalise assisted-generation settings.
+
+    Prompt lookup: mechanism ngram, D = ``prompt_lookup_num_tokens`` (a maximum).
+    Assistant: D = ``num_assistant_tokens``, a maximum with a heuristic/dynamic
+    schedule or a confidence threshold > 0; absent ⇒ None (the default changed
+    between releases: 5, later 20). N_verify = D + 1.
+
+    Raises:
+        InputError: a value of the wrong type.
+    """
+    b = Builder("transformers", ctx)
+    lookup = opts_get(opts, "prompt_lookup_num_tokens")
+    if lookup is not None:
+        b.at("mechanism", lookup)
+        b.at("draft_length", lookup)
+        k = as_int(lookup, "prompt_lookup_num_tokens", ctx.file)
+        return b.build(
+            mechanism="ngram", draft_length=k, verify_tokens=k + 1, draft_length_is_max=True
+        )
+    model_opt = next((o for k in _ASSISTANT if (o := opts_get(opts, k)) is not None), None)
+    early = opts_get(opts, "assistant_early_exit")
+    b.at("mechanism", model_opt or early)
+    b.at("draft_model", model_opt)
+    k_opt = opts_get(opts, "num_assistant_tokens")
+    d: int | None = None
+    if k_opt is not None:
+        b.at("draft_length", k_opt)
+        d = as_int(k_opt, "num_assistant_tokens", ctx.file)
+    else:
+        b.note(
+            "num_assistant_tokens not set: the default depends on the transformers "
+            "release (5, later 20)"
+        )
+    is_max = False
+    schedule = opts_get(opts, "num_assistant_tokens_schedule")
+    if schedule is not None and as_str(schedule).strip().lower() in _ADAPTIVE_SCHEDULES:
+        b.at("draft_length_is_max", schedule)
+        b.note(
+            f"num_assistant_tokens_schedule {as_str(schedule)!r} moves D between calls; "
+            "num_assistant_tokens is the starting value"
+        )
+        is_max = True
+    threshold = opts_get(opts, "assistant_confidence_threshold")
+    if (
+        threshold is not None
+        and as_float(threshold, "assistant_confidence_threshold", ctx.file) > 0
+    ):
+        b.at("draft_length_is_max", threshold)
+        is_max = True
+    return b.build(
+        mechanism="draft_model" if model_opt is not None else "other",
+        draft_length=d,
+        verify_tokens=None if d is None else d + 1,
+        draft_length_is_max=is_max,
+        draft_model=as_str(model_opt) if model_opt is not None else None,
+    )

@@ -1,0 +1,162 @@
+"""TensorRT-LLM (PyTorch backend): LLM-API options YAML (``trtllm-serve --config``,
+``--extra_llm_api_options``) with a ``speculative_config`` block.
+
+Sources: ``NVIDIA/TensorRT-LLM:docs/source/features/speculative-decoding.md`` and
+``tensorrt_llm/llmapi/llm_args.py`` (``decoding_type`` values, ``max_draft_len``,
+``num_nextn_predict_layers``, dynamic tree bounds, relaxed MTP acceptance).
+See notes/domain.md §1.3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from specgate.inputs.engines._base import (
+    Builder,
+    Context,
+    Kind,
+    as_bool,
+    as_int,
+    as_str,
+    first,
+    opts_get,
+    positive,
+)
+from specgate.inputs.engines._source import Opt, Options, norm_key
+from specgate.inputs.types import EngineConfig, Mechanism
+
+PROGRAMS = ("trtllm-serve", "trtllm-bench")
+
+_DECODING: Mapping[str, Mechanism] = {
+    "mtp": "mtp",
+    "eagle": "eagle3",
+    "eagle3": "eagle3",
+    "ngram": "ngram",
+    "drafttarget": "draft_model",
+    "sa": "suffix",
+    "medusa": "medusa",
+}
+_ADAPTIVE = frozenset({"ngram", "sa"})
+
+
+def _block(data: Mapping[object, object]) -> Mapping[object, object] | None:
+    keys = {norm_key(k): v for k, v in data.items()}
+    inner = keys.get("speculative_config")
+    return inner if isinstance(inner, Mapping) else None
+
+
+def detect_mapping(data: Mapping[object, object]) -> Kind | None:
+    """``config`` for a mapping whose ``speculative_config`` (or itself) has a
+    ``decoding_type``; ``fragment`` for draft lengths without one."""
+    inner = _block(data)
+    for node in (inner, None if inner is not None else data):
+        if node is None:
+            continue
+        keys = {norm_key(k): v for k, v in node.items()}
+        if keys.get("decoding_type") not in (None, ""):
+            return "config"
+        if node is inner and ("max_draft_len" in keys or "num_nextn_predict_layers" in keys):
+            return "fragment"
+    return None
+
+
+def read(opts: Options, ctx: Context) -> EngineConfig:
+    """Normalise a TensorRT-LLM options mapping (or its bare ``speculative_config``).
+
+    D = ``max_draft_len`` (older MTP files: ``num_nextn_predict_layers``); N_verify =
+    D + 1, or ``max_total_draft_tokens`` + 1 with ``use_dynamic_tree``, or the
+    ``eagle_choices`` count + 1 for a static tree. NGram and SA (suffix automaton)
+    drafts are maxima.
+
+    Raises:
+        InputError: a value of the wrong type.
+    """
+    b = Builder("trtllm", ctx)
+    spec = opts_get(opts, "speculative_config")
+    outer = spec is not None and spec.sub is not None
+    block: Mapping[str, Opt] = spec.sub if spec is not None and spec.sub is not None else opts
+    kind_opt = opts_get(block, "decoding_type")
+    b.at("mechanism", kind_opt)
+    kind = as_str(kind_opt).strip() if kind_opt is not None else ""
+    mechanism = _DECODING.get(kind.lower(), "other")
+    if kind.lower() == "eagle":
+        b.note("decoding_type Eagle is TensorRT-LLM's backward-compatible alias of Eagle3")
+    model = first(block, "speculative_model", "speculative_model_dir")
+    b.at("draft_model", model[1] if model else None)
+    d = _draft_length(block, kind, b, ctx)
+    n = _verify_tokens(block, d, b, ctx)
+    lossy = _flag(block, "use_relaxed_acceptance_for_thinking", ctx)
+    if lossy:
+        b.at("lossy_acceptance", opts_get(block, "use_relaxed_acceptance_for_thinking"))
+        b.issue(
+            "SG304",
+            "use_relaxed_acceptance_for_thinking accepts MTP drafts by relaxed "
+            "top-k/delta during thinking (lossy)",
+            "lossy_acceptance",
+        )
+    if _flag(block, "use_sa_spec", ctx):
+        b.note("use_sa_spec: a suffix-automaton lookup can replace the draft when it matches")
+    tp = None
+    dp = False
+    if outer:
+        tp_opt = opts_get(opts, "tensor_parallel_size")
+        b.at("tensor_parallel_size", tp_opt)
+        tp = as_int(tp_opt, "tensor_parallel_size", ctx.file) if tp_opt is not None else None
+        dp = _flag(opts, "enable_attention_dp", ctx)
+        if dp:
+            b.at("attention_data_parallel", opts_get(opts, "enable_attention_dp"))
+    return b.build(
+        mechanism=mechanism,
+        draft_length=d,
+        verify_tokens=n,
+        draft_length_is_max=kind.lower() in _ADAPTIVE,
+        lossy_acceptance=lossy,
+        tensor_parallel_size=tp,
+        attention_data_parallel=dp,
+        draft_model=as_str(model[1]) if model else None,
+    )
+
+
+def _flag(opts: Mapping[str, Opt], name: str, ctx: Context) -> bool:
+    opt = opts_get(opts, name)
+    return opt is not None and as_bool(opt, name, ctx.file)
+
+
+def _draft_length(block: Mapping[str, Opt], kind: str, b: Builder, ctx: Context) -> int | None:
+    opt = opts_get(block, "max_draft_len")
+    if opt is None and kind.lower() == "mtp":
+        opt = opts_get(block, "num_nextn_predict_layers")
+        if opt is not None:
+            b.note("max_draft_len not set: older MTP configs set D with num_nextn_predict_layers")
+    if opt is None:
+        b.note("max_draft_len not set: TensorRT-LLM's default for this decoding_type applies")
+        return None
+    b.at("draft_length", opt)
+    return positive(b, as_int(opt, "max_draft_len", ctx.file), "max_draft_len", "draft_length")
+
+
+def _verify_tokens(block: Mapping[str, Opt], d: int | None, b: Builder, ctx: Context) -> int | None:
+    if _flag(block, "use_dynamic_tree", ctx):
+        total_opt = opts_get(block, "max_total_draft_tokens")
+        topk_opt = opts_get(block, "dynamic_tree_max_topk")
+        if topk_opt is None:
+            topk_opt = opts_get(block, "dynamic_tree_max_topK")
+        if total_opt is None:
+            b.note("use_dynamic_tree without max_total_draft_tokens: tree size unknown")
+            return None
+        b.at("verify_tokens", total_opt)
+        total = as_int(total_opt, "max_total_draft_tokens", ctx.file)
+        topk = as_int(topk_opt, "dynamic_tree_max_topK", ctx.file) if topk_opt else None
+        if d is not None and topk is not None and not d <= total <= topk * d:
+            b.issue(
+                "SG307",
+                f"max_total_draft_tokens {total} must lie in [max_draft_len, "
+                f"dynamic_tree_max_topK·max_draft_len] = [{d}, {topk * d}]",
+                "verify_tokens",
+            )
+        return total + 1
+    choices = opts_get(block, "eagle_choices")
+    if choices is not None and isinstance(choices.value, list):
+        b.at("verify_tokens", choices)
+        return len(choices.value) + 1
+    return None if d is None else d + 1

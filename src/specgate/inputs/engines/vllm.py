@@ -1,0 +1,432 @@
+"""vLLM: ``vllm serve`` YAML, ``--speculative-config '<json>'`` and V0 flat flags.
+
+Sources: ``vllm-project/vllm:vllm/config/speculative.py`` (``SpeculativeConfig``:
+method names and aliases, defaults, validation), ``docs/features/speculative_decoding``,
+``docs/configuration/serve_args.md`` (YAML keys are the long option names, ``-``
+or ``_``), and for V0 (≤ 0.7) ``docs.vllm.ai/en/v0.7.1/features/spec_decode.html``.
+See notes/domain.md §1.1.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from specgate.errors import InputError
+from specgate.inputs.cmdline import Flag, FlagSpec
+from specgate.inputs.engines._base import (
+    Builder,
+    Context,
+    Kind,
+    as_int,
+    as_str,
+    first,
+    opts_get,
+    positive,
+)
+from specgate.inputs.engines._source import CommandSource, Opt, Options, norm_key
+from specgate.inputs.pointer import parse_json_scalar
+from specgate.inputs.types import EngineConfig, EngineIssue, Mechanism
+
+PROGRAMS = ("vllm", "vllm.entrypoints")
+
+# vLLM's parser spells these with '-' or '_' alike; it takes no abbreviations we can
+# rely on (hundreds of flags share our prefixes), so exact names only.
+FLAGS = FlagSpec(
+    known={
+        "--speculative-config": True,
+        "--tensor-parallel-size": True,
+        "--speculative-model": True,
+        "--num-speculative-tokens": True,
+        "--ngram-prompt-lookup-max": True,
+        "--ngram-prompt-lookup-min": True,
+        "--speculative-draft-tensor-parallel-size": True,
+        "--spec-decoding-acceptance-method": True,
+        "--model": True,
+    },
+    aliases={"-tp": "--tensor-parallel-size"},
+    allow_abbrev=False,
+    underscores=True,
+)
+
+SPEC_KEYS = frozenset(
+    {
+        "method",
+        "model",
+        "num_speculative_tokens",
+        "draft_tensor_parallel_size",
+        "prompt_lookup_min",
+        "prompt_lookup_max",
+        "quantization",
+        "max_model_len",
+        "revision",
+        "code_revision",
+        "enforce_eager",
+        "disable_by_batch_size",
+        "rejection_sample_method",
+        "draft_sample_method",
+        "parallel_drafting",
+        "suffix_decoding_max_tree_depth",
+        "suffix_decoding_max_cached_requests",
+        "suffix_decoding_max_spec_factor",
+        "suffix_decoding_min_token_prob",
+        "speculative_token_tree",
+        "num_speculative_tokens_per_batch_size",
+        "synthetic_acceptance_rates",
+        "synthetic_acceptance_length",
+        "use_heterogeneous_vocab",
+        "disable_padded_drafter_batch",
+        "tensor_parallel_size",
+        "draft_load_config",
+        "kv_cache_dtype",
+        "attention_backend",
+        "disable_logprobs",
+        "disable_log_stats",
+        "acceptance_method",
+    }
+)
+
+_METHODS: Mapping[str, Mechanism] = {
+    "ngram": "ngram",
+    "ngram_gpu": "ngram",
+    "[ngram]": "ngram",
+    "suffix": "suffix",
+    "eagle": "eagle",
+    "eagle3": "eagle3",
+    "medusa": "medusa",
+    "mtp": "mtp",
+    "draft_model": "draft_model",
+    "mlp_speculator": "mlp_speculator",
+}
+_OTHER_METHODS = frozenset({"dflash", "dspark", "extract_hidden_states", "custom_class"})
+SUFFIX_MAX_TREE_DEPTH = 24
+
+
+def method_mechanism(method: str) -> Mechanism:
+    """The DESIGN.md mechanism of a vLLM ``method`` (deprecated ``*_mtp`` → ``mtp``)."""
+    key = method.strip().lower()
+    if key in _METHODS:
+        return _METHODS[key]
+    if key.endswith("_mtp"):
+        return "mtp"
+    return "other"
+
+
+def _is_method(value: object) -> bool:
+    if not isinstance(value, str):
+        return False
+    key = value.strip().lower()
+    return key in _METHODS or key in _OTHER_METHODS or key.endswith("_mtp")
+
+
+def _spec_block(value: object) -> bool:
+    """A ``speculative_config`` value naming vLLM speculation (not TRT-LLM's)."""
+    inner = parse_json_scalar(value) if isinstance(value, str) else value
+    return isinstance(inner, Mapping) and "decoding_type" not in inner and bool(inner)
+
+
+def detect_mapping(data: Mapping[object, object]) -> Kind | None:
+    """``config`` for a serve mapping with a speculative block or V0 ``speculative_model``,
+    or a bare block; ``fragment`` for V0 ``num_speculative_tokens`` without a model."""
+    keys = {norm_key(k): v for k, v in data.items()}
+    if _spec_block(keys.get("speculative_config")):
+        return "config"
+    if keys.get("speculative_model") is not None:
+        return "config"
+    bare = set(keys) <= SPEC_KEYS
+    if bare and (_is_method(keys.get("method")) or "num_speculative_tokens" in keys):
+        return "config"
+    if keys.get("num_speculative_tokens") is not None:
+        return "fragment"
+    return None
+
+
+def detect_flags(flags: Mapping[str, Flag], dotted: Mapping[str, object]) -> Kind | None:
+    """Same verdicts for a ``vllm serve`` command line."""
+    if "--speculative-config" in flags or dotted or "--speculative-model" in flags:
+        return "config"
+    if "--num-speculative-tokens" in flags:
+        return "fragment"
+    return None
+
+
+def dotted_options(argv: tuple[str, ...]) -> dict[str, tuple[str, int]]:
+    """``--speculative-config.KEY VALUE`` / ``=VALUE`` words → {KEY: (VALUE, word index)}."""
+    out: dict[str, tuple[str, int]] = {}
+    for i, word in enumerate(argv):
+        name, eq, inline = word.partition("=")
+        head = name.replace("_", "-")
+        if not head.startswith("--speculative-config."):
+            continue
+        key = norm_key(name.split(".", 1)[1])
+        if eq:
+            out[key] = (inline, i)
+        elif i + 1 < len(argv):
+            out[key] = (argv[i + 1], i + 1)
+    return out
+
+
+def _v0_block(opts: Options, b: Builder) -> dict[str, Opt]:
+    """V0 flat keys translated to V1 block keys."""
+    block: dict[str, Opt] = {}
+    renames = {
+        "speculative_model": "model",
+        "num_speculative_tokens": "num_speculative_tokens",
+        "ngram_prompt_lookup_max": "prompt_lookup_max",
+        "ngram_prompt_lookup_min": "prompt_lookup_min",
+        "speculative_draft_tensor_parallel_size": "draft_tensor_parallel_size",
+        "spec_decoding_acceptance_method": "acceptance_method",
+    }
+    for old, new in renames.items():
+        opt = opts_get(opts, old)
+        if opt is not None:
+            block[new] = opt
+    if block:
+        b.note("read vLLM V0 flat speculative flags (vLLM ≤ 0.7)")
+    return block
+
+
+def read(opts: Options, ctx: Context) -> EngineConfig:
+    """Normalise a vLLM configuration.
+
+    ``opts`` is a serve mapping / command line (``speculative_config`` holds the
+    block as a mapping or JSON text), a bare ``speculative_config`` block, or V0
+    flat keys. D = ``num_speculative_tokens``; N_verify = D + 1 (chain); n-gram and
+    suffix D are maxima; suffix without ``num_speculative_tokens`` uses
+    ``suffix_decoding_max_tree_depth`` (24).
+
+    Raises:
+        InputError: a value of the wrong type, or a JSON block that does not parse.
+    """
+    b = Builder("vllm", ctx)
+    spec = opts_get(opts, "speculative_config")
+    if spec is not None:
+        if spec.sub is None:
+            try:
+                json.loads(as_str(spec))
+            except ValueError as exc:
+                raise InputError(
+                    f"speculative_config is not a JSON object: {exc}", ctx.file, spec.span.line
+                ) from None
+            raise InputError("speculative_config must be a JSON object", ctx.file, spec.span.line)
+        block: Mapping[str, Opt] = spec.sub
+    elif opts_get(opts, "speculative_model") is not None or (
+        opts_get(opts, "num_speculative_tokens") is not None and not set(opts) <= SPEC_KEYS
+    ):
+        block = _v0_block(opts, b)
+    else:
+        block = opts
+    target_tp = _target_tp(opts, block, b, ctx)
+    mechanism, model = _mechanism(block, b, ctx)
+    d = _draft_length(block, mechanism, b, ctx)
+    is_max = mechanism in ("ngram", "suffix")
+    lossy = _lossy(block, b)
+    _check_draft_tp(block, target_tp, b, ctx)
+    if mechanism == "ngram":
+        _check_lookup(block, b, ctx)
+    if opts_get(block, "num_speculative_tokens_per_batch_size") is not None:
+        b.note("num_speculative_tokens_per_batch_size varies D by batch size; D is the default k")
+    if opts_get(block, "speculative_token_tree") is not None:
+        b.note("speculative_token_tree is set: N_verify is the tree size, not D + 1")
+    return b.build(
+        mechanism=mechanism,
+        draft_length=d,
+        verify_tokens=None if d is None or opts_get(block, "speculative_token_tree") else d + 1,
+        draft_length_is_max=is_max,
+        lossy_acceptance=lossy,
+        tensor_parallel_size=target_tp,
+        draft_model=model,
+    )
+
+
+def _target_tp(opts: Options, block: Mapping[str, Opt], b: Builder, ctx: Context) -> int | None:
+    """Target TP from the serve options; TP inside the block is an SG307 issue."""
+    inner = opts_get(block, "tensor_parallel_size")
+    if inner is not None:
+        b.at("speculative_tensor_parallel_size", inner)
+        b.issue(
+            "SG307",
+            "vLLM rejects tensor_parallel_size inside speculative_config; "
+            "the draft's TP is draft_tensor_parallel_size",
+            "speculative_tensor_parallel_size",
+        )
+    if block is opts:
+        return None
+    found = first(opts, "tensor_parallel_size", "tp")
+    if found is None:
+        return None
+    b.at("tensor_parallel_size", found[1])
+    return as_int(found[1], "tensor_parallel_size", ctx.file)
+
+
+def mtp_layer_issue(config: EngineConfig, mtp_layers: int | None) -> EngineIssue | None:
+    """vLLM's MTP check, once the target's MTP layer count (``n_predict``) is known.
+
+    vLLM refuses ``num_speculative_tokens > n_predict`` unless it is a whole multiple
+    of ``n_predict`` (the layers are then run repeatedly).
+
+    Returns:
+        an SG307 issue about ``draft_length``, or None when valid or unknown.
+    """
+    d = config.draft_length
+    if config.engine != "vllm" or config.mechanism != "mtp" or d is None or not mtp_layers:
+        return None
+    if d > mtp_layers and d % mtp_layers:
+        return EngineIssue(
+            "SG307",
+            f"num_speculative_tokens {d} exceeds the model's {mtp_layers} MTP layers and is "
+            "not a multiple of them; vLLM refuses",
+            "draft_length",
+        )
+    return None
+
+
+def command_options(source: CommandSource) -> Options:
+    """Options of a ``vllm serve`` command, ``--speculative-config.KEY VALUE`` merged in."""
+    opts = source.options(FLAGS)
+    dotted = dotted_options(source.command.argv)
+    if not dotted:
+        return opts
+    spec = opts.get("speculative_config")
+    sub: dict[str, Opt] = dict(spec.sub) if spec is not None and spec.sub is not None else {}
+    for key, (value, index) in dotted.items():
+        sub[key] = Opt(_scalar(value), source.spans[index])
+    span = spec.span if spec is not None else source.spans[next(iter(dotted.values()))[1]]
+    opts["speculative_config"] = Opt(json.dumps({k: o.value for k, o in sub.items()}), span, sub)
+    return opts
+
+
+def _scalar(text: str) -> object:
+    try:
+        value: object = json.loads(text)
+    except ValueError:
+        return text
+    return value
+
+
+def _mechanism(block: Mapping[str, Opt], b: Builder, ctx: Context) -> tuple[Mechanism, str | None]:
+    method = opts_get(block, "method")
+    model_opt = opts_get(block, "model")
+    model = as_str(model_opt) if model_opt is not None else None
+    b.at("draft_model", model_opt)
+    if method is not None:
+        b.at("mechanism", method)
+        name = as_str(method)
+        mechanism = method_mechanism(name)
+        if mechanism == "mtp" and name.strip().lower() != "mtp":
+            b.note(f"vLLM method {name!r} is a deprecated alias of 'mtp'")
+        if name.strip().lower() == "ngram_gpu":
+            b.note("vLLM method 'ngram_gpu' is n-gram lookup on the GPU")
+        return mechanism, None if mechanism in ("ngram", "suffix") else model
+    if model is None:
+        b.note(
+            "neither method nor model given: vLLM uses the target's own MTP layers when it "
+            "has them (and refuses otherwise)"
+        )
+        return "mtp", None
+    b.at("mechanism", model_opt)
+    lowered = model.lower()
+    if lowered in ("ngram", "[ngram]"):
+        return "ngram", None
+    guesses: tuple[tuple[str, Mechanism], ...] = (
+        ("eagle3", "eagle3"),
+        ("eagle", "eagle"),
+        ("medusa", "medusa"),
+        ("mlp_speculator", "mlp_speculator"),
+        ("mlp-speculator", "mlp_speculator"),
+    )
+    for needle, mechanism in guesses:
+        if needle in lowered:
+            b.note(f"method not given: inferred {mechanism!r} from the draft name, as vLLM does")
+            return mechanism, model
+    b.note(
+        "method not given: vLLM treats the draft as a separate draft model unless its "
+        "config says otherwise"
+    )
+    return "draft_model", model
+
+
+def _draft_length(
+    block: Mapping[str, Opt], mechanism: Mechanism, b: Builder, ctx: Context
+) -> int | None:
+    k = opts_get(block, "num_speculative_tokens")
+    if k is not None:
+        b.at("draft_length", k)
+        return positive(
+            b,
+            as_int(k, "num_speculative_tokens", ctx.file),
+            "num_speculative_tokens",
+            "draft_length",
+        )
+    if mechanism == "suffix":
+        depth = opts_get(block, "suffix_decoding_max_tree_depth")
+        b.at("draft_length", depth)
+        value = (
+            SUFFIX_MAX_TREE_DEPTH
+            if depth is None
+            else as_int(depth, "suffix_decoding_max_tree_depth", ctx.file)
+        )
+        b.note(
+            f"num_speculative_tokens not set: suffix decoding drafts up to its tree depth ({value})"
+        )
+        return value
+    b.note("num_speculative_tokens not set: vLLM takes it from the draft's n_predict")
+    return None
+
+
+def _lossy(block: Mapping[str, Opt], b: Builder) -> bool:
+    lossy = False
+    sample = opts_get(block, "rejection_sample_method")
+    if sample is not None and as_str(sample).strip().lower() == "synthetic":
+        b.at("lossy_acceptance", sample)
+        b.issue(
+            "SG304",
+            "rejection_sample_method: synthetic fakes acceptance (benchmarking only)",
+            "lossy_acceptance",
+        )
+        lossy = True
+    method = opts_get(block, "acceptance_method")
+    if method is not None and as_str(method).strip().lower() == "typical_acceptance_sampler":
+        b.at("lossy_acceptance", method)
+        b.issue(
+            "SG304",
+            "typical_acceptance_sampler accepts drafts the target would reject (lossy)",
+            "lossy_acceptance",
+        )
+        lossy = True
+    return lossy
+
+
+def _check_draft_tp(
+    block: Mapping[str, Opt], target_tp: int | None, b: Builder, ctx: Context
+) -> None:
+    opt = opts_get(block, "draft_tensor_parallel_size")
+    if opt is None:
+        return
+    b.at("draft_tensor_parallel_size", opt)
+    draft_tp = as_int(opt, "draft_tensor_parallel_size", ctx.file)
+    target = 1 if target_tp is None else target_tp
+    if draft_tp not in (1, target):
+        shown = f"{target}" if target_tp is not None else "1 (not stated; vLLM's default)"
+        b.issue(
+            "SG307",
+            f"draft tensor parallel size {draft_tp} must be 1 or the target's ({shown})",
+            "draft_tensor_parallel_size",
+        )
+
+
+def _check_lookup(block: Mapping[str, Opt], b: Builder, ctx: Context) -> None:
+    low = opts_get(block, "prompt_lookup_min")
+    high = opts_get(block, "prompt_lookup_max")
+    if low is None or high is None:
+        return
+    lo = as_int(low, "prompt_lookup_min", ctx.file)
+    hi = as_int(high, "prompt_lookup_max", ctx.file)
+    b.at("prompt_lookup_min", low)
+    b.at("prompt_lookup_max", high)
+    if lo > hi:
+        b.issue(
+            "SG307",
+            f"prompt_lookup_min {lo} is above prompt_lookup_max {hi}; vLLM refuses",
+            "prompt_lookup_min",
+        )
