@@ -7,16 +7,19 @@ rules together; it holds no formulas and no formatting.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from specgate import derived, mechanisms
+from specgate.config import DEFAULT as DEFAULT_CONFIG
+from specgate.config import Config, ConfigFinder
 from specgate.document import Document, NodePath, Span, format_path
 from specgate.errors import InputError
 from specgate.findings import SEVERITY_RANK, Finding, status_of, worst
 from specgate.model import Deployment
 from specgate.report import DeploymentReport, FileReport, RunReport
 from specgate.rules import REGISTRY, Hit, RuleContext
+from specgate.suppress import InlineIgnores
 
 _SCHEMA_ACTIONS = {
     "SG001": "Fix the schema violations (run `specgate schema` for the format); other rules "
@@ -94,6 +97,7 @@ def evaluate(
     *,
     blocking: list[Finding] | None = None,
     extra: Callable[[RuleContext], Iterable[tuple[str, Hit]]] | None = None,
+    keep: Callable[[Finding], bool] | None = None,
 ) -> DeploymentReport:
     """Judge one deployment.
 
@@ -104,6 +108,8 @@ def evaluate(
         blocking: schema findings (SG001/SG002/SG003) of this deployment; when any
             SG001/SG002 is present no other rule runs (fix the schema first).
         extra: more (code, hit) pairs, e.g. from referenced-file rules.
+        keep: a filter applied before the status is decided (configuration
+            ``select``/``ignore`` and inline suppressions).
     """
     metrics = derived.compute(deployment, options.min_accept_length)
     recommended = mechanisms.recommend(deployment)
@@ -121,6 +127,8 @@ def evaluate(
             pairs.append(
                 (make_finding(code, hit.message, hit.path, locator.locate(hit.path)), hit.action)
             )
+    if keep is not None:
+        pairs = [(f, action) for f, action in pairs if keep(f)]
     findings = tuple(sorted((f for f, _ in pairs), key=Finding.sort_key))
     status = status_of(list(findings))
     return DeploymentReport(
@@ -141,8 +149,13 @@ def _deployment_index(path: NodePath) -> int | None:
     return None
 
 
-def check_document(document: Document, options: CheckOptions) -> FileReport:
-    """Check a parsed claims file."""
+def check_document(
+    document: Document,
+    options: CheckOptions,
+    *,
+    keep: Callable[[Finding], bool] | None = None,
+) -> FileReport:
+    """Check a parsed claims file; ``keep`` filters findings (suppressions)."""
     from specgate.build import build_deployment
     from specgate.validate import validate
 
@@ -223,12 +236,15 @@ def check_document(document: Document, options: CheckOptions) -> FileReport:
                     names[name] = index
 
     reports = [
-        evaluate(d, locator, options, blocking=per_deployment.get(d.index, [])) for d in deployments
+        evaluate(d, locator, options, blocking=per_deployment.get(d.index, []), keep=keep)
+        for d in deployments
     ]
     # Findings under deployments[i] of an item that is not a mapping stay file-level.
     for index, found in per_deployment.items():
         if index >= len(deployments):
             file_level.extend(found)
+    if keep is not None:
+        file_level = [f for f in file_level if keep(f)]
     return _file_report(shown, file_level, reports)
 
 
@@ -248,9 +264,38 @@ def _file_report(
     )
 
 
-def check_file(path: Path, shown: str, options: CheckOptions) -> FileReport:
+def _suppression_findings(document: Document, shown: str) -> tuple[list[Finding], InlineIgnores]:
+    from specgate.suppress import scan
+
+    inline = (
+        scan(document.text) if document.text and not shown.endswith(".json") else InlineIgnores()
+    )
+    found = [
+        make_finding(
+            "SG004",
+            f"ignore[{bad.reference}] {bad.reason}",
+            (),
+            (shown, Span(bad.line, bad.column)),
+        )
+        for bad in inline.bad
+    ]
+    return found, inline
+
+
+def check_file(
+    path: Path,
+    shown: str,
+    options: CheckOptions,
+    config: Config = DEFAULT_CONFIG,
+) -> FileReport:
     """Read, parse and check one claims file; a read or parse failure becomes an
-    ``error`` file report (its status is ``error``)."""
+    ``error`` file report (its status is ``error``).
+
+    Args:
+        path: the file on disk; ``shown``: its path as reported.
+        options: run-wide options (the CLI's, which beat the configuration's).
+        config: the configuration in force for this file.
+    """
     from specgate.loader import load_document
 
     try:
@@ -265,10 +310,60 @@ def check_file(path: Path, shown: str, options: CheckOptions) -> FileReport:
             error_line=exc.line,
             error_column=exc.column,
         )
-    return check_document(document, options)
+    extra, inline = _suppression_findings(document, shown)
+
+    def keep(finding: Finding) -> bool:
+        if not config.enabled(finding.code, path):
+            return False
+        return finding.file != shown or not inline.suppresses(finding.code, finding.line)
+
+    floor = options.min_accept_length
+    if floor is None:
+        floor = config.min_accept_length
+    report = check_document(document, CheckOptions(min_accept_length=floor), keep=keep)
+    if not extra:
+        return report
+    findings = tuple(sorted((*report.findings, *extra), key=Finding.sort_key))
+    statuses = [d.status for d in report.deployments] + [status_of(list(findings))]
+    return replace(report, findings=findings, status=worst(statuses))
 
 
-def check_files(files: list[tuple[Path, str]], options: CheckOptions) -> RunReport:
-    """Check every file (already discovered and sorted); the run's status is the worst."""
-    reports = tuple(check_file(path, shown, options) for path, shown in files)
-    return RunReport(status=worst([r.status for r in reports]), files=reports)
+def _config_findings(config: Config) -> list[Finding]:
+    assert config.path is not None
+    return [
+        make_finding(
+            "SG004",
+            f"{reference!r} in [tool.specgate] names no rule",
+            (),
+            (config.path, Span(line, 1)),
+        )
+        for reference, line in config.unknown_rules
+    ]
+
+
+def check_files(
+    files: list[tuple[Path, str]],
+    options: CheckOptions,
+    finder: ConfigFinder | None = None,
+) -> RunReport:
+    """Check every file (already discovered and sorted); the run's status is the worst.
+
+    Configuration problems (SG004 for unknown rule references) are reported once,
+    with the first claims file that uses that configuration.
+    """
+    finder = finder or ConfigFinder()
+    reported: set[str] = set()
+    reports: list[FileReport] = []
+    for path, shown in files:
+        config = finder.for_file(path)
+        report = check_file(path, shown, options, config)
+        if config.path is not None and config.unknown_rules and config.path not in reported:
+            reported.add(config.path)
+            if report.error is None:
+                findings = tuple(
+                    sorted((*report.findings, *_config_findings(config)), key=Finding.sort_key)
+                )
+                statuses = [d.status for d in report.deployments] + [status_of(list(findings))]
+                report = replace(report, findings=findings, status=worst(statuses))
+        reports.append(report)
+    return RunReport(status=worst([r.status for r in reports]), files=tuple(reports))

@@ -144,6 +144,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="AL",
         help="AL floor for every deployment, overriding policy.min_accept_length",
     )
+    check.add_argument(
+        "--config",
+        metavar="FILE",
+        help="read settings from FILE (a pyproject.toml with [tool.specgate], or a TOML file "
+        "holding those keys) instead of the nearest pyproject.toml",
+    )
 
     doctor = sub.add_parser(
         "doctor",
@@ -274,13 +280,19 @@ def _colour(stream: TextIO) -> bool:
 
 def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     from specgate.checker import CheckOptions, check_files
+    from specgate.config import ConfigFinder, load_config
     from specgate.discovery import discover
 
-    fail_on = "actionable" if args.strict else (args.fail_on or "fail")
     if args.strict and args.fail_on not in (None, "actionable"):
         raise UsageError("specgate check: --strict conflicts with --fail-on " + args.fail_on)
+    explicit = None
+    if args.config:
+        explicit = load_config(Path(args.config), args.config, explicit=True)
+    finder = ConfigFinder(explicit)
+    run_config = explicit or finder.for_folder(Path.cwd().resolve())
+    fail_on = "actionable" if args.strict else (args.fail_on or run_config.fail_on or "fail")
     files = discover(args.paths)
-    run = check_files(files, CheckOptions(min_accept_length=args.min_accept_length))
+    run = check_files(files, CheckOptions(min_accept_length=args.min_accept_length), finder)
 
     summary_path = args.summary
     if summary_path is None and args.format == "github":

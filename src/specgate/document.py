@@ -58,6 +58,7 @@ class Document:
         positions: node path → :class:`NodePosition`.
         duplicates: repeated keys, in document order.
         empty: True when the file holds no document at all.
+        text: the decoded source (for comment directives).
     """
 
     file: str
@@ -65,6 +66,7 @@ class Document:
     positions: dict[NodePath, NodePosition] = field(default_factory=dict)
     duplicates: list[DuplicateKey] = field(default_factory=list)
     empty: bool = False
+    text: str = ""
 
     def locate(self, path: NodePath) -> Span:
         """The span a finding about ``path`` should point at.

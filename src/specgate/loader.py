@@ -65,7 +65,10 @@ def parse_text(text: str, shown: str, *, json_syntax: bool) -> Document:
     if json_syntax:
         from specgate.json_loader import load_json
 
-        return load_json(text, shown)
-    from specgate.yaml_loader import load_yaml
+        document = load_json(text, shown)
+    else:
+        from specgate.yaml_loader import load_yaml
 
-    return load_yaml(text, shown)
+        document = load_yaml(text, shown)
+    document.text = text
+    return document

@@ -80,7 +80,7 @@ def render(run: RunReport, *, colour: bool = False) -> str:
         if file.error is not None:
             lines.append(f"{_paint('error', 'error', colour)}: {file.error}")
             continue
-        for finding in file.all_findings():
+        for finding in sorted(file.all_findings(), key=Finding.sort_key):
             lines.append(finding_line(finding, fallback_file=file.path, colour=colour))
     for file in run.files:
         if file.error is None and file.deployments:

@@ -74,3 +74,28 @@ DUPLICATE_DEPLOYMENT_NAME = register(
         pass_example=("version: 1\ndeployments:\n  - name: chat\n  - name: chat-long-context\n"),
     )
 )
+
+UNKNOWN_RULE_REFERENCE = register(
+    Rule(
+        code="SG004",
+        name="unknown-rule-reference",
+        severity="warn",
+        summary="A suppression (inline or in the configuration) names no rule, or a rule "
+        "that cannot be suppressed.",
+        doc=(
+            "**What it checks.** Every code or name in `# specgate: ignore[...]` comments and "
+            "in `[tool.specgate]` `select`, `ignore` and `per-file-ignores` names a rule of "
+            "the catalogue; SG001–SG003 cannot be suppressed.\n\n"
+            "**Why.** A misspelt suppression suppresses nothing, and a suppressed schema "
+            "rule would let a file the gate could not read pass.\n"
+        ),
+        fail_example=(
+            "version: 1\ndeployments:\n  - name: chat-8b\n    speculation:\n"
+            "      enabled: false  # specgate: ignore[SG999] not a rule\n"
+        ),
+        pass_example=(
+            "version: 1\ndeployments:\n  - name: chat-8b\n    speculation:\n"
+            "      enabled: false\n"
+        ),
+    )
+)

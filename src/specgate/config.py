@@ -1,0 +1,214 @@
+"""Project configuration: ``[tool.specgate]`` in ``pyproject.toml``, or ``--config FILE``.
+
+Keys (kebab-case, as in ruff): ``fail-on`` (fail | actionable | never),
+``min-accept-length`` (AL floor ≥ 1, overriding the claims files' policy, as the
+CLI flag does), ``select`` and ``ignore`` (rule codes or names),
+``per-file-ignores`` (glob, relative to the config file's folder → codes or names).
+
+Precedence: command-line flags > configuration file > built-in defaults. The
+nearest ``pyproject.toml`` is searched upward from each claims file, stopping at
+the git top-level; ``--config FILE`` replaces that search. Schema rules
+(SG001–SG003) cannot be ignored: a gate must not pass a file it could not read.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from specgate.errors import InputError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+KNOWN_KEYS = frozenset({"fail-on", "min-accept-length", "select", "ignore", "per-file-ignores"})
+UNIGNORABLE = frozenset({"SG001", "SG002", "SG003"})
+
+
+@dataclass(frozen=True)
+class Config:
+    """A loaded configuration; ``path`` is ``None`` for the built-in defaults.
+
+    ``unknown_rules`` lists (rule reference, 1-based line in the config file) of
+    codes or names that match no rule; the checker reports them (SG004).
+    """
+
+    path: str | None = None
+    fail_on: str | None = None
+    min_accept_length: float | None = None
+    select: frozenset[str] | None = None
+    ignore: frozenset[str] = frozenset()
+    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
+    unknown_rules: tuple[tuple[str, int], ...] = ()
+    folder: Path = field(default_factory=Path)
+
+    def ignored_for(self, claims_file: Path) -> frozenset[str]:
+        """Codes ignored for ``claims_file`` (global ``ignore`` plus matching globs)."""
+        codes = set(self.ignore)
+        if self.per_file_ignores:
+            try:
+                relative = Path(claims_file).resolve().relative_to(self.folder.resolve())
+            except ValueError:
+                relative = Path(claims_file)
+            text = relative.as_posix()
+            for pattern, ignored in self.per_file_ignores:
+                if fnmatch.fnmatch(text, pattern) or fnmatch.fnmatch(Path(text).name, pattern):
+                    codes |= ignored
+        return frozenset(codes)
+
+    def enabled(self, code: str, claims_file: Path) -> bool:
+        """Whether findings of ``code`` are reported for ``claims_file``."""
+        if code in UNIGNORABLE:
+            return True
+        if self.select is not None and code not in self.select:
+            return False
+        return code not in self.ignored_for(claims_file)
+
+
+DEFAULT = Config()
+
+
+def _line_of(text: str, needle: str) -> int:
+    for number, line in enumerate(text.splitlines(), 1):
+        if needle in line:
+            return number
+    return 1
+
+
+def _rules(
+    value: object, key: str, shown: str, text: str
+) -> tuple[frozenset[str], list[tuple[str, int]]]:
+    from specgate.rules import lookup
+
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InputError(f"[tool.specgate] {key} must be a list of rule codes or names", shown)
+    codes: set[str] = set()
+    unknown: list[tuple[str, int]] = []
+    for reference in value:
+        rule = lookup(reference)
+        if rule is None:
+            unknown.append((reference, _line_of(text, reference)))
+            continue
+        if key != "select" and rule.code in UNIGNORABLE:
+            raise InputError(
+                f"[tool.specgate] {key}: {rule.code} {rule.name} cannot be ignored "
+                "(fix the file instead)",
+                shown,
+                _line_of(text, reference),
+            )
+        codes.add(rule.code)
+    return frozenset(codes), unknown
+
+
+def parse_config(table: dict[str, Any], shown: str, text: str, folder: Path) -> Config:
+    """A :class:`Config` from a ``[tool.specgate]`` table.
+
+    Raises:
+        InputError: unknown keys, wrong types or values (one line, naming the file).
+    """
+    for key in table:
+        if key not in KNOWN_KEYS:
+            raise InputError(
+                f"[tool.specgate] unknown key {key!r} (known: {', '.join(sorted(KNOWN_KEYS))})",
+                shown,
+                _line_of(text, key),
+            )
+    fail_on = table.get("fail-on")
+    if fail_on is not None and fail_on not in ("fail", "actionable", "never"):
+        raise InputError("[tool.specgate] fail-on must be fail, actionable or never", shown)
+    floor = table.get("min-accept-length")
+    if floor is not None and (
+        isinstance(floor, bool)
+        or not isinstance(floor, int | float)
+        or not math.isfinite(floor)
+        or floor < 1
+    ):
+        raise InputError("[tool.specgate] min-accept-length must be a number ≥ 1", shown)
+    unknown: list[tuple[str, int]] = []
+    select = None
+    if "select" in table:
+        select, missing = _rules(table["select"], "select", shown, text)
+        unknown += missing
+    ignore, missing = _rules(table.get("ignore", []), "ignore", shown, text)
+    unknown += missing
+    per_file: list[tuple[str, frozenset[str]]] = []
+    raw_per_file = table.get("per-file-ignores", {})
+    if not isinstance(raw_per_file, dict):
+        raise InputError(
+            "[tool.specgate] per-file-ignores must be a table of glob = [rules]", shown
+        )
+    for pattern, references in raw_per_file.items():
+        codes, missing = _rules(references, "per-file-ignores", shown, text)
+        unknown += missing
+        per_file.append((pattern, codes))
+    return Config(
+        path=shown,
+        fail_on=fail_on,
+        min_accept_length=None if floor is None else float(floor),
+        select=select,
+        ignore=ignore,
+        per_file_ignores=tuple(per_file),
+        unknown_rules=tuple(unknown),
+        folder=folder,
+    )
+
+
+def load_config(path: Path, shown: str, *, explicit: bool) -> Config | None:
+    """Read a TOML file's ``[tool.specgate]`` table (or, for ``--config``, a file
+    whose top level is that table). ``None`` when a pyproject has no such table.
+
+    Raises:
+        InputError: unreadable file, TOML syntax error, bad table.
+    """
+    from specgate.loader import read_text
+
+    text = read_text(path, shown)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"TOML syntax error: {exc}", shown) from None
+    table = data.get("tool", {}).get("specgate") if isinstance(data.get("tool"), dict) else None
+    if table is None:
+        if not explicit:
+            return None
+        table = {k: v for k, v in data.items() if k != "tool"}
+    if not isinstance(table, dict):
+        raise InputError("[tool.specgate] must be a table", shown)
+    return parse_config(table, shown, text, path.parent)
+
+
+class ConfigFinder:
+    """Finds and caches the configuration in force for each claims file."""
+
+    def __init__(self, explicit: Config | None = None) -> None:
+        self.explicit = explicit
+        self.cache: dict[Path, Config] = {}
+
+    def for_file(self, claims_file: Path) -> Config:
+        """The nearest ``pyproject.toml`` with ``[tool.specgate]`` upward from the
+        file, stopping at the git top-level (or the explicit ``--config``)."""
+        if self.explicit is not None:
+            return self.explicit
+        return self.for_folder(Path(claims_file).resolve().parent)
+
+    def for_folder(self, folder: Path) -> Config:
+        """As :meth:`for_file`, starting at ``folder``."""
+        if folder in self.cache:
+            return self.cache[folder]
+        found: Config | None = None
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            from specgate.discovery import shown_path
+
+            found = load_config(candidate, shown_path(candidate), explicit=False)
+        if found is None:
+            at_top = (folder / ".git").exists() or folder.parent == folder
+            found = DEFAULT if at_top else self.for_folder(folder.parent)
+        self.cache[folder] = found
+        return found
