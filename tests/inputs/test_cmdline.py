@@ -1,0 +1,164 @@
+"""Shell splitting and argparse-style flag parsing (expected values follow POSIX sh
+word rules and cpython argparse behaviour, worked by hand)."""
+
+from __future__ import annotations
+
+import pytest
+
+from specgate.errors import InputError
+from specgate.inputs.cmdline import FlagSpec, parse_flags, resolve_flag, split_commands
+
+SPEC = FlagSpec(
+    known={
+        "--speculative-algorithm": True,
+        "--speculative-draft-model-path": True,
+        "--speculative-num-steps": True,
+        "--speculative-num-draft-tokens": True,
+        "--mem-fraction-static": True,
+        "--enable-dp-attention": False,
+        "--tp-size": True,
+    },
+    aliases={"--tensor-parallel-size": "--tp-size", "-md": "--speculative-draft-model-path"},
+    allow_abbrev=True,
+)
+
+
+def test_quotes_and_json_word() -> None:
+    [cmd] = split_commands(
+        """vllm serve m --speculative-config '{"method": "eagle3"}' --x "a b" """
+    )
+    assert cmd.argv == (
+        "vllm",
+        "serve",
+        "m",
+        "--speculative-config",
+        '{"method": "eagle3"}',
+        "--x",
+        "a b",
+    )
+
+
+def test_continuations_give_each_word_its_line_and_column() -> None:
+    text = "python -m sglang.launch_server \\\n  --tp 8 \\\n  --speculative-algo EAGLE\n"
+    [cmd] = split_commands(text)
+    assert cmd.argv[3:] == ("--tp", "8", "--speculative-algo", "EAGLE")
+    # "--tp" is on line index 1 at column 3; "EAGLE" on line index 2 at column 22.
+    assert cmd.lines[3] == 1
+    assert cmd.columns[3] == 3
+    assert cmd.lines[6] == 2
+    assert cmd.columns[6] == 22
+
+
+def test_crlf_continuations() -> None:
+    [cmd] = split_commands("run \\\r\n --a 1\r\n")
+    assert cmd.argv == ("run", "--a", "1")
+    assert cmd.lines == (0, 1, 1)
+
+
+def test_dollar_prompt_and_env_assignments() -> None:
+    [cmd] = split_commands("$ SGLANG_ENABLE_SPEC_V2=1 python -m sglang.launch_server --tp 2")
+    assert cmd.argv[0] == "python"
+    assert cmd.env == {"SGLANG_ENABLE_SPEC_V2": "1"}
+
+
+def test_export_feeds_later_commands_and_operators_split() -> None:
+    cmds = split_commands("export A=1 B=2\npip install x && serve --k 3; echo done | tee log")
+    assert [c.argv[0] for c in cmds] == ["pip", "serve", "echo", "tee"]
+    assert cmds[1].env == {"A": "1", "B": "2"}
+
+
+def test_placeholders_stay_words() -> None:
+    [cmd] = split_commands("serve --attention-backend {attention_backend} --n {n}")
+    assert cmd.argv == ("serve", "--attention-backend", "{attention_backend}", "--n", "{n}")
+
+
+def test_yaml_folded_lone_backslash_is_a_continuation() -> None:
+    # What YAML makes of a plain scalar with trailing "\" continuations.
+    [cmd] = split_commands("python3 -m x \\ --speculative-num-steps 3 \\ --tp 1")
+    assert cmd.argv == ("python3", "-m", "x", "--speculative-num-steps", "3", "--tp", "1")
+
+
+def test_comments_are_dropped_per_line() -> None:
+    cmds = split_commands("serve --a 1  # --b 2\n# whole line\nother --c 3")
+    assert [c.argv for c in cmds] == [("serve", "--a", "1"), ("other", "--c", "3")]
+
+
+def test_quoted_value_spanning_lines() -> None:
+    [cmd] = split_commands("serve --cfg '{\"a\":\n 1}' --b 2")
+    assert cmd.argv == ("serve", "--cfg", '{"a":\n 1}', "--b", "2")
+    assert cmd.lines[-1] == 1
+
+
+def test_unbalanced_quote_is_an_input_error() -> None:
+    with pytest.raises(InputError, match="cannot split command line") as err:
+        split_commands("serve --x 'oops", file="f.txt", line=4)
+    assert err.value.file == "f.txt"
+    assert err.value.line == 4
+
+
+def test_flag_forms() -> None:
+    argv = [
+        "prog",
+        "--speculative-algorithm",
+        "EAGLE",
+        "--speculative-num-steps=3",
+        "--enable-dp-attention",
+        "--unknown",
+        "v",
+        "-md",
+        "draft",
+        "--tp-size",
+        "2",
+    ]
+    flags = parse_flags(argv, SPEC)
+    assert flags["--speculative-algorithm"].value == "EAGLE"
+    assert flags["--speculative-num-steps"].value == "3"
+    assert flags["--enable-dp-attention"].value is None
+    assert flags["--speculative-draft-model-path"].value == "draft"
+    assert flags["--speculative-draft-model-path"].spelled == "-md"
+    assert flags["--tp-size"].value == "2"
+    assert "--unknown" not in flags
+
+
+def test_last_repeated_flag_wins() -> None:
+    flags = parse_flags(["--speculative-num-steps", "3", "--speculative-num-steps", "5"], SPEC)
+    assert flags["--speculative-num-steps"].value == "5"
+    assert flags["--speculative-num-steps"].index == 2
+
+
+def test_unique_abbreviations_resolve() -> None:
+    assert resolve_flag("--speculative-algo", SPEC) == "--speculative-algorithm"
+    assert resolve_flag("--speculative-draft", SPEC) == "--speculative-draft-model-path"
+    assert resolve_flag("--mem-fraction", SPEC) == "--mem-fraction-static"
+    # an abbreviation of an alias resolves to the alias's flag
+    assert resolve_flag("--tensor-par", SPEC) == "--tp-size"
+    assert resolve_flag("--tp", SPEC) == "--tp-size"
+
+
+def test_ambiguous_abbreviation_is_an_input_error() -> None:
+    with pytest.raises(InputError, match="ambiguous option: --speculative-num could match") as e:
+        parse_flags(["--speculative-num", "3"], SPEC, file="cmd.txt", line=1)
+    assert "--speculative-num-draft-tokens" in str(e.value)
+    assert "--speculative-num-steps" in str(e.value)
+
+
+def test_no_abbreviations_without_allow_abbrev() -> None:
+    exact = FlagSpec({"--draft-max": True})
+    assert resolve_flag("--draft", exact) is None
+    assert parse_flags(["--draft", "8"], exact) == {}
+
+
+def test_underscore_spelling_when_the_engine_accepts_it() -> None:
+    spec = FlagSpec({"--speculative-config": True}, underscores=True)
+    flags = parse_flags(["--speculative_config", "{}"], spec)
+    assert flags["--speculative-config"].value == "{}"
+
+
+def test_missing_value_is_an_input_error() -> None:
+    with pytest.raises(InputError, match="--speculative-num-steps expects a value"):
+        parse_flags(["--speculative-num-steps"], SPEC)
+
+
+def test_negative_number_is_not_a_flag() -> None:
+    flags = parse_flags(["--speculative-num-steps", "-1"], SPEC)
+    assert flags["--speculative-num-steps"].value == "-1"
