@@ -149,7 +149,7 @@ def _deployment_index(path: NodePath) -> int | None:
     return None
 
 
-def check_document(
+def _check_parsed(
     document: Document,
     options: CheckOptions,
     *,
@@ -310,17 +310,38 @@ def check_file(
             error_line=exc.line,
             error_column=exc.column,
         )
+    return check_document(document, options, config=config, path=path)
+
+
+def check_document(
+    document: Document,
+    options: CheckOptions,
+    *,
+    config: Config = DEFAULT_CONFIG,
+    path: Path | None = None,
+) -> FileReport:
+    """Check a parsed claims file under ``config``, with its inline suppressions.
+
+    Args:
+        document: the parsed file (``document.text`` holds its source for comments).
+        options: run-wide options (the CLI's, which beat the configuration's).
+        config: the configuration in force for this file.
+        path: the file on disk (for ``per-file-ignores``); defaults to ``document.file``.
+    """
+    shown = document.file
+    on_disk = path if path is not None else Path(shown)
     extra, inline = _suppression_findings(document, shown)
 
     def keep(finding: Finding) -> bool:
-        if not config.enabled(finding.code, path):
+        if not config.enabled(finding.code, on_disk):
             return False
         return finding.file != shown or not inline.suppresses(finding.code, finding.line)
 
     floor = options.min_accept_length
     if floor is None:
         floor = config.min_accept_length
-    report = check_document(document, CheckOptions(min_accept_length=floor), keep=keep)
+    report = _check_parsed(document, CheckOptions(min_accept_length=floor), keep=keep)
+    extra = [f for f in extra if keep(f)]
     if not extra:
         return report
     findings = tuple(sorted((*report.findings, *extra), key=Finding.sort_key))

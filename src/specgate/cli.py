@@ -235,7 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="List the rule catalogue, or print one rule's doc.",
     )
     rules.add_argument("rule", nargs="?", metavar="CODE_OR_NAME", help="e.g. SG104")
-    rules.add_argument("--format", choices=("text", "json"), default="text")
+    rules.add_argument("--format", choices=("text", "json", "markdown"), default="text")
     return parser
 
 
@@ -321,9 +321,13 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
         repo_paths = {s: repo_relative(s) for s in shown}
         text = github.render(run, repo_paths, summary_written=bool(summary_text))
     elif args.format == "sarif":
-        from specgate.reporters import sarif  # type: ignore[attr-defined]
+        from specgate.gitpaths import repo_relative
+        from specgate.reporters import sarif
 
-        text = sarif.render(run)
+        shown = {f.path for f in run.files} | {
+            x.file for x in run.all_findings() if x.file is not None
+        }
+        text = sarif.render(run, {s: repo_relative(s) for s in shown})
     else:
         from specgate.reporters import text as text_format
 

@@ -1,0 +1,58 @@
+"""The rule catalogue documents itself: docs/rules.md is generated from the registry,
+every rule has a complete doc, and every example does what it says."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from specgate.checker import CheckOptions, check_document
+from specgate.loader import parse_text
+from specgate.rules import REGISTRY
+from specgate.rules_doc import render_catalogue_markdown
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _codes(example: str) -> set[str]:
+    document = parse_text(example, "example.specgate.yaml", json_syntax=False)
+    report = check_document(document, CheckOptions())
+    return {f.code for f in report.all_findings()}
+
+
+def test_docs_rules_md_is_current() -> None:
+    committed = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert committed == render_catalogue_markdown(), (
+        "docs/rules.md is stale: run `specgate rules --format markdown > docs/rules.md`"
+    )
+
+
+@pytest.mark.parametrize("code", sorted(REGISTRY))
+def test_rule_doc_is_complete(code: str) -> None:
+    rule = REGISTRY[code]
+    assert rule.summary and rule.summary.endswith(".")
+    assert "**What it checks.**" in rule.doc
+    assert "**Why.**" in rule.doc
+    assert rule.fail_example.startswith("version: 1")
+    assert rule.pass_example.startswith("version: 1")
+
+
+@pytest.mark.parametrize("code", sorted(REGISTRY))
+def test_failing_example_raises_its_rule(code: str) -> None:
+    assert code in _codes(REGISTRY[code].fail_example)
+
+
+@pytest.mark.parametrize("code", sorted(REGISTRY))
+def test_passing_example_does_not_raise_its_rule(code: str) -> None:
+    assert code not in _codes(REGISTRY[code].pass_example)
+
+
+def test_codes_and_names_are_unique_and_well_formed() -> None:
+    names = [r.name for r in REGISTRY.values()]
+    assert len(names) == len(set(names))
+    for code, rule in REGISTRY.items():
+        assert rule.code == code
+        assert len(code) == 5 and code.startswith("SG") and code[2:].isdigit()
+        assert rule.name == rule.name.lower() and " " not in rule.name
+        assert rule.severity in ("fail", "warn", "info", "note")
