@@ -223,6 +223,20 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--strict", action="store_true", help="exit 1 when actionable too")
     doctor.add_argument("--json", action="store_true", help="print the JSON deployment report")
 
+    init = sub.add_parser(
+        "init",
+        help="write a commented starter claims file",
+        description="Write a starter claims file that shows every field with its unit. "
+        "Refuses to overwrite an existing file.",
+    )
+    init.add_argument(
+        "path",
+        nargs="?",
+        default="specgate.yaml",
+        metavar="PATH",
+        help="where to write it (default: specgate.yaml)",
+    )
+
     sub.add_parser(
         "schema",
         help="print the claims-file JSON Schema",
@@ -355,6 +369,25 @@ def _run_doctor(args: argparse.Namespace, out: TextIO) -> int:
     return _exit_for(status, "actionable" if args.strict else "fail")
 
 
+def _run_init(args: argparse.Namespace, out: TextIO) -> int:
+    from importlib import resources
+
+    starter = resources.files("specgate").joinpath("data/starter.specgate.yaml")
+    target = Path(args.path)
+    try:
+        with target.open("x", encoding="utf-8", newline="\n") as handle:
+            handle.write(starter.read_text(encoding="utf-8"))
+    except FileExistsError:
+        raise UsageError(f"specgate init: {args.path} already exists (not overwritten)") from None
+    except OSError as exc:
+        raise UsageError(f"specgate init: cannot write {args.path}: {exc.strerror}") from None
+    out.write(
+        f"wrote {args.path}: replace the numbers with your measurements, then run "
+        f"`specgate check {args.path}`\n"
+    )
+    return EXIT_OK
+
+
 def _run_rules(args: argparse.Namespace, out: TextIO) -> int:
     from specgate.rules_doc import render_rule, render_rules
 
@@ -383,6 +416,8 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> 
 
             out.write(schema_text())
             return EXIT_OK
+        if args.command == "init":
+            return _run_init(args, out)
         return _run_rules(args, out)
     except SpecgateError as exc:
         print(

@@ -1,0 +1,34 @@
+"""`specgate init` writes a starter claims file that passes, and never overwrites."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from specgate.cli import main
+from specgate.validate import schema
+
+
+def test_init_writes_a_ready_starter_and_refuses_to_overwrite(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "specgate.yaml"
+    assert main(["init", str(target)]) == 0
+    text = target.read_text(encoding="utf-8")
+    assert main(["check", str(target), "--strict"]) == 0  # ready: no finding at all
+    capsys.readouterr()
+    target.write_text("# mine\n", encoding="utf-8")
+    assert main(["init", str(target)]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert target.read_text(encoding="utf-8") == "# mine\n"
+    # Every key the schema knows for a deployment appears with a comment, except the
+    # engine-native references (documented separately).
+    deployment = schema()["$defs"]["deployment"]["properties"]
+    for block in ("model", "speculation", "workload", "evidence", "claims", "policy"):
+        assert f"    {block}:" in text
+        for key in deployment[block]["properties"]:
+            if key in {"hf_config", "engine", "engine_config", "draft_hf_config", "metrics"}:
+                continue
+            line = next(ln for ln in text.splitlines() if ln.strip().startswith(f"{key}:"))
+            assert "#" in line or key == "next", f"{key} has no explanatory comment"
