@@ -30,5 +30,8 @@ def test_init_writes_a_ready_starter_and_refuses_to_overwrite(
         for key in deployment[block]["properties"]:
             if key in {"hf_config", "engine", "engine_config", "draft_hf_config", "metrics"}:
                 continue
-            line = next(ln for ln in text.splitlines() if ln.strip().startswith(f"{key}:"))
+            # A key may be shown as a commented-out alternative ("# size: large  # …").
+            lines = [ln.strip().removeprefix("# ") for ln in text.splitlines()]
+            line = next((ln for ln in lines if ln.startswith(f"{key}:")), None)
+            assert line is not None, f"{key} is not shown"
             assert "#" in line or key == "next", f"{key} has no explanatory comment"
