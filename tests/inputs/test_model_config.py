@@ -241,16 +241,22 @@ def test_pointer_to_embedded_json_string() -> None:
     shape = inline(text, pointer="/hf", yaml=True)
     assert shape.query_heads_per_kv == Fraction(5)
     assert shape.spans["query_heads"].line == 1
+    # a pointer may also continue into the JSON string
+    text = 'x: 1\nhf: \'{"text_config": {"num_attention_heads": 40}}\'\n'
+    nested = inline(text, pointer="/hf/text_config", yaml=True)
+    assert nested.query_heads == 40
+    assert nested.spans["query_heads"].line == 2  # the string's line
 
 
 @pytest.mark.parametrize(
     ("pointer", "message"),
-    [("models", "must start with '/'"), ("/nope", "names no node"), ("/list/01", "names no node"),
-     ("/list/5", "names no node")],
+    [("models", "must be empty or start with '/'"), ("/nope", "no key 'nope'"),
+     ("/list/01", "not a list index"), ("/list/5", "past the end")],
 )
 def test_bad_pointers(pointer: str, message: str) -> None:
-    with pytest.raises(InputError, match=message):
+    with pytest.raises(InputError, match=message) as info:
         inline({"list": [1, 2]}, pointer=pointer)
+    assert info.value.file == "config.json"
 
 
 def test_embedded_string_not_json() -> None:

@@ -31,14 +31,20 @@ from fractions import Fraction
 
 from specgate.document import Document, NodePath, Span
 from specgate.errors import InputError
+from specgate.inputs.pointer import resolve_pointer
 from specgate.inputs.types import ModelShape
 from specgate.loader import parse_text
 
 _HEAD_KEYS = ("num_attention_heads", "n_head", "n_heads")
 _KV_KEYS = ("num_key_value_heads", "n_head_kv", "num_kv_heads", "multi_query_group_num")
 # vLLM's _get_and_verify_max_len looks at these, in this order of preference.
-_CONTEXT_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length",
-                 "max_sequence_length")
+_CONTEXT_KEYS = (
+    "max_position_embeddings",
+    "n_positions",
+    "max_seq_len",
+    "seq_length",
+    "max_sequence_length",
+)
 _MTP_KEYS = ("num_nextn_predict_layers", "mtp_num_hidden_layers")
 
 Locator = Callable[[NodePath], Span]
@@ -67,8 +73,7 @@ def read_model_config(doc: Document, *, shown: str, pointer: str | None = None) 
     data, locate = _view(doc, shown, pointer)
     where = shown if not pointer else f"{shown} at {pointer}"
     if not isinstance(data, Mapping):
-        raise InputError(f"model config in {where} is not a mapping", shown,
-                         locate(()).line)
+        raise InputError(f"model config in {where} is not a mapping", shown, locate(()).line)
     base: NodePath = ()
     scope: NodePath = ()
     fields: Mapping[str, object] = data
@@ -85,8 +90,12 @@ def read_model_config(doc: Document, *, shown: str, pointer: str | None = None) 
         path = (*path_scope, key)
         number = _positive_int(value)
         if number is None:
-            raise InputError(f"{key} must be a positive integer, not {value!r}", shown,
-                             locate(path).line, locate(path).column)
+            raise InputError(
+                f"{key} must be a positive integer, not {value!r}",
+                shown,
+                locate(path).line,
+                locate(path).column,
+            )
         return number
 
     heads: int | None = None
@@ -109,8 +118,12 @@ def read_model_config(doc: Document, *, shown: str, pointer: str | None = None) 
     kv_heads = _kv_heads(fields, scope, count, spans, locate)
     if kv_heads is not None and kv_heads > heads:
         where_kv = spans["kv_heads"]
-        raise InputError(f"KV heads ({kv_heads}) exceed attention heads ({heads})", shown,
-                         where_kv.line, where_kv.column)
+        raise InputError(
+            f"KV heads ({kv_heads}) exceed attention heads ({heads})",
+            shown,
+            where_kv.line,
+            where_kv.column,
+        )
     if mla:
         ratio = Fraction(heads)
     elif kv_heads is None:
@@ -217,12 +230,13 @@ def _positive_int(value: object) -> int | None:
 def _view(doc: Document, shown: str, pointer: str | None) -> tuple[object, Locator]:
     """The node ``pointer`` names, and a function giving spans of its sub-paths.
 
-    A string node is parsed as embedded JSON; every span then points at the string.
+    Pointers follow RFC 6901 via :func:`specgate.inputs.pointer.resolve_pointer`
+    (which also enters JSON held in string scalars). A string node is parsed as
+    embedded JSON; spans inside it point at the string.
     """
     if not pointer:
         return doc.data, doc.locate
-    path = _resolve_pointer(doc, shown, pointer)
-    node = _get(doc.data, path)
+    path, node = resolve_pointer(doc.data, pointer, file=shown)
     if isinstance(node, str):
         span = doc.locate(path)
         try:
@@ -232,40 +246,3 @@ def _view(doc: Document, shown: str, pointer: str | None) -> tuple[object, Locat
                              shown, span.line, span.column) from None
         return inner.data, lambda _path: span
     return node, lambda sub: doc.locate((*path, *sub))
-
-
-def _get(data: object, path: NodePath) -> object:
-    for element in path:
-        if isinstance(element, int):
-            assert isinstance(data, list)
-            data = data[element]
-        else:
-            assert isinstance(data, Mapping)
-            data = data[element]
-    return data
-
-
-def _resolve_pointer(doc: Document, shown: str, pointer: str) -> NodePath:
-    """Resolve an RFC 6901 pointer against ``doc`` to a node path.
-
-    Raises:
-        InputError: malformed pointer or no such node (naming the deepest node found).
-    """
-    if not pointer.startswith("/"):
-        raise InputError(f"JSON pointer {pointer!r} must start with '/'", shown)
-    node = doc.data
-    path: list[str | int] = []
-    for raw in pointer[1:].split("/"):
-        token = raw.replace("~1", "/").replace("~0", "~")
-        here = doc.locate(tuple(path))
-        if isinstance(node, Mapping) and token in node:
-            path.append(token)
-            node = node[token]
-        elif (isinstance(node, list) and token.isdigit() and token.isascii()
-              and (token == "0" or not token.startswith("0")) and int(token) < len(node)):
-            path.append(int(token))
-            node = node[int(token)]
-        else:
-            raise InputError(f"JSON pointer {pointer} names no node ({token!r} not found)",
-                             shown, here.line, here.column)
-    return tuple(path)
