@@ -44,6 +44,7 @@ class Metrics:
     tile_aligned_draft_length: int | None
     accept_length_floor: AcceptLengthFloor
     draft_increase: theory.DraftIncrease | None
+    next_draft_length: int | None = None
 
 
 def accept_length_floor(deployment: Deployment, override: float | None) -> AcceptLengthFloor:
@@ -107,4 +108,5 @@ def compute(deployment: Deployment, floor_override: float | None = None) -> Metr
         tile_aligned_draft_length=next_aligned,
         accept_length_floor=accept_length_floor(deployment, floor_override),
         draft_increase=increase,
+        next_draft_length=evidence.next_draft_length,
     )

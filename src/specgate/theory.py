@@ -173,3 +173,22 @@ def draft_increase(
         increase=round(following, 4) > round(current, 4),
         delta_speedup=following - current,
     )
+
+
+def iid_acceptance_rate(accept_length: float, draft_length: int) -> float | None:
+    """The i.i.d. acceptance rate α whose expected AL at ``draft_length`` equals
+    ``accept_length``: the inverse of :func:`iid_accept_length` in α ∈ [0, 1].
+
+    Found by bisection (E(α, D) increases with α). ``None`` when AL is outside
+    [1, 1 + D] or D = 0, where no α fits. AL 2.47 at D = 6 → α ≈ 0.61.
+    """
+    if draft_length <= 0 or not 1.0 <= accept_length <= draft_length + 1:
+        return None
+    low, high = 0.0, 1.0
+    for _ in range(60):
+        middle = (low + high) / 2
+        if iid_accept_length(middle, draft_length) < accept_length:
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2

@@ -11,6 +11,7 @@ from __future__ import annotations
 from specgate.findings import Finding
 from specgate.numbers import fmt
 from specgate.report import DeploymentReport, RunReport
+from specgate.reporters.chart import speedup_chart
 
 SUMMARY_LIMIT_BYTES = 1024 * 1024
 _ICON = {"ready": "✅", "actionable": "⚠️", "fail": "❌", "error": "⛔"}
@@ -55,6 +56,9 @@ def _deployment_lines(path: str, report: DeploymentReport) -> list[str]:
         f"(ρ ≈ {fmt(report.recommended.draft_depth_ratio_hint)}). {md(report.recommended.reason)} "
         f"Best for: {md(report.recommended.best_for)}",
     ]
+    chart = speedup_chart(report)
+    if chart is not None:
+        lines += ["", chart]
     if report.findings:
         lines += ["", "| severity | code | line | message |", "|---|---|---|---|"]
         lines += [_finding_row(f, path) for f in report.findings]

@@ -1,0 +1,83 @@
+"""The job summary's Mermaid chart and the i.i.d. inversion behind its curve."""
+
+from __future__ import annotations
+
+import pytest
+
+from specgate import theory
+from specgate.checker import CheckOptions, check_document
+from specgate.loader import parse_text
+from specgate.reporters.chart import speedup_chart
+from specgate.reporters.summary import render
+
+
+def test_iid_rate_inverts_published_figures() -> None:
+    # notes/domain.md: MiniCPM3 EAGLE-3, AL 2.47 at D = 6 ⇔ i.i.d. α ≈ 0.61.
+    alpha = theory.iid_acceptance_rate(2.47, 6)
+    assert alpha == pytest.approx(0.61, abs=0.005)
+    # α = 0.8, D = 4 gives AL 3.3616 (1 + .8 + .64 + .512 + .4096); the inverse gives 0.8 back.
+    assert theory.iid_acceptance_rate(3.3616, 4) == pytest.approx(0.8, abs=1e-6)
+    assert theory.iid_acceptance_rate(1.0, 4) == pytest.approx(0.0, abs=1e-9)
+    assert theory.iid_acceptance_rate(0.9, 4) is None  # AL < 1: no α fits
+    assert theory.iid_acceptance_rate(5.5, 4) is None  # AL > 1 + D
+    assert theory.iid_acceptance_rate(2.0, 0) is None
+
+
+CLAIMS = """\
+version: 1
+deployments:
+  - name: chat "8b"
+    speculation:
+      enabled: true
+      draft_length: 7
+      draft_depth_ratio: 0.1
+    evidence:
+      accept_length: 5
+      cache_coherence_eval: true
+      next:
+        draft_length: 14
+        accept_length: 5.2
+    claims:
+      speedup: 2.5
+"""
+
+
+def _report():  # type: ignore[no-untyped-def]
+    return check_document(parse_text(CLAIMS, "c.specgate.yaml", json_syntax=False), CheckOptions())
+
+
+def test_chart_marks_measured_points_and_claim() -> None:
+    chart = speedup_chart(_report().deployments[0])
+    assert chart is not None
+    lines = chart.splitlines()
+    assert lines[0] == "```mermaid"
+    assert lines[1] == "xychart-beta"
+    assert '"chat \'8b\': speedup vs D' in lines[2]  # quotes in names cannot break the title
+    xs = [int(x) for x in lines[3].split("[")[1].rstrip("]").split(", ")]
+    assert xs == list(range(1, 17))  # 1 … max(7, 14) + 2
+    bars = lines[5].removeprefix("    bar [").rstrip("]").split(", ")
+    # Measured: 5 / (1 + 0.1·7) = 2.9412 at D = 7; 5.2 / (1 + 0.1·14) = 2.1667 at D = 14.
+    assert bars[xs.index(7)] == "2.9412"
+    assert bars[xs.index(14)] == "2.1667"
+    assert sum(1 for b in bars if b != "0") == 2
+    assert lines[7] == "    line [" + ", ".join(["2.5"] * 16) + "]"  # the claim, flat
+
+
+def test_chart_needs_al_and_d() -> None:
+    text = CLAIMS.replace("      draft_length: 7\n", "")
+    report = check_document(parse_text(text, "c.specgate.yaml", json_syntax=False), CheckOptions())
+    assert speedup_chart(report.deployments[0]) is None
+
+
+def test_summary_keeps_the_chart_whole_when_cutting() -> None:
+    report = _report()
+    from specgate.report import RunReport
+
+    run = RunReport(status=report.status, files=(report,))
+    full = render(run)
+    assert "```mermaid" in full
+    # A budget that ends inside the chart drops the whole chart, never half a fence.
+    cut_at = full.index("```mermaid") + 40
+    cut = render(run, budget_bytes=cut_at + 256)
+    assert cut.count("```") % 2 == 0
+    assert len(cut.encode("utf-8")) <= cut_at + 256
