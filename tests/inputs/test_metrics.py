@@ -58,19 +58,29 @@ def inline(text: str, *, draft_length: int | None = None) -> Acceptance:
 HEAD = "# TYPE vllm:spec_decode_{0} counter\n"
 
 
-def prom(drafts: float | None = 100, tokens: float | None = 300, accepted: float | None = 150,
-         per_pos: dict[int, float] | None = None, engine: str = "0") -> str:
+def prom(
+    drafts: float | None = 100,
+    tokens: float | None = 300,
+    accepted: float | None = 150,
+    per_pos: dict[int, float] | None = None,
+    engine: str = "0",
+) -> str:
     labels = f'engine="{engine}",model_name="m"'
     out = ""
-    for name, value in (("num_drafts", drafts), ("num_draft_tokens", tokens),
-                        ("num_accepted_tokens", accepted)):
+    for name, value in (
+        ("num_drafts", drafts),
+        ("num_draft_tokens", tokens),
+        ("num_accepted_tokens", accepted),
+    ):
         if value is not None:
             out += HEAD.format(name) + f"vllm:spec_decode_{name}_total{{{labels}}} {value}\n"
     if per_pos:
         out += HEAD.format("num_accepted_tokens_per_pos")
         for pos, value in per_pos.items():
-            out += (f'vllm:spec_decode_num_accepted_tokens_per_pos_total{{{labels},'
-                    f'position="{pos}"}} {value}\n')
+            out += (
+                f"vllm:spec_decode_num_accepted_tokens_per_pos_total{{{labels},"
+                f'position="{pos}"}} {value}\n'
+            )
     return out
 
 
@@ -102,9 +112,10 @@ def test_prometheus_complete_per_position(repo: Path) -> None:
 
 def test_prometheus_sums_label_sets(repo: Path) -> None:
     text = prom(100, 300, 150, engine="0") + prom(50, 150, 100, engine="1").replace(
-        "# TYPE vllm:spec_decode_num_drafts counter\n", "").replace(
-        "# TYPE vllm:spec_decode_num_draft_tokens counter\n", "").replace(
-        "# TYPE vllm:spec_decode_num_accepted_tokens counter\n", "")
+        "# TYPE vllm:spec_decode_num_drafts counter\n", ""
+    ).replace("# TYPE vllm:spec_decode_num_draft_tokens counter\n", "").replace(
+        "# TYPE vllm:spec_decode_num_accepted_tokens counter\n", ""
+    )
     result = run(repo, "vllm-prometheus", {"m.prom": text}, path="m.prom")
     # 1 + (150 + 100)/(100 + 50) = 1 + 250/150 = 2.6667; D = 450/150 = 3
     assert result.formula == "1 + 250/150"
@@ -124,8 +135,11 @@ def test_prometheus_baseline_delta(repo: Path) -> None:
 
 
 def test_prometheus_ignores_created_samples_and_other_metrics(repo: Path) -> None:
-    text = prom() + "vllm:spec_decode_num_drafts_created{engine=\"0\",model_name=\"m\"} 1.7e9\n" \
-        + "vllm:request_success_total{engine=\"0\"} 5.0\n"
+    text = (
+        prom()
+        + 'vllm:spec_decode_num_drafts_created{engine="0",model_name="m"} 1.7e9\n'
+        + 'vllm:request_success_total{engine="0"} 5.0\n'
+    )
     assert run(repo, "vllm-prometheus", {"m.prom": text}, path="m.prom").accept_length == 2.5
 
 
@@ -178,9 +192,11 @@ def test_prometheus_missing_counters(repo: Path) -> None:
 
 
 def test_prometheus_v0_needs_k(repo: Path) -> None:
-    text = ("vllm:spec_decode_num_emitted_tokens_total 10616\n"
-            "vllm:spec_decode_num_draft_tokens_total 13311\n"
-            "vllm:spec_decode_num_accepted_tokens_total 8547\n")
+    text = (
+        "vllm:spec_decode_num_emitted_tokens_total 10616\n"
+        "vllm:spec_decode_num_draft_tokens_total 13311\n"
+        "vllm:spec_decode_num_accepted_tokens_total 8547\n"
+    )
     # V0: 10616 / (13311/3) = 10616/4437 = 2.3926 (not 1 + 8547/4437 = 2.9263)
     result = run(repo, "vllm-prometheus", {"v0.prom": text}, path="v0.prom", draft_length=3)
     assert result.accept_length == pytest.approx(2.392608, abs=1e-6)
@@ -191,8 +207,12 @@ def test_prometheus_v0_needs_k(repo: Path) -> None:
 
 def test_prometheus_malformed(repo: Path) -> None:
     with pytest.raises(InputError, match="not Prometheus"):
-        run(repo, "vllm-prometheus", {"m.prom": "vllm:spec_decode_num_drafts_total {\n"},
-            path="m.prom")
+        run(
+            repo,
+            "vllm-prometheus",
+            {"m.prom": "vllm:spec_decode_num_drafts_total {\n"},
+            path="m.prom",
+        )
 
 
 def test_prometheus_repeated_sample(repo: Path) -> None:
@@ -235,18 +255,22 @@ def test_vllm_log_real_issue9539_v0() -> None:
     assert result.acceptance_rate == pytest.approx(8547 / 13311)
 
 
-V1 = ("SpecDecoding metrics: Draft acceptance rate: 50.0%, Mean acceptance length: {m}, "
-      "Accepted: {a} tokens, Drafted: {d} tokens, Per-position acceptance rate: {r}")
+V1 = (
+    "SpecDecoding metrics: Draft acceptance rate: 50.0%, Mean acceptance length: {m}, "
+    "Accepted: {a} tokens, Drafted: {d} tokens, Per-position acceptance rate: {r}"
+)
 
 
 def test_vllm_log_prefixes_and_pooling(repo: Path) -> None:
-    text = "\n".join([
-        "vllm-1  | (EngineCore_0 pid=12) INFO 01-02 03:04:05 [metrics.py:96] "
-        + V1.format(m="2.00", a=40, d=120, r="0.600, 0.300, 0.100"),
-        "2025-01-02T03:04:15Z vllm-1 | INFO something unrelated",
-        "[pod/vllm-abc] " + V1.format(m="3.00", a=120, d=180, r="0.900, 0.700, 0.400"),
-        "",
-    ])
+    text = "\n".join(
+        [
+            "vllm-1  | (EngineCore_0 pid=12) INFO 01-02 03:04:05 [metrics.py:96] "
+            + V1.format(m="2.00", a=40, d=120, r="0.600, 0.300, 0.100"),
+            "2025-01-02T03:04:15Z vllm-1 | INFO something unrelated",
+            "[pod/vllm-abc] " + V1.format(m="3.00", a=120, d=180, r="0.900, 0.700, 0.400"),
+            "",
+        ]
+    )
     result = run(repo, "vllm-log", {"v.log": text}, path="v.log")
     # drafts 120/3 + 180/3 = 40 + 60 = 100; 1 + (40 + 120)/100 = 2.6
     assert result.accept_length == pytest.approx(2.6)
@@ -256,8 +280,10 @@ def test_vllm_log_prefixes_and_pooling(repo: Path) -> None:
 
 
 def test_vllm_log_without_rates_needs_k(repo: Path) -> None:
-    line = "INFO SpecDecoding metrics: Mean acceptance length: 2.00, Accepted: 50 tokens, " \
-           "Drafted: 200 tokens\n"
+    line = (
+        "INFO SpecDecoding metrics: Mean acceptance length: 2.00, Accepted: 50 tokens, "
+        "Drafted: 200 tokens\n"
+    )
     # k = 4 from the caller: 200/4 = 50 drafts; 1 + 50/50 = 2.0
     result = run(repo, "vllm-log", {"v.log": line}, path="v.log", draft_length=4)
     assert result.accept_length == 2.0
@@ -276,8 +302,12 @@ def test_vllm_log_ragged_drafts_is_an_estimate(repo: Path) -> None:
 
 
 def test_vllm_log_k_disagreement(repo: Path) -> None:
-    text = V1.format(m="2", a=10, d=30, r="0.5, 0.3, 0.2") + "\n" \
-        + V1.format(m="2", a=10, d=40, r="0.5, 0.3, 0.2, 0.1") + "\n"
+    text = (
+        V1.format(m="2", a=10, d=30, r="0.5, 0.3, 0.2")
+        + "\n"
+        + V1.format(m="2", a=10, d=40, r="0.5, 0.3, 0.2, 0.1")
+        + "\n"
+    )
     with pytest.raises(InputError, match="disagree on k"):
         run(repo, "vllm-log", {"v.log": text}, path="v.log")
 
@@ -288,9 +318,11 @@ def test_vllm_log_zero_drafted(repo: Path) -> None:
         run(repo, "vllm-log", {"v.log": line}, path="v.log")
 
 
-V0 = ("INFO metrics.py:367] Speculative metrics: Draft acceptance rate: 0.5, System efficiency: "
-      "0.6, Number of speculative tokens: 3, Number of accepted tokens: {a}, Number of draft "
-      "tokens: {d}, Number of emitted tokens: {e}.")
+V0 = (
+    "INFO metrics.py:367] Speculative metrics: Draft acceptance rate: 0.5, System efficiency: "
+    "0.6, Number of speculative tokens: 3, Number of accepted tokens: {a}, Number of draft "
+    "tokens: {d}, Number of emitted tokens: {e}."
+)
 
 
 def test_vllm_log_v0_running_totals(repo: Path) -> None:
@@ -317,10 +349,12 @@ def test_vllm_log_mixed_v0_v1(repo: Path) -> None:
 
 
 def test_vllm_log_only_printed_means(repo: Path) -> None:
-    text = ("INFO SpecDecoding metrics: Draft acceptance rate: 40.0%, "
-            "Mean acceptance length: 2.20\n"
-            "INFO SpecDecoding metrics: Draft acceptance rate: 50.0%, "
-            "Mean acceptance length: 2.60\n")
+    text = (
+        "INFO SpecDecoding metrics: Draft acceptance rate: 40.0%, "
+        "Mean acceptance length: 2.20\n"
+        "INFO SpecDecoding metrics: Draft acceptance rate: 50.0%, "
+        "Mean acceptance length: 2.60\n"
+    )
     result = run(repo, "vllm-log", {"v.log": text}, path="v.log")
     assert result.accept_length == pytest.approx(2.4)  # (2.2 + 2.6)/2, unweighted
     assert result.note is not None
@@ -329,8 +363,7 @@ def test_vllm_log_only_printed_means(repo: Path) -> None:
 
 def test_vllm_log_nothing(repo: Path) -> None:
     with pytest.raises(InputError, match="no vLLM spec-decode metrics lines"):
-        run(repo, "vllm-log", {"v.log": "INFO Avg prompt throughput: 1 tokens/s\n"},
-            path="v.log")
+        run(repo, "vllm-log", {"v.log": "INFO Avg prompt throughput: 1 tokens/s\n"}, path="v.log")
 
 
 # --- sglang-log ----------------------------------------------------------------------------
@@ -347,8 +380,9 @@ def test_sglang_log_real_issue11948() -> None:
 
 
 def test_sglang_log_many_intervals(repo: Path) -> None:
-    text = "".join(f"[TP0] Decode batch. #running-req: 1, accept len: {v}, \n"
-                   for v in ("2.00", "3.00") * 5)
+    text = "".join(
+        f"[TP0] Decode batch. #running-req: 1, accept len: {v}, \n" for v in ("2.00", "3.00") * 5
+    )
     result = run(repo, "sglang-log", {"s.log": text}, path="s.log")
     assert result.accept_length == pytest.approx(2.5)  # (5·2 + 5·3)/10
     assert result.formula == "25/10"
@@ -374,19 +408,23 @@ def test_llamacpp_log_real_pr24536() -> None:
     assert result.spans["accept_length"].line == 6
 
 
-STATS = ("I statistics draft: #calls(b,g,a) = 1 2 3, #gen drafts = {g}, #acc drafts = 1, "
-         "#gen tokens = {t}, #acc tokens = {a}")
+STATS = (
+    "I statistics draft: #calls(b,g,a) = 1 2 3, #gen drafts = {g}, #acc drafts = 1, "
+    "#gen tokens = {t}, #acc tokens = {a}"
+)
 
 
 def test_llamacpp_log_running_totals_per_slot(repo: Path) -> None:
-    text = "\n".join([
-        "srv slot print_timing: id  1 | task 0 | eval time = 1 ms",
-        STATS.format(g=10, t=40, a=20),
-        "srv slot print_timing: id  1 | task 5 | eval time = 1 ms",
-        STATS.format(g=30, t=120, a=50),
-        "srv slot print_timing: id  2 | task 6 | eval time = 1 ms",
-        STATS.format(g=5, t=20, a=5),
-    ])
+    text = "\n".join(
+        [
+            "srv slot print_timing: id  1 | task 0 | eval time = 1 ms",
+            STATS.format(g=10, t=40, a=20),
+            "srv slot print_timing: id  1 | task 5 | eval time = 1 ms",
+            STATS.format(g=30, t=120, a=50),
+            "srv slot print_timing: id  2 | task 6 | eval time = 1 ms",
+            STATS.format(g=5, t=20, a=5),
+        ]
+    )
     result = run(repo, "llamacpp-log", {"l.log": text}, path="l.log")
     # slot 1 last line (30, 50) + slot 2 (5, 5): 1 + 55/35 = 2.5714
     assert result.formula == "1 + 55/35"
@@ -395,8 +433,10 @@ def test_llamacpp_log_running_totals_per_slot(repo: Path) -> None:
 
 
 def test_llamacpp_log_rate_only(repo: Path) -> None:
-    text = "slot print_timing: id 0 | task 0 | draft acceptance rate = 0.5 (10 accepted / 20 " \
-           "generated)\n"
+    text = (
+        "slot print_timing: id 0 | task 0 | draft acceptance rate = 0.5 (10 accepted / 20 "
+        "generated)\n"
+    )
     with pytest.raises(InputError, match="gives a rate, not AL"):
         run(repo, "llamacpp-log", {"l.log": text}, path="l.log")
 
@@ -410,8 +450,9 @@ def test_llamacpp_log_zero_drafts(repo: Path) -> None:
 
 
 def test_llamacpp_timings_real_pr12603() -> None:
-    result = real("llamacpp-timings",
-                  "llama.cpp/measured/llama.cpp-pr12603-timings-draft-stats.json")
+    result = real(
+        "llamacpp-timings", "llama.cpp/measured/llama.cpp-pr12603-timings-draft-stats.json"
+    )
     # r = 65/347 = 0.1873; AL only estimated: 200/(200 − 65) = 200/135 = 1.4815
     assert result.estimate
     assert result.accept_length == pytest.approx(1.481481, abs=1e-6)
@@ -420,18 +461,21 @@ def test_llamacpp_timings_real_pr12603() -> None:
 
 
 def test_llamacpp_timings_inside_a_response(repo: Path) -> None:
-    text = json.dumps({"content": "x", "timings": {"predicted_n": 100, "draft_n": 80,
-                                                   "draft_n_accepted": 60}})
+    text = json.dumps(
+        {"content": "x", "timings": {"predicted_n": 100, "draft_n": 80, "draft_n_accepted": 60}}
+    )
     result = run(repo, "llamacpp-timings", {"r.json": text}, path="r.json")
     assert result.accept_length == pytest.approx(2.5)  # 100/(100 − 60)
 
 
 @pytest.mark.parametrize(
     ("timings", "message"),
-    [({"predicted_n": 100}, "draft_n"),
-     ({"predicted_n": 100, "draft_n": 0, "draft_n_accepted": 0}, "zero drafts"),
-     ({"predicted_n": 10, "draft_n": 30, "draft_n_accepted": 10}, "must exceed"),
-     ({"draft_n": 30, "draft_n_accepted": 10}, "predicted_n")],
+    [
+        ({"predicted_n": 100}, "draft_n"),
+        ({"predicted_n": 100, "draft_n": 0, "draft_n_accepted": 0}, "zero drafts"),
+        ({"predicted_n": 10, "draft_n": 30, "draft_n_accepted": 10}, "must exceed"),
+        ({"draft_n": 30, "draft_n_accepted": 10}, "predicted_n"),
+    ],
 )
 def test_llamacpp_timings_errors(repo: Path, timings: dict[str, int], message: str) -> None:
     with pytest.raises(InputError, match=message):
@@ -442,8 +486,15 @@ def test_llamacpp_timings_errors(repo: Path, timings: dict[str, int], message: s
 
 
 def test_per_request_dense_histogram(repo: Path) -> None:
-    record = {"choices": [], "metrics": {"speculative_decoding": {
-        "acceptance_histogram": [2, 3, 5], "mean_acceptance_length": 2.3}}}
+    record = {
+        "choices": [],
+        "metrics": {
+            "speculative_decoding": {
+                "acceptance_histogram": [2, 3, 5],
+                "mean_acceptance_length": 2.3,
+            }
+        },
+    }
     result = run(repo, "vllm-per-request", {"r.json": json.dumps(record)}, path="r.json")
     # steps 2 + 3 + 5 = 10; accepted 0·2 + 1·3 + 2·5 = 13: 1 + 13/10 = 2.3; D = 3 − 1 = 2
     assert result.accept_length == pytest.approx(2.3)
@@ -453,8 +504,9 @@ def test_per_request_dense_histogram(repo: Path) -> None:
 
 
 def test_per_request_sparse_histogram(repo: Path) -> None:
-    record = {"speculative_decoding": {"acceptance_histogram": {"0": 2, "2": 5},
-                                       "num_spec_tokens": 3}}
+    record = {
+        "speculative_decoding": {"acceptance_histogram": {"0": 2, "2": 5}, "num_spec_tokens": 3}
+    }
     result = run(repo, "vllm-per-request", {"r.json": json.dumps(record)}, path="r.json")
     # steps 7; accepted 2·5 = 10: 1 + 10/7 = 2.4286
     assert result.accept_length == pytest.approx(1 + 10 / 7)
@@ -464,10 +516,16 @@ def test_per_request_sparse_histogram(repo: Path) -> None:
 
 def test_per_request_json_lines_pooled(repo: Path) -> None:
     lines = [
-        {"metrics": {"speculative_decoding": {"num_spec_steps": 10,
-                                              "num_accepted_draft_tokens": 15}}},
-        {"metrics": {"speculative_decoding": {"num_spec_steps": 30,
-                                              "mean_acceptance_length": 2.0}}},
+        {
+            "metrics": {
+                "speculative_decoding": {"num_spec_steps": 10, "num_accepted_draft_tokens": 15}
+            }
+        },
+        {
+            "metrics": {
+                "speculative_decoding": {"num_spec_steps": 30, "mean_acceptance_length": 2.0}
+            }
+        },
     ]
     text = "\n".join(json.dumps(line) for line in lines) + "\n"
     result = run(repo, "vllm-per-request", {"r.jsonl": text}, path="r.jsonl")
@@ -502,32 +560,57 @@ def test_per_request_bad_histogram_key(repo: Path) -> None:
 def test_sglang_server_info(repo: Path) -> None:
     top = json.dumps({"avg_spec_accept_length": 3.42})
     assert run(repo, "sglang-server-info", {"a.json": top}, path="a.json").accept_length == 3.42
-    nested = json.dumps({"version": "0.5", "internal_states": [
-        {"avg_spec_accept_length": 2.5}, {"avg_spec_accept_length": 9}]})
+    nested = json.dumps(
+        {
+            "version": "0.5",
+            "internal_states": [{"avg_spec_accept_length": 2.5}, {"avg_spec_accept_length": 9}],
+        }
+    )
     result = run(repo, "sglang-server-info", {"b.json": nested}, path="b.json")
     assert result.accept_length == 2.5
     assert result.note is not None
     assert "internal_states[0] of 2" in result.note
     with pytest.raises(InputError, match="no avg_spec_accept_length"):
-        run(repo, "sglang-server-info", {"c.json": json.dumps({"internal_states": [{}]})},
-            path="c.json")
+        run(
+            repo,
+            "sglang-server-info",
+            {"c.json": json.dumps({"internal_states": [{}]})},
+            path="c.json",
+        )
 
 
 # --- trtllm-iteration-stats ----------------------------------------------------------------
 
 ITERATIONS = [
-    {"iter": 1, "specDecodingStats": {"numAcceptedTokens": 30, "numRequestsWithDraftTokens": 10,
-                                      "numDraftTokens": 40, "acceptanceLength": 4.0}},
-    {"iter": 2, "specDecodingStats": {"numAcceptedTokens": 18, "numRequestsWithDraftTokens": 10,
-                                      "numDraftTokens": 40, "acceptanceLength": 2.8}},
+    {
+        "iter": 1,
+        "specDecodingStats": {
+            "numAcceptedTokens": 30,
+            "numRequestsWithDraftTokens": 10,
+            "numDraftTokens": 40,
+            "acceptanceLength": 4.0,
+        },
+    },
+    {
+        "iter": 2,
+        "specDecodingStats": {
+            "numAcceptedTokens": 18,
+            "numRequestsWithDraftTokens": 10,
+            "numDraftTokens": 40,
+            "acceptanceLength": 2.8,
+        },
+    },
     {"iter": 3},
 ]
 
 
 @pytest.mark.parametrize(
     "text",
-    [json.dumps(ITERATIONS, indent=1), "\n".join(json.dumps(item) for item in ITERATIONS),
-     json.dumps([json.dumps(item) for item in ITERATIONS])],
+    [
+        json.dumps(ITERATIONS, indent=1),
+        "\n".join(json.dumps(item) for item in ITERATIONS),
+        json.dumps([json.dumps(item) for item in ITERATIONS]),
+    ],
     ids=["json-list", "json-lines", "json-strings"],
 )
 def test_trtllm_iteration_stats(repo: Path, text: str) -> None:
@@ -556,15 +639,22 @@ def test_trtllm_bad_json_lines(repo: Path) -> None:
 
 # --- speculation-profile -------------------------------------------------------------------
 
-PROFILE = {"schema_version": "1.0", "measured": True, "method": "eagle3",
-           "num_speculative_tokens": 3, "conditional_accept_rates": [0.7, 0.714286, 0.6],
-           "marginal_accept_rates": [0.7, 0.5, 0.3], "mean_accept_length": 2.5,
-           "mean_accept_length_per_request": 2.56}
+PROFILE = {
+    "schema_version": "1.0",
+    "measured": True,
+    "method": "eagle3",
+    "num_speculative_tokens": 3,
+    "conditional_accept_rates": [0.7, 0.714286, 0.6],
+    "marginal_accept_rates": [0.7, 0.5, 0.3],
+    "mean_accept_length": 2.5,
+    "mean_accept_length_per_request": 2.56,
+}
 
 
 def test_speculation_profile(repo: Path) -> None:
-    result = run(repo, "speculation-profile", {"p.json": json.dumps(PROFILE, indent=1)},
-                 path="p.json")
+    result = run(
+        repo, "speculation-profile", {"p.json": json.dumps(PROFILE, indent=1)}, path="p.json"
+    )
     assert result.accept_length == 2.5
     assert result.draft_length == 3
     assert result.marginal == (0.7, 0.5, 0.3)
@@ -581,9 +671,11 @@ def test_speculation_profile_conditional_only(repo: Path) -> None:
 
 @pytest.mark.parametrize(
     ("change", "message"),
-    [({"measured": False, "mean_accept_length": None}, "stub"),
-     ({"schema_version": "2.0"}, "schema_version"),
-     ({"mean_accept_length": "2.5"}, "finite number")],
+    [
+        ({"measured": False, "mean_accept_length": None}, "stub"),
+        ({"schema_version": "2.0"}, "schema_version"),
+        ({"mean_accept_length": "2.5"}, "finite number"),
+    ],
 )
 def test_speculation_profile_errors(repo: Path, change: dict[str, object], message: str) -> None:
     text = json.dumps({**PROFILE, **change})
@@ -596,7 +688,8 @@ def test_speculation_profile_errors(repo: Path, change: dict[str, object], messa
 
 def block(body: str) -> str:
     return "version: 1\nevidence:\n  metrics:\n" + "".join(
-        f"    {line}\n" for line in body.strip("\n").split("\n"))
+        f"    {line}\n" for line in body.strip("\n").split("\n")
+    )
 
 
 def test_per_position_published_minicpm() -> None:
@@ -617,10 +710,12 @@ def test_per_position_conditional() -> None:
 
 @pytest.mark.parametrize(
     ("body", "message", "line"),
-    [("format: per-position", "exactly one", 3),
-     ("format: per-position\nmarginal: [0.5]\nconditional: [0.5]", "exactly one", 3),
-     ("format: per-position\nmarginal: []", "non-empty", 5),
-     ("format: per-position\nmarginal: [0.5, high]", "finite number", 5)],
+    [
+        ("format: per-position", "exactly one", 3),
+        ("format: per-position\nmarginal: [0.5]\nconditional: [0.5]", "exactly one", 3),
+        ("format: per-position\nmarginal: []", "non-empty", 5),
+        ("format: per-position\nmarginal: [0.5, high]", "finite number", 5),
+    ],
 )
 def test_per_position_errors(body: str, message: str, line: int) -> None:
     with pytest.raises(InputError, match=message) as info:
@@ -642,10 +737,12 @@ def test_histogram_sparse_and_dense() -> None:
 
 @pytest.mark.parametrize(
     ("body", "message"),
-    [("format: histogram", "histogram needs"),
-     ("format: histogram\nhistogram: {0: 0}", "zero steps"),
-     ("format: histogram\nhistogram: {one: 3}", "accepted-draft count"),
-     ("format: histogram\nhistogram: {1: 2.5}", "whole count")],
+    [
+        ("format: histogram", "histogram needs"),
+        ("format: histogram\nhistogram: {0: 0}", "zero steps"),
+        ("format: histogram\nhistogram: {one: 3}", "accepted-draft count"),
+        ("format: histogram\nhistogram: {1: 2.5}", "whole count"),
+    ],
 )
 def test_histogram_errors(body: str, message: str) -> None:
     with pytest.raises(InputError, match=message):
@@ -690,19 +787,23 @@ def test_profile_problems() -> None:
 
 
 def test_spec_from_claims_file() -> None:
-    spec = claims(block("format: vllm-prometheus\npath: m.prom\nbaseline_path: b.prom\n"
-                        "draft_length: 5"), draft_length=3)
+    spec = claims(
+        block("format: vllm-prometheus\npath: m.prom\nbaseline_path: b.prom\ndraft_length: 5"),
+        draft_length=3,
+    )
     assert (spec.format, spec.path, spec.baseline_path) == ("vllm-prometheus", "m.prom", "b.prom")
     assert spec.draft_length == 5  # the block's own value wins over the caller's
 
 
 @pytest.mark.parametrize(
     ("body", "message", "line"),
-    [("format: vllm-csv\npath: x", "unknown metrics format", 4),
-     ("format: vllm-log", "needs path", 3),
-     ("format: vllm-log\npath: [a]", "path must be a string", 5),
-     ("format: vllm-log\npath: a.log\nbaseline_path: b.log", "only to vllm-prometheus", 6),
-     ("format: iid-rate\nalpha: 0.5\ndraft_length: 0", "integer ≥ 1", 6)],
+    [
+        ("format: vllm-csv\npath: x", "unknown metrics format", 4),
+        ("format: vllm-log", "needs path", 3),
+        ("format: vllm-log\npath: [a]", "path must be a string", 5),
+        ("format: vllm-log\npath: a.log\nbaseline_path: b.log", "only to vllm-prometheus", 6),
+        ("format: iid-rate\nalpha: 0.5\ndraft_length: 0", "integer ≥ 1", 6),
+    ],
 )
 def test_spec_errors(body: str, message: str, line: int) -> None:
     with pytest.raises(InputError, match=message) as info:

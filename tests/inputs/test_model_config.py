@@ -134,8 +134,9 @@ def test_falcon_7b_multi_query() -> None:
 
 def test_falcon_40b_new_decoder_architecture_keeps_explicit_kv() -> None:
     # Falcon-40B: 128 heads, n_head_kv 8 with new_decoder_architecture ⇒ G = 16
-    shape = inline({"n_head": 128, "n_head_kv": 8, "multi_query": True,
-                    "new_decoder_architecture": True})
+    shape = inline(
+        {"n_head": 128, "n_head_kv": 8, "multi_query": True, "new_decoder_architecture": True}
+    )
     assert shape.kv_heads == 8
     assert shape.query_heads_per_kv == Fraction(16)
 
@@ -147,13 +148,20 @@ def test_num_kv_heads_spelling() -> None:
 
 def test_chatglm_multi_query_group_num() -> None:
     # ChatGLM3-6B: 32 heads, 2 groups ⇒ G = 16; seq_length is its context
-    shape = inline({"num_attention_heads": 32, "multi_query_attention": True,
-                    "multi_query_group_num": 2, "seq_length": 8192})
+    shape = inline(
+        {
+            "num_attention_heads": 32,
+            "multi_query_attention": True,
+            "multi_query_group_num": 2,
+            "seq_length": 8192,
+        }
+    )
     assert shape.kv_heads == 2
     assert shape.query_heads_per_kv == Fraction(16)
     assert shape.max_position_embeddings == 8192
-    off = inline({"num_attention_heads": 32, "multi_query_attention": False,
-                  "multi_query_group_num": 2})
+    off = inline(
+        {"num_attention_heads": 32, "multi_query_attention": False, "multi_query_group_num": 2}
+    )
     assert off.kv_heads is None
     assert off.query_heads_per_kv == Fraction(1)
 
@@ -166,16 +174,22 @@ def test_non_integer_ratio_stays_exact() -> None:
 
 
 def test_text_config_wins_over_top_level() -> None:
-    shape = inline({"num_attention_heads": 8, "vocab_size": 1,
-                    "text_config": {"num_attention_heads": 32, "num_key_value_heads": 16}})
+    shape = inline(
+        {
+            "num_attention_heads": 8,
+            "vocab_size": 1,
+            "text_config": {"num_attention_heads": 32, "num_key_value_heads": 16},
+        }
+    )
     # Gemma-3-27B-like: text_config 32 / 16 = 2; vocab falls back to the top level
     assert shape.query_heads_per_kv == Fraction(2)
     assert shape.vocab_size == 1
 
 
 def test_qwen35_mtp_layers_and_float_counts() -> None:
-    shape = inline({"num_attention_heads": 32.0, "num_key_value_heads": 4,
-                    "mtp_num_hidden_layers": 1})
+    shape = inline(
+        {"num_attention_heads": 32.0, "num_key_value_heads": 4, "mtp_num_hidden_layers": 1}
+    )
     assert shape.query_heads == 32
     assert shape.mtp_layers == 1
 
@@ -214,8 +228,9 @@ def test_tp_must_be_positive() -> None:
 
 
 def test_no_g_without_heads() -> None:
-    shape = ModelShape(path="x", pointer="", query_heads=None, kv_heads=None,
-                       query_heads_per_kv=None)
+    shape = ModelShape(
+        path="x", pointer="", query_heads=None, kv_heads=None, query_heads_per_kv=None
+    )
     assert effective_query_heads_per_kv(shape, 4, False) is None
 
 
@@ -223,8 +238,10 @@ def test_no_g_without_heads() -> None:
 
 
 def test_pointer_into_yaml() -> None:
-    text = "models:\n  - name: a\n    config:\n      num_attention_heads: 64\n" \
-           "      num_key_value_heads: 8\n"
+    text = (
+        "models:\n  - name: a\n    config:\n      num_attention_heads: 64\n"
+        "      num_key_value_heads: 8\n"
+    )
     shape = inline(text, pointer="/models/0/config", yaml=True)
     assert shape.query_heads_per_kv == Fraction(8)
     assert shape.pointer == "/models/0/config"
@@ -250,8 +267,12 @@ def test_pointer_to_embedded_json_string() -> None:
 
 @pytest.mark.parametrize(
     ("pointer", "message"),
-    [("models", "must be empty or start with '/'"), ("/nope", "no key 'nope'"),
-     ("/list/01", "not a list index"), ("/list/5", "past the end")],
+    [
+        ("models", "must be empty or start with '/'"),
+        ("/nope", "no key 'nope'"),
+        ("/list/01", "not a list index"),
+        ("/list/5", "past the end"),
+    ],
 )
 def test_bad_pointers(pointer: str, message: str) -> None:
     with pytest.raises(InputError, match=message) as info:
@@ -277,10 +298,14 @@ def test_no_head_count_names_the_file() -> None:
 
 @pytest.mark.parametrize(
     "data",
-    [{"num_attention_heads": "32"}, {"num_attention_heads": 0}, {"num_attention_heads": True},
-     {"num_attention_heads": 32, "num_key_value_heads": [8, 8]},
-     {"num_attention_heads": 32, "num_key_value_heads": 8.5},
-     {"num_attention_heads": 32, "kv_lora_rank": -1}],
+    [
+        {"num_attention_heads": "32"},
+        {"num_attention_heads": 0},
+        {"num_attention_heads": True},
+        {"num_attention_heads": 32, "num_key_value_heads": [8, 8]},
+        {"num_attention_heads": 32, "num_key_value_heads": 8.5},
+        {"num_attention_heads": 32, "kv_lora_rank": -1},
+    ],
 )
 def test_bad_counts_point_at_their_line(data: dict[str, object]) -> None:
     with pytest.raises(InputError, match="positive integer") as info:

@@ -242,7 +242,11 @@ def _view(doc: Document, shown: str, pointer: str | None) -> tuple[object, Locat
         try:
             inner = parse_text(node, f"{shown} at {pointer}", json_syntax=True)
         except InputError as exc:
-            raise InputError(f"the string at {pointer} is not a JSON config: {exc.reason}",
-                             shown, span.line, span.column) from None
+            raise InputError(
+                f"the string at {pointer} is not a JSON config: {exc.reason}",
+                shown,
+                span.line,
+                span.column,
+            ) from None
         return inner.data, lambda _path: span
     return node, lambda sub: doc.locate((*path, *sub))

@@ -18,15 +18,9 @@ from specgate.inputs.metrics.inline import (
     read_iid_rate,
     read_per_position,
 )
-from specgate.inputs.metrics.logs import read_llamacpp_log, read_sglang_log, read_vllm_log
+from specgate.inputs.metrics.logs import read_llamacpp_log, read_sglang_log
 from specgate.inputs.metrics.prometheus import read_prometheus
-from specgate.inputs.metrics.records import (
-    read_llamacpp_timings,
-    read_sglang_server_info,
-    read_speculation_profile,
-    read_trtllm_iteration_stats,
-    read_vllm_per_request,
-)
+from specgate.inputs.metrics.records import read_trtllm_iteration_stats, read_vllm_per_request
 from specgate.inputs.metrics.spec import (
     FILE_FORMATS,
     FORMATS,
@@ -34,6 +28,12 @@ from specgate.inputs.metrics.spec import (
     MetricsSpec,
     resolve_path,
 )
+from specgate.inputs.metrics.summaries import (
+    read_llamacpp_timings,
+    read_sglang_server_info,
+    read_speculation_profile,
+)
+from specgate.inputs.metrics.vllm_log import read_vllm_log
 from specgate.inputs.types import Acceptance
 from specgate.loader import read_text
 
@@ -91,15 +91,21 @@ def read_acceptance(
         return inline(spec)
     if spec.format not in FILE_FORMATS or not spec.path:
         raise spec.fail(f"metrics format {spec.format!r} needs a path")
-    target, shown = resolve_path(spec, "path", spec.path, base_dir=base_dir,
-                                 shown_base=shown_base, root=root)
+    target, shown = resolve_path(
+        spec, "path", spec.path, base_dir=base_dir, shown_base=shown_base, root=root
+    )
     text = read_text(target, shown)
     if spec.format == "vllm-prometheus":
         baseline = None
         if spec.baseline_path:
-            before, before_shown = resolve_path(spec, "baseline_path", spec.baseline_path,
-                                                base_dir=base_dir, shown_base=shown_base,
-                                                root=root)
+            before, before_shown = resolve_path(
+                spec,
+                "baseline_path",
+                spec.baseline_path,
+                base_dir=base_dir,
+                shown_base=shown_base,
+                root=root,
+            )
             baseline = (read_text(before, before_shown), before_shown)
         return read_prometheus(text, shown, baseline=baseline, draft_length=spec.draft_length)
     if spec.format == "vllm-log":

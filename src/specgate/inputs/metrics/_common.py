@@ -13,9 +13,11 @@ from dataclasses import dataclass
 
 from specgate.document import NodePath, Span
 from specgate.errors import InputError
+from specgate.inputs.types import Acceptance
 from specgate.loader import parse_text
 
 Locator = Callable[[NodePath], Span]
+KeyLocator = Callable[[str], Span]
 
 
 @dataclass(frozen=True)
@@ -80,9 +82,7 @@ def load_records(text: str, shown: str) -> list[Record]:
         del whole
         return [_line_record(line, number, shown) for number, line in lines]
     if isinstance(doc.data, list):
-        return [
-            Record(item, _sub_locator(doc.locate, (index,))) for index, item in enumerate(doc.data)
-        ]
+        return [Record(item, under(doc.locate, (index,))) for index, item in enumerate(doc.data)]
     return [Record(doc.data, doc.locate)]
 
 
@@ -107,7 +107,8 @@ def _line_record(line: str, number: int, shown: str) -> Record:
     return Record(doc.data, locate)
 
 
-def _sub_locator(locate: Locator, prefix: NodePath) -> Locator:
+def under(locate: Locator, prefix: NodePath) -> Locator:
+    """A locator for the node at ``prefix`` (paths relative to it)."""
     return lambda path: locate((*prefix, *path))
 
 
@@ -160,3 +161,24 @@ def survival(histogram: Mapping[int, float], depth: int | None) -> tuple[float, 
     if steps <= 0:
         return ()
     return tuple(sum(h for j, h in histogram.items() if j >= i) / steps for i in range(1, top + 1))
+
+
+def unweighted_mean(
+    fmt_name: str, shown: str, values: list[str], first: Span, why: str
+) -> Acceptance:
+    """AL as the plain mean of printed interval values (``values`` as printed)."""
+    numbers = [float(value) for value in values]
+    total = sum(numbers)
+    if len(values) <= 8:
+        formula = f"({' + '.join(values)})/{len(values)}" if len(values) > 1 else values[0]
+    else:
+        formula = f"{fmt(total)}/{len(values)}"
+    return Acceptance(
+        format=fmt_name,
+        path=shown,
+        accept_length=total / len(numbers),
+        formula=formula,
+        note=f"unweighted mean of {len(values)} logged interval value"
+        f"{'s' if len(values) > 1 else ''} ({why}, so intervals are not step-weighted)",
+        spans={"accept_length": first},
+    )

@@ -35,8 +35,9 @@ def read_per_position(spec: MetricsSpec) -> Acceptance:
         raise spec.fail("per-position needs exactly one of marginal: [...] or conditional: [...]")
     key = has[0]
     rates = _numbers(spec, key)
-    marginal = rates if key == "marginal" else tuple(
-        math.prod(rates[: i + 1]) for i in range(len(rates)))
+    marginal = (
+        rates if key == "marginal" else tuple(math.prod(rates[: i + 1]) for i in range(len(rates)))
+    )
     formula = f"1 + ({' + '.join(fmt(m) for m in marginal)})"
     return Acceptance(
         format="per-position",

@@ -1,218 +1,36 @@
-"""Engine log lines → AL: vLLM (V1 and V0), SGLang decode batches, llama-server.
+"""SGLang decode-batch and llama-server statistics log lines → AL.
 
-Lines may carry any prefix (timestamps, ``(APIServer pid=…)``, container names):
-fields are found by their own labels anywhere in a line. Every pattern starts
-with a literal label and has no nested repetition, so scanning is linear in the
-file's length.
+Lines may carry any prefix; fields are found by their labels. Every pattern
+starts with a literal label and has no nested repetition, so scanning is linear.
 
-Sources: notes/domain.md §2.1 (vLLM V1 ``SpecDecoding metrics`` lines are per
-interval; V0 ``Speculative metrics`` lines print running totals, see
-``vllm/spec_decode/metrics.py`` which copies the sampler's cumulative counters),
-§2.2 (SGLang ``accept len``), §2.4 and llama.cpp ``common/speculative.cpp``
-(``statistics <impl>: … #gen drafts = N, … #acc tokens = M``).
+Sources: notes/domain.md §2.2 (SGLang ``accept len``), §2.4 and llama.cpp
+``common/speculative.cpp`` ``common_speculative_print_stats`` (``statistics
+<impl>: … #gen drafts = N, … #acc tokens = M``).
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
 
 from specgate.document import Span
-from specgate.inputs.metrics._common import fail, fmt, last_of_runs, parse_rates, text_lines
+from specgate.inputs.metrics._common import (
+    fail,
+    fmt,
+    last_of_runs,
+    parse_rates,
+    text_lines,
+    unweighted_mean,
+)
 from specgate.inputs.types import Acceptance
 
-_NUMBER = r"(\d+(?:\.\d+)?)"
-_V1_ACCEPTED = re.compile(r"\bAccepted: (\d+) tokens")
-_V1_DRAFTED = re.compile(r"\bDrafted: (\d+) tokens")
-_V1_MEAN = re.compile(r"Mean acceptance length: " + _NUMBER)
-_V1_RATES = re.compile(r"Per-position acceptance rate: ([0-9.,\s]*)")
-_V0_K = re.compile(r"Number of speculative tokens: (\d+)")
-_V0_ACCEPTED = re.compile(r"Number of accepted tokens: (\d+)")
-_V0_DRAFT = re.compile(r"Number of draft tokens: (\d+)")
-_V0_EMITTED = re.compile(r"Number of emitted tokens: (\d+)")
-_SG_ACCEPT = re.compile(r"accept len: " + _NUMBER)
+_SG_ACCEPT = re.compile(r"accept len: (\d+(?:\.\d+)?)")
 _LC_IMPL = re.compile(r"statistics\s+([^:\s]+):")
 _LC_GEN_DRAFTS = re.compile(r"#gen drafts\s*=\s*(\d+)")
 _LC_GEN_TOKENS = re.compile(r"#gen tokens\s*=\s*(\d+)")
 _LC_ACC_TOKENS = re.compile(r"#acc tokens\s*=\s*(\d+)")
 _LC_RATES = re.compile(r"#acc rate/pos\s*=\s*\(([0-9.,\s]*)\)")
 _LC_SLOT = re.compile(r"\bid\s+(\d+)\s*\|")
-
-
-@dataclass(frozen=True)
-class _V1Line:
-    span: Span
-    accepted: int
-    drafted: int
-    rates: tuple[float, ...]
-
-
-def read_vllm_log(text: str, shown: str, *, draft_length: int | None = None) -> Acceptance:
-    """AL pooled over vLLM's periodic spec-decode log lines.
-
-    V1 (``SpecDecoding metrics: … Accepted: A tokens, Drafted: T tokens,
-    Per-position acceptance rate: r1, …, rk``): each line covers one interval;
-    AL = 1 + ΣA / Σ(T/k), k = the number of per-position rates (else
-    ``draft_length``). ``marginal`` is the draft-weighted mean of the rates.
-    When T/k is not whole some steps drafted fewer than k: ``estimate`` is set.
-
-    V0 (``Speculative metrics: … Number of speculative tokens: k, … accepted …,
-    draft …, emitted …``): counters are running totals, so the last line of each
-    run (a drop starts a new run) is used: AL = Σemitted / (Σdraft / k).
-
-    Raises:
-        InputError: no such lines, V0 and V1 mixed, lines that disagree on k, k
-            unknown, or zero drafted tokens.
-    """
-    v1: list[_V1Line] = []
-    v0: list[tuple[Span, tuple[float, ...]]] = []
-    means: list[tuple[Span, float]] = []
-    for number, line in text_lines(text):
-        span = Span(number, 1)
-        emitted = _V0_EMITTED.search(line)
-        if emitted:
-            v0.append((span, _v0_row(line, emitted, shown, span, draft_length)))
-            continue
-        accepted, drafted = _V1_ACCEPTED.search(line), _V1_DRAFTED.search(line)
-        if accepted and drafted:
-            rates = _V1_RATES.search(line)
-            found = parse_rates(rates.group(1), "per-position rate", shown, span) if rates else ()
-            v1.append(_V1Line(span, int(accepted.group(1)), int(drafted.group(1)), found))
-        elif (mean := _V1_MEAN.search(line)) is not None:
-            means.append((span, float(mean.group(1))))
-    if v0 and v1:
-        raise fail(
-            f"{shown} mixes vLLM V0 and V1 spec-decode lines (lines {v0[0][0].line} "
-            f"and {v1[0].span.line})",
-            shown,
-            v1[0].span,
-        )
-    if v0:
-        return _pool_v0(v0, shown)
-    if v1:
-        return _pool_v1(v1, shown, draft_length)
-    if means:
-        return _unweighted(
-            "vllm-log",
-            shown,
-            [str(value) for _, value in means],
-            means[0][0],
-            "vLLM printed no Accepted/Drafted counts",
-        )
-    raise fail(
-        f"no vLLM spec-decode metrics lines ('SpecDecoding metrics: …' or "
-        f"'Speculative metrics: …') in {shown}",
-        shown,
-    )
-
-
-def _v0_row(
-    line: str, emitted: re.Match[str], shown: str, span: Span, draft_length: int | None
-) -> tuple[float, ...]:
-    k, draft, accepted = _V0_K.search(line), _V0_DRAFT.search(line), _V0_ACCEPTED.search(line)
-    if draft is None:
-        raise fail("vLLM V0 line without 'Number of draft tokens'", shown, span)
-    depth = int(k.group(1)) if k else draft_length
-    if not depth:
-        raise fail(
-            "vLLM V0 line without 'Number of speculative tokens' and no draft_length "
-            "given: k is needed to count steps",
-            shown,
-            span,
-        )
-    return (
-        float(depth),
-        float(draft.group(1)),
-        float(emitted.group(1)),
-        float(accepted.group(1)) if accepted else 0.0,
-    )
-
-
-def _pool_v1(lines: list[_V1Line], shown: str, draft_length: int | None) -> Acceptance:
-    depths: dict[int, Span] = {}
-    for entry in lines:
-        k = len(entry.rates) or draft_length
-        if not k:
-            raise fail(
-                "no per-position acceptance rates on this line and no draft_length "
-                "given: k is needed to turn Drafted tokens into drafts",
-                shown,
-                entry.span,
-            )
-        depths.setdefault(k, entry.span)
-    if len(depths) > 1:
-        found = ", ".join(f"k = {k} at line {span.line}" for k, span in depths.items())
-        raise fail(
-            f"vLLM log lines disagree on k ({found}); split the log per configuration",
-            shown,
-            lines[0].span,
-        )
-    k = next(iter(depths))
-    accepted = sum(entry.accepted for entry in lines)
-    drafted = sum(entry.drafted for entry in lines)
-    drafts = drafted / k
-    if drafts <= 0:
-        raise fail(
-            "zero drafted tokens in the vLLM log: no speculative step was measured",
-            shown,
-            lines[0].span,
-        )
-    stated = all(entry.rates for entry in lines)
-    marginal: tuple[float, ...] = ()
-    if stated:
-        marginal = tuple(
-            sum(entry.rates[i] * entry.drafted / k for entry in lines) / drafts for i in range(k)
-        )
-    note = (
-        f"pooled over {len(lines)} log line{'s' if len(lines) > 1 else ''}: "
-        f"1 + ΣAccepted/Σ(Drafted/k), k = {k}"
-    )
-    ragged = any(entry.drafted % k for entry in lines)
-    if ragged:
-        note += "; Drafted is not a multiple of k (some steps drafted fewer), so AL is approximate"
-    return Acceptance(
-        format="vllm-log",
-        path=shown,
-        accept_length=1 + accepted / drafts,
-        formula=f"1 + {fmt(accepted)}/{fmt(drafts)}",
-        estimate=ragged,
-        draft_length=k if stated else None,
-        marginal=marginal,
-        note=note,
-        spans={"accept_length": lines[0].span},
-        acceptance_rate=accepted / drafted,
-    )
-
-
-def _pool_v0(rows: list[tuple[Span, tuple[float, ...]]], shown: str) -> Acceptance:
-    depths = {int(row[0]) for _, row in rows}
-    if len(depths) > 1:
-        raise fail(f"vLLM V0 log lines disagree on k ({sorted(depths)})", shown, rows[0][0])
-    k = depths.pop()
-    (_, draft, emitted, accepted), runs = last_of_runs([row for _, row in rows])
-    if draft <= 0:
-        raise fail(
-            "zero draft tokens in the vLLM V0 log: no speculative step was measured",
-            shown,
-            rows[-1][0],
-        )
-    note = (
-        f"vLLM V0 counters are running totals: used the last of {len(rows)} line"
-        f"{'s' if len(rows) > 1 else ''}"
-        + (f" in each of {runs} runs" if runs > 1 else "")
-        + "; AL = emitted / (draft / k)"
-    )
-    return Acceptance(
-        format="vllm-log",
-        path=shown,
-        accept_length=emitted / (draft / k),
-        formula=f"{fmt(emitted)}/({fmt(draft)}/{k})",
-        draft_length=k,
-        note=note,
-        spans={"accept_length": rows[-1][0]},
-        acceptance_rate=accepted / draft,
-    )
 
 
 def read_sglang_log(text: str, shown: str) -> Acceptance:
@@ -240,24 +58,8 @@ def read_sglang_log(text: str, shown: str) -> Acceptance:
             "(speculative decoding off?)",
             shown,
         )
-    return _unweighted("sglang-log", shown, values, first, "SGLang logs no step count per interval")
-
-
-def _unweighted(fmt_name: str, shown: str, values: list[str], first: Span, why: str) -> Acceptance:
-    numbers = [float(value) for value in values]
-    total = sum(numbers)
-    if len(values) <= 8:
-        formula = f"({' + '.join(values)})/{len(values)}" if len(values) > 1 else values[0]
-    else:
-        formula = f"{fmt(total)}/{len(values)}"
-    return Acceptance(
-        format=fmt_name,
-        path=shown,
-        accept_length=total / len(numbers),
-        formula=formula,
-        note=f"unweighted mean of {len(values)} logged interval value"
-        f"{'s' if len(values) > 1 else ''} ({why}, so intervals are not step-weighted)",
-        spans={"accept_length": first},
+    return unweighted_mean(
+        "sglang-log", shown, values, first, "SGLang logs no step count per interval"
     )
 
 

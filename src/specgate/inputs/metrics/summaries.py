@@ -1,0 +1,178 @@
+"""One-object JSON summaries → AL: llama.cpp timings, SGLang server info and
+NVIDIA speculation profiles.
+
+Sources:
+- llama.cpp server ``timings``: ``draft_n``, ``draft_n_accepted`` (r only;
+  notes/domain.md §2.4).
+- SGLang ``/get_server_info``: ``avg_spec_accept_length`` (top level or
+  ``internal_states[0]``), cumulative since start (notes/domain.md §2.2).
+- NVIDIA/Model-Optimizer ``examples/specdec_bench/specdec_bench/speculation_profile.py``
+  (schema 1.0): ``mean_accept_length`` (per step), ``marginal_accept_rates``,
+  ``conditional_accept_rates``, ``num_speculative_tokens``, ``measured``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from specgate.document import NodePath
+from specgate.inputs.metrics._common import Locator, count, fail, fmt, load_one, real, under
+from specgate.inputs.types import Acceptance
+
+
+def read_llamacpp_timings(text: str, shown: str) -> Acceptance:
+    """r = draft_n_accepted / draft_n from llama-server ``timings``; AL as an estimate.
+
+    llama.cpp does not report verification steps and drafts vary in length, so AL
+    is not recoverable. The labelled estimate assumes every decode step emits its
+    accepted drafts plus one token: AL ≈ predicted_n / (predicted_n − draft_n_accepted)
+    (fixtures/real/SOURCES.md, llama.cpp PR #12603).
+
+    Raises:
+        InputError: no ``draft_n`` (speculation off), zero drafts, no ``predicted_n``
+            or ``predicted_n ≤ draft_n_accepted``.
+    """
+    record = load_one(text, shown)
+    data, locate = record.data, record.locate
+    if isinstance(data, Mapping) and isinstance(data.get("timings"), Mapping):
+        data, locate = data["timings"], under(locate, ("timings",))
+    if not isinstance(data, Mapping) or "draft_n" not in data:
+        raise fail(f"no timings.draft_n in {shown} (speculative decoding off?)", shown)
+    drafted = count(data["draft_n"], "draft_n", shown, locate(("draft_n",)))
+    accepted = count(
+        data.get("draft_n_accepted"), "draft_n_accepted", shown, locate(("draft_n_accepted",))
+    )
+    if drafted <= 0:
+        raise fail(
+            "zero drafts (draft_n = 0): no speculative step was measured",
+            shown,
+            locate(("draft_n",)),
+        )
+    predicted = count(data.get("predicted_n"), "predicted_n", shown, locate(("predicted_n",)))
+    if predicted <= accepted:
+        raise fail(
+            f"predicted_n ({fmt(predicted)}) must exceed draft_n_accepted ({fmt(accepted)})",
+            shown,
+            locate(("predicted_n",)),
+        )
+    rate = accepted / drafted
+    return Acceptance(
+        format="llamacpp-timings",
+        path=shown,
+        accept_length=predicted / (predicted - accepted),
+        formula=f"{fmt(predicted)}/({fmt(predicted)} - {fmt(accepted)})",
+        estimate=True,
+        note=f"llama.cpp reports only the acceptance rate r = {fmt(accepted)}/{fmt(drafted)} "
+        f"= {rate:.4f}; AL is estimated assuming each step emits its accepted drafts "
+        "plus one token",
+        spans={"accept_length": locate(("draft_n_accepted",))},
+        acceptance_rate=rate,
+    )
+
+
+def read_sglang_server_info(text: str, shown: str) -> Acceptance:
+    """``avg_spec_accept_length`` of SGLang ``/get_server_info`` (cumulative since start).
+
+    Raises:
+        InputError: the field is absent or not a number.
+    """
+    record = load_one(text, shown)
+    data = record.data
+    path: NodePath = ("avg_spec_accept_length",)
+    note = "SGLang server average, cumulative since the server started"
+    if not (isinstance(data, Mapping) and "avg_spec_accept_length" in data):
+        states = data.get("internal_states") if isinstance(data, Mapping) else None
+        if not (
+            isinstance(states, list)
+            and states
+            and isinstance(states[0], Mapping)
+            and "avg_spec_accept_length" in states[0]
+        ):
+            raise fail(
+                f"no avg_spec_accept_length in {shown} (top level or "
+                "internal_states[0]; speculative decoding off?)",
+                shown,
+            )
+        data, path = states[0], ("internal_states", 0, "avg_spec_accept_length")
+        if len(states) > 1:
+            note += f"; internal_states[0] of {len(states)} used"
+    assert isinstance(data, Mapping)
+    value = real(
+        data["avg_spec_accept_length"], "avg_spec_accept_length", shown, record.locate(path)
+    )
+    return Acceptance(
+        format="sglang-server-info",
+        path=shown,
+        accept_length=value,
+        formula=f"avg_spec_accept_length = {fmt(value)}",
+        note=note,
+        spans={"accept_length": record.locate(path)},
+    )
+
+
+def read_speculation_profile(text: str, shown: str) -> Acceptance:
+    """AL = ``mean_accept_length`` (per decode step) of a ``speculation_profile.json`` v1.
+
+    ``marginal`` from ``marginal_accept_rates`` (or the cumulative product of
+    ``conditional_accept_rates``); ``draft_length`` from ``num_speculative_tokens``.
+
+    Raises:
+        InputError: schema_version not 1.x, an unmeasured stub (``measured: false``),
+            or a missing/non-numeric mean.
+    """
+    record = load_one(text, shown)
+    data, locate = record.data, record.locate
+    if not isinstance(data, Mapping):
+        raise fail("speculation profile must be a JSON object", shown, locate(()))
+    version = data.get("schema_version")
+    if not (isinstance(version, str) and version.split(".")[0] == "1"):
+        raise fail(
+            f"unsupported speculation profile schema_version {version!r} (1.x read)",
+            shown,
+            locate(("schema_version",)),
+        )
+    if data.get("measured") is False or data.get("mean_accept_length") is None:
+        raise fail(
+            "the speculation profile is an unmeasured stub (measured: false or no "
+            "mean_accept_length)",
+            shown,
+            locate(("measured",)),
+        )
+    mean = real(
+        data["mean_accept_length"], "mean_accept_length", shown, locate(("mean_accept_length",))
+    )
+    marginal = _rates(data, "marginal_accept_rates", shown, locate)
+    if not marginal:
+        conditional = _rates(data, "conditional_accept_rates", shown, locate)
+        marginal = tuple(math.prod(conditional[: i + 1]) for i in range(len(conditional)))
+    depth = data.get("num_speculative_tokens")
+    spans = {"accept_length": locate(("mean_accept_length",))}
+    if depth is not None:
+        depth = int(
+            count(depth, "num_speculative_tokens", shown, locate(("num_speculative_tokens",)))
+        )
+        spans["draft_length"] = locate(("num_speculative_tokens",))
+    note = "per-step mean from speculation_profile.json"
+    per_request = data.get("mean_accept_length_per_request")
+    if isinstance(per_request, (int, float)) and not isinstance(per_request, bool):
+        note += f" (per-request mean {fmt(per_request)})"
+    return Acceptance(
+        format="speculation-profile",
+        path=shown,
+        accept_length=mean,
+        formula=f"mean_accept_length = {fmt(mean)}",
+        draft_length=depth,
+        marginal=marginal,
+        note=note,
+        spans=spans,
+    )
+
+
+def _rates(data: Mapping[str, object], key: str, shown: str, locate: Locator) -> tuple[float, ...]:
+    raw = data.get(key)
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise fail(f"{key} must be a list", shown, locate((key,)))
+    return tuple(real(v, f"{key}[{i}]", shown, locate((key, i))) for i, v in enumerate(raw))
