@@ -162,3 +162,12 @@ def test_missing_value_is_an_input_error() -> None:
 def test_negative_number_is_not_a_flag() -> None:
     flags = parse_flags(["--speculative-num-steps", "-1"], SPEC)
     assert flags["--speculative-num-steps"].value == "-1"
+
+
+def test_line_starting_with_a_flag_continues_the_command() -> None:
+    cmds = split_commands("llama-server -m t.gguf\n  --draft-max 8\nother")
+    assert [c.argv for c in cmds] == [
+        ("llama-server", "-m", "t.gguf", "--draft-max", "8"),
+        ("other",),
+    ]
+    assert cmds[0].lines == (0, 0, 0, 1, 1)

@@ -9,7 +9,8 @@ Shapes:
   :class:`FlagSpec` (the engine's known long flags, short aliases, booleans).
 
 Splitting follows POSIX ``sh`` word rules through :mod:`shlex` (quotes, backslash
-escapes). Before splitting, backslash-newline continuations are joined, a leading
+escapes). Before splitting, backslash-newline continuations are joined (so is a
+line that starts with a flag, as llama-swap's ``cmd: |`` blocks expect), a leading
 ``$ `` / ``# `` prompt is dropped, and a backslash left standing alone between
 spaces (what a YAML plain or folded scalar makes of a ``\\`` continuation) is
 treated as a continuation too. ``{placeholders}`` are ordinary words. Commands are
@@ -37,6 +38,7 @@ from specgate.errors import InputError
 _OPERATORS = frozenset({";", "&&", "||", "|", "&", ";;"})
 _SEPARATOR_CHARS = frozenset(";&|\n")
 _PROMPT_RE = re.compile(r"^[ \t]*\$[ \t]+", re.MULTILINE)
+_FLAG_LINE_RE = re.compile(r"\n(?=[ \t]*-)")
 _ASSIGN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _LONE_BACKSLASH_RE = re.compile(r"(?:(?<=[ \t])|^)\\(?:[ \t]+|$)", re.MULTILINE)
 
@@ -109,6 +111,9 @@ def split_commands(text: str, *, file: str | None = None, line: int | None = Non
     cleaned = text.replace("\\\r\n", "  \x0b").replace("\\\n", " \x0b").replace("\r\n", " \n")
     cleaned = _PROMPT_RE.sub(lambda m: " " * len(m.group(0)), cleaned)
     cleaned = _LONE_BACKSLASH_RE.sub(lambda m: " " * len(m.group(0)), cleaned)
+    # A line starting with a flag continues the command above (no shell runs "--x"
+    # as a program; launchers such as llama-swap join a block's lines this way).
+    cleaned = _FLAG_LINE_RE.sub("\x0b", cleaned)
     stream = io.StringIO(cleaned)
     lexer = shlex.shlex(stream, posix=True, punctuation_chars=";&|\n")
     lexer.whitespace = " \t\x0b\f"

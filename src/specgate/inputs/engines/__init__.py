@@ -203,17 +203,23 @@ class _Detector:
             return []
         verdicts: list[Verdict] = []
         for index, source in enumerate(sources):
-            for e in self._candidates(source):
+            engines, hinted = self._candidates(source)
+            for e in engines:
                 try:
                     kind = e.detect_flags(source) if e.detect_flags is not None else None
                 except InputError:
+                    # The engine's own parser would refuse the command (an ambiguous
+                    # abbreviation): say so when the command names that engine.
+                    if hinted:
+                        raise
                     kind = None
                 if kind is not None:
                     command = index if len(sources) > 1 else None
                     verdicts.append(Verdict(e.name, kind, command))
         return verdicts
 
-    def _candidates(self, source: CommandSource) -> list[_Engine]:
+    def _candidates(self, source: CommandSource) -> tuple[list[_Engine], bool]:
+        """The engines whose program the command runs (hinted), else every engine."""
         heads = []
         for word in source.command.argv[:4]:
             if word.startswith("-") and word != "-m":
@@ -228,7 +234,7 @@ class _Detector:
                 for p in e.programs
             )
         ]
-        return hinted or self.engines
+        return (hinted, True) if hinted else (self.engines, False)
 
     def command(self, found: Found) -> CommandSource:
         """The command a verdict named, placed in the file (spans computed)."""

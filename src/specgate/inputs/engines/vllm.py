@@ -76,7 +76,6 @@ SPEC_KEYS = frozenset(
         "synthetic_acceptance_length",
         "use_heterogeneous_vocab",
         "disable_padded_drafter_batch",
-        "tensor_parallel_size",
         "draft_load_config",
         "kv_cache_dtype",
         "attention_backend",

@@ -1,0 +1,102 @@
+"""llama.cpp reader on hand-made llama-server command lines (flags and defaults per
+notes/domain.md §1.5)."""
+
+from __future__ import annotations
+
+import pytest
+
+from specgate.document import Document, Span
+from specgate.errors import InputError
+from specgate.inputs.engines import read_engine_config
+from specgate.inputs.types import EngineConfig
+from specgate.loader import parse_text
+
+
+def txt(text: str) -> EngineConfig:
+    return read_engine_config(Document("run.sh", text), shown="run.sh", pointer=None, engine=None)
+
+
+def test_old_flags_with_default_draft_max() -> None:
+    c = txt("llama-server -m target.gguf -md draft.gguf -ngld 99")
+    # --draft-max absent, --draft-* generation ⇒ default 16 (said in notes); the old
+    # p-min default (0.75–0.9) makes D a maximum.
+    assert (c.engine, c.mechanism, c.draft_length, c.verify_tokens) == (
+        "llamacpp",
+        "draft_model",
+        16,
+        17,
+    )
+    assert c.draft_length_is_max
+    assert any("default is 16" in n for n in c.notes)
+    assert c.draft_model == "draft.gguf"
+
+
+def test_new_flags_with_default_and_no_p_min() -> None:
+    c = txt("llama-server -m t.gguf --spec-draft-model d.gguf --spec-type draft-simple")
+    # --spec-* generation ⇒ default n-max 3 and p-min 0.00 ⇒ fixed D.
+    assert (c.mechanism, c.draft_length, c.verify_tokens, c.draft_length_is_max) == (
+        "draft_model",
+        3,
+        4,
+        False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("spec_type", "mechanism", "is_max"),
+    [
+        ("draft-eagle3", "eagle3", False),
+        ("draft-mtp", "mtp", False),
+        ("ngram-mod", "ngram", True),
+        ("ngram-cache", "ngram", True),
+        ("draft-dflash", "other", False),
+    ],
+)
+def test_spec_types(spec_type: str, mechanism: str, is_max: bool) -> None:
+    c = txt(f"llama-server -m t.gguf --spec-type {spec_type} --spec-draft-n-max 5")
+    assert (c.mechanism, c.draft_length, c.draft_length_is_max) == (mechanism, 5, is_max)
+
+
+def test_draft_p_min_zero_is_fixed_and_positions() -> None:
+    c = txt(
+        "llama-server \\\n  -m t.gguf \\\n  --model-draft d.gguf \\\n  --draft 6 --draft-p-min 0\n"
+    )
+    assert (c.draft_length, c.draft_length_is_max) == (6, False)
+    assert c.spans["draft_length"] == Span(4, 11)
+    assert c.spans["draft_model"] == Span(3, 17)
+
+
+def test_ngld_alone_configures_nothing() -> None:
+    with pytest.raises(InputError, match=r"no speculative decoding configured in run\.sh"):
+        txt("llama-server -m t.gguf -ngl 99 -ngld 99")
+
+
+def test_spec_type_none_configures_nothing() -> None:
+    with pytest.raises(InputError, match="no speculative decoding configured"):
+        txt("llama-server -m t.gguf --spec-type none --spec-draft-n-max 4")
+
+
+def test_synthetic_acceptance_is_lossy() -> None:
+    c = txt("llama-server -m t.gguf -md d.gguf --spec-synth-len 3")
+    assert c.lossy_acceptance
+    assert [i.code for i in c.issues] == ["SG304"]
+
+
+def test_llama_swap_literal_block_exact_lines() -> None:
+    # Lines that start with a flag continue the command (llama-swap joins them).
+    text = (
+        "models:\n"
+        "  m:\n"
+        "    cmd: |\n"
+        "      llama-server -m t.gguf\n"
+        "        --model-draft d.gguf\n"
+        "        --draft-max 8\n"
+    )
+    doc = parse_text(text, "swap.yaml", json_syntax=False)
+    c = read_engine_config(doc, shown="swap.yaml", pointer=None, engine=None, text=text)
+    assert (c.draft_length, c.draft_model) == (8, "d.gguf")
+    assert c.spans["draft_length"] == Span(6, 21)  # "        --draft-max " is 20 chars
+    assert c.spans["draft_model"] == Span(5, 23)
+    # Without the source text, spans fall back to the scalar's start (line 3).
+    c = read_engine_config(doc, shown="swap.yaml", pointer=None, engine=None)
+    assert c.spans["draft_length"].line == 3

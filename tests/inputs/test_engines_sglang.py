@@ -1,0 +1,187 @@
+"""SGLang reader on hand-made server args (rules from server_args.py as summarised in
+notes/domain.md §1.2, with the tree-capacity correction of fixtures/real/SOURCES.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from specgate.document import Document, Span
+from specgate.errors import InputError
+from specgate.inputs.engines import read_engine_config
+from specgate.inputs.types import EngineConfig
+from specgate.loader import parse_text
+
+
+def yaml(text: str, *, pointer: str | None = None) -> EngineConfig:
+    doc = parse_text(text, "args.yaml", json_syntax=False)
+    return read_engine_config(doc, shown="args.yaml", pointer=pointer, engine=None, text=text)
+
+
+def txt(text: str) -> EngineConfig:
+    return read_engine_config(Document("cmd.txt", text), shown="cmd.txt", pointer=None, engine=None)
+
+
+def codes(c: EngineConfig) -> list[str]:
+    return [i.code for i in c.issues]
+
+
+def launch(extra: str) -> EngineConfig:
+    return txt("python -m sglang.launch_server --model-path m " + extra)
+
+
+def test_snake_case_mapping_chain() -> None:
+    c = yaml(
+        "speculative_algorithm: EAGLE3\n"
+        "speculative_draft_model_path: d\n"
+        "speculative_num_steps: 3\n"
+        "speculative_eagle_topk: 1\n"
+        "speculative_num_draft_tokens: 4\n"
+        "tp_size: 2\n"
+        "enable_dp_attention: true\n"
+    )
+    # topk 1 ⇒ chain: D = 3, N_verify = 3 + 1 = 4 (stated 4 agrees).
+    assert (c.mechanism, c.draft_length, c.verify_tokens) == ("eagle3", 3, 4)
+    assert (c.tensor_parallel_size, c.attention_data_parallel) == (2, True)
+    assert c.spans["draft_length"] == Span(3, 24)
+    assert c.issues == ()
+
+
+def test_kebab_case_mapping() -> None:
+    c = yaml(
+        "speculative-algorithm: NEXTN\nspeculative-num-steps: 1\nspeculative-eagle-topk: 1\n"
+        "speculative-num-draft-tokens: 2\ntensor-parallel-size: 8\n"
+    )
+    assert (c.mechanism, c.draft_length, c.verify_tokens, c.tensor_parallel_size) == (
+        "mtp",
+        1,
+        2,
+        8,
+    )
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "mechanism"),
+    [
+        ("EAGLE", "eagle"),
+        ("eagle3", "eagle3"),
+        ("NEXTN", "mtp"),
+        ("STANDALONE", "draft_model"),
+        ("DFLASH", "other"),
+    ],
+)
+def test_algorithms(algorithm: str, mechanism: str) -> None:
+    c = launch(
+        f"--speculative-algorithm {algorithm} --speculative-num-steps 2 "
+        "--speculative-eagle-topk 1 --speculative-num-draft-tokens 3"
+    )
+    assert c.mechanism == mechanism
+
+
+def test_topk_one_rewrites_draft_tokens() -> None:
+    c = launch(
+        "--speculative-algorithm EAGLE --speculative-num-steps 3 "
+        "--speculative-eagle-topk 1 --speculative-num-draft-tokens 8"
+    )
+    # SGLang sets num_draft_tokens := steps + 1 = 4 when topk == 1.
+    assert (c.draft_length, c.verify_tokens) == (3, 4)
+    assert codes(c) == ["SG307"]
+    assert "would rewrite speculative_num_draft_tokens 8 to 4" in c.issues[0].message
+
+
+def test_tree_uses_draft_tokens_for_verify() -> None:
+    c = launch(
+        "--speculative-algorithm EAGLE --speculative-num-steps 3 "
+        "--speculative-eagle-topk 4 --speculative-num-draft-tokens 16"
+    )
+    # Tree: D = 3 (deepest path), N_verify = 16 ≤ 4 + 2·16 + 1 = 37.
+    assert (c.draft_length, c.verify_tokens) == (3, 16)
+    assert c.issues == ()
+
+
+def test_tree_larger_than_candidate_pool() -> None:
+    c = launch(
+        "--speculative-algorithm EAGLE --speculative-num-steps 2 "
+        "--speculative-eagle-topk 2 --speculative-num-draft-tokens 8"
+    )
+    # pool = 2 + (2 − 1)·2² = 6 candidates; 8 > 6 + 1 ⇒ SG307.
+    assert codes(c) == ["SG307"]
+    ok = launch(
+        "--speculative-algorithm EAGLE --speculative-num-steps 2 "
+        "--speculative-eagle-topk 2 --speculative-num-draft-tokens 7"
+    )
+    assert ok.issues == ()  # 7 = 6 + 1 fits exactly
+
+
+def test_only_some_tree_fields_set() -> None:
+    c = launch("--speculative-algorithm EAGLE --speculative-num-steps 4")
+    assert c.draft_length == 4
+    assert codes(c) == ["SG307"]
+    assert "speculative_eagle_topk, speculative_num_draft_tokens not set" in c.issues[0].message
+
+
+def test_no_tree_fields_leaves_d_unknown() -> None:
+    c = launch("--speculative-algorithm EAGLE3 --speculative-draft-model-path d")
+    assert (c.draft_length, c.verify_tokens) == (None, None)
+    assert c.issues == ()
+    assert any("model architecture" in n for n in c.notes)
+
+
+def test_accept_thresholds_below_one_are_lossy() -> None:
+    c = launch(
+        "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 "
+        "--speculative-num-draft-tokens 4 --speculative-accept-threshold-single 0.9 "
+        "--speculative-accept-threshold-acc 1.0"
+    )
+    assert c.lossy_acceptance
+    assert codes(c) == ["SG304"]
+
+
+def test_spec_v2_env_with_tree_is_invalid() -> None:
+    c = txt(
+        "SGLANG_ENABLE_SPEC_V2=True python -m sglang.launch_server --speculative-algorithm "
+        "EAGLE --speculative-num-steps 3 --speculative-eagle-topk 4 "
+        "--speculative-num-draft-tokens 8"
+    )
+    assert codes(c) == ["SG307"]
+    assert "SGLANG_ENABLE_SPEC_V2" in c.issues[0].message
+
+
+def test_spec_v2_env_beside_argv_list() -> None:
+    c = yaml(
+        "cfg:\n"
+        "  env_vars:\n"
+        '    SGLANG_ENABLE_SPEC_V2: "1"\n'
+        "  extra_args: [--speculative-algorithm, EAGLE3, --speculative-num-steps, '2',\n"
+        "               --speculative-eagle-topk, '2', --speculative-num-draft-tokens, '4']\n"
+    )
+    assert codes(c) == ["SG307"]
+    assert c.spans["spec_v2"].line == 3
+
+
+def test_abbreviations_and_equals() -> None:
+    c = launch(
+        "--speculative-algo=EAGLE --speculative-draft d --speculative-num-s 2 "
+        "--speculative-eagle 1 --speculative-num-d 3 --tp 4 --enable-dp"
+    )
+    assert (c.mechanism, c.draft_length, c.verify_tokens) == ("eagle", 2, 3)
+    assert (c.tensor_parallel_size, c.attention_data_parallel, c.draft_model) == (4, True, "d")
+
+
+def test_ambiguous_abbreviation_is_an_input_error() -> None:
+    with pytest.raises(InputError, match="ambiguous option: --speculative-num"):
+        txt("python -m sglang.launch_server --speculative-algorithm EAGLE --speculative-num 3")
+
+
+def test_draft_fields_without_algorithm_configure_nothing() -> None:
+    with pytest.raises(InputError, match=r"no speculative decoding configured in cmd\.txt"):
+        txt("python -m sglang.launch_server --speculative-num-steps 3 --speculative-eagle-topk 1")
+
+
+def test_ngram_draft_tokens_are_a_maximum() -> None:
+    c = launch("--speculative-algorithm NGRAM --speculative-num-draft-tokens 8")
+    assert (c.mechanism, c.draft_length, c.verify_tokens, c.draft_length_is_max) == (
+        "ngram",
+        7,
+        8,
+        True,
+    )

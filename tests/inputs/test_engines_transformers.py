@@ -1,0 +1,79 @@
+"""transformers reader on hand-made generation configs (GenerationConfig fields,
+notes/domain.md §1.4)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from specgate.document import Span
+from specgate.errors import InputError
+from specgate.inputs.engines import read_engine_config
+from specgate.inputs.types import EngineConfig
+from specgate.loader import parse_text
+
+
+def generation(data: dict[str, object]) -> EngineConfig:
+    text = json.dumps(data, indent=2)
+    doc = parse_text(text, "generation_config.json", json_syntax=True)
+    return read_engine_config(doc, shown="generation_config.json", pointer=None, engine=None)
+
+
+def test_prompt_lookup_is_ngram_with_max_d() -> None:
+    c = generation({"max_new_tokens": 64, "prompt_lookup_num_tokens": 10})
+    assert (c.engine, c.mechanism, c.draft_length, c.verify_tokens) == (
+        "transformers",
+        "ngram",
+        10,
+        11,
+    )
+    assert c.draft_length_is_max
+    assert c.spans["draft_length"] == Span(3, 31)  # '  "prompt_lookup_num_tokens": ' is 30
+
+
+def test_hub_defaults_without_an_assistant_configure_nothing() -> None:
+    with pytest.raises(InputError, match="no speculative decoding configured"):
+        generation(
+            {
+                "num_assistant_tokens": 20,
+                "num_assistant_tokens_schedule": "constant",
+                "assistant_confidence_threshold": 0.4,
+            }
+        )
+
+
+def test_assistant_constant_schedule() -> None:
+    c = generation(
+        {
+            "assistant_model": "Qwen/Qwen2.5-0.5B",
+            "num_assistant_tokens": 5,
+            "num_assistant_tokens_schedule": "constant",
+        }
+    )
+    assert (c.mechanism, c.draft_length, c.verify_tokens, c.draft_length_is_max) == (
+        "draft_model",
+        5,
+        6,
+        False,
+    )
+    assert c.draft_model == "Qwen/Qwen2.5-0.5B"
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"num_assistant_tokens_schedule": "heuristic"},
+        {"num_assistant_tokens_schedule": "dynamic"},
+        {"assistant_confidence_threshold": 0.4},
+    ],
+)
+def test_adaptive_assistant_d_is_a_maximum(extra: dict[str, object]) -> None:
+    c = generation({"assistant_model": "d", "num_assistant_tokens": 20, **extra})
+    assert c.draft_length_is_max
+
+
+def test_assistant_without_num_tokens_leaves_d_unknown() -> None:
+    c = generation({"assistant_model": "d"})
+    assert (c.draft_length, c.verify_tokens) == (None, None)
+    assert any("default" in n for n in c.notes)

@@ -1,0 +1,216 @@
+"""vLLM reader on hand-made configs, one per branch (values worked by hand from
+vllm/config/speculative.py semantics as summarised in notes/domain.md §1.1)."""
+
+from __future__ import annotations
+
+import pytest
+
+from specgate.document import Document, Span
+from specgate.errors import InputError
+from specgate.inputs.engines import mtp_layer_issue, read_engine_config
+from specgate.inputs.types import EngineConfig
+from specgate.loader import parse_text
+
+
+def yaml(text: str, *, pointer: str | None = None, engine: str | None = None) -> EngineConfig:
+    doc = parse_text(text, "serve.yaml", json_syntax=False)
+    return read_engine_config(doc, shown="serve.yaml", pointer=pointer, engine=engine, text=text)
+
+
+def txt(text: str) -> EngineConfig:
+    return read_engine_config(Document("cmd.txt", text), shown="cmd.txt", pointer=None, engine=None)
+
+
+def codes(c: EngineConfig) -> list[str]:
+    return [i.code for i in c.issues]
+
+
+def test_nested_mapping_positions() -> None:
+    c = yaml(
+        "model: meta-llama/Llama-3.1-8B-Instruct\n"
+        "tensor-parallel-size: 2\n"
+        "speculative-config:\n"
+        "  method: eagle3\n"
+        "  model: yuhuili/EAGLE3-LLaMA3.1-Instruct-8B\n"
+        "  num_speculative_tokens: 3\n"
+    )
+    assert (c.mechanism, c.draft_length, c.verify_tokens, c.tensor_parallel_size) == (
+        "eagle3",
+        3,
+        4,
+        2,
+    )
+    assert c.spans["draft_length"] == Span(6, 27)  # "  num_speculative_tokens: " is 26 chars
+    assert c.spans["tensor_parallel_size"] == Span(2, 23)
+    assert c.spans["mechanism"].line == 4
+    assert c.draft_model == "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B"
+
+
+def test_cli_json_string_with_prompt_and_continuations() -> None:
+    c = txt(
+        "$ vllm serve Qwen/Qwen3-8B \\\n"
+        "    -tp 4 \\\n"
+        '    --speculative-config \'{"method": "ngram", "num_speculative_tokens": 5,\n'
+        '      "prompt_lookup_max": 4}\'\n'
+    )
+    # ngram ⇒ D 5 is a maximum; prompt_lookup_min mirrors max (not stated) ⇒ no issue.
+    assert (c.mechanism, c.draft_length, c.verify_tokens, c.draft_length_is_max) == (
+        "ngram",
+        5,
+        6,
+        True,
+    )
+    assert c.tensor_parallel_size == 4
+    assert c.spans["tensor_parallel_size"] == Span(2, 9)
+    assert c.spans["draft_length"] == Span(3, 26)  # the JSON word starts at column 26
+    assert c.issues == ()
+
+
+def test_dotted_cli_keys() -> None:
+    c = txt(
+        "vllm serve m --speculative-config.method mtp --speculative_config.num_speculative_tokens=2"
+    )
+    assert (c.mechanism, c.draft_length, c.verify_tokens) == ("mtp", 2, 3)
+
+
+@pytest.mark.parametrize(
+    ("method", "mechanism"),
+    [
+        ("deepseek_mtp", "mtp"),
+        ("qwen3_next_mtp", "mtp"),
+        ("glm4_moe_mtp", "mtp"),
+        ("ernie_mtp", "mtp"),
+        ("mimo_mtp", "mtp"),
+        ("ngram_gpu", "ngram"),
+        ("medusa", "medusa"),
+        ("mlp_speculator", "mlp_speculator"),
+        ("draft_model", "draft_model"),
+        ("dflash", "other"),
+    ],
+)
+def test_method_aliases(method: str, mechanism: str) -> None:
+    c = yaml(f"speculative_config:\n  method: {method}\n  num_speculative_tokens: 2\n")
+    assert c.mechanism == mechanism
+
+
+@pytest.mark.parametrize(
+    ("model", "mechanism"),
+    [
+        ("yuhuili/EAGLE-LLaMA3-Instruct-8B", "eagle"),
+        ("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "eagle3"),
+        ("FasterDecoding/medusa-vicuna-7b-v1.3", "medusa"),
+        ("ibm-ai-platform/llama3-8b-accelerator-mlp-speculator", "mlp_speculator"),
+        ("Qwen/Qwen3-0.6B", "draft_model"),
+        ("ngram", "ngram"),
+    ],
+)
+def test_method_omitted_is_inferred_from_the_draft(model: str, mechanism: str) -> None:
+    c = yaml(f'speculative_config: {{"model": "{model}", "num_speculative_tokens": 3}}\n')
+    assert c.mechanism == mechanism
+
+
+def test_method_and_model_omitted_means_target_mtp() -> None:
+    c = yaml("speculative_config:\n  num_speculative_tokens: 1\n")
+    assert (c.mechanism, c.draft_length) == ("mtp", 1)
+    assert any("MTP" in n for n in c.notes)
+
+
+def test_suffix_default_depth_is_a_maximum() -> None:
+    c = yaml("speculative_config:\n  method: suffix\n")
+    # num_speculative_tokens absent ⇒ suffix_decoding_max_tree_depth default 24.
+    assert (c.mechanism, c.draft_length, c.verify_tokens, c.draft_length_is_max) == (
+        "suffix",
+        24,
+        25,
+        True,
+    )
+    c = yaml("speculative_config:\n  method: suffix\n  suffix_decoding_max_tree_depth: 12\n")
+    assert c.draft_length == 12
+
+
+def test_synthetic_rejection_is_lossy() -> None:
+    c = yaml(
+        "speculative_config:\n  method: eagle\n  model: x/eagle-y\n  num_speculative_tokens: 2\n"
+        "  rejection_sample_method: synthetic\n"
+    )
+    assert c.lossy_acceptance
+    assert codes(c) == ["SG304"]
+    assert c.spans["lossy_acceptance"].line == 5
+
+
+def test_v0_flat_keys_ngram_and_typical_acceptance() -> None:
+    c = yaml(
+        "model: facebook/opt-6.7b\n"
+        'speculative_model: "[ngram]"\n'
+        "num_speculative_tokens: 5\n"
+        "ngram_prompt_lookup_max: 4\n"
+        "ngram_prompt_lookup_min: 6\n"
+        "spec_decoding_acceptance_method: typical_acceptance_sampler\n"
+    )
+    assert (c.mechanism, c.draft_length, c.draft_length_is_max) == ("ngram", 5, True)
+    assert c.lossy_acceptance
+    # min 6 > max 4 ⇒ SG307; typical acceptance ⇒ SG304.
+    assert sorted(codes(c)) == ["SG304", "SG307"]
+    assert c.spans["prompt_lookup_min"].line == 5
+
+
+def test_v0_num_tokens_without_model_configures_nothing() -> None:
+    # A serve-level key (tensor_parallel_size) marks this as V0 flat flags, where
+    # num_speculative_tokens without speculative_model configures nothing.
+    with pytest.raises(InputError, match=r"no speculative decoding configured in serve\.yaml"):
+        yaml("model: m\ntensor_parallel_size: 1\nnum_speculative_tokens: 5\n")
+
+
+def test_bare_block_is_read_as_a_speculative_config() -> None:
+    # Only SpeculativeConfig keys: a --speculative-config JSON file.
+    c = yaml('{"model": "Qwen/Qwen3-0.6B", "num_speculative_tokens": 4}')
+    assert (c.mechanism, c.draft_length, c.tensor_parallel_size) == ("draft_model", 4, None)
+
+
+def test_draft_tp_must_be_one_or_target() -> None:
+    base = "tensor_parallel_size: 4\nspeculative_config:\n  model: d\n  num_speculative_tokens: 2\n"
+    assert yaml(base + "  draft_tensor_parallel_size: 4\n").issues == ()
+    bad = yaml(base + "  draft_tensor_parallel_size: 2\n")
+    assert codes(bad) == ["SG307"]
+    assert bad.issues[0].field == "draft_tensor_parallel_size"
+    assert bad.spans["draft_tensor_parallel_size"].line == 5
+
+
+def test_draft_tp_without_target_tp_uses_default_one() -> None:
+    c = yaml(
+        "speculative_config:\n  model: d\n  num_speculative_tokens: 2\n"
+        "  draft_tensor_parallel_size: 2\n"
+    )
+    assert codes(c) == ["SG307"]
+
+
+def test_tensor_parallel_size_inside_block_is_rejected() -> None:
+    c = yaml(
+        "speculative_config:\n  model: d\n  num_speculative_tokens: 2\n  tensor_parallel_size: 2\n"
+    )
+    assert codes(c) == ["SG307"]
+    assert c.tensor_parallel_size is None
+
+
+def test_zero_tokens_is_invalid() -> None:
+    c = yaml("speculative_config:\n  method: eagle3\n  model: d\n  num_speculative_tokens: 0\n")
+    assert c.draft_length is None
+    assert codes(c) == ["SG307"]
+
+
+def test_bad_json_string_is_an_input_error_at_its_line() -> None:
+    with pytest.raises(InputError) as err:
+        txt("vllm serve m --speculative-config '{\"method\": }'")
+    assert err.value.line == 1
+    with pytest.raises(InputError, match="must be an integer"):
+        yaml("speculative_config:\n  method: mtp\n  num_speculative_tokens: three\n")
+
+
+def test_mtp_layer_check() -> None:
+    c = yaml("speculative_config:\n  method: mtp\n  num_speculative_tokens: 3\n")
+    assert mtp_layer_issue(c, 1) is None  # 3 is a multiple of 1 (layer reused 3×)
+    assert mtp_layer_issue(c, 3) is None  # equal
+    issue = mtp_layer_issue(c, 2)  # 3 > 2 and 3 mod 2 = 1 ⇒ refused
+    assert issue is not None
+    assert issue.code == "SG307"
+    assert mtp_layer_issue(c, None) is None
