@@ -102,3 +102,10 @@ def test_load_engine_document_reads_text_files_whole(tmp_path: Path) -> None:
     assert c.spans["draft_length"].line == 4
     with pytest.raises(InputError, match="no such file"):
         load_engine_document(tmp_path / "missing.txt", "missing.txt")
+
+
+def test_unsplittable_text_file_is_an_input_error() -> None:
+    with pytest.raises(InputError, match="cannot split command line"):
+        read_engine_config(
+            Document("x.txt", "vllm serve 'oops"), shown="x.txt", pointer=None, engine=None
+        )

@@ -200,6 +200,8 @@ class _Detector:
         try:
             sources = commands_of(node, self.doc, (), None)
         except InputError:
+            if node is self.doc.data:  # a whole text file that no shell could split
+                raise
             return []
         verdicts: list[Verdict] = []
         for index, source in enumerate(sources):
