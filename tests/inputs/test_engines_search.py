@@ -107,5 +107,8 @@ def test_load_engine_document_reads_text_files_whole(tmp_path: Path) -> None:
 def test_unsplittable_text_file_is_an_input_error() -> None:
     with pytest.raises(InputError, match="cannot split command line"):
         read_engine_config(
-            Document("x.txt", "vllm serve 'oops"), shown="x.txt", pointer=None, engine=None
+            Document("x.txt", "vllm serve --speculative-config 'oops"),
+            shown="x.txt",
+            pointer=None,
+            engine=None,
         )
