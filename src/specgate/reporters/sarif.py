@@ -1,0 +1,272 @@
+"""The SARIF format: one SARIF 2.1.0 log for GitHub code scanning and other viewers.
+
+Built as plain dicts (OASIS SARIF 2.1.0 errata 01; GitHub's ingestion rules in
+``docs/code-security/reference/code-scanning/sarif-files/sarif-support.md``):
+
+- ``tool.driver.rules`` holds every rule of the registry, sorted by code, so a
+  result's ``ruleIndex`` is stable whichever rules fired;
+- each result points at its file by a URI relative to the repository root
+  (``uriBaseId: %SRCROOT%``), with a 1-based ``region``;
+- ``partialFingerprints["specgateFindingHash/v1"]`` hashes what identifies a
+  finding (rule, file, deployment, JSON path), never its line, so an alert
+  survives unrelated edits above it;
+- a file that could not be read or parsed becomes an error notification in
+  ``invocations[0].toolExecutionNotifications`` (no rule fired on it).
+
+No I/O here: the caller passes each shown path's repository-relative path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import PurePosixPath, PureWindowsPath
+from typing import Any, Literal
+from urllib.parse import quote
+
+from specgate import __version__
+from specgate.findings import Finding
+from specgate.report import FileReport, RunReport
+from specgate.rules import REGISTRY, Rule
+from specgate.rules_doc import help_uri, rule_markdown
+
+SarifLevel = Literal["error", "warning", "note"]
+
+SCHEMA_URI = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
+SARIF_VERSION = "2.1.0"
+TOOL_NAME = "specgate"
+INFORMATION_URI = "https://github.com/specgate/specgate"
+#: The uriBaseId of repository-relative URIs (the name GitHub and CodeQL use).
+SRCROOT = "%SRCROOT%"
+#: Key of our entry in ``result.partialFingerprints``.
+FINGERPRINT_KEY = "specgateFindingHash/v1"
+#: Id of the notification descriptor for files that could not be read or parsed.
+INPUT_ERROR_ID = "input-error"
+#: GitHub truncates shortDescription and fullDescription beyond this length.
+DESCRIPTION_LIMIT = 1024
+
+LEVEL: dict[str, SarifLevel] = {
+    "fail": "error",
+    "warn": "warning",
+    "info": "note",
+    "note": "note",
+}
+
+_DEPLOYMENT_INDEX = re.compile(r"^deployments\[\d+\]")
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
+
+
+def _plain(markdown: str) -> str:
+    """Markdown prose as plain text: bold markers dropped, code spans kept as written."""
+    return _BOLD.sub(r"\1", markdown)
+
+
+def _first_paragraph(doc: str) -> str:
+    paragraph = doc.strip().split("\n\n", 1)[0]
+    return " ".join(paragraph.split())
+
+
+def _limit(text: str, limit: int = DESCRIPTION_LIMIT) -> str:
+    """``text`` cut at a word boundary to at most ``limit`` characters, with an ellipsis."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if " " in cut:
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip() + "…"
+
+
+def _help_text(rule: Rule) -> str:
+    parts = [f"{rule.code} {rule.name} (severity: {rule.severity}). {rule.summary}"]
+    if rule.doc.strip():
+        parts.append(_plain(rule.doc.strip()))
+    if rule.fail_example.strip():
+        parts.append("Failing example:\n\n" + rule.fail_example.rstrip())
+    if rule.pass_example.strip():
+        parts.append("Passing example:\n\n" + rule.pass_example.rstrip())
+    return "\n\n".join(parts) + "\n"
+
+
+def rule_descriptor(rule: Rule) -> dict[str, Any]:
+    """A ``reportingDescriptor`` for ``rule`` (every field GitHub marks required)."""
+    full = _first_paragraph(rule.doc) or rule.summary
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": _limit(rule.summary)},
+        "fullDescription": {"text": _limit(_plain(full)), "markdown": _limit(full)},
+        "help": {"text": _help_text(rule), "markdown": rule_markdown(rule)},
+        "helpUri": help_uri(rule),
+        "defaultConfiguration": {"level": LEVEL[rule.severity]},
+        "properties": {"severity": rule.severity},
+    }
+
+
+def artifact_uri(shown: str, repo_path: str | None) -> dict[str, str]:
+    """The ``artifactLocation`` of a file.
+
+    Repository-relative (``uriBaseId: %SRCROOT%``) when ``repo_path`` is known;
+    otherwise the path as shown, as a relative URI reference (``/`` separators, no
+    ``./``), or a ``file:`` URI when the shown path is absolute.
+    """
+    if repo_path is not None:
+        return {"uri": _encode(_posix(repo_path)), "uriBaseId": SRCROOT}
+    if PureWindowsPath(shown).drive:
+        return {"uri": PureWindowsPath(shown).as_uri()}
+    posix = _posix(shown)
+    if posix.startswith("/"):
+        return {"uri": PurePosixPath(posix).as_uri()}
+    return {"uri": _encode(posix)}
+
+
+def _posix(path: str) -> str:
+    parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
+    prefix = "/" if path.startswith(("/", "\\")) else ""
+    return prefix + "/".join(parts)
+
+
+def _encode(path: str) -> str:
+    # Percent-encode everything but unreserved characters and "/" (RFC 3986 §2.3),
+    # so a ":" in the first segment cannot read as a scheme.
+    return quote(path, safe="/")
+
+
+def _physical_location(
+    location: dict[str, str], line: int | None, column: int | None
+) -> dict[str, Any]:
+    region: dict[str, int] = {"startLine": line if line and line > 0 else 1}
+    if line and line > 0 and column and column > 0:
+        region["startColumn"] = column
+    return {"physicalLocation": {"artifactLocation": location, "region": region}}
+
+
+def _fingerprint(parts: tuple[str, ...], occurrence: int) -> str:
+    key = "\x1f".join((*parts, str(occurrence)))
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def _stable_path(path: str, deployment: str | None) -> str:
+    """The JSON path with ``deployments[i]`` replaced by the deployment's name, so
+    reordering or inserting deployments keeps fingerprints."""
+    if deployment is None:
+        return path
+    return _DEPLOYMENT_INDEX.sub(f"deployments[name={deployment}]", path, count=1)
+
+
+def _file_findings(file: FileReport) -> list[tuple[Finding, str | None]]:
+    """Each finding of ``file`` with the name of its deployment when that name is
+    unique in the file (else ``None``: the JSON path's index identifies it)."""
+    names = Counter(d.name for d in file.deployments)
+    found: list[tuple[Finding, str | None]] = [(f, None) for f in file.findings]
+    for deployment in file.deployments:
+        name = deployment.name if names[deployment.name] == 1 else None
+        found.extend((f, name) for f in deployment.findings)
+    return found
+
+
+def _result(
+    finding: Finding,
+    location: dict[str, str],
+    fingerprint: str,
+    rule_index: Mapping[str, int],
+) -> dict[str, Any]:
+    result: dict[str, Any] = {"ruleId": finding.code}
+    if finding.code in rule_index:
+        result["ruleIndex"] = rule_index[finding.code]
+    result["level"] = LEVEL[finding.severity]
+    message = finding.message.strip() or finding.name
+    result["message"] = {"text": message}
+    result["locations"] = [_physical_location(location, finding.line, finding.column)]
+    result["partialFingerprints"] = {FINGERPRINT_KEY: fingerprint}
+    result["properties"] = {"severity": finding.severity, "path": finding.path}
+    return result
+
+
+def _notification(file: FileReport, location: dict[str, str]) -> dict[str, Any]:
+    return {
+        "descriptor": {"id": INPUT_ERROR_ID, "index": 0},
+        "level": "error",
+        "message": {"text": (file.error or "").strip() or f"{file.path}: could not be read"},
+        "locations": [_physical_location(location, file.error_line, file.error_column)],
+    }
+
+
+def _notification_descriptor() -> dict[str, Any]:
+    full = (
+        "The file is missing, not UTF-8, not valid YAML or JSON, or over the size or "
+        "alias limit. No rule ran on it; specgate checked the other files and exits 2."
+    )
+    return {
+        "id": INPUT_ERROR_ID,
+        "shortDescription": {"text": "A claims file could not be read or parsed."},
+        "fullDescription": {"text": full},
+        "help": {"text": full + " Fix the file at the reported line, then run specgate again."},
+        "defaultConfiguration": {"level": "error"},
+    }
+
+
+def build(run: RunReport, repo_paths: Mapping[str, str | None]) -> dict[str, Any]:
+    """The SARIF log of ``run`` as a dict.
+
+    Args:
+        run: the report.
+        repo_paths: each shown file path (claims files and any file a finding names)
+            → its path relative to the git top-level with ``/`` separators, or
+            ``None`` for a file outside any repository (then the URI is the shown
+            path, without ``uriBaseId``). Paths missing from the mapping count as
+            outside any repository.
+    """
+    rules = sorted(REGISTRY.values(), key=lambda r: r.code)
+    rule_index = {rule.code: i for i, rule in enumerate(rules)}
+
+    def location_of(shown: str) -> dict[str, str]:
+        return artifact_uri(shown, repo_paths.get(shown))
+
+    results: list[dict[str, Any]] = []
+    notifications: list[dict[str, Any]] = []
+    seen: Counter[tuple[str, ...]] = Counter()
+    for file in run.files:
+        if file.error is not None:
+            notifications.append(_notification(file, location_of(file.path)))
+            continue
+        for finding, deployment in _file_findings(file):
+            location = location_of(finding.file or file.path)
+            identity = (
+                finding.code,
+                location.get("uriBaseId", ""),
+                location["uri"],
+                deployment or "",
+                _stable_path(finding.path, deployment),
+            )
+            seen[identity] += 1
+            fingerprint = _fingerprint(identity, seen[identity])
+            results.append(_result(finding, location, fingerprint, rule_index))
+
+    driver: dict[str, Any] = {
+        "name": TOOL_NAME,
+        "version": __version__,
+        "semanticVersion": __version__,
+        "informationUri": INFORMATION_URI,
+        "rules": [rule_descriptor(rule) for rule in rules],
+    }
+    invocation: dict[str, Any] = {"executionSuccessful": not notifications}
+    if notifications:
+        driver["notifications"] = [_notification_descriptor()]
+        invocation["toolExecutionNotifications"] = notifications
+    sarif_run: dict[str, Any] = {
+        "tool": {"driver": driver},
+        "invocations": [invocation],
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+    }
+    return {"$schema": SCHEMA_URI, "version": SARIF_VERSION, "runs": [sarif_run]}
+
+
+def render(run: RunReport, repo_paths: Mapping[str, str | None]) -> str:
+    """The SARIF log of ``run`` as JSON text ending with a newline (see :func:`build`)."""
+    return json.dumps(build(run, repo_paths), indent=2, ensure_ascii=False) + "\n"

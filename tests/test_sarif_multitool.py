@@ -1,0 +1,124 @@
+"""Our SARIF through Microsoft's SARIF Multitool: the schema plus GitHub's ingestion rules.
+
+``Sarif.Multitool validate --rule-kind "Gh;Sarif"`` runs the SARIF spec rules (SARIFnnnn)
+and the GitHub Advanced Security rules (GHnnnn) that code scanning applies on upload
+(ecosystem notes §6.3). The tool is pinned by tests/sarif-multitool/package-lock.json:
+
+    npm ci --prefix tests/sarif-multitool
+
+The platform binary is called directly (the npm ``bin`` wrapper re-splits ``;`` through
+``sh``). It is a self-contained .NET app; globalization-invariant mode spares it libicu.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from specgate.cli import main
+
+HERE = Path(__file__).parent
+DATA = HERE / "data" / "sarif"
+PACKAGES = HERE / "sarif-multitool" / "node_modules" / "@microsoft"
+INSTALL = "npm ci --prefix tests/sarif-multitool"
+
+
+def _binary() -> Path:
+    if sys.platform == "win32":
+        return PACKAGES / "sarif-multitool-win32" / "Sarif.Multitool.exe"
+    folder = "sarif-multitool-darwin" if sys.platform == "darwin" else "sarif-multitool-linux"
+    return PACKAGES / folder / "Sarif.Multitool"
+
+
+MULTITOOL = _binary()
+
+pytestmark = pytest.mark.skipif(
+    not MULTITOOL.is_file() or (sys.platform == "linux" and platform.machine() != "x86_64"),
+    reason=f"SARIF Multitool not installed (run `{INSTALL}`; linux-x64, macOS or Windows)",
+)
+
+
+def sarif_of(*paths: Path) -> str:
+    out = io.StringIO()
+    main(["check", "--format", "sarif", *map(str, paths)], stdout=out)
+    return out.getvalue()
+
+
+def validate(log_text: str, folder: Path) -> dict[str, Any]:
+    """Run the multitool on ``log_text``; its own SARIF log of what it found."""
+    target = folder / "specgate.sarif"
+    target.write_text(log_text, encoding="utf-8")
+    report = folder / "multitool.sarif"
+    env = {**os.environ, "DOTNET_SYSTEM_GLOBALIZATION_INVARIANT": "1"}
+    completed = subprocess.run(
+        [
+            str(MULTITOOL),
+            "validate",
+            str(target),
+            "--rule-kind",
+            "Gh;Sarif",
+            "--output",
+            str(report),
+            "--log",
+            "ForceOverwrite",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    loaded: dict[str, Any] = json.loads(report.read_text(encoding="utf-8-sig"))
+    return loaded
+
+
+def problems(report: dict[str, Any]) -> list[str]:
+    """Errors and warnings the multitool reported, and its own execution failures.
+
+    A result without ``level`` is a warning (SARIF §3.27.10 default)."""
+    found: list[str] = []
+    for run in report["runs"]:
+        for result in run.get("results", []):
+            level = result.get("level", "warning")
+            if level in ("error", "warning"):
+                message = result.get("message", {})
+                found.append(
+                    f"{level} {result.get('ruleId')}: "
+                    f"{message.get('text') or message.get('arguments')}"
+                )
+        for invocation in run.get("invocations", []):
+            if not invocation.get("executionSuccessful", True):
+                found.append("the multitool's own run failed")
+            for note in invocation.get("toolExecutionNotifications", []):
+                if note.get("level", "warning") in ("error", "warning"):
+                    found.append(f"notification: {note.get('message')}")
+    return found
+
+
+def test_failing_fixture_passes_github_and_sarif_rules(tmp_path: Path) -> None:
+    report = validate(sarif_of(DATA / "failing.specgate.yaml"), tmp_path)
+    assert problems(report) == []
+
+
+def test_unparseable_file_notification_passes_too(tmp_path: Path) -> None:
+    text = sarif_of(DATA / "failing.specgate.yaml", DATA / "broken.specgate.yaml")
+    assert json.loads(text)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert problems(validate(text, tmp_path)) == []
+
+
+def test_the_multitool_catches_a_missing_help(tmp_path: Path) -> None:
+    # Negative control (ecosystem notes §6.3): without help, GH2012 fires, so an empty
+    # problem list above means the GitHub rules really ran.
+    log = json.loads(sarif_of(DATA / "failing.specgate.yaml"))
+    del log["runs"][0]["tool"]["driver"]["rules"][0]["help"]
+    found = problems(validate(json.dumps(log), tmp_path))
+    assert any(p.startswith("error GH2012") for p in found), found
