@@ -16,13 +16,13 @@ the block itself; every other format reads ``path``.
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 
 from specgate.document import Document, NodePath, PathElement
 from specgate.errors import InputError
+from specgate.inputs.paths import resolve_reference
 
 FILE_FORMATS = (
     "vllm-prometheus",
@@ -152,21 +152,11 @@ def resolve_path(
         InputError (at the key's line in the claims file): absolute, leaves the
             repository (symlinks resolved), or does not exist.
     """
-    if PurePosixPath(relative).is_absolute() or PureWindowsPath(relative).is_absolute():
-        raise spec.fail(f"{key} must be relative to the claims file, not {relative!r}", key)
-    top = (root if root is not None else _repository_root(base_dir)).resolve()
-    target = (base_dir / relative).resolve()
-    if not target.is_relative_to(top):
-        raise spec.fail(f"{key} {relative!r} leaves the repository", key)
-    if not target.exists():
-        raise spec.fail(f"{key} {relative!r} does not exist", key)
-    shown = posixpath.normpath(posixpath.join(shown_base, relative) if shown_base else relative)
-    return target, shown
-
-
-def _repository_root(start: Path) -> Path:
-    here = start.resolve()
-    for folder in (here, *here.parents):
-        if (folder / ".git").exists():
-            return folder
-    return here
+    return resolve_reference(
+        relative,
+        what=key,
+        base_dir=base_dir,
+        shown_base=shown_base,
+        root=root,
+        fail=lambda reason: spec.fail(reason, key),
+    )
