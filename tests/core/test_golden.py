@@ -1,0 +1,56 @@
+"""Golden outputs of one realistic failing claims file in the text, json and github
+formats. The expected files under tests/data/core/golden/ were written by hand from
+DESIGN.md §3–§4 and the rule message templates, then read against the output.
+
+The file is checked from a temporary git repository as ``deploy/claims.specgate.yaml``,
+so every format shows the same path (relative to the current folder and to the git
+top-level).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from specgate.cli import main
+
+GOLDEN = Path(__file__).resolve().parent.parent / "data" / "core" / "golden"
+FORMATS = {"text": "expected.txt", "json": "expected.json", "github": "expected.github.txt"}
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "repo"
+    (root / "deploy").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    shutil.copy(GOLDEN / "claims.specgate.yaml", root / "deploy" / "claims.specgate.yaml")
+    monkeypatch.chdir(root)
+    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT", "FORCE_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    return root
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_golden_output(repo: Path, fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["check", "deploy/claims.specgate.yaml", "--format", fmt])
+    out, err = capsys.readouterr()
+    expected = (GOLDEN / FORMATS[fmt]).read_text(encoding="utf-8")
+    assert err == ""
+    assert code == 1
+    if fmt == "json":
+        assert json.loads(out) == json.loads(expected)
+    assert out == expected
+
+
+def test_golden_json_findings_are_ordered_by_line(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(["check", "deploy/claims.specgate.yaml", "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    for deployment in report["files"][0]["deployments"]:
+        places = [(f["line"], f["column"]) for f in deployment["findings"]]
+        assert places == sorted(places)
