@@ -123,6 +123,8 @@ def load_json(text: str, file: str) -> Document:
         json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"JSON syntax error: {exc.msg}", file, exc.lineno, exc.colno) from None
+    except ValueError:  # an integer over sys.get_int_max_str_digits() (4300 by default)
+        raise InputError("a JSON integer has too many digits", file) from None
     except RecursionError:
         raise InputError("JSON nesting is too deep", file) from None
     walker = _Walker(text, file)

@@ -140,7 +140,10 @@ class _Builder:
                 return int(text[2:], 8)
             if text.startswith("0x"):
                 return int(text[2:], 16)
-            return int(text)
+            try:
+                return int(text)
+            except ValueError:  # over sys.get_int_max_str_digits() (4300 by default)
+                raise self.fail(f"integer of {len(text)} characters is too long", node) from None
         if tag == _FLOAT and _FLOAT_RE.match(text):
             lowered = text.lower()
             if lowered.endswith(".nan"):

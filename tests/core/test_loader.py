@@ -339,3 +339,18 @@ def test_suffix_picks_the_parser(tmp_path: Path) -> None:
     path = tmp_path / "c.YML"
     path.write_text('{"version": 1}\n', encoding="utf-8")
     assert load_document(path, "c.YML").data == {"version": 1}
+
+
+# --- bug: integers over Python's 4300-digit conversion limit crashed the loaders (exit 3) -----
+
+
+def test_yaml_integer_with_too_many_digits_is_an_input_error() -> None:
+    # "v: 111…1" with 5000 digits: the value starts at 1:4
+    with pytest.raises(InputError, match="too long") as info:
+        yaml("v: " + "1" * 5000 + "\n")
+    assert (info.value.line, info.value.column) == (1, 4)
+
+
+def test_json_integer_with_too_many_digits_is_an_input_error() -> None:
+    with pytest.raises(InputError, match="too many digits"):
+        json_doc('{"v": ' + "1" * 5000 + "}")
