@@ -31,7 +31,10 @@ def _number(block: dict[str, Any], key: str, minimum: float | None = None) -> fl
     value = block.get(key)
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond the float range (SG001 reports it)
+        return None
     if not math.isfinite(number) or (minimum is not None and number < minimum):
         return None
     return number

@@ -14,6 +14,7 @@ import difflib
 import json
 import math
 import re
+import sys
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -136,6 +137,16 @@ def _non_finite(data: object, path: NodePath) -> list[Violation]:
         if isinstance(node, float) and not math.isfinite(node):
             shown = ".nan" if math.isnan(node) else (".inf" if node > 0 else "-.inf")
             found.append(Violation(where, f"{_where(where)} must be a finite number, got {shown}"))
+        elif (
+            isinstance(node, int) and not isinstance(node, bool) and abs(node) > sys.float_info.max
+        ):
+            digits = len(str(abs(node)))
+            found.append(
+                Violation(
+                    where,
+                    f"{_where(where)} must be a finite number, got an integer of {digits} digits",
+                )
+            )
         elif isinstance(node, dict):
             stack.extend((v, (*where, k)) for k, v in node.items())
         elif isinstance(node, list):

@@ -505,3 +505,20 @@ def test_json_claims_file_positions(check_text: Check) -> None:
     report = check_text(text, "c.specgate.json")
     # line 6 '    "evidence": {"accept_length": 1.3, ...': 1.3 at col 35
     assert [(f.code, f.line, f.column) for f in report.all_findings()] == [("SG102", 6, 35)]
+
+
+# --- bug: an integer beyond the float range crashed the builder (exit 3) -------------------
+
+
+@pytest.mark.parametrize(
+    "key", ["claims: {speedup: ", "speculation: {enabled: false, draft_length: "]
+)
+def test_integer_beyond_float_range_is_sg001(check_text: Check, key: str) -> None:
+    # 10^400 > 1.8·10^308 (the largest double): not a finite real number for the theory
+    text = "version: 1\ndeployments:\n  - name: d\n    " + key + "1" + "0" * 400 + "}\n"
+    report = check_text(text)
+    assert codes(report) == ["SG001"]
+    finding = report.all_findings()[0]
+    assert "finite" in finding.message
+    # the value starts right after the key text on line 4 (4 spaces of indent)
+    assert (finding.line, finding.column) == (4, 5 + len(key))
