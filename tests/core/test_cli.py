@@ -314,3 +314,37 @@ def test_installed_entry_points(
         report = json.loads(done.stdout)
         assert report["status"] == "fail"
         assert report["metrics"]["theoretical_speedup"] == 1.037
+
+
+# --- files the user names for writing ------------------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bug: an --output/--summary/$GITHUB_OUTPUT path in a missing folder is reported as "
+    "'internal error' with exit 3; it is the user's bad path: a one-line usage error, exit 2",
+)
+@pytest.mark.parametrize(
+    ("argv", "env"),
+    [
+        (["--output", "missing/report.txt"], {}),
+        (["--summary", "missing/summary.md"], {}),
+        (["--format", "github"], {"GITHUB_OUTPUT": "missing/outputs.txt"}),
+    ],
+    ids=["output", "summary", "github-output"],
+)
+def test_unwritable_output_path_is_a_usage_error(
+    work: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    env: dict[str, str],
+) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    code = main(["check", "clean.specgate.yaml", *argv])
+    err = capsys.readouterr().err
+    assert "internal error" not in err
+    assert code == 2
+    one_error_line(err)
+    assert "missing" in err
