@@ -17,7 +17,7 @@ from specgate.document import Document, NodePath, Span, format_path
 from specgate.errors import InputError
 from specgate.findings import SEVERITY_RANK, Finding, status_of, worst
 from specgate.model import Deployment
-from specgate.report import DeploymentReport, FileReport, RunReport
+from specgate.report import DeploymentReport, FileReport, RunReport, inputs_json
 from specgate.rules import REGISTRY, Hit, RuleContext
 from specgate.suppress import InlineIgnores
 
@@ -124,9 +124,8 @@ def evaluate(
         if extra is not None:
             hits.extend(extra(ctx))
         for code, hit in hits:
-            pairs.append(
-                (make_finding(code, hit.message, hit.path, locator.locate(hit.path)), hit.action)
-            )
+            where = hit.where if hit.where is not None else locator.locate(hit.path)
+            pairs.append((make_finding(code, hit.message, hit.path, where), hit.action))
     if keep is not None:
         pairs = [(f, action) for f, action in pairs if keep(f)]
     findings = tuple(sorted((f for f, _ in pairs), key=Finding.sort_key))
@@ -140,6 +139,7 @@ def evaluate(
         declared_mechanism=deployment.speculation.mechanism,
         findings=findings,
         next_actions=() if status == "ready" else _next_actions(pairs),
+        inputs=inputs_json(deployment.inputs) if deployment.inputs else {},
     )
 
 
@@ -154,8 +154,13 @@ def _check_parsed(
     options: CheckOptions,
     *,
     keep: Callable[[Finding], bool] | None = None,
+    claims_path: Path | None = None,
 ) -> FileReport:
-    """Check a parsed claims file; ``keep`` filters findings (suppressions)."""
+    """Check a parsed claims file; ``keep`` filters findings (suppressions).
+
+    Raises:
+        InputError: a referenced file that cannot be resolved or read.
+    """
     from specgate.build import build_deployment
     from specgate.validate import validate
 
@@ -235,6 +240,21 @@ def _check_parsed(
                 else:
                     names[name] = index
 
+    if isinstance(raw_deployments, list):
+        from specgate.references import resolve
+
+        for position, deployment in enumerate(deployments):
+            raw = raw_deployments[deployment.index]
+            blocked = any(
+                f.code in ("SG001", "SG002") for f in per_deployment.get(deployment.index, [])
+            )
+            if blocked or not isinstance(raw, dict):
+                continue
+            deployments[position], overrides = resolve(
+                deployment, raw, document, claims_path or Path(shown)
+            )
+            locator.overrides.update(overrides)
+
     reports = [
         evaluate(d, locator, options, blocking=per_deployment.get(d.index, []), keep=keep)
         for d in deployments
@@ -310,7 +330,18 @@ def check_file(
             error_line=exc.line,
             error_column=exc.column,
         )
-    return check_document(document, options, config=config, path=path)
+    try:
+        return check_document(document, options, config=config, path=path)
+    except InputError as exc:
+        return FileReport(
+            path=shown,
+            status="error",
+            error=exc.one_line(),
+            findings=(),
+            deployments=(),
+            error_line=exc.line,
+            error_column=exc.column,
+        )
 
 
 def check_document(
@@ -340,7 +371,9 @@ def check_document(
     floor = options.min_accept_length
     if floor is None:
         floor = config.min_accept_length
-    report = _check_parsed(document, CheckOptions(min_accept_length=floor), keep=keep)
+    report = _check_parsed(
+        document, CheckOptions(min_accept_length=floor), keep=keep, claims_path=on_disk
+    )
     extra = [f for f in extra if keep(f)]
     if not extra:
         return report

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
 
-from specgate.document import NodePath
+from specgate.document import NodePath, Span
+from specgate.inputs.types import Acceptance, EngineConfig, EngineIssue, ModelShape
 
 SizeClass = Literal["tiny", "small", "medium", "large"]
 LatencyRegion = Literal["low", "throughput"]
@@ -75,6 +76,47 @@ class EvidenceBlock:
 
 
 @dataclass(frozen=True)
+class Conflict:
+    """A number stated in the claims file that a referenced file contradicts (SG301).
+
+    ``path`` is the stated value's node path in the claims file; ``source`` and
+    ``span`` locate the referenced value.
+    """
+
+    what: str
+    stated: str
+    referenced: str
+    path: NodePath
+    source: str
+    span: Span | None
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What was read from referenced files (DESIGN.md §7).
+
+    Attributes:
+        engine: the serving config's speculative configuration.
+        model / draft_model: the target's and the draft's model configs.
+        acceptance: the measured AL from ``evidence.metrics``.
+        effective_query_heads_per_kv: G as one GPU rank sees it (TP and MLA aware).
+        conflicts: stated numbers the referenced files contradict.
+        engine_issues: the engine's own refusals and rewrites (SG304/SG307 material),
+            including those that need the model config (vLLM MTP layers).
+        claims_file: the claims file, for findings about inline metrics.
+    """
+
+    engine: EngineConfig | None = None
+    model: ModelShape | None = None
+    draft_model: ModelShape | None = None
+    acceptance: Acceptance | None = None
+    effective_query_heads_per_kv: Fraction | None = None
+    conflicts: tuple[Conflict, ...] = ()
+    engine_issues: tuple[EngineIssue, ...] = ()
+    claims_file: str | None = None
+
+
+@dataclass(frozen=True)
 class Deployment:
     """One deployment of a claims file (or of ``specgate doctor``'s flags).
 
@@ -95,6 +137,7 @@ class Deployment:
     claimed_speedup: float | None = None
     min_accept_length: float | None = None
     base: NodePath = ()
+    inputs: Inputs | None = None
 
     def path(self, *elements: str | int) -> NodePath:
         """A node path inside this deployment, e.g. ``path("claims", "speedup")``."""

@@ -13,6 +13,7 @@ from specgate import SCHEMA_VERSION, __version__
 from specgate.derived import Metrics
 from specgate.findings import SEVERITY_RANK, Finding
 from specgate.mechanisms import MechanismClass
+from specgate.model import Inputs
 from specgate.numbers import round4
 
 
@@ -106,6 +107,54 @@ def metrics_json(metrics: Metrics) -> dict[str, Any]:
             "delta_speedup": _number(increase.delta_speedup),
         },
     }
+
+
+def inputs_json(inputs: Inputs) -> dict[str, Any]:
+    """What was read from referenced files and from where (the report's ``inputs``)."""
+    out: dict[str, Any] = {}
+    engine = inputs.engine
+    if engine is not None:
+        out["engine"] = {
+            "engine": engine.engine,
+            "path": engine.path,
+            "pointer": engine.pointer,
+            "mechanism": engine.mechanism,
+            "draft_length": engine.draft_length,
+            "verify_tokens": engine.verify_tokens,
+            "draft_length_is_max": engine.draft_length_is_max,
+            "lossy_acceptance": engine.lossy_acceptance,
+            "tensor_parallel_size": engine.tensor_parallel_size,
+            "notes": list(engine.notes),
+        }
+    for key, shape in (("model", inputs.model), ("draft_model", inputs.draft_model)):
+        if shape is None:
+            continue
+        entry: dict[str, Any] = {
+            "path": shape.path,
+            "pointer": shape.pointer,
+            "query_heads": shape.query_heads,
+            "kv_heads": shape.kv_heads,
+            "query_heads_per_kv": _number(shape.query_heads_per_kv),
+            "mla": shape.mla,
+            "vocab_size": shape.vocab_size,
+            "max_position_embeddings": shape.max_position_embeddings,
+        }
+        if key == "model":
+            entry["effective_query_heads_per_kv"] = _number(inputs.effective_query_heads_per_kv)
+        out[key] = entry
+    acceptance = inputs.acceptance
+    if acceptance is not None:
+        out["acceptance"] = {
+            "format": acceptance.format,
+            "path": acceptance.path,
+            "accept_length": _number(acceptance.accept_length),
+            "formula": acceptance.formula,
+            "estimate": acceptance.estimate,
+            "draft_length": acceptance.draft_length,
+            "acceptance_rate": _number(acceptance.acceptance_rate),
+            "note": acceptance.note,
+        }
+    return out
 
 
 def finding_json(finding: Finding) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from specgate.errors import UsageError
@@ -49,14 +50,40 @@ def render_rules(fmt: str = "text") -> str:
     return "\n".join(lines) + "\n"
 
 
+EXAMPLE_CLAIMS_NAME = "specgate.yaml"
+_FILE_MARKER = re.compile(r"^# === (\S+) ===$")
+
+
+def split_example(text: str) -> list[tuple[str, str]]:
+    """An example's files: the claims file (``specgate.yaml``) first, then each file
+    introduced by a ``# === relative/path ===`` line (referenced serving, model or
+    metrics files)."""
+    files: list[tuple[str, list[str]]] = [(EXAMPLE_CLAIMS_NAME, [])]
+    for line in text.splitlines():
+        marker = _FILE_MARKER.match(line)
+        if marker:
+            files.append((marker.group(1), []))
+        else:
+            files[-1][1].append(line)
+    return [(name, "\n".join(lines).strip("\n") + "\n") for name, lines in files]
+
+
+def _example_markdown(text: str) -> str:
+    parts = []
+    for name, content in split_example(text):
+        language = "json" if name.endswith(".json") else "yaml"
+        parts.append(f"`{name}`:\n\n```{language}\n{content}```\n")
+    return "\n".join(parts)
+
+
 def rule_markdown(rule: Rule, heading: str = "###") -> str:
     """One rule's full doc as Markdown."""
     return (
         f"{heading} {rule.code} {rule.name}\n\n"
         f"Severity: `{rule.severity}`. {rule.summary}\n\n"
         f"{rule.doc}\n"
-        f"Failing example:\n\n```yaml\n{rule.fail_example}```\n\n"
-        f"Passing example:\n\n```yaml\n{rule.pass_example}```\n"
+        f"Failing example:\n\n{_example_markdown(rule.fail_example)}\n"
+        f"Passing example:\n\n{_example_markdown(rule.pass_example)}"
     )
 
 

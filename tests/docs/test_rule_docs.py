@@ -7,17 +7,23 @@ from pathlib import Path
 
 import pytest
 
-from specgate.checker import CheckOptions, check_document
-from specgate.loader import parse_text
+from specgate.checker import CheckOptions, check_file
 from specgate.rules import REGISTRY
-from specgate.rules_doc import render_catalogue_markdown
+from specgate.rules_doc import render_catalogue_markdown, split_example
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _codes(example: str) -> set[str]:
-    document = parse_text(example, "example.specgate.yaml", json_syntax=False)
-    report = check_document(document, CheckOptions())
+def _codes(example: str, folder: Path) -> set[str]:
+    """Materialise an example (claims file plus referenced files) and check it."""
+    files = split_example(example)
+    for name, content in files:
+        target = folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content, encoding="utf-8")
+    claims = folder / files[0][0]
+    report = check_file(claims, claims.as_posix(), CheckOptions())
+    assert report.error is None, report.error
     return {f.code for f in report.all_findings()}
 
 
@@ -39,13 +45,13 @@ def test_rule_doc_is_complete(code: str) -> None:
 
 
 @pytest.mark.parametrize("code", sorted(REGISTRY))
-def test_failing_example_raises_its_rule(code: str) -> None:
-    assert code in _codes(REGISTRY[code].fail_example)
+def test_failing_example_raises_its_rule(code: str, tmp_path: Path) -> None:
+    assert code in _codes(REGISTRY[code].fail_example, tmp_path)
 
 
 @pytest.mark.parametrize("code", sorted(REGISTRY))
-def test_passing_example_does_not_raise_its_rule(code: str) -> None:
-    assert code not in _codes(REGISTRY[code].pass_example)
+def test_passing_example_does_not_raise_its_rule(code: str, tmp_path: Path) -> None:
+    assert code not in _codes(REGISTRY[code].pass_example, tmp_path)
 
 
 def test_codes_and_names_are_unique_and_well_formed() -> None:

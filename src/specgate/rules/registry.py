@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from specgate.derived import Metrics
-from specgate.document import NodePath
+from specgate.document import NodePath, Span
 from specgate.findings import Severity
 from specgate.mechanisms import MechanismClass
 from specgate.model import Deployment
@@ -26,11 +26,16 @@ class RuleContext:
 
 @dataclass(frozen=True)
 class Hit:
-    """A rule firing: its message, the node path it concerns and the next action."""
+    """A rule firing: its message, the node path it concerns and the next action.
+
+    ``where`` places a finding about a value inside a referenced file (file as
+    shown, span); ``None`` locates ``path`` in the claims file.
+    """
 
     message: str
     path: NodePath
     action: str
+    where: tuple[str, Span | None] | None = None
 
 
 Check = Callable[[RuleContext], Iterator[Hit]]

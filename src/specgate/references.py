@@ -1,0 +1,303 @@
+"""Resolve a deployment's referenced files into its typed model (DESIGN.md §7).
+
+``model.hf_config``, ``speculation.engine_config``, ``speculation.draft_hf_config``
+and ``evidence.metrics`` point at files users already commit. Their values fill
+what the claims file leaves out, each keeping its own file and line (so findings
+land on the serving config's line); a number the claims file states that a
+referenced file contradicts becomes a :class:`~specgate.model.Conflict` (SG301),
+never a silent preference. Reading errors are :class:`InputError` (exit 2).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import replace
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from specgate.document import Document, NodePath, Span
+from specgate.errors import InputError
+from specgate.inputs.types import Acceptance, EngineConfig, ModelShape
+from specgate.model import Conflict, Deployment, Inputs
+from specgate.numbers import fmt
+
+#: Engines print AL to 2 decimals ("Mean acceptance length: 2.46"): a stated AL
+#: within half a unit of the last printed place agrees with the measurement.
+ACCEPT_LENGTH_TOLERANCE = 0.005
+
+Location = tuple[str, Span]
+
+
+class _Resolver:
+    def __init__(self, document: Document, claims_path: Path, deployment: Deployment) -> None:
+        self.document = document
+        self.base_dir = claims_path.resolve().parent
+        self.shown_base = posixpath.dirname(document.file)
+        self.deployment = deployment
+        self.overrides: dict[NodePath, Location] = {}
+        self.conflicts: list[Conflict] = []
+
+    def fail_at(self, path: NodePath) -> Any:
+        span = self.document.locate(path)
+
+        def fail(reason: str) -> InputError:
+            return InputError(reason, self.document.file, span.line, span.column)
+
+        return fail
+
+    def file(self, block: str, key: str, raw: object) -> tuple[Path, str, str | None]:
+        """(file on disk, shown path, pointer) of a ``path`` or ``{path, pointer}`` value."""
+        from specgate.inputs.paths import resolve_reference
+
+        node = self.deployment.path(block, key)
+        pointer = None
+        relative = raw
+        if isinstance(raw, dict):
+            relative = raw.get("path")
+            pointer = raw.get("pointer") if isinstance(raw.get("pointer"), str) else None
+            node = (*node, "path")
+        if not isinstance(relative, str):
+            raise self.fail_at(node)(f"{block}.{key} must be a path or {{path, pointer}}")
+        target, shown = resolve_reference(
+            relative,
+            what=f"{block}.{key}",
+            base_dir=self.base_dir,
+            shown_base=self.shown_base,
+            root=None,
+            fail=self.fail_at(node),
+        )
+        return target, shown, pointer
+
+    def conflict(self, conflict: Conflict) -> None:
+        """Record a stated number a referenced file contradicts."""
+        self.conflicts.append(conflict)
+
+    def take(self, path: NodePath, source: str, span: Span | None) -> None:
+        """Record that the value at ``path`` came from ``source`` (at ``span``)."""
+        if span is not None:
+            self.overrides[path] = (source, span)
+
+
+def _engine(r: _Resolver, spec_raw: dict[str, Any]) -> EngineConfig | None:
+    if "engine_config" not in spec_raw:
+        return None
+    from specgate.inputs.engines import read_engine_file
+
+    target, shown, pointer = r.file("speculation", "engine_config", spec_raw["engine_config"])
+    engine = spec_raw.get("engine") if isinstance(spec_raw.get("engine"), str) else None
+    return read_engine_file(target, shown, pointer=pointer, engine=engine)
+
+
+def _shape(r: _Resolver, block: str, key: str, raw: object) -> ModelShape:
+    from specgate.inputs.model_config import read_model_config
+    from specgate.loader import load_document
+
+    target, shown, pointer = r.file(block, key, raw)
+    return read_model_config(load_document(target, shown), shown=shown, pointer=pointer)
+
+
+def _acceptance(r: _Resolver, draft_length: int | None) -> Acceptance:
+    from specgate.inputs.metrics import MetricsSpec, read_acceptance
+
+    node = r.deployment.path("evidence", "metrics")
+    spec = MetricsSpec.from_document(r.document, node, draft_length=draft_length)
+    return read_acceptance(spec, base_dir=r.base_dir, shown_base=r.shown_base)
+
+
+def _merge_engine(r: _Resolver, engine: EngineConfig) -> None:
+    dep = r.deployment
+    spec = dep.speculation
+    d_path = dep.path("speculation", "draft_length")
+    draft_length = spec.draft_length
+    if engine.draft_length is not None:
+        if draft_length is not None and draft_length != engine.draft_length:
+            r.conflict(
+                Conflict(
+                    "draft length D",
+                    fmt(draft_length),
+                    fmt(engine.draft_length),
+                    d_path,
+                    engine.path,
+                    engine.spans.get("draft_length"),
+                )
+            )
+        elif draft_length is None:
+            draft_length = engine.draft_length
+            r.take(d_path, engine.path, engine.spans.get("draft_length"))
+    mechanism = spec.mechanism
+    if engine.mechanism is not None:
+        m_path = dep.path("speculation", "mechanism")
+        if mechanism is not None and mechanism != engine.mechanism:
+            r.conflict(
+                Conflict(
+                    "mechanism",
+                    mechanism,
+                    engine.mechanism,
+                    m_path,
+                    engine.path,
+                    engine.spans.get("mechanism"),
+                )
+            )
+        elif mechanism is None:
+            mechanism = engine.mechanism
+            r.take(m_path, engine.path, engine.spans.get("mechanism"))
+    verify_tokens = spec.verify_tokens
+    if draft_length is not None and engine.verify_tokens not in (None, draft_length + 1):
+        verify_tokens = engine.verify_tokens
+    r.deployment = replace(
+        dep,
+        speculation=replace(
+            spec,
+            draft_length=draft_length,
+            mechanism=mechanism,
+            verify_tokens=verify_tokens,
+            draft_length_is_max=spec.draft_length_is_max or engine.draft_length_is_max,
+        ),
+    )
+
+
+def _merge_model(
+    r: _Resolver, shape: ModelShape, engine: EngineConfig | None, g_stated: bool
+) -> Fraction | None:
+    from specgate.inputs.model_config import effective_query_heads_per_kv
+
+    dep = r.deployment
+    model = dep.model
+    for what, key, stated, found in (
+        ("query heads H", "query_heads", model.query_heads, shape.query_heads),
+        ("KV heads", "kv_heads", model.kv_heads, shape.kv_heads),
+    ):
+        if stated is not None and found is not None and stated != found:
+            r.conflict(
+                Conflict(
+                    what,
+                    fmt(stated),
+                    fmt(found),
+                    dep.path("model", key),
+                    shape.path,
+                    shape.spans.get(key),
+                )
+            )
+    g_path = dep.path("model", "query_heads_per_kv")
+    if (
+        g_stated
+        and model.query_heads_per_kv is not None
+        and shape.query_heads_per_kv is not None
+        and model.query_heads_per_kv != shape.query_heads_per_kv
+    ):
+        r.conflict(
+            Conflict(
+                "query heads per KV head G",
+                fmt(model.query_heads_per_kv),
+                fmt(shape.query_heads_per_kv),
+                g_path,
+                shape.path,
+                shape.spans.get("query_heads"),
+            )
+        )
+    tp = engine.tensor_parallel_size if engine else None
+    dp = engine.attention_data_parallel if engine else False
+    effective = effective_query_heads_per_kv(shape, tp, dp)
+    if effective is not None:
+        r.take(g_path, shape.path, shape.spans.get("query_heads"))
+        model = replace(model, query_heads_per_kv=effective)
+    r.deployment = replace(dep, model=replace(model, mla=shape.mla))
+    return effective
+
+
+def _merge_acceptance(r: _Resolver, acceptance: Acceptance) -> None:
+    dep = r.deployment
+    evidence = dep.evidence
+    al_path = dep.path("evidence", "accept_length")
+    stated = evidence.accept_length
+    if stated is not None:
+        if abs(stated - acceptance.accept_length) > ACCEPT_LENGTH_TOLERANCE:
+            r.conflict(
+                Conflict(
+                    "accept length AL",
+                    fmt(stated),
+                    fmt(acceptance.accept_length),
+                    al_path,
+                    acceptance.path or r.document.file,
+                    acceptance.spans.get("accept_length"),
+                )
+            )
+        return
+    if acceptance.path is not None:
+        r.take(al_path, acceptance.path, acceptance.spans.get("accept_length"))
+    r.overrides.setdefault(
+        al_path, (r.document.file, r.document.locate(dep.path("evidence", "metrics")))
+    )
+    r.deployment = replace(dep, evidence=replace(evidence, accept_length=acceptance.accept_length))
+
+
+def resolve(
+    deployment: Deployment, raw: dict[str, Any], document: Document, claims_path: Path
+) -> tuple[Deployment, dict[NodePath, Location]]:
+    """Fill ``deployment`` from its referenced files.
+
+    Args:
+        deployment: built from the claims file alone.
+        raw: the deployment's mapping as parsed.
+        document: the claims file; ``claims_path``: it on disk.
+
+    Returns:
+        the deployment with values and ``inputs`` filled in, and the locations of
+        values taken from referenced files (node path → file, span).
+
+    Raises:
+        InputError: a reference that is absolute, leaves the repository, does not
+            exist, or whose file cannot be read or holds no usable configuration.
+    """
+    spec_raw = _block(raw, "speculation")
+    model_raw = _block(raw, "model")
+    evidence_raw = _block(raw, "evidence")
+    if not (
+        "engine_config" in spec_raw
+        or "draft_hf_config" in spec_raw
+        or "hf_config" in model_raw
+        or "metrics" in evidence_raw
+    ):
+        return deployment, {}
+
+    r = _Resolver(document, claims_path, deployment)
+    engine = _engine(r, spec_raw)
+    issues = list(engine.issues) if engine else []
+    if engine is not None:
+        _merge_engine(r, engine)
+    shape = None
+    effective = None
+    if "hf_config" in model_raw:
+        shape = _shape(r, "model", "hf_config", model_raw["hf_config"])
+        effective = _merge_model(r, shape, engine, "query_heads_per_kv" in model_raw)
+        if engine is not None:
+            from specgate.inputs.engines import mtp_layer_issue
+
+            resolved = replace(engine, draft_length=r.deployment.speculation.draft_length)
+            extra = mtp_layer_issue(resolved, shape.mtp_layers)
+            if extra is not None:
+                issues.append(extra)
+    draft_shape = None
+    if "draft_hf_config" in spec_raw:
+        draft_shape = _shape(r, "speculation", "draft_hf_config", spec_raw["draft_hf_config"])
+    acceptance = None
+    if "metrics" in evidence_raw:
+        acceptance = _acceptance(r, r.deployment.speculation.draft_length)
+        _merge_acceptance(r, acceptance)
+    inputs = Inputs(
+        engine=engine,
+        model=shape,
+        draft_model=draft_shape,
+        acceptance=acceptance,
+        effective_query_heads_per_kv=effective,
+        conflicts=tuple(r.conflicts),
+        engine_issues=tuple(issues),
+        claims_file=document.file,
+    )
+    return replace(r.deployment, inputs=inputs), r.overrides
+
+
+def _block(raw: dict[str, Any], key: str) -> dict[str, Any]:
+    value = raw.get(key)
+    return value if isinstance(value, dict) else {}

@@ -1,0 +1,543 @@
+"""Rules on values read from referenced files (SG301–SG309, DESIGN.md §7).
+
+Findings about a value read from a serving, model or metrics file point at that
+file's line (``Hit.where``), so annotations land on the file a pull request
+changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from specgate.document import Span
+from specgate.numbers import fmt
+from specgate.rules.registry import Hit, RuleContext, rule
+
+_VLLM_EAGLE3 = """
+    version: 1
+    deployments:
+      - name: gpt-oss-eagle3
+        speculation:
+          enabled: true
+          engine_config: serving/vllm.yaml
+          draft_depth_ratio: 0.05
+        evidence:
+          accept_length: 3.1
+          cache_coherence_eval: true
+    # === serving/vllm.yaml ===
+    model: openai/gpt-oss-120b
+    speculative-config:
+      method: eagle3
+      model: nvidia/gpt-oss-120b-Eagle3-v3
+      num_speculative_tokens: 7
+"""
+
+
+def _where(file: str | None, span: Span | None) -> tuple[str, Span | None] | None:
+    return None if file is None else (file, span)
+
+
+@rule(
+    "SG301",
+    "engine-config-mismatch",
+    "fail",
+    "A number stated in the claims file differs from the referenced engine, model or metrics file.",
+    fail_example=_VLLM_EAGLE3.replace(
+        "          draft_depth_ratio: 0.05\n",
+        "          draft_length: 5\n          draft_depth_ratio: 0.05\n",
+    ),
+    pass_example=_VLLM_EAGLE3,
+)
+def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** A value stated in the claims file (D, mechanism, H, KV,
+    G, AL) agrees with the file it references (`speculation.engine_config`,
+    `model.hf_config`, `evidence.metrics`). AL agrees when it is within 0.005 of
+    the measurement (engines print AL to two decimals). The finding sits on the
+    referenced file's line.
+
+    **Why.** A claims file that repeats numbers drifts from the serving config
+    it describes: a pull request raises `num_speculative_tokens` and the claims
+    keep the old D. specgate never silently prefers one of the two.
+    """
+    inputs = ctx.deployment.inputs
+    if inputs is None:
+        return
+    for conflict in inputs.conflicts:
+        yield Hit(
+            f"{conflict.what}: the claims file says {conflict.stated} but {conflict.source} "
+            f"says {conflict.referenced}",
+            conflict.path,
+            "Make the claims file and the referenced file agree, or drop the number from "
+            "the claims file and let specgate read it.",
+            where=(conflict.source, conflict.span) if conflict.span else None,
+        )
+
+
+@rule(
+    "SG302",
+    "draft-vocab-mismatch",
+    "warn",
+    "The draft model's vocab_size differs from the target's.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: qwen-draft
+            model:
+              hf_config: models/target.json
+            speculation:
+              enabled: false
+              mechanism: draft_model
+              draft_hf_config: models/draft.json
+        # === models/target.json ===
+        {"num_attention_heads": 64, "num_key_value_heads": 8, "vocab_size": 152064}
+        # === models/draft.json ===
+        {"num_attention_heads": 14, "num_key_value_heads": 2, "vocab_size": 151936}
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: qwen-draft
+            model:
+              hf_config: models/target.json
+            speculation:
+              enabled: false
+              mechanism: draft_model
+              draft_hf_config: models/draft.json
+        # === models/target.json ===
+        {"num_attention_heads": 64, "num_key_value_heads": 8, "vocab_size": 152064}
+        # === models/draft.json ===
+        {"num_attention_heads": 14, "num_key_value_heads": 2, "vocab_size": 152064}
+    """,
+)
+def draft_vocab_mismatch(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** `vocab_size` of `speculation.draft_hf_config` equals
+    `vocab_size` of `model.hf_config`.
+
+    **Why.** Draft tokens are verified by id: engines refuse a draft whose
+    vocabulary differs (vLLM requires equal sizes for draft models unless
+    `use_heterogeneous_vocab`; llama.cpp refuses a difference above 100) or
+    degrade silently. Qwen2.5 0.5B/1.5B drafts (151936) against 32B/72B targets
+    (152064) are the classic case (vLLM issue #10913, QwenLM/Qwen3 #326).
+    """
+    inputs = ctx.deployment.inputs
+    if inputs is None or inputs.model is None or inputs.draft_model is None:
+        return
+    target, draft = inputs.model.vocab_size, inputs.draft_model.vocab_size
+    if target is None or draft is None or target == draft:
+        return
+    yield Hit(
+        f"draft vocab_size {draft} differs from the target's {target} "
+        f"(by {abs(target - draft)}): engines refuse the pair or degrade acceptance",
+        ctx.deployment.path("speculation", "draft_hf_config"),
+        "Use a draft trained on the target's tokenizer and vocabulary size.",
+        where=_where(inputs.draft_model.path, inputs.draft_model.spans.get("vocab_size")),
+    )
+
+
+@rule(
+    "SG303",
+    "draft-context-too-short",
+    "warn",
+    "The draft's max_position_embeddings is below the target's context length.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: llama-eagle3
+            model:
+              hf_config: models/target.json
+            speculation:
+              enabled: false
+              mechanism: eagle3
+              draft_hf_config: models/eagle3.json
+        # === models/target.json ===
+        {"num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 131072}
+        # === models/eagle3.json ===
+        {"num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 2048}
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: llama-eagle3
+            model:
+              hf_config: models/target.json
+            speculation:
+              enabled: false
+              mechanism: eagle3
+              draft_hf_config: models/eagle3.json
+        # === models/target.json ===
+        {"num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 131072}
+        # === models/eagle3.json ===
+        {"num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 131072}
+    """,
+)
+def draft_context_too_short(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** The draft's `max_position_embeddings` is at least the
+    target's.
+
+    **Why.** A draft head trained for 2,048 positions drafts garbage past them:
+    SGLang issue #6783 shows EAGLE-3 slower than no speculation for inputs over
+    2k tokens with such a head on Llama-3.3-70B (SpecForge's Llama-3 EAGLE-3
+    config ships `max_position_embeddings: 2048`).
+    """
+    inputs = ctx.deployment.inputs
+    if inputs is None or inputs.model is None or inputs.draft_model is None:
+        return
+    target = inputs.model.max_position_embeddings
+    draft = inputs.draft_model.max_position_embeddings
+    if target is None or draft is None or draft >= target:
+        return
+    yield Hit(
+        f"draft max_position_embeddings {draft} is below the target's {target}: drafts "
+        "past that position are poor and long prompts lose the speedup",
+        ctx.deployment.path("speculation", "draft_hf_config"),
+        f"Use a draft trained for {target} positions, or cap the served context at {draft}.",
+        where=_where(
+            inputs.draft_model.path, inputs.draft_model.spans.get("max_position_embeddings")
+        ),
+    )
+
+
+def _engine_issue_hits(ctx: RuleContext, code: str, action: str) -> Iterator[Hit]:
+    inputs = ctx.deployment.inputs
+    if inputs is None or inputs.engine is None:
+        return
+    engine = inputs.engine
+    for issue in inputs.engine_issues:
+        if issue.code == code:
+            span = engine.spans.get(issue.field)
+            yield Hit(
+                f"{issue.message} ({engine.engine} config {engine.path})",
+                ctx.deployment.path("speculation", "engine_config"),
+                action,
+                where=(engine.path, span) if span is not None else None,
+            )
+
+
+@rule(
+    "SG304",
+    "lossy-acceptance",
+    "warn",
+    "The engine config makes acceptance lossy or synthetic, so AL is not comparable "
+    "with a lossless claim.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: r1-mtp
+            speculation:
+              enabled: false
+              engine_config: serving/trtllm.yaml
+        # === serving/trtllm.yaml ===
+        speculative_config:
+          decoding_type: MTP
+          max_draft_len: 3
+          use_relaxed_acceptance_for_thinking: true
+          relaxed_topk: 10
+          relaxed_delta: 0.6
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: r1-mtp
+            speculation:
+              enabled: false
+              engine_config: serving/trtllm.yaml
+        # === serving/trtllm.yaml ===
+        speculative_config:
+          decoding_type: MTP
+          max_draft_len: 3
+    """,
+)
+def lossy_acceptance(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** The engine config does not make acceptance lossy or
+    synthetic: vLLM `rejection_sample_method: synthetic` or the V0 typical
+    acceptance sampler, SGLang `speculative_accept_threshold_*` below 1,
+    TensorRT-LLM `use_relaxed_acceptance_for_thinking`, llama.cpp
+    `--spec-synth-*`.
+
+    **Why.** Speculative decoding is lossless only with exact rejection
+    sampling. Relaxed or synthetic acceptance raises AL by accepting tokens the
+    target would not have produced, so such an AL (and its speedup) cannot back
+    a lossless claim.
+    """
+    yield from _engine_issue_hits(
+        ctx,
+        "SG304",
+        "Measure AL with lossless acceptance, or state that the deployment trades "
+        "exactness for speed.",
+    )
+
+
+@rule(
+    "SG305",
+    "acceptance-profile-inconsistent",
+    "fail",
+    "Per-position acceptance rates rise with position, lie outside [0, 1], or do not "
+    "add up to the stated AL.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: chat-8b
+            speculation:
+              enabled: false
+              draft_length: 3
+            evidence:
+              accept_length: 2.5
+              metrics:
+                format: per-position
+                marginal: [0.6, 0.7, 0.2]
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: chat-8b
+            speculation:
+              enabled: false
+              draft_length: 3
+            evidence:
+              accept_length: 2.5
+              metrics:
+                format: per-position
+                marginal: [0.7, 0.5, 0.3]
+    """,
+)
+def acceptance_profile_inconsistent(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** Marginal acceptance rates m₁ ≥ m₂ ≥ … (position i is
+    accepted only if all earlier ones were), each in [0, 1], and
+    |1 + Σ mᵢ − AL| ≤ 0.02 when AL is stated.
+
+    **Why.** AL = 1 + Σ mᵢ for a chain (vLLM's acceptance metrics; NVIDIA
+    specdec_bench's `speculation_profile` validates the same bounds). A profile
+    that breaks these identities was mixed up (conditional read as marginal,
+    positions from different runs) and cannot support the claim.
+    """
+    inputs = ctx.deployment.inputs
+    if inputs is None or inputs.acceptance is None or not inputs.acceptance.marginal:
+        return
+    from specgate.inputs.metrics import acceptance_profile_problems
+
+    acceptance = inputs.acceptance
+    stated = ctx.deployment.evidence.accept_length
+    problems = acceptance_profile_problems(acceptance.marginal, stated)
+    if not problems:
+        return
+    marginal = ", ".join(fmt(m) for m in acceptance.marginal)
+    span = acceptance.spans.get("marginal") or acceptance.spans.get("accept_length")
+    yield Hit(
+        f"acceptance profile [{marginal}]: " + "; ".join(problems),
+        ctx.deployment.path("evidence", "metrics"),
+        "Re-export the per-position marginal rates from one measurement run, at the deployed D.",
+        where=(acceptance.path, span) if acceptance.path is not None and span else None,
+    )
+
+
+@rule(
+    "SG306",
+    "mla-attention-advisory",
+    "info",
+    "The target uses multi-latent attention: G is the query heads per rank and the "
+    "tile rule is advisory.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: deepseek-v3
+            model:
+              hf_config: models/deepseek-v3.json
+            speculation:
+              enabled: false
+        # === models/deepseek-v3.json ===
+        {"num_attention_heads": 128, "num_key_value_heads": 128, "kv_lora_rank": 512}
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: llama-8b
+            model:
+              hf_config: models/llama.json
+            speculation:
+              enabled: false
+        # === models/llama.json ===
+        {"num_attention_heads": 32, "num_key_value_heads": 8}
+    """,
+)
+def mla_attention_advisory(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** Whether `model.hf_config` describes multi-latent
+    attention (`kv_lora_rank` present). Then G is the query heads one rank
+    holds (H/TP, or H with attention data parallelism), not
+    `num_attention_heads / num_key_value_heads`.
+
+    **Why.** MLA decodes against one shared latent KV head, so every query
+    head of a rank reads the same cache: DeepSeek-V3 at TP 1 has G = 128 and
+    D* = 0, at TP 8 G = 16 and D* = 7. The naive H/KV = 1 would suggest D* = 127.
+    MLA kernels tile differently from GQA, so the 128-row rule is a guide here.
+    """
+    inputs = ctx.deployment.inputs
+    if inputs is None or inputs.model is None or not inputs.model.mla:
+        return
+    g = inputs.effective_query_heads_per_kv
+    shown = f"G = {fmt(g)}" if g is not None else "G unknown"
+    yield Hit(
+        f"{inputs.model.path} uses multi-latent attention (kv_lora_rank): {shown} query "
+        "heads per rank; the 128-row tile rule is advisory for MLA kernels",
+        ctx.deployment.path("model", "hf_config"),
+        "Read D* as a guide for MLA and confirm the draft length by measuring AL/(1+ρD).",
+        where=_where(inputs.model.path, inputs.model.spans.get("mla")),
+    )
+
+
+@rule(
+    "SG307",
+    "engine-config-invalid",
+    "fail",
+    "The engine itself would refuse or silently rewrite the speculative config.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: llama-eagle
+            speculation:
+              enabled: false
+              engine_config: serving/sglang.yaml
+        # === serving/sglang.yaml ===
+        speculative_algorithm: EAGLE
+        speculative_num_steps: 3
+        speculative_eagle_topk: 1
+        speculative_num_draft_tokens: 8
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: llama-eagle
+            speculation:
+              enabled: false
+              engine_config: serving/sglang.yaml
+        # === serving/sglang.yaml ===
+        speculative_algorithm: EAGLE
+        speculative_num_steps: 3
+        speculative_eagle_topk: 1
+        speculative_num_draft_tokens: 4
+    """,
+)
+def engine_config_invalid(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** The speculative configuration passes the engine's own
+    validation: SGLang tree sizes (topk = 1 forces draft tokens = steps + 1;
+    steps, topk and draft tokens set together; tree size within the candidate
+    pool), TensorRT-LLM tree bounds (max_draft_len ≤ max_total_draft_tokens ≤
+    topK·max_draft_len), draft tensor parallelism 1 or the target's, vLLM MTP
+    steps a multiple of the model's MTP layers, n-gram lookup min ≤ max.
+
+    **Why.** An engine that refuses the config fails at start-up; one that
+    rewrites it silently serves another D than the one reviewed and measured.
+    """
+    yield from _engine_issue_hits(
+        ctx, "SG307", "Change the serving config to values the engine accepts as written."
+    )
+
+
+@rule(
+    "SG308",
+    "adaptive-draft-length",
+    "info",
+    "D in the engine config is a maximum: the theory uses it as an upper bound.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: agent-ngram
+            speculation:
+              enabled: false
+              engine_config: serving/vllm.yaml
+        # === serving/vllm.yaml ===
+        speculative_config:
+          method: ngram
+          num_speculative_tokens: 5
+          prompt_lookup_max: 4
+    """,
+    pass_example=_VLLM_EAGLE3,
+)
+def adaptive_draft_length(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** Whether the engine drafts a variable number of tokens
+    per step with D as its cap: n-gram and suffix lookup, llama.cpp with a
+    `--draft-p-min` cut-off, transformers with a confidence threshold or a
+    dynamic schedule.
+
+    **Why.** With adaptive drafting some steps draft fewer tokens (or none), so
+    1 + D bounds AL and ρ·D over-states the draft cost; the speedup bound is
+    then approximate. vLLM also counts only steps that drafted, which
+    over-states AL for n-gram methods.
+    """
+    dep = ctx.deployment
+    d = ctx.metrics.draft_length
+    if not dep.speculation.draft_length_is_max or d is None:
+        return
+    engine = dep.inputs.engine if dep.inputs else None
+    source = f" in {engine.path}" if engine else ""
+    yield Hit(
+        f"D = {d}{source} is a maximum: the engine drafts fewer tokens on some steps, so the "
+        "theory uses D as an upper bound",
+        dep.path("speculation", "draft_length"),
+        "Measure AL over all steps (including steps that drafted nothing) before comparing "
+        "with a fixed-D deployment.",
+    )
+
+
+@rule(
+    "SG309",
+    "evidence-draft-length-mismatch",
+    "fail",
+    "The accept length was measured at another D than the config now uses.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: chat-8b
+            speculation:
+              enabled: false
+              draft_length: 4
+            evidence:
+              metrics:
+                format: per-position
+                marginal: [0.7, 0.5, 0.3]
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: chat-8b
+            speculation:
+              enabled: false
+              draft_length: 3
+            evidence:
+              metrics:
+                format: per-position
+                marginal: [0.7, 0.5, 0.3]
+    """,
+)
+def evidence_draft_length_mismatch(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** When the measurement states the D it was taken at
+    (vLLM per-position counters cover positions 0 … k−1; a per-position profile
+    has one rate per position; specdec_bench's `speculation_profile` states
+    `num_speculative_tokens`), that D equals the D the config now uses.
+
+    **Why.** AL depends on D. A pull request that raises
+    `num_speculative_tokens` without re-measuring keeps an AL that describes
+    another configuration; the gate must turn red until the evidence is new.
+    """
+    dep = ctx.deployment
+    acceptance = dep.inputs.acceptance if dep.inputs else None
+    d = ctx.metrics.draft_length
+    if acceptance is None or acceptance.draft_length is None or d is None:
+        return
+    if acceptance.draft_length == d:
+        return
+    source = acceptance.path or "evidence.metrics"
+    yield Hit(
+        f"AL {fmt(acceptance.accept_length)} was measured at D = {acceptance.draft_length} "
+        f"({source}) but the config uses D = {d}: the evidence is stale for this config",
+        dep.path("speculation", "draft_length"),
+        f"Re-measure AL at D = {d} and update the metrics file.",
+    )
