@@ -35,8 +35,8 @@ from specgate.findings import Finding
 from specgate.gitpaths import repo_relative
 from specgate.report import FileReport, RunReport
 from specgate.reporters import sarif
-from specgate.rules import REGISTRY
-from specgate.rules_doc import split_example, Rule
+from specgate.rules import REGISTRY, Rule
+from specgate.rules_doc import split_example
 
 DATA = Path(__file__).parent / "data" / "sarif"
 SCHEMA_PATH = DATA / "sarif-schema-2.1.0.json"
