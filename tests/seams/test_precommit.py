@@ -1,0 +1,184 @@
+"""The pre-commit hook as a user runs it (ecosystem.md §3.2, §6.4), fully offline.
+
+pre-commit installs the hook's environment with ``pip install .`` from a git clone of
+the hook repository; here that repository is a committed copy of the working tree, and
+pip may only read the session's wheelhouse (``PIP_NO_INDEX=1``). ``try-repo`` uses a
+fresh store every time (one test), ``run`` with a local ``repo:``/``rev:`` config shares
+one ``PRE_COMMIT_HOME`` across tests, so that environment installs once.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from specgate.discovery import is_claims_name
+
+from ._support import BIN, FIXTURES, PROJECT, clean_env, git, make_repo, value_position
+from .conftest import ProjectCopy
+
+pytestmark = pytest.mark.seams
+
+PRE_COMMIT = BIN / "pre-commit"
+FAILING = FIXTURES / "failing.specgate.yaml"
+PASSING = FIXTURES / "passing.specgate.yaml"
+NOT_CLAIMS = FIXTURES / "not-claims.yaml"
+HOOK = yaml.safe_load((PROJECT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))[0]
+
+if not PRE_COMMIT.exists():  # pragma: no cover - the test extra installs it
+    pytest.skip(f"pre-commit is not installed next to {BIN}", allow_module_level=True)
+
+
+@pytest.fixture(scope="session")
+def precommit_env(
+    offline_pip: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, str]:
+    """Offline pip, a private PRE_COMMIT_HOME and TMPDIR (nothing written elsewhere)."""
+    home = tmp_path_factory.mktemp("pre-commit-home")
+    temp = tmp_path_factory.mktemp("pre-commit-tmp")
+    return clean_env(
+        {
+            **offline_pip,
+            "PRE_COMMIT_HOME": str(home),
+            "TMPDIR": str(temp),
+            "PRE_COMMIT_COLOR": "never",
+        }
+    )
+
+
+def _pre_commit(repo: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(PRE_COMMIT), *args],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
+    )
+
+
+def _user_repo(root: Path, *, failing: bool, config: str | None = None) -> Path:
+    files: dict[str, str | Path] = {
+        "specgate.yaml": PASSING,
+        "deploy/.specgate.yml": PASSING,
+        "config/not-claims.yaml": NOT_CLAIMS,
+        "config/settings.json": '{"claims": false}\n',
+    }
+    if failing:
+        files["svc/chat.specgate.yaml"] = FAILING
+    if config is not None:
+        files[".pre-commit-config.yaml"] = config
+    return make_repo(root, files)
+
+
+def _config(project: ProjectCopy) -> str:
+    return yaml.safe_dump(
+        {"repos": [{"repo": str(project.path), "rev": project.sha, "hooks": [{"id": "specgate"}]}]}
+    )
+
+
+def _assert_text_findings(output: str) -> None:
+    text = FAILING.read_text(encoding="utf-8")
+    for code, needle in (("SG102", "accept_length:"), ("SG104", "speedup:")):
+        line, col = value_position(text, needle)
+        assert re.search(
+            rf"^svc/chat\.specgate\.yaml:{line}:{col}: fail {code} ", output, re.MULTILINE
+        ), output
+    assert "::error" not in output  # text format, not GitHub workflow commands
+
+
+def test_try_repo_as_a_user(
+    project_copy: ProjectCopy, precommit_env: dict[str, str], tmp_path: Path
+) -> None:
+    assert git(project_copy.path, "status", "--porcelain") == ""  # try-repo uses HEAD as is
+    repo = _user_repo(tmp_path / "user", failing=True)
+    done = _pre_commit(
+        repo,
+        precommit_env,
+        "try-repo",
+        str(project_copy.path),
+        "specgate",
+        "--all-files",
+        "--verbose",
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    _assert_text_findings(done.stdout)
+    # --verbose shows the passing files' lines too: all three claims files were passed,
+    # the other YAML and JSON files were not.
+    assert re.search(r"^specgate\.yaml: ready$", done.stdout, re.MULTILINE), output
+    assert re.search(r"^deploy/\.specgate\.yml: ready$", done.stdout, re.MULTILINE), output
+    assert "not-claims" not in output
+    assert "settings.json" not in output
+    assert git(repo, "status", "--porcelain") == ""  # the hook changed no file
+
+
+def test_run_with_local_repo_config(
+    project_copy: ProjectCopy, precommit_env: dict[str, str], tmp_path: Path
+) -> None:
+    passing = _user_repo(tmp_path / "passing", failing=False, config=_config(project_copy))
+    done = _pre_commit(passing, precommit_env, "run", "--all-files", "--verbose")
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert re.search(r"^specgate\.+Passed$", done.stdout, re.MULTILINE), output
+    assert "specgate: ready — 2 files" in done.stdout
+    assert "not-claims" not in output
+    assert ".pre-commit-config.yaml" not in done.stdout
+
+    failing = _user_repo(tmp_path / "failing", failing=True, config=_config(project_copy))
+    done = _pre_commit(failing, precommit_env, "run", "--all-files")
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert re.search(r"^specgate\.+Failed$", done.stdout, re.MULTILINE), output
+    _assert_text_findings(done.stdout)
+    assert "not-claims" not in output
+    assert git(failing, "status", "--porcelain") == ""
+
+    # Both runs shared one store: the hook environment was installed once.
+    store = Path(precommit_env["PRE_COMMIT_HOME"])
+    assert len(list(store.glob("repo*/py_env-*"))) == 1
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "specgate.yaml",
+        ".specgate.yaml",
+        "specgate.yml",
+        "specgate.json",
+        "chat.specgate.yaml",
+        "deploy/prod/chat.specgate.yml",
+        "deploy/.specgate.json",
+        "a.b.specgate.yaml",
+        "specgate.yaml.bak",
+        "myspecgate.yaml",
+        "specgate.toml",
+        "specgate-yaml",
+        "deploy/specgate.yaml/readme.md",
+        "chat.specgate.YAML",
+        "config/app.yaml",
+        ".pre-commit-config.yaml",
+    ],
+)
+def test_files_pattern_matches_the_cli_default_names(path: str) -> None:
+    """pre-commit applies ``files`` with ``re.search`` to the repo-relative path; the
+    hook must pick exactly the files the CLI's folder search picks."""
+    matched = re.search(HOOK["files"], path) is not None
+    assert matched is is_claims_name(path.rsplit("/", 1)[-1])
+
+
+def test_hook_manifest_fields() -> None:
+    assert HOOK["id"] == "specgate"
+    assert HOOK["name"]
+    assert HOOK["description"]
+    assert HOOK["language"] == "python"
+    assert HOOK["entry"] == "specgate check"
+    assert HOOK["types_or"] == ["yaml", "json"]
+    assert HOOK["minimum_pre_commit_version"] == "2.9.0"
+    assert HOOK["require_serial"] is False
+    assert "args" not in HOOK  # text output: no --format in the hook
