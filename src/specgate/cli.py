@@ -264,24 +264,42 @@ def _exit_for(status: str, fail_on: str) -> int:
 
 
 def _write_file(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (a temp file beside it, then rename)."""
+    """Write ``text`` to ``path`` atomically (a temp file beside it, then rename).
+
+    Raises:
+        UsageError: the folder does not exist or is not writable.
+    """
     import tempfile
 
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
-    handle, temp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        handle, temp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
             out.write(text)
         os.replace(temp, target)
+    except OSError as exc:
+        Path(temp).unlink(missing_ok=True)
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
 
 
 def _append(path: str, text: str) -> None:
-    with open(path, "a", encoding="utf-8", newline="\n") as out:
-        out.write(text)
+    """Append ``text`` to ``path`` in one write (job summary, step outputs).
+
+    Raises:
+        UsageError: the file cannot be opened for appending.
+    """
+    try:
+        with open(path, "a", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+    except OSError as exc:
+        raise UsageError(f"cannot append to {path}: {exc.strerror or exc}") from None
 
 
 def _colour(stream: TextIO) -> bool:
@@ -351,6 +369,10 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
         _write_file(args.output, text)
     else:
         out.write(text)
+    if args.format != "text" or args.output:
+        for file in run.files:
+            if file.error is not None:
+                print(f"specgate: {file.error}", file=sys.stderr)
     if summary_text:
         _append(summary_path, summary_text)
     if args.format == "github" and os.environ.get("GITHUB_OUTPUT"):

@@ -81,6 +81,19 @@ def _line_of(text: str, needle: str) -> int:
     return 1
 
 
+def _matching_codes(reference: str) -> set[str]:
+    """Codes a reference selects: a code or name, or a code prefix such as ``SG1``."""
+    from specgate.rules import REGISTRY, lookup
+
+    rule = lookup(reference)
+    if rule is not None:
+        return {rule.code}
+    prefix = reference.strip().upper()
+    if len(prefix) >= 2 and prefix.startswith("SG") and prefix[2:].isdigit():
+        return {code for code in REGISTRY if code.startswith(prefix)}
+    return set()
+
+
 def _rules(
     value: object, key: str, shown: str, text: str
 ) -> tuple[frozenset[str], list[tuple[str, int]]]:
@@ -91,18 +104,20 @@ def _rules(
     codes: set[str] = set()
     unknown: list[tuple[str, int]] = []
     for reference in value:
-        rule = lookup(reference)
-        if rule is None:
+        matched = _matching_codes(reference)
+        if not matched:
             unknown.append((reference, _line_of(text, reference)))
             continue
-        if key != "select" and rule.code in UNIGNORABLE:
-            raise InputError(
-                f"[tool.specgate] {key}: {rule.code} {rule.name} cannot be ignored "
-                "(fix the file instead)",
-                shown,
-                _line_of(text, reference),
-            )
-        codes.add(rule.code)
+        if key != "select":
+            blocked = sorted(matched & UNIGNORABLE)
+            if blocked and lookup(reference) is not None:
+                raise InputError(
+                    f"[tool.specgate] {key}: {blocked[0]} cannot be ignored (fix the file instead)",
+                    shown,
+                    _line_of(text, reference),
+                )
+            matched -= UNIGNORABLE
+        codes |= matched
     return frozenset(codes), unknown
 
 

@@ -171,14 +171,21 @@ def finding_json(finding: Finding) -> dict[str, Any]:
     return out
 
 
-def deployment_json(report: DeploymentReport, *, with_file: str | None = None) -> dict[str, Any]:
-    """One deployment report (also ``specgate doctor --json``'s whole output)."""
-    findings = []
-    for finding in report.findings:
+def findings_json(findings: tuple[Finding, ...], with_file: str | None) -> list[dict[str, Any]]:
+    """Findings as JSON; one located in another file than ``with_file`` (a referenced
+    serving, model, metrics or configuration file) carries that ``file``."""
+    out = []
+    for finding in findings:
         entry = finding_json(finding)
         if finding.file is not None and finding.file != with_file:
             entry["file"] = finding.file
-        findings.append(entry)
+        out.append(entry)
+    return out
+
+
+def deployment_json(report: DeploymentReport, *, with_file: str | None = None) -> dict[str, Any]:
+    """One deployment report (also ``specgate doctor --json``'s whole output)."""
+    findings = findings_json(report.findings, with_file)
     out: dict[str, Any] = {
         "name": report.name,
         "status": report.status,
@@ -214,7 +221,7 @@ def to_json(run: RunReport) -> dict[str, Any]:
                 "path": file.path,
                 "status": file.status,
                 "error": file.error,
-                "findings": [finding_json(f) for f in file.findings],
+                "findings": findings_json(file.findings, file.path),
                 "deployments": [deployment_json(d, with_file=file.path) for d in file.deployments],
             }
             for file in run.files

@@ -319,11 +319,6 @@ def test_installed_entry_points(
 # --- files the user names for writing ------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: an --output/--summary/$GITHUB_OUTPUT path in a missing folder is reported as "
-    "'internal error' with exit 3; it is the user's bad path: a one-line usage error, exit 2",
-)
 @pytest.mark.parametrize(
     ("argv", "env"),
     [

@@ -112,7 +112,8 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
     dep = ctx.deployment
     d = ctx.metrics.draft_length
     where = {"cli": "--min-accept-length", "policy": "policy.min_accept_length"}.get(
-        floor.source, "the default floor" + (f" min(2, 1 + D/2) at D = {d}" if d else "")
+        floor.source,
+        "the default floor" + (f" min(2, 1 + D/2) at D = {d}" if d is not None else ""),
     )
     message = f"AL {fmt(al)} is below the floor {fmt(floor.value)} ({where})"
     if floor.explicit and d is not None and floor.value > 1 + d:
