@@ -302,6 +302,19 @@ def _suppression_findings(document: Document, shown: str) -> tuple[list[Finding]
     return found, inline
 
 
+def _error_report(shown: str, exc: InputError) -> FileReport:
+    """The report of a file that could not be read, parsed or resolved."""
+    return FileReport(
+        path=shown,
+        status="error",
+        error=exc.one_line(),
+        findings=(),
+        deployments=(),
+        error_line=exc.line,
+        error_column=exc.column,
+    )
+
+
 def check_file(
     path: Path,
     shown: str,
@@ -321,27 +334,11 @@ def check_file(
     try:
         document = load_document(path, shown)
     except InputError as exc:
-        return FileReport(
-            path=shown,
-            status="error",
-            error=exc.one_line(),
-            findings=(),
-            deployments=(),
-            error_line=exc.line,
-            error_column=exc.column,
-        )
+        return _error_report(shown, exc)
     try:
         return check_document(document, options, config=config, path=path)
     except InputError as exc:
-        return FileReport(
-            path=shown,
-            status="error",
-            error=exc.one_line(),
-            findings=(),
-            deployments=(),
-            error_line=exc.line,
-            error_column=exc.column,
-        )
+        return _error_report(shown, exc)
 
 
 def check_document(
