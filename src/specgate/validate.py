@@ -159,8 +159,14 @@ def validate(data: object) -> list[Violation]:
     of their paths; non-finite numbers are reported once, as non-finite."""
     violations = _non_finite(data, ())
     flagged = {v.path for v in violations}
+    seen: set[Violation] = set(violations)
     for error in _validator().iter_errors(data):
         if tuple(error.absolute_path) in flagged:
             continue
-        violations.extend(_messages(error))
+        # jsonschema reports `required` once per missing key, each error naming
+        # the whole list: keep every violation once.
+        for violation in _messages(error):
+            if violation not in seen:
+                seen.add(violation)
+                violations.append(violation)
     return violations

@@ -522,3 +522,19 @@ def test_integer_beyond_float_range_is_sg001(check_text: Check, key: str) -> Non
     assert "finite" in finding.message
     # the value starts right after the key text on line 4 (4 spaces of indent)
     assert (finding.line, finding.column) == (4, 5 + len(key))
+
+
+def test_each_missing_required_key_is_reported_once(tmp_path: Path) -> None:
+    # Regression: jsonschema emits one `required` error per missing key, each naming
+    # the whole list; a file missing both top-level keys got four SG001 findings.
+    from specgate.checker import CheckOptions, check_file
+
+    claims = tmp_path / "x.specgate.yaml"
+    claims.write_text("service: gateway\n", encoding="utf-8")
+    report = check_file(claims, "x.specgate.yaml", CheckOptions())
+    messages = sorted(f.message for f in report.findings)
+    assert messages == [
+        "the file is missing required key 'deployments'",
+        "the file is missing required key 'version'",
+        "unknown key 'service' in the file",
+    ]
