@@ -12,10 +12,13 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from specgate import __version__
 from specgate.errors import SpecgateError, UsageError
+
+if TYPE_CHECKING:
+    from specgate.report import RunReport
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 FAIL_ON = ("fail", "actionable", "never")
@@ -135,7 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--fail-on",
         choices=FAIL_ON,
         default=None,
-        help="exit 1 when the run's status reaches this level (default: fail)",
+        help="exit 1 when the run's status reaches this level "
+        "(default: [tool.specgate] fail-on, else fail)",
     )
     check.add_argument("--strict", action="store_true", help="same as --fail-on actionable")
     check.add_argument(
@@ -310,6 +314,48 @@ def _colour(stream: TextIO) -> bool:
     return stream.isatty() and os.environ.get("TERM") != "dumb"
 
 
+def _summary(args: argparse.Namespace, run: RunReport) -> tuple[str | None, str]:
+    """Where the job summary goes (``--summary``, else ``$GITHUB_STEP_SUMMARY`` in
+    github format) and its text, within what the file's 1 MiB budget leaves."""
+    path = args.summary
+    if path is None and args.format == "github":
+        path = os.environ.get("GITHUB_STEP_SUMMARY") or None
+    if not path:
+        return None, ""
+    from specgate.reporters import summary
+
+    try:
+        existing = os.path.getsize(path)
+    except OSError:
+        existing = 0
+    return path, summary.render(run, max(summary.SUMMARY_LIMIT_BYTES - existing, 0))
+
+
+def _render(args: argparse.Namespace, run: RunReport, out: TextIO, summary_written: bool) -> str:
+    """The report in the chosen format (no I/O)."""
+    if args.format == "json":
+        from specgate.reporters import json_report
+
+        return json_report.render(run)
+    if args.format in ("github", "sarif"):
+        from specgate.gitpaths import repo_relative
+
+        shown = {f.path for f in run.files} | {
+            x.file for x in run.all_findings() if x.file is not None
+        }
+        repo_paths = {s: repo_relative(s) for s in shown}
+        if args.format == "sarif":
+            from specgate.reporters import sarif
+
+            return sarif.render(run, repo_paths)
+        from specgate.reporters import github
+
+        return github.render(run, repo_paths, summary_written=summary_written)
+    from specgate.reporters import text as text_format
+
+    return text_format.render(run, colour=args.output is None and _colour(out))
+
+
 def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     from specgate.checker import CheckOptions, check_files
     from specgate.config import ConfigFinder, load_config
@@ -326,45 +372,8 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
     files = discover(args.paths)
     run = check_files(files, CheckOptions(min_accept_length=args.min_accept_length), finder)
 
-    summary_path = args.summary
-    if summary_path is None and args.format == "github":
-        summary_path = os.environ.get("GITHUB_STEP_SUMMARY") or None
-    summary_text = ""
-    if summary_path:
-        from specgate.reporters import summary
-
-        try:
-            existing = os.path.getsize(summary_path)
-        except OSError:
-            existing = 0
-        summary_text = summary.render(run, max(summary.SUMMARY_LIMIT_BYTES - existing, 0))
-
-    if args.format == "json":
-        from specgate.reporters import json_report
-
-        text = json_report.render(run)
-    elif args.format == "github":
-        from specgate.gitpaths import repo_relative
-        from specgate.reporters import github
-
-        shown = {f.path for f in run.files} | {
-            x.file for x in run.all_findings() if x.file is not None
-        }
-        repo_paths = {s: repo_relative(s) for s in shown}
-        text = github.render(run, repo_paths, summary_written=bool(summary_text))
-    elif args.format == "sarif":
-        from specgate.gitpaths import repo_relative
-        from specgate.reporters import sarif
-
-        shown = {f.path for f in run.files} | {
-            x.file for x in run.all_findings() if x.file is not None
-        }
-        text = sarif.render(run, {s: repo_relative(s) for s in shown})
-    else:
-        from specgate.reporters import text as text_format
-
-        text = text_format.render(run, colour=args.output is None and _colour(out))
-
+    summary_path, summary_text = _summary(args, run)
+    text = _render(args, run, out, bool(summary_text))
     if args.output:
         _write_file(args.output, text)
     else:
@@ -373,7 +382,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
         for file in run.files:
             if file.error is not None:
                 print(f"specgate: {file.error}", file=sys.stderr)
-    if summary_text:
+    if summary_path and summary_text:
         _append(summary_path, summary_text)
     if args.format == "github" and os.environ.get("GITHUB_OUTPUT"):
         from specgate.reporters import github as github_format
