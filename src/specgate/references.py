@@ -143,7 +143,13 @@ def _merge_engine(r: _Resolver, engine: EngineConfig) -> None:
             mechanism = engine.mechanism
             r.take(m_path, engine.path, engine.spans.get("mechanism"))
     verify_tokens = spec.verify_tokens
-    if draft_length is not None and engine.verify_tokens not in (None, draft_length + 1):
+    # The engine's N_verify belongs to the engine's D: when the claims file states
+    # another D (an SG301 conflict), that D is judged as a chain of its own.
+    if (
+        draft_length is not None
+        and engine.draft_length in (None, draft_length)
+        and engine.verify_tokens not in (None, draft_length + 1)
+    ):
         verify_tokens = engine.verify_tokens
     r.deployment = replace(
         dep,
