@@ -34,3 +34,10 @@ def test_claims_draft_length_that_differs_from_the_engine_is_judged_as_its_own_c
     assert "SG301" in found
     assert "SG201" not in found
 
+
+def test_speculation_profile_inconsistency_points_at_the_rates_line() -> None:
+    # bench/speculation_profile-rising.json, line 6: '  "marginal_accept_rates": [0.6, 0.7, 0.2],'
+    # (a list: the finding sits on its key, column 3), not line 7 (mean_accept_length).
+    assert ("SG305", "integration/bench/speculation_profile-rising.json", 6, 3) in codes(
+        "integration/rules/sg305-fail.specgate.yaml"
+    )

@@ -143,11 +143,15 @@ def read_speculation_profile(text: str, shown: str) -> Acceptance:
         data["mean_accept_length"], "mean_accept_length", shown, locate(("mean_accept_length",))
     )
     marginal = _rates(data, "marginal_accept_rates", shown, locate)
+    rates_key = "marginal_accept_rates"
     if not marginal:
-        conditional = _rates(data, "conditional_accept_rates", shown, locate)
+        rates_key = "conditional_accept_rates"
+        conditional = _rates(data, rates_key, shown, locate)
         marginal = tuple(math.prod(conditional[: i + 1]) for i in range(len(conditional)))
     depth = data.get("num_speculative_tokens")
     spans = {"accept_length": locate(("mean_accept_length",))}
+    if marginal:
+        spans["marginal"] = locate((rates_key,))
     if depth is not None:
         depth = int(
             count(depth, "num_speculative_tokens", shown, locate(("num_speculative_tokens",)))
