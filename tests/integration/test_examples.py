@@ -1,0 +1,93 @@
+"""The engine examples (examples/vllm, examples/sglang, examples/trtllm): passing ones exit 0,
+failing ones exit 1 on the findings their header comments promise, and their copied
+published files are byte-for-byte the ones in tests/data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from .conftest import DATA, ROOT, run
+
+ENGINES = ("vllm", "sglang", "trtllm")
+
+
+@pytest.fixture
+def at_root(monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(ROOT)
+    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"):
+        monkeypatch.delenv(name, raising=False)
+    return ROOT
+
+
+@pytest.mark.parametrize(
+    ("engine", "status"), [("vllm", "actionable"), ("sglang", "ready"), ("trtllm", "ready")]
+)
+def test_passing_example_exits_0(
+    at_root: Path, capsys: pytest.CaptureFixture[str], engine: str, status: str
+) -> None:
+    code, out, err = run(
+        ["check", f"examples/{engine}/passing.specgate.yaml", "--format", "json"], capsys
+    )
+    assert (code, err) == (0, "")
+    report = json.loads(out)
+    assert report["status"] == status
+    assert report["summary"]["fail"] == 0
+
+
+@pytest.mark.parametrize(
+    ("engine", "expected"),
+    [
+        # the scrape was taken at k = 4; the recipe drafts 7
+        ("vllm", {"SG309"}),
+        # AL (2.17 + 1.95 + 1.80 + 2.05 + 1.80)/5 = 1.954 < floor 2 at D = 3
+        ("sglang", {"SG102"}),
+        # claims D = 1 vs max_draft_len 3; relaxed acceptance; MLA
+        ("trtllm", {"SG301", "SG304", "SG306"}),
+    ],
+)
+def test_failing_example_exits_1(
+    at_root: Path, capsys: pytest.CaptureFixture[str], engine: str, expected: set[str]
+) -> None:
+    code, out, err = run(
+        ["check", f"examples/{engine}/failing.specgate.yaml", "--format", "json"], capsys
+    )
+    assert (code, err) == (1, "")
+    (file,) = json.loads(out)["files"]
+    (deployment,) = file["deployments"]
+    found = {f["code"] for f in deployment["findings"]}
+    assert expected <= found
+    # every finding about a referenced value lands on that file, inside the example folder
+    for finding in deployment["findings"]:
+        if finding["code"] in expected:
+            assert finding["file"].startswith(f"examples/{engine}/")
+
+
+def test_whole_examples_folder_exits_1_not_2(
+    at_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(["check", "examples", "--format", "json"], capsys)
+    assert (code, err) == (1, "")
+    report = json.loads(out)
+    paths = [f["path"] for f in report["files"]]
+    for engine in ENGINES:
+        assert f"examples/{engine}/passing.specgate.yaml" in paths
+        assert f"examples/{engine}/failing.specgate.yaml" in paths
+    assert all(f["error"] is None for f in report["files"])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_example_data_files_are_the_published_bytes(engine: str) -> None:
+    folder = ROOT / "examples" / engine
+    copies = [
+        p
+        for p in folder.rglob("*")
+        if p.is_file() and p.name != "SOURCES.md" and not p.name.endswith(".specgate.yaml")
+    ]
+    assert copies
+    for copy in copies:
+        originals = list((DATA / "real").rglob(copy.name))
+        assert len(originals) == 1, copy
+        assert copy.read_bytes() == originals[0].read_bytes(), copy
