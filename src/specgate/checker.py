@@ -303,15 +303,22 @@ def _suppression_findings(document: Document, shown: str) -> tuple[list[Finding]
 
 
 def _error_report(shown: str, exc: InputError) -> FileReport:
-    """The report of a file that could not be read, parsed or resolved."""
+    """The report of a file that could not be read, parsed or resolved.
+
+    An error inside a referenced file keeps that file (``error_file``) with its
+    line and column, and the message says which claims file points at it.
+    """
+    elsewhere = exc.file is not None and exc.file != shown
+    message = exc.one_line() + (f" (referenced from {shown})" if elsewhere else "")
     return FileReport(
         path=shown,
         status="error",
-        error=exc.one_line(),
+        error=message,
         findings=(),
         deployments=(),
         error_line=exc.line,
         error_column=exc.column,
+        error_file=exc.file if elsewhere else None,
     )
 
 

@@ -340,7 +340,7 @@ def _render(args: argparse.Namespace, run: RunReport, out: TextIO, summary_writt
     if args.format in ("github", "sarif"):
         from specgate.gitpaths import repo_relative
 
-        shown = {f.path for f in run.files} | {
+        shown = {f.error_location_file for f in run.files} | {
             x.file for x in run.all_findings() if x.file is not None
         }
         repo_paths = {s: repo_relative(s) for s in shown}

@@ -43,6 +43,13 @@ class FileReport:
     deployments: tuple[DeploymentReport, ...]
     error_line: int | None = None
     error_column: int | None = None
+    error_file: str | None = None
+
+    @property
+    def error_location_file(self) -> str:
+        """The file the error's line and column belong to: a referenced serving,
+        model or metrics file when the error is there, else the claims file."""
+        return self.error_file or self.path
 
     def all_findings(self) -> list[Finding]:
         """File-level and deployment findings together, in report order."""

@@ -376,11 +376,6 @@ def test_symlink_that_leaves_the_repository_is_an_input_error(
     assert "integration/rules/sg301-fail.specgate.yaml: fail" in out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: checker.check_file keeps InputError.line/column but drops InputError.file, "
-    "so the github format puts a referenced file's line:col on the claims file",
-)
 def test_github_annotates_an_unparseable_referenced_file_on_that_file(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -390,11 +385,6 @@ def test_github_annotates_an_unparseable_referenced_file_on_that_file(
     assert "file=data/integration/serving/vllm-unparseable.yaml,line=3,col=13::" in out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: checker.check_file drops InputError.file, so SARIF places a referenced "
-    "file's line:col on the claims file",
-)
 def test_sarif_locates_an_unparseable_referenced_file_on_that_file(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -67,15 +67,17 @@ def render(
     errors: list[tuple[Finding, str]] = []
     for file in run.files:
         if file.error is not None:
-            repo_path = repo_paths.get(file.path)
+            located = file.error_location_file
+            repo_path = repo_paths.get(located)
             if repo_path is None:
                 lines.append(annotation("error", file.error, title="specgate (input error)"))
             else:
-                reason = (
-                    file.error.split(": ", 1)[-1]
-                    if file.error.startswith(file.path)
-                    else file.error
+                prefix = located + (
+                    f":{file.error_line}" + (f":{file.error_column}" if file.error_column else "")
+                    if file.error_line
+                    else ""
                 )
+                reason = file.error.removeprefix(prefix).removeprefix(": ")
                 lines.append(
                     annotation(
                         "error",

@@ -232,7 +232,7 @@ def build(run: RunReport, repo_paths: Mapping[str, str | None]) -> dict[str, Any
     seen: Counter[tuple[str, ...]] = Counter()
     for file in run.files:
         if file.error is not None:
-            notifications.append(_notification(file, location_of(file.path)))
+            notifications.append(_notification(file, location_of(file.error_location_file)))
             continue
         for finding, deployment in _file_findings(file):
             location = location_of(finding.file or file.path)
