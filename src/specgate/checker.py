@@ -190,7 +190,7 @@ def _check_parsed(
     for duplicate in document.duplicates:
         message = (
             f"key {duplicate.key!r} repeated (first at line {duplicate.first.line}); "
-            "the first value is used"
+            "engines read the last value, reviewers may read the first"
         )
         place(
             make_finding("SG002", message, duplicate.path, (shown, duplicate.span)), duplicate.path

@@ -4,7 +4,7 @@ The standard library's :mod:`json` decides what is valid JSON and gives the
 line and column of a syntax error; a second, small pass over the (now known
 valid) text records where each key and value starts and which keys repeat,
 reusing :mod:`json`'s own string and number scanners. The first occurrence of a
-repeated key is kept (as for YAML); the second is reported.
+repeated key is reported; the last value is kept, as :func:`json.loads` keeps it.
 """
 
 from __future__ import annotations
@@ -85,12 +85,10 @@ class _Walker:
             i = self.skip(i) + 1  # the ':'
             if key in first:
                 self.duplicates.append(DuplicateKey((*path, key), key, key_span, first[key]))
-                shadow = _Walker.__new__(_Walker)
-                shadow.__dict__.update(self.__dict__, positions={}, duplicates=[])
-                _, i = shadow.value(i, (*path, key), key_span)
             else:
                 first[key] = key_span
-                out[key], i = self.value(i, (*path, key), key_span)
+            # The last value wins, as json.loads (and every engine) reads it.
+            out[key], i = self.value(i, (*path, key), key_span)
             i = self.skip(i)
             if self.text[i] == "}":
                 return out, i + 1

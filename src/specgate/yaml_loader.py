@@ -170,8 +170,10 @@ class _Builder:
             key_span = _span(key_node)
             if key in first_seen:
                 self.duplicates.append(DuplicateKey((*path, key), key, key_span, first_seen[key]))
-                continue
-            first_seen[key] = key_span
+            else:
+                first_seen[key] = key_span
+            # The last value wins, as in PyYAML, json and the engines that read the file,
+            # so the numbers shown are the ones an engine would use (SG002 fails anyway).
             out[key] = self.build(value_node, (*path, key), key_span)
         for merge in merges:
             self.merge_into(out, merge, path)

@@ -5,6 +5,7 @@ Positions are 1-based (line, column) counted by hand in the literal texts below.
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -109,29 +110,30 @@ def test_json_positions_of_keys_values_and_list_items() -> None:
 # --- duplicates ----------------------------------------------------------------------------
 
 
-def test_yaml_duplicate_reported_at_second_occurrence_first_value_kept() -> None:
+def test_yaml_duplicate_reported_at_second_occurrence_last_value_kept() -> None:
     doc = parse_text("a: 1\nb:\n  c: 2\n  c: 3\n", "f.yaml", json_syntax=False)
-    assert doc.data == {"a": 1, "b": {"c": 2}}
+    assert doc.data == {"a": 1, "b": {"c": 3}}  # the last value, as PyYAML and engines read it
     (dup,) = doc.duplicates
     assert dup.path == ("b", "c")
     # second "c" is line 4 col 3; first line 3 col 3
     assert dup.span == Span(4, 3)
     assert dup.first == Span(3, 3)
-    # the position recorded is the first (the value kept): "2" at 3:6
-    assert doc.positions[("b", "c")].value == Span(3, 6)
+    # the position recorded is the last (the value kept): "3" at 4:6
+    assert doc.positions[("b", "c")].value == Span(4, 6)
 
 
-def test_json_duplicate_reported_at_second_occurrence_first_value_kept() -> None:
+def test_json_duplicate_reported_at_second_occurrence_last_value_kept() -> None:
     text = '{"a": {"c": 2,\n       "c": {"d": 3}}}\n'
     doc = parse_text(text, "f.json", json_syntax=True)
-    assert doc.data == {"a": {"c": 2}}
+    assert doc.data == {"a": {"c": {"d": 3}}}  # json.loads keeps the last value too
+    assert doc.data == json.loads(text)
     (dup,) = doc.duplicates
     # second '"c"' on line 2 col 8
     assert dup.span == Span(2, 8)
     assert dup.first == Span(1, 8)
-    # the shadowed value left no positions behind
-    assert ("a", "c", "d") not in doc.positions
-    assert doc.positions[("a", "c")].value == Span(1, 13)
+    # positions are those of the value kept: "{" on line 2 col 13, "d" inside it
+    assert doc.positions[("a", "c")].value == Span(2, 13)
+    assert doc.positions[("a", "c", "d")].value == Span(2, 19)
 
 
 # --- YAML 1.2 core scalars -----------------------------------------------------------------

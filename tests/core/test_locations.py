@@ -26,7 +26,7 @@ def test_json_duplicate_key_at_the_second_occurrence(check_text: Check) -> None:
     report = check_text(text, "c.specgate.json")
     # the second "draft_length" opens at line 5 col 21; SG002 blocks SG204 (ρ missing)
     assert places(report) == [("SG002", 5, 21)]
-    assert report.deployments[0].metrics.draft_length == 3  # the first value is used
+    assert report.deployments[0].metrics.draft_length == 5  # the last value, as json.loads
     assert "first at line 4" in report.all_findings()[0].message
 
 

@@ -43,7 +43,7 @@ DUPLICATE_KEY = register(
         summary="A mapping repeats a key.",
         doc=(
             "**What it checks.** No mapping holds the same key twice. The finding sits on "
-            "the second occurrence; the first value is the one specgate reads.\n\n"
+            "the second occurrence; like the engines, specgate reads the last value.\n\n"
             "**Why.** YAML parsers silently keep one of the two values (PyYAML the last), so "
             "a reviewer reads one number while the engine uses another.\n"
         ),
