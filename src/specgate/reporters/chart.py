@@ -14,12 +14,15 @@ import math
 from specgate import theory
 from specgate.numbers import fmt
 from specgate.report import DeploymentReport
+from specgate.reporters.safe_text import visible
 
 MAX_POINTS = 32
 
 
 def _label(text: str) -> str:
-    return text.replace('"', "'").replace("\n", " ").replace("`", "'")[:60]
+    # Mermaid titles are quoted strings: no quotes, backticks or markup characters.
+    cleaned = visible(text).replace('"', "'").replace("`", "'")
+    return "".join(ch for ch in cleaned if ch not in "<>&;#")[:60]
 
 
 def speedup_chart(report: DeploymentReport) -> str | None:

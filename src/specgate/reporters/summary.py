@@ -12,6 +12,7 @@ from specgate.findings import Finding
 from specgate.numbers import fmt
 from specgate.report import DeploymentReport, RunReport
 from specgate.reporters.chart import speedup_chart
+from specgate.reporters.safe_text import visible
 
 SUMMARY_LIMIT_BYTES = 1024 * 1024
 _ICON = {"ready": "✅", "actionable": "⚠️", "fail": "❌", "error": "⛔"}
@@ -21,12 +22,11 @@ _NOTE_RESERVE = 256
 def md(text: str) -> str:
     """Text made safe inside a Markdown table cell (no pipes, tags or line breaks)."""
     return (
-        text.replace("&", "&amp;")
+        visible(text)
+        .replace("&", "&amp;")
         .replace("<", "&lt;")
         .replace(">", "&gt;")
         .replace("|", "\\|")
-        .replace("\r", " ")
-        .replace("\n", " ")
     )
 
 

@@ -11,6 +11,7 @@ from fractions import Fraction
 from specgate.findings import Finding
 from specgate.numbers import fmt
 from specgate.report import DeploymentReport, RunReport
+from specgate.reporters.safe_text import visible
 
 _COLOURS = {
     "fail": "31",
@@ -39,7 +40,7 @@ def finding_line(
             where += f":{finding.line}:{finding.column or 1}"
         where += ": "
     severity = _paint(finding.severity, finding.severity, colour)
-    return f"{where}{severity} {finding.code} {finding.name}: {finding.message}"
+    return visible(where) + f"{severity} {finding.code} {finding.name}: " + visible(finding.message)
 
 
 def _value(value: float | Fraction | None, suffix: str = "") -> str:
@@ -60,7 +61,7 @@ def metrics_block(report: DeploymentReport, *, colour: bool = False) -> list[str
         else (report.declared_mechanism or "—")
     )
     lines = [
-        f"  deployment {report.name}: {_paint(report.status, report.status, colour)}",
+        f"  deployment {visible(report.name)}: {_paint(report.status, report.status, colour)}",
         f"    AL {_value(m.accept_length)}, D {_value(m.draft_length)}, "
         f"ρ {_value(m.draft_depth_ratio)}, speedup {speedup}",
         f"    G {_value(m.query_heads_per_kv)}, D* {_value(m.attention_optimal_draft_length)}, "
@@ -69,7 +70,7 @@ def metrics_block(report: DeploymentReport, *, colour: bool = False) -> list[str
         f"(ρ ≈ {fmt(report.recommended.draft_depth_ratio_hint)})",
     ]
     for action in report.next_actions:
-        lines.append(f"    next: {action}")
+        lines.append(f"    next: {visible(action)}")
     return lines
 
 
@@ -78,13 +79,13 @@ def render(run: RunReport, *, colour: bool = False) -> str:
     lines: list[str] = []
     for file in run.files:
         if file.error is not None:
-            lines.append(f"{_paint('error', 'error', colour)}: {file.error}")
+            lines.append(f"{_paint('error', 'error', colour)}: {visible(file.error)}")
             continue
         for finding in sorted(file.all_findings(), key=Finding.sort_key):
             lines.append(finding_line(finding, fallback_file=file.path, colour=colour))
     for file in run.files:
         if file.error is None and file.deployments:
-            lines.append(f"{file.path}: {_paint(file.status, file.status, colour)}")
+            lines.append(f"{visible(file.path)}: {_paint(file.status, file.status, colour)}")
             for deployment in file.deployments:
                 lines.extend(metrics_block(deployment, colour=colour))
     counts = run.counts()
