@@ -89,3 +89,18 @@ def test_missing_max_draft_len() -> None:
     c = yaml("speculative_config:\n  decoding_type: Eagle3\n  speculative_model: d\n")
     assert (c.draft_length, c.verify_tokens) == (None, None)
     assert c.notes
+
+
+def test_malformed_json_speculative_config_string() -> None:
+    from specgate.errors import InputError
+
+    # json.loads stops at the unquoted key `max_draft_len`: '{' is char 0, '"decoding_type"'
+    # 1–15, ':' 16, ' ' 17, '"Eagle3"' 18–25, ',' 26, ' ' 27, so 'm' is char 28 (column 29).
+    text = 'speculative_config: \'{"decoding_type": "Eagle3", max_draft_len: 4}\'\n'
+    with pytest.raises(InputError) as err:
+        yaml(text)
+    assert err.value.reason == (
+        "speculative_config is not valid JSON: Expecting property name enclosed in double "
+        "quotes: line 1 column 29 (char 28)"
+    )
+    assert err.value.line == 1

@@ -214,3 +214,47 @@ def test_mtp_layer_check() -> None:
     assert issue is not None
     assert issue.code == "SG307"
     assert mtp_layer_issue(c, None) is None
+
+
+# --- a JSON-valued key whose value is not JSON ---------------------------------------------
+
+_BAD_JSON = '{"method": "eagle3", num_speculative_tokens: 4}'
+# json.loads stops at `num_speculative_tokens`, an unquoted key: 0-based char 21 of the
+# string (`{` 0, `"method"` 1–8, `:` 9, ` ` 10, `"eagle3"` 11–18, `,` 19, ` ` 20), so its
+# message ends "line 1 column 22 (char 21)".
+_JSON_MESSAGE = "Expecting property name enclosed in double quotes: line 1 column 22 (char 21)"
+
+
+def test_malformed_json_string_in_yaml_is_an_error_at_its_line() -> None:
+    # Before: the search saw no mapping and said "no speculative decoding configured".
+    with pytest.raises(InputError) as err:
+        yaml(f"model: m\nspeculative-config: '{_BAD_JSON}'\n")
+    assert err.value.reason == f"speculative-config is not valid JSON: {_JSON_MESSAGE}"
+    assert (err.value.file, err.value.line) == ("serve.yaml", 2)
+
+
+def test_malformed_json_under_snake_case_key_is_named_as_spelled() -> None:
+    with pytest.raises(InputError) as err:
+        yaml(f"args:\n  model: m\n  speculative_config: '{_BAD_JSON}'\n")
+    assert err.value.reason == f"speculative_config is not valid JSON: {_JSON_MESSAGE}"
+    assert err.value.line == 3
+
+
+def test_malformed_json_in_argv_and_command_line() -> None:
+    with pytest.raises(InputError) as err:
+        yaml(f"cmd:\n  - vllm\n  - serve\n  - m\n  - --speculative-config\n  - '{_BAD_JSON}'\n")
+    assert err.value.reason == f"speculative-config is not valid JSON: {_JSON_MESSAGE}"
+    assert err.value.line == 6  # the argv item holding the value
+    with pytest.raises(InputError) as err:
+        txt(f"vllm serve m \\\n  --speculative-config '{_BAD_JSON}'\n")
+    assert err.value.reason == f"speculative-config is not valid JSON: {_JSON_MESSAGE}"
+    assert (err.value.file, err.value.line) == ("cmd.txt", 2)
+
+
+def test_json_that_is_not_an_object_and_empty_values() -> None:
+    with pytest.raises(InputError) as err:
+        yaml("model: m\nspeculative-config: '[1, 2]'\n")
+    assert err.value.reason == "speculative-config must be a JSON object, not '[1, 2]'"
+    # An empty or "None" value configures nothing: no JSON error.
+    with pytest.raises(InputError, match="no speculative decoding configured"):
+        yaml("model: m\nspeculative-config: 'None'\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -93,6 +94,40 @@ def as_bool(opt: Opt, name: str, file: str) -> bool:
     if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
         return value.strip().lower() in _TRUE
     raise InputError(f"{name} must be true or false, not {value!r}", file, opt.span.line)
+
+
+def json_block(opt: Opt, name: str, file: str) -> Mapping[str, Opt]:
+    """The keys of an option whose value must be a JSON object (or a mapping).
+
+    ``name`` is the option's canonical name, used when the user's spelling is
+    unknown; messages name the option as spelled (``speculative-config``).
+
+    Raises:
+        InputError: at the value's line: "NAME is not valid JSON: <json's message>",
+            or "NAME must be a JSON object" for valid JSON of another shape.
+    """
+    if opt.sub is not None:
+        return opt.sub
+    shown = (opt.spelled or name).lstrip("-")
+    try:
+        json.loads(as_str(opt))
+    except ValueError as exc:
+        raise InputError(f"{shown} is not valid JSON: {exc}", file, opt.span.line) from None
+    raise InputError(f"{shown} must be a JSON object, not {opt.value!r}", file, opt.span.line)
+
+
+def must_be_json(value: object) -> bool:
+    """A string that should hold a JSON object for a JSON-valued option but does not
+    parse to one (empty, ``none`` and ``null`` mean "not set" and are excluded)."""
+    if not isinstance(value, str):
+        return False
+    text = value.strip()
+    if text.lower() in ("", "none", "null"):
+        return False
+    try:
+        return not isinstance(json.loads(text), dict)
+    except ValueError:
+        return True
 
 
 def as_str(opt: Opt) -> str:

@@ -26,7 +26,8 @@ from specgate.inputs.pointer import parse_json_scalar
 @dataclass(frozen=True)
 class Opt:
     """One option: its value (command-line values are strings, switches ``True``),
-    where it stands, and its keys when it is a mapping or JSON object."""
+    where it stands, its keys when it is a mapping or JSON object, and how the
+    user spelled its name (``--speculative-config``, ``speculative-config:``)."""
 
     value: object
     span: Span
@@ -47,18 +48,18 @@ def from_mapping(doc: Document, path: NodePath, data: Mapping[object, object]) -
     out: Options = {}
     for key, value in data.items():
         child = (*path, str(key))
-        out[norm_key(key)] = _opt(doc, child, value)
+        out[norm_key(key)] = _opt(doc, child, value, str(key))
     return out
 
 
-def _opt(doc: Document, path: NodePath, value: object) -> Opt:
+def _opt(doc: Document, path: NodePath, value: object, spelled: str) -> Opt:
     span = doc.locate(path)
     if isinstance(value, Mapping):
-        return Opt(value, span, from_mapping(doc, path, value))
+        return Opt(value, span, from_mapping(doc, path, value), spelled)
     inner = parse_json_scalar(value)
     if isinstance(inner, dict):
-        return Opt(value, span, from_mapping(doc, path, inner))
-    return Opt(value, span)
+        return Opt(value, span, from_mapping(doc, path, inner), spelled)
+    return Opt(value, span, spelled=spelled)
 
 
 def from_json_text(text: str, span: Span) -> Mapping[str, Opt] | None:

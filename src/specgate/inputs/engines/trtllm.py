@@ -19,6 +19,8 @@ from specgate.inputs.engines._base import (
     as_int,
     as_str,
     first,
+    json_block,
+    must_be_json,
     opts_get,
     positive,
 )
@@ -48,6 +50,10 @@ def _block(data: Mapping[object, object]) -> Mapping[object, object] | None:
 def detect_mapping(data: Mapping[object, object]) -> Kind | None:
     """``config`` for a mapping whose ``speculative_config`` (or itself) has a
     ``decoding_type``; ``fragment`` for draft lengths without one."""
+    keys = {norm_key(k): v for k, v in data.items()}
+    raw = keys.get("speculative_config")
+    if must_be_json(raw) and "decoding_type" in str(raw):
+        return "config"  # the reader reports the invalid JSON at its line
     inner = _block(data)
     for node in (inner, None if inner is not None else data):
         if node is None:
@@ -69,10 +75,13 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     drafts are maxima.
 
     Raises:
-        InputError: a value of the wrong type.
+        InputError: a value of the wrong type; a ``speculative_config`` string that
+            is not a JSON object.
     """
     b = Builder("trtllm", ctx)
     spec = opts_get(opts, "speculative_config")
+    if spec is not None and must_be_json(spec.value):
+        json_block(spec, "speculative_config", ctx.file)
     outer = spec is not None and spec.sub is not None
     block: Mapping[str, Opt] = spec.sub if spec is not None and spec.sub is not None else opts
     kind_opt = opts_get(block, "decoding_type")

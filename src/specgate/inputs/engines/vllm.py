@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from specgate.errors import InputError
 from specgate.inputs.cmdline import Flag, FlagSpec
 from specgate.inputs.engines._base import (
     Builder,
@@ -21,6 +20,8 @@ from specgate.inputs.engines._base import (
     as_int,
     as_str,
     first,
+    json_block,
+    must_be_json,
     opts_get,
     positive,
 )
@@ -119,7 +120,13 @@ def _is_method(value: object) -> bool:
 
 
 def _spec_block(value: object) -> bool:
-    """A ``speculative_config`` value naming vLLM speculation (not TRT-LLM's)."""
+    """A ``speculative_config`` value naming vLLM speculation (not TRT-LLM's).
+
+    A string that is not a JSON object counts too (unless it names TRT-LLM's
+    ``decoding_type``): the reader then reports it as invalid JSON at its line,
+    rather than the search finding "no speculative decoding"."""
+    if must_be_json(value):
+        return "decoding_type" not in str(value)
     inner = parse_json_scalar(value) if isinstance(value, str) else value
     return isinstance(inner, Mapping) and "decoding_type" not in inner and bool(inner)
 
@@ -195,20 +202,13 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     ``suffix_decoding_max_tree_depth`` (24).
 
     Raises:
-        InputError: a value of the wrong type, or a JSON block that does not parse.
+        InputError: a value of the wrong type, or a ``speculative-config`` that is
+            not a JSON object ("speculative-config is not valid JSON: …").
     """
     b = Builder("vllm", ctx)
     spec = opts_get(opts, "speculative_config")
     if spec is not None:
-        if spec.sub is None:
-            try:
-                json.loads(as_str(spec))
-            except ValueError as exc:
-                raise InputError(
-                    f"speculative_config is not a JSON object: {exc}", ctx.file, spec.span.line
-                ) from None
-            raise InputError("speculative_config must be a JSON object", ctx.file, spec.span.line)
-        block: Mapping[str, Opt] = spec.sub
+        block: Mapping[str, Opt] = json_block(spec, "speculative_config", ctx.file)
     elif opts_get(opts, "speculative_model") is not None or (
         opts_get(opts, "num_speculative_tokens") is not None and not set(opts) <= SPEC_KEYS
     ):
