@@ -134,6 +134,34 @@ def test_prometheus_baseline_delta(repo: Path) -> None:
     assert "deploy/before.prom to deploy/after.prom" in result.note
 
 
+def test_prometheus_per_position_missing_from_baseline_is_not_used(repo: Path) -> None:
+    before = prom(100, 400, 150)  # no per-position counters
+    after = prom(116, 464, 166, per_pos={0: 16, 1: 11, 2: 7, 3: 4})
+    files = {"before.prom": before, "after.prom": after}
+    result = run(repo, "vllm-prometheus", files, path="after.prom", baseline_path="before.prom")
+    # Δdrafts = 16, Δtokens = 64 (D = 64/16 = 4), Δaccepted = 16: AL = 1 + 16/16 = 2.0.
+    # The per-position counts are not deltas (no baseline value), so 16/16, 11/16, 7/16,
+    # 4/16 = [1, 0.6875, 0.4375, 0.25] (1 + Σ = 3.375 ≠ 2.0) must not be reported.
+    assert result.accept_length == 2.0
+    assert result.formula == "1 + 16/16"
+    assert result.draft_length == 4
+    assert result.marginal == ()
+    assert result.note is not None
+    assert "per-position counters are not in both scrapes (missing from deploy/before.prom)" in (
+        result.note
+    )
+
+
+def test_prometheus_per_position_in_both_scrapes_is_a_delta(repo: Path) -> None:
+    before = prom(100, 400, 150, per_pos={0: 70, 1: 45, 2: 25, 3: 10})
+    after = prom(116, 464, 166, per_pos={0: 80, 1: 50, 2: 26, 3: 10})
+    files = {"before.prom": before, "after.prom": after}
+    result = run(repo, "vllm-prometheus", files, path="after.prom", baseline_path="before.prom")
+    # Δper_pos = 10, 5, 1, 0 over Δdrafts 16: 0.625, 0.3125, 0.0625, 0 (Σ = 1 = Δaccepted/16)
+    assert result.marginal == (0.625, 0.3125, 0.0625, 0.0)
+    assert result.accept_length == 2.0
+
+
 def test_prometheus_ignores_created_samples_and_other_metrics(repo: Path) -> None:
     text = (
         prom()

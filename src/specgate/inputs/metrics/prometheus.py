@@ -60,7 +60,8 @@ def read_prometheus(
         :class:`Acceptance` with ``formula`` ``"1 + Δaccepted/Δdrafts"`` in numbers,
         ``draft_length`` = Δdraft_tokens / Δdrafts when whole (checked against the
         per-position counters), ``marginal`` only when the per-position counters
-        cover exactly positions 0 … D−1, ``spans["accept_length"]`` at the sample.
+        cover exactly positions 0 … D−1 and, with a baseline, are in both scrapes
+        (else left out, with a note), ``spans["accept_length"]`` at the sample.
 
     Raises:
         InputError: not Prometheus text; no spec-decode samples (never AL = 1); a
@@ -86,6 +87,13 @@ def read_prometheus(
             raise fail(f"no vLLM spec-decode counters in the baseline {before_shown}", before_shown)
         window = _delta(before, after, before_shown, shown)
         note = f"counter deltas from {before_shown} to {shown}"
+        if any(key[0] == PER_POS and key not in before for key in after):
+            # after − 0 would be a cumulative count over a windowed Δdrafts.
+            window = {key: value for key, value in window.items() if key[0] != PER_POS}
+            note += (
+                f"; per-position counters are not in both scrapes (missing from "
+                f"{before_shown}): not used"
+            )
     totals: dict[str, float] = defaultdict(float)
     per_pos: dict[str, float] = defaultdict(float)
     for (name, labels), value in window.items():
