@@ -142,7 +142,8 @@ def test_every_run_step_gets_utf8_python_and_inputs_only_through_env(
             assert step.env.get("PYTHONUTF8") == "1", step.name
     check = first_run.step("check")
     assert check.env["SPECGATE_PATHS"] == "."
-    assert check.env["SPECGATE_FAIL_ON"] == "fail"
+    assert check.env["SPECGATE_FAIL_ON"] == ""  # the project's configuration, else fail
+    assert check.outputs["exit-code"] == "0"
 
 
 # --- fail-on -------------------------------------------------------------------------------
@@ -151,12 +152,16 @@ def test_every_run_step_gets_utf8_python_and_inputs_only_through_env(
 @pytest.mark.parametrize(
     ("fixture", "fail_on", "status", "job_fails"),
     [
+        # Without [tool.specgate], an empty fail-on input (the default) means fail.
+        (FAILING, "", "fail", True),
         (FAILING, "fail", "fail", True),
         (FAILING, "actionable", "fail", True),
         (FAILING, "never", "fail", False),
+        (ACTIONABLE, "", "actionable", False),
         (ACTIONABLE, "fail", "actionable", False),
         (ACTIONABLE, "actionable", "actionable", True),
         (ACTIONABLE, "never", "actionable", False),
+        (PASSING, "", "ready", False),
         (PASSING, "fail", "ready", False),
         (PASSING, "actionable", "ready", False),
         (PASSING, "never", "ready", False),
@@ -174,9 +179,10 @@ def test_fail_on_decides_the_job(
     workspace = make_repo(tmp_path / "repo", {"deploy/svc.specgate.yaml": fixture})
     run = run_action(workspace, {"fail-on": fail_on})
     check = run.step("check")
-    # The check step always completes (the CLI runs with --fail-on never), so the
-    # summary and outputs exist whatever the verdict.
+    # The check step always completes (it records the CLI's exit code), so the summary
+    # and outputs exist whatever the verdict; the last step fails the job.
     assert check.returncode == 0, check.stderr
+    assert check.outputs["exit-code"] == ("1" if job_fails else "0")
     assert run.outputs["status"] == status
     assert check.summary.startswith("## ")
     final = run.step("Apply fail-on")
@@ -184,6 +190,8 @@ def test_fail_on_decides_the_job(
     assert final.returncode == (1 if job_fails else 0)
     assert run.failed is job_fails
     assert f"status {status}" in final.stdout
+    level = f"fail-on {fail_on} (the input)" if fail_on else "the project's fail-on"
+    assert f"{'reaches' if job_fails else 'does not reach'} {level}" in final.stdout
 
 
 def test_failing_file_annotations_outputs_and_summary(
@@ -230,7 +238,7 @@ def test_failing_file_annotations_outputs_and_summary(
     ):
         assert text in summary
     assert "app.yaml" not in summary
-    assert "status fail reaches fail-on fail" in run.step("Apply fail-on").stdout
+    assert "status fail reaches the project's fail-on" in run.step("Apply fail-on").stdout
 
 
 @pytest.mark.parametrize("separator", [" ", "\n", "  \n\t"])
@@ -260,6 +268,143 @@ def test_working_directory_below_repo_root_keeps_repo_relative_paths(
     assert "top.specgate.yaml" not in run.summary
     assert "batch.specgate.yaml" not in run.summary
     assert "ok.specgate.yaml" in run.summary
+
+
+# --- fail-on from the project's configuration ---------------------------------------------
+
+
+def _pyproject(fail_on: str) -> str:
+    return f'[project]\nname = "claims"\n\n[tool.specgate]\nfail-on = "{fail_on}"\n'
+
+
+def _local_exit_code(venv_python: str, cwd: Path) -> int:
+    """``specgate check`` as a developer runs it in ``cwd`` (no CI variables)."""
+    return subprocess.run(
+        [venv_python, "-m", "specgate", "check"],
+        cwd=cwd,
+        capture_output=True,
+        check=False,
+        env=clean_env(),
+    ).returncode
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "job_fails", "verdict"),
+    [
+        ("", True, "status actionable reaches the project's fail-on"),
+        ("never", False, "status actionable does not reach fail-on never (the input)"),
+        ("fail", False, "status actionable does not reach fail-on fail (the input)"),
+        ("actionable", True, "status actionable reaches fail-on actionable (the input)"),
+    ],
+)
+def test_project_fail_on_applies_unless_the_input_overrides_it(
+    run_action: RunAction,
+    first_run: ActionRun,
+    tmp_path: Path,
+    *,
+    fail_on: str,
+    job_fails: bool,
+    verdict: str,
+) -> None:
+    workspace = make_repo(
+        tmp_path / "repo",
+        {"pyproject.toml": _pyproject("actionable"), "deploy/svc.specgate.yaml": ACTIONABLE},
+    )
+    run = run_action(workspace, {"fail-on": fail_on})
+    check = run.step("check")
+    assert check.returncode == 0, check.stderr
+    assert check.outputs["exit-code"] == ("1" if job_fails else "0")
+    # Summary, outputs and annotations are written whatever the verdict.
+    assert run.outputs["status"] == "actionable"
+    assert run.outputs["warn-count"] == "1"
+    assert "specgate: actionable" in check.summary
+    assert [a.command for a in run.annotations()] == ["warning"]
+    final = run.step("Apply fail-on")
+    assert final.returncode == (1 if job_fails else 0)
+    assert run.failed is job_fails
+    assert verdict in final.stdout
+    if not fail_on:
+        # CI and a local `specgate check` agree when the input is left empty.
+        assert _local_exit_code(first_run.step("install").outputs["python"], workspace) == 1
+
+
+@pytest.mark.parametrize(("fail_on", "job_fails"), [("", False), ("fail", True)])
+def test_project_fail_on_never_is_overridden_by_the_input(
+    run_action: RunAction, tmp_path: Path, fail_on: str, *, job_fails: bool
+) -> None:
+    workspace = make_repo(
+        tmp_path / "repo",
+        {"pyproject.toml": _pyproject("never"), "specgate.yaml": FAILING},
+    )
+    run = run_action(workspace, {"fail-on": fail_on})
+    assert run.outputs["status"] == "fail"
+    assert run.outputs["fail-count"] == "2"
+    assert len(run.annotations("error")) == 2
+    assert run.step("Apply fail-on").returncode == (1 if job_fails else 0)
+    assert run.failed is job_fails
+
+
+def test_project_fail_on_is_found_above_the_working_directory(
+    run_action: RunAction, tmp_path: Path
+) -> None:
+    workspace = make_repo(
+        tmp_path / "repo",
+        {
+            "pyproject.toml": _pyproject("actionable"),
+            "services/chat/svc.specgate.yaml": ACTIONABLE,
+        },
+    )
+    run = run_action(workspace, {"working-directory": "services", "paths": "chat"})
+    assert run.step("check").cwd == workspace / "services"
+    assert run.outputs["status"] == "actionable"
+    assert "reaches the project's fail-on" in run.step("Apply fail-on").stdout
+    assert run.failed
+
+
+@pytest.mark.parametrize("fail_on", ["", "never"])
+def test_invalid_project_fail_on_is_an_input_error_whatever_the_input(
+    run_action: RunAction, tmp_path: Path, fail_on: str
+) -> None:
+    workspace = make_repo(
+        tmp_path / "repo",
+        {"pyproject.toml": _pyproject("sometimes"), "specgate.yaml": PASSING},
+    )
+    run = run_action(workspace, {"fail-on": fail_on})
+    check = run.step("check")
+    assert check.returncode == 0
+    assert check.outputs["exit-code"] == "2"
+    assert "fail-on must be" in check.stderr
+    assert run.outputs["status"] == "error"
+    assert [e.properties["title"] for e in run.annotations("error")] == ["specgate (input error)"]
+    assert "specgate: error" in run.summary
+    final = run.step("Apply fail-on")
+    assert final.returncode == 1
+    assert "whatever fail-on says" in final.stdout
+
+
+def test_project_fail_on_fails_the_job_after_the_sarif_upload(
+    run_action: RunAction, runner: ActionRunner, first_run: ActionRun, tmp_path: Path
+) -> None:
+    has_reporter = subprocess.run(
+        [first_run.step("install").outputs["python"], "-c", "import specgate.reporters.sarif"],
+        capture_output=True,
+        check=False,
+        env=clean_env(),
+    )
+    if has_reporter.returncode != 0:
+        pytest.skip("specgate.reporters.sarif is not in the tree")
+    workspace = make_repo(
+        tmp_path / "repo",
+        {"pyproject.toml": _pyproject("actionable"), "specgate.yaml": ACTIONABLE},
+    )
+    run = run_action(workspace, {"sarif": "true"})
+    assert run.step("check").returncode == 0
+    assert run.step("check").outputs["exit-code"] == "1"
+    sarif_file = runner.runner_temp / "specgate.sarif"
+    assert run.outputs["sarif-file"] == str(sarif_file)
+    assert run.step("Upload SARIF to code scanning").ran  # uploaded before the job fails
+    assert run.step("Apply fail-on").returncode == 1
+    assert run.failed
 
 
 # --- input errors --------------------------------------------------------------------------
@@ -400,7 +545,7 @@ def test_metadata_inputs_outputs_and_branding() -> None:
     defaults = {name: spec.get("default") for name, spec in ACTION["inputs"].items()}
     assert defaults == {
         "paths": ".",
-        "fail-on": "fail",
+        "fail-on": "",
         "min-accept-length": "",
         "python-version": "3.12",
         "working-directory": ".",
