@@ -258,3 +258,40 @@ def test_json_that_is_not_an_object_and_empty_values() -> None:
     # An empty or "None" value configures nothing: no JSON error.
     with pytest.raises(InputError, match="no speculative decoding configured"):
         yaml("model: m\nspeculative-config: 'None'\n")
+
+
+# --- methods that need a draft model (vllm/config/speculative.py, __post_init__) --------
+
+
+@pytest.mark.parametrize(
+    "method", ["eagle", "eagle3", "medusa", "mlp_speculator", "draft_model", "dflash"]
+)
+def test_method_without_draft_model_is_refused(method: str) -> None:
+    c = yaml(f"model: m\nspeculative-config:\n  method: {method}\n  num_speculative_tokens: 4\n")
+    # vLLM: model None + num_speculative_tokens set + a method other than mtp, dspark,
+    # ngram, ngram_gpu, suffix, extract_hidden_states ⇒ ValueError: one SG307 issue on the
+    # `method:` line (line 3).
+    assert codes(c) == ["SG307"]
+    assert c.issues[0].field == "mechanism"
+    assert c.issues[0].message == (
+        f"vLLM method '{method}' needs a draft model (speculative_config `model`); "
+        "vLLM refuses it without one"
+    )
+    assert c.spans["mechanism"].line == 3
+
+
+@pytest.mark.parametrize(
+    "method", ["mtp", "deepseek_mtp", "ngram", "ngram_gpu", "suffix", "dspark"]
+)
+def test_methods_that_need_no_draft_model(method: str) -> None:
+    # mtp/dspark reuse the target checkpoint; n-gram and suffix lookup have no model.
+    c = yaml(f"speculative-config:\n  method: {method}\n  num_speculative_tokens: 2\n")
+    assert "SG307" not in codes(c)
+
+
+def test_method_with_draft_model_is_fine() -> None:
+    c = yaml(
+        "speculative-config:\n  method: eagle3\n  model: yuhuili/EAGLE3-LLaMA3.1-Instruct-8B\n"
+        "  num_speculative_tokens: 3\n"
+    )
+    assert codes(c) == []

@@ -429,7 +429,10 @@ def engine_config_invalid(ctx: RuleContext) -> Iterator[Hit]:
     steps, topk and draft tokens set together; tree size within the candidate
     pool), TensorRT-LLM tree bounds (max_draft_len ≤ max_total_draft_tokens ≤
     topK·max_draft_len), draft tensor parallelism 1 or the target's, vLLM MTP
-    steps a multiple of the model's MTP layers, n-gram lookup min ≤ max.
+    steps a multiple of the model's MTP layers, n-gram lookup min ≤ max, a
+    draft `model` for the vLLM methods that need one (eagle, eagle3, medusa,
+    mlp_speculator, draft_model, dflash, custom_class; MTP, DSpark, n-gram and
+    suffix run without).
 
     **Why.** An engine that refuses the config fails at start-up; one that
     rewrites it silently serves another D than the one reviewed and measured.

@@ -99,6 +99,14 @@ _METHODS: Mapping[str, Mechanism] = {
     "mlp_speculator": "mlp_speculator",
 }
 _OTHER_METHODS = frozenset({"dflash", "dspark", "extract_hidden_states", "custom_class"})
+# Methods vLLM refuses without a draft `model` (SpeculativeConfig.__post_init__: with no
+# model only mtp and dspark (the target's own weights), ngram, ngram_gpu, suffix and
+# extract_hidden_states are filled in; custom_class needs a module path; everything
+# else raises "num_speculative_tokens was provided but without speculative model", or,
+# without num_speculative_tokens, "num_speculative_tokens must be provided").
+_NEEDS_MODEL = frozenset(
+    {"eagle", "eagle3", "medusa", "mlp_speculator", "draft_model", "dflash", "custom_class"}
+)
 SUFFIX_MAX_TREE_DEPTH = 24
 
 
@@ -316,6 +324,13 @@ def _mechanism(block: Mapping[str, Opt], b: Builder, ctx: Context) -> tuple[Mech
             b.note(f"vLLM method {name!r} is a deprecated alias of 'mtp'")
         if name.strip().lower() == "ngram_gpu":
             b.note("vLLM method 'ngram_gpu' is n-gram lookup on the GPU")
+        if model is None and name.strip().lower() in _NEEDS_MODEL:
+            b.issue(
+                "SG307",
+                f"vLLM method {name.strip()!r} needs a draft model (speculative_config "
+                "`model`); vLLM refuses it without one",
+                "mechanism",
+            )
         return mechanism, None if mechanism in ("ngram", "suffix") else model
     if model is None:
         b.note(
