@@ -23,6 +23,10 @@ from specgate.numbers import fmt
 from specgate.validate import Violation
 
 
+#: Integers from 2**1024 up have no float value; the schema reports them (SG001).
+_FLOAT_LIMIT = 2**1024
+
+
 def _mapping(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
@@ -41,6 +45,9 @@ def _number(block: dict[str, Any], key: str, minimum: float | None = None) -> fl
 
 
 def _integer(block: dict[str, Any], key: str, minimum: int = 0) -> int | None:
+    value = block.get(key)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) < _FLOAT_LIMIT:
+        return value if value >= minimum else None  # exact, not rounded through a float
     number = _number(block, key, minimum)
     if number is None or not number.is_integer():
         return None
@@ -82,6 +89,14 @@ def _model(raw: dict[str, Any], base: tuple[str | int, ...]) -> tuple[ModelBlock
             Violation(
                 (*base, "model", "kv_heads"),
                 "model.kv_heads needs model.query_heads (or give query_heads_per_kv)",
+            )
+        )
+    if heads is not None and kv is not None and kv > heads:
+        problems.append(
+            Violation(
+                (*base, "model", "kv_heads"),
+                f"model.kv_heads {kv} exceeds model.query_heads {heads}: every KV head serves "
+                "at least one query head",
             )
         )
     if heads is not None and kv is not None:
@@ -164,4 +179,14 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
         min_accept_length=_number(_mapping(data.get("policy")), "min_accept_length", 1.0),
         base=base,
     )
+    current = deployment.speculation.draft_length
+    larger = deployment.evidence.next_draft_length
+    if current is not None and larger is not None and larger <= current:
+        problems.append(
+            Violation(
+                (*base, "evidence", "next", "draft_length"),
+                f"evidence.next.draft_length {larger} must be larger than "
+                f"speculation.draft_length {current} (it records AL measured at a larger D)",
+            )
+        )
     return deployment, problems

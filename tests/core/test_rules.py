@@ -539,3 +539,62 @@ def test_each_missing_required_key_is_reported_once(tmp_path: Path) -> None:
         "the file is missing required key 'version'",
         "unknown key 'service' in the file",
     ]
+
+
+# --- found by a user trial: evidence.next and model shapes that cannot exist --------------
+
+
+def _single(text: str, tmp_path: Path) -> FileReport:
+    from specgate.checker import CheckOptions, check_file
+
+    claims = tmp_path / "n.specgate.yaml"
+    claims.write_text(text, encoding="utf-8")
+    return check_file(claims, "n.specgate.yaml", CheckOptions())
+
+
+NEXT = """\
+version: 1
+deployments:
+  - name: d
+    speculation:
+      enabled: false
+      draft_length: 4
+      draft_depth_ratio: 0.05
+    evidence:
+      accept_length: 2.9
+      next:
+        draft_length: {next_d}
+        accept_length: {next_al}
+"""
+
+
+def test_next_accept_length_is_judged_against_its_own_range(tmp_path: Path) -> None:
+    # At the next D = 6 a step emits at most 1 + 6 = 7 tokens: AL 9 is impossible.
+    report = _single(NEXT.format(next_d=6, next_al=9), tmp_path)
+    assert [(f.code, f.line, f.column) for f in report.all_findings()] == [("SG103", 12, 24)]
+    assert "exceeds 1 + D = 7" in report.all_findings()[0].message
+    report = _single(NEXT.format(next_d=6, next_al=0.5), tmp_path)
+    assert ("SG103", 12, 24) in [(f.code, f.line, f.column) for f in report.all_findings()]
+
+
+@pytest.mark.parametrize("next_d", [2, 4])
+def test_next_draft_length_must_be_larger(tmp_path: Path, next_d: int) -> None:
+    report = _single(NEXT.format(next_d=next_d, next_al=3.0), tmp_path)
+    assert [(f.code, f.line, f.column) for f in report.all_findings()] == [("SG001", 11, 23)]
+
+
+def test_more_kv_heads_than_query_heads_is_a_violation(tmp_path: Path) -> None:
+    text = (
+        "version: 1\ndeployments:\n  - name: d\n    model:\n      query_heads: 8\n"
+        "      kv_heads: 64\n"
+    )
+    report = _single(text, tmp_path)
+    # "64" on line 6 col 17
+    assert [(f.code, f.line, f.column) for f in report.all_findings()] == [("SG001", 6, 17)]
+
+
+def test_percent_looking_claim_gets_a_hint(tmp_path: Path) -> None:
+    text = NEXT.format(next_d=6, next_al=3.3) + "    claims:\n      speedup: 240\n"
+    report = _single(text, tmp_path)
+    (sg104,) = [f for f in report.all_findings() if f.code == "SG104"]
+    assert "not percent" in sg104.message

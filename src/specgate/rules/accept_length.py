@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from specgate.document import NodePath
 from specgate.numbers import fmt
 from specgate.rules.registry import Hit, RuleContext, rule
 
@@ -121,8 +122,9 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
     yield Hit(
         message,
         dep.path("evidence", "accept_length"),
-        f"Raise AL to at least {fmt(floor.value)} (retrain or replace the drafter, match "
-        "the chat template, lower D), or switch speculation off for this deployment.",
+        f"Raise AL to at least {fmt(floor.value)} (a drafter better matched to the served "
+        "traffic and chat template), set policy.min_accept_length if this mechanism's floor "
+        "should differ, or keep speculation off for this deployment.",
     )
 
 
@@ -159,7 +161,8 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
 def accept_length_out_of_range(ctx: RuleContext) -> Iterator[Hit]:
     """
     **What it checks.** 1 ≤ AL, and AL ≤ 1 + D when D is known (strict
-    comparisons, no tolerance).
+    comparisons, no tolerance); the same for the AL measured at the larger D of
+    `evidence.next`.
 
     **Why.** Each target step emits the accepted draft tokens plus one token of
     its own, so 1 ≤ AL ≤ 1 + D (Leviathan et al. 2023, arXiv:2211.17192). An AL
@@ -167,12 +170,21 @@ def accept_length_out_of_range(ctx: RuleContext) -> Iterator[Hit]:
     exactly one); an AL above 1 + D comes from tree-drafting paper figures or
     from client-side chunk counting with a stream interval above 1.
     """
-    al = ctx.metrics.accept_length
+    dep = ctx.deployment
+    yield from _accept_length_range(
+        ctx.metrics.accept_length, ctx.metrics.draft_length, dep.path("evidence", "accept_length")
+    )
+    following = dep.evidence
+    yield from _accept_length_range(
+        following.next_accept_length,
+        following.next_draft_length,
+        dep.path("evidence", "next", "accept_length"),
+    )
+
+
+def _accept_length_range(al: float | None, d: int | None, path: NodePath) -> Iterator[Hit]:
     if al is None:
         return
-    dep = ctx.deployment
-    d = ctx.metrics.draft_length
-    path = dep.path("evidence", "accept_length")
     if al < 1:
         yield Hit(
             f"AL {fmt(al)} is below 1: every target step emits at least one token "
@@ -258,8 +270,9 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
         if rho is None:
             shown += " (ρ not given, taken as 0)"
     if claimed > bound + SPEEDUP_TOLERANCE:
+        hint = " (claims.speedup is a ratio: 2.4 means 2.4x, not percent)" if claimed >= 10 else ""
         yield Hit(
-            f"claimed {fmt(claimed)}x exceeds {shown}",
+            f"claimed {fmt(claimed)}x exceeds {shown}{hint}",
             dep.path("claims", "speedup"),
             f"Lower claims.speedup to at most {fmt(bound)} or re-measure AL and ρ on the "
             "served workload at the claimed batch size.",
