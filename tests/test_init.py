@@ -35,3 +35,19 @@ def test_init_writes_a_ready_starter_and_refuses_to_overwrite(
             line = next((ln for ln in lines if ln.startswith(f"{key}:")), None)
             assert line is not None, f"{key} is not shown"
             assert "#" in line or key == "next", f"{key} has no explanatory comment"
+
+
+@pytest.mark.parametrize("name", ["new.json", "new.toml"])
+def test_init_refuses_names_that_are_not_yaml(
+    tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["init", str(tmp_path / name)]) == 2
+    assert "give a .yaml or .yml name" in capsys.readouterr().err
+    assert not (tmp_path / name).exists()
+
+
+def test_init_on_a_folder_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "deploy.yaml"
+    folder.mkdir()
+    assert main(["init", str(folder)]) == 2
+    assert "is a folder" in capsys.readouterr().err

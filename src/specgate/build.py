@@ -22,7 +22,6 @@ from specgate.model import (
 from specgate.numbers import fmt
 from specgate.validate import Violation
 
-
 #: Integers from 2**1024 up have no float value; the schema reports them (SG001).
 _FLOAT_LIMIT = 2**1024
 

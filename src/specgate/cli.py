@@ -405,6 +405,12 @@ def _run_init(args: argparse.Namespace, out: TextIO) -> int:
 
     starter = resources.files("specgate").joinpath("data/starter.specgate.yaml")
     target = Path(args.path)
+    if target.suffix.lower() not in (".yaml", ".yml"):
+        raise UsageError(
+            f"specgate init: {args.path}: the starter is commented YAML; give a .yaml or .yml name"
+        )
+    if target.is_dir():
+        raise UsageError(f"specgate init: {args.path} is a folder; give a file name")
     try:
         with target.open("x", encoding="utf-8", newline="\n") as handle:
             handle.write(starter.read_text(encoding="utf-8"))

@@ -28,6 +28,8 @@ def read_text(path: Path, shown: str, limit: int = MAX_BYTES) -> str:
         InputError: missing, a folder, unreadable, over the limit, not UTF-8.
     """
     try:
+        if path.exists() and not path.is_dir() and not path.is_file():
+            raise InputError("not a regular file (a FIFO, socket or device)", shown)
         with path.open("rb") as handle:
             raw = handle.read(limit + 1)
     except FileNotFoundError:

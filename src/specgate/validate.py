@@ -135,7 +135,7 @@ def _non_finite(data: object, path: NodePath) -> list[Violation]:
     while stack:
         node, where = stack.pop()
         if isinstance(node, float) and not math.isfinite(node):
-            shown = ".nan" if math.isnan(node) else (".inf" if node > 0 else "-.inf")
+            shown = "NaN" if math.isnan(node) else ("infinity" if node > 0 else "-infinity")
             found.append(Violation(where, f"{_where(where)} must be a finite number, got {shown}"))
         elif (
             isinstance(node, int) and not isinstance(node, bool) and abs(node) > sys.float_info.max

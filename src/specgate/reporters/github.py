@@ -96,6 +96,18 @@ def render(
     for finding, fallback in ranked:
         by_level[LEVEL[finding.severity]].append((finding, fallback))
 
+    # Two deployments sharing a referenced file can raise the same finding at the same
+    # place: one annotation says it.
+    for level, pairs in by_level.items():
+        seen: set[str] = set()
+        unique = []
+        for finding, fallback in pairs:
+            rendered = _annotate(finding, fallback, repo_paths)
+            if rendered not in seen:
+                seen.add(rendered)
+                unique.append((finding, fallback))
+        by_level[level] = unique
+
     input_errors = len(lines)
     error_room = max(ANNOTATIONS_PER_LEVEL - input_errors, 0)
     omitted = max(len(by_level["error"]) - error_room, 0)
