@@ -162,6 +162,78 @@ def test_prometheus_per_position_in_both_scrapes_is_a_delta(repo: Path) -> None:
     assert result.accept_length == 2.0
 
 
+def _two_models() -> str:
+    a = prom(100, 300, 150).replace('model_name="m"', 'model_name="a"')
+    b = prom(200, 1000, 500).replace('model_name="m"', 'model_name="b"')
+    return a + "".join(line + "\n" for line in b.splitlines() if not line.startswith("#"))
+
+
+def test_prometheus_several_models_is_an_error(repo: Path) -> None:
+    with pytest.raises(InputError) as err:
+        run(repo, "vllm-prometheus", {"m.prom": _two_models()}, path="m.prom")
+    assert err.value.reason == (
+        "several models in one scrape: model_name=a, model_name=b; choose one with "
+        "`labels: {model_name: …}` in evidence.metrics (only series that differ in engine "
+        "are summed)"
+    )
+    assert (err.value.file, err.value.line) == ("deploy/m.prom", 2)  # a's drafts sample
+
+
+def test_prometheus_labels_select_a_model(repo: Path) -> None:
+    files = {"m.prom": _two_models()}
+    a = run(repo, "vllm-prometheus", files, path="m.prom", labels={"model_name": "a"})
+    # a alone: 1 + 150/100 = 2.5, D = 300/100 = 3
+    assert (a.formula, a.accept_length, a.draft_length) == ("1 + 150/100", 2.5, 3)
+    b = run(repo, "vllm-prometheus", files, path="m.prom", labels={"model_name": "b"})
+    # b alone: 1 + 500/200 = 3.5, D = 1000/200 = 5
+    assert (b.formula, b.accept_length, b.draft_length) == ("1 + 500/200", 3.5, 5)
+    with pytest.raises(InputError) as err:
+        run(repo, "vllm-prometheus", files, path="m.prom", labels={"model_name": "c"})
+    assert err.value.reason == (
+        "no vLLM spec-decode series with labels model_name=c in deploy/m.prom; "
+        "label sets present: model_name=a, model_name=b"
+    )
+
+
+def test_prometheus_other_differing_label_is_not_summed(repo: Path) -> None:
+    # A scraper's `instance` label: two servers of one model name are not one server's
+    # engines, so they are not summed either.
+    one = prom(100, 300, 150).replace('engine="0"', 'engine="0",instance="x"')
+    two = prom(50, 150, 100).replace('engine="0"', 'engine="0",instance="y"')
+    text = one + "".join(line + "\n" for line in two.splitlines() if not line.startswith("#"))
+    with pytest.raises(InputError, match="several models in one scrape: instance=x, instance=y"):
+        run(repo, "vllm-prometheus", {"m.prom": text}, path="m.prom")
+    y = run(repo, "vllm-prometheus", {"m.prom": text}, path="m.prom", labels={"instance": "y"})
+    assert y.formula == "1 + 100/50"  # 1 + 100/50 = 3.0
+
+
+def test_prometheus_engines_are_summed_with_a_note(repo: Path) -> None:
+    text = prom(100, 300, 150, engine="0") + "".join(
+        line + "\n"
+        for line in prom(50, 150, 100, engine="1").splitlines()
+        if not line.startswith("#")
+    )
+    result = run(repo, "vllm-prometheus", {"m.prom": text}, path="m.prom")
+    assert result.formula == "1 + 250/150"  # (150 + 100)/(100 + 50)
+    assert result.note is not None and "summed over engine=0, engine=1" in result.note
+
+
+def test_metrics_labels_block() -> None:
+    spec = claims(
+        "evidence:\n  metrics:\n    format: vllm-prometheus\n    path: m.prom\n"
+        "    labels: {model_name: a}\n"
+    )
+    assert spec.labels == {"model_name": "a"}
+    with pytest.raises(InputError) as err:
+        claims("evidence:\n  metrics:\n    format: vllm-log\n    path: v.log\n    labels: {a: b}\n")
+    assert (err.value.reason, err.value.line) == ("labels applies only to vllm-prometheus", 5)
+    with pytest.raises(InputError, match=r"labels\.engine must be a string, not 0"):
+        claims(
+            "evidence:\n  metrics:\n    format: vllm-prometheus\n    path: m.prom\n"
+            "    labels: {engine: 0}\n"
+        )
+
+
 def test_prometheus_ignores_created_samples_and_other_metrics(repo: Path) -> None:
     text = (
         prom()

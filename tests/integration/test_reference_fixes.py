@@ -41,3 +41,30 @@ def test_speculation_profile_inconsistency_points_at_the_rates_line() -> None:
     assert ("SG305", "integration/bench/speculation_profile-rising.json", 6, 3) in codes(
         "integration/rules/sg305-fail.specgate.yaml"
     )
+
+
+def test_prometheus_labels_select_one_model_of_a_scrape() -> None:
+    # The schema accepts `labels`; the fixture's comment works AL = 1 + 225/150 = 2.5.
+    path = "integration/fixes/prometheus-labels.specgate.yaml"
+    report = check_file(Path(path), path, CheckOptions())
+    assert report.error is None, report.error
+    (deployment,) = report.deployments
+    assert [f.code for f in deployment.findings if f.code in ("SG001", "SG002")] == []
+    acceptance = deployment.inputs["acceptance"]
+    assert acceptance["formula"] == "1 + 225/150"
+    assert acceptance["accept_length"] == 2.5
+    assert acceptance["draft_length"] == 3
+    assert "summed over engine=0, engine=1" in acceptance["note"]
+
+
+def test_prometheus_two_models_without_labels_is_an_input_error() -> None:
+    path = "integration/fixes/prometheus-two-models.specgate.yaml"
+    report = check_file(Path(path), path, CheckOptions())
+    assert report.error is not None
+    # at the first drafts sample of the scrape (line 3), naming the claims file
+    assert report.error.startswith(
+        "integration/fixes/bench/two-models.prom:3:1: several models in one scrape: "
+        "model_name=a, model_name=b; choose one with `labels: {model_name: …}` in "
+        "evidence.metrics"
+    )
+    assert report.error.endswith(f"(referenced from {path})")

@@ -107,7 +107,9 @@ def read_acceptance(
                 root=root,
             )
             baseline = (read_text(before, before_shown), before_shown)
-        return read_prometheus(text, shown, baseline=baseline, draft_length=spec.draft_length)
+        return read_prometheus(
+            text, shown, baseline=baseline, draft_length=spec.draft_length, labels=spec.labels
+        )
     if spec.format == "vllm-log":
         return read_vllm_log(text, shown, draft_length=spec.draft_length)
     return _TEXT_READERS[spec.format](text, shown)

@@ -16,14 +16,24 @@ from the caller (``vllm:spec_decode_num_emitted_tokens_total``). V0's accepted
 counter is not prefix-only, so 1 + accepted/steps would be wrong for it.
 
 Samples are read by *sample* name: prometheus_client strips ``_total`` from
-counter family names but keeps it on samples. Label sets (engines, models) are
-summed.
+counter family names but keeps it on samples.
+
+Label sets: vLLM labels these counters ``model_name`` (the served model name) and
+``engine`` (the engine index: data-parallel engines of one server), plus
+``position`` on the per-position counter (``vllm/v1/metrics/loggers.py``
+``PrometheusStatLogger``: ``labelnames = ["model_name", "engine"]``;
+``vllm/v1/spec_decode/metrics.py``). Series that differ only in ``engine`` (and
+``position``) are one model's counters and are summed. Series that differ in any
+other label (another ``model_name``, or labels a scraper added: ``instance``,
+``pod``, ``job``) may be other models or servers: that is an input error listing
+the label sets, unless ``labels`` selects one.
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Mapping
 
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -40,6 +50,9 @@ EMITTED = "vllm:spec_decode_num_emitted_tokens_total"
 
 SeriesKey = tuple[str, frozenset[tuple[str, str]]]
 Series = dict[SeriesKey, float]
+SUMMED_LABELS = frozenset({"engine", "position"})
+"""Labels whose series are one model's counters (data-parallel engine index, draft
+position): summed (positions per position)."""
 
 
 def read_prometheus(
@@ -48,6 +61,7 @@ def read_prometheus(
     *,
     baseline: tuple[str, str] | None = None,
     draft_length: int | None = None,
+    labels: Mapping[str, str] | None = None,
 ) -> Acceptance:
     """AL from one scrape (cumulative) or the delta between ``baseline`` and it.
 
@@ -55,6 +69,7 @@ def read_prometheus(
         text, shown: the scrape after the window and its shown name.
         baseline: ``(text, shown)`` of the scrape before the window, if any.
         draft_length: k for V0 counters (ignored for V1, whose data states D).
+        labels: label name → value a series must carry to be read (both scrapes).
 
     Returns:
         :class:`Acceptance` with ``formula`` ``"1 + Δaccepted/Δdrafts"`` in numbers,
@@ -64,7 +79,9 @@ def read_prometheus(
         (else left out, with a note), ``spans["accept_length"]`` at the sample.
 
     Raises:
-        InputError: not Prometheus text; no spec-decode samples (never AL = 1); a
+        InputError: not Prometheus text; no spec-decode samples (never AL = 1), or
+            none with ``labels``; series of several models (label sets that differ
+            in more than ``engine``), listing them; a
             counter that fell between scrapes (reset); zero drafts in the window;
             V0 counters without ``draft_length``.
     """
@@ -75,6 +92,7 @@ def read_prometheus(
             "speculative decoding was off or the scrape is from another server",
             shown,
         )
+    after = _select(after, labels or {}, text, shown)
     window = after
     note = (
         f"cumulative since the server started (one scrape of {shown}; "
@@ -85,6 +103,7 @@ def read_prometheus(
         before = _samples(before_text, before_shown)
         if not before:
             raise fail(f"no vLLM spec-decode counters in the baseline {before_shown}", before_shown)
+        before = _select(before, labels or {}, before_text, before_shown)
         window = _delta(before, after, before_shown, shown)
         note = f"counter deltas from {before_shown} to {shown}"
         if any(key[0] == PER_POS and key not in before for key in after):
@@ -94,12 +113,15 @@ def read_prometheus(
                 f"; per-position counters are not in both scrapes (missing from "
                 f"{before_shown}): not used"
             )
+    engines = sorted({v for _, key in window for k, v in key if k == "engine"})
+    if len(engines) > 1:
+        note += f"; summed over engine={', engine='.join(engines)} (data-parallel engines)"
     totals: dict[str, float] = defaultdict(float)
     per_pos: dict[str, float] = defaultdict(float)
-    for (name, labels), value in window.items():
+    for (name, series_labels), value in window.items():
         totals[name] += value
         if name == PER_POS:
-            per_pos[dict(labels).get("position", "?")] += value
+            per_pos[dict(series_labels).get("position", "?")] += value
     if DRAFTS in totals:
         return _v1(totals, per_pos, text, shown, note)
     if EMITTED in totals:
@@ -208,6 +230,58 @@ def _samples(text: str, shown: str) -> Series:
     except (ValueError, TypeError, KeyError, IndexError) as exc:
         raise fail(f"not Prometheus text format: {exc}", shown) from None
     return series
+
+
+def _select(series: Series, labels: Mapping[str, str], text: str, shown: str) -> Series:
+    """The series carrying every ``labels`` pair; they must be one model's counters.
+
+    Raises:
+        InputError: no series carries ``labels``; the series left differ in a label
+            other than :data:`SUMMED_LABELS` (several models or servers).
+    """
+    wanted = set(labels.items())
+    chosen = {key: value for key, value in series.items() if wanted <= key[1]}
+    groups = sorted(
+        {frozenset((k, v) for k, v in key[1] if k not in SUMMED_LABELS) for key in series},
+        key=sorted,
+    )
+    if not chosen:
+        raise fail(
+            f"no vLLM spec-decode series with labels {_pairs(frozenset(wanted))} in {shown}; "
+            f"label sets present: {_listed(groups)}",
+            shown,
+            _line_of(text, DRAFTS),
+        )
+    kept = sorted(
+        {frozenset((k, v) for k, v in key[1] if k not in SUMMED_LABELS) for key in chosen},
+        key=sorted,
+    )
+    if len(kept) > 1:
+        raise fail(
+            f"several models in one scrape: {_listed(kept)}; choose one with "
+            f"`labels: {{{', '.join(_differing(kept))}: …}}` in evidence.metrics "
+            "(only series that differ in engine are summed)",
+            shown,
+            _line_of(text, DRAFTS),
+        )
+    return chosen
+
+
+def _differing(groups: list[frozenset[tuple[str, str]]]) -> list[str]:
+    """Label names whose value is not the same in every group."""
+    names = sorted({k for group in groups for k, _ in group})
+    return [n for n in names if len({dict(group).get(n) for group in groups}) > 1]
+
+
+def _listed(groups: list[frozenset[tuple[str, str]]]) -> str:
+    """The groups by their differing labels: ``model_name=a, model_name=b``."""
+    names = _differing(groups) if len(groups) > 1 else sorted({k for g in groups for k, _ in g})
+    shown = [" ".join(f"{n}={dict(group).get(n, '')}" for n in names) for group in groups]
+    return ", ".join(s or "(no labels)" for s in shown)
+
+
+def _pairs(labels: frozenset[tuple[str, str]]) -> str:
+    return " ".join(f"{k}={v}" for k, v in sorted(labels))
 
 
 def _delta(before: Series, after: Series, before_shown: str, shown: str) -> Series:

@@ -7,6 +7,7 @@ Shape (DESIGN.md §7)::
         format: vllm-prometheus          # one of FORMATS
         path: bench/metrics-after.prom   # file formats: relative to the claims file
         baseline_path: bench/before.prom # vllm-prometheus only (optional)
+        labels: {model_name: llama-8b}   # vllm-prometheus only: the series to read
         draft_length: 4                  # optional k/D for formats that need it
         marginal: [0.58, 0.34]           # inline formats carry their data here
 
@@ -49,6 +50,8 @@ class MetricsSpec:
         draft_length: k (= D) supplied by the block or the caller, for formats whose
             data cannot state it (vLLM V0 counters, logs without per-position rates,
             ``iid-rate``). Data that states its own k wins.
+        labels: for ``vllm-prometheus``, label name → value the series must carry
+            (selects one model of a scrape that holds several); empty = all.
         values: the block as written (inline data lives here).
         claims: the claims document holding the block, to point errors at its lines.
         node: the block's node path inside ``claims``.
@@ -58,6 +61,7 @@ class MetricsSpec:
     path: str | None = None
     baseline_path: str | None = None
     draft_length: int | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
     values: Mapping[str, object] = field(default_factory=dict)
     claims: Document | None = None
     node: NodePath = ()
@@ -103,6 +107,7 @@ class MetricsSpec:
             raise bare.fail(f"metrics format {fmt} needs path")
         if texts["baseline_path"] is not None and fmt != "vllm-prometheus":
             raise bare.fail("baseline_path applies only to vllm-prometheus", "baseline_path")
+        labels = _labels(bare, data.get("labels"), str(fmt))
         own = data.get("draft_length")
         if own is not None:
             if (
@@ -118,6 +123,7 @@ class MetricsSpec:
             path=texts["path"],
             baseline_path=texts["baseline_path"],
             draft_length=draft_length,
+            labels=labels,
             values=dict(data),
             claims=doc,
             node=node,
@@ -129,6 +135,22 @@ class MetricsSpec:
             return InputError(reason)
         span = self.claims.locate((*self.node, *key))
         return InputError(reason, self.claims.file, span.line, span.column)
+
+
+def _labels(bare: MetricsSpec, raw: object, fmt: str) -> dict[str, str]:
+    """The ``labels`` selection: a mapping of label names to scalar values."""
+    if raw is None:
+        return {}
+    if fmt != "vllm-prometheus":
+        raise bare.fail("labels applies only to vllm-prometheus", "labels")
+    if not isinstance(raw, Mapping) or not raw:
+        raise bare.fail("labels must be a mapping of label names to values", "labels")
+    out: dict[str, str] = {}
+    for key, value in raw.items():
+        if not isinstance(value, str):
+            raise bare.fail(f"labels.{key} must be a string, not {value!r}", "labels", str(key))
+        out[str(key)] = value
+    return out
 
 
 def resolve_path(
