@@ -170,6 +170,7 @@ def test_inline_suppressions(repo: Path, capsys: pytest.CaptureFixture[str]) -> 
         ("SG004", 11, "ignore[nope] names no rule"),
     ]
     assert report["files"][0]["deployments"][0]["findings"] == []
+    assert report["summary"]["suppressed"] == 2  # SG102 and SG105 stay visible as a count
     assert code == 0  # SG004 is a warning: actionable, not fail
 
 

@@ -367,10 +367,15 @@ def check_document(
     on_disk = path if path is not None else Path(shown)
     extra, inline = _suppression_findings(document, shown)
 
+    suppressed: list[Finding] = []
+
     def keep(finding: Finding) -> bool:
-        if not config.enabled(finding.code, on_disk):
-            return False
-        return finding.file != shown or not inline.suppresses(finding.code, finding.line)
+        kept = config.enabled(finding.code, on_disk) and (
+            finding.file != shown or not inline.suppresses(finding.code, finding.line)
+        )
+        if not kept:
+            suppressed.append(finding)
+        return kept
 
     floor = options.min_accept_length
     if floor is None:
@@ -379,6 +384,7 @@ def check_document(
         document, CheckOptions(min_accept_length=floor), keep=keep, claims_path=on_disk
     )
     extra = [f for f in extra if keep(f)]
+    report = replace(report, suppressed=len(suppressed))
     if not extra:
         return report
     findings = tuple(sorted((*report.findings, *extra), key=Finding.sort_key))

@@ -44,6 +44,7 @@ class FileReport:
     error_line: int | None = None
     error_column: int | None = None
     error_file: str | None = None
+    suppressed: int = 0
 
     @property
     def error_location_file(self) -> str:
@@ -76,6 +77,11 @@ class RunReport:
         for finding in self.all_findings():
             counts[finding.severity] += 1
         return counts
+
+    @property
+    def suppressed(self) -> int:
+        """Findings left out by configuration ``ignore``/``select`` or inline comments."""
+        return sum(f.suppressed for f in self.files)
 
     @property
     def deployment_count(self) -> int:
@@ -217,6 +223,7 @@ def to_json(run: RunReport) -> dict[str, Any]:
     """The whole JSON report (DESIGN.md §4)."""
     summary: dict[str, Any] = {"files": len(run.files), "deployments": run.deployment_count}
     summary.update(run.counts())
+    summary["suppressed"] = run.suppressed
     return {
         "tool": "specgate",
         "version": __version__,

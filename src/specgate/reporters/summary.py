@@ -39,6 +39,8 @@ def _deployment_lines(path: str, report: DeploymentReport) -> list[str]:
     tile = "—" if m.tile_aligned is None else ("yes" if m.tile_aligned else "no")
     if m.tile_aligned is False and m.tile_aligned_draft_length is not None:
         tile += f" (next aligned D {m.tile_aligned_draft_length})"
+    if m.draft_length is not None and m.verify_tokens not in (None, m.draft_length + 1):
+        tile += f" at N_verify {m.verify_tokens} (tree)"
     declared = md(report.declared_mechanism or "—")
     if report.declared is not None:
         declared += f" ({report.declared.name})"
@@ -87,7 +89,8 @@ def render(run: RunReport, budget_bytes: int = SUMMARY_LIMIT_BYTES) -> str:
         f"## {_ICON[run.status]} specgate: {run.status}",
         "",
         f"{len(run.files)} file(s), {run.deployment_count} deployment(s): "
-        + ", ".join(f"{counts[k]} {k}" for k in ("fail", "warn", "info", "note")),
+        + ", ".join(f"{counts[k]} {k}" for k in ("fail", "warn", "info", "note"))
+        + (f" ({run.suppressed} suppressed)" if run.suppressed else ""),
     ]
     body: list[str] = []
     for file in run.files:

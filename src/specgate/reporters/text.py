@@ -55,6 +55,9 @@ def metrics_block(report: DeploymentReport, *, colour: bool = False) -> list[str
     tile = "—" if m.tile_aligned is None else ("yes" if m.tile_aligned else "no")
     if m.tile_aligned_draft_length is not None and not m.tile_aligned:
         tile += f" (next aligned D {m.tile_aligned_draft_length})"
+    d_text = _value(m.draft_length)
+    if m.draft_length is not None and m.verify_tokens not in (None, m.draft_length + 1):
+        d_text += f" (tree: N_verify {m.verify_tokens})"
     declared = (
         f"{report.declared_mechanism} ({report.declared.name})"
         if report.declared is not None
@@ -62,7 +65,7 @@ def metrics_block(report: DeploymentReport, *, colour: bool = False) -> list[str
     )
     lines = [
         f"  deployment {visible(report.name)}: {_paint(report.status, report.status, colour)}",
-        f"    AL {_value(m.accept_length)}, D {_value(m.draft_length)}, "
+        f"    AL {_value(m.accept_length)}, D {d_text}, "
         f"ρ {_value(m.draft_depth_ratio)}, speedup {speedup}",
         f"    G {_value(m.query_heads_per_kv)}, D* {_value(m.attention_optimal_draft_length)}, "
         f"tile aligned {tile}, AL floor {fmt(m.accept_length_floor.value)}",
@@ -94,6 +97,8 @@ def render(run: RunReport, *, colour: bool = False) -> str:
     files = f"{len(run.files)} file{'s' if len(run.files) != 1 else ''}"
     if errors:
         files += f" ({errors} unreadable)"
+    if run.suppressed:
+        tally += f" ({run.suppressed} suppressed)"
     lines.append(
         f"specgate: {_paint(run.status, run.status, colour)} — {files}, "
         f"{run.deployment_count} deployment{'s' if run.deployment_count != 1 else ''}, {tally}"
