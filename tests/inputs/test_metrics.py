@@ -654,6 +654,35 @@ def test_per_request_bad_histogram_key(repo: Path) -> None:
     assert info.value.line == 3
 
 
+def test_per_request_bucket_above_num_spec_tokens(repo: Path) -> None:
+    # num_spec_tokens 3 in the record: 5 accepted drafts is impossible; at the histogram
+    # key's line (3) of the record.
+    text = (
+        '{\n "speculative_decoding": {\n  "acceptance_histogram": {"0": 10, "5": 3},\n'
+        '  "num_spec_tokens": 3\n }\n}\n'
+    )
+    with pytest.raises(InputError) as info:
+        run(repo, "vllm-per-request", {"r.json": text}, path="r.json")
+    assert info.value.reason == "accepted count 5 exceeds D = 3 (num_spec_tokens)"
+    assert (info.value.file, info.value.line) == ("deploy/r.json", 3)
+
+
+def test_per_request_bucket_above_deployment_d_points_at_the_claims(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "r.json").write_text(
+        json.dumps({"speculative_decoding": {"acceptance_histogram": {"0": 10, "5": 3}}})
+    )
+    # D = 3 comes from the deployment; the record does not state its k.
+    spec = claims(
+        "evidence:\n  metrics:\n    format: vllm-per-request\n    path: r.json\n",
+        draft_length=3,
+    )
+    with pytest.raises(InputError) as info:
+        read_acceptance(spec, base_dir=tmp_path, shown_base="")
+    assert info.value.reason == "accepted count 5 exceeds D = 3 (in r.json)"
+    assert (info.value.file, info.value.line) == ("specgate.yaml", 2)  # "  metrics:"
+
+
 # --- sglang-server-info --------------------------------------------------------------------
 
 
@@ -847,6 +876,24 @@ def test_histogram_sparse_and_dense() -> None:
 def test_histogram_errors(body: str, message: str) -> None:
     with pytest.raises(InputError, match=message):
         inline(block(body))
+
+
+def test_histogram_bucket_above_d_is_an_error() -> None:
+    # D = 3 (the block's draft_length): a step drafts at most 3 tokens, so 5 accepted
+    # drafts is impossible. The error sits on the claims file's histogram line.
+    text = block('format: histogram\ndraft_length: 3\nhistogram: {"0": 10, "5": 3}')
+    with pytest.raises(InputError) as info:
+        inline(text)
+    line = text.splitlines().index('    histogram: {"0": 10, "5": 3}') + 1
+    assert info.value.reason == "accepted count 5 exceeds D = 3"
+    assert (info.value.file, info.value.line) == ("specgate.yaml", line)
+    # D from the deployment (the caller) works the same; a dense list too: index 4 > 3.
+    with pytest.raises(InputError) as info:
+        inline(block("format: histogram\nhistogram: [1, 1, 1, 1, 2]"), draft_length=3)
+    assert info.value.reason == "accepted count 4 exceeds D = 3"
+    # Empty buckets above D are harmless: 1 + (1·1 + 2·1 + 3·1)/4 = 1 + 6/4 = 2.5
+    ok = inline(block("format: histogram\nhistogram: [1, 1, 1, 1, 0]"), draft_length=3)
+    assert ok.accept_length == 2.5
 
 
 def test_iid_rate() -> None:

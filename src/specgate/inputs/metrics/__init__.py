@@ -50,7 +50,6 @@ __all__ = [
 _TEXT_READERS: dict[str, Callable[[str, str], Acceptance]] = {
     "sglang-log": read_sglang_log,
     "llamacpp-log": read_llamacpp_log,
-    "vllm-per-request": read_vllm_per_request,
     "llamacpp-timings": read_llamacpp_timings,
     "sglang-server-info": read_sglang_server_info,
     "trtllm-iteration-stats": read_trtllm_iteration_stats,
@@ -109,6 +108,10 @@ def read_acceptance(
             baseline = (read_text(before, before_shown), before_shown)
         return read_prometheus(
             text, shown, baseline=baseline, draft_length=spec.draft_length, labels=spec.labels
+        )
+    if spec.format == "vllm-per-request":
+        return read_vllm_per_request(
+            text, shown, draft_length=spec.draft_length, fail_depth=spec.fail
         )
     if spec.format == "vllm-log":
         return read_vllm_log(text, shown, draft_length=spec.draft_length)

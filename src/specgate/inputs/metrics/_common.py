@@ -151,6 +151,15 @@ def last_of_runs(values: Sequence[tuple[float, ...]]) -> tuple[tuple[float, ...]
     return tuple(totals), runs
 
 
+def above_depth(histogram: Mapping[int, float], depth: int | None) -> int | None:
+    """The largest accepted-draft count with steps that D = ``depth`` makes impossible
+    (a step accepts at most D drafts), else ``None`` (also when D is unknown)."""
+    if depth is None:
+        return None
+    over = [j for j, h in histogram.items() if j > depth and h > 0]
+    return max(over) if over else None
+
+
 def survival(histogram: Mapping[int, float], depth: int | None) -> tuple[float, ...]:
     """Marginal rates from a histogram {accepted drafts j: steps}.
 

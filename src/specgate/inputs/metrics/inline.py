@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from specgate.inputs.metrics._common import fmt, survival
+from specgate.inputs.metrics._common import above_depth, fmt, survival
 from specgate.inputs.metrics.spec import MetricsSpec
 from specgate.inputs.types import Acceptance
 
@@ -58,7 +58,9 @@ def read_histogram(spec: MetricsSpec) -> Acceptance:
     A list is read as dense (index = accepted drafts).
 
     Raises:
-        InputError: missing or malformed histogram, or zero steps.
+        InputError: missing or malformed histogram, zero steps, or steps that
+            accepted more drafts than D (the block's or the deployment's
+            ``draft_length``): "accepted count 5 exceeds D = 3", at that bucket.
     """
     raw = spec.values.get("histogram")
     histogram: dict[int, float] = {}
@@ -68,8 +70,11 @@ def read_histogram(spec: MetricsSpec) -> Acceptance:
         items = list(raw.items())
     else:
         raise spec.fail("histogram needs histogram: {accepted_count: steps}", "histogram")
+    keys: dict[int, str] = {}
     for key, value in items:
         text = str(key).strip()
+        if text.isdigit():
+            keys.setdefault(int(text), str(key))
         where = ("histogram", key if isinstance(key, int) else str(key))
         if not text.isdigit():
             raise spec.fail(f"histogram key {key!r} is not an accepted-draft count", *where)
@@ -85,6 +90,10 @@ def read_histogram(spec: MetricsSpec) -> Acceptance:
     steps = sum(histogram.values())
     if steps <= 0:
         raise spec.fail("histogram holds zero steps", "histogram")
+    over = above_depth(histogram, spec.draft_length)
+    if over is not None:
+        key = over if isinstance(raw, list) else keys[over]
+        raise spec.fail(f"accepted count {over} exceeds D = {spec.draft_length}", "histogram", key)
     accepted = sum(j * h for j, h in histogram.items())
     depth = len(raw) - 1 if isinstance(raw, list) else None
     return Acceptance(

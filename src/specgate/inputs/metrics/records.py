@@ -15,13 +15,15 @@ Sources:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from specgate.document import Span
+from specgate.errors import InputError
 from specgate.inputs.metrics._common import (
     KeyLocator,
     Locator,
     Record,
+    above_depth,
     count,
     fail,
     fmt,
@@ -36,7 +38,13 @@ from specgate.inputs.types import Acceptance
 _BLOCK_KEYS = ("acceptance_histogram", "num_spec_steps", "mean_acceptance_length")
 
 
-def read_vllm_per_request(text: str, shown: str) -> Acceptance:
+def read_vllm_per_request(
+    text: str,
+    shown: str,
+    *,
+    draft_length: int | None = None,
+    fail_depth: Callable[[str], InputError] | None = None,
+) -> Acceptance:
     """AL pooled over the ``speculative_decoding`` blocks of vLLM per-request records.
 
     The file may hold one response, a JSON list, or JSON Lines; each record may be
@@ -46,8 +54,13 @@ def read_vllm_per_request(text: str, shown: str) -> Acceptance:
     ``mean_acceptance_length`` × ``num_spec_steps``. AL = 1 + ΣA / ΣS. D comes
     from a dense histogram's length − 1 or ``num_spec_tokens``.
 
+    A histogram bucket above D with steps in it is impossible: D is the block's
+    ``num_spec_tokens`` (error at the record) or else the caller's
+    ``draft_length`` (error from ``fail_depth``: the claims file's metrics block).
+
     Raises:
-        InputError: no block, a block with none of those fields, zero steps.
+        InputError: no block, a block with none of those fields, zero steps, an
+            accepted count above D.
     """
     blocks = [found for record in load_records(text, shown) for found in _blocks(record)]
     if not blocks:
@@ -72,6 +85,9 @@ def read_vllm_per_request(text: str, shown: str) -> Acceptance:
                 )
             )
         if histogram is not None:
+            _check_depth(
+                histogram, block, locate, shown, draft_length=draft_length, fail_depth=fail_depth
+            )
             for j, h in histogram.items():
                 pooled[j] = pooled.get(j, 0.0) + h
             steps += sum(histogram.values())
@@ -137,6 +153,35 @@ def read_vllm_per_request(text: str, shown: str) -> Acceptance:
         note=f"pooled over {len(blocks)} request record{'s' if len(blocks) > 1 else ''}",
         spans={"accept_length": first},
     )
+
+
+def _check_depth(
+    histogram: Mapping[int, float],
+    block: Mapping[str, object],
+    locate: Locator,
+    shown: str,
+    *,
+    draft_length: int | None,
+    fail_depth: Callable[[str], InputError] | None,
+) -> None:
+    """No step accepted more drafts than D (the block's num_spec_tokens, else the caller's)."""
+    own = block.get("num_spec_tokens")
+    if own is not None:
+        depth = int(count(own, "num_spec_tokens", shown, locate(("num_spec_tokens",))))
+        over = above_depth(histogram, depth)
+        if over is not None:
+            raise fail(
+                f"accepted count {over} exceeds D = {depth} (num_spec_tokens)",
+                shown,
+                locate(("acceptance_histogram",)),
+            )
+        return
+    over = above_depth(histogram, draft_length)
+    if over is not None:
+        reason = f"accepted count {over} exceeds D = {draft_length} (in {shown})"
+        if fail_depth is not None:
+            raise fail_depth(reason)
+        raise fail(reason, shown, locate(("acceptance_histogram",)))
 
 
 def _blocks(record: Record) -> list[tuple[Mapping[str, object], Locator]]:
