@@ -403,7 +403,7 @@ def _run_doctor(args: argparse.Namespace, out: TextIO) -> int:
 def _run_init(args: argparse.Namespace, out: TextIO) -> int:
     from importlib import resources
 
-    starter = resources.files("specgate").joinpath("data/starter.specgate.yaml")
+    starter = resources.files("specgate").joinpath("data/starter-claims.yaml")
     target = Path(args.path)
     if target.suffix.lower() not in (".yaml", ".yml"):
         raise UsageError(

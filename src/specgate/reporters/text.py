@@ -99,8 +99,15 @@ def render(run: RunReport, *, colour: bool = False) -> str:
         files += f" ({errors} unreadable)"
     if run.suppressed:
         tally += f" ({run.suppressed} suppressed)"
+    statuses = [d.status for f in run.files for d in f.deployments]
+    by_status = ", ".join(
+        f"{statuses.count(s)} {s}" for s in ("fail", "actionable", "ready") if s in statuses
+    )
+    deployments = f"{len(statuses)} deployment{'s' if len(statuses) != 1 else ''}"
+    if by_status:
+        deployments += f" ({by_status})"
     lines.append(
-        f"specgate: {_paint(run.status, run.status, colour)} — {files}, "
-        f"{run.deployment_count} deployment{'s' if run.deployment_count != 1 else ''}, {tally}"
+        f"specgate: {_paint(run.status, run.status, colour)} — {files}, {deployments}; "
+        f"findings: {tally}"
     )
     return "\n".join(lines) + "\n"
