@@ -185,3 +185,12 @@ def test_ngram_draft_tokens_are_a_maximum() -> None:
         8,
         True,
     )
+
+
+def test_context_length() -> None:
+    c = txt(
+        "python -m sglang.launch_server --model-path m --speculative-algorithm EAGLE3 "
+        "--speculative-draft-model-path d --context-length 8192\n"
+    )
+    assert c.max_model_len == 8192
+    assert yaml("speculative_algorithm: NGRAM\ncontext_length: 4096\n").max_model_len == 4096

@@ -104,3 +104,9 @@ def test_malformed_json_speculative_config_string() -> None:
         "quotes: line 1 column 29 (char 28)"
     )
     assert err.value.line == 1
+
+
+def test_max_seq_len() -> None:
+    c = yaml("max_seq_len: 8192\nspeculative_config:\n  decoding_type: MTP\n  max_draft_len: 3\n")
+    assert c.max_model_len == 8192
+    assert c.spans["max_model_len"] == Span(1, 14)  # "max_seq_len: " is 13 characters

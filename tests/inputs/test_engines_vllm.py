@@ -295,3 +295,39 @@ def test_method_with_draft_model_is_fine() -> None:
         "  num_speculative_tokens: 3\n"
     )
     assert codes(c) == []
+
+
+# --- the served context cap (max-model-len) -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("2048", 2048),
+        ("32k", 32000),  # vLLM human_readable_int: k = 1000
+        ("32K", 32768),  # K = 1024
+        ("1M", 1048576),  # M = 1024²
+        ("25.6k", 25600),
+        ("-1", None),  # fit to memory: unknown here
+        ("auto", None),
+    ],
+)
+def test_max_model_len(value: str, expected: int | None) -> None:
+    c = yaml(
+        f"model: m\nmax-model-len: '{value}'\nspeculative-config:\n  method: ngram\n"
+        "  num_speculative_tokens: 3\n"
+    )
+    assert c.max_model_len == expected
+    if expected is not None:
+        assert c.spans["max_model_len"].line == 2
+
+
+def test_max_model_len_flag_and_draft_block_key() -> None:
+    c = txt(
+        "vllm serve m --max-model-len 4096 --speculative-config "
+        '\'{"method": "ngram", "num_speculative_tokens": 3, "max_model_len": 1024}\'\n'
+    )
+    # The block's max_model_len caps the draft, not the served context.
+    assert c.max_model_len == 4096
+    bare = yaml("method: ngram\nnum_speculative_tokens: 3\nmax_model_len: 1024\n")
+    assert bare.max_model_len is None

@@ -68,3 +68,31 @@ def test_prometheus_two_models_without_labels_is_an_input_error() -> None:
         "evidence.metrics"
     )
     assert report.error.endswith(f"(referenced from {path})")
+
+
+def _sg303(path: str) -> list[str]:
+    report = check_file(Path(path), path, CheckOptions())
+    assert report.error is None, report.error
+    return [f.message for d in report.deployments for f in d.findings if f.code == "SG303"]
+
+
+def test_sg303_uses_the_served_context_cap() -> None:
+    # Draft 2048 positions, target 131072, vLLM max-model-len 2048: min(131072, 2048) =
+    # 2048 ≤ 2048, so no warning (before: compared with 131072 and warned).
+    assert _sg303("integration/fixes/sg303-served-2048.specgate.yaml") == []
+    # max_model_len 8K = 8192 (vLLM's human_readable_int: K = 1024): min(131072, 8192) = 8192.
+    (message,) = _sg303("integration/fixes/sg303-served-8k.specgate.yaml")
+    assert message.startswith(
+        "draft max_position_embeddings 2048 is below the served context 8192 (max_model_len "
+        "in integration/fixes/serving/vllm-eagle3-max-model-len-8k.yaml)"
+    )
+    # vLLM EAGLE-3: the automatic raise of the draft's positions (vllm#48894) is named.
+    assert message.endswith("which prevents the crash but not the acceptance loss")
+
+
+def test_sg303_without_engine_cap_names_the_target_limit() -> None:
+    (message,) = _sg303("integration/rules/sg303-fail.specgate.yaml")
+    assert message.startswith(
+        "draft max_position_embeddings 2048 is below the target's max_position_embeddings "
+        "131072 (real/hf-config/config/meta-llama--Meta-Llama-3.1-8B_config.json)"
+    )

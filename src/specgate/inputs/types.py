@@ -49,6 +49,9 @@ class EngineConfig:
         draft_length_is_max: D is an upper bound (n-gram, suffix, p-min cut-off).
         lossy_acceptance: acceptance is lossy or synthetic.
         tensor_parallel_size: target TP when the file states it, else ``None``.
+        max_model_len: the served context cap when the file states it (vLLM
+            ``max-model-len``, SGLang ``--context-length``, TRT-LLM ``max_seq_len``),
+            else ``None`` (the target's ``max_position_embeddings`` applies).
         draft_model: the draft model / head reference when stated.
         issues: engine-level problems (SG304/SG307 material).
         spans: field name → position in ``path`` (e.g. ``"draft_length"``).
@@ -67,6 +70,7 @@ class EngineConfig:
     tensor_parallel_size: int | None = None
     attention_data_parallel: bool = False
     draft_model: str | None = None
+    max_model_len: int | None = None
     issues: tuple[EngineIssue, ...] = ()
     spans: dict[str, Span] = field(default_factory=dict)
     notes: tuple[str, ...] = ()

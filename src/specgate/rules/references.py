@@ -140,7 +140,7 @@ def draft_vocab_mismatch(ctx: RuleContext) -> Iterator[Hit]:
     "SG303",
     "draft-context-too-short",
     "warn",
-    "The draft's max_position_embeddings is below the target's context length.",
+    "The draft's max_position_embeddings is below the context the target is served with.",
     fail_example="""
         version: 1
         deployments:
@@ -164,36 +164,83 @@ def draft_vocab_mismatch(ctx: RuleContext) -> Iterator[Hit]:
               hf_config: models/target.json
             speculation:
               enabled: false
-              mechanism: eagle3
+              engine_config: serving/vllm.yaml
               draft_hf_config: models/eagle3.json
+        # === serving/vllm.yaml ===
+        model: meta-llama/Llama-3.1-8B-Instruct
+        max-model-len: 2048
+        speculative-config:
+          method: eagle3
+          model: yuhuili/EAGLE3-LLaMA3.1-Instruct-8B
+          num_speculative_tokens: 3
         # === models/target.json ===
         {"num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 131072}
         # === models/eagle3.json ===
-        {"num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 131072}
+        {"num_attention_heads": 32, "num_key_value_heads": 8, "max_position_embeddings": 2048}
     """,
 )
 def draft_context_too_short(ctx: RuleContext) -> Iterator[Hit]:
     """
     **What it checks.** The draft's `max_position_embeddings` is at least the
-    target's.
+    context the target is served with: the smaller of the target's
+    `max_position_embeddings` and the engine config's cap when it states one
+    (vLLM `max-model-len`, SGLang `--context-length`, TensorRT-LLM
+    `max_seq_len`). The message names the limit it used.
 
     **Why.** A draft head trained for 2,048 positions drafts garbage past them:
     SGLang issue #6783 shows EAGLE-3 slower than no speculation for inputs over
     2k tokens with such a head on Llama-3.3-70B (SpecForge's Llama-3 EAGLE-3
-    config ships `max_position_embeddings: 2048`).
+    config ships `max_position_embeddings: 2048`). A served context capped at
+    the draft's length (`max-model-len: 2048`) never goes past it.
+
+    **vLLM EAGLE / EAGLE-3 still warn.** vLLM now raises an EAGLE draft's
+    `max_position_embeddings` to the target's `max_model_len`
+    (`SpeculativeConfig._maybe_override_draft_max_position_embeddings` in
+    `vllm/config/speculative.py`, PR #49343 for issue #48894). That only
+    sizes the draft's rotary cache so long prompts no longer crash (a
+    device-side assert under torch.compile) or read garbage; it does not
+    train the head for longer positions. Acceptance still falls with context:
+    vllm-project/speculators PR #684 measures an EAGLE-3 head's AL dropping
+    from 2.3 at 2k tokens to 1.08 at 20k. So the warning stays, and for vLLM
+    EAGLE heads it says the override avoids the crash, not the loss.
     """
     inputs = ctx.deployment.inputs
-    if inputs is None or inputs.model is None or inputs.draft_model is None:
+    if inputs is None or inputs.draft_model is None:
         return
-    target = inputs.model.max_position_embeddings
+    engine = inputs.engine
+    limits: list[tuple[int, str]] = []
+    if engine is not None and engine.max_model_len is not None:
+        limits.append(
+            (
+                engine.max_model_len,
+                f"the served context {engine.max_model_len} (max_model_len in {engine.path})",
+            )
+        )
+    if inputs.model is not None and inputs.model.max_position_embeddings is not None:
+        target = inputs.model.max_position_embeddings
+        limits.append(
+            (target, f"the target's max_position_embeddings {target} ({inputs.model.path})")
+        )
     draft = inputs.draft_model.max_position_embeddings
-    if target is None or draft is None or draft >= target:
+    if not limits or draft is None:
         return
+    limit, what = min(limits, key=lambda item: item[0])
+    if draft >= limit:
+        return
+    message = (
+        f"draft max_position_embeddings {draft} is below {what}: drafts past that "
+        "position are poor and long prompts lose the speedup"
+    )
+    mechanism = ctx.deployment.speculation.mechanism
+    if engine is not None and engine.engine == "vllm" and mechanism in ("eagle", "eagle3"):
+        message += (
+            "; vLLM raises an EAGLE draft's max_position_embeddings to the served context "
+            "(vllm#48894), which prevents the crash but not the acceptance loss"
+        )
     yield Hit(
-        f"draft max_position_embeddings {draft} is below the target's {target}: drafts "
-        "past that position are poor and long prompts lose the speedup",
+        message,
         ctx.deployment.path("speculation", "draft_hf_config"),
-        f"Use a draft trained for {target} positions, or cap the served context at {draft}.",
+        f"Use a draft trained for {limit} positions, or cap the served context at {draft}.",
         where=_where(
             inputs.draft_model.path, inputs.draft_model.spans.get("max_position_embeddings")
         ),

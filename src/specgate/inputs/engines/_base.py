@@ -169,6 +169,7 @@ class Builder:
         tensor_parallel_size: int | None = None,
         attention_data_parallel: bool = False,
         draft_model: str | None = None,
+        max_model_len: int | None = None,
     ) -> EngineConfig:
         """The finished :class:`EngineConfig`."""
         return EngineConfig(
@@ -183,6 +184,7 @@ class Builder:
             tensor_parallel_size=tensor_parallel_size,
             attention_data_parallel=attention_data_parallel,
             draft_model=draft_model,
+            max_model_len=max_model_len,
             issues=tuple(self.issues),
             spans=dict(self.spans),
             notes=tuple(self.notes),

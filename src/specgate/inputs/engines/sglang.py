@@ -48,6 +48,7 @@ FLAGS = FlagSpec(
         "--dp-size": True,
         "--enable-dp-attention": False,
         "--mem-fraction-static": True,
+        "--context-length": True,
     },
     aliases={
         "--model": "--model-path",
@@ -123,6 +124,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     if algorithm == "NEXTN":
         b.note("SGLang's NEXTN is EAGLE over the checkpoint's MTP (NextN) layers")
     tp = _int(opts, b, ctx, "tensor_parallel_size", "tp_size", "tensor_parallel_size", "tp")
+    context = _int(opts, b, ctx, "max_model_len", "context_length")
     dp_opt = opts_get(opts, "enable_dp_attention")
     dp_attention = dp_opt is not None and as_bool(dp_opt, "enable_dp_attention", ctx.file)
     b.at("attention_data_parallel", dp_opt)
@@ -140,6 +142,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         tensor_parallel_size=tp,
         attention_data_parallel=dp_attention,
         draft_model=draft,
+        max_model_len=context,
     )
 
 

@@ -107,7 +107,11 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         b.note("use_sa_spec: a suffix-automaton lookup can replace the draft when it matches")
     tp = None
     dp = False
+    max_len = None
     if outer:
+        len_opt = opts_get(opts, "max_seq_len")
+        b.at("max_model_len", len_opt)
+        max_len = as_int(len_opt, "max_seq_len", ctx.file) if len_opt is not None else None
         tp_opt = opts_get(opts, "tensor_parallel_size")
         b.at("tensor_parallel_size", tp_opt)
         tp = as_int(tp_opt, "tensor_parallel_size", ctx.file) if tp_opt is not None else None
@@ -123,6 +127,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         tensor_parallel_size=tp,
         attention_data_parallel=dp,
         draft_model=as_str(model[1]) if model else None,
+        max_model_len=max_len,
     )
 
 

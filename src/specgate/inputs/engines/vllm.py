@@ -44,6 +44,7 @@ FLAGS = FlagSpec(
         "--speculative-draft-tensor-parallel-size": True,
         "--spec-decoding-acceptance-method": True,
         "--model": True,
+        "--max-model-len": True,
     },
     aliases={"-tp": "--tensor-parallel-size"},
     allow_abbrev=False,
@@ -224,6 +225,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     else:
         block = opts
     target_tp = _target_tp(opts, block, b, ctx)
+    max_len = _max_model_len(opts, block, b, ctx)
     mechanism, model = _mechanism(block, b, ctx)
     d = _draft_length(block, mechanism, b, ctx)
     is_max = mechanism in ("ngram", "suffix")
@@ -243,6 +245,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         lossy_acceptance=lossy,
         tensor_parallel_size=target_tp,
         draft_model=model,
+        max_model_len=max_len,
     )
 
 
@@ -264,6 +267,37 @@ def _target_tp(opts: Options, block: Mapping[str, Opt], b: Builder, ctx: Context
         return None
     b.at("tensor_parallel_size", found[1])
     return as_int(found[1], "tensor_parallel_size", ctx.file)
+
+
+_HUMAN_SUFFIX = {"k": 10**3, "m": 10**6, "g": 10**9, "K": 2**10, "M": 2**20, "G": 2**30}
+
+
+def _max_model_len(opts: Options, block: Mapping[str, Opt], b: Builder, ctx: Context) -> int | None:
+    """The served context cap ``max_model_len`` of the serve options (not the one
+    inside ``speculative_config``, which caps the draft).
+
+    vLLM parses it with ``human_readable_int``: ``32768``, ``32k`` (×1000), ``32K``
+    (×1024), ``1M``; ``-1`` / ``auto`` fit it to memory (unknown here: None).
+    """
+    if block is opts:
+        return None
+    opt = opts_get(opts, "max_model_len")
+    if opt is None:
+        return None
+    text = as_str(opt).strip()
+    if text.lower() in ("-1", "auto"):
+        b.note(f"max_model_len {text}: vLLM fits the context to memory (unknown here)")
+        return None
+    b.at("max_model_len", opt)
+    if text and text[-1] in _HUMAN_SUFFIX:
+        number, unit = text[:-1], _HUMAN_SUFFIX[text[-1]]
+        try:
+            value = float(number) * unit if unit % 1000 == 0 else int(number) * unit
+        except ValueError:
+            value = None
+        if value is not None and float(value).is_integer() and value > 0:
+            return int(value)
+    return positive(b, as_int(opt, "max_model_len", ctx.file), "max_model_len", "max_model_len")
 
 
 def mtp_layer_issue(config: EngineConfig, mtp_layers: int | None) -> EngineIssue | None:
