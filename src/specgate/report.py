@@ -137,6 +137,7 @@ def inputs_json(inputs: Inputs) -> dict[str, Any]:
             "draft_length_is_max": engine.draft_length_is_max,
             "lossy_acceptance": engine.lossy_acceptance,
             "tensor_parallel_size": engine.tensor_parallel_size,
+            "max_model_len": engine.max_model_len,
             "notes": list(engine.notes),
         }
     for key, shape in (("model", inputs.model), ("draft_model", inputs.draft_model)):
