@@ -100,3 +100,30 @@ def test_llama_swap_literal_block_exact_lines() -> None:
     # Without the source text, spans fall back to the scalar's start (line 3).
     c = read_engine_config(doc, shown="swap.yaml", pointer=None, engine=None)
     assert c.spans["draft_length"].line == 3
+
+
+@pytest.mark.parametrize(
+    ("flag", "d_flag", "is_max"),
+    [
+        # --draft-* builds: no --draft-p-min means the old default cut-off (0.75-0.9),
+        # so D is a maximum.
+        ("--hf-repo-draft", "--draft-max", True),
+        ("-hfd", "--draft-max", True),
+        ("-hfrd", "--draft-max", True),
+        # --spec-* builds: --spec-draft-p-min defaults to 0, so D is fixed.
+        ("--spec-draft-hf", "--spec-draft-n-max", False),
+    ],
+)
+def test_hugging_face_draft_flags_configure_a_draft_model(
+    flag: str, d_flag: str, is_max: bool
+) -> None:
+    # llama.cpp's argument table: `--spec-draft-hf, -hfd, -hfrd, --hf-repo-draft`.
+    text = f"llama-server -m target.gguf {flag} ggml-org/Qwen2.5-Coder-0.5B-Q8_0-GGUF {d_flag} 12\n"
+    doc = Document(file="s.txt", data=text)
+    config = read_engine_config(doc, shown="s.txt", pointer=None, engine=None, text=text)
+    assert config.engine == "llamacpp"
+    assert config.mechanism == "draft_model"
+    assert config.draft_model == "ggml-org/Qwen2.5-Coder-0.5B-Q8_0-GGUF"
+    assert config.draft_length == 12
+    assert config.verify_tokens == 13
+    assert config.draft_length_is_max is is_max

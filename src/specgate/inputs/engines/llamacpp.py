@@ -5,7 +5,8 @@ Sources: ``ggml-org/llama.cpp:common/arg.cpp`` (flag names and defaults) across
 builds; notes/domain.md §1.5. llama.cpp matches flags exactly (no abbreviations).
 Older builds: ``-md/--model-draft``, ``--draft-max/--draft/--draft-n`` (default 16),
 ``--draft-min``, ``--draft-p-min`` (default 0.9, later 0.75). Newer builds:
-``--spec-type``, ``--spec-draft-model``, ``--spec-draft-n-max`` (default 3),
+``--spec-type``, ``--spec-draft-model``, ``--spec-draft-n-max`` (default 3), a Hugging Face draft
+with ``--hf-repo-draft``/``-hfd``/``-hfrd``/``--spec-draft-hf``,
 ``--spec-draft-p-min`` (default 0). ``-ngld`` (draft GPU layers) alone configures
 nothing.
 """
@@ -37,6 +38,12 @@ FLAGS = FlagSpec(
         "-m": "--model",
         "-md": "--model-draft",
         "--spec-draft-model": "--model-draft",
+        # A draft fetched from Hugging Face (llama.cpp common/arg.cpp lists
+        # `--spec-draft-hf, -hfd, -hfrd, --hf-repo-draft <user>/<model>[:quant]`).
+        "--hf-repo-draft": "--model-draft",
+        "--spec-draft-hf": "--model-draft",
+        "-hfd": "--model-draft",
+        "-hfrd": "--model-draft",
         "--draft": "--draft-max",
         "--draft-n": "--draft-max",
         "--spec-draft-n-max": "--draft-max",
