@@ -18,7 +18,7 @@ from typing import Any
 
 from specgate.document import Document, NodePath, Span
 from specgate.errors import InputError
-from specgate.inputs.types import Acceptance, EngineConfig, ModelShape
+from specgate.inputs.types import Acceptance, EngineConfig, EngineIssue, ModelShape
 from specgate.model import Conflict, Deployment, Inputs
 from specgate.numbers import fmt
 
@@ -204,12 +204,32 @@ def _merge_model(
         )
     tp = engine.tensor_parallel_size if engine else None
     dp = engine.attention_data_parallel if engine else False
+    if engine is not None and _head_split_issue(shape, engine) is not None:
+        tp = None  # the engine refuses this split (SG307): no per-rank G to speak of
     effective = effective_query_heads_per_kv(shape, tp, dp)
     if effective is not None:
         r.take(g_path, shape.path, shape.spans.get("query_heads"))
         model = replace(model, query_heads_per_kv=effective)
     r.deployment = replace(dep, model=replace(model, mla=shape.mla))
     return effective
+
+
+def _head_split_issue(shape: ModelShape, engine: EngineConfig) -> EngineIssue | None:
+    """Tensor parallelism must split the attention heads evenly: vLLM, SGLang and
+    TensorRT-LLM refuse ``num_attention_heads`` not divisible by the TP size
+    (e.g. vLLM's ``ModelConfig.verify_with_parallel_config``)."""
+    tp = engine.tensor_parallel_size
+    heads = shape.query_heads
+    if tp is None or tp <= 1 or heads is None or engine.attention_data_parallel:
+        return None
+    if heads % tp == 0:
+        return None
+    return EngineIssue(
+        "SG307",
+        f"{shape.path} has {heads} attention heads, not divisible by tensor_parallel_size "
+        f"{tp}: the engine refuses to shard attention this way",
+        "tensor_parallel_size",
+    )
 
 
 def _merge_acceptance(r: _Resolver, acceptance: Acceptance) -> None:
@@ -284,6 +304,9 @@ def resolve(
             extra = mtp_layer_issue(resolved, shape.mtp_layers)
             if extra is not None:
                 issues.append(extra)
+            split = _head_split_issue(shape, engine)
+            if split is not None:
+                issues.append(split)
     draft_shape = None
     if "draft_hf_config" in spec_raw:
         draft_shape = _shape(r, "speculation", "draft_hf_config", spec_raw["draft_hf_config"])
