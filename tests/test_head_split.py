@@ -60,3 +60,26 @@ def test_divisible_tp_above_kv_splits_g_per_rank(
     assert [f["code"] for f in deployment["findings"] if f["code"] == "SG307"] == []
     assert deployment["metrics"]["query_heads_per_kv"] == 2
     assert deployment["metrics"]["attention_optimal_draft_length"] == 63
+
+
+def test_an_estimated_accept_length_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # llama.cpp timings give only r; AL ≈ predicted_n / (predicted_n − accepted)
+    # = 200 / 135 = 1.4815, an estimate (tests/data/real/llama.cpp/measured, PR 12603).
+    data = Path(__file__).parent / "data" / "real" / "llama.cpp" / "measured"
+    (tmp_path / "t.json").write_bytes(
+        (data / "llama.cpp-pr12603-timings-draft-stats.json").read_bytes()
+    )
+    claims = tmp_path / "c.specgate.yaml"
+    claims.write_text(
+        "version: 1\ndeployments:\n  - name: l\n"
+        "    speculation: {enabled: false, draft_length: 16, draft_depth_ratio: 0.1}\n"
+        "    evidence:\n      metrics: {format: llamacpp-timings, path: t.json}\n",
+        encoding="utf-8",
+    )
+    deployment = _report(claims, capsys)
+    (sg102,) = [f for f in deployment["findings"] if f["code"] == "SG102"]
+    assert sg102["message"].startswith(
+        "AL 1.4815 (an estimate from llamacpp-timings data) is below the floor 2"
+    )

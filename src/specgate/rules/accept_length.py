@@ -8,6 +8,18 @@ from specgate.document import NodePath
 from specgate.numbers import fmt
 from specgate.rules.registry import Hit, RuleContext, rule
 
+
+def _estimated(ctx: RuleContext) -> str:
+    """`` (an estimate from FORMAT data)`` when the AL judged was only estimated."""
+    inputs = ctx.deployment.inputs
+    acceptance = inputs.acceptance if inputs else None
+    if acceptance is None or not acceptance.estimate:
+        return ""
+    if ctx.deployment.evidence.accept_length != acceptance.accept_length:
+        return ""
+    return f" (an estimate from {acceptance.format} data)"
+
+
 #: A claim written to 4 decimals passes when it rounds the exact bound up.
 SPEEDUP_TOLERANCE = 5e-5
 
@@ -116,7 +128,7 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
         floor.source,
         "the default floor" + (f" min(2, 1 + D/2) at D = {d}" if d is not None else ""),
     )
-    message = f"AL {fmt(al)} is below the floor {fmt(floor.value)} ({where})"
+    message = f"AL {fmt(al)}{_estimated(ctx)} is below the floor {fmt(floor.value)} ({where})"
     if floor.explicit and d is not None and floor.value > 1 + d:
         message += f"; the floor is unreachable: AL can be at most 1 + D = {1 + d}"
     yield Hit(
@@ -272,7 +284,7 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
     if claimed > bound + SPEEDUP_TOLERANCE:
         hint = " (claims.speedup is a ratio: 2.4 means 2.4x, not percent)" if claimed >= 10 else ""
         yield Hit(
-            f"claimed {fmt(claimed)}x exceeds {shown}{hint}",
+            f"claimed {fmt(claimed)}x exceeds {shown}{hint}{_estimated(ctx)}",
             dep.path("claims", "speedup"),
             f"Lower claims.speedup to at most {fmt(bound)} or re-measure AL and ρ on the "
             "served workload at the claimed batch size.",
