@@ -44,9 +44,17 @@ def test_vllm_recipe_gpt_oss_eagle3_json_string() -> None:
     assert c.pointer == ""  # the whole file is the serve mapping
     # draft TP 1 ∈ {1, target TP}: no issue.
     assert c.issues == ()
-    # Values inside the JSON string point at the scalar: line 5, column 21 (after
-    # "speculative-config: ", 20 characters).
-    assert c.spans["draft_length"] == Span(5, 21)
+    # Values inside the JSON string point at themselves. "speculative-config: '" is 21
+    # characters, so the JSON's "{" is column 22 and its n-th character column 21 + n.
+    # '{"model":' is 9 characters ⇒ the draft's "nvidia/…" opens at 21 + 10 = 31;
+    # '{"model":"nvidia/gpt-oss-120b-Eagle3-v3","num_speculative_tokens":' is
+    # 1 + 7 + 1 + 31 + 1 + 24 + 1 = 66 ⇒ the 7 at 21 + 67 = 88; ',"method":' is 10 more
+    # ⇒ "eagle3" at 99; ',"draft_tensor_parallel_size":' (1 + 28 + 1 = 30) after the
+    # 8 characters of "eagle3" (99..106) ⇒ the 1 at 107 + 30 = 137.
+    assert c.spans["draft_model"] == Span(5, 31)
+    assert c.spans["draft_length"] == Span(5, 88)
+    assert c.spans["mechanism"] == Span(5, 99)
+    assert c.spans["draft_tensor_parallel_size"] == Span(5, 137)
 
 
 def test_vllm_recipe_deepseek_argv_list() -> None:
@@ -56,7 +64,12 @@ def test_vllm_recipe_deepseek_argv_list() -> None:
     # `vllm serve` command has no speculative flag, so only one configuration.
     assert summary(c) == ("vllm", "mtp", 3, 4, False, False, None)
     assert c.pointer == "/features/spec_decoding/args"
-    assert c.spans["draft_length"].line == 55  # the JSON item of the argv list
+    # Line 55: "      - '" is 9 characters, so "{" is column 10 and the JSON's n-th
+    # character column 9 + n. '{"method":' is 10 ⇒ "mtp" at 20;
+    # '{"method":"mtp","num_speculative_tokens":' is 1 + 8 + 1 + 5 + 1 + 24 + 1 = 41
+    # ⇒ the 3 at 9 + 42 = 51.
+    assert c.spans["mechanism"] == Span(55, 20)
+    assert c.spans["draft_length"] == Span(55, 51)
 
 
 def test_vllm_gym_nested_ngram() -> None:

@@ -62,7 +62,12 @@ def test_cli_json_string_with_prompt_and_continuations() -> None:
     )
     assert c.tensor_parallel_size == 4
     assert c.spans["tensor_parallel_size"] == Span(2, 9)
-    assert c.spans["draft_length"] == Span(3, 26)  # the JSON word starts at column 26
+    # The JSON word starts at column 26 (the quote after "    --speculative-config ",
+    # 25 characters); its "{" is column 27, and '{"method": "ngram",
+    # "num_speculative_tokens": ' is 1 + 8 + 2 + 7 + 2 + 24 + 2 = 46 characters ⇒ the 5
+    # at column 27 + 46 = 73. "prompt_lookup_max" sits on line 4 after 6 spaces.
+    assert c.spans["draft_length"] == Span(3, 73)
+    assert c.spans["mechanism"] == Span(3, 38)  # 27 + len('{"method": ') = 27 + 11
     assert c.issues == ()
 
 

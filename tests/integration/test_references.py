@@ -100,9 +100,10 @@ def test_done_when_d_g_and_al_come_from_the_referenced_files(
     assert acceptance["acceptance_rate"] == 0.899  # 863/960 = 0.89896
 
     # The scrape was taken at k = 4, the recipe drafts 7: SG309 on the recipe's line 5,
-    # column 21 (after the 20 characters of "speculative-config: ").
+    # at the 7 inside the JSON string: "speculative-config: '" (21 characters) then
+    # '{"model":"nvidia/gpt-oss-120b-Eagle3-v3","num_speculative_tokens":' (66) ⇒ column 88.
     sg309 = [f for f in deployment["findings"] if f["code"] == "SG309"]
-    assert [(f["file"], f["line"], f["column"]) for f in sg309] == [(RECIPE, 5, 21)]
+    assert [(f["file"], f["line"], f["column"]) for f in sg309] == [(RECIPE, 5, 88)]
     assert code == 1
 
 
@@ -134,8 +135,10 @@ class Spot(NamedTuple):
 
 
 RULES = [
-    # "speculative-config: " is 20 characters; the value is the quoted JSON string.
-    Spot("SG301", "fail", RECIPE, 5, 21, '\'{"model"'),
+    # The value inside the JSON string: "speculative-config: '" is 21 characters,
+    # '{"model":"nvidia/gpt-oss-120b-Eagle3-v3","num_speculative_tokens":' 66 more
+    # (1 + 7 + 1 + 31 + 1 + 24 + 1), so the 7 stands at column 21 + 66 + 1 = 88.
+    Spot("SG301", "fail", RECIPE, 5, 88, "7,"),
     # '  "vocab_size": ' is 16 characters.
     Spot("SG302", "warn", "integration/models/qwen2.5-0.5b-instruct.json", 5, 17, "151936"),
     # '  "max_position_embeddings": ' is 29 characters.
@@ -180,8 +183,9 @@ RULES = [
         35,
         "3",
     ),
-    # D = 7 is read from the recipe's JSON string, so SG309 (about D) lands there.
-    Spot("SG309", "fail", RECIPE, 5, 21, '\'{"model"'),
+    # D = 7 is read from the recipe's JSON string, so SG309 (about D) lands on the 7
+    # (column 88, counted at SG301 above).
+    Spot("SG309", "fail", RECIPE, 5, 88, "7,"),
 ]
 RULE_IDS = [r.code for r in RULES]
 LEVEL = {"fail": "error", "warn": "warning", "info": "notice"}
@@ -406,12 +410,14 @@ def test_sarif_locates_an_unparseable_referenced_file_on_that_file(
     ("fixture", "conflict", "where"),
     [
         # D: claims 5, recipe 7.
-        ("rules/sg301-fail", "draft length D: the claims file says 5", (RECIPE, 5, 21)),
-        # mechanism: claims eagle, recipe "method":"eagle3".
+        # At the 7 inside the JSON string (column 88, counted in RULES above).
+        ("rules/sg301-fail", "draft length D: the claims file says 5", (RECIPE, 5, 88)),
+        # mechanism: claims eagle, recipe "method":"eagle3": after the 7 (column 88)
+        # come ',"method":' (10 characters), so "eagle3" opens at column 99.
         (
             "agreement/mechanism-disagrees",
             "mechanism: the claims file says eagle",
-            (RECIPE, 5, 21),
+            (RECIPE, 5, 99),
         ),
         # G: claims 4, config 64/8 = 8; annotated on num_attention_heads (line 43:
         # '  "num_attention_heads": ' is 25 characters).

@@ -29,6 +29,7 @@ from specgate.inputs.engines._source import (
     CommandSource,
     Opt,
     Options,
+    Source,
     commands_of,
     from_mapping,
     is_argv,
@@ -165,7 +166,7 @@ def read_engine_config(
     spec = ENGINES[found.verdict.engine]
     ctx_env = _sibling_env(doc, found.path)
     if isinstance(found.value, Mapping):
-        opts = from_mapping(doc, found.path, found.value)
+        opts = from_mapping(Source(doc, text), found.path, found.value)
         notes: list[str] = []
     else:
         source = detector.command(found)

@@ -14,12 +14,13 @@ text, any scalar) and otherwise the scalar's start.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from specgate.document import Document, NodePath, Span
 from specgate.errors import InputError
 from specgate.inputs.cmdline import Command, Flag, FlagSpec, parse_flags, split_commands
+from specgate.inputs.engines._scalar import LineIndex, json_locator, scalar_offsets, word_offsets
 from specgate.inputs.pointer import parse_json_scalar
 
 
@@ -43,37 +44,111 @@ def norm_key(key: object) -> str:
     return str(key).lstrip("-").replace("-", "_")
 
 
-def from_mapping(doc: Document, path: NodePath, data: Mapping[object, object]) -> Options:
-    """Options of a mapping at ``path`` (JSON strings in values become ``sub``)."""
+class Source:
+    """A document with its source text: spans for node paths, including paths that
+    continue into a JSON string held by a scalar (``/speculative-config/method``)."""
+
+    def __init__(self, doc: Document, text: str | None = None) -> None:
+        self.doc = doc
+        self.text = text
+        self._lines = LineIndex(self.text) if self.text is not None else None
+        self._json: dict[NodePath, Callable[[NodePath], Span] | None] = {}
+        self._scalars: dict[NodePath, tuple[Span, ...] | None] = {}
+
+    def locate(self, path: NodePath) -> Span:
+        """:meth:`Document.locate`, except that a key or value inside a JSON string
+        points at its exact line and column in the file."""
+        if path in self.doc.positions or self._lines is None:
+            return self.doc.locate(path)
+        for cut in range(len(path) - 1, -1, -1):
+            if path[:cut] in self.doc.positions:
+                locate = self._json_in(path[:cut])
+                return locate(path[cut:]) if locate is not None else self.doc.locate(path)
+        return self.doc.locate(path)
+
+    def chars(self, path: NodePath) -> tuple[Span, ...] | None:
+        """Per character of the string scalar at ``path``, its span in the file."""
+        if path not in self._scalars:
+            self._scalars[path] = self._chars(path)
+        return self._scalars[path]
+
+    def _chars(self, path: NodePath) -> tuple[Span, ...] | None:
+        position = self.doc.positions.get(path)
+        value = _node(self.doc.data, path)
+        if self._lines is None or position is None or not isinstance(value, str):
+            return None
+        start = self._lines.offset(position.value)
+        if start is None:
+            return None
+        offsets = scalar_offsets(self._lines.text, start, value)
+        if offsets is None:
+            return None
+        return tuple(self._lines.span(o) for o in offsets)
+
+    def _json_in(self, path: NodePath) -> Callable[[NodePath], Span] | None:
+        if path not in self._json:
+            value = _node(self.doc.data, path)
+            locate = None
+            if isinstance(value, str) and parse_json_scalar(value) is not None:
+                locate = json_locator(value, self.chars(path), self.doc.locate(path))
+            self._json[path] = locate
+        return self._json[path]
+
+
+def _node(data: object, path: NodePath) -> object:
+    node = data
+    for element in path:
+        inside = (isinstance(node, Mapping) and element in node) or (
+            isinstance(node, list) and isinstance(element, int) and element < len(node)
+        )
+        if not inside:
+            return None
+        node = node[element]  # type: ignore[index]
+    return node
+
+
+def from_mapping(doc: Document | Source, path: NodePath, data: Mapping[object, object]) -> Options:
+    """Options of a mapping at ``path`` (JSON strings in values become ``sub``, their
+    keys located inside the string when the source text is known)."""
+    source = doc if isinstance(doc, Source) else Source(doc)
     out: Options = {}
     for key, value in data.items():
         child = (*path, str(key))
-        out[norm_key(key)] = _opt(doc, child, value, str(key))
+        out[norm_key(key)] = _opt(source, child, value, str(key))
     return out
 
 
-def _opt(doc: Document, path: NodePath, value: object, spelled: str) -> Opt:
-    span = doc.locate(path)
+def _opt(source: Source, path: NodePath, value: object, spelled: str) -> Opt:
+    span = source.locate(path)
     if isinstance(value, Mapping):
-        return Opt(value, span, from_mapping(doc, path, value), spelled)
+        return Opt(value, span, from_mapping(source, path, value), spelled)
     inner = parse_json_scalar(value)
     if isinstance(inner, dict):
-        return Opt(value, span, from_mapping(doc, path, inner), spelled)
+        return Opt(value, span, from_mapping(source, path, inner), spelled)
     return Opt(value, span, spelled=spelled)
 
 
-def from_json_text(text: str, span: Span) -> Mapping[str, Opt] | None:
-    """Keys of a JSON object held in a command-line word, all at the word's span."""
+def from_json_text(
+    text: str, span: Span, chars: Sequence[Span] | None = None
+) -> Mapping[str, Opt] | None:
+    """Keys of a JSON object held in a command-line word: each at its own line and
+    column when ``chars`` (the span of every character of ``text``) is known, else
+    all at the word's span."""
     inner = parse_json_scalar(text)
     if not isinstance(inner, dict):
         return None
-    return {norm_key(k): Opt(v, span, from_json_text_value(v, span)) for k, v in inner.items()}
+    return _json_opts(inner, json_locator(text, chars, span), ())
 
 
-def from_json_text_value(value: object, span: Span) -> Mapping[str, Opt] | None:
-    if isinstance(value, dict):
-        return {norm_key(k): Opt(v, span, from_json_text_value(v, span)) for k, v in value.items()}
-    return None
+def _json_opts(
+    data: Mapping[str, object], locate: Callable[[NodePath], Span], path: NodePath
+) -> Mapping[str, Opt]:
+    out: dict[str, Opt] = {}
+    for key, value in data.items():
+        child = (*path, key)
+        sub = _json_opts(value, locate, child) if isinstance(value, dict) else None
+        out[norm_key(key)] = Opt(value, locate(child), sub)
+    return out
 
 
 @dataclass(frozen=True)
@@ -83,6 +158,7 @@ class CommandSource:
     command: Command
     spans: tuple[Span, ...]
     file: str
+    char_spans: Callable[[int], Sequence[Span] | None] | None = None
 
     def flags(self, spec: FlagSpec) -> dict[str, Flag]:
         """Parse the command's flags (abbreviations resolved per ``spec``)."""
@@ -98,9 +174,22 @@ class CommandSource:
             value_index = flag.index if inline else flag.index + 1
             span = self.spans[value_index] if value_index < len(self.spans) else Span(1, 1)
             value: object = True if flag.value is None else flag.value
-            sub = from_json_text(flag.value, span) if flag.value is not None else None
+            sub = None
+            if flag.value is not None:
+                sub = from_json_text(flag.value, span, self._value_chars(flag, value_index))
             out[norm_key(name)] = Opt(value, span, sub, flag.spelled)
         return out
+
+    def _value_chars(self, flag: Flag, index: int) -> Sequence[Span] | None:
+        """The span of every character of ``flag``'s value, when known."""
+        if self.char_spans is None or index >= len(self.command.argv) or flag.value is None:
+            return None
+        chars = self.char_spans(index)
+        if chars is None:
+            return None
+        word = self.command.argv[index]
+        skip = len(word) - len(flag.value) if index == flag.index else 0
+        return chars[skip:] if word[skip:] == flag.value else None
 
 
 @dataclass
@@ -140,6 +229,32 @@ class Placement:
             out.append(_span_at(source, found))
         return tuple(out)
 
+    def char_spans(self, command: Command) -> Callable[[int], Sequence[Span] | None]:
+        """Per word index of ``command``, the span of each of its characters (None
+        when the word cannot be traced back through the scalar's and the shell's
+        quoting)."""
+
+        node = _node(self.doc.data, self.path)
+        shell = node if isinstance(node, str) else ""
+        whole = self.path == () and isinstance(node, str)
+        layer = None if whole else Source(self.doc, self.text).chars(self.path)
+        lines = LineIndex(shell) if isinstance(node, str) else None
+
+        def chars(index: int) -> Sequence[Span] | None:
+            if lines is None or not (whole or layer is not None):
+                return None
+            start = lines.offset(Span(command.lines[index] + 1, command.columns[index]))
+            if start is None:
+                return None
+            offsets = word_offsets(shell, start, command.argv[index])
+            if offsets is None:
+                return None
+            if layer is not None:
+                return tuple(layer[o] for o in offsets)
+            return tuple(lines.span(o) for o in offsets)
+
+        return chars
+
 
 def _offset(text: str, span: Span) -> int:
     offset = 0
@@ -172,12 +287,16 @@ def commands_of(
     if isinstance(node, list):
         argv = tuple(str(item) for item in node)
         spans = tuple(doc.locate((*path, i)) for i in range(len(node)))
-        return [CommandSource(Command(argv), spans, doc.file)]
+        source = Source(doc, text)
+        return [CommandSource(Command(argv), spans, doc.file, lambda i: source.chars((*path, i)))]
     if isinstance(node, str):
         base = doc.locate(path)
         commands = split_commands(node, file=doc.file, line=base.line)
         placement = Placement(doc, path, text)
-        return [CommandSource(c, placement.spans(c), doc.file) for c in commands]
+        return [
+            CommandSource(c, placement.spans(c), doc.file, placement.char_spans(c))
+            for c in commands
+        ]
     raise InputError("not a command line", doc.file, doc.locate(path).line)
 
 
