@@ -9,7 +9,10 @@ the referenced file). Nested mappings and JSON strings keep their keys in
 Spans: mapping values use :meth:`Document.locate`; argv list items their own
 position; words of a command-line string the exact line when it can be computed
 (a whole text file; a literal ``|`` block or, by locating the word in the source
-text, any scalar) and otherwise the scalar's start.
+text, any scalar) and otherwise the scalar's start. Keys and values inside a JSON
+string (a mapping value, an argv item, a command-line word) point at their own
+line and column in the file when the source text is known (:mod:`._scalar` maps
+each character back through YAML and shell quoting), else at the string's start.
 """
 
 from __future__ import annotations
