@@ -37,8 +37,10 @@ def test_claims_draft_length_that_differs_from_the_engine_is_judged_as_its_own_c
 
 def test_speculation_profile_inconsistency_points_at_the_rates_line() -> None:
     # bench/speculation_profile-rising.json, line 6: '  "marginal_accept_rates": [0.6, 0.7, 0.2],'
-    # (a list: the finding sits on its key, column 3), not line 7 (mean_accept_length).
-    assert ("SG305", "integration/bench/speculation_profile-rising.json", 6, 3) in codes(
+    # The first offending rate is 0.7 (a rise from 0.6): 2 spaces + '"marginal_accept_rates"'
+    # (23) + ': ' (2) + '[' (1) + '0.6, ' (5) = 33 characters ⇒ column 34; not line 7
+    # (mean_accept_length).
+    assert ("SG305", "integration/bench/speculation_profile-rising.json", 6, 34) in codes(
         "integration/rules/sg305-fail.specgate.yaml"
     )
 
@@ -96,3 +98,56 @@ def test_sg303_without_engine_cap_names_the_target_limit() -> None:
         "draft max_position_embeddings 2048 is below the target's max_position_embeddings "
         "131072 (real/hf-config/config/meta-llama--Meta-Llama-3.1-8B_config.json)"
     )
+
+
+INLINE_PROFILE = """\
+version: 1
+deployments:
+  - name: chat-8b
+    speculation:
+      enabled: false
+      draft_length: 4
+    evidence:
+{al}      metrics: {{format: per-position, {key}: [0.7, {second}, 0.3, 0.2]}}
+"""
+
+
+def _sg305(tmp_path: Path, **fields: str) -> list[tuple[str | None, int | None, int | None]]:
+    path = tmp_path / "claims.specgate.yaml"
+    path.write_text(INLINE_PROFILE.format(**fields), encoding="utf-8")
+    report = check_file(path, "claims.specgate.yaml", CheckOptions())
+    assert report.error is None, report.error
+    return [
+        (f.file, f.line, f.column)
+        for d in report.deployments
+        for f in d.findings
+        if f.code == "SG305"
+    ]
+
+
+def test_inline_rising_marginal_points_at_the_first_rising_rate(tmp_path: Path) -> None:
+    # Line 8: "      metrics: {format: per-position, marginal: [0.7, " is 6 spaces +
+    # "metrics:" (8) + " " + "{format: per-position," (22) + " " + "marginal:" (9) + " "
+    # + "[" + "0.7, " (5) = 54 characters ⇒ the 0.8 (a rise) at column 55.
+    assert _sg305(tmp_path, al="", key="marginal", second="0.8") == [
+        ("claims.specgate.yaml", 8, 55)
+    ]
+
+
+def test_inline_conditional_above_one_points_at_that_rate(tmp_path: Path) -> None:
+    # conditional [0.7, 1.2, 0.3, 0.2] ⇒ marginal 0.7, 0.84 (a rise, from c = 1.2 at
+    # index 1). "conditional" is 3 characters longer than "marginal" ⇒ column 58.
+    assert _sg305(tmp_path, al="", key="conditional", second="1.2") == [
+        ("claims.specgate.yaml", 8, 58)
+    ]
+
+
+def test_inline_sum_mismatch_points_at_the_rates_key(tmp_path: Path) -> None:
+    # marginal [0.7, 0.5, 0.3, 0.2] is in order; 1 + 1.7 = 2.7 against AL 2.0 ⇒ only the
+    # sum fails: the finding sits on the "marginal" key, on line 9 (the accept_length
+    # line comes first). "      metrics: {format: per-position, " is 6 + 8 + 1 + 22 + 1
+    # = 38 characters ⇒ column 39.
+    al = "      accept_length: 2.0\n"
+    assert _sg305(tmp_path, al=al, key="marginal", second="0.5") == [
+        ("claims.specgate.yaml", 9, 39)
+    ]

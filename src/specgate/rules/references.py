@@ -365,7 +365,7 @@ def acceptance_profile_inconsistent(ctx: RuleContext) -> Iterator[Hit]:
     inputs = ctx.deployment.inputs
     if inputs is None or inputs.acceptance is None or not inputs.acceptance.marginal:
         return
-    from specgate.inputs.metrics import acceptance_profile_problems
+    from specgate.inputs.metrics import acceptance_profile_problems, first_profile_offence
 
     acceptance = inputs.acceptance
     stated = ctx.deployment.evidence.accept_length
@@ -373,10 +373,27 @@ def acceptance_profile_inconsistent(ctx: RuleContext) -> Iterator[Hit]:
     if not problems:
         return
     marginal = ", ".join(fmt(m) for m in acceptance.marginal)
-    span = acceptance.spans.get("marginal") or acceptance.spans.get("accept_length")
+    # The most specific value: the first rate out of range or rising, else (a sum that
+    # misses the AL) the list of rates itself.
+    offence = first_profile_offence(acceptance.marginal)
+    path = ctx.deployment.path("evidence", "metrics")
+    inline_key = next(
+        (k for k in ("marginal", "conditional", "histogram", "alpha") if ctx.has_path((*path, k))),
+        None,
+    )
+    if acceptance.path is None and inline_key is not None:
+        path = (*path, inline_key)
+        if offence is not None and inline_key in ("marginal", "conditional"):
+            path = (*path, offence)
+    spans = acceptance.spans
+    span = (
+        (spans.get(f"marginal[{offence}]") if offence is not None else None)
+        or spans.get("marginal")
+        or spans.get("accept_length")
+    )
     yield Hit(
         f"acceptance profile [{marginal}]: " + "; ".join(problems),
-        ctx.deployment.path("evidence", "metrics"),
+        path,
         "Re-export the per-position marginal rates from one measurement run, at the deployed D.",
         where=(acceptance.path, span) if acceptance.path is not None and span else None,
     )

@@ -14,6 +14,7 @@ from pathlib import Path
 from specgate.inputs.metrics.inline import (
     PROFILE_TOLERANCE,
     acceptance_profile_problems,
+    first_profile_offence,
     read_histogram,
     read_iid_rate,
     read_per_position,
@@ -44,6 +45,7 @@ __all__ = [
     "PROFILE_TOLERANCE",
     "MetricsSpec",
     "acceptance_profile_problems",
+    "first_profile_offence",
     "read_acceptance",
 ]
 

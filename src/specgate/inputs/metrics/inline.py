@@ -174,6 +174,18 @@ def acceptance_profile_problems(marginal: Sequence[float], stated_al: float | No
     return problems
 
 
+def first_profile_offence(marginal: Sequence[float]) -> int | None:
+    """The 0-based position of the first marginal rate that is outside [0, 1] (or not
+    finite) or rises above the rate before it; None when every rate is in order (a
+    profile can then still fail SG305 by its sum, which no single rate causes)."""
+    for index, value in enumerate(marginal):
+        if not math.isfinite(value) or not 0 <= value <= 1:
+            return index
+        if index and value > marginal[index - 1] + 1e-9:
+            return index
+    return None
+
+
 def _numbers(spec: MetricsSpec, key: str) -> tuple[float, ...]:
     raw = spec.values.get(key)
     if not isinstance(raw, list) or not raw:

@@ -152,6 +152,8 @@ def read_speculation_profile(text: str, shown: str) -> Acceptance:
     spans = {"accept_length": locate(("mean_accept_length",))}
     if marginal:
         spans["marginal"] = locate((rates_key,))
+        # Each rate's own place (conditional rate i gives marginal rate i).
+        spans.update({f"marginal[{i}]": locate((rates_key, i)) for i in range(len(marginal))})
     if depth is not None:
         depth = int(
             count(depth, "num_speculative_tokens", shown, locate(("num_speculative_tokens",)))
