@@ -112,3 +112,31 @@ def test_unsplittable_text_file_is_an_input_error() -> None:
             pointer=None,
             engine=None,
         )
+
+
+def test_given_engine_that_finds_nothing_names_what_the_file_configures() -> None:
+    text = "model: m\nspeculative-config:\n  method: eagle3\n  num_speculative_tokens: 7\n"
+    doc = parse_text(text, "serve.yaml", json_syntax=False)
+    with pytest.raises(InputError) as info:
+        read_engine_config(doc, shown="serve.yaml", pointer=None, engine="sglang", text=text)
+    assert info.value.reason == (
+        "no sglang speculative configuration in serve.yaml "
+        "(it configures vllm at /speculative-config)"
+    )
+
+
+def test_given_engine_names_a_command_line_of_another_engine() -> None:
+    text = "args: [--speculative-algorithm, EAGLE, --speculative-num-steps, '3']\n"
+    doc = parse_text(text, "s.yaml", json_syntax=False)
+    with pytest.raises(InputError) as info:
+        read_engine_config(doc, shown="s.yaml", pointer="/args", engine="vllm", text=text)
+    assert info.value.reason == (
+        "no vllm speculative configuration in s.yaml at /args (it configures sglang at /args)"
+    )
+
+
+def test_given_engine_in_a_file_without_any_configuration_keeps_the_plain_message() -> None:
+    doc = parse_text("model: m\n", "serve.yaml", json_syntax=False)
+    with pytest.raises(InputError) as info:
+        read_engine_config(doc, shown="serve.yaml", pointer=None, engine="sglang")
+    assert info.value.reason == "no speculative decoding configured in serve.yaml"

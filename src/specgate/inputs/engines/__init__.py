@@ -34,6 +34,7 @@ from specgate.inputs.engines._source import (
     from_mapping,
     is_argv,
     looks_like_command,
+    norm_key,
 )
 from specgate.inputs.engines.vllm import mtp_layer_issue
 from specgate.inputs.pointer import (
@@ -42,6 +43,7 @@ from specgate.inputs.pointer import (
     find_configuration,
     format_pointer,
     resolve_pointer,
+    search,
 )
 from specgate.inputs.types import EngineConfig
 from specgate.loader import load_document, read_text
@@ -155,14 +157,21 @@ def read_engine_config(
 
     Raises:
         InputError: unknown engine; bad pointer; no or several configurations
-        (listing their pointers); unsplittable command line; ambiguous abbreviated
-        flag; a value of the wrong type.
+        (listing their pointers; with ``engine`` given and nothing of it found,
+        naming what the other engines find: "no sglang speculative configuration
+        in FILE (it configures vllm at /speculative-config)"); unsplittable
+        command line; ambiguous abbreviated flag; a value of the wrong type.
     """
     if engine is not None and engine not in ENGINES:
         raise InputError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}", shown)
     engines = [ENGINES[engine]] if engine is not None else list(ENGINES.values())
     detector = _Detector(doc, engines, text)
-    found, fragments = find_configuration(doc.data, detector, file=shown, pointer=pointer)
+    try:
+        found, fragments = find_configuration(doc.data, detector, file=shown, pointer=pointer)
+    except InputError as exc:
+        if engine is None or not exc.reason.startswith(_NONE_FOUND):
+            raise
+        raise _other_engines(doc, text, shown, pointer, engine) or exc from None
     spec = ENGINES[found.verdict.engine]
     ctx_env = _sibling_env(doc, found.path)
     if isinstance(found.value, Mapping):
@@ -178,6 +187,46 @@ def read_engine_config(
     if notes:
         config = replace(config, notes=(*notes, *config.notes))
     return config
+
+
+_NONE_FOUND = "no speculative decoding configured"
+
+
+def _other_engines(
+    doc: Document, text: str | None, shown: str, pointer: str | None, engine: str
+) -> InputError | None:
+    """When the given engine finds nothing: what the other engines find there, as
+    "no sglang speculative configuration in FILE (it configures vllm at /ptr)"."""
+    others = [e for name, e in ENGINES.items() if name != engine]
+    detector = _Detector(doc, others, text)
+    base: NodePath = ()
+    node = doc.data
+    where = shown
+    if pointer is not None:
+        base, node = resolve_pointer(doc.data, pointer, file=shown)
+        where = f"{shown} at {pointer or '/'}"
+    try:
+        found = [f for f in search(node, detector, base=base) if f.verdict.kind == "config"]
+    except InputError:
+        return None
+    if not found:
+        return None
+    named = " and ".join(
+        f"{f.verdict.engine} at {format_pointer(_block_path(f)) or '/'}" for f in found
+    )
+    return InputError(
+        f"no {engine} speculative configuration in {where} (it configures {named})", shown
+    )
+
+
+def _block_path(found: Found) -> NodePath:
+    """The found node's path, or its ``speculative_config`` key's when it has one (a
+    serve mapping is found whole; its speculative block is what the user looks for)."""
+    if isinstance(found.value, Mapping):
+        for key in found.value:
+            if norm_key(key) == "speculative_config":
+                return (*found.path, str(key))
+    return found.path
 
 
 class _Detector:
