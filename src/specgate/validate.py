@@ -121,6 +121,13 @@ def _messages(error: Any) -> list[Violation]:
     elif kind == "minLength":
         message = f"{where} must not be empty"
     elif kind == "anyOf" and path and path[-1] in ("hf_config", "engine_config", "draft_hf_config"):
+        if isinstance(value, dict):
+            # A mapping chose the {path, pointer} branch: its own errors (an unknown
+            # key, a missing path, a wrong type) at the keys they concern.
+            mapping_errors = [e for e in error.context if e.relative_schema_path[0] == 1]
+            found = [v for e in mapping_errors for v in _messages(e)]
+            if found:
+                return found
         message = f"{where} must be a path or a mapping {{path, pointer}}"
     elif kind == "propertyNames":
         message = f"{where} keys must be whole numbers (accepted draft tokens), got {value!r}"

@@ -151,3 +151,59 @@ def test_inline_sum_mismatch_points_at_the_rates_key(tmp_path: Path) -> None:
     assert _sg305(tmp_path, al=al, key="marginal", second="0.5") == [
         ("claims.specgate.yaml", 9, 39)
     ]
+
+
+def test_unknown_key_in_a_file_reference_is_sg001_at_that_key(tmp_path: Path) -> None:
+    path = tmp_path / "claims.specgate.yaml"
+    path.write_text(
+        "version: 1\n"
+        "deployments:\n"
+        "  - name: a\n"
+        "    speculation:\n"
+        "      enabled: false\n"
+        "      engine_config: {path: x.yaml, pointer: /a, extra: 1}\n",
+        encoding="utf-8",
+    )
+    report = check_file(path, "claims.specgate.yaml", CheckOptions())
+    found = [
+        (f.code, f.line, f.column, f.message)
+        for f in [*report.findings, *(f for d in report.deployments for f in d.findings)]
+        if f.code == "SG001"
+    ]
+    # Line 6: "      engine_config: {path: x.yaml, pointer: /a, " is 6 + 14 + 1 + 1 + 14 + 13
+    # = 49 characters ⇒ the key "extra" at column 50.
+    assert found == [
+        (
+            "SG001",
+            6,
+            50,
+            "unknown key 'extra' in deployments[0].speculation.engine_config",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        # A mapping: the {path, pointer} branch's own errors, at their keys.
+        ({"pointer": "/a"}, ((), " is missing required key 'path'")),
+        ({"path": 3}, (("path",), ".path must be a string, got 3")),
+        ({"path": "x", "pointer": 2}, (("pointer",), ".pointer must be a string, got 2")),
+        # Neither a string nor a mapping: the anyOf message stays.
+        (5, ((), " must be a path or a mapping {path, pointer}")),
+    ],
+)
+def test_file_reference_mapping_errors_sit_at_their_keys(
+    value: object, expected: tuple[tuple[str, ...], str]
+) -> None:
+    from specgate.validate import validate
+
+    data = {
+        "version": 1,
+        "deployments": [{"name": "a", "speculation": {"enabled": False, "engine_config": value}}],
+    }
+    node = ("deployments", 0, "speculation", "engine_config")
+    suffix, message = expected
+    (violation,) = validate(data)
+    assert violation.path == (*node, *suffix)
+    assert violation.message == "deployments[0].speculation.engine_config" + message
