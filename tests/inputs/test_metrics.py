@@ -261,8 +261,38 @@ def test_prometheus_gapped_per_position_is_not_used(repo: Path) -> None:
 
 def test_prometheus_counter_reset(repo: Path) -> None:
     files = {"before.prom": prom(300, 900, 550), "after.prom": prom(100, 300, 150)}
-    with pytest.raises(InputError, match="counter reset"):
+    with pytest.raises(InputError, match="counter reset") as info:
         run(repo, "vllm-prometheus", files, path="after.prom", baseline_path="before.prom")
+    # The drafts counter fell first (300 → 100); in after.prom it is the sample on line 2
+    # (line 1 is its "# TYPE" comment), column 1.
+    assert (info.value.file, info.value.line, info.value.column) == ("deploy/after.prom", 2, 1)
+    assert info.value.reason == (
+        'counter reset between scrapes: vllm:spec_decode_num_drafts_total{engine="0",'
+        'model_name="m"} fell from 300 to 100'
+    )
+
+
+def test_prometheus_counter_reset_line_matches_the_label_set(repo: Path) -> None:
+    # Two engines; only engine 1's accepted counter falls (90 → 80). after.prom lines:
+    # 1 TYPE drafts, 2 drafts e0, 3 drafts e1, 4 TYPE tokens, 5-6 tokens, 7 TYPE accepted,
+    # 8 accepted e0, 9 accepted e1 ⇒ line 9.
+    def two(accepted_1: int) -> str:
+        out = ""
+        for name, values in (
+            ("num_drafts", (10, 10)),
+            ("num_draft_tokens", (30, 30)),
+            ("num_accepted_tokens", (15, accepted_1)),
+        ):
+            out += HEAD.format(name)
+            for engine, value in enumerate(values):
+                labels = f'engine="{engine}",model_name="m"'
+                out += f"vllm:spec_decode_{name}_total{{{labels}}} {value}\n"
+        return out
+
+    files = {"before.prom": two(90), "after.prom": two(80)}
+    with pytest.raises(InputError, match="fell from 90 to 80") as info:
+        run(repo, "vllm-prometheus", files, path="after.prom", baseline_path="before.prom")
+    assert info.value.line == 9
 
 
 def test_prometheus_vanished_series_is_a_reset(repo: Path) -> None:
@@ -306,13 +336,33 @@ def test_prometheus_v0_needs_k(repo: Path) -> None:
 
 
 def test_prometheus_malformed(repo: Path) -> None:
-    with pytest.raises(InputError, match="not Prometheus"):
+    with pytest.raises(InputError, match="not Prometheus") as info:
         run(
             repo,
             "vllm-prometheus",
             {"m.prom": "vllm:spec_decode_num_drafts_total {\n"},
             path="m.prom",
         )
+    assert info.value.line == 1
+
+
+def test_prometheus_format_on_a_log_names_the_first_bad_line(repo: Path) -> None:
+    # A vLLM log given as vllm-prometheus: line 1 is a comment to the Prometheus parser,
+    # line 2 the first line it refuses (no Python "could not convert" text).
+    text = (
+        "# server log\n"
+        "INFO 06-06 12:00:01 [loggers.py:123] SpecDecoding metrics: Mean acceptance "
+        "length: 2.40\n"
+    )
+    with pytest.raises(InputError) as info:
+        run(repo, "vllm-prometheus", {"v.log": text}, path="v.log")
+    assert (info.value.file, info.value.line) == ("deploy/v.log", 2)
+    assert info.value.reason == (
+        "not Prometheus text exposition format (line 2: "
+        # A line over 60 characters is cut to 57 + "...": "INFO 06-06 12:00:01 " (20) +
+        # "[loggers.py:123] " (17) + "SpecDecoding metrics" (20) = 57.
+        "'INFO 06-06 12:00:01 [loggers.py:123] SpecDecoding metrics...')"
+    )
 
 
 def test_prometheus_repeated_sample(repo: Path) -> None:

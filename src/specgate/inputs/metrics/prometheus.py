@@ -38,6 +38,7 @@ from collections.abc import Mapping
 from prometheus_client.parser import text_string_to_metric_families
 
 from specgate.document import Span
+from specgate.errors import InputError
 from specgate.inputs.metrics._common import fail, fmt, text_lines, whole_ratio
 from specgate.inputs.types import Acceptance
 
@@ -104,7 +105,7 @@ def read_prometheus(
         if not before:
             raise fail(f"no vLLM spec-decode counters in the baseline {before_shown}", before_shown)
         before = _select(before, labels or {}, before_text, before_shown)
-        window = _delta(before, after, before_shown, shown)
+        window = _delta(before, after, before_shown, shown, text)
         note = f"counter deltas from {before_shown} to {shown}"
         if any(key[0] == PER_POS and key not in before for key in after):
             # after − 0 would be a cumulative count over a windowed Δdrafts.
@@ -227,9 +228,34 @@ def _samples(text: str, shown: str) -> Series:
                         f"sample {name}{_labels(key[1])} is repeated", shown, _line_of(text, name)
                     )
                 series[key] = value
-    except (ValueError, TypeError, KeyError, IndexError) as exc:
-        raise fail(f"not Prometheus text format: {exc}", shown) from None
+    except _PARSE_ERRORS:
+        raise _not_prometheus(text, shown) from None
     return series
+
+
+_PARSE_ERRORS = (ValueError, TypeError, KeyError, IndexError)
+
+
+def _not_prometheus(text: str, shown: str) -> InputError:
+    """The error for text the parser refused, naming the first line it refuses alone.
+
+    prometheus_client's parser says what it could not convert but not where, so the
+    lines are parsed one at a time, only after the whole text failed."""
+    for number, line in text_lines(text):
+        try:
+            for family in text_string_to_metric_families(line):
+                for _ in family.samples:
+                    pass
+        except _PARSE_ERRORS:
+            shown_line = line.strip()
+            if len(shown_line) > 60:
+                shown_line = shown_line[:57] + "..."
+            return fail(
+                f"not Prometheus text exposition format (line {number}: {shown_line!r})",
+                shown,
+                Span(number, 1),
+            )
+    return fail("not Prometheus text exposition format", shown)
 
 
 def _select(series: Series, labels: Mapping[str, str], text: str, shown: str) -> Series:
@@ -284,8 +310,9 @@ def _pairs(labels: frozenset[tuple[str, str]]) -> str:
     return " ".join(f"{k}={v}" for k, v in sorted(labels))
 
 
-def _delta(before: Series, after: Series, before_shown: str, shown: str) -> Series:
-    """after − before per series; a fall or a vanished series is a counter reset."""
+def _delta(before: Series, after: Series, before_shown: str, shown: str, text: str = "") -> Series:
+    """after − before per series; a fall or a vanished series is a counter reset
+    (a fall is reported at the sample's line in ``text``, the later scrape)."""
     for key, old in before.items():
         if key not in after:
             raise fail(
@@ -298,6 +325,7 @@ def _delta(before: Series, after: Series, before_shown: str, shown: str) -> Seri
                 f"counter reset between scrapes: {key[0]}{_labels(key[1])} fell from "
                 f"{fmt(old)} to {fmt(after[key])}",
                 shown,
+                _sample_line(text, key),
             )
     return {key: value - before.get(key, 0.0) for key, value in after.items()}
 
@@ -311,6 +339,28 @@ def _spans(text: str, **names: str) -> dict[str, Span]:
     """Field → the line of the named sample, for the samples that are found."""
     found = {field: _line_of(text, name) for field, name in names.items()}
     return {field: span for field, span in found.items() if span is not None}
+
+
+def _sample_line(text: str, key: SeriesKey) -> Span | None:
+    """The line of the sample of series ``key`` (name and exact label set)."""
+    name, labels = key
+    for number, line in text_lines(text):
+        stripped = line.lstrip()
+        if not (
+            stripped.startswith(name) and stripped[len(name) : len(name) + 1] in ("{", " ", "\t")
+        ):
+            continue
+        try:
+            samples = [s for f in text_string_to_metric_families(line) for s in f.samples]
+        except _PARSE_ERRORS:
+            continue
+        if any(
+            str(s.name) == name
+            and frozenset((str(k), str(v)) for k, v in s.labels.items()) == labels
+            for s in samples
+        ):
+            return Span(number, len(line) - len(stripped) + 1)
+    return None
 
 
 def _line_of(text: str, name: str) -> Span | None:
