@@ -207,3 +207,48 @@ def test_file_reference_mapping_errors_sit_at_their_keys(
     (violation,) = validate(data)
     assert violation.path == (*node, *suffix)
     assert violation.message == "deployments[0].speculation.engine_config" + message
+
+
+def _sg309(tmp_path: Path, metrics: str, files: dict[str, str] | None = None) -> list[str]:
+    (tmp_path / ".git").mkdir(exist_ok=True)
+    for name, text in (files or {}).items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    path = tmp_path / "claims.specgate.yaml"
+    path.write_text(
+        "version: 1\n"
+        "deployments:\n"
+        "  - name: a\n"
+        "    speculation:\n"
+        "      enabled: false\n"
+        "      draft_length: 2\n"
+        "    evidence:\n"
+        f"      metrics: {metrics}\n",
+        encoding="utf-8",
+    )
+    report = check_file(path, "claims.specgate.yaml", CheckOptions())
+    assert report.error is None, report.error
+    return [f.message for d in report.deployments for f in d.findings if f.code == "SG309"]
+
+
+def test_inline_histogram_above_d_is_sg309_not_an_input_error(tmp_path: Path) -> None:
+    # D = 2; 4 steps accepted 3 drafts ⇒ measured at D ≥ 3. AL = 1 + (1·3 + 3·4)/(5 + 3 + 4)
+    # = 1 + 15/12 = 2.25.
+    messages = _sg309(tmp_path, "{format: histogram, histogram: {0: 5, 1: 3, 3: 4}}")
+    assert messages == [
+        "AL 2.25 was measured at D ≥ 3 (a step accepted 3 drafts, evidence.metrics) but "
+        "the config uses D = 2: the evidence is stale for this config"
+    ]
+
+
+def test_per_request_histogram_above_d_is_sg309(tmp_path: Path) -> None:
+    record = '{"speculative_decoding": {"acceptance_histogram": {"0": 2, "3": 2}}}'
+    # steps 4, accepted 3·2 = 6 ⇒ AL = 1 + 6/4 = 2.5; a step accepted 3 > D = 2.
+    messages = _sg309(tmp_path, "{format: vllm-per-request, path: r.json}", {"r.json": record})
+    assert messages == [
+        "AL 2.5 was measured at D ≥ 3 (a step accepted 3 drafts, r.json) but the config "
+        "uses D = 2: the evidence is stale for this config"
+    ]
+
+
+def test_histogram_within_d_is_not_sg309(tmp_path: Path) -> None:
+    assert _sg309(tmp_path, "{format: histogram, histogram: {0: 5, 2: 4}}") == []

@@ -115,6 +115,9 @@ class Acceptance:
         note: extra words for the report (``"cumulative since start"`` …).
         acceptance_rate: r, accepted draft tokens / proposed draft tokens, when
             the data states both counts (llama.cpp timings give only this).
+        min_draft_length: a lower bound on the D the measurement was taken at, from
+            a histogram: the largest accepted-draft count with steps in it (a step
+            that accepted 3 drafts was drafting at D ≥ 3), else ``None``.
     """
 
     format: str
@@ -127,3 +130,4 @@ class Acceptance:
     note: str | None = None
     spans: dict[str, Span] = field(default_factory=dict)
     acceptance_rate: float | None = None
+    min_draft_length: int | None = None

@@ -588,20 +588,34 @@ def evidence_draft_length_mismatch(ctx: RuleContext) -> Iterator[Hit]:
     **What it checks.** When the measurement states the D it was taken at
     (vLLM per-position counters cover positions 0 … k−1; a per-position profile
     has one rate per position; specdec_bench's `speculation_profile` states
-    `num_speculative_tokens`), that D equals the D the config now uses.
+    `num_speculative_tokens`), that D equals the D the config now uses. When it
+    states no D but an acceptance histogram (inline, or vLLM per-request
+    records) has steps that accepted more drafts than the config's D, the data
+    was measured at a larger D: a step that accepted 3 drafts drafted at least 3.
 
-    **Why.** AL depends on D. A pull request that raises
+    **Why.** AL depends on D. A pull request that lowers or raises
     `num_speculative_tokens` without re-measuring keeps an AL that describes
     another configuration; the gate must turn red until the evidence is new.
     """
     dep = ctx.deployment
     acceptance = dep.inputs.acceptance if dep.inputs else None
     d = ctx.metrics.draft_length
-    if acceptance is None or acceptance.draft_length is None or d is None:
+    if acceptance is None or d is None:
+        return
+    source = acceptance.path or "evidence.metrics"
+    if acceptance.draft_length is None:
+        least = acceptance.min_draft_length
+        if least is not None and least > d:
+            yield Hit(
+                f"AL {fmt(acceptance.accept_length)} was measured at D ≥ {least} (a step "
+                f"accepted {least} drafts, {source}) but the config uses D = {d}: the "
+                "evidence is stale for this config",
+                dep.path("speculation", "draft_length"),
+                f"Re-measure AL at D = {d} and update the metrics.",
+            )
         return
     if acceptance.draft_length == d:
         return
-    source = acceptance.path or "evidence.metrics"
     yield Hit(
         f"AL {fmt(acceptance.accept_length)} was measured at D = {acceptance.draft_length} "
         f"({source}) but the config uses D = {d}: the evidence is stale for this config",

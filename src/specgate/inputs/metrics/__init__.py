@@ -112,9 +112,7 @@ def read_acceptance(
             text, shown, baseline=baseline, draft_length=spec.draft_length, labels=spec.labels
         )
     if spec.format == "vllm-per-request":
-        return read_vllm_per_request(
-            text, shown, draft_length=spec.draft_length, fail_depth=spec.fail
-        )
+        return read_vllm_per_request(text, shown)
     if spec.format == "vllm-log":
         return read_vllm_log(text, shown, draft_length=spec.draft_length)
     return _TEXT_READERS[spec.format](text, shown)

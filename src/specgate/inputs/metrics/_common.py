@@ -160,6 +160,12 @@ def above_depth(histogram: Mapping[int, float], depth: int | None) -> int | None
     return max(over) if over else None
 
 
+def largest_accepted(histogram: Mapping[int, float]) -> int | None:
+    """The largest accepted-draft count with steps in it (a lower bound on D)."""
+    counts = [j for j, h in histogram.items() if h > 0]
+    return max(counts) if counts else None
+
+
 def survival(histogram: Mapping[int, float], depth: int | None) -> tuple[float, ...]:
     """Marginal rates from a histogram {accepted drafts j: steps}.
 

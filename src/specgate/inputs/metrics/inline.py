@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from specgate.inputs.metrics._common import above_depth, fmt, survival
+from specgate.inputs.metrics._common import fmt, largest_accepted, survival
 from specgate.inputs.metrics.spec import MetricsSpec
 from specgate.inputs.types import Acceptance
 
@@ -57,10 +57,12 @@ def read_histogram(spec: MetricsSpec) -> Acceptance:
 
     A list is read as dense (index = accepted drafts).
 
+    ``min_draft_length`` is the largest accepted count with steps: a step that
+    accepted more drafts than the deployment's D means the data was measured at a
+    larger D (rule SG309), not that the file is malformed.
+
     Raises:
-        InputError: missing or malformed histogram, zero steps, or steps that
-            accepted more drafts than D (the block's or the deployment's
-            ``draft_length``): "accepted count 5 exceeds D = 3", at that bucket.
+        InputError: missing or malformed histogram, or zero steps.
     """
     raw = spec.values.get("histogram")
     histogram: dict[int, float] = {}
@@ -70,11 +72,8 @@ def read_histogram(spec: MetricsSpec) -> Acceptance:
         items = list(raw.items())
     else:
         raise spec.fail("histogram needs histogram: {accepted_count: steps}", "histogram")
-    keys: dict[int, str] = {}
     for key, value in items:
         text = str(key).strip()
-        if text.isdigit():
-            keys.setdefault(int(text), str(key))
         where = ("histogram", key if isinstance(key, int) else str(key))
         if not text.isdigit():
             raise spec.fail(f"histogram key {key!r} is not an accepted-draft count", *where)
@@ -90,10 +89,6 @@ def read_histogram(spec: MetricsSpec) -> Acceptance:
     steps = sum(histogram.values())
     if steps <= 0:
         raise spec.fail("histogram holds zero steps", "histogram")
-    over = above_depth(histogram, spec.draft_length)
-    if over is not None:
-        key = over if isinstance(raw, list) else keys[over]
-        raise spec.fail(f"accepted count {over} exceeds D = {spec.draft_length}", "histogram", key)
     accepted = sum(j * h for j, h in histogram.items())
     depth = len(raw) - 1 if isinstance(raw, list) else None
     return Acceptance(
@@ -103,6 +98,7 @@ def read_histogram(spec: MetricsSpec) -> Acceptance:
         formula=f"1 + {fmt(accepted)}/{fmt(steps)}",
         draft_length=depth,
         marginal=survival(histogram, depth),
+        min_draft_length=largest_accepted(histogram),
     )
 
 

@@ -15,10 +15,9 @@ Sources:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from specgate.document import Span
-from specgate.errors import InputError
 from specgate.inputs.metrics._common import (
     KeyLocator,
     Locator,
@@ -27,6 +26,7 @@ from specgate.inputs.metrics._common import (
     count,
     fail,
     fmt,
+    largest_accepted,
     load_records,
     real,
     survival,
@@ -38,13 +38,7 @@ from specgate.inputs.types import Acceptance
 _BLOCK_KEYS = ("acceptance_histogram", "num_spec_steps", "mean_acceptance_length")
 
 
-def read_vllm_per_request(
-    text: str,
-    shown: str,
-    *,
-    draft_length: int | None = None,
-    fail_depth: Callable[[str], InputError] | None = None,
-) -> Acceptance:
+def read_vllm_per_request(text: str, shown: str) -> Acceptance:
     """AL pooled over the ``speculative_decoding`` blocks of vLLM per-request records.
 
     The file may hold one response, a JSON list, or JSON Lines; each record may be
@@ -54,13 +48,14 @@ def read_vllm_per_request(
     ``mean_acceptance_length`` × ``num_spec_steps``. AL = 1 + ΣA / ΣS. D comes
     from a dense histogram's length − 1 or ``num_spec_tokens``.
 
-    A histogram bucket above D with steps in it is impossible: D is the block's
-    ``num_spec_tokens`` (error at the record) or else the caller's
-    ``draft_length`` (error from ``fail_depth``: the claims file's metrics block).
+    A histogram bucket above the block's own ``num_spec_tokens`` with steps in it
+    contradicts the record (an error at the record). Above the caller's
+    ``draft_length`` it only says the data was measured at a larger D:
+    ``min_draft_length`` records the largest accepted count (rule SG309 judges it).
 
     Raises:
         InputError: no block, a block with none of those fields, zero steps, an
-            accepted count above D.
+            accepted count above the block's ``num_spec_tokens``.
     """
     blocks = [found for record in load_records(text, shown) for found in _blocks(record)]
     if not blocks:
@@ -85,9 +80,7 @@ def read_vllm_per_request(
                 )
             )
         if histogram is not None:
-            _check_depth(
-                histogram, block, locate, shown, draft_length=draft_length, fail_depth=fail_depth
-            )
+            _check_depth(histogram, block, locate, shown)
             for j, h in histogram.items():
                 pooled[j] = pooled.get(j, 0.0) + h
             steps += sum(histogram.values())
@@ -150,38 +143,27 @@ def read_vllm_per_request(
         formula=f"1 + {fmt(accepted)}/{fmt(steps)}",
         draft_length=depth,
         marginal=marginal,
+        min_draft_length=largest_accepted(pooled) if pooled else None,
         note=f"pooled over {len(blocks)} request record{'s' if len(blocks) > 1 else ''}",
         spans={"accept_length": first},
     )
 
 
 def _check_depth(
-    histogram: Mapping[int, float],
-    block: Mapping[str, object],
-    locate: Locator,
-    shown: str,
-    *,
-    draft_length: int | None,
-    fail_depth: Callable[[str], InputError] | None,
+    histogram: Mapping[int, float], block: Mapping[str, object], locate: Locator, shown: str
 ) -> None:
-    """No step accepted more drafts than D (the block's num_spec_tokens, else the caller's)."""
+    """No step accepted more drafts than the block's own ``num_spec_tokens``."""
     own = block.get("num_spec_tokens")
-    if own is not None:
-        depth = int(count(own, "num_spec_tokens", shown, locate(("num_spec_tokens",))))
-        over = above_depth(histogram, depth)
-        if over is not None:
-            raise fail(
-                f"accepted count {over} exceeds D = {depth} (num_spec_tokens)",
-                shown,
-                locate(("acceptance_histogram",)),
-            )
+    if own is None:
         return
-    over = above_depth(histogram, draft_length)
+    depth = int(count(own, "num_spec_tokens", shown, locate(("num_spec_tokens",))))
+    over = above_depth(histogram, depth)
     if over is not None:
-        reason = f"accepted count {over} exceeds D = {draft_length} (in {shown})"
-        if fail_depth is not None:
-            raise fail_depth(reason)
-        raise fail(reason, shown, locate(("acceptance_histogram",)))
+        raise fail(
+            f"accepted count {over} exceeds D = {depth} (num_spec_tokens)",
+            shown,
+            locate(("acceptance_histogram",)),
+        )
 
 
 def _blocks(record: Record) -> list[tuple[Mapping[str, object], Locator]]:
