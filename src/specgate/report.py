@@ -165,6 +165,7 @@ def inputs_json(inputs: Inputs) -> dict[str, Any]:
             "formula": acceptance.formula,
             "estimate": acceptance.estimate,
             "draft_length": acceptance.draft_length,
+            "min_draft_length": acceptance.min_draft_length,
             "acceptance_rate": _number(acceptance.acceptance_rate),
             "note": acceptance.note,
         }

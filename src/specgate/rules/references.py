@@ -496,7 +496,8 @@ def engine_config_invalid(ctx: RuleContext) -> Iterator[Hit]:
     steps a multiple of the model's MTP layers, n-gram lookup min ≤ max, a
     draft `model` for the vLLM methods that need one (eagle, eagle3, medusa,
     mlp_speculator, draft_model, dflash, custom_class; MTP, DSpark, n-gram and
-    suffix run without).
+    suffix run without), and a tensor-parallel size that divides the target's
+    attention heads (with `model.hf_config`; attention data parallelism aside).
 
     **Why.** An engine that refuses the config fails at start-up; one that
     rewrites it silently serves another D than the one reviewed and measured.
