@@ -259,10 +259,6 @@ def _check_parsed(
         evaluate(d, locator, options, blocking=per_deployment.get(d.index, []), keep=keep)
         for d in deployments
     ]
-    # Findings under deployments[i] of an item that is not a mapping stay file-level.
-    for index, found in per_deployment.items():
-        if index >= len(deployments):
-            file_level.extend(found)
     if keep is not None:
         file_level = [f for f in file_level if keep(f)]
     return _file_report(shown, file_level, reports)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -51,24 +51,25 @@ example:
 """
 
 
-def _positive_float(minimum: float | None = None, *, strict: bool = False) -> type:
+def _positive_float(
+    minimum: float | None = None, *, strict: bool = False
+) -> Callable[[str], float]:
     """An argparse type: a finite real number, optionally bounded below."""
     import math
 
-    class _Number(float):
-        def __new__(cls, text: str) -> _Number:
-            try:
-                value = float(text)
-            except ValueError:
-                raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-            if not math.isfinite(value):
-                raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
-            if minimum is not None and (value <= minimum if strict else value < minimum):
-                sign = ">" if strict else "≥"
-                raise argparse.ArgumentTypeError(f"{text} must be {sign} {minimum:g}")
-            return super().__new__(cls, value)
+    def number(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+        if minimum is not None and (value <= minimum if strict else value < minimum):
+            sign = ">" if strict else "≥"
+            raise argparse.ArgumentTypeError(f"{text} must be {sign} {minimum:g}")
+        return value
 
-    return _Number
+    return number
 
 
 def _count(text: str) -> int:

@@ -51,20 +51,18 @@ def shown_path(path: Path, cwd: Path | None = None) -> str:
     return Path(relative).as_posix()
 
 
-def _skip(folder: str, names: list[str]) -> bool:
-    return folder in SKIPPED_FOLDERS or "pyvenv.cfg" in names or folder.endswith(".egg-info")
+def _skip(folder: Path) -> bool:
+    """Folders never searched: VCS data, virtual environments, caches, build metadata."""
+    name = folder.name
+    return name in SKIPPED_FOLDERS or name.endswith(".egg-info") or (folder / "pyvenv.cfg").exists()
 
 
 def _search(folder: Path) -> list[Path]:
     found: list[Path] = []
     for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not _skip(d, _listing(Path(root) / d)))
+        dirs[:] = sorted(d for d in dirs if not _skip(Path(root) / d))
         found.extend(Path(root) / f for f in files if is_claims_name(f))
     return found
-
-
-def _listing(folder: Path) -> list[str]:
-    return ["pyvenv.cfg"] if (folder / "pyvenv.cfg").exists() else []
 
 
 def discover(paths: list[str]) -> list[tuple[Path, str]]:

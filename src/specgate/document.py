@@ -110,17 +110,3 @@ def format_path(path: NodePath) -> str:
         else:
             out += ("." if out else "") + element
     return out
-
-
-def parse_path(text: str) -> NodePath:
-    """Inverse of :func:`format_path` for keys made of ``[A-Za-z0-9_-]``."""
-    elements: list[PathElement] = []
-    for part in text.split("."):
-        name, _, rest = part.partition("[")
-        if name:
-            elements.append(name)
-        while rest:
-            index, _, rest = rest.partition("]")
-            elements.append(int(index))
-            rest = rest.lstrip("[")
-    return tuple(elements)
