@@ -11,6 +11,7 @@ never a silent preference. Reading errors are :class:`InputError` (exit 2).
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
@@ -38,7 +39,8 @@ class _Resolver:
         self.overrides: dict[NodePath, Location] = {}
         self.conflicts: list[Conflict] = []
 
-    def fail_at(self, path: NodePath) -> Any:
+    def fail_at(self, path: NodePath) -> Callable[[str], InputError]:
+        """An error builder pointing at ``path`` in the claims file."""
         span = self.document.locate(path)
 
         def fail(reason: str) -> InputError:
