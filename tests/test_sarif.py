@@ -48,7 +48,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 EXPECTED_LEVEL = {"fail": "error", "warn": "warning", "info": "note", "note": "note"}
 
 #: What the failing fixture states, by hand from its numbers and DESIGN.md §3
-#: (line, column, code): AL 1.4 < floor 2 (SG102), claim 3 > 1.4/(1+0.05·7) (SG104),
+#: (line, column, code): AL 1.4 < floor 1.35·1.1 = 1.485 (SG102), claim 3 > 1.4/(1+0.05·7) (SG104),
 #: no cache_coherence_eval (SG105), ρ not given (SG204), D = 40 > D* = 31 and
 #: 4·41 = 164 not a multiple of 128 (SG201), attention-dominated, G = 8, no D (SG202).
 FAILING_EXPECTED = {
@@ -58,6 +58,10 @@ FAILING_EXPECTED = {
     (18, 5, "SG204", "note"),
     (20, 21, "SG201", "warning"),
     (30, 5, "SG202", "note"),
+    # DESIGN.md §8 adds: 164 rows fill 2 tiles (SG206, §8.4); AL 3.1 below the floor at the
+    # typical ρ 0.15 of the recommended class, (1 + 0.15·40) · 1.1 = 7.7 (SG110, §8.3)
+    (20, 21, "SG206", "note"),
+    (24, 22, "SG110", "warning"),
 }
 
 

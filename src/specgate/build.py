@@ -12,9 +12,11 @@ import math
 from fractions import Fraction
 from typing import Any
 
+from specgate.gpus import gpu_names
 from specgate.model import (
     Deployment,
     EvidenceBlock,
+    HardwareBlock,
     ModelBlock,
     SpeculationBlock,
     WorkloadBlock,
@@ -118,6 +120,7 @@ def _model(raw: dict[str, Any], base: tuple[str | int, ...]) -> tuple[ModelBlock
         size=size,  # type: ignore[arg-type]
         parameters_b=_positive(raw, "parameters_b"),
         moe=_bool(raw, "moe") is True,
+        mtp_modules=_bool(raw, "mtp_modules"),
     )
     return block, problems
 
@@ -133,6 +136,10 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
     evidence_raw = data.get("evidence")
     evidence = _mapping(evidence_raw)
     following = _mapping(evidence.get("next"))
+    throughput = _mapping(evidence.get("throughput"))
+    policy = _mapping(data.get("policy"))
+    hardware_raw = data.get("hardware")
+    hardware = _mapping(hardware_raw)
     name = data.get("name")
     deployment = Deployment(
         index=index,
@@ -154,10 +161,15 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
                     "draft_model",
                     "mlp_speculator",
                     "other",
+                    "dflash",
+                    "pard",
                 ),
             ),
             draft_length=_integer(spec, "draft_length"),
             draft_depth_ratio=_number(spec, "draft_depth_ratio", 0.0),
+            verify_tokens=_integer(spec, "verify_tokens", 1),
+            draft_passes=_text(spec, "draft_passes", ("per_token", "single")),  # type: ignore[arg-type]
+            engine=_text(spec, "engine"),
         ),
         workload=WorkloadBlock(
             name=_text(workload, "name"),
@@ -166,6 +178,7 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
             else "low",
             attention_dominated=_bool(workload, "attention_dominated") is True,
             repetitive=_bool(workload, "repetitive") is True,
+            concurrency=_integer(workload, "concurrency", 1),
         ),
         evidence=EvidenceBlock(
             present=isinstance(evidence_raw, dict),
@@ -173,11 +186,27 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
             cache_coherence_eval=_bool(evidence, "cache_coherence_eval"),
             next_draft_length=_integer(following, "draft_length"),
             next_accept_length=_number(following, "accept_length"),
+            next_verify_tokens=_integer(following, "verify_tokens", 1),
+            measured_speedup=_positive(evidence, "measured_speedup"),
+            baseline_tokens_per_s=_positive(throughput, "baseline_tokens_per_s"),
+            speculative_tokens_per_s=_positive(throughput, "speculative_tokens_per_s"),
+            verify_cost_ratio=_number(evidence, "verify_cost_ratio", 1.0),
         ),
         claimed_speedup=_positive(_mapping(data.get("claims")), "speedup"),
-        min_accept_length=_number(_mapping(data.get("policy")), "min_accept_length", 1.0),
+        min_accept_length=_number(policy, "min_accept_length", 1.0),
         base=base,
+        hardware=HardwareBlock(
+            present=isinstance(hardware_raw, dict),
+            gpu=_text(hardware, "gpu", gpu_names()),
+            peak_tflops=_positive(hardware, "peak_tflops"),
+            memory_bandwidth_tbps=_positive(hardware, "memory_bandwidth_tbps"),
+            weight_bytes=_positive(hardware, "weight_bytes"),
+            attention_tile_rows=_integer(hardware, "attention_tile_rows", 1),
+        ),
+        min_gain=_number(policy, "min_gain", 0.0),
+        retune_gain=_number(policy, "retune_gain", 0.0),
     )
+    problems.extend(_verify_token_problems(deployment, base))
     current = deployment.speculation.draft_length
     larger = deployment.evidence.next_draft_length
     if current is not None and larger is not None and larger <= current:
@@ -189,3 +218,29 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
             )
         )
     return deployment, problems
+
+
+def _verify_token_problems(deployment: Deployment, base: tuple[str | int, ...]) -> list[Violation]:
+    """N_verify ≥ 1 + D: the target scores the root and every draft on the longest path."""
+    problems: list[Violation] = []
+    for d, n, where in (
+        (
+            deployment.speculation.draft_length,
+            deployment.speculation.verify_tokens,
+            ("speculation", "verify_tokens"),
+        ),
+        (
+            deployment.evidence.next_draft_length,
+            deployment.evidence.next_verify_tokens,
+            ("evidence", "next", "verify_tokens"),
+        ),
+    ):
+        if d is not None and n is not None and n < d + 1:
+            problems.append(
+                Violation(
+                    (*base, *where),
+                    f"{'.'.join(where)} {n} is below 1 + D = {d + 1}: the target scores at least "
+                    "the root and every draft token on the longest path",
+                )
+            )
+    return problems

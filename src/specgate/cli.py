@@ -83,6 +83,29 @@ def _count(text: str) -> int:
     return int(value)
 
 
+def _rates(text: str) -> tuple[float, ...]:
+    """An argparse type: comma-separated rates in [0, 1] (``0.8,0.6,0.45``)."""
+    import math
+
+    parts = text.split(",")
+    if len(parts) > _MAX_RATES:
+        raise argparse.ArgumentTypeError(f"at most {_MAX_RATES} rates")
+    rates = []
+    for part in parts:
+        try:
+            value = float(part)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{part.strip()!r} is not a number") from None
+        if not math.isfinite(value) or not 0 <= value <= 1:
+            raise argparse.ArgumentTypeError(f"{part.strip()!r} is not a rate in [0, 1]")
+        rates.append(value)
+    return tuple(rates)
+
+
+#: ``--per-position`` takes at most this many rates (draft lengths beyond are unheard of).
+_MAX_RATES = 1024
+
+
 def _heads(text: str) -> int:
     value = _count(text)
     if value < 1:
@@ -163,6 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_DOCTOR_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    from specgate.gpus import gpu_names
+
     number = _positive_float()
     doctor.add_argument(
         "--speculative-decoding", action="store_true", help="speculative decoding is enabled"
@@ -190,7 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--min-accept-length",
         type=_positive_float(1.0),
         metavar="AL",
-        help="AL floor (default 2, never above 1 + D/2)",
+        help="AL floor (default: break-even AL × (1 + min gain), never above 1 + D)",
     )
     doctor.add_argument(
         "--query-heads-per-kv",
@@ -222,6 +247,39 @@ def build_parser() -> argparse.ArgumentParser:
         "--cache-coherence-eval",
         action="store_true",
         help="rollback / cache-coherence evidence exists",
+    )
+    doctor.add_argument(
+        "--verify-tokens",
+        type=_heads,
+        metavar="N",
+        help="N_verify, tokens the target scores per step (nodes + 1 for a tree; ≥ 1 + D)",
+    )
+    doctor.add_argument(
+        "--draft-passes",
+        choices=("per_token", "single"),
+        help="per_token: one draft forward per token; single: one forward for all drafts",
+    )
+    doctor.add_argument(
+        "--concurrency", type=_heads, metavar="B", help="sequences decoding at once (default 1)"
+    )
+    doctor.add_argument("--gpu", choices=gpu_names(), help="GPU of the shipped table (for β)")
+    doctor.add_argument(
+        "--measured-speedup",
+        type=_positive_float(0.0, strict=True),
+        metavar="X",
+        help="measured speedup over plain decoding, a ratio",
+    )
+    doctor.add_argument(
+        "--per-position",
+        type=_rates,
+        metavar="M1,M2,...",
+        help="measured per-position acceptance m_i = P(first i drafts accepted)",
+    )
+    doctor.add_argument(
+        "--min-gain",
+        type=_positive_float(0.0),
+        metavar="G",
+        help="default AL floor = break-even × (1 + G) (default 0.1)",
     )
     doctor.add_argument("--workload", metavar="NAME", help="workload name")
     doctor.add_argument("--model", metavar="NAME", help="model name")

@@ -11,7 +11,14 @@ from fractions import Fraction
 
 from specgate.checker import CheckOptions, Locator, evaluate
 from specgate.errors import UsageError
-from specgate.model import Deployment, EvidenceBlock, ModelBlock, SpeculationBlock, WorkloadBlock
+from specgate.model import (
+    Deployment,
+    EvidenceBlock,
+    HardwareBlock,
+    ModelBlock,
+    SpeculationBlock,
+    WorkloadBlock,
+)
 from specgate.numbers import fmt
 from specgate.report import deployment_json
 from specgate.theory import as_fraction
@@ -40,11 +47,21 @@ def deployment_from_flags(args: argparse.Namespace) -> Deployment:
 
     Raises:
         UsageError: ``--query-heads`` without ``--kv-heads`` (or the reverse), a G
-            that disagrees with H/KV, or one ``--next-*`` flag without the other.
+            that disagrees with H/KV, one ``--next-*`` flag without the other, or
+            ``--verify-tokens`` below 1 + ``--draft-length``.
     """
     if (args.next_accept_length is None) != (args.next_draft_length is None):
         raise UsageError(
             "specgate doctor: --next-accept-length and --next-draft-length go together"
+        )
+    if (
+        args.verify_tokens is not None
+        and args.draft_length is not None
+        and args.verify_tokens < args.draft_length + 1
+    ):
+        raise UsageError(
+            f"specgate doctor: --verify-tokens {args.verify_tokens} is below 1 + "
+            f"--draft-length = {args.draft_length + 1}"
         )
     return Deployment(
         index=0,
@@ -63,12 +80,15 @@ def deployment_from_flags(args: argparse.Namespace) -> Deployment:
             draft_depth_ratio=None
             if args.draft_depth_ratio is None
             else float(args.draft_depth_ratio),
+            verify_tokens=args.verify_tokens,
+            draft_passes=args.draft_passes,
         ),
         workload=WorkloadBlock(
             name=args.workload,
             latency_region=args.latency_region,
             attention_dominated=args.attention_dominated,
             repetitive=args.repetitive,
+            concurrency=args.concurrency,
         ),
         evidence=EvidenceBlock(
             present=True,
@@ -78,8 +98,12 @@ def deployment_from_flags(args: argparse.Namespace) -> Deployment:
             next_accept_length=None
             if args.next_accept_length is None
             else float(args.next_accept_length),
+            measured_speedup=args.measured_speedup,
+            per_position=args.per_position or (),
         ),
         claimed_speedup=None if args.claimed_speedup is None else float(args.claimed_speedup),
+        hardware=HardwareBlock(present=args.gpu is not None, gpu=args.gpu),
+        min_gain=args.min_gain,
     )
 
 

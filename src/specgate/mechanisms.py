@@ -67,6 +67,8 @@ DECLARED_CLASS: dict[str, MechanismClass] = {
     "mlp_speculator": PARALLEL_DRAFT_HEAD,
     "mtp": TARGET_ATTACHED_MTP,
     "draft_model": EXTERNAL_SMALL_DRAFT,
+    "dflash": PARALLEL_DRAFT_HEAD,
+    "pard": EXTERNAL_SMALL_DRAFT,
 }
 
 _REPETITIVE_NAME = re.compile(r"repeti|tool[-_ ]?loop|code[-_ ]?complet|suffix|n-?gram", re.I)
@@ -89,8 +91,25 @@ def size_class(deployment: Deployment) -> str:
     return deployment.model.size or "medium"
 
 
+def can_carry_mtp(deployment: Deployment) -> bool | None:
+    """Whether the target has MTP modules: ``model.mtp_modules`` as written, else the
+    model config's MTP layer count (``num_nextn_predict_layers``,
+    ``mtp_num_hidden_layers``) when a config was read, else ``None`` (unknown)."""
+    stated = deployment.model.mtp_modules
+    if stated is not None:
+        return stated
+    shape = deployment.inputs.model if deployment.inputs else None
+    if shape is None:
+        return None
+    return (shape.mtp_layers or 0) > 0
+
+
 def recommend(deployment: Deployment) -> MechanismClass:
-    """The first matching row of DESIGN.md §3's recommendation table."""
+    """The first matching row of DESIGN.md §3's recommendation table.
+
+    ``target-attached-mtp`` only for a model that can carry it (DESIGN.md §8.7): a
+    large or MoE model known to have no MTP modules gets ``parallel-draft-head``.
+    """
     workload = deployment.workload
     if workload.repetitive or (workload.name and _REPETITIVE_NAME.search(workload.name)):
         return SUFFIX_NGRAM
@@ -98,7 +117,7 @@ def recommend(deployment: Deployment) -> MechanismClass:
     if workload.latency_region == "low" and size in ("tiny", "small"):
         return PARALLEL_DRAFT_HEAD
     if size == "large" or deployment.model.moe:
-        return TARGET_ATTACHED_MTP
+        return PARALLEL_DRAFT_HEAD if can_carry_mtp(deployment) is False else TARGET_ATTACHED_MTP
     return EXTERNAL_SMALL_DRAFT
 
 

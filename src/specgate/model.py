@@ -15,6 +15,7 @@ from specgate.document import NodePath, Span
 from specgate.inputs.types import Acceptance, EngineConfig, EngineIssue, ModelShape
 
 SizeClass = Literal["tiny", "small", "medium", "large"]
+DraftPasses = Literal["per_token", "single"]
 LatencyRegion = Literal["low", "throughput"]
 
 
@@ -30,6 +31,7 @@ class ModelBlock:
     parameters_b: float | None = None
     moe: bool = False
     mla: bool = False
+    mtp_modules: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,9 @@ class SpeculationBlock:
 
     ``verify_tokens`` is N_verify (tokens the target scores per step) when it
     differs from D + 1 (tree drafting); ``None`` means a chain (N = 1 + D).
+    ``draft_passes`` is ``per_token`` or ``single`` as written (``None``: the
+    mechanism's default, see :func:`specgate.derived.draft_passes`); ``engine``
+    is ``speculation.engine`` as written.
     """
 
     present: bool = False
@@ -47,6 +52,8 @@ class SpeculationBlock:
     draft_depth_ratio: float | None = None
     verify_tokens: int | None = None
     draft_length_is_max: bool = False
+    draft_passes: DraftPasses | None = None
+    engine: str | None = None
 
 
 @dataclass(frozen=True)
@@ -57,6 +64,34 @@ class WorkloadBlock:
     latency_region: LatencyRegion = "low"
     attention_dominated: bool = False
     repetitive: bool = False
+    concurrency: int | None = None
+
+
+@dataclass(frozen=True)
+class HardwareBlock:
+    """``hardware``: the GPU the target runs on (DESIGN.md §8.1, §8.4).
+
+    ``gpu`` names a row of the shipped table (``specgate/data/gpus.json``);
+    ``peak_tflops`` (dense BF16 TFLOP/s) and ``memory_bandwidth_tbps`` (TB/s)
+    override its figures; ``weight_bytes`` defaults to 2; ``attention_tile_rows``
+    is M of the tile rule.
+    """
+
+    present: bool = False
+    gpu: str | None = None
+    peak_tflops: float | None = None
+    memory_bandwidth_tbps: float | None = None
+    weight_bytes: float | None = None
+    attention_tile_rows: int | None = None
+
+    @property
+    def names_roofline(self) -> bool:
+        """Whether the block says anything about compute or bandwidth."""
+        return (
+            self.gpu is not None
+            or self.peak_tflops is not None
+            or self.memory_bandwidth_tbps is not None
+        )
 
 
 @dataclass(frozen=True)
@@ -68,6 +103,12 @@ class EvidenceBlock:
     cache_coherence_eval: bool | None = None
     next_draft_length: int | None = None
     next_accept_length: float | None = None
+    next_verify_tokens: int | None = None
+    measured_speedup: float | None = None
+    baseline_tokens_per_s: float | None = None
+    speculative_tokens_per_s: float | None = None
+    verify_cost_ratio: float | None = None
+    per_position: tuple[float, ...] = ()
 
     @property
     def has_next(self) -> bool:
@@ -125,6 +166,8 @@ class Deployment:
         name: the deployment's name.
         claimed_speedup: ``claims.speedup`` (ratio, not percent).
         min_accept_length: ``policy.min_accept_length`` as written.
+        min_gain / retune_gain: ``policy.min_gain`` / ``policy.retune_gain`` as
+            written (``None``: the defaults of DESIGN.md §8.3 and §8.5).
         base: node path of this deployment in its file, e.g. ``("deployments", 0)``.
     """
 
@@ -137,6 +180,9 @@ class Deployment:
     claimed_speedup: float | None = None
     min_accept_length: float | None = None
     base: NodePath = ()
+    hardware: HardwareBlock = field(default_factory=HardwareBlock)
+    min_gain: float | None = None
+    retune_gain: float | None = None
     inputs: Inputs | None = None
 
     def path(self, *elements: str | int) -> NodePath:

@@ -148,7 +148,8 @@ def _merge_engine(r: _Resolver, engine: EngineConfig) -> None:
     # The engine's N_verify belongs to the engine's D: when the claims file states
     # another D (an SG301 conflict), that D is judged as a chain of its own.
     if (
-        draft_length is not None
+        verify_tokens is None
+        and draft_length is not None
         and engine.draft_length in (None, draft_length)
         and engine.verify_tokens not in (None, draft_length + 1)
     ):
@@ -315,6 +316,17 @@ def resolve(
     acceptance = None
     if "metrics" in evidence_raw:
         acceptance = _acceptance(r, r.deployment.speculation.draft_length)
+        if (
+            acceptance.format == "draft-acceptance-rate"
+            and r.deployment.speculation.draft_length_is_max
+        ):
+            # AL = 1 + r·D assumes D drafts every step; D is only a maximum (DESIGN.md §8.9).
+            acceptance = replace(
+                acceptance,
+                estimate=True,
+                note="an estimate: D is a maximum (adaptive drafting), AL = 1 + r·D "
+                "assumes every step drafts D tokens",
+            )
         _merge_acceptance(r, acceptance)
     inputs = Inputs(
         engine=engine,

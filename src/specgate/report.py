@@ -96,8 +96,9 @@ def _number(value: Any) -> Any:
 
 
 def metrics_json(metrics: Metrics) -> dict[str, Any]:
-    """The ``metrics`` object of a deployment report."""
+    """The ``metrics`` object of a deployment report (DESIGN.md §4 and §8.8)."""
     increase = metrics.draft_increase
+    optimal = metrics.optimal_draft_length
     return {
         "accept_length": _number(metrics.accept_length),
         "draft_length": metrics.draft_length,
@@ -111,6 +112,23 @@ def metrics_json(metrics: Metrics) -> dict[str, Any]:
         "tile_aligned": metrics.tile_aligned,
         "tile_aligned_draft_length": metrics.tile_aligned_draft_length,
         "accept_length_floor": _number(metrics.accept_length_floor.value),
+        "draft_passes": metrics.draft_passes,
+        "verify_cost_ratio": _number(metrics.verify_cost_ratio),
+        "verify_cost_source": metrics.verify_cost.source if metrics.verify_cost else None,
+        "draft_depth_ratio_source": metrics.draft_depth_ratio_source,
+        "break_even_accept_length": _number(metrics.break_even_accept_length),
+        "speedup_ceiling": _number(metrics.speedup_ceiling),
+        "measured_speedup": _number(metrics.measured_speedup),
+        "attention_tiles": metrics.attention_tiles,
+        "attention_tile_rows": metrics.attention_tile_rows,
+        "tile_aligned_verify_tokens": metrics.tile_aligned_verify_tokens,
+        "optimal_draft_length": None
+        if optimal is None
+        else {
+            "draft_length": optimal.draft_length,
+            "speedup": _number(optimal.speedup),
+            "gain": _number(optimal.gain),
+        },
         "draft_increase": None
         if increase is None
         else {

@@ -1,61 +1,161 @@
 """The theory of speculative decoding that specgate checks claims against.
 
 No thresholds, severities or messages live here: only formulas, with units and
-sources. Everything is a pure function of numbers.
+sources. Everything is a pure function of numbers; no loop runs longer than a
+list it is given (a draft length read from a file never sets a loop count).
 
-Symbols (DESIGN.md §1):
-- D, draft length: draft tokens proposed per target verification step (int ≥ 0).
+Symbols (DESIGN.md §1 and §8):
+- D, draft length: draft tokens on the longest path per verification step (the
+  depth; for a chain, the draft length; int ≥ 0).
+- N_verify: tokens the target scores per step: 1 + D for a chain, nodes + 1 for
+  a tree (int ≥ 1 + D).
 - AL, accept length: tokens emitted per target step, bonus token included
   (real, 1 ≤ AL ≤ 1 + D).
-- ρ, draft depth ratio: cost of one draft token relative to one target step
-  (Leviathan et al.'s c; real ≥ 0).
+- ρ, draft depth ratio: cost of one draft forward pass relative to one target
+  step at one token (Leviathan et al.'s c; real ≥ 0).
+- passes: draft forward passes per step: D for per-token drafting, 1 for a
+  one-pass drafter (Medusa heads, DFlash, PARD), 0 at D = 0.
+- β, verify cost: T(B, N_verify) / T(B, 1), the target step's time for
+  N_verify tokens per sequence over one token, at concurrency B (β ≥ 1).
 - G, query heads per KV head: H / KV, an exact ratio (``fractions.Fraction``).
+- M, attention tile rows: 128 (64 for multi-latent attention).
 - α, acceptance rate: per-token acceptance probability under the i.i.d. model.
 
 Sources:
 - NVIDIA technical blog, "Co-designing AI models using speculative decoding for
   faster LLM inference": speedup ≈ AL / (1 + ρ·D) for memory-bound decode,
-  D* = 128/G − 1 for attention-dominated decode, G·(1 + D) a multiple of 128
-  (tensor-core tile rows), raise D only while AL gains beat draft cost.
+  D* = 128/G − 1 for attention-dominated decode, tiles of 128 rows, raise D
+  only while AL gains beat draft cost.
 - Leviathan, Kalman, Matias 2023, "Fast Inference from Transformers via
   Speculative Decoding", arXiv:2211.17192, Thm 3.8 and eq. 1: speedup
-  E / (cD + 1) with E = (1 − α^(D+1)) / (1 − α).
-- Chen et al. 2023, arXiv:2302.01318 (the same acceptance scheme).
+  E / (cD + 1) with E = (1 − α^(D+1)) / (1 − α); the denominator assumes a
+  verification step costs what a plain step costs (β = 1) and sequential drafting.
+- Roofline (Williams, Waterman, Patterson 2009, CACM 52(4)): a dense decode step
+  over n tokens takes max(weight bytes / bandwidth, 2·params·n / peak FLOP/s),
+  so it turns compute-bound at n* = peak·bytes-per-weight / (2·bandwidth).
+- Tree verification (SpecInfer, Miao et al. 2024, arXiv:2305.09781; EAGLE-2,
+  Li et al. 2024, arXiv:2406.16858): the target scores every node in one pass;
+  drafting runs one forward per tree level.
+- FlashMLA (deepseek-ai/FlashMLA): 64-row query blocks for multi-latent attention.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Literal
+
+DraftPasses = Literal["per_token", "single"]
 
 #: Rows of one tensor-core tile on the attention path (NVIDIA blog).
 TILE_ROWS = 128
-#: How many draft lengths :func:`next_aligned_draft_length` tries.
-ALIGNMENT_SEARCH_STEPS = 128
-#: The AL floor used when a claims file sets none (DESIGN.md §2).
-DEFAULT_ACCEPT_LENGTH_FLOOR = 2.0
+#: Tile rows for multi-latent attention (FlashMLA's query block).
+MLA_TILE_ROWS = 64
+#: The seed's AL floor, kept as a guideline for trained drafters (DESIGN.md §8.3).
+GUIDELINE_ACCEPT_LENGTH = 2.0
+#: Bytes per weight when ``hardware.weight_bytes`` is not given (BF16).
+DEFAULT_WEIGHT_BYTES = 2.0
+
+
+# --- cost model (DESIGN.md §8.1) ------------------------------------------------------------
+
+
+def pass_count(draft_length: int, draft_passes: DraftPasses) -> int:
+    """Draft forward passes per step: D (``per_token``), 1 (``single``, D ≥ 1), 0 at D = 0."""
+    if draft_length <= 0:
+        return 0
+    return draft_length if draft_passes == "per_token" else 1
+
+
+def compute_bound_tokens(
+    peak_tflops: float, memory_bandwidth_tbps: float, weight_bytes: float = DEFAULT_WEIGHT_BYTES
+) -> float:
+    """n* = peak dense FLOP/s × bytes per weight / (2 × memory bandwidth), in tokens.
+
+    A dense decode step over n tokens reads every weight once (bytes / bandwidth)
+    and does 2 FLOPs per weight and token; it turns compute-bound at n = n*.
+    H100-SXM (989 TFLOP/s BF16 dense, 3.35 TB/s, 2 bytes): 989·2 / (2·3.35) = 295.22.
+
+    Source: the roofline model (Williams et al. 2009) applied to a dense step.
+    """
+    return peak_tflops * weight_bytes / (2.0 * memory_bandwidth_tbps)
+
+
+def roofline_verify_cost(concurrency: int, verify_tokens: int, n_star: float) -> float:
+    """β = max(1, B·N_verify / n*) / max(1, B / n*), dimensionless, ≥ 1.
+
+    The step's time is flat while memory-bound and grows linearly in tokens once
+    compute-bound. H100-SXM, B = 128, N = 4: (512 / 295.22) / 1 = 1.7343.
+    """
+    return max(1.0, concurrency * verify_tokens / n_star) / max(1.0, concurrency / n_star)
+
+
+def step_cost(verify_cost: float, draft_depth_ratio: float, passes: int) -> float:
+    """cost = β + ρ·passes, in plain target steps (one step at one token = 1)."""
+    return verify_cost + draft_depth_ratio * passes
+
+
+def speedup(accept_length: float, cost: float) -> float:
+    """S = AL / cost: tokens per unit time over plain decoding's (1.0 = no gain).
+
+    Source: Leviathan et al. 2023 eq. 1 with E = AL and the cost of §8.1.
+    """
+    return accept_length / cost
 
 
 def theoretical_speedup(accept_length: float, draft_length: int, draft_depth_ratio: float) -> float:
-    """Speedup of speculative over plain decoding at low latency: AL / (1 + ρ·D).
-
-    Args:
-        accept_length: AL, tokens per target step (bonus included), ≥ 0.
-        draft_length: D, draft tokens per step, ≥ 0.
-        draft_depth_ratio: ρ, cost of one draft token in target steps, ≥ 0.
-
-    Returns:
-        The ratio of tokens per unit time (dimensionless; 1.0 = no gain).
-
-    Source: NVIDIA co-design blog; Leviathan et al. 2023 eq. 1 with E = AL.
-    """
+    """The v1 form AL / (1 + ρ·D): β = 1, one draft pass per token (DESIGN.md §1)."""
     return accept_length / (1.0 + draft_depth_ratio * draft_length)
 
 
-def draft_overhead(draft_depth_ratio: float | None, draft_length: int) -> float:
-    """Draft cost per target step, ρ·D (in target steps); ρ absent counts as 0."""
-    return (draft_depth_ratio or 0.0) * draft_length
+def draft_overhead(draft_depth_ratio: float | None, passes: int) -> float:
+    """Draft cost per step, ρ·passes (in target steps); ρ absent counts as 0."""
+    return (draft_depth_ratio or 0.0) * passes
+
+
+def measured_draft_depth_ratio(
+    accept_length: float, measured_speedup: float, verify_cost: float, passes: int
+) -> float | None:
+    """ρ = (AL / S_measured − β) / passes, or ``None`` when passes = 0 or the result < 0.
+
+    TensorRT-LLM-style MTP, 151.1 → 320.3 tok/s at D = 3, AL 2.830:
+    S = 2.1198, ρ = (2.830 / 2.1198 − 1) / 3 = 0.1117 (DESIGN.md §8.2).
+    """
+    if passes <= 0 or measured_speedup <= 0:
+        return None
+    rho = (accept_length / measured_speedup - verify_cost) / passes
+    return rho if rho >= 0 else None
+
+
+def default_accept_length_floor(break_even: float, min_gain: float, depth: int | None) -> float:
+    """The default AL floor: break-even AL × (1 + min_gain), never above 1 + depth.
+
+    N-gram, D = 8, ρ 0, β 1: 1 × 1.1 = 1.1. Stated ρ 0.15, D = 8: 2.2 × 1.1 = 2.42.
+    (DESIGN.md §8.3; the caller decides that D = 0 has no default floor.)
+    """
+    floor = break_even * (1.0 + min_gain)
+    return floor if depth is None else min(floor, 1.0 + depth)
+
+
+def guideline_accept_length(draft_length: int) -> float:
+    """The seed's floor kept as guidance: min(2, 1 + D/2).
+
+    For D = 1 a floor of 2 would demand 100 % acceptance (DeepSeek-V3's MTP at
+    D = 1 runs at AL ≈ 1.85, arXiv:2412.19437 §5.4.3), hence the cap.
+    """
+    return min(GUIDELINE_ACCEPT_LENGTH, 1.0 + draft_length / 2.0)
+
+
+def break_even_draft_depth_ratio(accept_length: float, draft_length: int) -> float | None:
+    """Largest ρ with speedup > 1 at β = 1, one pass per token: (AL − 1) / D; ``None`` at D = 0."""
+    if draft_length == 0:
+        return None
+    return (accept_length - 1.0) / draft_length
+
+
+# --- attention tiles (DESIGN.md §8.4) -------------------------------------------------------
 
 
 def as_fraction(value: float | int | Fraction) -> Fraction:
@@ -77,39 +177,56 @@ def as_fraction(value: float | int | Fraction) -> Fraction:
     return result
 
 
-def attention_optimal_draft_length(query_heads_per_kv: Fraction) -> int:
-    """D* = floor(128 / G) − 1, never below 0.
+def attention_optimal_draft_length(query_heads_per_kv: Fraction, tile_rows: int = TILE_ROWS) -> int:
+    """D* = floor(M / G) − 1, never below 0: the largest chain D whose rows fit one tile.
 
     Verifying 1 + D tokens against one KV head fills G·(1 + D) rows of an
-    attention tile; up to 128 rows cost about as much as one, so D* is the
-    largest D whose rows still fit one tile. G = 8 → 15; G = 5 → 24; G = 32 → 3.
+    attention tile; up to M rows cost about as much as one. M = 128: G = 8 → 15;
+    G = 5 → 24; G = 32 → 3. MLA (M = 64), G = 16 → 3.
 
-    Source: NVIDIA co-design blog (D = 128/G − 1).
+    Source: NVIDIA co-design blog (D = 128/G − 1); FlashMLA for M = 64.
     """
-    return max(math.floor(Fraction(TILE_ROWS) / query_heads_per_kv) - 1, 0)
+    return max(math.floor(Fraction(tile_rows) / query_heads_per_kv) - 1, 0)
 
 
-def tile_rows(query_heads_per_kv: Fraction, verify_tokens: int) -> Fraction:
+def attention_rows(query_heads_per_kv: Fraction, verify_tokens: int) -> Fraction:
     """Attention rows per KV head when the target scores ``verify_tokens`` tokens: G·N."""
     return query_heads_per_kv * verify_tokens
 
 
-def is_tile_aligned(query_heads_per_kv: Fraction, verify_tokens: int) -> bool:
-    """Whether G·N is a whole multiple of 128 (N = 1 + D for a chain), exactly."""
-    rows = tile_rows(query_heads_per_kv, verify_tokens)
-    return rows.denominator == 1 and rows.numerator % TILE_ROWS == 0
+def attention_tiles(
+    query_heads_per_kv: Fraction, verify_tokens: int, tile_rows: int = TILE_ROWS
+) -> int:
+    """tiles = ceil(G·N_verify / M), exact. G = 5, N = 26: ceil(130 / 128) = 2."""
+    return math.ceil(attention_rows(query_heads_per_kv, verify_tokens) / tile_rows)
 
 
-def next_aligned_draft_length(query_heads_per_kv: Fraction, start: int) -> int | None:
-    """Smallest D′ ≥ ``start`` with G·(1 + D′) a multiple of 128.
+def is_tile_aligned(
+    query_heads_per_kv: Fraction, verify_tokens: int, tile_rows: int = TILE_ROWS
+) -> bool:
+    """One more verify token would need another tile: G·(N + 1) > M·tiles.
 
-    Tries ``ALIGNMENT_SEARCH_STEPS`` values (start … start + 127); ``None`` when
-    none fits (e.g. G = 1/3). G = 8, start 14 → 15; G = 5, start 3 → 127.
+    For G dividing M this is v1's "G·N is a multiple of M". G = 8, N = 32: 264 > 256,
+    aligned. G = 5, N = 26: 135 ≤ 256, not aligned.
     """
-    for candidate in range(start, start + ALIGNMENT_SEARCH_STEPS):
-        if is_tile_aligned(query_heads_per_kv, candidate + 1):
-            return candidate
-    return None
+    tiles = attention_tiles(query_heads_per_kv, verify_tokens, tile_rows)
+    return query_heads_per_kv * (verify_tokens + 1) > tile_rows * tiles
+
+
+def tile_aligned_verify_tokens(query_heads_per_kv: Fraction, tiles: int, tile_rows: int) -> int:
+    """The most verify tokens that fit ``tiles`` tiles: floor(tiles·M / G)."""
+    return math.floor(Fraction(tiles * tile_rows) / query_heads_per_kv)
+
+
+def tile_aligned_draft_length(query_heads_per_kv: Fraction, tiles: int, tile_rows: int) -> int:
+    """The largest chain D with ``tiles`` tiles: floor(tiles·M / G) − 1, never below 0.
+
+    G = 5, 2 tiles of 128 rows: floor(256 / 5) − 1 = 50 (not v1's 127).
+    """
+    return max(tile_aligned_verify_tokens(query_heads_per_kv, tiles, tile_rows) - 1, 0)
+
+
+# --- acceptance ---------------------------------------------------------------------------
 
 
 def iid_accept_length(acceptance_rate: float, draft_length: int) -> float:
@@ -120,59 +237,6 @@ def iid_accept_length(acceptance_rate: float, draft_length: int) -> float:
     if acceptance_rate >= 1.0:
         return float(draft_length + 1)
     return (1.0 - acceptance_rate ** (draft_length + 1)) / (1.0 - acceptance_rate)
-
-
-def default_accept_length_floor(draft_length: int | None) -> float:
-    """The AL floor when none is set: 2, but never above 1 + D/2 when D is known.
-
-    For D = 1 a floor of 2 would demand 100 % acceptance (DeepSeek-V3's MTP at
-    D = 1 runs at AL ≈ 1.85, arXiv:2412.19437 §5.4.3), hence the cap.
-    """
-    if draft_length is None:
-        return DEFAULT_ACCEPT_LENGTH_FLOOR
-    return min(DEFAULT_ACCEPT_LENGTH_FLOOR, 1.0 + draft_length / 2.0)
-
-
-def break_even_draft_depth_ratio(accept_length: float, draft_length: int) -> float | None:
-    """Largest ρ with speedup > 1: ρ < (AL − 1) / D; ``None`` for D = 0."""
-    if draft_length == 0:
-        return None
-    return (accept_length - 1.0) / draft_length
-
-
-@dataclass(frozen=True)
-class DraftIncrease:
-    """Speedup at the current D and at a larger D measured in ``evidence.next``."""
-
-    current_speedup: float
-    next_speedup: float
-    increase: bool
-    delta_speedup: float
-
-
-def draft_increase(
-    accept_length: float,
-    draft_length: int,
-    next_accept_length: float,
-    next_draft_length: int,
-    draft_depth_ratio: float,
-) -> DraftIncrease:
-    """Compare AL/(1+ρD) at the current and the next D, same ρ.
-
-    ``increase`` is true only when the next speedup is higher on 4-decimal
-    values (so a gain that rounds away is no gain). AL 5 → 5.2 for D 7 → 14 at
-    ρ = 0.1: 2.9412 → 2.1667, no increase.
-
-    Source: NVIDIA co-design blog ("raise D only while AL gains beat draft cost").
-    """
-    current = theoretical_speedup(accept_length, draft_length, draft_depth_ratio)
-    following = theoretical_speedup(next_accept_length, next_draft_length, draft_depth_ratio)
-    return DraftIncrease(
-        current_speedup=current,
-        next_speedup=following,
-        increase=round(following, 4) > round(current, 4),
-        delta_speedup=following - current,
-    )
 
 
 def iid_acceptance_rate(accept_length: float, draft_length: int) -> float | None:
@@ -192,3 +256,93 @@ def iid_acceptance_rate(accept_length: float, draft_length: int) -> float | None
         else:
             high = middle
     return (low + high) / 2
+
+
+# --- draft length choices (DESIGN.md §8.5–§8.6) ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class DraftIncrease:
+    """Speedup at the current D and at a larger D measured in ``evidence.next``."""
+
+    current_speedup: float
+    next_speedup: float
+    increase: bool
+    delta_speedup: float
+
+
+def draft_increase(current_speedup: float, next_speedup: float) -> DraftIncrease:
+    """Compare S(D) with S(D_next); ``increase`` only when higher on 4-decimal values.
+
+    A gain that rounds away is no gain. AL 5 → 5.2 for D 7 → 14 at ρ = 0.1, β = 1:
+    5 / 1.7 = 2.9412 → 5.2 / 2.4 = 2.1667, no increase.
+
+    Source: NVIDIA co-design blog ("raise D only while AL gains beat draft cost").
+    """
+    return DraftIncrease(
+        current_speedup=current_speedup,
+        next_speedup=next_speedup,
+        increase=round(next_speedup, 4) > round(current_speedup, 4),
+        delta_speedup=next_speedup - current_speedup,
+    )
+
+
+@dataclass(frozen=True)
+class SpeedupPoint:
+    """S at one draft length d, from the profile's AL(d) = 1 + Σ_{i≤d} m_i."""
+
+    draft_length: int
+    accept_length: float
+    speedup: float
+
+
+@dataclass(frozen=True)
+class OptimalDraftLength:
+    """D_opt over the measured range, its S and gain = S(D_opt) / S(D) − 1."""
+
+    draft_length: int
+    speedup: float
+    gain: float
+    curve: tuple[SpeedupPoint, ...]
+
+
+def speedup_curve(
+    marginal: Sequence[float],
+    draft_length: int,
+    accept_length: float,
+    cost_at: Callable[[int], float],
+) -> tuple[SpeedupPoint, ...]:
+    """S(d) for d = 1 … min(len(profile), D), plus d = D from AL when the profile is shorter.
+
+    ``marginal`` is m_i = P(the first i drafts accepted), i = 1 … L; ``cost_at(d)``
+    is cost(d) of §8.1. S(D) always uses the deployment's AL. The loop runs over
+    the profile only (never over a D read from a file).
+    """
+    points: list[SpeedupPoint] = []
+    total = 1.0
+    for d, rate in enumerate(marginal[:draft_length], 1):
+        total += rate
+        al = accept_length if d == draft_length else total
+        points.append(SpeedupPoint(d, al, speedup(al, cost_at(d))))
+    if draft_length >= 1 and (not points or points[-1].draft_length != draft_length):
+        points.append(
+            SpeedupPoint(draft_length, accept_length, speedup(accept_length, cost_at(draft_length)))
+        )
+    return tuple(points)
+
+
+def optimal_draft_length(curve: Sequence[SpeedupPoint]) -> OptimalDraftLength | None:
+    """argmax_d S(d) over ``curve`` (ties → the smaller d); gain against the last point (D).
+
+    m = [.7, .4, .2, .1, .05, .02, .01], D = 7, ρ 0.1, β 1: S(7) = 2.48 / 1.7 = 1.4588,
+    D_opt = 3 with S = 2.3 / 1.3 = 1.7692, gain 0.2128 (DESIGN.md §8.6).
+    """
+    if not curve:
+        return None
+    best = curve[0]
+    for point in curve[1:]:
+        if point.speedup > best.speedup:
+            best = point
+    current = curve[-1].speedup
+    gain = best.speedup / current - 1.0 if current > 0 else 0.0
+    return OptimalDraftLength(best.draft_length, best.speedup, gain, tuple(curve))

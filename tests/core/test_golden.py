@@ -1,6 +1,8 @@
 """Golden outputs of one realistic failing claims file in the text, json and github
 formats. The expected files under tests/data/core/golden/ were written by hand from
-DESIGN.md §3–§4 and the rule message templates, then read against the output.
+DESIGN.md §3–§4 and the rule message templates, then read against the output; §8
+(theory v2) moved the AL floor (§8.3), ρ (§8.2), tiles (§8.4) and added SG110/SG206 and the
+§8.8 metrics, each value re-worked by hand (1.4 / 1.35 · 1.1 = 1.485; 3.1 / 3 = 1.0333).
 
 The file is checked from a temporary git repository as ``deploy/claims.specgate.yaml``,
 so every format shows the same path (relative to the current folder and to the git

@@ -76,8 +76,9 @@ def test_explicit_key_beside_a_merge_keeps_its_own_place(check_text: Check) -> N
         "    workload: {attention_dominated: true}\n"
         "    evidence: {accept_length: 3.1, cache_coherence_eval: true}\n"
     )
-    # D 40 (explicit, wins over 3) > D* 31 at G 4, 4·41 = 164: SG201 at line 7 col 21
-    assert places(check_text(text)) == [("SG201", 7, 21)]
+    # D 40 (explicit, wins over 3) > D* 31 at G 4, 4·41 = 164: SG201 at line 7 col 21;
+    # §8.4 adds SG206 (164 rows → 2 tiles) at the same D
+    assert places(check_text(text)) == [("SG201", 7, 21), ("SG206", 7, 21)]
 
 
 def test_flow_mapping_scalar_positions(check_text: Check) -> None:

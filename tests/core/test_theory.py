@@ -65,37 +65,21 @@ def test_is_tile_aligned(g: Fraction, verify: int, aligned: bool) -> None:
 
 
 @pytest.mark.parametrize(
-    ("g", "start", "expected"),
+    ("g", "tiles", "expected"),
     [
-        # G = 8: 8·(1 + D′) = 128k ⇔ 1 + D′ multiple of 16; from 14: D′ = 15
-        (Fraction(8), 14, 15),
-        # already aligned: D = 15 → 15
-        (Fraction(8), 15, 15),
-        # G = 8 from 16: next 1 + D′ = 32 → 31
-        (Fraction(8), 16, 31),
-        # G = 5: 5·(1 + D′) = 128k needs 1 + D′ multiple of 128 → D′ = 127
-        (Fraction(5), 3, 127),
-        # G = 32/5: 32/5·(1 + D′) = 128k ⇔ (1 + D′) multiple of 20 → D′ = 19
-        (Fraction(32, 5), 0, 19),
-        # G = 1/3: (1 + D′)/3 = 128k ⇔ 1 + D′ = 384k → D′ = 383 > 0 + 127 → None
-        (Fraction(1, 3), 0, None),
-        # G = 4 from 40: 1 + D′ multiple of 32 → 64 → D′ = 63
-        (Fraction(4), 40, 63),
+        # §8.4 replaces v1's "next D′ with G·(1 + D′) a multiple of 128" (which said 127 for
+        # G = 5) by the largest D with the same tile count: floor(tiles·128 / G) − 1
+        (Fraction(8), 1, 15),  # floor(128/8) − 1
+        (Fraction(8), 2, 31),  # floor(256/8) − 1
+        (Fraction(5), 1, 24),  # floor(25.6) − 1
+        (Fraction(5), 2, 50),  # floor(51.2) − 1 (§8.4: "suggests 24 or 50", not 127)
+        (Fraction(32, 5), 1, 19),  # floor(20) − 1
+        (Fraction(1, 3), 1, 383),  # floor(384) − 1: exact for fractional G
+        (Fraction(200), 1, 0),  # floor(0.64) − 1 = −1 → never below 0
     ],
 )
-def test_next_aligned_draft_length(g: Fraction, start: int, expected: int | None) -> None:
-    assert theory.next_aligned_draft_length(g, start) == expected
-
-
-def test_next_aligned_search_is_bounded_to_128_steps() -> None:
-    # G = 5 from 1: D′ = 127 = 1 + 126 is inside start … start + 127
-    assert theory.next_aligned_draft_length(Fraction(5), 1) == 127
-    # from 128: the next is 1 + D′ = 256 → D′ = 255 = 128 + 127, the last one tried
-    assert theory.next_aligned_draft_length(Fraction(5), 128) == 255
-    # G = 1/3 from 256: D′ = 383 = 256 + 127, still inside the window
-    assert theory.next_aligned_draft_length(Fraction(1, 3), 256) == 383
-    # … and from 255 it is 128 steps away: outside the window
-    assert theory.next_aligned_draft_length(Fraction(1, 3), 255) is None
+def test_tile_aligned_draft_length(g: Fraction, tiles: int, expected: int) -> None:
+    assert theory.tile_aligned_draft_length(g, tiles, 128) == expected
 
 
 def test_as_fraction_is_exact() -> None:
@@ -111,7 +95,7 @@ def test_as_fraction_is_exact() -> None:
 def test_draft_increase_that_loses_speedup() -> None:
     # AL 5 at D 7, ρ 0.1: 5 / 1.7 = 2.94118 → 2.9412
     # AL 5.2 at D 14:    5.2 / 2.4 = 2.16667 → 2.1667
-    result = theory.draft_increase(5, 7, 5.2, 14, 0.1)
+    result = theory.draft_increase(5 / 1.7, 5.2 / 2.4)
     assert result.current_speedup == pytest.approx(2.9412, abs=5e-5)
     assert result.next_speedup == pytest.approx(2.1667, abs=5e-5)
     assert result.increase is False
@@ -121,14 +105,14 @@ def test_draft_increase_that_loses_speedup() -> None:
 
 def test_draft_increase_that_pays() -> None:
     # 2.4 / (1 + 0.05·3) = 2.4 / 1.15 = 2.0870; 3.0 / (1 + 0.05·5) = 3 / 1.25 = 2.4
-    result = theory.draft_increase(2.4, 3, 3.0, 5, 0.05)
+    result = theory.draft_increase(2.4 / 1.15, 3.0 / 1.25)
     assert result.increase is True
     assert result.next_speedup == pytest.approx(2.4)
 
 
 def test_draft_increase_equal_on_four_decimals_is_no_increase() -> None:
     # ρ = 0: current 2.00001, next 2.00004; both round to 2.0000 → no increase
-    result = theory.draft_increase(2.00001, 3, 2.00004, 5, 0.0)
+    result = theory.draft_increase(2.00001, 2.00004)
     assert result.increase is False
     assert result.delta_speedup > 0
 
@@ -145,15 +129,14 @@ def test_iid_accept_length() -> None:
 @pytest.mark.parametrize(
     ("draft_length", "floor"),
     [
-        (None, 2.0),  # D unknown: 2
         (1, 1.5),  # min(2, 1 + 1/2) = 1.5
         (2, 2.0),  # min(2, 1 + 2/2) = 2
-        (0, 1.0),  # min(2, 1 + 0/2) = 1
         (7, 2.0),  # min(2, 4.5) = 2
     ],
 )
-def test_default_accept_length_floor(draft_length: int | None, floor: float) -> None:
-    assert theory.default_accept_length_floor(draft_length) == floor
+def test_guideline_accept_length(draft_length: int, floor: float) -> None:
+    # §8.3: the seed's default floor is now SG110's guideline
+    assert theory.guideline_accept_length(draft_length) == floor
 
 
 def test_break_even_draft_depth_ratio() -> None:

@@ -69,8 +69,12 @@ def test_done_when_d_g_and_al_come_from_the_referenced_files(
     assert m["attention_optimal_draft_length"] == 15
     # AL: 1 + accepted/drafts = 1 + 863/240 = 4.59583… → 4.5958.
     assert m["accept_length"] == 4.5958
-    # ρ not given → 0 in the theory: AL/(1 + 0) = 4.5958.
-    assert m["theoretical_speedup"] == 4.5958
+    # §8.2 moves this expectation (v1 took ρ = 0): ρ not given → the typical ρ 0.05 of the
+    # declared eagle3's class: 4.59583 / (1 + 0.05·7) = 4.59583 / 1.35 = 3.4043; the ceiling
+    # (ρ = 0) stays AL / β = 4.5958.
+    assert m["theoretical_speedup"] == 3.4043
+    assert m["draft_depth_ratio_source"] == "typical"
+    assert m["speedup_ceiling"] == 4.5958
 
     inputs = deployment["inputs"]
     engine = inputs["engine"]
@@ -489,8 +493,9 @@ def test_stated_number_that_agrees_gives_no_finding(
         # Qwen3-30B-A3B: 32/4 = 8 before the split; TP 8 > KV 4 replicates KV heads:
         # 32/8 = 4 per rank, D* = 128/4 − 1 = 31 (SOURCES.md gym row).
         ("qwen3-30b-a3b-tp8", (8, 8, 4, 31, False)),
-        # DeepSeek-V3 MLA at TP 8 (curated R1 latency config): 128/8 = 16, D* = 7.
-        ("deepseek-v3-tp8", (8, 128, 16, 7, True)),
+        # DeepSeek-V3 MLA at TP 8 (curated R1 latency config): 128/8 = 16; §8.4 moves D*
+        # from 128/16 − 1 = 7 to MLA's 64-row tiles: 64/16 − 1 = 3.
+        ("deepseek-v3-tp8", (8, 128, 16, 3, True)),
         # DeepSeek-V3 MLA with no engine config (TP 1): 128, D* = max(1 − 1, 0) = 0.
         ("deepseek-v3-tp1", (None, 128, 128, 0, True)),
         # DeepSeek's own schema: n_heads 128, kv_lora_rank 512, no KV field: MLA, not MHA.

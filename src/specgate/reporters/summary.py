@@ -52,7 +52,7 @@ def _deployment_lines(path: str, report: DeploymentReport) -> list[str]:
         "|---|---|---|---|---|---|---|---|",
         f"| {_v(m.accept_length)} | {_v(m.draft_length)} | {_v(m.draft_depth_ratio)} "
         f"| {_v(m.theoretical_speedup, 'x')} | {_v(m.claimed_speedup, 'x')} "
-        f"| {_v(m.attention_optimal_draft_length)} | {tile} | {fmt(m.accept_length_floor.value)} |",
+        f"| {_v(m.attention_optimal_draft_length)} | {tile} | {_v(m.accept_length_floor.value)} |",
         "",
         f"**Mechanism:** declared {declared}; recommended **{report.recommended.name}** "
         f"(ρ ≈ {fmt(report.recommended.draft_depth_ratio_hint)}). {md(report.recommended.reason)} "

@@ -54,7 +54,7 @@ def metrics_block(report: DeploymentReport, *, colour: bool = False) -> list[str
     speedup += f", claimed {_value(m.claimed_speedup, 'x')}"
     tile = "—" if m.tile_aligned is None else ("yes" if m.tile_aligned else "no")
     if m.tile_aligned_draft_length is not None and not m.tile_aligned:
-        tile += f" (next aligned D {m.tile_aligned_draft_length})"
+        tile += f" (tile-aligned D {m.tile_aligned_draft_length})"
     d_text = _value(m.draft_length)
     if m.draft_length is not None and m.verify_tokens not in (None, m.draft_length + 1):
         d_text += f" (tree: N_verify {m.verify_tokens})"
@@ -66,9 +66,11 @@ def metrics_block(report: DeploymentReport, *, colour: bool = False) -> list[str
     lines = [
         f"  deployment {visible(report.name)}: {_paint(report.status, report.status, colour)}",
         f"    AL {_value(m.accept_length)}, D {d_text}, "
-        f"ρ {_value(m.draft_depth_ratio)}, speedup {speedup}",
+        f"ρ {_value(m.draft_depth_ratio)}"
+        + (f" ({m.draft_depth_ratio_source})" if m.draft_depth_ratio_source != "stated" else "")
+        + f", β {fmt(m.verify_cost_ratio)}, speedup {speedup}",
         f"    G {_value(m.query_heads_per_kv)}, D* {_value(m.attention_optimal_draft_length)}, "
-        f"tile aligned {tile}, AL floor {fmt(m.accept_length_floor.value)}",
+        f"tile aligned {tile}, AL floor {_value(m.accept_length_floor.value)}",
         f"    mechanism: declared {declared}, recommended {report.recommended.name} "
         f"(ρ ≈ {fmt(report.recommended.draft_depth_ratio_hint)})",
     ]

@@ -68,66 +68,122 @@ def accept_length_missing(ctx: RuleContext) -> Iterator[Hit]:
             "speculative decoding is enabled but no measured accept length "
             "(evidence.accept_length) is given",
             dep.path("speculation"),
-            "Measure AL on the served workload (for vLLM: 1 + Δaccepted / Δdrafts of the "
-            "vllm:spec_decode_* counters) and record it as evidence.accept_length.",
+            f"Measure AL on the served workload ({_how_to_measure(_engine(ctx))}) and record "
+            "it as evidence.accept_length or point evidence.metrics at the data.",
         )
+
+
+#: Where each engine reports AL (DESIGN.md §7's metrics formats).
+_MEASURE_AL = {
+    "vllm": "vLLM: 1 + Δaccepted / Δdrafts of the vllm:spec_decode_* counters, "
+    "evidence.metrics format vllm-prometheus or vllm-log",
+    "sglang": "SGLang: avg_spec_accept_length of /get_server_info or the decode log's "
+    "accept len, format sglang-server-info or sglang-log",
+    "trtllm": "TensorRT-LLM: the iteration stats' specDecodingStats, "
+    "format trtllm-iteration-stats",
+    "llamacpp": "llama.cpp: the server's draft statistics line, format llamacpp-log",
+    "transformers": "transformers logs no AL: count tokens emitted per target forward "
+    "pass of assisted generation (new tokens / target calls)",
+}
+
+
+def _engine(ctx: RuleContext) -> str | None:
+    inputs = ctx.deployment.inputs
+    if inputs is not None and inputs.engine is not None:
+        return inputs.engine.engine
+    return ctx.deployment.speculation.engine
+
+
+def _how_to_measure(engine: str | None) -> str:
+    if engine in _MEASURE_AL:
+        return _MEASURE_AL[engine]
+    return "tokens emitted per target step, bonus token included, from the engine's counters"
 
 
 @rule(
     "SG102",
     "accept-length-below-floor",
     "fail",
-    "The measured accept length is below the AL floor.",
+    "The measured accept length is below the AL floor (default: break-even × (1 + min_gain)).",
     fail_example="""
         version: 1
         deployments:
-          - name: gemma-mtp
+          - name: chat-8b-draft-model
             speculation:
               enabled: true
-              mechanism: mtp
-              draft_length: 4
-              draft_depth_ratio: 0.02
+              mechanism: draft_model
+              draft_length: 8
+              draft_depth_ratio: 0.15
             evidence:
-              accept_length: 1.03
+              accept_length: 2.3
               cache_coherence_eval: true
     """,
     pass_example="""
         version: 1
         deployments:
-          - name: deepseek-mtp
+          - name: coder-ngram
             speculation:
               enabled: true
-              mechanism: mtp
-              draft_length: 1
-              draft_depth_ratio: 0.03
+              mechanism: ngram
+              draft_length: 8
+              draft_depth_ratio: 0
             evidence:
-              accept_length: 1.85
+              accept_length: 1.8
               cache_coherence_eval: true
     """,
 )
 def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
     """
-    **What it checks.** AL ≥ the AL floor. The floor is `policy.min_accept_length`
-    (or `--min-accept-length`), else 2 but never above 1 + D/2 when D is known:
-    at D = 1 a floor of 2 would demand 100 % acceptance, and DeepSeek-V3's MTP
-    at D = 1 runs at AL ≈ 1.85 (arXiv:2412.19437 §5.4.3). The comparison is
-    strict, without tolerance. An explicit floor above 1 + D is unreachable and
-    the message says so.
+    **What it checks.** AL ≥ the AL floor (strict comparison, no tolerance).
+    An explicit floor (`policy.min_accept_length`, `--min-accept-length`,
+    `[tool.specgate] min-accept-length`) is used as written; above 1 + D it is
+    unreachable and the message says so. The default floor (D ≥ 1) is the
+    break-even AL times 1 + `policy.min_gain` (default 0.10), never above 1 + D:
+    break-even = β + ρ·passes, the AL at which speculation only matches plain
+    decoding, with ρ stated or measured, else ρ = 0 (a fail rests on what is
+    stated or measured; a typical ρ only warns, see SG110). At D = 0 there is no
+    default floor; with D unknown it is β × (1 + min_gain).
+
+    N-gram, D = 8, ρ 0: floor 1.1, so AL 1.8 passes (S = 1.8). Stated ρ 0.15,
+    D = 8: break-even 2.2, floor 2.42.
+
+    With ρ measured from a measured speedup, break-even = AL / S_measured, so the
+    default floor becomes a gain test: SG102 then means the measured speedup is
+    below 1 + min_gain (a measured 1.05x fails at the default 10 %;
+    `policy.min_gain: 0` accepts any gain).
 
     **Why.** A drafter whose acceptance collapsed costs draft and verification
     work for almost no extra tokens; TensorRT-LLM's CI keeps AL floors for the
-    same reason (`acceptance_length.yaml`, "a collapse tripwire").
+    same reason (`acceptance_length.yaml`, "a collapse tripwire"). A fixed floor
+    of 2 failed healthy n-gram and EAGLE k = 2 deployments, so the default follows
+    the deployment's own break-even (S = AL / cost, DESIGN.md §8.1).
     """
     al = ctx.metrics.accept_length
     floor = ctx.metrics.accept_length_floor
-    if al is None or not al < floor.value:
+    if al is None or floor.value is None or not al < floor.value:
         return
     dep = ctx.deployment
-    d = ctx.metrics.draft_length
-    where = {"cli": "--min-accept-length", "policy": "policy.min_accept_length"}.get(
-        floor.source,
-        "the default floor" + (f" min(2, 1 + D/2) at D = {d}" if d is not None else ""),
-    )
+    m = ctx.metrics
+    d = m.draft_length
+    if floor.source == "default":
+        gain = fmt(m.min_gain)
+        if m.draft_depth_ratio_source == "measured":
+            where = (
+                f"the default floor: the measured {fmt(m.measured_speedup or 0)}x is below "
+                f"1 + min_gain = {fmt(1 + m.min_gain)}"
+            )
+        else:
+            rho = fmt(m.proven_draft_depth_ratio)
+            where = (
+                f"the default floor: break-even AL {fmt(floor.value / (1 + m.min_gain))} "
+                f"(β {fmt(m.verify_cost_ratio)} + ρ {rho}·{m.passes}) × (1 + {gain})"
+            )
+            if d is not None and floor.value >= 1 + d:
+                where += f", capped at 1 + D = {1 + d}"
+    else:
+        where = {"cli": "--min-accept-length", "policy": "policy.min_accept_length"}.get(
+            floor.source, "[tool.specgate] min-accept-length"
+        )
     message = f"AL {fmt(al)}{_estimated(ctx)} is below the floor {fmt(floor.value)} ({where})"
     if floor.explicit and d is not None and floor.value > 1 + d:
         message += f"; the floor is unreachable: AL can be at most 1 + D = {1 + d}"
@@ -135,8 +191,9 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
         message,
         dep.path("evidence", "accept_length"),
         f"Raise AL to at least {fmt(floor.value)} (a drafter better matched to the served "
-        "traffic and chat template), set policy.min_accept_length if this mechanism's floor "
-        "should differ, or keep speculation off for this deployment.",
+        "traffic and chat template), lower D or the draft cost, or keep speculation off for "
+        "this deployment; set policy.min_gain or policy.min_accept_length if a smaller gain "
+        "is acceptable.",
     )
 
 
@@ -174,7 +231,9 @@ def accept_length_out_of_range(ctx: RuleContext) -> Iterator[Hit]:
     """
     **What it checks.** 1 ≤ AL, and AL ≤ 1 + D when D is known (strict
     comparisons, no tolerance); the same for the AL measured at the larger D of
-    `evidence.next`.
+    `evidence.next`. For tree drafting D is the depth (the longest path: SGLang
+    `speculative_num_steps`, TensorRT-LLM `max_draft_len`), not the node count
+    (`speculation.verify_tokens` = nodes + 1). AL exactly at 1 + D is SG109.
 
     **Why.** Each target step emits the accepted draft tokens plus one token of
     its own, so 1 ≤ AL ≤ 1 + D (Leviathan et al. 2023, arXiv:2211.17192). An AL
@@ -219,7 +278,8 @@ def _accept_length_range(al: float | None, d: int | None, path: NodePath) -> Ite
     "SG104",
     "claimed-speedup-over-theory",
     "fail",
-    "The claimed speedup exceeds AL / (1 + ρ·D).",
+    "The claimed speedup exceeds AL / (β + ρ·passes) with ρ stated or measured, "
+    "else the ceiling AL / β.",
     fail_example="""
         version: 1
         deployments:
@@ -253,34 +313,51 @@ def _accept_length_range(al: float | None, d: int | None, path: NodePath) -> Ite
 )
 def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
     """
-    **What it checks.** `claims.speedup` ≤ AL / (1 + ρ·D) + 5·10⁻⁵. The
-    tolerance lets a claim written to 4 decimals pass when it rounds the exact
-    bound; nothing else is forgiven. With ρ absent the theory uses ρ = 0
-    (SG204 says so); with D unknown the bound is AL itself, the ceiling for any D.
+    **What it checks.** `claims.speedup` ≤ AL / (β + ρ·passes) + 5·10⁻⁵, with
+    ρ stated (`speculation.draft_depth_ratio`) or measured (from
+    `evidence.measured_speedup` or `evidence.throughput`); when ρ is neither,
+    the bound is the ceiling AL / β (ρ = 0: a claim above it is impossible at
+    any draft cost; SG108 warns against the typical ρ). With D unknown the bound
+    is the ceiling too. passes is D for per-token drafting and 1 for a one-pass
+    drafter; β is the verify cost at the deployment's concurrency (1 when
+    memory-bound, see SG207). The tolerance lets a claim written to 4 decimals
+    pass. With ρ measured the theory equals the measurement, so SG107 judges the
+    claim instead.
 
-    **Why.** In memory-bound decode a target step costs about the same for 1 or
-    1 + D tokens, so one step plus D draft tokens yields AL tokens for
-    (1 + ρ·D) step-times: speedup ≈ AL / (1 + ρ·D) (NVIDIA, "Co-designing AI
-    models using speculative decoding"; Leviathan et al. 2023 eq. 1 with
-    E = AL). A claim above it was measured under other conditions or copied
-    from a paper (sglang#5502, vLLM#9565).
+    **Why.** One step verifies N_verify tokens for β step-times and drafting
+    costs ρ per pass, yielding AL tokens: speedup = AL / (β + ρ·passes)
+    (NVIDIA, "Co-designing AI models using speculative decoding"; Leviathan et
+    al. 2023 eq. 1 with E = AL; β from the roofline, DESIGN.md §8.1). A claim
+    above it was measured under other conditions or copied from a paper
+    (sglang#5502, vLLM#9565).
     """
-    claimed = ctx.metrics.claimed_speedup
-    al = ctx.metrics.accept_length
-    if claimed is None or al is None:
+    m = ctx.metrics
+    claimed = m.claimed_speedup
+    al = m.accept_length
+    if claimed is None or al is None or m.draft_depth_ratio_source == "measured":
         return
-    d = ctx.metrics.draft_length
-    rho = ctx.metrics.draft_depth_ratio
+    d = m.draft_length
     dep = ctx.deployment
+    beta = m.verify_cost_ratio
+    beta_text = "" if beta == 1 else f" at β = {fmt(beta)}"
     if d is None:
-        bound = al
-        shown = f"AL = {fmt(al)}x, the ceiling for any D (D not given)"
+        bound = m.speedup_ceiling or al
+        shown = f"the ceiling AL/β = {fmt(bound)}x for any D (D not given){beta_text}"
+    elif m.draft_depth_ratio_source != "stated":
+        bound = m.speedup_ceiling or al
+        shown = (
+            f"the ceiling AL/β = {fmt(al)}/{fmt(beta)} = {fmt(bound)}x, "
+            "true at any draft cost (ρ not stated or measured)"
+        )
     else:
-        bound = ctx.metrics.theoretical_speedup or 0.0
-        rho_text = fmt(rho) if rho is not None else "0"
-        shown = f"AL/(1+ρD) = {fmt(al)}/(1+{rho_text}·{d}) = {fmt(bound)}x"
-        if rho is None:
-            shown += " (ρ not given, taken as 0)"
+        bound = m.proven_speedup or 0.0
+        rho = fmt(m.proven_draft_depth_ratio)
+        if beta == 1 and m.passes == d:
+            shown = f"AL/(1+ρD) = {fmt(al)}/(1+{rho}·{d}) = {fmt(bound)}x"
+        else:
+            shown = (
+                f"AL/(β+ρ·passes) = {fmt(al)}/({fmt(beta)}+{rho}·{m.passes}) = {fmt(bound)}x"
+            )
     if claimed > bound + SPEEDUP_TOLERANCE:
         hint = " (claims.speedup is a ratio: 2.4 means 2.4x, not percent)" if claimed >= 10 else ""
         yield Hit(

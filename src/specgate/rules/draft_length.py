@@ -12,17 +12,17 @@ from specgate.rules.registry import Hit, RuleContext, rule
     "SG201",
     "draft-length-tile-misaligned",
     "warn",
-    "Attention-dominated decode with D past D* and G·(1+D) not a multiple of 128.",
+    "Attention-dominated decode with D past D* and room left in the last attention tile.",
     fail_example="""
         version: 1
         deployments:
-          - name: long-context-8b
+          - name: long-context-maverick
             model:
-              query_heads: 32
+              query_heads: 40
               kv_heads: 8
             speculation:
               enabled: true
-              draft_length: 40
+              draft_length: 25
               draft_depth_ratio: 0.01
             workload:
               attention_dominated: true
@@ -50,17 +50,21 @@ from specgate.rules.registry import Hit, RuleContext, rule
 )
 def draft_length_tile_misaligned(ctx: RuleContext) -> Iterator[Hit]:
     """
-    **What it checks.** When `workload.attention_dominated` is true and G is
-    known: if D > D* = floor(128/G) − 1, then G·(1 + D) must be a multiple of
-    128 (for tree drafting, G·N_verify). Arithmetic is exact (G = H/KV as a
-    fraction). The message names the next aligned D: the smallest D′ ≥ D with
-    G·(1 + D′) a multiple of 128 (128 values are tried).
+    **What it checks.** When `workload.attention_dominated` is true, G and D
+    are known and D > D* = floor(M/G) − 1: D is tile aligned, meaning one more
+    verify token would need another tile, G·(N_verify + 1) > M·tiles with
+    tiles = ceil(G·N_verify / M). M is the tile's rows: 128, 64 for multi-latent
+    attention (FlashMLA), or `hardware.attention_tile_rows`. For G dividing M
+    this is "G·(1 + D) is a multiple of M". The message names D* (one tile)
+    and the tile-aligned D: the largest D with the same number of tiles,
+    floor(tiles·M/G) − 1, exact for fractional G. G = 5, D = 25: 130 rows, two
+    tiles, so D* = 24 or D = 50.
 
-    **Why.** Verifying 1 + D tokens against one KV head turns a one-row
-    matrix-vector product into a G·(1 + D)-row tile. Tensor-core tiles hold 128
-    rows, so up to D* the extra rows are nearly free; past D*, a partly filled
-    extra tile costs as much as a full one (NVIDIA, "Co-designing AI models
-    using speculative decoding").
+    **Why.** Verifying N_verify tokens against one KV head turns a one-row
+    matrix-vector product into a G·N_verify-row tile. Up to M rows cost about
+    as much as one; past D*, a partly filled extra tile costs as much as a full
+    one, so the rows left empty are paid for and unused (NVIDIA, "Co-designing
+    AI models using speculative decoding").
     """
     m = ctx.metrics
     g, d, d_star = m.query_heads_per_kv, m.draft_length, m.attention_optimal_draft_length
@@ -71,21 +75,20 @@ def draft_length_tile_misaligned(ctx: RuleContext) -> Iterator[Hit]:
         or d_star is None
         or d <= d_star
         or m.tile_aligned is not False
+        or m.verify_tokens is None
     ):
         return
-    rows = g * (m.verify_tokens or d + 1)
-    term = "G·(1+D)" if m.verify_tokens in (None, d + 1) else "G·N_verify"
+    rows = g * m.verify_tokens
+    term = "G·(1+D)" if m.verify_tokens == d + 1 else "G·N_verify"
     target = m.tile_aligned_draft_length
-    suggestion = (
-        f"the next aligned D is {target}" if target is not None else "no D within 128 steps aligns"
-    )
+    tiles = m.attention_tiles
     yield Hit(
-        f"D = {d} is past D* = {d_star} for G = {fmt(g)}, and {term} = {fmt(rows)} is not a "
-        f"multiple of 128; {suggestion}",
+        f"D = {d} is past D* = {d_star} for G = {fmt(g)}: {term} = {fmt(rows)} rows fill "
+        f"{tiles} tiles of {m.attention_tile_rows} with room to spare; D* = {d_star} keeps one "
+        f"tile, D = {target} fills {tiles}",
         ctx.deployment.path("speculation", "draft_length"),
-        f"Set speculation.draft_length to D* = {d_star}"
-        + (f" or to the next aligned D = {target}" if target is not None else "")
-        + ", and re-measure AL there.",
+        f"Set speculation.draft_length to D* = {d_star} or to the tile-aligned D = {target}, "
+        "and re-measure AL there.",
     )
 
 
@@ -93,7 +96,7 @@ def draft_length_tile_misaligned(ctx: RuleContext) -> Iterator[Hit]:
     "SG202",
     "attention-draft-length-suggestion",
     "info",
-    "Attention-dominated decode with G known and no D: suggests D* = floor(128/G) − 1.",
+    "Attention-dominated decode with G known and no D: suggests D* = floor(M/G) − 1.",
     fail_example="""
         version: 1
         deployments:
@@ -121,8 +124,8 @@ def draft_length_tile_misaligned(ctx: RuleContext) -> Iterator[Hit]:
 def attention_draft_length_suggestion(ctx: RuleContext) -> Iterator[Hit]:
     """
     **What it checks.** When `workload.attention_dominated` is true, G is known
-    and `speculation.draft_length` is not given, it suggests D* = floor(128/G) − 1
-    (never below 0).
+    and `speculation.draft_length` is not given, it suggests D* = floor(M/G) − 1
+    (never below 0), M = 128 tile rows (64 for multi-latent attention).
 
     **Why.** For attention-dominated decode (long contexts, small batches) the
     verification of 1 + D tokens per KV head is nearly free while G·(1 + D) ≤
@@ -140,7 +143,7 @@ def attention_draft_length_suggestion(ctx: RuleContext) -> Iterator[Hit]:
         yield Hit(
             f"no draft length given; for attention-dominated decode at G = "
             f"{fmt(m.query_heads_per_kv)} the attention-optimal draft length is "
-            f"D* = floor(128/G) − 1 = {d_star}",
+            f"D* = floor({m.attention_tile_rows}/G) − 1 = {d_star}",
             ctx.deployment.path("speculation"),
             f"Measure AL at D = {d_star} and record it as speculation.draft_length.",
         )
@@ -185,8 +188,11 @@ def attention_draft_length_suggestion(ctx: RuleContext) -> Iterator[Hit]:
 def draft_increase_not_justified(ctx: RuleContext) -> Iterator[Hit]:
     """
     **What it checks.** When `evidence.next` records AL measured at a larger D,
-    the speedup AL/(1+ρD) there must beat the current one on 4-decimal values
-    (same ρ, ρ = 0 when absent).
+    the speedup S = AL / (β + ρ·passes) there must beat the current one on
+    4-decimal values, with the ρ of DESIGN.md §8.2 (stated, else measured, else
+    the class's typical ρ) for both. A roofline β is recomputed at the larger
+    N_verify (a chain, 1 + D_next, unless `evidence.next.verify_tokens` is
+    given); a measured β is reused.
 
     **Why.** Raising D adds only the marginal acceptance of the new positions
     to AL, while draft cost grows linearly in D: raise D only while AL gains
@@ -202,11 +208,12 @@ def draft_increase_not_justified(ctx: RuleContext) -> Iterator[Hit]:
     yield Hit(
         f"raising D {d} → {ev.next_draft_length} (AL {fmt(ctx.metrics.accept_length or 0)} → "
         f"{fmt(ev.next_accept_length or 0)}) changes the speedup "
-        f"{fmt(increase.current_speedup)}x → {fmt(increase.next_speedup)}x: the AL gain "
-        "does not beat the draft cost",
+        f"{fmt(increase.current_speedup)}x → {fmt(increase.next_speedup)}x at ρ = "
+        f"{fmt(ctx.metrics.draft_depth_ratio or 0)} ({ctx.metrics.draft_depth_ratio_source}): "
+        "the AL gain does not beat the draft cost",
         ctx.deployment.path("evidence", "next"),
         f"Keep D = {d}; raise D only when the measured AL at the larger D gives a higher "
-        "AL/(1+ρD).",
+        "AL/(β+ρ·passes).",
     )
 
 
@@ -214,7 +221,7 @@ def draft_increase_not_justified(ctx: RuleContext) -> Iterator[Hit]:
     "SG204",
     "draft-depth-ratio-assumed",
     "note",
-    "ρ is not given: the theory used ρ = 0 (names the mechanism class's ρ hint).",
+    "ρ is not stated: names the ρ the theory used and where it came from.",
     fail_example="""
         version: 1
         deployments:
@@ -243,19 +250,23 @@ def draft_increase_not_justified(ctx: RuleContext) -> Iterator[Hit]:
 )
 def draft_depth_ratio_assumed(ctx: RuleContext) -> Iterator[Hit]:
     """
-    **What it checks.** `speculation.draft_depth_ratio` (ρ) is given whenever
-    speculation is enabled or D, AL or a claimed speedup is given. Otherwise the
-    theory used ρ = 0, the most generous bound, and this note names the typical
-    ρ of the declared mechanism's class (else of the recommended class). A note
-    never changes the status.
+    **What it checks.** `speculation.draft_depth_ratio` (ρ) is stated whenever
+    speculation is enabled or D, AL or a claimed speedup is given. Otherwise it
+    names the ρ used and its source (DESIGN.md §8.2): `measured`, from a
+    measured speedup and AL, ρ = (AL / S_measured − β) / passes; else
+    `typical`, the hint of the declared mechanism's class (else of the
+    recommended class). With a typical ρ the fail rules use ρ = 0 (SG104 the
+    ceiling AL / β; the default floor of SG102) and the typical ρ only warns
+    (SG108, SG110). A note never changes the status.
 
-    **Why.** ρ, the cost of one draft token relative to one target step
-    (Leviathan et al.'s c), decides whether an AL pays: speedup > 1 needs
-    ρ < (AL − 1)/D. With ρ = 0 the speedup bound is AL itself.
+    **Why.** ρ, the cost of one draft pass relative to one target step
+    (Leviathan et al.'s c), decides whether an AL pays. Example: MTP at D = 3,
+    151.1 → 320.3 tok/s with AL 2.830: S = 2.1198, so ρ = (2.830 / 2.1198 − 1) / 3
+    = 0.1117.
     """
     dep = ctx.deployment
     m = ctx.metrics
-    if m.draft_depth_ratio is not None:
+    if dep.speculation.draft_depth_ratio is not None:
         return
     if not (
         dep.speculation_enabled
@@ -264,12 +275,162 @@ def draft_depth_ratio_assumed(ctx: RuleContext) -> Iterator[Hit]:
         or m.claimed_speedup is not None
     ):
         return
-    cls = ctx.declared or ctx.recommended
-    which = "declared" if ctx.declared else "recommended"
+    rho = fmt(m.draft_depth_ratio or 0)
+    if m.draft_depth_ratio_source == "measured":
+        message = (
+            f"draft depth ratio ρ not stated: the theory used ρ = {rho}, measured from the "
+            f"measured {fmt(m.measured_speedup or 0)}x and AL {fmt(m.accept_length or 0)}"
+        )
+    else:
+        cls = ctx.declared or ctx.recommended
+        which = "declared" if ctx.declared else "recommended"
+        message = (
+            f"draft depth ratio ρ not stated: the theory used ρ ≈ {rho}, typical of the "
+            f"{which} class {cls.name}; SG104 and the default AL floor used ρ = 0"
+        )
     yield Hit(
-        f"draft depth ratio ρ not given: the theory used ρ = 0; the {which} class "
-        f"{cls.name} typically has ρ ≈ {fmt(cls.draft_depth_ratio_hint)}",
+        message,
         dep.path("speculation"),
-        "Measure ρ (draft time per token / target step time) and record it as "
-        "speculation.draft_depth_ratio.",
+        "Measure ρ (draft time per pass / target step time) and record it as "
+        "speculation.draft_depth_ratio, or record evidence.measured_speedup.",
+    )
+
+
+@rule(
+    "SG205",
+    "draft-length-not-optimal",
+    "info",
+    "The measured per-position profile shows another D with a clearly higher speedup.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: chat-8b
+            speculation:
+              enabled: true
+              mechanism: eagle3
+              draft_length: 7
+              draft_depth_ratio: 0.1
+            evidence:
+              cache_coherence_eval: true
+              metrics:
+                format: per-position
+                marginal: [0.7, 0.4, 0.2, 0.1, 0.05, 0.02, 0.01]
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: chat-8b
+            speculation:
+              enabled: true
+              mechanism: eagle3
+              draft_length: 3
+              draft_depth_ratio: 0.1
+            evidence:
+              cache_coherence_eval: true
+              metrics:
+                format: per-position
+                marginal: [0.7, 0.4, 0.2]
+    """,
+)
+def draft_length_not_optimal(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** With a measured per-position profile m_i = P(the first i
+    drafts accepted) (vLLM per-position counters or log rates, speculation
+    profiles, inline `per-position`, or a histogram), AL(d) = 1 + Σ_{i≤d} m_i
+    and S(d) = AL(d) / (β + ρ·passes(d)) for 1 ≤ d ≤ D, the measured range only.
+    D_opt is the d with the highest S (ties → the smaller d); it fires when
+    S(D_opt) ≥ S(D)·(1 + `policy.retune_gain`, default 0.05). Example: m = [.7,
+    .4, .2, .1, .05, .02, .01], D = 7, ρ 0.1: S(7) = 1.4588, S(3) = 1.7692, a
+    gain of 21 %. Estimates (`iid-rate`) are not profiles.
+
+    **Why.** Each extra draft position adds only its marginal acceptance to AL
+    while its cost is paid on every step; past the point where m_d < ρ·S, a
+    longer draft loses (NVIDIA co-design blog: raise D only while AL gains beat
+    draft cost).
+    """
+    m = ctx.metrics
+    optimal = m.optimal_draft_length
+    if optimal is None or m.draft_length is None or optimal.draft_length == m.draft_length:
+        return
+    if optimal.gain < m.retune_gain:
+        return
+    current = optimal.curve[-1].speedup
+    yield Hit(
+        f"the measured profile gives S({optimal.draft_length}) = {fmt(optimal.speedup)}x "
+        f"against S({m.draft_length}) = {fmt(current)}x at D = {m.draft_length}: "
+        f"D = {optimal.draft_length} is {fmt(optimal.gain * 100)} % faster",
+        ctx.deployment.path("speculation", "draft_length"),
+        f"Set speculation.draft_length to {optimal.draft_length} and confirm the speedup "
+        "with a measurement.",
+    )
+
+
+@rule(
+    "SG206",
+    "attention-tiles-multiplied",
+    "info",
+    "Attention-dominated decode whose verification fills more than one attention tile.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: long-context-8b
+            model:
+              query_heads: 64
+              kv_heads: 8
+            speculation:
+              enabled: true
+              draft_length: 31
+              draft_depth_ratio: 0.01
+            workload:
+              attention_dominated: true
+            evidence:
+              accept_length: 3.1
+              cache_coherence_eval: true
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: long-context-8b
+            model:
+              query_heads: 64
+              kv_heads: 8
+            speculation:
+              enabled: true
+              draft_length: 15
+              draft_depth_ratio: 0.01
+            workload:
+              attention_dominated: true
+            evidence:
+              accept_length: 3.1
+              cache_coherence_eval: true
+    """,
+)
+def attention_tiles_multiplied(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** When `workload.attention_dominated` is true and G and D
+    are known: tiles = ceil(G·N_verify / M) is 1 (M = 128 rows, 64 for
+    multi-latent attention). G = 8, D = 31: 256 rows, two full tiles.
+
+    **Why.** With more than one tile, verification reads each KV head's cache
+    once per tile, so attention time grows with the tile count instead of
+    staying flat; D* = floor(M/G) − 1 keeps one tile (NVIDIA, "Co-designing AI
+    models using speculative decoding").
+    """
+    m = ctx.metrics
+    tiles = m.attention_tiles
+    if (
+        not ctx.deployment.workload.attention_dominated
+        or tiles is None
+        or tiles <= 1
+        or m.query_heads_per_kv is None
+    ):
+        return
+    d_star = m.attention_optimal_draft_length
+    yield Hit(
+        f"verification fills {tiles} attention tiles of {m.attention_tile_rows} rows "
+        f"(G·N_verify = {fmt(m.query_heads_per_kv)}·{m.verify_tokens}): each KV head is "
+        f"read {tiles} times per step; D* = {d_star} keeps one tile",
+        ctx.deployment.path("speculation", "draft_length"),
+        f"Measure the speedup at D* = {d_star} against the current D; keep the larger D only "
+        "if its AL gain pays for the extra KV reads.",
     )

@@ -15,6 +15,7 @@ from specgate.inputs.metrics.inline import (
     PROFILE_TOLERANCE,
     acceptance_profile_problems,
     first_profile_offence,
+    read_draft_acceptance_rate,
     read_histogram,
     read_iid_rate,
     read_per_position,
@@ -61,6 +62,7 @@ _INLINE_READERS: dict[str, Callable[[MetricsSpec], Acceptance]] = {
     "per-position": read_per_position,
     "histogram": read_histogram,
     "iid-rate": read_iid_rate,
+    "draft-acceptance-rate": read_draft_acceptance_rate,
 }
 
 

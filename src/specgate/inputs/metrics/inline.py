@@ -6,6 +6,8 @@ Formulas (notes/domain.md §2.6 and §4; Leviathan et al. 2023, arXiv:2211.17192
   accepted); conditional rates c_i turn into marginals by m_i = Π_{j≤i} c_j.
 - histogram h[j] = steps that accepted exactly j drafts: AL = 1 + Σ j·h[j] / Σ h[j].
 - i.i.d. rate α at depth D: AL = (1 − α^(D+1)) / (1 − α) (D + 1 when α = 1).
+- draft acceptance rate r = accepted / proposed draft tokens at D: AL = 1 + r·D
+  (vLLM's "Draft acceptance rate", llama.cpp's acceptance; DESIGN.md §8.7).
 """
 
 from __future__ import annotations
@@ -132,6 +134,37 @@ def read_iid_rate(spec: MetricsSpec) -> Acceptance:
         draft_length=depth,
         marginal=tuple(a**i for i in range(1, depth + 1)),
         note="expected AL under i.i.d. acceptance (Leviathan et al. 2023), not a measurement",
+    )
+
+
+def read_draft_acceptance_rate(spec: MetricsSpec) -> Acceptance:
+    """AL = 1 + r·D from inline ``rate`` r (accepted / proposed draft tokens) and D.
+
+    This r is what vLLM logs as "Draft acceptance rate" and llama.cpp as its
+    acceptance; it is not the i.i.d. α of ``iid-rate``: r = 0.607 at D = 4 gives
+    AL 3.428, while α = 0.607 would give 2.335. It assumes every step drafts D
+    tokens (with a D that is a maximum the AL is an estimate; the caller labels it).
+
+    Raises:
+        InputError: r missing or outside [0, 1], or D unknown.
+    """
+    rate = spec.values.get("rate")
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 1:
+        raise spec.fail(f"draft-acceptance-rate needs rate in [0, 1], not {rate!r}", "rate")
+    depth = spec.draft_length
+    if depth is None:
+        raise spec.fail(
+            "draft-acceptance-rate needs draft_length (D), in the block or the deployment"
+        )
+    r = float(rate)
+    return Acceptance(
+        format="draft-acceptance-rate",
+        path=None,
+        accept_length=1 + r * depth,
+        formula=f"1 + {fmt(r)}·{depth}",
+        draft_length=depth,
+        acceptance_rate=r,
+        note="assumes every step drafts D tokens (accepted / proposed draft tokens)",
     )
 
 

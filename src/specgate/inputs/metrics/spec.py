@@ -11,7 +11,8 @@ Shape (DESIGN.md §7)::
         draft_length: 4                  # optional k/D for formats that need it
         marginal: [0.58, 0.34]           # inline formats carry their data here
 
-Inline formats (``per-position``, ``histogram``, ``iid-rate``) read their data from
+Inline formats (``per-position``, ``histogram``, ``iid-rate``,
+``draft-acceptance-rate``) read their data from
 the block itself; every other format reads ``path``.
 """
 
@@ -36,7 +37,7 @@ FILE_FORMATS = (
     "trtllm-iteration-stats",
     "speculation-profile",
 )
-INLINE_FORMATS = ("per-position", "histogram", "iid-rate")
+INLINE_FORMATS = ("per-position", "histogram", "iid-rate", "draft-acceptance-rate")
 FORMATS = FILE_FORMATS + INLINE_FORMATS
 
 

@@ -1,0 +1,42 @@
+"""The shipped GPU table (``data/gpus.json``): dense BF16 peak and memory bandwidth
+per GPU, each figure with the vendor data sheet it comes from (DESIGN.md §8.1)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+
+@dataclass(frozen=True)
+class Gpu:
+    """One row: ``peak_tflops`` dense BF16 TFLOP/s, ``memory_bandwidth_tbps`` TB/s."""
+
+    key: str
+    name: str
+    peak_tflops: float
+    memory_bandwidth_tbps: float
+    source: str
+
+
+@cache
+def gpu_table() -> dict[str, Gpu]:
+    """The table, keyed by the ``hardware.gpu`` value (``h100-sxm`` …)."""
+    text = resources.files("specgate").joinpath("data/gpus.json").read_text("utf-8")
+    rows = json.loads(text)["gpus"]
+    return {
+        key: Gpu(
+            key,
+            row["name"],
+            float(row["peak_tflops"]),
+            float(row["memory_bandwidth_tbps"]),
+            row["source"],
+        )
+        for key, row in rows.items()
+    }
+
+
+def gpu_names() -> tuple[str, ...]:
+    """The accepted ``hardware.gpu`` values, in table order."""
+    return tuple(gpu_table())

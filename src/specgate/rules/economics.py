@@ -1,0 +1,527 @@
+"""Rules on whether speculation pays (SG106–SG111, DESIGN.md §8.3 and §8.5).
+
+They compare the claim, the measured speedup and the AL with the cost model of
+:mod:`specgate.theory` as :mod:`specgate.derived` applied it; thresholds live here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from specgate import theory
+from specgate.document import NodePath
+from specgate.numbers import fmt
+from specgate.rules.accept_length import SPEEDUP_TOLERANCE
+from specgate.rules.registry import Hit, RuleContext, rule
+
+#: SG109: an AL this close to 1 + D means every draft was accepted on every step.
+AT_MAXIMUM_TOLERANCE = 1e-9
+#: SG111: a measured speedup more than 2 % above the ceiling AL / β.
+CEILING_MARGIN = 1.02
+
+
+def _measured_path(ctx: RuleContext) -> NodePath:
+    """Where the measured speedup was written: ``evidence.measured_speedup`` or the
+    throughput pair's speculative figure."""
+    dep = ctx.deployment
+    if dep.evidence.measured_speedup is not None:
+        return dep.path("evidence", "measured_speedup")
+    candidate = dep.path("evidence", "throughput", "speculative_tokens_per_s")
+    return candidate if ctx.has_path(candidate) else dep.path("evidence")
+
+
+@rule(
+    "SG106",
+    "speculation-net-loss",
+    "fail",
+    "Speculation is slower than plain decoding: a claim or measurement below 1x, or S < 1 "
+    "with ρ stated.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: qwen2-7b-ngram
+            speculation:
+              enabled: true
+              mechanism: ngram
+              draft_length: 5
+              draft_depth_ratio: 0
+            evidence:
+              accept_length: 1.4
+              cache_coherence_eval: true
+              measured_speedup: 0.885
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: qwen2-7b-ngram
+            speculation:
+              enabled: true
+              mechanism: ngram
+              draft_length: 5
+              draft_depth_ratio: 0
+            evidence:
+              accept_length: 1.4
+              cache_coherence_eval: true
+              measured_speedup: 1.2
+    """,
+)
+def speculation_net_loss(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** The first that applies, one finding per deployment:
+    `claims.speedup` < 1; a measured speedup (`evidence.measured_speedup`, or
+    `evidence.throughput` speculative / baseline tokens per second) < 1; the
+    theoretical S = AL / (β + ρ·passes) < 1 with ρ stated (and AL possible,
+    1 ≤ AL ≤ 1 + D: an impossible AL is SG103's). A claim below 1 may
+    be a percentage gain written as a fraction (+40 % is 1.4, not 0.4): the
+    message says so.
+
+    **Why.** Speculative decoding that is slower than plain decoding is the most
+    expensive miss: every request pays for it (vLLM#8439 at 0.885x,
+    sglang#6949 at 0.967x, llama.cpp MTP at 0.88x). A deployment that records a
+    slowdown must not pass as ready.
+    """
+    m = ctx.metrics
+    dep = ctx.deployment
+    action = (
+        "Turn speculation off for this deployment, or lower D / the draft cost until the "
+        "measured speedup is above 1 (re-measure at the served concurrency)."
+    )
+    claimed = m.claimed_speedup
+    if claimed is not None and claimed < 1:
+        yield Hit(
+            f"claims.speedup {fmt(claimed)}x is below 1: speculation is slower than plain "
+            f"decoding (if you meant +{fmt(claimed * 100)} %, write {fmt(1 + claimed)})",
+            dep.path("claims", "speedup"),
+            action,
+        )
+        return
+    measured = m.measured_speedup
+    if measured is not None and measured < 1:
+        yield Hit(
+            f"the measured speedup {fmt(measured)}x is below 1: speculation is slower than "
+            "plain decoding",
+            _measured_path(ctx),
+            action,
+        )
+        return
+    speedup = m.theoretical_speedup
+    al, d = m.accept_length, m.draft_length
+    if al is None or al < 1 or (d is not None and al > 1 + d):
+        return  # an impossible AL (SG103) says nothing about the speed
+    if m.draft_depth_ratio_source == "stated" and speedup is not None and speedup < 1:
+        yield Hit(
+            f"AL {fmt(m.accept_length or 0)} at cost β + ρ·passes = {fmt(m.verify_cost_ratio)} + "
+            f"{fmt(m.draft_depth_ratio or 0)}·{m.passes} gives S = {fmt(speedup)}x < 1: "
+            "speculation is slower than plain decoding",
+            dep.path("evidence", "accept_length"),
+            action,
+        )
+
+
+@rule(
+    "SG107",
+    "claim-over-measurement",
+    "fail",
+    "The claimed speedup exceeds the measured speedup.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: chat-8b
+            speculation:
+              enabled: true
+              mechanism: eagle3
+              draft_length: 3
+            evidence:
+              accept_length: 2.6
+              cache_coherence_eval: true
+              measured_speedup: 1.6
+            claims:
+              speedup: 2
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: chat-8b
+            speculation:
+              enabled: true
+              mechanism: eagle3
+              draft_length: 3
+            evidence:
+              accept_length: 2.6
+              cache_coherence_eval: true
+              measured_speedup: 1.6
+            claims:
+              speedup: 1.6
+    """,
+)
+def claim_over_measurement(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** `claims.speedup` ≤ the measured speedup + 5·10⁻⁵
+    (`evidence.measured_speedup`, or `evidence.throughput` speculative /
+    baseline tokens per second at the same workload and concurrency).
+
+    **Why.** A measurement of this deployment beats any theory and any paper: a
+    claim above it advertises a speedup users will not see (a 1.2x from a
+    single-user test quoted for a server at hundreds of requests, vLLM#19254).
+    """
+    m = ctx.metrics
+    claimed, measured = m.claimed_speedup, m.measured_speedup
+    if claimed is None or measured is None or not claimed > measured + SPEEDUP_TOLERANCE:
+        return
+    yield Hit(
+        f"claimed {fmt(claimed)}x exceeds the measured {fmt(measured)}x",
+        ctx.deployment.path("claims", "speedup"),
+        f"Lower claims.speedup to the measured {fmt(measured)} or re-measure at the "
+        "served workload and concurrency.",
+    )
+
+
+@rule(
+    "SG108",
+    "claim-over-typical-cost",
+    "warn",
+    "ρ is neither stated nor measured and the claim exceeds AL / (β + ρ_typical·passes).",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: chat-8b-draft-model
+            speculation:
+              enabled: true
+              mechanism: draft_model
+              draft_length: 5
+            evidence:
+              accept_length: 3.0
+              cache_coherence_eval: true
+            claims:
+              speedup: 2.5
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: chat-8b-draft-model
+            speculation:
+              enabled: true
+              mechanism: draft_model
+              draft_length: 5
+            evidence:
+              accept_length: 3.0
+              cache_coherence_eval: true
+            claims:
+              speedup: 1.7
+    """,
+)
+def claim_over_typical_cost(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** When ρ is neither stated nor measured and SG104 (the
+    ceiling) did not fire: `claims.speedup` ≤ AL / (β + ρ_typical·passes) +
+    5·10⁻⁵, with ρ_typical the hint of the declared mechanism's class (else the
+    recommended class; DESIGN.md §3). Example: a draft model (ρ ≈ 0.15), D = 5,
+    AL 3: 3 / 1.75 = 1.7143, so a claimed 2.5x warns.
+
+    **Why.** Without ρ the fail test can only use the ceiling AL / β; a claim
+    near the ceiling assumes drafting is free, which no trained drafter is. A
+    paper's speedup copied next to an AL measured elsewhere is the usual cause
+    (vLLM#9565). It warns, not fails: the typical ρ is not this deployment's.
+    """
+    m = ctx.metrics
+    claimed, al = m.claimed_speedup, m.accept_length
+    if (
+        claimed is None
+        or al is None
+        or m.draft_depth_ratio_source != "typical"
+        or m.draft_length is None
+    ):
+        return
+    ceiling = m.speedup_ceiling or al
+    if claimed > ceiling + SPEEDUP_TOLERANCE:
+        return  # SG104
+    bound = m.theoretical_speedup or 0.0
+    if claimed > bound + SPEEDUP_TOLERANCE:
+        rho = fmt(m.typical_draft_depth_ratio)
+        cls = ctx.declared or ctx.recommended
+        yield Hit(
+            f"claimed {fmt(claimed)}x exceeds AL/(β+ρ·passes) = {fmt(al)}/"
+            f"({fmt(m.verify_cost_ratio)}+{rho}·{m.passes}) = {fmt(bound)}x at the typical "
+            f"ρ ≈ {rho} of {cls.name} (ρ not stated or measured)",
+            ctx.deployment.path("claims", "speedup"),
+            "Measure ρ (draft time per pass / target step time) and record "
+            "speculation.draft_depth_ratio, or record evidence.measured_speedup, or lower "
+            f"claims.speedup to {fmt(bound)}.",
+        )
+
+
+@rule(
+    "SG109",
+    "accept-length-at-maximum",
+    "warn",
+    "AL equals 1 + D: every draft was accepted on every step.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: llama2-13b-spec
+            speculation:
+              enabled: true
+              mechanism: draft_model
+              draft_length: 16
+              draft_depth_ratio: 0.3
+            evidence:
+              accept_length: 17
+              cache_coherence_eval: true
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: llama2-13b-spec
+            speculation:
+              enabled: true
+              mechanism: draft_model
+              draft_length: 4
+              draft_depth_ratio: 0.3
+            evidence:
+              accept_length: 3.1
+              cache_coherence_eval: true
+    """,
+)
+def accept_length_at_maximum(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** With D ≥ 1: AL is not in [1 + D − 10⁻⁹, 1 + D]
+    (above 1 + D is SG103). D is the depth for tree drafting.
+
+    **Why.** A real drafter rejects some tokens. AL = 1 + D means every draft
+    was accepted on every step: the drafter is the target itself, acceptance
+    is forced (a synthetic or lossy sampler), verification was bypassed, or an
+    acceptance rate r = 1.0 was turned into AL = 1 + r·D while the drafter
+    rarely drafted (llama.cpp#3919: "100 %" acceptance and no speedup).
+    """
+    m = ctx.metrics
+    al, d = m.accept_length, m.draft_length
+    if al is None or d is None or d < 1:
+        return
+    if 1 + d - AT_MAXIMUM_TOLERANCE <= al <= 1 + d:
+        yield Hit(
+            f"AL {fmt(al)} equals 1 + D = {1 + d}: every draft accepted on every step "
+            "(drafter identical to the target, forced acceptance, or verification bypassed)",
+            ctx.deployment.path("evidence", "accept_length"),
+            "Check that the target verifies the drafts (lossless acceptance, a drafter other "
+            "than the target) and re-measure AL from the engine's counters.",
+        )
+
+
+@rule(
+    "SG110",
+    "accept-length-below-guideline",
+    "warn",
+    "No explicit floor, and AL is below the guideline for a trained drafter or below the "
+    "floor at the typical ρ.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: llama3-8b-eagle-k2
+            speculation:
+              enabled: true
+              mechanism: eagle
+              draft_length: 2
+            evidence:
+              accept_length: 1.89
+              cache_coherence_eval: true
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: llama3-8b-eagle-k2
+            speculation:
+              enabled: true
+              mechanism: eagle
+              draft_length: 2
+            evidence:
+              accept_length: 1.89
+              cache_coherence_eval: true
+              measured_speedup: 1.36
+    """,
+)
+def accept_length_below_guideline(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** When no explicit floor is set (policy, CLI or
+    configuration), one warning when either applies:
+    (a) a trained drafter (mechanism not `ngram`/`suffix`; unknown counts as
+    trained) with D ≥ 1 has AL < min(2, 1 + D/2), the seed's floor kept as
+    guidance; or (b) ρ is only typical and AL is below the default floor
+    computed with that typical ρ: (β + ρ_typical·passes) × (1 + min_gain), never
+    above 1 + D. Not when a measured speedup already shows a gain of at least
+    `policy.min_gain`, nor when SG102 already fails the AL at the default floor.
+
+    **Why.** A fail needs what is stated or measured (SG102). A trained drafter
+    below AL 2 at D ≥ 2 usually means a drafter that does not match the served
+    traffic or chat template, worth a look even when it still pays; and a
+    floor computed at ρ = 0 is generous when the real draft cost is unknown.
+    """
+    m = ctx.metrics
+    al, d = m.accept_length, m.draft_length
+    if al is None or d is None or d < 1 or m.accept_length_floor.explicit:
+        return
+    if m.measured_speedup is not None and m.measured_speedup >= 1 + m.min_gain:
+        return
+    floor = m.accept_length_floor.value
+    if floor is not None and al < floor:
+        return  # SG102 already fails this AL
+    mechanism = ctx.deployment.speculation.mechanism
+    guideline = theory.guideline_accept_length(d)
+    dep = ctx.deployment
+    action = (
+        "Measure the speedup at the served concurrency (evidence.measured_speedup) or ρ "
+        "(speculation.draft_depth_ratio); improve the drafter's match to the traffic, or set "
+        "policy.min_accept_length to the floor this mechanism should keep."
+    )
+    if mechanism not in ("ngram", "suffix") and al < guideline:
+        yield Hit(
+            f"AL {fmt(al)} is below the guideline {fmt(guideline)} = min(2, 1 + D/2) at D = {d} "
+            "for a trained drafter",
+            dep.path("evidence", "accept_length"),
+            action,
+        )
+        return
+    if m.draft_depth_ratio_source == "typical":
+        typical_floor = theory.default_accept_length_floor(
+            theory.step_cost(m.verify_cost_ratio, m.typical_draft_depth_ratio, m.passes),
+            m.min_gain,
+            d,
+        )
+        if al < typical_floor:
+            yield Hit(
+                f"AL {fmt(al)} is below {fmt(typical_floor)}, the default floor at the typical "
+                f"ρ ≈ {fmt(m.typical_draft_depth_ratio)} (ρ not stated or measured)",
+                dep.path("evidence", "accept_length"),
+                action,
+            )
+
+
+@rule(
+    "SG111",
+    "measured-speedup-over-ceiling",
+    "warn",
+    "The measured speedup exceeds the ceiling AL / β by more than 2 %.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: chat-8b
+            speculation:
+              enabled: true
+              mechanism: eagle3
+              draft_length: 3
+              draft_depth_ratio: 0.05
+            evidence:
+              accept_length: 1.9
+              cache_coherence_eval: true
+              measured_speedup: 2.4
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: chat-8b
+            speculation:
+              enabled: true
+              mechanism: eagle3
+              draft_length: 3
+              draft_depth_ratio: 0.05
+            evidence:
+              accept_length: 2.9
+              cache_coherence_eval: true
+              measured_speedup: 2.4
+    """,
+)
+def measured_speedup_over_ceiling(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** The measured speedup ≤ AL / β × 1.02 (β = 1 when
+    memory-bound). The 2 % absorbs run-to-run noise.
+
+    **Why.** Even free drafting cannot emit more than AL tokens per β
+    step-times, so a measurement above the ceiling means the AL and the
+    measurement cannot both be right: AL from another workload or D, a baseline
+    run slower than the real plain decoding (other batch size, cold cache), or
+    the speculative run measured with prefix caching the baseline lacked.
+    """
+    m = ctx.metrics
+    measured, ceiling = m.measured_speedup, m.speedup_ceiling
+    if measured is None or ceiling is None or not measured > ceiling * CEILING_MARGIN:
+        return
+    yield Hit(
+        f"the measured {fmt(measured)}x exceeds the ceiling AL/β = {fmt(ceiling)}x by more than "
+        "2 %: the AL and the measurement cannot both be right",
+        _measured_path(ctx),
+        "Re-measure AL and the speedup in the same run (same workload, D and concurrency, "
+        "the baseline with speculation off and nothing else changed).",
+    )
+
+
+@rule(
+    "SG207",
+    "verify-cost-assumed",
+    "note",
+    "Many sequences decode at once (or hardware is partial) and β = 1 was assumed.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: llama70b-batch64
+            speculation:
+              enabled: true
+              mechanism: draft_model
+              draft_length: 5
+              draft_depth_ratio: 0.05
+            workload:
+              concurrency: 64
+            evidence:
+              accept_length: 3.0
+              cache_coherence_eval: true
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: llama70b-batch64
+            speculation:
+              enabled: true
+              mechanism: draft_model
+              draft_length: 5
+              draft_depth_ratio: 0.05
+            workload:
+              concurrency: 64
+            hardware:
+              gpu: h100-sxm
+            evidence:
+              accept_length: 3.0
+              cache_coherence_eval: true
+    """,
+)
+def verify_cost_assumed(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** The verify cost β = T(B, N_verify) / T(B, 1) is known
+    whenever it matters: with `workload.concurrency` > 1 or `latency_region:
+    throughput` (without `workload.concurrency`, even with hardware), or a
+    `hardware` block naming a GPU figure without a usable pair, the deployment
+    needs `hardware` (`gpu` from the shipped table, or `peak_tflops` with
+    `memory_bandwidth_tbps`) or a measured `evidence.verify_cost_ratio`.
+    Otherwise the theory assumed β = 1 and this note says so.
+
+    **Why.** At one sequence a decode step is memory-bound and verifying
+    N_verify tokens costs about one step (β = 1). With B sequences the step does
+    B·N_verify tokens of work and turns compute-bound past n* = peak FLOP/s ×
+    bytes per weight / (2 × bandwidth) tokens (295 on an H100-SXM in BF16):
+    β = max(1, B·N/n*) / max(1, B/n*). n-gram speculation that paid at one
+    user lost at hundreds (vLLM#19254, vLLM#17984).
+    """
+    cost = ctx.metrics.verify_cost
+    if cost is None or cost.source != "assumed":
+        return
+    dep = ctx.deployment
+    for candidate in (dep.path("workload"), dep.path("hardware")):
+        if ctx.has_path(candidate):
+            path = candidate
+            break
+    else:
+        path = dep.path("speculation")
+    yield Hit(
+        f"β = 1 assumed: {cost.assumed_because}; the theory treats verification as free",
+        path,
+        "Set workload.concurrency and hardware (gpu: one of the shipped table, or "
+        "peak_tflops with memory_bandwidth_tbps), or measure β (the step time at N_verify "
+        "tokens per sequence over one token) as evidence.verify_cost_ratio.",
+    )
