@@ -358,7 +358,7 @@ def draft_length_not_optimal(ctx: RuleContext) -> Iterator[Hit]:
     yield Hit(
         f"the measured profile gives S({optimal.draft_length}) = {fmt(optimal.speedup)}x "
         f"against S({m.draft_length}) = {fmt(current)}x at D = {m.draft_length}: "
-        f"D = {optimal.draft_length} is {fmt(optimal.gain * 100)} % faster",
+        f"D = {optimal.draft_length} is {optimal.gain * 100:.1f} % faster",
         ctx.deployment.path("speculation", "draft_length"),
         f"Set speculation.draft_length to {optimal.draft_length} and confirm the speedup "
         "with a measurement.",
