@@ -1,0 +1,164 @@
+"""The economics cases (tests/data/economics, DESIGN.md §8): the verdict each deserves,
+and the same judgment on inputs the cases do not show (the kind, not the instance).
+
+Expected values are worked by hand in the comments from the cases' numbers.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from specgate.checker import CheckOptions, check_file
+from specgate.report import DeploymentReport
+
+CASES = Path(__file__).resolve().parent.parent / "data" / "economics"
+
+
+def judge(path: Path, shown: str | None = None) -> DeploymentReport:
+    report = check_file(path, shown or path.name, CheckOptions())
+    assert report.error is None, report.error
+    (deployment,) = report.deployments
+    return deployment
+
+
+def codes(deployment: DeploymentReport) -> set[str]:
+    return {f.code for f in deployment.findings}
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        # claimed 0.885x (69.79 → 61.79 tok/s), no AL: SG101 and the slowdown
+        "report-01-vllm8439-ngram-slower/specgate.yaml",
+        "report-01-vllm8439-ngram-slower/as-posted.specgate.yaml",
+        # QwQ-32B EAGLE, claimed 0.967x (61 → 59 tok/s)
+        "report-18-sglang6949-eagle-slower-qwq/specgate.yaml",
+        # transformers assisted generation, claimed 0.9x, no AL
+        "report-21-transformers36337-assisted-slower/specgate.yaml",
+        # llama.cpp MTP, claimed 0.88x (26.7 → 23.5 tok/s)
+        "report-31-llamacpp-mtp-slower-than-baseline/specgate.yaml",
+    ],
+)
+def test_a_slowdown_fails_sg106(case: str) -> None:
+    deployment = judge(CASES / case)
+    assert "SG106" in codes(deployment)
+    assert deployment.status == "fail"
+    (finding,) = [f for f in deployment.findings if f.code == "SG106"]
+    assert finding.path.endswith("claims.speedup")
+    assert "if you meant +" in finding.message
+
+
+def test_transformers_next_action_fits_the_engine() -> None:
+    deployment = judge(CASES / "report-21-transformers36337-assisted-slower/specgate.yaml")
+    (action,) = [a for a in deployment.next_actions if "Measure AL" in a]
+    assert "transformers" in action
+    assert "vllm:spec_decode" not in action
+
+
+def test_eagle_k2_is_not_failed_by_a_fixed_floor() -> None:
+    # D 2, AL 1.89, no ρ: default floor 1.1 (ρ 0); the seed's 2 is SG110's guideline
+    for name in ("specgate.yaml", "rho-hint.specgate.yaml"):
+        deployment = judge(CASES / "report-30-vllm-eagle-k2-floor" / name)
+        assert "SG102" not in codes(deployment)
+        assert "SG110" in codes(deployment)
+        assert deployment.status == "actionable"
+
+
+def test_ngram_d8_al_1_8_passes_the_floor() -> None:
+    # theory/t3: n-gram D 8 (from the engine config), AL 1.8, ρ 0: S = 1.8, floor 1.1
+    deployment = judge(CASES / "theory-t3/specgate.yaml")
+    assert deployment.metrics.accept_length_floor.value == pytest.approx(1.1)
+    assert deployment.metrics.theoretical_speedup == pytest.approx(1.8)
+    assert codes(deployment) <= {"SG308"}  # D is a maximum for n-gram: info only
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["report-02-vllm19254-ngram-high-load", "report-03-vllm17984-draft-batch32"],
+)
+def test_throughput_without_hardware_says_beta_was_assumed(case: str) -> None:
+    deployment = judge(CASES / case / "specgate.yaml")
+    assert "SG207" in codes(deployment)
+    assert deployment.metrics.verify_cost is not None
+    assert deployment.metrics.verify_cost.source == "assumed"
+
+
+def _with(case: str, tmp_path: Path, old: str, new: str) -> Path:
+    folder = tmp_path / case
+    shutil.copytree(CASES / case, folder)
+    claims = folder / "specgate.yaml"
+    text = claims.read_text(encoding="utf-8")
+    assert old in text
+    claims.write_text(text.replace(old, new), encoding="utf-8")
+    return claims
+
+
+def test_ngram_at_600_sequences_on_h100_is_a_net_loss(tmp_path: Path) -> None:
+    # report-02 with concurrency 600 on an H100-SXM: n* = 295.22; D 3 (N 4):
+    # β = (600·4 / 295.22) / (600 / 295.22) = 4; AL 2.4 (pooled log), ρ 0 stated:
+    # S = 2.4 / 4 = 0.6 < 1 (SG106), and the claimed 1.2 > 0.6 (SG104)
+    claims = _with(
+        "report-02-vllm19254-ngram-high-load", tmp_path,
+        "      latency_region: throughput\n",
+        "      latency_region: throughput\n      concurrency: 600\n"
+        "    hardware:\n      gpu: h100-sxm\n",
+    )
+    deployment = judge(claims)
+    m = deployment.metrics
+    assert m.verify_cost_ratio == pytest.approx(4.0)
+    assert m.theoretical_speedup == pytest.approx(0.6)
+    assert {"SG104", "SG106"} <= codes(deployment)
+    assert "SG207" not in codes(deployment)
+
+
+def test_draft_model_at_batch_64_on_h100_misses_its_claim(tmp_path: Path) -> None:
+    # report-03 at 64 sequences on an H100-SXM: D 5 (N 6): β = 384 / 295.22 = 1.3007;
+    # S = 3 / (1.3007 + 0.05·5) = 1.9346 < the claimed 2.0: SG104
+    claims = _with(
+        "report-03-vllm17984-draft-batch32", tmp_path,
+        "      latency_region: throughput\n",
+        "      latency_region: throughput\n      concurrency: 64\n"
+        "    hardware:\n      gpu: h100-sxm\n",
+    )
+    deployment = judge(claims)
+    assert deployment.metrics.theoretical_speedup == pytest.approx(1.9346, abs=5e-5)
+    assert "SG104" in codes(deployment)
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["report-13-vllm9565-eagle-paper-claim", "report-14-sglang11948-eagle3-qwen3-8b"],
+)
+def test_paper_claims_stay_caught(case: str) -> None:
+    deployment = judge(CASES / case / "specgate.yaml")
+    assert "SG104" in codes(deployment)
+    assert deployment.status == "fail"
+
+
+def test_rate_turned_into_al_is_sg109() -> None:
+    # r = 1.0 at D 16 written as AL 17 = 1 + D: every draft accepted on every step
+    deployment = judge(CASES / "report-23-llamacpp3919-accept-100pct/rate-as-al.specgate.yaml")
+    assert "SG109" in codes(deployment)
+    assert "SG103" not in codes(deployment)
+
+
+def test_d0_costs_nothing(tmp_path: Path) -> None:
+    # theory/t5 reads D = 0 from a config the engine refuses (SG307); stated in the claims
+    # file, D = 0 has passes 0, N_verify 1, no default floor, S = AL / β = 1: nothing fails
+    claims = tmp_path / "d0.specgate.yaml"
+    claims.write_text(
+        "version: 1\ndeployments:\n  - name: d0\n    speculation:\n      enabled: true\n"
+        "      mechanism: eagle3\n      draft_length: 0\n      draft_depth_ratio: 0.05\n"
+        "    evidence:\n      accept_length: 1.0\n      cache_coherence_eval: true\n",
+        encoding="utf-8",
+    )
+    deployment = judge(claims)
+    m = deployment.metrics
+    assert (m.passes, m.verify_tokens, m.theoretical_speedup) == (0, 1, 1)
+    assert m.accept_length_floor.value is None
+    assert deployment.status == "ready"
+    # and the case itself is read without a crash
+    assert judge(CASES / "theory-t5/specgate.yaml").status in ("fail", "actionable", "ready")
