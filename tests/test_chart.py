@@ -52,15 +52,34 @@ def test_chart_marks_measured_points_and_claim() -> None:
     lines = chart.splitlines()
     assert lines[0] == "```mermaid"
     assert lines[1] == "xychart-beta"
-    assert '"chat \'8b\': speedup vs D' in lines[2]  # quotes in names cannot break the title
+    assert '"chat \'8b\': speedup S(d)' in lines[2]  # quotes in names cannot break the title
     xs = [int(x) for x in lines[3].split("[")[1].rstrip("]").split(", ")]
-    assert xs == list(range(1, 17))  # 1 … max(7, 14) + 2
+    # §8.6 / the issue: only the measured draft lengths (v1 drew 1 … 16 with zero bars)
+    assert xs == [7, 14]
     bars = lines[5].removeprefix("    bar [").rstrip("]").split(", ")
     # Measured: 5 / (1 + 0.1·7) = 2.9412 at D = 7; 5.2 / (1 + 0.1·14) = 2.1667 at D = 14.
-    assert bars[xs.index(7)] == "2.9412"
-    assert bars[xs.index(14)] == "2.1667"
-    assert sum(1 for b in bars if b != "0") == 2
-    assert lines[7] == "    line [" + ", ".join(["2.5"] * 16) + "]"  # the claim, flat
+    assert bars == ["2.9412", "2.1667"]
+    assert lines[6] == "    line [2.5, 2.5]"  # the claim, flat
+
+
+def test_chart_over_a_profile_marks_d_opt() -> None:
+    # §8.6: m = [.7, .4, .2, .1, .05, .02, .01], D 7, ρ 0.1: S(1…7) = 1.7/1.1, 2.1/1.2,
+    # 2.3/1.3, 2.4/1.4, 2.45/1.5, 2.47/1.6, 2.48/1.7 = 1.5455, 1.75, 1.7692, 1.7143, 1.6333,
+    # 1.54375 (the binary float lies just below the half: 1.5437), 1.4588; D_opt 3 (+21.3 %)
+    text = (
+        "version: 1\ndeployments:\n  - name: p\n    speculation:\n      enabled: true\n"
+        "      draft_length: 7\n      draft_depth_ratio: 0.1\n    evidence:\n"
+        "      cache_coherence_eval: true\n      metrics:\n        format: per-position\n"
+        "        marginal: [0.7, 0.4, 0.2, 0.1, 0.05, 0.02, 0.01]\n"
+    )
+    report = check_document(parse_text(text, "c.specgate.yaml", json_syntax=False), CheckOptions())
+    chart = speedup_chart(report.deployments[0])
+    assert chart is not None
+    lines = chart.splitlines()
+    assert "D_opt = 3" in lines[2]
+    assert lines[3].endswith("[1, 2, 3, 4, 5, 6, 7]")
+    assert lines[5] == "    bar [1.5455, 1.75, 1.7692, 1.7143, 1.6333, 1.5437, 1.4588]"
+    assert "D_opt = 3 (S 1.7692x, +21.3 % against D = 7)" in chart
 
 
 def test_chart_needs_al_and_d() -> None:

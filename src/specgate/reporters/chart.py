@@ -1,21 +1,20 @@
-"""A Mermaid ``xychart-beta`` of theoretical speedup against D for the job summary.
+"""A Mermaid ``xychart-beta`` of the speedup S(d) at the measured draft lengths, for the
+job summary (DESIGN.md §8.6).
 
-The curve is the i.i.d. model (Leviathan et al. 2023, arXiv:2211.17192, eq. 1)
-through the measured point: α is fitted so that E(α, D) equals the measured AL,
-then AL(D′) = E(α, D′) and speedup(D′) = AL(D′) / (1 + ρ·D′). Measured points
-(the current D, and ``evidence.next`` when given) are bars; the claimed speedup
+Bars are S(d) = AL(d) / (β + ρ·passes(d)) only where AL(d) was measured: every d of a
+per-position profile (AL(d) = 1 + Σ_{i≤d} m_i), the current D, and ``evidence.next``'s
+D. No bar stands for a draft length never measured, and nothing is extrapolated. The
+optimal draft length D_opt is named in the title and the caption; the claimed speedup
 is a flat line. GitHub renders Mermaid in job summaries.
 """
 
 from __future__ import annotations
 
-import math
-
-from specgate import theory
 from specgate.numbers import fmt
 from specgate.report import DeploymentReport
 from specgate.reporters.safe_text import visible
 
+#: At most this many bars (a profile may be long); D and D_opt are always kept.
 MAX_POINTS = 32
 
 
@@ -25,47 +24,64 @@ def _label(text: str) -> str:
     return "".join(ch for ch in cleaned if ch not in "<>&;#")[:60]
 
 
-def speedup_chart(report: DeploymentReport) -> str | None:
-    """The fenced Mermaid block, or ``None`` without both AL and D (or AL out of range)."""
+def _thin(points: dict[int, float], keep: set[int]) -> dict[int, float]:
+    """At most MAX_POINTS of ``points``, evenly spread, always holding ``keep``."""
+    if len(points) <= MAX_POINTS:
+        return points
+    xs = sorted(points)
+    step = len(xs) / (MAX_POINTS - len(keep))
+    chosen = {xs[int(i * step)] for i in range(MAX_POINTS - len(keep))} | (keep & set(xs))
+    return {x: points[x] for x in sorted(chosen)}
+
+
+def measured_speedups(report: DeploymentReport) -> dict[int, float]:
+    """S(d) at every measured draft length d, in ascending order of d."""
     m = report.metrics
-    al, d = m.accept_length, m.draft_length
-    if al is None or d is None or d < 1:
+    points: dict[int, float] = {}
+    if m.optimal_draft_length is not None:
+        points.update({p.draft_length: p.speedup for p in m.optimal_draft_length.curve})
+    if m.draft_length is not None and m.theoretical_speedup is not None:
+        points[m.draft_length] = m.theoretical_speedup
+    if m.draft_increase is not None and m.next_draft_length is not None:
+        points[m.next_draft_length] = m.draft_increase.next_speedup
+    return dict(sorted(points.items()))
+
+
+def speedup_chart(report: DeploymentReport) -> str | None:
+    """The fenced Mermaid block, or ``None`` without a measured S (no AL or no D ≥ 1)."""
+    m = report.metrics
+    if m.draft_length is None or m.draft_length < 1:
         return None
-    alpha = theory.iid_acceptance_rate(al, d)
-    if alpha is None:
+    optimal = m.optimal_draft_length
+    keep = {m.draft_length} | ({optimal.draft_length} if optimal else set())
+    points = _thin(measured_speedups(report), keep)
+    if not points:
         return None
-    rho = m.draft_depth_ratio or 0.0
-    increase = m.draft_increase
-    next_d = m.next_draft_length if increase is not None else None
-    top = max(d, next_d or 0) + 2
-    step = max(1, math.ceil(top / MAX_POINTS))
-    xs = list(range(1, top + 1, step))
-    for needed in (d, next_d):
-        if needed is not None and needed not in xs:
-            xs.append(needed)
-    xs.sort()
-    model = [theory.theoretical_speedup(theory.iid_accept_length(alpha, x), x, rho) for x in xs]
-    measured = [0.0] * len(xs)
-    measured[xs.index(d)] = m.theoretical_speedup or 0.0
-    if next_d is not None and increase is not None:
-        measured[xs.index(next_d)] = increase.next_speedup
-    values = model + measured
-    if m.claimed_speedup is not None:
-        values.append(m.claimed_speedup)
-    ceiling = max(values) * 1.15
+    xs = list(points)
+    values = list(points.values())
+    top = max([*values, m.claimed_speedup or 0.0]) * 1.15
+    title = (
+        f"{_label(report.name)}: speedup S(d) (ρ = {fmt(m.draft_depth_ratio or 0)}, "
+        f"β = {fmt(m.verify_cost_ratio)})"
+    )
+    if optimal is not None:
+        title += f", D_opt = {optimal.draft_length}"
     lines = [
         "```mermaid",
         "xychart-beta",
-        f'    title "{_label(report.name)}: speedup vs D (ρ = {fmt(rho)}, α ≈ {fmt(alpha)})"',
-        f'    x-axis "draft length D" [{", ".join(str(x) for x in xs)}]',
-        f'    y-axis "speedup (x)" 0 --> {fmt(ceiling)}',
-        f"    bar [{', '.join(fmt(v) for v in measured)}]",
-        f"    line [{', '.join(fmt(v) for v in model)}]",
+        f'    title "{title}"',
+        f'    x-axis "draft length d" [{", ".join(str(x) for x in xs)}]',
+        f'    y-axis "speedup (x)" 0 --> {fmt(top)}',
+        f"    bar [{', '.join(fmt(v) for v in values)}]",
     ]
     if m.claimed_speedup is not None:
         lines.append(f"    line [{', '.join(fmt(m.claimed_speedup) for _ in xs)}]")
     lines.append("```")
-    caption = "_Bars: measured AL/(1+ρD); curve: i.i.d. model through the measured AL" + (
-        "; flat line: claimed speedup._" if m.claimed_speedup is not None else "._"
-    )
+    caption = "_Bars: S(d) = AL(d) / (β + ρ·passes) at the measured draft lengths"
+    if optimal is not None:
+        caption += (
+            f"; D_opt = {optimal.draft_length} (S {fmt(optimal.speedup)}x, "
+            f"{optimal.gain * 100:+.1f} % against D = {m.draft_length})"
+        )
+    caption += "; flat line: claimed speedup._" if m.claimed_speedup is not None else "._"
     return "\n".join(lines) + "\n\n" + caption
