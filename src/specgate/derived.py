@@ -132,7 +132,8 @@ def measured_speedup(deployment: Deployment) -> float | None:
         return evidence.measured_speedup
     base, spec = evidence.baseline_tokens_per_s, evidence.speculative_tokens_per_s
     if base is not None and spec is not None:
-        return spec / base
+        ratio = spec / base
+        return ratio if math.isfinite(ratio) and ratio > 0 else None
     return None
 
 

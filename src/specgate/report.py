@@ -6,6 +6,7 @@ the JSON report's dict (snake_case keys, numbers rounded to 4 decimals).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,6 +93,8 @@ class RunReport:
 def _number(value: Any) -> Any:
     if value is None or isinstance(value, bool):
         return value
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # JSON has no infinity (huge D times ρ from a hostile file)
     return round4(value)
 
 

@@ -87,9 +87,13 @@ def roofline_verify_cost(concurrency: int, verify_tokens: int, n_star: float) ->
     """β = max(1, B·N_verify / n*) / max(1, B / n*), dimensionless, ≥ 1.
 
     The step's time is flat while memory-bound and grows linearly in tokens once
-    compute-bound. H100-SXM, B = 128, N = 4: (512 / 295.22) / 1 = 1.7343.
+    compute-bound. H100-SXM, B = 128, N = 4: (512 / 295.22) / 1 = 1.7343. Computed in
+    the equivalent form N when B ≥ n* (both terms compute-bound), else max(1, B·N / n*),
+    in floats, so huge inputs give a huge β, never an overflow.
     """
-    return max(1.0, concurrency * verify_tokens / n_star) / max(1.0, concurrency / n_star)
+    if not n_star > 0 or concurrency >= n_star:
+        return float(verify_tokens)
+    return max(1.0, float(concurrency) * float(verify_tokens) / n_star)
 
 
 def step_cost(verify_cost: float, draft_depth_ratio: float, passes: int) -> float:
@@ -126,7 +130,7 @@ def measured_draft_depth_ratio(
     if passes <= 0 or measured_speedup <= 0:
         return None
     rho = (accept_length / measured_speedup - verify_cost) / passes
-    return rho if rho >= 0 else None
+    return rho if 0 <= rho < math.inf else None
 
 
 def default_accept_length_floor(break_even: float, min_gain: float, depth: int | None) -> float:

@@ -389,3 +389,28 @@ def test_new_mechanisms_are_accepted_and_classed(check_text: Check) -> None:
     report = check_text(claims(dep(d=8, rho=0.15, al=4, speculation={"mechanism": "pard"})))
     declared = only(report).declared
     assert declared is not None and declared.name == "external-small-draft"
+
+
+# --- hostile numbers: bounded work, finite JSON ------------------------------------------------
+
+
+def test_huge_numbers_neither_crash_nor_loop_nor_leave_json(check_text: Check) -> None:
+    import json
+
+    from specgate.report import RunReport, to_json
+
+    big = 10**300
+    deployment = dep(
+        d=big, rho=1e300, al=2, claim=1e300,
+        speculation={"verify_tokens": big + 1},
+        model={"query_heads_per_kv": 1e-6},
+        workload={"concurrency": big, "attention_dominated": True},
+        hardware={"peak_tflops": 1e-300, "memory_bandwidth_tbps": 1e300},
+        evidence={"measured_speedup": 1e-300,
+                  "next": {"draft_length": big + 1, "accept_length": 3},
+                  "metrics": {"format": "per-position", "marginal": [0.5] * 50}},
+    )
+    report = check_text(claims(deployment))
+    assert report.error is None
+    json.dumps(to_json(RunReport(report.status, (report,))), allow_nan=False)
+    assert "SG104" in codes(report)
