@@ -259,7 +259,7 @@ def test_sg201_does_not_fire_at_or_below_d_star(check_text: Check) -> None:
     metrics = only(report).metrics
     assert metrics.tile_aligned is False
     assert metrics.attention_optimal_draft_length == 15
-    # the next aligned D from 7: 1 + D′ multiple of 16 → 15
+    # the tile-aligned D (§8.4: the largest D with the same tile count): floor(128/8) − 1 = 15
     assert metrics.tile_aligned_draft_length == 15
 
 
@@ -329,7 +329,7 @@ def test_sg202_suggests_d_star(check_text: Check) -> None:
     report = check_text(claims(deployment))
     assert codes(report) == ["SG202"]
     assert "D* = floor(128/G) − 1 = 15" in message(report, "SG202")
-    # D absent: next aligned D starts from D* = 15 → 15; tile_aligned is null
+    # D absent: the tile-aligned D is D* = 15 (§8.9); tile_aligned is null
     assert only(report).metrics.tile_aligned is None
     assert only(report).metrics.tile_aligned_draft_length == 15
 

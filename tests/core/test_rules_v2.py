@@ -414,3 +414,17 @@ def test_huge_numbers_neither_crash_nor_loop_nor_leave_json(check_text: Check) -
     assert report.error is None
     json.dumps(to_json(RunReport(report.status, (report,))), allow_nan=False)
     assert "SG104" in codes(report)
+
+
+def test_d_opt_from_a_histogram(check_text: Check) -> None:
+    # histogram {0: 30, 1: 30, 2: 20, 3: 20} (100 steps) at D 3: m_i = P(≥ i accepted) =
+    # .7, .4, .2; AL = 1 + (30 + 40 + 60)/100 = 2.3. ρ 0.5: S(1) = 1.7 / 1.5 = 1.1333,
+    # S(2) = 2.1 / 2 = 1.05, S(3) = 2.3 / 2.5 = 0.92 → D_opt 1, gain 1.1333 / 0.92 − 1 = 0.2319
+    deployment = dep(d=3, rho=0.5, policy={"min_accept_length": 1}, evidence={
+        "metrics": {"format": "histogram", "histogram": {"0": 30, "1": 30, "2": 20, "3": 20}}})
+    report = check_text(claims(deployment))
+    optimal = only(report).metrics.optimal_draft_length
+    assert optimal is not None
+    assert optimal.draft_length == 1
+    assert optimal.gain == pytest.approx(0.2319, abs=5e-5)
+    assert {"SG205", "SG106"} <= set(codes(report))  # S(3) = 0.92 < 1 with ρ stated

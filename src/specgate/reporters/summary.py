@@ -38,7 +38,7 @@ def _deployment_lines(path: str, report: DeploymentReport) -> list[str]:
     m = report.metrics
     tile = "—" if m.tile_aligned is None else ("yes" if m.tile_aligned else "no")
     if m.tile_aligned is False and m.tile_aligned_draft_length is not None:
-        tile += f" (next aligned D {m.tile_aligned_draft_length})"
+        tile += f" (tile-aligned D {m.tile_aligned_draft_length})"
     if m.draft_length is not None and m.verify_tokens not in (None, m.draft_length + 1):
         tile += f" at N_verify {m.verify_tokens} (tree)"
     declared = md(report.declared_mechanism or "—")
