@@ -30,7 +30,8 @@ A claims file states, per deployment, the draft length D, the measured accept
 length AL (tokens per target step, bonus token included), the draft depth ratio
 ρ (one draft token's cost in target steps), the query heads per KV head G, and
 the claimed speedup. specgate checks AL ∈ [1, 1 + D], claimed speedup ≤
-AL / (1 + ρ·D), the attention tile rule D* = floor(128/G) − 1, and more
+AL / (β + ρ·passes) (β: the verify cost at the served concurrency), AL against
+break-even, the attention tile rule D* = floor(128/G) − 1, and more
 (`specgate rules`).
 """
 
