@@ -290,8 +290,8 @@ def compute(deployment: Deployment, floor_override: float | None = None) -> Metr
     kind = draft_passes(spec, engine)
     passes = theory.pass_count(d, kind) if d is not None else 0
     verify = spec.verify_tokens
-    if d is not None and verify is None:
-        verify = d + 1
+    if d is not None and (verify is None or verify < d + 1):
+        verify = d + 1  # a chain; a stated N below 1 + D is SG001 (or a D from another file)
     beta = verify_cost(deployment, verify)
     measured = measured_speedup(deployment)
     ratio = _draft_depth_ratio(deployment, measured, beta.value, passes)
