@@ -428,3 +428,16 @@ def test_d_opt_from_a_histogram(check_text: Check) -> None:
     assert optimal.draft_length == 1
     assert optimal.gain == pytest.approx(0.2319, abs=5e-5)
     assert {"SG205", "SG106"} <= set(codes(report))  # S(3) = 0.92 < 1 with ρ stated
+
+
+def test_iid_rate_builds_no_profile_from_a_huge_d() -> None:
+    # hostile case 13: D = 3·10^8 with iid-rate once built a 3·10^8-long marginal list; an
+    # estimate is no profile (§8.9), so none is built: AL = (1 − 0.5^(D+1)) / 0.5 → 2
+    from specgate.inputs.metrics.inline import read_iid_rate
+    from specgate.inputs.metrics.spec import MetricsSpec
+
+    acceptance = read_iid_rate(
+        MetricsSpec(format="iid-rate", values={"alpha": 0.5}, draft_length=3 * 10**8)
+    )
+    assert acceptance.marginal == ()
+    assert acceptance.accept_length == pytest.approx(2.0)

@@ -132,7 +132,8 @@ def read_iid_rate(spec: MetricsSpec) -> Acceptance:
         formula=formula,
         estimate=True,
         draft_length=depth,
-        marginal=tuple(a**i for i in range(1, depth + 1)),
+        # no per-position profile: a model is not a measurement (DESIGN.md §8.9), and a
+        # D read from a file must not size a list (hostile D = 3·10^8)
         note="expected AL under i.i.d. acceptance (Leviathan et al. 2023), not a measurement",
     )
 
