@@ -432,7 +432,7 @@ def test_d_opt_from_a_histogram(check_text: Check) -> None:
 
 def test_iid_rate_builds_no_profile_from_a_huge_d() -> None:
     # hostile case 13: D = 3·10^8 with iid-rate once built a 3·10^8-long marginal list; an
-    # estimate is no profile (§8.9), so none is built: AL = (1 − 0.5^(D+1)) / 0.5 → 2
+    # estimate is no profile (§8.9), so past 1024 positions none is built: AL → 2
     from specgate.inputs.metrics.inline import read_iid_rate
     from specgate.inputs.metrics.spec import MetricsSpec
 

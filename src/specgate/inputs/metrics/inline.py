@@ -19,6 +19,9 @@ from specgate.inputs.metrics._common import fmt, largest_accepted, survival
 from specgate.inputs.metrics.spec import MetricsSpec
 from specgate.inputs.types import Acceptance
 
+IID_PROFILE_MAX = 1024
+"""``iid-rate`` lists its per-position model rates only up to this D (bounded work)."""
+
 PROFILE_TOLERANCE = 0.02
 """|1 + Σ marginal − AL| allowed by SG305 (specdec_bench's own consistency check)."""
 
@@ -132,8 +135,9 @@ def read_iid_rate(spec: MetricsSpec) -> Acceptance:
         formula=formula,
         estimate=True,
         draft_length=depth,
-        # no per-position profile: a model is not a measurement (DESIGN.md §8.9), and a
-        # D read from a file must not size a list (hostile D = 3·10^8)
+        # the model's profile α^i, only for a D of sane size: a D read from a file must not
+        # size a list (hostile D = 3·10^8); theory never uses it as a measurement (§8.9)
+        marginal=tuple(a**i for i in range(1, depth + 1)) if depth <= IID_PROFILE_MAX else (),
         note="expected AL under i.i.d. acceptance (Leviathan et al. 2023), not a measurement",
     )
 
