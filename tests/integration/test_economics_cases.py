@@ -162,3 +162,34 @@ def test_d0_costs_nothing(tmp_path: Path) -> None:
     assert deployment.status == "ready"
     # and the case itself is read without a crash
     assert judge(CASES / "theory-t5/specgate.yaml").status in ("fail", "actionable", "ready")
+
+
+def test_typical_rho_guideline_is_not_priced_at_an_adaptive_maximum(tmp_path: Path) -> None:
+    # transformers assisted generation: a draft model (typical ρ ≈ 0.15) with a confidence
+    # cut-off, so num_assistant_tokens = 12 is only a maximum (SG308). AL 2.2 is
+    # above the trained-drafter guideline min(2, 1 + 12/2) = 2. Pricing every step at the
+    # maximum would give a floor of (1 + 0.15 · 12) · 1.1 = 3.08 > 2.2, a warning built on a
+    # guessed ρ times a D the engine rarely drafts: SG110 (b) must stay silent.
+    (tmp_path / "generation_config.json").write_text(
+        '{"assistant_model": "HuggingFaceTB/SmolLM2-135M-Instruct", '
+        '"num_assistant_tokens": 12, "assistant_confidence_threshold": 0.4, '
+        '"do_sample": false}\n',
+        encoding="utf-8",
+    )
+    claims = tmp_path / "claims.specgate.yaml"
+    claims.write_text(
+        "version: 1\n"
+        "deployments:\n"
+        "  - name: assisted\n"
+        "    speculation:\n"
+        "      enabled: true\n"
+        "      engine: transformers\n"
+        "      engine_config: generation_config.json\n"
+        "    evidence:\n"
+        "      accept_length: 2.2\n"
+        "      cache_coherence_eval: true\n",
+        encoding="utf-8",
+    )
+    found = codes(judge(claims))
+    assert "SG308" in found
+    assert "SG110" not in found

@@ -347,8 +347,11 @@ def accept_length_below_guideline(ctx: RuleContext) -> Iterator[Hit]:
     trained) with D ≥ 1 has AL < min(2, 1 + D/2), the seed's floor kept as
     guidance; or (b) ρ is only typical and AL is below the default floor
     computed with that typical ρ: (β + ρ_typical·passes) × (1 + min_gain), never
-    above 1 + D. Not when a measured speedup already shows a gain of at least
-    `policy.min_gain`, nor when SG102 already fails the AL at the default floor.
+    above 1 + D; (b) is skipped when D is only a maximum (adaptive drafting:
+    n-gram, p-min, confidence cut-offs), since pricing every step at the maximum
+    D overstates the draft cost it guesses at. Not when a measured speedup
+    already shows a gain of at least `policy.min_gain`, nor when SG102 already
+    fails the AL at the default floor.
 
     **Why.** A fail needs what is stated or measured (SG102). A trained drafter
     below AL 2 at D ≥ 2 usually means a drafter that does not match the served
@@ -380,7 +383,7 @@ def accept_length_below_guideline(ctx: RuleContext) -> Iterator[Hit]:
             action,
         )
         return
-    if m.draft_depth_ratio_source == "typical":
+    if m.draft_depth_ratio_source == "typical" and not dep.speculation.draft_length_is_max:
         typical_floor = theory.default_accept_length_floor(
             theory.step_cost(m.verify_cost_ratio, m.typical_draft_depth_ratio, m.passes),
             m.min_gain,
