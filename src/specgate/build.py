@@ -20,6 +20,7 @@ from specgate.model import (
     WorkloadBlock,
 )
 from specgate.numbers import fmt
+from specgate.provenance import MEASURED_AT_SHAPE, build_provenance, parse_measured_at
 from specgate.validate import Violation
 
 #: Integers from 2**1024 up have no float value; the schema reports them (SG001).
@@ -122,6 +123,11 @@ def _model(raw: dict[str, Any], base: tuple[str | int, ...]) -> tuple[ModelBlock
     return block, problems
 
 
+def _drop(policy: dict[str, Any]) -> float | None:
+    drop = _number(policy, "max_accept_length_drop", 0.0)
+    return drop if drop is not None and drop < 1 else None
+
+
 def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violation]]:
     """One deployment from its raw mapping; returns it and cross-key violations."""
     data = _mapping(raw)
@@ -158,6 +164,7 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
             ),
             draft_length=_integer(spec, "draft_length"),
             draft_depth_ratio=_number(spec, "draft_depth_ratio", 0.0),
+            engine=_text(spec, "engine"),
         ),
         workload=WorkloadBlock(
             name=_text(workload, "name"),
@@ -166,6 +173,8 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
             else "low",
             attention_dominated=_bool(workload, "attention_dominated") is True,
             repetitive=_bool(workload, "repetitive") is True,
+            temperature=_number(workload, "temperature", 0.0),
+            concurrency=_integer(workload, "concurrency", 1),
         ),
         evidence=EvidenceBlock(
             present=isinstance(evidence_raw, dict),
@@ -173,11 +182,27 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
             cache_coherence_eval=_bool(evidence, "cache_coherence_eval"),
             next_draft_length=_integer(following, "draft_length"),
             next_accept_length=_number(following, "accept_length"),
+            provenance=build_provenance(evidence.get("provenance")),
         ),
         claimed_speedup=_positive(_mapping(data.get("claims")), "speedup"),
         min_accept_length=_number(_mapping(data.get("policy")), "min_accept_length", 1.0),
+        max_accept_length_drop=_drop(_mapping(data.get("policy"))),
+        max_evidence_age_days=_integer(_mapping(data.get("policy")), "max_evidence_age_days", 1),
         base=base,
     )
+    measured = _mapping(evidence.get("provenance")).get("measured_at")
+    if (
+        isinstance(measured, str)
+        and MEASURED_AT_SHAPE.match(measured)
+        and parse_measured_at(measured) is None
+    ):
+        problems.append(
+            Violation(
+                (*base, "evidence", "provenance", "measured_at"),
+                f"evidence.provenance.measured_at {measured!r} is not a calendar date "
+                "(YYYY-MM-DD) or an RFC 3339 date-time",
+            )
+        )
     current = deployment.speculation.draft_length
     larger = deployment.evidence.next_draft_length
     if current is not None and larger is not None and larger <= current:

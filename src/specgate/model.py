@@ -13,6 +13,7 @@ from typing import Literal
 
 from specgate.document import NodePath, Span
 from specgate.inputs.types import Acceptance, EngineConfig, EngineIssue, ModelShape
+from specgate.provenance import Provenance
 
 SizeClass = Literal["tiny", "small", "medium", "large"]
 LatencyRegion = Literal["low", "throughput"]
@@ -47,6 +48,7 @@ class SpeculationBlock:
     draft_depth_ratio: float | None = None
     verify_tokens: int | None = None
     draft_length_is_max: bool = False
+    engine: str | None = None
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,8 @@ class WorkloadBlock:
     latency_region: LatencyRegion = "low"
     attention_dominated: bool = False
     repetitive: bool = False
+    temperature: float | None = None
+    concurrency: int | None = None
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,7 @@ class EvidenceBlock:
     cache_coherence_eval: bool | None = None
     next_draft_length: int | None = None
     next_accept_length: float | None = None
+    provenance: Provenance | None = None
 
     @property
     def has_next(self) -> bool:
@@ -125,6 +130,7 @@ class Deployment:
         name: the deployment's name.
         claimed_speedup: ``claims.speedup`` (ratio, not percent).
         min_accept_length: ``policy.min_accept_length`` as written.
+        max_accept_length_drop / max_evidence_age_days: the §9 policy keys as written.
         base: node path of this deployment in its file, e.g. ``("deployments", 0)``.
     """
 
@@ -136,6 +142,8 @@ class Deployment:
     evidence: EvidenceBlock = field(default_factory=EvidenceBlock)
     claimed_speedup: float | None = None
     min_accept_length: float | None = None
+    max_accept_length_drop: float | None = None
+    max_evidence_age_days: int | None = None
     base: NodePath = ()
     inputs: Inputs | None = None
 
