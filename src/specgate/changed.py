@@ -151,8 +151,6 @@ def affected(changed: list[Path], cwd: Path | None = None) -> Affected:
                     if hits:
                         chosen.setdefault(real, (claims, shown))
                         found.update(str(others[h]) for h in hits)
-    result.ignored = sorted(
-        {shown_path(p, here) for p in others.values() if str(p) not in found}
-    )
+    result.ignored = sorted({shown_path(p, here) for p in others.values() if str(p) not in found})
     result.claims = sorted(chosen.values(), key=lambda pair: pair[1])
     return result
