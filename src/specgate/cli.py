@@ -407,7 +407,7 @@ def _add_measure(sub: argparse._SubParsersAction[_Parser]) -> None:
         "--today", type=_date, metavar="YYYY-MM-DD", help="measured_at (default: today, UTC)"
     )
     measure.add_argument(
-        "command", nargs=argparse.REMAINDER, metavar="-- CMD", help="the benchmark command"
+        "benchmark", nargs=argparse.REMAINDER, metavar="-- CMD", help="the benchmark command"
     )
 
 
@@ -642,7 +642,7 @@ def _measured(args: argparse.Namespace, folder: Path) -> tuple[object, str, str]
     from specgate import measure
     from specgate.loader import read_text
 
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    command = args.benchmark[1:] if args.benchmark[:1] == ["--"] else args.benchmark
     labels = dict(_label(text) for text in args.labels)
     if args.metrics_url is not None:
         if not command:

@@ -89,7 +89,11 @@ def run_command(command: list[str]) -> None:
         UsageError: the command cannot start or exits non-zero (naming its exit code).
     """
     try:
-        done = subprocess.run(command, stdout=sys.stderr, check=False)
+        target: int = sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # stderr is not a file (captured)
+        target = subprocess.DEVNULL
+    try:
+        done = subprocess.run(command, stdout=target, check=False)
     except OSError as exc:
         raise UsageError(f"cannot run {command[0]!r}: {exc.strerror or exc}") from None
     if done.returncode != 0:
@@ -163,7 +167,7 @@ def evidence_block(
     block: dict[str, Any] = {"accept_length": round(acceptance.accept_length, 4)}
     if measurement.metrics is not None:
         block["metrics"] = measurement.metrics
-    provenance: dict[str, Any] = {"measured_at": today}
+    provenance: dict[str, Any] = {"measured_at": today.isoformat()}
     if acceptance.steps is not None:
         provenance["steps"] = acceptance.steps
     if concurrency is not None:
