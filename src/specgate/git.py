@@ -86,7 +86,10 @@ def resolve_commit(top: Path, ref: str, option: str) -> str:
 
 def blob_id(top: Path, commit: str, path: str) -> str | None:
     """The blob id of ``path`` at ``commit`` (``git rev-parse REV:path``), ``None``
-    when the path does not exist there or is not a file."""
+    when the path does not exist there or is not a file (or cannot be named in git's
+    batch protocol: a line break or NUL in it)."""
+    if any(c in path for c in "\n\r\0") or any(c in commit for c in "\n\r\0:"):
+        return None
     done = run(top, "cat-file", "--batch-check", check=False, stdin=f"{commit}:{path}")
     line = done.stdout.decode("utf-8", "replace").split()
     if len(line) >= 2 and line[1] == "blob":

@@ -112,9 +112,7 @@ def test_escaped_path_is_still_found(tree: Repo) -> None:
     assert [s for _, s in found.claims] == ["deploy/chat.specgate.yaml", "deploy/esc.specgate.json"]
 
 
-def test_cli_only_a_serving_config_changed(
-    tree: Repo, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_cli_only_a_serving_config_changed(tree: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     (tree.root / "deploy/serving/vllm-serve").write_text(SERVE.format(d=1), encoding="utf-8")
     code = main(["check", "--changed", "deploy/serving/vllm-serve"])
     out = capsys.readouterr().out

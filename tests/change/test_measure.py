@@ -281,3 +281,49 @@ def test_usage_errors(here: Path, capsys: pytest.CaptureFixture[str], args: list
     code, _, err = run(capsys, *args)
     assert code == 2 and err.startswith("specgate")
     _unchanged(here)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("version: 1\ndeployments:\n  - name: a\n    model:\n      name: x\n", (2, 4, 2)),
+        ("version: 1\ndeployments:\n- name: a\n  model:\n    name: x\n", (2, 2, 0)),
+        (
+            "version: 1\ndeployments:\n    -   name: a\n        model:\n            name: x\n",
+            (4, 8, 4),
+        ),
+    ],
+    ids=["indented-sequence", "flush-sequence", "four-spaces"],
+)
+def test_indentation_is_measured(text: str, expected: tuple[int, int, int]) -> None:
+    from specgate.evidence_writer import measure_indentation
+
+    assert measure_indentation(text) == expected
+
+
+def test_write_into_a_flush_sequence_file(here: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    flush = (
+        "version: 1\ndeployments:\n- name: gemma-mtp\n  speculation:\n    enabled: true\n"
+        "    draft_length: 4\n  evidence:\n    accept_length: 3.1\n- name: other  # keep\n"
+        "  speculation: {enabled: false}\n"
+    )
+    (here / "specgate.yaml").write_text(flush, encoding="utf-8")
+    bench = here / "bench"
+    bench.mkdir()
+    (bench / "b.prom").write_text(STARTUP, encoding="utf-8")
+    (bench / "a.prom").write_text(AFTER, encoding="utf-8")
+    code, _, err = run(
+        capsys,
+        "--before",
+        "bench/b.prom",
+        "--after",
+        "bench/a.prom",
+        *WRITE,
+        "--today",
+        "2026-01-15",
+    )
+    assert code == 0, err
+    text = (here / "specgate.yaml").read_text(encoding="utf-8")
+    assert text.startswith("version: 1\ndeployments:\n- name: gemma-mtp\n  speculation:\n")
+    assert text.endswith("- name: other  # keep\n  speculation: {enabled: false}\n")
+    assert "\n  evidence:\n    accept_length: 4.5958\n" in text

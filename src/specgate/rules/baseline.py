@@ -91,7 +91,7 @@ def accept_length_regression(ctx: RuleContext) -> Iterator[Hit]:
         z = z_score(head, base.accept_length, head_se, base.accept_length_se)
         if z is None or z >= Z_LIMIT:
             return
-    significance = "" if z is None else f", z = {fmt(z)}" if abs(z) != float("inf") else ", z = −∞"
+    significance = "" if z is None else f", z = {fmt(z)}"
     yield Hit(
         f"AL fell from {fmt(base.accept_length)} at {base.ref} to {fmt(head)} "
         f"(−{fmt((base.accept_length - head) / base.accept_length * 100)} %{significance}), more "
