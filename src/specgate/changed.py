@@ -145,9 +145,12 @@ def affected(changed: list[Path], cwd: Path | None = None) -> Affected:
                     continue
                 folder = claims.parent
                 for relative in references(document.data):
-                    if posixpath.isabs(relative):
+                    if posixpath.isabs(relative) or "\0" in relative:
                         continue
-                    hits = _keys(folder / relative) & others.keys()
+                    try:
+                        hits = _keys(folder / relative) & others.keys()
+                    except (OSError, ValueError):  # an over-long or undecodable name
+                        continue
                     if hits:
                         chosen.setdefault(real, (claims, shown))
                         found.update(str(others[h]) for h in hits)

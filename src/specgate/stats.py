@@ -22,14 +22,21 @@ Histogram = Iterable[tuple[int, int]]
 
 def histogram_moments(histogram: Histogram) -> tuple[int, float, float] | None:
     """(steps n, mean accepted count, sample sd) of a sparse histogram of
-    ``(accepted_count, steps)`` pairs; ``None`` with fewer than 2 steps."""
+    ``(accepted_count, steps)`` pairs; ``None`` with fewer than 2 steps, or counts
+    too large for floating point (no standard error is better than a wrong one)."""
     pairs = [(j, h) for j, h in histogram if h > 0]
-    steps = sum(h for _, h in pairs)
-    if steps < 2:
+    try:
+        steps = sum(float(h) for _, h in pairs)
+        if steps < 2:
+            return None
+        mean = sum(j * float(h) for j, h in pairs) / steps
+        squares = sum(float(h) * (j - mean) ** 2 for j, h in pairs)
+        sd = math.sqrt(squares / (steps - 1))
+    except OverflowError:
         return None
-    mean = sum(j * h for j, h in pairs) / steps
-    squares = sum(h * (j - mean) ** 2 for j, h in pairs)
-    return steps, mean, math.sqrt(squares / (steps - 1))
+    if not all(math.isfinite(x) for x in (steps, mean, sd)):
+        return None
+    return int(steps), mean, sd
 
 
 def standard_error(histogram: Histogram) -> float | None:

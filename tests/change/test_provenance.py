@@ -180,3 +180,12 @@ def test_sg409_concurrency(
     write(here, f"concurrency: {evidence}", workload=workload)
     _, report, _ = run_json("check")
     assert ("SG409" in codes(report)) is fires
+
+
+def test_counts_too_large_for_floats_give_no_standard_error() -> None:
+    from specgate.stats import histogram_moments, standard_error
+
+    huge = [(0, 10**308), (1, 10**308), (2, 10**308)]
+    assert histogram_moments(huge) is None
+    assert standard_error(huge) is None
+    assert histogram_moments([(0, 1)]) is None  # one step: no sample sd

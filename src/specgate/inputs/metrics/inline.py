@@ -100,7 +100,7 @@ def read_histogram(spec: MetricsSpec) -> Acceptance:
         marginal=survival(histogram, depth),
         min_draft_length=largest_accepted(histogram),
         histogram=tuple(sorted((j, int(h)) for j, h in histogram.items() if h > 0)),
-        steps=int(steps),
+        steps=int(steps) if math.isfinite(steps) else None,
     )
 
 

@@ -276,6 +276,7 @@ def read_trtllm_iteration_stats(text: str, shown: str) -> Acceptance:
         path=shown,
         accept_length=(accepted + requests) / requests,
         formula=f"({fmt(accepted)} + {fmt(requests)})/{fmt(requests)}",
+        steps=int(requests) if float(requests).is_integer() else None,
         draft_length=whole_ratio(tokens, requests),
         note=f"summed over {seen} iteration{'s' if seen > 1 else ''}",
         spans={"accept_length": first},
