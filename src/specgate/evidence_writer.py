@@ -113,13 +113,13 @@ def write_evidence(claims: Path, deployment: str, block: dict[str, Any]) -> None
     if not isinstance(evidence, dict):
         evidence = CommentedMap()
         target["evidence"] = evidence
-    for position, key in enumerate(REPLACED):
+    for key in REPLACED:
         if key in block:
             value = _styled(block[key])
             if key in evidence:
                 evidence[key] = value
             else:
-                evidence.insert(min(position, len(evidence)), key, value)
+                evidence.insert(_slot(evidence, key), key, value)
         elif key in evidence:
             del evidence[key]
     out = io.StringIO()
@@ -130,6 +130,17 @@ def write_evidence(claims: Path, deployment: str, block: dict[str, Any]) -> None
     if crlf:
         result = result.replace("\n", "\r\n")
     _atomic_write(claims, ("\ufeff" if bom else "") + result)
+
+
+def _slot(evidence: Any, key: str) -> int:
+    """Where a new key goes: ``accept_length`` first, ``provenance`` right after
+    ``metrics`` when there is one, anything else at the end."""
+    keys = list(evidence)
+    if key == "accept_length":
+        return 0
+    if key == "provenance" and "metrics" in keys:
+        return keys.index("metrics") + 1
+    return len(keys)
 
 
 def _styled(value: Any) -> Any:

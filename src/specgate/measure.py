@@ -182,8 +182,19 @@ def render(block: dict[str, Any]) -> str:
     """The printed YAML: a mapping whose only top-level key is ``evidence``."""
     import yaml
 
-    return yaml.safe_dump(
-        {"evidence": block}, sort_keys=False, default_flow_style=None, allow_unicode=True
+    class _Dumper(yaml.SafeDumper):
+        """Mappings in block style, lists of numbers in flow style."""
+
+    def _list(dumper: yaml.SafeDumper, data: list[Any]) -> yaml.Node:
+        return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
+
+    _Dumper.add_representer(list, _list)
+    return yaml.dump(
+        {"evidence": block},
+        Dumper=_Dumper,
+        sort_keys=False,
+        default_flow_style=False,
+        allow_unicode=True,
     )
 
 

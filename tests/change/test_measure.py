@@ -145,6 +145,7 @@ def test_write_keeps_everything_else_byte_identical(
     assert after[:11] == before[:11]
     assert after[-5:] == before[-5:]
     written = yaml.safe_load(text)["deployments"][0]["evidence"]
+    assert list(written) == ["accept_length", "cache_coherence_eval", "provenance"]
     assert written == {
         "accept_length": 4.5958,
         "cache_coherence_eval": True,
@@ -235,6 +236,9 @@ def test_saved_scrapes_become_a_metrics_pointer(
         "path": "bench/after.prom",
         "baseline_path": "bench/before.prom",
     }
+    # replaced keys keep their place; the new provenance follows metrics
+    order = list(evidence["deployments"][0]["evidence"])
+    assert order == ["accept_length", "cache_coherence_eval", "metrics", "provenance"]
     # the written claims file reads its own evidence: AL agrees, no schema problem
     main(["check", "specgate.yaml", "--format", "json", "--today", "2026-01-15"])
     report = yaml.safe_load(capsys.readouterr().out)
