@@ -331,3 +331,22 @@ def test_write_into_a_flush_sequence_file(here: Path, capsys: pytest.CaptureFixt
     assert text.startswith("version: 1\ndeployments:\n- name: gemma-mtp\n  speculation:\n")
     assert text.endswith("- name: other  # keep\n  speculation: {enabled: false}\n")
     assert "\n  evidence:\n    accept_length: 4.5958\n" in text
+
+
+def test_labels_pick_one_model_of_a_shared_scrape(
+    here: Path, server: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import re
+
+    shared = (DATA.parent / "integration" / "fixes" / "bench" / "two-models.prom").read_text(
+        encoding="utf-8"
+    )
+    fresh = re.sub(r"\} [0-9.]+$", "} 0.0", shared, flags=re.MULTILINE)
+    url, script = server
+    script += [(200, PROM, fresh, 0), (200, PROM, shared, 0)] * 2
+    code, _, err = run(capsys, "--metrics-url", url, "--", *OK)
+    assert code == 2 and "several models" in err
+    code, out, err = run(capsys, "--metrics-url", url, "--labels", "model_name=a", "--", *OK)
+    assert code == 0, err
+    # model a, summed over engines 0 and 1: 1 + (150 + 75)/(100 + 50) = 2.5
+    assert yaml.safe_load(out)["evidence"]["accept_length"] == 2.5
