@@ -27,6 +27,10 @@ from specgate.errors import InputError, UsageError
 from specgate.model import Deployment
 from specgate.stats import standard_error, z_score
 
+MAX_REFERENCED_FILES = 256
+"""A claims file at REF naming more distinct files than this is not read (each costs
+git calls; a hostile base revision must not make the gate crawl)."""
+
 EVIDENCE_KEYS = ("path", "baseline_path")
 """``evidence.metrics`` keys that name evidence files (their content is compared)."""
 
@@ -46,6 +50,8 @@ class BaselineSource:
     commit: str
     top: Path
     renames: dict[str, str] = field(default_factory=dict)
+    head_hashes: dict[str, str | None] = field(default_factory=dict, compare=False)
+    """Blob ids of work-tree files already hashed in this run (path → id)."""
 
 
 @dataclass(frozen=True)
@@ -198,6 +204,11 @@ def _read_copy(
             if rel in copied or not _inside(rel):
                 continue
             copied.add(rel)
+            if len(copied) > MAX_REFERENCED_FILES:
+                raise InputError(
+                    f"{base_rel} references more than {MAX_REFERENCED_FILES} files; "
+                    "not compared"
+                )
             content = git.show(source.top, source.commit, rel)
             if content is not None:
                 _write(root, rel, content)
@@ -217,11 +228,14 @@ def head_blobs(source: BaselineSource, raw: dict[str, Any], claims: Path) -> dic
     head_rel = repo_path(source, claims)
     if head_rel is None:
         return {}
-    return {
-        key: git.hash_object(source.top, rel)
-        for key, rel in evidence_paths(raw, head_rel).items()
-        if _inside(rel)
-    }
+    found: dict[str, str | None] = {}
+    for key, rel in evidence_paths(raw, head_rel).items():
+        if not _inside(rel):
+            continue
+        if rel not in source.head_hashes:
+            source.head_hashes[rel] = git.hash_object(source.top, rel)
+        found[key] = source.head_hashes[rel]
+    return found
 
 
 def view_of(source: BaselineSource, base: BaseDeployment, head: dict[str, str | None]) -> BaseView:

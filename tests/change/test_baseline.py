@@ -318,3 +318,17 @@ def test_summary_shows_before_and_after(repo: Repo, capsys: pytest.CaptureFixtur
     # AL 2.9 → 2.6; theory AL/(1 + 0.05·3) = 2.5217 → 2.2609; claim and config unchanged.
     assert "| `a.specgate.yaml` | chat-8b | 2.9 → 2.6 | 2.5217 → 2.2609 | 2 | same |" in text
     assert "`b.specgate.yaml` | chat-8b" not in text  # unchanged: no row
+
+
+def test_a_base_naming_too_many_files_is_not_read(repo: Repo) -> None:
+    from specgate.baseline import MAX_REFERENCED_FILES, open_baseline, read_base
+
+    many = "version: 1\ndeployments:\n" + "".join(
+        f"  - name: d{i}\n    model:\n      hf_config: models/m{i}.json\n"
+        for i in range(MAX_REFERENCED_FILES + 1)
+    )
+    repo.write({"specgate.yaml": many})
+    repo.commit()
+    found = read_base(open_baseline("HEAD", repo.root), repo.root / "specgate.yaml")
+    assert found is not None and found.deployments == {}
+    assert found.error is not None and f"more than {MAX_REFERENCED_FILES}" in found.error
