@@ -167,6 +167,8 @@ def read_base(
             return BaseFile({}, f"at {source.ref}: {exc.one_line()}")
         except git.GitError as exc:
             return BaseFile({}, f"at {source.ref}: {exc}")
+        except OSError as exc:  # a name the file system refuses
+            return BaseFile({}, f"at {source.ref}: cannot copy {base_rel}: {exc.strerror or exc}")
 
 
 def _write(root: Path, rel: str, content: bytes) -> Path:
@@ -194,24 +196,25 @@ def _read_copy(
     if not isinstance(raws, list):
         return BaseFile({}, f"{base_rel} at {source.ref} holds no deployments list")
     folder = posixpath.dirname(base_rel)
-    copied: set[str] = set()
+    named = {
+        rel
+        for raw in raws
+        if isinstance(raw, dict)
+        for rel in (posixpath.normpath(posixpath.join(folder, r)) for r in _references(raw))
+        if _inside(rel)
+    }
+    if len(named) > MAX_REFERENCED_FILES:
+        raise InputError(
+            f"{base_rel} references more than {MAX_REFERENCED_FILES} files; not compared"
+        )
+    for rel in sorted(named):
+        content = git.show(source.top, source.commit, rel)
+        if content is not None:
+            _write(root, rel, content)
     found: dict[str, BaseDeployment] = {}
     for index, raw in enumerate(raws):
         if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
             continue
-        for relative in _references(raw):
-            rel = posixpath.normpath(posixpath.join(folder, relative))
-            if rel in copied or not _inside(rel):
-                continue
-            copied.add(rel)
-            if len(copied) > MAX_REFERENCED_FILES:
-                raise InputError(
-                    f"{base_rel} references more than {MAX_REFERENCED_FILES} files; "
-                    "not compared"
-                )
-            content = git.show(source.top, source.commit, rel)
-            if content is not None:
-                _write(root, rel, content)
         deployment, _ = build_deployment(raw, index)
         deployment, _ = resolve(deployment, raw, document, claims)
         blobs = {
