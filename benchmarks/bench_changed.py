@@ -12,11 +12,15 @@ shared serving config, model config and metrics files. It times whole commands
 - ``specgate check --changed README.md`` (the lookup alone: nothing affected);
 - ``specgate check <one claims file>`` (the cost of the smallest check);
 - ``specgate check <the 250 affected files named explicitly>`` (the same check
-  without the lookup).
+  without the lookup);
+- ``specgate check --changed <every file of the repository>`` (``pre-commit run
+  --all-files``) against ``specgate check .`` (the folder search over the same
+  claims files).
 
-Ratios printed: lookup alone / one-file check, and --changed / explicit check of
-the same files (what the lookup adds). Target: the lookup alone costs no more than
-a few one-file checks, so the hook stays cheap on every commit.
+Ratios printed: lookup alone / one-file check, --changed / explicit check of the
+same files (what the lookup adds), and all files --changed / folder check.
+Target: the lookup alone costs no more than a few one-file checks, so the hook
+stays cheap on every commit.
 """
 
 from __future__ import annotations
@@ -126,6 +130,10 @@ def main() -> int:
         lookup = _median([specgate, "check", "--changed", "README.md"], args.repeat, root)
         one = _median([specgate, "check", affected[1]], args.repeat, root)
         explicit = _median([specgate, "check", *affected], args.repeat, root)
+        every = [p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()]
+        every = [p for p in every if not p.startswith(".git/")]
+        all_files = _median([specgate, "check", "--changed", *every], args.repeat, root)
+        folder = _median([specgate, "check", "."], args.repeat, root)
         done = subprocess.run(
             [specgate, "check", "--changed", serving],
             cwd=root,
@@ -139,8 +147,11 @@ def main() -> int:
     print(f"  check <the 250 files>               {explicit:7.3f} s")
     print(f"  check --changed README.md (lookup)  {lookup:7.3f} s")
     print(f"  check <one file>                    {one:7.3f} s")
+    print(f"  check --changed <all {len(every)} files>   {all_files:7.3f} s")
+    print(f"  check . (folder search)             {folder:7.3f} s")
     print(f"  lookup alone / one-file check       {lookup / one:7.2f}x")
     print(f"  --changed / explicit check          {changed / explicit:7.2f}x")
+    print(f"  all files --changed / check .       {all_files / folder:7.2f}x")
     return 0
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,29 @@ _REFERENCE_KEYS = (
     ("speculation", "draft_hf_config"),
 )
 _METRICS_KEYS = ("path", "baseline_path")
+_DELIMITERS = re.compile(r"[\s\"'/:,\[\]{}]+")
+"""What separates a written path's base name from its surroundings in YAML or JSON
+text (blanks, quotes, folder separators, flow punctuation)."""
+
+
+class _NameFilter:
+    """Could ``text`` name one of ``names`` (base names of changed files)? Names
+    free of delimiters are looked up among the text's tokens (a set, so the cost
+    does not grow with the number of changed files); others by substring."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.plain = {n for n in names if not _DELIMITERS.search(n)}
+        self.odd = [n for n in names if _DELIMITERS.search(n)]
+
+    def may_name(self, text: str) -> bool:
+        if "\\" in text:  # an escape may spell any name
+            return True
+        if any(name in text for name in self.odd):
+            return True
+        if "''" in text and any("'" in name for name in self.odd):
+            return True  # YAML single quotes write ' as ''
+
+        return not self.plain.isdisjoint(_DELIMITERS.split(text))
 
 
 @dataclass
@@ -123,7 +147,7 @@ def affected(changed: list[Path], cwd: Path | None = None) -> Affected:
             others[key] = path
     found: set[str] = set()
     if others:
-        names = {Path(p).name for p in others.values()}
+        wanted = _NameFilter({Path(p).name for p in others.values()})
         tops = {repository_root(p.parent if p.parent.exists() else here) for p in others.values()}
         for top in sorted(tops):
             for claims in all_claims_files(top):
@@ -136,7 +160,7 @@ def affected(changed: list[Path], cwd: Path | None = None) -> Affected:
                 except InputError as exc:
                     result.skipped.append((shown, exc.one_line()))
                     continue
-                if "\\" not in text and not any(name in text for name in names):
+                if not wanted.may_name(text):
                     continue
                 try:
                     document = parse_text(text, shown, json_syntax=claims.suffix == ".json")

@@ -160,3 +160,25 @@ def test_file_names_after_other_options_count_as_changed(
     assert main(["check", "--changed", "--format", "json", "other/specgate.yaml"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert [f["path"] for f in report["files"]] == ["other/specgate.yaml"]
+
+
+@pytest.mark.parametrize(
+    ("name", "written"),
+    [
+        ("vllm serve.yaml", "'serving/vllm serve.yaml'"),
+        ("it's.yaml", "'serving/it''s.yaml'"),
+        ("a,b.yaml", '"serving/a,b.yaml"'),
+        ("plain.yaml", "serving/plain.yaml   # the config"),
+    ],
+)
+def test_odd_names_are_found(repo: Repo, name: str, written: str) -> None:
+    repo.write(
+        {
+            "specgate.yaml": "version: 1\ndeployments:\n  - name: a\n    speculation:\n"
+            f"      enabled: true\n      engine_config: {written}\n",
+            f"serving/{name}": SERVE.format(d=3),
+            "other.specgate.yaml": SELF_CONTAINED,
+        }
+    )
+    found = affected([Path("serving") / name])
+    assert [shown for _, shown in found.claims] == ["specgate.yaml"]
