@@ -535,9 +535,11 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
             return _nothing_affected(args, out)
     else:
         files = discover(args.paths)
-    options = CheckOptions(
-        min_accept_length=args.min_accept_length, today=today, baseline=baseline
-    )
+    if baseline is not None:
+        from specgate.baseline import prefetch
+
+        prefetch(baseline, [path for path, _ in files])
+    options = CheckOptions(min_accept_length=args.min_accept_length, today=today, baseline=baseline)
     run = check_files(files, options, finder)
 
     summary_path, summary_text = _summary(args, run)

@@ -84,29 +84,51 @@ def resolve_commit(top: Path, ref: str, option: str) -> str:
     return done.stdout.decode("ascii").strip()
 
 
-def blob_id(top: Path, commit: str, path: str) -> str | None:
-    """The blob id of ``path`` at ``commit`` (``git rev-parse REV:path``), ``None``
-    when the path does not exist there or is not a file (or cannot be named in git's
-    batch protocol: a line break or NUL in it)."""
-    if any(c in path for c in "\n\r\0") or any(c in commit for c in "\n\r\0:"):
-        return None
-    done = run(top, "cat-file", "--batch-check", check=False, stdin=f"{commit}:{path}")
-    line = done.stdout.decode("utf-8", "replace").split()
-    if len(line) >= 2 and line[1] == "blob":
-        return line[0]
-    return None
+def _nameable(path: str) -> bool:
+    """Whether ``path`` can be named in git's line-based batch protocol."""
+    return not any(c in path for c in "\n\r\0")
 
 
-def show(top: Path, commit: str, path: str) -> bytes | None:
-    """The content of ``path`` at ``commit`` (``git show REV:path``); ``None`` when
-    absent there or larger than :data:`MAX_BLOB_BYTES`."""
-    blob = blob_id(top, commit, path)
-    if blob is None:
-        return None
-    size = run(top, "cat-file", "-s", blob).stdout.decode("ascii").strip()
-    if not size.isdigit() or int(size) > MAX_BLOB_BYTES:
-        return None
-    return run(top, "cat-file", "blob", blob).stdout
+def read_blobs(
+    top: Path, commit: str, paths: list[str], limit: int = MAX_BLOB_BYTES
+) -> dict[str, tuple[str, bytes | None]]:
+    """Path → (blob id, content) at ``commit`` for every path that is a file there,
+    in two git calls whatever the number of paths (``cat-file --batch-check`` for
+    ids and sizes, then ``cat-file --batch`` for the contents). Content is ``None``
+    for a blob larger than ``limit``; paths absent at ``commit`` are left out.
+
+    Raises:
+        GitError: git failed or answered out of protocol.
+    """
+    wanted = [p for p in dict.fromkeys(paths) if _nameable(p)]
+    if not wanted or any(c in commit for c in "\n\r\0:"):
+        return {}
+    names = "\n".join(f"{commit}:{p}" for p in wanted)
+    checked = run(top, "cat-file", "--batch-check", stdin=names).stdout.splitlines()
+    if len(checked) != len(wanted):
+        raise GitError("git cat-file --batch-check answered out of protocol")
+    found: dict[str, tuple[str, bytes | None]] = {}
+    small: list[tuple[str, str, int]] = []
+    for path, line in zip(wanted, checked, strict=True):
+        fields = line.split()
+        if len(fields) != 3 or fields[1] != b"blob" or not fields[2].isdigit():
+            continue  # missing, a folder, a submodule
+        blob, size = fields[0].decode("ascii"), int(fields[2])
+        found[path] = (blob, None)
+        if size <= limit:
+            small.append((path, blob, size))
+    if small:
+        out = run(top, "cat-file", "--batch", stdin="\n".join(b for _, b, _ in small)).stdout
+        at = 0
+        for path, blob, size in small:
+            end = out.find(b"\n", at)
+            header = out[at:end].split()
+            if end < 0 or len(header) != 3 or header[0].decode("ascii", "replace") != blob:
+                raise GitError("git cat-file --batch answered out of protocol")
+            start = end + 1
+            found[path] = (blob, out[start : start + size])
+            at = start + size + 1
+    return found
 
 
 def hash_object(top: Path, path: str) -> str | None:
