@@ -332,3 +332,18 @@ def test_a_base_naming_too_many_files_is_not_read(repo: Repo) -> None:
     found = read_base(open_baseline("HEAD", repo.root), repo.root / "specgate.yaml")
     assert found is not None and found.deployments == {}
     assert found.error is not None and f"more than {MAX_REFERENCED_FILES}" in found.error
+
+
+def test_read_blobs_in_two_calls(repo: Repo) -> None:
+    from specgate import git as gitcalls
+
+    repo.write({"a.txt": "alpha\n", "big.bin": "x" * 5000, "dir/b.txt": "beta\n"})
+    commit = repo.commit()
+    found = gitcalls.read_blobs(
+        repo.root, commit, ["a.txt", "big.bin", "dir", "dir/b.txt", "nope", "new\nline"], limit=100
+    )
+    assert set(found) == {"a.txt", "big.bin", "dir/b.txt"}
+    assert found["a.txt"][1] == b"alpha\n" and found["dir/b.txt"][1] == b"beta\n"
+    assert found["big.bin"][1] is None  # over the limit: id only
+    # the ids are git's own blob ids
+    assert found["a.txt"][0] == git(repo.root, "rev-parse", f"{commit}:a.txt").strip()
