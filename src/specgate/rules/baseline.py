@@ -40,7 +40,6 @@ _CLAIMS = """
 """
 _BASE_HISTOGRAM = "{0: 400, 1: 300, 2: 200, 3: 100}"
 _DROPPED = "{0: 500, 1: 300, 2: 150, 3: 50}"
-_NOISE = "{0: 40, 1: 31, 2: 19, 3: 10}"
 
 
 def _example(head: str, claim: str, base: str, base_claim: str) -> str:
