@@ -531,7 +531,7 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
         baseline = open_baseline(args.baseline, Path.cwd())
     if args.changed is not None or args.changed_since is not None:
         files = _changed_files(args)
-        if not files:
+        if not files and args.format == "text":
             return _nothing_affected(args, out)
     else:
         files = discover(args.paths)
@@ -598,14 +598,9 @@ def _changed_files(args: argparse.Namespace) -> list[tuple[Path, str]]:
 
 
 def _nothing_affected(args: argparse.Namespace, out: TextIO) -> int:
-    """Exit 0 with one line (or an empty JSON report) when no claims file is affected."""
-    if args.format == "json":
-        from specgate.report import RunReport
-        from specgate.reporters import json_report
-
-        text = json_report.render(RunReport(status="ready", files=()))
-    else:
-        text = "specgate: no claims file is affected by the changed files\n"
+    """Exit 0 with one line when no claims file is affected (other formats render
+    an empty run: JSON ``files: []``, no annotations, step outputs written)."""
+    text = "specgate: no claims file is affected by the changed files\n"
     if args.output:
         _write_file(args.output, text)
     else:
