@@ -189,3 +189,20 @@ def test_counts_too_large_for_floats_give_no_standard_error() -> None:
     assert histogram_moments(huge) is None
     assert standard_error(huge) is None
     assert histogram_moments([(0, 1)]) is None  # one step: no sample sd
+
+
+def test_per_request_records_give_a_per_step_distribution() -> None:
+    from specgate.inputs.metrics.records import read_vllm_per_request
+    from specgate.stats import standard_error
+
+    # Two requests: [0: 400, 1: 300] and [2: 200, 3: 100] pool to the §9.1 base
+    # histogram {0: 400, 1: 300, 2: 200, 3: 100}: AL 2.000, SE 0.0316, 1000 steps.
+    text = (
+        '{"speculative_decoding": {"acceptance_histogram": [400, 300, 0, 0]}}\n'
+        '{"speculative_decoding": {"acceptance_histogram": [0, 0, 200, 100]}}\n'
+    )
+    acceptance = read_vllm_per_request(text, "records.jsonl")
+    assert acceptance.histogram == ((0, 400), (1, 300), (2, 200), (3, 100))
+    assert acceptance.steps == 1000
+    assert acceptance.accept_length == 2.0
+    assert standard_error(acceptance.histogram) == pytest.approx(0.031639, abs=1e-6)

@@ -146,6 +146,10 @@ def read_vllm_per_request(text: str, shown: str) -> Acceptance:
         min_draft_length=largest_accepted(pooled) if pooled else None,
         note=f"pooled over {len(blocks)} request record{'s' if len(blocks) > 1 else ''}",
         spans={"accept_length": first},
+        histogram=tuple(sorted((j, int(h)) for j, h in pooled.items() if h > 0))
+        if all_histograms and all(float(h).is_integer() for h in pooled.values())
+        else (),
+        steps=int(steps) if float(steps).is_integer() else None,
     )
 
 
