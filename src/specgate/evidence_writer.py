@@ -113,15 +113,7 @@ def write_evidence(claims: Path, deployment: str, block: dict[str, Any]) -> None
     if not isinstance(evidence, dict):
         evidence = CommentedMap()
         target["evidence"] = evidence
-    for key in REPLACED:
-        if key in block:
-            value = _styled(block[key])
-            if key in evidence:
-                evidence[key] = value
-            else:
-                evidence.insert(_slot(evidence, key), key, value)
-        elif key in evidence:
-            del evidence[key]
+    _replace(evidence, block)
     out = io.StringIO()
     yaml.dump(data, out)
     result = out.getvalue()
@@ -130,6 +122,54 @@ def write_evidence(claims: Path, deployment: str, block: dict[str, Any]) -> None
     if crlf:
         result = result.replace("\n", "\r\n")
     _atomic_write(claims, ("\ufeff" if bom else "") + result)
+
+
+def _replace(evidence: Any, block: dict[str, Any]) -> None:
+    """Set or remove each of :data:`REPLACED` in ``evidence`` as ``block`` says."""
+    following = ""
+    for key in REPLACED:
+        if key in block:
+            value = _styled(block[key])
+            if key in evidence:
+                evidence[key] = value
+            else:
+                evidence.insert(_slot(evidence, key), key, value)
+        elif key in evidence:
+            following += _comment_after(evidence, key)
+            del evidence[key]
+    if following:
+        _attach_after_last(evidence, following)
+
+
+def _comment_after(mapping: Any, key: str) -> str:
+    """The comment lines ruamel keeps after ``key`` when it is the mapping's last key
+    (the lines that follow the block in the file), without the key's own end-of-line
+    comment: they must survive the key's removal."""
+    if not mapping or list(mapping)[-1] != key:
+        return ""
+    entry = mapping.ca.items.get(key)
+    token = entry[2] if entry and len(entry) > 2 else None
+    value = getattr(token, "value", "") or ""
+    return value[value.index("\n") :] if "\n" in value else ""
+
+
+def _attach_after_last(mapping: Any, text: str) -> None:
+    """Give ``text`` (starting with a line break) to the deepest last key of
+    ``mapping``, so it prints after the block as it did before."""
+    from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.error import CommentMark
+    from ruamel.yaml.tokens import CommentToken
+
+    owner = mapping
+    while owner and isinstance(owner[list(owner)[-1]], CommentedMap):
+        owner = owner[list(owner)[-1]]
+    if not owner:
+        return
+    last = list(owner)[-1]
+    entry = owner.ca.items.get(last)
+    if entry and len(entry) > 2 and entry[2] is not None:
+        return  # it has a comment of its own; the line check reports what moved
+    owner.ca.items[last] = [None, None, CommentToken(text, CommentMark(0), None), None]
 
 
 def _slot(evidence: Any, key: str) -> int:
@@ -161,12 +201,17 @@ def _styled(value: Any) -> Any:
 
 
 def _deployment_lines(deployments: Any, index: int, text: str) -> tuple[int, int]:
-    """0-based line range [start, end) of deployment ``index`` in the original."""
+    """0-based line range [start, end) of deployment ``index`` in the original: from
+    its ``-`` line to its last line of content (blank and comment lines after it
+    belong to what follows, and must stay)."""
+    lines = text.splitlines()
     start = deployments.lc.item(index)[0]
-    if index + 1 < len(deployments):
-        end = deployments.lc.item(index + 1)[0]
-    else:
-        end = len(text.splitlines())
+    limit = deployments.lc.item(index + 1)[0] if index + 1 < len(deployments) else len(lines)
+    end = start + 1
+    for number in range(start, limit):
+        stripped = lines[number].strip()
+        if stripped and not stripped.startswith("#"):
+            end = number + 1
     return start, end
 
 

@@ -350,3 +350,59 @@ def test_labels_pick_one_model_of_a_shared_scrape(
     assert code == 0, err
     # model a, summed over engines 0 and 1: 1 + (150 + 75)/(100 + 50) = 2.5
     assert yaml.safe_load(out)["evidence"]["accept_length"] == 2.5
+
+
+def _write(path: Path, block: dict[str, Any]) -> None:
+    from specgate.evidence_writer import write_evidence
+
+    write_evidence(path, "a", block)
+
+
+NEW = {"accept_length": 4.6, "provenance": {"measured_at": "2026-01-01", "steps": 240}}
+
+
+def test_comments_after_a_removed_last_key_stay_where_they_were(tmp_path: Path) -> None:
+    original = (
+        "version: 1\ndeployments:\n  - name: a\n    evidence:\n      accept_length: 3.1\n"
+        "      metrics: {format: iid-rate, alpha: 0.6}   # old estimate\n\n"
+        "  # the next one is legacy\n  - name: b\n    evidence: {accept_length: 2}\n"
+        "# trailing comment\n"
+    )
+    path = tmp_path / "specgate.yaml"
+    path.write_text(original, encoding="utf-8")
+    _write(path, NEW)
+    assert path.read_text(encoding="utf-8") == original.replace(
+        "      accept_length: 3.1\n"
+        "      metrics: {format: iid-rate, alpha: 0.6}   # old estimate\n",
+        "      accept_length: 4.6\n      provenance:\n        measured_at: '2026-01-01'\n"
+        "        steps: 240\n",
+    )
+
+
+def test_a_file_the_library_would_reformat_is_left_alone(tmp_path: Path) -> None:
+    from specgate.errors import UsageError
+
+    # deployment b indents its mappings by 4, a by 2: one indent cannot keep both
+    original = (
+        "version: 1\ndeployments:\n  - name: a\n    evidence:\n      accept_length: 3.1\n"
+        "  - name: b\n    evidence:\n        accept_length: 2\n"
+    )
+    path = tmp_path / "specgate.yaml"
+    path.write_text(original, encoding="utf-8")
+    with pytest.raises(UsageError, match="nothing written"):
+        _write(path, NEW)
+    assert path.read_text(encoding="utf-8") == original
+
+
+def test_crlf_and_bom_are_kept(tmp_path: Path) -> None:
+    original = (
+        "\ufeffversion: 1\r\ndeployments:\r\n  - name: a\r\n    evidence:\r\n"
+        "      accept_length: 3.1\r\n"
+    )
+    path = tmp_path / "specgate.yaml"
+    path.write_bytes(original.encode("utf-8"))
+    _write(path, NEW)
+    raw = path.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbfversion: 1\r\n")
+    assert b"\n" not in raw.replace(b"\r\n", b"")
+    assert b"      accept_length: 4.6\r\n" in raw
