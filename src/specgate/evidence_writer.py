@@ -11,9 +11,9 @@ command fails naming the first line the library would have changed.
 
 Inside the written deployment ``accept_length``, ``metrics`` and ``provenance``
 are replaced (``metrics`` removed when the new evidence has none) and every other
-evidence key is kept. What the library may normalise inside that deployment:
-spacing before a comment on a replaced line, and the quoting of the values it
-writes.
+evidence key is kept. What may change inside that deployment: the style of the
+values written (a quoted date, flow-style lists), and an end-of-line comment on a
+removed line goes with it; comment lines after the block are kept in place.
 """
 
 from __future__ import annotations
