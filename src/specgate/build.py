@@ -22,6 +22,7 @@ from specgate.model import (
     WorkloadBlock,
 )
 from specgate.numbers import fmt
+from specgate.provenance import MEASURED_AT_SHAPE, build_provenance, parse_measured_at
 from specgate.validate import Violation
 
 #: Integers from 2**1024 up have no float value; the schema reports them (SG001).
@@ -125,6 +126,11 @@ def _model(raw: dict[str, Any], base: tuple[str | int, ...]) -> tuple[ModelBlock
     return block, problems
 
 
+def _drop(policy: dict[str, Any]) -> float | None:
+    drop = _number(policy, "max_accept_length_drop", 0.0)
+    return drop if drop is not None and drop < 1 else None
+
+
 def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violation]]:
     """One deployment from its raw mapping; returns it and cross-key violations."""
     data = _mapping(raw)
@@ -178,6 +184,7 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
             else "low",
             attention_dominated=_bool(workload, "attention_dominated") is True,
             repetitive=_bool(workload, "repetitive") is True,
+            temperature=_number(workload, "temperature", 0.0),
             concurrency=_integer(workload, "concurrency", 1),
         ),
         evidence=EvidenceBlock(
@@ -191,9 +198,12 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
             baseline_tokens_per_s=_positive(throughput, "baseline_tokens_per_s"),
             speculative_tokens_per_s=_positive(throughput, "speculative_tokens_per_s"),
             verify_cost_ratio=_number(evidence, "verify_cost_ratio", 1.0),
+            provenance=build_provenance(evidence.get("provenance")),
         ),
         claimed_speedup=_positive(_mapping(data.get("claims")), "speedup"),
         min_accept_length=_number(policy, "min_accept_length", 1.0),
+        max_accept_length_drop=_drop(policy),
+        max_evidence_age_days=_integer(policy, "max_evidence_age_days", 1),
         base=base,
         hardware=HardwareBlock(
             present=isinstance(hardware_raw, dict),
@@ -207,6 +217,19 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
         retune_gain=_number(policy, "retune_gain", 0.0),
     )
     problems.extend(_verify_token_problems(deployment, base))
+    measured = _mapping(evidence.get("provenance")).get("measured_at")
+    if (
+        isinstance(measured, str)
+        and MEASURED_AT_SHAPE.match(measured)
+        and parse_measured_at(measured) is None
+    ):
+        problems.append(
+            Violation(
+                (*base, "evidence", "provenance", "measured_at"),
+                f"evidence.provenance.measured_at {measured!r} is not a calendar date "
+                "(YYYY-MM-DD) or an RFC 3339 date-time",
+            )
+        )
     current = deployment.speculation.draft_length
     larger = deployment.evidence.next_draft_length
     if current is not None and larger is not None and larger <= current:

@@ -6,9 +6,11 @@ rules together; it holds no formulas and no formatting.
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from specgate import derived, mechanisms
 from specgate.config import DEFAULT as DEFAULT_CONFIG
@@ -21,6 +23,10 @@ from specgate.report import DeploymentReport, FileReport, RunReport, inputs_json
 from specgate.rules import REGISTRY, Hit, RuleContext
 from specgate.suppress import InlineIgnores
 
+if TYPE_CHECKING:
+    from specgate.baseline import BaselineSource
+    from specgate.comparison import BaseView
+
 _SCHEMA_ACTIONS = {
     "SG001": "Fix the schema violations (run `specgate schema` for the format); other rules "
     "run once the file is valid.",
@@ -31,9 +37,18 @@ _SCHEMA_ACTIONS = {
 
 @dataclass(frozen=True)
 class CheckOptions:
-    """Run-wide settings: ``min_accept_length`` overrides every file's policy."""
+    """Run-wide settings: ``min_accept_length`` overrides every file's policy;
+    ``today`` is the UTC date evidence age is judged against (``None``: the clock);
+    ``baseline`` the base revision of ``--baseline`` (``None``: no comparison)."""
 
     min_accept_length: float | None = None
+    today: datetime.date | None = None
+    baseline: BaselineSource | None = None
+
+
+def utc_today() -> datetime.date:
+    """Today's date in UTC."""
+    return datetime.datetime.now(datetime.timezone.utc).date()
 
 
 @dataclass
@@ -98,6 +113,7 @@ def evaluate(
     blocking: list[Finding] | None = None,
     extra: Callable[[RuleContext], Iterable[tuple[str, Hit]]] | None = None,
     keep: Callable[[Finding], bool] | None = None,
+    baseline: BaseView | None = None,
 ) -> DeploymentReport:
     """Judge one deployment.
 
@@ -110,11 +126,22 @@ def evaluate(
         extra: more (code, hit) pairs, e.g. from referenced-file rules.
         keep: a filter applied before the status is decided (configuration
             ``select``/``ignore`` and inline suppressions).
+        baseline: the deployment at the base revision (SG401–SG403), if any.
     """
+    from specgate.digest import config_digest
+
     metrics = derived.compute(deployment, options.min_accept_length)
     recommended = mechanisms.recommend(deployment)
     declared = mechanisms.declared(deployment)
-    ctx = RuleContext(deployment, metrics, recommended, declared, locator.has)
+    ctx = RuleContext(
+        deployment,
+        metrics,
+        recommended,
+        declared,
+        locator.has,
+        today=options.today or utc_today(),
+        baseline=baseline,
+    )
     pairs: list[tuple[Finding, str]] = [(f, _SCHEMA_ACTIONS[f.code]) for f in blocking or []]
     if not any(f.code in ("SG001", "SG002") for f in blocking or []):
         hits: list[tuple[str, Hit]] = []
@@ -130,6 +157,8 @@ def evaluate(
         pairs = [(f, action) for f, action in pairs if keep(f)]
     findings = tuple(sorted((f for f, _ in pairs), key=Finding.sort_key))
     status = status_of(list(findings))
+    inputs = inputs_json(deployment.inputs) if deployment.inputs else {}
+    inputs["config_digest"] = config_digest(deployment)
     return DeploymentReport(
         name=deployment.name,
         status=status,
@@ -139,7 +168,7 @@ def evaluate(
         declared_mechanism=deployment.speculation.mechanism,
         findings=findings,
         next_actions=() if status == "ready" else _next_actions(pairs),
-        inputs=inputs_json(deployment.inputs) if deployment.inputs else {},
+        inputs=inputs,
     )
 
 
@@ -255,13 +284,56 @@ def _check_parsed(
             )
             locator.overrides.update(overrides)
 
-    reports = [
-        evaluate(d, locator, options, blocking=per_deployment.get(d.index, []), keep=keep)
-        for d in deployments
-    ]
+    raws = raw_deployments if isinstance(raw_deployments, list) else []
+    reports = _evaluate_all(
+        deployments,
+        raws,
+        locator,
+        options=options,
+        per_deployment=per_deployment,
+        keep=keep,
+        claims_path=claims_path or Path(shown),
+    )
     if keep is not None:
         file_level = [f for f in file_level if keep(f)]
     return _file_report(shown, file_level, reports)
+
+
+def _evaluate_all(
+    deployments: list[Deployment],
+    raws: list[object],
+    locator: Locator,
+    *,
+    options: CheckOptions,
+    per_deployment: dict[int, list[Finding]],
+    keep: Callable[[Finding], bool] | None,
+    claims_path: Path,
+) -> list[DeploymentReport]:
+    """Judge each deployment; with ``--baseline``, against itself at the base REF."""
+    source = options.baseline
+    if source is None:
+        return [
+            evaluate(d, locator, options, blocking=per_deployment.get(d.index, []), keep=keep)
+            for d in deployments
+        ]
+    from specgate.baseline import baseline_json, head_blobs, read_base, view_of
+
+    base_file = read_base(source, claims_path, options.min_accept_length)
+    reports = []
+    for d in deployments:
+        view = None
+        base = base_file.deployments.get(d.name) if base_file is not None else None
+        raw = raws[d.index] if d.index < len(raws) else None
+        if base is not None and isinstance(raw, dict):
+            view = view_of(source, base, head_blobs(source, raw, claims_path))
+        report = evaluate(
+            d, locator, options, blocking=per_deployment.get(d.index, []), keep=keep, baseline=view
+        )
+        error = base_file.error if base_file is not None else None
+        reports.append(
+            replace(report, baseline=baseline_json(source, view, d, report.metrics, error))
+        )
+    return reports
 
 
 def _file_report(
@@ -377,7 +449,7 @@ def check_document(
     if floor is None:
         floor = config.min_accept_length
     report = _check_parsed(
-        document, CheckOptions(min_accept_length=floor), keep=keep, claims_path=on_disk
+        document, replace(options, min_accept_length=floor), keep=keep, claims_path=on_disk
     )
     extra = [f for f in extra if keep(f)]
     report = replace(report, suppressed=len(suppressed))

@@ -13,6 +13,7 @@ from typing import Literal
 
 from specgate.document import NodePath, Span
 from specgate.inputs.types import Acceptance, EngineConfig, EngineIssue, ModelShape
+from specgate.provenance import Provenance
 
 SizeClass = Literal["tiny", "small", "medium", "large"]
 DraftPasses = Literal["per_token", "single"]
@@ -64,6 +65,7 @@ class WorkloadBlock:
     latency_region: LatencyRegion = "low"
     attention_dominated: bool = False
     repetitive: bool = False
+    temperature: float | None = None
     concurrency: int | None = None
 
 
@@ -109,6 +111,7 @@ class EvidenceBlock:
     speculative_tokens_per_s: float | None = None
     verify_cost_ratio: float | None = None
     per_position: tuple[float, ...] = ()
+    provenance: Provenance | None = None
 
     @property
     def has_next(self) -> bool:
@@ -168,6 +171,7 @@ class Deployment:
         min_accept_length: ``policy.min_accept_length`` as written.
         min_gain / retune_gain: ``policy.min_gain`` / ``policy.retune_gain`` as
             written (``None``: the defaults of DESIGN.md §8.3 and §8.5).
+        max_accept_length_drop / max_evidence_age_days: the §9 policy keys as written.
         base: node path of this deployment in its file, e.g. ``("deployments", 0)``.
     """
 
@@ -179,6 +183,8 @@ class Deployment:
     evidence: EvidenceBlock = field(default_factory=EvidenceBlock)
     claimed_speedup: float | None = None
     min_accept_length: float | None = None
+    max_accept_length_drop: float | None = None
+    max_evidence_age_days: int | None = None
     base: NodePath = ()
     hardware: HardwareBlock = field(default_factory=HardwareBlock)
     min_gain: float | None = None

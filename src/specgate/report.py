@@ -31,6 +31,7 @@ class DeploymentReport:
     findings: tuple[Finding, ...]
     next_actions: tuple[str, ...]
     inputs: dict[str, Any] = field(default_factory=dict)
+    baseline: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -239,6 +240,11 @@ def deployment_json(report: DeploymentReport, *, with_file: str | None = None) -
     }
     if report.inputs:
         out["inputs"] = report.inputs
+    if report.baseline is not None:
+        out["baseline"] = {
+            key: _number(value) if isinstance(value, float) else value
+            for key, value in report.baseline.items()
+        }
     return out
 
 

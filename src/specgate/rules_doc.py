@@ -52,6 +52,9 @@ def render_rules(fmt: str = "text") -> str:
 
 EXAMPLE_CLAIMS_NAME = "specgate.yaml"
 _FILE_MARKER = re.compile(r"^# === (\S+) ===$")
+BASE_PREFIX = "base:"
+"""An example file named ``base:PATH`` is PATH as committed at the base revision
+(``check --baseline``); the other files are the work tree."""
 
 
 def split_example(text: str) -> list[tuple[str, str]]:
@@ -72,7 +75,10 @@ def _example_markdown(text: str) -> str:
     parts = []
     for name, content in split_example(text):
         language = "json" if name.endswith(".json") else "yaml"
-        parts.append(f"`{name}`:\n\n```{language}\n{content}```\n")
+        label = f"`{name}`"
+        if name.startswith(BASE_PREFIX):
+            label = f"`{name[len(BASE_PREFIX) :]}` at the base revision (`--baseline REF`)"
+        parts.append(f"{label}:\n\n```{language}\n{content}```\n")
     return "\n".join(parts)
 
 

@@ -3,26 +3,51 @@ every rule has a complete doc, and every example does what it says."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from specgate.baseline import open_baseline
 from specgate.checker import CheckOptions, check_file
 from specgate.rules import REGISTRY
-from specgate.rules_doc import render_catalogue_markdown, split_example
+from specgate.rules_doc import BASE_PREFIX, render_catalogue_markdown, split_example
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _codes(example: str, folder: Path) -> set[str]:
-    """Materialise an example (claims file plus referenced files) and check it."""
-    files = split_example(example)
+def _write(folder: Path, files: list[tuple[str, str]]) -> None:
     for name, content in files:
         target = folder / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")
-    claims = folder / files[0][0]
-    report = check_file(claims, claims.as_posix(), CheckOptions())
+
+
+def _git(folder: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=folder,
+        check=True,
+        capture_output=True,
+    )
+
+
+def _codes(example: str, folder: Path) -> set[str]:
+    """Materialise an example (claims file plus referenced files) and check it; files
+    named ``base:PATH`` are committed first and the check compares with that commit."""
+    files = split_example(example)
+    base = [(n[len(BASE_PREFIX) :], c) for n, c in files if n.startswith(BASE_PREFIX)]
+    head = [(n, c) for n, c in files if not n.startswith(BASE_PREFIX)]
+    options = CheckOptions()
+    if base:
+        _git(folder, "init", "-q")
+        _write(folder, base)
+        _git(folder, "add", "-A")
+        _git(folder, "commit", "-q", "-m", "base")
+        options = CheckOptions(baseline=open_baseline("HEAD", folder))
+    _write(folder, head)
+    claims = folder / head[0][0]
+    report = check_file(claims, claims.as_posix(), options)
     assert report.error is None, report.error
     return {f.code for f in report.all_findings()}
 

@@ -96,6 +96,7 @@ def test_full_run_installs_into_runner_temp_and_passes(
     assert _steps_ran(first_run) == {
         "python": True,
         "install": True,
+        "baseline": True,
         "check": True,
         "Upload SARIF to code scanning": False,
         "Apply fail-on": True,
@@ -549,6 +550,7 @@ def test_metadata_inputs_outputs_and_branding() -> None:
         "min-accept-length": "",
         "python-version": "3.12",
         "working-directory": ".",
+        "baseline": "auto",
         "sarif": "false",
     }
     assert all(spec.get("description") for spec in ACTION["inputs"].values())
@@ -625,3 +627,101 @@ def test_substitute_and_file_command_parser() -> None:
     }
     with pytest.raises(ValueError, match="empty name"):
         parse_file_command("=x\n")
+
+
+# --- baseline (DESIGN.md §9.1, §9.5) --------------------------------------------------------
+
+_BASELINE_CLAIMS = """\
+version: 1
+deployments:
+  - name: chat-8b
+    speculation:
+      enabled: true
+      mechanism: eagle3
+      draft_length: 3
+      draft_depth_ratio: 0.05
+    evidence:
+      accept_length: {al}
+      cache_coherence_eval: true
+"""
+
+
+def _two_commits(root: Path) -> tuple[Path, str]:
+    """A repository whose base commit has AL 2.9 and whose HEAD has AL 2.6."""
+    repo = make_repo(root, {"specgate.yaml": _BASELINE_CLAIMS.format(al=2.9)})
+    base = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    (repo / "specgate.yaml").write_text(_BASELINE_CLAIMS.format(al=2.6), encoding="utf-8")
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "x"],
+        cwd=repo,
+        check=True,
+    )
+    return repo, base
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        ("pull_request", "auto", True),
+        ("push", "auto", False),
+        ("pull_request", "none", False),
+        ("push", "HEAD~1", True),
+    ],
+)
+def test_baseline_input(
+    runner: ActionRunner, first_run: ActionRun, tmp_path: Path, case: tuple[str, str, bool]
+) -> None:
+    event, baseline, compared = case
+    repo, base = _two_commits(tmp_path / "repo")
+    payload = tmp_path / "event.json"
+    payload.write_text(json.dumps({"pull_request": {"base": {"sha": base}}}), encoding="utf-8")
+    with_event = ActionRunner(
+        runner.action_path,
+        runner.runner_temp,
+        python=runner.python,
+        base_env={**runner.base_env, "GITHUB_EVENT_NAME": event, "GITHUB_EVENT_PATH": str(payload)},
+    )
+    reuse = {key: first_run.step(key) for key in REUSED_STEPS}
+    run = with_event.run(repo, {"baseline": baseline}, reuse=reuse)
+    resolved = run.step("baseline").outputs["ref"]
+    assert resolved == ({"auto": base, "HEAD~1": "HEAD~1"}.get(baseline, "") if compared else "")
+    titles = [a.properties.get("title", "") for a in run.annotations()]
+    # AL 2.9 → 2.6 is a 10.3 % drop: SG401 fails the job only when compared.
+    assert ("specgate (SG401)" in titles) is compared
+    assert run.failed is compared
+
+
+def test_baseline_auto_fetches_the_base_commit_of_a_shallow_checkout(
+    runner: ActionRunner, first_run: ActionRun, tmp_path: Path
+) -> None:
+    origin, base = _two_commits(tmp_path / "origin")
+    clone = tmp_path / "clone"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth=1", f"file://{origin}", str(clone)],
+        check=True,
+        capture_output=True,
+    )
+    missing = subprocess.run(
+        ["git", "cat-file", "-e", f"{base}^{{commit}}"], cwd=clone, check=False
+    )
+    assert missing.returncode != 0  # actions/checkout's default depth 1 lacks the base
+    payload = tmp_path / "event.json"
+    payload.write_text(json.dumps({"pull_request": {"base": {"sha": base}}}), encoding="utf-8")
+    with_event = ActionRunner(
+        runner.action_path,
+        runner.runner_temp,
+        python=runner.python,
+        base_env={
+            **runner.base_env,
+            "GITHUB_EVENT_NAME": "pull_request",
+            "GITHUB_EVENT_PATH": str(payload),
+        },
+    )
+    reuse = {key: first_run.step(key) for key in REUSED_STEPS}
+    run = with_event.run(clone, {}, reuse=reuse)
+    # no shared history in a depth-1 clone: the base commit itself is the REF
+    assert run.step("baseline").outputs["ref"] == base
+    assert "specgate (SG401)" in [a.properties.get("title", "") for a in run.annotations()]

@@ -16,8 +16,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from specgate.discovery import is_claims_name
-
 from ._support import BIN, FIXTURES, PROJECT, clean_env, git, make_repo, value_position
 from .conftest import ProjectCopy
 
@@ -25,6 +23,21 @@ pytestmark = pytest.mark.seams
 
 PRE_COMMIT = BIN / "pre-commit"
 FAILING = FIXTURES / "failing.specgate.yaml"
+SERVED_CLAIMS = """\
+version: 1
+deployments:
+  - name: chat-8b-eagle3
+    model:
+      name: meta-llama/Llama-3.1-8B-Instruct
+    speculation:
+      enabled: true
+      engine: vllm
+      engine_config: serving/vllm-serve
+      draft_depth_ratio: 0.05
+    evidence:
+      accept_length: 3.1
+      cache_coherence_eval: true
+"""
 PASSING = FIXTURES / "passing.specgate.yaml"
 NOT_CLAIMS = FIXTURES / "not-claims.yaml"
 HOOK = yaml.safe_load((PROJECT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))[0]
@@ -144,32 +157,45 @@ def test_run_with_local_repo_config(
     assert len(list(store.glob("repo*/py_env-*"))) == 1
 
 
-@pytest.mark.parametrize(
-    "path",
-    [
-        "specgate.yaml",
-        ".specgate.yaml",
-        "specgate.yml",
-        "specgate.json",
-        "chat.specgate.yaml",
-        "deploy/prod/chat.specgate.yml",
-        "deploy/.specgate.json",
-        "a.b.specgate.yaml",
-        "specgate.yaml.bak",
-        "myspecgate.yaml",
-        "specgate.toml",
-        "specgate-yaml",
-        "deploy/specgate.yaml/readme.md",
-        "chat.specgate.YAML",
-        "config/app.yaml",
-        ".pre-commit-config.yaml",
-    ],
-)
-def test_files_pattern_matches_the_cli_default_names(path: str) -> None:
-    """pre-commit applies ``files`` with ``re.search`` to the repo-relative path; the
-    hook must pick exactly the files the CLI's folder search picks."""
-    matched = re.search(HOOK["files"], path) is not None
-    assert matched is is_claims_name(path.rsplit("/", 1)[-1])
+def test_hook_receives_every_file() -> None:
+    """DESIGN.md §9.3/§9.5: no ``files``/``types`` filter (a serving config without an
+    extension, a ``.jsonl`` record) and one process for the whole file list."""
+    for key in ("files", "types", "types_or", "exclude_types"):
+        assert key not in HOOK
+
+
+def test_commit_of_a_serving_config_alone_checks_its_claims(
+    project_copy: ProjectCopy, precommit_env: dict[str, str], tmp_path: Path
+) -> None:
+    """The commit that breaks a claim by editing only the serving config fails, and
+    the output names the claims file that reads that config."""
+    repo = make_repo(
+        tmp_path / "served",
+        {
+            "deploy/chat.specgate.yaml": SERVED_CLAIMS,
+            "deploy/serving/vllm-serve": "speculative-config:\n  method: eagle3\n"
+            "  model: yuhuili/EAGLE3-LLaMA3.1-Instruct-8B\n  num_speculative_tokens: 3\n",
+            "notes.txt": "unrelated\n",
+            ".pre-commit-config.yaml": _config(project_copy),
+        },
+    )
+    clean = _pre_commit(repo, precommit_env, "run", "--all-files")
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    # D 3 -> 1: AL 3.1 measured at D = 3 is now above 1 + D = 2 (SG103).
+    (repo / "deploy/serving/vllm-serve").write_text(
+        "speculative-config:\n  method: eagle3\n"
+        "  model: yuhuili/EAGLE3-LLaMA3.1-Instruct-8B\n  num_speculative_tokens: 1\n",
+        encoding="utf-8",
+    )
+    git(repo, "add", "deploy/serving/vllm-serve")
+    staged = git(repo, "diff", "--cached", "--name-only").split()
+    assert staged == ["deploy/serving/vllm-serve"]
+    done = _pre_commit(repo, precommit_env, "run")
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert re.search(r"^specgate\.+Failed$", done.stdout, re.MULTILINE), output
+    assert "deploy/chat.specgate.yaml" in done.stdout, output
+    assert " SG103 " in done.stdout, output
 
 
 def test_hook_manifest_fields() -> None:
@@ -177,8 +203,7 @@ def test_hook_manifest_fields() -> None:
     assert HOOK["name"]
     assert HOOK["description"]
     assert HOOK["language"] == "python"
-    assert HOOK["entry"] == "specgate check"
-    assert HOOK["types_or"] == ["yaml", "json"]
+    assert HOOK["entry"] == "specgate check --changed"
     assert HOOK["minimum_pre_commit_version"] == "2.9.0"
-    assert HOOK["require_serial"] is False
+    assert HOOK["require_serial"] is True
     assert "args" not in HOOK  # text output: no --format in the hook

@@ -53,6 +53,8 @@ class EngineConfig:
             ``max-model-len``, SGLang ``--context-length``, TRT-LLM ``max_seq_len``),
             else ``None`` (the target's ``max_position_embeddings`` applies).
         draft_model: the draft model / head reference when stated.
+        target_model: the served (target) model when the file states it, else ``None``
+            (feeds the config digest, DESIGN.md §9.5).
         issues: engine-level problems (SG304/SG307 material).
         spans: field name → position in ``path`` (e.g. ``"draft_length"``).
         notes: sentences for the report: engine defaults assumed, aliases resolved,
@@ -72,6 +74,7 @@ class EngineConfig:
     draft_model: str | None = None
     max_model_len: int | None = None
     issues: tuple[EngineIssue, ...] = ()
+    target_model: str | None = None
     spans: dict[str, Span] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
 
@@ -118,6 +121,13 @@ class Acceptance:
         min_draft_length: a lower bound on the D the measurement was taken at, from
             a histogram: the largest accepted-draft count with steps in it (a step
             that accepted 3 drafts was drafting at D ≥ 3), else ``None``.
+        histogram: steps by accepted-draft count as sorted ``(j, steps)`` pairs
+            (sparse: a key read from a file never sizes an allocation), when the
+            data gives a per-step distribution (an inline histogram, or vLLM
+            per-position counters with the drafts counter), else ``()``; feeds
+            standard errors (DESIGN.md §9.1).
+        steps: verification steps counted, when the data states them (Δdrafts, Σ
+            drafts, the histogram total, requests with drafts), else ``None``.
     """
 
     format: str
@@ -131,3 +141,5 @@ class Acceptance:
     spans: dict[str, Span] = field(default_factory=dict)
     acceptance_rate: float | None = None
     min_draft_length: int | None = None
+    histogram: tuple[tuple[int, int], ...] = ()
+    steps: int | None = None

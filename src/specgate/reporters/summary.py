@@ -79,6 +79,61 @@ def _finding_row(finding: Finding, path: str) -> str:
     )
 
 
+def _arrow(before: object, after: object) -> str:
+    def shown(value: object) -> str:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return fmt(value)
+        return "—" if value is None else md(str(value))
+
+    return shown(after) if before == after else f"{shown(before)} → {shown(after)}"
+
+
+def _changes(run: RunReport) -> list[str]:
+    """Before → after rows (``check --baseline``) for each deployment whose AL,
+    theoretical speedup, claim or config digest differs from the base revision."""
+    rows = []
+    ref = None
+    for file in run.files:
+        for d in file.deployments:
+            base = d.baseline
+            if base is None or base.get("new"):
+                continue
+            ref = base.get("ref")
+            m = d.metrics
+            digest = d.inputs.get("config_digest")
+            pairs = (
+                (base.get("accept_length"), m.accept_length),
+                (base.get("theoretical_speedup"), m.theoretical_speedup),
+                (base.get("claimed_speedup"), m.claimed_speedup),
+                (base.get("config_digest"), digest),
+            )
+            if all(_same(b, a) for b, a in pairs):
+                continue
+            z = base.get("z")
+            al = _arrow(*pairs[0]) + ("" if z is None else f" (z {fmt(z)})")
+            config = "same" if pairs[3][0] == pairs[3][1] else "changed"
+            rows.append(
+                f"| `{md(file.path)}` | {md(d.name)} | {al} | {_arrow(*pairs[1])} "
+                f"| {_arrow(*pairs[2])} | {config} |"
+            )
+    if not rows:
+        return []
+    return [
+        "",
+        f"### Changes since `{md(str(ref))}`",
+        "",
+        "| file | deployment | AL | theoretical speedup | claimed speedup | config |",
+        "|---|---|---|---|---|---|",
+        *rows,
+    ]
+
+
+def _same(before: object, after: object) -> bool:
+    if isinstance(before, float | int) and isinstance(after, float | int):
+        return abs(before - after) < 5e-5
+    return before == after
+
+
 def render(run: RunReport, budget_bytes: int = SUMMARY_LIMIT_BYTES) -> str:
     """The summary Markdown, at most ``budget_bytes`` UTF-8 bytes (cut by whole rows).
 
@@ -92,7 +147,7 @@ def render(run: RunReport, budget_bytes: int = SUMMARY_LIMIT_BYTES) -> str:
         + ", ".join(f"{counts[k]} {k}" for k in ("fail", "warn", "info", "note"))
         + (f" ({run.suppressed} suppressed)" if run.suppressed else ""),
     ]
-    body: list[str] = []
+    body: list[str] = _changes(run)
     for file in run.files:
         if file.error is not None:
             body += ["", f"### {_ICON['error']} `{md(file.path)}`: error", "", md(file.error)]

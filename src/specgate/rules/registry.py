@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import datetime
 import inspect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from specgate.comparison import BaseView
 from specgate.derived import Metrics
 from specgate.document import NodePath, Span
 from specgate.findings import Severity
@@ -15,13 +17,17 @@ from specgate.model import Deployment
 
 @dataclass(frozen=True)
 class RuleContext:
-    """What a rule judges: one deployment, its derived metrics and recommendation."""
+    """What a rule judges: one deployment, its derived metrics and recommendation;
+    ``today`` (UTC) for evidence age, ``baseline`` the deployment at the base REF
+    (``None`` without ``--baseline`` or when the deployment is new)."""
 
     deployment: Deployment
     metrics: Metrics
     recommended: MechanismClass
     declared: MechanismClass | None
     has_path: Callable[[NodePath], bool] = field(default=lambda _path: False)
+    today: datetime.date | None = None
+    baseline: BaseView | None = None
 
 
 @dataclass(frozen=True)

@@ -170,6 +170,7 @@ class Builder:
         attention_data_parallel: bool = False,
         draft_model: str | None = None,
         max_model_len: int | None = None,
+        target_model: str | None = None,
     ) -> EngineConfig:
         """The finished :class:`EngineConfig`."""
         return EngineConfig(
@@ -185,6 +186,7 @@ class Builder:
             attention_data_parallel=attention_data_parallel,
             draft_model=draft_model,
             max_model_len=max_model_len,
+            target_model=target_model,
             issues=tuple(self.issues),
             spans=dict(self.spans),
             notes=tuple(self.notes),

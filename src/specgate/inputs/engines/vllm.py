@@ -246,7 +246,17 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         tensor_parallel_size=target_tp,
         draft_model=model,
         max_model_len=max_len,
+        target_model=_target_model(opts, block),
     )
+
+
+def _target_model(opts: Options, block: Mapping[str, Opt]) -> str | None:
+    """The served model (``model`` / ``--model`` beside the speculative block); not
+    the block's own ``model``, which is the draft."""
+    if block is opts:
+        return None
+    found = opts_get(opts, "model")
+    return found.value if found is not None and isinstance(found.value, str) else None
 
 
 def _target_tp(opts: Options, block: Mapping[str, Opt], b: Builder, ctx: Context) -> int | None:

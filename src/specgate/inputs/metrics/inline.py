@@ -104,6 +104,8 @@ def read_histogram(spec: MetricsSpec) -> Acceptance:
         draft_length=depth,
         marginal=survival(histogram, depth),
         min_draft_length=largest_accepted(histogram),
+        histogram=tuple(sorted((j, int(h)) for j, h in histogram.items() if h > 0)),
+        steps=int(steps) if math.isfinite(steps) else None,
     )
 
 

@@ -166,6 +166,8 @@ def _v1(
             note += f"; per-position counters cover positions {listed}, not {expected}: not used"
     rate = accepted / tokens if tokens else None
     return Acceptance(
+        histogram=_histogram(drafts, marginal, per_pos),
+        steps=int(drafts) if drafts.is_integer() else None,
         format="vllm-prometheus",
         path=shown,
         accept_length=1 + accepted / drafts,
@@ -176,6 +178,23 @@ def _v1(
         spans=spans,
         acceptance_rate=rate,
     )
+
+
+def _histogram(
+    drafts: float, marginal: tuple[float, ...], per_pos: dict[str, float]
+) -> tuple[tuple[int, int], ...]:
+    """Steps by accepted-draft count from the per-position counters of a chain:
+    h_0 = drafts − c_0, h_j = c_(j−1) − c_j, h_k = c_(k−1) (c_i: steps whose first
+    i + 1 drafts were accepted). Empty when the counters are unused or inconsistent."""
+    if not marginal:
+        return ()
+    counts = [drafts, *(per_pos[str(i)] for i in range(len(marginal)))]
+    if any(not c.is_integer() for c in counts):
+        return ()
+    steps = [counts[j] - counts[j + 1] for j in range(len(counts) - 1)] + [counts[-1]]
+    if any(h < 0 for h in steps):
+        return ()
+    return tuple((j, int(h)) for j, h in enumerate(steps) if h > 0)
 
 
 def _v0(

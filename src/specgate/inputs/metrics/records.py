@@ -146,6 +146,10 @@ def read_vllm_per_request(text: str, shown: str) -> Acceptance:
         min_draft_length=largest_accepted(pooled) if pooled else None,
         note=f"pooled over {len(blocks)} request record{'s' if len(blocks) > 1 else ''}",
         spans={"accept_length": first},
+        histogram=tuple(sorted((j, int(h)) for j, h in pooled.items() if h > 0))
+        if all_histograms and all(float(h).is_integer() for h in pooled.values())
+        else (),
+        steps=int(steps) if float(steps).is_integer() else None,
     )
 
 
@@ -276,6 +280,7 @@ def read_trtllm_iteration_stats(text: str, shown: str) -> Acceptance:
         path=shown,
         accept_length=(accepted + requests) / requests,
         formula=f"({fmt(accepted)} + {fmt(requests)})/{fmt(requests)}",
+        steps=int(requests) if float(requests).is_integer() else None,
         draft_length=whole_ratio(tokens, requests),
         note=f"summed over {seen} iteration{'s' if seen > 1 else ''}",
         spans={"accept_length": first},

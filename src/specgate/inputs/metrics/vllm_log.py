@@ -180,6 +180,7 @@ def _pool_v1(lines: list[_V1Line], shown: str, draft_length: int | None) -> Acce
         note=note,
         spans={"accept_length": lines[0].span},
         acceptance_rate=accepted / drafted,
+        steps=int(drafts) if float(drafts).is_integer() and not ragged else None,
     )
 
 

@@ -1,0 +1,343 @@
+"""``check --baseline REF``: each claims file and its referenced files as they were
+at REF (DESIGN.md §9.1, §9.5).
+
+Files are read with git (``git show REV:path``), never checked out: the claims file
+at REF (under its old name when git's rename detection pairs it with the current
+one) and every file it references are copied into a private temporary folder
+laid out as the repository, then read with the same readers as the head. A claims
+file absent at REF is new (nothing to compare); one that cannot be read or
+resolved at REF makes its deployments new, with an ``error`` saying why.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import posixpath
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from specgate import derived, git
+from specgate.comparison import BaseView
+from specgate.derived import Metrics
+from specgate.digest import config_digest
+from specgate.errors import InputError, UsageError
+from specgate.model import Deployment
+from specgate.stats import standard_error, z_score
+
+MAX_REFERENCED_FILES = 256
+"""A claims file at REF naming more distinct files than this is not read (each costs
+git calls; a hostile base revision must not make the gate crawl)."""
+
+EVIDENCE_KEYS = ("path", "baseline_path")
+"""``evidence.metrics`` keys that name evidence files (their content is compared)."""
+
+_REFERENCE_KEYS = (
+    ("model", "hf_config"),
+    ("speculation", "engine_config"),
+    ("speculation", "draft_hf_config"),
+)
+
+
+@dataclass(frozen=True)
+class BaselineSource:
+    """The base revision of a run: ``ref`` as given, the ``commit`` it names, the
+    repository's ``top`` folder and git's renames (work-tree path → path at REF)."""
+
+    ref: str
+    commit: str
+    top: Path
+    renames: dict[str, str] = field(default_factory=dict)
+    head_hashes: dict[str, str | None] = field(default_factory=dict, compare=False)
+    """Blob ids of work-tree files already hashed in this run (path → id)."""
+    claims_at_ref: dict[str, tuple[str, bytes | None] | None] = field(
+        default_factory=dict, compare=False
+    )
+    """Claims files at REF read ahead by :func:`prefetch` (path → (blob, content),
+    ``None`` when absent at REF)."""
+
+
+@dataclass(frozen=True)
+class BaseDeployment:
+    """One deployment at REF, resolved, with its metrics and evidence blobs."""
+
+    deployment: Deployment
+    metrics: Metrics
+    evidence_blobs: dict[str, str | None]
+
+
+@dataclass(frozen=True)
+class BaseFile:
+    """A claims file at REF: its deployments by name, or why it could not be read
+    (``error``; its deployments then count as new)."""
+
+    deployments: dict[str, BaseDeployment]
+    error: str | None = None
+
+
+def open_baseline(ref: str, folder: Path) -> BaselineSource:
+    """Resolve ``--baseline REF`` in the repository holding ``folder``.
+
+    Raises:
+        UsageError: no git repository, or REF names no commit (naming ``--baseline``).
+    """
+    top = git.top_level(folder)
+    if top is None:
+        raise UsageError(f"--baseline {ref}: {folder} is not inside a git repository")
+    commit = git.resolve_commit(top, ref, "--baseline")
+    try:
+        found = git.renames(top, commit)
+    except git.GitError as exc:
+        raise UsageError(f"--baseline {ref}: {exc}") from None
+    return BaselineSource(ref=ref, commit=commit, top=top, renames=found)
+
+
+PREFETCH_BYTES = 32 * 1024 * 1024
+""":func:`prefetch` reads claims files at REF in groups of at most this many bytes."""
+
+
+def prefetch(source: BaselineSource, claims: list[Path]) -> None:
+    """Read every claims file of the run at REF ahead, in a few git calls (instead of
+    a few per file). A failure leaves them to be read one by one."""
+    rels = []
+    for path in claims:
+        rel = repo_path(source, path)
+        if rel is not None:
+            rels.append(source.renames.get(rel, rel))
+    for start in range(0, len(rels), 256):
+        group = rels[start : start + 256]
+        try:
+            found = git.read_blobs(source.top, source.commit, group, limit=PREFETCH_BYTES // 256)
+        except git.GitError:
+            return
+        for rel in group:
+            source.claims_at_ref[rel] = found.get(rel)
+
+
+def repo_path(source: BaselineSource, path: Path) -> str | None:
+    """``path`` relative to the repository top with ``/``, ``None`` when outside."""
+    absolute = Path(os.path.realpath(path))
+    try:
+        return absolute.relative_to(os.path.realpath(source.top)).as_posix()
+    except ValueError:
+        return None
+
+
+def _references(raw: dict[str, Any]) -> list[str]:
+    """Paths a deployment references, as written (relative to its claims file)."""
+    found: list[str] = []
+    for block, key in _REFERENCE_KEYS:
+        section = raw.get(block)
+        value = section.get(key) if isinstance(section, dict) else None
+        if isinstance(value, dict):
+            value = value.get("path")
+        if isinstance(value, str):
+            found.append(value)
+    evidence = raw.get("evidence")
+    metrics = evidence.get("metrics") if isinstance(evidence, dict) else None
+    if isinstance(metrics, dict):
+        found.extend(metrics[k] for k in EVIDENCE_KEYS if isinstance(metrics.get(k), str))
+    return found
+
+
+def evidence_paths(raw: dict[str, Any], claims_rel: str) -> dict[str, str]:
+    """``evidence.metrics`` key → repository-relative path of that evidence file."""
+    evidence = raw.get("evidence")
+    metrics = evidence.get("metrics") if isinstance(evidence, dict) else None
+    if not isinstance(metrics, dict):
+        return {}
+    folder = posixpath.dirname(claims_rel)
+    out: dict[str, str] = {}
+    for key in EVIDENCE_KEYS:
+        value = metrics.get(key)
+        if isinstance(value, str):
+            out[key] = posixpath.normpath(posixpath.join(folder, value))
+    return out
+
+
+def _inside(path: str) -> bool:
+    return not (path.startswith("../") or path == ".." or path.startswith("/"))
+
+
+def read_base(
+    source: BaselineSource, claims: Path, min_accept_length: float | None = None
+) -> BaseFile | None:
+    """The claims file ``claims`` (on disk, at head) as it was at REF.
+
+    Args:
+        source: the open baseline.
+        claims: the head claims file.
+        min_accept_length: the run's floor override (the base is judged with the
+            head's settings and its own policy blocks).
+
+    Returns:
+        ``None`` when the file is new (absent at REF), else its deployments.
+    """
+    head_rel = repo_path(source, claims)
+    if head_rel is None:
+        return BaseFile({}, f"{claims} is outside the repository at {source.top}")
+    base_rel = source.renames.get(head_rel, head_rel)
+    if base_rel in source.claims_at_ref and source.claims_at_ref[base_rel] is None:
+        return None
+    entry = source.claims_at_ref.get(base_rel)
+    if entry is None or entry[1] is None:
+        try:
+            entry = git.read_blobs(source.top, source.commit, [base_rel]).get(base_rel)
+        except git.GitError as exc:
+            return BaseFile({}, f"cannot read {base_rel} at {source.ref}: {exc}")
+    if entry is None:
+        return None
+    text = entry[1]
+    if text is None:
+        return BaseFile({}, f"{base_rel} at {source.ref} is larger than {git.MAX_BLOB_BYTES} bytes")
+    with tempfile.TemporaryDirectory(prefix="specgate-base-") as temp:
+        root = Path(temp)
+        (root / ".git").mkdir()  # the copy is its own repository root for references
+        try:
+            return _read_copy(source, root, base_rel, text, min_accept_length)
+        except InputError as exc:
+            return BaseFile({}, f"at {source.ref}: {exc.one_line()}")
+        except git.GitError as exc:
+            return BaseFile({}, f"at {source.ref}: {exc}")
+        except OSError as exc:  # a name the file system refuses
+            return BaseFile({}, f"at {source.ref}: cannot copy {base_rel}: {exc.strerror or exc}")
+
+
+def _write(root: Path, rel: str, content: bytes) -> Path:
+    target = root / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(content)
+    return target
+
+
+def _read_copy(
+    source: BaselineSource,
+    root: Path,
+    base_rel: str,
+    text: bytes,
+    min_accept_length: float | None,
+) -> BaseFile:
+    from specgate.build import build_deployment
+    from specgate.loader import load_document
+    from specgate.references import resolve
+
+    claims = _write(root, base_rel, text)
+    document = load_document(claims, base_rel)
+    data = document.data if isinstance(document.data, dict) else {}
+    raws = data.get("deployments")
+    if not isinstance(raws, list):
+        return BaseFile({}, f"{base_rel} at {source.ref} holds no deployments list")
+    folder = posixpath.dirname(base_rel)
+    named = {
+        rel
+        for raw in raws
+        if isinstance(raw, dict)
+        for rel in (posixpath.normpath(posixpath.join(folder, r)) for r in _references(raw))
+        if _inside(rel)
+    }
+    if len(named) > MAX_REFERENCED_FILES:
+        raise InputError(
+            f"{base_rel} references more than {MAX_REFERENCED_FILES} files; not compared"
+        )
+    at_ref = git.read_blobs(source.top, source.commit, sorted(named))
+    for rel, (_, content) in at_ref.items():
+        if content is not None:
+            _write(root, rel, content)
+    found: dict[str, BaseDeployment] = {}
+    for index, raw in enumerate(raws):
+        if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
+            continue
+        deployment, _ = build_deployment(raw, index)
+        deployment, _ = resolve(deployment, raw, document, claims)
+        blobs = {
+            key: at_ref[rel][0] if rel in at_ref else None
+            for key, rel in evidence_paths(raw, base_rel).items()
+        }
+        metrics = derived.compute(deployment, min_accept_length)
+        found.setdefault(deployment.name, BaseDeployment(deployment, metrics, blobs))
+    return BaseFile(found)
+
+
+def head_blobs(source: BaselineSource, raw: dict[str, Any], claims: Path) -> dict[str, str | None]:
+    """``evidence.metrics`` key → blob id of the head's evidence file."""
+    head_rel = repo_path(source, claims)
+    if head_rel is None:
+        return {}
+    found: dict[str, str | None] = {}
+    for key, rel in evidence_paths(raw, head_rel).items():
+        if not _inside(rel):
+            continue
+        if rel not in source.head_hashes:
+            source.head_hashes[rel] = git.hash_object(source.top, rel)
+        found[key] = source.head_hashes[rel]
+    return found
+
+
+def view_of(source: BaselineSource, base: BaseDeployment, head: dict[str, str | None]) -> BaseView:
+    """What the baseline rules see of ``base``, with the head's evidence blobs."""
+    acceptance = base.deployment.inputs.acceptance if base.deployment.inputs else None
+    return BaseView(
+        ref=source.ref,
+        commit=source.commit,
+        accept_length=base.metrics.accept_length,
+        accept_length_se=standard_error(acceptance.histogram) if acceptance else None,
+        theoretical_speedup=base.metrics.theoretical_speedup,
+        claimed_speedup=base.deployment.claimed_speedup,
+        measured_speedup=derived.measured_speedup(base.deployment),
+        config_digest=config_digest(base.deployment),
+        evidence_files_same=head == base.evidence_blobs,
+        max_accept_length_drop=base.deployment.max_accept_length_drop,
+    )
+
+
+def head_standard_error(deployment: Deployment) -> float | None:
+    """SE of the head's AL from its per-step distribution, else ``None``."""
+    acceptance = deployment.inputs.acceptance if deployment.inputs else None
+    return standard_error(acceptance.histogram) if acceptance else None
+
+
+def z_of(base: BaseView, head_al: float | None, head_se: float | None) -> float | None:
+    """z of the AL change, when both sides give standard errors."""
+    if (
+        head_al is None
+        or base.accept_length is None
+        or head_se is None
+        or base.accept_length_se is None
+    ):
+        return None
+    return z_score(head_al, base.accept_length, head_se, base.accept_length_se)
+
+
+def baseline_json(
+    source: BaselineSource,
+    base: BaseView | None,
+    head: Deployment,
+    metrics: Metrics,
+    error: str | None,
+) -> dict[str, Any]:
+    """The JSON ``baseline`` block of one deployment (values null when it is new)."""
+    out: dict[str, Any] = {
+        "ref": source.ref,
+        "commit": source.commit,
+        "new": base is None,
+        "accept_length": None,
+        "theoretical_speedup": None,
+        "claimed_speedup": None,
+        "config_digest": None,
+        "delta_accept_length": None,
+        "z": None,
+        "error": error,
+    }
+    if base is None:
+        return out
+    out["accept_length"] = base.accept_length
+    out["theoretical_speedup"] = base.theoretical_speedup
+    out["claimed_speedup"] = base.claimed_speedup
+    out["config_digest"] = base.config_digest
+    if metrics.accept_length is not None and base.accept_length is not None:
+        out["delta_accept_length"] = metrics.accept_length - base.accept_length
+    z = z_of(base, metrics.accept_length, head_standard_error(head))
+    out["z"] = z if z is None or math.isfinite(z) else None
+    return out

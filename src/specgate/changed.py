@@ -1,0 +1,183 @@
+"""``check --changed FILE…`` / ``--changed-since REF``: which claims files a change
+touches (DESIGN.md §9.3, §9.5).
+
+A changed claims file is checked. For any other changed file, the claims files of
+the repository (found from its top-level, as folder discovery finds them) that
+reference it — ``model.hf_config``, ``speculation.engine_config``,
+``speculation.draft_hf_config``, ``evidence.metrics.path`` / ``baseline_path`` —
+are checked, so a commit that edits only a serving config still runs the claims
+that read it. A file neither a claims file nor referenced is ignored.
+
+The reverse lookup reads every claims file's text once and parses only those
+whose text could name a changed file: a path can only be written in YAML or JSON
+either literally (then its base name appears in the text) or through an escape
+(then the text holds a backslash). So most files cost one read and a substring
+search.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from specgate.discovery import SKIPPED_FOLDERS, is_claims_name, shown_path
+from specgate.errors import InputError
+from specgate.inputs.paths import repository_root
+
+_REFERENCE_KEYS = (
+    ("model", "hf_config"),
+    ("speculation", "engine_config"),
+    ("speculation", "draft_hf_config"),
+)
+_METRICS_KEYS = ("path", "baseline_path")
+_DELIMITERS = re.compile(r"[\s\"'/:,\[\]{}]+")
+"""What separates a written path's base name from its surroundings in YAML or JSON
+text (blanks, quotes, folder separators, flow punctuation)."""
+
+
+class _NameFilter:
+    """Could ``text`` name one of ``names`` (base names of changed files)? Names
+    free of delimiters are looked up among the text's tokens (a set, so the cost
+    does not grow with the number of changed files); others by substring."""
+
+    def __init__(self, names: set[str]) -> None:
+        self.plain = {n for n in names if not _DELIMITERS.search(n)}
+        self.odd = [n for n in names if _DELIMITERS.search(n)]
+
+    def may_name(self, text: str) -> bool:
+        if "\\" in text:  # an escape may spell any name
+            return True
+        if any(name in text for name in self.odd):
+            return True
+        if "''" in text and any("'" in name for name in self.odd):
+            return True  # YAML single quotes write ' as ''
+
+        return not self.plain.isdisjoint(_DELIMITERS.split(text))
+
+
+@dataclass
+class Affected:
+    """The claims files to check, and what the lookup passed over.
+
+    Attributes:
+        claims: (file on disk, shown path) pairs, sorted by shown path, no repeats.
+        ignored: changed files that are neither claims files nor referenced.
+        skipped: (claims file, reason) for claims files the lookup could not parse,
+            and deleted claims files.
+    """
+
+    claims: list[tuple[Path, str]] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _keys(path: Path) -> set[str]:
+    """Ways to compare a path: its absolute normalised form and its real path."""
+    absolute = os.path.normpath(os.path.abspath(path))
+    return {absolute, os.path.realpath(absolute)}
+
+
+def all_claims_files(top: Path) -> list[Path]:
+    """Every claims file under ``top`` with a default name (folders skipped as in
+    discovery)."""
+    found: list[Path] = []
+    for root, dirs, files in os.walk(top):
+        base = Path(root)
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if d not in SKIPPED_FOLDERS
+            and not d.endswith(".egg-info")
+            and not (base / d / "pyvenv.cfg").exists()
+        )
+        found.extend(base / f for f in files if is_claims_name(f))
+    return found
+
+
+def references(data: Any) -> list[str]:
+    """The referenced paths a parsed claims file writes (relative to itself)."""
+    out: list[str] = []
+    deployments = data.get("deployments") if isinstance(data, dict) else None
+    if not isinstance(deployments, list):
+        return out
+    for raw in deployments:
+        if not isinstance(raw, dict):
+            continue
+        for block, key in _REFERENCE_KEYS:
+            section = raw.get(block)
+            value = section.get(key) if isinstance(section, dict) else None
+            if isinstance(value, dict):
+                value = value.get("path")
+            if isinstance(value, str):
+                out.append(value)
+        evidence = raw.get("evidence")
+        metrics = evidence.get("metrics") if isinstance(evidence, dict) else None
+        if isinstance(metrics, dict):
+            out.extend(v for k in _METRICS_KEYS if isinstance(v := metrics.get(k), str))
+    return out
+
+
+def affected(changed: list[Path], cwd: Path | None = None) -> Affected:
+    """The claims files ``changed`` files touch.
+
+    Args:
+        changed: changed files (relative to ``cwd`` or absolute); deleted files may
+            be among them.
+        cwd: the current folder (for shown paths).
+    """
+    from specgate.loader import parse_text, read_text
+
+    here = cwd or Path.cwd()
+    result = Affected()
+    chosen: dict[str, tuple[Path, str]] = {}
+    others: dict[str, Path] = {}
+    for given in changed:
+        path = given if given.is_absolute() else here / given
+        if is_claims_name(path.name):
+            if path.is_file():
+                chosen.setdefault(os.path.realpath(path), (path, shown_path(path, here)))
+            else:
+                result.skipped.append((shown_path(path, here), "deleted"))
+            continue
+        for key in _keys(path):
+            others[key] = path
+    found: set[str] = set()
+    if others:
+        wanted = _NameFilter({Path(p).name for p in others.values()})
+        tops = {repository_root(p.parent if p.parent.exists() else here) for p in others.values()}
+        for top in sorted(tops):
+            for claims in all_claims_files(top):
+                real = os.path.realpath(claims)
+                if real in chosen:
+                    continue
+                shown = shown_path(claims, here)
+                try:
+                    text = read_text(claims, shown)
+                except InputError as exc:
+                    result.skipped.append((shown, exc.one_line()))
+                    continue
+                if not wanted.may_name(text):
+                    continue
+                try:
+                    document = parse_text(text, shown, json_syntax=claims.suffix == ".json")
+                except InputError as exc:
+                    result.skipped.append((shown, exc.one_line()))
+                    continue
+                folder = claims.parent
+                for relative in references(document.data):
+                    if posixpath.isabs(relative) or "\0" in relative:
+                        continue
+                    try:
+                        hits = _keys(folder / relative) & others.keys()
+                    except (OSError, ValueError):  # an over-long or undecodable name
+                        continue
+                    if hits:
+                        chosen.setdefault(real, (claims, shown))
+                        found.update(str(others[h]) for h in hits)
+    result.ignored = sorted({shown_path(p, here) for p in others.values() if str(p) not in found})
+    result.claims = sorted(chosen.values(), key=lambda pair: pair[1])
+    return result

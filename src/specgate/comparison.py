@@ -1,0 +1,38 @@
+"""What the baseline rules (SG401–SG403) know about a deployment at the base REF.
+
+A plain record built by :mod:`specgate.baseline` (which does the git I/O) so the
+rules stay pure functions of the typed model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class BaseView:
+    """One deployment as it was at the base revision.
+
+    Attributes:
+        ref: the REF as given (``--baseline``); ``commit``: the commit it resolved to.
+        accept_length: AL at REF (stated or read from its metrics), else ``None``.
+        accept_length_se: SE of that AL from a per-step distribution, else ``None``.
+        theoretical_speedup, claimed_speedup, measured_speedup: at REF, else ``None``.
+        config_digest: the config digest at REF.
+        evidence_files_same: every evidence file (``evidence.metrics.path`` and
+            ``baseline_path``) has the same git blob at REF as in the work tree, and
+            the set of evidence files is the same.
+        max_accept_length_drop: the base's ``policy.max_accept_length_drop``
+            (a pull request cannot loosen its own gate), else ``None``.
+    """
+
+    ref: str
+    commit: str
+    accept_length: float | None
+    accept_length_se: float | None
+    theoretical_speedup: float | None
+    claimed_speedup: float | None
+    measured_speedup: float | None
+    config_digest: str
+    evidence_files_same: bool
+    max_accept_length_drop: float | None

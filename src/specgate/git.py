@@ -1,0 +1,166 @@
+"""The few git plumbing calls the change gate needs (DESIGN.md §9).
+
+Everything goes through ``git`` itself (a repository's history is git's
+business): files are read at a revision with ``git show REV:path`` / ``git
+cat-file``, never by checking out, so the work tree is never touched. Paths are
+repository-relative with ``/``. Each call has a timeout and a size cap; the
+repository's content never becomes an argument that git could read as an option
+(paths follow ``--`` or are joined to a revision).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from specgate.errors import UsageError
+
+TIMEOUT_S = 60.0
+MAX_BLOB_BYTES = 1024 * 1024
+"""A blob larger than this is not read (the loader's limit for any input file)."""
+
+_ENV_DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE")
+
+
+class GitError(Exception):
+    """A git call failed; ``str()`` is git's last line of stderr."""
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _ENV_DROP}
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+    return env
+
+
+def run(
+    top: Path, *args: str, check: bool = True, stdin: str | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """Run ``git -C top ARGS`` (``stdin`` fed to it); raises :class:`GitError` on
+    failure when ``check``."""
+    try:
+        done = subprocess.run(
+            ["git", "-c", "core.fsmonitor=false", "-C", str(top), *args],
+            capture_output=True,
+            input=None if stdin is None else (stdin + "\n").encode("utf-8", "surrogateescape"),
+            timeout=TIMEOUT_S,
+            env=_env(),
+            check=False,
+        )
+    except FileNotFoundError:
+        raise GitError("git is not installed") from None
+    except subprocess.TimeoutExpired:
+        raise GitError(f"git {args[0]} took longer than {TIMEOUT_S:g} s") from None
+    if check and done.returncode != 0:
+        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(lines[-1] if lines else f"git {args[0]} failed")
+    return done
+
+
+def top_level(folder: Path) -> Path | None:
+    """The work tree's top-level folder holding ``folder``, else ``None``."""
+    try:
+        done = run(folder, "rev-parse", "--show-toplevel", check=False)
+    except GitError:
+        return None
+    if done.returncode != 0:
+        return None
+    return Path(done.stdout.decode("utf-8", "surrogateescape").strip())
+
+
+def resolve_commit(top: Path, ref: str, option: str) -> str:
+    """The full commit id ``ref`` names.
+
+    Raises:
+        UsageError: ``ref`` is not a commit here (the message names ``option``).
+    """
+    if not ref or ref.startswith("-"):
+        raise UsageError(f"{option} {ref!r}: not a commit")
+    try:
+        done = run(top, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
+    except GitError:
+        raise UsageError(f"{option} {ref!r}: not a commit in {top}") from None
+    return done.stdout.decode("ascii").strip()
+
+
+def _nameable(path: str) -> bool:
+    """Whether ``path`` can be named in git's line-based batch protocol."""
+    return not any(c in path for c in "\n\r\0")
+
+
+def read_blobs(
+    top: Path, commit: str, paths: list[str], limit: int = MAX_BLOB_BYTES
+) -> dict[str, tuple[str, bytes | None]]:
+    """Path → (blob id, content) at ``commit`` for every path that is a file there,
+    in two git calls whatever the number of paths (``cat-file --batch-check`` for
+    ids and sizes, then ``cat-file --batch`` for the contents). Content is ``None``
+    for a blob larger than ``limit``; paths absent at ``commit`` are left out.
+
+    Raises:
+        GitError: git failed or answered out of protocol.
+    """
+    wanted = [p for p in dict.fromkeys(paths) if _nameable(p)]
+    if not wanted or any(c in commit for c in "\n\r\0:"):
+        return {}
+    names = "\n".join(f"{commit}:{p}" for p in wanted)
+    checked = run(top, "cat-file", "--batch-check", stdin=names).stdout.splitlines()
+    if len(checked) != len(wanted):
+        raise GitError("git cat-file --batch-check answered out of protocol")
+    found: dict[str, tuple[str, bytes | None]] = {}
+    small: list[tuple[str, str, int]] = []
+    for path, line in zip(wanted, checked, strict=True):
+        fields = line.split()
+        if len(fields) != 3 or fields[1] != b"blob" or not fields[2].isdigit():
+            continue  # missing, a folder, a submodule
+        blob, size = fields[0].decode("ascii"), int(fields[2])
+        found[path] = (blob, None)
+        if size <= limit:
+            small.append((path, blob, size))
+    if small:
+        out = run(top, "cat-file", "--batch", stdin="\n".join(b for _, b, _ in small)).stdout
+        at = 0
+        for path, blob, size in small:
+            end = out.find(b"\n", at)
+            header = out[at:end].split()
+            if end < 0 or len(header) != 3 or header[0].decode("ascii", "replace") != blob:
+                raise GitError("git cat-file --batch answered out of protocol")
+            start = end + 1
+            found[path] = (blob, out[start : start + size])
+            at = start + size + 1
+    return found
+
+
+def hash_object(top: Path, path: str) -> str | None:
+    """The blob id the work-tree file ``path`` would get (``git hash-object
+    --path=PATH PATH``: the repository's line-ending filters applied), ``None``
+    when it does not exist."""
+    if not (top / path).is_file():
+        return None
+    done = run(top, "hash-object", f"--path={path}", "--", path, check=False)
+    return done.stdout.decode("ascii").strip() if done.returncode == 0 else None
+
+
+def renames(top: Path, commit: str) -> dict[str, str]:
+    """Work-tree path → its path at ``commit`` for files git's rename detection
+    pairs between ``commit`` and the work tree."""
+    done = run(top, "diff", "-M", "--name-status", "-z", commit, "--", check=False)
+    fields = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    found: dict[str, str] = {}
+    index = 0
+    while index < len(fields):
+        status = fields[index]
+        if status.startswith(("R", "C")) and index + 2 < len(fields):
+            if status.startswith("R"):
+                found[fields[index + 2]] = fields[index + 1]
+            index += 3
+        else:
+            index += 2
+    return found
+
+
+def changed_since(top: Path, commit: str) -> list[str]:
+    """Paths that differ between ``commit`` and the work tree (``git diff
+    --name-only``), deleted files included."""
+    done = run(top, "diff", "--name-only", "--no-renames", "-z", commit, "--")
+    return [p for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p]

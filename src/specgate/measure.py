@@ -1,0 +1,220 @@
+"""``specgate measure``: turn a benchmark run into an ``evidence`` block (DESIGN.md §9.4).
+
+Three sources of the measurement:
+
+- ``--metrics-url URL -- CMD …``: scrape the engine's Prometheus endpoint, run the
+  user's benchmark command, scrape again; AL, the per-position profile and the
+  verification steps come from the counter deltas (vLLM's ``vllm:spec_decode_*``
+  counters, read by :func:`specgate.inputs.metrics.prometheus.read_prometheus`).
+- ``--before FILE --after FILE``: the same from two saved scrapes.
+- ``--from FILE --metrics-format F``: any file format of DESIGN.md §7.
+
+The result is printed as YAML (one top-level key, ``evidence``) or, with
+``--write CLAIMS --deployment NAME``, written into that deployment of the claims
+file (see :mod:`specgate.evidence_writer`). Any failure — a network error, a body
+that is not Prometheus text, counters that went backwards, no spec-decode
+counters, a failing command — is one line and exit 2, and nothing is written.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from specgate.errors import InputError, UsageError
+from specgate.inputs.types import Acceptance
+
+MAX_SCRAPE_BYTES = 16 * 1024 * 1024
+"""A scrape larger than this is refused (a vLLM /metrics page is well under 1 MiB)."""
+DEFAULT_TIMEOUT_S = 10.0
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """A measured AL and how to point at it: ``metrics`` is the ``evidence.metrics``
+    block to record (a file pointer, an inline profile, or ``None``)."""
+
+    acceptance: Acceptance
+    metrics: dict[str, Any] | None
+
+
+def scrape(url: str, timeout: float) -> str:
+    """GET ``url`` and return the body as text.
+
+    Raises:
+        InputError: not http(s), a network error or timeout, an HTTP status other
+            than 200, an HTML body, more than :data:`MAX_SCRAPE_BYTES`, not UTF-8.
+    """
+    if not url.lower().startswith(("http://", "https://")):
+        raise InputError(f"--metrics-url {url!r}: only http:// and https:// are read")
+    request = urllib.request.Request(url, headers={"Accept": "text/plain"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            status = int(response.status)
+            kind = str(response.headers.get("Content-Type", ""))
+            body: bytes = response.read(MAX_SCRAPE_BYTES + 1)
+    except urllib.error.HTTPError as exc:
+        raise InputError(f"--metrics-url {url}: HTTP {exc.code} {exc.reason}") from None
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise InputError(f"--metrics-url {url}: cannot scrape ({reason})") from None
+    if status != 200:
+        raise InputError(f"--metrics-url {url}: HTTP {status}")
+    if len(body) > MAX_SCRAPE_BYTES:
+        raise InputError(f"--metrics-url {url}: body larger than {MAX_SCRAPE_BYTES} bytes")
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"--metrics-url {url}: body is not UTF-8 text") from None
+    if "html" in kind.lower() or text.lstrip()[:1] == "<":
+        raise InputError(
+            f"--metrics-url {url}: the server answered with HTML, not Prometheus text "
+            "(is this the engine's /metrics endpoint?)"
+        )
+    return text
+
+
+def run_command(command: list[str]) -> None:
+    """Run the benchmark ``command`` (no shell); its output goes to standard error so
+    standard output carries only the evidence.
+
+    Raises:
+        UsageError: the command cannot start or exits non-zero (naming its exit code).
+    """
+    try:
+        target: int = sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # stderr is not a file (captured)
+        target = subprocess.DEVNULL
+    try:
+        done = subprocess.run(command, stdout=target, check=False)
+    except OSError as exc:
+        raise UsageError(f"cannot run {command[0]!r}: {exc.strerror or exc}") from None
+    if done.returncode != 0:
+        raise UsageError(
+            f"the command {command[0]!r} exited with code {done.returncode}: nothing measured"
+        )
+
+
+def from_scrapes(
+    before: tuple[str, str], after: tuple[str, str], labels: dict[str, str]
+) -> Acceptance:
+    """AL from two scrapes ``(text, shown)`` of vLLM's counters.
+
+    Raises:
+        InputError: not Prometheus text, counters that fell (a restart), no
+            spec-decode counters (naming ``--from`` for other engines' formats).
+    """
+    from specgate.inputs.metrics.prometheus import read_prometheus
+
+    try:
+        return read_prometheus(after[0], after[1], baseline=before, labels=labels)
+    except InputError as exc:
+        if "no vLLM spec-decode counters" in str(exc):
+            raise InputError(
+                f"{exc.one_line()}; for another engine's output use "
+                "--from FILE --metrics-format FORMAT"
+            ) from None
+        raise
+
+
+def from_file(path: Path, fmt: str) -> Acceptance:
+    """AL from one file in a DESIGN.md §7 file format.
+
+    Raises:
+        InputError: unreadable or malformed file, or a format that is not a file format.
+    """
+    from specgate.inputs.metrics import FILE_FORMATS, MetricsSpec, read_acceptance
+
+    if fmt not in FILE_FORMATS:
+        raise UsageError(
+            f"--metrics-format {fmt!r}: not a file format "
+            f"(one of {', '.join(sorted(FILE_FORMATS))})"
+        )
+    folder = path.resolve().parent
+    return read_acceptance(
+        MetricsSpec(format=fmt, path=path.name),
+        base_dir=folder,
+        shown_base=path.parent.as_posix() if str(path.parent) != "." else "",
+        root=folder,
+    )
+
+
+def inline_profile(acceptance: Acceptance) -> dict[str, Any] | None:
+    """``{format: per-position, marginal: […]}`` when the counters gave a full profile."""
+    if not acceptance.marginal:
+        return None
+    return {"format": "per-position", "marginal": [round(m, 4) for m in acceptance.marginal]}
+
+
+def evidence_block(
+    measurement: Measurement,
+    *,
+    today: datetime.date,
+    concurrency: int | None = None,
+    digest: str | None = None,
+) -> dict[str, Any]:
+    """The ``evidence`` mapping to print or write: AL (4 decimals), ``metrics`` when
+    known, ``provenance`` with ``measured_at``, ``steps``, ``concurrency`` and
+    ``config_digest`` when known."""
+    acceptance = measurement.acceptance
+    block: dict[str, Any] = {"accept_length": round(acceptance.accept_length, 4)}
+    if measurement.metrics is not None:
+        block["metrics"] = measurement.metrics
+    provenance: dict[str, Any] = {"measured_at": today.isoformat()}
+    if acceptance.steps is not None:
+        provenance["steps"] = acceptance.steps
+    if concurrency is not None:
+        provenance["concurrency"] = concurrency
+    if digest is not None:
+        provenance["config_digest"] = digest
+    block["provenance"] = provenance
+    return block
+
+
+def render(block: dict[str, Any]) -> str:
+    """The printed YAML: a mapping whose only top-level key is ``evidence``."""
+    import yaml
+
+    class _Dumper(yaml.SafeDumper):
+        """Mappings in block style, lists of numbers in flow style."""
+
+    def _list(dumper: yaml.SafeDumper, data: list[Any]) -> yaml.Node:
+        return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
+
+    _Dumper.add_representer(list, _list)
+    return yaml.dump(
+        {"evidence": block},
+        Dumper=_Dumper,
+        sort_keys=False,
+        default_flow_style=False,
+        allow_unicode=True,
+    )
+
+
+def relative_to(path: Path, folder: Path) -> str:
+    """``path`` relative to ``folder`` with ``/`` (for a ``metrics`` pointer)."""
+    return Path(os.path.relpath(path.resolve(), folder.resolve())).as_posix()
+
+
+def save_scrapes(folder: Path, before: str, after: str, stamp: str) -> tuple[Path, Path]:
+    """Write the two scrapes into ``folder`` (created); returns (before, after) paths.
+
+    Raises:
+        UsageError: the folder or files cannot be written.
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        first = folder / f"metrics-{stamp}-before.prom"
+        second = folder / f"metrics-{stamp}-after.prom"
+        first.write_text(before, encoding="utf-8", newline="\n")
+        second.write_text(after, encoding="utf-8", newline="\n")
+    except OSError as exc:
+        raise UsageError(f"--save-dir {folder}: {exc.strerror or exc}") from None
+    return first, second

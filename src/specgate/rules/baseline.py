@@ -1,0 +1,182 @@
+"""Rules that compare a deployment with itself at a base revision (SG401–SG403,
+DESIGN.md §9.1). They run only with ``check --baseline REF`` and only for
+deployments that existed at REF (matched by name); ``ctx.baseline`` holds the
+base values read by :mod:`specgate.baseline`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from specgate import derived
+from specgate.digest import config_digest
+from specgate.numbers import fmt
+from specgate.rules.provenance import evidence_config_changed
+from specgate.rules.references import evidence_draft_length_mismatch
+from specgate.rules.registry import Hit, RuleContext, rule
+from specgate.stats import standard_error, z_score
+
+DEFAULT_MAX_ACCEPT_LENGTH_DROP = 0.05
+"""SG401: the largest relative AL drop (``policy.max_accept_length_drop``)."""
+Z_LIMIT = -2.0
+"""SG401: with standard errors on both sides, the drop must also have z below this."""
+
+_CLAIMS = """
+    version: 1
+    deployments:
+      - name: chat-8b-eagle3
+        speculation:
+          enabled: true
+          mechanism: eagle3
+          draft_length: 3
+          draft_depth_ratio: 0.05
+        evidence:
+          cache_coherence_eval: true
+          metrics:
+            format: histogram
+            histogram: {HEAD}
+        claims:
+          speedup: {CLAIM}
+"""
+_BASE_HISTOGRAM = "{0: 400, 1: 300, 2: 200, 3: 100}"
+_DROPPED = "{0: 500, 1: 300, 2: 150, 3: 50}"
+
+
+def _example(head: str, claim: str, base: str, base_claim: str) -> str:
+    text = _CLAIMS.replace("{HEAD}", head).replace("{CLAIM}", claim)
+    before = _CLAIMS.replace("{HEAD}", base).replace("{CLAIM}", base_claim)
+    return text + "    # === base:specgate.yaml ===\n" + before
+
+
+@rule(
+    "SG401",
+    "accept-length-regression",
+    "fail",
+    "AL fell below the base revision's AL by more than policy.max_accept_length_drop.",
+    fail_example=_example(_DROPPED, "1.5", _BASE_HISTOGRAM, "1.5"),
+    pass_example=_example(_BASE_HISTOGRAM, "1.5", _BASE_HISTOGRAM, "1.5"),
+)
+def accept_length_regression(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** With `check --baseline REF`: AL_head < AL_base ·
+    (1 − `policy.max_accept_length_drop`, default 0.05), the policy taken from the
+    base revision (a pull request cannot loosen its own gate). When both ALs come
+    with a per-step distribution (a histogram, or vLLM per-position counters with
+    the drafts counter), the drop must also be significant: z = (AL_head −
+    AL_base) / √(SE_head² + SE_base²) < −2, with SE = sample sd of accepted drafts
+    per step / √steps (steps treated as independent, so SE is optimistic).
+    Worked example: base {0: 400, 1: 300, 2: 200, 3: 100} (AL 2.000, SE 0.0316),
+    head {0: 500, 1: 300, 2: 150, 3: 50} (AL 1.750, SE 0.0281): z = −5.91.
+
+    **Why.** A regression that lands one pull request at a time is invisible in
+    snapshots: AL 2.9 → 2.6 still passes every floor. Comparing with the base
+    catches it; the z test keeps run-to-run noise from crying wolf.
+    """
+    base = ctx.baseline
+    head = ctx.metrics.accept_length
+    if base is None or base.accept_length is None or head is None:
+        return
+    drop = base.max_accept_length_drop
+    if drop is None:
+        drop = DEFAULT_MAX_ACCEPT_LENGTH_DROP
+    bound = base.accept_length * (1 - drop)
+    if not head < bound:
+        return
+    dep = ctx.deployment
+    acceptance = dep.inputs.acceptance if dep.inputs else None
+    head_se = standard_error(acceptance.histogram) if acceptance else None
+    z = None
+    if head_se is not None and base.accept_length_se is not None:
+        z = z_score(head, base.accept_length, head_se, base.accept_length_se)
+        if z is None or z >= Z_LIMIT:
+            return
+    significance = "" if z is None else f", z = {fmt(z)}"
+    yield Hit(
+        f"AL fell from {fmt(base.accept_length)} at {base.ref} to {fmt(head)} "
+        f"(−{fmt((base.accept_length - head) / base.accept_length * 100)} %{significance}), more "
+        f"than the allowed {fmt(drop * 100)} %",
+        dep.path("evidence", "accept_length"),
+        "Find what lowered AL (draft model, D, target revision, sampling) and fix it, or "
+        "lower the claim and the policy in a separate change.",
+    )
+
+
+@rule(
+    "SG402",
+    "claim-raised-without-evidence",
+    "fail",
+    "claims.speedup went up while AL, measured speedup and every evidence file stayed the same.",
+    fail_example=_example(_BASE_HISTOGRAM, "1.7", _BASE_HISTOGRAM, "1.5"),
+    pass_example=_example(_BASE_HISTOGRAM, "1.5", _BASE_HISTOGRAM, "1.7"),
+)
+def claim_raised_without_evidence(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** With `check --baseline REF`: `claims.speedup` is higher
+    than at REF while the AL, the measured speedup and the content of every
+    evidence file (`evidence.metrics.path`, `baseline_path`) are unchanged. A
+    lower stated ρ is not evidence. A claim that is new (no claim at REF) has not
+    gone up.
+
+    **Why.** A bigger number with nothing new behind it is marketing; the gate
+    asks for the measurement that supports it.
+    """
+    base = ctx.baseline
+    dep = ctx.deployment
+    claim = dep.claimed_speedup
+    if base is None or base.claimed_speedup is None or claim is None:
+        return
+    if claim <= base.claimed_speedup:
+        return
+    if ctx.metrics.accept_length != base.accept_length or not base.evidence_files_same:
+        return
+    if derived.measured_speedup(dep) != base.measured_speedup:
+        return
+    yield Hit(
+        f"claims.speedup went up from {fmt(base.claimed_speedup)} at {base.ref} to "
+        f"{fmt(claim)} while AL, measured speedup and every evidence file are unchanged",
+        dep.path("claims", "speedup"),
+        "Add the measurement that supports the higher claim (new metrics, a measured "
+        "speedup), or keep the claim.",
+    )
+
+
+@rule(
+    "SG403",
+    "evidence-stale-after-config-change",
+    "fail",
+    "The speculative config changed since the base revision but the evidence is byte-identical.",
+    fail_example=_example(_BASE_HISTOGRAM, "1.5", _BASE_HISTOGRAM, "1.5").replace(
+        "mechanism: eagle3", "mechanism: eagle", 1
+    ),
+    pass_example=_example(_BASE_HISTOGRAM, "1.5", _BASE_HISTOGRAM, "1.5"),
+)
+def evidence_stale_after_config_change(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** With `check --baseline REF`: the config digest (see
+    SG407 and `specgate digest`) differs from REF while the evidence is the same:
+    the same AL and byte-identical evidence files (compared by git blob id, so
+    line-ending filters do not make equal files differ). Not reported when SG407
+    or SG309 already says this evidence is stale, nor when there is no evidence
+    (SG101's business).
+
+    **Why.** A pull request that changes the draft model, D or the engine and
+    keeps the old measurement ships an AL that describes the old configuration.
+    """
+    base = ctx.baseline
+    dep = ctx.deployment
+    head = ctx.metrics.accept_length
+    if base is None or head is None:
+        return
+    current = config_digest(dep)
+    if current == base.config_digest:
+        return
+    if head != base.accept_length or not base.evidence_files_same:
+        return
+    if any(evidence_config_changed(ctx)) or any(evidence_draft_length_mismatch(ctx)):
+        return
+    yield Hit(
+        f"the speculative config changed since {base.ref} ({base.config_digest} → {current}) "
+        "but the evidence is identical: AL was measured for the old config",
+        dep.path("evidence"),
+        "Measure AL with the new config (`specgate measure`) and update the evidence.",
+    )

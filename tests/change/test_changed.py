@@ -1,0 +1,184 @@
+"""``check --changed FILE…`` and ``--changed-since REF`` (DESIGN.md §9.3, §9.5)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from specgate.changed import affected
+from specgate.cli import main
+
+from .conftest import Repo
+
+REFERRING = """\
+version: 1
+deployments:
+  - name: chat-8b
+    model:
+      hf_config: {{path: ../models/llama/config.json}}
+    speculation:
+      enabled: true
+      engine: vllm
+      engine_config: serving/vllm-serve
+    evidence:
+      cache_coherence_eval: true
+      metrics:
+        format: vllm-prometheus
+        path: bench/after.prom
+        baseline_path: bench/before.prom
+"""
+SERVE = (
+    "speculative-config:\n  method: eagle3\n  model: yuhuili/EAGLE3-LLaMA3.1-Instruct-8B\n"
+    "  num_speculative_tokens: {d}\n"
+)
+PROM = (
+    "# TYPE vllm:spec_decode_num_drafts_total counter\n"
+    'vllm:spec_decode_num_drafts_total{{engine="0"}} {drafts}\n'
+    "# TYPE vllm:spec_decode_num_accepted_tokens_total counter\n"
+    'vllm:spec_decode_num_accepted_tokens_total{{engine="0"}} {accepted}\n'
+)
+MODEL = json.dumps({"num_attention_heads": 32, "num_key_value_heads": 8})
+SELF_CONTAINED = (
+    "version: 1\ndeployments:\n  - name: other\n    speculation:\n      enabled: false\n"
+)
+
+
+@pytest.fixture
+def tree(repo: Repo) -> Repo:
+    repo.write(
+        {
+            "deploy/chat.specgate.yaml": REFERRING.format(),
+            "deploy/serving/vllm-serve": SERVE.format(d=3),
+            "deploy/bench/before.prom": PROM.format(drafts=0, accepted=0),
+            "deploy/bench/after.prom": PROM.format(drafts=1000, accepted=1600),
+            "models/llama/config.json": MODEL,
+            "other/specgate.yaml": SELF_CONTAINED,
+            "broken/x.specgate.yaml": "version: 1\ndeployments: [\n",
+            "README.md": "hello\n",
+        }
+    )
+    repo.commit()
+    return repo
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        "deploy/serving/vllm-serve",
+        "deploy/bench/after.prom",
+        "deploy/bench/before.prom",
+        "models/llama/config.json",
+    ],
+)
+def test_a_referenced_file_selects_its_claims(tree: Repo, changed: str) -> None:
+    found = affected([Path(changed)])
+    assert [shown for _, shown in found.claims] == ["deploy/chat.specgate.yaml"]
+    assert found.ignored == []
+
+
+def test_claims_files_pass_and_others_are_ignored(tree: Repo) -> None:
+    found = affected([Path("other/specgate.yaml"), Path("README.md")])
+    assert [shown for _, shown in found.claims] == ["other/specgate.yaml"]
+    assert found.ignored == ["README.md"]
+    assert ("broken/x.specgate.yaml" in {name for name, _ in found.skipped}) is False
+
+
+def test_unparseable_claims_are_skipped_and_named(tree: Repo) -> None:
+    # the broken file's text names no changed file: not even parsed
+    (tree.root / "broken/x.specgate.yaml").write_text(
+        "version: 1\ndeployments: [vllm-serve\n", encoding="utf-8"
+    )
+    found = affected([Path("deploy/serving/vllm-serve")])
+    assert [shown for _, shown in found.claims] == ["deploy/chat.specgate.yaml"]
+    assert [name for name, _ in found.skipped] == ["broken/x.specgate.yaml"]
+
+
+def test_escaped_path_is_still_found(tree: Repo) -> None:
+    # JSON may write the path with escapes; the base name then is not in the text.
+    (tree.root / "deploy/esc.specgate.json").write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "deployments": [
+                    {"name": "e", "speculation": {"enabled": True, "engine_config": "X"}}
+                ],
+            }
+        ).replace('"X"', '"serving/vllm\\u002dserve"'),
+        encoding="utf-8",
+    )
+    found = affected([Path("deploy/serving/vllm-serve")])
+    assert [s for _, s in found.claims] == ["deploy/chat.specgate.yaml", "deploy/esc.specgate.json"]
+
+
+def test_cli_only_a_serving_config_changed(tree: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    (tree.root / "deploy/serving/vllm-serve").write_text(SERVE.format(d=1), encoding="utf-8")
+    code = main(["check", "--changed", "deploy/serving/vllm-serve"])
+    out = capsys.readouterr().out
+    # AL 1 + 1600/1000 = 2.6 at D = 1 is above 1 + D = 2: SG103 on the claims file.
+    assert code == 1
+    assert "deploy/chat.specgate.yaml" in out and "SG103" in out
+
+
+def test_cli_nothing_affected(tree: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--changed", "README.md", "--verbose"]) == 0
+    out, err = capsys.readouterr()
+    assert out.count("\n") == 1 and "no claims file" in out
+    assert "ignored README.md" in err
+    assert main(["check", "--changed", "README.md", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["files"] == [] and report["status"] == "ready"
+
+
+def test_cli_changed_since_includes_deleted_files(
+    tree: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tree.root / "deploy/bench/before.prom").unlink()
+    code = main(["check", "--changed-since", "HEAD"])
+    out, err = capsys.readouterr()
+    # The claims file that reads the deleted file is checked and fails to read it.
+    assert code == 2
+    assert "before.prom" in out + err
+
+
+def test_cli_changed_since_bad_ref(tree: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--changed-since", "nope"]) == 2
+    assert "--changed-since" in capsys.readouterr().err
+
+
+def test_deleted_claims_file_is_skipped(tree: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    (tree.root / "other/specgate.yaml").unlink()
+    assert main(["check", "--changed", "other/specgate.yaml", "--verbose"]) == 0
+    assert "skipped other/specgate.yaml: deleted" in capsys.readouterr().err
+
+
+def test_file_names_after_other_options_count_as_changed(
+    tree: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # pre-commit appends file names after the hook's args: `--changed --format json F`
+    assert main(["check", "--changed", "--format", "json", "other/specgate.yaml"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [f["path"] for f in report["files"]] == ["other/specgate.yaml"]
+
+
+@pytest.mark.parametrize(
+    ("name", "written"),
+    [
+        ("vllm serve.yaml", "'serving/vllm serve.yaml'"),
+        ("it's.yaml", "'serving/it''s.yaml'"),
+        ("a,b.yaml", '"serving/a,b.yaml"'),
+        ("plain.yaml", "serving/plain.yaml   # the config"),
+    ],
+)
+def test_odd_names_are_found(repo: Repo, name: str, written: str) -> None:
+    repo.write(
+        {
+            "specgate.yaml": "version: 1\ndeployments:\n  - name: a\n    speculation:\n"
+            f"      enabled: true\n      engine_config: {written}\n",
+            f"serving/{name}": SERVE.format(d=3),
+            "other.specgate.yaml": SELF_CONTAINED,
+        }
+    )
+    found = affected([Path("serving") / name])
+    assert [shown for _, shown in found.claims] == ["specgate.yaml"]
