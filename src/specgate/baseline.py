@@ -25,21 +25,12 @@ from specgate.derived import Metrics
 from specgate.digest import config_digest
 from specgate.errors import InputError, UsageError
 from specgate.model import Deployment
+from specgate.reference_paths import EVIDENCE_KEYS, deployment_references
 from specgate.stats import standard_error, z_score
 
 MAX_REFERENCED_FILES = 256
 """A claims file at REF naming more distinct files than this is not read (each costs
 git calls; a hostile base revision must not make the gate crawl)."""
-
-EVIDENCE_KEYS = ("path", "baseline_path")
-"""``evidence.metrics`` keys that name evidence files (their content is compared)."""
-
-_REFERENCE_KEYS = (
-    ("model", "hf_config"),
-    ("speculation", "engine_config"),
-    ("speculation", "draft_hf_config"),
-)
-
 
 @dataclass(frozen=True)
 class BaselineSource:
@@ -123,23 +114,6 @@ def repo_path(source: BaselineSource, path: Path) -> str | None:
         return absolute.relative_to(os.path.realpath(source.top)).as_posix()
     except ValueError:
         return None
-
-
-def _references(raw: dict[str, Any]) -> list[str]:
-    """Paths a deployment references, as written (relative to its claims file)."""
-    found: list[str] = []
-    for block, key in _REFERENCE_KEYS:
-        section = raw.get(block)
-        value = section.get(key) if isinstance(section, dict) else None
-        if isinstance(value, dict):
-            value = value.get("path")
-        if isinstance(value, str):
-            found.append(value)
-    evidence = raw.get("evidence")
-    metrics = evidence.get("metrics") if isinstance(evidence, dict) else None
-    if isinstance(metrics, dict):
-        found.extend(metrics[k] for k in EVIDENCE_KEYS if isinstance(metrics.get(k), str))
-    return found
 
 
 def evidence_paths(raw: dict[str, Any], claims_rel: str) -> dict[str, str]:
@@ -234,8 +208,8 @@ def _read_copy(
         rel
         for raw in raws
         if isinstance(raw, dict)
-        for rel in (posixpath.normpath(posixpath.join(folder, r)) for r in _references(raw))
-        if _inside(rel)
+        for written in deployment_references(raw)
+        if _inside(rel := posixpath.normpath(posixpath.join(folder, written)))
     }
     if len(named) > MAX_REFERENCED_FILES:
         raise InputError(

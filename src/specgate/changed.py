@@ -27,13 +27,8 @@ from typing import Any
 from specgate.discovery import SKIPPED_FOLDERS, is_claims_name, shown_path
 from specgate.errors import InputError
 from specgate.inputs.paths import repository_root
+from specgate.reference_paths import deployment_references
 
-_REFERENCE_KEYS = (
-    ("model", "hf_config"),
-    ("speculation", "engine_config"),
-    ("speculation", "draft_hf_config"),
-)
-_METRICS_KEYS = ("path", "baseline_path")
 _DELIMITERS = re.compile(r"[\s\"'/:,\[\]{}]+")
 """What separates a written path's base name from its surroundings in YAML or JSON
 text (blanks, quotes, folder separators, flow punctuation)."""
@@ -107,17 +102,7 @@ def references(data: Any) -> list[str]:
     for raw in deployments:
         if not isinstance(raw, dict):
             continue
-        for block, key in _REFERENCE_KEYS:
-            section = raw.get(block)
-            value = section.get(key) if isinstance(section, dict) else None
-            if isinstance(value, dict):
-                value = value.get("path")
-            if isinstance(value, str):
-                out.append(value)
-        evidence = raw.get("evidence")
-        metrics = evidence.get("metrics") if isinstance(evidence, dict) else None
-        if isinstance(metrics, dict):
-            out.extend(v for k in _METRICS_KEYS if isinstance(v := metrics.get(k), str))
+        out.extend(deployment_references(raw))
     return out
 
 

@@ -1,0 +1,37 @@
+"""Which keys of a claims file name other files, as written (DESIGN.md §7).
+
+Shared by the change gate: the baseline reads these files at REF (§9.1) and the
+reverse lookup of ``check --changed`` finds the claims files that name a changed
+file (§9.3). Paths are returned as written, relative to the claims file's folder.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+REFERENCE_KEYS = (
+    ("model", "hf_config"),
+    ("speculation", "engine_config"),
+    ("speculation", "draft_hf_config"),
+)
+"""``(block, key)`` pairs whose value is a path or a ``{path, pointer}`` mapping."""
+
+EVIDENCE_KEYS = ("path", "baseline_path")
+"""``evidence.metrics`` keys that name evidence files (their content is compared)."""
+
+
+def deployment_references(raw: dict[str, Any]) -> list[str]:
+    """The paths one deployment mapping names, in key order (non-strings skipped)."""
+    found: list[str] = []
+    for block, key in REFERENCE_KEYS:
+        section = raw.get(block)
+        value = section.get(key) if isinstance(section, dict) else None
+        if isinstance(value, dict):
+            value = value.get("path")
+        if isinstance(value, str):
+            found.append(value)
+    evidence = raw.get("evidence")
+    metrics = evidence.get("metrics") if isinstance(evidence, dict) else None
+    if isinstance(metrics, dict):
+        found.extend(v for k in EVIDENCE_KEYS if isinstance(v := metrics.get(k), str))
+    return found
