@@ -88,7 +88,9 @@ def _engine(r: _Resolver, spec_raw: dict[str, Any]) -> EngineConfig | None:
 
     target, shown, pointer = r.file("speculation", "engine_config", spec_raw["engine_config"])
     engine = spec_raw.get("engine") if isinstance(spec_raw.get("engine"), str) else None
-    return read_engine_file(target, shown, pointer=pointer, engine=engine)
+    stated = spec_raw.get("engine_version")
+    version = stated if isinstance(stated, str) else None
+    return read_engine_file(target, shown, pointer=pointer, engine=engine, engine_version=version)
 
 
 def _shape(r: _Resolver, block: str, key: str, raw: object) -> ModelShape:

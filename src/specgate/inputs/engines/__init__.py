@@ -37,6 +37,7 @@ from specgate.inputs.engines._source import (
     norm_key,
 )
 from specgate.inputs.engines.vllm import mtp_layer_issue
+from specgate.inputs.knowledge import knowledge
 from specgate.inputs.pointer import (
     Found,
     Verdict,
@@ -45,7 +46,8 @@ from specgate.inputs.pointer import (
     resolve_pointer,
     search,
 )
-from specgate.inputs.types import EngineConfig
+from specgate.inputs.types import EngineConfig, EngineIssue
+from specgate.inputs.version import EngineVersion, detect_version
 from specgate.loader import load_document, read_text
 
 __all__ = [
@@ -124,12 +126,27 @@ def load_engine_document(path: Path, shown: str) -> Document:
 
 
 def read_engine_file(
-    path: Path, shown: str, *, pointer: str | None = None, engine: str | None = None
+    path: Path,
+    shown: str,
+    *,
+    pointer: str | None = None,
+    engine: str | None = None,
+    engine_version: str | None = None,
 ) -> EngineConfig:
-    """:func:`load_engine_document` then :func:`read_engine_config` with the source text."""
+    """:func:`load_engine_document` then :func:`read_engine_config` with the source text;
+    the engine version is ``engine_version`` (the claims file's), else detected from
+    image tags in the file or pinned requirements beside it (:mod:`..version`)."""
     doc = load_engine_document(path, shown)
     text = doc.data if isinstance(doc.data, str) else read_text(path, shown)
-    return read_engine_config(doc, shown=shown, pointer=pointer, engine=engine, text=text)
+    return read_engine_config(
+        doc,
+        shown=shown,
+        pointer=pointer,
+        engine=engine,
+        text=text,
+        engine_version=engine_version,
+        path=path,
+    )
 
 
 def read_engine_config(
@@ -139,6 +156,8 @@ def read_engine_config(
     pointer: str | None,
     engine: str | None,
     text: str | None = None,
+    engine_version: str | None = None,
+    path: Path | None = None,
 ) -> EngineConfig:
     """The speculative configuration of ``doc``, normalised.
 
@@ -151,6 +170,8 @@ def read_engine_config(
             None ⇒ detected from keys and flags.
         text: the file's source text, when available: words inside multi-line YAML
             scalars then get their exact line (else the scalar's first line).
+        engine_version: ``speculation.engine_version`` of the claims file, if any.
+        path: the file on disk (pinned requirements beside it give the version).
 
     Returns:
         the :class:`EngineConfig`; spans point into ``shown``.
@@ -182,11 +203,52 @@ def read_engine_config(
         opts = _command_options(spec, source)
         ctx_env = {**ctx_env, **{k: Opt(v, source.spans[0]) for k, v in source.command.env.items()}}
         opts, notes = _merge_fragments(opts, spec, found, fragments, detector)
-    ctx = Context(file=shown, pointer=found.pointer, env=ctx_env)
+    version = detect_version(spec.name, engine_version, text, path)
+    ctx = Context(file=shown, pointer=found.pointer, env=ctx_env, version=version.version)
     config = spec.read(opts, ctx)
-    if notes:
-        config = replace(config, notes=(*notes, *config.notes))
+    config = _removed_settings(config, opts, version)
+    config = replace(
+        config,
+        version=version.text,
+        version_source=version.source,
+        notes=(*notes, *config.notes, *((version.note,) if version.note else ())),
+    )
     return config
+
+
+def _removed_settings(config: EngineConfig, opts: Options, version: EngineVersion) -> EngineConfig:
+    """SG310 for every flag or key (top level and inside the speculative block) that
+    the engine at ``version`` no longer has, at its line, naming the replacement.
+    Settings a reader already reported (same field) are not repeated."""
+    data = knowledge(config.engine)
+    spans = dict(config.spans)
+    issues = list(config.issues)
+    reported = {i.field for i in issues if i.code == "SG310"}
+    nested = [o.sub for o in opts.values() if o.sub is not None]
+    for group in (opts, *nested):
+        for key, opt in group.items():
+            spelled = opt.spelled or key
+            setting = data.removed(spelled, version.version)
+            field_name = f"setting:{setting.name}" if setting is not None else ""
+            if setting is None or field_name in reported:
+                continue
+            reported.add(field_name)
+            spans[field_name] = opt.span
+            assumed = (
+                f"{config.engine} version unknown, read as the newest ({data.newest_text})"
+                if version.version is None
+                else f"{config.engine} {version.text}"
+            )
+            instead = f"; use {setting.replacement}" if setting.replacement else ""
+            issues.append(
+                EngineIssue(
+                    "SG310",
+                    f"{spelled} was removed in {config.engine} {setting.removed_text} "
+                    f"({assumed}){instead}; its value is still read",
+                    field_name,
+                )
+            )
+    return replace(config, spans=spans, issues=tuple(issues))
 
 
 _NONE_FOUND = "no speculative decoding configured"
