@@ -210,13 +210,17 @@ class Builder:
 MAX_DRAFT_TOKENS = 1024
 
 
-def positive(builder: Builder, value: int | None, name: str, field_name: str) -> int | None:
+def positive(
+    builder: Builder, value: int | None, name: str, field_name: str, *, tokens: bool = True
+) -> int | None:
     """``value`` when ≥ 1; else an SG307 issue (the engines refuse 0 or negative) and None.
 
     Raises:
-        InputError: ``value`` above :data:`MAX_DRAFT_TOKENS`, at its line.
+        InputError: a draft-token count (``tokens``) above :data:`MAX_DRAFT_TOKENS`,
+            at its line.
     """
-    bounded(builder, value, name, field_name)
+    if tokens:
+        bounded(builder, value, name, field_name)
     if value is not None and value < 1:
         builder.issue("SG307", f"{name} is {value}; the engine needs at least 1", field_name)
         return None

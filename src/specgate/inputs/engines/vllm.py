@@ -396,7 +396,9 @@ def _max_model_len(opts: Options, block: Mapping[str, Opt], b: Builder, ctx: Con
             value = None
         if value is not None and float(value).is_integer() and value > 0:
             return int(value)
-    return positive(b, as_int(opt, "max_model_len", ctx.file), "max_model_len", "max_model_len")
+    return positive(
+        b, as_int(opt, "max_model_len", ctx.file), "max_model_len", "max_model_len", tokens=False
+    )
 
 
 def mtp_layer_issue(config: EngineConfig, mtp_layers: int | None) -> EngineIssue | None:
