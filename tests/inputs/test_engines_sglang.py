@@ -21,7 +21,11 @@ def yaml(text: str, *, pointer: str | None = None, version: str | None = None) -
 
 def txt(text: str, version: str | None = None) -> EngineConfig:
     return read_engine_config(
-        Document("cmd.txt", text), shown="cmd.txt", pointer=None, engine=None, engine_version=version
+        Document("cmd.txt", text),
+        shown="cmd.txt",
+        pointer=None,
+        engine=None,
+        engine_version=version,
     )
 
 

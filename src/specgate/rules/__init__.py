@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from specgate.rules import accept_length as accept_length  # registers SG101-SG105
 from specgate.rules import draft_length as draft_length  # registers SG201-SG204
-from specgate.rules import references as references  # registers SG301-SG309
+from specgate.rules import references as references  # registers SG301-SG311
 from specgate.rules import schema as schema  # registers SG001-SG003
 from specgate.rules.registry import REGISTRY, Hit, Rule, RuleContext, lookup
 

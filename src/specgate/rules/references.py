@@ -623,3 +623,107 @@ def evidence_draft_length_mismatch(ctx: RuleContext) -> Iterator[Hit]:
         dep.path("speculation", "draft_length"),
         f"Re-measure AL at D = {d} and update the metrics file.",
     )
+
+
+@rule(
+    "SG310",
+    "engine-setting-removed",
+    "fail",
+    "The config uses a flag or key that the engine version removed or never had in that form.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: llama-draft
+            speculation:
+              enabled: false
+              engine: llamacpp
+              engine_config: serving/cmd.txt
+        # === serving/cmd.txt ===
+        llama-server -m /models/llama-70b.gguf -md /models/llama-1b.gguf --draft-max 8
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: llama-draft
+            speculation:
+              enabled: false
+              engine: llamacpp
+              engine_config: serving/cmd.txt
+        # === serving/cmd.txt ===
+        llama-server -m /models/llama-70b.gguf -md /models/llama-1b.gguf --spec-draft-n-max 8
+    """,
+)
+def engine_setting_removed(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** Every flag and key of the engine config exists, in that
+    spelling, in the engine version the deployment runs: llama.cpp
+    `--draft-max`/`--draft-min` on builds after the `--spec-*` rename; vLLM's
+    V0 flat flags (`--speculative-model`, `--num-speculative-tokens`, …) on
+    vLLM ≥ 0.8, and with an EAGLE-3 head on any release (EAGLE-3 exists only in
+    the V1 engine); a TensorRT-LLM `decoding_type` not spelled as the engine's
+    exact discriminator (`Draft_Target`, not `DraftTarget`). The version is
+    `speculation.engine_version`, else an image tag in the config or a pinned
+    requirement beside it, else the newest release specgate knows (the report
+    says which). What the setting meant is still read, so the other rules
+    judge the intended configuration.
+
+    **Why.** Engines rename and remove settings every few weeks. A removed flag
+    makes the server refuse to start, or (worse) is ignored and the engine runs
+    its default instead of the reviewed draft length.
+    """
+    yield from _engine_issue_hits(
+        ctx,
+        "SG310",
+        "Use the replacement the message names, or state speculation.engine_version if "
+        "the deployment runs an older engine release.",
+    )
+
+
+@rule(
+    "SG311",
+    "forced-acceptance",
+    "fail",
+    "The engine config forces acceptance, so an AL measured under it is synthetic.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: r1-mtp
+            speculation:
+              enabled: false
+              engine_config: serving/trtllm.yaml
+        # === serving/trtllm.yaml ===
+        env:
+          TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS: "3"
+        speculative_config:
+          decoding_type: MTP
+          max_draft_len: 3
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: r1-mtp
+            speculation:
+              enabled: false
+              engine_config: serving/trtllm.yaml
+        # === serving/trtllm.yaml ===
+        speculative_config:
+          decoding_type: MTP
+          max_draft_len: 3
+    """,
+)
+def forced_acceptance(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** The engine config does not force how many drafts are
+    accepted: TensorRT-LLM's `TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS` in
+    the environment of the launch (an `env`/`env_vars` block beside the
+    configuration, or `NAME=value` before the command).
+
+    **Why.** Forced acceptance is a benchmarking switch: the engine accepts a
+    fixed number of drafts whatever the target says, so throughput and AL
+    measured under it describe no real workload and cannot back a claim.
+    """
+    yield from _engine_issue_hits(
+        ctx,
+        "SG311",
+        "Remove the forcing variable and measure AL with real acceptance.",
+    )

@@ -255,6 +255,7 @@ def _v0_eagle3(opts: Options, b: Builder) -> None:
         opt = opts_get(opts, name)
         if opt is None:
             continue
+        # One cause, one finding: the flag naming the head carries it.
         setting = _DATA.setting(name)
         field_name = f"setting:{setting.name}" if setting is not None else name
         b.at(field_name, opt)
@@ -266,6 +267,7 @@ def _v0_eagle3(opts: Options, b: Builder) -> None:
             "with method eagle3",
             field_name,
         )
+        return
 
 
 def _adaptive(block: Mapping[str, Opt], b: Builder) -> bool:
