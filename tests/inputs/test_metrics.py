@@ -744,13 +744,16 @@ def test_sglang_server_info(repo: Path) -> None:
     nested = json.dumps(
         {
             "version": "0.5",
-            "internal_states": [{"avg_spec_accept_length": 2.5}, {"avg_spec_accept_length": 9}],
+            "internal_states": [{"avg_spec_accept_length": 2.5}, {"avg_spec_accept_length": 3.1}],
         }
     )
+    # One entry per data-parallel rank: every rank counts, (2.5 + 3.1) / 2 = 2.8; no
+    # step counts per rank, so the mean is labelled an estimate.
     result = run(repo, "sglang-server-info", {"b.json": nested}, path="b.json")
-    assert result.accept_length == 2.5
+    assert result.accept_length == pytest.approx(2.8)
+    assert result.estimate
     assert result.note is not None
-    assert "internal_states[0] of 2" in result.note
+    assert "all 2 data-parallel ranks" in result.note
     with pytest.raises(InputError, match="no avg_spec_accept_length"):
         run(
             repo,
