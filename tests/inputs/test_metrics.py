@@ -587,7 +587,7 @@ def test_llamacpp_log_rate_only(repo: Path) -> None:
         "slot print_timing: id 0 | task 0 | draft acceptance rate = 0.5 (10 accepted / 20 "
         "generated)\n"
     )
-    with pytest.raises(InputError, match="gives a rate, not AL"):
+    with pytest.raises(InputError, match="rate alone gives no AL"):
         run(repo, "llamacpp-log", {"l.log": text}, path="l.log")
 
 
