@@ -443,11 +443,27 @@ def test_vllm_log_without_rates_needs_k(repo: Path) -> None:
     assert info.value.line == 1
 
 
-def test_vllm_log_ragged_drafts_is_an_estimate(repo: Path) -> None:
+def test_vllm_log_variable_length_drafts_use_the_printed_mean(repo: Path) -> None:
     line = V1.format(m="2.0", a=20, d=25, r="0.5, 0.3, 0.2") + "\n"
     result = run(repo, "vllm-log", {"v.log": line}, path="v.log")
-    # 25 tokens is not a multiple of k = 3: 1 + 20/(25/3) = 3.4, labelled approximate
-    assert result.accept_length == pytest.approx(3.4)
+    # 1 + 20/(25/3) = 3.4 contradicts vLLM's own "Mean acceptance length: 2.0" (and
+    # 1 + 0.5 + 0.3 + 0.2 = 2.0): drafts were shorter than k, so Drafted/k undercounts
+    # them. vLLM's printed value wins (issue 8: AL 13 where vLLM prints 2.50).
+    assert result.accept_length == pytest.approx(2.0)
+    assert result.note is not None
+    assert "shorter than k" in result.note
+
+
+def test_vllm_log_variable_length_pooled_from_printed_means(repo: Path) -> None:
+    text = (
+        V1.format(m="2.50", a=30, d=40, r="0.6, 0.5, 0.4")
+        + "\n"
+        + V1.format(m="2.00", a=10, d=40, r="0.5, 0.3, 0.2")
+        + "\n"
+    )
+    result = run(repo, "vllm-log", {"v.log": text}, path="v.log")
+    # drafts = 30/1.5 + 10/1.0 = 30; AL = 1 + 40/30 = 2.3333, an estimate (2-decimal means)
+    assert result.accept_length == pytest.approx(1 + 40 / 30)
     assert result.estimate
 
 

@@ -36,6 +36,12 @@ _V0_K = re.compile(r"Number of speculative tokens: (\d+)")
 _V0_ACCEPTED = re.compile(r"Number of accepted tokens: (\d+)")
 _V0_DRAFT = re.compile(r"Number of draft tokens: (\d+)")
 _V0_EMITTED = re.compile(r"Number of emitted tokens: (\d+)")
+# examples/offline_inference/spec_decode.py prints its totals, one per line:
+# "num_drafts: N", "num_draft_tokens: N", "num_accepted_tokens: N",
+# "mean acceptance length: X", then "acceptance at token i: r" for a list sized to
+# the configured k (zero-padded: it does not define D).
+_OFFLINE = re.compile(r"^\s*(num_drafts|num_draft_tokens|num_accepted_tokens): (\d+)\s*$")
+_OFFLINE_RATE = re.compile(r"^\s*acceptance at token (\d+):\s*([0-9.]+)\s*$")
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,7 @@ class _V1Line:
     accepted: int
     drafted: int
     rates: tuple[float, ...]
+    mean: float | None = None
 
 
 def read_vllm_log(text: str, shown: str, *, draft_length: int | None = None) -> Acceptance:
@@ -66,8 +73,19 @@ def read_vllm_log(text: str, shown: str, *, draft_length: int | None = None) -> 
     v1: list[_V1Line] = []
     v0: list[tuple[Span, tuple[float, ...]]] = []
     means: list[tuple[Span, float]] = []
+    offline: dict[str, tuple[Span, int]] = {}
+    offline_rates: list[float] = []
     for number, line in text_lines(text):
         span = Span(number, 1)
+        if "num_" in line or "acceptance at token" in line:
+            total = _OFFLINE.match(line)
+            if total:
+                offline.setdefault(total.group(1), (span, int(total.group(2))))
+                continue
+            rate = _OFFLINE_RATE.match(line)
+            if rate and int(rate.group(1)) == len(offline_rates):
+                offline_rates.append(float(rate.group(2)))
+                continue
         emitted = _V0_EMITTED.search(line)
         if emitted:
             v0.append((span, _v0_row(line, emitted, shown, span, draft_length)))
@@ -76,7 +94,16 @@ def read_vllm_log(text: str, shown: str, *, draft_length: int | None = None) -> 
         if accepted and drafted:
             rates = _V1_RATES.search(line)
             found = parse_rates(rates.group(1), "per-position rate", shown, span) if rates else ()
-            v1.append(_V1Line(span, int(accepted.group(1)), int(drafted.group(1)), found))
+            printed = _V1_MEAN.search(line)
+            v1.append(
+                _V1Line(
+                    span,
+                    int(accepted.group(1)),
+                    int(drafted.group(1)),
+                    found,
+                    float(printed.group(1)) if printed else None,
+                )
+            )
         elif (mean := _V1_MEAN.search(line)) is not None:
             means.append((span, float(mean.group(1))))
     if v0 and v1:
@@ -90,6 +117,8 @@ def read_vllm_log(text: str, shown: str, *, draft_length: int | None = None) -> 
         return _pool_v0(v0, shown)
     if v1:
         return _pool_v1(v1, shown, draft_length)
+    if "num_drafts" in offline and "num_accepted_tokens" in offline:
+        return _offline(offline, offline_rates, shown)
     if means:
         return unweighted_mean(
             "vllm-log",
@@ -149,6 +178,8 @@ def _pool_v1(lines: list[_V1Line], shown: str, draft_length: int | None) -> Acce
     k = next(iter(depths))
     accepted = sum(entry.accepted for entry in lines)
     drafted = sum(entry.drafted for entry in lines)
+    if any(_variable(entry, k) for entry in lines):
+        return _pool_printed(lines, shown)
     drafts = drafted / k
     if drafts <= 0:
         raise fail(
@@ -210,4 +241,67 @@ def _pool_v0(rows: list[tuple[Span, tuple[float, ...]]], shown: str) -> Acceptan
         note=note,
         spans={"accept_length": rows[-1][0]},
         acceptance_rate=accepted / draft,
+    )
+
+
+def _variable(entry: _V1Line, k: int) -> bool:
+    """The line's printed mean disagrees with 1 + Accepted/(Drafted/k) beyond its
+    rounding: drafts were shorter than k on some steps (n-gram, suffix, adaptive
+    drafting), so Drafted/k undercounts the drafts."""
+    if entry.mean is None or entry.drafted <= 0:
+        return False
+    return abs(1 + entry.accepted / (entry.drafted / k) - entry.mean) > 0.006
+
+
+def _pool_printed(lines: list[_V1Line], shown: str) -> Acceptance:
+    """Variable-length drafts: each line's drafts from vLLM's own printed mean
+    (drafts = Accepted / (mean − 1)); lines whose mean is 1 count no accepted token
+    and their drafts are taken as Drafted/1 at most (an estimate either way)."""
+    accepted = sum(entry.accepted for entry in lines)
+    drafts = 0.0
+    for entry in lines:
+        if entry.mean is not None and entry.mean > 1 and entry.accepted > 0:
+            drafts += entry.accepted / (entry.mean - 1)
+        else:
+            drafts += entry.drafted
+    if drafts <= 0:
+        raise fail("zero drafts in the vLLM log: no speculative step was measured", shown)
+    single = len(lines) == 1 and lines[0].mean is not None
+    value = lines[0].mean if single and lines[0].mean is not None else 1 + accepted / drafts
+    return Acceptance(
+        format="vllm-log",
+        path=shown,
+        accept_length=value,
+        formula=f"Mean acceptance length {fmt(value)}"
+        if single
+        else f"1 + {fmt(accepted)}/{fmt(drafts)}",
+        estimate=not single,
+        note="drafts were shorter than k on some steps (Drafted/k disagrees with vLLM's "
+        "printed mean): AL uses vLLM's own 'Mean acceptance length'"
+        + ("" if single else f", pooled over {len(lines)} lines (drafts recovered from it)"),
+        spans={"accept_length": lines[0].span},
+    )
+
+
+def _offline(totals: dict[str, tuple[Span, int]], rates: list[float], shown: str) -> Acceptance:
+    """The totals ``examples/offline_inference/spec_decode.py`` prints: AL = 1 +
+    num_accepted_tokens / num_drafts (what the script computes). Its per-position
+    list is sized to the configured k and zero-padded: it gives marginal rates but
+    not D."""
+    span, drafts = totals["num_drafts"]
+    accepted = totals["num_accepted_tokens"][1]
+    if drafts <= 0:
+        raise fail("num_drafts is 0: no speculative step was measured", shown, span)
+    while rates and rates[-1] == 0:
+        rates.pop()
+    draft_tokens = totals.get("num_draft_tokens")
+    return Acceptance(
+        format="vllm-log",
+        path=shown,
+        accept_length=1 + accepted / drafts,
+        formula=f"1 + {accepted}/{drafts}",
+        marginal=tuple(rates),
+        note="vLLM offline spec_decode.py totals (num_accepted_tokens / num_drafts)",
+        spans={"accept_length": totals["num_accepted_tokens"][0]},
+        acceptance_rate=accepted / draft_tokens[1] if draft_tokens and draft_tokens[1] else None,
     )
