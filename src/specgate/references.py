@@ -314,6 +314,15 @@ def resolve(
     draft_shape = None
     if "draft_hf_config" in spec_raw:
         draft_shape = _shape(r, "speculation", "draft_hf_config", spec_raw["draft_hf_config"])
+        if engine is not None and shape is not None:
+            from specgate.inputs.engines.llamacpp import vocab_issue
+
+            refused = vocab_issue(engine, shape.vocab_size, draft_shape.vocab_size)
+            if refused is not None:
+                issues.append(refused)
+                at = engine.spans.get("draft_model")
+                if at is not None:
+                    engine = replace(engine, spans={**engine.spans, "draft_vocab": at})
     acceptance = None
     if "metrics" in evidence_raw:
         acceptance = _acceptance(r, r.deployment.speculation.draft_length)

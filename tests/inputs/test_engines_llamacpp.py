@@ -33,9 +33,7 @@ def test_draft_model_without_length_reads_the_newest_default() -> None:
 
 def test_old_build_defaults_when_the_version_says_so() -> None:
     doc = Document("run.sh", "llama-server -m target.gguf -md draft.gguf -ngld 99")
-    c = read_engine_config(
-        doc, shown="run.sh", pointer=None, engine=None, engine_version="b4000"
-    )
+    c = read_engine_config(doc, shown="run.sh", pointer=None, engine=None, engine_version="b4000")
     # Builds before the --spec-* rename: n_draft 16 and p_min 0.75 (common/speculative.h)
     # ⇒ D = 16 is a maximum.
     assert (c.draft_length, c.verify_tokens, c.draft_length_is_max) == (16, 17, True)

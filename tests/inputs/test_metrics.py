@@ -14,7 +14,12 @@ import pytest
 
 from specgate.document import Span
 from specgate.errors import InputError
-from specgate.inputs.metrics import MetricsSpec, acceptance_profile_problems, read_acceptance
+from specgate.inputs.metrics import (
+    METRICS_MAX_BYTES,
+    MetricsSpec,
+    acceptance_profile_problems,
+    read_acceptance,
+)
 from specgate.inputs.types import Acceptance
 from specgate.loader import parse_text
 
@@ -1059,11 +1064,23 @@ def test_shown_path_is_normalised(repo: Path) -> None:
 
 
 def test_file_limits(repo: Path) -> None:
-    with pytest.raises(InputError, match="larger than 1024 KiB"):
-        run(repo, "sglang-log", {"big.log": "x" * (1024 * 1024 + 1)}, path="big.log")
-    (repo / "deploy" / "bin.log").write_bytes(b"\xff\xfe")
-    with pytest.raises(InputError, match="UTF-8"):
+    # Referenced metrics and logs have their own limit, 256 MiB (a few hours of server
+    # log); a sparse file one byte over it is refused before anything is read.
+    with (repo / "deploy" / "big.log").open("wb") as handle:
+        handle.truncate(METRICS_MAX_BYTES + 1)
+    with pytest.raises(InputError, match="larger than 256 MiB"):
+        run(repo, "sglang-log", {}, path="big.log")
+    # A 2 MiB log (over the 1 MiB claims-file limit) is read.
+    line = "[2025-01-01 00:00:00] Decode batch. #running-req: 1, accept len: 2.50\n"
+    padding = "x" * 1000 + "\n"
+    text = padding * 2100 + line
+    assert run(repo, "sglang-log", {"ok.log": text}, path="ok.log").accept_length == 2.5
+    # Only the lines the format's labels select are decoded: a bad byte on one of them
+    # is an error at its line; elsewhere it is never read.
+    (repo / "deploy" / "bin.log").write_bytes(b"\xff\xfe\nDecode batch. \xff accept len: 2.5\n")
+    with pytest.raises(InputError, match="UTF-8") as info:
         run(repo, "sglang-log", {}, path="bin.log")
+    assert info.value.line == 2
 
 
 def test_log_parsing_is_linear(repo: Path) -> None:

@@ -127,6 +127,8 @@ def draft_vocab_mismatch(ctx: RuleContext) -> Iterator[Hit]:
     target, draft = inputs.model.vocab_size, inputs.draft_model.vocab_size
     if target is None or draft is None or target == draft:
         return
+    if any(i.code == "SG307" and i.field == "draft_vocab" for i in inputs.engine_issues):
+        return  # the engine refuses the pair: SG307 carries the one finding
     yield Hit(
         f"draft vocab_size {draft} differs from the target's {target} "
         f"(by {abs(target - draft)}): engines refuse the pair or degrade acceptance",
@@ -496,8 +498,17 @@ def engine_config_invalid(ctx: RuleContext) -> Iterator[Hit]:
     steps a multiple of the model's MTP layers, n-gram lookup min ≤ max, a
     draft `model` for the vLLM methods that need one (eagle, eagle3, medusa,
     mlp_speculator, draft_model, dflash, custom_class; MTP, DSpark, n-gram and
-    suffix run without), and a tensor-parallel size that divides the target's
-    attention heads (with `model.hf_config`; attention data parallelism aside).
+    suffix run without), a tensor-parallel size that divides the target's
+    attention heads (with `model.hf_config`; attention data parallelism aside),
+    a vLLM block with a method or a model (vLLM refuses `num_speculative_tokens`
+    alone), EAGLE draft tensor parallelism (vLLM runs EAGLE drafters at the
+    target's TP and ignores another `draft_tensor_parallel_size`), a llama.cpp
+    draft whose `vocab_size` differs from the target's by at most 100, and
+    SGLang DFLASH block size equal to its draft tokens. Version-aware: a
+    rewrite or refusal that later releases dropped (SGLang spec v2 with
+    topk > 1 now falls back with a warning) follows the engine version
+    (`speculation.engine_version`, an image tag or a pinned requirement, else
+    the newest release specgate knows).
 
     **Why.** An engine that refuses the config fails at start-up; one that
     rewrites it silently serves another D than the one reviewed and measured.

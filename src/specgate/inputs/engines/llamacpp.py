@@ -29,7 +29,7 @@ from specgate.inputs.engines._base import (
 )
 from specgate.inputs.engines._source import Options
 from specgate.inputs.knowledge import Version, knowledge
-from specgate.inputs.types import EngineConfig, Mechanism
+from specgate.inputs.types import EngineConfig, EngineIssue, Mechanism
 
 PROGRAMS = ("llama-server", "llama-speculative", "llama-cli", "llama-speculative-simple")
 
@@ -190,3 +190,27 @@ def _draft_max(
         f"{which} ({_DATA.default_source(key)}; version-sensitive)"
     )
     return d
+
+
+def vocab_issue(
+    config: EngineConfig, target_vocab: int | None, draft_vocab: int | None
+) -> EngineIssue | None:
+    """llama.cpp's draft check once both model configs are known: a draft whose
+    ``vocab_size`` differs from the target's by more than ``SPEC_VOCAB_MAX_SIZE_DIFFERENCE``
+    (100, ``common/speculative.cpp``) is refused ("draft model vocab must closely match
+    target model"; QwenLM/Qwen3#326: 152064 vs 151936).
+
+    Returns:
+        an SG307 issue about ``draft_vocab``, or None when allowed or unknown.
+    """
+    if config.engine != "llamacpp" or target_vocab is None or draft_vocab is None:
+        return None
+    limit = _DATA.default("vocab_max_size_difference", None)
+    if not isinstance(limit, int) or abs(target_vocab - draft_vocab) <= limit:
+        return None
+    return EngineIssue(
+        "SG307",
+        f"llama.cpp refuses a draft whose vocab_size differs from the target's by more than "
+        f"{limit}: {draft_vocab} vs {target_vocab} differ by {abs(target_vocab - draft_vocab)}",
+        "draft_vocab",
+    )

@@ -1,9 +1,12 @@
 """Measured acceptance → :class:`~specgate.inputs.types.Acceptance` (DESIGN.md §7).
 
 :func:`read_acceptance` dispatches on ``evidence.metrics.format``: file formats read
-``path`` (relative to the claims file, at most 1 MiB, never outside the
-repository); inline formats read the block itself. Each reader is a pure function
-of the text it is given; this module alone touches the file system.
+``path`` (relative to the claims file, never outside the repository, at most
+256 MiB: :data:`~specgate.inputs.metrics.stream.METRICS_MAX_BYTES`); inline
+formats read the block itself. Log formats and Prometheus text are streamed
+through a literal pre-filter (:mod:`.stream`): only the lines holding their labels
+(Prometheus: the spec-decode families) are decoded and parsed. Each reader is a
+pure function of the text it is given; this module alone touches the file system.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from specgate.inputs.metrics.spec import (
     MetricsSpec,
     resolve_path,
 )
+from specgate.inputs.metrics.stream import METRICS_MAX_BYTES, read_filtered, read_whole
 from specgate.inputs.metrics.summaries import (
     read_llamacpp_timings,
     read_sglang_server_info,
@@ -36,12 +40,12 @@ from specgate.inputs.metrics.summaries import (
 )
 from specgate.inputs.metrics.vllm_log import read_vllm_log
 from specgate.inputs.types import Acceptance
-from specgate.loader import read_text
 
 __all__ = [
     "FILE_FORMATS",
     "FORMATS",
     "INLINE_FORMATS",
+    "METRICS_MAX_BYTES",
     "PROFILE_TOLERANCE",
     "MetricsSpec",
     "acceptance_profile_problems",
@@ -56,6 +60,32 @@ _TEXT_READERS: dict[str, Callable[[str, str], Acceptance]] = {
     "sglang-server-info": read_sglang_server_info,
     "trtllm-iteration-stats": read_trtllm_iteration_stats,
     "speculation-profile": read_speculation_profile,
+}
+#: Literal labels a line must hold to matter to a line format (DESIGN §10 pre-filter).
+#: vllm-prometheus keeps the spec-decode families (samples, # HELP and # TYPE lines), and
+#: vLLM's log labels so a log given as a scrape is refused at its first log line.
+LINE_FILTERS: dict[str, tuple[str, ...]] = {
+    "vllm-prometheus": ("spec_decode", "SpecDecoding metrics", "Speculative metrics"),
+    "vllm-log": (
+        "SpecDecoding metrics",
+        "Speculative metrics",
+        "Mean acceptance length",
+        "Number of emitted tokens",
+        "num_drafts",
+        "num_draft_tokens",
+        "num_accepted_tokens",
+        "acceptance at token",
+    ),
+    "sglang-log": ("accept len",),
+    "llamacpp-log": (
+        "statistics",
+        "draft acceptance",
+        "eval time",
+        "slot",
+        "n_draft",
+        "n_predict",
+        "n_accept",
+    ),
 }
 _INLINE_READERS: dict[str, Callable[[MetricsSpec], Acceptance]] = {
     "per-position": read_per_position,
@@ -95,7 +125,7 @@ def read_acceptance(
     target, shown = resolve_path(
         spec, "path", spec.path, base_dir=base_dir, shown_base=shown_base, root=root
     )
-    text = read_text(target, shown)
+    text = _read(target, shown, spec.format)
     if spec.format == "vllm-prometheus":
         baseline = None
         if spec.baseline_path:
@@ -107,7 +137,7 @@ def read_acceptance(
                 shown_base=shown_base,
                 root=root,
             )
-            baseline = (read_text(before, before_shown), before_shown)
+            baseline = (_read(before, before_shown, spec.format), before_shown)
         return read_prometheus(
             text, shown, baseline=baseline, draft_length=spec.draft_length, labels=spec.labels
         )
@@ -116,3 +146,12 @@ def read_acceptance(
     if spec.format == "vllm-log":
         return read_vllm_log(text, shown, draft_length=spec.draft_length)
     return _TEXT_READERS[spec.format](text, shown)
+
+
+def _read(path: Path, shown: str, fmt: str) -> str:
+    """A metrics file's text: line formats pre-filtered (:data:`LINE_FILTERS`), JSON
+    formats whole; both up to :data:`METRICS_MAX_BYTES`."""
+    needles = LINE_FILTERS.get(fmt)
+    if needles is not None:
+        return read_filtered(path, shown, needles)
+    return read_whole(path, shown)
