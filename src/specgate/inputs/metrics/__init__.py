@@ -61,30 +61,22 @@ _TEXT_READERS: dict[str, Callable[[str, str], Acceptance]] = {
     "trtllm-iteration-stats": read_trtllm_iteration_stats,
     "speculation-profile": read_speculation_profile,
 }
-#: Literal labels a line must hold to matter to a line format (DESIGN §10 pre-filter).
+#: Literal labels a line must hold to matter to a line format (DESIGN §10 pre-filter),
+#: as groups tried in order until one keeps a line (each label costs a pass over the
+#: file, so labels of rarer, smaller outputs come in a later group).
 #: vllm-prometheus keeps the spec-decode families (samples, # HELP and # TYPE lines), and
 #: vLLM's log labels so a log given as a scrape is refused at its first log line.
-LINE_FILTERS: dict[str, tuple[str, ...]] = {
-    "vllm-prometheus": ("spec_decode", "SpecDecoding metrics", "Speculative metrics"),
+LINE_FILTERS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "vllm-prometheus": (("spec_decode", "SpecDecoding metrics", "Speculative metrics"),),
+    # V1 interval lines and V0 running totals (both, so a mix is refused); then the
+    # totals the offline example script prints (a short file: one run's summary).
     "vllm-log": (
-        "SpecDecoding metrics",
-        "Speculative metrics",
-        "Mean acceptance length",
-        "Number of emitted tokens",
-        "num_drafts",
-        "num_draft_tokens",
-        "num_accepted_tokens",
-        "acceptance at token",
+        ("SpecDecoding metrics", "Speculative metrics"),
+        ("num_drafts", "num_draft_tokens", "num_accepted_tokens", "acceptance at token"),
     ),
-    "sglang-log": ("accept len",),
+    "sglang-log": (("accept len",),),
     "llamacpp-log": (
-        "statistics",
-        "draft acceptance",
-        "eval time",
-        "slot",
-        "n_draft",
-        "n_predict",
-        "n_accept",
+        ("statistics", "draft acceptance", "eval time", "slot", "n_draft", "n_predict", "n_accept"),
     ),
 }
 _INLINE_READERS: dict[str, Callable[[MetricsSpec], Acceptance]] = {
@@ -151,7 +143,12 @@ def read_acceptance(
 def _read(path: Path, shown: str, fmt: str) -> str:
     """A metrics file's text: line formats pre-filtered (:data:`LINE_FILTERS`), JSON
     formats whole; both up to :data:`METRICS_MAX_BYTES`."""
-    needles = LINE_FILTERS.get(fmt)
-    if needles is not None:
-        return read_filtered(path, shown, needles)
-    return read_whole(path, shown)
+    groups = LINE_FILTERS.get(fmt)
+    if groups is None:
+        return read_whole(path, shown)
+    text = ""
+    for needles in groups:
+        text = read_filtered(path, shown, needles)
+        if not text.isspace() and text:
+            break
+    return text

@@ -56,6 +56,8 @@ def read_sglang_log(text: str, shown: str) -> Acceptance:
     values: list[str] = []
     first: Span | None = None
     for number, line in text_lines(text):
+        if not line:
+            continue
         if "Decode batch" not in line:
             continue
         match = _SG_ACCEPT.search(line)
@@ -90,6 +92,8 @@ def read_llamacpp_log(text: str, shown: str) -> Acceptance:
     last_rates: dict[tuple[str, str], tuple[tuple[float, ...], Span]] = {}
     first: Span | None = None
     for number, line in text_lines(text):
+        if not line:
+            continue
         slot_match = _LC_SLOT.search(line)
         if slot_match and "slot" in line:
             slot = slot_match.group(1)
@@ -156,6 +160,8 @@ def _llamacpp_requests(text: str, shown: str) -> Acceptance:
     summary: dict[str, int] = {}
     summary_span: Span | None = None
     for number, line in text_lines(text):
+        if not line:
+            continue
         eval_match = _LC_EVAL.search(line)
         if eval_match and "draft" not in line:
             evals.append(int(eval_match.group(1)))

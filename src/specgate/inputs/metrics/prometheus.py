@@ -32,6 +32,7 @@ the label sets, unless ``labels`` selects one.
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Mapping
 
@@ -212,7 +213,8 @@ def _samples(text: str, shown: str) -> Series:
     """Every ``vllm:spec_decode_*`` sample: (sample name, labels) → value."""
     series: Series = {}
     try:
-        for family in text_string_to_metric_families(text):
+        # Blank lines (what the pre-filter leaves of other families) squeezed first.
+        for family in text_string_to_metric_families(_BLANK_RUNS.sub("\n", text)):
             for sample in family.samples:
                 name = str(sample.name)
                 if not name.startswith(PREFIX):
@@ -234,6 +236,7 @@ def _samples(text: str, shown: str) -> Series:
 
 
 _PARSE_ERRORS = (ValueError, TypeError, KeyError, IndexError)
+_BLANK_RUNS = re.compile(r"\n{2,}")
 
 
 def _not_prometheus(text: str, shown: str) -> InputError:

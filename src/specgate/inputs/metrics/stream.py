@@ -16,7 +16,6 @@ bytes; lines that are filtered out are never decoded.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -75,76 +74,93 @@ def read_filtered(path: Path, shown: str, needles: Iterable[str]) -> str:
             :data:`MAX_LINE_BYTES`, or a kept line that is not UTF-8 or holds NUL.
     """
     _check(path, shown)
-    pattern = re.compile(b"|".join(re.escape(n.encode("utf-8")) for n in needles))
-    parts: list[str] = []
-    line = 1  # the line number where the unprocessed buffer starts
-    emitted = 1  # the line number the output has reached
+    literals = tuple(n.encode("utf-8") for n in needles)
+    out: list[bytes | bytearray] = []
+    at = (1, 1)  # (the line the next byte starts, the line the output has reached)
     total = 0
-    buffer = b""
+    carry = b""  # a line cut by the chunk boundary
+    chunk = bytearray(_CHUNK)  # reused: no new allocation per chunk
     try:
         with path.open("rb") as handle:
             while True:
-                chunk = handle.read(_CHUNK)
-                total += len(chunk)
+                size = handle.readinto(chunk)
+                total += size
                 if total > METRICS_MAX_BYTES:
                     raise _too_large(shown)
-                data = buffer + chunk
-                cut = data.rfind(b"\n") + 1 if chunk else len(data)
-                if chunk and cut == 0:
-                    if len(data) > MAX_LINE_BYTES:
-                        raise _long_line(shown, line)
-                    buffer = data
-                    continue
-                block, buffer = data[:cut], data[cut:]
-                emitted = _keep(block, (line, emitted), pattern, parts, shown)
-                line += block.count(b"\n")
-                if not chunk:
+                if size == 0:
+                    if carry:
+                        at = _keep(carry, (0, len(carry)), at, literals, out, shown=shown)
                     break
+                first = chunk.find(b"\n", 0, size)
+                if first < 0:
+                    carry += chunk[:size]
+                    if len(carry) > MAX_LINE_BYTES:
+                        raise _long_line(shown, at[0])
+                    continue
+                head = carry + chunk[: first + 1]
+                at = _keep(head, (0, len(head)), at, literals, out, shown=shown)
+                last = chunk.rfind(b"\n", 0, size) + 1
+                at = _keep(chunk, (first + 1, last), at, literals, out, shown=shown)
+                carry = bytes(chunk[last:size])
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", shown) from None
-    parts.append("\n" * max(0, line - emitted))
-    return "".join(parts)
+    line, emitted = at
+    out.append(b"\n" * max(0, line - emitted))
+    return _decode(b"".join(out), shown)
+
+
+def _decode(kept: bytes, shown: str) -> str:
+    """The kept lines as text; errors at their line (the numbering is the file's)."""
+    try:
+        text = kept.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        before = kept[: exc.start]
+        column = exc.start - (before.rfind(b"\n") + 1) + 1
+        raise InputError("not valid UTF-8", shown, before.count(b"\n") + 1, column) from None
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise InputError("file holds a NUL byte (binary, not text)", shown, line)
+    return text
 
 
 def _keep(
-    block: bytes,
-    where: tuple[int, int],
-    pattern: re.Pattern[bytes],
-    parts: list[str],
+    block: bytes | bytearray,
+    bounds: tuple[int, int],
+    at: tuple[int, int],
+    needles: tuple[bytes, ...],
+    out: list[bytes | bytearray],
+    *,
     shown: str,
-) -> int:
-    """Append the matching lines of ``block`` to ``parts``, padded with newlines to
-    keep numbering. ``where`` is (the line ``block`` starts at, the line the output
-    has reached); returns the line the output reached. Linear in ``block``: newlines
-    are counted once, from the previous kept line on."""
-    current, emitted = where
-    counted = 0
-    position = 0
-    while position < len(block):
-        match = pattern.search(block, position)
-        if match is None:
-            break
-        start = block.rfind(b"\n", 0, match.start()) + 1
-        end = block.find(b"\n", match.end())
-        end = len(block) if end < 0 else end
+) -> tuple[int, int]:
+    """Append the lines of ``block[lo:hi]`` (whole lines) holding a needle to ``out``,
+    padded with newlines to keep numbering. ``at`` is (the line ``lo`` starts, the
+    line the output has reached); returns both after ``hi``. Linear in the block:
+    each needle is searched forward once (``bytes.find``), newlines are counted
+    once, and nothing outside kept lines is copied."""
+    lo, hi = bounds
+    spans: list[tuple[int, int]] = []
+    for needle in needles:
+        found = block.find(needle, lo, hi)
+        while found >= 0:
+            start = block.rfind(b"\n", lo, found) + 1 or lo
+            end = block.find(b"\n", found, hi)
+            end = hi if end < 0 else end
+            spans.append((max(start, lo), end))
+            found = block.find(needle, end, hi)
+    if len(needles) > 1:
+        spans = sorted(set(spans))
+    current, emitted = at
+    counted = lo
+    for start, end in spans:
         current += block.count(b"\n", counted, start)
         counted = start
-        raw = block[start:end]
-        if raw.endswith(b"\r"):
-            raw = raw[:-1]
-        if len(raw) > MAX_LINE_BYTES:
+        if end - start > MAX_LINE_BYTES:
             raise _long_line(shown, current)
-        try:
-            text = raw.decode("utf-8-sig" if current == 1 else "utf-8")
-        except UnicodeDecodeError as exc:
-            raise InputError("not valid UTF-8", shown, current, exc.start + 1) from None
-        if "\x00" in text:
-            raise InputError("file holds a NUL byte (binary, not text)", shown, current)
-        parts.append("\n" * (current - emitted))
-        parts.append(text)
+        out.append(b"\n" * (current - emitted))
+        line = block[start:end]
+        out.append(line[:-1] if line.endswith(b"\r") else line)
         emitted = current
-        position = end + 1
-    return emitted
+    return current + block.count(b"\n", counted, hi), emitted
 
 
 def read_whole(path: Path, shown: str) -> str:
