@@ -49,7 +49,7 @@ _NOISE = (
     "(APIServer pid=1) INFO 05-13 10:{m:02}:{s:02} [loggers.py:123] Engine 000: Avg prompt "
     "throughput: 1523.4 tokens/s, Avg generation throughput: 812.7 tokens/s, Running: 16 reqs, "
     "Waiting: 0 reqs, GPU KV cache usage: 41.2%, Prefix cache hit rate: 12.0%\n",
-    "(APIServer pid=1) INFO:     10.0.0.{o}:5{i:04} - \"POST /v1/chat/completions HTTP/1.1\" "
+    '(APIServer pid=1) INFO:     10.0.0.{o}:5{i:04} - "POST /v1/chat/completions HTTP/1.1" '
     "200 OK\n",
 )
 
