@@ -58,6 +58,14 @@ __all__ = [
     "read_engine_file",
 ]
 
+#: How engines are named in messages.
+ENGINE_NAMES_SHOWN = {
+    "vllm": "vLLM",
+    "sglang": "SGLang",
+    "trtllm": "TensorRT-LLM",
+    "transformers": "transformers",
+    "llamacpp": "llama.cpp",
+}
 TEXT_SUFFIXES = frozenset({".txt", ".sh", ".cmdline", ".bash"})
 _SPECULATIVE_PREFIXES = ("speculative", "spec_", "draft", "model_draft", "num_speculative")
 ENV_KEYS = ("env", "env_vars", "envs", "environment", "extra_env", "base_env")
@@ -234,16 +242,17 @@ def _removed_settings(config: EngineConfig, opts: Options, version: EngineVersio
                 continue
             reported.add(field_name)
             spans[field_name] = opt.span
+            name = ENGINE_NAMES_SHOWN.get(config.engine, config.engine)
             assumed = (
-                f"{config.engine} version unknown, read as the newest ({data.newest_text})"
+                f"{name} version unknown, read as the newest ({data.newest_text})"
                 if version.version is None
-                else f"{config.engine} {version.text}"
+                else f"{name} {version.text}"
             )
             instead = f"; use {setting.replacement}" if setting.replacement else ""
             issues.append(
                 EngineIssue(
                     "SG310",
-                    f"{spelled} was removed in {config.engine} {setting.removed_text} "
+                    f"{spelled} was removed in {name} {setting.removed_text} "
                     f"({assumed}){instead}; its value is still read",
                     field_name,
                 )
@@ -415,6 +424,10 @@ def _sibling_env(doc: Document, path: NodePath) -> dict[str, Opt]:
                     if isinstance(item, str) and "=" in item:
                         name, _, value = item.partition("=")
                         env.setdefault(name, Opt(value, doc.locate((*base, i))))
+                    elif isinstance(item, Mapping) and isinstance(item.get("name"), str):
+                        # Kubernetes style: [{name: NAME, value: "1"}]
+                        where = (*base, i, "value") if "value" in item else (*base, i)
+                        env.setdefault(item["name"], Opt(item.get("value"), doc.locate(where)))
     return env
 
 
