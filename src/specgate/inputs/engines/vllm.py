@@ -302,7 +302,7 @@ def _draft_passes(
 
 #: A token tree is a list of choices, each a tuple of child indices: the tree's
 #: nodes. Only the shape is read (depth = the longest choice), bounded in size.
-_TREE_TUPLE = re.compile(r"\(([^()]*)\)|\[([^\[\]]*)\]")
+_TREE_TUPLE = re.compile(r"\(([^()\[\]]*)\)|\[([^()\[\]]*)\]")
 
 
 def _token_tree(block: Mapping[str, Opt], b: Builder, ctx: Context) -> tuple[int, int] | None:
@@ -328,15 +328,14 @@ def _token_tree(block: Mapping[str, Opt], b: Builder, ctx: Context) -> tuple[int
                 )
             choices.append(len(item))
     else:
-        text = as_str(opt)
-        for match in _TREE_TUPLE.finditer(text):
-            inner = match.group(1) if match.group(1) is not None else match.group(2)
-            if inner is None:
-                continue
-            choices.append(len([p for p in inner.split(",") if p.strip()]))
+        text = as_str(opt).strip()
+        inner = text[1:-1] if text[:1] in "[(" and text[-1:] in "])" else ""
+        for match in _TREE_TUPLE.finditer(inner):
+            group = match.group(1) if match.group(1) is not None else match.group(2)
+            choices.append(len([p for p in group.split(",") if p.strip()]))
             if len(choices) > MAX_DRAFT_TOKENS:
                 break
-        choices = [c for c in choices if c > 0] if text.strip().startswith(("[", "(")) else []
+        choices = [c for c in choices if c > 0]
     nodes = bounded(b, len(choices), "speculative_token_tree nodes", "verify_tokens")
     if not choices or nodes is None:
         raise InputError(
