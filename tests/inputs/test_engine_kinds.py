@@ -349,7 +349,8 @@ def test_vllm_token_tree_size_is_bounded() -> None:
     tree = "[" + ", ".join("(0,)" for _ in range(1100)) + "]"
     with pytest.raises(InputError, match="limit of 1024"):
         yaml(
-            f'speculative_config:\n  method: eagle\n  model: e\n  speculative_token_tree: "{tree}"\n'
+            "speculative_config:\n  method: eagle\n  model: e\n"
+            f'  speculative_token_tree: "{tree}"\n'
         )
 
 
