@@ -64,14 +64,34 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
     if inputs is None:
         return
     for conflict in inputs.conflicts:
+        why = ""
+        if conflict.what == "accept length AL" and inputs.acceptance is not None:
+            why = _aggregation_hint(inputs.acceptance.format)
         yield Hit(
             f"{conflict.what}: the claims file says {conflict.stated} but {conflict.source} "
-            f"says {conflict.referenced}",
+            f"says {conflict.referenced}{why}",
             conflict.path,
             "Make the claims file and the referenced file agree, or drop the number from "
             "the claims file and let specgate read it.",
             where=(conflict.source, conflict.span) if conflict.span else None,
         )
+
+
+#: Formats whose AL is pooled over every speculative step (1 + Σaccepted / Σsteps).
+_POOLED_FORMATS = frozenset(
+    {"vllm-prometheus", "vllm-log", "vllm-per-request", "llamacpp-log", "trtllm-iteration-stats"}
+)
+
+
+def _aggregation_hint(fmt_name: str) -> str:
+    """Why a stated AL may differ from a pooled measurement (vLLM issue #42508: a
+    benchmark suite's unweighted mean of per-request ALs against vLLM's pooled AL)."""
+    if fmt_name not in _POOLED_FORMATS:
+        return ""
+    return (
+        f" ({fmt_name} pools AL over every step; a mean of per-request ALs, as benchmark "
+        "suites report, weights short requests more and is not comparable)"
+    )
 
 
 @rule(
@@ -357,7 +377,9 @@ def acceptance_profile_inconsistent(ctx: RuleContext) -> Iterator[Hit]:
     """
     **What it checks.** Marginal acceptance rates m₁ ≥ m₂ ≥ … (position i is
     accepted only if all earlier ones were), each in [0, 1], and
-    |1 + Σ mᵢ − AL| ≤ 0.02 when AL is stated.
+    |1 + Σ mᵢ − AL| ≤ 0.02 when AL is known: the stated AL for inline rates, the
+    metrics file's own AL for rates read from a file (a stated AL that differs from
+    the file is SG301's finding, not a second one here).
 
     **Why.** AL = 1 + Σ mᵢ for a chain (vLLM's acceptance metrics; NVIDIA
     specdec_bench's `speculation_profile` validates the same bounds). A profile
@@ -370,7 +392,13 @@ def acceptance_profile_inconsistent(ctx: RuleContext) -> Iterator[Hit]:
     from specgate.inputs.metrics import acceptance_profile_problems, first_profile_offence
 
     acceptance = inputs.acceptance
-    stated = ctx.deployment.evidence.accept_length
+    # Rates read from a file are checked against that file's AL: a claims AL that
+    # differs from the file is SG301's finding (one cause, one finding).
+    stated = (
+        acceptance.accept_length
+        if acceptance.path is not None
+        else ctx.deployment.evidence.accept_length
+    )
     problems = acceptance_profile_problems(acceptance.marginal, stated)
     if not problems:
         return

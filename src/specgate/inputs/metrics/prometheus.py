@@ -128,7 +128,20 @@ def read_prometheus(
         return _v1(totals, per_pos, text, shown, note)
     if EMITTED in totals:
         return _v0(totals, text, shown, note, draft_length)
+    rate_only = [name for name in totals if name in _GAUGES]
+    if rate_only:
+        raise fail(
+            f"no vLLM spec-decode counters ({DRAFTS} or {EMITTED}) in {shown}: "
+            f"{', '.join(rate_only)} is a rate gauge, which cannot give AL (it has no "
+            "step count; AL needs the drafts and accepted counters)",
+            shown,
+            _line_of(text, rate_only[0]),
+        )
     raise fail(f"no vLLM spec-decode counters ({DRAFTS} or {EMITTED}) in {shown}", shown)
+
+
+#: vLLM V0 gauges (rates) that look like acceptance but carry no step count.
+_GAUGES = frozenset({"vllm:spec_decode_draft_acceptance_rate", "vllm:spec_decode_efficiency"})
 
 
 def _v1(
