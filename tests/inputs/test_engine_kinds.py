@@ -409,3 +409,19 @@ def test_nested_text_config(text: str) -> None:
     )
     assert (shape.query_heads, shape.kv_heads, shape.query_heads_per_kv) == (32, 4, 8)
     assert (shape.vocab_size, shape.max_position_embeddings) == (152064, 65536)
+
+
+def test_eagle_draft_tp_rewrite_is_a_v1_behaviour() -> None:
+    # report-13's V0 command (vLLM 0.6, vLLM #9565): the V0 engine honoured the draft TP.
+    v0 = cmd(
+        "python -m vllm.entrypoints.openai.api_server --model m -tp 4 --speculative-model "
+        "yuhuili/EAGLE-LLaMA3-Instruct-70B --speculative-draft-tensor-parallel-size 1 "
+        "--num-speculative-tokens 4"
+    )
+    assert (v0.mechanism, codes(v0)) == ("eagle", [])
+    v1_block = (
+        "tensor-parallel-size: 4\nspeculative-config:\n  method: eagle\n  model: e\n"
+        "  draft_tensor_parallel_size: 1\n  num_speculative_tokens: 3\n"
+    )
+    assert codes(yaml(v1_block, version="0.7.3")) == []
+    assert codes(yaml(v1_block, version="0.11.0")) == ["SG307"]

@@ -231,7 +231,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         d, n = tree
     is_max = mechanism in ("ngram", "suffix") or _adaptive(block, b)
     lossy = _lossy(block, b)
-    _check_draft_tp(block, target_tp, mechanism, b, ctx)
+    _check_draft_tp(block, target_tp, None if v0 else mechanism, b, ctx)
     if mechanism == "ngram":
         _check_lookup(block, b, ctx)
     return b.build(
@@ -578,7 +578,7 @@ def _check_draft_tp(
             f"draft tensor parallel size {draft_tp} must be 1 or the target's ({shown})",
             "draft_tensor_parallel_size",
         )
-    elif (
+    elif (  # the V1 engine's EAGLE proposer (``mechanism`` is None for V0 flat flags)
         mechanism in ("eagle", "eagle3")
         and draft_tp != target
         and _DATA.behaves("eagle-draft-tp-follows-target", ctx.version)
