@@ -425,3 +425,16 @@ def test_eagle_draft_tp_rewrite_is_a_v1_behaviour() -> None:
     )
     assert codes(yaml(v1_block, version="0.7.3")) == []
     assert codes(yaml(v1_block, version="0.11.0")) == ["SG307"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "speculative_config:\n  method: ngram\n  num_speculative_tokens: 3\n",
+        '{"method": "ngram", "num_speculative_tokens": 3}\n',
+        "model: m\nspeculative-config:\n  method: ngram\n  num_speculative_tokens: 3\n",
+    ],
+)
+def test_block_keys_are_not_the_removed_v0_flags(text: str) -> None:
+    # num_speculative_tokens inside the block is today's key, not V0's flat flag.
+    assert codes(yaml(text, version="0.11.0")) == []

@@ -82,6 +82,9 @@ class _Engine:
     flags: FlagSpec | None = None
     detect_flags: Callable[[CommandSource], Kind | None] | None = None
     command_options: Callable[[CommandSource], Options] | None = None
+    #: The options that are the engine's own flags or keys (a bare speculative block
+    #: holds none); SG310 looks only at these.
+    settings_of: Callable[[Options], Options] = lambda opts: opts
 
 
 def _flags_detector(
@@ -99,6 +102,7 @@ ENGINES: Mapping[str, _Engine] = {
         vllm.FLAGS,
         lambda s: vllm.detect_flags(s.flags(vllm.FLAGS), vllm.dotted_options(s.command.argv)),
         vllm.command_options,
+        vllm.engine_settings,
     ),
     "sglang": _Engine(
         "sglang",
@@ -225,38 +229,37 @@ def read_engine_config(
 
 
 def _removed_settings(config: EngineConfig, opts: Options, version: EngineVersion) -> EngineConfig:
-    """SG310 for every flag or key (top level and inside the speculative block) that
-    the engine at ``version`` no longer has, at its line, naming the replacement.
-    Settings a reader already reported (same field) are not repeated."""
+    """SG310 for every flag or key of the engine (top level: a serve mapping's keys, a
+    command's flags; not the keys of its speculative block) that the engine at
+    ``version`` no longer has, at its line, naming the replacement. Settings a reader
+    already reported (same field) are not repeated."""
     data = knowledge(config.engine)
     spans = dict(config.spans)
     issues = list(config.issues)
     reported = {i.field for i in issues if i.code == "SG310"}
-    nested = [o.sub for o in opts.values() if o.sub is not None]
-    for group in (opts, *nested):
-        for key, opt in group.items():
-            spelled = opt.spelled or key
-            setting = data.removed(spelled, version.version)
-            field_name = f"setting:{setting.name}" if setting is not None else ""
-            if setting is None or field_name in reported:
-                continue
-            reported.add(field_name)
-            spans[field_name] = opt.span
-            name = ENGINE_NAMES_SHOWN.get(config.engine, config.engine)
-            assumed = (
-                f"{name} version unknown, read as the newest ({data.newest_text})"
-                if version.version is None
-                else f"{name} {version.text}"
+    for key, opt in ENGINES[config.engine].settings_of(opts).items():
+        spelled = opt.spelled or key
+        setting = data.removed(spelled, version.version)
+        field_name = f"setting:{setting.name}" if setting is not None else ""
+        if setting is None or field_name in reported:
+            continue
+        reported.add(field_name)
+        spans[field_name] = opt.span
+        name = ENGINE_NAMES_SHOWN.get(config.engine, config.engine)
+        assumed = (
+            f"{name} version unknown, read as the newest ({data.newest_text})"
+            if version.version is None
+            else f"{name} {version.text}"
+        )
+        instead = f"; use {setting.replacement}" if setting.replacement else ""
+        issues.append(
+            EngineIssue(
+                "SG310",
+                f"{spelled} was removed in {name} {setting.removed_text} "
+                f"({assumed}){instead}; its value is still read",
+                field_name,
             )
-            instead = f"; use {setting.replacement}" if setting.replacement else ""
-            issues.append(
-                EngineIssue(
-                    "SG310",
-                    f"{spelled} was removed in {name} {setting.removed_text} "
-                    f"({assumed}){instead}; its value is still read",
-                    field_name,
-                )
-            )
+        )
     return replace(config, spans=spans, issues=tuple(issues))
 
 

@@ -247,6 +247,15 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     )
 
 
+def engine_settings(opts: Options) -> Options:
+    """The serve-level flags and keys of ``opts``: none when ``opts`` is a bare
+    ``speculative_config`` block (whose ``num_speculative_tokens`` is a block key, not
+    the removed V0 flag of that name)."""
+    if opts_get(opts, "speculative_config") is None and set(opts) <= SPEC_KEYS:
+        return {}
+    return opts
+
+
 def _v0_eagle3(opts: Options, b: Builder) -> None:
     """V0 flat flags naming an EAGLE-3 head: EAGLE-3 exists only in the V1 engine
     (vLLM ≥ 0.8), whose command line no longer has these flags, so no vLLM release
