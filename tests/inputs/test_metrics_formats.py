@@ -201,3 +201,11 @@ def test_whole_text_v1_scan_matches_the_line_reader(
     monkeypatch.setattr(vllm_log, "_fast_v1", lambda _text, _shown: None)
     slow = read_vllm_log(text, "v.log")
     assert fast == slow
+
+
+def test_json_metrics_have_their_own_limit(tmp_path: Path) -> None:
+    # JSON is parsed whole with every value's position: 8 MiB, not the logs' 256 MiB.
+    with (tmp_path / "stats.json").open("wb") as handle:
+        handle.truncate(stream.JSON_METRICS_MAX_BYTES + 1)
+    with pytest.raises(InputError, match="larger than 8 MiB"):
+        stream.read_whole(tmp_path / "stats.json", "stats.json")

@@ -1,8 +1,8 @@
 """Measured acceptance → :class:`~specgate.inputs.types.Acceptance` (DESIGN.md §7).
 
 :func:`read_acceptance` dispatches on ``evidence.metrics.format``: file formats read
-``path`` (relative to the claims file, never outside the repository, at most
-256 MiB: :data:`~specgate.inputs.metrics.stream.METRICS_MAX_BYTES`); inline
+``path`` (relative to the claims file, never outside the repository; logs and
+Prometheus text at most 256 MiB, JSON formats 8 MiB: :mod:`.stream`); inline
 formats read the block itself. Log formats and Prometheus text are streamed
 through a literal pre-filter (:mod:`.stream`): only the lines holding their labels
 (Prometheus: the spec-decode families) are decoded and parsed. Each reader is a

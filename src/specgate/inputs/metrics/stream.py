@@ -8,10 +8,13 @@ contain one of the format's labels (``SpecDecoding metrics``, ``accept len``,
 so line numbers (and every span a reader computes) stay those of the file while
 memory stays proportional to the lines kept.
 
-Limits: a referenced metrics file or log may be up to :data:`METRICS_MAX_BYTES`
+Limits: a streamed metrics file or log may be up to :data:`METRICS_MAX_BYTES`
 (256 MiB), separate from the 1 MiB limit of claims and config files; a single
 line may be up to :data:`MAX_LINE_BYTES`. Kept lines must be UTF-8 without NUL
-bytes; lines that are filtered out are never decoded.
+bytes; lines that are filtered out are never decoded. JSON formats are parsed
+whole (with the position of every value, for findings at their line), which costs
+far more per byte, so they have their own limit, :data:`JSON_METRICS_MAX_BYTES`
+(8 MiB: a few seconds and a few hundred MiB of memory at most).
 """
 
 from __future__ import annotations
@@ -23,13 +26,15 @@ from specgate.errors import InputError
 
 #: The size limit of a referenced metrics file or log (bytes): 256 MiB.
 METRICS_MAX_BYTES = 256 * 1024 * 1024
+#: The size limit of a referenced metrics file parsed whole as JSON (bytes): 8 MiB.
+JSON_METRICS_MAX_BYTES = 8 * 1024 * 1024
 #: The longest line a streamed file may hold (bytes).
 MAX_LINE_BYTES = 16 * 1024 * 1024
 _CHUNK = 4 * 1024 * 1024
 _MIB = 1024 * 1024
 
 
-def _check(path: Path, shown: str) -> None:
+def _check(path: Path, shown: str, limit: int = METRICS_MAX_BYTES) -> None:
     """The same checks as for claims files (exists, regular, readable), and the size."""
     try:
         if path.exists() and not path.is_dir() and not path.is_file():
@@ -41,16 +46,13 @@ def _check(path: Path, shown: str) -> None:
         raise InputError("no such file", shown) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", shown) from None
-    if size > METRICS_MAX_BYTES:
-        raise _too_large(shown)
+    if size > limit:
+        raise _too_large(shown, limit)
 
 
-def _too_large(shown: str) -> InputError:
-    return InputError(
-        f"file is larger than {METRICS_MAX_BYTES // _MIB} MiB (the limit for referenced "
-        "metrics files and logs)",
-        shown,
-    )
+def _too_large(shown: str, limit: int = METRICS_MAX_BYTES) -> InputError:
+    kind = "referenced metrics files and logs" if limit == METRICS_MAX_BYTES else "JSON metrics"
+    return InputError(f"file is larger than {limit // _MIB} MiB (the limit for {kind})", shown)
 
 
 def _long_line(shown: str, line: int) -> InputError:
@@ -164,13 +166,13 @@ def _keep(
 
 
 def read_whole(path: Path, shown: str) -> str:
-    """The whole text of a referenced metrics file (JSON formats), up to
-    :data:`METRICS_MAX_BYTES`.
+    """The whole text of a referenced metrics file parsed as JSON, up to
+    :data:`JSON_METRICS_MAX_BYTES`.
 
     Raises:
-        InputError: as :func:`specgate.loader.read_text`, with the metrics limit.
+        InputError: as :func:`specgate.loader.read_text`, with the JSON metrics limit.
     """
     from specgate.loader import read_text
 
-    _check(path, shown)
-    return read_text(path, shown, limit=METRICS_MAX_BYTES)
+    _check(path, shown, JSON_METRICS_MAX_BYTES)
+    return read_text(path, shown, limit=JSON_METRICS_MAX_BYTES)
