@@ -209,3 +209,16 @@ def test_json_metrics_have_their_own_limit(tmp_path: Path) -> None:
         handle.truncate(stream.JSON_METRICS_MAX_BYTES + 1)
     with pytest.raises(InputError, match="larger than 8 MiB"):
         stream.read_whole(tmp_path / "stats.json", "stats.json")
+
+
+def test_sglang_log_counts_every_data_parallel_rank() -> None:
+    from specgate.inputs.metrics.logs import read_sglang_log
+
+    text = (
+        "[2025-10-20 10:00:00 DP0 TP0] Decode batch. #running-req: 8, #token: 4096, "
+        "token usage: 0.05, accept len: 2.10, cuda graph: True, gen throughput (token/s): 900\n"
+        "[2025-10-20 10:00:00 DP1 TP8] Decode batch. #running-req: 8, #token: 4100, "
+        "token usage: 0.05, accept len: 2.50, cuda graph: True, gen throughput (token/s): 1000\n"
+    )
+    result = read_sglang_log(text, "sglang.log")
+    assert result.accept_length == pytest.approx(2.30)  # (2.10 + 2.50) / 2, both ranks
