@@ -438,3 +438,32 @@ def test_eagle_draft_tp_rewrite_is_a_v1_behaviour() -> None:
 def test_block_keys_are_not_the_removed_v0_flags(text: str) -> None:
     # num_speculative_tokens inside the block is today's key, not V0's flat flag.
     assert codes(yaml(text, version="0.11.0")) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "forced"),
+    [
+        (
+            "environment:\n  SGLANG_SIMULATE_ACC_LEN: '3.24'\n"
+            "command: python3 -m sglang.launch_server --speculative-algorithm EAGLE "
+            "--speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4\n",
+            True,
+        ),
+        (
+            "environment:\n  SGLANG_SIMULATE_ACC_LEN: '0'\n"
+            "command: python3 -m sglang.launch_server --speculative-algorithm EAGLE "
+            "--speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4\n",
+            False,
+        ),
+        (
+            "env:\n  TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS: '1.78'\n"
+            "speculative_config:\n  decoding_type: MTP\n  max_draft_len: 3\n",
+            True,
+        ),
+    ],
+)
+def test_forced_acceptance(text: str, forced: bool) -> None:
+    c = yaml(text)
+    assert ("SG311" in codes(c)) is forced
+    if forced:
+        assert c.spans[c.issues[-1].field].line == 2

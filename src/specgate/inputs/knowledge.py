@@ -60,6 +60,7 @@ class Setting:
     unknown_version: str | None
     source: str
     removed_text: str | None
+    forces_acceptance: bool = False
 
     def spellings(self) -> tuple[str, ...]:
         """The canonical name and every alias."""
@@ -113,6 +114,7 @@ class EngineKnowledge:
                 unknown_version=s.get("unknown_version"),
                 source=_source(s["source"]),
                 removed_text=s.get("removed_in"),
+                forces_acceptance=bool(s.get("forces_acceptance", False)),
             )
             for s in data.get("settings", ())
         )
@@ -128,6 +130,10 @@ class EngineKnowledge:
             alias: s.name for s in self.settings if s.name.startswith("-") for alias in s.aliases
         }
         return FlagSpec(known=known, aliases=aliases)
+
+    def forcing_variables(self) -> tuple[str, ...]:
+        """Environment variables that force or simulate acceptance (SG311)."""
+        return tuple(s.name for s in self.settings if s.forces_acceptance)
 
     def shorthands(self) -> dict[str, str]:
         """Normalised flag name (``spec_method``) → the block key it sets (``method``)."""

@@ -753,9 +753,12 @@ def engine_setting_removed(ctx: RuleContext) -> Iterator[Hit]:
 def forced_acceptance(ctx: RuleContext) -> Iterator[Hit]:
     """
     **What it checks.** The engine config does not force how many drafts are
-    accepted: TensorRT-LLM's `TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS` in
-    the environment of the launch (an `env`/`env_vars` block beside the
-    configuration, or `NAME=value` before the command).
+    accepted: TensorRT-LLM's `TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS`
+    (`tensorrt_llm/_torch/speculative/interface.py`) or SGLang's
+    `SGLANG_SIMULATE_ACC_LEN` in the environment of the launch (an
+    `env`/`env_vars`/`environment` block beside the configuration, Kubernetes
+    `{name, value}` entries, or `NAME=value` before the command), set to
+    anything but 0.
 
     **Why.** Forced acceptance is a benchmarking switch: the engine accepts a
     fixed number of drafts whatever the target says, so throughput and AL

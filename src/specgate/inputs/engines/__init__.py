@@ -219,6 +219,7 @@ def read_engine_config(
     ctx = Context(file=shown, pointer=found.pointer, env=ctx_env, version=version.version)
     config = spec.read(opts, ctx)
     config = _removed_settings(config, opts, version)
+    config = _forced_acceptance(config, ctx_env)
     config = replace(
         config,
         version=version.text,
@@ -226,6 +227,29 @@ def read_engine_config(
         notes=(*notes, *config.notes, *((version.note,) if version.note else ())),
     )
     return config
+
+
+def _forced_acceptance(config: EngineConfig, env: Mapping[str, Opt]) -> EngineConfig:
+    """SG311 for an environment variable that forces or simulates acceptance (data:
+    ``forces_acceptance``; TensorRT-LLM ``TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS``,
+    SGLang ``SGLANG_SIMULATE_ACC_LEN``) set to anything but empty or 0."""
+    spans = dict(config.spans)
+    issues = list(config.issues)
+    for name in knowledge(config.engine).forcing_variables():
+        opt = env.get(name)
+        if opt is None or opt.value is None or str(opt.value).strip() in ("", "0"):
+            continue
+        field_name = f"env:{name}"
+        spans[field_name] = opt.span
+        issues.append(
+            EngineIssue(
+                "SG311",
+                f"{name}={str(opt.value).strip()} forces how many drafts are accepted: an AL "
+                "measured under it is synthetic",
+                field_name,
+            )
+        )
+    return replace(config, spans=spans, issues=tuple(issues))
 
 
 def _removed_settings(config: EngineConfig, opts: Options, version: EngineVersion) -> EngineConfig:

@@ -38,7 +38,6 @@ _DECODING: Mapping[str, str] = _DATA.table("decoding_types")
 _BY_FOLDED: Mapping[str, str] = {name.lower().replace("_", ""): name for name in _DECODING}
 _ADAPTIVE = frozenset(_DATA.table("adaptive_types"))
 _ONE_PASS = frozenset(_DATA.table("one_pass_types"))
-FORCE_ACCEPT_ENV = "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS"
 
 
 def _block(data: Mapping[object, object]) -> Mapping[object, object] | None:
@@ -94,7 +93,6 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     b.at("draft_model", model[1] if model else None)
     d = _draft_length(block, kind, b, ctx)
     n = _verify_tokens(block, d, b, ctx)
-    _forced_acceptance(b, ctx)
     schedule = opts_get(block, "draft_len_schedule")
     if schedule is not None:
         b.at("draft_length_is_max", schedule)
@@ -154,20 +152,6 @@ def _discriminator(spelled: str, b: Builder, opt: Opt | None) -> str:
         "decoding_type",
     )
     return exact
-
-
-def _forced_acceptance(b: Builder, ctx: Context) -> None:
-    """SG311 when the environment forces the accepted-token count (benchmarking only)."""
-    env = ctx.env.get(FORCE_ACCEPT_ENV)
-    if env is None or as_str(env).strip() in ("", "0"):
-        return
-    b.at("forced_acceptance", env)
-    b.issue(
-        "SG311",
-        f"{FORCE_ACCEPT_ENV}={as_str(env).strip()} forces how many drafts are accepted: an AL "
-        "measured under it is synthetic",
-        "forced_acceptance",
-    )
 
 
 def _flag(opts: Mapping[str, Opt], name: str, ctx: Context) -> bool:
