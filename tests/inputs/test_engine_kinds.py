@@ -446,13 +446,15 @@ def test_block_keys_are_not_the_removed_v0_flags(text: str) -> None:
         (
             "environment:\n  SGLANG_SIMULATE_ACC_LEN: '3.24'\n"
             "command: python3 -m sglang.launch_server --speculative-algorithm EAGLE "
-            "--speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4\n",
+            "--speculative-num-steps 3 --speculative-eagle-topk 1 "
+            "--speculative-num-draft-tokens 4\n",
             True,
         ),
         (
             "environment:\n  SGLANG_SIMULATE_ACC_LEN: '0'\n"
             "command: python3 -m sglang.launch_server --speculative-algorithm EAGLE "
-            "--speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4\n",
+            "--speculative-num-steps 3 --speculative-eagle-topk 1 "
+            "--speculative-num-draft-tokens 4\n",
             False,
         ),
         (
