@@ -94,7 +94,8 @@ UNKNOWN_RULE_REFERENCE = register(
             "      enabled: false  # specgate: ignore[SG999] not a rule\n"
         ),
         pass_example=(
-            "version: 1\ndeployments:\n  - name: chat-8b\n    speculation:\n      enabled: false\n"
+            "version: 1\ndeployments:\n  - name: chat-8b\n    speculation:\n"
+            "      enabled: false\n"
         ),
     )
 )
