@@ -19,6 +19,7 @@ from specgate.inputs.version import detect_version, images_in, requirements_in
     [
         # DESIGN §10's examples, as they stand in compose files and manifests.
         ("vllm", "image: vllm/vllm-openai:v0.27.1\n", ["v0.27.1"]),
+        ("vllm", "image: docker.io/vllm/vllm-openai:v0.10.1.1\n", ["v0.10.1.1"]),
         ("sglang", "    image: lmsysorg/sglang:v0.5.4-cu126\n", ["v0.5.4-cu126"]),
         ("trtllm", "FROM nvcr.io/nvidia/tensorrt-llm/release:1.2.0\n", ["1.2.0"]),
         ("llamacpp", "image: ghcr.io/ggml-org/llama.cpp:server-b7000\n", ["server-b7000"]),

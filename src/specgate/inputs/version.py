@@ -53,7 +53,8 @@ def _image_pattern(images: tuple[str, ...]) -> re.Pattern[str] | None:
     if not images:
         return None
     names = "|".join(re.escape(name) for name in images)
-    return re.compile(r"(?<![\w./-])(?:" + names + r"):([\w][\w.+-]{0,127})")
+    registry = r"(?:(?:index\.)?docker\.io/)?"
+    return re.compile(r"(?<![\w./-])" + registry + r"(?:" + names + r"):([\w][\w.+-]{0,127})")
 
 
 def _requirement_pattern(packages: tuple[str, ...]) -> re.Pattern[str] | None:
