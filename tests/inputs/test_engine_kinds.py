@@ -469,3 +469,15 @@ def test_forced_acceptance(text: str, forced: bool) -> None:
     assert ("SG311" in codes(c)) is forced
     if forced:
         assert c.spans[c.issues[-1].field].line == 2
+
+
+def test_vllm_shorthand_keys_of_a_serve_yaml() -> None:
+    # vllm serve --config serve.yaml: YAML keys are the long option names
+    c = yaml("model: Qwen/Qwen3-8B\nspec-method: ngram\nspec-tokens: 4\n")
+    assert core(c) == ("ngram", 4, 5, True)
+    assert c.spans["draft_length"].line == 3
+    c = yaml(
+        "model: m\nspec_model: yuhuili/EAGLE3-LLaMA3.1-Instruct-8B\nspec_tokens: 3\n"
+        "speculative-config:\n  draft_tensor_parallel_size: 1\n"
+    )
+    assert core(c) == ("eagle3", 3, 4, False)

@@ -139,6 +139,8 @@ def detect_mapping(data: Mapping[object, object]) -> Kind | None:
         return "config"
     if keys.get("speculative_model") is not None:
         return "config"
+    if any(keys.get(short) is not None for short in SHORTHANDS):
+        return "config"
     bare = set(keys) <= SPEC_KEYS
     if bare and (_is_method(keys.get("method")) or "num_speculative_tokens" in keys):
         return "config"
@@ -208,6 +210,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
             not a JSON object ("speculative-config is not valid JSON: …").
     """
     b = Builder("vllm", ctx)
+    opts = merge_shorthands(opts)
     spec = opts_get(opts, "speculative_config")
     v0 = False
     if spec is not None:
@@ -438,14 +441,25 @@ def command_options(source: CommandSource) -> Options:
     ``-sc.KEY``) and the ``--spec-method``/``--spec-model``/``--spec-tokens`` shorthands
     merged into the speculative block (they win over keys of the JSON value)."""
     opts = source.options(FLAGS)
-    dotted = dotted_options(source.command.argv)
+    dotted = {
+        key: Opt(_scalar(value), source.spans[index])
+        for key, (value, index) in dotted_options(source.command.argv).items()
+    }
+    return merge_shorthands(opts, dotted)
+
+
+def merge_shorthands(opts: Options, dotted: Mapping[str, Opt] | None = None) -> Options:
+    """``opts`` with the ``spec-method``/``spec-model``/``spec-tokens`` shorthands (flags,
+    or keys of a ``vllm serve --config`` YAML) and dotted ``speculative-config.KEY``
+    values merged into the speculative block; they win over its JSON keys."""
+    opts = dict(opts)
     extra: dict[str, Opt] = {}
     for flag_key, block_key in SHORTHANDS.items():
         short = opts.pop(flag_key, None)
         if short is not None and short.value is not None:
-            extra[block_key] = Opt(_scalar(str(short.value)), short.span, spelled=short.spelled)
-    for key, (value, index) in dotted.items():
-        extra[key] = Opt(_scalar(value), source.spans[index])
+            value = _scalar(short.value) if isinstance(short.value, str) else short.value
+            extra[block_key] = Opt(value, short.span, spelled=short.spelled)
+    extra.update(dotted or {})
     if not extra:
         return opts
     spec = opts.get("speculative_config")
