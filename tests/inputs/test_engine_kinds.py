@@ -277,6 +277,7 @@ def test_trtllm_exact_discriminators(kind: str, mechanism: str, removed: bool) -
             None,
         ),
         ('{"model": "[ngram]", "num_speculative_tokens": 3}', "ngram", None),
+        ('{"model": "org/Qwen3-8B-DSpark", "num_speculative_tokens": 7}', "other", "single"),
         ('{"method": "eagle3", "model": "e", "num_speculative_tokens": 3}', "eagle3", None),
     ],
 )

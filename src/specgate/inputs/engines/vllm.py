@@ -301,7 +301,12 @@ def _draft_passes(
     """``single`` for one-pass drafters: ``parallel_drafting: true`` or a method vLLM
     forces it on for (dflash, dspark, pard; data table ``one_pass_methods``)."""
     method = opts_get(block, "method")
-    name = as_str(method).strip().lower() if method is not None else (mechanism or "")
+    model = opts_get(block, "model")
+    if method is not None:
+        name = as_str(method).strip().lower()
+    else:  # detected from the draft's name, as vLLM does (dflash, dspark, pard)
+        lowered = as_str(model).lower() if model is not None else ""
+        name = next((key for key in _DRAFT_NAMES if key in lowered), mechanism or "")
     parallel = opts_get(block, "parallel_drafting")
     if parallel is not None and as_bool(parallel, "parallel_drafting", ctx.file):
         b.at("draft_passes", parallel)
