@@ -122,7 +122,7 @@ def _decode(kept: bytes, shown: str) -> str:
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
         raise InputError("file holds a NUL byte (binary, not text)", shown, line)
-    return text
+    return text.replace("\r\n", "\n") if "\r" in text else text
 
 
 def _keep(
@@ -140,29 +140,43 @@ def _keep(
     each needle is searched forward once (``bytes.find``), newlines are counted
     once, and nothing outside kept lines is copied."""
     lo, hi = bounds
-    spans: list[tuple[int, int]] = []
-    for needle in needles:
-        found = block.find(needle, lo, hi)
-        while found >= 0:
-            start = block.rfind(b"\n", lo, found) + 1 or lo
-            end = block.find(b"\n", found, hi)
-            end = hi if end < 0 else end
-            spans.append((max(start, lo), end))
-            found = block.find(needle, end, hi)
-    if len(needles) > 1:
-        spans = sorted(set(spans))
+    find, rfind, count, append = block.find, block.rfind, block.count, out.append
+    hits = [(needle, found) for needle in needles if (found := find(needle, lo, hi)) >= 0]
     current, emitted = at
     counted = lo
-    for start, end in spans:
-        current += block.count(b"\n", counted, start)
+    if len(hits) == 1:  # the common case: one label, its lines in order, one pass
+        needle, found = hits[0]
+        while found >= 0:
+            start = max(rfind(b"\n", lo, found) + 1, lo)
+            end = find(b"\n", found, hi)
+            end = hi if end < 0 else end
+            current += count(b"\n", counted, start)
+            counted = start
+            if end - start > MAX_LINE_BYTES:
+                raise _long_line(shown, current)
+            append(b"\n" * (current - emitted))
+            append(block[start:end])
+            emitted = current
+            found = find(needle, end, hi)
+        return current + count(b"\n", counted, hi), emitted
+    spans: set[tuple[int, int]] = set()
+    for needle, first in hits:
+        found = first
+        while found >= 0:
+            start = max(rfind(b"\n", lo, found) + 1, lo)
+            end = find(b"\n", found, hi)
+            end = hi if end < 0 else end
+            spans.add((start, end))
+            found = find(needle, end, hi)
+    for start, end in sorted(spans):
+        current += count(b"\n", counted, start)
         counted = start
         if end - start > MAX_LINE_BYTES:
             raise _long_line(shown, current)
-        out.append(b"\n" * (current - emitted))
-        line = block[start:end]
-        out.append(line[:-1] if line.endswith(b"\r") else line)
+        append(b"\n" * (current - emitted))
+        append(block[start:end])
         emitted = current
-    return current + block.count(b"\n", counted, hi), emitted
+    return current + count(b"\n", counted, hi), emitted
 
 
 def read_whole(path: Path, shown: str) -> str:
