@@ -146,3 +146,12 @@ def test_json_report_names_version_and_source(
         engine = report["files"][0]["deployments"][0]["inputs"]["engine"]
         assert (engine["version"], engine["version_source"]) == (version, source)
         assert (engine["mechanism"], engine["draft_length"]) == ("ngram", 4)
+
+
+def test_requirements_symlinked_out_of_the_folder_are_not_read(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("vllm==0.9.2\n", encoding="utf-8")
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "requirements.txt").symlink_to(outside)
+    found = detect_version("vllm", None, "", tmp_path / "repo" / "serve.yaml")
+    assert found.source == "assumed-newest"

@@ -114,8 +114,14 @@ def detect_version(
             notes.append(f"several {engine} image tags ({', '.join(tags)})")
     if config_path is not None:
         pins: list[str] = []
+        folder = config_path.parent.resolve()
         files = sorted(
-            p for glob in _REQUIREMENT_GLOBS for p in config_path.parent.glob(glob) if p.is_file()
+            p
+            for glob in _REQUIREMENT_GLOBS
+            for p in config_path.parent.glob(glob)
+            # a symlink out of the config's folder is not followed (the repository's
+            # files only, as for every referenced file)
+            if p.is_file() and p.resolve().is_relative_to(folder)
         )
         for path in files[:MAX_REQUIREMENT_FILES]:
             try:
