@@ -108,7 +108,12 @@ def test_vllm_shorthand_wins_over_the_json_key() -> None:
         ("llama-server -m t.gguf -md d.gguf --draft-max 8 --draft-min 2", "draft_model", 8, 2),
         ("llama-server -m t.gguf -md d.gguf --draft 6", "draft_model", 6, 1),
         ("llama-server -m t.gguf -md d.gguf --draft-n 5", "draft_model", 5, 1),
-        ("llama-server -m t.gguf -md d.gguf --spec-draft-n-max 8", "draft_model", 8, 0),
+        (
+            "llama-server -m t.gguf -md d.gguf --spec-type draft-simple --spec-draft-n-max 8",
+            "draft_model",
+            8,
+            0,
+        ),
         # cases/engines/19: a comma list of types, split; the model drafter names it
         (
             "llama-server -m q.gguf --spec-type draft-mtp,ngram-mod --spec-draft-n-max 2 "
@@ -125,6 +130,15 @@ def test_llamacpp_flag_lists(line: str, mechanism: str, d: int, removed: int) ->
     c = cmd(line)
     assert (c.engine, c.mechanism, c.draft_length) == ("llamacpp", mechanism, d)
     assert codes(c).count("SG310") == removed
+
+
+def test_llamacpp_draft_model_without_spec_type_is_unused() -> None:
+    # Current builds: --spec-type defaults to none; -md alone loads the draft, unused.
+    c = cmd("llama-server -m t.gguf -md d.gguf --spec-draft-n-max 8")
+    assert codes(c) == ["SG307"]
+    assert c.spans["draft_model"].column == 28  # "d.gguf" after 27 characters
+    # Builds before the --spec-* rename drafted with -md alone.
+    assert codes(cmd("llama-server -m t.gguf -md d.gguf", version="b4000")) == []
 
 
 def test_llamacpp_spec_type_none_configures_nothing() -> None:
@@ -162,7 +176,9 @@ def test_sglang_ngram_default_draft_tokens() -> None:
 @pytest.mark.parametrize(
     ("line", "d"),
     [
-        ("llama-server -m q.gguf --spec-type ngram-mod", 32),
+        # llama-server --help: "--spec-ngram-mod-n-max N  maximum number of ngram tokens
+        # (default: 64)"
+        ("llama-server -m q.gguf --spec-type ngram-mod", 64),
         ("llama-server -m q.gguf --spec-type ngram-mod --spec-ngram-mod-n-max 64", 64),
         # the generic cap does not set ngram-mod's own length
         ("llama-server -m q.gguf --spec-type ngram-mod --spec-draft-n-max 4", 4),

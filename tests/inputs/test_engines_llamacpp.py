@@ -29,6 +29,9 @@ def test_draft_model_without_length_reads_the_newest_default() -> None:
     assert not c.draft_length_is_max
     assert c.version_source == "assumed-newest"
     assert c.draft_model == "draft.gguf"
+    # ...and --spec-type defaults to none there: the draft is loaded but unused.
+    assert [i.code for i in c.issues] == ["SG307"]
+    assert "--spec-type draft-simple" in c.issues[0].message
 
 
 def test_old_build_defaults_when_the_version_says_so() -> None:
@@ -87,7 +90,7 @@ def test_spec_type_none_configures_nothing() -> None:
 
 
 def test_synthetic_acceptance_is_lossy() -> None:
-    c = txt("llama-server -m t.gguf -md d.gguf --spec-synth-len 3")
+    c = txt("llama-server -m t.gguf -md d.gguf --spec-type draft-simple --spec-synth-len 3")
     assert c.lossy_acceptance
     assert [i.code for i in c.issues] == ["SG304"]
 

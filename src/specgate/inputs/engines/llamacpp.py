@@ -106,6 +106,17 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     else:
         b.at("mechanism", draft_opt)
         mechanism = "draft_model"
+        if (
+            draft_opt is not None
+            and not _old_flags(opts)
+            and _DATA.behaves("draft-model-needs-spec-type", version)
+        ):
+            b.issue(
+                "SG307",
+                "llama.cpp loads the draft model but does not speculate: --spec-type "
+                "defaults to none in builds with --spec-* flags; add --spec-type draft-simple",
+                "draft_model",
+            )
     d = _draft_max(opts, kinds, version, b, ctx)
     p_opt = opts_get(opts, "spec_draft_p_min")
     if p_opt is not None:
