@@ -531,7 +531,8 @@ def engine_config_invalid(ctx: RuleContext) -> Iterator[Hit]:
     a vLLM block with a method or a model (vLLM refuses `num_speculative_tokens`
     alone), EAGLE draft tensor parallelism (vLLM runs EAGLE drafters at the
     target's TP and ignores another `draft_tensor_parallel_size`), a llama.cpp
-    draft whose `vocab_size` differs from the target's by at most 100, and
+    draft whose `vocab_size` differs from the target's by at most 100, a llama.cpp
+    draft model named with `--spec-type` on builds where it defaults to `none`, and
     SGLang DFLASH block size equal to its draft tokens. Version-aware: a
     rewrite or refusal that later releases dropped (SGLang spec v2 with
     topk > 1 now falls back with a warning) follows the engine version

@@ -1,14 +1,16 @@
 """llama.cpp: ``llama-server`` (``llama-speculative``) command lines, in a text file or
 a YAML scalar (llama-swap's ``cmd: >``).
 
-Sources: ``ggml-org/llama.cpp:common/arg.cpp`` (flag names and defaults) across
-builds; notes/domain.md §1.5. llama.cpp matches flags exactly (no abbreviations).
-Older builds: ``-md/--model-draft``, ``--draft-max/--draft/--draft-n`` (default 16),
-``--draft-min``, ``--draft-p-min`` (default 0.9, later 0.75). Newer builds:
-``--spec-type``, ``--spec-draft-model``, ``--spec-draft-n-max`` (default 3), a Hugging Face draft
-with ``--hf-repo-draft``/``-hfd``/``-hfrd``/``--spec-draft-hf``,
-``--spec-draft-p-min`` (default 0). ``-ngld`` (draft GPU layers) alone configures
-nothing.
+What is known about the flags (names, aliases, removals, defaults per build) is data:
+``specgate/data/engines/llamacpp.json``, from ``ggml-org/llama.cpp:common/arg.cpp``,
+``common/speculative.h`` and ``llama-server --help``. llama.cpp matches flags exactly
+(no abbreviations). Builds before the ``--spec-*`` rename: ``-md/--model-draft``,
+``--draft-max/--draft/--draft-n`` (default 16), ``--draft-min``, ``--draft-p-min``
+(default 0.75). Current builds: ``--spec-type`` (a comma list, default ``none``: a
+draft model alone drafts nothing), ``--spec-draft-n-max`` (default 3),
+``--spec-ngram-mod-n-max`` (default 64) for ``ngram-mod``, ``--spec-draft-p-min``
+(default 0); the ``--draft*`` flags are refused ("the argument has been removed").
+``-ngld`` (draft GPU layers) alone configures nothing.
 """
 
 from __future__ import annotations
