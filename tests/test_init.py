@@ -28,7 +28,14 @@ def test_init_writes_a_ready_starter_and_refuses_to_overwrite(
     for block in ("model", "speculation", "workload", "evidence", "claims", "policy"):
         assert f"    {block}:" in text
         for key in deployment[block]["properties"]:
-            if key in {"hf_config", "engine", "engine_config", "draft_hf_config", "metrics"}:
+            if key in {
+                "hf_config",
+                "engine",
+                "engine_config",
+                "engine_version",
+                "draft_hf_config",
+                "metrics",
+            }:
                 continue
             # A key may be shown as a commented-out alternative ("# size: large  # …").
             lines = [ln.strip().removeprefix("# ") for ln in text.splitlines()]

@@ -20,8 +20,8 @@ from typing import Literal
 
 from specgate import mechanisms, theory
 from specgate.gpus import gpu_table
-from specgate.inputs.types import EngineConfig
-from specgate.model import Deployment, DraftPasses, SpeculationBlock
+from specgate.inputs.types import DraftPasses, EngineConfig
+from specgate.model import Deployment, SpeculationBlock
 
 #: ``policy.min_gain`` default: the default floor asks for a 10 % gain over break-even.
 DEFAULT_MIN_GAIN = 0.10
@@ -44,9 +44,8 @@ def draft_passes(speculation: SpeculationBlock, engine: EngineConfig | None = No
     """
     if speculation.draft_passes is not None:
         return speculation.draft_passes
-    from_engine = getattr(engine, "draft_passes", None)  # engine readers may state it
-    if from_engine in ("per_token", "single"):
-        return "single" if from_engine == "single" else "per_token"
+    if engine is not None and engine.draft_passes is not None:
+        return engine.draft_passes
     return "single" if speculation.mechanism in SINGLE_PASS_MECHANISMS else "per_token"
 
 

@@ -12,11 +12,16 @@ from fractions import Fraction
 from typing import Literal
 
 from specgate.document import NodePath, Span
-from specgate.inputs.types import Acceptance, EngineConfig, EngineIssue, ModelShape
+from specgate.inputs.types import (
+    Acceptance,
+    DraftPasses,
+    EngineConfig,
+    EngineIssue,
+    ModelShape,
+)
 from specgate.provenance import Provenance
 
 SizeClass = Literal["tiny", "small", "medium", "large"]
-DraftPasses = Literal["per_token", "single"]
 LatencyRegion = Literal["low", "throughput"]
 
 

@@ -88,7 +88,9 @@ def _engine(r: _Resolver, spec_raw: dict[str, Any]) -> EngineConfig | None:
 
     target, shown, pointer = r.file("speculation", "engine_config", spec_raw["engine_config"])
     engine = spec_raw.get("engine") if isinstance(spec_raw.get("engine"), str) else None
-    return read_engine_file(target, shown, pointer=pointer, engine=engine)
+    stated = spec_raw.get("engine_version")
+    version = stated if isinstance(stated, str) else None
+    return read_engine_file(target, shown, pointer=pointer, engine=engine, engine_version=version)
 
 
 def _shape(r: _Resolver, block: str, key: str, raw: object) -> ModelShape:
@@ -313,6 +315,15 @@ def resolve(
     draft_shape = None
     if "draft_hf_config" in spec_raw:
         draft_shape = _shape(r, "speculation", "draft_hf_config", spec_raw["draft_hf_config"])
+        if engine is not None and shape is not None:
+            from specgate.inputs.engines.llamacpp import vocab_issue
+
+            refused = vocab_issue(engine, shape.vocab_size, draft_shape.vocab_size)
+            if refused is not None:
+                issues.append(refused)
+                at = engine.spans.get("draft_model")
+                if at is not None:
+                    engine = replace(engine, spans={**engine.spans, "draft_vocab": at})
     acceptance = None
     if "metrics" in evidence_raw:
         acceptance = _acceptance(r, r.deployment.speculation.draft_length)

@@ -160,6 +160,9 @@ def inputs_json(inputs: Inputs) -> dict[str, Any]:
             "lossy_acceptance": engine.lossy_acceptance,
             "tensor_parallel_size": engine.tensor_parallel_size,
             "max_model_len": engine.max_model_len,
+            "draft_passes": engine.draft_passes,
+            "version": engine.version,
+            "version_source": engine.version_source,
             "notes": list(engine.notes),
         }
     for key, shape in (("model", inputs.model), ("draft_model", inputs.draft_model)):

@@ -16,19 +16,32 @@ def txt(text: str) -> EngineConfig:
     return read_engine_config(Document("run.sh", text), shown="run.sh", pointer=None, engine=None)
 
 
-def test_old_flags_with_default_draft_max() -> None:
+def test_draft_model_without_length_reads_the_newest_default() -> None:
     c = txt("llama-server -m target.gguf -md draft.gguf -ngld 99")
-    # --draft-max absent, --draft-* generation ⇒ default 16 (said in notes); the old
-    # p-min default (0.75–0.9) makes D a maximum.
+    # -md exists in every generation; the version is unknown, so the newest build's
+    # defaults apply (DESIGN §10): n-max 3, p-min 0 ⇒ a fixed D.
     assert (c.engine, c.mechanism, c.draft_length, c.verify_tokens) == (
         "llamacpp",
         "draft_model",
-        16,
-        17,
+        3,
+        4,
     )
-    assert c.draft_length_is_max
-    assert any("default is 16" in n for n in c.notes)
+    assert not c.draft_length_is_max
+    assert c.version_source == "assumed-newest"
     assert c.draft_model == "draft.gguf"
+    # ...and --spec-type defaults to none there: the draft is loaded but unused.
+    assert [i.code for i in c.issues] == ["SG307"]
+    assert "--spec-type draft-simple" in c.issues[0].message
+
+
+def test_old_build_defaults_when_the_version_says_so() -> None:
+    doc = Document("run.sh", "llama-server -m target.gguf -md draft.gguf -ngld 99")
+    c = read_engine_config(doc, shown="run.sh", pointer=None, engine=None, engine_version="b4000")
+    # Builds before the --spec-* rename: n_draft 16 and p_min 0.75 (common/speculative.h)
+    # ⇒ D = 16 is a maximum.
+    assert (c.draft_length, c.verify_tokens, c.draft_length_is_max) == (16, 17, True)
+    assert (c.version, c.version_source) == ("b4000", "claims")
+    assert any("is 16" in n for n in c.notes)
 
 
 def test_new_flags_with_default_and_no_p_min() -> None:
@@ -49,7 +62,7 @@ def test_new_flags_with_default_and_no_p_min() -> None:
         ("draft-mtp", "mtp", False),
         ("ngram-mod", "ngram", True),
         ("ngram-cache", "ngram", True),
-        ("draft-dflash", "other", False),
+        ("draft-dflash", "dflash", False),
     ],
 )
 def test_spec_types(spec_type: str, mechanism: str, is_max: bool) -> None:
@@ -77,7 +90,7 @@ def test_spec_type_none_configures_nothing() -> None:
 
 
 def test_synthetic_acceptance_is_lossy() -> None:
-    c = txt("llama-server -m t.gguf -md d.gguf --spec-synth-len 3")
+    c = txt("llama-server -m t.gguf -md d.gguf --spec-type draft-simple --spec-synth-len 3")
     assert c.lossy_acceptance
     assert [i.code for i in c.issues] == ["SG304"]
 

@@ -12,13 +12,21 @@ from specgate.inputs.types import EngineConfig
 from specgate.loader import parse_text
 
 
-def yaml(text: str, *, pointer: str | None = None) -> EngineConfig:
+def yaml(text: str, *, pointer: str | None = None, version: str | None = None) -> EngineConfig:
     doc = parse_text(text, "args.yaml", json_syntax=False)
-    return read_engine_config(doc, shown="args.yaml", pointer=pointer, engine=None, text=text)
+    return read_engine_config(
+        doc, shown="args.yaml", pointer=pointer, engine=None, text=text, engine_version=version
+    )
 
 
-def txt(text: str) -> EngineConfig:
-    return read_engine_config(Document("cmd.txt", text), shown="cmd.txt", pointer=None, engine=None)
+def txt(text: str, version: str | None = None) -> EngineConfig:
+    return read_engine_config(
+        Document("cmd.txt", text),
+        shown="cmd.txt",
+        pointer=None,
+        engine=None,
+        engine_version=version,
+    )
 
 
 def codes(c: EngineConfig) -> list[str]:
@@ -66,7 +74,7 @@ def test_kebab_case_mapping() -> None:
         ("eagle3", "eagle3"),
         ("NEXTN", "mtp"),
         ("STANDALONE", "draft_model"),
-        ("DFLASH", "other"),
+        ("DFLASH", "dflash"),
     ],
 )
 def test_algorithms(algorithm: str, mechanism: str) -> None:
@@ -136,14 +144,28 @@ def test_accept_thresholds_below_one_are_lossy() -> None:
     assert codes(c) == ["SG304"]
 
 
-def test_spec_v2_env_with_tree_is_invalid() -> None:
-    c = txt(
-        "SGLANG_ENABLE_SPEC_V2=True python -m sglang.launch_server --speculative-algorithm "
-        "EAGLE --speculative-num-steps 3 --speculative-eagle-topk 4 "
-        "--speculative-num-draft-tokens 8"
-    )
+SPEC_V2_TREE = (
+    "SGLANG_ENABLE_SPEC_V2=True python -m sglang.launch_server --speculative-algorithm "
+    "EAGLE --speculative-num-steps 3 --speculative-eagle-topk 4 "
+    "--speculative-num-draft-tokens 8"
+)
+
+
+def test_spec_v2_env_with_tree_is_invalid_on_older_releases() -> None:
+    # server_args.py of those releases: raise ValueError("Spec v2 currently only
+    # supports topk = 1 for speculative decoding.")
+    c = txt(SPEC_V2_TREE, version="0.5.3")
     assert codes(c) == ["SG307"]
     assert "SGLANG_ENABLE_SPEC_V2" in c.issues[0].message
+
+
+def test_spec_v2_env_with_tree_falls_back_on_the_newest() -> None:
+    # Newer SGLang: spec_v1_reason = "spec v2 currently only supports topk = 1" and a
+    # warning, no refusal (cases/engines/07).
+    c = txt(SPEC_V2_TREE)
+    assert codes(c) == []
+    assert any("falls back to spec v1" in n for n in c.notes)
+    assert (c.draft_length, c.verify_tokens) == (3, 8)
 
 
 def test_spec_v2_env_beside_argv_list() -> None:
@@ -152,7 +174,8 @@ def test_spec_v2_env_beside_argv_list() -> None:
         "  env_vars:\n"
         '    SGLANG_ENABLE_SPEC_V2: "1"\n'
         "  extra_args: [--speculative-algorithm, EAGLE3, --speculative-num-steps, '2',\n"
-        "               --speculative-eagle-topk, '2', --speculative-num-draft-tokens, '4']\n"
+        "               --speculative-eagle-topk, '2', --speculative-num-draft-tokens, '4']\n",
+        version="v0.5.4",
     )
     assert codes(c) == ["SG307"]
     assert c.spans["spec_v2"].line == 3

@@ -14,10 +14,12 @@ from specgate.inputs.types import EngineConfig
 from specgate.loader import parse_text
 
 
-def generation(data: dict[str, object]) -> EngineConfig:
+def generation(data: dict[str, object], version: str | None = None) -> EngineConfig:
     text = json.dumps(data, indent=2)
     doc = parse_text(text, "generation_config.json", json_syntax=True)
-    return read_engine_config(doc, shown="generation_config.json", pointer=None, engine=None)
+    return read_engine_config(
+        doc, shown="generation_config.json", pointer=None, engine=None, engine_version=version
+    )
 
 
 def test_prompt_lookup_is_ngram_with_max_d() -> None:
@@ -49,6 +51,7 @@ def test_assistant_constant_schedule() -> None:
             "assistant_model": "Qwen/Qwen2.5-0.5B",
             "num_assistant_tokens": 5,
             "num_assistant_tokens_schedule": "constant",
+            "assistant_confidence_threshold": 0,
         }
     )
     assert (c.mechanism, c.draft_length, c.verify_tokens, c.draft_length_is_max) == (
@@ -73,7 +76,21 @@ def test_adaptive_assistant_d_is_a_maximum(extra: dict[str, object]) -> None:
     assert c.draft_length_is_max
 
 
-def test_assistant_without_num_tokens_leaves_d_unknown() -> None:
+def test_assistant_without_num_tokens_reads_the_release_default() -> None:
+    # GenerationConfig: num_assistant_tokens 20, constant schedule, confidence
+    # threshold 0.4 (which cuts drafts short: D is a maximum).
     c = generation({"assistant_model": "d"})
-    assert (c.draft_length, c.verify_tokens) == (None, None)
-    assert any("default" in n for n in c.notes)
+    assert (c.draft_length, c.verify_tokens, c.draft_length_is_max) == (20, 21, True)
+    assert any("default is 20" in n for n in c.notes)
+    # Before 4.46: 5 with the heuristic schedule (D moves between calls).
+    old = generation({"assistant_model": "d"}, version="4.40.2")
+    assert (old.draft_length, old.draft_length_is_max) == (5, True)
+
+
+def test_unset_confidence_threshold_is_the_default_cut_off() -> None:
+    # cases/engines/22: the threshold is unset, transformers applies 0.4.
+    c = generation(
+        {"assistant_model": "HuggingFaceTB/SmolLM2-135M-Instruct", "num_assistant_tokens": 20}
+    )
+    assert (c.draft_length, c.draft_length_is_max) == (20, True)
+    assert any("assistant_confidence_threshold not set" in n for n in c.notes)

@@ -27,8 +27,8 @@ def codes(c: EngineConfig) -> list[str]:
         ("Eagle", "eagle3", False),
         ("NGram", "ngram", True),
         ("DraftTarget", "draft_model", False),
-        ("PARD", "other", False),
-        ("DFlash", "other", False),
+        ("PARD", "pard", False),
+        ("DFlash", "dflash", False),
         ("SA", "suffix", True),
     ],
 )

@@ -90,7 +90,7 @@ def test_dotted_cli_keys() -> None:
         ("medusa", "medusa"),
         ("mlp_speculator", "mlp_speculator"),
         ("draft_model", "draft_model"),
-        ("dflash", "other"),
+        ("dflash", "dflash"),
     ],
 )
 def test_method_aliases(method: str, mechanism: str) -> None:
@@ -114,10 +114,13 @@ def test_method_omitted_is_inferred_from_the_draft(model: str, mechanism: str) -
     assert c.mechanism == mechanism
 
 
-def test_method_and_model_omitted_means_target_mtp() -> None:
+def test_method_and_model_omitted_is_refused() -> None:
+    # vllm/config/speculative.py: "num_speculative_tokens was provided but without
+    # speculative model" (cases/engines/04).
     c = yaml("speculative_config:\n  num_speculative_tokens: 1\n")
-    assert (c.mechanism, c.draft_length) == ("mtp", 1)
-    assert any("MTP" in n for n in c.notes)
+    assert (c.mechanism, c.draft_length) == (None, 1)
+    assert codes(c) == ["SG307"]
+    assert "neither method nor model" in c.issues[0].message
 
 
 def test_suffix_default_depth_is_a_maximum() -> None:

@@ -14,7 +14,12 @@ import pytest
 
 from specgate.document import Span
 from specgate.errors import InputError
-from specgate.inputs.metrics import MetricsSpec, acceptance_profile_problems, read_acceptance
+from specgate.inputs.metrics import (
+    METRICS_MAX_BYTES,
+    MetricsSpec,
+    acceptance_profile_problems,
+    read_acceptance,
+)
 from specgate.inputs.types import Acceptance
 from specgate.loader import parse_text
 
@@ -443,11 +448,27 @@ def test_vllm_log_without_rates_needs_k(repo: Path) -> None:
     assert info.value.line == 1
 
 
-def test_vllm_log_ragged_drafts_is_an_estimate(repo: Path) -> None:
+def test_vllm_log_variable_length_drafts_use_the_printed_mean(repo: Path) -> None:
     line = V1.format(m="2.0", a=20, d=25, r="0.5, 0.3, 0.2") + "\n"
     result = run(repo, "vllm-log", {"v.log": line}, path="v.log")
-    # 25 tokens is not a multiple of k = 3: 1 + 20/(25/3) = 3.4, labelled approximate
-    assert result.accept_length == pytest.approx(3.4)
+    # 1 + 20/(25/3) = 3.4 contradicts vLLM's own "Mean acceptance length: 2.0" (and
+    # 1 + 0.5 + 0.3 + 0.2 = 2.0): drafts were shorter than k, so Drafted/k undercounts
+    # them. vLLM's printed value wins (issue 8: AL 13 where vLLM prints 2.50).
+    assert result.accept_length == pytest.approx(2.0)
+    assert result.note is not None
+    assert "shorter than k" in result.note
+
+
+def test_vllm_log_variable_length_pooled_from_printed_means(repo: Path) -> None:
+    text = (
+        V1.format(m="2.50", a=30, d=40, r="0.6, 0.5, 0.4")
+        + "\n"
+        + V1.format(m="2.00", a=10, d=40, r="0.5, 0.3, 0.2")
+        + "\n"
+    )
+    result = run(repo, "vllm-log", {"v.log": text}, path="v.log")
+    # drafts = 30/1.5 + 10/1.0 = 30; AL = 1 + 40/30 = 2.3333, an estimate (2-decimal means)
+    assert result.accept_length == pytest.approx(1 + 40 / 30)
     assert result.estimate
 
 
@@ -587,7 +608,7 @@ def test_llamacpp_log_rate_only(repo: Path) -> None:
         "slot print_timing: id 0 | task 0 | draft acceptance rate = 0.5 (10 accepted / 20 "
         "generated)\n"
     )
-    with pytest.raises(InputError, match="gives a rate, not AL"):
+    with pytest.raises(InputError, match="rate alone gives no AL"):
         run(repo, "llamacpp-log", {"l.log": text}, path="l.log")
 
 
@@ -744,13 +765,16 @@ def test_sglang_server_info(repo: Path) -> None:
     nested = json.dumps(
         {
             "version": "0.5",
-            "internal_states": [{"avg_spec_accept_length": 2.5}, {"avg_spec_accept_length": 9}],
+            "internal_states": [{"avg_spec_accept_length": 2.5}, {"avg_spec_accept_length": 3.1}],
         }
     )
+    # One entry per data-parallel rank: every rank counts, (2.5 + 3.1) / 2 = 2.8; no
+    # step counts per rank, so the mean is labelled an estimate.
     result = run(repo, "sglang-server-info", {"b.json": nested}, path="b.json")
-    assert result.accept_length == 2.5
+    assert result.accept_length == pytest.approx(2.8)
+    assert result.estimate
     assert result.note is not None
-    assert "internal_states[0] of 2" in result.note
+    assert "all 2 data-parallel ranks" in result.note
     with pytest.raises(InputError, match="no avg_spec_accept_length"):
         run(
             repo,
@@ -1040,11 +1064,23 @@ def test_shown_path_is_normalised(repo: Path) -> None:
 
 
 def test_file_limits(repo: Path) -> None:
-    with pytest.raises(InputError, match="larger than 1024 KiB"):
-        run(repo, "sglang-log", {"big.log": "x" * (1024 * 1024 + 1)}, path="big.log")
-    (repo / "deploy" / "bin.log").write_bytes(b"\xff\xfe")
-    with pytest.raises(InputError, match="UTF-8"):
+    # Referenced metrics and logs have their own limit, 256 MiB (a few hours of server
+    # log); a sparse file one byte over it is refused before anything is read.
+    with (repo / "deploy" / "big.log").open("wb") as handle:
+        handle.truncate(METRICS_MAX_BYTES + 1)
+    with pytest.raises(InputError, match="larger than 256 MiB"):
+        run(repo, "sglang-log", {}, path="big.log")
+    # A 2 MiB log (over the 1 MiB claims-file limit) is read.
+    line = "[2025-01-01 00:00:00] Decode batch. #running-req: 1, accept len: 2.50\n"
+    padding = "x" * 1000 + "\n"
+    text = padding * 2100 + line
+    assert run(repo, "sglang-log", {"ok.log": text}, path="ok.log").accept_length == 2.5
+    # Only the lines the format's labels select are decoded: a bad byte on one of them
+    # is an error at its line; elsewhere it is never read.
+    (repo / "deploy" / "bin.log").write_bytes(b"\xff\xfe\nDecode batch. \xff accept len: 2.5\n")
+    with pytest.raises(InputError, match="UTF-8") as info:
         run(repo, "sglang-log", {}, path="bin.log")
+    assert info.value.line == 2
 
 
 def test_log_parsing_is_linear(repo: Path) -> None:

@@ -53,7 +53,7 @@ def test_a_slowdown_fails_sg106(case: str) -> None:
 
 def test_transformers_next_action_fits_the_engine() -> None:
     deployment = judge(CASES / "report-21-transformers36337-assisted-slower/specgate.yaml")
-    (action,) = [a for a in deployment.next_actions if "Measure AL" in a]
+    (action,) = [a for a in deployment.next_actions if "Measure AL on the served" in a]
     assert "transformers" in action
     assert "vllm:spec_decode" not in action
 

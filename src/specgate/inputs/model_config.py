@@ -77,9 +77,7 @@ def read_model_config(doc: Document, *, shown: str, pointer: str | None = None) 
     base: NodePath = ()
     scope: NodePath = ()
     fields: Mapping[str, object] = data
-    text = data.get("text_config")
-    if isinstance(text, Mapping) and any(k in text for k in _HEAD_KEYS):
-        scope, fields = ("text_config",), text
+    scope, fields = _text_scope(data)
 
     spans: dict[str, Span] = {}
 
@@ -152,6 +150,28 @@ def read_model_config(doc: Document, *, shown: str, pointer: str | None = None) 
         mtp_layers=optional(_MTP_KEYS, "mtp_layers"),
         spans=spans,
     )
+
+
+def _text_scope(data: Mapping[str, object]) -> tuple[NodePath, Mapping[str, object]]:
+    """Where the language model's fields live: ``text_config`` (vLLM's
+    ``get_hf_text_config``: it wins over the top level), else the top level, else
+    a nested text config of a multimodal wrapper (``thinker_config.text_config``
+    in Qwen3-Omni, ``llm_config``, ``language_config``): the first sub-config, in
+    file order, holding a head count. Two levels at most, so the search is bounded."""
+    text = data.get("text_config")
+    if isinstance(text, Mapping) and any(k in text for k in _HEAD_KEYS):
+        return ("text_config",), text
+    if any(k in data for k in _HEAD_KEYS):
+        return (), data
+    for key, value in data.items():
+        if not (isinstance(key, str) and key.endswith("_config") and isinstance(value, Mapping)):
+            continue
+        inner = value.get("text_config")
+        if isinstance(inner, Mapping) and any(k in inner for k in _HEAD_KEYS):
+            return (key, "text_config"), inner
+        if any(k in value for k in _HEAD_KEYS):
+            return (key,), value
+    return (), data
 
 
 def _kv_heads(

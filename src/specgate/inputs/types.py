@@ -16,8 +16,20 @@ from specgate.document import Span
 
 Engine = Literal["vllm", "sglang", "trtllm", "transformers", "llamacpp"]
 Mechanism = Literal[
-    "ngram", "suffix", "eagle", "eagle3", "medusa", "mtp", "draft_model", "mlp_speculator", "other"
+    "ngram",
+    "suffix",
+    "eagle",
+    "eagle3",
+    "medusa",
+    "mtp",
+    "draft_model",
+    "mlp_speculator",
+    "other",
+    "dflash",
+    "pard",
 ]
+DraftPasses = Literal["per_token", "single"]
+IssueCode = Literal["SG304", "SG307", "SG310", "SG311"]
 
 
 @dataclass(frozen=True)
@@ -25,10 +37,11 @@ class EngineIssue:
     """Something the engine itself would refuse, rewrite, or that makes AL lossy.
 
     ``code`` is the rule it feeds (``SG304`` lossy acceptance, ``SG307`` invalid
-    config); ``field`` names the key in ``spans`` it concerns.
+    config, ``SG310`` a setting the engine version removed, ``SG311`` forced
+    acceptance); ``field`` names the key in ``spans`` it concerns.
     """
 
-    code: Literal["SG304", "SG307"]
+    code: IssueCode
     message: str
     field: str
 
@@ -59,6 +72,12 @@ class EngineConfig:
         spans: field name → position in ``path`` (e.g. ``"draft_length"``).
         notes: sentences for the report: engine defaults assumed, aliases resolved,
             values taken from another string of the same launcher.
+        draft_passes: ``single`` when one draft forward yields every draft (vLLM
+            ``parallel_drafting``, DFlash, PARD), ``per_token`` when the engine
+            drafts level by level, None when the file does not say (DESIGN §8.1).
+        version: the engine version applied (``"0.27.1"``), None when unknown;
+            ``version_source``: ``claims`` | ``image`` | ``requirement`` |
+            ``assumed-newest`` (DESIGN §10).
     """
 
     engine: Engine
@@ -77,6 +96,9 @@ class EngineConfig:
     target_model: str | None = None
     spans: dict[str, Span] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    draft_passes: DraftPasses | None = None
+    version: str | None = None
+    version_source: str = "assumed-newest"
 
 
 @dataclass(frozen=True)

@@ -64,14 +64,34 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
     if inputs is None:
         return
     for conflict in inputs.conflicts:
+        why = ""
+        if conflict.what == "accept length AL" and inputs.acceptance is not None:
+            why = _aggregation_hint(inputs.acceptance.format)
         yield Hit(
             f"{conflict.what}: the claims file says {conflict.stated} but {conflict.source} "
-            f"says {conflict.referenced}",
+            f"says {conflict.referenced}{why}",
             conflict.path,
             "Make the claims file and the referenced file agree, or drop the number from "
             "the claims file and let specgate read it.",
             where=(conflict.source, conflict.span) if conflict.span else None,
         )
+
+
+#: Formats whose AL is pooled over every speculative step (1 + Σaccepted / Σsteps).
+_POOLED_FORMATS = frozenset(
+    {"vllm-prometheus", "vllm-log", "vllm-per-request", "llamacpp-log", "trtllm-iteration-stats"}
+)
+
+
+def _aggregation_hint(fmt_name: str) -> str:
+    """Why a stated AL may differ from a pooled measurement (vLLM issue #42508: a
+    benchmark suite's unweighted mean of per-request ALs against vLLM's pooled AL)."""
+    if fmt_name not in _POOLED_FORMATS:
+        return ""
+    return (
+        f" ({fmt_name} pools AL over every step; a mean of per-request ALs, as benchmark "
+        "suites report, weights short requests more and is not comparable)"
+    )
 
 
 @rule(
@@ -127,6 +147,8 @@ def draft_vocab_mismatch(ctx: RuleContext) -> Iterator[Hit]:
     target, draft = inputs.model.vocab_size, inputs.draft_model.vocab_size
     if target is None or draft is None or target == draft:
         return
+    if any(i.code == "SG307" and i.field == "draft_vocab" for i in inputs.engine_issues):
+        return  # the engine refuses the pair: SG307 carries the one finding
     yield Hit(
         f"draft vocab_size {draft} differs from the target's {target} "
         f"(by {abs(target - draft)}): engines refuse the pair or degrade acceptance",
@@ -355,7 +377,9 @@ def acceptance_profile_inconsistent(ctx: RuleContext) -> Iterator[Hit]:
     """
     **What it checks.** Marginal acceptance rates m₁ ≥ m₂ ≥ … (position i is
     accepted only if all earlier ones were), each in [0, 1], and
-    |1 + Σ mᵢ − AL| ≤ 0.02 when AL is stated.
+    |1 + Σ mᵢ − AL| ≤ 0.02 when AL is known: the stated AL for inline rates, the
+    metrics file's own AL for rates read from a file (a stated AL that differs from
+    the file is SG301's finding, not a second one here).
 
     **Why.** AL = 1 + Σ mᵢ for a chain (vLLM's acceptance metrics; NVIDIA
     specdec_bench's `speculation_profile` validates the same bounds). A profile
@@ -368,7 +392,13 @@ def acceptance_profile_inconsistent(ctx: RuleContext) -> Iterator[Hit]:
     from specgate.inputs.metrics import acceptance_profile_problems, first_profile_offence
 
     acceptance = inputs.acceptance
-    stated = ctx.deployment.evidence.accept_length
+    # Rates read from a file are checked against that file's AL: a claims AL that
+    # differs from the file is SG301's finding (one cause, one finding).
+    stated = (
+        acceptance.accept_length
+        if acceptance.path is not None
+        else ctx.deployment.evidence.accept_length
+    )
     problems = acceptance_profile_problems(acceptance.marginal, stated)
     if not problems:
         return
@@ -496,8 +526,18 @@ def engine_config_invalid(ctx: RuleContext) -> Iterator[Hit]:
     steps a multiple of the model's MTP layers, n-gram lookup min ≤ max, a
     draft `model` for the vLLM methods that need one (eagle, eagle3, medusa,
     mlp_speculator, draft_model, dflash, custom_class; MTP, DSpark, n-gram and
-    suffix run without), and a tensor-parallel size that divides the target's
-    attention heads (with `model.hf_config`; attention data parallelism aside).
+    suffix run without), a tensor-parallel size that divides the target's
+    attention heads (with `model.hf_config`; attention data parallelism aside),
+    a vLLM block with a method or a model (vLLM refuses `num_speculative_tokens`
+    alone), EAGLE draft tensor parallelism (vLLM runs EAGLE drafters at the
+    target's TP and ignores another `draft_tensor_parallel_size`), a llama.cpp
+    draft whose `vocab_size` differs from the target's by at most 100, a llama.cpp
+    draft model named with `--spec-type` on builds where it defaults to `none`, and
+    SGLang DFLASH block size equal to its draft tokens. Version-aware: a
+    rewrite or refusal that later releases dropped (SGLang spec v2 with
+    topk > 1 now falls back with a warning) follows the engine version
+    (`speculation.engine_version`, an image tag or a pinned requirement, else
+    the newest release specgate knows).
 
     **Why.** An engine that refuses the config fails at start-up; one that
     rewrites it silently serves another D than the one reviewed and measured.
@@ -622,4 +662,111 @@ def evidence_draft_length_mismatch(ctx: RuleContext) -> Iterator[Hit]:
         f"({source}) but the config uses D = {d}: the evidence is stale for this config",
         dep.path("speculation", "draft_length"),
         f"Re-measure AL at D = {d} and update the metrics file.",
+    )
+
+
+@rule(
+    "SG310",
+    "engine-setting-removed",
+    "fail",
+    "The config uses a flag or key that the engine version removed or never had in that form.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: llama-draft
+            speculation:
+              enabled: false
+              engine: llamacpp
+              engine_config: serving/cmd.txt
+        # === serving/cmd.txt ===
+        llama-server -m /models/llama-70b.gguf -md /models/llama-1b.gguf --draft-max 8
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: llama-draft
+            speculation:
+              enabled: false
+              engine: llamacpp
+              engine_config: serving/cmd.txt
+        # === serving/cmd.txt ===
+        llama-server -m /models/llama-70b.gguf -md /models/llama-1b.gguf --spec-draft-n-max 8
+    """,
+)
+def engine_setting_removed(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** Every flag and key of the engine config exists, in that
+    spelling, in the engine version the deployment runs: llama.cpp
+    `--draft-max`/`--draft-min` on builds after the `--spec-*` rename; vLLM's
+    V0 flat flags (`--speculative-model`, `--num-speculative-tokens`, …) on
+    vLLM ≥ 0.8, and with an EAGLE-3 head on any release (EAGLE-3 exists only in
+    the V1 engine); a TensorRT-LLM `decoding_type` not spelled as the engine's
+    exact discriminator (`Draft_Target`, not `DraftTarget`). The version is
+    `speculation.engine_version`, else an image tag in the config or a pinned
+    requirement beside it, else the newest release specgate knows (the report
+    says which). What the setting meant is still read, so the other rules
+    judge the intended configuration.
+
+    **Why.** Engines rename and remove settings every few weeks. A removed flag
+    makes the server refuse to start, or (worse) is ignored and the engine runs
+    its default instead of the reviewed draft length.
+    """
+    yield from _engine_issue_hits(
+        ctx,
+        "SG310",
+        "Use the replacement the message names, or state speculation.engine_version if "
+        "the deployment runs an older engine release.",
+    )
+
+
+@rule(
+    "SG311",
+    "forced-acceptance",
+    "fail",
+    "The engine config forces acceptance, so an AL measured under it is synthetic.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: r1-mtp
+            speculation:
+              enabled: false
+              engine_config: serving/trtllm.yaml
+        # === serving/trtllm.yaml ===
+        env:
+          TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS: "3"
+        speculative_config:
+          decoding_type: MTP
+          max_draft_len: 3
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: r1-mtp
+            speculation:
+              enabled: false
+              engine_config: serving/trtllm.yaml
+        # === serving/trtllm.yaml ===
+        speculative_config:
+          decoding_type: MTP
+          max_draft_len: 3
+    """,
+)
+def forced_acceptance(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** The engine config does not force how many drafts are
+    accepted: TensorRT-LLM's `TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS`
+    (`tensorrt_llm/_torch/speculative/interface.py`) or SGLang's
+    `SGLANG_SIMULATE_ACC_LEN` in the environment of the launch (an
+    `env`/`env_vars`/`environment` block beside the configuration, Kubernetes
+    `{name, value}` entries, or `NAME=value` before the command), set to
+    anything but 0.
+
+    **Why.** Forced acceptance is a benchmarking switch: the engine accepts a
+    fixed number of drafts whatever the target says, so throughput and AL
+    measured under it describe no real workload and cannot back a claim.
+    """
+    yield from _engine_issue_hits(
+        ctx,
+        "SG311",
+        "Remove the forcing variable and measure AL with real acceptance.",
     )

@@ -37,6 +37,7 @@ from specgate.inputs.engines._source import (
     norm_key,
 )
 from specgate.inputs.engines.vllm import mtp_layer_issue
+from specgate.inputs.knowledge import knowledge
 from specgate.inputs.pointer import (
     Found,
     Verdict,
@@ -45,7 +46,8 @@ from specgate.inputs.pointer import (
     resolve_pointer,
     search,
 )
-from specgate.inputs.types import EngineConfig
+from specgate.inputs.types import EngineConfig, EngineIssue
+from specgate.inputs.version import EngineVersion, detect_version
 from specgate.loader import load_document, read_text
 
 __all__ = [
@@ -56,6 +58,14 @@ __all__ = [
     "read_engine_file",
 ]
 
+#: How engines are named in messages.
+ENGINE_NAMES_SHOWN = {
+    "vllm": "vLLM",
+    "sglang": "SGLang",
+    "trtllm": "TensorRT-LLM",
+    "transformers": "transformers",
+    "llamacpp": "llama.cpp",
+}
 TEXT_SUFFIXES = frozenset({".txt", ".sh", ".cmdline", ".bash"})
 _SPECULATIVE_PREFIXES = ("speculative", "spec_", "draft", "model_draft", "num_speculative")
 ENV_KEYS = ("env", "env_vars", "envs", "environment", "extra_env", "base_env")
@@ -72,6 +82,9 @@ class _Engine:
     flags: FlagSpec | None = None
     detect_flags: Callable[[CommandSource], Kind | None] | None = None
     command_options: Callable[[CommandSource], Options] | None = None
+    #: The options that are the engine's own flags or keys (a bare speculative block
+    #: holds none); SG310 looks only at these.
+    settings_of: Callable[[Options], Options] = lambda opts: opts
 
 
 def _flags_detector(
@@ -89,6 +102,7 @@ ENGINES: Mapping[str, _Engine] = {
         vllm.FLAGS,
         lambda s: vllm.detect_flags(s.flags(vllm.FLAGS), vllm.dotted_options(s.command.argv)),
         vllm.command_options,
+        vllm.engine_settings,
     ),
     "sglang": _Engine(
         "sglang",
@@ -124,12 +138,27 @@ def load_engine_document(path: Path, shown: str) -> Document:
 
 
 def read_engine_file(
-    path: Path, shown: str, *, pointer: str | None = None, engine: str | None = None
+    path: Path,
+    shown: str,
+    *,
+    pointer: str | None = None,
+    engine: str | None = None,
+    engine_version: str | None = None,
 ) -> EngineConfig:
-    """:func:`load_engine_document` then :func:`read_engine_config` with the source text."""
+    """:func:`load_engine_document` then :func:`read_engine_config` with the source text;
+    the engine version is ``engine_version`` (the claims file's), else detected from
+    image tags in the file or pinned requirements beside it (:mod:`..version`)."""
     doc = load_engine_document(path, shown)
     text = doc.data if isinstance(doc.data, str) else read_text(path, shown)
-    return read_engine_config(doc, shown=shown, pointer=pointer, engine=engine, text=text)
+    return read_engine_config(
+        doc,
+        shown=shown,
+        pointer=pointer,
+        engine=engine,
+        text=text,
+        engine_version=engine_version,
+        path=path,
+    )
 
 
 def read_engine_config(
@@ -139,6 +168,8 @@ def read_engine_config(
     pointer: str | None,
     engine: str | None,
     text: str | None = None,
+    engine_version: str | None = None,
+    path: Path | None = None,
 ) -> EngineConfig:
     """The speculative configuration of ``doc``, normalised.
 
@@ -151,6 +182,8 @@ def read_engine_config(
             None ⇒ detected from keys and flags.
         text: the file's source text, when available: words inside multi-line YAML
             scalars then get their exact line (else the scalar's first line).
+        engine_version: ``speculation.engine_version`` of the claims file, if any.
+        path: the file on disk (pinned requirements beside it give the version).
 
     Returns:
         the :class:`EngineConfig`; spans point into ``shown``.
@@ -182,11 +215,76 @@ def read_engine_config(
         opts = _command_options(spec, source)
         ctx_env = {**ctx_env, **{k: Opt(v, source.spans[0]) for k, v in source.command.env.items()}}
         opts, notes = _merge_fragments(opts, spec, found, fragments, detector)
-    ctx = Context(file=shown, pointer=found.pointer, env=ctx_env)
+    version = detect_version(spec.name, engine_version, text, path)
+    ctx = Context(file=shown, pointer=found.pointer, env=ctx_env, version=version.version)
     config = spec.read(opts, ctx)
-    if notes:
-        config = replace(config, notes=(*notes, *config.notes))
+    config = _removed_settings(config, opts, version)
+    config = _forced_acceptance(config, ctx_env)
+    config = replace(
+        config,
+        version=version.text,
+        version_source=version.source,
+        notes=(*notes, *config.notes, *((version.note,) if version.note else ())),
+    )
     return config
+
+
+def _forced_acceptance(config: EngineConfig, env: Mapping[str, Opt]) -> EngineConfig:
+    """SG311 for an environment variable that forces or simulates acceptance (data:
+    ``forces_acceptance``; TensorRT-LLM ``TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS``,
+    SGLang ``SGLANG_SIMULATE_ACC_LEN``) set to anything but empty or 0."""
+    spans = dict(config.spans)
+    issues = list(config.issues)
+    for name in knowledge(config.engine).forcing_variables():
+        opt = env.get(name)
+        if opt is None or opt.value is None or str(opt.value).strip() in ("", "0"):
+            continue
+        field_name = f"env:{name}"
+        spans[field_name] = opt.span
+        issues.append(
+            EngineIssue(
+                "SG311",
+                f"{name}={str(opt.value).strip()} forces how many drafts are accepted: an AL "
+                "measured under it is synthetic",
+                field_name,
+            )
+        )
+    return replace(config, spans=spans, issues=tuple(issues))
+
+
+def _removed_settings(config: EngineConfig, opts: Options, version: EngineVersion) -> EngineConfig:
+    """SG310 for every flag or key of the engine (top level: a serve mapping's keys, a
+    command's flags; not the keys of its speculative block) that the engine at
+    ``version`` no longer has, at its line, naming the replacement. Settings a reader
+    already reported (same field) are not repeated."""
+    data = knowledge(config.engine)
+    spans = dict(config.spans)
+    issues = list(config.issues)
+    reported = {i.field for i in issues if i.code == "SG310"}
+    for key, opt in ENGINES[config.engine].settings_of(opts).items():
+        spelled = opt.spelled or key
+        setting = data.removed(spelled, version.version)
+        field_name = f"setting:{setting.name}" if setting is not None else ""
+        if setting is None or field_name in reported:
+            continue
+        reported.add(field_name)
+        spans[field_name] = opt.span
+        name = ENGINE_NAMES_SHOWN.get(config.engine, config.engine)
+        assumed = (
+            f"{name} version unknown, read as the newest ({data.newest_text})"
+            if version.version is None
+            else f"{name} {version.text}"
+        )
+        instead = f"; use {setting.replacement}" if setting.replacement else ""
+        issues.append(
+            EngineIssue(
+                "SG310",
+                f"{spelled} was removed in {name} {setting.removed_text} "
+                f"({assumed}){instead}; its value is still read",
+                field_name,
+            )
+        )
+    return replace(config, spans=spans, issues=tuple(issues))
 
 
 _NONE_FOUND = "no speculative decoding configured"
@@ -353,6 +451,10 @@ def _sibling_env(doc: Document, path: NodePath) -> dict[str, Opt]:
                     if isinstance(item, str) and "=" in item:
                         name, _, value = item.partition("=")
                         env.setdefault(name, Opt(value, doc.locate((*base, i))))
+                    elif isinstance(item, Mapping) and isinstance(item.get("name"), str):
+                        # Kubernetes style: [{name: NAME, value: "1"}]
+                        where = (*base, i, "value") if "value" in item else (*base, i)
+                        env.setdefault(item["name"], Opt(item.get("value"), doc.locate(where)))
     return env
 
 

@@ -10,7 +10,15 @@ from typing import Literal
 from specgate.document import Span
 from specgate.errors import InputError
 from specgate.inputs.engines._source import Opt
-from specgate.inputs.types import Engine, EngineConfig, EngineIssue, Mechanism
+from specgate.inputs.knowledge import Version
+from specgate.inputs.types import (
+    DraftPasses,
+    Engine,
+    EngineConfig,
+    EngineIssue,
+    IssueCode,
+    Mechanism,
+)
 
 Kind = Literal["config", "fragment"]
 
@@ -26,11 +34,14 @@ class Context:
         file: the file as shown; ``pointer``: RFC 6901 pointer of the block.
         env: environment variables set for the command (``NAME=1 cmd``, ``export``,
             or an ``env``/``env_vars`` mapping beside the configuration).
+        version: the engine version applied (None: unknown, read as the newest
+            behaviour specgate knows).
     """
 
     file: str
     pointer: str
     env: Mapping[str, Opt] = field(default_factory=dict)
+    version: Version | None = None
 
 
 def first(opts: Mapping[str, Opt], *names: str) -> tuple[str, Opt] | None:
@@ -150,7 +161,7 @@ class Builder:
         if opt is not None:
             self.spans.setdefault(field_name, opt.span)
 
-    def issue(self, code: Literal["SG304", "SG307"], message: str, field_name: str) -> None:
+    def issue(self, code: IssueCode, message: str, field_name: str) -> None:
         """Record an engine-level problem about ``field_name``."""
         self.issues.append(EngineIssue(code, message, field_name))
 
@@ -171,6 +182,7 @@ class Builder:
         draft_model: str | None = None,
         max_model_len: int | None = None,
         target_model: str | None = None,
+        draft_passes: DraftPasses | None = None,
     ) -> EngineConfig:
         """The finished :class:`EngineConfig`."""
         return EngineConfig(
@@ -190,11 +202,27 @@ class Builder:
             issues=tuple(self.issues),
             spans=dict(self.spans),
             notes=tuple(self.notes),
+            draft_passes=draft_passes,
         )
 
 
-def positive(builder: Builder, value: int | None, name: str, field_name: str) -> int | None:
-    """``value`` when ≥ 1; else an SG307 issue (the engines refuse 0 or negative) and None."""
+#: The largest draft length, tree size or verify width specgate reads from an engine
+#: config; above it the file is refused (an input error at the value's line), so no
+#: loop or allocation grows with a number a repository holds (DESIGN §11).
+MAX_DRAFT_TOKENS = 1024
+
+
+def positive(
+    builder: Builder, value: int | None, name: str, field_name: str, *, tokens: bool = True
+) -> int | None:
+    """``value`` when ≥ 1; else an SG307 issue (the engines refuse 0 or negative) and None.
+
+    Raises:
+        InputError: a draft-token count (``tokens``) above :data:`MAX_DRAFT_TOKENS`,
+            at its line.
+    """
+    if tokens:
+        bounded(builder, value, name, field_name)
     if value is not None and value < 1:
         builder.issue("SG307", f"{name} is {value}; the engine needs at least 1", field_name)
         return None
@@ -205,3 +233,19 @@ def opts_get(opts: Mapping[str, Opt], name: str) -> Opt | None:
     """``opts[name]`` when present with a non-null value."""
     opt = opts.get(name)
     return opt if opt is not None and opt.value is not None else None
+
+
+def bounded(builder: Builder, value: int | None, name: str, field_name: str) -> int | None:
+    """``value`` unchanged when at most :data:`MAX_DRAFT_TOKENS`.
+
+    Raises:
+        InputError: a larger value, at the line recorded for ``field_name``.
+    """
+    if value is not None and value > MAX_DRAFT_TOKENS:
+        span = builder.spans.get(field_name)
+        raise InputError(
+            f"{name} {value} is above specgate's limit of {MAX_DRAFT_TOKENS} draft tokens",
+            builder.ctx.file,
+            span.line if span else None,
+        )
+    return value

@@ -1,84 +1,76 @@
 """llama.cpp: ``llama-server`` (``llama-speculative``) command lines, in a text file or
 a YAML scalar (llama-swap's ``cmd: >``).
 
-Sources: ``ggml-org/llama.cpp:common/arg.cpp`` (flag names and defaults) across
-builds; notes/domain.md §1.5. llama.cpp matches flags exactly (no abbreviations).
-Older builds: ``-md/--model-draft``, ``--draft-max/--draft/--draft-n`` (default 16),
-``--draft-min``, ``--draft-p-min`` (default 0.9, later 0.75). Newer builds:
-``--spec-type``, ``--spec-draft-model``, ``--spec-draft-n-max`` (default 3), a Hugging Face draft
-with ``--hf-repo-draft``/``-hfd``/``-hfrd``/``--spec-draft-hf``,
-``--spec-draft-p-min`` (default 0). ``-ngld`` (draft GPU layers) alone configures
-nothing.
+What is known about the flags (names, aliases, removals, defaults per build) is data:
+``specgate/data/engines/llamacpp.json``, from ``ggml-org/llama.cpp:common/arg.cpp``,
+``common/speculative.h`` and ``llama-server --help``. llama.cpp matches flags exactly
+(no abbreviations). Builds before the ``--spec-*`` rename: ``-md/--model-draft``,
+``--draft-max/--draft/--draft-n`` (default 16), ``--draft-min``, ``--draft-p-min``
+(default 0.75). Current builds: ``--spec-type`` (a comma list, default ``none``: a
+draft model alone drafts nothing), ``--spec-draft-n-max`` (default 3),
+``--spec-ngram-mod-n-max`` (default 64) for ``ngram-mod``, ``--spec-draft-p-min``
+(default 0); the ``--draft*`` flags are refused ("the argument has been removed").
+``-ngld`` (draft GPU layers) alone configures nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import cast
 
-from specgate.inputs.cmdline import Flag, FlagSpec
-from specgate.inputs.engines._base import Builder, Context, Kind, as_float, as_int, as_str, opts_get
+from specgate.inputs.cmdline import Flag
+from specgate.inputs.engines._base import (
+    Builder,
+    Context,
+    Kind,
+    as_float,
+    as_int,
+    as_str,
+    bounded,
+    opts_get,
+)
 from specgate.inputs.engines._source import Options
-from specgate.inputs.types import EngineConfig, Mechanism
+from specgate.inputs.knowledge import Version, knowledge
+from specgate.inputs.types import EngineConfig, EngineIssue, Mechanism
 
 PROGRAMS = ("llama-server", "llama-speculative", "llama-cli", "llama-speculative-simple")
 
-FLAGS = FlagSpec(
-    known={
-        "--model": True,
-        "--model-draft": True,
-        "--draft-max": True,
-        "--draft-min": True,
-        "--draft-p-min": True,
-        "--spec-type": True,
-        "--gpu-layers-draft": True,
-        "--spec-synth-len": True,
-        "--spec-synth-rates": True,
-    },
-    aliases={
-        "-m": "--model",
-        "-md": "--model-draft",
-        "--spec-draft-model": "--model-draft",
-        # A draft fetched from Hugging Face (llama.cpp common/arg.cpp lists
-        # `--spec-draft-hf, -hfd, -hfrd, --hf-repo-draft <user>/<model>[:quant]`).
-        "--hf-repo-draft": "--model-draft",
-        "--spec-draft-hf": "--model-draft",
-        "-hfd": "--model-draft",
-        "-hfrd": "--model-draft",
-        "--draft": "--draft-max",
-        "--draft-n": "--draft-max",
-        "--spec-draft-n-max": "--draft-max",
-        "--draft-n-min": "--draft-min",
-        "--spec-draft-n-min": "--draft-min",
-        "--spec-draft-p-min": "--draft-p-min",
-        "-ngld": "--gpu-layers-draft",
-        "--n-gpu-layers-draft": "--gpu-layers-draft",
-    },
-)
+_DATA = knowledge("llamacpp")
+# llama.cpp matches flags exactly (no abbreviations); flags, aliases and removals come
+# from data/engines/llamacpp.json.
+FLAGS = _DATA.flags()
 
-OLD_DEFAULT_DRAFT_MAX = 16
-NEW_DEFAULT_DRAFT_MAX = 3
+_SPEC_TYPES: Mapping[str, str] = _DATA.table("spec_types")
+_ADAPTIVE_TYPES = frozenset(_DATA.table("adaptive_types"))
+#: ``--spec-type`` values that draft with a model (the rest are n-gram lookups).
+_MODEL_TYPES = frozenset(k for k, v in _SPEC_TYPES.items() if v != "ngram")
 
-_SPEC_TYPES: Mapping[str, Mechanism] = {
-    "draft-simple": "draft_model",
-    "draft-eagle3": "eagle3",
-    "draft-mtp": "mtp",
-}
+
+def _types(value: str) -> list[str]:
+    """``draft-mtp,ngram-mod`` → ``["draft-mtp", "ngram-mod"]`` (``none`` dropped)."""
+    return [t.strip().lower() for t in value.split(",") if t.strip() and t.strip() != "none"]
 
 
 def _spec_type_mechanism(value: str) -> Mechanism:
-    key = value.strip().lower()
-    if key in _SPEC_TYPES:
-        return _SPEC_TYPES[key]
-    return "ngram" if key.startswith("ngram") else "other"
+    """The mechanism of a ``--spec-type`` list: its model-based drafter when it has
+    one (an n-gram lookup beside it only fills steps the model leaves), else n-gram."""
+    kinds = _types(value)
+    for kind in kinds:
+        if kind in _MODEL_TYPES:
+            return cast(Mechanism, _SPEC_TYPES[kind])
+    if any(kind in _SPEC_TYPES or kind.startswith("ngram") for kind in kinds):
+        return "ngram"
+    return "other"
 
 
 def detect_flags(flags: Mapping[str, Flag]) -> Kind | None:
     """``config`` with a draft model or a ``--spec-type`` other than ``none``;
     ``fragment`` for draft lengths without either; ``-ngld`` alone: nothing."""
     kind = flags.get("--spec-type")
-    if "--model-draft" in flags or (kind is not None and (kind.value or "none") != "none"):
+    if "--model-draft" in flags or (kind is not None and _types(kind.value or "none")):
         return "config"
-    if any(f in flags for f in ("--draft-max", "--draft-min", "--draft-p-min")):
+    lengths = ("--draft-max", "--draft-min", "--spec-draft-p-min", "--spec-draft-n-max")
+    if any(f in flags for f in (*lengths, "--spec-draft-n-min")):
         return "fragment"
     return None
 
@@ -96,37 +88,54 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     """
     b = Builder("llamacpp", ctx)
     new_build = any((o.spelled or "").startswith("--spec-") for o in opts.values())
+    version = ctx.version
+    if version is None and not new_build and _old_flags(opts):
+        version = _before_spec_rename()
+        b.note(
+            "version unknown and only --draft-* flags: defaults of the builds before the "
+            "--spec-* rename are read"
+        )
     kind = opts_get(opts, "spec_type")
     draft_opt = opts_get(opts, "model_draft")
     b.at("draft_model", draft_opt)
-    if kind is not None and as_str(kind).strip().lower() != "none":
+    kind_text = as_str(kind) if kind is not None else ""
+    kinds = _types(kind_text)
+    if kinds:
         b.at("mechanism", kind)
-        mechanism = _spec_type_mechanism(as_str(kind))
+        mechanism = _spec_type_mechanism(kind_text)
+        if len(kinds) > 1:
+            b.note(f"--spec-type lists {', '.join(kinds)}: read as {mechanism}")
     else:
         b.at("mechanism", draft_opt)
         mechanism = "draft_model"
-    d_opt = opts_get(opts, "draft_max")
-    if d_opt is not None:
-        b.at("draft_length", d_opt)
-        d = as_int(d_opt, "--draft-max", ctx.file)
-    else:
-        d = NEW_DEFAULT_DRAFT_MAX if new_build else OLD_DEFAULT_DRAFT_MAX
-        b.note(
-            f"draft length not set: llama.cpp's default is {d} in "
-            f"{'builds with --spec-* flags' if new_build else 'builds with --draft-* flags'}"
-            " (version-sensitive)"
-        )
-    p_opt = opts_get(opts, "draft_p_min")
+        if (
+            draft_opt is not None
+            and not _old_flags(opts)
+            and _DATA.behaves("draft-model-needs-spec-type", version)
+        ):
+            b.issue(
+                "SG307",
+                "llama.cpp loads the draft model but does not speculate: --spec-type "
+                "defaults to none in builds with --spec-* flags; add --spec-type draft-simple",
+                "draft_model",
+            )
+    d = _draft_max(opts, kinds, version, b, ctx)
+    p_opt = opts_get(opts, "spec_draft_p_min")
     if p_opt is not None:
         b.at("draft_length_is_max", p_opt)
         adaptive = as_float(p_opt, "--draft-p-min", ctx.file) > 0
     else:
-        adaptive = not new_build
+        default_p = _DATA.default("draft_p_min", version)
+        adaptive = isinstance(default_p, float) and default_p > 0
         if adaptive:
             b.note(
-                "--draft-p-min not set: older llama.cpp builds stop drafting below "
-                "p 0.75–0.9 by default, so D is a maximum"
+                f"--draft-p-min not set: these llama.cpp builds stop drafting below p "
+                f"{default_p} by default, so D is a maximum"
             )
+    adaptive_type = [k for k in kinds if k in _ADAPTIVE_TYPES]
+    if adaptive_type and kind is not None:
+        b.at("draft_length_is_max", kind)
+        b.note(f"--spec-type {adaptive_type[0]} adapts the draft depth: D is a maximum")
     lossy = False
     for name in ("spec_synth_len", "spec_synth_rates"):
         opt = opts_get(opts, name)
@@ -142,7 +151,79 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         mechanism=mechanism,
         draft_length=d,
         verify_tokens=d + 1,
-        draft_length_is_max=adaptive or mechanism == "ngram",
+        draft_length_is_max=adaptive
+        or bool(adaptive_type)
+        or "ngram" in " ".join(kinds)
+        or mechanism == "ngram",
+        draft_passes="single" if mechanism == "dflash" else None,
         lossy_acceptance=lossy,
         draft_model=as_str(draft_opt) if draft_opt is not None else None,
+    )
+
+
+def _old_flags(opts: Options) -> bool:
+    """The command uses flags of the builds before the ``--spec-*`` rename."""
+    return any(
+        (o.spelled or "").startswith(("--draft", "-draft")) and (o.spelled or "") != "--draft-p-min"
+        for o in opts.values()
+    )
+
+
+def _before_spec_rename() -> Version:
+    """The last build before the ``--spec-*`` rename (where ``--draft-max`` went)."""
+    setting = _DATA.setting("--draft-max")
+    assert setting is not None
+    assert setting.removed_in is not None
+    return (*setting.removed_in[:-1], setting.removed_in[-1] - 1)
+
+
+def _draft_max(
+    opts: Options, kinds: list[str], version: Version | None, b: Builder, ctx: Context
+) -> int:
+    """D: ``--spec-draft-n-max`` / ``--draft-max``; for ``ngram-mod`` alone its own
+    ``--spec-ngram-mod-n-max``; else the build's default (data file)."""
+    ngram_mod_only = kinds == ["ngram-mod"]
+    names = ("spec_ngram_mod_n_max",) if ngram_mod_only else ()
+    names = (*names, "spec_draft_n_max", "draft_max")
+    for name in names:
+        opt = opts_get(opts, name)
+        if opt is not None:
+            b.at("draft_length", opt)
+            value = bounded(
+                b, as_int(opt, f"--{name.replace('_', '-')}", ctx.file), name, "draft_length"
+            )
+            assert value is not None
+            return value
+    key = "ngram_mod_n_max" if ngram_mod_only else "draft_max"
+    default = _DATA.default(key, version)
+    d = int(default) if isinstance(default, (int, float)) else 0
+    which = "these builds" if version is not None else "current builds"
+    b.note(
+        f"draft length not set: llama.cpp's default {key.replace('_', '-')} is {d} in "
+        f"{which} ({_DATA.default_source(key)}; version-sensitive)"
+    )
+    return d
+
+
+def vocab_issue(
+    config: EngineConfig, target_vocab: int | None, draft_vocab: int | None
+) -> EngineIssue | None:
+    """llama.cpp's draft check once both model configs are known: a draft whose
+    ``vocab_size`` differs from the target's by more than ``SPEC_VOCAB_MAX_SIZE_DIFFERENCE``
+    (100, ``common/speculative.cpp``) is refused ("draft model vocab must closely match
+    target model"; QwenLM/Qwen3#326: 152064 vs 151936).
+
+    Returns:
+        an SG307 issue about ``draft_vocab``, or None when allowed or unknown.
+    """
+    if config.engine != "llamacpp" or target_vocab is None or draft_vocab is None:
+        return None
+    limit = _DATA.default("vocab_max_size_difference", None)
+    if not isinstance(limit, int) or abs(target_vocab - draft_vocab) <= limit:
+        return None
+    return EngineIssue(
+        "SG307",
+        f"llama.cpp refuses a draft whose vocab_size differs from the target's by more than "
+        f"{limit}: {draft_vocab} vs {target_vocab} differ by {abs(target_vocab - draft_vocab)}",
+        "draft_vocab",
     )

@@ -11,8 +11,10 @@ See notes/domain.md §1.2 and the correction in fixtures/real/SOURCES.md (pr2150
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
+from typing import cast
 
-from specgate.inputs.cmdline import Flag, FlagSpec
+from specgate.inputs.cmdline import Flag
 from specgate.inputs.engines._base import (
     Builder,
     Context,
@@ -21,53 +23,28 @@ from specgate.inputs.engines._base import (
     as_float,
     as_int,
     as_str,
+    bounded,
     first,
     opts_get,
     positive,
 )
 from specgate.inputs.engines._source import Options, norm_key
+from specgate.inputs.knowledge import knowledge
 from specgate.inputs.types import EngineConfig, Mechanism
 
 PROGRAMS = ("sglang",)
 
-# argparse with abbreviations on. The list holds the speculative flags of SGLang
-# releases up to late 2024 (when `--speculative-draft` was still unambiguous, as in
-# sglang PR #2150) plus the few others read here; a prefix is matched against it.
-FLAGS = FlagSpec(
-    known={
-        "--model-path": True,
-        "--speculative-algorithm": True,
-        "--speculative-draft-model-path": True,
-        "--speculative-num-steps": True,
-        "--speculative-eagle-topk": True,
-        "--speculative-num-draft-tokens": True,
-        "--speculative-accept-threshold-single": True,
-        "--speculative-accept-threshold-acc": True,
-        "--speculative-token-map": True,
-        "--tp-size": True,
-        "--dp-size": True,
-        "--enable-dp-attention": False,
-        "--mem-fraction-static": True,
-        "--context-length": True,
-    },
-    aliases={
-        "--model": "--model-path",
-        "--tensor-parallel-size": "--tp-size",
-        "--data-parallel-size": "--dp-size",
-        "--speculative-draft-model": "--speculative-draft-model-path",
-    },
-    allow_abbrev=True,
-)
+_DATA = knowledge("sglang")
 
-_ALGORITHMS: Mapping[str, Mechanism] = {
-    "EAGLE": "eagle",
-    "EAGLE3": "eagle3",
-    "NEXTN": "mtp",
-    "MTP": "mtp",
-    "STANDALONE": "draft_model",
-    "NGRAM": "ngram",
-    "LOOKAHEAD": "ngram",
-}
+# argparse with abbreviations on. The flags (data/engines/sglang.json) are SGLang's
+# speculative flags of releases up to late 2024 (when `--speculative-draft` was still
+# unambiguous, as in sglang PR #2150), the few others read here, and newer ones that
+# do not share those prefixes (--speculative-dflash-block-size, --speculative-adaptive);
+# a prefix is matched against them.
+FLAGS = replace(_DATA.flags(), allow_abbrev=True)
+
+_ALGORITHMS: Mapping[str, str] = _DATA.table("algorithms")
+_ONE_PASS = frozenset(_DATA.table("one_pass_algorithms"))
 _TREE_KEYS = ("speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens")
 SPEC_V2_ENV = "SGLANG_ENABLE_SPEC_V2"
 
@@ -117,7 +94,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     draft_opt = opts_get(opts, "speculative_draft_model_path")
     draft = as_str(draft_opt) if draft_opt is not None else None
     b.at("draft_model", draft_opt)
-    mechanism = _ALGORITHMS.get(algorithm, "other")
+    mechanism = cast(Mechanism, _ALGORITHMS.get(algorithm, "other"))
     if mechanism == "eagle" and draft is not None and _mtp_draft(draft):
         mechanism = "mtp"
         b.note("EAGLE with a NextN/MTP draft: SGLang runs the checkpoint's MTP module")
@@ -131,13 +108,17 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     lossy = _lossy(opts, b, ctx)
     if mechanism == "ngram":
         d, n = _ngram(opts, b, ctx)
+    elif algorithm in _ONE_PASS:
+        d, n = _block(opts, b, ctx)
     else:
         d, n = _tree(opts, b, ctx)
+    adaptive = _adaptive(opts, b, ctx)
     return b.build(
         mechanism=mechanism,
         draft_length=d,
         verify_tokens=n,
-        draft_length_is_max=mechanism == "ngram",
+        draft_length_is_max=mechanism == "ngram" or adaptive,
+        draft_passes="single" if algorithm in _ONE_PASS else None,
         lossy_acceptance=lossy,
         tensor_parallel_size=tp,
         attention_data_parallel=dp_attention,
@@ -175,12 +156,74 @@ def _lossy(opts: Options, b: Builder, ctx: Context) -> bool:
 
 
 def _ngram(opts: Options, b: Builder, ctx: Context) -> tuple[int | None, int | None]:
-    n = _int(opts, b, ctx, "verify_tokens", "speculative_num_draft_tokens")
+    n = bounded(
+        b,
+        _int(opts, b, ctx, "verify_tokens", "speculative_num_draft_tokens"),
+        "speculative_num_draft_tokens",
+        "verify_tokens",
+    )
     if n is None:
-        b.note("speculative_num_draft_tokens not set: SGLang's NGRAM default applies")
-        return None, None
-    b.at("draft_length", opts_get(opts, "speculative_num_draft_tokens"))
+        default = _DATA.default("ngram_num_draft_tokens", ctx.version)
+        if not isinstance(default, int):
+            b.note("speculative_num_draft_tokens not set: SGLang's NGRAM default applies")
+            return None, None
+        b.at("mechanism", opts_get(opts, "speculative_algorithm"))
+        b.note(
+            f"speculative_num_draft_tokens not set: SGLang's NGRAM default is {default} "
+            f"verify tokens ({_DATA.default_source('ngram_num_draft_tokens')})"
+        )
+        n = default
+    else:
+        b.at("draft_length", opts_get(opts, "speculative_num_draft_tokens"))
     return (n - 1 if n >= 1 else None), n
+
+
+def _block(opts: Options, b: Builder, ctx: Context) -> tuple[int | None, int | None]:
+    """DFLASH drafts a block in one pass: ``--speculative-dflash-block-size`` and
+    ``--speculative-num-draft-tokens`` set each other (N_verify = the block), D =
+    N_verify − 1; ``eagle_topk`` is forced to 1 with a warning (no refusal); the
+    steps/topk/draft-tokens all-or-none rule does not apply."""
+    tokens = bounded(
+        b,
+        _int(opts, b, ctx, "verify_tokens", "speculative_num_draft_tokens"),
+        "speculative_num_draft_tokens",
+        "verify_tokens",
+    )
+    block = bounded(
+        b,
+        _int(opts, b, ctx, "dflash_block_size", "speculative_dflash_block_size"),
+        "speculative_dflash_block_size",
+        "dflash_block_size",
+    )
+    topk = _int(opts, b, ctx, "eagle_topk", "speculative_eagle_topk")
+    if topk is not None and topk != 1 and _DATA.behaves("dflash-topk-forced-to-1", ctx.version):
+        b.note(f"DFLASH supports only eagle_topk 1: SGLang overrides {topk} to 1 with a warning")
+    if tokens is not None and block is not None and tokens != block:
+        b.issue(
+            "SG307",
+            f"speculative_num_draft_tokens {tokens} differs from speculative_dflash_block_size "
+            f"{block}: SGLang's DFLASH needs them equal",
+            "verify_tokens",
+        )
+    n = tokens if tokens is not None else block
+    if n is None:
+        b.note("DFLASH block size not set: SGLang infers it from the draft checkpoint")
+        return None, None
+    if tokens is None:
+        b.at("verify_tokens", opts_get(opts, "speculative_dflash_block_size"))
+    b.spans.setdefault("draft_length", b.spans["verify_tokens"])
+    positive(b, n, "DFLASH block size", "verify_tokens")
+    return (n - 1 if n > 1 else None), n
+
+
+def _adaptive(opts: Options, b: Builder, ctx: Context) -> bool:
+    """``--speculative-adaptive`` moves num_steps with the acceptance rate: D is a maximum."""
+    opt = opts_get(opts, "speculative_adaptive")
+    if opt is None or not as_bool(opt, "speculative_adaptive", ctx.file):
+        return False
+    b.at("draft_length_is_max", opt)
+    b.note("--speculative-adaptive adjusts num_steps to the acceptance rate: D is a maximum")
+    return True
 
 
 def _tree(opts: Options, b: Builder, ctx: Context) -> tuple[int | None, int | None]:
@@ -243,10 +286,18 @@ def _check_spec_v2(topk: int | None, b: Builder, ctx: Context) -> None:
     env = ctx.env.get(SPEC_V2_ENV)
     if env is None or topk is None or topk <= 1:
         return
-    if as_str(env).strip().lower() in ("1", "true", "yes", "on"):
-        b.at("spec_v2", env)
-        b.issue(
-            "SG307",
-            f"{SPEC_V2_ENV} (overlap scheduler) supports only eagle_topk 1, not {topk}",
-            "eagle_topk",
+    if as_str(env).strip().lower() not in ("1", "true", "yes", "on"):
+        return
+    if not _DATA.behaves("spec-v2-topk-refused", ctx.version):
+        b.note(
+            f"{SPEC_V2_ENV} with eagle_topk {topk}: SGLang falls back to spec v1 (no overlap "
+            "scheduler) with a warning"
         )
+        return
+    b.at("spec_v2", env)
+    b.issue(
+        "SG307",
+        f"{SPEC_V2_ENV} (overlap scheduler) supports only eagle_topk 1, not {topk}, in "
+        "SGLang releases before the spec-v1 fallback",
+        "eagle_topk",
+    )

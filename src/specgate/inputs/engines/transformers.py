@@ -12,9 +12,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from specgate.inputs.engines._base import Builder, Context, Kind, as_float, as_int, as_str, opts_get
+from specgate.inputs.engines._base import (
+    Builder,
+    Context,
+    Kind,
+    as_float,
+    as_int,
+    as_str,
+    bounded,
+    opts_get,
+)
 from specgate.inputs.engines._source import Options, norm_key
+from specgate.inputs.knowledge import knowledge
 from specgate.inputs.types import EngineConfig
+
+_DATA = knowledge("transformers")
 
 _ASSISTANT = ("assistant_model", "assistant_model_name_or_path")
 _ADAPTIVE_SCHEDULES = frozenset({"heuristic", "heuristic_transient", "dynamic"})
@@ -59,27 +71,48 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     d: int | None = None
     if k_opt is not None:
         b.at("draft_length", k_opt)
-        d = as_int(k_opt, "num_assistant_tokens", ctx.file)
-    else:
+        d = bounded(
+            b,
+            as_int(k_opt, "num_assistant_tokens", ctx.file),
+            "num_assistant_tokens",
+            "draft_length",
+        )
+    elif model_opt is not None or early is not None:
+        default = _DATA.default("num_assistant_tokens", ctx.version)
+        d = int(default) if isinstance(default, int) else None
+        b.at("draft_length", model_opt or early)
         b.note(
-            "num_assistant_tokens not set: the default depends on the transformers "
-            "release (5, later 20)"
+            f"num_assistant_tokens not set: transformers' default is {d} in "
+            f"{'this release' if ctx.version is not None else 'current releases'} "
+            "(5 before 4.46; version-sensitive)"
         )
     is_max = False
     schedule = opts_get(opts, "num_assistant_tokens_schedule")
-    if schedule is not None and as_str(schedule).strip().lower() in _ADAPTIVE_SCHEDULES:
+    schedule_name = (
+        as_str(schedule).strip().lower()
+        if schedule is not None
+        else str(_DATA.default("num_assistant_tokens_schedule", ctx.version))
+    )
+    if schedule_name in _ADAPTIVE_SCHEDULES:
         b.at("draft_length_is_max", schedule)
         b.note(
-            f"num_assistant_tokens_schedule {as_str(schedule)!r} moves D between calls; "
+            f"num_assistant_tokens_schedule {schedule_name!r} moves D between calls; "
             "num_assistant_tokens is the starting value"
         )
         is_max = True
-    threshold = opts_get(opts, "assistant_confidence_threshold")
-    if (
-        threshold is not None
-        and as_float(threshold, "assistant_confidence_threshold", ctx.file) > 0
-    ):
-        b.at("draft_length_is_max", threshold)
+    threshold_opt = opts_get(opts, "assistant_confidence_threshold")
+    if threshold_opt is not None:
+        threshold = as_float(threshold_opt, "assistant_confidence_threshold", ctx.file)
+        b.at("draft_length_is_max", threshold_opt)
+    else:
+        default_threshold = _DATA.default("assistant_confidence_threshold", ctx.version)
+        threshold = float(default_threshold) if isinstance(default_threshold, float) else 0.0
+        if threshold > 0 and model_opt is not None:
+            b.note(
+                f"assistant_confidence_threshold not set: transformers' default {threshold} "
+                "stops drafting early, so D is a maximum"
+            )
+    if threshold > 0 and model_opt is not None:
         is_max = True
     return b.build(
         mechanism="draft_model" if model_opt is not None else "other",

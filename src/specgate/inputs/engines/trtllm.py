@@ -10,6 +10,7 @@ See notes/domain.md §1.3.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import cast
 
 from specgate.inputs.engines._base import (
     Builder,
@@ -18,6 +19,7 @@ from specgate.inputs.engines._base import (
     as_bool,
     as_int,
     as_str,
+    bounded,
     first,
     json_block,
     must_be_json,
@@ -25,20 +27,17 @@ from specgate.inputs.engines._base import (
     positive,
 )
 from specgate.inputs.engines._source import Opt, Options, norm_key
+from specgate.inputs.knowledge import knowledge
 from specgate.inputs.types import EngineConfig, Mechanism
 
 PROGRAMS = ("trtllm-serve", "trtllm-bench")
 
-_DECODING: Mapping[str, Mechanism] = {
-    "mtp": "mtp",
-    "eagle": "eagle3",
-    "eagle3": "eagle3",
-    "ngram": "ngram",
-    "drafttarget": "draft_model",
-    "sa": "suffix",
-    "medusa": "medusa",
-}
-_ADAPTIVE = frozenset({"ngram", "sa"})
+_DATA = knowledge("trtllm")
+#: decoding_type discriminators, exactly as the engine spells them (pydantic Literal).
+_DECODING: Mapping[str, str] = _DATA.table("decoding_types")
+_BY_FOLDED: Mapping[str, str] = {name.lower().replace("_", ""): name for name in _DECODING}
+_ADAPTIVE = frozenset(_DATA.table("adaptive_types"))
+_ONE_PASS = frozenset(_DATA.table("one_pass_types"))
 
 
 def _block(data: Mapping[object, object]) -> Mapping[object, object] | None:
@@ -86,14 +85,18 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     block: Mapping[str, Opt] = spec.sub if spec is not None and spec.sub is not None else opts
     kind_opt = opts_get(block, "decoding_type")
     b.at("mechanism", kind_opt)
-    kind = as_str(kind_opt).strip() if kind_opt is not None else ""
-    mechanism = _DECODING.get(kind.lower(), "other")
-    if kind.lower() == "eagle":
+    kind = _discriminator(as_str(kind_opt).strip() if kind_opt is not None else "", b, kind_opt)
+    mechanism = cast(Mechanism, _DECODING.get(kind, "other"))
+    if kind == "Eagle":
         b.note("decoding_type Eagle is TensorRT-LLM's backward-compatible alias of Eagle3")
     model = first(block, "speculative_model", "speculative_model_dir")
     b.at("draft_model", model[1] if model else None)
     d = _draft_length(block, kind, b, ctx)
     n = _verify_tokens(block, d, b, ctx)
+    schedule = opts_get(block, "draft_len_schedule")
+    if schedule is not None:
+        b.at("draft_length_is_max", schedule)
+        b.note("draft_len_schedule lowers the draft length with the batch size: D is a maximum")
     lossy = _flag(block, "use_relaxed_acceptance_for_thinking", ctx)
     if lossy:
         b.at("lossy_acceptance", opts_get(block, "use_relaxed_acceptance_for_thinking"))
@@ -122,13 +125,33 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         mechanism=mechanism,
         draft_length=d,
         verify_tokens=n,
-        draft_length_is_max=kind.lower() in _ADAPTIVE,
+        draft_length_is_max=kind in _ADAPTIVE or schedule is not None,
+        draft_passes="single" if kind in _ONE_PASS else None,
         lossy_acceptance=lossy,
         tensor_parallel_size=tp,
         attention_data_parallel=dp,
         draft_model=as_str(model[1]) if model else None,
         max_model_len=max_len,
     )
+
+
+def _discriminator(spelled: str, b: Builder, opt: Opt | None) -> str:
+    """The engine's exact ``decoding_type`` for ``spelled``. TensorRT-LLM matches the
+    discriminator exactly; another spelling of a known one (``DraftTarget``,
+    ``eagle3``) is SG310 (the engine refuses it) and is still read as meant."""
+    if not spelled or spelled in _DECODING:
+        return spelled
+    exact = _BY_FOLDED.get(spelled.lower().replace("_", "").replace("-", ""))
+    if exact is None:
+        return spelled
+    b.at("decoding_type", opt)
+    b.issue(
+        "SG310",
+        f"decoding_type {spelled!r} is not TensorRT-LLM's discriminator: the engine "
+        f"accepts exactly {exact!r}; read as {exact}",
+        "decoding_type",
+    )
+    return exact
 
 
 def _flag(opts: Mapping[str, Opt], name: str, ctx: Context) -> bool:
@@ -138,7 +161,7 @@ def _flag(opts: Mapping[str, Opt], name: str, ctx: Context) -> bool:
 
 def _draft_length(block: Mapping[str, Opt], kind: str, b: Builder, ctx: Context) -> int | None:
     opt = opts_get(block, "max_draft_len")
-    if opt is None and kind.lower() == "mtp":
+    if opt is None and kind == "MTP":
         opt = opts_get(block, "num_nextn_predict_layers")
         if opt is not None:
             b.note("max_draft_len not set: older MTP configs set D with num_nextn_predict_layers")
@@ -155,12 +178,27 @@ def _verify_tokens(block: Mapping[str, Opt], d: int | None, b: Builder, ctx: Con
         topk_opt = opts_get(block, "dynamic_tree_max_topk")
         if topk_opt is None:
             topk_opt = opts_get(block, "dynamic_tree_max_topK")
-        if total_opt is None:
-            b.note("use_dynamic_tree without max_total_draft_tokens: tree size unknown")
-            return None
-        b.at("verify_tokens", total_opt)
-        total = as_int(total_opt, "max_total_draft_tokens", ctx.file)
         topk = as_int(topk_opt, "dynamic_tree_max_topK", ctx.file) if topk_opt else None
+        if total_opt is None:
+            if topk is None or d is None:
+                b.note("use_dynamic_tree without max_total_draft_tokens: tree size unknown")
+                return None
+            b.at("verify_tokens", topk_opt)
+            total = bounded(b, topk * d, "dynamic_tree_max_topK × max_draft_len", "verify_tokens")
+            b.note(
+                f"use_dynamic_tree without max_total_draft_tokens: TensorRT-LLM drafts "
+                f"dynamic_tree_max_topK × max_draft_len = {topk} × {d} = {total} tokens, "
+                f"N_verify {topk * d + 1}"
+            )
+            return topk * d + 1
+        b.at("verify_tokens", total_opt)
+        total = bounded(
+            b,
+            as_int(total_opt, "max_total_draft_tokens", ctx.file),
+            "max_total_draft_tokens",
+            "verify_tokens",
+        )
+        assert total is not None
         if d is not None and topk is not None and not d <= total <= topk * d:
             b.issue(
                 "SG307",
@@ -172,5 +210,6 @@ def _verify_tokens(block: Mapping[str, Opt], d: int | None, b: Builder, ctx: Con
     choices = opts_get(block, "eagle_choices")
     if choices is not None and isinstance(choices.value, list):
         b.at("verify_tokens", choices)
-        return len(choices.value) + 1
+        nodes = bounded(b, len(choices.value), "eagle_choices nodes", "verify_tokens")
+        return None if nodes is None else nodes + 1
     return None if d is None else d + 1

@@ -10,15 +10,22 @@ See notes/domain.md §1.1.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
+from dataclasses import replace
+from typing import cast
 
-from specgate.inputs.cmdline import Flag, FlagSpec
+from specgate.errors import InputError
+from specgate.inputs.cmdline import Flag
 from specgate.inputs.engines._base import (
+    MAX_DRAFT_TOKENS,
     Builder,
     Context,
     Kind,
+    as_bool,
     as_int,
     as_str,
+    bounded,
     first,
     json_block,
     must_be_json,
@@ -26,29 +33,24 @@ from specgate.inputs.engines._base import (
     positive,
 )
 from specgate.inputs.engines._source import CommandSource, Opt, Options, norm_key
+from specgate.inputs.knowledge import knowledge
 from specgate.inputs.pointer import parse_json_scalar
-from specgate.inputs.types import EngineConfig, EngineIssue, Mechanism
+from specgate.inputs.types import DraftPasses, EngineConfig, EngineIssue, Mechanism
 
 PROGRAMS = ("vllm", "vllm.entrypoints")
 
+_DATA = knowledge("vllm")
+
 # vLLM's parser spells these with '-' or '_' alike; it takes no abbreviations we can
-# rely on (hundreds of flags share our prefixes), so exact names only.
-FLAGS = FlagSpec(
-    known={
-        "--speculative-config": True,
-        "--tensor-parallel-size": True,
-        "--speculative-model": True,
-        "--num-speculative-tokens": True,
-        "--ngram-prompt-lookup-max": True,
-        "--ngram-prompt-lookup-min": True,
-        "--speculative-draft-tensor-parallel-size": True,
-        "--spec-decoding-acceptance-method": True,
-        "--model": True,
-        "--max-model-len": True,
-    },
-    aliases={"-tp": "--tensor-parallel-size"},
-    allow_abbrev=False,
-    underscores=True,
+# rely on (hundreds of flags share our prefixes), so exact names only. The flags,
+# their aliases (-sc, -tp) and the --spec-* shorthands come from data/engines/vllm.json.
+FLAGS = replace(_DATA.flags(), allow_abbrev=False, underscores=True)
+#: ``--spec-method`` → ``method``: shorthand flags that set one key of the block.
+SHORTHANDS = _DATA.shorthands()
+#: Prefixes of ``--speculative-config.KEY VALUE`` words (and the ``-sc.KEY`` short form).
+DOTTED_PREFIXES = tuple(
+    f"{spelling}."
+    for spelling in _DATA.setting("--speculative-config").spellings()  # type: ignore[union-attr]
 )
 
 SPEC_KEYS = frozenset(
@@ -87,35 +89,24 @@ SPEC_KEYS = frozenset(
     }
 )
 
-_METHODS: Mapping[str, Mechanism] = {
-    "ngram": "ngram",
-    "ngram_gpu": "ngram",
-    "[ngram]": "ngram",
-    "suffix": "suffix",
-    "eagle": "eagle",
-    "eagle3": "eagle3",
-    "medusa": "medusa",
-    "mtp": "mtp",
-    "draft_model": "draft_model",
-    "mlp_speculator": "mlp_speculator",
-}
-_OTHER_METHODS = frozenset({"dflash", "dspark", "extract_hidden_states", "custom_class"})
+_METHODS: Mapping[str, str] = _DATA.table("methods")
 # Methods vLLM refuses without a draft `model` (SpeculativeConfig.__post_init__: with no
 # model only mtp and dspark (the target's own weights), ngram, ngram_gpu, suffix and
 # extract_hidden_states are filled in; custom_class needs a module path; everything
 # else raises "num_speculative_tokens was provided but without speculative model", or,
 # without num_speculative_tokens, "num_speculative_tokens must be provided").
-_NEEDS_MODEL = frozenset(
-    {"eagle", "eagle3", "medusa", "mlp_speculator", "draft_model", "dflash", "custom_class"}
-)
-SUFFIX_MAX_TREE_DEPTH = 24
+_NEEDS_MODEL = frozenset(_DATA.table("needs_model"))
+_ONE_PASS = frozenset(_DATA.table("one_pass_methods"))
+_DRAFT_NAMES: Mapping[str, str] = _DATA.table("draft_names")
+_ADAPTIVE_KEYS: Mapping[str, str] = _DATA.table("adaptive_keys")
+SUFFIX_MAX_TREE_DEPTH = int(_DATA.default("suffix_decoding_max_tree_depth", None))  # type: ignore[call-overload]
 
 
 def method_mechanism(method: str) -> Mechanism:
     """The DESIGN.md mechanism of a vLLM ``method`` (deprecated ``*_mtp`` → ``mtp``)."""
     key = method.strip().lower()
     if key in _METHODS:
-        return _METHODS[key]
+        return cast(Mechanism, _METHODS[key])
     if key.endswith("_mtp"):
         return "mtp"
     return "other"
@@ -125,7 +116,7 @@ def _is_method(value: object) -> bool:
     if not isinstance(value, str):
         return False
     key = value.strip().lower()
-    return key in _METHODS or key in _OTHER_METHODS or key.endswith("_mtp")
+    return key in _METHODS or key.endswith("_mtp")
 
 
 def _spec_block(value: object) -> bool:
@@ -148,6 +139,8 @@ def detect_mapping(data: Mapping[object, object]) -> Kind | None:
         return "config"
     if keys.get("speculative_model") is not None:
         return "config"
+    if any(keys.get(short) is not None for short in SHORTHANDS):
+        return "config"
     bare = set(keys) <= SPEC_KEYS
     if bare and (_is_method(keys.get("method")) or "num_speculative_tokens" in keys):
         return "config"
@@ -158,7 +151,8 @@ def detect_mapping(data: Mapping[object, object]) -> Kind | None:
 
 def detect_flags(flags: Mapping[str, Flag], dotted: Mapping[str, object]) -> Kind | None:
     """Same verdicts for a ``vllm serve`` command line."""
-    if "--speculative-config" in flags or dotted or "--speculative-model" in flags:
+    shorthand = any(f"--{name.replace('_', '-')}" in flags for name in SHORTHANDS)
+    if "--speculative-config" in flags or dotted or shorthand or "--speculative-model" in flags:
         return "config"
     if "--num-speculative-tokens" in flags:
         return "fragment"
@@ -166,12 +160,13 @@ def detect_flags(flags: Mapping[str, Flag], dotted: Mapping[str, object]) -> Kin
 
 
 def dotted_options(argv: tuple[str, ...]) -> dict[str, tuple[str, int]]:
-    """``--speculative-config.KEY VALUE`` / ``=VALUE`` words → {KEY: (VALUE, word index)}."""
+    """``--speculative-config.KEY VALUE`` / ``-sc.KEY VALUE`` / ``=VALUE`` words →
+    {KEY: (VALUE, word index)}."""
     out: dict[str, tuple[str, int]] = {}
     for i, word in enumerate(argv):
         name, eq, inline = word.partition("=")
         head = name.replace("_", "-")
-        if not head.startswith("--speculative-config."):
+        if not head.startswith(DOTTED_PREFIXES):
             continue
         key = norm_key(name.split(".", 1)[1])
         if eq:
@@ -215,39 +210,161 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
             not a JSON object ("speculative-config is not valid JSON: …").
     """
     b = Builder("vllm", ctx)
+    opts = merge_shorthands(opts)
     spec = opts_get(opts, "speculative_config")
+    v0 = False
     if spec is not None:
         block: Mapping[str, Opt] = json_block(spec, "speculative_config", ctx.file)
     elif opts_get(opts, "speculative_model") is not None or (
         opts_get(opts, "num_speculative_tokens") is not None and not set(opts) <= SPEC_KEYS
     ):
         block = _v0_block(opts, b)
+        v0 = True
     else:
         block = opts
     target_tp = _target_tp(opts, block, b, ctx)
     max_len = _max_model_len(opts, block, b, ctx)
     mechanism, model = _mechanism(block, b, ctx)
+    if v0 and mechanism == "eagle3":
+        _v0_eagle3(opts, b)
     d = _draft_length(block, mechanism, b, ctx)
-    is_max = mechanism in ("ngram", "suffix")
+    n = None if d is None else d + 1
+    tree = _token_tree(block, b, ctx)
+    if tree is not None:
+        d, n = tree
+    is_max = mechanism in ("ngram", "suffix") or _adaptive(block, b)
     lossy = _lossy(block, b)
-    _check_draft_tp(block, target_tp, b, ctx)
+    _check_draft_tp(block, target_tp, None if v0 else mechanism, b, ctx)
     if mechanism == "ngram":
         _check_lookup(block, b, ctx)
-    if opts_get(block, "num_speculative_tokens_per_batch_size") is not None:
-        b.note("num_speculative_tokens_per_batch_size varies D by batch size; D is the default k")
-    if opts_get(block, "speculative_token_tree") is not None:
-        b.note("speculative_token_tree is set: N_verify is the tree size, not D + 1")
     return b.build(
         mechanism=mechanism,
         draft_length=d,
-        verify_tokens=None if d is None or opts_get(block, "speculative_token_tree") else d + 1,
+        verify_tokens=n,
         draft_length_is_max=is_max,
         lossy_acceptance=lossy,
         tensor_parallel_size=target_tp,
         draft_model=model,
         max_model_len=max_len,
+        draft_passes=_draft_passes(block, mechanism, b, ctx),
         target_model=_target_model(opts, block),
     )
+
+
+def engine_settings(opts: Options) -> Options:
+    """The serve-level flags and keys of ``opts``: none when ``opts`` is a bare
+    ``speculative_config`` block (whose ``num_speculative_tokens`` is a block key, not
+    the removed V0 flag of that name)."""
+    if opts_get(opts, "speculative_config") is None and set(opts) <= SPEC_KEYS:
+        return {}
+    return opts
+
+
+def _v0_eagle3(opts: Options, b: Builder) -> None:
+    """V0 flat flags naming an EAGLE-3 head: EAGLE-3 exists only in the V1 engine
+    (vLLM ≥ 0.8), whose command line no longer has these flags, so no vLLM release
+    runs this config as written (report: model cards still show it)."""
+    for name in ("speculative_model", "num_speculative_tokens"):
+        opt = opts_get(opts, name)
+        if opt is None:
+            continue
+        # One cause, one finding: the flag naming the head carries it.
+        setting = _DATA.setting(name)
+        field_name = f"setting:{setting.name}" if setting is not None else name
+        b.at(field_name, opt)
+        b.issue(
+            "SG310",
+            f"{opt.spelled or name} is a vLLM V0 flag (removed in "
+            f"{setting.removed_text if setting else '0.8'}) but EAGLE-3 runs only on the V1 "
+            "engine: no vLLM release serves this as written; use --speculative-config "
+            "with method eagle3",
+            field_name,
+        )
+        return
+
+
+def _adaptive(block: Mapping[str, Opt], b: Builder) -> bool:
+    """Keys that make the per-step draft length vary (data table ``adaptive_keys``)."""
+    adaptive = False
+    for key, why in _ADAPTIVE_KEYS.items():
+        opt = opts_get(block, key)
+        if opt is None or opt.value is False:
+            continue
+        b.at("draft_length_is_max", opt)
+        b.note(f"{key}: {why}")
+        adaptive = True
+    return adaptive
+
+
+def _draft_passes(
+    block: Mapping[str, Opt], mechanism: Mechanism | None, b: Builder, ctx: Context
+) -> DraftPasses | None:
+    """``single`` for one-pass drafters: ``parallel_drafting: true`` or a method vLLM
+    forces it on for (dflash, dspark, pard; data table ``one_pass_methods``)."""
+    method = opts_get(block, "method")
+    model = opts_get(block, "model")
+    if method is not None:
+        name = as_str(method).strip().lower()
+    else:  # detected from the draft's name, as vLLM does (dflash, dspark, pard)
+        lowered = as_str(model).lower() if model is not None else ""
+        name = next((key for key in _DRAFT_NAMES if key in lowered), mechanism or "")
+    parallel = opts_get(block, "parallel_drafting")
+    if parallel is not None and as_bool(parallel, "parallel_drafting", ctx.file):
+        b.at("draft_passes", parallel)
+        b.note("parallel_drafting: one draft pass yields every draft token (§8.1 single)")
+        return "single"
+    if name in _ONE_PASS or mechanism in _ONE_PASS:
+        return "single"
+    return None
+
+
+#: A token tree is a list of choices, each a tuple of child indices: the tree's
+#: nodes. Only the shape is read (depth = the longest choice), bounded in size.
+_TREE_TUPLE = re.compile(r"\(([^()\[\]]*)\)|\[([^()\[\]]*)\]")
+
+
+def _token_tree(block: Mapping[str, Opt], b: Builder, ctx: Context) -> tuple[int, int] | None:
+    """(D, N_verify) of ``speculative_token_tree``: D = the longest choice (depth),
+    N_verify = nodes + 1 (the root), DESIGN §8.1; ``num_speculative_tokens`` counts
+    nodes. More than :data:`MAX_DRAFT_TOKENS` nodes is an input error.
+
+    Raises:
+        InputError: a tree above the limit, or one that is not a list of tuples.
+    """
+    opt = opts_get(block, "speculative_token_tree")
+    if opt is None:
+        return None
+    b.at("verify_tokens", opt)
+    b.at("draft_length", opt)
+    choices: list[int] = []
+    value = opt.value
+    if isinstance(value, list):
+        for item in value[: MAX_DRAFT_TOKENS + 1]:
+            if not isinstance(item, (list, tuple)):
+                raise InputError(
+                    "speculative_token_tree must be a list of tuples", ctx.file, opt.span.line
+                )
+            choices.append(len(item))
+    else:
+        text = as_str(opt).strip()
+        inner = text[1:-1] if text[:1] in "[(" and text[-1:] in "])" else ""
+        for match in _TREE_TUPLE.finditer(inner):
+            group = match.group(1) if match.group(1) is not None else match.group(2)
+            choices.append(len([p for p in group.split(",") if p.strip()]))
+            if len(choices) > MAX_DRAFT_TOKENS:
+                break
+        choices = [c for c in choices if c > 0]
+    nodes = bounded(b, len(choices), "speculative_token_tree nodes", "verify_tokens")
+    if not choices or nodes is None:
+        raise InputError(
+            "speculative_token_tree must be a non-empty list of tuples", ctx.file, opt.span.line
+        )
+    depth = max(choices)
+    b.note(
+        f"speculative_token_tree: {nodes} nodes, depth {depth}: D = {depth}, "
+        f"N_verify = {nodes} + 1 (num_speculative_tokens counts nodes)"
+    )
+    return depth, nodes + 1
 
 
 def _target_model(opts: Options, block: Mapping[str, Opt]) -> str | None:
@@ -307,7 +424,9 @@ def _max_model_len(opts: Options, block: Mapping[str, Opt], b: Builder, ctx: Con
             value = None
         if value is not None and float(value).is_integer() and value > 0:
             return int(value)
-    return positive(b, as_int(opt, "max_model_len", ctx.file), "max_model_len", "max_model_len")
+    return positive(
+        b, as_int(opt, "max_model_len", ctx.file), "max_model_len", "max_model_len", tokens=False
+    )
 
 
 def mtp_layer_issue(config: EngineConfig, mtp_layers: int | None) -> EngineIssue | None:
@@ -333,16 +452,35 @@ def mtp_layer_issue(config: EngineConfig, mtp_layers: int | None) -> EngineIssue
 
 
 def command_options(source: CommandSource) -> Options:
-    """Options of a ``vllm serve`` command, ``--speculative-config.KEY VALUE`` merged in."""
+    """Options of a ``vllm serve`` command, ``--speculative-config.KEY VALUE`` (and
+    ``-sc.KEY``) and the ``--spec-method``/``--spec-model``/``--spec-tokens`` shorthands
+    merged into the speculative block (they win over keys of the JSON value)."""
     opts = source.options(FLAGS)
-    dotted = dotted_options(source.command.argv)
-    if not dotted:
+    dotted = {
+        key: Opt(_scalar(value), source.spans[index])
+        for key, (value, index) in dotted_options(source.command.argv).items()
+    }
+    return merge_shorthands(opts, dotted)
+
+
+def merge_shorthands(opts: Options, dotted: Mapping[str, Opt] | None = None) -> Options:
+    """``opts`` with the ``spec-method``/``spec-model``/``spec-tokens`` shorthands (flags,
+    or keys of a ``vllm serve --config`` YAML) and dotted ``speculative-config.KEY``
+    values merged into the speculative block; they win over its JSON keys."""
+    opts = dict(opts)
+    extra: dict[str, Opt] = {}
+    for flag_key, block_key in SHORTHANDS.items():
+        short = opts.pop(flag_key, None)
+        if short is not None and short.value is not None:
+            value = _scalar(short.value) if isinstance(short.value, str) else short.value
+            extra[block_key] = Opt(value, short.span, spelled=short.spelled)
+    extra.update(dotted or {})
+    if not extra:
         return opts
     spec = opts.get("speculative_config")
     sub: dict[str, Opt] = dict(spec.sub) if spec is not None and spec.sub is not None else {}
-    for key, (value, index) in dotted.items():
-        sub[key] = Opt(_scalar(value), source.spans[index])
-    span = spec.span if spec is not None else source.spans[next(iter(dotted.values()))[1]]
+    sub.update(extra)
+    span = spec.span if spec is not None else next(iter(extra.values())).span
     opts["speculative_config"] = Opt(json.dumps({k: o.value for k, o in sub.items()}), span, sub)
     return opts
 
@@ -355,7 +493,9 @@ def _scalar(text: str) -> object:
     return value
 
 
-def _mechanism(block: Mapping[str, Opt], b: Builder, ctx: Context) -> tuple[Mechanism, str | None]:
+def _mechanism(
+    block: Mapping[str, Opt], b: Builder, ctx: Context
+) -> tuple[Mechanism | None, str | None]:
     method = opts_get(block, "method")
     model_opt = opts_get(block, "model")
     model = as_str(model_opt) if model_opt is not None else None
@@ -377,25 +517,26 @@ def _mechanism(block: Mapping[str, Opt], b: Builder, ctx: Context) -> tuple[Mech
             )
         return mechanism, None if mechanism in ("ngram", "suffix") else model
     if model is None:
-        b.note(
-            "neither method nor model given: vLLM uses the target's own MTP layers when it "
-            "has them (and refuses otherwise)"
+        b.at("mechanism", opts_get(block, "num_speculative_tokens"))
+        b.issue(
+            "SG307",
+            "speculative_config has neither method nor model: vLLM refuses it "
+            "('num_speculative_tokens was provided but without speculative model')",
+            "mechanism",
         )
-        return "mtp", None
+        return None, None
     b.at("mechanism", model_opt)
     lowered = model.lower()
     if lowered in ("ngram", "[ngram]"):
+        b.note(f"model {model!r} is vLLM V0's way to name n-gram lookup")
         return "ngram", None
-    guesses: tuple[tuple[str, Mechanism], ...] = (
-        ("eagle3", "eagle3"),
-        ("eagle", "eagle"),
-        ("medusa", "medusa"),
-        ("mlp_speculator", "mlp_speculator"),
-        ("mlp-speculator", "mlp_speculator"),
-    )
-    for needle, mechanism in guesses:
+    for needle, found in _DRAFT_NAMES.items():
         if needle in lowered:
-            b.note(f"method not given: inferred {mechanism!r} from the draft name, as vLLM does")
+            mechanism = cast(Mechanism, found)
+            b.note(
+                f"method not given: inferred {mechanism!r} from the draft name "
+                f"({needle!r}), as vLLM does"
+            )
             return mechanism, model
     b.note(
         "method not given: vLLM treats the draft as a separate draft model unless its "
@@ -405,7 +546,7 @@ def _mechanism(block: Mapping[str, Opt], b: Builder, ctx: Context) -> tuple[Mech
 
 
 def _draft_length(
-    block: Mapping[str, Opt], mechanism: Mechanism, b: Builder, ctx: Context
+    block: Mapping[str, Opt], mechanism: Mechanism | None, b: Builder, ctx: Context
 ) -> int | None:
     k = opts_get(block, "num_speculative_tokens")
     if k is not None:
@@ -456,7 +597,11 @@ def _lossy(block: Mapping[str, Opt], b: Builder) -> bool:
 
 
 def _check_draft_tp(
-    block: Mapping[str, Opt], target_tp: int | None, b: Builder, ctx: Context
+    block: Mapping[str, Opt],
+    target_tp: int | None,
+    mechanism: Mechanism | None,
+    b: Builder,
+    ctx: Context,
 ) -> None:
     opt = opts_get(block, "draft_tensor_parallel_size")
     if opt is None:
@@ -464,11 +609,22 @@ def _check_draft_tp(
     b.at("draft_tensor_parallel_size", opt)
     draft_tp = as_int(opt, "draft_tensor_parallel_size", ctx.file)
     target = 1 if target_tp is None else target_tp
+    shown = f"{target}" if target_tp is not None else "1 (not stated; vLLM's default)"
     if draft_tp not in (1, target):
-        shown = f"{target}" if target_tp is not None else "1 (not stated; vLLM's default)"
         b.issue(
             "SG307",
             f"draft tensor parallel size {draft_tp} must be 1 or the target's ({shown})",
+            "draft_tensor_parallel_size",
+        )
+    elif (  # the V1 engine's EAGLE proposer (``mechanism`` is None for V0 flat flags)
+        mechanism in ("eagle", "eagle3")
+        and draft_tp != target
+        and _DATA.behaves("eagle-draft-tp-follows-target", ctx.version)
+    ):
+        b.issue(
+            "SG307",
+            f"vLLM runs EAGLE drafters at the target's tensor parallel size ({shown}): "
+            f"draft_tensor_parallel_size {draft_tp} is silently ignored",
             "draft_tensor_parallel_size",
         )
 

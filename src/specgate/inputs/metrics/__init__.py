@@ -1,9 +1,12 @@
 """Measured acceptance → :class:`~specgate.inputs.types.Acceptance` (DESIGN.md §7).
 
 :func:`read_acceptance` dispatches on ``evidence.metrics.format``: file formats read
-``path`` (relative to the claims file, at most 1 MiB, never outside the
-repository); inline formats read the block itself. Each reader is a pure function
-of the text it is given; this module alone touches the file system.
+``path`` (relative to the claims file, never outside the repository; logs and
+Prometheus text at most 256 MiB, JSON formats 8 MiB: :mod:`.stream`); inline
+formats read the block itself. Log formats and Prometheus text are streamed
+through a literal pre-filter (:mod:`.stream`): only the lines holding their labels
+(Prometheus: the spec-decode families) are decoded and parsed. Each reader is a
+pure function of the text it is given; this module alone touches the file system.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from specgate.inputs.metrics.spec import (
     MetricsSpec,
     resolve_path,
 )
+from specgate.inputs.metrics.stream import METRICS_MAX_BYTES, read_filtered, read_whole
 from specgate.inputs.metrics.summaries import (
     read_llamacpp_timings,
     read_sglang_server_info,
@@ -37,12 +41,12 @@ from specgate.inputs.metrics.summaries import (
 )
 from specgate.inputs.metrics.vllm_log import read_vllm_log
 from specgate.inputs.types import Acceptance
-from specgate.loader import read_text
 
 __all__ = [
     "FILE_FORMATS",
     "FORMATS",
     "INLINE_FORMATS",
+    "METRICS_MAX_BYTES",
     "PROFILE_TOLERANCE",
     "MetricsSpec",
     "acceptance_profile_problems",
@@ -57,6 +61,24 @@ _TEXT_READERS: dict[str, Callable[[str, str], Acceptance]] = {
     "sglang-server-info": read_sglang_server_info,
     "trtllm-iteration-stats": read_trtllm_iteration_stats,
     "speculation-profile": read_speculation_profile,
+}
+#: Literal labels a line must hold to matter to a line format (DESIGN §10 pre-filter),
+#: as groups tried in order until one keeps a line (each label costs a pass over the
+#: file, so labels of rarer, smaller outputs come in a later group).
+#: vllm-prometheus keeps the spec-decode families (samples, # HELP and # TYPE lines), and
+#: vLLM's log labels so a log given as a scrape is refused at its first log line.
+LINE_FILTERS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "vllm-prometheus": (("spec_decode", "SpecDecoding metrics", "Speculative metrics"),),
+    # V1 interval lines and V0 running totals (both, so a mix is refused); then the
+    # totals the offline example script prints (a short file: one run's summary).
+    "vllm-log": (
+        ("SpecDecoding metrics", "Speculative metrics"),
+        ("num_drafts", "num_draft_tokens", "num_accepted_tokens", "acceptance at token"),
+    ),
+    "sglang-log": (("accept len",),),
+    "llamacpp-log": (
+        ("statistics", "draft acceptance", "eval time", "slot", "n_draft", "n_predict", "n_accept"),
+    ),
 }
 _INLINE_READERS: dict[str, Callable[[MetricsSpec], Acceptance]] = {
     "per-position": read_per_position,
@@ -97,7 +119,7 @@ def read_acceptance(
     target, shown = resolve_path(
         spec, "path", spec.path, base_dir=base_dir, shown_base=shown_base, root=root
     )
-    text = read_text(target, shown)
+    text = _read(target, shown, spec.format)
     if spec.format == "vllm-prometheus":
         baseline = None
         if spec.baseline_path:
@@ -109,7 +131,7 @@ def read_acceptance(
                 shown_base=shown_base,
                 root=root,
             )
-            baseline = (read_text(before, before_shown), before_shown)
+            baseline = (_read(before, before_shown, spec.format), before_shown)
         return read_prometheus(
             text, shown, baseline=baseline, draft_length=spec.draft_length, labels=spec.labels
         )
@@ -118,3 +140,17 @@ def read_acceptance(
     if spec.format == "vllm-log":
         return read_vllm_log(text, shown, draft_length=spec.draft_length)
     return _TEXT_READERS[spec.format](text, shown)
+
+
+def _read(path: Path, shown: str, fmt: str) -> str:
+    """A metrics file's text: line formats pre-filtered (:data:`LINE_FILTERS`), JSON
+    formats whole; both up to :data:`METRICS_MAX_BYTES`."""
+    groups = LINE_FILTERS.get(fmt)
+    if groups is None:
+        return read_whole(path, shown)
+    text = ""
+    for needles in groups:
+        text = read_filtered(path, shown, needles)
+        if not text.isspace() and text:
+            break
+    return text

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -112,9 +113,20 @@ def under(locate: Locator, prefix: NodePath) -> Locator:
     return lambda path: locate((*prefix, *path))
 
 
+_NON_EMPTY = re.compile(r"[^\n]+")
+
+
 def text_lines(text: str) -> Iterable[tuple[int, str]]:
-    """``(1-based line number, line)`` pairs; linear in the text's length."""
-    return enumerate(text.split("\n"), 1)
+    """``(1-based line number, line)`` pairs of the non-empty lines; linear in the
+    text's length. Empty lines are skipped without a Python step each, so text
+    pre-filtered to a few kept lines among blank ones (:mod:`.stream`) costs little."""
+    number = 1
+    position = 0
+    for match in _NON_EMPTY.finditer(text):
+        start = match.start()
+        number += text.count("\n", position, start)
+        position = start
+        yield number, match.group()
 
 
 def parse_rates(raw: str, what: str, shown: str, span: Span) -> tuple[float, ...]:

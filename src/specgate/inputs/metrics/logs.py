@@ -31,6 +31,16 @@ _LC_GEN_TOKENS = re.compile(r"#gen tokens\s*=\s*(\d+)")
 _LC_ACC_TOKENS = re.compile(r"#acc tokens\s*=\s*(\d+)")
 _LC_RATES = re.compile(r"#acc rate/pos\s*=\s*\(([0-9.,\s]*)\)")
 _LC_SLOT = re.compile(r"\bid\s+(\d+)\s*\|")
+# tools/server/server.cpp (print_timings): "draft acceptance = %0.5f (%5d accepted /
+# %5d generated), mean len = %5.2f" with mean len = 1 + accepted / verify steps.
+_LC_REQUEST = re.compile(
+    r"draft acceptance(?: rate)? = ([0-9.]+) \(\s*(\d+) accepted /\s*(\d+) generated\)"
+)
+_LC_MEAN_LEN = re.compile(r"mean (?:acceptance )?len(?:gth)? =\s*([0-9.]+)")
+_LC_EVAL = re.compile(r"(?<!prompt )eval time =\s*[0-9.]+ ms /\s*(\d+) (?:tokens|runs)")
+# examples/speculative/speculative.cpp summary: "n_draft = 8", "n_predict = 128",
+# "n_drafted = 96", "n_accept = 70", "accept = 72.917%".
+_LS_FIELD = re.compile(r"\b(n_draft|n_predict|n_drafted|n_accept)\s*=\s*(\d+)")
 
 
 def read_sglang_log(text: str, shown: str) -> Acceptance:
@@ -46,6 +56,8 @@ def read_sglang_log(text: str, shown: str) -> Acceptance:
     values: list[str] = []
     first: Span | None = None
     for number, line in text_lines(text):
+        if not line:
+            continue
         if "Decode batch" not in line:
             continue
         match = _SG_ACCEPT.search(line)
@@ -80,6 +92,8 @@ def read_llamacpp_log(text: str, shown: str) -> Acceptance:
     last_rates: dict[tuple[str, str], tuple[tuple[float, ...], Span]] = {}
     first: Span | None = None
     for number, line in text_lines(text):
+        if not line:
+            continue
         slot_match = _LC_SLOT.search(line)
         if slot_match and "slot" in line:
             slot = slot_match.group(1)
@@ -102,11 +116,7 @@ def read_llamacpp_log(text: str, shown: str) -> Acceptance:
         if rates:
             last_rates[key] = (parse_rates(rates.group(1), "#acc rate/pos", shown, span), span)
     if first is None:
-        raise fail(
-            f"no llama.cpp speculative 'statistics' line (#gen drafts, #acc tokens) in "
-            f"{shown}; the 'draft acceptance' line alone gives a rate, not AL",
-            shown,
-        )
+        return _llamacpp_requests(text, shown)
     drafts_total = accepted_total = generated_total = 0.0
     run_count = 0
     for rows in series.values():
@@ -131,4 +141,129 @@ def read_llamacpp_log(text: str, shown: str) -> Acceptance:
         note=note,
         spans={"accept_length": first},
         acceptance_rate=accepted_total / generated_total if generated_total else None,
+    )
+
+
+def _llamacpp_requests(text: str, shown: str) -> Acceptance:
+    """Without ``statistics`` lines: llama-server's per-request ``draft acceptance …
+    mean len = X`` lines (AL as printed; several requests pooled with their verify
+    steps recovered from the printed mean, so an estimate), else ``llama-speculative``'s
+    summary, else the old ``draft acceptance rate`` lines with the request's ``eval
+    time … / N tokens`` (each step emits accepted + 1 tokens: AL ≈ N / (N − accepted),
+    a labelled estimate; the prefill token makes it slightly high).
+
+    Raises:
+        InputError: none of these lines, or zero drafts.
+    """
+    requests: list[tuple[Span, int, int, float | None]] = []
+    evals: list[int] = []
+    summary: dict[str, int] = {}
+    summary_span: Span | None = None
+    for number, line in text_lines(text):
+        if not line:
+            continue
+        eval_match = _LC_EVAL.search(line)
+        if eval_match and "draft" not in line:
+            evals.append(int(eval_match.group(1)))
+            continue
+        request = _LC_REQUEST.search(line)
+        if request:
+            mean = _LC_MEAN_LEN.search(line, request.end())
+            requests.append(
+                (
+                    Span(number, request.start() + 1),
+                    int(request.group(2)),
+                    int(request.group(3)),
+                    float(mean.group(1)) if mean else None,
+                )
+            )
+            continue
+        for field_match in _LS_FIELD.finditer(line):
+            summary[field_match.group(1)] = int(field_match.group(2))
+            summary_span = summary_span or Span(number, field_match.start() + 1)
+    if requests and all(mean is not None for *_, mean in requests):
+        return _mean_len(requests, shown)
+    if summary_span is not None and {"n_predict", "n_accept", "n_drafted"} <= set(summary):
+        return _speculative_summary(summary, summary_span, shown)
+    if requests and len(evals) >= len(requests):
+        return _request_estimate(requests, evals[-len(requests) :], shown)
+    raise fail(
+        f"no llama.cpp speculative 'statistics' line (#gen drafts, #acc tokens), no "
+        f"'draft acceptance … mean len' line and no llama-speculative summary in {shown}; "
+        "a 'draft acceptance' rate alone gives no AL",
+        shown,
+    )
+
+
+def _mean_len(requests: list[tuple[Span, int, int, float | None]], shown: str) -> Acceptance:
+    first = requests[0][0]
+    accepted = sum(r[1] for r in requests)
+    generated = sum(r[2] for r in requests)
+    if len(requests) == 1:
+        mean = requests[0][3]
+        assert mean is not None
+        return Acceptance(
+            format="llamacpp-log",
+            path=shown,
+            accept_length=mean,
+            formula=f"mean len = {fmt(mean)}",
+            note="llama-server's per-request 'mean len' (1 + accepted / verify steps)",
+            spans={"accept_length": first},
+            acceptance_rate=accepted / generated if generated else None,
+        )
+    steps = 0.0
+    for _, acc, _, mean in requests:
+        assert mean is not None
+        if mean > 1:
+            steps += acc / (mean - 1)
+    if steps <= 0:
+        raise fail("zero accepted drafts in every request: AL cannot be pooled", shown, first)
+    return Acceptance(
+        format="llamacpp-log",
+        path=shown,
+        accept_length=1 + accepted / steps,
+        formula=f"1 + {fmt(accepted)}/{fmt(steps)}",
+        estimate=True,
+        note=f"pooled over {len(requests)} requests: verify steps recovered from each "
+        "printed 'mean len' (2 decimals), so AL is an estimate",
+        spans={"accept_length": first},
+        acceptance_rate=accepted / generated if generated else None,
+    )
+
+
+def _speculative_summary(summary: dict[str, int], span: Span, shown: str) -> Acceptance:
+    predicted, accepted, drafted = summary["n_predict"], summary["n_accept"], summary["n_drafted"]
+    if drafted <= 0 or predicted <= accepted:
+        raise fail("llama-speculative summary with no drafted tokens", shown, span)
+    return Acceptance(
+        format="llamacpp-log",
+        path=shown,
+        accept_length=predicted / (predicted - accepted),
+        formula=f"{predicted}/({predicted} - {accepted})",
+        estimate=True,
+        note="llama-speculative prints no verify-step count: each step is taken to emit "
+        "its accepted drafts + 1 token (the prefill token makes it slightly high)",
+        spans={"accept_length": span},
+        acceptance_rate=accepted / drafted,
+    )
+
+
+def _request_estimate(
+    requests: list[tuple[Span, int, int, float | None]], evals: list[int], shown: str
+) -> Acceptance:
+    accepted = sum(r[1] for r in requests)
+    generated = sum(r[2] for r in requests)
+    tokens = sum(evals)
+    if tokens <= accepted or generated <= 0:
+        raise fail("draft acceptance lines with no usable token counts", shown, requests[0][0])
+    return Acceptance(
+        format="llamacpp-log",
+        path=shown,
+        accept_length=tokens / (tokens - accepted),
+        formula=f"{tokens}/({tokens} - {accepted})",
+        estimate=True,
+        note="estimate: llama-server printed no verify steps; each step is taken to emit "
+        "its accepted drafts + 1 token (eval tokens / (eval tokens − accepted))",
+        spans={"accept_length": requests[0][0]},
+        acceptance_rate=accepted / generated,
     )

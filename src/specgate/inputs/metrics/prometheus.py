@@ -32,6 +32,7 @@ the label sets, unless ``labels`` selects one.
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Mapping
 
@@ -127,7 +128,20 @@ def read_prometheus(
         return _v1(totals, per_pos, text, shown, note)
     if EMITTED in totals:
         return _v0(totals, text, shown, note, draft_length)
+    rate_only = [name for name in totals if name in _GAUGES]
+    if rate_only:
+        raise fail(
+            f"no vLLM spec-decode counters ({DRAFTS} or {EMITTED}) in {shown}: "
+            f"{', '.join(rate_only)} is a rate gauge, which cannot give AL (it has no "
+            "step count; AL needs the drafts and accepted counters)",
+            shown,
+            _line_of(text, rate_only[0]),
+        )
     raise fail(f"no vLLM spec-decode counters ({DRAFTS} or {EMITTED}) in {shown}", shown)
+
+
+#: vLLM V0 gauges (rates) that look like acceptance but carry no step count.
+_GAUGES = frozenset({"vllm:spec_decode_draft_acceptance_rate", "vllm:spec_decode_efficiency"})
 
 
 def _v1(
@@ -231,7 +245,8 @@ def _samples(text: str, shown: str) -> Series:
     """Every ``vllm:spec_decode_*`` sample: (sample name, labels) → value."""
     series: Series = {}
     try:
-        for family in text_string_to_metric_families(text):
+        # Blank lines (what the pre-filter leaves of other families) squeezed first.
+        for family in text_string_to_metric_families(_BLANK_RUNS.sub("\n", text)):
             for sample in family.samples:
                 name = str(sample.name)
                 if not name.startswith(PREFIX):
@@ -253,6 +268,7 @@ def _samples(text: str, shown: str) -> Series:
 
 
 _PARSE_ERRORS = (ValueError, TypeError, KeyError, IndexError)
+_BLANK_RUNS = re.compile(r"\n{2,}")
 
 
 def _not_prometheus(text: str, shown: str) -> InputError:

@@ -94,9 +94,7 @@ def read_sglang_server_info(text: str, shown: str) -> Acceptance:
                 "internal_states[0]; speculative decoding off?)",
                 shown,
             )
-        data, path = states[0], ("internal_states", 0, "avg_spec_accept_length")
-        if len(states) > 1:
-            note += f"; internal_states[0] of {len(states)} used"
+        return _sglang_ranks(states, shown, record.locate, note)
     assert isinstance(data, Mapping)
     value = real(
         data["avg_spec_accept_length"], "avg_spec_accept_length", shown, record.locate(path)
@@ -108,6 +106,42 @@ def read_sglang_server_info(text: str, shown: str) -> Acceptance:
         formula=f"avg_spec_accept_length = {fmt(value)}",
         note=note,
         spans={"accept_length": record.locate(path)},
+    )
+
+
+def _sglang_ranks(states: list[object], shown: str, locate: Locator, note: str) -> Acceptance:
+    """Every data-parallel rank's ``avg_spec_accept_length`` (``internal_states`` has one
+    entry per DP rank): AL is their mean. SGLang gives no step count per rank, so the
+    ranks are not step-weighted: ``estimate`` unless there is one rank."""
+    values: list[float] = []
+    for index, state in enumerate(states):
+        if isinstance(state, Mapping) and "avg_spec_accept_length" in state:
+            where = locate(("internal_states", index, "avg_spec_accept_length"))
+            values.append(
+                real(state["avg_spec_accept_length"], "avg_spec_accept_length", shown, where)
+            )
+    first = locate(("internal_states", 0, "avg_spec_accept_length"))
+    if len(values) == 1:
+        return Acceptance(
+            format="sglang-server-info",
+            path=shown,
+            accept_length=values[0],
+            formula=f"avg_spec_accept_length = {fmt(values[0])}",
+            note=note,
+            spans={"accept_length": first},
+        )
+    total = sum(values)
+    return Acceptance(
+        format="sglang-server-info",
+        path=shown,
+        accept_length=total / len(values),
+        formula=f"({' + '.join(fmt(v) for v in values)})/{len(values)}"
+        if len(values) <= 8
+        else f"{fmt(total)}/{len(values)}",
+        estimate=True,
+        note=f"{note}; mean over all {len(values)} data-parallel ranks (internal_states), "
+        "not step-weighted: SGLang reports no step count per rank",
+        spans={"accept_length": first},
     )
 
 

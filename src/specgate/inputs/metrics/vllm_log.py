@@ -13,8 +13,9 @@ sampler's running totals).
 
 from __future__ import annotations
 
+import operator
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from specgate.document import Span
 from specgate.inputs.metrics._common import (
@@ -28,22 +29,117 @@ from specgate.inputs.metrics._common import (
 from specgate.inputs.types import Acceptance
 
 _NUMBER = r"(\d+(?:\.\d+)?)"
-_V1_ACCEPTED = re.compile(r"\bAccepted: (\d+) tokens")
-_V1_DRAFTED = re.compile(r"\bDrafted: (\d+) tokens")
 _V1_MEAN = re.compile(r"Mean acceptance length: " + _NUMBER)
-_V1_RATES = re.compile(r"Per-position acceptance rate: ([0-9.,\s]*)")
 _V0_K = re.compile(r"Number of speculative tokens: (\d+)")
 _V0_ACCEPTED = re.compile(r"Number of accepted tokens: (\d+)")
 _V0_DRAFT = re.compile(r"Number of draft tokens: (\d+)")
 _V0_EMITTED = re.compile(r"Number of emitted tokens: (\d+)")
+# examples/offline_inference/spec_decode.py prints its totals, one per line:
+# "num_drafts: N", "num_draft_tokens: N", "num_accepted_tokens: N",
+# "mean acceptance length: X", then "acceptance at token i: r" for a list sized to
+# the configured k (zero-padded: it does not define D).
+_OFFLINE = re.compile(r"^\s*(num_drafts|num_draft_tokens|num_accepted_tokens): (\d+)\s*$")
+_OFFLINE_RATE = re.compile(r"^\s*acceptance at token (\d+):\s*([0-9.]+)\s*$")
 
 
-@dataclass(frozen=True)
-class _V1Line:
+_TOKENS = re.compile(r"(\d+) tokens")
+_RATES = re.compile(r"([0-9.,\s]*)")
+_MEAN = re.compile(_NUMBER)
+
+
+def _after(line: str, label: str, pattern: re.Pattern[str]) -> re.Match[str] | None:
+    """``pattern`` matched right after the first ``label`` in ``line`` (a literal
+    search first: the labels are fixed text in vLLM's log format)."""
+    at = line.find(label)
+    if at < 0 or (at > 0 and (line[at - 1].isalnum() or line[at - 1] == "_")):
+        return None
+    return pattern.match(line, at + len(label))
+
+
+# vLLM prints the counts and the per-position list together, in this order
+# (vllm/v1/spec_decode/metrics.py); one match reads them, else each label alone.
+_V1_TAIL = re.compile(
+    r"Accepted: (\d+) tokens, Drafted: (\d+) tokens"
+    r"(?:, Per-position acceptance rate: ([0-9., ]*))?"
+)
+
+
+def _v1_counts(line: str) -> tuple[int, int, str | None] | None:
+    """(Accepted, Drafted, the per-position list as printed) of a V1 line, else None."""
+    at = line.find("Accepted: ")
+    if at < 0:
+        return None
+    tail = _V1_TAIL.match(line, at)
+    if tail is not None and (at == 0 or not line[at - 1].isalnum()):
+        return int(tail.group(1)), int(tail.group(2)), tail.group(3)
+    accepted, drafted = _after(line, "Accepted: ", _TOKENS), _after(line, "Drafted: ", _TOKENS)
+    if accepted is None or drafted is None:
+        return None
+    rates = _after(line, "Per-position acceptance rate: ", _RATES)
+    return int(accepted.group(1)), int(drafted.group(1)), rates.group(1) if rates else None
+
+
+_MEAN_AT = re.compile(r"Mean acceptance length: ([0-9.]+)")
+
+
+def _fast_v1(text: str, shown: str) -> Acceptance | None:
+    """AL of a log holding only vLLM's standard V1 lines (``SpecDecoding metrics: …
+    Accepted: A tokens, Drafted: T tokens, Per-position acceptance rate: …``, rates
+    printed ``%.3f``) with one k, from scans of the whole text and column-wise sums:
+    no Python step per line of the file. None when the log holds anything the
+    per-line reader must judge (V0 lines, offline totals, a label outside the
+    standard line, lines that disagree on k or lack rates, a line count that does
+    not add up), so both readers give the same result."""
+    if "emitted tokens" in text or "num_drafts" in text:
+        return None
+    rows = _V1_TAIL.findall(text)
+    labelled = text.count("SpecDecoding metrics")
+    if not rows or len(rows) != text.count("Accepted: ") or len(rows) != labelled:
+        return None
+    raws = list(map(operator.itemgetter(2), rows))
+    widths = set(map(operator.methodcaller("count", "."), raws))
+    if len(widths) != 1:
+        return None
+    k = widths.pop()
+    try:
+        rates = list(map(float, filter(None, ",".join(raws).replace(" ", "").split(","))))
+    except ValueError:
+        return None
+    if not k or len(rates) != k * len(rows):
+        return None
+    means_text = _MEAN_AT.findall(text)
+    if means_text and len(means_text) != len(rows):
+        return None
+    first = _V1_TAIL.search(text)
+    assert first is not None
+    span = Span(text.count("\n", 0, first.start()) + 1, 1)
+    return _pool_columns(
+        _Columns(
+            list(map(int, map(operator.itemgetter(0), rows))),
+            list(map(int, map(operator.itemgetter(1), rows))),
+            rates,
+            list(map(float, means_text)) if means_text else None,
+            span,
+        ),
+        k,
+        shown,
+    )
+
+
+def _rates(raw: str, shown: str, span: Span) -> tuple[float, ...]:
+    """The per-position list; the common well-formed case without a Python loop."""
+    try:
+        return tuple(map(float, raw.rstrip(", ").split(",")))
+    except ValueError:
+        return parse_rates(raw, "per-position rate", shown, span)
+
+
+class _V1Line(NamedTuple):
     span: Span
     accepted: int
     drafted: int
     rates: tuple[float, ...]
+    mean: float | None = None
 
 
 def read_vllm_log(text: str, shown: str, *, draft_length: int | None = None) -> Acceptance:
@@ -63,20 +159,41 @@ def read_vllm_log(text: str, shown: str, *, draft_length: int | None = None) -> 
         InputError: no such lines, V0 and V1 mixed, lines that disagree on k, k
             unknown, or zero drafted tokens.
     """
+    fast = _fast_v1(text, shown)
+    if fast is not None:
+        return fast
     v1: list[_V1Line] = []
     v0: list[tuple[Span, tuple[float, ...]]] = []
     means: list[tuple[Span, float]] = []
+    offline: dict[str, tuple[Span, int]] = {}
+    offline_rates: list[float] = []
     for number, line in text_lines(text):
+        if not line:
+            continue
         span = Span(number, 1)
-        emitted = _V0_EMITTED.search(line)
+        if "num_" in line or "acceptance at token" in line:
+            total = _OFFLINE.match(line)
+            if total:
+                offline.setdefault(total.group(1), (span, int(total.group(2))))
+                continue
+            rate = _OFFLINE_RATE.match(line)
+            if rate and int(rate.group(1)) == len(offline_rates):
+                offline_rates.append(float(rate.group(2)))
+                continue
+        emitted = _V0_EMITTED.search(line) if "emitted tokens" in line else None
         if emitted:
             v0.append((span, _v0_row(line, emitted, shown, span, draft_length)))
             continue
-        accepted, drafted = _V1_ACCEPTED.search(line), _V1_DRAFTED.search(line)
-        if accepted and drafted:
-            rates = _V1_RATES.search(line)
-            found = parse_rates(rates.group(1), "per-position rate", shown, span) if rates else ()
-            v1.append(_V1Line(span, int(accepted.group(1)), int(drafted.group(1)), found))
+        counts = _v1_counts(line)
+        if counts is not None:
+            accepted, drafted, raw_rates = counts
+            found = _rates(raw_rates, shown, span) if raw_rates is not None else ()
+            printed = _after(line, "Mean acceptance length: ", _MEAN)
+            v1.append(
+                _V1Line(
+                    span, accepted, drafted, found, float(printed.group(1)) if printed else None
+                )
+            )
         elif (mean := _V1_MEAN.search(line)) is not None:
             means.append((span, float(mean.group(1))))
     if v0 and v1:
@@ -90,6 +207,8 @@ def read_vllm_log(text: str, shown: str, *, draft_length: int | None = None) -> 
         return _pool_v0(v0, shown)
     if v1:
         return _pool_v1(v1, shown, draft_length)
+    if "num_drafts" in offline and "num_accepted_tokens" in offline:
+        return _offline(offline, offline_rates, shown)
     if means:
         return unweighted_mean(
             "vllm-log",
@@ -146,27 +265,64 @@ def _pool_v1(lines: list[_V1Line], shown: str, draft_length: int | None) -> Acce
             shown,
             lines[0].span,
         )
-    k = next(iter(depths))
-    accepted = sum(entry.accepted for entry in lines)
-    drafted = sum(entry.drafted for entry in lines)
+    stated = all(entry.rates for entry in lines)
+    means = [entry.mean for entry in lines]
+    return _pool_columns(
+        _Columns(
+            [entry.accepted for entry in lines],
+            [entry.drafted for entry in lines],
+            [rate for entry in lines for rate in entry.rates] if stated else None,
+            means if all(m is not None for m in means) else None,
+            lines[0].span,
+        ),
+        next(iter(depths)),
+        shown,
+        per_line_means=means,
+    )
+
+
+class _Columns(NamedTuple):
+    """V1 lines column by column: Accepted and Drafted per line, every line's rates
+    in one flat list (k per line) or None, the printed means or None, the first span."""
+
+    accepted: list[int]
+    drafted: list[int]
+    rates: list[float] | None
+    means: list[float | None] | None
+    span: Span
+
+
+def _pool_columns(
+    cols: _Columns, k: int, shown: str, *, per_line_means: list[float | None] | None = None
+) -> Acceptance:
+    """AL = 1 + ΣAccepted / Σ(Drafted/k) over V1 lines (column-wise sums: no Python
+    step per line beyond the consistency check against vLLM's printed means)."""
+    means = per_line_means if per_line_means is not None else cols.means
+    if means is not None and any(
+        m is not None and d > 0 and abs(1 + a * k / d - m) > _MEAN_ROUNDING
+        for a, d, m in zip(cols.accepted, cols.drafted, means, strict=True)
+    ):
+        return _pool_printed(cols, means, shown)
+    accepted = sum(cols.accepted)
+    drafted = sum(cols.drafted)
     drafts = drafted / k
     if drafts <= 0:
         raise fail(
             "zero drafted tokens in the vLLM log: no speculative step was measured",
             shown,
-            lines[0].span,
+            cols.span,
         )
-    stated = all(entry.rates for entry in lines)
     marginal: tuple[float, ...] = ()
-    if stated:
+    if cols.rates is not None:
         marginal = tuple(
-            sum(entry.rates[i] * entry.drafted / k for entry in lines) / drafts for i in range(k)
+            sum(map(operator.mul, cols.rates[i::k], cols.drafted)) / k / drafts for i in range(k)
         )
+    lines = len(cols.accepted)
     note = (
-        f"pooled over {len(lines)} log line{'s' if len(lines) > 1 else ''}: "
+        f"pooled over {lines} log line{'s' if lines > 1 else ''}: "
         f"1 + ΣAccepted/Σ(Drafted/k), k = {k}"
     )
-    ragged = any(entry.drafted % k for entry in lines)
+    ragged = any(map(k.__rmod__, cols.drafted))
     if ragged:
         note += "; Drafted is not a multiple of k (some steps drafted fewer), so AL is approximate"
     return Acceptance(
@@ -175,13 +331,18 @@ def _pool_v1(lines: list[_V1Line], shown: str, draft_length: int | None) -> Acce
         accept_length=1 + accepted / drafts,
         formula=f"1 + {fmt(accepted)}/{fmt(drafts)}",
         estimate=ragged,
-        draft_length=k if stated else None,
+        draft_length=k if cols.rates is not None else None,
         marginal=marginal,
         note=note,
-        spans={"accept_length": lines[0].span},
+        spans={"accept_length": cols.span},
         acceptance_rate=accepted / drafted,
         steps=int(drafts) if float(drafts).is_integer() and not ragged else None,
     )
+
+
+#: vLLM prints the mean to 2 decimals: a disagreement beyond half a unit (and a
+#: little float slack) means Drafted/k is not the number of drafts.
+_MEAN_ROUNDING = 0.006
 
 
 def _pool_v0(rows: list[tuple[Span, tuple[float, ...]]], shown: str) -> Acceptance:
@@ -211,4 +372,66 @@ def _pool_v0(rows: list[tuple[Span, tuple[float, ...]]], shown: str) -> Acceptan
         note=note,
         spans={"accept_length": rows[-1][0]},
         acceptance_rate=accepted / draft,
+    )
+
+
+def _pool_printed(cols: _Columns, means: list[float | None], shown: str) -> Acceptance:
+    """Variable-length drafts (a line's printed mean disagrees with 1 + Accepted/(Drafted/k)
+    beyond its rounding: drafts were shorter than k on some steps, e.g. n-gram,
+    suffix or adaptive drafting, so Drafted/k undercounts them): each line's drafts
+    from vLLM's own printed mean (drafts = Accepted / (mean − 1)); a line whose mean
+    is 1 (or missing) counts Drafted/1 drafts at most (an estimate either way)."""
+    accepted = sum(cols.accepted)
+    drafts = 0.0
+    for acc, drafted, mean in zip(cols.accepted, cols.drafted, means, strict=True):
+        if mean is not None and mean > 1 and acc > 0:
+            drafts += acc / (mean - 1)
+        else:
+            drafts += drafted
+    if drafts <= 0:
+        raise fail("zero drafts in the vLLM log: no speculative step was measured", shown)
+    only = means[0] if len(means) == 1 else None
+    value = only if only is not None else 1 + accepted / drafts
+    return Acceptance(
+        format="vllm-log",
+        path=shown,
+        accept_length=value,
+        formula=(
+            f"Mean acceptance length {fmt(value)}"
+            if only is not None
+            else f"1 + {fmt(accepted)}/{fmt(drafts)}"
+        ),
+        estimate=only is None,
+        note="drafts were shorter than k on some steps (Drafted/k disagrees with vLLM's "
+        "printed mean): AL uses vLLM's own 'Mean acceptance length'"
+        + (
+            ""
+            if only is not None
+            else f", pooled over {len(means)} lines (drafts recovered from it)"
+        ),
+        spans={"accept_length": cols.span},
+    )
+
+
+def _offline(totals: dict[str, tuple[Span, int]], rates: list[float], shown: str) -> Acceptance:
+    """The totals ``examples/offline_inference/spec_decode.py`` prints: AL = 1 +
+    num_accepted_tokens / num_drafts (what the script computes). Its per-position
+    list is sized to the configured k and zero-padded: it gives marginal rates but
+    not D."""
+    span, drafts = totals["num_drafts"]
+    accepted = totals["num_accepted_tokens"][1]
+    if drafts <= 0:
+        raise fail("num_drafts is 0: no speculative step was measured", shown, span)
+    while rates and rates[-1] == 0:
+        rates.pop()
+    draft_tokens = totals.get("num_draft_tokens")
+    return Acceptance(
+        format="vllm-log",
+        path=shown,
+        accept_length=1 + accepted / drafts,
+        formula=f"1 + {accepted}/{drafts}",
+        marginal=tuple(rates),
+        note="vLLM offline spec_decode.py totals (num_accepted_tokens / num_drafts)",
+        spans={"accept_length": totals["num_accepted_tokens"][0]},
+        acceptance_rate=accepted / draft_tokens[1] if draft_tokens and draft_tokens[1] else None,
     )

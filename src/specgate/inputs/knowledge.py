@@ -1,0 +1,236 @@
+"""What specgate knows about each engine, read from package data (DESIGN.md §10).
+
+One JSON file per engine under ``specgate/data/engines/`` (schema:
+``engine-knowledge.schema.json`` there) lists the engine's flags and keys with
+their aliases, the versions they exist in, removals with their replacement,
+defaults per version range, behaviours (rewrites and refusals) per version
+range, and name tables (methods, algorithms, discriminators). Every entry names
+the engine source file it was read from. The readers ask this module; adding a
+flag or a default is a change to the data, not to code.
+
+Versions are compared as integer tuples: ``"0.27.1"`` → ``(0, 27, 1)``,
+llama.cpp builds ``"b7000"`` → ``(7000,)``. An unknown version (``None``) means
+the newest behaviour specgate knows (``newest_known``), unless an entry says
+otherwise with ``unknown_version``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from specgate.inputs.cmdline import FlagSpec
+
+Version = tuple[int, ...]
+
+_VERSION_RE = re.compile(r"^v?b?(\d+(?:\.\d+)*)")
+
+
+def parse_version(text: str) -> Version | None:
+    """``"v0.27.1"``, ``"0.5.4.post1"``, ``"1.2.0rc3"``, ``"b7000"``, ``"server-b7000"`` →
+    the leading integer tuple; None when the text starts with no number."""
+    cleaned = text.strip().lower()
+    for prefix in ("server-", "full-", "light-"):
+        if cleaned.startswith(prefix):
+            cleaned = cleaned[len(prefix) :]
+    match = _VERSION_RE.match(cleaned)
+    if match is None:
+        return None
+    return tuple(int(part) for part in match.group(1).split(".")[:4])
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A flag or key: canonical ``name``, ``aliases``, whether it is a ``switch``, the
+    speculative-block key a shorthand flag sets (``into``), its version range and
+    ``replacement`` once removed, and the engine ``source`` file it comes from."""
+
+    name: str
+    aliases: tuple[str, ...]
+    switch: bool
+    into: str | None
+    since: Version | None
+    removed_in: Version | None
+    replacement: str | None
+    unknown_version: str | None
+    source: str
+    removed_text: str | None
+    forces_acceptance: bool = False
+
+    def spellings(self) -> tuple[str, ...]:
+        """The canonical name and every alias."""
+        return (self.name, *self.aliases)
+
+
+def _source(raw: Mapping[str, Any]) -> str:
+    repo = raw.get("repo")
+    ref = raw.get("commit") or raw.get("ref")
+    where = f"{repo}:{raw['file']}" if repo else str(raw["file"])
+    return f"{where}@{str(ref)[:12]}" if ref else where
+
+
+def _in_range(
+    version: Version | None,
+    since: Version | None,
+    until: Version | None,
+    unknown: str | None,
+    newest: Version,
+) -> bool:
+    """Whether ``version`` (None = unknown) lies in [since, until)."""
+    if version is None:
+        if unknown is not None:
+            return unknown in ("applies", "removed")
+        version = newest
+    if since is not None and version < since:
+        return False
+    return not (until is not None and version >= until)
+
+
+class EngineKnowledge:
+    """One engine's data file, with the questions the readers ask of it."""
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self.engine: str = data["engine"]
+        newest = parse_version(data["newest_known"])
+        assert newest is not None
+        self.newest_text: str = data["newest_known"]
+        self.newest: Version = newest
+        self.images: tuple[str, ...] = tuple(data.get("images", ()))
+        self.requirements: tuple[str, ...] = tuple(data.get("requirements", ()))
+        self.settings: tuple[Setting, ...] = tuple(
+            Setting(
+                name=s["name"],
+                aliases=tuple(s.get("aliases", ())),
+                switch=bool(s.get("switch", False)),
+                into=s.get("into"),
+                since=parse_version(s["since"]) if "since" in s else None,
+                removed_in=parse_version(s["removed_in"]) if "removed_in" in s else None,
+                replacement=s.get("replacement"),
+                unknown_version=s.get("unknown_version"),
+                source=_source(s["source"]),
+                removed_text=s.get("removed_in"),
+                forces_acceptance=bool(s.get("forces_acceptance", False)),
+            )
+            for s in data.get("settings", ())
+        )
+        self._defaults: tuple[Mapping[str, Any], ...] = tuple(data.get("defaults", ()))
+        self._behaviours: tuple[Mapping[str, Any], ...] = tuple(data.get("behaviours", ()))
+        self._tables: Mapping[str, Mapping[str, Any]] = data.get("tables", {})
+
+    def flags(self) -> FlagSpec:
+        """The command-line parser's view: every flag ever known (removed ones too:
+        their values are still read, and SG310 names them), with aliases."""
+        known = {s.name: not s.switch for s in self.settings if s.name.startswith("-")}
+        aliases = {
+            alias: s.name for s in self.settings if s.name.startswith("-") for alias in s.aliases
+        }
+        return FlagSpec(known=known, aliases=aliases)
+
+    def forcing_variables(self) -> tuple[str, ...]:
+        """Environment variables that force or simulate acceptance (SG311)."""
+        return tuple(s.name for s in self.settings if s.forces_acceptance)
+
+    def shorthands(self) -> dict[str, str]:
+        """Normalised flag name (``spec_method``) → the block key it sets (``method``)."""
+        return {
+            s.name.lstrip("-").replace("-", "_"): s.into
+            for s in self.settings
+            if s.into is not None
+        }
+
+    def setting(self, spelled: str) -> Setting | None:
+        """The setting ``spelled`` names (a flag or alias as written, ``-`` or ``_``)."""
+        wanted = _bare(spelled)
+        for s in self.settings:
+            if any(_bare(name) == wanted for name in s.spellings()):
+                return s
+        return None
+
+    def removed(self, spelled: str, version: Version | None) -> Setting | None:
+        """The setting ``spelled`` names when the engine at ``version`` no longer has it."""
+        s = self.setting(spelled)
+        if s is None or s.removed_in is None:
+            return None
+        if version is None:
+            if s.unknown_version == "present":
+                return None
+            version = self.newest
+        return s if version >= s.removed_in else None
+
+    def default(self, name: str, version: Version | None) -> object:
+        """The engine's default for ``name`` at ``version`` (None when unknown or none).
+
+        Raises:
+            KeyError: no entry for ``name`` in the data (a programming error).
+        """
+        entries = [d for d in self._defaults if d["name"] == name]
+        if not entries:
+            raise KeyError(name)
+        for d in entries:
+            since = parse_version(d["since"]) if "since" in d else None
+            until = parse_version(d["until"]) if "until" in d else None
+            if _in_range(version, since, until, None, self.newest):
+                return d["value"]
+        return None
+
+    def default_source(self, name: str) -> str:
+        """The source file the first entry for ``name`` names."""
+        return next(_source(d["source"]) for d in self._defaults if d["name"] == name)
+
+    def behaves(self, name: str, version: Version | None) -> bool:
+        """Whether behaviour ``name`` (a rewrite or refusal) applies at ``version``.
+
+        Raises:
+            KeyError: no such behaviour in the data.
+        """
+        for b in self._behaviours:
+            if b["name"] == name:
+                since = parse_version(b["since"]) if "since" in b else None
+                until = parse_version(b["until"]) if "until" in b else None
+                return _in_range(version, since, until, b.get("unknown_version"), self.newest)
+        raise KeyError(name)
+
+    def table(self, name: str) -> Mapping[str, str]:
+        """A name table (``methods``, ``decoding_types`` …): engine spelling → value."""
+        return dict(self._tables[name]["entries"])
+
+    def table_is_exact(self, name: str) -> bool:
+        """Whether the engine matches the table's names exactly (case-sensitive)."""
+        return bool(self._tables[name].get("exact", False))
+
+
+def _bare(name: str) -> str:
+    """A flag or key without leading dashes, ``_`` as ``-``: ``--draft_max`` → ``draft-max``."""
+    return name.lstrip("-").replace("_", "-")
+
+
+ENGINE_NAMES = ("vllm", "sglang", "trtllm", "transformers", "llamacpp")
+
+
+def load_raw(engine: str) -> dict[str, Any]:
+    """The parsed data file of ``engine`` (``specgate/data/engines/ENGINE.json``)."""
+    path = resources.files("specgate").joinpath(f"data/engines/{engine}.json")
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+@cache
+def knowledge(engine: str) -> EngineKnowledge:
+    """What specgate knows about ``engine`` (cached).
+
+    Raises:
+        KeyError: an engine with no data file.
+    """
+    if engine not in ENGINE_NAMES:
+        raise KeyError(engine)
+    return EngineKnowledge(load_raw(engine))
+
+
+def format_version(version: Version) -> str:
+    """``(0, 27, 1)`` → ``"0.27.1"``."""
+    return ".".join(str(part) for part in version)

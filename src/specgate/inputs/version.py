@@ -1,0 +1,142 @@
+"""Which engine version a deployment runs (DESIGN.md §10).
+
+First that applies: ``speculation.engine_version`` in the claims file
+(``claims``); else exactly one version found for the engine as a container image
+tag in the referenced engine config (``vllm/vllm-openai:v0.27.1``,
+``lmsysorg/sglang:v0.5.4``, ``nvcr.io/nvidia/tensorrt-llm/release:1.2.0``,
+``ghcr.io/ggml-org/llama.cpp:server-b7000``; ``image``); else exactly one pinned
+requirement (``vllm==0.9.2``) in a ``requirements*.txt`` / ``constraints*.txt``
+beside that file (``requirement``); else unknown: the newest behaviour specgate
+knows is read (``assumed-newest``), and the report says so.
+
+Image names and package names come from the engine data files. The scan is one
+pass per pattern over text already capped in size; several different versions
+are not a guess: the version stays unknown and a note names them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from specgate.errors import InputError
+from specgate.inputs.knowledge import Version, knowledge, parse_version
+from specgate.loader import read_text
+
+VersionSource = Literal["claims", "image", "requirement", "assumed-newest"]
+
+#: Requirement files looked at beside the engine config, at most this many.
+MAX_REQUIREMENT_FILES = 8
+_REQUIREMENT_GLOBS = ("requirements*.txt", "constraints*.txt")
+
+
+@dataclass(frozen=True)
+class EngineVersion:
+    """The version a reader applies.
+
+    Attributes:
+        text: the version as found (``"v0.27.1"``), None when unknown.
+        version: ``text`` as an integer tuple, None when unknown.
+        source: ``claims`` | ``image`` | ``requirement`` | ``assumed-newest``.
+        note: words for the report (what was assumed, what disagreed).
+    """
+
+    text: str | None
+    version: Version | None
+    source: VersionSource
+    note: str | None = None
+
+
+def _image_pattern(images: tuple[str, ...]) -> re.Pattern[str] | None:
+    if not images:
+        return None
+    names = "|".join(re.escape(name) for name in images)
+    registry = r"(?:(?:index\.)?docker\.io/)?"
+    return re.compile(r"(?<![\w./-])" + registry + r"(?:" + names + r"):([\w][\w.+-]{0,127})")
+
+
+def _requirement_pattern(packages: tuple[str, ...]) -> re.Pattern[str] | None:
+    if not packages:
+        return None
+    names = "|".join(re.escape(name) for name in packages)
+    return re.compile(
+        r"^[ \t]*(?:" + names + r")(?:\[[\w,\s-]{0,64}\])?[ \t]*===?[ \t]*([\w.+-]{1,64})",
+        re.MULTILINE | re.IGNORECASE,
+    )
+
+
+def images_in(engine: str, text: str) -> list[str]:
+    """Version tags of ``engine``'s container images in ``text``, in order."""
+    pattern = _image_pattern(knowledge(engine).images)
+    if pattern is None:
+        return []
+    return [m.group(1) for m in pattern.finditer(text) if parse_version(m.group(1)) is not None]
+
+
+def requirements_in(engine: str, text: str) -> list[str]:
+    """Versions ``engine``'s package is pinned to (``==``) in requirements ``text``."""
+    pattern = _requirement_pattern(knowledge(engine).requirements)
+    if pattern is None:
+        return []
+    return [m.group(1) for m in pattern.finditer(text) if parse_version(m.group(1)) is not None]
+
+
+def _one(found: list[str]) -> tuple[str | None, list[str]]:
+    distinct = list(dict.fromkeys(found))
+    return (distinct[0], distinct) if len(distinct) == 1 else (None, distinct)
+
+
+def detect_version(
+    engine: str, stated: str | None, config_text: str | None, config_path: Path | None
+) -> EngineVersion:
+    """The engine version for a deployment (see the module doc for the order).
+
+    Args:
+        engine: the engine read from the config.
+        stated: ``speculation.engine_version`` when the claims file gives it.
+        config_text: the referenced engine config's text (image tags), if any.
+        config_path: that file on disk (requirement files beside it), if any.
+
+    Returns:
+        the :class:`EngineVersion`; unreadable requirement files are skipped.
+    """
+    newest = knowledge(engine).newest_text
+    if stated is not None:
+        return EngineVersion(stated, parse_version(stated), "claims")
+    notes: list[str] = []
+    if config_text is not None:
+        tag, tags = _one(images_in(engine, config_text))
+        if tag is not None:
+            return EngineVersion(tag, parse_version(tag), "image")
+        if tags:
+            notes.append(f"several {engine} image tags ({', '.join(tags)})")
+    if config_path is not None:
+        pins: list[str] = []
+        folder = config_path.parent.resolve()
+        files = sorted(
+            p
+            for glob in _REQUIREMENT_GLOBS
+            for p in config_path.parent.glob(glob)
+            # a symlink out of the config's folder is not followed (the repository's
+            # files only, as for every referenced file)
+            if p.is_file() and p.resolve().is_relative_to(folder)
+        )
+        for path in files[:MAX_REQUIREMENT_FILES]:
+            try:
+                pins.extend(requirements_in(engine, read_text(path, path.name)))
+            except InputError:
+                continue
+        pin, distinct = _one(pins)
+        if pin is not None:
+            return EngineVersion(pin, parse_version(pin), "requirement")
+        if distinct:
+            notes.append(f"several pinned {engine} versions ({', '.join(distinct)})")
+    note = (
+        f"{engine} version unknown"
+        + (f" ({'; '.join(notes)})" if notes else "")
+        + f": read as the newest behaviour specgate knows ({newest}); "
+        "state speculation.engine_version to pin it"
+    )
+    return EngineVersion(None, None, "assumed-newest", note)

@@ -1,0 +1,142 @@
+"""The engine knowledge data files (specgate/data/engines/*.json, DESIGN §10): each
+validates against its JSON Schema, and each kind of entry is checked for what the
+readers rely on."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import get_args
+
+import jsonschema
+import pytest
+
+from specgate.inputs.cmdline import parse_flags
+from specgate.inputs.knowledge import (
+    ENGINE_NAMES,
+    format_version,
+    knowledge,
+    load_raw,
+    parse_version,
+)
+from specgate.inputs.types import Mechanism
+
+SCHEMA = json.loads(
+    resources.files("specgate")
+    .joinpath("data/engines/engine-knowledge.schema.json")
+    .read_text(encoding="utf-8")
+)
+
+
+@pytest.mark.parametrize("engine", ENGINE_NAMES)
+def test_data_file_is_valid(engine: str) -> None:
+    data = load_raw(engine)
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    jsonschema.validate(data, SCHEMA)
+    assert data["engine"] == engine
+
+
+@pytest.mark.parametrize("engine", ENGINE_NAMES)
+def test_every_setting_parses_with_its_aliases(engine: str) -> None:
+    data = knowledge(engine)
+    spec = data.flags()
+    for setting in data.settings:
+        assert setting.source, setting.name
+        if not setting.name.startswith("-"):
+            continue  # an environment variable or key, not a flag
+        for spelled in setting.spellings():
+            argv = [spelled] if setting.switch else [spelled, "7"]
+            flags = parse_flags(argv, spec)
+            assert list(flags) == [setting.name], spelled
+            if not setting.switch:
+                assert flags[setting.name].value == "7"
+
+
+@pytest.mark.parametrize("engine", ENGINE_NAMES)
+def test_no_spelling_names_two_settings(engine: str) -> None:
+    seen: dict[str, str] = {}
+    for setting in knowledge(engine).settings:
+        for spelled in setting.spellings():
+            assert spelled not in seen, f"{spelled}: {setting.name} and {seen[spelled]}"
+            seen[spelled] = setting.name
+
+
+@pytest.mark.parametrize("engine", ENGINE_NAMES)
+def test_tables_map_to_mechanisms(engine: str) -> None:
+    mechanisms = set(get_args(Mechanism))
+    data = load_raw(engine)
+    for name, table in data.get("tables", {}).items():
+        values = set(table["entries"].values())
+        if values == {""}:
+            continue  # a set of names (needs_model, one_pass_methods …)
+        if name == "adaptive_keys":
+            assert all(values)
+            continue
+        assert values <= mechanisms, (name, values - mechanisms)
+
+
+@pytest.mark.parametrize("engine", ENGINE_NAMES)
+def test_removals_name_a_version_and_replacement(engine: str) -> None:
+    data = knowledge(engine)
+    for setting in data.settings:
+        if setting.removed_in is None:
+            continue
+        assert setting.replacement, setting.name
+        assert setting.removed_in <= data.newest
+        # The version before the removal keeps it; the removal's release drops it.
+        before = (*setting.removed_in[:-1], setting.removed_in[-1] - 1)
+        assert data.removed(setting.name, before) is None
+        assert data.removed(setting.name, setting.removed_in) is setting
+
+
+def test_defaults_per_version_range() -> None:
+    llama = knowledge("llamacpp")
+    # common/speculative.h before the --spec-* rename: n_draft 16, p_min 0.75.
+    assert llama.default("draft_max", parse_version("b4000")) == 16
+    assert llama.default("draft_p_min", parse_version("b4000")) == 0.75
+    # newest builds (and an unknown version): n-max 3, p-min 0.
+    assert llama.default("draft_max", None) == 3
+    assert llama.default("draft_p_min", None) == 0.0
+    hf = knowledge("transformers")
+    assert hf.default("num_assistant_tokens", parse_version("4.40.0")) == 5
+    assert hf.default("num_assistant_tokens", None) == 20
+    assert hf.default("assistant_confidence_threshold", parse_version("4.40.0")) is None
+    assert hf.default("assistant_confidence_threshold", parse_version("4.48.1")) == 0.4
+    assert knowledge("sglang").default("ngram_num_draft_tokens", None) == 12
+    with pytest.raises(KeyError):
+        hf.default("no_such_default", None)
+
+
+def test_behaviours_follow_the_version() -> None:
+    sglang = knowledge("sglang")
+    assert sglang.behaves("spec-v2-topk-refused", parse_version("0.5.3"))
+    assert not sglang.behaves("spec-v2-topk-refused", parse_version("0.5.9"))
+    assert not sglang.behaves("spec-v2-topk-refused", None)  # newest: falls back
+
+
+def test_unknown_version_reads_v0_vllm_flags_as_present() -> None:
+    vllm = knowledge("vllm")
+    assert vllm.removed("--speculative-model", None) is None
+    assert vllm.removed("speculative_model", parse_version("0.8.5")) is not None
+    assert vllm.removed("--speculative-model", parse_version("0.7.3")) is None
+    llama = knowledge("llamacpp")
+    assert llama.removed("--draft-max", None) is not None  # newest build: gone
+    assert llama.removed("--draft", parse_version("b4000")) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "version"),
+    [
+        ("v0.27.1", (0, 27, 1)),
+        ("0.5.4.post1", (0, 5, 4)),
+        ("1.2.0rc3", (1, 2, 0)),
+        ("b7000", (7000,)),
+        ("server-b7000", (7000,)),
+        ("latest", None),
+        ("", None),
+    ],
+)
+def test_parse_version(text: str, version: tuple[int, ...] | None) -> None:
+    assert parse_version(text) == version
+    if version is not None:
+        assert parse_version(format_version(version)) == version
