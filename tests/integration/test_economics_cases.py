@@ -160,8 +160,33 @@ def test_d0_costs_nothing(tmp_path: Path) -> None:
     assert (m.passes, m.verify_tokens, m.theoretical_speedup) == (0, 1, 1)
     assert m.accept_length_floor.value is None
     assert deployment.status == "ready"
-    # and the case itself is read without a crash
-    assert judge(CASES / "theory-t5/specgate.yaml").status in ("fail", "actionable", "ready")
+    # the case itself: vLLM refuses num_speculative_tokens 0 (SG307, vllm/config/
+    # speculative.py "Expected num_speculative_tokens to be greater than zero"), but the value
+    # is still read, so the theory judges D = 0: S = 1 / 1 = 1 and no default floor (no SG102)
+    case = judge(CASES / "theory-t5/specgate.yaml")
+    assert case.metrics.draft_length == 0
+    assert case.metrics.theoretical_speedup == 1
+    assert codes(case) == {"SG307"}
+
+
+def test_trtllm_zero_draft_length_is_read_as_d0(tmp_path: Path) -> None:
+    # the same kind on TensorRT-LLM: max_draft_len 0 is refused by the engine (SG307) and read
+    # as D = 0: AL 1 (the only AL possible at D = 0; AL ≤ 1 + D) over β 1 gives S = 1, with
+    # no default floor at D = 0 and no SG109 (it needs D ≥ 1)
+    (tmp_path / "extra.yaml").write_text(
+        "speculative_config:\n  decoding_type: MTP\n  max_draft_len: 0\n", encoding="utf-8"
+    )
+    claims = tmp_path / "d0.specgate.yaml"
+    claims.write_text(
+        "version: 1\ndeployments:\n  - name: d0\n    speculation:\n      enabled: true\n"
+        "      engine: trtllm\n      engine_config: extra.yaml\n      draft_depth_ratio: 0.02\n"
+        "    evidence:\n      accept_length: 1\n      cache_coherence_eval: true\n",
+        encoding="utf-8",
+    )
+    deployment = judge(claims)
+    assert deployment.metrics.draft_length == 0
+    assert deployment.metrics.theoretical_speedup == 1
+    assert codes(deployment) == {"SG307"}
 
 
 def test_typical_rho_guideline_is_not_priced_at_an_adaptive_maximum(tmp_path: Path) -> None:

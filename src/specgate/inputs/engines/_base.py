@@ -213,9 +213,18 @@ MAX_DRAFT_TOKENS = 1024
 
 
 def positive(
-    builder: Builder, value: int | None, name: str, field_name: str, *, tokens: bool = True
+    builder: Builder,
+    value: int | None,
+    name: str,
+    field_name: str,
+    *,
+    tokens: bool = True,
+    keep_zero: bool = False,
 ) -> int | None:
     """``value`` when ≥ 1; else an SG307 issue (the engines refuse 0 or negative) and None.
+
+    With ``keep_zero`` (a draft length), 0 is still an SG307 issue but is returned:
+    the theory judges what the user wrote, and D = 0 costs nothing (DESIGN.md §8.9).
 
     Raises:
         InputError: a draft-token count (``tokens``) above :data:`MAX_DRAFT_TOKENS`,
@@ -225,7 +234,7 @@ def positive(
         bounded(builder, value, name, field_name)
     if value is not None and value < 1:
         builder.issue("SG307", f"{name} is {value}; the engine needs at least 1", field_name)
-        return None
+        return 0 if keep_zero and value == 0 else None
     return value
 
 

@@ -169,7 +169,13 @@ def _draft_length(block: Mapping[str, Opt], kind: str, b: Builder, ctx: Context)
         b.note("max_draft_len not set: TensorRT-LLM's default for this decoding_type applies")
         return None
     b.at("draft_length", opt)
-    return positive(b, as_int(opt, "max_draft_len", ctx.file), "max_draft_len", "draft_length")
+    return positive(
+        b,
+        as_int(opt, "max_draft_len", ctx.file),
+        "max_draft_len",
+        "draft_length",
+        keep_zero=True,
+    )
 
 
 def _verify_tokens(block: Mapping[str, Opt], d: int | None, b: Builder, ctx: Context) -> int | None:

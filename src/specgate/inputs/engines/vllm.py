@@ -556,6 +556,7 @@ def _draft_length(
             as_int(k, "num_speculative_tokens", ctx.file),
             "num_speculative_tokens",
             "draft_length",
+            keep_zero=True,
         )
     if mechanism == "suffix":
         depth = opts_get(block, "suffix_decoding_max_tree_depth")
