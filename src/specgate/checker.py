@@ -6,21 +6,24 @@ rules together; it holds no formulas and no formatting.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from specgate import derived, mechanisms
 from specgate.config import DEFAULT as DEFAULT_CONFIG
-from specgate.config import Config, ConfigFinder
+from specgate.config import UNIGNORABLE, Config, ConfigFinder
 from specgate.document import Document, NodePath, Span, format_path
 from specgate.errors import InputError
 from specgate.findings import SEVERITY_RANK, Finding, status_of, worst
 from specgate.model import Deployment
 from specgate.report import DeploymentReport, FileReport, RunReport, inputs_json
 from specgate.rules import REGISTRY, Hit, RuleContext
+from specgate.safe_path import PathProblem, confined, resolve
 from specgate.suppress import InlineIgnores
 
+_DEPLOYMENT_PATH = re.compile(r"^deployments\[(\d+)\]")
 _SCHEMA_ACTIONS = {
     "SG001": "Fix the schema violations (run `specgate schema` for the format); other rules "
     "run once the file is valid.",
@@ -31,9 +34,13 @@ _SCHEMA_ACTIONS = {
 
 @dataclass(frozen=True)
 class CheckOptions:
-    """Run-wide settings: ``min_accept_length`` overrides every file's policy."""
+    """Run-wide settings: ``min_accept_length`` overrides every file's policy;
+    ``select`` (when given) replaces the configuration's, ``ignore`` adds to it
+    (the command line's ``--select``/``--ignore``)."""
 
     min_accept_length: float | None = None
+    select: frozenset[str] | None = None
+    ignore: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -250,9 +257,12 @@ def _check_parsed(
             )
             if blocked or not isinstance(raw, dict):
                 continue
-            deployments[position], overrides = resolve(
-                deployment, raw, document, claims_path or Path(shown)
-            )
+            try:
+                deployments[position], overrides = resolve(
+                    deployment, raw, document, claims_path or Path(shown)
+                )
+            except (RecursionError, OverflowError, ValueError) as exc:
+                raise _referenced_input_error(exc, document, deployment.index) from None
             locator.overrides.update(overrides)
 
     reports = [
@@ -262,6 +272,28 @@ def _check_parsed(
     if keep is not None:
         file_level = [f for f in file_level if keep(f)]
     return _file_report(shown, file_level, reports)
+
+
+def _referenced_input_error(exc: BaseException, document: Document, index: int) -> InputError:
+    """A referenced file that a reader could not interpret within Python's limits
+    (nesting deeper than the recursion limit, an integer over 4,300 digits or out of
+    float range) is an input error of that deployment, not an internal error:
+    hostile repositories hold such files (DESIGN.md §11)."""
+    if isinstance(exc, RecursionError):
+        reason = "nesting too deep"
+    elif isinstance(exc, OverflowError):
+        reason = "a number out of range"
+    elif "digits" in str(exc) or "int" in str(exc):
+        reason = "an integer too long"
+    else:
+        raise exc
+    span = document.locate(("deployments", index))
+    return InputError(
+        f"deployments[{index}]: a referenced file holds {reason}; not read",
+        document.file,
+        span.line if span else None,
+        span.column if span else None,
+    )
 
 
 def _file_report(
@@ -289,7 +321,7 @@ def _suppression_findings(document: Document, shown: str) -> tuple[list[Finding]
     found = [
         make_finding(
             "SG004",
-            f"ignore[{bad.reference}] {bad.reason}",
+            f"ignore[{bad.reference}] {bad.reason}" if bad.reference else f"ignore {bad.reason}",
             (),
             (shown, Span(bad.line, bad.column)),
         )
@@ -353,6 +385,11 @@ def check_document(
 ) -> FileReport:
     """Check a parsed claims file under ``config``, with its inline suppressions.
 
+    A finding that a rule not selected raises is dropped; one that ``ignore``,
+    ``per-file-ignores`` or an inline directive silences is kept in the report,
+    marked suppressed with the reason, and changes no status. An inline directive
+    that silences nothing is SG005.
+
     Args:
         document: the parsed file (``document.text`` holds its source for comments).
         options: run-wide options (the CLI's, which beat the configuration's).
@@ -362,16 +399,33 @@ def check_document(
     shown = document.file
     on_disk = path if path is not None else Path(shown)
     extra, inline = _suppression_findings(document, shown)
-
+    select = options.select if options.select is not None else config.select
+    ignored = config.ignored_for(on_disk) | options.ignore
     suppressed: list[Finding] = []
+    used: set[tuple[int, str]] = set()
+
+    def why(finding: Finding) -> str | None:
+        """The reason ``finding`` is suppressed, or ``None`` when it stands."""
+        if finding.code in UNIGNORABLE:
+            return None
+        if finding.code in options.ignore:
+            return "ignored on the command line (--ignore)"
+        if finding.code in ignored:
+            return f"ignored in the configuration ({config.path or '[tool.specgate]'})"
+        if finding.file == shown:
+            directive = inline.match(finding.code, finding.line)
+            if directive is not None:
+                used.add((directive.line, directive.code))
+                return "inline: " + (directive.reason or "no reason given")
+        return None
 
     def keep(finding: Finding) -> bool:
-        kept = config.enabled(finding.code, on_disk) and (
-            finding.file != shown or not inline.suppresses(finding.code, finding.line)
-        )
-        if not kept:
-            suppressed.append(finding)
-        return kept
+        if select is not None and finding.code not in select and finding.code not in UNIGNORABLE:
+            return False
+        reason = why(finding)
+        if reason is not None:
+            suppressed.append(replace(finding, suppressed=reason))
+        return reason is None
 
     floor = options.min_accept_length
     if floor is None:
@@ -379,13 +433,80 @@ def check_document(
     report = _check_parsed(
         document, CheckOptions(min_accept_length=floor), keep=keep, claims_path=on_disk
     )
-    extra = [f for f in extra if keep(f)]
-    report = replace(report, suppressed=len(suppressed))
+    unused = [
+        make_finding(
+            "SG005",
+            f"ignore[{d.code}] suppresses nothing on line {d.target}; remove it "
+            "(a stale suppression hides the next finding there)",
+            (),
+            (shown, Span(d.line, d.column)),
+        )
+        for d in inline.directives
+        if (d.line, d.code) not in used
+    ]
+    extra = [f for f in (*extra, *unused) if keep(f)]
+    report = _with_suppressed(report, suppressed)
     if not extra:
         return report
     findings = tuple(sorted((*report.findings, *extra), key=Finding.sort_key))
     statuses = [d.status for d in report.deployments] + [status_of(list(findings))]
     return replace(report, findings=findings, status=worst(statuses))
+
+
+def _with_suppressed(report: FileReport, suppressed: list[Finding]) -> FileReport:
+    """``report`` holding each suppressed finding with its deployment (or the file)."""
+    by_deployment: dict[int, list[Finding]] = {}
+    file_level: list[Finding] = []
+    for finding in suppressed:
+        match = _DEPLOYMENT_PATH.match(finding.path)
+        index = int(match.group(1)) if match else None
+        if index is not None and index < len(report.deployments):
+            by_deployment.setdefault(index, []).append(finding)
+        else:
+            file_level.append(finding)
+    deployments = tuple(
+        replace(d, suppressed_findings=tuple(sorted(by_deployment[i], key=Finding.sort_key)))
+        if i in by_deployment
+        else d
+        for i, d in enumerate(report.deployments)
+    )
+    return replace(
+        report,
+        deployments=deployments,
+        suppressed=len(suppressed),
+        suppressed_findings=tuple(sorted(file_level, key=Finding.sort_key)),
+    )
+
+
+def check_stdin(
+    raw: bytes, name: str | None, options: CheckOptions, finder: ConfigFinder
+) -> FileReport:
+    """Check a claims file read from standard input.
+
+    Args:
+        raw: the bytes read (at most the size limit plus one).
+        name: ``--stdin-filename``: picks JSON or YAML by suffix, is the name shown,
+            finds the configuration and is the base of referenced files; ``None``
+            shows ``-`` and resolves from the current folder.
+    """
+    from specgate.discovery import shown_path
+    from specgate.loader import decode, parse_text
+
+    on_disk = Path(name) if name else Path.cwd() / "-"
+    shown = shown_path(on_disk) if name else "-"
+    try:
+        text = decode(raw, shown)
+        document = parse_text(text, shown, json_syntax=on_disk.suffix.lower() == ".json")
+    except InputError as exc:
+        return _error_report(shown, exc)
+    try:
+        config = finder.for_folder(resolve(on_disk.absolute().parent))
+    except PathProblem as problem:
+        return _error_report(shown, InputError(str(problem), shown))
+    try:
+        return check_document(document, options, config=config, path=on_disk)
+    except InputError as exc:
+        return _error_report(shown, exc)
 
 
 def _config_findings(config: Config) -> list[Finding]:
@@ -415,6 +536,11 @@ def check_files(
     reported: set[str] = set()
     reports: list[FileReport] = []
     for path, shown in files:
+        try:
+            confined(path)
+        except PathProblem as problem:
+            reports.append(_error_report(shown, InputError(str(problem), shown)))
+            continue
         config = finder.for_file(path)
         report = check_file(path, shown, options, config)
         if config.path is not None and config.unknown_rules and config.path not in reported:

@@ -8,6 +8,7 @@ status reaches ``--fail-on``, 2 usage or input error, 3 internal error.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -18,7 +19,9 @@ from specgate import __version__
 from specgate.errors import SpecgateError, UsageError
 
 if TYPE_CHECKING:
-    from specgate.report import RunReport
+    from specgate.checker import CheckOptions
+    from specgate.config import ConfigFinder
+    from specgate.report import FileReport, RunReport
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 FAIL_ON = ("fail", "actionable", "never")
@@ -97,6 +100,39 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
 
 
+def _subcommand(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser | None:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            found = action.choices.get(name)
+            return found if isinstance(found, argparse.ArgumentParser) else None
+    return None
+
+
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """Parse ``argv``; an unknown option is reported by the subcommand it was given
+    to, with the closest known option and that subcommand's ``--help``.
+
+    Raises:
+        UsageError: unknown options or bad values.
+    """
+    import difflib
+
+    args, extras = parser.parse_known_args(argv)
+    if not extras:
+        return args
+    command = getattr(args, "command", None)
+    sub = _subcommand(parser, command) if command else None
+    owner = sub or parser
+    known = [o for action in owner._actions for o in action.option_strings]
+    unknown = extras[0]
+    hint = difflib.get_close_matches(unknown.split("=", 1)[0], known, n=1)
+    suggestion = f"; did you mean {hint[0]}?" if hint else ""
+    listed = " ".join(extras)
+    raise UsageError(
+        f"{owner.prog}: unrecognized arguments: {listed}{suggestion} (see {owner.prog} --help)"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole argument parser (also used by the docs)."""
     parser = _Parser(
@@ -122,9 +158,48 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument(
         "--format",
+        "--output-format",
+        dest="format",
         choices=("text", "json", "github", "sarif"),
         default="text",
-        help="output format (default: text)",
+        help="output format (default: text); --output-format is the same option, as in ruff",
+    )
+    check.add_argument(
+        "--sarif-file",
+        metavar="FILE",
+        help="also write the SARIF report to FILE in the same run (the Action uses it with "
+        "--format github: one check gives annotations and SARIF)",
+    )
+    check.add_argument(
+        "--stdin-filename",
+        metavar="NAME",
+        help="the name of the claims file read from standard input (PATH '-'): it picks "
+        "JSON or YAML by suffix, names the file in reports, and referenced files are "
+        "resolved from its folder",
+    )
+    check.add_argument(
+        "--select",
+        action="append",
+        metavar="RULES",
+        help="report only these rules (codes, names or code prefixes such as SG1, comma-"
+        "separated; replaces [tool.specgate] select)",
+    )
+    check.add_argument(
+        "--ignore",
+        action="append",
+        metavar="RULES",
+        help="do not report these rules (comma-separated; added to [tool.specgate] ignore)",
+    )
+    check.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="text format: print findings and errors only (no metrics, no status line)",
+    )
+    check.add_argument(
+        "--statistics",
+        action="store_true",
+        help="print how many findings each rule raised instead of the findings",
     )
     check.add_argument(
         "--output", metavar="FILE", help="write the report to FILE instead of standard output"
@@ -258,6 +333,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def say(message: str) -> None:
+    """Write ``specgate: message`` to standard error as one escaped line: text from
+    the checked repository (a file name with a newline, a YAML tag with a CR) can
+    neither break the line nor start a workflow command."""
+    from specgate.reporters.safe_text import visible
+
+    print(f"specgate: {visible(message)}", file=sys.stderr)
+
+
+def _utf8_streams() -> None:
+    """Standard output and error write UTF-8 whatever the locale (a cp1252 console
+    must not crash on ρ); text that cannot be encoded (lone surrogates from
+    undecodable file names) is written as backslash escapes."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(OSError, ValueError):  # a detached stream
+                reconfigure(encoding="utf-8", errors="backslashreplace")
+
+
 def _exit_for(status: str, fail_on: str) -> int:
     if status == "error":
         return EXIT_USAGE
@@ -283,7 +378,9 @@ def _write_file(path: str, text: str) -> None:
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+        with os.fdopen(
+            handle, "w", encoding="utf-8", errors="backslashreplace", newline="\n"
+        ) as out:
             out.write(text)
         os.replace(temp, target)
     except OSError as exc:
@@ -301,7 +398,9 @@ def _append(path: str, text: str) -> None:
         UsageError: the file cannot be opened for appending.
     """
     try:
-        with open(path, "a", encoding="utf-8", newline="\n") as out:
+        with open(
+            path, "a", encoding="utf-8", errors="backslashreplace", newline="\n"
+        ) as out:
             out.write(text)
     except OSError as exc:
         raise UsageError(f"cannot append to {path}: {exc.strerror or exc}") from None
@@ -315,76 +414,190 @@ def _colour(stream: TextIO) -> bool:
     return stream.isatty() and os.environ.get("TERM") != "dumb"
 
 
-def _summary(args: argparse.Namespace, run: RunReport) -> tuple[str | None, str]:
-    """Where the job summary goes (``--summary``, else ``$GITHUB_STEP_SUMMARY`` in
-    github format) and its text, within what the file's 1 MiB budget leaves."""
-    path = args.summary
-    if path is None and args.format == "github":
-        path = os.environ.get("GITHUB_STEP_SUMMARY") or None
-    if not path:
-        return None, ""
+def _append_summary(path: str, run: RunReport) -> None:
+    """Append the job summary to ``path`` within what its 1 MiB budget leaves.
+
+    Several steps (or parallel jobs sharing a file) may append at once: the file is
+    locked exclusively (``fcntl.flock`` where it exists), its size is read again
+    under the lock, the summary is rendered for what remains and written in one
+    write before the lock is released.
+
+    Raises:
+        UsageError: the file cannot be opened for appending.
+    """
     from specgate.reporters import summary
 
     try:
-        existing = os.path.getsize(path)
-    except OSError:
-        existing = 0
-    return path, summary.render(run, max(summary.SUMMARY_LIMIT_BYTES - existing, 0))
+        handle = open(path, "ab")  # noqa: SIM115 - held open across the lock
+    except OSError as exc:
+        raise UsageError(f"cannot append to {path}: {exc.strerror or exc}") from None
+    with handle:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: no advisory locks
+            fcntl = None  # type: ignore[assignment]
+        if fcntl is not None:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            existing = os.fstat(handle.fileno()).st_size
+            text = summary.render(run, max(summary.SUMMARY_LIMIT_BYTES - existing, 0))
+            if text:
+                handle.write(text.encode("utf-8", "backslashreplace"))
+                handle.flush()
+        finally:
+            if fcntl is not None:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
-def _render(args: argparse.Namespace, run: RunReport, out: TextIO, summary_written: bool) -> str:
-    """The report in the chosen format (no I/O)."""
-    if args.format == "json":
+def _summary_path(args: argparse.Namespace) -> str | None:
+    """Where the job summary goes: ``--summary``, else ``$GITHUB_STEP_SUMMARY`` in
+    github format, else nowhere."""
+    path: str | None = args.summary
+    if path is None and args.format == "github":
+        path = os.environ.get("GITHUB_STEP_SUMMARY") or None
+    return path or None
+
+
+def _repo_paths(run: RunReport) -> dict[str, str | None]:
+    from specgate.gitpaths import repo_relative
+
+    shown = {f.error_location_file for f in run.files} | {
+        x.file for x in run.all_findings(suppressed=True) if x.file is not None
+    }
+    return {s: repo_relative(s) for s in shown}
+
+
+def _render(
+    fmt: str, args: argparse.Namespace, run: RunReport, out: TextIO, summary_written: bool
+) -> str:
+    """The report in format ``fmt`` (no I/O)."""
+    if args.statistics:
+        from specgate.reporters import statistics
+
+        return statistics.render(run, json_format=fmt == "json")
+    if fmt == "json":
         from specgate.reporters import json_report
 
         return json_report.render(run)
-    if args.format in ("github", "sarif"):
-        from specgate.gitpaths import repo_relative
+    if fmt == "sarif":
+        from specgate.reporters import sarif
+        from specgate.rules_doc import docs_base_url
 
-        shown = {f.error_location_file for f in run.files} | {
-            x.file for x in run.all_findings() if x.file is not None
-        }
-        repo_paths = {s: repo_relative(s) for s in shown}
-        if args.format == "sarif":
-            from specgate.reporters import sarif
-
-            return sarif.render(run, repo_paths)
+        return sarif.render(run, _repo_paths(run), docs_url=docs_base_url(args.docs_url))
+    if fmt == "github":
         from specgate.reporters import github
 
-        return github.render(run, repo_paths, summary_written=summary_written)
+        return github.render(run, _repo_paths(run), summary_written=summary_written)
     from specgate.reporters import text as text_format
 
-    return text_format.render(run, colour=args.output is None and _colour(out))
+    return text_format.render(
+        run, colour=args.output is None and _colour(out), quiet=args.quiet
+    )
+
+
+def _rule_set(values: list[str] | None, option: str) -> frozenset[str] | None:
+    """Codes named by ``--select``/``--ignore`` values (comma-separated codes, names
+    or code prefixes).
+
+    Raises:
+        UsageError: a reference that names no rule.
+    """
+    if values is None:
+        return None
+    from specgate.config import matching_codes
+
+    codes: set[str] = set()
+    for value in values:
+        for reference in (part.strip() for part in value.split(",")):
+            if not reference:
+                continue
+            matched = matching_codes(reference)
+            if not matched:
+                raise UsageError(f"specgate check: {option} {reference!r} names no rule")
+            codes |= matched
+    return frozenset(codes)
+
+
+def _read_stdin(
+    args: argparse.Namespace, options: CheckOptions, finder: ConfigFinder
+) -> FileReport:
+    """Check the claims file given on standard input (PATH ``-``)."""
+    from specgate.checker import check_stdin
+    from specgate.loader import MAX_BYTES
+
+    raw = sys.stdin.buffer.read(MAX_BYTES + 1)
+    return check_stdin(raw, args.stdin_filename, options, finder)
 
 
 def _run_check(args: argparse.Namespace, out: TextIO) -> int:
+    try:
+        return _check(args, out)
+    except SpecgateError as exc:
+        if args.format == "github":
+            _report_usage_error(str(exc), out)
+        raise
+
+
+def _report_usage_error(message: str, out: TextIO) -> None:
+    """In github format a usage or input error that stops the run still reaches the
+    pull request: an ``::error`` annotation with its cause and ``status=error``."""
+    from specgate.reporters.workflow_commands import annotation
+
+    out.write(annotation("error", message, title="specgate (usage error)") + "\n")
+    outputs = os.environ.get("GITHUB_OUTPUT")
+    if outputs:
+        _append(outputs, "status=error\n")
+
+
+def _check(args: argparse.Namespace, out: TextIO) -> int:
     from specgate.checker import CheckOptions, check_files
     from specgate.config import ConfigFinder, load_config
     from specgate.discovery import discover
+    from specgate.findings import worst
+    from specgate.report import RunReport as Run
 
     if args.strict and args.fail_on not in (None, "actionable"):
         raise UsageError("specgate check: --strict conflicts with --fail-on " + args.fail_on)
+    paths = list(args.paths)
+    use_stdin = "-" in paths
+    if args.stdin_filename is not None and not use_stdin:
+        raise UsageError("specgate check: --stdin-filename needs the PATH '-' (standard input)")
+    if paths.count("-") > 1:
+        raise UsageError("specgate check: standard input ('-') can be given once")
     explicit = None
     if args.config:
         explicit = load_config(Path(args.config), args.config, explicit=True)
     finder = ConfigFinder(explicit)
     run_config = explicit or finder.for_folder(Path.cwd().resolve())
+    args.docs_url = run_config.docs_url
     fail_on = "actionable" if args.strict else (args.fail_on or run_config.fail_on or "fail")
-    files = discover(args.paths)
-    run = check_files(files, CheckOptions(min_accept_length=args.min_accept_length), finder)
+    options = CheckOptions(
+        min_accept_length=args.min_accept_length,
+        select=_rule_set(args.select, "--select"),
+        ignore=_rule_set(args.ignore, "--ignore") or frozenset(),
+    )
+    rest = [p for p in paths if p != "-"]
+    files = discover(rest, finder) if rest or not use_stdin else []
+    run = check_files(files, options, finder)
+    if use_stdin:
+        stdin_report = _read_stdin(args, options, finder)
+        reports = sorted((*run.files, stdin_report), key=lambda f: f.path)
+        run = Run(status=worst([f.status for f in reports]), files=tuple(reports))
 
-    summary_path, summary_text = _summary(args, run)
-    text = _render(args, run, out, bool(summary_text))
+    summary_path = _summary_path(args)
+    text = _render(args.format, args, run, out, summary_path is not None)
     if args.output:
         _write_file(args.output, text)
     else:
         out.write(text)
+    if args.sarif_file:
+        _write_file(args.sarif_file, _render("sarif", args, run, out, False))
     if args.format != "text" or args.output:
         for file in run.files:
             if file.error is not None:
-                print(f"specgate: {file.error}", file=sys.stderr)
-    if summary_path and summary_text:
-        _append(summary_path, summary_text)
+                say(file.error)
+    if summary_path:
+        _append_summary(summary_path, run)
     if args.format == "github" and os.environ.get("GITHUB_OUTPUT"):
         from specgate.reporters import github as github_format
 
@@ -438,10 +651,12 @@ def _run_rules(args: argparse.Namespace, out: TextIO) -> int:
 
 def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> int:
     """Run the CLI; returns the exit code (never raises, never prints a traceback)."""
+    if stdout is None:
+        _utf8_streams()
     out = stdout or sys.stdout
     parser = build_parser()
     try:
-        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+        args = _parse(parser, list(sys.argv[1:] if argv is None else argv))
         if args.command is None:
             parser.print_help(out)
             return EXIT_USAGE
@@ -458,15 +673,14 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> 
             return _run_init(args, out)
         return _run_rules(args, out)
     except SpecgateError as exc:
-        print(
-            f"specgate: {exc}" if not str(exc).startswith("specgate") else str(exc), file=sys.stderr
-        )
+        text = str(exc)
+        say(text.removeprefix("specgate: ") if text.startswith("specgate") else text)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("specgate: interrupted", file=sys.stderr)
+        say("interrupted")
         return 130
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:
-        print(f"specgate: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        say(f"internal error: {type(exc).__name__}: {exc}")
         return EXIT_INTERNAL

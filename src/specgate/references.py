@@ -96,7 +96,35 @@ def _shape(r: _Resolver, block: str, key: str, raw: object) -> ModelShape:
     from specgate.loader import load_document
 
     target, shown, pointer = r.file(block, key, raw)
-    return read_model_config(load_document(target, shown), shown=shown, pointer=pointer)
+    shape = read_model_config(load_document(target, shown), shown=shown, pointer=pointer)
+    _bound_shape(shape)
+    return shape
+
+
+def _bound_shape(shape: ModelShape) -> None:
+    """Head counts and other whole numbers of a model config obey limits.py.
+
+    Raises:
+        InputError: a number over its maximum, at its line in the model config.
+    """
+    from specgate.limits import MAX_COUNT, MAX_HEADS
+
+    fields = {
+        "query_heads": (shape.query_heads, MAX_HEADS),
+        "kv_heads": (shape.kv_heads, MAX_HEADS),
+        "vocab_size": (shape.vocab_size, MAX_COUNT),
+        "max_position_embeddings": (shape.max_position_embeddings, MAX_COUNT),
+        "mtp_layers": (shape.mtp_layers, MAX_COUNT),
+    }
+    for name, (value, limit) in fields.items():
+        if value is not None and abs(value) > limit:
+            span = shape.spans.get(name)
+            raise InputError(
+                f"{name} is over specgate's maximum of {limit:,}",
+                shape.path,
+                span.line if span else None,
+                span.column if span else None,
+            )
 
 
 def _acceptance(r: _Resolver, draft_length: int | None) -> Acceptance:
@@ -294,6 +322,7 @@ def resolve(
     issues = list(engine.issues) if engine else []
     if engine is not None:
         _merge_engine(r, engine)
+        _bound_draft_length(r)
     shape = None
     effective = None
     if "hf_config" in model_raw:
@@ -327,6 +356,29 @@ def resolve(
         claims_file=document.file,
     )
     return replace(r.deployment, inputs=inputs), r.overrides
+
+
+def _bound_draft_length(r: _Resolver) -> None:
+    """D read from a serving config obeys the claims file's maximum (limits.py).
+
+    Raises:
+        InputError: D over ``MAX_DRAFT_LENGTH``, at the value's line.
+    """
+    from specgate.limits import MAX_DRAFT_LENGTH
+
+    d = r.deployment.speculation.draft_length
+    if d is None or d <= MAX_DRAFT_LENGTH:
+        return
+    path = r.deployment.path("speculation", "draft_length")
+    file, span = r.overrides.get(path, (r.document.file, r.document.locate(path)))
+    digits = int(d.bit_length() * 0.30103) + 1  # no str(): it refuses over 4,300 digits
+    shown = fmt(d) if d.bit_length() <= 64 else f"a number of about {digits} digits"
+    raise InputError(
+        f"draft length D = {shown} is over specgate's maximum of {MAX_DRAFT_LENGTH}",
+        file,
+        span.line if span else None,
+        span.column if span else None,
+    )
 
 
 def _block(raw: dict[str, Any], key: str) -> dict[str, Any]:
