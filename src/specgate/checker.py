@@ -147,6 +147,7 @@ def evaluate(
         findings=findings,
         next_actions=() if status == "ready" else _next_actions(pairs),
         inputs=inputs_json(deployment.inputs) if deployment.inputs else {},
+        tile_rule_applies=bool(deployment.workload.attention_dominated),
     )
 
 

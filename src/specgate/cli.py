@@ -440,7 +440,16 @@ def _append_summary(path: str, run: RunReport) -> None:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         try:
             existing = os.fstat(handle.fileno()).st_size
-            text = summary.render(run, max(summary.SUMMARY_LIMIT_BYTES - existing, 0))
+            text = summary.render(
+                run,
+                max(summary.SUMMARY_LIMIT_BYTES - existing, 0),
+                repo_paths=_repo_paths(run),
+                links=summary.link_base(
+                    os.environ.get("GITHUB_SERVER_URL"),
+                    os.environ.get("GITHUB_REPOSITORY"),
+                    os.environ.get("GITHUB_SHA"),
+                ),
+            )
             if text:
                 handle.write(text.encode("utf-8", "backslashreplace"))
                 handle.flush()

@@ -33,6 +33,9 @@ class DeploymentReport:
     #: Findings silenced by a suppression (each with ``suppressed`` set); they
     #: change no status and stay in the reports, marked.
     suppressed_findings: tuple[Finding, ...] = ()
+    #: Whether the attention tile rule (G, D*, tile alignment) applies: decode is
+    #: attention-dominated (``workload.attention_dominated``).
+    tile_rule_applies: bool = False
 
 
 @dataclass(frozen=True)
