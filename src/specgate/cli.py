@@ -543,19 +543,23 @@ def _run_check(args: argparse.Namespace, out: TextIO) -> int:
         return _check(args, out)
     except SpecgateError as exc:
         if args.format == "github":
-            _report_usage_error(str(exc), out)
+            _report_usage_error(str(exc), out, _summary_path(args))
         raise
 
 
-def _report_usage_error(message: str, out: TextIO) -> None:
+def _report_usage_error(message: str, out: TextIO, summary_path: str | None) -> None:
     """In github format a usage or input error that stops the run still reaches the
-    pull request: an ``::error`` annotation with its cause and ``status=error``."""
+    pull request: an ``::error`` annotation with its cause, ``status=error`` in the
+    step outputs and a line in the job summary."""
+    from specgate.reporters.summary import md
     from specgate.reporters.workflow_commands import annotation
 
-    out.write(annotation("error", message, title="specgate (usage error)") + "\n")
+    out.write(annotation("error", message, title="specgate (input error)") + "\n")
     outputs = os.environ.get("GITHUB_OUTPUT")
     if outputs:
         _append(outputs, "status=error\n")
+    if summary_path:
+        _append(summary_path, f"## ⛔ specgate: error\n\n{md(message)}\n")
 
 
 def _check(args: argparse.Namespace, out: TextIO) -> int:

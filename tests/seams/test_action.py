@@ -40,7 +40,7 @@ ACTIONABLE = FIXTURES / "actionable.specgate.yaml"
 BROKEN = FIXTURES / "broken.specgate.yaml"
 NOT_CLAIMS = FIXTURES / "not-claims.yaml"
 FAILING_TEXT = FAILING.read_text(encoding="utf-8")
-REUSED_STEPS = ("python", "install")
+REUSED_STEPS = ("python", "env", "cache", "install")
 
 
 @pytest.fixture(scope="session")
@@ -95,6 +95,8 @@ def test_full_run_installs_into_runner_temp_and_passes(
 ) -> None:
     assert _steps_ran(first_run) == {
         "python": True,
+        "env": True,
+        "cache": True,
         "install": True,
         "check": True,
         "Upload SARIF to code scanning": False,
@@ -128,7 +130,7 @@ def test_full_run_installs_into_runner_temp_and_passes(
     }
     assert first_run.annotations() == []
     assert "specgate: ready" in first_run.summary
-    assert "`specgate.yaml`" in first_run.summary
+    assert "specgate.yaml" in first_run.summary
     assert "app.yaml" not in first_run.summary + first_run.step("check").stdout
     # specgate writes no GITHUB_ENV / GITHUB_PATH (zizmor's github-env concern).
     assert all(step.env_file == "" for step in first_run.steps)
@@ -230,8 +232,8 @@ def test_failing_file_annotations_outputs_and_summary(
     assert len(summary.encode("utf-8")) < 1024 * 1024  # GitHub's per-step limit
     assert "specgate: fail" in summary
     for text in (
-        "`svc/chat.specgate.yaml`",
-        "`specgate.yaml`",
+        "svc/chat.specgate.yaml",
+        "specgate.yaml",
         "chat-70b-eagle3",
         "SG102",
         "SG104",
@@ -571,6 +573,7 @@ def test_run_steps_are_bash_utf8_and_template_free() -> None:
 def test_uses_are_pinned_by_full_sha_with_a_version_comment() -> None:
     pins = re.findall(r"uses: (\S+)@(\S+) # (v\d+\.\d+\.\d+)", ACTION_TEXT)
     assert {action: tag.split(".")[0] for action, _, tag in pins} == {
+        "actions/cache": "v4",
         "actions/setup-python": "v5",
         "github/codeql-action/upload-sarif": "v3",
     }
