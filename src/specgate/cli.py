@@ -306,8 +306,10 @@ def build_parser() -> argparse.ArgumentParser:
     init = sub.add_parser(
         "init",
         help="write a commented starter claims file",
-        description="Write a starter claims file that shows every field with its unit. "
-        "Refuses to overwrite an existing file.",
+        description="Write a starter claims file that shows every field with its unit, "
+        "and (commented out) how to read them from the files you already commit: "
+        "engine_config, hf_config, draft_hf_config and evidence.metrics. Missing folders "
+        "are made. Refuses to overwrite an existing file.",
     )
     init.add_argument(
         "path",
@@ -638,6 +640,13 @@ def _run_init(args: argparse.Namespace, out: TextIO) -> int:
         )
     if target.is_dir():
         raise UsageError(f"specgate init: {args.path} is a folder; give a file name")
+    try:
+        # deploy/chat.specgate.yaml in a fresh repository: the folders are made.
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(
+            f"specgate init: cannot make the folder {target.parent}: {exc.strerror or exc}"
+        ) from None
     try:
         with target.open("x", encoding="utf-8", newline="\n") as handle:
             handle.write(starter.read_text(encoding="utf-8"))
