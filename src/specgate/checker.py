@@ -10,18 +10,21 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from specgate import derived, mechanisms
-from specgate.config import DEFAULT as DEFAULT_CONFIG
-from specgate.config import UNIGNORABLE, Config, ConfigFinder
 from specgate.document import Document, NodePath, Span, format_path
 from specgate.errors import InputError
 from specgate.findings import SEVERITY_RANK, Finding, status_of, worst
 from specgate.model import Deployment
 from specgate.report import DeploymentReport, FileReport, RunReport, inputs_json
 from specgate.rules import REGISTRY, Hit, RuleContext
-from specgate.safe_path import PathProblem, confined, resolve
-from specgate.suppress import InlineIgnores
+
+if TYPE_CHECKING:
+    # Imported where used: `specgate doctor` needs neither configuration files,
+    # suppressions nor path checks, and starts faster without them.
+    from specgate.config import Config, ConfigFinder
+    from specgate.suppress import InlineIgnores
 
 _DEPLOYMENT_PATH = re.compile(r"^deployments\[(\d+)\]")
 _SCHEMA_ACTIONS = {
@@ -314,7 +317,7 @@ def _file_report(
 
 
 def _suppression_findings(document: Document, shown: str) -> tuple[list[Finding], InlineIgnores]:
-    from specgate.suppress import scan
+    from specgate.suppress import InlineIgnores, scan
 
     inline = (
         scan(document.text) if document.text and not shown.endswith(".json") else InlineIgnores()
@@ -355,7 +358,7 @@ def check_file(
     path: Path,
     shown: str,
     options: CheckOptions,
-    config: Config = DEFAULT_CONFIG,
+    config: Config | None = None,
 ) -> FileReport:
     """Read, parse and check one claims file; a read or parse failure becomes an
     ``error`` file report (its status is ``error``).
@@ -381,7 +384,7 @@ def check_document(
     document: Document,
     options: CheckOptions,
     *,
-    config: Config = DEFAULT_CONFIG,
+    config: Config | None = None,
     path: Path | None = None,
 ) -> FileReport:
     """Check a parsed claims file under ``config``, with its inline suppressions.
@@ -397,6 +400,9 @@ def check_document(
         config: the configuration in force for this file.
         path: the file on disk (for ``per-file-ignores``); defaults to ``document.file``.
     """
+    from specgate.config import DEFAULT, UNIGNORABLE
+
+    config = config or DEFAULT
     shown = document.file
     on_disk = path if path is not None else Path(shown)
     extra, inline = _suppression_findings(document, shown)
@@ -492,6 +498,7 @@ def check_stdin(
     """
     from specgate.discovery import shown_path
     from specgate.loader import decode, parse_text
+    from specgate.safe_path import PathProblem, resolve
 
     on_disk = Path(name) if name else Path.cwd() / "-"
     shown = shown_path(on_disk) if name else "-"
@@ -533,6 +540,9 @@ def check_files(
     Configuration problems (SG004 for unknown rule references) are reported once,
     with the first claims file that uses that configuration.
     """
+    from specgate.config import ConfigFinder
+    from specgate.safe_path import PathProblem, confined
+
     finder = finder or ConfigFinder()
     reported: set[str] = set()
     reports: list[FileReport] = []

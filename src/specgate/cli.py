@@ -115,11 +115,11 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
     Raises:
         UsageError: unknown options or bad values.
     """
-    import difflib
-
     args, extras = parser.parse_known_args(argv)
     if not extras:
         return args
+    import difflib
+
     command = getattr(args, "command", None)
     sub = _subcommand(parser, command) if command else None
     owner = sub or parser

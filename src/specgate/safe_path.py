@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import os
+from functools import lru_cache
 from pathlib import Path
 
 
@@ -56,7 +57,12 @@ def repository_top(folder: Path) -> Path:
     Raises:
         PathProblem: ``folder`` cannot be resolved.
     """
-    here = resolve(folder)
+    return _top(resolve(folder))
+
+
+@lru_cache(maxsize=4096)
+def _top(here: Path) -> Path:
+    # Cached per folder: a run over thousands of files in a few folders walks up once.
     for candidate in (here, *here.parents):
         try:
             if (candidate / ".git").exists():
