@@ -196,9 +196,8 @@ def main() -> int:
     for name, ours, baseline, target in results:
         ratio = ours / baseline
         verdict = "ok" if ratio <= target else "MISSED"
-        print(
-            f"{name:<44} {ours:>10.3f} {baseline:>10.3f} {ratio:>6.2f} {'≤ ' + str(target):>7} {verdict}"
-        )
+        bound = f"≤ {target}"
+        print(f"{name:<44} {ours:>10.3f} {baseline:>10.3f} {ratio:>6.2f} {bound:>7} {verdict}")
     return 0
 
 
