@@ -82,8 +82,10 @@ def _time(command: Sequence[str], cwd: Path) -> float:
 
 def _interleaved(commands: dict[str, list[str]], repeat: int, cwd: Path) -> dict[str, float]:
     """Median seconds of each command, run in turn ``repeat`` times after a warm-up."""
-    for command in commands.values():
-        _time(command, cwd)
+    for name, command in commands.items():
+        done = subprocess.run(command, cwd=cwd, capture_output=True, check=False, env=ENV)
+        if done.returncode not in (0, 1):  # a broken run would time nothing useful
+            raise SystemExit(f"{name} exited {done.returncode}: {done.stderr[-2000:]!r}")
     samples: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(repeat):
         for name, command in commands.items():

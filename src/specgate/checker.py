@@ -541,9 +541,18 @@ def check_files(
     with the first claims file that uses that configuration.
     """
     from specgate.config import ConfigFinder
-    from specgate.safe_path import PathProblem, confined
+    from specgate.references import shared_reads
 
     finder = finder or ConfigFinder()
+    with shared_reads():
+        return _check_files(files, options, finder)
+
+
+def _check_files(
+    files: list[tuple[Path, str]], options: CheckOptions, finder: ConfigFinder
+) -> RunReport:
+    from specgate.safe_path import PathProblem, confined
+
     reported: set[str] = set()
     reports: list[FileReport] = []
     for path, shown in files:

@@ -11,11 +11,12 @@ never a silent preference. Reading errors are :class:`InputError` (exit 2).
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from specgate.document import Document, NodePath, Span
 from specgate.errors import InputError
@@ -28,6 +29,7 @@ from specgate.numbers import fmt
 ACCEPT_LENGTH_TOLERANCE = 0.005
 
 Location = tuple[str, Span]
+_T = TypeVar("_T")
 
 
 class _Resolver:
@@ -81,6 +83,34 @@ class _Resolver:
             self.overrides[path] = (source, span)
 
 
+#: Results of reading referenced files during one run (see :func:`shared_reads`):
+#: ten thousand claims files pointing at one serving config read and interpret it
+#: once. ``None`` outside a run: every call reads the file.
+_reads: dict[tuple[object, ...], object] | None = None
+
+
+@contextmanager
+def shared_reads() -> Iterator[None]:
+    """Within this block, a referenced file read with the same arguments is read and
+    interpreted once (successful reads only: an error is raised again at each claims
+    file, pointing at its own lines)."""
+    global _reads
+    outer = _reads
+    _reads = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _reads = outer
+
+
+def _once(key: tuple[object, ...], read: Callable[[], _T]) -> _T:
+    if _reads is None:
+        return read()
+    if key not in _reads:
+        _reads[key] = read()
+    return _reads[key]  # type: ignore[return-value]
+
+
 def _engine(r: _Resolver, spec_raw: dict[str, Any]) -> EngineConfig | None:
     if "engine_config" not in spec_raw:
         return None
@@ -88,7 +118,10 @@ def _engine(r: _Resolver, spec_raw: dict[str, Any]) -> EngineConfig | None:
 
     target, shown, pointer = r.file("speculation", "engine_config", spec_raw["engine_config"])
     engine = spec_raw.get("engine") if isinstance(spec_raw.get("engine"), str) else None
-    return read_engine_file(target, shown, pointer=pointer, engine=engine)
+    return _once(
+        ("engine", target, shown, pointer, engine),
+        lambda: read_engine_file(target, shown, pointer=pointer, engine=engine),
+    )
 
 
 def _shape(r: _Resolver, block: str, key: str, raw: object) -> ModelShape:
@@ -96,9 +129,13 @@ def _shape(r: _Resolver, block: str, key: str, raw: object) -> ModelShape:
     from specgate.loader import load_document
 
     target, shown, pointer = r.file(block, key, raw)
-    shape = read_model_config(load_document(target, shown), shown=shown, pointer=pointer)
-    _bound_shape(shape)
-    return shape
+
+    def read() -> ModelShape:
+        shape = read_model_config(load_document(target, shown), shown=shown, pointer=pointer)
+        _bound_shape(shape)
+        return shape
+
+    return _once(("model", target, shown, pointer), read)
 
 
 def _bound_shape(shape: ModelShape) -> None:
@@ -132,7 +169,20 @@ def _acceptance(r: _Resolver, draft_length: int | None) -> Acceptance:
 
     node = r.deployment.path("evidence", "metrics")
     spec = MetricsSpec.from_document(r.document, node, draft_length=draft_length)
-    return read_acceptance(spec, base_dir=r.base_dir, shown_base=r.shown_base)
+
+    def read() -> Acceptance:
+        return read_acceptance(spec, base_dir=r.base_dir, shown_base=r.shown_base)
+
+    if spec.path is None:  # inline data: errors and values point at this claims file
+        return read()
+    key = (
+        "metrics",
+        r.base_dir,
+        r.shown_base,
+        repr(sorted((str(k), repr(v)) for k, v in spec.values.items())),
+        draft_length,
+    )
+    return _once(key, read)
 
 
 def _merge_engine(r: _Resolver, engine: EngineConfig) -> None:
