@@ -85,8 +85,8 @@ class _Resolver:
 
 #: Results of reading referenced files during one run (see :func:`shared_reads`):
 #: ten thousand claims files pointing at one serving config read and interpret it
-#: once. ``None`` outside a run: every call reads the file.
-_reads: dict[tuple[object, ...], object] | None = None
+#: once. Empty outside a run: every call reads the file.
+_READS: list[dict[tuple[object, ...], object]] = []
 
 
 @contextmanager
@@ -94,21 +94,20 @@ def shared_reads() -> Iterator[None]:
     """Within this block, a referenced file read with the same arguments is read and
     interpreted once (successful reads only: an error is raised again at each claims
     file, pointing at its own lines)."""
-    global _reads
-    outer = _reads
-    _reads = {} if outer is None else outer
+    _READS.append(_READS[-1] if _READS else {})
     try:
         yield
     finally:
-        _reads = outer
+        _READS.pop()
 
 
 def _once(key: tuple[object, ...], read: Callable[[], _T]) -> _T:
-    if _reads is None:
+    if not _READS:
         return read()
-    if key not in _reads:
-        _reads[key] = read()
-    return _reads[key]  # type: ignore[return-value]
+    reads = _READS[-1]
+    if key not in reads:
+        reads[key] = read()
+    return reads[key]  # type: ignore[return-value]
 
 
 def _engine(r: _Resolver, spec_raw: dict[str, Any]) -> EngineConfig | None:
