@@ -14,6 +14,8 @@ form); :func:`safe_line` makes sure no line we print from untrusted text does.
 
 from __future__ import annotations
 
+import re
+
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 #: What the runner takes for a workflow command at the start of a line.
 COMMAND_STARTS = ("::", "##[")
@@ -46,3 +48,14 @@ def safe_line(text: str, prefix: str = "> ") -> str:
     if not starts_command(shown):
         return shown
     return prefix + shown.lstrip()
+
+
+_JSON_UNSAFE = re.compile("[\x85\u2028\u2029\ud800-\udfff]")
+
+
+def json_text(text: str) -> str:
+    """JSON text (``json.dumps(..., ensure_ascii=False)``) with the characters that some
+    readers take for line breaks (NEL, U+2028, U+2029) and lone surrogates written as
+    ``\\uXXXX`` escapes, which every JSON reader decodes back. Such characters can
+    only stand inside JSON strings, where the escape means the same character."""
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -31,6 +31,7 @@ from specgate import __version__
 from specgate.findings import Finding
 from specgate.report import FileReport, RunReport
 from specgate.rules import REGISTRY, Rule
+from specgate.reporters.safe_text import json_text
 from specgate.rules_doc import help_uri, rule_markdown
 
 SarifLevel = Literal["error", "warning", "note"]
@@ -301,4 +302,5 @@ def render(
     run: RunReport, repo_paths: Mapping[str, str | None], docs_url: str | None = None
 ) -> str:
     """The SARIF log of ``run`` as JSON text ending with a newline (see :func:`build`)."""
-    return json.dumps(build(run, repo_paths, docs_url), indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(build(run, repo_paths, docs_url), indent=2, ensure_ascii=False)
+    return json_text(text) + "\n"
