@@ -336,12 +336,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def say(message: str) -> None:
-    """Write ``specgate: message`` to standard error as one escaped line: text from
+    """Write ``specgate: message`` to standard error as one escaped line (messages that
+    already name ``specgate …`` as their source keep it as the prefix): text from
     the checked repository (a file name with a newline, a YAML tag with a CR) can
     neither break the line nor start a workflow command."""
     from specgate.reporters.safe_text import visible
 
-    print(f"specgate: {visible(message)}", file=sys.stderr)
+    line = message if message.startswith(("specgate ", "specgate:")) else f"specgate: {message}"
+    print(visible(line), file=sys.stderr)
 
 
 def _utf8_streams() -> None:
@@ -695,8 +697,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> 
             return _run_init(args, out)
         return _run_rules(args, out)
     except SpecgateError as exc:
-        text = str(exc)
-        say(text.removeprefix("specgate: ") if text.startswith("specgate") else text)
+        say(str(exc))
         return EXIT_USAGE
     except KeyboardInterrupt:
         say("interrupted")
