@@ -628,3 +628,39 @@ def test_substitute_and_file_command_parser() -> None:
     }
     with pytest.raises(ValueError, match="empty name"):
         parse_file_command("=x\n")
+
+
+# --- nothing from the checked repository runs (hostile case 02) ------------------------------
+
+SHADOW = (
+    'import sys; print("::notice::code from the checked-out repo ran", file=sys.stderr); '
+    "raise SystemExit(0)\n"
+)
+
+
+@pytest.mark.parametrize(
+    "shadow",
+    ["yaml.py", "json.py", "specgate/__init__.py", "specgate.py", "venv.py", "pathspec.py"],
+)
+def test_modules_in_the_workspace_are_never_imported(
+    run_action: RunAction, tmp_path: Path, shadow: str
+) -> None:
+    workspace = make_repo(
+        tmp_path / "repo", {"svc/chat.specgate.yaml": FAILING, shadow: SHADOW}
+    )
+    for working_directory in (".", "svc"):
+        run = run_action(workspace, {"working-directory": working_directory, "paths": "."})
+        check = run.step("check")
+        assert "code from the checked-out repo ran" not in check.stdout + check.stderr
+        assert run.outputs["status"] == "fail"  # the real check ran and failed the file
+        assert run.failed
+
+
+def test_every_interpreter_in_the_action_runs_isolated() -> None:
+    # `python -m X` puts the current folder first on sys.path: -I must come with it.
+    for step in ACTION["runs"]["steps"]:
+        for line in step.get("run", "").splitlines():
+            if line.lstrip().startswith("#"):
+                continue
+            if re.search(r'(python|PYTHON)[^ ]*"? ', line) and (" -m " in line or ".py" in line):
+                assert " -I " in line, line
