@@ -37,8 +37,14 @@ class Result:
         return json.loads(self.out)  # type: ignore[no-any-return]
 
 
-def run(args: list[str], cwd: Path, *, env: dict[str, str] | None = None, timeout: float = 60,
-        stdin: bytes | None = None) -> Result:
+def run(
+    args: list[str],
+    cwd: Path,
+    *,
+    env: dict[str, str] | None = None,
+    timeout: float = 60,
+    stdin: bytes | None = None,
+) -> Result:
     """``specgate ARGS`` in a child process (both channels, real exit code)."""
     import os
 
@@ -84,9 +90,15 @@ class InProcess:
     def __init__(self, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
         self.monkeypatch = monkeypatch
         self.capsys = capsys
-        for name in ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT", "GITHUB_SERVER_URL",
-                     "GITHUB_REPOSITORY", "GITHUB_SHA", "GITHUB_ACTION_REPOSITORY",
-                     "GITHUB_ACTION_REF"):
+        for name in (
+            "GITHUB_STEP_SUMMARY",
+            "GITHUB_OUTPUT",
+            "GITHUB_SERVER_URL",
+            "GITHUB_REPOSITORY",
+            "GITHUB_SHA",
+            "GITHUB_ACTION_REPOSITORY",
+            "GITHUB_ACTION_REF",
+        ):
             monkeypatch.delenv(name, raising=False)
 
     def __call__(self, args: list[str], cwd: Path, env: dict[str, str] | None = None) -> Result:

@@ -22,8 +22,12 @@ from support.runner_parser import ParsedCommand, dotnet_trim_start, parse_output
 from .conftest import BASE, FORMATS, InProcess, Result, with_engine
 
 BREAKS = ["\r", "\n", "\r\n", "\u2028", "\x85"]
-ATTACKS = ["::error file=evil.py,line=1::INJECTED", "##[error]INJECTED", "::add-mask::x",
-           "::stop-commands::tok"]
+ATTACKS = [
+    "::error file=evil.py,line=1::INJECTED",
+    "##[error]INJECTED",
+    "::add-mask::x",
+    "::stop-commands::tok",
+]
 
 
 def assert_only_ours(result: Result, fmt: str) -> None:
@@ -40,11 +44,12 @@ def assert_only_ours(result: Result, fmt: str) -> None:
             assert item.properties.get("title", "").startswith("specgate"), item
             assert item.properties.get("file") != "evil.py", item
     assert "INJECTED" not in "".join(
-        line for line in re.split(r"\r\n|\r|\n", result.out + result.err)
+        line
+        for line in re.split(r"\r\n|\r|\n", result.out + result.err)
         if dotnet_trim_start(line).startswith(("::", "##["))
-        and not dotnet_trim_start(line).startswith(("::error title=specgate",
-                                                    "::warning title=specgate",
-                                                    "::notice title=specgate"))
+        and not dotnet_trim_start(line).startswith(
+            ("::error title=specgate", "::warning title=specgate", "::notice title=specgate")
+        )
     )
 
 
@@ -58,8 +63,12 @@ def _every_format(sg: InProcess, repo: Path, args: list[str]) -> None:
 def _yaml_double_quoted(text: str) -> str:
     """``text`` as a YAML double-quoted scalar (escapes for every break)."""
     escaped = (
-        text.replace("\\", "\\\\").replace('"', '\\"').replace("\r", "\\r").replace("\n", "\\n")
-        .replace("\u2028", "\\L").replace("\x85", "\\N")
+        text.replace("\\", "\\\\")
+        .replace('"', '\\"')
+        .replace("\r", "\\r")
+        .replace("\n", "\\n")
+        .replace("\u2028", "\\L")
+        .replace("\x85", "\\N")
     )
     return f'"{escaped}"'
 
@@ -69,7 +78,7 @@ def _yaml_double_quoted(text: str) -> str:
 def test_yaml_tag_with_a_line_break(sg: InProcess, repo: Path, brk: str, attack: str) -> None:
     # A verbatim tag keeps %-escapes: %0D / %0A decode to CR / LF in the tag's text.
     encoded = brk.encode("utf-8").hex()
-    escape = "".join(f"%{encoded[i:i + 2].upper()}" for i in range(0, len(encoded), 2))
+    escape = "".join(f"%{encoded[i : i + 2].upper()}" for i in range(0, len(encoded), 2))
     tag = f"!<x{escape}{attack.replace(' ', '%20')}>"
     (repo / "c.specgate.yaml").write_text(f"version: 1\ndeployments: {tag} []\n", "utf-8")
     _every_format(sg, repo, ["c.specgate.yaml"])

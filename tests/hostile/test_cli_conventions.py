@@ -40,8 +40,12 @@ def test_stdin_json_by_suffix_and_references_from_its_folder(repo: Path) -> None
         "deployments": [
             {
                 "name": "d",
-                "speculation": {"enabled": True, "engine": "vllm", "engine_config": "e.yaml",
-                                "draft_length": 3},
+                "speculation": {
+                    "enabled": True,
+                    "engine": "vllm",
+                    "engine_config": "e.yaml",
+                    "draft_length": 3,
+                },
                 "evidence": {"accept_length": 2.4, "cache_coherence_eval": True},
             }
         ],
@@ -66,7 +70,11 @@ def test_stdin_without_a_name_and_with_files(repo: Path) -> None:
 
 @pytest.mark.parametrize(
     ("stdin", "reason"),
-    [(b"\xff\xfe", "not valid UTF-8"), (b"a\x00b", "NUL byte"), (b"x" * (1024 * 1024 + 1), "larger")],
+    [
+        (b"\xff\xfe", "not valid UTF-8"),
+        (b"a\x00b", "NUL byte"),
+        (b"x" * (1024 * 1024 + 1), "larger"),
+    ],
 )
 def test_stdin_input_limits(repo: Path, stdin: bytes, reason: str) -> None:
     result = run(["check", "-"], repo, stdin=stdin)
@@ -107,7 +115,10 @@ def test_statistics(sg: InProcess, repo: Path) -> None:
     ]
     data = json.loads(sg(["check", "--statistics", "--format", "json", "."], repo).out)
     assert data["rules"][0] == {
-        "code": "SG102", "name": "accept-length-below-floor", "severity": "fail", "count": 2,
+        "code": "SG102",
+        "name": "accept-length-below-floor",
+        "severity": "fail",
+        "count": 2,
         "suppressed": 0,
     }
 
@@ -151,12 +162,20 @@ def test_output_format_is_the_format(sg: InProcess, repo: Path) -> None:
     ("argv", "expected"),
     [
         # "json" is taken as a PATH: only the option is unknown
-        (["check", "--fromat", "json"], "specgate check: unrecognized arguments: --fromat; "
-         "did you mean --format? (see specgate check --help)"),
-        (["doctor", "--accept-lenght=2"], "specgate doctor: unrecognized arguments: "
-         "--accept-lenght=2; did you mean --accept-length? (see specgate doctor --help)"),
-        (["rules", "--bogus"], "specgate rules: unrecognized arguments: --bogus "
-         "(see specgate rules --help)"),
+        (
+            ["check", "--fromat", "json"],
+            "specgate check: unrecognized arguments: --fromat; "
+            "did you mean --format? (see specgate check --help)",
+        ),
+        (
+            ["doctor", "--accept-lenght=2"],
+            "specgate doctor: unrecognized arguments: "
+            "--accept-lenght=2; did you mean --accept-length? (see specgate doctor --help)",
+        ),
+        (
+            ["rules", "--bogus"],
+            "specgate rules: unrecognized arguments: --bogus (see specgate rules --help)",
+        ),
     ],
 )
 def test_unknown_options_name_the_subcommand_help(
@@ -172,17 +191,28 @@ def test_unknown_options_name_the_subcommand_help(
 
 def test_folder_search_respects_gitignore(sg: InProcess, repo: Path) -> None:
     (repo / ".gitignore").write_text("build/\n*.tmp.specgate.yaml\n", "utf-8")
-    for path in ("build/x.specgate.yaml", "a.tmp.specgate.yaml", "keep/ok.specgate.yaml",
-                 "keep/sub/y.specgate.yaml", "keep/sub/z.specgate.yaml"):
+    for path in (
+        "build/x.specgate.yaml",
+        "a.tmp.specgate.yaml",
+        "keep/ok.specgate.yaml",
+        "keep/sub/y.specgate.yaml",
+        "keep/sub/z.specgate.yaml",
+    ):
         (repo / path).parent.mkdir(parents=True, exist_ok=True)
         (repo / path).write_text(BASE, "utf-8")
     # a nested .gitignore ignores one file and re-includes another pattern
     (repo / "keep" / "sub" / ".gitignore").write_text("y.specgate.yaml\n", "utf-8")
     data = sg(["check", "--format", "json", "."], repo).json()
-    assert [f["path"] for f in data["files"]] == ["keep/ok.specgate.yaml", "keep/sub/z.specgate.yaml"]
+    assert [f["path"] for f in data["files"]] == [
+        "keep/ok.specgate.yaml",
+        "keep/sub/z.specgate.yaml",
+    ]
     # from a subfolder, the .gitignore above still applies
     sub = sg(["check", "--format", "json", "keep"], repo).json()
-    assert [f["path"] for f in sub["files"]] == ["keep/ok.specgate.yaml", "keep/sub/z.specgate.yaml"]
+    assert [f["path"] for f in sub["files"]] == [
+        "keep/ok.specgate.yaml",
+        "keep/sub/z.specgate.yaml",
+    ]
     # a file named on the command line is checked whatever .gitignore says
     named = sg(["check", "--format", "json", "build/x.specgate.yaml"], repo).json()
     assert [f["path"] for f in named["files"]] == ["build/x.specgate.yaml"]
@@ -220,9 +250,13 @@ def test_configuration_exclude(sg: InProcess, repo: Path) -> None:
 
 @pytest.mark.parametrize(
     ("key", "hint"),
-    [("fail_on", "did you mean 'fail-on'?"), ("exclud", "did you mean 'exclude'?"),
-     ("min-accept-lenght", "did you mean 'min-accept-length'?"),
-     ("docs_url", "did you mean 'docs-url'?"), ("colour", "known: ")],
+    [
+        ("fail_on", "did you mean 'fail-on'?"),
+        ("exclud", "did you mean 'exclude'?"),
+        ("min-accept-lenght", "did you mean 'min-accept-length'?"),
+        ("docs_url", "did you mean 'docs-url'?"),
+        ("colour", "known: "),
+    ],
 )
 def test_did_you_mean_for_configuration_keys(
     sg: InProcess, repo: Path, key: str, hint: str
@@ -249,7 +283,10 @@ def test_help_uri_only_from_a_known_docs_url(sg: InProcess, repo: Path) -> None:
         "GITHUB_ACTION_REF": "v1",
     }
     uris = _help_uris(sg(["check", "--format", "sarif", "c.specgate.yaml"], repo, env=action).out)
-    assert "https://github.com/acme/specgate/blob/v1/docs/rules.md#sg104-claimed-speedup-over-theory" in uris
+    assert (
+        "https://github.com/acme/specgate/blob/v1/docs/rules.md#sg104-claimed-speedup-over-theory"
+        in uris
+    )
     (repo / "pyproject.toml").write_text(
         '[tool.specgate]\ndocs-url = "https://docs.example/specgate/rules.html"\n', "utf-8"
     )
@@ -260,7 +297,8 @@ def test_help_uri_only_from_a_known_docs_url(sg: InProcess, repo: Path) -> None:
 def test_sarif_rules_embed_their_help(sg: InProcess, repo: Path) -> None:
     (repo / "c.specgate.yaml").write_text(BASE, "utf-8")
     rules = json.loads(sg(["check", "--format", "sarif", "c.specgate.yaml"], repo).out)["runs"][0][
-        "tool"]["driver"]["rules"]
+        "tool"
+    ]["driver"]["rules"]
     sg104 = next(r for r in rules if r["id"] == "SG104")
     assert "AL/(1+ρD)" in sg104["help"]["text"] or "AL / (1 + ρ·D)" in sg104["help"]["text"]
     assert sg104["help"]["markdown"].startswith("##") or "SG104" in sg104["help"]["markdown"]

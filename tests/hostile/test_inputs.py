@@ -93,7 +93,9 @@ def test_unusable_reference_paths_are_input_errors(
     if key == "engine_config":
         text = with_engine(reference)
     elif key == "hf_config":
-        text = BASE.replace("  - name: dep\n", f"  - name: dep\n    model:\n      hf_config: {reference}\n")
+        text = BASE.replace(
+            "  - name: dep\n", f"  - name: dep\n    model:\n      hf_config: {reference}\n"
+        )
     else:
         text = BASE.replace(
             "      accept_length: 2.4\n",
@@ -119,11 +121,15 @@ def test_undecodable_and_surrogate_text_in_every_format(sg: InProcess, repo: Pat
     with open(os.path.join(os.fsencode(repo), b"\xff\xfe.specgate.yaml"), "wb") as handle:
         handle.write(FAILING.encode())
     for fmt in FORMATS:
-        result = sg(["check", "--format", fmt, "."], repo, env={"GITHUB_STEP_SUMMARY": str(repo / "s.md")})
+        result = sg(
+            ["check", "--format", fmt, "."], repo, env={"GITHUB_STEP_SUMMARY": str(repo / "s.md")}
+        )
         assert result.code == 1, (fmt, result.err)
     sarif = json.loads(sg(["check", "--format", "sarif", "."], repo).out)
-    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-            for r in sarif["runs"][0]["results"]}
+    uris = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in sarif["runs"][0]["results"]
+    }
     assert "%FF%FE.specgate.yaml" in uris  # the original bytes, percent-encoded
     data = sg(["check", "--format", "json", "."], repo).json()
     names = [d["name"] for f in data["files"] for d in f["deployments"]]
@@ -156,7 +162,9 @@ def test_deep_nesting(sg: InProcess, repo: Path, depth: int, where: str) -> None
         text = with_engine("e.yaml", drop_draft_length=True)
     elif where == "json file":
         (repo / "m.json").write_text('{"num_attention_heads": ' + nested + "}", "utf-8")
-        text = BASE.replace("  - name: dep\n", "  - name: dep\n    model:\n      hf_config: m.json\n")
+        text = BASE.replace(
+            "  - name: dep\n", "  - name: dep\n    model:\n      hf_config: m.json\n"
+        )
     else:
         text = BASE + "x-deep: " + "[" * depth + "]" * depth + "\n"
     (repo / "c.specgate.yaml").write_text(text, "utf-8")
@@ -193,7 +201,9 @@ def test_huge_numbers(sg: InProcess, repo: Path, number: str, where: str) -> Non
             else f'{{"{key}": {number}, "num_key_value_heads": 3}}',
             "utf-8",
         )
-        text = BASE.replace("  - name: dep\n", "  - name: dep\n    model:\n      hf_config: m.json\n")
+        text = BASE.replace(
+            "  - name: dep\n", "  - name: dep\n    model:\n      hf_config: m.json\n"
+        )
     elif where == "vllm log":
         (repo / "v.log").write_text(
             "SpecDecoding metrics: Draft acceptance rate: 38.8%, Mean acceptance length: 2.16, "
@@ -288,9 +298,7 @@ def test_long_command_lines_split_in_linear_time(repo: Path, shape: str) -> None
 
 @pytest.mark.parametrize("name", ["C:\\\\models\\\\x", "\\\\1\\\\g<0>", "a\\\\"])
 def test_backslashes_in_names_keep_sarif_valid(sg: InProcess, repo: Path, name: str) -> None:
-    (repo / "c.specgate.yaml").write_text(
-        FAILING.replace("name: dep", f'name: "{name}"'), "utf-8"
-    )
+    (repo / "c.specgate.yaml").write_text(FAILING.replace("name: dep", f'name: "{name}"'), "utf-8")
     result = sg(["check", "--format", "sarif", "c.specgate.yaml"], repo)
     assert result.code == 1, result.err
     log = json.loads(result.out)

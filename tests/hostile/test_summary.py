@@ -121,7 +121,8 @@ def test_tile_rows_only_where_the_tile_rule_applies(
     text = FAILING.replace(
         "  - name: dep\n", "  - name: dep\n    model: {query_heads: 64, kv_heads: 8}\n"
     ).replace(
-        "    evidence:", f"    workload: {{attention_dominated: {str(attention).lower()}}}\n    evidence:"
+        "    evidence:",
+        f"    workload: {{attention_dominated: {str(attention).lower()}}}\n    evidence:",
     )
     (repo / "c.specgate.yaml").write_text(text, "utf-8")
     summary = _summary(sg, repo, ["c.specgate.yaml"])
@@ -141,7 +142,8 @@ def test_hostile_deployment_name_is_inert(sg: InProcess, repo: Path) -> None:
 def test_suppressed_findings_are_listed_with_their_reason(sg: InProcess, repo: Path) -> None:
     text = FAILING.replace(
         "      accept_length: 1.2\n",
-        "      accept_length: 1.2  # specgate: ignore[SG102] -- collapsed drafter, tracked in #12\n",
+        "      accept_length: 1.2  # specgate: ignore[SG102] -- collapsed drafter, tracked in"
+        " #12\n",
     )
     (repo / "c.specgate.yaml").write_text(text, "utf-8")
     summary = _summary(sg, repo, ["c.specgate.yaml"])

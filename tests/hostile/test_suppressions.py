@@ -27,7 +27,10 @@ def _findings(data: dict) -> list[dict]:  # type: ignore[type-arg]
 @pytest.mark.parametrize(
     ("directive", "reason"),
     [
-        ("# specgate: ignore[SG104] -- vendor figure, re-measure in Q3", "vendor figure, re-measure in Q3"),
+        (
+            "# specgate: ignore[SG104] -- vendor figure, re-measure in Q3",
+            "vendor figure, re-measure in Q3",
+        ),
         ("# specgate: ignore[claimed-speedup-over-theory] marketing number", "marketing number"),
         ("#specgate:ignore[SG104,SG204]--two", "two"),
         ("# specgate: ignore[SG104]", "no reason given"),
@@ -77,7 +80,10 @@ def test_configuration_ignore_is_an_external_suppression(sg: InProcess, repo: Pa
     ],
 )
 def test_unused_suppression_is_sg005(sg: InProcess, repo: Path, placement: str, line: int) -> None:
-    text = BASE.replace("    evidence:\n", placement if placement.startswith("    evidence") else placement + "    evidence:\n")
+    text = BASE.replace(
+        "    evidence:\n",
+        placement if placement.startswith("    evidence") else placement + "    evidence:\n",
+    )
     (repo / "c.specgate.yaml").write_text(text, "utf-8")
     result = sg(["check", "--format", "json", "c.specgate.yaml"], repo)
     findings = _findings(result.json())
@@ -107,7 +113,9 @@ def test_bare_ignore_is_sg004_and_suppresses_nothing(
 
 
 def test_suppressed_counts_in_text_and_statistics(sg: InProcess, repo: Path) -> None:
-    text = OVERCLAIM.replace("      speedup: 9\n", "      speedup: 9  # specgate: ignore[SG104] -- x\n")
+    text = OVERCLAIM.replace(
+        "      speedup: 9\n", "      speedup: 9  # specgate: ignore[SG104] -- x\n"
+    )
     (repo / "c.specgate.yaml").write_text(text, "utf-8")
     assert "(1 suppressed)" in sg(["check", "c.specgate.yaml"], repo).out
     stats = sg(["check", "--statistics", "c.specgate.yaml"], repo).out
