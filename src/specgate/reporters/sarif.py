@@ -30,8 +30,8 @@ from urllib.parse import quote
 from specgate import __version__
 from specgate.findings import Finding
 from specgate.report import FileReport, RunReport
-from specgate.rules import REGISTRY, Rule
 from specgate.reporters.safe_text import json_text
+from specgate.rules import REGISTRY, Rule
 from specgate.rules_doc import help_uri, rule_markdown
 
 SarifLevel = Literal["error", "warning", "note"]
