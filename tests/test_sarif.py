@@ -175,8 +175,8 @@ def test_log_header(failing_log: dict[str, Any]) -> None:
     driver = the_run(failing_log)["tool"]["driver"]
     assert driver["name"] == "specgate"
     assert driver["version"]
-    # No address is guessed: informationUri and helpUri only with a known docs URL.
-    assert "informationUri" not in driver
+    # No other project's site: the distribution's own page unless a docs URL is known.
+    assert driver["informationUri"] == "https://pypi.org/project/specdec-gate/"
 
 
 def test_render_is_json_text_ending_with_a_newline() -> None:

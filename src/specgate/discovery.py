@@ -94,13 +94,11 @@ class _GitIgnores:
         """Whether git ignores ``path``: the deepest ``.gitignore`` with a matching
         pattern decides."""
         verdict: bool | None = None
-        for folder, spec in self.specs.items():
+        for folder in reversed(path.parents):  # the top-level first, the deepest last
+            spec = self.specs.get(folder)
             if spec is None:
                 continue
-            try:
-                relative = path.relative_to(folder).as_posix()
-            except ValueError:
-                continue
+            relative = path.relative_to(folder).as_posix()
             result = spec.check_file(relative + ("/" if is_dir else ""))
             if result.include is not None:
                 verdict = result.include

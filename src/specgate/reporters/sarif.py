@@ -41,6 +41,8 @@ SCHEMA_URI = (
 )
 SARIF_VERSION = "2.1.0"
 TOOL_NAME = "specgate"
+#: The distribution's page on the package index (the name specgate is another project's).
+PACKAGE_URI = "https://pypi.org/project/specdec-gate/"
 #: The uriBaseId of repository-relative URIs (the name GitHub and CodeQL use).
 SRCROOT = "%SRCROOT%"
 #: Key of our entry in ``result.partialFingerprints``.
@@ -283,8 +285,12 @@ def build(
         "semanticVersion": __version__,
         "rules": [rule_descriptor(rule, docs_url) for rule in rules],
     }
-    if docs_url is not None:
-        driver["informationUri"] = docs_url.split("/blob/", 1)[0]
+    # The project's own pages: its repository when the docs address names it, else the
+    # distribution's page on the package index (DESIGN.md §11: specdec-gate).
+    driver["informationUri"] = (
+        docs_url.split("/blob/", 1)[0] if docs_url is not None and "/blob/" in docs_url
+        else PACKAGE_URI
+    )
     invocation: dict[str, Any] = {"executionSuccessful": not notifications}
     if notifications:
         driver["notifications"] = [_notification_descriptor()]
