@@ -188,7 +188,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--ignore",
         action="append",
         metavar="RULES",
-        help="do not report these rules (comma-separated; added to [tool.specgate] ignore)",
+        help="suppress these rules (comma-separated; added to [tool.specgate] ignore): their "
+        "findings change no status and stay in JSON, SARIF and the summary, marked suppressed",
     )
     check.add_argument(
         "-q",
