@@ -72,6 +72,19 @@ def _top(here: Path) -> Path:
     return here
 
 
+def _lexical_top(folder: Path) -> Path:
+    """The repository holding ``folder`` as written (symlinked folders not followed, so
+    ``repo/link-to-elsewhere/x`` belongs to ``repo``), resolved; without one, the
+    folder itself, resolved."""
+    for candidate in (folder, *folder.parents):
+        try:
+            if os.path.lexists(candidate / ".git"):
+                return resolve(candidate)
+        except (OSError, ValueError):  # pragma: no cover - unreadable parent
+            continue
+    return resolve(folder)
+
+
 def confined(path: Path) -> Path:
     """The file ``path`` leads to, which must lie inside the repository holding
     ``path`` itself (the link's repository, not the target's).
@@ -81,7 +94,7 @@ def confined(path: Path) -> Path:
             the repository (a symlink to ``/etc/passwd``).
     """
     target = resolve(path, strict=True)
-    top = repository_top(Path(os.path.abspath(path)).parent)
+    top = _lexical_top(Path(os.path.abspath(path)).parent)
     if not target.is_relative_to(top):
         raise PathProblem("is a symlink that leads out of the repository; not read")
     return target

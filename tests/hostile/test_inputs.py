@@ -48,6 +48,22 @@ def test_claims_symlink_out_of_the_repository_is_not_read(
     assert [f["status"] for f in report["files"] if f["path"] == "ok.specgate.yaml"] == ["fail"]
 
 
+def test_claims_file_through_a_symlinked_folder_out_of_the_repository(
+    sg: InProcess, repo: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "x.specgate.yaml").write_text(FAILING, "utf-8")
+    (repo / "linked").symlink_to(elsewhere, target_is_directory=True)
+    named = sg(["check", "--format", "json", "linked/x.specgate.yaml"], repo)
+    assert named.code == 2
+    assert "leads out of the repository" in named.json()["files"][0]["error"]
+    # a folder search does not follow symlinked folders at all
+    (repo / "ok.specgate.yaml").write_text(BASE, "utf-8")
+    found = sg(["check", "--format", "json", "."], repo).json()
+    assert [f["path"] for f in found["files"]] == ["ok.specgate.yaml"]
+
+
 def test_claims_symlink_inside_the_repository_is_read(sg: InProcess, repo: Path) -> None:
     (repo / "real").mkdir()
     (repo / "real" / "c.yaml").write_text(FAILING, "utf-8")
