@@ -11,9 +11,9 @@ import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from specgate import __version__
 from specgate.errors import SpecgateError, UsageError
@@ -423,8 +423,8 @@ def _append_summary(path: str, run: RunReport) -> None:
     """Append the job summary to ``path`` within what its 1 MiB budget leaves.
 
     Several steps (or parallel jobs sharing a file) may append at once: the file is
-    locked exclusively (``fcntl.flock`` where it exists), its size is read again
-    under the lock, the summary is rendered for what remains and written in one
+    locked exclusively (:func:`_exclusive`), its size is read again under the lock,
+    the summary is rendered for what remains and written in one
     write before the lock is released.
 
     Raises:
@@ -436,31 +436,46 @@ def _append_summary(path: str, run: RunReport) -> None:
         handle = open(path, "ab")  # noqa: SIM115 - held open across the lock
     except OSError as exc:
         raise UsageError(f"cannot append to {path}: {exc.strerror or exc}") from None
-    with handle:
+    with handle, _exclusive(handle):
+        existing = os.fstat(handle.fileno()).st_size
+        text = summary.render(
+            run,
+            max(summary.SUMMARY_LIMIT_BYTES - existing, 0),
+            repo_paths=_repo_paths(run),
+            links=summary.link_base(
+                os.environ.get("GITHUB_SERVER_URL"),
+                os.environ.get("GITHUB_REPOSITORY"),
+                os.environ.get("GITHUB_SHA"),
+            ),
+        )
+        if text:
+            handle.write(text.encode("utf-8", "backslashreplace"))
+            handle.flush()
+
+
+@contextlib.contextmanager
+def _exclusive(handle: BinaryIO) -> Iterator[None]:
+    """Hold an exclusive lock on ``handle``'s file: ``fcntl.flock`` on POSIX; on
+    Windows ``msvcrt.locking`` of its first byte (taken by every specgate process
+    appending to the file, which is what the lock serialises)."""
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows runners
+        import msvcrt
+
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)
         try:
-            import fcntl
-        except ImportError:  # pragma: no cover - Windows: no advisory locks
-            fcntl = None  # type: ignore[assignment]
-        if fcntl is not None:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            existing = os.fstat(handle.fileno()).st_size
-            text = summary.render(
-                run,
-                max(summary.SUMMARY_LIMIT_BYTES - existing, 0),
-                repo_paths=_repo_paths(run),
-                links=summary.link_base(
-                    os.environ.get("GITHUB_SERVER_URL"),
-                    os.environ.get("GITHUB_REPOSITORY"),
-                    os.environ.get("GITHUB_SHA"),
-                ),
-            )
-            if text:
-                handle.write(text.encode("utf-8", "backslashreplace"))
-                handle.flush()
+            yield
         finally:
-            if fcntl is not None:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+            handle.seek(0)
+            msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+        return
+    import fcntl
+
+    fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+    try:
+        yield
+    finally:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def _summary_path(args: argparse.Namespace) -> str | None:
