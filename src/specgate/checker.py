@@ -557,12 +557,13 @@ def _check_files(
     reports: list[FileReport] = []
     for path, shown in files:
         try:
-            confined(path)
+            # The file read is the one confinement checked (symlinks resolved).
+            target = confined(path)
         except PathProblem as problem:
             reports.append(_error_report(shown, InputError(str(problem), shown)))
             continue
-        config = finder.for_file(path)
-        report = check_file(path, shown, options, config)
+        config = finder.for_file(target)
+        report = check_file(target, shown, options, config)
         if config.path is not None and config.unknown_rules and config.path not in reported:
             reported.add(config.path)
             if report.error is None:

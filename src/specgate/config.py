@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import fnmatch
 import math
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -256,7 +257,9 @@ class ConfigFinder:
         file, stopping at the git top-level (or the explicit ``--config``)."""
         if self.explicit is not None:
             return self.explicit
-        return self.for_folder(Path(claims_file).resolve().parent)
+        from specgate.safe_path import real_folder
+
+        return self.for_folder(real_folder(Path(os.path.abspath(claims_file)).parent))
 
     def for_folder(self, folder: Path) -> Config:
         """As :meth:`for_file`, starting at ``folder``."""
