@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from specgate import __version__
 from specgate.errors import SpecgateError, UsageError
@@ -93,8 +93,43 @@ def _heads(text: str) -> int:
     return value
 
 
+def _help_width() -> int:
+    """The width argparse would use (``shutil.get_terminal_size().columns - 2``),
+    without importing shutil: argparse builds a formatter for every option it adds,
+    so the import would cost every command, not only ``--help``."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return max(columns - 2, 20)
+
+
+class _Formatter(argparse.HelpFormatter):
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        super().__init__(prog, indent_increment, max_help_position, width or _help_width())
+
+
+class _RawFormatter(_Formatter, argparse.RawDescriptionHelpFormatter):
+    """Descriptions and epilogs as written (examples keep their layout)."""
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that reports usage errors as one line and exit 2."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
@@ -138,7 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="specgate",
         description=_DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_RawFormatter,
     )
     parser.add_argument("--version", action="version", version=f"specgate {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -148,7 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="check claims files (the main job)",
         description="Check claims files against the theory and report findings.",
         epilog=_CHECK_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_RawFormatter,
     )
     check.add_argument(
         "paths",
@@ -237,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="check one deployment given as flags (no file needed)",
         description="Check one deployment described by flags, with the same rules as check.",
         epilog=_DOCTOR_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_RawFormatter,
     )
     number = _positive_float()
     doctor.add_argument(

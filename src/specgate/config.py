@@ -27,11 +27,6 @@ from typing import Any
 
 from specgate.errors import InputError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
-
 KNOWN_KEYS = frozenset(
     {
         "fail-on",
@@ -229,6 +224,11 @@ def load_config(path: Path, shown: str, *, explicit: bool) -> Config | None:
         InputError: unreadable file, TOML syntax error, bad table.
     """
     from specgate.loader import read_text
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
 
     text = read_text(path, shown)
     try:
