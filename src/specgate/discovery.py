@@ -13,6 +13,7 @@ checked whatever those say (as ruff does without ``--force-exclude``).
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,6 +54,11 @@ def is_claims_name(name: str) -> bool:
 def shown_path(path: Path, cwd: Path | None = None) -> str:
     """``path`` relative to the current folder with ``/`` separators (absolute when
     it cannot be made relative, e.g. another drive)."""
+    if cwd is None and not path.is_absolute():
+        # Relative to the current folder already: the lexical form relpath would give.
+        text = posixpath.normpath(path.as_posix())
+        if text != ".." and not text.startswith("../"):
+            return text
     base = cwd or Path.cwd()
     try:
         relative = os.path.relpath(path.absolute(), base)

@@ -108,9 +108,18 @@ class _Compiler:
             raise Unsupported(", ".join(sorted(unknown)))
         checks: list[Check] = [self._keyword(k, v, schema) for k, v in schema.items()]
         checks = [c for c in checks if c is not None]
+        if not checks:
+            return lambda _v: True
         if len(checks) == 1:
             return checks[0]
-        return lambda v: all(c(v) for c in checks)
+
+        def every(v: Any) -> bool:
+            for check in checks:  # noqa: SIM110 - a loop: no generator per node
+                if not check(v):
+                    return False
+            return True
+
+        return every
 
     def _keyword(self, key: str, value: Any, schema: Mapping[str, Any]) -> Any:
         if key in ANNOTATIONS:
@@ -150,9 +159,17 @@ class _Compiler:
             return lambda v: not isinstance(v, dict) or all(k in v for k in value)
         if key == "properties":
             props = {k: self.compile(s) for k, s in value.items()}
-            return lambda v: not isinstance(v, dict) or all(
-                props[k](v[k]) for k in props if k in v
-            )
+
+            def properties(v: Any) -> bool:
+                if not isinstance(v, dict):
+                    return True
+                for k, item in v.items():
+                    check = props.get(k)
+                    if check is not None and not check(item):
+                        return False
+                return True
+
+            return properties
         if key == "patternProperties":
             pats = [(re.compile(p), self.compile(s)) for p, s in value.items()]
             return lambda v: not isinstance(v, dict) or all(
@@ -183,11 +200,12 @@ class _Compiler:
         def check(v: Any) -> bool:
             if not isinstance(v, dict):
                 return True
-            return all(
-                extra(v[k])
-                for k in v
-                if k not in known and not any(p.search(k) for p in patterns)
-            )
+            for k, item in v.items():
+                if k in known or any(p.search(k) for p in patterns):
+                    continue
+                if not extra(item):
+                    return False
+            return True
 
         return check
 
