@@ -42,12 +42,15 @@ def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict
     return code, json.loads(out) if out else {}
 
 
-def _codes(report: dict) -> list[str]:  # type: ignore[type-arg]
+def _codes(report: dict, *, suppressed: bool = False) -> list[str]:  # type: ignore[type-arg]
+    """Codes of the findings in force (with ``suppressed``: only the suppressed ones,
+    which the JSON report keeps, marked)."""
     found = []
     for file in report["files"]:
-        found += [f["code"] for f in file["findings"]]
+        entries = list(file["findings"])
         for deployment in file["deployments"]:
-            found += [f["code"] for f in deployment["findings"]]
+            entries += deployment["findings"]
+        found += [f["code"] for f in entries if f.get("suppressed", False) == suppressed]
     return sorted(found)
 
 
@@ -171,8 +174,13 @@ def test_inline_suppressions(repo: Path, capsys: pytest.CaptureFixture[str]) -> 
         ("SG004", 11, "ignore[SG001] cannot be suppressed (fix the file)"),
         ("SG004", 11, "ignore[nope] names no rule"),
     ]
-    assert report["files"][0]["deployments"][0]["findings"] == []
-    assert report["summary"]["suppressed"] == 2  # SG102 and SG105 stay visible as a count
+    # The suppressed findings stay in the report, marked, with the directive's reason.
+    kept = report["files"][0]["deployments"][0]["findings"]
+    assert [(f["code"], f["suppressed"], f["justification"]) for f in kept] == [
+        ("SG102", True, "inline: measured before the drafter fix"),
+        ("SG105", True, "inline: no reason given"),
+    ]
+    assert report["summary"]["suppressed"] == 2
     assert code == 0  # SG004 is a warning: actionable, not fail
 
 
@@ -185,7 +193,9 @@ def test_directive_alone_covers_only_the_next_line(
     )
     claims.write_text(text, encoding="utf-8")
     _, report = _run(["check", str(claims)], capsys)
-    assert _codes(report) == ["SG102", "SG105"]  # the finding is two lines further down
+    # The finding is two lines further down: nothing suppressed, and the stale
+    # directive itself is SG005.
+    assert _codes(report) == ["SG005", "SG102", "SG105"]
 
 
 def test_json_claims_files_use_configuration_only(

@@ -122,3 +122,29 @@ def test_the_multitool_catches_a_missing_help(tmp_path: Path) -> None:
     del log["runs"][0]["tool"]["driver"]["rules"][0]["help"]
     found = problems(validate(json.dumps(log), tmp_path))
     assert any(p.startswith("error GH2012") for p in found), found
+
+
+def test_suppressions_backslashes_and_help_uris_pass_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # DESIGN.md §11: suppressed results carry `suppressions`, names and file names with
+    # backslashes stay valid, helpUri appears with a known docs address.
+    (tmp_path / ".git").mkdir()
+    claims = tmp_path / "a\\b.specgate.yaml"
+    claims.write_text(
+        "version: 1\ndeployments:\n  - name: 'C:\\models\\x'\n    speculation:\n"
+        "      enabled: true\n      mechanism: eagle3\n      draft_length: 3\n"
+        "      draft_depth_ratio: 0.05\n    evidence:\n      accept_length: 2.4\n"
+        "      cache_coherence_eval: true\n    claims:\n"
+        "      speedup: 9  # specgate: ignore[SG104] -- vendor figure\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("GITHUB_SERVER_URL", "https://github.com")
+    monkeypatch.setenv("GITHUB_ACTION_REPOSITORY", "acme/specgate")
+    monkeypatch.setenv("GITHUB_ACTION_REF", "v1")
+    text = sarif_of(claims)
+    log = json.loads(text)
+    (result,) = log["runs"][0]["results"]
+    assert result["suppressions"][0]["justification"] == "inline: vendor figure"
+    assert all("helpUri" in rule for rule in log["runs"][0]["tool"]["driver"]["rules"])
+    assert problems(validate(text, tmp_path)) == []

@@ -7,26 +7,30 @@ rules together; it holds no formulas and no formatting.
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from specgate import derived, mechanisms
-from specgate.config import DEFAULT as DEFAULT_CONFIG
-from specgate.config import Config, ConfigFinder
 from specgate.document import Document, NodePath, Span, format_path
 from specgate.errors import InputError
 from specgate.findings import SEVERITY_RANK, Finding, status_of, worst
 from specgate.model import Deployment
 from specgate.report import DeploymentReport, FileReport, RunReport, inputs_json
 from specgate.rules import REGISTRY, Hit, RuleContext
-from specgate.suppress import InlineIgnores
 
 if TYPE_CHECKING:
     from specgate.baseline import BaselineSource
     from specgate.comparison import BaseView
 
+    # Imported where used: `specgate doctor` needs neither configuration files,
+    # suppressions nor path checks, and starts faster without them.
+    from specgate.config import Config, ConfigFinder
+    from specgate.suppress import InlineIgnores
+
+_DEPLOYMENT_PATH = re.compile(r"^deployments\[(\d+)\]")
 _SCHEMA_ACTIONS = {
     "SG001": "Fix the schema violations (run `specgate schema` for the format); other rules "
     "run once the file is valid.",
@@ -39,11 +43,15 @@ _SCHEMA_ACTIONS = {
 class CheckOptions:
     """Run-wide settings: ``min_accept_length`` overrides every file's policy;
     ``today`` is the UTC date evidence age is judged against (``None``: the clock);
-    ``baseline`` the base revision of ``--baseline`` (``None``: no comparison)."""
+    ``baseline`` the base revision of ``--baseline`` (``None``: no comparison);
+    ``select`` (when given) replaces the configuration's, ``ignore`` adds to it
+    (the command line's ``--select``/``--ignore``)."""
 
     min_accept_length: float | None = None
     today: datetime.date | None = None
     baseline: BaselineSource | None = None
+    select: frozenset[str] | None = None
+    ignore: frozenset[str] = frozenset()
 
 
 def utc_today() -> datetime.date:
@@ -169,6 +177,7 @@ def evaluate(
         findings=findings,
         next_actions=() if status == "ready" else _next_actions(pairs),
         inputs=inputs,
+        tile_rule_applies=bool(deployment.workload.attention_dominated),
     )
 
 
@@ -269,22 +278,15 @@ def _check_parsed(
                 else:
                     names[name] = index
 
-    if isinstance(raw_deployments, list):
-        from specgate.references import resolve
-
-        for position, deployment in enumerate(deployments):
-            raw = raw_deployments[deployment.index]
-            blocked = any(
-                f.code in ("SG001", "SG002") for f in per_deployment.get(deployment.index, [])
-            )
-            if blocked or not isinstance(raw, dict):
-                continue
-            deployments[position], overrides = resolve(
-                deployment, raw, document, claims_path or Path(shown)
-            )
-            locator.overrides.update(overrides)
-
     raws = raw_deployments if isinstance(raw_deployments, list) else []
+    _resolve_references(
+        deployments,
+        raws,
+        document,
+        per_deployment=per_deployment,
+        locator=locator,
+        claims_path=claims_path or Path(shown),
+    )
     reports = _evaluate_all(
         deployments,
         raws,
@@ -297,6 +299,37 @@ def _check_parsed(
     if keep is not None:
         file_level = [f for f in file_level if keep(f)]
     return _file_report(shown, file_level, reports)
+
+
+def _resolve_references(
+    deployments: list[Deployment],
+    raws: list[object],
+    document: Document,
+    *,
+    per_deployment: dict[int, list[Finding]],
+    locator: Locator,
+    claims_path: Path,
+) -> None:
+    """Replace each deployment whose schema is sound by its view with the referenced
+    files read (DESIGN.md §7), in place, and record where their values sit.
+
+    Raises:
+        InputError: a referenced file that cannot be resolved or read.
+    """
+    from specgate.references import resolve
+
+    for position, deployment in enumerate(deployments):
+        raw = raws[deployment.index]
+        blocked = any(
+            f.code in ("SG001", "SG002") for f in per_deployment.get(deployment.index, [])
+        )
+        if blocked or not isinstance(raw, dict):
+            continue
+        try:
+            deployments[position], overrides = resolve(deployment, raw, document, claims_path)
+        except (RecursionError, OverflowError, ValueError) as exc:
+            raise _referenced_input_error(exc, document, deployment.index) from None
+        locator.overrides.update(overrides)
 
 
 def _evaluate_all(
@@ -334,6 +367,26 @@ def _evaluate_all(
             replace(report, baseline=baseline_json(source, view, d, report.metrics, error))
         )
     return reports
+def _referenced_input_error(exc: BaseException, document: Document, index: int) -> InputError:
+    """A referenced file that a reader could not interpret within Python's limits
+    (nesting deeper than the recursion limit, an integer over 4,300 digits or out of
+    float range) is an input error of that deployment, not an internal error:
+    hostile repositories hold such files (DESIGN.md §11)."""
+    if isinstance(exc, RecursionError):
+        reason = "nesting too deep"
+    elif isinstance(exc, OverflowError):
+        reason = "a number out of range"
+    elif "digits" in str(exc) or "int" in str(exc):
+        reason = "an integer too long"
+    else:
+        raise exc
+    span = document.locate(("deployments", index))
+    return InputError(
+        f"deployments[{index}]: a referenced file holds {reason}; not read",
+        document.file,
+        span.line if span else None,
+        span.column if span else None,
+    )
 
 
 def _file_report(
@@ -353,7 +406,7 @@ def _file_report(
 
 
 def _suppression_findings(document: Document, shown: str) -> tuple[list[Finding], InlineIgnores]:
-    from specgate.suppress import scan
+    from specgate.suppress import InlineIgnores, scan
 
     inline = (
         scan(document.text) if document.text and not shown.endswith(".json") else InlineIgnores()
@@ -361,7 +414,7 @@ def _suppression_findings(document: Document, shown: str) -> tuple[list[Finding]
     found = [
         make_finding(
             "SG004",
-            f"ignore[{bad.reference}] {bad.reason}",
+            f"ignore[{bad.reference}] {bad.reason}" if bad.reference else f"ignore {bad.reason}",
             (),
             (shown, Span(bad.line, bad.column)),
         )
@@ -394,7 +447,7 @@ def check_file(
     path: Path,
     shown: str,
     options: CheckOptions,
-    config: Config = DEFAULT_CONFIG,
+    config: Config | None = None,
 ) -> FileReport:
     """Read, parse and check one claims file; a read or parse failure becomes an
     ``error`` file report (its status is ``error``).
@@ -420,10 +473,15 @@ def check_document(
     document: Document,
     options: CheckOptions,
     *,
-    config: Config = DEFAULT_CONFIG,
+    config: Config | None = None,
     path: Path | None = None,
 ) -> FileReport:
     """Check a parsed claims file under ``config``, with its inline suppressions.
+
+    A finding that a rule not selected raises is dropped; one that ``ignore``,
+    ``per-file-ignores`` or an inline directive silences is kept in the report,
+    marked suppressed with the reason, and changes no status. An inline directive
+    that silences nothing is SG005.
 
     Args:
         document: the parsed file (``document.text`` holds its source for comments).
@@ -431,19 +489,39 @@ def check_document(
         config: the configuration in force for this file.
         path: the file on disk (for ``per-file-ignores``); defaults to ``document.file``.
     """
+    from specgate.config import DEFAULT, UNIGNORABLE
+
+    config = config or DEFAULT
     shown = document.file
     on_disk = path if path is not None else Path(shown)
     extra, inline = _suppression_findings(document, shown)
-
+    select = options.select if options.select is not None else config.select
+    ignored = config.ignored_for(on_disk) | options.ignore
     suppressed: list[Finding] = []
+    used: set[tuple[int, str]] = set()
+
+    def why(finding: Finding) -> str | None:
+        """The reason ``finding`` is suppressed, or ``None`` when it stands."""
+        if finding.code in UNIGNORABLE:
+            return None
+        if finding.code in options.ignore:
+            return "ignored on the command line (--ignore)"
+        if finding.code in ignored:
+            return f"ignored in the configuration ({config.path or '[tool.specgate]'})"
+        if finding.file == shown:
+            directive = inline.match(finding.code, finding.line)
+            if directive is not None:
+                used.add((directive.line, directive.code))
+                return "inline: " + (directive.reason or "no reason given")
+        return None
 
     def keep(finding: Finding) -> bool:
-        kept = config.enabled(finding.code, on_disk) and (
-            finding.file != shown or not inline.suppresses(finding.code, finding.line)
-        )
-        if not kept:
-            suppressed.append(finding)
-        return kept
+        if select is not None and finding.code not in select and finding.code not in UNIGNORABLE:
+            return False
+        reason = why(finding)
+        if reason is not None:
+            suppressed.append(replace(finding, suppressed=reason))
+        return reason is None
 
     floor = options.min_accept_length
     if floor is None:
@@ -451,13 +529,81 @@ def check_document(
     report = _check_parsed(
         document, replace(options, min_accept_length=floor), keep=keep, claims_path=on_disk
     )
-    extra = [f for f in extra if keep(f)]
-    report = replace(report, suppressed=len(suppressed))
+    unused = [
+        make_finding(
+            "SG005",
+            f"ignore[{d.code}] suppresses nothing on line {d.target}; remove it "
+            "(a stale suppression hides the next finding there)",
+            (),
+            (shown, Span(d.line, d.column)),
+        )
+        for d in inline.directives
+        if (d.line, d.code) not in used
+    ]
+    extra = [f for f in (*extra, *unused) if keep(f)]
+    report = _with_suppressed(report, suppressed)
     if not extra:
         return report
     findings = tuple(sorted((*report.findings, *extra), key=Finding.sort_key))
     statuses = [d.status for d in report.deployments] + [status_of(list(findings))]
     return replace(report, findings=findings, status=worst(statuses))
+
+
+def _with_suppressed(report: FileReport, suppressed: list[Finding]) -> FileReport:
+    """``report`` holding each suppressed finding with its deployment (or the file)."""
+    by_deployment: dict[int, list[Finding]] = {}
+    file_level: list[Finding] = []
+    for finding in suppressed:
+        match = _DEPLOYMENT_PATH.match(finding.path)
+        index = int(match.group(1)) if match else None
+        if index is not None and index < len(report.deployments):
+            by_deployment.setdefault(index, []).append(finding)
+        else:
+            file_level.append(finding)
+    deployments = tuple(
+        replace(d, suppressed_findings=tuple(sorted(by_deployment[i], key=Finding.sort_key)))
+        if i in by_deployment
+        else d
+        for i, d in enumerate(report.deployments)
+    )
+    return replace(
+        report,
+        deployments=deployments,
+        suppressed=len(suppressed),
+        suppressed_findings=tuple(sorted(file_level, key=Finding.sort_key)),
+    )
+
+
+def check_stdin(
+    raw: bytes, name: str | None, options: CheckOptions, finder: ConfigFinder
+) -> FileReport:
+    """Check a claims file read from standard input.
+
+    Args:
+        raw: the bytes read (at most the size limit plus one).
+        name: ``--stdin-filename``: picks JSON or YAML by suffix, is the name shown,
+            finds the configuration and is the base of referenced files; ``None``
+            shows ``-`` and resolves from the current folder.
+    """
+    from specgate.discovery import shown_path
+    from specgate.loader import decode, parse_text
+    from specgate.safe_path import PathProblem, resolve
+
+    on_disk = Path(name) if name else Path.cwd() / "-"
+    shown = shown_path(on_disk) if name else "-"
+    try:
+        text = decode(raw, shown)
+        document = parse_text(text, shown, json_syntax=on_disk.suffix.lower() == ".json")
+    except InputError as exc:
+        return _error_report(shown, exc)
+    try:
+        config = finder.for_folder(resolve(on_disk.absolute().parent))
+    except PathProblem as problem:
+        return _error_report(shown, InputError(str(problem), shown))
+    try:
+        return check_document(document, options, config=config, path=on_disk)
+    except InputError as exc:
+        return _error_report(shown, exc)
 
 
 def _config_findings(config: Config) -> list[Finding]:
@@ -483,12 +629,30 @@ def check_files(
     Configuration problems (SG004 for unknown rule references) are reported once,
     with the first claims file that uses that configuration.
     """
+    from specgate.config import ConfigFinder
+    from specgate.references import shared_reads
+
     finder = finder or ConfigFinder()
+    with shared_reads():
+        return _check_files(files, options, finder)
+
+
+def _check_files(
+    files: list[tuple[Path, str]], options: CheckOptions, finder: ConfigFinder
+) -> RunReport:
+    from specgate.safe_path import PathProblem, confined
+
     reported: set[str] = set()
     reports: list[FileReport] = []
     for path, shown in files:
-        config = finder.for_file(path)
-        report = check_file(path, shown, options, config)
+        try:
+            # The file read is the one confinement checked (symlinks resolved).
+            target = confined(path)
+        except PathProblem as problem:
+            reports.append(_error_report(shown, InputError(str(problem), shown)))
+            continue
+        config = finder.for_file(target)
+        report = check_file(target, shown, options, config)
         if config.path is not None and config.unknown_rules and config.path not in reported:
             reported.add(config.path)
             if report.error is None:

@@ -8,18 +8,21 @@ status reaches ``--fail-on``, 2 usage or input error, 3 internal error.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from specgate import __version__
 from specgate.errors import SpecgateError, UsageError
 
 if TYPE_CHECKING:
-    from specgate.report import RunReport
+    from specgate.checker import CheckOptions
+    from specgate.config import ConfigFinder
+    from specgate.report import FileReport, RunReport
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 FAIL_ON = ("fail", "actionable", "never")
@@ -144,11 +147,79 @@ def _heads(text: str) -> int:
     return value
 
 
+def _help_width() -> int:
+    """The width argparse would use (``shutil.get_terminal_size().columns - 2``),
+    without importing shutil: argparse builds a formatter for every option it adds,
+    so the import would cost every command, not only ``--help``."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return max(columns - 2, 20)
+
+
+class _Formatter(argparse.HelpFormatter):
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        super().__init__(prog, indent_increment, max_help_position, width or _help_width())
+
+
+class _RawFormatter(_Formatter, argparse.RawDescriptionHelpFormatter):
+    """Descriptions and epilogs as written (examples keep their layout)."""
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that reports usage errors as one line and exit 2."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
+def _subcommand(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser | None:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            found = action.choices.get(name)
+            return found if isinstance(found, argparse.ArgumentParser) else None
+    return None
+
+
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """Parse ``argv``; an unknown option is reported by the subcommand it was given
+    to, with the closest known option and that subcommand's ``--help``.
+
+    Raises:
+        UsageError: unknown options or bad values.
+    """
+    args, extras = parser.parse_known_args(argv)
+    if not extras:
+        return args
+    import difflib
+
+    command = getattr(args, "command", None)
+    sub = _subcommand(parser, command) if command else None
+    owner = sub or parser
+    known = [o for action in owner._actions for o in action.option_strings]
+    unknown = extras[0]
+    hint = difflib.get_close_matches(unknown.split("=", 1)[0], known, n=1)
+    suggestion = f"; did you mean {hint[0]}?" if hint else ""
+    listed = " ".join(extras)
+    raise UsageError(
+        f"{owner.prog}: unrecognized arguments: {listed}{suggestion} (see {owner.prog} --help)"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -156,7 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="specgate",
         description=_DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_RawFormatter,
     )
     parser.add_argument("--version", action="version", version=f"specgate {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -166,7 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="check claims files (the main job)",
         description="Check claims files against the theory and report findings.",
         epilog=_CHECK_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_RawFormatter,
     )
     check.add_argument(
         "paths",
@@ -176,9 +247,49 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument(
         "--format",
+        "--output-format",
+        dest="format",
         choices=("text", "json", "github", "sarif"),
         default="text",
-        help="output format (default: text)",
+        help="output format (default: text); --output-format is the same option, as in ruff",
+    )
+    check.add_argument(
+        "--sarif-file",
+        metavar="FILE",
+        help="also write the SARIF report to FILE in the same run (the Action uses it with "
+        "--format github: one check gives annotations and SARIF)",
+    )
+    check.add_argument(
+        "--stdin-filename",
+        metavar="NAME",
+        help="the name of the claims file read from standard input (PATH '-'): it picks "
+        "JSON or YAML by suffix, names the file in reports, and referenced files are "
+        "resolved from its folder",
+    )
+    check.add_argument(
+        "--select",
+        action="append",
+        metavar="RULES",
+        help="report only these rules (codes, names or code prefixes such as SG1, comma-"
+        "separated; replaces [tool.specgate] select)",
+    )
+    check.add_argument(
+        "--ignore",
+        action="append",
+        metavar="RULES",
+        help="suppress these rules (comma-separated; added to [tool.specgate] ignore): their "
+        "findings change no status and stay in JSON, SARIF and the summary, marked suppressed",
+    )
+    check.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="text format: print findings and errors only (no metrics, no status line)",
+    )
+    check.add_argument(
+        "--statistics",
+        action="store_true",
+        help="print how many findings each rule raised instead of the findings",
     )
     check.add_argument(
         "--output", metavar="FILE", help="write the report to FILE instead of standard output"
@@ -247,8 +358,10 @@ def build_parser() -> argparse.ArgumentParser:
     init = sub.add_parser(
         "init",
         help="write a commented starter claims file",
-        description="Write a starter claims file that shows every field with its unit. "
-        "Refuses to overwrite an existing file.",
+        description="Write a starter claims file that shows every field with its unit, "
+        "and (commented out) how to read them from the files you already commit: "
+        "engine_config, hf_config, draft_hf_config and evidence.metrics. Missing folders "
+        "are made. Refuses to overwrite an existing file.",
     )
     init.add_argument(
         "path",
@@ -307,7 +420,7 @@ def _add_doctor(sub: argparse._SubParsersAction[_Parser]) -> None:
         help="check one deployment given as flags (no file needed)",
         description="Check one deployment described by flags, with the same rules as check.",
         epilog=_DOCTOR_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_RawFormatter,
     )
     from specgate.gpus import gpu_names
 
@@ -472,6 +585,28 @@ def _add_measure(sub: argparse._SubParsersAction[_Parser]) -> None:
     )
 
 
+def say(message: str) -> None:
+    """Write ``specgate: message`` to standard error as one escaped line (messages that
+    already name ``specgate …`` as their source keep it as the prefix): text from
+    the checked repository (a file name with a newline, a YAML tag with a CR) can
+    neither break the line nor start a workflow command."""
+    from specgate.reporters.safe_text import visible
+
+    line = message if message.startswith(("specgate ", "specgate:")) else f"specgate: {message}"
+    print(visible(line), file=sys.stderr)
+
+
+def _utf8_streams() -> None:
+    """Standard output and error write UTF-8 whatever the locale (a cp1252 console
+    must not crash on ρ); text that cannot be encoded (lone surrogates from
+    undecodable file names) is written as backslash escapes."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(OSError, ValueError):  # a detached stream
+                reconfigure(encoding="utf-8", errors="backslashreplace")
+
+
 def _exit_for(status: str, fail_on: str) -> int:
     if status == "error":
         return EXIT_USAGE
@@ -497,7 +632,9 @@ def _write_file(path: str, text: str) -> None:
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+        with os.fdopen(
+            handle, "w", encoding="utf-8", errors="backslashreplace", newline="\n"
+        ) as out:
             out.write(text)
         os.replace(temp, target)
     except OSError as exc:
@@ -515,7 +652,9 @@ def _append(path: str, text: str) -> None:
         UsageError: the file cannot be opened for appending.
     """
     try:
-        with open(path, "a", encoding="utf-8", newline="\n") as out:
+        with open(
+            path, "a", encoding="utf-8", errors="backslashreplace", newline="\n"
+        ) as out:
             out.write(text)
     except OSError as exc:
         raise UsageError(f"cannot append to {path}: {exc.strerror or exc}") from None
@@ -529,97 +668,267 @@ def _colour(stream: TextIO) -> bool:
     return stream.isatty() and os.environ.get("TERM") != "dumb"
 
 
-def _summary(args: argparse.Namespace, run: RunReport) -> tuple[str | None, str]:
-    """Where the job summary goes (``--summary``, else ``$GITHUB_STEP_SUMMARY`` in
-    github format) and its text, within what the file's 1 MiB budget leaves."""
-    path = args.summary
-    if path is None and args.format == "github":
-        path = os.environ.get("GITHUB_STEP_SUMMARY") or None
-    if not path:
-        return None, ""
+def _append_summary(path: str, run: RunReport) -> None:
+    """Append the job summary to ``path`` within what its 1 MiB budget leaves.
+
+    Several steps (or parallel jobs sharing a file) may append at once: the file is
+    locked exclusively (:func:`_exclusive`), its size is read again under the lock,
+    the summary is rendered for what remains and written in one
+    write before the lock is released.
+
+    Raises:
+        UsageError: the file cannot be opened for appending.
+    """
     from specgate.reporters import summary
 
     try:
-        existing = os.path.getsize(path)
-    except OSError:
-        existing = 0
-    return path, summary.render(run, max(summary.SUMMARY_LIMIT_BYTES - existing, 0))
+        handle = open(path, "ab")  # noqa: SIM115 - held open across the lock
+    except OSError as exc:
+        raise UsageError(f"cannot append to {path}: {exc.strerror or exc}") from None
+    with handle, _exclusive(handle):
+        existing = os.fstat(handle.fileno()).st_size
+        text = summary.render(
+            run,
+            max(summary.SUMMARY_LIMIT_BYTES - existing, 0),
+            repo_paths=_repo_paths(run),
+            links=summary.link_base(
+                os.environ.get("GITHUB_SERVER_URL"),
+                os.environ.get("GITHUB_REPOSITORY"),
+                os.environ.get("GITHUB_SHA"),
+            ),
+        )
+        if text:
+            handle.write(text.encode("utf-8", "backslashreplace"))
+            handle.flush()
 
 
-def _render(args: argparse.Namespace, run: RunReport, out: TextIO, summary_written: bool) -> str:
-    """The report in the chosen format (no I/O)."""
-    if args.format == "json":
+@contextlib.contextmanager
+def _exclusive(handle: BinaryIO) -> Iterator[None]:
+    """Hold an exclusive lock on ``handle``'s file: ``fcntl.flock`` on POSIX; on
+    Windows ``msvcrt.locking`` of its first byte (taken by every specgate process
+    appending to the file, which is what the lock serialises)."""
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows runners
+        import msvcrt
+
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)
+        try:
+            yield
+        finally:
+            handle.seek(0)
+            msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+        return
+    import fcntl
+
+    fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+    try:
+        yield
+    finally:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def _summary_path(args: argparse.Namespace) -> str | None:
+    """Where the job summary goes: ``--summary``, else ``$GITHUB_STEP_SUMMARY`` in
+    github format, else nowhere."""
+    path: str | None = args.summary
+    if path is None and args.format == "github":
+        path = os.environ.get("GITHUB_STEP_SUMMARY") or None
+    return path or None
+
+
+def _repo_paths(run: RunReport) -> dict[str, str | None]:
+    from specgate.gitpaths import repo_relative
+
+    shown = {f.error_location_file for f in run.files} | {
+        x.file for x in run.all_findings(suppressed=True) if x.file is not None
+    }
+    return {s: repo_relative(s) for s in shown}
+
+
+def _render(
+    fmt: str, args: argparse.Namespace, run: RunReport, out: TextIO, summary_written: bool
+) -> str:
+    """The report in format ``fmt`` (no I/O)."""
+    if args.statistics:
+        from specgate.reporters import statistics
+
+        return statistics.render(run, json_format=fmt == "json")
+    if fmt == "json":
         from specgate.reporters import json_report
 
         return json_report.render(run)
-    if args.format in ("github", "sarif"):
-        from specgate.gitpaths import repo_relative
+    if fmt == "sarif":
+        from specgate.reporters import sarif
+        from specgate.rules_doc import docs_base_url
 
-        shown = {f.error_location_file for f in run.files} | {
-            x.file for x in run.all_findings() if x.file is not None
-        }
-        repo_paths = {s: repo_relative(s) for s in shown}
-        if args.format == "sarif":
-            from specgate.reporters import sarif
-
-            return sarif.render(run, repo_paths)
+        return sarif.render(run, _repo_paths(run), docs_url=docs_base_url(args.docs_url))
+    if fmt == "github":
         from specgate.reporters import github
 
-        return github.render(run, repo_paths, summary_written=summary_written)
+        return github.render(run, _repo_paths(run), summary_written=summary_written)
     from specgate.reporters import text as text_format
 
-    return text_format.render(run, colour=args.output is None and _colour(out))
+    return text_format.render(
+        run, colour=args.output is None and _colour(out), quiet=args.quiet
+    )
+
+
+def _rule_set(values: list[str] | None, option: str) -> frozenset[str] | None:
+    """Codes named by ``--select``/``--ignore`` values (comma-separated codes, names
+    or code prefixes).
+
+    Raises:
+        UsageError: a reference that names no rule.
+    """
+    if values is None:
+        return None
+    from specgate.config import matching_codes
+
+    codes: set[str] = set()
+    for value in values:
+        for reference in (part.strip() for part in value.split(",")):
+            if not reference:
+                continue
+            matched = matching_codes(reference)
+            if not matched:
+                raise UsageError(f"specgate check: {option} {reference!r} names no rule")
+            codes |= matched
+    return frozenset(codes)
+
+
+def _read_stdin(
+    args: argparse.Namespace, options: CheckOptions, finder: ConfigFinder
+) -> FileReport:
+    """Check the claims file given on standard input (PATH ``-``)."""
+    from specgate.checker import check_stdin
+    from specgate.loader import MAX_BYTES
+
+    raw = sys.stdin.buffer.read(MAX_BYTES + 1)
+    return check_stdin(raw, args.stdin_filename, options, finder)
 
 
 def _run_check(args: argparse.Namespace, out: TextIO) -> int:
-    from specgate.checker import CheckOptions, check_files
-    from specgate.config import ConfigFinder, load_config
-    from specgate.discovery import discover
+    try:
+        return _check(args, out)
+    except SpecgateError as exc:
+        if args.format == "github":
+            _report_usage_error(str(exc), out, _summary_path(args))
+        raise
 
-    if args.strict and args.fail_on not in (None, "actionable"):
-        raise UsageError("specgate check: --strict conflicts with --fail-on " + args.fail_on)
-    explicit = None
-    if args.config:
-        explicit = load_config(Path(args.config), args.config, explicit=True)
-    finder = ConfigFinder(explicit)
-    run_config = explicit or finder.for_folder(Path.cwd().resolve())
-    fail_on = "actionable" if args.strict else (args.fail_on or run_config.fail_on or "fail")
-    today = _today(args)
+
+def _report_usage_error(message: str, out: TextIO, summary_path: str | None) -> None:
+    """In github format a usage or input error that stops the run still reaches the
+    pull request: an ``::error`` annotation with its cause, ``status=error`` in the
+    step outputs and a line in the job summary."""
+    from specgate.reporters.summary import md
+    from specgate.reporters.workflow_commands import annotation
+
+    out.write(annotation("error", message, title="specgate (input error)") + "\n")
+    outputs = os.environ.get("GITHUB_OUTPUT")
+    if outputs:
+        _append(outputs, "status=error\n")
+    if summary_path:
+        _append(summary_path, f"## ⛔ specgate: error\n\n{md(message)}\n")
+
+
+def _check_options(args: argparse.Namespace) -> CheckOptions:
+    """The run-wide options ``check``'s flags set.
+
+    Raises:
+        UsageError: a bad ``--today``/``SOURCE_DATE_EPOCH``, ``--select``/``--ignore``
+            or ``--baseline`` (not a commit, no repository).
+    """
+    from specgate.checker import CheckOptions
+
     baseline = None
     if args.baseline is not None:
         from specgate.baseline import open_baseline
 
         baseline = open_baseline(args.baseline, Path.cwd())
-    if args.changed is not None or args.changed_since is not None:
-        files = _changed_files(args)
-        if not files and args.format == "text":
-            return _nothing_affected(args, out)
-    else:
-        files = discover(args.paths)
+    return CheckOptions(
+        min_accept_length=args.min_accept_length,
+        today=_today(args),
+        baseline=baseline,
+        select=_rule_set(args.select, "--select"),
+        ignore=_rule_set(args.ignore, "--ignore") or frozenset(),
+    )
+
+
+def _check(args: argparse.Namespace, out: TextIO) -> int:
+    from specgate.checker import check_files
+    from specgate.config import ConfigFinder, load_config
+    from specgate.findings import worst
+    from specgate.report import RunReport as Run
+
+    if args.strict and args.fail_on not in (None, "actionable"):
+        raise UsageError("specgate check: --strict conflicts with --fail-on " + args.fail_on)
+    paths = list(args.paths)
+    use_stdin = "-" in paths
+    if args.stdin_filename is not None and not use_stdin:
+        raise UsageError("specgate check: --stdin-filename needs the PATH '-' (standard input)")
+    if paths.count("-") > 1:
+        raise UsageError("specgate check: standard input ('-') can be given once")
+    explicit = None
+    if args.config:
+        explicit = load_config(Path(args.config), args.config, explicit=True)
+    finder = ConfigFinder(explicit)
+    run_config = explicit or finder.for_folder(Path.cwd().resolve())
+    args.docs_url = run_config.docs_url
+    fail_on = "actionable" if args.strict else (args.fail_on or run_config.fail_on or "fail")
+    options = _check_options(args)
+    baseline = options.baseline
+    changed = args.changed is not None or args.changed_since is not None
+    files = _selected_files(args, paths, finder)
+    if changed and not files and args.format == "text":
+        return _nothing_affected(args, out)
     if baseline is not None:
         from specgate.baseline import prefetch
 
         prefetch(baseline, [path for path, _ in files])
-    options = CheckOptions(min_accept_length=args.min_accept_length, today=today, baseline=baseline)
     run = check_files(files, options, finder)
+    if use_stdin:
+        stdin_report = _read_stdin(args, options, finder)
+        reports = sorted((*run.files, stdin_report), key=lambda f: f.path)
+        run = Run(status=worst([f.status for f in reports]), files=tuple(reports))
 
-    summary_path, summary_text = _summary(args, run)
-    text = _render(args, run, out, bool(summary_text))
+    summary_path = _summary_path(args)
+    text = _render(args.format, args, run, out, summary_path is not None)
     if args.output:
         _write_file(args.output, text)
     else:
         out.write(text)
+    if args.sarif_file:
+        _write_file(args.sarif_file, _render("sarif", args, run, out, False))
     if args.format != "text" or args.output:
         for file in run.files:
             if file.error is not None:
-                print(f"specgate: {file.error}", file=sys.stderr)
-    if summary_path and summary_text:
-        _append(summary_path, summary_text)
+                say(file.error)
+    if summary_path:
+        _append_summary(summary_path, run)
     if args.format == "github" and os.environ.get("GITHUB_OUTPUT"):
         from specgate.reporters import github as github_format
 
         _append(os.environ["GITHUB_OUTPUT"], github_format.render_outputs(run))
     return _exit_for(run.status, fail_on)
+
+
+def _selected_files(
+    args: argparse.Namespace, paths: list[str], finder: ConfigFinder
+) -> list[tuple[Path, str]]:
+    """The claims files to check: ``--changed``/``--changed-since``'s, else the PATHs'
+    (standard input ``-`` is read separately).
+
+    Raises:
+        UsageError: ``-`` with ``--changed``; PATHs that do not exist or hold no claims file.
+    """
+    from specgate.discovery import discover
+
+    if args.changed is not None or args.changed_since is not None:
+        if "-" in paths:
+            raise UsageError("specgate check: standard input ('-') does not go with --changed")
+        return _changed_files(args)
+    rest = [p for p in paths if p != "-"]
+    return discover(rest, finder) if rest or "-" not in paths else []
 
 
 def _changed_files(args: argparse.Namespace) -> list[tuple[Path, str]]:
@@ -649,12 +958,10 @@ def _changed_files(args: argparse.Namespace) -> list[tuple[Path, str]]:
         changed = [Path(p) for p in (*args.changed, *args.paths)]
     found = affected(changed, cwd)
     if args.verbose:
-        from specgate.reporters.safe_text import visible
-
         for name in found.ignored:
-            print(f"specgate: ignored {visible(name)}: no claims file reads it", file=sys.stderr)
+            say(f"ignored {name}: no claims file reads it")
         for name, reason in found.skipped:
-            print(f"specgate: skipped {visible(name)}: {visible(reason)}", file=sys.stderr)
+            say(f"skipped {name}: {reason}")
     return found.claims
 
 
@@ -680,7 +987,7 @@ def _run_digest(args: argparse.Namespace, out: TextIO) -> int:
     lines = []
     for file in run.files:
         if file.error is not None:
-            print(f"specgate: {visible(file.error)}", file=sys.stderr)
+            say(file.error)
             code = EXIT_USAGE
             continue
         for deployment in file.deployments:
@@ -829,6 +1136,13 @@ def _run_init(args: argparse.Namespace, out: TextIO) -> int:
     if target.is_dir():
         raise UsageError(f"specgate init: {args.path} is a folder; give a file name")
     try:
+        # deploy/chat.specgate.yaml in a fresh repository: the folders are made.
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(
+            f"specgate init: cannot make the folder {target.parent}: {exc.strerror or exc}"
+        ) from None
+    try:
         with target.open("x", encoding="utf-8", newline="\n") as handle:
             handle.write(starter.read_text(encoding="utf-8"))
     except FileExistsError:
@@ -854,10 +1168,12 @@ def _run_rules(args: argparse.Namespace, out: TextIO) -> int:
 
 def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> int:
     """Run the CLI; returns the exit code (never raises, never prints a traceback)."""
+    if stdout is None:
+        _utf8_streams()
     out = stdout or sys.stdout
     parser = build_parser()
     try:
-        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+        args = _parse(parser, list(sys.argv[1:] if argv is None else argv))
         if args.command is None:
             parser.print_help(out)
             return EXIT_USAGE
@@ -878,15 +1194,13 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> 
             return _run_measure(args, out)
         return _run_rules(args, out)
     except SpecgateError as exc:
-        print(
-            f"specgate: {exc}" if not str(exc).startswith("specgate") else str(exc), file=sys.stderr
-        )
+        say(str(exc))
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("specgate: interrupted", file=sys.stderr)
+        say("interrupted")
         return 130
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:
-        print(f"specgate: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        say(f"internal error: {type(exc).__name__}: {exc}")
         return EXIT_INTERNAL

@@ -3,7 +3,11 @@
 Keys (kebab-case, as in ruff): ``fail-on`` (fail | actionable | never),
 ``min-accept-length`` (AL floor ≥ 1, overriding the claims files' policy, as the
 CLI flag does), ``select`` and ``ignore`` (rule codes or names),
-``per-file-ignores`` (glob, relative to the config file's folder → codes or names).
+``per-file-ignores`` (glob, relative to the config file's folder → codes or names),
+``exclude`` (globs, relative to the config file's folder, of files and folders the
+folder search skips, on top of ``.gitignore``), ``docs-url`` (the base address of
+this project's rule docs, e.g. ``https://github.com/OWNER/specgate/blob/v1/docs/rules.md``;
+SARIF ``helpUri`` is given only when it is known).
 
 Precedence: command-line flags > configuration file > built-in defaults. The
 nearest ``pyproject.toml`` is searched upward from each claims file, stopping at
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import fnmatch
 import math
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,12 +27,17 @@ from typing import Any
 
 from specgate.errors import InputError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
-
-KNOWN_KEYS = frozenset({"fail-on", "min-accept-length", "select", "ignore", "per-file-ignores"})
+KNOWN_KEYS = frozenset(
+    {
+        "fail-on",
+        "min-accept-length",
+        "select",
+        "ignore",
+        "per-file-ignores",
+        "exclude",
+        "docs-url",
+    }
+)
 UNIGNORABLE = frozenset({"SG001", "SG002", "SG003"})
 
 
@@ -47,6 +57,22 @@ class Config:
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     unknown_rules: tuple[tuple[str, int], ...] = ()
     folder: Path = field(default_factory=Path)
+    exclude: tuple[str, ...] = ()
+    docs_url: str | None = None
+
+    def excludes(self, path: Path) -> bool:
+        """Whether ``path`` (a file or folder met in a folder search) matches ``exclude``."""
+        if not self.exclude:
+            return False
+        try:
+            relative = path.absolute().relative_to(self.folder.absolute()).as_posix()
+        except ValueError:
+            return False
+        return any(
+            fnmatch.fnmatch(relative, pattern.strip("/"))
+            or fnmatch.fnmatch(path.name, pattern.strip("/"))
+            for pattern in self.exclude
+        )
 
     def ignored_for(self, claims_file: Path) -> frozenset[str]:
         """Codes ignored for ``claims_file`` (global ``ignore`` plus matching globs)."""
@@ -81,7 +107,7 @@ def _line_of(text: str, needle: str) -> int:
     return 1
 
 
-def _matching_codes(reference: str) -> set[str]:
+def matching_codes(reference: str) -> set[str]:
     """Codes a reference selects: a code or name, or a code prefix such as ``SG1``."""
     from specgate.rules import REGISTRY, lookup
 
@@ -104,7 +130,7 @@ def _rules(
     codes: set[str] = set()
     unknown: list[tuple[str, int]] = []
     for reference in value:
-        matched = _matching_codes(reference)
+        matched = matching_codes(reference)
         if not matched:
             unknown.append((reference, _line_of(text, reference)))
             continue
@@ -129,11 +155,25 @@ def parse_config(table: dict[str, Any], shown: str, text: str, folder: Path) -> 
     """
     for key in table:
         if key not in KNOWN_KEYS:
+            import difflib
+
+            hint = difflib.get_close_matches(key.replace("_", "-"), sorted(KNOWN_KEYS), n=1)
+            suggestion = (
+                f"did you mean {hint[0]!r}?" if hint else f"known: {', '.join(sorted(KNOWN_KEYS))}"
+            )
             raise InputError(
-                f"[tool.specgate] unknown key {key!r} (known: {', '.join(sorted(KNOWN_KEYS))})",
+                f"[tool.specgate] unknown key {key!r} ({suggestion})",
                 shown,
                 _line_of(text, key),
             )
+    exclude = table.get("exclude", [])
+    if not isinstance(exclude, list) or not all(isinstance(e, str) and e for e in exclude):
+        raise InputError("[tool.specgate] exclude must be a list of glob patterns", shown)
+    docs_url = table.get("docs-url")
+    if docs_url is not None and (
+        not isinstance(docs_url, str) or not docs_url.startswith(("https://", "http://"))
+    ):
+        raise InputError("[tool.specgate] docs-url must be an https:// address", shown)
     fail_on = table.get("fail-on")
     if fail_on is not None and fail_on not in ("fail", "actionable", "never"):
         raise InputError("[tool.specgate] fail-on must be fail, actionable or never", shown)
@@ -171,6 +211,8 @@ def parse_config(table: dict[str, Any], shown: str, text: str, folder: Path) -> 
         per_file_ignores=tuple(per_file),
         unknown_rules=tuple(unknown),
         folder=folder,
+        exclude=tuple(exclude),
+        docs_url=docs_url,
     )
 
 
@@ -182,6 +224,11 @@ def load_config(path: Path, shown: str, *, explicit: bool) -> Config | None:
         InputError: unreadable file, TOML syntax error, bad table.
     """
     from specgate.loader import read_text
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
 
     text = read_text(path, shown)
     try:
@@ -210,7 +257,9 @@ class ConfigFinder:
         file, stopping at the git top-level (or the explicit ``--config``)."""
         if self.explicit is not None:
             return self.explicit
-        return self.for_folder(Path(claims_file).resolve().parent)
+        from specgate.safe_path import real_folder
+
+        return self.for_folder(real_folder(Path(os.path.abspath(claims_file)).parent))
 
     def for_folder(self, folder: Path) -> Config:
         """As :meth:`for_file`, starting at ``folder``."""

@@ -2,15 +2,26 @@
 
 Default names (DESIGN.md §2): ``specgate.yaml``, ``.specgate.yaml``,
 ``*.specgate.yaml``, and the same with ``.yml`` and ``.json``.
+
+A folder search skips what git ignores: every ``.gitignore`` from the repository's
+top-level down to the folder being walked applies (a deeper file's match wins,
+``!`` re-includes), matched with :mod:`pathspec`'s git semantics; and what the
+configuration's ``exclude`` globs name. A file named on the command line is
+checked whatever those say (as ruff does without ``--force-exclude``).
 """
 
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from specgate.errors import UsageError
+
+if TYPE_CHECKING:
+    from specgate.config import ConfigFinder
 
 CLAIMS_NAME = re.compile(r"^(?:\.?specgate|.+\.specgate)\.(?:ya?ml|json)$")
 SKIPPED_FOLDERS = frozenset(
@@ -43,6 +54,11 @@ def is_claims_name(name: str) -> bool:
 def shown_path(path: Path, cwd: Path | None = None) -> str:
     """``path`` relative to the current folder with ``/`` separators (absolute when
     it cannot be made relative, e.g. another drive)."""
+    if cwd is None and not path.is_absolute():
+        # Relative to the current folder already: the lexical form relpath would give.
+        text = posixpath.normpath(path.as_posix())
+        if text != ".." and not text.startswith("../"):
+            return text
     base = cwd or Path.cwd()
     try:
         relative = os.path.relpath(path.absolute(), base)
@@ -57,26 +73,97 @@ def _skip(folder: Path) -> bool:
     return name in SKIPPED_FOLDERS or name.endswith(".egg-info") or (folder / "pyvenv.cfg").exists()
 
 
-def _search(folder: Path) -> list[Path]:
+class _GitIgnores:
+    """The ``.gitignore`` files in force while walking down from a repository."""
+
+    def __init__(self) -> None:
+        self.specs: dict[Path, Any] = {}
+
+    def load(self, folder: Path) -> None:
+        """Read ``folder/.gitignore`` when there is one (unreadable ones are skipped)."""
+        if folder in self.specs:
+            return
+        candidate = folder / ".gitignore"
+        spec = None
+        try:
+            if candidate.is_file() and not candidate.is_symlink():
+                with candidate.open(encoding="utf-8", errors="replace") as handle:
+                    lines = handle.read(256 * 1024).splitlines()
+                from pathspec import GitIgnoreSpec
+
+                spec = GitIgnoreSpec.from_lines(lines)
+        except (OSError, ValueError):
+            spec = None
+        self.specs[folder] = spec
+
+    def ignored(self, path: Path, is_dir: bool) -> bool:
+        """Whether git ignores ``path``: the deepest ``.gitignore`` with a matching
+        pattern decides."""
+        verdict: bool | None = None
+        for folder in reversed(path.parents):  # the top-level first, the deepest last
+            spec = self.specs.get(folder)
+            if spec is None:
+                continue
+            relative = path.relative_to(folder).as_posix()
+            result = spec.check_file(relative + ("/" if is_dir else ""))
+            if result.include is not None:
+                verdict = result.include
+        return bool(verdict)
+
+
+def _top_level(folder: Path) -> Path | None:
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def _search(folder: Path, finder: ConfigFinder | None = None) -> list[Path]:
     found: list[Path] = []
+    start = Path(os.path.abspath(folder))
+    ignores = _GitIgnores()
+    top = _top_level(start)
+    if top is not None:
+        for above in (*reversed(start.parents), start):
+            if above == top or top in above.parents:
+                ignores.load(above)
+    config = finder.for_folder(start.resolve()) if finder is not None else None
+
+    def skipped(path: Path, is_dir: bool) -> bool:
+        if config is not None and config.excludes(path):
+            return True
+        return top is not None and ignores.ignored(path, is_dir)
+
     for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not _skip(Path(root) / d))
-        found.extend(Path(root) / f for f in files if is_claims_name(f))
+        here = Path(root)
+        absolute = Path(os.path.abspath(root))
+        if top is not None:
+            ignores.load(absolute)
+        dirs[:] = sorted(
+            d for d in dirs if not _skip(here / d) and not skipped(absolute / d, is_dir=True)
+        )
+        found.extend(
+            here / f
+            for f in files
+            if is_claims_name(f) and not skipped(absolute / f, is_dir=False)
+        )
     return found
 
 
-def discover(paths: list[str]) -> list[tuple[Path, str]]:
+def discover(
+    paths: list[str], finder: ConfigFinder | None = None
+) -> list[tuple[Path, str]]:
     """Claims files for the CLI's PATH arguments, sorted by shown path, no repeats.
 
     Raises:
         UsageError: a PATH that does not exist, or a folder holding no claims file
             (a gate that silently checks nothing passes everything).
     """
-    seen: dict[Path, str] = {}
+    seen: dict[str, tuple[Path, str]] = {}
     for given in paths or ["."]:
         path = Path(given)
         if path.is_dir():
-            matches = _search(path)
+            matches = _search(path, finder)
             if not matches:
                 raise UsageError(
                     f"{given}: no claims file found (looked for specgate.yaml, .specgate.yaml, "
@@ -87,6 +174,11 @@ def discover(paths: list[str]) -> list[tuple[Path, str]]:
         else:
             raise UsageError(f"{given}: no such file or folder")
         for match in matches:
-            key = Path(os.path.realpath(match))
-            seen.setdefault(key, shown_path(match))
-    return sorted(((Path(p), s) for p, s in seen.items()), key=lambda pair: pair[1])
+            # One file reached by two names is checked once; the path kept is the one
+            # given (a symlink is confined to its own repository when it is read).
+            try:
+                key = os.path.realpath(match)
+            except (OSError, ValueError):
+                key = os.path.abspath(match)
+            seen.setdefault(key, (match, shown_path(match)))
+    return sorted(seen.values(), key=lambda pair: pair[1])

@@ -28,6 +28,9 @@ class Finding:
             there); ``None`` when there is no file (``specgate doctor``).
         path: JSON path in the claims file, e.g. ``deployments[0].claims.speedup``.
         line, column: 1-based position in ``file``; ``None`` when there is no file.
+        suppressed: ``None`` for a finding in force; for a suppressed one, how it was
+            suppressed and why (``"inline: <reason>"``, ``"configuration: ..."``),
+            the SARIF suppression's justification.
     """
 
     code: str
@@ -38,6 +41,7 @@ class Finding:
     path: str
     line: int | None
     column: int | None
+    suppressed: str | None = None
 
     def sort_key(self) -> tuple[str, int, int, int, str]:
         """Order: file, line, column, severity (most severe first), code."""

@@ -25,7 +25,13 @@ def _top_level(folder: str) -> str | None:
 def repo_relative(path: str | Path) -> str | None:
     """``path`` relative to its git top-level with ``/`` separators and no ``./``;
     ``None`` when the file is in no git repository."""
-    absolute = Path(os.path.realpath(path))
+    # The folder is resolved, the name is not: a symlinked claims file is annotated
+    # where it stands (its target may be outside the repository).
+    given = Path(os.path.abspath(path))
+    try:
+        absolute = Path(os.path.realpath(given.parent)) / given.name
+    except (OSError, ValueError):
+        return None
     top = _top_level(str(absolute.parent))
     if top is None:
         return None

@@ -37,7 +37,24 @@ def read_text(path: Path, shown: str, limit: int = MAX_BYTES) -> str:
     except IsADirectoryError:
         raise InputError("is a folder, not a file", shown) from None
     except OSError as exc:
+        from specgate.safe_path import PathProblem, resolve
+
+        try:
+            resolve(path)
+        except PathProblem as problem:
+            raise InputError(str(problem), shown) from None
         raise InputError(f"cannot read: {exc.strerror or exc}", shown) from None
+    except ValueError:
+        raise InputError("the path holds a NUL byte", shown) from None
+    return decode(raw, shown, limit)
+
+
+def decode(raw: bytes, shown: str, limit: int = MAX_BYTES) -> str:
+    """``raw`` as UTF-8 text (a BOM is accepted) under the input limits.
+
+    Raises:
+        InputError: over ``limit`` bytes, not UTF-8 (with line and column), a NUL byte.
+    """
     if len(raw) > limit:
         raise InputError(f"file is larger than {limit // 1024} KiB", shown)
     try:

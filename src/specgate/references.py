@@ -11,11 +11,12 @@ never a silent preference. Reading errors are :class:`InputError` (exit 2).
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from specgate.document import Document, NodePath, Span
 from specgate.errors import InputError
@@ -28,6 +29,7 @@ from specgate.numbers import fmt
 ACCEPT_LENGTH_TOLERANCE = 0.005
 
 Location = tuple[str, Span]
+_T = TypeVar("_T")
 
 
 class _Resolver:
@@ -81,6 +83,33 @@ class _Resolver:
             self.overrides[path] = (source, span)
 
 
+#: Results of reading referenced files during one run (see :func:`shared_reads`):
+#: ten thousand claims files pointing at one serving config read and interpret it
+#: once. Empty outside a run: every call reads the file.
+_READS: list[dict[tuple[object, ...], object]] = []
+
+
+@contextmanager
+def shared_reads() -> Iterator[None]:
+    """Within this block, a referenced file read with the same arguments is read and
+    interpreted once (successful reads only: an error is raised again at each claims
+    file, pointing at its own lines)."""
+    _READS.append(_READS[-1] if _READS else {})
+    try:
+        yield
+    finally:
+        _READS.pop()
+
+
+def _once(key: tuple[object, ...], read: Callable[[], _T]) -> _T:
+    if not _READS:
+        return read()
+    reads = _READS[-1]
+    if key not in reads:
+        reads[key] = read()
+    return reads[key]  # type: ignore[return-value]
+
+
 def _engine(r: _Resolver, spec_raw: dict[str, Any]) -> EngineConfig | None:
     if "engine_config" not in spec_raw:
         return None
@@ -90,7 +119,12 @@ def _engine(r: _Resolver, spec_raw: dict[str, Any]) -> EngineConfig | None:
     engine = spec_raw.get("engine") if isinstance(spec_raw.get("engine"), str) else None
     stated = spec_raw.get("engine_version")
     version = stated if isinstance(stated, str) else None
-    return read_engine_file(target, shown, pointer=pointer, engine=engine, engine_version=version)
+    return _once(
+        ("engine", target, shown, pointer, engine, version),
+        lambda: read_engine_file(
+            target, shown, pointer=pointer, engine=engine, engine_version=version
+        ),
+    )
 
 
 def _shape(r: _Resolver, block: str, key: str, raw: object) -> ModelShape:
@@ -98,7 +132,39 @@ def _shape(r: _Resolver, block: str, key: str, raw: object) -> ModelShape:
     from specgate.loader import load_document
 
     target, shown, pointer = r.file(block, key, raw)
-    return read_model_config(load_document(target, shown), shown=shown, pointer=pointer)
+
+    def read() -> ModelShape:
+        shape = read_model_config(load_document(target, shown), shown=shown, pointer=pointer)
+        _bound_shape(shape)
+        return shape
+
+    return _once(("model", target, shown, pointer), read)
+
+
+def _bound_shape(shape: ModelShape) -> None:
+    """Head counts and other whole numbers of a model config obey limits.py.
+
+    Raises:
+        InputError: a number over its maximum, at its line in the model config.
+    """
+    from specgate.limits import MAX_COUNT, MAX_HEADS
+
+    fields = {
+        "query_heads": (shape.query_heads, MAX_HEADS),
+        "kv_heads": (shape.kv_heads, MAX_HEADS),
+        "vocab_size": (shape.vocab_size, MAX_COUNT),
+        "max_position_embeddings": (shape.max_position_embeddings, MAX_COUNT),
+        "mtp_layers": (shape.mtp_layers, MAX_COUNT),
+    }
+    for name, (value, limit) in fields.items():
+        if value is not None and abs(value) > limit:
+            span = shape.spans.get(name)
+            raise InputError(
+                f"{name} is over specgate's maximum of {limit:,}",
+                shape.path,
+                span.line if span else None,
+                span.column if span else None,
+            )
 
 
 def _acceptance(r: _Resolver, draft_length: int | None) -> Acceptance:
@@ -106,7 +172,20 @@ def _acceptance(r: _Resolver, draft_length: int | None) -> Acceptance:
 
     node = r.deployment.path("evidence", "metrics")
     spec = MetricsSpec.from_document(r.document, node, draft_length=draft_length)
-    return read_acceptance(spec, base_dir=r.base_dir, shown_base=r.shown_base)
+
+    def read() -> Acceptance:
+        return read_acceptance(spec, base_dir=r.base_dir, shown_base=r.shown_base)
+
+    if spec.path is None:  # inline data: errors and values point at this claims file
+        return read()
+    key = (
+        "metrics",
+        r.base_dir,
+        r.shown_base,
+        repr(sorted((str(k), repr(v)) for k, v in spec.values.items())),
+        draft_length,
+    )
+    return _once(key, read)
 
 
 def _merge_engine(r: _Resolver, engine: EngineConfig) -> None:

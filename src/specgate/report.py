@@ -32,6 +32,12 @@ class DeploymentReport:
     next_actions: tuple[str, ...]
     inputs: dict[str, Any] = field(default_factory=dict)
     baseline: dict[str, Any] | None = None
+    #: Findings silenced by a suppression (each with ``suppressed`` set); they
+    #: change no status and stay in the reports, marked.
+    suppressed_findings: tuple[Finding, ...] = ()
+    #: Whether the attention tile rule (G, D*, tile alignment) applies: decode is
+    #: attention-dominated (``workload.attention_dominated``).
+    tile_rule_applies: bool = False
 
 
 @dataclass(frozen=True)
@@ -47,6 +53,8 @@ class FileReport:
     error_column: int | None = None
     error_file: str | None = None
     suppressed: int = 0
+    #: File-level findings silenced by a suppression (see DeploymentReport).
+    suppressed_findings: tuple[Finding, ...] = ()
 
     @property
     def error_location_file(self) -> str:
@@ -54,11 +62,16 @@ class FileReport:
         model or metrics file when the error is there, else the claims file."""
         return self.error_file or self.path
 
-    def all_findings(self) -> list[Finding]:
-        """File-level and deployment findings together, in report order."""
+    def all_findings(self, *, suppressed: bool = False) -> list[Finding]:
+        """File-level and deployment findings together, in report order; with
+        ``suppressed``, the suppressed ones too."""
         found = list(self.findings)
+        if suppressed:
+            found.extend(self.suppressed_findings)
         for deployment in self.deployments:
             found.extend(deployment.findings)
+            if suppressed:
+                found.extend(deployment.suppressed_findings)
         return found
 
 
@@ -69,9 +82,9 @@ class RunReport:
     status: str
     files: tuple[FileReport, ...]
 
-    def all_findings(self) -> list[Finding]:
-        """Every finding of every file."""
-        return [f for file in self.files for f in file.all_findings()]
+    def all_findings(self, *, suppressed: bool = False) -> list[Finding]:
+        """Every finding of every file (with ``suppressed``, the suppressed ones too)."""
+        return [f for file in self.files for f in file.all_findings(suppressed=suppressed)]
 
     def counts(self) -> dict[str, int]:
         """Findings by severity: ``{"fail": n, "warn": n, "info": n, "note": n}``."""
@@ -208,6 +221,9 @@ def finding_json(finding: Finding) -> dict[str, Any]:
         "line": finding.line,
         "column": finding.column,
     }
+    if finding.suppressed is not None:
+        out["suppressed"] = True
+        out["justification"] = finding.suppressed
     return out
 
 
@@ -225,7 +241,10 @@ def findings_json(findings: tuple[Finding, ...], with_file: str | None) -> list[
 
 def deployment_json(report: DeploymentReport, *, with_file: str | None = None) -> dict[str, Any]:
     """One deployment report (also ``specgate doctor --json``'s whole output)."""
-    findings = findings_json(report.findings, with_file)
+    findings = findings_json(
+        tuple(sorted((*report.findings, *report.suppressed_findings), key=Finding.sort_key)),
+        with_file,
+    )
     out: dict[str, Any] = {
         "name": report.name,
         "status": report.status,
@@ -267,7 +286,12 @@ def to_json(run: RunReport) -> dict[str, Any]:
                 "path": file.path,
                 "status": file.status,
                 "error": file.error,
-                "findings": findings_json(file.findings, file.path),
+                "findings": findings_json(
+                    tuple(
+                        sorted((*file.findings, *file.suppressed_findings), key=Finding.sort_key)
+                    ),
+                    file.path,
+                ),
                 "deployments": [deployment_json(d, with_file=file.path) for d in file.deployments],
             }
             for file in run.files

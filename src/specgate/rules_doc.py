@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from specgate.errors import UsageError
 from specgate.rules import REGISTRY, Rule, lookup
 
-DOCS_URL = "https://github.com/specgate/specgate/blob/main/docs/rules.md"
+#: Where the rule docs live inside this repository (and inside the Action's checkout).
+DOCS_PATH = "docs/rules.md"
 
 
 def anchor(rule: Rule) -> str:
@@ -17,9 +20,33 @@ def anchor(rule: Rule) -> str:
     return f"{rule.code.lower()}-{rule.name}"
 
 
-def help_uri(rule: Rule) -> str:
-    """The rule's documentation address."""
-    return f"{DOCS_URL}#{anchor(rule)}"
+def docs_base_url(
+    configured: str | None = None, environ: Mapping[str, str] | None = None
+) -> str | None:
+    """The address of this project's ``docs/rules.md``, or ``None`` when unknown.
+
+    ``[tool.specgate] docs-url`` when set; else, inside the GitHub Action, the
+    Action's own copy: ``$GITHUB_SERVER_URL/$GITHUB_ACTION_REPOSITORY/blob/
+    $GITHUB_ACTION_REF/docs/rules.md``. Never a guessed site: the name
+    ``specgate`` belongs to other projects elsewhere (DESIGN.md §11).
+    """
+    if configured:
+        return configured
+    env = os.environ if environ is None else environ
+    server = env.get("GITHUB_SERVER_URL", "").rstrip("/")
+    repository = env.get("GITHUB_ACTION_REPOSITORY", "")
+    ref = env.get("GITHUB_ACTION_REF", "")
+    safe = re.compile(r"^[A-Za-z0-9._/-]+$")
+    if server.startswith("https://") and safe.match(repository) and safe.match(ref):
+        return f"{server}/{repository}/blob/{ref}/{DOCS_PATH}"
+    return None
+
+
+def help_uri(rule: Rule, base: str | None) -> str | None:
+    """The rule's documentation address under ``base`` (see :func:`docs_base_url`)."""
+    if base is None:
+        return None
+    return f"{base}#{anchor(rule)}"
 
 
 def rule_json(rule: Rule) -> dict[str, Any]:
@@ -32,7 +59,7 @@ def rule_json(rule: Rule) -> dict[str, Any]:
         "doc": rule.doc,
         "fail_example": rule.fail_example,
         "pass_example": rule.pass_example,
-        "help_uri": help_uri(rule),
+        "help_uri": help_uri(rule, docs_base_url()),
     }
 
 

@@ -234,6 +234,11 @@ def load_yaml(text: str, file: str) -> Document:
         raise InputError(f"YAML error: {exc}", file) from None
     except RecursionError:
         raise InputError("YAML nesting is too deep", file) from None
+    except UnicodeEncodeError:
+        # Text decoded from a file is valid UTF-8; a lone surrogate can only come from
+        # an escape inside embedded text (a JSON string holding YAML), which libyaml
+        # cannot encode.
+        raise InputError("YAML text holds a lone surrogate (an invalid \\u escape)", file) from None
     if root is None:
         return Document(file=file, data=None, empty=True)
     builder = _Builder(file)

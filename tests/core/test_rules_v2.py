@@ -400,14 +400,16 @@ def test_huge_numbers_neither_crash_nor_loop_nor_leave_json(check_text: Check) -
     from specgate.report import RunReport, to_json
 
     big = 10**300
+    # D and N_verify at the schema's maxima (DESIGN §11: 1,024 and 1,025); everything
+    # else unbounded by the schema is huge or tiny
     deployment = dep(
-        d=big, rho=1e300, al=2, claim=1e300,
-        speculation={"verify_tokens": big + 1},
+        d=1000, rho=1e300, al=2, claim=1e300,
+        speculation={"verify_tokens": 1025},
         model={"query_heads_per_kv": 1e-6},
         workload={"concurrency": big, "attention_dominated": True},
         hardware={"peak_tflops": 1e-300, "memory_bandwidth_tbps": 1e300},
         evidence={"measured_speedup": 1e-300,
-                  "next": {"draft_length": big + 1, "accept_length": 3},
+                  "next": {"draft_length": 1024, "accept_length": 3},
                   "metrics": {"format": "per-position", "marginal": [0.5] * 50}},
     )
     report = check_text(claims(deployment))

@@ -17,7 +17,10 @@ What is mimicked (ecosystem.md §1.7, §2, §6.5, and the runner's behaviour):
   ``if:`` is true;
 - ``uses:`` steps are replaced: ``actions/setup-python`` gives a ``python-path`` output
   pointing at a local interpreter; ``github/codeql-action/upload-sarif`` is skipped and its
-  evaluated ``with:`` recorded. Both must be pinned by a full commit SHA.
+  evaluated ``with:`` recorded; ``actions/cache`` reports a hit when an earlier run of
+  this runner finished with that key and its ``path`` is still there (the restore), and
+  a run that succeeds records its keys (the post-step save). All must be pinned by a
+  full commit SHA.
 """
 
 from __future__ import annotations
@@ -326,6 +329,8 @@ class ActionRunner:
         self.runner_temp = runner_temp
         self.python = python
         self.base_env = dict(base_env)
+        self.saved_cache_keys: set[str] = set()
+        self._pending_cache_keys: set[str] = set()
 
     def inputs(self, given: Mapping[str, str]) -> dict[str, str]:
         """``given`` over the declared defaults; an undeclared input is an error."""
@@ -376,6 +381,9 @@ class ActionRunner:
             results.append(result)
             if step_id:
                 step_outputs[step_id] = result.outputs
+        if not any(r.failed for r in results):
+            self.saved_cache_keys |= self._pending_cache_keys
+        self._pending_cache_keys = set()
         final = Context(values, step_outputs, str(self.runner_temp))
         outputs = {
             name: substitute(spec["value"], final)
@@ -404,6 +412,13 @@ class ActionRunner:
             }
         elif action == "github/codeql-action/upload-sarif":
             pass  # not uploaded: the test asserts `with_`
+        elif action == "actions/cache":
+            key, path = with_["key"], Path(with_["path"])
+            assert key and path.is_absolute(), "the cache needs a key and an absolute path"
+            hit = key in self.saved_cache_keys and path.exists()
+            result.outputs = {"cache-hit": "true" if hit else "false"}
+            if not hit:
+                self._pending_cache_keys.add(key)
         else:
             raise AssertionError(f"no stand-in for {action!r}")
         return result

@@ -81,7 +81,9 @@ def wheelhouse(project_copy: ProjectCopy, tmp_path_factory: pytest.TempPathFacto
         )
         assert done.returncode == 0, f"pip wheel {what} failed:\n{done.stderr}"
     names = {wheel.name.split("-")[0].lower() for wheel in house.glob("*.whl")}
-    assert {"specgate", "pyyaml", "jsonschema", "prometheus_client", "setuptools"} <= names
+    assert {
+        "specdec_gate", "pyyaml", "jsonschema", "prometheus_client", "pathspec", "setuptools"
+    } <= names
     return house
 
 

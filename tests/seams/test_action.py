@@ -40,7 +40,7 @@ ACTIONABLE = FIXTURES / "actionable.specgate.yaml"
 BROKEN = FIXTURES / "broken.specgate.yaml"
 NOT_CLAIMS = FIXTURES / "not-claims.yaml"
 FAILING_TEXT = FAILING.read_text(encoding="utf-8")
-REUSED_STEPS = ("python", "install")
+REUSED_STEPS = ("python", "env", "cache", "install")
 
 
 @pytest.fixture(scope="session")
@@ -95,6 +95,8 @@ def test_full_run_installs_into_runner_temp_and_passes(
 ) -> None:
     assert _steps_ran(first_run) == {
         "python": True,
+        "env": True,
+        "cache": True,
         "install": True,
         "baseline": True,
         "check": True,
@@ -129,7 +131,7 @@ def test_full_run_installs_into_runner_temp_and_passes(
     }
     assert first_run.annotations() == []
     assert "specgate: ready" in first_run.summary
-    assert "`specgate.yaml`" in first_run.summary
+    assert "specgate.yaml" in first_run.summary
     assert "app.yaml" not in first_run.summary + first_run.step("check").stdout
     # specgate writes no GITHUB_ENV / GITHUB_PATH (zizmor's github-env concern).
     assert all(step.env_file == "" for step in first_run.steps)
@@ -231,8 +233,8 @@ def test_failing_file_annotations_outputs_and_summary(
     assert len(summary.encode("utf-8")) < 1024 * 1024  # GitHub's per-step limit
     assert "specgate: fail" in summary
     for text in (
-        "`svc/chat.specgate.yaml`",
-        "`specgate.yaml`",
+        "svc/chat.specgate.yaml",
+        "specgate.yaml",
         "chat-70b-eagle3",
         "SG102",
         "SG104",
@@ -573,6 +575,7 @@ def test_run_steps_are_bash_utf8_and_template_free() -> None:
 def test_uses_are_pinned_by_full_sha_with_a_version_comment() -> None:
     pins = re.findall(r"uses: (\S+)@(\S+) # (v\d+\.\d+\.\d+)", ACTION_TEXT)
     assert {action: tag.split(".")[0] for action, _, tag in pins} == {
+        "actions/cache": "v4",
         "actions/setup-python": "v5",
         "github/codeql-action/upload-sarif": "v3",
     }
@@ -725,3 +728,37 @@ def test_baseline_auto_fetches_the_base_commit_of_a_shallow_checkout(
     # no shared history in a depth-1 clone: the base commit itself is the REF
     assert run.step("baseline").outputs["ref"] == base
     assert "specgate (SG401)" in [a.properties.get("title", "") for a in run.annotations()]
+# --- nothing from the checked repository runs (hostile case 02) ------------------------------
+
+SHADOW = (
+    'import sys; print("::notice::code from the checked-out repo ran", file=sys.stderr); '
+    "raise SystemExit(0)\n"
+)
+
+
+@pytest.mark.parametrize(
+    "shadow",
+    ["yaml.py", "json.py", "specgate/__init__.py", "specgate.py", "venv.py", "pathspec.py"],
+)
+def test_modules_in_the_workspace_are_never_imported(
+    run_action: RunAction, tmp_path: Path, shadow: str
+) -> None:
+    workspace = make_repo(
+        tmp_path / "repo", {"svc/chat.specgate.yaml": FAILING, shadow: SHADOW}
+    )
+    for working_directory in (".", "svc"):
+        run = run_action(workspace, {"working-directory": working_directory, "paths": "."})
+        check = run.step("check")
+        assert "code from the checked-out repo ran" not in check.stdout + check.stderr
+        assert run.outputs["status"] == "fail"  # the real check ran and failed the file
+        assert run.failed
+
+
+def test_every_interpreter_in_the_action_runs_isolated() -> None:
+    # `python -m X` puts the current folder first on sys.path: -I must come with it.
+    for step in ACTION["runs"]["steps"]:
+        for line in step.get("run", "").splitlines():
+            if line.lstrip().startswith("#"):
+                continue
+            if re.search(r'(python|PYTHON)[^ ]*"? ', line) and (" -m " in line or ".py" in line):
+                assert " -I " in line, line

@@ -47,11 +47,17 @@ def resolve_reference(
     """
     if PurePosixPath(relative).is_absolute() or PureWindowsPath(relative).is_absolute():
         raise fail(f"{what} must be relative to the claims file, not {relative!r}")
-    top = (root if root is not None else repository_root(base_dir)).resolve()
-    target = (base_dir / relative).resolve()
-    if not target.is_relative_to(top):
-        raise fail(f"{what} {relative!r} leaves the repository")
-    if not target.exists():
-        raise fail(f"{what} {relative!r} does not exist")
+    from specgate.safe_path import PathProblem, repository_top, resolve
+
+    try:
+        top = resolve(root) if root is not None else repository_top(base_dir)
+        target = resolve(base_dir / relative)
+        if not target.is_relative_to(top):
+            raise fail(f"{what} {relative!r} leaves the repository")
+        resolve(target, strict=True)
+    except PathProblem as problem:
+        missing = str(problem) == "no such file"
+        reason = "does not exist" if missing else f"cannot be read: {problem}"
+        raise fail(f"{what} {relative!r} {reason}") from None
     shown = posixpath.normpath(posixpath.join(shown_base, relative) if shown_base else relative)
     return target, shown

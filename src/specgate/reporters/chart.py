@@ -19,9 +19,10 @@ MAX_POINTS = 32
 
 
 def _label(text: str) -> str:
-    # Mermaid titles are quoted strings: no quotes, backticks or markup characters.
-    cleaned = visible(text).replace('"', "'").replace("`", "'")
-    return "".join(ch for ch in cleaned if ch not in "<>&;#")[:60]
+    # Mermaid titles are quoted strings: no quotes, backticks, markup, link or image
+    # characters, and no "://" (a deployment name is text from the checked repository).
+    cleaned = visible(text).replace('"', "'").replace("`", "'").replace("://", ": //")
+    return "".join(ch for ch in cleaned if ch not in "<>&;#[]()!*_$|~\\")[:60]
 
 
 def _thin(points: dict[int, float], keep: set[int]) -> dict[int, float]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 
 from specgate.report import RunReport, to_json
+from specgate.reporters.safe_text import json_text
 
 
 def render(run: RunReport) -> str:
     """The JSON report, pretty-printed, UTF-8 characters kept, ending with a newline."""
-    return json.dumps(to_json(run), indent=2, ensure_ascii=False) + "\n"
+    return json_text(json.dumps(to_json(run), indent=2, ensure_ascii=False)) + "\n"

@@ -3,13 +3,22 @@ safe to print in line-oriented output.
 
 A claims file is user input: a deployment named ``"x\\n::error::y"`` must not
 become a GitHub workflow command in the text log, and an ANSI escape sequence
-must not reach the terminal. Control characters (C0, DEL, C1) and the Unicode
-line separators are shown as backslash escapes instead.
+must not reach the terminal. Control characters (C0, DEL, C1), the Unicode line
+separators and lone surrogates (undecodable file names, ``"\\ud800"`` in JSON)
+are shown as backslash escapes instead.
+
+The GitHub runner reads a log line as a command when, after leading white space,
+it starts with ``::`` (``ActionCommand.TryParseV2``) or ``##[`` (the legacy
+form); :func:`safe_line` makes sure no line we print from untrusted text does.
 """
 
 from __future__ import annotations
 
+import re
+
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+#: What the runner takes for a workflow command at the start of a line.
+COMMAND_STARTS = ("::", "##[")
 
 
 def _escape(char: str) -> str:
@@ -24,3 +33,29 @@ def visible(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(ch if ch.isprintable() or ch == " " else _escape(ch) for ch in text)
+
+
+def starts_command(line: str) -> bool:
+    """Whether the runner would read ``line`` as a workflow command."""
+    return line.lstrip().startswith(COMMAND_STARTS)
+
+
+def safe_line(text: str, prefix: str = "> ") -> str:
+    """:func:`visible` text that cannot start a workflow command: a line that would
+    (a file named ``::error file=x::y.specgate.yaml``) gets ``prefix`` in front
+    (``./`` suits a line that starts with a relative path)."""
+    shown = visible(text)
+    if not starts_command(shown):
+        return shown
+    return prefix + shown.lstrip()
+
+
+_JSON_UNSAFE = re.compile("[\x85\u2028\u2029\ud800-\udfff]")
+
+
+def json_text(text: str) -> str:
+    """JSON text (``json.dumps(..., ensure_ascii=False)``) with the characters that some
+    readers take for line breaks (NEL, U+2028, U+2029) and lone surrogates written as
+    ``\\uXXXX`` escapes, which every JSON reader decodes back. Such characters can
+    only stand inside JSON strings, where the escape means the same character."""
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

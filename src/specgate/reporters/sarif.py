@@ -30,6 +30,7 @@ from urllib.parse import quote
 from specgate import __version__
 from specgate.findings import Finding
 from specgate.report import FileReport, RunReport
+from specgate.reporters.safe_text import json_text
 from specgate.rules import REGISTRY, Rule
 from specgate.rules_doc import help_uri, rule_markdown
 
@@ -40,7 +41,8 @@ SCHEMA_URI = (
 )
 SARIF_VERSION = "2.1.0"
 TOOL_NAME = "specgate"
-INFORMATION_URI = "https://github.com/specgate/specgate"
+#: The distribution's page on the package index (the name specgate is another project's).
+PACKAGE_URI = "https://pypi.org/project/specdec-gate/"
 #: The uriBaseId of repository-relative URIs (the name GitHub and CodeQL use).
 SRCROOT = "%SRCROOT%"
 #: Key of our entry in ``result.partialFingerprints``.
@@ -92,19 +94,26 @@ def _help_text(rule: Rule) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def rule_descriptor(rule: Rule) -> dict[str, Any]:
-    """A ``reportingDescriptor`` for ``rule`` (every field GitHub marks required)."""
+def rule_descriptor(rule: Rule, docs_url: str | None = None) -> dict[str, Any]:
+    """A ``reportingDescriptor`` for ``rule`` (every field GitHub marks required).
+
+    The rule's whole doc travels in ``help.text``/``help.markdown``; ``helpUri``
+    is given only when this project's docs address is known (``docs_url``).
+    """
     full = _first_paragraph(rule.doc) or rule.summary
-    return {
+    descriptor = {
         "id": rule.code,
         "name": rule.name,
         "shortDescription": {"text": _limit(rule.summary)},
         "fullDescription": {"text": _limit(_plain(full)), "markdown": _limit(full)},
         "help": {"text": _help_text(rule), "markdown": rule_markdown(rule)},
-        "helpUri": help_uri(rule),
         "defaultConfiguration": {"level": LEVEL[rule.severity]},
         "properties": {"severity": rule.severity},
     }
+    uri = help_uri(rule, docs_url)
+    if uri is not None:
+        descriptor["helpUri"] = uri
+    return descriptor
 
 
 def artifact_uri(shown: str, repo_path: str | None) -> dict[str, str]:
@@ -115,7 +124,9 @@ def artifact_uri(shown: str, repo_path: str | None) -> dict[str, str]:
     ``./``), or a ``file:`` URI when the shown path is absolute.
     """
     if repo_path is not None:
-        return {"uri": _encode(_posix(repo_path)), "uriBaseId": SRCROOT}
+        # A repository path already uses "/"; a backslash there is part of a name
+        # (legal on POSIX) and is percent-encoded, not read as a separator.
+        return {"uri": _encode(repo_path.removeprefix("./")), "uriBaseId": SRCROOT}
     if PureWindowsPath(shown).drive:
         return {"uri": PureWindowsPath(shown).as_uri()}
     posix = _posix(shown)
@@ -133,7 +144,13 @@ def _posix(path: str) -> str:
 def _encode(path: str) -> str:
     # Percent-encode everything but unreserved characters and "/" (RFC 3986 §2.3),
     # so a ":" in the first segment cannot read as a scheme.
-    return quote(path, safe="/")
+    # Undecodable file names reach us as lone surrogates: their original bytes are
+    # percent-encoded (any other lone surrogate as its escape text).
+    try:
+        raw = path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        raw = path.encode("utf-8", "backslashreplace")
+    return quote(raw, safe="/")
 
 
 def _physical_location(
@@ -155,17 +172,21 @@ def _stable_path(path: str, deployment: str | None) -> str:
     reordering or inserting deployments keeps fingerprints."""
     if deployment is None:
         return path
-    return _DEPLOYMENT_INDEX.sub(f"deployments[name={deployment}]", path, count=1)
+    # A function replacement: a name such as 'C:\\models\\x' must not be read as
+    # a regular-expression template.
+    return _DEPLOYMENT_INDEX.sub(lambda _m: f"deployments[name={deployment}]", path, count=1)
 
 
 def _file_findings(file: FileReport) -> list[tuple[Finding, str | None]]:
     """Each finding of ``file`` with the name of its deployment when that name is
     unique in the file (else ``None``: the JSON path's index identifies it)."""
     names = Counter(d.name for d in file.deployments)
-    found: list[tuple[Finding, str | None]] = [(f, None) for f in file.findings]
+    found: list[tuple[Finding, str | None]] = [
+        (f, None) for f in (*file.findings, *file.suppressed_findings)
+    ]
     for deployment in file.deployments:
         name = deployment.name if names[deployment.name] == 1 else None
-        found.extend((f, name) for f in deployment.findings)
+        found.extend((f, name) for f in (*deployment.findings, *deployment.suppressed_findings))
     return found
 
 
@@ -183,6 +204,13 @@ def _result(
     result["message"] = {"text": message}
     result["locations"] = [_physical_location(location, finding.line, finding.column)]
     result["partialFingerprints"] = {FINGERPRINT_KEY: fingerprint}
+    if finding.suppressed is not None:
+        # SARIF §3.35: an inline directive is "inSource", configuration "external";
+        # the reason travels as the justification.
+        kind = "inSource" if finding.suppressed.startswith("inline:") else "external"
+        result["suppressions"] = [
+            {"kind": kind, "status": "accepted", "justification": finding.suppressed}
+        ]
     result["properties"] = {"severity": finding.severity, "path": finding.path}
     return result
 
@@ -210,7 +238,9 @@ def _notification_descriptor() -> dict[str, Any]:
     }
 
 
-def build(run: RunReport, repo_paths: Mapping[str, str | None]) -> dict[str, Any]:
+def build(
+    run: RunReport, repo_paths: Mapping[str, str | None], docs_url: str | None = None
+) -> dict[str, Any]:
     """The SARIF log of ``run`` as a dict.
 
     Args:
@@ -220,6 +250,8 @@ def build(run: RunReport, repo_paths: Mapping[str, str | None]) -> dict[str, Any
             ``None`` for a file outside any repository (then the URI is the shown
             path, without ``uriBaseId``). Paths missing from the mapping count as
             outside any repository.
+        docs_url: this project's ``docs/rules.md`` address, for ``helpUri`` (none
+            when ``None``).
     """
     rules = sorted(REGISTRY.values(), key=lambda r: r.code)
     rule_index = {rule.code: i for i, rule in enumerate(rules)}
@@ -251,9 +283,14 @@ def build(run: RunReport, repo_paths: Mapping[str, str | None]) -> dict[str, Any
         "name": TOOL_NAME,
         "version": __version__,
         "semanticVersion": __version__,
-        "informationUri": INFORMATION_URI,
-        "rules": [rule_descriptor(rule) for rule in rules],
+        "rules": [rule_descriptor(rule, docs_url) for rule in rules],
     }
+    # The project's own pages: its repository when the docs address names it, else the
+    # distribution's page on the package index (DESIGN.md §11: specdec-gate).
+    driver["informationUri"] = (
+        docs_url.split("/blob/", 1)[0] if docs_url is not None and "/blob/" in docs_url
+        else PACKAGE_URI
+    )
     invocation: dict[str, Any] = {"executionSuccessful": not notifications}
     if notifications:
         driver["notifications"] = [_notification_descriptor()]
@@ -267,6 +304,9 @@ def build(run: RunReport, repo_paths: Mapping[str, str | None]) -> dict[str, Any
     return {"$schema": SCHEMA_URI, "version": SARIF_VERSION, "runs": [sarif_run]}
 
 
-def render(run: RunReport, repo_paths: Mapping[str, str | None]) -> str:
+def render(
+    run: RunReport, repo_paths: Mapping[str, str | None], docs_url: str | None = None
+) -> str:
     """The SARIF log of ``run`` as JSON text ending with a newline (see :func:`build`)."""
-    return json.dumps(build(run, repo_paths), indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(build(run, repo_paths, docs_url), indent=2, ensure_ascii=False)
+    return json_text(text) + "\n"

@@ -1,82 +1,196 @@
 """The job summary: GitHub-flavoured Markdown for ``$GITHUB_STEP_SUMMARY``.
 
+Layout (DESIGN.md §11): the status line; a table of what failed (input errors,
+then findings, most severe first) with links to the lines; the deployments that
+need attention, each with its numbers (only the known ones; G, D* and tile rows
+only where the tile rule applies, i.e. attention-dominated decode), mechanism,
+chart and next actions; passing deployments folded in ``<details>``; suppressed
+findings with their reasons.
+
+Everything that comes from the checked repository (names, paths, messages) goes
+through :func:`md`: HTML, Markdown links and images, emphasis, code, tables and
+bare-URL autolinks are neutralised, so a deployment named
+``[Approve](https://evil.example)`` shows as text.
+
 GitHub refuses a step summary over 1 MiB whole (actions/runner
 ``FileCommandManager.cs``, ``AttachmentSizeLimit``), counting what earlier steps
-already wrote to the file; :func:`render` therefore takes a byte budget and
-cuts whole rows, ending with a note of what was left out.
+already wrote to the file; :func:`render` therefore takes a byte budget and cuts
+whole lines, ending with a note of what was left out.
 """
 
 from __future__ import annotations
 
-from specgate.findings import Finding
+import re
+from collections.abc import Mapping
+from fractions import Fraction
+from urllib.parse import quote
+
+from specgate.findings import SEVERITY_RANK, Finding
 from specgate.numbers import fmt
-from specgate.report import DeploymentReport, RunReport
+from specgate.report import DeploymentReport, FileReport, RunReport
 from specgate.reporters.chart import speedup_chart
 from specgate.reporters.safe_text import visible
 
 SUMMARY_LIMIT_BYTES = 1024 * 1024
 _ICON = {"ready": "✅", "actionable": "⚠️", "fail": "❌", "error": "⛔"}
-_NOTE_RESERVE = 256
+_SEVERITY_ICON = {"fail": "❌", "warn": "⚠️", "info": "ℹ️", "note": "📝"}
+_NOTE_RESERVE = 320
+# ASCII punctuation with a meaning inside a line (CommonMark §2.4: any of it may be
+# backslash-escaped): links and images ([ ] !), emphasis (* _ ~), code (`), tables
+# (|), math ($), headings (#), and the backslash itself.
+_MARKDOWN = re.compile(r"([\\`*_\[\]!|~#$])")
+_AUTOLINK = re.compile(r"(?i)(://|www\.|@)")
+_ZERO_WIDTH_SPACE = "\u200b"
 
 
 def md(text: str) -> str:
-    """Text made safe inside a Markdown table cell (no pipes, tags or line breaks)."""
-    return (
-        visible(text)
-        .replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("|", "\\|")
-    )
+    """Untrusted ``text`` as inert Markdown (inside a table cell or a line).
+
+    Control characters are shown as escapes, HTML special characters become
+    entities, Markdown punctuation is backslash-escaped, and a zero-width space
+    breaks ``://``, ``www.`` and ``@`` so GitHub's autolinker makes no link.
+    """
+    shown = visible(text)
+    shown = shown.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    shown = _AUTOLINK.sub(lambda m: m.group(1)[0] + _ZERO_WIDTH_SPACE + m.group(1)[1:], shown)
+    return _MARKDOWN.sub(r"\\\1", shown)
 
 
-def _v(value: float | int | None, suffix: str = "") -> str:
-    return "—" if value is None else fmt(value) + suffix
+def link_base(
+    server: str | None, repository: str | None, sha: str | None
+) -> str | None:
+    """``$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/blob/$GITHUB_SHA/`` when all three are
+    set and look like what GitHub sets (else ``None``: no links)."""
+    if not (server and repository and sha):
+        return None
+    if not server.startswith("https://") or not re.fullmatch(r"[\w.-]+/[\w.-]+", repository):
+        return None
+    if not re.fullmatch(r"[0-9a-fA-F]{7,64}", sha):
+        return None
+    return f"{server.rstrip('/')}/{repository}/blob/{sha}/"
 
 
-def _deployment_lines(path: str, report: DeploymentReport) -> list[str]:
+class _Places:
+    """Turns a shown path (and line) into Markdown text, linked when possible."""
+
+    def __init__(self, repo_paths: Mapping[str, str | None], base: str | None) -> None:
+        self.repo_paths = repo_paths
+        self.base = base
+
+    def __call__(self, shown: str, line: int | None) -> str:
+        text = md(shown) + ("" if line is None else f":{line}")
+        repo_path = self.repo_paths.get(shown)
+        if self.base is None or repo_path is None:
+            return text
+        try:
+            encoded = quote(repo_path.encode("utf-8", "surrogateescape"), safe="/")
+        except UnicodeEncodeError:
+            return text
+        url = self.base + encoded + ("" if line is None else f"#L{line}")
+        return f"[{text}]({url})"
+
+
+def _v(value: float | Fraction | bool | None, suffix: str = "") -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return fmt(value) + suffix
+
+
+def _metric_rows(report: DeploymentReport) -> list[str]:
+    """A two-column table of the numbers that are known (no rows of "—")."""
     m = report.metrics
-    tile = "—" if m.tile_aligned is None else ("yes" if m.tile_aligned else "no")
-    if m.tile_aligned is False and m.tile_aligned_draft_length is not None:
-        tile += f" (tile-aligned D {m.tile_aligned_draft_length})"
+    rows: list[tuple[str, str]] = [
+        ("accept length AL", _v(m.accept_length)),
+        ("draft length D", _v(m.draft_length)),
+        (
+            "draft depth ratio ρ",
+            _v(m.draft_depth_ratio)
+            + (f" ({m.draft_depth_ratio_source})" if m.draft_depth_ratio_source else ""),
+        ),
+        (
+            "verify cost β",
+            "" if m.verify_cost is None else f"{fmt(m.verify_cost.value)} ({m.verify_cost.source})",
+        ),
+        ("theoretical speedup AL/(β+ρ·passes)", _v(m.theoretical_speedup, "x")),
+        ("measured speedup", _v(m.measured_speedup, "x")),
+        ("claimed speedup", _v(m.claimed_speedup, "x")),
+        ("AL floor", _v(m.accept_length_floor.value)),
+    ]
+    if m.optimal_draft_length is not None:
+        best = m.optimal_draft_length
+        rows.append(
+            (
+                "optimal D (measured profile)",
+                f"{best.draft_length} ({fmt(best.speedup)}x, gain {fmt(best.gain)})",
+            )
+        )
     if m.draft_length is not None and m.verify_tokens not in (None, m.draft_length + 1):
-        tile += f" at N_verify {m.verify_tokens} (tree)"
-    declared = md(report.declared_mechanism or "—")
-    if report.declared is not None:
-        declared += f" ({report.declared.name})"
+        rows.append(("N_verify (tree)", _v(m.verify_tokens)))
+    if report.tile_rule_applies:
+        tile = _v(m.tile_aligned)
+        if m.tile_aligned is False and m.tile_aligned_draft_length is not None:
+            tile += f" (next aligned D {m.tile_aligned_draft_length})"
+        rows += [
+            ("query heads per KV head G", _v(m.query_heads_per_kv)),
+            ("attention-optimal D*", _v(m.attention_optimal_draft_length)),
+            ("tile aligned", tile),
+        ]
+    shown = [(name, value) for name, value in rows if value]
+    if not shown:
+        return []
+    return ["| metric | value |", "|---|---|", *(f"| {n} | {v} |" for n, v in shown)]
+
+
+def _deployment_block(
+    file: FileReport, report: DeploymentReport, place: _Places, *, charts: bool
+) -> list[str]:
     lines = [
         "",
-        f"### {_ICON[report.status]} `{md(path)}` — {md(report.name)}: {report.status}",
+        f"#### {_ICON[report.status]} {md(report.name)} ({place(file.path, None)}): "
+        f"{report.status}",
         "",
-        "| AL | D | ρ | theoretical speedup | claimed speedup | D* | tile aligned | AL floor |",
-        "|---|---|---|---|---|---|---|---|",
-        f"| {_v(m.accept_length)} | {_v(m.draft_length)} | {_v(m.draft_depth_ratio)} "
-        f"| {_v(m.theoretical_speedup, 'x')} | {_v(m.claimed_speedup, 'x')} "
-        f"| {_v(m.attention_optimal_draft_length)} | {tile} | {_v(m.accept_length_floor.value)} |",
+        *_metric_rows(report),
+    ]
+    declared = md(report.declared_mechanism or "not stated")
+    if report.declared is not None:
+        declared += f" ({report.declared.name})"
+    lines += [
         "",
         f"**Mechanism:** declared {declared}; recommended **{report.recommended.name}** "
-        f"(ρ ≈ {fmt(report.recommended.draft_depth_ratio_hint)}). {md(report.recommended.reason)} "
-        f"Best for: {md(report.recommended.best_for)}",
+        f"(ρ ≈ {fmt(report.recommended.draft_depth_ratio_hint)}). {md(report.recommended.reason)}",
     ]
-    chart = speedup_chart(report)
-    if chart is not None:
-        lines += ["", chart]
-    if report.findings:
-        lines += ["", "| severity | code | line | message |", "|---|---|---|---|"]
-        lines += [_finding_row(f, path) for f in report.findings]
+    if charts:
+        chart = speedup_chart(report)
+        if chart is not None:
+            lines += ["", chart]
     if report.next_actions:
         lines += ["", "**Next actions**", ""]
         lines += [f"{i}. {md(a)}" for i, a in enumerate(report.next_actions, 1)]
     return lines
 
 
-def _finding_row(finding: Finding, path: str) -> str:
-    where = "—" if finding.line is None else str(finding.line)
-    if finding.file is not None and finding.file != path:
-        where = f"{md(finding.file)}:{where}"
-    return (
-        f"| {finding.severity} | {finding.code} {finding.name} | {where} | {md(finding.message)} |"
-    )
+def _failure_rows(run: RunReport, place: _Places) -> list[str]:
+    rows: list[str] = []
+    for file in run.files:
+        if file.error is not None:
+            where = place(file.error_location_file, file.error_line)
+            rows.append(f"| {_ICON['error']} | input error | {where} | {md(file.error)} |")
+    findings: list[tuple[Finding, str, str]] = []
+    for file in run.files:
+        findings += [(f, file.path, "") for f in file.findings]
+        for deployment in file.deployments:
+            findings += [(f, file.path, deployment.name) for f in deployment.findings]
+    findings.sort(key=lambda t: (SEVERITY_RANK[t[0].severity], *t[0].sort_key()))
+    for finding, path, owner in findings:
+        where = place(finding.file or path, finding.line)
+        subject = f"{md(owner)}: " if owner else ""
+        rows.append(
+            f"| {_SEVERITY_ICON[finding.severity]} {finding.severity} "
+            f"| {finding.code} {finding.name} | {where} | {subject}{md(finding.message)} |"
+        )
+    return rows
 
 
 def _arrow(before: object, after: object) -> str:
@@ -113,14 +227,14 @@ def _changes(run: RunReport) -> list[str]:
             al = _arrow(*pairs[0]) + ("" if z is None else f" (z {fmt(z)})")
             config = "same" if pairs[3][0] == pairs[3][1] else "changed"
             rows.append(
-                f"| `{md(file.path)}` | {md(d.name)} | {al} | {_arrow(*pairs[1])} "
+                f"| {md(file.path)} | {md(d.name)} | {al} | {_arrow(*pairs[1])} "
                 f"| {_arrow(*pairs[2])} | {config} |"
             )
     if not rows:
         return []
     return [
         "",
-        f"### Changes since `{md(str(ref))}`",
+        f"### Changes since {md(str(ref))}",
         "",
         "| file | deployment | AL | theoretical speedup | claimed speedup | config |",
         "|---|---|---|---|---|---|",
@@ -134,50 +248,112 @@ def _same(before: object, after: object) -> bool:
     return before == after
 
 
-def render(run: RunReport, budget_bytes: int = SUMMARY_LIMIT_BYTES) -> str:
-    """The summary Markdown, at most ``budget_bytes`` UTF-8 bytes (cut by whole rows).
+def _suppressed_rows(run: RunReport, place: _Places) -> list[str]:
+    rows = []
+    for file in run.files:
+        silenced = list(file.suppressed_findings)
+        for deployment in file.deployments:
+            silenced += deployment.suppressed_findings
+        for finding in sorted(silenced, key=Finding.sort_key):
+            where = place(finding.file or file.path, finding.line)
+            rows.append(
+                f"| {finding.code} {finding.name} | {where} "
+                f"| {md(finding.suppressed or '')} | {md(finding.message)} |"
+            )
+    return rows
 
-    Returns an empty string when not even the heading fits.
-    """
+
+def _document(
+    run: RunReport, repo_paths: Mapping[str, str | None], base: str | None, charts: bool
+) -> list[str]:
+    place = _Places(repo_paths, base)
     counts = run.counts()
-    head = [
+    lines = [
         f"## {_ICON[run.status]} specgate: {run.status}",
         "",
         f"{len(run.files)} file(s), {run.deployment_count} deployment(s): "
         + ", ".join(f"{counts[k]} {k}" for k in ("fail", "warn", "info", "note"))
         + (f" ({run.suppressed} suppressed)" if run.suppressed else ""),
     ]
-    body: list[str] = _changes(run)
-    for file in run.files:
-        if file.error is not None:
-            body += ["", f"### {_ICON['error']} `{md(file.path)}`: error", "", md(file.error)]
-            continue
-        if file.findings:
-            body += [
-                "",
-                f"### `{md(file.path)}`: file-level findings",
-                "",
-                "| severity | code | line | message |",
-                "|---|---|---|---|",
-            ]
-            body += [_finding_row(f, file.path) for f in file.findings]
-        for deployment in file.deployments:
-            body += _deployment_lines(file.path, deployment)
+    failures = _failure_rows(run, place)
+    if failures:
+        lines += [
+            "",
+            "### Findings",
+            "",
+            "| | rule | where | message |",
+            "|---|---|---|---|",
+            *failures,
+        ]
+    lines += _changes(run)
+    attention = [(f, d) for f in run.files for d in f.deployments if d.status != "ready"]
+    passing = [(f, d) for f in run.files for d in f.deployments if d.status == "ready"]
+    if attention:
+        lines += ["", "### Deployments that need attention"]
+        for file, deployment in attention:
+            lines += _deployment_block(file, deployment, place, charts=charts)
+    if passing:
+        lines += [
+            "",
+            "<details>",
+            f"<summary>{len(passing)} passing deployment(s)</summary>",
+        ]
+        for file, deployment in passing:
+            lines += _deployment_block(file, deployment, place, charts=False)
+        lines += ["", "</details>"]
+    silenced = _suppressed_rows(run, place)
+    if silenced:
+        lines += [
+            "",
+            "### Suppressed findings",
+            "",
+            "| rule | where | why | message |",
+            "|---|---|---|---|",
+            *silenced,
+        ]
+    return lines
+
+
+def render(
+    run: RunReport,
+    budget_bytes: int = SUMMARY_LIMIT_BYTES,
+    *,
+    repo_paths: Mapping[str, str | None] | None = None,
+    links: str | None = None,
+    charts: bool = True,
+) -> str:
+    """The summary Markdown, at most ``budget_bytes`` UTF-8 bytes (cut by whole lines).
+
+    Args:
+        run: the report.
+        budget_bytes: what the summary file's 1 MiB budget leaves.
+        repo_paths: shown path → path relative to the git top-level (for links).
+        links: :func:`link_base`'s address, or ``None`` for no links.
+        charts: draw the speedup chart of each deployment that needs attention.
+
+    Returns an empty string when not even the heading fits.
+    """
+    lines = _document(run, repo_paths or {}, links, charts)
     out: list[str] = []
     used = 0
-    lines = head + body
+    folded = False
     for index, line in enumerate(lines):
-        size = len(line.encode("utf-8")) + 1
+        size = len(line.encode("utf-8", "backslashreplace")) + 1
         if used + size > budget_bytes - _NOTE_RESERVE:
             left = len(lines) - index
             note = (
-                f"\n_… {left} more line(s) left out to keep the job summary under GitHub's "
+                ("\n</details>\n" if folded else "\n")
+                + f"_… {left} more line(s) left out to keep the job summary under GitHub's "
                 "1 MiB limit; run `specgate check --format text` for every finding._"
             )
             if used + len(note.encode("utf-8")) + 1 > budget_bytes:
                 return "".join(s + "\n" for s in out) if out else ""
             out.append(note)
             break
+        if line == "<details>":
+            folded = True
+        elif line == "</details>":
+            folded = False
         out.append(line)
         used += size
     return "".join(line + "\n" for line in out)

@@ -11,7 +11,7 @@ from fractions import Fraction
 from specgate.findings import Finding
 from specgate.numbers import fmt
 from specgate.report import DeploymentReport, RunReport
-from specgate.reporters.safe_text import visible
+from specgate.reporters.safe_text import safe_line, visible
 
 _COLOURS = {
     "fail": "31",
@@ -40,7 +40,13 @@ def finding_line(
             where += f":{finding.line}:{finding.column or 1}"
         where += ": "
     severity = _paint(finding.severity, finding.severity, colour)
-    return visible(where) + f"{severity} {finding.code} {finding.name}: " + visible(finding.message)
+    # A file named "::error file=x::y.specgate.yaml" must not start a workflow command
+    # when this text is printed in a GitHub Actions log (pre-commit in CI).
+    return (
+        safe_line(where, prefix="./")
+        + f"{severity} {finding.code} {finding.name}: "
+        + visible(finding.message)
+    )
 
 
 def _value(value: float | Fraction | None, suffix: str = "") -> str:
@@ -79,8 +85,9 @@ def metrics_block(report: DeploymentReport, *, colour: bool = False) -> list[str
     return lines
 
 
-def render(run: RunReport, *, colour: bool = False) -> str:
-    """The whole text report, ending with a newline."""
+def render(run: RunReport, *, colour: bool = False, quiet: bool = False) -> str:
+    """The whole text report, ending with a newline; ``quiet`` keeps only the
+    finding and error lines (empty when there are none)."""
     lines: list[str] = []
     for file in run.files:
         if file.error is not None:
@@ -88,9 +95,13 @@ def render(run: RunReport, *, colour: bool = False) -> str:
             continue
         for finding in sorted(file.all_findings(), key=Finding.sort_key):
             lines.append(finding_line(finding, fallback_file=file.path, colour=colour))
+    if quiet:
+        return "".join(line + "\n" for line in lines)
     for file in run.files:
         if file.error is None and file.deployments:
-            lines.append(f"{visible(file.path)}: {_paint(file.status, file.status, colour)}")
+            lines.append(
+                safe_line(file.path, prefix="./") + f": {_paint(file.status, file.status, colour)}"
+            )
             for deployment in file.deployments:
                 lines.extend(metrics_block(deployment, colour=colour))
     counts = run.counts()

@@ -81,17 +81,46 @@ UNKNOWN_RULE_REFERENCE = register(
         name="unknown-rule-reference",
         severity="warn",
         summary="A suppression (inline or in the configuration) names no rule, or a rule "
-        "that cannot be suppressed.",
+        "that cannot be suppressed; a bare `# specgate: ignore` names none.",
         doc=(
             "**What it checks.** Every code or name in `# specgate: ignore[...]` comments and "
             "in `[tool.specgate]` `select`, `ignore` and `per-file-ignores` names a rule of "
-            "the catalogue; SG001–SG003 cannot be suppressed.\n\n"
+            "the catalogue; SG001–SG003 cannot be suppressed. A bare `# specgate: ignore` "
+            "(no `[SGnnn]`) suppresses nothing: blanket suppressions hide every future "
+            "finding on the line, so each must name its rules.\n\n"
             "**Why.** A misspelt suppression suppresses nothing, and a suppressed schema "
             "rule would let a file the gate could not read pass.\n"
         ),
         fail_example=(
             "version: 1\ndeployments:\n  - name: chat-8b\n    speculation:\n"
             "      enabled: false  # specgate: ignore[SG999] not a rule\n"
+        ),
+        pass_example=(
+            "version: 1\ndeployments:\n  - name: chat-8b\n    speculation:\n"
+            "      enabled: false\n"
+        ),
+    )
+)
+
+UNUSED_SUPPRESSION = register(
+    Rule(
+        code="SG005",
+        name="unused-suppression",
+        severity="warn",
+        summary="An inline `# specgate: ignore[...]` suppresses no finding.",
+        doc=(
+            "**What it checks.** Each code in a `# specgate: ignore[SGnnn] -- reason` "
+            "comment silences a finding of that rule on the line it covers (its own line, "
+            "or the next line when the comment stands alone).\n\n"
+            "**Why.** A suppression that no longer matches anything was left behind by a "
+            "fix or a move; kept, it would silently hide the next finding that lands on "
+            "that line. Suppressed findings stay in the JSON report (`\"suppressed\": "
+            "true`), in SARIF (`suppressions`, with the reason as justification) and in "
+            "the job summary, so every suppression can be audited.\n"
+        ),
+        fail_example=(
+            "version: 1\ndeployments:\n  - name: chat-8b\n    speculation:\n"
+            "      enabled: false  # specgate: ignore[SG104] -- claim checked by hand\n"
         ),
         pass_example=(
             "version: 1\ndeployments:\n  - name: chat-8b\n    speculation:\n"

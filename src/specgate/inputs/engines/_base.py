@@ -19,6 +19,7 @@ from specgate.inputs.types import (
     IssueCode,
     Mechanism,
 )
+from specgate.limits import MAX_DRAFT_LENGTH
 
 Kind = Literal["config", "fragment"]
 
@@ -207,9 +208,10 @@ class Builder:
 
 
 #: The largest draft length, tree size or verify width specgate reads from an engine
-#: config; above it the file is refused (an input error at the value's line), so no
-#: loop or allocation grows with a number a repository holds (DESIGN §11).
-MAX_DRAFT_TOKENS = 1024
+#: config (limits.py's bound on D); above it the file is refused (an input error at
+#: the value's line), so no loop or allocation grows with a number a repository holds
+#: (DESIGN §11).
+MAX_DRAFT_TOKENS = MAX_DRAFT_LENGTH
 
 
 def positive(

@@ -1,0 +1,170 @@
+"""No output line on any channel can begin a workflow command unless it is one of ours.
+
+Hostile case 01 (../shared/cases/hostile): a YAML tag holding CR, a JSON pointer holding
+CR and a file name holding LF put ``::error file=evil.py`` lines on stderr. The kind is
+"text from the repository reaches a channel unescaped"; it is tried here through every
+place such text can enter (tags, pointers, file names, names, values quoted in messages,
+unknown keys, configuration keys, referenced paths) and every channel (stdout and stderr
+of every format). A line counts as a command the way the runner reads it
+(tests/support/runner_parser.py, a copy of ``ActionCommand.TryParseV2``), plus the
+legacy ``##[`` form.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from support.runner_parser import ParsedCommand, dotnet_trim_start, parse_output
+
+from .conftest import BASE, FORMATS, InProcess, Result, with_engine
+
+BREAKS = ["\r", "\n", "\r\n", "\u2028", "\x85"]
+ATTACKS = [
+    "::error file=evil.py,line=1::INJECTED",
+    "##[error]INJECTED",
+    "::add-mask::x",
+    "::stop-commands::tok",
+]
+
+
+def assert_only_ours(result: Result, fmt: str) -> None:
+    """Every command on stdout is one of our annotations (github format only); stderr
+    and the other formats hold none at all."""
+    for channel, text in (("stdout", result.out), ("stderr", result.err)):
+        for item in parse_output(text):
+            if isinstance(item, str):
+                assert not dotnet_trim_start(item).startswith("##["), (channel, item)
+                continue
+            assert isinstance(item, ParsedCommand)
+            assert channel == "stdout" and fmt == "github", (channel, fmt, item)
+            assert item.command in ("error", "warning", "notice"), item
+            assert item.properties.get("title", "").startswith("specgate"), item
+            assert item.properties.get("file") != "evil.py", item
+    assert "INJECTED" not in "".join(
+        line
+        for line in re.split(r"\r\n|\r|\n", result.out + result.err)
+        if dotnet_trim_start(line).startswith(("::", "##["))
+        and not dotnet_trim_start(line).startswith(
+            ("::error title=specgate", "::warning title=specgate", "::notice title=specgate")
+        )
+    )
+
+
+def _every_format(sg: InProcess, repo: Path, args: list[str]) -> None:
+    for fmt in FORMATS:
+        result = sg(["check", "--format", fmt, *args], repo)
+        assert result.code in (0, 1, 2), (fmt, result.err)
+        assert_only_ours(result, fmt)
+
+
+def _yaml_double_quoted(text: str) -> str:
+    """``text`` as a YAML double-quoted scalar (escapes for every break)."""
+    escaped = (
+        text.replace("\\", "\\\\")
+        .replace('"', '\\"')
+        .replace("\r", "\\r")
+        .replace("\n", "\\n")
+        .replace("\u2028", "\\L")
+        .replace("\x85", "\\N")
+    )
+    return f'"{escaped}"'
+
+
+@pytest.mark.parametrize("brk", BREAKS)
+@pytest.mark.parametrize("attack", ATTACKS)
+def test_yaml_tag_with_a_line_break(sg: InProcess, repo: Path, brk: str, attack: str) -> None:
+    # A verbatim tag keeps %-escapes: %0D / %0A decode to CR / LF in the tag's text.
+    encoded = brk.encode("utf-8").hex()
+    escape = "".join(f"%{encoded[i : i + 2].upper()}" for i in range(0, len(encoded), 2))
+    tag = f"!<x{escape}{attack.replace(' ', '%20')}>"
+    (repo / "c.specgate.yaml").write_text(f"version: 1\ndeployments: {tag} []\n", "utf-8")
+    _every_format(sg, repo, ["c.specgate.yaml"])
+
+
+@pytest.mark.parametrize("brk", BREAKS)
+def test_json_pointer_with_a_line_break(sg: InProcess, repo: Path, brk: str) -> None:
+    (repo / "e.yaml").write_text("a: xx\n", "utf-8")
+    pointer = _yaml_double_quoted(f"/a/b{brk}{ATTACKS[0]}")
+    (repo / "p.specgate.yaml").write_text(
+        with_engine(f"{{path: e.yaml, pointer: {pointer}}}"), "utf-8"
+    )
+    _every_format(sg, repo, ["p.specgate.yaml"])
+
+
+@pytest.mark.parametrize("brk", ["\n", "\r"])
+@pytest.mark.parametrize("attack", ATTACKS[:2])
+def test_file_name_with_a_line_break(sg: InProcess, repo: Path, brk: str, attack: str) -> None:
+    name = f"x{brk}{attack.replace('/', '_')}{brk}.specgate.yaml"
+    (repo / name).write_text("[\n", "utf-8")  # a syntax error: the name reaches stderr
+    (repo / "ok.specgate.yaml").write_text(BASE, "utf-8")
+    _every_format(sg, repo, [name, "ok.specgate.yaml"])
+    _every_format(sg, repo, ["."])  # found by the folder search too
+
+
+@pytest.mark.parametrize("attack", ATTACKS[:2])
+def test_file_name_that_starts_a_command(sg: InProcess, repo: Path, attack: str) -> None:
+    name = attack.replace("/", "_") + ".specgate.yaml"
+    (repo / name).write_text(BASE.replace("accept_length: 2.4", "accept_length: 1.2"), "utf-8")
+    _every_format(sg, repo, ["."])
+    text = sg(["check", "."], repo)
+    assert text.code == 1
+    assert any(line.startswith("./" + name[:5]) for line in text.out.splitlines())
+
+
+@pytest.mark.parametrize("brk", BREAKS)
+@pytest.mark.parametrize(
+    "where",
+    ["name", "mechanism", "unknown key", "engine_config", "workload"],
+)
+def test_values_quoted_in_messages(sg: InProcess, repo: Path, brk: str, where: str) -> None:
+    payload = _yaml_double_quoted(f"x{brk}{ATTACKS[0]}")
+    if where == "name":
+        text = BASE.replace("  - name: dep", f"  - name: {payload}")
+    elif where == "mechanism":
+        text = BASE.replace("mechanism: eagle3", f"mechanism: {payload}")
+    elif where == "unknown key":
+        text = BASE.replace("    evidence:", f"    {payload}: 1\n    evidence:")
+    elif where == "engine_config":
+        text = with_engine(payload)
+    else:
+        text = BASE.replace("    evidence:", f"    workload: {{name: {payload}}}\n    evidence:")
+    (repo / "c.specgate.yaml").write_text(text, "utf-8")
+    _every_format(sg, repo, ["c.specgate.yaml"])
+
+
+@pytest.mark.parametrize("brk", ["\\r", "\\n"])
+def test_configuration_key_with_a_line_break(sg: InProcess, repo: Path, brk: str) -> None:
+    (repo / "pyproject.toml").write_text(
+        f'[tool.specgate]\n"fail{brk}::error file=evil.py::INJECTED" = 1\n', "utf-8"
+    )
+    (repo / "c.specgate.yaml").write_text(BASE, "utf-8")
+    _every_format(sg, repo, ["c.specgate.yaml"])
+
+
+def test_internal_error_text_is_escaped(
+    sg: InProcess, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Whatever an unexpected exception says (it may quote file content) is one
+    # escaped line on stderr, exit 3.
+    import specgate.checker
+
+    def boom(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("bad\r::error file=evil.py::INJECTED\n##[error]INJECTED")
+
+    monkeypatch.setattr(specgate.checker, "check_files", boom)
+    (repo / "c.specgate.yaml").write_text(BASE, "utf-8")
+    for fmt in FORMATS:
+        result = sg(["check", "--format", fmt, "c.specgate.yaml"], repo)
+        assert result.code == 3
+        assert result.err.count("\n") == 1 and result.err.startswith("specgate: internal error")
+        assert_only_ours(result, fmt)
+
+
+def test_usage_errors_are_escaped(sg: InProcess, repo: Path) -> None:
+    for fmt in FORMATS:
+        result = sg(["check", "--format", fmt, "missing\r::error file=evil.py::INJECTED"], repo)
+        assert result.code == 2
+        assert_only_ours(result, fmt)

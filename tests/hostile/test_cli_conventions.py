@@ -1,0 +1,329 @@
+"""`check` conventions users know from ruff and yamllint, end to end (DESIGN.md §11)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from .conftest import BASE, InProcess, run
+
+FAILING = BASE.replace("accept_length: 2.4", "accept_length: 1.2")  # SG102 at line 10
+# SG104 (claimed 9x over 2.087x) and SG204 (ρ not given) as well:
+SEVERAL = FAILING.replace("      draft_depth_ratio: 0.05\n", "") + "    claims:\n      speedup: 9\n"
+
+
+# --- standard input ---------------------------------------------------------------------
+
+
+def test_stdin_with_a_file_name(repo: Path) -> None:
+    (repo / "deploy").mkdir()
+    result = run(
+        ["check", "--format", "json", "--stdin-filename", "deploy/chat.specgate.yaml", "-"],
+        repo,
+        stdin=FAILING.encode(),
+    )
+    assert result.code == 1
+    (file,) = result.json()["files"]
+    assert file["path"] == "deploy/chat.specgate.yaml"
+    assert [f["line"] for f in file["deployments"][0]["findings"]] == [10]
+
+
+def test_stdin_json_by_suffix_and_references_from_its_folder(repo: Path) -> None:
+    (repo / "deploy").mkdir()
+    (repo / "deploy" / "e.yaml").write_text(
+        "speculative_config: {method: ngram, num_speculative_tokens: 5}\n", "utf-8"
+    )
+    claims = {
+        "version": 1,
+        "deployments": [
+            {
+                "name": "d",
+                "speculation": {
+                    "enabled": True,
+                    "engine": "vllm",
+                    "engine_config": "e.yaml",
+                    "draft_length": 3,
+                },
+                "evidence": {"accept_length": 2.4, "cache_coherence_eval": True},
+            }
+        ],
+    }
+    result = run(
+        ["check", "--format", "json", "--stdin-filename", "deploy/c.specgate.json", "-"],
+        repo,
+        stdin=json.dumps(claims).encode(),
+    )
+    codes = [f["code"] for f in result.json()["files"][0]["deployments"][0]["findings"]]
+    assert "SG301" in codes  # D 3 stated, 5 in deploy/e.yaml: read from the stdin file's folder
+
+
+def test_stdin_without_a_name_and_with_files(repo: Path) -> None:
+    (repo / "a.specgate.yaml").write_text(BASE, "utf-8")
+    result = run(["check", "--format", "json", "-", "a.specgate.yaml"], repo, stdin=b"[\n")
+    assert result.code == 2
+    files = {f["path"]: f["error"] for f in result.json()["files"]}
+    assert files["a.specgate.yaml"] is None
+    assert files["-"].startswith("-:2:1: YAML syntax error")
+
+
+@pytest.mark.parametrize(
+    ("stdin", "reason"),
+    [
+        (b"\xff\xfe", "not valid UTF-8"),
+        (b"a\x00b", "NUL byte"),
+        (b"x" * (1024 * 1024 + 1), "larger"),
+    ],
+)
+def test_stdin_input_limits(repo: Path, stdin: bytes, reason: str) -> None:
+    result = run(["check", "-"], repo, stdin=stdin)
+    assert result.code == 2
+    assert reason in result.out
+
+
+def test_stdin_filename_needs_the_dash(sg: InProcess, repo: Path) -> None:
+    result = sg(["check", "--stdin-filename", "x.yaml", "."], repo)
+    assert result.code == 2
+    assert "--stdin-filename needs the PATH '-'" in result.err
+
+
+# --- quiet, statistics, select/ignore, output-format ----------------------------------------
+
+
+def test_quiet_prints_findings_only(sg: InProcess, repo: Path) -> None:
+    (repo / "c.specgate.yaml").write_text(FAILING, "utf-8")
+    (repo / "ok.specgate.yaml").write_text(BASE, "utf-8")
+    result = sg(["check", "-q", "."], repo)
+    assert result.code == 1
+    assert result.out.splitlines() == [
+        # §8.3: the default floor is break-even × 1.1 = (1 + 0.05·3) × 1.1 = 1.265
+        "c.specgate.yaml:10:22: fail SG102 accept-length-below-floor: AL 1.2 is below the floor "
+        "1.265 (the default floor: break-even AL 1.15 (β 1 + ρ 0.05·3) × (1 + 0.1))"
+    ]
+    assert sg(["check", "--quiet", "ok.specgate.yaml"], repo).out == ""
+
+
+def test_statistics(sg: InProcess, repo: Path) -> None:
+    (repo / "a.specgate.yaml").write_text(SEVERAL, "utf-8")
+    (repo / "b.specgate.yaml").write_text(FAILING, "utf-8")
+    result = sg(["check", "--statistics", "."], repo)
+    assert result.code == 1
+    # §8.3 moves SEVERAL (no ρ: default floor 1 × 1.1 = 1.1 ≤ AL 1.2) from SG102 to the
+    # SG110 guideline (a trained drafter below min(2, 1 + 3/2) = 2); FAILING keeps SG102.
+    assert result.out.splitlines() == [
+        "    1  SG102  fail  accept-length-below-floor",
+        "    1  SG104  fail  claimed-speedup-over-theory",
+        "    1  SG110  warn  accept-length-below-guideline",
+        "    1  SG204  note  draft-depth-ratio-assumed",
+    ]
+    data = json.loads(sg(["check", "--statistics", "--format", "json", "."], repo).out)
+    assert data["rules"][0] == {
+        "code": "SG102",
+        "name": "accept-length-below-floor",
+        "severity": "fail",
+        "count": 1,
+        "suppressed": 0,
+    }
+
+
+@pytest.mark.parametrize(
+    ("args", "codes", "exit_code"),
+    [
+        (["--select", "SG104"], ["SG104"], 1),
+        (["--select", "claimed-speedup-over-theory,SG204"], ["SG104", "SG204"], 1),
+        (["--select", "SG2"], ["SG204"], 0),
+        # §8.3: SEVERAL's AL 1.2 is SG110 (guideline, warn), not SG102
+        (["--ignore", "SG102", "--ignore", "SG104"], ["SG110", "SG204"], 0),
+        (["--select", "SG1", "--ignore", "SG104"], ["SG110"], 0),
+    ],
+)
+def test_select_and_ignore(
+    sg: InProcess, repo: Path, args: list[str], codes: list[str], exit_code: int
+) -> None:
+    (repo / "c.specgate.yaml").write_text(SEVERAL, "utf-8")
+    result = sg(["check", "--output-format", "json", *args, "c.specgate.yaml"], repo)
+    assert result.code == exit_code
+    findings = result.json()["files"][0]["deployments"][0]["findings"]
+    assert sorted(f["code"] for f in findings if not f.get("suppressed")) == codes
+
+
+def test_select_names_no_rule(sg: InProcess, repo: Path) -> None:
+    (repo / "c.specgate.yaml").write_text(BASE, "utf-8")
+    result = sg(["check", "--select", "SG999", "c.specgate.yaml"], repo)
+    assert result.code == 2
+    assert "--select 'SG999' names no rule" in result.err
+
+
+def test_output_format_is_the_format(sg: InProcess, repo: Path) -> None:
+    (repo / "c.specgate.yaml").write_text(BASE, "utf-8")
+    assert (
+        sg(["check", "--output-format", "sarif", "c.specgate.yaml"], repo).out
+        == sg(["check", "--format", "sarif", "c.specgate.yaml"], repo).out
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        # "json" is taken as a PATH: only the option is unknown
+        (
+            ["check", "--fromat", "json"],
+            "specgate check: unrecognized arguments: --fromat; "
+            "did you mean --format? (see specgate check --help)",
+        ),
+        (
+            ["doctor", "--accept-lenght=2"],
+            "specgate doctor: unrecognized arguments: "
+            "--accept-lenght=2; did you mean --accept-length? (see specgate doctor --help)",
+        ),
+        (
+            ["rules", "--bogus"],
+            "specgate rules: unrecognized arguments: --bogus (see specgate rules --help)",
+        ),
+    ],
+)
+def test_unknown_options_name_the_subcommand_help(
+    sg: InProcess, repo: Path, argv: list[str], expected: str
+) -> None:
+    result = sg(argv, repo)
+    assert result.code == 2
+    assert result.err == f"{expected}\n"
+
+
+# --- .gitignore and exclude -------------------------------------------------------------------
+
+
+def test_folder_search_respects_gitignore(sg: InProcess, repo: Path) -> None:
+    (repo / ".gitignore").write_text("build/\n*.tmp.specgate.yaml\n", "utf-8")
+    for path in (
+        "build/x.specgate.yaml",
+        "a.tmp.specgate.yaml",
+        "keep/ok.specgate.yaml",
+        "keep/sub/y.specgate.yaml",
+        "keep/sub/z.specgate.yaml",
+    ):
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(BASE, "utf-8")
+    # a nested .gitignore ignores one file and re-includes another pattern
+    (repo / "keep" / "sub" / ".gitignore").write_text("y.specgate.yaml\n", "utf-8")
+    data = sg(["check", "--format", "json", "."], repo).json()
+    assert [f["path"] for f in data["files"]] == [
+        "keep/ok.specgate.yaml",
+        "keep/sub/z.specgate.yaml",
+    ]
+    # from a subfolder, the .gitignore above still applies
+    sub = sg(["check", "--format", "json", "keep"], repo).json()
+    assert [f["path"] for f in sub["files"]] == [
+        "keep/ok.specgate.yaml",
+        "keep/sub/z.specgate.yaml",
+    ]
+    # a file named on the command line is checked whatever .gitignore says
+    named = sg(["check", "--format", "json", "build/x.specgate.yaml"], repo).json()
+    assert [f["path"] for f in named["files"]] == ["build/x.specgate.yaml"]
+
+
+def test_negated_gitignore_pattern(sg: InProcess, repo: Path) -> None:
+    (repo / ".gitignore").write_text("*.specgate.yaml\n!keep.specgate.yaml\n", "utf-8")
+    for name in ("a.specgate.yaml", "keep.specgate.yaml"):
+        (repo / name).write_text(BASE, "utf-8")
+    data = sg(["check", "--format", "json", "."], repo).json()
+    assert [f["path"] for f in data["files"]] == ["keep.specgate.yaml"]
+
+
+def test_all_ignored_is_still_no_claims_file(sg: InProcess, repo: Path) -> None:
+    (repo / ".gitignore").write_text("*.yaml\n", "utf-8")
+    (repo / "a.specgate.yaml").write_text(BASE, "utf-8")
+    result = sg(["check", "."], repo)
+    assert result.code == 2
+    assert "no claims file found" in result.err
+
+
+def test_configuration_exclude(sg: InProcess, repo: Path) -> None:
+    (repo / "pyproject.toml").write_text(
+        '[tool.specgate]\nexclude = ["vendor", "drafts/*.specgate.yaml"]\n', "utf-8"
+    )
+    for path in ("vendor/v.specgate.yaml", "drafts/d.specgate.yaml", "live/l.specgate.yaml"):
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(BASE, "utf-8")
+    data = sg(["check", "--format", "json", "."], repo).json()
+    assert [f["path"] for f in data["files"]] == ["live/l.specgate.yaml"]
+
+
+# --- configuration keys, docs-url -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "hint"),
+    [
+        ("fail_on", "did you mean 'fail-on'?"),
+        ("exclud", "did you mean 'exclude'?"),
+        ("min-accept-lenght", "did you mean 'min-accept-length'?"),
+        ("docs_url", "did you mean 'docs-url'?"),
+        ("colour", "known: "),
+    ],
+)
+def test_did_you_mean_for_configuration_keys(
+    sg: InProcess, repo: Path, key: str, hint: str
+) -> None:
+    (repo / "pyproject.toml").write_text(f'[tool.specgate]\n{key} = "x"\n', "utf-8")
+    (repo / "c.specgate.yaml").write_text(BASE, "utf-8")
+    result = sg(["check", "c.specgate.yaml"], repo)
+    assert result.code == 2
+    assert f"unknown key '{key}' ({hint}" in result.err
+    assert "pyproject.toml:2" in result.err
+
+
+def _help_uris(sarif_text: str) -> set[str | None]:
+    rules = json.loads(sarif_text)["runs"][0]["tool"]["driver"]["rules"]
+    return {rule.get("helpUri") for rule in rules}
+
+
+def test_help_uri_only_from_a_known_docs_url(sg: InProcess, repo: Path) -> None:
+    (repo / "c.specgate.yaml").write_text(BASE, "utf-8")
+    assert _help_uris(sg(["check", "--format", "sarif", "c.specgate.yaml"], repo).out) == {None}
+    action = {
+        "GITHUB_SERVER_URL": "https://github.com",
+        "GITHUB_ACTION_REPOSITORY": "acme/specgate",
+        "GITHUB_ACTION_REF": "v1",
+    }
+    uris = _help_uris(sg(["check", "--format", "sarif", "c.specgate.yaml"], repo, env=action).out)
+    assert (
+        "https://github.com/acme/specgate/blob/v1/docs/rules.md#sg104-claimed-speedup-over-theory"
+        in uris
+    )
+    (repo / "pyproject.toml").write_text(
+        '[tool.specgate]\ndocs-url = "https://docs.example/specgate/rules.html"\n', "utf-8"
+    )
+    uris = _help_uris(sg(["check", "--format", "sarif", "c.specgate.yaml"], repo, env=action).out)
+    assert "https://docs.example/specgate/rules.html#sg104-claimed-speedup-over-theory" in uris
+
+
+def test_sarif_rules_embed_their_help(sg: InProcess, repo: Path) -> None:
+    (repo / "c.specgate.yaml").write_text(BASE, "utf-8")
+    rules = json.loads(sg(["check", "--format", "sarif", "c.specgate.yaml"], repo).out)["runs"][0][
+        "tool"
+    ]["driver"]["rules"]
+    sg104 = next(r for r in rules if r["id"] == "SG104")
+    assert "AL / (β + ρ·passes)" in sg104["help"]["text"]  # the §8.1 bound
+    assert sg104["help"]["markdown"].startswith("##") or "SG104" in sg104["help"]["markdown"]
+
+
+def test_one_run_writes_annotations_and_sarif(sg: InProcess, repo: Path) -> None:
+    (repo / "c.specgate.yaml").write_text(FAILING, "utf-8")
+    result = sg(
+        ["check", "--format", "github", "--sarif-file", "out.sarif", "c.specgate.yaml"], repo
+    )
+    assert result.code == 1
+    assert result.out.startswith("::error title=specgate (SG102),file=c.specgate.yaml,line=10")
+    log = json.loads((repo / "out.sarif").read_text("utf-8"))
+    assert [r["ruleId"] for r in log["runs"][0]["results"]] == ["SG102"]
+
+
+def test_init_makes_folders_and_shows_the_references(sg: InProcess, repo: Path) -> None:
+    result = sg(["init", "deploy/chat/specgate.yaml"], repo)
+    assert result.code == 0
+    text = (repo / "deploy" / "chat" / "specgate.yaml").read_text("utf-8")
+    for key in ("engine_config:", "hf_config:", "draft_hf_config:", "metrics:"):
+        assert f"# {key}" in text
+    assert sg(["check", "--strict", "deploy"], repo).code == 0
