@@ -222,8 +222,25 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The whole argument parser (also used by the docs)."""
+#: The subcommands, in the order ``--help`` lists them.
+COMMANDS = ("check", "doctor", "init", "schema", "digest", "measure", "rules")
+
+
+def command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names: its first word that is not an option, when that
+    is a known command (``None`` otherwise). The top-level parser has only flags
+    (``--help``, ``--version``), so that word is the one argparse dispatches on."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser: the whole one by default (``--help`` of every command);
+    with ``only``, every subcommand is listed with its help as usual but only that
+    one gets its options (argparse builds a formatter for each option it adds, which
+    every run would otherwise pay for the commands it does not run)."""
     parser = _Parser(
         prog="specgate",
         description=_DESCRIPTION,
@@ -239,6 +256,58 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_CHECK_EPILOG,
         formatter_class=_RawFormatter,
     )
+    if only in (None, "check"):
+        _check_arguments(check)
+    _add_doctor(sub, full=only in (None, "doctor"))
+
+    init = sub.add_parser(
+        "init",
+        help="write a commented starter claims file",
+        description="Write a starter claims file that shows every field with its unit, "
+        "and (commented out) how to read them from the files you already commit: "
+        "engine_config, hf_config, draft_hf_config and evidence.metrics. Missing folders "
+        "are made. Refuses to overwrite an existing file.",
+    )
+    init.add_argument(
+        "path",
+        nargs="?",
+        default="specgate.yaml",
+        metavar="PATH",
+        help="where to write it (default: specgate.yaml)",
+    )
+
+    sub.add_parser(
+        "schema",
+        help="print the claims-file JSON Schema",
+        description="Print the claims-file JSON Schema (draft 2020-12).",
+    )
+
+    digest = sub.add_parser(
+        "digest",
+        help="print each deployment's config digest",
+        description="Print the config digest of every deployment (one line each: "
+        "PATH:NAME sha256:…), the value evidence.provenance.config_digest records.",
+    )
+    digest.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="claims files or folders to search (default: the current folder)",
+    )
+
+    _add_measure(sub, full=only in (None, "measure"))
+
+    rules = sub.add_parser(
+        "rules",
+        help="list the rules, or show one rule's doc",
+        description="List the rule catalogue, or print one rule's doc.",
+    )
+    rules.add_argument("rule", nargs="?", metavar="CODE_OR_NAME", help="e.g. SG104")
+    rules.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    return parser
+
+
+def _check_arguments(check: argparse.ArgumentParser) -> None:
     check.add_argument(
         "paths",
         nargs="*",
@@ -353,54 +422,6 @@ def build_parser() -> argparse.ArgumentParser:
         "holding those keys) instead of the nearest pyproject.toml",
     )
 
-    _add_doctor(sub)
-
-    init = sub.add_parser(
-        "init",
-        help="write a commented starter claims file",
-        description="Write a starter claims file that shows every field with its unit, "
-        "and (commented out) how to read them from the files you already commit: "
-        "engine_config, hf_config, draft_hf_config and evidence.metrics. Missing folders "
-        "are made. Refuses to overwrite an existing file.",
-    )
-    init.add_argument(
-        "path",
-        nargs="?",
-        default="specgate.yaml",
-        metavar="PATH",
-        help="where to write it (default: specgate.yaml)",
-    )
-
-    sub.add_parser(
-        "schema",
-        help="print the claims-file JSON Schema",
-        description="Print the claims-file JSON Schema (draft 2020-12).",
-    )
-
-    digest = sub.add_parser(
-        "digest",
-        help="print each deployment's config digest",
-        description="Print the config digest of every deployment (one line each: "
-        "PATH:NAME sha256:…), the value evidence.provenance.config_digest records.",
-    )
-    digest.add_argument(
-        "paths",
-        nargs="*",
-        metavar="PATH",
-        help="claims files or folders to search (default: the current folder)",
-    )
-
-    _add_measure(sub)
-
-    rules = sub.add_parser(
-        "rules",
-        help="list the rules, or show one rule's doc",
-        description="List the rule catalogue, or print one rule's doc.",
-    )
-    rules.add_argument("rule", nargs="?", metavar="CODE_OR_NAME", help="e.g. SG104")
-    rules.add_argument("--format", choices=("text", "json", "markdown"), default="text")
-    return parser
-
 
 _MEASURE_EPILOG = """\
 examples:
@@ -414,7 +435,7 @@ exit codes: 0 evidence printed or written, 2 nothing measured (nothing written)
 """
 
 
-def _add_doctor(sub: argparse._SubParsersAction[_Parser]) -> None:
+def _add_doctor(sub: argparse._SubParsersAction[_Parser], *, full: bool) -> None:
     doctor = sub.add_parser(
         "doctor",
         help="check one deployment given as flags (no file needed)",
@@ -422,6 +443,8 @@ def _add_doctor(sub: argparse._SubParsersAction[_Parser]) -> None:
         epilog=_DOCTOR_EPILOG,
         formatter_class=_RawFormatter,
     )
+    if not full:
+        return
     from specgate.gpus import gpu_names
 
     number = _positive_float()
@@ -523,7 +546,7 @@ def _add_doctor(sub: argparse._SubParsersAction[_Parser]) -> None:
     doctor.add_argument("--json", action="store_true", help="print the JSON deployment report")
 
 
-def _add_measure(sub: argparse._SubParsersAction[_Parser]) -> None:
+def _add_measure(sub: argparse._SubParsersAction[_Parser], *, full: bool) -> None:
     measure = sub.add_parser(
         "measure",
         help="measure AL from an engine's metrics and print or write the evidence block",
@@ -533,6 +556,8 @@ def _add_measure(sub: argparse._SubParsersAction[_Parser]) -> None:
         epilog=_MEASURE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    if not full:
+        return
     source = measure.add_mutually_exclusive_group(required=True)
     source.add_argument(
         "--metrics-url",
@@ -1171,9 +1196,10 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> 
     if stdout is None:
         _utf8_streams()
     out = stdout or sys.stdout
-    parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(only=command_of(words))
     try:
-        args = _parse(parser, list(sys.argv[1:] if argv is None else argv))
+        args = _parse(parser, words)
         if args.command is None:
             parser.print_help(out)
             return EXIT_USAGE

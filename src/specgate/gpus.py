@@ -4,9 +4,9 @@ per GPU, each figure with the vendor data sheet it comes from (DESIGN.md §8.1).
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,11 @@ class Gpu:
 @cache
 def gpu_table() -> dict[str, Gpu]:
     """The table, keyed by the ``hardware.gpu`` value (``h100-sxm`` …)."""
-    text = resources.files("specgate").joinpath("data/gpus.json").read_text("utf-8")
+    # Read beside this module, as validate.py reads the schema: importlib.resources
+    # (zipfile, tempfile, random …) would cost every command a few milliseconds.
+    path = os.path.join(os.path.dirname(__file__), "data", "gpus.json")
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
     rows = json.loads(text)["gpus"]
     return {
         key: Gpu(
