@@ -8,6 +8,8 @@ file (and line when known).
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from specgate.document import Document
@@ -28,7 +30,12 @@ def read_text(path: Path, shown: str, limit: int = MAX_BYTES) -> str:
         InputError: missing, a folder, unreadable, over the limit, not UTF-8.
     """
     try:
-        if path.exists() and not path.is_dir() and not path.is_file():
+        try:
+            mode = os.stat(path).st_mode  # one stat, not exists + is_dir + is_file
+        except (OSError, ValueError):
+            mode = None  # open() below raises the error this file is reported with
+        if mode is not None and not stat.S_ISDIR(mode) and not stat.S_ISREG(mode):
+            # Opening a FIFO would block the run: refused before it is opened.
             raise InputError("not a regular file (a FIFO, socket or device)", shown)
         with path.open("rb") as handle:
             raw = handle.read(limit + 1)

@@ -43,6 +43,20 @@ _FLOAT_RE = re.compile(
 class _CoreResolver(yaml.resolver.BaseResolver):
     """Implicit tags of the YAML 1.2 core schema (int before float)."""
 
+    def resolve(self, kind: type[Node], value: Any, implicit: tuple[bool, bool]) -> str:
+        """The tag of an untagged node, as ``BaseResolver.resolve`` gives it for these
+        resolvers, without its per-call list building (libyaml calls this for every
+        node): there are no path resolvers and no wildcard resolvers to consult."""
+        if kind is ScalarNode:
+            if implicit[0]:
+                resolvers: list[tuple[str, re.Pattern[str]]]
+                resolvers = self.yaml_implicit_resolvers.get(value[:1], [])
+                for tag, regexp in resolvers:
+                    if regexp.match(value):
+                        return tag
+            return _STR
+        return _SEQ if kind is SequenceNode else _MAP
+
 
 _CoreResolver.yaml_implicit_resolvers = {}
 _CoreResolver.add_implicit_resolver(_BOOL, _BOOL_RE, list("tTfF"))
@@ -83,8 +97,11 @@ def _span(node: Node) -> Span:
 class _Builder:
     """Walks a composed node graph into plain data, positions and duplicates."""
 
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, *, anchors: bool = True) -> None:
         self.file = file
+        #: Whether the text may hold anchors (``&``): without one there is no alias,
+        #: so no node is reached twice and the alias bookkeeping is skipped.
+        self.anchors = anchors
         self.positions: dict[NodePath, NodePosition] = {}
         self.duplicates: list[DuplicateKey] = []
         self.nodes = 0
@@ -98,30 +115,35 @@ class _Builder:
 
     def build(self, node: Node, path: NodePath, key: Span | None) -> Any:
         ident = id(node)
-        if ident in self.active:
-            raise self.fail("recursive alias (a node that contains itself)", node)
-        if ident in self.seen:
-            self.aliases += 1
-            if self.aliases > MAX_ALIASES:
-                raise self.fail(f"more than {MAX_ALIASES} aliases", node)
-        self.seen.add(ident)
+        if self.anchors:
+            if ident in self.active:
+                raise self.fail("recursive alias (a node that contains itself)", node)
+            if ident in self.seen:
+                self.aliases += 1
+                if self.aliases > MAX_ALIASES:
+                    raise self.fail(f"more than {MAX_ALIASES} aliases", node)
+            else:
+                self.seen.add(ident)
         self.nodes += 1
         if self.nodes > MAX_NODES:
             raise self.fail(f"more than {MAX_NODES:,} nodes after alias expansion", node)
+        mark = node.start_mark
+        here = Span(mark.line + 1, mark.column + 1)
         if isinstance(node, ScalarNode):
-            self.positions[path] = NodePosition("scalar", _span(node), key)
-            return self.scalar(node)
-        self.active.add(ident)
+            self.positions[path] = NodePosition("scalar", here, key)
+            return node.value if node.tag == _STR else self.scalar(node)
+        if self.anchors:
+            self.active.add(ident)
         try:
             if isinstance(node, SequenceNode):
                 if node.tag != _SEQ:
                     raise self.fail(f"unsupported tag {node.tag}", node)
-                self.positions[path] = NodePosition("sequence", _span(node), key)
+                self.positions[path] = NodePosition("sequence", here, key)
                 return [self.build(item, (*path, i), None) for i, item in enumerate(node.value)]
             if isinstance(node, MappingNode):
                 if node.tag != _MAP:
                     raise self.fail(f"unsupported tag {node.tag}", node)
-                self.positions[path] = NodePosition("mapping", _span(node), key)
+                self.positions[path] = NodePosition("mapping", here, key)
                 return self.mapping(node, path)
         finally:
             self.active.discard(ident)
@@ -165,9 +187,13 @@ class _Builder:
                 continue
             if not isinstance(key_node, ScalarNode):
                 raise self.fail("mapping keys must be plain scalars", key_node)
-            key_value = self.scalar(key_node)
-            key = key_node.value if isinstance(key_value, str) else _key_text(key_value)
-            key_span = _span(key_node)
+            if key_node.tag == _STR:
+                key = key_node.value
+            else:
+                key_value = self.scalar(key_node)
+                key = key_node.value if isinstance(key_value, str) else _key_text(key_value)
+            mark = key_node.start_mark
+            key_span = Span(mark.line + 1, mark.column + 1)
             if key in first_seen:
                 self.duplicates.append(DuplicateKey((*path, key), key, key_span, first_seen[key]))
             else:
@@ -241,7 +267,7 @@ def load_yaml(text: str, file: str) -> Document:
         raise InputError("YAML text holds a lone surrogate (an invalid \\u escape)", file) from None
     if root is None:
         return Document(file=file, data=None, empty=True)
-    builder = _Builder(file)
+    builder = _Builder(file, anchors="&" in text)
     try:
         data = builder.build(root, (), None)
     except RecursionError:
