@@ -554,7 +554,7 @@ def _add_measure(sub: argparse._SubParsersAction[_Parser], *, full: bool) -> Non
         "benchmark command, or from saved scrapes or files) and print the evidence block, "
         "or write it into a claims file.",
         epilog=_MEASURE_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_RawFormatter,
     )
     if not full:
         return
