@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 
@@ -16,6 +17,11 @@ except SystemExit:
     pass
 heavy = sorted(m for m in ("yaml", "jsonschema", "prometheus_client") if m in sys.modules)
 print("LOADED=" + ",".join(heavy))
+# Standard-library modules that cost milliseconds at start-up and that no command
+# needs to import before it does its work (argparse's default help formatter pulls
+# shutil; importlib.resources pulls zipfile, tempfile and random).
+slow = ("pathlib", "shutil", "importlib.resources", "zipfile", "tempfile")
+print("SLOW=" + ",".join(sorted(m for m in slow if m in sys.modules)))
 """
 
 
@@ -76,3 +82,49 @@ def test_an_invalid_file_loads_jsonschema_to_word_the_errors(
     assert _loaded_after(["check", "c.specgate.yaml"], str(tmp_path)) == [
         "LOADED=jsonschema,yaml"
     ]
+
+
+def _slow_after(argv: list[str], cwd: str | None = None) -> list[str]:
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE.format(argv=argv)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=cwd,
+    )
+    return [line for line in result.stdout.splitlines() if line.startswith("SLOW=")]
+
+
+def test_doctor_starts_without_pathlib_shutil_or_importlib_resources() -> None:
+    # The doctor reads no file: pathlib (with urllib.parse, ipaddress, fnmatch), shutil
+    # and importlib.resources (zipfile, tempfile, random) would be start-up cost only.
+    argv = ["doctor", "--speculative-decoding", "--accept-length=2.9", "--draft-length=4"]
+    assert _slow_after(argv) == ["SLOW="]
+    assert _slow_after([*argv, "--gpu=h100-sxm", "--json"]) == ["SLOW="]
+
+
+def test_a_clean_check_loads_neither_shutil_nor_importlib_resources(
+    tmp_path: pytest.TempPathFactory,
+) -> None:
+    path = tmp_path / "c.specgate.yaml"  # type: ignore[operator]
+    path.write_text(CLEAN, encoding="utf-8")
+    # pathlib is the check's own (discovery, confinement); the others are not needed.
+    assert _slow_after(["check", "c.specgate.yaml"], str(tmp_path)) == ["SLOW=pathlib"]
+
+
+def test_only_the_command_run_gets_its_options() -> None:
+    # The parser lists every command but builds the options of the one being run; the
+    # full parser (no command named) and each command's own --help stay whole.
+    from specgate.cli import COMMANDS, build_parser, command_of
+
+    full = build_parser()
+    sub = next(a for a in full._actions if isinstance(a, argparse._SubParsersAction))
+    assert tuple(sub.choices) == COMMANDS
+    for name in COMMANDS:
+        lean = build_parser(only=name)
+        lean_sub = next(a for a in lean._actions if isinstance(a, argparse._SubParsersAction))
+        assert lean_sub.choices[name].format_help() == sub.choices[name].format_help()
+        assert lean.format_help() == full.format_help()
+    assert command_of(["--version"]) is None
+    assert command_of(["-h", "doctor", "--json"]) == "doctor"
+    assert command_of(["doctr"]) is None  # argparse reports the invalid choice itself

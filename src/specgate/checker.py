@@ -10,7 +10,6 @@ import datetime
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from specgate import derived, mechanisms
@@ -22,6 +21,8 @@ from specgate.report import DeploymentReport, FileReport, RunReport, inputs_json
 from specgate.rules import REGISTRY, Hit, RuleContext
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from specgate.baseline import BaselineSource
     from specgate.comparison import BaseView
 
@@ -199,6 +200,8 @@ def _check_parsed(
     Raises:
         InputError: a referenced file that cannot be resolved or read.
     """
+    from pathlib import Path
+
     from specgate.build import build_deployment
     from specgate.validate import validate
 
@@ -489,6 +492,8 @@ def check_document(
         config: the configuration in force for this file.
         path: the file on disk (for ``per-file-ignores``); defaults to ``document.file``.
     """
+    from pathlib import Path
+
     from specgate.config import DEFAULT, UNIGNORABLE
 
     config = config or DEFAULT
@@ -585,6 +590,8 @@ def check_stdin(
             finds the configuration and is the base of referenced files; ``None``
             shows ``-`` and resolves from the current folder.
     """
+    from pathlib import Path
+
     from specgate.discovery import shown_path
     from specgate.loader import decode, parse_text
     from specgate.safe_path import PathProblem, resolve

@@ -13,13 +13,14 @@ import datetime
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from specgate import __version__
 from specgate.errors import SpecgateError, UsageError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from specgate.checker import CheckOptions
     from specgate.config import ConfigFinder
     from specgate.report import FileReport, RunReport
@@ -649,6 +650,7 @@ def _write_file(path: str, text: str) -> None:
         UsageError: the folder does not exist or is not writable.
     """
     import tempfile
+    from pathlib import Path
 
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
@@ -863,6 +865,8 @@ def _check_options(args: argparse.Namespace) -> CheckOptions:
         UsageError: a bad ``--today``/``SOURCE_DATE_EPOCH``, ``--select``/``--ignore``
             or ``--baseline`` (not a commit, no repository).
     """
+    from pathlib import Path
+
     from specgate.checker import CheckOptions
 
     baseline = None
@@ -880,6 +884,8 @@ def _check_options(args: argparse.Namespace) -> CheckOptions:
 
 
 def _check(args: argparse.Namespace, out: TextIO) -> int:
+    from pathlib import Path
+
     from specgate.checker import check_files
     from specgate.config import ConfigFinder, load_config
     from specgate.findings import worst
@@ -963,6 +969,8 @@ def _changed_files(args: argparse.Namespace) -> list[tuple[Path, str]]:
         UsageError: PATHs given as well; ``--changed-since`` outside a repository or
             not naming a commit.
     """
+    from pathlib import Path
+
     from specgate.changed import affected
 
     cwd = Path.cwd()
@@ -1029,6 +1037,8 @@ def _measured(args: argparse.Namespace, folder: Path) -> tuple[object, str, str]
         UsageError / InputError: flags that do not fit together; a failed scrape,
             command or read.
     """
+    from pathlib import Path
+
     from specgate import measure
     from specgate.loader import read_text
 
@@ -1080,6 +1090,7 @@ def _label(text: str) -> tuple[str, str]:
 def _run_measure(args: argparse.Namespace, out: TextIO) -> int:
     """``specgate measure``: print the evidence block, or write it with ``--write``."""
     from dataclasses import replace
+    from pathlib import Path
 
     from specgate import measure
     from specgate.checker import utc_today
@@ -1151,6 +1162,7 @@ def _run_doctor(args: argparse.Namespace, out: TextIO) -> int:
 
 def _run_init(args: argparse.Namespace, out: TextIO) -> int:
     from importlib import resources
+    from pathlib import Path
 
     starter = resources.files("specgate").joinpath("data/starter-claims.yaml")
     target = Path(args.path)
