@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from specgate.document import Document, DuplicateKey, NodePath, NodePosition, Span
+from specgate.document import Document, DuplicateKey, NodePath, PositionRow, Positions, Span
 from specgate.errors import InputError
 
 MAX_ALIASES = 100
@@ -102,7 +102,7 @@ class _Builder:
         #: Whether the text may hold anchors (``&``): without one there is no alias,
         #: so no node is reached twice and the alias bookkeeping is skipped.
         self.anchors = anchors
-        self.positions: dict[NodePath, NodePosition] = {}
+        self.positions: dict[NodePath, PositionRow] = {}
         self.duplicates: list[DuplicateKey] = []
         self.nodes = 0
         self.aliases = 0
@@ -113,7 +113,9 @@ class _Builder:
         span = _span(node)
         return InputError(reason, self.file, span.line, span.column)
 
-    def build(self, node: Node, path: NodePath, key: Span | None) -> Any:
+    def build(self, node: Node, path: NodePath, key: tuple[int, int] = (0, 0)) -> Any:
+        """``node`` as plain data; its position (and ``key``'s, the 1-based line and
+        column of the key holding it, ``(0, 0)`` for none) recorded under ``path``."""
         ident = id(node)
         if self.anchors:
             if ident in self.active:
@@ -128,9 +130,9 @@ class _Builder:
         if self.nodes > MAX_NODES:
             raise self.fail(f"more than {MAX_NODES:,} nodes after alias expansion", node)
         mark = node.start_mark
-        here = Span(mark.line + 1, mark.column + 1)
+        line, column = mark.line + 1, mark.column + 1
         if isinstance(node, ScalarNode):
-            self.positions[path] = NodePosition("scalar", here, key)
+            self.positions[path] = ("scalar", line, column, *key)
             return node.value if node.tag == _STR else self.scalar(node)
         if self.anchors:
             self.active.add(ident)
@@ -138,12 +140,12 @@ class _Builder:
             if isinstance(node, SequenceNode):
                 if node.tag != _SEQ:
                     raise self.fail(f"unsupported tag {node.tag}", node)
-                self.positions[path] = NodePosition("sequence", here, key)
-                return [self.build(item, (*path, i), None) for i, item in enumerate(node.value)]
+                self.positions[path] = ("sequence", line, column, *key)
+                return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
             if isinstance(node, MappingNode):
                 if node.tag != _MAP:
                     raise self.fail(f"unsupported tag {node.tag}", node)
-                self.positions[path] = NodePosition("mapping", here, key)
+                self.positions[path] = ("mapping", line, column, *key)
                 return self.mapping(node, path)
         finally:
             self.active.discard(ident)
@@ -179,7 +181,7 @@ class _Builder:
 
     def mapping(self, node: MappingNode, path: NodePath) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        first_seen: dict[str, Span] = {}
+        first_seen: dict[str, tuple[int, int]] = {}
         merges: list[Node] = []
         for key_node, value_node in node.value:
             if isinstance(key_node, ScalarNode) and key_node.tag == _MERGE:
@@ -193,14 +195,15 @@ class _Builder:
                 key_value = self.scalar(key_node)
                 key = key_node.value if isinstance(key_value, str) else _key_text(key_value)
             mark = key_node.start_mark
-            key_span = Span(mark.line + 1, mark.column + 1)
+            key_at = (mark.line + 1, mark.column + 1)
             if key in first_seen:
-                self.duplicates.append(DuplicateKey((*path, key), key, key_span, first_seen[key]))
+                first = Span(*first_seen[key])
+                self.duplicates.append(DuplicateKey((*path, key), key, Span(*key_at), first))
             else:
-                first_seen[key] = key_span
+                first_seen[key] = key_at
             # The last value wins, as in PyYAML, json and the engines that read the file,
             # so the numbers shown are the ones an engine would use (SG002 fails anyway).
-            out[key] = self.build(value_node, (*path, key), key_span)
+            out[key] = self.build(value_node, (*path, key), key_at)
         for merge in merges:
             self.merge_into(out, merge, path)
         return out
@@ -212,7 +215,7 @@ class _Builder:
         for source in sources:
             if not isinstance(source, MappingNode):
                 raise self.fail("a merge key (<<) needs a mapping or a list of mappings", source)
-            merged = self.build(source, prefix, None)
+            merged = self.build(source, prefix)
             added = {key for key in merged if key not in out}
             for key in added:
                 out[key] = merged[key]
@@ -269,9 +272,12 @@ def load_yaml(text: str, file: str) -> Document:
         return Document(file=file, data=None, empty=True)
     builder = _Builder(file, anchors="&" in text)
     try:
-        data = builder.build(root, (), None)
+        data = builder.build(root, ())
     except RecursionError:
         raise InputError("YAML nesting is too deep", file) from None
     return Document(
-        file=file, data=data, positions=builder.positions, duplicates=builder.duplicates
+        file=file,
+        data=data,
+        positions=Positions(builder.positions),
+        duplicates=builder.duplicates,
     )
