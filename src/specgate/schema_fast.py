@@ -129,8 +129,17 @@ class _Compiler:
         if key == "type":
             names = [value] if isinstance(value, str) else list(value)
             tests = [_TYPES[n] for n in names]
+            if len(tests) == 1:
+                return tests[0]  # the common case: no generator per node
             return lambda v: any(t(v) for t in tests)
         if key == "enum":
+            if value and all(type(e) is str for e in value):
+                # A string equals a string member exactly when it is in the set; any
+                # other value is compared member by member, as below.
+                members = frozenset(value)
+                return lambda v: v in members if type(v) is str else any(
+                    _equal(v, e) for e in value
+                )
             return lambda v: any(_equal(v, e) for e in value)
         if key == "const":
             return lambda v: _equal(v, value)
@@ -211,18 +220,14 @@ class _Compiler:
 
 
 def _bound(key: str, limit: float) -> Check:
-    def check(v: Any) -> bool:
-        if not _is_number(v):
-            return True
-        if key == "minimum":
-            return bool(v >= limit)
-        if key == "maximum":
-            return bool(v <= limit)
-        if key == "exclusiveMinimum":
-            return bool(v > limit)
-        return bool(v < limit)
-
-    return check
+    # One closure per keyword: the keyword is not looked at again for every value.
+    if key == "minimum":
+        return lambda v: not _is_number(v) or bool(v >= limit)
+    if key == "maximum":
+        return lambda v: not _is_number(v) or bool(v <= limit)
+    if key == "exclusiveMinimum":
+        return lambda v: not _is_number(v) or bool(v > limit)
+    return lambda v: not _is_number(v) or bool(v < limit)
 
 
 def compile_schema(schema: Mapping[str, Any]) -> Check | None:
