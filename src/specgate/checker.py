@@ -155,8 +155,11 @@ def evaluate(
     if not any(f.code in ("SG001", "SG002") for f in blocking or []):
         hits: list[tuple[str, Hit]] = []
         for rule in REGISTRY.values():
-            if rule.check is not None:
-                hits.extend((rule.code, hit) for hit in rule.check(ctx))
+            check = rule.check
+            if check is not None:
+                code = rule.code
+                for hit in check(ctx):  # a loop: no generator per rule and deployment
+                    hits.append((code, hit))
         if extra is not None:
             hits.extend(extra(ctx))
         for code, hit in hits:
@@ -531,9 +534,10 @@ def check_document(
     floor = options.min_accept_length
     if floor is None:
         floor = config.min_accept_length
-    report = _check_parsed(
-        document, replace(options, min_accept_length=floor), keep=keep, claims_path=on_disk
-    )
+    here = options
+    if floor is not options.min_accept_length:
+        here = replace(options, min_accept_length=floor)
+    report = _check_parsed(document, here, keep=keep, claims_path=on_disk)
     unused = [
         make_finding(
             "SG005",
@@ -556,6 +560,8 @@ def check_document(
 
 def _with_suppressed(report: FileReport, suppressed: list[Finding]) -> FileReport:
     """``report`` holding each suppressed finding with its deployment (or the file)."""
+    if not suppressed and not report.suppressed and not report.suppressed_findings:
+        return report  # nothing to add or to clear
     by_deployment: dict[int, list[Finding]] = {}
     file_level: list[Finding] = []
     for finding in suppressed:
