@@ -251,15 +251,21 @@ class ConfigFinder:
     def __init__(self, explicit: Config | None = None) -> None:
         self.explicit = explicit
         self.cache: dict[Path, Config] = {}
+        #: The configuration of each folder as written (a run's files share a few).
+        self.by_folder: dict[str, Config] = {}
 
     def for_file(self, claims_file: Path) -> Config:
         """The nearest ``pyproject.toml`` with ``[tool.specgate]`` upward from the
         file, stopping at the git top-level (or the explicit ``--config``)."""
         if self.explicit is not None:
             return self.explicit
-        from specgate.safe_path import real_folder
+        folder = os.path.dirname(os.path.abspath(claims_file))
+        config = self.by_folder.get(folder)
+        if config is None:
+            from specgate.safe_path import real_folder
 
-        return self.for_folder(real_folder(Path(os.path.abspath(claims_file)).parent))
+            config = self.by_folder[folder] = self.for_folder(real_folder(Path(folder)))
+        return config
 
     def for_folder(self, folder: Path) -> Config:
         """As :meth:`for_file`, starting at ``folder``."""

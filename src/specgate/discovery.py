@@ -78,6 +78,9 @@ class _GitIgnores:
 
     def __init__(self) -> None:
         self.specs: dict[Path, Any] = {}
+        #: Whether any ``.gitignore`` was read: without one nothing is ignored, and the
+        #: walk up every file's folders is skipped.
+        self.any = False
 
     def load(self, folder: Path) -> None:
         """Read ``folder/.gitignore`` when there is one (unreadable ones are skipped)."""
@@ -95,10 +98,13 @@ class _GitIgnores:
         except (OSError, ValueError):
             spec = None
         self.specs[folder] = spec
+        self.any = self.any or spec is not None
 
     def ignored(self, path: Path, is_dir: bool) -> bool:
         """Whether git ignores ``path``: the deepest ``.gitignore`` with a matching
         pattern decides."""
+        if not self.any:
+            return False
         verdict: bool | None = None
         for folder in reversed(path.parents):  # the top-level first, the deepest last
             spec = self.specs.get(folder)
@@ -150,6 +156,20 @@ def _search(folder: Path, finder: ConfigFinder | None = None) -> list[Path]:
     return found
 
 
+def _real_path(path: Path, folders: dict[str, str]) -> str:
+    """``os.path.realpath(path)``, with each folder resolved once: a file that is not
+    a symlink is its resolved folder joined with its name (one ``lstat``, not one per
+    component of the path)."""
+    absolute = os.path.abspath(path)
+    if os.path.islink(absolute):
+        return os.path.realpath(absolute)
+    folder, name = os.path.split(absolute)
+    real = folders.get(folder)
+    if real is None:
+        real = folders[folder] = os.path.realpath(folder)
+    return os.path.join(real, name)
+
+
 def discover(
     paths: list[str], finder: ConfigFinder | None = None
 ) -> list[tuple[Path, str]]:
@@ -160,6 +180,7 @@ def discover(
             (a gate that silently checks nothing passes everything).
     """
     seen: dict[str, tuple[Path, str]] = {}
+    real_folders: dict[str, str] = {}
     for given in paths or ["."]:
         path = Path(given)
         if path.is_dir():
@@ -177,7 +198,7 @@ def discover(
             # One file reached by two names is checked once; the path kept is the one
             # given (a symlink is confined to its own repository when it is read).
             try:
-                key = os.path.realpath(match)
+                key = _real_path(match, real_folders)
             except (OSError, ValueError):
                 key = os.path.abspath(match)
             seen.setdefault(key, (match, shown_path(match)))

@@ -108,16 +108,34 @@ def confined(path: Path) -> Path:
         PathProblem: unresolvable (see :func:`resolve`), missing, or leading out of
             the repository (a symlink to ``/etc/passwd``).
     """
-    absolute = Path(os.path.abspath(path))
+    text = os.path.abspath(path)
     try:
-        info = os.lstat(absolute)
+        info = os.lstat(text)
     except (OSError, ValueError) as exc:
         raise PathProblem(_reason(exc)) from None
+    folder, name = os.path.split(text)
     if stat.S_ISLNK(info.st_mode):
-        target = resolve(absolute, strict=True)
+        target = resolve(Path(text), strict=True)
+        top = _lexical_top(Path(folder))
     else:
-        target = real_folder(absolute.parent) / absolute.name
-    top = _lexical_top(absolute.parent)
+        real, top, inside = _folder_of(folder)
+        target = real / name
+        if inside:  # a plain file in a folder inside the repository is inside it
+            return target
     if not target.is_relative_to(top):
         raise PathProblem("is a symlink that leads out of the repository; not read")
     return target
+
+
+@lru_cache(maxsize=4096)
+def _folder_of(folder: str) -> tuple[Path, Path, bool]:
+    """``folder`` resolved, the repository holding it as written, and whether the
+    first lies inside the second; once per folder of a run, not once per file.
+
+    Raises:
+        PathProblem: see :func:`resolve` (not cached: raised again on each call).
+    """
+    lexical = Path(folder)
+    real = real_folder(lexical)
+    top = _lexical_top(lexical)
+    return real, top, real.is_relative_to(top)
