@@ -128,3 +128,29 @@ def test_only_the_command_run_gets_its_options() -> None:
     assert command_of(["--version"]) is None
     assert command_of(["-h", "doctor", "--json"]) == "doctor"
     assert command_of(["doctr"]) is None  # argparse reports the invalid choice itself
+
+
+DOCTOR_UNUSED = """
+import sys
+from specgate.cli import main
+try:
+    main({argv!r})
+except SystemExit:
+    pass
+print("UNUSED=" + ",".join(sorted(m for m in {modules!r} if m in sys.modules)))
+"""
+
+
+def test_doctor_loads_no_reader_record_or_baseline_module() -> None:
+    # Flags describe no referenced file, provenance block or base revision: the records
+    # those modules define (each a dataclass built at import) are only type hints here.
+    modules = ("specgate.inputs.types", "specgate.provenance", "specgate.comparison")
+    argv = ["doctor", "--speculative-decoding", "--accept-length=2.9", "--draft-length=4"]
+    for flags in ([], ["--gpu=h100-sxm", "--query-heads=64", "--kv-heads=8", "--json"]):
+        result = subprocess.run(
+            [sys.executable, "-c", DOCTOR_UNUSED.format(argv=[*argv, *flags], modules=modules)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert "UNUSED=\n" in result.stdout, result.stdout + result.stderr

@@ -16,12 +16,14 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from specgate import mechanisms, theory
 from specgate.gpus import gpu_table
-from specgate.inputs.types import DraftPasses, EngineConfig
-from specgate.model import Deployment, SpeculationBlock
+
+if TYPE_CHECKING:
+    from specgate.inputs.types import DraftPasses, EngineConfig
+    from specgate.model import Deployment, SpeculationBlock
 
 #: ``policy.min_gain`` default: the default floor asks for a 10 % gain over break-even.
 DEFAULT_MIN_GAIN = 0.10

@@ -23,11 +23,13 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from specgate import derived
-from specgate.inputs.types import EngineConfig
-from specgate.model import Deployment
+
+if TYPE_CHECKING:
+    from specgate.inputs.types import EngineConfig
+    from specgate.model import Deployment
 
 FIELDS = (
     "mechanism",

@@ -9,17 +9,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from specgate.document import NodePath, Span
-from specgate.inputs.types import (
-    Acceptance,
-    DraftPasses,
-    EngineConfig,
-    EngineIssue,
-    ModelShape,
-)
-from specgate.provenance import Provenance
+if TYPE_CHECKING:
+    from specgate.document import NodePath, Span
+    from specgate.inputs.types import (
+        Acceptance,
+        DraftPasses,
+        EngineConfig,
+        EngineIssue,
+        ModelShape,
+    )
+    from specgate.provenance import Provenance
 
 SizeClass = Literal["tiny", "small", "medium", "large"]
 LatencyRegion = Literal["low", "throughput"]

@@ -6,13 +6,15 @@ import datetime
 import inspect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from specgate.comparison import BaseView
-from specgate.derived import Metrics
-from specgate.document import NodePath, Span
-from specgate.findings import Severity
-from specgate.mechanisms import MechanismClass
-from specgate.model import Deployment
+if TYPE_CHECKING:
+    from specgate.comparison import BaseView
+    from specgate.derived import Metrics
+    from specgate.document import NodePath, Span
+    from specgate.findings import Severity
+    from specgate.mechanisms import MechanismClass
+    from specgate.model import Deployment
 
 
 @dataclass(frozen=True)
