@@ -154,3 +154,24 @@ def test_doctor_loads_no_reader_record_or_baseline_module() -> None:
             check=False,
         )
         assert "UNUSED=\n" in result.stdout, result.stdout + result.stderr
+
+
+def test_a_clean_file_without_references_loads_no_reader_records(
+    tmp_path: pytest.TempPathFactory,
+) -> None:
+    # CLEAN names no serving, model or metrics file: the readers' records are not built.
+    path = tmp_path / "c.specgate.yaml"  # type: ignore[operator]
+    path.write_text(CLEAN, encoding="utf-8")
+    modules = ("specgate.inputs.types", "specgate.comparison", "specgate.inputs.engines")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            DOCTOR_UNUSED.format(argv=["check", "c.specgate.yaml"], modules=modules),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=str(tmp_path),
+    )
+    assert "UNUSED=\n" in result.stdout, result.stdout + result.stderr

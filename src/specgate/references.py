@@ -16,13 +16,16 @@ from contextlib import contextmanager
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from specgate.document import Document, NodePath, Span
 from specgate.errors import InputError
-from specgate.inputs.types import Acceptance, EngineConfig, EngineIssue, ModelShape
 from specgate.model import Conflict, Deployment, Inputs
 from specgate.numbers import fmt
+
+if TYPE_CHECKING:
+    # Built by the readers; a claims file without references never loads them.
+    from specgate.inputs.types import Acceptance, EngineConfig, EngineIssue, ModelShape
 
 #: Engines print AL to 2 decimals ("Mean acceptance length: 2.46"): a stated AL
 #: within half a unit of the last printed place agrees with the measurement.
@@ -308,6 +311,8 @@ def _head_split_issue(shape: ModelShape, engine: EngineConfig) -> EngineIssue | 
         return None
     if heads % tp == 0:
         return None
+    from specgate.inputs.types import EngineIssue
+
     return EngineIssue(
         "SG307",
         f"{shape.path} has {heads} attention heads, not divisible by tensor_parallel_size "
