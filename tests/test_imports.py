@@ -130,7 +130,7 @@ def test_only_the_command_run_gets_its_options() -> None:
     assert command_of(["doctr"]) is None  # argparse reports the invalid choice itself
 
 
-DOCTOR_UNUSED = """
+UNUSED_PROBE = """
 import sys
 from specgate.cli import main
 try:
@@ -148,7 +148,7 @@ def test_doctor_loads_no_reader_record_or_baseline_module() -> None:
     argv = ["doctor", "--speculative-decoding", "--accept-length=2.9", "--draft-length=4"]
     for flags in ([], ["--gpu=h100-sxm", "--query-heads=64", "--kv-heads=8", "--json"]):
         result = subprocess.run(
-            [sys.executable, "-c", DOCTOR_UNUSED.format(argv=[*argv, *flags], modules=modules)],
+            [sys.executable, "-c", UNUSED_PROBE.format(argv=[*argv, *flags], modules=modules)],
             capture_output=True,
             text=True,
             check=False,
@@ -159,15 +159,21 @@ def test_doctor_loads_no_reader_record_or_baseline_module() -> None:
 def test_a_clean_file_without_references_loads_no_reader_records(
     tmp_path: pytest.TempPathFactory,
 ) -> None:
-    # CLEAN names no serving, model or metrics file: the readers' records are not built.
+    # CLEAN names no serving, model or metrics file and has no provenance block: the
+    # readers' records and the provenance parser are not built.
     path = tmp_path / "c.specgate.yaml"  # type: ignore[operator]
     path.write_text(CLEAN, encoding="utf-8")
-    modules = ("specgate.inputs.types", "specgate.comparison", "specgate.inputs.engines")
+    modules = (
+        "specgate.inputs.types",
+        "specgate.comparison",
+        "specgate.inputs.engines",
+        "specgate.provenance",
+    )
     result = subprocess.run(
         [
             sys.executable,
             "-c",
-            DOCTOR_UNUSED.format(argv=["check", "c.specgate.yaml"], modules=modules),
+            UNUSED_PROBE.format(argv=["check", "c.specgate.yaml"], modules=modules),
         ],
         capture_output=True,
         text=True,

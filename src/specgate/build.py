@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from specgate.gpus import gpu_names
 from specgate.model import (
@@ -22,8 +22,10 @@ from specgate.model import (
     WorkloadBlock,
 )
 from specgate.numbers import fmt
-from specgate.provenance import MEASURED_AT_SHAPE, build_provenance, parse_measured_at
 from specgate.validate import Violation
+
+if TYPE_CHECKING:
+    from specgate.provenance import Provenance
 
 #: Integers from 2**1024 up have no float value; the schema reports them (SG001).
 _FLOAT_LIMIT = 2**1024
@@ -131,6 +133,22 @@ def _drop(policy: dict[str, Any]) -> float | None:
     return drop if drop is not None and drop < 1 else None
 
 
+def _provenance(raw: object) -> Provenance | None:
+    """``evidence.provenance`` typed; its module is loaded only for a file that has one."""
+    if not isinstance(raw, dict):
+        return None
+    from specgate.provenance import build_provenance
+
+    return build_provenance(raw)
+
+
+def _not_a_date(measured: str) -> bool:
+    """A ``measured_at`` of the date shape that names no calendar date (2025-02-30)."""
+    from specgate.provenance import MEASURED_AT_SHAPE, parse_measured_at
+
+    return MEASURED_AT_SHAPE.match(measured) is not None and parse_measured_at(measured) is None
+
+
 def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violation]]:
     """One deployment from its raw mapping; returns it and cross-key violations."""
     data = _mapping(raw)
@@ -198,7 +216,7 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
             baseline_tokens_per_s=_positive(throughput, "baseline_tokens_per_s"),
             speculative_tokens_per_s=_positive(throughput, "speculative_tokens_per_s"),
             verify_cost_ratio=_number(evidence, "verify_cost_ratio", 1.0),
-            provenance=build_provenance(evidence.get("provenance")),
+            provenance=_provenance(evidence.get("provenance")),
         ),
         claimed_speedup=_positive(_mapping(data.get("claims")), "speedup"),
         min_accept_length=_number(policy, "min_accept_length", 1.0),
@@ -218,11 +236,7 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
     )
     problems.extend(_verify_token_problems(deployment, base))
     measured = _mapping(evidence.get("provenance")).get("measured_at")
-    if (
-        isinstance(measured, str)
-        and MEASURED_AT_SHAPE.match(measured)
-        and parse_measured_at(measured) is None
-    ):
+    if isinstance(measured, str) and _not_a_date(measured):
         problems.append(
             Violation(
                 (*base, "evidence", "provenance", "measured_at"),
