@@ -159,8 +159,9 @@ def test_doctor_loads_no_reader_record_or_baseline_module() -> None:
 def test_a_clean_file_without_references_loads_no_reader_records(
     tmp_path: pytest.TempPathFactory,
 ) -> None:
-    # CLEAN names no serving, model or metrics file and has no provenance block: the
-    # readers' records and the provenance parser are not built.
+    # CLEAN names no serving, model or metrics file, has no provenance block and no
+    # inline directive (its text never says "specgate"): the readers' records, the
+    # provenance parser and the directive scanner are not loaded.
     path = tmp_path / "c.specgate.yaml"  # type: ignore[operator]
     path.write_text(CLEAN, encoding="utf-8")
     modules = (
@@ -168,6 +169,7 @@ def test_a_clean_file_without_references_loads_no_reader_records(
         "specgate.comparison",
         "specgate.inputs.engines",
         "specgate.provenance",
+        "specgate.suppress",
     )
     result = subprocess.run(
         [

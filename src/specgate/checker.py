@@ -411,12 +411,17 @@ def _file_report(
     )
 
 
-def _suppression_findings(document: Document, shown: str) -> tuple[list[Finding], InlineIgnores]:
-    from specgate.suppress import InlineIgnores, scan
+def _suppression_findings(
+    document: Document, shown: str
+) -> tuple[list[Finding], InlineIgnores | None]:
+    """SG004 for bad directives, and the directives (``None``: the file has none, as
+    a file whose text never says ``specgate`` cannot: every directive does)."""
+    text = document.text
+    if not text or shown.endswith(".json") or "specgate" not in text:
+        return [], None
+    from specgate.suppress import scan
 
-    inline = (
-        scan(document.text) if document.text and not shown.endswith(".json") else InlineIgnores()
-    )
+    inline = scan(text)
     found = [
         make_finding(
             "SG004",
@@ -516,7 +521,7 @@ def check_document(
             return "ignored on the command line (--ignore)"
         if finding.code in ignored:
             return f"ignored in the configuration ({config.path or '[tool.specgate]'})"
-        if finding.file == shown:
+        if inline is not None and finding.file == shown:
             directive = inline.match(finding.code, finding.line)
             if directive is not None:
                 used.add((directive.line, directive.code))
@@ -546,7 +551,7 @@ def check_document(
             (),
             (shown, Span(d.line, d.column)),
         )
-        for d in inline.directives
+        for d in (inline.directives if inline is not None else ())
         if (d.line, d.code) not in used
     ]
     extra = [f for f in (*extra, *unused) if keep(f)]
