@@ -36,7 +36,7 @@ def _yaml() -> Any:
         from ruamel.yaml import YAML
     except ImportError:
         raise UsageError(
-            "measure --write needs ruamel.yaml: install specgate's optional extra 'measure'"
+            "measure --write needs ruamel.yaml: pip install 'specdec-gate[measure]'"
         ) from None
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
