@@ -17,7 +17,8 @@ import math
 from collections.abc import Mapping
 
 from specgate.document import NodePath
-from specgate.inputs.metrics._common import Locator, count, fail, fmt, load_one, real, under
+from specgate.inputs.metrics._common import Locator, count, fail, fmt, real, under
+from specgate.inputs.metrics.json_records import load_one
 from specgate.inputs.types import Acceptance
 
 
