@@ -33,6 +33,7 @@ import json
 import json.decoder
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from specgate.document import NodePath, Span
 from specgate.errors import InputError
@@ -146,10 +147,10 @@ def records_from_text(text: str, shown: str) -> Iterator[Record]:
     first = next(numbered, None)
     second = next(numbered, None)
     if first is not None and second is not None and _parses(first[1]):
-        yield from _line_record(first[1], first[0], shown)
-        yield from _line_record(second[1], second[0], shown)
+        yield _line_record(first[1], first[0], shown)
+        yield _line_record(second[1], second[0], shown)
         for number, line in numbered:
-            yield from _line_record(line, number, shown)
+            yield _line_record(line, number, shown)
         return
     yield from _document_records(text, shown)
 
@@ -164,42 +165,41 @@ def read_records(path: Path, shown: str) -> Iterator[Record]:
     check_file(path, shown)
     try:
         with path.open("rb") as handle:
-            number, first = _next_line(handle, shown, 0, 0)
+            lines = _lines(handle, shown)
+            first = next(lines, None)
             if first is None:
                 raise InputError("file is empty (no JSON document)", shown)
-            first = first.removeprefix("\ufeff") if number == 1 else first
-            start_number = number
-            number, second = _next_line(handle, shown, number, handle.tell())
-            if second is None or not _parses(first):
+            second = next(lines, None)
+            if second is None or not _parses(first[1]):
                 handle.seek(0)
                 yield from _document_records(_read_all(handle, shown), shown)
                 return
-            yield from _line_record(first, start_number, shown)
-            while second is not None:
-                yield from _line_record(second, number, shown)
-                number, second = _next_line(handle, shown, number, handle.tell())
+            yield _line_record(first[1], first[0], shown)
+            yield _line_record(second[1], second[0], shown)
+            for number, line in lines:
+                yield _line_record(line, number, shown)
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", shown) from None
 
 
-def _next_line(handle: object, shown: str, number: int, offset: int) -> tuple[int, str | None]:
-    """The next non-empty line after line ``number`` (its number and text, without
-    the line break), or ``None`` at the end."""
-    from io import BufferedReader
-
-    assert isinstance(handle, BufferedReader)
-    while True:
-        raw = handle.readline(MAX_LINE_BYTES + 1)
-        if not raw:
-            return number, None
+def _lines(handle: BinaryIO, shown: str) -> Iterator[tuple[int, str]]:
+    """The non-empty lines of ``handle`` with their numbers, without line breaks,
+    decoded (a byte order mark before the first is dropped)."""
+    readline = handle.readline
+    limit = MAX_LINE_BYTES
+    total = 0
+    number = 0
+    while raw := readline(limit + 1):
         number += 1
-        offset += len(raw)
-        if offset > METRICS_MAX_BYTES:
+        total += len(raw)
+        if total > METRICS_MAX_BYTES:
             raise too_large(shown)
-        if len(raw) > MAX_LINE_BYTES:
-            raise InputError(f"a line longer than {MAX_LINE_BYTES // _MIB} MiB", shown, number)
-        if raw.strip():
-            return number, _decode_line(raw, shown, number)
+        if len(raw) > limit:
+            raise InputError(f"a line longer than {limit // _MIB} MiB", shown, number)
+        if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        if not raw.isspace():
+            yield number, _decode_line(raw, shown, number)
 
 
 def _decode_line(raw: bytes, shown: str, number: int) -> str:
@@ -212,10 +212,7 @@ def _decode_line(raw: bytes, shown: str, number: int) -> str:
     return text.rstrip("\r\n")
 
 
-def _read_all(handle: object, shown: str) -> str:
-    from io import BufferedReader
-
-    assert isinstance(handle, BufferedReader)
+def _read_all(handle: BinaryIO, shown: str) -> str:
     raw = handle.read(METRICS_MAX_BYTES + 1)
     if len(raw) > METRICS_MAX_BYTES:
         raise too_large(shown)
@@ -241,10 +238,10 @@ def _parses(line: str) -> bool:
     return True
 
 
-def _line_record(line: str, number: int, shown: str) -> Iterator[Record]:
+def _line_record(line: str, number: int, shown: str) -> Record:
     """One JSON Lines record; positions are line ``number``, column within the line."""
     data = _loads(line, shown, number, prefix="not JSON or JSON Lines: ")
-    yield Record(data, _locator(line, 0, number))
+    return Record(data, _locator(line, 0, number))
 
 
 def _document_records(text: str, shown: str) -> Iterator[Record]:

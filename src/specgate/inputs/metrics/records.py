@@ -15,6 +15,7 @@ Sources:
 from __future__ import annotations
 
 import json
+import operator
 from collections.abc import Callable, Iterable, Mapping
 
 from specgate.document import Span
@@ -36,6 +37,7 @@ from specgate.inputs.metrics._common import (
 from specgate.inputs.metrics.json_records import records_from_text
 from specgate.inputs.types import Acceptance
 
+_EXACT = 2**53  # the largest count a float holds exactly
 _BLOCK_KEYS = ("acceptance_histogram", "num_spec_steps", "mean_acceptance_length")
 
 
@@ -77,21 +79,16 @@ def read_vllm_per_request(source: str | Iterable[Record], shown: str) -> Accepta
         histogram, dense = _histogram(block, locate, shown)
         if dense is not None:
             depth = dense
-        if "num_spec_tokens" in block and block["num_spec_tokens"] is not None:
-            depth = int(
-                count(
-                    block["num_spec_tokens"],
-                    "num_spec_tokens",
-                    shown,
-                    at(locate, ("num_spec_tokens",)),
-                )
-            )
+        own = block.get("num_spec_tokens")
+        if own is not None:
+            depth = int(count(own, "num_spec_tokens", shown, at(locate, ("num_spec_tokens",))))
         if histogram is not None:
-            _check_depth(histogram, block, locate, shown)
+            if own is not None:
+                _check_depth(histogram, depth, locate, shown)
             for j, h in histogram.items():
                 pooled[j] = pooled.get(j, 0.0) + h
             steps += sum(histogram.values())
-            accepted += sum(j * h for j, h in histogram.items())
+            accepted += sum(map(operator.mul, histogram.keys(), histogram.values()))
             continue
         all_histograms = False
         n = block.get("num_spec_steps")
@@ -169,13 +166,9 @@ def _unpoolable(shown: str, first: Span) -> Exception:
 
 
 def _check_depth(
-    histogram: Mapping[int, float], block: Mapping[str, object], locate: Locator, shown: str
+    histogram: Mapping[int, float], depth: int | None, locate: Locator, shown: str
 ) -> None:
-    """No step accepted more drafts than the block's own ``num_spec_tokens``."""
-    own = block.get("num_spec_tokens")
-    if own is None:
-        return
-    depth = int(count(own, "num_spec_tokens", shown, at(locate, ("num_spec_tokens",))))
+    """No step accepted more drafts than the block's own ``num_spec_tokens`` (``depth``)."""
     over = above_depth(histogram, depth)
     if over is not None:
         raise fail(
@@ -185,24 +178,34 @@ def _check_depth(
         )
 
 
-def _blocks(record: Record) -> list[tuple[Mapping[str, object], Locator]]:
+#: How deep lists of records may nest before they are ignored (a hostile file must
+#: not exhaust the stack; real files hold records at most inside one list).
+_MAX_LIST_DEPTH = 64
+
+
+def _blocks(record: Record, depth: int = 0) -> list[tuple[Mapping[str, object], Locator]]:
     data, locate = record.data, record.locate
     if isinstance(data, list):
+        if depth >= _MAX_LIST_DEPTH:
+            return []
         return [
             found
             for index, item in enumerate(data)
-            for found in _blocks(Record(item, under(locate, (index,))))
+            for found in _blocks(Record(item, under(locate, (index,))), depth + 1)
         ]
-    if not isinstance(data, Mapping):
+    if not isinstance(data, dict):
         return []
-    for path in (("speculative_decoding",), ("metrics", "speculative_decoding")):
-        node: object = data
-        for key in path:
-            node = node.get(key) if isinstance(node, Mapping) else None
-        if isinstance(node, Mapping):
-            return [(node, under(locate, path))]
-        if path[0] in data and node is None:
-            return []  # explicitly null (n > 1)
+    node = data.get("speculative_decoding")
+    if isinstance(node, dict):
+        return [(node, under(locate, ("speculative_decoding",)))]
+    if "speculative_decoding" in data and node is None:
+        return []  # explicitly null (n > 1)
+    metrics = data.get("metrics")
+    node = metrics.get("speculative_decoding") if isinstance(metrics, dict) else None
+    if isinstance(node, dict):
+        return [(node, under(locate, ("metrics", "speculative_decoding")))]
+    if "metrics" in data and node is None:
+        return []  # explicitly null (n > 1)
     if any(key in data for key in _BLOCK_KEYS):
         return [(data, locate)]
     return []
@@ -217,6 +220,9 @@ def _histogram(
         return None, None
     where = ("acceptance_histogram",)
     if isinstance(raw, list):
+        if raw and set(map(type, raw)) == {int} and min(raw) >= 0 and max(raw) < _EXACT:
+            # The common case at C speed: whole counts a float holds exactly.
+            return dict(enumerate(map(float, raw))), len(raw) - 1
         return (
             {
                 j: count(h, "acceptance_histogram entry", shown, at(locate, (*where, j)))
