@@ -185,3 +185,20 @@ def test_one_line_json_array_is_one_record_per_item() -> None:
     records = list(records_from_text("[1, 2, 3]", "a.json"))
     assert [record.data for record in records] == [1, 2, 3]
     assert records[2].locate(()) == Span(1, 8)
+
+
+def test_items_located_in_any_order_match_the_whole_document_parser() -> None:
+    # The locator resumes an array's scan and counts lines from the last position it
+    # located; asked forwards, backwards and again it must still point where the
+    # claims-file parser points.
+    rates = ",\n    ".join(f"0.{9 - i % 9}" for i in range(40))
+    text = '{"schema_version": "1.0",\n  "marginal_accept_rates": [\n    ' + rates + "\n  ]}\n"
+    document = load_json(text, "p.json")
+    record = load_one(text, "p.json")
+    order = [*range(40), *reversed(range(40)), 7, 3, 39, 0]
+    for index in order:
+        path = ("marginal_accept_rates", index)
+        assert record.locate(path) == document.locate(path), index
+    # by hand: item 0 on line 3 after four spaces; item 39 on line 42
+    assert record.locate(("marginal_accept_rates", 0)) == Span(3, 5)
+    assert record.locate(("marginal_accept_rates", 39)) == Span(42, 5)

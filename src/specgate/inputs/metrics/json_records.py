@@ -73,54 +73,116 @@ def _value_end(text: str, i: int) -> int:
     return _DECODER.raw_decode(text, i)[1]
 
 
+class Locator:
+    """Positions inside the valid JSON value at ``text[start:]`` (``first_line`` is
+    the file line ``text`` starts on), found on demand.
+
+    A position is the one :meth:`Document.locate` would give: a scalar's value, a
+    container's key (its own start when no key holds it); the nearest existing
+    ancestor when the path does not exist; a repeated key's last occurrence (the
+    value :func:`json.loads` keeps). Siblings are skipped at C speed; each array
+    remembers how far it was scanned, each object key is looked up once, and lines
+    are counted from the last position located, so locating every item of a list
+    in order (``marginal[0]``, ``marginal[1]`` …) costs one pass over the text, not
+    one pass per item.
+    """
+
+    def __init__(self, text: str, start: int = 0, first_line: int = 1) -> None:
+        self.text = text
+        self.start = start
+        self.first_line = first_line
+        self._arrays: dict[int, tuple[int, int]] = {}  # array start → (index, offset)
+        self._members: dict[tuple[int, str], tuple[int, int] | None] = {}
+        # The last position located: (offset, newlines before it, its line's start).
+        self._last = (0, 0, 0)
+
+    def __call__(self, path: NodePath) -> Span:
+        return self.span(self.offset(path))
+
+    def offset(self, path: NodePath) -> int:
+        """The offset in ``text`` that ``path`` is located at."""
+        text = self.text
+        pos = _skip(text, self.start)
+        key_at: int | None = None
+        for element in path:
+            opener = text[pos] if pos < len(text) else ""
+            found: tuple[int | None, int] | None = None
+            if opener == "{" and isinstance(element, str):
+                found = self._member(pos, element)
+            elif opener == "[" and isinstance(element, int) and element >= 0:
+                item = self._item(pos, element)
+                found = None if item is None else (None, item)
+            if found is None:
+                break
+            key_at, pos = found
+        if key_at is not None and text[pos] in "{[":
+            return key_at
+        return pos
+
+    def _member(self, pos: int, wanted: str) -> tuple[int, int] | None:
+        """(key offset, value offset) of the last ``wanted`` key of the object at ``pos``
+        (each object and key scanned once)."""
+        if (pos, wanted) in self._members:
+            return self._members[pos, wanted]
+        found = self._scan_member(pos, wanted)
+        self._members[pos, wanted] = found
+        return found
+
+    def _scan_member(self, pos: int, wanted: str) -> tuple[int, int] | None:
+        text = self.text
+        found = None
+        i = _skip(text, pos + 1)
+        while i < len(text) and text[i] != "}":
+            key_start = i
+            key, i = _scanstring(text, i + 1)
+            value_start = _skip(text, _skip(text, i) + 1)  # past the ':'
+            i = _skip(text, _value_end(text, value_start))
+            if key == wanted:
+                found = (key_start, value_start)
+            if text[i] == ",":
+                i = _skip(text, i + 1)
+        return found
+
+    def _item(self, pos: int, wanted: int) -> int | None:
+        """The offset of item ``wanted`` of the array at ``pos`` (resuming the scan
+        where the last request for this array stopped, when that was before it)."""
+        text = self.text
+        index, i = self._arrays.get(pos, (0, _skip(text, pos + 1)))
+        if index > wanted:
+            index, i = 0, _skip(text, pos + 1)
+        while i < len(text) and text[i] != "]":
+            if index == wanted:
+                self._arrays[pos] = (index, i)
+                return i
+            i = _skip(text, _value_end(text, i))
+            if text[i] == ",":
+                i = _skip(text, i + 1)
+            index += 1
+        return None
+
+    def span(self, offset: int) -> Span:
+        """The 1-based line and column of ``offset`` (counted from the last position
+        located when ``offset`` lies after it, else from the start)."""
+        text = self.text
+        known, before, line_start = self._last if offset >= self._last[0] else (0, 0, 0)
+        newlines = before + text.count("\n", known, offset)
+        if newlines > before:
+            line_start = text.rfind("\n", known, offset) + 1
+        self._last = (offset, newlines, line_start)
+        return Span(self.first_line + newlines, offset - line_start + 1)
+
+
 def node_offset(text: str, start: int, path: NodePath) -> int:
-    """The offset :meth:`Document.locate` would point at for ``path`` inside the
-    valid JSON value at ``text[start:]``: a scalar's value, a container's key (its
-    own start when no key holds it); the nearest existing ancestor when ``path``
-    does not exist. Linear in the length of the value (siblings are skipped at C
-    speed); a repeated key resolves to its last occurrence."""
-    pos = _skip(text, start)
-    key_at: int | None = None
-    for element in path:
-        opener = text[pos] if pos < len(text) else ""
-        found: tuple[int | None, int] | None = None
-        if opener == "{" and isinstance(element, str):
-            i = _skip(text, pos + 1)
-            while i < len(text) and text[i] != "}":
-                key_start = i
-                key, i = _scanstring(text, i + 1)
-                value_start = _skip(text, _skip(text, i) + 1)  # past the ':'
-                i = _skip(text, _value_end(text, value_start))
-                if key == element:
-                    found = (key_start, value_start)
-                if text[i] == ",":
-                    i = _skip(text, i + 1)
-        elif opener == "[" and isinstance(element, int) and element >= 0:
-            i = _skip(text, pos + 1)
-            index = 0
-            while i < len(text) and text[i] != "]":
-                if index == element:
-                    found = (None, i)
-                    break
-                i = _skip(text, _value_end(text, i))
-                if text[i] == ",":
-                    i = _skip(text, i + 1)
-                index += 1
-        if found is None:
-            break
-        key_at, pos = found
-    if key_at is not None and text[pos] in "{[":
-        return key_at
-    return pos
+    """The offset :class:`Locator` gives for ``path`` in the value at ``text[start:]``."""
+    return Locator(text, start).offset(path)
 
 
 def _span_in_text(text: str, offset: int, first_line: int = 1) -> Span:
-    line_start = text.rfind("\n", 0, offset) + 1
-    return Span(first_line + text.count("\n", 0, offset), offset - line_start + 1)
+    return Locator(text, 0, first_line).span(offset)
 
 
 def _locator(text: str, start: int, first_line: int = 1) -> Callable[[NodePath], Span]:
-    return lambda path: _span_in_text(text, node_offset(text, start, path), first_line)
+    return Locator(text, start, first_line)
 
 
 def load_one(text: str, shown: str) -> Record:
