@@ -72,7 +72,21 @@ def test_tables_map_to_mechanisms(engine: str) -> None:
         if name == "adaptive_keys":
             assert all(values)
             continue
+        if name == "target_model":
+            assert values <= {"option", "positional"}, values
+            continue
         assert values <= mechanisms, (name, values - mechanisms)
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "llamacpp"])
+def test_target_model_options_are_known_flags(engine: str) -> None:
+    # Each option entry of the target_model table is a flag the engine's parser knows
+    # (its normalised name), so a command line's value reaches the reader.
+    data = knowledge(engine)
+    flags = {s.name.lstrip("-").replace("-", "_") for s in data.settings}
+    options = [name for name, how in data.table("target_model").items() if how == "option"]
+    assert options
+    assert set(options) <= flags, set(options) - flags
 
 
 @pytest.mark.parametrize("engine", ENGINE_NAMES)

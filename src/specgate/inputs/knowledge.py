@@ -199,6 +199,10 @@ class EngineKnowledge:
         """A name table (``methods``, ``decoding_types`` …): engine spelling → value."""
         return dict(self._tables[name]["entries"])
 
+    def has_table(self, name: str) -> bool:
+        """Whether the engine's data has the table ``name``."""
+        return name in self._tables
+
     def table_is_exact(self, name: str) -> bool:
         """Whether the engine matches the table's names exactly (case-sensitive)."""
         return bool(self._tables[name].get("exact", False))

@@ -23,7 +23,7 @@ from pathlib import Path, PurePosixPath
 from specgate.document import Document, NodePath
 from specgate.errors import InputError
 from specgate.inputs.cmdline import Flag, FlagSpec
-from specgate.inputs.engines import llamacpp, sglang, transformers, trtllm, vllm
+from specgate.inputs.engines import llamacpp, sglang, target, transformers, trtllm, vllm
 from specgate.inputs.engines._base import Context, Kind
 from specgate.inputs.engines._source import (
     CommandSource,
@@ -207,17 +207,21 @@ def read_engine_config(
         raise _other_engines(doc, text, shown, pointer, engine) or exc from None
     spec = ENGINES[found.verdict.engine]
     ctx_env = _sibling_env(doc, found.path)
+    table = target.entries(spec.name)
     if isinstance(found.value, Mapping):
         opts = from_mapping(Source(doc, text), found.path, found.value)
         notes: list[str] = []
+        positional = target.sibling_positional(doc, found.path, text, table)
     else:
         source = detector.command(found)
         opts = _command_options(spec, source)
+        positional = target.positional_model(source.command.argv, source.spans, table)
         ctx_env = {**ctx_env, **{k: Opt(v, source.spans[0]) for k, v in source.command.env.items()}}
         opts, notes = _merge_fragments(opts, spec, found, fragments, detector)
     version = detect_version(spec.name, engine_version, text, path)
     ctx = Context(file=shown, pointer=found.pointer, env=ctx_env, version=version.version)
     config = spec.read(opts, ctx)
+    config = target.with_target_model(config, spec.settings_of(opts), positional)
     config = _removed_settings(config, opts, version)
     config = _forced_acceptance(config, ctx_env)
     config = replace(

@@ -247,7 +247,6 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         draft_model=model,
         max_model_len=max_len,
         draft_passes=_draft_passes(block, mechanism, b, ctx),
-        target_model=_target_model(opts, block),
     )
 
 
@@ -365,15 +364,6 @@ def _token_tree(block: Mapping[str, Opt], b: Builder, ctx: Context) -> tuple[int
         f"N_verify = {nodes} + 1 (num_speculative_tokens counts nodes)"
     )
     return depth, nodes + 1
-
-
-def _target_model(opts: Options, block: Mapping[str, Opt]) -> str | None:
-    """The served model (``model`` / ``--model`` beside the speculative block); not
-    the block's own ``model``, which is the draft."""
-    if block is opts:
-        return None
-    found = opts_get(opts, "model")
-    return found.value if found is not None and isinstance(found.value, str) else None
 
 
 def _target_tp(opts: Options, block: Mapping[str, Opt], b: Builder, ctx: Context) -> int | None:
