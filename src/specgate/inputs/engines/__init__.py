@@ -271,7 +271,8 @@ def _removed_settings(config: EngineConfig, opts: Options, version: EngineVersio
         spans[field_name] = opt.span
         name = ENGINE_NAMES_SHOWN.get(config.engine, config.engine)
         assumed = (
-            f"{name} version unknown, read as the newest ({data.newest_text})"
+            f"{name} version unknown, read as the newest ({data.newest_text}); state "
+            "speculation.engine_version to pin the version you run"
             if version.version is None
             else f"{name} {version.text}"
         )
