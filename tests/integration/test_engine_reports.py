@@ -154,26 +154,26 @@ DRAFT_V0 = (
 
 
 @pytest.mark.parametrize(
-    ("serve", "version", "expected"),
+    ("case", "expected"),
     [
         # report-35: V0 flags with an EAGLE-3 head: no vLLM release runs it (line 2); with
         # the version unknown the newest vLLM also lacks --num-speculative-tokens (line 3)
-        (EAGLE3_V0, None, [("serve.txt", 2), ("serve.txt", 3)]),
-        (EAGLE3_V0, "0.6.3", [("serve.txt", 2)]),
+        ((EAGLE3_V0, None), [("serve.txt", 2), ("serve.txt", 3)]),
+        ((EAGLE3_V0, "0.6.3"), [("serve.txt", 2)]),
         # the same flags with a plain draft model: unknown version ⇒ the newest vLLM,
         # which refuses both (F12); pinned to a V0 release they are valid
-        (DRAFT_V0, None, [("serve.txt", 1), ("serve.txt", 1)]),
-        (DRAFT_V0, "0.6.3", []),
+        ((DRAFT_V0, None), [("serve.txt", 1), ("serve.txt", 1)]),
+        ((DRAFT_V0, "0.6.3"), []),
     ],
 )
 def test_vllm_v0_flags(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-    serve: str,
-    version: str | None,
+    case: tuple[str, str | None],
     expected: list[tuple[str, int]],
 ) -> None:
+    serve, version = case
     pinned = f"      engine_version: '{version}'\n" if version else ""
     claims = (
         "version: 1\ndeployments:\n  - name: q\n    model: {name: q, parameters_b: 0.5}\n"
