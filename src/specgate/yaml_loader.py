@@ -28,6 +28,8 @@ from specgate.errors import InputError
 
 MAX_ALIASES = 100
 MAX_NODES = 100_000
+#: Documents in one engine config (a Kubernetes manifest holds a handful).
+MAX_DOCUMENTS = 1_000
 
 _TAG = "tag:yaml.org,2002:"
 _STR, _INT, _FLOAT, _BOOL, _NULL = (_TAG + t for t in ("str", "int", "float", "bool", "null"))
@@ -215,7 +217,7 @@ def _compose(text: str, file: str, *, several: bool) -> list[Node | None]:
 
     Raises:
         InputError: syntax errors (with line and column), several documents when
-            not allowed, more documents than :data:`MAX_NODES`, nesting too deep.
+            not allowed, more than :data:`MAX_DOCUMENTS`, nesting too deep.
     """
     try:
         composer = _Composer(text)
@@ -225,8 +227,8 @@ def _compose(text: str, file: str, *, several: bool) -> list[Node | None]:
             roots: list[Node | None] = []
             while composer.check_node():
                 roots.append(composer.get_node())
-                if len(roots) > MAX_NODES:
-                    raise InputError(f"more than {MAX_NODES:,} YAML documents", file)
+                if len(roots) > MAX_DOCUMENTS:
+                    raise InputError(f"more than {MAX_DOCUMENTS:,} YAML documents", file)
             return roots or [None]
         finally:
             composer.dispose()

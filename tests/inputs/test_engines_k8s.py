@@ -20,7 +20,7 @@ from specgate.document import Span
 from specgate.errors import InputError
 from specgate.inputs.engines import read_engine_file
 from specgate.loader import parse_text
-from specgate.yaml_loader import MAX_ALIASES
+from specgate.yaml_loader import MAX_ALIASES, MAX_DOCUMENTS
 
 REAL = (
     Path(__file__).parent.parent / "data/real/tensorrt-llm/config/curated-deepseek-r1-latency.yaml"
@@ -148,3 +148,9 @@ def test_claims_files_still_hold_one_document() -> None:
     text = "version: 1\ndeployments: []\n---\nversion: 1\n"
     with pytest.raises(InputError, match="several YAML documents in one file"):
         parse_text(text, "c.specgate.yaml", json_syntax=False)
+
+
+def test_documents_are_bounded(tmp_path: Path) -> None:
+    path = write(tmp_path, "a: 1\n---\n" * (MAX_DOCUMENTS + 1))
+    with pytest.raises(InputError, match=f"more than {MAX_DOCUMENTS:,} YAML documents"):
+        read_engine_file(path, "manifest.yaml")
