@@ -115,3 +115,19 @@ def test_an_image_tag_newer_than_the_newest_known_is_noted(tmp_path: Path) -> No
     assert any("v99.1.0 is newer than the newest version" in n for n in c.notes)
     known = read_engine_file(tmp_path / "compose.yaml", "compose.yaml", engine_version="0.11.0")
     assert not any("newer than the newest" in n for n in known.notes)
+
+
+def test_latest_image_tag_is_the_newest_and_v0_flags_are_removed(tmp_path: Path) -> None:
+    # F12's report: a compose file on vllm/vllm-openai:latest with the V0 flags.
+    compose = (
+        "services:\n  vllm:\n    image: vllm/vllm-openai:latest\n    command: >\n"
+        "      --model meta-llama/Llama-3.1-8B-Instruct\n"
+        "      --speculative-model yuhuili/EAGLE-LLaMA3-Instruct-8B\n"
+        "      --num-speculative-tokens 4\n"
+    )
+    (tmp_path / "compose4.yaml").write_text(compose, encoding="utf-8")
+    c = read_engine_file(tmp_path / "compose4.yaml", "compose4.yaml")
+    assert (c.version, c.version_source) == (None, "assumed-newest")
+    removed = sorted((c.spans[i.field].line, i.field) for i in c.issues if i.code == "SG310")
+    assert removed == [(6, "setting:--speculative-model"), (7, "setting:--num-speculative-tokens")]
+    assert (c.mechanism, c.draft_length) == ("eagle", 4)  # still read
