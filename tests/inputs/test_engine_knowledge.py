@@ -128,9 +128,12 @@ def test_behaviours_follow_the_version() -> None:
     assert not sglang.behaves("spec-v2-topk-refused", None)  # newest: falls back
 
 
-def test_unknown_version_reads_v0_vllm_flags_as_present() -> None:
+def test_unknown_version_reads_v0_vllm_flags_as_removed() -> None:
+    # DESIGN §10: an unknown version is the newest behaviour, for every engine alike
+    # (F12: vLLM's V0 flags used to be read as present, llama.cpp's --draft-max not).
     vllm = knowledge("vllm")
-    assert vllm.removed("--speculative-model", None) is None
+    assert vllm.removed("--speculative-model", None) is not None
+    assert vllm.removed("--num-speculative-tokens", None) is not None
     assert vllm.removed("speculative_model", parse_version("0.8.5")) is not None
     assert vllm.removed("--speculative-model", parse_version("0.7.3")) is None
     llama = knowledge("llamacpp")

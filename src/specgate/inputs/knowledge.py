@@ -156,9 +156,7 @@ class EngineKnowledge:
         s = self.setting(spelled)
         if s is None or s.removed_in is None:
             return None
-        if version is None:
-            if s.unknown_version == "present":
-                return None
+        if version is None:  # unknown: the newest behaviour (DESIGN §10), never "still there"
             version = self.newest
         return s if version >= s.removed_in else None
 
