@@ -19,9 +19,13 @@ counters, a failing command — is one line and exit 2, and nothing is written.
 from __future__ import annotations
 
 import datetime
+import http.client
 import os
+import socket
 import subprocess
 import sys
+import threading
+import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -46,29 +50,38 @@ class Measurement:
 
 
 def scrape(url: str, timeout: float) -> str:
-    """GET ``url`` and return the body as text.
+    """GET ``url`` and return the body as text, all within ``timeout`` seconds.
+
+    ``timeout`` is a deadline for the whole scrape (connect, status line, headers and
+    body), not for each socket operation: a server that answers "200 OK" and then
+    sends one byte a second is cut off when the deadline passes (a watchdog shuts the
+    socket down). Name resolution is the system resolver's and is not bounded here.
 
     Raises:
-        InputError: not http(s), a network error or timeout, an HTTP status other
-            than 200, an HTML body, more than :data:`MAX_SCRAPE_BYTES`, not UTF-8.
+        InputError: not http(s), a network error, the deadline passed, an HTTP status
+            other than 200, an HTML body, more than :data:`MAX_SCRAPE_BYTES`, not UTF-8.
     """
     if not url.lower().startswith(("http://", "https://")):
         raise InputError(f"--metrics-url {url!r}: only http:// and https:// are read")
     request = urllib.request.Request(url, headers={"Accept": "text/plain"})
+    watch = _Deadline(timeout)
+    opener = urllib.request.build_opener(_HTTPHandler(watch), _HTTPSHandler(watch))
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with watch, opener.open(request, timeout=timeout) as response:
             status = int(response.status)
             kind = str(response.headers.get("Content-Type", ""))
-            body: bytes = response.read(MAX_SCRAPE_BYTES + 1)
+            body = _read_capped(response, str(response.headers.get("Content-Length", "")), url)
     except urllib.error.HTTPError as exc:
         raise InputError(f"--metrics-url {url}: HTTP {exc.code} {exc.reason}") from None
-    except (urllib.error.URLError, OSError, ValueError) as exc:
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
+        if watch.expired:
+            raise watch.error(url) from None
         reason = getattr(exc, "reason", exc)
         raise InputError(f"--metrics-url {url}: cannot scrape ({reason})") from None
+    if watch.expired:  # the shut-down socket read as the end of the body
+        raise watch.error(url)
     if status != 200:
         raise InputError(f"--metrics-url {url}: HTTP {status}")
-    if len(body) > MAX_SCRAPE_BYTES:
-        raise InputError(f"--metrics-url {url}: body larger than {MAX_SCRAPE_BYTES} bytes")
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
@@ -79,6 +92,116 @@ def scrape(url: str, timeout: float) -> str:
             "(is this the engine's /metrics endpoint?)"
         )
     return text
+
+
+def _read_capped(response: Any, length: str, url: str) -> bytes:
+    """The body, read in chunks and refused past :data:`MAX_SCRAPE_BYTES` (a stated
+    Content-Length above it is refused before reading)."""
+    if length.strip().isdigit() and int(length) > MAX_SCRAPE_BYTES:
+        raise InputError(f"--metrics-url {url}: body larger than {MAX_SCRAPE_BYTES} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    while size <= MAX_SCRAPE_BYTES:
+        chunk = response.read(min(_CHUNK, MAX_SCRAPE_BYTES + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    if size > MAX_SCRAPE_BYTES:
+        raise InputError(f"--metrics-url {url}: body larger than {MAX_SCRAPE_BYTES} bytes")
+    return b"".join(chunks)
+
+
+_CHUNK = 64 * 1024
+
+
+class _Deadline:
+    """A watchdog for one scrape: when ``seconds`` have passed it shuts down every
+    socket the scrape opened, so a blocked read returns at once. A context manager:
+    the clock starts on entry and stops on exit."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.expired = False
+        self._lock = threading.Lock()
+        self._sockets: list[socket.socket] = []
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._end = 0.0
+
+    def __enter__(self) -> _Deadline:
+        self._end = time.monotonic() + self.seconds
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+
+    def remaining(self) -> float:
+        """Seconds left (at least a millisecond, so a socket timeout stays valid)."""
+        return max(self._end - time.monotonic(), 0.001) if self._end else self.seconds
+
+    def register(self, sock: socket.socket) -> None:
+        """Watch ``sock``; shut it down now if the deadline already passed."""
+        with self._lock:
+            self._sockets.append(sock)
+            if self.expired:
+                _shut(sock)
+
+    def error(self, url: str) -> InputError:
+        return InputError(
+            f"--metrics-url {url}: cannot scrape (timed out: no whole answer within "
+            f"--timeout {self.seconds:g} s)"
+        )
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for sock in self._sockets:
+                _shut(sock)
+
+
+def _shut(sock: socket.socket) -> None:
+    try:  # the plain socket's shutdown: an SSL socket's own would drop its state
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+    except OSError:
+        pass
+
+
+class _Connection(http.client.HTTPConnection):
+    watch: _Deadline
+
+    def connect(self) -> None:
+        self.timeout = self.watch.remaining()
+        super().connect()
+        self.watch.register(self.sock)
+
+
+class _SecureConnection(http.client.HTTPSConnection):
+    watch: _Deadline
+
+    def connect(self) -> None:
+        self.timeout = self.watch.remaining()
+        super().connect()
+        self.watch.register(self.sock)
+
+
+class _HTTPHandler(urllib.request.HTTPHandler):
+    def __init__(self, watch: _Deadline) -> None:
+        super().__init__()
+        self._class = type("Connection", (_Connection,), {"watch": watch})
+
+    def http_open(self, req: urllib.request.Request) -> Any:
+        return self.do_open(self._class, req)
+
+
+class _HTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, watch: _Deadline) -> None:
+        super().__init__()
+        self._class = type("SecureConnection", (_SecureConnection,), {"watch": watch})
+
+    def https_open(self, req: urllib.request.Request) -> Any:
+        return self.do_open(self._class, req, context=self._context)
 
 
 def run_command(command: list[str]) -> None:
