@@ -18,6 +18,7 @@ counters, a failing command — is one line and exit 2, and nothing is written.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import http.client
 import os
@@ -162,10 +163,8 @@ class _Deadline:
 
 
 def _shut(sock: socket.socket) -> None:
-    try:  # the plain socket's shutdown: an SSL socket's own would drop its state
+    with contextlib.suppress(OSError):  # the plain socket's: an SSL socket's drops state
         socket.socket.shutdown(sock, socket.SHUT_RDWR)
-    except OSError:
-        pass
 
 
 class _Connection(http.client.HTTPConnection):
@@ -189,7 +188,7 @@ class _SecureConnection(http.client.HTTPSConnection):
 class _HTTPHandler(urllib.request.HTTPHandler):
     def __init__(self, watch: _Deadline) -> None:
         super().__init__()
-        self._class = type("Connection", (_Connection,), {"watch": watch})
+        self._class: Any = type("Connection", (_Connection,), {"watch": watch})
 
     def http_open(self, req: urllib.request.Request) -> Any:
         return self.do_open(self._class, req)
@@ -198,10 +197,10 @@ class _HTTPHandler(urllib.request.HTTPHandler):
 class _HTTPSHandler(urllib.request.HTTPSHandler):
     def __init__(self, watch: _Deadline) -> None:
         super().__init__()
-        self._class = type("SecureConnection", (_SecureConnection,), {"watch": watch})
+        self._class: Any = type("SecureConnection", (_SecureConnection,), {"watch": watch})
 
     def https_open(self, req: urllib.request.Request) -> Any:
-        return self.do_open(self._class, req, context=self._context)
+        return self.do_open(self._class, req)  # the default TLS context
 
 
 def run_command(command: list[str]) -> None:
