@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import http.client
+import math
 import os
 import socket
 import subprocess
@@ -224,33 +225,64 @@ def run_command(command: list[str]) -> None:
         )
 
 
+def check_scrape(text: str, shown: str, labels: dict[str, str]) -> None:
+    """Check one scrape before anything is run on it: spec-decode counters present,
+    ``labels`` matching exactly one model (the scrape before a benchmark, so a
+    wrong URL or label costs no benchmark run).
+
+    Raises:
+        InputError: not Prometheus text; no spec-decode counters (naming ``--from``
+            for other engines' formats); no series or several models' series.
+    """
+    from specgate.inputs.metrics.prometheus import check_counters
+
+    try:
+        check_counters(text, shown, labels)
+    except InputError as exc:
+        raise _with_hint(exc) from None
+
+
+def _with_hint(exc: InputError) -> InputError:
+    if "no vLLM spec-decode counters" in str(exc):
+        return InputError(
+            f"{exc.one_line()}; for another engine's output use --from FILE --metrics-format FORMAT"
+        )
+    return exc
+
+
 def from_scrapes(
-    before: tuple[str, str], after: tuple[str, str], labels: dict[str, str]
+    before: tuple[str, str],
+    after: tuple[str, str],
+    labels: dict[str, str],
+    draft_length: int | None = None,
 ) -> Acceptance:
-    """AL from two scrapes ``(text, shown)`` of vLLM's counters.
+    """AL from two scrapes ``(text, shown)`` of vLLM's counters (``draft_length``: k
+    for vLLM V0 counters, which do not state it).
 
     Raises:
         InputError: not Prometheus text, counters that fell (a restart), no
-            spec-decode counters (naming ``--from`` for other engines' formats).
+            spec-decode counters (naming ``--from`` for other engines' formats),
+            impossible counters.
     """
     from specgate.inputs.metrics.prometheus import read_prometheus
 
+    check_scrape(*before, labels)
+    check_scrape(*after, labels)
     try:
-        return read_prometheus(after[0], after[1], baseline=before, labels=labels)
+        return read_prometheus(
+            after[0], after[1], baseline=before, labels=labels, draft_length=draft_length
+        )
     except InputError as exc:
-        if "no vLLM spec-decode counters" in str(exc):
-            raise InputError(
-                f"{exc.one_line()}; for another engine's output use "
-                "--from FILE --metrics-format FORMAT"
-            ) from None
-        raise
+        raise _with_hint(exc) from None
 
 
-def from_file(path: Path, fmt: str) -> Acceptance:
-    """AL from one file in a DESIGN.md §7 file format.
+def from_file(path: Path, fmt: str, draft_length: int | None = None) -> Acceptance:
+    """AL from one file in a DESIGN.md §7 file format (``draft_length``: k for data
+    that does not state it, e.g. vLLM log lines without per-position rates).
 
     Raises:
-        InputError: unreadable or malformed file, or a format that is not a file format.
+        InputError: a missing, unreadable or malformed file (named as given), or a
+            format that is not a file format.
     """
     from specgate.inputs.metrics import FILE_FORMATS, MetricsSpec, read_acceptance
 
@@ -259,13 +291,95 @@ def from_file(path: Path, fmt: str) -> Acceptance:
             f"--metrics-format {fmt!r}: not a file format "
             f"(one of {', '.join(sorted(FILE_FORMATS))})"
         )
+    if not path.is_file():
+        raise InputError(f"--from {path}: {'a folder' if path.is_dir() else 'no such file'}")
     folder = path.resolve().parent
-    return read_acceptance(
-        MetricsSpec(format=fmt, path=path.name),
-        base_dir=folder,
-        shown_base=path.parent.as_posix() if str(path.parent) != "." else "",
-        root=folder,
+    try:
+        return read_acceptance(
+            MetricsSpec(format=fmt, path=path.name, draft_length=draft_length),
+            base_dir=folder,
+            shown_base=path.parent.as_posix() if str(path.parent) != "." else "",
+            root=folder,
+        )
+    except InputError as exc:
+        if "k is needed" in str(exc) and draft_length is None:
+            raise InputError(f"{exc.one_line()}; give it with --draft-length D") from None
+        raise
+
+
+def plausible(acceptance: Acceptance, draft_length: int | None = None) -> None:
+    """Refuse a measurement no engine can produce: AL not finite or below 1, AL above
+    1 + D (D the data states, else ``--draft-length``), accepted draft tokens above
+    proposed ones, or a step count beyond exact float range (2^53).
+
+    Raises:
+        InputError: one line naming the source and the impossible number.
+    """
+    shown = acceptance.path or "the metrics"
+    value = acceptance.accept_length
+    depth = acceptance.draft_length or draft_length
+    if not math.isfinite(value) or value < 1:
+        raise InputError(f"{shown}: AL {value:.6g} is impossible (AL is at least 1)")
+    if depth is not None and value > 1 + depth + 1e-9:
+        raise InputError(
+            f"{shown}: impossible counters: AL {value:.4f} exceeds 1 + D = {1 + depth} "
+            f"(D = {depth} draft tokens per draft)"
+        )
+    rate = acceptance.acceptance_rate
+    if rate is not None and rate > 1 + 1e-9:
+        raise InputError(
+            f"{shown}: impossible counters: accepted draft tokens exceed proposed draft "
+            f"tokens (acceptance rate {rate:.4g})"
+        )
+    if acceptance.steps is not None and acceptance.steps > 2**53:
+        raise InputError(f"{shown}: {acceptance.steps:.6g} steps is beyond an exact count")
+
+
+def draft_length_mismatch(
+    acceptance: Acceptance, given: int | None, served: int | None, deployment: str | None
+) -> str | None:
+    """Why the measurement cannot be recorded as evidence of ``deployment``'s config:
+    the D it was measured at (what the data states — draft tokens per draft — else
+    ``--draft-length``) differs from the D the deployment serves. ``None`` when
+    they agree or either is unknown.
+
+    Raises:
+        UsageError: ``--draft-length`` contradicts the D the data states.
+    """
+    stated = acceptance.draft_length
+    if stated is not None and given is not None and stated != given:
+        raise UsageError(
+            f"specgate measure: {acceptance.path or 'the metrics'} states D = {stated} "
+            f"(draft tokens per draft), not --draft-length {given}"
+        )
+    measured = stated if stated is not None else given
+    if measured is None or served is None or measured == served or deployment is None:
+        return None
+    return (
+        f"AL was measured at D = {measured} but deployment {deployment!r} serves D = "
+        f"{served}: its config_digest would vouch for a config that was not measured"
     )
+
+
+def outside_repository(metrics: dict[str, Any] | None, claims: Path) -> str | None:
+    """The first ``metrics`` pointer (``path``, ``baseline_path``; relative to the
+    claims file) that resolves outside the repository holding ``claims``, which
+    ``specgate check`` would refuse to read; else ``None``."""
+    from specgate.safe_path import PathProblem, repository_top, resolve
+
+    if not metrics:
+        return None
+    try:
+        top = repository_top(claims.parent if str(claims.parent) else Path("."))
+        for key in ("path", "baseline_path"):
+            pointer = metrics.get(key)
+            if isinstance(pointer, str):
+                target = resolve(claims.parent / pointer)
+                if target != top and top not in target.parents:
+                    return pointer
+    except PathProblem:
+        return None
+    return None
 
 
 def inline_profile(acceptance: Acceptance) -> dict[str, Any] | None:

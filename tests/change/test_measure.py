@@ -343,9 +343,11 @@ def test_labels_pick_one_model_of_a_shared_scrape(
     )
     fresh = re.sub(r"\} [0-9.]+$", "} 0.0", shared, flags=re.MULTILINE)
     url, script = server
-    script += [(200, PROM, fresh, 0), (200, PROM, shared, 0)] * 2
+    # the first run stops at the scrape before the command (F11): one scrape only
+    script += [(200, PROM, fresh, 0), (200, PROM, fresh, 0), (200, PROM, shared, 0)]
     code, _, err = run(capsys, "--metrics-url", url, "--", *OK)
-    assert code == 2 and "several models" in err
+    assert code == 2 and "several models" in err and "(before)" in err
+    assert "--labels model_name=…" in err and "evidence.metrics" not in err  # F26
     code, out, err = run(capsys, "--metrics-url", url, "--labels", "model_name=a", "--", *OK)
     assert code == 0, err
     # model a, summed over engines 0 and 1: 1 + (150 + 75)/(100 + 50) = 2.5
