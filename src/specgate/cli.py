@@ -1123,7 +1123,9 @@ def _run_measure(args: argparse.Namespace, out: TextIO) -> int:
     if args.write:
         from specgate.evidence_writer import write_evidence
 
-        write_evidence(Path(args.write), args.deployment, block)
+        note = write_evidence(Path(args.write), args.deployment, block)
+        if note:
+            say(note)
         out.write(f"wrote the evidence of {args.deployment} in {args.write}\n")
         return EXIT_OK
     out.write(measure.render(block))
