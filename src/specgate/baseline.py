@@ -135,6 +135,33 @@ def _inside(path: str) -> bool:
     return not (path.startswith("../") or path == ".." or path.startswith("/"))
 
 
+BASELINE_CODES = frozenset({"SG401", "SG402", "SG403"})
+"""The rules that compare with the base revision: an inline suppression of one of
+them counts only when the claims file at REF already had one for that code (a pull
+request cannot silence its own gate, DESIGN.md §9.5)."""
+
+
+def base_suppressions(source: BaselineSource, claims: Path) -> frozenset[str]:
+    """The rule codes named by inline suppressions in ``claims`` as it was at REF
+    (empty when the file is new, unreadable or outside the repository at REF)."""
+    from specgate.suppress import scan
+
+    head_rel = repo_path(source, claims)
+    if head_rel is None:
+        return frozenset()
+    base_rel = source.renames.get(head_rel, head_rel)
+    entry = source.claims_at_ref.get(base_rel)
+    if entry is None and base_rel not in source.claims_at_ref:
+        try:
+            entry = git.read_blobs(source.top, source.commit, [base_rel]).get(base_rel)
+        except git.GitError:
+            return frozenset()
+    if entry is None or entry[1] is None:
+        return frozenset()
+    text = entry[1].decode("utf-8", "replace")
+    return frozenset(d.code for d in scan(text).directives)
+
+
 def read_base(
     source: BaselineSource, claims: Path, min_accept_length: float | None = None
 ) -> BaseFile | None:

@@ -512,8 +512,24 @@ def check_document(
             directive = inline.match(finding.code, finding.line)
             if directive is not None:
                 used.add((directive.line, directive.code))
+                if not _base_allows(finding.code):
+                    refused.add((finding.code, finding.line))
+                    return None
                 return "inline: " + (directive.reason or "no reason given")
         return None
+
+    base_codes: list[frozenset[str]] = []
+    refused: set[tuple[str, int | None]] = set()
+
+    def _base_allows(code: str) -> bool:
+        """A baseline rule is silenced inline only by a suppression the base had."""
+        from specgate.baseline import BASELINE_CODES, base_suppressions
+
+        if options.baseline is None or code not in BASELINE_CODES:
+            return True
+        if not base_codes:
+            base_codes.append(base_suppressions(options.baseline, on_disk))
+        return code in base_codes[0]
 
     def keep(finding: Finding) -> bool:
         if select is not None and finding.code not in select and finding.code not in UNIGNORABLE:
@@ -542,11 +558,37 @@ def check_document(
     ]
     extra = [f for f in (*extra, *unused) if keep(f)]
     report = _with_suppressed(report, suppressed)
+    if refused:
+        report = _explain_refused(report, refused, shown)
     if not extra:
         return report
     findings = tuple(sorted((*report.findings, *extra), key=Finding.sort_key))
     statuses = [d.status for d in report.deployments] + [status_of(list(findings))]
     return replace(report, findings=findings, status=worst(statuses))
+
+
+def _explain_refused(
+    report: FileReport, refused: set[tuple[str, int | None]], shown: str
+) -> FileReport:
+    """Say on each baseline finding whose inline suppression this change added why
+    it still stands (the suppression is not at the base revision)."""
+
+    def told(finding: Finding) -> Finding:
+        if finding.file != shown or (finding.code, finding.line) not in refused:
+            return finding
+        return replace(
+            finding,
+            message=f"{finding.message} (not suppressed: the ignore[{finding.code}] on this "
+            "line is not in the claims file at the base revision, and a change cannot "
+            "silence its own baseline gate)",
+        )
+
+    deployments = tuple(
+        replace(d, findings=tuple(told(f) for f in d.findings)) for d in report.deployments
+    )
+    return replace(
+        report, findings=tuple(told(f) for f in report.findings), deployments=deployments
+    )
 
 
 def _with_suppressed(report: FileReport, suppressed: list[Finding]) -> FileReport:

@@ -85,6 +85,9 @@ def metrics_block(report: DeploymentReport, *, colour: bool = False) -> list[str
     return lines
 
 
+_BASELINE_CODES = frozenset({"SG401", "SG402", "SG403"})  # specgate.baseline.BASELINE_CODES
+
+
 def render(run: RunReport, *, colour: bool = False, quiet: bool = False) -> str:
     """The whole text report, ending with a newline; ``quiet`` keeps only the
     finding and error lines (empty when there are none)."""
@@ -95,6 +98,13 @@ def render(run: RunReport, *, colour: bool = False, quiet: bool = False) -> str:
             continue
         for finding in sorted(file.all_findings(), key=Finding.sort_key):
             lines.append(finding_line(finding, fallback_file=file.path, colour=colour))
+        for finding in sorted(file.all_findings(suppressed=True), key=Finding.sort_key):
+            if finding.suppressed is not None and finding.code in _BASELINE_CODES:
+                # the gate against the base revision, silenced: never only a count
+                lines.append(
+                    finding_line(finding, fallback_file=file.path, colour=colour)
+                    + visible(f" [suppressed: {finding.suppressed}]")
+                )
     if quiet:
         return "".join(line + "\n" for line in lines)
     for file in run.files:
