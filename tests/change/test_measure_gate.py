@@ -290,3 +290,9 @@ def test_log_counts_beyond_2_53_are_exit_2(repo: Path, capsys: pytest.CaptureFix
     args = ("--from", "huge.log", "--metrics-format", "vllm-log", "--draft-length", "3")
     code, _, err = run(capsys, *args)
     assert code == 2 and "above 2^53" in err and err.count("\n") == 1 and len(err) < 200
+
+
+def test_readme_does_not_point_at_design_md() -> None:
+    """F7: DESIGN.md is not in the repository; the README must stand alone."""
+    readme = Path(__file__).resolve().parents[2] / "README.md"
+    assert "DESIGN" not in readme.read_text(encoding="utf-8")
