@@ -26,6 +26,7 @@ def silenced(report: Any) -> list[str]:
     found = report["files"][0]["deployments"][0]["findings"]
     return sorted(f["code"] for f in found if f.get("suppressed"))
 
+
 IGNORE = "  # specgate: ignore[SG401] -- fine"
 
 

@@ -296,3 +296,18 @@ def test_readme_does_not_point_at_design_md() -> None:
     """F7: DESIGN.md is not in the repository; the README must stand alone."""
     readme = Path(__file__).resolve().parents[2] / "README.md"
     assert "DESIGN" not in readme.read_text(encoding="utf-8")
+
+
+def test_an_unquoted_version_says_to_quote_it(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F14: ``engine_version: 0.10`` is the float 0.1 to YAML."""
+    (repo / "v.specgate.yaml").write_text(
+        CLAIMS.format(d=3).replace("draft_length: 3}", "draft_length: 3, engine_version: 0.10}"),
+        encoding="utf-8",
+    )
+    assert main(["check", "v.specgate.yaml"]) == 1
+    out = capsys.readouterr().out
+    line = next(ln for ln in out.splitlines() if "SG001" in ln)
+    assert "engine_version must be a string, got 0.1 (a number" in line
+    assert "put the value in quotes" in line
