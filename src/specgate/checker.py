@@ -489,6 +489,7 @@ def check_document(
         config: the configuration in force for this file.
         path: the file on disk (for ``per-file-ignores``); defaults to ``document.file``.
     """
+    from specgate.base_gate import BaseGate
     from specgate.config import DEFAULT, UNIGNORABLE
 
     config = config or DEFAULT
@@ -507,33 +508,37 @@ def check_document(
         if finding.code in options.ignore:
             return "ignored on the command line (--ignore)"
         if finding.code in ignored:
+            if not gate.ignore_allowed(finding.code):
+                refused[(finding.code, finding.line)] = (
+                    f"`ignore` in {config.path} does not silence {finding.code} at the base "
+                    "revision"
+                )
+                return None
             return f"ignored in the configuration ({config.path or '[tool.specgate]'})"
         if finding.file == shown:
             directive = inline.match(finding.code, finding.line)
             if directive is not None:
                 used.add((directive.line, directive.code))
-                if not _base_allows(finding.code):
-                    refused.add((finding.code, finding.line))
+                if not gate.inline_allowed(finding.code):
+                    refused[(finding.code, finding.line)] = (
+                        f"the ignore[{finding.code}] on this line is not in the claims file "
+                        "at the base revision"
+                    )
                     return None
                 return "inline: " + (directive.reason or "no reason given")
         return None
 
-    base_codes: list[frozenset[str]] = []
-    refused: set[tuple[str, int | None]] = set()
-
-    def _base_allows(code: str) -> bool:
-        """A baseline rule is silenced inline only by a suppression the base had."""
-        from specgate.baseline import BASELINE_CODES, base_suppressions
-
-        if options.baseline is None or code not in BASELINE_CODES:
-            return True
-        if not base_codes:
-            base_codes.append(base_suppressions(options.baseline, on_disk))
-        return code in base_codes[0]
+    gate = BaseGate(options.baseline, config, on_disk)
+    refused: dict[tuple[str, int | None], str] = {}
 
     def keep(finding: Finding) -> bool:
         if select is not None and finding.code not in select and finding.code not in UNIGNORABLE:
-            return False
+            if options.select is not None or gate.deselect_allowed(finding.code):
+                return False
+            refused[(finding.code, finding.line)] = (
+                f"`select` in {config.path} leaves {finding.code} out, which it did not at the "
+                "base revision"
+            )
         reason = why(finding)
         if reason is not None:
             suppressed.append(replace(finding, suppressed=reason))
@@ -568,19 +573,20 @@ def check_document(
 
 
 def _explain_refused(
-    report: FileReport, refused: set[tuple[str, int | None]], shown: str
+    report: FileReport, refused: dict[tuple[str, int | None], str], shown: str
 ) -> FileReport:
-    """Say on each baseline finding whose inline suppression this change added why
-    it still stands (the suppression is not at the base revision)."""
+    """Say on each baseline finding that this change tried to silence (an inline
+    suppression, an ``ignore`` or a ``select`` the base revision did not have) why
+    it still stands."""
 
     def told(finding: Finding) -> Finding:
-        if finding.file != shown or (finding.code, finding.line) not in refused:
+        why = refused.get((finding.code, finding.line))
+        if finding.file != shown or why is None:
             return finding
         return replace(
             finding,
-            message=f"{finding.message} (not suppressed: the ignore[{finding.code}] on this "
-            "line is not in the claims file at the base revision, and a change cannot "
-            "silence its own baseline gate)",
+            message=f"{finding.message} (not suppressed: {why}, and a change cannot silence "
+            "its own baseline gate)",
         )
 
     deployments = tuple(

@@ -268,7 +268,7 @@ def _baseline_suppressed(run: RunReport, place: _Places) -> list[str]:
     (SG401–SG403, which compare with the base revision) are suppressed in this run:
     a configuration ``ignore``, ``--ignore`` or a suppression the base already had
     silenced the gate, and a reviewer should see it first."""
-    from specgate.baseline import BASELINE_CODES
+    from specgate.base_gate import BASELINE_CODES
 
     found = [
         f

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from specgate.base_gate import BASELINE_CODES
 from specgate.findings import Finding
 from specgate.numbers import fmt
 from specgate.report import DeploymentReport, RunReport
@@ -85,9 +86,6 @@ def metrics_block(report: DeploymentReport, *, colour: bool = False) -> list[str
     return lines
 
 
-_BASELINE_CODES = frozenset({"SG401", "SG402", "SG403"})  # specgate.baseline.BASELINE_CODES
-
-
 def render(run: RunReport, *, colour: bool = False, quiet: bool = False) -> str:
     """The whole text report, ending with a newline; ``quiet`` keeps only the
     finding and error lines (empty when there are none)."""
@@ -99,7 +97,7 @@ def render(run: RunReport, *, colour: bool = False, quiet: bool = False) -> str:
         for finding in sorted(file.all_findings(), key=Finding.sort_key):
             lines.append(finding_line(finding, fallback_file=file.path, colour=colour))
         for finding in sorted(file.all_findings(suppressed=True), key=Finding.sort_key):
-            if finding.suppressed is not None and finding.code in _BASELINE_CODES:
+            if finding.suppressed is not None and finding.code in BASELINE_CODES:
                 # the gate against the base revision, silenced: never only a count
                 lines.append(
                     finding_line(finding, fallback_file=file.path, colour=colour)
