@@ -109,16 +109,7 @@ def write_evidence(claims: Path, deployment: str, block: dict[str, Any]) -> str 
     from ruamel.yaml.comments import CommentedMap
     from ruamel.yaml.error import YAMLError
 
-    if claims.suffix.lower() == ".json":
-        raise UsageError(f"--write {claims}: only YAML claims files are edited in place")
-    try:
-        raw = claims.read_bytes()
-        text = raw.decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"--write {claims}: cannot read ({exc})") from None
-    bom = raw.startswith(b"\xef\xbb\xbf")
-    crlf = "\r\n" in text
-    text = text.replace("\r\n", "\n")
+    text, bom, crlf = _read(claims)
     yaml = _yaml()
     try:
         data = yaml.load(text)
@@ -147,6 +138,8 @@ def write_evidence(claims: Path, deployment: str, block: dict[str, Any]) -> str 
         evidence = CommentedMap()
         target["evidence"] = evidence
     note = _kept_and_dropped(evidence, block)
+    if old.column is not None:
+        _strip_trailing_comment_lines(evidence)  # the splice keeps the original's
     _replace(evidence, block)
     out = io.StringIO()
     yaml.dump(data, out)
@@ -160,6 +153,19 @@ def write_evidence(claims: Path, deployment: str, block: dict[str, Any]) -> str 
         result = result.replace("\n", "\r\n")
     _atomic_write(claims, ("\ufeff" if bom else "") + result)
     return note
+
+
+def _read(claims: Path) -> tuple[str, bool, bool]:
+    """The claims file's text with LF line ends, whether it had a BOM, whether CRLF."""
+    if claims.suffix.lower() == ".json":
+        raise UsageError(f"--write {claims}: only YAML claims files are edited in place")
+    try:
+        raw = claims.read_bytes()
+        text = raw.decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--write {claims}: cannot read ({exc})") from None
+    crlf = "\r\n" in text
+    return text.replace("\r\n", "\n"), raw.startswith(b"\xef\xbb\xbf"), crlf
 
 
 class _Block:
@@ -297,6 +303,29 @@ def _replace(evidence: Any, block: dict[str, Any]) -> None:
             del evidence[key]
     if following:
         _attach_after_last(evidence, following)
+
+
+def _strip_trailing_comment_lines(mapping: Any) -> None:
+    """Remove the comment lines that follow the block (the library keeps them with
+    the deepest last key): the splice keeps them from the original, so the new block
+    must not carry them too. The last key's own end-of-line comment stays."""
+    from ruamel.yaml.comments import CommentedMap
+
+    owner = mapping
+    while owner and isinstance(owner[list(owner)[-1]], CommentedMap) and owner[list(owner)[-1]]:
+        owner = owner[list(owner)[-1]]
+    if not isinstance(owner, CommentedMap) or not owner:
+        return
+    entry = owner.ca.items.get(list(owner)[-1])
+    token = entry[2] if entry and len(entry) > 2 else None
+    value = getattr(token, "value", "") or ""
+    if token is None or "\n" not in value:
+        return
+    own = value[: value.index("\n") + 1]
+    if own.strip():
+        token.value = own
+    else:
+        entry[2] = None
 
 
 def _drop_end_of_line_comment(mapping: Any, key: str) -> None:

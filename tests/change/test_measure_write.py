@@ -118,3 +118,18 @@ def test_write_says_what_it_kept_and_dropped(
     assert "        accept_length: 2.5\n        measured_speedup: 1.9\n" in (
         tmp_path / "c.specgate.yaml"
     ).read_text(encoding="utf-8")
+
+
+def test_comment_lines_after_the_block_are_not_doubled(tmp_path: Path) -> None:
+    """Comment lines after the evidence's last key stay once, after the block."""
+    text = (
+        "version: 1\ndeployments:\n  - name: chat\n    evidence:\n      # the AL\n"
+        "      accept_length: 2   # old\n      # trailing in block\n    # after block\n"
+        "    model: {name: m}\n"
+    )
+    assert _written(tmp_path, text) == (
+        "version: 1\ndeployments:\n  - name: chat\n    evidence:\n      # the AL\n"
+        "      accept_length: 4.6\n      provenance:\n        measured_at: '2026-01-01'\n"
+        "        steps: 240\n      # trailing in block\n    # after block\n"
+        "    model: {name: m}\n"
+    )
