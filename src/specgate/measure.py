@@ -219,6 +219,17 @@ def run_command(command: list[str]) -> None:
         done = subprocess.run(command, stdout=target, check=False)
     except OSError as exc:
         raise UsageError(f"cannot run {command[0]!r}: {exc.strerror or exc}") from None
+    if done.returncode < 0:
+        import signal
+
+        try:
+            name = f" ({signal.Signals(-done.returncode).name})"
+        except ValueError:
+            name = ""
+        raise UsageError(
+            f"the command {command[0]!r} was killed by signal {-done.returncode}{name}: "
+            "nothing measured"
+        )
     if done.returncode != 0:
         raise UsageError(
             f"the command {command[0]!r} exited with code {done.returncode}: nothing measured"

@@ -314,3 +314,15 @@ def test_an_unquoted_version_says_to_quote_it(
     line = next(ln for ln in out.splitlines() if "SG001" in ln)
     assert "engine_version must be a string, got 0.1 (a number" in line
     assert "put the value in quotes" in line
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_a_command_killed_by_a_signal_is_named_so(
+    repo: Path, server: tuple[str, list[str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F33 (measure part): not "exited with code -9"."""
+    url, bodies = server
+    bodies += [counters(0, 0, 0), counters(100, 300, 150)]
+    kill = [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"]
+    code, _, err = run(capsys, "--metrics-url", url, "--", *kill)
+    assert code == 2 and "was killed by signal 9 (SIGKILL)" in err and "-9" not in err
