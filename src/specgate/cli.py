@@ -575,7 +575,7 @@ def _add_measure(sub: argparse._SubParsersAction[_Parser]) -> None:
         type=_positive_float(0.0, strict=True),
         default=10.0,
         metavar="SECONDS",
-        help="timeout of each scrape (default 10)",
+        help="deadline for each whole scrape: connect, headers and body (default 10)",
     )
     measure.add_argument(
         "--labels",
