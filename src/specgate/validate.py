@@ -121,6 +121,11 @@ def _messages(error: Any) -> list[Violation]:
     if kind == "type":
         wanted = _TYPE_WORDS.get(spec, spec) if isinstance(spec, str) else " or ".join(spec)
         message = f"{where} must be {wanted}, got {_describe(value)}"
+        if spec == "string" and isinstance(value, float):  # a version such as 0.10
+            message += (
+                " (a number: YAML reads an unquoted 0.10 as 0.1); put the value in quotes "
+                "as you wrote it"
+            )
     elif kind == "minimum":
         message = f"{where} must be ≥ {spec}, got {_describe(value)}"
     elif kind == "exclusiveMinimum":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from specgate.base_gate import BASELINE_CODES
 from specgate.findings import Finding
 from specgate.numbers import fmt
 from specgate.report import DeploymentReport, RunReport
@@ -107,6 +108,13 @@ def render(run: RunReport, *, colour: bool = False, quiet: bool = False) -> str:
                 continue
             printed.add(line)
             lines.append(line)
+        for finding in sorted(file.all_findings(suppressed=True), key=Finding.sort_key):
+            if finding.suppressed is not None and finding.code in BASELINE_CODES:
+                # the gate against the base revision, silenced: never only a count
+                lines.append(
+                    finding_line(finding, fallback_file=file.path, colour=colour)
+                    + visible(f" [suppressed: {finding.suppressed}]")
+                )
     if quiet:
         return "".join(line + "\n" for line in lines)
     for file in run.files:
