@@ -21,6 +21,7 @@ from typing import Any
 
 from specgate import derived, git
 from specgate.comparison import BaseView
+from specgate.config import Config
 from specgate.derived import Metrics
 from specgate.digest import config_digest
 from specgate.errors import InputError, UsageError
@@ -133,6 +134,63 @@ def evidence_paths(raw: dict[str, Any], claims_rel: str) -> dict[str, str]:
 
 def _inside(path: str) -> bool:
     return not (path.startswith("../") or path == ".." or path.startswith("/"))
+
+
+def base_suppressions(source: BaselineSource, claims: Path) -> frozenset[str]:
+    """The rule codes named by inline suppressions in ``claims`` as it was at REF
+    (empty when the file is new, unreadable or outside the repository at REF)."""
+    from specgate.suppress import scan
+
+    head_rel = repo_path(source, claims)
+    if head_rel is None:
+        return frozenset()
+    base_rel = source.renames.get(head_rel, head_rel)
+    entry = source.claims_at_ref.get(base_rel)
+    if entry is None and base_rel not in source.claims_at_ref:
+        try:
+            entry = git.read_blobs(source.top, source.commit, [base_rel]).get(base_rel)
+        except git.GitError:
+            return frozenset()
+    if entry is None or entry[1] is None:
+        return frozenset()
+    text = entry[1].decode("utf-8", "replace")
+    return frozenset(d.code for d in scan(text).directives)
+
+
+def base_config(source: BaselineSource, config: Config) -> Config:
+    """``config`` (the configuration in force for a claims file) as its file was at
+    REF: the defaults when the file is new or unreadable at REF; ``config`` itself
+    when it is not in the repository (a file the change cannot edit) or is the
+    built-in defaults."""
+    import sys
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+
+    from specgate.config import DEFAULT, parse_config
+
+    if config.path is None:
+        return config
+    rel = repo_path(source, Path(config.path))
+    if rel is None:
+        return config
+    try:
+        entry = git.read_blobs(source.top, source.commit, [rel]).get(rel)
+        if entry is None or entry[1] is None:
+            return DEFAULT
+        text = entry[1].decode("utf-8")
+        data = tomllib.loads(text)
+        tool = data.get("tool")
+        table = tool.get("specgate") if isinstance(tool, dict) else None
+        if table is None and Path(rel).name != "pyproject.toml":
+            table = {k: v for k, v in data.items() if k != "tool"}
+        if not isinstance(table, dict):
+            return DEFAULT
+        return parse_config(table, config.path, text, Path(config.path).parent)
+    except (git.GitError, UnicodeDecodeError, tomllib.TOMLDecodeError, InputError):
+        return DEFAULT
 
 
 def read_base(

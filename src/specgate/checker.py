@@ -502,6 +502,7 @@ def check_document(
     """
     from pathlib import Path
 
+    from specgate.base_gate import BaseGate
     from specgate.config import DEFAULT, UNIGNORABLE
 
     config = config or DEFAULT
@@ -520,17 +521,37 @@ def check_document(
         if finding.code in options.ignore:
             return "ignored on the command line (--ignore)"
         if finding.code in ignored:
+            if not gate.ignore_allowed(finding.code):
+                refused[(finding.code, finding.line)] = (
+                    f"`ignore` in {config.path} does not silence {finding.code} at the base "
+                    "revision"
+                )
+                return None
             return f"ignored in the configuration ({config.path or '[tool.specgate]'})"
         if inline is not None and finding.file == shown:
             directive = inline.match(finding.code, finding.line)
             if directive is not None:
                 used.add((directive.line, directive.code))
+                if not gate.inline_allowed(finding.code):
+                    refused[(finding.code, finding.line)] = (
+                        f"the ignore[{finding.code}] on this line is not in the claims file "
+                        "at the base revision"
+                    )
+                    return None
                 return "inline: " + (directive.reason or "no reason given")
         return None
 
+    gate = BaseGate(options.baseline, config, on_disk)
+    refused: dict[tuple[str, int | None], str] = {}
+
     def keep(finding: Finding) -> bool:
         if select is not None and finding.code not in select and finding.code not in UNIGNORABLE:
-            return False
+            if options.select is not None or gate.deselect_allowed(finding.code):
+                return False
+            refused[(finding.code, finding.line)] = (
+                f"`select` in {config.path} leaves {finding.code} out, which it did not at the "
+                "base revision"
+            )
         reason = why(finding)
         if reason is not None:
             suppressed.append(replace(finding, suppressed=reason))
@@ -556,11 +577,38 @@ def check_document(
     ]
     extra = [f for f in (*extra, *unused) if keep(f)]
     report = _with_suppressed(report, suppressed)
+    if refused:
+        report = _explain_refused(report, refused, shown)
     if not extra:
         return report
     findings = tuple(sorted((*report.findings, *extra), key=Finding.sort_key))
     statuses = [d.status for d in report.deployments] + [status_of(list(findings))]
     return replace(report, findings=findings, status=worst(statuses))
+
+
+def _explain_refused(
+    report: FileReport, refused: dict[tuple[str, int | None], str], shown: str
+) -> FileReport:
+    """Say on each baseline finding that this change tried to silence (an inline
+    suppression, an ``ignore`` or a ``select`` the base revision did not have) why
+    it still stands."""
+
+    def told(finding: Finding) -> Finding:
+        why = refused.get((finding.code, finding.line))
+        if finding.file != shown or why is None:
+            return finding
+        return replace(
+            finding,
+            message=f"{finding.message} (not suppressed: {why}, and a change cannot silence "
+            "its own baseline gate)",
+        )
+
+    deployments = tuple(
+        replace(d, findings=tuple(told(f) for f in d.findings)) for d in report.deployments
+    )
+    return replace(
+        report, findings=tuple(told(f) for f in report.findings), deployments=deployments
+    )
 
 
 def _with_suppressed(report: FileReport, suppressed: list[Finding]) -> FileReport:

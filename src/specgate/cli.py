@@ -547,6 +547,21 @@ def _add_doctor(sub: argparse._SubParsersAction[_Parser], *, full: bool) -> None
     doctor.add_argument("--json", action="store_true", help="print the JSON deployment report")
 
 
+#: specgate.inputs.metrics.spec.FILE_FORMATS, spelled here so that building the
+#: parser imports no reader (a test keeps the two equal).
+_METRICS_FILE_FORMATS = (
+    "vllm-prometheus",
+    "vllm-log",
+    "vllm-per-request",
+    "sglang-log",
+    "llamacpp-log",
+    "llamacpp-timings",
+    "sglang-server-info",
+    "trtllm-iteration-stats",
+    "speculation-profile",
+)
+
+
 def _add_measure(sub: argparse._SubParsersAction[_Parser], *, full: bool) -> None:
     measure = sub.add_parser(
         "measure",
@@ -570,14 +585,23 @@ def _add_measure(sub: argparse._SubParsersAction[_Parser], *, full: bool) -> Non
     source.add_argument("--from", dest="from_file", metavar="FILE", help="a metrics file")
     measure.add_argument("--after", metavar="FILE", help="the saved scrape after the run")
     measure.add_argument(
-        "--metrics-format", metavar="FORMAT", help="the format of --from (DESIGN.md §7)"
+        "--metrics-format",
+        metavar="FORMAT",
+        help=f"the format of --from: {', '.join(_METRICS_FILE_FORMATS)}",
+    )
+    measure.add_argument(
+        "--draft-length",
+        type=_count,
+        metavar="D",
+        help="the D the run drafted at, for data that does not state it (vLLM log lines "
+        "without per-position rates, vLLM V0 counters); data that states D wins",
     )
     measure.add_argument(
         "--timeout",
         type=_positive_float(0.0, strict=True),
         default=10.0,
         metavar="SECONDS",
-        help="timeout of each scrape (default 10)",
+        help="deadline for each whole scrape: connect, headers and body (default 10)",
     )
     measure.add_argument(
         "--labels",
@@ -1048,10 +1072,14 @@ def _measured(args: argparse.Namespace, folder: Path) -> tuple[object, str, str]
         if not command:
             raise UsageError("specgate measure: --metrics-url needs a command after --")
         before = measure.scrape(args.metrics_url, args.timeout)
+        measure.check_scrape(before, f"{args.metrics_url} (before)", labels)  # before CMD runs
         measure.run_command(command)
         after = measure.scrape(args.metrics_url, args.timeout)
         acceptance = measure.from_scrapes(
-            (before, f"{args.metrics_url} (before)"), (after, f"{args.metrics_url} (after)"), labels
+            (before, f"{args.metrics_url} (before)"),
+            (after, f"{args.metrics_url} (after)"),
+            labels,
+            args.draft_length,
         )
         return measure.Measurement(acceptance, measure.inline_profile(acceptance)), before, after
     if command:
@@ -1061,7 +1089,9 @@ def _measured(args: argparse.Namespace, folder: Path) -> tuple[object, str, str]
             raise UsageError("specgate measure: --before needs --after")
         before = read_text(Path(args.before), args.before)
         after = read_text(Path(args.after), args.after)
-        acceptance = measure.from_scrapes((before, args.before), (after, args.after), labels)
+        acceptance = measure.from_scrapes(
+            (before, args.before), (after, args.after), labels, args.draft_length
+        )
         pointer: dict[str, object] = {
             "format": "vllm-prometheus",
             "path": measure.relative_to(Path(args.after), folder),
@@ -1072,7 +1102,7 @@ def _measured(args: argparse.Namespace, folder: Path) -> tuple[object, str, str]
         return measure.Measurement(acceptance, pointer), "", ""
     if args.metrics_format is None:
         raise UsageError("specgate measure: --from needs --metrics-format")
-    acceptance = measure.from_file(Path(args.from_file), args.metrics_format)
+    acceptance = measure.from_file(Path(args.from_file), args.metrics_format, args.draft_length)
     pointer = {
         "format": args.metrics_format,
         "path": measure.relative_to(Path(args.from_file), folder),
@@ -1105,12 +1135,21 @@ def _run_measure(args: argparse.Namespace, out: TextIO) -> int:
     if args.save_dir is not None and args.metrics_url is None:
         raise UsageError("specgate measure: --save-dir applies to --metrics-url")
     folder = Path(claims).parent if claims else Path(".")
-    digest = _digest_of(Path(claims), args.deployment) if claims else None
+    digest, served = _digest_of(Path(claims), args.deployment) if claims else (None, None)
     today = _today(args) or utc_today()
     found = _measured(args, folder)
     assert found is not None
     measurement, before, after = found
     assert isinstance(measurement, measure.Measurement)
+    measure.plausible(measurement.acceptance, args.draft_length)
+    mismatch = measure.draft_length_mismatch(
+        measurement.acceptance, args.draft_length, served, args.deployment
+    )
+    if mismatch and args.write:
+        raise UsageError(f"specgate measure: {mismatch}; nothing written")
+    if mismatch:
+        say(f"{mismatch}: config_digest left out")
+        digest = None
     if args.save_dir is not None:
         stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         first, second = measure.save_scrapes(Path(args.save_dir), before, after, stamp)
@@ -1123,18 +1162,27 @@ def _run_measure(args: argparse.Namespace, out: TextIO) -> int:
     block = measure.evidence_block(
         measurement, today=today, concurrency=args.concurrency, digest=digest
     )
+    outside = measure.outside_repository(measurement.metrics, Path(claims)) if claims else None
+    if outside is not None:
+        raise UsageError(
+            f"specgate measure: the metrics pointer {outside!r} leaves the repository of "
+            f"{claims}, and check would refuse it: copy the file into the repository "
+            "first; nothing written"
+        )
     if args.write:
         from specgate.evidence_writer import write_evidence
 
-        write_evidence(Path(args.write), args.deployment, block)
+        note = write_evidence(Path(args.write), args.deployment, block)
+        if note:
+            say(note)
         out.write(f"wrote the evidence of {args.deployment} in {args.write}\n")
         return EXIT_OK
     out.write(measure.render(block))
     return EXIT_OK
 
 
-def _digest_of(claims: Path, name: str) -> str:
-    """The config digest of deployment ``name`` in ``claims``.
+def _digest_of(claims: Path, name: str) -> tuple[str, int | None]:
+    """The config digest of deployment ``name`` in ``claims``, and the D it serves.
 
     Raises:
         UsageError: the file cannot be read, or has no such deployment.
@@ -1147,7 +1195,7 @@ def _digest_of(claims: Path, name: str) -> str:
         raise UsageError(f"specgate measure: {report.error}")
     for deployment in report.deployments:
         if deployment.name == name:
-            return str(deployment.inputs["config_digest"])
+            return str(deployment.inputs["config_digest"]), deployment.metrics.draft_length
     raise UsageError(f"specgate measure: {claims} has no deployment named {name!r}")
 
 

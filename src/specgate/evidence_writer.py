@@ -2,24 +2,32 @@
 file, keeping everything else as it was (DESIGN.md §9.4, §9.5).
 
 The edit is a round trip through ruamel.yaml (the optional extra ``measure``:
-``pip install 'specgate[measure]'``), which keeps comments, key order, quotes
-and flow style. Its indentation is set from the file itself (the mapping indent,
-the sequence indent and the dash offset of ``deployments``), not guessed. Then
-the result is compared line by line with the original: every line outside the
-deployment being written must be byte-identical, else nothing is written and the
-command fails naming the first line the library would have changed.
+``pip install 'specdec-gate[measure]'``),
+which keeps comments, key order, quotes and flow style. Only the lines of the
+written deployment's ``evidence`` block are taken from the library's output: they
+are dumped with the indentation measured in that block (else in that deployment,
+else in the file), moved to the block's own column and spliced between the
+original lines, so every other line (other blocks of the same deployment with
+their own indentation, a missing final newline, an anchor the library would drop)
+stays byte-identical. The spliced text must parse to what the library wrote, else
+nothing is written. A deployment written in flow style (``- {name: …}``) falls
+back to a whole-file check: every line outside that deployment must be unchanged.
 
-Inside the written deployment ``accept_length``, ``metrics`` and ``provenance``
-are replaced (``metrics`` removed when the new evidence has none) and every other
-evidence key is kept. What may change inside that deployment: the style of the
-values written (a quoted date, flow-style lists), and an end-of-line comment on a
-removed line goes with it; comment lines after the block are kept in place.
+Inside the evidence block ``accept_length``, ``metrics`` and ``provenance`` are
+replaced (``metrics`` removed when the new evidence has none) and every other
+evidence key is kept. What may change inside that block: the style of the values
+written (a quoted date, flow-style lists), its indentation (the block's own step),
+and the end-of-line comment of a replaced or removed key goes with the old value;
+comment lines after the block stay in place. Kept keys that are measurements of
+their own (``measured_speedup``, ``throughput``, …) and dropped provenance keys
+are reported to the user in one line.
 """
 
 from __future__ import annotations
 
 import difflib
 import io
+import itertools
 import re
 from pathlib import Path
 from typing import Any
@@ -36,7 +44,7 @@ def _yaml() -> Any:
         from ruamel.yaml import YAML
     except ImportError:
         raise UsageError(
-            "measure --write needs ruamel.yaml: install specgate's optional extra 'measure'"
+            "measure --write needs ruamel.yaml: pip install 'specdec-gate[measure]'"
         ) from None
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
@@ -74,29 +82,36 @@ def measure_indentation(text: str) -> tuple[int, int, int]:
     return mapping or 2, sequence, offset
 
 
-def write_evidence(claims: Path, deployment: str, block: dict[str, Any]) -> None:
+#: Evidence keys that are measurements of their own: kept by ``--write`` (DESIGN.md
+#: §9.5), but not re-measured by the run being written, so the user is told.
+MEASURED_ELSEWHERE = ("measured_speedup", "throughput", "verify_cost_ratio", "next")
+
+
+def write_evidence(claims: Path, deployment: str, block: dict[str, Any]) -> str | None:
     """Replace ``deployment``'s evidence keys in ``claims`` with ``block``.
+
+    Only the lines of that deployment's ``evidence`` block change: the new block is
+    dumped by the round-trip library with the indentation measured in that block
+    (else in that deployment, else in the file), moved to the block's own column
+    and spliced between the original lines, which stay byte-identical (a missing
+    final newline, an unused anchor, another block's indentation included). The
+    result must parse to what the library itself would have written, else nothing
+    is written.
+
+    Returns:
+        One line for the user when evidence keys that this run did not measure were
+        kept (``measured_speedup`` from another run) or provenance keys dropped,
+        else ``None``.
 
     Raises:
         UsageError: not a YAML claims file, no deployment of that name, or the
-            round trip would change a line outside that deployment (nothing written).
+            edit cannot be confined to that deployment (nothing written).
     """
     from ruamel.yaml.comments import CommentedMap
     from ruamel.yaml.error import YAMLError
 
-    if claims.suffix.lower() == ".json":
-        raise UsageError(f"--write {claims}: only YAML claims files are edited in place")
-    try:
-        raw = claims.read_bytes()
-        text = raw.decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"--write {claims}: cannot read ({exc})") from None
-    bom = raw.startswith(b"\xef\xbb\xbf")
-    crlf = "\r\n" in text
-    text = text.replace("\r\n", "\n")
+    text, bom, crlf = _read(claims)
     yaml = _yaml()
-    mapping, sequence, offset = measure_indentation(text)
-    yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
     try:
         data = yaml.load(text)
     except YAMLError as exc:
@@ -109,19 +124,168 @@ def write_evidence(claims: Path, deployment: str, block: dict[str, Any]) -> None
         raise UsageError(f"--write {claims}: no deployment named {deployment!r}")
     index = names.index(deployment)
     target = deployments[index]
+    start, end = _deployment_lines(deployments, index, text)
+    old = _old_block(target, text, start, end)
+    mapping, sequence, offset = measure_indentation(text)
+    lines = text.splitlines()
+    mapping = (
+        _mapping_step(lines[old.first : old.end])
+        or _mapping_step(lines[start:end])
+        or mapping
+    )
+    yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
     evidence = target.get("evidence")
     if not isinstance(evidence, dict):
         evidence = CommentedMap()
         target["evidence"] = evidence
+    note = _kept_and_dropped(evidence, block)
+    if old.column is not None:
+        _strip_trailing_comment_lines(evidence)  # the splice keeps the original's
     _replace(evidence, block)
     out = io.StringIO()
     yaml.dump(data, out)
-    result = out.getvalue()
-    start, end = _deployment_lines(deployments, index, text)
-    _verify(text, result, start, end, claims)
+    dumped = out.getvalue()
+    if old.column is None:  # a flow-style deployment: the whole-file check decides
+        _verify(text, dumped, start, end, claims)
+        result = dumped
+    else:
+        result = _splice(text, dumped, index, old, claims)
     if crlf:
         result = result.replace("\n", "\r\n")
     _atomic_write(claims, ("\ufeff" if bom else "") + result)
+    return note
+
+
+def _read(claims: Path) -> tuple[str, bool, bool]:
+    """The claims file's text with LF line ends, whether it had a BOM, whether CRLF."""
+    if claims.suffix.lower() == ".json":
+        raise UsageError(f"--write {claims}: only YAML claims files are edited in place")
+    try:
+        raw = claims.read_bytes()
+        text = raw.decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--write {claims}: cannot read ({exc})") from None
+    crlf = "\r\n" in text
+    return text.replace("\r\n", "\n"), raw.startswith(b"\xef\xbb\xbf"), crlf
+
+
+class _Block:
+    """Where the deployment's evidence block is in the original: lines [first, end)
+    (first == end: absent, to be inserted there) and the column of ``evidence:``
+    (``None`` when the deployment is not in block style)."""
+
+    def __init__(self, first: int, end: int, column: int | None) -> None:
+        self.first, self.end, self.column = first, end, column
+
+
+def _old_block(target: Any, text: str, start: int, end: int) -> _Block:
+    lines = text.splitlines()
+    keys = list(target)
+    if not keys:
+        return _Block(end, end, None)
+    if "evidence" in keys:
+        line, column = target.lc.key("evidence")
+    else:
+        line, column = target.lc.key(keys[0])
+        line = end
+    head = lines[target.lc.key(keys[0])[0]][: target.lc.key(keys[0])[1]]
+    if head.strip() not in ("", "-") or column is None:
+        return _Block(end, end, None)
+    if "evidence" not in keys:
+        return _Block(end, end, column)
+    return _Block(line, _block_end(lines, line, column, end), column)
+
+
+def _block_end(lines: list[str], first: int, column: int, limit: int) -> int:
+    """The line after the last content line of the block whose key is at ``column``
+    on line ``first`` (content: neither blank nor a comment, indented deeper)."""
+    last = first + 1
+    for number in range(first + 1, min(limit, len(lines))):
+        stripped = lines[number].strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if len(lines[number]) - len(lines[number].lstrip(" ")) <= column:
+            break
+        last = number + 1
+    return last
+
+
+def _mapping_step(lines: list[str]) -> int | None:
+    """The step from a block key to its first nested key in ``lines``, if any."""
+    content = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+    for here, following in itertools.pairwise(content):
+        key, nested = _KEY_LINE.match(here), _KEY_LINE.match(following)
+        if key is None or nested is None:
+            continue
+        if here.rstrip().split(":", 1)[1].strip().split("#")[0].strip():
+            continue
+        step = len(nested.group(1)) - len(key.group(1))
+        if step > 0:
+            return step
+    return None
+
+
+def _splice(text: str, dumped: str, index: int, old: _Block, claims: Path) -> str:
+    """The original lines with the evidence block taken from ``dumped``, moved to
+    the original block's column; checked to parse as ``dumped`` does."""
+    yaml = _yaml()
+    fresh = yaml.load(dumped)["deployments"][index]
+    line, column = fresh.lc.key("evidence")
+    new_lines = dumped.splitlines()
+    new_end = _block_end(new_lines, line, column, len(new_lines))
+    assert old.column is not None
+    shift = old.column - column
+    block = [_shifted(ln, shift) + "\n" for ln in new_lines[line:new_end]]
+    original = text.splitlines(keepends=True)
+    if 0 < old.first <= len(original) and not original[old.first - 1].endswith("\n"):
+        original[old.first - 1] += "\n"  # inserting after a last line without newline
+    result = "".join(original[: old.first] + block + original[old.end :])
+    if not text.endswith("\n") and result.endswith("\n"):
+        result = result[:-1]  # the file had no final newline: nor has it now
+    if _plain(result) != _plain(dumped):
+        raise UsageError(
+            f"--write {claims}: cannot confine the edit to the evidence of deployment "
+            f"{index + 1} (line {old.first + 1}); nothing written (edit it by hand)"
+        )
+    return result
+
+
+def _shifted(line: str, shift: int) -> str:
+    if shift >= 0 or not line.strip():
+        return " " * shift + line if line.strip() else ""
+    lead = len(line) - len(line.lstrip(" "))
+    return line[min(-shift, lead) :]
+
+
+def _plain(text: str) -> Any:
+    import yaml as pyyaml
+
+    try:
+        return pyyaml.safe_load(text)
+    except pyyaml.YAMLError:
+        return object()  # equal to nothing: the splice is refused
+
+
+def _kept_and_dropped(evidence: Any, block: dict[str, Any]) -> str | None:
+    """The line telling the user which kept evidence keys this run did not measure
+    and which provenance keys it drops."""
+    kept = [key for key in MEASURED_ELSEWHERE if key in evidence]
+    provenance = evidence.get("provenance")
+    dropped = [
+        f"provenance.{key}"
+        for key in (provenance if isinstance(provenance, dict) else {})
+        if key not in block.get("provenance", {})
+    ]
+    parts = []
+    if kept:
+        parts.append(
+            "kept "
+            + ", ".join(f"evidence.{key}" for key in kept)
+            + " from an earlier run: not re-measured by this one (update or remove it)"
+        )
+    if dropped:
+        parts.append("dropped " + ", ".join(dropped) + " (not known to this run)")
+    return "; ".join(parts) or None
 
 
 def _replace(evidence: Any, block: dict[str, Any]) -> None:
@@ -131,6 +295,7 @@ def _replace(evidence: Any, block: dict[str, Any]) -> None:
         if key in block:
             value = _styled(block[key])
             if key in evidence:
+                _drop_end_of_line_comment(evidence, key)
                 evidence[key] = value
             else:
                 evidence.insert(_slot(evidence, key), key, value)
@@ -139,6 +304,44 @@ def _replace(evidence: Any, block: dict[str, Any]) -> None:
             del evidence[key]
     if following:
         _attach_after_last(evidence, following)
+
+
+def _strip_trailing_comment_lines(mapping: Any) -> None:
+    """Remove the comment lines that follow the block (the library keeps them with
+    the deepest last key): the splice keeps them from the original, so the new block
+    must not carry them too. The last key's own end-of-line comment stays."""
+    from ruamel.yaml.comments import CommentedMap
+
+    owner = mapping
+    while owner and isinstance(owner[list(owner)[-1]], CommentedMap) and owner[list(owner)[-1]]:
+        owner = owner[list(owner)[-1]]
+    if not isinstance(owner, CommentedMap) or not owner:
+        return
+    entry = owner.ca.items.get(list(owner)[-1])
+    token = entry[2] if entry and len(entry) > 2 else None
+    value = getattr(token, "value", "") or ""
+    if token is None or "\n" not in value:
+        return
+    own = value[: value.index("\n") + 1]
+    if own.strip():
+        token.value = own
+    else:
+        entry[2] = None
+
+
+def _drop_end_of_line_comment(mapping: Any, key: str) -> None:
+    """Remove the comment at the end of ``key``'s line (it spoke of the value being
+    replaced: "# measured by hand last month"); comment lines after it stay."""
+    entry = mapping.ca.items.get(key)
+    token = entry[2] if entry and len(entry) > 2 else None
+    value = getattr(token, "value", "") or ""
+    if token is None or not value.lstrip(" ").startswith("#"):
+        return
+    rest = value[value.index("\n") :] if "\n" in value else ""
+    if rest.strip():
+        token.value = rest
+    else:
+        entry[2] = None
 
 
 def _comment_after(mapping: Any, key: str) -> str:

@@ -18,10 +18,16 @@ counters, a failing command — is one line and exit 2, and nothing is written.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import http.client
+import math
 import os
+import socket
 import subprocess
 import sys
+import threading
+import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -46,29 +52,38 @@ class Measurement:
 
 
 def scrape(url: str, timeout: float) -> str:
-    """GET ``url`` and return the body as text.
+    """GET ``url`` and return the body as text, all within ``timeout`` seconds.
+
+    ``timeout`` is a deadline for the whole scrape (connect, status line, headers and
+    body), not for each socket operation: a server that answers "200 OK" and then
+    sends one byte a second is cut off when the deadline passes (a watchdog shuts the
+    socket down). Name resolution is the system resolver's and is not bounded here.
 
     Raises:
-        InputError: not http(s), a network error or timeout, an HTTP status other
-            than 200, an HTML body, more than :data:`MAX_SCRAPE_BYTES`, not UTF-8.
+        InputError: not http(s), a network error, the deadline passed, an HTTP status
+            other than 200, an HTML body, more than :data:`MAX_SCRAPE_BYTES`, not UTF-8.
     """
     if not url.lower().startswith(("http://", "https://")):
         raise InputError(f"--metrics-url {url!r}: only http:// and https:// are read")
     request = urllib.request.Request(url, headers={"Accept": "text/plain"})
+    watch = _Deadline(timeout)
+    opener = urllib.request.build_opener(_HTTPHandler(watch), _HTTPSHandler(watch))
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with watch, opener.open(request, timeout=timeout) as response:
             status = int(response.status)
             kind = str(response.headers.get("Content-Type", ""))
-            body: bytes = response.read(MAX_SCRAPE_BYTES + 1)
+            body = _read_capped(response, str(response.headers.get("Content-Length", "")), url)
     except urllib.error.HTTPError as exc:
         raise InputError(f"--metrics-url {url}: HTTP {exc.code} {exc.reason}") from None
-    except (urllib.error.URLError, OSError, ValueError) as exc:
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
+        if watch.expired:
+            raise watch.error(url) from None
         reason = getattr(exc, "reason", exc)
         raise InputError(f"--metrics-url {url}: cannot scrape ({reason})") from None
+    if watch.expired:  # the shut-down socket read as the end of the body
+        raise watch.error(url)
     if status != 200:
         raise InputError(f"--metrics-url {url}: HTTP {status}")
-    if len(body) > MAX_SCRAPE_BYTES:
-        raise InputError(f"--metrics-url {url}: body larger than {MAX_SCRAPE_BYTES} bytes")
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
@@ -79,6 +94,114 @@ def scrape(url: str, timeout: float) -> str:
             "(is this the engine's /metrics endpoint?)"
         )
     return text
+
+
+def _read_capped(response: Any, length: str, url: str) -> bytes:
+    """The body, read in chunks and refused past :data:`MAX_SCRAPE_BYTES` (a stated
+    Content-Length above it is refused before reading)."""
+    if length.strip().isdigit() and int(length) > MAX_SCRAPE_BYTES:
+        raise InputError(f"--metrics-url {url}: body larger than {MAX_SCRAPE_BYTES} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    while size <= MAX_SCRAPE_BYTES:
+        chunk = response.read(min(_CHUNK, MAX_SCRAPE_BYTES + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    if size > MAX_SCRAPE_BYTES:
+        raise InputError(f"--metrics-url {url}: body larger than {MAX_SCRAPE_BYTES} bytes")
+    return b"".join(chunks)
+
+
+_CHUNK = 64 * 1024
+
+
+class _Deadline:
+    """A watchdog for one scrape: when ``seconds`` have passed it shuts down every
+    socket the scrape opened, so a blocked read returns at once. A context manager:
+    the clock starts on entry and stops on exit."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.expired = False
+        self._lock = threading.Lock()
+        self._sockets: list[socket.socket] = []
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._end = 0.0
+
+    def __enter__(self) -> _Deadline:
+        self._end = time.monotonic() + self.seconds
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+
+    def remaining(self) -> float:
+        """Seconds left (at least a millisecond, so a socket timeout stays valid)."""
+        return max(self._end - time.monotonic(), 0.001) if self._end else self.seconds
+
+    def register(self, sock: socket.socket) -> None:
+        """Watch ``sock``; shut it down now if the deadline already passed."""
+        with self._lock:
+            self._sockets.append(sock)
+            if self.expired:
+                _shut(sock)
+
+    def error(self, url: str) -> InputError:
+        return InputError(
+            f"--metrics-url {url}: cannot scrape (timed out: no whole answer within "
+            f"--timeout {self.seconds:g} s)"
+        )
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for sock in self._sockets:
+                _shut(sock)
+
+
+def _shut(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):  # the plain socket's: an SSL socket's drops state
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+
+
+class _Connection(http.client.HTTPConnection):
+    watch: _Deadline
+
+    def connect(self) -> None:
+        self.timeout = self.watch.remaining()
+        super().connect()
+        self.watch.register(self.sock)
+
+
+class _SecureConnection(http.client.HTTPSConnection):
+    watch: _Deadline
+
+    def connect(self) -> None:
+        self.timeout = self.watch.remaining()
+        super().connect()
+        self.watch.register(self.sock)
+
+
+class _HTTPHandler(urllib.request.HTTPHandler):
+    def __init__(self, watch: _Deadline) -> None:
+        super().__init__()
+        self._class: Any = type("Connection", (_Connection,), {"watch": watch})
+
+    def http_open(self, req: urllib.request.Request) -> Any:
+        return self.do_open(self._class, req)
+
+
+class _HTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, watch: _Deadline) -> None:
+        super().__init__()
+        self._class: Any = type("SecureConnection", (_SecureConnection,), {"watch": watch})
+
+    def https_open(self, req: urllib.request.Request) -> Any:
+        return self.do_open(self._class, req)  # the default TLS context
 
 
 def run_command(command: list[str]) -> None:
@@ -96,39 +219,81 @@ def run_command(command: list[str]) -> None:
         done = subprocess.run(command, stdout=target, check=False)
     except OSError as exc:
         raise UsageError(f"cannot run {command[0]!r}: {exc.strerror or exc}") from None
+    if done.returncode < 0:
+        import signal
+
+        try:
+            name = f" ({signal.Signals(-done.returncode).name})"
+        except ValueError:
+            name = ""
+        raise UsageError(
+            f"the command {command[0]!r} was killed by signal {-done.returncode}{name}: "
+            "nothing measured"
+        )
     if done.returncode != 0:
         raise UsageError(
             f"the command {command[0]!r} exited with code {done.returncode}: nothing measured"
         )
 
 
+def check_scrape(text: str, shown: str, labels: dict[str, str]) -> None:
+    """Check one scrape before anything is run on it: spec-decode counters present,
+    ``labels`` matching exactly one model (the scrape before a benchmark, so a
+    wrong URL or label costs no benchmark run).
+
+    Raises:
+        InputError: not Prometheus text; no spec-decode counters (naming ``--from``
+            for other engines' formats); no series or several models' series.
+    """
+    from specgate.inputs.metrics.prometheus import check_counters
+
+    try:
+        check_counters(text, shown, labels)
+    except InputError as exc:
+        raise _with_hint(exc) from None
+
+
+def _with_hint(exc: InputError) -> InputError:
+    if "no vLLM spec-decode counters" in str(exc):
+        return InputError(
+            f"{exc.one_line()}; for another engine's output use --from FILE --metrics-format FORMAT"
+        )
+    return exc
+
+
 def from_scrapes(
-    before: tuple[str, str], after: tuple[str, str], labels: dict[str, str]
+    before: tuple[str, str],
+    after: tuple[str, str],
+    labels: dict[str, str],
+    draft_length: int | None = None,
 ) -> Acceptance:
-    """AL from two scrapes ``(text, shown)`` of vLLM's counters.
+    """AL from two scrapes ``(text, shown)`` of vLLM's counters (``draft_length``: k
+    for vLLM V0 counters, which do not state it).
 
     Raises:
         InputError: not Prometheus text, counters that fell (a restart), no
-            spec-decode counters (naming ``--from`` for other engines' formats).
+            spec-decode counters (naming ``--from`` for other engines' formats),
+            impossible counters.
     """
     from specgate.inputs.metrics.prometheus import read_prometheus
 
+    check_scrape(*before, labels)
+    check_scrape(*after, labels)
     try:
-        return read_prometheus(after[0], after[1], baseline=before, labels=labels)
+        return read_prometheus(
+            after[0], after[1], baseline=before, labels=labels, draft_length=draft_length
+        )
     except InputError as exc:
-        if "no vLLM spec-decode counters" in str(exc):
-            raise InputError(
-                f"{exc.one_line()}; for another engine's output use "
-                "--from FILE --metrics-format FORMAT"
-            ) from None
-        raise
+        raise _with_hint(exc) from None
 
 
-def from_file(path: Path, fmt: str) -> Acceptance:
-    """AL from one file in a DESIGN.md §7 file format.
+def from_file(path: Path, fmt: str, draft_length: int | None = None) -> Acceptance:
+    """AL from one file in a DESIGN.md §7 file format (``draft_length``: k for data
+    that does not state it, e.g. vLLM log lines without per-position rates).
 
     Raises:
-        InputError: unreadable or malformed file, or a format that is not a file format.
+        InputError: a missing, unreadable or malformed file (named as given), or a
+            format that is not a file format.
     """
     from specgate.inputs.metrics import FILE_FORMATS, MetricsSpec, read_acceptance
 
@@ -137,13 +302,95 @@ def from_file(path: Path, fmt: str) -> Acceptance:
             f"--metrics-format {fmt!r}: not a file format "
             f"(one of {', '.join(sorted(FILE_FORMATS))})"
         )
+    if not path.is_file():
+        raise InputError(f"--from {path}: {'a folder' if path.is_dir() else 'no such file'}")
     folder = path.resolve().parent
-    return read_acceptance(
-        MetricsSpec(format=fmt, path=path.name),
-        base_dir=folder,
-        shown_base=path.parent.as_posix() if str(path.parent) != "." else "",
-        root=folder,
+    try:
+        return read_acceptance(
+            MetricsSpec(format=fmt, path=path.name, draft_length=draft_length),
+            base_dir=folder,
+            shown_base=path.parent.as_posix() if str(path.parent) != "." else "",
+            root=folder,
+        )
+    except InputError as exc:
+        if "k is needed" in str(exc) and draft_length is None:
+            raise InputError(f"{exc.one_line()}; give it with --draft-length D") from None
+        raise
+
+
+def plausible(acceptance: Acceptance, draft_length: int | None = None) -> None:
+    """Refuse a measurement no engine can produce: AL not finite or below 1, AL above
+    1 + D (D the data states, else ``--draft-length``), accepted draft tokens above
+    proposed ones, or a step count beyond exact float range (2^53).
+
+    Raises:
+        InputError: one line naming the source and the impossible number.
+    """
+    shown = acceptance.path or "the metrics"
+    value = acceptance.accept_length
+    depth = acceptance.draft_length or draft_length
+    if not math.isfinite(value) or value < 1:
+        raise InputError(f"{shown}: AL {value:.6g} is impossible (AL is at least 1)")
+    if depth is not None and value > 1 + depth + 1e-9:
+        raise InputError(
+            f"{shown}: impossible counters: AL {value:.4f} exceeds 1 + D = {1 + depth} "
+            f"(D = {depth} draft tokens per draft)"
+        )
+    rate = acceptance.acceptance_rate
+    if rate is not None and rate > 1 + 1e-9:
+        raise InputError(
+            f"{shown}: impossible counters: accepted draft tokens exceed proposed draft "
+            f"tokens (acceptance rate {rate:.4g})"
+        )
+    if acceptance.steps is not None and acceptance.steps > 2**53:
+        raise InputError(f"{shown}: {acceptance.steps:.6g} steps is beyond an exact count")
+
+
+def draft_length_mismatch(
+    acceptance: Acceptance, given: int | None, served: int | None, deployment: str | None
+) -> str | None:
+    """Why the measurement cannot be recorded as evidence of ``deployment``'s config:
+    the D it was measured at (what the data states — draft tokens per draft — else
+    ``--draft-length``) differs from the D the deployment serves. ``None`` when
+    they agree or either is unknown.
+
+    Raises:
+        UsageError: ``--draft-length`` contradicts the D the data states.
+    """
+    stated = acceptance.draft_length
+    if stated is not None and given is not None and stated != given:
+        raise UsageError(
+            f"specgate measure: {acceptance.path or 'the metrics'} states D = {stated} "
+            f"(draft tokens per draft), not --draft-length {given}"
+        )
+    measured = stated if stated is not None else given
+    if measured is None or served is None or measured == served or deployment is None:
+        return None
+    return (
+        f"AL was measured at D = {measured} but deployment {deployment!r} serves D = "
+        f"{served}: its config_digest would vouch for a config that was not measured"
     )
+
+
+def outside_repository(metrics: dict[str, Any] | None, claims: Path) -> str | None:
+    """The first ``metrics`` pointer (``path``, ``baseline_path``; relative to the
+    claims file) that resolves outside the repository holding ``claims``, which
+    ``specgate check`` would refuse to read; else ``None``."""
+    from specgate.safe_path import PathProblem, repository_top, resolve
+
+    if not metrics:
+        return None
+    try:
+        top = repository_top(claims.parent if str(claims.parent) else Path("."))
+        for key in ("path", "baseline_path"):
+            pointer = metrics.get(key)
+            if isinstance(pointer, str):
+                target = resolve(claims.parent / pointer)
+                if target != top and top not in target.parents:
+                    return pointer
+    except PathProblem:
+        return None
+    return None
 
 
 def inline_profile(acceptance: Acceptance) -> dict[str, Any] | None:

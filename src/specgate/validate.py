@@ -116,9 +116,16 @@ def _messages(error: Any) -> list[Violation]:
         missing = [k for k in spec if k not in value]
         return [Violation(path, f"{_where(path)} is missing required key {k!r}") for k in missing]
     where = _where(path)
+    if path and path[-1] == "engine_version" and kind in ("type", "pattern", "minLength"):
+        return [Violation(path, _engine_version_message(where, value))]
     if kind == "type":
         wanted = _TYPE_WORDS.get(spec, spec) if isinstance(spec, str) else " or ".join(spec)
         message = f"{where} must be {wanted}, got {_describe(value)}"
+        if spec == "string" and isinstance(value, float):  # a version such as 0.10
+            message += (
+                " (a number: YAML reads an unquoted 0.10 as 0.1); put the value in quotes "
+                "as you wrote it"
+            )
     elif kind == "minimum":
         message = f"{where} must be ≥ {spec}, got {_describe(value)}"
     elif kind == "exclusiveMinimum":
@@ -166,6 +173,21 @@ def _finite(data: object) -> bool:
         elif isinstance(node, int) and abs(node) > sys.float_info.max:
             return False
     return True
+
+
+def _engine_version_message(where: str, value: object) -> str:
+    """``engine_version`` that is not a version: a number YAML made of an unquoted
+    version (``0.10`` → 0.1, so the number shown would mislead), or text that does not
+    start with a release number (``banana``)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return (
+            f"{where} must be a quoted version: YAML reads an unquoted version as a number "
+            "(0.10 becomes 0.1); quote it as written, e.g. engine_version: '0.10'"
+        )
+    return (
+        f"{where} must be an engine version such as '0.27.1', 'v0.5.4' or 'b7000', "
+        f"got {_describe(value)}"
+    )
 
 
 def _non_finite(data: object, path: NodePath) -> list[Violation]:

@@ -343,9 +343,11 @@ def test_labels_pick_one_model_of_a_shared_scrape(
     )
     fresh = re.sub(r"\} [0-9.]+$", "} 0.0", shared, flags=re.MULTILINE)
     url, script = server
-    script += [(200, PROM, fresh, 0), (200, PROM, shared, 0)] * 2
+    # the first run stops at the scrape before the command (F11): one scrape only
+    script += [(200, PROM, fresh, 0), (200, PROM, fresh, 0), (200, PROM, shared, 0)]
     code, _, err = run(capsys, "--metrics-url", url, "--", *OK)
-    assert code == 2 and "several models" in err
+    assert code == 2 and "several models" in err and "(before)" in err
+    assert "--labels model_name=…" in err and "evidence.metrics" not in err  # F26
     code, out, err = run(capsys, "--metrics-url", url, "--labels", "model_name=a", "--", *OK)
     assert code == 0, err
     # model a, summed over engines 0 and 1: 1 + (150 + 75)/(100 + 50) = 2.5
@@ -379,19 +381,30 @@ def test_comments_after_a_removed_last_key_stay_where_they_were(tmp_path: Path) 
     )
 
 
-def test_a_file_the_library_would_reformat_is_left_alone(tmp_path: Path) -> None:
-    from specgate.errors import UsageError
+def test_each_block_keeps_its_own_indentation(tmp_path: Path) -> None:
+    """F8: deployment b indents its mappings by 4, a by 2; the evidence written into
+    each follows its own block, and every other line stays byte-identical."""
+    from specgate.evidence_writer import write_evidence
 
-    # deployment b indents its mappings by 4, a by 2: one indent cannot keep both
     original = (
         "version: 1\ndeployments:\n  - name: a\n    evidence:\n      accept_length: 3.1\n"
         "  - name: b\n    evidence:\n        accept_length: 2\n"
     )
     path = tmp_path / "specgate.yaml"
     path.write_text(original, encoding="utf-8")
-    with pytest.raises(UsageError, match="nothing written"):
-        _write(path, NEW)
-    assert path.read_text(encoding="utf-8") == original
+    _write(path, NEW)
+    assert path.read_text(encoding="utf-8") == original.replace(
+        "      accept_length: 3.1\n",
+        "      accept_length: 4.6\n      provenance:\n        measured_at: '2026-01-01'\n"
+        "        steps: 240\n",
+    )
+    path.write_text(original, encoding="utf-8")
+    write_evidence(path, "b", NEW)
+    assert path.read_text(encoding="utf-8") == original.replace(
+        "        accept_length: 2\n",
+        "        accept_length: 4.6\n        provenance:\n            measured_at: '2026-01-01'\n"
+        "            steps: 240\n",
+    )
 
 
 def test_crlf_and_bom_are_kept(tmp_path: Path) -> None:

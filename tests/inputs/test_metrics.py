@@ -435,10 +435,7 @@ def test_vllm_log_prefixes_and_pooling(repo: Path) -> None:
 
 
 def test_vllm_log_without_rates_needs_k(repo: Path) -> None:
-    line = (
-        "INFO SpecDecoding metrics: Mean acceptance length: 2.00, Accepted: 50 tokens, "
-        "Drafted: 200 tokens\n"
-    )
+    line = "INFO SpecDecoding metrics: Accepted: 50 tokens, Drafted: 200 tokens\n"
     # k = 4 from the caller: 200/4 = 50 drafts; 1 + 50/50 = 2.0
     result = run(repo, "vllm-log", {"v.log": line}, path="v.log", draft_length=4)
     assert result.accept_length == 2.0
@@ -446,6 +443,31 @@ def test_vllm_log_without_rates_needs_k(repo: Path) -> None:
     with pytest.raises(InputError, match="k is needed") as info:
         run(repo, "vllm-log", {}, path="v.log")
     assert info.value.line == 1
+
+
+def test_vllm_log_without_rates_k_from_the_printed_mean(repo: Path) -> None:
+    """F31: vLLM V1 lines with only Accepted/Drafted and the printed mean. On every
+    line mean = 1 + Accepted·k/Drafted holds for k = 3 only: 1 + 150·3/387 = 2.1628
+    (printed 2.16), 1 + 725·3/1488 = 2.4617 (printed 2.46); k = 5 would give 2.94 and
+    3.44. So AL = 1 + 875/(1875/3) = 1 + 875/625 = 2.4, measured at D = 3, whatever
+    draft_length the caller (the claims file) says."""
+    text = (
+        "INFO 06-06 14:20:34 [metrics.py:86] SpecDecoding metrics: Mean acceptance length: "
+        "2.16, Accepted: 150 tokens, Drafted: 387 tokens\n"
+        "INFO 06-06 14:20:44 [metrics.py:86] SpecDecoding metrics: Mean acceptance length: "
+        "2.46, Accepted: 725 tokens, Drafted: 1488 tokens\n"
+    )
+    for given in (None, 3, 5):
+        result = run(repo, "vllm-log", {"v.log": text}, path="v.log", draft_length=given)
+        assert result.accept_length == pytest.approx(2.4)
+        assert result.draft_length == 3
+        assert result.steps == 625
+    # mean 2.00 with Accepted 50, Drafted 200: k = 200·1/50 = 4
+    line = (
+        "INFO SpecDecoding metrics: Mean acceptance length: 2.00, Accepted: 50 tokens, "
+        "Drafted: 200 tokens\n"
+    )
+    assert run(repo, "vllm-log", {"v.log": line}, path="v.log").draft_length == 4
 
 
 def test_vllm_log_variable_length_drafts_use_the_printed_mean(repo: Path) -> None:

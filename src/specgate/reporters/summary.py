@@ -263,6 +263,33 @@ def _suppressed_rows(run: RunReport, place: _Places) -> list[str]:
     return rows
 
 
+def _baseline_suppressed(run: RunReport, place: _Places) -> list[str]:
+    """A warning right under the headline when findings of the baseline rules
+    (SG401–SG403, which compare with the base revision) are suppressed in this run:
+    a configuration ``ignore``, ``--ignore`` or a suppression the base already had
+    silenced the gate, and a reviewer should see it first."""
+    from specgate.base_gate import BASELINE_CODES
+
+    found = [
+        f
+        for f in run.all_findings(suppressed=True)
+        if f.suppressed is not None and f.code in BASELINE_CODES
+    ]
+    if not found:
+        return []
+    items = [
+        f"- {f.code} {f.name} at {place(f.file or '', f.line)}: {md(f.suppressed or '')}"
+        for f in sorted(found, key=Finding.sort_key)
+    ]
+    return [
+        "",
+        f"> **Baseline gate suppressed**: {len(found)} finding(s) of the rules that compare "
+        "with the base revision are suppressed in this run.",
+        "",
+        *items,
+    ]
+
+
 def _document(
     run: RunReport, repo_paths: Mapping[str, str | None], base: str | None, charts: bool
 ) -> list[str]:
@@ -275,6 +302,7 @@ def _document(
         + ", ".join(f"{counts[k]} {k}" for k in ("fail", "warn", "info", "note"))
         + (f" ({run.suppressed} suppressed)" if run.suppressed else ""),
     ]
+    lines += _baseline_suppressed(run, place)
     failures = _failure_rows(run, place)
     if failures:
         lines += [

@@ -50,6 +50,9 @@ ACCEPTED = "vllm:spec_decode_num_accepted_tokens_total"
 PER_POS = "vllm:spec_decode_num_accepted_tokens_per_pos_total"
 EMITTED = "vllm:spec_decode_num_emitted_tokens_total"
 
+MAX_COUNT = float(2**53)
+"""Counters above this are not exact in a float (no real server gets near it)."""
+
 SeriesKey = tuple[str, frozenset[tuple[str, str]]]
 Series = dict[SeriesKey, float]
 SUMMED_LABELS = frozenset({"engine", "position"})
@@ -158,6 +161,13 @@ def _v1(
         raise fail(f"{ACCEPTED} is missing from {shown}", shown)
     accepted = totals[ACCEPTED]
     tokens = totals.get(DRAFT_TOKENS)
+    if tokens is not None and accepted > tokens:
+        raise fail(
+            f"impossible counters: accepted draft tokens ({fmt(accepted)}) exceed proposed "
+            f"draft tokens ({fmt(tokens)}) in {shown}",
+            shown,
+            _line_of(text, ACCEPTED),
+        )
     depth = whole_ratio(tokens, drafts) if tokens is not None else None
     spans = _spans(text, accept_length=ACCEPTED)
     if depth is not None:
@@ -256,6 +266,12 @@ def _samples(text: str, shown: str) -> Series:
                     raise fail(
                         f"{name} is {value}, not a counter value", shown, _line_of(text, name)
                     )
+                if value > MAX_COUNT:
+                    raise fail(
+                        f"{name} is {value:.6g}, above 2^53: not an exact count",
+                        shown,
+                        _line_of(text, name),
+                    )
                 key = (name, frozenset((str(k), str(v)) for k, v in sample.labels.items()))
                 if key in series:
                     raise fail(
@@ -293,8 +309,27 @@ def _not_prometheus(text: str, shown: str) -> InputError:
     return fail("not Prometheus text exposition format", shown)
 
 
-def _select(series: Series, labels: Mapping[str, str], text: str, shown: str) -> Series:
-    """The series carrying every ``labels`` pair; they must be one model's counters.
+def check_counters(text: str, shown: str, labels: Mapping[str, str]) -> None:
+    """Check that one scrape holds vLLM spec-decode counters of exactly one model
+    (with ``labels``), without reading AL: a scrape taken before a benchmark, whose
+    counters may still be zero. Messages name the option as ``specgate measure``
+    spells it (``--labels model_name=…``).
+
+    Raises:
+        InputError: not Prometheus text; no spec-decode counters; none with
+            ``labels``; several models' series.
+    """
+    series = _samples(text, shown)
+    if not series:
+        raise fail(f"no vLLM spec-decode counters ({DRAFTS}) in {shown}", shown)
+    _select(series, labels, text, shown, option="--labels")
+
+
+def _select(
+    series: Series, labels: Mapping[str, str], text: str, shown: str, option: str = ""
+) -> Series:
+    """The series carrying every ``labels`` pair; they must be one model's counters
+    (``option``: the command-line option to suggest instead of the claims-file key).
 
     Raises:
         InputError: no series carries ``labels``; the series left differ in a label
@@ -318,9 +353,14 @@ def _select(series: Series, labels: Mapping[str, str], text: str, shown: str) ->
         key=sorted,
     )
     if len(kept) > 1:
+        names = _differing(kept)
+        how = (
+            f"{option} {' '.join(f'{n}=…' for n in names)}"
+            if option
+            else f"`labels: {{{', '.join(names)}: …}}` in evidence.metrics"
+        )
         raise fail(
-            f"several models in one scrape: {_listed(kept)}; choose one with "
-            f"`labels: {{{', '.join(_differing(kept))}: …}}` in evidence.metrics "
+            f"several models in one scrape: {_listed(kept)}; choose one with {how} "
             "(only series that differ in engine are summed)",
             shown,
             _line_of(text, DRAFTS),

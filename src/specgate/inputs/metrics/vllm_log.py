@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import operator
 import re
+from dataclasses import replace
 from typing import NamedTuple
 
 from specgate.document import Span
@@ -247,9 +248,13 @@ def _v0_row(
 
 
 def _pool_v1(lines: list[_V1Line], shown: str, draft_length: int | None) -> Acceptance:
+    for entry in lines:
+        if max(entry.accepted, entry.drafted) > 2**53:
+            raise fail("a token count above 2^53 is not an exact count", shown, entry.span)
+    implied = None if all(entry.rates for entry in lines) else _implied_k(lines)
     depths: dict[int, Span] = {}
     for entry in lines:
-        k = len(entry.rates) or draft_length
+        k = len(entry.rates) or implied or draft_length
         if not k:
             raise fail(
                 "no per-position acceptance rates on this line and no draft_length "
@@ -267,6 +272,20 @@ def _pool_v1(lines: list[_V1Line], shown: str, draft_length: int | None) -> Acce
         )
     stated = all(entry.rates for entry in lines)
     means = [entry.mean for entry in lines]
+    if implied is not None:  # the data states k: it wins over the caller's (SG309 sees it)
+        pooled = _pool_columns(
+            _Columns(
+                [e.accepted for e in lines], [e.drafted for e in lines], None, None, lines[0].span
+            ),
+            implied,
+            shown,
+        )
+        return replace(
+            pooled,
+            draft_length=implied,
+            note=f"{pooled.note}; k = {implied} from vLLM's printed 'Mean acceptance length' "
+            "(= 1 + Accepted·k/Drafted on every line)",
+        )
     return _pool_columns(
         _Columns(
             [entry.accepted for entry in lines],
@@ -279,6 +298,24 @@ def _pool_v1(lines: list[_V1Line], shown: str, draft_length: int | None) -> Acce
         shown,
         per_line_means=means,
     )
+
+
+def _implied_k(lines: list[_V1Line]) -> int | None:
+    """k that vLLM's printed mean implies on every line (mean = 1 + Accepted·k/Drafted
+    within its 2-decimal rounding), for lines without per-position rates; ``None``
+    when a line lacks the mean or the lines imply no single k up to 1,024."""
+    found: set[int] = set()
+    for e in lines:
+        if e.mean is None or e.mean <= 1 or e.accepted <= 0 or e.drafted <= 0:
+            return None
+        try:  # counts are unbounded integers from the file
+            k = round(e.drafted * (e.mean - 1) / e.accepted)
+            if not 1 <= k <= 1024 or abs(1 + e.accepted * k / e.drafted - e.mean) > _MEAN_ROUNDING:
+                return None
+        except OverflowError:
+            return None
+        found.add(k)
+    return found.pop() if len(found) == 1 else None
 
 
 class _Columns(NamedTuple):
