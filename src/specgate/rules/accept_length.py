@@ -173,13 +173,15 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
                 f"1 + min_gain = {fmt(1 + m.min_gain)}"
             )
         else:
-            rho = fmt(m.proven_draft_depth_ratio)
+            rho = m.proven_draft_depth_ratio
+            break_even = m.verify_cost_ratio + rho * m.passes
+            uncapped = break_even * (1 + m.min_gain)
             where = (
-                f"the default floor: break-even AL {fmt(floor.value / (1 + m.min_gain))} "
-                f"(β {fmt(m.verify_cost_ratio)} + ρ {rho}·{m.passes}) × (1 + {gain})"
+                f"the default floor: break-even AL {fmt(break_even)} "
+                f"(β {fmt(m.verify_cost_ratio)} + ρ {fmt(rho)}·{m.passes}) × (1 + {gain})"
             )
-            if d is not None and floor.value >= 1 + d:
-                where += f", capped at 1 + D = {1 + d}"
+            if d is not None and uncapped > 1 + d:
+                where += f" = {fmt(uncapped)}, capped at 1 + D = {1 + d}"
     else:
         where = {"cli": "--min-accept-length", "policy": "policy.min_accept_length"}.get(
             floor.source, "[tool.specgate] min-accept-length"
