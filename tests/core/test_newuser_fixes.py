@@ -51,3 +51,52 @@ def test_f3_uncapped_floor_has_no_cap_clause(capsys: pytest.CaptureFixture[str])
     (text,) = messages(report, "SG102")
     assert "break-even AL 2.5 (β 1 + ρ 0.5·3) × (1 + 0.1))" in text
     assert "capped" not in text
+
+
+OK_CLAIMS = "version: 1\ndeployments:\n  - name: x\n    speculation: {enabled: false}\n"
+FAILING_CLAIMS = (
+    "version: 1\ndeployments:\n  - name: x\n    speculation: {enabled: true, draft_length: 3}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [("a" * 300 + ".specgate.yaml", "file name too long"),
+     ("a\0b.specgate.yaml", "the path holds a NUL byte")],
+)
+def test_f28_unusable_name_on_the_command_line_is_an_input_error_for_that_file(
+    name: str, reason: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ok.specgate.yaml").write_text(FAILING_CLAIMS)
+    code = main(["check", name, "ok.specgate.yaml"])
+    out, err = capsys.readouterr()
+    assert code == 2
+    (line,) = [x for x in (out + err).splitlines() if reason in x]
+    assert line.startswith("error: a") and "\0" not in line
+    # the run went on: the other file's SG101 is reported
+    assert "ok.specgate.yaml:4:5: fail SG101" in out
+    assert "2 files (1 unreadable)" in out + err
+
+
+def test_f29_newline_in_a_claims_file_name_is_found_and_escaped(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "only").mkdir()
+    (tmp_path / "only" / "nl\nname.specgate.yaml").write_text(FAILING_CLAIMS)
+    (tmp_path / "only" / "ok.specgate.yaml").write_text(OK_CLAIMS)
+    code = main(["check", "only"])
+    out, _ = capsys.readouterr()
+    assert code == 1  # the failing file is not skipped
+    assert "only/nl\\nname.specgate.yaml:4:5: fail SG101" in out
+    assert "2 files" in out
+
+
+def test_f29_a_trailing_newline_does_not_make_a_claims_name() -> None:
+    from specgate.discovery import is_claims_name
+
+    assert is_claims_name("a\nb.specgate.yaml")
+    assert not is_claims_name("specgate.yaml\n")
+    assert not is_claims_name("x.specgate.yaml.bak")
