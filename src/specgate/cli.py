@@ -778,11 +778,12 @@ def _rule_set(values: list[str] | None, option: str) -> frozenset[str] | None:
     or code prefixes).
 
     Raises:
-        UsageError: a reference that names no rule.
+        UsageError: a reference that names no rule (with did-you-mean); a --select naming
+            no rule at all.
     """
     if values is None:
         return None
-    from specgate.config import matching_codes
+    from specgate.config import matching_codes, rule_hint
 
     codes: set[str] = set()
     for value in values:
@@ -791,8 +792,14 @@ def _rule_set(values: list[str] | None, option: str) -> frozenset[str] | None:
                 continue
             matched = matching_codes(reference)
             if not matched:
-                raise UsageError(f"specgate check: {option} {reference!r} names no rule")
+                raise UsageError(
+                    f"specgate check: {option} {reference!r} names no rule{rule_hint(reference)}"
+                )
             codes |= matched
+    if option == "--select" and not codes:
+        raise UsageError(
+            "specgate check: --select names no rule: it would switch every rule off"
+        )
     return frozenset(codes)
 
 

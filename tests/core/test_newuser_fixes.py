@@ -100,3 +100,58 @@ def test_f29_a_trailing_newline_does_not_make_a_claims_name() -> None:
     assert is_claims_name("a\nb.specgate.yaml")
     assert not is_claims_name("specgate.yaml\n")
     assert not is_claims_name("x.specgate.yaml.bak")
+
+
+@pytest.mark.parametrize(
+    ("toml", "expected"),
+    [
+        ('select = ["SG1O4"]', "pyproject.toml:2: [tool.specgate] select: 'SG1O4' names no rule "
+                               "(did you mean 'SG104'?)"),
+        ('ignore = ["claim-over-measuremnt"]', "'claim-over-measuremnt' names no rule "
+                                               "(did you mean 'claim-over-measurement'?)"),
+        ("select = []", "pyproject.toml:2: [tool.specgate] select is empty"),
+    ],
+)
+def test_f30_select_or_ignore_naming_no_rule_is_an_input_error(
+    toml: str, expected: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(f"[tool.specgate]\n{toml}\n")
+    (tmp_path / "c.specgate.yaml").write_text(FAILING_CLAIMS)
+    code = main(["check", "c.specgate.yaml"])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert expected in out + err
+    assert "SG101" not in out  # nothing was judged under a broken selection
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--select", "SG1O1"], "--select 'SG1O1' names no rule (did you mean 'SG101'?)"),
+        (["--ignore", "sg1o4"], "--ignore 'sg1o4' names no rule (did you mean 'SG104'?)"),
+        (["--select", ""], "--select names no rule: it would switch every rule off"),
+        (["--select", " , "], "--select names no rule: it would switch every rule off"),
+    ],
+)
+def test_f30_cli_select_and_ignore(
+    argv: list[str], expected: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.specgate.yaml").write_text(FAILING_CLAIMS)
+    code = main(["check", *argv, "c.specgate.yaml"])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert expected in err
+
+
+def test_f30_a_known_prefix_still_selects(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.specgate]\nselect = ["SG1"]\n')
+    (tmp_path / "c.specgate.yaml").write_text(FAILING_CLAIMS)
+    assert main(["check", "c.specgate.yaml"]) == 1  # SG101 is in SG1
+    assert "fail SG101" in capsys.readouterr().out
