@@ -155,3 +155,91 @@ def test_f30_a_known_prefix_still_selects(
     (tmp_path / "c.specgate.yaml").write_text(FAILING_CLAIMS)
     assert main(["check", "c.specgate.yaml"]) == 1  # SG101 is in SG1
     assert "fail SG101" in capsys.readouterr().out
+
+
+def findings(report: dict[str, Any], code: str) -> list[dict[str, Any]]:
+    return [f for f in report["findings"] if f["code"] == code]
+
+
+ATTN = [*BASE, "--attention-dominated", "--draft-depth-ratio=0.01", "--accept-length=3"]
+
+
+def test_f32_tree_tile_advice_speaks_in_n_verify(capsys: pytest.CaptureFixture[str]) -> None:
+    # tree depth 4, N_verify 20, G 8, M 128: 160 rows → 2 tiles; floor(128/8) = 16 verify
+    # tokens (15 draft nodes) keep one tile; floor(2·128/8) = 32 fill two.
+    _, report, _ = doctor([*ATTN, "--draft-length=4", "--verify-tokens=20",
+                           "--query-heads-per-kv=8"], capsys)
+    assert report["metrics"]["tile_aligned_verify_tokens"] == 32
+    text = json.dumps(report, ensure_ascii=False)
+    assert "D* = 15" not in text and "larger D" not in text
+    (sg206,) = messages(report, "SG206")
+    assert sg206.endswith("at most floor(M/G) = 16 verify tokens (15 draft nodes) keep one tile")
+    (sg201,) = messages(report, "SG201")
+    assert sg201.startswith("N_verify = 20 is past floor(M/G) = 16 for G = 8: G·N_verify = 160")
+    assert "N_verify = 32 fills 2" in sg201
+    assert findings(report, "SG201")[0]["path"].endswith("verify_tokens")
+
+
+def test_f32_tree_deeper_than_one_tile_names_the_depth(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # depth 20, N_verify 30, G 8: 240 rows → 2 tiles; 16 verify tokens need depth ≤ 15
+    code = main(["doctor", *ATTN, "--draft-length=20", "--verify-tokens=30",
+                 "--query-heads-per-kv=8"])
+    out, _ = capsys.readouterr()
+    assert code in (0, 1)
+    assert ("next: Measure the speedup at N_verify = 16 (one tile) with a depth D ≤ 15 "
+            "against the current N_verify = 30; keep the larger tree only") in out
+
+
+def test_f32_chain_advice_keeps_d_star_below_the_current_d(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # chain D 31, G 8: 256 rows → 2 tiles; D* = 128/8 − 1 = 15 < 31
+    main(["doctor", *ATTN, "--draft-length=31", "--query-heads-per-kv=8"])
+    out, _ = capsys.readouterr()
+    assert "D* = 15 keeps one tile" in out
+    assert ("next: Measure the speedup at D* = 15 against the current D = 31; keep the current "
+            "D only if") in out
+
+
+def test_f35_g_above_m_says_d0_needs_several_tiles(capsys: pytest.CaptureFixture[str]) -> None:
+    # G 200 > M 128, D 25: 200·26 = 5200 rows → ceil(5200/128) = 41 tiles; at D = 0
+    # ceil(200/128) = 2 tiles, so 39 extra reads per KV head; nothing keeps one tile.
+    _, report, _ = doctor([*ATTN, "--draft-length=25", "--query-heads-per-kv=200"], capsys)
+    (sg206,) = messages(report, "SG206")
+    assert "D* = 0 keeps one tile" not in sg206
+    assert sg206.endswith("G = 200 > M = 128, so even D = 0 needs ceil(G/M) = 2 tiles: D* = 0 "
+                          "lowers the reads to 2 tiles per step but no D keeps one tile")
+    assert "41 attention tiles" in sg206
+    code = main(["doctor", *ATTN, "--draft-length=25", "--query-heads-per-kv=200"])
+    out, _ = capsys.readouterr()
+    assert "39 extra KV reads per step" in out
+
+
+def test_f35_g_above_m_at_d0_is_already_the_fewest_tiles(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # D 0, G 200: 1 verify token → ceil(200/128) = 2 tiles, the fewest: nothing to advise
+    _, report, _ = doctor([*ATTN, "--draft-length=0", "--query-heads-per-kv=200"], capsys)
+    assert not messages(report, "SG206")
+
+
+MLA_CONFIG = '{"num_attention_heads": 128, "num_key_value_heads": 128, "kv_lora_rank": 512}'
+
+
+def test_f17_sg306_names_the_m_in_use(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "ds.json").write_text(MLA_CONFIG)
+    (tmp_path / "c.specgate.yaml").write_text(
+        "version: 1\ndeployments:\n  - name: ds\n    model: {hf_config: models/ds.json}\n"
+        "    speculation: {enabled: false}\n"
+    )
+    main(["check", "c.specgate.yaml"])
+    out = capsys.readouterr().out
+    (sg306,) = [line for line in out.splitlines() if "SG306" in line]
+    assert "G = 128 query heads per rank; the 64-row tile rule is advisory" in sg306
+    assert "128-row" not in out

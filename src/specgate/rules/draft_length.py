@@ -4,8 +4,57 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from specgate import theory
+from specgate.derived import Metrics
 from specgate.numbers import fmt
 from specgate.rules.registry import Hit, RuleContext, rule
+
+
+def _is_tree(m: Metrics) -> bool:
+    """A tree verifies more tokens than a chain of its depth: N_verify > 1 + D."""
+    return (
+        m.verify_tokens is not None
+        and m.draft_length is not None
+        and m.verify_tokens > m.draft_length + 1
+    )
+
+
+def _fewest_tiles(m: Metrics) -> int:
+    """The tiles at D = 0 (one verify token): ceil(G/M); above 1 when G > M."""
+    assert m.query_heads_per_kv is not None
+    return theory.attention_tiles(m.query_heads_per_kv, 1, m.attention_tile_rows)
+
+
+def _one_tile_verify_tokens(m: Metrics) -> int:
+    """floor(M/G): the most verify tokens one tile holds (0 when G > M)."""
+    assert m.query_heads_per_kv is not None
+    return theory.tile_aligned_verify_tokens(m.query_heads_per_kv, 1, m.attention_tile_rows)
+
+
+def _one_tile(m: Metrics) -> str:
+    """What keeps verification in one tile, said for this deployment's shape.
+
+    G > M: nothing does; even D = 0 needs ceil(G/M) tiles. A tree (N_verify > 1 + D):
+    at most floor(M/G) verify tokens. A chain: D* = floor(M/G) − 1.
+    """
+    g, rows = m.query_heads_per_kv, m.attention_tile_rows
+    assert g is not None
+    fewest = _fewest_tiles(m)
+    if fewest > 1:
+        return (
+            f"G = {fmt(g)} > M = {rows}, so even D = 0 needs ceil(G/M) = {fewest} tiles: "
+            f"D* = 0 lowers the reads to {fewest} tiles per step but no D keeps one tile"
+        )
+    if _is_tree(m):
+        n_one = _one_tile_verify_tokens(m)
+        text = (
+            f"at most floor(M/G) = {n_one} verify tokens ({n_one - 1} draft nodes) "
+            "keep one tile"
+        )
+        if m.draft_length is not None and n_one < m.draft_length + 1:
+            text += f" (a tree of depth D ≤ {n_one - 1})"
+        return text
+    return f"D* = {m.attention_optimal_draft_length} keeps one tile"
 
 
 @rule(
@@ -68,27 +117,57 @@ def draft_length_tile_misaligned(ctx: RuleContext) -> Iterator[Hit]:
     """
     m = ctx.metrics
     g, d, d_star = m.query_heads_per_kv, m.draft_length, m.attention_optimal_draft_length
+    n = m.verify_tokens
     if (
         not ctx.deployment.workload.attention_dominated
         or g is None
         or d is None
         or d_star is None
-        or d <= d_star
         or m.tile_aligned is not False
-        or m.verify_tokens is None
+        or n is None
     ):
         return
-    rows = g * m.verify_tokens
-    term = "G·(1+D)" if m.verify_tokens == d + 1 else "G·N_verify"
-    target = m.tile_aligned_draft_length
+    rows = g * n
     tiles = m.attention_tiles
+    if _is_tree(m):
+        n_one = _one_tile_verify_tokens(m)
+        if n <= n_one:
+            return
+        aligned_n = m.tile_aligned_verify_tokens
+        yield Hit(
+            f"N_verify = {n} is past floor(M/G) = {n_one} for G = {fmt(g)}: G·N_verify = "
+            f"{fmt(rows)} rows fill {tiles} tiles of {m.attention_tile_rows} with room to "
+            f"spare; {_one_tile(m)}, N_verify = {aligned_n} fills {tiles}",
+            ctx.deployment.path("speculation", "verify_tokens"),
+            _tree_action(m, f"or to the tile-aligned N_verify = {aligned_n}, ")
+            + "and re-measure AL there.",
+        )
+        return
+    if d <= d_star:
+        return
+    target = m.tile_aligned_draft_length
+    fewest = _fewest_tiles(m)
+    first = f"D* = {d_star}" if fewest == 1 else f"D* = {d_star} ({fewest} tiles)"
     yield Hit(
-        f"D = {d} is past D* = {d_star} for G = {fmt(g)}: {term} = {fmt(rows)} rows fill "
-        f"{tiles} tiles of {m.attention_tile_rows} with room to spare; D* = {d_star} keeps one "
-        f"tile, D = {target} fills {tiles}",
+        f"D = {d} is past D* = {d_star} for G = {fmt(g)}: G·(1+D) = {fmt(rows)} rows fill "
+        f"{tiles} tiles of {m.attention_tile_rows} with room to spare; {_one_tile(m)}, "
+        f"D = {target} fills {tiles}",
         ctx.deployment.path("speculation", "draft_length"),
-        f"Set speculation.draft_length to D* = {d_star} or to the tile-aligned D = {target}, "
+        f"Set speculation.draft_length to {first} or to the tile-aligned D = {target}, "
         "and re-measure AL there.",
+    )
+
+
+def _tree_action(m: Metrics, alternative: str = "") -> str:
+    """The start of a tree's next action: the one-tile N_verify (and depth, when needed)."""
+    n_one = _one_tile_verify_tokens(m)
+    depth = ""
+    if m.draft_length is not None and n_one < m.draft_length + 1:
+        depth = f" with a depth D ≤ {n_one - 1}"
+    return (
+        f"Set speculation.verify_tokens to {n_one} (one tile){depth} {alternative}"
+        if alternative
+        else f"Measure the speedup at N_verify = {n_one} (one tile){depth} "
     )
 
 
@@ -426,11 +505,30 @@ def attention_tiles_multiplied(ctx: RuleContext) -> Iterator[Hit]:
     ):
         return
     d_star = m.attention_optimal_draft_length
+    fewest = _fewest_tiles(m)
+    if fewest > 1:
+        if tiles <= fewest:
+            return  # already the fewest tiles any D can have (G > M)
+        action = (
+            f"Measure the speedup against D = 0 ({fewest} tiles, the fewest at G = "
+            f"{fmt(m.query_heads_per_kv)}); keep speculation only if its AL gain pays for "
+            f"{tiles - fewest} extra KV reads per step, or lower G per rank."
+        )
+    elif _is_tree(m):
+        action = (
+            _tree_action(m)
+            + f"against the current N_verify = {m.verify_tokens}; keep the larger tree only "
+            "if its AL gain pays for the extra KV reads."
+        )
+    else:
+        action = (
+            f"Measure the speedup at D* = {d_star} against the current D = {m.draft_length}; "
+            "keep the current D only if its AL gain pays for the extra KV reads."
+        )
     yield Hit(
         f"verification fills {tiles} attention tiles of {m.attention_tile_rows} rows "
         f"(G·N_verify = {fmt(m.query_heads_per_kv)}·{m.verify_tokens}): each KV head is "
-        f"read {tiles} times per step; D* = {d_star} keeps one tile",
+        f"read {tiles} times per step; {_one_tile(m)}",
         ctx.deployment.path("speculation", "draft_length"),
-        f"Measure the speedup at D* = {d_star} against the current D; keep the larger D only "
-        "if its AL gain pays for the extra KV reads.",
+        action,
     )
