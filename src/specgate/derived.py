@@ -319,7 +319,10 @@ def compute(deployment: Deployment, floor_override: float | None = None) -> Metr
             n = verify if length == d and verify is not None else length + 1
             return cost_at(n, length)
 
-        optimal = theory.optimal_draft_length(theory.speedup_curve(rates, d, al, at_length))
+        # S(D) and S(D_opt) from one source: the profile's own AL(D) when it covers D
+        # (a stated AL that misses 1 + Σm is SG305's finding, not a gain to retune for).
+        al_at_d = 1.0 + math.fsum(rates[:d]) if len(rates) >= d else al
+        optimal = theory.optimal_draft_length(theory.speedup_curve(rates, d, al_at_d, at_length))
 
     rows = _tile_rows(deployment)
     tiles = _tiles(deployment, rows, verify)

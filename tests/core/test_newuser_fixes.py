@@ -243,3 +243,52 @@ def test_f17_sg306_names_the_m_in_use(
     (sg306,) = [line for line in out.splitlines() if "SG306" in line]
     assert "G = 128 query heads per rank; the 64-row tile rule is advisory" in sg306
     assert "128-row" not in out
+
+
+def _check_json(tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
+                capsys: pytest.CaptureFixture[str], text: str) -> dict[str, Any]:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "d.specgate.yaml").write_text(text)
+    main(["check", "--format", "json", "d.specgate.yaml"])
+    report: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return report
+
+
+def _profiled(al: float, d: int, rho: float, marginal: str) -> str:
+    return (
+        "version: 1\ndeployments:\n  - name: d\n"
+        f"    speculation: {{enabled: true, mechanism: eagle3, draft_length: {d}, "
+        f"draft_depth_ratio: {rho}}}\n"
+        f"    evidence: {{accept_length: {al}, cache_coherence_eval: true, "
+        f"metrics: {{format: per-position, marginal: [{marginal}]}}}}\n"
+    )
+
+
+def _file_findings(report: dict[str, Any]) -> list[dict[str, Any]]:
+    file = report["files"][0]
+    return [*file["findings"], *(f for d in file["deployments"] for f in d["findings"])]
+
+
+def test_f1_inline_profile_missing_the_stated_al_is_one_sg305(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # 1 + Σm = 1 + 2.54 = 3.54 ≠ AL 3: SG305 alone. SG205 from the profile: S(7) =
+    # 3.54 / 1.35 = 2.6222, best S(5) = 3.35 / 1.25 = 2.68, a gain of 2.2 % < 5 %: silent.
+    report = _check_json(tmp_path, monkeypatch, capsys,
+                         _profiled(3.0, 7, 0.05, ".8, .6, .45, .3, .2, .12, .07"))
+    codes = sorted(f["code"] for f in _file_findings(report))
+    assert codes == ["SG305"]
+
+
+def test_f1_sg205_uses_the_profile_for_s_at_d(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # DESIGN §8.6: m = [.7, .4, .2, .1, .05, .02, .01], D 7, ρ 0.1: S(7) = 2.48 / 1.7 =
+    # 1.4588, S(3) = 2.3 / 1.3 = 1.7692, 21.3 % faster; a stated AL of 2 (SG305) does
+    # not turn S(7) into 2 / 1.7 = 1.1765 (which would claim a 50.4 % gain).
+    report = _check_json(tmp_path, monkeypatch, capsys,
+                         _profiled(2.0, 7, 0.1, ".7, .4, .2, .1, .05, .02, .01"))
+    found = {f["code"]: f["message"] for f in _file_findings(report)}
+    assert sorted(found) == ["SG205", "SG305"]
+    assert found["SG205"] == ("the measured profile gives S(3) = 1.7692x against S(7) = "
+                              "1.4588x at D = 7: D = 3 is 21.3 % faster")

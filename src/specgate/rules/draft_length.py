@@ -417,7 +417,9 @@ def draft_length_not_optimal(ctx: RuleContext) -> Iterator[Hit]:
     drafts accepted) (vLLM per-position counters or log rates, speculation
     profiles, inline `per-position`, or a histogram), AL(d) = 1 + Σ_{i≤d} m_i
     and S(d) = AL(d) / (β + ρ·passes(d)) for 1 ≤ d ≤ D, the measured range only.
-    D_opt is the d with the highest S (ties → the smaller d); it fires when
+    S(D) comes from the same profile (AL(D)) when it covers D, from AL only
+    when it is shorter, so a stated AL that misses 1 + Σ mᵢ (SG305) is not
+    read as a gain. D_opt is the d with the highest S (ties → the smaller d); it fires when
     S(D_opt) ≥ S(D)·(1 + `policy.retune_gain`, default 0.05). Example: m = [.7,
     .4, .2, .1, .05, .02, .01], D = 7, ρ 0.1: S(7) = 1.4588, S(3) = 1.7692, a
     gain of 21 %. Estimates (`iid-rate`) are not profiles.

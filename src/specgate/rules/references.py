@@ -53,8 +53,9 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
     **What it checks.** A value stated in the claims file (D, mechanism, H, KV,
     G, AL) agrees with the file it references (`speculation.engine_config`,
     `model.hf_config`, `evidence.metrics`). AL agrees when it is within 0.005 of
-    the measurement (engines print AL to two decimals). The finding sits on the
-    referenced file's line.
+    the measurement (engines print AL to two decimals); inline per-position rates
+    are not a referenced file, so their 1 + Σ mᵢ against the stated AL is SG305's
+    alone. The finding sits on the referenced file's line.
 
     **Why.** A claims file that repeats numbers drifts from the serving config
     it describes: a pull request raises `num_speculative_tokens` and the claims
