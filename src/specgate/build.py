@@ -120,7 +120,7 @@ def _model(raw: dict[str, Any], base: tuple[str | int, ...]) -> tuple[ModelBlock
         query_heads_per_kv=g,
         size=size,  # type: ignore[arg-type]
         parameters_b=_positive(raw, "parameters_b"),
-        moe=_bool(raw, "moe") is True,
+        moe=_bool(raw, "moe"),
         mtp_modules=_bool(raw, "mtp_modules"),
     )
     return block, problems

@@ -4,6 +4,8 @@ new-user findings). Expected values are worked out by hand in the comments."""
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -212,7 +214,7 @@ def test_f35_g_above_m_says_d0_needs_several_tiles(capsys: pytest.CaptureFixture
     assert sg206.endswith("G = 200 > M = 128, so even D = 0 needs ceil(G/M) = 2 tiles: D* = 0 "
                           "lowers the reads to 2 tiles per step but no D keeps one tile")
     assert "41 attention tiles" in sg206
-    code = main(["doctor", *ATTN, "--draft-length=25", "--query-heads-per-kv=200"])
+    assert main(["doctor", *ATTN, "--draft-length=25", "--query-heads-per-kv=200"]) == 0
     out, _ = capsys.readouterr()
     assert "39 extra KV reads per step" in out
 
@@ -292,3 +294,48 @@ def test_f1_sg205_uses_the_profile_for_s_at_d(
     assert sorted(found) == ["SG205", "SG305"]
     assert found["SG205"] == ("the measured profile gives S(3) = 1.7692x against S(7) = "
                               "1.4588x at D = 7: D = 3 is 21.3 % faster")
+
+
+REAL_HF = Path(__file__).parents[1] / "data" / "real" / "hf-config" / "config"
+
+
+def _recommended(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                 capsys: pytest.CaptureFixture[str], config: str, model: str) -> str:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "models").mkdir(exist_ok=True)
+    shutil.copy(REAL_HF / config, tmp_path / "models" / "m.json")
+    (tmp_path / "c.specgate.yaml").write_text(
+        "version: 1\ndeployments:\n  - name: m\n"
+        f"    model: {{name: m, hf_config: models/m.json{model}}}\n"
+        "    speculation: {enabled: false}\n"
+    )
+    main(["check", "--format", "json", "c.specgate.yaml"])
+    report = json.loads(capsys.readouterr().out)
+    name: str = report["files"][0]["deployments"][0]["mechanism"]["class"]
+    return name
+
+
+@pytest.mark.parametrize(
+    ("config", "model", "expected"),
+    [
+        # DeepSeek-V3: n_routed_experts 256 (MoE) and num_nextn_predict_layers 1 (MTP)
+        ("deepseek-ai--DeepSeek-V3_config.json", "", "target-attached-mtp"),
+        # Mixtral: num_local_experts 8, no MTP layers: MoE known to have no MTP modules
+        ("mistralai--Mixtral-8x7B-v0.1_config.json", "", "parallel-draft-head"),
+        # a dense 8B config says nothing that changes §3's default
+        ("meta-llama--Meta-Llama-3.1-8B_config.json", "", "external-small-draft"),
+        # what the claims file states wins over the config
+        ("deepseek-ai--DeepSeek-V3_config.json", ", moe: false, parameters_b: 30",
+         "external-small-draft"),
+    ],
+)
+def test_f16_recommendation_reads_moe_and_mtp_from_the_model_config(
+    config: str, model: str, expected: str, *, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert _recommended(tmp_path, monkeypatch, capsys, config, model) == expected
+
+
+def test_f16_doctor_parity_when_nothing_is_known(capsys: pytest.CaptureFixture[str]) -> None:
+    _, report, _ = doctor([*BASE, "--accept-length=2.5", "--draft-length=3"], capsys)
+    assert report["mechanism"]["class"] == "external-small-draft"
