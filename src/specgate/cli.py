@@ -77,6 +77,21 @@ def _positive_float(
     return number
 
 
+def _closed_set(choices: tuple[str, ...], what: str) -> Callable[[str], str]:
+    """An argparse type: one of ``choices``, with did-you-mean on a typo."""
+
+    def choice(text: str) -> str:
+        if text in choices:
+            return text
+        from specgate.suggest import hint
+
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not {what} ({', '.join(choices)}){hint(text, choices)}"
+        )
+
+    return choice
+
+
 def _count(text: str) -> int:
     """An argparse type: a whole number ≥ 0 (``4`` or ``4.0``)."""
     try:
@@ -498,7 +513,53 @@ def _add_doctor(sub: argparse._SubParsersAction[_Parser]) -> None:
     doctor.add_argument(
         "--concurrency", type=_heads, metavar="B", help="sequences decoding at once (default 1)"
     )
-    doctor.add_argument("--gpu", choices=gpu_names(), help="GPU of the shipped table (for β)")
+    doctor.add_argument(
+        "--gpu",
+        type=_closed_set(gpu_names(), "a GPU of the shipped table"),
+        metavar="GPU",
+        help=f"GPU of the shipped table, for β: {', '.join(gpu_names())}",
+    )
+    doctor.add_argument(
+        "--peak-tflops",
+        type=_positive_float(0.0, strict=True),
+        metavar="TFLOPS",
+        help="peak dense TFLOP/s at the weights' precision (overrides --gpu's figure)",
+    )
+    doctor.add_argument(
+        "--memory-bandwidth-tbps",
+        type=_positive_float(0.0, strict=True),
+        metavar="TBPS",
+        help="memory bandwidth in TB/s (overrides --gpu's figure)",
+    )
+    doctor.add_argument(
+        "--weight-bytes",
+        type=_positive_float(0.0, strict=True),
+        metavar="BYTES",
+        help="bytes per weight (default 2; 1 for FP8)",
+    )
+    doctor.add_argument(
+        "--attention-tile-rows",
+        type=_heads,
+        metavar="M",
+        help="M, rows of one attention tile (default 128, 64 with multi-latent attention)",
+    )
+    doctor.add_argument(
+        "--verify-cost-ratio",
+        type=_positive_float(1.0),
+        metavar="BETA",
+        help="β measured: target step time at N_verify tokens over one token",
+    )
+    from typing import get_args
+
+    from specgate.inputs.types import Mechanism
+
+    mechanisms: tuple[str, ...] = get_args(Mechanism)
+    doctor.add_argument(
+        "--mechanism",
+        type=_closed_set(mechanisms, "a draft mechanism"),
+        metavar="NAME",
+        help=f"the draft mechanism: {', '.join(mechanisms)}",
+    )
     doctor.add_argument(
         "--measured-speedup",
         type=_positive_float(0.0, strict=True),

@@ -339,3 +339,68 @@ def test_f16_recommendation_reads_moe_and_mtp_from_the_model_config(
 def test_f16_doctor_parity_when_nothing_is_known(capsys: pytest.CaptureFixture[str]) -> None:
     _, report, _ = doctor([*BASE, "--accept-length=2.5", "--draft-length=3"], capsys)
     assert report["mechanism"]["class"] == "external-small-draft"
+
+
+SPEC = [*BASE, "--accept-length=2.8", "--draft-length=3", "--draft-depth-ratio=0.05"]
+
+
+def test_f36_doctor_roofline_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    # n* = 1000·1 / (2·2.5) = 200; B 100, N_verify 4: β = 400 / 200 = 2;
+    # S = 2.8 / (2 + 0.05·3) = 1.3023. At 2 bytes n* = 400, β 1, S = 2.8 / 1.15 = 2.4348.
+    flags = ["--concurrency=100", "--peak-tflops=1000", "--memory-bandwidth-tbps=2.5"]
+    _, report, _ = doctor([*SPEC, *flags, "--weight-bytes=1"], capsys)
+    m = report["metrics"]
+    assert (m["verify_cost_ratio"], m["theoretical_speedup"]) == (2, 1.3023)
+    assert m["verify_cost_source"] == "roofline"
+    _, report, _ = doctor([*SPEC, *flags], capsys)
+    assert report["metrics"]["theoretical_speedup"] == 2.4348
+
+
+def test_f36_doctor_measured_beta_tile_rows_and_mechanism(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # β 1.5 measured: S = 2.8 / (1.5 + 0.15) = 1.697
+    _, report, _ = doctor([*SPEC, "--verify-cost-ratio=1.5", "--mechanism=eagle3"], capsys)
+    assert report["metrics"]["theoretical_speedup"] == 1.697
+    assert report["mechanism"]["declared"] == "eagle3"
+    # M 64, G 8: D* = 64/8 − 1 = 7
+    _, report, _ = doctor([*SPEC, "--attention-tile-rows=64", "--query-heads-per-kv=8"], capsys)
+    assert report["metrics"]["attention_tile_rows"] == 64
+    assert report["metrics"]["attention_optimal_draft_length"] == 7
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--gpu=h100"], "--gpu: 'h100' is not a GPU of the shipped table"),
+        (["--gpu=H100-SXM"], "(did you mean 'h100-sxm'?)"),
+        (["--mechanism=egale3"], "(did you mean 'eagle3'?)"),
+        (["--peak-tflops=0"], "--peak-tflops: 0 must be > 0"),
+        (["--weight-bytes=nan"], "--weight-bytes: 'nan' is not a finite number"),
+        (["--attention-tile-rows=0"], "--attention-tile-rows: '0' must be ≥ 1"),
+        (["--verify-cost-ratio=0.5"], "--verify-cost-ratio: 0.5 must be ≥ 1"),
+    ],
+)
+def test_f36_f4_doctor_flag_errors(
+    argv: list[str], expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = doctor([*SPEC, *argv], capsys)
+    assert code == 2
+    assert expected in err
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("gpu", "meant"), [("h100", "h100-sxm"), ("H100-SXM", "h100-sxm"), ("a100", "a100-80gb")]
+)
+def test_f4_claims_gpu_typo_has_did_you_mean(
+    gpu: str, meant: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    report = _check_json(
+        tmp_path, monkeypatch, capsys,
+        "version: 1\ndeployments:\n  - name: d\n"
+        f"    hardware: {{gpu: {gpu}}}\n    speculation: {{enabled: false}}\n",
+    )
+    (sg001,) = [f["message"] for f in _file_findings(report) if f["code"] == "SG001"]
+    assert sg001.endswith(f"got '{gpu}' (did you mean '{meant}'?)")
