@@ -404,3 +404,42 @@ def test_f4_claims_gpu_typo_has_did_you_mean(
     )
     (sg001,) = [f["message"] for f in _file_findings(report) if f["code"] == "SG001"]
     assert sg001.endswith(f"got '{gpu}' (did you mean '{meant}'?)")
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (1e308, "1e+308"),
+        (1e-320, "1e-320"),
+        (10**29 + 1, "1e+29"),
+        (1234567890123456789, "1.235e+18"),  # 4 significant digits, rounded
+        (-(10**400), "-1e+400"),  # beyond float range
+        (2.5e-5, "2.5e-5"),
+        (float("inf"), "inf"),
+        (999999999999999, "999999999999999"),  # below 10^15: as written
+        (1.73914, "1.7391"),
+        (-0.00001, "-1e-5"),
+    ],
+)
+def test_f5_huge_and_tiny_numbers_in_scientific_notation(value: float, text: str) -> None:
+    from specgate.numbers import fmt
+
+    assert fmt(value) == text
+
+
+@pytest.mark.parametrize("al", ["-2", "0.5", "1e-320"])
+def test_f5_impossible_al_is_sg103_alone_with_no_speedup(
+    al: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # D 3, ρ 0.05: the default floor 1.265 would fire SG102 too; AL < 1 is SG103's alone
+    report = _check_json(
+        tmp_path, monkeypatch, capsys,
+        "version: 1\ndeployments:\n  - name: d\n"
+        "    speculation: {enabled: true, draft_length: 3, draft_depth_ratio: 0.05}\n"
+        f"    evidence: {{accept_length: {al}, cache_coherence_eval: true}}\n",
+    )
+    assert sorted(f["code"] for f in _file_findings(report)) == ["SG103"]
+    metrics = report["files"][0]["deployments"][0]["metrics"]
+    assert metrics["theoretical_speedup"] is None
+    assert metrics["speedup_ceiling"] is None

@@ -432,13 +432,14 @@ def test_file_status_is_the_worst_deployment(check_text: Check) -> None:
 
 
 def test_next_actions_one_per_rule_most_severe_first(check_text: Check) -> None:
-    # AL 0.9 at D 3: SG102 and SG103 (fail), no cache evidence: SG105 (warn), no ρ: SG204
+    # AL 0.9 at D 3: SG103 (fail; an impossible AL is not SG102 as well), no cache
+    # evidence: SG105 (warn), no ρ: SG204
     report = check_text(claims(dep(d=3, al=0.9, coherent=False)))
-    assert codes(report) == ["SG102", "SG103", "SG105", "SG204"]
+    assert codes(report) == ["SG103", "SG105", "SG204"]
     actions = only(report).next_actions
-    assert len(actions) == 4
-    assert "cache_coherence_eval" in actions[2]
-    assert "draft_depth_ratio" in actions[3]
+    assert len(actions) == 3
+    assert "cache_coherence_eval" in actions[1]
+    assert "draft_depth_ratio" in actions[2]
 
 
 # --- schema: values and blocking -----------------------------------------------------------

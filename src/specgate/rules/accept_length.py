@@ -142,7 +142,8 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
     break-even = β + ρ·passes, the AL at which speculation only matches plain
     decoding, with ρ stated or measured, else ρ = 0 (a fail rests on what is
     stated or measured; a typical ρ only warns, see SG110). At D = 0 there is no
-    default floor; with D unknown it is β × (1 + min_gain).
+    default floor; with D unknown it is β × (1 + min_gain). An AL below 1 is
+    impossible and SG103's alone.
 
     N-gram, D = 8, ρ 0: floor 1.1, so AL 1.8 passes (S = 1.8). Stated ρ 0.15,
     D = 8: break-even 2.2, floor 2.42.
@@ -162,6 +163,8 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
     floor = ctx.metrics.accept_length_floor
     if al is None or floor.value is None or not al < floor.value:
         return
+    if not al >= 1:
+        return  # an impossible AL is SG103's finding (one cause, one finding)
     dep = ctx.deployment
     m = ctx.metrics
     d = m.draft_length
