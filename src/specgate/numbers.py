@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-
 #: From here on (in magnitude) numbers are written in scientific notation.
 LARGE = 10**15
 #: Below this magnitude a non-zero number would print as 0 at 4 decimals.
