@@ -32,10 +32,11 @@ specgate checks speculative-decoding claims against theory.
 
 A claims file states, per deployment, the draft length D, the measured accept
 length AL (tokens per target step, bonus token included), the draft depth ratio
-ρ (one draft token's cost in target steps), the query heads per KV head G, and
-the claimed speedup. specgate checks AL ∈ [1, 1 + D], claimed speedup ≤
-AL / (β + ρ·passes) (β: the verify cost at the served concurrency), AL against
-break-even, the attention tile rule D* = floor(128/G) − 1, and more
+ρ (one draft pass's time over one target step's), the query heads per KV head
+G, and the claimed speedup. specgate checks AL ∈ [1, 1 + D], claimed speedup ≤
+AL / (β + ρ·passes) (β: the verify cost at the served concurrency; passes: draft
+passes per step, D for a chain), AL against break-even, the attention tile rule
+D* = floor(M/G) − 1 (M = 128 tile rows, 64 for multi-latent attention), and more
 (`specgate rules`).
 """
 
@@ -454,7 +455,7 @@ def _add_doctor(sub: argparse._SubParsersAction[_Parser]) -> None:
         "--draft-depth-ratio",
         type=_positive_float(0.0),
         metavar="RHO",
-        help="draft depth ratio ρ (draft token cost / target step)",
+        help="draft depth ratio ρ (one draft pass's time / one target step's time)",
     )
     doctor.add_argument(
         "--claimed-speedup",

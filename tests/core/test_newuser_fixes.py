@@ -443,3 +443,67 @@ def test_f5_impossible_al_is_sg103_alone_with_no_speedup(
     metrics = report["files"][0]["deployments"][0]["metrics"]
     assert metrics["theoretical_speedup"] is None
     assert metrics["speedup_ceiling"] is None
+
+
+def test_f33_sg104_one_notation_for_the_bound(capsys: pytest.CaptureFixture[str]) -> None:
+    # chain, β 1: 1.954 / (1 + 0.05·3) = 1.954 / 1.15 = 1.6991
+    _, report, _ = doctor([*BASE, "--accept-length=1.954", "--draft-length=3",
+                           "--draft-depth-ratio=0.05", "--claimed-speedup=2"], capsys)
+    (sg104,) = messages(report, "SG104")
+    assert sg104 == "claimed 2x exceeds AL / (β + ρ·passes) = 1.954 / (1 + 0.05·3) = 1.6991x"
+    # tree depth 4, N_verify 11, β 1: passes 4, 3.2 / (1 + 0.05·4) = 2.6667
+    _, report, _ = doctor([*BASE, "--accept-length=3.2", "--draft-length=4", "--verify-tokens=11",
+                           "--draft-depth-ratio=0.05", "--claimed-speedup=3"], capsys)
+    (sg104,) = messages(report, "SG104")
+    assert "AL / (β + ρ·passes) = 3.2 / (1 + 0.05·4) = 2.6667x" in sg104
+
+
+def test_f33_help_defines_rho_per_pass_and_the_tile_rule_by_m(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    top = " ".join(capsys.readouterr().out.split())
+    assert "floor(128/G)" not in top and "D* = floor(M/G) − 1" in top
+    assert "one draft pass's time" in top and "draft token's cost" not in top
+    with pytest.raises(SystemExit):
+        main(["doctor", "--help"])
+    doctor_help = " ".join(capsys.readouterr().out.split())  # help text wraps
+    assert "draft depth ratio ρ (one draft pass's time / one target step's time)" in doctor_help
+
+
+def test_f33_metrics_values_are_shown_as_json() -> None:
+    from specgate.errors import InputError
+    from specgate.inputs.metrics._common import real
+
+    with pytest.raises(InputError, match=r"must be a finite number, not null$"):
+        real(None, "avg_spec_accept_length", "si3.json", None)
+
+
+def test_f33_sg001_verify_tokens_names_the_deployment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    report = _check_json(
+        tmp_path, monkeypatch, capsys,
+        "version: 1\ndeployments:\n  - name: d\n    speculation: {enabled: true, "
+        "draft_length: 4, verify_tokens: 3, draft_depth_ratio: 0.05}\n"
+        "    evidence: {accept_length: 2, cache_coherence_eval: true}\n",
+    )
+    (sg001,) = [f["message"] for f in _file_findings(report) if f["code"] == "SG001"]
+    assert sg001.startswith("deployments[0].speculation.verify_tokens 3 is below 1 + D = 5")
+
+
+def test_f33_sg106_next_actions_fit_the_cause(capsys: pytest.CaptureFixture[str]) -> None:
+    # a claim of 0.4 reads as +40 %: the action offers 1.4 first
+    main(["doctor", *SPEC, "--claimed-speedup=0.4"])
+    out = capsys.readouterr().out
+    assert "next: If the claim is a gain of 40 %, write claims.speedup: 1.4" in out
+    # a theoretical loss of a tree: ρ 1, depth 4, N_verify 11, β 1: S = 2.8 / 5 = 0.56;
+    # nothing measured, so the action does not speak of "the measured speedup"
+    main(["doctor", *BASE, "--accept-length=2.8", "--draft-length=4", "--verify-tokens=11",
+          "--draft-depth-ratio=1"])
+    out = capsys.readouterr().out
+    assert "S = 0.56x < 1" in out
+    assert ("lower D, the tree's N_verify (speculation.verify_tokens) or the draft cost (ρ) "
+            "until S = AL / (β + ρ·passes) is above 1") in out
+    assert "until the measured speedup" not in out

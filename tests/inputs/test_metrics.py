@@ -443,7 +443,7 @@ def test_vllm_log_without_rates_needs_k(repo: Path) -> None:
     result = run(repo, "vllm-log", {"v.log": line}, path="v.log", draft_length=4)
     assert result.accept_length == 2.0
     assert result.draft_length is None  # the data does not state k
-    with pytest.raises(InputError, match="k is needed") as info:
+    with pytest.raises(InputError, match="D is needed") as info:
         run(repo, "vllm-log", {}, path="v.log")
     assert info.value.line == 1
 

@@ -347,22 +347,20 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
     beta_text = "" if beta == 1 else f" at β = {fmt(beta)}"
     if d is None:
         bound = m.speedup_ceiling or al
-        shown = f"the ceiling AL/β = {fmt(bound)}x for any D (D not given){beta_text}"
+        shown = f"the ceiling AL / β = {fmt(bound)}x for any D (D not given){beta_text}"
     elif m.draft_depth_ratio_source != "stated":
         bound = m.speedup_ceiling or al
         shown = (
-            f"the ceiling AL/β = {fmt(al)}/{fmt(beta)} = {fmt(bound)}x, "
+            f"the ceiling AL / β = {fmt(al)} / {fmt(beta)} = {fmt(bound)}x, "
             "true at any draft cost (ρ not stated or measured)"
         )
     else:
         bound = m.proven_speedup or 0.0
         rho = fmt(m.proven_draft_depth_ratio)
-        if beta == 1 and m.passes == d:
-            shown = f"AL/(1+ρD) = {fmt(al)}/(1+{rho}·{d}) = {fmt(bound)}x"
-        else:
-            shown = (
-                f"AL/(β+ρ·passes) = {fmt(al)}/({fmt(beta)}+{rho}·{m.passes}) = {fmt(bound)}x"
-            )
+        shown = (
+            f"AL / (β + ρ·passes) = {fmt(al)} / ({fmt(beta)} + {rho}·{m.passes}) "
+            f"= {fmt(bound)}x"
+        )
     if claimed > bound + SPEEDUP_TOLERANCE:
         hint = " (claims.speedup is a ratio: 2.4 means 2.4x, not percent)" if claimed >= 10 else ""
         yield Hit(

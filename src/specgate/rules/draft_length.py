@@ -208,8 +208,8 @@ def attention_draft_length_suggestion(ctx: RuleContext) -> Iterator[Hit]:
 
     **Why.** For attention-dominated decode (long contexts, small batches) the
     verification of 1 + D tokens per KV head is nearly free while G·(1 + D) ≤
-    128, which makes D* the natural first draft length to measure (NVIDIA,
-    "Co-designing AI models using speculative decoding": D = 128/G − 1).
+    M, which makes D* the natural first draft length to measure (NVIDIA,
+    "Co-designing AI models using speculative decoding": D = 128/G − 1 for M = 128).
     """
     m = ctx.metrics
     if (
@@ -292,7 +292,7 @@ def draft_increase_not_justified(ctx: RuleContext) -> Iterator[Hit]:
         "the AL gain does not beat the draft cost",
         ctx.deployment.path("evidence", "next"),
         f"Keep D = {d}; raise D only when the measured AL at the larger D gives a higher "
-        "AL/(β+ρ·passes).",
+        "AL / (β + ρ·passes).",
     )
 
 
@@ -357,8 +357,9 @@ def draft_depth_ratio_assumed(ctx: RuleContext) -> Iterator[Hit]:
     rho = fmt(m.draft_depth_ratio or 0)
     if m.draft_depth_ratio_source == "measured":
         message = (
-            f"draft depth ratio ρ not stated: the theory used ρ = {rho}, measured from the "
-            f"measured {fmt(m.measured_speedup or 0)}x and AL {fmt(m.accept_length or 0)}"
+            f"draft depth ratio ρ not stated: the theory used ρ = {rho}, derived from the "
+            f"measured speedup {fmt(m.measured_speedup or 0)}x and AL "
+            f"{fmt(m.accept_length or 0)}"
         )
     else:
         cls = ctx.declared or ctx.recommended

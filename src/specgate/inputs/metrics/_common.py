@@ -30,10 +30,22 @@ class Record:
 
 
 def fmt(value: float) -> str:
-    """A number as shown in formulas: whole numbers without a point, else 6 digits."""
-    if math.isfinite(value) and float(value).is_integer():
+    """A number as shown in formulas: whole numbers without a point, else 6 digits
+    (scientific from 10^15 on, never a 300-digit integer)."""
+    if math.isfinite(value) and float(value).is_integer() and abs(value) < 1e15:
         return str(int(value))
     return f"{value:.6g}"
+
+
+def json_repr(value: object) -> str:
+    """A value as the metrics file wrote it: JSON's ``null``/``true``/``false``, not
+    Python's ``None``/``True``/``False``."""
+    import json
+
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 def fail(reason: str, shown: str, span: Span | None = None) -> InputError:
@@ -46,7 +58,7 @@ def fail(reason: str, shown: str, span: Span | None = None) -> InputError:
 def real(value: object, what: str, shown: str, span: Span | None) -> float:
     """``value`` as a finite real number (not a boolean), else an error at ``span``."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise fail(f"{what} must be a finite number, not {value!r}", shown, span)
+        raise fail(f"{what} must be a finite number, not {json_repr(value)}", shown, span)
     return float(value)
 
 

@@ -234,7 +234,7 @@ def _v0_row(
     if not depth:
         raise fail(
             "vLLM V0 line without 'Number of speculative tokens' and no draft_length "
-            "given: k is needed to count steps",
+            "given: D is needed to count steps",
             shown,
             span,
         )
@@ -253,7 +253,7 @@ def _pool_v1(lines: list[_V1Line], shown: str, draft_length: int | None) -> Acce
         if not k:
             raise fail(
                 "no per-position acceptance rates on this line and no draft_length "
-                "given: k is needed to turn Drafted tokens into drafts",
+                "given: D is needed to turn Drafted tokens into drafts",
                 shown,
                 entry.span,
             )
