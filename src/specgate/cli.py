@@ -157,9 +157,13 @@ def _today(args: argparse.Namespace) -> datetime.date | None:
 
 
 def _heads(text: str) -> int:
-    value = _count(text)
+    """An argparse type: a whole number ≥ 1 (one message for every way to miss it)."""
+    try:
+        value = _count(text)
+    except argparse.ArgumentTypeError:
+        value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be ≥ 1")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number ≥ 1")
     return value
 
 

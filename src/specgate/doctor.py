@@ -67,12 +67,22 @@ def deployment_from_flags(args: argparse.Namespace) -> Deployment:
 
     Raises:
         UsageError: ``--query-heads`` without ``--kv-heads`` (or the reverse), a G
-            that disagrees with H/KV, one ``--next-*`` flag without the other, or
+            that disagrees with H/KV, one ``--next-*`` flag without the other, a
+            ``--next-draft-length`` not above ``--draft-length``, or
             ``--verify-tokens`` below 1 + ``--draft-length``.
     """
     if (args.next_accept_length is None) != (args.next_draft_length is None):
         raise UsageError(
             "specgate doctor: --next-accept-length and --next-draft-length go together"
+        )
+    if (
+        args.next_draft_length is not None
+        and args.draft_length is not None
+        and args.next_draft_length <= args.draft_length
+    ):
+        raise UsageError(
+            f"specgate doctor: --next-draft-length {args.next_draft_length} must be larger than "
+            f"--draft-length {args.draft_length} (it gives the AL measured at a larger D)"
         )
     if (
         args.verify_tokens is not None

@@ -377,7 +377,7 @@ def test_f36_doctor_measured_beta_tile_rows_and_mechanism(
         (["--mechanism=egale3"], "(did you mean 'eagle3'?)"),
         (["--peak-tflops=0"], "--peak-tflops: 0 must be > 0"),
         (["--weight-bytes=nan"], "--weight-bytes: 'nan' is not a finite number"),
-        (["--attention-tile-rows=0"], "--attention-tile-rows: '0' must be ≥ 1"),
+        (["--attention-tile-rows=0"], "--attention-tile-rows: '0' is not a whole number ≥ 1"),
         (["--verify-cost-ratio=0.5"], "--verify-cost-ratio: 0.5 must be ≥ 1"),
     ],
 )
@@ -507,3 +507,19 @@ def test_f33_sg106_next_actions_fit_the_cause(capsys: pytest.CaptureFixture[str]
     assert ("lower D, the tree's N_verify (speculation.verify_tokens) or the draft cost (ρ) "
             "until S = AL / (β + ρ·passes) is above 1") in out
     assert "until the measured speedup" not in out
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "1.5", "x"])
+def test_f33_whole_number_flags_say_one_thing(
+    value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = doctor([*SPEC, f"--concurrency={value}"], capsys)
+    assert code == 2
+    assert f"--concurrency: '{value}' is not a whole number ≥ 1" in err
+
+
+def test_f33_doctor_next_draft_length_must_be_larger(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = doctor([*BASE, "--accept-length=4", "--draft-length=8",
+                           "--next-draft-length=4", "--next-accept-length=3.9"], capsys)
+    assert code == 2
+    assert "--next-draft-length 4 must be larger than --draft-length 8" in err

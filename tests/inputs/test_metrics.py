@@ -456,7 +456,7 @@ def test_vllm_log_variable_length_drafts_use_the_printed_mean(repo: Path) -> Non
     # them. vLLM's printed value wins (issue 8: AL 13 where vLLM prints 2.50).
     assert result.accept_length == pytest.approx(2.0)
     assert result.note is not None
-    assert "shorter than k" in result.note
+    assert "shorter than D" in result.note
 
 
 def test_vllm_log_variable_length_pooled_from_printed_means(repo: Path) -> None:
@@ -479,7 +479,7 @@ def test_vllm_log_k_disagreement(repo: Path) -> None:
         + V1.format(m="2", a=10, d=40, r="0.5, 0.3, 0.2, 0.1")
         + "\n"
     )
-    with pytest.raises(InputError, match="disagree on k"):
+    with pytest.raises(InputError, match="disagree on D"):
         run(repo, "vllm-log", {"v.log": text}, path="v.log")
 
 
