@@ -2,7 +2,7 @@
 file, keeping everything else as it was (DESIGN.md §9.4, §9.5).
 
 The edit is a round trip through ruamel.yaml (the optional extra ``measure``:
-``pip install 'specgate[measure]'``), which keeps comments, key order, quotes
+``pip install 'specdec-gate[measure]'``), which keeps comments, key order, quotes
 and flow style. Its indentation is set from the file itself (the mapping indent,
 the sequence indent and the dash offset of ``deployments``), not guessed. Then
 the result is compared line by line with the original: every line outside the
@@ -36,7 +36,7 @@ def _yaml() -> Any:
         from ruamel.yaml import YAML
     except ImportError:
         raise UsageError(
-            "measure --write needs ruamel.yaml: install specgate's optional extra 'measure'"
+            "measure --write needs ruamel.yaml: pip install 'specdec-gate[measure]'"
         ) from None
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True

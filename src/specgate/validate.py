@@ -116,6 +116,8 @@ def _messages(error: Any) -> list[Violation]:
         missing = [k for k in spec if k not in value]
         return [Violation(path, f"{_where(path)} is missing required key {k!r}") for k in missing]
     where = _where(path)
+    if path and path[-1] == "engine_version" and kind in ("type", "pattern", "minLength"):
+        return [Violation(path, _engine_version_message(where, value))]
     if kind == "type":
         wanted = _TYPE_WORDS.get(spec, spec) if isinstance(spec, str) else " or ".join(spec)
         message = f"{where} must be {wanted}, got {_describe(value)}"
@@ -151,6 +153,21 @@ def _messages(error: Any) -> list[Violation]:
     else:
         message = f"{where}: {error.message}"
     return [Violation(path, message)]
+
+
+def _engine_version_message(where: str, value: object) -> str:
+    """``engine_version`` that is not a version: a number YAML made of an unquoted
+    version (``0.10`` → 0.1, so the number shown would mislead), or text that does not
+    start with a release number (``banana``)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return (
+            f"{where} must be a quoted version: YAML reads an unquoted version as a number "
+            "(0.10 becomes 0.1); quote it as written, e.g. engine_version: '0.10'"
+        )
+    return (
+        f"{where} must be an engine version such as '0.27.1', 'v0.5.4' or 'b7000', "
+        f"got {_describe(value)}"
+    )
 
 
 def _non_finite(data: object, path: NodePath) -> list[Violation]:

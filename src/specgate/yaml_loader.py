@@ -7,7 +7,8 @@ uses PyYAML only to *compose* the node graph (libyaml when available) with a
 1.2 core resolver, then builds plain data itself, which also gives it every
 key's and value's position and every repeated key.
 
-Limits (each an :class:`~specgate.errors.InputError`): one document per file,
+Limits (each an :class:`~specgate.errors.InputError`): one document per file
+(:func:`load_yaml_documents`, for engine configs, reads several as a list),
 only the core tags (str, int, float, bool, null, map, seq, merge), at most
 ``MAX_ALIASES`` alias uses and ``MAX_NODES`` expanded nodes.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -26,6 +28,8 @@ from specgate.errors import InputError
 
 MAX_ALIASES = 100
 MAX_NODES = 100_000
+#: Documents in one engine config (a Kubernetes manifest holds a handful).
+MAX_DOCUMENTS = 1_000
 
 _TAG = "tag:yaml.org,2002:"
 _STR, _INT, _FLOAT, _BOOL, _NULL = (_TAG + t for t in ("str", "int", "float", "bool", "null"))
@@ -207,17 +211,25 @@ def _key_text(value: object) -> str:
     return str(value)
 
 
-def load_yaml(text: str, file: str) -> Document:
-    """Parse YAML ``text`` (already decoded) from ``file`` into a Document.
+def _compose(text: str, file: str, *, several: bool) -> list[Node | None]:
+    """The composed root node of each document (None for an empty one); a second
+    document is an input error unless ``several``.
 
     Raises:
-        InputError: syntax errors (with line and column), several documents,
-            unsupported tags, alias or node limits, nesting too deep.
+        InputError: syntax errors (with line and column), several documents when
+            not allowed, more than :data:`MAX_DOCUMENTS`, nesting too deep.
     """
     try:
         composer = _Composer(text)
         try:
-            root = composer.get_single_node()
+            if not several:
+                return [composer.get_single_node()]
+            roots: list[Node | None] = []
+            while composer.check_node():
+                roots.append(composer.get_node())
+                if len(roots) > MAX_DOCUMENTS:
+                    raise InputError(f"more than {MAX_DOCUMENTS:,} YAML documents", file)
+            return roots or [None]
         finally:
             composer.dispose()
     except yaml.MarkedYAMLError as exc:
@@ -239,6 +251,16 @@ def load_yaml(text: str, file: str) -> Document:
         # an escape inside embedded text (a JSON string holding YAML), which libyaml
         # cannot encode.
         raise InputError("YAML text holds a lone surrogate (an invalid \\u escape)", file) from None
+
+
+def load_yaml(text: str, file: str) -> Document:
+    """Parse YAML ``text`` (already decoded) from ``file`` into a Document.
+
+    Raises:
+        InputError: syntax errors (with line and column), several documents,
+            unsupported tags, alias or node limits, nesting too deep.
+    """
+    (root,) = _compose(text, file, several=False)
     if root is None:
         return Document(file=file, data=None, empty=True)
     builder = _Builder(file)
@@ -247,5 +269,39 @@ def load_yaml(text: str, file: str) -> Document:
     except RecursionError:
         raise InputError("YAML nesting is too deep", file) from None
     return Document(
+        file=file, data=data, positions=builder.positions, duplicates=builder.duplicates
+    )
+
+
+@dataclass
+class DocumentStream(Document):
+    """A YAML file of several documents (``---``), such as a Kubernetes manifest:
+    ``data`` is the list of them, document *i* at node path ``(i, …)`` (JSON pointer
+    ``/i/…``); an empty document is None."""
+
+
+def load_yaml_documents(text: str, file: str) -> Document:
+    """:func:`load_yaml`, except that a file of several documents is read whole, as a
+    :class:`DocumentStream`. The limits hold for the whole file (aliases and nodes
+    counted over every document; each document counts as a node).
+
+    Raises:
+        InputError: as :func:`load_yaml`, save for several documents.
+    """
+    roots = _compose(text, file, several=True)
+    if len(roots) == 1:
+        return load_yaml(text, file)
+    builder = _Builder(file)
+    data: list[Any] = []
+    try:
+        for index, root in enumerate(roots):
+            builder.nodes += 1
+            if builder.nodes > MAX_NODES:
+                raise InputError(f"more than {MAX_NODES:,} YAML nodes", file)
+            data.append(None if root is None else builder.build(root, (index,), None))
+    except RecursionError:
+        raise InputError("YAML nesting is too deep", file) from None
+    builder.positions[()] = NodePosition("sequence", Span(1, 1), None)
+    return DocumentStream(
         file=file, data=data, positions=builder.positions, duplicates=builder.duplicates
     )

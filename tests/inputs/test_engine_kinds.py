@@ -433,7 +433,8 @@ def test_eagle_draft_tp_rewrite_is_a_v1_behaviour() -> None:
     v0 = cmd(
         "python -m vllm.entrypoints.openai.api_server --model m -tp 4 --speculative-model "
         "yuhuili/EAGLE-LLaMA3-Instruct-70B --speculative-draft-tensor-parallel-size 1 "
-        "--num-speculative-tokens 4"
+        "--num-speculative-tokens 4",
+        version="0.6.3",
     )
     assert (v0.mechanism, codes(v0)) == ("eagle", [])
     v1_block = (

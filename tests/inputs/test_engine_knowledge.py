@@ -72,7 +72,21 @@ def test_tables_map_to_mechanisms(engine: str) -> None:
         if name == "adaptive_keys":
             assert all(values)
             continue
+        if name == "target_model":
+            assert values <= {"option", "positional"}, values
+            continue
         assert values <= mechanisms, (name, values - mechanisms)
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "llamacpp"])
+def test_target_model_options_are_known_flags(engine: str) -> None:
+    # Each option entry of the target_model table is a flag the engine's parser knows
+    # (its normalised name), so a command line's value reaches the reader.
+    data = knowledge(engine)
+    flags = {s.name.lstrip("-").replace("-", "_") for s in data.settings}
+    options = [name for name, how in data.table("target_model").items() if how == "option"]
+    assert options
+    assert set(options) <= flags, set(options) - flags
 
 
 @pytest.mark.parametrize("engine", ENGINE_NAMES)
@@ -114,9 +128,12 @@ def test_behaviours_follow_the_version() -> None:
     assert not sglang.behaves("spec-v2-topk-refused", None)  # newest: falls back
 
 
-def test_unknown_version_reads_v0_vllm_flags_as_present() -> None:
+def test_unknown_version_reads_v0_vllm_flags_as_removed() -> None:
+    # DESIGN §10: an unknown version is the newest behaviour, for every engine alike
+    # (F12: vLLM's V0 flags used to be read as present, llama.cpp's --draft-max not).
     vllm = knowledge("vllm")
-    assert vllm.removed("--speculative-model", None) is None
+    assert vllm.removed("--speculative-model", None) is not None
+    assert vllm.removed("--num-speculative-tokens", None) is not None
     assert vllm.removed("speculative_model", parse_version("0.8.5")) is not None
     assert vllm.removed("--speculative-model", parse_version("0.7.3")) is None
     llama = knowledge("llamacpp")

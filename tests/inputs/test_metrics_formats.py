@@ -203,12 +203,16 @@ def test_whole_text_v1_scan_matches_the_line_reader(
     assert fast == slow
 
 
-def test_json_metrics_have_their_own_limit(tmp_path: Path) -> None:
-    # JSON is parsed whole with every value's position: 8 MiB, not the logs' 256 MiB.
+def test_json_metrics_share_the_logs_limit(tmp_path: Path) -> None:
+    # JSON records are streamed (json_records), so they have the logs' 256 MiB limit
+    # (issue 8: "a separate cap for referenced metrics/logs (at least 256 MiB)").
+    from specgate.inputs.metrics.json_records import read_records
+
+    assert stream.METRICS_MAX_BYTES == 256 * 1024 * 1024
     with (tmp_path / "stats.json").open("wb") as handle:
-        handle.truncate(stream.JSON_METRICS_MAX_BYTES + 1)
-    with pytest.raises(InputError, match="larger than 8 MiB"):
-        stream.read_whole(tmp_path / "stats.json", "stats.json")
+        handle.truncate(stream.METRICS_MAX_BYTES + 1)
+    with pytest.raises(InputError, match="larger than 256 MiB"):
+        list(read_records(tmp_path / "stats.json", "stats.json"))
 
 
 def test_sglang_log_counts_every_data_parallel_rank() -> None:

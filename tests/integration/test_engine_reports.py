@@ -143,40 +143,47 @@ def test_rate_gauge_alone_is_an_input_error_that_says_why(
     assert "rate gauge, which cannot give AL" in error
 
 
+EAGLE3_V0 = (
+    "vllm serve Qwen/Qwen2.5-0.5B \\\n--speculative-model BalajiAI/qwen2.5-0.5b.eagle3 "
+    "\\\n--num-speculative-tokens 4 \\\n--dtype bfloat16\n"
+)
+DRAFT_V0 = (
+    "vllm serve Qwen/Qwen2.5-7B --speculative-model Qwen/Qwen2.5-0.5B "
+    "--num-speculative-tokens 4\n"
+)
+
+
 @pytest.mark.parametrize(
-    ("serve", "expected"),
+    ("case", "expected"),
     [
-        # report-35: V0 flags with an EAGLE-3 head: no vLLM release runs it
-        (
-            "vllm serve Qwen/Qwen2.5-0.5B \\\n--speculative-model BalajiAI/qwen2.5-0.5b.eagle3 "
-            "\\\n--num-speculative-tokens 4 \\\n--dtype bfloat16\n",
-            ["SG310"],
-        ),
-        # the same flags with a plain draft model on an old (V0) deployment: read as V0
-        (
-            "vllm serve Qwen/Qwen2.5-7B --speculative-model Qwen/Qwen2.5-0.5B "
-            "--num-speculative-tokens 4\n",
-            [],
-        ),
+        # report-35: V0 flags with an EAGLE-3 head: no vLLM release runs it (line 2); with
+        # the version unknown the newest vLLM also lacks --num-speculative-tokens (line 3)
+        ((EAGLE3_V0, None), [("serve.txt", 2), ("serve.txt", 3)]),
+        ((EAGLE3_V0, "0.6.3"), [("serve.txt", 2)]),
+        # the same flags with a plain draft model: unknown version ⇒ the newest vLLM,
+        # which refuses both (F12); pinned to a V0 release they are valid
+        ((DRAFT_V0, None), [("serve.txt", 1), ("serve.txt", 1)]),
+        ((DRAFT_V0, "0.6.3"), []),
     ],
 )
 def test_vllm_v0_flags(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-    serve: str,
-    expected: list[str],
+    case: tuple[str, str | None],
+    expected: list[tuple[str, int]],
 ) -> None:
+    serve, version = case
+    pinned = f"      engine_version: '{version}'\n" if version else ""
     claims = (
         "version: 1\ndeployments:\n  - name: q\n    model: {name: q, parameters_b: 0.5}\n"
         "    speculation:\n      enabled: false\n      engine: vllm\n"
-        "      engine_config: serve.txt\n"
+        f"      engine_config: serve.txt\n{pinned}"
     )
     _, report = check(
         tmp_path, {"c.specgate.yaml": claims, "serve.txt": serve}, monkeypatch, capsys
     )
     dep = deployment(report)
-    assert codes(dep) == expected
-    if expected:
-        (finding,) = [f for f in dep["findings"] if f["code"] == "SG310"]
-        assert (finding["file"], finding["line"]) == ("serve.txt", 2)
+    assert codes(dep) == ["SG310"] * len(expected)
+    found = sorted((f["file"], f["line"]) for f in dep["findings"] if f["code"] == "SG310")
+    assert found == expected

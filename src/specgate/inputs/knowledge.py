@@ -156,9 +156,7 @@ class EngineKnowledge:
         s = self.setting(spelled)
         if s is None or s.removed_in is None:
             return None
-        if version is None:
-            if s.unknown_version == "present":
-                return None
+        if version is None:  # unknown: the newest behaviour (DESIGN §10), never "still there"
             version = self.newest
         return s if version >= s.removed_in else None
 
@@ -198,6 +196,10 @@ class EngineKnowledge:
     def table(self, name: str) -> Mapping[str, str]:
         """A name table (``methods``, ``decoding_types`` …): engine spelling → value."""
         return dict(self._tables[name]["entries"])
+
+    def has_table(self, name: str) -> bool:
+        """Whether the engine's data has the table ``name``."""
+        return name in self._tables
 
     def table_is_exact(self, name: str) -> bool:
         """Whether the engine matches the table's names exactly (case-sensitive)."""

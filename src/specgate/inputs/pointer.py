@@ -8,6 +8,12 @@ Shapes:
   holds a JSON object or array (``/server_args/speculative_config/method``), as
   configs keep JSON inside YAML strings.
 
+YAML text inside a string is entered too (a Kubernetes ConfigMap's ``data:
+{extra.yaml: |…}``): by a pointer that names it or continues into it, and by the
+search when the string's key is a YAML file name (``*.yaml``/``*.yml``); such text
+is parsed with the claims file's limits (aliases, nodes, nesting), at most
+:data:`MAX_EMBEDDED` levels deep.
+
 The search (DESIGN.md §7) walks mappings, lists, JSON strings inside scalars,
 argv lists and command-line strings, and asks an engine-aware *detector* what
 each node configures. A node that configures speculation ends the descent below
@@ -23,12 +29,16 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
-from specgate.document import NodePath, PathElement
+from specgate.document import Document, NodePath, PathElement
 from specgate.errors import InputError
 
 MAX_DEPTH = 64
+#: YAML text inside YAML text is entered at most this many levels deep.
+MAX_EMBEDDED = 2
+_YAML_NAMES = (".yaml", ".yml")
 
 
 @dataclass(frozen=True)
@@ -113,6 +123,38 @@ def parse_json_scalar(value: object) -> object | None:
     return parsed if isinstance(parsed, (dict, list)) else None
 
 
+def parse_embedded_yaml(value: object) -> object | None:
+    """The mapping or list a string holding YAML text parses to (a ConfigMap's
+    ``extra.yaml: |`` value), else None: see :func:`embedded_yaml_document`."""
+    doc = embedded_yaml_document(value) if isinstance(value, str) else None
+    return doc.data if doc is not None else None
+
+
+@lru_cache(maxsize=8)
+def embedded_yaml_document(value: str) -> Document | None:
+    """``value`` parsed as YAML text, when it holds a mapping or a list; None for a JSON
+    object or array (read as JSON), a single line without a ``key: value`` or
+    ``- item`` shape, a plain scalar, or YAML that does not parse or breaks a limit of
+    :mod:`specgate.yaml_loader` (one document). Cached: the search, the pointer and the
+    locator ask about the same string; the document is only read."""
+    if parse_json_scalar(value) is not None:
+        return None
+    stripped = value.strip()
+    if "\n" not in stripped and ": " not in stripped and not stripped.startswith("- "):
+        return None
+    from specgate.yaml_loader import load_yaml
+
+    try:
+        doc = load_yaml(value, "")
+    except InputError:
+        return None
+    return doc if isinstance(doc.data, (dict, list)) else None
+
+
+def _yaml_named(path: NodePath) -> bool:
+    return bool(path) and str(path[-1]).lower().endswith(_YAML_NAMES)
+
+
 def resolve_pointer(
     data: object, pointer: str, *, file: str | None = None
 ) -> tuple[NodePath, object]:
@@ -128,6 +170,8 @@ def resolve_pointer(
     node = data
     for token in split_pointer(pointer, file=file):
         inner = parse_json_scalar(node)
+        if inner is None:
+            inner = parse_embedded_yaml(node)
         if inner is not None:
             node = inner
         where = format_pointer(tuple(path)) or "the document root"
@@ -159,27 +203,34 @@ def search(data: object, detect: Detector, *, base: NodePath = ()) -> list[Found
     and descended into neither.
     """
     found: list[Found] = []
-    _walk(data, base, detect, found, 0)
+    _walk(data, base, detect, found, 0, embedded=0)
     return found
 
 
-def _walk(node: object, path: NodePath, detect: Detector, found: list[Found], depth: int) -> None:
+def _walk(
+    node: object, path: NodePath, detect: Detector, found: list[Found], depth: int, *, embedded: int
+) -> None:
     if depth > MAX_DEPTH:
         return
     inner = parse_json_scalar(node)
     if inner is not None:
-        _walk(inner, path, detect, found, depth + 1)
+        _walk(inner, path, detect, found, depth + 1, embedded=embedded)
         return
+    if embedded < MAX_EMBEDDED and _yaml_named(path):
+        inner = parse_embedded_yaml(node)
+        if inner is not None:
+            _walk(inner, path, detect, found, depth + 1, embedded=embedded + 1)
+            return
     verdicts = list(detect(node))
     if verdicts:
         found.extend(Found(path, verdict, node) for verdict in verdicts)
         return
     if isinstance(node, dict):
         for key, child in node.items():
-            _walk(child, (*path, str(key)), detect, found, depth + 1)
+            _walk(child, (*path, str(key)), detect, found, depth + 1, embedded=embedded)
     elif isinstance(node, list):
         for index, child in enumerate(node):
-            _walk(child, (*path, index), detect, found, depth + 1)
+            _walk(child, (*path, index), detect, found, depth + 1, embedded=embedded)
 
 
 def find_configuration(
@@ -202,6 +253,11 @@ def find_configuration(
         where = file
     else:
         base, node = resolve_pointer(data, pointer, file=file)
+        # A pointer naming a string of YAML text (whatever its key) means that text.
+        embedded = parse_embedded_yaml(node)
+        if embedded is None:
+            _embedded_limit(node, pointer, file)
+        node = embedded or node
         configs = [f for f in search(node, detect, base=base) if f.verdict.kind == "config"]
         where = f"{file} at {pointer or '/'}"
     if not configs:
@@ -214,3 +270,22 @@ def find_configuration(
             file,
         )
     return configs[0], fragments
+
+
+def _embedded_limit(node: object, pointer: str, file: str) -> None:
+    """Raise the limit a pointer-named string of YAML text broke (aliases, nodes,
+    nesting), which the search skips silently; other parse failures are left to the
+    readers (the string may be a command line, not YAML).
+
+    Raises:
+        InputError: "the YAML text at POINTER: more than 100 aliases", ….
+    """
+    if not isinstance(node, str) or "\n" not in node.strip():
+        return
+    from specgate.yaml_loader import load_yaml
+
+    try:
+        load_yaml(node, file)
+    except InputError as exc:
+        if any(word in exc.reason for word in ("alias", "nodes", "nesting")):
+            raise InputError(f"the YAML text at {pointer}: {exc.reason}", file) from None

@@ -17,7 +17,7 @@ are not a guess: the version stays unknown and a note names them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -104,12 +104,12 @@ def detect_version(
     """
     newest = knowledge(engine).newest_text
     if stated is not None:
-        return EngineVersion(stated, parse_version(stated), "claims")
+        return _known(engine, EngineVersion(stated, parse_version(stated), "claims"))
     notes: list[str] = []
     if config_text is not None:
         tag, tags = _one(images_in(engine, config_text))
         if tag is not None:
-            return EngineVersion(tag, parse_version(tag), "image")
+            return _known(engine, EngineVersion(tag, parse_version(tag), "image"))
         if tags:
             notes.append(f"several {engine} image tags ({', '.join(tags)})")
     if config_path is not None:
@@ -130,7 +130,7 @@ def detect_version(
                 continue
         pin, distinct = _one(pins)
         if pin is not None:
-            return EngineVersion(pin, parse_version(pin), "requirement")
+            return _known(engine, EngineVersion(pin, parse_version(pin), "requirement"))
         if distinct:
             notes.append(f"several pinned {engine} versions ({', '.join(distinct)})")
     note = (
@@ -140,3 +140,17 @@ def detect_version(
         "state speculation.engine_version to pin it"
     )
     return EngineVersion(None, None, "assumed-newest", note)
+
+
+def _known(engine: str, found: EngineVersion) -> EngineVersion:
+    """``found``, with a note when it is newer than the newest release specgate knows:
+    that release's behaviour is what gets applied (F13), and the report says so. A
+    version that does not parse (the claims schema refuses one) is left as it is."""
+    data = knowledge(engine)
+    if found.version is None or found.version <= data.newest:
+        return found
+    note = (
+        f"{engine} {found.text} is newer than the newest version specgate knows "
+        f"({data.newest_text}): read with {data.newest_text}'s behaviour"
+    )
+    return replace(found, note=note)

@@ -87,14 +87,26 @@ def metrics_block(report: DeploymentReport, *, colour: bool = False) -> list[str
 
 def render(run: RunReport, *, colour: bool = False, quiet: bool = False) -> str:
     """The whole text report, ending with a newline; ``quiet`` keeps only the
-    finding and error lines (empty when there are none)."""
+    finding and error lines (empty when there are none).
+
+    A finding line identical to one already printed (deployments that share an engine
+    config get the same finding about its line, one per deployment) is printed once;
+    the closing tally still counts every deployment's findings and says how many
+    lines were repeats."""
     lines: list[str] = []
+    printed: set[str] = set()
+    repeats = 0
     for file in run.files:
         if file.error is not None:
             lines.append(f"{_paint('error', 'error', colour)}: {visible(file.error)}")
             continue
         for finding in sorted(file.all_findings(), key=Finding.sort_key):
-            lines.append(finding_line(finding, fallback_file=file.path, colour=colour))
+            line = finding_line(finding, fallback_file=file.path, colour=colour)
+            if line in printed:
+                repeats += 1
+                continue
+            printed.add(line)
+            lines.append(line)
     if quiet:
         return "".join(line + "\n" for line in lines)
     for file in run.files:
@@ -112,6 +124,8 @@ def render(run: RunReport, *, colour: bool = False, quiet: bool = False) -> str:
         files += f" ({errors} unreadable)"
     if run.suppressed:
         tally += f" ({run.suppressed} suppressed)"
+    if repeats:
+        tally += f" ({repeats} repeated for deployments that share a file, printed once)"
     statuses = [d.status for f in run.files for d in f.deployments]
     by_status = ", ".join(
         f"{statuses.count(s)} {s}" for s in ("fail", "actionable", "ready") if s in statuses

@@ -538,7 +538,10 @@ def engine_config_invalid(ctx: RuleContext) -> Iterator[Hit]:
     target's TP and ignores another `draft_tensor_parallel_size`), a llama.cpp
     draft whose `vocab_size` differs from the target's by at most 100, a llama.cpp
     draft model named with `--spec-type` on builds where it defaults to `none`, and
-    SGLang DFLASH block size equal to its draft tokens. Version-aware: a
+    SGLang DFLASH block size equal to its draft tokens, a vLLM `method` among
+    the exact, case-sensitive names vLLM accepts and no `speculative_config` key
+    vLLM's SpeculativeConfig lacks (it forbids extra keys; both with the closest
+    accepted name). Version-aware: a
     rewrite or refusal that later releases dropped (SGLang spec v2 with
     topk > 1 now falls back with a warning) follows the engine version
     (`speculation.engine_version`, an image tag or a pinned requirement, else

@@ -23,7 +23,7 @@ from pathlib import Path, PurePosixPath
 from specgate.document import Document, NodePath
 from specgate.errors import InputError
 from specgate.inputs.cmdline import Flag, FlagSpec
-from specgate.inputs.engines import llamacpp, sglang, transformers, trtllm, vllm
+from specgate.inputs.engines import llamacpp, sglang, target, transformers, trtllm, vllm
 from specgate.inputs.engines._base import Context, Kind
 from specgate.inputs.engines._source import (
     CommandSource,
@@ -127,14 +127,23 @@ ENGINES: Mapping[str, _Engine] = {
 
 def load_engine_document(path: Path, shown: str) -> Document:
     """Read an engine config: ``.txt``/``.sh``/``.cmdline`` as plain text (a
-    :class:`Document` whose ``data`` is the whole text), anything else as YAML/JSON.
+    :class:`Document` whose ``data`` is the whole text), ``.json`` as JSON, anything
+    else as YAML, where a file of several documents (a Kubernetes manifest:
+    Deployment + ConfigMap) is the list of them (pointer ``/0/…``, ``/1/…``).
 
     Raises:
         InputError: unreadable, too large, not UTF-8, or not parseable.
     """
     if path.suffix.lower() in TEXT_SUFFIXES:
         return Document(file=shown, data=read_text(path, shown))
-    return load_document(path, shown)
+    if path.suffix.lower() == ".json":
+        return load_document(path, shown)
+    from specgate.yaml_loader import load_yaml_documents
+
+    text = read_text(path, shown)
+    doc = load_yaml_documents(text, shown)
+    doc.text = text
+    return doc
 
 
 def read_engine_file(
@@ -207,17 +216,21 @@ def read_engine_config(
         raise _other_engines(doc, text, shown, pointer, engine) or exc from None
     spec = ENGINES[found.verdict.engine]
     ctx_env = _sibling_env(doc, found.path)
+    table = target.entries(spec.name)
     if isinstance(found.value, Mapping):
         opts = from_mapping(Source(doc, text), found.path, found.value)
         notes: list[str] = []
+        positional = target.sibling_positional(doc, found.path, text, table)
     else:
         source = detector.command(found)
         opts = _command_options(spec, source)
+        positional = target.positional_model(source.command.argv, source.spans, table)
         ctx_env = {**ctx_env, **{k: Opt(v, source.spans[0]) for k, v in source.command.env.items()}}
         opts, notes = _merge_fragments(opts, spec, found, fragments, detector)
     version = detect_version(spec.name, engine_version, text, path)
     ctx = Context(file=shown, pointer=found.pointer, env=ctx_env, version=version.version)
     config = spec.read(opts, ctx)
+    config = target.with_target_model(config, spec.settings_of(opts), positional)
     config = _removed_settings(config, opts, version)
     config = _forced_acceptance(config, ctx_env)
     config = replace(
@@ -271,7 +284,8 @@ def _removed_settings(config: EngineConfig, opts: Options, version: EngineVersio
         spans[field_name] = opt.span
         name = ENGINE_NAMES_SHOWN.get(config.engine, config.engine)
         assumed = (
-            f"{name} version unknown, read as the newest ({data.newest_text})"
+            f"{name} version unknown, read as the newest ({data.newest_text}); state "
+            "speculation.engine_version to pin the version you run"
             if version.version is None
             else f"{name} {version.text}"
         )
@@ -441,21 +455,38 @@ def _sibling_env(doc: Document, path: NodePath) -> dict[str, Opt]:
         if not isinstance(parent, Mapping):
             continue
         for key in ENV_KEYS:
-            block = parent.get(key)
-            base = (*path[:depth], key)
-            if isinstance(block, Mapping):
-                for name, value in block.items():
-                    env.setdefault(str(name), Opt(value, doc.locate((*base, str(name)))))
-            elif isinstance(block, list):
-                for i, item in enumerate(block):
-                    if isinstance(item, str) and "=" in item:
-                        name, _, value = item.partition("=")
-                        env.setdefault(name, Opt(value, doc.locate((*base, i))))
-                    elif isinstance(item, Mapping) and isinstance(item.get("name"), str):
-                        # Kubernetes style: [{name: NAME, value: "1"}]
-                        where = (*base, i, "value") if "value" in item else (*base, i)
-                        env.setdefault(item["name"], Opt(item.get("value"), doc.locate(where)))
+            _env_block(doc, (*path[:depth], key), parent.get(key), env)
+    if _is_stream(doc):
+        # A manifest of several documents: the container that mounts a ConfigMap holds
+        # the environment in another document; every env block counts, nearest first.
+        for where in list(doc.positions):
+            if where and isinstance(where[-1], str) and where[-1] in ENV_KEYS:
+                _, block = resolve_pointer(doc.data, _pointer(where))
+                _env_block(doc, where, block, env)
     return env
+
+
+def _is_stream(doc: Document) -> bool:
+    from specgate.yaml_loader import DocumentStream
+
+    return isinstance(doc, DocumentStream)
+
+
+def _env_block(doc: Document, base: NodePath, block: object, env: dict[str, Opt]) -> None:
+    """Add the variables of one ``env``-like block at ``base`` (a mapping, ``NAME=value``
+    strings or Kubernetes ``[{name, value}]``) to ``env``, keeping earlier ones."""
+    if isinstance(block, Mapping):
+        for name, value in block.items():
+            env.setdefault(str(name), Opt(value, doc.locate((*base, str(name)))))
+    elif isinstance(block, list):
+        for i, item in enumerate(block):
+            if isinstance(item, str) and "=" in item:
+                name, _, value = item.partition("=")
+                env.setdefault(name, Opt(value, doc.locate((*base, i))))
+            elif isinstance(item, Mapping) and isinstance(item.get("name"), str):
+                # Kubernetes style: [{name: NAME, value: "1"}]
+                where = (*base, i, "value") if "value" in item else (*base, i)
+                env.setdefault(item["name"], Opt(item.get("value"), doc.locate(where)))
 
 
 def _pointer(path: NodePath) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Sequence
+from typing import overload
 
 from specgate.document import NodePath, Span
 from specgate.errors import InputError
@@ -64,6 +65,30 @@ class LineIndex:
             return None
         offset = self.starts[span.line - 1] + span.column - 1
         return offset if offset <= len(self.text) else None
+
+
+class SpanSequence(Sequence[Span]):
+    """The spans of ``offsets`` into one text, each computed when asked: a long scalar
+    (a ConfigMap's embedded YAML) has hundreds of thousands of characters, of which a
+    locator needs a handful."""
+
+    def __init__(self, lines: LineIndex, offsets: Sequence[int]) -> None:
+        self._lines = lines
+        self._offsets = offsets
+
+    def __len__(self) -> int:
+        return len(self._offsets)
+
+    @overload
+    def __getitem__(self, index: int) -> Span: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> SpanSequence: ...
+
+    def __getitem__(self, index: int | slice) -> Span | SpanSequence:
+        if isinstance(index, slice):
+            return SpanSequence(self._lines, self._offsets[index])
+        return self._lines.span(self._offsets[index])
 
 
 # One decoded character: (character, source offset, came from the source as written).
@@ -270,19 +295,23 @@ def word_offsets(text: str, start: int, word: str) -> list[int] | None:
 
 
 def json_locator(
-    text: str, chars: Sequence[Span] | None, fallback: Span
+    text: str, chars: Sequence[Span] | None, fallback: Span, *, yaml: bool = False
 ) -> Callable[[NodePath], Span]:
-    """Spans of the keys and values of the JSON ``text`` whose characters stand at
-    ``chars`` in the file (a scalar points at its value, a container at its key);
-    everything at ``fallback`` when ``chars`` is unknown."""
+    """Spans of the keys and values of the JSON ``text`` (YAML text when ``yaml``)
+    whose characters stand at ``chars`` in the file (a scalar points at its value, a
+    container at its key); everything at ``fallback`` when ``chars`` is unknown."""
     if chars is None or len(chars) != len(text):
         return lambda _path: fallback
+    from specgate.inputs.pointer import embedded_yaml_document
     from specgate.json_loader import load_json
 
     try:
-        doc = load_json(text, "")
+        found = embedded_yaml_document(text) if yaml else load_json(text, "")
     except InputError:
         return lambda _path: fallback
+    if found is None:
+        return lambda _path: fallback
+    doc = found
     lines = LineIndex(text)
 
     def locate(path: NodePath) -> Span:

@@ -23,8 +23,14 @@ from dataclasses import dataclass, field
 from specgate.document import Document, NodePath, Span
 from specgate.errors import InputError
 from specgate.inputs.cmdline import Command, Flag, FlagSpec, parse_flags, split_commands
-from specgate.inputs.engines._scalar import LineIndex, json_locator, scalar_offsets, word_offsets
-from specgate.inputs.pointer import parse_json_scalar
+from specgate.inputs.engines._scalar import (
+    LineIndex,
+    SpanSequence,
+    json_locator,
+    scalar_offsets,
+    word_offsets,
+)
+from specgate.inputs.pointer import parse_embedded_yaml, parse_json_scalar
 
 
 @dataclass(frozen=True)
@@ -56,7 +62,7 @@ class Source:
         self.text = text
         self._lines = LineIndex(self.text) if self.text is not None else None
         self._json: dict[NodePath, Callable[[NodePath], Span] | None] = {}
-        self._scalars: dict[NodePath, tuple[Span, ...] | None] = {}
+        self._scalars: dict[NodePath, Sequence[Span] | None] = {}
 
     def locate(self, path: NodePath) -> Span:
         """:meth:`Document.locate`, except that a key or value inside a JSON string
@@ -69,13 +75,13 @@ class Source:
                 return locate(path[cut:]) if locate is not None else self.doc.locate(path)
         return self.doc.locate(path)
 
-    def chars(self, path: NodePath) -> tuple[Span, ...] | None:
+    def chars(self, path: NodePath) -> Sequence[Span] | None:
         """Per character of the string scalar at ``path``, its span in the file."""
         if path not in self._scalars:
             self._scalars[path] = self._chars(path)
         return self._scalars[path]
 
-    def _chars(self, path: NodePath) -> tuple[Span, ...] | None:
+    def _chars(self, path: NodePath) -> Sequence[Span] | None:
         position = self.doc.positions.get(path)
         value = _node(self.doc.data, path)
         if self._lines is None or position is None or not isinstance(value, str):
@@ -86,7 +92,7 @@ class Source:
         offsets = scalar_offsets(self._lines.text, start, value)
         if offsets is None:
             return None
-        return tuple(self._lines.span(o) for o in offsets)
+        return SpanSequence(self._lines, offsets)
 
     def _json_in(self, path: NodePath) -> Callable[[NodePath], Span] | None:
         if path not in self._json:
@@ -94,6 +100,9 @@ class Source:
             locate = None
             if isinstance(value, str) and parse_json_scalar(value) is not None:
                 locate = json_locator(value, self.chars(path), self.doc.locate(path))
+            elif isinstance(value, str) and parse_embedded_yaml(value) is not None:
+                # YAML text in a string (a ConfigMap's extra.yaml: |): its own lines
+                locate = json_locator(value, self.chars(path), self.doc.locate(path), yaml=True)
             self._json[path] = locate
         return self._json[path]
 

@@ -9,6 +9,7 @@ See notes/domain.md §1.1.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Mapping
@@ -99,6 +100,12 @@ _NEEDS_MODEL = frozenset(_DATA.table("needs_model"))
 _ONE_PASS = frozenset(_DATA.table("one_pass_methods"))
 _DRAFT_NAMES: Mapping[str, str] = _DATA.table("draft_names")
 _ADAPTIVE_KEYS: Mapping[str, str] = _DATA.table("adaptive_keys")
+#: Method names the newest vLLM accepts (exact, case-sensitive: a pydantic Literal).
+_ACCEPTED_METHODS = tuple(_DATA.table("accepted_methods"))
+#: Keys the newest vLLM's SpeculativeConfig accepts (it forbids any other), and keys of
+#: older versions whose removal release is not known (read, not reported).
+_BLOCK_KEYS = tuple(_DATA.table("speculative_config_keys"))
+_FORMER_BLOCK_KEYS = frozenset(_DATA.table("former_speculative_config_keys"))
 SUFFIX_MAX_TREE_DEPTH = int(_DATA.default("suffix_decoding_max_tree_depth", None))  # type: ignore[call-overload]
 
 
@@ -225,6 +232,8 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     target_tp = _target_tp(opts, block, b, ctx)
     max_len = _max_model_len(opts, block, b, ctx)
     mechanism, model = _mechanism(block, b, ctx)
+    if not v0:
+        _check_block_keys(block, b)
     if v0 and mechanism == "eagle3":
         _v0_eagle3(opts, b)
     d = _draft_length(block, mechanism, b, ctx)
@@ -247,7 +256,6 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         draft_model=model,
         max_model_len=max_len,
         draft_passes=_draft_passes(block, mechanism, b, ctx),
-        target_model=_target_model(opts, block),
     )
 
 
@@ -281,6 +289,51 @@ def _v0_eagle3(opts: Options, b: Builder) -> None:
             field_name,
         )
         return
+
+
+def _did_you_mean(name: str, known: tuple[str, ...]) -> str | None:
+    """The known name closest to ``name``: a case-only difference first, else difflib's."""
+    folded = [k for k in known if k.lower() == name.lower()]
+    if folded:
+        return folded[0]
+    close = difflib.get_close_matches(name, known, n=1)
+    return close[0] if close else None
+
+
+def _check_method(name: str, b: Builder) -> None:
+    """SG307 for a ``method`` the newest vLLM refuses (data ``accepted_methods``: the
+    ``SpeculativeMethod`` Literal, matched exactly), with the closest accepted name."""
+    if name in _ACCEPTED_METHODS:
+        return
+    hint = _did_you_mean(name.strip(), _ACCEPTED_METHODS)
+    suggestion = f" (did you mean {hint!r}?)" if hint else ""
+    b.issue(
+        "SG307",
+        f"vLLM refuses speculative method {name!r}{suggestion}: SpeculativeConfig.method "
+        f"is one of {len(_ACCEPTED_METHODS)} exact, case-sensitive names",
+        "mechanism",
+    )
+
+
+def _check_block_keys(block: Mapping[str, Opt], b: Builder) -> None:
+    """SG307 at each key of the speculative block that vLLM's SpeculativeConfig does not
+    have (it forbids extra keys), with the closest key; keys of older versions pass."""
+    for key, opt in block.items():
+        if key in _BLOCK_KEYS or key in _FORMER_BLOCK_KEYS:
+            continue
+        spelled = opt.spelled or key
+        hint = _did_you_mean(key, _BLOCK_KEYS)
+        suggestion = f" (did you mean {hint!r}?)" if hint else ""
+        d_lost = hint == "num_speculative_tokens"
+        unread = "; D is not read from the engine config" if d_lost else ""
+        field_name = f"speculative_config_key:{key}"
+        b.at(field_name, opt)
+        b.issue(
+            "SG307",
+            f"vLLM refuses unknown key {spelled!r}{suggestion} in speculative_config: "
+            f"SpeculativeConfig forbids extra keys{unread}",
+            field_name,
+        )
 
 
 def _adaptive(block: Mapping[str, Opt], b: Builder) -> bool:
@@ -365,15 +418,6 @@ def _token_tree(block: Mapping[str, Opt], b: Builder, ctx: Context) -> tuple[int
         f"N_verify = {nodes} + 1 (num_speculative_tokens counts nodes)"
     )
     return depth, nodes + 1
-
-
-def _target_model(opts: Options, block: Mapping[str, Opt]) -> str | None:
-    """The served model (``model`` / ``--model`` beside the speculative block); not
-    the block's own ``model``, which is the draft."""
-    if block is opts:
-        return None
-    found = opts_get(opts, "model")
-    return found.value if found is not None and isinstance(found.value, str) else None
 
 
 def _target_tp(opts: Options, block: Mapping[str, Opt], b: Builder, ctx: Context) -> int | None:
@@ -504,6 +548,7 @@ def _mechanism(
         b.at("mechanism", method)
         name = as_str(method)
         mechanism = method_mechanism(name)
+        _check_method(name, b)
         if mechanism == "mtp" and name.strip().lower() != "mtp":
             b.note(f"vLLM method {name!r} is a deprecated alias of 'mtp'")
         if name.strip().lower() == "ngram_gpu":

@@ -1,19 +1,21 @@
 """Measured acceptance → :class:`~specgate.inputs.types.Acceptance` (DESIGN.md §7).
 
 :func:`read_acceptance` dispatches on ``evidence.metrics.format``: file formats read
-``path`` (relative to the claims file, never outside the repository; logs and
-Prometheus text at most 256 MiB, JSON formats 8 MiB: :mod:`.stream`); inline
-formats read the block itself. Log formats and Prometheus text are streamed
-through a literal pre-filter (:mod:`.stream`): only the lines holding their labels
-(Prometheus: the spec-decode families) are decoded and parsed. Each reader is a
-pure function of the text it is given; this module alone touches the file system.
+``path`` (relative to the claims file, never outside the repository; at most
+256 MiB: :mod:`.stream`); inline formats read the block itself. Log formats and
+Prometheus text are streamed through a literal pre-filter (:mod:`.stream`): only
+the lines holding their labels (Prometheus: the spec-decode families) are decoded
+and parsed. Per-request and per-iteration JSON records are streamed record by
+record (:mod:`.json_records`). Each reader is a pure function of the text or
+records it is given; this module alone touches the file system.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from specgate.inputs.metrics._common import Record
 from specgate.inputs.metrics.inline import (
     PROFILE_TOLERANCE,
     acceptance_profile_problems,
@@ -23,6 +25,7 @@ from specgate.inputs.metrics.inline import (
     read_iid_rate,
     read_per_position,
 )
+from specgate.inputs.metrics.json_records import read_records
 from specgate.inputs.metrics.logs import read_llamacpp_log, read_sglang_log
 from specgate.inputs.metrics.prometheus import read_prometheus
 from specgate.inputs.metrics.records import read_trtllm_iteration_stats, read_vllm_per_request
@@ -33,7 +36,7 @@ from specgate.inputs.metrics.spec import (
     MetricsSpec,
     resolve_path,
 )
-from specgate.inputs.metrics.stream import METRICS_MAX_BYTES, read_filtered, read_whole
+from specgate.inputs.metrics.stream import METRICS_MAX_BYTES, check_file, read_filtered
 from specgate.inputs.metrics.summaries import (
     read_llamacpp_timings,
     read_sglang_server_info,
@@ -59,8 +62,12 @@ _TEXT_READERS: dict[str, Callable[[str, str], Acceptance]] = {
     "llamacpp-log": read_llamacpp_log,
     "llamacpp-timings": read_llamacpp_timings,
     "sglang-server-info": read_sglang_server_info,
-    "trtllm-iteration-stats": read_trtllm_iteration_stats,
     "speculation-profile": read_speculation_profile,
+}
+#: Formats whose files are streams of JSON records (read record by record).
+_RECORD_READERS: dict[str, Callable[[Iterable[Record], str], Acceptance]] = {
+    "vllm-per-request": read_vllm_per_request,
+    "trtllm-iteration-stats": read_trtllm_iteration_stats,
 }
 #: Literal labels a line must hold to matter to a line format (DESIGN §10 pre-filter),
 #: as groups tried in order until one keeps a line (each label costs a pass over the
@@ -119,6 +126,9 @@ def read_acceptance(
     target, shown = resolve_path(
         spec, "path", spec.path, base_dir=base_dir, shown_base=shown_base, root=root
     )
+    records = _RECORD_READERS.get(spec.format)
+    if records is not None:
+        return records(read_records(target, shown), shown)
     text = _read(target, shown, spec.format)
     if spec.format == "vllm-prometheus":
         baseline = None
@@ -135,8 +145,6 @@ def read_acceptance(
         return read_prometheus(
             text, shown, baseline=baseline, draft_length=spec.draft_length, labels=spec.labels
         )
-    if spec.format == "vllm-per-request":
-        return read_vllm_per_request(text, shown)
     if spec.format == "vllm-log":
         return read_vllm_log(text, shown, draft_length=spec.draft_length)
     return _TEXT_READERS[spec.format](text, shown)
@@ -144,10 +152,13 @@ def read_acceptance(
 
 def _read(path: Path, shown: str, fmt: str) -> str:
     """A metrics file's text: line formats pre-filtered (:data:`LINE_FILTERS`), JSON
-    formats whole; both up to :data:`METRICS_MAX_BYTES`."""
+    summaries whole; both up to :data:`METRICS_MAX_BYTES`."""
     groups = LINE_FILTERS.get(fmt)
     if groups is None:
-        return read_whole(path, shown)
+        from specgate.loader import read_text
+
+        check_file(path, shown)
+        return read_text(path, shown, limit=METRICS_MAX_BYTES)
     text = ""
     for needles in groups:
         text = read_filtered(path, shown, needles)

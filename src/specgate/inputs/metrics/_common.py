@@ -1,7 +1,9 @@
 """Small helpers shared by the metrics readers: numbers, formulas, located JSON.
 
 A *locator* maps a node path inside a parsed record to its :class:`Span` in the
-file, so every error and span points at the right line.
+file, so every error and span points at the right line. Locating costs a walk over
+the record (:mod:`.json_records`), so the number checks take a *where*: a span, or a
+function giving it, called only when the check fails.
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ from dataclasses import dataclass
 from specgate.document import NodePath, Span
 from specgate.errors import InputError
 from specgate.inputs.types import Acceptance
-from specgate.loader import parse_text
 
 Locator = Callable[[NodePath], Span]
 KeyLocator = Callable[[str], Span]
+#: Where a checked value stands: a span, a function giving it (called only on
+#: failure), or ``None`` (no position).
+Where = Span | Callable[[], Span] | None
 
 
 @dataclass(frozen=True)
@@ -48,25 +52,38 @@ def json_repr(value: object) -> str:
         return repr(value)
 
 
-def fail(reason: str, shown: str, span: Span | None = None) -> InputError:
+def fail(reason: str, shown: str, span: Where = None) -> InputError:
     """An :class:`InputError` at ``span`` of ``shown`` (no position when ``None``)."""
+    if callable(span):
+        span = span()
     if span is None:
         return InputError(reason, shown)
     return InputError(reason, shown, span.line, span.column)
 
 
-def real(value: object, what: str, shown: str, span: Span | None) -> float:
-    """``value`` as a finite real number (not a boolean), else an error at ``span``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise fail(f"{what} must be a finite number, not {json_repr(value)}", shown, span)
-    return float(value)
+def at(locate: Locator, path: NodePath) -> Callable[[], Span]:
+    """A *where* for ``path``: located only when a check fails."""
+    return lambda: locate(path)
 
 
-def count(value: object, what: str, shown: str, span: Span | None) -> float:
+def real(value: object, what: str, shown: str, span: Where) -> float:
+    """``value`` as a finite real number (not a boolean), else an error at ``span``
+    (an integer too large for a float is refused too)."""
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            return float(value)
+        except OverflowError:
+            raise fail(f"{what} is out of range (beyond 1e308)", shown, span) from None
+    raise fail(f"{what} must be a finite number, not {json_repr(value)}", shown, span)
+
+
+def count(value: object, what: str, shown: str, span: Where) -> float:
     """``value`` as a non-negative whole count (``240.0`` allowed)."""
     number = real(value, what, shown, span)
     if number < 0 or not number.is_integer():
-        raise fail(f"{what} must be a whole count ≥ 0, not {value!r}", shown, span)
+        raise fail(f"{what} must be a whole count ≥ 0, not {json_repr(value)}", shown, span)
     return number
 
 
@@ -76,48 +93,6 @@ def whole_ratio(numerator: float, denominator: float) -> int | None:
         return None
     ratio = numerator / denominator
     return int(ratio) if abs(ratio - round(ratio)) < 1e-9 else None
-
-
-def load_records(text: str, shown: str) -> list[Record]:
-    """Parse ``text`` as one JSON document, or as JSON Lines when that fails.
-
-    A JSON array becomes one record per item; any other document is one record.
-
-    Raises:
-        InputError: not JSON and not JSON Lines (the first bad line named).
-    """
-    try:
-        doc = parse_text(text, shown, json_syntax=True)
-    except InputError as whole:
-        lines = [(n, line) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
-        if len(lines) < 2:
-            raise
-        del whole
-        return [_line_record(line, number, shown) for number, line in lines]
-    if isinstance(doc.data, list):
-        return [Record(item, under(doc.locate, (index,))) for index, item in enumerate(doc.data)]
-    return [Record(doc.data, doc.locate)]
-
-
-def load_one(text: str, shown: str) -> Record:
-    """Parse ``text`` as one JSON document."""
-    doc = parse_text(text, shown, json_syntax=True)
-    return Record(doc.data, doc.locate)
-
-
-def _line_record(line: str, number: int, shown: str) -> Record:
-    try:
-        doc = parse_text(line, shown, json_syntax=True)
-    except InputError as exc:
-        raise InputError(
-            f"not JSON or JSON Lines: {exc.reason}", shown, number, exc.column
-        ) from None
-
-    def locate(path: NodePath) -> Span:
-        span = doc.locate(path)
-        return Span(number, span.column)
-
-    return Record(doc.data, locate)
 
 
 def under(locate: Locator, prefix: NodePath) -> Locator:

@@ -15,7 +15,8 @@ Sources:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import operator
+from collections.abc import Callable, Iterable, Mapping
 
 from specgate.document import Span
 from specgate.inputs.metrics._common import (
@@ -23,25 +24,29 @@ from specgate.inputs.metrics._common import (
     Locator,
     Record,
     above_depth,
+    at,
     count,
     fail,
     fmt,
     largest_accepted,
-    load_records,
     real,
     survival,
     under,
     whole_ratio,
 )
+from specgate.inputs.metrics.json_records import records_from_text
 from specgate.inputs.types import Acceptance
 
+_EXACT = 2**53  # the largest count a float holds exactly
 _BLOCK_KEYS = ("acceptance_histogram", "num_spec_steps", "mean_acceptance_length")
 
 
-def read_vllm_per_request(text: str, shown: str) -> Acceptance:
+def read_vllm_per_request(source: str | Iterable[Record], shown: str) -> Acceptance:
     """AL pooled over the ``speculative_decoding`` blocks of vLLM per-request records.
 
-    The file may hold one response, a JSON list, or JSON Lines; each record may be
+    ``source`` is the file's text or its records (:func:`.json_records.read_records`,
+    streamed: only the pooled counts are kept). The file may hold one response, a
+    JSON list, or JSON Lines; each record may be
     a response (``metrics.speculative_decoding``), a ``{"speculative_decoding": …}``
     record, or the block itself. Per block: histogram → steps Σh[j], accepted
     Σ j·h[j]; else ``num_accepted_draft_tokens`` / ``num_spec_steps``; else
@@ -57,56 +62,57 @@ def read_vllm_per_request(text: str, shown: str) -> Acceptance:
         InputError: no block, a block with none of those fields, zero steps, an
             accepted count above the block's ``num_spec_tokens``.
     """
-    blocks = [found for record in load_records(text, shown) for found in _blocks(record)]
-    if not blocks:
-        raise fail(
-            f"no speculative_decoding block in {shown} (null when n > 1, absent "
-            "without --per-request-spec-decode-metrics)",
-            shown,
-        )
+    records = records_from_text(source, shown) if isinstance(source, str) else source
     accepted = steps = 0.0
     pooled: dict[int, float] = {}
     all_histograms = True
     depth: int | None = None
     lone_mean: float | None = None
-    for block, locate in blocks:
+    first: Span | None = None
+    blocks = 0
+    for block, locate in (found for record in records for found in _blocks(record)):
+        blocks += 1
+        if first is None:
+            first = locate(())
+        elif lone_mean is not None:
+            raise _unpoolable(shown, first)
         histogram, dense = _histogram(block, locate, shown)
         if dense is not None:
             depth = dense
-        if "num_spec_tokens" in block and block["num_spec_tokens"] is not None:
-            depth = int(
-                count(
-                    block["num_spec_tokens"], "num_spec_tokens", shown, locate(("num_spec_tokens",))
-                )
-            )
+        own = block.get("num_spec_tokens")
+        if own is not None:
+            depth = int(count(own, "num_spec_tokens", shown, at(locate, ("num_spec_tokens",))))
         if histogram is not None:
-            _check_depth(histogram, block, locate, shown)
+            if own is not None:
+                _check_depth(histogram, depth, locate, shown)
             for j, h in histogram.items():
                 pooled[j] = pooled.get(j, 0.0) + h
             steps += sum(histogram.values())
-            accepted += sum(j * h for j, h in histogram.items())
+            accepted += sum(map(operator.mul, histogram.keys(), histogram.values()))
             continue
         all_histograms = False
         n = block.get("num_spec_steps")
         if n is not None and "num_accepted_draft_tokens" in block:
-            steps += count(n, "num_spec_steps", shown, locate(("num_spec_steps",)))
+            steps += count(n, "num_spec_steps", shown, at(locate, ("num_spec_steps",)))
             accepted += count(
                 block["num_accepted_draft_tokens"],
                 "num_accepted_draft_tokens",
                 shown,
-                locate(("num_accepted_draft_tokens",)),
+                at(locate, ("num_accepted_draft_tokens",)),
             )
         elif block.get("mean_acceptance_length") is not None:
             mean = real(
                 block["mean_acceptance_length"],
                 "mean_acceptance_length",
                 shown,
-                locate(("mean_acceptance_length",)),
+                at(locate, ("mean_acceptance_length",)),
             )
             if n is None:
+                if blocks > 1:
+                    raise _unpoolable(shown, first)
                 lone_mean = mean
                 continue
-            block_steps = count(n, "num_spec_steps", shown, locate(("num_spec_steps",)))
+            block_steps = count(n, "num_spec_steps", shown, at(locate, ("num_spec_steps",)))
             steps += block_steps
             accepted += (mean - 1) * block_steps
         else:
@@ -116,8 +122,13 @@ def read_vllm_per_request(text: str, shown: str) -> Acceptance:
                 shown,
                 locate(()),
             )
-    first = blocks[0][1](())
-    if lone_mean is not None and len(blocks) == 1:
+    if first is None:
+        raise fail(
+            f"no speculative_decoding block in {shown} (null when n > 1, absent "
+            "without --per-request-spec-decode-metrics)",
+            shown,
+        )
+    if lone_mean is not None:
         return Acceptance(
             format="vllm-per-request",
             path=shown,
@@ -125,13 +136,6 @@ def read_vllm_per_request(text: str, shown: str) -> Acceptance:
             formula=f"mean_acceptance_length = {fmt(lone_mean)}",
             draft_length=depth,
             spans={"accept_length": first},
-        )
-    if lone_mean is not None:
-        raise fail(
-            "a record gives mean_acceptance_length without num_spec_steps, so records "
-            "cannot be pooled",
-            shown,
-            first,
         )
     if steps <= 0:
         raise fail("zero speculative steps in the per-request records", shown, first)
@@ -144,7 +148,7 @@ def read_vllm_per_request(text: str, shown: str) -> Acceptance:
         draft_length=depth,
         marginal=marginal,
         min_draft_length=largest_accepted(pooled) if pooled else None,
-        note=f"pooled over {len(blocks)} request record{'s' if len(blocks) > 1 else ''}",
+        note=f"pooled over {blocks} request record{'s' if blocks > 1 else ''}",
         spans={"accept_length": first},
         histogram=tuple(sorted((j, int(h)) for j, h in pooled.items() if h > 0))
         if all_histograms and all(float(h).is_integer() for h in pooled.values())
@@ -153,14 +157,18 @@ def read_vllm_per_request(text: str, shown: str) -> Acceptance:
     )
 
 
+def _unpoolable(shown: str, first: Span) -> Exception:
+    return fail(
+        "a record gives mean_acceptance_length without num_spec_steps, so records cannot be pooled",
+        shown,
+        first,
+    )
+
+
 def _check_depth(
-    histogram: Mapping[int, float], block: Mapping[str, object], locate: Locator, shown: str
+    histogram: Mapping[int, float], depth: int | None, locate: Locator, shown: str
 ) -> None:
-    """No step accepted more drafts than the block's own ``num_spec_tokens``."""
-    own = block.get("num_spec_tokens")
-    if own is None:
-        return
-    depth = int(count(own, "num_spec_tokens", shown, locate(("num_spec_tokens",))))
+    """No step accepted more drafts than the block's own ``num_spec_tokens`` (``depth``)."""
     over = above_depth(histogram, depth)
     if over is not None:
         raise fail(
@@ -170,24 +178,34 @@ def _check_depth(
         )
 
 
-def _blocks(record: Record) -> list[tuple[Mapping[str, object], Locator]]:
+#: How deep lists of records may nest before they are ignored (a hostile file must
+#: not exhaust the stack; real files hold records at most inside one list).
+_MAX_LIST_DEPTH = 64
+
+
+def _blocks(record: Record, depth: int = 0) -> list[tuple[Mapping[str, object], Locator]]:
     data, locate = record.data, record.locate
     if isinstance(data, list):
+        if depth >= _MAX_LIST_DEPTH:
+            return []
         return [
             found
             for index, item in enumerate(data)
-            for found in _blocks(Record(item, under(locate, (index,))))
+            for found in _blocks(Record(item, under(locate, (index,))), depth + 1)
         ]
-    if not isinstance(data, Mapping):
+    if not isinstance(data, dict):
         return []
-    for path in (("speculative_decoding",), ("metrics", "speculative_decoding")):
-        node: object = data
-        for key in path:
-            node = node.get(key) if isinstance(node, Mapping) else None
-        if isinstance(node, Mapping):
-            return [(node, under(locate, path))]
-        if path[0] in data and node is None:
-            return []  # explicitly null (n > 1)
+    node = data.get("speculative_decoding")
+    if isinstance(node, dict):
+        return [(node, under(locate, ("speculative_decoding",)))]
+    if "speculative_decoding" in data and node is None:
+        return []  # explicitly null (n > 1)
+    metrics = data.get("metrics")
+    node = metrics.get("speculative_decoding") if isinstance(metrics, dict) else None
+    if isinstance(node, dict):
+        return [(node, under(locate, ("metrics", "speculative_decoding")))]
+    if "metrics" in data and node is None:
+        return []  # explicitly null (n > 1)
     if any(key in data for key in _BLOCK_KEYS):
         return [(data, locate)]
     return []
@@ -202,9 +220,12 @@ def _histogram(
         return None, None
     where = ("acceptance_histogram",)
     if isinstance(raw, list):
+        if raw and set(map(type, raw)) == {int} and min(raw) >= 0 and max(raw) < _EXACT:
+            # The common case at C speed: whole counts a float holds exactly.
+            return dict(enumerate(map(float, raw))), len(raw) - 1
         return (
             {
-                j: count(h, "acceptance_histogram entry", shown, locate((*where, j)))
+                j: count(h, "acceptance_histogram entry", shown, at(locate, (*where, j)))
                 for j, h in enumerate(raw)
             },
             len(raw) - 1 if raw else None,
@@ -225,15 +246,16 @@ def histogram_from_mapping(
             raise fail(
                 f"histogram key {key!r} is not an accepted-draft count", shown, locate(str(key))
             )
-        out[int(text)] = count(value, f"histogram[{text}]", shown, locate(str(key)))
+        out[int(text)] = count(value, f"histogram[{text}]", shown, _key_at(locate, str(key)))
     return out
 
 
-def read_trtllm_iteration_stats(text: str, shown: str) -> Acceptance:
+def read_trtllm_iteration_stats(source: str | Iterable[Record], shown: str) -> Acceptance:
     """(ΣnumAcceptedTokens + ΣnumRequestsWithDraftTokens) / ΣnumRequestsWithDraftTokens.
 
-    The file is a JSON list of iteration stats (``trtllm-serve`` ``/metrics``,
-    ``llm.get_stats()``; items may be JSON strings) or JSON Lines.
+    ``source`` is the file's text or its records (streamed). The file is a JSON list
+    of iteration stats (``trtllm-serve`` ``/metrics``, ``llm.get_stats()``; items may
+    be JSON strings) or JSON Lines.
 
     Raises:
         InputError: no ``specDecodingStats``, or no request carried a draft.
@@ -241,16 +263,20 @@ def read_trtllm_iteration_stats(text: str, shown: str) -> Acceptance:
     accepted = requests = tokens = 0.0
     seen = 0
     first: Span | None = None
-    for record in load_records(text, shown):
+    records = records_from_text(source, shown) if isinstance(source, str) else source
+    for record in records:
         item, locate = record.data, record.locate
         if isinstance(item, str):
             try:
                 item = json.loads(item)
-            except ValueError:
+            except (ValueError, RecursionError):
                 raise fail(
-                    "iteration stats item is a string but not JSON", shown, locate(())
+                    "iteration stats item is a string but not JSON (or nested too deep, "
+                    "or an integer with too many digits)",
+                    shown,
+                    locate(()),
                 ) from None
-            locate = _fixed(locate(()))
+            locate = _fixed(locate)
         stats = item.get("specDecodingStats") if isinstance(item, Mapping) else None
         if not isinstance(stats, Mapping):
             continue
@@ -258,7 +284,7 @@ def read_trtllm_iteration_stats(text: str, shown: str) -> Acceptance:
         first = first or locate(("specDecodingStats",))
 
         def value(key: str, stats: Mapping[str, object] = stats, locate: Locator = locate) -> float:
-            return count(stats.get(key, 0), key, shown, locate(("specDecodingStats", key)))
+            return count(stats.get(key, 0), key, shown, at(locate, ("specDecodingStats", key)))
 
         accepted += value("numAcceptedTokens")
         requests += value("numRequestsWithDraftTokens")
@@ -288,6 +314,11 @@ def read_trtllm_iteration_stats(text: str, shown: str) -> Acceptance:
     )
 
 
-def _fixed(span: Span) -> Locator:
-    """A locator pointing every path at ``span`` (values inside an embedded string)."""
-    return lambda _path: span
+def _key_at(locate: KeyLocator, key: str) -> Callable[[], Span]:
+    return lambda: locate(key)
+
+
+def _fixed(outer: Locator) -> Locator:
+    """A locator pointing every path at the record itself (values inside an embedded
+    JSON string), located only when asked."""
+    return lambda _path: outer(())

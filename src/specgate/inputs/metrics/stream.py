@@ -11,10 +11,8 @@ memory stays proportional to the lines kept.
 Limits: a streamed metrics file or log may be up to :data:`METRICS_MAX_BYTES`
 (256 MiB), separate from the 1 MiB limit of claims and config files; a single
 line may be up to :data:`MAX_LINE_BYTES`. Kept lines must be UTF-8 without NUL
-bytes; lines that are filtered out are never decoded. JSON formats are parsed
-whole (with the position of every value, for findings at their line), which costs
-far more per byte, so they have their own limit, :data:`JSON_METRICS_MAX_BYTES`
-(8 MiB: a few seconds and a few hundred MiB of memory at most).
+bytes; lines that are filtered out are never decoded. JSON and JSON Lines formats
+have the same limits and are streamed record by record (:mod:`.json_records`).
 """
 
 from __future__ import annotations
@@ -26,15 +24,13 @@ from specgate.errors import InputError
 
 #: The size limit of a referenced metrics file or log (bytes): 256 MiB.
 METRICS_MAX_BYTES = 256 * 1024 * 1024
-#: The size limit of a referenced metrics file parsed whole as JSON (bytes): 8 MiB.
-JSON_METRICS_MAX_BYTES = 8 * 1024 * 1024
 #: The longest line a streamed file may hold (bytes).
 MAX_LINE_BYTES = 16 * 1024 * 1024
 _CHUNK = 4 * 1024 * 1024
 _MIB = 1024 * 1024
 
 
-def _check(path: Path, shown: str, limit: int = METRICS_MAX_BYTES) -> None:
+def check_file(path: Path, shown: str) -> None:
     """The same checks as for claims files (exists, regular, readable), and the size."""
     try:
         if path.exists() and not path.is_dir() and not path.is_file():
@@ -46,13 +42,17 @@ def _check(path: Path, shown: str, limit: int = METRICS_MAX_BYTES) -> None:
         raise InputError("no such file", shown) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", shown) from None
-    if size > limit:
-        raise _too_large(shown, limit)
+    if size > METRICS_MAX_BYTES:
+        raise too_large(shown)
 
 
-def _too_large(shown: str, limit: int = METRICS_MAX_BYTES) -> InputError:
-    kind = "referenced metrics files and logs" if limit == METRICS_MAX_BYTES else "JSON metrics"
-    return InputError(f"file is larger than {limit // _MIB} MiB (the limit for {kind})", shown)
+def too_large(shown: str) -> InputError:
+    """The error for a metrics file over :data:`METRICS_MAX_BYTES`."""
+    return InputError(
+        f"file is larger than {METRICS_MAX_BYTES // _MIB} MiB "
+        "(the limit for referenced metrics files and logs)",
+        shown,
+    )
 
 
 def _long_line(shown: str, line: int) -> InputError:
@@ -75,7 +75,7 @@ def read_filtered(path: Path, shown: str, needles: Iterable[str]) -> str:
         InputError: missing, unreadable, over :data:`METRICS_MAX_BYTES`, a line over
             :data:`MAX_LINE_BYTES`, or a kept line that is not UTF-8 or holds NUL.
     """
-    _check(path, shown)
+    check_file(path, shown)
     literals = tuple(n.encode("utf-8") for n in needles)
     out: list[bytes | bytearray] = []
     at = (1, 1)  # (the line the next byte starts, the line the output has reached)
@@ -88,7 +88,7 @@ def read_filtered(path: Path, shown: str, needles: Iterable[str]) -> str:
                 size = handle.readinto(chunk)
                 total += size
                 if total > METRICS_MAX_BYTES:
-                    raise _too_large(shown)
+                    raise too_large(shown)
                 if size == 0:
                     if carry:
                         at = _keep(carry, (0, len(carry)), at, literals, out, shown=shown)
@@ -177,16 +177,3 @@ def _keep(
         append(block[start:end])
         emitted = current
     return current + count(b"\n", counted, hi), emitted
-
-
-def read_whole(path: Path, shown: str) -> str:
-    """The whole text of a referenced metrics file parsed as JSON, up to
-    :data:`JSON_METRICS_MAX_BYTES`.
-
-    Raises:
-        InputError: as :func:`specgate.loader.read_text`, with the JSON metrics limit.
-    """
-    from specgate.loader import read_text
-
-    _check(path, shown, JSON_METRICS_MAX_BYTES)
-    return read_text(path, shown, limit=JSON_METRICS_MAX_BYTES)

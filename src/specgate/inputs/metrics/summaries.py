@@ -17,7 +17,8 @@ import math
 from collections.abc import Mapping
 
 from specgate.document import NodePath
-from specgate.inputs.metrics._common import Locator, count, fail, fmt, load_one, real, under
+from specgate.inputs.metrics._common import Locator, at, count, fail, fmt, real, under
+from specgate.inputs.metrics.json_records import load_one
 from specgate.inputs.types import Acceptance
 
 
@@ -215,4 +216,4 @@ def _rates(data: Mapping[str, object], key: str, shown: str, locate: Locator) ->
         return ()
     if not isinstance(raw, list):
         raise fail(f"{key} must be a list", shown, locate((key,)))
-    return tuple(real(v, f"{key}[{i}]", shown, locate((key, i))) for i, v in enumerate(raw))
+    return tuple(real(v, f"{key}[{i}]", shown, at(locate, (key, i))) for i, v in enumerate(raw))
