@@ -523,3 +523,19 @@ def test_f33_doctor_next_draft_length_must_be_larger(capsys: pytest.CaptureFixtu
                            "--next-draft-length=4", "--next-accept-length=3.9"], capsys)
     assert code == 2
     assert "--next-draft-length 4 must be larger than --draft-length 8" in err
+
+
+def test_f6_node_limit_message_does_not_blame_aliases(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    # 100,001 list items and no alias: over the node limit, said as such
+    from specgate.yaml_loader import MAX_NODES
+
+    monkeypatch.chdir(tmp_path)
+    items = ", ".join(["0.1"] * (MAX_NODES + 1))
+    (tmp_path / "c.specgate.yaml").write_text(f"version: 1\nx-list: [{items}]\ndeployments: []\n")
+    assert main(["check", "c.specgate.yaml"]) == 2
+    out, err = capsys.readouterr()
+    text = out + err
+    assert f"more than {MAX_NODES:,} YAML nodes: the file is too large to check" in text
+    assert "alias" not in text
