@@ -539,3 +539,21 @@ def test_f6_node_limit_message_does_not_blame_aliases(
     text = out + err
     assert f"more than {MAX_NODES:,} YAML nodes: the file is too large to check" in text
     assert "alias" not in text
+
+
+def test_f33_sg203_a_lower_next_al_is_not_called_a_gain(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # D 4 → 8, AL 4 → 3.9, ρ 0.05: S 4 / 1.2 = 3.3333 → 3.9 / 1.4 = 2.7857
+    _, report, _ = doctor([*BASE, "--accept-length=4", "--draft-length=4",
+                           "--draft-depth-ratio=0.05", "--next-draft-length=8",
+                           "--next-accept-length=3.9"], capsys)
+    (sg203,) = messages(report, "SG203")
+    assert "changes the speedup 3.3333x → 2.7857x" in sg203
+    assert sg203.endswith("AL does not rise with D, so the longer draft only adds cost")
+    # AL 5 → 5.2 for D 7 → 14 at ρ 0.1: 5 / 1.7 = 2.9412 → 5.2 / 2.4 = 2.1667, a real gain
+    _, report, _ = doctor([*BASE, "--accept-length=5", "--draft-length=7",
+                           "--draft-depth-ratio=0.1", "--next-draft-length=14",
+                           "--next-accept-length=5.2"], capsys)
+    (sg203,) = messages(report, "SG203")
+    assert "2.9412x → 2.1667x" in sg203 and sg203.endswith("does not beat the draft cost")

@@ -284,12 +284,18 @@ def draft_increase_not_justified(ctx: RuleContext) -> Iterator[Hit]:
     if increase is None or increase.increase:
         return
     d = ctx.metrics.draft_length
+    al, next_al = ctx.metrics.accept_length or 0, ev.next_accept_length or 0
+    why = (
+        "the AL gain does not beat the draft cost"
+        if next_al > al
+        else "AL does not rise with D, so the longer draft only adds cost"
+    )
     yield Hit(
-        f"raising D {d} → {ev.next_draft_length} (AL {fmt(ctx.metrics.accept_length or 0)} → "
-        f"{fmt(ev.next_accept_length or 0)}) changes the speedup "
+        f"raising D {d} → {ev.next_draft_length} (AL {fmt(al)} → "
+        f"{fmt(next_al)}) changes the speedup "
         f"{fmt(increase.current_speedup)}x → {fmt(increase.next_speedup)}x at ρ = "
         f"{fmt(ctx.metrics.draft_depth_ratio or 0)} ({ctx.metrics.draft_depth_ratio_source}): "
-        "the AL gain does not beat the draft cost",
+        f"{why}",
         ctx.deployment.path("evidence", "next"),
         f"Keep D = {d}; raise D only when the measured AL at the larger D gives a higher "
         "AL / (β + ρ·passes).",
