@@ -111,7 +111,12 @@ class _Builder:
         self.seen.add(ident)
         self.nodes += 1
         if self.nodes > MAX_NODES:
-            raise self.fail(f"more than {MAX_NODES:,} nodes after alias expansion", node)
+            expanded = " (aliases expanded)" if self.aliases else ""
+            raise self.fail(
+                f"more than {MAX_NODES:,} YAML nodes{expanded}: the file is too large to check "
+                f"(specgate's limit is {MAX_NODES:,} keys, values and list items)",
+                node,
+            )
         if isinstance(node, ScalarNode):
             self.positions[path] = NodePosition("scalar", _span(node), key)
             return self.scalar(node)
