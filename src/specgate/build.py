@@ -12,6 +12,7 @@ import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from specgate.document import format_path
 from specgate.gpus import gpu_names
 from specgate.model import (
     Deployment,
@@ -122,7 +123,7 @@ def _model(raw: dict[str, Any], base: tuple[str | int, ...]) -> tuple[ModelBlock
         query_heads_per_kv=g,
         size=size,  # type: ignore[arg-type]
         parameters_b=_positive(raw, "parameters_b"),
-        moe=_bool(raw, "moe") is True,
+        moe=_bool(raw, "moe"),
         mtp_modules=_bool(raw, "mtp_modules"),
     )
     return block, problems
@@ -250,8 +251,9 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
         problems.append(
             Violation(
                 (*base, "evidence", "next", "draft_length"),
-                f"evidence.next.draft_length {larger} must be larger than "
-                f"speculation.draft_length {current} (it records AL measured at a larger D)",
+                f"{format_path((*base, 'evidence', 'next', 'draft_length'))} {larger} must be "
+                f"larger than speculation.draft_length {current} (it records AL measured at a "
+                "larger D)",
             )
         )
     return deployment, problems
@@ -276,7 +278,8 @@ def _verify_token_problems(deployment: Deployment, base: tuple[str | int, ...]) 
             problems.append(
                 Violation(
                     (*base, *where),
-                    f"{'.'.join(where)} {n} is below 1 + D = {d + 1}: the target scores at least "
+                    f"{format_path((*base, *where))} {n} is below 1 + D = {d + 1}: the target "
+                    "scores at least "
                     "the root and every draft token on the longest path",
                 )
             )

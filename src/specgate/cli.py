@@ -33,10 +33,11 @@ specgate checks speculative-decoding claims against theory.
 
 A claims file states, per deployment, the draft length D, the measured accept
 length AL (tokens per target step, bonus token included), the draft depth ratio
-ρ (one draft token's cost in target steps), the query heads per KV head G, and
-the claimed speedup. specgate checks AL ∈ [1, 1 + D], claimed speedup ≤
-AL / (β + ρ·passes) (β: the verify cost at the served concurrency), AL against
-break-even, the attention tile rule D* = floor(128/G) − 1, and more
+ρ (one draft pass's time over one target step's), the query heads per KV head
+G, and the claimed speedup. specgate checks AL ∈ [1, 1 + D], claimed speedup ≤
+AL / (β + ρ·passes) (β: the verify cost at the served concurrency; passes: draft
+passes per step, D for a chain), AL against break-even, the attention tile rule
+D* = floor(M/G) − 1 (M = 128 tile rows, 64 for multi-latent attention), and more
 (`specgate rules`).
 """
 
@@ -76,6 +77,21 @@ def _positive_float(
         return value
 
     return number
+
+
+def _closed_set(choices: tuple[str, ...], what: str) -> Callable[[str], str]:
+    """An argparse type: one of ``choices``, with did-you-mean on a typo."""
+
+    def choice(text: str) -> str:
+        if text in choices:
+            return text
+        from specgate.suggest import hint
+
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not {what} ({', '.join(choices)}){hint(text, choices)}"
+        )
+
+    return choice
 
 
 def _count(text: str) -> int:
@@ -142,9 +158,13 @@ def _today(args: argparse.Namespace) -> datetime.date | None:
 
 
 def _heads(text: str) -> int:
-    value = _count(text)
+    """An argparse type: a whole number ≥ 1 (one message for every way to miss it)."""
+    try:
+        value = _count(text)
+    except argparse.ArgumentTypeError:
+        value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be ≥ 1")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number ≥ 1")
     return value
 
 
@@ -463,7 +483,7 @@ def _add_doctor(sub: argparse._SubParsersAction[_Parser], *, full: bool) -> None
         "--draft-depth-ratio",
         type=_positive_float(0.0),
         metavar="RHO",
-        help="draft depth ratio ρ (draft token cost / target step)",
+        help="draft depth ratio ρ (one draft pass's time / one target step's time)",
     )
     doctor.add_argument(
         "--claimed-speedup",
@@ -522,7 +542,53 @@ def _add_doctor(sub: argparse._SubParsersAction[_Parser], *, full: bool) -> None
     doctor.add_argument(
         "--concurrency", type=_heads, metavar="B", help="sequences decoding at once (default 1)"
     )
-    doctor.add_argument("--gpu", choices=gpu_names(), help="GPU of the shipped table (for β)")
+    doctor.add_argument(
+        "--gpu",
+        type=_closed_set(gpu_names(), "a GPU of the shipped table"),
+        metavar="GPU",
+        help=f"GPU of the shipped table, for β: {', '.join(gpu_names())}",
+    )
+    doctor.add_argument(
+        "--peak-tflops",
+        type=_positive_float(0.0, strict=True),
+        metavar="TFLOPS",
+        help="peak dense TFLOP/s at the weights' precision (overrides --gpu's figure)",
+    )
+    doctor.add_argument(
+        "--memory-bandwidth-tbps",
+        type=_positive_float(0.0, strict=True),
+        metavar="TBPS",
+        help="memory bandwidth in TB/s (overrides --gpu's figure)",
+    )
+    doctor.add_argument(
+        "--weight-bytes",
+        type=_positive_float(0.0, strict=True),
+        metavar="BYTES",
+        help="bytes per weight (default 2; 1 for FP8)",
+    )
+    doctor.add_argument(
+        "--attention-tile-rows",
+        type=_heads,
+        metavar="M",
+        help="M, rows of one attention tile (default 128, 64 with multi-latent attention)",
+    )
+    doctor.add_argument(
+        "--verify-cost-ratio",
+        type=_positive_float(1.0),
+        metavar="BETA",
+        help="β measured: target step time at N_verify tokens over one token",
+    )
+    from typing import get_args
+
+    from specgate.inputs.types import Mechanism
+
+    mechanisms: tuple[str, ...] = get_args(Mechanism)
+    doctor.add_argument(
+        "--mechanism",
+        type=_closed_set(mechanisms, "a draft mechanism"),
+        metavar="NAME",
+        help=f"the draft mechanism: {', '.join(mechanisms)}",
+    )
     doctor.add_argument(
         "--measured-speedup",
         type=_positive_float(0.0, strict=True),
@@ -829,11 +895,12 @@ def _rule_set(values: list[str] | None, option: str) -> frozenset[str] | None:
     or code prefixes).
 
     Raises:
-        UsageError: a reference that names no rule.
+        UsageError: a reference that names no rule (with did-you-mean); a --select naming
+            no rule at all.
     """
     if values is None:
         return None
-    from specgate.config import matching_codes
+    from specgate.config import matching_codes, rule_hint
 
     codes: set[str] = set()
     for value in values:
@@ -842,8 +909,14 @@ def _rule_set(values: list[str] | None, option: str) -> frozenset[str] | None:
                 continue
             matched = matching_codes(reference)
             if not matched:
-                raise UsageError(f"specgate check: {option} {reference!r} names no rule")
+                raise UsageError(
+                    f"specgate check: {option} {reference!r} names no rule{rule_hint(reference)}"
+                )
             codes |= matched
+    if option == "--select" and not codes:
+        raise UsageError(
+            "specgate check: --select names no rule: it would switch every rule off"
+        )
     return frozenset(codes)
 
 

@@ -120,17 +120,64 @@ def matching_codes(reference: str) -> set[str]:
     return set()
 
 
+_LOOKALIKE_DIGITS = str.maketrans({"O": "0", "I": "1", "L": "1"})
+
+
+def rule_hint(reference: str) -> str:
+    """`` (did you mean 'SG104'?)`` for a reference close to a rule code or name, else ``""``.
+
+    ``SG1O4`` (letter O) → SG104; ``claim-over-measuremnt`` → claim-over-measurement.
+    """
+    import difflib
+
+    from specgate.rules import REGISTRY
+
+    wanted = reference.strip()
+    upper = wanted.upper()
+    if upper.startswith("SG"):
+        fixed = "SG" + upper[2:].translate(_LOOKALIKE_DIGITS)
+        if fixed in REGISTRY or (fixed[2:].isdigit() and matching_codes(fixed)):
+            return f" (did you mean {fixed!r}?)"
+        close = difflib.get_close_matches(upper, sorted(REGISTRY), n=1)
+    else:
+        close = difflib.get_close_matches(
+            wanted.lower(), sorted(r.name for r in REGISTRY.values()), n=1
+        )
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def _rules(
     value: object, key: str, shown: str, text: str
 ) -> tuple[frozenset[str], list[tuple[str, int]]]:
+    """Codes ``value`` names. In ``select`` and ``ignore`` a reference naming no rule
+    is an input error (a misspelt ``select`` would silently switch every rule off);
+    in ``per-file-ignores`` it is returned for SG004.
+
+    Raises:
+        InputError: not a list of strings; an empty ``select``; an unknown reference
+            in ``select``/``ignore``; an unsuppressable rule in an ignore list.
+    """
     from specgate.rules import lookup
 
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise InputError(f"[tool.specgate] {key} must be a list of rule codes or names", shown)
+    if key == "select" and not value:
+        raise InputError(
+            "[tool.specgate] select is empty: it would switch every rule off "
+            "(name the rules to run, or remove select)",
+            shown,
+            _line_of(text, "select"),
+        )
     codes: set[str] = set()
     unknown: list[tuple[str, int]] = []
     for reference in value:
         matched = matching_codes(reference)
+        if not matched and key in ("select", "ignore"):
+            raise InputError(
+                f"[tool.specgate] {key}: {reference!r} names no rule{rule_hint(reference)}",
+                shown,
+                _line_of(text, reference),
+            )
         if not matched:
             unknown.append((reference, _line_of(text, reference)))
             continue

@@ -303,7 +303,10 @@ def compute(deployment: Deployment, floor_override: float | None = None) -> Metr
 
     cost = theory.step_cost(beta.value, rho, passes)
     proven_cost = theory.step_cost(beta.value, ratio.proven, passes)
-    speedup = theory.speedup(al, cost) if al is not None and d is not None else None
+    # An AL below 1 is impossible (SG103): no speedup is computed from it, so no
+    # negative or sub-plain "speedup" is printed and no second rule repeats the cause.
+    possible = al is not None and al >= 1
+    speedup = theory.speedup(al, cost) if al is not None and possible and d is not None else None
 
     increase = None
     if speedup is not None and d is not None and evidence.has_next:
@@ -321,7 +324,10 @@ def compute(deployment: Deployment, floor_override: float | None = None) -> Metr
             n = verify if length == d and verify is not None else length + 1
             return cost_at(n, length)
 
-        optimal = theory.optimal_draft_length(theory.speedup_curve(rates, d, al, at_length))
+        # S(D) and S(D_opt) from one source: the profile's own AL(D) when it covers D
+        # (a stated AL that misses 1 + Σm is SG305's finding, not a gain to retune for).
+        al_at_d = 1.0 + math.fsum(rates[:d]) if len(rates) >= d else al
+        optimal = theory.optimal_draft_length(theory.speedup_curve(rates, d, al_at_d, at_length))
 
     rows = _tile_rows(deployment)
     tiles = _tiles(deployment, rows, verify)
@@ -348,14 +354,14 @@ def compute(deployment: Deployment, floor_override: float | None = None) -> Metr
         verify_cost=beta,
         draft_depth_ratio_source=ratio.source,
         break_even_accept_length=cost,
-        speedup_ceiling=theory.speedup(al, beta.value) if al is not None else None,
+        speedup_ceiling=theory.speedup(al, beta.value) if al is not None and possible else None,
         measured_speedup=measured,
         attention_tiles=tiles.tiles,
         attention_tile_rows=rows,
         tile_aligned_verify_tokens=tiles.aligned_n,
         optimal_draft_length=optimal,
         proven_draft_depth_ratio=ratio.proven,
-        proven_speedup=theory.speedup(al, proven_cost) if al is not None else None,
+        proven_speedup=theory.speedup(al, proven_cost) if al is not None and possible else None,
         typical_draft_depth_ratio=ratio.typical,
         min_gain=min_gain,
         retune_gain=deployment.retune_gain

@@ -12,6 +12,7 @@ checked whatever those say (as ruff does without ``--force-exclude``).
 
 from __future__ import annotations
 
+import errno
 import os
 import posixpath
 import re
@@ -23,7 +24,7 @@ from specgate.errors import UsageError
 if TYPE_CHECKING:
     from specgate.config import ConfigFinder
 
-CLAIMS_NAME = re.compile(r"^(?:\.?specgate|.+\.specgate)\.(?:ya?ml|json)$")
+CLAIMS_NAME = re.compile(r"(?:\.?specgate|.+\.specgate)\.(?:ya?ml|json)", re.DOTALL)
 SKIPPED_FOLDERS = frozenset(
     {
         ".git",
@@ -48,7 +49,7 @@ SKIPPED_FOLDERS = frozenset(
 
 def is_claims_name(name: str) -> bool:
     """Whether a file name is one of the default claims-file names."""
-    return CLAIMS_NAME.match(name) is not None
+    return CLAIMS_NAME.fullmatch(name) is not None
 
 
 def shown_path(path: Path, cwd: Path | None = None) -> str:
@@ -170,6 +171,18 @@ def _real_path(path: Path, folders: dict[str, str]) -> str:
     return os.path.join(real, name)
 
 
+def _unusable_name(given: str) -> bool:
+    """True for a name no file can have here: a NUL byte, or one the file system refuses
+    (too long); ``Path.exists`` would raise (or answer False) for both."""
+    if "\0" in given:
+        return True
+    try:
+        os.lstat(given)
+    except OSError as exc:
+        return exc.errno not in (errno.ENOENT, errno.ENOTDIR)
+    return False
+
+
 def discover(
     paths: list[str], finder: ConfigFinder | None = None
 ) -> list[tuple[Path, str]]:
@@ -183,7 +196,11 @@ def discover(
     real_folders: dict[str, str] = {}
     for given in paths or ["."]:
         path = Path(given)
-        if path.is_dir():
+        if _unusable_name(given):
+            # an over-long name or a NUL byte: the reader reports it as an input
+            # error for this file, and the run goes on with the other files
+            matches = [path]
+        elif path.is_dir():
             matches = _search(path, finder)
             if not matches:
                 raise UsageError(

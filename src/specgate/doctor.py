@@ -42,17 +42,47 @@ def _shape(args: argparse.Namespace) -> Fraction | None:
     return given
 
 
+def _hardware(args: argparse.Namespace) -> HardwareBlock:
+    """``hardware`` from --gpu, --peak-tflops, --memory-bandwidth-tbps, --weight-bytes
+    and --attention-tile-rows (the claims file's keys of the same names)."""
+    values = (
+        args.gpu,
+        args.peak_tflops,
+        args.memory_bandwidth_tbps,
+        args.weight_bytes,
+        args.attention_tile_rows,
+    )
+    return HardwareBlock(
+        present=any(v is not None for v in values),
+        gpu=args.gpu,
+        peak_tflops=args.peak_tflops,
+        memory_bandwidth_tbps=args.memory_bandwidth_tbps,
+        weight_bytes=args.weight_bytes,
+        attention_tile_rows=args.attention_tile_rows,
+    )
+
+
 def deployment_from_flags(args: argparse.Namespace) -> Deployment:
     """The :class:`Deployment` the doctor flags describe.
 
     Raises:
         UsageError: ``--query-heads`` without ``--kv-heads`` (or the reverse), a G
-            that disagrees with H/KV, one ``--next-*`` flag without the other, or
+            that disagrees with H/KV, one ``--next-*`` flag without the other, a
+            ``--next-draft-length`` not above ``--draft-length``, or
             ``--verify-tokens`` below 1 + ``--draft-length``.
     """
     if (args.next_accept_length is None) != (args.next_draft_length is None):
         raise UsageError(
             "specgate doctor: --next-accept-length and --next-draft-length go together"
+        )
+    if (
+        args.next_draft_length is not None
+        and args.draft_length is not None
+        and args.next_draft_length <= args.draft_length
+    ):
+        raise UsageError(
+            f"specgate doctor: --next-draft-length {args.next_draft_length} must be larger than "
+            f"--draft-length {args.draft_length} (it gives the AL measured at a larger D)"
         )
     if (
         args.verify_tokens is not None
@@ -82,6 +112,7 @@ def deployment_from_flags(args: argparse.Namespace) -> Deployment:
             else float(args.draft_depth_ratio),
             verify_tokens=args.verify_tokens,
             draft_passes=args.draft_passes,
+            mechanism=args.mechanism,
         ),
         workload=WorkloadBlock(
             name=args.workload,
@@ -100,9 +131,10 @@ def deployment_from_flags(args: argparse.Namespace) -> Deployment:
             else float(args.next_accept_length),
             measured_speedup=args.measured_speedup,
             per_position=args.per_position or (),
+            verify_cost_ratio=args.verify_cost_ratio,
         ),
         claimed_speedup=None if args.claimed_speedup is None else float(args.claimed_speedup),
-        hardware=HardwareBlock(present=args.gpu is not None, gpu=args.gpu),
+        hardware=_hardware(args),
         min_gain=args.min_gain,
     )
 

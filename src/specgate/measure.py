@@ -313,7 +313,7 @@ def from_file(path: Path, fmt: str, draft_length: int | None = None) -> Acceptan
             root=folder,
         )
     except InputError as exc:
-        if "k is needed" in str(exc) and draft_length is None:
+        if "D is needed" in str(exc) and draft_length is None:
             raise InputError(f"{exc.one_line()}; give it with --draft-length D") from None
         raise
 

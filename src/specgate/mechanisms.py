@@ -104,11 +104,26 @@ def can_carry_mtp(deployment: Deployment) -> bool | None:
     return (shape.mtp_layers or 0) > 0
 
 
+def is_moe(deployment: Deployment) -> bool:
+    """Mixture of experts: ``model.moe`` as written, else the read model config's
+    routed experts (``n_routed_experts``, ``num_local_experts``, ``num_experts`` > 0),
+    else ``False``."""
+    stated = deployment.model.moe
+    if stated is not None:
+        return stated
+    shape = deployment.inputs.model if deployment.inputs else None
+    return shape is not None and (shape.routed_experts or 0) > 0
+
+
 def recommend(deployment: Deployment) -> MechanismClass:
     """The first matching row of DESIGN.md §3's recommendation table.
 
     ``target-attached-mtp`` only for a model that can carry it (DESIGN.md §8.7): a
     large or MoE model known to have no MTP modules gets ``parallel-draft-head``.
+    What a read model config says fills what the claims file leaves unstated: its
+    routed experts make the model MoE, and with no size stated its MTP modules
+    (``num_nextn_predict_layers`` > 0) make ``target-attached-mtp`` the fit. With
+    nothing known the table's defaults hold (the same for ``doctor``).
     """
     workload = deployment.workload
     if workload.repetitive or (workload.name and _REPETITIVE_NAME.search(workload.name)):
@@ -116,8 +131,19 @@ def recommend(deployment: Deployment) -> MechanismClass:
     size = size_class(deployment)
     if workload.latency_region == "low" and size in ("tiny", "small"):
         return PARALLEL_DRAFT_HEAD
-    if size == "large" or deployment.model.moe:
+    if size == "large" or is_moe(deployment):
         return PARALLEL_DRAFT_HEAD if can_carry_mtp(deployment) is False else TARGET_ATTACHED_MTP
+    model = deployment.model
+    shape = deployment.inputs.model if deployment.inputs else None
+    if (
+        model.parameters_b is None
+        and model.size is None
+        and model.moe is None
+        and model.mtp_modules is None
+        and shape is not None
+        and (shape.mtp_layers or 0) > 0
+    ):
+        return TARGET_ATTACHED_MTP
     return EXTERNAL_SMALL_DRAFT
 
 

@@ -36,7 +36,7 @@ class ModelBlock:
     query_heads_per_kv: Fraction | None = None
     size: SizeClass | None = None
     parameters_b: float | None = None
-    moe: bool = False
+    moe: bool | None = None
     mla: bool = False
     mtp_modules: bool | None = None
 

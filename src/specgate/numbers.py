@@ -2,16 +2,43 @@
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
+
+#: From here on (in magnitude) numbers are written in scientific notation.
+LARGE = 10**15
+#: Below this magnitude a non-zero number would print as 0 at 4 decimals.
+SMALL = 0.00005
+
+
+def _scientific_int(value: int) -> str:
+    """``1e+30``-style for an int of any size (float() would overflow past ~1e308)."""
+    from decimal import Decimal
+
+    mantissa, exponent = f"{Decimal(value):.3e}".split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa}e+{int(exponent)}"
 
 
 def fmt(value: float | int | Fraction) -> str:
-    """A number for people: at most 4 decimals, no trailing zeros (``1.037``, ``3``)."""
+    """A number for people: at most 4 decimals, no trailing zeros (``1.037``, ``3``).
+
+    Magnitudes of 10^15 and more, and non-zero ones below 0.00005 (which 4 decimals
+    would show as 0), are written in scientific notation with 4 significant digits
+    (``1e+308``, ``1e-320``), never as a 309-digit integer; ``inf`` and ``nan`` as
+    such.
+    """
     if isinstance(value, bool):  # pragma: no cover - guarded by callers
         return str(value).lower()
     if isinstance(value, int):
-        return str(value)
+        return str(value) if abs(value) < LARGE else _scientific_int(value)
+    if isinstance(value, Fraction) and abs(value) >= LARGE:
+        return _scientific_int(round(value))
     number = float(value)
+    if not math.isfinite(number):
+        return str(number)
+    if abs(number) >= LARGE or (number != 0 and abs(number) < SMALL):
+        return f"{number:.4g}".replace("e+0", "e+").replace("e-0", "e-")
     text = f"{number:.4f}".rstrip("0").rstrip(".")
     return "0" if text == "-0" else text
 

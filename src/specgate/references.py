@@ -327,7 +327,10 @@ def _merge_acceptance(r: _Resolver, acceptance: Acceptance) -> None:
     al_path = dep.path("evidence", "accept_length")
     stated = evidence.accept_length
     if stated is not None:
-        if abs(stated - acceptance.accept_length) > ACCEPT_LENGTH_TOLERANCE:
+        # Inline rates beside a stated AL are one source: a sum that misses the AL is
+        # SG305's finding alone (one cause, one finding), not a second file to disagree.
+        inline_profile = acceptance.path is None and bool(acceptance.marginal)
+        if not inline_profile and abs(stated - acceptance.accept_length) > ACCEPT_LENGTH_TOLERANCE:
             r.conflict(
                 Conflict(
                     "accept length AL",

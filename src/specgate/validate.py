@@ -134,6 +134,10 @@ def _messages(error: Any) -> list[Violation]:
         message = f"{where} must be ≤ {spec}, got {_describe(value)}"
     elif kind == "enum":
         message = f"{where} must be one of {', '.join(map(str, spec))}, got {_describe(value)}"
+        if isinstance(value, str):
+            from specgate.suggest import hint as did_you_mean
+
+            message += did_you_mean(value, [str(choice) for choice in spec])
     elif kind == "const":
         message = f"{where} must be {spec}, got {_describe(value)}"
     elif kind == "minItems":

@@ -132,7 +132,12 @@ class _Builder:
                 self.seen.add(ident)
         self.nodes += 1
         if self.nodes > MAX_NODES:
-            raise self.fail(f"more than {MAX_NODES:,} nodes after alias expansion", node)
+            expanded = " (aliases expanded)" if self.aliases else ""
+            raise self.fail(
+                f"more than {MAX_NODES:,} YAML nodes{expanded}: the file is too large to check "
+                f"(specgate's limit is {MAX_NODES:,} keys, values and list items)",
+                node,
+            )
         mark = node.start_mark
         line, column = mark.line + 1, mark.column + 1
         if isinstance(node, ScalarNode):

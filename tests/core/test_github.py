@@ -77,7 +77,8 @@ def test_paths_relative_to_the_git_top_level_from_a_subfolder(
     assert code == 1
     assert lines == [
         "::error title=specgate (SG104),file=services/chat/deploy/c.specgate.yaml,line=6,col=23"
-        "::claimed-speedup-over-theory: claimed 3x exceeds AL/(1+ρD) = 3.2/(1+0.05·7) = 2.3704x"
+        "::claimed-speedup-over-theory: claimed 3x exceeds AL / (β + ρ·passes) = "
+        "3.2 / (1 + 0.05·7) = 2.3704x"
     ]
 
 
@@ -221,7 +222,7 @@ def test_job_summary_is_appended(
         "| draft length D | 7 |",
         "| draft depth ratio ρ | 0.05 (stated) |",
         "| verify cost β | 1 (memory-bound) |",
-        "| theoretical speedup AL/(β+ρ·passes) | 2.3704x |",
+        "| theoretical speedup AL / (β + ρ·passes) | 2.3704x |",
         "| claimed speedup | 3x |",
     ):
         assert row in added

@@ -270,7 +270,7 @@ def test_sg204_names_the_measured_rho(check_text: Check) -> None:
     evidence = {"throughput": {"baseline_tokens_per_s": 151.1, "speculative_tokens_per_s": 320.3}}
     report = check_text(claims(dep(d=3, al=2.83, evidence=evidence,
                                    speculation={"mechanism": "mtp"})))
-    assert "ρ = 0.1117, measured" in message(report, "SG204")
+    assert "ρ = 0.1117, derived from the measured speedup 2.1198x" in message(report, "SG204")
 
 
 def test_sg204_names_the_typical_rho(check_text: Check) -> None:

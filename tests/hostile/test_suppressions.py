@@ -12,7 +12,7 @@ import pytest
 
 from .conftest import BASE, InProcess
 
-OVERCLAIM = BASE + "    claims:\n      speedup: 9\n"  # SG104: 9x over AL/(1+ρD) = 2.087x
+OVERCLAIM = BASE + "    claims:\n      speedup: 9\n"  # SG104: 9x over AL / (β + ρ·passes) = 2.087x
 
 
 def _findings(data: dict) -> list[dict]:  # type: ignore[type-arg]

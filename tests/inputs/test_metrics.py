@@ -440,7 +440,7 @@ def test_vllm_log_without_rates_needs_k(repo: Path) -> None:
     result = run(repo, "vllm-log", {"v.log": line}, path="v.log", draft_length=4)
     assert result.accept_length == 2.0
     assert result.draft_length is None  # the data does not state k
-    with pytest.raises(InputError, match="k is needed") as info:
+    with pytest.raises(InputError, match="D is needed") as info:
         run(repo, "vllm-log", {}, path="v.log")
     assert info.value.line == 1
 
@@ -478,7 +478,7 @@ def test_vllm_log_variable_length_drafts_use_the_printed_mean(repo: Path) -> Non
     # them. vLLM's printed value wins (issue 8: AL 13 where vLLM prints 2.50).
     assert result.accept_length == pytest.approx(2.0)
     assert result.note is not None
-    assert "shorter than k" in result.note
+    assert "shorter than D" in result.note
 
 
 def test_vllm_log_variable_length_pooled_from_printed_means(repo: Path) -> None:
@@ -501,7 +501,7 @@ def test_vllm_log_k_disagreement(repo: Path) -> None:
         + V1.format(m="2", a=10, d=40, r="0.5, 0.3, 0.2, 0.1")
         + "\n"
     )
-    with pytest.raises(InputError, match="disagree on k"):
+    with pytest.raises(InputError, match="disagree on D"):
         run(repo, "vllm-log", {"v.log": text}, path="v.log")
 
 

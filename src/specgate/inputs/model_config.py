@@ -46,6 +46,10 @@ _CONTEXT_KEYS = (
     "max_sequence_length",
 )
 _MTP_KEYS = ("num_nextn_predict_layers", "mtp_num_hidden_layers")
+# Routed experts of a mixture-of-experts model: DeepSeek-V3 (n_routed_experts),
+# Mixtral (num_local_experts), Qwen3-MoE / OLMoE (num_experts). Dense configs may
+# hold 0 or null here (Qwen2's num_experts), so these are read leniently.
+_EXPERT_KEYS = ("n_routed_experts", "num_local_experts", "num_experts")
 
 Locator = Callable[[NodePath], Span]
 
@@ -138,7 +142,16 @@ def read_model_config(doc: Document, *, shown: str, pointer: str | None = None) 
                     return number
         return None
 
+    def experts() -> int | None:
+        for table in (fields, data):
+            for key in _EXPERT_KEYS:
+                value = table.get(key)
+                if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                    return value
+        return None
+
     return ModelShape(
+        routed_experts=experts(),
         path=shown,
         pointer=pointer or "",
         query_heads=heads,

@@ -111,6 +111,9 @@ class ModelShape:
         query_heads_per_kv: G = H / KV as an exact fraction (before any TP split).
         mla: multi-latent attention (``kv_lora_rank`` present).
         vocab_size, max_position_embeddings, mtp_layers: as stated, else ``None``.
+        routed_experts: the routed experts of a mixture-of-experts model
+            (``n_routed_experts``, ``num_local_experts`` or ``num_experts``), 0 or
+            ``None`` for a dense model.
     """
 
     path: str
@@ -123,6 +126,7 @@ class ModelShape:
     max_position_embeddings: int | None = None
     mtp_layers: int | None = None
     spans: dict[str, Span] = field(default_factory=dict)
+    routed_experts: int | None = None
 
 
 @dataclass(frozen=True)

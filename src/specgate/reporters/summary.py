@@ -113,7 +113,7 @@ def _metric_rows(report: DeploymentReport) -> list[str]:
             "verify cost β",
             "" if m.verify_cost is None else f"{fmt(m.verify_cost.value)} ({m.verify_cost.source})",
         ),
-        ("theoretical speedup AL/(β+ρ·passes)", _v(m.theoretical_speedup, "x")),
+        ("theoretical speedup AL / (β + ρ·passes)", _v(m.theoretical_speedup, "x")),
         ("measured speedup", _v(m.measured_speedup, "x")),
         ("claimed speedup", _v(m.claimed_speedup, "x")),
         ("AL floor", _v(m.accept_length_floor.value)),

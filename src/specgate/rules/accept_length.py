@@ -142,7 +142,8 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
     break-even = β + ρ·passes, the AL at which speculation only matches plain
     decoding, with ρ stated or measured, else ρ = 0 (a fail rests on what is
     stated or measured; a typical ρ only warns, see SG110). At D = 0 there is no
-    default floor; with D unknown it is β × (1 + min_gain).
+    default floor; with D unknown it is β × (1 + min_gain). An AL below 1 is
+    impossible and SG103's alone.
 
     N-gram, D = 8, ρ 0: floor 1.1, so AL 1.8 passes (S = 1.8). Stated ρ 0.15,
     D = 8: break-even 2.2, floor 2.42.
@@ -162,6 +163,8 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
     floor = ctx.metrics.accept_length_floor
     if al is None or floor.value is None or not al < floor.value:
         return
+    if not al >= 1:
+        return  # an impossible AL is SG103's finding (one cause, one finding)
     dep = ctx.deployment
     m = ctx.metrics
     d = m.draft_length
@@ -173,13 +176,15 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
                 f"1 + min_gain = {fmt(1 + m.min_gain)}"
             )
         else:
-            rho = fmt(m.proven_draft_depth_ratio)
+            rho = m.proven_draft_depth_ratio
+            break_even = m.verify_cost_ratio + rho * m.passes
+            uncapped = break_even * (1 + m.min_gain)
             where = (
-                f"the default floor: break-even AL {fmt(floor.value / (1 + m.min_gain))} "
-                f"(β {fmt(m.verify_cost_ratio)} + ρ {rho}·{m.passes}) × (1 + {gain})"
+                f"the default floor: break-even AL {fmt(break_even)} "
+                f"(β {fmt(m.verify_cost_ratio)} + ρ {fmt(rho)}·{m.passes}) × (1 + {gain})"
             )
-            if d is not None and floor.value >= 1 + d:
-                where += f", capped at 1 + D = {1 + d}"
+            if d is not None and uncapped > 1 + d:
+                where += f" = {fmt(uncapped)}, capped at 1 + D = {1 + d}"
     else:
         where = {"cli": "--min-accept-length", "policy": "policy.min_accept_length"}.get(
             floor.source, "[tool.specgate] min-accept-length"
@@ -342,22 +347,20 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
     beta_text = "" if beta == 1 else f" at β = {fmt(beta)}"
     if d is None:
         bound = m.speedup_ceiling or al
-        shown = f"the ceiling AL/β = {fmt(bound)}x for any D (D not given){beta_text}"
+        shown = f"the ceiling AL / β = {fmt(bound)}x for any D (D not given){beta_text}"
     elif m.draft_depth_ratio_source != "stated":
         bound = m.speedup_ceiling or al
         shown = (
-            f"the ceiling AL/β = {fmt(al)}/{fmt(beta)} = {fmt(bound)}x, "
+            f"the ceiling AL / β = {fmt(al)} / {fmt(beta)} = {fmt(bound)}x, "
             "true at any draft cost (ρ not stated or measured)"
         )
     else:
         bound = m.proven_speedup or 0.0
         rho = fmt(m.proven_draft_depth_ratio)
-        if beta == 1 and m.passes == d:
-            shown = f"AL/(1+ρD) = {fmt(al)}/(1+{rho}·{d}) = {fmt(bound)}x"
-        else:
-            shown = (
-                f"AL/(β+ρ·passes) = {fmt(al)}/({fmt(beta)}+{rho}·{m.passes}) = {fmt(bound)}x"
-            )
+        shown = (
+            f"AL / (β + ρ·passes) = {fmt(al)} / ({fmt(beta)} + {rho}·{m.passes}) "
+            f"= {fmt(bound)}x"
+        )
     if claimed > bound + SPEEDUP_TOLERANCE:
         hint = " (claims.speedup is a ratio: 2.4 means 2.4x, not percent)" if claimed >= 10 else ""
         yield Hit(

@@ -93,7 +93,7 @@ def accept_length_regression(ctx: RuleContext) -> Iterator[Hit]:
     significance = "" if z is None else f", z = {fmt(z)}"
     yield Hit(
         f"AL fell from {fmt(base.accept_length)} at {base.ref} to {fmt(head)} "
-        f"(−{fmt((base.accept_length - head) / base.accept_length * 100)} %{significance}), more "
+        f"(-{fmt((base.accept_length - head) / base.accept_length * 100)} %{significance}), more "
         f"than the allowed {fmt(drop * 100)} %",
         dep.path("evidence", "accept_length"),
         "Find what lowered AL (draft model, D, target revision, sampling) and fix it, or "

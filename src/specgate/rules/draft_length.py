@@ -4,8 +4,57 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from specgate import theory
+from specgate.derived import Metrics
 from specgate.numbers import fmt
 from specgate.rules.registry import Hit, RuleContext, rule
+
+
+def _is_tree(m: Metrics) -> bool:
+    """A tree verifies more tokens than a chain of its depth: N_verify > 1 + D."""
+    return (
+        m.verify_tokens is not None
+        and m.draft_length is not None
+        and m.verify_tokens > m.draft_length + 1
+    )
+
+
+def _fewest_tiles(m: Metrics) -> int:
+    """The tiles at D = 0 (one verify token): ceil(G/M); above 1 when G > M."""
+    assert m.query_heads_per_kv is not None
+    return theory.attention_tiles(m.query_heads_per_kv, 1, m.attention_tile_rows)
+
+
+def _one_tile_verify_tokens(m: Metrics) -> int:
+    """floor(M/G): the most verify tokens one tile holds (0 when G > M)."""
+    assert m.query_heads_per_kv is not None
+    return theory.tile_aligned_verify_tokens(m.query_heads_per_kv, 1, m.attention_tile_rows)
+
+
+def _one_tile(m: Metrics) -> str:
+    """What keeps verification in one tile, said for this deployment's shape.
+
+    G > M: nothing does; even D = 0 needs ceil(G/M) tiles. A tree (N_verify > 1 + D):
+    at most floor(M/G) verify tokens. A chain: D* = floor(M/G) − 1.
+    """
+    g, rows = m.query_heads_per_kv, m.attention_tile_rows
+    assert g is not None
+    fewest = _fewest_tiles(m)
+    if fewest > 1:
+        return (
+            f"G = {fmt(g)} > M = {rows}, so even D = 0 needs ceil(G/M) = {fewest} tiles: "
+            f"D* = 0 lowers the reads to {fewest} tiles per step but no D keeps one tile"
+        )
+    if _is_tree(m):
+        n_one = _one_tile_verify_tokens(m)
+        text = (
+            f"at most floor(M/G) = {n_one} verify tokens ({n_one - 1} draft nodes) "
+            "keep one tile"
+        )
+        if m.draft_length is not None and n_one < m.draft_length + 1:
+            text += f" (a tree of depth D ≤ {n_one - 1})"
+        return text
+    return f"D* = {m.attention_optimal_draft_length} keeps one tile"
 
 
 @rule(
@@ -68,27 +117,57 @@ def draft_length_tile_misaligned(ctx: RuleContext) -> Iterator[Hit]:
     """
     m = ctx.metrics
     g, d, d_star = m.query_heads_per_kv, m.draft_length, m.attention_optimal_draft_length
+    n = m.verify_tokens
     if (
         not ctx.deployment.workload.attention_dominated
         or g is None
         or d is None
         or d_star is None
-        or d <= d_star
         or m.tile_aligned is not False
-        or m.verify_tokens is None
+        or n is None
     ):
         return
-    rows = g * m.verify_tokens
-    term = "G·(1+D)" if m.verify_tokens == d + 1 else "G·N_verify"
-    target = m.tile_aligned_draft_length
+    rows = g * n
     tiles = m.attention_tiles
+    if _is_tree(m):
+        n_one = _one_tile_verify_tokens(m)
+        if n <= n_one:
+            return
+        aligned_n = m.tile_aligned_verify_tokens
+        yield Hit(
+            f"N_verify = {n} is past floor(M/G) = {n_one} for G = {fmt(g)}: G·N_verify = "
+            f"{fmt(rows)} rows fill {tiles} tiles of {m.attention_tile_rows} with room to "
+            f"spare; {_one_tile(m)}, N_verify = {aligned_n} fills {tiles}",
+            ctx.deployment.path("speculation", "verify_tokens"),
+            _tree_action(m, f"or to the tile-aligned N_verify = {aligned_n}, ")
+            + "and re-measure AL there.",
+        )
+        return
+    if d <= d_star:
+        return
+    target = m.tile_aligned_draft_length
+    fewest = _fewest_tiles(m)
+    first = f"D* = {d_star}" if fewest == 1 else f"D* = {d_star} ({fewest} tiles)"
     yield Hit(
-        f"D = {d} is past D* = {d_star} for G = {fmt(g)}: {term} = {fmt(rows)} rows fill "
-        f"{tiles} tiles of {m.attention_tile_rows} with room to spare; D* = {d_star} keeps one "
-        f"tile, D = {target} fills {tiles}",
+        f"D = {d} is past D* = {d_star} for G = {fmt(g)}: G·(1+D) = {fmt(rows)} rows fill "
+        f"{tiles} tiles of {m.attention_tile_rows} with room to spare; {_one_tile(m)}, "
+        f"D = {target} fills {tiles}",
         ctx.deployment.path("speculation", "draft_length"),
-        f"Set speculation.draft_length to D* = {d_star} or to the tile-aligned D = {target}, "
+        f"Set speculation.draft_length to {first} or to the tile-aligned D = {target}, "
         "and re-measure AL there.",
+    )
+
+
+def _tree_action(m: Metrics, alternative: str = "") -> str:
+    """The start of a tree's next action: the one-tile N_verify (and depth, when needed)."""
+    n_one = _one_tile_verify_tokens(m)
+    depth = ""
+    if m.draft_length is not None and n_one < m.draft_length + 1:
+        depth = f" with a depth D ≤ {n_one - 1}"
+    return (
+        f"Set speculation.verify_tokens to {n_one} (one tile){depth} {alternative}"
+        if alternative
+        else f"Measure the speedup at N_verify = {n_one} (one tile){depth} "
     )
 
 
@@ -129,8 +208,8 @@ def attention_draft_length_suggestion(ctx: RuleContext) -> Iterator[Hit]:
 
     **Why.** For attention-dominated decode (long contexts, small batches) the
     verification of 1 + D tokens per KV head is nearly free while G·(1 + D) ≤
-    128, which makes D* the natural first draft length to measure (NVIDIA,
-    "Co-designing AI models using speculative decoding": D = 128/G − 1).
+    M, which makes D* the natural first draft length to measure (NVIDIA,
+    "Co-designing AI models using speculative decoding": D = 128/G − 1 for M = 128).
     """
     m = ctx.metrics
     if (
@@ -205,15 +284,21 @@ def draft_increase_not_justified(ctx: RuleContext) -> Iterator[Hit]:
     if increase is None or increase.increase:
         return
     d = ctx.metrics.draft_length
+    al, next_al = ctx.metrics.accept_length or 0, ev.next_accept_length or 0
+    why = (
+        "the AL gain does not beat the draft cost"
+        if next_al > al
+        else "AL does not rise with D, so the longer draft only adds cost"
+    )
     yield Hit(
-        f"raising D {d} → {ev.next_draft_length} (AL {fmt(ctx.metrics.accept_length or 0)} → "
-        f"{fmt(ev.next_accept_length or 0)}) changes the speedup "
+        f"raising D {d} → {ev.next_draft_length} (AL {fmt(al)} → "
+        f"{fmt(next_al)}) changes the speedup "
         f"{fmt(increase.current_speedup)}x → {fmt(increase.next_speedup)}x at ρ = "
         f"{fmt(ctx.metrics.draft_depth_ratio or 0)} ({ctx.metrics.draft_depth_ratio_source}): "
-        "the AL gain does not beat the draft cost",
+        f"{why}",
         ctx.deployment.path("evidence", "next"),
         f"Keep D = {d}; raise D only when the measured AL at the larger D gives a higher "
-        "AL/(β+ρ·passes).",
+        "AL / (β + ρ·passes).",
     )
 
 
@@ -278,8 +363,9 @@ def draft_depth_ratio_assumed(ctx: RuleContext) -> Iterator[Hit]:
     rho = fmt(m.draft_depth_ratio or 0)
     if m.draft_depth_ratio_source == "measured":
         message = (
-            f"draft depth ratio ρ not stated: the theory used ρ = {rho}, measured from the "
-            f"measured {fmt(m.measured_speedup or 0)}x and AL {fmt(m.accept_length or 0)}"
+            f"draft depth ratio ρ not stated: the theory used ρ = {rho}, derived from the "
+            f"measured speedup {fmt(m.measured_speedup or 0)}x and AL "
+            f"{fmt(m.accept_length or 0)}"
         )
     else:
         cls = ctx.declared or ctx.recommended
@@ -338,7 +424,9 @@ def draft_length_not_optimal(ctx: RuleContext) -> Iterator[Hit]:
     drafts accepted) (vLLM per-position counters or log rates, speculation
     profiles, inline `per-position`, or a histogram), AL(d) = 1 + Σ_{i≤d} m_i
     and S(d) = AL(d) / (β + ρ·passes(d)) for 1 ≤ d ≤ D, the measured range only.
-    D_opt is the d with the highest S (ties → the smaller d); it fires when
+    S(D) comes from the same profile (AL(D)) when it covers D, from AL only
+    when it is shorter, so a stated AL that misses 1 + Σ mᵢ (SG305) is not
+    read as a gain. D_opt is the d with the highest S (ties → the smaller d); it fires when
     S(D_opt) ≥ S(D)·(1 + `policy.retune_gain`, default 0.05). Example: m = [.7,
     .4, .2, .1, .05, .02, .01], D = 7, ρ 0.1: S(7) = 1.4588, S(3) = 1.7692, a
     gain of 21 %. Estimates (`iid-rate`) are not profiles.
@@ -426,11 +514,30 @@ def attention_tiles_multiplied(ctx: RuleContext) -> Iterator[Hit]:
     ):
         return
     d_star = m.attention_optimal_draft_length
+    fewest = _fewest_tiles(m)
+    if fewest > 1:
+        if tiles <= fewest:
+            return  # already the fewest tiles any D can have (G > M)
+        action = (
+            f"Measure the speedup against D = 0 ({fewest} tiles, the fewest at G = "
+            f"{fmt(m.query_heads_per_kv)}); keep speculation only if its AL gain pays for "
+            f"{tiles - fewest} extra KV reads per step, or lower G per rank."
+        )
+    elif _is_tree(m):
+        action = (
+            _tree_action(m)
+            + f"against the current N_verify = {m.verify_tokens}; keep the larger tree only "
+            "if its AL gain pays for the extra KV reads."
+        )
+    else:
+        action = (
+            f"Measure the speedup at D* = {d_star} against the current D = {m.draft_length}; "
+            "keep the current D only if its AL gain pays for the extra KV reads."
+        )
     yield Hit(
         f"verification fills {tiles} attention tiles of {m.attention_tile_rows} rows "
         f"(G·N_verify = {fmt(m.query_heads_per_kv)}·{m.verify_tokens}): each KV head is "
-        f"read {tiles} times per step; D* = {d_star} keeps one tile",
+        f"read {tiles} times per step; {_one_tile(m)}",
         ctx.deployment.path("speculation", "draft_length"),
-        f"Measure the speedup at D* = {d_star} against the current D; keep the larger D only "
-        "if its AL gain pays for the extra KV reads.",
+        action,
     )

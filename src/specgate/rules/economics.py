@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from specgate import theory
+from specgate.derived import Metrics
 from specgate.document import NodePath
 from specgate.numbers import fmt
 from specgate.rules.accept_length import SPEEDUP_TOLERANCE
@@ -92,7 +93,9 @@ def speculation_net_loss(ctx: RuleContext) -> Iterator[Hit]:
             f"claims.speedup {fmt(claimed)}x is below 1: speculation is slower than plain "
             f"decoding (if you meant +{fmt(claimed * 100)} %, write {fmt(1 + claimed)})",
             dep.path("claims", "speedup"),
-            action,
+            f"If the claim is a gain of {fmt(claimed * 100)} %, write claims.speedup: "
+            f"{fmt(1 + claimed)}; if speculation really is slower, turn it off for this "
+            "deployment or lower D / the draft cost.",
         )
         return
     measured = m.measured_speedup
@@ -114,8 +117,26 @@ def speculation_net_loss(ctx: RuleContext) -> Iterator[Hit]:
             f"{fmt(m.draft_depth_ratio or 0)}·{m.passes} gives S = {fmt(speedup)}x < 1: "
             "speculation is slower than plain decoding",
             dep.path("evidence", "accept_length"),
-            action,
+            _theory_action(m),
         )
+
+
+def _theory_action(m: Metrics) -> str:
+    """The next action for a loss the theory predicts (nothing measured yet): lower the
+    cost terms it names; for a tree also N_verify, and β's concurrency when β > 1."""
+    levers = "D / the draft cost (ρ)"
+    if m.verify_tokens is not None and m.draft_length is not None and (
+        m.verify_tokens > m.draft_length + 1
+    ):
+        levers = "D, the tree's N_verify (speculation.verify_tokens) or the draft cost (ρ)"
+    beta = ""
+    if m.verify_cost_ratio > 1:
+        beta = f"; β {fmt(m.verify_cost_ratio)} comes from the concurrency: speculation pays less "
+        beta += "the more sequences decode at once"
+    return (
+        f"Turn speculation off for this deployment, or lower {levers} until S = AL / "
+        f"(β + ρ·passes) is above 1{beta}; then measure the speedup at the served concurrency."
+    )
 
 
 @rule(
@@ -240,8 +261,8 @@ def claim_over_typical_cost(ctx: RuleContext) -> Iterator[Hit]:
         rho = fmt(m.typical_draft_depth_ratio)
         cls = ctx.declared or ctx.recommended
         yield Hit(
-            f"claimed {fmt(claimed)}x exceeds AL/(β+ρ·passes) = {fmt(al)}/"
-            f"({fmt(m.verify_cost_ratio)}+{rho}·{m.passes}) = {fmt(bound)}x at the typical "
+            f"claimed {fmt(claimed)}x exceeds AL / (β + ρ·passes) = {fmt(al)} / "
+            f"({fmt(m.verify_cost_ratio)} + {rho}·{m.passes}) = {fmt(bound)}x at the typical "
             f"ρ ≈ {rho} of {cls.name} (ρ not stated or measured)",
             ctx.deployment.path("claims", "speedup"),
             "Measure ρ (draft time per pass / target step time) and record "
@@ -448,7 +469,7 @@ def measured_speedup_over_ceiling(ctx: RuleContext) -> Iterator[Hit]:
     if measured is None or ceiling is None or not measured > ceiling * CEILING_MARGIN:
         return
     yield Hit(
-        f"the measured {fmt(measured)}x exceeds the ceiling AL/β = {fmt(ceiling)}x by more than "
+        f"the measured {fmt(measured)}x exceeds the ceiling AL / β = {fmt(ceiling)}x by more than "
         "2 %: the AL and the measurement cannot both be right",
         _measured_path(ctx),
         "Re-measure AL and the speedup in the same run (same workload, D and concurrency, "

@@ -53,8 +53,9 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
     **What it checks.** A value stated in the claims file (D, mechanism, H, KV,
     G, AL) agrees with the file it references (`speculation.engine_config`,
     `model.hf_config`, `evidence.metrics`). AL agrees when it is within 0.005 of
-    the measurement (engines print AL to two decimals). The finding sits on the
-    referenced file's line.
+    the measurement (engines print AL to two decimals); inline per-position rates
+    are not a referenced file, so their 1 + Σ mᵢ against the stated AL is SG305's
+    alone. The finding sits on the referenced file's line.
 
     **Why.** A claims file that repeats numbers drifts from the serving config
     it describes: a pull request raises `num_speculative_tokens` and the claims
@@ -466,9 +467,11 @@ def mla_attention_advisory(ctx: RuleContext) -> Iterator[Hit]:
     `num_attention_heads / num_key_value_heads`.
 
     **Why.** MLA decodes against one shared latent KV head, so every query
-    head of a rank reads the same cache: DeepSeek-V3 at TP 1 has G = 128 and
-    D* = 0, at TP 8 G = 16 and D* = 7. The naive H/KV = 1 would suggest D* = 127.
-    MLA kernels tile differently from GQA, so the 128-row rule is a guide here.
+    head of a rank reads the same cache. MLA kernels tile by M = 64 rows
+    (FlashMLA): DeepSeek-V3 at TP 8 has G = 16 and D* = floor(64/16) − 1 = 3; at
+    TP 1 (or with attention data parallelism) G = 128 > M, so even D = 0 needs
+    ceil(128/64) = 2 tiles. The naive H/KV = 1 would suggest D* = 63. MLA
+    kernels tile differently from GQA, so the M-row rule is a guide here.
     """
     inputs = ctx.deployment.inputs
     if inputs is None or inputs.model is None or not inputs.model.mla:
@@ -477,9 +480,11 @@ def mla_attention_advisory(ctx: RuleContext) -> Iterator[Hit]:
     shown = f"G = {fmt(g)}" if g is not None else "G unknown"
     yield Hit(
         f"{inputs.model.path} uses multi-latent attention (kv_lora_rank): {shown} query "
-        "heads per rank; the 128-row tile rule is advisory for MLA kernels",
+        f"heads per rank; the {ctx.metrics.attention_tile_rows}-row tile rule is advisory "
+        "for MLA kernels",
         ctx.deployment.path("model", "hf_config"),
-        "Read D* as a guide for MLA and confirm the draft length by measuring AL/(1+ρD).",
+        "Read D* as a guide for MLA and confirm the draft length by measuring the speedup "
+        "AL / (β + ρ·passes).",
         where=_where(inputs.model.path, inputs.model.spans.get("mla")),
     )
 

@@ -84,10 +84,11 @@ UNKNOWN_RULE_REFERENCE = register(
         "that cannot be suppressed; a bare `# specgate: ignore` names none.",
         doc=(
             "**What it checks.** Every code or name in `# specgate: ignore[...]` comments and "
-            "in `[tool.specgate]` `select`, `ignore` and `per-file-ignores` names a rule of "
-            "the catalogue; SG001–SG003 cannot be suppressed. A bare `# specgate: ignore` "
-            "(no `[SGnnn]`) suppresses nothing: blanket suppressions hide every future "
-            "finding on the line, so each must name its rules.\n\n"
+            "in `[tool.specgate]` `per-file-ignores` names a rule of the catalogue; "
+            "SG001–SG003 cannot be suppressed (an unknown rule in `select` or `ignore`, or "
+            "an empty `select`, is an input error: it would switch the gate off). A bare "
+            "`# specgate: ignore` (no `[SGnnn]`) suppresses nothing: blanket suppressions "
+            "hide every future finding on the line, so each must name its rules.\n\n"
             "**Why.** A misspelt suppression suppresses nothing, and a suppressed schema "
             "rule would let a file the gate could not read pass.\n"
         ),

@@ -34,10 +34,22 @@ class Record:
 
 
 def fmt(value: float) -> str:
-    """A number as shown in formulas: whole numbers without a point, else 6 digits."""
-    if math.isfinite(value) and float(value).is_integer():
+    """A number as shown in formulas: whole numbers without a point, else 6 digits
+    (scientific from 10^15 on, never a 300-digit integer)."""
+    if math.isfinite(value) and float(value).is_integer() and abs(value) < 1e15:
         return str(int(value))
     return f"{value:.6g}"
+
+
+def json_repr(value: object) -> str:
+    """A value as the metrics file wrote it: JSON's ``null``/``true``/``false``, not
+    Python's ``None``/``True``/``False``."""
+    import json
+
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 def fail(reason: str, shown: str, span: Where = None) -> InputError:
@@ -64,14 +76,14 @@ def real(value: object, what: str, shown: str, span: Where) -> float:
             return float(value)
         except OverflowError:
             raise fail(f"{what} is out of range (beyond 1e308)", shown, span) from None
-    raise fail(f"{what} must be a finite number, not {value!r}", shown, span)
+    raise fail(f"{what} must be a finite number, not {json_repr(value)}", shown, span)
 
 
 def count(value: object, what: str, shown: str, span: Where) -> float:
     """``value`` as a non-negative whole count (``240.0`` allowed)."""
     number = real(value, what, shown, span)
     if number < 0 or not number.is_integer():
-        raise fail(f"{what} must be a whole count ≥ 0, not {value!r}", shown, span)
+        raise fail(f"{what} must be a whole count ≥ 0, not {json_repr(value)}", shown, span)
     return number
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from specgate.inputs.metrics._common import fmt, largest_accepted, survival
+from specgate.inputs.metrics._common import fmt, json_repr, largest_accepted, survival
 from specgate.inputs.metrics.spec import MetricsSpec
 from specgate.inputs.types import Acceptance
 
@@ -233,6 +233,8 @@ def _numbers(spec: MetricsSpec, key: str) -> tuple[float, ...]:
             or not isinstance(value, (int, float))
             or not math.isfinite(value)
         ):
-            raise spec.fail(f"{key}[{index}] must be a finite number, not {value!r}", key, index)
+            raise spec.fail(
+                f"{key}[{index}] must be a finite number, not {json_repr(value)}", key, index
+            )
         out.append(float(value))
     return tuple(out)

@@ -186,7 +186,7 @@ def _v1(
                 spans.update(_spans(text, draft_length=PER_POS))
         else:
             listed = ", ".join(sorted(per_pos))
-            expected = f"0..{depth - 1}" if depth is not None else "0..k−1"
+            expected = f"0..{depth - 1}" if depth is not None else "0..D−1"
             note += f"; per-position counters cover positions {listed}, not {expected}: not used"
     rate = accepted / tokens if tokens else None
     return Acceptance(
@@ -226,8 +226,8 @@ def _v0(
 ) -> Acceptance:
     if draft_length is None:
         raise fail(
-            "vLLM V0 counters need draft_length (k) to count steps: "
-            "AL = emitted / (draft tokens / k)",
+            "vLLM V0 counters need draft_length (D) to count steps: "
+            "AL = emitted / (draft tokens / D)",
             shown,
             _line_of(text, EMITTED),
         )
@@ -245,7 +245,7 @@ def _v0(
         path=shown,
         accept_length=emitted / (tokens / draft_length),
         formula=f"{fmt(emitted)}/({fmt(tokens)}/{draft_length})",
-        note=note + f"; vLLM V0 counters, k = {draft_length} from the caller",
+        note=note + f"; vLLM V0 counters, D = {draft_length} from the caller",
         spans=_spans(text, accept_length=EMITTED),
         acceptance_rate=accepted / tokens if accepted is not None else None,
     )

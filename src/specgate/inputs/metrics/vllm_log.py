@@ -235,7 +235,7 @@ def _v0_row(
     if not depth:
         raise fail(
             "vLLM V0 line without 'Number of speculative tokens' and no draft_length "
-            "given: k is needed to count steps",
+            "given: D is needed to count steps",
             shown,
             span,
         )
@@ -258,15 +258,15 @@ def _pool_v1(lines: list[_V1Line], shown: str, draft_length: int | None) -> Acce
         if not k:
             raise fail(
                 "no per-position acceptance rates on this line and no draft_length "
-                "given: k is needed to turn Drafted tokens into drafts",
+                "given: D is needed to turn Drafted tokens into drafts",
                 shown,
                 entry.span,
             )
         depths.setdefault(k, entry.span)
     if len(depths) > 1:
-        found = ", ".join(f"k = {k} at line {span.line}" for k, span in depths.items())
+        found = ", ".join(f"D = {k} at line {span.line}" for k, span in depths.items())
         raise fail(
-            f"vLLM log lines disagree on k ({found}); split the log per configuration",
+            f"vLLM log lines disagree on D ({found}); split the log per configuration",
             shown,
             lines[0].span,
         )
@@ -357,11 +357,11 @@ def _pool_columns(
     lines = len(cols.accepted)
     note = (
         f"pooled over {lines} log line{'s' if lines > 1 else ''}: "
-        f"1 + ΣAccepted/Σ(Drafted/k), k = {k}"
+        f"1 + ΣAccepted/Σ(Drafted/D), D = {k}"
     )
     ragged = any(map(k.__rmod__, cols.drafted))
     if ragged:
-        note += "; Drafted is not a multiple of k (some steps drafted fewer), so AL is approximate"
+        note += "; Drafted is not a multiple of D (some steps drafted fewer), so AL is approximate"
     return Acceptance(
         format="vllm-log",
         path=shown,
@@ -385,7 +385,7 @@ _MEAN_ROUNDING = 0.006
 def _pool_v0(rows: list[tuple[Span, tuple[float, ...]]], shown: str) -> Acceptance:
     depths = {int(row[0]) for _, row in rows}
     if len(depths) > 1:
-        raise fail(f"vLLM V0 log lines disagree on k ({sorted(depths)})", shown, rows[0][0])
+        raise fail(f"vLLM V0 log lines disagree on D ({sorted(depths)})", shown, rows[0][0])
     k = depths.pop()
     (_, draft, emitted, accepted), runs = last_of_runs([row for _, row in rows])
     if draft <= 0:
@@ -398,7 +398,7 @@ def _pool_v0(rows: list[tuple[Span, tuple[float, ...]]], shown: str) -> Acceptan
         f"vLLM V0 counters are running totals: used the last of {len(rows)} line"
         f"{'s' if len(rows) > 1 else ''}"
         + (f" in each of {runs} runs" if runs > 1 else "")
-        + "; AL = emitted / (draft / k)"
+        + "; AL = emitted / (draft / D)"
     )
     return Acceptance(
         format="vllm-log",
@@ -439,7 +439,7 @@ def _pool_printed(cols: _Columns, means: list[float | None], shown: str) -> Acce
             else f"1 + {fmt(accepted)}/{fmt(drafts)}"
         ),
         estimate=only is None,
-        note="drafts were shorter than k on some steps (Drafted/k disagrees with vLLM's "
+        note="drafts were shorter than D on some steps (Drafted/D disagrees with vLLM's "
         "printed mean): AL uses vLLM's own 'Mean acceptance length'"
         + (
             ""
