@@ -168,3 +168,37 @@ def test_usage_errors_are_escaped(sg: InProcess, repo: Path) -> None:
         result = sg(["check", "--format", fmt, "missing\r::error file=evil.py::INJECTED"], repo)
         assert result.code == 2
         assert_only_ours(result, fmt)
+
+
+_YAML_ESCAPES = {"\x1b": "\\e", "\u2028": "\\L", "\x85": "\\N", "\x07": "\\a"}
+
+
+def _yaml_quoted(text: str) -> str:
+    """``text`` as a double-quoted YAML scalar body (control characters as YAML escapes)."""
+    return "".join(_YAML_ESCAPES.get(ch, ch) for ch in text)
+
+
+@pytest.mark.parametrize("raw", ["\x1b", "\u2028", "\x85", "\x07"])
+def test_annotations_show_control_characters_as_escapes(
+    sg: InProcess, repo: Path, raw: str
+) -> None:
+    # Hostile finding H3: a metrics label value (an input error) carried ESC, U+2028 and NEL
+    # raw into the Actions log through the github format, while the text format escaped
+    # them. Every annotation now shows them as the text format does (visible()).
+    from specgate.reporters.safe_text import visible
+
+    (repo / "m.prom").write_text(
+        'vllm:spec_decode_num_drafts_total{model_name="b"} 100\n', "utf-8"
+    )
+    label = _yaml_quoted(f"q{raw}RED")
+    bad = BASE.replace(
+        "      accept_length: 2.4\n",
+        "      metrics:\n        format: vllm-prometheus\n        path: m.prom\n"
+        f'        labels: {{model_name: "{label}"}}\n',
+    )
+    (repo / "e.specgate.yaml").write_text(bad, "utf-8")
+    result = sg(["check", "--format", "github", "e.specgate.yaml"], repo)
+    assert result.code == 2
+    assert "::error title=specgate (input error)" in result.out
+    assert raw not in result.out
+    assert f"q{visible(raw)}RED" in result.out

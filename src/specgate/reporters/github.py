@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from specgate.findings import SEVERITY_RANK, Finding
 from specgate.report import RunReport
+from specgate.reporters.safe_text import visible
 from specgate.reporters.workflow_commands import AnnotationLevel, annotation
 
 ANNOTATIONS_PER_LEVEL = 10
@@ -27,19 +28,34 @@ def _title(code: str) -> str:
     return f"specgate ({code})"
 
 
+def _error(
+    message: str, *, file: str | None = None, line: int | None = None, col: int | None = None
+) -> str:
+    """An input-error annotation; like every annotation here, its text shows control
+    characters as escapes (ESC, NEL, U+2028 would otherwise reach the log raw)."""
+    return annotation(
+        "error",
+        visible(message),
+        file=None if file is None else visible(file),
+        line=line,
+        col=col,
+        title="specgate (input error)",
+    )
+
+
 def _annotate(finding: Finding, fallback: str, repo_paths: Mapping[str, str | None]) -> str:
     shown = finding.file or fallback
     repo_path = repo_paths.get(shown)
-    message = f"{finding.name}: {finding.message}"
+    message = visible(f"{finding.name}: {finding.message}")
     if repo_path is None:
-        where = shown + (f":{finding.line}:{finding.column}" if finding.line else "")
+        where = visible(shown) + (f":{finding.line}:{finding.column}" if finding.line else "")
         return annotation(
             LEVEL[finding.severity], f"{where}: {message}", title=_title(finding.code)
         )
     return annotation(
         LEVEL[finding.severity],
         message,
-        file=repo_path,
+        file=visible(repo_path),
         line=finding.line,
         col=finding.column,
         title=_title(finding.code),
@@ -70,7 +86,7 @@ def render(
             located = file.error_location_file
             repo_path = repo_paths.get(located)
             if repo_path is None:
-                lines.append(annotation("error", file.error, title="specgate (input error)"))
+                lines.append(_error(file.error))
             else:
                 prefix = located + (
                     f":{file.error_line}" + (f":{file.error_column}" if file.error_column else "")
@@ -79,14 +95,7 @@ def render(
                 )
                 reason = file.error.removeprefix(prefix).removeprefix(": ")
                 lines.append(
-                    annotation(
-                        "error",
-                        reason,
-                        file=repo_path,
-                        line=file.error_line,
-                        col=file.error_column,
-                        title="specgate (input error)",
-                    )
+                    _error(reason, file=repo_path, line=file.error_line, col=file.error_column)
                 )
             continue
         errors.extend((f, file.path) for f in file.all_findings())
