@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from specgate.checker import CheckOptions
-    from specgate.config import ConfigFinder
+    from specgate.config import Config, ConfigFinder
     from specgate.report import FileReport, RunReport
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -785,7 +785,7 @@ def _colour(stream: TextIO) -> bool:
     return stream.isatty() and os.environ.get("TERM") != "dumb"
 
 
-def _append_summary(path: str, run: RunReport) -> None:
+def _append_summary(path: str, run: RunReport, notes: Sequence[str] = ()) -> None:
     """Append the job summary to ``path`` within what its 1 MiB budget leaves.
 
     Several steps (or parallel jobs sharing a file) may append at once: the file is
@@ -813,6 +813,7 @@ def _append_summary(path: str, run: RunReport) -> None:
                 os.environ.get("GITHUB_REPOSITORY"),
                 os.environ.get("GITHUB_SHA"),
             ),
+            notes=notes,
         )
         if text:
             handle.write(text.encode("utf-8", "backslashreplace"))
@@ -1019,8 +1020,23 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
         reports = sorted((*run.files, stdin_report), key=lambda f: f.path)
         run = Run(status=worst([f.status for f in reports]), files=tuple(reports))
 
+    _emit(args, run, out, _verdict_notes(args, run_config))
+    return _exit_for(run.status, fail_on)
+
+
+def _emit(args: argparse.Namespace, run: RunReport, out: TextIO, notes: Sequence[str]) -> None:
+    """Write ``check``'s report to every channel it asked for: the output (or
+    ``--output``), the SARIF file, input errors and ``notes`` on standard error (and as
+    annotations in the github format), the job summary and the step outputs."""
     summary_path = _summary_path(args)
     text = _render(args.format, args, run, out, summary_path is not None)
+    if args.format == "github" and not args.output:
+        # first, so GitHub's 10 warnings per step never drop it
+        from specgate.reporters.workflow_commands import annotation
+
+        out.writelines(
+            annotation("warning", note, title="specgate (fail-on)") + "\n" for note in notes
+        )
     if args.output:
         _write_file(args.output, text)
     else:
@@ -1031,13 +1047,28 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
         for file in run.files:
             if file.error is not None:
                 say(file.error)
+    for note in notes:
+        say(note)
     if summary_path:
-        _append_summary(summary_path, run)
+        _append_summary(summary_path, run, notes)
     if args.format == "github" and os.environ.get("GITHUB_OUTPUT"):
         from specgate.reporters import github as github_format
 
         _append(os.environ["GITHUB_OUTPUT"], github_format.render_outputs(run))
-    return _exit_for(run.status, fail_on)
+
+
+def _verdict_notes(args: argparse.Namespace, config: Config) -> tuple[str, ...]:
+    """What the run must say about its own verdict: a ``fail-on = "never"`` that a
+    configuration file (which a pull request can edit) set, not the command line, so
+    a gate switched off by the checked repository is never silent (DESIGN.md §11)."""
+    if args.strict or args.fail_on is not None or config.fail_on != "never":
+        return ()
+    from specgate.reporters.safe_text import visible
+
+    return (
+        f"fail-on never is set by {visible(config.path or 'the configuration')}: no finding "
+        "fails this run; pass --fail-on (the Action's fail-on input) to decide it here",
+    )
 
 
 def _selected_files(

@@ -327,3 +327,25 @@ def test_init_makes_folders_and_shows_the_references(sg: InProcess, repo: Path) 
     for key in ("engine_config:", "hf_config:", "draft_hf_config:", "metrics:"):
         assert f"# {key}" in text
     assert sg(["check", "--strict", "deploy"], repo).code == 0
+
+
+# --- a verdict switched off by the checked repository is never silent (hostile H2) ------------
+
+
+def test_fail_on_never_from_a_configuration_file_is_announced(sg: InProcess, repo: Path) -> None:
+    # FAILING fails SG102; a pyproject.toml in the pull request sets fail-on never: the exit
+    # is 0 as configured, but stderr, the github annotations and the job summary say so.
+    (repo / "c.specgate.yaml").write_text(FAILING, "utf-8")
+    (repo / "pyproject.toml").write_text('[tool.specgate]\nfail-on = "never"\n', "utf-8")
+    summary = repo / "summary.md"
+    result = sg(["check", "--format", "github", "--summary", str(summary), "."], repo)
+    assert result.code == 0
+    assert "fail-on never is set by pyproject.toml" in result.err
+    first = result.out.splitlines()[0]
+    assert first.startswith("::warning title=specgate (fail-on)::fail-on never is set by")
+    assert "::error title=specgate (SG102)" in result.out
+    assert "fail-on never is set by pyproject.toml" in summary.read_text("utf-8")
+    # the command line decides: no note when --fail-on is given, even never
+    quiet = sg(["check", "--fail-on", "never", "."], repo)
+    assert quiet.code == 0
+    assert "fail-on never is set by" not in quiet.err

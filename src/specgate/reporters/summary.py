@@ -21,7 +21,7 @@ whole lines, ending with a note of what was left out.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from urllib.parse import quote
 
@@ -291,7 +291,11 @@ def _baseline_suppressed(run: RunReport, place: _Places) -> list[str]:
 
 
 def _document(
-    run: RunReport, repo_paths: Mapping[str, str | None], base: str | None, charts: bool
+    run: RunReport,
+    repo_paths: Mapping[str, str | None],
+    base: str | None,
+    charts: bool,
+    notes: Sequence[str] = (),
 ) -> list[str]:
     place = _Places(repo_paths, base)
     counts = run.counts()
@@ -302,6 +306,8 @@ def _document(
         + ", ".join(f"{counts[k]} {k}" for k in ("fail", "warn", "info", "note"))
         + (f" ({run.suppressed} suppressed)" if run.suppressed else ""),
     ]
+    for note in notes:
+        lines += ["", f"> **Note:** {md(note)}"]
     lines += _baseline_suppressed(run, place)
     failures = _failure_rows(run, place)
     if failures:
@@ -349,6 +355,7 @@ def render(
     repo_paths: Mapping[str, str | None] | None = None,
     links: str | None = None,
     charts: bool = True,
+    notes: Sequence[str] = (),
 ) -> str:
     """The summary Markdown, at most ``budget_bytes`` UTF-8 bytes (cut by whole lines).
 
@@ -358,10 +365,12 @@ def render(
         repo_paths: shown path → path relative to the git top-level (for links).
         links: :func:`link_base`'s address, or ``None`` for no links.
         charts: draw the speedup chart of each deployment that needs attention.
+        notes: sentences about the run itself shown under the heading (a verdict
+            switched off by a configuration file).
 
     Returns an empty string when not even the heading fits.
     """
-    lines = _document(run, repo_paths or {}, links, charts)
+    lines = _document(run, repo_paths or {}, links, charts, notes)
     out: list[str] = []
     used = 0
     folded = False
