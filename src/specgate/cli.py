@@ -1007,7 +1007,8 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
     options = _check_options(args)
     baseline = options.baseline
     changed = args.changed is not None or args.changed_since is not None
-    files = _selected_files(args, paths, finder)
+    hidden: list[str] = []
+    files = _selected_files(args, paths, finder, hidden)
     if changed and not files and args.format == "text":
         return _nothing_affected(args, out)
     if baseline is not None:
@@ -1020,7 +1021,7 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
         reports = sorted((*run.files, stdin_report), key=lambda f: f.path)
         run = Run(status=worst([f.status for f in reports]), files=tuple(reports))
 
-    _emit(args, run, out, _verdict_notes(args, run_config))
+    _emit(args, run, out, (*_verdict_notes(args, run_config), *_hidden_note(hidden)))
     return _exit_for(run.status, fail_on)
 
 
@@ -1035,7 +1036,7 @@ def _emit(args: argparse.Namespace, run: RunReport, out: TextIO, notes: Sequence
         from specgate.reporters.workflow_commands import annotation
 
         out.writelines(
-            annotation("warning", note, title="specgate (fail-on)") + "\n" for note in notes
+            annotation("warning", note, title="specgate") + "\n" for note in notes
         )
     if args.output:
         _write_file(args.output, text)
@@ -1071,8 +1072,26 @@ def _verdict_notes(args: argparse.Namespace, config: Config) -> tuple[str, ...]:
     )
 
 
+def _hidden_note(hidden: list[str]) -> tuple[str, ...]:
+    """One sentence naming the claims files a folder search passed over (``exclude`` or
+    ``.gitignore``), which the checked repository itself can write."""
+    if not hidden:
+        return ()
+    from specgate.reporters.safe_text import visible
+
+    names = ", ".join(visible(name) for name in sorted(hidden)[:5])
+    more = f" and {len(hidden) - 5} more" if len(hidden) > 5 else ""
+    return (
+        f"{len(hidden)} claims file(s) not checked: exclude or .gitignore covers them "
+        f"({names}{more}); name them as PATHs to check them",
+    )
+
+
 def _selected_files(
-    args: argparse.Namespace, paths: list[str], finder: ConfigFinder
+    args: argparse.Namespace,
+    paths: list[str],
+    finder: ConfigFinder,
+    hidden: list[str] | None = None,
 ) -> list[tuple[Path, str]]:
     """The claims files to check: ``--changed``/``--changed-since``'s, else the PATHs'
     (standard input ``-`` is read separately).
@@ -1087,7 +1106,7 @@ def _selected_files(
             raise UsageError("specgate check: standard input ('-') does not go with --changed")
         return _changed_files(args)
     rest = [p for p in paths if p != "-"]
-    return discover(rest, finder) if rest or "-" not in paths else []
+    return discover(rest, finder, hidden) if rest or "-" not in paths else []
 
 
 def _changed_files(args: argparse.Namespace) -> list[tuple[Path, str]]:

@@ -125,8 +125,29 @@ def _top_level(folder: Path) -> Path | None:
     return None
 
 
-def _search(folder: Path, finder: ConfigFinder | None = None) -> list[Path]:
+#: Entries a run may look at inside excluded or ignored folders to name the claims files
+#: they hide (bounded work: a huge ignored tree is not walked to its end).
+HIDDEN_SCAN_BUDGET = 10_000
+
+
+def _hidden_claims(folder: Path, budget: list[int]) -> list[Path]:
+    """Claims files inside ``folder`` (excluded or ignored as a whole), at most
+    ``budget[0]`` entries looked at; the budget is shared by the whole run."""
+    hidden: list[Path] = []
+    for root, dirs, files in os.walk(folder):
+        budget[0] -= len(dirs) + len(files)
+        if budget[0] < 0:
+            break
+        dirs[:] = sorted(d for d in dirs if not _skip(Path(root) / d))
+        hidden.extend(Path(root) / f for f in files if is_claims_name(f))
+    return hidden
+
+
+def _search(
+    folder: Path, finder: ConfigFinder | None = None, hidden: list[Path] | None = None
+) -> list[Path]:
     found: list[Path] = []
+    budget = [HIDDEN_SCAN_BUDGET]
     start = Path(os.path.abspath(folder))
     ignores = _GitIgnores()
     top = _top_level(start)
@@ -146,14 +167,22 @@ def _search(folder: Path, finder: ConfigFinder | None = None) -> list[Path]:
         absolute = Path(os.path.abspath(root))
         if top is not None:
             ignores.load(absolute)
-        dirs[:] = sorted(
-            d for d in dirs if not _skip(here / d) and not skipped(absolute / d, is_dir=True)
-        )
-        found.extend(
-            here / f
-            for f in files
-            if is_claims_name(f) and not skipped(absolute / f, is_dir=False)
-        )
+        kept = []
+        for d in sorted(dirs):
+            if _skip(here / d):
+                continue
+            if skipped(absolute / d, is_dir=True):
+                if hidden is not None:
+                    hidden.extend(_hidden_claims(here / d, budget))
+                continue
+            kept.append(d)
+        dirs[:] = kept
+        for f in files:
+            if is_claims_name(f):
+                if not skipped(absolute / f, is_dir=False):
+                    found.append(here / f)
+                elif hidden is not None:
+                    hidden.append(here / f)
     return found
 
 
@@ -184,9 +213,13 @@ def _unusable_name(given: str) -> bool:
 
 
 def discover(
-    paths: list[str], finder: ConfigFinder | None = None
+    paths: list[str], finder: ConfigFinder | None = None, hidden: list[str] | None = None
 ) -> list[tuple[Path, str]]:
     """Claims files for the CLI's PATH arguments, sorted by shown path, no repeats.
+
+    ``hidden``, when given, receives the shown paths of claims files a folder search
+    passed over because ``exclude`` or a ``.gitignore`` covers them (the checked
+    repository can write both, so the run names them; DESIGN.md §11).
 
     Raises:
         UsageError: a PATH that does not exist, or a folder holding no claims file
@@ -201,7 +234,10 @@ def discover(
             # error for this file, and the run goes on with the other files
             matches = [path]
         elif path.is_dir():
-            matches = _search(path, finder)
+            passed_over: list[Path] = []
+            matches = _search(path, finder, passed_over)
+            if hidden is not None:
+                hidden.extend(shown_path(p) for p in passed_over)
             if not matches:
                 raise UsageError(
                     f"{given}: no claims file found (looked for specgate.yaml, .specgate.yaml, "

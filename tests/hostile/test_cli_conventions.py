@@ -342,10 +342,45 @@ def test_fail_on_never_from_a_configuration_file_is_announced(sg: InProcess, rep
     assert result.code == 0
     assert "fail-on never is set by pyproject.toml" in result.err
     first = result.out.splitlines()[0]
-    assert first.startswith("::warning title=specgate (fail-on)::fail-on never is set by")
+    assert first.startswith("::warning title=specgate::fail-on never is set by")
     assert "::error title=specgate (SG102)" in result.out
     assert "fail-on never is set by pyproject.toml" in summary.read_text("utf-8")
     # the command line decides: no note when --fail-on is given, even never
     quiet = sg(["check", "--fail-on", "never", "."], repo)
     assert quiet.code == 0
     assert "fail-on never is set by" not in quiet.err
+
+
+
+@pytest.mark.parametrize(
+    ("files", "hidden"),
+    [
+        # exclude in the pull request's own configuration
+        ({"pyproject.toml": '[tool.specgate]\nexclude = ["c.specgate.yaml"]\n'}, "c.specgate.yaml"),
+        # a .gitignore naming the file, or ignoring everything in a folder, or the folder
+        ({".gitignore": "c.specgate.yaml\n"}, "c.specgate.yaml"),
+        ({"sub/.gitignore": "*\n"}, "sub/c.specgate.yaml"),
+        ({".gitignore": "sub/\n"}, "sub/c.specgate.yaml"),
+    ],
+)
+def test_claims_files_passed_over_by_a_folder_search_are_named(
+    sg: InProcess, repo: Path, files: dict[str, str], hidden: str
+) -> None:
+    # Hostile H1: the checked repository writes exclude and .gitignore, so a failing claims
+    # file it hides from the folder search must be named, not silently dropped.
+    (repo / "ok.specgate.yaml").write_text(BASE, "utf-8")
+    target = repo / hidden
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(FAILING, "utf-8")
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text, "utf-8")
+    summary = repo / "summary.md"
+    result = sg(["check", "--format", "github", "--summary", str(summary), "."], repo)
+    assert result.code == 0  # the hidden file is not checked: its fail does not count
+    note = f"1 claims file(s) not checked: exclude or .gitignore covers them ({hidden})"
+    assert note in result.err
+    assert result.out.startswith("::warning title=specgate::1 claims file(s) not checked")
+    assert note in summary.read_text("utf-8")
+    # named as a PATH it is checked
+    assert sg(["check", hidden], repo).code == 1
