@@ -157,7 +157,7 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
     work for almost no extra tokens; TensorRT-LLM's CI keeps AL floors for the
     same reason (`acceptance_length.yaml`, "a collapse tripwire"). A fixed floor
     of 2 failed healthy n-gram and EAGLE k = 2 deployments, so the default follows
-    the deployment's own break-even (S = AL / cost, DESIGN.md §8.1).
+    the deployment's own break-even (S = AL / cost; README, "What it checks").
     """
     al = ctx.metrics.accept_length
     floor = ctx.metrics.accept_length_floor
@@ -332,7 +332,7 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
     **Why.** One step verifies N_verify tokens for β step-times and drafting
     costs ρ per pass, yielding AL tokens: speedup = AL / (β + ρ·passes)
     (NVIDIA, "Co-designing AI models using speculative decoding"; Leviathan et
-    al. 2023 eq. 1 with E = AL; β from the roofline, DESIGN.md §8.1). A claim
+    al. 2023 eq. 1 with E = AL; β from the roofline; README, "What it checks"). A claim
     above it was measured under other conditions or copied from a paper
     (sglang#5502, vLLM#9565).
     """

@@ -268,7 +268,7 @@ def draft_increase_not_justified(ctx: RuleContext) -> Iterator[Hit]:
     """
     **What it checks.** When `evidence.next` records AL measured at a larger D,
     the speedup S = AL / (β + ρ·passes) there must beat the current one on
-    4-decimal values, with the ρ of DESIGN.md §8.2 (stated, else measured, else
+    4-decimal values, with the ρ the theory uses (stated, else measured, else
     the class's typical ρ) for both. A roofline β is recomputed at the larger
     N_verify (a chain, 1 + D_next, unless `evidence.next.verify_tokens` is
     given); a measured β is reused.
@@ -337,7 +337,7 @@ def draft_depth_ratio_assumed(ctx: RuleContext) -> Iterator[Hit]:
     """
     **What it checks.** `speculation.draft_depth_ratio` (ρ) is stated whenever
     speculation is enabled or D, AL or a claimed speedup is given. Otherwise it
-    names the ρ used and its source (DESIGN.md §8.2): `measured`, from a
+    names the ρ used and its source: `measured`, from a
     measured speedup and AL, ρ = (AL / S_measured − β) / passes; else
     `typical`, the hint of the declared mechanism's class (else of the
     recommended class). With a typical ρ the fail rules use ρ = 0 (SG104 the

@@ -236,7 +236,7 @@ def claim_over_typical_cost(ctx: RuleContext) -> Iterator[Hit]:
     **What it checks.** When ρ is neither stated nor measured and SG104 (the
     ceiling) did not fire: `claims.speedup` ≤ AL / (β + ρ_typical·passes) +
     5·10⁻⁵, with ρ_typical the hint of the declared mechanism's class (else the
-    recommended class; DESIGN.md §3). Example: a draft model (ρ ≈ 0.15), D = 5,
+    recommended class; README, "What it checks"). Example: a draft model (ρ ≈ 0.15), D = 5,
     AL 3: 3 / 1.75 = 1.7143, so a claimed 2.5x warns.
 
     **Why.** Without ρ the fail test can only use the ceiling AL / β; a claim
