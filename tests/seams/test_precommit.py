@@ -167,7 +167,7 @@ def test_run_with_local_repo_config(
 
 def test_hook_receives_every_file() -> None:
     """DESIGN.md §9.3/§9.5: no ``files``/``types`` filter (a serving config without an
-    extension, a ``.jsonl`` record) and one process for the whole file list."""
+    extension, a ``.jsonl`` record): any changed file runs the hook."""
     for key in ("files", "types", "types_or", "exclude_types"):
         assert key not in HOOK
 
