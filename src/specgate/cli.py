@@ -431,10 +431,19 @@ def _check_arguments(check: argparse.ArgumentParser) -> None:
         metavar="REF",
         help="as --changed, for the files `git diff --name-only REF` lists",
     )
+    changes.add_argument(
+        "--staged",
+        action="store_true",
+        help="as --changed, for the files a pre-commit run covers, asked from git (the "
+        "pre-commit hook's mode; no file names on the command line): the files changed "
+        "between $PRE_COMMIT_FROM_REF and $PRE_COMMIT_TO_REF when set, else the staged "
+        "files, else (nothing staged) every tracked claims file",
+    )
     check.add_argument(
         "--verbose",
         action="store_true",
-        help="with --changed: name the files ignored and the claims files skipped",
+        help="with --changed, --changed-since or --staged: name the files ignored and "
+        "the claims files skipped",
     )
     check.add_argument(
         "--config",
@@ -1006,7 +1015,7 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
     fail_on = "actionable" if args.strict else (args.fail_on or run_config.fail_on or "fail")
     options = _check_options(args)
     baseline = options.baseline
-    changed = args.changed is not None or args.changed_since is not None
+    changed = args.changed is not None or args.changed_since is not None or args.staged
     hidden: list[str] = []
     files = _selected_files(args, paths, finder, hidden)
     if changed and not files and args.format == "text":
@@ -1093,15 +1102,15 @@ def _selected_files(
     finder: ConfigFinder,
     hidden: list[str] | None = None,
 ) -> list[tuple[Path, str]]:
-    """The claims files to check: ``--changed``/``--changed-since``'s, else the PATHs'
-    (standard input ``-`` is read separately).
+    """The claims files to check: ``--changed``/``--changed-since``/``--staged``'s,
+    else the PATHs' (standard input ``-`` is read separately).
 
     Raises:
         UsageError: ``-`` with ``--changed``; PATHs that do not exist or hold no claims file.
     """
     from specgate.discovery import discover
 
-    if args.changed is not None or args.changed_since is not None:
+    if args.changed is not None or args.changed_since is not None or args.staged:
         if "-" in paths:
             raise UsageError("specgate check: standard input ('-') does not go with --changed")
         return _changed_files(args)
@@ -1110,18 +1119,26 @@ def _selected_files(
 
 
 def _changed_files(args: argparse.Namespace) -> list[tuple[Path, str]]:
-    """The claims files ``--changed`` / ``--changed-since`` select (§9.3).
+    """The claims files ``--changed`` / ``--changed-since`` / ``--staged`` select (§9.3).
 
     Raises:
         UsageError: PATHs given as well; ``--changed-since`` outside a repository or
-            not naming a commit.
+            not naming a commit; PATHs with ``--staged``, or what
+            :func:`specgate.staged.staged_files` raises.
     """
     from pathlib import Path
 
     from specgate.changed import affected
 
     cwd = Path.cwd()
-    if args.changed_since is not None:
+    if args.staged:
+        from specgate.staged import staged_files
+
+        if args.paths:
+            # The hook passes no file names; any PATH here is a misconfiguration.
+            raise UsageError("specgate check --staged takes no PATH (git lists the files)")
+        changed = staged_files(cwd, os.environ)
+    elif args.changed_since is not None:
         from specgate import git
 
         top = git.top_level(cwd)

@@ -164,3 +164,30 @@ def changed_since(top: Path, commit: str) -> list[str]:
     --name-only``), deleted files included."""
     done = run(top, "diff", "--name-only", "--no-renames", "-z", commit, "--")
     return [p for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
+def _names(done: subprocess.CompletedProcess[bytes]) -> list[str]:
+    """The paths of a ``-z`` listing (NUL-separated, so any byte but NUL is a name)."""
+    return [p for p in done.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
+def staged(top: Path) -> list[str]:
+    """Paths whose staged content differs from ``HEAD`` (``git diff --cached
+    --name-only``; every staged file on an unborn branch), deleted files and both
+    sides of a rename included."""
+    return _names(run(top, "diff", "--cached", "--name-only", "--no-renames", "-z", "--"))
+
+
+def changed_between(top: Path, old: str, new: str) -> list[str]:
+    """Paths that differ between the merge base of ``old`` and ``new`` and ``new``
+    (``git diff old...new``, as pre-commit lists them for ``--from-ref``/``--to-ref``);
+    between ``old`` and ``new`` themselves when they share no history. Both are
+    full commit ids (:func:`resolve_commit`)."""
+    base = run(top, "merge-base", old, new, check=False)
+    start = base.stdout.decode("ascii", "replace").strip() if base.returncode == 0 else old
+    return _names(run(top, "diff", "--name-only", "--no-renames", "-z", start, new, "--"))
+
+
+def tracked(top: Path) -> list[str]:
+    """Every path in the index (``git ls-files``)."""
+    return _names(run(top, "ls-files", "-z"))

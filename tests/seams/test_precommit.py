@@ -10,6 +10,7 @@ one ``PRE_COMMIT_HOME`` across tests, so that environment installs once.
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -39,6 +40,10 @@ deployments:
       cache_coherence_eval: true
 """
 PASSING = FIXTURES / "passing.specgate.yaml"
+ACTIONABLE = FIXTURES / "actionable.specgate.yaml"  # one warning: exit 0, exit 1 with --strict
+# File names that argparse would read as options if they reached the command line.
+HOSTILE_NAMES = ("--fail-on=never", "--output=victim.txt", "--format=json", "--ignore=SG102")
+VICTIM = "a file the user keeps\n"
 NOT_CLAIMS = FIXTURES / "not-claims.yaml"
 HOOK = yaml.safe_load((PROJECT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))[0]
 
@@ -89,9 +94,12 @@ def _user_repo(root: Path, *, failing: bool, config: str | None = None) -> Path:
     return make_repo(root, files)
 
 
-def _config(project: ProjectCopy) -> str:
+def _config(project: ProjectCopy, args: list[str] | None = None) -> str:
+    hook: dict[str, object] = {"id": "specgate"}
+    if args is not None:
+        hook["args"] = args
     return yaml.safe_dump(
-        {"repos": [{"repo": str(project.path), "rev": project.sha, "hooks": [{"id": "specgate"}]}]}
+        {"repos": [{"repo": str(project.path), "rev": project.sha, "hooks": [hook]}]}
     )
 
 
@@ -159,7 +167,7 @@ def test_run_with_local_repo_config(
 
 def test_hook_receives_every_file() -> None:
     """DESIGN.md §9.3/§9.5: no ``files``/``types`` filter (a serving config without an
-    extension, a ``.jsonl`` record) and one process for the whole file list."""
+    extension, a ``.jsonl`` record): any changed file runs the hook."""
     for key in ("files", "types", "types_or", "exclude_types"):
         assert key not in HOOK
 
@@ -203,7 +211,95 @@ def test_hook_manifest_fields() -> None:
     assert HOOK["name"]
     assert HOOK["description"]
     assert HOOK["language"] == "python"
-    assert HOOK["entry"] == "specgate check --changed"
+    assert HOOK["entry"] == "specgate check --staged"
+    assert HOOK["pass_filenames"] is False  # H7: no file name reaches the command line
     assert HOOK["minimum_pre_commit_version"] == "2.9.0"
-    assert HOOK["require_serial"] is True
     assert "args" not in HOOK  # text output: no --format in the hook
+
+
+def test_file_names_never_become_options(
+    project_copy: ProjectCopy, precommit_env: dict[str, str], tmp_path: Path
+) -> None:
+    """Hostile finding H7: committed files named ``--fail-on=never``,
+    ``--output=victim.txt``… neither pass a failing claims file nor overwrite a file,
+    in a commit (staged files) and with ``--all-files``."""
+    files: dict[str, str | Path] = {
+        "specgate.yaml": PASSING,
+        "victim.txt": VICTIM,
+        ".pre-commit-config.yaml": _config(project_copy),
+    }
+    repo = make_repo(tmp_path / "hostile", files)
+    for name in HOSTILE_NAMES:
+        (repo / name).write_text("", encoding="utf-8")
+    (repo / "svc").mkdir()
+    shutil.copyfile(FAILING, repo / "svc/chat.specgate.yaml")
+    git(repo, "add", "--all")
+    done = _pre_commit(repo, precommit_env, "run")
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert re.search(r"^specgate\.+Failed$", done.stdout, re.MULTILINE), output
+    _assert_text_findings(done.stdout)
+    assert "files were modified by this hook" not in output
+    assert (repo / "victim.txt").read_text(encoding="utf-8") == VICTIM
+
+    git(repo, "commit", "-q", "--no-verify", "--no-gpg-sign", "-m", "hostile names")
+    done = _pre_commit(repo, precommit_env, "run", "--all-files")
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    _assert_text_findings(done.stdout)
+    assert (repo / "victim.txt").read_text(encoding="utf-8") == VICTIM
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_from_ref_to_ref(
+    project_copy: ProjectCopy, precommit_env: dict[str, str], tmp_path: Path
+) -> None:
+    """``--from-ref``/``--to-ref`` (as on pre-push): the files changed between the
+    two commits decide, not the staged ones, not every file."""
+    repo = _user_repo(tmp_path / "refs", failing=False, config=_config(project_copy))
+    base = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "notes.txt").write_text("unrelated\n", encoding="utf-8")
+    git(repo, "add", "notes.txt")
+    git(repo, "commit", "-q", "--no-verify", "--no-gpg-sign", "-m", "notes")
+    notes = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "svc").mkdir()
+    shutil.copyfile(FAILING, repo / "svc/chat.specgate.yaml")
+    git(repo, "add", "--all")
+    git(repo, "commit", "-q", "--no-verify", "--no-gpg-sign", "-m", "a failing claim")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    # base...notes touches no claims file: the failing one in the work tree is not checked.
+    done = _pre_commit(
+        repo, precommit_env, "run", "--from-ref", base, "--to-ref", notes, "--verbose"
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert re.search(r"^specgate\.+Passed$", done.stdout, re.MULTILINE), output
+    assert "specgate: no claims file is affected by the changed files" in done.stdout
+
+    done = _pre_commit(repo, precommit_env, "run", "--from-ref", notes, "--to-ref", head)
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert re.search(r"^specgate\.+Failed$", done.stdout, re.MULTILINE), output
+    _assert_text_findings(done.stdout)
+
+
+def test_users_args_still_apply(
+    project_copy: ProjectCopy, precommit_env: dict[str, str], tmp_path: Path
+) -> None:
+    """``args`` in the user's config follow the entry and are options: ``--strict``
+    fails a warning that passes without it."""
+    files: dict[str, str | Path] = {"specgate.yaml": ACTIONABLE}
+    plain = make_repo(
+        tmp_path / "plain", {**files, ".pre-commit-config.yaml": _config(project_copy)}
+    )
+    done = _pre_commit(plain, precommit_env, "run", "--all-files")
+    assert done.returncode == 0, done.stdout + done.stderr
+    strict = make_repo(
+        tmp_path / "strict",
+        {**files, ".pre-commit-config.yaml": _config(project_copy, ["--strict"])},
+    )
+    done = _pre_commit(strict, precommit_env, "run", "--all-files")
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert re.search(r"^specgate\.+Failed$", done.stdout, re.MULTILINE), output
+    assert "specgate: actionable" in done.stdout, output
