@@ -74,6 +74,19 @@ def _skip(folder: Path) -> bool:
     return name in SKIPPED_FOLDERS or name.endswith(".egg-info") or (folder / "pyvenv.cfg").exists()
 
 
+#: A ``.gitignore`` line with more single ``*`` wildcards than this (``**`` aside) is not
+#: applied: pathspec matches with backtracking regexes, whose time grows as the name
+#: length to the power of the wildcard count (``a*a*a*a*a*a*a*a*b`` against a 200-character
+#: name ran for minutes). The repository under check writes its ``.gitignore``, so such a
+#: line must not stall the gate; the files it would hide are checked instead.
+MAX_GITIGNORE_WILDCARDS = 2
+
+
+def _bounded(line: str) -> bool:
+    """Whether a ``.gitignore`` line stays within :data:`MAX_GITIGNORE_WILDCARDS`."""
+    return line.replace("**", "").count("*") <= MAX_GITIGNORE_WILDCARDS
+
+
 class _GitIgnores:
     """The ``.gitignore`` files in force while walking down from a repository."""
 
@@ -95,7 +108,7 @@ class _GitIgnores:
                     lines = handle.read(256 * 1024).splitlines()
                 from pathspec import GitIgnoreSpec
 
-                spec = GitIgnoreSpec.from_lines(lines)
+                spec = GitIgnoreSpec.from_lines(line for line in lines if _bounded(line))
         except (OSError, ValueError):
             spec = None
         self.specs[folder] = spec

@@ -384,3 +384,18 @@ def test_claims_files_passed_over_by_a_folder_search_are_named(
     assert note in summary.read_text("utf-8")
     # named as a PATH it is checked
     assert sg(["check", hidden], repo).code == 1
+
+
+def test_a_gitignore_pattern_cannot_stall_the_folder_search(sg: InProcess, repo: Path) -> None:
+    # Hostile H8: `a*a*a*a*a*a*a*a*b` against a 200-character name made pathspec's
+    # backtracking regex run for minutes. Lines with more than two single `*` are not
+    # applied (discovery.MAX_GITIGNORE_WILDCARDS), so the search ends and the file it would
+    # have matched (it does not: no `b`) is checked; an ordinary pattern still applies.
+    long_name = "a" * 200 + ".specgate.yaml"
+    (repo / long_name).write_text(FAILING, "utf-8")
+    (repo / "skip.specgate.yaml").write_text(FAILING, "utf-8")
+    (repo / ".gitignore").write_text("a*a*a*a*a*a*a*a*b\nskip.*\n", "utf-8")
+    result = sg(["check", "--format", "json", "."], repo)
+    assert result.code == 1
+    assert [f["path"] for f in result.json()["files"]] == [long_name]
+    assert "(skip.specgate.yaml)" in result.err  # named as passed over by .gitignore
