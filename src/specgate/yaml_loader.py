@@ -25,6 +25,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from specgate.document import Document, DuplicateKey, NodePath, PositionRow, Positions, Span
 from specgate.errors import InputError
+from specgate.limits import MAX_INTEGER_DIGITS, bounded_int
 
 MAX_ALIASES = 100
 MAX_NODES = 100_000
@@ -169,14 +170,18 @@ class _Builder:
         if tag == _NULL and _NULL_RE.match(text):
             return None
         if tag == _INT and _INT_RE.match(text):
-            if text.startswith("0o"):
-                return int(text[2:], 8)
-            if text.startswith("0x"):
-                return int(text[2:], 16)
-            try:
-                return int(text)
-            except ValueError:  # over sys.get_int_max_str_digits() (4300 by default)
-                raise self.fail(f"integer of {len(text)} characters is too long", node) from None
+            # The one place YAML integers are resolved: every base is held to the
+            # same bound before anything prints or compares the value (DESIGN §11).
+            base = {"0o": 8, "0x": 16}.get(text[:2], 10)
+            digits = text[2:] if base != 10 else text.lstrip("+-")
+            value = bounded_int(digits, base)
+            if value is None:
+                raise self.fail(
+                    f"integer of {len(text):,} characters is too long "
+                    f"(specgate's limit is {MAX_INTEGER_DIGITS:,} decimal digits)",
+                    node,
+                )
+            return -value if text.startswith("-") else value
         if tag == _FLOAT and _FLOAT_RE.match(text):
             lowered = text.lower()
             if lowered.endswith(".nan"):
