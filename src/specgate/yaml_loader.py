@@ -300,6 +300,11 @@ def load_yaml(text: str, file: str) -> Document:
             unsupported tags, alias or node limits, nesting too deep.
     """
     (root,) = _compose(text, file, several=False)
+    return _single(root, text, file)
+
+
+def _single(root: Node | None, text: str, file: str) -> Document:
+    """The Document of one composed root (None for an empty document)."""
     if root is None:
         return Document(file=file, data=None, empty=True)
     builder = _Builder(file, anchors="&" in text)
@@ -332,7 +337,7 @@ def load_yaml_documents(text: str, file: str) -> Document:
     """
     roots = _compose(text, file, several=True)
     if len(roots) == 1:
-        return load_yaml(text, file)
+        return _single(roots[0], text, file)  # composed once, not again by load_yaml
     builder = _Builder(file, anchors="&" in text)
     data: list[Any] = []
     try:
