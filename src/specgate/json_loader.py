@@ -19,6 +19,7 @@ from typing import Any
 
 from specgate.document import Document, DuplicateKey, NodePath, NodePosition, Span
 from specgate.errors import InputError
+from specgate.limits import MAX_INTEGER_DIGITS, bounded_int
 
 _WS = " \t\n\r"
 # The standard library's JSON string scanner (C-accelerated); typeshed omits it.
@@ -69,8 +70,18 @@ class _Walker:
         match = json.scanner.NUMBER_RE.match(self.text, i)
         assert match is not None, "text was validated by json.loads"
         integer, frac, exp = match.groups()
-        number: int | float = float(match.group()) if frac or exp else int(integer)
-        return number, match.end()
+        if frac or exp:
+            return float(match.group()), match.end()
+        number = bounded_int(integer.lstrip("-"))
+        if number is None:
+            raise InputError(
+                f"a JSON integer has too many digits (specgate's limit is "
+                f"{MAX_INTEGER_DIGITS:,} decimal digits)",
+                self.file,
+                here.line,
+                here.column,
+            )
+        return (-number if integer.startswith("-") else number), match.end()
 
     def obj(self, i: int, path: NodePath) -> tuple[dict[str, Any], int]:
         out: dict[str, Any] = {}
@@ -118,11 +129,11 @@ def load_json(text: str, file: str) -> Document:
     if not text.strip():
         return Document(file=file, data=None, empty=True)
     try:
-        json.loads(text)
+        # Syntax only: integers are not converted here (parse_int=len), but by the
+        # walker, which holds them to MAX_INTEGER_DIGITS at their line.
+        json.loads(text, parse_int=len)
     except json.JSONDecodeError as exc:
         raise InputError(f"JSON syntax error: {exc.msg}", file, exc.lineno, exc.colno) from None
-    except ValueError:  # an integer over sys.get_int_max_str_digits() (4300 by default)
-        raise InputError("a JSON integer has too many digits", file) from None
     except RecursionError:
         raise InputError("JSON nesting is too deep", file) from None
     walker = _Walker(text, file)

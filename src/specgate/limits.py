@@ -12,6 +12,11 @@ the same bounds by the resolver, as input errors at their line.
 - ``MAX_COUNT`` = 2**53: any other whole number read from a referenced file
   (vocabulary size, context length, layer counts): the largest integer a float
   holds exactly, so no arithmetic on it overflows or rounds.
+- ``MAX_INTEGER_DIGITS`` = 4,300: decimal digits of any integer literal (YAML
+  decimal, ``0x`` or ``0o``; JSON; command-line values). Python's own bound on
+  int/str conversion (``sys.get_int_max_str_digits``); checked on the literal's
+  digits before any conversion, so a 3,600-digit hex literal (4,335 decimal
+  digits) is refused at its line instead of failing later when printed.
 - ``MAX_PROFILE_ENTRIES`` = 1,024: entries of an inline acceptance profile
   (``marginal``/``conditional``) and accepted-draft counts in a histogram.
 """
@@ -22,3 +27,25 @@ MAX_DRAFT_LENGTH = 1024
 MAX_HEADS = 65536
 MAX_PROFILE_ENTRIES = 1024
 MAX_COUNT = 2**53
+MAX_INTEGER_DIGITS = 4300
+
+_INTEGER_BOUND = 10**MAX_INTEGER_DIGITS
+#: Most digits a literal in base 8 or 16 can have below ``_INTEGER_BOUND``.
+_MOST_DIGITS = {8: 4762, 16: 3572}
+
+
+def bounded_int(digits: str, base: int = 10) -> int | None:
+    """The value of ``digits`` (no sign, no ``0x``/``0o`` prefix) in ``base`` (8, 10
+    or 16), or None when it has more than :data:`MAX_INTEGER_DIGITS` decimal digits.
+
+    Leading zeros do not count. The decimal check counts characters before calling
+    :func:`int` (quadratic in the length for base 10); bases 8 and 16 convert in
+    linear time and are compared with 10**4,300 after a length pre-check.
+    """
+    significant = digits.lstrip("0") or "0"
+    if base == 10:
+        return int(significant) if len(significant) <= MAX_INTEGER_DIGITS else None
+    if len(significant) > _MOST_DIGITS[base]:
+        return None
+    value = int(significant, base)
+    return value if value < _INTEGER_BOUND else None

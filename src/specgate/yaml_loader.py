@@ -25,6 +25,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from specgate.document import Document, DuplicateKey, NodePath, PositionRow, Positions, Span
 from specgate.errors import InputError
+from specgate.limits import MAX_INTEGER_DIGITS, bounded_int
 
 MAX_ALIASES = 100
 MAX_NODES = 100_000
@@ -169,14 +170,18 @@ class _Builder:
         if tag == _NULL and _NULL_RE.match(text):
             return None
         if tag == _INT and _INT_RE.match(text):
-            if text.startswith("0o"):
-                return int(text[2:], 8)
-            if text.startswith("0x"):
-                return int(text[2:], 16)
-            try:
-                return int(text)
-            except ValueError:  # over sys.get_int_max_str_digits() (4300 by default)
-                raise self.fail(f"integer of {len(text)} characters is too long", node) from None
+            # The one place YAML integers are resolved: every base is held to the
+            # same bound before anything prints or compares the value (DESIGN §11).
+            base = {"0o": 8, "0x": 16}.get(text[:2], 10)
+            digits = text[2:] if base != 10 else text.lstrip("+-")
+            value = bounded_int(digits, base)
+            if value is None:
+                raise self.fail(
+                    f"integer of {len(text):,} characters is too long "
+                    f"(specgate's limit is {MAX_INTEGER_DIGITS:,} decimal digits)",
+                    node,
+                )
+            return -value if text.startswith("-") else value
         if tag == _FLOAT and _FLOAT_RE.match(text):
             lowered = text.lower()
             if lowered.endswith(".nan"):
@@ -295,6 +300,11 @@ def load_yaml(text: str, file: str) -> Document:
             unsupported tags, alias or node limits, nesting too deep.
     """
     (root,) = _compose(text, file, several=False)
+    return _single(root, text, file)
+
+
+def _single(root: Node | None, text: str, file: str) -> Document:
+    """The Document of one composed root (None for an empty document)."""
     if root is None:
         return Document(file=file, data=None, empty=True)
     builder = _Builder(file, anchors="&" in text)
@@ -327,7 +337,7 @@ def load_yaml_documents(text: str, file: str) -> Document:
     """
     roots = _compose(text, file, several=True)
     if len(roots) == 1:
-        return load_yaml(text, file)
+        return _single(roots[0], text, file)  # composed once, not again by load_yaml
     builder = _Builder(file, anchors="&" in text)
     data: list[Any] = []
     try:

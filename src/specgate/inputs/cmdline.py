@@ -8,13 +8,15 @@ Shapes:
 - :func:`parse_flags` turns argv words into ``{canonical long flag: Flag}`` using a
   :class:`FlagSpec` (the engine's known long flags, short aliases, booleans).
 
-Splitting follows POSIX ``sh`` word rules through :mod:`shlex` (quotes, backslash
-escapes). Before splitting, backslash-newline continuations are joined (so is a
-line that starts with a flag, as llama-swap's ``cmd: |`` blocks expect), a leading
+Splitting follows POSIX ``sh`` word rules as :mod:`shlex` applies them (quotes,
+backslash escapes), in a tokenizer of this module that is linear in the text.
+Before splitting, backslash-newline continuations are joined (so is a line that
+starts with a flag, as llama-swap's ``cmd: |`` blocks expect), a leading
 ``$ `` / ``# `` prompt is dropped, and a backslash left standing alone between
 spaces (what a YAML plain or folded scalar makes of a ``\\`` continuation) is
 treated as a continuation too. ``{placeholders}`` are ordinary words. Commands are
-separated by newlines and ``;``, ``&&``, ``||``, ``|``, ``&``.
+separated by newlines and unquoted ``;``, ``&&``, ``||``, ``|``, ``&`` (a quoted or
+escaped ``;``, find's ``-exec`` terminator, is a word, as in ``sh``).
 
 Flag parsing follows Python :mod:`argparse` (SGLang's launcher, vLLM's CLI):
 ``--flag value``, ``--flag=value``, boolean flags without a value, the last of a
@@ -28,11 +30,10 @@ abbreviated to any prefix that is unique among the known long flags
 from __future__ import annotations
 
 import bisect
-import io
 import re
-import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from specgate.errors import InputError
 
@@ -41,6 +42,10 @@ _SEPARATOR_CHARS = frozenset(";&|\n")
 _PROMPT_RE = re.compile(r"^[ \t]*\$[ \t]+", re.MULTILINE)
 _FLAG_LINE_RE = re.compile(r"\n(?=[ \t]*-)")
 _ASSIGN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_BLANKS_RE = re.compile(r"[ \t\x0b\f]+")
+_SEPARATORS_RE = re.compile(r"[;&|\n]+")
+_PLAIN_RE = re.compile(r"[^ \t\x0b\f;&|\n\\\\'\"]+")
+_DQ_STOP_RE = re.compile(r'["\\\\]')
 _LONE_BACKSLASH_RE = re.compile(r"(?:(?<=[ \t])|^)\\(?:[ \t]+|$)", re.MULTILINE)
 
 
@@ -107,6 +112,22 @@ def split_commands(text: str, *, file: str | None = None, line: int | None = Non
     Raises:
         InputError: unbalanced quotes or a dangling escape.
     """
+    try:
+        return list(_split_once(text))
+    except _SplitError as exc:
+        where = None if line is None else line + exc.line
+        raise InputError(f"cannot split command line: {exc.reason}", file, where) from None
+
+
+@lru_cache(maxsize=8)
+def _split_once(text: str) -> tuple[Command, ...]:
+    """:func:`split_commands` without the message placement, cached: the engine search
+    and the reader ask about the same text, which is split once (each split is linear
+    in the text; a 1 MB command line was split twice).
+
+    Raises:
+        _SplitError: with ``line`` set to the 0-based line of the failing word.
+    """
     # Same-length rewrites keep every offset, so a word's line is still countable:
     # a continuation's newline becomes a vertical tab (whitespace, still a line).
     cleaned = text.replace("\\\r\n", "  \x0b").replace("\\\n", " \x0b").replace("\r\n", " \n")
@@ -119,48 +140,117 @@ def split_commands(text: str, *, file: str | None = None, line: int | None = Non
     # column come from a binary search, so splitting stays linear in the text
     # (a 240 KB one-line command used to take 42 s: a count and rfind per word).
     breaks = [i for i, ch in enumerate(cleaned) if ch in "\n\x0b"]
-    stream = io.StringIO(cleaned)
-    lexer = shlex.shlex(stream, posix=True, punctuation_chars=";&|\n")
-    lexer.whitespace = " \t\x0b\f"
-    lexer.whitespace_split = True
-    lexer.commenters = ""
     words: list[str] = []
     word_lines: list[tuple[int, int]] = []
     commands: list[Command] = []
     exported: dict[str, str] = {}
     comment = False
-    position = 0
-    while True:
-        start = _skip_blanks(cleaned, position)
-        try:
-            word = lexer.get_token()
-        except ValueError as exc:
-            where = None if line is None else line + bisect.bisect_left(breaks, start)
-            raise InputError(f"cannot split command line: {exc}", file, where) from None
-        position = stream.tell()
-        if word is None:
-            break
-        if word and set(word) <= _SEPARATOR_CHARS:
-            comment = comment and "\n" not in word
-            if not comment:
-                _emit(words, word_lines, commands, exported)
-                words, word_lines = [], []
-            continue
-        if comment or word.startswith("#"):
-            comment = True
-            continue
-        words.append(word)
-        before = bisect.bisect_left(breaks, start)
-        column = start - (breaks[before - 1] if before else -1)
-        word_lines.append((before, column))
+    try:
+        for word, start, separator in _tokens(cleaned):
+            if separator:
+                comment = comment and "\n" not in word
+                if not comment:
+                    _emit(words, word_lines, commands, exported)
+                    words, word_lines = [], []
+                continue
+            if comment or word.startswith("#"):
+                comment = True
+                continue
+            words.append(word)
+            before = bisect.bisect_left(breaks, start)
+            column = start - (breaks[before - 1] if before else -1)
+            word_lines.append((before, column))
+    except _SplitError as exc:
+        exc.line = bisect.bisect_left(breaks, exc.start)
+        raise
     _emit(words, word_lines, commands, exported)
-    return commands
+    return tuple(commands)
 
 
-def _skip_blanks(text: str, position: int) -> int:
-    while position < len(text) and text[position] in " \t\x0b\f":
-        position += 1
-    return position
+class _SplitError(Exception):
+    """Unbalanced quotes or a dangling escape in the word starting at ``start``."""
+
+    def __init__(self, reason: str, start: int) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.start = start
+        self.line = 0
+
+
+def _tokens(text: str) -> Iterator[tuple[str, int, bool]]:
+    """The words of ``text`` as ``(word, start offset, is a separator run)``.
+
+    The word rules of :class:`shlex.shlex` in POSIX mode with
+    ``punctuation_chars=";&|\\n"``, ``whitespace_split`` and no comment characters
+    (what this module used before), in one left-to-right pass: blanks are
+    ``" \\t\\v\\f"``; a run of ``;&|`` and newlines is one separator token; a
+    backslash outside quotes takes the next character literally; single quotes
+    take everything up to the next ``'``; inside double quotes a backslash escapes
+    only ``"`` and ``\\`` (shlex's rule; it is kept before any other character); a
+    quoted empty string is a word. Each word is built from slices joined once, so
+    the pass is linear in the text (shlex adds one character at a time to a string,
+    quadratic in a word's length: a 1 MB word took 30 s).
+
+    Raises:
+        _SplitError: "No closing quotation" or "No escaped character" (shlex's
+            messages), with the offset of the word they occur in.
+    """
+    end = len(text)
+    i = 0
+    while True:
+        blanks = _BLANKS_RE.match(text, i)
+        if blanks:
+            i = blanks.end()
+        if i >= end:
+            return
+        start = i
+        separators = _SEPARATORS_RE.match(text, i)
+        if separators:
+            i = separators.end()
+            yield separators.group(), start, True
+            continue
+        parts: list[str] = []
+        while i < end:
+            plain = _PLAIN_RE.match(text, i)
+            if plain:
+                parts.append(plain.group())
+                i = plain.end()
+                continue
+            ch = text[i]
+            if ch == "\\":
+                if i + 1 >= end:
+                    raise _SplitError("No escaped character", start)
+                parts.append(text[i + 1])
+                i += 2
+            elif ch == "'":
+                close = text.find("'", i + 1)
+                if close < 0:
+                    raise _SplitError("No closing quotation", start)
+                parts.append(text[i + 1 : close])
+                i = close + 1
+            elif ch == '"':
+                i = _double_quoted(text, i + 1, start, parts)
+            else:  # a blank or a separator ends the word
+                break
+        yield "".join(parts), start, False
+
+
+def _double_quoted(text: str, i: int, start: int, parts: list[str]) -> int:
+    """Append the inside of a double-quoted string opening before ``i``; the offset
+    after its closing quote."""
+    while True:
+        stop = _DQ_STOP_RE.search(text, i)
+        if stop is None:
+            raise _SplitError("No closing quotation", start)
+        at = stop.start()
+        parts.append(text[i:at])
+        if text[at] == '"':
+            return at + 1
+        if at + 1 >= len(text):
+            raise _SplitError("No escaped character", start)
+        escaped = text[at + 1]
+        parts.append(escaped if escaped in '"\\' else "\\" + escaped)
+        i = at + 2
 
 
 def _emit(

@@ -12,7 +12,11 @@ YAML text inside a string is entered too (a Kubernetes ConfigMap's ``data:
 {extra.yaml: |…}``): by a pointer that names it or continues into it, and by the
 search when the string's key is a YAML file name (``*.yaml``/``*.yml``); such text
 is parsed with the claims file's limits (aliases, nodes, nesting), at most
-:data:`MAX_EMBEDDED` levels deep.
+:data:`MAX_EMBEDDED` levels deep for the search. A pointer passes through at most
+:data:`MAX_POINTER_EMBEDDED` strings of embedded JSON or YAML text (an input error
+naming the limit beyond): YAML text nested in YAML text grows with its indentation,
+so without a cap a 255 KB file asked for 500 ever-larger parses (> 60 s). Each
+embedded string is parsed once per run (cached), whoever asks.
 
 The search (DESIGN.md §7) walks mappings, lists, JSON strings inside scalars,
 argv lists and command-line strings, and asks an engine-aware *detector* what
@@ -38,6 +42,9 @@ from specgate.errors import InputError
 MAX_DEPTH = 64
 #: YAML text inside YAML text is entered at most this many levels deep.
 MAX_EMBEDDED = 2
+#: Strings of embedded JSON or YAML text a pointer may pass through (the config
+#: stores in the wild use one or two: JSON in a YAML string, YAML in a ConfigMap).
+MAX_POINTER_EMBEDDED = 8
 _YAML_NAMES = (".yaml", ".yml")
 
 
@@ -116,6 +123,14 @@ def parse_json_scalar(value: object) -> object | None:
     stripped = value.strip()
     if not stripped or stripped[0] not in "[{":
         return None
+    return _json_container(stripped)
+
+
+@lru_cache(maxsize=16)
+def _json_container(stripped: str) -> object | None:
+    """The JSON object or array ``stripped`` holds, else None; cached, as
+    :func:`embedded_yaml_document` (the pointer, the search, the readers and the
+    locator ask about the same string; the result is only read)."""
     try:
         parsed: object = json.loads(stripped)
     except ValueError:
@@ -161,20 +176,31 @@ def resolve_pointer(
     """Follow ``pointer`` from ``data``; returns the node path and the node.
 
     List tokens must be decimal indexes without leading zeros (RFC 6901 §4). A
-    string holding a JSON object or array is entered when tokens remain.
+    string holding a JSON object or array, or YAML text, is entered when tokens
+    remain, at most :data:`MAX_POINTER_EMBEDDED` times.
 
     Raises:
-        InputError: a token that names nothing, naming the pointer prefix that failed.
+        InputError: a token that names nothing, naming the pointer prefix that failed;
+            more than :data:`MAX_POINTER_EMBEDDED` embedded documents on the way.
     """
     path: list[PathElement] = []
     node = data
+    entered = 0
     for token in split_pointer(pointer, file=file):
+        where = format_pointer(tuple(path)) or "the document root"
         inner = parse_json_scalar(node)
         if inner is None:
             inner = parse_embedded_yaml(node)
         if inner is not None:
+            entered += 1
+            if entered > MAX_POINTER_EMBEDDED:
+                raise InputError(
+                    f"JSON pointer: at {where}, it enters more than "
+                    f"{MAX_POINTER_EMBEDDED} levels of JSON or YAML text inside strings "
+                    f"(specgate's limit is {MAX_POINTER_EMBEDDED})",
+                    file,
+                )
             node = inner
-        where = format_pointer(tuple(path)) or "the document root"
         if isinstance(node, dict):
             if token not in node:
                 raise InputError(f"JSON pointer {pointer}: no key {token!r} in {where}", file)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -19,10 +20,12 @@ from specgate.inputs.types import (
     IssueCode,
     Mechanism,
 )
-from specgate.limits import MAX_DRAFT_LENGTH
+from specgate.limits import MAX_DRAFT_LENGTH, MAX_INTEGER_DIGITS, bounded_int
 
 Kind = Literal["config", "fragment"]
 
+#: What Python's int() reads from a command-line value (argparse ``type=int``).
+_INT_TEXT = re.compile(r"^[-+]?\d+(?:_\d+)*$")
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off", ""})
 
@@ -67,11 +70,17 @@ def as_int(opt: Opt, name: str, file: str) -> int:
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, str):
-        try:
-            return int(value.strip())
-        except ValueError:
-            pass
+    if isinstance(value, str) and _INT_TEXT.match(value.strip()):
+        text = value.strip()
+        number = bounded_int(text.lstrip("+-").replace("_", ""))
+        if number is None:
+            raise InputError(
+                f"{name}: integer of {len(text):,} characters is too long "
+                f"(specgate's limit is {MAX_INTEGER_DIGITS:,} decimal digits)",
+                file,
+                opt.span.line,
+            )
+        return -number if text.startswith("-") else number
     raise InputError(f"{name} must be an integer, not {value!r}", file, opt.span.line)
 
 
