@@ -143,9 +143,14 @@ print("UNUSED=" + ",".join(sorted(m for m in {modules!r} if m in sys.modules)))
 
 def test_doctor_loads_no_provenance_baseline_or_directive_module() -> None:
     # Flags describe no provenance block or base revision: the records those modules
-    # define (each a dataclass built at import) are only type hints here. (The reader
-    # records, specgate.inputs.types, load for --mechanism's list of mechanisms.)
-    modules = ("specgate.provenance", "specgate.comparison", "specgate.suppress")
+    # define (each a dataclass built at import) are only type hints here, and so are the
+    # readers' records (--mechanism's choices come from specgate.mechanisms).
+    modules = (
+        "specgate.provenance",
+        "specgate.comparison",
+        "specgate.suppress",
+        "specgate.inputs.types",
+    )
     argv = ["doctor", "--speculative-decoding", "--accept-length=2.9", "--draft-length=4"]
     for flags in ([], ["--gpu=h100-sxm", "--query-heads=64", "--kv-heads=8", "--json"]):
         result = subprocess.run(

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from specgate.document import format_path
 from specgate.gpus import gpu_names
+from specgate.mechanisms import MECHANISMS
 from specgate.model import (
     Deployment,
     EvidenceBlock,
@@ -173,23 +174,7 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
         speculation=SpeculationBlock(
             present=isinstance(spec_raw, dict),
             enabled=_bool(spec, "enabled"),
-            mechanism=_text(
-                spec,
-                "mechanism",
-                (
-                    "ngram",
-                    "suffix",
-                    "eagle",
-                    "eagle3",
-                    "medusa",
-                    "mtp",
-                    "draft_model",
-                    "mlp_speculator",
-                    "other",
-                    "dflash",
-                    "pard",
-                ),
-            ),
+            mechanism=_text(spec, "mechanism", MECHANISMS),
             draft_length=_integer(spec, "draft_length"),
             draft_depth_ratio=_number(spec, "draft_depth_ratio", 0.0),
             verify_tokens=_integer(spec, "verify_tokens", 1),

@@ -587,11 +587,8 @@ def _add_doctor(sub: argparse._SubParsersAction[_Parser], *, full: bool) -> None
         metavar="BETA",
         help="β measured: target step time at N_verify tokens over one token",
     )
-    from typing import get_args
+    from specgate.mechanisms import MECHANISMS as mechanisms
 
-    from specgate.inputs.types import Mechanism
-
-    mechanisms: tuple[str, ...] = get_args(Mechanism)
     doctor.add_argument(
         "--mechanism",
         type=_closed_set(mechanisms, "a draft mechanism"),

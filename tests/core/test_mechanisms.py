@@ -110,3 +110,23 @@ def test_recommendation_rows(kwargs: dict[str, object], expected: str, hint: flo
 def test_declared_mechanism_class(mechanism: str | None, expected: str | None) -> None:
     declared = mechanisms.declared(deployment(mechanism=mechanism))
     assert (declared.name if declared else None) == expected
+
+
+def test_one_list_of_mechanism_names() -> None:
+    # the claims schema's enum, the engine readers' Mechanism type, the builder and the
+    # doctor's --mechanism choices all read the same names (mechanisms.MECHANISMS)
+    import json
+    from pathlib import Path
+    from typing import get_args
+
+    from specgate.inputs.types import Mechanism
+    from specgate.mechanisms import DECLARED_CLASS, MECHANISMS
+
+    schema = json.loads(
+        (Path(__file__).resolve().parents[2] / "src/specgate/data/claims-v1.schema.json")
+        .read_text(encoding="utf-8")
+    )
+    speculation = schema["$defs"]["deployment"]["properties"]["speculation"]
+    enum = speculation["properties"]["mechanism"]["enum"]
+    assert MECHANISMS == tuple(enum) == get_args(Mechanism)
+    assert set(MECHANISMS) == {*DECLARED_CLASS, "other"}
