@@ -23,7 +23,6 @@ import json
 import shutil
 import subprocess
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -235,9 +234,9 @@ def test_a_long_first_paragraph_is_cut_to_1024_characters() -> None:
         name="test-only",
         severity="warn",
         summary="A test rule.",
-        doc=("word " * 600).strip() + "\n\nSecond paragraph.\n",
-        fail_example="version: 1\n",
-        pass_example="version: 1\n",
+        raw_doc=("word " * 600).strip() + "\n\nSecond paragraph.\n",
+        raw_fail_example="version: 1\n",
+        raw_pass_example="version: 1\n",
     )
     descriptor = sarif.rule_descriptor(rule)
     text = descriptor["fullDescription"]["text"]
@@ -486,9 +485,9 @@ def test_fingerprint_depends_on_file_and_rule() -> None:
 
     base = print_of(finding, "a.specgate.yaml")
     assert print_of(finding, "b/a.specgate.yaml") != base
-    other_rule = replace(finding, code="SG102", name="accept-length-below-floor")
+    other_rule = finding._replace(code="SG102", name="accept-length-below-floor")
     assert print_of(other_rule, "a.specgate.yaml") != base
-    moved = replace(finding, line=30, column=1, message="other numbers")
+    moved = finding._replace(line=30, column=1, message="other numbers")
     assert print_of(moved, "a.specgate.yaml") == base
 
 

@@ -168,7 +168,7 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
     hardware = _mapping(hardware_raw)
     name = data.get("name")
     deployment = Deployment(
-        index=index,
+        position=index,
         name=name if isinstance(name, str) and name else f"deployments[{index}]",
         model=model,
         speculation=SpeculationBlock(

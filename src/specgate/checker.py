@@ -9,8 +9,7 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from specgate import derived, mechanisms
 from specgate.document import Document, NodePath, Span, format_path
@@ -40,8 +39,7 @@ _SCHEMA_ACTIONS = {
 }
 
 
-@dataclass(frozen=True)
-class CheckOptions:
+class CheckOptions(NamedTuple):
     """Run-wide settings: ``min_accept_length`` overrides every file's policy;
     ``today`` is the UTC date evidence age is judged against (``None``: the clock);
     ``baseline`` the base revision of ``--baseline`` (``None``: no comparison);
@@ -60,14 +58,16 @@ def utc_today() -> datetime.date:
     return datetime.datetime.now(datetime.timezone.utc).date()
 
 
-@dataclass
 class Locator:
     """Turns node paths into (file, span); values read from referenced files
-    carry that file's location in ``overrides``."""
+    carry that file's location in ``overrides`` (filled as references resolve)."""
 
-    file: str | None
-    document: Document | None = None
-    overrides: dict[NodePath, tuple[str, Span]] = field(default_factory=dict)
+    __slots__ = ("document", "file", "overrides")
+
+    def __init__(self, file: str | None, document: Document | None = None) -> None:
+        self.file = file
+        self.document = document
+        self.overrides: dict[NodePath, tuple[str, Span]] = {}
 
     def locate(self, path: NodePath) -> tuple[str | None, Span | None]:
         """The file and span a finding about ``path`` is annotated on."""
@@ -325,16 +325,16 @@ def _resolve_references(
     from specgate.references import resolve
 
     for position, deployment in enumerate(deployments):
-        raw = raws[deployment.index]
+        raw = raws[deployment.position]
         blocked = any(
-            f.code in ("SG001", "SG002") for f in per_deployment.get(deployment.index, [])
+            f.code in ("SG001", "SG002") for f in per_deployment.get(deployment.position, [])
         )
         if blocked or not isinstance(raw, dict):
             continue
         try:
             deployments[position], overrides = resolve(deployment, raw, document, claims_path)
         except (RecursionError, OverflowError, ValueError) as exc:
-            raise _referenced_input_error(exc, document, deployment.index) from None
+            raise _referenced_input_error(exc, document, deployment.position) from None
         locator.overrides.update(overrides)
 
 
@@ -352,7 +352,7 @@ def _evaluate_all(
     source = options.baseline
     if source is None:
         return [
-            evaluate(d, locator, options, blocking=per_deployment.get(d.index, []), keep=keep)
+            evaluate(d, locator, options, blocking=per_deployment.get(d.position, []), keep=keep)
             for d in deployments
         ]
     from specgate.baseline import baseline_json, head_blobs, read_base, view_of
@@ -362,15 +362,14 @@ def _evaluate_all(
     for d in deployments:
         view = None
         base = base_file.deployments.get(d.name) if base_file is not None else None
-        raw = raws[d.index] if d.index < len(raws) else None
+        raw = raws[d.position] if d.position < len(raws) else None
         if base is not None and isinstance(raw, dict):
             view = view_of(source, base, head_blobs(source, raw, claims_path))
-        report = evaluate(
-            d, locator, options, blocking=per_deployment.get(d.index, []), keep=keep, baseline=view
-        )
+        blocking = per_deployment.get(d.position, [])
+        report = evaluate(d, locator, options, blocking=blocking, keep=keep, baseline=view)
         error = base_file.error if base_file is not None else None
         reports.append(
-            replace(report, baseline=baseline_json(source, view, d, report.metrics, error))
+            report._replace(baseline=baseline_json(source, view, d, report.metrics, error))
         )
     return reports
 def _referenced_input_error(exc: BaseException, document: Document, index: int) -> InputError:
@@ -554,7 +553,7 @@ def check_document(
             )
         reason = why(finding)
         if reason is not None:
-            suppressed.append(replace(finding, suppressed=reason))
+            suppressed.append(finding._replace(suppressed=reason))
         return reason is None
 
     floor = options.min_accept_length
@@ -562,7 +561,7 @@ def check_document(
         floor = config.min_accept_length
     here = options
     if floor is not options.min_accept_length:
-        here = replace(options, min_accept_length=floor)
+        here = options._replace(min_accept_length=floor)
     report = _check_parsed(document, here, keep=keep, claims_path=on_disk)
     unused = [
         make_finding(
@@ -583,7 +582,7 @@ def check_document(
         return report
     findings = tuple(sorted((*report.findings, *extra), key=Finding.sort_key))
     statuses = [d.status for d in report.deployments] + [status_of(list(findings))]
-    return replace(report, findings=findings, status=worst(statuses))
+    return report._replace(findings=findings, status=worst(statuses))
 
 
 def _explain_refused(
@@ -597,17 +596,16 @@ def _explain_refused(
         why = refused.get((finding.code, finding.line))
         if finding.file != shown or why is None:
             return finding
-        return replace(
-            finding,
+        return finding._replace(
             message=f"{finding.message} (not suppressed: {why}, and a change cannot silence "
             "its own baseline gate)",
         )
 
     deployments = tuple(
-        replace(d, findings=tuple(told(f) for f in d.findings)) for d in report.deployments
+        d._replace(findings=tuple(told(f) for f in d.findings)) for d in report.deployments
     )
-    return replace(
-        report, findings=tuple(told(f) for f in report.findings), deployments=deployments
+    return report._replace(
+        findings=tuple(told(f) for f in report.findings), deployments=deployments
     )
 
 
@@ -625,13 +623,12 @@ def _with_suppressed(report: FileReport, suppressed: list[Finding]) -> FileRepor
         else:
             file_level.append(finding)
     deployments = tuple(
-        replace(d, suppressed_findings=tuple(sorted(by_deployment[i], key=Finding.sort_key)))
+        d._replace(suppressed_findings=tuple(sorted(by_deployment[i], key=Finding.sort_key)))
         if i in by_deployment
         else d
         for i, d in enumerate(report.deployments)
     )
-    return replace(
-        report,
+    return report._replace(
         deployments=deployments,
         suppressed=len(suppressed),
         suppressed_findings=tuple(sorted(file_level, key=Finding.sort_key)),
@@ -726,6 +723,6 @@ def _check_files(
                     sorted((*report.findings, *_config_findings(config)), key=Finding.sort_key)
                 )
                 statuses = [d.status for d in report.deployments] + [status_of(list(findings))]
-                report = replace(report, findings=findings, status=worst(statuses))
+                report = report._replace(findings=findings, status=worst(statuses))
         reports.append(report)
     return RunReport(status=worst([r.status for r in reports]), files=tuple(reports))

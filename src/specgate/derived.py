@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from specgate import mechanisms, theory
 from specgate.gpus import gpu_table
@@ -51,8 +50,7 @@ def draft_passes(speculation: SpeculationBlock, engine: EngineConfig | None = No
     return "single" if speculation.mechanism in SINGLE_PASS_MECHANISMS else "per_token"
 
 
-@dataclass(frozen=True)
-class AcceptLengthFloor:
+class AcceptLengthFloor(NamedTuple):
     """The AL floor in force and where it came from (``default``, ``policy``, ``cli``).
 
     ``value`` is ``None`` when there is no floor (the default at D = 0).
@@ -67,8 +65,7 @@ class AcceptLengthFloor:
         return self.source != "default"
 
 
-@dataclass(frozen=True)
-class VerifyCost:
+class VerifyCost(NamedTuple):
     """β at the deployment's concurrency and how it was obtained.
 
     ``at(n)`` is β for ``n`` verify tokens: a roofline β is recomputed at each N,
@@ -84,8 +81,7 @@ class VerifyCost:
     n_star: float | None = None
 
 
-@dataclass(frozen=True)
-class Metrics:
+class Metrics(NamedTuple):
     """Numbers the report shows for a deployment; see DESIGN.md §4 and §8.8 for units."""
 
     accept_length: float | None
@@ -216,8 +212,7 @@ def _tile_rows(deployment: Deployment) -> int:
     return theory.MLA_TILE_ROWS if deployment.model.mla else theory.TILE_ROWS
 
 
-@dataclass(frozen=True)
-class _Ratio:
+class _Ratio(NamedTuple):
     value: float
     source: RatioSource
     typical: float
@@ -245,8 +240,7 @@ def _draft_depth_ratio(
     return _Ratio(typical, "typical", typical)
 
 
-@dataclass(frozen=True)
-class _Tiles:
+class _Tiles(NamedTuple):
     d_star: int | None = None
     aligned: bool | None = None
     aligned_d: int | None = None

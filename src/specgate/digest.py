@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from specgate import derived
@@ -49,7 +48,7 @@ def draft_passes(deployment: Deployment) -> str:
     """``per_token`` or ``single``, as the theory uses it (:func:`specgate.derived.draft_passes`:
     the stated ``speculation.draft_passes``, else the engine config's, else by mechanism),
     with the engine config's mechanism when one is read."""
-    speculation = replace(deployment.speculation, mechanism=_mechanism(deployment))
+    speculation = deployment.speculation._replace(mechanism=_mechanism(deployment))
     return derived.draft_passes(speculation, _engine(deployment))
 
 

@@ -94,7 +94,7 @@ def deployment_from_flags(args: argparse.Namespace) -> Deployment:
             f"--draft-length = {args.draft_length + 1}"
         )
     return Deployment(
-        index=0,
+        position=0,
         name=args.model or "doctor",
         model=ModelBlock(
             name=args.model,

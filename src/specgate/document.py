@@ -13,24 +13,22 @@ turns a path into a line and column (the most specific existing node wins).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Literal, TypeAlias
+from types import MappingProxyType
+from typing import Literal, NamedTuple, TypeAlias
 
 PathElement: TypeAlias = str | int
 NodePath: TypeAlias = tuple[PathElement, ...]
 NodeKind: TypeAlias = Literal["mapping", "sequence", "scalar"]
 
 
-@dataclass(frozen=True)
-class Span:
+class Span(NamedTuple):
     """A 1-based line and column in a text file."""
 
     line: int
     column: int
 
 
-@dataclass(frozen=True)
-class NodePosition:
+class NodePosition(NamedTuple):
     """Where a node stands: ``key`` is the key holding it (None for list items and
     the root), ``value`` is the start of the node itself."""
 
@@ -77,8 +75,7 @@ class Positions(Mapping[NodePath, NodePosition]):
         return f"Positions({dict(self)!r})"
 
 
-@dataclass(frozen=True)
-class DuplicateKey:
+class DuplicateKey(NamedTuple):
     """A key repeated in one mapping; ``span`` is its *second* occurrence."""
 
     path: NodePath
@@ -87,8 +84,11 @@ class DuplicateKey:
     first: Span
 
 
-@dataclass
-class Document:
+#: The positions of a document that records none (read-only, shared).
+NO_POSITIONS: Mapping[NodePath, NodePosition] = MappingProxyType({})
+
+
+class Document(NamedTuple):
     """A parsed file: plain data plus positions.
 
     Attributes:
@@ -99,14 +99,18 @@ class Document:
         duplicates: repeated keys, in document order.
         empty: True when the file holds no document at all.
         text: the decoded source (for comment directives).
+        stream: True for a YAML file of several documents (``---``), such as a
+            Kubernetes manifest: ``data`` is the list of them, document *i* at node
+            path ``(i, …)`` (JSON pointer ``/i/…``), an empty one None.
     """
 
     file: str
     data: object
-    positions: Mapping[NodePath, NodePosition] = field(default_factory=dict)
-    duplicates: list[DuplicateKey] = field(default_factory=list)
+    positions: Mapping[NodePath, NodePosition] = NO_POSITIONS
+    duplicates: tuple[DuplicateKey, ...] = ()
     empty: bool = False
     text: str = ""
+    stream: bool = False
 
     def locate(self, path: NodePath) -> Span:
         """The span a finding about ``path`` should point at.

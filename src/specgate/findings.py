@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 Severity = Literal["fail", "warn", "info", "note"]
 Status = Literal["ready", "actionable", "fail"]
@@ -14,8 +13,7 @@ SEVERITY_RANK: dict[str, int] = {"fail": 0, "warn": 1, "info": 2, "note": 3}
 STATUS_RANK: dict[str, int] = {"ready": 0, "actionable": 1, "fail": 2, "error": 3}
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     """A rule's verdict at one place.
 
     Attributes:

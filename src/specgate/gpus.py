@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Gpu:
+class Gpu(NamedTuple):
     """One row: ``peak_tflops`` dense BF16 TFLOP/s, ``memory_bandwidth_tbps`` TB/s."""
 
     key: str

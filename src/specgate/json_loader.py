@@ -141,4 +141,6 @@ def load_json(text: str, file: str) -> Document:
         data, _ = walker.value(0, (), None)
     except RecursionError:
         raise InputError("JSON nesting is too deep", file) from None
-    return Document(file=file, data=data, positions=walker.positions, duplicates=walker.duplicates)
+    return Document(
+        file=file, data=data, positions=walker.positions, duplicates=tuple(walker.duplicates)
+    )

@@ -96,5 +96,4 @@ def parse_text(text: str, shown: str, *, json_syntax: bool) -> Document:
         from specgate.yaml_loader import load_yaml
 
         document = load_yaml(text, shown)
-    document.text = text
-    return document
+    return document._replace(text=text)

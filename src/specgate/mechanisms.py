@@ -12,13 +12,12 @@ a separate small draft LM about its parameter ratio (≈ 0.15).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from specgate.model import Deployment
 
 
-@dataclass(frozen=True)
-class MechanismClass:
+class MechanismClass(NamedTuple):
     """A class of draft mechanisms with its typical ρ and what it suits."""
 
     name: str

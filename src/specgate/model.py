@@ -3,13 +3,20 @@
 Each block mirrors the claims file (DESIGN.md §2); ``None`` means "not given".
 Values are already checked for type and range by the schema; a value that broke
 the schema is ``None`` here, so metrics are computed from the valid values only.
+
+The records here, and the others every command builds before it does its work
+(metrics, findings, reports, rules), are :class:`typing.NamedTuple` classes rather
+than dataclasses: immutable like frozen dataclasses, ``_replace`` for a changed
+copy, but a class costs one ``eval`` instead of an ``exec`` per generated method,
+and the ``dataclasses`` import (with ``inspect``) is not paid. Together that was
+half of ``specgate doctor``'s start-up (``benchmarks/bench.py``). Records built
+only on the way to other work (readers, configuration) stay dataclasses.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 if TYPE_CHECKING:
     from specgate.document import NodePath, Span
@@ -26,8 +33,7 @@ SizeClass = Literal["tiny", "small", "medium", "large"]
 LatencyRegion = Literal["low", "throughput"]
 
 
-@dataclass(frozen=True)
-class ModelBlock:
+class ModelBlock(NamedTuple):
     """``model``: the target model's shape and size."""
 
     name: str | None = None
@@ -41,8 +47,7 @@ class ModelBlock:
     mtp_modules: bool | None = None
 
 
-@dataclass(frozen=True)
-class SpeculationBlock:
+class SpeculationBlock(NamedTuple):
     """``speculation``: the draft mechanism and draft length D.
 
     ``verify_tokens`` is N_verify (tokens the target scores per step) when it
@@ -63,8 +68,7 @@ class SpeculationBlock:
     engine: str | None = None
 
 
-@dataclass(frozen=True)
-class WorkloadBlock:
+class WorkloadBlock(NamedTuple):
     """``workload``: what the deployment serves."""
 
     name: str | None = None
@@ -75,8 +79,7 @@ class WorkloadBlock:
     concurrency: int | None = None
 
 
-@dataclass(frozen=True)
-class HardwareBlock:
+class HardwareBlock(NamedTuple):
     """``hardware``: the GPU the target runs on (DESIGN.md §8.1, §8.4).
 
     ``gpu`` names a row of the shipped table (``specgate/data/gpus.json``);
@@ -102,8 +105,7 @@ class HardwareBlock:
         )
 
 
-@dataclass(frozen=True)
-class EvidenceBlock:
+class EvidenceBlock(NamedTuple):
     """``evidence``: measured accept length AL and supporting evidence."""
 
     present: bool = False
@@ -125,8 +127,7 @@ class EvidenceBlock:
         return self.next_draft_length is not None and self.next_accept_length is not None
 
 
-@dataclass(frozen=True)
-class Conflict:
+class Conflict(NamedTuple):
     """A number stated in the claims file that a referenced file contradicts (SG301).
 
     ``path`` is the stated value's node path in the claims file; ``source`` and
@@ -141,8 +142,7 @@ class Conflict:
     span: Span | None
 
 
-@dataclass(frozen=True)
-class Inputs:
+class Inputs(NamedTuple):
     """What was read from referenced files (DESIGN.md §7).
 
     Attributes:
@@ -166,12 +166,11 @@ class Inputs:
     claims_file: str | None = None
 
 
-@dataclass(frozen=True)
-class Deployment:
+class Deployment(NamedTuple):
     """One deployment of a claims file (or of ``specgate doctor``'s flags).
 
     Attributes:
-        index: position in ``deployments`` (0 for doctor).
+        position: index in ``deployments`` (0 for doctor).
         name: the deployment's name.
         claimed_speedup: ``claims.speedup`` (ratio, not percent).
         min_accept_length: ``policy.min_accept_length`` as written.
@@ -181,18 +180,18 @@ class Deployment:
         base: node path of this deployment in its file, e.g. ``("deployments", 0)``.
     """
 
-    index: int
+    position: int
     name: str
-    model: ModelBlock = field(default_factory=ModelBlock)
-    speculation: SpeculationBlock = field(default_factory=SpeculationBlock)
-    workload: WorkloadBlock = field(default_factory=WorkloadBlock)
-    evidence: EvidenceBlock = field(default_factory=EvidenceBlock)
+    model: ModelBlock = ModelBlock()
+    speculation: SpeculationBlock = SpeculationBlock()
+    workload: WorkloadBlock = WorkloadBlock()
+    evidence: EvidenceBlock = EvidenceBlock()
     claimed_speedup: float | None = None
     min_accept_length: float | None = None
     max_accept_length_drop: float | None = None
     max_evidence_age_days: int | None = None
     base: NodePath = ()
-    hardware: HardwareBlock = field(default_factory=HardwareBlock)
+    hardware: HardwareBlock = HardwareBlock()
     min_gain: float | None = None
     retune_gain: float | None = None
     inputs: Inputs | None = None

@@ -238,10 +238,8 @@ def _merge_engine(r: _Resolver, engine: EngineConfig) -> None:
         and engine.verify_tokens not in (None, draft_length + 1)
     ):
         verify_tokens = engine.verify_tokens
-    r.deployment = replace(
-        dep,
-        speculation=replace(
-            spec,
+    r.deployment = dep._replace(
+        speculation=spec._replace(
             draft_length=draft_length,
             mechanism=mechanism,
             verify_tokens=verify_tokens,
@@ -296,8 +294,8 @@ def _merge_model(
     effective = effective_query_heads_per_kv(shape, tp, dp)
     if effective is not None:
         r.take(g_path, shape.path, shape.spans.get("query_heads"))
-        model = replace(model, query_heads_per_kv=effective)
-    r.deployment = replace(dep, model=replace(model, mla=shape.mla))
+        model = model._replace(query_heads_per_kv=effective)
+    r.deployment = dep._replace(model=model._replace(mla=shape.mla))
     return effective
 
 
@@ -347,7 +345,7 @@ def _merge_acceptance(r: _Resolver, acceptance: Acceptance) -> None:
     r.overrides.setdefault(
         al_path, (r.document.file, r.document.locate(dep.path("evidence", "metrics")))
     )
-    r.deployment = replace(dep, evidence=replace(evidence, accept_length=acceptance.accept_length))
+    r.deployment = dep._replace(evidence=evidence._replace(accept_length=acceptance.accept_length))
 
 
 def resolve(
@@ -436,7 +434,7 @@ def resolve(
         engine_issues=tuple(issues),
         claims_file=document.file,
     )
-    return replace(r.deployment, inputs=inputs), r.overrides
+    return r.deployment._replace(inputs=inputs), r.overrides
 
 
 def _block(raw: dict[str, Any], key: str) -> dict[str, Any]:

@@ -7,8 +7,7 @@ the JSON report's dict (snake_case keys, numbers rounded to 4 decimals).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from specgate import SCHEMA_VERSION, __version__
 from specgate.derived import Metrics
@@ -18,8 +17,7 @@ from specgate.model import Inputs
 from specgate.numbers import round4
 
 
-@dataclass(frozen=True)
-class DeploymentReport:
+class DeploymentReport(NamedTuple):
     """One deployment's verdict: status, metrics, mechanism, findings, next actions."""
 
     name: str
@@ -30,7 +28,7 @@ class DeploymentReport:
     declared_mechanism: str | None
     findings: tuple[Finding, ...]
     next_actions: tuple[str, ...]
-    inputs: dict[str, Any] = field(default_factory=dict)
+    inputs: dict[str, Any]
     baseline: dict[str, Any] | None = None
     #: Findings silenced by a suppression (each with ``suppressed`` set); they
     #: change no status and stay in the reports, marked.
@@ -40,8 +38,7 @@ class DeploymentReport:
     tile_rule_applies: bool = False
 
 
-@dataclass(frozen=True)
-class FileReport:
+class FileReport(NamedTuple):
     """One claims file: file-level findings, deployments, or the error that stopped it."""
 
     path: str
@@ -75,8 +72,7 @@ class FileReport:
         return found
 
 
-@dataclass(frozen=True)
-class RunReport:
+class RunReport(NamedTuple):
     """A whole run over one or more files."""
 
     status: str

@@ -43,9 +43,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from typing import Literal, NamedTuple
 
 DraftPasses = Literal["per_token", "single"]
 
@@ -265,8 +264,7 @@ def iid_acceptance_rate(accept_length: float, draft_length: int) -> float | None
 # --- draft length choices (DESIGN.md §8.5–§8.6) ---------------------------------------------
 
 
-@dataclass(frozen=True)
-class DraftIncrease:
+class DraftIncrease(NamedTuple):
     """Speedup at the current D and at a larger D measured in ``evidence.next``."""
 
     current_speedup: float
@@ -291,8 +289,7 @@ def draft_increase(current_speedup: float, next_speedup: float) -> DraftIncrease
     )
 
 
-@dataclass(frozen=True)
-class SpeedupPoint:
+class SpeedupPoint(NamedTuple):
     """S at one draft length d, from the profile's AL(d) = 1 + Σ_{i≤d} m_i."""
 
     draft_length: int
@@ -300,8 +297,7 @@ class SpeedupPoint:
     speedup: float
 
 
-@dataclass(frozen=True)
-class OptimalDraftLength:
+class OptimalDraftLength(NamedTuple):
     """D_opt over the measured range, its S and gain = S(D_opt) / S(D) − 1."""
 
     draft_length: int

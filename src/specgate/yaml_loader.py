@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -316,20 +315,13 @@ def _single(root: Node | None, text: str, file: str) -> Document:
         file=file,
         data=data,
         positions=Positions(builder.positions),
-        duplicates=builder.duplicates,
+        duplicates=tuple(builder.duplicates),
     )
-
-
-@dataclass
-class DocumentStream(Document):
-    """A YAML file of several documents (``---``), such as a Kubernetes manifest:
-    ``data`` is the list of them, document *i* at node path ``(i, …)`` (JSON pointer
-    ``/i/…``); an empty document is None."""
 
 
 def load_yaml_documents(text: str, file: str) -> Document:
     """:func:`load_yaml`, except that a file of several documents is read whole, as a
-    :class:`DocumentStream`. The limits hold for the whole file (aliases and nodes
+    :class:`Document` with ``stream`` set. The limits hold for the whole file (aliases and nodes
     counted over every document; each document counts as a node).
 
     Raises:
@@ -349,9 +341,10 @@ def load_yaml_documents(text: str, file: str) -> Document:
     except RecursionError:
         raise InputError("YAML nesting is too deep", file) from None
     builder.positions[()] = ("sequence", 1, 1, 0, 0)  # the stream: line 1, column 1, no key
-    return DocumentStream(
+    return Document(
         file=file,
         data=data,
         positions=Positions(builder.positions),
-        duplicates=builder.duplicates,
+        duplicates=tuple(builder.duplicates),
+        stream=True,
     )

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -85,7 +84,7 @@ def test_worked_example_from_a_vllm_serving_config(tmp_path: Path) -> None:
 def test_worked_example_from_the_claims_file_alone_differs_only_by_draft_model() -> None:
     # Without an engine config the claims file has no draft model: null, not guessed.
     deployment = Deployment(
-        index=0,
+        position=0,
         name="x",
         model=ModelBlock(name="meta-llama/Llama-3.1-8B-Instruct"),
         speculation=SpeculationBlock(
@@ -152,34 +151,34 @@ def test_each_engine_field_changes_it(tmp_path: Path, field: str, serving: str) 
 
 def test_draft_length_is_max_changes_it() -> None:
     base = Deployment(
-        index=0, name="x", speculation=SpeculationBlock(mechanism="ngram", draft_length=5)
+        position=0, name="x", speculation=SpeculationBlock(mechanism="ngram", draft_length=5)
     )
-    maxed = replace(base, speculation=replace(base.speculation, draft_length_is_max=True))
+    maxed = base._replace(speculation=base.speculation._replace(draft_length_is_max=True))
     assert fields(maxed)["draft_length_is_max"] is True
     assert config_digest(base) != config_digest(maxed)
 
 
 def test_verify_tokens_and_draft_passes_defaults_and_changes() -> None:
     chain = Deployment(
-        index=0, name="x", speculation=SpeculationBlock(mechanism="eagle", draft_length=4)
+        position=0, name="x", speculation=SpeculationBlock(mechanism="eagle", draft_length=4)
     )
     assert fields(chain)["verify_tokens"] == 5  # 1 + D for a chain
     assert fields(chain)["draft_passes"] == "per_token"
-    tree = replace(chain, speculation=replace(chain.speculation, verify_tokens=10))
+    tree = chain._replace(speculation=chain.speculation._replace(verify_tokens=10))
     assert fields(tree)["verify_tokens"] == 10
     assert config_digest(tree) != config_digest(chain)
-    one_pass = replace(chain, speculation=replace(chain.speculation, mechanism="dflash"))
+    one_pass = chain._replace(speculation=chain.speculation._replace(mechanism="dflash"))
     assert fields(one_pass)["draft_passes"] == "single"
-    pard = replace(chain, speculation=replace(chain.speculation, mechanism="pard"))
+    pard = chain._replace(speculation=chain.speculation._replace(mechanism="pard"))
     assert fields(pard)["draft_passes"] == "single"
-    unknown = replace(chain, speculation=replace(chain.speculation, mechanism=None))
+    unknown = chain._replace(speculation=chain.speculation._replace(mechanism=None))
     assert fields(unknown)["draft_passes"] == "per_token"
     assert fields(unknown)["mechanism"] is None  # unknown is null, never omitted
 
 
 def test_engine_field_from_claims_without_engine_config() -> None:
-    vllm = Deployment(index=0, name="x", speculation=SpeculationBlock(engine="vllm"))
-    sglang = Deployment(index=0, name="x", speculation=SpeculationBlock(engine="sglang"))
+    vllm = Deployment(position=0, name="x", speculation=SpeculationBlock(engine="vllm"))
+    sglang = Deployment(position=0, name="x", speculation=SpeculationBlock(engine="sglang"))
     assert config_digest(vllm) != config_digest(sglang)
     assert set(fields(vllm)) == set(FIELDS)
 

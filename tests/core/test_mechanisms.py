@@ -19,7 +19,7 @@ def deployment(
     mechanism: str | None = None,
 ) -> Deployment:
     return Deployment(
-        index=0,
+        position=0,
         name="d",
         model=ModelBlock(size=size, parameters_b=billions, moe=moe),  # type: ignore[arg-type]
         speculation=SpeculationBlock(mechanism=mechanism),

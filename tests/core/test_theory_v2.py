@@ -42,7 +42,7 @@ def deployment(
     **extra: object,
 ) -> Deployment:
     return Deployment(
-        index=0,
+        position=0,
         name="d",
         model=ModelBlock(query_heads_per_kv=g, mla=mla),
         speculation=SpeculationBlock(
@@ -386,7 +386,7 @@ def test_iid_estimates_are_not_profiles() -> None:
     estimate = Acceptance(format="iid-rate", path=None, accept_length=2.0, formula="",
                           estimate=True, marginal=(0.5, 0.25, 0.125))
     dep = deployment(d=3, al=2.0, rho=0.1)
-    dep = Deployment(**{**dep.__dict__, "inputs": Inputs(acceptance=estimate)})
+    dep = dep._replace(inputs=Inputs(acceptance=estimate))
     assert derived.compute(dep).optimal_draft_length is None
 
 

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import datetime
-import inspect
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from specgate.comparison import BaseView
@@ -17,8 +15,11 @@ if TYPE_CHECKING:
     from specgate.model import Deployment
 
 
-@dataclass(frozen=True)
-class RuleContext:
+def _no_path(_path: NodePath) -> bool:
+    return False
+
+
+class RuleContext(NamedTuple):
     """What a rule judges: one deployment, its derived metrics and recommendation;
     ``today`` (UTC) for evidence age, ``baseline`` the deployment at the base REF
     (``None`` without ``--baseline`` or when the deployment is new)."""
@@ -27,13 +28,12 @@ class RuleContext:
     metrics: Metrics
     recommended: MechanismClass
     declared: MechanismClass | None
-    has_path: Callable[[NodePath], bool] = field(default=lambda _path: False)
+    has_path: Callable[[NodePath], bool] = _no_path
     today: datetime.date | None = None
     baseline: BaseView | None = None
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     """A rule firing: its message, the node path it concerns and the next action.
 
     ``where`` places a finding about a value inside a referenced file (file as
@@ -49,16 +49,15 @@ class Hit:
 Check = Callable[[RuleContext], Iterator[Hit]]
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     """A catalogue entry.
 
     Attributes:
         code, name, severity: stable identity and default severity.
         summary: one line (``specgate rules``, SARIF shortDescription).
-        doc: what it checks and why, with the formula and its source (Markdown).
-        fail_example / pass_example: whole claims files (YAML) that do and do not
-            raise this rule; the tests run both.
+        raw_doc / raw_fail_example / raw_pass_example: the texts as written in the
+            source (a docstring's indentation included); read them cleaned through
+            :attr:`doc`, :attr:`fail_example` and :attr:`pass_example`.
         check: the pure function, or ``None`` for rules the loader raises
             (SG001–SG003) or that need referenced files (SG3xx).
     """
@@ -67,10 +66,25 @@ class Rule:
     name: str
     severity: Severity
     summary: str
-    doc: str
-    fail_example: str
-    pass_example: str
+    raw_doc: str
+    raw_fail_example: str
+    raw_pass_example: str
     check: Check | None = None
+
+    @property
+    def doc(self) -> str:
+        """What it checks and why, with the formula and its source (Markdown)."""
+        return _dedent(self.raw_doc)
+
+    @property
+    def fail_example(self) -> str:
+        """A whole claims file (YAML) that raises this rule; the tests run it."""
+        return _dedent(self.raw_fail_example)
+
+    @property
+    def pass_example(self) -> str:
+        """A whole claims file (YAML) that does not raise this rule."""
+        return _dedent(self.raw_pass_example)
 
 
 REGISTRY: dict[str, Rule] = {}
@@ -102,9 +116,9 @@ def rule(
                 name=name,
                 severity=severity,
                 summary=summary,
-                doc=_dedent(check.__doc__ or ""),
-                fail_example=_dedent(fail_example),
-                pass_example=_dedent(pass_example),
+                raw_doc=check.__doc__ or "",
+                raw_fail_example=fail_example,
+                raw_pass_example=pass_example,
                 check=check,
             )
         )
@@ -123,4 +137,9 @@ def lookup(key: str) -> Rule | None:
 
 
 def _dedent(text: str) -> str:
-    return inspect.cleandoc(text) + "\n" if text.strip() else ""
+    """``text`` without its common indentation and outer blank lines, ending in one newline
+    (empty for blank text). Cleaned on demand, not at registration: only the rule catalogue,
+    SARIF and the docs read these texts, and ``inspect`` would cost every start-up ~5 ms."""
+    from inspect import cleandoc
+
+    return cleandoc(text) + "\n" if text.strip() else ""

@@ -14,7 +14,7 @@ SCHEMA_VIOLATION = register(
         name="schema-violation",
         severity="fail",
         summary="The claims file breaks the schema (one finding per violation, at its line).",
-        doc=(
+        raw_doc=(
             "**What it checks.** The claims file against the JSON Schema printed by "
             "`specgate schema`: required keys, types, ranges and enums; unknown keys (typos "
             "must not pass silently); finite numbers only (`.nan`, `.inf` are violations); "
@@ -24,11 +24,11 @@ SCHEMA_VIOLATION = register(
             "showing green. Other rules do not run on a deployment with schema violations: "
             "fix the schema first.\n"
         ),
-        fail_example=(
+        raw_fail_example=(
             "version: 1\ndeployments:\n  - name: chat-8b\n    speculation:\n"
             "      enabled: true\n      draft_lenght: 3\n"
         ),
-        pass_example=(
+        raw_pass_example=(
             "version: 1\ndeployments:\n  - name: chat-8b\n    speculation:\n"
             "      enabled: false\n      draft_length: 3\n"
         ),
@@ -41,17 +41,17 @@ DUPLICATE_KEY = register(
         name="duplicate-key",
         severity="fail",
         summary="A mapping repeats a key.",
-        doc=(
+        raw_doc=(
             "**What it checks.** No mapping holds the same key twice. The finding sits on "
             "the second occurrence; like the engines, specgate reads the last value.\n\n"
             "**Why.** YAML parsers silently keep one of the two values (PyYAML the last), so "
             "a reviewer reads one number while the engine uses another.\n"
         ),
-        fail_example=(
+        raw_fail_example=(
             "version: 1\ndeployments:\n  - name: chat-8b\n    speculation:\n"
             "      enabled: false\n      draft_length: 3\n      draft_length: 5\n"
         ),
-        pass_example=(
+        raw_pass_example=(
             "version: 1\ndeployments:\n  - name: chat-8b\n    speculation:\n"
             "      enabled: false\n      draft_length: 3\n"
         ),
@@ -64,14 +64,16 @@ DUPLICATE_DEPLOYMENT_NAME = register(
         name="duplicate-deployment-name",
         severity="fail",
         summary="Two deployments share a name.",
-        doc=(
+        raw_doc=(
             "**What it checks.** Deployment names are unique within a file; the finding "
             "sits on the later duplicate's name.\n\n"
             "**Why.** Reports, annotations and job summaries are keyed by name; two "
             "deployments with one name make findings ambiguous.\n"
         ),
-        fail_example=("version: 1\ndeployments:\n  - name: chat\n  - name: chat\n"),
-        pass_example=("version: 1\ndeployments:\n  - name: chat\n  - name: chat-long-context\n"),
+        raw_fail_example=("version: 1\ndeployments:\n  - name: chat\n  - name: chat\n"),
+        raw_pass_example=(
+            "version: 1\ndeployments:\n  - name: chat\n  - name: chat-long-context\n"
+        ),
     )
 )
 
@@ -82,7 +84,7 @@ UNKNOWN_RULE_REFERENCE = register(
         severity="warn",
         summary="A suppression (inline or in the configuration) names no rule, or a rule "
         "that cannot be suppressed; a bare `# specgate: ignore` names none.",
-        doc=(
+        raw_doc=(
             "**What it checks.** Every code or name in `# specgate: ignore[...]` comments and "
             "in `[tool.specgate]` `per-file-ignores` names a rule of the catalogue; "
             "SG001–SG003 cannot be suppressed (an unknown rule in `select` or `ignore`, or "
@@ -92,11 +94,11 @@ UNKNOWN_RULE_REFERENCE = register(
             "**Why.** A misspelt suppression suppresses nothing, and a suppressed schema "
             "rule would let a file the gate could not read pass.\n"
         ),
-        fail_example=(
+        raw_fail_example=(
             "version: 1\ndeployments:\n  - name: chat-8b\n    speculation:\n"
             "      enabled: false  # specgate: ignore[SG999] not a rule\n"
         ),
-        pass_example=(
+        raw_pass_example=(
             "version: 1\ndeployments:\n  - name: chat-8b\n    speculation:\n"
             "      enabled: false\n"
         ),
@@ -109,7 +111,7 @@ UNUSED_SUPPRESSION = register(
         name="unused-suppression",
         severity="warn",
         summary="An inline `# specgate: ignore[...]` suppresses no finding.",
-        doc=(
+        raw_doc=(
             "**What it checks.** Each code in a `# specgate: ignore[SGnnn] -- reason` "
             "comment silences a finding of that rule on the line it covers (its own line, "
             "or the next line when the comment stands alone).\n\n"
@@ -119,11 +121,11 @@ UNUSED_SUPPRESSION = register(
             "true`), in SARIF (`suppressions`, with the reason as justification) and in "
             "the job summary, so every suppression can be audited.\n"
         ),
-        fail_example=(
+        raw_fail_example=(
             "version: 1\ndeployments:\n  - name: chat-8b\n    speculation:\n"
             "      enabled: false  # specgate: ignore[SG104] -- claim checked by hand\n"
         ),
-        pass_example=(
+        raw_pass_example=(
             "version: 1\ndeployments:\n  - name: chat-8b\n    speculation:\n"
             "      enabled: false\n"
         ),

@@ -142,8 +142,7 @@ def load_engine_document(path: Path, shown: str) -> Document:
 
     text = read_text(path, shown)
     doc = load_yaml_documents(text, shown)
-    doc.text = text
-    return doc
+    return doc._replace(text=text)
 
 
 def read_engine_file(
@@ -456,7 +455,7 @@ def _sibling_env(doc: Document, path: NodePath) -> dict[str, Opt]:
             continue
         for key in ENV_KEYS:
             _env_block(doc, (*path[:depth], key), parent.get(key), env)
-    if _is_stream(doc):
+    if doc.stream:
         # A manifest of several documents: the container that mounts a ConfigMap holds
         # the environment in another document; every env block counts, nearest first.
         for where in list(doc.positions):
@@ -464,12 +463,6 @@ def _sibling_env(doc: Document, path: NodePath) -> dict[str, Opt]:
                 _, block = resolve_pointer(doc.data, _pointer(where))
                 _env_block(doc, where, block, env)
     return env
-
-
-def _is_stream(doc: Document) -> bool:
-    from specgate.yaml_loader import DocumentStream
-
-    return isinstance(doc, DocumentStream)
 
 
 def _env_block(doc: Document, base: NodePath, block: object, env: dict[str, Opt]) -> None:
