@@ -195,3 +195,23 @@ def test_a_clean_file_without_references_loads_no_reader_records(
         cwd=str(tmp_path),
     )
     assert "UNUSED=\n" in result.stdout, result.stdout + result.stderr
+
+
+def test_doctor_text_computes_no_digest() -> None:
+    # The config digest is made when a report shows it (JSON, `specgate digest`, a
+    # provenance or baseline to compare with): text output never loads hashlib (OpenSSL).
+    argv = ["doctor", "--speculative-decoding", "--accept-length=2.9", "--draft-length=4"]
+    result = subprocess.run(
+        [sys.executable, "-c", UNUSED_PROBE.format(argv=argv, modules=("hashlib",))],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "UNUSED=\n" in result.stdout, result.stdout + result.stderr
+    shown = subprocess.run(
+        [sys.executable, "-c", UNUSED_PROBE.format(argv=[*argv, "--json"], modules=("hashlib",))],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "UNUSED=hashlib\n" in shown.stdout, shown.stdout + shown.stderr

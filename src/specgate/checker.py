@@ -16,7 +16,7 @@ from specgate.document import Document, NodePath, Span, format_path
 from specgate.errors import InputError
 from specgate.findings import SEVERITY_RANK, Finding, status_of, worst
 from specgate.model import Deployment
-from specgate.report import DeploymentReport, FileReport, RunReport, inputs_json
+from specgate.report import DeploymentReport, FileReport, RunReport
 from specgate.rules import REGISTRY, Hit, RuleContext
 
 if TYPE_CHECKING:
@@ -137,8 +137,6 @@ def evaluate(
             ``select``/``ignore`` and inline suppressions).
         baseline: the deployment at the base revision (SG401–SG403), if any.
     """
-    from specgate.digest import config_digest
-
     metrics = derived.compute(deployment, options.min_accept_length)
     recommended = mechanisms.recommend(deployment)
     declared = mechanisms.declared(deployment)
@@ -169,8 +167,6 @@ def evaluate(
         pairs = [(f, action) for f, action in pairs if keep(f)]
     findings = tuple(sorted((f for f, _ in pairs), key=Finding.sort_key))
     status = status_of(list(findings))
-    inputs = inputs_json(deployment.inputs) if deployment.inputs else {}
-    inputs["config_digest"] = config_digest(deployment)
     return DeploymentReport(
         name=deployment.name,
         status=status,
@@ -180,7 +176,7 @@ def evaluate(
         declared_mechanism=deployment.speculation.mechanism,
         findings=findings,
         next_actions=() if status == "ready" else _next_actions(pairs),
-        inputs=inputs,
+        deployment=deployment,
         tile_rule_applies=bool(deployment.workload.attention_dominated),
     )
 

@@ -6,7 +6,6 @@ Imports neither the YAML parser nor jsonschema: flags are typed by argparse.
 from __future__ import annotations
 
 import argparse
-import json
 from fractions import Fraction
 
 from specgate.checker import CheckOptions, Locator, evaluate
@@ -144,6 +143,8 @@ def render_doctor(deployment: Deployment, args: argparse.Namespace) -> tuple[str
     floor = None if args.min_accept_length is None else float(args.min_accept_length)
     report = evaluate(deployment, Locator(None), CheckOptions(min_accept_length=floor))
     if args.json:
+        import json
+
         return json.dumps(
             deployment_json(report), indent=2, ensure_ascii=False
         ) + "\n", report.status

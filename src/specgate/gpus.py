@@ -3,7 +3,6 @@ per GPU, each figure with the vendor data sheet it comes from (DESIGN.md §8.1).
 
 from __future__ import annotations
 
-import json
 import os
 from functools import cache
 from typing import NamedTuple
@@ -24,6 +23,8 @@ def gpu_table() -> dict[str, Gpu]:
     """The table, keyed by the ``hardware.gpu`` value (``h100-sxm`` …)."""
     # Read beside this module, as validate.py reads the schema: importlib.resources
     # (zipfile, tempfile, random …) would cost every command a few milliseconds.
+    import json  # only a deployment that names hardware reads the table
+
     path = os.path.join(os.path.dirname(__file__), "data", "gpus.json")
     with open(path, encoding="utf-8") as handle:
         text = handle.read()

@@ -13,7 +13,7 @@ from specgate import SCHEMA_VERSION, __version__
 from specgate.derived import Metrics
 from specgate.findings import SEVERITY_RANK, Finding
 from specgate.mechanisms import MechanismClass
-from specgate.model import Inputs
+from specgate.model import Deployment, Inputs
 from specgate.numbers import round4
 
 
@@ -28,7 +28,8 @@ class DeploymentReport(NamedTuple):
     declared_mechanism: str | None
     findings: tuple[Finding, ...]
     next_actions: tuple[str, ...]
-    inputs: dict[str, Any]
+    #: The deployment judged, with what its referenced files gave (``inputs``).
+    deployment: Deployment
     baseline: dict[str, Any] | None = None
     #: Findings silenced by a suppression (each with ``suppressed`` set); they
     #: change no status and stay in the reports, marked.
@@ -36,6 +37,18 @@ class DeploymentReport(NamedTuple):
     #: Whether the attention tile rule (G, D*, tile alignment) applies: decode is
     #: attention-dominated (``workload.attention_dominated``).
     tile_rule_applies: bool = False
+
+    @property
+    def inputs(self) -> dict[str, Any]:
+        """The JSON report's ``inputs``: what was read from referenced files and from
+        where, and ``config_digest`` (DESIGN.md §9.2). Made when read: the digest's
+        SHA-256 (hashlib loads OpenSSL) is start-up cost for outputs that never show it."""
+        from specgate.digest import config_digest
+
+        deployment = self.deployment
+        inputs = inputs_json(deployment.inputs) if deployment.inputs else {}
+        inputs["config_digest"] = config_digest(deployment)
+        return inputs
 
 
 class FileReport(NamedTuple):
