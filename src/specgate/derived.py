@@ -10,8 +10,6 @@ speedup; no G ⇒ no D*, tiles or alignment; no D ⇒ ``tile_aligned`` is ``None
 and ``tile_aligned_draft_length`` is D*.
 """
 
-from __future__ import annotations
-
 import math
 from collections.abc import Callable
 from fractions import Fraction
@@ -19,10 +17,11 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from specgate import mechanisms, theory
 from specgate.gpus import gpu_table
+from specgate.model import Deployment, SpeculationBlock
+from specgate.theory import DraftPasses
 
 if TYPE_CHECKING:
-    from specgate.inputs.types import DraftPasses, EngineConfig
-    from specgate.model import Deployment, SpeculationBlock
+    from specgate.inputs.types import EngineConfig
 
 #: ``policy.min_gain`` default: the default floor asks for a 10 % gain over break-even.
 DEFAULT_MIN_GAIN = 0.10
@@ -35,7 +34,9 @@ VerifyCostSource = Literal["memory-bound", "roofline", "measured", "assumed"]
 RatioSource = Literal["stated", "measured", "typical"]
 
 
-def draft_passes(speculation: SpeculationBlock, engine: EngineConfig | None = None) -> DraftPasses:
+def draft_passes(
+    speculation: SpeculationBlock, engine: "EngineConfig | None" = None
+) -> DraftPasses:
     """Whether the drafter runs one forward per draft token or one for all.
 
     ``speculation.draft_passes`` as written, else the engine config's (when its

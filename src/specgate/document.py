@@ -10,8 +10,6 @@ Rules never see positions: they speak node paths, and :meth:`Document.locate`
 turns a path into a line and column (the most specific existing node wins).
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Literal, NamedTuple, TypeAlias

@@ -1,7 +1,5 @@
 """The one record every location travels in after the rules: :class:`Finding`."""
 
-from __future__ import annotations
-
 from typing import Literal, NamedTuple
 
 Severity = Literal["fail", "warn", "info", "note"]

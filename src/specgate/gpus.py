@@ -1,8 +1,6 @@
 """The shipped GPU table (``data/gpus.json``): dense BF16 peak and memory bandwidth
 per GPU, each figure with the vendor data sheet it comes from (DESIGN.md §8.1)."""
 
-from __future__ import annotations
-
 import os
 from functools import cache
 from typing import NamedTuple

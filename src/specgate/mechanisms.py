@@ -9,8 +9,6 @@ modules inside the target about 2 % (DeepSeek-V3 MTP, arXiv:2412.19437);
 a separate small draft LM about its parameter ratio (≈ 0.15).
 """
 
-from __future__ import annotations
-
 import re
 from typing import NamedTuple
 

@@ -13,20 +13,17 @@ half of ``specgate doctor``'s start-up (``benchmarks/bench.py``). Records built
 only on the way to other work (readers, configuration) stay dataclasses.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: typing.NamedTuple compiles every
+# annotation given as a string (a ForwardRef each, ~30 µs), so annotations are objects
+# and only the readers' records, which this module must not import, are quoted.
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
+from specgate.document import NodePath, Span
+from specgate.theory import DraftPasses
+
 if TYPE_CHECKING:
-    from specgate.document import NodePath, Span
-    from specgate.inputs.types import (
-        Acceptance,
-        DraftPasses,
-        EngineConfig,
-        EngineIssue,
-        ModelShape,
-    )
+    from specgate.inputs.types import Acceptance, EngineConfig, EngineIssue, ModelShape
     from specgate.provenance import Provenance
 
 SizeClass = Literal["tiny", "small", "medium", "large"]
@@ -119,7 +116,7 @@ class EvidenceBlock(NamedTuple):
     speculative_tokens_per_s: float | None = None
     verify_cost_ratio: float | None = None
     per_position: tuple[float, ...] = ()
-    provenance: Provenance | None = None
+    provenance: "Provenance | None" = None
 
     @property
     def has_next(self) -> bool:
@@ -156,13 +153,13 @@ class Inputs(NamedTuple):
         claims_file: the claims file, for findings about inline metrics.
     """
 
-    engine: EngineConfig | None = None
-    model: ModelShape | None = None
-    draft_model: ModelShape | None = None
-    acceptance: Acceptance | None = None
+    engine: "EngineConfig | None" = None
+    model: "ModelShape | None" = None
+    draft_model: "ModelShape | None" = None
+    acceptance: "Acceptance | None" = None
     effective_query_heads_per_kv: Fraction | None = None
     conflicts: tuple[Conflict, ...] = ()
-    engine_issues: tuple[EngineIssue, ...] = ()
+    engine_issues: "tuple[EngineIssue, ...]" = ()
     claims_file: str | None = None
 
 

@@ -4,8 +4,6 @@ Shapes follow DESIGN.md §4. :func:`to_json` turns a :class:`RunReport` into
 the JSON report's dict (snake_case keys, numbers rounded to 4 decimals).
 """
 
-from __future__ import annotations
-
 import math
 from typing import Any, NamedTuple
 

@@ -39,8 +39,6 @@ Sources:
 - FlashMLA (deepseek-ai/FlashMLA): 64-row query blocks for multi-latent attention.
 """
 
-from __future__ import annotations
-
 import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction

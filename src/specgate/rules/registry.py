@@ -1,18 +1,17 @@
 """Rule records, the context a rule sees, and the one registry of rules."""
 
-from __future__ import annotations
-
 import datetime
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
+from specgate.derived import Metrics
+from specgate.document import NodePath, Span
+from specgate.findings import Severity
+from specgate.mechanisms import MechanismClass
+from specgate.model import Deployment
+
 if TYPE_CHECKING:
     from specgate.comparison import BaseView
-    from specgate.derived import Metrics
-    from specgate.document import NodePath, Span
-    from specgate.findings import Severity
-    from specgate.mechanisms import MechanismClass
-    from specgate.model import Deployment
 
 
 def _no_path(_path: NodePath) -> bool:
@@ -30,7 +29,7 @@ class RuleContext(NamedTuple):
     declared: MechanismClass | None
     has_path: Callable[[NodePath], bool] = _no_path
     today: datetime.date | None = None
-    baseline: BaseView | None = None
+    baseline: "BaseView | None" = None
 
 
 class Hit(NamedTuple):
