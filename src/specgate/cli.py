@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
+import errno
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -740,32 +741,18 @@ def _exit_for(status: str, fail_on: str) -> int:
 
 
 def _write_file(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (a temp file beside it, then rename).
+    """Write ``text`` to ``path`` (:mod:`specgate.output_file`: atomic for a regular
+    file, in place for a device or FIFO).
 
     Raises:
-        UsageError: the folder does not exist or is not writable.
+        UsageError: the folder does not exist or is not writable, the disk is full.
     """
-    import tempfile
-    from pathlib import Path
+    from specgate.output_file import write_text
 
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
     try:
-        handle, temp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+        write_text(path, text, errors="backslashreplace")
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(
-            handle, "w", encoding="utf-8", errors="backslashreplace", newline="\n"
-        ) as out:
-            out.write(text)
-        os.replace(temp, target)
-    except OSError as exc:
-        Path(temp).unlink(missing_ok=True)
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
 
 
 def _append(path: str, text: str) -> None:
@@ -805,7 +792,9 @@ def _append_summary(path: str, run: RunReport, notes: Sequence[str] = ()) -> Non
     from specgate.reporters import summary
 
     try:
-        handle = open(path, "ab")  # noqa: SIM115 - held open across the lock
+        # Unbuffered: one write under the lock, and a failed write (a full disk) leaves
+        # nothing buffered for close() to fail on again.
+        handle = open(path, "ab", buffering=0)  # noqa: SIM115 - held open across the lock
     except OSError as exc:
         raise UsageError(f"cannot append to {path}: {exc.strerror or exc}") from None
     with handle, _exclusive(handle):
@@ -822,8 +811,15 @@ def _append_summary(path: str, run: RunReport, notes: Sequence[str] = ()) -> Non
             notes=notes,
         )
         if text:
-            handle.write(text.encode("utf-8", "backslashreplace"))
-            handle.flush()
+            try:
+                data = memoryview(text.encode("utf-8", "backslashreplace"))
+                while data:  # a raw write may take part of the bytes
+                    written = handle.write(data)
+                    if not written:
+                        raise OSError(errno.EIO, "the write made no progress")
+                    data = data[written:]
+            except OSError as exc:  # a full disk: said like any other append failure
+                raise UsageError(f"cannot append to {path}: {exc.strerror or exc}") from None
 
 
 @contextlib.contextmanager
@@ -1388,6 +1384,41 @@ def _run_rules(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace, out: TextIO) -> int:
+    """Run the command ``args`` names; its exit code."""
+    if args.command is None:
+        parser.print_help(out)
+        return EXIT_USAGE
+    if args.command == "check":
+        return _run_check(args, out)
+    if args.command == "doctor":
+        return _run_doctor(args, out)
+    if args.command == "schema":
+        from specgate.validate import schema_text
+
+        out.write(schema_text())
+        return EXIT_OK
+    if args.command == "init":
+        return _run_init(args, out)
+    if args.command == "digest":
+        return _run_digest(args, out)
+    if args.command == "measure":
+        return _run_measure(args, out)
+    return _run_rules(args, out)
+
+
+def _abandon(out: TextIO) -> None:
+    """Drop what ``out`` could not write: when it is standard output and still cannot
+    be flushed, point its descriptor at the null device, so that Python's flush at exit
+    does not fail again (and turn the exit code into 120)."""
+    try:
+        out.flush()
+    except OSError:
+        if out is sys.stdout:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, out.fileno())
+            os.close(null)
+
 def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> int:
     """Run the CLI; returns the exit code (never raises, never prints a traceback)."""
     if stdout is None:
@@ -1396,26 +1427,9 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> 
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(only=command_of(words))
     try:
-        args = _parse(parser, words)
-        if args.command is None:
-            parser.print_help(out)
-            return EXIT_USAGE
-        if args.command == "check":
-            return _run_check(args, out)
-        if args.command == "doctor":
-            return _run_doctor(args, out)
-        if args.command == "schema":
-            from specgate.validate import schema_text
-
-            out.write(schema_text())
-            return EXIT_OK
-        if args.command == "init":
-            return _run_init(args, out)
-        if args.command == "digest":
-            return _run_digest(args, out)
-        if args.command == "measure":
-            return _run_measure(args, out)
-        return _run_rules(args, out)
+        code = _dispatch(parser, _parse(parser, words), out)
+        out.flush()  # a full disk or a failing stream shows here, not after exit
+        return code
     except SpecgateError as exc:
         say(str(exc))
         return EXIT_USAGE
@@ -1424,6 +1438,13 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> 
         return 130
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:
+        # Every file specgate reads or writes turns its errors into input or usage
+        # errors; an OSError that gets here is the output stream (a full disk behind
+        # `> file`, a closed terminal) or the machine failing, not a bug.
+        _abandon(out)
+        say(f"input/output error: {exc.strerror or exc}")
+        return EXIT_USAGE
     except Exception as exc:
         say(f"internal error: {type(exc).__name__}: {exc}")
         return EXIT_INTERNAL

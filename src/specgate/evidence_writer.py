@@ -433,14 +433,6 @@ def _verify(before: str, after: str, start: int, end: int, claims: Path) -> None
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    import os
-    import tempfile
+    from specgate.output_file import write_text
 
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    write_text(str(path), text, newline="")
