@@ -60,9 +60,9 @@ example:
 
 
 def _positive_float(
-    minimum: float | None = None, *, strict: bool = False
+    minimum: float | None = None, *, strict: bool = False, maximum: float | None = None
 ) -> Callable[[str], float]:
-    """An argparse type: a finite real number, optionally bounded below."""
+    """An argparse type: a finite real number, optionally bounded below (and above)."""
     import math
 
     def number(text: str) -> float:
@@ -75,6 +75,8 @@ def _positive_float(
         if minimum is not None and (value <= minimum if strict else value < minimum):
             sign = ">" if strict else "≥"
             raise argparse.ArgumentTypeError(f"{text} must be {sign} {minimum:g}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"{text} must be ≤ {maximum:,g}")
         return value
 
     return number
@@ -158,15 +160,25 @@ def _today(args: argparse.Namespace) -> datetime.date | None:
     return moment.date()
 
 
-def _heads(text: str) -> int:
-    """An argparse type: a whole number ≥ 1 (one message for every way to miss it)."""
-    try:
-        value = _count(text)
-    except argparse.ArgumentTypeError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number ≥ 1")
-    return value
+def _whole(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number in [minimum, maximum] (one message for every way
+    to miss it). The maxima are the claims file's (:mod:`specgate.limits`), so the
+    doctor accepts what a claims file may hold and no more."""
+
+    def whole(text: str) -> int:
+        try:
+            value = _count(text)
+        except argparse.ArgumentTypeError:
+            value = minimum - 1
+        if value < minimum or (maximum is not None and value > maximum):
+            bound = f"≥ {minimum}" if maximum is None else f"from {minimum} to {maximum:,}"
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number {bound}")
+        return value
+
+    return whole
+
+
+_heads = _whole(1)
 
 
 def _help_width() -> int:
@@ -477,8 +489,11 @@ def _add_doctor(sub: argparse._SubParsersAction[_Parser], *, full: bool) -> None
     if not full:
         return
     from specgate.gpus import gpu_names
+    from specgate.limits import MAX_DRAFT_LENGTH, MAX_HEADS
 
     number = _positive_float()
+    draft_length = _whole(0, MAX_DRAFT_LENGTH)
+    heads = _whole(1, MAX_HEADS)
     doctor.add_argument(
         "--speculative-decoding", action="store_true", help="speculative decoding is enabled"
     )
@@ -488,7 +503,7 @@ def _add_doctor(sub: argparse._SubParsersAction[_Parser], *, full: bool) -> None
         metavar="AL",
         help="measured accept length AL (tokens per target step, bonus included)",
     )
-    doctor.add_argument("--draft-length", type=_count, metavar="D", help="draft length D")
+    doctor.add_argument("--draft-length", type=draft_length, metavar="D", help="draft length D")
     doctor.add_argument(
         "--draft-depth-ratio",
         type=_positive_float(0.0),
@@ -509,12 +524,12 @@ def _add_doctor(sub: argparse._SubParsersAction[_Parser], *, full: bool) -> None
     )
     doctor.add_argument(
         "--query-heads-per-kv",
-        type=_positive_float(0.0, strict=True),
+        type=_positive_float(1.0, maximum=MAX_HEADS),
         metavar="G",
         help="query heads per KV head G",
     )
-    doctor.add_argument("--query-heads", type=_heads, metavar="H", help="query heads H")
-    doctor.add_argument("--kv-heads", type=_heads, metavar="KV", help="KV heads")
+    doctor.add_argument("--query-heads", type=heads, metavar="H", help="query heads H")
+    doctor.add_argument("--kv-heads", type=heads, metavar="KV", help="KV heads")
     doctor.add_argument(
         "--attention-dominated",
         action="store_true",
@@ -531,7 +546,10 @@ def _add_doctor(sub: argparse._SubParsersAction[_Parser], *, full: bool) -> None
         "--next-accept-length", type=number, metavar="AL", help="AL measured at --next-draft-length"
     )
     doctor.add_argument(
-        "--next-draft-length", type=_count, metavar="D", help="a larger D whose AL was measured"
+        "--next-draft-length",
+        type=draft_length,
+        metavar="D",
+        help="a larger D whose AL was measured",
     )
     doctor.add_argument(
         "--cache-coherence-eval",
@@ -540,7 +558,7 @@ def _add_doctor(sub: argparse._SubParsersAction[_Parser], *, full: bool) -> None
     )
     doctor.add_argument(
         "--verify-tokens",
-        type=_heads,
+        type=_whole(1, MAX_DRAFT_LENGTH + 1),
         metavar="N",
         help="N_verify, tokens the target scores per step (nodes + 1 for a tree; ≥ 1 + D)",
     )

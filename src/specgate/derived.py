@@ -191,16 +191,14 @@ def profile(deployment: Deployment) -> tuple[float, ...]:
     """The measured per-position profile m_1 … m_L, or ``()`` (DESIGN.md §8.6, §8.9).
 
     From referenced or inline acceptance data that is a measurement (never
-    ``iid-rate`` or an estimate), else ``evidence.per_position`` (doctor). A profile
-    with a value outside [0, 1] is SG305's business and is not used here.
+    ``iid-rate`` or an estimate; the doctor's ``--per-position`` is inline data). A
+    profile with a value outside [0, 1] is SG305's business and is not used here.
     """
     inputs = deployment.inputs
     acceptance = inputs.acceptance if inputs else None
     rates: tuple[float, ...] = ()
     if acceptance is not None and not acceptance.estimate and acceptance.format != "iid-rate":
         rates = acceptance.marginal
-    if not rates:
-        rates = deployment.evidence.per_position
     if not all(math.isfinite(m) and 0.0 <= m <= 1.0 for m in rates):
         return ()
     return rates

@@ -14,6 +14,7 @@ from specgate.model import (
     Deployment,
     EvidenceBlock,
     HardwareBlock,
+    Inputs,
     ModelBlock,
     SpeculationBlock,
     WorkloadBlock,
@@ -30,6 +31,11 @@ def _shape(args: argparse.Namespace) -> Fraction | None:
     if kv is not None and heads is None:
         raise UsageError("specgate doctor: --kv-heads needs --query-heads")
     given = as_fraction(float(g)) if g is not None else None
+    if heads is not None and kv is not None and kv > heads:
+        raise UsageError(
+            f"specgate doctor: --kv-heads {kv} exceeds --query-heads {heads}: every KV head "
+            "serves at least one query head"
+        )
     if heads is not None and kv is not None:
         ratio = Fraction(heads, kv)
         if given is not None and given != ratio:
@@ -92,6 +98,7 @@ def deployment_from_flags(args: argparse.Namespace) -> Deployment:
             f"specgate doctor: --verify-tokens {args.verify_tokens} is below 1 + "
             f"--draft-length = {args.draft_length + 1}"
         )
+    profile = _profile(args)
     return Deployment(
         position=0,
         name=args.model or "doctor",
@@ -122,20 +129,40 @@ def deployment_from_flags(args: argparse.Namespace) -> Deployment:
         ),
         evidence=EvidenceBlock(
             present=True,
-            accept_length=None if args.accept_length is None else float(args.accept_length),
+            accept_length=_accept_length(args, profile),
             cache_coherence_eval=True if args.cache_coherence_eval else None,
             next_draft_length=args.next_draft_length,
             next_accept_length=None
             if args.next_accept_length is None
             else float(args.next_accept_length),
             measured_speedup=args.measured_speedup,
-            per_position=args.per_position or (),
             verify_cost_ratio=args.verify_cost_ratio,
         ),
         claimed_speedup=None if args.claimed_speedup is None else float(args.claimed_speedup),
         hardware=_hardware(args),
         min_gain=args.min_gain,
+        inputs=profile,
     )
+
+
+def _profile(args: argparse.Namespace) -> Inputs | None:
+    """``--per-position`` as the claims file's inline ``per-position`` metrics: the
+    same measurement record, so SG305 (a profile that rises or misses the AL) and
+    SG309 (a profile of another length than D) judge it as they judge a file."""
+    if not args.per_position:
+        return None
+    from specgate.inputs.metrics.inline import per_position_acceptance
+
+    return Inputs(acceptance=per_position_acceptance(tuple(args.per_position)))
+
+
+def _accept_length(args: argparse.Namespace, profile: Inputs | None) -> float | None:
+    """``--accept-length``; without it, the AL a ``--per-position`` profile states."""
+    if args.accept_length is not None:
+        return float(args.accept_length)
+    if profile is not None and profile.acceptance is not None:
+        return profile.acceptance.accept_length
+    return None
 
 
 def render_doctor(deployment: Deployment, args: argparse.Namespace) -> tuple[str, str]:

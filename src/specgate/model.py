@@ -115,7 +115,6 @@ class EvidenceBlock(NamedTuple):
     baseline_tokens_per_s: float | None = None
     speculative_tokens_per_s: float | None = None
     verify_cost_ratio: float | None = None
-    per_position: tuple[float, ...] = ()
     provenance: "Provenance | None" = None
 
     @property

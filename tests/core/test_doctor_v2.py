@@ -102,3 +102,78 @@ def test_bad_values_are_usage_errors(argv: list[str], capsys: pytest.CaptureFixt
     assert code == 2
     assert out == ""
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+# --- --per-position is judged as the claims file's inline per-position metrics ---------------
+
+
+def _codes(report: dict[str, Any]) -> list[str]:
+    return [f["code"] for f in report["findings"]]
+
+
+def test_a_rising_profile_that_misses_the_al_is_sg305(capsys: pytest.CaptureFixture[str]) -> None:
+    # m2 = 0.7 > m1 = 0.6 rises, and 1 + (0.6 + 0.7 + 0.2 + 0.05) = 2.55 ≠ AL 2.2
+    code, report, _ = doctor(
+        [*BASE, "--draft-depth-ratio=0.05", "--accept-length=2.2", "--draft-length=4",
+         "--per-position=0.6,0.7,0.2,0.05"], capsys)
+    assert code == 1
+    assert report["status"] == "fail"
+    assert "SG305" in _codes(report)
+
+
+def test_a_profile_far_below_the_al_is_sg305(capsys: pytest.CaptureFixture[str]) -> None:
+    # 1 + 4 × 0.1 = 1.4, not the stated AL 3.5 (|1.4 − 3.5| > 0.02)
+    code, report, _ = doctor(
+        [*BASE, "--draft-depth-ratio=0.05", "--accept-length=3.5", "--draft-length=4",
+         "--per-position=0.1,0.1,0.1,0.1"], capsys)
+    assert code == 1
+    assert "SG305" in _codes(report)
+
+
+def test_a_profile_longer_than_d_is_sg309(capsys: pytest.CaptureFixture[str]) -> None:
+    # five positions were measured at D = 5; the deployment drafts D = 4
+    code, report, _ = doctor(
+        [*BASE, "--draft-depth-ratio=0.05", "--draft-length=4",
+         "--per-position=0.7,0.5,0.3,0.2,0.1"], capsys)
+    assert code == 1
+    assert "SG309" in _codes(report)
+
+
+def test_a_profile_alone_gives_the_al(capsys: pytest.CaptureFixture[str]) -> None:
+    # AL = 1 + 0.7 + 0.4 + 0.2 = 2.3; ρ 0.05, D 3: S = 2.3 / 1.15 = 2
+    code, report, _ = doctor(
+        [*BASE, "--draft-depth-ratio=0.05", "--draft-length=3", "--per-position=0.7,0.4,0.2"],
+        capsys)
+    assert code == 0
+    assert report["metrics"]["accept_length"] == 2.3
+    assert report["metrics"]["theoretical_speedup"] == 2.0
+    assert "SG305" not in _codes(report) and "SG309" not in _codes(report)
+
+
+# --- the doctor accepts what a claims file may hold, and no more (limits.py) -----------------
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (["--draft-length=1025"], "'1025' is not a whole number from 0 to 1,024"),
+        (["--draft-length=1e9"], "'1e9' is not a whole number from 0 to 1,024"),
+        (["--next-accept-length=3", "--next-draft-length=2000"], "from 0 to 1,024"),
+        (["--verify-tokens=1026"], "'1026' is not a whole number from 1 to 1,025"),
+        (["--query-heads=70000", "--kv-heads=8"], "'70000' is not a whole number from 1 to 65,536"),
+        (["--query-heads-per-kv=0.5"], "0.5 must be ≥ 1"),
+        (["--query-heads-per-kv=1e300"], "1e300 must be ≤ 65,536"),
+        (
+            ["--query-heads=8", "--kv-heads=16"],
+            "--kv-heads 16 exceeds --query-heads 8: every KV head serves at least one query head",
+        ),
+    ],
+)
+def test_values_a_claims_file_may_not_hold_are_usage_errors(
+    flags: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, report, err = doctor([*BASE, "--accept-length=2", "--draft-length=3", *flags], capsys)
+    assert code == 2
+    assert report == {}
+    assert said in err
+    assert err.count("\n") == 1

@@ -303,19 +303,20 @@ def test_sg201_with_exact_fractional_g(check_text: Check) -> None:
 
 def test_sg201_with_a_g_that_never_fills_whole_rows(check_text: Check) -> None:
     # §8.4 moves this expectation (v1 searched for G·(1 + D′) a multiple of 128 and found
-    # none): G = 0.3 = 3/10: D* = floor(426.67) − 1 = 425; D = 500 > 425; 3/10·501 = 150.3
-    # rows → 2 tiles; the largest D with 2 tiles: floor(256 / 0.3) − 1 = 853 − 1 = 852
+    # none): G = 1.3 = 13/10 fills whole tiles only at N = 1,280 (past any D here):
+    # D* = floor(128 / 1.3) − 1 = 98 − 1 = 97; D = 120 > 97; 1.3·121 = 157.3 rows → 2 tiles;
+    # the largest D with 2 tiles: floor(256 / 1.3) − 1 = 196 − 1 = 195 (1.3·196 = 254.8)
     deployment = dep(
-        d=500,
+        d=120,
         rho=0.0,
         al=3,
-        model={"query_heads_per_kv": 0.3},
+        model={"query_heads_per_kv": 1.3},
         workload={"attention_dominated": True},
     )
     report = check_text(claims(deployment))
     assert codes(report) == ["SG201", "SG206"]
-    assert "D = 852 fills 2" in message(report, "SG201")
-    assert only(report).metrics.tile_aligned_draft_length == 852
+    assert "D = 195 fills 2" in message(report, "SG201")
+    assert only(report).metrics.tile_aligned_draft_length == 195
 
 
 def test_sg202_suggests_d_star(check_text: Check) -> None:

@@ -400,12 +400,12 @@ def test_huge_numbers_neither_crash_nor_loop_nor_leave_json(check_text: Check) -
     from specgate.report import RunReport, to_json
 
     big = 10**300
-    # D and N_verify at the schema's maxima (DESIGN §11: 1,024 and 1,025); everything
-    # else unbounded by the schema is huge or tiny
+    # D, N_verify and G at the schema's maxima (DESIGN §11: 1,024, 1,025 and 65,536);
+    # everything else unbounded by the schema is huge or tiny
     deployment = dep(
         d=1000, rho=1e300, al=2, claim=1e300,
         speculation={"verify_tokens": 1025},
-        model={"query_heads_per_kv": 1e-6},
+        model={"query_heads_per_kv": 65536},
         workload={"concurrency": big, "attention_dominated": True},
         hardware={"peak_tflops": 1e-300, "memory_bandwidth_tbps": 1e300},
         evidence={"measured_speedup": 1e-300,
@@ -416,6 +416,20 @@ def test_huge_numbers_neither_crash_nor_loop_nor_leave_json(check_text: Check) -
     assert report.error is None
     json.dumps(to_json(RunReport(report.status, (report,))), allow_nan=False)
     assert "SG104" in codes(report)
+
+
+@pytest.mark.parametrize(
+    ("g", "said"),
+    [
+        (0.5, "query_heads_per_kv must be ≥ 1, got 0.5"),  # more KV heads than query heads
+        (1e300, "query_heads_per_kv must be ≤ 65536, got 1e+300"),  # past the head bound
+    ],
+)
+def test_g_outside_one_to_the_head_bound_is_sg001(
+    check_text: Check, g: float, said: str
+) -> None:
+    report = check_text(claims(dep(d=3, rho=0.05, al=2, model={"query_heads_per_kv": g})))
+    assert said in message(report, "SG001")
 
 
 def test_d_opt_from_a_histogram(check_text: Check) -> None:

@@ -15,10 +15,12 @@ from hypothesis import strategies as st
 
 from specgate import derived, theory
 from specgate.gpus import gpu_table
+from specgate.inputs.metrics.inline import per_position_acceptance
 from specgate.model import (
     Deployment,
     EvidenceBlock,
     HardwareBlock,
+    Inputs,
     ModelBlock,
     SpeculationBlock,
     WorkloadBlock,
@@ -62,6 +64,11 @@ def deployment(
 
 
 H100 = HardwareBlock(present=True, gpu="h100-sxm")
+
+
+def _profile(marginal: tuple[float, ...]) -> Inputs:
+    """Inline per-position rates, as a claims file's ``per-position`` metrics give them."""
+    return Inputs(acceptance=per_position_acceptance(marginal))
 
 
 # --- §8.1 cost model ------------------------------------------------------------------------
@@ -334,8 +341,12 @@ def test_d_opt_small_gain() -> None:
     # m = [.8,.6,.45,.3,.2,.12,.07], D 7, ρ .05: S(7) = 3.54 / 1.35 = 2.6222;
     # S(5) = 3.35 / 1.25 = 2.68 (S(4) = 3.15/1.2 = 2.625, S(6) = 3.47/1.3 = 2.6692); gain 0.0220
     m = derived.compute(
-        deployment(d=7, al=3.54, rho=0.05,
-                   evidence={"per_position": (0.8, 0.6, 0.45, 0.3, 0.2, 0.12, 0.07)})
+        deployment(
+            d=7,
+            al=3.54,
+            rho=0.05,
+            inputs=_profile((0.8, 0.6, 0.45, 0.3, 0.2, 0.12, 0.07)),
+        )
     )
     assert m.optimal_draft_length is not None
     assert m.optimal_draft_length.draft_length == 5
@@ -348,8 +359,12 @@ def test_d_opt_large_gain() -> None:
     # m = [.7,.4,.2,.1,.05,.02,.01], D 7, ρ 0.1: S(7) = 2.48 / 1.7 = 1.4588;
     # S(3) = 2.3 / 1.3 = 1.7692 (S(2) = 2.1/1.2 = 1.75, S(4) = 2.4/1.4 = 1.7143); gain 0.2128
     m = derived.compute(
-        deployment(d=7, al=2.48, rho=0.1,
-                   evidence={"per_position": (0.7, 0.4, 0.2, 0.1, 0.05, 0.02, 0.01)})
+        deployment(
+            d=7,
+            al=2.48,
+            rho=0.1,
+            inputs=_profile((0.7, 0.4, 0.2, 0.1, 0.05, 0.02, 0.01)),
+        )
     )
     assert m.optimal_draft_length is not None
     assert m.optimal_draft_length.draft_length == 3

@@ -40,20 +40,29 @@ def read_per_position(spec: MetricsSpec) -> Acceptance:
         raise spec.fail("per-position needs exactly one of marginal: [...] or conditional: [...]")
     key = has[0]
     rates = _numbers(spec, key)
-    marginal = (
-        rates if key == "marginal" else tuple(math.prod(rates[: i + 1]) for i in range(len(rates)))
+    if key == "marginal":
+        return per_position_acceptance(rates)
+    marginal = tuple(math.prod(rates[: i + 1]) for i in range(len(rates)))
+    return per_position_acceptance(
+        marginal, note="marginal rates = cumulative products of the conditional rates"
     )
-    formula = f"1 + ({' + '.join(fmt(m) for m in marginal)})"
+
+
+def per_position_acceptance(marginal: tuple[float, ...], note: str | None = None) -> Acceptance:
+    """The measurement a per-position profile states: AL = 1 + Σ m_i, at D = its length.
+
+    ``marginal`` is m_1 … m_D, m_i = P(the first i drafts accepted); the values are
+    taken as given (SG305 judges them). Shared by the claims file's inline
+    ``per-position`` metrics and ``specgate doctor --per-position``.
+    """
     return Acceptance(
         format="per-position",
         path=None,
         accept_length=1 + sum(marginal),
-        formula=formula,
+        formula=f"1 + ({' + '.join(fmt(m) for m in marginal)})",
         draft_length=len(marginal),
         marginal=marginal,
-        note="marginal rates = cumulative products of the conditional rates"
-        if key == "conditional"
-        else None,
+        note=note,
     )
 
 
