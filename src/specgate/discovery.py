@@ -225,6 +225,17 @@ def _unusable_name(given: str) -> bool:
     return False
 
 
+def _excluded(passed_over: list[Path], shown: int = 5) -> str:
+    """``exclude`` or a ``.gitignore`` covers every claims file found: say which (the
+    checked repository can write both, so a gate that checks nothing names them)."""
+    names = sorted(shown_path(p) for p in passed_over)
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return (
+        f"{len(names)} claims file{'s' if len(names) != 1 else ''} excluded by `exclude` or "
+        f"a .gitignore ({', '.join(names[:shown])}{more})"
+    )
+
+
 def discover(
     paths: list[str], finder: ConfigFinder | None = None, hidden: list[str] | None = None
 ) -> list[tuple[Path, str]]:
@@ -251,6 +262,8 @@ def discover(
             matches = _search(path, finder, passed_over)
             if hidden is not None:
                 hidden.extend(shown_path(p) for p in passed_over)
+            if not matches and passed_over:
+                raise UsageError(f"{given}: no claims file left to check: {_excluded(passed_over)}")
             if not matches:
                 raise UsageError(
                     f"{given}: no claims file found (looked for specgate.yaml, .specgate.yaml, "

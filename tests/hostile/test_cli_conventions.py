@@ -231,12 +231,29 @@ def test_negated_gitignore_pattern(sg: InProcess, repo: Path) -> None:
     assert [f["path"] for f in data["files"]] == ["keep.specgate.yaml"]
 
 
-def test_all_ignored_is_still_no_claims_file(sg: InProcess, repo: Path) -> None:
+def test_all_ignored_is_still_no_claims_file_and_names_them(sg: InProcess, repo: Path) -> None:
     (repo / ".gitignore").write_text("*.yaml\n", "utf-8")
     (repo / "a.specgate.yaml").write_text(BASE, "utf-8")
     result = sg(["check", "."], repo)
     assert result.code == 2
-    assert "no claims file found" in result.err
+    assert result.err == (
+        "specgate: .: no claims file left to check: 1 claims file excluded by `exclude` or "
+        "a .gitignore (a.specgate.yaml)\n"
+    )
+
+
+def test_all_excluded_names_five_and_counts_the_rest(sg: InProcess, repo: Path) -> None:
+    (repo / "pyproject.toml").write_text('[tool.specgate]\nexclude = ["vendor"]\n', "utf-8")
+    (repo / "vendor").mkdir()
+    for index in range(7):
+        (repo / "vendor" / f"v{index}.specgate.yaml").write_text(BASE, "utf-8")
+    result = sg(["check", "."], repo)
+    assert result.code == 2
+    assert result.err.endswith(
+        "7 claims files excluded by `exclude` or a .gitignore (vendor/v0.specgate.yaml, "
+        "vendor/v1.specgate.yaml, vendor/v2.specgate.yaml, vendor/v3.specgate.yaml, "
+        "vendor/v4.specgate.yaml and 2 more)\n"
+    )
 
 
 def test_configuration_exclude(sg: InProcess, repo: Path) -> None:
