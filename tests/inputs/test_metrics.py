@@ -115,6 +115,43 @@ def test_prometheus_complete_per_position(repo: Path) -> None:
     assert result.marginal == (0.7, 0.5, 0.3)
 
 
+def test_prometheus_count_past_d_is_impossible(repo: Path) -> None:
+    # D = 300/100 = 3 (positions 0..2), yet 5 steps "accepted" the draft at position 3:
+    # no step drafts a fourth token at D = 3. Line 11: three TYPE+sample pairs, the
+    # per-position TYPE line, positions 0, 1, 2, then 3.
+    text = prom(per_pos={0: 70, 1: 50, 2: 30, 3: 5})
+    with pytest.raises(InputError) as err:
+        run(repo, "vllm-prometheus", {"m.prom": text}, path="m.prom")
+    assert err.value.reason == (
+        "impossible counters: 5 steps accepted the draft at position 3, but the scrape "
+        "drafted 3 tokens per step (positions 0..2) in deploy/m.prom"
+    )
+    assert (err.value.file, err.value.line) == ("deploy/m.prom", 11)
+
+
+def test_prometheus_zero_count_past_d_is_dropped(repo: Path) -> None:
+    # A zero at position 3 agrees with D = 3: the profile 0.7, 0.5, 0.3 stands.
+    text = prom(per_pos={0: 70, 1: 50, 2: 30, 3: 0})
+    result = run(repo, "vllm-prometheus", {"m.prom": text}, path="m.prom")
+    assert (result.draft_length, result.marginal) == (3, (0.7, 0.5, 0.3))
+
+
+@pytest.mark.parametrize("label", ["-1", "abc", "1.5", "²"])
+def test_prometheus_malformed_position_is_an_input_error(repo: Path, label: str) -> None:
+    # one malformed counter must not quietly drop the whole profile (and with it SG305)
+    text = prom(per_pos={0: 70, 1: 50, 2: 30}) + (
+        f'vllm:spec_decode_num_accepted_tokens_per_pos_total{{engine="0",model_name="m",'
+        f'position="{label}"}} 0\n'
+    )
+    with pytest.raises(InputError) as err:
+        run(repo, "vllm-prometheus", {"m.prom": text}, path="m.prom")
+    assert err.value.reason == (
+        f"vllm:spec_decode_num_accepted_tokens_per_pos_total has position {label!r} in "
+        "deploy/m.prom: positions are the draft indexes 0, 1, …"
+    )
+    assert err.value.line == 11
+
+
 def test_prometheus_sums_label_sets(repo: Path) -> None:
     text = prom(100, 300, 150, engine="0") + prom(50, 150, 100, engine="1").replace(
         "# TYPE vllm:spec_decode_num_drafts counter\n", ""

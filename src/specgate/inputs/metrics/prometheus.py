@@ -172,8 +172,9 @@ def _v1(
     spans = _spans(text, accept_length=ACCEPTED)
     if depth is not None:
         spans.update(_spans(text, draft_length=DRAFT_TOKENS))
+    per_pos = _positions(per_pos, depth, text, shown)
     marginal: tuple[float, ...] = ()
-    positions = sorted(int(p) for p in per_pos if p.isdigit())
+    positions = sorted(int(p) for p in per_pos)
     if per_pos:
         count = len(per_pos)
         contiguous = positions == list(range(count))
@@ -202,6 +203,56 @@ def _v1(
         spans=spans,
         acceptance_rate=rate,
     )
+
+
+def _positions(
+    per_pos: dict[str, float], depth: int | None, text: str, shown: str
+) -> dict[str, float]:
+    """The per-position counts keyed by position (``"0"``, ``"1"`` …), checked.
+
+    A ``position`` label that is not a whole number (or is missing) is a malformed
+    scrape; a count above zero at a position the measured D does not have (a step
+    cannot accept its fifth draft at D = 4) is impossible: both are input errors at
+    the line, never a profile quietly left out. A zero count past D says nothing and
+    is dropped.
+
+    Raises:
+        InputError: as above.
+    """
+    checked: dict[str, float] = defaultdict(float)
+    for label, value in per_pos.items():
+        digits = label if label.isascii() and label.isdigit() and len(label) <= 6 else None
+        if digits is None:
+            raise fail(
+                f"{PER_POS} has position {label!r} in {shown}: positions are the draft "
+                "indexes 0, 1, …",
+                shown,
+                _position_line(text, label),
+            )
+        position = int(digits)
+        if depth is not None and position >= depth:
+            if value > 0:
+                raise fail(
+                    f"impossible counters: {fmt(value)} steps accepted the draft at position "
+                    f"{position}, but the scrape drafted {depth} tokens per step (positions "
+                    f"0..{depth - 1}) in {shown}",
+                    shown,
+                    _position_line(text, label),
+                )
+            continue
+        checked[str(position)] += value
+    return checked
+
+
+def _position_line(text: str, label: str) -> Span | None:
+    """The first sample line of the per-position counter with ``position="label"``
+    (the counter's first line when no line shows that label)."""
+    wanted = f'position="{label}"'
+    for number, line in text_lines(text):
+        stripped = line.lstrip()
+        if stripped.startswith(PER_POS) and wanted in stripped:
+            return Span(number, len(line) - len(stripped) + 1)
+    return _line_of(text, PER_POS)
 
 
 def _histogram(
