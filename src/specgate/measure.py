@@ -303,7 +303,14 @@ def from_file(path: Path, fmt: str, draft_length: int | None = None) -> Acceptan
             f"(one of {', '.join(sorted(FILE_FORMATS))})"
         )
     if not path.is_file():
-        raise InputError(f"--from {path}: {'a folder' if path.is_dir() else 'no such file'}")
+        what = (
+            "a folder"
+            if path.is_dir()
+            else "not a regular file"
+            if path.exists()
+            else "no such file"
+        )
+        raise InputError(f"--from {path}: {what}")
     folder = path.resolve().parent
     try:
         return read_acceptance(

@@ -127,7 +127,11 @@ class _Builder:
             if ident in self.seen:
                 self.aliases += 1
                 if self.aliases > MAX_ALIASES:
-                    raise self.fail(f"more than {MAX_ALIASES} aliases", node)
+                    raise self.fail(
+                        f"more than {MAX_ALIASES} alias expansions (nested aliases count each time "
+                        "they are expanded)",
+                        node,
+                    )
             else:
                 self.seen.add(ident)
         self.nodes += 1

@@ -341,3 +341,10 @@ def test_a_command_killed_by_a_signal_is_named_so(
     kill = [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"]
     code, _, err = run(capsys, "--metrics-url", url, "--", *kill)
     assert code == 2 and "was killed by signal 9 (SIGKILL)" in err and "-9" not in err
+
+
+@pytest.mark.skipif(not Path("/dev/null").exists(), reason="POSIX device")
+def test_from_a_device_says_it_is_not_a_regular_file(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["measure", "--from", "/dev/null", "--metrics-format", "vllm-log"])
+    assert code == 2
+    assert capsys.readouterr().err == "specgate: --from /dev/null: not a regular file\n"

@@ -244,9 +244,9 @@ def test_alias_bomb() -> None:
 
 
 def test_many_small_aliases_over_the_limit() -> None:
-    # 101 uses of one alias: more than 100 aliases
+    # 101 uses of one alias: more than 100 alias expansions
     text = "a: &a 1\nb: [" + ", ".join(["*a"] * 101) + "]\n"
-    with pytest.raises(InputError, match="more than 100 aliases"):
+    with pytest.raises(InputError, match="more than 100 alias expansions"):
         yaml(text)
     # 100 uses are fine
     assert len(data("a: &a 1\nb: [" + ", ".join(["*a"] * 100) + "]\n")["b"]) == 100  # type: ignore[index]
