@@ -217,14 +217,21 @@ def read_engine_config(
     spec = ENGINES[found.verdict.engine]
     ctx_env = _sibling_env(doc, found.path)
     table = target.entries(spec.name)
+    arity = target.arity(spec.name)
     if isinstance(found.value, Mapping):
         opts = from_mapping(Source(doc, text), found.path, found.value)
         notes: list[str] = []
-        positional = target.sibling_positional(doc, found.path, text, table)
+        positional = target.sibling_positional(doc, found.path, text, table, arity)
     else:
         source = detector.command(found)
         opts = _command_options(spec, source)
-        positional = target.positional_model(source.command.argv, source.spans, table)
+        positional = target.positional_model(source.command.argv, source.spans, table, arity)
+        if positional is None:
+            words, spans = target.in_container(source.command.argv, source.spans, spec.name)
+            if not words and found.verdict.command is None:
+                words, spans = target.launch_prefix(doc, found.path, text, spec.name)
+                words, spans = (*words, *source.command.argv), (*spans, *source.spans)
+            positional = target.positional_model(words, spans, table, arity)
         ctx_env = {**ctx_env, **{k: Opt(v, source.spans[0]) for k, v in source.command.env.items()}}
         opts, notes = _merge_fragments(opts, spec, found, fragments, detector)
     version = detect_version(spec.name, engine_version, text, path)
