@@ -80,6 +80,12 @@ def test_tables_map_to_mechanisms(engine: str) -> None:
             assert set(table["entries"]) <= set(data["images"]), name
             assert all(value.split() for value in values), name
             continue
+        if name.startswith("env_flags"):
+            # LLAMA_ARG_* variable → the canonical flag it stands for (a setting's name)
+            names = {setting["name"] for setting in data["settings"]}
+            assert values <= names, values - names
+            assert all(variable.isupper() for variable in table["entries"]), name
+            continue
         if name == "cli_arity":
             # a flag that does not take exactly one value: a switch or nargs="+"
             assert values <= {"none", "many"}, values

@@ -20,21 +20,24 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
-from specgate.document import Document, NodePath
+from specgate.document import Document, NodePath, Span
 from specgate.errors import InputError
-from specgate.inputs.cmdline import Flag, FlagSpec
+from specgate.inputs.cmdline import Command, Flag, FlagSpec
 from specgate.inputs.engines import llamacpp, sglang, target, transformers, trtllm, vllm
 from specgate.inputs.engines._base import Context, Kind
 from specgate.inputs.engines._source import (
+    ENV_KEYS,
     CommandSource,
     Opt,
     Options,
     Source,
     commands_of,
+    env_items,
     from_mapping,
     is_argv,
     looks_like_command,
     norm_key,
+    run_env,
 )
 from specgate.inputs.engines.vllm import mtp_layer_issue
 from specgate.inputs.knowledge import knowledge
@@ -68,7 +71,6 @@ ENGINE_NAMES_SHOWN = {
 }
 TEXT_SUFFIXES = frozenset({".txt", ".sh", ".cmdline", ".bash"})
 _SPECULATIVE_PREFIXES = ("speculative", "spec_", "draft", "model_draft", "num_speculative")
-ENV_KEYS = ("env", "env_vars", "envs", "environment", "extra_env", "base_env")
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,9 @@ class _Engine:
     #: The options that are the engine's own flags or keys (a bare speculative block
     #: holds none); SG310 looks only at these.
     settings_of: Callable[[Options], Options] = lambda opts: opts
+    #: Options completed by the environment (llama.cpp ``LLAMA_ARG_*``); an engine
+    #: with this reads a mapping it detects as a container: its command and env.
+    env_options: Callable[[Options, Mapping[str, Opt]], Options] | None = None
 
 
 def _flags_detector(
@@ -118,9 +123,10 @@ ENGINES: Mapping[str, _Engine] = {
         "llamacpp",
         llamacpp.PROGRAMS,
         llamacpp.read,
-        None,
+        llamacpp.detect_mapping,
         llamacpp.FLAGS,
-        _flags_detector(llamacpp.FLAGS, llamacpp.detect_flags),
+        llamacpp.detect_command,
+        env_options=llamacpp.env_options,
     ),
 }
 
@@ -218,9 +224,13 @@ def read_engine_config(
     ctx_env = _sibling_env(doc, found.path)
     table = target.entries(spec.name)
     arity = target.arity(spec.name)
-    if isinstance(found.value, Mapping):
+    notes: list[str] = []
+    if isinstance(found.value, Mapping) and spec.env_options is not None:
+        # a container or service configured by its environment (and its command)
+        opts = _container_options(spec, doc, found.path, found.value, text)
+        positional = None
+    elif isinstance(found.value, Mapping):
         opts = from_mapping(Source(doc, text), found.path, found.value)
-        notes: list[str] = []
         positional = target.sibling_positional(doc, found.path, text, table, arity)
     else:
         source = detector.command(found)
@@ -233,7 +243,13 @@ def read_engine_config(
                 words, spans = (*words, *source.command.argv), (*spans, *source.spans)
             positional = target.positional_model(words, spans, table, arity)
         ctx_env = {**ctx_env, **{k: Opt(v, source.spans[0]) for k, v in source.command.env.items()}}
+        ctx_env.update(
+            (name, Opt(value, source.spans[index] if index < len(source.spans) else Span(1, 1)))
+            for name, (value, index) in run_env(source.command.argv).items()
+        )
         opts, notes = _merge_fragments(opts, spec, found, fragments, detector)
+    if spec.env_options is not None:
+        opts = spec.env_options(opts, ctx_env)
     version = detect_version(spec.name, engine_version, text, path)
     ctx = Context(file=shown, pointer=found.pointer, env=ctx_env, version=version.version)
     config = spec.read(opts, ctx)
@@ -413,6 +429,38 @@ class _Detector:
         return sources[found.verdict.command or 0]
 
 
+#: Keys of a container or service whose words run together, in order (Compose
+#: ``entrypoint`` + ``command``; Kubernetes ``command`` + ``args``).
+_LAUNCH_KEYS = ("entrypoint", "command", "args")
+
+
+def _container_options(
+    spec: _Engine,
+    doc: Document,
+    path: NodePath,
+    container: Mapping[object, object],
+    text: str | None,
+) -> Options:
+    """The options of the command a container or service runs: the words of its
+    ``entrypoint``, ``command`` and ``args`` (lists, or strings holding one command)
+    parsed with the engine's flags; none when it states no command (the image's own
+    entrypoint runs)."""
+    argv: list[str] = []
+    spans: list[Span] = []
+    for key in _LAUNCH_KEYS:
+        node = container.get(key)
+        if not (isinstance(node, (list, str)) and node):
+            continue
+        sources = commands_of(node, doc, (*path, key), text)
+        if len(sources) != 1:
+            continue
+        argv.extend(sources[0].command.argv)
+        spans.extend(sources[0].spans)
+    if not argv:
+        return {}
+    return _command_options(spec, CommandSource(Command(tuple(argv)), tuple(spans), doc.file))
+
+
 def _command_options(spec: _Engine, source: CommandSource) -> Options:
     if spec.command_options is not None:
         return spec.command_options(source)
@@ -481,19 +529,10 @@ def _is_stream(doc: Document) -> bool:
 
 def _env_block(doc: Document, base: NodePath, block: object, env: dict[str, Opt]) -> None:
     """Add the variables of one ``env``-like block at ``base`` (a mapping, ``NAME=value``
-    strings or Kubernetes ``[{name, value}]``) to ``env``, keeping earlier ones."""
-    if isinstance(block, Mapping):
-        for name, value in block.items():
-            env.setdefault(str(name), Opt(value, doc.locate((*base, str(name)))))
-    elif isinstance(block, list):
-        for i, item in enumerate(block):
-            if isinstance(item, str) and "=" in item:
-                name, _, value = item.partition("=")
-                env.setdefault(name, Opt(value, doc.locate((*base, i))))
-            elif isinstance(item, Mapping) and isinstance(item.get("name"), str):
-                # Kubernetes style: [{name: NAME, value: "1"}]
-                where = (*base, i, "value") if "value" in item else (*base, i)
-                env.setdefault(item["name"], Opt(item.get("value"), doc.locate(where)))
+    strings or Kubernetes ``[{name, value}]``; :func:`._source.env_items`) to ``env``,
+    keeping earlier ones."""
+    for name, value, where in env_items(block):
+        env.setdefault(name, Opt(value, doc.locate((*base, *where))))
 
 
 def _pointer(path: NodePath) -> str:

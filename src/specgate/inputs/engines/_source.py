@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 from specgate.document import Document, NodePath, Span
 from specgate.errors import InputError
@@ -325,3 +326,54 @@ def is_argv(node: object) -> bool:
 def looks_like_command(node: object) -> bool:
     """A string scalar that might hold a command line (has a ``-`` flag word)."""
     return isinstance(node, str) and (" -" in node or node.startswith("-") or "\n-" in node)
+
+
+#: Keys of a mapping that hold environment variables (Compose ``environment``,
+#: Kubernetes ``env``, launcher ``env``/``env_vars`` …).
+ENV_KEYS = ("env", "env_vars", "envs", "environment", "extra_env", "base_env")
+
+
+def env_items(block: object) -> list[tuple[str, object, NodePath]]:
+    """The variables of one ``env``-like block as ``(name, value, path inside the
+    block)``: a mapping (``{NAME: value}``), ``NAME=value`` strings (Compose's list
+    form) or Kubernetes ``[{name: NAME, value: "1"}]`` (the path then names the
+    ``value`` key, or the item when it has none, as with ``valueFrom``). Anything else
+    holds none."""
+    items: list[tuple[str, object, NodePath]] = []
+    if isinstance(block, Mapping):
+        for name, value in block.items():
+            items.append((str(name), value, (str(name),)))
+    elif isinstance(block, list):
+        for i, item in enumerate(block):
+            if isinstance(item, str) and "=" in item:
+                name, _, value = item.partition("=")
+                items.append((name, value, (i,)))
+            elif isinstance(item, Mapping) and isinstance(item.get("name"), str):
+                where: NodePath = (i, "value") if "value" in item else (i,)
+                items.append((item["name"], item.get("value"), where))
+    return items
+
+
+_CONTAINER_RUNNERS = frozenset({"docker", "podman", "nerdctl"})
+_ENV_OPTIONS = ("-e", "--env")
+
+
+def run_env(argv: Sequence[str]) -> dict[str, tuple[str, int]]:
+    """``docker run -e NAME=value`` / ``--env NAME=value`` / ``--env=NAME=value``
+    variables of a container run (docker, podman, nerdctl) → (value, word index);
+    empty for any other command. A ``-e NAME`` without a value (taken from the
+    caller's environment) holds nothing we can read."""
+    if not argv or PurePosixPath(argv[0]).name not in _CONTAINER_RUNNERS:
+        return {}
+    out: dict[str, tuple[str, int]] = {}
+    for i, word in enumerate(argv):
+        if word in _ENV_OPTIONS and i + 1 < len(argv):
+            index, assignment = i + 1, argv[i + 1]
+        elif word.startswith("--env="):
+            index, assignment = i, word[len("--env=") :]
+        else:
+            continue
+        name, eq, value = assignment.partition("=")
+        if eq and name:
+            out[name] = (value, index)
+    return out
