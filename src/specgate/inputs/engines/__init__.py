@@ -23,6 +23,7 @@ from pathlib import Path, PurePosixPath
 from specgate.document import Document, NodePath, Span
 from specgate.errors import InputError
 from specgate.inputs.cmdline import Command, Flag, FlagSpec
+from specgate.inputs.engines import follow as options_file
 from specgate.inputs.engines import llamacpp, sglang, target, transformers, trtllm, vllm
 from specgate.inputs.engines._base import Context, Kind
 from specgate.inputs.engines._source import (
@@ -159,10 +160,13 @@ def read_engine_file(
     pointer: str | None = None,
     engine: str | None = None,
     engine_version: str | None = None,
+    follow: bool = True,
 ) -> EngineConfig:
     """:func:`load_engine_document` then :func:`read_engine_config` with the source text;
     the engine version is ``engine_version`` (the claims file's), else detected from
-    image tags in the file or pinned requirements beside it (:mod:`..version`)."""
+    image tags in the file or pinned requirements beside it (:mod:`..version`).
+    ``follow``: a file with no configuration of its own may name the options file of a
+    ``trtllm-serve`` command (:mod:`.follow`), read instead (once: not again from it)."""
     doc = load_engine_document(path, shown)
     text = doc.data if isinstance(doc.data, str) else read_text(path, shown)
     return read_engine_config(
@@ -173,6 +177,7 @@ def read_engine_file(
         text=text,
         engine_version=engine_version,
         path=path,
+        follow=follow,
     )
 
 
@@ -185,6 +190,7 @@ def read_engine_config(
     text: str | None = None,
     engine_version: str | None = None,
     path: Path | None = None,
+    follow: bool = False,
 ) -> EngineConfig:
     """The speculative configuration of ``doc``, normalised.
 
@@ -199,6 +205,8 @@ def read_engine_config(
             scalars then get their exact line (else the scalar's first line).
         engine_version: ``speculation.engine_version`` of the claims file, if any.
         path: the file on disk (pinned requirements beside it give the version).
+        follow: when ``doc`` configures nothing, read the options file a
+            ``trtllm-serve`` command in it names (needs ``path``; :mod:`.follow`).
 
     Returns:
         the :class:`EngineConfig`; spans point into ``shown``.
@@ -217,7 +225,15 @@ def read_engine_config(
     try:
         found, fragments = find_configuration(doc.data, detector, file=shown, pointer=pointer)
     except InputError as exc:
-        if engine is None or not exc.reason.startswith(_NONE_FOUND):
+        if not exc.reason.startswith(_NONE_FOUND):
+            raise
+        if follow and path is not None and engine in (None, options_file.ENGINE):
+            followed = options_file.follow(
+                doc, text, shown, path, pointer=pointer, engine_version=engine_version
+            )
+            if followed is not None:
+                return followed
+        if engine is None:
             raise
         raise _other_engines(doc, text, shown, pointer, engine) or exc from None
     spec = ENGINES[found.verdict.engine]
