@@ -23,6 +23,7 @@ from specgate.cli import main
 from specgate.document import Span
 from specgate.errors import InputError
 from specgate.inputs.engines import read_engine_file
+from specgate.inputs.engines.follow import named_files
 
 REAL = Path(__file__).parent.parent / "data/real/tensorrt-llm/config"
 MTP3 = REAL / "curated-qwen3.8-low-latency-mtp3.yaml"
@@ -179,3 +180,14 @@ def test_findings_point_at_the_options_file(
     )
     assert deployment["inputs"]["engine"]["target_model"] == QWEN
     assert code == 1
+
+
+def test_named_files_for_the_change_gate(tmp_path: Path) -> None:
+    # what a caller copying referenced files at REF must also copy (no disk lookups)
+    path = _repo(tmp_path, "compose.yaml", COMPOSE)
+    assert named_files(path, "serving/compose.yaml") == ["serving/configs/mtp3.yaml"]
+    text = f"trtllm-serve {QWEN} --config ../../../etc/x.yaml\ntrtllm-serve m --config a.yaml\n"
+    path = _repo(tmp_path, "serve.sh", text)
+    assert named_files(path, "serving/serve.sh") == ["serving/a.yaml"]
+    path.write_text("vllm serve m --port 8000\n", "utf-8")
+    assert named_files(path, "serving/serve.sh") == []

@@ -133,6 +133,43 @@ def _volume_path(doc: Document, where: NodePath, value: str) -> str | None:
     return None
 
 
+def _host_path(doc: Document, named: OptionsFile) -> str | None:
+    """The options file's path relative to the folder of the file naming it: as
+    written when relative, through a Compose volume when inside the container;
+    None when neither applies."""
+    written = named.value.strip()
+    if PurePosixPath(written).is_absolute() or PureWindowsPath(written).is_absolute():
+        return _volume_path(doc, named.path, written)
+    return written
+
+
+def named_files(path: Path, shown: str) -> list[str]:
+    """The options files the ``trtllm-serve`` commands of the engine config at ``path``
+    name, as repository paths in the style of ``shown`` (``serving/serve.sh`` →
+    ``serving/configs/mtp3.yaml``), for callers that copy or watch referenced files
+    (the change gate reads them at REF). Paths leaving ``shown``'s top are dropped;
+    nothing is resolved on disk. Empty when the file cannot be read or names none."""
+    from specgate.inputs.engines import load_engine_document
+
+    try:
+        doc = load_engine_document(path, shown)
+        text = doc.data if isinstance(doc.data, str) else (doc.text or None)
+        files = options_files(doc, text, None)
+    except InputError:
+        return []
+    out: list[str] = []
+    for named in files:
+        relative = _host_path(doc, named)
+        if relative is None:
+            continue
+        joined = posixpath.normpath(posixpath.join(posixpath.dirname(shown), relative))
+        if joined.startswith("../") or joined == ".." or joined.startswith("/"):
+            continue
+        if joined not in out:
+            out.append(joined)
+    return out
+
+
 def follow(
     doc: Document,
     text: str | None,
@@ -168,18 +205,15 @@ def follow(
             shown,
         )
     named = next(iter(distinct.values()))
-    relative = named.value.strip()
-    if PurePosixPath(relative).is_absolute() or PureWindowsPath(relative).is_absolute():
-        mapped = _volume_path(doc, named.path, relative)
-        if mapped is None:
-            raise InputError(
-                f"no speculative decoding configured in {shown}: trtllm-serve reads it from "
-                f"{relative!r}, a path inside the container that no volume of the file maps "
-                "to the repository; name that file as engine_config",
-                shown,
-                named.span.line,
-            )
-        relative = mapped
+    relative = _host_path(doc, named)
+    if relative is None:
+        raise InputError(
+            f"no speculative decoding configured in {shown}: trtllm-serve reads it from "
+            f"{named.value.strip()!r}, a path inside the container that no volume of the "
+            "file maps to the repository; name that file as engine_config",
+            shown,
+            named.span.line,
+        )
 
     def fail(reason: str) -> InputError:
         return InputError(reason, shown, named.span.line, named.span.column)
