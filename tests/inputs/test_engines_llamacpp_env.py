@@ -216,3 +216,21 @@ def test_hostile_values_reach_the_cli_as_input_errors(
     # one line naming the file and the variable's line (YAML reads 1e400 as inf)
     assert "compose.yaml:7: --spec-draft-n-max must be an integer" in captured.out
     assert "\x1b" not in captured.err + captured.out
+
+
+def test_variables_are_located_at_their_assignment() -> None:
+    # the export line and the NAME=value prefix, not the command's first word:
+    # "export " and "      export " are 7 and 13 characters
+    config = _shell(
+        "export LLAMA_ARG_SPEC_DRAFT_N_MAX=16\nexport LLAMA_ARG_SPEC_TYPE=draft-mtp\n"
+        f"llama-server -hf {HF}\n"
+    )
+    assert (config.spans["draft_length"], config.spans["mechanism"]) == (Span(1, 8), Span(2, 8))
+    text = (
+        "services:\n  llama:\n    command: |\n"
+        "      export LLAMA_ARG_SPEC_TYPE=draft-mtp\n"
+        "      LLAMA_ARG_SPEC_DRAFT_N_MAX=3 llama-server -m /m/t.gguf\n"
+    )
+    config = _yaml(text)
+    assert (config.mechanism, config.draft_length) == ("mtp", 3)
+    assert (config.spans["mechanism"], config.spans["draft_length"]) == (Span(4, 14), Span(5, 7))

@@ -258,7 +258,11 @@ def read_engine_config(
                 words, spans = target.launch_prefix(doc, found.path, text, spec.name)
                 words, spans = (*words, *source.command.argv), (*spans, *source.spans)
             positional = target.positional_model(words, spans, table, arity)
-        ctx_env = {**ctx_env, **{k: Opt(v, source.spans[0]) for k, v in source.command.env.items()}}
+        env_spans = source.env_spans()
+        ctx_env = {
+            **ctx_env,
+            **{k: Opt(v, env_spans.get(k, source.spans[0])) for k, v in source.command.env.items()},
+        }
         ctx_env.update(
             (name, Opt(value, source.spans[index] if index < len(source.spans) else Span(1, 1)))
             for name, (value, index) in run_env(source.command.argv).items()

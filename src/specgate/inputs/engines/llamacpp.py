@@ -118,7 +118,9 @@ def detect_command(source: CommandSource) -> Kind | None:
     written before it (``LLAMA_ARG_SPEC_TYPE=draft-mtp llama-server …``, ``export``)
     or passed to the container (``docker run -e LLAMA_ARG_SPEC_TYPE=draft-mtp …``);
     a flag wins over its variable."""
-    env: dict[str, object] = dict(source.command.env)
+    env: dict[str, object] = {
+        name: source.command.env[name] for name in ENV_FLAGS if name in source.command.env
+    }
     env.update((name, value) for name, (value, _) in run_env(source.command.argv).items())
     return detect_flags({**_env_flags(env), **source.flags(FLAGS)})
 
