@@ -75,6 +75,14 @@ def test_tables_map_to_mechanisms(engine: str) -> None:
         if name == "target_model":
             assert values <= {"option", "positional", "interspersed"}, values
             continue
+        if name == "launch_commands":
+            assert values <= {"program", "module"}, values
+            continue
+        if name == "options_files":
+            # a flag naming a YAML of options → which wins for the served model
+            assert values <= {"file-wins", "command-wins"}, values
+            assert all(flag.startswith("--") for flag in table["entries"]), name
+            continue
         if name == "image_entrypoints":
             # an image the version detection knows → its ENTRYPOINT words
             assert set(table["entries"]) <= set(data["images"]), name

@@ -153,7 +153,7 @@ def test_two_different_options_files_ask_for_a_pointer(tmp_path: Path) -> None:
         f"trtllm-serve {QWEN} --config configs/other.yaml\n"
     )
     path = _repo(tmp_path, "serve.sh", text)
-    with pytest.raises(InputError, match="2 trtllm-serve commands name options files"):
+    with pytest.raises(InputError, match="2 launch commands name options files"):
         read_engine_file(path, "serving/serve.sh")
 
 

@@ -227,9 +227,15 @@ def read_engine_config(
     except InputError as exc:
         if not exc.reason.startswith(_NONE_FOUND):
             raise
-        if follow and path is not None and engine in (None, options_file.ENGINE):
+        if follow and path is not None and (engine is None or engine in options_file.ENGINES):
             followed = options_file.follow(
-                doc, text, shown, path, pointer=pointer, engine_version=engine_version
+                doc,
+                text,
+                shown,
+                path,
+                pointer=pointer,
+                engine=engine,
+                engine_version=engine_version,
             )
             if followed is not None:
                 return followed

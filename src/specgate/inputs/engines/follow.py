@@ -1,8 +1,9 @@
-"""TensorRT-LLM launch commands that keep their speculative configuration in an
-options file: ``trtllm-serve MODEL --extra_llm_api_options FILE.yaml`` (``--config``).
+"""Launch commands that keep their speculative configuration in an options file:
+``trtllm-serve MODEL --extra_llm_api_options FILE.yaml`` (``--config``), ``vllm serve
+MODEL --config FILE.yaml``.
 
-When a file holds no speculative configuration of its own but a ``trtllm-serve``
-command (a shell script, a Compose ``command``, a Kubernetes ``args`` list) names an
+When a file holds no speculative configuration of its own but a launch command of an
+engine (a shell script, a Compose ``command``, a Kubernetes ``args`` list) names an
 options file, that file is read as the engine config, as if the claims file had
 named it: a relative path from the folder of the file holding the command, confined
 to the repository (:func:`specgate.inputs.paths.resolve_reference`: no absolute
@@ -10,11 +11,16 @@ path, no ``..`` or symlink out of the repository, the file must exist). A path
 inside a container (``/cfg/spec.yaml``) is followed through the Compose service's
 ``volumes`` (``./serving:/cfg``) when one maps it; otherwise it is an input error
 saying to name the file itself. The options file is followed once (a command in it
-is not followed again). The command's model (``trtllm-serve [serve] MODEL``) is the
-target model unless the options file states ``model:`` (its keys are merged over the
-command's, ``update_llm_args_with_extra_dict``).
+is not followed again).
 
-Source: ``NVIDIA/TensorRT-LLM:tensorrt_llm/commands/serve.py`` (data/engines/trtllm.json).
+What is known per engine is data (``specgate/data/engines/*.json``): the table
+``launch_commands`` (the program words, ``trtllm-serve`` / ``vllm serve``, or the
+``python -m`` module that launches the server) and the table ``options_files``
+(the flag naming the file → which wins for the served model: ``file-wins`` when the
+file's keys are merged over the command's, as TensorRT-LLM's
+``update_llm_args_with_extra_dict`` does; ``command-wins`` when the command line
+overrides the file, as vLLM's ``FlexibleArgumentParser._pull_args_from_config``
+orders them).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from specgate.document import Document, NodePath, Span
 from specgate.errors import InputError
+from specgate.inputs.cmdline import FlagSpec
 from specgate.inputs.engines import target
 from specgate.inputs.engines._source import (
     CommandSource,
@@ -33,48 +40,91 @@ from specgate.inputs.engines._source import (
     commands_of,
     is_argv,
     looks_like_command,
+    norm_key,
 )
-from specgate.inputs.knowledge import knowledge
+from specgate.inputs.knowledge import ENGINE_NAMES, knowledge
 from specgate.inputs.pointer import Verdict, format_pointer, resolve_pointer, search
 from specgate.inputs.types import EngineConfig
 from specgate.inputs.version import detect_version
 
-ENGINE = "trtllm"
-_DATA = knowledge(ENGINE)
-#: ``trtllm-serve``'s flags as data/engines/trtllm.json knows them (click: exact names).
-FLAGS = _DATA.flags()
-_OPTIONS_KEY = "extra_llm_api_options"
-_PROGRAMS = frozenset({"trtllm-serve"})
-_MODULES = frozenset({"tensorrt_llm.commands.serve"})
+_OPTIONS_TABLE = "options_files"
+_LAUNCH_TABLE = "launch_commands"
+
+
+@dataclass(frozen=True)
+class _Launcher:
+    """One engine's launch commands and the flags naming options files."""
+
+    engine: str
+    programs: tuple[tuple[str, ...], ...]
+    modules: frozenset[str]
+    flags: FlagSpec
+    precedence: Mapping[str, str]
+
+
+def _launchers() -> dict[str, _Launcher]:
+    out: dict[str, _Launcher] = {}
+    for engine in ENGINE_NAMES:
+        data = knowledge(engine)
+        if not (data.has_table(_OPTIONS_TABLE) and data.has_table(_LAUNCH_TABLE)):
+            continue
+        launch = data.table(_LAUNCH_TABLE)
+        options = data.table(_OPTIONS_TABLE)
+        out[engine] = _Launcher(
+            engine,
+            tuple(tuple(words.split()) for words, how in launch.items() if how == "program"),
+            frozenset(module for module, how in launch.items() if how == "module"),
+            FlagSpec(known=dict.fromkeys(options, True)),
+            options,
+        )
+    return out
+
+
+LAUNCHERS = _launchers()
+#: The engines whose launch commands may name an options file.
+ENGINES = tuple(LAUNCHERS)
 
 
 @dataclass(frozen=True)
 class OptionsFile:
-    """An options file a ``trtllm-serve`` command names: the path as written, where
-    the value stands, the flag as spelled and the command (with its place)."""
+    """An options file a launch command names: the engine, the path as written, where
+    the value stands, the flag as spelled, which wins for the served model and the
+    command (with its place)."""
 
+    engine: str
     value: str
     span: Span
     spelled: str
+    precedence: str
     source: CommandSource
     path: NodePath
 
 
-def _runs_trtllm_serve(argv: tuple[str, ...]) -> bool:
-    """``trtllm-serve …`` or ``python -m tensorrt_llm.commands.serve …`` among the
-    command's leading words."""
+def _launcher_of(argv: tuple[str, ...], engines: tuple[str, ...]) -> _Launcher | None:
+    """The launcher whose program words (``vllm serve``) or ``python -m`` module start
+    the command: among its leading words (before the first flag)."""
+    leading: list[str] = []
     for i, word in enumerate(argv[:8]):
-        if word == "-m" and i + 1 < len(argv) and argv[i + 1] in _MODULES:
-            return True
+        if word == "-m" and i + 1 < len(argv):
+            for engine in engines:
+                if argv[i + 1] in LAUNCHERS[engine].modules:
+                    return LAUNCHERS[engine]
         if word.startswith("-") and word != "-m":
-            return False
-        if PurePosixPath(word).name in _PROGRAMS:
-            return True
-    return False
+            break
+        leading.append(PurePosixPath(word).name)
+    for engine in engines:
+        for words in LAUNCHERS[engine].programs:
+            for start in range(len(leading) - len(words) + 1):
+                if tuple(leading[start : start + len(words)]) == words:
+                    return LAUNCHERS[engine]
+    return None
 
 
-def options_files(doc: Document, text: str | None, pointer: str | None) -> list[OptionsFile]:
-    """Every options file a ``trtllm-serve`` command in ``doc`` (below ``pointer``) names.
+def options_files(
+    doc: Document, text: str | None, pointer: str | None, engines: tuple[str, ...] = ENGINES
+) -> list[OptionsFile]:
+    """Every options file a launch command of ``engines`` in ``doc`` (below
+    ``pointer``) names.
 
     Raises:
         InputError: a bad pointer.
@@ -91,8 +141,10 @@ def options_files(doc: Document, text: str | None, pointer: str | None) -> list[
             sources = commands_of(candidate, doc, (), None)
         except InputError:
             return []
-        if any(_runs_trtllm_serve(s.command.argv) for s in sources):
-            return [Verdict(ENGINE, "fragment")]
+        for source in sources:
+            launcher = _launcher_of(source.command.argv, engines)
+            if launcher is not None:
+                return [Verdict(launcher.engine, "fragment")]
         return []
 
     found: list[OptionsFile] = []
@@ -102,12 +154,26 @@ def options_files(doc: Document, text: str | None, pointer: str | None) -> list[
         except InputError:
             continue
         for source in sources:
-            if not _runs_trtllm_serve(source.command.argv):
+            launcher = _launcher_of(source.command.argv, engines)
+            if launcher is None:
                 continue
-            option = source.options(FLAGS).get(_OPTIONS_KEY)
-            if option is not None and isinstance(option.value, str) and option.value.strip():
-                spelled = option.spelled or f"--{_OPTIONS_KEY}"
-                found.append(OptionsFile(option.value, option.span, spelled, source, hit.path))
+            for flag, precedence in launcher.precedence.items():
+                option = source.options(launcher.flags).get(norm_key(flag))
+                if option is None or not isinstance(option.value, str):
+                    continue
+                if option.value.strip():
+                    spelled = option.spelled or flag
+                    found.append(
+                        OptionsFile(
+                            launcher.engine,
+                            option.value,
+                            option.span,
+                            spelled,
+                            precedence,
+                            source,
+                            hit.path,
+                        )
+                    )
     return found
 
 
@@ -144,8 +210,8 @@ def _host_path(doc: Document, named: OptionsFile) -> str | None:
 
 
 def named_files(path: Path, shown: str) -> list[str]:
-    """The options files the ``trtllm-serve`` commands of the engine config at ``path``
-    name, as repository paths in the style of ``shown`` (``serving/serve.sh`` →
+    """The options files the launch commands of the engine config at ``path`` name,
+    as repository paths in the style of ``shown`` (``serving/serve.sh`` →
     ``serving/configs/mtp3.yaml``), for callers that copy or watch referenced files
     (the change gate reads them at REF). Paths leaving ``shown``'s top are dropped;
     nothing is resolved on disk. Empty when the file cannot be read or names none."""
@@ -177,10 +243,12 @@ def follow(
     path: Path,
     *,
     pointer: str | None,
+    engine: str | None,
     engine_version: str | None,
 ) -> EngineConfig | None:
-    """The engine config of the one options file a ``trtllm-serve`` command in ``doc``
-    names, read like a referenced engine config; None when no command names one.
+    """The engine config of the one options file a launch command in ``doc`` names
+    (of ``engine`` when given), read like a referenced engine config; None when no
+    command names one.
 
     Raises:
         InputError: several different options files (choose one with ``pointer:``);
@@ -191,8 +259,9 @@ def follow(
     from specgate.inputs.engines import read_engine_file
     from specgate.inputs.paths import resolve_reference
 
-    files = options_files(doc, text, pointer)
-    distinct = {f.value: f for f in files}
+    engines = ENGINES if engine is None else tuple(e for e in ENGINES if e == engine)
+    files = options_files(doc, text, pointer, engines)
+    distinct = {(f.engine, f.value): f for f in files}
     if not distinct:
         return None
     if len(distinct) > 1:
@@ -200,7 +269,7 @@ def follow(
             f"{f.value!r} at {format_pointer(f.path) or '/'}" for f in distinct.values()
         )
         raise InputError(
-            f"{len(distinct)} trtllm-serve commands name options files in {shown}: {listed}; "
+            f"{len(distinct)} launch commands name options files in {shown}: {listed}; "
             "choose one with `pointer:`",
             shown,
         )
@@ -208,7 +277,7 @@ def follow(
     relative = _host_path(doc, named)
     if relative is None:
         raise InputError(
-            f"no speculative decoding configured in {shown}: trtllm-serve reads it from "
+            f"no speculative decoding configured in {shown}: the server reads it from "
             f"{named.value.strip()!r}, a path inside the container that no volume of the "
             "file maps to the repository; name that file as engine_config",
             shown,
@@ -227,9 +296,11 @@ def follow(
         fail=fail,
     )
     # The command's file may pin the version (its image tag, requirements beside it).
-    outer = detect_version(ENGINE, engine_version, text, path)
+    outer = detect_version(named.engine, engine_version, text, path)
     pinned = engine_version if engine_version is not None else outer.text
-    config = read_engine_file(file, file_shown, engine=ENGINE, engine_version=pinned, follow=False)
+    config = read_engine_file(
+        file, file_shown, engine=named.engine, engine_version=pinned, follow=False
+    )
     if engine_version is None and outer.text is not None:
         config = replace(config, version_source=outer.source)
     note = (
@@ -237,10 +308,23 @@ def follow(
         f"{named.spelled} names in {shown}:{named.span.line}"
     )
     config = replace(config, notes=(note, *config.notes))
-    if config.target_model is None:
-        argv, spans = named.source.command.argv, named.source.spans
-        model = target.positional_model(argv, spans, target.entries(ENGINE), target.arity(ENGINE))
-        if model is not None and isinstance(model.value, str) and model.value.strip():
-            # the model word stands in the command's file, not the options file: no span
-            config = replace(config, target_model=model.value.strip())
+    stated = _command_model(named)
+    if stated is not None and (named.precedence == "command-wins" or not config.target_model):
+        # the model stands in the command's file, not the options file: no span
+        spans = {k: v for k, v in config.spans.items() if k != "target_model"}
+        config = replace(config, target_model=stated, spans=spans)
     return config
+
+
+def _command_model(named: OptionsFile) -> str | None:
+    """The served model the command itself names: its positional model word, else
+    a model option (the engine's ``target_model`` table, in its order)."""
+    table = target.entries(named.engine)
+    argv, spans = named.source.command.argv, named.source.spans
+    positional = target.positional_model(argv, spans, table, target.arity(named.engine))
+    options = named.source.options(knowledge(named.engine).flags())
+    for name, how in table.items():
+        opt = positional if how in ("positional", "interspersed") else options.get(name)
+        if opt is not None and isinstance(opt.value, str) and opt.value.strip():
+            return opt.value.strip()
+    return None
