@@ -75,6 +75,12 @@ def test_tables_map_to_mechanisms(engine: str) -> None:
         if name == "target_model":
             assert values <= {"option", "positional", "interspersed"}, values
             continue
+        if name == "command_fields":
+            # a command-line flag → the EngineConfig field it states
+            assert values <= {"tensor_parallel_size", "max_model_len"}, values
+            names = {setting["name"] for setting in data["settings"]}
+            assert set(table["entries"]) <= names, set(table["entries"]) - names
+            continue
         if name == "launch_commands":
             assert values <= {"program", "module"}, values
             continue

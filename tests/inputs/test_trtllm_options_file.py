@@ -191,3 +191,30 @@ def test_named_files_for_the_change_gate(tmp_path: Path) -> None:
     assert named_files(path, "serving/serve.sh") == ["serving/a.yaml"]
     path.write_text("vllm serve m --port 8000\n", "utf-8")
     assert named_files(path, "serving/serve.sh") == []
+
+
+EXTRA = REAL / "llm-api-extra-llm-api-config.yml"
+
+
+def test_command_numbers_fill_what_the_options_file_leaves_out(tmp_path: Path) -> None:
+    # the curated file states tensor_parallel_size 16 and max_seq_len 9472: it wins
+    command = f"trtllm-serve {QWEN} --tp_size 8 --max_seq_len 4096 --config configs/mtp3.yaml\n"
+    path = _repo(tmp_path, "serve.sh", command)
+    c = read_engine_file(path, "serving/serve.sh")
+    assert (c.tensor_parallel_size, c.max_model_len) == (16, 9472)
+    # examples/llm-api/extra-llm-api-config.yml states neither: the command's stand
+    # (MTP with num_nextn_predict_layers 8 ⇒ D 8)
+    shutil.copy(EXTRA, tmp_path / "serving/configs/mtp3.yaml")
+    c = read_engine_file(path, "serving/serve.sh")
+    assert (c.draft_length, c.tensor_parallel_size, c.max_model_len) == (8, 8, 4096)
+    assert "tensor_parallel_size 8 from --tp_size in serving/serve.sh:1" in c.notes
+    assert "tensor_parallel_size" not in c.spans  # the value stands in another file
+
+
+def test_a_command_number_that_is_not_an_integer_is_an_input_error(tmp_path: Path) -> None:
+    path = _repo(
+        tmp_path, "serve.sh", f"trtllm-serve {QWEN} --tp_size 1e999 --config configs/mtp3.yaml\n"
+    )
+    with pytest.raises(InputError, match="--tp_size must be an integer") as info:
+        read_engine_file(path, "serving/serve.sh")
+    assert info.value.line == 1

@@ -89,3 +89,11 @@ def test_a_claims_engine_limits_what_is_followed(tmp_path: Path) -> None:
     with pytest.raises(InputError) as info:
         read_engine_file(path, "serving/serve.sh", engine="sglang")
     assert info.value.reason.startswith("no speculative decoding configured in serving/serve.sh")
+
+
+def test_the_command_line_tensor_parallel_size_wins(tmp_path: Path) -> None:
+    # cli > config: -tp 2 over the file's tensor-parallel-size 4
+    command = f"vllm serve {MODEL} -tp 2 --config configs/eagle3.yaml\n"
+    c = read_engine_file(_repo(tmp_path, command, "tensor-parallel-size: 4\n"), "serving/serve.sh")
+    assert (c.draft_length, c.tensor_parallel_size) == (7, 2)
+    assert "tensor_parallel_size 2 from -tp in serving/serve.sh:1" in c.notes

@@ -34,6 +34,7 @@ from specgate.document import Document, NodePath, Span
 from specgate.errors import InputError
 from specgate.inputs.cmdline import FlagSpec
 from specgate.inputs.engines import target
+from specgate.inputs.engines._base import as_int
 from specgate.inputs.engines._source import (
     CommandSource,
     _node,
@@ -313,7 +314,43 @@ def follow(
         # the model stands in the command's file, not the options file: no span
         spans = {k: v for k, v in config.spans.items() if k != "target_model"}
         config = replace(config, target_model=stated, spans=spans)
-    return config
+    return _command_fields(config, named, shown)
+
+
+_FIELDS_TABLE = "command_fields"
+
+
+def _command_fields(config: EngineConfig, named: OptionsFile, shown: str) -> EngineConfig:
+    """``config`` with the serving numbers the command states (the engine's
+    ``command_fields`` table: ``--tp_size`` → ``tensor_parallel_size``), where its
+    precedence lets them stand: over the file's (``command-wins``) or where the file
+    states none (``file-wins``). Their spans are in the command's file, so they are
+    said in a note instead.
+
+    Raises:
+        InputError: a value that is not an integer, at the command's line.
+    """
+    data = knowledge(named.engine)
+    if not data.has_table(_FIELDS_TABLE):
+        return config
+    options = named.source.options(data.flags())
+    notes = list(config.notes)
+    spans = dict(config.spans)
+    changes: dict[str, int] = {}
+    for flag, field_name in data.table(_FIELDS_TABLE).items():
+        opt = options.get(norm_key(flag))
+        if opt is None or opt.value is None:
+            continue
+        value = as_int(opt, opt.spelled or flag, shown)
+        current = getattr(config, field_name)
+        if value < 1 or (current is not None and named.precedence == "file-wins"):
+            continue
+        changes[field_name] = value
+        spans.pop(field_name, None)
+        notes.append(f"{field_name} {value} from {opt.spelled or flag} in {shown}:{opt.span.line}")
+    if not changes:
+        return config
+    return replace(config, spans=spans, notes=tuple(notes), **changes)  # type: ignore[arg-type]
 
 
 def _command_model(named: OptionsFile) -> str | None:
