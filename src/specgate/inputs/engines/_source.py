@@ -18,6 +18,7 @@ each character back through YAML and shell quoting), else at the string's start.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -347,17 +348,56 @@ def commands_of(
         base = doc.locate(path)
         commands = split_commands(node, file=doc.file, line=base.line)
         placement = Placement(doc, path, text)
-        return [
-            CommandSource(
-                c,
-                placement.spans(c),
-                doc.file,
-                placement.char_spans(c),
-                partial(_env_spans, c, placement),
-            )
-            for c in commands
-        ]
+        out: list[CommandSource] = []
+        for c in commands:
+            spans = placement.spans(c)
+            script = _shell_script(c)
+            inner_commands: list[Command] = []
+            if script is not None:
+                try:
+                    inner_commands = split_commands(c.argv[script])
+                except InputError:
+                    script = None  # a script no shell could split: the wrapper as written
+            if script is None:
+                out.append(
+                    CommandSource(
+                        c,
+                        spans,
+                        doc.file,
+                        placement.char_spans(c),
+                        partial(_env_spans, c, placement),
+                    )
+                )
+                continue
+            # sh -c 'SCRIPT': the commands of the script, each word placed at the
+            # script's word (its characters are not traced through two quotings)
+            at = spans[script] if script < len(spans) else base
+            for inner in inner_commands:
+                inner_spans = tuple(at for _ in inner.argv)
+                out.append(
+                    CommandSource(
+                        inner, inner_spans, doc.file, None, partial(_all_at, inner.env, at)
+                    )
+                )
+        return out
     raise InputError("not a command line", doc.file, doc.locate(path).line)
+
+
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ash", "ksh"})
+_SCRIPT_FLAG = re.compile(r"^-[a-z]*c$")
+
+
+def _all_at(names: Mapping[str, str], at: Span) -> dict[str, Span]:
+    """Every name placed at one span."""
+    return dict.fromkeys(names, at)
+
+
+def _shell_script(command: Command) -> int | None:
+    """The index of the script word of ``sh -c 'SCRIPT'`` (``bash -lc`` …), or None."""
+    argv = command.argv
+    if len(argv) >= 3 and PurePosixPath(argv[0]).name in _SHELLS and _SCRIPT_FLAG.match(argv[1]):
+        return 2
+    return None
 
 
 def _env_spans(command: Command, placement: Placement) -> dict[str, Span]:
