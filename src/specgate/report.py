@@ -180,6 +180,7 @@ def inputs_json(inputs: Inputs) -> dict[str, Any]:
             "lossy_acceptance": engine.lossy_acceptance,
             "tensor_parallel_size": engine.tensor_parallel_size,
             "max_model_len": engine.max_model_len,
+            "target_model": engine.target_model,
             "draft_passes": engine.draft_passes,
             "version": engine.version,
             "version_source": engine.version_source,

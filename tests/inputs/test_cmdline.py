@@ -171,3 +171,20 @@ def test_line_starting_with_a_flag_continues_the_command() -> None:
         ("other",),
     ]
     assert cmds[0].lines == (0, 0, 0, 1, 1)
+
+
+def test_assignments_keep_where_they_were_written() -> None:
+    # 0-based line and 1-based column of each NAME=value word (export or prefix)
+    (command,) = split_commands("export A=1 B=2\n  C=3 prog --x\n")
+    assert command.env == {"A": "1", "B": "2", "C": "3"}
+    assert command.env_at == {"A": (0, 8), "B": (0, 12), "C": (1, 3)}
+
+
+def test_each_command_sees_the_exports_made_before_it() -> None:
+    # commands share the exports (no copy per command) but each sees only earlier ones
+    first, second, third = split_commands("export A=1\nx\nexport A=2 B=3\nC=4 y\nexport B=5\nz\n")
+    assert dict(first.env) == {"A": "1"}
+    assert dict(second.env) == {"C": "4", "A": "2", "B": "3"}
+    assert dict(third.env) == {"A": "2", "B": "5"}
+    assert third.env_at == {"A": (2, 8), "B": (4, 8)}
+    assert "C" not in third.env and len(second.env) == 3

@@ -480,6 +480,29 @@ def test_block_keys_are_not_the_removed_v0_flags(text: str) -> None:
             "speculative_config:\n  decoding_type: MTP\n  max_draft_len: 3\n",
             True,
         ),
+        # SGLang's default -1 means off ("turn off if < 0", environ.py EnvFloat(-1)),
+        # and a value that is not a number falls back to it
+        *(
+            (
+                f"environment:\n  SGLANG_SIMULATE_ACC_LEN: {value}\n"
+                "command: python3 -m sglang.launch_server --speculative-algorithm EAGLE "
+                "--speculative-num-steps 3 --speculative-eagle-topk 1 "
+                "--speculative-num-draft-tokens 4\n",
+                False,
+            )
+            for value in ("'-1'", "-1", "'-0.5'", "'off'", "'nan'", "''")
+        ),
+        # TensorRT-LLM reads 0 (off) for an invalid value
+        (
+            "env:\n  TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS: 'yes'\n"
+            "speculative_config:\n  decoding_type: MTP\n  max_draft_len: 3\n",
+            False,
+        ),
+        (
+            "env:\n  TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS: 2\n"
+            "speculative_config:\n  decoding_type: MTP\n  max_draft_len: 3\n",
+            True,
+        ),
     ],
 )
 def test_forced_acceptance(text: str, forced: bool) -> None:

@@ -73,7 +73,37 @@ def test_tables_map_to_mechanisms(engine: str) -> None:
             assert all(values)
             continue
         if name == "target_model":
-            assert values <= {"option", "positional"}, values
+            assert values <= {"option", "positional", "interspersed"}, values
+            continue
+        if name == "command_fields":
+            # a command-line flag → the EngineConfig field it states
+            assert values <= {"tensor_parallel_size", "max_model_len"}, values
+            names = {setting["name"] for setting in data["settings"]}
+            assert set(table["entries"]) <= names, set(table["entries"]) - names
+            continue
+        if name == "launch_commands":
+            assert values <= {"program", "module"}, values
+            continue
+        if name == "options_files":
+            # a flag naming a YAML of options → which wins for the served model
+            assert values <= {"file-wins", "command-wins"}, values
+            assert all(flag.startswith("--") for flag in table["entries"]), name
+            continue
+        if name == "image_entrypoints":
+            # an image the version detection knows → its ENTRYPOINT words
+            assert set(table["entries"]) <= set(data["images"]), name
+            assert all(value.split() for value in values), name
+            continue
+        if name.startswith("env_flags"):
+            # LLAMA_ARG_* variable → the canonical flag it stands for (a setting's name)
+            names = {setting["name"] for setting in data["settings"]}
+            assert values <= names, values - names
+            assert all(variable.isupper() for variable in table["entries"]), name
+            continue
+        if name == "cli_arity":
+            # a flag that does not take exactly one value: a switch or nargs="+"
+            assert values <= {"none", "many"}, values
+            assert all(flag.startswith("-") for flag in table["entries"]), name
             continue
         assert values <= mechanisms, (name, values - mechanisms)
 

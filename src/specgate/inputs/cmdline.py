@@ -34,9 +34,11 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TypeVar
 
 from specgate.errors import InputError
 
+_T = TypeVar("_T")
 _OPERATORS = frozenset({";", "&&", "||", "|", "&", ";;"})
 _SEPARATOR_CHARS = frozenset(";&|\n")
 _PROMPT_RE = re.compile(r"^[ \t]*\$[ \t]+", re.MULTILINE)
@@ -58,12 +60,15 @@ class Command:
         env: ``NAME → value`` from leading assignments and earlier ``export`` lines.
         lines: per word of ``argv``, the 0-based line (within the split text) it starts on.
         columns: per word, the 1-based column it starts at on that line.
+        env_at: per name of ``env``, the (0-based line, 1-based column) of the
+            ``NAME=value`` word that set it (an ``export`` line or the prefix).
     """
 
     argv: tuple[str, ...]
     env: Mapping[str, str] = field(default_factory=dict)
     lines: tuple[int, ...] = ()
     columns: tuple[int, ...] = ()
+    env_at: Mapping[str, tuple[int, int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -143,7 +148,7 @@ def _split_once(text: str) -> tuple[Command, ...]:
     words: list[str] = []
     word_lines: list[tuple[int, int]] = []
     commands: list[Command] = []
-    exported: dict[str, str] = {}
+    exported = _Exports()
     comment = False
     try:
         for word, start, separator in _tokens(cleaned):
@@ -253,30 +258,95 @@ def _double_quoted(text: str, i: int, start: int, parts: list[str]) -> int:
         i = at + 2
 
 
+class _Exports:
+    """Variables exported so far in one text, shared by all its commands: each
+    command sees the exports made before it (``upto``) without copying them, so a
+    script alternating ``export``s and commands costs linear, not quadratic, work."""
+
+    def __init__(self) -> None:
+        self.serial = 0
+        self.log: dict[str, list[tuple[int, str, tuple[int, int]]]] = {}
+
+    def add(self, name: str, value: str, at: tuple[int, int]) -> None:
+        self.log.setdefault(name, []).append((self.serial, value, at))
+        self.serial += 1
+
+    def lookup(self, name: str, upto: int) -> tuple[str, tuple[int, int]] | None:
+        """The last export of ``name`` made before serial ``upto``."""
+        entries = self.log.get(name)
+        if not entries:
+            return None
+        index = bisect.bisect_left(entries, upto, key=lambda entry: entry[0]) - 1
+        return None if index < 0 else (entries[index][1], entries[index][2])
+
+
+class _Env(Mapping[str, _T]):
+    """A command's environment: its own ``NAME=value`` prefixes over the exports made
+    before it. ``part`` 0 gives values, 1 the (line, column) of the assignment."""
+
+    def __init__(
+        self,
+        exports: _Exports,
+        upto: int,
+        own: dict[str, tuple[str, tuple[int, int]]],
+        part: int,
+    ) -> None:
+        self._exports = exports
+        self._upto = upto
+        self._own = own
+        self._part = part
+
+    def _entry(self, name: str) -> tuple[str, tuple[int, int]] | None:
+        own = self._own.get(name)
+        return own if own is not None else self._exports.lookup(name, self._upto)
+
+    def __getitem__(self, name: str) -> _T:
+        entry = self._entry(name)
+        if entry is None:
+            raise KeyError(name)
+        return entry[self._part]  # type: ignore[return-value]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._own
+        for name, entries in self._exports.log.items():
+            if name not in self._own and entries[0][0] < self._upto:
+                yield name
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 def _emit(
     words: list[str],
     lines: list[tuple[int, int]],
     commands: list[Command],
-    exported: dict[str, str],
+    exported: _Exports,
 ) -> None:
-    """Record one simple command (or an ``export``)."""
-    env = dict(exported)
+    """Record one simple command (or an ``export``, added to ``exported``)."""
+    own: dict[str, tuple[str, tuple[int, int]]] = {}
     first = 0
     while first < len(words) and _ASSIGN_RE.match(words[first]):
         name, _, value = words[first].partition("=")
-        env[name] = value
+        own[name] = (value, lines[first])
         first += 1
     argv = words[first:]
     if argv and argv[0] == "export":
-        for word in argv[1:]:
-            if _ASSIGN_RE.match(word):
-                name, _, value = word.partition("=")
-                exported[name] = value
+        for index in range(first + 1, len(words)):
+            if _ASSIGN_RE.match(words[index]):
+                name, _, value = words[index].partition("=")
+                exported.add(name, value, lines[index])
         return
     if argv:
         rest = lines[first:]
+        upto = exported.serial
         commands.append(
-            Command(tuple(argv), env, tuple(n for n, _ in rest), tuple(c for _, c in rest))
+            Command(
+                tuple(argv),
+                _Env[str](exported, upto, own, 0),
+                tuple(n for n, _ in rest),
+                tuple(c for _, c in rest),
+                _Env[tuple[int, int]](exported, upto, own, 1),
+            )
         )
 
 

@@ -197,6 +197,18 @@ class EngineKnowledge:
         """A name table (``methods``, ``decoding_types`` …): engine spelling → value."""
         return dict(self._tables[name]["entries"])
 
+    def env_flags(self) -> dict[str, str]:
+        """Environment variable → the canonical flag it stands for (tables whose name
+        starts with ``env_flags``, in file order; the first table naming a flag's
+        variable comes first). Empty for an engine that reads no flags from the
+        environment."""
+        out: dict[str, str] = {}
+        for name, table in self._tables.items():
+            if name.startswith("env_flags"):
+                for variable, flag in table["entries"].items():
+                    out.setdefault(variable, flag)
+        return out
+
     def has_table(self, name: str) -> bool:
         """Whether the engine's data has the table ``name``."""
         return name in self._tables

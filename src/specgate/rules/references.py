@@ -766,8 +766,9 @@ def forced_acceptance(ctx: RuleContext) -> Iterator[Hit]:
     (`tensorrt_llm/_torch/speculative/interface.py`) or SGLang's
     `SGLANG_SIMULATE_ACC_LEN` in the environment of the launch (an
     `env`/`env_vars`/`environment` block beside the configuration, Kubernetes
-    `{name, value}` entries, or `NAME=value` before the command), set to
-    anything but 0.
+    `{name, value}` entries, or `NAME=value` before the command), set to a
+    positive number (0, SGLang's default -1 and text that is not a number leave
+    acceptance alone).
 
     **Why.** Forced acceptance is a benchmarking switch: the engine accepts a
     fixed number of drafts whatever the target says, so throughput and AL

@@ -20,21 +20,25 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
-from specgate.document import Document, NodePath
+from specgate.document import Document, NodePath, Span
 from specgate.errors import InputError
-from specgate.inputs.cmdline import Flag, FlagSpec
+from specgate.inputs.cmdline import Command, Flag, FlagSpec
+from specgate.inputs.engines import follow as options_file
 from specgate.inputs.engines import llamacpp, sglang, target, transformers, trtllm, vllm
 from specgate.inputs.engines._base import Context, Kind
 from specgate.inputs.engines._source import (
+    ENV_KEYS,
     CommandSource,
     Opt,
     Options,
     Source,
     commands_of,
+    env_items,
     from_mapping,
     is_argv,
     looks_like_command,
     norm_key,
+    run_env,
 )
 from specgate.inputs.engines.vllm import mtp_layer_issue
 from specgate.inputs.knowledge import knowledge
@@ -68,7 +72,6 @@ ENGINE_NAMES_SHOWN = {
 }
 TEXT_SUFFIXES = frozenset({".txt", ".sh", ".cmdline", ".bash"})
 _SPECULATIVE_PREFIXES = ("speculative", "spec_", "draft", "model_draft", "num_speculative")
-ENV_KEYS = ("env", "env_vars", "envs", "environment", "extra_env", "base_env")
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,9 @@ class _Engine:
     #: The options that are the engine's own flags or keys (a bare speculative block
     #: holds none); SG310 looks only at these.
     settings_of: Callable[[Options], Options] = lambda opts: opts
+    #: Options completed by the environment (llama.cpp ``LLAMA_ARG_*``); an engine
+    #: with this reads a mapping it detects as a container: its command and env.
+    env_options: Callable[[Options, Mapping[str, Opt]], Options] | None = None
 
 
 def _flags_detector(
@@ -118,9 +124,10 @@ ENGINES: Mapping[str, _Engine] = {
         "llamacpp",
         llamacpp.PROGRAMS,
         llamacpp.read,
-        None,
+        llamacpp.detect_mapping,
         llamacpp.FLAGS,
-        _flags_detector(llamacpp.FLAGS, llamacpp.detect_flags),
+        llamacpp.detect_command,
+        env_options=llamacpp.env_options,
     ),
 }
 
@@ -152,10 +159,13 @@ def read_engine_file(
     pointer: str | None = None,
     engine: str | None = None,
     engine_version: str | None = None,
+    follow: bool = True,
 ) -> EngineConfig:
     """:func:`load_engine_document` then :func:`read_engine_config` with the source text;
     the engine version is ``engine_version`` (the claims file's), else detected from
-    image tags in the file or pinned requirements beside it (:mod:`..version`)."""
+    image tags in the file or pinned requirements beside it (:mod:`..version`).
+    ``follow``: a file with no configuration of its own may name the options file of a
+    ``trtllm-serve`` command (:mod:`.follow`), read instead (once: not again from it)."""
     doc = load_engine_document(path, shown)
     text = doc.data if isinstance(doc.data, str) else read_text(path, shown)
     return read_engine_config(
@@ -166,6 +176,7 @@ def read_engine_file(
         text=text,
         engine_version=engine_version,
         path=path,
+        follow=follow,
     )
 
 
@@ -178,6 +189,7 @@ def read_engine_config(
     text: str | None = None,
     engine_version: str | None = None,
     path: Path | None = None,
+    follow: bool = False,
 ) -> EngineConfig:
     """The speculative configuration of ``doc``, normalised.
 
@@ -192,6 +204,8 @@ def read_engine_config(
             scalars then get their exact line (else the scalar's first line).
         engine_version: ``speculation.engine_version`` of the claims file, if any.
         path: the file on disk (pinned requirements beside it give the version).
+        follow: when ``doc`` configures nothing, read the options file a
+            ``trtllm-serve`` command in it names (needs ``path``; :mod:`.follow`).
 
     Returns:
         the :class:`EngineConfig`; spans point into ``shown``.
@@ -210,22 +224,57 @@ def read_engine_config(
     try:
         found, fragments = find_configuration(doc.data, detector, file=shown, pointer=pointer)
     except InputError as exc:
-        if engine is None or not exc.reason.startswith(_NONE_FOUND):
+        if not exc.reason.startswith(_NONE_FOUND):
+            raise
+        if follow and path is not None and (engine is None or engine in options_file.ENGINES):
+            followed = options_file.follow(
+                doc,
+                text,
+                shown,
+                path,
+                pointer=pointer,
+                engine=engine,
+                engine_version=engine_version,
+            )
+            if followed is not None:
+                return followed
+        if engine is None:
             raise
         raise _other_engines(doc, text, shown, pointer, engine) or exc from None
     spec = ENGINES[found.verdict.engine]
     ctx_env = _sibling_env(doc, found.path)
     table = target.entries(spec.name)
-    if isinstance(found.value, Mapping):
+    arity = target.arity(spec.name)
+    notes: list[str] = []
+    if isinstance(found.value, Mapping) and spec.env_options is not None:
+        # a container or service configured by its environment (and its command)
+        opts = _container_options(spec, doc, found.path, found.value, text)
+        positional = None
+    elif isinstance(found.value, Mapping):
         opts = from_mapping(Source(doc, text), found.path, found.value)
-        notes: list[str] = []
-        positional = target.sibling_positional(doc, found.path, text, table)
+        positional = target.sibling_positional(doc, found.path, text, table, arity)
     else:
         source = detector.command(found)
         opts = _command_options(spec, source)
-        positional = target.positional_model(source.command.argv, source.spans, table)
-        ctx_env = {**ctx_env, **{k: Opt(v, source.spans[0]) for k, v in source.command.env.items()}}
+        positional = target.positional_model(source.command.argv, source.spans, table, arity)
+        if positional is None:
+            words, spans = target.in_container(source.command.argv, source.spans, spec.name)
+            if not words and found.verdict.command is None:
+                words, spans = target.launch_prefix(doc, found.path, text, spec.name)
+                words, spans = (*words, *source.command.argv), (*spans, *source.spans)
+            positional = target.positional_model(words, spans, table, arity)
+        env_spans = source.env_spans()
+        ctx_env = {
+            **ctx_env,
+            **{k: Opt(v, env_spans.get(k, source.spans[0])) for k, v in source.command.env.items()},
+        }
+        ctx_env.update(
+            (name, Opt(value, source.spans[index] if index < len(source.spans) else Span(1, 1)))
+            for name, (value, index) in run_env(source.command.argv).items()
+        )
         opts, notes = _merge_fragments(opts, spec, found, fragments, detector)
+    if spec.env_options is not None:
+        opts = spec.env_options(opts, ctx_env)
     version = detect_version(spec.name, engine_version, text, path)
     ctx = Context(file=shown, pointer=found.pointer, env=ctx_env, version=version.version)
     config = spec.read(opts, ctx)
@@ -244,12 +293,15 @@ def read_engine_config(
 def _forced_acceptance(config: EngineConfig, env: Mapping[str, Opt]) -> EngineConfig:
     """SG311 for an environment variable that forces or simulates acceptance (data:
     ``forces_acceptance``; TensorRT-LLM ``TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS``,
-    SGLang ``SGLANG_SIMULATE_ACC_LEN``) set to anything but empty or 0."""
+    SGLang ``SGLANG_SIMULATE_ACC_LEN``) set to a positive number. Both engines leave
+    acceptance alone otherwise: SGLang's default is -1 ("turn off if < 0", it acts when
+    > 0) and a value that is not a number falls back to it; TensorRT-LLM reads 0 for
+    an unset or invalid value (``get_force_num_accepted_tokens``)."""
     spans = dict(config.spans)
     issues = list(config.issues)
     for name in knowledge(config.engine).forcing_variables():
         opt = env.get(name)
-        if opt is None or opt.value is None or str(opt.value).strip() in ("", "0"):
+        if opt is None or not _positive_number(opt.value):
             continue
         field_name = f"env:{name}"
         spans[field_name] = opt.span
@@ -262,6 +314,17 @@ def _forced_acceptance(config: EngineConfig, env: Mapping[str, Opt]) -> EngineCo
             )
         )
     return replace(config, spans=spans, issues=tuple(issues))
+
+
+def _positive_number(value: object) -> bool:
+    """A number above 0, written as a number or as text (``"2.5"``); NaN is not."""
+    if isinstance(value, bool) or value is None:
+        return False
+    try:
+        number = float(str(value).strip())
+    except (ValueError, OverflowError):
+        return False
+    return number > 0
 
 
 def _removed_settings(config: EngineConfig, opts: Options, version: EngineVersion) -> EngineConfig:
@@ -405,6 +468,38 @@ class _Detector:
         return sources[found.verdict.command or 0]
 
 
+#: Keys of a container or service whose words run together, in order (Compose
+#: ``entrypoint`` + ``command``; Kubernetes ``command`` + ``args``).
+_LAUNCH_KEYS = ("entrypoint", "command", "args")
+
+
+def _container_options(
+    spec: _Engine,
+    doc: Document,
+    path: NodePath,
+    container: Mapping[object, object],
+    text: str | None,
+) -> Options:
+    """The options of the command a container or service runs: the words of its
+    ``entrypoint``, ``command`` and ``args`` (lists, or strings holding one command)
+    parsed with the engine's flags; none when it states no command (the image's own
+    entrypoint runs)."""
+    argv: list[str] = []
+    spans: list[Span] = []
+    for key in _LAUNCH_KEYS:
+        node = container.get(key)
+        if not (isinstance(node, (list, str)) and node):
+            continue
+        sources = commands_of(node, doc, (*path, key), text)
+        if len(sources) != 1:
+            continue
+        argv.extend(sources[0].command.argv)
+        spans.extend(sources[0].spans)
+    if not argv:
+        return {}
+    return _command_options(spec, CommandSource(Command(tuple(argv)), tuple(spans), doc.file))
+
+
 def _command_options(spec: _Engine, source: CommandSource) -> Options:
     if spec.command_options is not None:
         return spec.command_options(source)
@@ -467,19 +562,10 @@ def _sibling_env(doc: Document, path: NodePath) -> dict[str, Opt]:
 
 def _env_block(doc: Document, base: NodePath, block: object, env: dict[str, Opt]) -> None:
     """Add the variables of one ``env``-like block at ``base`` (a mapping, ``NAME=value``
-    strings or Kubernetes ``[{name, value}]``) to ``env``, keeping earlier ones."""
-    if isinstance(block, Mapping):
-        for name, value in block.items():
-            env.setdefault(str(name), Opt(value, doc.locate((*base, str(name)))))
-    elif isinstance(block, list):
-        for i, item in enumerate(block):
-            if isinstance(item, str) and "=" in item:
-                name, _, value = item.partition("=")
-                env.setdefault(name, Opt(value, doc.locate((*base, i))))
-            elif isinstance(item, Mapping) and isinstance(item.get("name"), str):
-                # Kubernetes style: [{name: NAME, value: "1"}]
-                where = (*base, i, "value") if "value" in item else (*base, i)
-                env.setdefault(item["name"], Opt(item.get("value"), doc.locate(where)))
+    strings or Kubernetes ``[{name, value}]``; :func:`._source.env_items`) to ``env``,
+    keeping earlier ones."""
+    for name, value, where in env_items(block):
+        env.setdefault(name, Opt(value, doc.locate((*base, *where))))
 
 
 def _pointer(path: NodePath) -> str:

@@ -17,8 +17,12 @@ each character back through YAML and shell quoting), else at the string's start.
 
 from __future__ import annotations
 
+import bisect
+import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import partial
+from pathlib import PurePosixPath
 
 from specgate.document import Document, NodePath, Span
 from specgate.errors import InputError
@@ -171,6 +175,9 @@ class CommandSource:
     spans: tuple[Span, ...]
     file: str
     char_spans: Callable[[int], Sequence[Span] | None] | None = None
+    #: Where each variable of ``command.env`` was set (its ``NAME=value`` word),
+    #: computed when asked (only the configuration's own command needs it).
+    env_spans: Callable[[], Mapping[str, Span]] = dict
 
     def flags(self, spec: FlagSpec) -> dict[str, Flag]:
         """Parse the command's flags (abbreviations resolved per ``spec``)."""
@@ -211,48 +218,76 @@ class Placement:
     doc: Document
     path: NodePath
     text: str | None = None
-    _cache: dict[int, int] = field(default_factory=dict)
+    _layout: tuple[str, bool, Sequence[Span] | None, LineIndex | None] | None = None
+    _frame: tuple[Span, int, bool, int] | None = None
+    _cursor: int | None = None
+    _index: LineIndex | None = None
 
-    def spans(self, command: Command) -> tuple[Span, ...]:
-        """Per word of ``command``, its span in the file."""
+    def spans(self, command: Command, *, resume: bool = True) -> tuple[Span, ...]:
+        """Per word of ``command``, its span in the file. Commands are placed in the
+        order they stand in the scalar: with ``resume``, the search for a command's
+        words starts where the previous command's ended (each character is searched
+        once per scalar, not once per command)."""
         if self.path == () and isinstance(self.doc.data, str):
             return tuple(
                 Span(1 + line, column)
                 for line, column in zip(command.lines, command.columns, strict=True)
             )
-        base = self.doc.locate(self.path)
         source = self.text
         if source is None:
+            base = self.doc.locate(self.path)
             return tuple(base for _ in command.argv)
-        start = _offset(source, base)
-        literal = start < len(source) and source[start] == "|"
-        indent = _indent(source, base.line + 1)
+        base, start, literal, indent = self._framed(source)
+        index = self._source_lines(source)
         out: list[Span] = []
-        cursor = start
+        cursor = self._cursor if resume and self._cursor is not None else start
         for word, line, column in zip(command.argv, command.lines, command.columns, strict=True):
             if literal:
                 out.append(Span(base.line + 1 + line, column + indent))
                 continue
-            found = source.find(word, cursor) if word else -1
-            if found < 0 or source.count("\n", cursor, found) > 3:
+            # a word more than 3 lines past the previous one is not taken: search no
+            # further than that (the 4th line break after the cursor)
+            line_index = bisect.bisect_right(index.starts, cursor) - 1
+            limit = (
+                index.starts[line_index + 4] - 1 + len(word)
+                if line_index + 4 < len(index.starts)
+                else len(source)
+            )
+            found = source.find(word, cursor, limit) if word else -1
+            if found < 0:
                 out.append(out[-1] if out else base)
                 continue
             cursor = found + len(word)
-            out.append(_span_at(source, found))
+            out.append(index.span(found))
+        if resume:
+            self._cursor = cursor
         return tuple(out)
+
+    def _source_lines(self, source: str) -> LineIndex:
+        """The file's line index (offsets ↔ spans by binary search); built once."""
+        if self._index is None:
+            self._index = LineIndex(source)
+        return self._index
+
+    def _framed(self, source: str) -> tuple[Span, int, bool, int]:
+        """The scalar's span, its offset in ``source``, whether it is a literal
+        ``|`` block and the indent of its first content line; computed once."""
+        if self._frame is None:
+            base = self.doc.locate(self.path)
+            start = _offset(source, base)
+            literal = start < len(source) and source[start] == "|"
+            self._frame = (base, start, literal, _indent(source, base.line + 1))
+        return self._frame
 
     def char_spans(self, command: Command) -> Callable[[int], Sequence[Span] | None]:
         """Per word index of ``command``, the span of each of its characters (None
         when the word cannot be traced back through the scalar's and the shell's
-        quoting)."""
-
-        node = _node(self.doc.data, self.path)
-        shell = node if isinstance(node, str) else ""
-        whole = self.path == () and isinstance(node, str)
-        layer = None if whole else Source(self.doc, self.text).chars(self.path)
-        lines = LineIndex(shell) if isinstance(node, str) else None
+        quoting). The scalar's line index and character layer are built once per
+        placement, when first asked (a script of thousands of commands used to
+        index its whole text once per command)."""
 
         def chars(index: int) -> Sequence[Span] | None:
+            shell, whole, layer, lines = self._scalar()
             if lines is None or not (whole or layer is not None):
                 return None
             start = lines.offset(Span(command.lines[index] + 1, command.columns[index]))
@@ -267,17 +302,25 @@ class Placement:
 
         return chars
 
+    def _scalar(self) -> tuple[str, bool, Sequence[Span] | None, LineIndex | None]:
+        """The scalar's text, whether it is the whole file, the span of each of its
+        characters in the file (None for the whole file or when unknown) and its
+        line index; computed once."""
+        if self._layout is None:
+            node = _node(self.doc.data, self.path)
+            shell = node if isinstance(node, str) else ""
+            whole = self.path == () and isinstance(node, str)
+            layer = None if whole else Source(self.doc, self.text).chars(self.path)
+            lines = LineIndex(shell) if isinstance(node, str) else None
+            self._layout = (shell, whole, layer, lines)
+        return self._layout
+
 
 def _offset(text: str, span: Span) -> int:
     offset = 0
     for _ in range(span.line - 1):
         offset = text.index("\n", offset) + 1
     return offset + span.column - 1
-
-
-def _span_at(text: str, offset: int) -> Span:
-    line = text.count("\n", 0, offset) + 1
-    return Span(line, offset - (text.rfind("\n", 0, offset) + 1) + 1)
 
 
 def _indent(text: str, line: int) -> int:
@@ -305,11 +348,69 @@ def commands_of(
         base = doc.locate(path)
         commands = split_commands(node, file=doc.file, line=base.line)
         placement = Placement(doc, path, text)
-        return [
-            CommandSource(c, placement.spans(c), doc.file, placement.char_spans(c))
-            for c in commands
-        ]
+        out: list[CommandSource] = []
+        for c in commands:
+            spans = placement.spans(c)
+            script = _shell_script(c)
+            inner_commands: list[Command] = []
+            if script is not None:
+                try:
+                    inner_commands = split_commands(c.argv[script])
+                except InputError:
+                    script = None  # a script no shell could split: the wrapper as written
+            if script is None:
+                out.append(
+                    CommandSource(
+                        c,
+                        spans,
+                        doc.file,
+                        placement.char_spans(c),
+                        partial(_env_spans, c, placement),
+                    )
+                )
+                continue
+            # sh -c 'SCRIPT': the commands of the script, each word placed at the
+            # script's word (its characters are not traced through two quotings)
+            at = spans[script] if script < len(spans) else base
+            for inner in inner_commands:
+                inner_spans = tuple(at for _ in inner.argv)
+                out.append(
+                    CommandSource(
+                        inner, inner_spans, doc.file, None, partial(_all_at, inner.env, at)
+                    )
+                )
+        return out
     raise InputError("not a command line", doc.file, doc.locate(path).line)
+
+
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ash", "ksh"})
+_SCRIPT_FLAG = re.compile(r"^-[a-z]*c$")
+
+
+def _all_at(names: Mapping[str, str], at: Span) -> dict[str, Span]:
+    """Every name placed at one span."""
+    return dict.fromkeys(names, at)
+
+
+def _shell_script(command: Command) -> int | None:
+    """The index of the script word of ``sh -c 'SCRIPT'`` (``bash -lc`` …), or None."""
+    argv = command.argv
+    if len(argv) >= 3 and PurePosixPath(argv[0]).name in _SHELLS and _SCRIPT_FLAG.match(argv[1]):
+        return 2
+    return None
+
+
+def _env_spans(command: Command, placement: Placement) -> dict[str, Span]:
+    """The span of the ``NAME=value`` word that set each variable of ``command.env``."""
+    if not command.env_at:
+        return {}
+    names = sorted(command.env_at, key=lambda name: command.env_at[name])
+    words = Command(
+        tuple(f"{name}={command.env[name]}" for name in names),
+        lines=tuple(command.env_at[name][0] for name in names),
+        columns=tuple(command.env_at[name][1] for name in names),
+    )
+    return dict(zip(names, placement.spans(words, resume=False), strict=True))
 
 
 def is_argv(node: object) -> bool:
@@ -325,3 +426,54 @@ def is_argv(node: object) -> bool:
 def looks_like_command(node: object) -> bool:
     """A string scalar that might hold a command line (has a ``-`` flag word)."""
     return isinstance(node, str) and (" -" in node or node.startswith("-") or "\n-" in node)
+
+
+#: Keys of a mapping that hold environment variables (Compose ``environment``,
+#: Kubernetes ``env``, launcher ``env``/``env_vars`` …).
+ENV_KEYS = ("env", "env_vars", "envs", "environment", "extra_env", "base_env")
+
+
+def env_items(block: object) -> list[tuple[str, object, NodePath]]:
+    """The variables of one ``env``-like block as ``(name, value, path inside the
+    block)``: a mapping (``{NAME: value}``), ``NAME=value`` strings (Compose's list
+    form) or Kubernetes ``[{name: NAME, value: "1"}]`` (the path then names the
+    ``value`` key, or the item when it has none, as with ``valueFrom``). Anything else
+    holds none."""
+    items: list[tuple[str, object, NodePath]] = []
+    if isinstance(block, Mapping):
+        for name, value in block.items():
+            items.append((str(name), value, (str(name),)))
+    elif isinstance(block, list):
+        for i, item in enumerate(block):
+            if isinstance(item, str) and "=" in item:
+                name, _, value = item.partition("=")
+                items.append((name, value, (i,)))
+            elif isinstance(item, Mapping) and isinstance(item.get("name"), str):
+                where: NodePath = (i, "value") if "value" in item else (i,)
+                items.append((item["name"], item.get("value"), where))
+    return items
+
+
+_CONTAINER_RUNNERS = frozenset({"docker", "podman", "nerdctl"})
+_ENV_OPTIONS = ("-e", "--env")
+
+
+def run_env(argv: Sequence[str]) -> dict[str, tuple[str, int]]:
+    """``docker run -e NAME=value`` / ``--env NAME=value`` / ``--env=NAME=value``
+    variables of a container run (docker, podman, nerdctl) → (value, word index);
+    empty for any other command. A ``-e NAME`` without a value (taken from the
+    caller's environment) holds nothing we can read."""
+    if not argv or PurePosixPath(argv[0]).name not in _CONTAINER_RUNNERS:
+        return {}
+    out: dict[str, tuple[str, int]] = {}
+    for i, word in enumerate(argv):
+        if word in _ENV_OPTIONS and i + 1 < len(argv):
+            index, assignment = i + 1, argv[i + 1]
+        elif word.startswith("--env="):
+            index, assignment = i, word[len("--env=") :]
+        else:
+            continue
+        name, eq, value = assignment.partition("=")
+        if eq and name:
+            out[name] = (value, index)
+    return out

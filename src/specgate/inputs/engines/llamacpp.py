@@ -29,7 +29,15 @@ from specgate.inputs.engines._base import (
     bounded,
     opts_get,
 )
-from specgate.inputs.engines._source import Options
+from specgate.inputs.engines._source import (
+    ENV_KEYS,
+    CommandSource,
+    Opt,
+    Options,
+    env_items,
+    norm_key,
+    run_env,
+)
 from specgate.inputs.knowledge import Version, knowledge
 from specgate.inputs.types import EngineConfig, EngineIssue, Mechanism
 
@@ -39,6 +47,11 @@ _DATA = knowledge("llamacpp")
 # llama.cpp matches flags exactly (no abbreviations); flags, aliases and removals come
 # from data/engines/llamacpp.json.
 FLAGS = _DATA.flags()
+
+#: ``LLAMA_ARG_*`` environment variable → the canonical flag it stands for (data
+#: tables ``env_flags*``: ``common/arg.cpp`` ``set_env``).
+ENV_FLAGS: Mapping[str, str] = _DATA.env_flags()
+_SPEC_BUILD_ENV = frozenset(_DATA.table("env_flags_spec_builds"))
 
 _SPEC_TYPES: Mapping[str, str] = _DATA.table("spec_types")
 _ADAPTIVE_TYPES = frozenset(_DATA.table("adaptive_types"))
@@ -61,6 +74,70 @@ def _spec_type_mechanism(value: str) -> Mechanism:
     if any(kind in _SPEC_TYPES or kind.startswith("ngram") for kind in kinds):
         return "ngram"
     return "other"
+
+
+def _env_value(value: object) -> str | None:
+    """A variable's value as llama.cpp's ``getenv`` would see it (YAML may give a
+    number); None for an unset or empty one (``valueFrom``, ``""``)."""
+    if value is None or isinstance(value, (Mapping, list)):
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    text = str(value)
+    return text if text.strip() else None
+
+
+def env_options(opts: Options, env: Mapping[str, Opt]) -> Options:
+    """``opts`` completed by the ``LLAMA_ARG_*`` variables in ``env`` (data
+    ``env_flags*``): llama.cpp applies the environment first and the command line
+    after, so a flag on the command line wins (``common_params_parse_ex``). Each
+    variable's option keeps its span and is spelled as the variable."""
+    merged: Options = {}
+    for variable, flag in ENV_FLAGS.items():
+        opt = env.get(variable)
+        value = _env_value(opt.value) if opt is not None else None
+        if opt is None or value is None:
+            continue
+        merged.setdefault(norm_key(flag), Opt(value, opt.span, spelled=variable))
+    return {**merged, **opts}
+
+
+def _env_flags(env: Mapping[str, object]) -> dict[str, Flag]:
+    """The flags the ``LLAMA_ARG_*`` variables of ``env`` stand for (first of a flag's
+    variables wins), as :func:`detect_flags` takes them."""
+    flags: dict[str, Flag] = {}
+    for variable, flag in ENV_FLAGS.items():
+        value = _env_value(env.get(variable))
+        if value is not None:
+            flags.setdefault(flag, Flag(value, -1, variable))
+    return flags
+
+
+def detect_command(source: CommandSource) -> Kind | None:
+    """:func:`detect_flags` over the command's flags and the ``LLAMA_ARG_*`` variables
+    written before it (``LLAMA_ARG_SPEC_TYPE=draft-mtp llama-server …``, ``export``)
+    or passed to the container (``docker run -e LLAMA_ARG_SPEC_TYPE=draft-mtp …``);
+    a flag wins over its variable."""
+    env: dict[str, object] = {
+        name: source.command.env[name] for name in ENV_FLAGS if name in source.command.env
+    }
+    env.update((name, value) for name, (value, _) in run_env(source.command.argv).items())
+    return detect_flags({**_env_flags(env), **source.flags(FLAGS)})
+
+
+def detect_mapping(data: Mapping[object, object]) -> Kind | None:
+    """``config`` for a container or service whose environment (``env``,
+    ``environment`` …) configures speculation by ``LLAMA_ARG_*`` variables (a
+    ``--spec-type`` other than none, or a draft model): the llama.cpp server image
+    runs ``llama-server`` with no flags needed. Variables that only set draft lengths
+    do not claim the mapping (a command inside it may configure the rest)."""
+    env: dict[str, object] = {}
+    for key in ENV_KEYS:
+        for name, value, _ in env_items(data.get(key)):
+            env.setdefault(name, value)
+    if not env or not any(name in ENV_FLAGS for name in env):
+        return None
+    return "config" if detect_flags(_env_flags(env)) == "config" else None
 
 
 def detect_flags(flags: Mapping[str, Flag]) -> Kind | None:
@@ -87,7 +164,10 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         InputError: a value of the wrong type.
     """
     b = Builder("llamacpp", ctx)
-    new_build = any((o.spelled or "").startswith("--spec-") for o in opts.values())
+    new_build = any(
+        (o.spelled or "").startswith("--spec-") or _env_generation(o) == "new"
+        for o in opts.values()
+    )
     version = ctx.version
     if version is None and not new_build and _old_flags(opts):
         version = _before_spec_rename()
@@ -162,11 +242,28 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
 
 
 def _old_flags(opts: Options) -> bool:
-    """The command uses flags of the builds before the ``--spec-*`` rename."""
+    """The command uses flags (or their ``LLAMA_ARG_*`` variables) of the builds before
+    the ``--spec-*`` rename."""
     return any(
-        (o.spelled or "").startswith(("--draft", "-draft")) and (o.spelled or "") != "--draft-p-min"
+        (
+            (o.spelled or "").startswith(("--draft", "-draft"))
+            and (o.spelled or "") != "--draft-p-min"
+        )
+        or _env_generation(o) == "old"
         for o in opts.values()
     )
+
+
+def _env_generation(opt: Opt) -> str | None:
+    """For an option read from a ``LLAMA_ARG_*`` variable: ``old`` when the flag it
+    stands for was removed by the ``--spec-*`` rename (``LLAMA_ARG_DRAFT_MAX``),
+    ``new`` for a variable of the builds with ``--spec-*`` flags (data table
+    ``env_flags_spec_builds``: ``LLAMA_ARG_SPEC_DRAFT_N_MAX``); else None."""
+    if (opt.spelled or "") in _SPEC_BUILD_ENV:
+        return "new"
+    flag = ENV_FLAGS.get(opt.spelled or "")
+    setting = _DATA.setting(flag) if flag is not None else None
+    return "old" if setting is not None and setting.removed_in is not None else None
 
 
 def _before_spec_rename() -> Version:

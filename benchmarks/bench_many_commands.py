@@ -1,0 +1,88 @@
+"""Reading an engine config made of many shell commands is linear in their number, as
+ratios measured in one run (DESIGN.md §11: no number a hostile file holds sets how
+long we loop).
+
+Run: ``.venv/bin/python benchmarks/bench_many_commands.py``. In process, fastest of 3
+runs, :func:`specgate.inputs.engines.read_engine_config` on 1,000 and 4,000 commands
+(each ``export Ai=1; x -y``, then one ``llama-server`` command configured by a
+``LLAMA_ARG_*`` prefix):
+
+- a whole text file;
+- a Compose ``command: |`` literal block;
+- a Compose ``command: >`` folded block (each command ending with ``;``).
+
+Linear work gives a ratio near 4. Before, each command copied every earlier export
+(and built the scalar's line index, and searched the scalar from its start): 16 or
+more (3,000 commands took 23 s).
+
+Prints the ratios and ``PASS``/``FAIL``; exit 1 when one fails.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+
+from specgate.document import Document
+from specgate.inputs import cmdline
+from specgate.inputs.engines import read_engine_config
+from specgate.yaml_loader import load_yaml_documents
+
+TARGET = 8.0
+
+
+def best(work: Callable[[], object], repeat: int = 3) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def script(n: int) -> str:
+    lines = [f"export A{i}=1; x -y" for i in range(n)]
+    lines.append("LLAMA_ARG_SPEC_TYPE=draft-mtp llama-server -m /m/t.gguf")
+    return "\n".join(lines) + "\n"
+
+
+def compose(n: int, style: str) -> str:
+    # a folded block joins its lines with spaces: each command ends with ";"
+    body = "".join(f"      {line};\n" for line in script(n).splitlines())
+    return f"services:\n  llama:\n    command: {style}\n{body}"
+
+
+def read_text(text: str) -> None:
+    cmdline._split_once.cache_clear()  # time the reading, not the cache
+    doc = Document(file="serve.sh", data=text)
+    config = read_engine_config(doc, shown="serve.sh", pointer=None, engine=None, text=text)
+    assert config.mechanism == "mtp"
+
+
+def read_yaml(text: str) -> None:
+    cmdline._split_once.cache_clear()
+    doc = load_yaml_documents(text, "compose.yaml")
+    config = read_engine_config(doc, shown="compose.yaml", pointer=None, engine=None, text=text)
+    assert config.mechanism == "mtp"
+
+
+def main() -> int:
+    failed = False
+    cases: dict[str, tuple[Callable[[str], None], Callable[[int], str]]] = {
+        "text file": (read_text, script),
+        "literal block": (read_yaml, lambda n: compose(n, "|")),
+        "folded block": (read_yaml, lambda n: compose(n, ">")),
+    }
+    for name, (read, make) in cases.items():
+        small, large = make(1_000), make(4_000)
+        slow = best(lambda text=large, read=read: read(text))
+        ratio = slow / best(lambda text=small, read=read: read(text))
+        ok = ratio < TARGET
+        failed |= not ok
+        print(f"{name}: 4,000 / 1,000 commands = {ratio:.1f}x  {'PASS' if ok else 'FAIL'}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

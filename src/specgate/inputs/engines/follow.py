@@ -1,0 +1,367 @@
+"""Launch commands that keep their speculative configuration in an options file:
+``trtllm-serve MODEL --extra_llm_api_options FILE.yaml`` (``--config``), ``vllm serve
+MODEL --config FILE.yaml``.
+
+When a file holds no speculative configuration of its own but a launch command of an
+engine (a shell script, a Compose ``command``, a Kubernetes ``args`` list) names an
+options file, that file is read as the engine config, as if the claims file had
+named it: a relative path from the folder of the file holding the command, confined
+to the repository (:func:`specgate.inputs.paths.resolve_reference`: no absolute
+path, no ``..`` or symlink out of the repository, the file must exist). A path
+inside a container (``/cfg/spec.yaml``) is followed through the Compose service's
+``volumes`` (``./serving:/cfg``) when one maps it; otherwise it is an input error
+saying to name the file itself. The options file is followed once (a command in it
+is not followed again).
+
+What is known per engine is data (``specgate/data/engines/*.json``): the table
+``launch_commands`` (the program words, ``trtllm-serve`` / ``vllm serve``, or the
+``python -m`` module that launches the server) and the table ``options_files``
+(the flag naming the file → which wins for the served model: ``file-wins`` when the
+file's keys are merged over the command's, as TensorRT-LLM's
+``update_llm_args_with_extra_dict`` does; ``command-wins`` when the command line
+overrides the file, as vLLM's ``FlexibleArgumentParser._pull_args_from_config``
+orders them).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath, PureWindowsPath
+
+from specgate.document import Document, NodePath, Span
+from specgate.errors import InputError
+from specgate.inputs.cmdline import FlagSpec
+from specgate.inputs.engines import target
+from specgate.inputs.engines._base import as_int
+from specgate.inputs.engines._source import (
+    CommandSource,
+    _node,
+    commands_of,
+    is_argv,
+    looks_like_command,
+    norm_key,
+)
+from specgate.inputs.knowledge import ENGINE_NAMES, knowledge
+from specgate.inputs.pointer import Verdict, format_pointer, resolve_pointer, search
+from specgate.inputs.types import EngineConfig
+from specgate.inputs.version import detect_version
+
+_OPTIONS_TABLE = "options_files"
+_LAUNCH_TABLE = "launch_commands"
+
+
+@dataclass(frozen=True)
+class _Launcher:
+    """One engine's launch commands and the flags naming options files."""
+
+    engine: str
+    programs: tuple[tuple[str, ...], ...]
+    modules: frozenset[str]
+    flags: FlagSpec
+    precedence: Mapping[str, str]
+
+
+def _launchers() -> dict[str, _Launcher]:
+    out: dict[str, _Launcher] = {}
+    for engine in ENGINE_NAMES:
+        data = knowledge(engine)
+        if not (data.has_table(_OPTIONS_TABLE) and data.has_table(_LAUNCH_TABLE)):
+            continue
+        launch = data.table(_LAUNCH_TABLE)
+        options = data.table(_OPTIONS_TABLE)
+        out[engine] = _Launcher(
+            engine,
+            tuple(tuple(words.split()) for words, how in launch.items() if how == "program"),
+            frozenset(module for module, how in launch.items() if how == "module"),
+            FlagSpec(known=dict.fromkeys(options, True)),
+            options,
+        )
+    return out
+
+
+LAUNCHERS = _launchers()
+#: The engines whose launch commands may name an options file.
+ENGINES = tuple(LAUNCHERS)
+
+
+@dataclass(frozen=True)
+class OptionsFile:
+    """An options file a launch command names: the engine, the path as written, where
+    the value stands, the flag as spelled, which wins for the served model and the
+    command (with its place)."""
+
+    engine: str
+    value: str
+    span: Span
+    spelled: str
+    precedence: str
+    source: CommandSource
+    path: NodePath
+
+
+def _launcher_of(argv: tuple[str, ...], engines: tuple[str, ...]) -> _Launcher | None:
+    """The launcher whose program words (``vllm serve``) or ``python -m`` module start
+    the command: among its leading words (before the first flag)."""
+    leading: list[str] = []
+    for i, word in enumerate(argv[:8]):
+        if word == "-m" and i + 1 < len(argv):
+            for engine in engines:
+                if argv[i + 1] in LAUNCHERS[engine].modules:
+                    return LAUNCHERS[engine]
+        if word.startswith("-") and word != "-m":
+            break
+        leading.append(PurePosixPath(word).name)
+    for engine in engines:
+        for words in LAUNCHERS[engine].programs:
+            for start in range(len(leading) - len(words) + 1):
+                if tuple(leading[start : start + len(words)]) == words:
+                    return LAUNCHERS[engine]
+    return None
+
+
+def options_files(
+    doc: Document, text: str | None, pointer: str | None, engines: tuple[str, ...] = ENGINES
+) -> list[OptionsFile]:
+    """Every options file a launch command of ``engines`` in ``doc`` (below
+    ``pointer``) names.
+
+    Raises:
+        InputError: a bad pointer.
+    """
+    base: NodePath = ()
+    node = doc.data
+    if pointer is not None:
+        base, node = resolve_pointer(doc.data, pointer, file=doc.file)
+
+    def detect(candidate: object) -> list[Verdict]:
+        if not (is_argv(candidate) or looks_like_command(candidate)):
+            return []
+        try:
+            sources = commands_of(candidate, doc, (), None)
+        except InputError:
+            return []
+        for source in sources:
+            launcher = _launcher_of(source.command.argv, engines)
+            if launcher is not None:
+                return [Verdict(launcher.engine, "fragment")]
+        return []
+
+    found: list[OptionsFile] = []
+    for hit in search(node, detect, base=base):
+        try:
+            sources = commands_of(hit.value, doc, hit.path, text)
+        except InputError:
+            continue
+        for source in sources:
+            launcher = _launcher_of(source.command.argv, engines)
+            if launcher is None:
+                continue
+            for flag, precedence in launcher.precedence.items():
+                option = source.options(launcher.flags).get(norm_key(flag))
+                if option is None or not isinstance(option.value, str):
+                    continue
+                if option.value.strip():
+                    spelled = option.spelled or flag
+                    found.append(
+                        OptionsFile(
+                            launcher.engine,
+                            option.value,
+                            option.span,
+                            spelled,
+                            precedence,
+                            source,
+                            hit.path,
+                        )
+                    )
+    return found
+
+
+def _volume_path(doc: Document, where: NodePath, value: str) -> str | None:
+    """``value`` (a path inside the container) as the host path a Compose service's
+    short-syntax ``volumes`` entry (``HOST:CONTAINER[:MODE]``, HOST relative) maps it
+    to, for the service holding the command at ``where``; None when none does."""
+    for depth in range(len(where), -1, -1):
+        service = _node(doc.data, where[:depth])
+        volumes = service.get("volumes") if isinstance(service, Mapping) else None
+        if not isinstance(volumes, list):
+            continue
+        for volume in volumes:
+            if not isinstance(volume, str):
+                continue
+            host, _, rest = volume.partition(":")
+            inside = rest.split(":", 1)[0].rstrip("/")
+            if not host.startswith(".") or not inside.startswith("/"):
+                continue  # named volumes and absolute host paths are not in the repo
+            if value == inside or value.startswith(inside + "/"):
+                return posixpath.join(host, value[len(inside) :].lstrip("/"))
+        return None
+    return None
+
+
+def _host_path(doc: Document, named: OptionsFile) -> str | None:
+    """The options file's path relative to the folder of the file naming it: as
+    written when relative, through a Compose volume when inside the container;
+    None when neither applies."""
+    written = named.value.strip()
+    if PurePosixPath(written).is_absolute() or PureWindowsPath(written).is_absolute():
+        return _volume_path(doc, named.path, written)
+    return written
+
+
+def named_files(path: Path, shown: str) -> list[str]:
+    """The options files the launch commands of the engine config at ``path`` name,
+    as repository paths in the style of ``shown`` (``serving/serve.sh`` →
+    ``serving/configs/mtp3.yaml``), for callers that copy or watch referenced files
+    (the change gate reads them at REF). Paths leaving ``shown``'s top are dropped;
+    nothing is resolved on disk. Empty when the file cannot be read or names none."""
+    from specgate.inputs.engines import load_engine_document
+
+    try:
+        doc = load_engine_document(path, shown)
+        text = doc.data if isinstance(doc.data, str) else (doc.text or None)
+        files = options_files(doc, text, None)
+    except InputError:
+        return []
+    out: list[str] = []
+    for named in files:
+        relative = _host_path(doc, named)
+        if relative is None:
+            continue
+        joined = posixpath.normpath(posixpath.join(posixpath.dirname(shown), relative))
+        if joined.startswith("../") or joined == ".." or joined.startswith("/"):
+            continue
+        if joined not in out:
+            out.append(joined)
+    return out
+
+
+def follow(
+    doc: Document,
+    text: str | None,
+    shown: str,
+    path: Path,
+    *,
+    pointer: str | None,
+    engine: str | None,
+    engine_version: str | None,
+) -> EngineConfig | None:
+    """The engine config of the one options file a launch command in ``doc`` names
+    (of ``engine`` when given), read like a referenced engine config; None when no
+    command names one.
+
+    Raises:
+        InputError: several different options files (choose one with ``pointer:``);
+        a path inside the container no volume maps; a path that leaves the
+        repository or does not exist (at the command's line); the options file's
+        own input errors.
+    """
+    from specgate.inputs.engines import read_engine_file
+    from specgate.inputs.paths import resolve_reference
+
+    engines = ENGINES if engine is None else tuple(e for e in ENGINES if e == engine)
+    files = options_files(doc, text, pointer, engines)
+    distinct = {(f.engine, f.value): f for f in files}
+    if not distinct:
+        return None
+    if len(distinct) > 1:
+        listed = ", ".join(
+            f"{f.value!r} at {format_pointer(f.path) or '/'}" for f in distinct.values()
+        )
+        raise InputError(
+            f"{len(distinct)} launch commands name options files in {shown}: {listed}; "
+            "choose one with `pointer:`",
+            shown,
+        )
+    named = next(iter(distinct.values()))
+    relative = _host_path(doc, named)
+    if relative is None:
+        raise InputError(
+            f"no speculative decoding configured in {shown}: the server reads it from "
+            f"{named.value.strip()!r}, a path inside the container that no volume of the "
+            "file maps to the repository; name that file as engine_config",
+            shown,
+            named.span.line,
+        )
+
+    def fail(reason: str) -> InputError:
+        return InputError(reason, shown, named.span.line, named.span.column)
+
+    file, file_shown = resolve_reference(
+        relative,
+        what=f"{named.spelled} file",
+        base_dir=path.parent,
+        shown_base=posixpath.dirname(shown),
+        root=None,
+        fail=fail,
+    )
+    # The command's file may pin the version (its image tag, requirements beside it).
+    outer = detect_version(named.engine, engine_version, text, path)
+    pinned = engine_version if engine_version is not None else outer.text
+    config = read_engine_file(
+        file, file_shown, engine=named.engine, engine_version=pinned, follow=False
+    )
+    if engine_version is None and outer.text is not None:
+        config = replace(config, version_source=outer.source)
+    note = (
+        f"speculative configuration read from {file_shown}, the options file that "
+        f"{named.spelled} names in {shown}:{named.span.line}"
+    )
+    config = replace(config, notes=(note, *config.notes))
+    stated = _command_model(named)
+    if stated is not None and (named.precedence == "command-wins" or not config.target_model):
+        # the model stands in the command's file, not the options file: no span
+        spans = {k: v for k, v in config.spans.items() if k != "target_model"}
+        config = replace(config, target_model=stated, spans=spans)
+    return _command_fields(config, named, shown)
+
+
+_FIELDS_TABLE = "command_fields"
+
+
+def _command_fields(config: EngineConfig, named: OptionsFile, shown: str) -> EngineConfig:
+    """``config`` with the serving numbers the command states (the engine's
+    ``command_fields`` table: ``--tp_size`` → ``tensor_parallel_size``), where its
+    precedence lets them stand: over the file's (``command-wins``) or where the file
+    states none (``file-wins``). Their spans are in the command's file, so they are
+    said in a note instead.
+
+    Raises:
+        InputError: a value that is not an integer, at the command's line.
+    """
+    data = knowledge(named.engine)
+    if not data.has_table(_FIELDS_TABLE):
+        return config
+    options = named.source.options(data.flags())
+    notes = list(config.notes)
+    spans = dict(config.spans)
+    changes: dict[str, int] = {}
+    for flag, field_name in data.table(_FIELDS_TABLE).items():
+        opt = options.get(norm_key(flag))
+        if opt is None or opt.value is None:
+            continue
+        value = as_int(opt, opt.spelled or flag, shown)
+        current = getattr(config, field_name)
+        if value < 1 or (current is not None and named.precedence == "file-wins"):
+            continue
+        changes[field_name] = value
+        spans.pop(field_name, None)
+        notes.append(f"{field_name} {value} from {opt.spelled or flag} in {shown}:{opt.span.line}")
+    if not changes:
+        return config
+    return replace(config, spans=spans, notes=tuple(notes), **changes)  # type: ignore[arg-type]
+
+
+def _command_model(named: OptionsFile) -> str | None:
+    """The served model the command itself names: its positional model word, else
+    a model option (the engine's ``target_model`` table, in its order)."""
+    table = target.entries(named.engine)
+    argv, spans = named.source.command.argv, named.source.spans
+    positional = target.positional_model(argv, spans, table, target.arity(named.engine))
+    options = named.source.options(knowledge(named.engine).flags())
+    for name, how in table.items():
+        opt = positional if how in ("positional", "interspersed") else options.get(name)
+        if opt is not None and isinstance(opt.value, str) and opt.value.strip():
+            return opt.value.strip()
+    return None
