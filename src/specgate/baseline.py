@@ -26,7 +26,11 @@ from specgate.derived import Metrics
 from specgate.digest import config_digest
 from specgate.errors import InputError, UsageError
 from specgate.model import Deployment
-from specgate.reference_paths import EVIDENCE_KEYS, deployment_references
+from specgate.reference_paths import (
+    EVIDENCE_KEYS,
+    deployment_references,
+    engine_config_references,
+)
 from specgate.stats import standard_error, z_score
 
 MAX_REFERENCED_FILES = 256
@@ -277,6 +281,14 @@ def _read_copy(
     for rel, (_, content) in at_ref.items():
         if content is not None:
             _write(root, rel, content)
+    engine_configs = {
+        rel
+        for raw in raws
+        if isinstance(raw, dict)
+        for written in engine_config_references(raw)
+        if (rel := posixpath.normpath(posixpath.join(folder, written))) in at_ref
+    }
+    _copy_options_files(source, root, base_rel, engine_configs, at_ref)
     found: dict[str, BaseDeployment] = {}
     for index, raw in enumerate(raws):
         if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
@@ -290,6 +302,44 @@ def _read_copy(
         metrics = derived.compute(deployment, min_accept_length)
         found.setdefault(deployment.name, BaseDeployment(deployment, metrics, blobs))
     return BaseFile(found)
+
+
+def _copy_options_files(
+    source: BaselineSource,
+    root: Path,
+    base_rel: str,
+    engine_configs: set[str],
+    at_ref: dict[str, tuple[str, bytes | None]],
+) -> None:
+    """Copy, at REF, the options files that the copied engine configs' launch commands
+    name (``trtllm-serve … --extra_llm_api_options FILE``, ``vllm serve --config
+    FILE``): the resolver follows them at REF as it does at the head, so a deployment
+    whose numbers live there is compared, not reported new. Adds them to ``at_ref``.
+
+    Raises:
+        InputError: more than :data:`MAX_REFERENCED_FILES` files in all.
+    """
+    from specgate.inputs.engines.follow import named_files
+
+    wanted = sorted(
+        {
+            named
+            for rel in engine_configs
+            for named in named_files(root / rel, rel)
+            if named not in at_ref and _inside(named)
+        }
+    )
+    if not wanted:
+        return
+    if len(at_ref) + len(wanted) > MAX_REFERENCED_FILES:
+        raise InputError(
+            f"{base_rel} references more than {MAX_REFERENCED_FILES} files; not compared"
+        )
+    more = git.read_blobs(source.top, source.commit, wanted)
+    for rel, (_, content) in more.items():
+        if content is not None:
+            _write(root, rel, content)
+    at_ref.update(more)
 
 
 def head_blobs(source: BaselineSource, raw: dict[str, Any], claims: Path) -> dict[str, str | None]:

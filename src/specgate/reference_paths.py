@@ -35,3 +35,14 @@ def deployment_references(raw: dict[str, Any]) -> list[str]:
     if isinstance(metrics, dict):
         found.extend(v for k in EVIDENCE_KEYS if isinstance(v := metrics.get(k), str))
     return found
+
+
+def engine_config_references(raw: dict[str, Any]) -> list[str]:
+    """The ``speculation.engine_config`` path of one deployment mapping, as written
+    (``[]`` when it names none): the file whose launch commands may name options files
+    of their own (``trtllm-serve --extra_llm_api_options``, ``vllm serve --config``)."""
+    section = raw.get("speculation")
+    value = section.get("engine_config") if isinstance(section, dict) else None
+    if isinstance(value, dict):
+        value = value.get("path")
+    return [value] if isinstance(value, str) else []

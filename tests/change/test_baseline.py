@@ -347,3 +347,43 @@ def test_read_blobs_in_two_calls(repo: Repo) -> None:
     assert found["big.bin"][1] is None  # over the limit: id only
     # the ids are git's own blob ids
     assert found["a.txt"][0] == git(repo.root, "rev-parse", f"{commit}:a.txt").strip()
+
+
+LAUNCHER = "trtllm-serve Qwen/Qwen3-8B --extra_llm_api_options configs/mtp.yaml\n"
+OPTIONS = "speculative_config:\n  decoding_type: MTP\n  max_draft_len: {d}\n"
+VIA_LAUNCHER = """\
+version: 1
+deployments:
+  - name: chat
+    speculation:
+      enabled: true
+      engine: trtllm
+      engine_config: serve.sh
+      draft_depth_ratio: 0.02
+    evidence:
+      cache_coherence_eval: true
+      metrics:
+        format: vllm-prometheus
+        path: after.prom
+"""
+
+
+def test_an_options_file_a_launcher_names_is_read_at_ref(repo: Repo, run_json: Run) -> None:
+    # serve.sh names configs/mtp.yaml (trtllm-serve --extra_llm_api_options); D lives
+    # there. At REF that file must be read too: D 3 → 4 with the same evidence is SG403,
+    # and the deployment is compared (AL 1 + 1700/1000 = 2.7 on both sides), not new.
+    repo.write(
+        {
+            "specgate.yaml": VIA_LAUNCHER,
+            "serve.sh": LAUNCHER,
+            "configs/mtp.yaml": OPTIONS.format(d=3),
+            "after.prom": PROM.format(drafts=1000, accepted=1700),
+        }
+    )
+    repo.commit()
+    repo.write({"configs/mtp.yaml": OPTIONS.format(d=4)})
+    _, report, _ = run_json("check", "--baseline", "HEAD")
+    assert block(report)["new"] is False
+    assert block(report).get("error") is None
+    assert block(report)["accept_length"] == 2.7
+    assert "SG403" in codes(report)
