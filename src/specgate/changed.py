@@ -27,7 +27,7 @@ from typing import Any
 from specgate.discovery import SKIPPED_FOLDERS, is_claims_name, shown_path
 from specgate.errors import InputError
 from specgate.inputs.paths import repository_root
-from specgate.reference_paths import deployment_references
+from specgate.reference_paths import deployment_references, engine_config_references
 
 _DELIMITERS = re.compile(r"[\s\"'/:,\[\]{}]+")
 """What separates a written path's base name from its surroundings in YAML or JSON
@@ -106,6 +106,36 @@ def references(data: Any) -> list[str]:
     return out
 
 
+def _options_files(data: Any, folder: Path, top: Path, wanted: _NameFilter) -> list[str]:
+    """The options files (``trtllm-serve --extra_llm_api_options``, ``vllm serve
+    --config``) that the claims file's engine configs name, relative to its ``folder``: a
+    change to one of them changes the deployment though the claims file never names
+    it. An engine config is parsed only when its text may name a changed file."""
+    from specgate.inputs.engines.follow import named_files
+    from specgate.loader import read_text
+
+    found: list[str] = []
+    deployments = data.get("deployments") if isinstance(data, dict) else None
+    for raw in deployments if isinstance(deployments, list) else []:
+        if not isinstance(raw, dict):
+            continue
+        for written in engine_config_references(raw):
+            if posixpath.isabs(written) or "\0" in written:
+                continue
+            engine = os.path.normpath(folder / written)
+            try:
+                rel = Path(os.path.relpath(engine, top)).as_posix()
+                if rel.startswith("../") or not wanted.may_name(read_text(Path(engine), rel)):
+                    continue
+            except (InputError, OSError, ValueError):
+                continue  # a missing or unreadable config: `check` says so itself
+            found.extend(
+                Path(os.path.relpath(top / named, folder)).as_posix()
+                for named in named_files(Path(engine), rel)
+            )
+    return found
+
+
 def affected(changed: list[Path], cwd: Path | None = None) -> Affected:
     """The claims files ``changed`` files touch.
 
@@ -145,7 +175,8 @@ def affected(changed: list[Path], cwd: Path | None = None) -> Affected:
                 except InputError as exc:
                     result.skipped.append((shown, exc.one_line()))
                     continue
-                if not wanted.may_name(text):
+                names_directly = wanted.may_name(text)
+                if not names_directly and "engine_config" not in text:
                     continue
                 try:
                     document = parse_text(text, shown, json_syntax=claims.suffix == ".json")
@@ -153,7 +184,9 @@ def affected(changed: list[Path], cwd: Path | None = None) -> Affected:
                     result.skipped.append((shown, exc.one_line()))
                     continue
                 folder = claims.parent
-                for relative in references(document.data):
+                named = references(document.data) if names_directly else []
+                named += _options_files(document.data, folder, top, wanted)
+                for relative in named:
                     if posixpath.isabs(relative) or "\0" in relative:
                         continue
                     try:

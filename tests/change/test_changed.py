@@ -182,3 +182,31 @@ def test_odd_names_are_found(repo: Repo, name: str, written: str) -> None:
     )
     found = affected([Path("serving") / name])
     assert [shown for _, shown in found.claims] == ["specgate.yaml"]
+
+
+def test_an_options_file_a_launcher_names_selects_the_claims(repo: Repo) -> None:
+    # deploy/serve.sh (the engine config) names configs/mtp.yaml through
+    # trtllm-serve --extra_llm_api_options; the claims file never names mtp.yaml.
+    repo.write(
+        {
+            "deploy/chat.specgate.yaml": (
+                "version: 1\ndeployments:\n  - name: chat\n    speculation:\n"
+                "      enabled: true\n      engine: trtllm\n      engine_config: serve.sh\n"
+            ),
+            "deploy/serve.sh": (
+                "trtllm-serve Qwen/Qwen3-8B --extra_llm_api_options configs/mtp.yaml\n"
+            ),
+            "deploy/configs/mtp.yaml": (
+                "speculative_config:\n  decoding_type: MTP\n  max_draft_len: 3\n"
+            ),
+            "deploy/configs/unused.yaml": "speculative_config: {}\n",
+            "other/specgate.yaml": SELF_CONTAINED,
+        }
+    )
+    repo.commit()
+    found = affected([Path("deploy/configs/mtp.yaml")])
+    assert [shown for _, shown in found.claims] == ["deploy/chat.specgate.yaml"]
+    assert found.ignored == []
+    unused = affected([Path("deploy/configs/unused.yaml")])
+    assert unused.claims == []
+    assert unused.ignored == ["deploy/configs/unused.yaml"]
