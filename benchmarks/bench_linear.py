@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import contextlib
 import sys
-import time
-from collections.abc import Callable
+
+from timing import best
 
 from specgate.errors import InputError
 from specgate.inputs import cmdline, pointer
@@ -28,15 +28,6 @@ from specgate.yaml_loader import load_yaml
 
 SPLIT_TARGET = 20.0
 POINTER_TARGET = 15.0
-
-
-def best(work: Callable[[], object], repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def split(text: str) -> None:

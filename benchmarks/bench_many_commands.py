@@ -21,8 +21,9 @@ Prints the ratios and ``PASS``/``FAIL``; exit 1 when one fails.
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Callable
+
+from timing import best
 
 from specgate.document import Document
 from specgate.inputs import cmdline
@@ -30,15 +31,6 @@ from specgate.inputs.engines import read_engine_config
 from specgate.yaml_loader import load_yaml_documents
 
 TARGET = 8.0
-
-
-def best(work: Callable[[], object], repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def script(n: int) -> str:
