@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import overload
 
 from specgate.document import NodePath, Span
@@ -65,6 +66,15 @@ class LineIndex:
             return None
         offset = self.starts[span.line - 1] + span.column - 1
         return offset if offset <= len(self.text) else None
+
+
+@lru_cache(maxsize=8)
+def line_index(text: str) -> LineIndex:
+    """The :class:`LineIndex` of ``text``, built once per text: a file of thousands of
+    commands places every one of them against the same index (building it per command
+    made reading such a file quadratic). A hit costs no scan: ``str`` caches its hash
+    and the cache compares the same object by identity."""
+    return LineIndex(text)
 
 
 class SpanSequence(Sequence[Span]):

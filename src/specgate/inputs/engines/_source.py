@@ -31,6 +31,7 @@ from specgate.inputs.engines._scalar import (
     LineIndex,
     SpanSequence,
     json_locator,
+    line_index,
     scalar_offsets,
     word_offsets,
 )
@@ -64,7 +65,7 @@ class Source:
     def __init__(self, doc: Document, text: str | None = None) -> None:
         self.doc = doc
         self.text = text
-        self._lines = LineIndex(self.text) if self.text is not None else None
+        self._lines = line_index(self.text) if self.text is not None else None
         self._json: dict[NodePath, Callable[[NodePath], Span] | None] = {}
         self._scalars: dict[NodePath, Sequence[Span] | None] = {}
 
@@ -266,7 +267,7 @@ class Placement:
     def _source_lines(self, source: str) -> LineIndex:
         """The file's line index (offsets ↔ spans by binary search); built once."""
         if self._index is None:
-            self._index = LineIndex(source)
+            self._index = line_index(source)
         return self._index
 
     def _framed(self, source: str) -> tuple[Span, int, bool, int]:
@@ -317,17 +318,20 @@ class Placement:
 
 
 def _offset(text: str, span: Span) -> int:
-    offset = 0
-    for _ in range(span.line - 1):
-        offset = text.index("\n", offset) + 1
-    return offset + span.column - 1
+    """The offset of ``span`` in ``text`` (by the shared line index: no scan)."""
+    starts = line_index(text).starts
+    if not 1 <= span.line <= len(starts):
+        raise ValueError(f"line {span.line} is past the end of the text")
+    return starts[span.line - 1] + span.column - 1
 
 
 def _indent(text: str, line: int) -> int:
-    lines = text.split("\n")
-    if not 1 <= line <= len(lines):
+    """Spaces before the first character of 1-based ``line`` (0 past the end)."""
+    starts = line_index(text).starts
+    if not 1 <= line <= len(starts):
         return 0
-    row = lines[line - 1]
+    end = starts[line] - 1 if line < len(starts) else len(text)
+    row = text[starts[line - 1] : end]
     return len(row) - len(row.lstrip(" "))
 
 
