@@ -113,6 +113,7 @@ def _options_files(data: Any, folder: Path, top: Path, wanted: _NameFilter) -> l
     it. An engine config is parsed only when its text may name a changed file."""
     from specgate.inputs.engines.follow import named_files
     from specgate.loader import read_text
+    from specgate.safe_path import PathProblem, confined
 
     found: list[str] = []
     deployments = data.get("deployments") if isinstance(data, dict) else None
@@ -125,13 +126,18 @@ def _options_files(data: Any, folder: Path, top: Path, wanted: _NameFilter) -> l
             engine = os.path.normpath(folder / written)
             try:
                 rel = Path(os.path.relpath(engine, top)).as_posix()
-                if rel.startswith("../") or not wanted.may_name(read_text(Path(engine), rel)):
+                if rel.startswith("../"):
                     continue
-            except (InputError, OSError, ValueError):
-                continue  # a missing or unreadable config: `check` says so itself
+                # confined like every referenced file: a symlink out of the repository
+                # is never read (`check` reports it at the claims file's line)
+                real = confined(Path(engine))
+                if not wanted.may_name(read_text(real, rel)):
+                    continue
+            except (InputError, PathProblem, OSError, ValueError):
+                continue  # a missing, unreadable or escaping config: `check` says so
             found.extend(
                 Path(os.path.relpath(top / named, folder)).as_posix()
-                for named in named_files(Path(engine), rel)
+                for named in named_files(real, rel)
             )
     return found
 

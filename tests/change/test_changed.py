@@ -210,3 +210,29 @@ def test_an_options_file_a_launcher_names_selects_the_claims(repo: Repo) -> None
     unused = affected([Path("deploy/configs/unused.yaml")])
     assert unused.claims == []
     assert unused.ignored == ["deploy/configs/unused.yaml"]
+
+
+def test_an_engine_config_linked_out_of_the_repository_is_not_read(
+    repo: Repo, tmp_path: Path
+) -> None:
+    # deploy/serve.sh is a symlink to a launcher outside the repository that names
+    # configs/mtp.yaml: the lookup must not read it (check reports the escape itself),
+    # so what the outside file says cannot choose the claims files to check.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "serve.sh").write_text(
+        "trtllm-serve Qwen/Qwen3-8B --extra_llm_api_options configs/mtp.yaml\n", "utf-8"
+    )
+    repo.write(
+        {
+            "deploy/chat.specgate.yaml": (
+                "version: 1\ndeployments:\n  - name: chat\n    speculation:\n"
+                "      enabled: true\n      engine: trtllm\n      engine_config: serve.sh\n"
+            ),
+            "deploy/configs/mtp.yaml": "speculative_config: {decoding_type: MTP}\n",
+        }
+    )
+    (repo.root / "deploy" / "serve.sh").symlink_to(outside / "serve.sh")
+    found = affected([Path("deploy/configs/mtp.yaml")])
+    assert found.claims == []
+    assert found.ignored == ["deploy/configs/mtp.yaml"]
