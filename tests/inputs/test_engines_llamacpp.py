@@ -140,3 +140,35 @@ def test_hugging_face_draft_flags_configure_a_draft_model(
     assert config.draft_length == 12
     assert config.verify_tokens == 13
     assert config.draft_length_is_max is is_max
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        (
+            "llama-server -hf u/Q:Q6_K --spec-type draft-mtp --spec-draft-n-max -5",
+            "--spec-draft-n-max -5 is below 0: it counts draft tokens",
+        ),
+        (
+            "llama-server -m t.gguf -md d.gguf --draft-max -3",
+            "--draft-max -3 is below 0: it counts draft tokens",
+        ),
+        (
+            "LLAMA_ARG_SPEC_DRAFT_N_MAX=-" + "9" * 4000 + " llama-server -hf u/Q:Q6_K "
+            "--spec-type draft-mtp",
+            "--spec-draft-n-max -(a 4,000-digit number) is below 0: it counts draft tokens",
+        ),
+    ],
+)
+def test_a_negative_draft_length_is_an_input_error_at_its_line(command: str, said: str) -> None:
+    # llama.cpp stores any int it is given (common/arg.cpp: n_max = value): a count
+    # below 0 is no draft length to judge; the message stays one short line.
+    with pytest.raises(InputError) as err:
+        txt(command + "\n")
+    assert err.value.reason == said
+    assert err.value.line == 1
+
+
+def test_a_zero_draft_length_is_read_as_no_drafting() -> None:
+    c = txt("llama-server -m t.gguf -md d.gguf --spec-type draft-simple --spec-draft-n-max 0\n")
+    assert c.draft_length == 0

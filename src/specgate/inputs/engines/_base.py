@@ -255,16 +255,35 @@ def opts_get(opts: Mapping[str, Opt], name: str) -> Opt | None:
     return opt if opt is not None and opt.value is not None else None
 
 
-def bounded(builder: Builder, value: int | None, name: str, field_name: str) -> int | None:
-    """``value`` unchanged when at most :data:`MAX_DRAFT_TOKENS`.
+def _shown(value: int) -> str:
+    """``value`` for a message: a number of more than 20 digits by its size alone."""
+    digits = len(str(abs(value)))
+    if digits <= 20:
+        return str(value)
+    return f"{'-' if value < 0 else ''}(a {digits:,}-digit number)"
+
+
+def bounded(
+    builder: Builder, value: int | None, name: str, field_name: str, *, minimum: int | None = None
+) -> int | None:
+    """``value`` unchanged when at most :data:`MAX_DRAFT_TOKENS` (and, with ``minimum``,
+    at least that: for an engine that does not refuse a negative count itself, such a
+    value is no draft length to judge).
 
     Raises:
-        InputError: a larger value, at the line recorded for ``field_name``.
+        InputError: a value out of those bounds, at the line recorded for ``field_name``.
     """
+    if value is not None and minimum is not None and value < minimum:
+        span = builder.spans.get(field_name)
+        raise InputError(
+            f"{name} {_shown(value)} is below {minimum}: it counts draft tokens",
+            builder.ctx.file,
+            span.line if span else None,
+        )
     if value is not None and value > MAX_DRAFT_TOKENS:
         span = builder.spans.get(field_name)
         raise InputError(
-            f"{name} {value} is above specgate's limit of {MAX_DRAFT_TOKENS} draft tokens",
+            f"{name} {_shown(value)} is above specgate's limit of {MAX_DRAFT_TOKENS} draft tokens",
             builder.ctx.file,
             span.line if span else None,
         )

@@ -286,9 +286,10 @@ def _draft_max(
         opt = opts_get(opts, name)
         if opt is not None:
             b.at("draft_length", opt)
-            value = bounded(
-                b, as_int(opt, f"--{name.replace('_', '-')}", ctx.file), name, "draft_length"
-            )
+            # llama.cpp takes any int here (common/arg.cpp sets n_max = value unchecked):
+            # below 0 is no draft length, said at its line; 0 drafts nothing
+            flag = f"--{name.replace('_', '-')}"
+            value = bounded(b, as_int(opt, flag, ctx.file), flag, "draft_length", minimum=0)
             assert value is not None
             return value
     key = "ngram_mod_n_max" if ngram_mod_only else "draft_max"
