@@ -157,6 +157,19 @@ def test_two_different_options_files_ask_for_a_pointer(tmp_path: Path) -> None:
         read_engine_file(path, "serving/serve.sh")
 
 
+def test_many_options_files_are_named_five_then_counted(tmp_path: Path) -> None:
+    # one line however many commands a hostile file holds: five named, then a count
+    text = "".join(f"trtllm-serve {QWEN} --config configs/c{i}.yaml\n" for i in range(1000))
+    path = _repo(tmp_path, "serve.sh", text)
+    with pytest.raises(InputError) as err:
+        read_engine_file(path, "serving/serve.sh")
+    assert err.value.reason == (
+        "1000 launch commands name options files in serving/serve.sh: 'configs/c0.yaml' at /, "
+        "'configs/c1.yaml' at /, 'configs/c2.yaml' at /, 'configs/c3.yaml' at /, "
+        "'configs/c4.yaml' at / and 995 more; choose one with `pointer:`"
+    )
+
+
 def test_findings_point_at_the_options_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

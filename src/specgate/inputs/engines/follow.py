@@ -266,9 +266,10 @@ def follow(
     if not distinct:
         return None
     if len(distinct) > 1:
-        listed = ", ".join(
-            f"{f.value!r} at {format_pointer(f.path) or '/'}" for f in distinct.values()
-        )
+        named_first = list(distinct.values())[:5]
+        listed = ", ".join(f"{f.value!r} at {format_pointer(f.path) or '/'}" for f in named_first)
+        if len(distinct) > len(named_first):
+            listed += f" and {len(distinct) - len(named_first)} more"
         raise InputError(
             f"{len(distinct)} launch commands name options files in {shown}: {listed}; "
             "choose one with `pointer:`",
