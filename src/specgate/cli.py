@@ -129,6 +129,8 @@ def _rates(text: str) -> tuple[float, ...]:
 
 #: ``--per-position`` takes at most this many rates (draft lengths beyond are unheard of).
 _MAX_RATES = 1024
+
+
 def _date(text: str) -> datetime.date:
     """An argparse type: a calendar date ``YYYY-MM-DD``."""
     try:
@@ -1001,6 +1003,25 @@ def _check_options(args: argparse.Namespace) -> CheckOptions:
     )
 
 
+def _distinct_outputs(named: dict[str, str | None]) -> None:
+    """Each output file at most once: two reports written to one file would leave one.
+
+    Raises:
+        UsageError: two flags name the same file (after following symlinks).
+    """
+    seen: dict[str, str] = {}
+    for flag, path in named.items():
+        if not path:
+            continue
+        key = os.path.realpath(path)
+        if key in seen:
+            raise UsageError(
+                f"specgate check: {seen[key]} and {flag} name the same file ({path}); "
+                "one report would replace the other"
+            )
+        seen[key] = flag
+
+
 def _check(args: argparse.Namespace, out: TextIO) -> int:
     from pathlib import Path
 
@@ -1011,6 +1032,9 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
 
     if args.strict and args.fail_on not in (None, "actionable"):
         raise UsageError("specgate check: --strict conflicts with --fail-on " + args.fail_on)
+    _distinct_outputs(
+        {"--output": args.output, "--sarif-file": args.sarif_file, "--summary": args.summary}
+    )
     paths = list(args.paths)
     use_stdin = "-" in paths
     if args.stdin_filename is not None and not use_stdin:
@@ -1436,6 +1460,7 @@ def _abandon(out: TextIO) -> None:
             null = os.open(os.devnull, os.O_WRONLY)
             os.dup2(null, out.fileno())
             os.close(null)
+
 
 def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> int:
     """Run the CLI; returns the exit code (never raises, never prints a traceback)."""

@@ -416,3 +416,20 @@ def test_a_gitignore_pattern_cannot_stall_the_folder_search(sg: InProcess, repo:
     assert result.code == 1
     assert [f["path"] for f in result.json()["files"]] == [long_name]
     assert "(skip.specgate.yaml)" in result.err  # named as passed over by .gitignore
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (["--output", "r.sarif", "--sarif-file", "./r.sarif"], "--output and --sarif-file"),
+        (["--sarif-file", "s.md", "--summary", "s.md"], "--sarif-file and --summary"),
+    ],
+)
+def test_two_reports_into_one_file_is_a_usage_error(
+    sg: InProcess, repo: Path, flags: list[str], said: str
+) -> None:
+    (repo / "c.specgate.yaml").write_text(BASE, "utf-8")
+    result = sg(["check", "c.specgate.yaml", *flags], repo)
+    assert result.code == 2
+    assert f"{said} name the same file" in result.err
+    assert not any(p.suffix in (".sarif", ".md") for p in repo.iterdir())
