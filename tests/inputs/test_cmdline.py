@@ -188,3 +188,12 @@ def test_each_command_sees_the_exports_made_before_it() -> None:
     assert dict(third.env) == {"A": "2", "B": "5"}
     assert third.env_at == {"A": (2, 8), "B": (4, 8)}
     assert "C" not in third.env and len(second.env) == 3
+
+
+def test_words_after_a_double_dash_are_never_flags() -> None:
+    # argparse and click end option parsing at "--": "--speculative-num-steps" there is
+    # a positional word (vllm serve -- --config v.yaml names no config file)
+    argv = ["serve", "--speculative-num-steps", "3", "--", "--speculative-num-steps", "9"]
+    flags = parse_flags(argv, SPEC)
+    assert flags["--speculative-num-steps"].value == "3"
+    assert flags["--speculative-num-steps"].index == 1

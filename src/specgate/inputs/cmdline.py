@@ -421,7 +421,8 @@ def parse_flags(
 
     Returns:
         canonical long flag → :class:`Flag` (the last occurrence). Unknown flags are
-        skipped together with a following word that does not start with ``-``.
+        skipped together with a following word that does not start with ``-``; words
+        after ``--`` are positional arguments, never flags (argparse, click).
 
     Raises:
         InputError: an ambiguous abbreviation, or a known flag that needs a value and
@@ -433,7 +434,9 @@ def parse_flags(
     while i < len(argv):
         word = argv[i]
         where = None if line is None else line + (lines[i] if lines else 0)
-        if not word.startswith("-") or word in {"-", "--"} or _is_number(word):
+        if word == "--":
+            break  # argparse and click: every word after it is a positional argument
+        if not word.startswith("-") or word == "-" or _is_number(word):
             i += 1
             continue
         name, eq, inline = word.partition("=")
