@@ -38,7 +38,9 @@ def test_several_configurations_list_their_pointers() -> None:
 
 def test_pointer_selects_one() -> None:
     c = yaml(TWO, pointer="/servers/wide/args")
-    assert (c.engine, c.mechanism, c.draft_length, c.verify_tokens) == ("sglang", "eagle", 2, 3)
+    # EAGLE with no --speculative-draft-model-path: SGLang drafts with the target's own
+    # MTP layers (server_args.py _handle_eagle_family), so the mechanism is MTP
+    assert (c.engine, c.mechanism, c.draft_length, c.verify_tokens) == ("sglang", "mtp", 2, 3)
     assert c.pointer == "/servers/wide/args"
     assert c.spans["draft_length"].line == 5
 

@@ -70,7 +70,7 @@ def test_kebab_case_mapping() -> None:
 @pytest.mark.parametrize(
     ("algorithm", "mechanism"),
     [
-        ("EAGLE", "eagle"),
+        ("EAGLE", "mtp"),  # no draft path: the target's own MTP layers (see below)
         ("eagle3", "eagle3"),
         ("NEXTN", "mtp"),
         ("STANDALONE", "draft_model"),
@@ -83,6 +83,19 @@ def test_algorithms(algorithm: str, mechanism: str) -> None:
         "--speculative-eagle-topk 1 --speculative-num-draft-tokens 3"
     )
     assert c.mechanism == mechanism
+
+
+def test_eagle_with_a_draft_head_is_eagle_and_without_one_is_the_targets_mtp() -> None:
+    # server_args.py _handle_eagle_family (@469c63e5): with no
+    # --speculative-draft-model-path, SGLang sets the draft to the target checkpoint
+    # (its MTP layers) for DeepSeek V3/V3.2, GLM-4 MoE, … ("DeepSeek MTP does not
+    # require setting speculative_draft_model_path"), as in SGLang's DeepSeek docs.
+    flags = "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1"
+    head = launch(f"{flags} --speculative-draft-model-path lmsys/sglang-EAGLE-llama2-chat-7B")
+    assert head.mechanism == "eagle"
+    own = launch(flags)
+    assert own.mechanism == "mtp"
+    assert any("target checkpoint's own MTP" in note for note in own.notes)
 
 
 def test_topk_one_rewrites_draft_tokens() -> None:

@@ -45,6 +45,7 @@ FLAGS = replace(_DATA.flags(), allow_abbrev=True)
 
 _ALGORITHMS: Mapping[str, str] = _DATA.table("algorithms")
 _ONE_PASS = frozenset(_DATA.table("one_pass_algorithms"))
+_MTP_ARCHITECTURES = frozenset(_DATA.table("eagle_without_draft_means_mtp"))
 _TREE_KEYS = ("speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens")
 SPEC_V2_ENV = "SGLANG_ENABLE_SPEC_V2"
 
@@ -98,6 +99,15 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     if mechanism == "eagle" and draft is not None and _mtp_draft(draft):
         mechanism = "mtp"
         b.note("EAGLE with a NextN/MTP draft: SGLang runs the checkpoint's MTP module")
+    elif algorithm == "EAGLE" and draft is None:
+        # SGLang drafts with the target checkpoint itself (its MTP layers) for the
+        # architectures of this table; for any other there is no draft to load
+        mechanism = "mtp"
+        b.note(
+            "EAGLE without --speculative-draft-model-path: SGLang drafts with the target "
+            "checkpoint's own MTP (NextN) layers, for the architectures that carry them "
+            f"({', '.join(sorted(_MTP_ARCHITECTURES)[:3])}, …)"
+        )
     if algorithm == "NEXTN":
         b.note("SGLang's NEXTN is EAGLE over the checkpoint's MTP (NextN) layers")
     tp = _int(opts, b, ctx, "tensor_parallel_size", "tp_size", "tensor_parallel_size", "tp")
