@@ -36,6 +36,7 @@ _DATA = knowledge("trtllm")
 #: decoding_type discriminators, exactly as the engine spells them (pydantic Literal).
 _DECODING: Mapping[str, str] = _DATA.table("decoding_types")
 _BY_FOLDED: Mapping[str, str] = {name.lower().replace("_", ""): name for name in _DECODING}
+_FORMER: Mapping[str, str] = _DATA.table("former_decoding_types")
 _ADAPTIVE = frozenset(_DATA.table("adaptive_types"))
 _ONE_PASS = frozenset(_DATA.table("one_pass_types"))
 
@@ -137,10 +138,19 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
 
 def _discriminator(spelled: str, b: Builder, opt: Opt | None) -> str:
     """The engine's exact ``decoding_type`` for ``spelled``. TensorRT-LLM matches the
-    discriminator exactly; another spelling of a known one (``DraftTarget``,
-    ``eagle3``) is SG310 (the engine refuses it) and is still read as meant."""
+    discriminator exactly; another spelling of a known one (``eagle3``) is SG310 (the
+    engine refuses it) and is still read as meant. A spelling earlier releases took
+    (``DraftTarget``, data table ``former_decoding_types``) is read as meant with a note."""
     if not spelled or spelled in _DECODING:
         return spelled
+    former = _FORMER.get(spelled)
+    if former is not None:
+        b.note(
+            f"decoding_type {spelled!r} is the spelling of earlier TensorRT-LLM releases; "
+            f"current ones accept exactly {former!r} (the release that changed it is not "
+            "known, so neither is flagged); read as " + former
+        )
+        return former
     exact = _BY_FOLDED.get(spelled.lower().replace("_", "").replace("-", ""))
     if exact is None:
         return spelled
