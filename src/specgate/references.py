@@ -122,12 +122,20 @@ def _engine(r: _Resolver, spec_raw: dict[str, Any]) -> EngineConfig | None:
     engine = spec_raw.get("engine") if isinstance(spec_raw.get("engine"), str) else None
     stated = spec_raw.get("engine_version")
     version = stated if isinstance(stated, str) else None
-    return _once(
-        ("engine", target, shown, pointer, engine, version),
-        lambda: read_engine_file(
-            target, shown, pointer=pointer, engine=engine, engine_version=version
-        ),
-    )
+    try:
+        return _once(
+            ("engine", target, shown, pointer, engine, version),
+            lambda: read_engine_file(
+                target, shown, pointer=pointer, engine=engine, engine_version=version
+            ),
+        )
+    except InputError as exc:
+        from specgate.inputs.engines import configures_nothing
+
+        if spec_raw.get("enabled") is False and configures_nothing(exc):
+            # speculation is off and the serving config speculates nothing: they agree
+            return None
+        raise
 
 
 def _shape(r: _Resolver, block: str, key: str, raw: object) -> ModelShape:

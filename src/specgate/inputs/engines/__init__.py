@@ -366,6 +366,12 @@ def _removed_settings(config: EngineConfig, opts: Options, version: EngineVersio
 _NONE_FOUND = "no speculative decoding configured"
 
 
+def configures_nothing(exc: InputError) -> bool:
+    """Whether ``exc`` says the engine config holds no speculative configuration at all
+    (as opposed to one that cannot be read, or one of another engine)."""
+    return exc.reason.startswith(_NONE_FOUND)
+
+
 def _other_engines(
     doc: Document, text: str | None, shown: str, pointer: str | None, engine: str
 ) -> InputError | None:
