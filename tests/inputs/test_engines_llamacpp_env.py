@@ -132,8 +132,9 @@ services:
     config = _yaml(text)
     assert (config.mechanism, config.draft_length, config.verify_tokens) == ("draft_model", 5, 6)
     # builds before the --spec-* rename draft with -md alone (no SG307) and stop below
-    # p-min 0.75 by default, so D is a maximum
-    assert [i.code for i in config.issues] == []
+    # p-min 0.75 by default, so D is a maximum; at an unknown version (read as the
+    # newest) the removed flag's variable is SG310, as the flag itself is
+    assert [i.code for i in config.issues] == ["SG310"]
     assert config.draft_length_is_max
 
 
@@ -234,3 +235,27 @@ def test_variables_are_located_at_their_assignment() -> None:
     config = _yaml(text)
     assert (config.mechanism, config.draft_length) == ("mtp", 3)
     assert (config.spans["mechanism"], config.spans["draft_length"]) == (Span(4, 14), Span(5, 7))
+
+
+def test_a_removed_flags_variable_is_sg310_like_the_flag() -> None:
+    # LLAMA_ARG_DRAFT_MAX stands for --draft-max, removed by the --spec-* rename (b10500 in
+    # the data file): at an unknown version (the newest) the variable gets the same SG310
+    # as `llama-server … --draft-max 8` (real-configs review: a public Compose file).
+    text = (
+        "services:\n"
+        "  llm:\n"
+        "    image: ghcr.io/ggml-org/llama.cpp:server-cuda\n"
+        "    environment:\n"
+        "      - LLAMA_ARG_MODEL=/models/Qwen3-14B-Q4_K_M.gguf\n"
+        "      - LLAMA_ARG_MODEL_DRAFT=/models/Qwen3-0.5B-Q6_K.gguf\n"
+        "      - LLAMA_ARG_DRAFT_MAX=8\n"
+    )
+    by_variable = _yaml(text)
+    assert by_variable.draft_length == 8
+    (issue,) = [i for i in by_variable.issues if i.code == "SG310"]
+    assert issue.message.startswith(
+        "LLAMA_ARG_DRAFT_MAX (the variable of --draft-max) was removed in llama.cpp b10500"
+    )
+    assert by_variable.spans[issue.field] == Span(7, 9)
+    by_flag = _shell("llama-server -m /models/t.gguf -md /models/d.gguf --draft-max 8\n")
+    assert [i.code for i in by_flag.issues if i.code == "SG310"] == ["SG310"]

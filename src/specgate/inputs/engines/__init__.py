@@ -336,9 +336,13 @@ def _removed_settings(config: EngineConfig, opts: Options, version: EngineVersio
     spans = dict(config.spans)
     issues = list(config.issues)
     reported = {i.field for i in issues if i.code == "SG310"}
+    env_flags = data.env_flags()
     for key, opt in ENGINES[config.engine].settings_of(opts).items():
-        spelled = opt.spelled or key
-        setting = data.removed(spelled, version.version)
+        written = opt.spelled or key
+        # a variable (LLAMA_ARG_DRAFT_MAX) stands for its flag, removed with it
+        flag = env_flags.get(written)
+        spelled = written if flag is None else f"{written} (the variable of {flag})"
+        setting = data.removed(flag or written, version.version)
         field_name = f"setting:{setting.name}" if setting is not None else ""
         if setting is None or field_name in reported:
             continue
