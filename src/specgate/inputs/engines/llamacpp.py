@@ -52,6 +52,7 @@ FLAGS = _DATA.flags()
 #: tables ``env_flags*``: ``common/arg.cpp`` ``set_env``).
 ENV_FLAGS: Mapping[str, str] = _DATA.env_flags()
 _SPEC_BUILD_ENV = frozenset(_DATA.table("env_flags_spec_builds"))
+_FORMER_TYPES: Mapping[str, str] = _DATA.table("former_spec_types")
 
 _SPEC_TYPES: Mapping[str, str] = _DATA.table("spec_types")
 _ADAPTIVE_TYPES = frozenset(_DATA.table("adaptive_types"))
@@ -62,6 +63,39 @@ _MODEL_TYPES = frozenset(k for k, v in _SPEC_TYPES.items() if v != "ngram")
 def _types(value: str) -> list[str]:
     """``draft-mtp,ngram-mod`` → ``["draft-mtp", "ngram-mod"]`` (``none`` dropped)."""
     return [t.strip().lower() for t in value.split(",") if t.strip() and t.strip() != "none"]
+
+
+def _known_type(kind: str, b: Builder) -> str:
+    """``kind`` when llama.cpp knows it; the current name of a former one (``mtp`` →
+    ``draft-mtp``, data ``former_spec_types``: the renaming build is unknown, so a
+    note, no finding); else SG307 (``common_speculative_type_from_name`` throws
+    "unknown speculative type") and, when one known name is meant, that name."""
+    if kind in _SPEC_TYPES:
+        return kind
+    former = _FORMER_TYPES.get(kind)
+    if former is not None:
+        b.note(
+            f"--spec-type {kind} is the name of earlier llama.cpp builds; current ones call "
+            f"it {former} (read as {former})"
+        )
+        return former
+    import difflib
+
+    known = sorted(_SPEC_TYPES)
+    prefixed = [t for t in known if t in (f"draft-{kind}", f"ngram-{kind}")]
+    meant = prefixed or difflib.get_close_matches(kind, known, n=1, cutoff=0.6)
+    hint = (
+        f"did you mean {meant[0]}? (read as {meant[0]})"
+        if meant
+        else f"the known types are {', '.join(known)}"
+    )
+    b.issue(
+        "SG307",
+        f"llama.cpp refuses --spec-type {kind} ('unknown speculative type', "
+        f"common/speculative.cpp): {hint}",
+        "mechanism",
+    )
+    return meant[0] if meant else kind
 
 
 def _spec_type_mechanism(value: str) -> Mechanism:
@@ -182,6 +216,8 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     kinds = _types(kind_text)
     if kinds:
         b.at("mechanism", kind)
+        kinds = [_known_type(k, b) for k in kinds]
+        kind_text = ",".join(kinds)
         mechanism = _spec_type_mechanism(kind_text)
         if len(kinds) > 1:
             b.note(f"--spec-type lists {', '.join(kinds)}: read as {mechanism}")
