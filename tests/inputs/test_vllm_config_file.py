@@ -97,3 +97,26 @@ def test_the_command_line_tensor_parallel_size_wins(tmp_path: Path) -> None:
     c = read_engine_file(_repo(tmp_path, command, "tensor-parallel-size: 4\n"), "serving/serve.sh")
     assert (c.draft_length, c.tensor_parallel_size) == (7, 2)
     assert "tensor_parallel_size 2 from -tp in serving/serve.sh:1" in c.notes
+
+
+@pytest.mark.parametrize(("tp", "ignored"), [("4", True), ("1", False)])
+def test_the_commands_tensor_parallel_size_judges_the_draft_tp(
+    tmp_path: Path, tp: str, ignored: bool
+) -> None:
+    # The recipe states "draft_tensor_parallel_size":1 and no TP of its own; the command
+    # states the target's. vLLM's EAGLE proposer runs at the target's TP, so a draft TP
+    # of 1 beside --tensor-parallel-size 4 is silently ignored (SG307, as when the TP is
+    # in the file; vllm-project/vllm issue 31345), and beside 1 it is what runs.
+    path = _repo(
+        tmp_path, f"vllm serve {MODEL} --config configs/eagle3.yaml --tensor-parallel-size {tp}\n"
+    )
+    c = read_engine_file(path, "serving/serve.sh")
+    assert c.tensor_parallel_size == int(tp)
+    messages = [i.message for i in c.issues if i.field == "draft_tensor_parallel_size"]
+    if ignored:
+        assert messages == [
+            "vLLM runs EAGLE drafters at the target's tensor parallel size (4): "
+            "draft_tensor_parallel_size 1 is silently ignored"
+        ]
+    else:
+        assert messages == []

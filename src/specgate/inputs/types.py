@@ -62,6 +62,8 @@ class EngineConfig:
         draft_length_is_max: D is an upper bound (n-gram, suffix, p-min cut-off).
         lossy_acceptance: acceptance is lossy or synthetic.
         tensor_parallel_size: target TP when the file states it, else ``None``.
+        draft_tensor_parallel_size: the draft's TP when the file states it (vLLM),
+            for checks that need the final target TP (a launcher may state it).
         max_model_len: the served context cap when the file states it (vLLM
             ``max-model-len``, SGLang ``--context-length``, TRT-LLM ``max_seq_len``),
             else ``None`` (the target's ``max_position_embeddings`` applies).
@@ -98,6 +100,7 @@ class EngineConfig:
     notes: tuple[str, ...] = ()
     draft_passes: DraftPasses | None = None
     version: str | None = None
+    draft_tensor_parallel_size: int | None = None
     version_source: str = "assumed-newest"
 
 

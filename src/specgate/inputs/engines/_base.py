@@ -193,6 +193,7 @@ class Builder:
         max_model_len: int | None = None,
         target_model: str | None = None,
         draft_passes: DraftPasses | None = None,
+        draft_tensor_parallel_size: int | None = None,
     ) -> EngineConfig:
         """The finished :class:`EngineConfig`."""
         return EngineConfig(
@@ -213,6 +214,7 @@ class Builder:
             spans=dict(self.spans),
             notes=tuple(self.notes),
             draft_passes=draft_passes,
+            draft_tensor_parallel_size=draft_tensor_parallel_size,
         )
 
 

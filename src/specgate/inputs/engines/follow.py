@@ -45,7 +45,7 @@ from specgate.inputs.engines._source import (
 )
 from specgate.inputs.knowledge import ENGINE_NAMES, knowledge
 from specgate.inputs.pointer import Verdict, format_pointer, resolve_pointer, search
-from specgate.inputs.types import EngineConfig
+from specgate.inputs.types import EngineConfig, EngineIssue
 from specgate.inputs.version import detect_version
 
 _OPTIONS_TABLE = "options_files"
@@ -351,7 +351,35 @@ def _command_fields(config: EngineConfig, named: OptionsFile, shown: str) -> Eng
         notes.append(f"{field_name} {value} from {opt.spelled or flag} in {shown}:{opt.span.line}")
     if not changes:
         return config
-    return replace(config, spans=spans, notes=tuple(notes), **changes)  # type: ignore[arg-type]
+    issues = config.issues
+    if "tensor_parallel_size" in changes and config.draft_tensor_parallel_size is not None:
+        issues = _draft_tp_issues(config, changes["tensor_parallel_size"])
+    return replace(
+        config,
+        spans=spans,
+        notes=tuple(notes),
+        issues=issues,
+        **changes,  # type: ignore[arg-type]
+    )
+
+
+def _draft_tp_issues(config: EngineConfig, target_tp: int) -> tuple[EngineIssue, ...]:
+    """``config``'s issues with the draft-TP check made again at the target TP the
+    command states (the options file judged it at its own, or vLLM's default): one
+    deployment, one verdict, wherever the TP is written."""
+    from specgate.inputs.engines.vllm import draft_tp_problem
+    from specgate.inputs.knowledge import parse_version
+
+    kept = tuple(i for i in config.issues if i.field != "draft_tensor_parallel_size")
+    if config.engine != "vllm" or config.draft_tensor_parallel_size is None:
+        return config.issues
+    version = parse_version(config.version) if config.version else None
+    problem = draft_tp_problem(
+        config.draft_tensor_parallel_size, target_tp, config.mechanism, version
+    )
+    if problem is None:
+        return kept
+    return (*kept, EngineIssue("SG307", problem, "draft_tensor_parallel_size"))
 
 
 def _command_model(named: OptionsFile) -> str | None:

@@ -34,7 +34,7 @@ from specgate.inputs.engines._base import (
     positive,
 )
 from specgate.inputs.engines._source import CommandSource, Opt, Options, norm_key
-from specgate.inputs.knowledge import knowledge
+from specgate.inputs.knowledge import Version, knowledge
 from specgate.inputs.pointer import parse_json_scalar
 from specgate.inputs.types import DraftPasses, EngineConfig, EngineIssue, Mechanism
 
@@ -243,7 +243,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         d, n = tree
     is_max = mechanism in ("ngram", "suffix") or _adaptive(block, b)
     lossy = _lossy(block, b)
-    _check_draft_tp(block, target_tp, None if v0 else mechanism, b, ctx)
+    draft_tp = _check_draft_tp(block, target_tp, None if v0 else mechanism, b, ctx)
     if mechanism == "ngram":
         _check_lookup(block, b, ctx)
     return b.build(
@@ -256,6 +256,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         draft_model=model,
         max_model_len=max_len,
         draft_passes=_draft_passes(block, mechanism, b, ctx),
+        draft_tensor_parallel_size=draft_tp,
     )
 
 
@@ -648,31 +649,40 @@ def _check_draft_tp(
     mechanism: Mechanism | None,
     b: Builder,
     ctx: Context,
-) -> None:
+) -> int | None:
+    """The draft's TP as stated (None when not), with SG307 when vLLM refuses or
+    ignores it at ``target_tp``."""
     opt = opts_get(block, "draft_tensor_parallel_size")
     if opt is None:
-        return
+        return None
     b.at("draft_tensor_parallel_size", opt)
     draft_tp = as_int(opt, "draft_tensor_parallel_size", ctx.file)
+    problem = draft_tp_problem(draft_tp, target_tp, mechanism, ctx.version)
+    if problem is not None:
+        b.issue("SG307", problem, "draft_tensor_parallel_size")
+    return draft_tp
+
+
+def draft_tp_problem(
+    draft_tp: int, target_tp: int | None, mechanism: Mechanism | None, version: Version | None
+) -> str | None:
+    """Why vLLM refuses or ignores a draft TP of ``draft_tp`` beside a target TP of
+    ``target_tp`` (None: vLLM's default, 1), or None when it runs as written.
+    ``mechanism`` is None for V0 flat flags (no V1 EAGLE proposer)."""
     target = 1 if target_tp is None else target_tp
     shown = f"{target}" if target_tp is not None else "1 (not stated; vLLM's default)"
     if draft_tp not in (1, target):
-        b.issue(
-            "SG307",
-            f"draft tensor parallel size {draft_tp} must be 1 or the target's ({shown})",
-            "draft_tensor_parallel_size",
-        )
-    elif (  # the V1 engine's EAGLE proposer (``mechanism`` is None for V0 flat flags)
+        return f"draft tensor parallel size {draft_tp} must be 1 or the target's ({shown})"
+    if (  # the V1 engine's EAGLE proposer
         mechanism in ("eagle", "eagle3")
         and draft_tp != target
-        and _DATA.behaves("eagle-draft-tp-follows-target", ctx.version)
+        and _DATA.behaves("eagle-draft-tp-follows-target", version)
     ):
-        b.issue(
-            "SG307",
+        return (
             f"vLLM runs EAGLE drafters at the target's tensor parallel size ({shown}): "
-            f"draft_tensor_parallel_size {draft_tp} is silently ignored",
-            "draft_tensor_parallel_size",
+            f"draft_tensor_parallel_size {draft_tp} is silently ignored"
         )
+    return None
 
 
 def _check_lookup(block: Mapping[str, Opt], b: Builder, ctx: Context) -> None:
