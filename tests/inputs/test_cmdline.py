@@ -197,3 +197,34 @@ def test_words_after_a_double_dash_are_never_flags() -> None:
     flags = parse_flags(argv, SPEC)
     assert flags["--speculative-num-steps"].value == "3"
     assert flags["--speculative-num-steps"].index == 1
+
+
+def test_shell_variables_set_earlier_are_expanded_in_later_words() -> None:
+    # real-configs review: `MODEL=…` then `vllm serve $MODEL --tensor-parallel-size $TP`
+    # gave target_model "$MODEL" and an input error for "$TP"
+    text = (
+        "MODEL=/models/qwen.gguf\nTP=8\nexport DIR=/m\nDRAFT=$DIR/d.gguf\n"
+        "vllm serve $MODEL --tensor-parallel-size ${TP} -md $DRAFT --x=$NOPE\n"
+    )
+    (command,) = split_commands(text)
+    assert command.argv == (
+        "vllm", "serve", "/models/qwen.gguf", "--tensor-parallel-size", "8",
+        "-md", "/m/d.gguf", "--x=$NOPE",
+    )
+    # plain assignments are shell variables, not the command's environment
+    assert dict(command.env) == {"DIR": "/m"}
+
+
+def test_a_prefix_assignment_does_not_expand_its_own_command() -> None:
+    (command,) = split_commands("X=1 echo $X\n")  # the shell expands before it assigns
+    assert command.argv == ("echo", "$X")
+
+
+def test_expansion_is_bounded_by_the_text() -> None:
+    # a 100 kB value named 1,000 times would add 100 MB: past the text's length plus
+    # 64 KiB, words stay as written
+    value = "v" * 100_000
+    (command,) = split_commands(f"V={value}\necho " + " ".join(["$V"] * 1000) + "\n")
+    expanded = [w for w in command.argv[1:] if w == value]
+    assert len(expanded) == 1  # 100,000 of a budget of ~103,000 + 65,536
+    assert command.argv[-1] == "$V"

@@ -149,13 +149,14 @@ def _split_once(text: str) -> tuple[Command, ...]:
     word_lines: list[tuple[int, int]] = []
     commands: list[Command] = []
     exported = _Exports()
+    shell = _Shell(len(text) + 65536)
     comment = False
     try:
         for word, start, separator in _tokens(cleaned):
             if separator:
                 comment = comment and "\n" not in word
                 if not comment:
-                    _emit(words, word_lines, commands, exported)
+                    _emit(words, word_lines, commands, exported, shell)
                     words, word_lines = [], []
                 continue
             if comment or word.startswith("#"):
@@ -168,7 +169,7 @@ def _split_once(text: str) -> tuple[Command, ...]:
     except _SplitError as exc:
         exc.line = bisect.bisect_left(breaks, exc.start)
         raise
-    _emit(words, word_lines, commands, exported)
+    _emit(words, word_lines, commands, exported, shell)
     return tuple(commands)
 
 
@@ -280,6 +281,38 @@ class _Exports:
         return None if index < 0 else (entries[index][1], entries[index][2])
 
 
+_PARAMETER_RE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+class _Shell:
+    """Shell variables set so far in one text (``NAME=value`` lines and ``export``s),
+    and ``$NAME`` / ``${NAME}`` in later words replaced by them, as the shell does
+    before it runs a command (``MODEL=/m/x.gguf`` then ``llama-server -m "$MODEL"``).
+    Names never set stay as written; a value is not expanded again. The characters
+    expansion may add over a whole text are bounded by the text's length plus 64 KiB:
+    past that, words stay as written (a 1 MB value named a million times would
+    otherwise allocate a terabyte). Quoting is gone by now, so ``'$X'`` is expanded
+    as well."""
+
+    def __init__(self, budget: int) -> None:
+        self.values: dict[str, str] = {}
+        self._budget = budget
+
+    def expand(self, word: str) -> str:
+        if "$" not in word or not self.values:
+            return word
+
+        def value(match: re.Match[str]) -> str:
+            name = match.group(1) or match.group(2)
+            known = self.values.get(name)
+            if known is None or len(known) > self._budget:
+                return match.group(0)
+            self._budget -= len(known)
+            return known
+
+        return _PARAMETER_RE.sub(value, word)
+
+
 class _Env(Mapping[str, _T]):
     """A command's environment: its own ``NAME=value`` prefixes over the exports made
     before it. ``part`` 0 gives values, 1 the (line, column) of the assignment."""
@@ -321,20 +354,27 @@ def _emit(
     lines: list[tuple[int, int]],
     commands: list[Command],
     exported: _Exports,
+    shell: _Shell,
 ) -> None:
-    """Record one simple command (or an ``export``, added to ``exported``)."""
+    """Record one simple command (or an ``export``, added to ``exported``; or plain
+    ``NAME=value`` assignments, shell variables for the words of later commands)."""
     own: dict[str, tuple[str, tuple[int, int]]] = {}
     first = 0
     while first < len(words) and _ASSIGN_RE.match(words[first]):
         name, _, value = words[first].partition("=")
-        own[name] = (value, lines[first])
+        own[name] = (shell.expand(value), lines[first])
         first += 1
-    argv = words[first:]
-    if argv and argv[0] == "export":
+    argv = [shell.expand(word) for word in words[first:]]
+    if not argv:
+        for name, (value, _) in own.items():
+            shell.values[name] = value
+        return
+    if argv[0] == "export":
         for index in range(first + 1, len(words)):
             if _ASSIGN_RE.match(words[index]):
-                name, _, value = words[index].partition("=")
+                name, _, value = argv[index - first].partition("=")
                 exported.add(name, value, lines[index])
+                shell.values[name] = value
         return
     if argv:
         rest = lines[first:]
