@@ -20,16 +20,19 @@ EVIDENCE_KEYS = ("path", "baseline_path")
 """``evidence.metrics`` keys that name evidence files (their content is compared)."""
 
 
+def _written(raw: dict[str, Any], block: str, key: str) -> str | None:
+    """The path ``raw[block][key]`` names as written (a string or the ``path`` of a
+    ``{path, pointer}`` mapping), else None."""
+    section = raw.get(block)
+    value = section.get(key) if isinstance(section, dict) else None
+    if isinstance(value, dict):
+        value = value.get("path")
+    return value if isinstance(value, str) else None
+
+
 def deployment_references(raw: dict[str, Any]) -> list[str]:
     """The paths one deployment mapping names, in key order (non-strings skipped)."""
-    found: list[str] = []
-    for block, key in REFERENCE_KEYS:
-        section = raw.get(block)
-        value = section.get(key) if isinstance(section, dict) else None
-        if isinstance(value, dict):
-            value = value.get("path")
-        if isinstance(value, str):
-            found.append(value)
+    found = [p for block, key in REFERENCE_KEYS if (p := _written(raw, block, key)) is not None]
     evidence = raw.get("evidence")
     metrics = evidence.get("metrics") if isinstance(evidence, dict) else None
     if isinstance(metrics, dict):
@@ -41,8 +44,5 @@ def engine_config_references(raw: dict[str, Any]) -> list[str]:
     """The ``speculation.engine_config`` path of one deployment mapping, as written
     (``[]`` when it names none): the file whose launch commands may name options files
     of their own (``trtllm-serve --extra_llm_api_options``, ``vllm serve --config``)."""
-    section = raw.get("speculation")
-    value = section.get("engine_config") if isinstance(section, dict) else None
-    if isinstance(value, dict):
-        value = value.get("path")
-    return [value] if isinstance(value, str) else []
+    written = _written(raw, "speculation", "engine_config")
+    return [written] if written is not None else []

@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Literal
 
 from specgate.document import Span
+from specgate.theory import DraftPasses
 
 Engine = Literal["vllm", "sglang", "trtllm", "transformers", "llamacpp"]
 Mechanism = Literal[
@@ -28,7 +29,6 @@ Mechanism = Literal[
     "dflash",
     "pard",
 ]
-DraftPasses = Literal["per_token", "single"]
 IssueCode = Literal["SG304", "SG307", "SG310", "SG311"]
 
 

@@ -13,7 +13,6 @@ from specgate.errors import InputError
 from specgate.inputs.engines._source import Opt
 from specgate.inputs.knowledge import Version
 from specgate.inputs.types import (
-    DraftPasses,
     Engine,
     EngineConfig,
     EngineIssue,
@@ -21,6 +20,7 @@ from specgate.inputs.types import (
     Mechanism,
 )
 from specgate.limits import MAX_DRAFT_LENGTH, MAX_INTEGER_DIGITS, bounded_int
+from specgate.theory import DraftPasses
 
 Kind = Literal["config", "fragment"]
 

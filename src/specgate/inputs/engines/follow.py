@@ -352,7 +352,7 @@ def _command_fields(config: EngineConfig, named: OptionsFile, shown: str) -> Eng
     if not changes:
         return config
     issues = config.issues
-    if "tensor_parallel_size" in changes and config.draft_tensor_parallel_size is not None:
+    if "tensor_parallel_size" in changes:
         issues = _draft_tp_issues(config, changes["tensor_parallel_size"])
     return replace(
         config,
@@ -370,9 +370,9 @@ def _draft_tp_issues(config: EngineConfig, target_tp: int) -> tuple[EngineIssue,
     from specgate.inputs.engines.vllm import draft_tp_problem
     from specgate.inputs.knowledge import parse_version
 
-    kept = tuple(i for i in config.issues if i.field != "draft_tensor_parallel_size")
     if config.engine != "vllm" or config.draft_tensor_parallel_size is None:
         return config.issues
+    kept = tuple(i for i in config.issues if i.field != "draft_tensor_parallel_size")
     version = parse_version(config.version) if config.version else None
     problem = draft_tp_problem(
         config.draft_tensor_parallel_size, target_tp, config.mechanism, version

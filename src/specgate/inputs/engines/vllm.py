@@ -36,7 +36,8 @@ from specgate.inputs.engines._base import (
 from specgate.inputs.engines._source import CommandSource, Opt, Options, norm_key
 from specgate.inputs.knowledge import Version, knowledge
 from specgate.inputs.pointer import parse_json_scalar
-from specgate.inputs.types import DraftPasses, EngineConfig, EngineIssue, Mechanism
+from specgate.inputs.types import EngineConfig, EngineIssue, Mechanism
+from specgate.theory import DraftPasses
 
 PROGRAMS = ("vllm", "vllm.entrypoints")
 
