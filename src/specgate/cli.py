@@ -1384,10 +1384,9 @@ def _run_doctor(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _run_init(args: argparse.Namespace, out: TextIO) -> int:
-    from importlib import resources
     from pathlib import Path
 
-    starter = resources.files("specgate").joinpath("data/starter-claims.yaml")
+    from specgate.core.data import read_data
     target = Path(args.path)
     if target.suffix.lower() not in (".yaml", ".yml"):
         raise UsageError(
@@ -1404,7 +1403,7 @@ def _run_init(args: argparse.Namespace, out: TextIO) -> int:
         ) from None
     try:
         with target.open("x", encoding="utf-8", newline="\n") as handle:
-            handle.write(starter.read_text(encoding="utf-8"))
+            handle.write(read_data("starter-claims.yaml"))
     except FileExistsError:
         raise UsageError(f"specgate init: {args.path} already exists (not overwritten)") from None
     except OSError as exc:

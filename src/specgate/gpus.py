@@ -1,9 +1,10 @@
 """The shipped GPU table (``data/gpus.json``): dense BF16 peak and memory bandwidth
 per GPU, each figure with the vendor data sheet it comes from (DESIGN.md §8.1)."""
 
-import os
 from functools import cache
 from typing import NamedTuple
+
+from specgate.core.data import read_data
 
 
 class Gpu(NamedTuple):
@@ -19,14 +20,9 @@ class Gpu(NamedTuple):
 @cache
 def gpu_table() -> dict[str, Gpu]:
     """The table, keyed by the ``hardware.gpu`` value (``h100-sxm`` …)."""
-    # Read beside this module, as validate.py reads the schema: importlib.resources
-    # (zipfile, tempfile, random …) would cost every command a few milliseconds.
     import json  # only a deployment that names hardware reads the table
 
-    path = os.path.join(os.path.dirname(__file__), "data", "gpus.json")
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
-    rows = json.loads(text)["gpus"]
+    rows = json.loads(read_data("gpus.json"))["gpus"]
     return {
         key: Gpu(
             key,

@@ -19,9 +19,9 @@ import re
 import sys
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 from typing import Any
 
+from specgate.core.data import read_data
 from specgate.document import NodePath
 
 
@@ -43,9 +43,7 @@ def schema() -> dict[str, Any]:
 
 def schema_text() -> str:
     """The JSON Schema as shipped (what ``specgate schema`` prints)."""
-    # Read beside this module (the package is installed as files): importlib.resources
-    # would cost two imports on every check.
-    return (Path(__file__).parent / "data" / "claims-v1.schema.json").read_text("utf-8")
+    return read_data("claims-v1.schema.json")
 
 
 @cache

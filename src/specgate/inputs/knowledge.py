@@ -21,9 +21,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
+from specgate.core.data import read_data
 from specgate.inputs.cmdline import FlagSpec
 
 Version = tuple[int, ...]
@@ -228,8 +228,7 @@ ENGINE_NAMES = ("vllm", "sglang", "trtllm", "transformers", "llamacpp")
 
 def load_raw(engine: str) -> dict[str, Any]:
     """The parsed data file of ``engine`` (``specgate/data/engines/ENGINE.json``)."""
-    path = resources.files("specgate").joinpath(f"data/engines/{engine}.json")
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    data: dict[str, Any] = json.loads(read_data(f"engines/{engine}.json"))
     return data
 
 
