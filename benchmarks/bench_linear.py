@@ -21,10 +21,10 @@ import sys
 
 from timing import best
 
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs import cmdline, pointer
 from specgate.inputs.cmdline import split_commands
-from specgate.yaml_loader import load_yaml
+from specgate.load.yaml_loader import load_yaml
 
 SPLIT_TARGET = 20.0
 POINTER_TARGET = 15.0

@@ -32,11 +32,11 @@ from pathlib import Path
 
 from timing import best
 
-from specgate.document import Document
 from specgate.inputs import cmdline
 from specgate.inputs.engines import read_engine_config, read_engine_file
 from specgate.inputs.engines._scalar import line_index
-from specgate.yaml_loader import load_yaml_documents
+from specgate.load.document import Document
+from specgate.load.yaml_loader import load_yaml_documents
 
 TARGET = 8.0
 

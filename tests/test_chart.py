@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from specgate import theory
 from specgate.checker import CheckOptions, check_document
-from specgate.loader import parse_text
+from specgate.load.read import parse_text
 from specgate.reporters.chart import speedup_chart
 from specgate.reporters.summary import render
+from specgate.theory import formulas as theory
 
 
 def test_iid_rate_inverts_published_figures() -> None:

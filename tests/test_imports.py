@@ -227,13 +227,13 @@ def test_start_up_records_are_not_built_from_string_annotations() -> None:
 
     modules = (
         "specgate.model",
-        "specgate.findings",
+        "specgate.core.findings",
         "specgate.derived",
-        "specgate.theory",
+        "specgate.theory.formulas",
         "specgate.report",
         "specgate.rules.registry",
-        "specgate.document",
-        "specgate.gpus",
+        "specgate.load.document",
+        "specgate.theory.gpus",
         "specgate.mechanisms",
     )
     postponed = [

@@ -30,8 +30,8 @@ import jsonschema
 import pytest
 
 from specgate.cli import main
-from specgate.findings import Finding
-from specgate.gitpaths import repo_relative
+from specgate.core.findings import Finding
+from specgate.core.paths import repo_relative
 from specgate.report import FileReport, RunReport
 from specgate.reporters import sarif
 from specgate.rules import REGISTRY, Rule
@@ -134,7 +134,7 @@ def mixed_log() -> dict[str, Any]:
 
 
 def git_init(folder: Path) -> None:
-    """A real repository when git is here, else the ``.git`` folder gitpaths looks for."""
+    """A real repository when git is here, else the ``.git`` folder core.paths looks for."""
     git = shutil.which("git")
     if git is None:
         (folder / ".git").mkdir()

@@ -22,16 +22,16 @@ from typing import Any
 from specgate import derived, git
 from specgate.comparison import BaseView
 from specgate.config import Config
+from specgate.core.errors import InputError, UsageError
 from specgate.derived import Metrics
 from specgate.digest import config_digest
-from specgate.errors import InputError, UsageError
 from specgate.model import Deployment
 from specgate.reference_paths import (
     EVIDENCE_KEYS,
     deployment_references,
     engine_config_references,
 )
-from specgate.stats import standard_error, z_score
+from specgate.theory.stats import standard_error, z_score
 
 MAX_REFERENCED_FILES = 256
 """A claims file at REF naming more distinct files than this is not read (each costs
@@ -256,7 +256,7 @@ def _read_copy(
     min_accept_length: float | None,
 ) -> BaseFile:
     from specgate.build import build_deployment
-    from specgate.loader import load_document
+    from specgate.load.read import load_document
     from specgate.references import resolve
 
     claims = _write(root, base_rel, text)

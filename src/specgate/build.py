@@ -12,9 +12,9 @@ import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from specgate.document import format_path
-from specgate.gpus import gpu_names
-from specgate.mechanisms import MECHANISMS
+from specgate.core.numbers import fmt
+from specgate.core.vocabulary import MECHANISMS
+from specgate.load.document import format_path
 from specgate.model import (
     Deployment,
     EvidenceBlock,
@@ -23,7 +23,7 @@ from specgate.model import (
     SpeculationBlock,
     WorkloadBlock,
 )
-from specgate.numbers import fmt
+from specgate.theory.gpus import gpu_names
 from specgate.validate import Violation
 
 if TYPE_CHECKING:

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from specgate.discovery import SKIPPED_FOLDERS, is_claims_name, shown_path
-from specgate.errors import InputError
-from specgate.inputs.paths import repository_root
+from specgate.core.errors import InputError
+from specgate.core.paths import repository_root, shown_path
+from specgate.discovery import SKIPPED_FOLDERS, is_claims_name
 from specgate.reference_paths import deployment_references, engine_config_references
 
 _DELIMITERS = re.compile(r"[\s\"'/:,\[\]{}]+")
@@ -111,9 +111,9 @@ def _options_files(data: Any, folder: Path, top: Path, wanted: _NameFilter) -> l
     --config``) that the claims file's engine configs name, relative to its ``folder``: a
     change to one of them changes the deployment though the claims file never names
     it. An engine config is parsed only when its text may name a changed file."""
+    from specgate.core.paths import PathProblem, confined
     from specgate.inputs.engines.follow import named_files
-    from specgate.loader import read_text
-    from specgate.safe_path import PathProblem, confined
+    from specgate.load.read import read_text
 
     found: list[str] = []
     deployments = data.get("deployments") if isinstance(data, dict) else None
@@ -150,7 +150,7 @@ def affected(changed: list[Path], cwd: Path | None = None) -> Affected:
             be among them.
         cwd: the current folder (for shown paths).
     """
-    from specgate.loader import parse_text, read_text
+    from specgate.load.read import parse_text, read_text
 
     here = cwd or Path.cwd()
     result = Affected()

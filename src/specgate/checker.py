@@ -12,9 +12,9 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
 from specgate import derived, mechanisms
-from specgate.document import Document, NodePath, Span, format_path
-from specgate.errors import InputError
-from specgate.findings import SEVERITY_RANK, Finding, status_of, worst
+from specgate.core.errors import InputError
+from specgate.core.findings import SEVERITY_RANK, Finding, status_of, worst
+from specgate.load.document import Document, NodePath, Span, format_path
 from specgate.model import Deployment
 from specgate.report import DeploymentReport, FileReport, RunReport
 from specgate.rules import REGISTRY, Hit, RuleContext
@@ -463,7 +463,7 @@ def check_file(
         options: run-wide options (the CLI's, which beat the configuration's).
         config: the configuration in force for this file.
     """
-    from specgate.loader import load_document
+    from specgate.load.read import load_document
 
     try:
         document = load_document(path, shown)
@@ -644,9 +644,8 @@ def check_stdin(
     """
     from pathlib import Path
 
-    from specgate.discovery import shown_path
-    from specgate.loader import decode, parse_text
-    from specgate.safe_path import PathProblem, resolve
+    from specgate.core.paths import PathProblem, resolve, shown_path
+    from specgate.load.read import decode, parse_text
 
     on_disk = Path(name) if name else Path.cwd() / "-"
     shown = shown_path(on_disk) if name else "-"
@@ -699,7 +698,7 @@ def check_files(
 def _check_files(
     files: list[tuple[Path, str]], options: CheckOptions, finder: ConfigFinder
 ) -> RunReport:
-    from specgate.safe_path import PathProblem, confined
+    from specgate.core.paths import PathProblem, confined
 
     reported: set[str] = set()
     reports: list[FileReport] = []

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from specgate import __version__
-from specgate.errors import SpecgateError, UsageError
+from specgate.core.errors import SpecgateError, UsageError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -88,7 +88,7 @@ def _closed_set(choices: tuple[str, ...], what: str) -> Callable[[str], str]:
     def choice(text: str) -> str:
         if text in choices:
             return text
-        from specgate.suggest import hint
+        from specgate.core.suggest import hint
 
         raise argparse.ArgumentTypeError(
             f"{text!r} is not {what} ({', '.join(choices)}){hint(text, choices)}"
@@ -164,7 +164,7 @@ def _today(args: argparse.Namespace) -> datetime.date | None:
 
 def _whole(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
     """An argparse type: a whole number in [minimum, maximum] (one message for every way
-    to miss it). The maxima are the claims file's (:mod:`specgate.limits`), so the
+    to miss it). The maxima are the claims file's (:mod:`specgate.core.limits`), so the
     doctor accepts what a claims file may hold and no more."""
 
     def whole(text: str) -> int:
@@ -490,8 +490,8 @@ def _add_doctor(sub: argparse._SubParsersAction[_Parser], *, full: bool) -> None
     )
     if not full:
         return
-    from specgate.gpus import gpu_names
-    from specgate.limits import MAX_DRAFT_LENGTH, MAX_HEADS
+    from specgate.core.limits import MAX_DRAFT_LENGTH, MAX_HEADS
+    from specgate.theory.gpus import gpu_names
 
     number = _positive_float()
     draft_length = _whole(0, MAX_DRAFT_LENGTH)
@@ -608,7 +608,7 @@ def _add_doctor(sub: argparse._SubParsersAction[_Parser], *, full: bool) -> None
         metavar="BETA",
         help="β measured: target step time at N_verify tokens over one token",
     )
-    from specgate.mechanisms import MECHANISMS as mechanisms
+    from specgate.core.vocabulary import MECHANISMS as mechanisms
 
     doctor.add_argument(
         "--mechanism",
@@ -761,13 +761,13 @@ def _exit_for(status: str, fail_on: str) -> int:
 
 
 def _write_file(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` (:mod:`specgate.output_file`: atomic for a regular
+    """Write ``text`` to ``path`` (:mod:`specgate.core.output_file`: atomic for a regular
     file, in place for a device or FIFO).
 
     Raises:
         UsageError: the folder does not exist or is not writable, the disk is full.
     """
-    from specgate.output_file import write_text
+    from specgate.core.output_file import write_text
 
     try:
         write_text(path, text, errors="backslashreplace")
@@ -877,7 +877,7 @@ def _summary_path(args: argparse.Namespace) -> str | None:
 
 
 def _repo_paths(run: RunReport) -> dict[str, str | None]:
-    from specgate.gitpaths import repo_relative
+    from specgate.core.paths import repo_relative
 
     shown = {f.error_location_file for f in run.files} | {
         x.file for x in run.all_findings(suppressed=True) if x.file is not None
@@ -948,7 +948,7 @@ def _read_stdin(
 ) -> FileReport:
     """Check the claims file given on standard input (PATH ``-``)."""
     from specgate.checker import check_stdin
-    from specgate.loader import MAX_BYTES
+    from specgate.load.read import MAX_BYTES
 
     raw = sys.stdin.buffer.read(MAX_BYTES + 1)
     return check_stdin(raw, args.stdin_filename, options, finder)
@@ -1027,7 +1027,7 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
 
     from specgate.checker import check_files
     from specgate.config import ConfigFinder, load_config
-    from specgate.findings import worst
+    from specgate.core.findings import worst
     from specgate.report import RunReport as Run
 
     if args.strict and args.fail_on not in (None, "actionable"):
@@ -1239,7 +1239,7 @@ def _measured(args: argparse.Namespace, folder: Path) -> tuple[object, str, str]
     from pathlib import Path
 
     from specgate import measure
-    from specgate.loader import read_text
+    from specgate.load.read import read_text
 
     command = args.benchmark[1:] if args.benchmark[:1] == ["--"] else args.benchmark
     labels = dict(_label(text) for text in args.labels)
@@ -1363,7 +1363,7 @@ def _digest_of(claims: Path, name: str) -> tuple[str, int | None]:
         UsageError: the file cannot be read, or has no such deployment.
     """
     from specgate.checker import CheckOptions, check_file
-    from specgate.discovery import shown_path
+    from specgate.core.paths import shown_path
 
     report = check_file(claims, shown_path(claims), CheckOptions())
     if report.error is not None:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 
 KNOWN_KEYS = frozenset(
     {
@@ -270,7 +270,7 @@ def load_config(path: Path, shown: str, *, explicit: bool) -> Config | None:
     Raises:
         InputError: unreadable file, TOML syntax error, bad table.
     """
-    from specgate.loader import read_text
+    from specgate.load.read import read_text
 
     if sys.version_info >= (3, 11):
         import tomllib
@@ -309,7 +309,7 @@ class ConfigFinder:
         folder = os.path.dirname(os.path.abspath(claims_file))
         config = self.by_folder.get(folder)
         if config is None:
-            from specgate.safe_path import real_folder
+            from specgate.core.paths import real_folder
 
             config = self.by_folder[folder] = self.for_folder(real_folder(Path(folder)))
         return config
@@ -321,7 +321,7 @@ class ConfigFinder:
         found: Config | None = None
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
-            from specgate.discovery import shown_path
+            from specgate.core.paths import shown_path
 
             found = load_config(candidate, shown_path(candidate), explicit=False)
         if found is None:

@@ -15,10 +15,11 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from specgate import mechanisms, theory
-from specgate.gpus import gpu_table
+from specgate import mechanisms
+from specgate.core.vocabulary import SINGLE_PASS_MECHANISMS, DraftPasses
 from specgate.model import Deployment, SpeculationBlock
-from specgate.theory import DraftPasses
+from specgate.theory import formulas as theory
+from specgate.theory.gpus import gpu_table
 
 if TYPE_CHECKING:
     from specgate.inputs.types import EngineConfig
@@ -27,8 +28,6 @@ if TYPE_CHECKING:
 DEFAULT_MIN_GAIN = 0.10
 #: ``policy.retune_gain`` default: SG205 suggests another D from a 5 % gain.
 DEFAULT_RETUNE_GAIN = 0.05
-#: Mechanisms whose one forward pass yields every draft (DESIGN.md §8.1).
-SINGLE_PASS_MECHANISMS = ("dflash", "pard")
 
 VerifyCostSource = Literal["memory-bound", "roofline", "measured", "assumed"]
 RatioSource = Literal["stated", "measured", "typical"]

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import errno
 import os
-import posixpath
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from specgate.errors import UsageError
+from specgate.core.errors import UsageError
+from specgate.core.paths import nearest_git, shown_path
 
 if TYPE_CHECKING:
     from specgate.config import ConfigFinder
@@ -50,22 +50,6 @@ SKIPPED_FOLDERS = frozenset(
 def is_claims_name(name: str) -> bool:
     """Whether a file name is one of the default claims-file names."""
     return CLAIMS_NAME.fullmatch(name) is not None
-
-
-def shown_path(path: Path, cwd: Path | None = None) -> str:
-    """``path`` relative to the current folder with ``/`` separators (absolute when
-    it cannot be made relative, e.g. another drive)."""
-    if cwd is None and not path.is_absolute():
-        # Relative to the current folder already: the lexical form relpath would give.
-        text = posixpath.normpath(path.as_posix())
-        if text != ".." and not text.startswith("../"):
-            return text
-    base = cwd or Path.cwd()
-    try:
-        relative = os.path.relpath(path.absolute(), base)
-    except ValueError:  # pragma: no cover - Windows: another drive
-        return path.absolute().as_posix()
-    return Path(relative).as_posix()
 
 
 def _skip(folder: Path) -> bool:
@@ -131,13 +115,6 @@ class _GitIgnores:
         return bool(verdict)
 
 
-def _top_level(folder: Path) -> Path | None:
-    for candidate in (folder, *folder.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
-
-
 #: Entries a run may look at inside excluded or ignored folders to name the claims files
 #: they hide (bounded work: a huge ignored tree is not walked to its end).
 HIDDEN_SCAN_BUDGET = 10_000
@@ -163,7 +140,7 @@ def _search(
     budget = [HIDDEN_SCAN_BUDGET]
     start = Path(os.path.abspath(folder))
     ignores = _GitIgnores()
-    top = _top_level(start)
+    top = nearest_git(start)
     if top is not None:
         for above in (*reversed(start.parents), start):
             if above == top or top in above.parents:

@@ -9,7 +9,8 @@ import argparse
 from fractions import Fraction
 
 from specgate.checker import CheckOptions, Locator, evaluate
-from specgate.errors import UsageError
+from specgate.core.errors import UsageError
+from specgate.core.numbers import fmt
 from specgate.model import (
     Deployment,
     EvidenceBlock,
@@ -19,9 +20,8 @@ from specgate.model import (
     SpeculationBlock,
     WorkloadBlock,
 )
-from specgate.numbers import fmt
 from specgate.report import deployment_json
-from specgate.theory import as_fraction
+from specgate.theory.formulas import as_fraction
 
 
 def _shape(args: argparse.Namespace) -> Fraction | None:

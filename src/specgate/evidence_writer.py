@@ -32,7 +32,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from specgate.errors import UsageError
+from specgate.core.errors import UsageError
 
 _KEY_LINE = re.compile(r"^( *)([A-Za-z_][\w.-]*|'[^']*'|\"[^\"]*\")\s*:(\s|$)")
 _DASH_LINE = re.compile(r"^( *)- ( *)\S")
@@ -433,6 +433,6 @@ def _verify(before: str, after: str, start: int, end: int, claims: Path) -> None
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    from specgate.output_file import write_text
+    from specgate.core.output_file import write_text
 
     write_text(str(path), text, newline="")

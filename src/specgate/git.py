@@ -14,7 +14,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from specgate.errors import UsageError
+from specgate.core.errors import UsageError
 
 TIMEOUT_S = 60.0
 MAX_BLOB_BYTES = 1024 * 1024

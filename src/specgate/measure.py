@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from specgate.errors import InputError, UsageError
+from specgate.core.errors import InputError, UsageError
 from specgate.inputs.types import Acceptance
 
 MAX_SCRAPE_BYTES = 16 * 1024 * 1024
@@ -383,7 +383,7 @@ def outside_repository(metrics: dict[str, Any] | None, claims: Path) -> str | No
     """The first ``metrics`` pointer (``path``, ``baseline_path``; relative to the
     claims file) that resolves outside the repository holding ``claims``, which
     ``specgate check`` would refuse to read; else ``None``."""
-    from specgate.safe_path import PathProblem, repository_top, resolve
+    from specgate.core.paths import PathProblem, repository_top, resolve
 
     if not metrics:
         return None

@@ -68,23 +68,6 @@ DECLARED_CLASS: dict[str, MechanismClass] = {
     "pard": EXTERNAL_SMALL_DRAFT,
 }
 
-#: Every ``speculation.mechanism`` name, in the claims schema's order: the declared
-#: classes above plus ``other``. The schema's enum, the engine readers' ``Mechanism``
-#: type and the doctor's ``--mechanism`` choices are tested to equal it.
-MECHANISMS: tuple[str, ...] = (
-    "ngram",
-    "suffix",
-    "eagle",
-    "eagle3",
-    "medusa",
-    "mtp",
-    "draft_model",
-    "mlp_speculator",
-    "other",
-    "dflash",
-    "pard",
-)
-
 _REPETITIVE_NAME = re.compile(r"repeti|tool[-_ ]?loop|code[-_ ]?complet|suffix|n-?gram", re.I)
 SMALL_MODEL_MAX_B = 10.0
 LARGE_MODEL_MIN_B = 60.0

@@ -19,8 +19,8 @@ only on the way to other work (readers, configuration) stay dataclasses.
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from specgate.document import NodePath, Span
-from specgate.theory import DraftPasses
+from specgate.core.vocabulary import DraftPasses
+from specgate.load.document import NodePath, Span
 
 if TYPE_CHECKING:
     from specgate.inputs.types import Acceptance, EngineConfig, EngineIssue, ModelShape

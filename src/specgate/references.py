@@ -18,10 +18,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from specgate.document import Document, NodePath, Span
-from specgate.errors import InputError
+from specgate.core.errors import InputError
+from specgate.core.numbers import fmt
+from specgate.load.document import Document, NodePath, Span
 from specgate.model import Conflict, Deployment, Inputs
-from specgate.numbers import fmt
 
 if TYPE_CHECKING:
     # Built by the readers; a claims file without references never loads them.
@@ -140,7 +140,7 @@ def _engine(r: _Resolver, spec_raw: dict[str, Any]) -> EngineConfig | None:
 
 def _shape(r: _Resolver, block: str, key: str, raw: object) -> ModelShape:
     from specgate.inputs.model_config import read_model_config
-    from specgate.loader import load_document
+    from specgate.load.read import load_document
 
     target, shown, pointer = r.file(block, key, raw)
 
@@ -158,7 +158,7 @@ def _bound_shape(shape: ModelShape) -> None:
     Raises:
         InputError: a number over its maximum, at its line in the model config.
     """
-    from specgate.limits import MAX_COUNT, MAX_HEADS
+    from specgate.core.limits import MAX_COUNT, MAX_HEADS
 
     fields = {
         "query_heads": (shape.query_heads, MAX_HEADS),

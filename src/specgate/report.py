@@ -8,11 +8,11 @@ import math
 from typing import Any, NamedTuple
 
 from specgate import SCHEMA_VERSION, __version__
+from specgate.core.findings import SEVERITY_RANK, Finding
+from specgate.core.numbers import round4
 from specgate.derived import Metrics
-from specgate.findings import SEVERITY_RANK, Finding
 from specgate.mechanisms import MechanismClass
 from specgate.model import Deployment, Inputs
-from specgate.numbers import round4
 
 
 class DeploymentReport(NamedTuple):

@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from specgate.errors import UsageError
+from specgate.core.errors import UsageError
 from specgate.rules import REGISTRY, Rule, lookup
 
 #: Where the rule docs live inside this repository (and inside the Action's checkout).

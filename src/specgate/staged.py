@@ -27,8 +27,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from specgate import git
+from specgate.core.errors import UsageError
 from specgate.discovery import is_claims_name
-from specgate.errors import UsageError
 
 FROM_REF = "PRE_COMMIT_FROM_REF"
 TO_REF = "PRE_COMMIT_TO_REF"

@@ -22,7 +22,7 @@ from functools import cache
 from typing import Any
 
 from specgate.core.data import read_data
-from specgate.document import NodePath
+from specgate.load.document import NodePath
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ _TYPE_WORDS = {
 
 
 def _where(path: NodePath) -> str:
-    from specgate.document import format_path
+    from specgate.load.document import format_path
 
     return format_path(path) or "the file"
 
@@ -133,7 +133,7 @@ def _messages(error: Any) -> list[Violation]:
     elif kind == "enum":
         message = f"{where} must be one of {', '.join(map(str, spec))}, got {_describe(value)}"
         if isinstance(value, str):
-            from specgate.suggest import hint as did_you_mean
+            from specgate.core.suggest import hint as did_you_mean
 
             message += did_you_mean(value, [str(choice) for choice in spec])
     elif kind == "const":

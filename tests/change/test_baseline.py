@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from specgate.stats import standard_error, z_score
+from specgate.theory.stats import standard_error, z_score
 
 from .conftest import Repo, Run, git
 

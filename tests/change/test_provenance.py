@@ -183,7 +183,7 @@ def test_sg409_concurrency(
 
 
 def test_counts_too_large_for_floats_give_no_standard_error() -> None:
-    from specgate.stats import histogram_moments, standard_error
+    from specgate.theory.stats import histogram_moments, standard_error
 
     huge = [(0, 10**308), (1, 10**308), (2, 10**308)]
     assert histogram_moments(huge) is None
@@ -193,7 +193,7 @@ def test_counts_too_large_for_floats_give_no_standard_error() -> None:
 
 def test_per_request_records_give_a_per_step_distribution() -> None:
     from specgate.inputs.metrics.records import read_vllm_per_request
-    from specgate.stats import standard_error
+    from specgate.theory.stats import standard_error
 
     # Two requests: [0: 400, 1: 300] and [2: 200, 3: 100] pool to the §9.1 base
     # histogram {0: 400, 1: 300, 2: 200, 3: 100}: AL 2.000, SE 0.0316, 1000 steps.

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from specgate.cli import main
-from specgate.gitpaths import repo_relative
+from specgate.core.paths import repo_relative
 from specgate.reporters.summary import SUMMARY_LIMIT_BYTES
 
 FAILING = """\

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from specgate.document import Span
-from specgate.errors import InputError
-from specgate.loader import MAX_BYTES, load_document, parse_text
+from specgate.core.errors import InputError
+from specgate.load.document import Span
+from specgate.load.read import MAX_BYTES, load_document, parse_text
 
 NESTED_YAML = """\
 version: 1

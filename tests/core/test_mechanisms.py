@@ -114,13 +114,13 @@ def test_declared_mechanism_class(mechanism: str | None, expected: str | None) -
 
 def test_one_list_of_mechanism_names() -> None:
     # the claims schema's enum, the engine readers' Mechanism type, the builder and the
-    # doctor's --mechanism choices all read the same names (mechanisms.MECHANISMS)
+    # doctor's --mechanism choices all read the same names (core.vocabulary.MECHANISMS)
     import json
     from pathlib import Path
     from typing import get_args
 
-    from specgate.inputs.types import Mechanism
-    from specgate.mechanisms import DECLARED_CLASS, MECHANISMS
+    from specgate.core.vocabulary import MECHANISMS, Mechanism
+    from specgate.mechanisms import DECLARED_CLASS
 
     schema = json.loads(
         (Path(__file__).resolve().parents[2] / "src/specgate/data/claims-v1.schema.json")

@@ -422,7 +422,7 @@ def test_f4_claims_gpu_typo_has_did_you_mean(
     ],
 )
 def test_f5_huge_and_tiny_numbers_in_scientific_notation(value: float, text: str) -> None:
-    from specgate.numbers import fmt
+    from specgate.core.numbers import fmt
 
     assert fmt(value) == text
 
@@ -473,7 +473,7 @@ def test_f33_help_defines_rho_per_pass_and_the_tile_rule_by_m(
 
 
 def test_f33_metrics_values_are_shown_as_json() -> None:
-    from specgate.errors import InputError
+    from specgate.core.errors import InputError
     from specgate.inputs.metrics._common import real
 
     with pytest.raises(InputError, match=r"must be a finite number, not null$"):
@@ -529,7 +529,7 @@ def test_f6_node_limit_message_does_not_blame_aliases(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
     # 100,001 list items and no alias: over the node limit, said as such
-    from specgate.yaml_loader import MAX_NODES
+    from specgate.load.yaml_loader import MAX_NODES
 
     monkeypatch.chdir(tmp_path)
     items = ", ".join(["0.1"] * (MAX_NODES + 1))

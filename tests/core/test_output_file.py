@@ -1,4 +1,4 @@
-"""Writing reports and claims files to user-named paths (specgate.output_file)."""
+"""Writing reports and claims files to user-named paths (specgate.core.output_file)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.output_file import write_text
+from specgate.core.output_file import write_text
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes, FIFOs, /proc")
 

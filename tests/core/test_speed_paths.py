@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 
 from specgate.discovery import _real_path
-from specgate.document import NodePosition, Positions, Span
-from specgate.loader import parse_text
+from specgate.load.document import NodePosition, Positions, Span
+from specgate.load.read import parse_text
 
 TEXT = """\
 version: 1

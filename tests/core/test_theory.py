@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from specgate import theory
+from specgate.theory import formulas as theory
 
 
 def test_theoretical_speedup_blog_form() -> None:

@@ -13,8 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from specgate import derived, theory
-from specgate.gpus import gpu_table
+from specgate import derived
 from specgate.inputs.metrics.inline import per_position_acceptance
 from specgate.model import (
     Deployment,
@@ -25,6 +24,8 @@ from specgate.model import (
     SpeculationBlock,
     WorkloadBlock,
 )
+from specgate.theory import formulas as theory
+from specgate.theory.gpus import gpu_table
 
 
 def deployment(

@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 
 FUZZ_COUNTS: dict[str, int] = {}
 #: ``SPECGATE_FUZZ_SCALE=20`` runs twenty times as many examples (by hand, not in CI).
@@ -203,8 +203,8 @@ def yaml_texts(draw: st.DrawFn) -> str:
 @FAST
 @given(yaml_texts())
 def test_loaders_raise_only_input_errors(text: str) -> None:
-    from specgate.json_loader import load_json
-    from specgate.yaml_loader import load_yaml
+    from specgate.load.json_loader import load_json
+    from specgate.load.yaml_loader import load_yaml
 
     for loader in (load_yaml, load_json):
         _count(loader.__name__)

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from specgate.errors import InputError
-from specgate.json_loader import load_json
-from specgate.limits import MAX_INTEGER_DIGITS, bounded_int
-from specgate.yaml_loader import load_yaml
+from specgate.core.errors import InputError
+from specgate.core.limits import MAX_INTEGER_DIGITS, bounded_int
+from specgate.load.json_loader import load_json
+from specgate.load.yaml_loader import load_yaml
 
 from .conftest import BASE, InProcess, with_engine
 

@@ -86,10 +86,10 @@ def _with_pointer(repo: Path, text: str, levels: int, key: str) -> None:
 
 def _count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Record the text of every YAML and JSON parse from here on (caches emptied)."""
-    import specgate.yaml_loader
+    import specgate.load.yaml_loader
 
     seen: list[str] = []
-    compose = specgate.yaml_loader._compose
+    compose = specgate.load.yaml_loader._compose
     loads = pointer._json_container.__wrapped__
 
     def counting_compose(text: str, file: str, *, several: bool) -> object:
@@ -100,7 +100,7 @@ def _count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         seen.append(text)
         return loads(text)
 
-    monkeypatch.setattr(specgate.yaml_loader, "_compose", counting_compose)
+    monkeypatch.setattr(specgate.load.yaml_loader, "_compose", counting_compose)
     pointer.embedded_yaml_document.cache_clear()
     pointer._json_container.cache_clear()
     monkeypatch.setattr(pointer, "_json_container", functools.lru_cache(16)(counting_loads))

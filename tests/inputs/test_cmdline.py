@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.cmdline import FlagSpec, parse_flags, resolve_flag, split_commands
 
 SPEC = FlagSpec(

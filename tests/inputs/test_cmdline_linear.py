@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs import cmdline
 from specgate.inputs.cmdline import _SplitError, _tokens, split_commands
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import pytest
 
-from specgate.document import Document
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.engines import read_engine_config
 from specgate.inputs.model_config import read_model_config
 from specgate.inputs.types import EngineConfig
-from specgate.loader import parse_text
+from specgate.load.document import Document
+from specgate.load.read import parse_text
 
 
 def cmd(text: str, engine: str | None = None, version: str | None = None) -> EngineConfig:

@@ -11,15 +11,14 @@ from typing import get_args
 import jsonschema
 import pytest
 
+from specgate.core.vocabulary import ENGINE_NAMES, Mechanism
 from specgate.inputs.cmdline import parse_flags
 from specgate.inputs.knowledge import (
-    ENGINE_NAMES,
     format_version,
     knowledge,
     load_raw,
     parse_version,
 )
-from specgate.inputs.types import Mechanism
 
 SCHEMA = json.loads(
     resources.files("specgate")

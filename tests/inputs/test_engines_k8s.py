@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from specgate.document import Span
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.engines import read_engine_file
-from specgate.loader import parse_text
-from specgate.yaml_loader import MAX_ALIASES, MAX_DOCUMENTS
+from specgate.load.document import Span
+from specgate.load.read import parse_text
+from specgate.load.yaml_loader import MAX_ALIASES, MAX_DOCUMENTS
 
 REAL = (
     Path(__file__).parent.parent / "data/real/tensorrt-llm/config/curated-deepseek-r1-latency.yaml"

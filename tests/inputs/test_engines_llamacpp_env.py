@@ -23,11 +23,11 @@ from pathlib import Path
 import pytest
 
 from specgate.cli import main
-from specgate.document import Document, Span
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.engines import read_engine_config
 from specgate.inputs.types import EngineConfig
-from specgate.yaml_loader import load_yaml_documents
+from specgate.load.document import Document, Span
+from specgate.load.yaml_loader import load_yaml_documents
 
 HF = "unsloth/Qwen3.6-27B-MTP-GGUF:Q6_K"
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from specgate.document import Span
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.engines import read_engine_file
 from specgate.inputs.types import EngineConfig
+from specgate.load.document import Span
 
 REAL = Path(__file__).resolve().parent.parent / "data" / "real"
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from specgate.document import Document
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.engines import load_engine_document, read_engine_config, read_engine_file
 from specgate.inputs.types import EngineConfig
-from specgate.loader import parse_text
+from specgate.load.document import Document
+from specgate.load.read import parse_text
 
 TWO = (
     "servers:\n"

@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from specgate.document import Span
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.engines import read_engine_config
 from specgate.inputs.types import EngineConfig
-from specgate.loader import parse_text
+from specgate.load.document import Span
+from specgate.load.read import parse_text
 
 
 def generation(data: dict[str, object], version: str | None = None) -> EngineConfig:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from specgate.document import Span
 from specgate.inputs.engines import read_engine_config
 from specgate.inputs.types import EngineConfig
-from specgate.loader import parse_text
+from specgate.load.document import Span
+from specgate.load.read import parse_text
 
 
 def yaml(text: str, *, pointer: str | None = None, engine: str | None = None) -> EngineConfig:
@@ -92,7 +92,7 @@ def test_missing_max_draft_len() -> None:
 
 
 def test_malformed_json_speculative_config_string() -> None:
-    from specgate.errors import InputError
+    from specgate.core.errors import InputError
 
     # json.loads stops at the unquoted key `max_draft_len`: '{' is char 0, '"decoding_type"'
     # 1–15, ':' 16, ' ' 17, '"Eagle3"' 18–25, ',' 26, ' ' 27, so 'm' is char 28 (column 29).

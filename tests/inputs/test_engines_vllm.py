@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from specgate.document import Document, Span
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.engines import mtp_layer_issue, read_engine_config
 from specgate.inputs.types import EngineConfig
-from specgate.loader import parse_text
+from specgate.load.document import Document, Span
+from specgate.load.read import parse_text
 
 
 def yaml(text: str, *, pointer: str | None = None, engine: str | None = None) -> EngineConfig:

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from specgate.document import Document
 from specgate.inputs.engines import read_engine_config, read_engine_file
 from specgate.inputs.knowledge import knowledge
 from specgate.inputs.types import EngineConfig
+from specgate.load.document import Document
 
 RECIPE = Path(__file__).parent.parent / "data/real/vllm/config/recipes-GPT-OSS_EAGLE3_Hopper.yaml"
 RECIPE_TEXT = RECIPE.read_text(encoding="utf-8")

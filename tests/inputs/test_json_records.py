@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from specgate.document import NodePath, Span
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.metrics import json_records
 from specgate.inputs.metrics.json_records import load_one, read_records, records_from_text
 from specgate.inputs.metrics.records import read_trtllm_iteration_stats, read_vllm_per_request
-from specgate.json_loader import load_json
+from specgate.load.document import NodePath, Span
+from specgate.load.json_loader import load_json
 
 
 def _error(text: str) -> InputError:

@@ -4,16 +4,16 @@ and shell words. Columns are counted by hand in each comment."""
 
 from __future__ import annotations
 
-from specgate.document import Span
 from specgate.inputs.engines import read_engine_config
 from specgate.inputs.engines._scalar import scalar_offsets, word_offsets
-from specgate.loader import parse_text
+from specgate.load.document import Span
+from specgate.load.read import parse_text
 
 
 def spans(text: str, name: str = "serve.yaml") -> dict[str, Span]:
     json_syntax = name.endswith(".json")
     if name.endswith(".txt"):
-        from specgate.document import Document
+        from specgate.load.document import Document
 
         doc = Document(name, text)
     else:

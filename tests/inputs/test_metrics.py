@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.document import Span
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.metrics import (
     METRICS_MAX_BYTES,
     MetricsSpec,
@@ -21,7 +20,8 @@ from specgate.inputs.metrics import (
     read_acceptance,
 )
 from specgate.inputs.types import Acceptance
-from specgate.loader import parse_text
+from specgate.load.document import Span
+from specgate.load.read import parse_text
 
 REAL = Path(__file__).resolve().parent.parent / "data" / "real"
 

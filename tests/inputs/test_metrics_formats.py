@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.metrics import stream
 from specgate.inputs.metrics.logs import read_llamacpp_log
 from specgate.inputs.metrics.stream import read_filtered

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from specgate.document import Span
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.model_config import effective_query_heads_per_kv, read_model_config
 from specgate.inputs.types import ModelShape
-from specgate.loader import load_document, parse_text
+from specgate.load.document import Span
+from specgate.load.read import load_document, parse_text
 
 REAL = Path(__file__).resolve().parent.parent / "data" / "real" / "hf-config" / "config"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.pointer import (
     Verdict,
     find_configuration,

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from specgate.document import Document, Span
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.engines import read_engine_config
-from specgate.yaml_loader import load_yaml_documents
+from specgate.load.document import Document, Span
+from specgate.load.yaml_loader import load_yaml_documents
 
 SC = '{\\"method\\": \\"ngram\\", \\"num_speculative_tokens\\": 4}'
 

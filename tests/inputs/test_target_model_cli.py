@@ -23,10 +23,10 @@ import argparse
 
 import pytest
 
-from specgate.document import Document, Span
 from specgate.inputs.engines import read_engine_config
 from specgate.inputs.engines.target import arity, interspersed_model
-from specgate.yaml_loader import load_yaml_documents
+from specgate.load.document import Document, Span
+from specgate.load.yaml_loader import load_yaml_documents
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 SC = (

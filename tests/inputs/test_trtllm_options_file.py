@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 
 from specgate.cli import main
-from specgate.document import Span
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.engines import read_engine_file
 from specgate.inputs.engines.follow import named_files
+from specgate.load.document import Span
 
 REAL = Path(__file__).parent.parent / "data/real/tensorrt-llm/config"
 MTP3 = REAL / "curated-qwen3.8-low-latency-mtp3.yaml"

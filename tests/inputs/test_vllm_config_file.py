@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.engines import read_engine_file
 
 RECIPE = Path(__file__).parent.parent / "data/real/vllm/config/recipes-GPT-OSS_EAGLE3_Hopper.yaml"

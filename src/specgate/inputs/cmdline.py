@@ -23,7 +23,7 @@ Flag parsing follows Python :mod:`argparse` (SGLang's launcher, vLLM's CLI):
 repeated flag wins, and — when ``FlagSpec.allow_abbrev`` — a long flag may be
 abbreviated to any prefix that is unique among the known long flags
 (``--speculative-algo`` → ``--speculative-algorithm``); an ambiguous prefix is an
-:class:`~specgate.errors.InputError` listing the candidates, as argparse refuses it
+:class:`~specgate.core.errors.InputError` listing the candidates, as argparse refuses it
 (cpython ``Lib/argparse.py``, ``_parse_optional`` / ``_get_option_tuples``).
 """
 
@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TypeVar
 
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 
 _T = TypeVar("_T")
 _OPERATORS = frozenset({";", "&&", "||", "|", "&", ";;"})

@@ -24,6 +24,7 @@ from functools import cache
 from typing import Any
 
 from specgate.core.data import read_data
+from specgate.core.vocabulary import ENGINE_NAMES
 from specgate.inputs.cmdline import FlagSpec
 
 Version = tuple[int, ...]
@@ -223,7 +224,6 @@ def _bare(name: str) -> str:
     return name.lstrip("-").replace("_", "-")
 
 
-ENGINE_NAMES = ("vllm", "sglang", "trtllm", "transformers", "llamacpp")
 
 
 def load_raw(engine: str) -> dict[str, Any]:

@@ -29,11 +29,11 @@ import math
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 
-from specgate.document import Document, NodePath, Span
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.pointer import resolve_pointer
 from specgate.inputs.types import ModelShape
-from specgate.loader import parse_text
+from specgate.load.document import Document, NodePath, Span
+from specgate.load.read import parse_text
 
 _HEAD_KEYS = ("num_attention_heads", "n_head", "n_heads")
 _KV_KEYS = ("num_key_value_heads", "n_head_kv", "num_kv_heads", "multi_query_group_num")

@@ -11,16 +11,7 @@ import posixpath
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from specgate.errors import InputError
-
-
-def repository_root(start: Path) -> Path:
-    """The nearest folder at or above ``start`` holding ``.git`` (else ``start``)."""
-    here = start.resolve()
-    for folder in (here, *here.parents):
-        if (folder / ".git").exists():
-            return folder
-    return here
+from specgate.core.errors import InputError
 
 
 def resolve_reference(
@@ -38,7 +29,8 @@ def resolve_reference(
         relative: the path as written in the claims file.
         what: the key's name, for messages (``"engine_config"``).
         base_dir: the claims file's folder; ``shown_base`` is that folder as shown.
-        root: the repository root; ``None`` means :func:`repository_root` of ``base_dir``.
+        root: the repository root; ``None`` means
+            :func:`~specgate.core.paths.repository_top` of ``base_dir``.
         fail: builds the error, pointing at the key in the claims file.
 
     Raises:
@@ -47,7 +39,7 @@ def resolve_reference(
     """
     if PurePosixPath(relative).is_absolute() or PureWindowsPath(relative).is_absolute():
         raise fail(f"{what} must be relative to the claims file, not {relative!r}")
-    from specgate.safe_path import PathProblem, repository_top, resolve
+    from specgate.core.paths import PathProblem, repository_top, resolve
 
     try:
         top = resolve(root) if root is not None else repository_top(base_dir)

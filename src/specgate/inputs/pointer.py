@@ -3,7 +3,7 @@
 Shapes:
 - a *pointer* is ``""`` (the whole document) or ``/token/token…`` with ``~1`` for
   ``/`` and ``~0`` for ``~`` inside tokens (RFC 6901 §3–4);
-- a *node path* (:mod:`specgate.document`) is the tuple of mapping keys and list
+- a *node path* (:mod:`specgate.load.document`) is the tuple of mapping keys and list
   indexes the pointer names. A pointer may continue into a string scalar that
   holds a JSON object or array (``/server_args/speculative_config/method``), as
   configs keep JSON inside YAML strings.
@@ -22,7 +22,7 @@ The search (DESIGN.md §7) walks mappings, lists, JSON strings inside scalars,
 argv lists and command-line strings, and asks an engine-aware *detector* what
 each node configures. A node that configures speculation ends the descent below
 it (the outer node carries context such as the target TP). Exactly one
-configuration ⇒ it is used; several ⇒ :class:`~specgate.errors.InputError`
+configuration ⇒ it is used; several ⇒ :class:`~specgate.core.errors.InputError`
 listing their pointers; none ⇒ "no speculative decoding configured in FILE".
 *Fragments* (draft fields without an algorithm) configure nothing but are
 returned so a reader can complete a launcher split over several strings.
@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from specgate.document import Document, NodePath, PathElement
-from specgate.errors import InputError
+from specgate.core.errors import InputError
+from specgate.load.document import Document, NodePath, PathElement
 
 MAX_DEPTH = 64
 #: YAML text inside YAML text is entered at most this many levels deep.
@@ -150,14 +150,14 @@ def embedded_yaml_document(value: str) -> Document | None:
     """``value`` parsed as YAML text, when it holds a mapping or a list; None for a JSON
     object or array (read as JSON), a single line without a ``key: value`` or
     ``- item`` shape, a plain scalar, or YAML that does not parse or breaks a limit of
-    :mod:`specgate.yaml_loader` (one document). Cached: the search, the pointer and the
+    :mod:`specgate.load.yaml_loader` (one document). Cached: the search, the pointer and the
     locator ask about the same string; the document is only read."""
     if parse_json_scalar(value) is not None:
         return None
     stripped = value.strip()
     if "\n" not in stripped and ": " not in stripped and not stripped.startswith("- "):
         return None
-    from specgate.yaml_loader import load_yaml
+    from specgate.load.yaml_loader import load_yaml
 
     try:
         doc = load_yaml(value, "")
@@ -308,7 +308,7 @@ def _embedded_limit(node: object, pointer: str, file: str) -> None:
     """
     if not isinstance(node, str) or "\n" not in node.strip():
         return
-    from specgate.yaml_loader import load_yaml
+    from specgate.load.yaml_loader import load_yaml
 
     try:
         load_yaml(node, file)

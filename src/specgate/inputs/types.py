@@ -2,7 +2,7 @@
 
 Every record keeps ``path`` (the file as shown to the user, relative to the
 current folder with ``/``) and ``spans``: field name → 1-based
-:class:`~specgate.document.Span` inside that file, for each value read from it,
+:class:`~specgate.load.document.Span` inside that file, for each value read from it,
 so a finding about that value can be annotated on the referenced file's line.
 """
 
@@ -12,23 +12,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
 
-from specgate.document import Span
-from specgate.theory import DraftPasses
+from specgate.core.vocabulary import DraftPasses, Engine, Mechanism
+from specgate.load.document import Span
 
-Engine = Literal["vllm", "sglang", "trtllm", "transformers", "llamacpp"]
-Mechanism = Literal[
-    "ngram",
-    "suffix",
-    "eagle",
-    "eagle3",
-    "medusa",
-    "mtp",
-    "draft_model",
-    "mlp_speculator",
-    "other",
-    "dflash",
-    "pard",
-]
 IssueCode = Literal["SG304", "SG307", "SG310", "SG311"]
 
 

@@ -21,9 +21,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.knowledge import Version, knowledge, parse_version
-from specgate.loader import read_text
+from specgate.load.read import read_text
 
 VersionSource = Literal["claims", "image", "requirement", "assumed-newest"]
 

@@ -10,7 +10,7 @@ is a flat line. GitHub renders Mermaid in job summaries.
 
 from __future__ import annotations
 
-from specgate.numbers import fmt
+from specgate.core.numbers import fmt
 from specgate.report import DeploymentReport
 from specgate.reporters.safe_text import visible
 

@@ -28,7 +28,7 @@ from typing import Any, Literal
 from urllib.parse import quote
 
 from specgate import __version__
-from specgate.findings import Finding
+from specgate.core.findings import Finding
 from specgate.report import FileReport, RunReport
 from specgate.reporters.safe_text import json_text
 from specgate.rules import REGISTRY, Rule

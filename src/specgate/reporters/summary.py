@@ -25,8 +25,8 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from urllib.parse import quote
 
-from specgate.findings import SEVERITY_RANK, Finding
-from specgate.numbers import fmt
+from specgate.core.findings import SEVERITY_RANK, Finding
+from specgate.core.numbers import fmt
 from specgate.report import DeploymentReport, FileReport, RunReport
 from specgate.reporters.chart import speedup_chart
 from specgate.reporters.safe_text import visible

@@ -9,8 +9,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from specgate.base_gate import BASELINE_CODES
-from specgate.findings import Finding
-from specgate.numbers import fmt
+from specgate.core.findings import Finding
+from specgate.core.numbers import fmt
 from specgate.report import DeploymentReport, RunReport
 from specgate.reporters.safe_text import safe_line, visible
 

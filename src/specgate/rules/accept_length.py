@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from specgate.document import NodePath
-from specgate.numbers import fmt
+from specgate.core.numbers import fmt
+from specgate.load.document import NodePath
 from specgate.rules.registry import Hit, RuleContext, rule
 
 

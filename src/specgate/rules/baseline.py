@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from specgate import derived
+from specgate.core.numbers import fmt
 from specgate.digest import config_digest
-from specgate.numbers import fmt
 from specgate.rules.provenance import evidence_config_changed
 from specgate.rules.references import evidence_draft_length_mismatch
 from specgate.rules.registry import Hit, RuleContext, rule
-from specgate.stats import standard_error, z_score
+from specgate.theory.stats import standard_error, z_score
 
 DEFAULT_MAX_ACCEPT_LENGTH_DROP = 0.05
 """SG401: the largest relative AL drop (``policy.max_accept_length_drop``)."""

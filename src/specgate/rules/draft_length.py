@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from specgate import theory
+from specgate.core.numbers import fmt
 from specgate.derived import Metrics
-from specgate.numbers import fmt
 from specgate.rules.registry import Hit, RuleContext, rule
+from specgate.theory import formulas as theory
 
 
 def _is_tree(m: Metrics) -> bool:

@@ -11,10 +11,10 @@ import math
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from specgate.core.numbers import fmt
 from specgate.digest import config_digest
-from specgate.numbers import fmt
 from specgate.rules.registry import Hit, RuleContext, rule
-from specgate.stats import histogram_moments, steps_needed
+from specgate.theory.stats import histogram_moments, steps_needed
 
 if TYPE_CHECKING:
     from specgate.provenance import Provenance

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from specgate.document import Span
-from specgate.numbers import fmt
+from specgate.core.numbers import fmt
+from specgate.load.document import Span
 from specgate.rules.registry import Hit, RuleContext, rule
 
 _VLLM_EAGLE3 = """

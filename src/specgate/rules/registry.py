@@ -4,9 +4,9 @@ import datetime
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
+from specgate.core.findings import Severity
 from specgate.derived import Metrics
-from specgate.document import NodePath, Span
-from specgate.findings import Severity
+from specgate.load.document import NodePath, Span
 from specgate.mechanisms import MechanismClass
 from specgate.model import Deployment
 

@@ -20,8 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
-from specgate.document import Document, NodePath, Span
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.cmdline import Command, Flag, FlagSpec
 from specgate.inputs.engines import follow as options_file
 from specgate.inputs.engines import llamacpp, sglang, target, transformers, trtllm, vllm
@@ -52,7 +51,8 @@ from specgate.inputs.pointer import (
 )
 from specgate.inputs.types import EngineConfig, EngineIssue
 from specgate.inputs.version import EngineVersion, detect_version
-from specgate.loader import load_document, read_text
+from specgate.load.document import Document, NodePath, Span
+from specgate.load.read import load_document, read_text
 
 __all__ = [
     "ENGINES",
@@ -145,7 +145,7 @@ def load_engine_document(path: Path, shown: str) -> Document:
         return Document(file=shown, data=read_text(path, shown))
     if path.suffix.lower() == ".json":
         return load_document(path, shown)
-    from specgate.yaml_loader import load_yaml_documents
+    from specgate.load.yaml_loader import load_yaml_documents
 
     text = read_text(path, shown)
     doc = load_yaml_documents(text, shown)

@@ -8,19 +8,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from specgate.document import Span
-from specgate.errors import InputError
+from specgate.core.errors import InputError
+from specgate.core.limits import MAX_DRAFT_LENGTH, MAX_INTEGER_DIGITS, bounded_int
+from specgate.core.vocabulary import DraftPasses, Engine, Mechanism
 from specgate.inputs.engines._source import Opt
 from specgate.inputs.knowledge import Version
-from specgate.inputs.types import (
-    Engine,
-    EngineConfig,
-    EngineIssue,
-    IssueCode,
-    Mechanism,
-)
-from specgate.limits import MAX_DRAFT_LENGTH, MAX_INTEGER_DIGITS, bounded_int
-from specgate.theory import DraftPasses
+from specgate.inputs.types import EngineConfig, EngineIssue, IssueCode
+from specgate.load.document import Span
 
 Kind = Literal["config", "fragment"]
 

@@ -8,7 +8,7 @@ map a character back to the source:
   block) or a JSON string: :func:`scalar_offsets`;
 - a shell word inside a command-line string (quotes, backslashes): :func:`word_offsets`;
 - a key or value inside JSON text: :func:`json_locator` (positions recorded by
-  :func:`specgate.json_loader.load_json`).
+  :func:`specgate.load.json_loader.load_json`).
 
 Every mapping is checked by decoding the source again and comparing with the
 value the parser produced: when they differ (an escape or a layout this module
@@ -23,8 +23,8 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import overload
 
-from specgate.document import NodePath, Span
-from specgate.errors import InputError
+from specgate.core.errors import InputError
+from specgate.load.document import NodePath, Span
 
 _SIMPLE_ESCAPES = {
     "0": "\0",
@@ -313,7 +313,7 @@ def json_locator(
     if chars is None or len(chars) != len(text):
         return lambda _path: fallback
     from specgate.inputs.pointer import embedded_yaml_document
-    from specgate.json_loader import load_json
+    from specgate.load.json_loader import load_json
 
     try:
         found = embedded_yaml_document(text) if yaml else load_json(text, "")

@@ -24,8 +24,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import PurePosixPath
 
-from specgate.document import Document, NodePath, Span
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.cmdline import Command, Flag, FlagSpec, parse_flags, split_commands
 from specgate.inputs.engines._scalar import (
     LineIndex,
@@ -36,6 +35,7 @@ from specgate.inputs.engines._scalar import (
     word_offsets,
 )
 from specgate.inputs.pointer import parse_embedded_yaml, parse_json_scalar
+from specgate.load.document import Document, NodePath, Span
 
 
 @dataclass(frozen=True)

@@ -30,8 +30,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from specgate.document import Document, NodePath, Span
-from specgate.errors import InputError
+from specgate.core.errors import InputError
+from specgate.core.vocabulary import ENGINE_NAMES
 from specgate.inputs.cmdline import FlagSpec
 from specgate.inputs.engines import target
 from specgate.inputs.engines._base import as_int
@@ -43,10 +43,11 @@ from specgate.inputs.engines._source import (
     looks_like_command,
     norm_key,
 )
-from specgate.inputs.knowledge import ENGINE_NAMES, knowledge
+from specgate.inputs.knowledge import knowledge
 from specgate.inputs.pointer import Verdict, format_pointer, resolve_pointer, search
 from specgate.inputs.types import EngineConfig, EngineIssue
 from specgate.inputs.version import detect_version
+from specgate.load.document import Document, NodePath, Span
 
 _OPTIONS_TABLE = "options_files"
 _LAUNCH_TABLE = "launch_commands"

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import cast
 
+from specgate.core.vocabulary import Mechanism
 from specgate.inputs.cmdline import Flag
 from specgate.inputs.engines._base import (
     Builder,
@@ -39,7 +40,7 @@ from specgate.inputs.engines._source import (
     run_env,
 )
 from specgate.inputs.knowledge import Version, knowledge
-from specgate.inputs.types import EngineConfig, EngineIssue, Mechanism
+from specgate.inputs.types import EngineConfig, EngineIssue
 
 PROGRAMS = ("llama-server", "llama-speculative", "llama-cli", "llama-speculative-simple")
 

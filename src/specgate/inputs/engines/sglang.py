@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import cast
 
+from specgate.core.vocabulary import Mechanism
 from specgate.inputs.cmdline import Flag
 from specgate.inputs.engines._base import (
     Builder,
@@ -30,7 +31,7 @@ from specgate.inputs.engines._base import (
 )
 from specgate.inputs.engines._source import Options, norm_key
 from specgate.inputs.knowledge import knowledge
-from specgate.inputs.types import EngineConfig, Mechanism
+from specgate.inputs.types import EngineConfig
 
 PROGRAMS = ("sglang",)
 

@@ -27,8 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import PurePosixPath
 
-from specgate.document import Document, NodePath, Span
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.engines._source import (
     Opt,
     Options,
@@ -39,6 +38,7 @@ from specgate.inputs.engines._source import (
 )
 from specgate.inputs.knowledge import knowledge
 from specgate.inputs.types import EngineConfig
+from specgate.load.document import Document, NodePath, Span
 
 _TABLE = "target_model"
 _ARITY = "cli_arity"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import cast
 
+from specgate.core.vocabulary import Mechanism
 from specgate.inputs.engines._base import (
     Builder,
     Context,
@@ -28,7 +29,7 @@ from specgate.inputs.engines._base import (
 )
 from specgate.inputs.engines._source import Opt, Options, norm_key
 from specgate.inputs.knowledge import knowledge
-from specgate.inputs.types import EngineConfig, Mechanism
+from specgate.inputs.types import EngineConfig
 
 PROGRAMS = ("trtllm-serve", "trtllm-bench")
 

@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import cast
 
-from specgate.errors import InputError
+from specgate.core.errors import InputError
+from specgate.core.vocabulary import DraftPasses, Mechanism
 from specgate.inputs.cmdline import Flag
 from specgate.inputs.engines._base import (
     MAX_DRAFT_TOKENS,
@@ -36,8 +37,7 @@ from specgate.inputs.engines._base import (
 from specgate.inputs.engines._source import CommandSource, Opt, Options, norm_key
 from specgate.inputs.knowledge import Version, knowledge
 from specgate.inputs.pointer import parse_json_scalar
-from specgate.inputs.types import EngineConfig, EngineIssue, Mechanism
-from specgate.theory import DraftPasses
+from specgate.inputs.types import EngineConfig, EngineIssue
 
 PROGRAMS = ("vllm", "vllm.entrypoints")
 

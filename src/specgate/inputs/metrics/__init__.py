@@ -155,7 +155,7 @@ def _read(path: Path, shown: str, fmt: str) -> str:
     summaries whole; both up to :data:`METRICS_MAX_BYTES`."""
     groups = LINE_FILTERS.get(fmt)
     if groups is None:
-        from specgate.loader import read_text
+        from specgate.load.read import read_text
 
         check_file(path, shown)
         return read_text(path, shown, limit=METRICS_MAX_BYTES)

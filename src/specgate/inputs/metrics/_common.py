@@ -14,9 +14,9 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from specgate.document import NodePath, Span
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.types import Acceptance
+from specgate.load.document import NodePath, Span
 
 Locator = Callable[[NodePath], Span]
 KeyLocator = Callable[[str], Span]

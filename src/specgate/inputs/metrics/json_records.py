@@ -2,7 +2,7 @@
 
 Per-request and per-iteration records grow with traffic (a day of vLLM
 ``--per-request-spec-decode-metrics`` output is tens of megabytes), so these files
-are not parsed with every value's position like claims files (:mod:`specgate.json_loader`
+are not parsed with every value's position like claims files (:mod:`specgate.load.json_loader`
 costs about 0.6 s and 30 MiB per MiB of input). Instead:
 
 - **JSON Lines** (the first non-empty line is a JSON value by itself and another
@@ -15,7 +15,7 @@ costs about 0.6 s and 30 MiB per MiB of input). Instead:
 - **Positions** are found only when asked for (:attr:`Record.locate`), by scanning
   from the start of the record to the node: a finding or error costs one walk over
   one record, a clean file costs none. A position is the one
-  :meth:`specgate.document.Document.locate` would give (line and column).
+  :meth:`specgate.load.document.Document.locate` would give (line and column).
 
 Limits, the same as for the line formats (:mod:`.stream`): the file at most
 :data:`~.stream.METRICS_MAX_BYTES`, a line at most :data:`~.stream.MAX_LINE_BYTES`,
@@ -35,10 +35,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from specgate.document import NodePath, Span
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.metrics._common import Record
 from specgate.inputs.metrics.stream import MAX_LINE_BYTES, METRICS_MAX_BYTES, check_file, too_large
+from specgate.load.document import NodePath, Span
 
 _WS = " \t\n\r"
 # The standard library's JSON string scanner (C-accelerated); typeshed omits it.

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from specgate.document import Span
 from specgate.inputs.metrics._common import (
     fail,
     fmt,
@@ -23,6 +22,7 @@ from specgate.inputs.metrics._common import (
     unweighted_mean,
 )
 from specgate.inputs.types import Acceptance
+from specgate.load.document import Span
 
 _SG_ACCEPT = re.compile(r"accept len: (\d+(?:\.\d+)?)")
 _LC_IMPL = re.compile(r"statistics\s+([^:\s]+):")

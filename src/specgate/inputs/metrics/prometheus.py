@@ -38,10 +38,10 @@ from collections.abc import Mapping
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from specgate.document import Span
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.metrics._common import fail, fmt, text_lines, whole_ratio
 from specgate.inputs.types import Acceptance
+from specgate.load.document import Span
 
 PREFIX = "vllm:spec_decode_"
 DRAFTS = "vllm:spec_decode_num_drafts_total"

@@ -18,7 +18,6 @@ import json
 import operator
 from collections.abc import Callable, Iterable, Mapping
 
-from specgate.document import Span
 from specgate.inputs.metrics._common import (
     KeyLocator,
     Locator,
@@ -36,6 +35,7 @@ from specgate.inputs.metrics._common import (
 )
 from specgate.inputs.metrics.json_records import records_from_text
 from specgate.inputs.types import Acceptance
+from specgate.load.document import Span
 
 _EXACT = 2**53  # the largest count a float holds exactly
 _BLOCK_KEYS = ("acceptance_histogram", "num_spec_steps", "mean_acceptance_length")

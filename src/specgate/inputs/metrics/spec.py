@@ -22,9 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from specgate.document import Document, NodePath, PathElement
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 from specgate.inputs.paths import resolve_reference
+from specgate.load.document import Document, NodePath, PathElement
 
 FILE_FORMATS = (
     "vllm-prometheus",

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from specgate.errors import InputError
+from specgate.core.errors import InputError
 
 #: The size limit of a referenced metrics file or log (bytes): 256 MiB.
 METRICS_MAX_BYTES = 256 * 1024 * 1024

@@ -16,10 +16,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from specgate.document import NodePath
 from specgate.inputs.metrics._common import Locator, at, count, fail, fmt, real, under
 from specgate.inputs.metrics.json_records import load_one
 from specgate.inputs.types import Acceptance
+from specgate.load.document import NodePath
 
 
 def read_llamacpp_timings(text: str, shown: str) -> Acceptance:

@@ -18,7 +18,6 @@ import re
 from dataclasses import replace
 from typing import NamedTuple
 
-from specgate.document import Span
 from specgate.inputs.metrics._common import (
     fail,
     fmt,
@@ -28,6 +27,7 @@ from specgate.inputs.metrics._common import (
     unweighted_mean,
 )
 from specgate.inputs.types import Acceptance
+from specgate.load.document import Span
 
 _NUMBER = r"(\d+(?:\.\d+)?)"
 _V1_MEAN = re.compile(r"Mean acceptance length: " + _NUMBER)

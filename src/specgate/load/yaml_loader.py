@@ -1,4 +1,4 @@
-"""YAML → :class:`~specgate.document.Document`, with YAML 1.2 core-schema scalars.
+"""YAML → :class:`~specgate.load.document.Document`, with YAML 1.2 core-schema scalars.
 
 PyYAML implements YAML 1.1: it turns ``yes``/``on`` into booleans, dates into
 ``datetime`` and reads ``1e3`` as a string. Claims files follow the YAML 1.2
@@ -7,7 +7,7 @@ uses PyYAML only to *compose* the node graph (libyaml when available) with a
 1.2 core resolver, then builds plain data itself, which also gives it every
 key's and value's position and every repeated key.
 
-Limits (each an :class:`~specgate.errors.InputError`): one document per file
+Limits (each an :class:`~specgate.core.errors.InputError`): one document per file
 (:func:`load_yaml_documents`, for engine configs, reads several as a list),
 only the core tags (str, int, float, bool, null, map, seq, merge), at most
 ``MAX_ALIASES`` alias uses and ``MAX_NODES`` expanded nodes.
@@ -22,9 +22,9 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from specgate.document import Document, DuplicateKey, NodePath, PositionRow, Positions, Span
-from specgate.errors import InputError
-from specgate.limits import MAX_INTEGER_DIGITS, bounded_int
+from specgate.core.errors import InputError
+from specgate.core.limits import MAX_INTEGER_DIGITS, bounded_int
+from specgate.load.document import Document, DuplicateKey, NodePath, PositionRow, Positions, Span
 
 MAX_ALIASES = 100
 MAX_NODES = 100_000

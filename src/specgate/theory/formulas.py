@@ -42,9 +42,9 @@ Sources:
 import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
-DraftPasses = Literal["per_token", "single"]
+from specgate.core.vocabulary import DraftPasses
 
 #: Rows of one tensor-core tile on the attention path (NVIDIA blog).
 TILE_ROWS = 128

@@ -1,4 +1,10 @@
-"""Resolve paths taken from a hostile repository without crashing.
+"""Paths in a hostile repository: resolved without crashing, confined, shown.
+
+One walk up to the repository's top (:func:`nearest_git`: the nearest folder holding a
+``.git`` entry, a folder or a file for worktrees and submodules) serves every caller:
+confinement (:func:`repository_top`, :func:`confined`), the repository root of
+referenced files (:func:`repository_root`), annotation paths (:func:`repo_relative`)
+and the ``.gitignore`` search of discovery.
 
 A checked repository can hold a symlink loop, a name longer than the file
 system allows, a symlink out of the repository, and a claims file can name a
@@ -13,6 +19,7 @@ from __future__ import annotations
 
 import errno
 import os
+import posixpath
 import stat
 from functools import lru_cache
 from pathlib import Path
@@ -61,16 +68,34 @@ def repository_top(folder: Path) -> Path:
     return _top(resolve(folder))
 
 
-@lru_cache(maxsize=4096)
-def _top(here: Path) -> Path:
-    # Cached per folder: a run over thousands of files in a few folders walks up once.
-    for candidate in (here, *here.parents):
+def nearest_git(folder: Path, *, lexical: bool = False) -> Path | None:
+    """The nearest folder at or above ``folder`` (taken as given, not resolved) that
+    holds a ``.git`` entry, else ``None``: the one repository-top walk.
+
+    ``lexical`` counts a ``.git`` symlink whatever it leads to (:func:`os.path.lexists`);
+    otherwise the entry must exist. A folder whose entry cannot be examined is passed.
+    """
+    for candidate in (folder, *folder.parents):
         try:
-            if (candidate / ".git").exists():
+            entry = candidate / ".git"
+            if os.path.lexists(entry) if lexical else entry.exists():
                 return candidate
         except (OSError, ValueError):  # pragma: no cover - unreadable parent
             continue
-    return here
+    return None
+
+
+def repository_root(start: Path) -> Path:
+    """The nearest folder at or above ``start`` (resolved) holding ``.git`` (else
+    ``start`` resolved)."""
+    here = start.resolve()
+    return nearest_git(here) or here
+
+
+@lru_cache(maxsize=4096)
+def _top(here: Path) -> Path:
+    # Cached per folder: a run over thousands of files in a few folders walks up once.
+    return nearest_git(here) or here
 
 
 @lru_cache(maxsize=4096)
@@ -78,13 +103,7 @@ def _lexical_top(folder: Path) -> Path:
     """The repository holding ``folder`` as written (symlinked folders not followed, so
     ``repo/link-to-elsewhere/x`` belongs to ``repo``), resolved; without one, the
     folder itself, resolved. Cached per folder (one walk up for a thousand files)."""
-    for candidate in (folder, *folder.parents):
-        try:
-            if os.path.lexists(candidate / ".git"):
-                return resolve(candidate)
-        except (OSError, ValueError):  # pragma: no cover - unreadable parent
-            continue
-    return resolve(folder)
+    return resolve(nearest_git(folder, lexical=True) or folder)
 
 
 @lru_cache(maxsize=4096)
@@ -139,3 +158,45 @@ def _folder_of(folder: str) -> tuple[Path, Path, bool]:
     real = real_folder(lexical)
     top = _lexical_top(lexical)
     return real, top, real.is_relative_to(top)
+
+
+@lru_cache(maxsize=1024)
+def _top_level(folder: str) -> str | None:
+    top = nearest_git(Path(folder))
+    return None if top is None else str(top)
+
+
+def repo_relative(path: str | Path) -> str | None:
+    """``path`` relative to its git top-level with ``/`` separators and no ``./``;
+    ``None`` when the file is in no git repository.
+
+    For ``file=`` in annotations and SARIF URIs: GitHub resolves a relative ``file``
+    against the repository root, not the step's working directory (actions/runner#765).
+    """
+    # The folder is resolved, the name is not: a symlinked claims file is annotated
+    # where it stands (its target may be outside the repository).
+    given = Path(os.path.abspath(path))
+    try:
+        absolute = Path(os.path.realpath(given.parent)) / given.name
+    except (OSError, ValueError):
+        return None
+    top = _top_level(str(absolute.parent))
+    if top is None:
+        return None
+    return absolute.relative_to(top).as_posix()
+
+
+def shown_path(path: Path, cwd: Path | None = None) -> str:
+    """``path`` relative to the current folder with ``/`` separators (absolute when
+    it cannot be made relative, e.g. another drive)."""
+    if cwd is None and not path.is_absolute():
+        # Relative to the current folder already: the lexical form relpath would give.
+        text = posixpath.normpath(path.as_posix())
+        if text != ".." and not text.startswith("../"):
+            return text
+    base = cwd or Path.cwd()
+    try:
+        relative = os.path.relpath(path.absolute(), base)
+    except ValueError:  # pragma: no cover - Windows: another drive
+        return path.absolute().as_posix()
+    return Path(relative).as_posix()

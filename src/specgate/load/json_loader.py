@@ -1,4 +1,4 @@
-"""JSON → :class:`~specgate.document.Document` with positions and repeated keys.
+"""JSON → :class:`~specgate.load.document.Document` with positions and repeated keys.
 
 The standard library's :mod:`json` decides what is valid JSON and gives the
 line and column of a syntax error; a second, small pass over the (now known
@@ -17,9 +17,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from specgate.document import Document, DuplicateKey, NodePath, NodePosition, Span
-from specgate.errors import InputError
-from specgate.limits import MAX_INTEGER_DIGITS, bounded_int
+from specgate.core.errors import InputError
+from specgate.core.limits import MAX_INTEGER_DIGITS, bounded_int
+from specgate.load.document import Document, DuplicateKey, NodePath, NodePosition, Span
 
 _WS = " \t\n\r"
 # The standard library's JSON string scanner (C-accelerated); typeshed omits it.

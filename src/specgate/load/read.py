@@ -12,8 +12,8 @@ import os
 import stat
 from pathlib import Path
 
-from specgate.document import Document
-from specgate.errors import InputError
+from specgate.core.errors import InputError
+from specgate.load.document import Document
 
 MAX_BYTES = 1024 * 1024
 
@@ -44,7 +44,7 @@ def read_text(path: Path, shown: str, limit: int = MAX_BYTES) -> str:
     except IsADirectoryError:
         raise InputError("is a folder, not a file", shown) from None
     except OSError as exc:
-        from specgate.safe_path import PathProblem, resolve
+        from specgate.core.paths import PathProblem, resolve
 
         try:
             resolve(path)
@@ -89,11 +89,11 @@ def load_document(path: Path, shown: str) -> Document:
 def parse_text(text: str, shown: str, *, json_syntax: bool) -> Document:
     """Parse already-read ``text`` (JSON when ``json_syntax``, else YAML)."""
     if json_syntax:
-        from specgate.json_loader import load_json
+        from specgate.load.json_loader import load_json
 
         document = load_json(text, shown)
     else:
-        from specgate.yaml_loader import load_yaml
+        from specgate.load.yaml_loader import load_yaml
 
         document = load_yaml(text, shown)
     return document._replace(text=text)
