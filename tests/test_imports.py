@@ -144,14 +144,14 @@ print("UNUSED=" + ",".join(sorted(m for m in {modules!r} if m in sys.modules)))
 def test_doctor_loads_no_dataclass_or_provenance_baseline_or_directive_module() -> None:
     # Flags describe no provenance block or base revision: the records those modules
     # define (each a dataclass built at import) are only type hints here, and so are the
-    # readers' records (--mechanism's choices come from specgate.mechanisms). The records
+    # readers' records (--mechanism's choices come from specgate.core.vocabulary). The records
     # the doctor does build (model, metrics, findings, reports, rules) are NamedTuples:
     # dataclasses (with inspect, ast, dis, tokenize) and one exec per generated method
     # cost about half of the doctor's own start-up. Rule texts are cleaned (inspect)
     # only when the catalogue, SARIF or the docs read them.
     modules = (
-        "specgate.provenance",
-        "specgate.comparison",
+        "specgate.model.provenance",
+        "specgate.model.base_view",
         "specgate.suppress",
         "specgate.inputs.types",
         "dataclasses",
@@ -178,9 +178,9 @@ def test_a_clean_file_without_references_loads_no_reader_records(
     path.write_text(CLEAN, encoding="utf-8")
     modules = (
         "specgate.inputs.types",
-        "specgate.comparison",
+        "specgate.model.base_view",
         "specgate.inputs.engines",
-        "specgate.provenance",
+        "specgate.model.provenance",
         "specgate.suppress",
     )
     result = subprocess.run(
@@ -226,15 +226,15 @@ def test_start_up_records_are_not_built_from_string_annotations() -> None:
     import importlib
 
     modules = (
-        "specgate.model",
+        "specgate.model.deployment",
         "specgate.core.findings",
-        "specgate.derived",
+        "specgate.analysis.derived",
         "specgate.theory.formulas",
         "specgate.report",
         "specgate.rules.registry",
         "specgate.load.document",
         "specgate.theory.gpus",
-        "specgate.mechanisms",
+        "specgate.analysis.mechanisms",
     )
     postponed = [
         name
@@ -242,7 +242,7 @@ def test_start_up_records_are_not_built_from_string_annotations() -> None:
         if getattr(importlib.import_module(name), "annotations", None) is __future__.annotations
     ]
     assert postponed == []
-    from specgate.model import Deployment
+    from specgate.model.deployment import Deployment
 
     quoted = [name for name, kind in Deployment.__annotations__.items() if isinstance(kind, str)]
     assert quoted == []

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from specgate.cli import main
-from specgate.validate import schema
+from specgate.model.validate import schema
 
 
 def test_init_writes_a_ready_starter_and_refuses_to_overwrite(

@@ -19,14 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from specgate import derived, git
-from specgate.comparison import BaseView
+from specgate import git
+from specgate.analysis import derived
+from specgate.analysis.derived import Metrics
+from specgate.analysis.digest import config_digest
 from specgate.config import Config
 from specgate.core.errors import InputError, UsageError
-from specgate.derived import Metrics
-from specgate.digest import config_digest
-from specgate.model import Deployment
-from specgate.reference_paths import (
+from specgate.model.base_view import BaseView
+from specgate.model.deployment import Deployment
+from specgate.model.reference_keys import (
     EVIDENCE_KEYS,
     deployment_references,
     engine_config_references,
@@ -255,9 +256,9 @@ def _read_copy(
     text: bytes,
     min_accept_length: float | None,
 ) -> BaseFile:
-    from specgate.build import build_deployment
     from specgate.load.read import load_document
-    from specgate.references import resolve
+    from specgate.model.build import build_deployment
+    from specgate.model.resolve import resolve
 
     claims = _write(root, base_rel, text)
     document = load_document(claims, base_rel)

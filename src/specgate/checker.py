@@ -11,11 +11,11 @@ import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
-from specgate import derived, mechanisms
+from specgate.analysis import derived, mechanisms
 from specgate.core.errors import InputError
 from specgate.core.findings import SEVERITY_RANK, Finding, status_of, worst
 from specgate.load.document import Document, NodePath, Span, format_path
-from specgate.model import Deployment
+from specgate.model.deployment import Deployment
 from specgate.report import DeploymentReport, FileReport, RunReport
 from specgate.rules import REGISTRY, Hit, RuleContext
 
@@ -23,11 +23,11 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from specgate.baseline import BaselineSource
-    from specgate.comparison import BaseView
 
     # Imported where used: `specgate doctor` needs neither configuration files,
     # suppressions nor path checks, and starts faster without them.
     from specgate.config import Config, ConfigFinder
+    from specgate.model.base_view import BaseView
     from specgate.suppress import InlineIgnores
 
 _DEPLOYMENT_PATH = re.compile(r"^deployments\[(\d+)\]")
@@ -201,8 +201,8 @@ def _check_parsed(
     """
     from pathlib import Path
 
-    from specgate.build import build_deployment
-    from specgate.validate import validate
+    from specgate.model.build import build_deployment
+    from specgate.model.validate import validate
 
     shown = document.file
     locator = Locator(shown, document)
@@ -318,7 +318,7 @@ def _resolve_references(
     Raises:
         InputError: a referenced file that cannot be resolved or read.
     """
-    from specgate.references import resolve
+    from specgate.model.resolve import resolve
 
     for position, deployment in enumerate(deployments):
         raw = raws[deployment.position]
@@ -688,7 +688,7 @@ def check_files(
     with the first claims file that uses that configuration.
     """
     from specgate.config import ConfigFinder
-    from specgate.references import shared_reads
+    from specgate.model.resolve import shared_reads
 
     finder = finder or ConfigFinder()
     with shared_reads():

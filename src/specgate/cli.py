@@ -1435,7 +1435,7 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace, out: Te
     if args.command == "doctor":
         return _run_doctor(args, out)
     if args.command == "schema":
-        from specgate.validate import schema_text
+        from specgate.model.validate import schema_text
 
         out.write(schema_text())
         return EXIT_OK

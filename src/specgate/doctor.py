@@ -11,7 +11,7 @@ from fractions import Fraction
 from specgate.checker import CheckOptions, Locator, evaluate
 from specgate.core.errors import UsageError
 from specgate.core.numbers import fmt
-from specgate.model import (
+from specgate.model.deployment import (
     Deployment,
     EvidenceBlock,
     HardwareBlock,

@@ -8,11 +8,11 @@ import math
 from typing import Any, NamedTuple
 
 from specgate import SCHEMA_VERSION, __version__
+from specgate.analysis.derived import Metrics
+from specgate.analysis.mechanisms import MechanismClass
 from specgate.core.findings import SEVERITY_RANK, Finding
 from specgate.core.numbers import round4
-from specgate.derived import Metrics
-from specgate.mechanisms import MechanismClass
-from specgate.model import Deployment, Inputs
+from specgate.model.deployment import Deployment, Inputs
 
 
 class DeploymentReport(NamedTuple):
@@ -41,7 +41,7 @@ class DeploymentReport(NamedTuple):
         """The JSON report's ``inputs``: what was read from referenced files and from
         where, and ``config_digest`` (DESIGN.md §9.2). Made when read: the digest's
         SHA-256 (hashlib loads OpenSSL) is start-up cost for outputs that never show it."""
-        from specgate.digest import config_digest
+        from specgate.analysis.digest import config_digest
 
         deployment = self.deployment
         inputs = inputs_json(deployment.inputs) if deployment.inputs else {}

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from specgate.analysis.digest import FIELDS, config_digest, digest_of, fields
 from specgate.checker import CheckOptions, check_file
 from specgate.cli import main
-from specgate.digest import FIELDS, config_digest, digest_of, fields
-from specgate.model import Deployment, ModelBlock, SpeculationBlock
+from specgate.model.deployment import Deployment, ModelBlock, SpeculationBlock
 
 CLAIMS = """\
 version: 1

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from specgate import mechanisms
-from specgate.model import Deployment, ModelBlock, SpeculationBlock, WorkloadBlock
+from specgate.analysis import mechanisms
+from specgate.model.deployment import Deployment, ModelBlock, SpeculationBlock, WorkloadBlock
 
 
 def deployment(
@@ -119,8 +119,8 @@ def test_one_list_of_mechanism_names() -> None:
     from pathlib import Path
     from typing import get_args
 
+    from specgate.analysis.mechanisms import DECLARED_CLASS
     from specgate.core.vocabulary import MECHANISMS, Mechanism
-    from specgate.mechanisms import DECLARED_CLASS
 
     schema = json.loads(
         (Path(__file__).resolve().parents[2] / "src/specgate/data/claims-v1.schema.json")

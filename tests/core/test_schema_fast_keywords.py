@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from specgate.schema_fast import compile_schema
+from specgate.model.schema_fast import compile_schema
 
 CASES: list[tuple[dict[str, Any], Any, bool]] = [
     ({"enum": ["vllm", "sglang"]}, "vllm", True),

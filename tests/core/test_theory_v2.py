@@ -1,7 +1,7 @@
 """Theory v2 (DESIGN.md §8): every worked number of §8 as a test, worked by hand in the
 comment beside it, plus hypothesis properties of the cost model.
 
-Deployments are built in code (no YAML) and run through :func:`specgate.derived.compute`
+Deployments are built in code (no YAML) and run through :func:`specgate.analysis.derived.compute`
 so the tests pin both the formulas and the choice of inputs (β source, ρ source, passes).
 """
 
@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from specgate import derived
+from specgate.analysis import derived
 from specgate.inputs.metrics.inline import per_position_acceptance
-from specgate.model import (
+from specgate.model.deployment import (
     Deployment,
     EvidenceBlock,
     HardwareBlock,
@@ -397,7 +397,7 @@ def test_d_opt_never_loops_over_a_huge_d() -> None:
 
 def test_iid_estimates_are_not_profiles() -> None:
     from specgate.inputs.types import Acceptance
-    from specgate.model import Inputs
+    from specgate.model.deployment import Inputs
 
     estimate = Acceptance(format="iid-rate", path=None, accept_length=2.0, formula="",
                           estimate=True, marginal=(0.5, 0.25, 0.125))

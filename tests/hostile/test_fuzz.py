@@ -151,8 +151,8 @@ def _claims_like() -> st.SearchStrategy[Any]:
 def test_fast_schema_check_agrees_with_jsonschema(data: Any) -> None:
     from jsonschema import Draft202012Validator
 
-    from specgate.schema_fast import compile_schema
-    from specgate.validate import schema
+    from specgate.model.schema_fast import compile_schema
+    from specgate.model.validate import schema
 
     fast = compile_schema(schema())
     assert fast is not None  # every keyword of our schema is implemented
@@ -167,7 +167,7 @@ def test_fast_schema_check_agrees_with_jsonschema(data: Any) -> None:
 
 
 def test_an_unknown_keyword_falls_back_to_jsonschema() -> None:
-    from specgate.schema_fast import compile_schema
+    from specgate.model.schema_fast import compile_schema
 
     assert compile_schema({"type": "object", "dependentRequired": {"a": ["b"]}}) is None
     assert compile_schema({"$ref": "https://example.com/x.json"}) is None

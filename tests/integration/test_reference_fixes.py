@@ -196,7 +196,7 @@ def test_unknown_key_in_a_file_reference_is_sg001_at_that_key(tmp_path: Path) ->
 def test_file_reference_mapping_errors_sit_at_their_keys(
     value: object, expected: tuple[tuple[str, ...], str]
 ) -> None:
-    from specgate.validate import validate
+    from specgate.model.validate import validate
 
     data = {
         "version": 1,

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from specgate import derived
+from specgate.analysis import derived
+from specgate.analysis.digest import config_digest
 from specgate.core.numbers import fmt
-from specgate.digest import config_digest
 from specgate.rules.provenance import evidence_config_changed
 from specgate.rules.references import evidence_draft_length_mismatch
 from specgate.rules.registry import Hit, RuleContext, rule

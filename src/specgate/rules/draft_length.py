@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from specgate.analysis.derived import Metrics
 from specgate.core.numbers import fmt
-from specgate.derived import Metrics
 from specgate.rules.registry import Hit, RuleContext, rule
 from specgate.theory import formulas as theory
 

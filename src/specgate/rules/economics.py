@@ -1,15 +1,16 @@
 """Rules on whether speculation pays (SG106–SG111, DESIGN.md §8.3 and §8.5).
 
 They compare the claim, the measured speedup and the AL with the cost model of
-:mod:`specgate.theory.formulas` as :mod:`specgate.derived` applied it; thresholds live here.
+:mod:`specgate.theory.formulas` as :mod:`specgate.analysis.derived` applied it; thresholds live
+here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from specgate.analysis.derived import Metrics
 from specgate.core.numbers import fmt
-from specgate.derived import Metrics
 from specgate.load.document import NodePath
 from specgate.rules.accept_length import SPEEDUP_TOLERANCE
 from specgate.rules.registry import Hit, RuleContext, rule

@@ -11,13 +11,13 @@ import math
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from specgate.analysis.digest import config_digest
 from specgate.core.numbers import fmt
-from specgate.digest import config_digest
 from specgate.rules.registry import Hit, RuleContext, rule
 from specgate.theory.stats import histogram_moments, steps_needed
 
 if TYPE_CHECKING:
-    from specgate.provenance import Provenance
+    from specgate.model.provenance import Provenance
 
 DEFAULT_MAX_EVIDENCE_AGE_DAYS = 90
 """SG405: evidence older than this many days (``policy.max_evidence_age_days``)."""

@@ -4,14 +4,14 @@ import datetime
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
+from specgate.analysis.derived import Metrics
+from specgate.analysis.mechanisms import MechanismClass
 from specgate.core.findings import Severity
-from specgate.derived import Metrics
 from specgate.load.document import NodePath, Span
-from specgate.mechanisms import MechanismClass
-from specgate.model import Deployment
+from specgate.model.deployment import Deployment
 
 if TYPE_CHECKING:
-    from specgate.comparison import BaseView
+    from specgate.model.base_view import BaseView
 
 
 def _no_path(_path: NodePath) -> bool:

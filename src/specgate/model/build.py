@@ -1,4 +1,4 @@
-"""Plain claims-file data → typed :class:`~specgate.model.Deployment` records.
+"""Plain claims-file data → typed :class:`~specgate.model.deployment.Deployment` records.
 
 The builder is lenient: a value of the wrong type or out of range is left out
 (``None``), so metrics are computed from the valid values while SG001 reports
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from specgate.core.numbers import fmt
 from specgate.core.vocabulary import MECHANISMS
 from specgate.load.document import format_path
-from specgate.model import (
+from specgate.model.deployment import (
     Deployment,
     EvidenceBlock,
     HardwareBlock,
@@ -23,11 +23,11 @@ from specgate.model import (
     SpeculationBlock,
     WorkloadBlock,
 )
+from specgate.model.validate import Violation
 from specgate.theory.gpus import gpu_names
-from specgate.validate import Violation
 
 if TYPE_CHECKING:
-    from specgate.provenance import Provenance
+    from specgate.model.provenance import Provenance
 
 #: Integers from 2**1024 up have no float value; the schema reports them (SG001).
 _FLOAT_LIMIT = 2**1024
@@ -139,14 +139,14 @@ def _provenance(raw: object) -> Provenance | None:
     """``evidence.provenance`` typed; its module is loaded only for a file that has one."""
     if not isinstance(raw, dict):
         return None
-    from specgate.provenance import build_provenance
+    from specgate.model.provenance import build_provenance
 
     return build_provenance(raw)
 
 
 def _not_a_date(measured: str) -> bool:
     """A ``measured_at`` of the date shape that names no calendar date (2025-02-30)."""
-    from specgate.provenance import MEASURED_AT_SHAPE, parse_measured_at
+    from specgate.model.provenance import MEASURED_AT_SHAPE, parse_measured_at
 
     return MEASURED_AT_SHAPE.match(measured) is not None and parse_measured_at(measured) is None
 

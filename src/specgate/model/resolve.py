@@ -4,7 +4,7 @@
 and ``evidence.metrics`` point at files users already commit. Their values fill
 what the claims file leaves out, each keeping its own file and line (so findings
 land on the serving config's line); a number the claims file states that a
-referenced file contradicts becomes a :class:`~specgate.model.Conflict` (SG301),
+referenced file contradicts becomes a :class:`~specgate.model.deployment.Conflict` (SG301),
 never a silent preference. Reading errors are :class:`InputError` (exit 2).
 """
 
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from specgate.core.errors import InputError
 from specgate.core.numbers import fmt
 from specgate.load.document import Document, NodePath, Span
-from specgate.model import Conflict, Deployment, Inputs
+from specgate.model.deployment import Conflict, Deployment, Inputs
 
 if TYPE_CHECKING:
     # Built by the readers; a claims file without references never loads them.

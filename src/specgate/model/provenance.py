@@ -3,7 +3,7 @@
 The block records when and under which conditions the evidence was measured, so
 the rules SG405–SG409 can tell evidence that no longer describes the deployment:
 too old, at another temperature or concurrency, on too few steps, or for another
-speculative configuration (``config_digest``, see :mod:`specgate.digest`).
+speculative configuration (``config_digest``, see :mod:`specgate.analysis.digest`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Schema validation of a parsed claims file (rule SG001), with locations.
 
 The JSON Schema (draft 2020-12) ships in the package (``data/claims-v1.schema.json``).
-A valid file is recognised by :mod:`specgate.schema_fast` without importing
+A valid file is recognised by :mod:`specgate.model.schema_fast` without importing
 :mod:`jsonschema` (a third of a one-file check's start-up); a file it finds
 invalid is checked with :mod:`jsonschema`, which finds every error. Each error
 becomes one :class:`Violation`
@@ -48,7 +48,7 @@ def schema_text() -> str:
 
 @cache
 def _fast() -> Any:
-    from specgate.schema_fast import compile_schema
+    from specgate.model.schema_fast import compile_schema
 
     return compile_schema(schema())
 

@@ -12,7 +12,7 @@ a separate small draft LM about its parameter ratio (≈ 0.15).
 import re
 from typing import NamedTuple
 
-from specgate.model import Deployment
+from specgate.model.deployment import Deployment
 
 
 class MechanismClass(NamedTuple):

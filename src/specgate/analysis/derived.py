@@ -15,9 +15,9 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from specgate import mechanisms
+from specgate.analysis import mechanisms
 from specgate.core.vocabulary import SINGLE_PASS_MECHANISMS, DraftPasses
-from specgate.model import Deployment, SpeculationBlock
+from specgate.model.deployment import Deployment, SpeculationBlock
 from specgate.theory import formulas as theory
 from specgate.theory.gpus import gpu_table
 

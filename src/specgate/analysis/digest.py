@@ -23,11 +23,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from specgate import derived
+from specgate.analysis import derived
 
 if TYPE_CHECKING:
     from specgate.inputs.types import EngineConfig
-    from specgate.model import Deployment
+    from specgate.model.deployment import Deployment
 
 FIELDS = (
     "mechanism",
@@ -44,9 +44,10 @@ FIELDS = (
 """The ten fields of the digest, in the order DESIGN.md §9.5 lists them."""
 
 def draft_passes(deployment: Deployment) -> str:
-    """``per_token`` or ``single``, as the theory uses it (:func:`specgate.derived.draft_passes`:
-    the stated ``speculation.draft_passes``, else the engine config's, else by mechanism),
-    with the engine config's mechanism when one is read."""
+    """``per_token`` or ``single``, as the theory uses it
+    (:func:`specgate.analysis.derived.draft_passes`: the stated
+    ``speculation.draft_passes``, else the engine config's, else by mechanism), with the
+    engine config's mechanism when one is read."""
     speculation = deployment.speculation._replace(mechanism=_mechanism(deployment))
     return derived.draft_passes(speculation, _engine(deployment))
 

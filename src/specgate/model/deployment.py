@@ -24,7 +24,7 @@ from specgate.load.document import NodePath, Span
 
 if TYPE_CHECKING:
     from specgate.inputs.types import Acceptance, EngineConfig, EngineIssue, ModelShape
-    from specgate.provenance import Provenance
+    from specgate.model.provenance import Provenance
 
 SizeClass = Literal["tiny", "small", "medium", "large"]
 LatencyRegion = Literal["low", "throughput"]
@@ -50,7 +50,7 @@ class SpeculationBlock(NamedTuple):
     ``verify_tokens`` is N_verify (tokens the target scores per step) when it
     differs from D + 1 (tree drafting); ``None`` means a chain (N = 1 + D).
     ``draft_passes`` is ``per_token`` or ``single`` as written (``None``: the
-    mechanism's default, see :func:`specgate.derived.draft_passes`); ``engine``
+    mechanism's default, see :func:`specgate.analysis.derived.draft_passes`); ``engine``
     is ``speculation.engine`` as written.
     """
 
