@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from specgate.checker import CheckOptions, check_document
+from specgate.check.run import CheckOptions, check_document
 from specgate.load.read import parse_text
 from specgate.reporters.chart import speedup_chart
 from specgate.reporters.summary import render
@@ -90,7 +90,7 @@ def test_chart_needs_al_and_d() -> None:
 
 def test_summary_keeps_the_chart_whole_when_cutting() -> None:
     report = _report()
-    from specgate.report import RunReport
+    from specgate.check.report import RunReport
 
     run = RunReport(status=report.status, files=(report,))
     full = render(run)

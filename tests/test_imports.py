@@ -152,7 +152,7 @@ def test_doctor_loads_no_dataclass_or_provenance_baseline_or_directive_module() 
     modules = (
         "specgate.model.provenance",
         "specgate.model.base_view",
-        "specgate.suppress",
+        "specgate.project.suppress",
         "specgate.inputs.types",
         "dataclasses",
         "inspect",
@@ -181,7 +181,7 @@ def test_a_clean_file_without_references_loads_no_reader_records(
         "specgate.model.base_view",
         "specgate.inputs.engines",
         "specgate.model.provenance",
-        "specgate.suppress",
+        "specgate.project.suppress",
     )
     result = subprocess.run(
         [
@@ -230,7 +230,7 @@ def test_start_up_records_are_not_built_from_string_annotations() -> None:
         "specgate.core.findings",
         "specgate.analysis.derived",
         "specgate.theory.formulas",
-        "specgate.report",
+        "specgate.check.report",
         "specgate.rules.registry",
         "specgate.load.document",
         "specgate.theory.gpus",

@@ -29,10 +29,10 @@ from typing import Any
 import jsonschema
 import pytest
 
+from specgate.check.report import FileReport, RunReport
 from specgate.cli import main
 from specgate.core.findings import Finding
 from specgate.core.paths import repo_relative
-from specgate.report import FileReport, RunReport
 from specgate.reporters import sarif
 from specgate.rules import REGISTRY, Rule
 from specgate.rules_doc import split_example

@@ -22,9 +22,9 @@ from specgate.core.errors import SpecgateError, UsageError
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from specgate.checker import CheckOptions
-    from specgate.config import Config, ConfigFinder
-    from specgate.report import FileReport, RunReport
+    from specgate.check.report import FileReport, RunReport
+    from specgate.check.run import CheckOptions
+    from specgate.project.config import Config, ConfigFinder
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 FAIL_ON = ("fail", "actionable", "never")
@@ -923,7 +923,7 @@ def _rule_set(values: list[str] | None, option: str) -> frozenset[str] | None:
     """
     if values is None:
         return None
-    from specgate.config import matching_codes, rule_hint
+    from specgate.project.config import matching_codes, rule_hint
 
     codes: set[str] = set()
     for value in values:
@@ -947,7 +947,7 @@ def _read_stdin(
     args: argparse.Namespace, options: CheckOptions, finder: ConfigFinder
 ) -> FileReport:
     """Check the claims file given on standard input (PATH ``-``)."""
-    from specgate.checker import check_stdin
+    from specgate.check.run import check_stdin
     from specgate.load.read import MAX_BYTES
 
     raw = sys.stdin.buffer.read(MAX_BYTES + 1)
@@ -987,11 +987,11 @@ def _check_options(args: argparse.Namespace) -> CheckOptions:
     """
     from pathlib import Path
 
-    from specgate.checker import CheckOptions
+    from specgate.check.run import CheckOptions
 
     baseline = None
     if args.baseline is not None:
-        from specgate.baseline import open_baseline
+        from specgate.change.baseline import open_baseline
 
         baseline = open_baseline(args.baseline, Path.cwd())
     return CheckOptions(
@@ -1025,10 +1025,10 @@ def _distinct_outputs(named: dict[str, str | None]) -> None:
 def _check(args: argparse.Namespace, out: TextIO) -> int:
     from pathlib import Path
 
-    from specgate.checker import check_files
-    from specgate.config import ConfigFinder, load_config
+    from specgate.check.report import RunReport as Run
+    from specgate.check.run import check_files
     from specgate.core.findings import worst
-    from specgate.report import RunReport as Run
+    from specgate.project.config import ConfigFinder, load_config
 
     if args.strict and args.fail_on not in (None, "actionable"):
         raise UsageError("specgate check: --strict conflicts with --fail-on " + args.fail_on)
@@ -1056,7 +1056,7 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
     if changed and not files and args.format == "text":
         return _nothing_affected(args, out)
     if baseline is not None:
-        from specgate.baseline import prefetch
+        from specgate.change.baseline import prefetch
 
         prefetch(baseline, [path for path, _ in files])
     run = check_files(files, options, finder)
@@ -1143,7 +1143,7 @@ def _selected_files(
     Raises:
         UsageError: ``-`` with ``--changed``; PATHs that do not exist or hold no claims file.
     """
-    from specgate.discovery import discover
+    from specgate.project.discovery import discover
 
     if args.changed is not None or args.changed_since is not None or args.staged:
         if "-" in paths:
@@ -1159,22 +1159,22 @@ def _changed_files(args: argparse.Namespace) -> list[tuple[Path, str]]:
     Raises:
         UsageError: PATHs given as well; ``--changed-since`` outside a repository or
             not naming a commit; PATHs with ``--staged``, or what
-            :func:`specgate.staged.staged_files` raises.
+            :func:`specgate.change.staged.staged_files` raises.
     """
     from pathlib import Path
 
-    from specgate.changed import affected
+    from specgate.change.changed import affected
 
     cwd = Path.cwd()
     if args.staged:
-        from specgate.staged import staged_files
+        from specgate.change.staged import staged_files
 
         if args.paths:
             # The hook passes no file names; any PATH here is a misconfiguration.
             raise UsageError("specgate check --staged takes no PATH (git lists the files)")
         changed = staged_files(cwd, os.environ)
     elif args.changed_since is not None:
-        from specgate import git
+        from specgate.change import git
 
         top = git.top_level(cwd)
         if top is None:
@@ -1210,8 +1210,8 @@ def _nothing_affected(args: argparse.Namespace, out: TextIO) -> int:
 
 def _run_digest(args: argparse.Namespace, out: TextIO) -> int:
     """``specgate digest``: one line per deployment, ``PATH:NAME sha256:…``."""
-    from specgate.checker import CheckOptions, check_files
-    from specgate.discovery import discover
+    from specgate.check.run import CheckOptions, check_files
+    from specgate.project.discovery import discover
     from specgate.reporters.safe_text import visible
 
     run = check_files(discover(args.paths), CheckOptions())
@@ -1298,7 +1298,7 @@ def _run_measure(args: argparse.Namespace, out: TextIO) -> int:
     from pathlib import Path
 
     from specgate import measure
-    from specgate.checker import utc_today
+    from specgate.check.run import utc_today
 
     claims = args.write or args.claims
     if args.write and args.claims and args.write != args.claims:
@@ -1362,7 +1362,7 @@ def _digest_of(claims: Path, name: str) -> tuple[str, int | None]:
     Raises:
         UsageError: the file cannot be read, or has no such deployment.
     """
-    from specgate.checker import CheckOptions, check_file
+    from specgate.check.run import CheckOptions, check_file
     from specgate.core.paths import shown_path
 
     report = check_file(claims, shown_path(claims), CheckOptions())

@@ -8,7 +8,8 @@ from __future__ import annotations
 import argparse
 from fractions import Fraction
 
-from specgate.checker import CheckOptions, Locator, evaluate
+from specgate.check.report import deployment_json
+from specgate.check.run import CheckOptions, Locator, evaluate
 from specgate.core.errors import UsageError
 from specgate.core.numbers import fmt
 from specgate.model.deployment import (
@@ -20,7 +21,6 @@ from specgate.model.deployment import (
     SpeculationBlock,
     WorkloadBlock,
 )
-from specgate.report import deployment_json
 from specgate.theory.formulas import as_fraction
 
 

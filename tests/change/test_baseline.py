@@ -321,7 +321,7 @@ def test_summary_shows_before_and_after(repo: Repo, capsys: pytest.CaptureFixtur
 
 
 def test_a_base_naming_too_many_files_is_not_read(repo: Repo) -> None:
-    from specgate.baseline import MAX_REFERENCED_FILES, open_baseline, read_base
+    from specgate.change.baseline import MAX_REFERENCED_FILES, open_baseline, read_base
 
     many = "version: 1\ndeployments:\n" + "".join(
         f"  - name: d{i}\n    model:\n      hf_config: models/m{i}.json\n"
@@ -335,7 +335,7 @@ def test_a_base_naming_too_many_files_is_not_read(repo: Repo) -> None:
 
 
 def test_read_blobs_in_two_calls(repo: Repo) -> None:
-    from specgate import git as gitcalls
+    from specgate.change import git as gitcalls
 
     repo.write({"a.txt": "alpha\n", "big.bin": "x" * 5000, "dir/b.txt": "beta\n"})
     commit = repo.commit()

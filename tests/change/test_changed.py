@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.changed import affected
+from specgate.change.changed import affected
 from specgate.cli import main
 
 from .conftest import Repo

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from specgate.analysis.digest import FIELDS, config_digest, digest_of, fields
-from specgate.checker import CheckOptions, check_file
+from specgate.check.run import CheckOptions, check_file
 from specgate.cli import main
 from specgate.model.deployment import Deployment, ModelBlock, SpeculationBlock
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.checker import CheckOptions, check_file
+from specgate.check.run import CheckOptions, check_file
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 EAGLE3_HEAD = "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from specgate.checker import CheckOptions, check_file
-from specgate.report import FileReport
+from specgate.check.report import FileReport
+from specgate.check.run import CheckOptions, check_file
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "core"
 

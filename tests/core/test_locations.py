@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from specgate.report import FileReport
+from specgate.check.report import FileReport
 
 Check = Callable[..., FileReport]
 

@@ -97,7 +97,7 @@ def test_f29_newline_in_a_claims_file_name_is_found_and_escaped(
 
 
 def test_f29_a_trailing_newline_does_not_make_a_claims_name() -> None:
-    from specgate.discovery import is_claims_name
+    from specgate.project.discovery import is_claims_name
 
     assert is_claims_name("a\nb.specgate.yaml")
     assert not is_claims_name("specgate.yaml\n")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from tests.core.test_rules import only
 
-from specgate.report import FileReport
+from specgate.check.report import FileReport
 
 Check = Callable[..., FileReport]
 REAL = Path(__file__).resolve().parent.parent / "data" / "real" / "hf-config" / "config"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.checker import CheckOptions, check_file
+from specgate.check.run import CheckOptions, check_file
 from specgate.rules import REGISTRY
 
 RULES = Path(__file__).resolve().parent.parent / "data" / "core" / "rules"

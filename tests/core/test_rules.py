@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from specgate.report import DeploymentReport, FileReport
+from specgate.check.report import DeploymentReport, FileReport
 
 Check = Callable[..., FileReport]
 
@@ -557,7 +557,7 @@ def test_integer_beyond_float_range_is_sg001(check_text: Check, key: str) -> Non
 def test_each_missing_required_key_is_reported_once(tmp_path: Path) -> None:
     # Regression: jsonschema emits one `required` error per missing key, each naming
     # the whole list; a file missing both top-level keys got four SG001 findings.
-    from specgate.checker import CheckOptions, check_file
+    from specgate.check.run import CheckOptions, check_file
 
     claims = tmp_path / "x.specgate.yaml"
     claims.write_text("service: gateway\n", encoding="utf-8")
@@ -574,7 +574,7 @@ def test_each_missing_required_key_is_reported_once(tmp_path: Path) -> None:
 
 
 def _single(text: str, tmp_path: Path) -> FileReport:
-    from specgate.checker import CheckOptions, check_file
+    from specgate.check.run import CheckOptions, check_file
 
     claims = tmp_path / "n.specgate.yaml"
     claims.write_text(text, encoding="utf-8")

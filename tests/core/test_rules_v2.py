@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from tests.core.test_rules import claims, codes, dep, message, only
 
-from specgate.report import FileReport
+from specgate.check.report import FileReport
 
 Check = Callable[..., FileReport]
 
@@ -397,7 +397,7 @@ def test_new_mechanisms_are_accepted_and_classed(check_text: Check) -> None:
 def test_huge_numbers_neither_crash_nor_loop_nor_leave_json(check_text: Check) -> None:
     import json
 
-    from specgate.report import RunReport, to_json
+    from specgate.check.report import RunReport, to_json
 
     big = 10**300
     # D, N_verify and G at the schema's maxima (DESIGN §11: 1,024, 1,025 and 65,536);

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from specgate.discovery import _real_path
 from specgate.load.document import NodePosition, Positions, Span
 from specgate.load.read import parse_text
+from specgate.project.discovery import _real_path
 
 TEXT = """\
 version: 1

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from specgate.baseline import open_baseline
-from specgate.checker import CheckOptions, check_file
+from specgate.change.baseline import open_baseline
+from specgate.check.run import CheckOptions, check_file
 from specgate.rules import REGISTRY
 from specgate.rules_doc import BASE_PREFIX, render_catalogue_markdown, split_example
 

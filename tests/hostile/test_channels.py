@@ -149,12 +149,12 @@ def test_internal_error_text_is_escaped(
 ) -> None:
     # Whatever an unexpected exception says (it may quote file content) is one
     # escaped line on stderr, exit 3.
-    import specgate.checker
+    import specgate.check.run
 
     def boom(*_args: object, **_kwargs: object) -> None:
         raise RuntimeError("bad\r::error file=evil.py::INJECTED\n##[error]INJECTED")
 
-    monkeypatch.setattr(specgate.checker, "check_files", boom)
+    monkeypatch.setattr(specgate.check.run, "check_files", boom)
     (repo / "c.specgate.yaml").write_text(BASE, "utf-8")
     for fmt in FORMATS:
         result = sg(["check", "--format", fmt, "c.specgate.yaml"], repo)

@@ -311,7 +311,7 @@ METRICS_FILES = st.one_of(
 def test_checks_with_referenced_files_never_crash(
     tmp_path_factory: pytest.TempPathFactory, engine: str, model: str, metrics: str, name: str
 ) -> None:
-    from specgate.checker import CheckOptions, check_files
+    from specgate.check.run import CheckOptions, check_files
 
     repo: Path = tmp_path_factory.mktemp("fuzz")
     (repo / ".git").mkdir()

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from specgate.checker import CheckOptions, check_file
-from specgate.report import DeploymentReport
+from specgate.check.report import DeploymentReport
+from specgate.check.run import CheckOptions, check_file
 
 CASES = Path(__file__).resolve().parent.parent / "data" / "economics"
 

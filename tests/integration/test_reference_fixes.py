@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.checker import CheckOptions, check_file
+from specgate.check.run import CheckOptions, check_file
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 

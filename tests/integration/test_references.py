@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from specgate.checker import CheckOptions, check_file
+from specgate.check.run import CheckOptions, check_file
 
 from .conftest import DATA, run
 

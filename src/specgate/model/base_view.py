@@ -1,6 +1,6 @@
 """What the baseline rules (SG401–SG403) know about a deployment at the base REF.
 
-A plain record built by :mod:`specgate.baseline` (which does the git I/O) so the
+A plain record built by :mod:`specgate.change.baseline` (which does the git I/O) so the
 rules stay pure functions of the typed model.
 """
 

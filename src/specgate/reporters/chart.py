@@ -10,8 +10,8 @@ is a flat line. GitHub renders Mermaid in job summaries.
 
 from __future__ import annotations
 
+from specgate.check.report import DeploymentReport
 from specgate.core.numbers import fmt
-from specgate.report import DeploymentReport
 from specgate.reporters.safe_text import visible
 
 #: At most this many bars (a profile may be long); D and D_opt are always kept.

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from specgate.check.report import RunReport
 from specgate.core.findings import SEVERITY_RANK, Finding
-from specgate.report import RunReport
 from specgate.reporters.safe_text import visible
 from specgate.reporters.workflow_commands import AnnotationLevel, annotation
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from specgate.report import RunReport, to_json
+from specgate.check.report import RunReport, to_json
 from specgate.reporters.safe_text import json_text
 
 

@@ -28,8 +28,8 @@ from typing import Any, Literal
 from urllib.parse import quote
 
 from specgate import __version__
+from specgate.check.report import FileReport, RunReport
 from specgate.core.findings import Finding
-from specgate.report import FileReport, RunReport
 from specgate.reporters.safe_text import json_text
 from specgate.rules import REGISTRY, Rule
 from specgate.rules_doc import help_uri, rule_markdown

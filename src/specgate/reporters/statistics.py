@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from specgate.report import RunReport
+from specgate.check.report import RunReport
 
 
 def rows(run: RunReport) -> list[tuple[str, str, str, int, int]]:

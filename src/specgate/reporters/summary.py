@@ -25,9 +25,9 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from urllib.parse import quote
 
+from specgate.check.report import DeploymentReport, FileReport, RunReport
 from specgate.core.findings import SEVERITY_RANK, Finding
 from specgate.core.numbers import fmt
-from specgate.report import DeploymentReport, FileReport, RunReport
 from specgate.reporters.chart import speedup_chart
 from specgate.reporters.safe_text import visible
 
@@ -268,7 +268,7 @@ def _baseline_suppressed(run: RunReport, place: _Places) -> list[str]:
     (SG401–SG403, which compare with the base revision) are suppressed in this run:
     a configuration ``ignore``, ``--ignore`` or a suppression the base already had
     silenced the gate, and a reviewer should see it first."""
-    from specgate.base_gate import BASELINE_CODES
+    from specgate.change.base_policy import BASELINE_CODES
 
     found = [
         f

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from specgate.base_gate import BASELINE_CODES
+from specgate.change.base_policy import BASELINE_CODES
+from specgate.check.report import DeploymentReport, RunReport
 from specgate.core.findings import Finding
 from specgate.core.numbers import fmt
-from specgate.report import DeploymentReport, RunReport
 from specgate.reporters.safe_text import safe_line, visible
 
 _COLOURS = {

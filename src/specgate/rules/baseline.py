@@ -1,7 +1,7 @@
 """Rules that compare a deployment with itself at a base revision (SG401–SG403,
 DESIGN.md §9.1). They run only with ``check --baseline REF`` and only for
 deployments that existed at REF (matched by name); ``ctx.baseline`` holds the
-base values read by :mod:`specgate.baseline`.
+base values read by :mod:`specgate.change.baseline`.
 """
 
 from __future__ import annotations

@@ -26,9 +26,9 @@ import posixpath
 from collections.abc import Mapping
 from pathlib import Path
 
-from specgate import git
+from specgate.change import git
 from specgate.core.errors import UsageError
-from specgate.discovery import is_claims_name
+from specgate.project.discovery import is_claims_name
 
 FROM_REF = "PRE_COMMIT_FROM_REF"
 TO_REF = "PRE_COMMIT_TO_REF"

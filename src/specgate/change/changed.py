@@ -26,8 +26,8 @@ from typing import Any
 
 from specgate.core.errors import InputError
 from specgate.core.paths import repository_root, shown_path
-from specgate.discovery import SKIPPED_FOLDERS, is_claims_name
 from specgate.model.reference_keys import deployment_references, engine_config_references
+from specgate.project.discovery import SKIPPED_FOLDERS, is_claims_name
 
 _DELIMITERS = re.compile(r"[\s\"'/:,\[\]{}]+")
 """What separates a written path's base name from its surroundings in YAML or JSON

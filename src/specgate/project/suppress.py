@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from specgate.config import UNIGNORABLE
+from specgate.project.config import UNIGNORABLE
 
 _DIRECTIVE = re.compile(r"(?:^|\s)#\s*specgate:\s*ignore\b(?:\[([^\]\n]*)\])?(.*)$")
 

@@ -19,11 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from specgate import git
 from specgate.analysis import derived
 from specgate.analysis.derived import Metrics
 from specgate.analysis.digest import config_digest
-from specgate.config import Config
+from specgate.change import git
 from specgate.core.errors import InputError, UsageError
 from specgate.model.base_view import BaseView
 from specgate.model.deployment import Deployment
@@ -32,6 +31,7 @@ from specgate.model.reference_keys import (
     deployment_references,
     engine_config_references,
 )
+from specgate.project.config import Config
 from specgate.theory.stats import standard_error, z_score
 
 MAX_REFERENCED_FILES = 256
@@ -144,7 +144,7 @@ def _inside(path: str) -> bool:
 def base_suppressions(source: BaselineSource, claims: Path) -> frozenset[str]:
     """The rule codes named by inline suppressions in ``claims`` as it was at REF
     (empty when the file is new, unreadable or outside the repository at REF)."""
-    from specgate.suppress import scan
+    from specgate.project.suppress import scan
 
     head_rel = repo_path(source, claims)
     if head_rel is None:
@@ -174,7 +174,7 @@ def base_config(source: BaselineSource, config: Config) -> Config:
     else:  # pragma: no cover - Python 3.10
         import tomli as tomllib
 
-    from specgate.config import DEFAULT, parse_config
+    from specgate.project.config import DEFAULT, parse_config
 
     if config.path is None:
         return config

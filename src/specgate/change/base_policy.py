@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from specgate.baseline import BaselineSource
-    from specgate.config import Config
+    from specgate.change.baseline import BaselineSource
+    from specgate.project.config import Config
 
 BASELINE_CODES = frozenset({"SG401", "SG402", "SG403"})
 """The rules that compare with the base revision."""
@@ -43,7 +43,7 @@ class BaseGate:
         if not self._applies(code):
             return True
         if self._inline is None:
-            from specgate.baseline import base_suppressions
+            from specgate.change.baseline import base_suppressions
 
             assert self.source is not None
             self._inline = base_suppressions(self.source, self.claims)
@@ -51,7 +51,7 @@ class BaseGate:
 
     def _base(self) -> Config:
         if self._config is None:
-            from specgate.baseline import base_config
+            from specgate.change.baseline import base_config
 
             assert self.source is not None
             self._config = base_config(self.source, self.config)

@@ -12,23 +12,23 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
 from specgate.analysis import derived, mechanisms
+from specgate.check.report import DeploymentReport, FileReport, RunReport
 from specgate.core.errors import InputError
 from specgate.core.findings import SEVERITY_RANK, Finding, status_of, worst
 from specgate.load.document import Document, NodePath, Span, format_path
 from specgate.model.deployment import Deployment
-from specgate.report import DeploymentReport, FileReport, RunReport
 from specgate.rules import REGISTRY, Hit, RuleContext
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from specgate.baseline import BaselineSource
+    from specgate.change.baseline import BaselineSource
+    from specgate.model.base_view import BaseView
 
     # Imported where used: `specgate doctor` needs neither configuration files,
     # suppressions nor path checks, and starts faster without them.
-    from specgate.config import Config, ConfigFinder
-    from specgate.model.base_view import BaseView
-    from specgate.suppress import InlineIgnores
+    from specgate.project.config import Config, ConfigFinder
+    from specgate.project.suppress import InlineIgnores
 
 _DEPLOYMENT_PATH = re.compile(r"^deployments\[(\d+)\]")
 _SCHEMA_ACTIONS = {
@@ -351,7 +351,7 @@ def _evaluate_all(
             evaluate(d, locator, options, blocking=per_deployment.get(d.position, []), keep=keep)
             for d in deployments
         ]
-    from specgate.baseline import baseline_json, head_blobs, read_base, view_of
+    from specgate.change.baseline import baseline_json, head_blobs, read_base, view_of
 
     base_file = read_base(source, claims_path, options.min_accept_length)
     reports = []
@@ -414,7 +414,7 @@ def _suppression_findings(
     text = document.text
     if not text or shown.endswith(".json") or "specgate" not in text:
         return [], None
-    from specgate.suppress import scan
+    from specgate.project.suppress import scan
 
     inline = scan(text)
     found = [
@@ -497,8 +497,8 @@ def check_document(
     """
     from pathlib import Path
 
-    from specgate.base_gate import BaseGate
-    from specgate.config import DEFAULT, UNIGNORABLE
+    from specgate.change.base_policy import BaseGate
+    from specgate.project.config import DEFAULT, UNIGNORABLE
 
     config = config or DEFAULT
     shown = document.file
@@ -687,8 +687,8 @@ def check_files(
     Configuration problems (SG004 for unknown rule references) are reported once,
     with the first claims file that uses that configuration.
     """
-    from specgate.config import ConfigFinder
     from specgate.model.resolve import shared_reads
+    from specgate.project.config import ConfigFinder
 
     finder = finder or ConfigFinder()
     with shared_reads():

@@ -22,7 +22,7 @@ from specgate.core.errors import UsageError
 from specgate.core.paths import nearest_git, shown_path
 
 if TYPE_CHECKING:
-    from specgate.config import ConfigFinder
+    from specgate.project.config import ConfigFinder
 
 CLAIMS_NAME = re.compile(r"(?:\.?specgate|.+\.specgate)\.(?:ya?ml|json)", re.DOTALL)
 SKIPPED_FOLDERS = frozenset(
