@@ -29,13 +29,14 @@ from typing import Any
 import jsonschema
 import pytest
 
-from specgate.check.report import FileReport, RunReport
+from specgate.check.report import FileReport, RunReport, rule_entry
 from specgate.cli import main
 from specgate.core.findings import Finding
 from specgate.core.paths import repo_relative
 from specgate.reporters import sarif
-from specgate.rules import REGISTRY, Rule
-from specgate.rules_doc import split_example
+from specgate.rules.catalogue import REGISTRY
+from specgate.rules.docs import split_example
+from specgate.rules.registry import Rule
 
 DATA = Path(__file__).parent / "data" / "sarif"
 SCHEMA_PATH = DATA / "sarif-schema-2.1.0.json"
@@ -219,7 +220,7 @@ def test_every_registry_rule_is_a_descriptor(failing_log: dict[str, Any]) -> Non
 
 def test_full_description_is_the_first_paragraph_of_the_doc() -> None:
     rule = REGISTRY["SG002"]
-    descriptor = sarif.rule_descriptor(rule)
+    descriptor = sarif.rule_descriptor(rule_entry(rule))
     # SG002's doc opens "**What it checks.** No mapping holds the same key twice. ..."
     text = descriptor["fullDescription"]["text"]
     assert text.startswith("What it checks. No mapping holds the same key twice.")
@@ -238,7 +239,7 @@ def test_a_long_first_paragraph_is_cut_to_1024_characters() -> None:
         raw_fail_example="version: 1\n",
         raw_pass_example="version: 1\n",
     )
-    descriptor = sarif.rule_descriptor(rule)
+    descriptor = sarif.rule_descriptor(rule_entry(rule))
     text = descriptor["fullDescription"]["text"]
     assert len(text) <= 1024
     assert text.endswith("word…")

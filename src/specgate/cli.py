@@ -344,6 +344,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def _check_arguments(check: argparse.ArgumentParser) -> None:
+    from specgate.reporters.formats import FORMATS
+
     check.add_argument(
         "paths",
         nargs="*",
@@ -354,7 +356,7 @@ def _check_arguments(check: argparse.ArgumentParser) -> None:
         "--format",
         "--output-format",
         dest="format",
-        choices=("text", "json", "github", "sarif"),
+        choices=tuple(FORMATS),
         default="text",
         help="output format (default: text); --output-format is the same option, as in ruff",
     )
@@ -893,24 +895,21 @@ def _render(
         from specgate.reporters import statistics
 
         return statistics.render(run, json_format=fmt == "json")
-    if fmt == "json":
-        from specgate.reporters import json_report
+    from specgate.reporters.formats import FORMATS, RenderOptions
 
-        return json_report.render(run)
+    docs_url = None
     if fmt == "sarif":
-        from specgate.reporters import sarif
-        from specgate.rules_doc import docs_base_url
+        from specgate.rules.docs import docs_base_url
 
-        return sarif.render(run, _repo_paths(run), docs_url=docs_base_url(args.docs_url))
-    if fmt == "github":
-        from specgate.reporters import github
-
-        return github.render(run, _repo_paths(run), summary_written=summary_written)
-    from specgate.reporters import text as text_format
-
-    return text_format.render(
-        run, colour=args.output is None and _colour(out), quiet=args.quiet
+        docs_url = docs_base_url(args.docs_url)
+    options = RenderOptions(
+        repo_paths=lambda: _repo_paths(run),
+        colour=fmt == "text" and args.output is None and _colour(out),
+        quiet=args.quiet,
+        docs_url=docs_url,
+        summary_written=summary_written,
     )
+    return FORMATS[fmt](run, options)
 
 
 def _rule_set(values: list[str] | None, option: str) -> frozenset[str] | None:
@@ -1224,7 +1223,7 @@ def _run_digest(args: argparse.Namespace, out: TextIO) -> int:
             continue
         for deployment in file.deployments:
             name = visible(f"{file.path}:{deployment.name}")
-            lines.append(f"{name} {deployment.inputs['config_digest']}\n")
+            lines.append(f"{name} {deployment.config_digest}\n")
     out.write("".join(lines))
     return code
 
@@ -1370,7 +1369,7 @@ def _digest_of(claims: Path, name: str) -> tuple[str, int | None]:
         raise UsageError(f"specgate measure: {report.error}")
     for deployment in report.deployments:
         if deployment.name == name:
-            return str(deployment.inputs["config_digest"]), deployment.metrics.draft_length
+            return deployment.config_digest, deployment.metrics.draft_length
     raise UsageError(f"specgate measure: {claims} has no deployment named {name!r}")
 
 
@@ -1416,7 +1415,7 @@ def _run_init(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _run_rules(args: argparse.Namespace, out: TextIO) -> int:
-    from specgate.rules_doc import render_rule, render_rules
+    from specgate.rules.docs import render_rule, render_rules
 
     if args.rule:
         out.write(render_rule(args.rule, args.format))

@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 from fractions import Fraction
 
-from specgate.check.report import deployment_json
 from specgate.check.run import CheckOptions, Locator, evaluate
 from specgate.core.errors import UsageError
 from specgate.core.numbers import fmt
@@ -21,6 +20,7 @@ from specgate.model.deployment import (
     SpeculationBlock,
     WorkloadBlock,
 )
+from specgate.reporters.json_report import deployment_json
 from specgate.theory.formulas import as_fraction
 
 

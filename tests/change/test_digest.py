@@ -54,7 +54,7 @@ def _digest(
         target.write_text(text, encoding="utf-8")
     report = check_file(tmp_path / "specgate.yaml", "specgate.yaml", CheckOptions())
     assert report.error is None, report.error
-    return str(report.deployments[0].inputs["config_digest"])
+    return str(report.deployments[0].config_digest)
 
 
 def test_worked_example_by_hand() -> None:

@@ -56,7 +56,7 @@ def _digest(tmp_path: Path, engine: str, file: str, text: str) -> str:
     )
     report = check_file(tmp_path / "specgate.yaml", "specgate.yaml", CheckOptions())
     assert report.error is None, report.error
-    return str(report.deployments[0].inputs["config_digest"])
+    return str(report.deployments[0].config_digest)
 
 
 # vLLM EAGLE-3, D 3 → N 4, per-token drafting, TP unknown: DESIGN §9.5's worked example.

@@ -11,6 +11,7 @@ import pytest
 from tests.core.test_rules import only
 
 from specgate.check.report import FileReport
+from specgate.reporters.json_report import deployment_inputs
 
 Check = Callable[..., FileReport]
 REAL = Path(__file__).resolve().parent.parent / "data" / "real" / "hf-config" / "config"
@@ -30,7 +31,7 @@ def test_draft_acceptance_rate_is_not_the_iid_alpha(check_text: Check) -> None:
     report = check_text(_rate_claims(0.607))
     deployment = only(report)
     assert deployment.metrics.accept_length == pytest.approx(3.428)
-    acceptance = deployment.inputs["acceptance"]
+    acceptance = deployment_inputs(deployment)["acceptance"]
     assert acceptance["formula"] == "1 + 0.607·4"
     assert acceptance["estimate"] is False
     text = _rate_claims(0.607).replace("draft-acceptance-rate", "iid-rate")
@@ -64,7 +65,7 @@ def test_draft_acceptance_rate_with_an_adaptive_d_is_an_estimate(
     text = _rate_claims(0.25, extra="      engine_config: serving/vllm.yaml\n")
     deployment = only(check_text(text))
     assert deployment.metrics.accept_length == pytest.approx(3.0)
-    assert deployment.inputs["acceptance"]["estimate"] is True
+    assert deployment_inputs(deployment)["acceptance"]["estimate"] is True
 
 
 def _large(check_text: Check, model: str) -> str:

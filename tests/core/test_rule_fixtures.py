@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from specgate.check.run import CheckOptions, check_file
-from specgate.rules import REGISTRY
+from specgate.rules.catalogue import REGISTRY
 
 RULES = Path(__file__).resolve().parent.parent / "data" / "core" / "rules"
 FIXTURES = sorted(RULES.glob("*.yaml"))

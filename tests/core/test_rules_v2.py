@@ -397,7 +397,8 @@ def test_new_mechanisms_are_accepted_and_classed(check_text: Check) -> None:
 def test_huge_numbers_neither_crash_nor_loop_nor_leave_json(check_text: Check) -> None:
     import json
 
-    from specgate.check.report import RunReport, to_json
+    from specgate.check.report import RunReport
+    from specgate.reporters.json_report import to_json
 
     big = 10**300
     # D, N_verify and G at the schema's maxima (DESIGN §11: 1,024, 1,025 and 65,536);

@@ -10,8 +10,8 @@ import pytest
 
 from specgate.change.baseline import open_baseline
 from specgate.check.run import CheckOptions, check_file
-from specgate.rules import REGISTRY
-from specgate.rules_doc import BASE_PREFIX, render_catalogue_markdown, split_example
+from specgate.rules.catalogue import REGISTRY
+from specgate.rules.docs import BASE_PREFIX, render_catalogue_markdown, split_example
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from specgate.check.run import CheckOptions, check_file
+from specgate.reporters.json_report import deployment_inputs
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -52,7 +53,7 @@ def test_prometheus_labels_select_one_model_of_a_scrape() -> None:
     assert report.error is None, report.error
     (deployment,) = report.deployments
     assert [f.code for f in deployment.findings if f.code in ("SG001", "SG002")] == []
-    acceptance = deployment.inputs["acceptance"]
+    acceptance = deployment_inputs(deployment)["acceptance"]
     assert acceptance["formula"] == "1 + 225/150"
     assert acceptance["accept_length"] == 2.5
     assert acceptance["draft_length"] == 3

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 import pytest
 
 from specgate.check.run import CheckOptions, check_file
+from specgate.reporters.json_report import deployment_inputs
 
 from .conftest import DATA, run
 
@@ -119,8 +120,8 @@ def test_done_when_through_check_file(in_data: Path) -> None:
     assert m.draft_length == 7
     assert m.query_heads_per_kv == 8
     assert m.accept_length == pytest.approx(1 + 863 / 240)
-    assert deployment.inputs["acceptance"]["formula"] == "1 + 863/240"
-    assert deployment.inputs["model"]["path"] == GPT_OSS
+    assert deployment_inputs(deployment)["acceptance"]["formula"] == "1 + 863/240"
+    assert deployment_inputs(deployment)["model"]["path"] == GPT_OSS
 
 
 # --- every SG3xx rule on its own fixture, annotated on the referenced file -----------------

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from specgate.rules.baseline import BASELINE_CODES
+
 if TYPE_CHECKING:
     from pathlib import Path
 
     from specgate.change.baseline import BaselineSource
     from specgate.project.config import Config
 
-BASELINE_CODES = frozenset({"SG401", "SG402", "SG403"})
-"""The rules that compare with the base revision."""
 
 
 class BaseGate:

@@ -17,7 +17,8 @@ from specgate.core.errors import InputError
 from specgate.core.findings import SEVERITY_RANK, Finding, status_of, worst
 from specgate.load.document import Document, NodePath, Span, format_path
 from specgate.model.deployment import Deployment
-from specgate.rules import REGISTRY, Hit, RuleContext
+from specgate.rules.catalogue import REGISTRY
+from specgate.rules.registry import Hit, RuleContext
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -109,7 +109,7 @@ def _line_of(text: str, needle: str) -> int:
 
 def matching_codes(reference: str) -> set[str]:
     """Codes a reference selects: a code or name, or a code prefix such as ``SG1``."""
-    from specgate.rules import REGISTRY, lookup
+    from specgate.rules.catalogue import REGISTRY, lookup
 
     rule = lookup(reference)
     if rule is not None:
@@ -130,7 +130,7 @@ def rule_hint(reference: str) -> str:
     """
     import difflib
 
-    from specgate.rules import REGISTRY
+    from specgate.rules.catalogue import REGISTRY
 
     wanted = reference.strip()
     upper = wanted.upper()
@@ -157,7 +157,7 @@ def _rules(
         InputError: not a list of strings; an empty ``select``; an unknown reference
             in ``select``/``ignore``; an unsuppressable rule in an ignore list.
     """
-    from specgate.rules import lookup
+    from specgate.rules.catalogue import lookup
 
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise InputError(f"[tool.specgate] {key} must be a list of rule codes or names", shown)

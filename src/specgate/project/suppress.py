@@ -82,7 +82,7 @@ def _reason(rest: str) -> str | None:
 
 def scan(text: str) -> InlineIgnores:
     """Find every directive in ``text`` (YAML source)."""
-    from specgate.rules import lookup
+    from specgate.rules.catalogue import lookup
 
     directives: list[Directive] = []
     bad: list[BadReference] = []

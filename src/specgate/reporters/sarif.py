@@ -3,7 +3,7 @@
 Built as plain dicts (OASIS SARIF 2.1.0 errata 01; GitHub's ingestion rules in
 ``docs/code-security/reference/code-scanning/sarif-files/sarif-support.md``):
 
-- ``tool.driver.rules`` holds every rule of the registry, sorted by code, so a
+- ``tool.driver.rules`` holds every rule of the report's catalogue, sorted by code, so a
   result's ``ruleIndex`` is stable whichever rules fired;
 - each result points at its file by a URI relative to the repository root
   (``uriBaseId: %SRCROOT%``), with a 1-based ``region``;
@@ -28,11 +28,9 @@ from typing import Any, Literal
 from urllib.parse import quote
 
 from specgate import __version__
-from specgate.check.report import FileReport, RunReport
+from specgate.check.report import FileReport, RuleEntry, RunReport
 from specgate.core.findings import Finding
 from specgate.reporters.safe_text import json_text
-from specgate.rules import REGISTRY, Rule
-from specgate.rules_doc import help_uri, rule_markdown
 
 SarifLevel = Literal["error", "warning", "note"]
 
@@ -83,7 +81,7 @@ def _limit(text: str, limit: int = DESCRIPTION_LIMIT) -> str:
     return cut.rstrip() + "…"
 
 
-def _help_text(rule: Rule) -> str:
+def _help_text(rule: RuleEntry) -> str:
     parts = [f"{rule.code} {rule.name} (severity: {rule.severity}). {rule.summary}"]
     if rule.doc.strip():
         parts.append(_plain(rule.doc.strip()))
@@ -94,11 +92,11 @@ def _help_text(rule: Rule) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def rule_descriptor(rule: Rule, docs_url: str | None = None) -> dict[str, Any]:
+def rule_descriptor(rule: RuleEntry) -> dict[str, Any]:
     """A ``reportingDescriptor`` for ``rule`` (every field GitHub marks required).
 
     The rule's whole doc travels in ``help.text``/``help.markdown``; ``helpUri``
-    is given only when this project's docs address is known (``docs_url``).
+    is given only when this project's docs address is known (``rule.help_uri``).
     """
     full = _first_paragraph(rule.doc) or rule.summary
     descriptor = {
@@ -106,13 +104,12 @@ def rule_descriptor(rule: Rule, docs_url: str | None = None) -> dict[str, Any]:
         "name": rule.name,
         "shortDescription": {"text": _limit(rule.summary)},
         "fullDescription": {"text": _limit(_plain(full)), "markdown": _limit(full)},
-        "help": {"text": _help_text(rule), "markdown": rule_markdown(rule)},
+        "help": {"text": _help_text(rule), "markdown": rule.markdown},
         "defaultConfiguration": {"level": LEVEL[rule.severity]},
         "properties": {"severity": rule.severity},
     }
-    uri = help_uri(rule, docs_url)
-    if uri is not None:
-        descriptor["helpUri"] = uri
+    if rule.help_uri is not None:
+        descriptor["helpUri"] = rule.help_uri
     return descriptor
 
 
@@ -253,7 +250,7 @@ def build(
         docs_url: this project's ``docs/rules.md`` address, for ``helpUri`` (none
             when ``None``).
     """
-    rules = sorted(REGISTRY.values(), key=lambda r: r.code)
+    rules = run.rule_catalogue(docs_url)
     rule_index = {rule.code: i for i, rule in enumerate(rules)}
 
     def location_of(shown: str) -> dict[str, str]:
@@ -283,7 +280,7 @@ def build(
         "name": TOOL_NAME,
         "version": __version__,
         "semanticVersion": __version__,
-        "rules": [rule_descriptor(rule, docs_url) for rule in rules],
+        "rules": [rule_descriptor(rule) for rule in rules],
     }
     # The project's own pages: its repository when the docs address names it, else the
     # distribution's page on the package index (DESIGN.md §11: specdec-gate).

@@ -214,7 +214,7 @@ def _changes(run: RunReport) -> list[str]:
                 continue
             ref = base.get("ref")
             m = d.metrics
-            digest = d.inputs.get("config_digest")
+            digest = d.config_digest
             pairs = (
                 (base.get("accept_length"), m.accept_length),
                 (base.get("theoretical_speedup"), m.theoretical_speedup),
@@ -268,12 +268,11 @@ def _baseline_suppressed(run: RunReport, place: _Places) -> list[str]:
     (SG401–SG403, which compare with the base revision) are suppressed in this run:
     a configuration ``ignore``, ``--ignore`` or a suppression the base already had
     silenced the gate, and a reviewer should see it first."""
-    from specgate.change.base_policy import BASELINE_CODES
-
+    baseline_codes = run.baseline_codes
     found = [
         f
         for f in run.all_findings(suppressed=True)
-        if f.suppressed is not None and f.code in BASELINE_CODES
+        if f.suppressed is not None and f.code in baseline_codes
     ]
     if not found:
         return []

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from specgate.change.base_policy import BASELINE_CODES
 from specgate.check.report import DeploymentReport, RunReport
 from specgate.core.findings import Finding
 from specgate.core.numbers import fmt
@@ -97,6 +96,7 @@ def render(run: RunReport, *, colour: bool = False, quiet: bool = False) -> str:
     lines: list[str] = []
     printed: set[str] = set()
     repeats = 0
+    baseline_codes = run.baseline_codes
     for file in run.files:
         if file.error is not None:
             lines.append(f"{_paint('error', 'error', colour)}: {visible(file.error)}")
@@ -109,7 +109,7 @@ def render(run: RunReport, *, colour: bool = False, quiet: bool = False) -> str:
             printed.add(line)
             lines.append(line)
         for finding in sorted(file.all_findings(suppressed=True), key=Finding.sort_key):
-            if finding.suppressed is not None and finding.code in BASELINE_CODES:
+            if finding.suppressed is not None and finding.code in baseline_codes:
                 # the gate against the base revision, silenced: never only a count
                 lines.append(
                     finding_line(finding, fallback_file=file.path, colour=colour)

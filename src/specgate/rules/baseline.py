@@ -16,6 +16,9 @@ from specgate.rules.references import evidence_draft_length_mismatch
 from specgate.rules.registry import Hit, RuleContext, rule
 from specgate.theory.stats import standard_error, z_score
 
+#: The rules that compare with the base revision (``--baseline REF``): who may silence
+#: them is the base revision's policy (:mod:`specgate.change.base_policy`).
+BASELINE_CODES = frozenset({"SG401", "SG402", "SG403"})
 DEFAULT_MAX_ACCEPT_LENGTH_DROP = 0.05
 """SG401: the largest relative AL drop (``policy.max_accept_length_drop``)."""
 Z_LIMIT = -2.0

@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from specgate.core.errors import UsageError
-from specgate.rules import REGISTRY, Rule, lookup
+from specgate.rules.catalogue import REGISTRY, lookup
+from specgate.rules.registry import Rule
 
 #: Where the rule docs live inside this repository (and inside the Action's checkout).
 DOCS_PATH = "docs/rules.md"

@@ -1,0 +1,29 @@
+"""The rule catalogue: importing this module registers every rule (DESIGN.md §3 and §7).
+
+The registry feeds ``specgate rules``, the docs, the SARIF descriptors (through the
+report's catalogue snapshot) and the tests. Rules are small pure functions over a
+typed deployment, one module per family.
+"""
+
+from specgate.rules import (
+    accept_length,  # registers SG101-SG105
+    baseline,  # registers SG401-SG403
+    draft_length,  # registers SG201-SG206
+    economics,  # registers SG106-SG111, SG207
+    provenance,  # registers SG405-SG409
+    references,  # registers SG301-SG311
+    schema,  # registers SG001-SG003
+)
+from specgate.rules.registry import REGISTRY, lookup
+
+__all__ = [
+    "REGISTRY",
+    "accept_length",
+    "baseline",
+    "draft_length",
+    "economics",
+    "lookup",
+    "provenance",
+    "references",
+    "schema",
+]
