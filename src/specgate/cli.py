@@ -1237,18 +1237,19 @@ def _measured(args: argparse.Namespace, folder: Path) -> tuple[object, str, str]
     """
     from pathlib import Path
 
-    from specgate import measure
     from specgate.load.read import read_text
+    from specgate.measure import evidence as measure
+    from specgate.measure import scrape
 
     command = args.benchmark[1:] if args.benchmark[:1] == ["--"] else args.benchmark
     labels = dict(_label(text) for text in args.labels)
     if args.metrics_url is not None:
         if not command:
             raise UsageError("specgate measure: --metrics-url needs a command after --")
-        before = measure.scrape(args.metrics_url, args.timeout)
+        before = scrape.scrape(args.metrics_url, args.timeout)
         measure.check_scrape(before, f"{args.metrics_url} (before)", labels)  # before CMD runs
-        measure.run_command(command)
-        after = measure.scrape(args.metrics_url, args.timeout)
+        scrape.run_command(command)
+        after = scrape.scrape(args.metrics_url, args.timeout)
         acceptance = measure.from_scrapes(
             (before, f"{args.metrics_url} (before)"),
             (after, f"{args.metrics_url} (after)"),
@@ -1296,8 +1297,8 @@ def _run_measure(args: argparse.Namespace, out: TextIO) -> int:
     from dataclasses import replace
     from pathlib import Path
 
-    from specgate import measure
     from specgate.check.run import utc_today
+    from specgate.measure import evidence as measure
 
     claims = args.write or args.claims
     if args.write and args.claims and args.write != args.claims:
@@ -1344,7 +1345,7 @@ def _run_measure(args: argparse.Namespace, out: TextIO) -> int:
             "first; nothing written"
         )
     if args.write:
-        from specgate.evidence_writer import write_evidence
+        from specgate.measure.writer import write_evidence
 
         note = write_evidence(Path(args.write), args.deployment, block)
         if note:

@@ -300,7 +300,7 @@ def test_usage_errors(here: Path, capsys: pytest.CaptureFixture[str], args: list
     ids=["indented-sequence", "flush-sequence", "four-spaces"],
 )
 def test_indentation_is_measured(text: str, expected: tuple[int, int, int]) -> None:
-    from specgate.evidence_writer import measure_indentation
+    from specgate.measure.writer import measure_indentation
 
     assert measure_indentation(text) == expected
 
@@ -355,7 +355,7 @@ def test_labels_pick_one_model_of_a_shared_scrape(
 
 
 def _write(path: Path, block: dict[str, Any]) -> None:
-    from specgate.evidence_writer import write_evidence
+    from specgate.measure.writer import write_evidence
 
     write_evidence(path, "a", block)
 
@@ -384,7 +384,7 @@ def test_comments_after_a_removed_last_key_stay_where_they_were(tmp_path: Path) 
 def test_each_block_keeps_its_own_indentation(tmp_path: Path) -> None:
     """F8: deployment b indents its mappings by 4, a by 2; the evidence written into
     each follows its own block, and every other line stays byte-identical."""
-    from specgate.evidence_writer import write_evidence
+    from specgate.measure.writer import write_evidence
 
     original = (
         "version: 1\ndeployments:\n  - name: a\n    evidence:\n      accept_length: 3.1\n"

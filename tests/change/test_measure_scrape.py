@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from specgate import measure
 from specgate.cli import main
+from specgate.measure import scrape as measure
 
 OK = [sys.executable, "-c", "pass"]
 HEADERS = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n"

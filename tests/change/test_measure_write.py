@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from specgate.cli import main
-from specgate.evidence_writer import write_evidence
+from specgate.measure.writer import write_evidence
 
 NEW = {"accept_length": 4.6, "provenance": {"measured_at": "2026-01-01", "steps": 240}}
 

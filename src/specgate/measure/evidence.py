@@ -11,35 +11,22 @@ Three sources of the measurement:
 
 The result is printed as YAML (one top-level key, ``evidence``) or, with
 ``--write CLAIMS --deployment NAME``, written into that deployment of the claims
-file (see :mod:`specgate.evidence_writer`). Any failure — a network error, a body
+file (see :mod:`specgate.measure.writer`). Any failure — a network error, a body
 that is not Prometheus text, counters that went backwards, no spec-decode
 counters, a failing command — is one line and exit 2, and nothing is written.
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime
-import http.client
 import math
 import os
-import socket
-import subprocess
-import sys
-import threading
-import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from specgate.core.errors import InputError, UsageError
 from specgate.inputs.types import Acceptance
-
-MAX_SCRAPE_BYTES = 16 * 1024 * 1024
-"""A scrape larger than this is refused (a vLLM /metrics page is well under 1 MiB)."""
-DEFAULT_TIMEOUT_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -49,191 +36,6 @@ class Measurement:
 
     acceptance: Acceptance
     metrics: dict[str, Any] | None
-
-
-def scrape(url: str, timeout: float) -> str:
-    """GET ``url`` and return the body as text, all within ``timeout`` seconds.
-
-    ``timeout`` is a deadline for the whole scrape (connect, status line, headers and
-    body), not for each socket operation: a server that answers "200 OK" and then
-    sends one byte a second is cut off when the deadline passes (a watchdog shuts the
-    socket down). Name resolution is the system resolver's and is not bounded here.
-
-    Raises:
-        InputError: not http(s), a network error, the deadline passed, an HTTP status
-            other than 200, an HTML body, more than :data:`MAX_SCRAPE_BYTES`, not UTF-8.
-    """
-    if not url.lower().startswith(("http://", "https://")):
-        raise InputError(f"--metrics-url {url!r}: only http:// and https:// are read")
-    request = urllib.request.Request(url, headers={"Accept": "text/plain"})
-    watch = _Deadline(timeout)
-    opener = urllib.request.build_opener(_HTTPHandler(watch), _HTTPSHandler(watch))
-    try:
-        with watch, opener.open(request, timeout=timeout) as response:
-            status = int(response.status)
-            kind = str(response.headers.get("Content-Type", ""))
-            body = _read_capped(response, str(response.headers.get("Content-Length", "")), url)
-    except urllib.error.HTTPError as exc:
-        raise InputError(f"--metrics-url {url}: HTTP {exc.code} {exc.reason}") from None
-    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
-        if watch.expired:
-            raise watch.error(url) from None
-        reason = getattr(exc, "reason", exc)
-        raise InputError(f"--metrics-url {url}: cannot scrape ({reason})") from None
-    if watch.expired:  # the shut-down socket read as the end of the body
-        raise watch.error(url)
-    if status != 200:
-        raise InputError(f"--metrics-url {url}: HTTP {status}")
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"--metrics-url {url}: body is not UTF-8 text") from None
-    if "html" in kind.lower() or text.lstrip()[:1] == "<":
-        raise InputError(
-            f"--metrics-url {url}: the server answered with HTML, not Prometheus text "
-            "(is this the engine's /metrics endpoint?)"
-        )
-    return text
-
-
-def _read_capped(response: Any, length: str, url: str) -> bytes:
-    """The body, read in chunks and refused past :data:`MAX_SCRAPE_BYTES` (a stated
-    Content-Length above it is refused before reading)."""
-    if length.strip().isdigit() and int(length) > MAX_SCRAPE_BYTES:
-        raise InputError(f"--metrics-url {url}: body larger than {MAX_SCRAPE_BYTES} bytes")
-    chunks: list[bytes] = []
-    size = 0
-    while size <= MAX_SCRAPE_BYTES:
-        chunk = response.read(min(_CHUNK, MAX_SCRAPE_BYTES + 1 - size))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    if size > MAX_SCRAPE_BYTES:
-        raise InputError(f"--metrics-url {url}: body larger than {MAX_SCRAPE_BYTES} bytes")
-    return b"".join(chunks)
-
-
-_CHUNK = 64 * 1024
-
-
-class _Deadline:
-    """A watchdog for one scrape: when ``seconds`` have passed it shuts down every
-    socket the scrape opened, so a blocked read returns at once. A context manager:
-    the clock starts on entry and stops on exit."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.expired = False
-        self._lock = threading.Lock()
-        self._sockets: list[socket.socket] = []
-        self._timer = threading.Timer(seconds, self._expire)
-        self._timer.daemon = True
-        self._end = 0.0
-
-    def __enter__(self) -> _Deadline:
-        self._end = time.monotonic() + self.seconds
-        self._timer.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._timer.cancel()
-
-    def remaining(self) -> float:
-        """Seconds left (at least a millisecond, so a socket timeout stays valid)."""
-        return max(self._end - time.monotonic(), 0.001) if self._end else self.seconds
-
-    def register(self, sock: socket.socket) -> None:
-        """Watch ``sock``; shut it down now if the deadline already passed."""
-        with self._lock:
-            self._sockets.append(sock)
-            if self.expired:
-                _shut(sock)
-
-    def error(self, url: str) -> InputError:
-        return InputError(
-            f"--metrics-url {url}: cannot scrape (timed out: no whole answer within "
-            f"--timeout {self.seconds:g} s)"
-        )
-
-    def _expire(self) -> None:
-        with self._lock:
-            self.expired = True
-            for sock in self._sockets:
-                _shut(sock)
-
-
-def _shut(sock: socket.socket) -> None:
-    with contextlib.suppress(OSError):  # the plain socket's: an SSL socket's drops state
-        socket.socket.shutdown(sock, socket.SHUT_RDWR)
-
-
-class _Connection(http.client.HTTPConnection):
-    watch: _Deadline
-
-    def connect(self) -> None:
-        self.timeout = self.watch.remaining()
-        super().connect()
-        self.watch.register(self.sock)
-
-
-class _SecureConnection(http.client.HTTPSConnection):
-    watch: _Deadline
-
-    def connect(self) -> None:
-        self.timeout = self.watch.remaining()
-        super().connect()
-        self.watch.register(self.sock)
-
-
-class _HTTPHandler(urllib.request.HTTPHandler):
-    def __init__(self, watch: _Deadline) -> None:
-        super().__init__()
-        self._class: Any = type("Connection", (_Connection,), {"watch": watch})
-
-    def http_open(self, req: urllib.request.Request) -> Any:
-        return self.do_open(self._class, req)
-
-
-class _HTTPSHandler(urllib.request.HTTPSHandler):
-    def __init__(self, watch: _Deadline) -> None:
-        super().__init__()
-        self._class: Any = type("SecureConnection", (_SecureConnection,), {"watch": watch})
-
-    def https_open(self, req: urllib.request.Request) -> Any:
-        return self.do_open(self._class, req)  # the default TLS context
-
-
-def run_command(command: list[str]) -> None:
-    """Run the benchmark ``command`` (no shell); its output goes to standard error so
-    standard output carries only the evidence.
-
-    Raises:
-        UsageError: the command cannot start or exits non-zero (naming its exit code).
-    """
-    try:
-        target: int = sys.stderr.fileno()
-    except (AttributeError, OSError, ValueError):  # stderr is not a file (captured)
-        target = subprocess.DEVNULL
-    try:
-        done = subprocess.run(command, stdout=target, check=False)
-    except OSError as exc:
-        raise UsageError(f"cannot run {command[0]!r}: {exc.strerror or exc}") from None
-    if done.returncode < 0:
-        import signal
-
-        try:
-            name = f" ({signal.Signals(-done.returncode).name})"
-        except ValueError:
-            name = ""
-        raise UsageError(
-            f"the command {command[0]!r} was killed by signal {-done.returncode}{name}: "
-            "nothing measured"
-        )
-    if done.returncode != 0:
-        raise UsageError(
-            f"the command {command[0]!r} exited with code {done.returncode}: nothing measured"
-        )
 
 
 def check_scrape(text: str, shown: str, labels: dict[str, str]) -> None:
