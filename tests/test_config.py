@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.cli import main
+from specgate.cli.main import main
 
 # AL 1.5 at D = 3: below the default floor min(2, 1 + 3/2) = 2 → SG102 (fail).
 # cache_coherence_eval false → SG105 (warn). ρ given, so no SG204.

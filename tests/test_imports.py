@@ -10,7 +10,7 @@ import pytest
 
 PROBE = """
 import sys
-from specgate.cli import main
+from specgate.cli.main import main
 try:
     main({argv!r})
 except SystemExit:
@@ -115,7 +115,7 @@ def test_a_clean_check_loads_neither_shutil_nor_importlib_resources(
 def test_only_the_command_run_gets_its_options() -> None:
     # The parser lists every command but builds the options of the one being run; the
     # full parser (no command named) and each command's own --help stay whole.
-    from specgate.cli import COMMANDS, build_parser, command_of
+    from specgate.cli.parser import COMMANDS, build_parser, command_of
 
     full = build_parser()
     sub = next(a for a in full._actions if isinstance(a, argparse._SubParsersAction))
@@ -132,7 +132,7 @@ def test_only_the_command_run_gets_its_options() -> None:
 
 UNUSED_PROBE = """
 import sys
-from specgate.cli import main
+from specgate.cli.main import main
 try:
     main({argv!r})
 except SystemExit:

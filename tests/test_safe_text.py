@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.cli import main
+from specgate.cli.main import main
 from specgate.reporters.safe_text import visible
 
 HOSTILE = 'x\\n::error::injected%0A\\e[2J\\e]0;pwn\\a\\u2028end'

@@ -30,7 +30,7 @@ import jsonschema
 import pytest
 
 from specgate.check.report import FileReport, RunReport, rule_entry
-from specgate.cli import main
+from specgate.cli.main import main
 from specgate.core.findings import Finding
 from specgate.core.paths import repo_relative
 from specgate.reporters import sarif

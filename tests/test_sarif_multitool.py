@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from specgate.cli import main
+from specgate.cli.main import main
 
 HERE = Path(__file__).parent
 DATA = HERE / "data" / "sarif"

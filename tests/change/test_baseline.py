@@ -305,7 +305,7 @@ def test_work_tree_is_untouched(repo: Repo, run_json: Run) -> None:
 
 
 def test_summary_shows_before_and_after(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
-    from specgate.cli import main
+    from specgate.cli.main import main
 
     repo.write({"a.specgate.yaml": claims(al=2.9, claim=2.0), "b.specgate.yaml": claims(al=2)})
     repo.commit()

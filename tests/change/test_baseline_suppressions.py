@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from specgate.cli import main
+from specgate.cli.main import main
 
 from .conftest import Repo, Run
 from .test_baseline import claims, codes

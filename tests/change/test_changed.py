@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from specgate.change.changed import affected
-from specgate.cli import main
+from specgate.cli.main import main
 
 from .conftest import Repo
 

@@ -12,7 +12,7 @@ import pytest
 
 from specgate.analysis.digest import FIELDS, config_digest, digest_of, fields
 from specgate.check.run import CheckOptions, check_file
-from specgate.cli import main
+from specgate.cli.main import main
 from specgate.model.deployment import Deployment, ModelBlock, SpeculationBlock
 
 CLAIMS = """\

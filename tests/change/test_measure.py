@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 import pytest
 import yaml
 
-from specgate.cli import main
+from specgate.cli.main import main
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "change"
 AFTER = (DATA / "gemma4-mtp-after.prom").read_text(encoding="utf-8")

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import pytest
 import yaml
 
-from specgate.cli import main
+from specgate.cli.main import main
 
 PROM = "text/plain; version=0.0.4"
 
@@ -276,7 +276,7 @@ def test_help_lists_the_metrics_formats(capsys: pytest.CaptureFixture[str]) -> N
         main(["measure", "--help"])
     out = "".join(capsys.readouterr().out.split())  # argparse wraps at hyphens too
     assert "DESIGN" not in out
-    from specgate import cli
+    from specgate.cli import measure as cli
     from specgate.inputs.metrics.spec import FILE_FORMATS
 
     assert cli._METRICS_FILE_FORMATS == FILE_FORMATS

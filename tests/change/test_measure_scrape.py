@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.cli import main
+from specgate.cli.main import main
 from specgate.measure import scrape as measure
 
 OK = [sys.executable, "-c", "pass"]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.cli import main
+from specgate.cli.main import main
 from specgate.measure.writer import write_evidence
 
 NEW = {"accept_length": 4.6, "provenance": {"measured_at": "2026-01-01", "steps": 240}}

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from specgate.cli import main
+from specgate.cli.main import main
 
 from .conftest import Repo, Run, git
 from .test_changed import MODEL, PROM, REFERRING, SELF_CONTAINED, SERVE

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.cli import main
+from specgate.cli.main import main
 
 CLEAN = """\
 version: 1

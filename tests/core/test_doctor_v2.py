@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from specgate.cli import main
+from specgate.cli.main import main
 
 
 def doctor(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any], str]:

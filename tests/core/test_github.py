@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.cli import main
+from specgate.cli.main import main
 from specgate.core.paths import repo_relative
 from specgate.reporters.summary import SUMMARY_LIMIT_BYTES
 

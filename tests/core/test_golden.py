@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.cli import main
+from specgate.cli.main import main
 
 GOLDEN = Path(__file__).resolve().parent.parent / "data" / "core" / "golden"
 FORMATS = {"text": "expected.txt", "json": "expected.json", "github": "expected.github.txt"}

@@ -85,7 +85,7 @@ def with_engine(reference: str, *, drop_draft_length: bool = False) -> str:
 
 
 class InProcess:
-    """``specgate ARGS`` through :func:`specgate.cli.main` in this process (fast)."""
+    """``specgate ARGS`` through :func:`specgate.cli.main.main` in this process (fast)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
         self.monkeypatch = monkeypatch
@@ -102,7 +102,7 @@ class InProcess:
             monkeypatch.delenv(name, raising=False)
 
     def __call__(self, args: list[str], cwd: Path, env: dict[str, str] | None = None) -> Result:
-        from specgate.cli import main
+        from specgate.cli.main import main
 
         self.monkeypatch.chdir(cwd)
         for name, value in (env or {}).items():

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from specgate.cli import main
+from specgate.cli.main import main
 from specgate.inputs.engines import read_engine_file
 from specgate.inputs.knowledge import knowledge
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.cli import main
+from specgate.cli.main import main
 from specgate.inputs.engines import read_engine_file
 from specgate.inputs.version import detect_version, images_in, requirements_in
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.cli import main
+from specgate.cli.main import main
 from specgate.core.errors import InputError
 from specgate.inputs.engines import read_engine_config
 from specgate.inputs.types import EngineConfig

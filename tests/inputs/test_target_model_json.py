@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from specgate.cli import main
+from specgate.cli.main import main
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 SC = '{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}'

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.cli import main
+from specgate.cli.main import main
 from specgate.core.errors import InputError
 from specgate.inputs.engines import read_engine_file
 from specgate.inputs.engines.follow import named_files

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from specgate.cli import main
+from specgate.cli.main import main
 
 
 def check(

@@ -1,5 +1,5 @@
 """End to end: claims files that point at serving configs, model configs and metrics
-(DESIGN.md §7), through ``specgate.cli.main`` and ``check_file``.
+(DESIGN.md §7), through ``specgate.cli.main.main`` and ``check_file``.
 
 Expected values are worked out by hand from the fixtures (tests/data/real/SOURCES.md,
 SOURCES-measured.md and tests/data/integration/SOURCES.md); columns count characters

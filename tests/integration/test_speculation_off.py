@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.cli import main
+from specgate.cli.main import main
 
 CLAIMS = """\
 version: 1

@@ -1,0 +1,161 @@
+"""Exit codes and the channels a command writes to: standard error (one escaped line),
+output files (atomic), appends (job summary, step outputs) under an exclusive lock.
+
+The commands render first and write here only after rendering succeeded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, BinaryIO, TextIO
+
+from specgate.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from specgate.check.report import RunReport
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+FAIL_ON = ("fail", "actionable", "never")
+
+
+def say(message: str) -> None:
+    """Write ``specgate: message`` to standard error as one escaped line (messages that
+    already name ``specgate …`` as their source keep it as the prefix): text from
+    the checked repository (a file name with a newline, a YAML tag with a CR) can
+    neither break the line nor start a workflow command."""
+    from specgate.reporters.safe_text import visible
+
+    line = message if message.startswith(("specgate ", "specgate:")) else f"specgate: {message}"
+    print(visible(line), file=sys.stderr)
+
+
+def exit_for(status: str, fail_on: str) -> int:
+    if status == "error":
+        return EXIT_USAGE
+    if fail_on == "fail" and status == "fail":
+        return EXIT_FINDINGS
+    if fail_on == "actionable" and status in ("actionable", "fail"):
+        return EXIT_FINDINGS
+    return EXIT_OK
+
+
+def write_file(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` (:mod:`specgate.core.output_file`: atomic for a regular
+    file, in place for a device or FIFO).
+
+    Raises:
+        UsageError: the folder does not exist or is not writable, the disk is full.
+    """
+    from specgate.core.output_file import write_text
+
+    try:
+        write_text(path, text, errors="backslashreplace")
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def append(path: str, text: str) -> None:
+    """Append ``text`` to ``path`` in one write (job summary, step outputs).
+
+    Raises:
+        UsageError: the file cannot be opened for appending.
+    """
+    try:
+        with open(
+            path, "a", encoding="utf-8", errors="backslashreplace", newline="\n"
+        ) as out:
+            out.write(text)
+    except OSError as exc:
+        raise UsageError(f"cannot append to {path}: {exc.strerror or exc}") from None
+
+
+def use_colour(stream: TextIO) -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return stream.isatty() and os.environ.get("TERM") != "dumb"
+
+
+def append_summary(path: str, run: RunReport, notes: Sequence[str] = ()) -> None:
+    """Append the job summary to ``path`` within what its 1 MiB budget leaves.
+
+    Several steps (or parallel jobs sharing a file) may append at once: the file is
+    locked exclusively (:func:`_exclusive`), its size is read again under the lock,
+    the summary is rendered for what remains and written in one
+    write before the lock is released.
+
+    Raises:
+        UsageError: the file cannot be opened for appending.
+    """
+    from specgate.reporters import summary
+
+    try:
+        # Unbuffered: one write under the lock, and a failed write (a full disk) leaves
+        # nothing buffered for close() to fail on again.
+        handle = open(path, "ab", buffering=0)  # noqa: SIM115 - held open across the lock
+    except OSError as exc:
+        raise UsageError(f"cannot append to {path}: {exc.strerror or exc}") from None
+    with handle, _exclusive(handle):
+        existing = os.fstat(handle.fileno()).st_size
+        text = summary.render(
+            run,
+            max(summary.SUMMARY_LIMIT_BYTES - existing, 0),
+            repo_paths=repo_paths(run),
+            links=summary.link_base(
+                os.environ.get("GITHUB_SERVER_URL"),
+                os.environ.get("GITHUB_REPOSITORY"),
+                os.environ.get("GITHUB_SHA"),
+            ),
+            notes=notes,
+        )
+        if text:
+            try:
+                data = memoryview(text.encode("utf-8", "backslashreplace"))
+                while data:  # a raw write may take part of the bytes
+                    written = handle.write(data)
+                    if not written:
+                        raise OSError(errno.EIO, "the write made no progress")
+                    data = data[written:]
+            except OSError as exc:  # a full disk: said like any other append failure
+                raise UsageError(f"cannot append to {path}: {exc.strerror or exc}") from None
+
+
+@contextlib.contextmanager
+def _exclusive(handle: BinaryIO) -> Iterator[None]:
+    """Hold an exclusive lock on ``handle``'s file: ``fcntl.flock`` on POSIX; on
+    Windows ``msvcrt.locking`` of its first byte (taken by every specgate process
+    appending to the file, which is what the lock serialises)."""
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows runners
+        import msvcrt
+
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)
+        try:
+            yield
+        finally:
+            handle.seek(0)
+            msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+        return
+    import fcntl
+
+    fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+    try:
+        yield
+    finally:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def repo_paths(run: RunReport) -> dict[str, str | None]:
+    from specgate.core.paths import repo_relative
+
+    shown = {f.error_location_file for f in run.files} | {
+        x.file for x in run.all_findings(suppressed=True) if x.file is not None
+    }
+    return {s: repo_relative(s) for s in shown}
