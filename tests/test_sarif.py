@@ -29,7 +29,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from specgate.check.report import FileReport, RunReport, rule_entry
+from specgate.check.catalogue import rule_entry
+from specgate.check.report import FileReport, RunReport
 from specgate.cli.main import main
 from specgate.core.findings import Finding
 from specgate.core.paths import repo_relative

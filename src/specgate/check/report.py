@@ -1,8 +1,9 @@
 """The report of a run: plain frozen records that every reporter formats.
 
-Shapes follow DESIGN.md §4 (the JSON shape itself is :mod:`specgate.reporters.json_report`'s).
-The report carries all a reporter needs, the rule catalogue included
-(:meth:`RunReport.rule_catalogue`): no reporter reads the rule registry or its docs.
+Shapes follow DESIGN.md §4 (the JSON shape itself is
+:mod:`specgate.reporters.json_report`'s). The report carries all a reporter needs, the
+rule catalogue included (:meth:`RunReport.rule_catalogue`, :mod:`specgate.check.catalogue`):
+no reporter reads the rule registry, the rule docs or the base-revision policy.
 """
 
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -13,7 +14,7 @@ from specgate.core.findings import SEVERITY_RANK, Finding
 from specgate.model.deployment import Deployment
 
 if TYPE_CHECKING:
-    from specgate.rules.registry import Rule
+    from specgate.check.catalogue import RuleEntry
 
 
 class DeploymentReport(NamedTuple):
@@ -109,7 +110,10 @@ class RunReport(NamedTuple):
         return sum(len(f.deployments) for f in self.files)
 
     def rule_catalogue(self, docs_url: str | None = None) -> "tuple[RuleEntry, ...]":
-        """Every rule of the catalogue, sorted by code (see :func:`rule_catalogue`)."""
+        """Every rule of the catalogue, sorted by code, with its help address under
+        ``docs_url`` (:func:`specgate.check.catalogue.rule_catalogue`)."""
+        from specgate.check.catalogue import rule_catalogue
+
         return rule_catalogue(docs_url)
 
     @property
@@ -119,57 +123,3 @@ class RunReport(NamedTuple):
         from specgate.rules.baseline import BASELINE_CODES
 
         return BASELINE_CODES
-
-
-class RuleEntry(NamedTuple):
-    """One rule as the reporters see it (SARIF ``reportingDescriptor``, summaries).
-
-    ``doc``, ``fail_example`` and ``pass_example`` are the cleaned texts;
-    ``markdown`` the rule's whole doc as ``specgate rules CODE`` prints it (``###``
-    heading); ``help_uri`` its address in this project's docs, when known;
-    ``baseline`` whether it compares with the base revision (SG401–SG403).
-    """
-
-    code: str
-    name: str
-    severity: str
-    summary: str
-    doc: str
-    fail_example: str
-    pass_example: str
-    markdown: str
-    help_uri: str | None
-    baseline: bool
-
-
-def rule_catalogue(docs_url: str | None = None) -> tuple[RuleEntry, ...]:
-    """A snapshot of the rule catalogue, sorted by code, each rule's help address under
-    ``docs_url`` (this project's ``docs/rules.md``; none when ``None``).
-
-    Built when asked: rule texts are cleaned (``inspect``) only for the outputs that
-    show them (SARIF), not at start-up.
-    """
-    from specgate.rules.catalogue import REGISTRY
-
-    rules = sorted(REGISTRY.values(), key=lambda r: r.code)
-    return tuple(rule_entry(rule, docs_url) for rule in rules)
-
-
-def rule_entry(rule: "Rule", docs_url: str | None = None) -> RuleEntry:
-    """``rule``'s catalogue entry, its help address under ``docs_url`` (see
-    :func:`rule_catalogue`)."""
-    from specgate.rules.baseline import BASELINE_CODES
-    from specgate.rules.docs import help_uri, rule_markdown
-
-    return RuleEntry(
-        code=rule.code,
-        name=rule.name,
-        severity=rule.severity,
-        summary=rule.summary,
-        doc=rule.doc,
-        fail_example=rule.fail_example,
-        pass_example=rule.pass_example,
-        markdown=rule_markdown(rule),
-        help_uri=help_uri(rule, docs_url),
-        baseline=rule.code in BASELINE_CODES,
-    )

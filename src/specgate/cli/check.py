@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from specgate.cli.args import RawFormatter, iso_date, positive_float, today_from
+from specgate.cli.commands import COMMANDS
 from specgate.cli.output import (
     EXIT_OK,
     FAIL_ON,
@@ -46,7 +47,7 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
     """``check``'s parser; its options only when ``full``."""
     check = sub.add_parser(
         "check",
-        help="check claims files (the main job)",
+        help=COMMANDS["check"][1],
         description="Check claims files against the theory and report findings.",
         epilog=_CHECK_EPILOG,
         formatter_class=RawFormatter,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, TextIO
 
+from specgate.cli.commands import COMMANDS
 from specgate.cli.output import EXIT_OK, EXIT_USAGE, say
 
 if TYPE_CHECKING:
@@ -16,7 +17,7 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
     nothing)."""
     digest = sub.add_parser(
         "digest",
-        help="print each deployment's config digest",
+        help=COMMANDS["digest"][1],
         description="Print the config digest of every deployment (one line each: "
         "PATH:NAME sha256:…), the value evidence.provenance.config_digest records.",
     )

@@ -18,6 +18,7 @@ from specgate.cli.args import (
     rates,
     whole_number,
 )
+from specgate.cli.commands import COMMANDS
 from specgate.cli.output import exit_for
 from specgate.core.errors import UsageError
 
@@ -38,7 +39,7 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
     """``doctor``'s parser; its options only when ``full``."""
     doctor = sub.add_parser(
         "doctor",
-        help="check one deployment given as flags (no file needed)",
+        help=COMMANDS["doctor"][1],
         description="Check one deployment described by flags, with the same rules as check.",
         epilog=_DOCTOR_EPILOG,
         formatter_class=RawFormatter,

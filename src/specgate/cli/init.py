@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, TextIO
 
+from specgate.cli.commands import COMMANDS
 from specgate.cli.output import EXIT_OK
 from specgate.core.errors import UsageError
 
@@ -17,7 +18,7 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
     nothing)."""
     init = sub.add_parser(
         "init",
-        help="write a commented starter claims file",
+        help=COMMANDS["init"][1],
         description="Write a starter claims file that shows every field with its unit, "
         "and (commented out) how to read them from the files you already commit: "
         "engine_config, hf_config, draft_hf_config and evidence.metrics. Missing folders "

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from specgate.cli.output import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, say
-from specgate.cli.parser import TABLE, build_parser, command_of, parse
+from specgate.cli.parser import build_parser, command_module, command_of, parse
 from specgate.core.errors import SpecgateError
 
 
@@ -33,11 +33,12 @@ def _utf8_streams() -> None:
 
 
 def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace, out: TextIO) -> int:
-    """Run the command ``args`` names (:data:`~specgate.cli.parser.TABLE`); its exit code."""
+    """Run the command ``args`` names (:data:`~specgate.cli.commands.COMMANDS`); its exit
+    code."""
     if args.command is None:
         parser.print_help(out)
         return EXIT_USAGE
-    return TABLE[args.command].run(args, out)
+    return command_module(args.command).run(args, out)
 
 
 def _abandon(out: TextIO) -> None:

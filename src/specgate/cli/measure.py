@@ -15,6 +15,7 @@ from specgate.cli.args import (
     positive_whole,
     today_from,
 )
+from specgate.cli.commands import COMMANDS
 from specgate.cli.output import EXIT_OK, say
 from specgate.core.errors import UsageError
 
@@ -54,7 +55,7 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
     """``measure``'s parser; its options only when ``full``."""
     measure = sub.add_parser(
         "measure",
-        help="measure AL from an engine's metrics and print or write the evidence block",
+        help=COMMANDS["measure"][1],
         description="Measure the accept length from an engine's counters (around a "
         "benchmark command, or from saved scrapes or files) and print the evidence block, "
         "or write it into a claims file.",

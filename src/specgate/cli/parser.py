@@ -6,35 +6,35 @@ was given to.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
-from typing import Protocol, TextIO
+from typing import TYPE_CHECKING, TextIO, cast
 
 from specgate import __version__
-from specgate.cli import check, digest, doctor, init, measure, rules, schema
 from specgate.cli.args import Parser, RawFormatter
+from specgate.cli.commands import COMMANDS as COMMAND_TABLE
 from specgate.core.errors import UsageError
 
+if TYPE_CHECKING:  # a Protocol class costs every start-up; only mypy reads it
+    from typing import Protocol
 
-class Command(Protocol):
-    """What every subcommand module offers."""
+    class CommandModule(Protocol):
+        """What every subcommand module offers (:data:`~specgate.cli.commands.COMMANDS`)."""
 
-    def add_parser(self, sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
-        """Add the subcommand's parser to ``sub``; its options only when ``full``."""
+        def add_parser(self, sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
+            """Add the subcommand's parser to ``sub``; its options only when ``full``."""
 
-    def run(self, args: argparse.Namespace, out: TextIO) -> int:
-        """Run the subcommand; its exit code."""
+        def run(self, args: argparse.Namespace, out: TextIO) -> int:
+            """Run the subcommand; its exit code."""
 
 
-#: Each subcommand's module, in the order ``--help`` lists them.
-TABLE: dict[str, Command] = {
-    "check": check,
-    "doctor": doctor,
-    "init": init,
-    "schema": schema,
-    "digest": digest,
-    "measure": measure,
-    "rules": rules,
-}
+def command_module(name: str) -> CommandModule:
+    """The module of subcommand ``name`` (imported now; by ``__import__``, which costs no
+    import of :mod:`importlib` at start-up)."""
+    module = COMMAND_TABLE[name][0]
+    __import__(module)
+    return cast("CommandModule", sys.modules[module])
+
 
 _DESCRIPTION = """\
 specgate checks speculative-decoding claims against theory.
@@ -84,7 +84,7 @@ def parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespac
 
 
 #: The subcommands, in the order ``--help`` lists them.
-COMMANDS = tuple(TABLE)
+COMMANDS = tuple(COMMAND_TABLE)
 
 
 def command_of(argv: Sequence[str]) -> str | None:
@@ -109,6 +109,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"specgate {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for name, command in TABLE.items():
-        command.add_parser(sub, full=only in (None, name))
+    for name, (_module, line) in COMMAND_TABLE.items():
+        if only in (None, name):
+            command_module(name).add_parser(sub, full=True)
+        else:  # listed by its line alone: its module is not imported
+            sub.add_parser(name, help=line)
     return parser

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, TextIO
 
+from specgate.cli.commands import COMMANDS
 from specgate.cli.output import EXIT_OK
 
 if TYPE_CHECKING:
@@ -16,7 +17,7 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
     nothing)."""
     rules = sub.add_parser(
         "rules",
-        help="list the rules, or show one rule's doc",
+        help=COMMANDS["rules"][1],
         description="List the rule catalogue, or print one rule's doc.",
     )
     rules.add_argument("rule", nargs="?", metavar="CODE_OR_NAME", help="e.g. SG104")

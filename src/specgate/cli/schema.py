@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, TextIO
 
+from specgate.cli.commands import COMMANDS
 from specgate.cli.output import EXIT_OK
 
 if TYPE_CHECKING:
@@ -16,7 +17,7 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
     nothing)."""
     sub.add_parser(
         "schema",
-        help="print the claims-file JSON Schema",
+        help=COMMANDS["schema"][1],
         description="Print the claims-file JSON Schema (draft 2020-12).",
     )
 

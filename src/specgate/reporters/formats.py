@@ -6,25 +6,37 @@ one reporter module and one row here.
 """
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from specgate.check.report import RunReport
 
 
-class RenderOptions(NamedTuple):
-    """What the command line tells a reporter.
+class RenderOptions:
+    """What the command line tells a reporter (a plain class: this module is read at
+    every ``check`` start-up, and a NamedTuple class costs a compile of its own).
 
     ``repo_paths`` gives each shown path's repository-relative path (it looks at the
     file system, so the CLI supplies it and it runs only for the formats that need it);
     ``summary_written`` says a job summary is written in the same run (github).
     """
 
-    repo_paths: Callable[[], Mapping[str, str | None]]
-    colour: bool = False
-    quiet: bool = False
-    docs_url: str | None = None
-    summary_written: bool = False
+    __slots__ = ("colour", "docs_url", "quiet", "repo_paths", "summary_written")
+
+    def __init__(
+        self,
+        repo_paths: Callable[[], Mapping[str, str | None]],
+        *,
+        colour: bool = False,
+        quiet: bool = False,
+        docs_url: str | None = None,
+        summary_written: bool = False,
+    ) -> None:
+        self.repo_paths = repo_paths
+        self.colour = colour
+        self.quiet = quiet
+        self.docs_url = docs_url
+        self.summary_written = summary_written
 
 
 Render = Callable[["RunReport", RenderOptions], str]

@@ -24,13 +24,16 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import PurePosixPath, PureWindowsPath
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
 
 from specgate import __version__
-from specgate.check.report import FileReport, RuleEntry, RunReport
+from specgate.check.report import FileReport, RunReport
 from specgate.core.findings import Finding
 from specgate.reporters.safe_text import json_text
+
+if TYPE_CHECKING:
+    from specgate.check.catalogue import RuleEntry
 
 SarifLevel = Literal["error", "warning", "note"]
 
