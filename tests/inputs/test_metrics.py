@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from specgate.core.errors import InputError
-from specgate.inputs.metrics import (
+from specgate.inputs.metrics.read import (
     METRICS_MAX_BYTES,
     MetricsSpec,
     acceptance_profile_problems,

@@ -125,7 +125,7 @@ def test_vllm_offline_example_totals() -> None:
 
 
 def test_vllm_offline_example_through_the_filter(tmp_path: Path) -> None:
-    from specgate.inputs.metrics import LINE_FILTERS
+    from specgate.inputs.metrics.read import LINE_FILTERS
 
     (tmp_path / "run.txt").write_text("startup noise\n" * 50 + OFFLINE, encoding="utf-8")
     text = ""

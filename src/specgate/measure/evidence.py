@@ -97,7 +97,7 @@ def from_file(path: Path, fmt: str, draft_length: int | None = None) -> Acceptan
         InputError: a missing, unreadable or malformed file (named as given), or a
             format that is not a file format.
     """
-    from specgate.inputs.metrics import FILE_FORMATS, MetricsSpec, read_acceptance
+    from specgate.inputs.metrics.read import FILE_FORMATS, MetricsSpec, read_acceptance
 
     if fmt not in FILE_FORMATS:
         raise UsageError(

@@ -179,7 +179,7 @@ def _bound_shape(shape: ModelShape) -> None:
 
 
 def _acceptance(r: _Resolver, draft_length: int | None) -> Acceptance:
-    from specgate.inputs.metrics import MetricsSpec, read_acceptance
+    from specgate.inputs.metrics.read import MetricsSpec, read_acceptance
 
     node = r.deployment.path("evidence", "metrics")
     spec = MetricsSpec.from_document(r.document, node, draft_length=draft_length)

@@ -1,3 +1,2 @@
-"""Reporters: each turns a report into text; no I/O."""
-
-from __future__ import annotations
+"""Reporters: each turns a report into text, no I/O; ``--format`` picks one by name from
+:data:`specgate.reporters.formats.FORMATS`."""

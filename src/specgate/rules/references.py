@@ -390,7 +390,7 @@ def acceptance_profile_inconsistent(ctx: RuleContext) -> Iterator[Hit]:
     inputs = ctx.deployment.inputs
     if inputs is None or inputs.acceptance is None or not inputs.acceptance.marginal:
         return
-    from specgate.inputs.metrics import acceptance_profile_problems, first_profile_offence
+    from specgate.inputs.metrics.read import acceptance_profile_problems, first_profile_offence
 
     acceptance = inputs.acceptance
     # Rates read from a file are checked against that file's AL: a claims AL that
