@@ -97,6 +97,8 @@ class EngineKnowledge:
 
     def __init__(self, data: Mapping[str, Any]) -> None:
         self.engine: str = data["engine"]
+        #: How messages name the engine (``vLLM``, ``TensorRT-LLM``, ``llama.cpp`` …).
+        self.display_name: str = data["display_name"]
         newest = parse_version(data["newest_known"])
         assert newest is not None
         self.newest_text: str = data["newest_known"]

@@ -62,14 +62,6 @@ __all__ = [
     "read_engine_file",
 ]
 
-#: How engines are named in messages.
-ENGINE_NAMES_SHOWN = {
-    "vllm": "vLLM",
-    "sglang": "SGLang",
-    "trtllm": "TensorRT-LLM",
-    "transformers": "transformers",
-    "llamacpp": "llama.cpp",
-}
 TEXT_SUFFIXES = frozenset({".txt", ".sh", ".cmdline", ".bash"})
 _SPECULATIVE_PREFIXES = ("speculative", "spec_", "draft", "model_draft", "num_speculative")
 
@@ -348,7 +340,7 @@ def _removed_settings(config: EngineConfig, opts: Options, version: EngineVersio
             continue
         reported.add(field_name)
         spans[field_name] = opt.span
-        name = ENGINE_NAMES_SHOWN.get(config.engine, config.engine)
+        name = data.display_name
         assumed = (
             f"{name} version unknown, read as the newest ({data.newest_text}); state "
             "speculation.engine_version to pin the version you run"
