@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.git_repo import Repo, Run, git
 
 from specgate.theory.stats import standard_error, z_score
-
-from .conftest import Repo, Run, git
 
 HIST_BASE = "{0: 400, 1: 300, 2: 200, 3: 100}"
 HIST_HEAD = "{0: 500, 1: 300, 2: 150, 3: 50}"

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.git_repo import Repo, Run
 
 from specgate.cli.main import main
 
-from .conftest import Repo, Run
 from .test_baseline import claims, codes
 
 

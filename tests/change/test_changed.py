@@ -6,11 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.support.git_repo import Repo
 
 from specgate.change.changed import affected
 from specgate.cli.main import main
-
-from .conftest import Repo
 
 REFERRING = """\
 version: 1

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.git_repo import Repo, Run, git
 
 from specgate.cli.main import main
 
-from .conftest import Repo, Run, git
 from .test_changed import MODEL, PROM, REFERRING, SELF_CONTAINED, SERVE
 
 # AL 1 + 1600/1000 = 2.6 measured at D = 3; with D = 1 it is above 1 + D = 2 (SG103).

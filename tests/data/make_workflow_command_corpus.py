@@ -1,6 +1,6 @@
 """Write tests/data/workflow_command_corpus.json: hostile strings for workflow commands.
 
-The corpus feeds tests/test_workflow_commands_toolkit.py, which sends every string
+The corpus feeds tests/reporters/test_workflow_commands_toolkit.py, which sends every string
 through @actions/core 3.0.1 (as a message and as each property value) and through
 specgate's emitter, and requires identical bytes. The output is deterministic: the same
 script always writes the same file. Run from the repository root:

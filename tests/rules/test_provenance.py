@@ -6,8 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from .conftest import Run
+from tests.support.git_repo import Run
 
 CLAIMS = """\
 version: 1

@@ -39,11 +39,11 @@ from specgate.rules.catalogue import REGISTRY
 from specgate.rules.docs import split_example
 from specgate.rules.registry import Rule
 
-DATA = Path(__file__).parent / "data" / "sarif"
+DATA = Path(__file__).parent.parent / "data" / "sarif"
 SCHEMA_PATH = DATA / "sarif-schema-2.1.0.json"
 FAILING = DATA / "failing.specgate.yaml"
 BROKEN = DATA / "broken.specgate.yaml"
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 #: specgate severity → SARIF level (DESIGN.md §3 severities; SARIF §3.27.10 levels).
 EXPECTED_LEVEL = {"fail": "error", "warn": "warning", "info": "note", "note": "note"}

@@ -1,4 +1,5 @@
-"""Shared helpers for the core tests: check a claims text or file in-process."""
+"""Fixtures shared across the test packages: ``check_text`` (check a claims text
+in-process) and the git-repository fixtures of :mod:`tests.support.git_repo`."""
 
 from __future__ import annotations
 
@@ -6,11 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from tests.support.git_repo import repo, run_json
 
 from specgate.check.report import FileReport
 from specgate.check.run import CheckOptions, check_file
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "core"
+__all__ = ["check_text", "repo", "run_json"]
 
 
 @pytest.fixture

@@ -1,4 +1,6 @@
-"""Helpers for the change-gate tests: real git repositories built by the test."""
+"""Real git repositories built by a test (the change gate, measure, provenance): ``Repo``,
+``git`` and the ``repo`` and ``run_json`` fixtures (offered to every test by
+``tests/conftest.py``)."""
 
 from __future__ import annotations
 

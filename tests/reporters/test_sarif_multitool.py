@@ -25,7 +25,7 @@ import pytest
 
 from specgate.cli.main import main
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).parent.parent  # tests/
 DATA = HERE / "data" / "sarif"
 PACKAGES = HERE / "sarif-multitool" / "node_modules" / "@microsoft"
 INSTALL = "npm ci --prefix tests/sarif-multitool"

@@ -67,7 +67,7 @@ def test_an_estimated_accept_length_says_so(
 ) -> None:
     # llama.cpp timings give only r; AL ≈ predicted_n / (predicted_n − accepted)
     # = 200 / 135 = 1.4815, an estimate (tests/data/real/llama.cpp/measured, PR 12603).
-    data = Path(__file__).parent / "data" / "real" / "llama.cpp" / "measured"
+    data = Path(__file__).parent.parent / "data" / "real" / "llama.cpp" / "measured"
     (tmp_path / "t.json").write_bytes(
         (data / "llama.cpp-pr12603-timings-draft-stats.json").read_bytes()
     )

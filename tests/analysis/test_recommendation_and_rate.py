@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tests.core.test_rules import only
+from tests.rules.test_rules import only
 
 from specgate.check.report import FileReport
 from specgate.reporters.json_report import deployment_inputs

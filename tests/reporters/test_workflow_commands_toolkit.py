@@ -27,7 +27,7 @@ import pytest
 
 from specgate.reporters.workflow_commands import annotation, format_command
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parent.parent
 JS_DIR = TESTS / "js"
 EMIT = JS_DIR / "emit.mjs"
 TOOLKIT = JS_DIR / "node_modules" / "@actions" / "core"

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from tests.core.test_rules import claims, codes, dep, message, only
+from tests.rules.test_rules import claims, codes, dep, message, only
 
 from specgate.check.report import FileReport
 
