@@ -246,3 +246,45 @@ def test_start_up_records_are_not_built_from_string_annotations() -> None:
 
     quoted = [name for name, kind in Deployment.__annotations__.items() if isinstance(kind, str)]
     assert quoted == []
+
+
+def test_package_inits_are_docstrings_only() -> None:
+    # A package __init__ that imports would load its siblings with the first import of
+    # any module inside it (start-up cost for every command that touches the package).
+    # The package root keeps __version__; inputs/engines/__init__.py is the engine
+    # dispatch itself (its options-file reader calls back into it), not yet moved out.
+    import ast
+    from pathlib import Path
+
+    import specgate
+
+    root = Path(specgate.__file__).parent
+    kept = {root / "__init__.py", root / "inputs" / "engines" / "__init__.py"}
+    not_docstrings = [
+        str(init.relative_to(root))
+        for init in sorted(root.rglob("__init__.py"))
+        if init not in kept
+        and not (
+            len(body := ast.parse(init.read_text(encoding="utf-8")).body) == 1
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        )
+    ]
+    assert not_docstrings == []
+
+
+def test_a_command_loads_no_other_command_module() -> None:
+    # The parser lists every subcommand by its --help line alone: only the module of the
+    # command being run is imported.
+    others = tuple(
+        f"specgate.cli.{name}" for name in ("check", "init", "schema", "digest", "measure", "rules")
+    )
+    argv = ["doctor", "--speculative-decoding", "--accept-length=2.9", "--draft-length=4"]
+    result = subprocess.run(
+        [sys.executable, "-c", UNUSED_PROBE.format(argv=argv, modules=others)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "UNUSED=\n" in result.stdout, result.stdout + result.stderr
