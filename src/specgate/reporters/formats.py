@@ -5,11 +5,18 @@ when its row runs (SARIF's hashlib is no cost to text output). A new output form
 one reporter module and one row here.
 """
 
+from __future__ import annotations
+
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     from specgate.check.report import RunReport
+
+    #: A renderer: the report and the options in, the text out.
+    Render: TypeAlias = Callable[[RunReport, "RenderOptions"], str]
 
 
 class RenderOptions:
@@ -39,28 +46,25 @@ class RenderOptions:
         self.summary_written = summary_written
 
 
-Render = Callable[["RunReport", RenderOptions], str]
-
-
-def _text(run: "RunReport", options: RenderOptions) -> str:
+def _text(run: RunReport, options: RenderOptions) -> str:
     from specgate.reporters import text
 
     return text.render(run, colour=options.colour, quiet=options.quiet)
 
 
-def _json(run: "RunReport", options: RenderOptions) -> str:
+def _json(run: RunReport, options: RenderOptions) -> str:
     from specgate.reporters import json_report
 
     return json_report.render(run)
 
 
-def _github(run: "RunReport", options: RenderOptions) -> str:
+def _github(run: RunReport, options: RenderOptions) -> str:
     from specgate.reporters import github
 
     return github.render(run, options.repo_paths(), summary_written=options.summary_written)
 
 
-def _sarif(run: "RunReport", options: RenderOptions) -> str:
+def _sarif(run: RunReport, options: RenderOptions) -> str:
     from specgate.reporters import sarif
 
     return sarif.render(run, options.repo_paths(), docs_url=options.docs_url)

@@ -4,8 +4,6 @@ per GPU, each figure with the vendor data sheet it comes from (DESIGN.md §8.1).
 from functools import cache
 from typing import NamedTuple
 
-from specgate.core.data import read_data
-
 
 class Gpu(NamedTuple):
     """One row: ``peak_tflops`` dense BF16 TFLOP/s, ``memory_bandwidth_tbps`` TB/s."""
@@ -21,6 +19,8 @@ class Gpu(NamedTuple):
 def gpu_table() -> dict[str, Gpu]:
     """The table, keyed by the ``hardware.gpu`` value (``h100-sxm`` …)."""
     import json  # only a deployment that names hardware reads the table
+
+    from specgate.core.data import read_data
 
     rows = json.loads(read_data("gpus.json"))["gpus"]
     return {
