@@ -201,6 +201,28 @@ def ensure_models(root: Path) -> dict[str, Path]:
             _copy_tokenizer(tok_dir, d)
             (d / ".done").write_text("ok")
         out[key] = d
+    token_map = root / "token-map.pt"
+    if not token_map.exists():
+        import torch
+
+        torch.save(torch.arange(VOCAB // 2), token_map)
+    return out
+
+
+def ensure_arch_variants(root: Path, architectures: list[str]) -> dict[str, Path]:
+    """``arch-<Name>``: the DeepSeek-V3 MTP-1 config with ``architectures`` set to Name, for
+    engines that decide by the target's architecture name alone (SGLang's
+    _handle_eagle_family list). Only the name differs; nothing else claims to be that model."""
+    out: dict[str, Path] = {}
+    for arch in architectures:
+        d = root / f"arch-{arch}"
+        if not (d / ".done").exists():
+            d.mkdir(parents=True, exist_ok=True)
+            cfg = {**CONFIGS["deepseek-v3-mtp1"], "architectures": [arch]}
+            (d / "config.json").write_text(json.dumps(cfg, indent=1, sort_keys=True))
+            _copy_tokenizer(root / "_tokenizer", d)
+            (d / ".done").write_text("ok")
+        out[f"arch-{arch}"] = d
     return out
 
 
