@@ -67,8 +67,12 @@ def plain(value: Any) -> Any:
     return str(value)
 
 
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
 def clip(text: str) -> str:
-    text = " ".join(text.split())
+    """One line, no memory addresses (they change every run), at most MESSAGE_LIMIT characters."""
+    text = _ADDRESS.sub(" at 0x…", " ".join(text.split()))
     return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 1] + "…"
 
 
@@ -198,3 +202,18 @@ def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
     t = time.perf_counter()
     out = fn()
     return out, time.perf_counter() - t
+
+
+def caveat(answer: dict[str, Any], target: str, rules: list[tuple[str, str]]) -> str | None:
+    """Why this answer may not be the engine's answer on a GPU host with a real checkpoint:
+    the first (pattern, reason) whose pattern is in the refusal message ("{target}" in a
+    pattern matches the case's target key prefix)."""
+    message = (answer.get("refusal") or {}).get("message", "")
+    for pattern, reason in rules:
+        if pattern.startswith("target:"):
+            prefix, _, text = pattern[len("target:"):].partition("|")
+            if target.startswith(prefix) and text in message:
+                return reason
+        elif pattern in message:
+            return reason
+    return None

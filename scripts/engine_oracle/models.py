@@ -114,6 +114,22 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "n_candidates": 4,
         "torch_dtype": "bfloat16",
     },
+    # a DFlash draft as vLLM's registry knows it (DFlashDraftModel → qwen3_dflash)
+    "dflash-qwen3-v512": {
+        "architectures": ["DFlashDraftModel"],
+        "model_type": "qwen3",
+        "vocab_size": VOCAB,
+        "hidden_size": 64,
+        "intermediate_size": 128,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "head_dim": 16,
+        "max_position_embeddings": 512,
+        "block_size": 8,
+        "dflash_config": {"target_layer_ids": [0, 1], "mask_token_id": 4},
+        "torch_dtype": "bfloat16",
+    },
     "eagle3-arch-v512": {
         "architectures": ["LlamaForCausalLMEagle3"],
         "model_type": "llama",

@@ -25,7 +25,7 @@ DRAFT_FOR = {
     "NEXTN": None,
     "MTP": None,
     "STANDALONE": "llama-draft-v512",
-    "DFLASH": "llama-dflash-v512",
+    "DFLASH": "dflash-qwen3-v512",
     "NGRAM": None,
     "LOOKAHEAD": None,
 }
@@ -156,7 +156,8 @@ def generate(knowledge: dict[str, Any], *, n_random: int = 150, seed: int = SEED
         c.add("flag-abbrev", [abbrev, "EAGLE3" if "algo" in abbrev else "2",
                               *(["--speculative-algorithm", "NGRAM"] if "algo" not in abbrev else [])])
     for removed in ("--speculative-draft-model-revision", "--speculative-eagle-topk-k", "--num-speculative-tokens",
-                    "--speculative-model", "--speculative-num-draft-token"):
+                    "--speculative-model", "--speculative-num-draft-token", "--speculative_num_steps",
+                    "--speculative-num_steps", "--speculative-draft-model-paths"):
         c.add("flag-unknown", [*_algo("EAGLE3"), removed, "3"])
 
     # E. DFLASH block size vs draft tokens; thresholds; TP/DP; environment.

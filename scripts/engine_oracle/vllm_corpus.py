@@ -31,7 +31,7 @@ DRAFT_FOR = {
     "medusa": "medusa-v512",
     "mlp_speculator": "mlp-speculator-v512",
     "draft_model": "llama-draft-v512",
-    "dflash": "llama-dflash-v512",
+    "dflash": "dflash-qwen3-v512",
     "dspark": "llama-draft-v512",
 }
 #: Targets carrying MTP layers for the *_mtp method names.
@@ -201,7 +201,7 @@ def generate(knowledge: dict[str, Any], *, n_random: int = 220, seed: int = SEED
     for model in ("EAGLE-llama-v512", "EAGLE3-llama-v512", "llama-eagle_head-v512",
                   "llama-dflash-v512", "llama-it-assistant-v512", "llama-mlp-speculator-name-v512",
                   "llama-medusa-name-v512", "llama-nextn-name-v512", "medusa-v512",
-                  "mlp-speculator-v512", "eagle3-arch-v512", "llama-draft-v512"):
+                  "mlp-speculator-v512", "eagle3-arch-v512", "llama-draft-v512", "dflash-qwen3-v512"):
         c.add("draft-name", LLAMA, {"model": _m(model), "num_speculative_tokens": 3})
         c.add("draft-name-no-d", LLAMA, {"model": _m(model)})
     for name in ("ngram", "[ngram]", "suffix", "my_proposers.MyProposer"):

@@ -30,6 +30,7 @@ from engine_oracle.common import (
     Placeholders,
     Timeout,
     WarningCatcher,
+    caveat,
     clip,
     plain,
     quiet,
@@ -70,6 +71,14 @@ _ORIGINAL = {
     "HAS_TRITON": getattr(vllm_cfg_mod, "HAS_TRITON", None),
     "has_arctic_inference": getattr(spec_mod, "has_arctic_inference", None),
 }
+
+
+#: Refusals that come from this CPU host, not from the configuration (see README.md).
+CAVEATS = [
+    ("Adaptive verification requires full CUDA graphs",
+     "host: a CPU host runs without CUDA graphs (cudagraph mode NONE); on a GPU host the default "
+     "mode may pass this check — not confirmed here"),
+]
 
 
 def _emulate(names: tuple[str, ...]) -> None:
@@ -117,6 +126,9 @@ class Recorder:
         gpu = self._once(case, PATCHES)
         record = {k: v for k, v in case.items()}
         record["answer"] = gpu
+        why = caveat(gpu, case["target"], CAVEATS)
+        if why:
+            record["caveat"] = why
         cpu = self._once(case, ())
         if _comparable(cpu) != _comparable(gpu):
             record["cpu_answer"] = cpu
