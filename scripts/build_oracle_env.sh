@@ -41,7 +41,7 @@ SGLANG_EXTRAS=(
   "orjson==3.13.0" "IPython==9.18.1" "gguf==0.19.0" "pybase64==1.5.1" "triton==3.9.0"
   "pillow==13.0.0" "starlette==1.10.0" "msgspec==0.23.0" "pyzmq==27.3.0" "aiohttp==3.14.5"
   "dill==0.4.1" "apache-tvm-ffi==0.1.11" "sentencepiece==0.2.1" "compressed-tensors==0.18.0"
-  "openai==2.8.0"
+  "openai==2.8.0" "partial-json-parser==0.2.1.1.post7" "einops==0.8.2"
 )
 
 build_vllm() {
