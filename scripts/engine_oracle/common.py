@@ -68,11 +68,12 @@ def plain(value: Any) -> Any:
 
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def clip(text: str) -> str:
     """One line, no memory addresses (they change every run), at most MESSAGE_LIMIT characters."""
-    text = _ADDRESS.sub(" at 0x…", " ".join(text.split()))
+    text = _ADDRESS.sub(" at 0x…", " ".join(_ANSI.sub("", text).split()))
     return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 1] + "…"
 
 
@@ -138,9 +139,11 @@ def refusal(exc: BaseException, package_root: str, known_names: list[str], ph: P
 class WarningCatcher(logging.Handler):
     """Collects WARNING+ records of the named logger prefixes during one case."""
 
-    def __init__(self, prefixes: tuple[str, ...], ph: Placeholders) -> None:
+    def __init__(self, prefixes: tuple[str, ...], ph: Placeholders,
+                 keywords: tuple[str, ...] = ()) -> None:
         super().__init__(level=logging.WARNING)
         self.prefixes = prefixes
+        self.keywords = keywords
         self.ph = ph
         self.seen: list[str] = []
 
@@ -152,6 +155,8 @@ class WarningCatcher(logging.Handler):
         except Exception:
             msg = str(record.msg)
         line = clip(self.ph.fold(msg))
+        if self.keywords and not any(k in line.lower() for k in self.keywords):
+            return
         if line not in self.seen:
             self.seen.append(line)
 

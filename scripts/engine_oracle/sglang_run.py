@@ -64,6 +64,11 @@ CAVEATS = [
 ]
 
 
+#: A warning is kept when it speaks of speculation (SGLang logs much else at start-up).
+SPECULATIVE_WORDS = ("specul", "draft", "ngram", "dflash", "eagle", "mtp", "nextn", "topk",
+                     "adaptive", "max running requests", "dp attention", "dp-attention")
+
+
 def header() -> dict[str, Any]:
     return {"torchvision": "inert stand-in module" if STANDIN else "real",
             "device_answer": "cuda (cpu_answer kept where --device cpu differs)"}
@@ -102,7 +107,8 @@ class Recorder:
         env = case.get("env") or {}
         saved = {k: os.environ.get(k) for k in env}
         os.environ.update(env)
-        catcher = WarningCatcher(("sglang",), ph)
+        catcher = WarningCatcher(("sglang",), ph, SPECULATIVE_WORDS)
+        self.catcher = catcher
         logging.getLogger().addHandler(catcher)
         try:
             with time_limit(CASE_TIMEOUT_S):
@@ -138,6 +144,11 @@ class Recorder:
                     if flags:
                         ref["concerns"] = flags[0]
                     return {"status": "refused", "stage": "parse", "refusal": ref}
+            # prepare_server_args calls logging.basicConfig(force=True), which drops every
+            # root handler: put the warning catcher back before resolution logs.
+            root = logging.getLogger()
+            if self.catcher not in root.handlers:
+                root.addHandler(self.catcher)
             parsed = {f: plain(ph.fold(getattr(args, f, None))) for f in FIELDS if getattr(args, f, None) is not None}
             stage = "resolve"
             with quiet():
