@@ -25,26 +25,40 @@ import argparse
 import datetime
 import hashlib
 import json
+import os
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from engine_oracle.common import host, write_records  # noqa: E402
-from engine_oracle.models import ensure_models, model_info  # noqa: E402
+from engine_oracle.common import host, write_records
+from engine_oracle.models import ensure_models, model_info
 
 SCHEMA = 1
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        # engines print sets in their messages: a fixed hash seed keeps their order stable
+        os.execve(
+            sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"}
+        )
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("engine", choices=("vllm", "sglang", "transformers"))
-    ap.add_argument("--knowledge", type=Path, required=True, help="specgate's data/engines/<engine>.json")
+    ap.add_argument(
+        "--knowledge", type=Path, required=True, help="specgate's data/engines/<engine>.json"
+    )
     ap.add_argument("--out", type=Path, required=True, help="the records file to write")
-    ap.add_argument("--models", type=Path, default=Path("/work/oracle/models"), help="tiny models' folder")
+    ap.add_argument(
+        "--models", type=Path, default=Path("/work/oracle/models"), help="tiny models' folder"
+    )
     ap.add_argument("--seed", type=int, default=16)
-    ap.add_argument("--limit", type=int, default=None, help="record only the first N cases (trial runs)")
+    ap.add_argument(
+        "--limit", type=int, default=None, help="record only the first N cases (trial runs)"
+    )
     args = ap.parse_args()
 
     knowledge_bytes = args.knowledge.read_bytes()
@@ -53,16 +67,19 @@ def main() -> int:
     models = ensure_models(args.models)
     if args.engine == "vllm":
         from engine_oracle import vllm_corpus, vllm_run
+
         cases = vllm_corpus.generate(knowledge, seed=args.seed)
         runner = vllm_run.Recorder(knowledge, args.models)
         version, extra = vllm_run.VERSION, {"gpu_emulation_patches": list(vllm_run.PATCHES)}
     elif args.engine == "sglang":
         from engine_oracle import sglang_corpus, sglang_run
+
         cases = sglang_corpus.generate(knowledge, seed=args.seed)
         runner = sglang_run.Recorder(knowledge, args.models)
         version, extra = sglang_run.VERSION, sglang_run.header()
     else:
         from engine_oracle import transformers_run
+
         cases = transformers_run.generate(knowledge)
         runner = transformers_run.Recorder(args.models)
         version, extra = transformers_run.VERSION, transformers_run.header()
@@ -74,7 +91,11 @@ def main() -> int:
     for i, case in enumerate(cases, 1):
         records.append(runner.run(case))
         if i % 50 == 0:
-            print(f"{i}/{len(cases)} cases, {time.perf_counter() - t1:.1f} s", file=sys.stderr, flush=True)
+            print(
+                f"{i}/{len(cases)} cases, {time.perf_counter() - t1:.1f} s",
+                file=sys.stderr,
+                flush=True,
+            )
     t_run = time.perf_counter() - t1
     import torch
 
@@ -87,8 +108,10 @@ def main() -> int:
         "host": host(),
         "seed": args.seed,
         "cases": len(records),
-        "knowledge": {"path": args.knowledge.name,
-                      "sha256": hashlib.sha256(knowledge_bytes).hexdigest()},
+        "knowledge": {
+            "path": args.knowledge.name,
+            "sha256": hashlib.sha256(knowledge_bytes).hexdigest(),
+        },
         "models": model_info(models),
         **extra,
     }
@@ -97,8 +120,11 @@ def main() -> int:
     for r in records:
         key = r["answer"]["status"]
         statuses[key] = statuses.get(key, 0) + 1
-    print(f"{args.engine} {version}: {len(records)} cases {statuses}; startup {t_import:.1f} s, "
-          f"recording {t_run:.1f} s → {args.out}", file=sys.stderr)
+    print(
+        f"{args.engine} {version}: {len(records)} cases {statuses}; startup {t_import:.1f} s, "
+        f"recording {t_run:.1f} s → {args.out}",
+        file=sys.stderr,
+    )
     return 0
 
 

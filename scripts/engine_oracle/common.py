@@ -81,8 +81,9 @@ _PYDANTIC_URL = re.compile(r"\s*For further information visit https://errors\.py
 _PYDANTIC_TAIL = re.compile(r" \[type=[a-z_]+, input_value=.*?(?:, input_type=\w+)?\]")
 
 
-def refusal(exc: BaseException, package_root: str, known_names: list[str], ph: Placeholders,
-            given: set[str]) -> dict[str, Any]:
+def refusal(
+    exc: BaseException, package_root: str, known_names: list[str], ph: Placeholders, given: set[str]
+) -> dict[str, Any]:
     """The engine's refusal: exception class, message, where it was raised, what it concerns.
 
     ``concerns``: the key or flag named in the error location (pydantic ``loc``) or, else,
@@ -118,7 +119,11 @@ def refusal(exc: BaseException, package_root: str, known_names: list[str], ph: P
             break
     if concerns is None:
         lowered = text.lower()
-        hits = [n for n in known_names if re.search(r"(?<![\w-])" + re.escape(n.lower()) + r"(?![\w-])", lowered)]
+        hits = [
+            n
+            for n in known_names
+            if re.search(r"(?<![\w-])" + re.escape(n.lower()) + r"(?![\w-])", lowered)
+        ]
         preferred = [n for n in hits if n in given]
         pick = preferred or hits
         if pick:
@@ -139,8 +144,9 @@ def refusal(exc: BaseException, package_root: str, known_names: list[str], ph: P
 class WarningCatcher(logging.Handler):
     """Collects WARNING+ records of the named logger prefixes during one case."""
 
-    def __init__(self, prefixes: tuple[str, ...], ph: Placeholders,
-                 keywords: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, prefixes: tuple[str, ...], ph: Placeholders, keywords: tuple[str, ...] = ()
+    ) -> None:
         super().__init__(level=logging.WARNING)
         self.prefixes = prefixes
         self.keywords = keywords
@@ -190,7 +196,11 @@ def quiet() -> Iterator[io.StringIO]:
 def write_records(path: Path, header: dict[str, Any], records: list[dict[str, Any]]) -> None:
     """One JSON document: the header, then ``records`` one per line (sorted keys), by id."""
     records = sorted(records, key=lambda r: r["id"])
-    lines = ["{", f'"header": {json.dumps(header, sort_keys=True, ensure_ascii=False)},', '"records": [']
+    lines = [
+        "{",
+        f'"header": {json.dumps(header, sort_keys=True, ensure_ascii=False)},',
+        '"records": [',
+    ]
     body = [json.dumps(r, sort_keys=True, ensure_ascii=False) for r in records]
     lines.append(",\n".join(body))
     lines.append("]}")
@@ -199,8 +209,7 @@ def write_records(path: Path, header: dict[str, Any], records: list[dict[str, An
 
 
 def host() -> dict[str, Any]:
-    return {"python": sys.version.split()[0], "machine": platform.machine(),
-            "cpus": os.cpu_count()}
+    return {"python": sys.version.split()[0], "machine": platform.machine(), "cpus": os.cpu_count()}
 
 
 def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
@@ -216,7 +225,7 @@ def caveat(answer: dict[str, Any], target: str, rules: list[tuple[str, str]]) ->
     message = (answer.get("refusal") or {}).get("message", "")
     for pattern, reason in rules:
         if pattern.startswith("target:"):
-            prefix, _, text = pattern[len("target:"):].partition("|")
+            prefix, _, text = pattern[len("target:") :].partition("|")
             if target.startswith(prefix) and text in message:
                 return reason
         elif pattern in message:

@@ -160,7 +160,10 @@ def _tokenizer(directory: Path) -> None:
     )
     tok.train_from_iterator(words, trainer)
     fast = PreTrainedTokenizerFast(
-        tokenizer_object=tok, unk_token="<unk>", bos_token="<s>", eos_token="</s>",
+        tokenizer_object=tok,
+        unk_token="<unk>",
+        bos_token="<s>",
+        eos_token="</s>",
         pad_token="<pad>",
     )
     fast.chat_template = "{% for m in messages %}{{ m['content'] }}\n{% endfor %}"
@@ -173,9 +176,16 @@ def _llama(directory: Path, overrides: dict[str, Any], tokenizer_dir: Path) -> N
 
     torch.manual_seed(SEED)
     fields: dict[str, Any] = {
-        "vocab_size": VOCAB, "hidden_size": 64, "intermediate_size": 128,
-        "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 512,
-        "bos_token_id": 1, "eos_token_id": 2, "pad_token_id": 3, "tie_word_embeddings": False,
+        "vocab_size": VOCAB,
+        "hidden_size": 64,
+        "intermediate_size": 128,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "max_position_embeddings": 512,
+        "bos_token_id": 1,
+        "eos_token_id": 2,
+        "pad_token_id": 3,
+        "tie_word_embeddings": False,
     }
     cfg = LlamaConfig(**{**fields, **overrides})
     model = LlamaForCausalLM(cfg).to(torch.bfloat16)
@@ -250,9 +260,16 @@ def model_info(paths: dict[str, Path]) -> dict[str, dict[str, Any]]:
         info[key] = {
             k: cfg[k]
             for k in (
-                "architectures", "model_type", "vocab_size", "num_hidden_layers",
-                "num_attention_heads", "num_key_value_heads", "max_position_embeddings",
-                "num_nextn_predict_layers", "n_predict", "num_heads",
+                "architectures",
+                "model_type",
+                "vocab_size",
+                "num_hidden_layers",
+                "num_attention_heads",
+                "num_key_value_heads",
+                "max_position_embeddings",
+                "num_nextn_predict_layers",
+                "n_predict",
+                "num_heads",
             )
             if k in cfg
         }

@@ -18,7 +18,7 @@ from typing import Any
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from engine_oracle import standin  # noqa: E402
+from engine_oracle import standin
 
 STANDIN = standin.install("torchvision")
 
@@ -43,42 +43,75 @@ VERSION = getattr(sglang, "__version__", "unknown")
 
 #: Resolved fields recorded (what specgate reads, and what SGLang rewrites beside them).
 FIELDS = (
-    "model_path", "speculative_algorithm", "speculative_draft_model_path", "speculative_num_steps",
-    "speculative_eagle_topk", "speculative_num_draft_tokens", "speculative_dflash_block_size",
-    "speculative_accept_threshold_single", "speculative_accept_threshold_acc",
-    "speculative_use_rejection_sampling", "speculative_token_map", "speculative_adaptive",
-    "speculative_draft_window_size", "tp_size", "dp_size", "enable_dp_attention",
-    "context_length", "max_running_requests", "disable_overlap_schedule", "mem_fraction_static",
-    "enable_mixed_chunk", "device",
+    "model_path",
+    "speculative_algorithm",
+    "speculative_draft_model_path",
+    "speculative_num_steps",
+    "speculative_eagle_topk",
+    "speculative_num_draft_tokens",
+    "speculative_dflash_block_size",
+    "speculative_accept_threshold_single",
+    "speculative_accept_threshold_acc",
+    "speculative_use_rejection_sampling",
+    "speculative_token_map",
+    "speculative_adaptive",
+    "speculative_draft_window_size",
+    "tp_size",
+    "dp_size",
+    "enable_dp_attention",
+    "context_length",
+    "max_running_requests",
+    "disable_overlap_schedule",
+    "mem_fraction_static",
+    "enable_mixed_chunk",
+    "device",
 )
 
 
 #: Refusals that come from this CPU host or from a stand-in model, not from the configuration.
 CAVEATS = [
-    ("platform support for Mamba cache state snapshots",
-     "host: SGLang's platform check answers for this CPU host (no Mamba state snapshots); a GPU "
-     "host would go on to the speculative checks"),
-    ("target:arch-|object has no attribute",
-     "model: the arch-* stand-in is a DeepSeek-V3 config under another architecture name; the "
-     "real checkpoint has the fields this handler reads"),
+    (
+        "platform support for Mamba cache state snapshots",
+        "host: SGLang's platform check answers for this CPU host (no Mamba state snapshots); a GPU "
+        "host would go on to the speculative checks",
+    ),
+    (
+        "target:arch-|object has no attribute",
+        "model: the arch-* stand-in is a DeepSeek-V3 config under another architecture name; the "
+        "real checkpoint has the fields this handler reads",
+    ),
 ]
 
 
 #: A warning is kept when it speaks of speculation (SGLang logs much else at start-up).
-SPECULATIVE_WORDS = ("specul", "draft", "ngram", "dflash", "eagle", "mtp", "nextn", "topk",
-                     "adaptive", "max running requests", "dp attention", "dp-attention")
+SPECULATIVE_WORDS = (
+    "specul",
+    "draft",
+    "ngram",
+    "dflash",
+    "eagle",
+    "mtp",
+    "nextn",
+    "topk",
+    "adaptive",
+    "max running requests",
+    "dp attention",
+    "dp-attention",
+)
 
 
 def header() -> dict[str, Any]:
-    return {"torchvision": "inert stand-in module" if STANDIN else "real",
-            "device_answer": "cuda (cpu_answer kept where --device cpu differs)"}
+    return {
+        "torchvision": "inert stand-in module" if STANDIN else "real",
+        "device_answer": "cuda (cpu_answer kept where --device cpu differs)",
+    }
 
 
 def known_names(knowledge: dict[str, Any]) -> list[str]:
     names: list[str] = []
     for s in knowledge["settings"]:
         names += [s["name"], *s.get("aliases", [])]
-    names += [f for f in FIELDS]
+    names += list(FIELDS)
     return list(dict.fromkeys(names))
 
 
@@ -114,8 +147,11 @@ class Recorder:
             with time_limit(CASE_TIMEOUT_S):
                 answer = self._ask(case, ph, device)
         except Timeout as exc:
-            answer = {"status": "timeout", "stage": "unknown",
-                      "refusal": {"exception": "Timeout", "message": str(exc)}}
+            answer = {
+                "status": "timeout",
+                "stage": "unknown",
+                "refusal": {"exception": "Timeout", "message": str(exc)},
+            }
         finally:
             logging.getLogger().removeHandler(catcher)
             for k, v in saved.items():
@@ -137,10 +173,20 @@ class Recorder:
                     args = sa.prepare_server_args(argv)
                 except SystemExit as exc:
                     lines = err.getvalue().strip().splitlines()
-                    message = next((ln.split("error: ", 1)[1] for ln in reversed(lines) if "error: " in ln),
-                                   " ".join(lines[-1:]) or f"exit {exc.code}")
-                    ref = {"exception": "SystemExit", "message": clip(ph.fold(message)), "exit_code": exc.code}
-                    flags = [w for w in message.replace(",", " ").split() if w.startswith("--")]
+                    message = next(
+                        (ln.split("error: ", 1)[1] for ln in reversed(lines) if "error: " in ln),
+                        " ".join(lines[-1:]) or f"exit {exc.code}",
+                    )
+                    ref = {
+                        "exception": "SystemExit",
+                        "message": clip(ph.fold(message)),
+                        "exit_code": exc.code,
+                    }
+                    flags = [
+                        w.rstrip(":,.")
+                        for w in message.replace(",", " ").split()
+                        if w.startswith("--")
+                    ]
                     if flags:
                         ref["concerns"] = flags[0]
                     return {"status": "refused", "stage": "parse", "refusal": ref}
@@ -149,7 +195,11 @@ class Recorder:
             root = logging.getLogger()
             if self.catcher not in root.handlers:
                 root.addHandler(self.catcher)
-            parsed = {f: plain(ph.fold(getattr(args, f, None))) for f in FIELDS if getattr(args, f, None) is not None}
+            parsed = {
+                f: plain(ph.fold(getattr(args, f, None)))
+                for f in FIELDS
+                if getattr(args, f, None) is not None
+            }
             stage = "resolve"
             with quiet():
                 args.resolve_once()
@@ -157,8 +207,11 @@ class Recorder:
         except Timeout:
             raise
         except (Exception, SystemExit, AssertionError) as exc:
-            out: dict[str, Any] = {"status": "refused", "stage": stage,
-                                   "refusal": refusal(exc, "sglang", self.names, ph, given)}
+            out: dict[str, Any] = {
+                "status": "refused",
+                "stage": stage,
+                "refusal": refusal(exc, "sglang", self.names, ph, given),
+            }
             if stage == "resolve":
                 out["parsed"] = parsed
             return out
@@ -170,5 +223,13 @@ def _comparable(answer: dict[str, Any]) -> Any:
     """What a CPU answer must match to count as the same: the verdict and the speculative
     fields (device-specific scheduling fields such as the overlap schedule are left out)."""
     resolved = answer.get("resolved") or {}
-    return (answer["status"], answer["stage"], answer.get("refusal"),
-            {k: v for k, v in resolved.items() if k.startswith("speculative_") or k in ("tp_size", "dp_size")})
+    return (
+        answer["status"],
+        answer["stage"],
+        answer.get("refusal"),
+        {
+            k: v
+            for k, v in resolved.items()
+            if k.startswith("speculative_") or k in ("tp_size", "dp_size")
+        },
+    )

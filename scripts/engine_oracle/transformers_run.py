@@ -21,12 +21,21 @@ from typing import Any
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-import torch  # noqa: E402
-import transformers  # noqa: E402
-from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
-from transformers.generation import candidate_generator as cg  # noqa: E402
+import torch
+import transformers
+from transformers import AutoModelForCausalLM, AutoTokenizer
+from transformers.generation import candidate_generator as cg
 
-from engine_oracle.common import CASE_TIMEOUT_S, Placeholders, Timeout, WarningCatcher, clip, plain, refusal, time_limit  # noqa: E402
+from engine_oracle.common import (
+    CASE_TIMEOUT_S,
+    Placeholders,
+    Timeout,
+    WarningCatcher,
+    clip,
+    plain,
+    refusal,
+    time_limit,
+)
 
 VERSION = transformers.__version__
 _SEEN: dict[str, Any] = {}
@@ -37,28 +46,43 @@ def _spy(cls: type) -> None:
 
     def init(self: Any, *args: Any, **kwargs: Any) -> None:
         original(self, *args, **kwargs)
-        gen = getattr(self, "assistant_generation_config", None) or getattr(self, "generation_config", None)
-        _SEEN.update({
-            "candidate_generator": type(self).__name__,
-            "num_assistant_tokens": getattr(self, "num_assistant_tokens", None),
-            "num_assistant_tokens_schedule": getattr(gen, "num_assistant_tokens_schedule", None),
-            "assistant_confidence_threshold": getattr(self, "assistant_confidence_threshold",
-                                                      getattr(gen, "assistant_confidence_threshold", None)),
-            "num_output_tokens": getattr(self, "num_output_tokens", None),
-            "max_matching_ngram_size": getattr(self, "max_matching_ngram_size", None),
-        })
+        gen = getattr(self, "assistant_generation_config", None) or getattr(
+            self, "generation_config", None
+        )
+        _SEEN.update(
+            {
+                "candidate_generator": type(self).__name__,
+                "num_assistant_tokens": getattr(self, "num_assistant_tokens", None),
+                "num_assistant_tokens_schedule": getattr(
+                    gen, "num_assistant_tokens_schedule", None
+                ),
+                "assistant_confidence_threshold": getattr(
+                    self,
+                    "assistant_confidence_threshold",
+                    getattr(gen, "assistant_confidence_threshold", None),
+                ),
+                "num_output_tokens": getattr(self, "num_output_tokens", None),
+                "max_matching_ngram_size": getattr(self, "max_matching_ngram_size", None),
+            }
+        )
 
     cls.__init__ = init  # type: ignore[method-assign]
 
 
 for _name in dir(cg):
     _obj = getattr(cg, _name)
-    if isinstance(_obj, type) and _name.endswith("CandidateGenerator") and _obj.__module__ == cg.__name__:
+    if (
+        isinstance(_obj, type)
+        and _name.endswith("CandidateGenerator")
+        and _obj.__module__ == cg.__name__
+    ):
         _spy(_obj)
 
 
 def header() -> dict[str, Any]:
-    return {"generate": "model.generate(input_ids, max_new_tokens=6, **kwargs) on CPU, greedy unless stated"}
+    return {
+        "generate": "model.generate(input_ids, max_new_tokens=6, **kwargs) on CPU, greedy unless stated"
+    }
 
 
 KW: dict[str, list[Any]] = {
@@ -80,9 +104,21 @@ def generate(knowledge: dict[str, Any]) -> list[dict[str, Any]]:
     GenerationConfig field, and the conditions transformers refuses."""
     cases: list[dict[str, Any]] = []
 
-    def add(group: str, assistant: str | None, kwargs: dict[str, Any], batch: int = 1,
-            tokenizers: bool = False, assistant_config: dict[str, Any] | None = None) -> None:
-        case = {"group": group, "target": "llama-v512", "assistant": assistant, "kwargs": kwargs, "batch": batch}
+    def add(
+        group: str,
+        assistant: str | None,
+        kwargs: dict[str, Any],
+        batch: int = 1,
+        tokenizers: bool = False,
+        assistant_config: dict[str, Any] | None = None,
+    ) -> None:
+        case = {
+            "group": group,
+            "target": "llama-v512",
+            "assistant": assistant,
+            "kwargs": kwargs,
+            "batch": batch,
+        }
         if assistant_config:
             case["assistant_generation_config"] = assistant_config
         if tokenizers:
@@ -97,18 +133,26 @@ def generate(knowledge: dict[str, Any]) -> list[dict[str, Any]]:
         add("knowledge-default", draft, {d["name"]: d["value"]})
     for key, values in KW.items():
         for v in values:
-            assistant = None if key in ("prompt_lookup_num_tokens", "max_matching_ngram_size") else draft
+            assistant = (
+                None if key in ("prompt_lookup_num_tokens", "max_matching_ngram_size") else draft
+            )
             kwargs = {key: v}
             if key == "max_matching_ngram_size":
                 kwargs["prompt_lookup_num_tokens"] = 3
             add("kwarg", assistant, kwargs)
             if key == "assistant_ensemble_weight":
                 add("kwarg", None, {key: v, "prompt_lookup_num_tokens": 3})
-    for extra in ({"cache_implementation": "static"}, {"cache_implementation": "dynamic"},
-                  {"cache_implementation": "sliding_window"}, {"use_cache": False},
-                  {"num_return_sequences": 2, "do_sample": True}, {"num_beams": 2},
-                  {"do_sample": True, "temperature": 0.7}, {"do_sample": True, "top_k": 5},
-                  {"output_scores": True, "return_dict_in_generate": True}):
+    for extra in (
+        {"cache_implementation": "static"},
+        {"cache_implementation": "dynamic"},
+        {"cache_implementation": "sliding_window"},
+        {"use_cache": False},
+        {"num_return_sequences": 2, "do_sample": True},
+        {"num_beams": 2},
+        {"do_sample": True, "temperature": 0.7},
+        {"do_sample": True, "top_k": 5},
+        {"output_scores": True, "return_dict_in_generate": True},
+    ):
         add("refusal", draft, extra)
         add("refusal", None, {**extra, "prompt_lookup_num_tokens": 3})
     add("batch", draft, {}, batch=2)
@@ -124,14 +168,21 @@ def generate(knowledge: dict[str, Any]) -> list[dict[str, Any]]:
     for n in (1, 5, 20):
         for sched in ("constant", "heuristic"):
             for thr in (None, 0.4, 0.0):
-                kwargs: dict[str, Any] = {"num_assistant_tokens": n, "num_assistant_tokens_schedule": sched}
+                kwargs: dict[str, Any] = {
+                    "num_assistant_tokens": n,
+                    "num_assistant_tokens_schedule": sched,
+                }
                 if thr is not None:
                     kwargs["assistant_confidence_threshold"] = thr
                 add("grid", draft, kwargs)
                 # the same settings on the assistant's own generation_config, where
                 # AssistedCandidateGenerator reads them
                 add("grid-assistant-config", draft, {}, assistant_config=kwargs)
-    for key in ("num_assistant_tokens", "num_assistant_tokens_schedule", "assistant_confidence_threshold"):
+    for key in (
+        "num_assistant_tokens",
+        "num_assistant_tokens_schedule",
+        "assistant_confidence_threshold",
+    ):
         for v in KW[key]:
             add("assistant-config", draft, {}, assistant_config={key: v})
     return cases
@@ -147,7 +198,9 @@ class Recorder:
 
     def _model(self, key: str) -> Any:
         if key not in self._cache:
-            self._cache[key] = AutoModelForCausalLM.from_pretrained(self.models / key, dtype=torch.float32).eval()
+            self._cache[key] = AutoModelForCausalLM.from_pretrained(
+                self.models / key, dtype=torch.float32
+            ).eval()
         return self._cache[key]
 
     def run(self, case: dict[str, Any]) -> dict[str, Any]:
@@ -161,10 +214,19 @@ class Recorder:
                 with time_limit(CASE_TIMEOUT_S):
                     answer = self._ask(case)
             except Timeout as exc:
-                answer = {"status": "timeout", "stage": "generate", "refusal": {"exception": "Timeout", "message": str(exc)}}
+                answer = {
+                    "status": "timeout",
+                    "stage": "generate",
+                    "refusal": {"exception": "Timeout", "message": str(exc)},
+                }
         logging.getLogger("transformers").removeHandler(catcher)
-        said = catcher.seen + [clip(str(w.message)) for w in caught if "assist" in str(w.message).lower()
-                               or "speculat" in str(w.message).lower() or "prompt_lookup" in str(w.message)]
+        said = catcher.seen + [
+            clip(str(w.message))
+            for w in caught
+            if "assist" in str(w.message).lower()
+            or "speculat" in str(w.message).lower()
+            or "prompt_lookup" in str(w.message)
+        ]
         if said:
             answer["warnings"] = list(dict.fromkeys(said))
         record["answer"] = answer
@@ -188,18 +250,32 @@ class Recorder:
             if saved is not None:
                 kwargs["assistant_model"].generation_config = saved
 
-    def _generate(self, case: dict[str, Any], target: Any, prompt: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    def _generate(
+        self, case: dict[str, Any], target: Any, prompt: Any, kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
         if case.get("tokenizers"):
             kwargs["tokenizer"] = self.tok
             kwargs["assistant_tokenizer"] = self.tok
-        names = list(KW) + ["cache_implementation", "use_cache", "num_return_sequences", "num_beams",
-                            "assistant_model", "tokenizer", "assistant_tokenizer", "batch_size"]
+        names = [
+            *list(KW),
+            "cache_implementation",
+            "use_cache",
+            "num_return_sequences",
+            "num_beams",
+            "assistant_model",
+            "tokenizer",
+            "assistant_tokenizer",
+            "batch_size",
+        ]
         try:
             with torch.no_grad():
                 out = target.generate(**prompt, max_new_tokens=6, pad_token_id=3, **kwargs)
         except Exception as exc:
-            return {"status": "refused", "stage": "generate",
-                    "refusal": refusal(exc, "transformers", names, self.ph, set(case["kwargs"]))}
+            return {
+                "status": "refused",
+                "stage": "generate",
+                "refusal": refusal(exc, "transformers", names, self.ph, set(case["kwargs"])),
+            }
         seqs = out.sequences if hasattr(out, "sequences") else out
         resolved = {k: plain(v) for k, v in _SEEN.items() if v is not None}
         resolved["assisted"] = bool(_SEEN)

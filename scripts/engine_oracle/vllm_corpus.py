@@ -137,8 +137,13 @@ class Corpus:
         self._seen: set[str] = set()
 
     def add(self, group: str, target: str, block: Any, **extra: Any) -> None:
-        case = {"group": group, "via": "engine_args", "target": target,
-                "speculative_config": block, **extra}
+        case = {
+            "group": group,
+            "via": "engine_args",
+            "target": target,
+            "speculative_config": block,
+            **extra,
+        }
         self._push(case)
 
     def cli(self, group: str, argv: list[str], target: str = LLAMA, **extra: Any) -> None:
@@ -153,7 +158,9 @@ class Corpus:
         self.cases.append(case)
 
 
-def generate(knowledge: dict[str, Any], *, n_random: int = 220, seed: int = SEED) -> list[dict[str, Any]]:
+def generate(
+    knowledge: dict[str, Any], *, n_random: int = 220, seed: int = SEED
+) -> list[dict[str, Any]]:
     """Every case of the corpus, in a stable order (ids are positions)."""
     tables = knowledge["tables"]
     accepted = list(tables["accepted_methods"]["entries"])
@@ -168,12 +175,24 @@ def generate(knowledge: dict[str, Any], *, n_random: int = 220, seed: int = SEED
         c.add("method", target, block)
         if "model" in block:
             c.add("method-no-model", target, {k: v for k, v in block.items() if k != "model"})
-        c.add("method-no-d", target, {k: v for k, v in block.items() if k != "num_speculative_tokens"})
+        c.add(
+            "method-no-d", target, {k: v for k, v in block.items() if k != "num_speculative_tokens"}
+        )
         if name.upper() != name:
             c.add("method-case", target, {**block, "method": name.upper()})
         if target != LLAMA:
             c.add("method-on-llama", LLAMA, block)
-    for odd in ("eagle-3", "eagle_3", " eagle3", "draftmodel", "ngram-gpu", "Ngram", "mtp2", "lookahead", "pard"):
+    for odd in (
+        "eagle-3",
+        "eagle_3",
+        " eagle3",
+        "draftmodel",
+        "ngram-gpu",
+        "Ngram",
+        "mtp2",
+        "lookahead",
+        "pard",
+    ):
         c.add("method-unknown", LLAMA, {"method": odd, "num_speculative_tokens": 3})
 
     # B. every key: valid and out-of-range values, in the context it concerns.
@@ -192,16 +211,35 @@ def generate(knowledge: dict[str, Any], *, n_random: int = 220, seed: int = SEED
         for context in ("ngram", "draft_model"):
             target, block = _base(context)
             c.add("former-key", target, {**block, key: FORMER_VALUES.get(key, True)})
-    for typo in ("num_spec_tokens", "num_speculative_token", "speculative_model", "draft_model",
-                 "draft_tp", "Num_Speculative_Tokens", "prompt_lookup", "max_tree_depth"):
+    for typo in (
+        "num_spec_tokens",
+        "num_speculative_token",
+        "speculative_model",
+        "draft_model",
+        "draft_tp",
+        "Num_Speculative_Tokens",
+        "prompt_lookup",
+        "max_tree_depth",
+    ):
         c.add("unknown-key", LLAMA, {"method": "ngram", "num_speculative_tokens": 3, typo: 2})
 
     # C. a draft's name or config names the method (method omitted): draft_names and
     # the names vLLM itself detects.
-    for model in ("EAGLE-llama-v512", "EAGLE3-llama-v512", "llama-eagle_head-v512",
-                  "llama-dflash-v512", "llama-it-assistant-v512", "llama-mlp-speculator-name-v512",
-                  "llama-medusa-name-v512", "llama-nextn-name-v512", "medusa-v512",
-                  "mlp-speculator-v512", "eagle3-arch-v512", "llama-draft-v512", "dflash-qwen3-v512"):
+    for model in (
+        "EAGLE-llama-v512",
+        "EAGLE3-llama-v512",
+        "llama-eagle_head-v512",
+        "llama-dflash-v512",
+        "llama-it-assistant-v512",
+        "llama-mlp-speculator-name-v512",
+        "llama-medusa-name-v512",
+        "llama-nextn-name-v512",
+        "medusa-v512",
+        "mlp-speculator-v512",
+        "eagle3-arch-v512",
+        "llama-draft-v512",
+        "dflash-qwen3-v512",
+    ):
         c.add("draft-name", LLAMA, {"model": _m(model), "num_speculative_tokens": 3})
         c.add("draft-name-no-d", LLAMA, {"model": _m(model)})
     for name in ("ngram", "[ngram]", "suffix", "my_proposers.MyProposer"):
@@ -218,8 +256,12 @@ def generate(knowledge: dict[str, Any], *, n_random: int = 220, seed: int = SEED
                     block["draft_tensor_parallel_size"] = dtp
                 c.add("draft-tp", target, block, engine_args={"tensor_parallel_size": tp})
     for tp in (1, 2, 4, 8):
-        c.add("target-tp", LLAMA, {"method": "ngram", "num_speculative_tokens": 3},
-              engine_args={"tensor_parallel_size": tp})
+        c.add(
+            "target-tp",
+            LLAMA,
+            {"method": "ngram", "num_speculative_tokens": 3},
+            engine_args={"tensor_parallel_size": tp},
+        )
     for draft in ("llama-draft-v1024", "llama-draft-v520", "llama-draft-v512"):
         for method in (None, "draft_model", "eagle3"):
             for hetero in (None, True):
@@ -232,8 +274,14 @@ def generate(knowledge: dict[str, Any], *, n_random: int = 220, seed: int = SEED
                     if sample is not None:
                         block["draft_sample_method"] = sample
                     c.add("vocab", LLAMA, block)
-    for target in ("deepseek-v3-mtp0", "deepseek-v3-mtp1", "deepseek-v3-mtp2", "qwen3-next-mtp1",
-                   "qwen3-next-nomtp", LLAMA):
+    for target in (
+        "deepseek-v3-mtp0",
+        "deepseek-v3-mtp1",
+        "deepseek-v3-mtp2",
+        "qwen3-next-mtp1",
+        "qwen3-next-nomtp",
+        LLAMA,
+    ):
         for method in ("mtp", "deepseek_mtp", "qwen3_next_mtp"):
             for d in (None, 1, 2, 3, 4, 5):
                 block = {"method": method}
@@ -250,12 +298,28 @@ def generate(knowledge: dict[str, Any], *, n_random: int = 220, seed: int = SEED
             c.add("lookup", LLAMA, block)
             c.add("lookup", LLAMA, {**block, "method": "ngram_gpu"})
     for d in (2, 3, 5):
-        for extra in ({"synthetic_acceptance_length": 2.0}, {"synthetic_acceptance_rates": [0.8, 0.6]},
-                      {"synthetic_acceptance_rates": [0.8, 0.6, 0.4]}, {}):
-            c.add("synthetic", LLAMA, {"method": "ngram", "num_speculative_tokens": d,
-                                       "rejection_sample_method": "synthetic", **extra})
-    for draft, mml in (("llama-draft-ctx128", None), ("llama-draft-ctx128", 64), ("llama-draft-ctx128", 256),
-                       ("llama-draft-v512", 600)):
+        for extra in (
+            {"synthetic_acceptance_length": 2.0},
+            {"synthetic_acceptance_rates": [0.8, 0.6]},
+            {"synthetic_acceptance_rates": [0.8, 0.6, 0.4]},
+            {},
+        ):
+            c.add(
+                "synthetic",
+                LLAMA,
+                {
+                    "method": "ngram",
+                    "num_speculative_tokens": d,
+                    "rejection_sample_method": "synthetic",
+                    **extra,
+                },
+            )
+    for draft, mml in (
+        ("llama-draft-ctx128", None),
+        ("llama-draft-ctx128", 64),
+        ("llama-draft-ctx128", 256),
+        ("llama-draft-v512", 600),
+    ):
         block = {"method": "draft_model", "model": _m(draft), "num_speculative_tokens": 3}
         if mml is not None:
             block["max_model_len"] = mml
@@ -265,13 +329,30 @@ def generate(knowledge: dict[str, Any], *, n_random: int = 220, seed: int = SEED
         target, block = _base(method)
         c.add("parallel", target, {**block, "parallel_drafting": True})
         c.add("adaptive", target, {**block, "enable_adaptive_verification": True})
-        c.add("dynamic", target, {**block, "num_speculative_tokens_per_batch_size": [[1, 4, 3], [5, 512, 1]]})
+        c.add(
+            "dynamic",
+            target,
+            {**block, "num_speculative_tokens_per_batch_size": [[1, 4, 3], [5, 512, 1]]},
+        )
         c.add("dynamic", target, {**block, "num_speculative_tokens_per_batch_size": [[1, 4, 8]]})
-    c.add("adaptive", LLAMA, {"method": "eagle3", "model": _m("EAGLE3-llama-v512"), "num_speculative_tokens": 3,
-                              "enable_adaptive_verification": True, "use_local_argmax_reduction": True})
+    c.add(
+        "adaptive",
+        LLAMA,
+        {
+            "method": "eagle3",
+            "model": _m("EAGLE3-llama-v512"),
+            "num_speculative_tokens": 3,
+            "enable_adaptive_verification": True,
+            "use_local_argmax_reduction": True,
+        },
+    )
     for mml in (64, 256, 512):
-        c.add("target-len", LLAMA, {"method": "ngram", "num_speculative_tokens": 3},
-              engine_args={"max_model_len": mml})
+        c.add(
+            "target-len",
+            LLAMA,
+            {"method": "ngram", "num_speculative_tokens": 3},
+            engine_args={"max_model_len": mml},
+        )
 
     # E. the command line: every flag spelling and alias of the knowledge data.
     _cli_cases(c, knowledge)
@@ -279,10 +360,10 @@ def generate(knowledge: dict[str, Any], *, n_random: int = 220, seed: int = SEED
     # F. seeded random combinations.
     rng = random.Random(seed)
     for _ in range(n_random):
-        method = rng.choice(method_names + [None, None])
+        method = rng.choice([*method_names, None, None])
         target, block = _base(method) if method else (LLAMA, {})
         if method is None and rng.random() < 0.7:
-            block["model"] = _m(rng.choice(list(DRAFT_FOR.values()) + ["llama-draft-v1024"]))
+            block["model"] = _m(rng.choice([*list(DRAFT_FOR.values()), "llama-draft-v1024"]))
         if rng.random() < 0.85:
             block["num_speculative_tokens"] = rng.choice([1, 2, 3, 4, 5, 7, 8, 0, -1])
         else:
@@ -314,60 +395,147 @@ def _cli_cases(c: Corpus, knowledge: dict[str, Any]) -> None:
     spec = settings["--speculative-config"]
     spellings = [spec["name"], *spec.get("aliases", []), "--speculative_config"]
     ngram = json.dumps({"method": "ngram", "num_speculative_tokens": 3})
-    eagle3 = json.dumps({"method": "eagle3", "model": _m("EAGLE3-llama-v512"), "num_speculative_tokens": 4})
+    eagle3 = json.dumps(
+        {"method": "eagle3", "model": _m("EAGLE3-llama-v512"), "num_speculative_tokens": 4}
+    )
     model = ["--model", _m(LLAMA)]
     for flag in spellings:
         c.cli("cli-spec", [*model, flag, ngram])
         c.cli("cli-spec", [*model, f"{flag}={eagle3}"])
-        c.cli("cli-dotted", [*model, f"{flag}.method", "ngram", f"{flag}.num_speculative_tokens", "4"])
-        c.cli("cli-dotted", [*model, f"{flag}.method=eagle3", f"{flag}.model={_m('EAGLE3-llama-v512')}",
-                             f"{flag}.num_speculative_tokens=2"])
-        c.cli("cli-dotted", [*model, f"{flag}.num-speculative-tokens", "2", f"{flag}.method", "ngram"])
+        c.cli(
+            "cli-dotted", [*model, f"{flag}.method", "ngram", f"{flag}.num_speculative_tokens", "4"]
+        )
+        c.cli(
+            "cli-dotted",
+            [
+                *model,
+                f"{flag}.method=eagle3",
+                f"{flag}.model={_m('EAGLE3-llama-v512')}",
+                f"{flag}.num_speculative_tokens=2",
+            ],
+        )
+        c.cli(
+            "cli-dotted", [*model, f"{flag}.num-speculative-tokens", "2", f"{flag}.method", "ngram"]
+        )
     c.cli("cli-positional", [_m(LLAMA), "--speculative-config", ngram])
-    c.cli("cli-positional", [_m(LLAMA), "--model", _m("llama-draft-v512"), "--speculative-config", ngram])
+    c.cli(
+        "cli-positional",
+        [_m(LLAMA), "--model", _m("llama-draft-v512"), "--speculative-config", ngram],
+    )
     c.cli("cli-bad-json", [*model, "--speculative-config", "{method: ngram}"])
     c.cli("cli-bad-json", [*model, "--speculative-config", "[1, 2]"])
     c.cli("cli-bad-json", [*model, "--speculative-config", "ngram"])
     c.cli("cli-bad-json", [*model, "--speculative-config", ""])
     shorthands = [s for s in settings.values() if s.get("into")]
     for s in shorthands:
-        value = {"method": "ngram", "model": _m("EAGLE3-llama-v512"), "num_speculative_tokens": "3"}[s["into"]]
-        rest = {"method": ["--spec-tokens", "3"], "model": ["--spec-method", "eagle3", "--spec-tokens", "3"],
-                "num_speculative_tokens": ["--spec-method", "ngram"]}[s["into"]]
+        value = {
+            "method": "ngram",
+            "model": _m("EAGLE3-llama-v512"),
+            "num_speculative_tokens": "3",
+        }[s["into"]]
+        rest = {
+            "method": ["--spec-tokens", "3"],
+            "model": ["--spec-method", "eagle3", "--spec-tokens", "3"],
+            "num_speculative_tokens": ["--spec-method", "ngram"],
+        }[s["into"]]
         c.cli("cli-shorthand", [*model, s["name"], value, *rest])
-        c.cli("cli-shorthand", [*model, s["name"].replace("-", "_").replace("__", "--"), value, *rest])
-        c.cli("cli-shorthand-conflict", [*model, s["name"], value, *rest, "--speculative-config", json.dumps(
-            {"method": "ngram", "model": _m("EAGLE3-llama-v512"), "num_speculative_tokens": 3})])
-        c.cli("cli-shorthand-dotted", [*model, s["name"], value, *rest, f"--speculative-config.{s['into']}", value])
+        c.cli(
+            "cli-shorthand", [*model, s["name"].replace("-", "_").replace("__", "--"), value, *rest]
+        )
+        c.cli(
+            "cli-shorthand-conflict",
+            [
+                *model,
+                s["name"],
+                value,
+                *rest,
+                "--speculative-config",
+                json.dumps(
+                    {
+                        "method": "ngram",
+                        "model": _m("EAGLE3-llama-v512"),
+                        "num_speculative_tokens": 3,
+                    }
+                ),
+            ],
+        )
+        c.cli(
+            "cli-shorthand-dotted",
+            [*model, s["name"], value, *rest, f"--speculative-config.{s['into']}", value],
+        )
     for s in settings.values():
         if not s.get("removed_in"):
             continue
-        value = {"--speculative-model": _m("llama-draft-v512"), "--num-speculative-tokens": "3",
-                 "--ngram-prompt-lookup-max": "4", "--ngram-prompt-lookup-min": "1",
-                 "--speculative-draft-tensor-parallel-size": "1",
-                 "--spec-decoding-acceptance-method": "typical_acceptance_sampler"}.get(s["name"], "1")
+        value = {
+            "--speculative-model": _m("llama-draft-v512"),
+            "--num-speculative-tokens": "3",
+            "--ngram-prompt-lookup-max": "4",
+            "--ngram-prompt-lookup-min": "1",
+            "--speculative-draft-tensor-parallel-size": "1",
+            "--spec-decoding-acceptance-method": "typical_acceptance_sampler",
+        }.get(s["name"], "1")
         c.cli("cli-removed", [*model, s["name"], value])
         c.cli("cli-removed", [*model, "--speculative-config", ngram, s["name"], value])
     tp = settings["--tensor-parallel-size"]
     for flag in [tp["name"], *tp.get("aliases", []), "--tensor_parallel_size"]:
         for value in ("1", "2", "4", "3"):
-            c.cli("cli-tp", [*model, flag, value, "--speculative-config", json.dumps(
-                {"method": "draft_model", "model": _m("llama-draft-v512"), "num_speculative_tokens": 3,
-                 "draft_tensor_parallel_size": 1})])
+            c.cli(
+                "cli-tp",
+                [
+                    *model,
+                    flag,
+                    value,
+                    "--speculative-config",
+                    json.dumps(
+                        {
+                            "method": "draft_model",
+                            "model": _m("llama-draft-v512"),
+                            "num_speculative_tokens": 3,
+                            "draft_tensor_parallel_size": 1,
+                        }
+                    ),
+                ],
+            )
     for value in ("256", "0.25k", "1k", "1K", "-1", "auto", "128", "100000"):
         c.cli("cli-max-len", [*model, "--max-model-len", value, "--speculative-config", ngram])
-    yaml_block = ("speculative-config:\n  method: eagle3\n  model: $MODELS/EAGLE3-llama-v512\n"
-                  "  num_speculative_tokens: 5\ntensor-parallel-size: 2\n")
-    c.cli("cli-config-file", [_m(LLAMA), "--config", "$CASE/serve.yaml"], files={"serve.yaml": yaml_block})
-    c.cli("cli-config-file", [_m(LLAMA), "--config", "$CASE/serve.yaml", "-tp", "1"], files={"serve.yaml": yaml_block})
-    c.cli("cli-config-file", [_m(LLAMA), "--config", "$CASE/serve.yaml", "--speculative-config", ngram],
-          files={"serve.yaml": yaml_block})
-    c.cli("cli-config-file", [_m(LLAMA), "--config", "$CASE/serve.yaml"],
-          files={"serve.yaml": 'speculative_config: \'{"method": "ngram", "num_speculative_tokens": 2}\'\n'})
-    c.cli("cli-config-file", [_m(LLAMA), "--config", "$CASE/serve.yaml"],
-          files={"serve.yaml": "spec-method: ngram\nspec-tokens: 6\n"})
-    c.cli("cli-config-file", [_m(LLAMA), "--config", "$CASE/serve.yaml"],
-          files={"serve.yaml": "speculative-model: $MODELS/llama-draft-v512\nnum-speculative-tokens: 3\n"})
+    yaml_block = (
+        "speculative-config:\n  method: eagle3\n  model: $MODELS/EAGLE3-llama-v512\n"
+        "  num_speculative_tokens: 5\ntensor-parallel-size: 2\n"
+    )
+    c.cli(
+        "cli-config-file",
+        [_m(LLAMA), "--config", "$CASE/serve.yaml"],
+        files={"serve.yaml": yaml_block},
+    )
+    c.cli(
+        "cli-config-file",
+        [_m(LLAMA), "--config", "$CASE/serve.yaml", "-tp", "1"],
+        files={"serve.yaml": yaml_block},
+    )
+    c.cli(
+        "cli-config-file",
+        [_m(LLAMA), "--config", "$CASE/serve.yaml", "--speculative-config", ngram],
+        files={"serve.yaml": yaml_block},
+    )
+    c.cli(
+        "cli-config-file",
+        [_m(LLAMA), "--config", "$CASE/serve.yaml"],
+        files={
+            "serve.yaml": 'speculative_config: \'{"method": "ngram", "num_speculative_tokens": 2}\'\n'
+        },
+    )
+    c.cli(
+        "cli-config-file",
+        [_m(LLAMA), "--config", "$CASE/serve.yaml"],
+        files={"serve.yaml": "spec-method: ngram\nspec-tokens: 6\n"},
+    )
+    c.cli(
+        "cli-config-file",
+        [_m(LLAMA), "--config", "$CASE/serve.yaml"],
+        files={
+            "serve.yaml": "speculative-model: $MODELS/llama-draft-v512\nnum-speculative-tokens: 3\n"
+        },
+    )
 
 
 def _random_argv(rng: random.Random, target: str, block: dict[str, Any]) -> list[str]:
@@ -383,8 +551,12 @@ def _random_argv(rng: random.Random, target: str, block: dict[str, Any]) -> list
         if "num_speculative_tokens" in block:
             argv += ["--spec-tokens", str(block["num_speculative_tokens"])]
     else:
-        argv += ["--spec-method", block["method"],
-                 "--speculative-config", json.dumps({k: v for k, v in block.items() if k != "method"})]
+        argv += [
+            "--spec-method",
+            block["method"],
+            "--speculative-config",
+            json.dumps({k: v for k, v in block.items() if k != "method"}),
+        ]
     if rng.random() < 0.3:
         argv += [rng.choice(["-tp", "--tensor-parallel-size"]), str(rng.choice([1, 2, 4]))]
     return argv

@@ -42,19 +42,19 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "WARNING")
 
-import logging  # noqa: E402
+import logging
 
-import vllm  # noqa: E402
-import vllm.config.speculative as spec_mod  # noqa: E402
-import vllm.config.vllm as vllm_cfg_mod  # noqa: E402
-import vllm.logger as vllm_logger  # noqa: E402
-from vllm.engine.arg_utils import AsyncEngineArgs, EngineArgs  # noqa: E402
+import vllm
+import vllm.config.speculative as spec_mod
+import vllm.config.vllm as vllm_cfg_mod
+import vllm.logger as vllm_logger
+from vllm.engine.arg_utils import AsyncEngineArgs, EngineArgs
 
 try:
     from vllm.utils.argparse_utils import FlexibleArgumentParser
 except ImportError:  # older layout
     from vllm.utils import FlexibleArgumentParser  # type: ignore[no-redef,attr-defined]
-from vllm.entrypoints.cli.serve import ServeSubcommand  # noqa: E402
+from vllm.entrypoints.cli.serve import ServeSubcommand
 
 try:
     from vllm.v1.spec_decode.draft_model import DraftModelProposer
@@ -75,9 +75,11 @@ _ORIGINAL = {
 
 #: Refusals that come from this CPU host, not from the configuration (see README.md).
 CAVEATS = [
-    ("Adaptive verification requires full CUDA graphs",
-     "host: a CPU host runs without CUDA graphs (cudagraph mode NONE); on a GPU host the default "
-     "mode may pass this check — not confirmed here"),
+    (
+        "Adaptive verification requires full CUDA graphs",
+        "host: a CPU host runs without CUDA graphs (cudagraph mode NONE); on a GPU host the default "
+        "mode may pass this check — not confirmed here",
+    ),
 ]
 
 
@@ -108,10 +110,19 @@ def _parser() -> Any:
 
 def known_names(knowledge: dict[str, Any]) -> list[str]:
     t = knowledge["tables"]
-    names = list(t["speculative_config_keys"]["entries"]) + list(t["former_speculative_config_keys"]["entries"])
+    names = list(t["speculative_config_keys"]["entries"]) + list(
+        t["former_speculative_config_keys"]["entries"]
+    )
     names += [s["name"] for s in knowledge["settings"]]
-    names += ["speculative_config", "tensor_parallel_size", "max_model_len", "model", "method",
-              "num_speculative_tokens", "speculative_draft_tensor_parallel_size"]
+    names += [
+        "speculative_config",
+        "tensor_parallel_size",
+        "max_model_len",
+        "model",
+        "method",
+        "num_speculative_tokens",
+        "speculative_draft_tensor_parallel_size",
+    ]
     return list(dict.fromkeys(names))
 
 
@@ -124,7 +135,7 @@ class Recorder:
 
     def run(self, case: dict[str, Any]) -> dict[str, Any]:
         gpu = self._once(case, PATCHES)
-        record = {k: v for k, v in case.items()}
+        record = dict(case.items())
         record["answer"] = gpu
         why = caveat(gpu, case["target"], CAVEATS)
         if why:
@@ -143,16 +154,20 @@ class Recorder:
             ph = Placeholders(self.models, Path(tmp))
             for name, text in case.get("files", {}).items():
                 (Path(tmp) / name).write_text(ph.expand(text))
-            catcher = WarningCatcher(("vllm.config", "vllm.engine", "vllm.v1.spec_decode",
-                                      "vllm.transformers_utils"), ph)
+            catcher = WarningCatcher(
+                ("vllm.config", "vllm.engine", "vllm.v1.spec_decode", "vllm.transformers_utils"), ph
+            )
             root = logging.getLogger("vllm")
             root.addHandler(catcher)
             try:
                 with time_limit(CASE_TIMEOUT_S):
                     answer = self._ask(case, ph)
             except Timeout as exc:
-                answer = {"status": "timeout", "stage": "unknown", "refusal": {"exception": "Timeout",
-                                                                               "message": str(exc)}}
+                answer = {
+                    "status": "timeout",
+                    "stage": "unknown",
+                    "refusal": {"exception": "Timeout", "message": str(exc)},
+                }
             finally:
                 root.removeHandler(catcher)
             if catcher.seen:
@@ -181,11 +196,27 @@ class Recorder:
                         args = self.parser.parse_args(argv)
                     except SystemExit as exc:
                         text = err.getvalue().strip().splitlines()
-                        message = next((line.split("error: ", 1)[1] for line in reversed(text)
-                                        if "error: " in line), " ".join(text[-1:]) or f"exit {exc.code}")
-                        return {"status": "refused", "stage": "parse",
-                                "refusal": _concern({"exception": "SystemExit", "message": clip(ph.fold(message)),
-                                                     "exit_code": exc.code}, self.names, given)}
+                        message = next(
+                            (
+                                line.split("error: ", 1)[1]
+                                for line in reversed(text)
+                                if "error: " in line
+                            ),
+                            " ".join(text[-1:]) or f"exit {exc.code}",
+                        )
+                        return {
+                            "status": "refused",
+                            "stage": "parse",
+                            "refusal": _concern(
+                                {
+                                    "exception": "SystemExit",
+                                    "message": clip(ph.fold(message)),
+                                    "exit_code": exc.code,
+                                },
+                                self.names,
+                                given,
+                            ),
+                        }
                 if getattr(args, "model_tag", None) is not None:
                     args.model = args.model_tag
                 parsed = {
@@ -203,9 +234,11 @@ class Recorder:
             else:
                 stage = "engine_args"
                 kwargs = dict(ph.expand(case.get("engine_args") or {}))
-                engine_args = EngineArgs(model=ph.expand(f"$MODELS/{case['target']}"),
-                                         speculative_config=copy.deepcopy(ph.expand(case["speculative_config"])),
-                                         **kwargs)
+                engine_args = EngineArgs(
+                    model=ph.expand(f"$MODELS/{case['target']}"),
+                    speculative_config=copy.deepcopy(ph.expand(case["speculative_config"])),
+                    **kwargs,
+                )
             stage = "create_engine_config"
             with quiet():
                 config = engine_args.create_engine_config()
@@ -215,12 +248,19 @@ class Recorder:
         except Timeout:
             raise
         except (Exception, SystemExit) as exc:  # the engine's refusal, whatever its class
-            out = {"status": "refused", "stage": stage,
-                   "refusal": refusal(exc, "vllm", self.names, ph, given)}
+            out = {
+                "status": "refused",
+                "stage": stage,
+                "refusal": refusal(exc, "vllm", self.names, ph, given),
+            }
             if parsed is not None:
                 out["parsed"] = parsed
             return out
-        out = {"status": "ok", "stage": "engine_start", "resolved": self._resolved(config, spec, ph)}
+        out = {
+            "status": "ok",
+            "stage": "engine_start",
+            "resolved": self._resolved(config, spec, ph),
+        }
         if start:
             out["engine_start"] = start
         if parsed is not None:
@@ -233,20 +273,31 @@ class Recorder:
         if spec is None:
             return done
         if getattr(spec, "method", None) == "draft_model":
-            if DraftModelProposer is not None and hasattr(DraftModelProposer, "_raise_if_draft_tp_mismatch"):
-                DraftModelProposer._raise_if_draft_tp_mismatch(types.SimpleNamespace(speculative_config=spec))
+            if DraftModelProposer is not None and hasattr(
+                DraftModelProposer, "_raise_if_draft_tp_mismatch"
+            ):
+                DraftModelProposer._raise_if_draft_tp_mismatch(
+                    types.SimpleNamespace(speculative_config=spec)
+                )
                 done["draft_tp_check"] = "passed"
             if not getattr(spec, "use_heterogeneous_vocab", False) and hasattr(
-                    spec, "verify_equal_vocab_size_if_draft_model"):
+                spec, "verify_equal_vocab_size_if_draft_model"
+            ):
                 spec.verify_equal_vocab_size_if_draft_model()
                 done["vocab_check"] = "passed"
         schedule = getattr(spec, "num_speculative_tokens_per_batch_size", None)
         if schedule is not None and build_dynamic_sd_schedule_lookup is not None:
             max_seqs = config.scheduler_config.max_num_seqs
-            lookup = build_dynamic_sd_schedule_lookup(schedule, max_seqs, spec.num_speculative_tokens)
+            lookup = build_dynamic_sd_schedule_lookup(
+                schedule, max_seqs, spec.num_speculative_tokens
+            )
             ks = lookup[1:]
-            done["dynamic_schedule"] = {"max_num_seqs": max_seqs, "k_at_1": ks[0], "k_at_max": ks[-1],
-                                        "k_values": sorted(set(ks))}
+            done["dynamic_schedule"] = {
+                "max_num_seqs": max_seqs,
+                "k_at_1": ks[0],
+                "k_at_max": ks[-1],
+                "k_values": sorted(set(ks)),
+            }
         return done
 
     def _resolved(self, config: Any, spec: Any, ph: Placeholders) -> dict[str, Any]:
@@ -257,12 +308,24 @@ class Recorder:
         }
         if spec is None:
             return out
-        fields = ("method", "num_speculative_tokens", "model", "draft_tensor_parallel_size",
-                  "prompt_lookup_min", "prompt_lookup_max", "parallel_drafting",
-                  "rejection_sample_method", "draft_sample_method", "synthetic_acceptance_rates",
-                  "num_speculative_tokens_per_batch_size", "enable_adaptive_verification",
-                  "use_heterogeneous_vocab", "disable_padded_drafter_batch", "quantization",
-                  "dspark_draft_topk")
+        fields = (
+            "method",
+            "num_speculative_tokens",
+            "model",
+            "draft_tensor_parallel_size",
+            "prompt_lookup_min",
+            "prompt_lookup_max",
+            "parallel_drafting",
+            "rejection_sample_method",
+            "draft_sample_method",
+            "synthetic_acceptance_rates",
+            "num_speculative_tokens_per_batch_size",
+            "enable_adaptive_verification",
+            "use_heterogeneous_vocab",
+            "disable_padded_drafter_batch",
+            "quantization",
+            "dspark_draft_topk",
+        )
         for f in fields:
             if hasattr(spec, f):
                 out[f] = plain(ph.fold(getattr(spec, f)))
@@ -273,20 +336,26 @@ class Recorder:
         draft = getattr(spec, "draft_model_config", None)
         if draft is not None and draft is not config.model_config:
             hf = draft.hf_config
-            out["draft"] = plain({
-                "architectures": list(getattr(draft, "architectures", None) or getattr(hf, "architectures", []) or []),
-                "model_type": getattr(hf, "model_type", None),
-                "n_predict": getattr(hf, "n_predict", None),
-                "vocab_size": draft.get_vocab_size(),
-                "max_model_len": draft.max_model_len,
-            })
+            out["draft"] = plain(
+                {
+                    "architectures": list(
+                        getattr(draft, "architectures", None)
+                        or getattr(hf, "architectures", [])
+                        or []
+                    ),
+                    "model_type": getattr(hf, "model_type", None),
+                    "n_predict": getattr(hf, "n_predict", None),
+                    "vocab_size": draft.get_vocab_size(),
+                    "max_model_len": draft.max_model_len,
+                }
+            )
         return out
 
 
 def _concern(ref: dict[str, Any], names: list[str], given: set[str]) -> dict[str, Any]:
     text = ref["message"]
     hits = [n for n in names if n in text or n.replace("_", "-") in text]
-    flags = [w for w in text.replace(",", " ").split() if w.startswith("-")]
+    flags = [w.rstrip(":,.") for w in text.replace(",", " ").split() if w.startswith("-")]
     if flags:
         ref["concerns"] = flags[0]
     elif hits:
