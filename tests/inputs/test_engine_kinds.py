@@ -389,10 +389,18 @@ def test_vllm_token_tree_size_is_bounded() -> None:
             "  draft_tensor_parallel_size: 4\n  num_speculative_tokens: 3\n",
             False,
         ),
-        # a separate draft model honours its own TP
+        # a separate draft model must run at the target's TP: vLLM 0.32.0 refuses draft TP
+        # 1 beside target TP 4 at engine start (DraftModelProposer._raise_if_draft_tp_
+        # mismatch, vllm/v1/spec_decode/draft_model.py; the engine's own answer:
+        # tests/data/engine_oracle/vllm-0.32.0.json, group draft-tp)
         (
             "tensor-parallel-size: 4\nspeculative-config:\n  method: draft_model\n  model: d\n"
             "  draft_tensor_parallel_size: 1\n  num_speculative_tokens: 3\n",
+            True,
+        ),
+        (
+            "tensor-parallel-size: 4\nspeculative-config:\n  method: draft_model\n  model: d\n"
+            "  draft_tensor_parallel_size: 4\n  num_speculative_tokens: 3\n",
             False,
         ),
     ],

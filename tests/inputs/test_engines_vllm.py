@@ -139,8 +139,10 @@ def test_suffix_default_depth_is_a_maximum() -> None:
 def test_synthetic_rejection_is_lossy() -> None:
     c = yaml(
         "speculative_config:\n  method: eagle\n  model: x/eagle-y\n  num_speculative_tokens: 2\n"
-        "  rejection_sample_method: synthetic\n"
+        "  rejection_sample_method: synthetic\n  synthetic_acceptance_length: 2.0\n"
     )
+    # vLLM needs exactly one of synthetic_acceptance_rates / _length with it
+    # (SpeculativeConfig._resolve_synthetic_acceptance_rates, v0.32.0)
     assert c.lossy_acceptance
     assert codes(c) == ["SG304"]
     assert c.spans["lossy_acceptance"].line == 5

@@ -118,5 +118,5 @@ def test_every_accepted_key_and_method_is_in_the_data() -> None:
     assert {"eagle3", "mtp", "ngram", "ngram_gpu", "dflash", "dspark", "suffix"} <= set(methods)
     assert "[ngram]" not in methods and "EAGLE3" not in methods
     assert data.table_is_exact("accepted_methods")
-    keys = data.table("speculative_config_keys")
+    keys = data.block_fields("speculative_config")
     assert {"num_speculative_tokens", "method", "model", "parallel_drafting"} <= set(keys)

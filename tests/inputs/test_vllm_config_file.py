@@ -114,9 +114,16 @@ def test_the_commands_tensor_parallel_size_judges_the_draft_tp(
     assert c.tensor_parallel_size == int(tp)
     messages = [i.message for i in c.issues if i.field == "draft_tensor_parallel_size"]
     if ignored:
+        # a rewrite no claim rests on: a warn (DESIGN §13); the served draft TP is 4
         assert messages == [
-            "vLLM runs EAGLE drafters at the target's tensor parallel size (4): "
-            "draft_tensor_parallel_size 1 is silently ignored"
+            "vLLM runs eagle3 drafters at the target's tensor parallel size (4): "
+            "draft_tensor_parallel_size 1 is silently ignored "
+            "(vllm-project/vllm:vllm/v1/spec_decode/llm_base_proposer.py@v0.32.0)"
         ]
+        assert [i.severity for i in c.issues if i.field == "draft_tensor_parallel_size"] == [
+            "warn"
+        ]
+        assert c.draft_tensor_parallel_size == 4
     else:
         assert messages == []
+        assert c.draft_tensor_parallel_size == 1

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from specgate.analysis import derived, mechanisms
 from specgate.check.report import DeploymentReport, FileReport, RunReport
 from specgate.core.errors import InputError
-from specgate.core.findings import SEVERITY_RANK, Finding, status_of, worst
+from specgate.core.findings import SEVERITY_RANK, Finding, Severity, status_of, worst
 from specgate.load.document import Document, NodePath, Span, format_path
 from specgate.model.deployment import Deployment
 from specgate.rules.catalogue import REGISTRY
@@ -86,15 +86,20 @@ class Locator:
 
 
 def make_finding(
-    code: str, message: str, path: NodePath, where: tuple[str | None, Span | None]
+    code: str,
+    message: str,
+    path: NodePath,
+    where: tuple[str | None, Span | None],
+    severity: Severity | None = None,
 ) -> Finding:
-    """A :class:`Finding` of registered rule ``code`` at ``where``."""
+    """A :class:`Finding` of registered rule ``code`` at ``where``, at the rule's
+    severity unless ``severity`` is given."""
     rule = REGISTRY[code]
     file, span = where
     return Finding(
         code=code,
         name=rule.name,
-        severity=rule.severity,
+        severity=severity or rule.severity,
         message=message,
         file=file,
         path=format_path(path),
@@ -163,7 +168,8 @@ def evaluate(
             hits.extend(extra(ctx))
         for code, hit in hits:
             where = hit.where if hit.where is not None else locator.locate(hit.path)
-            pairs.append((make_finding(code, hit.message, hit.path, where), hit.action))
+            finding = make_finding(code, hit.message, hit.path, where, hit.severity)
+            pairs.append((finding, hit.action))
     if keep is not None:
         pairs = [(f, action) for f, action in pairs if keep(f)]
     findings = tuple(sorted((f for f, _ in pairs), key=Finding.sort_key))

@@ -21,13 +21,16 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from specgate.core.data import read_data
 from specgate.core.vocabulary import ENGINE_NAMES
 from specgate.inputs.cmdline import FlagSpec
 
 Version = tuple[int, ...]
+#: Whether an entry exists at a version: as recorded, or ``unknown`` (no recorded
+#: version brackets it with one answer): an unknown presence never fails (DESIGN §13).
+Presence = Literal["present", "absent", "unknown"]
 
 _VERSION_RE = re.compile(r"^v?b?(\d+(?:\.\d+)*)")
 
@@ -124,6 +127,28 @@ class EngineKnowledge:
         self._defaults: tuple[Mapping[str, Any], ...] = tuple(data.get("defaults", ()))
         self._behaviours: tuple[Mapping[str, Any], ...] = tuple(data.get("behaviours", ()))
         self._tables: Mapping[str, Mapping[str, Any]] = data.get("tables", {})
+        self._versions: tuple[Mapping[str, Any], ...] = tuple(data.get("versions", ()))
+        self.fields: tuple[Field, ...] = tuple(
+            Field(
+                name=f["name"],
+                block=f["in"],
+                type=f.get("type", "any"),
+                gt=f.get("gt"),
+                ge=f.get("ge"),
+                le=f.get("le"),
+                values=tuple(f.get("values", ())),
+                versioned_values=tuple(
+                    (tuple(group["values"]), _recorded(group)) for group in f.get("versioned_values", ())
+                ),
+                upper=bool(f.get("upper", False)),
+                with_draft_model=bool(f.get("with_draft_model", False)),
+                methods=tuple(f.get("for_methods", ())),
+                recorded=_recorded(f),
+                replacement=f.get("replacement"),
+                source=_source(f["source"]),
+            )
+            for f in data.get("fields", ())
+        )
 
     def flags(self) -> FlagSpec:
         """The command-line parser's view: every flag ever known (removed ones too:
@@ -212,6 +237,27 @@ class EngineKnowledge:
                     out.setdefault(variable, flag)
         return out
 
+    def presence(self, table: str, name: str, version: Version | None) -> Presence:
+        """Whether entry ``name`` of ``table`` exists at ``version`` (None: the newest
+        known), by the versions its ``versions`` entry was recorded present or absent
+        at (:func:`presence_at`); an entry no ``versions`` entry names exists at every
+        version."""
+        for group in self._versions:
+            if group["table"] == table and name in group["names"]:
+                return presence_at(_recorded(group), version, self.newest)
+        return "present"
+
+    def versions_note(self, table: str, name: str) -> str:
+        """Where the presence of ``name`` in ``table`` was recorded (its source)."""
+        for group in self._versions:
+            if group["table"] == table and name in group["names"]:
+                return _source(group["source"])
+        return ""
+
+    def block_fields(self, block: str) -> dict[str, Field]:
+        """The keys of the engine's block ``block`` (``speculative_config``) by name."""
+        return {f.name: f for f in self.fields if f.block == block}
+
     def has_table(self, name: str) -> bool:
         """Whether the engine's data has the table ``name``."""
         return name in self._tables
@@ -219,6 +265,61 @@ class EngineKnowledge:
     def table_is_exact(self, name: str) -> bool:
         """Whether the engine matches the table's names exactly (case-sensitive)."""
         return bool(self._tables[name].get("exact", False))
+
+
+Recorded = tuple[tuple[Version, bool], ...]
+
+
+def _recorded(entry: Mapping[str, Any]) -> Recorded:
+    """(version, present) pairs of an entry's ``present_in`` / ``absent_in``, sorted."""
+    pairs = [(parse_version(v), True) for v in entry.get("present_in", ())]
+    pairs += [(parse_version(v), False) for v in entry.get("absent_in", ())]
+    return tuple(sorted((v, p) for v, p in pairs if v is not None))
+
+
+def presence_at(recorded: Recorded, version: Version | None, newest: Version) -> Presence:
+    """Presence at ``version`` from the versions it was recorded at: the answer there;
+    between two recorded versions that agree, theirs; above the newest recorded, the
+    newest's (the newest behaviour known); below the oldest or between two that
+    differ, ``unknown``. No record: present."""
+    if not recorded:
+        return "present"
+    wanted = newest if version is None else version
+    below = [p for v, p in recorded if v <= wanted]
+    above = [p for v, p in recorded if v >= wanted]
+    if below and above:
+        if below[-1] == above[0]:
+            return "present" if below[-1] else "absent"
+        return "unknown"
+    if below:
+        return "present" if below[-1] else "absent"
+    return "unknown"
+
+
+@dataclass(frozen=True)
+class Field:
+    """A key of an engine's block (vLLM ``speculative_config``) and what the engine
+    accepts for it: ``type`` (``int`` | ``float`` | ``bool`` | ``str`` | ``list`` |
+    ``enum`` | ``any``), bounds ``gt``/``ge``/``le``, enum ``values`` (``upper``:
+    compared upper-cased), ``versioned_values`` (values recorded present or absent at some versions),
+    ``with_draft_model`` (checked only when a draft model is loaded), ``methods`` (checked
+    only for these methods; empty: every method), the versions it
+    was recorded present or absent at, and the engine source file."""
+
+    name: str
+    block: str
+    type: str
+    gt: float | None
+    ge: float | None
+    le: float | None
+    values: tuple[str, ...]
+    versioned_values: tuple[tuple[tuple[str, ...], Recorded], ...]
+    upper: bool
+    with_draft_model: bool
+    methods: tuple[str, ...]
+    recorded: Recorded
+    replacement: str | None
+    source: str
 
 
 def _bare(name: str) -> str:

@@ -54,7 +54,9 @@ _EXPERT_KEYS = ("n_routed_experts", "num_local_experts", "num_experts")
 Locator = Callable[[NodePath], Span]
 
 
-def read_model_config(doc: Document, *, shown: str, pointer: str | None = None) -> ModelShape:
+def read_model_config(
+    doc: Document, *, shown: str, pointer: str | None = None, draft: bool = False
+) -> ModelShape:
     """Read H, KV, G and limits from a parsed model config.
 
     Args:
@@ -62,6 +64,9 @@ def read_model_config(doc: Document, *, shown: str, pointer: str | None = None) 
         shown: the file as shown to the user (used in messages and ``path``).
         pointer: RFC 6901 JSON pointer to the config mapping inside ``doc`` (or to
             a string holding the config as JSON); ``None`` means the whole file.
+        draft: the config of a draft: it may have no attention heads (a Medusa or
+            MLP-speculator head drafts from the target's hidden states; only its
+            vocabulary, context and ``n_predict`` are read).
 
     Returns:
         a :class:`ModelShape`; ``query_heads_per_kv`` is H / KV, 1 when no KV
@@ -106,7 +111,7 @@ def read_model_config(doc: Document, *, shown: str, pointer: str | None = None) 
         if heads is not None:
             spans["query_heads"] = locate((*scope, key))
             break
-    if heads is None:
+    if heads is None and not draft:
         raise InputError(f"no attention head count (num_attention_heads) in {where}", shown)
 
     mla = False
@@ -117,8 +122,8 @@ def read_model_config(doc: Document, *, shown: str, pointer: str | None = None) 
             spans["mla"] = locate((*rank_scope, "kv_lora_rank"))
             break
 
-    kv_heads = _kv_heads(fields, scope, count, spans, locate)
-    if kv_heads is not None and kv_heads > heads:
+    kv_heads = _kv_heads(fields, scope, count, spans, locate) if heads is not None else None
+    if heads is not None and kv_heads is not None and kv_heads > heads:
         where_kv = spans["kv_heads"]
         raise InputError(
             f"KV heads ({kv_heads}) exceed attention heads ({heads})",
@@ -126,7 +131,10 @@ def read_model_config(doc: Document, *, shown: str, pointer: str | None = None) 
             where_kv.line,
             where_kv.column,
         )
-    if mla:
+    ratio: Fraction | None
+    if heads is None:
+        ratio = None
+    elif mla:
         ratio = Fraction(heads)
     elif kv_heads is None:
         ratio = Fraction(1)
@@ -150,7 +158,14 @@ def read_model_config(doc: Document, *, shown: str, pointer: str | None = None) 
                     return value
         return None
 
+    model_type = data.get("model_type")
+    architectures = data.get("architectures")
     return ModelShape(
+        model_type=model_type if isinstance(model_type, str) else None,
+        architectures=tuple(a for a in architectures if isinstance(a, str))[:16]
+        if isinstance(architectures, list)
+        else (),
+        n_predict=optional(("n_predict",), "n_predict"),
         routed_experts=experts(),
         path=shown,
         pointer=pointer or "",

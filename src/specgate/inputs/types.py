@@ -8,6 +8,7 @@ so a finding about that value can be annotated on the referenced file's line.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
@@ -15,7 +16,7 @@ from typing import Literal
 from specgate.core.vocabulary import DraftPasses, Engine, Mechanism
 from specgate.load.document import Span
 
-IssueCode = Literal["SG304", "SG307", "SG310", "SG311"]
+IssueCode = Literal["SG302", "SG304", "SG307", "SG310", "SG311"]
 
 
 @dataclass(frozen=True)
@@ -24,12 +25,17 @@ class EngineIssue:
 
     ``code`` is the rule it feeds (``SG304`` lossy acceptance, ``SG307`` invalid
     config, ``SG310`` a setting the engine version removed, ``SG311`` forced
-    acceptance); ``field`` names the key in ``spans`` it concerns.
+    acceptance); ``field`` names the key in ``spans`` it concerns. ``severity``
+    overrides the rule's own: ``warn`` for a rewrite no claim rests on, or a refusal
+    not confirmed at the version in force (DESIGN §13: what is unconfirmed never
+    fails); ``fail`` for a refusal a warn-level rule carries (SG302: vLLM refuses the
+    vocabulary difference).
     """
 
     code: IssueCode
     message: str
     field: str
+    severity: Literal["fail", "warn"] | None = None
 
 
 @dataclass(frozen=True)
@@ -66,6 +72,10 @@ class EngineConfig:
         version: the engine version applied (``"0.27.1"``), None when unknown;
             ``version_source``: ``claims`` | ``image`` | ``requirement`` |
             ``assumed-newest`` (DESIGN §10).
+        resolution: engine-specific facts of the resolution that a later step needs
+            once the model configs are read (vLLM: ``method`` as the engine names it,
+            whether the draft's name chose it, ``use_heterogeneous_vocab``, the draft's
+            ``max_model_len``).
     """
 
     engine: Engine
@@ -88,6 +98,7 @@ class EngineConfig:
     version: str | None = None
     draft_tensor_parallel_size: int | None = None
     version_source: str = "assumed-newest"
+    resolution: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -103,6 +114,11 @@ class ModelShape:
         routed_experts: the routed experts of a mixture-of-experts model
             (``n_routed_experts``, ``num_local_experts`` or ``num_experts``), 0 or
             ``None`` for a dense model.
+        model_type, architectures: the config's ``model_type`` and
+            ``architectures`` as stated (an engine detects a drafter by them: vLLM
+            reads ``medusa``/``mlp_speculator`` from a draft's ``model_type``).
+        n_predict: a draft config's ``n_predict`` (MLP speculators: the tokens it
+            drafts; vLLM takes D from it when ``num_speculative_tokens`` is unset).
     """
 
     path: str
@@ -116,6 +132,9 @@ class ModelShape:
     mtp_layers: int | None = None
     spans: dict[str, Span] = field(default_factory=dict)
     routed_experts: int | None = None
+    model_type: str | None = None
+    architectures: tuple[str, ...] = ()
+    n_predict: int | None = None
 
 
 @dataclass(frozen=True)

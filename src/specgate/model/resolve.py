@@ -138,18 +138,20 @@ def _engine(r: _Resolver, spec_raw: dict[str, Any]) -> EngineConfig | None:
         raise
 
 
-def _shape(r: _Resolver, block: str, key: str, raw: object) -> ModelShape:
+def _shape(r: _Resolver, block: str, key: str, raw: object, draft: bool = False) -> ModelShape:
     from specgate.inputs.model_config import read_model_config
     from specgate.load.read import load_document
 
     target, shown, pointer = r.file(block, key, raw)
 
     def read() -> ModelShape:
-        shape = read_model_config(load_document(target, shown), shown=shown, pointer=pointer)
+        shape = read_model_config(
+            load_document(target, shown), shown=shown, pointer=pointer, draft=draft
+        )
         _bound_shape(shape)
         return shape
 
-    return _once(("model", target, shown, pointer), read)
+    return _once(("model", target, shown, pointer, draft), read)
 
 
 def _bound_shape(shape: ModelShape) -> None:
@@ -387,13 +389,25 @@ def resolve(
 
     r = _Resolver(document, claims_path, deployment)
     engine = _engine(r, spec_raw)
-    issues = list(engine.issues) if engine else []
-    if engine is not None:
-        _merge_engine(r, engine)
     shape = None
     effective = None
     if "hf_config" in model_raw:
         shape = _shape(r, "model", "hf_config", model_raw["hf_config"])
+    draft_shape = None
+    if "draft_hf_config" in spec_raw:
+        draft_shape = _shape(
+            r, "speculation", "draft_hf_config", spec_raw["draft_hf_config"], draft=True
+        )
+    if engine is not None and (shape is not None or draft_shape is not None):
+        from specgate.inputs.engines import with_models
+
+        # what the engine makes of the models it loads: a method detected from the
+        # draft's config, D from its n_predict, a vocabulary it refuses (DESIGN §13)
+        engine = with_models(engine, shape, draft_shape)
+    issues = list(engine.issues) if engine else []
+    if engine is not None:
+        _merge_engine(r, engine)
+    if shape is not None:
         effective = _merge_model(r, shape, engine, "query_heads_per_kv" in model_raw)
         if engine is not None:
             from specgate.inputs.engines import mtp_layer_issue
@@ -405,18 +419,15 @@ def resolve(
             split = _head_split_issue(shape, engine)
             if split is not None:
                 issues.append(split)
-    draft_shape = None
-    if "draft_hf_config" in spec_raw:
-        draft_shape = _shape(r, "speculation", "draft_hf_config", spec_raw["draft_hf_config"])
-        if engine is not None and shape is not None:
-            from specgate.inputs.engines.llamacpp import vocab_issue
+    if draft_shape is not None and engine is not None and shape is not None:
+        from specgate.inputs.engines.llamacpp import vocab_issue
 
-            refused = vocab_issue(engine, shape.vocab_size, draft_shape.vocab_size)
-            if refused is not None:
-                issues.append(refused)
-                at = engine.spans.get("draft_model")
-                if at is not None:
-                    engine = replace(engine, spans={**engine.spans, "draft_vocab": at})
+        refused = vocab_issue(engine, shape.vocab_size, draft_shape.vocab_size)
+        if refused is not None:
+            issues.append(refused)
+            at = engine.spans.get("draft_model")
+            if at is not None:
+                engine = replace(engine, spans={**engine.spans, "draft_vocab": at})
     acceptance = None
     if "metrics" in evidence_raw:
         acceptance = _acceptance(r, r.deployment.speculation.draft_length)

@@ -145,6 +145,19 @@ def draft_vocab_mismatch(ctx: RuleContext) -> Iterator[Hit]:
     inputs = ctx.deployment.inputs
     if inputs is None or inputs.model is None or inputs.draft_model is None:
         return
+    refusal = next((i for i in inputs.engine_issues if i.code == "SG302"), None)
+    if refusal is not None and inputs.engine is not None:
+        # the engine at its version refuses the pair: a fail at the draft's setting
+        span = inputs.engine.spans.get(refusal.field)
+        yield Hit(
+            f"{refusal.message} ({inputs.engine.engine} config {inputs.engine.path})",
+            ctx.deployment.path("speculation", "draft_hf_config"),
+            "Use a draft with the target's vocabulary, or set use_heterogeneous_vocab "
+            "where the engine supports it.",
+            where=(inputs.engine.path, span) if span is not None else None,
+            severity=refusal.severity,
+        )
+        return
     target, draft = inputs.model.vocab_size, inputs.draft_model.vocab_size
     if target is None or draft is None or target == draft:
         return
@@ -283,6 +296,7 @@ def _engine_issue_hits(ctx: RuleContext, code: str, action: str) -> Iterator[Hit
                 ctx.deployment.path("speculation", "engine_config"),
                 action,
                 where=(engine.path, span) if span is not None else None,
+                severity=issue.severity,
             )
 
 

@@ -36,13 +36,16 @@ class Hit(NamedTuple):
     """A rule firing: its message, the node path it concerns and the next action.
 
     ``where`` places a finding about a value inside a referenced file (file as
-    shown, span); ``None`` locates ``path`` in the claims file.
+    shown, span); ``None`` locates ``path`` in the claims file. ``severity`` overrides
+    the rule's default for this finding (an engine behaviour that is not confirmed at
+    the version in force warns where a confirmed one fails).
     """
 
     message: str
     path: NodePath
     action: str
     where: tuple[str, Span | None] | None = None
+    severity: Severity | None = None
 
 
 Check = Callable[[RuleContext], Iterator[Hit]]

@@ -9,7 +9,10 @@ Public entry points:
 - :func:`read_engine_file` — both, passing the source text so words inside
   multi-line YAML scalars get their exact line;
 - :func:`~specgate.inputs.engines.vllm.mtp_layer_issue` — vLLM's MTP-layer check
-  once the model config is known.
+  once the model config is known;
+- :func:`with_models` — what the engine makes of the target and draft configs it
+  loads (a method read from the draft's config, D from its ``n_predict``, a
+  vocabulary it refuses).
 
 Engines: ``vllm``, ``sglang``, ``trtllm``, ``transformers``, ``llamacpp``.
 """
@@ -49,7 +52,7 @@ from specgate.inputs.pointer import (
     resolve_pointer,
     search,
 )
-from specgate.inputs.types import EngineConfig, EngineIssue
+from specgate.inputs.types import EngineConfig, EngineIssue, ModelShape
 from specgate.inputs.version import EngineVersion, detect_version
 from specgate.load.document import Document, NodePath, Span
 from specgate.load.read import load_document, read_text
@@ -60,6 +63,7 @@ __all__ = [
     "mtp_layer_issue",
     "read_engine_config",
     "read_engine_file",
+    "with_models",
 ]
 
 TEXT_SUFFIXES = frozenset({".txt", ".sh", ".cmdline", ".bash"})
@@ -122,6 +126,18 @@ ENGINES: Mapping[str, _Engine] = {
         env_options=llamacpp.env_options,
     ),
 }
+
+
+def with_models(
+    config: EngineConfig, target: ModelShape | None, draft: ModelShape | None
+) -> EngineConfig:
+    """``config`` as the engine resolves it once it loads the target (``target``) and
+    draft (``draft``) model configs; unchanged for engines that read nothing more."""
+    if config.engine == "vllm":
+        from specgate.inputs.engines.vllm_rules import with_models as vllm_models
+
+        return vllm_models(config, target, draft)
+    return config
 
 
 def load_engine_document(path: Path, shown: str) -> Document:

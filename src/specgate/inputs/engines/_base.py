@@ -165,9 +165,16 @@ class Builder:
         if opt is not None:
             self.spans.setdefault(field_name, opt.span)
 
-    def issue(self, code: IssueCode, message: str, field_name: str) -> None:
-        """Record an engine-level problem about ``field_name``."""
-        self.issues.append(EngineIssue(code, message, field_name))
+    def issue(
+        self,
+        code: IssueCode,
+        message: str,
+        field_name: str,
+        severity: Literal["fail", "warn"] | None = None,
+    ) -> None:
+        """Record an engine-level problem about ``field_name`` (``severity``: see
+        :class:`~specgate.inputs.types.EngineIssue`)."""
+        self.issues.append(EngineIssue(code, message, field_name, severity))
 
     def note(self, text: str) -> None:
         """Record a sentence for the report (defaults used, aliases resolved)."""

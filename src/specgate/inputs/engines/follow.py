@@ -353,34 +353,50 @@ def _command_fields(config: EngineConfig, named: OptionsFile, shown: str) -> Eng
     if not changes:
         return config
     issues = config.issues
+    draft_tp = config.draft_tensor_parallel_size
     if "tensor_parallel_size" in changes:
-        issues = _draft_tp_issues(config, changes["tensor_parallel_size"])
+        issues, draft_tp = _draft_tp_issues(config, changes["tensor_parallel_size"])
     return replace(
         config,
         spans=spans,
         notes=tuple(notes),
         issues=issues,
+        draft_tensor_parallel_size=draft_tp,
         **changes,  # type: ignore[arg-type]
     )
 
 
-def _draft_tp_issues(config: EngineConfig, target_tp: int) -> tuple[EngineIssue, ...]:
+def _draft_tp_issues(
+    config: EngineConfig, target_tp: int
+) -> tuple[tuple[EngineIssue, ...], int | None]:
     """``config``'s issues with the draft-TP check made again at the target TP the
-    command states (the options file judged it at its own, or vLLM's default): one
-    deployment, one verdict, wherever the TP is written."""
+    command states (the options file judged it at its own, or vLLM's default), and the
+    draft TP that then runs: one deployment, one verdict, wherever the TP is written."""
     from specgate.inputs.engines.vllm import draft_tp_problem
     from specgate.inputs.knowledge import parse_version
 
     if config.engine != "vllm" or config.draft_tensor_parallel_size is None:
-        return config.issues
+        return config.issues, config.draft_tensor_parallel_size
+    stated = config.draft_tensor_parallel_size if config.resolution.get("draft_tp_stated") else None
+    method = config.resolution.get("method")
     kept = tuple(i for i in config.issues if i.field != "draft_tensor_parallel_size")
     version = parse_version(config.version) if config.version else None
-    problem = draft_tp_problem(
-        config.draft_tensor_parallel_size, target_tp, config.mechanism, version
-    )
+    served, problem = draft_tp_problem(
+        stated if stated is not None else 0, target_tp, str(method), version
+    ) if stated is not None else draft_tp_problem_unset(target_tp, str(method), version)
     if problem is None:
-        return kept
-    return (*kept, EngineIssue("SG307", problem, "draft_tensor_parallel_size"))
+        return kept, served
+    return (*kept, EngineIssue("SG307", problem[0], "draft_tensor_parallel_size", problem[1])), served
+
+
+def draft_tp_problem_unset(
+    target_tp: int, method: str, version: tuple[int, ...] | None
+) -> tuple[int | None, None]:
+    """The draft TP vLLM fills when none is stated (the target's; 1 for MLP speculators)."""
+    from specgate.inputs.engines.vllm_rules import draft_tp
+
+    served, _ = draft_tp(None, target_tp, method, version)
+    return served, None
 
 
 def _command_model(named: OptionsFile) -> str | None:

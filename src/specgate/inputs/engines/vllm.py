@@ -9,12 +9,11 @@ See notes/domain.md §1.1.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import cast
+from typing import Literal, cast
 
 from specgate.core.errors import InputError
 from specgate.core.vocabulary import DraftPasses, Mechanism
@@ -34,8 +33,10 @@ from specgate.inputs.engines._base import (
     opts_get,
     positive,
 )
+from specgate.inputs.engines import vllm_rules
 from specgate.inputs.engines._source import CommandSource, Opt, Options, norm_key
-from specgate.inputs.knowledge import Version, knowledge
+from specgate.inputs.engines.fields import check_block, did_you_mean
+from specgate.inputs.knowledge import Version, format_version, knowledge
 from specgate.inputs.pointer import parse_json_scalar
 from specgate.inputs.types import EngineConfig, EngineIssue
 
@@ -99,14 +100,18 @@ _METHODS: Mapping[str, str] = _DATA.table("methods")
 # without num_speculative_tokens, "num_speculative_tokens must be provided").
 _NEEDS_MODEL = frozenset(_DATA.table("needs_model"))
 _ONE_PASS = frozenset(_DATA.table("one_pass_methods"))
-_DRAFT_NAMES: Mapping[str, str] = _DATA.table("draft_names")
+#: Names vLLM does not read but that suggest a drafter when its config is not given
+#: (``speculation.draft_hf_config``): a guess the draft's config replaces.
+_NAME_HINTS: Mapping[str, str] = _DATA.table("draft_name_hints")
 _ADAPTIVE_KEYS: Mapping[str, str] = _DATA.table("adaptive_keys")
-#: Method names the newest vLLM accepts (exact, case-sensitive: a pydantic Literal).
+#: Method names vLLM accepts (exact, case-sensitive: a pydantic Literal); some exist
+#: at some versions only (the data's ``versions`` section).
 _ACCEPTED_METHODS = tuple(_DATA.table("accepted_methods"))
-#: Keys the newest vLLM's SpeculativeConfig accepts (it forbids any other), and keys of
-#: older versions whose removal release is not known (read, not reported).
-_BLOCK_KEYS = tuple(_DATA.table("speculative_config_keys"))
-_FORMER_BLOCK_KEYS = frozenset(_DATA.table("former_speculative_config_keys"))
+#: Keys whose values the reader judges itself (one cause, one finding).
+_JUDGED_KEYS = frozenset(
+    {"method", "model", "num_speculative_tokens", "draft_tensor_parallel_size",
+     "tensor_parallel_size", "speculative_token_tree"}
+)
 SUFFIX_MAX_TREE_DEPTH = int(_DATA.default("suffix_decoding_max_tree_depth", None))  # type: ignore[call-overload]
 
 
@@ -232,22 +237,43 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         block = opts
     target_tp = _target_tp(opts, block, b, ctx)
     max_len = _max_model_len(opts, block, b, ctx)
-    mechanism, model = _mechanism(block, b, ctx)
+    mechanism, model, method, how = _mechanism(block, b, ctx)
     if not v0:
-        _check_block_keys(block, b)
+        check_block(
+            block,
+            _DATA,
+            "speculative_config",
+            ctx.version,
+            b,
+            method=method,
+            draft_model=method not in vllm_rules.MODEL_FREE,
+            skip=_JUDGED_KEYS,
+        )
     if v0 and mechanism == "eagle3":
         _v0_eagle3(opts, b)
-    d = _draft_length(block, mechanism, b, ctx)
+    d = _draft_length(block, mechanism, method, b, ctx)
     n = None if d is None else d + 1
     tree = _token_tree(block, b, ctx)
     if tree is not None:
         d, n = tree
     is_max = mechanism in ("ngram", "suffix") or _adaptive(block, b)
     lossy = _lossy(block, b)
-    draft_tp = _check_draft_tp(block, target_tp, None if v0 else mechanism, b, ctx)
+    draft_tp = _check_draft_tp(block, target_tp, None if v0 else method, b, ctx)
     if mechanism == "ngram":
         _check_lookup(block, b, ctx)
-    return b.build(
+    if not v0:
+        vllm_rules.check_combinations(block, method, d, b, ctx)
+    hetero = opts_get(block, "use_heterogeneous_vocab")
+    cap = opts_get(block, "max_model_len")
+    resolution: dict[str, object] = {
+        "method": method,
+        "how": how,
+        "model": model,
+        "heterogeneous_vocab": hetero is not None and hetero.value is True,
+        "draft_max_model_len": cap.value if cap is not None and isinstance(cap.value, int) else None,
+        "draft_tp_stated": opts_get(block, "draft_tensor_parallel_size") is not None,
+    }
+    config = b.build(
         mechanism=mechanism,
         draft_length=d,
         verify_tokens=n,
@@ -259,6 +285,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         draft_passes=_draft_passes(block, mechanism, b, ctx),
         draft_tensor_parallel_size=draft_tp,
     )
+    return replace(config, resolution=resolution)
 
 
 def engine_settings(opts: Options) -> Options:
@@ -293,21 +320,34 @@ def _v0_eagle3(opts: Options, b: Builder) -> None:
         return
 
 
-def _did_you_mean(name: str, known: tuple[str, ...]) -> str | None:
-    """The known name closest to ``name``: a case-only difference first, else difflib's."""
-    folded = [k for k in known if k.lower() == name.lower()]
-    if folded:
-        return folded[0]
-    close = difflib.get_close_matches(name, known, n=1)
-    return close[0] if close else None
-
-
-def _check_method(name: str, b: Builder) -> None:
-    """SG307 for a ``method`` the newest vLLM refuses (data ``accepted_methods``: the
-    ``SpeculativeMethod`` Literal, matched exactly), with the closest accepted name."""
+def _check_method(name: str, b: Builder, version: Version | None) -> None:
+    """SG307 for a ``method`` vLLM at ``version`` refuses (data ``accepted_methods``: the
+    ``SpeculativeMethod`` Literal, matched exactly; some names exist at some versions
+    only), with the closest accepted name; a warn when the version's list is not
+    recorded."""
+    at = "the newest known" if version is None else format_version(version)
     if name in _ACCEPTED_METHODS:
+        presence = _DATA.presence("accepted_methods", name, version)
+        if presence == "present":
+            return
+        source = _DATA.versions_note("accepted_methods", name)
+        if presence == "unknown":
+            b.issue(
+                "SG307",
+                f"vLLM {at} may not accept speculative method {name!r}: it was not "
+                f"recorded at this version ({source})",
+                "mechanism",
+                "warn",
+            )
+            return
+        b.issue(
+            "SG307",
+            vllm_rules.refuses(version, f"speculative method {name!r} is not one of its "
+                               "methods (added in a later release)", source),
+            "mechanism",
+        )
         return
-    hint = _did_you_mean(name.strip(), _ACCEPTED_METHODS)
+    hint = did_you_mean(name.strip(), _ACCEPTED_METHODS)
     suggestion = f" (did you mean {hint!r}?)" if hint else ""
     b.issue(
         "SG307",
@@ -315,27 +355,6 @@ def _check_method(name: str, b: Builder) -> None:
         f"is one of {len(_ACCEPTED_METHODS)} exact, case-sensitive names",
         "mechanism",
     )
-
-
-def _check_block_keys(block: Mapping[str, Opt], b: Builder) -> None:
-    """SG307 at each key of the speculative block that vLLM's SpeculativeConfig does not
-    have (it forbids extra keys), with the closest key; keys of older versions pass."""
-    for key, opt in block.items():
-        if key in _BLOCK_KEYS or key in _FORMER_BLOCK_KEYS:
-            continue
-        spelled = opt.spelled or key
-        hint = _did_you_mean(key, _BLOCK_KEYS)
-        suggestion = f" (did you mean {hint!r}?)" if hint else ""
-        d_lost = hint == "num_speculative_tokens"
-        unread = "; D is not read from the engine config" if d_lost else ""
-        field_name = f"speculative_config_key:{key}"
-        b.at(field_name, opt)
-        b.issue(
-            "SG307",
-            f"vLLM refuses unknown key {spelled!r}{suggestion} in speculative_config: "
-            f"SpeculativeConfig forbids extra keys{unread}",
-            field_name,
-        )
 
 
 def _adaptive(block: Mapping[str, Opt], b: Builder) -> bool:
@@ -361,8 +380,8 @@ def _draft_passes(
     if method is not None:
         name = as_str(method).strip().lower()
     else:  # detected from the draft's name, as vLLM does (dflash, dspark, pard)
-        lowered = as_str(model).lower() if model is not None else ""
-        name = next((key for key in _DRAFT_NAMES if key in lowered), mechanism or "")
+        found = vllm_rules.detected_method(as_str(model)) if model is not None else None
+        name = found[0] if found is not None else (mechanism or "")
     parallel = opts_get(block, "parallel_drafting")
     if parallel is not None and as_bool(parallel, "parallel_drafting", ctx.file):
         b.at("draft_passes", parallel)
@@ -541,29 +560,19 @@ def _scalar(text: str) -> object:
 
 def _mechanism(
     block: Mapping[str, Opt], b: Builder, ctx: Context
-) -> tuple[Mechanism | None, str | None]:
-    method = opts_get(block, "method")
+) -> tuple[Mechanism | None, str | None, str | None, str]:
+    """(mechanism, draft model, vLLM's method name, how it was found) as
+    ``SpeculativeConfig.__post_init__`` resolves them: no method ⇒ ``custom_class`` for
+    a dotted import path, ``ngram`` for the model ``ngram``, else ``draft_model``; then,
+    for any method but eagle, eagle3, dflash and dspark, the draft's path may name the
+    method (``eagle-``, ``eagle3``, ``dflash``, ``dspark``: data ``draft_names``),
+    whatever ``method`` says. ``how``: ``stated`` | ``name`` | ``default`` | ``hint``
+    (a name vLLM does not read, until the draft's config says)."""
+    method_opt = opts_get(block, "method")
     model_opt = opts_get(block, "model")
     model = as_str(model_opt) if model_opt is not None else None
     b.at("draft_model", model_opt)
-    if method is not None:
-        b.at("mechanism", method)
-        name = as_str(method)
-        mechanism = method_mechanism(name)
-        _check_method(name, b)
-        if mechanism == "mtp" and name.strip().lower() != "mtp":
-            b.note(f"vLLM method {name!r} is a deprecated alias of 'mtp'")
-        if name.strip().lower() == "ngram_gpu":
-            b.note("vLLM method 'ngram_gpu' is n-gram lookup on the GPU")
-        if model is None and name.strip().lower() in _NEEDS_MODEL:
-            b.issue(
-                "SG307",
-                f"vLLM method {name.strip()!r} needs a draft model (speculative_config "
-                "`model`); vLLM refuses it without one",
-                "mechanism",
-            )
-        return mechanism, None if mechanism in ("ngram", "suffix") else model
-    if model is None:
+    if method_opt is None and model is None:
         b.at("mechanism", opts_get(block, "num_speculative_tokens"))
         b.issue(
             "SG307",
@@ -571,40 +580,80 @@ def _mechanism(
             "('num_speculative_tokens was provided but without speculative model')",
             "mechanism",
         )
-        return None, None
-    b.at("mechanism", model_opt)
-    lowered = model.lower()
-    if lowered in ("ngram", "[ngram]"):
-        b.note(f"model {model!r} is vLLM V0's way to name n-gram lookup")
-        return "ngram", None
-    for needle, found in _DRAFT_NAMES.items():
-        if needle in lowered:
-            mechanism = cast(Mechanism, found)
-            b.note(
-                f"method not given: inferred {mechanism!r} from the draft name "
-                f"({needle!r}), as vLLM does"
+        return None, None, None, "default"
+    how = "stated"
+    if method_opt is not None:
+        b.at("mechanism", method_opt)
+        name = as_str(method_opt)
+        _check_method(name, b, ctx.version)
+        method = name.strip()
+        if method_mechanism(name) == "mtp" and method.lower() != "mtp":
+            b.note(f"vLLM method {name!r} is a deprecated alias of 'mtp'")
+            method = "mtp"
+        if method.lower() == "ngram_gpu":
+            b.note("vLLM method 'ngram_gpu' is n-gram lookup on the GPU")
+        if model is None and method.lower() in _NEEDS_MODEL:
+            b.issue(
+                "SG307",
+                f"vLLM method {method!r} needs a draft model (speculative_config "
+                "`model`); vLLM refuses it without one",
+                "mechanism",
             )
-            return mechanism, model
-    b.note(
-        "method not given: vLLM treats the draft as a separate draft model unless its "
-        "config says otherwise"
-    )
-    return "draft_model", model
+    else:
+        b.at("mechanism", model_opt)
+        assert model is not None
+        how = "default"
+        if vllm_rules.custom_class_path(model):
+            method = "custom_class"
+            b.note(f"model {model!r} is a dotted import path: vLLM's custom_class proposer")
+        elif model.lower() in ("ngram", "[ngram]"):
+            b.note(f"model {model!r} is vLLM V0's way to name n-gram lookup")
+            return "ngram", None, "ngram", how
+        else:
+            method = "draft_model"
+    if model is not None and method not in vllm_rules.KEPT_METHODS | vllm_rules.MODEL_FREE:
+        found = vllm_rules.detected_method(model)
+        if found is not None and found[0] != method:
+            b.note(
+                f"the draft's path names {found[0]!r} ({found[1]!r}): vLLM runs it as "
+                f"{found[0]!r}" + (f" whatever method {method!r} says" if how == "stated" else "")
+            )
+            method, how = found[0], "name"
+        elif how == "default":
+            hint = next((m for needle, m in _NAME_HINTS.items() if needle in model.lower()), None)
+            if hint is not None:
+                b.note(
+                    f"method not given: {hint!r} guessed from the draft's name; vLLM reads "
+                    "the drafter from the draft's config (give speculation.draft_hf_config)"
+                )
+                method, how = hint, "hint"
+            else:
+                b.note(
+                    "method not given: vLLM treats the draft as a separate draft model unless "
+                    "its config says otherwise"
+                )
+    mechanism = method_mechanism(method)
+    return mechanism, None if mechanism in ("ngram", "suffix") else model, method, how
 
 
 def _draft_length(
-    block: Mapping[str, Opt], mechanism: Mechanism | None, b: Builder, ctx: Context
+    block: Mapping[str, Opt],
+    mechanism: Mechanism | None,
+    method: str | None,
+    b: Builder,
+    ctx: Context,
 ) -> int | None:
+    """D = ``num_speculative_tokens`` (``true`` is 1, as pydantic reads it). Unset: suffix
+    decoding drafts up to its tree depth; a draft whose config has ``n_predict`` gives D
+    (known once the draft's config is read); otherwise vLLM refuses to start (a warn
+    until the draft's config shows it has no ``n_predict``)."""
     k = opts_get(block, "num_speculative_tokens")
     if k is not None:
         b.at("draft_length", k)
-        return positive(
-            b,
-            as_int(k, "num_speculative_tokens", ctx.file),
-            "num_speculative_tokens",
-            "draft_length",
-            keep_zero=True,
+        value = int(k.value) if isinstance(k.value, bool) else as_int(
+            k, "num_speculative_tokens", ctx.file
         )
+        return positive(b, value, "num_speculative_tokens", "draft_length", keep_zero=True)
     if mechanism == "suffix":
         depth = opts_get(block, "suffix_decoding_max_tree_depth")
         b.at("draft_length", depth)
@@ -617,7 +666,23 @@ def _draft_length(
             f"num_speculative_tokens not set: suffix decoding drafts up to its tree depth ({value})"
         )
         return value
-    b.note("num_speculative_tokens not set: vLLM takes it from the draft's n_predict")
+    if method is None or any(i.field.startswith("speculative_config_key:") for i in b.issues):
+        # pydantic refuses the unknown key first: the checks after validation never run
+        return None
+    b.at("d_missing", opts_get(block, "method") or opts_get(block, "model"))
+    confirmed = method in vllm_rules.MODEL_FREE or method in ("mtp", "dspark")
+    b.issue(
+        "SG307",
+        vllm_rules.refuses(
+            ctx.version,
+            "num_speculative_tokens is not set"
+            + ("" if confirmed else " and the draft's config gives no n_predict (not known "
+               "without speculation.draft_hf_config)"),
+            "vllm-project/vllm:vllm/config/speculative.py@v0.32.0 _verify_args",
+        ),
+        "d_missing",
+        None if confirmed else "warn",
+    )
     return None
 
 
@@ -647,43 +712,40 @@ def _lossy(block: Mapping[str, Opt], b: Builder) -> bool:
 def _check_draft_tp(
     block: Mapping[str, Opt],
     target_tp: int | None,
-    mechanism: Mechanism | None,
+    method: str | None,
     b: Builder,
     ctx: Context,
 ) -> int | None:
-    """The draft's TP as stated (None when not), with SG307 when vLLM refuses or
-    ignores it at ``target_tp``."""
+    """The draft TP that runs (:func:`vllm_rules.draft_tp`), with SG307 when vLLM
+    refuses or ignores the one stated at ``target_tp``."""
     opt = opts_get(block, "draft_tensor_parallel_size")
-    if opt is None:
-        return None
-    b.at("draft_tensor_parallel_size", opt)
-    draft_tp = as_int(opt, "draft_tensor_parallel_size", ctx.file)
-    problem = draft_tp_problem(draft_tp, target_tp, mechanism, ctx.version)
+    stated = None
+    if opt is not None:
+        b.at("draft_tensor_parallel_size", opt)
+        stated = as_int(opt, "draft_tensor_parallel_size", ctx.file)
+        if stated < 1:
+            b.issue(
+                "SG307",
+                vllm_rules.refuses(
+                    ctx.version,
+                    f"draft_tensor_parallel_size is {stated}; it must be at least 1",
+                    "vllm-project/vllm:vllm/config/speculative.py@v0.32.0",
+                ),
+                "draft_tensor_parallel_size",
+            )
+            return None
+    served, problem = vllm_rules.draft_tp(stated, target_tp, method, ctx.version)
     if problem is not None:
-        b.issue("SG307", problem, "draft_tensor_parallel_size")
-    return draft_tp
+        b.issue("SG307", problem[0], "draft_tensor_parallel_size", problem[1])
+    return served
 
 
 def draft_tp_problem(
-    draft_tp: int, target_tp: int | None, mechanism: Mechanism | None, version: Version | None
-) -> str | None:
-    """Why vLLM refuses or ignores a draft TP of ``draft_tp`` beside a target TP of
-    ``target_tp`` (None: vLLM's default, 1), or None when it runs as written.
-    ``mechanism`` is None for V0 flat flags (no V1 EAGLE proposer)."""
-    target = 1 if target_tp is None else target_tp
-    shown = f"{target}" if target_tp is not None else "1 (not stated; vLLM's default)"
-    if draft_tp not in (1, target):
-        return f"draft tensor parallel size {draft_tp} must be 1 or the target's ({shown})"
-    if (  # the V1 engine's EAGLE proposer
-        mechanism in ("eagle", "eagle3")
-        and draft_tp != target
-        and _DATA.behaves("eagle-draft-tp-follows-target", version)
-    ):
-        return (
-            f"vLLM runs EAGLE drafters at the target's tensor parallel size ({shown}): "
-            f"draft_tensor_parallel_size {draft_tp} is silently ignored"
-        )
-    return None
+    draft_tp: int, target_tp: int | None, method: str | None, version: Version | None
+) -> tuple[int | None, tuple[str, Literal["fail", "warn"] | None] | None]:
+    """(the draft TP that runs, why vLLM refuses or ignores a stated ``draft_tp``
+    beside a target TP of ``target_tp``); see :func:`vllm_rules.draft_tp`."""
+    return vllm_rules.draft_tp(draft_tp, target_tp, method, version)
 
 
 def _check_lookup(block: Mapping[str, Opt], b: Builder, ctx: Context) -> None:

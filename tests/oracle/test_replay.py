@@ -1,0 +1,85 @@
+"""The engines as oracle, replayed (DESIGN §13): for every record an engine answered
+(tests/data/engine_oracle/*.json, minus those with a ``caveat``), specgate's reading
+equals the engine's resolution, and every engine refusal is a fail at the setting's
+line, at the engine version of the record (stated as ``speculation.engine_version``).
+
+The few records specgate still reads otherwise are listed, with the reason, in
+tests/data/engine_oracle/disagreements.json; a listed record that starts agreeing fails
+the test too, so the list only shrinks. The replay checks every claims file in-process
+(one folder per engine file, the serving files read once): a few seconds in all.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from specgate.model.resolve import shared_reads
+from tests.oracle import replay
+
+FILES = ("vllm-0.32.0", "vllm-0.27.1", "sglang-0.5.23", "transformers-5.19.0")
+
+
+def _known() -> dict[str, str]:
+    """Record id → why specgate still disagrees with the engine there."""
+    data = json.loads((replay.DATA / "disagreements.json").read_text(encoding="utf-8"))
+    return {rid: kind["reason"] for kind in data["kinds"] for rid in kind["ids"]}
+
+
+KNOWN = _known()
+
+
+@pytest.fixture(scope="module", params=FILES)
+def replayed(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, dict[str, list[str]]]]:
+    """(file, record id → disagreements) for one oracle file."""
+    name = str(request.param)
+    folder: Path = tmp_path_factory.mktemp(name)
+    batch = replay.cases(name)
+    replay.materialize(folder, batch)
+    with shared_reads():
+        found = {c.id: replay.disagreements(c, replay.outcome(folder, c)) for c in batch}
+    yield name, found
+
+
+def test_specgate_reads_what_the_engine_resolves(
+    replayed: tuple[str, dict[str, list[str]]],
+) -> None:
+    name, found = replayed
+    wrong = {rid: d for rid, d in found.items() if d and rid not in KNOWN}
+    assert not wrong, f"{name}: {len(wrong)} records disagree: " + json.dumps(
+        dict(list(wrong.items())[:20]), indent=1, ensure_ascii=False
+    )
+
+
+def test_listed_disagreements_still_disagree(
+    replayed: tuple[str, dict[str, list[str]]],
+) -> None:
+    name, found = replayed
+    fixed = sorted(rid for rid, d in found.items() if not d and rid in KNOWN)
+    assert not fixed, f"{name}: now agree, remove from disagreements.json: {fixed}"
+
+
+def test_the_corpus_is_the_recorded_one() -> None:
+    # Sizes of the recorded corpora (tests/data/engine_oracle/README.md): 898 vLLM
+    # configurations per version, 662 SGLang, 119 transformers; the records with a
+    # caveat (5 vLLM 0.32.0, 18 SGLang: this host's or a stand-in model's answer) are
+    # not replayed.
+    sizes = {name: len(replay.load(name)[1]) for name in FILES}
+    assert sizes == {
+        "vllm-0.32.0": 898,
+        "vllm-0.27.1": 898,
+        "sglang-0.5.23": 662,
+        "transformers-5.19.0": 119,
+    }
+    replayed_sizes = {name: len(replay.cases(name)) for name in FILES}
+    assert replayed_sizes == {
+        "vllm-0.32.0": 893,
+        "vllm-0.27.1": 898,
+        "sglang-0.5.23": 644,
+        "transformers-5.19.0": 119,
+    }
