@@ -333,6 +333,7 @@ def test_sglang_dflash_blocks(flags: str, d: int, n: int) -> None:
 def test_sglang_dflash_widths_that_disagree() -> None:
     c = cmd(
         "python3 -m sglang.launch_server --speculative-algorithm DFLASH "
+        "--speculative-draft-model-path z-lab/dflash "
         "--speculative-dflash-block-size 8 --speculative-num-draft-tokens 16"
     )
     assert codes(c) == ["SG307"]

@@ -103,10 +103,12 @@ def test_topk_one_rewrites_draft_tokens() -> None:
         "--speculative-algorithm EAGLE --speculative-num-steps 3 "
         "--speculative-eagle-topk 1 --speculative-num-draft-tokens 8"
     )
-    # SGLang sets num_draft_tokens := steps + 1 = 4 when topk == 1.
+    # SGLang sets num_draft_tokens := steps + 1 = 4 when topk == 1, with a warning
+    # (_handle_eagle_family, v0.5.23): a rewrite, so a warn unless a claim rests on it.
     assert (c.draft_length, c.verify_tokens) == (3, 4)
     assert codes(c) == ["SG307"]
-    assert "would rewrite speculative_num_draft_tokens 8 to 4" in c.issues[0].message
+    assert "rewrites speculative_num_draft_tokens 8 to 4" in c.issues[0].message
+    assert c.issues[0].severity == "warn"
 
 
 def test_tree_uses_draft_tokens_for_verify() -> None:
@@ -136,8 +138,18 @@ def test_tree_larger_than_candidate_pool() -> None:
 def test_only_some_tree_fields_set() -> None:
     c = launch("--speculative-algorithm EAGLE --speculative-num-steps 4")
     assert c.draft_length == 4
+    # steps without topk: SGLang 0.5.23 compares topk (None) with 1 and stops (the
+    # engine's answer: TypeError, tests/data/engine_oracle/sglang-0.5.23.json)
     assert codes(c) == ["SG307"]
-    assert "speculative_eagle_topk, speculative_num_draft_tokens not set" in c.issues[0].message
+    assert "speculative_num_steps without speculative_eagle_topk" in c.issues[0].message
+    assert c.issues[0].severity is None
+
+
+def test_steps_and_topk_without_draft_tokens_is_a_chain() -> None:
+    # steps 3 + topk 1, draft tokens unset: SGLang accepts it and verifies steps + 1 = 4
+    c = launch("--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1")
+    assert (c.draft_length, c.verify_tokens) == (3, 4)
+    assert codes(c) == []
 
 
 def test_no_tree_fields_leaves_d_unknown() -> None:

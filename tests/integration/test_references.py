@@ -179,7 +179,8 @@ RULES = [
         "SG306", "info", "real/hf-config/config/deepseek-ai--DeepSeek-V3_config.json", 20, 19, "512"
     ),
     # "speculative_num_draft_tokens: " is 30 characters.
-    Spot("SG307", "fail", "integration/serving/sglang-eagle-topk1-8-draft-tokens.yaml", 5, 31, "8"),
+    # a rewrite no claim rests on is a warn (DESIGN §13): SGLang logs it and serves 4
+    Spot("SG307", "warn", "integration/serving/sglang-eagle-topk1-8-draft-tokens.yaml", 5, 31, "8"),
     # 10 spaces + "num_speculative_tokens: " (24) = 34 characters.
     Spot(
         "SG308",

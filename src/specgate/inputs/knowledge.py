@@ -138,7 +138,8 @@ class EngineKnowledge:
                 le=f.get("le"),
                 values=tuple(f.get("values", ())),
                 versioned_values=tuple(
-                    (tuple(group["values"]), _recorded(group)) for group in f.get("versioned_values", ())
+                    (tuple(group["values"]), _recorded(group))
+                    for group in f.get("versioned_values", ())
                 ),
                 upper=bool(f.get("upper", False)),
                 with_draft_model=bool(f.get("with_draft_model", False)),
@@ -301,7 +302,8 @@ class Field:
     """A key of an engine's block (vLLM ``speculative_config``) and what the engine
     accepts for it: ``type`` (``int`` | ``float`` | ``bool`` | ``str`` | ``list`` |
     ``enum`` | ``any``), bounds ``gt``/``ge``/``le``, enum ``values`` (``upper``:
-    compared upper-cased), ``versioned_values`` (values recorded present or absent at some versions),
+    compared upper-cased), ``versioned_values`` (values recorded present or absent at
+    some versions),
     ``with_draft_model`` (checked only when a draft model is loaded), ``methods`` (checked
     only for these methods; empty: every method), the versions it
     was recorded present or absent at, and the engine source file."""

@@ -158,13 +158,9 @@ def read_model_config(
                     return value
         return None
 
-    model_type = data.get("model_type")
-    architectures = data.get("architectures")
     return ModelShape(
-        model_type=model_type if isinstance(model_type, str) else None,
-        architectures=tuple(a for a in architectures if isinstance(a, str))[:16]
-        if isinstance(architectures, list)
-        else (),
+        model_type=_identity(data)[0],
+        architectures=_identity(data)[1],
         n_predict=optional(("n_predict",), "n_predict"),
         routed_experts=experts(),
         path=shown,
@@ -178,6 +174,14 @@ def read_model_config(
         mtp_layers=optional(_MTP_KEYS, "mtp_layers"),
         spans=spans,
     )
+
+
+def _identity(data: Mapping[str, object]) -> tuple[str | None, tuple[str, ...]]:
+    """The config's ``model_type`` and ``architectures`` (at most 16 names) as stated."""
+    model_type = data.get("model_type")
+    names = data.get("architectures")
+    listed = tuple(a for a in names if isinstance(a, str))[:16] if isinstance(names, list) else ()
+    return (model_type if isinstance(model_type, str) else None), listed
 
 
 def _text_scope(data: Mapping[str, object]) -> tuple[NodePath, Mapping[str, object]]:

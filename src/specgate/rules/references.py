@@ -136,6 +136,11 @@ def draft_vocab_mismatch(ctx: RuleContext) -> Iterator[Hit]:
     **What it checks.** `vocab_size` of `speculation.draft_hf_config` equals
     `vocab_size` of `model.hf_config`.
 
+    A **fail** where the engine at the version in force refuses the pair: vLLM's
+    `draft_model` method (`verify_equal_vocab_size_if_draft_model`, vLLM 0.27.1 and
+    0.32.0, unless `use_heterogeneous_vocab`), at the draft's line of the serving
+    config; a warn elsewhere.
+
     **Why.** Draft tokens are verified by id: engines refuse a draft whose
     vocabulary differs (vLLM requires equal sizes for draft models unless
     `use_heterogeneous_vocab`; llama.cpp refuses a difference above 100) or
@@ -517,9 +522,8 @@ def mla_attention_advisory(ctx: RuleContext) -> Iterator[Hit]:
               engine_config: serving/sglang.yaml
         # === serving/sglang.yaml ===
         speculative_algorithm: EAGLE
-        speculative_num_steps: 3
         speculative_eagle_topk: 1
-        speculative_num_draft_tokens: 8
+        speculative_num_draft_tokens: 4
     """,
     pass_example="""
         version: 1
@@ -560,6 +564,20 @@ def engine_config_invalid(ctx: RuleContext) -> Iterator[Hit]:
     topk > 1 now falls back with a warning) follows the engine version
     (`speculation.engine_version`, an image tag or a pinned requirement, else
     the newest release specgate knows).
+
+    What the engines themselves answered is replayed in the tests
+    (tests/data/engine_oracle: vLLM 0.27.1 and 0.32.0, SGLang 0.5.23): every key of
+    vLLM's `speculative_config` with its type, bounds and enum values at the version
+    in force (a key or method the version does not have is SG310 / SG307), D required
+    unless the draft's config gives `n_predict`, the method vLLM reads from the
+    draft's path (`eagle-`, `eagle3`, `dflash`, `dspark`) or config (`model_type`),
+    synthetic acceptance and heterogeneous-vocabulary rules, the batch-size schedule,
+    a `draft_model` draft TP other than the target's (refused at engine start); SGLang
+    algorithm names, DFLASH/DSpark without a draft, steps/topk/draft tokens partly
+    set. Messages read "the engine refuses to start: <its reason>" with the source
+    file. A **rewrite** (SGLang's topk-1 draft tokens, vLLM running an EAGLE draft
+    at the target's TP) is a **warn** (no claim rests on it), and the served value is
+    what every rule judges; a refusal not recorded at the version in force warns.
 
     **Why.** An engine that refuses the config fails at start-up; one that
     rewrites it silently serves another D than the one reviewed and measured.

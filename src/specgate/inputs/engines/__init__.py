@@ -137,6 +137,8 @@ def with_models(
         from specgate.inputs.engines.vllm_rules import with_models as vllm_models
 
         return vllm_models(config, target, draft)
+    if config.engine == "sglang":
+        return sglang.with_target(config, target)
     return config
 
 

@@ -76,7 +76,16 @@ def check_block(
         presence = presence_at(field.recorded, version, data.newest)
         if presence != "present":
             b.at(field_name, opt)
-            _absent(data, field, spelled, name, version, presence == "unknown", b, field_name)
+            _absent(
+                data,
+                field,
+                spelled,
+                name,
+                version=version,
+                unknown=presence == "unknown",
+                b=b,
+                field_name=field_name,
+            )
             continue
         if key in skip or opt.value is None:
             continue
@@ -107,6 +116,7 @@ def _absent(
     field: Field,
     spelled: str,
     name: str,
+    *,
     version: Version | None,
     unknown: bool,
     b: Builder,

@@ -386,7 +386,8 @@ def _draft_tp_issues(
     ) if stated is not None else draft_tp_problem_unset(target_tp, str(method), version)
     if problem is None:
         return kept, served
-    return (*kept, EngineIssue("SG307", problem[0], "draft_tensor_parallel_size", problem[1])), served
+    issue = EngineIssue("SG307", problem[0], "draft_tensor_parallel_size", problem[1])
+    return (*kept, issue), served
 
 
 def draft_tp_problem_unset(

@@ -31,7 +31,7 @@ from specgate.inputs.engines._base import (
 )
 from specgate.inputs.engines._source import Options, norm_key
 from specgate.inputs.knowledge import knowledge
-from specgate.inputs.types import EngineConfig
+from specgate.inputs.types import EngineConfig, ModelShape
 
 PROGRAMS = ("sglang",)
 
@@ -47,15 +47,24 @@ FLAGS = replace(_DATA.flags(), allow_abbrev=True)
 _ALGORITHMS: Mapping[str, str] = _DATA.table("algorithms")
 _ONE_PASS = frozenset(_DATA.table("one_pass_algorithms"))
 _MTP_ARCHITECTURES = frozenset(_DATA.table("eagle_without_draft_means_mtp"))
+_AUTO_PARAMS: Mapping[str, str] = _DATA.table("auto_params")
+_NEEDS_DRAFT = frozenset(_DATA.table("needs_draft_path"))
+_HOOK = "sgl-project/sglang:python/sglang/srt/arg_groups/speculative_hook.py@v0.5.23"
 _TREE_KEYS = ("speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens")
 SPEC_V2_ENV = "SGLANG_ENABLE_SPEC_V2"
+
+
+def _off(value: object) -> bool:
+    """No algorithm: unset, empty, or ``NONE`` in any case (``from_string`` upper-cases
+    it to ``SpeculativeAlgorithm.NONE``: no speculative decoding)."""
+    return value is None or (isinstance(value, str) and value.strip().upper() in ("", "NONE"))
 
 
 def detect_mapping(data: Mapping[object, object]) -> Kind | None:
     """``config`` when ``speculative_algorithm`` is set; ``fragment`` for draft fields
     (steps, topk, draft tokens, draft path) without an algorithm."""
     keys = {norm_key(k): v for k, v in data.items()}
-    if keys.get("speculative_algorithm") not in (None, "", "None"):
+    if not _off(keys.get("speculative_algorithm")):
         return "config"
     fields = (*_TREE_KEYS, "speculative_draft_model_path")
     if any(keys.get(k) is not None for k in fields):
@@ -66,7 +75,7 @@ def detect_mapping(data: Mapping[object, object]) -> Kind | None:
 def detect_flags(flags: Mapping[str, Flag]) -> Kind | None:
     """Same verdicts for a launcher command line."""
     algo = flags.get("--speculative-algorithm")
-    if algo is not None and algo.value not in (None, "", "None"):
+    if algo is not None and not _off(algo.value):
         return "config"
     fields = (
         "--speculative-num-steps",
@@ -97,6 +106,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     draft = as_str(draft_opt) if draft_opt is not None else None
     b.at("draft_model", draft_opt)
     mechanism = cast(Mechanism, _ALGORITHMS.get(algorithm, "other"))
+    _check_algorithm(algorithm, algo_opt, draft, b, ctx)
     if mechanism == "eagle" and draft is not None and _mtp_draft(draft):
         mechanism = "mtp"
         b.note("EAGLE with a NextN/MTP draft: SGLang runs the checkpoint's MTP module")
@@ -112,6 +122,10 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     if algorithm == "NEXTN":
         b.note("SGLang's NEXTN is EAGLE over the checkpoint's MTP (NextN) layers")
     tp = _int(opts, b, ctx, "tensor_parallel_size", "tp_size", "tensor_parallel_size", "tp")
+    if tp is not None and tp < 1:
+        b.issue("SG307", f"tensor parallel size {tp}: the engine needs at least 1",
+                "tensor_parallel_size")
+        tp = None
     context = _int(opts, b, ctx, "max_model_len", "context_length")
     dp_opt = opts_get(opts, "enable_dp_attention")
     dp_attention = dp_opt is not None and as_bool(dp_opt, "enable_dp_attention", ctx.file)
@@ -124,7 +138,8 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     else:
         d, n = _tree(opts, b, ctx)
     adaptive = _adaptive(opts, b, ctx)
-    return b.build(
+    tree_unset = all(opts_get(opts, k) is None for k in _TREE_KEYS)
+    config = b.build(
         mechanism=mechanism,
         draft_length=d,
         verify_tokens=n,
@@ -136,6 +151,45 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         draft_model=draft,
         max_model_len=context,
     )
+    return replace(config, resolution={"algorithm": algorithm, "tree_unset": tree_unset})
+
+
+def _version_text(ctx: Context) -> str:
+    from specgate.inputs.knowledge import format_version
+
+    return f"SGLang {_DATA.newest_text if ctx.version is None else format_version(ctx.version)}"
+
+
+def _check_algorithm(
+    algorithm: str, opt: object, draft: str | None, b: Builder, ctx: Context
+) -> None:
+    """SG307 for an algorithm name SGLang at the version in force does not know
+    (``SpeculativeAlgorithm.from_string``), and for DFLASH/DSpark without a draft."""
+    if not algorithm:
+        return
+    presence = _DATA.presence("algorithms", algorithm, ctx.version)
+    if algorithm not in _ALGORITHMS or presence == "absent":
+        b.issue(
+            "SG307",
+            f"{_version_text(ctx)} refuses to start: unknown speculative algorithm name "
+            f"{algorithm!r} ({_DATA.versions_note('algorithms', algorithm) or _HOOK})",
+            "mechanism",
+        )
+    elif presence == "unknown":
+        b.issue(
+            "SG307",
+            f"{_version_text(ctx)} may not know speculative algorithm {algorithm!r} (not "
+            "recorded at this version)",
+            "mechanism",
+            "warn",
+        )
+    if algorithm in _NEEDS_DRAFT and draft is None:
+        b.issue(
+            "SG307",
+            f"{_version_text(ctx)} refuses to start: {algorithm} speculative decoding requires "
+            f"--speculative-draft-model-path ({_HOOK})",
+            "mechanism",
+        )
 
 
 def _mtp_draft(draft: str) -> bool:
@@ -238,59 +292,125 @@ def _adaptive(opts: Options, b: Builder, ctx: Context) -> bool:
 
 
 def _tree(opts: Options, b: Builder, ctx: Context) -> tuple[int | None, int | None]:
-    steps = positive(
-        b,
-        _int(opts, b, ctx, "draft_length", "speculative_num_steps"),
-        "speculative_num_steps",
-        "draft_length",
-    )
-    topk = positive(
-        b,
-        _int(opts, b, ctx, "eagle_topk", "speculative_eagle_topk"),
-        "speculative_eagle_topk",
-        "eagle_topk",
-    )
-    tokens = positive(
-        b,
-        _int(opts, b, ctx, "verify_tokens", "speculative_num_draft_tokens"),
-        "speculative_num_draft_tokens",
-        "verify_tokens",
-    )
-    stated = [k for k in _TREE_KEYS if opts_get(opts, k) is not None]
-    if not stated:
+    """D and N_verify of the EAGLE family as ``_handle_eagle_family`` (0.5.23) resolves
+    them: none of steps/topk/draft tokens ⇒ SGLang picks all three from the target's
+    architecture (filled once the target's config is read: :func:`with_models`); steps
+    unset while topk or draft tokens is set ⇒ refused (its assert); steps without topk
+    ⇒ refused (the later comparison with None); topk 1 ⇒ draft tokens rewritten to
+    steps + 1 (a warning). Values below 1 and trees beyond the candidate pool pass its
+    resolution; whether the workers refuse them later is not known here (a warn)."""
+    steps = _int(opts, b, ctx, "draft_length", "speculative_num_steps")
+    topk = _int(opts, b, ctx, "eagle_topk", "speculative_eagle_topk")
+    tokens = _int(opts, b, ctx, "verify_tokens", "speculative_num_draft_tokens")
+    for value, name, field_name in (
+        (steps, "speculative_num_steps", "draft_length"),
+        (topk, "speculative_eagle_topk", "eagle_topk"),
+        (tokens, "speculative_num_draft_tokens", "verify_tokens"),
+    ):
+        bounded(b, value, name, field_name)
+        if value is not None and value < 1:
+            b.issue(
+                "SG307",
+                f"{name} is {value}: SGLang's resolution keeps it, but a draft needs at "
+                "least 1 (not confirmed where the workers refuse it)",
+                field_name,
+                "warn",
+            )
+    adaptive = _adaptive_set(opts, ctx)
+    if steps is None and topk is None and tokens is None:
         b.note(
             "speculative_num_steps / eagle_topk / num_draft_tokens not set: SGLang picks "
             "them from the model architecture (5/4/8 for Llama and Grok, else 3/1/4)"
         )
         return None, None
-    if len(stated) < len(_TREE_KEYS):
-        missing = ", ".join(k for k in _TREE_KEYS if k not in stated)
+    if steps is None and not adaptive:
+        b.at("draft_length", opts_get(opts, "speculative_eagle_topk") or opts_get(
+            opts, "speculative_num_draft_tokens"))
         b.issue(
             "SG307",
-            f"SGLang needs all or none of speculative_num_steps, "
-            f"speculative_eagle_topk, speculative_num_draft_tokens; {missing} not set",
+            f"{_version_text(ctx)} refuses to start: speculative_num_steps is not set while "
+            "speculative_eagle_topk or speculative_num_draft_tokens is (all three are "
+            f"chosen together; {_HOOK} _handle_eagle_family)",
             "draft_length",
         )
+        return None, tokens
+    if topk is None:
+        b.issue(
+            "SG307",
+            f"{_version_text(ctx)} refuses to start: speculative_num_steps without "
+            f"speculative_eagle_topk ({_HOOK} _handle_eagle_family)",
+            "draft_length",
+        )
+        return steps, tokens
     _check_spec_v2(topk, b, ctx)
     if topk == 1 and steps is not None:
         if tokens is not None and tokens != steps + 1:
             b.issue(
                 "SG307",
-                f"SGLang would rewrite speculative_num_draft_tokens {tokens} to "
+                f"SGLang rewrites speculative_num_draft_tokens {tokens} to "
                 f"{steps + 1} (num_steps + 1) because eagle_topk is 1",
                 "verify_tokens",
+                "warn",
             )
         return steps, steps + 1
-    if topk is not None and steps is not None and tokens is not None:
+    if topk is not None and steps is not None and tokens is not None and steps >= 1 and topk >= 1:
         pool = topk + (steps - 1) * topk * topk
         if tokens > pool + 1:
             b.issue(
                 "SG307",
                 f"speculative_num_draft_tokens {tokens} exceeds the draft tree: "
-                f"{topk} + ({steps} − 1)·{topk}² = {pool} candidates + 1 root",
+                f"{topk} + ({steps} − 1)·{topk}² = {pool} candidates + 1 root (SGLang's "
+                "resolution accepts it; not confirmed what the workers do)",
                 "verify_tokens",
+                "warn",
             )
     return steps, tokens
+
+
+def _adaptive_set(opts: Options, ctx: Context) -> bool:
+    opt = opts_get(opts, "speculative_adaptive")
+    return opt is not None and as_bool(opt, "speculative_adaptive", ctx.file)
+
+
+def auto_params(algorithm: str, architecture: str | None) -> tuple[int, int, int]:
+    """(steps, topk, draft tokens) SGLang picks when none is given (data ``auto_params``:
+    ``_auto_choose_speculative_params``)."""
+    key = "STANDALONE" if algorithm == "STANDALONE" else (architecture or "*")
+    text = _AUTO_PARAMS.get(key, _AUTO_PARAMS["*"])
+    steps, topk, tokens = (int(part) for part in text.split("/"))
+    return steps, topk, tokens
+
+
+def with_target(config: EngineConfig, target: ModelShape | None) -> EngineConfig:
+    """SGLang once the target's config is known: EAGLE without a draft path drafts with
+    the target's MTP layers only for the architectures of ``eagle_without_draft_means_mtp``
+    (else it stays EAGLE, with no draft to load), and steps/topk/draft tokens left unset
+    take the architecture's defaults."""
+    if config.engine != "sglang" or target is None or not target.architectures:
+        return config
+    arch = target.architectures[0]
+    algorithm = str(config.resolution.get("algorithm", ""))
+    mechanism = config.mechanism
+    notes = list(config.notes)
+    if (
+        algorithm in ("EAGLE", "NEXTN")
+        and config.draft_model is None
+        and arch not in _MTP_ARCHITECTURES
+    ):
+        mechanism = "eagle"
+        notes.append(f"EAGLE without a draft path on {arch}: SGLang has no MTP layers to draft "
+                     "with (it would load no draft)")
+    d, n = config.draft_length, config.verify_tokens
+    if config.resolution.get("tree_unset") and algorithm in _TREE_ALGORITHMS:
+        steps, topk, tokens = auto_params(algorithm, arch)
+        d, n = steps, (steps + 1 if topk == 1 else tokens)
+        notes.append(f"steps/topk/draft tokens not set: SGLang picks {steps}/{topk}/{tokens} "
+                     f"for {arch} ({_HOOK} _auto_choose_speculative_params)")
+    return replace(config, mechanism=mechanism, draft_length=d, verify_tokens=n,
+                   notes=tuple(notes))
+
+
+_TREE_ALGORITHMS = frozenset({"EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "FROZEN_KV_MTP"})
 
 
 def _check_spec_v2(topk: int | None, b: Builder, ctx: Context) -> None:

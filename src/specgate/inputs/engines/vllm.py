@@ -13,11 +13,12 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Literal, cast
+from typing import Literal
 
 from specgate.core.errors import InputError
 from specgate.core.vocabulary import DraftPasses, Mechanism
 from specgate.inputs.cmdline import Flag
+from specgate.inputs.engines import vllm_rules
 from specgate.inputs.engines._base import (
     MAX_DRAFT_TOKENS,
     Builder,
@@ -33,9 +34,9 @@ from specgate.inputs.engines._base import (
     opts_get,
     positive,
 )
-from specgate.inputs.engines import vllm_rules
 from specgate.inputs.engines._source import CommandSource, Opt, Options, norm_key
 from specgate.inputs.engines.fields import check_block, did_you_mean
+from specgate.inputs.engines.vllm_rules import method_mechanism
 from specgate.inputs.knowledge import Version, format_version, knowledge
 from specgate.inputs.pointer import parse_json_scalar
 from specgate.inputs.types import EngineConfig, EngineIssue
@@ -113,16 +114,6 @@ _JUDGED_KEYS = frozenset(
      "tensor_parallel_size", "speculative_token_tree"}
 )
 SUFFIX_MAX_TREE_DEPTH = int(_DATA.default("suffix_decoding_max_tree_depth", None))  # type: ignore[call-overload]
-
-
-def method_mechanism(method: str) -> Mechanism:
-    """The DESIGN.md mechanism of a vLLM ``method`` (deprecated ``*_mtp`` → ``mtp``)."""
-    key = method.strip().lower()
-    if key in _METHODS:
-        return cast(Mechanism, _METHODS[key])
-    if key.endswith("_mtp"):
-        return "mtp"
-    return "other"
 
 
 def _is_method(value: object) -> bool:
@@ -270,7 +261,9 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         "how": how,
         "model": model,
         "heterogeneous_vocab": hetero is not None and hetero.value is True,
-        "draft_max_model_len": cap.value if cap is not None and isinstance(cap.value, int) else None,
+        "draft_max_model_len": (
+            cap.value if cap is not None and isinstance(cap.value, int) else None
+        ),
         "draft_tp_stated": opts_get(block, "draft_tensor_parallel_size") is not None,
     }
     config = b.build(

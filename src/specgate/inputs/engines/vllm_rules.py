@@ -36,6 +36,17 @@ KEPT_METHODS = frozenset(_DATA.table("kept_methods"))
 MODEL_FREE = frozenset(_DATA.table("model_free_methods"))
 #: Draft architectures the vLLM version's model registry does not know.
 _UNREGISTERED: Mapping[str, str] = _DATA.table("unregistered_draft_architectures")
+_METHODS: Mapping[str, str] = _DATA.table("methods")
+
+
+def method_mechanism(method: str) -> Mechanism:
+    """The DESIGN.md mechanism of a vLLM ``method`` (deprecated ``*_mtp`` → ``mtp``)."""
+    key = method.strip().lower()
+    if key in _METHODS:
+        return cast(Mechanism, _METHODS[key])
+    if key.endswith("_mtp"):
+        return "mtp"
+    return "other"
 
 Severity = Literal["fail", "warn"]
 
@@ -143,8 +154,10 @@ def check_combinations(
     elif (rates is None) == (length is None):
         _refuse(b, sample, "rejection_sample_method='synthetic' requires exactly one of "
                 "synthetic_acceptance_rates or synthetic_acceptance_length", v, "synthetic")
-    elif rates is not None and isinstance(rates.value, list) and d is not None:
-        if len(rates.value) != d:
+    elif (
+        rates is not None and isinstance(rates.value, list) and d is not None
+        and len(rates.value) != d
+    ):
             _refuse(b, rates, f"synthetic_acceptance_rates must have length {d} (one rate per "
                     f"draft position), not {len(rates.value)}", v, "synthetic")
     hetero = opts_get(block, "use_heterogeneous_vocab")
@@ -223,8 +236,6 @@ def with_models(
     not know, the draft's context cap, and ``draft_model``'s equal vocabulary."""
     if config.engine != "vllm":
         return config
-    from specgate.inputs.engines.vllm import method_mechanism
-
     version = _version(config)
     issues = list(config.issues)
     spans = dict(config.spans)
@@ -272,12 +283,45 @@ def with_models(
                 issues.append(EngineIssue("SG307", refuses(
                     version, f"the draft architecture {arch} is not in vLLM's model registry",
                     _UNREGISTERED[arch]), "draft_model"))
-    if loaded is not None and method not in MODEL_FREE and method != "mtp":
-        if d is None and loaded.n_predict is not None and "d_missing" in _fields(issues):
+    if (
+        loaded is not None
+        and method not in MODEL_FREE
+        and method != "mtp"
+        and d is None
+        and loaded.n_predict is not None
+        and "d_missing" in _fields(issues)
+    ):
             d = loaded.n_predict
             issues = [i for i in issues if i.field != "d_missing"]
             notes.append(f"num_speculative_tokens not set: vLLM takes D = {d} from the "
                          f"draft's n_predict ({loaded.path})")
+    issues += _model_refusals(resolved, method, target, draft, version)
+    if "d_missing" in _fields(issues) and loaded is not None and loaded.n_predict is None:
+        # the draft's config is known and has no n_predict: the refusal is confirmed
+        issues = [replace(i, severity=None) if i.field == "d_missing" else i for i in issues]
+    n = config.verify_tokens if d == config.draft_length else (None if d is None else d + 1)
+    return replace(
+        config,
+        mechanism=cast("Mechanism | None", mechanism),
+        resolution={**resolved, "method": method},
+        draft_tensor_parallel_size=draft_tp_served,
+        draft_length=d,
+        verify_tokens=n,
+        issues=tuple(issues),
+        spans=spans,
+        notes=tuple(notes),
+    )
+
+
+def _model_refusals(
+    resolved: Mapping[str, object],
+    method: str | None,
+    target: ModelShape | None,
+    draft: ModelShape | None,
+    version: Version | None,
+) -> list[EngineIssue]:
+    """``draft_model``'s equal vocabulary and the draft's context cap."""
+    issues: list[EngineIssue] = []
     if (
         method == "draft_model"
         and target is not None
@@ -299,21 +343,7 @@ def with_models(
             issues.append(EngineIssue("SG307", refuses(
                 version, f"speculative_config max_model_len {cap} is above the draft's "
                 f"max_position_embeddings {limit}", _SPEC), "draft_max_model_len"))
-    if "d_missing" in _fields(issues) and loaded is not None and loaded.n_predict is None:
-        # the draft's config is known and has no n_predict: the refusal is confirmed
-        issues = [replace(i, severity=None) if i.field == "d_missing" else i for i in issues]
-    n = config.verify_tokens if d == config.draft_length else (None if d is None else d + 1)
-    return replace(
-        config,
-        mechanism=cast("Mechanism | None", mechanism),
-        resolution={**resolved, "method": method},
-        draft_tensor_parallel_size=draft_tp_served,
-        draft_length=d,
-        verify_tokens=n,
-        issues=tuple(issues),
-        spans=spans,
-        notes=tuple(notes),
-    )
+    return issues
 
 
 def _fields(issues: list[EngineIssue]) -> set[str]:
