@@ -94,6 +94,8 @@ def inputs_json(inputs: Inputs) -> dict[str, Any]:
             "draft_length_is_max": engine.draft_length_is_max,
             "lossy_acceptance": engine.lossy_acceptance,
             "tensor_parallel_size": engine.tensor_parallel_size,
+            "draft_model": engine.draft_model,
+            "draft_tensor_parallel_size": engine.draft_tensor_parallel_size,
             "max_model_len": engine.max_model_len,
             "target_model": engine.target_model,
             "draft_passes": engine.draft_passes,
