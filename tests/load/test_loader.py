@@ -244,12 +244,72 @@ def test_alias_bomb() -> None:
 
 
 def test_many_small_aliases_over_the_limit() -> None:
-    # 101 uses of one alias: more than 100 alias expansions
+    # 101 uses of one alias: more than 100 aliases
     text = "a: &a 1\nb: [" + ", ".join(["*a"] * 101) + "]\n"
-    with pytest.raises(InputError, match="more than 100 alias expansions"):
+    with pytest.raises(InputError, match="more than 100 aliases"):
         yaml(text)
     # 100 uses are fine
     assert len(data("a: &a 1\nb: [" + ", ".join(["*a"] * 100) + "]\n")["b"]) == 100  # type: ignore[index]
+
+
+SHARED_SPECULATION = """\
+version: 1
+x-speculation: &spec
+  enabled: true
+  mechanism: eagle3
+  draft_length: 3
+  draft_depth_ratio: 0.05
+  engine: vllm
+  verify_tokens: 4
+deployments:
+"""
+
+
+def test_fifteen_deployments_sharing_one_six_key_anchor_load() -> None:
+    # Issue 17: 15 deployments each `speculation: *spec` (a 6-key anchor) are 15 aliases
+    # (the anchor's own place is the x- key), expanding to 15 × (1 mapping + 6 keys'
+    # values) = 105 nodes; the nodes under an alias are not aliases themselves (the
+    # old count said 15 × 7 = 105 "alias expansions" > 100 and refused the file).
+    text = SHARED_SPECULATION + "".join(
+        f"  - name: d{i}\n    speculation: *spec\n" for i in range(15)
+    )
+    loaded = data(text)
+    assert isinstance(loaded, dict)
+    assert len(loaded["deployments"]) == 15
+    assert loaded["deployments"][14]["speculation"]["draft_length"] == 3
+
+
+def test_nodes_under_aliases_have_their_own_bound() -> None:
+    # A 100-item list (101 nodes: the list and its items) used through 99 aliases is
+    # 99 × 101 = 9,999 nodes reached through aliases, within 10,000; 100 aliases are
+    # 10,100 nodes: refused, though 100 aliases alone are allowed.
+    anchor = "a: &a [" + ", ".join(["1"] * 100) + "]\n"
+    ok = data(anchor + "b: [" + ", ".join(["*a"] * 99) + "]\n")
+    assert isinstance(ok, dict)
+    assert len(ok["b"]) == 99
+    with pytest.raises(InputError, match="aliases expand to more than 10,000 YAML nodes"):
+        yaml(anchor + "b: [" + ", ".join(["*a"] * 100) + "]\n")
+
+
+def test_aliases_inside_an_anchor_count_each_time_it_is_expanded() -> None:
+    # b holds 10 aliases of a; each of the 9 aliases of b expands those 10 again:
+    # 10 + 9 × (1 + 10) = 109 aliases > 100.
+    text = "a: &a 1\nb: &b [" + ", ".join(["*a"] * 10) + "]\nc: [" + ", ".join(["*b"] * 9)
+    with pytest.raises(InputError, match="more than 100 aliases"):
+        yaml(text + "]\n")
+    # 8 aliases of b: 10 + 8 × 11 = 98 aliases: loads
+    fine = "a: &a 1\nb: &b [" + ", ".join(["*a"] * 10) + "]\nc: [" + ", ".join(["*b"] * 8)
+    assert isinstance(data(fine + "]\n"), dict)
+
+
+def test_merge_keys_count_as_aliases() -> None:
+    # Compose's idiom: an x- block merged with <<: in 3 services is 3 aliases
+    text = "x-base: &b {a: 1, b: 2}\n" + "".join(
+        f"s{i}:\n  <<: *b\n  c: {i}\n" for i in range(3)
+    )
+    loaded = data(text)
+    assert isinstance(loaded, dict)
+    assert loaded["s2"] == {"c": 2, "a": 1, "b": 2}
 
 
 @pytest.mark.parametrize("text", ["a: &a\n  b: *a\n", "a: &a [*a]\n"])

@@ -10,7 +10,11 @@ key's and value's position and every repeated key.
 Limits (each an :class:`~specgate.core.errors.InputError`): one document per file
 (:func:`load_yaml_documents`, for engine configs, reads several as a list),
 only the core tags (str, int, float, bool, null, map, seq, merge), at most
-``MAX_ALIASES`` alias uses and ``MAX_NODES`` expanded nodes.
+``MAX_ALIASES`` aliases (each ``*name`` met, counted again each time an enclosing alias
+is expanded), at most ``MAX_ALIAS_NODES`` nodes reached through aliases, and at most
+``MAX_NODES`` nodes in all (aliases expanded). A node reached again through its own
+place in the document (inside an expanded anchor) is one of the nodes an alias expands
+to, not another alias: 15 deployments sharing one 6-key anchor are 14 aliases.
 """
 
 from __future__ import annotations
@@ -27,6 +31,9 @@ from specgate.core.limits import MAX_INTEGER_DIGITS, bounded_int
 from specgate.load.document import Document, DuplicateKey, NodePath, PositionRow, Positions, Span
 
 MAX_ALIASES = 100
+#: Nodes reached through aliases (the anchored nodes each alias expands to, nested ones
+#: again each time): a wide anchor used 100 times stays a bounded amount of work.
+MAX_ALIAS_NODES = 10_000
 MAX_NODES = 100_000
 #: Documents in one engine config (a Kubernetes manifest holds a handful).
 MAX_DOCUMENTS = 1_000
@@ -110,30 +117,64 @@ class _Builder:
         self.duplicates: list[DuplicateKey] = []
         self.nodes = 0
         self.aliases = 0
-        self.seen: set[int] = set()
+        #: Nodes built while an alias is being expanded.
+        self.alias_nodes = 0
+        #: Each node's own place in the graph: (id of its parent node, slot). Reaching a
+        #: node from any other place is an alias; from its own place, an expansion.
+        self.home: dict[int, tuple[int, object]] = {}
         self.active: set[int] = set()
+        self._parent = 0
+        self._expanding = 0
 
     def fail(self, reason: str, node: Node) -> InputError:
         span = _span(node)
         return InputError(reason, self.file, span.line, span.column)
 
-    def build(self, node: Node, path: NodePath, key: tuple[int, int] = (0, 0)) -> Any:
+    def build(
+        self, node: Node, path: NodePath, key: tuple[int, int] = (0, 0), slot: object = None
+    ) -> Any:
         """``node`` as plain data; its position (and ``key``'s, the 1-based line and
-        column of the key holding it, ``(0, 0)`` for none) recorded under ``path``."""
+        column of the key holding it, ``(0, 0)`` for none) recorded under ``path``.
+        ``slot`` names the place in the parent node the node is reached from (an index,
+        a key, a merge), which tells an alias from an expansion."""
+        if not self.anchors:
+            return self._build(node, path, key)
         ident = id(node)
-        if self.anchors:
-            if ident in self.active:
-                raise self.fail("recursive alias (a node that contains itself)", node)
-            if ident in self.seen:
-                self.aliases += 1
-                if self.aliases > MAX_ALIASES:
-                    raise self.fail(
-                        f"more than {MAX_ALIASES} alias expansions (nested aliases count each time "
-                        "they are expanded)",
-                        node,
-                    )
-            else:
-                self.seen.add(ident)
+        if ident in self.active:
+            raise self.fail("recursive alias (a node that contains itself)", node)
+        place = (self._parent, slot)
+        home = self.home.setdefault(ident, place)
+        alias = home != place
+        if alias:
+            self.aliases += 1
+            if self.aliases > MAX_ALIASES:
+                raise self.fail(
+                    f"more than {MAX_ALIASES} aliases (an alias inside an anchor counts "
+                    "each time that anchor is expanded)",
+                    node,
+                )
+            self._expanding += 1
+        if self._expanding:
+            self.alias_nodes += 1
+            if self.alias_nodes > MAX_ALIAS_NODES:
+                raise self.fail(
+                    f"aliases expand to more than {MAX_ALIAS_NODES:,} YAML nodes "
+                    f"(specgate's limit on the keys, values and list items reached "
+                    "through aliases)",
+                    node,
+                )
+        parent = self._parent
+        self._parent = ident
+        self.active.add(ident)
+        try:
+            return self._build(node, path, key)
+        finally:
+            self.active.discard(ident)
+            self._parent = parent
+            if alias:
+                self._expanding -= 1
+
+    def _build(self, node: Node, path: NodePath, key: tuple[int, int]) -> Any:
         self.nodes += 1
         if self.nodes > MAX_NODES:
             expanded = " (aliases expanded)" if self.aliases else ""
@@ -147,21 +188,18 @@ class _Builder:
         if isinstance(node, ScalarNode):
             self.positions[path] = ("scalar", line, column, *key)
             return node.value if node.tag == _STR else self.scalar(node)
-        if self.anchors:
-            self.active.add(ident)
-        try:
-            if isinstance(node, SequenceNode):
-                if node.tag != _SEQ:
-                    raise self.fail(f"unsupported tag {node.tag}", node)
-                self.positions[path] = ("sequence", line, column, *key)
-                return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
-            if isinstance(node, MappingNode):
-                if node.tag != _MAP:
-                    raise self.fail(f"unsupported tag {node.tag}", node)
-                self.positions[path] = ("mapping", line, column, *key)
-                return self.mapping(node, path)
-        finally:
-            self.active.discard(ident)
+        if isinstance(node, SequenceNode):
+            if node.tag != _SEQ:
+                raise self.fail(f"unsupported tag {node.tag}", node)
+            self.positions[path] = ("sequence", line, column, *key)
+            return [
+                self.build(item, (*path, i), slot=i) for i, item in enumerate(node.value)
+            ]
+        if isinstance(node, MappingNode):
+            if node.tag != _MAP:
+                raise self.fail(f"unsupported tag {node.tag}", node)
+            self.positions[path] = ("mapping", line, column, *key)
+            return self.mapping(node, path)
         raise self.fail("unsupported node", node)  # pragma: no cover - PyYAML has 3 kinds
 
     def scalar(self, node: ScalarNode) -> Any:
@@ -199,10 +237,10 @@ class _Builder:
     def mapping(self, node: MappingNode, path: NodePath) -> dict[str, Any]:
         out: dict[str, Any] = {}
         first_seen: dict[str, tuple[int, int]] = {}
-        merges: list[Node] = []
-        for key_node, value_node in node.value:
+        merges: list[tuple[int, Node]] = []
+        for index, (key_node, value_node) in enumerate(node.value):
             if isinstance(key_node, ScalarNode) and key_node.tag == _MERGE:
-                merges.append(value_node)
+                merges.append((index, value_node))
                 continue
             if not isinstance(key_node, ScalarNode):
                 raise self.fail("mapping keys must be plain scalars", key_node)
@@ -220,19 +258,21 @@ class _Builder:
                 first_seen[key] = key_at
             # The last value wins, as in PyYAML, json and the engines that read the file,
             # so the numbers shown are the ones an engine would use (SG002 fails anyway).
-            out[key] = self.build(value_node, (*path, key), key_at)
-        for merge in merges:
-            self.merge_into(out, merge, path)
+            out[key] = self.build(value_node, (*path, key), key_at, slot=index)
+        for index, merge in merges:
+            self.merge_into(out, merge, path, index)
         return out
 
-    def merge_into(self, out: dict[str, Any], merge: Node, path: NodePath) -> None:
-        """Apply a ``<<`` merge: explicit keys win, then earlier merged maps."""
-        sources = merge.value if isinstance(merge, SequenceNode) else [merge]
+    def merge_into(self, out: dict[str, Any], merge: Node, path: NodePath, slot: int) -> None:
+        """Apply a ``<<`` merge (the ``slot``-th pair of its mapping): explicit keys win,
+        then earlier merged maps."""
+        listed = isinstance(merge, SequenceNode)
+        sources = merge.value if listed else [merge]
         prefix = (*path, "<<")
-        for source in sources:
+        for number, source in enumerate(sources):
             if not isinstance(source, MappingNode):
                 raise self.fail("a merge key (<<) needs a mapping or a list of mappings", source)
-            merged = self.build(source, prefix)
+            merged = self.build(source, prefix, slot=(slot, number) if listed else slot)
             added = {key for key in merged if key not in out}
             for key in added:
                 out[key] = merged[key]
