@@ -346,13 +346,18 @@ def deployment_from_flags(args: argparse.Namespace) -> Deployment:
 def _profile(args: argparse.Namespace) -> Inputs | None:
     """``--per-position`` as the claims file's inline ``per-position`` metrics: the
     same measurement record, so SG305 (a profile that rises or misses the AL) and
-    SG309 (a profile of another length than D) judge it as they judge a file."""
+    SG309 (a profile of another length than D, zero padding past D aside) judge it as
+    they judge a file."""
     if not args.per_position:
         return None
     from specgate.inputs.metrics.inline import per_position_acceptance
     from specgate.model.deployment import Inputs
 
-    return Inputs(acceptance=per_position_acceptance(tuple(args.per_position)))
+    return Inputs(
+        acceptance=per_position_acceptance(
+            tuple(args.per_position), draft_length=args.draft_length
+        )
+    )
 
 
 def _accept_length(args: argparse.Namespace, profile: Inputs | None) -> float | None:

@@ -29,7 +29,8 @@ PROFILE_TOLERANCE = 0.02
 def read_per_position(spec: MetricsSpec) -> Acceptance:
     """AL = 1 + Σ marginal from inline ``marginal: [...]`` or ``conditional: [...]``.
 
-    ``draft_length`` is the vector's length (positions 1 … D).
+    ``draft_length`` is the vector's length (positions 1 … D), save for zero padding
+    past the deployment's D (:func:`per_position_acceptance`).
 
     Raises:
         InputError (at the claims file's line): neither or both keys, an empty
@@ -41,28 +42,59 @@ def read_per_position(spec: MetricsSpec) -> Acceptance:
     key = has[0]
     rates = _numbers(spec, key)
     if key == "marginal":
-        return per_position_acceptance(rates)
+        return per_position_acceptance(rates, draft_length=spec.draft_length)
     marginal = tuple(math.prod(rates[: i + 1]) for i in range(len(rates)))
     return per_position_acceptance(
-        marginal, note="marginal rates = cumulative products of the conditional rates"
+        marginal,
+        note="marginal rates = cumulative products of the conditional rates",
+        draft_length=spec.draft_length,
     )
 
 
-def per_position_acceptance(marginal: tuple[float, ...], note: str | None = None) -> Acceptance:
+def per_position_acceptance(
+    marginal: tuple[float, ...], note: str | None = None, draft_length: int | None = None
+) -> Acceptance:
     """The measurement a per-position profile states: AL = 1 + Σ m_i, at D = its length.
 
-    ``marginal`` is m_1 … m_D, m_i = P(the first i drafts accepted); the values are
+    ``marginal`` is m_1 … m_L, m_i = P(the first i drafts accepted); the values are
     taken as given (SG305 judges them). Shared by the claims file's inline
     ``per-position`` metrics and ``specgate doctor --per-position``.
+
+    ``draft_length`` is the deployment's D, when known. A list longer than D whose
+    positions past D are all 0 is a list zero-padded past D (vLLM's offline
+    ``examples/offline_inference/spec_decode.py`` prints ``0.85, 0.85, 0.85, 0, 0, 0``
+    at k = 3): it is read as measured at D, the padding dropped and named in ``note``
+    (it adds nothing to AL). A zero-padded list with a non-zero rate past D was
+    measured at some D at least as long as its non-zero part (``min_draft_length``;
+    SG309 says so); any other list was measured at D = its length.
     """
+    least = None
+    if draft_length is not None and 0 < draft_length < len(marginal) and marginal[-1] == 0:
+        nonzero = max((i + 1 for i, m in enumerate(marginal) if m != 0), default=0)
+        if nonzero > draft_length:  # drafts accepted past D: measured at D ≥ nonzero
+            least = nonzero
+            draft_length = None
+    else:
+        draft_length = None
+    if draft_length is not None:
+        dropped = len(marginal) - draft_length
+        marginal = marginal[:draft_length]
+        padding = (
+            f"positions {draft_length + 1}–{draft_length + dropped} are 0: read as padding "
+            f"past D = {draft_length}"
+            if dropped > 1
+            else f"position {draft_length + 1} is 0: read as padding past D = {draft_length}"
+        )
+        note = padding if note is None else f"{note}; {padding}"
     return Acceptance(
         format="per-position",
         path=None,
         accept_length=1 + sum(marginal),
         formula=f"1 + ({' + '.join(fmt(m) for m in marginal)})",
-        draft_length=len(marginal),
+        draft_length=len(marginal) if least is None else None,
         marginal=marginal,
         note=note,
+        min_draft_length=least,
     )
 
 
