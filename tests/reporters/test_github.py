@@ -23,8 +23,10 @@ deployments:
 # 3.2 / 1.35 = 2.370 < 3: one SG104 at line 6, "    claims: {speedup: 3}" → col 23
 
 
-def many_failures(fails: int, notes: int) -> str:
-    """``fails`` deployments with an SG104 each; the first ``notes`` lack ρ (an SG204 note)."""
+def many_failures(fails: int, infos: int, notes: int = 0) -> str:
+    """``fails`` deployments with an SG104 each; the first ``infos`` are attention-dominated
+    with G 64, so G·(1 + D) = 256 rows fill 2 tiles of 128 (an SG206 info, and no SG201:
+    no room left in the last tile); the first ``notes`` lack ρ (an SG204 note)."""
     lines = ["version: 1", "deployments:"]
     for i in range(fails):
         rho = "" if i < notes else ", draft_depth_ratio: 0.05"
@@ -34,6 +36,11 @@ def many_failures(fails: int, notes: int) -> str:
             "    evidence: {accept_length: 2, cache_coherence_eval: true}",
             "    claims: {speedup: 9}",
         ]
+        if i < infos:
+            lines += [
+                "    model: {query_heads_per_kv: 64}",
+                "    workload: {attention_dominated: true}",
+            ]
     return "\n".join(lines) + "\n"
 
 
@@ -164,15 +171,15 @@ def test_fifteen_failures_give_ten_errors_and_one_overflow_notice(
 def test_overflow_notice_counts_within_the_ten_notices(
     repo: Path, clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # 15 fails and 12 notes: 10 errors; 9 notes + the overflow notice = 10 notices;
-    # left out: 5 errors + 3 notes = 8
+    # 15 fails and 12 infos: 10 errors; 9 infos + the overflow notice = 10 notices;
+    # left out: 5 errors + 3 infos = 8
     (repo / "c.specgate.yaml").write_text(many_failures(15, 12), "utf-8")
     clean_env.chdir(repo)
     _, lines = github(["c.specgate.yaml"], capsys)
     assert len(annotations(lines, "error")) == 10
     notices = annotations(lines, "notice")
     assert len(notices) == 10
-    assert sum("(SG204)" in n for n in notices) == 9
+    assert sum("(SG206)" in n for n in notices) == 9
     assert "8 more findings" in notices[-1]
 
 
@@ -185,7 +192,26 @@ def test_ten_notices_exactly_need_no_overflow(
     assert len(annotations(lines, "error")) == 10
     notices = annotations(lines, "notice")
     assert len(notices) == 10
-    assert all("(SG204)" in n for n in notices)
+    assert all("(SG206)" in n for n in notices)
+
+
+def test_notes_are_not_annotations(
+    repo: Path, clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # DESIGN §14: 3 deployments with an SG104 fail, 2 of them without ρ (an SG204 note
+    # each): 3 error annotations, no notice; the 2 notes stay in the summary and in the
+    # note-count output
+    (repo / "c.specgate.yaml").write_text(many_failures(3, 0, notes=2), "utf-8")
+    clean_env.chdir(repo)
+    clean_env.setenv("GITHUB_STEP_SUMMARY", str(repo / "summary.md"))
+    clean_env.setenv("GITHUB_OUTPUT", str(repo / "output.txt"))
+    _, lines = github(["c.specgate.yaml"], capsys)
+    assert len(annotations(lines, "error")) == 3
+    assert annotations(lines, "notice") == []
+    assert len(lines) == 3
+    summary = (repo / "summary.md").read_text("utf-8")
+    assert summary.count("SG204 draft-depth-ratio-assumed") == 2
+    assert "note-count=2" in (repo / "output.txt").read_text("utf-8").splitlines()
 
 
 def test_overflow_notice_points_at_the_job_summary_when_written(
@@ -243,7 +269,7 @@ def test_summary_option_without_github_format(
 def test_job_summary_stays_under_one_mib_including_earlier_content(
     repo: Path, clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (repo / "c.specgate.yaml").write_text(many_failures(40, 40), "utf-8")
+    (repo / "c.specgate.yaml").write_text(many_failures(40, 40, notes=40), "utf-8")
     summary = repo / "summary.md"
     earlier = ("x" * 1023 + "\n") * (1024 - 2)  # 1 MiB − 2 KiB
     summary.write_text(earlier, "utf-8")
@@ -266,7 +292,7 @@ def test_step_outputs(
 ) -> None:
     # 12 deployments: 12 SG104 fails, 2 SG204 notes (the first two lack ρ); one more with an
     # SG105 warn and one with an SG202 info
-    text = many_failures(12, 2) + (
+    text = many_failures(12, 0, notes=2) + (
         "  - name: warned\n"
         "    speculation: {enabled: true, draft_length: 3, draft_depth_ratio: 0.05}\n"
         "    evidence: {accept_length: 2.4}\n"
@@ -283,6 +309,7 @@ def test_step_outputs(
     lines = outputs.read_text("utf-8").splitlines()
     assert lines[0] == "earlier=1"
     assert {"status=fail", "fail-count=12", "warn-count=1", "info-count=1"} <= set(lines)
+    assert "note-count=2" in lines
 
 
 def test_step_outputs_of_a_clean_run(

@@ -4,6 +4,10 @@ GitHub keeps only 10 annotations per level per step (actions/runner
 ``ExecutionContext.AddIssue``, ``_maxCountPerIssueType``), so the 10 most severe
 of each level are emitted, then one notice tells how many more there are and
 where; that notice counts within the 10 notices.
+
+Notes (severity ``note``: what the theory assumed, never a change to the status) are
+not annotations: they would land on lines a pull request never touched and ask
+nothing of it. They stay in the job summary, JSON, SARIF and the ``note-count`` output.
 """
 
 from __future__ import annotations
@@ -20,7 +24,6 @@ LEVEL: dict[str, AnnotationLevel] = {
     "fail": "error",
     "warn": "warning",
     "info": "notice",
-    "note": "notice",
 }
 
 
@@ -98,7 +101,7 @@ def render(
                     _error(reason, file=repo_path, line=file.error_line, col=file.error_column)
                 )
             continue
-        errors.extend((f, file.path) for f in file.all_findings())
+        errors.extend((f, file.path) for f in file.all_findings() if f.severity in LEVEL)
 
     by_level: dict[str, list[tuple[Finding, str]]] = {"error": [], "warning": [], "notice": []}
     ranked = sorted(errors, key=lambda p: (SEVERITY_RANK[p[0].severity], *p[0].sort_key()))

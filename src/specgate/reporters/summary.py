@@ -1,8 +1,8 @@
 """The job summary: GitHub-flavoured Markdown for ``$GITHUB_STEP_SUMMARY``.
 
-Layout (DESIGN.md §11): the status line; a table of what failed (input errors,
+Layout (DESIGN.md §11, §14): the status line; a table of what failed (input errors,
 then findings, most severe first) with links to the lines; the deployments that
-need attention, each with its numbers (only the known ones; G, D* and tile rows
+need attention, failing ones first, each with its numbers (only the known ones; G, D* and tile rows
 only where the tile rule applies, i.e. attention-dominated decode), mechanism,
 chart and next actions; passing deployments folded in ``<details>``; suppressed
 findings with their reasons.
@@ -319,7 +319,11 @@ def _document(
             *failures,
         ]
     lines += _changes(run)
-    attention = [(f, d) for f in run.files for d in f.deployments if d.status != "ready"]
+    # failing deployments before actionable ones (each group in file order)
+    attention = [
+        (f, d) for status in ("fail", "actionable") for f in run.files for d in f.deployments
+        if d.status == status
+    ]
     passing = [(f, d) for f in run.files for d in f.deployments if d.status == "ready"]
     if attention:
         lines += ["", "### Deployments that need attention"]
