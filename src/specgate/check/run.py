@@ -18,6 +18,7 @@ from specgate.core.findings import SEVERITY_RANK, Finding, Severity, status_of, 
 from specgate.load.document import Document, NodePath, Span, format_path
 from specgate.model.deployment import Deployment
 from specgate.rules.catalogue import REGISTRY
+from specgate.rules.estimates import labelled
 from specgate.rules.registry import Hit, RuleContext
 
 if TYPE_CHECKING:
@@ -168,7 +169,8 @@ def evaluate(
             hits.extend(extra(ctx))
         for code, hit in hits:
             where = hit.where if hit.where is not None else locator.locate(hit.path)
-            finding = make_finding(code, hit.message, hit.path, where, hit.severity)
+            message = labelled(hit.message, deployment, metrics.accept_length)
+            finding = make_finding(code, message, hit.path, where, hit.severity)
             pairs.append((finding, hit.action))
     if keep is not None:
         pairs = [(f, action) for f, action in pairs if keep(f)]

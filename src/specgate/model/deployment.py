@@ -200,3 +200,16 @@ class Deployment(NamedTuple):
     def speculation_enabled(self) -> bool:
         """``speculation.enabled`` is exactly true."""
         return self.speculation.enabled is True
+
+    @property
+    def accept_length_estimate(self) -> "Acceptance | None":
+        """The metrics behind AL when the AL judged is a labelled estimate (the JSON
+        report's ``inputs.acceptance.estimate``: llama.cpp timings, a D that is only a
+        maximum, an i.i.d. model …), else ``None``. Every surface that shows this AL
+        says it is an estimate (DESIGN.md §14)."""
+        acceptance = self.inputs.acceptance if self.inputs is not None else None
+        if acceptance is None or not acceptance.estimate:
+            return None
+        if self.evidence.accept_length != acceptance.accept_length:
+            return None  # a stated AL wins over the metrics (a measurement of its own)
+        return acceptance

@@ -101,8 +101,14 @@ def _v(value: float | Fraction | bool | None, suffix: str = "") -> str:
 def _metric_rows(report: DeploymentReport) -> list[str]:
     """A two-column table of the numbers that are known (no rows of "—")."""
     m = report.metrics
+    al = _v(m.accept_length)
+    estimate = report.deployment.accept_length_estimate
+    if estimate is not None and al:
+        al += f" (**estimate**, {md(estimate.format)}" + (
+            f": {md(estimate.note)})" if estimate.note else ")"
+        )
     rows: list[tuple[str, str]] = [
-        ("accept length AL", _v(m.accept_length)),
+        ("accept length AL", al),
         ("draft length D", _v(m.draft_length)),
         (
             "draft depth ratio ρ",

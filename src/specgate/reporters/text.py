@@ -69,9 +69,13 @@ def metrics_block(report: DeploymentReport, *, colour: bool = False) -> list[str
         if report.declared is not None
         else (report.declared_mechanism or "—")
     )
+    estimate = report.deployment.accept_length_estimate
+    al_text = _value(m.accept_length)
+    if estimate is not None and m.accept_length is not None:
+        al_text += f" (estimate, {visible(estimate.format)})"
     lines = [
         f"  deployment {visible(report.name)}: {_paint(report.status, report.status, colour)}",
-        f"    AL {_value(m.accept_length)}, D {d_text}, "
+        f"    AL {al_text}, D {d_text}, "
         f"ρ {_value(m.draft_depth_ratio)}"
         + (f" ({m.draft_depth_ratio_source})" if m.draft_depth_ratio_source != "stated" else "")
         + f", β {fmt(m.verify_cost_ratio)}, speedup {speedup}",

@@ -6,18 +6,14 @@ from collections.abc import Iterator
 
 from specgate.core.numbers import fmt
 from specgate.load.document import NodePath
+from specgate.rules.estimates import estimate_label
 from specgate.rules.registry import Hit, RuleContext, rule
 
 
 def _estimated(ctx: RuleContext) -> str:
     """`` (an estimate from FORMAT data)`` when the AL judged was only estimated."""
-    inputs = ctx.deployment.inputs
-    acceptance = inputs.acceptance if inputs else None
-    if acceptance is None or not acceptance.estimate:
-        return ""
-    if ctx.deployment.evidence.accept_length != acceptance.accept_length:
-        return ""
-    return f" (an estimate from {acceptance.format} data)"
+    acceptance = ctx.deployment.accept_length_estimate
+    return "" if acceptance is None else estimate_label(acceptance)
 
 
 #: A claim written to 4 decimals passes when it rounds the exact bound up.
