@@ -17,6 +17,7 @@ from specgate.core.errors import InputError
 from specgate.core.findings import SEVERITY_RANK, Finding, Severity, status_of, worst
 from specgate.load.document import Document, NodePath, Span, format_path
 from specgate.model.deployment import Deployment
+from specgate.rules.actions import placed
 from specgate.rules.catalogue import REGISTRY
 from specgate.rules.estimates import labelled
 from specgate.rules.registry import Hit, RuleContext
@@ -109,6 +110,10 @@ def make_finding(
     )
 
 
+def _nowhere(_path: NodePath) -> bool:
+    return False
+
+
 def _next_actions(pairs: Iterable[tuple[Finding, str]]) -> tuple[str, ...]:
     """One action per distinct rule that fired, most severe first."""
     ordered = sorted(pairs, key=lambda p: (SEVERITY_RANK[p[0].severity], p[0].code))
@@ -174,6 +179,10 @@ def evaluate(
             pairs.append((finding, hit.action))
     if keep is not None:
         pairs = [(f, action) for f, action in pairs if keep(f)]
+    if deployment.inputs is not None:
+        document = locator.document
+        states = document.has if document is not None else _nowhere
+        pairs = [(f, placed(action, deployment, states)) for f, action in pairs]
     findings = tuple(sorted((f for f, _ in pairs), key=Finding.sort_key))
     status = status_of(list(findings))
     return DeploymentReport(

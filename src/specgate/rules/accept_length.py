@@ -193,8 +193,15 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
         dep.path("evidence", "accept_length"),
         f"Raise AL to at least {fmt(floor.value)} (a drafter better matched to the served "
         "traffic and chat template), lower D or the draft cost, or keep speculation off for "
-        "this deployment; set policy.min_gain or policy.min_accept_length if a smaller gain "
-        "is acceptable.",
+        "this deployment; "
+        + (
+            "lower policy.min_accept_length"
+            if floor.source == "policy"
+            else "set policy.min_gain or policy.min_accept_length"
+            if floor.source == "default"
+            else f"lower {where}"
+        )
+        + " if a smaller gain is acceptable.",
     )
 
 

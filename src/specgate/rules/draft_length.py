@@ -374,12 +374,13 @@ def draft_depth_ratio_assumed(ctx: RuleContext) -> Iterator[Hit]:
             f"draft depth ratio ρ not stated: the theory used ρ ≈ {rho}, typical of the "
             f"{which} class {cls.name}; SG104 and the default AL floor used ρ = 0"
         )
-    yield Hit(
-        message,
-        dep.path("speculation"),
-        "Measure ρ (draft time per pass / target step time) and record it as "
-        "speculation.draft_depth_ratio, or record evidence.measured_speedup.",
+    action = "Measure ρ (draft time per pass / target step time) and record it as "
+    action += (
+        "speculation.draft_depth_ratio, or record evidence.measured_speedup."
+        if m.measured_speedup is None
+        else "speculation.draft_depth_ratio (the ρ used is derived from the measured speedup)."
     )
+    yield Hit(message, dep.path("speculation"), action)
 
 
 @rule(

@@ -392,11 +392,19 @@ def accept_length_below_guideline(ctx: RuleContext) -> Iterator[Hit]:
     mechanism = ctx.deployment.speculation.mechanism
     guideline = theory.guideline_accept_length(d)
     dep = ctx.deployment
-    action = (
+    measure = (
         "Measure the speedup at the served concurrency (evidence.measured_speedup) or ρ "
-        "(speculation.draft_depth_ratio); improve the drafter's match to the traffic, or set "
+        "(speculation.draft_depth_ratio); "
+        if m.measured_speedup is None and dep.speculation.draft_depth_ratio is None
+        else "Measure ρ (speculation.draft_depth_ratio); "
+        if dep.speculation.draft_depth_ratio is None
+        else ""
+    )
+    action = (
+        f"{measure}improve the drafter's match to the traffic, or set "
         "policy.min_accept_length to the floor this mechanism should keep."
     )
+    action = action[0].upper() + action[1:]
     if mechanism not in ("ngram", "suffix") and al < guideline:
         yield Hit(
             f"AL {fmt(al)} is below the guideline {fmt(guideline)} = min(2, 1 + D/2) at D = {d} "
@@ -543,10 +551,19 @@ def verify_cost_assumed(ctx: RuleContext) -> Iterator[Hit]:
             break
     else:
         path = dep.path("speculation")
+    hw = dep.hardware
+    wanted = []  # only what the file does not record yet
+    if dep.workload.concurrency is None:
+        wanted.append("workload.concurrency")
+    if hw.gpu is None and (hw.peak_tflops is None or hw.memory_bandwidth_tbps is None):
+        wanted.append(
+            "hardware (gpu: one of the shipped table, or peak_tflops with "
+            "memory_bandwidth_tbps)"
+        )
     yield Hit(
         f"β = 1 assumed: {cost.assumed_because}; the theory treats verification as free",
         path,
-        "Set workload.concurrency and hardware (gpu: one of the shipped table, or "
-        "peak_tflops with memory_bandwidth_tbps), or measure β (the step time at N_verify "
-        "tokens per sequence over one token) as evidence.verify_cost_ratio.",
+        (f"Set {' and '.join(wanted)}, or measure" if wanted else "Measure")
+        + " β (the step time at N_verify tokens per sequence over one token) as "
+        "evidence.verify_cost_ratio.",
     )
