@@ -372,6 +372,8 @@ def view_of(source: BaselineSource, base: BaseDeployment, head: dict[str, str | 
         config_digest=config_digest(base.deployment),
         evidence_files_same=head == base.evidence_blobs,
         max_accept_length_drop=base.deployment.max_accept_length_drop,
+        measured_speedup_se=base.deployment.evidence.measured_speedup_se,
+        max_speedup_drop=base.deployment.max_speedup_drop,
     )
 
 
@@ -408,8 +410,10 @@ def baseline_json(
         "accept_length": None,
         "theoretical_speedup": None,
         "claimed_speedup": None,
+        "measured_speedup": None,
         "config_digest": None,
         "delta_accept_length": None,
+        "delta_measured_speedup": None,
         "z": None,
         "error": error,
     }
@@ -418,9 +422,12 @@ def baseline_json(
     out["accept_length"] = base.accept_length
     out["theoretical_speedup"] = base.theoretical_speedup
     out["claimed_speedup"] = base.claimed_speedup
+    out["measured_speedup"] = base.measured_speedup
     out["config_digest"] = base.config_digest
     if metrics.accept_length is not None and base.accept_length is not None:
         out["delta_accept_length"] = metrics.accept_length - base.accept_length
+    if metrics.measured_speedup is not None and base.measured_speedup is not None:
+        out["delta_measured_speedup"] = metrics.measured_speedup - base.measured_speedup
     z = z_of(base, metrics.accept_length, head_standard_error(head))
     out["z"] = z if z is None or math.isfinite(z) else None
     return out

@@ -19,7 +19,8 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
         "digest",
         help=COMMANDS["digest"][1],
         description="Print the config digest of every deployment (one line each: "
-        "PATH:NAME sha256:…), the value evidence.provenance.config_digest records.",
+        "PATH:NAME sha256:…), the value evidence.provenance.config_digest records; or, "
+        "with --chat-template, the digest of a chat template.",
     )
     digest.add_argument(
         "paths",
@@ -27,11 +28,21 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
         metavar="PATH",
         help="claims files or folders to search (default: the current folder)",
     )
-
-
+    digest.add_argument(
+        "--chat-template",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="print the digest of a chat template instead (a .jinja file, or the "
+        "chat_template of a tokenizer_config.json): the value workload.chat_template and "
+        "evidence.provenance.chat_template record; repeatable",
+    )
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    """``specgate digest``: one line per deployment, ``PATH:NAME sha256:…``."""
+    """``specgate digest``: one line per deployment, ``PATH:NAME sha256:…`` (with
+    ``--chat-template``, one line per template file, ``FILE sha256:…``)."""
+    if args.chat_template:
+        return _templates(args, out)
     from specgate.check.run import CheckOptions, check_files
     from specgate.project.discovery import discover
     from specgate.reporters.safe_text import visible
@@ -49,3 +60,20 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             lines.append(f"{name} {deployment.config_digest}\n")
     out.write("".join(lines))
     return code
+
+
+def _templates(args: argparse.Namespace, out: TextIO) -> int:
+    from pathlib import Path
+
+    from specgate.core.errors import UsageError
+    from specgate.inputs.chat_template import read_template, template_digest
+    from specgate.reporters.safe_text import visible
+
+    if args.paths:
+        raise UsageError("specgate digest: --chat-template takes no claims paths")
+    lines = [
+        f"{visible(name)} {template_digest(read_template(Path(name), name))}\n"
+        for name in args.chat_template
+    ]
+    out.write("".join(lines))
+    return EXIT_OK

@@ -162,6 +162,12 @@ class Acceptance:
             standard errors (DESIGN.md §9.1).
         steps: verification steps counted, when the data states them (Δdrafts, Σ
             drafts, the histogram total, requests with drafts), else ``None``.
+        emitted_tokens: output tokens the engine generated over the same window, when
+            the data states them (vLLM's ``generation_tokens`` counter, the output
+            tokens of per-request records), else ``None``: the accepted drafts cannot
+            exceed them less one token per step (SG305's cross-check).
+        accepted_tokens: accepted draft tokens (bonus tokens not included) over the
+            window, when the data states them beside ``emitted_tokens``.
     """
 
     format: str
@@ -177,3 +183,5 @@ class Acceptance:
     min_draft_length: int | None = None
     histogram: tuple[tuple[int, int], ...] = ()
     steps: int | None = None
+    emitted_tokens: float | None = None
+    accepted_tokens: float | None = None

@@ -1,4 +1,4 @@
-"""What the baseline rules (SG401–SG403) know about a deployment at the base REF.
+"""What the baseline rules (SG401–SG404) know about a deployment at the base REF.
 
 A plain record built by :mod:`specgate.change.baseline` (which does the git I/O) so the
 rules stay pure functions of the typed model.
@@ -24,6 +24,8 @@ class BaseView:
             the set of evidence files is the same.
         max_accept_length_drop: the base's ``policy.max_accept_length_drop``
             (a pull request cannot loosen its own gate), else ``None``.
+        measured_speedup_se: the base's ``evidence.measured_speedup_se``, else ``None``.
+        max_speedup_drop: the base's ``policy.max_speedup_drop``, else ``None``.
     """
 
     ref: str
@@ -36,3 +38,5 @@ class BaseView:
     config_digest: str
     evidence_files_same: bool
     max_accept_length_drop: float | None
+    measured_speedup_se: float | None = None
+    max_speedup_drop: float | None = None

@@ -126,13 +126,24 @@ def _model(raw: dict[str, Any], base: tuple[str | int, ...]) -> tuple[ModelBlock
         parameters_b=_positive(raw, "parameters_b"),
         moe=_bool(raw, "moe"),
         mtp_modules=_bool(raw, "mtp_modules"),
+        revision=_text(raw, "revision"),
     )
     return block, problems
 
 
-def _drop(policy: dict[str, Any]) -> float | None:
-    drop = _number(policy, "max_accept_length_drop", 0.0)
+def _drop(policy: dict[str, Any], key: str = "max_accept_length_drop") -> float | None:
+    drop = _number(policy, key, 0.0)
     return drop if drop is not None and drop < 1 else None
+
+
+def _digest(block: dict[str, Any], key: str) -> str | None:
+    """A ``sha256:`` + 16 hex digits value (else ``None``: SG001 reports the shape)."""
+    value = _text(block, key)
+    if value is None:
+        return None
+    from specgate.model.provenance import DIGEST_SHAPE
+
+    return value if DIGEST_SHAPE.match(value) else None
 
 
 def _provenance(raw: object) -> Provenance | None:
@@ -180,6 +191,7 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
             verify_tokens=_integer(spec, "verify_tokens", 1),
             draft_passes=_text(spec, "draft_passes", ("per_token", "single")),  # type: ignore[arg-type]
             engine=_text(spec, "engine"),
+            draft_revision=_text(spec, "draft_revision"),
         ),
         workload=WorkloadBlock(
             name=_text(workload, "name"),
@@ -190,6 +202,8 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
             repetitive=_bool(workload, "repetitive") is True,
             temperature=_number(workload, "temperature", 0.0),
             concurrency=_integer(workload, "concurrency", 1),
+            dataset=_text(workload, "dataset"),
+            chat_template=_digest(workload, "chat_template"),
         ),
         evidence=EvidenceBlock(
             present=isinstance(evidence_raw, dict),
@@ -203,6 +217,7 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
             speculative_tokens_per_s=_positive(throughput, "speculative_tokens_per_s"),
             verify_cost_ratio=_number(evidence, "verify_cost_ratio", 1.0),
             provenance=_provenance(evidence.get("provenance")),
+            measured_speedup_se=_number(evidence, "measured_speedup_se", 0.0),
         ),
         claimed_speedup=_positive(_mapping(data.get("claims")), "speedup"),
         min_accept_length=_number(policy, "min_accept_length", 1.0),
@@ -219,6 +234,7 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
         ),
         min_gain=_number(policy, "min_gain", 0.0),
         retune_gain=_number(policy, "retune_gain", 0.0),
+        max_speedup_drop=_drop(policy, "max_speedup_drop"),
     )
     problems.extend(_verify_token_problems(deployment, base))
     measured = _mapping(evidence.get("provenance")).get("measured_at")

@@ -42,6 +42,7 @@ class ModelBlock(NamedTuple):
     moe: bool | None = None
     mla: bool = False
     mtp_modules: bool | None = None
+    revision: str | None = None
 
 
 class SpeculationBlock(NamedTuple):
@@ -63,6 +64,7 @@ class SpeculationBlock(NamedTuple):
     draft_length_is_max: bool = False
     draft_passes: DraftPasses | None = None
     engine: str | None = None
+    draft_revision: str | None = None
 
 
 class WorkloadBlock(NamedTuple):
@@ -74,6 +76,8 @@ class WorkloadBlock(NamedTuple):
     repetitive: bool = False
     temperature: float | None = None
     concurrency: int | None = None
+    dataset: str | None = None
+    chat_template: str | None = None
 
 
 class HardwareBlock(NamedTuple):
@@ -116,6 +120,7 @@ class EvidenceBlock(NamedTuple):
     speculative_tokens_per_s: float | None = None
     verify_cost_ratio: float | None = None
     provenance: "Provenance | None" = None
+    measured_speedup_se: float | None = None
 
     @property
     def has_next(self) -> bool:
@@ -172,7 +177,8 @@ class Deployment(NamedTuple):
         min_accept_length: ``policy.min_accept_length`` as written.
         min_gain / retune_gain: ``policy.min_gain`` / ``policy.retune_gain`` as
             written (``None``: the defaults of DESIGN.md §8.3 and §8.5).
-        max_accept_length_drop / max_evidence_age_days: the §9 policy keys as written.
+        max_accept_length_drop / max_evidence_age_days / max_speedup_drop: the §9 and
+            §14 policy keys as written.
         base: node path of this deployment in its file, e.g. ``("deployments", 0)``.
     """
 
@@ -191,6 +197,7 @@ class Deployment(NamedTuple):
     min_gain: float | None = None
     retune_gain: float | None = None
     inputs: Inputs | None = None
+    max_speedup_drop: float | None = None
 
     def path(self, *elements: str | int) -> NodePath:
         """A node path inside this deployment, e.g. ``path("claims", "speedup")``."""

@@ -31,6 +31,11 @@ class Provenance:
         concurrency: sequences decoding at once during the measurement (≥ 1).
         steps: verification steps counted (≥ 1).
         config_digest: ``sha256:`` + 16 hex digits of the configuration measured.
+        chat_template: ``sha256:`` + 16 hex digits of the chat template measured
+            (``specgate digest --chat-template FILE``).
+        engine: the engine measured; engine_version, served_model and max_model_len:
+            what the engine reported about itself (``specgate measure`` asks vLLM's
+            ``/version`` and ``/v1/models``).
         engine_version, target_revision, draft_revision, dataset, hardware: free text.
     """
 
@@ -45,6 +50,10 @@ class Provenance:
     draft_revision: str | None = None
     dataset: str | None = None
     hardware: str | None = None
+    chat_template: str | None = None
+    engine: str | None = None
+    served_model: str | None = None
+    max_model_len: int | None = None
 
 
 def parse_measured_at(text: str) -> dt.date | None:
@@ -117,13 +126,21 @@ def build_provenance(raw: object) -> Provenance | None:
         top_p=top_p if top_p is not None and 0 < top_p <= 1 else None,
         concurrency=_count(raw, "concurrency"),
         steps=_count(raw, "steps"),
-        config_digest=digest if digest is not None and DIGEST_SHAPE.match(digest) else None,
+        config_digest=_digest(digest),
         engine_version=_text(raw, "engine_version"),
         target_revision=_text(raw, "target_revision"),
         draft_revision=_text(raw, "draft_revision"),
         dataset=_text(raw, "dataset"),
         hardware=_text(raw, "hardware"),
+        chat_template=_digest(_text(raw, "chat_template")),
+        engine=_text(raw, "engine"),
+        served_model=_text(raw, "served_model"),
+        max_model_len=_count(raw, "max_model_len"),
     )
+
+
+def _digest(value: str | None) -> str | None:
+    return value if value is not None and DIGEST_SHAPE.match(value) else None
 
 
 MEASURED_AT_SHAPE = re.compile(

@@ -210,7 +210,8 @@ def _arrow(before: object, after: object) -> str:
 
 def _changes(run: RunReport) -> list[str]:
     """Before → after rows (``check --baseline``) for each deployment whose AL,
-    theoretical speedup, claim or config digest differs from the base revision."""
+    theoretical speedup, measured speedup, claim or config digest differs from the base
+    revision."""
     rows = []
     ref = None
     for file in run.files:
@@ -226,6 +227,7 @@ def _changes(run: RunReport) -> list[str]:
                 (base.get("theoretical_speedup"), m.theoretical_speedup),
                 (base.get("claimed_speedup"), m.claimed_speedup),
                 (base.get("config_digest"), digest),
+                (base.get("measured_speedup"), m.measured_speedup),
             )
             if all(_same(b, a) for b, a in pairs):
                 continue
@@ -234,7 +236,7 @@ def _changes(run: RunReport) -> list[str]:
             config = "same" if pairs[3][0] == pairs[3][1] else "changed"
             rows.append(
                 f"| {md(file.path)} | {md(d.name)} | {al} | {_arrow(*pairs[1])} "
-                f"| {_arrow(*pairs[2])} | {config} |"
+                f"| {_arrow(*pairs[4])} | {_arrow(*pairs[2])} | {config} |"
             )
     if not rows:
         return []
@@ -242,8 +244,9 @@ def _changes(run: RunReport) -> list[str]:
         "",
         f"### Changes since {md(str(ref))}",
         "",
-        "| file | deployment | AL | theoretical speedup | claimed speedup | config |",
-        "|---|---|---|---|---|---|",
+        "| file | deployment | AL | theoretical speedup | measured speedup | claimed speedup "
+        "| config |",
+        "|---|---|---|---|---|---|---|",
         *rows,
     ]
 

@@ -1,11 +1,12 @@
-"""Rules that compare a deployment with itself at a base revision (SG401–SG403,
-DESIGN.md §9.1). They run only with ``check --baseline REF`` and only for
+"""Rules that compare a deployment with itself at a base revision (SG401–SG404,
+DESIGN.md §9.1 and §14). They run only with ``check --baseline REF`` and only for
 deployments that existed at REF (matched by name); ``ctx.baseline`` holds the
 base values read by :mod:`specgate.change.baseline`.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 from specgate.analysis import derived
@@ -18,9 +19,12 @@ from specgate.theory.stats import standard_error, z_score
 
 #: The rules that compare with the base revision (``--baseline REF``): who may silence
 #: them is the base revision's policy (:mod:`specgate.change.base_policy`).
-BASELINE_CODES = frozenset({"SG401", "SG402", "SG403"})
+BASELINE_CODES = frozenset({"SG401", "SG402", "SG403", "SG404"})
 DEFAULT_MAX_ACCEPT_LENGTH_DROP = 0.05
 """SG401: the largest relative AL drop (``policy.max_accept_length_drop``)."""
+DEFAULT_MAX_SPEEDUP_DROP = 0.02
+"""SG404: the largest relative drop of the measured speedup beyond its standard error
+(``policy.max_speedup_drop``)."""
 Z_LIMIT = -2.0
 """SG401: with standard errors on both sides, the drop must also have z below this."""
 
@@ -182,4 +186,87 @@ def evidence_stale_after_config_change(ctx: RuleContext) -> Iterator[Hit]:
         "but the evidence is identical: AL was measured for the old config",
         dep.path("evidence"),
         "Measure AL with the new config (`specgate measure`) and update the evidence.",
+    )
+
+
+_SPEEDUP = """
+    version: 1
+    deployments:
+      - name: chat-8b-eagle3
+        speculation:
+          enabled: true
+          mechanism: eagle3
+          draft_length: {D}
+          draft_depth_ratio: 0.05
+        evidence:
+          accept_length: {AL}
+          cache_coherence_eval: true
+          measured_speedup: {SPEEDUP}
+        claims:
+          speedup: {SPEEDUP}
+"""
+
+
+def _speedup_example(head: tuple[str, str, str], base: tuple[str, str, str]) -> str:
+    def filled(values: tuple[str, str, str]) -> str:
+        d, al, speedup = values
+        return _SPEEDUP.replace("{D}", d).replace("{AL}", al).replace("{SPEEDUP}", speedup)
+
+    return filled(head) + "    # === base:specgate.yaml ===\n" + filled(base)
+
+
+@rule(
+    "SG404",
+    "measured-speedup-regression",
+    "fail",
+    "The measured speedup fell from the base revision by more than its standard error and "
+    "policy.max_speedup_drop.",
+    fail_example=_speedup_example(("5", "3.1", "1.66"), ("3", "2.8", "1.71")),
+    pass_example=_speedup_example(("5", "3.1", "1.7"), ("3", "2.8", "1.71")),
+)
+def measured_speedup_regression(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** With `check --baseline REF`: the measured speedup
+    (`evidence.measured_speedup`, or the ratio of `evidence.throughput`) fell from
+    S_base to S_head with S_base − S_head > S_base · `policy.max_speedup_drop`
+    (default 0.02, the base revision's policy) + SE, where SE = √(SE_base² +
+    SE_head²) from `evidence.measured_speedup_se` on each side (0 where a side
+    states none). It fires even when the claim was lowered with it: the claim is
+    not the evidence. Worked example: a pull request raises D 3 → 5 and the
+    measured speedup goes 1.71x → 1.66x, a drop of 0.05 = 2.92 %; the allowed
+    drop is 1.71 · 0.02 = 0.0342, so it fails. With SE 0.02 on both sides the
+    allowance is 0.0342 + 0.0283 = 0.0625 and it passes.
+
+    **Why.** AL can rise while the speedup falls: a longer draft accepts more
+    tokens per step and costs more per step. SG401 watches AL only, so a change
+    that makes serving slower and lowers its claim to match passes every other
+    rule; the measured speedup is what users get.
+    """
+    base = ctx.baseline
+    head = ctx.metrics.measured_speedup
+    if base is None or base.measured_speedup is None or head is None:
+        return
+    drop = base.max_speedup_drop
+    if drop is None:
+        drop = DEFAULT_MAX_SPEEDUP_DROP
+    se_head = ctx.deployment.evidence.measured_speedup_se or 0.0
+    se = math.hypot(base.measured_speedup_se or 0.0, se_head)
+    allowed = base.measured_speedup * drop + se
+    fell = base.measured_speedup - head
+    if not fell > allowed:
+        return
+    dep = ctx.deployment
+    where = (
+        dep.path("evidence", "measured_speedup")
+        if dep.evidence.measured_speedup is not None
+        else dep.path("evidence", "throughput")
+    )
+    noise = f" + SE {fmt(se)}" if se else ""
+    yield Hit(
+        f"the measured speedup fell from {fmt(base.measured_speedup)}x at {base.ref} to "
+        f"{fmt(head)}x (-{fmt(fell / base.measured_speedup * 100)} %), more than the allowed "
+        f"{fmt(drop * 100)} % ({fmt(base.measured_speedup * drop)}{noise})",
+        where,
+        "Find what made serving slower (D, draft model, engine, concurrency) and fix it; a "
+        "lower claim does not make the change faster.",
     )

@@ -1,13 +1,16 @@
-"""Rules on where evidence comes from (SG405–SG409, DESIGN.md §9.2).
+"""Rules on where evidence comes from (SG405–SG410, DESIGN.md §9.2 and §14).
 
 Evidence is a measurement of one configuration under some conditions. These
-rules compare ``evidence.provenance`` with the deployment as it is now: its age,
-temperature, configuration (the config digest), sample size and concurrency.
+rules compare ``evidence.provenance`` with the deployment as it is now: its age and
+the model revisions measured, temperature (and an engine that drafts greedily at any
+temperature), configuration (the config digest), sample size, concurrency, and the
+dataset and chat template.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -52,16 +55,57 @@ _SERVED_64 = _BASE.replace(
     "      temperature: 0.7\n", "      temperature: 0.7\n          concurrency: 64\n"
 )
 
+_SERVES_SHAREGPT = _BASE.replace(
+    "          name: chat\n", "          name: chat\n          dataset: sharegpt\n"
+)
+
 
 def _provenance(ctx: RuleContext) -> Provenance | None:
     return ctx.deployment.evidence.provenance
+
+
+_COMMIT = re.compile(r"^[0-9a-fA-F]{7,64}$")
+
+
+def same_revision(measured: str, served: str) -> bool:
+    """Whether two revisions name the same thing: equal text, or one commit id a prefix of
+    the other (``3f2a1c9`` and the full 40-digit id); branch and tag names only by text."""
+    a, b = measured.strip(), served.strip()
+    if a == b:
+        return True
+    if _COMMIT.match(a) and _COMMIT.match(b):
+        a, b = a.lower(), b.lower()
+        return a.startswith(b) or b.startswith(a)
+    return False
+
+
+def _revision_hits(ctx: RuleContext, provenance: Provenance) -> Iterator[Hit]:
+    dep = ctx.deployment
+    pairs = (
+        ("target", provenance.target_revision, dep.model.revision, "target_revision",
+         "model.revision"),
+        ("drafter", provenance.draft_revision, dep.speculation.draft_revision, "draft_revision",
+         "speculation.draft_revision"),
+    )
+    for who, measured, served, key, served_key in pairs:
+        if measured is None or served is None or same_revision(measured, served):
+            continue
+        yield Hit(
+            f"the evidence was measured on the {who}'s revision {measured!r} but the deployment "
+            f"serves {served!r} ({served_key}): a fine-tuned or updated {who} accepts "
+            "differently, so the AL describes another model",
+            dep.path("evidence", "provenance", key),
+            f"Measure AL again on the {who} revision served ({served!r}) and update the "
+            "evidence (`specgate measure --write`).",
+        )
 
 
 @rule(
     "SG405",
     "evidence-stale",
     "warn",
-    "The evidence was measured longer ago than policy.max_evidence_age_days (or after today).",
+    "The evidence is older than policy.max_evidence_age_days (or after today), or was "
+    "measured on another target or drafter revision than the one served.",
     fail_example=_BASE + "            measured_at: 2020-01-15\n",
     pass_example=_BASE
     + "            measured_at: 2020-01-15\n"
@@ -75,14 +119,22 @@ def evidence_stale(ctx: RuleContext) -> Iterator[Hit]:
     `--today YYYY-MM-DD` or `SOURCE_DATE_EPOCH` for reproducible runs. A date after
     today fires too, with its own message.
 
+    It also fires when `provenance.target_revision` differs from the revision the
+    deployment serves (`model.revision`), or `provenance.draft_revision` from
+    `speculation.draft_revision`, when both are given (a commit id and its
+    abbreviation are the same revision; branch and tag names compare as text).
+
     **Why.** Acceptance drifts: the target is fine-tuned, the traffic changes, the
     engine is upgraded. A fine-tuned target has been reported to drop AL from 3.00
-    to 2.34 with no change to the serving config. Old evidence should be measured
-    again.
+    to 2.34 with no change to the serving config. Old evidence, or evidence of
+    another revision of the target or drafter, should be measured again.
     """
     provenance = _provenance(ctx)
+    if provenance is None:
+        return
+    yield from _revision_hits(ctx, provenance)
     today = ctx.today
-    if provenance is None or provenance.measured_at is None or today is None:
+    if provenance.measured_at is None or today is None:
         return
     dep = ctx.deployment
     limit = dep.max_evidence_age_days or DEFAULT_MAX_EVIDENCE_AGE_DAYS
@@ -115,11 +167,17 @@ def evidence_stale(ctx: RuleContext) -> Iterator[Hit]:
 def evidence_temperature_mismatch(ctx: RuleContext) -> Iterator[Hit]:
     """
     **What it checks.** `evidence.provenance.temperature` equals
-    `workload.temperature` (within 1e-9), when both are given.
+    `workload.temperature` (within 1e-9), when both are given. When the deployment
+    serves at a higher temperature than was measured and its engine, at the version
+    in force, drafts greedily at any temperature (TensorRT-LLM's
+    `_allow_greedy_draft_tokens`; vLLM's default `draft_sample_method: greedy`;
+    engine data `greedy-drafting`), the message says so: the drafter keeps
+    proposing its argmax while the target samples.
 
     **Why.** Acceptance depends on sampling: drafts agree with a greedy target far
     more often than with one sampling at 0.7, so AL measured at temperature 0
-    over-states what a deployment serving at 0.7 gets.
+    over-states what a deployment serving at 0.7 gets — more so when the drafts
+    stay greedy (a TensorRT-LLM report: "drafting greedily at temperature 0.6").
     """
     provenance = _provenance(ctx)
     served = ctx.deployment.workload.temperature
@@ -127,11 +185,60 @@ def evidence_temperature_mismatch(ctx: RuleContext) -> Iterator[Hit]:
         return
     if abs(provenance.temperature - served) <= TEMPERATURE_TOLERANCE:
         return
+    greedy = greedy_drafting(ctx) if served > provenance.temperature else None
     yield Hit(
         f"the evidence was measured at temperature {fmt(provenance.temperature)} but the "
-        f"deployment serves at {fmt(served)} (workload.temperature): AL depends on sampling",
+        f"deployment serves at {fmt(served)} (workload.temperature): AL depends on sampling"
+        + (f"; {greedy}" if greedy else ""),
         ctx.deployment.path("evidence", "provenance", "temperature"),
-        f"Measure AL at temperature {fmt(served)}.",
+        f"Measure AL at temperature {fmt(served)}"
+        + (
+            " (or set speculative_config.draft_sample_method: probabilistic)."
+            if greedy and _engine(ctx)[0] == "vllm"
+            else "."
+        ),
+    )
+
+
+#: Mechanisms whose drafts are lookups, not samples: the temperature does not reach them.
+_LOOKUP = ("ngram", "suffix")
+
+
+def _engine(ctx: RuleContext) -> tuple[str | None, str | None]:
+    """The engine (read, else ``speculation.engine``) and the version in force."""
+    inputs = ctx.deployment.inputs
+    engine = inputs.engine if inputs is not None else None
+    if engine is not None:
+        return engine.engine, engine.version
+    return ctx.deployment.speculation.engine, None
+
+
+def greedy_drafting(ctx: RuleContext) -> str | None:
+    """Why the drafts stay greedy at T > 0, when the engine at its version drafts greedily
+    (engine data behaviour ``greedy-drafting``), else ``None`` (also when the engine, its
+    data or the mechanism is unknown, or the mechanism drafts by lookup)."""
+    from specgate.inputs.knowledge import knowledge, parse_version
+
+    name, version = _engine(ctx)
+    mechanism = ctx.deployment.speculation.mechanism
+    if name is None or mechanism is None or mechanism in _LOOKUP:
+        return None
+    try:
+        known = knowledge(name)
+        applies = known.behaves("greedy-drafting", parse_version(version) if version else None)
+    except KeyError:
+        return None
+    if not applies:
+        return None
+    at = f" {version}" if version else f" (version unknown, read as {known.newest_text})"
+    how = (
+        "unless speculative_config.draft_sample_method is 'probabilistic'"
+        if name == "vllm"
+        else "whatever the request's temperature"
+    )
+    return (
+        f"{known.display_name}{at} drafts greedily (the drafter's argmax) {how}, so the "
+        "drafts do not follow the sampled target and AL falls further at this temperature"
     )
 
 
@@ -254,3 +361,53 @@ def evidence_concurrency_mismatch(ctx: RuleContext) -> Iterator[Hit]:
         ctx.deployment.path("evidence", "provenance", "concurrency"),
         f"Measure AL at concurrency {served}.",
     )
+
+
+@rule(
+    "SG410",
+    "evidence-workload-mismatch",
+    "warn",
+    "The evidence was measured on another dataset or chat template than the workload names.",
+    fail_example=_SERVES_SHAREGPT + "            dataset: gsm8k\n",
+    pass_example=_SERVES_SHAREGPT + "            dataset: sharegpt\n",
+)
+def evidence_workload_mismatch(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** `evidence.provenance.dataset` equals `workload.dataset`
+    (as text, case and surrounding spaces aside), and `evidence.provenance.chat_template`
+    equals `workload.chat_template`, when both sides are given. A chat template is
+    named by its digest, `specgate digest --chat-template FILE` (SHA-256 of the
+    template text, `sha256:` + 16 hex digits; a `tokenizer_config.json` gives its
+    `chat_template`).
+
+    **Why.** Acceptance is a property of the traffic: a drafter agrees with the
+    target far more on code or math prompts it was tuned on than on open chat, and
+    a prompt formatted with another chat template (or none) is other text.
+    TensorRT-LLM's acceptance references note that `--apply_chat_template` runs are
+    worth about 40 % acceptance.
+    """
+    provenance = _provenance(ctx)
+    if provenance is None:
+        return
+    workload = ctx.deployment.workload
+    dep = ctx.deployment
+    measured, served = provenance.dataset, workload.dataset
+    if (
+        measured is not None
+        and served is not None
+        and measured.strip().casefold() != served.strip().casefold()
+    ):
+        yield Hit(
+            f"the evidence was measured on dataset {measured!r} but the workload serves "
+            f"{served!r} (workload.dataset): acceptance depends on the traffic",
+            dep.path("evidence", "provenance", "dataset"),
+            f"Measure AL on {served!r} prompts (or on a sample of the served traffic).",
+        )
+    measured, served = provenance.chat_template, workload.chat_template
+    if measured is not None and served is not None and measured != served:
+        yield Hit(
+            f"the evidence was measured with chat template {measured} but the workload "
+            f"serves {served} (workload.chat_template): the prompts were other text",
+            dep.path("evidence", "provenance", "chat_template"),
+            "Measure AL with the chat template served.",
+        )

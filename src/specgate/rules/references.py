@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 from specgate.core.numbers import fmt
 from specgate.load.document import Span
+from specgate.rules.crosscheck import accepted_past_emitted
 from specgate.rules.registry import Hit, RuleContext, rule
 
 _VLLM_EAGLE3 = """
@@ -365,7 +366,7 @@ def lossy_acceptance(ctx: RuleContext) -> Iterator[Hit]:
     "acceptance-profile-inconsistent",
     "fail",
     "Per-position acceptance rates rise with position, lie outside [0, 1], or do not "
-    "add up to the stated AL.",
+    "add up to the stated AL; or more drafts were accepted than tokens emitted.",
     fail_example="""
         version: 1
         deployments:
@@ -401,11 +402,20 @@ def acceptance_profile_inconsistent(ctx: RuleContext) -> Iterator[Hit]:
     metrics file's own AL for rates read from a file (a stated AL that differs from
     the file is SG301's finding, not a second one here).
 
+    Counts are cross-checked too: when the metrics give the accepted drafts A, the
+    steps N and the tokens emitted E over one window (vLLM's counters with
+    `vllm:generation_tokens_total`), A + N ≤ E, since every step emits its accepted
+    drafts plus one token: accepted tokens per step cannot exceed the tokens emitted
+    per step less the bonus token. Example: 184 accepted over 160 steps needs at
+    least 344 emitted tokens; the real vLLM 0.32 CPU scrape has 512.
+
     **Why.** AL = 1 + Σ mᵢ for a chain (vLLM's acceptance metrics; NVIDIA
     specdec_bench's `speculation_profile` validates the same bounds). A profile
     that breaks these identities was mixed up (conditional read as marginal,
-    positions from different runs) and cannot support the claim.
+    positions from different runs) and cannot support the claim; accepted drafts
+    beyond the tokens emitted were counted past an EOS and inflate AL.
     """
+    yield from accepted_past_emitted(ctx)
     inputs = ctx.deployment.inputs
     if inputs is None or inputs.acceptance is None or not inputs.acceptance.marginal:
         return

@@ -35,6 +35,7 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Mapping
+from dataclasses import replace
 
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -49,6 +50,10 @@ DRAFT_TOKENS = "vllm:spec_decode_num_draft_tokens_total"
 ACCEPTED = "vllm:spec_decode_num_accepted_tokens_total"
 PER_POS = "vllm:spec_decode_num_accepted_tokens_per_pos_total"
 EMITTED = "vllm:spec_decode_num_emitted_tokens_total"
+GENERATED = "vllm:generation_tokens_total"
+"""Output tokens the server generated (``vllm/v1/metrics/loggers.py``
+``counter_generation_tokens``): the tokens emitted, against which the accepted drafts
+are cross-checked (:attr:`Acceptance.emitted_tokens`)."""
 
 MAX_COUNT = float(2**53)
 """Counters above this are not exact in a float (no real server gets near it)."""
@@ -90,7 +95,7 @@ def read_prometheus(
             counter that fell between scrapes (reset); zero drafts in the window;
             V0 counters without ``draft_length``.
     """
-    after = _samples(text, shown)
+    after, generated_after = _split(_samples(text, shown))
     if not after:
         raise fail(
             f"no vLLM spec-decode counters ({DRAFTS}) in {shown}: "
@@ -105,7 +110,7 @@ def read_prometheus(
     )
     if baseline is not None:
         before_text, before_shown = baseline
-        before = _samples(before_text, before_shown)
+        before, generated_before = _split(_samples(before_text, before_shown))
         if not before:
             raise fail(f"no vLLM spec-decode counters in the baseline {before_shown}", before_shown)
         before = _select(before, labels or {}, before_text, before_shown)
@@ -128,7 +133,14 @@ def read_prometheus(
         if name == PER_POS:
             per_pos[dict(series_labels).get("position", "?")] += value
     if DRAFTS in totals:
-        return _v1(totals, per_pos, text, shown, note)
+        found = _v1(totals, per_pos, text, shown, note)
+        emitted = _generated(generated_after, after)
+        if emitted is not None and baseline is not None:
+            earlier = _generated(generated_before, before)
+            emitted = None if earlier is None or earlier > emitted else emitted - earlier
+        if emitted is None:
+            return found
+        return replace(found, emitted_tokens=emitted)
     if EMITTED in totals:
         return _v0(totals, text, shown, note, draft_length)
     rate_only = [name for name in totals if name in _GAUGES]
@@ -202,6 +214,7 @@ def _v1(
         note=note,
         spans=spans,
         acceptance_rate=rate,
+        accepted_tokens=accepted,
     )
 
 
@@ -302,15 +315,39 @@ def _v0(
     )
 
 
+def _split(series: Series) -> tuple[Series, Series]:
+    """(the spec-decode samples, the :data:`GENERATED` samples)."""
+    spec = {key: value for key, value in series.items() if key[0] != GENERATED}
+    return spec, {key: value for key, value in series.items() if key[0] == GENERATED}
+
+
+def _generated(generated: Series, chosen: Series) -> float | None:
+    """The generated tokens of the model whose spec-decode series were ``chosen`` (their
+    labels other than :data:`SUMMED_LABELS`, summed over engines), else ``None``."""
+    groups = {
+        frozenset((k, v) for k, v in key[1] if k not in SUMMED_LABELS) for key in chosen
+    }
+    if len(groups) != 1:
+        return None
+    (group,) = groups
+    values = [
+        value
+        for key, value in generated.items()
+        if frozenset((k, v) for k, v in key[1] if k not in SUMMED_LABELS) == group
+    ]
+    return sum(values) if values else None
+
+
 def _samples(text: str, shown: str) -> Series:
-    """Every ``vllm:spec_decode_*`` sample: (sample name, labels) → value."""
+    """Every ``vllm:spec_decode_*`` sample and :data:`GENERATED`: (sample name, labels) →
+    value."""
     series: Series = {}
     try:
         # Blank lines (what the pre-filter leaves of other families) squeezed first.
         for family in text_string_to_metric_families(_BLANK_RUNS.sub("\n", text)):
             for sample in family.samples:
                 name = str(sample.name)
-                if not name.startswith(PREFIX):
+                if not name.startswith(PREFIX) and name != GENERATED:
                     continue
                 value = float(sample.value)
                 if not math.isfinite(value) or value < 0:
@@ -370,7 +407,7 @@ def check_counters(text: str, shown: str, labels: Mapping[str, str]) -> None:
         InputError: not Prometheus text; no spec-decode counters; none with
             ``labels``; several models' series.
     """
-    series = _samples(text, shown)
+    series, _ = _split(_samples(text, shown))
     if not series:
         raise fail(f"no vLLM spec-decode counters ({DRAFTS}) in {shown}", shown)
     _select(series, labels, text, shown, option="--labels")

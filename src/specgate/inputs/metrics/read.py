@@ -72,10 +72,13 @@ _RECORD_READERS: dict[str, Callable[[Iterable[Record], str], Acceptance]] = {
 #: Literal labels a line must hold to matter to a line format (DESIGN §10 pre-filter),
 #: as groups tried in order until one keeps a line (each label costs a pass over the
 #: file, so labels of rarer, smaller outputs come in a later group).
-#: vllm-prometheus keeps the spec-decode families (samples, # HELP and # TYPE lines), and
-#: vLLM's log labels so a log given as a scrape is refused at its first log line.
+#: vllm-prometheus keeps the spec-decode families (samples, # HELP and # TYPE lines), the
+#: generation-tokens counter (the accepted-vs-emitted cross-check), and vLLM's log labels
+#: so a log given as a scrape is refused at its first log line.
 LINE_FILTERS: dict[str, tuple[tuple[str, ...], ...]] = {
-    "vllm-prometheus": (("spec_decode", "SpecDecoding metrics", "Speculative metrics"),),
+    "vllm-prometheus": (
+        ("spec_decode", "SpecDecoding metrics", "Speculative metrics", "vllm:generation_tokens"),
+    ),
     # V1 interval lines and V0 running totals (both, so a mix is refused); then the
     # totals the offline example script prints (a short file: one run's summary).
     "vllm-log": (
