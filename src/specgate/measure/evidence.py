@@ -89,9 +89,15 @@ def from_scrapes(
         raise _with_hint(exc) from None
 
 
-def from_file(path: Path, fmt: str, draft_length: int | None = None) -> Acceptance:
+def from_file(
+    path: Path,
+    fmt: str,
+    draft_length: int | None = None,
+    labels: dict[str, str] | None = None,
+) -> Acceptance:
     """AL from one file in a DESIGN.md §7 file format (``draft_length``: k for data
-    that does not state it, e.g. vLLM log lines without per-position rates).
+    that does not state it, e.g. vLLM log lines without per-position rates; ``labels``:
+    the series of a shared Prometheus scrape, as ``evidence.metrics.labels``).
 
     Raises:
         InputError: a missing, unreadable or malformed file (named as given), or a
@@ -116,7 +122,9 @@ def from_file(path: Path, fmt: str, draft_length: int | None = None) -> Acceptan
     folder = path.resolve().parent
     try:
         return read_acceptance(
-            MetricsSpec(format=fmt, path=path.name, draft_length=draft_length),
+            MetricsSpec(
+                format=fmt, path=path.name, draft_length=draft_length, labels=labels or {}
+            ),
             base_dir=folder,
             shown_base=path.parent.as_posix() if str(path.parent) != "." else "",
             root=folder,
@@ -215,10 +223,12 @@ def evidence_block(
     today: datetime.date,
     concurrency: int | None = None,
     digest: str | None = None,
+    engine: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The ``evidence`` mapping to print or write: AL (4 decimals), ``metrics`` when
-    known, ``provenance`` with ``measured_at``, ``steps``, ``concurrency`` and
-    ``config_digest`` when known."""
+    known, ``provenance`` with ``measured_at``, ``steps``, ``concurrency``,
+    ``config_digest`` and what the engine said about itself (``engine``,
+    ``engine_version``, ``served_model``, ``max_model_len``) when known."""
     acceptance = measurement.acceptance
     block: dict[str, Any] = {"accept_length": round(acceptance.accept_length, 4)}
     if measurement.metrics is not None:
@@ -230,6 +240,7 @@ def evidence_block(
         provenance["concurrency"] = concurrency
     if digest is not None:
         provenance["config_digest"] = digest
+    provenance.update(engine or {})
     block["provenance"] = provenance
     return block
 

@@ -27,7 +27,7 @@ MAX_SCRAPE_BYTES = 16 * 1024 * 1024
 DEFAULT_TIMEOUT_S = 10.0
 
 
-def scrape(url: str, timeout: float) -> str:
+def scrape(url: str, timeout: float, limit: int | None = None) -> str:
     """GET ``url`` and return the body as text, all within ``timeout`` seconds.
 
     ``timeout`` is a deadline for the whole scrape (connect, status line, headers and
@@ -37,10 +37,13 @@ def scrape(url: str, timeout: float) -> str:
 
     Raises:
         InputError: not http(s), a network error, the deadline passed, an HTTP status
-            other than 200, an HTML body, more than :data:`MAX_SCRAPE_BYTES`, not UTF-8.
+            other than 200, an HTML body, more than ``limit`` bytes (default
+            :data:`MAX_SCRAPE_BYTES`), not UTF-8.
     """
     if not url.lower().startswith(("http://", "https://")):
         raise InputError(f"--metrics-url {url!r}: only http:// and https:// are read")
+    if limit is None:
+        limit = MAX_SCRAPE_BYTES
     request = urllib.request.Request(url, headers={"Accept": "text/plain"})
     watch = _Deadline(timeout)
     opener = urllib.request.build_opener(_HTTPHandler(watch), _HTTPSHandler(watch))
@@ -48,7 +51,9 @@ def scrape(url: str, timeout: float) -> str:
         with watch, opener.open(request, timeout=timeout) as response:
             status = int(response.status)
             kind = str(response.headers.get("Content-Type", ""))
-            body = _read_capped(response, str(response.headers.get("Content-Length", "")), url)
+            body = _read_capped(
+                response, str(response.headers.get("Content-Length", "")), url, limit
+            )
     except urllib.error.HTTPError as exc:
         raise InputError(f"--metrics-url {url}: HTTP {exc.code} {exc.reason}") from None
     except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
@@ -72,21 +77,21 @@ def scrape(url: str, timeout: float) -> str:
     return text
 
 
-def _read_capped(response: Any, length: str, url: str) -> bytes:
-    """The body, read in chunks and refused past :data:`MAX_SCRAPE_BYTES` (a stated
+def _read_capped(response: Any, length: str, url: str, limit: int) -> bytes:
+    """The body, read in chunks and refused past ``limit`` bytes (a stated
     Content-Length above it is refused before reading)."""
-    if length.strip().isdigit() and int(length) > MAX_SCRAPE_BYTES:
-        raise InputError(f"--metrics-url {url}: body larger than {MAX_SCRAPE_BYTES} bytes")
+    if length.strip().isdigit() and int(length) > limit:
+        raise InputError(f"--metrics-url {url}: body larger than {limit} bytes")
     chunks: list[bytes] = []
     size = 0
-    while size <= MAX_SCRAPE_BYTES:
-        chunk = response.read(min(_CHUNK, MAX_SCRAPE_BYTES + 1 - size))
+    while size <= limit:
+        chunk = response.read(min(_CHUNK, limit + 1 - size))
         if not chunk:
             break
         chunks.append(chunk)
         size += len(chunk)
-    if size > MAX_SCRAPE_BYTES:
-        raise InputError(f"--metrics-url {url}: body larger than {MAX_SCRAPE_BYTES} bytes")
+    if size > limit:
+        raise InputError(f"--metrics-url {url}: body larger than {limit} bytes")
     return b"".join(chunks)
 
 

@@ -1,8 +1,7 @@
 """``specgate measure --write``: replace one deployment's evidence in a YAML claims
 file, keeping everything else as it was (DESIGN.md §9.4, §9.5).
 
-The edit is a round trip through ruamel.yaml (the optional extra ``measure``:
-``pip install 'specdec-gate[measure]'``),
+The edit is a round trip through ruamel.yaml (a core dependency, imported only here),
 which keeps comments, key order, quotes and flow style. Only the lines of the
 written deployment's ``evidence`` block are taken from the library's output: they
 are dumped with the indentation measured in that block (else in that deployment,
@@ -44,7 +43,8 @@ def _yaml() -> Any:
         from ruamel.yaml import YAML
     except ImportError:
         raise UsageError(
-            "measure --write needs ruamel.yaml: pip install 'specdec-gate[measure]'"
+            "measure --write needs ruamel.yaml, which this installation lacks: reinstall "
+            "specdec-gate (it depends on ruamel.yaml), or pip install ruamel.yaml"
         ) from None
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
