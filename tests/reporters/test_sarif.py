@@ -180,8 +180,10 @@ def test_log_header(failing_log: dict[str, Any]) -> None:
     driver = the_run(failing_log)["tool"]["driver"]
     assert driver["name"] == "specgate"
     assert driver["version"]
-    # No other project's site: the distribution's own page unless a docs URL is known.
-    assert driver["informationUri"] == "https://pypi.org/project/specdec-gate/"
+    # No other project's site, and no page that does not exist yet (DESIGN §14: nothing
+    # is published, so no package-index page): no informationUri unless a docs URL or the
+    # published repository is known.
+    assert "informationUri" not in driver
 
 
 def test_render_is_json_text_ending_with_a_newline() -> None:

@@ -104,15 +104,39 @@ def problems(report: dict[str, Any]) -> list[str]:
     return found
 
 
+@pytest.fixture
+def as_the_action(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Action's environment: its own repository and ref give the docs address, the
+    SARIF helpUri and informationUri (rules/docs.py)."""
+    monkeypatch.setenv("GITHUB_SERVER_URL", "https://github.com")
+    monkeypatch.setenv("GITHUB_ACTION_REPOSITORY", "acme/specgate")
+    monkeypatch.setenv("GITHUB_ACTION_REF", "v1")
+
+
+@pytest.mark.usefixtures("as_the_action")
 def test_failing_fixture_passes_github_and_sarif_rules(tmp_path: Path) -> None:
     report = validate(sarif_of(DATA / "failing.specgate.yaml"), tmp_path)
     assert problems(report) == []
 
 
+@pytest.mark.usefixtures("as_the_action")
 def test_unparseable_file_notification_passes_too(tmp_path: Path) -> None:
     text = sarif_of(DATA / "failing.specgate.yaml", DATA / "broken.specgate.yaml")
     assert json.loads(text)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
     assert problems(validate(text, tmp_path)) == []
+
+
+def test_outside_the_action_only_the_information_uri_is_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No docs address and no published repository: specgate names no page that does not
+    # exist (DESIGN §14), and SARIF2005's advice to provide informationUri is all that is
+    # left — the one problem, and only that one.
+    for name in ("GITHUB_ACTION_REPOSITORY", "GITHUB_ACTION_REF"):
+        monkeypatch.delenv(name, raising=False)
+    assert problems(validate(sarif_of(DATA / "failing.specgate.yaml"), tmp_path)) == [
+        "warning SARIF2005: ['runs[0].tool.driver', 'specgate']"
+    ]
 
 
 def test_the_multitool_catches_a_missing_help(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ pytestmark = pytest.mark.seams
 
 ACTION = "action.yml"
 WORKFLOW = "docs/examples/workflow.yml"
+RELEASE = ".github/workflows/release.yml"
 HOOKS = ".pre-commit-hooks.yaml"
 
 
@@ -42,7 +43,11 @@ def _run(*command: str | Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize(
     ("schema", "path"),
-    [("vendor.github-actions", ACTION), ("vendor.github-workflows", WORKFLOW)],
+    [
+        ("vendor.github-actions", ACTION),
+        ("vendor.github-workflows", WORKFLOW),
+        ("vendor.github-workflows", RELEASE),
+    ],
 )
 def test_check_jsonschema_builtin_schema(schema: str, path: str) -> None:
     done = _run(_tool("check-jsonschema"), "--builtin-schema", schema, path)
@@ -53,7 +58,9 @@ def test_check_jsonschema_builtin_schema(schema: str, path: str) -> None:
 def test_zizmor_pedantic_offline_finds_nothing() -> None:
     # Pedantic is zizmor's strictest persona (it also flags e.g. `${{ github.action_path }}`
     # in `run:`); exit codes 11-14 mean findings.
-    done = _run(_tool("zizmor"), "--offline", "--persona", "pedantic", ACTION, WORKFLOW)
+    done = _run(
+        _tool("zizmor"), "--offline", "--persona", "pedantic", ACTION, WORKFLOW, RELEASE
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "No findings" in done.stdout
 

@@ -33,10 +33,34 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
     )
 
 
+#: The starter's lines on editor support while no schema URL is published.
+_SAVED_COPY = (
+    "# speculation.enabled are optional. For editor completion, save the schema with\n"
+    "# `specgate schema > specgate.schema.json` and add this first line:\n"
+    "#   # yaml-language-server: $schema=./specgate.schema.json\n"
+)
+
+
+def starter_text() -> str:
+    """The starter claims file; once this project's repository is published, its first
+    line is the modeline naming this release's schema URL (``core/project.py``)."""
+    from specgate.core.data import read_data
+    from specgate.core.project import schema_url
+
+    text = read_data("starter-claims.yaml")
+    url = schema_url()
+    if url is None:
+        return text
+    text = text.replace(
+        _SAVED_COPY,
+        "# speculation.enabled are optional. The first line gives editors (VS Code's YAML\n"
+        "# extension, JetBrains IDEs) the schema of the release that wrote this file.\n",
+    )
+    return f"# yaml-language-server: $schema={url}\n" + text
+
+
 def run(args: argparse.Namespace, out: TextIO) -> int:
     from pathlib import Path
-
-    from specgate.core.data import read_data
     target = Path(args.path)
     if target.suffix.lower() not in (".yaml", ".yml"):
         raise UsageError(
@@ -53,7 +77,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         ) from None
     try:
         with target.open("x", encoding="utf-8", newline="\n") as handle:
-            handle.write(read_data("starter-claims.yaml"))
+            handle.write(starter_text())
     except FileExistsError:
         raise UsageError(f"specgate init: {args.path} already exists (not overwritten)") from None
     except OSError as exc:

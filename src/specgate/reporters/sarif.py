@@ -30,6 +30,7 @@ from urllib.parse import quote
 from specgate import __version__
 from specgate.check.report import FileReport, RunReport
 from specgate.core.findings import Finding
+from specgate.core.project import repository_url
 from specgate.reporters.safe_text import json_text
 
 if TYPE_CHECKING:
@@ -42,8 +43,6 @@ SCHEMA_URI = (
 )
 SARIF_VERSION = "2.1.0"
 TOOL_NAME = "specgate"
-#: The distribution's page on the package index (the name specgate is another project's).
-PACKAGE_URI = "https://pypi.org/project/specdec-gate/"
 #: The uriBaseId of repository-relative URIs (the name GitHub and CodeQL use).
 SRCROOT = "%SRCROOT%"
 #: Key of our entry in ``result.partialFingerprints``.
@@ -285,12 +284,16 @@ def build(
         "semanticVersion": __version__,
         "rules": [rule_descriptor(rule) for rule in rules],
     }
-    # The project's own pages: its repository when the docs address names it, else the
-    # distribution's page on the package index (DESIGN.md §11: specdec-gate).
-    driver["informationUri"] = (
-        docs_url.split("/blob/", 1)[0] if docs_url is not None and "/blob/" in docs_url
-        else PACKAGE_URI
+    # The project's own pages: its repository when the docs address names it or the
+    # repository is published (core/project.py); no address that does not exist yet
+    # (informationUri is optional in SARIF 2.1.0, §3.19.6).
+    information = (
+        docs_url.split("/blob/", 1)[0]
+        if docs_url is not None and "/blob/" in docs_url
+        else repository_url()
     )
+    if information is not None:
+        driver["informationUri"] = information
     invocation: dict[str, Any] = {"executionSuccessful": not notifications}
     if notifications:
         driver["notifications"] = [_notification_descriptor()]
