@@ -1,4 +1,4 @@
-"""``specgate digest --chat-template FILE`` (DESIGN §14): the digest SG410 compares."""
+"""``specgate digest --chat-template FILE`` (DESIGN §14): the digest SG411 compares."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Provenance v2 (DESIGN §14, issue 17): the target's and drafter's revisions (SG405),
-greedy drafting at T > 0 named (SG406), the dataset and chat template (SG410), and the
+greedy drafting at T > 0 named (SG406), the dataset and chat template (SG411), and the
 accepted-vs-emitted cross-check (SG305)."""
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ def test_no_greedy_clause_where_it_does_not_apply(check_text: Callable[..., File
         assert "greedily" not in message
 
 
-# --- SG410: dataset and chat template -----------------------------------------------------
+# --- SG411: dataset and chat template -----------------------------------------------------
 
 TEMPLATE_A = "sha256:0123456789abcdef"
 TEMPLATE_B = "sha256:fedcba9876543210"
@@ -138,24 +138,24 @@ TEMPLATE_B = "sha256:fedcba9876543210"
 
 def test_another_dataset_is_flagged(check_text: Callable[..., FileReport]) -> None:
     report = check_text(claims("dataset: gsm8k", workload=", dataset: sharegpt"))
-    (message,) = messages(report, "SG410")
+    (message,) = messages(report, "SG411")
     assert message == (
         "the evidence was measured on dataset 'gsm8k' but the workload serves 'sharegpt' "
         "(workload.dataset): acceptance depends on the traffic"
     )
     # case and spaces aside, the same name passes
     assert messages(check_text(claims("dataset: ShareGPT ", workload=", dataset: sharegpt")),
-                    "SG410") == []
+                    "SG411") == []
 
 
 def test_another_chat_template_is_flagged(check_text: Callable[..., FileReport]) -> None:
     report = check_text(
         claims(f"chat_template: '{TEMPLATE_A}'", workload=f", chat_template: '{TEMPLATE_B}'")
     )
-    (message,) = messages(report, "SG410")
+    (message,) = messages(report, "SG411")
     assert message.startswith(f"the evidence was measured with chat template {TEMPLATE_A}")
     same = claims(f"chat_template: '{TEMPLATE_A}'", workload=f", chat_template: '{TEMPLATE_A}'")
-    assert messages(check_text(same), "SG410") == []
+    assert messages(check_text(same), "SG411") == []
 
 
 def test_a_chat_template_that_is_no_digest_is_a_schema_finding(

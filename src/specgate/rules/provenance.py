@@ -1,4 +1,4 @@
-"""Rules on where evidence comes from (SG405–SG410, DESIGN.md §9.2 and §14).
+"""Rules on where evidence comes from (SG405–SG411, DESIGN.md §9.2 and §14).
 
 Evidence is a measurement of one configuration under some conditions. These
 rules compare ``evidence.provenance`` with the deployment as it is now: its age and
@@ -364,7 +364,7 @@ def evidence_concurrency_mismatch(ctx: RuleContext) -> Iterator[Hit]:
 
 
 @rule(
-    "SG410",
+    "SG411",
     "evidence-workload-mismatch",
     "warn",
     "The evidence was measured on another dataset or chat template than the workload names.",
