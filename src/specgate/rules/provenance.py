@@ -1,4 +1,4 @@
-"""Rules on where evidence comes from (SG405–SG411, DESIGN.md §9.2 and §14).
+"""Rules on where evidence comes from (SG405–SG409 and SG411, DESIGN.md §9.2 and §14).
 
 Evidence is a measurement of one configuration under some conditions. These
 rules compare ``evidence.provenance`` with the deployment as it is now: its age and
