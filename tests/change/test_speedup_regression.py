@@ -153,3 +153,23 @@ def test_no_base_speedup_no_finding(repo: Repo, run_json: Run) -> None:
     repo.write({"specgate.yaml": claims(5, 3.1, 1.2)})
     _, report, _ = run_json("check", "--baseline", "HEAD")
     assert sg404(report) == []
+
+
+def test_a_full_commit_id_is_shown_short(
+    repo: Repo, run_json: Run, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The Action passes the base commit's 40-digit id: messages and the summary's heading
+    # show its first 12 digits (the adopter walk of issue 17 saw all 40 in a table cell)
+    from specgate.cli.main import main
+
+    repo.write({"specgate.yaml": claims(3, 2.8, 1.71)})
+    commit = repo.commit()
+    repo.write({"specgate.yaml": claims(5, 3.1, 1.66)})
+    _, report, _ = run_json("check", "--baseline", commit)
+    (message,) = sg404(report)
+    assert f"from 1.71x at {commit[:12]} to 1.66x" in message
+    assert commit not in message
+    summary = repo.root.parent / "summary.md"
+    main(["check", "--baseline", commit, "--summary", str(summary)])
+    capsys.readouterr()
+    assert f"### Changes since {commit[:12]}\n" in summary.read_text("utf-8")

@@ -88,6 +88,14 @@ def test_chart_needs_al_and_d() -> None:
     assert speedup_chart(report.deployments[0]) is None
 
 
+def test_one_measured_draft_length_draws_no_chart() -> None:
+    # Issue 17's adopter walk: a deployment measured at D 5 only drew one bar (S(5), the
+    # table's theoretical speedup again). Without evidence.next there is one point: no chart.
+    text = CLAIMS.split("      next:", maxsplit=1)[0] + "    claims:\n      speedup: 2.5\n"
+    report = check_document(parse_text(text, "c.specgate.yaml", json_syntax=False), CheckOptions())
+    assert speedup_chart(report.deployments[0]) is None
+
+
 def test_summary_keeps_the_chart_whole_when_cutting() -> None:
     report = _report()
     from specgate.check.report import RunReport

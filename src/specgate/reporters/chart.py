@@ -3,7 +3,8 @@ job summary (DESIGN.md §8.6).
 
 Bars are S(d) = AL(d) / (β + ρ·passes(d)) only where AL(d) was measured: every d of a
 per-position profile (AL(d) = 1 + Σ_{i≤d} m_i), the current D, and ``evidence.next``'s
-D. No bar stands for a draft length never measured, and nothing is extrapolated. The
+D. No bar stands for a draft length never measured, and nothing is extrapolated; with one
+measured draft length there is no chart (DESIGN §11: charts only where they help). The
 optimal draft length D_opt is named in the title and the caption; the claimed speedup
 is a flat line. GitHub renders Mermaid in job summaries.
 """
@@ -49,15 +50,16 @@ def measured_speedups(report: DeploymentReport) -> dict[int, float]:
 
 
 def speedup_chart(report: DeploymentReport) -> str | None:
-    """The fenced Mermaid block, or ``None`` without a measured S (no AL or no D ≥ 1)."""
+    """The fenced Mermaid block, or ``None`` with fewer than two measured draft lengths
+    (one bar is the table's theoretical speedup again, not a comparison)."""
     m = report.metrics
     if m.draft_length is None or m.draft_length < 1:
         return None
     optimal = m.optimal_draft_length
     keep = {m.draft_length} | ({optimal.draft_length} if optimal else set())
     points = _thin(measured_speedups(report), keep)
-    if not points:
-        return None
+    if len(points) < 2:
+        return None  # one bar compares nothing: the table already has S(D)
     xs = list(points)
     values = list(points.values())
     top = max([*values, m.claimed_speedup or 0.0]) * 1.15

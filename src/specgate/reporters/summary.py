@@ -242,13 +242,18 @@ def _changes(run: RunReport) -> list[str]:
         return []
     return [
         "",
-        f"### Changes since {md(str(ref))}",
+        f"### Changes since {md(_short(str(ref)))}",
         "",
         "| file | deployment | AL | theoretical speedup | measured speedup | claimed speedup "
         "| config |",
         "|---|---|---|---|---|---|---|",
         *rows,
     ]
+
+
+def _short(ref: str) -> str:
+    """A full commit id shortened to 12 digits (the Action's base commit), else ``ref``."""
+    return ref[:12] if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", ref) else ref
 
 
 def _same(before: object, after: object) -> bool:

@@ -7,7 +7,9 @@ base values read by :mod:`specgate.change.baseline`.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from specgate.analysis import derived
 from specgate.analysis.digest import config_digest
@@ -16,6 +18,9 @@ from specgate.rules.provenance import evidence_config_changed
 from specgate.rules.references import evidence_draft_length_mismatch
 from specgate.rules.registry import Hit, RuleContext, rule
 from specgate.theory.stats import standard_error, z_score
+
+if TYPE_CHECKING:
+    from specgate.model.base_view import BaseView
 
 #: The rules that compare with the base revision (``--baseline REF``): who may silence
 #: them is the base revision's policy (:mod:`specgate.change.base_policy`).
@@ -27,6 +32,15 @@ DEFAULT_MAX_SPEEDUP_DROP = 0.02
 (``policy.max_speedup_drop``)."""
 Z_LIMIT = -2.0
 """SG401: with standard errors on both sides, the drop must also have z below this."""
+
+_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def _at(base: BaseView) -> str:
+    """The base revision as messages name it: a full commit id (the Action passes the pull
+    request's base commit) shortened to 12 digits, any other REF as given."""
+    return base.ref[:12] if _COMMIT.fullmatch(base.ref) else base.ref
+
 
 _CLAIMS = """
     version: 1
@@ -99,7 +113,7 @@ def accept_length_regression(ctx: RuleContext) -> Iterator[Hit]:
             return
     significance = "" if z is None else f", z = {fmt(z)}"
     yield Hit(
-        f"AL fell from {fmt(base.accept_length)} at {base.ref} to {fmt(head)} "
+        f"AL fell from {fmt(base.accept_length)} at {_at(base)} to {fmt(head)} "
         f"(-{fmt((base.accept_length - head) / base.accept_length * 100)} %{significance}), more "
         f"than the allowed {fmt(drop * 100)} %",
         dep.path("evidence", "accept_length"),
@@ -139,7 +153,7 @@ def claim_raised_without_evidence(ctx: RuleContext) -> Iterator[Hit]:
     if derived.measured_speedup(dep) != base.measured_speedup:
         return
     yield Hit(
-        f"claims.speedup went up from {fmt(base.claimed_speedup)} at {base.ref} to "
+        f"claims.speedup went up from {fmt(base.claimed_speedup)} at {_at(base)} to "
         f"{fmt(claim)} while AL, measured speedup and every evidence file are unchanged",
         dep.path("claims", "speedup"),
         "Add the measurement that supports the higher claim (new metrics, a measured "
@@ -182,7 +196,7 @@ def evidence_stale_after_config_change(ctx: RuleContext) -> Iterator[Hit]:
     if any(evidence_config_changed(ctx)) or any(evidence_draft_length_mismatch(ctx)):
         return
     yield Hit(
-        f"the speculative config changed since {base.ref} ({base.config_digest} → {current}) "
+        f"the speculative config changed since {_at(base)} ({base.config_digest} → {current}) "
         "but the evidence is identical: AL was measured for the old config",
         dep.path("evidence"),
         "Measure AL with the new config (`specgate measure`) and update the evidence.",
@@ -263,7 +277,7 @@ def measured_speedup_regression(ctx: RuleContext) -> Iterator[Hit]:
     )
     noise = f" + SE {fmt(se)}" if se else ""
     yield Hit(
-        f"the measured speedup fell from {fmt(base.measured_speedup)}x at {base.ref} to "
+        f"the measured speedup fell from {fmt(base.measured_speedup)}x at {_at(base)} to "
         f"{fmt(head)}x (-{fmt(fell / base.measured_speedup * 100)} %), more than the allowed "
         f"{fmt(drop * 100)} % ({fmt(base.measured_speedup * drop)}{noise})",
         where,
