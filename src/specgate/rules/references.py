@@ -402,18 +402,14 @@ def acceptance_profile_inconsistent(ctx: RuleContext) -> Iterator[Hit]:
     metrics file's own AL for rates read from a file (a stated AL that differs from
     the file is SG301's finding, not a second one here).
 
-    Counts are cross-checked too: when the metrics give the accepted drafts A, the
-    steps N and the tokens emitted E over one window (vLLM's counters with
-    `vllm:generation_tokens_total`), A + N ≤ E, since every step emits its accepted
-    drafts plus one token: accepted tokens per step cannot exceed the tokens emitted
-    per step less the bonus token. Example: 184 accepted over 160 steps needs at
-    least 344 emitted tokens; the real vLLM 0.32 CPU scrape has 512.
+    Counts too: accepted drafts A over N steps need A + N ≤ E tokens emitted
+    (`vllm:generation_tokens_total`; rules/crosscheck.py): 184 over 160 needs 344.
 
     **Why.** AL = 1 + Σ mᵢ for a chain (vLLM's acceptance metrics; NVIDIA
     specdec_bench's `speculation_profile` validates the same bounds). A profile
     that breaks these identities was mixed up (conditional read as marginal,
-    positions from different runs) and cannot support the claim; accepted drafts
-    beyond the tokens emitted were counted past an EOS and inflate AL.
+    positions from different runs) and cannot support the claim (nor can drafts
+    counted past an EOS).
     """
     yield from accepted_past_emitted(ctx)
     inputs = ctx.deployment.inputs
