@@ -32,12 +32,14 @@ def _shlex_words(text: str) -> list[str]:
 
 def _ours(text: str) -> list[str]:
     tokens = list(_tokens(text))
-    for word, start, separator in tokens:
+    for word, start, separator, parts in tokens:
+        # a word's parts (kept for parameter expansion) join to the word
+        assert parts is None or "".join(text for text, _ in parts) == word
         # a separator is an unquoted run of ;&| and newlines, standing where it starts
         assert not separator or (
             word and set(word) <= set(";&|\n") and text.startswith(word, start)
         )
-    return [word for word, _, _ in tokens]
+    return [word for word, _, _, _ in tokens]
 
 
 @settings(max_examples=400, deadline=None)
@@ -67,7 +69,7 @@ def test_the_tokenizer_splits_as_shlex_does(text: str) -> None:
     ],
 )
 def test_worked_words(text: str, words: list[str]) -> None:
-    assert [word for word, _, _ in _tokens(text)] == words
+    assert [word for word, _, _, _ in _tokens(text)] == words
 
 
 @pytest.mark.parametrize("text", ["a 'b", 'a "b', 'a "b\\', "a b\\"])

@@ -94,6 +94,15 @@ def test_tables_map_to_mechanisms(engine: str) -> None:
         if name == "launch_commands":
             assert values <= {"program", "module"}, values
             continue
+        if name == "server_sections":
+            # a disaggregated config's section → its role (exactly one decodes)
+            assert values <= {"decode", "prefill"}, values
+            assert list(table["entries"].values()).count("decode") == 1, name
+            continue
+        if name == "option_overlays":
+            # a key of options laid over the mapping holding it → who uses it
+            assert all(value and key.isidentifier() for key, value in table["entries"].items())
+            continue
         if name == "options_files":
             # a flag naming a YAML of options → which wins for the served model
             assert values <= {"file-wins", "command-wins"}, values

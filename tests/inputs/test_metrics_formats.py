@@ -116,10 +116,14 @@ OFFLINE = (
 
 def test_vllm_offline_example_totals() -> None:
     result = read_vllm_log(OFFLINE, "run.txt")
-    # 1 + 15360 / 10240 = 2.5, as the script prints; the zero-padded list is no D.
+    # 1 + 15360 / 10240 = 2.5, as the script prints. DESIGN §13: D = num_draft_tokens /
+    # num_drafts = 30720 / 10240 = 3 (every draft proposes D tokens); the list's two
+    # zeros past D (positions 3 and 4) are padding, dropped.
     assert result.accept_length == 2.5
     assert result.formula == "1 + 15360/10240"
-    assert result.draft_length is None
+    assert result.draft_length == 3
+    assert result.spans["draft_length"].line == 4  # num_draft_tokens
+    assert result.note is not None and "2 zero entries past D are padding" in result.note
     assert result.marginal == (0.75, 0.5, 0.25)
     assert result.acceptance_rate == 0.5
 

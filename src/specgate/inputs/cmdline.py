@@ -37,6 +37,7 @@ from functools import lru_cache
 from typing import TypeVar
 
 from specgate.core.errors import InputError
+from specgate.inputs.prose import masked, prose_blocks
 
 _T = TypeVar("_T")
 _OPERATORS = frozenset({";", "&&", "||", "|", "&", ";;"})
@@ -133,6 +134,12 @@ def _split_once(text: str) -> tuple[Command, ...]:
     Raises:
         _SplitError: with ``line`` set to the 0-based line of the failing word.
     """
+    # Prose around the commands (a Markdown guide, a recipe's `guide:` text): only
+    # the shell code blocks are shell; every other character becomes a blank, so
+    # offsets and lines stay as in the text (an apostrophe in prose is no quote).
+    blocks = prose_blocks(text)
+    if blocks is not None:
+        text = masked(text, blocks)
     # Same-length rewrites keep every offset, so a word's line is still countable:
     # a continuation's newline becomes a vertical tab (whitespace, still a line).
     cleaned = text.replace("\\\r\n", "  \x0b").replace("\\\n", " \x0b").replace("\r\n", " \n")
@@ -146,30 +153,38 @@ def _split_once(text: str) -> tuple[Command, ...]:
     # (a 240 KB one-line command used to take 42 s: a count and rfind per word).
     breaks = [i for i, ch in enumerate(cleaned) if ch in "\n\x0b"]
     words: list[str] = []
+    segments: list[_Segments | None] = []
     word_lines: list[tuple[int, int]] = []
     commands: list[Command] = []
     exported = _Exports()
     shell = _Shell(len(text) + 65536)
     comment = False
     try:
-        for word, start, separator in _tokens(cleaned):
+        if blocks is not None:
+            # each code block is its own paste: a quote left open in one does not
+            # run on into the next block
+            for start, end in blocks:
+                for _ in _tokens(cleaned[start:end], start):
+                    pass
+        for word, start, separator, parts in _tokens(cleaned):
             if separator:
                 comment = comment and "\n" not in word
                 if not comment:
-                    _emit(words, word_lines, commands, exported, shell)
-                    words, word_lines = [], []
+                    _emit(words, segments, word_lines, commands, exported, shell)
+                    words, segments, word_lines = [], [], []
                 continue
             if comment or word.startswith("#"):
                 comment = True
                 continue
             words.append(word)
+            segments.append(parts)
             before = bisect.bisect_left(breaks, start)
             column = start - (breaks[before - 1] if before else -1)
             word_lines.append((before, column))
     except _SplitError as exc:
         exc.line = bisect.bisect_left(breaks, exc.start)
         raise
-    _emit(words, word_lines, commands, exported, shell)
+    _emit(words, segments, word_lines, commands, exported, shell)
     return tuple(commands)
 
 
@@ -183,8 +198,13 @@ class _SplitError(Exception):
         self.line = 0
 
 
-def _tokens(text: str) -> Iterator[tuple[str, int, bool]]:
-    """The words of ``text`` as ``(word, start offset, is a separator run)``.
+#: A word's parts with how each was quoted: 0 unquoted, 1 single-quoted or
+#: backslash-escaped (literal), 2 double-quoted (expanded, not split).
+_Segments = tuple[tuple[str, int], ...]
+
+
+def _tokens(text: str, base: int = 0) -> Iterator[tuple[str, int, bool, _Segments | None]]:
+    """The words of ``text`` as ``(word, start offset, is a separator run, parts)``.
 
     The word rules of :class:`shlex.shlex` in POSIX mode with
     ``punctuation_chars=";&|\\n"``, ``whitespace_split`` and no comment characters
@@ -195,7 +215,9 @@ def _tokens(text: str) -> Iterator[tuple[str, int, bool]]:
     only ``"`` and ``\\`` (shlex's rule; it is kept before any other character); a
     quoted empty string is a word. Each word is built from slices joined once, so
     the pass is linear in the text (shlex adds one character at a time to a string,
-    quadratic in a word's length: a 1 MB word took 30 s).
+    quadratic in a word's length: a 1 MB word took 30 s). ``parts`` (for a word
+    holding ``$``, else None) are its pieces with their quoting (:data:`_Segments`),
+    for parameter expansion; ``base`` is added to offsets in errors.
 
     Raises:
         _SplitError: "No closing quotation" or "No escaped character" (shlex's
@@ -213,49 +235,60 @@ def _tokens(text: str) -> Iterator[tuple[str, int, bool]]:
         separators = _SEPARATORS_RE.match(text, i)
         if separators:
             i = separators.end()
-            yield separators.group(), start, True
+            yield separators.group(), start, True, None
             continue
         parts: list[str] = []
+        kinds: list[int] = []
         while i < end:
             plain = _PLAIN_RE.match(text, i)
             if plain:
                 parts.append(plain.group())
+                kinds.append(0)
                 i = plain.end()
                 continue
             ch = text[i]
             if ch == "\\":
                 if i + 1 >= end:
-                    raise _SplitError("No escaped character", start)
+                    raise _SplitError("No escaped character", base + start)
                 parts.append(text[i + 1])
+                kinds.append(1)
                 i += 2
             elif ch == "'":
                 close = text.find("'", i + 1)
                 if close < 0:
-                    raise _SplitError("No closing quotation", start)
+                    raise _SplitError("No closing quotation", base + start)
                 parts.append(text[i + 1 : close])
+                kinds.append(1)
                 i = close + 1
             elif ch == '"':
-                i = _double_quoted(text, i + 1, start, parts)
+                i = _double_quoted(text, i + 1, base + start, parts, kinds)
             else:  # a blank or a separator ends the word
                 break
-        yield "".join(parts), start, False
+        word = "".join(parts)
+        yield word, start, False, (tuple(zip(parts, kinds, strict=True)) if "$" in word else None)
 
 
-def _double_quoted(text: str, i: int, start: int, parts: list[str]) -> int:
-    """Append the inside of a double-quoted string opening before ``i``; the offset
-    after its closing quote."""
+def _double_quoted(text: str, i: int, start: int, parts: list[str], kinds: list[int]) -> int:
+    """Append the inside of a double-quoted string opening before ``i`` (its text as
+    kind 2, an escaped ``"`` or ``\\`` as kind 1); the offset after its closing quote."""
     while True:
         stop = _DQ_STOP_RE.search(text, i)
         if stop is None:
             raise _SplitError("No closing quotation", start)
         at = stop.start()
         parts.append(text[i:at])
+        kinds.append(2)
         if text[at] == '"':
             return at + 1
         if at + 1 >= len(text):
             raise _SplitError("No escaped character", start)
         escaped = text[at + 1]
-        parts.append(escaped if escaped in '"\\' else "\\" + escaped)
+        if escaped in '"\\':
+            parts.append(escaped)
+            kinds.append(1)
+        else:  # shlex keeps the backslash; the pair is literal either way
+            parts.append("\\" + escaped)
+            kinds.append(1)
         i = at + 2
 
 
@@ -288,29 +321,85 @@ class _Shell:
     """Shell variables set so far in one text (``NAME=value`` lines and ``export``s),
     and ``$NAME`` / ``${NAME}`` in later words replaced by them, as the shell does
     before it runs a command (``MODEL=/m/x.gguf`` then ``llama-server -m "$MODEL"``).
-    Names never set stay as written; a value is not expanded again. The characters
-    expansion may add over a whole text are bounded by the text's length plus 64 KiB:
-    past that, words stay as written (a 1 MB value named a million times would
-    otherwise allocate a terabyte). Quoting is gone by now, so ``'$X'`` is expanded
-    as well."""
+    An expansion outside quotes is split into fields at blanks (``SPEC="--a 1"`` then
+    ``cmd $SPEC`` runs ``cmd --a 1``; a variable holding nothing leaves no word),
+    one inside double quotes is not (``"$SPEC"`` stays one word), and nothing inside
+    single quotes or after a backslash is expanded (POSIX 2.6.2, 2.6.5). Names never
+    set stay as written; a value is not expanded again. The characters expansion may
+    add over a whole text are bounded by the text's length plus 64 KiB: past that,
+    words stay as written (a 1 MB value named a million times would otherwise
+    allocate a terabyte)."""
 
     def __init__(self, budget: int) -> None:
         self.values: dict[str, str] = {}
         self._budget = budget
 
+    def _value(self, match: re.Match[str]) -> str | None:
+        """The value of the parameter ``match`` names, None when unset or over budget."""
+        known = self.values.get(match.group(1) or match.group(2))
+        if known is None or len(known) > self._budget:
+            return None
+        self._budget -= len(known)
+        return known
+
     def expand(self, word: str) -> str:
+        """``word`` with every parameter replaced, as one word (an assignment's value,
+        a double-quoted part)."""
         if "$" not in word or not self.values:
             return word
 
         def value(match: re.Match[str]) -> str:
-            name = match.group(1) or match.group(2)
-            known = self.values.get(name)
-            if known is None or len(known) > self._budget:
-                return match.group(0)
-            self._budget -= len(known)
-            return known
+            known = self._value(match)
+            return match.group(0) if known is None else known
 
         return _PARAMETER_RE.sub(value, word)
+
+    def joined(self, word: str, parts: _Segments | None) -> str:
+        """``word`` expanded as one word (no field splitting): an assignment's value."""
+        if parts is None or not self.values:
+            return word
+        return "".join(text if kind == 1 else self.expand(text) for text, kind in parts)
+
+    def fields(self, word: str, parts: _Segments | None) -> list[str]:
+        """The words ``word`` becomes after parameter expansion and field splitting."""
+        if parts is None or not self.values:
+            return [word]
+        fields: list[str] = []
+        current: list[str] = []
+        open_field = False
+        for text, kind in parts:
+            if kind != 0:
+                current.append(text if kind == 1 else self.expand(text))
+                open_field = True
+                continue
+            at = 0
+            for match in _PARAMETER_RE.finditer(text):
+                if match.start() > at:
+                    current.append(text[at : match.start()])
+                    open_field = True
+                at = match.end()
+                known = self._value(match)
+                if known is None:
+                    current.append(match.group(0))
+                    open_field = True
+                    continue
+                pieces = _IFS_RE.split(known)
+                for index, piece in enumerate(pieces):
+                    if index > 0 and open_field:
+                        fields.append("".join(current))
+                        current, open_field = [], False
+                    if piece:
+                        current.append(piece)
+                        open_field = True
+            if at < len(text):
+                current.append(text[at:])
+                open_field = True
+        if open_field:
+            fields.append("".join(current))
+        return fields
+
+
+_IFS_RE = re.compile(r"[ \t\n]+")
 
 
 class _Env(Mapping[str, _T]):
@@ -351,43 +440,70 @@ class _Env(Mapping[str, _T]):
 
 def _emit(
     words: list[str],
+    segments: list[_Segments | None],
     lines: list[tuple[int, int]],
     commands: list[Command],
     exported: _Exports,
     shell: _Shell,
 ) -> None:
     """Record one simple command (or an ``export``, added to ``exported``; or plain
-    ``NAME=value`` assignments, shell variables for the words of later commands)."""
+    ``NAME=value`` assignments, shell variables for the words of later commands).
+    Assignment values are expanded as one word; the command's words are expanded and
+    split into fields (:meth:`_Shell.fields`), each field at its word's place."""
     own: dict[str, tuple[str, tuple[int, int]]] = {}
     first = 0
     while first < len(words) and _ASSIGN_RE.match(words[first]):
-        name, _, value = words[first].partition("=")
-        own[name] = (shell.expand(value), lines[first])
+        name, value = _assignment(words[first], segments[first], shell)
+        own[name] = (value, lines[first])
         first += 1
-    argv = [shell.expand(word) for word in words[first:]]
+    if first == len(words):
+        for name, (value, _) in own.items():
+            shell.values[name] = value
+        return
+    if shell.fields(words[first], segments[first]) == ["export"]:
+        for index in range(first + 1, len(words)):
+            if _ASSIGN_RE.match(words[index]):
+                name, value = _assignment(words[index], segments[index], shell)
+                exported.add(name, value, lines[index])
+                shell.values[name] = value
+        return
+    argv: list[str] = []
+    rest: list[tuple[int, int]] = []
+    for index in range(first, len(words)):
+        for item in shell.fields(words[index], segments[index]):
+            argv.append(item)
+            rest.append(lines[index])
     if not argv:
         for name, (value, _) in own.items():
             shell.values[name] = value
         return
-    if argv[0] == "export":
-        for index in range(first + 1, len(words)):
-            if _ASSIGN_RE.match(words[index]):
-                name, _, value = argv[index - first].partition("=")
-                exported.add(name, value, lines[index])
-                shell.values[name] = value
-        return
-    if argv:
-        rest = lines[first:]
-        upto = exported.serial
-        commands.append(
-            Command(
-                tuple(argv),
-                _Env[str](exported, upto, own, 0),
-                tuple(n for n, _ in rest),
-                tuple(c for _, c in rest),
-                _Env[tuple[int, int]](exported, upto, own, 1),
-            )
+    upto = exported.serial
+    commands.append(
+        Command(
+            tuple(argv),
+            _Env[str](exported, upto, own, 0),
+            tuple(n for n, _ in rest),
+            tuple(c for _, c in rest),
+            _Env[tuple[int, int]](exported, upto, own, 1),
         )
+    )
+
+
+def _assignment(word: str, parts: _Segments | None, shell: _Shell) -> tuple[str, str]:
+    """``NAME=value`` → (NAME, the value expanded as one word)."""
+    name, _, value = word.partition("=")
+    if parts is None:
+        return name, value
+    # drop "NAME=" from the parts (it stands, unquoted, at the start of the first)
+    skip = len(name) + 1
+    rest: list[tuple[str, int]] = []
+    for text, kind in parts:
+        if skip >= len(text):
+            skip -= len(text)
+            continue
+        rest.append((text[skip:], kind))
+        skip = 0
+    return name, shell.joined(value, tuple(rest))
 
 
 def _canonical(name: str, spec: FlagSpec) -> str:

@@ -272,6 +272,38 @@ def find_configuration(
         none ("no speculative decoding configured in FILE", naming the pointer when
         one was given).
     """
+    configs, fragments, where = find_configurations(data, detect, file=file, pointer=pointer)
+    if len(configs) > 1:
+        raise several_configurations(configs, where, file)
+    return configs[0], fragments
+
+
+def several_configurations(
+    configs: Sequence[Found], where: str, file: str, why: str = ""
+) -> InputError:
+    """The error for several configurations: "2 speculative configurations in FILE:
+    /a [vllm], /b [vllm]; choose one with `pointer:`" (``why``, when given, follows
+    the list in parentheses: what differs between them)."""
+    listed = ", ".join(f.label() for f in configs)
+    because = f" ({why})" if why else ""
+    return InputError(
+        f"{len(configs)} speculative configurations in {where}: {listed}{because}; "
+        "choose one with `pointer:`",
+        file,
+    )
+
+
+def find_configurations(
+    data: object, detect: Detector, *, file: str, pointer: str | None
+) -> tuple[list[Found], list[Found], str]:
+    """Every speculative configuration in ``data`` (below ``pointer`` when given), in
+    document order, the fragments found in the whole document, and where the search
+    looked (``FILE`` or ``FILE at POINTER``, for messages).
+
+    Raises:
+        InputError: a bad pointer; none ("no speculative decoding configured in FILE",
+        naming the pointer when one was given).
+    """
     everything = search(data, detect)
     fragments = [f for f in everything if f.verdict.kind == "fragment"]
     if pointer is None:
@@ -288,14 +320,7 @@ def find_configuration(
         where = f"{file} at {pointer or '/'}"
     if not configs:
         raise InputError(f"no speculative decoding configured in {where}", file)
-    if len(configs) > 1:
-        listed = ", ".join(f.label() for f in configs)
-        raise InputError(
-            f"{len(configs)} speculative configurations in {where}: {listed}; "
-            "choose one with `pointer:`",
-            file,
-        )
-    return configs[0], fragments
+    return configs, fragments, where
 
 
 def _embedded_limit(node: object, pointer: str, file: str) -> None:

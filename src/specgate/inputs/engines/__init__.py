@@ -44,10 +44,12 @@ from specgate.inputs.engines._source import (
 )
 from specgate.inputs.engines.vllm import mtp_layer_issue
 from specgate.inputs.knowledge import knowledge
+from specgate.inputs.engines.several import one_configuration
+from specgate.inputs.engines.unread import launched_by, unread_launcher
 from specgate.inputs.pointer import (
     Found,
     Verdict,
-    find_configuration,
+    find_configurations,
     format_pointer,
     resolve_pointer,
     search,
@@ -66,7 +68,7 @@ __all__ = [
     "with_models",
 ]
 
-TEXT_SUFFIXES = frozenset({".txt", ".sh", ".cmdline", ".bash"})
+TEXT_SUFFIXES = frozenset({".txt", ".sh", ".cmdline", ".bash", ".md", ".markdown"})
 _SPECULATIVE_PREFIXES = ("speculative", "spec_", "draft", "model_draft", "num_speculative")
 
 
@@ -232,7 +234,9 @@ def read_engine_config(
     engines = [ENGINES[engine]] if engine is not None else list(ENGINES.values())
     detector = _Detector(doc, engines, text)
     try:
-        found, fragments = find_configuration(doc.data, detector, file=shown, pointer=pointer)
+        configs, fragments, where = find_configurations(
+            doc.data, detector, file=shown, pointer=pointer
+        )
     except InputError as exc:
         if not exc.reason.startswith(_NONE_FOUND):
             raise
@@ -248,56 +252,82 @@ def read_engine_config(
             )
             if followed is not None:
                 return followed
+        unread = unread_launcher(doc, text, pointer, shown)
+        if unread is not None:
+            raise unread from None
         if engine is None:
             raise
         raise _other_engines(doc, text, shown, pointer, engine) or exc from None
-    spec = ENGINES[found.verdict.engine]
-    ctx_env = _sibling_env(doc, found.path)
-    table = target.entries(spec.name)
-    arity = target.arity(spec.name)
-    notes: list[str] = []
-    if isinstance(found.value, Mapping) and spec.env_options is not None:
-        # a container or service configured by its environment (and its command)
-        opts = _container_options(spec, doc, found.path, found.value, text)
-        positional = None
-    elif isinstance(found.value, Mapping):
-        opts = from_mapping(Source(doc, text), found.path, found.value)
-        positional = target.sibling_positional(doc, found.path, text, table, arity)
-    else:
-        source = detector.command(found)
-        opts = _command_options(spec, source)
-        positional = target.positional_model(source.command.argv, source.spans, table, arity)
-        if positional is None:
-            words, spans = target.in_container(source.command.argv, source.spans, spec.name)
-            if not words and found.verdict.command is None:
-                words, spans = target.launch_prefix(doc, found.path, text, spec.name)
-                words, spans = (*words, *source.command.argv), (*spans, *source.spans)
-            positional = target.positional_model(words, spans, table, arity)
-        env_spans = source.env_spans()
-        ctx_env = {
-            **ctx_env,
-            **{k: Opt(v, env_spans.get(k, source.spans[0])) for k, v in source.command.env.items()},
-        }
-        ctx_env.update(
-            (name, Opt(value, source.spans[index] if index < len(source.spans) else Span(1, 1)))
-            for name, (value, index) in run_env(source.command.argv).items()
+    reading = _Reading(doc, detector, fragments, shown, text, engine_version, path)
+    if len(configs) == 1:
+        return reading.read(configs[0])
+    return one_configuration(configs, reading.read, where=where, file=shown)
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """How one found configuration of a document is read (shared by every one found)."""
+
+    doc: Document
+    detector: _Detector
+    fragments: list[Found]
+    shown: str
+    text: str | None
+    engine_version: str | None
+    path: Path | None
+
+    def read(self, found: Found) -> EngineConfig:
+        """``found`` normalised: options, target, version, removed settings."""
+        doc, text, shown = self.doc, self.text, self.shown
+        spec = ENGINES[found.verdict.engine]
+        ctx_env = _sibling_env(doc, found.path)
+        table = target.entries(spec.name)
+        arity = target.arity(spec.name)
+        notes: list[str] = []
+        if isinstance(found.value, Mapping) and spec.env_options is not None:
+            # a container or service configured by its environment (and its command)
+            opts = _container_options(spec, doc, found.path, found.value, text)
+            positional = None
+        elif isinstance(found.value, Mapping):
+            opts = from_mapping(Source(doc, text), found.path, found.value)
+            positional = target.sibling_positional(doc, found.path, text, table, arity)
+        else:
+            source = self.detector.command(found)
+            opts = _command_options(spec, source)
+            positional = target.positional_model(source.command.argv, source.spans, table, arity)
+            if positional is None:
+                words, spans = target.in_container(source.command.argv, source.spans, spec.name)
+                if not words and found.verdict.command is None:
+                    words, spans = target.launch_prefix(doc, found.path, text, spec.name)
+                    words, spans = (*words, *source.command.argv), (*spans, *source.spans)
+                positional = target.positional_model(words, spans, table, arity)
+            env_spans = source.env_spans()
+            ctx_env = {
+                **ctx_env,
+                **{
+                    k: Opt(v, env_spans.get(k, source.spans[0]))
+                    for k, v in source.command.env.items()
+                },
+            }
+            ctx_env.update(
+                (name, Opt(value, source.spans[index] if index < len(source.spans) else Span(1, 1)))
+                for name, (value, index) in run_env(source.command.argv).items()
+            )
+            opts, notes = _merge_fragments(opts, spec, found, self.fragments, self.detector)
+        if spec.env_options is not None:
+            opts = spec.env_options(opts, ctx_env)
+        version = detect_version(spec.name, self.engine_version, text, self.path)
+        ctx = Context(file=shown, pointer=found.pointer, env=ctx_env, version=version.version)
+        config = spec.read(opts, ctx)
+        config = target.with_target_model(config, spec.settings_of(opts), positional)
+        config = _removed_settings(config, opts, version)
+        config = _forced_acceptance(config, ctx_env)
+        return replace(
+            config,
+            version=version.text,
+            version_source=version.source,
+            notes=(*notes, *config.notes, *((version.note,) if version.note else ())),
         )
-        opts, notes = _merge_fragments(opts, spec, found, fragments, detector)
-    if spec.env_options is not None:
-        opts = spec.env_options(opts, ctx_env)
-    version = detect_version(spec.name, engine_version, text, path)
-    ctx = Context(file=shown, pointer=found.pointer, env=ctx_env, version=version.version)
-    config = spec.read(opts, ctx)
-    config = target.with_target_model(config, spec.settings_of(opts), positional)
-    config = _removed_settings(config, opts, version)
-    config = _forced_acceptance(config, ctx_env)
-    config = replace(
-        config,
-        version=version.text,
-        version_source=version.source,
-        notes=(*notes, *config.notes, *((version.note,) if version.note else ())),
-    )
-    return config
 
 
 def _forced_acceptance(config: EngineConfig, env: Mapping[str, Opt]) -> EngineConfig:
@@ -449,6 +479,8 @@ class _Detector:
             return []
         verdicts: list[Verdict] = []
         for index, source in enumerate(sources):
+            if launched_by(source.command.argv) is not None:
+                continue  # an engine specgate does not read (unread.py names it)
             engines, hinted = self._candidates(source)
             for e in engines:
                 try:

@@ -40,6 +40,12 @@ _BY_FOLDED: Mapping[str, str] = {name.lower().replace("_", ""): name for name in
 _FORMER: Mapping[str, str] = _DATA.table("former_decoding_types")
 _ADAPTIVE = frozenset(_DATA.table("adaptive_types"))
 _ONE_PASS = frozenset(_DATA.table("one_pass_types"))
+#: Sections of a disaggregated config (role ``decode`` or ``prefill``); every top-level
+#: key is inherited by each section that does not set it.
+_SECTIONS: Mapping[str, str] = _DATA.table("server_sections")
+_DECODE = tuple(k for k, role in _SECTIONS.items() if role == "decode")
+#: Keys holding options laid over the mapping that holds them (Baseten patch_kwargs).
+_OVERLAYS = tuple(_DATA.table("option_overlays"))
 
 
 def _block(data: Mapping[object, object]) -> Mapping[object, object] | None:
@@ -50,7 +56,27 @@ def _block(data: Mapping[object, object]) -> Mapping[object, object] | None:
 
 def detect_mapping(data: Mapping[object, object]) -> Kind | None:
     """``config`` for a mapping whose ``speculative_config`` (or itself) has a
-    ``decoding_type``; ``fragment`` for draft lengths without one."""
+    ``decoding_type``; ``fragment`` for draft lengths without one. A disaggregated
+    config (a ``generation_servers`` section) is one configuration when its
+    generation servers speculate (their own ``speculative_config`` or the top-level
+    one they inherit), and configures nothing when only its context servers do; a
+    mapping whose overlay (``patch_kwargs``) speculates is one configuration."""
+    keys = {norm_key(k): v for k, v in data.items()}
+    sections = [keys[k] for k in _SECTIONS if isinstance(keys.get(k), Mapping)]
+    if sections:
+        own = _detect_own(data)
+        decode = [keys[k] for k in _DECODE if isinstance(keys.get(k), Mapping)]
+        if own == "config" or any(_detect_own(section) == "config" for section in decode):
+            return "config"
+        return "fragment" if any(_detect_own(s) is not None for s in sections) else None
+    for key in _OVERLAYS:
+        overlay = keys.get(key)
+        if isinstance(overlay, Mapping) and _detect_own(overlay) == "config":
+            return "config"
+    return _detect_own(data)
+
+
+def _detect_own(data: Mapping[object, object]) -> Kind | None:
     keys = {norm_key(k): v for k, v in data.items()}
     raw = keys.get("speculative_config")
     if must_be_json(raw) and "decoding_type" in str(raw):
@@ -80,6 +106,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
             is not a JSON object.
     """
     b = Builder("trtllm", ctx)
+    opts = _served_options(opts, b)
     spec = opts_get(opts, "speculative_config")
     if spec is not None and must_be_json(spec.value):
         json_block(spec, "speculative_config", ctx.file)
@@ -135,6 +162,47 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         draft_model=as_str(model[1]) if model else None,
         max_model_len=max_len,
     )
+
+
+def _served_options(opts: Options, b: Builder) -> Options:
+    """The options the decoding servers run with: an overlay's (``patch_kwargs``) laid
+    over those beside it; a disaggregated config's generation section with every
+    top-level key it does not set (``extract_disagg_cfg``). A key a section sets to
+    another value than the top level is the engine's refusal (SG307)."""
+    for key in _OVERLAYS:
+        overlay = opts_get(opts, key)
+        if overlay is not None and overlay.sub is not None:
+            beside = {k: v for k, v in opts.items() if k != key}
+            b.note(f"{key}: its options laid over those beside it")
+            opts = {**beside, **overlay.sub}
+    present = [k for k in _SECTIONS if (o := opts_get(opts, k)) is not None and o.sub is not None]
+    if not present:
+        return opts
+    top = {k: v for k, v in opts.items() if k not in _SECTIONS}
+    for name in present:
+        section = opts[name].sub
+        assert section is not None
+        for key, opt in section.items():
+            if key in top and top[key].sub is None and opt.sub is None and top[key].value != opt.value:
+                field_name = f"setting:{name}.{key}"
+                b.at(field_name, opt)
+                b.issue(
+                    "SG307",
+                    f"TensorRT-LLM refuses to start: {key} is {top[key].value!r} at the top "
+                    f"level and {opt.value!r} in {name} (extract_disagg_cfg: 'specified "
+                    "both in the top-level and in the section, but with different values')",
+                    field_name,
+                )
+    decode = next((k for k in _DECODE if k in present), None)
+    if decode is None:
+        return top
+    section = opts[decode].sub
+    assert section is not None
+    b.note(
+        f"a disaggregated config: the {decode} decode, so their options (with the "
+        "top-level ones they inherit) are read; the context servers only prefill"
+    )
+    return {**top, **section}
 
 
 def _discriminator(spelled: str, b: Builder, opt: Opt | None) -> str:

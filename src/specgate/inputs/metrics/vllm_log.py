@@ -13,6 +13,7 @@ sampler's running totals).
 
 from __future__ import annotations
 
+import math
 import operator
 import re
 from dataclasses import replace
@@ -452,23 +453,55 @@ def _pool_printed(cols: _Columns, means: list[float | None], shown: str) -> Acce
 
 def _offline(totals: dict[str, tuple[Span, int]], rates: list[float], shown: str) -> Acceptance:
     """The totals ``examples/offline_inference/spec_decode.py`` prints: AL = 1 +
-    num_accepted_tokens / num_drafts (what the script computes). Its per-position
-    list is sized to the configured k and zero-padded: it gives marginal rates but
-    not D."""
+    num_accepted_tokens / num_drafts (what the script computes) and D =
+    num_draft_tokens / num_drafts (every draft proposes D tokens: the counters
+    ``vllm:spec_decode_num_draft_tokens`` and ``…_num_drafts`` it sums). Its
+    per-position list ("acceptance at token i") is sized by the script, not by D:
+    entries past D that are 0 are padding and dropped (named in the note). A
+    quotient that is not whole, or a position past D that accepted drafts, means the
+    drafts varied in length (n-gram, suffix): D is then unknown and the list's
+    non-zero part is a lower bound on it."""
     span, drafts = totals["num_drafts"]
     accepted = totals["num_accepted_tokens"][1]
     if drafts <= 0:
         raise fail("num_drafts is 0: no speculative step was measured", shown, span)
-    while rates and rates[-1] == 0:
-        rates.pop()
     draft_tokens = totals.get("num_draft_tokens")
+    measured = list(rates)
+    while measured and measured[-1] == 0:
+        measured.pop()
+    d: int | None = None
+    minimum: int | None = len(measured) or None
+    note = "vLLM offline spec_decode.py totals (num_accepted_tokens / num_drafts)"
+    spans = {"accept_length": totals["num_accepted_tokens"][0]}
+    if draft_tokens is not None and draft_tokens[1] % drafts == 0 and draft_tokens[1] > 0:
+        whole = draft_tokens[1] // drafts
+        if whole >= len(measured):
+            d, minimum = whole, None
+            spans["draft_length"] = draft_tokens[0]
+            note += f"; D = num_draft_tokens / num_drafts = {draft_tokens[1]}/{drafts} = {d}"
+            if len(rates) > d:
+                note += (
+                    f"; the per-position list's {len(rates) - d} zero entries past D are "
+                    "padding"
+                )
+            measured = rates[:d]
+    if d is None and draft_tokens is not None and draft_tokens[1] > 0:
+        mean = draft_tokens[1] / drafts
+        note += (
+            f"; drafts varied in length ({draft_tokens[1]}/{drafts} = {mean:.4g} tokens "
+            "each on average): D is not stated"
+        )
+        minimum = max(minimum or 0, math.ceil(mean)) or None
     return Acceptance(
         format="vllm-log",
         path=shown,
         accept_length=1 + accepted / drafts,
         formula=f"1 + {accepted}/{drafts}",
-        marginal=tuple(rates),
-        note="vLLM offline spec_decode.py totals (num_accepted_tokens / num_drafts)",
-        spans={"accept_length": totals["num_accepted_tokens"][0]},
+        draft_length=d,
+        marginal=tuple(measured),
+        note=note,
+        spans=spans,
         acceptance_rate=accepted / draft_tokens[1] if draft_tokens and draft_tokens[1] else None,
+        min_draft_length=minimum,
+        steps=drafts,
     )
