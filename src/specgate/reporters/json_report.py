@@ -94,6 +94,7 @@ def inputs_json(inputs: Inputs) -> dict[str, Any]:
             "draft_length_is_max": engine.draft_length_is_max,
             "lossy_acceptance": engine.lossy_acceptance,
             "tensor_parallel_size": engine.tensor_parallel_size,
+            "attention_data_parallel": engine.attention_data_parallel,
             "draft_model": engine.draft_model,
             "draft_tensor_parallel_size": engine.draft_tensor_parallel_size,
             "max_model_len": engine.max_model_len,
