@@ -29,9 +29,9 @@ def test_an_engine_command_file_is_split_once(
     calls = {"n": 0}
     real = cmdline._tokens
 
-    def counting(text: str) -> object:
+    def counting(text: str, *args: object, **kwargs: object) -> object:
         calls["n"] += 1
-        return real(text)
+        return real(text, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(cmdline, "_tokens", counting)
     cmdline._split_once.cache_clear()

@@ -230,3 +230,22 @@ def test_sglang_log_counts_every_data_parallel_rank() -> None:
     )
     result = read_sglang_log(text, "sglang.log")
     assert result.accept_length == pytest.approx(2.30)  # (2.10 + 2.50) / 2, both ranks
+
+
+def test_vllm_offline_totals_of_drafts_that_varied() -> None:
+    # n-gram drafts fewer tokens when the lookup is short: 25000 / 10240 = 2.44 tokens a
+    # draft, not whole, so D is not stated; the list accepted at 3 positions: D ≥ 3
+    text = OFFLINE.replace("num_draft_tokens: 30720", "num_draft_tokens: 25000")
+    result = read_vllm_log(text, "run.txt")
+    assert result.accept_length == 2.5
+    assert result.draft_length is None
+    assert result.min_draft_length == 3
+    assert result.note is not None and "drafts varied in length" in result.note
+
+
+def test_vllm_offline_totals_accepting_past_the_quotient() -> None:
+    # 20480 / 10240 = 2 tokens a draft, yet position 2 accepted 25 %: the drafts varied
+    text = OFFLINE.replace("num_draft_tokens: 30720", "num_draft_tokens: 20480")
+    result = read_vllm_log(text, "run.txt")
+    assert result.draft_length is None
+    assert result.min_draft_length == 3

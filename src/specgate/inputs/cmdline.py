@@ -164,13 +164,13 @@ def _split_once(text: str) -> tuple[Command, ...]:
             # each code block is its own paste: a quote left open in one does not
             # run on into the next block
             for start, end in blocks:
-                for _ in _tokens(cleaned[start:end], start):
+                for _ in _tokens(cleaned[start:end], start, comments=True):
                     pass
-        for word, start, separator, parts in _tokens(cleaned):
+        for word, start, separator, parts in _tokens(cleaned, comments=True):
             if separator:
                 comment = comment and "\n" not in word
                 if not comment:
-                    _emit(words, segments, word_lines, commands, exported, shell)
+                    _emit(words, segments, word_lines, commands, exported=exported, shell=shell)
                     words, segments, word_lines = [], [], []
                 continue
             if comment or word.startswith("#"):
@@ -184,7 +184,7 @@ def _split_once(text: str) -> tuple[Command, ...]:
     except _SplitError as exc:
         exc.line = bisect.bisect_left(breaks, exc.start)
         raise
-    _emit(words, segments, word_lines, commands, exported, shell)
+    _emit(words, segments, word_lines, commands, exported=exported, shell=shell)
     return tuple(commands)
 
 
@@ -203,7 +203,9 @@ class _SplitError(Exception):
 _Segments = tuple[tuple[str, int], ...]
 
 
-def _tokens(text: str, base: int = 0) -> Iterator[tuple[str, int, bool, _Segments | None]]:
+def _tokens(
+    text: str, base: int = 0, *, comments: bool = False
+) -> Iterator[tuple[str, int, bool, _Segments | None]]:
     """The words of ``text`` as ``(word, start offset, is a separator run, parts)``.
 
     The word rules of :class:`shlex.shlex` in POSIX mode with
@@ -213,7 +215,9 @@ def _tokens(text: str, base: int = 0) -> Iterator[tuple[str, int, bool, _Segment
     backslash outside quotes takes the next character literally; single quotes
     take everything up to the next ``'``; inside double quotes a backslash escapes
     only ``"`` and ``\\`` (shlex's rule; it is kept before any other character); a
-    quoted empty string is a word. Each word is built from slices joined once, so
+    quoted empty string is a word. With ``comments``, a ``#`` starting a word starts a
+    comment (POSIX 2.3), one word up to the end of the line: a quote in it is none
+    (``# don't``). Each word is built from slices joined once, so
     the pass is linear in the text (shlex adds one character at a time to a string,
     quadratic in a word's length: a 1 MB word took 30 s). ``parts`` (for a word
     holding ``$``, else None) are its pieces with their quoting (:data:`_Segments`),
@@ -236,6 +240,12 @@ def _tokens(text: str, base: int = 0) -> Iterator[tuple[str, int, bool, _Segment
         if separators:
             i = separators.end()
             yield separators.group(), start, True, None
+            continue
+        if comments and text[i] == "#":
+            # a comment runs to the end of the line: a quote in it is no quote
+            close = text.find("\n", i)
+            i = end if close < 0 else close
+            yield text[start:i], start, False, None
             continue
         parts: list[str] = []
         kinds: list[int] = []
@@ -443,6 +453,7 @@ def _emit(
     segments: list[_Segments | None],
     lines: list[tuple[int, int]],
     commands: list[Command],
+    *,
     exported: _Exports,
     shell: _Shell,
 ) -> None:

@@ -42,10 +42,10 @@ from specgate.inputs.engines._source import (
     norm_key,
     run_env,
 )
-from specgate.inputs.engines.vllm import mtp_layer_issue
-from specgate.inputs.knowledge import knowledge
 from specgate.inputs.engines.several import one_configuration
 from specgate.inputs.engines.unread import launched_by, unread_launcher
+from specgate.inputs.engines.vllm import mtp_layer_issue
+from specgate.inputs.knowledge import knowledge
 from specgate.inputs.pointer import (
     Found,
     Verdict,

@@ -62,10 +62,10 @@ def detect_mapping(data: Mapping[object, object]) -> Kind | None:
     one they inherit), and configures nothing when only its context servers do; a
     mapping whose overlay (``patch_kwargs``) speculates is one configuration."""
     keys = {norm_key(k): v for k, v in data.items()}
-    sections = [keys[k] for k in _SECTIONS if isinstance(keys.get(k), Mapping)]
+    sections = [v for k in _SECTIONS if isinstance(v := keys.get(k), Mapping)]
     if sections:
         own = _detect_own(data)
-        decode = [keys[k] for k in _DECODE if isinstance(keys.get(k), Mapping)]
+        decode = [v for k in _DECODE if isinstance(v := keys.get(k), Mapping)]
         if own == "config" or any(_detect_own(section) == "config" for section in decode):
             return "config"
         return "fragment" if any(_detect_own(s) is not None for s in sections) else None
@@ -183,12 +183,14 @@ def _served_options(opts: Options, b: Builder) -> Options:
         section = opts[name].sub
         assert section is not None
         for key, opt in section.items():
-            if key in top and top[key].sub is None and opt.sub is None and top[key].value != opt.value:
+            above = top.get(key)
+            plain = above is not None and above.sub is None and opt.sub is None
+            if plain and above is not None and above.value != opt.value:
                 field_name = f"setting:{name}.{key}"
                 b.at(field_name, opt)
                 b.issue(
                     "SG307",
-                    f"TensorRT-LLM refuses to start: {key} is {top[key].value!r} at the top "
+                    f"TensorRT-LLM refuses to start: {key} is {above.value!r} at the top "
                     f"level and {opt.value!r} in {name} (extract_disagg_cfg: 'specified "
                     "both in the top-level and in the section, but with different values')",
                     field_name,

@@ -1,0 +1,85 @@
+"""Parameter expansion and field splitting as a POSIX shell does them (POSIX.1-2017 XCU
+2.6.2 parameter expansion, 2.6.5 field splitting with the default IFS, 2.2 quoting):
+``$SPEC_FLAGS`` outside quotes splits into words, ``"$SPEC_FLAGS"`` stays one, nothing
+is expanded inside single quotes or after a backslash. Each expected argv is what
+``sh -c 'printf "<%s>" …'`` prints for the same text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from specgate.inputs.cmdline import split_commands
+from specgate.inputs.engines import read_engine_file
+
+SET = 'S="--a 1  --b"\nE=""\n'
+
+
+@pytest.mark.parametrize(
+    ("line", "argv"),
+    [
+        ("cmd $S", ("cmd", "--a", "1", "--b")),  # split at blanks (runs are one)
+        ('cmd "$S"', ("cmd", "--a 1  --b")),  # double quotes: one word
+        ("cmd '$S'", ("cmd", "$S")),  # single quotes: no expansion
+        ("cmd \\$S", ("cmd", "$S")),  # escaped: no expansion
+        ("cmd ${S}x", ("cmd", "--a", "1", "--bx")),  # the last field joins what follows
+        ("cmd x$S", ("cmd", "x--a", "1", "--b")),  # the first joins what precedes
+        ("cmd $E next", ("cmd", "next")),  # an empty unquoted expansion leaves no word
+        ('cmd "$E" next', ("cmd", "", "next")),  # a quoted empty one is a word
+        ("cmd $UNSET", ("cmd", "$UNSET")),  # never set here: kept as written
+    ],
+)
+def test_expansion_and_field_splitting(line: str, argv: tuple[str, ...]) -> None:
+    commands = split_commands(SET + line + "\n")
+    assert commands[-1].argv == argv
+
+
+def test_assignment_values_are_not_split() -> None:
+    # POSIX 2.9.1: an assignment's value is expanded but not split; the later unquoted
+    # use splits it
+    commands = split_commands('A="x y"\nB=$A\nexport C=$A\ncmd $B "$C"\n')
+    assert commands[-1].argv == ("cmd", "x", "y", "x y")
+
+
+def test_split_words_keep_the_line_of_the_expansion() -> None:
+    commands = split_commands('F="--x 1"\n\nrun \\\n  $F\n')
+    # run at 0-based line 2, $F on line 3: both fields at $F's line and column 3
+    assert commands[-1].argv == ("run", "--x", "1")
+    assert commands[-1].lines == (2, 3, 3)
+    assert commands[-1].columns == (1, 3, 3)
+
+
+def test_flags_in_a_variable_set_inside_an_if(tmp_path: Path) -> None:
+    # tests/data/published-2026-12/19 in small: the speculative branch sets SPEC_FLAGS,
+    # the launch expands it unquoted
+    script = (
+        '#!/bin/bash\nSPEC_FLAGS=""\nif [ -n "$DRAFT" ]; then\n'
+        '    SPEC_FLAGS="--model-draft $DRAFT --spec-draft-n-max 6"\nfi\n'
+        "exec llama-server -m /m/t.gguf $SPEC_FLAGS -c 4096\n"
+    )
+    (tmp_path / "run.sh").write_text(script, encoding="utf-8")
+    c = read_engine_file(tmp_path / "run.sh", "run.sh")
+    # --model-draft is a draft model; --spec-draft-n-max 6 is D 6, N_verify 7
+    assert (c.engine, c.mechanism, c.draft_length, c.verify_tokens) == (
+        "llamacpp", "draft_model", 6, 7
+    )
+    assert c.draft_model == "$DRAFT"  # the caller's environment sets it
+    assert c.spans["draft_length"].line == 6  # the exec line, where $SPEC_FLAGS stands
+
+
+def test_quoted_flags_stay_one_word(tmp_path: Path) -> None:
+    # "$SPEC_FLAGS" is one word: llama-server sees one unknown argument, no draft
+    script = 'SPEC_FLAGS="--model-draft d.gguf"\nllama-server -m t.gguf "$SPEC_FLAGS"\n'
+    argv = split_commands(script)[-1].argv
+    assert argv == ("llama-server", "-m", "t.gguf", "--model-draft d.gguf")
+
+
+def test_a_quote_in_a_comment_is_no_quote() -> None:
+    # POSIX 2.3: '#' at the start of a word comments out the rest of the line; "don't"
+    # there opens no quote (it used to swallow the next lines up to the next ')
+    text = "# don't run this twice\nvllm serve m --x 'a b'\necho a#b\n"
+    assert [c.argv for c in split_commands(text)] == [
+        ("vllm", "serve", "m", "--x", "a b"),
+        ("echo", "a#b"),  # not at a word's start: no comment
+    ]

@@ -1,0 +1,96 @@
+"""Launchers of engines specgate does not read are named as such (DESIGN §13), never
+"no speculative decoding configured"; the launchers are data (unread-launchers.json)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from specgate.core.data import read_data
+from specgate.core.errors import InputError
+from specgate.inputs.engines import read_engine_file
+from specgate.inputs.engines.unread import launchers
+
+DATA = json.loads(read_data("unread-launchers.json"))
+
+
+def error(tmp_path: Path, name: str, text: str) -> InputError:
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        read_engine_file(tmp_path / name, name)
+    return info.value
+
+
+def test_every_launcher_names_its_source() -> None:
+    for entry in DATA["launchers"]:
+        source = entry["source"]
+        assert {"repo", "file", "confirmed"} <= set(source), entry["engine"]
+        assert entry["programs"] or entry["images"], entry["engine"]
+        assert all(flag.startswith("-") or flag.isupper() for flag in entry["speculative"])
+
+
+@pytest.mark.parametrize("launcher", launchers(), ids=lambda x: x.engine)
+def test_each_launcher_is_named_by_its_program(tmp_path: Path, launcher: object) -> None:
+    from specgate.inputs.engines.unread import Launcher
+
+    assert isinstance(launcher, Launcher)
+    program = sorted(launcher.programs)[0]
+    flags = " ".join(f"{flag} 3" for flag in launcher.speculative if flag.startswith("-"))
+    exc = error(tmp_path, "serve.sh", f"# start it\n{program} serve some/model {flags}\n")
+    named = f"serving config launches {launcher.engine}, which specgate does not read"
+    assert exc.reason.startswith(named)
+    assert "no speculative decoding configured" not in exc.reason
+    assert exc.line == 2  # the launch's own line
+    for flag in launcher.speculative:
+        if flag.startswith("-"):
+            assert flag in exc.reason
+
+
+def test_tgi_speculate_in_a_compose_service(tmp_path: Path) -> None:
+    text = (
+        "services:\n"
+        "  tgi:\n"
+        "    image: ghcr.io/huggingface/text-generation-inference:3.0.1\n"  # line 3
+        "    command: --model-id org/model --speculate 2\n"
+    )
+    exc = error(tmp_path, "compose.yaml", text)
+    assert exc.reason.startswith(
+        "serving config launches Text Generation Inference (TGI) at /services/tgi, "
+        "which specgate does not read"
+    )
+    assert "its --speculate not checked" in exc.reason
+
+
+def test_lmdeploy_flags_are_not_read_as_sglang(tmp_path: Path) -> None:
+    # --speculative-algorithm / --speculative-num-draft-tokens are SGLang spellings too:
+    # the program (lmdeploy) decides, not the flags
+    exc = error(
+        tmp_path,
+        "run.txt",
+        "lmdeploy serve api_server Qwen/Qwen3-8B --speculative-algorithm eagle3 "
+        "--speculative-draft-model org/eagle3 --speculative-num-draft-tokens 3\n",
+    )
+    assert exc.reason.startswith("serving config launches LMDeploy, which specgate does not read")
+
+
+def test_mlx_lm_as_a_python_module(tmp_path: Path) -> None:
+    exc = error(tmp_path, "run.sh", "python3 -m mlx_lm.server --model a --draft-model b\n")
+    assert exc.reason.startswith("serving config launches MLX-LM, which specgate does not read")
+    assert "its --draft-model not checked" in exc.reason
+
+
+def test_a_file_configuring_a_read_engine_beside_one_is_read(tmp_path: Path) -> None:
+    text = (
+        "ollama serve &\nvllm serve m --speculative-config.method ngram "
+        "--speculative-config.num_speculative_tokens 4\n"
+    )
+    (tmp_path / "both.sh").write_text(text, encoding="utf-8")
+    c = read_engine_file(tmp_path / "both.sh", "both.sh")
+    assert (c.engine, c.mechanism, c.draft_length) == ("vllm", "ngram", 4)
+
+
+def test_nothing_launched_stays_no_speculative_decoding(tmp_path: Path) -> None:
+    exc = error(tmp_path, "run.sh", "vllm serve m --tensor-parallel-size 2\n")
+    assert exc.reason.startswith("no speculative decoding configured")
