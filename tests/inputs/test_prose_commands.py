@@ -108,3 +108,26 @@ def test_a_markdown_file_is_read_as_text(tmp_path: Path) -> None:
     assert (c.mechanism, c.draft_length, c.verify_tokens) == ("eagle3", 3, 4)
     assert c.target_model == "meta-llama/Llama-3.1-8B-Instruct"
     assert c.spans["draft_length"].line == 7
+
+
+def test_prose_without_fences_around_a_command() -> None:
+    # A .txt copied from a guide: the apostrophe of "Here's" would open a quote that
+    # closes inside the command's JSON (a shell would read garbage, or fail on the last
+    # quote); an apostrophe inside a word whose quote runs past its line is prose
+    text = (
+        "Here's the command for Meta's 8B model:\n"  # two apostrophes: balanced, harmless
+        "vllm serve m --speculative-config '{\"method\":\"ngram\",\"num_speculative_tokens\":4}'\n"
+        "Don't run it twice.\n"  # one apostrophe: its quote would run past the line
+    )
+    argvs = [c.argv for c in split_commands(text)]
+    assert argvs[1] == (
+        "vllm", "serve", "m", "--speculative-config",
+        '{"method":"ngram","num_speculative_tokens":4}',
+    )
+    assert argvs[2] == ("Don't", "run", "it", "twice.")
+
+
+def test_a_quote_opened_after_a_blank_still_spans_lines() -> None:
+    # vllm-ascend issue 13665: multi-line single-quoted JSON (no letter before the quote)
+    text = "vllm serve m \\\n  --speculative-config '{\n    \"method\": \"ngram\"\n  }'\n"
+    assert split_commands(text)[0].argv[-1] == '{\n    "method": "ngram"\n  }'

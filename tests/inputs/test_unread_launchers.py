@@ -94,3 +94,29 @@ def test_a_file_configuring_a_read_engine_beside_one_is_read(tmp_path: Path) -> 
 def test_nothing_launched_stays_no_speculative_decoding(tmp_path: Path) -> None:
     exc = error(tmp_path, "run.sh", "vllm serve m --tensor-parallel-size 2\n")
     assert exc.reason.startswith("no speculative decoding configured")
+
+
+def test_speculation_off_agrees_with_a_launch_that_sets_no_speculative_flag(
+    tmp_path: Path,
+) -> None:
+    from specgate.check.run import CheckOptions, check_file
+
+    (tmp_path / "tgi.sh").write_text(
+        "text-generation-launcher --model-id org/m --num-shard 2\n", encoding="utf-8"
+    )
+    (tmp_path / "c.specgate.yaml").write_text(
+        "version: 1\ndeployments:\n  - name: d\n    model: {name: org/m}\n"
+        "    speculation:\n      enabled: false\n      engine_config: tgi.sh\n",
+        encoding="utf-8",
+    )
+    report = check_file(tmp_path / "c.specgate.yaml", "c.specgate.yaml", CheckOptions())
+    assert report.error is None
+    assert report.deployments[0].deployment.inputs is not None
+    assert report.deployments[0].deployment.inputs.engine is None
+
+
+def test_a_launch_that_speculates_is_an_error_even_with_speculation_off(tmp_path: Path) -> None:
+    from specgate.inputs.engines import configures_nothing
+
+    exc = error(tmp_path, "tgi.sh", "text-generation-launcher --model-id m --speculate 2\n")
+    assert not configures_nothing(exc)  # enabled: false does not make it agree

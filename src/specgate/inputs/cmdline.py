@@ -217,7 +217,10 @@ def _tokens(
     only ``"`` and ``\\`` (shlex's rule; it is kept before any other character); a
     quoted empty string is a word. With ``comments``, a ``#`` starting a word starts a
     comment (POSIX 2.3), one word up to the end of the line: a quote in it is none
-    (``# don't``). Each word is built from slices joined once, so
+    (``# don't``), and an apostrophe inside a word (a letter on both sides) whose quote
+    would run past the end of its line is prose, a letter ("Meta's model" in text
+    around a command: no shell script opens a multi-line string inside a word). Each
+    word is built from slices joined once, so
     the pass is linear in the text (shlex adds one character at a time to a string,
     quadratic in a word's length: a 1 MB word took 30 s). ``parts`` (for a word
     holding ``$``, else None) are its pieces with their quoting (:data:`_Segments`),
@@ -264,18 +267,39 @@ def _tokens(
                 kinds.append(1)
                 i += 2
             elif ch == "'":
-                close = text.find("'", i + 1)
-                if close < 0:
-                    raise _SplitError("No closing quotation", base + start)
-                parts.append(text[i + 1 : close])
-                kinds.append(1)
-                i = close + 1
+                i = _single_quoted(text, i, base + start, parts, kinds, prose=comments)
             elif ch == '"':
                 i = _double_quoted(text, i + 1, base + start, parts, kinds)
             else:  # a blank or a separator ends the word
                 break
         word = "".join(parts)
         yield word, start, False, (tuple(zip(parts, kinds, strict=True)) if "$" in word else None)
+
+
+def _single_quoted(
+    text: str, i: int, start: int, parts: list[str], kinds: list[int], *, prose: bool
+) -> int:
+    """Append the inside of the single-quoted string opening at ``i`` (or, with
+    ``prose``, the apostrophe of prose it is: :func:`_apostrophe`); the offset after."""
+    close = text.find("'", i + 1)
+    if prose and _apostrophe(text, i, close):
+        parts.append("'")
+        kinds.append(1)
+        return i + 1
+    if close < 0:
+        raise _SplitError("No closing quotation", start)
+    parts.append(text[i + 1 : close])
+    kinds.append(1)
+    return close + 1
+
+
+def _apostrophe(text: str, at: int, close: int) -> bool:
+    """Whether the ``'`` at ``at`` (its next ``'`` at ``close``, -1 for none) is an
+    apostrophe of prose: a letter before and after it, and no close on its line."""
+    if not (0 < at < len(text) - 1 and text[at - 1].isalpha() and text[at + 1].isalpha()):
+        return False
+    # a line break before the close (searched no further than it: linear in the text)
+    return close < 0 or text.find("\n", at, close) >= 0
 
 
 def _double_quoted(text: str, i: int, start: int, parts: list[str], kinds: list[int]) -> int:

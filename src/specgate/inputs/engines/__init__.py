@@ -43,7 +43,7 @@ from specgate.inputs.engines._source import (
     run_env,
 )
 from specgate.inputs.engines.several import one_configuration
-from specgate.inputs.engines.unread import launched_by, unread_launcher
+from specgate.inputs.engines.unread import UnreadEngine, launched_by, unread_launcher
 from specgate.inputs.engines.vllm import mtp_layer_issue
 from specgate.inputs.knowledge import knowledge
 from specgate.inputs.pointer import (
@@ -412,7 +412,10 @@ _NONE_FOUND = "no speculative decoding configured"
 
 def configures_nothing(exc: InputError) -> bool:
     """Whether ``exc`` says the engine config holds no speculative configuration at all
-    (as opposed to one that cannot be read, or one of another engine)."""
+    (as opposed to one that cannot be read, or one of another engine): also a launcher
+    of an engine specgate does not read that sets none of its speculative flags."""
+    if isinstance(exc, UnreadEngine):
+        return not exc.speculates
     return exc.reason.startswith(_NONE_FOUND)
 
 

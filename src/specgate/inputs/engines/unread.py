@@ -46,6 +46,16 @@ class Launcher:
     speculative: tuple[str, ...]
 
 
+class UnreadEngine(InputError):
+    """The serving config launches an engine specgate does not read. ``speculates``:
+    the launch sets one of that engine's speculative flags (else a deployment whose
+    speculation is off agrees with it, as with a config that configures nothing)."""
+
+    def __init__(self, reason: str, file: str, line: int | None, *, speculates: bool) -> None:
+        super().__init__(reason, file, line)
+        self.speculates = speculates
+
+
 @cache
 def launchers() -> tuple[Launcher, ...]:
     """The launchers of ``unread-launchers.json``, in file order."""
@@ -64,7 +74,7 @@ def launchers() -> tuple[Launcher, ...]:
 
 def unread_launcher(
     doc: Document, text: str | None, pointer: str | None, shown: str
-) -> InputError | None:
+) -> UnreadEngine | None:
     """The input error naming the first launcher of an unread engine in ``doc`` (below
     ``pointer`` when given): "serving config launches Text Generation Inference (TGI)
     (text-generation-launcher at /command), which specgate does not read …", at the
@@ -85,12 +95,13 @@ def unread_launcher(
     setting = [flag for flag in launcher.speculative if _sets(words, flag)]
     where = f" at {first.pointer}" if first.pointer else ""
     unchecked = f"; its {', '.join(setting)} not checked" if setting else ""
-    return InputError(
+    return UnreadEngine(
         f"serving config launches {launcher.engine}{where}, which specgate does not read "
         "(it reads vLLM, SGLang, TensorRT-LLM, transformers and llama.cpp "
         f"configurations){unchecked}",
         shown,
         _line(doc, first),
+        speculates=bool(setting),
     )
 
 
