@@ -140,3 +140,13 @@ def test_an_overlay_lays_its_options_over_its_parent(tmp_path: Path) -> None:
         "mtp", 1, 4, 16384
     )
     assert c.pointer == "/trt_llm/runtime"
+
+
+def test_a_disaggregated_launch_reads_its_config_file(tmp_path: Path) -> None:
+    # trtllm-serve disaggregated -c FILE (tensorrt_llm/commands/serve.py:
+    # parse_disagg_config_file(config_file)): the file is followed and read as one
+    (tmp_path / "disagg.yaml").write_text(DISAGG, encoding="utf-8")
+    c = read(tmp_path, "launch.sh", "trtllm-serve disaggregated -c disagg.yaml &\n")
+    assert (c.path, c.mechanism, c.draft_length, c.tensor_parallel_size) == (
+        "disagg.yaml", "eagle3", 4, 8
+    )
