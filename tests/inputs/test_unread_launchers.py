@@ -120,3 +120,13 @@ def test_a_launch_that_speculates_is_an_error_even_with_speculation_off(tmp_path
 
     exc = error(tmp_path, "tgi.sh", "text-generation-launcher --model-id m --speculate 2\n")
     assert not configures_nothing(exc)  # enabled: false does not make it agree
+
+
+def test_a_container_run_of_an_unread_image(tmp_path: Path) -> None:
+    exc = error(
+        tmp_path,
+        "run.sh",
+        "docker run --gpus all ghcr.io/huggingface/text-generation-inference:3.0.1 "
+        "--model-id org/m --speculate 2\n",
+    )
+    assert exc.reason.startswith("serving config launches Text Generation Inference (TGI),")

@@ -131,11 +131,12 @@ def _detect(node: object) -> Sequence[Verdict]:
 
 
 def launched_by(argv: Sequence[str]) -> Launcher | None:
-    """The unread engine whose program ``argv`` runs (``lmdeploy serve …``,
+    """The unread engine whose program (or container image) ``argv`` runs (``lmdeploy serve …``,
     ``python -m mlx_lm.server …``), else None: such a command is no configuration of
     an engine specgate reads, even where its flags are spelled alike (LMDeploy's
-    ``--speculative-algorithm`` is SGLang's spelling too)."""
-    return _by_program(argv)
+    ``--speculative-algorithm`` is SGLang's spelling too); a ``docker run`` of one of its
+    images likewise."""
+    return _detect_words(argv)
 
 
 def _detect_words(words: Sequence[str]) -> Launcher | None:
