@@ -83,3 +83,25 @@ def test_a_quote_in_a_comment_is_no_quote() -> None:
         ("vllm", "serve", "m", "--x", "a b"),
         ("echo", "a#b"),  # not at a word's start: no comment
     ]
+
+
+@pytest.mark.parametrize(
+    ("line", "argv"),
+    [
+        # POSIX 2.6.2: the word when the name is unset (":" also when empty)
+        ("cmd ${N:-16} ${E:-8} ${E-8}", ("cmd", "16", "8")),  # ${E-8}: E is set (empty)
+        ("cmd ${S:-x}", ("cmd", "--a", "1", "--b")),  # set: its value, split
+        ("cmd ${S:+on} ${N:+on} ${E+on}", ("cmd", "on", "on")),  # the word when set
+        ("cmd ${N:=4} $N", ("cmd", "4", "4")),  # := also assigns
+    ],
+)
+def test_parameter_defaults(line: str, argv: tuple[str, ...]) -> None:
+    assert split_commands(SET + line + "\n")[-1].argv == argv
+
+
+def test_a_default_in_a_launch_script_is_read(tmp_path: Path) -> None:
+    script = "llama-server -m t.gguf -md d.gguf --spec-draft-n-max ${DRAFT_MAX:-12}\n"
+    (tmp_path / "run.sh").write_text(script, encoding="utf-8")
+    c = read_engine_file(tmp_path / "run.sh", "run.sh")
+    # DRAFT_MAX is never set in the script: its default 12 is D, N_verify 13
+    assert (c.mechanism, c.draft_length, c.verify_tokens) == ("draft_model", 12, 13)

@@ -348,7 +348,9 @@ class _Exports:
         return None if index < 0 else (entries[index][1], entries[index][2])
 
 
-_PARAMETER_RE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_PARAMETER_RE = re.compile(
+    r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+])([^}$]*))?\}|([A-Za-z_][A-Za-z0-9_]*))"
+)
 
 
 class _Shell:
@@ -369,8 +371,21 @@ class _Shell:
         self._budget = budget
 
     def _value(self, match: re.Match[str]) -> str | None:
-        """The value of the parameter ``match`` names, None when unset or over budget."""
-        known = self.values.get(match.group(1) or match.group(2))
+        """The value of the parameter ``match`` names, None when unset or over budget.
+        ``${NAME:-word}`` / ``${NAME-word}`` (and ``:=`` / ``=``) give ``word`` when NAME
+        is unset (or, with ``:``, empty), ``${NAME:+word}`` / ``${NAME+word}`` give it
+        when NAME is set (and not empty), POSIX 2.6.2; a name the text never sets is
+        unset there (the script's own default is what it runs with)."""
+        name, operator, word = match.group(1) or match.group(4), match.group(2), match.group(3)
+        known = self.values.get(name)
+        if operator:
+            empty = known is None or (operator.startswith(":") and not known)
+            if operator[-1] == "+":
+                known = "" if empty else word
+            elif empty:
+                known = word
+                if operator[-1] == "=":
+                    self.values[name] = word
         if known is None or len(known) > self._budget:
             return None
         self._budget -= len(known)
@@ -379,7 +394,7 @@ class _Shell:
     def expand(self, word: str) -> str:
         """``word`` with every parameter replaced, as one word (an assignment's value,
         a double-quoted part)."""
-        if "$" not in word or not self.values:
+        if "$" not in word or not (self.values or "${" in word):
             return word
 
         def value(match: re.Match[str]) -> str:
@@ -390,13 +405,13 @@ class _Shell:
 
     def joined(self, word: str, parts: _Segments | None) -> str:
         """``word`` expanded as one word (no field splitting): an assignment's value."""
-        if parts is None or not self.values:
+        if parts is None or not (self.values or "${" in word):
             return word
         return "".join(text if kind == 1 else self.expand(text) for text, kind in parts)
 
     def fields(self, word: str, parts: _Segments | None) -> list[str]:
         """The words ``word`` becomes after parameter expansion and field splitting."""
-        if parts is None or not self.values:
+        if parts is None or not (self.values or "${" in word):
             return [word]
         fields: list[str] = []
         current: list[str] = []
