@@ -150,6 +150,23 @@ def last_of_runs(values: Sequence[tuple[float, ...]]) -> tuple[tuple[float, ...]
     return tuple(totals), runs
 
 
+def split_padding(
+    rates: Sequence[float], draft_length: int | None
+) -> tuple[tuple[float, ...], int, int | None]:
+    """A per-position list read against the D it was measured at: ``(kept, dropped,
+    least)``. A list longer than D whose positions past D are all 0 is zero-padded
+    (vLLM's offline ``spec_decode.py`` sizes its list by the script, not by D): the
+    first D are kept and the rest dropped. One with a rate past D that is not 0 was
+    measured at a D at least as long as its non-zero part (``least``). A list no
+    longer than D, or D unknown, is kept whole."""
+    if draft_length is None or not 0 < draft_length < len(rates):
+        return tuple(rates), 0, None
+    nonzero = max((i + 1 for i, m in enumerate(rates) if m != 0), default=0)
+    if nonzero > draft_length:
+        return tuple(rates), 0, nonzero
+    return tuple(rates[:draft_length]), len(rates) - draft_length, None
+
+
 def above_depth(histogram: Mapping[int, float], depth: int | None) -> int | None:
     """The largest accepted-draft count with steps that D = ``depth`` makes impossible
     (a step accepts at most D drafts), else ``None`` (also when D is unknown)."""

@@ -15,7 +15,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from specgate.inputs.metrics._common import fmt, json_repr, largest_accepted, survival
+from specgate.inputs.metrics._common import (
+    fmt,
+    json_repr,
+    largest_accepted,
+    split_padding,
+    survival,
+)
 from specgate.inputs.metrics.spec import MetricsSpec
 from specgate.inputs.types import Acceptance
 
@@ -69,16 +75,11 @@ def per_position_acceptance(
     SG309 says so); any other list was measured at D = its length.
     """
     least = None
-    if draft_length is not None and 0 < draft_length < len(marginal) and marginal[-1] == 0:
-        nonzero = max((i + 1 for i, m in enumerate(marginal) if m != 0), default=0)
-        if nonzero > draft_length:  # drafts accepted past D: measured at D ≥ nonzero
-            least = nonzero
-            draft_length = None
-    else:
-        draft_length = None
-    if draft_length is not None:
-        dropped = len(marginal) - draft_length
-        marginal = marginal[:draft_length]
+    dropped = 0
+    if marginal and marginal[-1] == 0:
+        marginal, dropped, least = split_padding(marginal, draft_length)
+    if dropped:
+        assert draft_length is not None
         padding = (
             f"positions {draft_length + 1}–{draft_length + dropped} are 0: read as padding "
             f"past D = {draft_length}"

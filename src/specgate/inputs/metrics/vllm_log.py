@@ -24,6 +24,7 @@ from specgate.inputs.metrics._common import (
     fmt,
     last_of_runs,
     parse_rates,
+    split_padding,
     text_lines,
     unweighted_mean,
 )
@@ -466,42 +467,41 @@ def _offline(totals: dict[str, tuple[Span, int]], rates: list[float], shown: str
     if drafts <= 0:
         raise fail("num_drafts is 0: no speculative step was measured", shown, span)
     draft_tokens = totals.get("num_draft_tokens")
-    measured = list(rates)
-    while measured and measured[-1] == 0:
-        measured.pop()
     d: int | None = None
-    minimum: int | None = len(measured) or None
+    measured: tuple[float, ...] = tuple(rates)
+    least: int | None = None
     note = "vLLM offline spec_decode.py totals (num_accepted_tokens / num_drafts)"
     spans = {"accept_length": totals["num_accepted_tokens"][0]}
-    if draft_tokens is not None and draft_tokens[1] % drafts == 0 and draft_tokens[1] > 0:
-        whole = draft_tokens[1] // drafts
-        if whole >= len(measured):
-            d, minimum = whole, None
+    tokens = draft_tokens[1] if draft_tokens is not None else 0
+    whole = tokens // drafts if tokens > 0 and tokens % drafts == 0 else None
+    if whole is not None:
+        kept, dropped, least = split_padding(rates, whole)
+        if least is None:
+            d, measured = whole, kept
+            assert draft_tokens is not None
             spans["draft_length"] = draft_tokens[0]
-            note += f"; D = num_draft_tokens / num_drafts = {draft_tokens[1]}/{drafts} = {d}"
-            if len(rates) > d:
-                note += (
-                    f"; the per-position list's {len(rates) - d} zero entries past D are "
-                    "padding"
-                )
-            measured = rates[:d]
-    if d is None and draft_tokens is not None and draft_tokens[1] > 0:
-        mean = draft_tokens[1] / drafts
+            note += f"; D = num_draft_tokens / num_drafts = {tokens}/{drafts} = {d}"
+            if dropped:
+                note += f"; the per-position list's {dropped} zero entries past D are padding"
+    if d is None and tokens > 0:
+        nonzero = max((i + 1 for i, m in enumerate(rates) if m != 0), default=0)
+        least = max(least or 0, nonzero, math.ceil(tokens / drafts)) or None
         note += (
-            f"; drafts varied in length ({draft_tokens[1]}/{drafts} = {mean:.4g} tokens "
+            f"; drafts varied in length ({tokens}/{drafts} = {tokens / drafts:.4g} tokens "
             "each on average): D is not stated"
         )
-        minimum = max(minimum or 0, math.ceil(mean)) or None
+    while d is None and measured and measured[-1] == 0:
+        measured = measured[:-1]
     return Acceptance(
         format="vllm-log",
         path=shown,
         accept_length=1 + accepted / drafts,
         formula=f"1 + {accepted}/{drafts}",
         draft_length=d,
-        marginal=tuple(measured),
+        marginal=measured,
         note=note,
         spans=spans,
-        acceptance_rate=accepted / draft_tokens[1] if draft_tokens and draft_tokens[1] else None,
-        min_draft_length=minimum,
+        acceptance_rate=accepted / tokens if tokens else None,
+        min_draft_length=least,
         steps=drafts,
     )
