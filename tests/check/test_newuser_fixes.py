@@ -37,13 +37,23 @@ def test_f3_sg102_capped_floor_shows_the_break_even_al(capsys: pytest.CaptureFix
 
 
 def test_f3_roofline_break_even_in_the_message(capsys: pytest.CaptureFixture[str]) -> None:
-    # the reported case: β 26.0142 (metrics) + 0.05·3 = 26.1642; × 1.1 = 28.7806; cap 4
-    _, report, _ = doctor([*BASE, "--accept-length=2.8", "--draft-length=3",
-                           "--draft-depth-ratio=0.05", "--concurrency=128", "--gpu=h100-sxm",
-                           "--verify-tokens=60"], capsys)
+    # the reported case: roofline β 26.0142 (= 128·60/295.2239). DESIGN §12.3 (v2 failed
+    # it on SG102): without a context length the proven β is 1, the default floor
+    # (1 + 0.15)·1.1 = 1.265 passes AL 2.8, and SG112 warns: 2.8 / 26.1642 = 0.107 < 1.1
+    argv = [*BASE, "--accept-length=2.8", "--draft-length=3", "--draft-depth-ratio=0.05",
+            "--concurrency=128", "--gpu=h100-sxm", "--verify-tokens=60"]
+    _, report, _ = doctor(argv, capsys)
+    assert messages(report, "SG102") == []
+    (text,) = messages(report, "SG112")
+    assert "26.0142" in text and "workload.context_length" in text
+    # with the context (Llama-3.1-8B shapes, c̄ 1000) the §12.1 β is proven:
+    # κ = 128·1000·131,072/(2·8.03e9) = 1.04466; 60 tokens fill 4·60 = 240 rows = 2 tiles;
+    # β = (26.0142 + 2·1.04466)/(1 + 1.04466) = 13.7448; + 0.15 = 13.8948; × 1.1 = 15.2843
+    _, report, _ = doctor([*argv, "--parameters-b=8.03", "--layers=32", "--query-heads=32",
+                           "--kv-heads=8", "--head-dim=128", "--context-length=1000"], capsys)
     (text,) = messages(report, "SG102")
-    assert "break-even AL 26.1642 (β 26.0142 + ρ 0.05·3)" in text
-    assert "= 28.7806, capped at 1 + D = 4" in text
+    assert "break-even AL 13.8948 (β 13.7448 + ρ 0.05·3)" in text
+    assert "= 15.2843, capped at 1 + D = 4" in text
 
 
 def test_f3_uncapped_floor_has_no_cap_clause(capsys: pytest.CaptureFixture[str]) -> None:

@@ -44,12 +44,13 @@ def test_tree_and_single_pass(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_measured_speedup_and_min_gain(capsys: pytest.CaptureFixture[str]) -> None:
-    # measured 1.05 at D 2, AL 1.89: ρ measured; SG102 is then the gain test (1.05 < 1.1)
+    # measured 1.05 at D 2, AL 1.89: ρ derived from it (DESIGN §14 names it "derived");
+    # SG102 is then the gain test (1.05 < 1.1)
     argv = [*BASE, "--accept-length=1.89", "--draft-length=2", "--measured-speedup=1.05"]
     code, report, _ = doctor(argv, capsys)
     assert code == 1
     assert "SG102" in [f["code"] for f in report["findings"]]
-    assert report["metrics"]["draft_depth_ratio_source"] == "measured"
+    assert report["metrics"]["draft_depth_ratio_source"] == "derived"
     code, report, _ = doctor([*argv, "--min-gain=0"], capsys)
     assert "SG102" not in [f["code"] for f in report["findings"]]
     # a measured 0.9 is a net loss

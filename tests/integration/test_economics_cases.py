@@ -96,10 +96,12 @@ def _with(case: str, tmp_path: Path, old: str, new: str) -> Path:
     return claims
 
 
-def test_ngram_at_600_sequences_on_h100_is_a_net_loss(tmp_path: Path) -> None:
+def test_ngram_at_600_sequences_on_h100_is_at_risk(tmp_path: Path) -> None:
     # report-02 with concurrency 600 on an H100-SXM: n* = 295.22; D 3 (N 4):
     # β = (600·4 / 295.22) / (600 / 295.22) = 4; AL 2.4 (pooled log), ρ 0 stated:
-    # S = 2.4 / 4 = 0.6 < 1 (SG106), and the claimed 1.2 > 0.6 (SG104)
+    # S = 2.4 / 4 = 0.6 < 1 and the claimed 1.2 > 0.6. DESIGN §12.3 (v2 failed it, SG104 +
+    # SG106): without workload.context_length the KV reads, which only lower β, are
+    # unknown, so the proven β is 1 (S ≤ 2.4): SG112 warns and names the context length.
     claims = _with(
         "report-02-vllm19254-ngram-high-load", tmp_path,
         "      latency_region: throughput\n",
@@ -109,14 +111,19 @@ def test_ngram_at_600_sequences_on_h100_is_a_net_loss(tmp_path: Path) -> None:
     deployment = judge(claims)
     m = deployment.metrics
     assert m.verify_cost_ratio == pytest.approx(4.0)
+    assert m.verify_cost is not None and m.verify_cost.bound == "upper"
+    assert m.proven_verify_cost_ratio == 1.0
     assert m.theoretical_speedup == pytest.approx(0.6)
-    assert {"SG104", "SG106"} <= codes(deployment)
-    assert "SG207" not in codes(deployment)
+    assert "SG112" in codes(deployment)
+    assert not {"SG104", "SG106"} & codes(deployment)
+    found = next(f for f in deployment.findings if f.code == "SG112")
+    assert "workload.context_length" in found.message
 
 
-def test_draft_model_at_batch_64_on_h100_misses_its_claim(tmp_path: Path) -> None:
+def test_draft_model_at_batch_64_on_h100_is_at_risk(tmp_path: Path) -> None:
     # report-03 at 64 sequences on an H100-SXM: D 5 (N 6): β = 384 / 295.22 = 1.3007;
-    # S = 3 / (1.3007 + 0.05·5) = 1.9346 < the claimed 2.0: SG104
+    # S = 3 / (1.3007 + 0.05·5) = 1.9346 < the claimed 2.0. DESIGN §12.3 (v2: SG104):
+    # the proven β without a context length is 1, 3 / 1.25 = 2.4 ≥ 2.0: SG112, not SG104
     claims = _with(
         "report-03-vllm17984-draft-batch32", tmp_path,
         "      latency_region: throughput\n",
@@ -125,7 +132,8 @@ def test_draft_model_at_batch_64_on_h100_misses_its_claim(tmp_path: Path) -> Non
     )
     deployment = judge(claims)
     assert deployment.metrics.theoretical_speedup == pytest.approx(1.9346, abs=5e-5)
-    assert "SG104" in codes(deployment)
+    assert "SG112" in codes(deployment)
+    assert "SG104" not in codes(deployment)
 
 
 @pytest.mark.parametrize(

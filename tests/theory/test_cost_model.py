@@ -162,9 +162,11 @@ def test_d0_costs_nothing() -> None:
     assert m.accept_length_floor.value is None
 
 
-def test_measured_beta_overrides_and_is_reused_for_next() -> None:
-    # β measured 1.5 at B = 256 with hardware: measured wins; D 3 → next D 5 (AL 2.8 → 3.2),
-    # ρ 0.05: S(3) = 2.8 / (1.5 + 0.15) = 1.6970, S(5) = 3.2 / (1.5 + 0.25) = 1.8286
+def test_measured_beta_overrides_and_is_extended_to_the_next_n() -> None:
+    # β measured 1.5 at B = 256 with hardware: measured wins at N_m = 4. DESIGN §12.3 (v2
+    # reused it at every N): above N_m the chord through (1, 1) is a lower bound,
+    # β(6) = 1 + 0.5·(6 − 1)/(4 − 1) = 1.8333. D 3 → next D 5 (AL 2.8 → 3.2), ρ 0.05:
+    # S(3) = 2.8 / (1.5 + 0.15) = 1.6970, S(5) = 3.2 / (1.8333 + 0.25) = 1.5360
     m = derived.compute(
         deployment(
             d=3, al=2.8, rho=0.05, concurrency=256, hardware=H100,
@@ -172,9 +174,12 @@ def test_measured_beta_overrides_and_is_reused_for_next() -> None:
         )
     )
     assert m.verify_cost is not None and m.verify_cost.source == "measured"
+    assert m.verify_cost.bound == "measured"
+    assert m.proven_verify_cost_ratio == pytest.approx(1.5)
     assert m.theoretical_speedup == pytest.approx(1.6970, abs=5e-5)
     assert m.draft_increase is not None
-    assert m.draft_increase.next_speedup == pytest.approx(1.8286, abs=5e-5)
+    assert m.draft_increase.next_speedup == pytest.approx(1.5360, abs=5e-5)
+    assert not m.draft_increase.increase
 
 
 def test_roofline_beta_is_recomputed_at_the_next_n() -> None:
@@ -221,9 +226,10 @@ def test_hardware_holding_only_tile_rows_stays_memory_bound() -> None:
 # --- §8.2 which ρ ---------------------------------------------------------------------------
 
 
-def test_rho_measured_from_throughput() -> None:
+def test_rho_derived_from_throughput() -> None:
     # 151.1 → 320.3 tok/s at D = 3 with AL 2.830: S = 320.3 / 151.1 = 2.1198;
-    # ρ = (2.830 / 2.1198 − 1) / 3 = 0.1117
+    # ρ = (2.830 / 2.1198 − 1) / 3 = 0.1117. DESIGN §14: a ρ derived from a measured
+    # speedup is "derived" ("measured" is kept for a measured ρ).
     m = derived.compute(
         deployment(
             d=3, al=2.830, mechanism="mtp",
@@ -231,7 +237,7 @@ def test_rho_measured_from_throughput() -> None:
         )
     )
     assert m.measured_speedup == pytest.approx(2.1198, abs=5e-5)
-    assert m.draft_depth_ratio_source == "measured"
+    assert m.draft_depth_ratio_source == "derived"
     assert m.draft_depth_ratio == pytest.approx(0.1117, abs=5e-5)
     # with ρ measured, S equals the measurement
     assert m.theoretical_speedup == pytest.approx(m.measured_speedup)

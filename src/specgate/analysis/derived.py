@@ -16,10 +16,10 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from specgate.analysis import mechanisms
+from specgate.analysis.verify_cost import VerifyCost, tile_rows, verify_cost
 from specgate.core.vocabulary import SINGLE_PASS_MECHANISMS, DraftPasses
 from specgate.model.deployment import Deployment, SpeculationBlock
 from specgate.theory import formulas as theory
-from specgate.theory.gpus import gpu_table
 
 if TYPE_CHECKING:
     from specgate.inputs.types import EngineConfig
@@ -29,8 +29,7 @@ DEFAULT_MIN_GAIN = 0.10
 #: ``policy.retune_gain`` default: SG205 suggests another D from a 5 % gain.
 DEFAULT_RETUNE_GAIN = 0.05
 
-VerifyCostSource = Literal["memory-bound", "roofline", "measured", "assumed"]
-RatioSource = Literal["stated", "measured", "typical"]
+RatioSource = Literal["stated", "measured", "derived", "typical"]
 
 
 def draft_passes(
@@ -63,22 +62,6 @@ class AcceptLengthFloor(NamedTuple):
     def explicit(self) -> bool:
         """Set by the user (policy or CLI) rather than the default."""
         return self.source != "default"
-
-
-class VerifyCost(NamedTuple):
-    """β at the deployment's concurrency and how it was obtained.
-
-    ``at(n)`` is β for ``n`` verify tokens: a roofline β is recomputed at each N,
-    a measured or assumed β is reused (DESIGN.md §8.9). ``assumed_because`` says
-    why SG207 fires (``None`` when it does not).
-    """
-
-    value: float
-    source: VerifyCostSource
-    at: Callable[[int], float]
-    assumed_because: str | None = None
-    concurrency: int | None = None
-    n_star: float | None = None
 
 
 class Metrics(NamedTuple):
@@ -115,11 +98,19 @@ class Metrics(NamedTuple):
     typical_draft_depth_ratio: float = 0.0
     min_gain: float = DEFAULT_MIN_GAIN
     retune_gain: float = DEFAULT_RETUNE_GAIN
+    draft_depth_ratio_range: tuple[float, float] | None = None
+    evidence_stale: bool = False
+    proven_cost: float | None = None
 
     @property
     def verify_cost_ratio(self) -> float:
-        """β (1 when not computed)."""
+        """β, the estimate (1 when not computed)."""
         return self.verify_cost.value if self.verify_cost else 1.0
+
+    @property
+    def proven_verify_cost_ratio(self) -> float:
+        """β for fails: the lower bound of DESIGN.md §12.3 (1 when not computed)."""
+        return self.verify_cost.proven if self.verify_cost else 1.0
 
 
 def measured_speedup(deployment: Deployment) -> float | None:
@@ -132,47 +123,6 @@ def measured_speedup(deployment: Deployment) -> float | None:
         ratio = spec / base
         return ratio if math.isfinite(ratio) and ratio > 0 else None
     return None
-
-
-def verify_cost(deployment: Deployment, verify_tokens: int | None) -> VerifyCost:
-    """β of §8.1: measured, else roofline from ``hardware`` at ``workload.concurrency``,
-    else 1 (memory-bound at one sequence; ``assumed`` when the deployment runs many
-    sequences, or names hardware without a usable pair)."""
-    measured = deployment.evidence.verify_cost_ratio
-    if measured is not None:
-        return VerifyCost(measured, "measured", lambda _n: measured)
-    workload = deployment.workload
-    hardware = deployment.hardware
-    concurrency = workload.concurrency
-    if concurrency is None and workload.latency_region == "throughput":
-        return _assumed(
-            "workload.latency_region is throughput but workload.concurrency is not given"
-        )
-    peak, bandwidth = hardware.peak_tflops, hardware.memory_bandwidth_tbps
-    if hardware.gpu is not None:
-        row = gpu_table()[hardware.gpu]
-        peak = peak if peak is not None else row.peak_tflops
-        bandwidth = bandwidth if bandwidth is not None else row.memory_bandwidth_tbps
-    batch = concurrency or 1
-    if peak is None or bandwidth is None:
-        if hardware.names_roofline:
-            return _assumed(
-                "hardware gives no usable pair of peak_tflops and memory_bandwidth_tbps (or gpu)"
-            )
-        if batch > 1:
-            return _assumed(f"workload.concurrency {batch} without hardware or a measured β")
-        return VerifyCost(1.0, "memory-bound", lambda _n: 1.0)
-    weight_bytes = hardware.weight_bytes or theory.DEFAULT_WEIGHT_BYTES
-    n_star = theory.compute_bound_tokens(peak, bandwidth, weight_bytes)
-
-    def at(n: int) -> float:
-        return theory.roofline_verify_cost(batch, n, n_star)
-
-    return VerifyCost(at(verify_tokens or 1), "roofline", at, concurrency=batch, n_star=n_star)
-
-
-def _assumed(reason: str) -> VerifyCost:
-    return VerifyCost(1.0, "assumed", lambda _n: 1.0, assumed_because=reason)
 
 
 def accept_length_floor(
@@ -203,39 +153,75 @@ def profile(deployment: Deployment) -> tuple[float, ...]:
     return rates
 
 
-def _tile_rows(deployment: Deployment) -> int:
-    rows = deployment.hardware.attention_tile_rows
-    if rows is not None:
-        return rows
-    return theory.MLA_TILE_ROWS if deployment.model.mla else theory.TILE_ROWS
-
-
 class _Ratio(NamedTuple):
     value: float
     source: RatioSource
     typical: float
+    proven_value: float = 0.0
+    range: tuple[float, float] | None = None
 
     @property
     def proven(self) -> float:
-        """ρ for fail decisions: stated or measured, else 0 (DESIGN.md §8.2–§8.3)."""
-        return self.value if self.source in ("stated", "measured") else 0.0
+        """ρ for fail decisions: stated or derived from a measurement, else 0 (§8.2–§8.3)."""
+        return self.proven_value if self.source in ("stated", "measured", "derived") else 0.0
 
 
 def _draft_depth_ratio(
-    deployment: Deployment, measured: float | None, beta: float, passes: int
+    deployment: Deployment,
+    measured: float | None,
+    beta: VerifyCost,
+    *,
+    passes: int,
+    kind: DraftPasses,
+    stale: tuple[bool, int | None],
 ) -> _Ratio:
-    """ρ of §8.2: stated, else measured from a measured speedup, else the class's typical ρ."""
+    """ρ of §8.2: stated; else derived from a measured speedup and AL, ρ = (AL / S −
+    β) / passes (``derived``: DESIGN.md §14, "measured" is kept for a measured ρ);
+    else the class's typical ρ.
+
+    Derived at the D the evidence was measured at (a config-only change of D keeps the
+    drafter's ρ, DESIGN.md §14); not derived when that D is unknown. With D only a
+    maximum (adaptive drafting) the passes per step lie between max(1, AL − 1) (a step
+    drafts at least what it accepts, and one pass finds out it drafts nothing) and D,
+    so ρ is a range; ``value`` is its low end (every step drafting D)."""
     spec = deployment.speculation
     al, d = deployment.evidence.accept_length, spec.draft_length
     cls = mechanisms.declared(deployment) or mechanisms.recommend(deployment)
     typical = cls.draft_depth_ratio_hint
     if spec.draft_depth_ratio is not None:
-        return _Ratio(spec.draft_depth_ratio, "stated", typical)
-    if al is not None and measured is not None and d is not None and d >= 1:
-        rho = theory.measured_draft_depth_ratio(al, measured, beta, passes)
-        if rho is not None:
-            return _Ratio(rho, "measured", typical)
-    return _Ratio(typical, "typical", typical)
+        return _Ratio(spec.draft_depth_ratio, "stated", typical, spec.draft_depth_ratio)
+    is_stale, measured_at = stale
+    if al is None or measured is None or d is None or d < 1:
+        return _Ratio(typical, "typical", typical)
+    beta_at, proven_beta, count = beta.value, beta.proven, passes
+    if is_stale:
+        if measured_at is None or measured_at < 1:
+            return _Ratio(typical, "typical", typical)
+        beta_at = proven_beta = beta.at(measured_at + 1)
+        count = theory.pass_count(measured_at, kind)
+    rho = theory.measured_draft_depth_ratio(al, measured, beta_at, count)
+    if rho is None:
+        return _Ratio(typical, "typical", typical)
+    proven = theory.measured_draft_depth_ratio(al, measured, proven_beta, count)
+    span = None
+    if spec.draft_length_is_max and kind == "per_token" and count > 1:
+        fewest = min(float(count), max(1.0, al - 1.0))
+        span = (rho, rho * count / fewest)
+    return _Ratio(rho, "derived", typical, rho if proven is None else proven, span)
+
+
+def _stale(deployment: Deployment, d: int | None) -> tuple[bool, int | None]:
+    """Whether the acceptance evidence was measured at another D than the deployment's
+    (SG309's condition), and that D when the data states it (DESIGN.md §14: nothing
+    stale drives advice)."""
+    inputs = deployment.inputs
+    acceptance = inputs.acceptance if inputs else None
+    if acceptance is None or d is None:
+        return False, None
+    if acceptance.draft_length is not None:
+        return acceptance.draft_length != d, acceptance.draft_length
+    least = acceptance.min_draft_length
+    return (least is not None and least > d), None
 
 
 class _Tiles(NamedTuple):
@@ -273,8 +259,65 @@ def _default_floor(d: int | None, beta: float, proven_cost: float, min_gain: flo
     return theory.default_accept_length_floor(proven_cost, min_gain, d)
 
 
+def _verify_tokens(spec: SpeculationBlock, d: int | None) -> int | None:
+    """N_verify: stated, else 1 + Σ ``tree_level_nodes``, else 1 + D (a chain); a stated
+    N below 1 + D is SG001 (or a D from another file) and counts as a chain."""
+    verify = spec.verify_tokens
+    if verify is None and spec.tree_level_nodes:
+        verify = 1 + sum(spec.tree_level_nodes)
+    if d is not None and (verify is None or verify < d + 1):
+        verify = d + 1
+    return verify
+
+
+def _depth_tokens(spec: SpeculationBlock, d: int, verify: int | None) -> Callable[[int], int]:
+    """N_d, the verify tokens of the draft truncated at depth ``length`` (DESIGN.md
+    §12.3): 1 + Σ_{i≤d} nodes_i with ``tree_level_nodes``; the whole tree's N_verify
+    for a tree without them (an upper bound on its cost, never a chain); 1 + d for a
+    chain. At the deployment's own depth, its N_verify."""
+    levels = spec.tree_level_nodes
+    tree = verify is not None and verify > d + 1
+
+    def tokens(length: int) -> int:
+        if length == d and verify is not None:
+            return verify
+        if levels and len(levels) >= length:
+            return 1 + sum(levels[:length])
+        if tree and verify is not None:
+            return verify
+        return length + 1
+
+    return tokens
+
+
+def _robust_increase(
+    results: list[theory.DraftIncrease],
+) -> theory.DraftIncrease | None:
+    """One verdict over every ρ of a range: an increase if any ρ gives one (SG203 then
+    stays quiet); else the result closest to an increase."""
+    if not results:
+        return None
+    rising = [r for r in results if r.increase]
+    pool = rising or results
+    return max(pool, key=lambda r: r.delta_speedup)
+
+
+def _robust_optimum(
+    results: list[theory.OptimalDraftLength | None],
+) -> theory.OptimalDraftLength | None:
+    """One D_opt over every ρ of a range: the smallest gain when all agree on the D,
+    else the result at the low end with no gain (SG205 then stays quiet)."""
+    found = [r for r in results if r is not None]
+    if not found:
+        return None
+    if len({r.draft_length for r in found}) == 1:
+        return min(found, key=lambda r: r.gain)
+    first = found[0]
+    return first._replace(gain=0.0)
+
+
 def compute(deployment: Deployment, floor_override: float | None = None) -> Metrics:
-    """All derived metrics of ``deployment`` (DESIGN.md §8)."""
+    """All derived metrics of ``deployment`` (DESIGN.md §8, §12)."""
     spec = deployment.speculation
     evidence = deployment.evidence
     al = evidence.accept_length
@@ -282,46 +325,66 @@ def compute(deployment: Deployment, floor_override: float | None = None) -> Metr
     engine = deployment.inputs.engine if deployment.inputs else None
     kind = draft_passes(spec, engine)
     passes = theory.pass_count(d, kind) if d is not None else 0
-    verify = spec.verify_tokens
-    if d is not None and (verify is None or verify < d + 1):
-        verify = d + 1  # a chain; a stated N below 1 + D is SG001 (or a D from another file)
+    verify = _verify_tokens(spec, d)
     beta = verify_cost(deployment, verify)
     measured = measured_speedup(deployment)
-    ratio = _draft_depth_ratio(deployment, measured, beta.value, passes)
+    stale = _stale(deployment, d)
+    ratio = _draft_depth_ratio(deployment, measured, beta, passes=passes, kind=kind, stale=stale)
     rho = ratio.value
+    rhos = [rho] if ratio.range is None else list(ratio.range)
 
-    def cost_at(n_verify: int, length: int) -> float:
-        return theory.step_cost(beta.at(n_verify), rho, theory.pass_count(length, kind))
+    def cost_at(n_verify: int, length: int, r: float = rho) -> float:
+        return theory.step_cost(beta.at(n_verify), r, theory.pass_count(length, kind))
 
     cost = theory.step_cost(beta.value, rho, passes)
-    proven_cost = theory.step_cost(beta.value, ratio.proven, passes)
+    proven_cost = theory.step_cost(beta.proven, ratio.proven, passes)
     # An AL below 1 is impossible (SG103): no speedup is computed from it, so no
     # negative or sub-plain "speedup" is printed and no second rule repeats the cause.
     possible = al is not None and al >= 1
     speedup = theory.speedup(al, cost) if al is not None and possible and d is not None else None
 
+    # Advice that re-prices another D (SG203, SG205) never rests on evidence measured
+    # at another D than the deployment's (SG309 says it is stale; DESIGN.md §14).
     increase = None
-    if speedup is not None and d is not None and evidence.has_next:
+    if (
+        speedup is not None
+        and al is not None
+        and d is not None
+        and evidence.has_next
+        and not stale[0]
+    ):
         next_d = evidence.next_draft_length or 0
         next_n = evidence.next_verify_tokens or next_d + 1
-        increase = theory.draft_increase(
-            speedup, theory.speedup(evidence.next_accept_length or 0.0, cost_at(next_n, next_d))
+        next_al = evidence.next_accept_length or 0.0
+        increase = _robust_increase(
+            [
+                theory.draft_increase(
+                    theory.speedup(al, theory.step_cost(beta.value, r, passes)),
+                    theory.speedup(next_al, cost_at(next_n, next_d, r)),
+                )
+                for r in rhos
+            ]
         )
 
     optimal = None
     rates = profile(deployment)
-    if rates and al is not None and d is not None and d >= 1:
-
-        def at_length(length: int) -> float:
-            n = verify if length == d and verify is not None else length + 1
-            return cost_at(n, length)
-
+    if rates and al is not None and d is not None and d >= 1 and not stale[0]:
+        tokens = _depth_tokens(spec, d, verify)
         # S(D) and S(D_opt) from one source: the profile's own AL(D) when it covers D
         # (a stated AL that misses 1 + Σm is SG305's finding, not a gain to retune for).
         al_at_d = 1.0 + math.fsum(rates[:d]) if len(rates) >= d else al
-        optimal = theory.optimal_draft_length(theory.speedup_curve(rates, d, al_at_d, at_length))
 
-    rows = _tile_rows(deployment)
+        def priced(r: float) -> Callable[[int], float]:
+            return lambda length: cost_at(tokens(length), length, r)
+
+        optimal = _robust_optimum(
+            [
+                theory.optimal_draft_length(theory.speedup_curve(rates, d, al_at_d, priced(r)))
+                for r in rhos
+            ]
+        )
+
+    rows = tile_rows(deployment)
     tiles = _tiles(deployment, rows, verify)
     min_gain = _min_gain(deployment)
     return Metrics(
@@ -337,7 +400,7 @@ def compute(deployment: Deployment, floor_override: float | None = None) -> Metr
         tile_aligned=tiles.aligned,
         tile_aligned_draft_length=tiles.aligned_d,
         accept_length_floor=accept_length_floor(
-            deployment, floor_override, _default_floor(d, beta.value, proven_cost, min_gain)
+            deployment, floor_override, _default_floor(d, beta.proven, proven_cost, min_gain)
         ),
         draft_increase=increase,
         next_draft_length=evidence.next_draft_length,
@@ -359,6 +422,9 @@ def compute(deployment: Deployment, floor_override: float | None = None) -> Metr
         retune_gain=deployment.retune_gain
         if deployment.retune_gain is not None
         else DEFAULT_RETUNE_GAIN,
+        draft_depth_ratio_range=ratio.range,
+        evidence_stale=stale[0],
+        proven_cost=proven_cost,
     )
 
 

@@ -350,6 +350,13 @@ def _resolve_references(
         except (RecursionError, OverflowError, ValueError) as exc:
             raise _referenced_input_error(exc, document, deployment.position) from None
         locator.overrides.update(overrides)
+        if deployments[position].inputs is not None:
+            # step-time inputs that contradict a referenced file (DESIGN.md §12.2)
+            from specgate.model.step_inputs import problems
+
+            for path, message in problems(deployments[position]):
+                found = make_finding("SG001", message, path, locator.locate(path))
+                per_deployment.setdefault(deployment.position, []).append(found)
 
 
 def _evaluate_all(

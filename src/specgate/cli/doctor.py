@@ -193,6 +193,9 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
         metavar="G",
         help="default AL floor = break-even × (1 + G) (default 0.1)",
     )
+    from specgate.cli.doctor_step import add_step_flags
+
+    add_step_flags(doctor)
     doctor.add_argument("--workload", metavar="NAME", help="workload name")
     doctor.add_argument("--model", metavar="NAME", help="model name")
     doctor.add_argument("--strict", action="store_true", help="exit 1 when actionable too")
@@ -266,13 +269,6 @@ def deployment_from_flags(args: argparse.Namespace) -> Deployment:
             ``--next-draft-length`` not above ``--draft-length``, or
             ``--verify-tokens`` below 1 + ``--draft-length``.
     """
-    from specgate.model.deployment import (
-        Deployment,
-        EvidenceBlock,
-        ModelBlock,
-        SpeculationBlock,
-        WorkloadBlock,
-    )
 
     if (args.next_accept_length is None) != (args.next_draft_length is None):
         raise UsageError(
@@ -297,6 +293,21 @@ def deployment_from_flags(args: argparse.Namespace) -> Deployment:
             f"--draft-length = {args.draft_length + 1}"
         )
     profile = _profile(args)
+    from specgate.cli.doctor_step import apply_step_flags
+
+    return apply_step_flags(_flag_deployment(args, profile), args)
+
+
+def _flag_deployment(args: argparse.Namespace, profile: Inputs | None) -> Deployment:
+    """The deployment of the v1/v2 flags (the step-time flags are added after)."""
+    from specgate.model.deployment import (
+        Deployment,
+        EvidenceBlock,
+        ModelBlock,
+        SpeculationBlock,
+        WorkloadBlock,
+    )
+
     return Deployment(
         position=0,
         name=args.model or "doctor",

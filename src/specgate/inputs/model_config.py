@@ -2,7 +2,10 @@
 
 Output: :class:`~specgate.inputs.types.ModelShape` with H (query heads), KV (KV
 heads), G = H / KV as an exact :class:`~fractions.Fraction`, MLA detection, vocab
-size, context length and native MTP depth, each with the span it was read from.
+size, context length and native MTP depth, each with the span it was read from;
+and the numbers the step-time model needs (DESIGN.md §12.2): layers, hidden size,
+head dim, MLA ranks, routed experts and experts per token, and total / active
+parameters counted from the shapes (:mod:`specgate.inputs.model_params`).
 
 Field spellings (notes/domain.md §3):
 
@@ -28,6 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from fractions import Fraction
+from typing import Any
 
 from specgate.core.errors import InputError
 from specgate.inputs.pointer import resolve_pointer
@@ -50,6 +54,9 @@ _MTP_KEYS = ("num_nextn_predict_layers", "mtp_num_hidden_layers")
 # Mixtral (num_local_experts), Qwen3-MoE / OLMoE (num_experts). Dense configs may
 # hold 0 or null here (Qwen2's num_experts), so these are read leniently.
 _EXPERT_KEYS = ("n_routed_experts", "num_local_experts", "num_experts")
+# Layers and hidden size: HF, GPT-2 (n_layer, n_embd), ChatGLM (num_layers), T5-style d_model.
+_LAYER_KEYS = ("num_hidden_layers", "n_layer", "num_layers")
+_HIDDEN_KEYS = ("hidden_size", "n_embd", "d_model")
 
 Locator = Callable[[NodePath], Span]
 
@@ -150,19 +157,11 @@ def read_model_config(
                     return number
         return None
 
-    def experts() -> int | None:
-        for table in (fields, data):
-            for key in _EXPERT_KEYS:
-                value = table.get(key)
-                if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-                    return value
-        return None
-
     return ModelShape(
         model_type=_identity(data)[0],
         architectures=_identity(data)[1],
         n_predict=optional(("n_predict",), "n_predict"),
-        routed_experts=experts(),
+        **_step_fields(fields, data, scope, locate, spans, heads=heads, mla=mla),
         path=shown,
         pointer=pointer or "",
         query_heads=heads,
@@ -182,6 +181,54 @@ def _identity(data: Mapping[str, object]) -> tuple[str | None, tuple[str, ...]]:
     names = data.get("architectures")
     listed = tuple(a for a in names if isinstance(a, str))[:16] if isinstance(names, list) else ()
     return (model_type if isinstance(model_type, str) else None), listed
+
+
+def _step_fields(
+    fields: Mapping[str, object],
+    data: Mapping[str, object],
+    scope: NodePath,
+    locate: Locator,
+    spans: dict[str, Span],
+    *,
+    heads: int,
+    mla: bool,
+) -> dict[str, Any]:
+    """The numbers the step-time model needs (DESIGN.md §12.2), each with its span: a
+    whole number is read when it is one and left out otherwise (a dense config may hold
+    0 or null for experts), never an input error; parameters counted from the shapes."""
+
+    def lenient(keys: tuple[str, ...], name: str, minimum: int = 1) -> int | None:
+        for table_scope, table in ((scope, fields), ((), data)):
+            for key in keys:
+                value = table.get(key)
+                if isinstance(value, float) and value.is_integer():
+                    value = int(value)
+                if isinstance(value, int) and not isinstance(value, bool) and value >= minimum:
+                    spans[name] = locate((*table_scope, key))
+                    return value
+        return None
+
+    from specgate.inputs.model_params import count_parameters
+
+    model_type = fields.get("model_type", data.get("model_type"))
+    family = model_type if isinstance(model_type, str) else None
+    counted = count_parameters(fields, family)
+    hidden = lenient(_HIDDEN_KEYS, "hidden_size")
+    head_dim = lenient(("head_dim",), "head_dim")
+    if head_dim is None and hidden is not None and hidden % heads == 0 and not mla:
+        head_dim = hidden // heads
+    return {
+        "routed_experts": lenient(_EXPERT_KEYS, "experts", 0),
+        "experts_per_token": lenient(("num_experts_per_tok",), "experts_per_token"),
+        "layers": lenient(_LAYER_KEYS, "layers"),
+        "hidden_size": hidden,
+        "head_dim": head_dim,
+        "kv_lora_rank": lenient(("kv_lora_rank",), "kv_lora_rank") if mla else None,
+        "rope_head_dim": lenient(("qk_rope_head_dim",), "rope_head_dim") if mla else None,
+        "parameters": counted.total if counted else None,
+        "active_parameters": counted.active if counted else None,
+        "parameter_family": counted.family if counted else None,
+    }
 
 
 def _text_scope(data: Mapping[str, object]) -> tuple[NodePath, Mapping[str, object]]:

@@ -119,6 +119,15 @@ class ModelShape:
             reads ``medusa``/``mlp_speculator`` from a draft's ``model_type``).
         n_predict: a draft config's ``n_predict`` (MLP speculators: the tokens it
             drafts; vLLM takes D from it when ``num_speculative_tokens`` is unset).
+        experts_per_token: k, ``num_experts_per_tok``.
+        layers: L, ``num_hidden_layers`` (``n_layer``, ``num_layers``).
+        hidden_size: h, ``hidden_size`` (``n_embd``, ``d_model``).
+        head_dim: d_h, ``head_dim`` when stated, else hidden_size / query heads.
+        kv_lora_rank / rope_head_dim: MLA's d_c and d_r (``kv_lora_rank``,
+            ``qk_rope_head_dim``).
+        parameters / active_parameters: total and active parameters counted from
+            the config's shapes (:mod:`specgate.inputs.model_params`), ``None`` when
+            the family is not one that is counted; ``parameter_family`` the family.
     """
 
     path: str
@@ -135,6 +144,15 @@ class ModelShape:
     model_type: str | None = None
     architectures: tuple[str, ...] = ()
     n_predict: int | None = None
+    experts_per_token: int | None = None
+    layers: int | None = None
+    hidden_size: int | None = None
+    head_dim: int | None = None
+    kv_lora_rank: int | None = None
+    rope_head_dim: int | None = None
+    parameters: int | None = None
+    active_parameters: int | None = None
+    parameter_family: str | None = None
 
 
 @dataclass(frozen=True)

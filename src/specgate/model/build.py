@@ -24,7 +24,7 @@ from specgate.model.deployment import (
     WorkloadBlock,
 )
 from specgate.model.validate import Violation
-from specgate.theory.gpus import gpu_names
+from specgate.theory.gpus import COMPUTE_DTYPES, gpu_names
 
 if TYPE_CHECKING:
     from specgate.model.provenance import Provenance
@@ -127,6 +127,13 @@ def _model(raw: dict[str, Any], base: tuple[str | int, ...]) -> tuple[ModelBlock
         moe=_bool(raw, "moe"),
         mtp_modules=_bool(raw, "mtp_modules"),
         revision=_text(raw, "revision"),
+        layers=_integer(raw, "layers", 1),
+        head_dim=_integer(raw, "head_dim", 1),
+        hidden_size=_integer(raw, "hidden_size", 1),
+        kv_bytes_per_token=_positive(raw, "kv_bytes_per_token"),
+        active_parameters_b=_positive(raw, "active_parameters_b"),
+        experts=_integer(raw, "experts", 1),
+        experts_per_token=_integer(raw, "experts_per_token", 1),
     )
     return block, problems
 
@@ -144,6 +151,51 @@ def _digest(block: dict[str, Any], key: str) -> str | None:
     from specgate.model.provenance import DIGEST_SHAPE
 
     return value if DIGEST_SHAPE.match(value) else None
+def _whole_numbers(raw: object) -> tuple[int, ...]:
+    """A list of whole numbers ≥ 1 (``tree_level_nodes``); ``()`` when any item is not
+    one (SG001 reports it)."""
+    if not isinstance(raw, list) or not raw:
+        return ()
+    values = [_integer({"v": item}, "v", 1) for item in raw]
+    return tuple(v for v in values if v is not None) if None not in values else ()
+
+
+def _ratio_points(raw: object) -> tuple[tuple[int, float], ...]:
+    """``evidence.verify_cost_ratio_at`` as (verify tokens, β) pairs sorted by verify
+    tokens; items that break the schema are left out (SG001 reports them)."""
+    if not isinstance(raw, list):
+        return ()
+    points: dict[int, float] = {}
+    for item in raw:
+        block = _mapping(item)
+        n = _integer(block, "verify_tokens", 1)
+        ratio = _number(block, "ratio", 1.0)
+        if n is not None and ratio is not None and n not in points:
+            points[n] = ratio
+    return tuple(sorted(points.items()))
+
+
+def _ratio_order_problems(raw: object, base: tuple[str | int, ...]) -> list[Violation]:
+    """``evidence.verify_cost_ratio_at`` lists each verify-token count once, increasing."""
+    if not isinstance(raw, list):
+        return []
+    problems: list[Violation] = []
+    previous: int | None = None
+    for index, item in enumerate(raw):
+        n = _integer(_mapping(item), "verify_tokens", 1)
+        if n is None:
+            continue
+        if previous is not None and n <= previous:
+            where = (*base, "evidence", "verify_cost_ratio_at", index, "verify_tokens")
+            problems.append(
+                Violation(
+                    where,
+                    f"{format_path(where)} {n} does not increase (the point before is at "
+                    f"{previous}): list each verify-token count once, in increasing order",
+                )
+            )
+        previous = n if previous is None else max(previous, n)
+    return problems
 
 
 def _provenance(raw: object) -> Provenance | None:
@@ -192,6 +244,7 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
             draft_passes=_text(spec, "draft_passes", ("per_token", "single")),  # type: ignore[arg-type]
             engine=_text(spec, "engine"),
             draft_revision=_text(spec, "draft_revision"),
+            tree_level_nodes=_whole_numbers(spec.get("tree_level_nodes")),
         ),
         workload=WorkloadBlock(
             name=_text(workload, "name"),
@@ -204,6 +257,8 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
             concurrency=_integer(workload, "concurrency", 1),
             dataset=_text(workload, "dataset"),
             chat_template=_digest(workload, "chat_template"),
+            context_length=_number(workload, "context_length", 0.0),
+            prefill_tokens_per_step=_integer(workload, "prefill_tokens_per_step"),
         ),
         evidence=EvidenceBlock(
             present=isinstance(evidence_raw, dict),
@@ -218,6 +273,7 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
             verify_cost_ratio=_number(evidence, "verify_cost_ratio", 1.0),
             provenance=_provenance(evidence.get("provenance")),
             measured_speedup_se=_number(evidence, "measured_speedup_se", 0.0),
+            verify_cost_ratio_at=_ratio_points(evidence.get("verify_cost_ratio_at")),
         ),
         claimed_speedup=_positive(_mapping(data.get("claims")), "speedup"),
         min_accept_length=_number(policy, "min_accept_length", 1.0),
@@ -231,12 +287,21 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
             memory_bandwidth_tbps=_positive(hardware, "memory_bandwidth_tbps"),
             weight_bytes=_positive(hardware, "weight_bytes"),
             attention_tile_rows=_integer(hardware, "attention_tile_rows", 1),
+            compute_dtype=_text(hardware, "compute_dtype", COMPUTE_DTYPES),
+            kv_cache_bytes=_positive(hardware, "kv_cache_bytes"),
+            tensor_parallel=_integer(hardware, "tensor_parallel", 1),
+            allreduce_gbps=_positive(hardware, "allreduce_gbps"),
+            allreduce_latency_us=_number(hardware, "allreduce_latency_us", 0.0),
         ),
         min_gain=_number(policy, "min_gain", 0.0),
         retune_gain=_number(policy, "retune_gain", 0.0),
         max_speedup_drop=_drop(policy, "max_speedup_drop"),
     )
     problems.extend(_verify_token_problems(deployment, base))
+    problems.extend(_ratio_order_problems(evidence.get("verify_cost_ratio_at"), base))
+    from specgate.model.step_inputs import stated_problems
+
+    problems.extend(Violation(path, message) for path, message in stated_problems(deployment))
     measured = _mapping(evidence.get("provenance")).get("measured_at")
     if isinstance(measured, str) and _not_a_date(measured):
         problems.append(

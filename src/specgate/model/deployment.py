@@ -31,7 +31,15 @@ LatencyRegion = Literal["low", "throughput"]
 
 
 class ModelBlock(NamedTuple):
-    """``model``: the target model's shape and size."""
+    """``model``: the target model's shape and size.
+
+    The step-time inputs of DESIGN.md §12.2 (``layers`` L, ``head_dim`` d_h,
+    ``hidden_size`` h, ``kv_bytes_per_token`` K_tok in bytes, ``active_parameters_b``
+    in billions, ``experts`` E, ``experts_per_token`` k; ``kv_lora_rank`` d_c and
+    ``rope_head_dim`` d_r of MLA) are as written, or read from ``model.hf_config``
+    when the claims file leaves them out (``parameters_b`` then counted from the
+    config's shapes).
+    """
 
     name: str | None = None
     query_heads: int | None = None
@@ -43,6 +51,15 @@ class ModelBlock(NamedTuple):
     mla: bool = False
     mtp_modules: bool | None = None
     revision: str | None = None
+    layers: int | None = None
+    head_dim: int | None = None
+    hidden_size: int | None = None
+    kv_bytes_per_token: float | None = None
+    active_parameters_b: float | None = None
+    experts: int | None = None
+    experts_per_token: int | None = None
+    kv_lora_rank: int | None = None
+    rope_head_dim: int | None = None
 
 
 class SpeculationBlock(NamedTuple):
@@ -52,7 +69,8 @@ class SpeculationBlock(NamedTuple):
     differs from D + 1 (tree drafting); ``None`` means a chain (N = 1 + D).
     ``draft_passes`` is ``per_token`` or ``single`` as written (``None``: the
     mechanism's default, see :func:`specgate.analysis.derived.draft_passes`); ``engine``
-    is ``speculation.engine`` as written.
+    is ``speculation.engine`` as written; ``tree_level_nodes`` the draft nodes on each
+    tree level (their sum is N_verify − 1; ``()`` when not given, DESIGN.md §12.3).
     """
 
     present: bool = False
@@ -65,10 +83,13 @@ class SpeculationBlock(NamedTuple):
     draft_passes: DraftPasses | None = None
     engine: str | None = None
     draft_revision: str | None = None
+    tree_level_nodes: tuple[int, ...] = ()
 
 
 class WorkloadBlock(NamedTuple):
-    """``workload``: what the deployment serves."""
+    """``workload``: what the deployment serves. ``context_length`` is c̄, the mean
+    tokens in each decoding sequence's KV cache; ``prefill_tokens_per_step`` C, the
+    prefill tokens sharing each decode step (DESIGN.md §12.2)."""
 
     name: str | None = None
     latency_region: LatencyRegion = "low"
@@ -78,15 +99,20 @@ class WorkloadBlock(NamedTuple):
     concurrency: int | None = None
     dataset: str | None = None
     chat_template: str | None = None
+    context_length: float | None = None
+    prefill_tokens_per_step: int | None = None
 
 
 class HardwareBlock(NamedTuple):
     """``hardware``: the GPU the target runs on (DESIGN.md §8.1, §8.4).
 
     ``gpu`` names a row of the shipped table (``specgate/data/gpus.json``);
-    ``peak_tflops`` (dense BF16 TFLOP/s) and ``memory_bandwidth_tbps`` (TB/s)
-    override its figures; ``weight_bytes`` defaults to 2; ``attention_tile_rows``
-    is M of the tile rule.
+    ``peak_tflops`` (dense TFLOP/s at the compute dtype) and ``memory_bandwidth_tbps``
+    (TB/s) override its figures; ``weight_bytes`` defaults to 2; ``attention_tile_rows``
+    is M of the tile rule. DESIGN.md §12.2: ``compute_dtype`` (bf16 | fp16 | fp8 |
+    int8 | fp4), ``kv_cache_bytes`` b_kv (default 2), ``tensor_parallel`` t (default:
+    the engine config's, else 1), ``allreduce_gbps`` bw_ar (GB/s per GPU and
+    direction; default: the table's) and ``allreduce_latency_us`` α (µs).
     """
 
     present: bool = False
@@ -95,6 +121,11 @@ class HardwareBlock(NamedTuple):
     memory_bandwidth_tbps: float | None = None
     weight_bytes: float | None = None
     attention_tile_rows: int | None = None
+    compute_dtype: str | None = None
+    kv_cache_bytes: float | None = None
+    tensor_parallel: int | None = None
+    allreduce_gbps: float | None = None
+    allreduce_latency_us: float | None = None
 
     @property
     def names_roofline(self) -> bool:
@@ -107,7 +138,9 @@ class HardwareBlock(NamedTuple):
 
 
 class EvidenceBlock(NamedTuple):
-    """``evidence``: measured accept length AL and supporting evidence."""
+    """``evidence``: measured accept length AL and supporting evidence.
+    ``verify_cost_ratio_at`` holds measured (verify tokens, β) points, sorted by
+    verify tokens (DESIGN.md §12.3)."""
 
     present: bool = False
     accept_length: float | None = None
@@ -121,6 +154,7 @@ class EvidenceBlock(NamedTuple):
     verify_cost_ratio: float | None = None
     provenance: "Provenance | None" = None
     measured_speedup_se: float | None = None
+    verify_cost_ratio_at: tuple[tuple[int, float], ...] = ()
 
     @property
     def has_next(self) -> bool:

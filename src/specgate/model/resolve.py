@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from specgate.core.errors import InputError
 from specgate.core.numbers import fmt
 from specgate.load.document import Document, NodePath, Span
-from specgate.model.deployment import Conflict, Deployment, Inputs
+from specgate.model.deployment import Conflict, Deployment, Inputs, ModelBlock
 
 if TYPE_CHECKING:
     # Built by the readers; a claims file without references never loads them.
@@ -168,6 +168,13 @@ def _bound_shape(shape: ModelShape) -> None:
         "vocab_size": (shape.vocab_size, MAX_COUNT),
         "max_position_embeddings": (shape.max_position_embeddings, MAX_COUNT),
         "mtp_layers": (shape.mtp_layers, MAX_COUNT),
+        "layers": (shape.layers, MAX_COUNT),
+        "hidden_size": (shape.hidden_size, MAX_COUNT),
+        "head_dim": (shape.head_dim, MAX_COUNT),
+        "experts": (shape.routed_experts, MAX_COUNT),
+        "experts_per_token": (shape.experts_per_token, MAX_COUNT),
+        "kv_lora_rank": (shape.kv_lora_rank, MAX_COUNT),
+        "rope_head_dim": (shape.rope_head_dim, MAX_COUNT),
     }
     for name, (value, limit) in fields.items():
         if value is not None and abs(value) > limit:
@@ -184,7 +191,9 @@ def _acceptance(r: _Resolver, draft_length: int | None) -> Acceptance:
     from specgate.inputs.metrics.read import MetricsSpec, read_acceptance
 
     node = r.deployment.path("evidence", "metrics")
-    spec = MetricsSpec.from_document(r.document, node, draft_length=draft_length)
+    spec = MetricsSpec.from_document(
+        r.document, node, draft_length=draft_length, verify_tokens=_verify_tokens(r.deployment)
+    )
 
     def read() -> Acceptance:
         return read_acceptance(spec, base_dir=r.base_dir, shown_base=r.shown_base)
@@ -197,8 +206,20 @@ def _acceptance(r: _Resolver, draft_length: int | None) -> Acceptance:
         r.shown_base,
         repr(sorted((str(k), repr(v)) for k, v in spec.values.items())),
         draft_length,
+        spec.verify_tokens,
     )
     return _once(key, read)
+
+
+def _verify_tokens(deployment: Deployment) -> int | None:
+    """N_verify when the deployment verifies a tree (more than 1 + D tokens): stated,
+    from the engine config, or 1 + Σ ``tree_level_nodes``; ``None`` for a chain."""
+    spec = deployment.speculation
+    n = spec.verify_tokens
+    if n is None and spec.tree_level_nodes:
+        n = 1 + sum(spec.tree_level_nodes)
+    d = spec.draft_length
+    return n if n is not None and d is not None and n > d + 1 else None
 
 
 def _merge_engine(r: _Resolver, engine: EngineConfig) -> None:
@@ -301,12 +322,76 @@ def _merge_model(
     dp = engine.attention_data_parallel if engine else False
     if engine is not None and _head_split_issue(shape, engine) is not None:
         tp = None  # the engine refuses this split (SG307): no per-rank G to speak of
+    stated_tp = dep.hardware.tensor_parallel
+    if stated_tp is not None and (
+        stated_tp <= 1 or shape.query_heads is None or (shape.query_heads % stated_tp == 0)
+    ):
+        tp = stated_tp  # the claims file's TP (a TP that does not divide the heads is SG001)
     effective = effective_query_heads_per_kv(shape, tp, dp)
     if effective is not None:
         r.take(g_path, shape.path, shape.spans.get("query_heads"))
         model = model._replace(query_heads_per_kv=effective)
+    model = _merge_step_shape(r, model, shape)
     r.deployment = dep._replace(model=model._replace(mla=shape.mla))
     return effective
+
+
+#: The step-time numbers a model config gives (DESIGN.md §12.2): ModelBlock field,
+#: ModelShape field, and how a disagreement is named.
+_STEP_FIELDS = (
+    ("layers", "layers", "layers L"),
+    ("head_dim", "head_dim", "head dim d_h"),
+    ("hidden_size", "hidden_size", "hidden size h"),
+    ("experts", "routed_experts", "routed experts E"),
+    ("experts_per_token", "experts_per_token", "experts per token k"),
+)
+
+
+def _merge_step_shape(r: _Resolver, model: ModelBlock, shape: ModelShape) -> ModelBlock:
+    """Fill the step-time inputs the claims file leaves out from the model config; a
+    stated number the config contradicts is SG301 (the stated one is judged)."""
+    values: dict[str, object] = {}
+    for key, field_name, what in _STEP_FIELDS:
+        stated = getattr(model, key)
+        found = getattr(shape, field_name)
+        if found is None or (key == "experts" and found == 0):
+            continue
+        span_key = "experts" if key == "experts" else key
+        if stated is None:
+            values[key] = found
+            r.take(r.deployment.path("model", key), shape.path, shape.spans.get(span_key))
+        elif stated != found:
+            r.conflict(
+                Conflict(
+                    what,
+                    fmt(stated),
+                    fmt(found),
+                    r.deployment.path("model", key),
+                    shape.path,
+                    shape.spans.get(span_key),
+                )
+            )
+    if shape.mla:
+        values["kv_lora_rank"] = shape.kv_lora_rank
+        values["rope_head_dim"] = shape.rope_head_dim
+    return model._replace(**values)  # type: ignore[arg-type]
+
+
+def _merge_tensor_parallel(r: _Resolver, engine: EngineConfig) -> None:
+    """``hardware.tensor_parallel`` and the engine config's TP must agree (SG301)."""
+    stated = r.deployment.hardware.tensor_parallel
+    found = engine.tensor_parallel_size
+    if stated is not None and found is not None and stated != found:
+        r.conflict(
+            Conflict(
+                "tensor parallel size",
+                fmt(stated),
+                fmt(found),
+                r.deployment.path("hardware", "tensor_parallel"),
+                engine.path,
+                engine.spans.get("tensor_parallel_size"),
+            )
+        )
 
 
 def _head_split_issue(shape: ModelShape, engine: EngineConfig) -> EngineIssue | None:
@@ -407,6 +492,7 @@ def resolve(
     issues = list(engine.issues) if engine else []
     if engine is not None:
         _merge_engine(r, engine)
+        _merge_tensor_parallel(r, engine)
     if shape is not None:
         effective = _merge_model(r, shape, engine, "query_heads_per_kv" in model_raw)
         if engine is not None:

@@ -38,6 +38,7 @@ def metrics_json(metrics: Metrics) -> dict[str, Any]:
     """The ``metrics`` object of a deployment report (DESIGN.md §4 and §8.8)."""
     increase = metrics.draft_increase
     optimal = metrics.optimal_draft_length
+    cost = metrics.verify_cost
     return {
         "accept_length": _number(metrics.accept_length),
         "draft_length": metrics.draft_length,
@@ -53,8 +54,16 @@ def metrics_json(metrics: Metrics) -> dict[str, Any]:
         "accept_length_floor": _number(metrics.accept_length_floor.value),
         "draft_passes": metrics.draft_passes,
         "verify_cost_ratio": _number(metrics.verify_cost_ratio),
-        "verify_cost_source": metrics.verify_cost.source if metrics.verify_cost else None,
+        "verify_cost_source": cost.source if cost else None,
+        "verify_cost_bound": cost.bound if cost else None,
+        "proven_verify_cost_ratio": _number(metrics.proven_verify_cost_ratio),
+        "kv_to_weight_ratio": _number(cost.kv_to_weight_ratio if cost else None),
+        "expert_read_ratio": _number(cost.expert_read_ratio if cost else None),
+        "verify_cost_left_out": list(cost.left_out) if cost else [],
         "draft_depth_ratio_source": metrics.draft_depth_ratio_source,
+        "draft_depth_ratio_range": None
+        if metrics.draft_depth_ratio_range is None
+        else [_number(v) for v in metrics.draft_depth_ratio_range],
         "break_even_accept_length": _number(metrics.break_even_accept_length),
         "speedup_ceiling": _number(metrics.speedup_ceiling),
         "measured_speedup": _number(metrics.measured_speedup),
@@ -119,6 +128,20 @@ def inputs_json(inputs: Inputs) -> dict[str, Any]:
         }
         if key == "model":
             entry["effective_query_heads_per_kv"] = _number(inputs.effective_query_heads_per_kv)
+            entry.update(
+                {
+                    "model_type": shape.model_type,
+                    "layers": shape.layers,
+                    "hidden_size": shape.hidden_size,
+                    "head_dim": shape.head_dim,
+                    "experts": shape.routed_experts,
+                    "experts_per_token": shape.experts_per_token,
+                    "kv_lora_rank": shape.kv_lora_rank,
+                    "parameters": shape.parameters,
+                    "active_parameters": shape.active_parameters,
+                    "parameter_family": shape.parameter_family,
+                }
+            )
         out[key] = entry
     acceptance = inputs.acceptance
     if acceptance is not None:

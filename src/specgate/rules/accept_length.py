@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from specgate.analysis.derived import Metrics
 from specgate.core.numbers import fmt
 from specgate.load.document import NodePath
 from specgate.rules.estimates import estimate_label
@@ -18,6 +19,25 @@ def _estimated(ctx: RuleContext) -> str:
 
 #: A claim written to 4 decimals passes when it rounds the exact bound up.
 SPEEDUP_TOLERANCE = 5e-5
+
+
+def proven_ceiling(m: Metrics) -> float | None:
+    """AL / β with the proven β (DESIGN.md §12.3): no draft cost, the least β can be."""
+    al = m.accept_length
+    if al is None or al < 1:
+        return None
+    return al / m.proven_verify_cost_ratio
+
+
+def claim_bound(m: Metrics) -> float | None:
+    """What SG104 holds a claim to: AL / (β + ρ·passes) with the proven β and ρ stated,
+    else the proven ceiling; ``None`` when SG104 does not judge (ρ derived from a
+    measurement, or no AL)."""
+    if m.accept_length is None or m.draft_depth_ratio_source in ("measured", "derived"):
+        return None
+    if m.draft_length is not None and m.draft_depth_ratio_source == "stated":
+        return m.proven_speedup
+    return proven_ceiling(m)
 
 
 @rule(
@@ -136,15 +156,18 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
     unreachable and the message says so. The default floor (D ≥ 1) is the
     break-even AL times 1 + `policy.min_gain` (default 0.10), never above 1 + D:
     break-even = β + ρ·passes, the AL at which speculation only matches plain
-    decoding, with ρ stated or measured, else ρ = 0 (a fail rests on what is
-    stated or measured; a typical ρ only warns, see SG110). At D = 0 there is no
-    default floor; with D unknown it is β × (1 + min_gain). An AL below 1 is
-    impossible and SG103's alone.
+    decoding, with ρ stated or derived from a measured speedup, else ρ = 0, and β
+    the proven verify cost (`metrics.proven_verify_cost_ratio`: a measured β, else
+    the step-time model with `workload.context_length` stated, else 1; DESIGN.md
+    §12.3): a fail rests on what is stated or measured; a typical ρ or an
+    estimated β only warns (SG110, SG112). At D = 0 there is no default floor;
+    with D unknown it is β × (1 + min_gain). An AL below 1 is impossible and
+    SG103's alone.
 
     N-gram, D = 8, ρ 0: floor 1.1, so AL 1.8 passes (S = 1.8). Stated ρ 0.15,
     D = 8: break-even 2.2, floor 2.42.
 
-    With ρ measured from a measured speedup, break-even = AL / S_measured, so the
+    With ρ derived from a measured speedup, break-even = AL / S_measured, so the
     default floor becomes a gain test: SG102 then means the measured speedup is
     below 1 + min_gain (a measured 1.05x fails at the default 10 %;
     `policy.min_gain: 0` accepts any gain).
@@ -166,18 +189,19 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
     d = m.draft_length
     if floor.source == "default":
         gain = fmt(m.min_gain)
-        if m.draft_depth_ratio_source == "measured":
+        if m.draft_depth_ratio_source == "derived" and not m.evidence_stale:
             where = (
                 f"the default floor: the measured {fmt(m.measured_speedup or 0)}x is below "
                 f"1 + min_gain = {fmt(1 + m.min_gain)}"
             )
         else:
             rho = m.proven_draft_depth_ratio
-            break_even = m.verify_cost_ratio + rho * m.passes
+            beta = m.proven_verify_cost_ratio
+            break_even = beta + rho * m.passes
             uncapped = break_even * (1 + m.min_gain)
             where = (
                 f"the default floor: break-even AL {fmt(break_even)} "
-                f"(β {fmt(m.verify_cost_ratio)} + ρ {fmt(rho)}·{m.passes}) × (1 + {gain})"
+                f"(β {fmt(beta)} + ρ {fmt(rho)}·{m.passes}) × (1 + {gain})"
             )
             if d is not None and uncapped > 1 + d:
                 where += f" = {fmt(uncapped)}, capped at 1 + D = {1 + d}"
@@ -322,15 +346,18 @@ def _accept_length_range(al: float | None, d: int | None, path: NodePath) -> Ite
 def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
     """
     **What it checks.** `claims.speedup` ≤ AL / (β + ρ·passes) + 5·10⁻⁵, with
-    ρ stated (`speculation.draft_depth_ratio`) or measured (from
-    `evidence.measured_speedup` or `evidence.throughput`); when ρ is neither,
-    the bound is the ceiling AL / β (ρ = 0: a claim above it is impossible at
-    any draft cost; SG108 warns against the typical ρ). With D unknown the bound
-    is the ceiling too. passes is D for per-token drafting and 1 for a one-pass
-    drafter; β is the verify cost at the deployment's concurrency (1 when
-    memory-bound, see SG207). The tolerance lets a claim written to 4 decimals
-    pass. With ρ measured the theory equals the measurement, so SG107 judges the
-    claim instead.
+    ρ stated (`speculation.draft_depth_ratio`); when ρ is not stated, the bound
+    is the ceiling AL / β (ρ = 0: a claim above it is impossible at any draft
+    cost; SG108 warns against the typical ρ). With D unknown the bound is the
+    ceiling too. passes is D for per-token drafting and 1 for a one-pass
+    drafter. β is the *proven* verify cost at the deployment's concurrency
+    (`metrics.proven_verify_cost_ratio`, DESIGN.md §12.3): a measured β; else the
+    step-time model of §12.1 with `workload.context_length` stated, priced to hold
+    for any expert routing and all-reduce latency; else 1. What only the estimated
+    β says (the roofline without a context length, uniform expert routing) is
+    SG112's warning, never this fail. The tolerance lets a claim written to 4
+    decimals pass. With ρ derived from a measured speedup the theory equals the
+    measurement, so SG107 judges the claim instead.
 
     **Why.** One step verifies N_verify tokens for β step-times and drafting
     costs ρ per pass, yielding AL tokens: speedup = AL / (β + ρ·passes)
@@ -342,17 +369,17 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
     m = ctx.metrics
     claimed = m.claimed_speedup
     al = m.accept_length
-    if claimed is None or al is None or m.draft_depth_ratio_source == "measured":
+    if claimed is None or al is None or m.draft_depth_ratio_source in ("measured", "derived"):
         return
     d = m.draft_length
     dep = ctx.deployment
-    beta = m.verify_cost_ratio
+    beta = m.proven_verify_cost_ratio
     beta_text = "" if beta == 1 else f" at β = {fmt(beta)}"
     if d is None:
-        bound = m.speedup_ceiling or al
+        bound = proven_ceiling(m) or al
         shown = f"the ceiling AL / β = {fmt(bound)}x for any D (D not given){beta_text}"
     elif m.draft_depth_ratio_source != "stated":
-        bound = m.speedup_ceiling or al
+        bound = proven_ceiling(m) or al
         shown = (
             f"the ceiling AL / β = {fmt(al)} / {fmt(beta)} = {fmt(bound)}x, "
             "true at any draft cost (ρ not stated or measured)"

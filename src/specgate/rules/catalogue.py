@@ -9,10 +9,11 @@ from specgate.rules import (
     accept_length,  # registers SG101-SG105
     baseline,  # registers SG401-SG403
     draft_length,  # registers SG201-SG206
-    economics,  # registers SG106-SG111, SG207
+    economics,  # registers SG106-SG111
     provenance,  # registers SG405-SG409
     references,  # registers SG301-SG311
     schema,  # registers SG001-SG003
+    verify_cost,  # registers SG112, SG207
 )
 from specgate.rules.registry import REGISTRY, lookup
 
@@ -26,4 +27,5 @@ __all__ = [
     "provenance",
     "references",
     "schema",
+    "verify_cost",
 ]

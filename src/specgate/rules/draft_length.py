@@ -268,10 +268,21 @@ def draft_increase_not_justified(ctx: RuleContext) -> Iterator[Hit]:
     """
     **What it checks.** When `evidence.next` records AL measured at a larger D,
     the speedup S = AL / (β + ρ·passes) there must beat the current one on
-    4-decimal values, with the ρ the theory uses (stated, else measured, else
-    the class's typical ρ) for both. A roofline β is recomputed at the larger
-    N_verify (a chain, 1 + D_next, unless `evidence.next.verify_tokens` is
-    given); a measured β is reused.
+    4-decimal values, with the ρ the theory uses (stated, else derived from a
+    measured speedup, else the class's typical ρ) for both. A model β is
+    recomputed at the larger N_verify (a chain, 1 + D_next, unless
+    `evidence.next.verify_tokens` is given). A measured β_m at N_m is extended
+    by the chord β(N) = 1 + (β_m − 1)(N − 1)/(N_m − 1), a lower bound above N_m
+    while the step time is convex (a dense model, the same attention tile count);
+    across a tile boundary or for a mixture-of-experts model it stays β_m (the
+    step time only grows with N). Measured β at several N
+    (`evidence.verify_cost_ratio_at`) extend their last segment. With a β that low
+    the larger D's S is an upper bound, so a loss there is real (DESIGN.md §12.3).
+    Not when the evidence was measured at another D than the deployment's (SG309
+    says it is stale; nothing stale drives advice), and with D only a maximum and
+    ρ derived from a measurement, only when the loss holds at both ends of ρ's
+    range. Example: β_m 1.30 at N 4, D 3 → 7, AL 2.6 → 3.2, ρ 0.05: S(3) = 2.6 /
+    1.45 = 1.7931, β(8) ≥ 1 + 0.3·7/3 = 1.70, S(7) ≤ 3.2 / 2.05 = 1.5610.
 
     **Why.** Raising D adds only the marginal acceptance of the new positions
     to AL, while draft cost grows linearly in D: raise D only while AL gains
@@ -337,12 +348,17 @@ def draft_depth_ratio_assumed(ctx: RuleContext) -> Iterator[Hit]:
     """
     **What it checks.** `speculation.draft_depth_ratio` (ρ) is stated whenever
     speculation is enabled or D, AL or a claimed speedup is given. Otherwise it
-    names the ρ used and its source: `measured`, from a
-    measured speedup and AL, ρ = (AL / S_measured − β) / passes; else
+    names the ρ used and its source: `derived`, from a
+    measured speedup and AL, ρ = (AL / S_measured − β) / passes (at the D the
+    evidence was measured at; `measured` is kept for a measured ρ); else
     `typical`, the hint of the declared mechanism's class (else of the
-    recommended class). With a typical ρ the fail rules use ρ = 0 (SG104 the
-    ceiling AL / β; the default floor of SG102) and the typical ρ only warns
-    (SG108, SG110). A note never changes the status.
+    recommended class). With D only a maximum (adaptive drafting: llama.cpp
+    `--draft-p-min`, SGLang adaptive, vLLM dynamic schedules) the passes per
+    step lie between max(1, AL − 1) and D, so the derivation gives a range
+    (`metrics.draft_depth_ratio_range`); nothing fails on it, and SG203 and
+    SG205 fire only when their advice holds at both ends. With a typical ρ the
+    fail rules use ρ = 0 (SG104 the ceiling AL / β; the default floor of SG102)
+    and the typical ρ only warns (SG108, SG110). A note never changes the status.
 
     **Why.** ρ, the cost of one draft pass relative to one target step
     (Leviathan et al.'s c), decides whether an AL pays. Example: MTP at D = 3,
@@ -361,12 +377,24 @@ def draft_depth_ratio_assumed(ctx: RuleContext) -> Iterator[Hit]:
     ):
         return
     rho = fmt(m.draft_depth_ratio or 0)
-    if m.draft_depth_ratio_source == "measured":
+    if m.draft_depth_ratio_source == "derived":
         message = (
             f"draft depth ratio ρ not stated: the theory used ρ = {rho}, derived from the "
             f"measured speedup {fmt(m.measured_speedup or 0)}x and AL "
             f"{fmt(m.accept_length or 0)}"
         )
+        span = m.draft_depth_ratio_range
+        if span is not None:
+            message = (
+                f"draft depth ratio ρ not stated: derived from the measured speedup "
+                f"{fmt(m.measured_speedup or 0)}x and AL {fmt(m.accept_length or 0)}, ρ lies "
+                f"between {fmt(span[0])} and {fmt(span[1])}: D = {m.draft_length} is only a "
+                "maximum, so the draft passes per step are unknown; nothing fails on it and "
+                "advice about another D "
+                "holds at both ends"
+            )
+        elif m.evidence_stale:
+            message += " at the D the evidence was measured at"
     else:
         cls = ctx.declared or ctx.recommended
         which = "declared" if ctx.declared else "recommended"
@@ -424,7 +452,15 @@ def draft_length_not_optimal(ctx: RuleContext) -> Iterator[Hit]:
     **What it checks.** With a measured per-position profile m_i = P(the first i
     drafts accepted) (vLLM per-position counters or log rates, speculation
     profiles, inline `per-position`, or a histogram), AL(d) = 1 + Σ_{i≤d} m_i
-    and S(d) = AL(d) / (β + ρ·passes(d)) for 1 ≤ d ≤ D, the measured range only.
+    and S(d) = AL(d) / (β(N_d) + ρ·passes(d)) for 1 ≤ d ≤ D, the measured range
+    only. N_d is 1 + d for a chain; for a tree, 1 + the draft nodes on its first d
+    levels (`speculation.tree_level_nodes`), else the whole tree's N_verify (an
+    upper bound on the cost, never a chain: set `tree_level_nodes` to get a depth
+    suggestion for a tree). A measured β is extended below its N by the chord
+    through (1, 1), an upper bound while the tile count stays the same (else β_m),
+    so S(d) is a lower bound. Not when the profile was measured at another D than
+    the deployment's (SG309); with D only a maximum and ρ derived, only when the
+    gain holds at both ends of ρ's range.
     S(D) comes from the same profile (AL(D)) when it covers D, from AL only
     when it is shorter, so a stated AL that misses 1 + Σ mᵢ (SG305) is not
     read as a gain. D_opt is the d with the highest S (ties → the smaller d); it fires when

@@ -1,4 +1,4 @@
-"""Rules on whether speculation pays (SG106–SG111, DESIGN.md §8.3 and §8.5).
+"""Rules on whether speculation pays (SG106–SG111, DESIGN.md §8.3, §8.5 and §12.3).
 
 They compare the claim, the measured speedup and the AL with the cost model of
 :mod:`specgate.theory.formulas` as :mod:`specgate.analysis.derived` applied it; thresholds live
@@ -12,8 +12,9 @@ from collections.abc import Iterator
 from specgate.analysis.derived import Metrics
 from specgate.core.numbers import fmt
 from specgate.load.document import NodePath
-from specgate.rules.accept_length import SPEEDUP_TOLERANCE
+from specgate.rules.accept_length import SPEEDUP_TOLERANCE, proven_ceiling
 from specgate.rules.registry import Hit, RuleContext, rule
+from specgate.rules.verify_cost import risk
 from specgate.theory import formulas as theory
 
 #: SG109: an AL this close to 1 + D means every draft was accepted on every step.
@@ -72,8 +73,10 @@ def speculation_net_loss(ctx: RuleContext) -> Iterator[Hit]:
     **What it checks.** The first that applies, one finding per deployment:
     `claims.speedup` < 1; a measured speedup (`evidence.measured_speedup`, or
     `evidence.throughput` speculative / baseline tokens per second) < 1; the
-    theoretical S = AL / (β + ρ·passes) < 1 with ρ stated (and AL possible,
-    1 ≤ AL ≤ 1 + D: an impossible AL is SG103's). A claim below 1 may
+    theoretical S = AL / (β + ρ·passes) < 1 with ρ stated and β the proven verify
+    cost (`metrics.proven_verify_cost_ratio`, DESIGN.md §12.3; an estimate alone
+    below 1 is SG112's warning), D known and AL possible (1 ≤ AL ≤ 1 + D: an
+    impossible AL is SG103's). A claim below 1 may
     be a percentage gain written as a fraction (+40 % is 1.4, not 0.4): the
     message says so.
 
@@ -108,15 +111,15 @@ def speculation_net_loss(ctx: RuleContext) -> Iterator[Hit]:
             action,
         )
         return
-    speedup = m.theoretical_speedup
     al, d = m.accept_length, m.draft_length
-    if al is None or al < 1 or (d is not None and al > 1 + d):
+    if al is None or al < 1 or (d is not None and al > 1 + d) or d is None:
         return  # an impossible AL (SG103) says nothing about the speed
+    speedup = m.proven_speedup
     if m.draft_depth_ratio_source == "stated" and speedup is not None and speedup < 1:
         yield Hit(
-            f"AL {fmt(m.accept_length or 0)} at cost β + ρ·passes = {fmt(m.verify_cost_ratio)} + "
-            f"{fmt(m.draft_depth_ratio or 0)}·{m.passes} gives S = {fmt(speedup)}x < 1: "
-            "speculation is slower than plain decoding",
+            f"AL {fmt(m.accept_length or 0)} at cost β + ρ·passes = "
+            f"{fmt(m.proven_verify_cost_ratio)} + {fmt(m.draft_depth_ratio or 0)}·{m.passes} "
+            f"gives S = {fmt(speedup)}x < 1: speculation is slower than plain decoding",
             dep.path("evidence", "accept_length"),
             _theory_action(m),
         )
@@ -131,9 +134,9 @@ def _theory_action(m: Metrics) -> str:
     ):
         levers = "D, the tree's N_verify (speculation.verify_tokens) or the draft cost (ρ)"
     beta = ""
-    if m.verify_cost_ratio > 1:
-        beta = f"; β {fmt(m.verify_cost_ratio)} comes from the concurrency: speculation pays less "
-        beta += "the more sequences decode at once"
+    if m.proven_verify_cost_ratio > 1:
+        beta = f"; β {fmt(m.proven_verify_cost_ratio)} comes from the concurrency and context: "
+        beta += "speculation pays less the more sequences decode at once"
     return (
         f"Turn speculation off for this deployment, or lower {levers} until S = AL / "
         f"(β + ρ·passes) is above 1{beta}; then measure the speedup at the served concurrency."
@@ -234,11 +237,14 @@ def claim_over_measurement(ctx: RuleContext) -> Iterator[Hit]:
 )
 def claim_over_typical_cost(ctx: RuleContext) -> Iterator[Hit]:
     """
-    **What it checks.** When ρ is neither stated nor measured and SG104 (the
-    ceiling) did not fire: `claims.speedup` ≤ AL / (β + ρ_typical·passes) +
-    5·10⁻⁵, with ρ_typical the hint of the declared mechanism's class (else the
-    recommended class; README, "What it checks"). Example: a draft model (ρ ≈ 0.15), D = 5,
-    AL 3: 3 / 1.75 = 1.7143, so a claimed 2.5x warns.
+    **What it checks.** When ρ is neither stated nor derived from a measurement
+    and SG104 (the ceiling at the proven β) did not fire: `claims.speedup` ≤ AL /
+    (β + ρ_typical·passes) + 5·10⁻⁵, with β the estimated verify cost
+    (`metrics.verify_cost_ratio`) and ρ_typical the hint of the declared
+    mechanism's class (else the recommended class; README, "What it checks").
+    When the estimated β alone (at ρ = 0) already puts the claim out of reach,
+    SG112 says so instead (one cause, one finding). Example: a draft model (ρ ≈
+    0.15), D = 5, AL 3: 3 / 1.75 = 1.7143, so a claimed 2.5x warns.
 
     **Why.** Without ρ the fail test can only use the ceiling AL / β; a claim
     near the ceiling assumes drafting is free, which no trained drafter is. A
@@ -254,9 +260,12 @@ def claim_over_typical_cost(ctx: RuleContext) -> Iterator[Hit]:
         or m.draft_length is None
     ):
         return
-    ceiling = m.speedup_ceiling or al
+    ceiling = proven_ceiling(m) or al
     if claimed > ceiling + SPEEDUP_TOLERANCE:
         return  # SG104
+    at_risk = risk(m)
+    if at_risk is not None and at_risk.claim:
+        return  # SG112: the estimated β alone puts the claim out of reach
     bound = m.theoretical_speedup or 0.0
     if claimed > bound + SPEEDUP_TOLERANCE:
         rho = fmt(m.typical_draft_depth_ratio)
@@ -368,8 +377,9 @@ def accept_length_below_guideline(ctx: RuleContext) -> Iterator[Hit]:
     (a) a trained drafter (mechanism not `ngram`/`suffix`; unknown counts as
     trained) with D ≥ 1 has AL < min(2, 1 + D/2), the seed's floor kept as
     guidance; or (b) ρ is only typical and AL is below the default floor
-    computed with that typical ρ: (β + ρ_typical·passes) × (1 + min_gain), never
-    above 1 + D; (b) is skipped when D is only a maximum (adaptive drafting:
+    computed with that typical ρ and the estimated β: (β + ρ_typical·passes) ×
+    (1 + min_gain), never above 1 + D (when the estimated β alone leaves no gain,
+    SG112 says so instead); (b) is skipped when D is only a maximum (adaptive drafting:
     n-gram, p-min, confidence cut-offs), since pricing every step at the maximum
     D overstates the draft cost it guesses at. Not when a measured speedup
     already shows a gain of at least `policy.min_gain`, nor when SG102 already
@@ -413,6 +423,9 @@ def accept_length_below_guideline(ctx: RuleContext) -> Iterator[Hit]:
             action,
         )
         return
+    at_risk = risk(m)
+    if at_risk is not None and at_risk.gain:
+        return  # SG112: the estimated β alone leaves no gain
     if m.draft_depth_ratio_source == "typical" and not dep.speculation.draft_length_is_max:
         typical_floor = theory.default_accept_length_floor(
             theory.step_cost(m.verify_cost_ratio, m.typical_draft_depth_ratio, m.passes),
@@ -464,8 +477,10 @@ def accept_length_below_guideline(ctx: RuleContext) -> Iterator[Hit]:
 )
 def measured_speedup_over_ceiling(ctx: RuleContext) -> Iterator[Hit]:
     """
-    **What it checks.** The measured speedup ≤ AL / β × 1.02 (β = 1 when
-    memory-bound). The 2 % absorbs run-to-run noise.
+    **What it checks.** The measured speedup ≤ AL / β × 1.02, with β the proven
+    verify cost (`metrics.proven_verify_cost_ratio`, DESIGN.md §12.3: a measured β,
+    else the step-time model with the context length stated, else 1). The 2 %
+    absorbs run-to-run noise.
 
     **Why.** Even free drafting cannot emit more than AL tokens per β
     step-times, so a measurement above the ceiling means the AL and the
@@ -474,7 +489,7 @@ def measured_speedup_over_ceiling(ctx: RuleContext) -> Iterator[Hit]:
     the speculative run measured with prefix caching the baseline lacked.
     """
     m = ctx.metrics
-    measured, ceiling = m.measured_speedup, m.speedup_ceiling
+    measured, ceiling = m.measured_speedup, proven_ceiling(m)
     if measured is None or ceiling is None or not measured > ceiling * CEILING_MARGIN:
         return
     yield Hit(
@@ -483,87 +498,4 @@ def measured_speedup_over_ceiling(ctx: RuleContext) -> Iterator[Hit]:
         _measured_path(ctx),
         "Re-measure AL and the speedup in the same run (same workload, D and concurrency, "
         "the baseline with speculation off and nothing else changed).",
-    )
-
-
-@rule(
-    "SG207",
-    "verify-cost-assumed",
-    "note",
-    "Many sequences decode at once (or hardware is partial) and β = 1 was assumed.",
-    fail_example="""
-        version: 1
-        deployments:
-          - name: llama70b-batch64
-            speculation:
-              enabled: true
-              mechanism: draft_model
-              draft_length: 5
-              draft_depth_ratio: 0.05
-            workload:
-              concurrency: 64
-            evidence:
-              accept_length: 3.0
-              cache_coherence_eval: true
-    """,
-    pass_example="""
-        version: 1
-        deployments:
-          - name: llama70b-batch64
-            speculation:
-              enabled: true
-              mechanism: draft_model
-              draft_length: 5
-              draft_depth_ratio: 0.05
-            workload:
-              concurrency: 64
-            hardware:
-              gpu: h100-sxm
-            evidence:
-              accept_length: 3.0
-              cache_coherence_eval: true
-    """,
-)
-def verify_cost_assumed(ctx: RuleContext) -> Iterator[Hit]:
-    """
-    **What it checks.** The verify cost β = T(B, N_verify) / T(B, 1) is known
-    whenever it matters: with `workload.concurrency` > 1 or `latency_region:
-    throughput` (without `workload.concurrency`, even with hardware), or a
-    `hardware` block naming a GPU figure without a usable pair, the deployment
-    needs `hardware` (`gpu` from the shipped table, or `peak_tflops` with
-    `memory_bandwidth_tbps`) or a measured `evidence.verify_cost_ratio`.
-    Otherwise the theory assumed β = 1 and this note says so.
-
-    **Why.** At one sequence a decode step is memory-bound and verifying
-    N_verify tokens costs about one step (β = 1). With B sequences the step does
-    B·N_verify tokens of work and turns compute-bound past n* = peak FLOP/s ×
-    bytes per weight / (2 × bandwidth) tokens (295 on an H100-SXM in BF16):
-    β = max(1, B·N/n*) / max(1, B/n*). n-gram speculation that paid at one
-    user lost at hundreds (vLLM#19254, vLLM#17984).
-    """
-    cost = ctx.metrics.verify_cost
-    if cost is None or cost.source != "assumed":
-        return
-    dep = ctx.deployment
-    for candidate in (dep.path("workload"), dep.path("hardware")):
-        if ctx.has_path(candidate):
-            path = candidate
-            break
-    else:
-        path = dep.path("speculation")
-    hw = dep.hardware
-    wanted = []  # only what the file does not record yet
-    if dep.workload.concurrency is None:
-        wanted.append("workload.concurrency")
-    if hw.gpu is None and (hw.peak_tflops is None or hw.memory_bandwidth_tbps is None):
-        wanted.append(
-            "hardware (gpu: one of the shipped table, or peak_tflops with "
-            "memory_bandwidth_tbps)"
-        )
-    yield Hit(
-        f"β = 1 assumed: {cost.assumed_because}; the theory treats verification as free",
-        path,
-        (f"Set {' and '.join(wanted)}, or measure" if wanted else "Measure")
-        + " β (the step time at N_verify tokens per sequence over one token) as "
-        "evidence.verify_cost_ratio.",
     )

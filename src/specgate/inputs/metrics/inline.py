@@ -187,12 +187,17 @@ def read_iid_rate(spec: MetricsSpec) -> Acceptance:
 
 
 def read_draft_acceptance_rate(spec: MetricsSpec) -> Acceptance:
-    """AL = 1 + r·D from inline ``rate`` r (accepted / proposed draft tokens) and D.
+    """AL = 1 + r·D from inline ``rate`` r (accepted / proposed draft tokens) and D;
+    for a tree, AL = 1 + r·(N_verify − 1).
 
     This r is what vLLM logs as "Draft acceptance rate" and llama.cpp as its
     acceptance; it is not the i.i.d. α of ``iid-rate``: r = 0.607 at D = 4 gives
     AL 3.428, while α = 0.607 would give 2.335. It assumes every step drafts D
     tokens (with a D that is a maximum the AL is an estimate; the caller labels it).
+    Over a tree the rate counts every node proposed (vLLM's draft-token counter adds
+    ``len(scheduled_spec_token_ids)``, every node of the tree; DESIGN.md §12.3), so
+    the drafts proposed per step are N_verify − 1: depth 4, 10 nodes, r 0.1 → AL 2.0
+    (not 1 + 0.1·4 = 1.4).
 
     Raises:
         InputError: r missing or outside [0, 1], or D unknown.
@@ -206,6 +211,18 @@ def read_draft_acceptance_rate(spec: MetricsSpec) -> Acceptance:
             "draft-acceptance-rate needs draft_length (D), in the block or the deployment"
         )
     r = float(rate)
+    verify = spec.verify_tokens
+    if verify is not None and verify > depth + 1:
+        nodes = verify - 1
+        return Acceptance(
+            format="draft-acceptance-rate",
+            path=None,
+            accept_length=1 + r * nodes,
+            formula=f"1 + {fmt(r)}·({verify} − 1)",
+            draft_length=depth,
+            acceptance_rate=r,
+            note="a tree: the rate counts every draft node, N_verify − 1 proposed per step",
+        )
     return Acceptance(
         format="draft-acceptance-rate",
         path=None,

@@ -62,6 +62,7 @@ class MetricsSpec:
     path: str | None = None
     baseline_path: str | None = None
     draft_length: int | None = None
+    verify_tokens: int | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
     values: Mapping[str, object] = field(default_factory=dict)
     claims: Document | None = None
@@ -69,12 +70,18 @@ class MetricsSpec:
 
     @classmethod
     def from_document(
-        cls, doc: Document, node: NodePath, *, draft_length: int | None = None
+        cls,
+        doc: Document,
+        node: NodePath,
+        *,
+        draft_length: int | None = None,
+        verify_tokens: int | None = None,
     ) -> MetricsSpec:
         """Read the block at ``node`` of a parsed claims file.
 
         ``draft_length`` is the caller's D (claims or engine config); a
-        ``draft_length`` key inside the block wins over it.
+        ``draft_length`` key inside the block wins over it. ``verify_tokens`` is the
+        caller's N_verify when the deployment verifies a tree (``None``: a chain).
 
         Raises:
             InputError: the block is not a mapping, has no known ``format``, lacks
@@ -124,6 +131,7 @@ class MetricsSpec:
             path=texts["path"],
             baseline_path=texts["baseline_path"],
             draft_length=draft_length,
+            verify_tokens=verify_tokens,
             labels=labels,
             values=dict(data),
             claims=doc,

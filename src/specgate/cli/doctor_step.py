@@ -1,0 +1,179 @@
+"""``specgate doctor``'s flags for the step-time inputs (DESIGN.md §12.2).
+
+Each flag is the claims-file key of the same name (``--context-length`` for
+``workload.context_length``); a bad combination (active parameters above the total,
+more experts per token than experts, a TP that does not divide the heads, tree levels
+that miss N_verify) is a usage error naming the flag, as in ``check`` it is SG001.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from specgate.cli.args import positive_float, whole_number
+from specgate.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from specgate.model.deployment import Deployment
+
+#: flag → the claims-file key it stands for (also how a problem message is reworded).
+FLAG_KEYS = {
+    "--context-length": "workload.context_length",
+    "--prefill-tokens-per-step": "workload.prefill_tokens_per_step",
+    "--parameters-b": "model.parameters_b",
+    "--active-parameters-b": "model.active_parameters_b",
+    "--experts": "model.experts",
+    "--experts-per-token": "model.experts_per_token",
+    "--layers": "model.layers",
+    "--head-dim": "model.head_dim",
+    "--hidden-size": "model.hidden_size",
+    "--kv-bytes-per-token": "model.kv_bytes_per_token",
+    "--compute-dtype": "hardware.compute_dtype",
+    "--kv-cache-bytes": "hardware.kv_cache_bytes",
+    "--tensor-parallel": "hardware.tensor_parallel",
+    "--allreduce-gbps": "hardware.allreduce_gbps",
+    "--allreduce-latency-us": "hardware.allreduce_latency_us",
+    "--tree-level-nodes": "speculation.tree_level_nodes",
+    "--verify-cost-ratio-at": "evidence.verify_cost_ratio_at",
+}
+
+
+def _nodes(text: str) -> tuple[int, ...]:
+    """``4,8,12,8``: whole numbers ≥ 1, at most 1,024 of them."""
+    parts = text.split(",")
+    if len(parts) > 1024:
+        raise argparse.ArgumentTypeError("at most 1024 levels")
+    values = []
+    for part in parts:
+        try:
+            value = float(part)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{part.strip()!r} is not a whole number") from None
+        if not value.is_integer() or not 1 <= value <= 1024:
+            raise argparse.ArgumentTypeError(f"{part.strip()!r} is not a whole number in 1…1024")
+        values.append(int(value))
+    return tuple(values)
+
+
+def _points(text: str) -> tuple[tuple[int, float], ...]:
+    """``4:1.2,8:1.9``: verify tokens (increasing, 1…1025) and β ≥ 1 at each."""
+    import math
+
+    parts = text.split(",")
+    if len(parts) > 1024:
+        raise argparse.ArgumentTypeError("at most 1024 points")
+    points: list[tuple[int, float]] = []
+    for part in parts:
+        n_text, _, beta_text = part.partition(":")
+        try:
+            n, beta = float(n_text), float(beta_text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{part.strip()!r} is not VERIFY_TOKENS:RATIO (e.g. 8:1.4)"
+            ) from None
+        if not n.is_integer() or not 1 <= n <= 1025 or not math.isfinite(beta) or beta < 1:
+            raise argparse.ArgumentTypeError(
+                f"{part.strip()!r}: verify tokens must be a whole number in 1…1025 and the "
+                "ratio ≥ 1"
+            )
+        if points and int(n) <= points[-1][0]:
+            raise argparse.ArgumentTypeError("verify tokens must increase from point to point")
+        points.append((int(n), beta))
+    return tuple(points)
+
+
+def add_step_flags(doctor: argparse.ArgumentParser) -> None:
+    """The step-time flags (DESIGN.md §12.2), each the claims-file key of its name."""
+    from specgate.core.limits import MAX_HEADS
+    from specgate.theory.gpus import COMPUTE_DTYPES
+
+    number = positive_float(0.0, strict=True)
+    group = doctor.add_argument_group("step-time inputs (DESIGN.md §12.2)")
+    add = group.add_argument
+    add("--context-length", type=positive_float(0.0), metavar="TOKENS",
+        help="c̄, mean tokens in each decoding sequence's KV cache")
+    add("--prefill-tokens-per-step", type=whole_number(0, 2**53), metavar="TOKENS",
+        help="C, prefill tokens sharing each decode step (default 0)")
+    add("--parameters-b", type=number, metavar="B", help="total parameters, billions")
+    add("--active-parameters-b", type=number, metavar="B",
+        help="parameters each token runs through, billions (MoE; default the total)")
+    add("--experts", type=whole_number(1, MAX_HEADS), metavar="E", help="routed experts")
+    add("--experts-per-token", type=whole_number(1, MAX_HEADS), metavar="K",
+        help="experts each token is routed to")
+    add("--layers", type=whole_number(1, MAX_HEADS), metavar="L", help="transformer layers")
+    add("--head-dim", type=whole_number(1, MAX_HEADS), metavar="D_H",
+        help="dimensions per attention head")
+    add("--hidden-size", type=whole_number(1, 2**20), metavar="H", help="hidden size")
+    add("--kv-bytes-per-token", type=number, metavar="BYTES",
+        help="KV-cache bytes per token over all layers (else from the shapes)")
+    add("--compute-dtype", choices=COMPUTE_DTYPES,
+        help="dtype the GEMMs run in (default: the weights' precision when the GPU has it)")
+    add("--kv-cache-bytes", type=number, metavar="BYTES",
+        help="bytes per KV-cache element (default 2)")
+    add("--tensor-parallel", type=whole_number(1, MAX_HEADS), metavar="T",
+        help="GPUs the target is split over (default 1)")
+    add("--allreduce-gbps", type=number, metavar="GBPS",
+        help="all-reduce GB/s per GPU and direction (default: the GPU table's)")
+    add("--allreduce-latency-us", type=positive_float(0.0), metavar="US",
+        help="all-reduce latency in µs (estimate default 10; the proven bound uses 50)")
+    add("--tree-level-nodes", type=_nodes, metavar="N1,N2,...",
+        help="a tree's draft nodes per level (sum = N_verify − 1)")
+    add("--verify-cost-ratio-at", type=_points, metavar="N:BETA,...",
+        help="β measured at several N_verify (e.g. 4:1.2,8:1.9)")
+
+
+def apply_step_flags(deployment: Deployment, args: argparse.Namespace) -> Deployment:
+    """``deployment`` with the step-time flags filled in.
+
+    Raises:
+        UsageError: a bad combination, worded with the flag's name.
+    """
+    model = deployment.model._replace(
+        parameters_b=args.parameters_b,
+        active_parameters_b=args.active_parameters_b,
+        experts=args.experts,
+        experts_per_token=args.experts_per_token,
+        layers=args.layers,
+        head_dim=args.head_dim,
+        hidden_size=args.hidden_size,
+        kv_bytes_per_token=args.kv_bytes_per_token,
+        moe=True if args.experts is not None and args.experts > 1 else deployment.model.moe,
+    )
+    hardware = deployment.hardware
+    values = (
+        args.compute_dtype,
+        args.kv_cache_bytes,
+        args.tensor_parallel,
+        args.allreduce_gbps,
+        args.allreduce_latency_us,
+    )
+    hardware = hardware._replace(
+        present=hardware.present or any(v is not None for v in values),
+        compute_dtype=args.compute_dtype,
+        kv_cache_bytes=args.kv_cache_bytes,
+        tensor_parallel=args.tensor_parallel,
+        allreduce_gbps=args.allreduce_gbps,
+        allreduce_latency_us=args.allreduce_latency_us,
+    )
+    updated = deployment._replace(
+        model=model,
+        hardware=hardware,
+        workload=deployment.workload._replace(
+            context_length=args.context_length,
+            prefill_tokens_per_step=args.prefill_tokens_per_step,
+        ),
+        speculation=deployment.speculation._replace(tree_level_nodes=args.tree_level_nodes or ()),
+        evidence=deployment.evidence._replace(
+            verify_cost_ratio_at=args.verify_cost_ratio_at or ()
+        ),
+    )
+    from specgate.model.step_inputs import problems
+
+    found = problems(updated)
+    if found:
+        message = found[0][1]
+        for flag, key in FLAG_KEYS.items():
+            message = message.replace(key, flag)
+        raise UsageError(f"specgate doctor: {message}")
+    return updated

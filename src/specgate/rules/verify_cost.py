@@ -1,0 +1,295 @@
+"""Rules on what the verify cost β rests on (SG112, SG207; DESIGN.md §12.3).
+
+A fail rests on the proven β, a lower bound built from what is stated or measured;
+the estimate may rest on assumptions (no context length, uniform expert routing, the
+default all-reduce latency) and only warns: SG112 when the estimate alone puts the
+speedup at risk, SG207 (a note) naming every term the step-time model left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from specgate.analysis.derived import Metrics
+from specgate.analysis.verify_cost import ROUTING, TERM_INPUTS
+from specgate.core.numbers import fmt
+from specgate.rules.accept_length import SPEEDUP_TOLERANCE, claim_bound
+from specgate.rules.registry import Hit, RuleContext, rule
+
+_SLACK = 1e-9
+
+
+class Risk(NamedTuple):
+    """What the estimate says that the proven bound does not (SG112).
+
+    ``speedup`` is S at the estimated β and the ρ a fail may use (stated, or 0);
+    ``claim`` whether the claim is above it (and within SG104's proven bound);
+    ``gain`` whether S is below 1 + min_gain while the proven S is not.
+    """
+
+    speedup: float
+    claim: bool
+    gain: bool
+
+
+def risk(m: Metrics) -> Risk | None:
+    """The SG112 test, shared with SG108 and SG110 (one cause, one finding): ``None``
+    when β is measured or assumed, the estimate equals the proven bound, ρ is derived
+    from a measured speedup (S is the measurement), or the AL is impossible."""
+    beta = m.verify_cost
+    al, d = m.accept_length, m.draft_length
+    if beta is None or beta.source in ("measured", "assumed") or al is None or al < 1:
+        return None
+    if not beta.value > beta.proven + _SLACK or (d is not None and al > 1 + d):
+        return None
+    if m.draft_depth_ratio_source in ("measured", "derived"):
+        return None
+    speedup = al / (beta.value + m.proven_draft_depth_ratio * m.passes)
+    claimed = m.claimed_speedup
+    bound = claim_bound(m)
+    claim = (
+        claimed is not None
+        and claimed > speedup + SPEEDUP_TOLERANCE
+        and (bound is None or claimed <= bound + SPEEDUP_TOLERANCE)
+    )
+    target = 1 + m.min_gain
+    proven = m.proven_speedup
+    measured = m.measured_speedup
+    gain = (
+        (d is None or d >= 1)
+        and speedup < target
+        and proven is not None
+        and proven >= target
+        and not (measured is not None and measured >= target)
+    )
+    return Risk(speedup, claim, gain)
+
+
+def _bound_words(m: Metrics) -> str:
+    beta = m.verify_cost
+    assert beta is not None
+    return {
+        "upper": "an upper estimate",
+        "lower": "a lower estimate",
+        "exact": "the step-time model's estimate",
+    }.get(beta.bound, beta.bound)
+
+
+@rule(
+    "SG112",
+    "speedup-at-risk",
+    "warn",
+    "The estimated verify cost β (not the proven bound) puts the speedup below 1 + min_gain "
+    "or the claim above it; names the input that would settle it.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: chat-8b-batch128
+            speculation:
+              enabled: true
+              mechanism: eagle3
+              draft_length: 3
+              draft_depth_ratio: 0.05
+            workload:
+              concurrency: 128
+            hardware:
+              gpu: h100-sxm
+            evidence:
+              accept_length: 2.8
+              cache_coherence_eval: true
+            claims:
+              speedup: 2.0
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: chat-8b-batch128
+            speculation:
+              enabled: true
+              mechanism: eagle3
+              draft_length: 3
+              draft_depth_ratio: 0.05
+            workload:
+              concurrency: 128
+            hardware:
+              gpu: h100-sxm
+            evidence:
+              accept_length: 2.8
+              cache_coherence_eval: true
+              verify_cost_ratio: 1.2
+            claims:
+              speedup: 2.0
+    """,
+)
+def speedup_at_risk(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** specgate keeps two verify costs (DESIGN.md §12.3). The
+    *proven* β (`metrics.proven_verify_cost_ratio`) is a lower bound built from what is
+    stated or measured: a measured β; else the step-time model with
+    `workload.context_length` stated, priced so that it holds for any expert routing
+    and an all-reduce latency of 50 µs unless `hardware.allreduce_latency_us` is given;
+    else 1. The fail rules (SG102's default floor, SG104, SG106, SG111) use it. The
+    *estimate* (`metrics.verify_cost_ratio`, labelled by `metrics.verify_cost_bound`)
+    adds what rests on assumptions: the roofline β without the KV cache (an upper
+    bound: the KV reads only lower β while verification fits the same attention tiles),
+    the uniform-routing expert reads (which real, skewed routing undercuts), the default
+    10 µs all-reduce latency. SG112 fires when the estimate, with ρ stated (else 0),
+    puts S = AL / (β + ρ·passes) below 1 + `policy.min_gain` or the claim above it while
+    the proven bound does not, and names the inputs that would settle it (the context
+    length, the expert counts, the all-reduce latency, or a measured β). Not when ρ is
+    derived from a measured speedup (S is then the measurement) or a measured speedup
+    already shows the gain.
+
+    Fail example: an H100-SXM at 128 sequences, D 3, AL 2.8, ρ 0.05 claims 2.0x. The
+    roofline gives β = 4·128 / 295.22 = 1.7343 and S = 2.8 / 1.8843 = 1.4860x, but
+    without a context length the KV reads are unknown and the proven β is 1 (S ≤ 2.4348):
+    SG112, not a fail. Pass example: the same deployment with a measured β of 1.2: S =
+    2.8 / 1.35 = 2.0741x, the claim holds.
+
+    **Why.** A gate people block merges on must not cry wolf. At long context the KV
+    cache keeps large batches memory-bound (MagicDec, arXiv:2408.11049, measured
+    1.22-1.47x at batch 32-128 and 32k context where the roofline alone says β ≈ 4),
+    and MoE routing reads fewer experts than independent tokens would. What only the
+    estimate says is worth a warning and the input that settles it, never a fail.
+    """
+    m = ctx.metrics
+    found = risk(m)
+    beta = m.verify_cost
+    if found is None or beta is None or not (found.claim or found.gain):
+        return
+    dep = ctx.deployment
+    inputs = [item for item in beta.settle if item != ROUTING]
+    settle = ", ".join([*inputs, "a measured β (evidence.verify_cost_ratio)"])
+    if len(inputs) == 1:
+        settle = settle.replace(", a measured", " or a measured")
+    if ROUTING in beta.settle:
+        settle += " (the expert reads assume uniform routing, which real routing undercuts)"
+    cost = (
+        f"AL / (β + ρ·passes) = {fmt(m.accept_length or 0)} / ({fmt(beta.value)} + "
+        f"{fmt(m.proven_draft_depth_ratio)}·{m.passes}) = {fmt(found.speedup)}x"
+    )
+    estimate = f"the estimated β {fmt(beta.value)} ({_bound_words(m)})"
+    proven = f"the proven bound β ≥ {fmt(beta.proven)}"
+    given = ", ".join(inputs)
+    action = (
+        (f"Give {given}, or measure" if given else "Measure")
+        + " β (the step time at N_verify tokens per sequence over one token) as "
+        "evidence.verify_cost_ratio, and re-check."
+    )
+    if found.claim:
+        yield Hit(
+            f"at {estimate} the claimed {fmt(m.claimed_speedup or 0)}x is above {cost}; "
+            f"{proven} does not rule it out. Settle it with {settle}",
+            dep.path("claims", "speedup"),
+            action,
+        )
+        return
+    yield Hit(
+        f"at {estimate} speculation gains less than min_gain = {fmt(m.min_gain)}: {cost} < "
+        f"{fmt(1 + m.min_gain)}; {proven} does not rule it out. Settle it with {settle}",
+        dep.path("evidence", "accept_length"),
+        action,
+    )
+
+
+@rule(
+    "SG207",
+    "verify-cost-assumed",
+    "note",
+    "β was assumed (many sequences or partial hardware without hardware figures), or the "
+    "step-time model left out a term for lack of an input; names each.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: llama70b-batch64
+            speculation:
+              enabled: true
+              mechanism: draft_model
+              draft_length: 5
+              draft_depth_ratio: 0.05
+            workload:
+              concurrency: 64
+            evidence:
+              accept_length: 3.0
+              cache_coherence_eval: true
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: llama70b-batch64
+            model:
+              parameters_b: 70.6
+              layers: 80
+              query_heads: 64
+              kv_heads: 8
+              head_dim: 128
+            speculation:
+              enabled: true
+              mechanism: draft_model
+              draft_length: 5
+              draft_depth_ratio: 0.05
+            workload:
+              concurrency: 64
+              context_length: 4000
+              prefill_tokens_per_step: 0
+            hardware:
+              gpu: h100-sxm
+            evidence:
+              accept_length: 3.0
+              cache_coherence_eval: true
+    """,
+)
+def verify_cost_assumed(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** The verify cost β = T(B, N_verify) / T(B, 1) is known whenever
+    it matters. With `workload.concurrency` > 1 or `latency_region: throughput`
+    (without `workload.concurrency`, even with hardware), or a `hardware` block naming
+    a GPU figure without a usable pair, the deployment needs `hardware` (`gpu` from the
+    shipped table, or `peak_tflops` with `memory_bandwidth_tbps`) or a measured
+    `evidence.verify_cost_ratio`; otherwise β = 1 was assumed. When β comes from the
+    step-time model (DESIGN.md §12.1), the note names each term it left out for lack of
+    an input: the KV cache (`workload.context_length`; with the context given, the
+    cache's size from `model.hf_config` or the layer and head shapes, and the model's
+    size), the experts of a mixture-of-experts model (`model.active_parameters_b`,
+    `model.experts`, `model.experts_per_token`), the all-reduce of tensor-parallel ranks
+    (`hardware.allreduce_gbps`, `model.layers`, `model.hidden_size`) and the prefill
+    chunks sharing the step (`workload.prefill_tokens_per_step`, at concurrency > 1).
+    A note never changes the status.
+
+    **Why.** At one sequence a decode step is memory-bound and verifying N_verify
+    tokens costs about one step (β = 1). With B sequences the step does B·N_verify
+    tokens of work and turns compute-bound past n* = peak FLOP/s × bytes per weight /
+    (2 × bandwidth) tokens (295 on an H100-SXM in BF16); the KV cache, expert reads,
+    all-reduce and prefill chunks move β further (MagicDec, arXiv:2408.11049; Cascade,
+    arXiv:2506.20675; Sarathi-Serve, arXiv:2403.02310). n-gram speculation that paid at
+    one user lost at hundreds (vLLM#19254, vLLM#17984).
+    """
+    cost = ctx.metrics.verify_cost
+    if cost is None:
+        return
+    dep = ctx.deployment
+    for candidate in (dep.path("workload"), dep.path("hardware")):
+        if ctx.has_path(candidate):
+            path = candidate
+            break
+    else:
+        path = dep.path("speculation")
+    if cost.source == "assumed":
+        yield Hit(
+            f"β = 1 assumed: {cost.assumed_because}; the theory treats verification as free",
+            path,
+            "Set workload.concurrency and hardware (gpu: one of the shipped table, or "
+            "peak_tflops with memory_bandwidth_tbps), or measure β (the step time at "
+            "N_verify tokens per sequence over one token) as evidence.verify_cost_ratio.",
+        )
+        return
+    if not cost.left_out or cost.source == "measured":
+        return
+    terms = "; ".join(f"{term} ({TERM_INPUTS[term]})" for term in cost.left_out)
+    inputs = ", ".join(dict.fromkeys(TERM_INPUTS[term] for term in cost.left_out))
+    yield Hit(
+        f"β = {fmt(cost.value)} ({cost.source}, {cost.bound}) leaves out {terms}",
+        path,
+        f"Give {inputs}, or measure β at the served concurrency as evidence.verify_cost_ratio.",
+    )
