@@ -323,10 +323,12 @@ def _plan(deployment: Deployment, row: Gpu | None, batch: int) -> _Plan:
         missing.append("KV cache size")
         context = None
     comm = t > 1 and timed and sized
-    if t > 1 and (shape.layers is None or (allreduce is not None and shape.hidden_size is None)):
+    # Without hardware (one sequence, memory-bound) no all-reduce can be priced, and
+    # v2's β = 1 stands; with hardware a tensor-parallel step names what it lacks.
+    if comm and (shape.layers is None or (allreduce is not None and shape.hidden_size is None)):
         missing.append("all-reduce layers")
         comm = False
-    elif t > 1 and allreduce is None:
+    elif comm and allreduce is None:
         missing.append("all-reduce")
     prefill = workload.prefill_tokens_per_step
     if prefill is None and timed and (batch > 1 or workload.latency_region == "throughput"):
@@ -442,7 +444,8 @@ def _modelled(
 
     def judged(n: int) -> tuple[float, Bound]:
         value = steps.verify_cost_ratio(shape, machine, work, n)
-        up = down = False
+        up = False
+        down = "experts" in left_out  # priced as dense: the expert reads only raise β
         if shape.moe:
             flat = steps.verify_cost_ratio(shape, machine, work, n, routing="any")
             up = value > flat + _SLACK
