@@ -545,3 +545,27 @@ def test_adaptive_d_gives_a_rho_range_on_which_nothing_fails(
     # a claims-only D is not a maximum: one ρ, X/8
     report = check_text(claims(dep(d=8, al=2.2, claim=1.9, evidence={"measured_speedup": 1.9})))
     assert metrics(report).draft_depth_ratio_range is None
+
+
+def test_tensor_parallel_from_the_engine_config(check_text: Check, tmp_path: Path) -> None:
+    # worked.md case 5 with TP read from `vllm serve … --tensor-parallel-size 4` (no
+    # hardware.tensor_parallel): the same β 1.2183 and proven 1.17651 → SG104 at 1.8846x.
+    # The claims file stating another TP than the engine's is SG301.
+    config = with_config(tmp_path, LLAMA70)
+    (tmp_path / "serve.txt").write_text(
+        "vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size 4 "
+        "--speculative-config '{\"method\": \"eagle3\", \"model\": \"yuhuili/EAGLE3-LLaMA3.3-"
+        "Instruct-70B\", \"num_speculative_tokens\": 3}'\n", encoding="utf-8")
+    spec = {"engine": "vllm", "engine_config": "serve.txt"}
+    workload = {"concurrency": 16, "context_length": 2000, "prefill_tokens_per_step": 0}
+    report = check_text(claims(dep(rho=0.05, al=2.5, claim=2.0, model={"hf_config": config},
+                                   speculation=spec, workload=workload,
+                                   hardware={"gpu": "l40s", "weight_bytes": 1})))
+    m = metrics(report)
+    assert m.verify_cost_ratio == pytest.approx(1.2183, abs=5e-5)
+    assert "SG104" in codes(report)
+    report = check_text(claims(dep(rho=0.05, al=2.5, model={"hf_config": config},
+                                   speculation=spec, workload=workload,
+                                   hardware={"gpu": "l40s", "tensor_parallel": 8})))
+    assert "SG301" in codes(report)
+    assert "tensor parallel size" in message(report, "SG301")
