@@ -89,7 +89,7 @@ def add_step_flags(doctor: argparse.ArgumentParser) -> None:
     from specgate.theory.gpus import COMPUTE_DTYPES
 
     number = positive_float(0.0, strict=True)
-    group = doctor.add_argument_group("step-time inputs (DESIGN.md §12.2)")
+    group = doctor.add_argument_group("step-time inputs (the claims-file keys of the same names)")
     add = group.add_argument
     add("--context-length", type=positive_float(0.0), metavar="TOKENS",
         help="c̄, mean tokens in each decoding sequence's KV cache")

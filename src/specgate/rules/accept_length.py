@@ -158,8 +158,8 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
     break-even = β + ρ·passes, the AL at which speculation only matches plain
     decoding, with ρ stated or derived from a measured speedup, else ρ = 0, and β
     the proven verify cost (`metrics.proven_verify_cost_ratio`: a measured β, else
-    the step-time model with `workload.context_length` stated, else 1; DESIGN.md
-    §12.3): a fail rests on what is stated or measured; a typical ρ or an
+    the step-time model with `workload.context_length` stated, else 1; README,
+    "What it checks"): a fail rests on what is stated or measured; a typical ρ or an
     estimated β only warns (SG110, SG112). At D = 0 there is no default floor;
     with D unknown it is β × (1 + min_gain). An AL below 1 is impossible and
     SG103's alone.
@@ -351,7 +351,7 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
     cost; SG108 warns against the typical ρ). With D unknown the bound is the
     ceiling too. passes is D for per-token drafting and 1 for a one-pass
     drafter. β is the *proven* verify cost at the deployment's concurrency
-    (`metrics.proven_verify_cost_ratio`, DESIGN.md §12.3): a measured β; else the
+    (`metrics.proven_verify_cost_ratio`; README, "What it checks"): a measured β; else the
     step-time model of §12.1 with `workload.context_length` stated, priced to hold
     for any expert routing and all-reduce latency; else 1. What only the estimated
     β says (the roofline without a context length, uniform expert routing) is

@@ -277,7 +277,7 @@ def draft_increase_not_justified(ctx: RuleContext) -> Iterator[Hit]:
     across a tile boundary or for a mixture-of-experts model it stays β_m (the
     step time only grows with N). Measured β at several N
     (`evidence.verify_cost_ratio_at`) extend their last segment. With a β that low
-    the larger D's S is an upper bound, so a loss there is real (DESIGN.md §12.3).
+    the larger D's S is an upper bound, so a loss there is real (docs/validation.md).
     Not when the evidence was measured at another D than the deployment's (SG309
     says it is stale; nothing stale drives advice), and with D only a maximum and
     ρ derived from a measurement, only when the loss holds at both ends of ρ's

@@ -74,7 +74,7 @@ def speculation_net_loss(ctx: RuleContext) -> Iterator[Hit]:
     `claims.speedup` < 1; a measured speedup (`evidence.measured_speedup`, or
     `evidence.throughput` speculative / baseline tokens per second) < 1; the
     theoretical S = AL / (β + ρ·passes) < 1 with ρ stated and β the proven verify
-    cost (`metrics.proven_verify_cost_ratio`, DESIGN.md §12.3; an estimate alone
+    cost (`metrics.proven_verify_cost_ratio`; an estimate alone
     below 1 is SG112's warning), D known and AL possible (1 ≤ AL ≤ 1 + D: an
     impossible AL is SG103's). A claim below 1 may
     be a percentage gain written as a fraction (+40 % is 1.4, not 0.4): the
@@ -478,7 +478,7 @@ def accept_length_below_guideline(ctx: RuleContext) -> Iterator[Hit]:
 def measured_speedup_over_ceiling(ctx: RuleContext) -> Iterator[Hit]:
     """
     **What it checks.** The measured speedup ≤ AL / β × 1.02, with β the proven
-    verify cost (`metrics.proven_verify_cost_ratio`, DESIGN.md §12.3: a measured β,
+    verify cost (`metrics.proven_verify_cost_ratio`: a measured β,
     else the step-time model with the context length stated, else 1). The 2 %
     absorbs run-to-run noise.
 

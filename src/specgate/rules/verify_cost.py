@@ -124,7 +124,7 @@ def _bound_words(m: Metrics) -> str:
 )
 def speedup_at_risk(ctx: RuleContext) -> Iterator[Hit]:
     """
-    **What it checks.** specgate keeps two verify costs (DESIGN.md §12.3). The
+    **What it checks.** specgate keeps two verify costs (docs/validation.md). The
     *proven* β (`metrics.proven_verify_cost_ratio`) is a lower bound built from what is
     stated or measured: a measured β; else the step-time model with
     `workload.context_length` stated, priced so that it holds for any expert routing
@@ -248,7 +248,7 @@ def verify_cost_assumed(ctx: RuleContext) -> Iterator[Hit]:
     a GPU figure without a usable pair, the deployment needs `hardware` (`gpu` from the
     shipped table, or `peak_tflops` with `memory_bandwidth_tbps`) or a measured
     `evidence.verify_cost_ratio`; otherwise β = 1 was assumed. When β comes from the
-    step-time model (DESIGN.md §12.1), the note names each term it left out for lack of
+    step-time model (README, "What it checks"), the note names each term it left out for lack of
     an input: the KV cache (`workload.context_length`; with the context given, the
     cache's size from `model.hf_config` or the layer and head shapes, and the model's
     size), the experts of a mixture-of-experts model (`model.active_parameters_b`,
