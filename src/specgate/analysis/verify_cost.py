@@ -418,6 +418,11 @@ def verify_cost(deployment: Deployment, verify_tokens: int | None) -> VerifyCost
             )
         if batch > 1:
             return assumed(f"workload.concurrency {batch} without hardware or a measured β")
+        model = deployment.model
+        if workload.context_length is None and (
+            model.experts is None or model.experts_per_token is None
+        ):
+            return _memory_bound(deployment, n_verify)
     plan = _plan(deployment, row if has_pair else None, batch)
     if not has_pair:  # one sequence, no hardware: memory reads only (§8.1's memory-bound)
         plan = plan._replace(machine=plan.machine._replace(peak_flops=None))
@@ -426,11 +431,33 @@ def verify_cost(deployment: Deployment, verify_tokens: int | None) -> VerifyCost
     return _modelled(deployment, plan, n_verify, "roofline" if has_pair else "memory-bound")
 
 
+def _one(_n: int) -> float:
+    return 1.0
+
+
+_MEMORY_EXACT = VerifyCost(1.0, "memory-bound", _one, concurrency=1, bound="exact")
+_MEMORY_LOWER = VerifyCost(1.0, "memory-bound", _one, concurrency=1, bound="lower")
+
+
+def _memory_bound(deployment: Deployment, n_verify: int) -> VerifyCost:
+    """One sequence, no hardware, no context length and no expert counts: §8.1's
+    memory-bound β = 1 (v2), labelled ``lower`` when the truth can only be higher (a
+    mixture-of-experts model priced as dense, or more attention tiles than a plain
+    step), else ``exact``."""
+    g = deployment.model.query_heads_per_kv
+    more_tiles = False
+    if g is not None and n_verify > 1:  # ceil(G·N/M) > ceil(G/M), in integers
+        rows = tile_rows(deployment) * g.denominator
+        more_tiles = -(-g.numerator * n_verify // rows) > -(-g.numerator // rows)
+    return _MEMORY_LOWER if more_tiles or is_moe(deployment) else _MEMORY_EXACT
+
+
 def _modelled(
     deployment: Deployment, plan: _Plan, n_verify: int, source: VerifyCostSource
 ) -> VerifyCost:
     shape, machine, work = plan.shape, plan.machine, plan.workload
     left_out = list(plan.left_out)
+    experts_missing = "experts" in left_out
     g = steps.query_heads_per_kv_rank(
         shape, machine.tensor_parallel, machine.attention_data_parallel
     )
@@ -445,7 +472,7 @@ def _modelled(
     def judged(n: int) -> tuple[float, Bound]:
         value = steps.verify_cost_ratio(shape, machine, work, n)
         up = False
-        down = "experts" in left_out  # priced as dense: the expert reads only raise β
+        down = experts_missing  # priced as dense: the expert reads only raise β
         if shape.moe:
             flat = steps.verify_cost_ratio(shape, machine, work, n, routing="any")
             up = value > flat + _SLACK
@@ -460,12 +487,14 @@ def _modelled(
         return value, "upper" if up else ("lower" if down else "exact")
 
     value, bound = judged(n_verify)
-    # Without hardware at one sequence (§8.1's memory-bound β) extra attention tiles are
-    # SG206's finding; the KV term is named once a step is modelled (hardware, experts).
+    # Without hardware at one sequence, v2's memory-bound β = 1 stands quietly (extra
+    # attention tiles are SG206's finding); the terms left out are named (SG207) once a
+    # step is modelled: hardware given, or the expert counts.
     modelled = source == "roofline" or shape.moe
-    if (
+    if not modelled:
+        left_out = []
+    elif (
         work.context is None
-        and modelled
         and bound != "exact"
         and not {"model size", "KV cache size"} & set(left_out)
     ):

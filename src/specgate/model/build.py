@@ -127,15 +127,34 @@ def _model(raw: dict[str, Any], base: tuple[str | int, ...]) -> tuple[ModelBlock
         moe=_bool(raw, "moe"),
         mtp_modules=_bool(raw, "mtp_modules"),
         revision=_text(raw, "revision"),
-        layers=_integer(raw, "layers", 1),
-        head_dim=_integer(raw, "head_dim", 1),
-        hidden_size=_integer(raw, "hidden_size", 1),
-        kv_bytes_per_token=_positive(raw, "kv_bytes_per_token"),
-        active_parameters_b=_positive(raw, "active_parameters_b"),
-        experts=_integer(raw, "experts", 1),
-        experts_per_token=_integer(raw, "experts_per_token", 1),
     )
+    if not _STEP_MODEL_KEYS.isdisjoint(raw):  # the step-time inputs (DESIGN.md §12.2)
+        block = block._replace(
+            layers=_integer(raw, "layers", 1),
+            head_dim=_integer(raw, "head_dim", 1),
+            hidden_size=_integer(raw, "hidden_size", 1),
+            kv_bytes_per_token=_positive(raw, "kv_bytes_per_token"),
+            active_parameters_b=_positive(raw, "active_parameters_b"),
+            experts=_integer(raw, "experts", 1),
+            experts_per_token=_integer(raw, "experts_per_token", 1),
+        )
     return block, problems
+
+
+_STEP_MODEL_KEYS = frozenset(
+    {"layers", "head_dim", "hidden_size", "kv_bytes_per_token", "active_parameters_b",
+     "experts", "experts_per_token"}
+)
+_STEP_HARDWARE_KEYS = frozenset(
+    {"compute_dtype", "kv_cache_bytes", "tensor_parallel", "allreduce_gbps",
+     "allreduce_latency_us"}
+)
+#: Keys whose combinations model/step_inputs.py checks (the rest cannot contradict).
+_STEP_CHECKED = (
+    ("model", frozenset({"active_parameters_b", "experts_per_token", "experts"})),
+    ("hardware", frozenset({"tensor_parallel"})),
+    ("speculation", frozenset({"tree_level_nodes"})),
+)
 
 
 def _drop(policy: dict[str, Any], key: str = "max_accept_length_drop") -> float | None:
@@ -257,8 +276,12 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
             concurrency=_integer(workload, "concurrency", 1),
             dataset=_text(workload, "dataset"),
             chat_template=_digest(workload, "chat_template"),
-            context_length=_number(workload, "context_length", 0.0),
-            prefill_tokens_per_step=_integer(workload, "prefill_tokens_per_step"),
+            context_length=_number(workload, "context_length", 0.0)
+            if "context_length" in workload
+            else None,
+            prefill_tokens_per_step=_integer(workload, "prefill_tokens_per_step")
+            if "prefill_tokens_per_step" in workload
+            else None,
         ),
         evidence=EvidenceBlock(
             present=isinstance(evidence_raw, dict),
@@ -287,21 +310,27 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
             memory_bandwidth_tbps=_positive(hardware, "memory_bandwidth_tbps"),
             weight_bytes=_positive(hardware, "weight_bytes"),
             attention_tile_rows=_integer(hardware, "attention_tile_rows", 1),
-            compute_dtype=_text(hardware, "compute_dtype", COMPUTE_DTYPES),
-            kv_cache_bytes=_positive(hardware, "kv_cache_bytes"),
-            tensor_parallel=_integer(hardware, "tensor_parallel", 1),
-            allreduce_gbps=_positive(hardware, "allreduce_gbps"),
-            allreduce_latency_us=_number(hardware, "allreduce_latency_us", 0.0),
         ),
         min_gain=_number(policy, "min_gain", 0.0),
         retune_gain=_number(policy, "retune_gain", 0.0),
         max_speedup_drop=_drop(policy, "max_speedup_drop"),
     )
+    if hardware and not _STEP_HARDWARE_KEYS.isdisjoint(hardware):
+        deployment = deployment._replace(
+            hardware=deployment.hardware._replace(
+                compute_dtype=_text(hardware, "compute_dtype", COMPUTE_DTYPES),
+                kv_cache_bytes=_positive(hardware, "kv_cache_bytes"),
+                tensor_parallel=_integer(hardware, "tensor_parallel", 1),
+                allreduce_gbps=_positive(hardware, "allreduce_gbps"),
+                allreduce_latency_us=_number(hardware, "allreduce_latency_us", 0.0),
+            )
+        )
     problems.extend(_verify_token_problems(deployment, base))
     problems.extend(_ratio_order_problems(evidence.get("verify_cost_ratio_at"), base))
-    from specgate.model.step_inputs import stated_problems
+    if any(not keys.isdisjoint(_mapping(data.get(block))) for block, keys in _STEP_CHECKED):
+        from specgate.model.step_inputs import stated_problems
 
-    problems.extend(Violation(path, message) for path, message in stated_problems(deployment))
+        problems.extend(Violation(path, message) for path, message in stated_problems(deployment))
     measured = _mapping(evidence.get("provenance")).get("measured_at")
     if isinstance(measured, str) and _not_a_date(measured):
         problems.append(

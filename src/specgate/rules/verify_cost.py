@@ -266,7 +266,7 @@ def verify_cost_assumed(ctx: RuleContext) -> Iterator[Hit]:
     one user lost at hundreds (vLLM#19254, vLLM#17984).
     """
     cost = ctx.metrics.verify_cost
-    if cost is None:
+    if cost is None or (cost.source != "assumed" and not cost.left_out):
         return
     dep = ctx.deployment
     for candidate in (dep.path("workload"), dep.path("hardware")):
