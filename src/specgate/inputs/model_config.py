@@ -190,7 +190,7 @@ def _step_fields(
     locate: Locator,
     spans: dict[str, Span],
     *,
-    heads: int,
+    heads: int | None,
     mla: bool,
 ) -> dict[str, Any]:
     """The numbers the step-time model needs (DESIGN.md §12.2), each with its span: a
@@ -215,7 +215,7 @@ def _step_fields(
     counted = count_parameters(fields, family)
     hidden = lenient(_HIDDEN_KEYS, "hidden_size")
     head_dim = lenient(("head_dim",), "head_dim")
-    if head_dim is None and hidden is not None and hidden % heads == 0 and not mla:
+    if head_dim is None and hidden is not None and heads and hidden % heads == 0 and not mla:
         head_dim = hidden // heads
     return {
         "routed_experts": lenient(_EXPERT_KEYS, "experts", 0),
