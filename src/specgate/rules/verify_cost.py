@@ -276,12 +276,21 @@ def verify_cost_assumed(ctx: RuleContext) -> Iterator[Hit]:
     else:
         path = dep.path("speculation")
     if cost.source == "assumed":
+        hw = dep.hardware
+        wanted = []  # only what the file does not record yet
+        if dep.workload.concurrency is None:
+            wanted.append("workload.concurrency")
+        if hw.gpu is None and (hw.peak_tflops is None or hw.memory_bandwidth_tbps is None):
+            wanted.append(
+                "hardware (gpu: one of the shipped table, or peak_tflops with "
+                "memory_bandwidth_tbps)"
+            )
         yield Hit(
             f"β = 1 assumed: {cost.assumed_because}; the theory treats verification as free",
             path,
-            "Set workload.concurrency and hardware (gpu: one of the shipped table, or "
-            "peak_tflops with memory_bandwidth_tbps), or measure β (the step time at "
-            "N_verify tokens per sequence over one token) as evidence.verify_cost_ratio.",
+            (f"Set {' and '.join(wanted)}, or measure" if wanted else "Measure")
+            + " β (the step time at N_verify tokens per sequence over one token) as "
+            "evidence.verify_cost_ratio.",
         )
         return
     if not cost.left_out or cost.source == "measured":
