@@ -7,7 +7,8 @@ place such text can enter (tags, pointers, file names, names, values quoted in m
 unknown keys, configuration keys, referenced paths) and every channel (stdout and stderr
 of every format). A line counts as a command the way the runner reads it
 (tests/support/runner_parser.py, a copy of ``ActionCommand.TryParseV2``), plus the
-legacy ``##[`` form.
+legacy ``##[`` form, which the runner finds anywhere in a line (``ActionCommand.TryParse``,
+``IndexOf``; hostile case v3-01): no ``##[`` from the repository reaches any line at all.
 """
 
 from __future__ import annotations
@@ -34,9 +35,9 @@ def assert_only_ours(result: Result, fmt: str) -> None:
     """Every command on stdout is one of our annotations (github format only); stderr
     and the other formats hold none at all."""
     for channel, text in (("stdout", result.out), ("stderr", result.err)):
-        for item in parse_output(text):
+        assert "##[" not in text, (channel, fmt, text)
+        for item in parse_output(text, legacy=True):
             if isinstance(item, str):
-                assert not dotnet_trim_start(item).startswith("##["), (channel, item)
                 continue
             assert isinstance(item, ParsedCommand)
             assert channel == "stdout" and fmt == "github", (channel, fmt, item)
@@ -111,7 +112,9 @@ def test_file_name_that_starts_a_command(sg: InProcess, repo: Path, attack: str)
     _every_format(sg, repo, ["."])
     text = sg(["check", "."], repo)
     assert text.code == 1
-    assert any(line.startswith("./" + name[:5]) for line in text.out.splitlines())
+    # A name starting ``::`` gets ``./`` in front; ``##[`` is escaped where it stands.
+    start = "./" + name[:5] if attack.startswith("::") else "##\\[error]"
+    assert any(line.startswith(start) for line in text.out.splitlines())
 
 
 @pytest.mark.parametrize("brk", BREAKS)
@@ -202,3 +205,55 @@ def test_annotations_show_control_characters_as_escapes(
     assert "::error title=specgate (input error)" in result.out
     assert raw not in result.out
     assert f"q{visible(raw)}RED" in result.out
+
+
+LEGACY = "x##[stop-commands]tok"
+
+
+@pytest.mark.parametrize(
+    "where",
+    ["name", "mechanism", "unknown key", "engine_config", "workload", "metrics path", "tag"],
+)
+def test_legacy_commands_mid_line_are_escaped_everywhere(
+    sg: InProcess, repo: Path, where: str
+) -> None:
+    # Hostile case v3-01: the runner reads ``##[cmd]`` anywhere in a line (legacy
+    # ActionCommand.TryParse, IndexOf); repository text holding it reached stderr and the
+    # text format mid-line. Every channel of every format now holds no ``##[`` at all,
+    # and the job summary none either.
+    payload = _yaml_double_quoted(LEGACY)
+    texts = {
+        "name": BASE.replace("  - name: dep", f"  - name: {payload}"),
+        "mechanism": BASE.replace("mechanism: eagle3", f"mechanism: {payload}"),
+        "unknown key": BASE.replace("    evidence:", f"    {payload}: 1\n    evidence:"),
+        "engine_config": with_engine(payload),
+        "workload": BASE.replace(
+            "    evidence:", f"    workload: {{name: {payload}}}\n    evidence:"
+        ),
+        "metrics path": BASE.replace(
+            "      accept_length: 2.4\n", f"      metrics: {{format: vllm-log, path: {payload}}}\n"
+        ),
+        "tag": BASE.replace("deployments:", "deployments: !<x##[stop-commands]tok>"),
+    }
+    (repo / "c.specgate.yaml").write_text(texts[where], "utf-8")
+    summary = repo / "sum.md"
+    _every_format(sg, repo, ["c.specgate.yaml"])
+    result = sg(
+        ["check", "--format", "github", "--summary", str(summary), "c.specgate.yaml"], repo
+    )
+    assert "##[" not in result.out + result.err
+    assert "##[" not in summary.read_text("utf-8")
+
+
+def test_a_file_name_holding_a_legacy_command(sg: InProcess, repo: Path) -> None:
+    # The name reaches text lines, annotations (named in the message: file= would have
+    # to be escaped and name no file) and the JSON paths (``\u005b``, read back as ``[``).
+    name = "a##[stop-commands]tok.specgate.yaml"
+    (repo / name).write_text(BASE.replace("accept_length: 2.4", "accept_length: 1.2"), "utf-8")
+    _every_format(sg, repo, ["."])
+    report = sg(["check", "--format", "json", "."], repo)
+    assert [f["path"] for f in report.json()["files"]] == [name]
+    github = sg(["check", "--format", "github", "."], repo)
+    commands = [c for c in parse_output(github.out) if isinstance(c, ParsedCommand)]
+    assert commands and all("file" not in c.properties for c in commands)
+    assert any("a##\\[stop-commands]tok" in c.message for c in commands)

@@ -22,6 +22,12 @@ Not modelled: the runner's ``StartsWith``/``IndexOf`` on ``"::"`` use the curren
 which can only matter next to code points that ICU treats as ignorable; lines emitted by
 ``specgate.reporters.workflow_commands`` hold no ``:`` before the separator at all.
 
+When ``TryParseV2`` fails, the runner tries the legacy form (``ActionCommand.TryParse``,
+mirrored by :func:`parse_legacy_line`): ``##[`` *anywhere* in the line (``IndexOf``), the
+command name up to the first space before the next ``]``, ``;``-separated properties,
+the data after that ``]``; :func:`parse_output` with ``legacy=True`` applies both, in the
+runner's order (``ActionCommandManager.TryProcessCommand``; actions/runner 079cdb1).
+
 The runner reads its child's output a line at a time (``StreamReader.ReadLine``: a line
 ends at CR, LF or CRLF); :func:`parse_output` does that split first.
 """
@@ -39,6 +45,7 @@ __all__ = [
     "dotnet_is_whitespace",
     "dotnet_trim",
     "dotnet_trim_start",
+    "parse_legacy_line",
     "parse_line",
     "parse_output",
 ]
@@ -193,10 +200,51 @@ def parse_line(
     return ParsedCommand(command=name, properties=properties, message=message)
 
 
+_LEGACY_PREFIX = "##["
+_LEGACY_DECODING: tuple[tuple[str, str], ...] = (
+    ("%3B", ";"),
+    ("%0D", "\r"),
+    ("%0A", "\n"),
+    ("%5D", "]"),
+    ("%25", "%"),
+)
+
+
+def parse_legacy_line(
+    line: str, registered: Collection[str] = REGISTERED_COMMANDS
+) -> ParsedCommand | None:
+    """Parse one line as ``ActionCommand.TryParse`` (the legacy ``##[name k=v;]data``);
+    ``None`` if not a command. The prefix is found anywhere in the line."""
+    if "\r" in line or "\n" in line:
+        raise ValueError("the runner parses one line at a time; split with parse_output")
+    prefix = line.find(_LEGACY_PREFIX)
+    if prefix < 0:
+        return None
+    bracket = line.find("]", prefix)
+    if bracket < 0:
+        return None
+    info = line[prefix + len(_LEGACY_PREFIX) : bracket]
+    space = info.find(" ")
+    name = info if space < 0 else info[:space]
+    if _ordinal_upper(name) not in {_ordinal_upper(c) for c in registered}:
+        return None
+    properties: dict[str, str] = {}
+    if space > 0:
+        for piece in info[space + 1 :].split(";"):
+            pair = _split_pair(piece) if piece else []
+            if len(pair) == 2:
+                properties[pair[0]] = _decode(pair[1], _LEGACY_DECODING)
+    return ParsedCommand(
+        command=name, properties=properties, message=_decode(line[bracket + 1 :], _LEGACY_DECODING)
+    )
+
+
 def parse_output(
-    text: str, registered: Collection[str] = REGISTERED_COMMANDS
+    text: str, registered: Collection[str] = REGISTERED_COMMANDS, *, legacy: bool = False
 ) -> list[ParsedCommand | str]:
-    """Split output into lines as ``StreamReader.ReadLine`` does, then parse each.
+    """Split output into lines as ``StreamReader.ReadLine`` does, then parse each
+    (``legacy``: a line that is no ``::`` command is then tried as a ``##[`` one, as the
+    runner does).
 
     Each line becomes a :class:`ParsedCommand`, or stays a ``str`` (plain log text). A
     final line terminator does not start another line.
@@ -209,5 +257,7 @@ def parse_output(
     results: list[ParsedCommand | str] = []
     for line in lines:
         parsed = parse_line(line, registered)
+        if parsed is None and legacy:
+            parsed = parse_legacy_line(line, registered)
         results.append(line if parsed is None else parsed)
     return results

@@ -273,10 +273,11 @@ def _report_usage_error(message: str, out: TextIO, summary_path: str | None) -> 
     """In github format a usage or input error that stops the run still reaches the
     pull request: an ``::error`` annotation with its cause, ``status=error`` in the
     step outputs and a line in the job summary."""
+    from specgate.reporters.safe_text import visible
     from specgate.reporters.summary import md
     from specgate.reporters.workflow_commands import annotation
 
-    out.write(annotation("error", message, title="specgate (input error)") + "\n")
+    out.write(annotation("error", visible(message), title="specgate (input error)") + "\n")
     outputs = os.environ.get("GITHUB_OUTPUT")
     if outputs:
         append(outputs, "status=error\n")
@@ -383,10 +384,11 @@ def _emit(args: argparse.Namespace, run: RunReport, out: TextIO, notes: Sequence
     text = _render(args.format, args, run, out, summary_path is not None)
     if args.format == "github" and not args.output:
         # first, so GitHub's 10 warnings per step never drop it
+        from specgate.reporters.safe_text import visible
         from specgate.reporters.workflow_commands import annotation
 
         out.writelines(
-            annotation("warning", note, title="specgate") + "\n" for note in notes
+            annotation("warning", visible(note), title="specgate") + "\n" for note in notes
         )
     if args.output:
         write_file(args.output, text)

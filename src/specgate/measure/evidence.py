@@ -246,8 +246,15 @@ def evidence_block(
 
 
 def render(block: dict[str, Any]) -> str:
-    """The printed YAML: a mapping whose only top-level key is ``evidence``."""
+    """The printed YAML: a mapping whose only top-level key is ``evidence``.
+
+    A string holding ``##[`` (an engine's ``/version`` answer, a dataset name) is
+    written double-quoted and unfolded, its ``[`` as ``\\x5b``, which YAML reads back
+    as ``[``: no printed line holds a legacy workflow command
+    (:func:`~specgate.core.workflow_text.defuse`)."""
     import yaml
+
+    from specgate.core.workflow_text import LEGACY_PREFIX, defuse
 
     class _Dumper(yaml.SafeDumper):
         """Mappings in block style, lists of numbers in flow style."""
@@ -255,14 +262,22 @@ def render(block: dict[str, Any]) -> str:
     def _list(dumper: yaml.SafeDumper, data: list[Any]) -> yaml.Node:
         return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
 
+    def _str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
+        style = '"' if LEGACY_PREFIX in data else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
     _Dumper.add_representer(list, _list)
-    return yaml.dump(
+    _Dumper.add_representer(str, _str)
+    text = yaml.dump(
         {"evidence": block},
         Dumper=_Dumper,
         sort_keys=False,
         default_flow_style=False,
         allow_unicode=True,
+        width=2**31 - 1,
     )
+    # Every ``##[`` stands inside a double-quoted scalar (keys are specgate's own).
+    return defuse(text, "\\x5b")
 
 
 def relative_to(path: Path, folder: Path) -> str:

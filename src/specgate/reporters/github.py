@@ -16,6 +16,7 @@ from collections.abc import Mapping
 
 from specgate.check.report import RunReport
 from specgate.core.findings import SEVERITY_RANK, Finding
+from specgate.core.workflow_text import LEGACY_PREFIX
 from specgate.reporters.safe_text import visible
 from specgate.reporters.workflow_commands import AnnotationLevel, annotation
 
@@ -38,7 +39,7 @@ def _error(
     characters as escapes (ESC, NEL, U+2028 would otherwise reach the log raw)."""
     return annotation(
         "error",
-        visible(message),
+        visible(message),  # a file named in the message is escaped with it
         file=None if file is None else visible(file),
         line=line,
         col=col,
@@ -46,9 +47,16 @@ def _error(
     )
 
 
+def _attachable(repo_path: str | None) -> str | None:
+    """``repo_path`` when an annotation can name it in ``file=``: a path holding ``##[``
+    (which :func:`visible` must escape, so ``file=`` would name no file) is named in
+    the message instead, escaped, like a file outside the repository."""
+    return None if repo_path is None or LEGACY_PREFIX in repo_path else repo_path
+
+
 def _annotate(finding: Finding, fallback: str, repo_paths: Mapping[str, str | None]) -> str:
     shown = finding.file or fallback
-    repo_path = repo_paths.get(shown)
+    repo_path = _attachable(repo_paths.get(shown))
     message = visible(f"{finding.name}: {finding.message}")
     if repo_path is None:
         where = visible(shown) + (f":{finding.line}:{finding.column}" if finding.line else "")
@@ -87,7 +95,7 @@ def render(
     for file in run.files:
         if file.error is not None:
             located = file.error_location_file
-            repo_path = repo_paths.get(located)
+            repo_path = _attachable(repo_paths.get(located))
             if repo_path is None:
                 lines.append(_error(file.error))
             else:

@@ -8,13 +8,18 @@ separators and lone surrogates (undecodable file names, ``"\\ud800"`` in JSON)
 are shown as backslash escapes instead.
 
 The GitHub runner reads a log line as a command when, after leading white space,
-it starts with ``::`` (``ActionCommand.TryParseV2``) or ``##[`` (the legacy
-form); :func:`safe_line` makes sure no line we print from untrusted text does.
+it starts with ``::`` (``ActionCommand.TryParseV2``), or when it holds ``##[``
+anywhere (the legacy ``ActionCommand.TryParse``): :func:`visible` writes every
+``##[`` as ``##\\[`` (:func:`specgate.core.workflow_text.defuse`, the one rule for
+every channel) and :func:`safe_line` makes sure no line we print from untrusted text
+starts with ``::``.
 """
 
 from __future__ import annotations
 
 import re
+
+from specgate.core.workflow_text import defuse
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 #: What the runner takes for a workflow command at the start of a line.
@@ -29,10 +34,12 @@ def _escape(char: str) -> str:
 
 
 def visible(text: str) -> str:
-    """``text`` with every control character written as an escape (``\\n``, ``\\x1b``)."""
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() or ch == " " else _escape(ch) for ch in text)
+    """``text`` with every control character written as an escape (``\\n``, ``\\x1b``)
+    and every ``##[`` as ``##\\[`` (:func:`~specgate.core.workflow_text.defuse`): a line
+    holding it can be neither broken nor read as a legacy workflow command."""
+    if not text.isprintable():
+        text = "".join(ch if ch.isprintable() or ch == " " else _escape(ch) for ch in text)
+    return defuse(text)
 
 
 def starts_command(line: str) -> bool:
@@ -58,6 +65,8 @@ _JSON_UNSAFE = "[\x85\u2028\u2029\ud800-\udfff]"
 def json_text(text: str) -> str:
     """JSON text (``json.dumps(..., ensure_ascii=False)``) with the characters that some
     readers take for line breaks (NEL, U+2028, U+2029) and lone surrogates written as
-    ``\\uXXXX`` escapes, which every JSON reader decodes back. Such characters can
-    only stand inside JSON strings, where the escape means the same character."""
-    return re.sub(_JSON_UNSAFE, lambda m: f"\\u{ord(m.group()):04x}", text)
+    ``\\uXXXX`` escapes, which every JSON reader decodes back, and every ``##[`` as
+    ``##\\u005b`` (:func:`~specgate.core.workflow_text.defuse`: JSON printed in a CI log
+    is a log line too). Such characters can only stand inside JSON strings, where the
+    escape means the same character."""
+    return defuse(re.sub(_JSON_UNSAFE, lambda m: f"\\u{ord(m.group()):04x}", text), "\\u005b")
