@@ -345,7 +345,13 @@ def _command_fields(config: EngineConfig, named: OptionsFile, shown: str) -> Eng
             continue
         value = as_int(opt, opt.spelled or flag, shown)
         current = getattr(config, field_name)
-        if value < 1 or (current is not None and named.precedence == "file-wins"):
+        if value < 1:
+            # The engine refuses it (as a TP of 0 in the file itself is SG307).
+            refused = f"{opt.spelled or flag} is {value} in {shown}:{opt.span.line}; "
+            issue = EngineIssue("SG307", refused + "the engine needs at least 1", field_name)
+            config = replace(config, issues=(*config.issues, issue))
+            continue
+        if current is not None and named.precedence == "file-wins":
             continue
         changes[field_name] = value
         spans.pop(field_name, None)

@@ -146,7 +146,13 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         max_len = as_int(len_opt, "max_seq_len", ctx.file) if len_opt is not None else None
         tp_opt = opts_get(opts, "tensor_parallel_size")
         b.at("tensor_parallel_size", tp_opt)
-        tp = as_int(tp_opt, "tensor_parallel_size", ctx.file) if tp_opt is not None else None
+        tp = positive(
+            b,
+            as_int(tp_opt, "tensor_parallel_size", ctx.file) if tp_opt is not None else None,
+            "tensor_parallel_size",
+            "tensor_parallel_size",
+            tokens=False,
+        )
         dp = _flag(opts, "enable_attention_dp", ctx)
         if dp:
             b.at("attention_data_parallel", opts_get(opts, "enable_attention_dp"))

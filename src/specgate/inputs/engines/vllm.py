@@ -451,7 +451,8 @@ def _target_tp(opts: Options, block: Mapping[str, Opt], b: Builder, ctx: Context
     if found is None:
         return None
     b.at("tensor_parallel_size", found[1])
-    return as_int(found[1], "tensor_parallel_size", ctx.file)
+    tp = as_int(found[1], "tensor_parallel_size", ctx.file)
+    return positive(b, tp, "tensor_parallel_size", "tensor_parallel_size", tokens=False)
 
 
 _HUMAN_SUFFIX = {"k": 10**3, "m": 10**6, "g": 10**9, "K": 2**10, "M": 2**20, "G": 2**30}

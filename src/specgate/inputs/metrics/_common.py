@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from specgate.core.errors import InputError
+from specgate.core.limits import MAX_DRAFT_LENGTH, MAX_INTEGER_DIGITS, bounded_int
 from specgate.inputs.types import Acceptance
 from specgate.load.document import NodePath, Span
 
@@ -87,6 +88,25 @@ def count(value: object, what: str, shown: str, span: Where) -> float:
     return number
 
 
+def draft_count(value: object, what: str, shown: str, span: Where) -> int:
+    """``value`` as a draft length D: a whole count from 0 to
+    :data:`~specgate.core.limits.MAX_DRAFT_LENGTH` (1,024), checked before anything
+    is sized by it (a per-position profile holds D entries: a 170-byte record naming
+    ``num_spec_tokens: 10^11`` must not allocate 10^11 of them).
+
+    Raises:
+        InputError: not a whole count ≥ 0, or above the limit, at ``span``.
+    """
+    number = count(value, what, shown, span)
+    if number > MAX_DRAFT_LENGTH:
+        raise fail(
+            f"{what} {fmt(number)} is above specgate's limit of {MAX_DRAFT_LENGTH} draft tokens",
+            shown,
+            span,
+        )
+    return int(number)
+
+
 def whole_ratio(numerator: float, denominator: float) -> int | None:
     """``numerator / denominator`` when it is a positive whole number, else ``None``."""
     if denominator <= 0 or numerator <= 0:
@@ -98,6 +118,57 @@ def whole_ratio(numerator: float, denominator: float) -> int | None:
 def under(locate: Locator, prefix: NodePath) -> Locator:
     """A locator for the node at ``prefix`` (paths relative to it)."""
     return lambda path: locate((*prefix, *path))
+
+
+#: A number as a log prints it, captured whole up to the next separator (``2.46.1``,
+#: ``.nan``, ``-2`` and ``1e400`` are then refused by :func:`printed_number` at their
+#: line, rather than read in part as ``2.46`` or passed over).
+PRINTED_NUMBER = r"([^\s,;()\[\]]+)"
+DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|\.[0-9]+")
+_DIGITS = re.compile(r"[0-9]+")
+
+
+def printed_number(text: str, what: str, shown: str, span: Where) -> float:
+    """A non-negative decimal number as a log prints it (``2.46``, ``0.5``, ``1e-3``).
+
+    Raises:
+        InputError: anything else (``2.46.1``, ``.nan``, ``inf``, more than
+            :data:`~specgate.core.limits.MAX_INTEGER_DIGITS` characters) or a value
+            beyond a float's range, at ``span``.
+    """
+    if len(text) > MAX_INTEGER_DIGITS or not DECIMAL.fullmatch(text):
+        raise fail(f"{what}: {text[:40]!r} is not a number", shown, span)
+    value = float(text)
+    if not math.isfinite(value):
+        raise fail(f"{what}: {text[:40]!r} is out of range (beyond 1e308)", shown, span)
+    return value
+
+
+#: The largest count a float holds exactly; a log's token counts stay below it.
+EXACT_COUNT = 2**53
+
+
+def printed_count(text: str, what: str, shown: str, span: Where) -> int:
+    """A whole count as a log prints it (ASCII digits), held to
+    :data:`~specgate.core.limits.MAX_INTEGER_DIGITS` digits before any conversion and
+    to :data:`EXACT_COUNT` after it (so sums of counts stay exact floats).
+
+    Raises:
+        InputError: not ASCII digits, too many of them, or above 2^53, at ``span``.
+    """
+    if not _DIGITS.fullmatch(text):
+        raise fail(f"{what}: {text[:40]!r} is not a whole count", shown, span)
+    value = bounded_int(text)
+    if value is None:
+        raise fail(
+            f"{what}: a count of {len(text):,} digits is too long "
+            f"(specgate's limit is {MAX_INTEGER_DIGITS:,} decimal digits)",
+            shown,
+            span,
+        )
+    if value > EXACT_COUNT:
+        raise fail(f"{what}: a count above 2^53 is not an exact count", shown, span)
+    return value
 
 
 _NON_EMPTY = re.compile(r"[^\n]+")
@@ -123,10 +194,7 @@ def parse_rates(raw: str, what: str, shown: str, span: Span) -> tuple[float, ...
         part = piece.strip()
         if not part:
             continue
-        try:
-            values.append(float(part))
-        except ValueError:
-            raise fail(f"{what}: {part!r} is not a number", shown, span) from None
+        values.append(printed_number(part, what, shown, span))
     return tuple(values)
 
 
@@ -186,9 +254,14 @@ def survival(histogram: Mapping[int, float], depth: int | None) -> tuple[float, 
     """Marginal rates from a histogram {accepted drafts j: steps}.
 
     m_i = Σ_{j ≥ i} h[j] / Σ h for i = 1 … depth (``depth`` defaults to the largest j).
+    Callers bound ``depth`` and the counts first (:func:`draft_count`); a top above
+    :data:`~specgate.core.limits.MAX_DRAFT_LENGTH` that slipped through gives no
+    profile rather than a profile of that length.
     """
     steps = sum(histogram.values())
     top = max(histogram, default=0) if depth is None else depth
+    if top > MAX_DRAFT_LENGTH:
+        return ()
     if steps <= 0:
         return ()
     return tuple(sum(h for j, h in histogram.items() if j >= i) / steps for i in range(1, top + 1))
@@ -198,7 +271,7 @@ def unweighted_mean(
     fmt_name: str, shown: str, values: list[str], first: Span, why: str
 ) -> Acceptance:
     """AL as the plain mean of printed interval values (``values`` as printed)."""
-    numbers = [float(value) for value in values]
+    numbers = [printed_number(value, "accept length", shown, first) for value in values]
     total = sum(numbers)
     if len(values) <= 8:
         formula = f"({' + '.join(values)})/{len(values)}" if len(values) > 1 else values[0]

@@ -14,33 +14,36 @@ import re
 from collections import defaultdict
 
 from specgate.inputs.metrics._common import (
+    PRINTED_NUMBER,
     fail,
     fmt,
     last_of_runs,
     parse_rates,
+    printed_count,
+    printed_number,
     text_lines,
     unweighted_mean,
 )
 from specgate.inputs.types import Acceptance
 from specgate.load.document import Span
 
-_SG_ACCEPT = re.compile(r"accept len: (\d+(?:\.\d+)?)")
+_SG_ACCEPT = re.compile(r"accept len: " + PRINTED_NUMBER)
 _LC_IMPL = re.compile(r"statistics\s+([^:\s]+):")
-_LC_GEN_DRAFTS = re.compile(r"#gen drafts\s*=\s*(\d+)")
-_LC_GEN_TOKENS = re.compile(r"#gen tokens\s*=\s*(\d+)")
-_LC_ACC_TOKENS = re.compile(r"#acc tokens\s*=\s*(\d+)")
+_LC_GEN_DRAFTS = re.compile(r"#gen drafts\s*=\s*([0-9]+)")
+_LC_GEN_TOKENS = re.compile(r"#gen tokens\s*=\s*([0-9]+)")
+_LC_ACC_TOKENS = re.compile(r"#acc tokens\s*=\s*([0-9]+)")
 _LC_RATES = re.compile(r"#acc rate/pos\s*=\s*\(([0-9.,\s]*)\)")
-_LC_SLOT = re.compile(r"\bid\s+(\d+)\s*\|")
+_LC_SLOT = re.compile(r"\bid\s+([0-9]+)\s*\|")
 # tools/server/server.cpp (print_timings): "draft acceptance = %0.5f (%5d accepted /
 # %5d generated), mean len = %5.2f" with mean len = 1 + accepted / verify steps.
 _LC_REQUEST = re.compile(
-    r"draft acceptance(?: rate)? = ([0-9.]+) \(\s*(\d+) accepted /\s*(\d+) generated\)"
+    r"draft acceptance(?: rate)? = ([0-9.]+) \(\s*([0-9]+) accepted /\s*([0-9]+) generated\)"
 )
-_LC_MEAN_LEN = re.compile(r"mean (?:acceptance )?len(?:gth)? =\s*([0-9.]+)")
-_LC_EVAL = re.compile(r"(?<!prompt )eval time =\s*[0-9.]+ ms /\s*(\d+) (?:tokens|runs)")
+_LC_MEAN_LEN = re.compile(r"mean (?:acceptance )?len(?:gth)? =\s*" + PRINTED_NUMBER)
+_LC_EVAL = re.compile(r"(?<!prompt )eval time =\s*[0-9.]+ ms /\s*([0-9]+) (?:tokens|runs)")
 # examples/speculative/speculative.cpp summary: "n_draft = 8", "n_predict = 128",
 # "n_drafted = 96", "n_accept = 70", "accept = 72.917%".
-_LS_FIELD = re.compile(r"\b(n_draft|n_predict|n_drafted|n_accept)\s*=\s*(\d+)")
+_LS_FIELD = re.compile(r"\b(n_draft|n_predict|n_drafted|n_accept)\s*=\s*([0-9]+)")
 
 
 def read_sglang_log(text: str, shown: str) -> Acceptance:
@@ -62,8 +65,10 @@ def read_sglang_log(text: str, shown: str) -> Acceptance:
             continue
         match = _SG_ACCEPT.search(line)
         if match:
+            span = Span(number, match.start(1) + 1)
+            printed_number(match.group(1), "accept len", shown, span)
             values.append(match.group(1))
-            first = first or Span(number, match.start(1) + 1)
+            first = first or span
     if first is None:
         raise fail(
             f"no SGLang decode-batch lines with 'accept len' in {shown} "
@@ -107,9 +112,11 @@ def read_llamacpp_log(text: str, shown: str) -> Acceptance:
         key = (slot, impl.group(1))
         series[key].append(
             (
-                float(drafts.group(1)),
-                float(accepted.group(1)),
-                float(generated.group(1)) if generated else 0.0,
+                float(printed_count(drafts.group(1), "#gen drafts", shown, span)),
+                float(printed_count(accepted.group(1), "#acc tokens", shown, span)),
+                float(printed_count(generated.group(1), "#gen tokens", shown, span))
+                if generated
+                else 0.0,
             )
         )
         rates = _LC_RATES.search(line)
@@ -164,23 +171,28 @@ def _llamacpp_requests(text: str, shown: str) -> Acceptance:
             continue
         eval_match = _LC_EVAL.search(line)
         if eval_match and "draft" not in line:
-            evals.append(int(eval_match.group(1)))
+            span = Span(number, eval_match.start() + 1)
+            evals.append(printed_count(eval_match.group(1), "eval time", shown, span))
             continue
         request = _LC_REQUEST.search(line)
         if request:
+            span = Span(number, request.start() + 1)
             mean = _LC_MEAN_LEN.search(line, request.end())
             requests.append(
                 (
-                    Span(number, request.start() + 1),
-                    int(request.group(2)),
-                    int(request.group(3)),
-                    float(mean.group(1)) if mean else None,
+                    span,
+                    printed_count(request.group(2), "accepted", shown, span),
+                    printed_count(request.group(3), "generated", shown, span),
+                    printed_number(mean.group(1), "mean len", shown, span) if mean else None,
                 )
             )
             continue
         for field_match in _LS_FIELD.finditer(line):
-            summary[field_match.group(1)] = int(field_match.group(2))
-            summary_span = summary_span or Span(number, field_match.start() + 1)
+            span = Span(number, field_match.start() + 1)
+            summary[field_match.group(1)] = printed_count(
+                field_match.group(2), field_match.group(1), shown, span
+            )
+            summary_span = summary_span or span
     if requests and all(mean is not None for *_, mean in requests):
         return _mean_len(requests, shown)
     if summary_span is not None and {"n_predict", "n_accept", "n_drafted"} <= set(summary):

@@ -349,7 +349,14 @@ def _samples(text: str, shown: str) -> Series:
                 name = str(sample.name)
                 if not name.startswith(PREFIX) and name != GENERATED:
                     continue
-                value = float(sample.value)
+                try:
+                    value = float(sample.value)
+                except OverflowError:  # an integer sample of more than 308 digits
+                    raise fail(
+                        f"{name} is out of range (beyond 1e308): not a counter value",
+                        shown,
+                        _line_of(text, name),
+                    ) from None
                 if not math.isfinite(value) or value < 0:
                     raise fail(
                         f"{name} is {value}, not a counter value", shown, _line_of(text, name)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from specgate.core.errors import InputError
 from specgate.inputs.metrics._common import Record
 from specgate.inputs.metrics.inline import (
     PROFILE_TOLERANCE,
@@ -121,6 +122,60 @@ def read_acceptance(
             exist (at the claims file's line); a file that is too large, not UTF-8
             or malformed; data with no speculative measurement (never AL = 1).
     """
+    acceptance = _read_acceptance(spec, base_dir=base_dir, shown_base=shown_base, root=root)
+    return _bounded(acceptance, spec)
+
+
+def _bounded(acceptance: Acceptance, spec: MetricsSpec) -> Acceptance:
+    """``acceptance`` when every size it states (D, its lower bound, the profile) is
+    within :data:`~specgate.core.limits.MAX_DRAFT_LENGTH`: whatever a reader derives
+    from the file's numbers (a ratio of counts, a histogram's top), nothing later is
+    sized by a number past the bound (DESIGN.md §11).
+
+    Raises:
+        InputError: a larger D, at the line that states it (else the AL's).
+    """
+    import math
+
+    from specgate.core.limits import MAX_DRAFT_LENGTH
+
+    if not math.isfinite(acceptance.accept_length):
+        # each count was finite; their sum or ratio is not (two counts of 1.7e308)
+        reason = (
+            f"AL {acceptance.accept_length} is not a finite number: the counts add up "
+            "beyond a float's range (1e308)"
+        )
+        span = acceptance.spans.get("accept_length")
+        if acceptance.path is None:
+            raise spec.fail(reason)
+        raise InputError(
+            reason, acceptance.path, span.line if span else None, span.column if span else None
+        )
+    sizes = {
+        "draft_length": acceptance.draft_length,
+        "min_draft_length": acceptance.min_draft_length,
+        "marginal": len(acceptance.marginal),
+    }
+    for name, size in sizes.items():
+        if size is not None and size > MAX_DRAFT_LENGTH:
+            span = acceptance.spans.get(name) or acceptance.spans.get("accept_length")
+            shown = acceptance.path
+            what = "D" if name != "marginal" else "the per-position profile's length"
+            reason = (
+                f"{what} {size:,} (from the measurement) is above specgate's limit of "
+                f"{MAX_DRAFT_LENGTH} draft tokens"
+            )
+            if shown is None:
+                raise spec.fail(reason)
+            raise InputError(
+                reason, shown, span.line if span else None, span.column if span else None
+            )
+    return acceptance
+
+
+def _read_acceptance(
+    spec: MetricsSpec, *, base_dir: Path, shown_base: str, root: Path | None
+) -> Acceptance:
     inline = _INLINE_READERS.get(spec.format)
     if inline is not None:
         return inline(spec)

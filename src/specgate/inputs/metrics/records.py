@@ -25,6 +25,7 @@ from specgate.inputs.metrics._common import (
     above_depth,
     at,
     count,
+    draft_count,
     fail,
     fmt,
     largest_accepted,
@@ -81,7 +82,7 @@ def read_vllm_per_request(source: str | Iterable[Record], shown: str) -> Accepta
             depth = dense
         own = block.get("num_spec_tokens")
         if own is not None:
-            depth = int(count(own, "num_spec_tokens", shown, at(locate, ("num_spec_tokens",))))
+            depth = draft_count(own, "num_spec_tokens", shown, at(locate, ("num_spec_tokens",)))
         if histogram is not None:
             if own is not None:
                 _check_depth(histogram, depth, locate, shown)

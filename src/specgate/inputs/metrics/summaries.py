@@ -16,7 +16,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from specgate.inputs.metrics._common import Locator, at, count, fail, fmt, real, under
+from specgate.inputs.metrics._common import (
+    Locator,
+    at,
+    count,
+    draft_count,
+    fail,
+    fmt,
+    real,
+    under,
+)
 from specgate.inputs.metrics.json_records import load_one
 from specgate.inputs.types import Acceptance
 from specgate.load.document import NodePath
@@ -190,8 +199,8 @@ def read_speculation_profile(text: str, shown: str) -> Acceptance:
         # Each rate's own place (conditional rate i gives marginal rate i).
         spans.update({f"marginal[{i}]": locate((rates_key, i)) for i in range(len(marginal))})
     if depth is not None:
-        depth = int(
-            count(depth, "num_speculative_tokens", shown, locate(("num_speculative_tokens",)))
+        depth = draft_count(
+            depth, "num_speculative_tokens", shown, locate(("num_speculative_tokens",))
         )
         spans["draft_length"] = locate(("num_speculative_tokens",))
     note = "per-step mean from speculation_profile.json"

@@ -20,10 +20,16 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from specgate.inputs.metrics._common import (
+    DECIMAL,
+    EXACT_COUNT,
+    PRINTED_NUMBER,
+    draft_count,
     fail,
     fmt,
     last_of_runs,
     parse_rates,
+    printed_count,
+    printed_number,
     split_padding,
     text_lines,
     unweighted_mean,
@@ -31,21 +37,21 @@ from specgate.inputs.metrics._common import (
 from specgate.inputs.types import Acceptance
 from specgate.load.document import Span
 
-_NUMBER = r"(\d+(?:\.\d+)?)"
+_NUMBER = PRINTED_NUMBER
 _V1_MEAN = re.compile(r"Mean acceptance length: " + _NUMBER)
-_V0_K = re.compile(r"Number of speculative tokens: (\d+)")
-_V0_ACCEPTED = re.compile(r"Number of accepted tokens: (\d+)")
-_V0_DRAFT = re.compile(r"Number of draft tokens: (\d+)")
-_V0_EMITTED = re.compile(r"Number of emitted tokens: (\d+)")
+_V0_K = re.compile(r"Number of speculative tokens: ([0-9]+)")
+_V0_ACCEPTED = re.compile(r"Number of accepted tokens: ([0-9]+)")
+_V0_DRAFT = re.compile(r"Number of draft tokens: ([0-9]+)")
+_V0_EMITTED = re.compile(r"Number of emitted tokens: ([0-9]+)")
 # examples/offline_inference/spec_decode.py prints its totals, one per line:
 # "num_drafts: N", "num_draft_tokens: N", "num_accepted_tokens: N",
 # "mean acceptance length: X", then "acceptance at token i: r" for a list sized to
 # the configured k (zero-padded: it does not define D).
-_OFFLINE = re.compile(r"^\s*(num_drafts|num_draft_tokens|num_accepted_tokens): (\d+)\s*$")
-_OFFLINE_RATE = re.compile(r"^\s*acceptance at token (\d+):\s*([0-9.]+)\s*$")
+_OFFLINE = re.compile(r"^\s*(num_drafts|num_draft_tokens|num_accepted_tokens): ([0-9]+)\s*$")
+_OFFLINE_RATE = re.compile(r"^\s*acceptance at token ([0-9]+):\s*" + PRINTED_NUMBER + r"\s*$")
 
 
-_TOKENS = re.compile(r"(\d+) tokens")
+_TOKENS = re.compile(r"([0-9]+) tokens")
 _RATES = re.compile(r"([0-9.,\s]*)")
 _MEAN = re.compile(_NUMBER)
 
@@ -62,27 +68,39 @@ def _after(line: str, label: str, pattern: re.Pattern[str]) -> re.Match[str] | N
 # vLLM prints the counts and the per-position list together, in this order
 # (vllm/v1/spec_decode/metrics.py); one match reads them, else each label alone.
 _V1_TAIL = re.compile(
-    r"Accepted: (\d+) tokens, Drafted: (\d+) tokens"
+    r"Accepted: ([0-9]+) tokens, Drafted: ([0-9]+) tokens"
     r"(?:, Per-position acceptance rate: ([0-9., ]*))?"
 )
 
 
-def _v1_counts(line: str) -> tuple[int, int, str | None] | None:
-    """(Accepted, Drafted, the per-position list as printed) of a V1 line, else None."""
+def _v1_counts(line: str, shown: str, span: Span) -> tuple[int, int, str | None] | None:
+    """(Accepted, Drafted, the per-position list as printed) of a V1 line, else None.
+
+    Raises:
+        InputError: a count of more digits than specgate reads, at ``span``.
+    """
     at = line.find("Accepted: ")
     if at < 0:
         return None
     tail = _V1_TAIL.match(line, at)
     if tail is not None and (at == 0 or not line[at - 1].isalnum()):
-        return int(tail.group(1)), int(tail.group(2)), tail.group(3)
+        return (
+            printed_count(tail.group(1), "Accepted", shown, span),
+            printed_count(tail.group(2), "Drafted", shown, span),
+            tail.group(3),
+        )
     accepted, drafted = _after(line, "Accepted: ", _TOKENS), _after(line, "Drafted: ", _TOKENS)
     if accepted is None or drafted is None:
         return None
     rates = _after(line, "Per-position acceptance rate: ", _RATES)
-    return int(accepted.group(1)), int(drafted.group(1)), rates.group(1) if rates else None
+    return (
+        printed_count(accepted.group(1), "Accepted", shown, span),
+        printed_count(drafted.group(1), "Drafted", shown, span),
+        rates.group(1) if rates else None,
+    )
 
 
-_MEAN_AT = re.compile(r"Mean acceptance length: ([0-9.]+)")
+_MEAN_AT = re.compile(r"Mean acceptance length: " + PRINTED_NUMBER)
 
 
 def _fast_v1(text: str, shown: str) -> Acceptance | None:
@@ -104,26 +122,27 @@ def _fast_v1(text: str, shown: str) -> Acceptance | None:
     if len(widths) != 1:
         return None
     k = widths.pop()
-    try:
+    means_text = _MEAN_AT.findall(text)
+    if means_text and (
+        len(means_text) != len(rows) or not all(map(DECIMAL.fullmatch, means_text))
+    ):
+        return None
+    try:  # anything float() or int() refuses is judged, at its line, by the per-line reader
         rates = list(map(float, filter(None, ",".join(raws).replace(" ", "").split(","))))
+        accepted = list(map(int, map(operator.itemgetter(0), rows)))
+        drafted = list(map(int, map(operator.itemgetter(1), rows)))
+        means = list(map(float, means_text)) if means_text else None
     except ValueError:
         return None
-    if not k or len(rates) != k * len(rows):
+    if not all(map(math.isfinite, rates)) or (means and not all(map(math.isfinite, means))):
         return None
-    means_text = _MEAN_AT.findall(text)
-    if means_text and len(means_text) != len(rows):
+    if not k or len(rates) != k * len(rows) or max(*accepted, *drafted) > EXACT_COUNT:
         return None
     first = _V1_TAIL.search(text)
     assert first is not None
     span = Span(text.count("\n", 0, first.start()) + 1, 1)
     return _pool_columns(
-        _Columns(
-            list(map(int, map(operator.itemgetter(0), rows))),
-            list(map(int, map(operator.itemgetter(1), rows))),
-            rates,
-            list(map(float, means_text)) if means_text else None,
-            span,
-        ),
+        _Columns(accepted, drafted, rates, means, span),
         k,
         shown,
     )
@@ -135,6 +154,10 @@ def _rates(raw: str, shown: str, span: Span) -> tuple[float, ...]:
         return tuple(map(float, raw.rstrip(", ").split(",")))
     except ValueError:
         return parse_rates(raw, "per-position rate", shown, span)
+
+
+def _mean(text: str, shown: str, span: Span) -> float:
+    return printed_number(text, "Mean acceptance length", shown, span)
 
 
 class _V1Line(NamedTuple):
@@ -177,28 +200,35 @@ def read_vllm_log(text: str, shown: str, *, draft_length: int | None = None) -> 
         if "num_" in line or "acceptance at token" in line:
             total = _OFFLINE.match(line)
             if total:
-                offline.setdefault(total.group(1), (span, int(total.group(2))))
+                value = printed_count(total.group(2), total.group(1), shown, span)
+                offline.setdefault(total.group(1), (span, value))
                 continue
             rate = _OFFLINE_RATE.match(line)
-            if rate and int(rate.group(1)) == len(offline_rates):
-                offline_rates.append(float(rate.group(2)))
+            if rate and rate.group(1) == str(len(offline_rates)):
+                offline_rates.append(
+                    printed_number(rate.group(2), "acceptance at token", shown, span)
+                )
                 continue
         emitted = _V0_EMITTED.search(line) if "emitted tokens" in line else None
         if emitted:
             v0.append((span, _v0_row(line, emitted, shown, span, draft_length)))
             continue
-        counts = _v1_counts(line)
+        counts = _v1_counts(line, shown, span)
         if counts is not None:
             accepted, drafted, raw_rates = counts
             found = _rates(raw_rates, shown, span) if raw_rates is not None else ()
             printed = _after(line, "Mean acceptance length: ", _MEAN)
             v1.append(
                 _V1Line(
-                    span, accepted, drafted, found, float(printed.group(1)) if printed else None
+                    span,
+                    accepted,
+                    drafted,
+                    found,
+                    _mean(printed.group(1), shown, span) if printed else None,
                 )
             )
         elif (mean := _V1_MEAN.search(line)) is not None:
-            means.append((span, float(mean.group(1))))
+            means.append((span, _mean(mean.group(1), shown, span)))
     if v0 and v1:
         raise fail(
             f"{shown} mixes vLLM V0 and V1 spec-decode lines (lines {v0[0][0].line} "
@@ -233,7 +263,16 @@ def _v0_row(
     k, draft, accepted = _V0_K.search(line), _V0_DRAFT.search(line), _V0_ACCEPTED.search(line)
     if draft is None:
         raise fail("vLLM V0 line without 'Number of draft tokens'", shown, span)
-    depth = int(k.group(1)) if k else draft_length
+    depth = (
+        draft_count(
+            printed_count(k.group(1), "Number of speculative tokens", shown, span),
+            "Number of speculative tokens",
+            shown,
+            span,
+        )
+        if k
+        else draft_length
+    )
     if not depth:
         raise fail(
             "vLLM V0 line without 'Number of speculative tokens' and no draft_length "
@@ -243,9 +282,11 @@ def _v0_row(
         )
     return (
         float(depth),
-        float(draft.group(1)),
-        float(emitted.group(1)),
-        float(accepted.group(1)) if accepted else 0.0,
+        float(printed_count(draft.group(1), "Number of draft tokens", shown, span)),
+        float(printed_count(emitted.group(1), "Number of emitted tokens", shown, span)),
+        float(printed_count(accepted.group(1), "Number of accepted tokens", shown, span))
+        if accepted
+        else 0.0,
     )
 
 
