@@ -131,10 +131,14 @@ def _fast_v1(text: str, shown: str) -> Acceptance | None:
         rates = list(map(float, filter(None, ",".join(raws).replace(" ", "").split(","))))
         accepted = list(map(int, map(operator.itemgetter(0), rows)))
         drafted = list(map(int, map(operator.itemgetter(1), rows)))
-        means = list(map(float, means_text)) if means_text else None
+        means: list[float | None] | None = (
+            list(map(float, means_text)) if means_text else None
+        )
     except ValueError:
         return None
-    if not all(map(math.isfinite, rates)) or (means and not all(map(math.isfinite, means))):
+    if not all(map(math.isfinite, rates)) or (
+        means and not all(m is not None and math.isfinite(m) for m in means)
+    ):
         return None
     if not k or len(rates) != k * len(rows) or max(*accepted, *drafted) > EXACT_COUNT:
         return None
