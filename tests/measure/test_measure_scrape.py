@@ -126,3 +126,58 @@ def test_the_body_read_is_capped(
         _, err = capsys.readouterr()
         assert code == 2
         assert "body larger than 65536 bytes" in err and err.count("\n") == 1
+
+
+def _redirect_to(target: str) -> Callable[[socket.socket], None]:
+    def talk(conn: socket.socket) -> None:
+        conn.sendall(
+            b"HTTP/1.1 302 Found\r\nLocation: " + target.encode() + b"\r\nContent-Length: 0\r\n\r\n"
+        )
+
+    return talk
+
+
+@pytest.mark.parametrize(
+    "target",
+    ["ftp://127.0.0.1:9/metrics", "file:///etc/passwd", "data:text/plain,x", "gopher://h/"],
+)
+def test_a_redirect_to_another_scheme_is_refused(
+    here: Path, capsys: pytest.CaptureFixture[str], target: str
+) -> None:
+    # Issue 18: a redirect to ftp:// was followed by urllib's FTP handler, which knows no
+    # deadline; only http(s) is read, redirects included.
+    for url in _serve(_redirect_to(target)):
+        start = time.monotonic()
+        code = main(["measure", "--metrics-url", url, "--timeout", "2", "--", *OK])
+        _, err = capsys.readouterr()
+        assert code == 2 and err.count("\n") == 1
+        assert "redirected to" in err and "only http:// and https:// are read" in err
+        assert time.monotonic() - start < 2.5
+
+
+def test_a_redirect_loop_ends(here: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    holder: list[str] = []
+
+    def talk(conn: socket.socket) -> None:
+        _redirect_to(holder[0])(conn)
+
+    for url in _serve(talk):
+        holder.append(url)
+        code = main(["measure", "--metrics-url", url, "--timeout", "5", "--", *OK])
+        _, err = capsys.readouterr()
+        assert code == 2 and "HTTP 302" in err and err.count("\n") == 1
+
+
+def test_name_resolution_is_inside_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A resolver that hangs (a black-holed DNS server): the deadline still holds.
+    real = socket.getaddrinfo
+
+    def slow(*args: object, **kwargs: object) -> object:
+        time.sleep(3)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket, "getaddrinfo", slow)
+    start = time.monotonic()
+    with pytest.raises(Exception, match="timed out"):
+        measure.scrape("http://metrics.invalid:8000/metrics", 0.3)
+    assert time.monotonic() - start < 2.5

@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from typing import Any
 
@@ -30,39 +31,50 @@ DEFAULT_TIMEOUT_S = 10.0
 def scrape(url: str, timeout: float, limit: int | None = None) -> str:
     """GET ``url`` and return the body as text, all within ``timeout`` seconds.
 
-    ``timeout`` is a deadline for the whole scrape (connect, status line, headers and
-    body), not for each socket operation: a server that answers "200 OK" and then
-    sends one byte a second is cut off when the deadline passes (a watchdog shuts the
-    socket down). Name resolution is the system resolver's and is not bounded here.
+    ``timeout`` is a deadline for the whole scrape — name resolution, connect, TLS,
+    every redirect, status line, headers and body — not for each socket operation:
+    the request runs in a worker thread that the caller waits for at most ``timeout``
+    seconds, and a watchdog shuts down every socket it opened when the deadline
+    passes (a server that answers "200 OK" and then sends one byte a second is cut
+    off). Only ``http://`` and ``https://`` are fetched, redirects included (a
+    redirect to ``ftp://`` or ``file://`` is refused), at most
+    :data:`MAX_REDIRECTS` of them; no proxy from the environment is used.
 
     Raises:
-        InputError: not http(s), a network error, the deadline passed, an HTTP status
-            other than 200, an HTML body, more than ``limit`` bytes (default
-            :data:`MAX_SCRAPE_BYTES`), not UTF-8.
+        InputError: not http(s), a network error, the deadline passed, a redirect
+            to another scheme, an HTTP status other than 200, an HTML body, more
+            than ``limit`` bytes (default :data:`MAX_SCRAPE_BYTES`), not UTF-8.
     """
-    if not url.lower().startswith(("http://", "https://")):
+    if not url.lower().startswith(_SCHEMES):
         raise InputError(f"--metrics-url {url!r}: only http:// and https:// are read")
     if limit is None:
         limit = MAX_SCRAPE_BYTES
-    request = urllib.request.Request(url, headers={"Accept": "text/plain"})
     watch = _Deadline(timeout)
-    opener = urllib.request.build_opener(_HTTPHandler(watch), _HTTPSHandler(watch))
-    try:
-        with watch, opener.open(request, timeout=timeout) as response:
-            status = int(response.status)
-            kind = str(response.headers.get("Content-Type", ""))
-            body = _read_capped(
-                response, str(response.headers.get("Content-Length", "")), url, limit
-            )
-    except urllib.error.HTTPError as exc:
-        raise InputError(f"--metrics-url {url}: HTTP {exc.code} {exc.reason}") from None
-    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
-        if watch.expired:
-            raise watch.error(url) from None
-        reason = getattr(exc, "reason", exc)
-        raise InputError(f"--metrics-url {url}: cannot scrape ({reason})") from None
-    if watch.expired:  # the shut-down socket read as the end of the body
-        raise watch.error(url)
+    outcome: dict[str, Any] = {}
+
+    def fetch() -> None:
+        try:
+            outcome["value"] = _fetch(url, watch, limit)
+        except BaseException as exc:  # handed to the waiting thread
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=fetch, name="specgate-scrape", daemon=True)
+    with watch:
+        worker.start()
+        worker.join(timeout)
+        if worker.is_alive():
+            watch.expire()
+            # Its sockets are shut down, so it ends at once and closes them; a worker
+            # stuck in name resolution is left behind (a daemon thread).
+            worker.join(_GRACE_S)
+            raise watch.error(url)
+    error = outcome.pop("error", None)
+    if error is not None:
+        try:
+            raise error
+        finally:  # no cycle through this frame: the failed connection is freed at once
+            error = None
+    status, kind, body = outcome["value"]
     if status != 200:
         raise InputError(f"--metrics-url {url}: HTTP {status}")
     try:
@@ -75,6 +87,69 @@ def scrape(url: str, timeout: float, limit: int | None = None) -> str:
             "(is this the engine's /metrics endpoint?)"
         )
     return text
+
+
+_SCHEMES = ("http://", "https://")
+_GRACE_S = 1.0
+MAX_REDIRECTS = 5
+"""Redirects followed within one scrape (urllib's default is 10)."""
+
+
+def _fetch(url: str, watch: _Deadline, limit: int) -> tuple[int, str, bytes]:
+    """(status, Content-Type, body) of one GET through http(s) handlers only.
+
+    Raises:
+        InputError: as :func:`scrape`.
+    """
+    request = urllib.request.Request(url, headers={"Accept": "text/plain"})
+    opener = urllib.request.OpenerDirector()
+    for handler in (
+        _HTTPHandler(watch),
+        _HTTPSHandler(watch),
+        _Redirects(),
+        urllib.request.HTTPDefaultErrorHandler(),
+        urllib.request.HTTPErrorProcessor(),
+        urllib.request.UnknownHandler(),
+    ):
+        opener.add_handler(handler)
+    try:
+        with opener.open(request, timeout=watch.remaining()) as response:
+            status = int(response.status)
+            kind = str(response.headers.get("Content-Type", ""))
+            length = str(response.headers.get("Content-Length", ""))
+            body = _read_capped(response, length, url, limit)
+    except urllib.error.HTTPError as exc:
+        raise InputError(f"--metrics-url {url}: HTTP {exc.code} {exc.reason}") from None
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
+        if watch.expired:
+            raise watch.error(url) from None
+        reason = getattr(exc, "reason", exc)
+        raise InputError(f"--metrics-url {url}: cannot scrape ({reason})") from None
+    if watch.expired:  # the shut-down socket read as the end of the body
+        raise watch.error(url)
+    return status, kind, body
+
+
+class _Redirects(urllib.request.HTTPRedirectHandler):
+    """urllib's redirect handling, to http(s) targets only (its own also follows
+    ``ftp://``, whose handler knows no deadline) and at most :data:`MAX_REDIRECTS`."""
+
+    max_redirections = MAX_REDIRECTS
+
+    def http_error_302(
+        self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Any
+    ) -> Any:
+        location = headers.get("location") or headers.get("uri")
+        if location is not None:
+            target = urllib.parse.urljoin(req.full_url, str(location))
+            if not target.lower().startswith(_SCHEMES):
+                raise InputError(
+                    f"--metrics-url {req.full_url}: redirected to {target[:200]!r}; "
+                    "only http:// and https:// are read"
+                )
+        return super().http_error_302(req, fp, code, msg, headers)
+
+    http_error_301 = http_error_303 = http_error_307 = http_error_308 = http_error_302
 
 
 def _read_capped(response: Any, length: str, url: str, limit: int) -> bytes:
@@ -118,7 +193,13 @@ class _Deadline:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        """Stop the clock and close every socket of the scrape (a worker cut off by the
+        deadline leaves its connection to garbage collection otherwise)."""
         self._timer.cancel()
+        with self._lock:
+            for sock in self._sockets:
+                with contextlib.suppress(OSError):
+                    sock.close()
 
     def remaining(self) -> float:
         """Seconds left (at least a millisecond, so a socket timeout stays valid)."""
@@ -136,6 +217,10 @@ class _Deadline:
             f"--metrics-url {url}: cannot scrape (timed out: no whole answer within "
             f"--timeout {self.seconds:g} s)"
         )
+
+    def expire(self) -> None:
+        """End the scrape now: shut down every socket it opened."""
+        self._expire()
 
     def _expire(self) -> None:
         with self._lock:
