@@ -50,7 +50,7 @@ def scrape(url: str, timeout: float, limit: int | None = None) -> str:
     if limit is None:
         limit = MAX_SCRAPE_BYTES
     watch = _Deadline(timeout)
-    outcome: dict[str, Any] = {}
+    outcome: dict[str, Any] = {}  # "value": (status, kind, body), or "error"
 
     def fetch() -> None:
         try:
@@ -75,6 +75,7 @@ def scrape(url: str, timeout: float, limit: int | None = None) -> str:
         finally:  # no cycle through this frame: the failed connection is freed at once
             error = None
     status, kind, body = outcome["value"]
+    assert isinstance(body, bytes)
     if status != 200:
         raise InputError(f"--metrics-url {url}: HTTP {status}")
     try:
