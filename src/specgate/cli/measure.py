@@ -172,8 +172,10 @@ def _measured(
     if args.before is not None:
         if args.after is None:
             raise UsageError("specgate measure: --before needs --after")
-        before = read_text(Path(args.before), args.before)
-        after = read_text(Path(args.after), args.after)
+        # confined like every file specgate reads: a scrape that is a symlink out of
+        # the repository is neither read nor quoted in an error
+        before = read_text(measure.confine(Path(args.before), "--before"), args.before)
+        after = read_text(measure.confine(Path(args.after), "--after"), args.after)
         acceptance = measure.from_scrapes(
             (before, args.before), (after, args.after), labels, args.draft_length
         )
@@ -219,19 +221,21 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     from specgate.check.run import utc_today
     from specgate.measure import evidence as measure
 
-    claims = args.write or args.claims
-    if args.write and args.claims and args.write != args.claims:
-        raise UsageError("specgate measure: --write and --claims name different files")
-    if (claims is None) != (args.deployment is None):
-        raise UsageError("specgate measure: --write/--claims and --deployment go together")
-    if args.after is not None and args.before is None:
-        raise UsageError("specgate measure: --after needs --before")
-    if args.save_dir is not None and args.metrics_url is None:
-        raise UsageError("specgate measure: --save-dir applies to --metrics-url")
+    claims = _claims_flag(args)
     if args.write:
         _writer_available()  # before any benchmark runs
+    flag = "--write" if args.write else "--claims"
+    real_claims = measure.confine(Path(claims), flag) if claims else None
     folder = Path(claims).parent if claims else Path(".")
     digest, served = _digest_of(Path(claims), args.deployment) if claims else (None, None)
+    if args.save_dir is not None:  # refused before the benchmark runs, not after
+        measure.confine(Path(args.save_dir), "--save-dir", must_exist=False)
+        probe = measure.relative_to(Path(args.save_dir) / "metrics.prom", folder)
+        if claims and measure.outside_repository({"path": probe}, Path(claims)):
+            raise UsageError(
+                f"specgate measure: --save-dir {args.save_dir} is outside the repository of "
+                f"{claims}, and check would refuse the metrics pointer; nothing measured"
+            )
     today = today_from(args) or utc_today()
     found = _measured(args, folder)
     assert found is not None
@@ -268,7 +272,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.write:
         from specgate.measure.writer import write_evidence
 
-        note = write_evidence(Path(args.write), args.deployment, block)
+        assert real_claims is not None
+        note = write_evidence(real_claims, args.deployment, block)
         if note:
             say(note)
         out.write(f"wrote the evidence of {args.deployment} in {args.write}\n")
@@ -292,6 +297,24 @@ def _writer_available() -> None:
             "reinstall specdec-gate (it depends on ruamel.yaml), or pip install ruamel.yaml; "
             "nothing measured"
         ) from None
+
+
+def _claims_flag(args: argparse.Namespace) -> str | None:
+    """The claims file ``--write`` or ``--claims`` names, once the flags agree.
+
+    Raises:
+        UsageError: flags that do not go together.
+    """
+    claims: str | None = args.write or args.claims
+    if args.write and args.claims and args.write != args.claims:
+        raise UsageError("specgate measure: --write and --claims name different files")
+    if (claims is None) != (args.deployment is None):
+        raise UsageError("specgate measure: --write/--claims and --deployment go together")
+    if args.after is not None and args.before is None:
+        raise UsageError("specgate measure: --after needs --before")
+    if args.save_dir is not None and args.metrics_url is None:
+        raise UsageError("specgate measure: --save-dir applies to --metrics-url")
+    return claims
 
 
 def _digest_of(claims: Path, name: str) -> tuple[str, int | None]:

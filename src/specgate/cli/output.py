@@ -6,12 +6,11 @@ The commands render first and write here only after rendering succeeded.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import sys
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, BinaryIO, TextIO
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TextIO
 
 from specgate.core.errors import UsageError
 
@@ -87,9 +86,9 @@ def append_summary(path: str, run: RunReport, notes: Sequence[str] = ()) -> None
     """Append the job summary to ``path`` within what its 1 MiB budget leaves.
 
     Several steps (or parallel jobs sharing a file) may append at once: the file is
-    locked exclusively (:func:`_exclusive`), its size is read again under the lock,
-    the summary is rendered for what remains and written in one
-    write before the lock is released.
+    locked exclusively (:func:`specgate.core.output_file.exclusive`), its size is
+    read again under the lock, the summary is rendered for what remains and written
+    in one write before the lock is released.
 
     Raises:
         UsageError: the file cannot be opened for appending.
@@ -102,7 +101,9 @@ def append_summary(path: str, run: RunReport, notes: Sequence[str] = ()) -> None
         handle = open(path, "ab", buffering=0)  # noqa: SIM115 - held open across the lock
     except OSError as exc:
         raise UsageError(f"cannot append to {path}: {exc.strerror or exc}") from None
-    with handle, _exclusive(handle):
+    from specgate.core.output_file import exclusive
+
+    with handle, exclusive(handle):
         existing = os.fstat(handle.fileno()).st_size
         text = summary.render(
             run,
@@ -125,31 +126,6 @@ def append_summary(path: str, run: RunReport, notes: Sequence[str] = ()) -> None
                     data = data[written:]
             except OSError as exc:  # a full disk: said like any other append failure
                 raise UsageError(f"cannot append to {path}: {exc.strerror or exc}") from None
-
-
-@contextlib.contextmanager
-def _exclusive(handle: BinaryIO) -> Iterator[None]:
-    """Hold an exclusive lock on ``handle``'s file: ``fcntl.flock`` on POSIX; on
-    Windows ``msvcrt.locking`` of its first byte (taken by every specgate process
-    appending to the file, which is what the lock serialises)."""
-    if sys.platform == "win32":  # pragma: no cover - exercised on Windows runners
-        import msvcrt
-
-        handle.seek(0)
-        msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)
-        try:
-            yield
-        finally:
-            handle.seek(0)
-            msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
-        return
-    import fcntl
-
-    fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-    try:
-        yield
-    finally:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
 def repo_paths(run: RunReport) -> dict[str, str | None]:

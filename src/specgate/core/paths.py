@@ -116,33 +116,52 @@ def real_folder(folder: Path) -> Path:
     return resolve(folder)
 
 
-def confined(path: Path) -> Path:
-    """The file ``path`` leads to, which must lie inside the repository holding
-    ``path`` itself (the link's repository, not the target's).
+class PathEscape(PathProblem):
+    """The path leads out of the tree it must stay in (the repository)."""
+
+
+def confined(path: Path, *, top: Path | None = None, must_exist: bool = True) -> Path:
+    """The file ``path`` leads to, which must lie inside ``top`` (resolved) or, by
+    default, inside the repository holding ``path`` itself (the link's repository,
+    not the target's): the one confinement check for every path any subcommand
+    reads, writes or hashes — claims files, the files they reference, options files,
+    ``measure``'s scrapes, ``--write`` targets and ``--save-dir``, the reverse lookup
+    of ``--changed``, the evidence hashed for ``--baseline``.
 
     A plain file costs one ``lstat`` (its folder's resolution is cached); a symlink
-    is resolved in full.
+    is resolved in full. ``must_exist=False`` is for a path about to be written: a
+    missing last component (or a dangling link, followed to where it points) is
+    allowed, its folders must still resolve inside.
 
     Raises:
-        PathProblem: unresolvable (see :func:`resolve`), missing, or leading out of
-            the repository (a symlink to ``/etc/passwd``).
+        PathEscape: the path leads out (a symlink to ``/etc/passwd``, ``../x``).
+        PathProblem: unresolvable (see :func:`resolve`) or, with ``must_exist``,
+            missing.
     """
     text = os.path.abspath(path)
     try:
-        info = os.lstat(text)
+        info: os.stat_result | None = os.lstat(text)
+    except FileNotFoundError:
+        if must_exist:
+            raise PathProblem("no such file") from None
+        info = None
     except (OSError, ValueError) as exc:
         raise PathProblem(_reason(exc)) from None
     folder, name = os.path.split(text)
-    if stat.S_ISLNK(info.st_mode):
-        target = resolve(Path(text), strict=True)
-        top = _lexical_top(Path(folder))
+    link = info is not None and stat.S_ISLNK(info.st_mode)
+    if link:
+        target = resolve(Path(text), strict=must_exist)
+        bound = _lexical_top(Path(folder)) if top is None else real_folder(top)
     else:
-        real, top, inside = _folder_of(folder)
+        real, lexical, inside = _folder_of(folder)
         target = real / name
-        if inside:  # a plain file in a folder inside the repository is inside it
+        if top is None and inside:  # a plain file in a folder inside the repository
             return target
-    if not target.is_relative_to(top):
-        raise PathProblem("is a symlink that leads out of the repository; not read")
+        bound = lexical if top is None else real_folder(top)
+    if not target.is_relative_to(bound):
+        if link or target.parent != Path(folder):  # the file or a folder on the way
+            raise PathEscape("is a symlink that leads out of the repository; not read")
+        raise PathEscape("leaves the repository")
     return target
 
 

@@ -39,14 +39,13 @@ def resolve_reference(
     """
     if PurePosixPath(relative).is_absolute() or PureWindowsPath(relative).is_absolute():
         raise fail(f"{what} must be relative to the claims file, not {relative!r}")
-    from specgate.core.paths import PathProblem, repository_top, resolve
+    from specgate.core.paths import PathEscape, PathProblem, confined, repository_top
 
     try:
-        top = resolve(root) if root is not None else repository_top(base_dir)
-        target = resolve(base_dir / relative)
-        if not target.is_relative_to(top):
-            raise fail(f"{what} {relative!r} leaves the repository")
-        resolve(target, strict=True)
+        top = root if root is not None else repository_top(base_dir)
+        target = confined(base_dir / relative, top=top)
+    except PathEscape:
+        raise fail(f"{what} {relative!r} leaves the repository") from None
     except PathProblem as problem:
         missing = str(problem) == "no such file"
         reason = "does not exist" if missing else f"cannot be read: {problem}"

@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +89,26 @@ def from_scrapes(
         raise _with_hint(exc) from None
 
 
+def confine(path: Path, flag: str, *, must_exist: bool = True) -> Path:
+    """The real path ``path`` (given with ``flag``) leads to, inside the repository
+    holding it as written (:func:`specgate.core.paths.confined`, the check every
+    subcommand applies): a scrape, metrics file, claims file or save folder that is a
+    symlink out of the repository is neither read (so never quoted in an error) nor
+    written through.
+
+    Raises:
+        InputError: the path leads out, loops, is too long, or (``must_exist``) is
+            missing; named with ``flag``.
+    """
+    from specgate.core.paths import PathProblem, confined
+
+    try:
+        return confined(path, must_exist=must_exist)
+    except PathProblem as problem:
+        reason = "no such file" if str(problem) == "no such file" else str(problem)
+        raise InputError(f"{flag} {path}: {reason}") from None
+
+
 def from_file(
     path: Path,
     fmt: str,
@@ -110,29 +130,26 @@ def from_file(
             f"--metrics-format {fmt!r}: not a file format "
             f"(one of {', '.join(sorted(FILE_FORMATS))})"
         )
-    if not path.is_file():
-        what = (
-            "a folder"
-            if path.is_dir()
-            else "not a regular file"
-            if path.exists()
-            else "no such file"
-        )
+    target = confine(path, "--from")  # an in-repository symlink is read where it leads
+    if not target.is_file():
+        what = "a folder" if target.is_dir() else "not a regular file"
         raise InputError(f"--from {path}: {what}")
-    folder = path.resolve().parent
     try:
-        return read_acceptance(
+        acceptance = read_acceptance(
             MetricsSpec(
-                format=fmt, path=path.name, draft_length=draft_length, labels=labels or {}
+                format=fmt, path=target.name, draft_length=draft_length, labels=labels or {}
             ),
-            base_dir=folder,
-            shown_base=path.parent.as_posix() if str(path.parent) != "." else "",
-            root=folder,
+            base_dir=target.parent,
+            shown_base="",
+            root=target.parent,
         )
+        return replace(acceptance, path=path.as_posix())
     except InputError as exc:
+        if exc.file == target.name:  # named as the user gave it, not where a link leads
+            exc = InputError(exc.reason, path.as_posix(), exc.line, exc.column)
         if "D is needed" in str(exc) and draft_length is None:
             raise InputError(f"{exc.one_line()}; give it with --draft-length D") from None
-        raise
+        raise exc from None
 
 
 def plausible(acceptance: Acceptance, draft_length: int | None = None) -> None:
@@ -193,20 +210,23 @@ def outside_repository(metrics: dict[str, Any] | None, claims: Path) -> str | No
     """The first ``metrics`` pointer (``path``, ``baseline_path``; relative to the
     claims file) that resolves outside the repository holding ``claims``, which
     ``specgate check`` would refuse to read; else ``None``."""
-    from specgate.core.paths import PathProblem, repository_top, resolve
+    from specgate.core.paths import PathEscape, PathProblem, confined, repository_top
 
     if not metrics:
         return None
     try:
         top = repository_top(claims.parent if str(claims.parent) else Path("."))
-        for key in ("path", "baseline_path"):
-            pointer = metrics.get(key)
-            if isinstance(pointer, str):
-                target = resolve(claims.parent / pointer)
-                if target != top and top not in target.parents:
-                    return pointer
     except PathProblem:
         return None
+    for key in ("path", "baseline_path"):
+        pointer = metrics.get(key)
+        if isinstance(pointer, str):
+            try:
+                confined(claims.parent / pointer, top=top, must_exist=False)
+            except PathEscape:
+                return pointer
+            except PathProblem:
+                continue
     return None
 
 
@@ -292,11 +312,17 @@ def save_scrapes(folder: Path, before: str, after: str, stamp: str) -> tuple[Pat
         UsageError: the folder or files cannot be written.
     """
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        first = folder / f"metrics-{stamp}-before.prom"
-        second = folder / f"metrics-{stamp}-after.prom"
-        first.write_text(before, encoding="utf-8", newline="\n")
-        second.write_text(after, encoding="utf-8", newline="\n")
+        real = confine(folder, "--save-dir", must_exist=False)
+        real.mkdir(parents=True, exist_ok=True)
+        real = confine(folder, "--save-dir")  # created: no symlink swapped in on the way
+        first = real / f"metrics-{stamp}-before.prom"
+        second = real / f"metrics-{stamp}-after.prom"
+        for path, text in ((first, before), (second, after)):
+            # a new file: a link planted under this name is refused, not followed
+            with open(path, "x", encoding="utf-8", newline="\n") as out:
+                out.write(text)
+    except InputError as exc:
+        raise UsageError(exc.one_line()) from None
     except OSError as exc:
         raise UsageError(f"--save-dir {folder}: {exc.strerror or exc}") from None
     return first, second

@@ -103,14 +103,40 @@ def write_evidence(claims: Path, deployment: str, block: dict[str, Any]) -> str 
         kept (``measured_speedup`` from another run) or provenance keys dropped,
         else ``None``.
 
+    The file is read and replaced under one exclusive lock
+    (:func:`specgate.core.output_file.locked_edit`): of two runs writing one file at
+    once, the second is refused (exit 2) rather than silently overwriting the first's
+    evidence, and so is a run whose file another program changed meanwhile.
+
     Raises:
-        UsageError: not a YAML claims file, no deployment of that name, or the
-            edit cannot be confined to that deployment (nothing written).
+        UsageError: not a YAML claims file, no deployment of that name, evidence
+            shared with another part of the file through a YAML anchor or merge key,
+            the file changed meanwhile, or the edit cannot be confined to that
+            deployment (nothing written).
     """
+    from specgate.core.output_file import FileChanged, locked_edit
+
+    if claims.suffix.lower() == ".json":
+        raise UsageError(f"--write {claims}: only YAML claims files are edited in place")
+    try:
+        with locked_edit(str(claims)) as (raw, replace):
+            result, note = _edited(claims, raw, deployment, block)
+            replace(result, "")
+    except FileChanged as exc:
+        raise UsageError(f"--write {claims}: {exc}; nothing written (run it again)") from None
+    except OSError as exc:
+        raise UsageError(f"--write {claims}: cannot write ({exc.strerror or exc})") from None
+    return note
+
+
+def _edited(
+    claims: Path, raw: bytes, deployment: str, block: dict[str, Any]
+) -> tuple[str, str | None]:
+    """The new text of ``claims`` (read as ``raw``) and the note for the user."""
     from ruamel.yaml.comments import CommentedMap
     from ruamel.yaml.error import YAMLError
 
-    text, bom, crlf = _read(claims)
+    text, bom, crlf = _decode(claims, raw)
     yaml = _yaml()
     try:
         data = yaml.load(text)
@@ -124,6 +150,13 @@ def write_evidence(claims: Path, deployment: str, block: dict[str, Any]) -> str 
         raise UsageError(f"--write {claims}: no deployment named {deployment!r}")
     index = names.index(deployment)
     target = deployments[index]
+    shared = _shared(target, text)
+    if shared is not None:
+        raise UsageError(
+            f"--write {claims}: the evidence of {deployment!r} is shared through {shared}: "
+            "writing it would change another deployment too; nothing written (give "
+            f"{deployment!r} an evidence block of its own)"
+        )
     start, end = _deployment_lines(deployments, index, text)
     old = _old_block(target, text, start, end)
     mapping, sequence, offset = measure_indentation(text)
@@ -152,21 +185,46 @@ def write_evidence(claims: Path, deployment: str, block: dict[str, Any]) -> str 
         result = _splice(text, dumped, index, old, claims)
     if crlf:
         result = result.replace("\n", "\r\n")
-    _atomic_write(claims, ("\ufeff" if bom else "") + result)
-    return note
+    return ("\ufeff" if bom else "") + result, note
 
 
-def _read(claims: Path) -> tuple[str, bool, bool]:
+def _decode(claims: Path, raw: bytes) -> tuple[str, bool, bool]:
     """The claims file's text with LF line ends, whether it had a BOM, whether CRLF."""
-    if claims.suffix.lower() == ".json":
-        raise UsageError(f"--write {claims}: only YAML claims files are edited in place")
     try:
-        raw = claims.read_bytes()
         text = raw.decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
         raise UsageError(f"--write {claims}: cannot read ({exc})") from None
     crlf = "\r\n" in text
     return text.replace("\r\n", "\n"), raw.startswith(b"\xef\xbb\xbf"), crlf
+
+
+def _shared(target: Any, text: str) -> str | None:
+    """How the deployment ``target``'s evidence is shared with another part of the
+    file (``"anchor &ev"``, ``"a merge key (<<)"``), else ``None``: an anchor on the
+    deployment, its evidence or anything inside it that an alias uses (the alias's
+    node is the same object), or a merge key inside the evidence."""
+    evidence = target.get("evidence")
+    nodes: list[Any] = [target]
+    stack: list[Any] = [evidence]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:  # an alias met twice (or a node that holds itself)
+            continue
+        seen.add(id(node))
+        if isinstance(node, dict):
+            nodes.append(node)
+            if getattr(node, "merge", None):
+                return "a merge key (<<)"
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            nodes.append(node)
+            stack.extend(node)
+    for node in nodes:
+        anchor = getattr(getattr(node, "anchor", None), "value", None)
+        if anchor and re.search(r"\*" + re.escape(anchor) + r"(?![^\s,\]}])", text):
+            return f"the YAML anchor &{anchor}"
+    return None
 
 
 class _Block:
@@ -430,9 +488,3 @@ def _verify(before: str, after: str, start: int, end: int, claims: Path) -> None
                 "the deployment being written; nothing written (edit the evidence by hand, "
                 "or normalise the file's indentation)"
             )
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    from specgate.core.output_file import write_text
-
-    write_text(str(path), text, newline="")
