@@ -235,3 +235,72 @@ def test_an_engine_config_linked_out_of_the_repository_is_not_read(
     found = affected([Path("deploy/configs/mtp.yaml")])
     assert found.claims == []
     assert found.ignored == ["deploy/configs/mtp.yaml"]
+
+
+def test_a_claims_file_linked_out_of_the_repository_is_not_read(
+    repo: Repo, tmp_path: Path
+) -> None:
+    # Issue 18: the reverse lookup read a claims symlink's outside target, so whether the
+    # outside file named the changed file decided what was checked (a one-bit oracle).
+    outside = tmp_path / "outside.specgate.yaml"
+    outside.write_text(
+        "version: 1\ndeployments:\n  - name: x\n    model: {hf_config: m.json}\n", "utf-8"
+    )
+    repo.write({"m.json": MODEL})
+    (repo.root / "leak.specgate.yaml").symlink_to(outside)
+    found = affected([Path("m.json")])
+    assert found.claims == [] and found.ignored == ["m.json"]
+    assert [shown for shown, _ in found.skipped] == ["leak.specgate.yaml"]
+    assert "leads out of the repository" in found.skipped[0][1]
+
+
+def test_references_that_lead_out_are_not_matched_by_their_target(
+    repo: Repo, tmp_path: Path
+) -> None:
+    # The changed file and a referenced file are both links to one outside file: real
+    # paths would match, so the outside file would decide; only paths inside count.
+    outside = tmp_path / "shared.json"
+    outside.write_text(MODEL, "utf-8")
+    claims = "version: 1\ndeployments:\n  - name: x\n    model: {hf_config: b.json}\n"
+    repo.write({"c.specgate.yaml": claims})
+    (repo.root / "a.json").symlink_to(outside)
+    (repo.root / "b.json").symlink_to(outside)
+    found = affected([Path("a.json")])
+    assert found.claims == [] and found.ignored == ["a.json"]
+    # a link inside the repository is still matched where it leads
+    (repo.root / "b.json").unlink()
+    (repo.root / "real.json").write_text(MODEL, "utf-8")
+    (repo.root / "b.json").symlink_to("real.json")
+    assert [shown for _, shown in affected([Path("b.json")]).claims] == ["c.specgate.yaml"]
+
+
+@pytest.mark.parametrize("kind", ["yaml-block", "yaml-flow", "json", "json-in-string"])
+def test_deep_launcher_values_are_input_errors_under_changed(
+    repo: Repo, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    # Issue 18: a deeply nested launcher value under --changed/--staged (the pre-commit
+    # hook) was an internal error; now the lookup passes over it and check reports it
+    # at its line (specgate.core.limits.MAX_NESTING).
+    depth = 150
+    if kind == "yaml-block":
+        launcher = "command:\n" + "".join("  " * (i + 1) + "- a:\n" for i in range(depth))
+        launcher += "  " * (depth + 1) + "- trtllm-serve\n"
+    elif kind == "yaml-flow":
+        launcher = "command: " + "[" * depth + "x" + "]" * depth + "\n"
+    elif kind == "json":
+        launcher = '{"command": ' + "[" * depth + '"x"' + "]" * depth + "}"
+    else:
+        launcher = "speculative_config: '" + '{"a": ' * depth + "1" + "}" * depth + "'\n"
+    name = "serve.json" if kind == "json" else "serve.yaml"
+    engine = "vllm" if kind == "json-in-string" else "trtllm"
+    repo.write(
+        {
+            "c.specgate.yaml": "version: 1\ndeployments:\n  - name: d\n    speculation:\n"
+            f"      enabled: true\n      engine: {engine}\n      engine_config: {name}\n",
+            name: launcher,
+        }
+    )
+    code = main(["check", "--changed", name])
+    out, err = capsys.readouterr()
+    assert code == 2, (out, err)
+    assert "too deep" in out and f"{name}:" in out and "internal error" not in err

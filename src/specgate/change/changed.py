@@ -70,10 +70,18 @@ class Affected:
     skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
-def _keys(path: Path) -> set[str]:
-    """Ways to compare a path: its absolute normalised form and its real path."""
+def _keys(path: Path, top: Path | None = None) -> set[str]:
+    """Ways to compare a path: its absolute normalised form and, when it stays inside
+    the repository (``top``, else the one holding it), its real path
+    (:func:`~specgate.core.paths.confined`): a symlink out of the repository is never
+    followed, so no file outside decides which claims files are checked."""
+    from specgate.core.paths import PathProblem, confined
+
     absolute = os.path.normpath(os.path.abspath(path))
-    return {absolute, os.path.realpath(absolute)}
+    try:
+        return {absolute, str(confined(Path(absolute), top=top, must_exist=False))}
+    except PathProblem:
+        return {absolute}
 
 
 def all_claims_files(top: Path) -> list[Path]:
@@ -133,13 +141,25 @@ def _options_files(data: Any, folder: Path, top: Path, wanted: _NameFilter) -> l
                 real = confined(Path(engine))
                 if not wanted.may_name(read_text(real, rel)):
                     continue
-            except (InputError, PathProblem, OSError, ValueError):
+            except (InputError, PathProblem, OSError, ValueError, RecursionError):
                 continue  # a missing, unreadable or escaping config: `check` says so
-            found.extend(
-                Path(os.path.relpath(top / named, folder)).as_posix()
-                for named in named_files(real, rel)
-            )
+            try:
+                named = named_files(real, rel)
+            except (RecursionError, OverflowError, ValueError):
+                continue  # a config specgate cannot interpret: `check` reports it
+            found.extend(Path(os.path.relpath(top / n, folder)).as_posix() for n in named)
     return found
+
+
+def _real_key(path: Path) -> str:
+    """The key that names one claims file however it is reached: where it leads when
+    it stays inside the repository, else its absolute path as written."""
+    from specgate.core.paths import PathProblem, confined
+
+    try:
+        return str(confined(path))
+    except PathProblem:
+        return os.path.normpath(os.path.abspath(path))
 
 
 def affected(changed: list[Path], cwd: Path | None = None) -> Affected:
@@ -150,8 +170,6 @@ def affected(changed: list[Path], cwd: Path | None = None) -> Affected:
             be among them.
         cwd: the current folder (for shown paths).
     """
-    from specgate.load.read import parse_text, read_text
-
     here = cwd or Path.cwd()
     result = Affected()
     chosen: dict[str, tuple[Path, str]] = {}
@@ -159,8 +177,8 @@ def affected(changed: list[Path], cwd: Path | None = None) -> Affected:
     for given in changed:
         path = given if given.is_absolute() else here / given
         if is_claims_name(path.name):
-            if path.is_file():
-                chosen.setdefault(os.path.realpath(path), (path, shown_path(path, here)))
+            if path.is_file() or path.is_symlink():  # a link out: `check` refuses it
+                chosen.setdefault(_real_key(path), (path, shown_path(path, here)))
             else:
                 result.skipped.append((shown_path(path, here), "deleted"))
             continue
@@ -172,36 +190,65 @@ def affected(changed: list[Path], cwd: Path | None = None) -> Affected:
         tops = {repository_root(p.parent if p.parent.exists() else here) for p in others.values()}
         for top in sorted(tops):
             for claims in all_claims_files(top):
-                real = os.path.realpath(claims)
-                if real in chosen:
-                    continue
-                shown = shown_path(claims, here)
-                try:
-                    text = read_text(claims, shown)
-                except InputError as exc:
-                    result.skipped.append((shown, exc.one_line()))
-                    continue
-                names_directly = wanted.may_name(text)
-                if not names_directly and "engine_config" not in text:
-                    continue
-                try:
-                    document = parse_text(text, shown, json_syntax=claims.suffix == ".json")
-                except InputError as exc:
-                    result.skipped.append((shown, exc.one_line()))
-                    continue
-                folder = claims.parent
-                named = references(document.data) if names_directly else []
-                named += _options_files(document.data, folder, top, wanted)
-                for relative in named:
-                    if posixpath.isabs(relative) or "\0" in relative:
-                        continue
-                    try:
-                        hits = _keys(folder / relative) & others.keys()
-                    except (OSError, ValueError):  # an over-long or undecodable name
-                        continue
-                    if hits:
-                        chosen.setdefault(real, (claims, shown))
-                        found.update(str(others[h]) for h in hits)
+                hits = _claims_hits(claims, top, here, wanted, others, chosen, result)
+                if hits:
+                    chosen.setdefault(_real_key(claims), (claims, shown_path(claims, here)))
+                    found.update(str(others[h]) for h in hits)
     result.ignored = sorted({shown_path(p, here) for p in others.values() if str(p) not in found})
     result.claims = sorted(chosen.values(), key=lambda pair: pair[1])
     return result
+
+
+def _claims_hits(  # noqa: PLR0917 - the lookup's state, passed down
+    claims: Path,
+    top: Path,
+    here: Path,
+    wanted: _NameFilter,
+    others: dict[str, Path],
+    chosen: dict[str, tuple[Path, str]],
+    result: Affected,
+) -> set[str]:
+    """The keys of ``others`` (changed files) that the claims file ``claims``
+    references; a claims file that cannot be read or parsed is added to
+    ``result.skipped`` instead."""
+    from specgate.core.paths import PathProblem, confined
+    from specgate.load.read import parse_text, read_text
+
+    shown = shown_path(claims, here)
+    try:
+        # confined like every file read: a claims symlink out of the repository is
+        # never read, so its target decides nothing
+        target = confined(claims)
+    except PathProblem as problem:
+        result.skipped.append((shown, str(problem)))
+        return set()
+    if str(target) in chosen:
+        return set()
+    try:
+        text = read_text(target, shown)
+    except InputError as exc:
+        result.skipped.append((shown, exc.one_line()))
+        return set()
+    names_directly = wanted.may_name(text)
+    if not names_directly and "engine_config" not in text:
+        return set()
+    try:
+        document = parse_text(text, shown, json_syntax=claims.suffix == ".json")
+    except InputError as exc:
+        result.skipped.append((shown, exc.one_line()))
+        return set()
+    except (RecursionError, OverflowError, ValueError):
+        result.skipped.append((shown, "cannot be interpreted"))
+        return set()
+    folder = claims.parent
+    named = references(document.data) if names_directly else []
+    named += _options_files(document.data, folder, top, wanted)
+    hits: set[str] = set()
+    for relative in named:
+        if posixpath.isabs(relative) or "\0" in relative:
+            continue
+        try:
+            hits |= _keys(folder / relative, top) & others.keys()
+        except (OSError, ValueError):  # an over-long or undecodable name
+            continue
+    return hits

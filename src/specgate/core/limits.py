@@ -19,6 +19,12 @@ the same bounds by the resolver, as input errors at their line.
   digits) is refused at its line instead of failing later when printed.
 - ``MAX_PROFILE_ENTRIES`` = 1,024: entries of an inline acceptance profile
   (``marginal``/``conditional``) and accepted-draft counts in a histogram.
+- ``MAX_NESTING`` = 100: levels of mappings and lists in any document specgate reads
+  (claims files, serving and model configs, metrics records, JSON or YAML embedded
+  in a string). Real configurations nest fewer than 20; the bound keeps every walker
+  over a document far from Python's recursion limit, so a deep file is an input error
+  at the line where it gets too deep, whichever code reads it (the check, the
+  ``--changed`` lookup, the base revision of ``--baseline``).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ MAX_HEADS = 65536
 MAX_PROFILE_ENTRIES = 1024
 MAX_COUNT = 2**53
 MAX_INTEGER_DIGITS = 4300
+MAX_NESTING = 100
 
 _INTEGER_BOUND = 10**MAX_INTEGER_DIGITS
 #: Most digits a literal in base 8 or 16 can have below ``_INTEGER_BOUND``.

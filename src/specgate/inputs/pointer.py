@@ -30,7 +30,6 @@ returned so a reader can complete a launcher split over several strings.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -131,8 +130,10 @@ def _json_container(stripped: str) -> object | None:
     """The JSON object or array ``stripped`` holds, else None; cached, as
     :func:`embedded_yaml_document` (the pointer, the search, the readers and the
     locator ask about the same string; the result is only read)."""
+    from specgate.load.json_loader import loads
+
     try:
-        parsed: object = json.loads(stripped)
+        parsed = loads(stripped)
     except ValueError:
         return None
     return parsed if isinstance(parsed, (dict, list)) else None

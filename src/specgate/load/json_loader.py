@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from specgate.core.errors import InputError
-from specgate.core.limits import MAX_INTEGER_DIGITS, bounded_int
+from specgate.core.limits import MAX_INTEGER_DIGITS, MAX_NESTING, bounded_int
 from specgate.load.document import Document, DuplicateKey, NodePath, NodePosition, Span
 
 _WS = " \t\n\r"
@@ -55,6 +55,8 @@ class _Walker:
         i = self.skip(i)
         ch = self.text[i]
         here = self.span(i)
+        if ch in "{[" and len(path) >= MAX_NESTING:
+            raise InputError(_TOO_DEEP, self.file, here.line, here.column)
         if ch == "{":
             self.positions[path] = NodePosition("mapping", here, key)
             return self.obj(i + 1, path)
@@ -119,12 +121,69 @@ class _Walker:
             i += 1
 
 
+_TOO_DEEP = f"nesting is too deep: more than {MAX_NESTING} levels (specgate's limit)"
+
+
+def _too_deep_at(text: str) -> int:
+    """The offset of the bracket that opens level ``MAX_NESTING + 1`` of ``text``
+    (outside strings), else 0: where a file too deep for :func:`json.loads` gets too
+    deep. A plain scan, run only on that failure."""
+    depth = 0
+    in_string = escaped = False
+    for offset, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            depth += 1
+            if depth > MAX_NESTING:
+                return offset
+        elif ch in "}]":
+            depth -= 1
+    return 0
+
+
+def loads(text: str) -> object:
+    """:func:`json.loads` held to :data:`~specgate.core.limits.MAX_NESTING` levels:
+    the one way JSON embedded in a string (a ``--speculative-config`` value, a
+    pointer's target) is parsed, so nothing that walks the value later recurses past
+    the bound.
+
+    Raises:
+        ValueError: not JSON (:class:`json.JSONDecodeError`), or nested deeper.
+    """
+    try:
+        value: object = json.loads(text)
+    except RecursionError:
+        raise ValueError(_TOO_DEEP) from None
+    level: list[tuple[object, int]] = [(value, 1)]
+    while level:
+        node, depth = level.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > MAX_NESTING:
+            raise ValueError(_TOO_DEEP)
+        level.extend((child, depth + 1) for child in children)
+    return value
+
+
 def load_json(text: str, file: str) -> Document:
     """Parse JSON ``text`` from ``file`` into a Document.
 
     Raises:
         InputError: a syntax error (with the line and column json reports) or
-            nesting too deep.
+            nesting deeper than :data:`~specgate.core.limits.MAX_NESTING` levels
+            (at the bracket that goes too deep).
     """
     if not text.strip():
         return Document(file=file, data=None, empty=True)
@@ -135,12 +194,11 @@ def load_json(text: str, file: str) -> Document:
     except json.JSONDecodeError as exc:
         raise InputError(f"JSON syntax error: {exc.msg}", file, exc.lineno, exc.colno) from None
     except RecursionError:
-        raise InputError("JSON nesting is too deep", file) from None
+        walker = _Walker(text, file)
+        here = walker.span(_too_deep_at(text))
+        raise InputError(_TOO_DEEP, file, here.line, here.column) from None
     walker = _Walker(text, file)
-    try:
-        data, _ = walker.value(0, (), None)
-    except RecursionError:
-        raise InputError("JSON nesting is too deep", file) from None
+    data, _ = walker.value(0, (), None)
     return Document(
         file=file, data=data, positions=walker.positions, duplicates=tuple(walker.duplicates)
     )

@@ -27,7 +27,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from specgate.core.errors import InputError
-from specgate.core.limits import MAX_INTEGER_DIGITS, bounded_int
+from specgate.core.limits import MAX_INTEGER_DIGITS, MAX_NESTING, bounded_int
 from specgate.load.document import Document, DuplicateKey, NodePath, PositionRow, Positions, Span
 
 MAX_ALIASES = 100
@@ -188,6 +188,10 @@ class _Builder:
         if isinstance(node, ScalarNode):
             self.positions[path] = ("scalar", line, column, *key)
             return node.value if node.tag == _STR else self.scalar(node)
+        if len(path) >= MAX_NESTING:
+            raise self.fail(
+                f"YAML nesting is too deep: more than {MAX_NESTING} levels (specgate's limit)", node
+            )
         if isinstance(node, SequenceNode):
             if node.tag != _SEQ:
                 raise self.fail(f"unsupported tag {node.tag}", node)

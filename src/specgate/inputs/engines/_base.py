@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -124,8 +123,10 @@ def json_block(opt: Opt, name: str, file: str) -> Mapping[str, Opt]:
     if opt.sub is not None:
         return opt.sub
     shown = (opt.spelled or name).lstrip("-")
+    from specgate.load.json_loader import loads
+
     try:
-        json.loads(as_str(opt))
+        loads(as_str(opt))
     except ValueError as exc:
         raise InputError(f"{shown} is not valid JSON: {exc}", file, opt.span.line) from None
     raise InputError(f"{shown} must be a JSON object, not {opt.value!r}", file, opt.span.line)
@@ -139,8 +140,10 @@ def must_be_json(value: object) -> bool:
     text = value.strip()
     if text.lower() in ("", "none", "null"):
         return False
+    from specgate.load.json_loader import loads
+
     try:
-        return not isinstance(json.loads(text), dict)
+        return not isinstance(loads(text), dict)
     except ValueError:
         return True
 

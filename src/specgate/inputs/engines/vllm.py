@@ -545,11 +545,12 @@ def merge_shorthands(opts: Options, dotted: Mapping[str, Opt] | None = None) -> 
 
 
 def _scalar(text: str) -> object:
+    from specgate.load.json_loader import loads
+
     try:
-        value: object = json.loads(text)
+        return loads(text)
     except ValueError:
         return text
-    return value
 
 
 def _mechanism(

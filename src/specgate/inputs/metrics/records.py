@@ -14,7 +14,6 @@ Sources:
 
 from __future__ import annotations
 
-import json
 import operator
 from collections.abc import Callable, Iterable, Mapping
 
@@ -37,6 +36,7 @@ from specgate.inputs.metrics._common import (
 from specgate.inputs.metrics.json_records import records_from_text
 from specgate.inputs.types import Acceptance
 from specgate.load.document import Span
+from specgate.load.json_loader import loads
 
 _EXACT = 2**53  # the largest count a float holds exactly
 _BLOCK_KEYS = ("acceptance_histogram", "num_spec_steps", "mean_acceptance_length")
@@ -269,8 +269,8 @@ def read_trtllm_iteration_stats(source: str | Iterable[Record], shown: str) -> A
         item, locate = record.data, record.locate
         if isinstance(item, str):
             try:
-                item = json.loads(item)
-            except (ValueError, RecursionError):
+                item = loads(item)
+            except ValueError:
                 raise fail(
                     "iteration stats item is a string but not JSON (or nested too deep, "
                     "or an integer with too many digits)",
