@@ -226,7 +226,9 @@ def test_new_deployment_and_new_file_are_new(repo: Repo, run_json: Run) -> None:
     repo.write({"a.specgate.yaml": claims(al=2.6)})
     repo.commit()
     two = claims(al=2.6) + claims(al=1.5, name="added").split("deployments:\n", 1)[1]
-    repo.write({"a.specgate.yaml": two, "b.specgate.yaml": claims(al=1.2)})
+    # a new file's deployment of a name no claims file held at REF is new (one of a
+    # name held elsewhere at REF is compared with it: issue 18, tested below)
+    repo.write({"a.specgate.yaml": two, "b.specgate.yaml": claims(al=1.2, name="b-only")})
     _, report, _ = run_json("check", "--baseline", "HEAD")
     first, second = report["files"]
     assert first["deployments"][0]["baseline"]["new"] is False

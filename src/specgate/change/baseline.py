@@ -1,12 +1,18 @@
 """``check --baseline REF``: each claims file and its referenced files as they were
 at REF (DESIGN.md §9.1, §9.5).
 
-Files are read with git (``git show REV:path``), never checked out: the claims file
-at REF (under its old name when git's rename detection pairs it with the current
-one) and every file it references are copied into a private temporary folder
-laid out as the repository, then read with the same readers as the head. A claims
-file absent at REF is new (nothing to compare); one that cannot be read or
-resolved at REF makes its deployments new, with an ``error`` saying why.
+Files are read with git (``git cat-file``), never checked out: the claims file at
+REF (under its old name when git's rename detection pairs it with the current one,
+or where it stood when the head reaches it through a symlink) and every file it
+references are copied into a private temporary folder laid out as the repository,
+then read with the same readers and the same limits as the head (metrics files up
+to 256 MiB; a file over a reader's limit is refused with the head's message).
+
+A deployment not found in its claims file at REF is looked up by name among every
+claims file at REF before it counts as new, so moving a deployment to another file
+(a rename padded past git's rename detection, the old path turned into a symlink)
+does not escape the comparison. A deployment that cannot be read at REF counts as
+new with an ``error`` saying why, which SG410 states in every output format.
 """
 
 from __future__ import annotations
@@ -37,6 +43,9 @@ from specgate.theory.stats import standard_error, z_score
 MAX_REFERENCED_FILES = 256
 """A claims file at REF naming more distinct files than this is not read (each costs
 git calls; a hostile base revision must not make the gate crawl)."""
+MAX_CLAIMS_AT_REF = 2000
+"""Claims files at REF searched for a deployment's name (each is read and parsed once
+per run); a larger tree is searched in its first files, in git's order."""
 
 @dataclass(frozen=True)
 class BaselineSource:
@@ -54,6 +63,13 @@ class BaselineSource:
     )
     """Claims files at REF read ahead by :func:`prefetch` (path → (blob, content),
     ``None`` when absent at REF)."""
+    read_at_ref: dict[tuple[str, float | None], BaseFile | None] = field(
+        default_factory=dict, compare=False
+    )
+    """Claims files at REF read and resolved in this run ((path, floor) → file)."""
+    names_at_ref: list[dict[str, list[str]]] = field(default_factory=list, compare=False)
+    """Deployment name → the claims files at REF that hold it (one mapping, built on
+    first need; empty before)."""
 
 
 @dataclass(frozen=True)
@@ -68,10 +84,12 @@ class BaseDeployment:
 @dataclass(frozen=True)
 class BaseFile:
     """A claims file at REF: its deployments by name, or why it could not be read
-    (``error``; its deployments then count as new)."""
+    (``error``: the whole file; ``errors``: one deployment's, by name; such
+    deployments count as new, and SG410 says why)."""
 
     deployments: dict[str, BaseDeployment]
     error: str | None = None
+    errors: dict[str, str] = field(default_factory=dict)
 
 
 def open_baseline(ref: str, folder: Path) -> BaselineSource:
@@ -116,6 +134,16 @@ def prefetch(source: BaselineSource, claims: list[Path]) -> None:
 def repo_path(source: BaselineSource, path: Path) -> str | None:
     """``path`` relative to the repository top with ``/``, ``None`` when outside."""
     absolute = Path(os.path.realpath(path))
+    try:
+        return absolute.relative_to(os.path.realpath(source.top)).as_posix()
+    except ValueError:
+        return None
+
+
+def _standing_path(source: BaselineSource, path: Path) -> str | None:
+    """``path`` relative to the repository top where it stands (its folder resolved,
+    not its name: a claims file reached through a symlink is named by the link)."""
+    absolute = Path(os.path.realpath(os.path.dirname(os.path.abspath(path)))) / path.name
     try:
         return absolute.relative_to(os.path.realpath(source.top)).as_posix()
     except ValueError:
@@ -201,7 +229,8 @@ def base_config(source: BaselineSource, config: Config) -> Config:
 def read_base(
     source: BaselineSource, claims: Path, min_accept_length: float | None = None
 ) -> BaseFile | None:
-    """The claims file ``claims`` (on disk, at head) as it was at REF.
+    """The claims file ``claims`` (on disk, at head) as it was at REF: under the name
+    it stands at (a symlink's own name, else git's rename pair), else where it leads.
 
     Args:
         source: the open baseline.
@@ -210,12 +239,35 @@ def read_base(
             head's settings and its own policy blocks).
 
     Returns:
-        ``None`` when the file is new (absent at REF), else its deployments.
+        ``None`` when the file is new (absent at REF under both names), else its
+        deployments.
     """
-    head_rel = repo_path(source, claims)
-    if head_rel is None:
+    real = repo_path(source, claims)
+    if real is None:
         return BaseFile({}, f"{claims} is outside the repository at {source.top}")
-    base_rel = source.renames.get(head_rel, head_rel)
+    standing = _standing_path(source, claims) or real
+    found: BaseFile | None = None
+    for head_rel in dict.fromkeys((standing, real)):
+        found = read_base_at(source, source.renames.get(head_rel, head_rel), min_accept_length)
+        if found is not None:
+            return found
+    return found
+
+
+def read_base_at(
+    source: BaselineSource, base_rel: str, min_accept_length: float | None = None
+) -> BaseFile | None:
+    """The claims file at ``base_rel`` at REF, read and resolved once per run;
+    ``None`` when no such file is there."""
+    key = (base_rel, min_accept_length)
+    if key not in source.read_at_ref:
+        source.read_at_ref[key] = _read_base_at(source, base_rel, min_accept_length)
+    return source.read_at_ref[key]
+
+
+def _read_base_at(
+    source: BaselineSource, base_rel: str, min_accept_length: float | None
+) -> BaseFile | None:
     if base_rel in source.claims_at_ref and source.claims_at_ref[base_rel] is None:
         return None
     entry = source.claims_at_ref.get(base_rel)
@@ -240,6 +292,80 @@ def read_base(
             return BaseFile({}, f"at {source.ref}: {exc}")
         except OSError as exc:  # a name the file system refuses
             return BaseFile({}, f"at {source.ref}: cannot copy {base_rel}: {exc.strerror or exc}")
+        except (RecursionError, OverflowError, ValueError) as exc:
+            return BaseFile({}, f"at {source.ref}: {base_rel} cannot be interpreted ({exc})")
+
+
+def lookup(
+    source: BaselineSource,
+    base_file: BaseFile | None,
+    name: str,
+    min_accept_length: float | None = None,
+) -> tuple[BaseDeployment | None, str | None]:
+    """Deployment ``name`` at REF and why it could not be read: from its own claims
+    file at REF (``base_file``), else from any other claims file at REF that holds a
+    deployment of that name (the highest AL when several do: the strictest base).
+
+    Returns:
+        ``(deployment, None)``; ``(None, reason)`` when it exists at REF but cannot
+        be read; ``(None, None)`` when it is new.
+    """
+    if base_file is not None:
+        if name in base_file.deployments:
+            return base_file.deployments[name], None
+        if name in base_file.errors:
+            return None, base_file.errors[name]
+    found: list[BaseDeployment] = []
+    errors: list[str] = []
+    for rel in _names_at_ref(source).get(name, []):
+        other = read_base_at(source, rel, min_accept_length)
+        if other is None or other is base_file:
+            continue
+        if name in other.deployments:
+            found.append(other.deployments[name])
+        elif name in other.errors or other.error:
+            errors.append(other.errors.get(name) or other.error or "")
+    if found:
+        return max(found, key=lambda b: b.metrics.accept_length or 0.0), None
+    if errors:
+        return None, errors[0]
+    if base_file is not None and base_file.error is not None:
+        return None, base_file.error
+    return None, None
+
+
+def _names_at_ref(source: BaselineSource) -> dict[str, list[str]]:
+    """Deployment name → claims files at REF holding it: every claims file at REF
+    (:data:`MAX_CLAIMS_AT_REF`), read in a few git calls and parsed for names only."""
+    if source.names_at_ref:
+        return source.names_at_ref[0]
+    from specgate.load.read import parse_text
+    from specgate.project.discovery import is_claims_name
+
+    names: dict[str, list[str]] = {}
+    source.names_at_ref.append(names)
+    try:
+        paths = git.claims_files_at(source.top, source.commit, is_claims_name)
+        blobs = git.read_blobs(source.top, source.commit, paths[:MAX_CLAIMS_AT_REF])
+    except git.GitError:
+        return names
+    for rel, (_, content) in blobs.items():
+        if content is None:
+            continue
+        try:
+            document = parse_text(
+                content.decode("utf-8-sig"), rel, json_syntax=rel.endswith(".json")
+            )
+        except (InputError, UnicodeDecodeError, RecursionError, ValueError):
+            continue
+        data = document.data if isinstance(document.data, dict) else {}
+        raws = data.get("deployments")
+        for raw in raws if isinstance(raws, list) else []:
+            if isinstance(raw, dict) and isinstance(raw.get("name"), str):
+                holders = names.setdefault(raw["name"], [])
+                if rel not in holders:
+                    holders.append(rel)
+    return names
 
 
 def _write(root: Path, rel: str, content: bytes) -> Path:
@@ -256,9 +382,8 @@ def _read_copy(
     text: bytes,
     min_accept_length: float | None,
 ) -> BaseFile:
+    from specgate.inputs.metrics.stream import METRICS_MAX_BYTES
     from specgate.load.read import load_document
-    from specgate.model.build import build_deployment
-    from specgate.model.resolve import resolve
 
     claims = _write(root, base_rel, text)
     document = load_document(claims, base_rel)
@@ -278,10 +403,9 @@ def _read_copy(
         raise InputError(
             f"{base_rel} references more than {MAX_REFERENCED_FILES} files; not compared"
         )
-    at_ref = git.read_blobs(source.top, source.commit, sorted(named))
-    for rel, (_, content) in at_ref.items():
-        if content is not None:
-            _write(root, rel, content)
+    # Up to the largest limit any reader has (metrics files, 256 MiB): each reader then
+    # applies its own, as at the head (the 1 MiB blob limit is the claims file's).
+    at_ref = git.copy_blobs(source.top, source.commit, sorted(named), root, METRICS_MAX_BYTES)
     engine_configs = {
         rel
         for raw in raws
@@ -291,18 +415,45 @@ def _read_copy(
     }
     _copy_options_files(source, root, base_rel, engine_configs, at_ref)
     found: dict[str, BaseDeployment] = {}
+    errors: dict[str, str] = {}
     for index, raw in enumerate(raws):
         if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
             continue
-        deployment, _ = build_deployment(raw, index)
-        deployment, _ = resolve(deployment, raw, document, claims)
-        blobs = {
-            key: at_ref[rel][0] if rel in at_ref else None
-            for key, rel in evidence_paths(raw, base_rel).items()
-        }
-        metrics = derived.compute(deployment, min_accept_length)
-        found.setdefault(deployment.name, BaseDeployment(deployment, metrics, blobs))
-    return BaseFile(found)
+        name = raw["name"]
+        if name in found or name in errors:
+            continue
+        try:
+            found[name] = _base_deployment(raw, index, document, claims, at_ref, min_accept_length)
+        except InputError as exc:
+            errors[name] = f"at {source.ref}: {exc.one_line()}"
+        except (RecursionError, OverflowError, ValueError) as exc:
+            errors[name] = f"at {source.ref}: a file of {name!r} cannot be interpreted ({exc})"
+    return BaseFile(found, errors=errors)
+
+
+def _base_deployment(  # noqa: PLR0917 - one deployment's inputs
+    raw: dict[str, Any],
+    index: int,
+    document: Any,
+    claims: Path,
+    at_ref: dict[str, str],
+    min_accept_length: float | None,
+) -> BaseDeployment:
+    """One deployment at REF, resolved as the head resolves its own.
+
+    Raises:
+        InputError: a referenced file that cannot be read, or a deployment the
+            resolver refuses (its first error, at REF).
+    """
+    from specgate.model.build import build_deployment
+    from specgate.model.resolve import resolve
+
+    deployment, _ = build_deployment(raw, index)
+    deployment, _ = resolve(deployment, raw, document, claims)
+    base_rel = document.file
+    blobs = {key: at_ref.get(rel) for key, rel in evidence_paths(raw, base_rel).items()}
+    metrics = derived.compute(deployment, min_accept_length)
+    return BaseDeployment(deployment, metrics, blobs)
 
 
 def _copy_options_files(
@@ -310,7 +461,7 @@ def _copy_options_files(
     root: Path,
     base_rel: str,
     engine_configs: set[str],
-    at_ref: dict[str, tuple[str, bytes | None]],
+    at_ref: dict[str, str],
 ) -> None:
     """Copy, at REF, the options files that the copied engine configs' launch commands
     name (``trtllm-serve … --extra_llm_api_options FILE``, ``vllm serve --config
@@ -336,11 +487,9 @@ def _copy_options_files(
         raise InputError(
             f"{base_rel} references more than {MAX_REFERENCED_FILES} files; not compared"
         )
-    more = git.read_blobs(source.top, source.commit, wanted)
-    for rel, (_, content) in more.items():
-        if content is not None:
-            _write(root, rel, content)
-    at_ref.update(more)
+    from specgate.inputs.metrics.stream import METRICS_MAX_BYTES
+
+    at_ref.update(git.copy_blobs(source.top, source.commit, wanted, root, METRICS_MAX_BYTES))
 
 
 def head_blobs(source: BaselineSource, raw: dict[str, Any], claims: Path) -> dict[str, str | None]:
@@ -348,19 +497,78 @@ def head_blobs(source: BaselineSource, raw: dict[str, Any], claims: Path) -> dic
     head_rel = repo_path(source, claims)
     if head_rel is None:
         return {}
+    from specgate.core.paths import PathProblem, confined
+
     found: dict[str, str | None] = {}
     for key, rel in evidence_paths(raw, head_rel).items():
         if not _inside(rel):
             continue
         if rel not in source.head_hashes:
-            source.head_hashes[rel] = git.hash_object(source.top, rel)
+            try:
+                # confined like every file read: a symlink out is never hashed, so no
+                # outside file decides whether the evidence "changed"
+                confined(source.top / rel, top=source.top)
+                source.head_hashes[rel] = git.hash_object(source.top, rel)
+            except PathProblem:
+                source.head_hashes[rel] = None
         found[key] = source.head_hashes[rel]
     return found
 
 
-def view_of(source: BaselineSource, base: BaseDeployment, head: dict[str, str | None]) -> BaseView:
-    """What the baseline rules see of ``base``, with the head's evidence blobs."""
+def measurement(deployment: Deployment) -> tuple[object, ...] | None:
+    """What a deployment's evidence files measured, as comparable values (AL, D, the
+    profile, the histogram, steps, rates), ``None`` when it reads no metrics file: two
+    revisions whose files differ only in bytes that no reader takes a number from (a
+    comment, padding, reordered samples) measured the same thing."""
+    acceptance = deployment.inputs.acceptance if deployment.inputs else None
+    if acceptance is None or acceptance.path is None:
+        return None
+    return (
+        acceptance.format,
+        acceptance.accept_length,
+        acceptance.draft_length,
+        acceptance.min_draft_length,
+        acceptance.marginal,
+        acceptance.histogram,
+        acceptance.steps,
+        acceptance.acceptance_rate,
+        acceptance.estimate,
+    )
+
+
+def unreadable_view(source: BaselineSource, error: str) -> BaseView:
+    """The view of a deployment that exists at REF but cannot be read there: nothing
+    to compare (SG401–SG403 stay silent), ``error`` for SG410."""
+    return BaseView(
+        ref=source.ref,
+        commit=source.commit,
+        accept_length=None,
+        accept_length_se=None,
+        theoretical_speedup=None,
+        claimed_speedup=None,
+        measured_speedup=None,
+        config_digest="",
+        evidence_files_same=False,
+        max_accept_length_drop=None,
+        error=error,
+    )
+
+
+def view_of(
+    source: BaselineSource,
+    base: BaseDeployment,
+    head: dict[str, str | None],
+    head_deployment: Deployment | None = None,
+) -> BaseView:
+    """What the baseline rules see of ``base``, with the head's evidence blobs: the
+    evidence is the same when every file has the same blob, or when the head's files
+    measure exactly what the base's did (:func:`measurement`), so touching an evidence
+    file does not dodge SG402/SG403."""
     acceptance = base.deployment.inputs.acceptance if base.deployment.inputs else None
+    same = head == base.evidence_blobs
+    if not same and head_deployment is not None and head.keys() == base.evidence_blobs.keys():
+        measured = measurement(base.deployment)
+        same = measured is not None and measured == measurement(head_deployment)
     return BaseView(
         ref=source.ref,
         commit=source.commit,
@@ -370,7 +578,7 @@ def view_of(source: BaselineSource, base: BaseDeployment, head: dict[str, str | 
         claimed_speedup=base.deployment.claimed_speedup,
         measured_speedup=derived.measured_speedup(base.deployment),
         config_digest=config_digest(base.deployment),
-        evidence_files_same=head == base.evidence_blobs,
+        evidence_files_same=same,
         max_accept_length_drop=base.deployment.max_accept_length_drop,
         measured_speedup_se=base.deployment.evidence.measured_speedup_se,
         max_speedup_drop=base.deployment.max_speedup_drop,
@@ -403,6 +611,8 @@ def baseline_json(
     error: str | None,
 ) -> dict[str, Any]:
     """The JSON ``baseline`` block of one deployment (values null when it is new)."""
+    if base is not None and base.error is not None:
+        error, base = base.error, None
     out: dict[str, Any] = {
         "ref": source.ref,
         "commit": source.commit,

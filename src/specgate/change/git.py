@@ -11,7 +11,9 @@ repository's content never becomes an argument that git could read as an option
 from __future__ import annotations
 
 import os
+import posixpath
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from specgate.core.errors import UsageError
@@ -129,6 +131,77 @@ def read_blobs(
             found[path] = (blob, out[start : start + size])
             at = start + size + 1
     return found
+
+
+def copy_blobs(
+    top: Path, commit: str, paths: list[str], root: Path, limit: int
+) -> dict[str, str]:
+    """Copy each path that is a file at ``commit`` to ``root / path`` and return path →
+    blob id. Blobs up to 1 MiB come in one ``cat-file --batch`` call; larger ones up to
+    ``limit`` are streamed to their file (``cat-file blob``, never held in memory); a
+    blob over ``limit`` becomes a sparse file of its size, which the readers then
+    refuse exactly as they refuse such a file in the work tree ("larger than …"), so
+    the base revision is read with the head's limits and says why when it cannot be.
+    Paths absent at ``commit`` are left out.
+
+    Raises:
+        GitError: git failed or answered out of protocol.
+        OSError: a name the file system refuses.
+    """
+    wanted = [p for p in dict.fromkeys(paths) if _nameable(p)]
+    if not wanted or any(c in commit for c in "\n\r\0:"):
+        return {}
+    names = "\n".join(f"{commit}:{p}" for p in wanted)
+    checked = run(top, "cat-file", "--batch-check", stdin=names).stdout.splitlines()
+    if len(checked) != len(wanted):
+        raise GitError("git cat-file --batch-check answered out of protocol")
+    sizes: dict[str, tuple[str, int]] = {}
+    for path, line in zip(wanted, checked, strict=True):
+        fields = line.split()
+        if len(fields) == 3 and fields[1] == b"blob" and fields[2].isdigit():
+            sizes[path] = (fields[0].decode("ascii"), int(fields[2]))
+    small = [p for p, (_, size) in sizes.items() if size <= MAX_BLOB_BYTES]
+    for path, (_, content) in read_blobs(top, commit, small).items():
+        if content is not None:
+            _target(root, path).write_bytes(content)
+    for path, (blob, size) in sizes.items():
+        if size <= MAX_BLOB_BYTES:
+            continue
+        target = _target(root, path)
+        if size > limit:
+            with open(target, "wb") as out:
+                out.truncate(size)  # sparse: no byte is read or written
+            continue
+        with open(target, "wb") as out:
+            try:
+                done = subprocess.run(
+                    ["git", "-c", "core.fsmonitor=false", "-C", str(top), "cat-file", "blob", blob],
+                    stdout=out,
+                    stderr=subprocess.PIPE,
+                    timeout=TIMEOUT_S,
+                    env=_env(),
+                    check=False,
+                )
+            except subprocess.TimeoutExpired:
+                raise GitError(f"git cat-file took longer than {TIMEOUT_S:g} s") from None
+        if done.returncode != 0:
+            raise GitError(f"git cat-file blob {blob} failed")
+    return {path: blob for path, (blob, _) in sizes.items()}
+
+
+def _target(root: Path, path: str) -> Path:
+    target = root / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return target
+
+
+def claims_files_at(top: Path, commit: str, is_claims: Callable[[str], bool]) -> list[str]:
+    """The paths at ``commit`` whose base name ``is_claims`` accepts (``git ls-tree
+    -r``), in git's order."""
+    if any(c in commit for c in "\n\r\0:"):
+        return []
+    listing = run(top, "ls-tree", "-r", "-z", "--name-only", "--full-tree", commit)
+    return [p for p in _names(listing) if is_claims(posixpath.basename(p))]
 
 
 def hash_object(top: Path, path: str) -> str | None:

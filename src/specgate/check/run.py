@@ -376,19 +376,28 @@ def _evaluate_all(
             evaluate(d, locator, options, blocking=per_deployment.get(d.position, []), keep=keep)
             for d in deployments
         ]
-    from specgate.change.baseline import baseline_json, head_blobs, read_base, view_of
+    from specgate.change.baseline import (
+        baseline_json,
+        head_blobs,
+        lookup,
+        read_base,
+        unreadable_view,
+        view_of,
+    )
 
-    base_file = read_base(source, claims_path, options.min_accept_length)
+    floor = options.min_accept_length
+    base_file = read_base(source, claims_path, floor)
     reports = []
     for d in deployments:
         view = None
-        base = base_file.deployments.get(d.name) if base_file is not None else None
+        base, error = lookup(source, base_file, d.name, floor)
         raw = raws[d.position] if d.position < len(raws) else None
         if base is not None and isinstance(raw, dict):
-            view = view_of(source, base, head_blobs(source, raw, claims_path))
+            view = view_of(source, base, head_blobs(source, raw, claims_path), d)
+        elif error is not None:
+            view = unreadable_view(source, error)
         blocking = per_deployment.get(d.position, [])
         report = evaluate(d, locator, options, blocking=blocking, keep=keep, baseline=view)
-        error = base_file.error if base_file is not None else None
         reports.append(
             report._replace(baseline=baseline_json(source, view, d, report.metrics, error))
         )

@@ -26,6 +26,8 @@ class BaseView:
             (a pull request cannot loosen its own gate), else ``None``.
         measured_speedup_se: the base's ``evidence.measured_speedup_se``, else ``None``.
         max_speedup_drop: the base's ``policy.max_speedup_drop``, else ``None``.
+        error: why the deployment, which exists at REF, could not be read there
+            (every value above is then unknown and SG410 says so), else ``None``.
     """
 
     ref: str
@@ -40,3 +42,4 @@ class BaseView:
     max_accept_length_drop: float | None
     measured_speedup_se: float | None = None
     max_speedup_drop: float | None = None
+    error: str | None = None

@@ -1,7 +1,7 @@
 """Rules that compare a deployment with itself at a base revision (SG401–SG404,
-DESIGN.md §9.1 and §14). They run only with ``check --baseline REF`` and only for
-deployments that existed at REF (matched by name); ``ctx.baseline`` holds the
-base values read by :mod:`specgate.change.baseline`.
+DESIGN.md §9.1 and §14, and SG410 when it cannot be read there). They run only with
+``check --baseline REF`` and only for deployments that existed at REF (matched by
+name); ``ctx.baseline`` holds the base values read by :mod:`specgate.change.baseline`.
 """
 
 from __future__ import annotations
@@ -283,4 +283,43 @@ def measured_speedup_regression(ctx: RuleContext) -> Iterator[Hit]:
         where,
         "Find what made serving slower (D, draft model, engine, concurrency) and fix it; a "
         "lower claim does not make the change faster.",
+    )
+
+
+@rule(
+    "SG410",
+    "baseline-unreadable",
+    "warn",
+    "The deployment exists at the base revision but could not be read there, so the change "
+    "was not compared with it.",
+    fail_example=_CLAIMS.replace("{HEAD}", _BASE_HISTOGRAM).replace("{CLAIM}", "1.5")
+    + "    # === base:specgate.yaml ===\n"
+    + _CLAIMS.replace(
+        "            format: histogram\n            histogram: {HEAD}\n",
+        "            format: vllm-prometheus\n            path: bench/after.prom\n",
+    ).replace("{CLAIM}", "1.5"),
+    pass_example=_example(_BASE_HISTOGRAM, "1.5", _BASE_HISTOGRAM, "1.5"),
+)
+def baseline_unreadable(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** With `check --baseline REF`: a deployment of this name exists
+    at REF (in this claims file, or in another claims file at REF: one moved or
+    renamed is looked up by name), but it could not be read there — a referenced file
+    missing or malformed at REF, a metrics file over the readers' limits. SG401–SG403
+    then have nothing to compare with; the finding names the reason. Files at REF are
+    read with the same readers and limits as the head's (metrics files up to 256 MiB).
+
+    **Why.** A comparison that silently does not happen is a gate that silently opens:
+    an AL drop would pass with exit 0 and no word. The warning makes the skipped
+    comparison visible in every format (text, annotations, the job summary, SARIF,
+    JSON `baseline.error`).
+    """
+    base = ctx.baseline
+    if base is None or base.error is None:
+        return
+    yield Hit(
+        f"not compared with {base.ref}: {base.error}",
+        ctx.deployment.path(),
+        "Fix or commit the file named so that later changes are compared, and compare "
+        "this one by hand.",
     )
