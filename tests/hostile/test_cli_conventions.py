@@ -405,9 +405,9 @@ def test_claims_files_passed_over_by_a_folder_search_are_named(
 
 def test_a_gitignore_pattern_cannot_stall_the_folder_search(sg: InProcess, repo: Path) -> None:
     # Hostile H8: `a*a*a*a*a*a*a*a*b` against a 200-character name made pathspec's
-    # backtracking regex run for minutes. Lines with more than two single `*` are not
-    # applied (discovery.MAX_GITIGNORE_WILDCARDS), so the search ends and the file it would
-    # have matched (it does not: no `b`) is checked; an ordinary pattern still applies.
+    # backtracking regex run for minutes. The matcher (specgate.project.gitignore) is
+    # polynomial: the line applies, matches nothing here (no `b`), so the file is checked;
+    # an ordinary pattern still applies.
     long_name = "a" * 200 + ".specgate.yaml"
     (repo / long_name).write_text(FAILING, "utf-8")
     (repo / "skip.specgate.yaml").write_text(FAILING, "utf-8")

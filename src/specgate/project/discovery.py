@@ -5,7 +5,8 @@ Default names (DESIGN.md §2): ``specgate.yaml``, ``.specgate.yaml``,
 
 A folder search skips what git ignores: every ``.gitignore`` from the repository's
 top-level down to the folder being walked applies (a deeper file's match wins,
-``!`` re-includes), matched with :mod:`pathspec`'s git semantics; and what the
+``!`` re-includes), matched with git's rules in bounded time
+(:mod:`specgate.project.gitignore`); and what the
 configuration's ``exclude`` globs name. A file named on the command line is
 checked whatever those say (as ruff does without ``--force-exclude``).
 """
@@ -58,19 +59,6 @@ def _skip(folder: Path) -> bool:
     return name in SKIPPED_FOLDERS or name.endswith(".egg-info") or (folder / "pyvenv.cfg").exists()
 
 
-#: A ``.gitignore`` line with more single ``*`` wildcards than this (``**`` aside) is not
-#: applied: pathspec matches with backtracking regexes, whose time grows as the name
-#: length to the power of the wildcard count (``a*a*a*a*a*a*a*a*b`` against a 200-character
-#: name ran for minutes). The repository under check writes its ``.gitignore``, so such a
-#: line must not stall the gate; the files it would hide are checked instead.
-MAX_GITIGNORE_WILDCARDS = 2
-
-
-def _bounded(line: str) -> bool:
-    """Whether a ``.gitignore`` line stays within :data:`MAX_GITIGNORE_WILDCARDS`."""
-    return line.replace("**", "").count("*") <= MAX_GITIGNORE_WILDCARDS
-
-
 class _GitIgnores:
     """The ``.gitignore`` files in force while walking down from a repository."""
 
@@ -90,9 +78,9 @@ class _GitIgnores:
             if candidate.is_file() and not candidate.is_symlink():
                 with candidate.open(encoding="utf-8", errors="replace") as handle:
                     lines = handle.read(256 * 1024).splitlines()
-                from pathspec import GitIgnoreSpec
+                from specgate.project.gitignore import parse_lines
 
-                spec = GitIgnoreSpec.from_lines(line for line in lines if _bounded(line))
+                spec = parse_lines(lines) or None
         except (OSError, ValueError):
             spec = None
         self.specs[folder] = spec
@@ -108,10 +96,11 @@ class _GitIgnores:
             spec = self.specs.get(folder)
             if spec is None:
                 continue
-            relative = path.relative_to(folder).as_posix()
-            result = spec.check_file(relative + ("/" if is_dir else ""))
-            if result.include is not None:
-                verdict = result.include
+            from specgate.project.gitignore import verdict as decide
+
+            found = decide(spec, path.relative_to(folder).parts, is_dir)
+            if found is not None:
+                verdict = found
         return bool(verdict)
 
 
