@@ -228,3 +228,24 @@ def test_expansion_is_bounded_by_the_text() -> None:
     expanded = [w for w in command.argv[1:] if w == value]
     assert len(expanded) == 1  # 100,000 of a budget of ~103,000 + 65,536
     assert command.argv[-1] == "$V"
+
+
+def test_the_expansion_budget_is_per_file_not_per_string() -> None:
+    # Issue 18: each command string of a Compose file had its own budget (its length plus
+    # 64 KiB), so a 1 MB file of many small commands expanded to 25 times its size. Now
+    # the strings of one file share one budget: the file's length plus 64 KiB.
+    from specgate.core.limits import EXPANSION_ALLOWANCE, file_budget
+
+    value = "v" * 1000
+    texts = [f"X={value}; vllm serve m{i} " + " ".join(["--x $X"] * 100) for i in range(200)]
+    size = sum(map(len, texts))  # 200 strings of ~1.7 kB: 340 kB, each asking for 100 kB
+    added = 0
+    with file_budget(size) as budget:
+        for text in texts:
+            for command in split_commands(text):
+                added += sum(len(w) for w in command.argv if w == value)
+    assert added <= size + EXPANSION_ALLOWANCE  # not 200 × 100 kB = 20 MB
+    assert budget.chars < 1000  # spent: no further value fits
+    # a string read alone (no file being read) still has a budget of its own
+    (command,) = split_commands(texts[0].split("; ", 1)[0] + "\necho $X\n")
+    assert command.argv[-1] == value

@@ -416,3 +416,19 @@ def test_yaml_integer_with_too_many_digits_is_an_input_error() -> None:
 def test_json_integer_with_too_many_digits_is_an_input_error() -> None:
     with pytest.raises(InputError, match="too many digits"):
         json_doc('{"v": ' + "1" * 5000 + "}")
+
+
+def test_yaml_nodes_are_budgeted_per_file() -> None:
+    # Issue 18 (budgets per file, not per scalar): every document parsed while one
+    # serving config is read (its strings' embedded YAML included) draws on one budget
+    # of 100,000 nodes, not 100,000 each.
+    from specgate.core.limits import FILE_NODES, file_budget
+    from specgate.load.yaml_loader import load_yaml
+
+    embedded = "[" + ", ".join(["1"] * 999) + "]"  # 1,000 nodes
+    with file_budget(0):
+        for _ in range(FILE_NODES // 1000):
+            load_yaml(embedded, "")
+        with pytest.raises(InputError, match="documents embedded in its strings included"):
+            load_yaml(embedded, "")
+    load_yaml(embedded, "")  # a document read alone has its own bound

@@ -19,6 +19,11 @@ the same bounds by the resolver, as input errors at their line.
   digits) is refused at its line instead of failing later when printed.
 - ``MAX_PROFILE_ENTRIES`` = 1,024: entries of an inline acceptance profile
   (``marginal``/``conditional``) and accepted-draft counts in a histogram.
+- Work per *file*, not per scalar (:class:`FileBudget`): the characters shell-variable
+  expansion may add over every command string of one serving config together (its
+  length plus 64 KiB), and the YAML nodes built for it and every document embedded in
+  its strings together (100,000), so a 1 MB Compose file of many small commands or
+  embedded documents costs what one of that size does.
 - ``MAX_NESTING`` = 100: levels of mappings and lists in any document specgate reads
   (claims files, serving and model configs, metrics records, JSON or YAML embedded
   in a string). Real configurations nest fewer than 20; the bound keeps every walker
@@ -28,6 +33,10 @@ the same bounds by the resolver, as input errors at their line.
 """
 
 from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from contextvars import ContextVar
 
 MAX_DRAFT_LENGTH = 1024
 MAX_HEADS = 65536
@@ -56,3 +65,57 @@ def bounded_int(digits: str, base: int = 10) -> int | None:
         return None
     value = int(significant, base)
     return value if value < _INTEGER_BOUND else None
+
+
+#: Characters shell-variable expansion may add beyond a file's own length.
+EXPANSION_ALLOWANCE = 64 * 1024
+
+
+#: YAML nodes one file may build, its embedded documents (a ConfigMap's ``extra.yaml: |``,
+#: JSON strings read as YAML) included: the loader's own per-document bound.
+FILE_NODES = 100_000
+
+
+class FileBudget:
+    """What the readers of one file may still spend, shared by every scalar in it.
+
+    Attributes:
+        chars: characters that shell-variable expansion may still add.
+        nodes: YAML nodes that may still be built (the file and every document
+            embedded in its strings together).
+    """
+
+    def __init__(self, chars: int, nodes: int = FILE_NODES) -> None:
+        self.chars = chars
+        self.nodes = nodes
+
+
+_BUDGET: ContextVar[FileBudget | None] = ContextVar("specgate_file_budget", default=None)
+
+
+@contextlib.contextmanager
+def file_budget(length: int) -> Iterator[FileBudget]:
+    """The budget of a file of ``length`` characters for the duration of its reading
+    (:data:`EXPANSION_ALLOWANCE` beyond its length); inside a read already budgeted
+    (an options file followed from a launcher) the outer budget goes on."""
+    current = _BUDGET.get()
+    if current is not None:
+        yield current
+        return
+    budget = FileBudget(length + EXPANSION_ALLOWANCE)
+    token = _BUDGET.set(budget)
+    try:
+        yield budget
+    finally:
+        _BUDGET.reset(token)
+
+
+def active_budget() -> FileBudget | None:
+    """The budget of the file being read, if one is being read."""
+    return _BUDGET.get()
+
+
+def current_budget(length: int) -> FileBudget:
+    """The budget of the file being read, else one of its own for a text of
+    ``length`` characters read alone."""
+    return _BUDGET.get() or FileBudget(length + EXPANSION_ALLOWANCE)

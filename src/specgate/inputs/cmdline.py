@@ -37,6 +37,7 @@ from functools import lru_cache
 from typing import TypeVar
 
 from specgate.core.errors import InputError
+from specgate.core.limits import FileBudget, current_budget
 from specgate.inputs.prose import masked, prose_blocks
 
 _T = TypeVar("_T")
@@ -157,7 +158,7 @@ def _split_once(text: str) -> tuple[Command, ...]:
     word_lines: list[tuple[int, int]] = []
     commands: list[Command] = []
     exported = _Exports()
-    shell = _Shell(len(text) + 65536)
+    shell = _Shell(current_budget(len(text)))
     comment = False
     try:
         if blocks is not None:
@@ -362,11 +363,13 @@ class _Shell:
     one inside double quotes is not (``"$SPEC"`` stays one word), and nothing inside
     single quotes or after a backslash is expanded (POSIX 2.6.2, 2.6.5). Names never
     set stay as written; a value is not expanded again. The characters expansion may
-    add over a whole text are bounded by the text's length plus 64 KiB: past that,
-    words stay as written (a 1 MB value named a million times would otherwise
-    allocate a terabyte)."""
+    add are bounded per *file* (:class:`specgate.core.limits.FileBudget`: the file's
+    length plus 64 KiB over all its command strings together; a text split alone has a
+    budget of its own): past that, words stay as written (a 1 MB value named a million
+    times would otherwise allocate a terabyte, and a budget per string would let a file
+    of many strings cost many times its size)."""
 
-    def __init__(self, budget: int) -> None:
+    def __init__(self, budget: FileBudget) -> None:
         self.values: dict[str, str] = {}
         self._budget = budget
 
@@ -386,9 +389,9 @@ class _Shell:
                 known = word
                 if operator[-1] == "=":
                     self.values[name] = word
-        if known is None or len(known) > self._budget:
+        if known is None or len(known) > self._budget.chars:
             return None
-        self._budget -= len(known)
+        self._budget.chars -= len(known)
         return known
 
     def expand(self, word: str) -> str:

@@ -27,7 +27,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from specgate.core.errors import InputError
-from specgate.core.limits import MAX_INTEGER_DIGITS, MAX_NESTING, bounded_int
+from specgate.core.limits import MAX_INTEGER_DIGITS, MAX_NESTING, active_budget, bounded_int
 from specgate.load.document import Document, DuplicateKey, NodePath, PositionRow, Positions, Span
 
 MAX_ALIASES = 100
@@ -125,6 +125,9 @@ class _Builder:
         self.active: set[int] = set()
         self._parent = 0
         self._expanding = 0
+        #: The budget of the serving config being read, shared with every document
+        #: embedded in its strings (None: a file read alone).
+        self.budget = active_budget()
 
     def fail(self, reason: str, node: Node) -> InputError:
         span = _span(node)
@@ -176,6 +179,15 @@ class _Builder:
 
     def _build(self, node: Node, path: NodePath, key: tuple[int, int]) -> Any:
         self.nodes += 1
+        budget = self.budget
+        if budget is not None:
+            budget.nodes -= 1
+            if budget.nodes < 0:
+                raise self.fail(
+                    f"more than {MAX_NODES:,} YAML nodes in the file, documents embedded in "
+                    "its strings included (specgate's limit)",
+                    node,
+                )
         if self.nodes > MAX_NODES:
             expanded = " (aliases expanded)" if self.aliases else ""
             raise self.fail(

@@ -178,18 +178,22 @@ def read_engine_file(
     image tags in the file or pinned requirements beside it (:mod:`..version`).
     ``follow``: a file with no configuration of its own may name the options file of a
     ``trtllm-serve`` command (:mod:`.follow`), read instead (once: not again from it)."""
-    doc = load_engine_document(path, shown)
-    text = doc.data if isinstance(doc.data, str) else read_text(path, shown)
-    return read_engine_config(
-        doc,
-        shown=shown,
-        pointer=pointer,
-        engine=engine,
-        text=text,
-        engine_version=engine_version,
-        path=path,
-        follow=follow,
-    )
+    from specgate.core.limits import file_budget
+
+    with file_budget(0) as budget:  # one budget for the file and its embedded documents
+        doc = load_engine_document(path, shown)
+        text = doc.data if isinstance(doc.data, str) else read_text(path, shown)
+        budget.chars += len(text)
+        return read_engine_config(
+            doc,
+            shown=shown,
+            pointer=pointer,
+            engine=engine,
+            text=text,
+            engine_version=engine_version,
+            path=path,
+            follow=follow,
+        )
 
 
 def read_engine_config(
@@ -229,6 +233,33 @@ def read_engine_config(
         in FILE (it configures vllm at /speculative-config)"); unsplittable
         command line; ambiguous abbreviated flag; a value of the wrong type.
     """
+    from specgate.core.limits import file_budget
+
+    size = len(text) if text is not None else len(doc.text or "")
+    with file_budget(size):  # one budget for every command string of the file
+        return _read_engine_config(
+            doc,
+            shown=shown,
+            pointer=pointer,
+            engine=engine,
+            text=text,
+            engine_version=engine_version,
+            path=path,
+            follow=follow,
+        )
+
+
+def _read_engine_config(
+    doc: Document,
+    *,
+    shown: str,
+    pointer: str | None,
+    engine: str | None,
+    text: str | None,
+    engine_version: str | None,
+    path: Path | None,
+    follow: bool,
+) -> EngineConfig:
     if engine is not None and engine not in ENGINES:
         raise InputError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}", shown)
     engines = [ENGINES[engine]] if engine is not None else list(ENGINES.values())
