@@ -92,9 +92,9 @@ def _count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     compose = specgate.load.yaml_loader._compose
     loads = pointer._json_container.__wrapped__
 
-    def counting_compose(text: str, file: str, *, several: bool) -> object:
+    def counting_compose(text: str, file: str, *, several: bool, dialect: str = "core") -> object:
         seen.append(text)
-        return compose(text, file, several=several)
+        return compose(text, file, several=several, dialect=dialect)  # type: ignore[arg-type]
 
     def counting_loads(text: str) -> object:
         seen.append(text)

@@ -161,7 +161,7 @@ def embedded_yaml_document(value: str) -> Document | None:
     from specgate.load.yaml_loader import load_yaml
 
     try:
-        doc = load_yaml(value, "")
+        doc = load_yaml(value, "", "pyyaml")  # mounted as a file, read by the engine
     except InputError:
         return None
     return doc if isinstance(doc.data, (dict, list)) else None
@@ -227,11 +227,26 @@ def search(data: object, detect: Detector, *, base: NodePath = ()) -> list[Found
     """Every node under ``data`` (at ``base``) the detector recognises, in document order.
 
     A node with a ``config`` verdict is not descended into; fragments are recorded
-    and descended into neither.
+    and descended into neither. In a Compose file the top-level ``x-`` extension
+    fields are not searched (Compose ignores them; services merge them with ``<<:``).
     """
     found: list[Found] = []
+    if not base and _is_compose(data):
+        # Compose ignores top-level ``x-`` extension fields: the idiom is an ``x-`` block
+        # merged into services with ``<<:``, which is one configuration, not two
+        assert isinstance(data, dict)
+        for key, child in data.items():
+            if not str(key).startswith("x-"):
+                _walk(child, (str(key),), detect, found, 1, embedded=0)
+        return found
     _walk(data, base, detect, found, 0, embedded=0)
     return found
+
+
+def _is_compose(data: object) -> bool:
+    """A Compose file: a top-level ``services`` mapping (the Compose specification's
+    one required element)."""
+    return isinstance(data, dict) and isinstance(data.get("services"), dict)
 
 
 def _walk(

@@ -1,11 +1,13 @@
-"""YAML → :class:`~specgate.load.document.Document`, with YAML 1.2 core-schema scalars.
+"""YAML → :class:`~specgate.load.document.Document`, with the scalars of its reader.
 
 PyYAML implements YAML 1.1: it turns ``yes``/``on`` into booleans, dates into
 ``datetime`` and reads ``1e3`` as a string. Claims files follow the YAML 1.2
 core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution), so this module
 uses PyYAML only to *compose* the node graph (libyaml when available) with a
 1.2 core resolver, then builds plain data itself, which also gives it every
-key's and value's position and every repeated key.
+key's and value's position and every repeated key. A serving config is read as the
+program that reads it does (``dialect``, :mod:`specgate.load.yaml_dialects`): the
+engines' PyYAML, or go-yaml for Kubernetes and Compose, where ``010`` is 8.
 
 Limits (each an :class:`~specgate.core.errors.InputError`): one document per file
 (:func:`load_yaml_documents`, for engine configs, reads several as a list),
@@ -29,6 +31,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from specgate.core.errors import InputError
 from specgate.core.limits import MAX_INTEGER_DIGITS, MAX_NESTING, active_budget, bounded_int
 from specgate.load.document import Document, DuplicateKey, NodePath, PositionRow, Positions, Span
+from specgate.load.yaml_dialects import Dialect, TooLong, resolve_plain
 
 MAX_ALIASES = 100
 #: Nodes reached through aliases (the anchored nodes each alias expands to, nested ones
@@ -41,6 +44,8 @@ MAX_DOCUMENTS = 1_000
 _TAG = "tag:yaml.org,2002:"
 _STR, _INT, _FLOAT, _BOOL, _NULL = (_TAG + t for t in ("str", "int", "float", "bool", "null"))
 _MAP, _SEQ, _MERGE = _TAG + "map", _TAG + "seq", _TAG + "merge"
+#: A plain scalar left for the builder to resolve in the file's dialect.
+_PLAIN = "specgate:plain"
 
 _BOOL_RE = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
 _NULL_RE = re.compile(r"^(?:~|null|Null|NULL|)$")
@@ -76,6 +81,16 @@ _CoreResolver.add_implicit_resolver(_INT, _INT_RE, list("-+0123456789"))
 _CoreResolver.add_implicit_resolver(_FLOAT, _FLOAT_RE, list("-+0123456789."))
 _CoreResolver.add_implicit_resolver(_MERGE, re.compile(r"^<<$"), ["<"])
 
+class _PlainResolver(_CoreResolver):
+    """Every plain scalar tagged :data:`_PLAIN`, for the builder to resolve in the
+    file's dialect (quoted scalars are strings in every dialect)."""
+
+    def resolve(self, kind: type[Node], value: Any, implicit: tuple[bool, bool]) -> str:
+        if kind is ScalarNode:
+            return _PLAIN if implicit[0] else _STR
+        return _SEQ if kind is SequenceNode else _MAP
+
+
 if yaml.__with_libyaml__:
     import yaml._yaml
 
@@ -83,6 +98,11 @@ if yaml.__with_libyaml__:
         def __init__(self, text: str) -> None:
             yaml._yaml.CParser.__init__(self, text)
             _CoreResolver.__init__(self)
+
+    class _PlainComposer(yaml._yaml.CParser, _PlainResolver):
+        def __init__(self, text: str) -> None:
+            yaml._yaml.CParser.__init__(self, text)
+            _PlainResolver.__init__(self)
 
 else:  # pragma: no cover - exercised only without libyaml
 
@@ -100,6 +120,20 @@ else:  # pragma: no cover - exercised only without libyaml
             yaml.composer.Composer.__init__(self)
             _CoreResolver.__init__(self)
 
+    class _PlainComposer(  # type: ignore[no-redef]
+        yaml.reader.Reader,
+        yaml.scanner.Scanner,
+        yaml.parser.Parser,
+        yaml.composer.Composer,
+        _PlainResolver,
+    ):
+        def __init__(self, text: str) -> None:
+            yaml.reader.Reader.__init__(self, text)
+            yaml.scanner.Scanner.__init__(self)
+            yaml.parser.Parser.__init__(self)
+            yaml.composer.Composer.__init__(self)
+            _PlainResolver.__init__(self)
+
 
 def _span(node: Node) -> Span:
     return Span(node.start_mark.line + 1, node.start_mark.column + 1)
@@ -108,8 +142,9 @@ def _span(node: Node) -> Span:
 class _Builder:
     """Walks a composed node graph into plain data, positions and duplicates."""
 
-    def __init__(self, file: str, *, anchors: bool = True) -> None:
+    def __init__(self, file: str, *, anchors: bool = True, dialect: Dialect = "core") -> None:
         self.file = file
+        self.dialect = dialect
         #: Whether the text may hold anchors (``&``): without one there is no alias,
         #: so no node is reached twice and the alias bookkeeping is skipped.
         self.anchors = anchors
@@ -222,6 +257,16 @@ class _Builder:
         tag, text = node.tag, node.value
         if tag == _STR:
             return text
+        if tag == _PLAIN:
+            try:
+                kind, value = resolve_plain(text, self.dialect)
+            except TooLong:
+                raise self.fail(
+                    f"integer of {len(text):,} characters is too long "
+                    f"(specgate's limit is {MAX_INTEGER_DIGITS:,} decimal digits)",
+                    node,
+                ) from None
+            return text if kind == "merge" else value
         if tag == _BOOL and _BOOL_RE.match(text):
             return text.lower() == "true"
         if tag == _NULL and _NULL_RE.match(text):
@@ -255,7 +300,9 @@ class _Builder:
         first_seen: dict[str, tuple[int, int]] = {}
         merges: list[tuple[int, Node]] = []
         for index, (key_node, value_node) in enumerate(node.value):
-            if isinstance(key_node, ScalarNode) and key_node.tag == _MERGE:
+            if isinstance(key_node, ScalarNode) and (
+                key_node.tag == _MERGE or (key_node.tag == _PLAIN and key_node.value == "<<")
+            ):
                 merges.append((index, value_node))
                 continue
             if not isinstance(key_node, ScalarNode):
@@ -309,7 +356,9 @@ def _key_text(value: object) -> str:
     return str(value)
 
 
-def _compose(text: str, file: str, *, several: bool) -> list[Node | None]:
+def _compose(
+    text: str, file: str, *, several: bool, dialect: Dialect = "core"
+) -> list[Node | None]:
     """The composed root node of each document (None for an empty one); a second
     document is an input error unless ``several``.
 
@@ -318,7 +367,7 @@ def _compose(text: str, file: str, *, several: bool) -> list[Node | None]:
             not allowed, more than :data:`MAX_DOCUMENTS`, nesting too deep.
     """
     try:
-        composer = _Composer(text)
+        composer = _Composer(text) if dialect == "core" else _PlainComposer(text)
         try:
             if not several:
                 return [composer.get_single_node()]
@@ -351,22 +400,23 @@ def _compose(text: str, file: str, *, several: bool) -> list[Node | None]:
         raise InputError("YAML text holds a lone surrogate (an invalid \\u escape)", file) from None
 
 
-def load_yaml(text: str, file: str) -> Document:
-    """Parse YAML ``text`` (already decoded) from ``file`` into a Document.
+def load_yaml(text: str, file: str, dialect: Dialect = "core") -> Document:
+    """Parse YAML ``text`` (already decoded) from ``file`` into a Document, its plain
+    scalars read in ``dialect`` (:mod:`specgate.load.yaml_dialects`).
 
     Raises:
         InputError: syntax errors (with line and column), several documents,
             unsupported tags, alias or node limits, nesting too deep.
     """
-    (root,) = _compose(text, file, several=False)
-    return _single(root, text, file)
+    (root,) = _compose(text, file, several=False, dialect=dialect)
+    return _single(root, text, file, dialect)
 
 
-def _single(root: Node | None, text: str, file: str) -> Document:
+def _single(root: Node | None, text: str, file: str, dialect: Dialect = "core") -> Document:
     """The Document of one composed root (None for an empty document)."""
     if root is None:
         return Document(file=file, data=None, empty=True)
-    builder = _Builder(file, anchors="&" in text)
+    builder = _Builder(file, anchors="&" in text, dialect=dialect)
     try:
         data = builder.build(root, ())
     except RecursionError:
@@ -379,7 +429,7 @@ def _single(root: Node | None, text: str, file: str) -> Document:
     )
 
 
-def load_yaml_documents(text: str, file: str) -> Document:
+def load_yaml_documents(text: str, file: str, dialect: Dialect = "core") -> Document:
     """:func:`load_yaml`, except that a file of several documents is read whole, as a
     :class:`Document` with ``stream`` set. The limits hold for the whole file (aliases and nodes
     counted over every document; each document counts as a node).
@@ -387,10 +437,10 @@ def load_yaml_documents(text: str, file: str) -> Document:
     Raises:
         InputError: as :func:`load_yaml`, save for several documents.
     """
-    roots = _compose(text, file, several=True)
+    roots = _compose(text, file, several=True, dialect=dialect)
     if len(roots) == 1:
-        return _single(roots[0], text, file)  # composed once, not again by load_yaml
-    builder = _Builder(file, anchors="&" in text)
+        return _single(roots[0], text, file, dialect)  # composed once, not again
+    builder = _Builder(file, anchors="&" in text, dialect=dialect)
     data: list[Any] = []
     try:
         for index, root in enumerate(roots):

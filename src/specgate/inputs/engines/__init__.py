@@ -148,7 +148,9 @@ def load_engine_document(path: Path, shown: str) -> Document:
     """Read an engine config: ``.txt``/``.sh``/``.cmdline`` as plain text (a
     :class:`Document` whose ``data`` is the whole text), ``.json`` as JSON, anything
     else as YAML, where a file of several documents (a Kubernetes manifest:
-    Deployment + ConfigMap) is the list of them (pointer ``/0/…``, ``/1/…``).
+    Deployment + ConfigMap) is the list of them (pointer ``/0/…``, ``/1/…``). YAML
+    scalars are read as the file's reader reads them
+    (:func:`specgate.load.yaml_dialects.serving_dialect`): ``010`` is 8.
 
     Raises:
         InputError: unreadable, too large, not UTF-8, or not parseable.
@@ -157,10 +159,12 @@ def load_engine_document(path: Path, shown: str) -> Document:
         return Document(file=shown, data=read_text(path, shown))
     if path.suffix.lower() == ".json":
         return load_document(path, shown)
+    from specgate.load.yaml_dialects import serving_dialect
     from specgate.load.yaml_loader import load_yaml_documents
 
     text = read_text(path, shown)
-    doc = load_yaml_documents(text, shown)
+    # read as its reader reads it: the engine's PyYAML, or go-yaml for a manifest
+    doc = load_yaml_documents(text, shown, serving_dialect(text))
     return doc._replace(text=text)
 
 

@@ -74,7 +74,8 @@ def as_int(opt: Opt, name: str, file: str) -> int:
                 opt.span.line,
             )
         return -number if text.startswith("-") else number
-    raise InputError(f"{name} must be an integer, not {value!r}", file, opt.span.line)
+    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "…"
+    raise InputError(f"{name} must be an integer, not {shown}", file, opt.span.line)
 
 
 def as_float(opt: Opt, name: str, file: str) -> float:
