@@ -1,17 +1,24 @@
-"""Seconds the Action spends installing specgate, before and after the cached environment.
+"""Seconds the Action spends installing specgate: pip, uv, and the cached environment.
 
-Run: ``.venv/bin/python benchmarks/action_install.py [--repeat N] [--python PATH]``.
+Run: ``.venv/bin/python benchmarks/action_install.py [--repeat N] [--python PATH] [--uv PATH]``.
 
 It runs the install commands of the Action with bash, in a runner-like environment
-(``RUNNER_TEMP``, ``GITHUB_ACTION_PATH`` = this checkout, ``GITHUB_OUTPUT``), with a
-warm pip cache (one warm-up run first), and prints the median wall time of:
+(``RUNNER_TEMP``, ``GITHUB_ACTION_PATH`` = this checkout, ``GITHUB_OUTPUT``), and prints
+the median wall time of (one warm-up run of each first):
 
-- **before**: the 0.1 install step, verbatim in :data:`BEFORE` (a venv with pip,
-  then ``python -m pip install "$GITHUB_ACTION_PATH"``);
-- **after, cache miss**: action.yml's ``env`` and ``install`` steps as written today,
-  with ``steps.cache.outputs.cache-hit`` empty (a first run, or the key changed);
-- **after, cache hit**: the same steps with ``cache-hit`` = ``true`` and the
-  environment restored in place (what actions/cache leaves on a warm runner).
+- **0.1**: the 0.1 install step, verbatim in :data:`BEFORE` (a venv with pip, then
+  ``python -m pip install "$GITHUB_ACTION_PATH"``);
+- **pip, cold**: action.yml's ``env`` and ``install`` steps with ``cache-hit`` empty and
+  no uv on PATH, so the step's pip branch runs (the install of the release before uv:
+  ``venv --without-pip`` + the setup-python interpreter's ``pip --python``), with an
+  empty pip cache each run (a fresh hosted runner: every wheel downloaded);
+- **uv, cold**: the same steps with uv on PATH (what ``astral-sh/setup-uv`` leaves), an
+  empty uv cache each run; the ratio **uv, cold / pip, cold** is the cold start the
+  Action gains (setup-uv's own download of the uv binary, a few seconds' fraction on a
+  hosted runner, is not run here);
+- **pip, warm** and **uv, warm**: both with their download caches kept between runs;
+- **cache hit**: ``cache-hit`` = ``true`` and the environment restored in place (what
+  actions/cache leaves on a warm runner).
 
 The restore itself (actions/cache downloading the environment's tarball) does not
 happen here; GitHub's hosted runners restore a cache of this size (the environment
@@ -81,7 +88,10 @@ def _bash(script: str, env: dict[str, str], cwd: Path) -> dict[str, str]:
     return dict(pairs)
 
 
-def _after(env: dict[str, str], cwd: Path, *, hit: bool) -> None:
+def _after(env: dict[str, str], cwd: Path, *, hit: bool, cold: bool = False) -> None:
+    if cold:  # an empty download cache for this run
+        caches = Path(tempfile.mkdtemp(dir=cwd))
+        env = {**env, "PIP_CACHE_DIR": str(caches / "pip"), "UV_CACHE_DIR": str(caches / "uv")}
     located = _bash(_step("env"), env, cwd)
     _bash(
         _step("install"),
@@ -109,6 +119,9 @@ def main() -> int:
         default=getattr(sys, "_base_executable", sys.executable),
         help="the interpreter setup-python would provide",
     )
+    parser.add_argument(
+        "--uv", default=shutil.which("uv"), help="the uv setup-uv would provide (default: on PATH)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as temp:
         work = Path(temp)
@@ -120,22 +133,46 @@ def main() -> int:
             action_path,
             ignore=shutil.ignore_patterns(".git", ".venv", "node_modules", "build", "*.egg-info"),
         )
+        if not args.uv:
+            raise SystemExit("no uv found: pass --uv PATH (pip install uv)")
+        plain_path = os.pathsep.join(
+            p for p in os.environ.get("PATH", "").split(os.pathsep)
+            if p and not (Path(p) / "uv").exists()
+        )
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHON"))},
+            "PATH": plain_path,
             "PYTHONUTF8": "1",
             "RUNNER_TEMP": str(runner_temp),
             "RUNNER_OS": "Linux",
             "GITHUB_ACTION_PATH": str(action_path),
             "SPECGATE_PYTHON": args.python,
         }
-        before = _median(lambda: _bash(BEFORE, env, runner_temp), args.repeat)
-        cold = _median(lambda: _after(env, runner_temp, hit=False), args.repeat)
-        warm = _median(lambda: _after(env, runner_temp, hit=True), args.repeat)
+        with_uv = {**env, "PATH": str(Path(args.uv).parent) + os.pathsep + plain_path}
+        times = {
+            "0.1 (venv + pip install)": _median(
+                lambda: _bash(BEFORE, env, runner_temp), args.repeat
+            ),
+            "pip, cold": _median(
+                lambda: _after(env, runner_temp, hit=False, cold=True), args.repeat
+            ),
+            "uv, cold": _median(
+                lambda: _after(with_uv, runner_temp, hit=False, cold=True), args.repeat
+            ),
+            "pip, warm": _median(lambda: _after(env, runner_temp, hit=False), args.repeat),
+            "uv, warm": _median(lambda: _after(with_uv, runner_temp, hit=False), args.repeat),
+            "cache hit (warm runner)": _median(
+                lambda: _after(with_uv, runner_temp, hit=True), args.repeat
+            ),
+        }
     print(f"{'install step':<34} {'median s':>9}")
-    print(f"{'before (0.1: venv + pip install)':<34} {before:>9.2f}")
-    print(f"{'after, cache miss':<34} {cold:>9.2f}")
-    print(f"{'after, cache hit (warm runner)':<34} {warm:>9.2f}")
-    print(f"warm / before: {warm / before:.3f}; miss / before: {cold / before:.3f}")
+    for name, seconds in times.items():
+        print(f"{name:<34} {seconds:>9.2f}")
+    print(
+        f"uv, cold / pip, cold: {times['uv, cold'] / times['pip, cold']:.3f} (target <= 0.35); "
+        f"uv, warm / pip, warm: {times['uv, warm'] / times['pip, warm']:.3f}; "
+        f"cache hit / pip, cold: {times['cache hit (warm runner)'] / times['pip, cold']:.3f}"
+    )
     return 0
 
 

@@ -28,7 +28,9 @@ from __future__ import annotations
 import os
 import platform
 import re
+import shutil
 import subprocess
+import sys
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -412,6 +414,16 @@ class ActionRunner:
             }
         elif action == "github/codeql-action/upload-sarif":
             pass  # not uploaded: the test asserts `with_`
+        elif action == "astral-sh/setup-uv":
+            assert re.fullmatch(r"\d+\.\d+\.\d+", with_.get("version", "")), "uv pinned exactly"
+            assert with_.get("enable-cache") == "false", "no uv cache shared between runs"
+            assert with_.get("add-problem-matchers") == "false"
+            # setup-uv puts uv on PATH: the uv installed beside this interpreter, if any
+            # (the test extra has it), else none and the install step uses pip
+            found = shutil.which("uv", path=str(Path(sys.executable).parent))
+            if found is not None:
+                path = f"{Path(found).parent}{os.pathsep}{self.base_env.get('PATH', os.defpath)}"
+                self.base_env = {**self.base_env, "PATH": path}
         elif action == "actions/cache":
             key, path = with_["key"], Path(with_["path"])
             assert key and path.is_absolute(), "the cache needs a key and an absolute path"

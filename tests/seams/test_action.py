@@ -577,6 +577,7 @@ def test_uses_are_pinned_by_full_sha_with_a_version_comment() -> None:
     assert {action: tag.split(".")[0] for action, _, tag in pins} == {
         "actions/cache": "v4",
         "actions/setup-python": "v5",
+        "astral-sh/setup-uv": "v9",
         "github/codeql-action/upload-sarif": "v3",
     }
     assert all(re.fullmatch(r"[0-9a-f]{40}", sha) for _, sha, _ in pins)
