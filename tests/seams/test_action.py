@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -97,6 +98,7 @@ def test_full_run_installs_into_runner_temp_and_passes(
         "python": True,
         "env": True,
         "cache": True,
+        "Set up uv for the install": True,  # a cache miss: uv installs
         "install": True,
         "baseline": True,
         "check": True,
@@ -119,6 +121,10 @@ def test_full_run_installs_into_runner_temp_and_passes(
     ).stdout.strip()
     assert Path(where).is_relative_to(runner.runner_temp / "specgate-venv")
     assert not Path(where).is_relative_to(PROJECT)
+    # with uv set up (the test extra installs it), uv made the environment
+    if shutil.which("uv", path=str(Path(sys.executable).parent)):
+        config = (runner.runner_temp / "specgate-venv" / "pyvenv.cfg").read_text("utf-8")
+        assert "uv = " in config, config
 
     assert not first_run.failed
     assert first_run.outputs == {
