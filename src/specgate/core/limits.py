@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from contextvars import ContextVar
 
 MAX_DRAFT_LENGTH = 1024
 MAX_HEADS = 65536
@@ -90,7 +89,9 @@ class FileBudget:
         self.nodes = nodes
 
 
-_BUDGET: ContextVar[FileBudget | None] = ContextVar("specgate_file_budget", default=None)
+#: The budget of the file being read (one at most: reads do not nest across threads;
+#: a plain list rather than a ContextVar, whose import a one-file check would pay).
+_BUDGET: list[FileBudget] = []
 
 
 @contextlib.contextmanager
@@ -98,24 +99,23 @@ def file_budget(length: int) -> Iterator[FileBudget]:
     """The budget of a file of ``length`` characters for the duration of its reading
     (:data:`EXPANSION_ALLOWANCE` beyond its length); inside a read already budgeted
     (an options file followed from a launcher) the outer budget goes on."""
-    current = _BUDGET.get()
-    if current is not None:
-        yield current
+    if _BUDGET:
+        yield _BUDGET[-1]
         return
     budget = FileBudget(length + EXPANSION_ALLOWANCE)
-    token = _BUDGET.set(budget)
+    _BUDGET.append(budget)
     try:
         yield budget
     finally:
-        _BUDGET.reset(token)
+        _BUDGET.pop()
 
 
 def active_budget() -> FileBudget | None:
     """The budget of the file being read, if one is being read."""
-    return _BUDGET.get()
+    return _BUDGET[-1] if _BUDGET else None
 
 
 def current_budget(length: int) -> FileBudget:
     """The budget of the file being read, else one of its own for a text of
     ``length`` characters read alone."""
-    return _BUDGET.get() or FileBudget(length + EXPANSION_ALLOWANCE)
+    return _BUDGET[-1] if _BUDGET else FileBudget(length + EXPANSION_ALLOWANCE)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -31,7 +31,9 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from specgate.core.errors import InputError
 from specgate.core.limits import MAX_INTEGER_DIGITS, MAX_NESTING, active_budget, bounded_int
 from specgate.load.document import Document, DuplicateKey, NodePath, PositionRow, Positions, Span
-from specgate.load.yaml_dialects import Dialect, TooLong, resolve_plain
+
+if TYPE_CHECKING:
+    from specgate.load.yaml_dialects import Dialect
 
 MAX_ALIASES = 100
 #: Nodes reached through aliases (the anchored nodes each alias expands to, nested ones
@@ -257,7 +259,9 @@ class _Builder:
         tag, text = node.tag, node.value
         if tag == _STR:
             return text
-        if tag == _PLAIN:
+        if tag == _PLAIN:  # a serving config's scalar (claims files are core 1.2)
+            from specgate.load.yaml_dialects import TooLong, resolve_plain
+
             try:
                 kind, value = resolve_plain(text, self.dialect)
             except TooLong:
