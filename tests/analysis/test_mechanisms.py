@@ -17,11 +17,15 @@ def deployment(
     billions: float | None = None,
     moe: bool = False,
     mechanism: str | None = None,
+    mtp: bool | None = None,
+    name: str | None = None,
 ) -> Deployment:
     return Deployment(
         position=0,
         name="d",
-        model=ModelBlock(size=size, parameters_b=billions, moe=moe),  # type: ignore[arg-type]
+        model=ModelBlock(  # type: ignore[arg-type]
+            name=name, size=size, parameters_b=billions, moe=moe, mtp_modules=mtp
+        ),
         speculation=SpeculationBlock(mechanism=mechanism),
         workload=WorkloadBlock(name=workload, latency_region=latency, repetitive=repetitive),  # type: ignore[arg-type]
     )
@@ -68,12 +72,31 @@ def test_repetitive_flag_picks_suffix_ngram() -> None:
         ({"size": "tiny"}, "parallel-draft-head", 0.05),
         ({"billions": 10}, "parallel-draft-head", 0.05),  # 10 ≤ 10
         ({"billions": 8, "moe": True}, "parallel-draft-head", 0.05),  # row 2 before row 3
-        # row 3: large (≥ 60 B) or MoE
-        ({"size": "large"}, "target-attached-mtp", 0.02),
-        ({"billions": 60}, "target-attached-mtp", 0.02),  # 60 ≥ 60
-        ({"moe": True}, "target-attached-mtp", 0.02),
+        # row 3: large (≥ 60 B) or MoE: target-attached MTP only for a model that ships
+        # MTP modules (DESIGN §14; issue 17), else a parallel draft head
+        ({"size": "large", "mtp": True}, "target-attached-mtp", 0.02),
+        ({"billions": 60, "mtp": True}, "target-attached-mtp", 0.02),  # 60 ≥ 60
+        ({"moe": True, "mtp": True}, "target-attached-mtp", 0.02),
+        ({"size": "large"}, "parallel-draft-head", 0.05),  # MTP modules not known
+        ({"moe": True, "mtp": False}, "parallel-draft-head", 0.05),
+        # names known to ship none / some (data/models/mtp.json)
+        (
+            {"billions": 70, "name": "meta-llama/Llama-3.3-70B-Instruct"},
+            "parallel-draft-head",
+            0.05,
+        ),
+        (
+            {"moe": True, "name": "meta-llama/Llama-4-Maverick-17B-128E"},
+            "parallel-draft-head",
+            0.05,
+        ),
+        ({"billions": 671, "name": "deepseek-ai/DeepSeek-V3"}, "target-attached-mtp", 0.02),
         ({"size": "small", "latency": "throughput"}, "external-small-draft", 0.15),
-        ({"size": "small", "latency": "throughput", "moe": True}, "target-attached-mtp", 0.02),
+        (
+            {"size": "small", "latency": "throughput", "moe": True, "mtp": True},
+            "target-attached-mtp",
+            0.02,
+        ),
         # row 4: otherwise (medium, or unknown size counted as medium)
         ({"size": "medium"}, "external-small-draft", 0.15),
         ({}, "external-small-draft", 0.15),
@@ -81,7 +104,7 @@ def test_repetitive_flag_picks_suffix_ngram() -> None:
         ({"billions": 59.9}, "external-small-draft", 0.15),
         # parameters_b wins over size
         ({"size": "large", "billions": 7}, "parallel-draft-head", 0.05),
-        ({"size": "tiny", "billions": 70}, "target-attached-mtp", 0.02),
+        ({"size": "tiny", "billions": 70, "mtp": True}, "target-attached-mtp", 0.02),
     ],
 )
 def test_recommendation_rows(kwargs: dict[str, object], expected: str, hint: float) -> None:
@@ -123,8 +146,9 @@ def test_one_list_of_mechanism_names() -> None:
     from specgate.core.vocabulary import MECHANISMS, Mechanism
 
     schema = json.loads(
-        (Path(__file__).resolve().parents[2] / "src/specgate/data/claims-v1.schema.json")
-        .read_text(encoding="utf-8")
+        (Path(__file__).resolve().parents[2] / "src/specgate/data/claims-v1.schema.json").read_text(
+            encoding="utf-8"
+        )
     )
     speculation = schema["$defs"]["deployment"]["properties"]["speculation"]
     enum = speculation["properties"]["mechanism"]["enum"]

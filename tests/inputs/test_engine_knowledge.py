@@ -136,6 +136,11 @@ def test_tables_map_to_mechanisms(engine: str) -> None:
             methods = set(data["tables"]["accepted_methods"]["entries"])
             assert values <= methods, (name, values - methods)
             continue
+        if name == "verify_per_draft_token":
+            # a decoding type whose target verifies k tokens per draft token (PARD: 2)
+            assert all(value.isdigit() and int(value) >= 1 for value in values), values
+            assert set(table["entries"]) <= set(data["tables"]["decoding_types"]["entries"])
+            continue
         if name == "cli_arity":
             # a flag that does not take exactly one value: a switch or nargs="+"
             assert values <= {"none", "many"}, values

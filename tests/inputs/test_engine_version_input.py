@@ -111,7 +111,7 @@ def test_an_image_tag_newer_than_the_newest_known_is_noted(tmp_path: Path) -> No
     )
     (tmp_path / "compose.yaml").write_text(compose, encoding="utf-8")
     c = read_engine_file(tmp_path / "compose.yaml", "compose.yaml")
-    assert (c.version, c.version_source) == ("v99.1.0", "image")
+    assert (c.version, c.version_raw, c.version_source) == ("99.1.0", "v99.1.0", "image")
     assert any("v99.1.0 is newer than the newest version" in n for n in c.notes)
     known = read_engine_file(tmp_path / "compose.yaml", "compose.yaml", engine_version="0.11.0")
     assert not any("newer than the newest" in n for n in known.notes)

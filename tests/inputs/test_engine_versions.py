@@ -116,7 +116,8 @@ def test_sglang_spec_v2_from_the_image_tag(tmp_path: Path) -> None:
     )
     _write(tmp_path, {"compose.yaml": compose})
     c = read_engine_file(tmp_path / "compose.yaml", "compose.yaml")
-    assert (c.version, c.version_source) == ("v0.5.3", "image")
+    # DESIGN §13: version is the engine's own version string, the tag stays in version_raw
+    assert (c.version, c.version_raw, c.version_source) == ("0.5.3", "v0.5.3", "image")
     assert [i.code for i in c.issues] == ["SG307"]
 
 

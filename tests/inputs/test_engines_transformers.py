@@ -46,12 +46,15 @@ def test_hub_defaults_without_an_assistant_configure_nothing() -> None:
 
 
 def test_assistant_constant_schedule() -> None:
+    # the assistant's own generation config (where the candidate generator reads them)
     c = generation(
         {
             "assistant_model": "Qwen/Qwen2.5-0.5B",
-            "num_assistant_tokens": 5,
-            "num_assistant_tokens_schedule": "constant",
-            "assistant_confidence_threshold": 0,
+            "assistant_generation_config": {
+                "num_assistant_tokens": 5,
+                "num_assistant_tokens_schedule": "constant",
+                "assistant_confidence_threshold": 0,
+            },
         }
     )
     assert (c.mechanism, c.draft_length, c.verify_tokens, c.draft_length_is_max) == (
@@ -61,6 +64,33 @@ def test_assistant_constant_schedule() -> None:
         False,
     )
     assert c.draft_model == "Qwen/Qwen2.5-0.5B"
+    assert not [i for i in c.issues if i.code == "SG307"]
+
+
+def test_assistant_settings_given_to_generate_are_ignored() -> None:
+    # transformers 5.19.0 itself (tests/data/engine_oracle, records transformers-0082 and
+    # -0083): num_assistant_tokens 5 given to generate() runs with the assistant's 20, the
+    # same 5 on the assistant's generation_config runs with 5. Contract change (issue 16):
+    # the kwargs were read as D.
+    kwargs = {
+        "assistant_model": "Qwen/Qwen2.5-0.5B",
+        "num_assistant_tokens": 5,
+        "num_assistant_tokens_schedule": "constant",
+        "assistant_confidence_threshold": 0,
+    }
+    c = generation(kwargs)
+    assert (c.draft_length, c.verify_tokens) == (20, 21)
+    ignored = sorted(i.field for i in c.issues if i.code == "SG307")
+    assert ignored == [
+        "ignored:assistant_confidence_threshold",
+        "ignored:num_assistant_tokens",
+        "ignored:num_assistant_tokens_schedule",
+    ]
+    assert all(i.severity == "warn" for i in c.issues if i.code == "SG307")
+    # a release before the one recorded keeps reading the keyword arguments
+    old = generation(kwargs, version="4.48.0")
+    assert (old.draft_length, old.verify_tokens) == (5, 6)
+    assert not [i for i in old.issues if i.code == "SG307"]
 
 
 @pytest.mark.parametrize(

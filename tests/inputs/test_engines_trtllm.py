@@ -20,24 +20,27 @@ def codes(c: EngineConfig) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("decoding_type", "mechanism", "is_max"),
+    ("decoding_type", "mechanism", "is_max", "verify"),
     [
-        ("MTP", "mtp", False),
-        ("Eagle3", "eagle3", False),
-        ("Eagle", "eagle3", False),
-        ("NGram", "ngram", True),
-        ("DraftTarget", "draft_model", False),
-        ("PARD", "pard", False),
-        ("DFlash", "dflash", False),
-        ("SA", "suffix", True),
+        ("MTP", "mtp", False, 5),
+        ("Eagle3", "eagle3", False, 5),
+        ("Eagle", "eagle3", False, 5),
+        ("NGram", "ngram", True, 5),
+        ("DraftTarget", "draft_model", False, 5),
+        # PARD verifies 2K tokens per request (K + 1 accepted, K - 1 masks:
+        # llm_args.py @00043967 "PARD needs 2K tokens per gen request"): 2 × 4 = 8
+        ("PARD", "pard", False, 8),
+        ("DFlash", "dflash", False, 5),
+        ("DSpark", "other", False, 5),
+        ("SA", "suffix", True, 5),
     ],
 )
-def test_decoding_types(decoding_type: str, mechanism: str, is_max: bool) -> None:
+def test_decoding_types(decoding_type: str, mechanism: str, is_max: bool, verify: int) -> None:
     c = yaml(f"speculative_config:\n  decoding_type: {decoding_type}\n  max_draft_len: 4\n")
     assert (c.mechanism, c.draft_length, c.verify_tokens, c.draft_length_is_max) == (
         mechanism,
         4,
-        5,
+        verify,
         is_max,
     )
 

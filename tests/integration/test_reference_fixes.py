@@ -28,12 +28,13 @@ def test_claims_draft_length_that_differs_from_the_engine_is_judged_as_its_own_c
     report = check_file(Path(path), path, CheckOptions())
     (deployment,) = report.deployments
     m = deployment.metrics
-    assert m.draft_length == 31
-    assert m.verify_tokens == 32  # 31 + 1, not the recipe's 7 + 1 = 8
-    assert m.tile_aligned is True  # G·32 = 8·32 = 256 = 2·128
+    # contract change (DESIGN §14): the served D drives every rule, D and N_verify from
+    # the one file that states them
+    assert m.draft_length == 7
+    assert m.verify_tokens == 8
+    assert m.tile_aligned is False  # G·8 = 64 of a 128-row tile
     found = [f.code for f in deployment.findings]
-    assert "SG301" in found
-    assert "SG201" not in found
+    assert found.count("SG301") == 1
 
 
 def test_speculation_profile_inconsistency_points_at_the_rates_line() -> None:

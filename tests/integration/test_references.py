@@ -140,10 +140,10 @@ class Spot(NamedTuple):
 
 
 RULES = [
-    # The value inside the JSON string: "speculative-config: '" is 21 characters,
-    # '{"model":"nvidia/gpt-oss-120b-Eagle3-v3","num_speculative_tokens":' 66 more
-    # (1 + 7 + 1 + 31 + 1 + 24 + 1), so the 7 stands at column 21 + 66 + 1 = 88.
-    Spot("SG301", "fail", RECIPE, 5, 88, "7,"),
+    # SG301 sits on the claims file's line (DESIGN §11, §14; issue 16 moved it there):
+    # "      draft_length: " is 20 characters. It names the recipe's 7 as its related
+    # location (test_sg301_names_the_served_value_as_related_location).
+    Spot("SG301", "fail", "integration/rules/sg301-fail.specgate.yaml", 7, 21, "5"),
     # '  "vocab_size": ' is 16 characters.
     Spot("SG302", "warn", "integration/models/qwen2.5-0.5b-instruct.json", 5, 17, "151936"),
     # '  "max_position_embeddings": ' is 29 characters.
@@ -216,10 +216,27 @@ def test_rule_fires_on_the_referenced_files_line_json(
     exit_code, report = check_json(fail_fixture(code), capsys)
     deployment = only_deployment(report)
     hits = [f for f in deployment["findings"] if f["code"] == code]
-    assert [(f["severity"], f["file"], f["line"], f["column"]) for f in hits] == [
-        (severity, file, line, column)
-    ]
+    assert [
+        (f["severity"], f.get("file", fail_fixture(code)), f["line"], f["column"]) for f in hits
+    ] == [(severity, file, line, column)]
     assert exit_code == (1 if severity == "fail" else 0)
+
+
+def test_sg301_names_the_served_value_as_related_location(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The value inside the JSON string: "speculative-config: '" is 21 characters,
+    # '{"model":"nvidia/gpt-oss-120b-Eagle3-v3","num_speculative_tokens":' 66 more
+    # (1 + 7 + 1 + 31 + 1 + 24 + 1), so the 7 stands at column 21 + 66 + 1 = 88.
+    assert text_at(DATA / RECIPE, 5, 88).startswith("7,")
+    _, out, err = run(["check", fail_fixture("SG301"), "--format", "sarif"], capsys)
+    assert err == ""
+    (sarif_run,) = json.loads(out)["runs"]
+    (hit,) = [r for r in sarif_run["results"] if r["ruleId"] == "SG301"]
+    (related,) = hit["relatedLocations"]
+    physical = related["physicalLocation"]
+    assert physical["artifactLocation"]["uri"] == f"data/{RECIPE}"
+    assert (physical["region"]["startLine"], physical["region"]["startColumn"]) == (5, 88)
 
 
 @pytest.mark.parametrize("spot", RULES, ids=RULE_IDS)
@@ -419,26 +436,35 @@ def test_sarif_locates_an_unparseable_referenced_file_on_that_file(
 
 
 @pytest.mark.parametrize(
-    ("fixture", "conflict", "where"),
+    "case",
     [
-        # D: claims 5, recipe 7.
-        # At the 7 inside the JSON string (column 88, counted in RULES above).
-        ("rules/sg301-fail", "draft length D: the claims file says 5", (RECIPE, 5, 88)),
-        # mechanism: claims eagle, recipe "method":"eagle3": after the 7 (column 88)
-        # come ',"method":' (10 characters), so "eagle3" opens at column 99.
+        # D: claims 5 (line 7: "      draft_length: " is 20 characters), recipe 7.
+        # The referenced 7 inside the JSON string (column 88, counted in RULES above).
+        (
+            "rules/sg301-fail",
+            "draft length D: the claims file says 5",
+            (7, 21),
+            (RECIPE, 5, 88),
+        ),
+        # mechanism: claims eagle (line 7, "      mechanism: " 17 characters), recipe
+        # "method":"eagle3": after the 7 (column 88) come ',"method":' (10 characters),
+        # so "eagle3" opens at column 99.
         (
             "agreement/mechanism-disagrees",
             "mechanism: the claims file says eagle",
+            (7, 18),
             (RECIPE, 5, 99),
         ),
-        # G: claims 4, config 64/8 = 8; annotated on num_attention_heads (line 43:
-        # '  "num_attention_heads": ' is 25 characters).
-        ("agreement/g-disagrees", "the claims file says 4", (GPT_OSS, 43, 26)),
-        # AL: claims 2.16 (the first printed interval), log pooled 1 + 875/625 = 2.4;
-        # annotated on the first SpecDecoding line (line 2).
+        # G: claims 4 (line 6, "      query_heads_per_kv: " 26 characters), config
+        # 64/8 = 8, read at num_attention_heads (line 43: '  "num_attention_heads": ' is
+        # 25 characters).
+        ("agreement/g-disagrees", "the claims file says 4", (6, 27), (GPT_OSS, 43, 26)),
+        # AL: claims 2.16 (line 9, "      accept_length: " 21 characters), the log pooled
+        # 1 + 875/625 = 2.4 at the first SpecDecoding line (line 2).
         (
             "agreement/al-disagrees",
             "accept length AL: the claims file says 2.16",
+            (9, 22),
             ("real/vllm/measured/vllm-issue19254-ngram-k3-qwen3-32b.log", 2, 1),
         ),
     ],
@@ -446,16 +472,20 @@ def test_sarif_locates_an_unparseable_referenced_file_on_that_file(
 def test_stated_number_that_disagrees_is_sg301(
     in_data: Path,
     capsys: pytest.CaptureFixture[str],
-    fixture: str,
-    conflict: str,
-    where: tuple[str, int, int],
+    case: tuple[str, str, tuple[int, int], tuple[str, int, int]],
 ) -> None:
+    fixture, conflict, stated, where = case
+    # DESIGN §11, §14 (contract change, issue 16): SG301 sits on the claims file's line
+    # and names the referenced file's line (JSON "related", SARIF relatedLocations).
     code, report = check_json(f"integration/{fixture}.specgate.yaml", capsys)
     deployment = only_deployment(report)
     hits = [f for f in deployment["findings"] if f["code"] == "SG301"]
     assert len(hits) == 1
     assert hits[0]["message"].startswith(conflict) or conflict in hits[0]["message"]
-    assert (hits[0]["file"], hits[0]["line"], hits[0]["column"]) == where
+    assert "file" not in hits[0]  # the claims file itself
+    assert (hits[0]["line"], hits[0]["column"]) == stated
+    (related,) = hits[0]["related"]
+    assert (related["file"], related["line"], related["column"]) == where
     assert code == 1
 
 

@@ -214,18 +214,31 @@ def _sglang_cli(case: Case) -> str:
 
 
 def _transformers_yaml(case: Case) -> str:
+    """The generate() keyword arguments as a mapping; what the record set on the
+    assistant's own generation_config goes under ``assistant_generation_config`` (the
+    candidate generator reads it there, and ignores the same keys given to generate());
+    both tokenizers, when the record passed them, as ``tokenizer``/``assistant_tokenizer``."""
     r = case.record
     kw: dict[str, Any] = dict(r["kwargs"])
     if r.get("assistant"):
         kw["assistant_model"] = f"models/{r['assistant']}"
-    kw.update(r.get("assistant_generation_config") or {})
     if r.get("batch", 1) > 1:
         kw["batch_size"] = r["batch"]
+    if r.get("tokenizers"):
+        kw["tokenizer"] = f"models/{r['target']}"
+        kw["assistant_tokenizer"] = f"models/{r['assistant']}"
     out = []
     for key, value in kw.items():
         out.append(f"{key}: {_yaml_value(_rel(value))}")
         case.lines[key] = len(out)
         case.block.add(len(out))
+    own = r.get("assistant_generation_config") or {}
+    if own:
+        out.append("assistant_generation_config:")
+        for key, value in own.items():
+            out.append(f"  {key}: {_yaml_value(_rel(value))}")
+            case.lines[key] = len(out)
+            case.block.add(len(out))
     return "\n".join(out) + "\n"
 
 

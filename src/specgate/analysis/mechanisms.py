@@ -9,9 +9,12 @@ modules inside the target about 2 % (DeepSeek-V3 MTP, arXiv:2412.19437);
 a separate small draft LM about its parameter ratio (≈ 0.15).
 """
 
+import json
 import re
+from functools import cache
 from typing import NamedTuple
 
+from specgate.core.data import read_data
 from specgate.model.deployment import Deployment
 
 
@@ -37,6 +40,15 @@ PARALLEL_DRAFT_HEAD = MechanismClass(
     "A small head that reads the target's hidden states drafts cheaply and keeps "
     "latency low on a model too small to carry MTP modules of its own.",
     "Interactive chat on models up to about 10 B parameters (EAGLE-3, Medusa).",
+)
+#: The same class for a large or MoE model that ships no MTP modules (or of which it
+#: is not known): the reason says so rather than "too small".
+PARALLEL_DRAFT_HEAD_NO_MTP = PARALLEL_DRAFT_HEAD._replace(
+    reason="The model is not known to ship multi-token-prediction modules of its own "
+    "(Llama-3.3-70B and Llama 4 Maverick ship none), so a small head that reads the "
+    "target's hidden states is the cheap drafter to train or download.",
+    best_for="Large and mixture-of-experts models without MTP modules of their own "
+    "(EAGLE-3 heads for Llama-3.3-70B, Llama 4 Maverick).",
 )
 TARGET_ATTACHED_MTP = MechanismClass(
     "target-attached-mtp",
@@ -88,17 +100,37 @@ def size_class(deployment: Deployment) -> str:
     return deployment.model.size or "medium"
 
 
+@cache
+def _mtp_names() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(names known to ship MTP modules, names known to ship none): lower-case prefixes
+    from ``specgate/data/models/mtp.json``."""
+    data = json.loads(read_data("models/mtp.json"))
+    return (
+        tuple(n.lower() for n in data["names_with_mtp"]["entries"]),
+        tuple(n.lower() for n in data["names_without_mtp"]["entries"]),
+    )
+
+
 def can_carry_mtp(deployment: Deployment) -> bool | None:
-    """Whether the target has MTP modules: ``model.mtp_modules`` as written, else the
-    model config's MTP layer count (``num_nextn_predict_layers``,
-    ``mtp_num_hidden_layers``) when a config was read, else ``None`` (unknown)."""
+    """Whether the target ships MTP modules (DESIGN §14): ``model.mtp_modules`` as
+    written; else the read model config's MTP layers (a stated count, 0 included, or
+    none for a model type and architectures known to ship none: ``mtp_known``); else
+    the model's name among those known to ship them or not (data/models/mtp.json);
+    else ``None`` (unknown)."""
     stated = deployment.model.mtp_modules
     if stated is not None:
         return stated
     shape = deployment.inputs.model if deployment.inputs else None
-    if shape is None:
-        return None
-    return (shape.mtp_layers or 0) > 0
+    if shape is not None and shape.mtp_known is not None:
+        return shape.mtp_known > 0
+    name = (deployment.model.name or "").lower()
+    if name:
+        with_mtp, without = _mtp_names()
+        if name.startswith(with_mtp):
+            return True
+        if name.startswith(without):
+            return False
+    return None
 
 
 def is_moe(deployment: Deployment) -> bool:
@@ -115,12 +147,13 @@ def is_moe(deployment: Deployment) -> bool:
 def recommend(deployment: Deployment) -> MechanismClass:
     """The first matching row of DESIGN.md §3's recommendation table.
 
-    ``target-attached-mtp`` only for a model that can carry it (DESIGN.md §8.7): a
-    large or MoE model known to have no MTP modules gets ``parallel-draft-head``.
-    What a read model config says fills what the claims file leaves unstated: its
-    routed experts make the model MoE, and with no size stated its MTP modules
-    (``num_nextn_predict_layers`` > 0) make ``target-attached-mtp`` the fit. With
-    nothing known the table's defaults hold (the same for ``doctor``).
+    ``target-attached-mtp`` only for a model known to ship MTP modules (DESIGN §14:
+    Llama-3.3-70B and Llama 4 Maverick ship none): a large or MoE model that does not,
+    or of which it is not known, gets ``parallel-draft-head``. What a read model config
+    says fills what the claims file leaves unstated: its routed experts make the model
+    MoE, and with no size stated its MTP modules (``num_nextn_predict_layers`` > 0)
+    make ``target-attached-mtp`` the fit. With nothing known the table's defaults hold
+    (the same for ``doctor``).
     """
     workload = deployment.workload
     if workload.repetitive or (workload.name and _REPETITIVE_NAME.search(workload.name)):
@@ -129,7 +162,7 @@ def recommend(deployment: Deployment) -> MechanismClass:
     if workload.latency_region == "low" and size in ("tiny", "small"):
         return PARALLEL_DRAFT_HEAD
     if size == "large" or is_moe(deployment):
-        return PARALLEL_DRAFT_HEAD if can_carry_mtp(deployment) is False else TARGET_ATTACHED_MTP
+        return TARGET_ATTACHED_MTP if can_carry_mtp(deployment) else PARALLEL_DRAFT_HEAD_NO_MTP
     model = deployment.model
     shape = deployment.inputs.model if deployment.inputs else None
     if (

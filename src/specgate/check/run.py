@@ -92,7 +92,9 @@ def make_finding(
     message: str,
     path: NodePath,
     where: tuple[str | None, Span | None],
+    *,
     severity: Severity | None = None,
+    related: tuple[tuple[str, Span | None], ...] = (),
 ) -> Finding:
     """A :class:`Finding` of registered rule ``code`` at ``where``, at the rule's
     severity unless ``severity`` is given."""
@@ -107,6 +109,9 @@ def make_finding(
         path=format_path(path),
         line=span.line if span else None,
         column=span.column if span else None,
+        related=tuple(
+            (other, at.line if at else None, at.column if at else None) for other, at in related
+        ),
     )
 
 
@@ -175,7 +180,9 @@ def evaluate(
         for code, hit in hits:
             where = hit.where if hit.where is not None else locator.locate(hit.path)
             message = labelled(hit.message, deployment, metrics.accept_length)
-            finding = make_finding(code, message, hit.path, where, hit.severity)
+            finding = make_finding(
+                code, message, hit.path, where, severity=hit.severity, related=hit.related
+            )
             pairs.append((finding, hit.action))
     if keep is not None:
         pairs = [(f, action) for f, action in pairs if keep(f)]

@@ -131,7 +131,10 @@ def append_summary(path: str, run: RunReport, notes: Sequence[str] = ()) -> None
 def repo_paths(run: RunReport) -> dict[str, str | None]:
     from specgate.core.paths import repo_relative
 
-    shown = {f.error_location_file for f in run.files} | {
-        x.file for x in run.all_findings(suppressed=True) if x.file is not None
-    }
+    findings = run.all_findings(suppressed=True)
+    shown = (
+        {f.error_location_file for f in run.files}
+        | {x.file for x in findings if x.file is not None}
+        | {other for x in findings for other, _, _ in x.related}
+    )
     return {s: repo_relative(s) for s in shown}

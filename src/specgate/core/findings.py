@@ -27,6 +27,9 @@ class Finding(NamedTuple):
         suppressed: ``None`` for a finding in force; for a suppressed one, how it was
             suppressed and why (``"inline: <reason>"``, ``"configuration: ..."``),
             the SARIF suppression's justification.
+        related: other places the finding concerns, as ``(file, line, column)``
+            (SG301 sits on the claims file's line and names the served file's line:
+            SARIF ``relatedLocations``, JSON ``related``).
     """
 
     code: str
@@ -38,6 +41,7 @@ class Finding(NamedTuple):
     line: int | None
     column: int | None
     suppressed: str | None = None
+    related: tuple[tuple[str, int | None, int | None], ...] = ()
 
     def sort_key(self) -> tuple[str, int, int, int, str]:
         """Order: file, line, column, severity (most severe first), code."""

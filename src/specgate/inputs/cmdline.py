@@ -85,12 +85,15 @@ class FlagSpec:
             take part in abbreviation matching.
         allow_abbrev: accept unique prefixes of long flags, as argparse does.
         underscores: treat ``_`` and ``-`` in long flag names alike (vLLM does).
+        joined: flags whose repeated values add up as one comma list (llama.cpp
+            ``--spec-type``); for every other flag the last occurrence wins.
     """
 
     known: Mapping[str, bool]
     aliases: Mapping[str, str] = field(default_factory=dict)
     allow_abbrev: bool = False
     underscores: bool = False
+    joined: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -638,6 +641,7 @@ def parse_flags(
         has none.
     """
     result: dict[str, Flag] = {}
+    joined: dict[str, list[str]] = {}
     tables = _tables(spec)
     i = 0
     while i < len(argv):
@@ -660,13 +664,21 @@ def parse_flags(
             i += 1
             continue
         if eq:
-            result[canonical] = Flag(inline, i, name)
-            i += 1
-            continue
-        if i + 1 >= len(argv) or argv[i + 1] in _OPERATORS:
+            value, step = inline, 1
+        elif i + 1 >= len(argv) or argv[i + 1] in _OPERATORS:
             raise InputError(f"{name} expects a value", file, where)
-        result[canonical] = Flag(argv[i + 1], i, name)
-        i += 2
+        else:
+            value, step = argv[i + 1], 2
+        if canonical in spec.joined and canonical in result:
+            # the lists add up (joined once at the end: linear in the words); the first
+            # occurrence keeps its place (line)
+            joined.setdefault(canonical, [str(result[canonical].value)]).append(value)
+        else:
+            result[canonical] = Flag(value, i, name)
+        i += step
+    for canonical, values in joined.items():
+        first = result[canonical]
+        result[canonical] = Flag(",".join(values), first.index, first.spelled)
     return result
 
 

@@ -65,10 +65,44 @@ class Setting:
     source: str
     removed_text: str | None
     forces_acceptance: bool = False
+    #: The last version known not to have it (``since`` is then the first known to):
+    #: between the two its presence is not confirmed.
+    since_after: Version | None = None
+    #: The last version known to have it before ``removed_in`` (between: not confirmed).
+    removed_after: Version | None = None
+    #: Spellings with a version range of their own (``--spec-draft-model`` for ``-md``):
+    #: spelling → (since, since_after).
+    alias_versions: tuple[tuple[str, Version | None, Version | None], ...] = ()
+    #: Repeated on a command line, the values add up as one comma list (llama.cpp
+    #: ``--spec-type``) instead of the last one winning.
+    joins: bool = False
 
     def spellings(self) -> tuple[str, ...]:
         """The canonical name and every alias."""
         return (self.name, *self.aliases)
+
+    def exists(self, spelled: str | None) -> tuple[Version | None, Version | None, Version | None]:
+        """(first version, last version without it, removal) of the setting as spelled
+        (an alias may have a later ``since`` than the setting)."""
+        for alias, since, after in self.alias_versions:
+            if spelled is not None and _bare(alias) == _bare(spelled):
+                return since, after, self.removed_in
+        return self.since, self.since_after, self.removed_in
+
+
+def _optional_version(text: object) -> Version | None:
+    return parse_version(text) if isinstance(text, str) else None
+
+
+def source_text(raw: Mapping[str, Any]) -> str:
+    """A data entry's ``source`` as ``repo:file@commit`` (a commit shortened to 12
+    characters, a release named whole) for messages."""
+    ref = raw.get("commit")
+    if ref is None and raw.get("ref"):
+        repo = raw.get("repo")
+        where = f"{repo}:{raw['file']}" if repo else str(raw["file"])
+        return f"{where}@{str(raw['ref']).split(' ')[0]}"
+    return _source(raw)
 
 
 def _source(raw: Mapping[str, Any]) -> str:
@@ -107,6 +141,11 @@ class EngineKnowledge:
         self.newest_text: str = data["newest_known"]
         self.newest: Version = newest
         self.images: tuple[str, ...] = tuple(data.get("images", ()))
+        #: Prefixes of flags the engine owns whole: a spelling under one of them that no
+        #: version has is refused by the engine's parser (llama.cpp "invalid argument").
+        self.flag_namespaces: tuple[str, ...] = tuple(data.get("flag_namespaces", ()))
+        #: Versions are build numbers (``b7000``), shown with their ``b``.
+        self.builds: bool = data["newest_known"].startswith("b")
         self.requirements: tuple[str, ...] = tuple(data.get("requirements", ()))
         self.settings: tuple[Setting, ...] = tuple(
             Setting(
@@ -121,6 +160,17 @@ class EngineKnowledge:
                 source=_source(s["source"]),
                 removed_text=s.get("removed_in"),
                 forces_acceptance=bool(s.get("forces_acceptance", False)),
+                since_after=_optional_version(s.get("since_after")),
+                removed_after=_optional_version(s.get("removed_after")),
+                alias_versions=tuple(
+                    (
+                        alias,
+                        _optional_version(at.get("since")),
+                        _optional_version(at.get("since_after")),
+                    )
+                    for alias, at in s.get("alias_versions", {}).items()
+                ),
+                joins=s.get("repeat") == "join",
             )
             for s in data.get("settings", ())
         )
@@ -150,6 +200,10 @@ class EngineKnowledge:
             )
             for f in data.get("fields", ())
         )
+        #: The engine's refusals, rewrites and warnings as data (:mod:`.checks` reads them).
+        self.raw_checks: tuple[Mapping[str, Any], ...] = tuple(data.get("checks", ()))
+        #: Key of the speculative block inside a serving config (``speculative_config``).
+        self.block: str | None = data.get("block")
 
     def flags(self) -> FlagSpec:
         """The command-line parser's view: every flag ever known (removed ones too:
@@ -158,7 +212,8 @@ class EngineKnowledge:
         aliases = {
             alias: s.name for s in self.settings if s.name.startswith("-") for alias in s.aliases
         }
-        return FlagSpec(known=known, aliases=aliases)
+        joined = frozenset(s.name for s in self.settings if s.joins)
+        return FlagSpec(known=known, aliases=aliases, joined=joined)
 
     def forcing_variables(self) -> tuple[str, ...]:
         """Environment variables that force or simulate acceptance (SG311)."""
@@ -352,3 +407,9 @@ def knowledge(engine: str) -> EngineKnowledge:
 def format_version(version: Version) -> str:
     """``(0, 27, 1)`` → ``"0.27.1"``."""
     return ".".join(str(part) for part in version)
+
+
+def shown_version(engine: str, version: Version) -> str:
+    """The engine's own spelling of ``version``: ``0.27.1``, llama.cpp ``b7000``."""
+    text = format_version(version)
+    return f"b{text}" if knowledge(engine).builds else text

@@ -28,11 +28,13 @@ Field spellings (notes/domain.md §3):
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any
 
+from specgate.core.data import read_data
 from specgate.core.errors import InputError
 from specgate.inputs.pointer import resolve_pointer
 from specgate.inputs.types import ModelShape
@@ -49,7 +51,13 @@ _CONTEXT_KEYS = (
     "seq_length",
     "max_sequence_length",
 )
-_MTP_KEYS = ("num_nextn_predict_layers", "mtp_num_hidden_layers")
+#: Which models ship MTP modules (layer-count keys, model types, architectures), data.
+_MTP: Mapping[str, Any] = json.loads(read_data("models/mtp.json"))
+_MTP_KEYS = tuple(_MTP["layer_keys"]["entries"])
+_MTP_TYPES = frozenset(_MTP["model_types"]["entries"])
+_MTP_ARCHITECTURES = frozenset(_MTP["architectures"]["entries"])
+#: At most this many scalars of a config are kept for the engines' checks.
+MAX_SCALARS = 256
 # Routed experts of a mixture-of-experts model: DeepSeek-V3 (n_routed_experts),
 # Mixtral (num_local_experts), Qwen3-MoE / OLMoE (num_experts). Dense configs may
 # hold 0 or null here (Qwen2's num_experts), so these are read leniently.
@@ -97,15 +105,19 @@ def read_model_config(
 
     spans: dict[str, Span] = {}
 
-    def count(key: str, path_scope: NodePath, table: Mapping[str, object]) -> int | None:
+    def count(
+        key: str, path_scope: NodePath, table: Mapping[str, object], zero: bool = False
+    ) -> int | None:
         value = table.get(key)
         if value is None:
             return None
         path = (*path_scope, key)
-        number = _positive_int(value)
+        # a layer count of 0 is stated: no such layer (Kimi-K2's MTP)
+        number = 0 if zero and _is_zero(value) else _positive_int(value)
         if number is None:
             raise InputError(
-                f"{key} must be a positive integer, not {value!r}",
+                f"{key} must be a {'non-negative' if zero else 'positive'} integer, not "
+                f"{value!r}",
                 shown,
                 locate(path).line,
                 locate(path).column,
@@ -148,10 +160,10 @@ def read_model_config(
     else:
         ratio = Fraction(heads, kv_heads)
 
-    def optional(keys: tuple[str, ...], name: str) -> int | None:
+    def optional(keys: tuple[str, ...], name: str, zero: bool = False) -> int | None:
         for table_scope, table in ((scope, fields), (base, data)):
             for key in keys:
-                number = count(key, table_scope, table)
+                number = count(key, table_scope, table, zero)
                 if number is not None:
                     spans[name] = locate((*table_scope, key))
                     return number
@@ -162,6 +174,9 @@ def read_model_config(
         architectures=_identity(data)[1],
         n_predict=optional(("n_predict",), "n_predict"),
         **_step_fields(fields, data, scope, locate, spans, heads=heads, mla=mla),
+        mtp_known=_mtp_known(_identity(data)[1], (fields, data)),
+        scalars=_scalars(data),
+        keys=tuple(str(k) for k in list(data)[:MAX_SCALARS]),
         path=shown,
         pointer=pointer or "",
         query_heads=heads,
@@ -170,9 +185,13 @@ def read_model_config(
         mla=mla,
         vocab_size=optional(("vocab_size",), "vocab_size"),
         max_position_embeddings=optional(_CONTEXT_KEYS, "max_position_embeddings"),
-        mtp_layers=optional(_MTP_KEYS, "mtp_layers"),
+        mtp_layers=optional(_MTP_KEYS, "mtp_layers", zero=True),
         spans=spans,
     )
+
+
+def _is_zero(value: object) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and value == 0
 
 
 def _identity(data: Mapping[str, object]) -> tuple[str | None, tuple[str, ...]]:
@@ -181,6 +200,49 @@ def _identity(data: Mapping[str, object]) -> tuple[str | None, tuple[str, ...]]:
     names = data.get("architectures")
     listed = tuple(a for a in names if isinstance(a, str))[:16] if isinstance(names, list) else ()
     return (model_type if isinstance(model_type, str) else None), listed
+
+
+def _mtp_known(
+    architectures: tuple[str, ...], tables: tuple[Mapping[str, object], ...]
+) -> int | None:
+    """The MTP layers a config has: the stated count (already validated by the
+    reader); else 0 when neither its model type nor its architectures are known to
+    ship MTP modules (data/models/mtp.json); else unknown (None)."""
+    for table in tables:
+        for key in _MTP_KEYS:
+            value = table.get(key)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return int(value)
+    types = {t for t in (table.get("model_type") for table in tables) if isinstance(t, str)}
+    if types & _MTP_TYPES or set(architectures) & _MTP_ARCHITECTURES:
+        return None
+    return 0 if types or architectures else None
+
+
+def _scalars(data: Mapping[str, object]) -> dict[str, object]:
+    """Scalars of ``data`` by dotted key, two levels deep, at most :data:`MAX_SCALARS`."""
+    out: dict[str, object] = {}
+    for key, value in data.items():
+        if len(out) >= MAX_SCALARS:
+            break
+        if _scalar_like(value):
+            out[str(key)] = value
+        elif isinstance(value, Mapping):
+            for inner, item in list(value.items())[:64]:
+                if _scalar_like(item) and len(out) < MAX_SCALARS:
+                    out[f"{key}.{inner}"] = item
+    return out
+
+
+def _scalar_like(value: object) -> bool:
+    """A number, string, boolean, or a short list of numbers (layer ids)."""
+    if isinstance(value, (str, int, float, bool)):
+        return True
+    return (
+        isinstance(value, list)
+        and len(value) <= 64
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+    )
 
 
 def _step_fields(

@@ -11,31 +11,57 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Literal
+from typing import Any, Literal
 
 from specgate.core.vocabulary import DraftPasses, Engine, Mechanism
 from specgate.load.document import Span
 
+#: An engine version as an integer tuple (``(0, 27, 1)``, llama.cpp ``(7000,)``).
+Version = tuple[int, ...]
+
 IssueCode = Literal["SG302", "SG304", "SG307", "SG310", "SG311"]
+#: ``if-claimed``: fail when a claim or the evidence rests on the config as written
+#: (a claimed speedup, a stated or measured AL or speedup), else warn (DESIGN §13).
+IssueSeverity = Literal["fail", "warn", "info", "if-claimed"]
+
+
+@dataclass(frozen=True)
+class VersionInForce:
+    """The engine version a check is judged at: ``version`` when stated or detected,
+    else the newest version every setting used allows (``implied``, None: the newest
+    specgate knows); ``shown`` names it for messages."""
+
+    version: Version | None
+    implied: Version | None
+    newest: Version
+    shown: str
+
+    @property
+    def judged(self) -> Version:
+        """The version the checks read."""
+        return self.version or self.implied or self.newest
 
 
 @dataclass(frozen=True)
 class EngineIssue:
     """Something the engine itself would refuse, rewrite, or that makes AL lossy.
 
-    ``code`` is the rule it feeds (``SG304`` lossy acceptance, ``SG307`` invalid
-    config, ``SG310`` a setting the engine version removed, ``SG311`` forced
-    acceptance); ``field`` names the key in ``spans`` it concerns. ``severity``
-    overrides the rule's own: ``warn`` for a rewrite no claim rests on, or a refusal
-    not confirmed at the version in force (DESIGN §13: what is unconfirmed never
-    fails); ``fail`` for a refusal a warn-level rule carries (SG302: vLLM refuses the
-    vocabulary difference).
+    ``code`` is the rule it feeds (``SG302`` a vocabulary the engine refuses,
+    ``SG304`` lossy acceptance, ``SG307`` invalid config, ``SG310`` a setting the
+    engine version removed, ``SG311`` forced acceptance); ``field`` names the key in
+    ``spans`` it concerns. ``severity`` overrides the rule's own (None): ``warn`` for a
+    rewrite no claim rests on, or a refusal not confirmed at the version in force
+    (DESIGN §13: what is unconfirmed never fails); ``fail`` for a refusal a warn-level
+    rule carries (SG302); ``if-claimed``: fail when a claim or the evidence rests on the
+    config as written, else warn. ``where`` places it in another file than the engine
+    config (a model config's line), as (file as shown, span).
     """
 
     code: IssueCode
     message: str
     field: str
-    severity: Literal["fail", "warn"] | None = None
+    severity: IssueSeverity | None = None
+    where: tuple[str, Span | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -76,6 +102,14 @@ class EngineConfig:
             once the model configs are read (vLLM: ``method`` as the engine names it,
             whether the draft's name chose it, ``use_heterogeneous_vocab``, the draft's
             ``max_model_len``).
+            ``assumed-newest`` (DESIGN §10). ``version`` is the engine's own version
+            string (``0.5.3``, llama.cpp ``b7000``); ``version_raw`` the text it was
+            read from (``v0.5.3rc1-cu126``).
+        implied_versions: with the version unknown, the versions every setting used
+            exists in (``from``, ``before``, ``newest_confirmed``), DESIGN §13; None
+            when the version is known or nothing narrows it.
+        check_options: the options the engine's checks read (model-config checks run
+            once those are known); ``version_in_force``: the version they are read at.
     """
 
     engine: Engine
@@ -99,6 +133,12 @@ class EngineConfig:
     draft_tensor_parallel_size: int | None = None
     version_source: str = "assumed-newest"
     resolution: Mapping[str, object] = field(default_factory=dict)
+    version_raw: str | None = None
+    implied_versions: Mapping[str, str | None] | None = None
+    # the readers' options (engines._source.Opt), typed loosely here: this module is
+    # below the readers
+    check_options: Mapping[str, Any] = field(default_factory=dict)
+    version_in_force: VersionInForce | None = None
 
 
 @dataclass(frozen=True)
@@ -128,6 +168,14 @@ class ModelShape:
         parameters / active_parameters: total and active parameters counted from
             the config's shapes (:mod:`specgate.inputs.model_params`), ``None`` when
             the family is not one that is counted; ``parameter_family`` the family.
+        mtp_layers: the MTP layer count as stated (0 is read: no MTP layer);
+            ``mtp_known``: that count, else 0 when the config's model type and
+            architectures are none known to ship MTP modules (data/models/mtp.json),
+            else ``None``.
+        scalars: the config's numbers, strings, booleans and short number lists by
+            dotted key (two levels, at most 256), for the engines' checks
+            (``fact.draft.config.block_size``); ``keys``: its top-level keys (at most
+            256: ``vision_config`` marks a multimodal target).
     """
 
     path: str
@@ -153,6 +201,9 @@ class ModelShape:
     parameters: int | None = None
     active_parameters: int | None = None
     parameter_family: str | None = None
+    mtp_known: int | None = None
+    scalars: Mapping[str, object] = field(default_factory=dict)
+    keys: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

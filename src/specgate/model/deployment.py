@@ -165,8 +165,10 @@ class EvidenceBlock(NamedTuple):
 class Conflict(NamedTuple):
     """A number stated in the claims file that a referenced file contradicts (SG301).
 
-    ``path`` is the stated value's node path in the claims file; ``source`` and
-    ``span`` locate the referenced value.
+    ``path`` is the stated value's node path in the claims file (``stated_at`` its span
+    there, when known); ``source`` and ``span`` locate the referenced value.
+    ``served``: the referenced value is what the engine runs and every other rule
+    judges (DESIGN §11, §14: one cause, one finding).
     """
 
     what: str
@@ -175,6 +177,8 @@ class Conflict(NamedTuple):
     path: NodePath
     source: str
     span: Span | None
+    stated_at: Span | None = None
+    served: bool = False
 
 
 class Inputs(NamedTuple):

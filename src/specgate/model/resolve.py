@@ -223,6 +223,10 @@ def _verify_tokens(deployment: Deployment) -> int | None:
 
 
 def _merge_engine(r: _Resolver, engine: EngineConfig) -> None:
+    """Fill D and the mechanism from the engine config. A stated value the engine
+    config contradicts is an SG301 conflict at the claims file's line, and the served
+    value (what the engine runs) replaces it for every other rule (DESIGN §11, §14:
+    one cause, one finding)."""
     dep = r.deployment
     spec = dep.speculation
     d_path = dep.path("speculation", "draft_length")
@@ -237,9 +241,11 @@ def _merge_engine(r: _Resolver, engine: EngineConfig) -> None:
                     d_path,
                     engine.path,
                     engine.spans.get("draft_length"),
+                    stated_at=r.document.locate(d_path),
+                    served=True,
                 )
             )
-        elif draft_length is None:
+        if draft_length != engine.draft_length:
             draft_length = engine.draft_length
             r.take(d_path, engine.path, engine.spans.get("draft_length"))
     mechanism = spec.mechanism
@@ -254,9 +260,11 @@ def _merge_engine(r: _Resolver, engine: EngineConfig) -> None:
                     m_path,
                     engine.path,
                     engine.spans.get("mechanism"),
+                    stated_at=r.document.locate(m_path),
+                    served=True,
                 )
             )
-        elif mechanism is None:
+        if mechanism != engine.mechanism:
             mechanism = engine.mechanism
             r.take(m_path, engine.path, engine.spans.get("mechanism"))
     verify_tokens = spec.verify_tokens
@@ -299,6 +307,7 @@ def _merge_model(
                     dep.path("model", key),
                     shape.path,
                     shape.spans.get(key),
+                    stated_at=r.document.locate(dep.path("model", key)),
                 )
             )
     g_path = dep.path("model", "query_heads_per_kv")
@@ -316,6 +325,7 @@ def _merge_model(
                 g_path,
                 shape.path,
                 shape.spans.get("query_heads"),
+                stated_at=r.document.locate(g_path),
             )
         )
     tp = engine.tensor_parallel_size if engine else None
@@ -432,6 +442,7 @@ def _merge_acceptance(r: _Resolver, acceptance: Acceptance) -> None:
                     al_path,
                     acceptance.path or r.document.file,
                     acceptance.spans.get("accept_length"),
+                    stated_at=r.document.locate(al_path),
                 )
             )
         return
@@ -475,7 +486,6 @@ def resolve(
     r = _Resolver(document, claims_path, deployment)
     engine = _engine(r, spec_raw)
     shape = None
-    effective = None
     if "hf_config" in model_raw:
         shape = _shape(r, "model", "hf_config", model_raw["hf_config"])
     draft_shape = None
@@ -491,8 +501,17 @@ def resolve(
         engine = with_models(engine, shape, draft_shape)
     issues = list(engine.issues) if engine else []
     if engine is not None:
+        from specgate.inputs.engines.settings import model_checks
+
+        # the engine's checks on the model configs and the workload; a rewrite of D
+        # is what every rule then sees (DESIGN §13)
+        workload = r.deployment.workload
+        facts = {"temperature": workload.temperature, "concurrency": workload.concurrency}
+        engine, more = model_checks(engine, shape, draft_shape, facts)
+        issues.extend(more)
         _merge_engine(r, engine)
         _merge_tensor_parallel(r, engine)
+    effective = None
     if shape is not None:
         effective = _merge_model(r, shape, engine, "query_heads_per_kv" in model_raw)
         if engine is not None:
@@ -505,15 +524,6 @@ def resolve(
             split = _head_split_issue(shape, engine)
             if split is not None:
                 issues.append(split)
-    if draft_shape is not None and engine is not None and shape is not None:
-        from specgate.inputs.engines.llamacpp import vocab_issue
-
-        refused = vocab_issue(engine, shape.vocab_size, draft_shape.vocab_size)
-        if refused is not None:
-            issues.append(refused)
-            at = engine.spans.get("draft_model")
-            if at is not None:
-                engine = replace(engine, spans={**engine.spans, "draft_vocab": at})
     acceptance = None
     if "metrics" in evidence_raw:
         acceptance = _acceptance(r, r.deployment.speculation.draft_length)

@@ -110,7 +110,11 @@ def inputs_json(inputs: Inputs) -> dict[str, Any]:
             "target_model": engine.target_model,
             "draft_passes": engine.draft_passes,
             "version": engine.version,
+            "version_raw": engine.version_raw,
             "version_source": engine.version_source,
+            "implied_versions": dict(engine.implied_versions)
+            if engine.implied_versions is not None
+            else None,
             "notes": list(engine.notes),
         }
     for key, shape in (("model", inputs.model), ("draft_model", inputs.draft_model)):
@@ -179,6 +183,11 @@ def finding_json(finding: Finding) -> dict[str, Any]:
         "line": finding.line,
         "column": finding.column,
     }
+    if finding.related:
+        out["related"] = [
+            {"file": other, "line": line, "column": column}
+            for other, line, column in finding.related
+        ]
     if finding.suppressed is not None:
         out["suppressed"] = True
         out["justification"] = finding.suppressed

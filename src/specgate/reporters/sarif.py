@@ -22,7 +22,7 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote
@@ -194,6 +194,7 @@ def _result(
     location: dict[str, str],
     fingerprint: str,
     rule_index: Mapping[str, int],
+    location_of: Callable[[str], dict[str, str]] | None = None,
 ) -> dict[str, Any]:
     result: dict[str, Any] = {"ruleId": finding.code}
     if finding.code in rule_index:
@@ -202,6 +203,12 @@ def _result(
     message = finding.message.strip() or finding.name
     result["message"] = {"text": message}
     result["locations"] = [_physical_location(location, finding.line, finding.column)]
+    if finding.related and location_of is not None:
+        # SARIF §3.27.22: other places the result concerns (SG301: the served value)
+        result["relatedLocations"] = [
+            {"id": index, **_physical_location(location_of(other), line, column)}
+            for index, (other, line, column) in enumerate(finding.related)
+        ]
     result["partialFingerprints"] = {FINGERPRINT_KEY: fingerprint}
     if finding.suppressed is not None:
         # SARIF §3.35: an inline directive is "inSource", configuration "external";
@@ -276,7 +283,7 @@ def build(
             )
             seen[identity] += 1
             fingerprint = _fingerprint(identity, seen[identity])
-            results.append(_result(finding, location, fingerprint, rule_index))
+            results.append(_result(finding, location, fingerprint, rule_index, location_of))
 
     driver: dict[str, Any] = {
         "name": TOOL_NAME,

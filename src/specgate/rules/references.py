@@ -8,7 +8,9 @@ changes.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import cast
 
+from specgate.core.findings import Severity
 from specgate.core.numbers import fmt
 from specgate.load.document import Span
 from specgate.rules.crosscheck import accepted_past_emitted
@@ -56,7 +58,13 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
     `model.hf_config`, `evidence.metrics`). AL agrees when it is within 0.005 of
     the measurement (engines print AL to two decimals); inline per-position rates
     are not a referenced file, so their 1 + Σ mᵢ against the stated AL is SG305's
-    alone. The finding sits on the referenced file's line.
+    alone. The finding sits on the claims file's line and names the referenced
+    file's line (SARIF `relatedLocations`, JSON `related`).
+
+    **One cause, one finding.** Where the serving config says another D or
+    mechanism than the claims file, the served value is what runs: every other rule
+    judges it, so evidence measured at the served D is current (no SG309 repeats
+    the disagreement).
 
     **Why.** A claims file that repeats numbers drifts from the serving config
     it describes: a pull request raises `num_speculative_tokens` and the claims
@@ -69,13 +77,23 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
         why = ""
         if conflict.what == "accept length AL" and inputs.acceptance is not None:
             why = _aggregation_hint(inputs.acceptance.format)
+        if conflict.served:
+            why += f"; the served {conflict.referenced} is what every other rule judges"
+        related = ((conflict.source, conflict.span),) if conflict.span else ()
+        # on the claims file's line, naming the referenced one (DESIGN §11: SARIF
+        # relatedLocations); without the stated value's place, the referenced line
+        if conflict.stated_at is not None and inputs.claims_file is not None:
+            where: tuple[str, Span | None] | None = (inputs.claims_file, conflict.stated_at)
+        else:
+            where, related = ((conflict.source, conflict.span) if conflict.span else None), ()
         yield Hit(
             f"{conflict.what}: the claims file says {conflict.stated} but {conflict.source} "
             f"says {conflict.referenced}{why}",
             conflict.path,
             "Make the claims file and the referenced file agree, or drop the number from "
             "the claims file and let specgate read it.",
-            where=(conflict.source, conflict.span) if conflict.span else None,
+            where=where,
+            related=related,
         )
 
 
@@ -137,38 +155,41 @@ def draft_vocab_mismatch(ctx: RuleContext) -> Iterator[Hit]:
     **What it checks.** `vocab_size` of `speculation.draft_hf_config` equals
     `vocab_size` of `model.hf_config`.
 
-    A **fail** where the engine at the version in force refuses the pair: vLLM's
-    `draft_model` method (`verify_equal_vocab_size_if_draft_model`, vLLM 0.27.1 and
-    0.32.0, unless `use_heterogeneous_vocab`), at the draft's line of the serving
-    config; a warn elsewhere.
+    **At the engine's version.** Where the engine's own behaviour is known (its
+    knowledge data, DESIGN §13) the finding follows it: **fail** where the engine
+    refuses the pair — vLLM `draft_model` unless `use_heterogeneous_vocab`
+    (`verify_equal_vocab_size_if_draft_model`, vLLM 0.27.1 and 0.32.0; at the draft's
+    line of the serving config), SGLang `STANDALONE`, llama.cpp's
+    `llama-speculative` up to b4094 above a difference of 100; **fail when a claim
+    or the evidence rests on speculation, else warn** where the engine starts
+    without speculation (llama-server from b9518 catches the refusal: the limit is
+    128, `common/speculative.cpp`); **warn** where it degrades (llama.cpp up to b8942
+    translates tokens between the two vocabularies) and for every other engine.
 
     **Why.** Draft tokens are verified by id: engines refuse a draft whose
-    vocabulary differs (vLLM requires equal sizes for draft models unless
-    `use_heterogeneous_vocab`; llama.cpp refuses a difference above 100) or
-    degrade silently. Qwen2.5 0.5B/1.5B drafts (151936) against 32B/72B targets
-    (152064) are the classic case (vLLM issue #10913, QwenLM/Qwen3 #326).
+    vocabulary differs or degrade silently. Qwen2.5 0.5B/1.5B drafts (151936)
+    against 32B/72B targets (152064) are the classic case (vLLM issue #10913,
+    QwenLM/Qwen3 #326).
     """
     inputs = ctx.deployment.inputs
     if inputs is None or inputs.model is None or inputs.draft_model is None:
         return
-    refusal = next((i for i in inputs.engine_issues if i.code == "SG302"), None)
-    if refusal is not None and inputs.engine is not None:
-        # the engine at its version refuses the pair: a fail at the draft's setting
-        span = inputs.engine.spans.get(refusal.field)
-        yield Hit(
-            f"{refusal.message} ({inputs.engine.engine} config {inputs.engine.path})",
-            ctx.deployment.path("speculation", "draft_hf_config"),
-            "Use a draft with the target's vocabulary, or set use_heterogeneous_vocab "
-            "where the engine supports it.",
-            where=(inputs.engine.path, span) if span is not None else None,
-            severity=refusal.severity,
-        )
-        return
     target, draft = inputs.model.vocab_size, inputs.draft_model.vocab_size
     if target is None or draft is None or target == draft:
         return
-    if any(i.code == "SG307" and i.field == "draft_vocab" for i in inputs.engine_issues):
-        return  # the engine refuses the pair: SG307 carries the one finding
+    engine_says = list(
+        _engine_issue_hits(
+            ctx,
+            "SG302",
+            "Use a draft trained on the target's tokenizer and vocabulary size, or a "
+            "mechanism the engine runs with another vocabulary.",
+        )
+    )
+    if engine_says:
+        # the engine's own verdict at its version (refuses, serves without
+        # speculation, or degrades): one finding, no generic one beside it
+        yield from engine_says
+        return
     yield Hit(
         f"draft vocab_size {draft} differs from the target's {target} "
         f"(by {abs(target - draft)}): engines refuse the pair or degrade acceptance",
@@ -289,6 +310,28 @@ def draft_context_too_short(ctx: RuleContext) -> Iterator[Hit]:
     )
 
 
+def rests_on_speculation(ctx: RuleContext) -> bool:
+    """Whether a claim or the evidence rests on the config as written: a claimed
+    speedup, or a stated or measured AL or speedup (DESIGN §13: a rewrite fails then)."""
+    dep = ctx.deployment
+    evidence = dep.evidence
+    return (
+        dep.claimed_speedup is not None
+        or evidence.accept_length is not None
+        or evidence.measured_speedup is not None
+        or (dep.inputs is not None and dep.inputs.acceptance is not None)
+    )
+
+
+def _severity(ctx: RuleContext, severity: str | None) -> Severity | None:
+    """An engine issue's severity as a finding's: ``if-claimed`` decided here."""
+    if severity == "if-claimed":
+        return "fail" if rests_on_speculation(ctx) else "warn"
+    if severity in ("fail", "warn", "info"):
+        return cast(Severity, severity)
+    return None
+
+
 def _engine_issue_hits(ctx: RuleContext, code: str, action: str) -> Iterator[Hit]:
     inputs = ctx.deployment.inputs
     if inputs is None or inputs.engine is None:
@@ -297,12 +340,13 @@ def _engine_issue_hits(ctx: RuleContext, code: str, action: str) -> Iterator[Hit
     for issue in inputs.engine_issues:
         if issue.code == code:
             span = engine.spans.get(issue.field)
+            where = issue.where or ((engine.path, span) if span is not None else None)
             yield Hit(
                 f"{issue.message} ({engine.engine} config {engine.path})",
                 ctx.deployment.path("speculation", "engine_config"),
                 action,
-                where=(engine.path, span) if span is not None else None,
-                severity=issue.severity,
+                where=where,
+                severity=_severity(ctx, issue.severity),
             )
 
 
@@ -560,7 +604,6 @@ def engine_config_invalid(ctx: RuleContext) -> Iterator[Hit]:
     a vLLM block with a method or a model (vLLM refuses `num_speculative_tokens`
     alone), EAGLE draft tensor parallelism (vLLM runs EAGLE drafters at the
     target's TP and ignores another `draft_tensor_parallel_size`), a llama.cpp
-    draft whose `vocab_size` differs from the target's by at most 100, a llama.cpp
     draft model named with `--spec-type` on builds where it defaults to `none`, and
     SGLang DFLASH block size equal to its draft tokens, a vLLM `method` among
     the exact, case-sensitive names vLLM accepts and no `speculative_config` key
@@ -723,6 +766,7 @@ def evidence_draft_length_mismatch(ctx: RuleContext) -> Iterator[Hit]:
             speculation:
               enabled: false
               engine: llamacpp
+              engine_version: b11312
               engine_config: serving/cmd.txt
         # === serving/cmd.txt ===
         llama-server -m /models/llama-70b.gguf -md /models/llama-1b.gguf --draft-max 8
@@ -743,15 +787,26 @@ def engine_setting_removed(ctx: RuleContext) -> Iterator[Hit]:
     """
     **What it checks.** Every flag and key of the engine config exists, in that
     spelling, in the engine version the deployment runs: llama.cpp
-    `--draft-max`/`--draft-min` on builds after the `--spec-*` rename; vLLM's
-    V0 flat flags (`--speculative-model`, `--num-speculative-tokens`, …) on
-    vLLM ≥ 0.8, and with an EAGLE-3 head on any release (EAGLE-3 exists only in
-    the V1 engine); a TensorRT-LLM `decoding_type` not spelled as the engine's
-    exact discriminator (`Draft_Target`, not `DraftTarget`). The version is
-    `speculation.engine_version`, else an image tag in the config or a pinned
-    requirement beside it, else the newest release specgate knows (the report
-    says which). What the setting meant is still read, so the other rules
-    judge the intended configuration.
+    `--draft-max`/`--draft-min`, `--spec-ngram-size-n`, `-cd` on builds from b9518
+    (the `--spec-*` rename), and any `--spec-*`/`--draft*` spelling no build has
+    (`--draft-n-max`: llama-server exits "invalid argument"; the finding names the
+    nearest flag); vLLM's V0 flat flags (`--speculative-model`,
+    `--num-speculative-tokens`, …) on vLLM ≥ 0.8, and with an EAGLE-3 head on any
+    release (EAGLE-3 exists only in the V1 engine); a TensorRT-LLM `decoding_type`
+    not spelled as the engine's exact discriminator (`Draft_Target`, not
+    `DraftTarget`). What the setting meant is still read, so the other rules judge
+    the intended configuration.
+
+    **Which version** (DESIGN §13): `speculation.engine_version`, else an image tag
+    in the config or a pinned requirement beside it — then a setting that version
+    lacks **fails**, and one whose presence there is not confirmed (the release that
+    removed it lies between two read) warns. With no version stated or detected the
+    settings themselves narrow it: the versions in which every setting used exists
+    form the implied range (reported as `inputs.engine.implied_versions`), its newest
+    confirmed version is what defaults and the engine's checks are read at, and a
+    removed setting **warns**, naming the range and asking to pin
+    `speculation.engine_version` — unless no version has every setting used, which
+    fails.
 
     **Why.** Engines rename and remove settings every few weeks. A removed flag
     makes the server refuse to start, or (worse) is ignored and the engine runs

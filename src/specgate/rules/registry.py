@@ -38,7 +38,8 @@ class Hit(NamedTuple):
     ``where`` places a finding about a value inside a referenced file (file as
     shown, span); ``None`` locates ``path`` in the claims file. ``severity`` overrides
     the rule's default for this finding (an engine behaviour that is not confirmed at
-    the version in force warns where a confirmed one fails).
+    the version in force warns where a confirmed one fails); ``related`` names other
+    places the finding concerns (file as shown, span).
     """
 
     message: str
@@ -46,6 +47,7 @@ class Hit(NamedTuple):
     action: str
     where: tuple[str, Span | None] | None = None
     severity: Severity | None = None
+    related: tuple[tuple[str, Span | None], ...] = ()
 
 
 Check = Callable[[RuleContext], Iterator[Hit]]

@@ -26,7 +26,15 @@ from pathlib import Path, PurePosixPath
 from specgate.core.errors import InputError
 from specgate.inputs.cmdline import Command, Flag, FlagSpec
 from specgate.inputs.engines import follow as options_file
-from specgate.inputs.engines import llamacpp, sglang, target, transformers, trtllm, vllm
+from specgate.inputs.engines import (
+    llamacpp,
+    settings,
+    sglang,
+    target,
+    transformers,
+    trtllm,
+    vllm,
+)
 from specgate.inputs.engines._base import Context, Kind
 from specgate.inputs.engines._source import (
     ENV_KEYS,
@@ -45,7 +53,7 @@ from specgate.inputs.engines._source import (
 from specgate.inputs.engines.several import one_configuration
 from specgate.inputs.engines.unread import UnreadEngine, launched_by, unread_launcher
 from specgate.inputs.engines.vllm import mtp_layer_issue
-from specgate.inputs.knowledge import knowledge
+from specgate.inputs.knowledge import knowledge, shown_version
 from specgate.inputs.pointer import (
     Found,
     Verdict,
@@ -54,7 +62,7 @@ from specgate.inputs.pointer import (
     resolve_pointer,
     search,
 )
-from specgate.inputs.types import EngineConfig, EngineIssue, ModelShape
+from specgate.inputs.types import EngineConfig, EngineIssue, ModelShape, VersionInForce
 from specgate.inputs.version import EngineVersion, detect_version
 from specgate.load.document import Document, NodePath, Span
 from specgate.load.read import load_document, read_text
@@ -319,16 +327,22 @@ class _Reading:
         table = target.entries(spec.name)
         arity = target.arity(spec.name)
         notes: list[str] = []
+        data = knowledge(spec.name)
+        unknown: list[tuple[str, Span]] = []
         if isinstance(found.value, Mapping) and spec.env_options is not None:
             # a container or service configured by its environment (and its command)
-            opts = _container_options(spec, doc, found.path, found.value, text)
+            opts, launched = _container_options(spec, doc, found.path, found.value, text)
             positional = None
+            if launched is not None and spec.flags is not None:
+                unknown = settings.unknown_spellings(data, spec.flags, launched)
         elif isinstance(found.value, Mapping):
             opts = from_mapping(Source(doc, text), found.path, found.value)
             positional = target.sibling_positional(doc, found.path, text, table, arity)
         else:
             source = self.detector.command(found)
             opts = _command_options(spec, source)
+            if spec.flags is not None:
+                unknown = settings.unknown_spellings(data, spec.flags, source)
             positional = target.positional_model(source.command.argv, source.spans, table, arity)
             if positional is None:
                 words, spans = target.in_container(source.command.argv, source.spans, spec.name)
@@ -352,17 +366,70 @@ class _Reading:
         if spec.env_options is not None:
             opts = spec.env_options(opts, ctx_env)
         version = detect_version(spec.name, self.engine_version, text, self.path)
-        ctx = Context(file=shown, pointer=found.pointer, env=ctx_env, version=version.version)
-        config = spec.read(opts, ctx)
-        config = target.with_target_model(config, spec.settings_of(opts), positional)
-        config = _removed_settings(config, opts, version)
-        config = _forced_acceptance(config, ctx_env)
-        return replace(
-            config,
-            version=version.text,
-            version_source=version.source,
-            notes=(*notes, *config.notes, *((version.note,) if version.note else ())),
+        return _read_options(
+            spec,
+            opts,
+            Context(file=shown, pointer=found.pointer, env=ctx_env),
+            version=version,
+            positional=positional,
+            unknown=unknown,
+            notes=notes,
         )
+
+
+def _read_options(
+    spec: _Engine,
+    opts: Options,
+    ctx: Context,
+    *,
+    version: EngineVersion,
+    positional: Opt | None,
+    unknown: list[tuple[str, Span]],
+    notes: list[str],
+) -> EngineConfig:
+    """Read ``opts`` at the version in force, then judge them: SG310 for the settings
+    that version lacks, SG311, the engine's own checks (DESIGN §13)."""
+    data = knowledge(spec.name)
+    used = settings.used_settings(data, spec.settings_of(opts))
+    implied = settings.implied_range(data, used)
+    at = settings.in_force(data, version, implied)
+    # defaults and version-ranged behaviours follow the implied range (DESIGN §13)
+    ctx = replace(ctx, version=version.version or at.implied)
+    config = spec.read(opts, ctx)
+    config = target.with_target_model(config, spec.settings_of(opts), positional)
+    config = settings.version_issues(config, data, used, implied, found=version, unknown=unknown)
+    config = _forced_acceptance(config, ctx.env)
+    config = settings.engine_checks(config, data, opts, ctx.env, at)
+    return _with_version(config, version, implied, at, notes)
+
+
+def _with_version(
+    config: EngineConfig,
+    version: EngineVersion,
+    implied: settings.Implied,
+    at: VersionInForce,
+    notes: list[str],
+) -> EngineConfig:
+    """``config`` with the version read (its own spelling and the text it came from),
+    the implied range when the version is unknown, and the notes."""
+    data = knowledge(config.engine)
+    narrowed = version.version is None and (implied.low is not None or implied.high is not None)
+    version_note = version.note
+    if narrowed and version_note is not None:
+        version_note = (
+            f"{data.display_name} version unknown: the settings used imply "
+            f"{implied.text(config.engine)}; read as {at.shown.split(' (')[0]}; state "
+            "speculation.engine_version to pin it"
+        )
+    return replace(
+        config,
+        version=shown_version(config.engine, version.version) if version.version else None,
+        version_raw=version.text,
+        version_source=version.source,
+        implied_versions=implied.json(config.engine) if narrowed else None,
+        version_in_force=at,
+        notes=(*notes, *config.notes, *((version_note,) if version_note else ())),
+    )
 
 
 def _forced_acceptance(config: EngineConfig, env: Mapping[str, Opt]) -> EngineConfig:
@@ -400,46 +467,6 @@ def _positive_number(value: object) -> bool:
     except (ValueError, OverflowError):
         return False
     return number > 0
-
-
-def _removed_settings(config: EngineConfig, opts: Options, version: EngineVersion) -> EngineConfig:
-    """SG310 for every flag or key of the engine (top level: a serve mapping's keys, a
-    command's flags; not the keys of its speculative block) that the engine at
-    ``version`` no longer has, at its line, naming the replacement. Settings a reader
-    already reported (same field) are not repeated."""
-    data = knowledge(config.engine)
-    spans = dict(config.spans)
-    issues = list(config.issues)
-    reported = {i.field for i in issues if i.code == "SG310"}
-    env_flags = data.env_flags()
-    for key, opt in ENGINES[config.engine].settings_of(opts).items():
-        written = opt.spelled or key
-        # a variable (LLAMA_ARG_DRAFT_MAX) stands for its flag, removed with it
-        flag = env_flags.get(written)
-        spelled = written if flag is None else f"{written} (the variable of {flag})"
-        setting = data.removed(flag or written, version.version)
-        field_name = f"setting:{setting.name}" if setting is not None else ""
-        if setting is None or field_name in reported:
-            continue
-        reported.add(field_name)
-        spans[field_name] = opt.span
-        name = data.display_name
-        assumed = (
-            f"{name} version unknown, read as the newest ({data.newest_text}); state "
-            "speculation.engine_version to pin the version you run"
-            if version.version is None
-            else f"{name} {version.text}"
-        )
-        instead = f"; use {setting.replacement}" if setting.replacement else ""
-        issues.append(
-            EngineIssue(
-                "SG310",
-                f"{spelled} was removed in {name} {setting.removed_text} "
-                f"({assumed}){instead}; its value is still read",
-                field_name,
-            )
-        )
-    return replace(config, spans=spans, issues=tuple(issues))
 
 
 _NONE_FOUND = "no speculative decoding configured"
@@ -569,11 +596,11 @@ def _container_options(
     path: NodePath,
     container: Mapping[object, object],
     text: str | None,
-) -> Options:
+) -> tuple[Options, CommandSource | None]:
     """The options of the command a container or service runs: the words of its
     ``entrypoint``, ``command`` and ``args`` (lists, or strings holding one command)
-    parsed with the engine's flags; none when it states no command (the image's own
-    entrypoint runs)."""
+    parsed with the engine's flags, and that command; none when it states no command
+    (the image's own entrypoint runs)."""
     argv: list[str] = []
     spans: list[Span] = []
     for key in _LAUNCH_KEYS:
@@ -586,8 +613,9 @@ def _container_options(
         argv.extend(sources[0].command.argv)
         spans.extend(sources[0].spans)
     if not argv:
-        return {}
-    return _command_options(spec, CommandSource(Command(tuple(argv)), tuple(spans), doc.file))
+        return {}, None
+    launched = CommandSource(Command(tuple(argv)), tuple(spans), doc.file)
+    return _command_options(spec, launched), launched
 
 
 def _command_options(spec: _Engine, source: CommandSource) -> Options:

@@ -199,17 +199,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         InputError: a value of the wrong type.
     """
     b = Builder("llamacpp", ctx)
-    new_build = any(
-        (o.spelled or "").startswith("--spec-") or _env_generation(o) == "new"
-        for o in opts.values()
-    )
     version = ctx.version
-    if version is None and not new_build and _old_flags(opts):
-        version = _before_spec_rename()
-        b.note(
-            "version unknown and only --draft-* flags: defaults of the builds before the "
-            "--spec-* rename are read"
-        )
     kind = opts_get(opts, "spec_type")
     draft_opt = opts_get(opts, "model_draft")
     b.at("draft_model", draft_opt)
@@ -230,11 +220,22 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
             and not _old_flags(opts)
             and _DATA.behaves("draft-model-needs-spec-type", version)
         ):
-            b.issue(
-                "SG307",
-                "llama.cpp loads the draft model but does not speculate: --spec-type "
-                "defaults to none in builds with --spec-* flags; add --spec-type draft-simple",
-                "draft_model",
+            detects = _DATA.behaves("draft-type-from-gguf", version)
+            b.issues.append(
+                EngineIssue(
+                    "SG307",
+                    "llama.cpp loads the draft model but does not speculate: --spec-type "
+                    "defaults to none in builds with --spec-* flags; add --spec-type "
+                    "draft-simple"
+                    + (
+                        " (these builds detect a DFlash, DSpark or MTP draft from its GGUF "
+                        "and speculate with it; a plain draft model stays unused)"
+                        if detects
+                        else ""
+                    ),
+                    "draft_model",
+                    severity="warn" if detects else None,
+                )
             )
     d = _draft_max(opts, kinds, version, b, ctx)
     p_opt = opts_get(opts, "spec_draft_p_min")
@@ -267,7 +268,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     return b.build(
         mechanism=mechanism,
         draft_length=d,
-        verify_tokens=d + 1,
+        verify_tokens=None if d is None else d + 1,
         draft_length_is_max=adaptive
         or bool(adaptive_type)
         or "ngram" in " ".join(kinds)
@@ -303,17 +304,9 @@ def _env_generation(opt: Opt) -> str | None:
     return "old" if setting is not None and setting.removed_in is not None else None
 
 
-def _before_spec_rename() -> Version:
-    """The last build before the ``--spec-*`` rename (where ``--draft-max`` went)."""
-    setting = _DATA.setting("--draft-max")
-    assert setting is not None
-    assert setting.removed_in is not None
-    return (*setting.removed_in[:-1], setting.removed_in[-1] - 1)
-
-
 def _draft_max(
     opts: Options, kinds: list[str], version: Version | None, b: Builder, ctx: Context
-) -> int:
+) -> int | None:
     """D: ``--spec-draft-n-max`` / ``--draft-max``; for ``ngram-mod`` alone its own
     ``--spec-ngram-mod-n-max``; else the build's default (data file)."""
     ngram_mod_only = kinds == ["ngram-mod"]
@@ -323,11 +316,14 @@ def _draft_max(
         opt = opts_get(opts, name)
         if opt is not None:
             b.at("draft_length", opt)
-            # llama.cpp takes any int here (common/arg.cpp sets n_max = value unchecked):
-            # below 0 is no draft length, said at its line; 0 drafts nothing
+            # below 0 the parser refuses it (a check in the data says so at its line;
+            # builds before the rename took it unchecked): no draft length to judge
             flag = f"--{name.replace('_', '-')}"
-            value = bounded(b, as_int(opt, flag, ctx.file), flag, "draft_length", minimum=0)
+            value = bounded(b, as_int(opt, flag, ctx.file), flag, "draft_length")
             assert value is not None
+            if value < 0:
+                b.note(f"{flag} {value} is negative: no draft length is read")
+                return None
             return value
     key = "ngram_mod_n_max" if ngram_mod_only else "draft_max"
     default = _DATA.default(key, version)
@@ -338,27 +334,3 @@ def _draft_max(
         f"{which} ({_DATA.default_source(key)}; version-sensitive)"
     )
     return d
-
-
-def vocab_issue(
-    config: EngineConfig, target_vocab: int | None, draft_vocab: int | None
-) -> EngineIssue | None:
-    """llama.cpp's draft check once both model configs are known: a draft whose
-    ``vocab_size`` differs from the target's by more than ``SPEC_VOCAB_MAX_SIZE_DIFFERENCE``
-    (100, ``common/speculative.cpp``) is refused ("draft model vocab must closely match
-    target model"; QwenLM/Qwen3#326: 152064 vs 151936).
-
-    Returns:
-        an SG307 issue about ``draft_vocab``, or None when allowed or unknown.
-    """
-    if config.engine != "llamacpp" or target_vocab is None or draft_vocab is None:
-        return None
-    limit = _DATA.default("vocab_max_size_difference", None)
-    if not isinstance(limit, int) or abs(target_vocab - draft_vocab) <= limit:
-        return None
-    return EngineIssue(
-        "SG307",
-        f"llama.cpp refuses a draft whose vocab_size differs from the target's by more than "
-        f"{limit}: {draft_vocab} vs {target_vocab} differ by {abs(target_vocab - draft_vocab)}",
-        "draft_vocab",
-    )

@@ -10,7 +10,7 @@ without any assistant: that configures no speculation.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from specgate.inputs.engines._base import (
     Builder,
@@ -22,14 +22,56 @@ from specgate.inputs.engines._base import (
     bounded,
     opts_get,
 )
-from specgate.inputs.engines._source import Options, norm_key
+from specgate.inputs.engines._source import Opt, Options, norm_key
 from specgate.inputs.knowledge import knowledge
-from specgate.inputs.types import EngineConfig
+from specgate.inputs.types import EngineConfig, EngineIssue
 
 _DATA = knowledge("transformers")
+#: Settings the candidate generator reads from the assistant's own generation config.
+_ASSISTANT_KEYS = frozenset(_DATA.table("assistant_config_keys"))
 
 _ASSISTANT = ("assistant_model", "assistant_model_name_or_path")
 _ADAPTIVE_SCHEDULES = frozenset({"heuristic", "heuristic_transient", "dynamic"})
+
+
+def _assistant_settings(
+    opts: Options, assisted: bool, b: Builder, ctx: Context
+) -> Callable[[str], Opt | None]:
+    """How an assistant's setting is read. The assistant's own generation config (the
+    mapping ``assistant_generation_config``) is where the candidate generator reads
+    ``num_assistant_tokens``, its schedule and the confidence threshold (data table
+    ``assistant_config_keys``); given to ``generate()`` beside ``assistant_model`` they
+    are ignored in the releases of behaviour ``assistant-settings-from-its-config``
+    (transformers 5.19.0, recorded: tests/data/engine_oracle): an SG307 warning (the
+    setting has no effect), and the assistant's value (default 20) is what runs."""
+    inner = opts_get(opts, "assistant_generation_config")
+    own: Mapping[str, Opt] = inner.sub if inner is not None and inner.sub is not None else {}
+    ignored = assisted and _DATA.behaves("assistant-settings-from-its-config", ctx.version)
+
+    def setting(name: str) -> Opt | None:
+        found = opts_get(own, name)
+        if found is not None:
+            return found
+        given = opts_get(opts, name)
+        if given is None or not ignored or name not in _ASSISTANT_KEYS:
+            return given
+        field_name = f"ignored:{name}"
+        b.at(field_name, given)
+        b.issues.append(
+            EngineIssue(
+                "SG307",
+                f"transformers ignores {name} given to generate() beside assistant_model: "
+                "the candidate generator reads the assistant's own generation_config "
+                "(assistant_model.generation_config), so its value (default "
+                f"{_DATA.default(name, ctx.version)}) is served "
+                "(src/transformers/generation/candidate_generator.py; recorded at 5.19.0)",
+                field_name,
+                severity="warn",  # no effect: what runs is the assistant's value
+            )
+        )
+        return None
+
+    return setting
 
 
 def detect_mapping(data: Mapping[object, object]) -> Kind | None:
@@ -67,7 +109,8 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     early = opts_get(opts, "assistant_early_exit")
     b.at("mechanism", model_opt or early)
     b.at("draft_model", model_opt)
-    k_opt = opts_get(opts, "num_assistant_tokens")
+    setting = _assistant_settings(opts, model_opt is not None, b, ctx)
+    k_opt = setting("num_assistant_tokens")
     d: int | None = None
     if k_opt is not None:
         b.at("draft_length", k_opt)
@@ -87,7 +130,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
             "(5 before 4.46; version-sensitive)"
         )
     is_max = False
-    schedule = opts_get(opts, "num_assistant_tokens_schedule")
+    schedule = setting("num_assistant_tokens_schedule")
     schedule_name = (
         as_str(schedule).strip().lower()
         if schedule is not None
@@ -100,7 +143,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
             "num_assistant_tokens is the starting value"
         )
         is_max = True
-    threshold_opt = opts_get(opts, "assistant_confidence_threshold")
+    threshold_opt = setting("assistant_confidence_threshold")
     if threshold_opt is not None:
         threshold = as_float(threshold_opt, "assistant_confidence_threshold", ctx.file)
         b.at("draft_length_is_max", threshold_opt)

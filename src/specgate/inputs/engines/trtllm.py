@@ -46,6 +46,10 @@ _SECTIONS: Mapping[str, str] = _DATA.table("server_sections")
 _DECODE = tuple(k for k, role in _SECTIONS.items() if role == "decode")
 #: Keys holding options laid over the mapping that holds them (Baseten patch_kwargs).
 _OVERLAYS = tuple(_DATA.table("option_overlays"))
+#: decoding types whose target verifies several tokens per draft token (PARD: 2 × D).
+_VERIFY_PER_DRAFT: Mapping[str, int] = {
+    name: int(factor) for name, factor in _DATA.table("verify_per_draft_token").items()
+}
 
 
 def _block(data: Mapping[object, object]) -> Mapping[object, object] | None:
@@ -122,6 +126,13 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     b.at("draft_model", model[1] if model else None)
     d = _draft_length(block, kind, b, ctx)
     n = _verify_tokens(block, d, b, ctx)
+    factor = _VERIFY_PER_DRAFT.get(kind)
+    if factor is not None and d is not None and not _flag(block, "use_dynamic_tree", ctx):
+        n = factor * d
+        b.note(
+            f"decoding_type {kind} verifies {factor} tokens per draft token "
+            f"(tokens_per_gen_step): N_verify = {factor} × {d} = {n}"
+        )
     schedule = opts_get(block, "draft_len_schedule")
     if schedule is not None:
         b.at("draft_length_is_max", schedule)

@@ -1,0 +1,621 @@
+"""The engines' own refusals, rewrites and warnings, as data (DESIGN.md §13).
+
+Each engine's knowledge file (``specgate/data/engines/ENGINE.json``) lists ``checks``:
+a condition on the options the serving config sets (and, for some, on the model
+configs and the claims file's workload), what the engine does then (``effect``),
+the message, the rule it feeds (SG302, SG304, SG307, SG310) and the engine source
+it was read from, with the versions it was seen in. This module is the generic
+evaluator; no flag or key is spelled here.
+
+Option names are the readers' normalised keys (``spec_type``, ``speculative_algorithm``);
+keys of the engine's speculative block (``block`` in the data: ``speculative_config``)
+are ``spec.KEY``; environment variables ``env.NAME``; what the reader resolved
+(``field.mechanism``, ``field.draft_length`` …) ``field.NAME``; facts known only once
+the model configs and the deployment are read ``fact.NAME`` (``fact.target.vocab_size``,
+``fact.draft.config.block_size``, ``fact.vocab_difference``, ``fact.workload.temperature``).
+
+Conditions (JSON): ``{"set": K}``, ``{"unset": K}``, ``{"key": K, OP: X, …}`` (with
+``"default": X``, the engine's default, read when K is unset) with
+OP one of ``eq ne in not_in lt le gt ge outside has_item lacks_item true false
+not_list shape`` (and ``*_key`` forms comparing with another key's value:
+``gt_key``, ``ne_key`` …), ``{"all": […]}``, ``{"any": […]}``, ``{"not": …}``.
+Logic is three-valued: a value that is absent, or cannot be read as the operator
+needs (``"abc"`` against a number), makes the comparison unknown, and a check fires
+only when its condition is known true, so what a file does not say never fails it.
+
+Severity (DESIGN §13, BRIEF "a fail rests on what is known of the engine at its
+version"): ``refuses`` fails; ``no-speculation`` and ``rewrites`` fail when a claim
+or the evidence rests on the written config (``if-claimed``, decided by the rule),
+else warn; ``ignored`` and ``warns`` warn. A check whose source is not confirmed, or
+that applies at a version older than any it was seen in, warns instead of failing.
+With the version unknown the newest version the settings allow is read (§10, §13).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from specgate.inputs.engines._source import Opt, Options
+from specgate.inputs.knowledge import EngineKnowledge, Version, parse_version, source_text
+from specgate.inputs.types import EngineIssue, IssueCode, IssueSeverity, VersionInForce
+from specgate.load.document import Span
+
+Effect = Literal["refuses", "no-speculation", "rewrites", "ignored", "warns"]
+
+#: How each effect is judged when the behaviour is confirmed at the version in force.
+EFFECT_SEVERITY: Mapping[str, IssueSeverity] = {
+    "refuses": "fail",
+    "no-speculation": "if-claimed",
+    "rewrites": "if-claimed",
+    "ignored": "warn",
+    "warns": "warn",
+}
+_EFFECT_WORDS: Mapping[str, str] = {
+    "refuses": "refuses to start",
+    "no-speculation": "starts without speculation",
+    "rewrites": "rewrites the config",
+    "ignored": "ignores the setting",
+    "warns": "warns",
+}
+_OPS = frozenset(
+    {"eq", "ne", "in", "not_in", "lt", "le", "gt", "ge", "outside", "has_item", "lacks_item"}
+    | {"true", "false", "not_list", "shape", "not_number", "matches"}
+)
+#: Keys of a comparison that modify it rather than test: the engine's default for an
+#: unset option (or another key's value), a derived value, an offset, a default for
+#: the compared key.
+_MODIFIERS = frozenset({"key", "derive", "plus", "default", "default_key", "other_default"})
+_KEY_OPS = frozenset({"eq_key", "ne_key", "lt_key", "le_key", "gt_key", "ge_key"})
+#: The longest value quoted in a message (a repository controls every byte).
+_SHOWN = 80
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+_INTEGER = re.compile(r"^[-+]?\d+$")
+#: Python's own limit on int() of a string (sys.int_info.default_max_str_digits).
+_MAX_DIGITS = 4300
+_PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_.:]*)\}")
+
+Tri = bool | None
+
+
+@dataclass(frozen=True)
+class Check:
+    """One engine behaviour: when it applies, what the engine does, where it is said."""
+
+    id: str
+    code: IssueCode
+    effect: Effect
+    severity: IssueSeverity
+    when: Mapping[str, Any]
+    at: tuple[str, ...]
+    message: str
+    since: Version | None
+    until: Version | None
+    seen_in: tuple[Version, ...]
+    confirmed: bool
+    source: str
+    sites: tuple[str, ...]
+    needs_facts: bool
+    #: What the engine serves instead of the written draft length (a rewrite):
+    #: ``{"key": K, "derive": …, "minus": n}``; None when the check changes no D.
+    serves_draft_length: Mapping[str, Any] | None = None
+
+    @classmethod
+    def from_data(cls, raw: Mapping[str, Any], source: str) -> Check:
+        """A check from its data entry (already validated by the schema)."""
+        effect: Effect = raw["effect"]
+        seen = tuple(v for v in (parse_version(t) for t in raw.get("seen_in", ())) if v)
+        return cls(
+            id=raw["id"],
+            code=raw.get("code", "SG307"),
+            effect=effect,
+            severity=raw.get("severity", EFFECT_SEVERITY[effect]),
+            when=raw["when"],
+            at=tuple(raw.get("at", ())),
+            message=raw["message"],
+            since=parse_version(raw["since"]) if "since" in raw else None,
+            until=parse_version(raw["until"]) if "until" in raw else None,
+            seen_in=seen,
+            confirmed=bool(raw["source"].get("confirmed", False)),
+            source=source,
+            sites=tuple(raw.get("sites", ())),
+            needs_facts="fact." in repr(raw["when"]),
+            serves_draft_length=raw.get("serves_draft_length"),
+        )
+
+
+def view(opts: Options, block: str | None, env: Mapping[str, Opt]) -> dict[str, Opt]:
+    """The options a check reads: top-level keys as they are (a nested mapping's keys
+    as ``KEY.SUB``), the speculative block's keys as ``spec.KEY`` (a bare block is
+    both), variables as ``env.NAME``."""
+    out: dict[str, Opt] = dict(opts)
+    for key, opt in opts.items():  # one level of a nested mapping: KEY.SUB
+        if opt.sub is not None and key != block:
+            out.update((f"{key}.{sub}", inner_opt) for sub, inner_opt in opt.sub.items())
+    inner = opts.get(block) if block is not None else None
+    keys: Mapping[str, Opt] = inner.sub if inner is not None and inner.sub is not None else opts
+    if block is not None:
+        out.update((f"spec.{key}", opt) for key, opt in keys.items())
+    out.update((f"env.{name}", opt) for name, opt in env.items())
+    return out
+
+
+@dataclass(frozen=True)
+class Fired:
+    """A check whose condition holds: its issue, the span of the option it sits at
+    (None: the check names no option present) and, for a rewrite of D, the draft
+    length the engine serves."""
+
+    issue: EngineIssue
+    span: Span | None
+    served_draft_length: int | None
+    check: Check
+
+
+def evaluate(
+    data: EngineKnowledge,
+    options: Mapping[str, Opt],
+    fields: Mapping[str, object],
+    at_version: VersionInForce,
+    facts: Mapping[str, object] | None = None,
+) -> list[Fired]:
+    """The issues of every check of ``data`` whose condition holds.
+
+    Args:
+        data: the engine's knowledge.
+        options: :func:`view` of the configuration.
+        fields: what the reader resolved (``mechanism``, ``draft_length`` …).
+        at_version: the version in force.
+        facts: model-config and workload facts; ``None`` at the engine stage (checks
+            that need facts then wait for :func:`evaluate` with them, and only those
+            run when facts are given).
+
+    Returns:
+        one :class:`Fired` per check whose condition holds at the version in force.
+    """
+    out: list[Fired] = []
+    reader = _Reader(options, fields, facts or {})
+    for check in checks_of(data):
+        if check.needs_facts != (facts is not None):
+            continue
+        severity = _severity(check, at_version)
+        if severity is None or _cond(check.when, reader) is not True:
+            continue
+        at_opt = next((options[k] for k in check.at if _present(options.get(k))), None)
+        message = _render(check, reader, at_opt, at_version, data.display_name)
+        out.append(
+            Fired(
+                EngineIssue(check.code, message, f"check:{check.id}", severity=severity),
+                at_opt.span if at_opt is not None else None,
+                _served(check.serves_draft_length, reader),
+                check,
+            )
+        )
+    return out
+
+
+def _served(rule: Mapping[str, Any] | None, r: _Reader) -> int | None:
+    if rule is None:
+        return None
+    value = r.raw(rule["key"])
+    if "derive" in rule:
+        value = DERIVED[rule["derive"]](value)
+    number = _number(value)
+    if number is None:
+        return None
+    served = int(number) - int(rule.get("minus", 0))
+    return served if served >= 0 else None
+
+
+_CHECKS: dict[str, tuple[Check, ...]] = {}
+
+
+def checks_of(data: EngineKnowledge) -> tuple[Check, ...]:
+    """The engine's checks, parsed once."""
+    if data.engine not in _CHECKS:
+        _CHECKS[data.engine] = tuple(
+            Check.from_data(raw, source_text(raw["source"])) for raw in data.raw_checks
+        )
+    return _CHECKS[data.engine]
+
+
+def _severity(check: Check, at: VersionInForce) -> IssueSeverity | None:
+    """The check's severity at the version in force, or None where it does not apply."""
+    version = at.judged
+    if check.since is not None and version < check.since:
+        return None
+    if check.until is not None and version >= check.until:
+        return None
+    severity = check.severity
+    oldest_seen = min(check.seen_in) if check.seen_in else None
+    unconfirmed = not check.confirmed or (oldest_seen is not None and version < oldest_seen)
+    if unconfirmed and severity in ("fail", "if-claimed"):
+        return "warn"
+    return severity
+
+
+def _render(
+    check: Check,
+    reader: _Reader,
+    at_opt: Opt | None,
+    at: VersionInForce,
+    engine: str,
+) -> str:
+    def fill(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name == "value":
+            return _shown(at_opt.value) if at_opt is not None else "?"
+        if name == "spelled":
+            return (at_opt.spelled or "") if at_opt is not None else ""
+        if name == "problem":
+            return reader.problem or ""
+        if name.startswith("key:"):
+            return _shown(reader.raw(name[4:]))
+        return match.group(0)
+
+    text = _PLACEHOLDER.sub(fill, check.message)
+    where = f"{engine} {at.shown}"
+    doing = _EFFECT_WORDS[check.effect]
+    lead = f"{engine} {doing}" if check.effect != "warns" else f"{engine} warns"
+    confirmed = "" if check.confirmed else "; not confirmed in the engine's source"
+    return f"{lead}: {text} ({check.source}; judged at {where}{confirmed})"
+
+
+def _shown(value: object) -> str:
+    text = "null" if value is None else str(value)
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
+
+
+def _present(opt: Opt | None) -> bool:
+    return opt is not None and opt.value is not None
+
+
+class _Reader:
+    """Reads keys of the view, the reader's fields and the facts for a condition."""
+
+    def __init__(
+        self, options: Mapping[str, Opt], fields: Mapping[str, object], facts: Mapping[str, object]
+    ) -> None:
+        self.options = options
+        self.fields = fields
+        self.facts = facts
+        self.problem: str | None = None
+
+    def raw(self, key: str) -> object:
+        if key.startswith("field."):
+            return self.fields.get(key[6:])
+        if key.startswith("fact."):
+            return self.facts.get(key[5:])
+        opt = self.options.get(key)
+        return None if opt is None else opt.value
+
+
+def _cond(node: Mapping[str, Any], r: _Reader) -> Tri:
+    if "all" in node:
+        parts = [_cond(c, r) for c in node["all"]]
+        return False if False in parts else (None if None in parts else True)
+    if "any" in node:
+        parts = [_cond(c, r) for c in node["any"]]
+        return True if True in parts else (None if None in parts else False)
+    if "not" in node:
+        inner = _cond(node["not"], r)
+        return None if inner is None else not inner
+    if "set" in node:
+        return r.raw(node["set"]) is not None
+    if "unset" in node:
+        return r.raw(node["unset"]) is None
+    key = node["key"]
+    value = r.raw(key)
+    if value is None and "default_key" in node:
+        value = r.raw(node["default_key"])
+    if value is None and "default" in node:
+        value = node["default"]  # the engine's own default for an unset option
+    if "derive" in node:
+        value = DERIVED[node["derive"]](value)
+    results: list[Tri] = []
+    plus = node.get("plus", 0)
+    for op, operand in node.items():
+        if op in _MODIFIERS:
+            continue
+        if op in _KEY_OPS:
+            other = r.raw(operand)
+            if other is None and "other_default" in node:
+                other = node["other_default"]
+            if other is None:
+                results.append(None)  # the other side is not known
+                continue
+            number = _number(other)
+            if plus and number is not None:
+                other = number + float(plus)
+            results.append(_compare(op[:-4], value, other))
+        elif op == "shape":
+            results.append(_shape(operand, value, r))
+        else:
+            results.append(_compare(op, value, operand))
+    return False if False in results else (None if None in results else True)
+
+
+def _number(value: object) -> float | int | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        number = float(value)
+    elif isinstance(value, str):
+        text = value.strip()
+        if _INTEGER.match(text) and len(text) <= _MAX_DIGITS:
+            return int(text)  # exact, however large (a hostile -999…9 stays negative)
+        try:
+            number = float(text)
+        except (ValueError, OverflowError):
+            return None
+    else:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _truth(value: object) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return value != 0
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+    return None
+
+
+def _items(value: object) -> list[str] | None:
+    if isinstance(value, list):
+        return [str(v).strip().lower() for v in value[:1024]]
+    if isinstance(value, str):
+        return [part.strip().lower() for part in value.split(",")[:1024] if part.strip()]
+    return None
+
+
+def _compare(op: str, value: object, operand: object) -> Tri:
+    if op == "not_list":
+        if value is None:
+            return None
+        return not isinstance(value, list)
+    if op == "not_number":
+        if value is None:
+            return None
+        return _number(value) is None
+    if op == "matches":
+        if value is None:
+            return None
+        return re.search(str(operand), str(value)[:1024]) is not None
+    if value is None:
+        return None
+    if op in ("true", "false"):
+        truth = _truth(value)
+        return None if truth is None else (truth is (op == "true")) == bool(operand)
+    if op in ("has_item", "lacks_item"):
+        items = _items(value)
+        if items is None:
+            return None
+        wanted = {str(o).lower() for o in (operand if isinstance(operand, list) else [operand])}
+        found = bool(wanted & set(items))
+        return found if op == "has_item" else not found
+    if op in ("eq", "ne", "in", "not_in"):
+        choices = operand if op in ("in", "not_in") else [operand]
+        assert isinstance(choices, list)
+        hit = any(_equal(value, c) for c in choices)
+        return hit if op in ("eq", "in") else not hit
+    number = _number(value)
+    if op == "outside":
+        assert isinstance(operand, list)
+        if number is None:
+            return None
+        return number < float(operand[0]) or number > float(operand[1])
+    other = _number(operand)
+    if number is None or other is None:
+        return None
+    return {
+        "lt": number < other,
+        "le": number <= other,
+        "gt": number > other,
+        "ge": number >= other,
+    }[op]
+
+
+def _equal(value: object, other: object) -> bool:
+    if isinstance(other, bool) or isinstance(value, bool):
+        return _truth(value) is _truth(other) if isinstance(other, bool) else value == other
+    if isinstance(other, (int, float)):
+        number = _number(value)
+        return number is not None and number == float(other)
+    if isinstance(other, str):
+        return isinstance(value, str) and value.strip().lower() == other.lower()
+    return value == other
+
+
+# --- shapes: structural validators named by the data ------------------------------
+
+
+def _shape(name: str, value: object, r: _Reader) -> Tri:
+    """Whether ``value`` breaks the named structural rule (True: it does, and
+    ``r.problem`` says how)."""
+    if value is None:
+        return None
+    problem = _SHAPES[name](value)
+    if problem is None:
+        return False
+    r.problem = problem
+    return True
+
+
+def _range_table(value: object) -> str | None:
+    """A list of ``(start, end, k)`` batch-size ranges: positive, start ≤ end, k ≥ 0,
+    sorted and non-overlapping, the first starting at 1 (vLLM
+    ``vllm/v1/spec_decode/dynamic/utils.py`` build_dynamic_sd_schedule_lookup)."""
+    if not isinstance(value, list):
+        return "it must be a list of (range_start, range_end, num_speculative_tokens) entries"
+    if not value:
+        return "it must not be empty"
+    entries: list[tuple[float, float, float]] = []
+    for entry in value[:1024]:
+        numbers = [_number(x) for x in entry] if isinstance(entry, (list, tuple)) else []
+        if len(numbers) != 3 or any(n is None for n in numbers):
+            return "each entry must be a 3-item sequence (range_start, range_end, k)"
+        start, end, k = (float(n) for n in numbers if n is not None)
+        if start <= 0 or end <= 0:
+            return f"batch-size range ({start:g}, {end:g}) must be positive"
+        if start > end:
+            return f"batch-size range start must be <= end for ({start:g}, {end:g}, {k:g})"
+        if k < 0:
+            return "num_speculative_tokens values must be >= 0"
+        entries.append((start, end, k))
+    entries.sort()
+    for (_, end, _), (start, _, _) in itertools.pairwise(entries):
+        if start <= end:
+            return "batch-size ranges must be non-overlapping and sorted"
+    if entries[0][0] != 1:
+        return "the first batch-size range must start at 1"
+    return None
+
+
+def _range_bounds(value: object) -> str | None:
+    """The bounds of each ``(start, end, k)`` entry alone: start and end positive, k
+    not negative (what :func:`_range_table` checks besides shape and order)."""
+    if not isinstance(value, list):
+        return None
+    for entry in value[:1024]:
+        numbers = [_number(x) for x in entry] if isinstance(entry, (list, tuple)) else []
+        if len(numbers) != 3 or any(n is None for n in numbers):
+            continue
+        start, end, k = (float(n) for n in numbers if n is not None)
+        if start <= 0 or end <= 0:
+            return f"batch-size range ({start:g}, {end:g}) must be positive"
+        if k < 0:
+            return "num_speculative_tokens_per_batch_size values must be >= 0"
+    return None
+
+
+def _schedule(value: object) -> str | None:
+    """A ``{batch size: draft length}`` mapping: keys ≥ 1, values ≥ 0 (TensorRT-LLM
+    ``DecodingBaseConfig`` draft_len_schedule validator)."""
+    if not isinstance(value, Mapping):
+        return None
+    for key, length in list(value.items())[:1024]:
+        size, draft = _number(key), _number(length)
+        if size is None or size < 1:
+            return f"batch size threshold must be >= 1, got {_shown(key)}"
+        if draft is None or draft < 0:
+            return f"draft length must be >= 0, got {_shown(length)}"
+    return None
+
+
+def _choice_tree(value: object) -> str | None:
+    """EAGLE ``eagle_choices``: a list of paths (lists of ints), or a string of one;
+    every path's prefix must itself be a choice (TensorRT-LLM ``EagleDecodingConfig``)."""
+    if isinstance(value, str):
+        return None  # parsed by the engine; specgate does not evaluate it
+    if not isinstance(value, list):
+        return (
+            "Eagle choices should be a List[List[int]] or a string like "
+            "[[0], [1], [2], [0, 0], [0, 1]]"
+        )
+    paths: set[tuple[int, ...]] = set()
+    for choice in value[:1024]:
+        if not isinstance(choice, list) or not all(isinstance(i, int) for i in choice):
+            return "Eagle choices should be a List[List[int]]"
+        paths.add(tuple(choice))
+    for path in sorted(paths, key=len):
+        if len(path) > 1 and path[:-1] not in paths:
+            return f"choice {list(path)} is not connected"
+    return None
+
+
+def _mapping_smallest(value: object) -> float | None:
+    if not isinstance(value, Mapping) or not value:
+        return None
+    pairs = [(_number(k), _number(v)) for k, v in list(value.items())[:1024]]
+    known = [(k, v) for k, v in pairs if k is not None and v is not None]
+    return min(known)[1] if known else None
+
+
+def _mapping_largest_value(value: object) -> float | None:
+    if not isinstance(value, Mapping) or not value:
+        return None
+    values = [_number(v) for v in list(value.values())[:1024]]
+    known = [v for v in values if v is not None]
+    return max(known) if known else None
+
+
+def _mapping_largest_key(value: object) -> float | None:
+    if not isinstance(value, Mapping) or not value:
+        return None
+    keys = [_number(k) for k in list(value)[:1024]]
+    known = [k for k in keys if k is not None]
+    return max(known) if known else None
+
+
+def _unit_rates(value: object) -> str | None:
+    """A comma list of acceptance rates: each finite and in [0, 1], non-increasing
+    (llama.cpp ``common_speculative_synth_rates_resolve``)."""
+    items = _items(value)
+    if items is None:
+        return None
+    rates = [_number(item) for item in items]
+    for item, rate in zip(items, rates, strict=True):
+        if rate is None or not 0 <= rate <= 1:
+            return f"rate {_shown(item)} is not a number in [0, 1]"
+    for earlier, later in itertools.pairwise(rates):
+        if earlier is not None and later is not None and later > earlier:
+            return "synthetic acceptance rates must be non-increasing"
+    return None
+
+
+def _longest_item(value: object) -> float | None:
+    """The longest item of a list of lists (a choice tree's depth)."""
+    if not isinstance(value, list) or not value:
+        return None
+    lengths = [len(item) for item in value[:1024] if isinstance(item, list)]
+    return float(max(lengths)) if lengths else None
+
+
+def _largest_third(value: object) -> float | None:
+    """The largest third item of a list of triples (a range table's k)."""
+    if not isinstance(value, list):
+        return None
+    ks = [
+        _number(entry[2])
+        for entry in value[:1024]
+        if isinstance(entry, (list, tuple)) and len(entry) == 3
+    ]
+    known = [k for k in ks if k is not None]
+    return float(max(known)) if known else None
+
+
+def _count(value: object) -> float | None:
+    items = _items(value)
+    return None if items is None else float(len(items))
+
+
+_SHAPES = {
+    "range_table": _range_table,
+    "range_bounds": _range_bounds,
+    "schedule": _schedule,
+    "choice_tree": _choice_tree,
+    "unit_rates": _unit_rates,
+}
+
+#: Derived values a condition may compare: ``{"key": "spec.draft_len_schedule",
+#: "derive": "smallest_key_value", "ne_key": "spec.max_draft_len"}``.
+DERIVED = {
+    "count": _count,
+    "longest_item": _longest_item,
+    "largest_third": _largest_third,
+    "smallest_key_value": _mapping_smallest,
+    "largest_value": _mapping_largest_value,
+    "largest_key": _mapping_largest_key,
+}

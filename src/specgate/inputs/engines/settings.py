@@ -1,0 +1,441 @@
+"""Which engine versions the settings used allow, SG310 at that version, and the
+engine's own checks (DESIGN.md §10, §13).
+
+Every flag and key in the knowledge data has the versions it exists in (``since``,
+``removed_in``; ``since_after`` and ``removed_after`` bound a change that was not
+pinned to one release: between them its presence is not confirmed). The versions in
+which every setting used exists form the **implied range**:
+
+- version stated or detected: a setting the engine at that version does not have is
+  SG310 fail (removed, or not yet added); one whose presence there is not confirmed
+  warns;
+- version unknown and the implied range not empty: the newest version confirmed to
+  have every setting used is read (its defaults, its checks), and each removed setting
+  is SG310 **warn**, naming the range and asking to pin ``speculation.engine_version``;
+- no version has every setting used (a removed flag beside one added after it, or a
+  spelling under the engine's own flag prefixes that no version has: llama.cpp's parser
+  exits "invalid argument"): SG310 fail, whatever the version.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+
+from specgate.inputs.cmdline import FlagSpec
+from specgate.inputs.engines._source import CommandSource, Opt, Options
+from specgate.inputs.engines.checks import Fired, evaluate, view
+from specgate.inputs.knowledge import EngineKnowledge, Setting, Version, knowledge, shown_version
+from specgate.inputs.types import (
+    EngineConfig,
+    EngineIssue,
+    IssueSeverity,
+    ModelShape,
+    VersionInForce,
+)
+from specgate.inputs.version import EngineVersion
+from specgate.load.document import Span
+
+
+@dataclass(frozen=True)
+class Used:
+    """A setting the config uses, as spelled, where, and the versions it exists in."""
+
+    setting: Setting
+    spelled: str
+    span: Span
+    low: Version | None  # first version that may have it (after since_after, else since)
+    sure_low: Version | None  # first version known to have it
+    high: Version | None  # first version without it (removed_in)
+    sure_high: Version | None  # last version known to have it
+
+
+@dataclass(frozen=True)
+class Implied:
+    """The versions every setting used exists in: ``[low, high)`` (None: unbounded),
+    ``newest``: the newest version known to have every one (what an unknown version
+    is read as), ``empty``: no version has them all."""
+
+    low: Version | None
+    high: Version | None
+    newest: Version | None
+    empty: bool
+
+    def text(self, engine: str) -> str:
+        """``b8942 or earlier`` / ``0.8.0 to 0.9.1`` / ``any version`` for messages."""
+        if self.newest is not None and self.low is not None:
+            return f"{shown_version(engine, self.low)} to {shown_version(engine, self.newest)}"
+        if self.newest is not None:
+            return f"{shown_version(engine, self.newest)} or earlier"
+        if self.low is not None:
+            return f"{shown_version(engine, self.low)} or later"
+        return "any version"
+
+    def json(self, engine: str) -> dict[str, str | None]:
+        """``{"from": …, "to": …, "newest_confirmed": …}`` for the JSON report."""
+        return {
+            "from": shown_version(engine, self.low) if self.low is not None else None,
+            "before": shown_version(engine, self.high) if self.high is not None else None,
+            "newest_confirmed": (
+                shown_version(engine, self.newest) if self.newest is not None else None
+            ),
+        }
+
+
+def _below(version: Version) -> Version:
+    """The version just before ``version`` (``b9518`` → ``b9517``; ``0.8.0`` → ``0.7.9999``)."""
+    if version[-1] > 0:
+        return (*version[:-1], version[-1] - 1)
+    if len(version) > 1:
+        return (*_below(version[:-1]), 9999)
+    return version
+
+
+def _next(version: Version) -> Version:
+    return (*version[:-1], version[-1] + 1)
+
+
+def used_settings(data: EngineKnowledge, opts: Options) -> list[Used]:
+    """The settings of the data that ``opts`` uses (a variable stands for its flag)."""
+    env_flags = data.env_flags()
+    out: list[Used] = []
+    for key, opt in opts.items():
+        written = opt.spelled or key
+        flag = env_flags.get(written)
+        setting = data.setting(flag or written)
+        if setting is None:
+            continue
+        since, after, removed = setting.exists(None if flag else written)
+        out.append(
+            Used(
+                setting,
+                written if flag is None else f"{written} (the variable of {flag})",
+                opt.span,
+                low=_next(after) if after is not None else since,
+                sure_low=since,
+                high=removed,
+                sure_high=setting.removed_after
+                if setting.removed_after is not None
+                else (_below(removed) if removed is not None else None),
+            )
+        )
+    return out
+
+
+def implied_range(data: EngineKnowledge, used: Iterable[Used]) -> Implied:
+    """The versions every setting in ``used`` may exist in."""
+    low: Version | None = None
+    high: Version | None = None
+    newest: Version | None = None
+    for u in used:
+        if u.low is not None and (low is None or u.low > low):
+            low = u.low
+        if u.high is not None and (high is None or u.high < high):
+            high = u.high
+        if u.sure_high is not None and (newest is None or u.sure_high < newest):
+            newest = u.sure_high
+    empty = low is not None and high is not None and low >= high
+    if newest is not None and low is not None and newest < low:
+        newest = None
+    if newest is None and high is not None and not empty:
+        newest = _below(high)
+    if newest is not None and newest > data.newest:
+        newest = None
+    return Implied(low, high, newest, empty)
+
+
+def unknown_spellings(
+    data: EngineKnowledge, spec: FlagSpec, source: CommandSource
+) -> list[tuple[str, Span]]:
+    """Words of the command under the engine's own flag prefixes (``flag_namespaces``)
+    that no setting spells: the engine's parser refuses them at any version."""
+    if not data.flag_namespaces:
+        return []
+    known = {s for setting in data.settings for s in setting.spellings()}
+    out: list[tuple[str, Span]] = []
+    argv = source.command.argv
+    for index, word in enumerate(argv):
+        if word == "--":
+            break
+        name = word.partition("=")[0]
+        if not name.startswith(data.flag_namespaces) or name in known:
+            continue
+        span = source.spans[index] if index < len(source.spans) else Span(1, 1)
+        out.append((name, span))
+    return out
+
+
+def version_issues(
+    config: EngineConfig,
+    data: EngineKnowledge,
+    used: list[Used],
+    implied: Implied,
+    *,
+    found: EngineVersion,
+    unknown: list[tuple[str, Span]],
+) -> EngineConfig:
+    """SG310 for every setting the engine at the version in force does not have (see
+    the module doc), and for spellings no version has. Settings a reader already
+    reported (same field) are not repeated."""
+    spans = dict(config.spans)
+    issues = list(config.issues)
+    reported = {i.field for i in issues if i.code == "SG310"}
+    name = data.display_name
+    version = found.version
+    pin = "state speculation.engine_version to pin the version you run"
+    for spelled, span in unknown:
+        field_name = f"setting:{spelled}"
+        if field_name in reported:
+            continue
+        reported.add(field_name)
+        spans[field_name] = span
+        meant = _nearest(data, spelled)
+        hint = f"; did you mean {meant}?" if meant else ""
+        issues.append(
+            EngineIssue(
+                "SG310",
+                f"{name} has no flag {spelled} in any version specgate knows (up to "
+                f"{data.newest_text}): its parser refuses it ('error: invalid argument: "
+                f"{spelled}') and the server does not start{hint}",
+                field_name,
+            )
+        )
+    for u in used:
+        field_name = f"setting:{u.setting.name}"
+        if field_name in reported:
+            continue
+        message, severity = _judge(u, data, version, found.text, implied=implied, pin=pin)
+        if message is None:
+            continue
+        reported.add(field_name)
+        spans[field_name] = u.span
+        issues.append(EngineIssue("SG310", message, field_name, severity=severity))
+    return replace(config, spans=spans, issues=tuple(issues))
+
+
+def _nearest(data: EngineKnowledge, spelled: str) -> str | None:
+    """The flag ``spelled`` most likely means, among the newest version's: one that ends
+    with the same words (``--draft-n-max`` → ``--spec-draft-n-max``), else the closest."""
+    current = sorted(
+        {
+            name
+            for setting in data.settings
+            if setting.removed_in is None and setting.name.startswith("-")
+            for name in setting.spellings()
+        }
+    )
+    body = spelled.lstrip("-")
+    ending = [name for name in current if name.lstrip("-").endswith("-" + body)]
+    if ending:
+        return min(ending, key=len)
+    close = difflib.get_close_matches(spelled, current, n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
+def _judge(
+    u: Used,
+    data: EngineKnowledge,
+    version: Version | None,
+    text: str | None,
+    *,
+    implied: Implied,
+    pin: str,
+) -> tuple[str | None, IssueSeverity | None]:
+    """(message, severity: None = the rule's fail, ``warn``) for one used setting."""
+    name = data.display_name
+    setting = u.setting
+    instead = f"; use {setting.replacement}" if setting.replacement else ""
+    shown = _shown(data)
+    if version is not None:
+        at = f"{name} {text}"
+        if u.high is not None and version >= u.high:
+            return (
+                f"{u.spelled} was removed in {name} {shown(u.high)} ({at}){instead}; its "
+                "value is still read",
+                None,
+            )
+        if u.sure_high is not None and version > u.sure_high:
+            return (
+                f"{u.spelled} was removed after {name} {shown(u.sure_high)} (by "
+                f"{shown(u.high) if u.high else 'a later release'}); whether {at} still "
+                f"has it is not confirmed{instead}",
+                "warn",
+            )
+        if u.sure_low is not None and version < u.sure_low:
+            if u.low is not None and version >= u.low:
+                return (
+                    f"{u.spelled} appeared in {name} after {shown(_below(u.low))} (it is in "
+                    f"{shown(u.sure_low)}); whether {at} has it is not confirmed",
+                    "warn",
+                )
+            return (
+                f"{u.spelled} does not exist in {at}: it was added in "
+                f"{shown(u.sure_low)}; the engine refuses it",
+                None,
+            )
+        return None, None
+    if u.high is None:
+        return None, None
+    if implied.empty:
+        return (
+            f"{u.spelled} was removed in {name} {shown(u.high)}, but other settings of "
+            f"this config exist only from {shown(implied.low) if implied.low else '?'}: no "
+            f"version of {name} has every setting used{instead}",
+            None,
+        )
+    return (
+        f"{u.spelled} was removed in {name} {shown(u.high)}; the settings used imply "
+        f"{name} {implied.text(data.engine)}, read as {shown(implied.newest)} "
+        f"(version unknown): {pin}{instead}",
+        "warn",
+    )
+
+
+def _shown(data: EngineKnowledge) -> _Shown:
+    return _Shown(data.engine)
+
+
+class _Shown:
+    def __init__(self, engine: str) -> None:
+        self.engine = engine
+
+    def __call__(self, version: Version | None) -> str:
+        return shown_version(self.engine, version) if version is not None else "?"
+
+
+def in_force(data: EngineKnowledge, found: EngineVersion, implied: Implied) -> VersionInForce:
+    """The version the engine's checks and defaults are read at."""
+    if found.version is not None:
+        shown = f"{found.text}"
+        return VersionInForce(found.version, None, data.newest, shown)
+    if implied.newest is not None and implied.newest < data.newest:
+        newest = shown_version(data.engine, implied.newest)
+        shown = f"{newest} (version unknown: the newest the settings allow)"
+        return VersionInForce(None, implied.newest, data.newest, shown)
+    shown = f"{data.newest_text} (version unknown: the newest specgate knows)"
+    return VersionInForce(None, None, data.newest, shown)
+
+
+def engine_checks(
+    config: EngineConfig,
+    data: EngineKnowledge,
+    opts: Options,
+    env: Mapping[str, Opt],
+    at: VersionInForce,
+) -> EngineConfig:
+    """``config`` with the issues of the engine's checks that need no model config."""
+    options = view(opts, data.block, env)
+    fields = config_fields(config)
+    spans = dict(config.spans)
+    issues = list(config.issues)
+    fired = evaluate(data, options, fields, at)
+    for hit in fired:
+        if hit.span is not None:
+            spans[hit.issue.field] = hit.span
+        elif "mechanism" in spans:
+            spans[hit.issue.field] = spans["mechanism"]
+        issues.append(hit.issue)
+    config = replace(config, spans=spans, issues=tuple(issues), check_options=options)
+    return served(config, fired)
+
+
+def served(config: EngineConfig, fired: list[Fired]) -> EngineConfig:
+    """``config`` with the draft length the engine serves where a rewrite changes it
+    (DESIGN §13: the served value replaces the written one for every rule)."""
+    for hit in fired:
+        d = hit.served_draft_length
+        if d is None or d == config.draft_length:
+            continue
+        note = (
+            f"{knowledge(config.engine).display_name} serves D = {d}, not the "
+            f"{config.draft_length} written ({hit.check.id}); every rule uses the served D"
+        )
+        span = config.spans.get(hit.issue.field) or config.spans.get("draft_length")
+        spans = {**config.spans, "draft_length": span} if span else config.spans
+        config = replace(
+            config,
+            draft_length=d,
+            verify_tokens=d + 1
+            if config.verify_tokens in (None, (config.draft_length or 0) + 1)
+            else config.verify_tokens,
+            spans=spans,
+            notes=(*config.notes, note),
+        )
+    return config
+
+
+def config_fields(config: EngineConfig) -> dict[str, object]:
+    """What a reader resolved, as checks read it (``field.NAME``)."""
+    return {
+        "mechanism": config.mechanism,
+        "draft_length": config.draft_length,
+        "verify_tokens": config.verify_tokens,
+        "tensor_parallel_size": config.tensor_parallel_size,
+        "draft_tensor_parallel_size": config.draft_tensor_parallel_size,
+        "draft_model": config.draft_model,
+        "draft_length_is_max": config.draft_length_is_max,
+    }
+
+
+def model_facts(
+    target: ModelShape | None,
+    draft: ModelShape | None,
+    workload: Mapping[str, object],
+) -> dict[str, object]:
+    """The facts model-config checks read (``fact.NAME``): each shape's fields and
+    config scalars, their vocabulary difference, and the claims file's workload."""
+    facts: dict[str, object] = {f"workload.{k}": v for k, v in workload.items()}
+    for role, shape in (("target", target), ("draft", draft)):
+        if shape is None:
+            continue
+        for name in ("vocab_size", "mtp_layers", "mtp_known", "mla", "model_type"):
+            facts[f"{role}.{name}"] = getattr(shape, name)
+        facts[f"{role}.architectures"] = list(shape.architectures) or None
+        facts[f"{role}.keys"] = list(shape.keys)
+        facts[f"{role}.read"] = True
+        facts.update((f"{role}.config.{k}", v) for k, v in shape.scalars.items())
+    if (
+        target is not None
+        and draft is not None
+        and target.vocab_size is not None
+        and draft.vocab_size is not None
+    ):
+        facts["vocab_difference"] = abs(target.vocab_size - draft.vocab_size)
+    return facts
+
+
+def model_checks(
+    config: EngineConfig,
+    target: ModelShape | None,
+    draft: ModelShape | None,
+    workload: Mapping[str, object],
+) -> tuple[EngineConfig, list[EngineIssue]]:
+    """The issues of the engine's checks that need the model configs or the workload,
+    each placed at its option in the engine config or at the model config's line, and
+    ``config`` with the draft length the engine serves where one of them rewrites it."""
+    at = config.version_in_force
+    if at is None:
+        return config, []
+    data = knowledge(config.engine)
+    facts = model_facts(target, draft, workload)
+    out: list[EngineIssue] = []
+    shapes = {"target": target, "draft": draft}
+    fired = evaluate(data, config.check_options, config_fields(config), at, facts)
+    for hit in fired:
+        issue, check = hit.issue, hit.check
+        where: tuple[str, Span | None] | None = None
+        span = hit.span
+        if span is None:
+            for name in check.at:
+                role, _, field_name = name.removeprefix("fact.").partition(".")
+                shape = shapes.get(role) if name.startswith("fact.") else None
+                if shape is not None:
+                    where = (shape.path, shape.spans.get(field_name))
+                    break
+            else:
+                span = config.spans.get("draft_model") or config.spans.get("mechanism")
+        if where is None and span is not None:
+            where = (config.path, span)
+        out.append(replace(issue, where=where))
+    return served(config, fired), out
