@@ -4,9 +4,8 @@ folder's SOURCE.md names the public file and commit), read as their engines read
 Each folder holds the file as published and the claims file a user would commit beside it.
 The right reading of each is worked out below from the file's text and the engine's own
 source at the version it names (or, unpinned, the newest specgate knows); every expected
-value carries its reason. Parts that rest on work another branch owns (an unknown version
-narrowed by the settings used, ``num_nextn_predict_layers: 0`` as no MTP layer) are
-separate tests marked xfail with the reason, so they start passing when that lands.
+value carries its reason (an unknown version narrowed by the settings used and
+``num_nextn_predict_layers: 0`` as no MTP layer included, DESIGN §13).
 """
 
 from __future__ import annotations
@@ -77,10 +76,13 @@ RIGHT: dict[str, Right] = {
         codes=frozenset({"SG102"})),
     # mlp_speculator, k 3, TP 2 (`--tensor-parallel-size 2`); the two commented-out
     # alternatives are comments. The V0-era keys are settings newer vLLM refuses (SG310).
-    "05-vllm-southfreebird-mlp-speculator-v0-keys": Right(1, _vllm(
+    # DESIGN §13 unknown versions: no version is pinned and the V0 keys imply a vLLM
+    # before their removal (0.8.0), so SG310 warns
+    "05-vllm-southfreebird-mlp-speculator-v0-keys": Right(0, _vllm(
         "mlp_speculator", 3, tensor_parallel_size=2,
         draft_model="./from_llama_v3.1_8b_instruct/mlp_based_lk_new/",
-        target_model="meta-llama/Meta-Llama-3.1-8B-Instruct"), codes=frozenset({"SG310"})),
+        target_model="meta-llama/Meta-Llama-3.1-8B-Instruct"), codes=frozenset({"SG310"}),
+        severity={"SG310": "warn"}),
     # sh -c "… --speculative-config '{\"method\":\"mtp\",…}'": mtp D 1, TP 8; the draft
     # vLLM loads is the target (qwen3_5_moe → qwen3_5_mtp, n_predict from
     # mtp_num_hidden_layers 1: hf_config_override, vLLM 0.27.1 and 0.32.0): no refusal.
@@ -100,7 +102,9 @@ RIGHT: dict[str, Right] = {
     "09-sglang-truss-qwen3next-nextn-sh-c": Right(0, {
         "engine": "sglang", "mechanism": "mtp", "draft_length": 3, "verify_tokens": 4,
         "tensor_parallel_size": 2, "target_model": "Qwen/Qwen3-Next-80B-A3B-Instruct-FP8",
-        "max_model_len": 262144, "version_source": "image"}),
+        "max_model_len": 262144, "version_source": "image",
+        # DESIGN §13: the engine's own version string; the tag stays in version_raw
+        "version": "0.5.3", "version_raw": "v0.5.3rc1-cu126"}),
     # EAGLE without a draft on GLM-4.5: SGLang drafts with the model's MTP layer.
     "10-sglang-truss-glm45-eagle-means-mtp": Right(0, {
         "engine": "sglang", "mechanism": "mtp", "draft_length": 3, "verify_tokens": 4,
@@ -147,11 +151,14 @@ RIGHT: dict[str, Right] = {
         "tensor_parallel_size": 8, "max_model_len": 98304, "pointer": "/trt_llm/runtime"}),
     # $SPEC_FLAGS expanded unquoted splits into words: --model-draft $DRAFT_MODEL
     # (set by the caller's environment, kept as written) --draft-max 16 --draft-min 5
-    # --draft-p-min 0.9: a draft model, D 16 a maximum (p-min cut-off), N 17.
-    "19-llamacpp-atlas-entrypoint-shell-var-removed-flags": Right(1, {
+    # --draft-p-min 0.9: a draft model, D 16 a maximum (p-min cut-off), N 17. No version
+    # is pinned and --draft-max/--draft-min imply a build before the --spec-* rename
+    # (b8942 or earlier), so SG310 warns (DESIGN §13).
+    "19-llamacpp-atlas-entrypoint-shell-var-removed-flags": Right(0, {
         "engine": "llamacpp", "mechanism": "draft_model", "draft_length": 16,
         "verify_tokens": 17, "draft_length_is_max": True, "draft_model": "$DRAFT_MODEL",
-        "target_model": "/models/Qwen3-14B-Q4_K_M.gguf"}, codes=frozenset({"SG310"})),
+        "target_model": "/models/Qwen3-14B-Q4_K_M.gguf"}, codes=frozenset({"SG310"}),
+        severity={"SG310": "warn"}),
     # --spec-type draft-eagle3, no n-max: the default 3 of current builds
     # (common/common.h common_params_speculative_draft: n_max = 3, p_min = 0.0).
     "20-llamacpp-docs-eagle3-default-n-max": Right(0, {
@@ -172,6 +179,9 @@ RIGHT: dict[str, Right] = {
     "24-hf-minimax-m25-num-mtp-modules": Right(0, model={
         "query_heads": 48, "kv_heads": 8, "query_heads_per_kv": 6, "vocab_size": 200064}),
     # text_config: 24 heads over 4 KV heads, G 6.
+    # num_nextn_predict_layers: 0 read as no MTP layer (shared/cases/v3-real-kimi-k2-…)
+    "25-hf-kimi-k2-mla-no-mtp": Right(0, model={
+        "mla": True, "query_heads": 64, "query_heads_per_kv": 64}),
     "26-hf-qwen35-27b-text-config": Right(0, model={
         "query_heads": 24, "kv_heads": 4, "query_heads_per_kv": 6, "vocab_size": 248320,
         "max_position_embeddings": 262144}),
@@ -192,26 +202,6 @@ RIGHT: dict[str, Right] = {
 }
 
 #: What rests on another branch's work (engines-a), each with the right value.
-PENDING: dict[str, tuple[str, Right]] = {
-    "05-vllm-southfreebird-mlp-speculator-v0-keys": (
-        "DESIGN §13 unknown versions (branch engines-a): no version is pinned and the "
-        "V0 keys imply a vLLM before their removal, so SG310 warns",
-        Right(0, codes=frozenset({"SG310"}), severity={"SG310": "warn"})),
-    "09-sglang-truss-qwen3next-nextn-sh-c": (
-        "DESIGN §13 (branch engines-a): version is the engine's own version string "
-        "(0.5.3), the tag v0.5.3rc1-cu126 stays in version_raw",
-        Right(0, {"version": "0.5.3", "version_raw": "v0.5.3rc1-cu126"})),
-    "19-llamacpp-atlas-entrypoint-shell-var-removed-flags": (
-        "DESIGN §13 unknown versions (branch engines-a): --draft-max/--draft-min imply a "
-        "build before the --spec-* rename, so SG310 warns",
-        Right(0, codes=frozenset({"SG310"}), severity={"SG310": "warn"})),
-    "25-hf-kimi-k2-mla-no-mtp": (
-        "num_nextn_predict_layers: 0 read as no MTP layer (branch engines-a; "
-        "shared/cases/v3-real-kimi-k2-no-mtp-layers)",
-        Right(0, model={"mla": True, "query_heads": 64, "query_heads_per_kv": 64})),
-}
-
-
 @cache
 def report(folder: str) -> tuple[int, str]:
     """(exit code, JSON report) of ``specgate check`` on the folder's claims file,
@@ -259,7 +249,7 @@ def mismatches(folder: str, right: Right, code: int, text: str) -> list[str]:
 def test_every_folder_has_a_reading() -> None:
     folders = {p.name for p in DATA.iterdir() if p.is_dir()}
     assert len(folders) == 31
-    assert folders == set(RIGHT) | {"25-hf-kimi-k2-mla-no-mtp"}
+    assert folders == set(RIGHT)
     for name in folders:
         assert (DATA / name / "SOURCE.md").is_file()
         assert (DATA / name / "claims.specgate.yaml").is_file()
@@ -269,13 +259,3 @@ def test_every_folder_has_a_reading() -> None:
 def test_published_file_reads_as_its_engine_does(folder: str) -> None:
     code, text = report(folder)
     assert mismatches(folder, RIGHT[folder], code, text) == []
-
-
-@pytest.mark.parametrize(
-    "folder",
-    [pytest.param(name, marks=pytest.mark.xfail(reason=why, strict=False))
-     for name, (why, _) in sorted(PENDING.items())],
-)
-def test_published_file_pending_elsewhere(folder: str) -> None:
-    code, text = report(folder)
-    assert mismatches(folder, PENDING[folder][1], code, text) == []

@@ -213,3 +213,45 @@ def test_a_layer_count_of_zero_is_read(
     assert model["effective_query_heads_per_kv"] == 64
     assert model["vocab_size"] == 163840
     assert code in (0, 1)
+
+
+def test_former_speculative_config_keys_narrow_an_unknown_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # tests/data/published-2026-12/05 (a public run_vllm.sh): disable_logprobs is refused
+    # by vLLM 0.27.1 and 0.32.0 (recorded: tests/data/engine_oracle), so with no version
+    # pinned the keys imply a release before 0.27.1: SG310 warns and asks to pin.
+    serve = (
+        'vllm serve m --speculative-config \'{"model": "d", "num_speculative_tokens": 3,'
+        ' "disable_logprobs": false, "method": "draft_model"}\'\n'
+    )
+    claims = (
+        "version: 1\ndeployments:\n  - name: d\n    model: {name: m, query_heads: 32, "
+        "kv_heads: 8}\n    speculation:\n      enabled: true\n      engine: vllm\n"
+        "{pin}      engine_config: serve.txt\n    evidence:\n      accept_length: 2.0\n"
+        "      cache_coherence_eval: true\n"
+    )
+    code, dep = check(
+        tmp_path,
+        {"c.specgate.yaml": claims.replace("{pin}", ""), "serve.txt": serve},
+        monkeypatch,
+        capsys,
+    )
+    (sg310,) = [f for f in dep["findings"] if f["code"] == "SG310"]
+    assert sg310["severity"] == "warn"
+    assert "releases before 0.27.1" in sg310["message"]
+    assert dep["inputs"]["engine"]["implied_versions"]["before"] == "0.27.1"
+    assert code == 0
+    pinned = tmp_path / "pinned"
+    pinned.mkdir()
+    code, dep = check(
+        pinned,
+        {
+            "c.specgate.yaml": claims.replace("{pin}", "      engine_version: 0.32.0\n"),
+            "serve.txt": serve,
+        },
+        monkeypatch,
+        capsys,
+    )
+    assert [f["severity"] for f in dep["findings"] if f["code"] == "SG310"] == ["fail"]
+    assert code == 1

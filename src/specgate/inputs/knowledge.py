@@ -413,3 +413,15 @@ def shown_version(engine: str, version: Version) -> str:
     """The engine's own spelling of ``version``: ``0.27.1``, llama.cpp ``b7000``."""
     text = format_version(version)
     return f"b{text}" if knowledge(engine).builds else text
+
+
+_POST = re.compile(r"[.-]?post(\d+)", re.IGNORECASE)
+
+
+def own_version(engine: str, text: str, version: Version) -> str:
+    """The engine's own version string for ``text`` as found (DESIGN §13): the release
+    number without a ``v``, a pre-release or a build tag (``v0.5.3rc1-cu126`` →
+    ``0.5.3``), a post-release kept (``0.4.3.post2``: a release of its own)."""
+    shown = shown_version(engine, version)
+    post = _POST.search(text)
+    return f"{shown}.post{post.group(1)}" if post and not knowledge(engine).builds else shown

@@ -10,8 +10,9 @@ from specgate.rules import (
     baseline,  # registers SG401-SG403
     draft_length,  # registers SG201-SG206
     economics,  # registers SG106-SG111
+    engine_issues,  # registers SG304, SG307, SG310, SG311
     provenance,  # registers SG405-SG409
-    references,  # registers SG301-SG311
+    references,  # registers SG301-SG303, SG305, SG306, SG308, SG309
     schema,  # registers SG001-SG003
     verify_cost,  # registers SG112, SG207
 )
@@ -23,6 +24,7 @@ __all__ = [
     "baseline",
     "draft_length",
     "economics",
+    "engine_issues",
     "lookup",
     "provenance",
     "references",

@@ -53,7 +53,7 @@ from specgate.inputs.engines._source import (
 from specgate.inputs.engines.several import one_configuration
 from specgate.inputs.engines.unread import UnreadEngine, launched_by, unread_launcher
 from specgate.inputs.engines.vllm import mtp_layer_issue
-from specgate.inputs.knowledge import knowledge, shown_version
+from specgate.inputs.knowledge import knowledge, own_version
 from specgate.inputs.pointer import (
     Found,
     Verdict,
@@ -391,10 +391,16 @@ def _read_options(
     that version lacks, SG311, the engine's own checks (DESIGN §13)."""
     data = knowledge(spec.name)
     used = settings.used_settings(data, spec.settings_of(opts))
-    implied = settings.implied_range(data, used)
+    implied = settings.implied_range(
+        data, [*used, *settings.used_block_keys(data, opts, spec.settings_of(opts))]
+    )
     at = settings.in_force(data, version, implied)
     # defaults and version-ranged behaviours follow the implied range (DESIGN §13)
-    ctx = replace(ctx, version=version.version or at.implied)
+    ctx = replace(
+        ctx,
+        version=version.version or at.implied,
+        version_shown=None if version.version or at.implied is None else at.shown,
+    )
     config = spec.read(opts, ctx)
     config = target.with_target_model(config, spec.settings_of(opts), positional)
     config = settings.version_issues(config, data, used, implied, found=version, unknown=unknown)
@@ -423,7 +429,9 @@ def _with_version(
         )
     return replace(
         config,
-        version=shown_version(config.engine, version.version) if version.version else None,
+        version=own_version(config.engine, version.text or "", version.version)
+        if version.version
+        else None,
         version_raw=version.text,
         version_source=version.source,
         implied_versions=implied.json(config.engine) if narrowed else None,

@@ -32,13 +32,15 @@ class Context:
         env: environment variables set for the command (``NAME=1 cmd``, ``export``,
             or an ``env``/``env_vars`` mapping beside the configuration).
         version: the engine version applied (None: unknown, read as the newest
-            behaviour specgate knows).
+            behaviour specgate knows); with the version unknown, the newest version
+            the settings used allow (DESIGN §13), ``version_shown`` then saying so.
     """
 
     file: str
     pointer: str
     env: Mapping[str, Opt] = field(default_factory=dict)
     version: Version | None = None
+    version_shown: str | None = None
 
 
 def first(opts: Mapping[str, Opt], *names: str) -> tuple[str, Opt] | None:

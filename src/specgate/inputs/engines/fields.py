@@ -33,7 +33,11 @@ def did_you_mean(name: str, known: Collection[str]) -> str | None:
     return close[0] if close else None
 
 
-def _version_text(data: EngineKnowledge, version: Version | None) -> str:
+def _version_text(
+    data: EngineKnowledge, version: Version | None, shown: str | None = None
+) -> str:
+    if shown is not None:
+        return f"{data.display_name} {shown}"
     if version is None:
         return f"{data.display_name} {data.newest_text} (the newest known)"
     return f"{data.display_name} {format_version(version)}"
@@ -49,11 +53,13 @@ def check_block(
     method: str | None,
     draft_model: bool,
     skip: Collection[str] = (),
+    shown: str | None = None,
 ) -> None:
     """Judge every key of the block ``name`` (``speculative_config``) by the engine's
     fields at ``version``; ``method`` is the method in force (a field may apply to some
     methods only), ``draft_model`` whether a draft model config is built, ``skip`` keys
-    whose values other code judges (one cause, one finding)."""
+    whose values other code judges (one cause, one finding); ``shown`` names a version
+    the settings imply (the version unknown) in messages."""
     fields = data.block_fields(name)
     for key, opt in block.items():
         field = fields.get(key)
@@ -85,6 +91,7 @@ def check_block(
                 unknown=presence == "unknown",
                 b=b,
                 field_name=field_name,
+                shown=shown,
             )
             continue
         if key in skip or opt.value is None:
@@ -100,7 +107,7 @@ def check_block(
         b.at(field_name, opt)
         b.issue(
             "SG307",
-            f"{_version_text(data, version)} refuses to start: {name} {key} {reason} "
+            f"{_version_text(data, version, shown)} refuses to start: {name} {key} {reason} "
             f"({field.source})",
             field_name,
             None if confirmed else "warn",
@@ -121,8 +128,11 @@ def _absent(
     unknown: bool,
     b: Builder,
     field_name: str,
+    shown: str | None = None,
 ) -> None:
-    """SG310 for a key the engine at ``version`` does not have."""
+    """SG310 for a key the engine at ``version`` does not have (a warn when its presence
+    there was not recorded, or when the version is only implied by the settings used:
+    DESIGN §13 asks to pin it)."""
     seen = [format_version(v) for v, present in field.recorded if present]
     missing = [format_version(v) for v, present in field.recorded if not present]
     if seen:
@@ -131,11 +141,16 @@ def _absent(
     else:
         history = f"refused by {data.display_name} {', '.join(missing)}: a key of older releases"
     instead = f"; use {field.replacement}" if field.replacement else ""
-    if unknown:
+    if unknown or shown is not None:
+        why = (
+            "not recorded at this version"
+            if shown is None
+            else "state speculation.engine_version to pin the version you run"
+        )
         b.issue(
             "SG310",
-            f"{spelled} in {name} may not exist in {_version_text(data, version)} ({history}; "
-            f"not recorded at this version){instead}",
+            f"{spelled} in {name} may not exist in {_version_text(data, version, shown)} "
+            f"({history}; {why}){instead}",
             field_name,
             "warn",
         )

@@ -61,9 +61,14 @@ class Implied:
     high: Version | None
     newest: Version | None
     empty: bool
+    #: ``newest`` is a version known to have them (else the one just below ``high``)
+    newest_known: bool = True
 
     def text(self, engine: str) -> str:
         """``b8942 or earlier`` / ``0.8.0 to 0.9.1`` / ``any version`` for messages."""
+        if not self.newest_known and self.high is not None and not knowledge(engine).builds:
+            start = f"from {shown_version(engine, self.low)} " if self.low is not None else ""
+            return f"{start}before {shown_version(engine, self.high)}".strip()
         if self.newest is not None and self.low is not None:
             return f"{shown_version(engine, self.low)} to {shown_version(engine, self.newest)}"
         if self.newest is not None:
@@ -123,6 +128,54 @@ def used_settings(data: EngineKnowledge, opts: Options) -> list[Used]:
     return out
 
 
+def used_block_keys(data: EngineKnowledge, opts: Options, own: Options) -> list[Used]:
+    """The keys of the speculative block (``block`` in the data) whose presence by
+    version was recorded (the engine's ``fields``), as settings that narrow the
+    implied range: a key recorded absent at every version read exists only below the
+    oldest of them; one recorded present from some version, only from after the last
+    version recorded without it. They narrow the range only: their SG310 is the block
+    reader's (``fields.check_block``). A bare block (no serve-level options) is read
+    as the block."""
+    if data.block is None:
+        return []
+    inner = opts.get(data.block)
+    block = inner.sub if inner is not None and inner.sub is not None else (opts if not own else {})
+    fields = data.block_fields(data.block)
+    out: list[Used] = []
+    for key, opt in block.items():
+        spec = fields.get(key)
+        if spec is None or not spec.recorded:
+            continue
+        present = [v for v, p in spec.recorded if p]
+        absent = [v for v, p in spec.recorded if not p]
+        low = sure_low = high = sure_high = None
+        if not present:
+            high = min(absent)
+        else:
+            before = [v for v in absent if v < min(present)]
+            if before:
+                low, sure_low = _next(max(before)), min(present)
+            after = [v for v in absent if v > max(present)]
+            if after:
+                high, sure_high = min(after), max(present)
+        if low is None and high is None:
+            continue
+        placeholder = Setting(
+            name=key,
+            aliases=(),
+            switch=False,
+            into=None,
+            since=None,
+            removed_in=None,
+            replacement=None,
+            unknown_version=None,
+            source=spec.source,
+            removed_text=None,
+        )
+        out.append(Used(placeholder, opt.spelled or key, opt.span, low, sure_low, high, sure_high))
+    return out
+
+
 def implied_range(data: EngineKnowledge, used: Iterable[Used]) -> Implied:
     """The versions every setting in ``used`` may exist in."""
     low: Version | None = None
@@ -138,11 +191,12 @@ def implied_range(data: EngineKnowledge, used: Iterable[Used]) -> Implied:
     empty = low is not None and high is not None and low >= high
     if newest is not None and low is not None and newest < low:
         newest = None
+    known = newest is not None
     if newest is None and high is not None and not empty:
         newest = _below(high)
     if newest is not None and newest > data.newest:
         newest = None
-    return Implied(low, high, newest, empty)
+    return Implied(low, high, newest, empty, known)
 
 
 def unknown_spellings(
@@ -310,8 +364,12 @@ def in_force(data: EngineKnowledge, found: EngineVersion, implied: Implied) -> V
         shown = f"{found.text}"
         return VersionInForce(found.version, None, data.newest, shown)
     if implied.newest is not None and implied.newest < data.newest:
-        newest = shown_version(data.engine, implied.newest)
-        shown = f"{newest} (version unknown: the newest the settings allow)"
+        if implied.newest_known or implied.high is None or data.builds:
+            newest = shown_version(data.engine, implied.newest)
+            shown = f"{newest} (version unknown: the newest the settings allow)"
+        else:
+            before = shown_version(data.engine, implied.high)
+            shown = f"releases before {before} (version unknown: the settings imply them)"
         return VersionInForce(None, implied.newest, data.newest, shown)
     shown = f"{data.newest_text} (version unknown: the newest specgate knows)"
     return VersionInForce(None, None, data.newest, shown)

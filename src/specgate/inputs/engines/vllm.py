@@ -239,6 +239,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
             method=method,
             draft_model=method not in vllm_rules.MODEL_FREE,
             skip=_JUDGED_KEYS,
+            shown=ctx.version_shown,
         )
     if v0 and mechanism == "eagle3":
         _v0_eagle3(opts, b)

@@ -1,0 +1,311 @@
+"""Rules on what the engine itself does with the serving config (DESIGN.md §10, §13):
+lossy acceptance (SG304), refusals and rewrites (SG307), settings the version lacks
+(SG310) and forced acceptance (SG311). Each finding is an engine issue a reader or the
+engine's checks (data/engines/*.json) found, at the setting's line; its severity is the
+issue's (a behaviour not confirmed at the version in force warns; a rewrite fails when
+a claim or the evidence rests on the config as written)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import cast
+
+from specgate.core.findings import Severity
+from specgate.rules.registry import Hit, RuleContext, rule
+
+
+def rests_on_speculation(ctx: RuleContext) -> bool:
+    """Whether a claim or the evidence rests on the config as written: a claimed
+    speedup, or a stated or measured AL or speedup (DESIGN §13: a rewrite fails then)."""
+    dep = ctx.deployment
+    evidence = dep.evidence
+    return (
+        dep.claimed_speedup is not None
+        or evidence.accept_length is not None
+        or evidence.measured_speedup is not None
+        or (dep.inputs is not None and dep.inputs.acceptance is not None)
+    )
+
+
+def _severity(ctx: RuleContext, severity: str | None) -> Severity | None:
+    """An engine issue's severity as a finding's: ``if-claimed`` decided here."""
+    if severity == "if-claimed":
+        return "fail" if rests_on_speculation(ctx) else "warn"
+    if severity in ("fail", "warn", "info"):
+        return cast(Severity, severity)
+    return None
+
+
+def _engine_issue_hits(ctx: RuleContext, code: str, action: str) -> Iterator[Hit]:
+    inputs = ctx.deployment.inputs
+    if inputs is None or inputs.engine is None:
+        return
+    engine = inputs.engine
+    for issue in inputs.engine_issues:
+        if issue.code == code:
+            span = engine.spans.get(issue.field)
+            where = issue.where or ((engine.path, span) if span is not None else None)
+            yield Hit(
+                f"{issue.message} ({engine.engine} config {engine.path})",
+                ctx.deployment.path("speculation", "engine_config"),
+                action,
+                where=where,
+                severity=_severity(ctx, issue.severity),
+            )
+
+
+@rule(
+    "SG304",
+    "lossy-acceptance",
+    "warn",
+    "The engine config makes acceptance lossy or synthetic, so AL is not comparable "
+    "with a lossless claim.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: r1-mtp
+            speculation:
+              enabled: false
+              engine_config: serving/trtllm.yaml
+        # === serving/trtllm.yaml ===
+        speculative_config:
+          decoding_type: MTP
+          max_draft_len: 3
+          use_relaxed_acceptance_for_thinking: true
+          relaxed_topk: 10
+          relaxed_delta: 0.6
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: r1-mtp
+            speculation:
+              enabled: false
+              engine_config: serving/trtllm.yaml
+        # === serving/trtllm.yaml ===
+        speculative_config:
+          decoding_type: MTP
+          max_draft_len: 3
+    """,
+)
+def lossy_acceptance(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** The engine config does not make acceptance lossy or
+    synthetic: vLLM `rejection_sample_method: synthetic` or the V0 typical
+    acceptance sampler, SGLang `speculative_accept_threshold_*` below 1,
+    TensorRT-LLM `use_relaxed_acceptance_for_thinking`, llama.cpp
+    `--spec-synth-*`.
+
+    **Why.** Speculative decoding is lossless only with exact rejection
+    sampling. Relaxed or synthetic acceptance raises AL by accepting tokens the
+    target would not have produced, so such an AL (and its speedup) cannot back
+    a lossless claim.
+    """
+    yield from _engine_issue_hits(
+        ctx,
+        "SG304",
+        "Measure AL with lossless acceptance, or state that the deployment trades "
+        "exactness for speed.",
+    )
+
+
+@rule(
+    "SG307",
+    "engine-config-invalid",
+    "fail",
+    "The engine itself would refuse or silently rewrite the speculative config.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: llama-eagle
+            speculation:
+              enabled: false
+              engine_config: serving/sglang.yaml
+        # === serving/sglang.yaml ===
+        speculative_algorithm: EAGLE
+        speculative_eagle_topk: 1
+        speculative_num_draft_tokens: 4
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: llama-eagle
+            speculation:
+              enabled: false
+              engine_config: serving/sglang.yaml
+        # === serving/sglang.yaml ===
+        speculative_algorithm: EAGLE
+        speculative_num_steps: 3
+        speculative_eagle_topk: 1
+        speculative_num_draft_tokens: 4
+    """,
+)
+def engine_config_invalid(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** The speculative configuration passes the engine's own
+    validation: SGLang tree sizes (topk = 1 forces draft tokens = steps + 1;
+    steps, topk and draft tokens set together; tree size within the candidate
+    pool), TensorRT-LLM tree bounds (max_draft_len ≤ max_total_draft_tokens ≤
+    topK·max_draft_len), draft tensor parallelism 1 or the target's, vLLM MTP
+    steps a multiple of the model's MTP layers, n-gram lookup min ≤ max, a
+    draft `model` for the vLLM methods that need one (eagle, eagle3, medusa,
+    mlp_speculator, draft_model, dflash, custom_class; MTP, DSpark, n-gram and
+    suffix run without), a tensor-parallel size that divides the target's
+    attention heads (with `model.hf_config`; attention data parallelism aside),
+    a vLLM block with a method or a model (vLLM refuses `num_speculative_tokens`
+    alone), EAGLE draft tensor parallelism (vLLM runs EAGLE drafters at the
+    target's TP and ignores another `draft_tensor_parallel_size`), a llama.cpp
+    draft model named with `--spec-type` on builds where it defaults to `none`, and
+    SGLang DFLASH block size equal to its draft tokens, a vLLM `method` among
+    the exact, case-sensitive names vLLM accepts and no `speculative_config` key
+    vLLM's SpeculativeConfig lacks (it forbids extra keys; both with the closest
+    accepted name). Version-aware: a
+    rewrite or refusal that later releases dropped (SGLang spec v2 with
+    topk > 1 now falls back with a warning) follows the engine version
+    (`speculation.engine_version`, an image tag or a pinned requirement, else
+    the newest release specgate knows).
+
+    What the engines themselves answered is replayed in the tests
+    (tests/data/engine_oracle: vLLM 0.27.1 and 0.32.0, SGLang 0.5.23): every key of
+    vLLM's `speculative_config` with its type, bounds and enum values at the version
+    in force (a key or method the version does not have is SG310 / SG307), D required
+    unless the draft's config gives `n_predict`, the method vLLM reads from the
+    draft's path (`eagle-`, `eagle3`, `dflash`, `dspark`) or config (`model_type`),
+    synthetic acceptance and heterogeneous-vocabulary rules, the batch-size schedule,
+    a `draft_model` draft TP other than the target's (refused at engine start); SGLang
+    algorithm names, DFLASH/DSpark without a draft, steps/topk/draft tokens partly
+    set. Messages read "the engine refuses to start: <its reason>" with the source
+    file. A **rewrite** (SGLang's topk-1 draft tokens, vLLM running an EAGLE draft
+    at the target's TP) is a **warn** (no claim rests on it), and the served value is
+    what every rule judges; a refusal not recorded at the version in force warns.
+
+    **Why.** An engine that refuses the config fails at start-up; one that
+    rewrites it silently serves another D than the one reviewed and measured.
+    """
+    yield from _engine_issue_hits(
+        ctx, "SG307", "Change the serving config to values the engine accepts as written."
+    )
+
+
+@rule(
+    "SG310",
+    "engine-setting-removed",
+    "fail",
+    "The config uses a flag or key that the engine version removed or never had in that form.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: llama-draft
+            speculation:
+              enabled: false
+              engine: llamacpp
+              engine_version: b11312
+              engine_config: serving/cmd.txt
+        # === serving/cmd.txt ===
+        llama-server -m /models/llama-70b.gguf -md /models/llama-1b.gguf --draft-max 8
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: llama-draft
+            speculation:
+              enabled: false
+              engine: llamacpp
+              engine_config: serving/cmd.txt
+        # === serving/cmd.txt ===
+        llama-server -m /models/llama-70b.gguf -md /models/llama-1b.gguf --spec-draft-n-max 8
+    """,
+)
+def engine_setting_removed(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** Every flag and key of the engine config exists, in that
+    spelling, in the engine version the deployment runs: llama.cpp
+    `--draft-max`/`--draft-min`, `--spec-ngram-size-n`, `-cd` on builds from b9518
+    (the `--spec-*` rename), and any `--spec-*`/`--draft*` spelling no build has
+    (`--draft-n-max`: llama-server exits "invalid argument"; the finding names the
+    nearest flag); vLLM's V0 flat flags (`--speculative-model`,
+    `--num-speculative-tokens`, …) on vLLM ≥ 0.8, and with an EAGLE-3 head on any
+    release (EAGLE-3 exists only in the V1 engine); a TensorRT-LLM `decoding_type`
+    not spelled as the engine's exact discriminator (`Draft_Target`, not
+    `DraftTarget`). What the setting meant is still read, so the other rules judge
+    the intended configuration.
+
+    **Which version** (DESIGN §13): `speculation.engine_version`, else an image tag
+    in the config or a pinned requirement beside it — then a setting that version
+    lacks **fails**, and one whose presence there is not confirmed (the release that
+    removed it lies between two read) warns. With no version stated or detected the
+    settings themselves narrow it: the versions in which every setting used exists
+    form the implied range (reported as `inputs.engine.implied_versions`), its newest
+    confirmed version is what defaults and the engine's checks are read at, and a
+    removed setting **warns**, naming the range and asking to pin
+    `speculation.engine_version` — unless no version has every setting used, which
+    fails.
+
+    **Why.** Engines rename and remove settings every few weeks. A removed flag
+    makes the server refuse to start, or (worse) is ignored and the engine runs
+    its default instead of the reviewed draft length.
+    """
+    engine = ctx.deployment.inputs.engine if ctx.deployment.inputs else None
+    pinned = engine is not None and engine.version_source == "claims"
+    yield from _engine_issue_hits(
+        ctx,
+        "SG310",
+        "Use the replacement the message names."
+        if pinned
+        else "Use the replacement the message names, or state speculation.engine_version "
+        "if the deployment runs an older engine release.",
+    )
+
+
+@rule(
+    "SG311",
+    "forced-acceptance",
+    "fail",
+    "The engine config forces acceptance, so an AL measured under it is synthetic.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: r1-mtp
+            speculation:
+              enabled: false
+              engine_config: serving/trtllm.yaml
+        # === serving/trtllm.yaml ===
+        env:
+          TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS: "3"
+        speculative_config:
+          decoding_type: MTP
+          max_draft_len: 3
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: r1-mtp
+            speculation:
+              enabled: false
+              engine_config: serving/trtllm.yaml
+        # === serving/trtllm.yaml ===
+        speculative_config:
+          decoding_type: MTP
+          max_draft_len: 3
+    """,
+)
+def forced_acceptance(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** The engine config does not force how many drafts are
+    accepted: TensorRT-LLM's `TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS`
+    (`tensorrt_llm/_torch/speculative/interface.py`) or SGLang's
+    `SGLANG_SIMULATE_ACC_LEN` in the environment of the launch (an
+    `env`/`env_vars`/`environment` block beside the configuration, Kubernetes
+    `{name, value}` entries, or `NAME=value` before the command), set to a
+    positive number (0, SGLang's default -1 and text that is not a number leave
+    acceptance alone).
+
+    **Why.** Forced acceptance is a benchmarking switch: the engine accepts a
+    fixed number of drafts whatever the target says, so throughput and AL
+    measured under it describe no real workload and cannot back a claim.
+    """
+    yield from _engine_issue_hits(
+        ctx,
+        "SG311",
+        "Remove the forcing variable and measure AL with real acceptance.",
+    )
