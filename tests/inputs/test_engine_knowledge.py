@@ -176,9 +176,20 @@ def test_removals_name_a_version_and_replacement(engine: str) -> None:
 
 def test_defaults_per_version_range() -> None:
     llama = knowledge("llamacpp")
-    # common/speculative.h before the --spec-* rename: n_draft 16, p_min 0.75.
-    assert llama.default("draft_max", parse_version("b4000")) == 16
-    assert llama.default("draft_p_min", parse_version("b4000")) == 0.75
+    # Before PR #10455: gpt_params::n_draft = 5 and no p-min (common/common.h:162 at
+    # 74d73dc8 = b4094, the llama.cpp vendored in llama-cpp-python 0.3.2). The
+    # issue-5877 run of 2024-11-19 printed "n_draft = 5".
+    assert llama.default("draft_max", parse_version("b4000")) == 5
+    assert llama.default("draft_max", parse_version("b4094")) == 5
+    assert llama.default("draft_p_min", parse_version("b4000")) is None
+    # After it: speculative.n_max 16, p_min 0.9f at 26a8406b = b4295 (llama-cpp-python
+    # 0.3.5, common/common.h:162/166); 16 and 0.75 at f53577432 = b8942.
+    assert llama.default("draft_max", parse_version("b4295")) == 16
+    assert llama.default("draft_p_min", parse_version("b4295")) == 0.9
+    assert llama.default("draft_max", parse_version("b8942")) == 16
+    assert llama.default("draft_p_min", parse_version("b8942")) == 0.75
+    # the build PR #10455 landed in is not located: no default recorded between
+    assert llama.default("draft_max", parse_version("b4130")) is None
     # newest builds (and an unknown version): n-max 3, p-min 0.
     assert llama.default("draft_max", None) == 3
     assert llama.default("draft_p_min", None) == 0.0
@@ -190,6 +201,23 @@ def test_defaults_per_version_range() -> None:
     assert knowledge("sglang").default("ngram_num_draft_tokens", None) == 12
     with pytest.raises(KeyError):
         hf.default("no_such_default", None)
+
+
+def test_default_values_over_a_range() -> None:
+    llama = knowledge("llamacpp")
+    # every build: 5 (≤ b4094), 16 (b4295–b9517), 3 (b9518 on), and b4095–b4294 unknown
+    assert llama.default_values("draft_max", None, None) == ((5, 16, 3), True)
+    # the --spec-* builds alone: 3 only, nothing missing
+    assert llama.default_values("draft_max", parse_version("b9518"), None) == ((3,), False)
+    # b4295 to b8942: 16 only
+    assert llama.default_values(
+        "draft_max", parse_version("b4295"), parse_version("b8943")
+    ) == ((16,), False)
+    # SGLang's NGRAM default has one recorded value for every release
+    assert knowledge("sglang").default_values("ngram_num_draft_tokens", None, None) == (
+        (12,),
+        False,
+    )
 
 
 def test_behaviours_follow_the_version() -> None:

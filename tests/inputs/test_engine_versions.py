@@ -77,10 +77,11 @@ def test_llamacpp_removed_flags_follow_the_build(tmp_path: Path) -> None:
     assert [i.code for i in newest.issues] == ["SG310"]
     assert "--spec-draft-n-max" in newest.issues[0].message
     assert newest.draft_length == 8  # still read: the theory judges what was meant
-    old = read_engine_file(tmp_path / "new.txt", "new.txt", engine_version="b4200")
+    old = read_engine_file(tmp_path / "new.txt", "new.txt", engine_version="b4295")
     assert old.issues == ()
-    assert (old.version, old.version_source) == ("b4200", "claims")
-    # That build's defaults: p-min 0.75 makes D = 8 a maximum.
+    assert (old.version, old.version_source) == ("b4295", "claims")
+    # That build's defaults: p-min 0.9f (common/common.h:166 at 26a8406b = b4295)
+    # makes D = 8 a maximum.
     assert old.draft_length_is_max
 
 

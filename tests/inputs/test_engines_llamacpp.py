@@ -37,11 +37,40 @@ def test_draft_model_without_length_reads_the_newest_default() -> None:
 def test_old_build_defaults_when_the_version_says_so() -> None:
     doc = Document("run.sh", "llama-server -m target.gguf -md draft.gguf -ngld 99")
     c = read_engine_config(doc, shown="run.sh", pointer=None, engine=None, engine_version="b4000")
-    # Builds before the --spec-* rename: n_draft 16 and p_min 0.75 (common/speculative.h)
-    # ⇒ D = 16 is a maximum.
-    assert (c.draft_length, c.verify_tokens, c.draft_length_is_max) == (16, 17, True)
+    # Builds before PR #10455: gpt_params::n_draft = 5, no p-min cut-off
+    # (common/common.h:162 at 74d73dc8 = b4094) ⇒ D = 5, a fixed length.
+    assert (c.draft_length, c.verify_tokens, c.draft_length_is_max) == (5, 6, False)
     assert (c.version, c.version_source) == ("b4000", "claims")
-    assert any("is 16" in n for n in c.notes)
+    assert any("is 5" in n for n in c.notes)
+    # pinned: the default is known of the engine at its version, nothing is assumed
+    assert c.draft_length_assumed is None
+    # After it: n_max 16 with p_min 0.9f (26a8406b = b4295) ⇒ D = 16 is a maximum.
+    c = read_engine_config(doc, shown="run.sh", pointer=None, engine=None, engine_version="b4295")
+    assert (c.draft_length, c.verify_tokens, c.draft_length_is_max) == (16, 17, True)
+    # A build between (PR #10455's build is not located): D is not read, never guessed.
+    c = read_engine_config(doc, shown="run.sh", pointer=None, engine=None, engine_version="b4130")
+    assert c.draft_length is None
+    assert any("not recorded" in n and "--draft-max" in n for n in c.notes)
+
+
+def test_unpinned_default_draft_length_is_an_assumption() -> None:
+    # real.md deployment 04 (llama.cpp issue 5877, 2024-11-19): no D flag, no version.
+    # The default was 5, 16 or 3 depending on the build: D 3 (newest) is only assumed,
+    # and the sentence names what settles it.
+    doc = Document("run.sh", "./llama-speculative -m t.gguf -md d.gguf -ngld 17 -p hi")
+    c = read_engine_config(doc, shown="run.sh", pointer=None, engine=None)
+    assert c.draft_length == 3
+    assert c.draft_length_assumed is not None
+    assert "speculation.engine_version" in c.draft_length_assumed
+    assert "--spec-draft-n-max" in c.draft_length_assumed
+    assert "5, 16, 3" in c.draft_length_assumed
+    # D stated: nothing assumed
+    doc = Document("run.sh", "llama-server -m t.gguf -md d.gguf --spec-draft-n-max 4")
+    assert read_engine_config(doc, shown="run.sh", pointer=None, engine=None).draft_length_assumed is None
+    # --spec-* flags imply b9518 or later, where the default is 3 in every build read
+    doc = Document("run.sh", "llama-server -m t.gguf --spec-draft-model d.gguf --spec-type draft-simple")
+    c = read_engine_config(doc, shown="run.sh", pointer=None, engine=None)
+    assert (c.draft_length, c.draft_length_assumed) == (3, None)
 
 
 def test_new_flags_with_default_and_no_p_min() -> None:

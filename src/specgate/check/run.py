@@ -177,6 +177,13 @@ def evaluate(
                     hits.append((code, hit))
         if extra is not None:
             hits.extend(extra(ctx))
+        if deployment.speculation.draft_length_assumed is not None:
+            from specgate.rules.assumed import soften
+
+            hits = [
+                (code, soften(code, REGISTRY[code].severity, hit, deployment, metrics))
+                for code, hit in hits
+            ]
         for code, hit in hits:
             where = hit.where if hit.where is not None else locator.locate(hit.path)
             message = labelled(hit.message, deployment, metrics.accept_length)

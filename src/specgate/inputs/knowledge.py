@@ -260,6 +260,46 @@ class EngineKnowledge:
                 return d["value"]
         return None
 
+    def default_values(
+        self, name: str, low: Version | None, high: Version | None
+    ) -> tuple[tuple[object, ...], bool]:
+        """The distinct values the data records for default ``name`` over the versions
+        ``[low, high)`` (None: unbounded), in file order, and whether part of that range
+        has no recorded value (a build where the default is not known).
+
+        Example: llama.cpp ``draft_max`` over every build → ``((5, 16, 3), True)``.
+
+        Raises:
+            KeyError: no entry for ``name`` in the data (a programming error).
+        """
+        entries = [d for d in self._defaults if d["name"] == name]
+        if not entries:
+            raise KeyError(name)
+        values: list[object] = []
+        spans: list[tuple[Version | None, Version | None]] = []
+        for d in entries:
+            since = parse_version(d["since"]) if "since" in d else None
+            until = parse_version(d["until"]) if "until" in d else None
+            if (high is not None and since is not None and since >= high) or (
+                low is not None and until is not None and until <= low
+            ):
+                continue
+            if d["value"] not in values:
+                values.append(d["value"])
+            spans.append((since, until))
+        # a gap: some version of [low, high) no entry covers (() sorts below any version)
+        spans.sort(key=lambda span: span[0] or ())
+        reach: Version = low or ()
+        gap = not spans
+        for since, until in spans:
+            if (since or ()) > reach:
+                gap = True
+            if until is None:
+                return tuple(values), gap
+            reach = max(reach, until)
+        gap = gap or high is None or reach < high
+        return tuple(values), gap
+
     def default_source(self, name: str) -> str:
         """The source file the first entry for ``name`` names."""
         return next(_source(d["source"]) for d in self._defaults if d["name"] == name)

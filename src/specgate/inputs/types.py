@@ -110,6 +110,13 @@ class EngineConfig:
             when the version is known or nothing narrows it.
         check_options: the options the engine's checks read (model-config checks run
             once those are known); ``version_in_force``: the version they are read at.
+        draft_length_default: (data default key, the setting that states D, the lowest
+            version the config's own spelling allows) when D is the engine's default,
+            else None (stated, or from a model config).
+        draft_length_assumed: when D is an engine default that differs between the
+            versions the config may run (its version not pinned), the sentence that
+            says so and names what settles it, else None: a rule that would fail on
+            that D warns instead (DESIGN §13).
     """
 
     engine: Engine
@@ -139,6 +146,8 @@ class EngineConfig:
     # below the readers
     check_options: Mapping[str, Any] = field(default_factory=dict)
     version_in_force: VersionInForce | None = None
+    draft_length_default: tuple[str, str, Version | None] | None = None
+    draft_length_assumed: str | None = None
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,9 @@ class SpeculationBlock(NamedTuple):
     mechanism's default, see :func:`specgate.analysis.derived.draft_passes`); ``engine``
     is ``speculation.engine`` as written; ``tree_level_nodes`` the draft nodes on each
     tree level (their sum is N_verify − 1; ``()`` when not given, DESIGN.md §12.3).
+    ``draft_length_assumed``: when D is an engine default read at a version not
+    pinned, and that default differs between versions, the sentence saying so and what
+    settles it (every rule that would fail on that D warns, DESIGN §13); else None.
     """
 
     present: bool = False
@@ -84,6 +87,7 @@ class SpeculationBlock(NamedTuple):
     engine: str | None = None
     draft_revision: str | None = None
     tree_level_nodes: tuple[int, ...] = ()
+    draft_length_assumed: str | None = None
 
 
 class WorkloadBlock(NamedTuple):
@@ -168,7 +172,9 @@ class Conflict(NamedTuple):
     ``path`` is the stated value's node path in the claims file (``stated_at`` its span
     there, when known); ``source`` and ``span`` locate the referenced value.
     ``served``: the referenced value is what the engine runs and every other rule
-    judges (DESIGN §11, §14: one cause, one finding).
+    judges (DESIGN §11, §14: one cause, one finding). ``assumed``: the referenced
+    value is an engine default at a version not pinned (the sentence why): the stated
+    value is judged and the conflict only warns (DESIGN §13).
     """
 
     what: str
@@ -179,6 +185,7 @@ class Conflict(NamedTuple):
     span: Span | None
     stated_at: Span | None = None
     served: bool = False
+    assumed: str | None = None
 
 
 class Inputs(NamedTuple):

@@ -231,6 +231,11 @@ def _merge_engine(r: _Resolver, engine: EngineConfig) -> None:
     spec = dep.speculation
     d_path = dep.path("speculation", "draft_length")
     draft_length = spec.draft_length
+    # D from an engine default that differs by version, at a version not pinned: a
+    # stated D wins (the default is a guess), and every rule that would fail on the
+    # served one warns (DESIGN §13)
+    assumed = engine.draft_length_assumed
+    taken_assumed: str | None = None
     if engine.draft_length is not None:
         if draft_length is not None and draft_length != engine.draft_length:
             r.conflict(
@@ -242,10 +247,13 @@ def _merge_engine(r: _Resolver, engine: EngineConfig) -> None:
                     engine.path,
                     engine.spans.get("draft_length"),
                     stated_at=r.document.locate(d_path),
-                    served=True,
+                    served=assumed is None,
+                    assumed=assumed,
                 )
             )
-        if draft_length != engine.draft_length:
+        if draft_length is None and assumed is not None:
+            taken_assumed = assumed
+        if draft_length != engine.draft_length and (assumed is None or draft_length is None):
             draft_length = engine.draft_length
             r.take(d_path, engine.path, engine.spans.get("draft_length"))
     mechanism = spec.mechanism
@@ -283,6 +291,7 @@ def _merge_engine(r: _Resolver, engine: EngineConfig) -> None:
             mechanism=mechanism,
             verify_tokens=verify_tokens,
             draft_length_is_max=spec.draft_length_is_max or engine.draft_length_is_max,
+            draft_length_assumed=taken_assumed,
         ),
     )
 

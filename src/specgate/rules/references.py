@@ -79,6 +79,8 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
             why = _aggregation_hint(inputs.acceptance.format)
         if conflict.served:
             why += f"; the served {conflict.referenced} is what every other rule judges"
+        if conflict.assumed is not None:
+            why += f" ({conflict.assumed}); the stated {conflict.stated} is judged"
         related = ((conflict.source, conflict.span),) if conflict.span else ()
         # on the claims file's line, naming the referenced one (DESIGN §11: SARIF
         # relatedLocations); without the stated value's place, the referenced line
@@ -94,6 +96,7 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
             "the claims file and let specgate read it.",
             where=where,
             related=related,
+            severity="warn" if conflict.assumed is not None else None,
         )
 
 

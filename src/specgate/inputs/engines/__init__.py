@@ -53,7 +53,7 @@ from specgate.inputs.engines._source import (
 from specgate.inputs.engines.several import one_configuration
 from specgate.inputs.engines.unread import UnreadEngine, launched_by, unread_launcher
 from specgate.inputs.engines.vllm import mtp_layer_issue
-from specgate.inputs.knowledge import knowledge, own_version
+from specgate.inputs.knowledge import EngineKnowledge, knowledge, own_version
 from specgate.inputs.pointer import (
     Found,
     Verdict,
@@ -429,6 +429,7 @@ def _with_version(
         )
     return replace(
         config,
+        draft_length_assumed=_assumed_default(config, data, version, implied, at),
         version=own_version(config.engine, version.text or "", version.version)
         if version.version
         else None,
@@ -437,6 +438,37 @@ def _with_version(
         implied_versions=implied.json(config.engine) if narrowed else None,
         version_in_force=at,
         notes=(*notes, *config.notes, *((version_note,) if version_note else ())),
+    )
+
+
+def _assumed_default(
+    config: EngineConfig,
+    data: EngineKnowledge,
+    version: EngineVersion,
+    implied: settings.Implied,
+    at: VersionInForce,
+) -> str | None:
+    """When D is the engine's default and that default differs between the versions the
+    config may run (no version stated or detected; the settings used narrow the range),
+    the sentence saying so and naming what settles it; else None (DESIGN §13: what
+    rests on a guessed version may warn, never fail)."""
+    if config.draft_length_default is None or config.draft_length is None:
+        return None
+    if version.version is not None:
+        return None
+    key, setting, since = config.draft_length_default
+    low = implied.low if since is None or (implied.low is not None and implied.low > since) else since
+    values, gap = data.default_values(key, low, implied.high)
+    if len(values) < 2 and not gap:
+        return None
+    known = ", ".join(str(v) for v in values)
+    if gap:
+        known += ", and builds with none recorded" if data.builds else ", and releases with none recorded"
+    return (
+        f"D {config.draft_length} is {data.display_name}'s default {key.replace('_', '-')} "
+        f"read at {at.shown.split(' (')[0]}, a version not pinned; the default differs "
+        f"between the versions this config may run ({known}): state "
+        f"speculation.engine_version or set {setting} to settle it"
     )
 
 

@@ -165,6 +165,16 @@ class Builder:
     spans: dict[str, Span] = field(default_factory=dict)
     issues: list[EngineIssue] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: (data default key, the setting that states D, the lowest version the config's
+    #: own spelling allows) when D is the engine's default
+    draft_default: tuple[str, str, Version | None] | None = None
+
+    def default_draft_length(self, key: str, setting: str, since: Version | None = None) -> None:
+        """Record that D is the engine's default ``key`` of the data file, which
+        ``setting`` (a flag or key) would state; ``since``: the config's spelling exists
+        only from that version (DESIGN §13: a default that differs by version, read at a
+        version that is not pinned, is an assumption)."""
+        self.draft_default = (key, setting, since)
 
     def at(self, field_name: str, opt: Opt | None) -> None:
         """Record that ``field_name`` was read from ``opt`` (first reading wins)."""
@@ -222,6 +232,7 @@ class Builder:
             notes=tuple(self.notes),
             draft_passes=draft_passes,
             draft_tensor_parallel_size=draft_tensor_parallel_size,
+            draft_length_default=self.draft_default if draft_length is not None else None,
         )
 
 

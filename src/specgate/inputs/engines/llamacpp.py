@@ -292,6 +292,19 @@ def _old_flags(opts: Options) -> bool:
     )
 
 
+def _new_flags(opts: Options, rename: Version) -> bool:
+    """The command uses a flag spelling (or ``LLAMA_ARG_*`` variable) that only the
+    builds from the ``--spec-*`` rename (``rename``) have (data: ``since``)."""
+    for o in opts.values():
+        if _env_generation(o) == "new":
+            return True
+        setting = _DATA.setting(o.spelled or "") if (o.spelled or "").startswith("-") else None
+        since = setting.exists(o.spelled)[0] if setting is not None else None
+        if since is not None and since >= rename:
+            return True
+    return False
+
+
 def _env_generation(opt: Opt) -> str | None:
     """For an option read from a ``LLAMA_ARG_*`` variable: ``old`` when the flag it
     stands for was removed by the ``--spec-*`` rename (``LLAMA_ARG_DRAFT_MAX``),
@@ -327,8 +340,33 @@ def _draft_max(
             return value
     key = "ngram_mod_n_max" if ngram_mod_only else "draft_max"
     default = _DATA.default(key, version)
-    d = int(default) if isinstance(default, (int, float)) else 0
+    renamed = _DATA.setting("--draft-max")
+    old_builds = (
+        version is not None
+        and renamed is not None
+        and renamed.removed_in is not None
+        and version < renamed.removed_in
+    )
+    flag = (
+        "--spec-ngram-mod-n-max"
+        if ngram_mod_only
+        else "--draft-max" if old_builds else "--spec-draft-n-max"
+    )
     which = "these builds" if version is not None else "current builds"
+    if not isinstance(default, (int, float)):
+        b.note(
+            f"draft length not set: llama.cpp's default {key.replace('_', '-')} at "
+            f"{which} is not recorded ({_DATA.default_source(key)}); D is not read: "
+            f"set {flag}"
+        )
+        return None
+    d = int(default)
+    # --spec-* spellings set params.speculative.draft.*, the struct of the rename whose
+    # n_max defaults to 3 in every build read (common/common.h @7c158fbb4 = b9518,
+    # @0c1e57098 = b11312): a config spelled with them runs those builds' default
+    rename = renamed.removed_in if renamed is not None else None
+    spec_builds = rename if rename is not None and _new_flags(opts, rename) else None
+    b.default_draft_length(key, flag, spec_builds)
     b.note(
         f"draft length not set: llama.cpp's default {key.replace('_', '-')} is {d} in "
         f"{which} ({_DATA.default_source(key)}; version-sensitive)"

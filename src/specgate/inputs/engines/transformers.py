@@ -124,6 +124,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         default = _DATA.default("num_assistant_tokens", ctx.version)
         d = int(default) if isinstance(default, int) else None
         b.at("draft_length", model_opt or early)
+        b.default_draft_length("num_assistant_tokens", "num_assistant_tokens")
         b.note(
             f"num_assistant_tokens not set: transformers' default is {d} in "
             f"{'this release' if ctx.version is not None else 'current releases'} "
