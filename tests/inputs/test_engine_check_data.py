@@ -155,3 +155,17 @@ def test_shapes_name_the_first_problem(shape: str, value: object, problem: str |
     else:
         assert fired is True
         assert r.problem is not None and problem in r.problem
+
+
+def test_no_message_template_prints_a_doubled_brace() -> None:
+    # newuser.md defect 8: `{{16: max_draft_len}}` reached a message. Templates use
+    # str.format's escapes ({{ → {); after filling, no template keeps a doubled brace
+    # or an unfilled placeholder.
+    from specgate.inputs.engines.checks import _PLACEHOLDER
+    from specgate.inputs.knowledge import knowledge
+
+    for engine in ("vllm", "sglang", "trtllm", "llamacpp", "transformers"):
+        for raw in knowledge(engine).raw_checks:
+            text = _PLACEHOLDER.sub(lambda m: m.group(0)[0] if m.group(1) is None else "X", raw["message"])
+            assert "{{" not in text and "}}" not in text, raw["id"]
+            assert _PLACEHOLDER.search(text) is None or "{" not in text, raw["id"]

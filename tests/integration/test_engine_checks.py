@@ -113,6 +113,13 @@ def test_trtllm_max_concurrency_switches_speculation_off_above_it(
     assert (got, line) == (severity, 5)
     assert "speculation is disabled at batch sizes above it" in message
     assert "runs 64 requests at once" in message
+    # newuser.md defect 8: the engine starts with speculation and turns it off above 32;
+    # the schedule it stands for is written with single braces
+    # (tensorrt_llm/llmapi/llm_args.py: draft_len_schedule = {max_concurrency: max_draft_len})
+    assert message.startswith("TensorRT-LLM turns speculation off at the served concurrency:")
+    assert "starts without speculation" not in message
+    assert "a draft_len_schedule {32: max_draft_len}" in message
+    assert "{{" not in message and "}}" not in message
 
 
 def test_trtllm_max_concurrency_at_a_lower_load_is_only_said(check: Run) -> None:

@@ -45,12 +45,13 @@ from specgate.inputs.knowledge import EngineKnowledge, Version, parse_version, s
 from specgate.inputs.types import EngineIssue, IssueCode, IssueSeverity, VersionInForce
 from specgate.load.document import Span
 
-Effect = Literal["refuses", "no-speculation", "rewrites", "ignored", "warns"]
+Effect = Literal["refuses", "no-speculation", "off-above", "rewrites", "ignored", "warns"]
 
 #: How each effect is judged when the behaviour is confirmed at the version in force.
 EFFECT_SEVERITY: Mapping[str, IssueSeverity] = {
     "refuses": "fail",
     "no-speculation": "if-claimed",
+    "off-above": "if-claimed",
     "rewrites": "if-claimed",
     "ignored": "warn",
     "warns": "warn",
@@ -58,6 +59,7 @@ EFFECT_SEVERITY: Mapping[str, IssueSeverity] = {
 _EFFECT_WORDS: Mapping[str, str] = {
     "refuses": "refuses to start",
     "no-speculation": "starts without speculation",
+    "off-above": "turns speculation off at the served concurrency",
     "rewrites": "rewrites the config",
     "ignored": "ignores the setting",
     "warns": "warns",
@@ -78,7 +80,8 @@ _FALSE = frozenset({"0", "false", "no", "off"})
 _INTEGER = re.compile(r"^[-+]?\d+$")
 #: Python's own limit on int() of a string (sys.int_info.default_max_str_digits).
 _MAX_DIGITS = 4300
-_PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_.:]*)\}")
+#: ``{name}`` is filled in; ``{{`` and ``}}`` are literal braces (as in str.format).
+_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([a-z_][a-z0-9_.:]*)\}")
 
 Tri = bool | None
 
@@ -248,6 +251,8 @@ def _render(
 ) -> str:
     def fill(match: re.Match[str]) -> str:
         name = match.group(1)
+        if name is None:
+            return match.group(0)[0]  # an escaped brace
         if name == "value":
             return _shown(at_opt.value) if at_opt is not None else "?"
         if name == "spelled":
