@@ -393,11 +393,25 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
         )
     if claimed > bound + SPEEDUP_TOLERANCE:
         hint = " (claims.speedup is a ratio: 2.4 means 2.4x, not percent)" if claimed >= 10 else ""
+        passes = ""
+        if (
+            m.draft_passes == "per_token"
+            and dep.speculation.mechanism == "medusa"
+            and d is not None
+            and d > 1
+            and m.draft_depth_ratio_source == "stated"
+            and dep.speculation.draft_passes is None
+        ):
+            passes = (
+                " Medusa heads draft every position from one forward (vLLM's Medusa "
+                "proposer does): if yours do, set speculation.draft_passes: single, and the "
+                f"draft cost is ρ·1, not ρ·{d}."
+            )
         yield Hit(
             f"claimed {fmt(claimed)}x exceeds {shown}{hint}{_estimated(ctx)}",
             dep.path("claims", "speedup"),
             f"Lower claims.speedup to at most {fmt(bound)} or re-measure AL and ρ on the "
-            "served workload at the claimed batch size.",
+            f"served workload at the claimed batch size.{passes}",
         )
 
 
