@@ -267,6 +267,14 @@ def accept_length_out_of_range(ctx: RuleContext) -> Iterator[Hit]:
     `speculative_num_steps`, TensorRT-LLM `max_draft_len`), not the node count
     (`speculation.verify_tokens` = nodes + 1). AL exactly at 1 + D is SG109.
 
+    **An assumed D.** When the serving config leaves D to the engine's default, the
+    default differs between the engine's versions (llama.cpp: 5 up to b4094, 16 from
+    b4295, 3 from the `--spec-*` rename) and no version is stated or detected, D is a
+    guess: an AL above 1 + D then warns and names what settles it
+    (`speculation.engine_version` or the flag that states D). The same holds for every
+    fail that rests on that D (SG102's default floor, SG104, SG106's theory, SG309);
+    a D the claims file states is judged instead (SG301 warns).
+
     **Why.** Each target step emits the accepted draft tokens plus one token of
     its own, so 1 ≤ AL ≤ 1 + D (Leviathan et al. 2023, arXiv:2211.17192). An AL
     below 1 usually counts accepted drafts without the bonus token (off by

@@ -64,7 +64,9 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
     **One cause, one finding.** Where the serving config says another D or
     mechanism than the claims file, the served value is what runs: every other rule
     judges it, so evidence measured at the served D is current (no SG309 repeats
-    the disagreement).
+    the disagreement). When the served D is only the engine's default at a version
+    that is not pinned, and that default differs between versions, the stated D is
+    judged and the finding warns (DESIGN §13).
 
     **Why.** A claims file that repeats numbers drifts from the serving config
     it describes: a pull request raises `num_speculative_tokens` and the claims
