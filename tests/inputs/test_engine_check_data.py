@@ -166,6 +166,8 @@ def test_no_message_template_prints_a_doubled_brace() -> None:
 
     for engine in ("vllm", "sglang", "trtllm", "llamacpp", "transformers"):
         for raw in knowledge(engine).raw_checks:
-            text = _PLACEHOLDER.sub(lambda m: m.group(0)[0] if m.group(1) is None else "X", raw["message"])
+            text = _PLACEHOLDER.sub(
+                lambda m: m.group(0)[0] if m.group(1) is None else "X", raw["message"]
+            )
             assert "{{" not in text and "}}" not in text, raw["id"]
             assert _PLACEHOLDER.search(text) is None or "{" not in text, raw["id"]

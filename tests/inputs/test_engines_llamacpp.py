@@ -66,9 +66,14 @@ def test_unpinned_default_draft_length_is_an_assumption() -> None:
     assert "5, 16, 3" in c.draft_length_assumed
     # D stated: nothing assumed
     doc = Document("run.sh", "llama-server -m t.gguf -md d.gguf --spec-draft-n-max 4")
-    assert read_engine_config(doc, shown="run.sh", pointer=None, engine=None).draft_length_assumed is None
+    assert (
+        read_engine_config(doc, shown="run.sh", pointer=None, engine=None).draft_length_assumed
+        is None
+    )
     # --spec-* flags imply b9518 or later, where the default is 3 in every build read
-    doc = Document("run.sh", "llama-server -m t.gguf --spec-draft-model d.gguf --spec-type draft-simple")
+    doc = Document(
+        "run.sh", "llama-server -m t.gguf --spec-draft-model d.gguf --spec-type draft-simple"
+    )
     c = read_engine_config(doc, shown="run.sh", pointer=None, engine=None)
     assert (c.draft_length, c.draft_length_assumed) == (3, None)
 

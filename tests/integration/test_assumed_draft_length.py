@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from tests.integration.test_engine_reports import check, deployment
 
 # llama.cpp issue 5877 (comment of 2024-11-19): llama-speculative with no D flag and no
@@ -100,7 +99,10 @@ def test_unpinned_default_d_softens_sg104(
         claims = CLAIMS.format(pin=pin, d="\n      draft_depth_ratio: 0.2", al=2.5)
         claims += "    claims:\n      speedup: 2.0\n"
         _, report = check(
-            tmp_path / str(n), {"c.specgate.yaml": claims, "serving/run.sh": COMMAND}, monkeypatch, capsys
+            tmp_path / str(n),
+            {"c.specgate.yaml": claims, "serving/run.sh": COMMAND},
+            monkeypatch,
+            capsys,
         )
         (sg104,) = _findings(deployment(report), "SG104")
         assert sg104["severity"] == severity

@@ -6,13 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from tests.integration.test_engine_reports import check, deployment
 
 MEDUSA = (
     "vllm serve lmsys/vicuna-7b-v1.3 --speculative-config "
-    "'{\"method\": \"medusa\", \"model\": \"FasterDecoding/medusa-vicuna-7b-v1.3\", "
-    "\"num_speculative_tokens\": 4}'\n"
+    '\'{"method": "medusa", "model": "FasterDecoding/medusa-vicuna-7b-v1.3", '
+    '"num_speculative_tokens": 4}\'\n'
 )
 CLAIMS = """version: 1
 deployments:
@@ -58,9 +57,7 @@ def test_medusa_without_engine_config_names_draft_passes(
 ) -> None:
     # No engine file says how the heads run: per-token (the v1 meaning) fails at
     # 2.0833x, and the next action names speculation.draft_passes.
-    spec = (
-        "      mechanism: medusa\n      draft_length: 4\n      draft_depth_ratio: 0.05\n"
-    )
+    spec = "      mechanism: medusa\n      draft_length: 4\n      draft_depth_ratio: 0.05\n"
     code, report = check(
         tmp_path, {"c.specgate.yaml": CLAIMS.format(speculation=spec)}, monkeypatch, capsys
     )

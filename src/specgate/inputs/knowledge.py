@@ -424,8 +424,6 @@ def _bare(name: str) -> str:
     return name.lstrip("-").replace("_", "-")
 
 
-
-
 def load_raw(engine: str) -> dict[str, Any]:
     """The parsed data file of ``engine`` (``specgate/data/engines/ENGINE.json``)."""
     data: dict[str, Any] = json.loads(read_data(f"engines/{engine}.json"))

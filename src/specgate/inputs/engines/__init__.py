@@ -457,13 +457,19 @@ def _assumed_default(
     if version.version is not None:
         return None
     key, setting, since = config.draft_length_default
-    low = implied.low if since is None or (implied.low is not None and implied.low > since) else since
+    low = (
+        implied.low if since is None or (implied.low is not None and implied.low > since) else since
+    )
     values, gap = data.default_values(key, low, implied.high)
     if len(values) < 2 and not gap:
         return None
     known = ", ".join(str(v) for v in values)
     if gap:
-        known += ", and builds with none recorded" if data.builds else ", and releases with none recorded"
+        known += (
+            ", and builds with none recorded"
+            if data.builds
+            else ", and releases with none recorded"
+        )
     return (
         f"D {config.draft_length} is {data.display_name}'s default {key.replace('_', '-')} "
         f"read at {at.shown.split(' (')[0]}, a version not pinned; the default differs "

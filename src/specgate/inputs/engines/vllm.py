@@ -102,7 +102,7 @@ _METHODS: Mapping[str, str] = _DATA.table("methods")
 _NEEDS_MODEL = frozenset(_DATA.table("needs_model"))
 _ONE_PASS = frozenset(_DATA.table("one_pass_methods"))
 #: Methods whose proposer drafts every position from one forward (Medusa heads).
-_ONE_FORWARD: Mapping[str, str] = _DATA.table("one_forward_methods")
+_ONE_FORWARD = frozenset(_DATA.table("one_forward_methods"))
 #: Names vLLM does not read but that suggest a drafter when its config is not given
 #: (``speculation.draft_hf_config``): a guess the draft's config replaces.
 _NAME_HINTS: Mapping[str, str] = _DATA.table("draft_name_hints")
@@ -385,9 +385,11 @@ def _draft_passes(
         return "single"
     if name in _ONE_PASS or mechanism in _ONE_PASS:
         return "single"
-    one = _ONE_FORWARD.get(name) or _ONE_FORWARD.get(mechanism or "")
-    if one is not None:
-        b.note(f"vLLM {name or mechanism}: {one} (draft passes single, vllm/v1/spec_decode)")
+    if name in _ONE_FORWARD or mechanism in _ONE_FORWARD:
+        b.note(
+            f"vLLM {name or mechanism}: the proposer drafts every position from one forward "
+            "(vllm/v1/spec_decode/medusa.py propose): draft passes single"
+        )
         return "single"
     return None
 
