@@ -38,6 +38,17 @@ research's evidence (docs/validation.md):
    as the tile rule needs G). Across a tile boundary, or for a mixture-of-experts
    model (expert reads are concave in the tokens), the bound is flat: β(N) ≥ β_m
    above N_m, β(N) ≤ β_m below (the step time only grows with N).
+4. What DESIGN §12.2 defaults (TP 1 when neither the claims file nor the serving
+   config states it; BF16 weights and KV cache when neither the claims file, the
+   checkpoint nor the serving config declares a precision) is used for the estimate
+   only. The TP 1 β is no lower bound for other TPs: more ranks add 2·L·α to both
+   steps, replicate KV heads past TP = KV (MLA: the latent on every rank) so the KV
+   share of a step grows, and shrink G per rank so fewer tiles are read; each lowers
+   β (Llama-3.1-8B, B 128, c̄ 32,000 on A100: 1.0924 at TP 1, 1.02155 at TP 32). The
+   all-reduce's bandwidth part raises β with TP, so TP 1 is no upper bound either.
+   The proven bound therefore takes the lowest β over every TP the heads allow
+   (:func:`~specgate.model.step_inputs.split_ranks`) and over the serving precisions
+   (:mod:`specgate.analysis.precision`), leaving the bandwidth part out.
 """
 
 from __future__ import annotations
