@@ -46,11 +46,14 @@ def test_f3_roofline_break_even_in_the_message(capsys: pytest.CaptureFixture[str
     assert messages(report, "SG102") == []
     (text,) = messages(report, "SG112")
     assert "26.0142" in text and "workload.context_length" in text
-    # with the context (Llama-3.1-8B shapes, c̄ 1000) the §12.1 β is proven:
+    # with the context (Llama-3.1-8B shapes, c̄ 1000, and BF16 at TP 1 stated: a fail
+    # rests on no guessed precision or TP) the §12.1 β is proven:
     # κ = 128·1000·131,072/(2·8.03e9) = 1.04466; 60 tokens fill 4·60 = 240 rows = 2 tiles;
     # β = (26.0142 + 2·1.04466)/(1 + 1.04466) = 13.7448; + 0.15 = 13.8948; × 1.1 = 15.2843
     _, report, _ = doctor([*argv, "--parameters-b=8.03", "--layers=32", "--query-heads=32",
-                           "--kv-heads=8", "--head-dim=128", "--context-length=1000"], capsys)
+                           "--kv-heads=8", "--head-dim=128", "--context-length=1000",
+                           "--tensor-parallel=1", "--weight-bytes=2", "--compute-dtype=bf16",
+                           "--kv-cache-bytes=2"], capsys)
     (text,) = messages(report, "SG102")
     assert "break-even AL 13.8948 (β 13.7448 + ρ 0.05·3)" in text
     assert "= 15.2843, capped at 1 + D = 4" in text
@@ -187,7 +190,11 @@ def test_f32_tree_tile_advice_speaks_in_n_verify(capsys: pytest.CaptureFixture[s
     (sg206,) = messages(report, "SG206")
     assert sg206.endswith("at most floor(M/G) = 16 verify tokens (15 draft nodes) keep one tile")
     (sg201,) = messages(report, "SG201")
-    assert sg201.startswith("N_verify = 20 is past floor(M/G) = 16 for G = 8: G·N_verify = 160")
+    # G given alone, TP not stated: the message says it is the model's G (DESIGN §8.4)
+    assert sg201.startswith(
+        "N_verify = 20 is past floor(M/G) = 16 for G = 8 (the model's; TP not stated): "
+        "G·N_verify = 160"
+    )
     assert "N_verify = 32 fills 2" in sg201
     assert findings(report, "SG201")[0]["path"].endswith("verify_tokens")
 

@@ -23,10 +23,13 @@ def doctor(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, di
 
 
 def test_context_length_prices_the_kv_cache(capsys: pytest.CaptureFixture[str]) -> None:
-    # DESIGN §12.1: Llama-3.1-8B on A100, B 128, c̄ 32,000, D 4: κ = 33.4291, β = 1.0924
+    # DESIGN §12.1: Llama-3.1-8B on A100, B 128, c̄ 32,000, D 4: κ = 33.4291, β = 1.0924;
+    # proven the same with the precision (BF16 weights and KV) and TP 1 stated.
     code, report, _ = doctor([*BASE, *LLAMA8, "--accept-length=3.428", "--draft-length=4",
                               "--draft-depth-ratio=0.3", "--concurrency=128", "--gpu=a100-80gb",
-                              "--context-length=32000", "--prefill-tokens-per-step=0"], capsys)
+                              "--context-length=32000", "--prefill-tokens-per-step=0",
+                              "--tensor-parallel=1", "--weight-bytes=2", "--compute-dtype=bf16",
+                              "--kv-cache-bytes=2"], capsys)
     m = report["metrics"]
     assert m["verify_cost_ratio"] == 1.0924
     assert m["proven_verify_cost_ratio"] == 1.0924

@@ -50,15 +50,18 @@ def test_magicdec_llama8b_batch128_32k_no_longer_fails(check_text: Check, tmp_pa
     # κ = 128·32,000·131,072/(2·8,030,261,248) = 33.4280; β = (4.1826 + 33.4280)/
     # (1 + 33.4280) = 1.0924 (exact: every input stated). ρ derived = (3.4280/1.47 −
     # 1.0924)/4 = 0.3099; floor (1.0924 + 0.3099·4)·1.1 = 2.5652 ≤ AL 3.428; claim = the
-    # measurement. v2: β 4.1826, ceiling 0.8196 < 1.47 → SG104 (the bug).
+    # measurement. v2: β 4.1826, ceiling 0.8196 < 1.47 → SG104 (the bug). TP 1 stated
+    # (the BF16 precision is the config's torch_dtype): the proven β is the same 1.0924.
     config = with_config(tmp_path, LLAMA8)
-    report = check_text(claims(dep(
-        d=4, al=3.4280, claim=1.47, model={"hf_config": config},
-        speculation={"mechanism": "draft_model"},
-        workload={"concurrency": 128, "context_length": 32000, "latency_region": "throughput",
+    deployment = {
+        "d": 4, "al": 3.4280, "claim": 1.47, "model": {"hf_config": config},
+        "speculation": {"mechanism": "draft_model"},
+        "workload": {"concurrency": 128, "context_length": 32000, "latency_region": "throughput",
                   "prefill_tokens_per_step": 0},
-        hardware={"gpu": "a100-80gb"}, evidence={"measured_speedup": 1.47},
-    )))
+        "hardware": {"gpu": "a100-80gb", "tensor_parallel": 1},
+        "evidence": {"measured_speedup": 1.47},
+    }
+    report = check_text(claims(dep(**deployment)))
     m = metrics(report)
     assert m.verify_cost_ratio == pytest.approx(1.0924, abs=5e-5)
     assert m.verify_cost.bound == "exact"
@@ -69,6 +72,15 @@ def test_magicdec_llama8b_batch128_32k_no_longer_fails(check_text: Check, tmp_pa
     assert m.accept_length_floor.value == pytest.approx(2.5652, abs=5e-5)
     assert not {"SG102", "SG104", "SG106", "SG111", "SG112"} & set(codes(report))
     assert only(report).status != "fail"
+    # TP not stated: the proven β is the lowest over every split of the 32 heads. At TP 32
+    # (KV heads replicated past TP 8, so each rank reads K_tok/8 of KV), α 50 µs:
+    # T_lin 32.9447/32 = 1.02952 and 7.87667/32 = 0.24615 ms, KV 263.3011/8 = 32.91264 ms,
+    # T_comm 2·32·50 µs = 3.2 ms: β = 37.14216/36.35879 = 1.02155 (TP 2: 1.09031, 8:
+    # 1.08447, 16: 1.04280). The estimate stays at TP 1.
+    deployment["hardware"] = {"gpu": "a100-80gb"}
+    m = metrics(check_text(claims(dep(**deployment))))
+    assert m.verify_cost_ratio == pytest.approx(1.0924, abs=5e-5)
+    assert m.proven_verify_cost_ratio == pytest.approx(1.02155, abs=5e-5)
 
 
 def test_mixtral_batch1_is_at_risk_not_ready(check_text: Check) -> None:
@@ -192,18 +204,29 @@ def test_pcie_all_reduce_fails_the_claim(check_text: Check, tmp_path: Path) -> N
 def test_prefill_sharing_the_step_fails_the_claim(check_text: Check, tmp_path: Path) -> None:
     # worked.md case 6: H100, B 64, c̄ 4000, C 512: β = 4.6906/4.0403 = 1.1610 (proven:
     # dense, t 1); S = 2.5/(1.1610 + 0.15) = 1.9070 < 2.0 → SG104. C 0: 2.1739, passes.
+    # TP 1 stated: the fail rests on it. TP not stated: the lowest β over the splits is
+    # at TP 32: T_lin(768 tokens) 12.47167/32 = 0.38974 ms, T_lin(576) 9.35375/32 =
+    # 0.29230 ms, KV 10.01625/8 = 1.25203 ms (KV heads replicated past TP 8), T_comm
+    # 3.2 ms: β = 4.84177/4.74433 = 1.02054, S ≤ 2.5/1.17054 = 2.1358 ≥ 2.0: no SG104,
+    # SG112 (the estimate, at TP 1, says 1.907x) naming the TP.
     config = with_config(tmp_path, LLAMA8)
     workload = {"concurrency": 64, "context_length": 4000, "prefill_tokens_per_step": 512}
     report = check_text(claims(dep(d=3, rho=0.05, al=2.5, claim=2.0,
                                    model={"hf_config": config}, workload=workload,
-                                   hardware={"gpu": "h100-sxm"})))
+                                   hardware={"gpu": "h100-sxm", "tensor_parallel": 1})))
     assert metrics(report).proven_verify_cost_ratio == pytest.approx(1.1610, abs=5e-5)
     assert "SG104" in codes(report)
     assert "1.907x" in message(report, "SG104")
-    workload["prefill_tokens_per_step"] = 0
     report = check_text(claims(dep(d=3, rho=0.05, al=2.5, claim=2.0,
                                    model={"hf_config": config}, workload=workload,
                                    hardware={"gpu": "h100-sxm"})))
+    assert metrics(report).proven_verify_cost_ratio == pytest.approx(1.02054, abs=5e-5)
+    assert "SG104" not in codes(report)
+    assert "hardware.tensor_parallel" in message(report, "SG112")
+    workload["prefill_tokens_per_step"] = 0
+    report = check_text(claims(dep(d=3, rho=0.05, al=2.5, claim=2.0,
+                                   model={"hf_config": config}, workload=workload,
+                                   hardware={"gpu": "h100-sxm", "tensor_parallel": 1})))
     assert "SG104" not in codes(report)
 
 
@@ -233,17 +256,27 @@ def test_tiles_are_costed_at_128k(check_text: Check, tmp_path: Path) -> None:
     # worked.md case 8: G·N = 4·64 = 256 rows → 2 tiles; κ = 4.2788; β = 9.5576/5.2788 =
     # 1.8106 (proven: dense, t 1, c̄ stated); ceiling 4.5/1.8106 = 2.4854 < 3.0 → SG104.
     # v2 (tiles reported, not costed): ceiling 4.5, passed (the bug).
+    # TP 1 stated. TP not stated: at TP 16 a rank holds 32/16 = 2 query heads over
+    # max(1, 8/16) = 1 KV head, per-rank G 2: 2·64 = 128 rows, one tile, so verification
+    # reads the KV cache once, as a plain step does: T_lin 0.29964 ms both, KV 2.56416 ms
+    # both, T_comm 3.2 ms both: β = 1 and the ceiling 4.5 passes the claim: SG112 only.
     config = with_config(tmp_path, LLAMA8)
-    report = check_text(claims(dep(
-        d=6, al=4.5, claim=3.0, model={"hf_config": config},
-        speculation={"mechanism": "eagle3", "verify_tokens": 64},
-        workload={"concurrency": 4, "context_length": 131072, "prefill_tokens_per_step": 0},
-        hardware={"gpu": "h100-sxm"},
-    )))
+    deployment = {
+        "d": 6, "al": 4.5, "claim": 3.0, "model": {"hf_config": config},
+        "speculation": {"mechanism": "eagle3", "verify_tokens": 64},
+        "workload": {"concurrency": 4, "context_length": 131072, "prefill_tokens_per_step": 0},
+        "hardware": {"gpu": "h100-sxm", "tensor_parallel": 1},
+    }
+    report = check_text(claims(dep(**deployment)))
     m = metrics(report)
     assert m.proven_verify_cost_ratio == pytest.approx(1.8106, abs=5e-5)
     assert "SG104" in codes(report)
     assert "2.4854x" in message(report, "SG104")
+    deployment["hardware"] = {"gpu": "h100-sxm"}
+    report = check_text(claims(dep(**deployment)))
+    assert metrics(report).proven_verify_cost_ratio == pytest.approx(1.0, abs=5e-5)
+    assert "SG104" not in codes(report)
+    assert "hardware.tensor_parallel" in message(report, "SG112")
 
 
 # --- measured β at other N (§12.3) ------------------------------------------------------------

@@ -19,6 +19,7 @@ from specgate.analysis import mechanisms
 from specgate.analysis.verify_cost import VerifyCost, tile_rows, verify_cost
 from specgate.core.vocabulary import SINGLE_PASS_MECHANISMS, DraftPasses
 from specgate.model.deployment import Deployment, SpeculationBlock
+from specgate.model.step_inputs import Grouping, query_heads_per_kv
 from specgate.theory import formulas as theory
 
 if TYPE_CHECKING:
@@ -92,6 +93,8 @@ class Metrics(NamedTuple):
     attention_tile_rows: int = theory.TILE_ROWS
     tile_aligned_verify_tokens: int | None = None
     optimal_draft_length: theory.OptimalDraftLength | None = None
+    #: which G ``query_heads_per_kv`` is (per rank at a known TP, else the model's)
+    grouping: Grouping = Grouping(None)
     # What the rules need beyond the report:
     proven_draft_depth_ratio: float = 0.0
     proven_speedup: float | None = None
@@ -234,7 +237,7 @@ class _Tiles(NamedTuple):
 
 def _tiles(deployment: Deployment, rows: int, verify: int | None) -> _Tiles:
     """D*, tile count and alignment of §8.4 (exact arithmetic on G)."""
-    g = deployment.model.query_heads_per_kv
+    g = query_heads_per_kv(deployment).value
     if g is None:
         return _Tiles()
     d_star = theory.attention_optimal_draft_length(g, rows)
@@ -327,6 +330,7 @@ def compute(deployment: Deployment, floor_override: float | None = None) -> Metr
     passes = theory.pass_count(d, kind) if d is not None else 0
     verify = _verify_tokens(spec, d)
     beta = verify_cost(deployment, verify)
+    grouping = query_heads_per_kv(deployment)
     measured = measured_speedup(deployment)
     stale = _stale(deployment, d)
     ratio = _draft_depth_ratio(deployment, measured, beta, passes=passes, kind=kind, stale=stale)
@@ -394,7 +398,8 @@ def compute(deployment: Deployment, floor_override: float | None = None) -> Metr
         draft_overhead=theory.draft_overhead(rho, passes) if d is not None else None,
         theoretical_speedup=speedup,
         claimed_speedup=deployment.claimed_speedup,
-        query_heads_per_kv=deployment.model.query_heads_per_kv,
+        query_heads_per_kv=grouping.value,
+        grouping=grouping,
         attention_optimal_draft_length=tiles.d_star,
         verify_tokens=verify,
         tile_aligned=tiles.aligned,

@@ -38,6 +38,17 @@ research's evidence (docs/validation.md):
    as the tile rule needs G). Across a tile boundary, or for a mixture-of-experts
    model (expert reads are concave in the tokens), the bound is flat: β(N) ≥ β_m
    above N_m, β(N) ≤ β_m below (the step time only grows with N).
+4. What DESIGN §12.2 defaults (TP 1 when neither the claims file nor the serving
+   config states it; BF16 weights and KV cache when neither the claims file, the
+   checkpoint nor the serving config declares a precision) is used for the estimate
+   only. The TP 1 β is no lower bound for other TPs: more ranks add 2·L·α to both
+   steps, replicate KV heads past TP = KV (MLA: the latent on every rank) so the KV
+   share of a step grows, and shrink G per rank so fewer tiles are read; each lowers
+   β (Llama-3.1-8B, B 128, c̄ 32,000 on A100: 1.0924 at TP 1, 1.02155 at TP 32). The
+   all-reduce's bandwidth part raises β with TP, so TP 1 is no upper bound either.
+   The proven bound therefore takes the lowest β over every TP the heads allow
+   (:func:`~specgate.model.step_inputs.split_ranks`) and over the serving precisions
+   (:mod:`specgate.analysis.precision`), leaving the bandwidth part out.
 """
 
 from __future__ import annotations
@@ -45,12 +56,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
-from specgate.model.step_inputs import active_parameters, tensor_parallel, total_parameters
+from specgate.model.step_inputs import (
+    active_parameters,
+    query_heads_per_kv,
+    split_ranks,
+    tensor_parallel,
+    total_parameters,
+)
 from specgate.theory import formulas as theory
 from specgate.theory import step_time as steps
 
 if TYPE_CHECKING:
-
+    from specgate.analysis.precision import Precision
     from specgate.model.deployment import Deployment
     from specgate.theory.gpus import Gpu
 
@@ -95,6 +112,8 @@ class VerifyCost(NamedTuple):
             bound (SG112 names them); ``()`` when they are equal.
         kv_to_weight_ratio: κ of a plain step (KV bytes over weight bytes read).
         expert_read_ratio: expert weights read by the verify step over a plain one.
+        precision: b_w, the compute dtype and b_kv the step-time model used and where
+            each was read (``None`` when no step was modelled).
     """
 
     value: float
@@ -109,6 +128,7 @@ class VerifyCost(NamedTuple):
     settle: tuple[str, ...] = ()
     kv_to_weight_ratio: float | None = None
     expert_read_ratio: float | None = None
+    precision: Precision | None = None
 
 
 def _flat(value: float) -> Callable[[int], float]:
@@ -216,7 +236,7 @@ class MeasuredCurve(NamedTuple):
 def measured_curve(deployment: Deployment, points: list[tuple[int, float]]) -> MeasuredCurve:
     """The curve through ``points``, convex between two N when the model is dense and
     the tile count is the same at both (G unknown: assumed the same)."""
-    g = deployment.model.query_heads_per_kv
+    g = query_heads_per_kv(deployment).value
     rows = tile_rows(deployment)
     moe = is_moe(deployment)
 
@@ -242,24 +262,9 @@ class _Plan(NamedTuple):
     sized: bool
     proven_machine: steps.Machine | None
     proven_blocked: str | None
-
-
-def _dtype_peak(deployment: Deployment, row: Gpu | None) -> float | None:
-    """F_c in TFLOP/s: ``hardware.peak_tflops``; else the table's peak at
-    ``hardware.compute_dtype``; else at the weights' precision (FP8 for 1-byte and FP4
-    for half-byte weights) when the GPU's row has it; else BF16 (DESIGN.md §12.2)."""
-    hardware = deployment.hardware
-    if hardware.peak_tflops is not None:
-        return hardware.peak_tflops
-    if row is None:
-        return None
-    if hardware.compute_dtype is not None:
-        return row.peak(hardware.compute_dtype) or row.peak_tflops
-    weight_bytes = hardware.weight_bytes or theory.DEFAULT_WEIGHT_BYTES
-    by_weights = {1.0: "fp8", 0.5: "fp4"}.get(weight_bytes)
-    if by_weights is not None and row.peak(by_weights) is not None:
-        return row.peak(by_weights)
-    return row.peak_tflops
+    precision: Precision
+    row: Gpu | None
+    tensor_parallel_known: bool
 
 
 def _shape(deployment: Deployment) -> tuple[steps.Shape, bool, list[str]]:
@@ -303,8 +308,13 @@ def _plan(deployment: Deployment, row: Gpu | None, batch: int) -> _Plan:
     workload = deployment.workload
     shape, sized, missing = _shape(deployment)
     engine = deployment.inputs.engine if deployment.inputs else None
-    t = tensor_parallel(deployment) or 1
-    peak = _dtype_peak(deployment, row)
+    from specgate.analysis.precision import peak_tflops
+    from specgate.analysis.precision import resolve as resolve_precision
+
+    stated_t = tensor_parallel(deployment)
+    t = stated_t or 1
+    precision = resolve_precision(deployment, row)
+    peak = peak_tflops(precision, deployment, row)
     bandwidth = hardware.memory_bandwidth_tbps
     if bandwidth is None and row is not None:
         bandwidth = row.memory_bandwidth_tbps
@@ -318,7 +328,7 @@ def _plan(deployment: Deployment, row: Gpu | None, batch: int) -> _Plan:
         context = None
     if (
         context is not None
-        and steps.kv_bytes_per_token(shape, hardware.kv_cache_bytes or 2.0) is None
+        and steps.kv_bytes_per_token(shape, precision.kv_cache_bytes) is None
     ):
         missing.append("KV cache size")
         context = None
@@ -341,8 +351,8 @@ def _plan(deployment: Deployment, row: Gpu | None, batch: int) -> _Plan:
         memory_bandwidth=(bandwidth or 1.0) * 1e12,
         peak_flops=None if peak is None or not timed else peak * 1e12,
         tensor_parallel=t,
-        weight_bytes=hardware.weight_bytes or theory.DEFAULT_WEIGHT_BYTES,
-        kv_cache_bytes=hardware.kv_cache_bytes or 2.0,
+        weight_bytes=precision.weight_bytes,
+        kv_cache_bytes=precision.kv_cache_bytes,
         allreduce_bandwidth=None if allreduce is None or not comm else allreduce * 1e9,
         allreduce_latency=(DEFAULT_ALLREDUCE_LATENCY_US if latency is None else latency) * 1e-6
         if estimate_comm
@@ -373,6 +383,9 @@ def _plan(deployment: Deployment, row: Gpu | None, batch: int) -> _Plan:
         sized,
         proven_machine,
         blocked,
+        precision,
+        row,
+        stated_t is not None,
     )
 
 
@@ -444,7 +457,7 @@ def _memory_bound(deployment: Deployment, n_verify: int) -> VerifyCost:
     memory-bound β = 1 (v2), labelled ``lower`` when the truth can only be higher (a
     mixture-of-experts model priced as dense, or more attention tiles than a plain
     step), else ``exact``."""
-    g = deployment.model.query_heads_per_kv
+    g = query_heads_per_kv(deployment).value
     more_tiles = False
     if g is not None and n_verify > 1:  # ceil(G·N/M) > ceil(G/M), in integers
         rows = tile_rows(deployment) * g.denominator
@@ -514,6 +527,7 @@ def _modelled(
         settle=settle,
         kv_to_weight_ratio=steps.kv_to_weight_ratio(shape, machine, work),
         expert_read_ratio=steps.expert_read_ratio(shape, work, n_verify),
+        precision=plan.precision,
     )
 
 
@@ -539,10 +553,72 @@ def _proven(
         settle.append("hardware.allreduce_latency_us")
     proven = 1.0
     if work.context is not None and plan.proven_machine is not None:
-        proven = steps.verify_cost_ratio(
-            plan.shape, plan.proven_machine, work, n_verify, routing="any"
-        )
+        proven, more = _proven_over_unknowns(deployment, plan, n_verify)
+        settle.extend(more)
     proven = min(proven, max(estimate, 1.0))
     if not estimate > proven + _SLACK:
         return proven, ()
     return proven, tuple(dict.fromkeys(settle))
+
+
+#: The input that settles an unknown TP (SG112 names it; DESIGN §12.2's default of 1 is
+#: a guess a fail must not rest on).
+SETTLE_TP = "hardware.tensor_parallel (or the serving config's tensor_parallel_size)"
+
+
+def _proven_over_unknowns(
+    deployment: Deployment, plan: _Plan, n_verify: int
+) -> tuple[float, list[str]]:
+    """The proven β: the lowest routing-free β over what is not known (module
+    docstring, deviation 4) and the inputs that would settle it (those that lowered it).
+
+    The precision ranges over :func:`~specgate.analysis.precision.proven_candidates`.
+    An unknown TP ranges over every split of the heads the engines accept
+    (:func:`~specgate.model.step_inputs.split_ranks`): more ranks add the all-reduce
+    latency to both steps, replicate KV heads past TP = KV (MLA: the latent on every
+    rank) and shrink the per-rank G, each of which can lower β below its TP 1 value.
+    A TP above 1 is priced with the latency of the proven bound and without the
+    all-reduce's bandwidth part (which only raises β), so it needs L and hardware;
+    without them no TP above 1 can be priced and the bound is 1.
+    """
+    from specgate.analysis.precision import proven_candidates
+
+    machine = plan.proven_machine
+    assert machine is not None
+    shape, work = plan.shape, plan.workload
+    pairs, kvs, settle = proven_candidates(plan.precision, deployment, plan.row)
+    timed = plan.row is not None or deployment.hardware.memory_bandwidth_tbps is not None
+
+    def beta(m: steps.Machine) -> float:
+        return steps.verify_cost_ratio(shape, m, work, n_verify, routing="any")
+
+    def over_precision(m: steps.Machine) -> float:
+        low = beta(m)
+        for weight_bytes, peak in pairs:
+            for kv in kvs:
+                flops = None if m.peak_flops is None or peak is None else peak * 1e12
+                low = min(low, beta(m._replace(
+                    weight_bytes=weight_bytes, peak_flops=flops, kv_cache_bytes=kv)))
+        return low
+
+    primary = beta(machine)
+    proven = over_precision(machine)
+    found: list[str] = [] if not proven < primary - _SLACK else settle
+    if plan.tensor_parallel_known:
+        return proven, found
+    ranks = split_ranks(shape.query_heads, shape.kv_heads, shape.mla)
+    if ranks == ():
+        return proven, found  # one query head: nothing to split
+    latency = deployment.hardware.allreduce_latency_us
+    alpha = (PROVEN_ALLREDUCE_LATENCY_US if latency is None else latency) * 1e-6
+    if ranks is None or shape.layers is None or not timed:
+        return 1.0, [*found, SETTLE_TP]
+    low = proven
+    for t in ranks:
+        split = machine._replace(
+            tensor_parallel=t, allreduce_latency=alpha, allreduce_bandwidth=None
+        )
+        low = min(low, over_precision(split))
+    if low < proven - _SLACK:
+        found = [*found, SETTLE_TP]
+    return low, found

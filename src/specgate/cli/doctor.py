@@ -153,7 +153,8 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
         "--weight-bytes",
         type=positive_float(0.0, strict=True),
         metavar="BYTES",
-        help="bytes per weight (default 2; 1 for FP8)",
+        help="bytes per weight (1 for FP8/INT8, 0.5 for 4-bit; not given: 2 for the "
+        "estimate, and a fail takes the lowest β over the serving precisions)",
     )
     doctor.add_argument(
         "--attention-tile-rows",

@@ -108,11 +108,14 @@ def add_step_flags(doctor: argparse.ArgumentParser) -> None:
     add("--kv-bytes-per-token", type=number, metavar="BYTES",
         help="KV-cache bytes per token over all layers (else from the shapes)")
     add("--compute-dtype", choices=COMPUTE_DTYPES,
-        help="dtype the GEMMs run in (default: the weights' precision when the GPU has it)")
+        help="dtype the GEMMs run in (default: the weights' precision when the GPU has "
+        "it; a fail does not rest on that guess)")
     add("--kv-cache-bytes", type=number, metavar="BYTES",
-        help="bytes per KV-cache element (default 2)")
+        help="bytes per KV-cache element (default 2 for the estimate; a fail ranges "
+        "over 2, 1 and 0.5)")
     add("--tensor-parallel", type=whole_number(1, MAX_HEADS), metavar="T",
-        help="GPUs the target is split over (default 1)")
+        help="GPUs the target is split over (default 1 for the estimate; a fail takes "
+        "the lowest β over every split of the heads)")
     add("--allreduce-gbps", type=number, metavar="GBPS",
         help="all-reduce GB/s per GPU and direction (default: the GPU table's)")
     add("--allreduce-latency-us", type=positive_float(0.0), metavar="US",

@@ -5,7 +5,8 @@ heads), G = H / KV as an exact :class:`~fractions.Fraction`, MLA detection, voca
 size, context length and native MTP depth, each with the span it was read from;
 and the numbers the step-time model needs (DESIGN.md §12.2): layers, hidden size,
 head dim, MLA ranks, routed experts and experts per token, and total / active
-parameters counted from the shapes (:mod:`specgate.inputs.model_params`).
+parameters counted from the shapes (:mod:`specgate.inputs.model_params`); and the
+precision the checkpoint declares (:mod:`specgate.inputs.precision`).
 
 Field spellings (notes/domain.md §3):
 
@@ -169,7 +170,10 @@ def read_model_config(
                     return number
         return None
 
+    from specgate.inputs.precision import read_precision
+
     return ModelShape(
+        precision=read_precision(data, fields),
         model_type=_identity(data)[0],
         architectures=_identity(data)[1],
         n_predict=optional(("n_predict",), "n_predict"),

@@ -151,6 +151,32 @@ class EngineConfig:
 
 
 @dataclass(frozen=True)
+class Precision:
+    """The precision a checkpoint or a serving config declares (DESIGN.md §12.2).
+
+    Attributes:
+        weight_bytes: b_w, bytes per weight of the linear layers (scales included:
+            NVFP4 0.5625, MXFP4 0.53125); ``None`` when the scheme mixes precisions or
+            is not one specgate prices.
+        compute_dtype: the dtype the GEMMs run at (``bf16`` | ``fp16`` | ``fp8`` |
+            ``int8`` | ``fp4``): the activations' precision (W8A8 FP8 → ``fp8``;
+            weight-only W4A16 → the model's 16-bit dtype); ``None`` when unknown.
+        kv_cache_bytes: b_kv when declared (a ModelOpt ``kv_cache_quant_algo``, an
+            engine's ``--kv-cache-dtype``, or the model dtype), else ``None``.
+        method: what was read, as shown (``quantization_config.quant_method fp8``).
+        key: the config key it was read at (for the span).
+        note: why ``weight_bytes`` is ``None``, or what was assumed.
+    """
+
+    weight_bytes: float | None
+    compute_dtype: str | None
+    kv_cache_bytes: float | None
+    method: str
+    key: str = ""
+    note: str | None = None
+
+
+@dataclass(frozen=True)
 class ModelShape:
     """Attention shape and limits read from a model config (HF ``config.json``).
 
@@ -185,6 +211,9 @@ class ModelShape:
             dotted key (two levels, at most 256), for the engines' checks
             (``fact.draft.config.block_size``); ``keys``: its top-level keys (at most
             256: ``vision_config`` marks a multimodal target).
+        precision: the weights', GEMMs' and KV cache's precision the checkpoint
+            declares (``quantization_config``, ``dtype``/``torch_dtype``), ``None``
+            when it declares none (:mod:`specgate.inputs.precision`).
     """
 
     path: str
@@ -212,6 +241,7 @@ class ModelShape:
     parameter_family: str | None = None
     mtp_known: int | None = None
     scalars: Mapping[str, object] = field(default_factory=dict)
+    precision: Precision | None = None
     keys: tuple[str, ...] = ()
 
 

@@ -10,7 +10,8 @@ reported twice.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from fractions import Fraction
+from typing import TYPE_CHECKING, NamedTuple
 
 from specgate.core.limits import MAX_HEADS
 from specgate.core.numbers import fmt
@@ -63,6 +64,98 @@ def tensor_parallel(deployment: Deployment) -> int | None:
     # A TP beyond the head limit splits no real model (an engine refuses it, SG307);
     # a hostile number must not reach the arithmetic.
     return found if found is not None and 1 <= found <= MAX_HEADS else None
+
+
+#: The largest TP :func:`split_ranks` tries (a constant: no number from a file sets
+#: how long it loops). Above it the all-reduce latency dominates every step.
+MAX_SPLIT_SEARCH = 128
+
+
+def split_ranks(heads: int | None, kv_heads: int | None, mla: bool) -> tuple[int, ...] | None:
+    """Every TP above 1 (up to :data:`MAX_SPLIT_SEARCH`) the engines accept for
+    ``heads`` query heads: t divides H, and for GQA t divides the KV heads or is a
+    multiple of them (vLLM ``ModelConfig.verify_with_parallel_config`` and
+    ``QKVParallelLinear``, which replicates KV heads when t > KV); MLA's one latent
+    head is on every rank. ``None`` when H is unknown (the splits cannot be told);
+    ``()`` when none exists (one query head). Llama-3.1-8B (H 32, KV 8): 2, 4, 8, 16, 32.
+    """
+    if heads is None:
+        return None
+    kv = heads if kv_heads is None else kv_heads
+    return tuple(
+        t
+        for t in range(2, min(heads, MAX_SPLIT_SEARCH) + 1)
+        if heads % t == 0 and (mla or kv % t == 0 or t % kv == 0)
+    )
+
+
+class Grouping(NamedTuple):
+    """G as the tile rule uses it, and which G it is (DESIGN.md §8.4, §12.1).
+
+    Attributes:
+        value: G per rank when H and TP are known: (H/t)/max(1, KV/t) for GQA (vLLM's
+            ``QKVParallelLinear`` holds ``max(1, KV/t)`` KV heads per rank, replicating
+            them when t > KV), H/t for MLA, H/KV with attention data parallelism; else
+            the model's G (H/KV, or as stated); ``None`` when unknown.
+        tensor_parallel: t when known (stated, or the serving config's), else ``None``
+            (the model's G is then the G at TP 1: no split has more rows).
+        per_rank: ``value`` is split by a known t > 1.
+        heads, kv_heads: the query and KV heads of one rank (``None`` when H is
+            unknown).
+    """
+
+    value: Fraction | None
+    tensor_parallel: int | None = None
+    per_rank: bool = False
+    heads: Fraction | None = None
+    kv_heads: int | None = None
+
+    def describe(self) -> str:
+        """Which G this is, for a finding's text: ``G = 4 per rank (TP 8: 4 query
+        heads over 1 KV head)``, ``G = 8``, ``G = 8 (the model's; TP not stated)``."""
+        assert self.value is not None
+        shown = f"G = {fmt(self.value)}"
+        t = self.tensor_parallel
+        if self.per_rank and self.heads is not None and self.kv_heads is not None:
+            return (
+                f"{shown} per rank (TP {t}: {fmt(self.heads)} query heads over "
+                f"{self.kv_heads} KV head{'s' if self.kv_heads != 1 else ''})"
+            )
+        if t is None:
+            return f"{shown} (the model's; TP not stated)"
+        if t > 1:
+            return f"{shown} (as stated, not split by TP {t}: H and KV unknown)"
+        return shown
+
+
+def query_heads_per_kv(deployment: Deployment) -> Grouping:
+    """G on one rank of ``deployment`` (see :class:`Grouping`): H and KV stated or
+    from the model config, TP stated or from the serving config. Llama-3.1-70B (H 64,
+    KV 8) at TP 16: (64/16)/max(1, 8/16) = 4 per rank, not 8."""
+    model = deployment.model
+    inputs = deployment.inputs
+    shape = inputs.model if inputs else None
+    engine = inputs.engine if inputs else None
+    heads = model.query_heads if model.query_heads is not None else (
+        shape.query_heads if shape else None
+    )
+    kv = model.kv_heads if model.kv_heads is not None else (shape.kv_heads if shape else None)
+    mla = model.mla or (shape is not None and shape.mla)
+    t = tensor_parallel(deployment)
+    given = model.query_heads_per_kv
+    if heads is None:
+        return Grouping(given, t)
+    split = t or 1
+    if engine is not None and engine.attention_data_parallel:
+        split = 1  # every rank holds all heads of its share of the sequences
+    ranks = split_ranks(heads, kv, mla) or ()
+    if split > 1 and split not in ranks:
+        return Grouping(given, t)  # a split the engines refuse (SG001 / SG307)
+    per_rank = Fraction(heads, split)
+    if mla:
+        return Grouping(per_rank, t, split > 1, per_rank, 1)
+    kv_rank = max(1, (kv if kv is not None else heads) // split)
+    return Grouping(per_rank / kv_rank, t, split > 1, per_rank, kv_rank)
 
 
 def context_cap(deployment: Deployment) -> tuple[int | None, str]:

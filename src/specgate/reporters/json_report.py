@@ -18,6 +18,7 @@ from specgate.reporters.safe_text import json_text
 
 if TYPE_CHECKING:
     from specgate.analysis.derived import Metrics
+    from specgate.analysis.precision import Precision
     from specgate.model.deployment import Inputs
 
 
@@ -34,6 +35,22 @@ def _number(value: Any) -> Any:
     return round4(value)
 
 
+def _precision(precision: Precision | None) -> dict[str, Any] | None:
+    """b_w, the compute dtype and b_kv the step-time model used, each with where it
+    was read (``null``: assumed), DESIGN.md §12.2."""
+    if precision is None:
+        return None
+    return {
+        "weight_bytes": _number(precision.weight_bytes),
+        "weight_bytes_source": precision.weight_source,
+        "compute_dtype": precision.compute_dtype,
+        "compute_dtype_source": precision.compute_source,
+        "kv_cache_bytes": _number(precision.kv_cache_bytes),
+        "kv_cache_bytes_source": precision.kv_source,
+        "note": precision.note,
+    }
+
+
 def metrics_json(metrics: Metrics) -> dict[str, Any]:
     """The ``metrics`` object of a deployment report (DESIGN.md §4 and §8.8)."""
     increase = metrics.draft_increase
@@ -47,6 +64,9 @@ def metrics_json(metrics: Metrics) -> dict[str, Any]:
         "theoretical_speedup": _number(metrics.theoretical_speedup),
         "claimed_speedup": _number(metrics.claimed_speedup),
         "query_heads_per_kv": _number(metrics.query_heads_per_kv),
+        "query_heads_per_kv_tensor_parallel": metrics.grouping.tensor_parallel
+        if metrics.query_heads_per_kv is not None
+        else None,
         "attention_optimal_draft_length": metrics.attention_optimal_draft_length,
         "verify_tokens": metrics.verify_tokens,
         "tile_aligned": metrics.tile_aligned,
@@ -58,6 +78,7 @@ def metrics_json(metrics: Metrics) -> dict[str, Any]:
         "verify_cost_bound": cost.bound if cost else None,
         "proven_verify_cost_ratio": _number(metrics.proven_verify_cost_ratio),
         "kv_to_weight_ratio": _number(cost.kv_to_weight_ratio if cost else None),
+        "precision": _precision(cost.precision if cost else None),
         "expert_read_ratio": _number(cost.expert_read_ratio if cost else None),
         "verify_cost_left_out": list(cost.left_out) if cost else [],
         "draft_depth_ratio_source": metrics.draft_depth_ratio_source,

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from specgate.check.report import DeploymentReport, FileReport, RunReport
@@ -30,6 +31,9 @@ from specgate.core.findings import SEVERITY_RANK, Finding
 from specgate.core.numbers import fmt
 from specgate.reporters.chart import speedup_chart
 from specgate.reporters.safe_text import visible
+
+if TYPE_CHECKING:
+    from specgate.analysis.derived import Metrics
 
 SUMMARY_LIMIT_BYTES = 1024 * 1024
 _ICON = {"ready": "✅", "actionable": "⚠️", "fail": "❌", "error": "⛔"}
@@ -139,7 +143,7 @@ def _metric_rows(report: DeploymentReport) -> list[str]:
         if m.tile_aligned is False and m.tile_aligned_draft_length is not None:
             tile += f" (next aligned D {m.tile_aligned_draft_length})"
         rows += [
-            ("query heads per KV head G", _v(m.query_heads_per_kv)),
+            ("query heads per KV head G", _grouping(m)),
             ("attention-optimal D*", _v(m.attention_optimal_draft_length)),
             ("tile aligned", tile),
         ]
@@ -147,6 +151,16 @@ def _metric_rows(report: DeploymentReport) -> list[str]:
     if not shown:
         return []
     return ["| metric | value |", "|---|---|", *(f"| {n} | {v} |" for n, v in shown)]
+
+
+def _grouping(m: Metrics) -> str:
+    """G, and which G: per rank at a known TP, else the model's (TP not stated)."""
+    if m.query_heads_per_kv is None:
+        return "unknown (state model.hf_config, or model.query_heads with model.kv_heads)"
+    text = _v(m.query_heads_per_kv)
+    if m.grouping.per_rank:
+        return f"{text} per rank (TP {m.grouping.tensor_parallel})"
+    return text + (" (TP not stated)" if m.grouping.tensor_parallel is None else "")
 
 
 def _deployment_block(

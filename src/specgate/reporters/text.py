@@ -6,8 +6,6 @@ metrics block per deployment and a closing status line.
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from specgate.check.report import DeploymentReport, RunReport
 from specgate.core.findings import Finding
 from specgate.core.numbers import fmt
@@ -49,38 +47,82 @@ def finding_line(
     )
 
 
-def _value(value: float | Fraction | None, suffix: str = "") -> str:
-    return "—" if value is None else fmt(value) + suffix
+#: What a reader is told when G is unknown but the tile rule applies.
+G_UNKNOWN = "G unknown (state model.hf_config, or model.query_heads with model.kv_heads)"
+
+
+def _grouping(report: DeploymentReport) -> str | None:
+    """``G 4 per rank (TP 8)``, ``G 8``, ``G 8 (TP not stated)``; ``None`` when unknown."""
+    m = report.metrics
+    if m.query_heads_per_kv is None:
+        return None
+    text = f"G {fmt(m.query_heads_per_kv)}"
+    grouping = m.grouping
+    if grouping.per_rank:
+        return text + f" per rank (TP {grouping.tensor_parallel})"
+    if grouping.tensor_parallel is None:
+        return text + " (TP not stated)"
+    return text
+
+
+def _tile_line(report: DeploymentReport, tile: str) -> list[str]:
+    """G, D* and tile alignment when G is known (``G unknown (state …)`` when the tile
+    rule applies without it), and the AL floor when there is one: only what is known."""
+    m = report.metrics
+    parts: list[str] = []
+    g = _grouping(report)
+    if g is not None:
+        parts.append(g)
+        if m.attention_optimal_draft_length is not None:
+            parts.append(f"D* {m.attention_optimal_draft_length}")
+        if m.tile_aligned is not None:
+            parts.append(f"tile aligned {tile}")
+    elif report.tile_rule_applies:
+        parts.append(G_UNKNOWN)
+    if m.accept_length_floor.value is not None:
+        parts.append(f"AL floor {fmt(m.accept_length_floor.value)}")
+    return ["    " + ", ".join(parts)] if parts else []
 
 
 def metrics_block(report: DeploymentReport, *, colour: bool = False) -> list[str]:
     """The indented per-deployment summary lines."""
     m = report.metrics
-    speedup = f"theoretical {_value(m.theoretical_speedup, 'x')}"
-    speedup += f", claimed {_value(m.claimed_speedup, 'x')}"
     tile = "—" if m.tile_aligned is None else ("yes" if m.tile_aligned else "no")
     if m.tile_aligned_draft_length is not None and not m.tile_aligned:
         tile += f" (tile-aligned D {m.tile_aligned_draft_length})"
-    d_text = _value(m.draft_length)
-    if m.draft_length is not None and m.verify_tokens not in (None, m.draft_length + 1):
-        d_text += f" (tree: N_verify {m.verify_tokens})"
+    d_text = "D unknown (state speculation.draft_length)"
+    if m.draft_length is not None:
+        d_text = f"D {m.draft_length}"
+        if m.verify_tokens not in (None, m.draft_length + 1):
+            d_text += f" (tree: N_verify {m.verify_tokens})"
     declared = (
         f"{report.declared_mechanism} ({report.declared.name})"
         if report.declared is not None
         else (report.declared_mechanism or "—")
     )
     estimate = report.deployment.accept_length_estimate
-    al_text = _value(m.accept_length)
-    if estimate is not None and m.accept_length is not None:
-        al_text += f" (estimate, {visible(estimate.format)})"
+    al_text = "AL unknown (state evidence.accept_length or evidence.metrics)"
+    if m.accept_length is not None:
+        al_text = f"AL {fmt(m.accept_length)}"
+        if estimate is not None:
+            al_text += f" (estimate, {visible(estimate.format)})"
+    speedups = [
+        f"{name} {fmt(value)}x"
+        for name, value in (("theoretical", m.theoretical_speedup), ("claimed", m.claimed_speedup))
+        if value is not None
+    ]
+    rho = ""
+    if m.draft_depth_ratio is not None:
+        rho = f"ρ {fmt(m.draft_depth_ratio)}" + (
+            f" ({m.draft_depth_ratio_source})" if m.draft_depth_ratio_source != "stated" else ""
+        )
+    first = [al_text, d_text, rho, f"β {fmt(m.verify_cost_ratio)}"]
+    if speedups:
+        first.append("speedup " + ", ".join(speedups))
     lines = [
         f"  deployment {visible(report.name)}: {_paint(report.status, report.status, colour)}",
-        f"    AL {al_text}, D {d_text}, "
-        f"ρ {_value(m.draft_depth_ratio)}"
-        + (f" ({m.draft_depth_ratio_source})" if m.draft_depth_ratio_source != "stated" else "")
-        + f", β {fmt(m.verify_cost_ratio)}, speedup {speedup}",
-        f"    G {_value(m.query_heads_per_kv)}, D* {_value(m.attention_optimal_draft_length)}, "
-        f"tile aligned {tile}, AL floor {_value(m.accept_length_floor.value)}",
+        "    " + ", ".join(part for part in first if part),
+        *_tile_line(report, tile),
         f"    mechanism: declared {declared}, recommended {report.recommended.name} "
         f"(ρ ≈ {fmt(report.recommended.draft_depth_ratio_hint)})",
     ]

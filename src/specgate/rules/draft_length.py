@@ -107,7 +107,12 @@ def draft_length_tile_misaligned(ctx: RuleContext) -> Iterator[Hit]:
     this is "G·(1 + D) is a multiple of M". The message names D* (one tile)
     and the tile-aligned D: the largest D with the same number of tiles,
     floor(tiles·M/G) − 1, exact for fractional G. G = 5, D = 25: 130 rows, two
-    tiles, so D* = 24 or D = 50.
+    tiles, so D* = 24 or D = 50. G is per GPU rank when TP is known
+    (`hardware.tensor_parallel`, else the serving config's): a rank holds H/TP query
+    heads and max(1, KV/TP) KV heads (vLLM's `QKVParallelLinear` replicates KV heads
+    when TP > KV), so G = (H/TP)/max(1, KV/TP); Llama-3.1-70B (H 64, KV 8) has G 8 at
+    TP 4 and G 4 at TP 16. The message says which G it used; with TP not stated it is
+    the model's G at TP 1, the most rows any split has.
 
     **Why.** Verifying N_verify tokens against one KV head turns a one-row
     matrix-vector product into a G·N_verify-row tile. Up to M rows cost about
@@ -135,7 +140,8 @@ def draft_length_tile_misaligned(ctx: RuleContext) -> Iterator[Hit]:
             return
         aligned_n = m.tile_aligned_verify_tokens
         yield Hit(
-            f"N_verify = {n} is past floor(M/G) = {n_one} for G = {fmt(g)}: G·N_verify = "
+            f"N_verify = {n} is past floor(M/G) = {n_one} for {m.grouping.describe()}: "
+            f"G·N_verify = "
             f"{fmt(rows)} rows fill {tiles} tiles of {m.attention_tile_rows} with room to "
             f"spare; {_one_tile(m)}, N_verify = {aligned_n} fills {tiles}",
             ctx.deployment.path("speculation", "verify_tokens"),
@@ -149,7 +155,8 @@ def draft_length_tile_misaligned(ctx: RuleContext) -> Iterator[Hit]:
     fewest = _fewest_tiles(m)
     first = f"D* = {d_star}" if fewest == 1 else f"D* = {d_star} ({fewest} tiles)"
     yield Hit(
-        f"D = {d} is past D* = {d_star} for G = {fmt(g)}: G·(1+D) = {fmt(rows)} rows fill "
+        f"D = {d} is past D* = {d_star} for {m.grouping.describe()}: G·(1+D) = {fmt(rows)} "
+        f"rows fill "
         f"{tiles} tiles of {m.attention_tile_rows} with room to spare; {_one_tile(m)}, "
         f"D = {target} fills {tiles}",
         ctx.deployment.path("speculation", "draft_length"),
@@ -220,8 +227,8 @@ def attention_draft_length_suggestion(ctx: RuleContext) -> Iterator[Hit]:
     ):
         d_star = m.attention_optimal_draft_length
         yield Hit(
-            f"no draft length given; for attention-dominated decode at G = "
-            f"{fmt(m.query_heads_per_kv)} the attention-optimal draft length is "
+            f"no draft length given; for attention-dominated decode at "
+            f"{m.grouping.describe()} the attention-optimal draft length is "
             f"D* = floor({m.attention_tile_rows}/G) − 1 = {d_star}",
             ctx.deployment.path("speculation"),
             f"Measure AL at D = {d_star} and record it as speculation.draft_length.",
@@ -534,7 +541,9 @@ def attention_tiles_multiplied(ctx: RuleContext) -> Iterator[Hit]:
     """
     **What it checks.** When `workload.attention_dominated` is true and G and D
     are known: tiles = ceil(G·N_verify / M) is 1 (M = 128 rows, 64 for
-    multi-latent attention). G = 8, D = 31: 256 rows, two full tiles.
+    multi-latent attention). G = 8, D = 31: 256 rows, two full tiles. G is per
+    rank when TP is known, (H/TP)/max(1, KV/TP) (SG201): at TP 16 Llama-3.1-70B's G is
+    4, and D = 31 fills one tile. The message names the G it used.
 
     **Why.** With more than one tile, verification reads each KV head's cache
     once per tile, so attention time grows with the tile count instead of
@@ -572,8 +581,9 @@ def attention_tiles_multiplied(ctx: RuleContext) -> Iterator[Hit]:
             "keep the current D only if its AL gain pays for the extra KV reads."
         )
     yield Hit(
-        f"verification fills {tiles} attention tiles of {m.attention_tile_rows} rows "
-        f"(G·N_verify = {fmt(m.query_heads_per_kv)}·{m.verify_tokens}): each KV head is "
+        f"verification fills {tiles} attention tiles of {m.attention_tile_rows} rows at "
+        f"{m.grouping.describe()}, G·N_verify = {fmt(m.query_heads_per_kv)}·"
+        f"{m.verify_tokens}: each KV head is "
         f"read {tiles} times per step; {_one_tile(m)}",
         ctx.deployment.path("speculation", "draft_length"),
         action,

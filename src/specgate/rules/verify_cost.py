@@ -128,8 +128,15 @@ def speedup_at_risk(ctx: RuleContext) -> Iterator[Hit]:
     *proven* β (`metrics.proven_verify_cost_ratio`) is a lower bound built from what is
     stated or measured: a measured β; else the step-time model with
     `workload.context_length` stated, priced so that it holds for any expert routing
-    and an all-reduce latency of 50 µs unless `hardware.allreduce_latency_us` is given;
-    else 1. The fail rules (SG102's default floor, SG104, SG106, SG111) use it. The
+    and an all-reduce latency of 50 µs unless `hardware.allreduce_latency_us` is given,
+    and the lowest over what is not known: the weights' and KV cache's precision when
+    neither `hardware` nor the checkpoint (`model.hf_config`: `quantization_config`,
+    `dtype`) nor the serving config (`--quantization`, `--kv-cache-dtype`, `--dtype`)
+    states it (BF16, FP8 and INT8 W8A8, W8A16, W4A16, FP4), and every TP the heads
+    allow when neither `hardware.tensor_parallel` nor the serving config states it
+    (more ranks add the all-reduce latency to both steps, replicate KV heads past TP =
+    KV and shrink G per rank, each of which lowers β below its TP 1 value); else 1.
+    The fail rules (SG102's default floor, SG104, SG106, SG111) use it. The
     *estimate* (`metrics.verify_cost_ratio`, labelled by `metrics.verify_cost_bound`)
     adds what rests on assumptions: the roofline β without the KV cache (an upper
     bound: the KV reads only lower β while verification fits the same attention tiles),
@@ -137,7 +144,8 @@ def speedup_at_risk(ctx: RuleContext) -> Iterator[Hit]:
     10 µs all-reduce latency. SG112 fires when the estimate, with ρ stated (else 0),
     puts S = AL / (β + ρ·passes) below 1 + `policy.min_gain` or the claim above it while
     the proven bound does not, and names the inputs that would settle it (the context
-    length, the expert counts, the all-reduce latency, or a measured β). Not when ρ is
+    length, the expert counts, the all-reduce latency, the precision, the TP, or a
+    measured β). Not when ρ is
     derived from a measured speedup (S is then the measurement) or a measured speedup
     already shows the gain.
 
