@@ -215,9 +215,22 @@ def test_abbreviations_and_equals() -> None:
     assert (c.tensor_parallel_size, c.attention_data_parallel, c.draft_model) == (4, True, "d")
 
 
-def test_ambiguous_abbreviation_is_an_input_error() -> None:
-    with pytest.raises(InputError, match="ambiguous option: --speculative-num"):
-        txt("python -m sglang.launch_server --speculative-algorithm EAGLE --speculative-num 3")
+def test_ambiguous_abbreviation_is_the_engines_refusal() -> None:
+    # SGLang 0.5.23's own answer (oracle record sglang-0428-flag-abbrev): exit 2, "ambiguous
+    # option: --speculative-num could match --speculative-num-steps,
+    # --speculative-num-draft-tokens". Was an input error of specgate's; now the engine's
+    # refusal at the flag (SG310: fail at the version whose parser was recorded).
+    c = txt(
+        "python -m sglang.launch_server --speculative-algorithm EAGLE --speculative-num 3",
+        "0.5.23",
+    )
+    (issue,) = [i for i in c.issues if i.code == "SG310"]
+    assert issue.severity is None
+    assert (
+        "'error: ambiguous option: --speculative-num could match --speculative-num-steps, "
+        "--speculative-num-draft-tokens'" in issue.message
+    )
+    assert c.spans[issue.field].column == 62  # 31 + 23 + 1 + 5 + 1 + 1: the flag's first column
 
 
 def test_draft_fields_without_algorithm_configure_nothing() -> None:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TypeVar
@@ -87,6 +87,16 @@ class FlagSpec:
         underscores: treat ``_`` and ``-`` in long flag names alike (vLLM does).
         joined: flags whose repeated values add up as one comma list (llama.cpp
             ``--spec-type``); for every other flag the last occurrence wins.
+        engine_options: the engine's whole parser, when it was recorded: a loader of
+            its long option strings (called only for a spelling that is not a flag
+            name). With it, an abbreviation is matched as the engine matches it, among
+            all of the engine's flags, not only those specgate reads: a unique prefix
+            of a flag specgate reads is that flag, of another flag it is skipped. One
+            the engine finds ambiguous (it refuses it: the reader reports that,
+            :mod:`specgate.inputs.parsers`) is read as the one flag specgate reads that
+            it abbreviates, if there is one (what an older parser with fewer flags
+            read: ``--speculative-draft`` before SGLang added its other draft flags),
+            else skipped.
     """
 
     known: Mapping[str, bool]
@@ -94,6 +104,7 @@ class FlagSpec:
     allow_abbrev: bool = False
     underscores: bool = False
     joined: frozenset[str] = frozenset()
+    engine_options: Callable[[], Iterable[str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -577,7 +588,8 @@ def resolve_flag(
     a unique prefix of the known long names (canonical and long aliases).
 
     Raises:
-        InputError: an abbreviation matching several flags (argparse: "ambiguous option").
+        InputError: an abbreviation matching several flags (argparse: "ambiguous
+            option"), for an engine whose parser was not recorded (``engine_options``).
     """
     return _resolve(word, spec, _tables(spec), file=file, line=line)
 
@@ -606,10 +618,19 @@ def _resolve(
         return aliases[name]
     if not (spec.allow_abbrev and name.startswith("--") and len(name) > 2):
         return None
+    if spec.engine_options is not None:
+        found = [o for o in spec.engine_options() if _canonical(o, spec).startswith(name)]
+        if not found:
+            return None  # unrecognized: the engine refuses (reported by the reader)
+        if len(found) == 1:
+            option = _canonical(found[0], spec)
+            return known.get(option) or aliases.get(option)
     matches: dict[str, str] = {}
     for spelled, canonical in [*known.items(), *aliases.items()]:
         if spelled.startswith(name):
             matches.setdefault(canonical, spelled)
+    if len(matches) > 1 and spec.engine_options is not None:
+        return None
     if len(matches) > 1:
         choices = ", ".join(sorted(matches.values()))
         raise InputError(f"ambiguous option: {word} could match {choices}", file, line)

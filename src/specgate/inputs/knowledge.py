@@ -147,6 +147,11 @@ class EngineKnowledge:
         #: Versions are build numbers (``b7000``), shown with their ``b``.
         self.builds: bool = data["newest_known"].startswith("b")
         self.requirements: tuple[str, ...] = tuple(data.get("requirements", ()))
+        #: Versions whose command-line parser was recorded (:mod:`specgate.inputs.parsers`),
+        #: oldest first.
+        self.parser_versions: tuple[str, ...] = tuple(
+            sorted(data.get("parsers", ()), key=lambda v: parse_version(v) or ())
+        )
         self.settings: tuple[Setting, ...] = tuple(
             Setting(
                 name=s["name"],
@@ -214,6 +219,15 @@ class EngineKnowledge:
         }
         joined = frozenset(s.name for s in self.settings if s.joins)
         return FlagSpec(known=known, aliases=aliases, joined=joined)
+
+    def engine_options(self) -> tuple[str, ...]:
+        """The long option strings of the newest recorded parser (loaded on first use;
+        empty when none was recorded)."""
+        if not self.parser_versions:
+            return ()
+        from specgate.inputs.parsers import recorded_parser
+
+        return tuple(recorded_parser(self.engine, self.parser_versions[-1]).options)
 
     def forcing_variables(self) -> tuple[str, ...]:
         """Environment variables that force or simulate acceptance (SG311)."""

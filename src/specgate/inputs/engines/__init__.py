@@ -329,12 +329,14 @@ class _Reading:
         notes: list[str] = []
         data = knowledge(spec.name)
         unknown: list[tuple[str, Span]] = []
+        parsed: list[tuple[str, Span]] = []
         if isinstance(found.value, Mapping) and spec.env_options is not None:
             # a container or service configured by its environment (and its command)
             opts, launched = _container_options(spec, doc, found.path, found.value, text)
             positional = None
             if launched is not None and spec.flags is not None:
                 unknown = settings.unknown_spellings(data, spec.flags, launched)
+                parsed = settings.parser_words(data, launched)
         elif isinstance(found.value, Mapping):
             opts = from_mapping(Source(doc, text), found.path, found.value)
             positional = target.sibling_positional(doc, found.path, text, table, arity)
@@ -343,6 +345,7 @@ class _Reading:
             opts = _command_options(spec, source)
             if spec.flags is not None:
                 unknown = settings.unknown_spellings(data, spec.flags, source)
+                parsed = settings.parser_words(data, source)
             positional = target.positional_model(source.command.argv, source.spans, table, arity)
             if positional is None:
                 words, spans = target.in_container(source.command.argv, source.spans, spec.name)
@@ -373,6 +376,7 @@ class _Reading:
             version=version,
             positional=positional,
             unknown=unknown,
+            parsed=parsed,
             notes=notes,
         )
 
@@ -385,6 +389,7 @@ def _read_options(
     version: EngineVersion,
     positional: Opt | None,
     unknown: list[tuple[str, Span]],
+    parsed: list[tuple[str, Span]],
     notes: list[str],
 ) -> EngineConfig:
     """Read ``opts`` at the version in force, then judge them: SG310 for the settings
@@ -403,7 +408,9 @@ def _read_options(
     )
     config = spec.read(opts, ctx)
     config = target.with_target_model(config, spec.settings_of(opts), positional)
-    config = settings.version_issues(config, data, used, implied, found=version, unknown=unknown)
+    config = settings.version_issues(
+        config, data, used, implied, found=version, unknown=unknown, parsed=parsed
+    )
     config = _forced_acceptance(config, ctx.env)
     config = settings.engine_checks(config, data, opts, ctx.env, at)
     return _with_version(config, version, implied, at, notes)

@@ -20,7 +20,7 @@ which every setting used exists form the **implied range**:
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from specgate.inputs.cmdline import FlagSpec
@@ -220,6 +220,72 @@ def unknown_spellings(
     return out
 
 
+def parser_words(data: EngineKnowledge, source: CommandSource) -> list[tuple[str, Span]]:
+    """Long spellings of the command, about speculation (``spec`` in the name: the
+    words of a ``docker run`` before the image are not the engine's), that name no
+    setting of the data: the engine's recorded parser judges them
+    (:func:`parser_issues`). Empty for an engine whose parser was not recorded; words
+    after ``--`` and vLLM's dotted ``--speculative-config.KEY`` are not flags of it."""
+    if not data.parser_versions:
+        return []
+    spelled = {s for setting in data.settings for s in setting.spellings()}
+    out: list[tuple[str, Span]] = []
+    argv = source.command.argv
+    for index, word in enumerate(argv[:4096]):
+        if word == "--":
+            break
+        name = word.partition("=")[0]
+        if not name.startswith("--") or "spec" not in name or "." in name:
+            continue
+        if name in spelled:
+            continue  # a setting of the data as spelled: judged by its versions (SG310)
+        out.append((name, source.spans[index] if index < len(source.spans) else Span(1, 1)))
+    return out
+
+
+def parser_issues(
+    data: EngineKnowledge, words: list[tuple[str, Span]], found: EngineVersion
+) -> list[tuple[str, Span, str, IssueSeverity | None]]:
+    """(spelled, span, message, severity) for each word the engine's parser refuses:
+    an abbreviation of several flags ("ambiguous option") or of none ("unrecognized
+    arguments"), by the parser recorded at the version in force (a fail); at a version
+    whose parser was not recorded, by the newest recorded one (a warn: the parser may
+    differ there)."""
+    if not words or not data.parser_versions:
+        return []
+    from specgate.inputs.knowledge import format_version
+    from specgate.inputs.parsers import recorded_parser
+
+    stated = format_version(found.version) if found.version is not None else None
+    at = stated if stated in data.parser_versions else data.parser_versions[-1]
+    parser = recorded_parser(data.engine, at)
+    severity: IssueSeverity | None = None if at == stated else "warn"
+    unsure = "" if severity is None else (
+        f" (the parser recorded at {at}; the version run is "
+        f"{'not known' if stated is None else stated}, whose parser may differ)"
+    )
+    out: list[tuple[str, Span, str, IssueSeverity | None]] = []
+    for spelled, span in words:
+        answer, matches = parser.read(spelled)
+        if answer == "flag":
+            continue
+        if answer == "ambiguous":
+            shown = ", ".join(matches[:8]) + (", …" if len(matches) > 8 else "")
+            said = f"ambiguous option: {spelled} could match {shown}"
+            why = "an abbreviation of several of its flags"
+        else:
+            said = f"unrecognized arguments: {spelled}"
+            why = "no flag of its parser, nor a unique abbreviation of one"
+        out.append((
+            spelled,
+            span,
+            f"{data.display_name} {at} refuses to start: {spelled} is {why} "
+            f"('error: {said}'; {parser.source}){unsure}",
+            severity,
+        ))
+    return out
+
+
 def version_issues(
     config: EngineConfig,
     data: EngineKnowledge,
@@ -228,9 +294,11 @@ def version_issues(
     *,
     found: EngineVersion,
     unknown: list[tuple[str, Span]],
+    parsed: Sequence[tuple[str, Span]] = (),
 ) -> EngineConfig:
     """SG310 for every setting the engine at the version in force does not have (see
-    the module doc), and for spellings no version has. Settings a reader already
+    the module doc), for spellings no version has, and for the spellings ``parsed``
+    the engine's parser refuses (:func:`parser_issues`). Settings a reader already
     reported (same field) are not repeated."""
     spans = dict(config.spans)
     issues = list(config.issues)
@@ -238,6 +306,13 @@ def version_issues(
     name = data.display_name
     version = found.version
     pin = "state speculation.engine_version to pin the version you run"
+    for spelled, span, message, severity in parser_issues(data, list(parsed), found):
+        field_name = f"setting:{spelled}"
+        if field_name in reported:
+            continue
+        reported.add(field_name)
+        spans[field_name] = span
+        issues.append(EngineIssue("SG310", message, field_name, severity=severity))
     for spelled, span in unknown:
         field_name = f"setting:{spelled}"
         if field_name in reported:

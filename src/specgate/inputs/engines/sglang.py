@@ -42,7 +42,7 @@ _DATA = knowledge("sglang")
 # unambiguous, as in sglang PR #2150), the few others read here, and newer ones that
 # do not share those prefixes (--speculative-dflash-block-size, --speculative-adaptive);
 # a prefix is matched against them.
-FLAGS = replace(_DATA.flags(), allow_abbrev=True)
+FLAGS = replace(_DATA.flags(), allow_abbrev=True, engine_options=_DATA.engine_options)
 
 _ALGORITHMS: Mapping[str, str] = _DATA.table("algorithms")
 _ONE_PASS = frozenset(_DATA.table("one_pass_algorithms"))

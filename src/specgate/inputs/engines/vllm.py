@@ -45,10 +45,13 @@ PROGRAMS = ("vllm", "vllm.entrypoints")
 
 _DATA = knowledge("vllm")
 
-# vLLM's parser spells these with '-' or '_' alike; it takes no abbreviations we can
-# rely on (hundreds of flags share our prefixes), so exact names only. The flags,
+# vLLM's parser spells these with '-' or '_' alike and takes a unique prefix of any of
+# its long flags (argparse's allow_abbrev, recorded by running it at 0.27.1 and 0.32.0:
+# data/engines/parsers/): an abbreviation is matched among all of them. The flags,
 # their aliases (-sc, -tp) and the --spec-* shorthands come from data/engines/vllm.json.
-FLAGS = replace(_DATA.flags(), allow_abbrev=False, underscores=True)
+FLAGS = replace(
+    _DATA.flags(), allow_abbrev=True, underscores=True, engine_options=_DATA.engine_options
+)
 #: ``--spec-method`` → ``method``: shorthand flags that set one key of the block.
 SHORTHANDS = _DATA.shorthands()
 #: Prefixes of ``--speculative-config.KEY VALUE`` words (and the ``-sc.KEY`` short form).

@@ -1,0 +1,118 @@
+"""The engines' parsers as they answered (tests/data/engine_oracle/parser-*.json, recorded
+by scripts/record_engine_parsers.py in each engine's environment: vLLM 0.27.1 and 0.32.0,
+SGLang 0.5.23), replayed against specgate's model of them (specgate.inputs.parsers), and
+the reading of a command line that uses an abbreviation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from specgate.inputs.engines import read_engine_config
+from specgate.inputs.knowledge import knowledge
+from specgate.inputs.parsers import recorded_parser
+from specgate.load.document import Document
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "engine_oracle"
+RECORDED = [("sglang", "0.5.23"), ("vllm", "0.27.1"), ("vllm", "0.32.0")]
+
+
+def _records(engine: str, version: str) -> list[dict[str, object]]:
+    data = json.loads((DATA / f"parser-{engine}-{version}.json").read_text())
+    assert data["header"]["engine_version"] == version
+    records: list[dict[str, object]] = data["records"]
+    return records
+
+
+@pytest.mark.parametrize(("engine", "version"), RECORDED)
+def test_every_recorded_answer_is_modelled(engine: str, version: str) -> None:
+    parser = recorded_parser(engine, version)
+    records = _records(engine, version)
+    assert len(records) > 50
+    for record in records:
+        word = str(record["word"])
+        answer = record["answer"]
+        assert isinstance(answer, dict)
+        got, matches = parser.read(word)
+        if answer["status"] == "ok":
+            assert got == "flag", word
+            if answer["read_as"] is not None:  # None: the flag changed no value it could show
+                assert matches == (answer["read_as"],), word
+        elif answer["kind"] == "ambiguous":
+            # the engine's own message, its matches in its order
+            assert answer["message"] == f"ambiguous option: {word} could match " + ", ".join(
+                matches
+            ), word
+        else:
+            assert answer["kind"] == "unrecognized" and got == "unrecognized", word
+
+
+def test_the_engines_take_abbreviations() -> None:
+    # the recorded facts: argparse's allow_abbrev on; vLLM reads '_' as '-', SGLang does not
+    assert recorded_parser("sglang", "0.5.23").allow_abbrev
+    assert not recorded_parser("sglang", "0.5.23").underscores
+    for version in ("0.27.1", "0.32.0"):
+        assert recorded_parser("vllm", version).allow_abbrev
+        assert recorded_parser("vllm", version).underscores
+    assert knowledge("vllm").parser_versions == ("0.27.1", "0.32.0")
+
+
+def _read(engine: str, command: str, version: str | None) -> object:
+    return read_engine_config(
+        Document("cmd.txt", command), shown="cmd.txt", pointer=None, engine=engine,
+        engine_version=version,
+    )
+
+
+def test_a_unique_sglang_prefix_is_the_flag() -> None:
+    # record sglang-0425-flag-abbrev: --speculative-num-step 2 is read as steps 2
+    config = _read(
+        "sglang",
+        "python -m sglang.launch_server --model-path m --speculative-algorithm EAGLE "
+        "--speculative-draft-model-path d --speculative-num-step 2 --speculative-eagle 1 "
+        "--speculative-num-d 3",
+        "0.5.23",
+    )
+    assert config.draft_length == 2  # type: ignore[attr-defined]
+    assert config.verify_tokens == 3  # type: ignore[attr-defined]
+    assert not [i for i in config.issues if i.code == "SG310"]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("version", "severity"), [("0.5.23", None), ("0.5.20", "warn"), (None, "warn")]
+)
+def test_an_ambiguous_sglang_prefix_is_the_engines_refusal(
+    version: str | None, severity: str | None
+) -> None:
+    # record sglang-0426-flag-abbrev: "ambiguous option: --speculative-draft could match
+    # --speculative-draft-model-path, --speculative-draft-model, …", exit 2 at parse
+    config = _read(
+        "sglang",
+        "python -m sglang.launch_server --model-path m --speculative-algorithm NGRAM\n"
+        "  --speculative-draft 2",
+        version,
+    )
+    issues = [i for i in config.issues if i.code == "SG310"]  # type: ignore[attr-defined]
+    assert len(issues) == 1
+    assert issues[0].severity == severity
+    assert "--speculative-draft-model-path, --speculative-draft-model," in issues[0].message
+    assert config.spans[issues[0].field].line == 2  # type: ignore[attr-defined]
+
+
+def test_vllm_abbreviations_at_both_versions() -> None:
+    # vllm-0.32.0 / 0.27.1 parser records: --spec-to is --spec-tokens, --spec_me is
+    # --spec-method ('_' read as '-'), --spec-m is ambiguous (--spec-method, --spec-model)
+    for version in ("0.27.1", "0.32.0"):
+        config = _read(
+            "vllm",
+            "vllm serve m --spec_me ngram --spec-to 3 --speculative-config.prompt_lookup_max 4",
+            version,
+        )
+        assert config.draft_length == 3  # type: ignore[attr-defined]
+        assert config.mechanism == "ngram"  # type: ignore[attr-defined]
+        refused = _read("vllm", "vllm serve m --spec-m ngram --spec-tokens 3", version)
+        issues = [i for i in refused.issues if i.code == "SG310"]  # type: ignore[attr-defined]
+        assert len(issues) == 1 and issues[0].severity is None
+        assert "could match --spec-method, --spec-model" in issues[0].message
