@@ -105,3 +105,38 @@ def test_a_default_in_a_launch_script_is_read(tmp_path: Path) -> None:
     c = read_engine_file(tmp_path / "run.sh", "run.sh")
     # DRAFT_MAX is never set in the script: its default 12 is D, N_verify 13
     assert (c.mechanism, c.draft_length, c.verify_tokens) == ("draft_model", 12, 13)
+
+
+#: Unquoted ``${NAME<op>word}`` whose word holds blanks or quotes. POSIX.1-2017 XCU 2.3
+#: (token recognition: the token runs to the expansion's closing brace, blanks and quotes
+#: inside it included), 2.6.2 (the word is expanded; ``:=`` assigns it), 2.6.5 (the
+#: expansion's result is split at IFS blanks, except what the word quoted), 2.6.7 (quote
+#: removal). Each argv is what dash's ``sh -c 'set -- LINE; for a; do printf "[%s]" "$a";
+#: done'`` printed for the same line (checked by hand, dash 0.5.12).
+@pytest.mark.parametrize(
+    ("line", "argv"),
+    [
+        ("cmd ${N:-a b}", ("cmd", "a", "b")),  # the default with a blank: two fields
+        ("cmd ${N-a b}", ("cmd", "a", "b")),
+        ('cmd ${N:-"a b"}', ("cmd", "a b")),  # the word's quotes hold: one field
+        ("cmd ${N:-'a b' c}", ("cmd", "a b", "c")),
+        ("cmd ${N:-a\\ b}", ("cmd", "a b")),  # an escaped blank is no separator
+        ("cmd ${S:+a b} ${N:+a b}", ("cmd", "a", "b")),  # :+ gives the word when set
+        ("cmd ${N:=a b}; cmd2 $N", ("cmd2", "a", "b")),  # := assigns "a b", split later
+        ("cmd --f=${N:-a b}x", ("cmd", "--f=a", "bx")),  # joined to the text around it
+        ("cmd ${E:-a b} ${E-a b}", ("cmd", "a", "b")),  # E set and empty: ":-" only
+        ("cmd ${N:-${M:-p q}}", ("cmd", "p", "q")),  # a nested default
+        ('cmd "${N:-a b}"', ("cmd", "a b")),  # double-quoted: never split
+        ("cmd ${S:-a b}", ("cmd", "--a", "1", "--b")),  # set: its own value, split
+    ],
+)
+def test_braced_words_with_blanks_and_quotes(line: str, argv: tuple[str, ...]) -> None:
+    assert split_commands(SET + line + "\n")[-1].argv == argv
+
+
+def test_braced_default_with_a_blank_sets_flags(tmp_path: Path) -> None:
+    # the kind in a launcher: SPEC holds two words of flags by default
+    script = "llama-server -m t.gguf -md d.gguf ${SPEC:---spec-draft-n-max 6}\n"
+    (tmp_path / "run.sh").write_text(script, encoding="utf-8")
+    c = read_engine_file(tmp_path / "run.sh", "run.sh")
+    assert (c.mechanism, c.draft_length, c.verify_tokens) == ("draft_model", 6, 7)

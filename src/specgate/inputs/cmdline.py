@@ -37,8 +37,9 @@ from functools import lru_cache
 from typing import TypeVar
 
 from specgate.core.errors import InputError
-from specgate.core.limits import FileBudget, current_budget
+from specgate.core.limits import current_budget
 from specgate.inputs.prose import masked, prose_blocks
+from specgate.inputs.shell_params import PARAMETER_SCAN, Segments, Shell, parameter_end
 
 _T = TypeVar("_T")
 _OPERATORS = frozenset({";", "&&", "||", "|", "&", ";;"})
@@ -168,11 +169,11 @@ def _split_once(text: str) -> tuple[Command, ...]:
     # (a 240 KB one-line command used to take 42 s: a count and rfind per word).
     breaks = [i for i, ch in enumerate(cleaned) if ch in "\n\x0b"]
     words: list[str] = []
-    segments: list[_Segments | None] = []
+    segments: list[Segments | None] = []
     word_lines: list[tuple[int, int]] = []
     commands: list[Command] = []
     exported = _Exports()
-    shell = _Shell(current_budget(len(text)))
+    shell = Shell(current_budget(len(text)))
     comment = False
     try:
         if blocks is not None:
@@ -213,14 +214,10 @@ class _SplitError(Exception):
         self.line = 0
 
 
-#: A word's parts with how each was quoted: 0 unquoted, 1 single-quoted or
-#: backslash-escaped (literal), 2 double-quoted (expanded, not split).
-_Segments = tuple[tuple[str, int], ...]
-
 
 def _tokens(
     text: str, base: int = 0, *, comments: bool = False
-) -> Iterator[tuple[str, int, bool, _Segments | None]]:
+) -> Iterator[tuple[str, int, bool, Segments | None]]:
     """The words of ``text`` as ``(word, start offset, is a separator run, parts)``.
 
     The word rules of :class:`shlex.shlex` in POSIX mode with
@@ -238,7 +235,7 @@ def _tokens(
     word is built from slices joined once, so
     the pass is linear in the text (shlex adds one character at a time to a string,
     quadratic in a word's length: a 1 MB word took 30 s). ``parts`` (for a word
-    holding ``$``, else None) are its pieces with their quoting (:data:`_Segments`),
+    holding ``$``, else None) are its pieces with their quoting (:data:`Segments`),
     for parameter expansion; ``base`` is added to offsets in errors.
 
     Raises:
@@ -247,6 +244,7 @@ def _tokens(
     """
     end = len(text)
     i = 0
+    scan = [end + PARAMETER_SCAN]  # what the ${…} scans may read together (linear)
     while True:
         blanks = _BLANKS_RE.match(text, i)
         if blanks:
@@ -270,9 +268,7 @@ def _tokens(
         while i < end:
             plain = _PLAIN_RE.match(text, i)
             if plain:
-                parts.append(plain.group())
-                kinds.append(0)
-                i = plain.end()
+                i = _plain(text, plain, parts, kinds, scan)
                 continue
             ch = text[i]
             if ch == "\\":
@@ -289,6 +285,26 @@ def _tokens(
                 break
         word = "".join(parts)
         yield word, start, False, (tuple(zip(parts, kinds, strict=True)) if "$" in word else None)
+
+
+def _plain(
+    text: str, plain: re.Match[str], parts: list[str], kinds: list[int], scan: list[int]
+) -> int:
+    """Append an unquoted run (kind 0), cut at a ``${`` whose closing brace lies past
+    it (a blank or quote inside the braces: kind 3); the offset after what was taken."""
+    run, i = plain.group(), plain.start()
+    at = run.find("${")
+    close = parameter_end(text, i + at, scan) if at >= 0 else None
+    if close is None:
+        parts.append(run)
+        kinds.append(0)
+        return plain.end()
+    if at:
+        parts.append(run[:at])
+        kinds.append(0)
+    parts.append(text[i + at : close])
+    kinds.append(3)
+    return close
 
 
 def _single_quoted(
@@ -363,111 +379,6 @@ class _Exports:
         return None if index < 0 else (entries[index][1], entries[index][2])
 
 
-_PARAMETER_RE = re.compile(
-    r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+])([^}$]*))?\}|([A-Za-z_][A-Za-z0-9_]*))"
-)
-
-
-class _Shell:
-    """Shell variables set so far in one text (``NAME=value`` lines and ``export``s),
-    and ``$NAME`` / ``${NAME}`` in later words replaced by them, as the shell does
-    before it runs a command (``MODEL=/m/x.gguf`` then ``llama-server -m "$MODEL"``).
-    An expansion outside quotes is split into fields at blanks (``SPEC="--a 1"`` then
-    ``cmd $SPEC`` runs ``cmd --a 1``; a variable holding nothing leaves no word),
-    one inside double quotes is not (``"$SPEC"`` stays one word), and nothing inside
-    single quotes or after a backslash is expanded (POSIX 2.6.2, 2.6.5). Names never
-    set stay as written; a value is not expanded again. The characters expansion may
-    add are bounded per *file* (:class:`specgate.core.limits.FileBudget`: the file's
-    length plus 64 KiB over all its command strings together; a text split alone has a
-    budget of its own): past that, words stay as written (a 1 MB value named a million
-    times would otherwise allocate a terabyte, and a budget per string would let a file
-    of many strings cost many times its size)."""
-
-    def __init__(self, budget: FileBudget) -> None:
-        self.values: dict[str, str] = {}
-        self._budget = budget
-
-    def _value(self, match: re.Match[str]) -> str | None:
-        """The value of the parameter ``match`` names, None when unset or over budget.
-        ``${NAME:-word}`` / ``${NAME-word}`` (and ``:=`` / ``=``) give ``word`` when NAME
-        is unset (or, with ``:``, empty), ``${NAME:+word}`` / ``${NAME+word}`` give it
-        when NAME is set (and not empty), POSIX 2.6.2; a name the text never sets is
-        unset there (the script's own default is what it runs with)."""
-        name, operator, word = match.group(1) or match.group(4), match.group(2), match.group(3)
-        known = self.values.get(name)
-        if operator:
-            empty = known is None or (operator.startswith(":") and not known)
-            if operator[-1] == "+":
-                known = "" if empty else word
-            elif empty:
-                known = word
-                if operator[-1] == "=":
-                    self.values[name] = word
-        if known is None or len(known) > self._budget.chars:
-            return None
-        self._budget.chars -= len(known)
-        return known
-
-    def expand(self, word: str) -> str:
-        """``word`` with every parameter replaced, as one word (an assignment's value,
-        a double-quoted part)."""
-        if "$" not in word or not (self.values or "${" in word):
-            return word
-
-        def value(match: re.Match[str]) -> str:
-            known = self._value(match)
-            return match.group(0) if known is None else known
-
-        return _PARAMETER_RE.sub(value, word)
-
-    def joined(self, word: str, parts: _Segments | None) -> str:
-        """``word`` expanded as one word (no field splitting): an assignment's value."""
-        if parts is None or not (self.values or "${" in word):
-            return word
-        return "".join(text if kind == 1 else self.expand(text) for text, kind in parts)
-
-    def fields(self, word: str, parts: _Segments | None) -> list[str]:
-        """The words ``word`` becomes after parameter expansion and field splitting."""
-        if parts is None or not (self.values or "${" in word):
-            return [word]
-        fields: list[str] = []
-        current: list[str] = []
-        open_field = False
-        for text, kind in parts:
-            if kind != 0:
-                current.append(text if kind == 1 else self.expand(text))
-                open_field = True
-                continue
-            at = 0
-            for match in _PARAMETER_RE.finditer(text):
-                if match.start() > at:
-                    current.append(text[at : match.start()])
-                    open_field = True
-                at = match.end()
-                known = self._value(match)
-                if known is None:
-                    current.append(match.group(0))
-                    open_field = True
-                    continue
-                pieces = _IFS_RE.split(known)
-                for index, piece in enumerate(pieces):
-                    if index > 0 and open_field:
-                        fields.append("".join(current))
-                        current, open_field = [], False
-                    if piece:
-                        current.append(piece)
-                        open_field = True
-            if at < len(text):
-                current.append(text[at:])
-                open_field = True
-        if open_field:
-            fields.append("".join(current))
-        return fields
-
-
-_IFS_RE = re.compile(r"[ \t\n]+")
-
-
 class _Env(Mapping[str, _T]):
     """A command's environment: its own ``NAME=value`` prefixes over the exports made
     before it. ``part`` 0 gives values, 1 the (line, column) of the assignment."""
@@ -506,17 +417,17 @@ class _Env(Mapping[str, _T]):
 
 def _emit(
     words: list[str],
-    segments: list[_Segments | None],
+    segments: list[Segments | None],
     lines: list[tuple[int, int]],
     commands: list[Command],
     *,
     exported: _Exports,
-    shell: _Shell,
+    shell: Shell,
 ) -> None:
     """Record one simple command (or an ``export``, added to ``exported``; or plain
     ``NAME=value`` assignments, shell variables for the words of later commands).
     Assignment values are expanded as one word; the command's words are expanded and
-    split into fields (:meth:`_Shell.fields`), each field at its word's place."""
+    split into fields (:meth:`Shell.fields`), each field at its word's place."""
     own: dict[str, tuple[str, tuple[int, int]]] = {}
     first = 0
     while first < len(words) and _ASSIGN_RE.match(words[first]):
@@ -556,7 +467,7 @@ def _emit(
     )
 
 
-def _assignment(word: str, parts: _Segments | None, shell: _Shell) -> tuple[str, str]:
+def _assignment(word: str, parts: Segments | None, shell: Shell) -> tuple[str, str]:
     """``NAME=value`` → (NAME, the value expanded as one word)."""
     name, _, value = word.partition("=")
     if parts is None:

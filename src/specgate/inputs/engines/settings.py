@@ -306,13 +306,13 @@ def version_issues(
     name = data.display_name
     version = found.version
     pin = "state speculation.engine_version to pin the version you run"
-    for spelled, span, message, severity in parser_issues(data, list(parsed), found):
+    for spelled, span, refusal, how in parser_issues(data, list(parsed), found):
         field_name = f"setting:{spelled}"
         if field_name in reported:
             continue
         reported.add(field_name)
         spans[field_name] = span
-        issues.append(EngineIssue("SG310", message, field_name, severity=severity))
+        issues.append(EngineIssue("SG310", refusal, field_name, severity=how))
     for spelled, span in unknown:
         field_name = f"setting:{spelled}"
         if field_name in reported:

@@ -1,0 +1,264 @@
+"""Shell parameter expansion of one text's words (POSIX.1-2017 XCU 2.3, 2.6.2, 2.6.5):
+the variables a text sets, ``$NAME``/``${NAME}``/``${NAME<op>word}`` replaced by them
+and the result split into fields, as :mod:`specgate.inputs.cmdline` needs it."""
+
+from __future__ import annotations
+
+import re
+
+from specgate.core.limits import FileBudget
+
+#: A word's parts with how each was quoted: 0 unquoted, 1 single-quoted or
+#: backslash-escaped (literal), 2 double-quoted (expanded, not split), 3 an unquoted
+#: ``${NAME<op>word}`` whose word may hold blanks and quotes (POSIX 2.3: the token runs
+#: to the expansion's closing brace; 2.6.2, 2.6.5: the value is split, the word's own
+#: quoted parts are not).
+Segments = tuple[tuple[str, int], ...]
+#: How far a ``${`` is scanned for its closing brace (past it: text, as written).
+PARAMETER_SCAN = 4096
+
+
+def parameter_end(text: str, i: int, budget: list[int]) -> int | None:
+    """The offset after the ``}`` closing the ``${`` at ``i``, skipping quoted text,
+    escapes and nested ``${…}`` (POSIX 2.3: "the shell shall read sufficient input to
+    determine the end of the unit to be expanded"); None when none closes it within
+    :data:`PARAMETER_SCAN` characters or a quote in it does not close. ``budget[0]``
+    is how many characters the scans of one text may still read together (its length
+    plus :data:`PARAMETER_SCAN`): many unclosed ``${`` cost linear time, not 4096 each."""
+    end = min(len(text), i + PARAMETER_SCAN, i + max(budget[0], 0))
+    found = _scan_parameter(text, i, end)
+    budget[0] -= (found or end) - i
+    return found
+
+
+def _scan_parameter(text: str, i: int, end: int) -> int | None:
+    j, depth = i + 2, 1
+    while j < end:
+        ch = text[j]
+        if ch == "\\":
+            j += 2
+        elif ch == "'":
+            close = text.find("'", j + 1, end)
+            if close < 0:
+                return None
+            j = close + 1
+        elif ch == '"':
+            j += 1
+            while j < end and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            if j >= end:
+                return None
+            j += 1
+        elif text.startswith("${", j):
+            depth, j = depth + 1, j + 2
+        elif ch == "}":
+            depth, j = depth - 1, j + 1
+            if depth == 0:
+                return j
+        elif ch in "\n;&|" and depth == 1 and text[i + 2 : j].isidentifier():
+            return None  # a separator before any operator: not an expansion
+        else:
+            j += 1
+    return None
+
+
+def _word_segments(word: str) -> list[tuple[str, int]]:
+    """The quoting of the word of ``${NAME:-word}`` (kinds as :data:`_Segments`):
+    ``'…'`` literal, ``"…"`` expanded and not split, a backslash's character literal,
+    the rest unquoted. An unclosed quote runs to the end."""
+    out: list[tuple[str, int]] = []
+    i, end = 0, len(word)
+    while i < end:
+        ch = word[i]
+        if ch == "'":
+            close = word.find("'", i + 1)
+            close = end if close < 0 else close
+            out.append((word[i + 1 : close], 1))
+            i = close + 1
+        elif ch == '"':
+            j, piece = i + 1, []
+            while j < end and word[j] != '"':
+                if word[j] == "\\" and j + 1 < end and word[j + 1] in '"\\$`':
+                    piece.append(word[j + 1])
+                    j += 2
+                else:
+                    piece.append(word[j])
+                    j += 1
+            out.append(("".join(piece), 2))
+            i = j + 1
+        elif ch == "\\" and i + 1 < end:
+            out.append((word[i + 1], 1))
+            i += 2
+        else:
+            j = i
+            while j < end and word[j] not in "'\"\\":
+                j += 1
+            j = max(j, i + 1)
+            out.append((word[i:j], 0))
+            i = j
+    return out
+
+
+_PARAMETER_RE = re.compile(
+    r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+])([^}$]*))?\}|([A-Za-z_][A-Za-z0-9_]*))"
+)
+
+
+class Shell:
+    """Shell variables set so far in one text (``NAME=value`` lines and ``export``s),
+    and ``$NAME`` / ``${NAME}`` in later words replaced by them, as the shell does
+    before it runs a command (``MODEL=/m/x.gguf`` then ``llama-server -m "$MODEL"``).
+    An expansion outside quotes is split into fields at blanks (``SPEC="--a 1"`` then
+    ``cmd $SPEC`` runs ``cmd --a 1``; a variable holding nothing leaves no word),
+    one inside double quotes is not (``"$SPEC"`` stays one word), and nothing inside
+    single quotes or after a backslash is expanded (POSIX 2.6.2, 2.6.5). Names never
+    set stay as written; a value is not expanded again. The characters expansion may
+    add are bounded per *file* (:class:`specgate.core.limits.FileBudget`: the file's
+    length plus 64 KiB over all its command strings together; a text split alone has a
+    budget of its own): past that, words stay as written (a 1 MB value named a million
+    times would otherwise allocate a terabyte, and a budget per string would let a file
+    of many strings cost many times its size)."""
+
+    def __init__(self, budget: FileBudget) -> None:
+        self.values: dict[str, str] = {}
+        self._budget = budget
+
+    def _value(self, match: re.Match[str]) -> str | None:
+        """The value of the parameter ``match`` names, None when unset or over budget.
+        ``${NAME:-word}`` / ``${NAME-word}`` (and ``:=`` / ``=``) give ``word`` when NAME
+        is unset (or, with ``:``, empty), ``${NAME:+word}`` / ``${NAME+word}`` give it
+        when NAME is set (and not empty), POSIX 2.6.2; a name the text never sets is
+        unset there (the script's own default is what it runs with)."""
+        name, operator, word = match.group(1) or match.group(4), match.group(2), match.group(3)
+        known = self.values.get(name)
+        if operator:
+            empty = known is None or (operator.startswith(":") and not known)
+            if operator[-1] == "+":
+                known = "" if empty else word
+            elif empty:
+                known = word
+                if operator[-1] == "=":
+                    self.values[name] = word
+        if known is None or len(known) > self._budget.chars:
+            return None
+        self._budget.chars -= len(known)
+        return known
+
+    def expand(self, word: str) -> str:
+        """``word`` with every parameter replaced, as one word (an assignment's value,
+        a double-quoted part)."""
+        if "$" not in word or not (self.values or "${" in word):
+            return word
+
+        def value(match: re.Match[str]) -> str:
+            known = self._value(match)
+            return match.group(0) if known is None else known
+
+        return _PARAMETER_RE.sub(value, word)
+
+    def joined(self, word: str, parts: Segments | None) -> str:
+        """``word`` expanded as one word (no field splitting): an assignment's value."""
+        if parts is None or not (self.values or "${" in word):
+            return word
+        return "".join(
+            text if kind == 1 else self._whole(text) if kind == 3 else self.expand(text)
+            for text, kind in parts
+        )
+
+    def _braced(self, text: str) -> tuple[str | None, list[tuple[str, int]] | None]:
+        """An unquoted ``${NAME<op>word}`` (kind 3): (the variable's value, None) when
+        that is what it gives, (None, the word's segments) when the word is (POSIX
+        2.6.2: ``:-``/``-`` and ``:=``/``=`` when unset or, with ``:``, empty; ``:+``/
+        ``+`` when set and, with ``:``, not empty; ``:=`` also assigns it), (None, None)
+        for a name the text never sets (it stays as written)."""
+        match = _BRACED_RE.fullmatch(text)
+        if match is None:
+            return None, None
+        name, operator, word = match.group(1), match.group(2), match.group(3)
+        known = self.values.get(name)
+        if operator:
+            empty = known is None or (operator.startswith(":") and not known)
+            if operator[-1] == "+":
+                return ("", None) if empty else (None, _word_segments(word))
+            if empty:
+                segments = _word_segments(word)
+                if operator[-1] == "=":
+                    self.values[name] = "".join(
+                        t if k == 1 else self.expand(t) for t, k in segments
+                    )
+                return None, segments
+        if known is None or len(known) > self._budget.chars:
+            return None, None
+        self._budget.chars -= len(known)
+        return known, None
+
+    def _whole(self, text: str) -> str:
+        """A kind-3 part as one word (inside an assignment's value: no splitting)."""
+        value, segments = self._braced(text)
+        if segments is not None:
+            return "".join(t if k == 1 else self.expand(t) for t, k in segments)
+        return text if value is None else value
+
+    def fields(self, word: str, parts: Segments | None) -> list[str]:
+        """The words ``word`` becomes after parameter expansion and field splitting."""
+        if parts is None or not (self.values or "${" in word):
+            return [word]
+        fields: list[str] = []
+        current: list[str] = []
+        open_field = False
+
+        def split(value: str) -> None:
+            nonlocal current, open_field
+            for index, piece in enumerate(_IFS_RE.split(value)):
+                if index > 0 and open_field:
+                    fields.append("".join(current))
+                    current, open_field = [], False
+                if piece:
+                    current.append(piece)
+                    open_field = True
+
+        def unquoted(text: str) -> None:
+            nonlocal open_field
+            at = 0
+            for match in _PARAMETER_RE.finditer(text):
+                if match.start() > at:
+                    current.append(text[at : match.start()])
+                    open_field = True
+                at = match.end()
+                known = self._value(match)
+                if known is None:
+                    current.append(match.group(0))
+                    open_field = True
+                    continue
+                split(known)
+            if at < len(text):
+                current.append(text[at:])
+                open_field = True
+
+        for text, kind in parts:
+            if kind == 3:
+                value, segments = self._braced(text)
+                if segments is None and value is None:
+                    current.append(text)
+                    open_field = True
+                elif segments is None:
+                    split(str(value))
+                else:
+                    for piece, piece_kind in segments:
+                        if piece_kind == 0:  # the word's unquoted text is split as well
+                            split(self.expand(piece))
+                        else:
+                            current.append(piece if piece_kind == 1 else self.expand(piece))
+                            open_field = True
+            elif kind != 0:
+                current.append(text if kind == 1 else self.expand(text))
+                open_field = True
+            else:
+                unquoted(text)
+        if open_field:
+            fields.append("".join(current))
+        return fields
+
+
+_BRACED_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+])(.*))?\}", re.DOTALL)
+_IFS_RE = re.compile(r"[ \t\n]+")
