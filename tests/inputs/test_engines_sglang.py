@@ -255,3 +255,22 @@ def test_context_length() -> None:
     )
     assert c.max_model_len == 8192
     assert yaml("speculative_algorithm: NGRAM\ncontext_length: 4096\n").max_model_len == 4096
+
+
+def test_draft_attention_backend_and_window_flags_are_read() -> None:
+    # --speculative-draft-attention-backend and --speculative-draft-window-size
+    # (sglang/srt/arg_groups/fields/spec.py:137, :165 at 0.5.23; both in the parser run at
+    # 0.5.23) were left out of the flag table, so the checks that read them never fired on
+    # a command line. DFLASH with a draft backend outside DRAFT_ATTENTION_BACKEND_CHOICES
+    # (draft worker, 0.5.23): the engine falls back to flashinfer, a warn at the flag.
+    c = txt(
+        "python -m sglang.launch_server --model-path m --speculative-algorithm DFLASH "
+        "--speculative-draft-model-path d --speculative-draft-attention-backend flashmla "
+        "--speculative-draft-window-size 512",
+        "0.5.23",
+    )
+    (issue,) = [i for i in c.issues if i.field == "check:draft-attention-backend-fallback"]
+    assert (issue.code, issue.severity) == ("SG307", "warn")
+    assert "but got flashmla" in issue.message
+    assert c.spans[issue.field].column == 149  # its value: 31 + 15 + 31 + 33 + 38 + 1
+    assert not [i for i in c.issues if i.code == "SG310"]  # both flags exist at 0.5.23

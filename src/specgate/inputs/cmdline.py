@@ -96,8 +96,8 @@ class FlagSpec:
             the engine finds ambiguous (it refuses it: the reader reports that,
             :mod:`specgate.inputs.parsers`) is read as the one flag specgate reads that
             it abbreviates, if there is one (what an older parser with fewer flags
-            read: ``--speculative-draft`` before SGLang added its other draft flags),
-            else skipped.
+            read: ``--speculative-draft`` before SGLang added its other draft flags;
+            ``not_fallback`` names the newer flags left out of that), else skipped.
     """
 
     known: Mapping[str, bool]
@@ -106,6 +106,8 @@ class FlagSpec:
     underscores: bool = False
     joined: frozenset[str] = frozenset()
     engine_options: Callable[[], Iterable[str]] | None = None
+    #: Canonical flags never read as an ambiguous abbreviation's meaning (newer flags).
+    not_fallback: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -538,7 +540,7 @@ def _resolve(
             return known.get(option) or aliases.get(option)
     matches: dict[str, str] = {}
     for spelled, canonical in [*known.items(), *aliases.items()]:
-        if spelled.startswith(name):
+        if spelled.startswith(name) and canonical not in spec.not_fallback:
             matches.setdefault(canonical, spelled)
     if len(matches) > 1 and spec.engine_options is not None:
         return None

@@ -180,6 +180,7 @@ class EngineKnowledge:
             )
             for s in data.get("settings", ())
         )
+        self._raw_settings: tuple[Mapping[str, Any], ...] = tuple(data.get("settings", ()))
         self._defaults: tuple[Mapping[str, Any], ...] = tuple(data.get("defaults", ()))
         self._behaviours: tuple[Mapping[str, Any], ...] = tuple(data.get("behaviours", ()))
         self._tables: Mapping[str, Mapping[str, Any]] = data.get("tables", {})
@@ -219,7 +220,10 @@ class EngineKnowledge:
             alias: s.name for s in self.settings if s.name.startswith("-") for alias in s.aliases
         }
         joined = frozenset(s.name for s in self.settings if s.joins)
-        return FlagSpec(known=known, aliases=aliases, joined=joined)
+        newer = frozenset(
+            str(s["name"]) for s in self._raw_settings if s.get("abbreviation_fallback") is False
+        )
+        return FlagSpec(known=known, aliases=aliases, joined=joined, not_fallback=newer)
 
     def engine_options(self) -> tuple[str, ...]:
         """The long option strings of the newest recorded parser (loaded on first use;
