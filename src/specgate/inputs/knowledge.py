@@ -373,6 +373,10 @@ class EngineKnowledge:
         """The keys of the engine's block ``block`` (``speculative_config``) by name."""
         return {f.name: f for f in self.fields if f.block == block}
 
+    def table_source(self, name: str) -> str:
+        """Where the table ``name`` was read (``repo:file@ref``)."""
+        return _source(self._tables[name]["source"])
+
     def has_table(self, name: str) -> bool:
         """Whether the engine's data has the table ``name``."""
         return name in self._tables

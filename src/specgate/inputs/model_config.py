@@ -33,6 +33,7 @@ import json
 import math
 from collections.abc import Callable, Mapping
 from fractions import Fraction
+from functools import cache
 from typing import Any
 
 from specgate.core.data import read_data
@@ -189,7 +190,7 @@ def read_model_config(
         mla=mla,
         vocab_size=optional(("vocab_size",), "vocab_size"),
         max_position_embeddings=optional(_CONTEXT_KEYS, "max_position_embeddings"),
-        mtp_layers=optional(_MTP_KEYS, "mtp_layers", zero=True),
+        mtp_layers=optional(_mtp_keys(data), "mtp_layers", zero=True),
         spans=spans,
     )
 
@@ -206,21 +207,88 @@ def _identity(data: Mapping[str, object]) -> tuple[str | None, tuple[str, ...]]:
     return (model_type if isinstance(model_type, str) else None), listed
 
 
+@cache
+def _vllm_mtp() -> Mapping[str, Any]:
+    """data/models/mtp-vllm.json (vLLM's own answers: the key it reads the MTP layer
+    count from per model, the model types it turns into no MTP draft), read on first use."""
+    data: Mapping[str, Any] = json.loads(read_data("models/mtp-vllm.json"))
+    return data
+
+
+def vllm_layer_rule(
+    model_type: str | None, architectures: tuple[str, ...]
+) -> Mapping[str, Any] | None:
+    """How vLLM counts the MTP layers of a config of ``model_type`` (else of its first
+    architecture): ``{"keys": [...], "default": N}`` or ``{"keys": [], "fixed": N}``
+    (data/models/mtp-vllm.json ``layer_keys``); None for a model vLLM turns into no MTP
+    draft. Loads the data only for a model that may ship MTP layers."""
+    names = [n for n in (model_type, *architectures[:1]) if n]
+    if not any(
+        n in _MTP_TYPES or n in _MTP_ARCHITECTURES or n.endswith(("_mtp", "ForCausalLM",
+                                                                  "ForConditionalGeneration"))
+        for n in names
+    ):
+        return None
+    entries: Mapping[str, Mapping[str, Any]] = _vllm_mtp()["layer_keys"]["entries"]
+    return next((entries[n] for n in names if n in entries), None)
+
+
+def _mtp_keys(data: Mapping[str, object]) -> tuple[str, ...]:
+    """The MTP layer-count keys, the ones vLLM reads for this model first (MiniMax-M3:
+    ``num_mtp_modules``; Qwen3.5: ``mtp_num_hidden_layers``)."""
+    model_type = data.get("model_type")
+    names = data.get("architectures")
+    listed = tuple(a for a in names if isinstance(a, str))[:1] if isinstance(names, list) else ()
+    rule = vllm_layer_rule(model_type if isinstance(model_type, str) else None, listed)
+    read = (key.rpartition(".")[2] for key in (rule or {}).get("keys", ()))
+    first = tuple(key for key in read if key in _MTP_KEYS)
+    return tuple(dict.fromkeys((*first, *_MTP_KEYS)))
+
+
+def _counted(data: Mapping[str, object], key: str) -> int | None:
+    """The whole number at ``key`` (``text_config.X``: one level down) of ``data``."""
+    table: object = data
+    for part in key.split("."):
+        table = table.get(part) if isinstance(table, Mapping) else None
+    if isinstance(table, (int, float)) and not isinstance(table, bool) and table >= 0:
+        return int(table)
+    return None
+
+
 def _mtp_known(
     architectures: tuple[str, ...], tables: tuple[Mapping[str, object], ...]
 ) -> int | None:
-    """The MTP layers a config has: the stated count (already validated by the
-    reader); else 0 when neither its model type nor its architectures are known to
-    ship MTP modules (data/models/mtp.json); else unknown (None)."""
+    """The MTP layers a config has, as vLLM counts them for its model type or first
+    architecture (the key its ``hf_config_override`` reads, its default, or the count
+    it fixes: data/models/mtp-vllm.json, the engine's own answers); else the count stated
+    under any MTP key (already validated by the reader); else 0 for a model type known
+    to ship no MTP modules (transformers' registered types that no recorded vLLM turns
+    into an MTP draft); else unknown (None): a model type specgate does not know never
+    counts as one without MTP."""
+    data = tables[-1]
+    types = {t for t in (table.get("model_type") for table in tables) if isinstance(t, str)}
+    model_type = data.get("model_type")
+    rule = vllm_layer_rule(model_type if isinstance(model_type, str) else None, architectures)
+    if rule is not None and ("fixed" in rule or rule.get("keys")):
+        if "fixed" in rule:
+            return int(rule["fixed"])
+        for key in rule["keys"]:
+            found = _counted(data, key)
+            if found is not None:
+                return found
+        default = rule.get("default")
+        return int(default) if isinstance(default, int) else None
     for table in tables:
         for key in _MTP_KEYS:
             value = table.get(key)
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 return int(value)
-    types = {t for t in (table.get("model_type") for table in tables) if isinstance(t, str)}
-    if types & _MTP_TYPES or set(architectures) & _MTP_ARCHITECTURES:
+    if types & _MTP_TYPES or set(architectures) & _MTP_ARCHITECTURES or rule is not None:
         return None
-    return 0 if types or architectures else None
+    if not types:
+        return None
+    without = frozenset(_vllm_mtp()["model_types_without_mtp"]["entries"])
+    return 0 if types <= without else None
 
 
 def _scalars(data: Mapping[str, object]) -> dict[str, object]:

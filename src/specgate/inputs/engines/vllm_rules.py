@@ -30,6 +30,8 @@ _DATA = knowledge("vllm")
 DRAFT_NAMES: Mapping[str, str] = _DATA.table("draft_names")
 #: A draft config's ``model_type`` (after vLLM's hf_config_override) → the method.
 DRAFT_MODEL_TYPES: Mapping[str, str] = _DATA.table("draft_model_types")
+#: A draft config's ``architectures[0]`` hf_config_override turns into an MTP draft.
+DRAFT_ARCHITECTURES: Mapping[str, str] = _DATA.table("draft_architectures")
 #: Methods vLLM keeps whatever the draft is named (detection is skipped for them).
 KEPT_METHODS = frozenset(_DATA.table("kept_methods"))
 #: Methods that run without a draft model config of their own.
@@ -251,7 +253,7 @@ def with_models(
         loaded = target
     changed = False
     if loaded is not None and method not in KEPT_METHODS | MODEL_FREE and how != "name":
-        by_type = DRAFT_MODEL_TYPES.get(loaded.model_type or "")
+        by_type = draft_kind(loaded, version)
         if method == "medusa":
             by_type = "medusa"  # vLLM forces model_type medusa for an explicit medusa
         if by_type is not None and by_type != method:
@@ -264,10 +266,7 @@ def with_models(
             notes.append("the draft's config names no drafter vLLM detects: a draft model")
             method, changed = "draft_model", True
         elif by_type is None and method != "draft_model":
-            issues.append(EngineIssue("SG307", refuses(
-                version, f"unsupported speculative method {method!r}: the config vLLM loads as "
-                f"the draft ({loaded.path}, model_type {loaded.model_type!r}) is no {method} "
-                "drafter", _SPEC), "mechanism"))
+            issues.append(_no_drafter(loaded, str(method), version))
         if by_type is not None and loaded.n_predict is None and loaded.mtp_layers:
             loaded = replace(loaded, n_predict=loaded.mtp_layers)
     if changed:
@@ -310,6 +309,48 @@ def with_models(
         issues=tuple(issues),
         spans=spans,
         notes=tuple(notes),
+    )
+
+
+def draft_kind(loaded: ModelShape, version: Version | None) -> str | None:
+    """The method vLLM detects from the config it loads as the draft: its model type
+    (``draft_model_types``), else its first architecture (``draft_architectures``), as
+    ``SpeculativeConfig.hf_config_override`` and ``__post_init__`` read them at
+    ``version`` (a name recorded absent there is none); nemotron_h becomes an MTP draft
+    only with MTP layers (the engine's answer: tests/data/engine_oracle/
+    vllm-*-mtp-types.json)."""
+    model_type = loaded.model_type or ""
+    if model_type in DRAFT_MODEL_TYPES and _DATA.presence(
+        "draft_model_types", model_type, version
+    ) != "absent":
+        if model_type.startswith("nemotron_h") and not model_type.endswith("_mtp"):
+            return "mtp" if (loaded.mtp_known or 0) > 0 else None
+        return DRAFT_MODEL_TYPES[model_type]
+    for arch in loaded.architectures[:1]:
+        if arch in DRAFT_ARCHITECTURES and _DATA.presence(
+            "draft_architectures", arch, version
+        ) != "absent":
+            return DRAFT_ARCHITECTURES[arch]
+    return None
+
+
+def _no_drafter(loaded: ModelShape, method: str, version: Version | None) -> EngineIssue:
+    """vLLM's NotImplementedError for a ``method`` its draft config does not name: a fail
+    for a model type known to ship no MTP modules (or a stated 0 layers), a warn for one
+    specgate's data does not know (a newer vLLM may have added it)."""
+    reason = (
+        f"unsupported speculative method {method!r}: the config vLLM loads as the draft "
+        f"({loaded.path}, model_type {loaded.model_type!r}) is no {method} drafter"
+    )
+    if loaded.mtp_known == 0 or method != "mtp":
+        return EngineIssue("SG307", refuses(version, reason, _SPEC), "mechanism")
+    return EngineIssue(
+        "SG307",
+        f"{_at(version)} may refuse to start: {reason}, by specgate's data (vLLM's MTP model "
+        f"types: {_DATA.table_source('draft_model_types')}); model_type "
+        f"{loaded.model_type!r} is not one specgate knows: the data may be behind your vLLM",
+        "mechanism",
+        "warn",
     )
 
 
