@@ -172,7 +172,10 @@ def engine_config_invalid(ctx: RuleContext) -> Iterator[Hit]:
     unless the draft's config gives `n_predict`, the method vLLM reads from the
     draft's path (`eagle-`, `eagle3`, `dflash`, `dspark`) or config (`model_type`),
     synthetic acceptance and heterogeneous-vocabulary rules, the batch-size schedule,
-    a `draft_model` draft TP other than the target's (refused at engine start); SGLang
+    a `draft_model` draft TP other than the target's (refused at engine start), the
+    model types and architectures vLLM turns into an MTP draft and the key it counts
+    their MTP layers from (its `hf_config_override` run at both versions: a model
+    type specgate does not know only warns that the data may be behind); SGLang
     algorithm names, DFLASH/DSpark without a draft, steps/topk/draft tokens partly
     set. Messages read "the engine refuses to start: <its reason>" with the source
     file. A **rewrite** (SGLang's topk-1 draft tokens, vLLM running an EAGLE draft
@@ -229,6 +232,19 @@ def engine_setting_removed(ctx: RuleContext) -> Iterator[Hit]:
     not spelled as the engine's exact discriminator (`Draft_Target`, not
     `DraftTarget`). What the setting meant is still read, so the other rules judge
     the intended configuration.
+
+    vLLM and SGLang read flags with argparse's `allow_abbrev`, as their parsers
+    answered when run (vLLM 0.27.1 and 0.32.0, SGLang 0.5.23:
+    `specgate/data/engines/parsers/`, recorded by `scripts/record_engine_parsers.py`):
+    a unique prefix of one of the engine's flags is that flag
+    (`--speculative-num-step 3` sets the steps; vLLM also reads `--spec_me` as
+    `--spec-method`), while a speculative spelling the parser refuses is SG310 at the
+    word with the engine's own message: an abbreviation of several flags
+    (SGLang: "ambiguous option: --speculative-draft could match
+    --speculative-draft-model-path, --speculative-draft-model, …") or of none
+    (SGLang `--speculative_num_steps`: "unrecognized arguments"). It fails at a
+    version whose parser was recorded and warns at any other (the parser may
+    differ there).
 
     **Which version** (DESIGN §13): `speculation.engine_version`, else an image tag
     in the config or a pinned requirement beside it — then a setting that version
