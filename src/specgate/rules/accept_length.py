@@ -360,7 +360,8 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
     ceiling too. passes is D for per-token drafting and 1 for a one-pass
     drafter. β is the *proven* verify cost at the deployment's concurrency
     (`metrics.proven_verify_cost_ratio`; README, "What it checks"): a measured β; else the
-    step-time model of §12.1 with `workload.context_length` stated, priced to hold
+    step-time model (README, "What it checks": step time T(B, N); checked against
+    published measurements in docs/validation.md) with `workload.context_length` stated, priced to hold
     for any expert routing and all-reduce latency; else 1. What only the estimated
     β says (the roofline without a context length, uniform expert routing) is
     SG112's warning, never this fail. The tolerance lets a claim written to 4

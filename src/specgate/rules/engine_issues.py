@@ -16,7 +16,8 @@ from specgate.rules.registry import Hit, RuleContext, rule
 
 def rests_on_speculation(ctx: RuleContext) -> bool:
     """Whether a claim or the evidence rests on the config as written: a claimed
-    speedup, or a stated or measured AL or speedup (DESIGN §13: a rewrite fails then)."""
+    speedup, or a stated or measured AL or speedup (a rewrite fails then: README,
+    "Reading the files you already commit")."""
     dep = ctx.deployment
     evidence = dep.evidence
     return (
@@ -246,7 +247,8 @@ def engine_setting_removed(ctx: RuleContext) -> Iterator[Hit]:
     version whose parser was recorded and warns at any other (the parser may
     differ there).
 
-    **Which version** (DESIGN §13): `speculation.engine_version`, else an image tag
+    **Which version** (README, "Reading the files you already commit"):
+    `speculation.engine_version`, else an image tag
     in the config or a pinned requirement beside it — then a setting that version
     lacks **fails**, and one whose presence there is not confirmed (the release that
     removed it lies between two read) warns. With no version stated or detected the

@@ -161,7 +161,7 @@ def draft_vocab_mismatch(ctx: RuleContext) -> Iterator[Hit]:
     `vocab_size` of `model.hf_config`.
 
     **At the engine's version.** Where the engine's own behaviour is known (its
-    knowledge data, DESIGN §13) the finding follows it: **fail** where the engine
+    knowledge data in `specgate/data/engines/`) the finding follows it: **fail** where the engine
     refuses the pair — vLLM `draft_model` unless `use_heterogeneous_vocab`
     (`verify_equal_vocab_size_if_draft_model`, vLLM 0.27.1 and 0.32.0; at the draft's
     line of the serving config), SGLang `STANDALONE`, llama.cpp's

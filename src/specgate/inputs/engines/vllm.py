@@ -384,7 +384,7 @@ def _draft_passes(
     parallel = opts_get(block, "parallel_drafting")
     if parallel is not None and as_bool(parallel, "parallel_drafting", ctx.file):
         b.at("draft_passes", parallel)
-        b.note("parallel_drafting: one draft pass yields every draft token (§8.1 single)")
+        b.note("parallel_drafting: one draft pass yields every draft token (draft_passes single)")
         return "single"
     if name in _ONE_PASS or mechanism in _ONE_PASS:
         return "single"
