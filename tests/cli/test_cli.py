@@ -109,6 +109,21 @@ def test_check_exit_codes(
     assert out.splitlines()[-1].startswith("specgate: ")
 
 
+def test_quiet_prints_finding_lines_and_no_quiet_undoes_it(
+    work: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The pre-commit hook's entry ends in --quiet; a user's `args: [--no-quiet]` follow it.
+    code, out, _ = run(["check", "failing.specgate.yaml", "--quiet"], capsys)
+    assert code == 1
+    assert out.splitlines() == [
+        line for line in out.splitlines() if line.startswith("failing.specgate.yaml:")
+    ]
+    assert " fail SG104 " in out
+    code, out, _ = run(["check", "failing.specgate.yaml", "--quiet", "--no-quiet"], capsys)
+    assert code == 1
+    assert out.splitlines()[-1].startswith("specgate: fail — 1 file, 1 deployment")
+
+
 @pytest.mark.parametrize(
     "argv",
     [

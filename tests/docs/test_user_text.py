@@ -35,13 +35,16 @@ def problems(text: str) -> list[str]:
     return found
 
 
+_TEXT_SUFFIXES = {".md", ".yaml", ".yml", ".json", ".sh", ".txt", ""}
+
+
 def _files() -> Iterator[Path]:
     yield ROOT / "README.md"
     yield ROOT / "action.yml"
     yield ROOT / ".pre-commit-hooks.yaml"
     for folder in (ROOT / "docs", ROOT / "examples", PACKAGE / "data"):
         for path in sorted(folder.rglob("*")):
-            if path.is_file() and path.suffix in {".md", ".yaml", ".yml", ".json", ".sh", ".txt", ""}:
+            if path.is_file() and path.suffix in _TEXT_SUFFIXES:
                 yield path
 
 
@@ -54,9 +57,12 @@ def _literals(path: Path) -> Iterator[tuple[int, str]]:
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
     }
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if id(node) not in statements:
-                yield node.lineno, node.value
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in statements
+        ):
+            yield node.lineno, node.value
 
 
 def test_the_checker_finds_what_it_should() -> None:

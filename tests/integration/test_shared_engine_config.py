@@ -81,3 +81,72 @@ def test_distinct_findings_are_all_printed(
     _, out, _ = run(["check", "c.specgate.yaml"], capsys)
     assert len([line for line in out.splitlines() if line.startswith("serving/")]) == 6
     assert "printed once" not in out
+
+
+# --- the job summary, annotations and SARIF say a shared finding once too (review #19) ---
+
+HEADING = (
+    "1 file, 2 deployments (2 fail); findings: 4 fail, 0 warn, 2 info, 2 note "
+    "(3 repeated for deployments that share a file, printed once)"
+)
+
+
+def _summary_rows(summary: str, place: str) -> list[str]:
+    return [line for line in summary.splitlines() if line.startswith("| ") and place in line]
+
+
+def test_summary_lists_a_shared_finding_once_naming_both_deployments(
+    shared: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, _ = run(
+        ["check", "--format", "github", "--summary", "s.md", "c.specgate.yaml"], capsys
+    )
+    assert code == 1
+    summary = (shared / "s.md").read_text(encoding="utf-8")
+    # The heading tells deployments (2, both failing) from findings (the text's tally).
+    assert summary.splitlines()[2] == HEADING
+    rows = _summary_rows(summary, "serving/llama.txt")
+    # SG310 at --draft-max and at --draft-min, SG308 at --draft-p-min's word: three rows.
+    assert sorted(row.split(" | ")[1] for row in rows) == [
+        "SG308 adaptive-draft-length",
+        "SG310 engine-setting-removed",
+        "SG310 engine-setting-removed",
+    ]
+    assert all(" | chat-a, chat-b: " in row for row in rows), rows
+
+
+def test_summary_names_a_deployment_once_when_two_files_share_its_name(
+    shared: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The review's case: two claims files, each with a deployment of the same name.
+    one = "version: 1\ndeployments:\n" + DEPLOYMENT.format(name="chat")
+    (shared / "c.specgate.yaml").write_text(one, encoding="utf-8")
+    (shared / "d.specgate.yaml").write_text(one, encoding="utf-8")
+    run(["check", "--format", "github", "--summary", "s.md", "."], capsys)
+    summary = (shared / "s.md").read_text(encoding="utf-8")
+    assert summary.splitlines()[2] == HEADING.replace("1 file,", "2 files,")
+    rows = _summary_rows(summary, "serving/llama.txt")
+    assert len(rows) == 3
+    assert all(" | chat: " in row for row in rows), rows
+
+
+def test_annotations_and_sarif_say_a_shared_finding_once(
+    shared: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, out, _ = run(["check", "--format", "github", "c.specgate.yaml"], capsys)
+    assert len([line for line in out.splitlines() if "file=serving/llama.txt" in line]) == 3
+    _, out, _ = run(["check", "--format", "sarif", "c.specgate.yaml"], capsys)
+    results = json.loads(out)["runs"][0]["results"]
+    places = [
+        (
+            r["ruleId"],
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            r["locations"][0]["physicalLocation"]["region"]["startLine"],
+            r["locations"][0]["physicalLocation"]["region"]["startColumn"],
+        )
+        for r in results
+    ]
+    shared_places = [p for p in places if p[1] == "serving/llama.txt"]
+    assert len(shared_places) == len(set(shared_places)) == 3
+    # SG204 sits on each deployment's own line of the claims file: both stay.
+    assert sum(1 for p in places if p[0] == "SG204") == 2

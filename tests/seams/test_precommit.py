@@ -113,6 +113,22 @@ def _assert_text_findings(output: str) -> None:
     assert "::error" not in output  # text format, not GitHub workflow commands
 
 
+def _assert_only_finding_lines(output: str) -> None:
+    """The hook printed finding lines only: no metrics, next actions or status line.
+    pre-commit prints the hook's output after its result line and the ``- hook id:``,
+    ``- exit code:``, ``- duration:`` lines."""
+    lines = output.splitlines()
+    result = next(
+        i for i, line in enumerate(lines) if re.match(r"^specgate\.+(Passed|Failed)$", line)
+    )
+    hook = [line for line in lines[result + 1 :] if line.strip()]
+    while hook and re.match(r"^- (hook id|exit code|duration): ", hook[0]):
+        hook.pop(0)
+    assert hook, output
+    for line in hook:
+        assert re.match(r"^[^:\s]+:\d+:\d+: (fail|warn|info|note) SG\d{3} ", line), output
+
+
 def test_try_repo_as_a_user(
     project_copy: ProjectCopy, precommit_env: dict[str, str], tmp_path: Path
 ) -> None:
@@ -130,10 +146,7 @@ def test_try_repo_as_a_user(
     output = done.stdout + done.stderr
     assert done.returncode == 1, output
     _assert_text_findings(done.stdout)
-    # --verbose shows the passing files' lines too: all three claims files were passed,
-    # the other YAML and JSON files were not.
-    assert re.search(r"^specgate\.yaml: ready$", done.stdout, re.MULTILINE), output
-    assert re.search(r"^deploy/\.specgate\.yml: ready$", done.stdout, re.MULTILINE), output
+    _assert_only_finding_lines(done.stdout)
     assert "not-claims" not in output
     assert "settings.json" not in output
     assert git(repo, "status", "--porcelain") == ""  # the hook changed no file
@@ -142,11 +155,17 @@ def test_try_repo_as_a_user(
 def test_run_with_local_repo_config(
     project_copy: ProjectCopy, precommit_env: dict[str, str], tmp_path: Path
 ) -> None:
-    passing = _user_repo(tmp_path / "passing", failing=False, config=_config(project_copy))
+    # --no-quiet prints the whole report: both claims files were checked, the other
+    # YAML and JSON files were not.
+    passing = _user_repo(
+        tmp_path / "passing", failing=False, config=_config(project_copy, ["--no-quiet"])
+    )
     done = _pre_commit(passing, precommit_env, "run", "--all-files", "--verbose")
     output = done.stdout + done.stderr
     assert done.returncode == 0, output
     assert re.search(r"^specgate\.+Passed$", done.stdout, re.MULTILINE), output
+    assert re.search(r"^specgate\.yaml: ready$", done.stdout, re.MULTILINE), output
+    assert re.search(r"^deploy/\.specgate\.yml: ready$", done.stdout, re.MULTILINE), output
     assert "specgate: ready — 2 files" in done.stdout
     assert "not-claims" not in output
     assert ".pre-commit-config.yaml" not in done.stdout
@@ -157,6 +176,7 @@ def test_run_with_local_repo_config(
     assert done.returncode == 1, output
     assert re.search(r"^specgate\.+Failed$", done.stdout, re.MULTILINE), output
     _assert_text_findings(done.stdout)
+    _assert_only_finding_lines(done.stdout)
     assert "not-claims" not in output
     assert git(failing, "status", "--porcelain") == ""
 
@@ -211,7 +231,8 @@ def test_hook_manifest_fields() -> None:
     assert HOOK["name"]
     assert HOOK["description"]
     assert HOOK["language"] == "python"
-    assert HOOK["entry"] == "specgate check --staged"
+    # --quiet: only finding lines, as the README says (review #11); --no-quiet in args undoes it
+    assert HOOK["entry"] == "specgate check --staged --quiet"
     assert HOOK["pass_filenames"] is False  # H7: no file name reaches the command line
     assert HOOK["minimum_pre_commit_version"] == "2.9.0"
     assert "args" not in HOOK  # text output: no --format in the hook
@@ -302,4 +323,5 @@ def test_users_args_still_apply(
     output = done.stdout + done.stderr
     assert done.returncode == 1, output
     assert re.search(r"^specgate\.+Failed$", done.stdout, re.MULTILINE), output
-    assert "specgate: actionable" in done.stdout, output
+    assert re.search(r"^specgate\.yaml:\d+:\d+: warn SG", done.stdout, re.MULTILINE), output
+    _assert_only_finding_lines(done.stdout)

@@ -103,8 +103,10 @@ def _check_arguments(check: argparse.ArgumentParser) -> None:
     check.add_argument(
         "-q",
         "--quiet",
-        action="store_true",
-        help="text format: print findings and errors only (no metrics, no status line)",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="text format: print findings and errors only (no metrics, next actions or "
+        "status line; the pre-commit hook's default, --no-quiet for the whole report)",
     )
     check.add_argument(
         "--statistics",

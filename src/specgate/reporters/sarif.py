@@ -32,6 +32,7 @@ from specgate.check.report import FileReport, RunReport
 from specgate.core.findings import Finding
 from specgate.core.project import repository_url
 from specgate.reporters.safe_text import json_text
+from specgate.reporters.tally import FindingKey, finding_key
 
 if TYPE_CHECKING:
     from specgate.check.catalogue import RuleEntry
@@ -268,11 +269,19 @@ def build(
     results: list[dict[str, Any]] = []
     notifications: list[dict[str, Any]] = []
     seen: Counter[tuple[str, ...]] = Counter()
+    # Deployments that share a referenced file raise the same finding at its line: one
+    # result says it (as one text line and one annotation do), else code scanning would
+    # open an alert per deployment at the same place.
+    reported: set[tuple[FindingKey, str | None]] = set()
     for file in run.files:
         if file.error is not None:
             notifications.append(_notification(file, location_of(file.error_location_file)))
             continue
         for finding, deployment in _file_findings(file):
+            said = (finding_key(finding, file.path), finding.suppressed)
+            if said in reported:
+                continue
+            reported.add(said)
             location = location_of(finding.file or file.path)
             identity = (
                 finding.code,

@@ -31,6 +31,7 @@ from specgate.core.findings import SEVERITY_RANK, Finding
 from specgate.core.numbers import fmt
 from specgate.reporters.chart import speedup_chart
 from specgate.reporters.safe_text import visible
+from specgate.reporters.tally import FindingKey, counts_sentence, finding_key
 
 if TYPE_CHECKING:
     from specgate.analysis.derived import Metrics
@@ -203,12 +204,23 @@ def _failure_rows(run: RunReport, place: _Places) -> list[str]:
         for deployment in file.deployments:
             findings += [(f, file.path, deployment.name) for f in deployment.findings]
     findings.sort(key=lambda t: (SEVERITY_RANK[t[0].severity], *t[0].sort_key()))
+    # One row per finding as the text report prints it: deployments that share a
+    # referenced file raise the same finding at its line, and the row names them all.
+    owners: dict[FindingKey, list[str]] = {}
+    first: dict[FindingKey, tuple[Finding, str]] = {}
     for finding, path, owner in findings:
+        key = finding_key(finding, path)
+        first.setdefault(key, (finding, path))
+        named = owners.setdefault(key, [])
+        if owner and owner not in named:
+            named.append(owner)
+    for key, (finding, path) in first.items():
         where = place(finding.file or path, finding.line)
-        subject = f"{md(owner)}: " if owner else ""
+        subject = ", ".join(md(owner) for owner in owners[key])
         rows.append(
             f"| {_SEVERITY_ICON[finding.severity]} {finding.severity} "
-            f"| {finding.code} {finding.name} | {where} | {subject}{md(finding.message)} |"
+            f"| {finding.code} {finding.name} | {where} "
+            f"| {subject + ': ' if subject else ''}{md(finding.message)} |"
         )
     return rows
 
@@ -325,13 +337,10 @@ def _document(
     notes: Sequence[str] = (),
 ) -> list[str]:
     place = _Places(repo_paths, base)
-    counts = run.counts()
     lines = [
         f"## {_ICON[run.status]} specgate: {run.status}",
         "",
-        f"{len(run.files)} file(s), {run.deployment_count} deployment(s): "
-        + ", ".join(f"{counts[k]} {k}" for k in ("fail", "warn", "info", "note"))
-        + (f" ({run.suppressed} suppressed)" if run.suppressed else ""),
+        counts_sentence(run),
     ]
     for note in notes:
         lines += ["", f"> **Note:** {md(note)}"]

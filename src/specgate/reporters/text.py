@@ -10,6 +10,7 @@ from specgate.check.report import DeploymentReport, RunReport
 from specgate.core.findings import Finding
 from specgate.core.numbers import fmt
 from specgate.reporters.safe_text import safe_line, visible
+from specgate.reporters.tally import FindingKey, counts_sentence, finding_key
 
 _COLOURS = {
     "fail": "31",
@@ -140,20 +141,18 @@ def render(run: RunReport, *, colour: bool = False, quiet: bool = False) -> str:
     the closing tally still counts every deployment's findings and says how many
     lines were repeats."""
     lines: list[str] = []
-    printed: set[str] = set()
-    repeats = 0
+    printed: set[FindingKey] = set()
     baseline_codes = run.baseline_codes
     for file in run.files:
         if file.error is not None:
             lines.append(f"{_paint('error', 'error', colour)}: {visible(file.error)}")
             continue
         for finding in sorted(file.all_findings(), key=Finding.sort_key):
-            line = finding_line(finding, fallback_file=file.path, colour=colour)
-            if line in printed:
-                repeats += 1
+            key = finding_key(finding, file.path)
+            if key in printed:
                 continue
-            printed.add(line)
-            lines.append(line)
+            printed.add(key)
+            lines.append(finding_line(finding, fallback_file=file.path, colour=colour))
         for finding in sorted(file.all_findings(suppressed=True), key=Finding.sort_key):
             if finding.suppressed is not None and finding.code in baseline_codes:
                 # the gate against the base revision, silenced: never only a count
@@ -170,25 +169,5 @@ def render(run: RunReport, *, colour: bool = False, quiet: bool = False) -> str:
             )
             for deployment in file.deployments:
                 lines.extend(metrics_block(deployment, colour=colour))
-    counts = run.counts()
-    errors = sum(1 for f in run.files if f.error is not None)
-    tally = ", ".join(f"{counts[k]} {k}" for k in ("fail", "warn", "info", "note"))
-    files = f"{len(run.files)} file{'s' if len(run.files) != 1 else ''}"
-    if errors:
-        files += f" ({errors} unreadable)"
-    if run.suppressed:
-        tally += f" ({run.suppressed} suppressed)"
-    if repeats:
-        tally += f" ({repeats} repeated for deployments that share a file, printed once)"
-    statuses = [d.status for f in run.files for d in f.deployments]
-    by_status = ", ".join(
-        f"{statuses.count(s)} {s}" for s in ("fail", "actionable", "ready") if s in statuses
-    )
-    deployments = f"{len(statuses)} deployment{'s' if len(statuses) != 1 else ''}"
-    if by_status:
-        deployments += f" ({by_status})"
-    lines.append(
-        f"specgate: {_paint(run.status, run.status, colour)} — {files}, {deployments}; "
-        f"findings: {tally}"
-    )
+    lines.append(f"specgate: {_paint(run.status, run.status, colour)} — {counts_sentence(run)}")
     return "\n".join(lines) + "\n"

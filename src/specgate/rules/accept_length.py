@@ -361,10 +361,10 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
     drafter. β is the *proven* verify cost at the deployment's concurrency
     (`metrics.proven_verify_cost_ratio`; README, "What it checks"): a measured β; else the
     step-time model (README, "What it checks": step time T(B, N); checked against
-    published measurements in docs/validation.md) with `workload.context_length` stated, priced to hold
-    for any expert routing and all-reduce latency; else 1. What only the estimated
-    β says (the roofline without a context length, uniform expert routing) is
-    SG112's warning, never this fail. The tolerance lets a claim written to 4
+    published measurements in docs/validation.md) with `workload.context_length`
+    stated, priced to hold for any expert routing and all-reduce latency; else 1.
+    What only the estimated β says (the roofline without a context length, uniform
+    expert routing) is SG112's warning, never this fail. The tolerance lets a claim written to 4
     decimals pass. With ρ derived from a measured speedup the theory equals the
     measurement, so SG107 judges the claim instead.
 

@@ -363,7 +363,8 @@ def draft_depth_ratio_assumed(ctx: RuleContext) -> Iterator[Hit]:
     parallel-draft-head 0.05 (EAGLE, EAGLE-3, Medusa, MLP speculators, DFlash;
     EAGLE-3 on MiniCPM3 implies ρ ≈ 0.07, vLLM PR #24243), target-attached-mtp
     0.02 (DeepSeek-V3 MTP, arXiv:2412.19437) and external-small-draft 0.15 (a
-    separate small draft model, PARD: about its parameter ratio). With D only a maximum (adaptive drafting: llama.cpp
+    separate small draft model, PARD: about its parameter ratio). With D only a
+    maximum (adaptive drafting: llama.cpp
     `--draft-p-min`, SGLang adaptive, vLLM dynamic schedules) the passes per
     step lie between max(1, AL − 1) and D, so the derivation gives a range
     (`metrics.draft_depth_ratio_range`); nothing fails on it, and SG203 and
