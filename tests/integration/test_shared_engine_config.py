@@ -150,3 +150,19 @@ def test_annotations_and_sarif_say_a_shared_finding_once(
     assert len(shared_places) == len(set(shared_places)) == 3
     # SG204 sits on each deployment's own line of the claims file: both stay.
     assert sum(1 for p in places if p[0] == "SG204") == 2
+
+
+def test_step_outputs_count_each_deployment_s_findings(
+    shared: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # action.yml: the counts are the text tally's (once per deployment), not the rows.
+    monkeypatch.setenv("GITHUB_OUTPUT", str(shared / "out.txt"))
+    run(["check", "--format", "github", "c.specgate.yaml"], capsys)
+    lines = (shared / "out.txt").read_text(encoding="utf-8").splitlines()
+    assert lines == [
+        "status=fail",
+        "fail-count=4",
+        "warn-count=0",
+        "info-count=2",
+        "note-count=2",
+    ]

@@ -569,6 +569,27 @@ def test_metadata_inputs_outputs_and_branding() -> None:
         assert spec["value"] == f"${{{{ steps.check.outputs.{name} }}}}"
 
 
+def test_output_descriptions_say_what_the_code_writes() -> None:
+    """Review #17: each output's description against what specgate and the action write."""
+    from specgate.check.report import RunReport
+    from specgate.reporters.github import render_outputs
+
+    written = [line.split("=")[0] for line in render_outputs(RunReport("ready", ())).split()]
+    assert set(ACTION["outputs"]) == {*written, "sarif-file"}  # sarif-file: the action's own
+    described = {
+        name: " ".join(spec["description"].split()) for name, spec in ACTION["outputs"].items()
+    }
+    # Every status a run can end in (check/run.py; `error` also for usage errors).
+    for status in ("fail", "actionable", "ready", "error"):
+        assert f"`{status}`" in described["status"]
+    # A note is its own severity, not an info; infos and warnings make a deployment
+    # actionable, notes never change the status.
+    assert "info" not in described["note-count"]
+    assert "never change the status" in described["note-count"]
+    assert "actionable" in described["info-count"] and "actionable" in described["warn-count"]
+    assert "suppressed findings are not counted" in described["fail-count"]
+
+
 def test_run_steps_are_bash_utf8_and_template_free() -> None:
     for step in ACTION["runs"]["steps"]:
         if "run" in step:
@@ -735,6 +756,8 @@ def test_baseline_auto_fetches_the_base_commit_of_a_shallow_checkout(
     # no shared history in a depth-1 clone: the base commit itself is the REF
     assert run.step("baseline").outputs["ref"] == base
     assert "specgate (SG401)" in [a.properties.get("title", "") for a in run.annotations()]
+
+
 # --- nothing from the checked repository runs (hostile case 02) ------------------------------
 
 SHADOW = (
@@ -750,9 +773,7 @@ SHADOW = (
 def test_modules_in_the_workspace_are_never_imported(
     run_action: RunAction, tmp_path: Path, shadow: str
 ) -> None:
-    workspace = make_repo(
-        tmp_path / "repo", {"svc/chat.specgate.yaml": FAILING, shadow: SHADOW}
-    )
+    workspace = make_repo(tmp_path / "repo", {"svc/chat.specgate.yaml": FAILING, shadow: SHADOW})
     for working_directory in (".", "svc"):
         run = run_action(workspace, {"working-directory": working_directory, "paths": "."})
         check = run.step("check")
