@@ -116,3 +116,23 @@ def test_sg204_doc_states_each_class_typical_draft_depth_ratio() -> None:
     for cls in mechanisms.CLASSES:
         assert f"{cls.name} {stated[cls.name]}" in doc
         assert float(stated[cls.name].strip("ρ≈ ")) == cls.draft_depth_ratio_hint
+
+
+def test_digest_docs_say_how_much_of_the_sha256_is_kept(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Review #15: `specgate digest` prints sha256: + 16 hex digits (the stored form the
+    # claims schema's pattern ^sha256:[0-9a-f]{16}$ holds); the docs must say so.
+    import hashlib
+
+    from specgate.analysis.digest import digest_of
+    from specgate.cli.main import main
+
+    expected = "sha256:" + hashlib.sha256(b"{}").hexdigest()[:16]
+    assert digest_of({}) == expected
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "The config digest is `sha256:` and the first 16 hex digits (the first 64 bits" in readme
+    with pytest.raises(SystemExit):
+        main(["digest", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "the first 16 hex digits (the first 64 bits) of a SHA-256" in shown

@@ -1,6 +1,6 @@
 """The config digest: a short fingerprint of a deployment's speculative configuration.
 
-DESIGN.md §9.2 and §9.5. The digest is ``sha256:`` + the first 16 hex digits of
+The digest is ``sha256:`` + the first 16 hex digits (64 bits) of
 SHA-256 over the canonical JSON of exactly ten fields, as the user set them:
 
     mechanism, draft_length, verify_tokens, draft_passes, draft_model, engine,
@@ -15,7 +15,8 @@ comments, key order and unrelated engine settings never reach it.
 
 The field set and the serialisation are a contract: evidence records the digest
 of the configuration it was measured under (``evidence.provenance.config_digest``)
-and a later release must keep accepting digests made this way.
+and a later release must keep accepting digests made this way: the truncation to 64
+bits stays (the claims schema's pattern holds stored digests to 16 hex digits).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ FIELDS = (
     "draft_length_is_max",
     "target_model",
 )
-"""The ten fields of the digest, in the order DESIGN.md §9.5 lists them."""
+"""The ten fields of the digest (README, "Record evidence"), in their contract order."""
 
 def draft_passes(deployment: Deployment) -> str:
     """``per_token`` or ``single``, as the theory uses it

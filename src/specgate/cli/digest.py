@@ -20,7 +20,10 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
         help=COMMANDS["digest"][1],
         description="Print the config digest of every deployment (one line each: "
         "PATH:NAME sha256:…), the value evidence.provenance.config_digest records; or, "
-        "with --chat-template, the digest of a chat template.",
+        "with --chat-template, the digest of a chat template. A digest is 'sha256:' and "
+        "the first 16 hex digits (the first 64 bits) of a SHA-256: of the canonical JSON of "
+        "the ten fields of the speculative configuration, or of the template's text with LF "
+        "line endings.",
     )
     digest.add_argument(
         "paths",

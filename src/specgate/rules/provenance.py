@@ -253,8 +253,9 @@ def greedy_drafting(ctx: RuleContext) -> str | None:
 def evidence_config_changed(ctx: RuleContext) -> Iterator[Hit]:
     """
     **What it checks.** `evidence.provenance.config_digest` equals the config
-    digest of the deployment as it is now (`specgate digest` prints it): SHA-256
-    over the canonical JSON of ten fields (mechanism, draft_length, verify_tokens,
+    digest of the deployment as it is now (`specgate digest` prints it): `sha256:`
+    and the first 16 hex digits (64 bits) of a SHA-256 over the canonical JSON of
+    ten fields (mechanism, draft_length, verify_tokens,
     draft_passes, draft_model, engine, tensor_parallel_size, lossy_acceptance,
     draft_length_is_max, target_model), values from the engine config when one is
     read, else from the claims file. Comments, key order, unrelated engine
