@@ -209,3 +209,49 @@ def test_sg207_asks_only_for_the_missing_half(check_text: Callable[..., FileRepo
     (action,) = [a for a in dep.next_actions if "β" in a]
     assert action.startswith("Set hardware (gpu: one of the shipped table")
     assert "workload.concurrency" not in action
+
+
+# --- SG207: a note about prefill asks for nothing (review #13) -----------------------------
+
+PREFILL = """\
+version: 1
+deployments:
+  - name: chat-8b
+    model: {model}
+    speculation: {{enabled: true, mechanism: eagle3, draft_length: 3, draft_depth_ratio: 0.05}}
+    workload: {{concurrency: 32, context_length: 2000}}
+    hardware: {{gpu: h100-sxm}}
+    evidence: {{accept_length: 2.7}}
+"""
+# Llama-3.1-8B's shapes; no cache_coherence_eval, so SG105 (warn) makes the deployment
+# actionable and its next actions are listed.
+LLAMA_8B = "{parameters_b: 8.03, layers: 32, query_heads: 32, kv_heads: 8, head_dim: 128}"
+
+
+def test_sg207_prefill_alone_is_a_note_without_a_next_action(
+    check_text: Callable[..., FileReport],
+) -> None:
+    (dep,) = check_text(PREFILL.format(model=LLAMA_8B)).deployments
+    (note,) = [f for f in dep.findings if f.code == "SG207"]
+    # The finding stays (JSON and text keep it): only prefill is left out.
+    assert note.severity == "note"
+    assert note.message.endswith("leaves out prefill (workload.prefill_tokens_per_step)")
+    assert dep.status == "actionable"
+    assert not any("prefill" in a or "verify_cost_ratio" in a for a in dep.next_actions)
+    assert any("cache_coherence_eval" in a for a in dep.next_actions)  # SG105's stays
+
+
+def test_sg207_asks_for_the_other_terms_but_not_for_prefill(
+    check_text: Callable[..., FileReport],
+) -> None:
+    # No model size: the KV cache of a stated context cannot be priced ("model size",
+    # model.parameters_b or model.hf_config) and prefill is left out too.
+    (dep,) = check_text(PREFILL.format(model="{name: m}")).deployments
+    (note,) = [f for f in dep.findings if f.code == "SG207"]
+    assert "model size (model.parameters_b or model.hf_config)" in note.message
+    assert "prefill (workload.prefill_tokens_per_step)" in note.message
+    (action,) = [a for a in dep.next_actions if "verify_cost_ratio" in a]
+    assert action == (
+        "Give model.parameters_b or model.hf_config, or measure β at the served concurrency "
+        "as evidence.verify_cost_ratio."
+    )

@@ -120,12 +120,13 @@ def _nowhere(_path: NodePath) -> bool:
 
 
 def _next_actions(pairs: Iterable[tuple[Finding, str]]) -> tuple[str, ...]:
-    """One action per distinct rule that fired, most severe first."""
+    """One action per distinct rule that fired, most severe first; a finding with no
+    action (a note that nothing the user sets would change) adds none."""
     ordered = sorted(pairs, key=lambda p: (SEVERITY_RANK[p[0].severity], p[0].code))
     seen: set[str] = set()
     actions: list[str] = []
     for finding, action in ordered:
-        if finding.code not in seen:
+        if action and finding.code not in seen:
             seen.add(finding.code)
             actions.append(action)
     return tuple(actions)

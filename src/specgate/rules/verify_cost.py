@@ -265,6 +265,19 @@ def verify_cost_assumed(ctx: RuleContext) -> Iterator[Hit]:
     chunks sharing the step (`workload.prefill_tokens_per_step`, at concurrency > 1).
     A note never changes the status.
 
+    **Prefill.** Without `workload.prefill_tokens_per_step` the model prices steps that
+    carry no prefill chunk (C = 0), and the note says so; it comes with no next action,
+    because C is set by how fast prompts arrive, not by a setting. An engine's token
+    budget — vLLM `--max-num-batched-tokens` (with chunked prefill, on by default in
+    vllm/config/scheduler.py, 0.32.0), SGLang `--chunked-prefill-size`, TensorRT-LLM
+    `max_num_tokens` — caps B·N_verify + C per step; it does not say how many prefill
+    tokens a step carries, so specgate does not read C from it. Measure C as the prompt
+    tokens computed over the engine steps of a benchmark window: with vLLM, the deltas
+    of `vllm:prompt_tokens_by_source_total{source="local_compute"}` over
+    `vllm:iteration_tokens_total_count` (vllm/v1/metrics/loggers.py, 0.32.0). With the
+    memory-bound β = 1 a prefill chunk can only raise β; in the compute-bound region it
+    lowers it toward 1.
+
     **Why.** At one sequence a decode step is memory-bound and verifying N_verify
     tokens costs about one step (β = 1). With B sequences the step does B·N_verify
     tokens of work and turns compute-bound past n* = peak FLOP/s × bytes per weight /
@@ -304,9 +317,14 @@ def verify_cost_assumed(ctx: RuleContext) -> Iterator[Hit]:
     if not cost.left_out or cost.source == "measured":
         return
     terms = "; ".join(f"{term} ({TERM_INPUTS[term]})" for term in cost.left_out)
-    inputs = ", ".join(dict.fromkeys(TERM_INPUTS[term] for term in cost.left_out))
+    # The prefill chunks sharing a step depend on how fast prompts arrive, not on a
+    # setting: no next action asks for them (the doc says how to measure them).
+    actionable = [term for term in cost.left_out if term != "prefill"]
+    inputs = ", ".join(dict.fromkeys(TERM_INPUTS[term] for term in actionable))
     yield Hit(
         f"β = {fmt(cost.value)} ({cost.source}, {cost.bound}) leaves out {terms}",
         path,
-        f"Give {inputs}, or measure β at the served concurrency as evidence.verify_cost_ratio.",
+        f"Give {inputs}, or measure β at the served concurrency as evidence.verify_cost_ratio."
+        if actionable
+        else "",
     )
