@@ -34,17 +34,24 @@ def test_g_unknown_is_said_where_the_tile_rule_applies(check_text: Check) -> Non
 
 
 def test_which_g_is_shown(check_text: Check) -> None:
+    # Attention-dominated, so D* and the tile alignment are shown (review #12: only where
+    # the tile rule applies; without it the line keeps G and the AL floor).
+    attention = {"attention_dominated": True}
     # H 64, KV 8 at TP 16: (64/16)/max(1, 8/16) = 4 per rank; D* = floor(128/4) − 1 = 31;
     # D 31: 4·32 = 128 rows, exactly one tile: aligned
     text = block(check_text, dep(d=31, rho=0.01, al=3.1, model={"query_heads": 64, "kv_heads": 8},
-                                 hardware={"tensor_parallel": 16}))
+                                 hardware={"tensor_parallel": 16}, workload=attention))
     assert "    G 4 per rank (TP 16), D* 31, tile aligned yes, AL floor" in text
+    text = block(check_text, dep(d=31, rho=0.01, al=3.1, model={"query_heads": 64, "kv_heads": 8},
+                                 hardware={"tensor_parallel": 16}))
+    assert "    G 4 per rank (TP 16), AL floor" in text
     # TP not stated: the model's G 8, D* 15; D 31 → 8·32 = 256 rows, two full tiles
-    text = block(check_text, dep(d=31, rho=0.01, al=3.1, model={"query_heads": 64, "kv_heads": 8}))
+    text = block(check_text, dep(d=31, rho=0.01, al=3.1, model={"query_heads": 64, "kv_heads": 8},
+                                 workload=attention))
     assert "    G 8 (TP not stated), D* 15, tile aligned yes" in text
     # TP 1 stated: plain G
     text = block(check_text, dep(d=31, rho=0.01, al=3.1, model={"query_heads": 64, "kv_heads": 8},
-                                 hardware={"tensor_parallel": 1}))
+                                 hardware={"tensor_parallel": 1}, workload=attention))
     assert "    G 8, D* 15, tile aligned yes" in text
 
 

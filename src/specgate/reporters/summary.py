@@ -172,8 +172,22 @@ def _deployment_block(
         f"#### {_ICON[report.status]} {md(report.name)} ({place(file.path, None)}): "
         f"{report.status}",
         "",
-        *_metric_rows(report),
     ]
+    if report.deployment.speculation.enabled is False:
+        # No AL, ρ, β, floor or recommendation: defaults of a speculation that does not
+        # run; G and D* where the tile rule applies (what SG202 plans a first D with).
+        lines.append("Speculation disabled (`speculation.enabled: false`).")
+        m = report.metrics
+        if report.tile_rule_applies and m.query_heads_per_kv is not None:
+            rows = [("query heads per KV head G", _grouping(m))]
+            if m.attention_optimal_draft_length is not None:
+                rows.append(("attention-optimal D*", _v(m.attention_optimal_draft_length)))
+            lines += ["", "| metric | value |", "|---|---|", *(f"| {n} | {v} |" for n, v in rows)]
+        if report.next_actions:
+            lines += ["", "**Next actions**", ""]
+            lines += [f"{i}. {md(a)}" for i, a in enumerate(report.next_actions, 1)]
+        return lines
+    lines += _metric_rows(report)
     declared = md(report.declared_mechanism or "not stated")
     if report.declared is not None:
         declared += f" ({report.declared.name})"

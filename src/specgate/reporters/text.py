@@ -67,16 +67,19 @@ def _grouping(report: DeploymentReport) -> str | None:
 
 
 def _tile_line(report: DeploymentReport, tile: str) -> list[str]:
-    """G, D* and tile alignment when G is known (``G unknown (state …)`` when the tile
-    rule applies without it), and the AL floor when there is one: only what is known."""
+    """G when known; D* and the tile alignment when the tile rule applies too
+    (``G unknown (state …)`` when it applies without G); the AL floor when there is one:
+    only what is known and bears on the deployment."""
     m = report.metrics
     parts: list[str] = []
     g = _grouping(report)
     if g is not None:
         parts.append(g)
-        if m.attention_optimal_draft_length is not None:
+        # D* and the alignment only where the tile rule applies (the job summary's
+        # rule): elsewhere "tile aligned no (tile-aligned D 31)" reads as advice.
+        if report.tile_rule_applies and m.attention_optimal_draft_length is not None:
             parts.append(f"D* {m.attention_optimal_draft_length}")
-        if m.tile_aligned is not None:
+        if report.tile_rule_applies and m.tile_aligned is not None:
             parts.append(f"tile aligned {tile}")
     elif report.tile_rule_applies:
         parts.append(G_UNKNOWN)
@@ -85,8 +88,34 @@ def _tile_line(report: DeploymentReport, tile: str) -> list[str]:
     return ["    " + ", ".join(parts)] if parts else []
 
 
+#: What a deployment with ``speculation.enabled: false`` shows instead of its numbers.
+DISABLED = "speculation disabled (speculation.enabled: false)"
+
+
+def _disabled_block(report: DeploymentReport, colour: bool) -> list[str]:
+    """A deployment that does not speculate: no AL, ρ, β, floor or recommendation (all
+    defaults of a speculation that does not run), only G and D* where the tile rule
+    applies and G is known, the numbers SG202 plans a first D with."""
+    m = report.metrics
+    text = DISABLED
+    g = _grouping(report)
+    if report.tile_rule_applies and g is not None:
+        text += f"; {g}"
+        if m.attention_optimal_draft_length is not None:
+            text += f", D* {m.attention_optimal_draft_length}"
+    return [
+        f"  deployment {visible(report.name)}: {_paint(report.status, report.status, colour)}",
+        f"    {text}",
+        *(f"    next: {visible(action)}" for action in report.next_actions),
+    ]
+
+
 def metrics_block(report: DeploymentReport, *, colour: bool = False) -> list[str]:
-    """The indented per-deployment summary lines."""
+    """The indented per-deployment summary lines (:func:`_disabled_block` for a
+    deployment that does not speculate); D* and the tile alignment only where the tile
+    rule applies (``workload.attention_dominated``), as in the job summary."""
+    if report.deployment.speculation.enabled is False:
+        return _disabled_block(report, colour)
     m = report.metrics
     tile = "—" if m.tile_aligned is None else ("yes" if m.tile_aligned else "no")
     if m.tile_aligned_draft_length is not None and not m.tile_aligned:
