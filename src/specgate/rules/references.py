@@ -66,7 +66,8 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
     judges it, so evidence measured at the served D is current (no SG309 repeats
     the disagreement). When the served D is only the engine's default at a version
     that is not pinned, and that default differs between versions, the stated D is
-    judged and the finding warns (DESIGN §13).
+    judged and the finding warns (an assumed D never fails: `specgate rules SG103`, "An
+    assumed D").
 
     **Why.** A claims file that repeats numbers drifts from the serving config
     it describes: a pull request raises `num_speculative_tokens` and the claims
