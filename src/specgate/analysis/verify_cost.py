@@ -64,11 +64,11 @@ from specgate.model.step_inputs import (
     total_parameters,
 )
 from specgate.theory import formulas as theory
-from specgate.theory import step_time as steps
 
 if TYPE_CHECKING:
     from specgate.analysis.precision import Precision
     from specgate.model.deployment import Deployment
+    from specgate.theory import step_time as steps
     from specgate.theory.gpus import Gpu
 
 VerifyCostSource = Literal["memory-bound", "roofline", "measured", "assumed"]
@@ -269,6 +269,8 @@ class _Plan(NamedTuple):
 
 def _shape(deployment: Deployment) -> tuple[steps.Shape, bool, list[str]]:
     """The step-time shape, whether the model's size is known, and missing terms."""
+    from specgate.theory import step_time as steps
+
     model = deployment.model
     model_shape = deployment.inputs.model if deployment.inputs else None
     total, _ = total_parameters(deployment)
@@ -304,6 +306,8 @@ def _shape(deployment: Deployment) -> tuple[steps.Shape, bool, list[str]]:
 
 
 def _plan(deployment: Deployment, row: Gpu | None, batch: int) -> _Plan:
+    from specgate.theory import step_time as steps
+
     hardware = deployment.hardware
     workload = deployment.workload
     shape, sized, missing = _shape(deployment)
@@ -468,6 +472,8 @@ def _memory_bound(deployment: Deployment, n_verify: int) -> VerifyCost:
 def _modelled(
     deployment: Deployment, plan: _Plan, n_verify: int, source: VerifyCostSource
 ) -> VerifyCost:
+    from specgate.theory import step_time as steps
+
     shape, machine, work = plan.shape, plan.machine, plan.workload
     left_out = list(plan.left_out)
     experts_missing = "experts" in left_out
@@ -582,6 +588,7 @@ def _proven_over_unknowns(
     without them no TP above 1 can be priced and the bound is 1.
     """
     from specgate.analysis.precision import proven_candidates
+    from specgate.theory import step_time as steps
 
     machine = plan.proven_machine
     assert machine is not None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from specgate.rules.baseline import BASELINE_CODES
+from specgate.rules.registry import BASELINE_CODES
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -48,8 +48,8 @@ def rule_catalogue(docs_url: str | None = None) -> tuple[RuleEntry, ...]:
 def rule_entry(rule: "Rule", docs_url: str | None = None) -> RuleEntry:
     """``rule``'s catalogue entry, its help address under ``docs_url`` (see
     :func:`rule_catalogue`)."""
-    from specgate.rules.baseline import BASELINE_CODES
     from specgate.rules.docs import help_uri, rule_markdown
+    from specgate.rules.registry import BASELINE_CODES
 
     return RuleEntry(
         code=rule.code,

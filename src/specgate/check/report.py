@@ -120,6 +120,6 @@ class RunReport(NamedTuple):
     def baseline_codes(self) -> frozenset[str]:
         """The codes of the rules that compare with the base revision (SG401–SG403):
         reporters name their suppressed findings one by one, never only as a count."""
-        from specgate.rules.baseline import BASELINE_CODES
+        from specgate.rules.registry import BASELINE_CODES
 
         return BASELINE_CODES

@@ -6,7 +6,6 @@ rules together; it holds no formulas and no formatting.
 
 from __future__ import annotations
 
-import datetime
 import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, NamedTuple
@@ -18,11 +17,12 @@ from specgate.core.findings import SEVERITY_RANK, Finding, Severity, status_of, 
 from specgate.load.document import Document, NodePath, Span, format_path
 from specgate.model.deployment import Deployment
 from specgate.rules.actions import placed
-from specgate.rules.catalogue import REGISTRY
 from specgate.rules.estimates import labelled
-from specgate.rules.registry import Hit, RuleContext
+from specgate.rules.families import load_for
+from specgate.rules.registry import REGISTRY, Hit, RuleContext
 
 if TYPE_CHECKING:
+    import datetime
     from pathlib import Path
 
     from specgate.change.baseline import BaselineSource
@@ -58,6 +58,8 @@ class CheckOptions(NamedTuple):
 
 def utc_today() -> datetime.date:
     """Today's date in UTC."""
+    import datetime
+
     return datetime.datetime.now(datetime.timezone.utc).date()
 
 
@@ -158,15 +160,13 @@ def evaluate(
     metrics = derived.compute(deployment, options.min_accept_length)
     recommended = mechanisms.recommend(deployment)
     declared = mechanisms.declared(deployment)
+    today = options.today
+    if today is None and deployment.evidence.provenance is not None:
+        today = utc_today()  # evidence age (SG405) is the one rule that reads the date
     ctx = RuleContext(
-        deployment,
-        metrics,
-        recommended,
-        declared,
-        locator.has,
-        today=options.today or utc_today(),
-        baseline=baseline,
+        deployment, metrics, recommended, declared, locator.has, today=today, baseline=baseline
     )
+    load_for(ctx)
     pairs: list[tuple[Finding, str]] = [(f, _SCHEMA_ACTIONS[f.code]) for f in blocking or []]
     if not any(f.code in ("SG001", "SG002") for f in blocking or []):
         hits: list[tuple[str, Hit]] = []

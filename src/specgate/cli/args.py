@@ -8,13 +8,15 @@ Each type turns one flag's text into a value or raises ``argparse.ArgumentTypeEr
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from specgate.core.errors import UsageError
+
+if TYPE_CHECKING:
+    import datetime
 
 
 def positive_float(
@@ -91,6 +93,8 @@ _MAX_RATES = 1024
 
 def iso_date(text: str) -> datetime.date:
     """An argparse type: a calendar date ``YYYY-MM-DD``."""
+    import datetime
+
     try:
         return datetime.date.fromisoformat(text) if len(text) == 10 else _no_date(text)
     except ValueError:
@@ -116,6 +120,8 @@ def today_from(args: argparse.Namespace) -> datetime.date | None:
         raise UsageError(
             f"SOURCE_DATE_EPOCH={epoch!r} is not a whole number of seconds since 1970-01-01"
         )
+    import datetime
+
     moment = datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc)
     return moment.date()
 

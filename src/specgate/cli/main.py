@@ -83,3 +83,22 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> 
     except Exception as exc:
         say(f"internal error: {type(exc).__name__}: {exc}")
         return EXIT_INTERNAL
+
+
+def entry() -> None:
+    """The console script and ``python -m specgate``: :func:`main`, then leave at once.
+
+    Once standard output and error are flushed nothing is left to do, so the process
+    exits without the interpreter's teardown (freeing every module and object, a tenth
+    of a one-file check; mypy leaves the same way, ``mypy.util.hard_exit``). Nothing
+    is lost: every file a command writes is closed when the command returns, and no
+    ``atexit`` hook or non-daemon thread exists. When a flush fails the normal exit
+    runs instead, so Python reports the failure as it always did (exit code 120).
+    """
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:
+        sys.exit(code)
+    os._exit(code)

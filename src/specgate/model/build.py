@@ -24,7 +24,6 @@ from specgate.model.deployment import (
     WorkloadBlock,
 )
 from specgate.model.validate import Violation
-from specgate.theory.gpus import COMPUTE_DTYPES, gpu_names
 
 if TYPE_CHECKING:
     from specgate.model.provenance import Provenance
@@ -75,6 +74,15 @@ def _text(block: dict[str, Any], key: str, allowed: tuple[str, ...] | None = Non
     if not isinstance(value, str) or (allowed is not None and value not in allowed):
         return None
     return value
+
+
+def _gpu(hardware: dict[str, Any]) -> str | None:
+    """``hardware.gpu`` when it names a GPU of the table (read only for a named GPU)."""
+    if not isinstance(hardware.get("gpu"), str):
+        return None
+    from specgate.theory.gpus import gpu_names
+
+    return _text(hardware, "gpu", gpu_names())
 
 
 def _model(raw: dict[str, Any], base: tuple[str | int, ...]) -> tuple[ModelBlock, list[Violation]]:
@@ -305,7 +313,7 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
         base=base,
         hardware=HardwareBlock(
             present=isinstance(hardware_raw, dict),
-            gpu=_text(hardware, "gpu", gpu_names()),
+            gpu=_gpu(hardware),
             peak_tflops=_positive(hardware, "peak_tflops"),
             memory_bandwidth_tbps=_positive(hardware, "memory_bandwidth_tbps"),
             weight_bytes=_positive(hardware, "weight_bytes"),
@@ -316,6 +324,8 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
         max_speedup_drop=_drop(policy, "max_speedup_drop"),
     )
     if hardware and not _STEP_HARDWARE_KEYS.isdisjoint(hardware):
+        from specgate.theory.gpus import COMPUTE_DTYPES
+
         deployment = deployment._replace(
             hardware=deployment.hardware._replace(
                 compute_dtype=_text(hardware, "compute_dtype", COMPUTE_DTYPES),

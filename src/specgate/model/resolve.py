@@ -13,7 +13,6 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -524,6 +523,8 @@ def resolve(
     if shape is not None:
         effective = _merge_model(r, shape, engine, "query_heads_per_kv" in model_raw)
         if engine is not None:
+            from dataclasses import replace
+
             from specgate.inputs.engines import mtp_layer_issue
 
             resolved = replace(engine, draft_length=r.deployment.speculation.draft_length)
@@ -541,6 +542,8 @@ def resolve(
             and r.deployment.speculation.draft_length_is_max
         ):
             # AL = 1 + r·D assumes D drafts every step; D is only a maximum (DESIGN.md §8.9).
+            from dataclasses import replace
+
             acceptance = replace(
                 acceptance,
                 estimate=True,

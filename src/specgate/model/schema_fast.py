@@ -151,8 +151,8 @@ class _Compiler:
                 return lambda v: not isinstance(v, str) or len(v) >= value
             return lambda v: not isinstance(v, str) or len(v) <= value
         if key == "pattern":
-            compiled = re.compile(value)
-            return lambda v: not isinstance(v, str) or compiled.search(v) is not None
+            search = _searcher(value)
+            return lambda v: not isinstance(v, str) or search(v)
         if key == "items":
             item = self.compile(value)
             return lambda v: not isinstance(v, list) or all(item(x) for x in v)
@@ -217,6 +217,19 @@ class _Compiler:
             return True
 
         return check
+
+
+def _searcher(pattern: str) -> Callable[[str], bool]:
+    """Whether ``pattern`` matches somewhere in a string; compiled at its first use, as
+    most files hold none of the few values the schema's patterns judge."""
+    compiled: list[re.Pattern[str]] = []
+
+    def search(text: str) -> bool:
+        if not compiled:
+            compiled.append(re.compile(pattern))
+        return compiled[0].search(text) is not None
+
+    return search
 
 
 def _bound(key: str, limit: float) -> Check:

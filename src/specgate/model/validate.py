@@ -17,16 +17,14 @@ import json
 import math
 import re
 import sys
-from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from specgate.core.data import read_data
 from specgate.load.document import NodePath
 
 
-@dataclass(frozen=True)
-class Violation:
+class Violation(NamedTuple):
     """One schema violation: the node it concerns and a one-line message."""
 
     path: NodePath

@@ -15,15 +15,12 @@ the git top-level; ``--config FILE`` replaces that search. Schema rules
 (SG001–SG003) cannot be ignored: a gate must not pass a file it could not read.
 """
 
-from __future__ import annotations
-
 import fnmatch
 import math
 import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from specgate.core.errors import InputError
 
@@ -41,8 +38,7 @@ KNOWN_KEYS = frozenset(
 UNIGNORABLE = frozenset({"SG001", "SG002", "SG003"})
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(NamedTuple):
     """A loaded configuration; ``path`` is ``None`` for the built-in defaults.
 
     ``unknown_rules`` lists (rule reference, 1-based line in the config file) of
@@ -56,7 +52,7 @@ class Config:
     ignore: frozenset[str] = frozenset()
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     unknown_rules: tuple[tuple[str, int], ...] = ()
-    folder: Path = field(default_factory=Path)
+    folder: Path = Path()
     exclude: tuple[str, ...] = ()
     docs_url: str | None = None
 

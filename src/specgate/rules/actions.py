@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 from typing import TYPE_CHECKING
 
 from specgate.load.document import NodePath
@@ -29,7 +30,12 @@ _REFERENCED: dict[str, tuple[str, str, str]] = {
     "model.kv_heads": ("model", "kv_heads", "the KV heads"),
     "evidence.accept_length": ("acceptance", "accept_length", "AL"),
 }
-_KEYS = re.compile(r"\b(" + "|".join(re.escape(k) for k in _REFERENCED) + r")\b(?![.\w])")
+
+
+@cache
+def _keys() -> re.Pattern[str]:
+    """The referenced keys as whole words (compiled for the first action placed)."""
+    return re.compile(r"\b(" + "|".join(re.escape(k) for k in _REFERENCED) + r")\b(?![.\w])")
 
 
 def _home(deployment: Deployment, key: str) -> tuple[str, Span | None] | None:
@@ -67,4 +73,4 @@ def placed(action: str, deployment: Deployment, states: Callable[[NodePath], boo
             return f"{where} and {key}"
         return where
 
-    return _KEYS.sub(replace, action)
+    return _keys().sub(replace, action)

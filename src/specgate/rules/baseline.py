@@ -22,9 +22,6 @@ from specgate.theory.stats import standard_error, z_score
 if TYPE_CHECKING:
     from specgate.model.base_view import BaseView
 
-#: The rules that compare with the base revision (``--baseline REF``): who may silence
-#: them is the base revision's policy (:mod:`specgate.change.base_policy`).
-BASELINE_CODES = frozenset({"SG401", "SG402", "SG403", "SG404"})
 DEFAULT_MAX_ACCEPT_LENGTH_DROP = 0.05
 """SG401: the largest relative AL drop (``policy.max_accept_length_drop``)."""
 DEFAULT_MAX_SPEEDUP_DROP = 0.02

@@ -1,6 +1,5 @@
 """Rule records, the context a rule sees, and the one registry of rules."""
 
-import datetime
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -11,7 +10,15 @@ from specgate.load.document import NodePath, Span
 from specgate.model.deployment import Deployment
 
 if TYPE_CHECKING:
+    import datetime
+
     from specgate.model.base_view import BaseView
+
+
+#: The rules that compare with the base revision (``--baseline REF``, SG401–SG404,
+#: :mod:`specgate.rules.baseline`): who may silence them is the base revision's policy
+#: (:mod:`specgate.change.base_policy`). Held here, so that knowing them imports no rule.
+BASELINE_CODES = frozenset({"SG401", "SG402", "SG403", "SG404"})
 
 
 def _no_path(_path: NodePath) -> bool:
@@ -20,7 +27,8 @@ def _no_path(_path: NodePath) -> bool:
 
 class RuleContext(NamedTuple):
     """What a rule judges: one deployment, its derived metrics and recommendation;
-    ``today`` (UTC) for evidence age, ``baseline`` the deployment at the base REF
+    ``today`` (UTC) for evidence age (the check reads the clock only for a deployment
+    with ``evidence.provenance``), ``baseline`` the deployment at the base REF
     (``None`` without ``--baseline`` or when the deployment is new)."""
 
     deployment: Deployment
@@ -28,7 +36,7 @@ class RuleContext(NamedTuple):
     recommended: MechanismClass
     declared: MechanismClass | None
     has_path: Callable[[NodePath], bool] = _no_path
-    today: datetime.date | None = None
+    today: "datetime.date | None" = None
     baseline: "BaseView | None" = None
 
 
