@@ -5,7 +5,7 @@ Commands run interleaved (one of each in turn, after one warm-up each), and the
 median wall time of each is compared:
 
 1. ``specgate check`` on one claims file vs ``check-jsonschema --schemafile <our
-   schema>`` on the same file — target ≤ 0.40×;
+   schema>`` on the same file — target ≤ 0.15×;
 2. ``specgate doctor`` vs the seed's node doctor (``../shared/seed/``) with the same
    flags — target ≤ 0.8× (skipped without node or the seed);
 3. one ``specgate check`` over 1,000 self-contained claims files vs one
@@ -151,7 +151,7 @@ def main() -> int:
                 "check 1 file / check-jsonschema",
                 one_file["check"],
                 one_file["check-jsonschema"],
-                0.40,
+                0.15,
             )
         )
         if "seed doctor" in one_file:

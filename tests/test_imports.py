@@ -288,3 +288,169 @@ def test_a_command_loads_no_other_command_module() -> None:
         check=False,
     )
     assert "UNUSED=\n" in result.stdout, result.stdout + result.stderr
+
+
+# A clean one-file check: the claims file alone (no pyproject.toml, no git, no referenced
+# file, no hardware block, no provenance, no --baseline), and no finding to word.
+CHECK_PATH_PROBE = """
+import sys
+before = set(sys.modules)
+from specgate.cli.main import main
+try:
+    main({argv!r})
+except SystemExit:
+    pass
+print("MODULES=" + ",".join(sorted(set(sys.modules) - before)))
+"""
+
+
+def _modules_after(argv: list[str], cwd: str) -> set[str]:
+    """The modules running ``specgate ARGV`` in ``cwd`` adds to a bare interpreter's."""
+    result = subprocess.run(
+        [sys.executable, "-c", CHECK_PATH_PROBE.format(argv=argv)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=cwd,
+    )
+    line = next(x for x in result.stdout.splitlines() if x.startswith("MODULES="))
+    return set(line.removeprefix("MODULES=").split(","))
+
+
+def test_a_clean_check_loads_only_what_its_file_needs(
+    tmp_path: pytest.TempPathFactory,
+) -> None:
+    # Each of these serves an input CLEAN does not have: a configuration file (tomllib),
+    # records built only on the way to other work (dataclasses, with inspect, ast, dis and
+    # tokenize), --baseline (the baseline rules and the base revision's say on
+    # silencing), evidence.provenance (its rules), a hardware block (the step-time
+    # model, the GPU table), referenced files (next actions placed in them), or a
+    # command it does not run.
+    path = tmp_path / "c.specgate.yaml"  # type: ignore[operator]
+    path.write_text(CLEAN, encoding="utf-8")
+    loaded = _modules_after(["check", "c.specgate.yaml"], str(tmp_path))
+    unneeded = {
+        "tomllib",
+        "dataclasses",
+        "inspect",
+        "specgate.rules.catalogue",
+        "specgate.rules.baseline",
+        "specgate.rules.provenance",
+        "specgate.change.base_policy",
+        "specgate.change.baseline",
+        "specgate.theory.step_time",
+        "specgate.theory.gpus",
+        "specgate.rules.actions",
+        "specgate.cli.doctor",
+    }
+    assert sorted(unneeded & loaded) == []
+
+
+def test_a_clean_check_loads_no_library_but_pyyaml(tmp_path: pytest.TempPathFactory) -> None:
+    # Beyond the standard library, a clean check loads PyYAML (its parser) and its own
+    # package; the engine readers, metrics readers and the measuring tools wait for a
+    # file that names them.
+    path = tmp_path / "c.specgate.yaml"  # type: ignore[operator]
+    path.write_text(CLEAN, encoding="utf-8")
+    loaded = _modules_after(["check", "c.specgate.yaml"], str(tmp_path))
+    outside = sorted(
+        m
+        for m in loaded
+        if m.split(".")[0] not in (*sys.stdlib_module_names, "yaml", "specgate")
+        and not m.startswith("_cython")  # PyYAML's compiled parser (Cython)
+        and m != "cython_runtime"
+    )
+    assert outside == []
+    packages = {m.split(".")[1] for m in loaded if m.startswith("specgate.")}
+    assert packages <= {
+        "cli", "core", "load", "model", "analysis", "theory", "rules", "check", "project",
+        "change", "reporters",
+    }  # fmt: skip
+    assert not {"specgate.inputs", "specgate.measure"} & loaded
+
+
+def test_families_imported_on_demand_are_silent_without_their_input() -> None:
+    # A check imports the baseline rules only with --baseline and the provenance rules
+    # only for a deployment with evidence.provenance or referenced files
+    # (specgate.rules.families). That holds only if each of their rules raises nothing
+    # without those inputs: every rule's own examples, stripped of them, say so.
+    import datetime
+
+    from specgate.analysis import derived, mechanisms
+    from specgate.load.read import parse_text
+    from specgate.model.build import build_deployment
+    from specgate.rules import baseline, provenance
+    from specgate.rules.catalogue import REGISTRY
+    from specgate.rules.docs import split_example
+    from specgate.rules.registry import RuleContext
+
+    family = [
+        rule
+        for rule in REGISTRY.values()
+        if rule.check is not None
+        and rule.check.__module__ in (baseline.__name__, provenance.__name__)
+    ]
+    assert {r.code for r in family} >= {"SG401", "SG404", "SG405", "SG408", "SG411"}
+    raised = []
+    for example in REGISTRY.values():
+        for text in (example.fail_example, example.pass_example):
+            claims = split_example(text)[0][1]
+            document = parse_text(claims, "specgate.yaml", json_syntax=False)
+            for index, raw in enumerate(document.data.get("deployments", [])):
+                deployment, _ = build_deployment(raw, index)
+                bare = deployment._replace(
+                    evidence=deployment.evidence._replace(provenance=None), inputs=None
+                )
+                ctx = RuleContext(
+                    bare,
+                    derived.compute(bare),
+                    mechanisms.recommend(bare),
+                    mechanisms.declared(bare),
+                    today=datetime.date(2026, 1, 1),
+                )
+                raised += [(example.code, r.code) for r in family for _ in r.check(ctx)]  # type: ignore[misc]
+    assert raised == []
+
+
+@pytest.mark.parametrize("code", ["SG405", "SG406", "SG408"])
+def test_a_fresh_check_runs_the_provenance_rules_its_file_needs(
+    code: str, tmp_path: pytest.TempPathFactory
+) -> None:
+    # In a fresh interpreter (no catalogue imported), a file with the input of an
+    # on-demand family still raises that family's findings: each rule's failing example.
+    from specgate.rules.catalogue import REGISTRY
+    from specgate.rules.docs import split_example
+
+    for name, content in split_example(REGISTRY[code].fail_example):
+        target = tmp_path / name  # type: ignore[operator]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content, encoding="utf-8")
+    (tmp_path / ".git").mkdir()  # type: ignore[operator]
+    probe = (
+        "import sys\nfrom specgate.cli.main import main\n"
+        "main(['check', '--format', 'json', '--today', '2026-06-01', 'specgate.yaml'])\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=False,
+        cwd=str(tmp_path),
+    )  # fmt: skip
+    assert f'"code": "{code}"' in result.stdout, result.stdout + result.stderr
+
+
+def test_the_console_script_writes_everything_before_it_leaves() -> None:
+    # `python -m specgate` (as the console script) leaves without the interpreter's
+    # teardown once its streams are flushed: its output and exit code are those of main().
+    import io
+    from pathlib import Path as _Path
+
+    from specgate.cli.main import main
+
+    failing = _Path(__file__).parents[1] / "examples" / "failing"
+    argv = ["check", "--format", "json", str(failing)]
+    buffer = io.StringIO()
+    code = main(argv, stdout=buffer)
+    result = subprocess.run(
+        [sys.executable, "-m", "specgate", *argv], capture_output=True, text=True, check=False
+    )
+    assert (result.returncode, result.stdout) == (code, buffer.getvalue())
+    assert code == 1  # both examples fail

@@ -16,8 +16,6 @@ from specgate.core.errors import InputError
 from specgate.core.findings import SEVERITY_RANK, Finding, Severity, status_of, worst
 from specgate.load.document import Document, NodePath, Span, format_path
 from specgate.model.deployment import Deployment
-from specgate.rules.actions import placed
-from specgate.rules.estimates import labelled
 from specgate.rules.families import load_for
 from specgate.rules.registry import REGISTRY, Hit, RuleContext
 
@@ -25,6 +23,7 @@ if TYPE_CHECKING:
     import datetime
     from pathlib import Path
 
+    from specgate.change.base_policy import BaseGate
     from specgate.change.baseline import BaselineSource
     from specgate.model.base_view import BaseView
 
@@ -185,16 +184,21 @@ def evaluate(
                 (code, soften(code, REGISTRY[code].severity, hit, deployment, metrics))
                 for code, hit in hits
             ]
-        for code, hit in hits:
-            where = hit.where if hit.where is not None else locator.locate(hit.path)
-            message = labelled(hit.message, deployment, metrics.accept_length)
-            finding = make_finding(
-                code, message, hit.path, where, severity=hit.severity, related=hit.related
-            )
-            pairs.append((finding, hit.action))
+        if hits:  # how an estimate is labelled is read only for a finding to word
+            from specgate.rules.estimates import labelled
+
+            for code, hit in hits:
+                where = hit.where if hit.where is not None else locator.locate(hit.path)
+                message = labelled(hit.message, deployment, metrics.accept_length)
+                finding = make_finding(
+                    code, message, hit.path, where, severity=hit.severity, related=hit.related
+                )
+                pairs.append((finding, hit.action))
     if keep is not None:
         pairs = [(f, action) for f, action in pairs if keep(f)]
     if deployment.inputs is not None:
+        from specgate.rules.actions import placed
+
         document = locator.document
         states = document.has if document is not None else _nowhere
         pairs = [(f, placed(action, deployment, states)) for f, action in pairs]
@@ -524,6 +528,23 @@ def check_file(
         return _error_report(shown, exc)
 
 
+def _gate_maker(
+    source: BaselineSource | None, config: Config, claims: Path
+) -> Callable[[], BaseGate]:
+    """The base revision's say on silencing (:class:`~specgate.change.base_policy.BaseGate`),
+    made when a finding is first silenced: a clean file never imports it."""
+    made: list[BaseGate] = []
+
+    def gate() -> BaseGate:
+        if not made:
+            from specgate.change.base_policy import BaseGate
+
+            made.append(BaseGate(source, config, claims))
+        return made[0]
+
+    return gate
+
+
 def check_document(
     document: Document,
     options: CheckOptions,
@@ -546,7 +567,6 @@ def check_document(
     """
     from pathlib import Path
 
-    from specgate.change.base_policy import BaseGate
     from specgate.project.config import DEFAULT, UNIGNORABLE
 
     config = config or DEFAULT
@@ -565,7 +585,7 @@ def check_document(
         if finding.code in options.ignore:
             return "ignored on the command line (--ignore)"
         if finding.code in ignored:
-            if not gate.ignore_allowed(finding.code):
+            if not gate().ignore_allowed(finding.code):
                 refused[(finding.code, finding.line)] = (
                     f"`ignore` in {config.path} does not silence {finding.code} at the base "
                     "revision"
@@ -576,7 +596,7 @@ def check_document(
             directive = inline.match(finding.code, finding.line)
             if directive is not None:
                 used.add((directive.line, directive.code))
-                if not gate.inline_allowed(finding.code):
+                if not gate().inline_allowed(finding.code):
                     refused[(finding.code, finding.line)] = (
                         f"the ignore[{finding.code}] on this line is not in the claims file "
                         "at the base revision"
@@ -585,12 +605,12 @@ def check_document(
                 return "inline: " + (directive.reason or "no reason given")
         return None
 
-    gate = BaseGate(options.baseline, config, on_disk)
+    gate = _gate_maker(options.baseline, config, on_disk)
     refused: dict[tuple[str, int | None], str] = {}
 
     def keep(finding: Finding) -> bool:
         if select is not None and finding.code not in select and finding.code not in UNIGNORABLE:
-            if options.select is not None or gate.deselect_allowed(finding.code):
+            if options.select is not None or gate().deselect_allowed(finding.code):
                 return False
             refused[(finding.code, finding.line)] = (
                 f"`select` in {config.path} leaves {finding.code} out, which it did not at the "
