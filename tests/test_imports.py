@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -441,11 +442,10 @@ def test_the_console_script_writes_everything_before_it_leaves() -> None:
     # `python -m specgate` (as the console script) leaves without the interpreter's
     # teardown once its streams are flushed: its output and exit code are those of main().
     import io
-    from pathlib import Path as _Path
 
     from specgate.cli.main import main
 
-    failing = _Path(__file__).parents[1] / "examples" / "failing"
+    failing = Path(__file__).parents[1] / "examples" / "failing"
     argv = ["check", "--format", "json", str(failing)]
     buffer = io.StringIO()
     code = main(argv, stdout=buffer)
@@ -454,3 +454,33 @@ def test_the_console_script_writes_everything_before_it_leaves() -> None:
     )
     assert (result.returncode, result.stdout) == (code, buffer.getvalue())
     assert code == 1  # both examples fail
+
+
+def test_a_fresh_check_with_baseline_runs_the_baseline_rules(tmp_path: Path) -> None:
+    # --baseline in a fresh interpreter imports the baseline rules for the deployment
+    # found at REF: AL 2 there and 1.75 now (histograms {0: 400, 1: 300, 2: 200, 3: 100}
+    # and {0: 500, 1: 300, 2: 150, 3: 50}: mean accepted 1.0 and 0.75, plus the bonus
+    # token) is a 12.5 % drop, past the 5 % SG401 allows.
+    from tests.support.git_repo import Repo
+
+    def claims(histogram: str) -> str:
+        return CLEAN.replace(
+            "evidence: {accept_length: 2.4, cache_coherence_eval: true}",
+            "evidence: {cache_coherence_eval: true, metrics: {format: histogram, "
+            f"histogram: {histogram}}}}}",
+        )
+
+    repo = Repo(tmp_path / "repo")
+    repo.write({"c.specgate.yaml": claims("{0: 400, 1: 300, 2: 200, 3: 100}")})
+    repo.commit()
+    repo.write({"c.specgate.yaml": claims("{0: 500, 1: 300, 2: 150, 3: 50}")})
+    probe = (
+        "import sys\nfrom specgate.cli.main import main\n"
+        "sys.exit(main(['check', '--format', 'json', '--baseline', 'HEAD', 'c.specgate.yaml']))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=False,
+        cwd=str(repo.root),
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert '"code": "SG401"' in result.stdout
