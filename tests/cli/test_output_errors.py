@@ -93,3 +93,44 @@ def test_output_into_a_fifo_goes_through_it(repo: Path, flag: str) -> None:
     assert done.returncode == 0, done.stderr
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
     assert got and '"version": "2.1.0"' in got[0]
+
+
+def _closed_stdout(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``specgate ARGS >&-``: file descriptor 1 closed before Python starts, so
+    ``sys.stdout`` is None (the lead's perf review, 2026-12-01: exit 3 before)."""
+    return subprocess.run(
+        [sys.executable, "-m", "specgate", *args],
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+        timeout=60,
+        preexec_fn=lambda: os.close(1),  # the child closes its own stdout
+    )
+
+
+@pytest.mark.skipif(os.name != "posix", reason="closes a POSIX file descriptor")
+@pytest.mark.parametrize("args", [["check", "."], ["doctor", "--help"], ["rules"]])
+def test_a_closed_standard_output_is_exit_2_with_one_line(repo: Path, args: list[str]) -> None:
+    done = _closed_stdout(args, repo)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == "specgate: input/output error: standard output is closed\n"
+
+
+@needs_full
+@pytest.mark.parametrize("args", [["--help"], ["doctor", "--help"], ["check", "--help"]])
+def test_help_written_to_a_full_disk_is_exit_2(repo: Path, args: list[str]) -> None:
+    """argparse writes --help and leaves by SystemExit(0): the write that failed must
+    still show (it exited 0 with nothing written before)."""
+    with FULL.open("w") as full:
+        done = _specgate(args, repo, stdout=full, env={})
+    assert done.returncode == 2, done.stderr
+    assert "input/output error" in done.stderr
+    assert done.stderr.count("\n") == 1
+
+
+def test_help_to_a_pipe_is_still_exit_0(repo: Path) -> None:
+    done = _specgate(["doctor", "--help"], repo, env={})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: specgate doctor")

@@ -18,6 +18,8 @@ from specgate.core.errors import UsageError
 if TYPE_CHECKING:
     import datetime
 
+    from _typeshed import SupportsWrite
+
 
 def positive_float(
     minimum: float | None = None, *, strict: bool = False, maximum: float | None = None
@@ -187,3 +189,9 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        """Write ``--help``/``--version`` text without argparse's silence on a failed
+        write (it drops ``OSError``): a full disk behind ``> file`` is exit 2, not 0."""
+        if message:
+            (file or sys.stderr).write(message)

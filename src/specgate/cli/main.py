@@ -59,10 +59,18 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> 
     if stdout is None:
         _utf8_streams()
     out = stdout or sys.stdout
+    if out is None:  # `specgate … >&-`: Python has no standard output at all
+        say("input/output error: standard output is closed")
+        return EXIT_USAGE
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(only=command_of(words))
     try:
-        code = _dispatch(parser, parse(parser, words), out)
+        try:
+            args = parse(parser, words)
+        except SystemExit as exc:  # argparse's --help / --version, or its usage error
+            out.flush()  # help written to a full disk is an error, not exit 0
+            return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+        code = _dispatch(parser, args, out)
         out.flush()  # a full disk or a failing stream shows here, not after exit
         return code
     except SpecgateError as exc:

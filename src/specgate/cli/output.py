@@ -28,6 +28,8 @@ def say(message: str) -> None:
     already name ``specgate …`` as their source keep it as the prefix): text from
     the checked repository (a file name with a newline, a YAML tag with a CR) can
     neither break the line nor start a workflow command."""
+    if sys.stderr is None:  # `2>&-`: nowhere to say it (print would pick stdout)
+        return
     from specgate.reporters.safe_text import visible
 
     line = message if message.startswith(("specgate ", "specgate:")) else f"specgate: {message}"

@@ -507,24 +507,52 @@ def resolve_flag(
     return _resolve(word, spec, _tables(spec), file=file, line=line)
 
 
-def _tables(spec: FlagSpec) -> tuple[dict[str, str], dict[str, str]]:
-    """``spec``'s long flags and aliases by their canonical spelling (built once per
-    argv, not once per word)."""
+@dataclass
+class _Tables:
+    """``spec``'s long flags and aliases by their canonical spelling, built once per
+    argv (not once per word); the sorted prefix indexes are built at the first word
+    that is not an exact flag, so an argv of known flags never loads the engine's
+    recorded option list."""
+
+    known: dict[str, str]
+    aliases: dict[str, str]
+    #: (canonical spelling, as the engine spells it), sorted: the engine's options
+    options: list[tuple[str, str]] | None = None
+    #: (canonical spelling, position, the flag it stands for), sorted; the position
+    #: orders known flags before aliases, each in its table's order
+    names: list[tuple[str, int, str]] | None = None
+
+
+def _tables(spec: FlagSpec) -> _Tables:
     known = {_canonical(k, spec): k for k in spec.known}
     aliases = {_canonical(a, spec): c for a, c in spec.aliases.items()}
-    return known, aliases
+    return _Tables(known, aliases)
+
+
+_Entry = TypeVar("_Entry", tuple[str, str], tuple[str, int, str])
+
+
+def _prefixed(index: list[_Entry], name: str) -> Iterator[_Entry]:
+    """The entries of the sorted ``index`` whose first field starts with ``name``, in
+    index order: a binary search, then a walk over the matches only (a command line
+    of 40,000 unknown flags costs 40,000 searches, not 40,000 scans of every option)."""
+    for position in range(bisect.bisect_left(index, (name,)), len(index)):
+        entry = index[position]
+        if not entry[0].startswith(name):
+            return
+        yield entry
 
 
 def _resolve(
     word: str,
     spec: FlagSpec,
-    tables: tuple[dict[str, str], dict[str, str]],
+    tables: _Tables,
     *,
     file: str | None,
     line: int | None,
 ) -> str | None:
     name = _canonical(word, spec)
-    known, aliases = tables
+    known, aliases = tables.known, tables.aliases
     if name in known:
         return known[name]
     if name in aliases:
@@ -532,15 +560,21 @@ def _resolve(
     if not (spec.allow_abbrev and name.startswith("--") and len(name) > 2):
         return None
     if spec.engine_options is not None:
-        found = [o for o in spec.engine_options() if _canonical(o, spec).startswith(name)]
+        if tables.options is None:
+            tables.options = sorted((_canonical(o, spec), o) for o in spec.engine_options())
+        found = [spelled for _, spelled in _prefixed(tables.options, name)]
         if not found:
             return None  # unrecognized: the engine refuses (reported by the reader)
         if len(found) == 1:
             option = _canonical(found[0], spec)
             return known.get(option) or aliases.get(option)
+    if tables.names is None:
+        pairs = [*known.items(), *aliases.items()]
+        tables.names = sorted((spelled, i, flag) for i, (spelled, flag) in enumerate(pairs))
     matches: dict[str, str] = {}
-    for spelled, canonical in [*known.items(), *aliases.items()]:
-        if spelled.startswith(name) and canonical not in spec.not_fallback:
+    # in table order, as a scan over known flags then aliases finds them
+    for spelled, _, canonical in sorted(_prefixed(tables.names, name), key=lambda e: e[1]):
+        if canonical not in spec.not_fallback:
             matches.setdefault(canonical, spelled)
     if len(matches) > 1 and spec.engine_options is not None:
         return None
