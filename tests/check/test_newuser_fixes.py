@@ -324,7 +324,8 @@ def _recommended(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     (tmp_path / "c.specgate.yaml").write_text(
         "version: 1\ndeployments:\n  - name: m\n"
         f"    model: {{name: m, hf_config: models/m.json{model}}}\n"
-        "    speculation: {enabled: false}\n"
+        # enabled: a deployment that does not speculate gets no recommendation
+        "    speculation: {enabled: true}\n"
     )
     main(["check", "--format", "json", "c.specgate.yaml"])
     report = json.loads(capsys.readouterr().out)
@@ -339,8 +340,10 @@ def _recommended(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         ("deepseek-ai--DeepSeek-V3_config.json", "", "target-attached-mtp"),
         # Mixtral: num_local_experts 8, no MTP layers: MoE known to have no MTP modules
         ("mistralai--Mixtral-8x7B-v0.1_config.json", "", "parallel-draft-head"),
-        # a dense 8B config says nothing that changes §3's default
-        ("meta-llama--Meta-Llama-3.1-8B_config.json", "", "external-small-draft"),
+        # a dense 8B config: its counted 8,030,261,248 parameters (≤ 10 B: small) at the
+        # default low latency are §3's parallel-draft-head row (newuser review, defect 6;
+        # before, the count was ignored and the default external-small-draft shown)
+        ("meta-llama--Meta-Llama-3.1-8B_config.json", "", "parallel-draft-head"),
         # what the claims file states wins over the config
         ("deepseek-ai--DeepSeek-V3_config.json", ", moe: false, parameters_b: 30",
          "external-small-draft"),

@@ -391,7 +391,7 @@ def compute(deployment: Deployment, floor_override: float | None = None) -> Metr
     rows = tile_rows(deployment)
     tiles = _tiles(deployment, rows, verify)
     min_gain = _min_gain(deployment)
-    return Metrics(
+    metrics = Metrics(
         accept_length=al,
         draft_length=d,
         draft_depth_ratio=rho,
@@ -431,6 +431,13 @@ def compute(deployment: Deployment, floor_override: float | None = None) -> Metr
         evidence_stale=stale[0],
         proven_cost=proven_cost,
     )
+    if deployment.speculation.enabled is not True and ratio.source == "typical":
+        # A deployment that does not speculate gets no mechanism numbers (the class's
+        # typical ρ, and the reporters print no recommendation); what it states stays.
+        metrics = metrics._replace(
+            draft_depth_ratio=None, draft_depth_ratio_source=None, draft_overhead=None
+        )
+    return metrics
 
 
 def _min_gain(deployment: Deployment) -> float:

@@ -152,6 +152,15 @@ def read_model_config(
             where_kv.line,
             where_kv.column,
         )
+    if not mla and heads is not None and kv_heads is not None and heads % kv_heads:
+        where_kv = spans["kv_heads"]
+        raise InputError(
+            f"attention heads ({heads}) are not a multiple of KV heads ({kv_heads}): "
+            "grouped-query attention gives every KV head the same number of query heads",
+            shown,
+            where_kv.line,
+            where_kv.column,
+        )
     ratio: Fraction | None
     if heads is None:
         ratio = None

@@ -113,7 +113,16 @@ def _model(raw: dict[str, Any], base: tuple[str | int, ...]) -> tuple[ModelBlock
                 "at least one query head",
             )
         )
-    if heads is not None and kv is not None:
+    if heads is not None and kv is not None and kv <= heads and heads % kv:
+        problems.append(
+            Violation(
+                (*base, "model", "kv_heads"),
+                f"model.query_heads {heads} is not a multiple of model.kv_heads {kv}: "
+                "grouped-query attention gives every KV head the same number of query heads "
+                f"(G would be {fmt(Fraction(heads, kv))}); check both counts",
+            )
+        )
+    elif heads is not None and kv is not None:
         ratio = Fraction(heads, kv)
         if g is not None and g != ratio:
             problems.append(

@@ -237,6 +237,7 @@ def deployment_json(report: DeploymentReport, *, with_file: str | None = None) -
         "name": report.name,
         "status": report.status,
         "metrics": metrics_json(report.metrics),
+        # No recommendation for a deployment that does not speculate.
         "mechanism": {
             "class": report.recommended.name,
             "draft_depth_ratio_hint": _number(report.recommended.draft_depth_ratio_hint),
@@ -244,7 +245,9 @@ def deployment_json(report: DeploymentReport, *, with_file: str | None = None) -
             "best_for": report.recommended.best_for,
             "declared": report.declared_mechanism,
             "declared_class": report.declared.name if report.declared else None,
-        },
+        }
+        if report.deployment.speculation_enabled
+        else None,
         "findings": findings,
         "next_actions": list(report.next_actions),
     }

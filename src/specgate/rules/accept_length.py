@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from specgate.analysis.derived import Metrics
 from specgate.core.numbers import fmt
 from specgate.load.document import NodePath
-from specgate.rules.estimates import estimate_label
+from specgate.rules.estimates import estimate_label, estimate_severity
 from specgate.rules.registry import Hit, RuleContext, rule
 
 
@@ -210,6 +210,10 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
             floor.source, "[tool.specgate] min-accept-length"
         )
     message = f"AL {fmt(al)}{_estimated(ctx)} is below the floor {fmt(floor.value)} ({where})"
+    # With ρ derived from a measured speedup the default floor is a gain test on the
+    # measurement, which an estimated AL does not move; otherwise the AL decides.
+    gain_test = floor.source == "default" and m.draft_depth_ratio_source == "derived"
+    severity = None if gain_test and not m.evidence_stale else estimate_severity(dep)
     if floor.explicit and d is not None and floor.value > 1 + d:
         message += f"; the floor is unreachable: AL can be at most 1 + D = {1 + d}"
     yield Hit(
@@ -226,6 +230,7 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
             else f"lower {where}"
         )
         + " if a smaller gain is acceptable.",
+        severity=severity,
     )
 
 
@@ -282,9 +287,10 @@ def accept_length_out_of_range(ctx: RuleContext) -> Iterator[Hit]:
     from client-side chunk counting with a stream interval above 1.
     """
     dep = ctx.deployment
-    yield from _accept_length_range(
+    for hit in _accept_length_range(
         ctx.metrics.accept_length, ctx.metrics.draft_length, dep.path("evidence", "accept_length")
-    )
+    ):
+        yield hit._replace(severity=estimate_severity(dep))
     following = dep.evidence
     yield from _accept_length_range(
         following.next_accept_length,
@@ -419,8 +425,14 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
         yield Hit(
             f"claimed {fmt(claimed)}x exceeds {shown}{hint}{_estimated(ctx)}",
             dep.path("claims", "speedup"),
-            f"Lower claims.speedup to at most {fmt(bound)} or re-measure AL and ρ on the "
-            f"served workload at the claimed batch size.{passes}",
+            (
+                "Measure AL from the engine's counters on the served workload (this AL is "
+                f"only an estimate), or lower claims.speedup to at most {fmt(bound)}.{passes}"
+                if dep.accept_length_estimate is not None
+                else f"Lower claims.speedup to at most {fmt(bound)} or re-measure AL and ρ "
+                f"on the served workload at the claimed batch size.{passes}"
+            ),
+            severity=estimate_severity(dep),
         )
 
 

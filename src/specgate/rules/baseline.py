@@ -16,6 +16,7 @@ from specgate.analysis.digest import config_digest
 from specgate.core.numbers import fmt
 from specgate.rules.provenance import evidence_config_changed
 from specgate.rules.references import evidence_draft_length_mismatch
+from specgate.rules.estimates import estimate_severity
 from specgate.rules.registry import Hit, RuleContext, rule
 from specgate.theory.stats import standard_error, z_score
 
@@ -116,6 +117,7 @@ def accept_length_regression(ctx: RuleContext) -> Iterator[Hit]:
         dep.path("evidence", "accept_length"),
         "Find what lowered AL (draft model, D, target revision, sampling) and fix it, or "
         "lower the claim and the policy in a separate change.",
+        severity=estimate_severity(dep),
     )
 
 

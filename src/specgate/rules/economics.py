@@ -13,6 +13,7 @@ from specgate.analysis.derived import Metrics
 from specgate.core.numbers import fmt
 from specgate.load.document import NodePath
 from specgate.rules.accept_length import SPEEDUP_TOLERANCE, proven_ceiling
+from specgate.rules.estimates import estimate_severity
 from specgate.rules.registry import Hit, RuleContext, rule
 from specgate.rules.verify_cost import risk
 from specgate.theory import formulas as theory
@@ -122,6 +123,7 @@ def speculation_net_loss(ctx: RuleContext) -> Iterator[Hit]:
             f"gives S = {fmt(speedup)}x < 1: speculation is slower than plain decoding",
             dep.path("evidence", "accept_length"),
             _theory_action(m),
+            severity=estimate_severity(dep),
         )
 
 
@@ -498,4 +500,5 @@ def measured_speedup_over_ceiling(ctx: RuleContext) -> Iterator[Hit]:
         _measured_path(ctx),
         "Re-measure AL and the speedup in the same run (same workload, D and concurrency, "
         "the baseline with speculation off and nothing else changed).",
+        severity=estimate_severity(ctx.deployment),
     )
