@@ -29,6 +29,28 @@ def proven_ceiling(m: Metrics) -> float | None:
     return al / m.proven_verify_cost_ratio
 
 
+def claim_ceiling(m: Metrics) -> float | None:
+    """The ceiling a claim is held to: the most AL can be at the served D
+    (``metrics.accept_length_upper``: AL itself unless the evidence was measured at
+    another D) over the proven β."""
+    al = m.accept_length
+    if al is None or al < 1:
+        return None
+    upper = m.accept_length_upper if m.accept_length_upper is not None else al
+    return upper / m.proven_verify_cost_ratio
+
+
+def _stale_words(m: Metrics) -> str:
+    """How the AL bound was read when the evidence is stale, else ``""``."""
+    al, upper = m.accept_length, m.accept_length_upper
+    if not m.evidence_stale or al is None or upper is None:
+        return ""
+    return (
+        f" (AL at D = {m.draft_length} is at most {fmt(upper)}: the AL {fmt(al)} was measured "
+        "at another D, SG309)"
+    )
+
+
 def claim_bound(m: Metrics) -> float | None:
     """What SG104 holds a claim to: AL / (β + ρ·passes) with the proven β and ρ stated,
     else the proven ceiling; ``None`` when SG104 does not judge (ρ derived from a
@@ -37,7 +59,7 @@ def claim_bound(m: Metrics) -> float | None:
         return None
     if m.draft_length is not None and m.draft_depth_ratio_source == "stated":
         return m.proven_speedup
-    return proven_ceiling(m)
+    return claim_ceiling(m)
 
 
 @rule(
@@ -180,7 +202,9 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
     """
     al = ctx.metrics.accept_length
     floor = ctx.metrics.accept_length_floor
-    if al is None or floor.value is None or not al < floor.value:
+    # With the evidence measured at another D, the most AL can be at the served D
+    upper = ctx.metrics.accept_length_upper if ctx.metrics.accept_length_upper else al
+    if al is None or upper is None or floor.value is None or not upper < floor.value:
         return
     if not al >= 1:
         return  # an impossible AL is SG103's finding (one cause, one finding)
@@ -390,22 +414,24 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
     dep = ctx.deployment
     beta = m.proven_verify_cost_ratio
     beta_text = "" if beta == 1 else f" at β = {fmt(beta)}"
+    upper = m.accept_length_upper if m.accept_length_upper is not None else al
     if d is None:
-        bound = proven_ceiling(m) or al
+        bound = claim_ceiling(m) or al
         shown = f"the ceiling AL / β = {fmt(bound)}x for any D (D not given){beta_text}"
     elif m.draft_depth_ratio_source != "stated":
-        bound = proven_ceiling(m) or al
+        bound = claim_ceiling(m) or al
         shown = (
-            f"the ceiling AL / β = {fmt(al)} / {fmt(beta)} = {fmt(bound)}x, "
+            f"the ceiling AL / β = {fmt(upper)} / {fmt(beta)} = {fmt(bound)}x, "
             "true at any draft cost (ρ not stated or measured)"
         )
     else:
         bound = m.proven_speedup or 0.0
         rho = fmt(m.proven_draft_depth_ratio)
         shown = (
-            f"AL / (β + ρ·passes) = {fmt(al)} / ({fmt(beta)} + {rho}·{m.passes}) "
+            f"AL / (β + ρ·passes) = {fmt(upper)} / ({fmt(beta)} + {rho}·{m.passes}) "
             f"= {fmt(bound)}x"
         )
+    shown += _stale_words(m)
     if claimed > bound + SPEEDUP_TOLERANCE:
         hint = " (claims.speedup is a ratio: 2.4 means 2.4x, not percent)" if claimed >= 10 else ""
         passes = ""

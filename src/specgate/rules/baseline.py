@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 from specgate.analysis import derived
 from specgate.analysis.digest import config_digest
 from specgate.core.numbers import fmt
+from specgate.rules.estimates import estimate_severity
 from specgate.rules.provenance import evidence_config_changed
 from specgate.rules.references import evidence_draft_length_mismatch
-from specgate.rules.estimates import estimate_severity
 from specgate.rules.registry import Hit, RuleContext, rule
 from specgate.theory.stats import standard_error, z_score
 

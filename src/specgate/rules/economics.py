@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from specgate.analysis.derived import Metrics
 from specgate.core.numbers import fmt
 from specgate.load.document import NodePath
-from specgate.rules.accept_length import SPEEDUP_TOLERANCE, proven_ceiling
+from specgate.rules.accept_length import SPEEDUP_TOLERANCE, claim_ceiling, proven_ceiling
 from specgate.rules.estimates import estimate_severity
 from specgate.rules.registry import Hit, RuleContext, rule
 from specgate.rules.verify_cost import risk
@@ -195,12 +195,34 @@ def claim_over_measurement(ctx: RuleContext) -> Iterator[Hit]:
     claimed, measured = m.claimed_speedup, m.measured_speedup
     if claimed is None or measured is None or not claimed > measured + SPEEDUP_TOLERANCE:
         return
+    span = m.measured_speedup_range
+    inputs = _measured_inputs(ctx)
+    if span is not None and claimed <= span[1] + SPEEDUP_TOLERANCE:
+        yield Hit(
+            f"claimed {fmt(claimed)}x rounds the measured {inputs}{fmt(measured)}x: within "
+            f"the precision of the numbers as written ({fmt(span[0])}x … {fmt(span[1])}x)",
+            ctx.deployment.path("claims", "speedup"),
+            "Nothing to do; write the measurement's inputs with more digits to narrow the "
+            "interval.",
+            severity="note",
+        )
+        return
+    within = "" if span is None else f" (at most {fmt(span[1])}x as its inputs are written)"
     yield Hit(
-        f"claimed {fmt(claimed)}x exceeds the measured {fmt(measured)}x",
+        f"claimed {fmt(claimed)}x exceeds the measured {inputs}{fmt(measured)}x{within}",
         ctx.deployment.path("claims", "speedup"),
         f"Lower claims.speedup to the measured {fmt(measured)} or re-measure at the "
         "served workload and concurrency.",
     )
+
+
+def _measured_inputs(ctx: RuleContext) -> str:
+    """``253/111 = `` when the measured speedup is a throughput pair, else ``""``."""
+    evidence = ctx.deployment.evidence
+    base, spec = evidence.baseline_tokens_per_s, evidence.speculative_tokens_per_s
+    if evidence.measured_speedup is not None or base is None or spec is None:
+        return ""
+    return f"{fmt(spec)}/{fmt(base)} = "
 
 
 @rule(
@@ -262,7 +284,7 @@ def claim_over_typical_cost(ctx: RuleContext) -> Iterator[Hit]:
         or m.draft_length is None
     ):
         return
-    ceiling = proven_ceiling(m) or al
+    ceiling = claim_ceiling(m) or al
     if claimed > ceiling + SPEEDUP_TOLERANCE:
         return  # SG104
     at_risk = risk(m)

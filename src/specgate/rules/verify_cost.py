@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from specgate.analysis.derived import Metrics
-from specgate.analysis.verify_cost import ROUTING, TERM_INPUTS
+from specgate.analysis.verify_cost import HOST, PROVEN_HOST_OVERHEAD_SHARE, ROUTING, TERM_INPUTS
 from specgate.core.numbers import fmt
 from specgate.rules.accept_length import SPEEDUP_TOLERANCE, claim_bound
 from specgate.rules.registry import Hit, RuleContext, rule
@@ -48,14 +48,19 @@ def risk(m: Metrics) -> Risk | None:
     speedup = al / (beta.value + m.proven_draft_depth_ratio * m.passes)
     claimed = m.claimed_speedup
     bound = claim_bound(m)
+    measured = m.measured_speedup
+    span = m.measured_speedup_range
+    highest = span[1] if span is not None else measured
     claim = (
         claimed is not None
+        # a claim within the deployment's own measurement (to the precision of its
+        # inputs) is not at risk: SG107 judges it
+        and not (highest is not None and claimed <= highest + SPEEDUP_TOLERANCE)
         and claimed > speedup + SPEEDUP_TOLERANCE
         and (bound is None or claimed <= bound + SPEEDUP_TOLERANCE)
     )
     target = 1 + m.min_gain
     proven = m.proven_speedup
-    measured = m.measured_speedup
     gain = (
         (d is None or d >= 1)
         and speedup < target
@@ -73,6 +78,7 @@ def _bound_words(m: Metrics) -> str:
         "upper": "an upper estimate",
         "lower": "a lower estimate",
         "exact": "the step-time model's estimate",
+        "capped": f"capped by the measured speedup: β ≤ AL / S = {fmt(beta.cap or 0)}",
     }.get(beta.bound, beta.bound)
 
 
@@ -167,12 +173,18 @@ def speedup_at_risk(ctx: RuleContext) -> Iterator[Hit]:
     if found is None or beta is None or not (found.claim or found.gain):
         return
     dep = ctx.deployment
-    inputs = [item for item in beta.settle if item != ROUTING]
+    inputs = [item for item in beta.settle if item not in (ROUTING, HOST)]
     settle = ", ".join([*inputs, "a measured β (evidence.verify_cost_ratio)"])
     if len(inputs) == 1:
         settle = settle.replace(", a measured", " or a measured")
     if ROUTING in beta.settle:
         settle += " (the expert reads assume uniform routing, which real routing undercuts)"
+    if HOST in beta.settle:
+        share = fmt(PROVEN_HOST_OVERHEAD_SHARE * 100)
+        settle += (
+            f" (the proven bound allows host overhead of up to {share} % of a plain step, "
+            "as published engine profiles found; it lowers β toward 1)"
+        )
     cost = (
         f"AL / (β + ρ·passes) = {fmt(m.accept_length or 0)} / ({fmt(beta.value)} + "
         f"{fmt(m.proven_draft_depth_ratio)}·{m.passes}) = {fmt(found.speedup)}x"
