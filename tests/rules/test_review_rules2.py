@@ -347,3 +347,17 @@ def test_section_8_1_worked_numbers_stay_exact(check_text: Check) -> None:
     assert (m.verify_cost_ratio, m.proven_verify_cost_ratio) == (1.0, 1.0)
     assert m.theoretical_speedup == pytest.approx(2.6 / 1.2)
     assert "SG104" not in codes(report)
+
+
+def test_json_says_capped_and_gives_the_interval(check_text: Check, tmp_path: Path) -> None:
+    """The JSON metrics carry the label and the numbers: real.md 06's cap 313.02/253 =
+    1.2372, interval 2.2646 … 2.2941, and AL itself as its upper bound (not stale)."""
+    from specgate.reporters.json_report import metrics_json
+
+    report = trtllm_r1(check_text, tmp_path, 3, 2.82, {"throughput": {
+        "baseline_tokens_per_s": 111, "speculative_tokens_per_s": 253}}, claim=2.28)
+    out = metrics_json(only(report).metrics)
+    assert out["verify_cost_bound"] == "capped"
+    assert out["verify_cost_cap"] == 1.2372
+    assert out["measured_speedup_range"] == [2.2646, 2.2941]
+    assert out["accept_length_upper"] == 2.82

@@ -89,6 +89,10 @@ def metrics_json(metrics: Metrics) -> dict[str, Any]:
         "break_even_accept_length": _number(metrics.break_even_accept_length),
         "speedup_ceiling": _number(metrics.speedup_ceiling),
         "measured_speedup": _number(metrics.measured_speedup),
+        "measured_speedup_range": None
+        if metrics.measured_speedup_range is None
+        else [_number(v) for v in metrics.measured_speedup_range],
+        "accept_length_upper": _number(metrics.accept_length_upper),
         "attention_tiles": metrics.attention_tiles,
         "attention_tile_rows": metrics.attention_tile_rows,
         "tile_aligned_verify_tokens": metrics.tile_aligned_verify_tokens,
