@@ -320,7 +320,8 @@ def test_small_margin_roofline_fail_becomes_a_warning(check_text: Check) -> None
     ρ 0.06, AL 2.4: the modelled β 1.0362 gave S = 2.4/1.2162 = 1.9733 < 2.0 (fail at a
     1.3 % margin). With host overhead of up to 62 % of a plain step (vLLM v0.5.3 profile,
     vLLM blog 2024-09-05: 38 % GPU time) the proven β is 1 + 0.0362·0.38 = 1.0138 and S ≤
-    2.4/1.1938 = 2.0104 ≥ 2.0: SG112 warns, no fail; a claim of 2.1 > 2.0104 still fails."""
+    2.4/1.1938 = 2.0104 ≥ 2.0: SG112 warns, no fail; a claim of 2.1 > 2.0104 still fails.
+    (TP 1 and BF16 stated: with either unknown the proven β is the lowest over them.)"""
     model = {"parameters_b": 8, "layers": 32, "hidden_size": 4096, "query_heads": 32,
              "kv_heads": 8, "head_dim": 128}
     workload = {"concurrency": 256, "context_length": 32000, "prefill_tokens_per_step": 0}
@@ -328,7 +329,9 @@ def test_small_margin_roofline_fail_becomes_a_warning(check_text: Check) -> None
     def run(claim: float) -> FileReport:
         return check_text(claims(dep(d=3, rho=0.06, al=2.4, claim=claim, model=model,
                                      speculation={"mechanism": "eagle3"}, workload=workload,
-                                     hardware={"gpu": "h100-sxm"})))
+                                     hardware={"gpu": "h100-sxm", "tensor_parallel": 1,
+                                               "weight_bytes": 2, "compute_dtype": "bf16",
+                                               "kv_cache_bytes": 2})))
 
     report = run(2.0)
     m = only(report).metrics
