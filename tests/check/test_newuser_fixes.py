@@ -49,14 +49,16 @@ def test_f3_roofline_break_even_in_the_message(capsys: pytest.CaptureFixture[str
     # with the context (Llama-3.1-8B shapes, c̄ 1000, and BF16 at TP 1 stated: a fail
     # rests on no guessed precision or TP) the §12.1 β is proven:
     # κ = 128·1000·131,072/(2·8.03e9) = 1.04466; 60 tokens fill 4·60 = 240 rows = 2 tiles;
-    # β = (26.0142 + 2·1.04466)/(1 + 1.04466) = 13.7448; + 0.15 = 13.8948; × 1.1 = 15.2843
+    # β = (26.0142 + 2·1.04466)/(1 + 1.04466) = 13.7448, and the proven bound allows host
+    # overhead (newuser review defect 7): 1 + 12.7448·0.38 = 5.8430; + 0.15 = 5.9930;
+    # × 1.1 = 6.5923, capped at 1 + D = 4
     _, report, _ = doctor([*argv, "--parameters-b=8.03", "--layers=32", "--query-heads=32",
                            "--kv-heads=8", "--head-dim=128", "--context-length=1000",
                            "--tensor-parallel=1", "--weight-bytes=2", "--compute-dtype=bf16",
                            "--kv-cache-bytes=2"], capsys)
     (text,) = messages(report, "SG102")
-    assert "break-even AL 13.8948 (β 13.7448 + ρ 0.05·3)" in text
-    assert "= 15.2843, capped at 1 + D = 4" in text
+    assert "break-even AL 5.993 (β 5.843 + ρ 0.05·3)" in text
+    assert "= 6.5923, capped at 1 + D = 4" in text
 
 
 def test_f3_uncapped_floor_has_no_cap_clause(capsys: pytest.CaptureFixture[str]) -> None:
@@ -324,7 +326,8 @@ def _recommended(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     (tmp_path / "c.specgate.yaml").write_text(
         "version: 1\ndeployments:\n  - name: m\n"
         f"    model: {{name: m, hf_config: models/m.json{model}}}\n"
-        "    speculation: {enabled: false}\n"
+        # enabled: a deployment that does not speculate gets no recommendation
+        "    speculation: {enabled: true}\n"
     )
     main(["check", "--format", "json", "c.specgate.yaml"])
     report = json.loads(capsys.readouterr().out)
@@ -339,8 +342,10 @@ def _recommended(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         ("deepseek-ai--DeepSeek-V3_config.json", "", "target-attached-mtp"),
         # Mixtral: num_local_experts 8, no MTP layers: MoE known to have no MTP modules
         ("mistralai--Mixtral-8x7B-v0.1_config.json", "", "parallel-draft-head"),
-        # a dense 8B config says nothing that changes §3's default
-        ("meta-llama--Meta-Llama-3.1-8B_config.json", "", "external-small-draft"),
+        # a dense 8B config: its counted 8,030,261,248 parameters (≤ 10 B: small) at the
+        # default low latency are §3's parallel-draft-head row (newuser review, defect 6;
+        # before, the count was ignored and the default external-small-draft shown)
+        ("meta-llama--Meta-Llama-3.1-8B_config.json", "", "parallel-draft-head"),
         # what the claims file states wins over the config
         ("deepseek-ai--DeepSeek-V3_config.json", ", moe: false, parameters_b: 30",
          "external-small-draft"),

@@ -166,11 +166,16 @@ def test_chatglm_multi_query_group_num() -> None:
     assert off.query_heads_per_kv == Fraction(1)
 
 
-def test_non_integer_ratio_stays_exact() -> None:
-    # Llama-3.2-3B: 24 / 8 = 3; and an odd 28 / 8 = 7/2 stays a fraction
+def test_heads_that_do_not_divide_are_an_input_error() -> None:
+    # Llama-3.2-3B: 24 / 8 = 3. 28 / 8 = 7/2 is no grouped-query model (every KV head
+    # serves the same number of query heads; vLLM and transformers split H by KV): the
+    # config is refused at its KV head count (line 3 of the indented JSON), not a G of 3.5
+    # (newuser review, defect 16; before, 7/2 was kept as a fraction).
     assert inline({"num_attention_heads": 24, "num_key_value_heads": 8}).query_heads_per_kv == 3
-    odd = inline({"num_attention_heads": 28, "num_key_value_heads": 8}).query_heads_per_kv
-    assert odd == Fraction(7, 2)
+    with pytest.raises(InputError, match=r"attention heads \(28\) are not a multiple of KV "
+                       r"heads \(8\)") as caught:
+        inline({"num_attention_heads": 28, "num_key_value_heads": 8})
+    assert caught.value.line == 3
 
 
 def test_text_config_wins_over_top_level() -> None:

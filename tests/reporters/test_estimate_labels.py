@@ -16,7 +16,8 @@ from specgate.cli.main import main
 # llama-server timings: draft_n 400, accepted 240, predicted 500. llama.cpp gives r only;
 # the labelled estimate takes each step to emit its accepted drafts plus one token:
 # steps = 500 − 240 = 260, AL = 500 / 260 = 1.9231 (an estimate). ρ 0.5, D 4:
-# S = 1.9231 / (1 + 0.5·4) = 0.641x; break-even 3, floor 3.3 → SG102 and SG106 fail.
+# S = 1.9231 / (1 + 0.5·4) = 0.641x; break-even 3, floor 3.3 → SG102 and SG106, which
+# warn: a fail never rests on an estimated AL (newuser review, defect 4).
 TIMINGS = '{"timings": {"draft_n": 400, "draft_n_accepted": 240, "predicted_n": 500}}\n'
 CLAIMS = """\
 version: 1
@@ -34,7 +35,7 @@ LABEL = "AL 1.9231 (an estimate from llamacpp-timings data)"
 
 def check(repo: Repo, capsys: pytest.CaptureFixture[str], *args: str) -> str:
     repo.write({"c.specgate.yaml": CLAIMS, "timings.json": TIMINGS})
-    assert main(["check", "c.specgate.yaml", *args]) == 1
+    assert main(["check", "c.specgate.yaml", *args]) == 0  # warnings only
     return capsys.readouterr().out
 
 
@@ -51,7 +52,7 @@ def test_json_marks_the_estimate(repo: Repo, capsys: pytest.CaptureFixture[str])
 def test_text_says_estimate(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
     out = check(repo, capsys)
     assert "    AL 1.9231 (estimate, llamacpp-timings), D 4," in out
-    assert f"fail SG102 accept-length-below-floor: {LABEL} is below" in out
+    assert f"warn SG102 accept-length-below-floor: {LABEL} is below" in out
 
 
 def test_summary_says_estimate(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:

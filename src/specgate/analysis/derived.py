@@ -16,7 +16,12 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from specgate.analysis import mechanisms
-from specgate.analysis.verify_cost import VerifyCost, tile_rows, verify_cost
+from specgate.analysis.verify_cost import (
+    VerifyCost,
+    capped_by_measurement,
+    tile_rows,
+    verify_cost,
+)
 from specgate.core.vocabulary import SINGLE_PASS_MECHANISMS, DraftPasses
 from specgate.model.deployment import Deployment, SpeculationBlock
 from specgate.model.step_inputs import Grouping, query_heads_per_kv
@@ -104,6 +109,10 @@ class Metrics(NamedTuple):
     draft_depth_ratio_range: tuple[float, float] | None = None
     evidence_stale: bool = False
     proven_cost: float | None = None
+    measured_speedup_range: tuple[float, float] | None = None
+    #: The most AL can be at the served D (AL itself unless the evidence is stale;
+    #: :func:`specgate.theory.formulas.accept_length_upper_bound`): what fails use.
+    accept_length_upper: float | None = None
 
     @property
     def verify_cost_ratio(self) -> float:
@@ -126,6 +135,35 @@ def measured_speedup(deployment: Deployment) -> float | None:
         ratio = spec / base
         return ratio if math.isfinite(ratio) and ratio > 0 else None
     return None
+
+
+def measured_speedup_range(deployment: Deployment) -> tuple[float, float] | None:
+    """The measured speedup with the precision of its inputs as written: S ± half a
+    unit of its last digit, or (spec − h_s) / (base + h_b) … (spec + h_s) / (base − h_b)
+    for a throughput pair; ``None`` without a measurement or when the precision is not
+    known (the value is then exact).
+
+    Review real.md defect 3: 253 and 111 TPS/user give 252.5 / 111.5 = 2.2646 …
+    253.5 / 110.5 = 2.2941, so the source's "2.28x" lies inside the measurement.
+    """
+    evidence = deployment.evidence
+    speedup_unit, base_unit, spec_unit = evidence.printed_half_units
+    measured = measured_speedup(deployment)
+    if measured is None:
+        return None
+    if evidence.measured_speedup is not None:
+        if speedup_unit is None:
+            return None
+        return (max(0.0, measured - speedup_unit), measured + speedup_unit)
+    base, spec = evidence.baseline_tokens_per_s, evidence.speculative_tokens_per_s
+    if base is None or spec is None or base_unit is None or spec_unit is None:
+        return None
+    if not base - base_unit > 0:
+        return None
+    low, high = max(0.0, spec - spec_unit) / (base + base_unit), (spec + spec_unit) / (
+        base - base_unit
+    )
+    return (low, high) if math.isfinite(high) else None
 
 
 def accept_length_floor(
@@ -225,6 +263,27 @@ def _stale(deployment: Deployment, d: int | None) -> tuple[bool, int | None]:
         return acceptance.draft_length != d, acceptance.draft_length
     least = acceptance.min_draft_length
     return (least is not None and least > d), None
+
+
+def _accept_length_upper(
+    deployment: Deployment,
+    al: float | None,
+    d: int | None,
+    verify: int | None,
+    stale: tuple[bool, int | None],
+) -> float | None:
+    """AL, or with evidence measured at another D the most AL can be at the served D
+    (newuser review defect 3: an AL measured at a shorter chain is a lower bound there,
+    never the fail's upper one)."""
+    if al is None or d is None or not stale[0]:
+        return al
+    measured_at = stale[1]
+    if measured_at is None:
+        acceptance = deployment.inputs.acceptance if deployment.inputs else None
+        measured_at = acceptance.min_draft_length if acceptance is not None else None
+    spec = deployment.speculation
+    chain = not spec.tree_level_nodes and (verify is None or verify <= d + 1)
+    return theory.accept_length_upper_bound(al, measured_at, d, chain=chain)
 
 
 class _Tiles(NamedTuple):
@@ -333,6 +392,9 @@ def compute(deployment: Deployment, floor_override: float | None = None) -> Metr
     grouping = query_heads_per_kv(deployment)
     measured = measured_speedup(deployment)
     stale = _stale(deployment, d)
+    if not stale[0] and (d is None or al is None or al <= 1 + d):
+        # The deployment's own measurement caps the estimate (β ≤ AL / S_measured).
+        beta = capped_by_measurement(beta, al, measured)
     ratio = _draft_depth_ratio(deployment, measured, beta, passes=passes, kind=kind, stale=stale)
     rho = ratio.value
     rhos = [rho] if ratio.range is None else list(ratio.range)
@@ -345,6 +407,7 @@ def compute(deployment: Deployment, floor_override: float | None = None) -> Metr
     # An AL below 1 is impossible (SG103): no speedup is computed from it, so no
     # negative or sub-plain "speedup" is printed and no second rule repeats the cause.
     possible = al is not None and al >= 1
+    al_upper = _accept_length_upper(deployment, al, d, verify, stale)
     speedup = theory.speedup(al, cost) if al is not None and possible and d is not None else None
 
     # Advice that re-prices another D (SG203, SG205) never rests on evidence measured
@@ -391,7 +454,7 @@ def compute(deployment: Deployment, floor_override: float | None = None) -> Metr
     rows = tile_rows(deployment)
     tiles = _tiles(deployment, rows, verify)
     min_gain = _min_gain(deployment)
-    return Metrics(
+    metrics = Metrics(
         accept_length=al,
         draft_length=d,
         draft_depth_ratio=rho,
@@ -421,7 +484,10 @@ def compute(deployment: Deployment, floor_override: float | None = None) -> Metr
         tile_aligned_verify_tokens=tiles.aligned_n,
         optimal_draft_length=optimal,
         proven_draft_depth_ratio=ratio.proven,
-        proven_speedup=theory.speedup(al, proven_cost) if al is not None and possible else None,
+        proven_speedup=theory.speedup(al_upper, proven_cost)
+        if al_upper is not None and possible
+        else None,
+        accept_length_upper=al_upper,
         typical_draft_depth_ratio=ratio.typical,
         min_gain=min_gain,
         retune_gain=deployment.retune_gain
@@ -430,7 +496,15 @@ def compute(deployment: Deployment, floor_override: float | None = None) -> Metr
         draft_depth_ratio_range=ratio.range,
         evidence_stale=stale[0],
         proven_cost=proven_cost,
+        measured_speedup_range=measured_speedup_range(deployment),
     )
+    if deployment.speculation.enabled is not True and ratio.source == "typical":
+        # A deployment that does not speculate gets no mechanism numbers (the class's
+        # typical ρ, and the reporters print no recommendation); what it states stays.
+        metrics = metrics._replace(
+            draft_depth_ratio=None, draft_depth_ratio_source=None, draft_overhead=None
+        )
+    return metrics
 
 
 def _min_gain(deployment: Deployment) -> float:

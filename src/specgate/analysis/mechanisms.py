@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 from specgate.core.data import read_data
 from specgate.model.deployment import Deployment
+from specgate.model.step_inputs import total_parameters
 
 
 class MechanismClass(NamedTuple):
@@ -86,11 +87,14 @@ LARGE_MODEL_MIN_B = 60.0
 
 
 def size_class(deployment: Deployment) -> str:
-    """``tiny``/``small``/``medium``/``large``; ``parameters_b`` wins over ``size``.
+    """``tiny``/``small``/``medium``/``large``; the parameter count wins over ``size``:
+    ``model.parameters_b``, else the count from ``model.hf_config``'s shapes (the JSON
+    report's ``inputs.model.parameters``).
 
     ≤ 10 B parameters is small, ≥ 60 B large, between medium; unknown is medium.
     """
-    billions = deployment.model.parameters_b
+    counted, _ = total_parameters(deployment)
+    billions = None if counted is None else counted / 1e9
     if billions is not None:
         if billions <= SMALL_MODEL_MAX_B:
             return "small"
@@ -158,11 +162,6 @@ def recommend(deployment: Deployment) -> MechanismClass:
     workload = deployment.workload
     if workload.repetitive or (workload.name and _REPETITIVE_NAME.search(workload.name)):
         return SUFFIX_NGRAM
-    size = size_class(deployment)
-    if workload.latency_region == "low" and size in ("tiny", "small"):
-        return PARALLEL_DRAFT_HEAD
-    if size == "large" or is_moe(deployment):
-        return TARGET_ATTACHED_MTP if can_carry_mtp(deployment) else PARALLEL_DRAFT_HEAD_NO_MTP
     model = deployment.model
     shape = deployment.inputs.model if deployment.inputs else None
     if (
@@ -174,6 +173,11 @@ def recommend(deployment: Deployment) -> MechanismClass:
         and (shape.mtp_layers or 0) > 0
     ):
         return TARGET_ATTACHED_MTP
+    size = size_class(deployment)
+    if workload.latency_region == "low" and size in ("tiny", "small"):
+        return PARALLEL_DRAFT_HEAD
+    if size == "large" or is_moe(deployment):
+        return TARGET_ATTACHED_MTP if can_carry_mtp(deployment) else PARALLEL_DRAFT_HEAD_NO_MTP
     return EXTERNAL_SMALL_DRAFT
 
 

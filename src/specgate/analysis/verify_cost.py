@@ -49,6 +49,15 @@ research's evidence (docs/validation.md):
    The proven bound therefore takes the lowest β over every TP the heads allow
    (:func:`~specgate.model.step_inputs.split_ranks`) and over the serving precisions
    (:mod:`specgate.analysis.precision`), leaving the bandwidth part out.
+5. Each term of §12.1 is a lower bound on its part of the step time, so the modelled
+   β = T_v / T_p is a ratio of two lower bounds, not a bound. What the model leaves
+   out and both steps pay at least once per step (scheduling, sampling, kernel
+   launches, the API server: a host overhead O, at least as large for the verify step
+   as for the plain one) lowers the true β to (T_v + O)/(T_p + O) = 1 + (β − 1)·(1 − h),
+   h = O/(T_p + O) the overhead's share of a plain step. The proven bound of a
+   *modelled* β takes h at :data:`PROVEN_HOST_OVERHEAD_SHARE` (0.62, the largest share
+   a published engine profile shows); a measured β already contains the overhead and
+   is kept as measured. β = 1 stays 1, so §8.1's worked numbers are unchanged.
 """
 
 from __future__ import annotations
@@ -72,7 +81,7 @@ if TYPE_CHECKING:
     from specgate.theory.gpus import Gpu
 
 VerifyCostSource = Literal["memory-bound", "roofline", "measured", "assumed"]
-Bound = Literal["exact", "upper", "lower", "measured", "assumed"]
+Bound = Literal["exact", "upper", "lower", "measured", "assumed", "capped"]
 
 #: α of the estimate when ``hardware.allreduce_latency_us`` is not stated (DESIGN §12.1).
 DEFAULT_ALLREDUCE_LATENCY_US = 10.0
@@ -81,6 +90,15 @@ PROVEN_ALLREDUCE_LATENCY_US = 50.0
 _SLACK = 1e-9
 #: The settle entry of the uniform-routing expert term: only a measured β settles it.
 ROUTING = "routing"
+#: The settle entry of the host overhead the proven bound allows: only a measured β.
+HOST = "host"
+#: The largest share of a plain decode step's wall time that published engine profiles
+#: found outside the GPU work the step-time model prices (module docstring, deviation
+#: 5): vLLM v0.5.3, Llama-3-8B on one H100, "only 38% of the time was spent on the
+#: actual GPU execution" (HTTP API server 33 %, scheduling and input preparation 29 %;
+#: vLLM blog "vLLM v0.6.0: 2.7x Throughput Improvement and 5x Latency Reduction",
+#: 2024-09-05). Newer engines overlap most of it with the GPU; the bound takes the worst.
+PROVEN_HOST_OVERHEAD_SHARE = 0.62
 
 #: What each left-out term is called, and the inputs that would put it in.
 TERM_INPUTS = {
@@ -114,6 +132,8 @@ class VerifyCost(NamedTuple):
         expert_read_ratio: expert weights read by the verify step over a plain one.
         precision: b_w, the compute dtype and b_kv the step-time model used and where
             each was read (``None`` when no step was modelled).
+        cap: AL / S_measured when the deployment's measured speedup capped the
+            estimate (``bound`` is then ``capped``; :func:`capped_by_measurement`).
     """
 
     value: float
@@ -129,6 +149,47 @@ class VerifyCost(NamedTuple):
     kv_to_weight_ratio: float | None = None
     expert_read_ratio: float | None = None
     precision: Precision | None = None
+    cap: float | None = None
+
+
+def capped_by_measurement(
+    cost: VerifyCost, accept_length: float | None, measured_speedup: float | None
+) -> VerifyCost:
+    """The estimate capped by the deployment's own measured speedup.
+
+    A measured S_m at AL bounds the whole step cost: S_m = AL / (β + ρ·passes) with
+    ρ·passes ≥ 0, so β ≤ AL / S_m. A model estimate above it (the uniform-routing
+    expert term, the default all-reduce latency, the roofline without the KV cache) is
+    ruled out by the measurement and is lowered to max(AL / S_m, proven) with ``bound``
+    ``capped`` and ``cap`` = AL / S_m. Other N are scaled alike: β(n) = 1 + (β_est(n) −
+    1)·(β_cap − 1)/(β_est − 1), which keeps the model's shape in N and meets the cap at
+    the deployment's N_verify. A measured or assumed β, an impossible AL (< 1) or no
+    measurement leaves ``cost`` as it is; the proven bound never moves (a cap below it
+    is SG111's contradiction, not a lower β).
+
+    Example (review real.md, TensorRT-LLM DeepSeek-R1 MTP 1): AL 1.92, 198/111 =
+    1.7838x: β ≤ 1.92/1.7838 = 1.0764, so the uniform-routing estimate 1.2576 becomes
+    1.0764.
+    """
+    if (
+        measured_speedup is None
+        or accept_length is None
+        or accept_length < 1
+        or not measured_speedup > 0
+        or cost.source in ("measured", "assumed")
+    ):
+        return cost
+    cap = accept_length / measured_speedup
+    if not cost.value > cap + _SLACK:
+        return cost
+    value = max(cap, cost.proven)
+    estimate, excess = cost.at, cost.value - 1.0
+    scale = (value - 1.0) / excess if excess > _SLACK else 0.0
+
+    def at(n: int) -> float:
+        return max(1.0, 1.0 + (estimate(n) - 1.0) * scale)
+
+    return cost._replace(value=value, at=at, bound="capped", cap=cap)
 
 
 def _flat(value: float) -> Callable[[int], float]:
@@ -537,6 +598,19 @@ def _modelled(
     )
 
 
+def with_host_overhead(beta: float, share: float = PROVEN_HOST_OVERHEAD_SHARE) -> float:
+    """A modelled β with a host overhead of ``share`` of the plain step's wall time paid
+    by both steps: 1 + (β − 1)·(1 − share) (module docstring, deviation 5); β ≤ 1 is
+    returned as is.
+
+    Example (review newuser.md defect 7): 8B at 256 sequences on an H100, modelled β
+    1.0362: 1 + 0.0362·0.38 = 1.0138.
+    """
+    if not beta > 1:
+        return beta
+    return 1.0 + (beta - 1.0) * (1.0 - share)
+
+
 def _proven(
     deployment: Deployment, plan: _Plan, n_verify: int, estimate: float
 ) -> tuple[float, tuple[str, ...]]:
@@ -559,8 +633,11 @@ def _proven(
         settle.append("hardware.allreduce_latency_us")
     proven = 1.0
     if work.context is not None and plan.proven_machine is not None:
-        proven, more = _proven_over_unknowns(deployment, plan, n_verify)
+        modelled, more = _proven_over_unknowns(deployment, plan, n_verify)
         settle.extend(more)
+        proven = with_host_overhead(modelled)
+        if proven < modelled - _SLACK:
+            settle.append(HOST)
     proven = min(proven, max(estimate, 1.0))
     if not estimate > proven + _SLACK:
         return proven, ()

@@ -291,7 +291,7 @@ def _check_parsed(
     if isinstance(raw_deployments, list):
         names: dict[str, int] = {}
         for index, raw in enumerate(raw_deployments):
-            deployment, problems = build_deployment(raw, index)
+            deployment, problems = build_deployment(raw, index, document.scalar_text)
             deployments.append(deployment)
             for problem in problems:
                 place(

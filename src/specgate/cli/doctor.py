@@ -228,6 +228,11 @@ def _shape(args: argparse.Namespace) -> Fraction | None:
             f"specgate doctor: --kv-heads {kv} exceeds --query-heads {heads}: every KV head "
             "serves at least one query head"
         )
+    if heads is not None and kv is not None and heads % kv:
+        raise UsageError(
+            f"specgate doctor: --query-heads {heads} is not a multiple of --kv-heads {kv}: "
+            "grouped-query attention gives every KV head the same number of query heads"
+        )
     if heads is not None and kv is not None:
         ratio = Fraction(heads, kv)
         if given is not None and given != ratio:

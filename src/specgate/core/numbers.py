@@ -53,3 +53,28 @@ def round4(value: float | int | Fraction) -> float | int:
         value = float(value)
     rounded = round(value, 4)
     return int(rounded) if rounded.is_integer() else rounded
+
+
+def half_unit(text: str) -> float | None:
+    """Half a unit of the last digit ``text`` prints: the precision of a number as
+    written. ``"253"`` → 0.5, ``"2.28"`` → 0.005, ``"2.50"`` → 0.005, ``"2.5e3"`` → 50,
+    ``"1_000"`` → 0.5; ``None`` for text that is not a plain decimal number (hex, octal,
+    ``.inf``, a quoted string's quotes).
+
+    Used so that a claim equal to the source's own rounding of a measured ratio is not
+    called an excess (review real.md defect 3: 253/111 = 2.2793 printed as "2.28x").
+    """
+    body = text.strip().replace("_", "").lstrip("+-")
+    mantissa, _, exponent = body.lower().partition("e")
+    whole, dot, decimals = mantissa.partition(".")
+    if not (whole + decimals).isdigit() or not (whole or decimals) or not whole.isascii():
+        return None
+    power = 0
+    if exponent:
+        sign = -1 if exponent.startswith("-") else 1
+        digits = exponent.lstrip("+-")
+        if not digits.isdigit() or not digits.isascii() or len(digits) > 3:
+            return None
+        power = sign * int(digits)
+    places = len(decimals) if dot else 0
+    return 0.5 * 10.0 ** (power - places)

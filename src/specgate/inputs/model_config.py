@@ -152,6 +152,8 @@ def read_model_config(
             where_kv.line,
             where_kv.column,
         )
+    if not mla:
+        _whole_groups(heads, kv_heads, spans, shown)
     ratio: Fraction | None
     if heads is None:
         ratio = None
@@ -192,6 +194,24 @@ def read_model_config(
         max_position_embeddings=optional(_CONTEXT_KEYS, "max_position_embeddings"),
         mtp_layers=optional(_mtp_keys(data), "mtp_layers", zero=True),
         spans=spans,
+    )
+
+
+def _whole_groups(
+    heads: int | None, kv_heads: int | None, spans: dict[str, Span], shown: str
+) -> None:
+    """Raise when the attention heads do not split evenly over the KV heads: grouped-query
+    attention gives every KV head the same number of query heads (transformers'
+    ``repeat_kv`` and vLLM's attention layers divide H by KV), so 7 over 3 is a typo."""
+    if heads is None or kv_heads is None or not heads % kv_heads:
+        return
+    where_kv = spans["kv_heads"]
+    raise InputError(
+        f"attention heads ({heads}) are not a multiple of KV heads ({kv_heads}): "
+        "grouped-query attention gives every KV head the same number of query heads",
+        shown,
+        where_kv.line,
+        where_kv.column,
     )
 
 

@@ -142,6 +142,27 @@ class Document(NamedTuple):
         """Whether the document holds a node at ``path``."""
         return path in self.positions
 
+    def scalar_text(self, path: NodePath) -> str | None:
+        """The source text of the scalar at ``path`` as written (``2.50``, ``253``, at
+        most 64 characters up to a space, comma, bracket or comment), or ``None`` when
+        the node is not a scalar or the text is not kept."""
+        pos = self.positions.get(path)
+        if pos is None or pos.kind != "scalar" or not self.text:
+            return None
+        start = 0
+        for _ in range(pos.value.line - 1):
+            start = self.text.find("\n", start) + 1
+            if start == 0:
+                return None
+        begin = start + pos.value.column - 1
+        token = self.text[begin : begin + 64]
+        end = len(token)
+        for stop in (" ", "\t", "\r", "\n", ",", "}", "]", "#"):
+            at = token.find(stop)
+            if at != -1:
+                end = min(end, at)
+        return token[:end] or None
+
 
 def format_path(path: NodePath) -> str:
     """Render a node path as a JSON path: ``deployments[0].claims.speedup``."""

@@ -9,12 +9,13 @@ H without KV, a G that disagrees with H/KV.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from specgate.core.numbers import fmt
+from specgate.core.numbers import fmt, half_unit
 from specgate.core.vocabulary import MECHANISMS
-from specgate.load.document import format_path
+from specgate.load.document import NodePath, format_path
 from specgate.model.deployment import (
     Deployment,
     EvidenceBlock,
@@ -113,7 +114,16 @@ def _model(raw: dict[str, Any], base: tuple[str | int, ...]) -> tuple[ModelBlock
                 "at least one query head",
             )
         )
-    if heads is not None and kv is not None:
+    if heads is not None and kv is not None and kv <= heads and heads % kv:
+        problems.append(
+            Violation(
+                (*base, "model", "kv_heads"),
+                f"model.query_heads {heads} is not a multiple of model.kv_heads {kv}: "
+                "grouped-query attention gives every KV head the same number of query heads "
+                f"(G would be {fmt(Fraction(heads, kv))}); check both counts",
+            )
+        )
+    elif heads is not None and kv is not None:
         ratio = Fraction(heads, kv)
         if g is not None and g != ratio:
             problems.append(
@@ -241,8 +251,14 @@ def _not_a_date(measured: str) -> bool:
     return MEASURED_AT_SHAPE.match(measured) is not None and parse_measured_at(measured) is None
 
 
-def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violation]]:
-    """One deployment from its raw mapping; returns it and cross-key violations."""
+def build_deployment(
+    raw: object, index: int, scalar_text: Callable[[NodePath], str | None] | None = None
+) -> tuple[Deployment, list[Violation]]:
+    """One deployment from its raw mapping; returns it and cross-key violations.
+
+    ``scalar_text`` gives a scalar's source text by node path (the claims file's
+    :meth:`~specgate.load.document.Document.scalar_text`): the measured speedup's
+    inputs then carry the precision they were written with."""
     data = _mapping(raw)
     base: tuple[str | int, ...] = ("deployments", index)
     model, problems = _model(_mapping(data.get("model")), base)
@@ -305,6 +321,7 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
             provenance=_provenance(evidence.get("provenance")),
             measured_speedup_se=_number(evidence, "measured_speedup_se", 0.0),
             verify_cost_ratio_at=_ratio_points(evidence.get("verify_cost_ratio_at")),
+            printed_half_units=_printed(scalar_text, base),
         ),
         claimed_speedup=_positive(_mapping(data.get("claims")), "speedup"),
         min_accept_length=_number(policy, "min_accept_length", 1.0),
@@ -362,6 +379,25 @@ def build_deployment(raw: object, index: int) -> tuple[Deployment, list[Violatio
             )
         )
     return deployment, problems
+
+
+def _printed(
+    scalar_text: Callable[[NodePath], str | None] | None, base: tuple[str | int, ...]
+) -> tuple[float | None, float | None, float | None]:
+    """Half a unit of the last digit written of the measured speedup and of the two
+    throughputs (``None`` each when unknown)."""
+    if scalar_text is None:
+        return (None, None, None)
+    paths = (
+        (*base, "evidence", "measured_speedup"),
+        (*base, "evidence", "throughput", "baseline_tokens_per_s"),
+        (*base, "evidence", "throughput", "speculative_tokens_per_s"),
+    )
+    units = []
+    for path in paths:
+        text = scalar_text(path)
+        units.append(None if text is None else half_unit(text))
+    return (units[0], units[1], units[2])
 
 
 def _verify_token_problems(deployment: Deployment, base: tuple[str | int, ...]) -> list[Violation]:

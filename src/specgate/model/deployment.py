@@ -159,6 +159,10 @@ class EvidenceBlock(NamedTuple):
     provenance: "Provenance | None" = None
     measured_speedup_se: float | None = None
     verify_cost_ratio_at: tuple[tuple[int, float], ...] = ()
+    #: Half a unit of the last digit written of ``measured_speedup``,
+    #: ``baseline_tokens_per_s`` and ``speculative_tokens_per_s`` (``None``: unknown,
+    #: the number is taken as exact), from the claims file's text.
+    printed_half_units: tuple[float | None, float | None, float | None] = (None, None, None)
 
     @property
     def has_next(self) -> bool:

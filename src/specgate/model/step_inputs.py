@@ -143,8 +143,8 @@ def query_heads_per_kv(deployment: Deployment) -> Grouping:
     mla = model.mla or (shape is not None and shape.mla)
     t = tensor_parallel(deployment)
     given = model.query_heads_per_kv
-    if heads is None:
-        return Grouping(given, t)
+    if heads is None or (not mla and kv is not None and heads % kv):
+        return Grouping(given, t)  # heads that do not split over KV heads are SG001
     split = t or 1
     if engine is not None and engine.attention_data_parallel:
         split = 1  # every rank holds all heads of its share of the sequences

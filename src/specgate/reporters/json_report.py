@@ -76,6 +76,7 @@ def metrics_json(metrics: Metrics) -> dict[str, Any]:
         "verify_cost_ratio": _number(metrics.verify_cost_ratio),
         "verify_cost_source": cost.source if cost else None,
         "verify_cost_bound": cost.bound if cost else None,
+        "verify_cost_cap": _number(cost.cap) if cost else None,
         "proven_verify_cost_ratio": _number(metrics.proven_verify_cost_ratio),
         "kv_to_weight_ratio": _number(cost.kv_to_weight_ratio if cost else None),
         "precision": _precision(cost.precision if cost else None),
@@ -88,6 +89,10 @@ def metrics_json(metrics: Metrics) -> dict[str, Any]:
         "break_even_accept_length": _number(metrics.break_even_accept_length),
         "speedup_ceiling": _number(metrics.speedup_ceiling),
         "measured_speedup": _number(metrics.measured_speedup),
+        "measured_speedup_range": None
+        if metrics.measured_speedup_range is None
+        else [_number(v) for v in metrics.measured_speedup_range],
+        "accept_length_upper": _number(metrics.accept_length_upper),
         "attention_tiles": metrics.attention_tiles,
         "attention_tile_rows": metrics.attention_tile_rows,
         "tile_aligned_verify_tokens": metrics.tile_aligned_verify_tokens,
@@ -237,6 +242,7 @@ def deployment_json(report: DeploymentReport, *, with_file: str | None = None) -
         "name": report.name,
         "status": report.status,
         "metrics": metrics_json(report.metrics),
+        # No recommendation for a deployment that does not speculate.
         "mechanism": {
             "class": report.recommended.name,
             "draft_depth_ratio_hint": _number(report.recommended.draft_depth_ratio_hint),
@@ -244,7 +250,9 @@ def deployment_json(report: DeploymentReport, *, with_file: str | None = None) -
             "best_for": report.recommended.best_for,
             "declared": report.declared_mechanism,
             "declared_class": report.declared.name if report.declared else None,
-        },
+        }
+        if report.deployment.speculation_enabled
+        else None,
         "findings": findings,
         "next_actions": list(report.next_actions),
     }

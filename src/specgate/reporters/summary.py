@@ -191,11 +191,13 @@ def _deployment_block(
     declared = md(report.declared_mechanism or "not stated")
     if report.declared is not None:
         declared += f" ({report.declared.name})"
-    lines += [
-        "",
-        f"**Mechanism:** declared {declared}; recommended **{report.recommended.name}** "
-        f"(ρ ≈ {fmt(report.recommended.draft_depth_ratio_hint)}). {md(report.recommended.reason)}",
-    ]
+    if report.deployment.speculation_enabled:
+        lines += [
+            "",
+            f"**Mechanism:** declared {declared}; recommended **{report.recommended.name}** "
+            f"(ρ ≈ {fmt(report.recommended.draft_depth_ratio_hint)}). "
+            f"{md(report.recommended.reason)}",
+        ]
     if charts:
         chart = speedup_chart(report)
         if chart is not None:

@@ -153,9 +153,12 @@ def metrics_block(report: DeploymentReport, *, colour: bool = False) -> list[str
         f"  deployment {visible(report.name)}: {_paint(report.status, report.status, colour)}",
         "    " + ", ".join(part for part in first if part),
         *_tile_line(report, tile),
-        f"    mechanism: declared {declared}, recommended {report.recommended.name} "
-        f"(ρ ≈ {fmt(report.recommended.draft_depth_ratio_hint)})",
     ]
+    if report.deployment.speculation_enabled:
+        lines.append(
+            f"    mechanism: declared {declared}, recommended {report.recommended.name} "
+            f"(ρ ≈ {fmt(report.recommended.draft_depth_ratio_hint)})"
+        )
     for action in report.next_actions:
         lines.append(f"    next: {visible(action)}")
     return lines

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from specgate.analysis import derived
 from specgate.analysis.digest import config_digest
 from specgate.core.numbers import fmt
+from specgate.rules.estimates import estimate_severity
 from specgate.rules.provenance import evidence_config_changed
 from specgate.rules.references import evidence_draft_length_mismatch
 from specgate.rules.registry import Hit, RuleContext, rule
@@ -84,7 +85,9 @@ def accept_length_regression(ctx: RuleContext) -> Iterator[Hit]:
     AL_base) / √(SE_head² + SE_base²) < −2, with SE = sample sd of accepted drafts
     per step / √steps (steps treated as independent, so SE is optimistic).
     Worked example: base {0: 400, 1: 300, 2: 200, 3: 100} (AL 2.000, SE 0.0316),
-    head {0: 500, 1: 300, 2: 150, 3: 50} (AL 1.750, SE 0.0281): z = −5.91.
+    head {0: 500, 1: 300, 2: 150, 3: 50} (AL 1.750, SE 0.0281): z = −5.91. When the
+    head's AL is only an estimate (`inputs.acceptance.estimate`) the drop warns, never
+    fails.
 
     **Why.** A regression that lands one pull request at a time is invisible in
     snapshots: AL 2.9 → 2.6 still passes every floor. Comparing with the base
@@ -116,6 +119,7 @@ def accept_length_regression(ctx: RuleContext) -> Iterator[Hit]:
         dep.path("evidence", "accept_length"),
         "Find what lowered AL (draft model, D, target revision, sampling) and fix it, or "
         "lower the claim and the policy in a separate change.",
+        severity=estimate_severity(dep),
     )
 
 

@@ -407,6 +407,13 @@ def draft_depth_ratio_assumed(ctx: RuleContext) -> Iterator[Hit]:
             )
         elif m.evidence_stale:
             message += " at the D the evidence was measured at"
+        cost = m.verify_cost
+        if span is None and cost is not None and cost.bound == "capped":
+            message += (
+                f", with β capped at AL / S = {fmt(cost.cap or 0)} (the step-time estimate "
+                "is above what the measurement allows, so the measured cost AL / S is "
+                "shared between β and ρ·passes and ρ is its lower end)"
+            )
     else:
         cls = ctx.declared or ctx.recommended
         which = "declared" if ctx.declared else "recommended"

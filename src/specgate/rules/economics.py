@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from specgate.analysis.derived import Metrics
 from specgate.core.numbers import fmt
 from specgate.load.document import NodePath
-from specgate.rules.accept_length import SPEEDUP_TOLERANCE, proven_ceiling
+from specgate.rules.accept_length import SPEEDUP_TOLERANCE, claim_ceiling, proven_ceiling
+from specgate.rules.estimates import estimate_severity
 from specgate.rules.registry import Hit, RuleContext, rule
 from specgate.rules.verify_cost import risk
 from specgate.theory import formulas as theory
@@ -78,7 +79,8 @@ def speculation_net_loss(ctx: RuleContext) -> Iterator[Hit]:
     below 1 is SG112's warning), D known and AL possible (1 ≤ AL ≤ 1 + D: an
     impossible AL is SG103's). A claim below 1 may
     be a percentage gain written as a fraction (+40 % is 1.4, not 0.4): the
-    message says so.
+    message says so. The theoretical loss warns instead when the AL is only an
+    estimate (`inputs.acceptance.estimate`).
 
     **Why.** Speculative decoding that is slower than plain decoding is the most
     expensive miss: every request pays for it (vLLM#8439 at 0.885x,
@@ -122,6 +124,7 @@ def speculation_net_loss(ctx: RuleContext) -> Iterator[Hit]:
             f"gives S = {fmt(speedup)}x < 1: speculation is slower than plain decoding",
             dep.path("evidence", "accept_length"),
             _theory_action(m),
+            severity=estimate_severity(dep),
         )
 
 
@@ -183,7 +186,15 @@ def claim_over_measurement(ctx: RuleContext) -> Iterator[Hit]:
     """
     **What it checks.** `claims.speedup` ≤ the measured speedup + 5·10⁻⁵
     (`evidence.measured_speedup`, or `evidence.throughput` speculative /
-    baseline tokens per second at the same workload and concurrency).
+    baseline tokens per second at the same workload and concurrency), to the precision
+    the measurement is written with: each number is ± half a unit of its last digit as
+    written in the claims file (`253` ± 0.5, `2.30` ± 0.005), so a throughput pair's
+    ratio lies in (spec − ½u)/(base + ½u) … (spec + ½u)/(base − ½u)
+    (`metrics.measured_speedup_range`). A claim above the measured value but within
+    that interval is the source's own rounding: a note, never a fail. Example
+    (TensorRT-LLM's DeepSeek-R1 blog, MTP 3): 111 → 253 TPS/user, published "2.28x":
+    253/111 = 2.2793, interval 252.5/111.5 = 2.2646 … 253.5/110.5 = 2.2941, so 2.28 is a
+    note and 2.30 fails.
 
     **Why.** A measurement of this deployment beats any theory and any paper: a
     claim above it advertises a speedup users will not see (a 1.2x from a
@@ -193,12 +204,34 @@ def claim_over_measurement(ctx: RuleContext) -> Iterator[Hit]:
     claimed, measured = m.claimed_speedup, m.measured_speedup
     if claimed is None or measured is None or not claimed > measured + SPEEDUP_TOLERANCE:
         return
+    span = m.measured_speedup_range
+    inputs = _measured_inputs(ctx)
+    if span is not None and claimed <= span[1] + SPEEDUP_TOLERANCE:
+        yield Hit(
+            f"claimed {fmt(claimed)}x rounds the measured {inputs}{fmt(measured)}x: within "
+            f"the precision of the numbers as written ({fmt(span[0])}x … {fmt(span[1])}x)",
+            ctx.deployment.path("claims", "speedup"),
+            "Nothing to do; write the measurement's inputs with more digits to narrow the "
+            "interval.",
+            severity="note",
+        )
+        return
+    within = "" if span is None else f" (at most {fmt(span[1])}x as its inputs are written)"
     yield Hit(
-        f"claimed {fmt(claimed)}x exceeds the measured {fmt(measured)}x",
+        f"claimed {fmt(claimed)}x exceeds the measured {inputs}{fmt(measured)}x{within}",
         ctx.deployment.path("claims", "speedup"),
         f"Lower claims.speedup to the measured {fmt(measured)} or re-measure at the "
         "served workload and concurrency.",
     )
+
+
+def _measured_inputs(ctx: RuleContext) -> str:
+    """``253/111 = `` when the measured speedup is a throughput pair, else ``""``."""
+    evidence = ctx.deployment.evidence
+    base, spec = evidence.baseline_tokens_per_s, evidence.speculative_tokens_per_s
+    if evidence.measured_speedup is not None or base is None or spec is None:
+        return ""
+    return f"{fmt(spec)}/{fmt(base)} = "
 
 
 @rule(
@@ -260,7 +293,7 @@ def claim_over_typical_cost(ctx: RuleContext) -> Iterator[Hit]:
         or m.draft_length is None
     ):
         return
-    ceiling = proven_ceiling(m) or al
+    ceiling = claim_ceiling(m) or al
     if claimed > ceiling + SPEEDUP_TOLERANCE:
         return  # SG104
     at_risk = risk(m)

@@ -130,6 +130,31 @@ def measured_draft_depth_ratio(
     return rho if 0 <= rho < math.inf else None
 
 
+def accept_length_upper_bound(
+    accept_length: float, measured_at: int | None, depth: int, *, chain: bool
+) -> float:
+    """The most AL can be at draft length ``depth`` given AL measured at ``measured_at``.
+
+    Always AL ≤ 1 + depth. For chain drafting the first D positions draft the same
+    tokens at any D, so the per-position acceptance m_i = P(the first i drafts are
+    accepted) is the same there and non-increasing in i: a shorter chain accepts at
+    most what the longer one did (AL(d) ≤ AL(D) for d ≤ D), and each added position
+    accepts at most m_D ≤ (AL − 1)/D, so AL(D + k) ≤ AL + k·(AL − 1)/D. A tree's AL at
+    another depth is not bounded by the measured one (the nodes are spread anew), nor
+    is an AL measured at an unknown D (``measured_at`` ``None``): only 1 + depth holds.
+
+    Example (review newuser.md defect 3): AL 2.7 at D 3, served D 4: AL(4) ≤ 2.7 + 1·
+    1.7/3 = 3.2667; served D 2: AL(2) ≤ min(2.7, 3) = 2.7.
+    """
+    cap = 1.0 + depth
+    if not chain or measured_at is None or measured_at < 1:
+        return cap
+    if depth <= measured_at:
+        return min(accept_length, cap)
+    grown = accept_length + (depth - measured_at) * max(0.0, accept_length - 1.0) / measured_at
+    return min(grown, cap)
+
+
 def default_accept_length_floor(break_even: float, min_gain: float, depth: int | None) -> float:
     """The default AL floor: break-even AL × (1 + min_gain), never above 1 + depth.
 
