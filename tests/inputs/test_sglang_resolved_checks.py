@@ -148,6 +148,19 @@ def test_a_target_the_draft_worker_turns_into_mtp_is_served(
     found = _findings(tmp_path, f"--speculative-algorithm NEXTN {CHAIN}", config)
     assert not _fails(found), found
     assert not any("whole as the draft" in m for _, _, m in found), found
+    # qwen3_moe is a model type known to ship no MTP modules: the head is likely empty
+    empty = any("likely left" in m for _, _, m in found)
+    assert empty is (config["model_type"] == "qwen3_moe"), found
+
+
+def test_a_draft_worker_mtp_target_with_zero_layers_warns(tmp_path: Path) -> None:
+    # Qwen3-Next stating num_nextn_predict_layers 0: SGLang sets 1 and loads no weights
+    config = {**_HEADS, "model_type": "qwen3_next", "architectures": ["Qwen3NextForCausalLM"],
+              "num_nextn_predict_layers": 0}
+    found = _findings(tmp_path, f"--speculative-algorithm NEXTN {CHAIN}", config)
+    assert not _fails(found), found
+    warned = [m for _, sev, m in found if sev == "warn" and "likely left" in m]
+    assert len(warned) == 1 and "Qwen3NextForCausalLM" in warned[0], found
 
 
 @pytest.mark.parametrize("layers", [0, 2])

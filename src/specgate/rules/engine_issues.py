@@ -173,7 +173,9 @@ def engine_config_invalid(ctx: RuleContext) -> Iterator[Hit]:
     target whose `num_nextn_predict_layers` is not 1 (or missing) fails (its
     NextN weight loader asserts exactly 1); a target SGLang builds no MTP draft
     for (Llama, or an architecture specgate does not know) warns: its draft
-    worker loads the target's own checkpoint whole as the draft.
+    worker loads the target's own checkpoint whole as the draft, and one it
+    builds an MTP class for whose config has no MTP layers warns (its loader
+    skips the missing weights).
 
     What the engines themselves answered is replayed in the tests
     (tests/data/engine_oracle: vLLM 0.27.1 and 0.32.0, SGLang 0.5.23): every key of
