@@ -22,6 +22,13 @@ from specgate.load.document import Span
 YAML_ONLY = {"sglang": {"speculative_draft_window_size", "speculative_draft_attention_backend"}}
 
 
+RESOLVED = {
+    "sglang": {
+        "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens"
+    }
+}
+
+
 def _keys(node: Any) -> Iterator[str]:
     if isinstance(node, Mapping):
         for op, value in node.items():
@@ -51,6 +58,11 @@ def test_conditions_name_options_the_readers_produce(engine: str) -> None:
                 continue
             if prefix == "field":
                 assert rest in fields, (check["id"], key)
+                continue
+            if prefix == "resolved":
+                # the values the reader resolves as the engine runs them (sglang.py
+                # _engine_values: steps/topk/draft tokens after SGLang's rewrites)
+                assert rest in RESOLVED.get(engine, set()), (check["id"], key)
                 continue
             if prefix == "fact":
                 head = rest.split(".")[0]

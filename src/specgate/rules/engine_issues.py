@@ -164,7 +164,18 @@ def engine_config_invalid(ctx: RuleContext) -> Iterator[Hit]:
     rewrite or refusal that later releases dropped (SGLang spec v2 with
     topk > 1 now falls back with a warning) follows the engine version
     (`speculation.engine_version`, an image tag or a pinned requirement, else
-    the newest release specgate knows).
+    the newest release specgate knows). A check of what the engine raises
+    after rewriting a setting is judged on the value it runs, in its order
+    (SGLang's HiSparse 2-4 draft tokens and topk-1 backends after the topk-1
+    draft-token rewrite, the architecture's steps/topk/draft tokens when none
+    is given, DFLASH's forced topk 1). SGLang MTP without a draft path is read
+    as SGLang decides it, by the target's architecture: a DeepSeek-V3/GLM-4.5
+    target whose `num_nextn_predict_layers` is not 1 (or missing) fails (its
+    NextN weight loader asserts exactly 1); a target SGLang builds no MTP draft
+    for (Llama, or an architecture specgate does not know) warns: its draft
+    worker loads the target's own checkpoint whole as the draft, and one it
+    builds an MTP class for whose config has no MTP layers warns (its loader
+    skips the missing weights).
 
     What the engines themselves answered is replayed in the tests
     (tests/data/engine_oracle: vLLM 0.27.1 and 0.32.0, SGLang 0.5.23): every key of

@@ -10,7 +10,12 @@ evaluator; no flag or key is spelled here.
 Option names are the readers' normalised keys (``spec_type``, ``speculative_algorithm``);
 keys of the engine's speculative block (``block`` in the data: ``speculative_config``)
 are ``spec.KEY``; environment variables ``env.NAME``; what the reader resolved
-(``field.mechanism``, ``field.draft_length`` …) ``field.NAME``; facts known only once
+(``field.mechanism``, ``field.draft_length`` …) ``field.NAME``; the values the engine
+runs after its own rewrites, in its order (SGLang's ``num_draft_tokens`` = steps + 1 at
+``topk`` 1, the steps/topk/draft tokens it picks from the target's architecture)
+``resolved.NAME``: a check of what the engine raises after it rewrote a setting reads
+these, never the written option (``None`` while the rewrite is not known: the target's
+architecture not yet read); facts known only once
 the model configs and the deployment are read ``fact.NAME`` (``fact.target.vocab_size``,
 ``fact.draft.config.block_size``, ``fact.vocab_difference``, ``fact.workload.temperature``).
 
@@ -104,6 +109,9 @@ class Check:
     source: str
     sites: tuple[str, ...]
     needs_facts: bool
+    #: Reads ``resolved.NAME``: also judged once the model configs are read, when the
+    #: reader's resolution changed with them (``fields["resolved_by_models"]``).
+    reads_resolved: bool = False
     #: What the engine serves instead of the written draft length (a rewrite):
     #: ``{"key": K, "derive": …, "minus": n}``; None when the check changes no D.
     serves_draft_length: Mapping[str, Any] | None = None
@@ -128,6 +136,7 @@ class Check:
             source=source,
             sites=tuple(raw.get("sites", ())),
             needs_facts="fact." in repr(raw["when"]),
+            reads_resolved="'resolved." in repr(raw["when"]),
             serves_draft_length=raw.get("serves_draft_length"),
         )
 
@@ -184,7 +193,7 @@ def evaluate(
     out: list[Fired] = []
     reader = _Reader(options, fields, facts or {})
     for check in checks_of(data):
-        if check.needs_facts != (facts is not None):
+        if not _stage(check, facts is not None, bool(fields.get("resolved_by_models"))):
             continue
         severity = _severity(check, at_version)
         if severity is None or _cond(check.when, reader) is not True:
@@ -200,6 +209,15 @@ def evaluate(
             )
         )
     return out
+
+
+def _stage(check: Check, with_facts: bool, resolved_by_models: bool) -> bool:
+    """Whether ``check`` is judged at this stage: one needing facts with the facts, any
+    other without them, and again with them when it reads ``resolved.NAME`` and the
+    models changed the resolution (it was unknown before: it cannot fire twice)."""
+    if check.needs_facts:
+        return with_facts
+    return not with_facts or (check.reads_resolved and resolved_by_models)
 
 
 def _served(rule: Mapping[str, Any] | None, r: _Reader) -> int | None:
@@ -296,6 +314,9 @@ class _Reader:
             return self.fields.get(key[6:])
         if key.startswith("fact."):
             return self.facts.get(key[5:])
+        if key.startswith("resolved."):
+            resolved = self.fields.get("resolved")
+            return resolved.get(key[9:]) if isinstance(resolved, Mapping) else None
         opt = self.options.get(key)
         return None if opt is None else opt.value
 

@@ -508,6 +508,8 @@ def config_fields(config: EngineConfig) -> dict[str, object]:
         "draft_tensor_parallel_size": config.draft_tensor_parallel_size,
         "draft_model": config.draft_model,
         "draft_length_is_max": config.draft_length_is_max,
+        "resolved": config.resolution.get("engine_values"),
+        "resolved_by_models": bool(config.resolution.get("resolved_by_models")),
     }
 
 
@@ -525,6 +527,7 @@ def model_facts(
         for name in ("vocab_size", "mtp_layers", "mtp_known", "mla", "model_type"):
             facts[f"{role}.{name}"] = getattr(shape, name)
         facts[f"{role}.architectures"] = list(shape.architectures) or None
+        facts[f"{role}.architecture"] = shape.architectures[0] if shape.architectures else None
         facts[f"{role}.keys"] = list(shape.keys)
         facts[f"{role}.read"] = True
         facts.update((f"{role}.config.{k}", v) for k, v in shape.scalars.items())

@@ -47,6 +47,9 @@ FLAGS = replace(_DATA.flags(), allow_abbrev=True, engine_options=_DATA.engine_op
 _ALGORITHMS: Mapping[str, str] = _DATA.table("algorithms")
 _ONE_PASS = frozenset(_DATA.table("one_pass_algorithms"))
 _MTP_ARCHITECTURES = frozenset(_DATA.table("eagle_without_draft_means_mtp"))
+#: Targets whose own checkpoint the draft worker loads as an MTP draft when no draft path
+#: is given (``_config_draft_model``, the engine's answer: data ``draft_worker_mtp_architectures``).
+_SELF_MTP = _MTP_ARCHITECTURES | frozenset(_DATA.table("draft_worker_mtp_architectures"))
 _AUTO_PARAMS: Mapping[str, str] = _DATA.table("auto_params")
 _NEEDS_DRAFT = frozenset(_DATA.table("needs_draft_path"))
 _HOOK = "sgl-project/sglang:python/sglang/srt/arg_groups/speculative_hook.py@v0.5.23"
@@ -151,7 +154,35 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         draft_model=draft,
         max_model_len=context,
     )
-    return replace(config, resolution={"algorithm": algorithm, "tree_unset": tree_unset})
+    values = _engine_values(opts, algorithm, mechanism, n, ctx)
+    return replace(
+        config,
+        resolution={"algorithm": algorithm, "tree_unset": tree_unset, "engine_values": values},
+    )
+
+
+def _engine_values(
+    opts: Options, algorithm: str, mechanism: str, n: int | None, ctx: Context
+) -> dict[str, int | None]:
+    """steps/topk/draft tokens as SGLang runs them after its rewrites, in its order
+    (checks read them as ``resolved.NAME``): ``_handle_eagle_family`` (0.5.23
+    speculative_hook.py:1160-1275) picks all three from the architecture when none is
+    given (filled by :func:`with_target`), then rewrites ``num_draft_tokens`` to
+    steps + 1 at ``topk`` 1; ``_handle_dflash`` forces ``topk`` 1 and sets the draft
+    tokens from the block; NGRAM keeps its draft tokens (default 12)."""
+
+    def written(name: str) -> int | None:
+        opt = opts_get(opts, name)
+        return as_int(opt, name, ctx.file) if opt is not None else None
+
+    steps, topk = written("speculative_num_steps"), written("speculative_eagle_topk")
+    if mechanism == "ngram" or algorithm in _ONE_PASS:
+        topk = 1 if algorithm in _ONE_PASS else topk
+        return {"speculative_num_steps": steps, "speculative_eagle_topk": topk,
+                "speculative_num_draft_tokens": n}
+    tokens = n if n is not None and topk == 1 else written("speculative_num_draft_tokens")
+    return {"speculative_num_steps": steps, "speculative_eagle_topk": topk,
+            "speculative_num_draft_tokens": tokens}
 
 
 def _version_text(ctx: Context) -> str:
@@ -383,9 +414,11 @@ def auto_params(algorithm: str, architecture: str | None) -> tuple[int, int, int
 
 def with_target(config: EngineConfig, target: ModelShape | None) -> EngineConfig:
     """SGLang once the target's config is known: EAGLE without a draft path drafts with
-    the target's MTP layers only for the architectures of ``eagle_without_draft_means_mtp``
-    (else it stays EAGLE, with no draft to load), and steps/topk/draft tokens left unset
-    take the architecture's defaults."""
+    the target's MTP layers for the architectures of ``eagle_without_draft_means_mtp``
+    (the draft path set to the target) and ``draft_worker_mtp_architectures`` (the draft
+    worker loads the target's checkpoint as its MTP class); any other target is loaded
+    whole as its own draft (EAGLE over the target itself). Steps/topk/draft tokens left
+    unset take the architecture's defaults."""
     if config.engine != "sglang" or target is None or not target.architectures:
         return config
     arch = target.architectures[0]
@@ -395,19 +428,26 @@ def with_target(config: EngineConfig, target: ModelShape | None) -> EngineConfig
     if (
         algorithm in ("EAGLE", "NEXTN")
         and config.draft_model is None
-        and arch not in _MTP_ARCHITECTURES
+        and arch not in _SELF_MTP
     ):
         mechanism = "eagle"
-        notes.append(f"EAGLE without a draft path on {arch}: SGLang has no MTP layers to draft "
-                     "with (it would load no draft)")
+        notes.append(f"EAGLE without a draft path on {arch}: SGLang's draft worker loads the "
+                     "target's own checkpoint whole as the draft (no MTP class for it)")
     d, n = config.draft_length, config.verify_tokens
+    resolution = dict(config.resolution)
     if config.resolution.get("tree_unset") and algorithm in _TREE_ALGORITHMS:
         steps, topk, tokens = auto_params(algorithm, arch)
         d, n = steps, (steps + 1 if topk == 1 else tokens)
+        resolution["engine_values"] = {
+            "speculative_num_steps": steps,
+            "speculative_eagle_topk": topk,
+            "speculative_num_draft_tokens": n,
+        }
+        resolution["resolved_by_models"] = True
         notes.append(f"steps/topk/draft tokens not set: SGLang picks {steps}/{topk}/{tokens} "
                      f"for {arch} ({_HOOK} _auto_choose_speculative_params)")
     return replace(config, mechanism=mechanism, draft_length=d, verify_tokens=n,
-                   notes=tuple(notes))
+                   notes=tuple(notes), resolution=resolution)
 
 
 _TREE_ALGORITHMS = frozenset({"EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "FROZEN_KV_MTP"})
