@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -236,6 +237,11 @@ def test_start_up_records_are_not_built_from_string_annotations() -> None:
         "specgate.load.document",
         "specgate.theory.gpus",
         "specgate.analysis.mechanisms",
+        "specgate.analysis.verify_cost",
+        "specgate.check.run",
+        "specgate.model.step_inputs",
+        "specgate.model.validate",
+        "specgate.rules.verify_cost",
     )
     postponed = [
         name
@@ -247,6 +253,51 @@ def test_start_up_records_are_not_built_from_string_annotations() -> None:
 
     quoted = [name for name, kind in Deployment.__annotations__.items() if isinstance(kind, str)]
     assert quoted == []
+
+
+COMPILE_PROBE = """
+import builtins, sys
+compiled = []
+real = builtins.compile
+def counting(source, *args, **kwargs):
+    compiled.append(repr(source)[:60])
+    return real(source, *args, **kwargs)
+builtins.compile = counting
+from specgate.cli.main import main
+main({argv!r})
+print("COMPILED=" + "|".join(compiled))
+"""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "c.specgate.yaml"],
+        ["doctor", "--speculative-decoding", "--accept-length=2.9", "--draft-length=4"],
+    ],
+)
+def test_start_up_compiles_nothing(tmp_path: Path, argv: list[str]) -> None:
+    # A record field typed by a string (a quoted annotation, or any annotation under
+    # postponed evaluation) becomes a typing.ForwardRef, which calls compile(): the
+    # process's first compile() builds the ast module's types (~1 ms), each further
+    # one ~20 us. The records a clean check or the doctor builds have their field
+    # types as objects (names the module must not import have stand-ins), so neither
+    # command compiles anything (the bytecode of every module is already on disk).
+    (tmp_path / "c.specgate.yaml").write_text(CLEAN, encoding="utf-8")
+    import compileall
+
+    source = Path(__file__).resolve().parents[1] / "src"
+    compileall.compile_dir(source, quiet=1)  # a stale .pyc would be compiled from source
+    result = subprocess.run(
+        [sys.executable, "-c", COMPILE_PROBE.format(argv=argv)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=tmp_path,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+    )
+    compiled = [line for line in result.stdout.splitlines() if line.startswith("COMPILED=")]
+    assert compiled == ["COMPILED="], result.stdout + result.stderr
 
 
 def test_package_inits_are_docstrings_only() -> None:

@@ -60,8 +60,6 @@ research's evidence (docs/validation.md):
    is kept as measured. β = 1 stays 1, so §8.1's worked numbers are unchanged.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
@@ -79,6 +77,10 @@ if TYPE_CHECKING:
     from specgate.model.deployment import Deployment
     from specgate.theory import step_time as steps
     from specgate.theory.gpus import Gpu
+    from specgate.theory.step_time import Machine, Shape, Workload
+else:  # a record's field types are evaluated when its class is made; a quoted one
+    # costs a compile() (the first one ~1 ms), so these stand in for what is not imported
+    Gpu = Machine = Precision = Shape = Workload = object
 
 VerifyCostSource = Literal["memory-bound", "roofline", "measured", "assumed"]
 Bound = Literal["exact", "upper", "lower", "measured", "assumed", "capped"]
@@ -201,7 +203,7 @@ def assumed(reason: str) -> VerifyCost:
     return VerifyCost(1.0, "assumed", _flat(1.0), assumed_because=reason, bound="assumed")
 
 
-def is_moe(deployment: Deployment) -> bool:
+def is_moe(deployment: "Deployment") -> bool:
     """The target routes tokens to experts: ``model.moe``, expert counts, or a model
     config with routed experts."""
     model = deployment.model
@@ -213,7 +215,7 @@ def is_moe(deployment: Deployment) -> bool:
     )
 
 
-def tile_rows(deployment: Deployment) -> int:
+def tile_rows(deployment: "Deployment") -> int:
     """M: ``hardware.attention_tile_rows``, else 64 with MLA, else 128 (§8.4)."""
     rows = deployment.hardware.attention_tile_rows
     if rows is not None:
@@ -221,7 +223,7 @@ def tile_rows(deployment: Deployment) -> int:
     return theory.MLA_TILE_ROWS if deployment.model.mla else theory.TILE_ROWS
 
 
-def measured_points(deployment: Deployment, verify_tokens: int | None) -> list[tuple[int, float]]:
+def measured_points(deployment: "Deployment", verify_tokens: int | None) -> list[tuple[int, float]]:
     """The measured (N, β) points: ``evidence.verify_cost_ratio_at`` and
     ``evidence.verify_cost_ratio`` at the deployment's N_verify (which wins at its N),
     with (1, 1) first; ``[]`` when nothing is measured."""
@@ -294,7 +296,7 @@ class MeasuredCurve(NamedTuple):
         return base if extended is None else max(base, extended)
 
 
-def measured_curve(deployment: Deployment, points: list[tuple[int, float]]) -> MeasuredCurve:
+def measured_curve(deployment: "Deployment", points: list[tuple[int, float]]) -> MeasuredCurve:
     """The curve through ``points``, convex between two N when the model is dense and
     the tile count is the same at both (G unknown: assumed the same)."""
     g = query_heads_per_kv(deployment).value
@@ -316,19 +318,19 @@ def measured_curve(deployment: Deployment, points: list[tuple[int, float]]) -> M
 class _Plan(NamedTuple):
     """The inputs of §12.1 for one deployment, and what is missing."""
 
-    shape: steps.Shape
-    machine: steps.Machine
-    workload: steps.Workload
+    shape: Shape
+    machine: Machine
+    workload: Workload
     left_out: tuple[str, ...]
     sized: bool
-    proven_machine: steps.Machine | None
+    proven_machine: Machine | None
     proven_blocked: str | None
     precision: Precision
     row: Gpu | None
     tensor_parallel_known: bool
 
 
-def _shape(deployment: Deployment) -> tuple[steps.Shape, bool, list[str]]:
+def _shape(deployment: "Deployment") -> "tuple[steps.Shape, bool, list[str]]":
     """The step-time shape, whether the model's size is known, and missing terms."""
     from specgate.theory import step_time as steps
 
@@ -366,7 +368,7 @@ def _shape(deployment: Deployment) -> tuple[steps.Shape, bool, list[str]]:
     return shape, sized, missing
 
 
-def _plan(deployment: Deployment, row: Gpu | None, batch: int) -> _Plan:
+def _plan(deployment: "Deployment", row: "Gpu | None", batch: int) -> _Plan:
     from specgate.theory import step_time as steps
 
     hardware = deployment.hardware
@@ -454,7 +456,7 @@ def _plan(deployment: Deployment, row: Gpu | None, batch: int) -> _Plan:
     )
 
 
-def verify_cost(deployment: Deployment, verify_tokens: int | None) -> VerifyCost:
+def verify_cost(deployment: "Deployment", verify_tokens: int | None) -> VerifyCost:
     """β of §12.3 for ``deployment`` verifying ``verify_tokens`` tokens per sequence.
 
     Measured (``evidence.verify_cost_ratio`` / ``verify_cost_ratio_at``); else the
@@ -517,7 +519,7 @@ _MEMORY_EXACT = VerifyCost(1.0, "memory-bound", _one, concurrency=1, bound="exac
 _MEMORY_LOWER = VerifyCost(1.0, "memory-bound", _one, concurrency=1, bound="lower")
 
 
-def _memory_bound(deployment: Deployment, n_verify: int) -> VerifyCost:
+def _memory_bound(deployment: "Deployment", n_verify: int) -> VerifyCost:
     """One sequence, no hardware, no context length and no expert counts: §8.1's
     memory-bound β = 1 (v2), labelled ``lower`` when the truth can only be higher (a
     mixture-of-experts model priced as dense, or more attention tiles than a plain
@@ -531,7 +533,7 @@ def _memory_bound(deployment: Deployment, n_verify: int) -> VerifyCost:
 
 
 def _modelled(
-    deployment: Deployment, plan: _Plan, n_verify: int, source: VerifyCostSource
+    deployment: "Deployment", plan: _Plan, n_verify: int, source: VerifyCostSource
 ) -> VerifyCost:
     from specgate.theory import step_time as steps
 
@@ -612,7 +614,7 @@ def with_host_overhead(beta: float, share: float = PROVEN_HOST_OVERHEAD_SHARE) -
 
 
 def _proven(
-    deployment: Deployment, plan: _Plan, n_verify: int, estimate: float
+    deployment: "Deployment", plan: _Plan, n_verify: int, estimate: float
 ) -> tuple[float, tuple[str, ...]]:
     """The lower bound of §12.3 and the inputs that would close its gap to the estimate."""
     settle: list[str] = []
@@ -650,7 +652,7 @@ SETTLE_TP = "hardware.tensor_parallel (or the serving config's tensor_parallel_s
 
 
 def _proven_over_unknowns(
-    deployment: Deployment, plan: _Plan, n_verify: int
+    deployment: "Deployment", plan: _Plan, n_verify: int
 ) -> tuple[float, list[str]]:
     """The proven β: the lowest routing-free β over what is not known (module
     docstring, deviation 4) and the inputs that would settle it (those that lowered it).
@@ -673,10 +675,10 @@ def _proven_over_unknowns(
     pairs, kvs, settle = proven_candidates(plan.precision, deployment, plan.row)
     timed = plan.row is not None or deployment.hardware.memory_bandwidth_tbps is not None
 
-    def beta(m: steps.Machine) -> float:
+    def beta(m: "steps.Machine") -> float:
         return steps.verify_cost_ratio(shape, m, work, n_verify, routing="any")
 
-    def over_precision(m: steps.Machine) -> float:
+    def over_precision(m: "steps.Machine") -> float:
         low = beta(m)
         for weight_bytes, peak in pairs:
             for kv in kvs:

@@ -4,8 +4,6 @@ This module wires the loader, the schema, the builder, the theory and the
 rules together; it holds no formulas and no formatting.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, NamedTuple
@@ -21,6 +19,7 @@ from specgate.rules.registry import REGISTRY, Hit, RuleContext
 
 if TYPE_CHECKING:
     import datetime
+    from datetime import date
     from pathlib import Path
 
     from specgate.change.base_policy import BaseGate
@@ -31,6 +30,9 @@ if TYPE_CHECKING:
     # suppressions nor path checks, and starts faster without them.
     from specgate.project.config import Config, ConfigFinder
     from specgate.project.suppress import InlineIgnores
+else:  # a record's field types are evaluated when its class is made; a quoted one
+    # costs a compile() (the first one ~1 ms), so these stand in for what is not imported
+    BaselineSource = date = object
 
 _DEPLOYMENT_PATH = re.compile(r"^deployments\[(\d+)\]")
 _SCHEMA_ACTIONS = {
@@ -49,13 +51,13 @@ class CheckOptions(NamedTuple):
     (the command line's ``--select``/``--ignore``)."""
 
     min_accept_length: float | None = None
-    today: datetime.date | None = None
+    today: date | None = None
     baseline: BaselineSource | None = None
     select: frozenset[str] | None = None
     ignore: frozenset[str] = frozenset()
 
 
-def utc_today() -> datetime.date:
+def utc_today() -> "datetime.date":
     """Today's date in UTC."""
     import datetime
 
@@ -141,7 +143,7 @@ def evaluate(
     blocking: list[Finding] | None = None,
     extra: Callable[[RuleContext], Iterable[tuple[str, Hit]]] | None = None,
     keep: Callable[[Finding], bool] | None = None,
-    baseline: BaseView | None = None,
+    baseline: "BaseView | None" = None,
 ) -> DeploymentReport:
     """Judge one deployment.
 
@@ -229,7 +231,7 @@ def _check_parsed(
     options: CheckOptions,
     *,
     keep: Callable[[Finding], bool] | None = None,
-    claims_path: Path | None = None,
+    claims_path: "Path | None" = None,
 ) -> FileReport:
     """Check a parsed claims file; ``keep`` filters findings (suppressions).
 
@@ -347,7 +349,7 @@ def _resolve_references(
     *,
     per_deployment: dict[int, list[Finding]],
     locator: Locator,
-    claims_path: Path,
+    claims_path: "Path",
 ) -> None:
     """Replace each deployment whose schema is sound by its view with the referenced
     files read (DESIGN.md §7), in place, and record where their values sit.
@@ -386,7 +388,7 @@ def _evaluate_all(
     options: CheckOptions,
     per_deployment: dict[int, list[Finding]],
     keep: Callable[[Finding], bool] | None,
-    claims_path: Path,
+    claims_path: "Path",
 ) -> list[DeploymentReport]:
     """Judge each deployment; with ``--baseline``, against itself at the base REF."""
     source = options.baseline
@@ -461,7 +463,7 @@ def _file_report(
 
 def _suppression_findings(
     document: Document, shown: str
-) -> tuple[list[Finding], InlineIgnores | None]:
+) -> "tuple[list[Finding], InlineIgnores | None]":
     """SG004 for bad directives, and the directives (``None``: the file has none, as
     a file whose text never says ``specgate`` cannot: every directive does)."""
     text = document.text
@@ -503,10 +505,10 @@ def _error_report(shown: str, exc: InputError) -> FileReport:
 
 
 def check_file(
-    path: Path,
+    path: "Path",
     shown: str,
     options: CheckOptions,
-    config: Config | None = None,
+    config: "Config | None" = None,
 ) -> FileReport:
     """Read, parse and check one claims file; a read or parse failure becomes an
     ``error`` file report (its status is ``error``).
@@ -529,13 +531,13 @@ def check_file(
 
 
 def _gate_maker(
-    source: BaselineSource | None, config: Config, claims: Path
-) -> Callable[[], BaseGate]:
+    source: "BaselineSource | None", config: "Config", claims: "Path"
+) -> "Callable[[], BaseGate]":
     """The base revision's say on silencing (:class:`~specgate.change.base_policy.BaseGate`),
     made when a finding is first silenced: a clean file never imports it."""
     made: list[BaseGate] = []
 
-    def gate() -> BaseGate:
+    def gate() -> "BaseGate":
         if not made:
             from specgate.change.base_policy import BaseGate
 
@@ -549,8 +551,8 @@ def check_document(
     document: Document,
     options: CheckOptions,
     *,
-    config: Config | None = None,
-    path: Path | None = None,
+    config: "Config | None" = None,
+    path: "Path | None" = None,
 ) -> FileReport:
     """Check a parsed claims file under ``config``, with its inline suppressions.
 
@@ -701,7 +703,7 @@ def _with_suppressed(report: FileReport, suppressed: list[Finding]) -> FileRepor
 
 
 def check_stdin(
-    raw: bytes, name: str | None, options: CheckOptions, finder: ConfigFinder
+    raw: bytes, name: str | None, options: CheckOptions, finder: "ConfigFinder"
 ) -> FileReport:
     """Check a claims file read from standard input.
 
@@ -733,7 +735,7 @@ def check_stdin(
         return _error_report(shown, exc)
 
 
-def _config_findings(config: Config) -> list[Finding]:
+def _config_findings(config: "Config") -> list[Finding]:
     assert config.path is not None
     return [
         make_finding(
@@ -747,9 +749,9 @@ def _config_findings(config: Config) -> list[Finding]:
 
 
 def check_files(
-    files: list[tuple[Path, str]],
+    files: "list[tuple[Path, str]]",
     options: CheckOptions,
-    finder: ConfigFinder | None = None,
+    finder: "ConfigFinder | None" = None,
 ) -> RunReport:
     """Check every file (already discovered and sorted); the run's status is the worst.
 
@@ -765,7 +767,7 @@ def check_files(
 
 
 def _check_files(
-    files: list[tuple[Path, str]], options: CheckOptions, finder: ConfigFinder
+    files: "list[tuple[Path, str]]", options: CheckOptions, finder: "ConfigFinder"
 ) -> RunReport:
     from specgate.core.paths import PathProblem, confined
 

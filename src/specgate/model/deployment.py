@@ -15,7 +15,7 @@ only on the way to other work (readers, configuration) stay dataclasses.
 
 # No ``from __future__ import annotations`` here: typing.NamedTuple compiles every
 # annotation given as a string (a ForwardRef each, ~30 µs), so annotations are objects
-# and only the readers' records, which this module must not import, are quoted.
+# and the readers' records, which this module must not import, have stand-ins below.
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
@@ -25,6 +25,9 @@ from specgate.load.document import NodePath, Span
 if TYPE_CHECKING:
     from specgate.inputs.types import Acceptance, EngineConfig, EngineIssue, ModelShape
     from specgate.model.provenance import Provenance
+else:  # stand-ins for the readers' records, which this module must not import: a quoted
+    # field type costs a compile() when the class is made (the process's first ~1 ms)
+    Acceptance = EngineConfig = EngineIssue = ModelShape = Provenance = object
 
 SizeClass = Literal["tiny", "small", "medium", "large"]
 LatencyRegion = Literal["low", "throughput"]
@@ -156,7 +159,7 @@ class EvidenceBlock(NamedTuple):
     baseline_tokens_per_s: float | None = None
     speculative_tokens_per_s: float | None = None
     verify_cost_ratio: float | None = None
-    provenance: "Provenance | None" = None
+    provenance: Provenance | None = None
     measured_speedup_se: float | None = None
     verify_cost_ratio_at: tuple[tuple[int, float], ...] = ()
     #: Half a unit of the last digit written of ``measured_speedup``,
@@ -206,13 +209,13 @@ class Inputs(NamedTuple):
         claims_file: the claims file, for findings about inline metrics.
     """
 
-    engine: "EngineConfig | None" = None
-    model: "ModelShape | None" = None
-    draft_model: "ModelShape | None" = None
-    acceptance: "Acceptance | None" = None
+    engine: EngineConfig | None = None
+    model: ModelShape | None = None
+    draft_model: ModelShape | None = None
+    acceptance: Acceptance | None = None
     effective_query_heads_per_kv: Fraction | None = None
     conflicts: tuple[Conflict, ...] = ()
-    engine_issues: "tuple[EngineIssue, ...]" = ()
+    engine_issues: tuple[EngineIssue, ...] = ()
     claims_file: str | None = None
 
 
@@ -258,7 +261,7 @@ class Deployment(NamedTuple):
         return self.speculation.enabled is True
 
     @property
-    def accept_length_estimate(self) -> "Acceptance | None":
+    def accept_length_estimate(self) -> Acceptance | None:
         """The metrics behind AL when the AL judged is a labelled estimate (the JSON
         report's ``inputs.acceptance.estimate``: llama.cpp timings, a D that is only a
         maximum, an i.i.d. model …), else ``None``. Every surface that shows this AL

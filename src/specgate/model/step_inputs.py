@@ -8,8 +8,6 @@ values alone stops the deployment before its references are read, so no cause is
 reported twice.
 """
 
-from __future__ import annotations
-
 from fractions import Fraction
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -26,12 +24,12 @@ if TYPE_CHECKING:
 Problem = tuple[NodePath, str]
 
 
-def stated_problems(deployment: Deployment) -> list[Problem]:
+def stated_problems(deployment: "Deployment") -> list[Problem]:
     """The checks on the claims file's own values (the builder calls this)."""
     return problems(deployment)
 
 
-def total_parameters(deployment: Deployment) -> tuple[float | None, str]:
+def total_parameters(deployment: "Deployment") -> tuple[float | None, str]:
     """P (parameters, not billions) and where it comes from: ``model.parameters_b``,
     else the count from the model config's shapes."""
     stated = deployment.model.parameters_b
@@ -43,7 +41,7 @@ def total_parameters(deployment: Deployment) -> tuple[float | None, str]:
     return None, ""
 
 
-def active_parameters(deployment: Deployment) -> tuple[float | None, str]:
+def active_parameters(deployment: "Deployment") -> tuple[float | None, str]:
     """P_act and where it comes from: ``model.active_parameters_b``, else the model
     config's count, else P (a dense model)."""
     stated = deployment.model.active_parameters_b
@@ -55,7 +53,7 @@ def active_parameters(deployment: Deployment) -> tuple[float | None, str]:
     return None, ""
 
 
-def tensor_parallel(deployment: Deployment) -> int | None:
+def tensor_parallel(deployment: "Deployment") -> int | None:
     """t as stated (``hardware.tensor_parallel``), else the engine config's, else None."""
     if deployment.hardware.tensor_parallel is not None:
         return deployment.hardware.tensor_parallel
@@ -128,7 +126,7 @@ class Grouping(NamedTuple):
         return shown
 
 
-def query_heads_per_kv(deployment: Deployment) -> Grouping:
+def query_heads_per_kv(deployment: "Deployment") -> Grouping:
     """G on one rank of ``deployment`` (see :class:`Grouping`): H and KV stated or
     from the model config, TP stated or from the serving config. Llama-3.1-70B (H 64,
     KV 8) at TP 16: (64/16)/max(1, 8/16) = 4 per rank, not 8."""
@@ -158,7 +156,7 @@ def query_heads_per_kv(deployment: Deployment) -> Grouping:
     return Grouping(per_rank / kv_rank, t, split > 1, per_rank, kv_rank)
 
 
-def context_cap(deployment: Deployment) -> tuple[int | None, str]:
+def context_cap(deployment: "Deployment") -> tuple[int | None, str]:
     """The longest context the deployment can hold, and where that limit is written:
     the engine config's served maximum, else the model config's
     ``max_position_embeddings``."""
@@ -172,7 +170,7 @@ def context_cap(deployment: Deployment) -> tuple[int | None, str]:
     return None, ""
 
 
-def problems(deployment: Deployment) -> list[Problem]:
+def problems(deployment: "Deployment") -> list[Problem]:
     """Every bad combination of step-time inputs in ``deployment`` (its values merged
     with its referenced files' when those were read)."""
     found: list[Problem] = []
@@ -211,7 +209,7 @@ def problems(deployment: Deployment) -> list[Problem]:
     return found
 
 
-def _tensor_parallel_problems(deployment: Deployment) -> list[Problem]:
+def _tensor_parallel_problems(deployment: "Deployment") -> list[Problem]:
     """``hardware.tensor_parallel`` must split the heads evenly: the query heads by t,
     and the KV heads by t or t by the KV heads (replication). vLLM refuses otherwise
     (``ModelConfig.verify_with_parallel_config``; the KV split in
@@ -250,7 +248,7 @@ def _tensor_parallel_problems(deployment: Deployment) -> list[Problem]:
     return []
 
 
-def _tree_problems(deployment: Deployment) -> list[Problem]:
+def _tree_problems(deployment: "Deployment") -> list[Problem]:
     """``speculation.tree_level_nodes``: one entry per level (the depth D) whose sum is
     N_verify − 1 (every node but the root)."""
     spec = deployment.speculation

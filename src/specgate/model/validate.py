@@ -11,8 +11,6 @@ Non-finite numbers (``.nan``, ``.inf``), which JSON Schema cannot express, are
 found by a walk of the data.
 """
 
-from __future__ import annotations
-
 import json
 import math
 import re

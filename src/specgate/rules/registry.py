@@ -10,9 +10,12 @@ from specgate.load.document import NodePath, Span
 from specgate.model.deployment import Deployment
 
 if TYPE_CHECKING:
-    import datetime
+    from datetime import date
 
     from specgate.model.base_view import BaseView
+else:  # a record's field types are evaluated when its class is made; a quoted one
+    # costs a compile() (the first one ~1 ms), so these stand in for what is not imported
+    date = BaseView = object
 
 
 #: The rules that compare with the base revision (``--baseline REF``, SG401–SG404,
@@ -36,8 +39,8 @@ class RuleContext(NamedTuple):
     recommended: MechanismClass
     declared: MechanismClass | None
     has_path: Callable[[NodePath], bool] = _no_path
-    today: "datetime.date | None" = None
-    baseline: "BaseView | None" = None
+    today: date | None = None
+    baseline: BaseView | None = None
 
 
 class Hit(NamedTuple):

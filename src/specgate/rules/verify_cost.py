@@ -6,8 +6,6 @@ default all-reduce latency) and only warns: SG112 when the estimate alone puts t
 speedup at risk, SG207 (a note) naming every term the step-time model left out.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterator
 from typing import NamedTuple
 
