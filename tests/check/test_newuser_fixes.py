@@ -397,9 +397,11 @@ def test_f36_doctor_measured_beta_tile_rows_and_mechanism(
         (["--gpu=h100"], "--gpu: 'h100' is not a GPU of the shipped table"),
         (["--gpu=H100-SXM"], "(did you mean 'h100-sxm'?)"),
         (["--mechanism=egale3"], "(did you mean 'eagle3'?)"),
-        (["--peak-tflops=0"], "--peak-tflops: 0 must be > 0"),
+        # physical bounds (hostile review defect 1): a peak from 1 GFLOP/s on
+        (["--peak-tflops=0"], "--peak-tflops: 0 must be ≥ 0.001"),
         (["--weight-bytes=nan"], "--weight-bytes: 'nan' is not a finite number"),
-        (["--attention-tile-rows=0"], "--attention-tile-rows: '0' is not a whole number ≥ 1"),
+        (["--attention-tile-rows=0"],
+         "--attention-tile-rows: '0' is not a whole number from 1 to 65,536"),
         (["--verify-cost-ratio=0.5"], "--verify-cost-ratio: 0.5 must be ≥ 1"),
     ],
 )
@@ -535,7 +537,8 @@ def test_f33_whole_number_flags_say_one_thing(
 ) -> None:
     code, _, err = doctor([*SPEC, f"--concurrency={value}"], capsys)
     assert code == 2
-    assert f"--concurrency: '{value}' is not a whole number ≥ 1" in err
+    # bounded like workload.concurrency (hostile review defect 1): one message still
+    assert f"--concurrency: '{value}' is not a whole number from 1 to 1,048,576" in err
 
 
 def test_f33_doctor_next_draft_length_must_be_larger(capsys: pytest.CaptureFixture[str]) -> None:

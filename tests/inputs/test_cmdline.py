@@ -222,12 +222,17 @@ def test_a_prefix_assignment_does_not_expand_its_own_command() -> None:
 
 def test_expansion_is_bounded_by_the_text() -> None:
     # a 100 kB value named 1,000 times would add 100 MB: past the text's length plus
-    # 64 KiB, words stay as written
+    # 64 KiB the text is refused at the word's line (hostile review defect 2: words
+    # left as written were a different reading, never said)
+    from specgate.core.errors import LimitReached
+
     value = "v" * 100_000
-    (command,) = split_commands(f"V={value}\necho " + " ".join(["$V"] * 1000) + "\n")
-    expanded = [w for w in command.argv[1:] if w == value]
-    assert len(expanded) == 1  # 100,000 of a budget of ~103,000 + 65,536
-    assert command.argv[-1] == "$V"
+    text = f"V={value}\necho " + " ".join(["$V"] * 1000) + "\n"
+    with pytest.raises(LimitReached, match="budget of 168,544 characters") as caught:
+        split_commands(text, file="serve.sh", line=1)
+    # the text is 100,003 + 5 + 2,999 + 1 = 103,008 characters, + 65,536: the value
+    # fits once; the second $V is on line 2
+    assert caught.value.file == "serve.sh" and caught.value.line == 2
 
 
 def test_the_expansion_budget_is_per_file_not_per_string() -> None:
@@ -236,16 +241,22 @@ def test_the_expansion_budget_is_per_file_not_per_string() -> None:
     # the strings of one file share one budget: the file's length plus 64 KiB.
     from specgate.core.limits import EXPANSION_ALLOWANCE, file_budget
 
+    from specgate.core.errors import LimitReached
+
     value = "v" * 1000
     texts = [f"X={value}; vllm serve m{i} " + " ".join(["--x $X"] * 100) for i in range(200)]
     size = sum(map(len, texts))  # 200 strings of ~1.7 kB: 340 kB, each asking for 100 kB
     added = 0
-    with file_budget(size) as budget:
+    read = 0
+    with file_budget(size) as budget, pytest.raises(LimitReached):
         for text in texts:
             for command in split_commands(text):
                 added += sum(len(w) for w in command.argv if w == value)
+            read += 1
     assert added <= size + EXPANSION_ALLOWANCE  # not 200 × 100 kB = 20 MB
     assert budget.chars < 1000  # spent: no further value fits
+    # (size + 65,536) / 100,000 per string: the fourth string reaches the bound
+    assert read == (size + EXPANSION_ALLOWANCE) // 100_000
     # a string read alone (no file being read) still has a budget of its own
     (command,) = split_commands(texts[0].split("; ", 1)[0] + "\necho $X\n")
     assert command.argv[-1] == value

@@ -411,7 +411,8 @@ def test_huge_numbers_neither_crash_nor_loop_nor_leave_json(check_text: Check) -
 
     big = 10**300
     # D, N_verify and G at the schema's maxima (DESIGN §11: 1,024, 1,025 and 65,536);
-    # everything else unbounded by the schema is huge or tiny
+    # ρ, the claim, B and both roofline rates past their physical bounds (hostile
+    # review defect 1: the schema bounds them now, so they are SG001 at their lines)
     deployment = dep(
         d=1000, rho=1e300, al=2, claim=1e300,
         speculation={"verify_tokens": 1025},
@@ -425,7 +426,12 @@ def test_huge_numbers_neither_crash_nor_loop_nor_leave_json(check_text: Check) -
     report = check_text(claims(deployment))
     assert report.error is None
     json.dumps(to_json(RunReport(report.status, (report,))), allow_nan=False)
-    assert "SG104" in codes(report)
+    # five numbers out of bounds, each SG001; no rule judges the rest (schema first)
+    assert codes(report) == ["SG001"] * 5 and report.status == "fail"
+    messages = " ".join(f.message for f in report.all_findings())
+    for key in ("draft_depth_ratio", "speedup", "concurrency", "peak_tflops",
+                "memory_bandwidth_tbps"):
+        assert key in messages
 
 
 @pytest.mark.parametrize(

@@ -509,3 +509,26 @@ def compute(deployment: Deployment, floor_override: float | None = None) -> Metr
 
 def _min_gain(deployment: Deployment) -> float:
     return deployment.min_gain if deployment.min_gain is not None else DEFAULT_MIN_GAIN
+
+
+def non_finite(metrics: Metrics) -> list[tuple[str, float]]:
+    """Every number of ``metrics`` (nested records and tuples included) that is NaN or
+    infinite, as (dotted name, value): the rules compare with these numbers and every
+    comparison with NaN is false, so a non-finite metric would pass every rule
+    (DESIGN.md §14). Empty for any deployment whose numbers are within the schema's
+    bounds; the check is what holds when a bound is missing somewhere."""
+    found: list[tuple[str, float]] = []
+    stack: list[tuple[str, object]] = [("", metrics)]
+    while stack:
+        name, value = stack.pop()
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                found.append((name, value))
+        elif isinstance(value, tuple):
+            fields = getattr(value, "_fields", None)
+            if fields is not None:
+                prefix = f"{name}." if name else ""
+                stack.extend((f"{prefix}{f}", getattr(value, f)) for f in fields)
+            else:
+                stack.extend((f"{name}[{i}]", item) for i, item in enumerate(value))
+    return sorted(found)

@@ -159,6 +159,9 @@ def evaluate(
         baseline: the deployment at the base revision (SG401–SG403), if any.
     """
     metrics = derived.compute(deployment, options.min_accept_length)
+    unpriced = derived.non_finite(metrics)
+    if unpriced:  # never judged against NaN or infinity (DESIGN.md §14): SG001, blocking
+        blocking = [*(blocking or []), _non_finite_finding(unpriced, deployment, locator)]
     recommended = mechanisms.recommend(deployment)
     declared = mechanisms.declared(deployment)
     today = options.today
@@ -220,6 +223,22 @@ def evaluate(
     )
 
 
+def _non_finite_finding(
+    unpriced: list[tuple[str, float]], deployment: Deployment, locator: Locator
+) -> Finding:
+    """SG001 at the deployment: its numbers, though each within its bounds, price a
+    metric as NaN or infinity; no other rule runs on it."""
+    from specgate.core.numbers import fmt
+
+    names = ", ".join(f"{name} = {fmt(value)}" for name, value in unpriced[:4])
+    path: NodePath = ("deployments", deployment.position)
+    message = (
+        f"this deployment's numbers give non-finite metrics ({names}); no rule can judge "
+        "it: bring the hardware, workload and model numbers to physical values"
+    )
+    return make_finding("SG001", message, path, locator.locate(path))
+
+
 def _deployment_index(path: NodePath) -> int | None:
     if len(path) >= 2 and path[0] == "deployments" and isinstance(path[1], int):
         return path[1]
@@ -240,7 +259,7 @@ def _check_parsed(
     """
     from pathlib import Path
 
-    from specgate.model.build import build_deployment
+    from specgate.model.build import build_deployment, without_refused
     from specgate.model.validate import validate
 
     shown = document.file
@@ -275,7 +294,9 @@ def _check_parsed(
             make_finding("SG002", message, duplicate.path, (shown, duplicate.span)), duplicate.path
         )
 
+    refused: list[NodePath] = []
     for violation in validate(document.data):
+        refused.append(violation.path)
         pos = document.positions.get(violation.path)
         unknown_key = violation.message.startswith("unknown key")
         span = (
@@ -293,7 +314,9 @@ def _check_parsed(
     if isinstance(raw_deployments, list):
         names: dict[str, int] = {}
         for index, raw in enumerate(raw_deployments):
-            deployment, problems = build_deployment(raw, index, document.scalar_text)
+            deployment, problems = build_deployment(
+                without_refused(raw, index, refused), index, document.scalar_text
+            )
             deployments.append(deployment)
             for problem in problems:
                 place(

@@ -14,7 +14,6 @@ from specgate.cli.args import (
     RawFormatter,
     closed_set,
     positive_float,
-    positive_whole,
     rates,
     whole_number,
 )
@@ -23,6 +22,7 @@ from specgate.cli.output import exit_for
 from specgate.core.errors import UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from fractions import Fraction
 
     from specgate.cli.args import Parser
@@ -46,8 +46,17 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
     )
     if not full:
         return
-    from specgate.core.limits import MAX_DRAFT_LENGTH, MAX_HEADS
+    from specgate.core.limits import (
+        MAX_CONCURRENCY,
+        MAX_DRAFT_LENGTH,
+        MAX_HEADS,
+        PHYSICAL_BOUNDS,
+    )
     from specgate.theory.gpus import gpu_names
+
+    def bounded(key: str) -> Callable[[str], float]:
+        low, high = PHYSICAL_BOUNDS[key]
+        return positive_float(low, maximum=high)
 
     number = positive_float()
     draft_length = whole_number(0, MAX_DRAFT_LENGTH)
@@ -64,19 +73,19 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
     doctor.add_argument("--draft-length", type=draft_length, metavar="D", help="draft length D")
     doctor.add_argument(
         "--draft-depth-ratio",
-        type=positive_float(0.0),
+        type=bounded("draft_depth_ratio"),
         metavar="RHO",
         help="draft depth ratio ρ (one draft pass's time / one target step's time)",
     )
     doctor.add_argument(
         "--claimed-speedup",
-        type=positive_float(0.0, strict=True),
+        type=positive_float(0.0, strict=True, maximum=1e4),
         metavar="X",
         help="claimed speedup, a ratio (2.4 = 2.4x)",
     )
     doctor.add_argument(
         "--min-accept-length",
-        type=positive_float(1.0),
+        type=positive_float(1.0, maximum=MAX_DRAFT_LENGTH + 1),
         metavar="AL",
         help="AL floor (default: break-even AL × (1 + min gain), never above 1 + D)",
     )
@@ -127,7 +136,7 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
     )
     doctor.add_argument(
         "--concurrency",
-        type=positive_whole,
+        type=whole_number(1, MAX_CONCURRENCY),
         metavar="B",
         help="sequences decoding at once (default 1)",
     )
@@ -139,32 +148,32 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
     )
     doctor.add_argument(
         "--peak-tflops",
-        type=positive_float(0.0, strict=True),
+        type=bounded("peak_tflops"),
         metavar="TFLOPS",
         help="peak dense TFLOP/s at the weights' precision (overrides --gpu's figure)",
     )
     doctor.add_argument(
         "--memory-bandwidth-tbps",
-        type=positive_float(0.0, strict=True),
+        type=bounded("memory_bandwidth_tbps"),
         metavar="TBPS",
         help="memory bandwidth in TB/s (overrides --gpu's figure)",
     )
     doctor.add_argument(
         "--weight-bytes",
-        type=positive_float(0.0, strict=True),
+        type=bounded("weight_bytes"),
         metavar="BYTES",
         help="bytes per weight (1 for FP8/INT8, 0.5 for 4-bit; not given: 2 for the "
         "estimate, and a fail takes the lowest β over the serving precisions)",
     )
     doctor.add_argument(
         "--attention-tile-rows",
-        type=positive_whole,
+        type=whole_number(1, MAX_HEADS),
         metavar="M",
         help="M, rows of one attention tile (default 128, 64 with multi-latent attention)",
     )
     doctor.add_argument(
         "--verify-cost-ratio",
-        type=positive_float(1.0),
+        type=bounded("verify_cost_ratio"),
         metavar="BETA",
         help="β measured: target step time at N_verify tokens over one token",
     )
@@ -178,7 +187,7 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
     )
     doctor.add_argument(
         "--measured-speedup",
-        type=positive_float(0.0, strict=True),
+        type=positive_float(0.0, strict=True, maximum=1e4),
         metavar="X",
         help="measured speedup over plain decoding, a ratio",
     )
@@ -190,7 +199,7 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
     )
     doctor.add_argument(
         "--min-gain",
-        type=positive_float(0.0),
+        type=positive_float(0.0, maximum=1e3),
         metavar="G",
         help="default AL floor = break-even × (1 + G) (default 0.1)",
     )

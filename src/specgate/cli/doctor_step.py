@@ -15,6 +15,8 @@ from specgate.cli.args import positive_float, whole_number
 from specgate.core.errors import UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from specgate.model.deployment import Deployment
 
 #: flag → the claims-file key it stands for (also how a problem message is reworded).
@@ -72,10 +74,12 @@ def _points(text: str) -> tuple[tuple[int, float], ...]:
             raise argparse.ArgumentTypeError(
                 f"{part.strip()!r} is not VERIFY_TOKENS:RATIO (e.g. 8:1.4)"
             ) from None
-        if not n.is_integer() or not 1 <= n <= 1025 or not math.isfinite(beta) or beta < 1:
+        if not n.is_integer() or not 1 <= n <= 1025 or not math.isfinite(beta) or not (
+            1 <= beta <= 1e6
+        ):
             raise argparse.ArgumentTypeError(
                 f"{part.strip()!r}: verify tokens must be a whole number in 1…1025 and the "
-                "ratio ≥ 1"
+                "ratio from 1 to 10^6"
             )
         if points and int(n) <= points[-1][0]:
             raise argparse.ArgumentTypeError("verify tokens must increase from point to point")
@@ -85,18 +89,26 @@ def _points(text: str) -> tuple[tuple[int, float], ...]:
 
 def add_step_flags(doctor: argparse.ArgumentParser) -> None:
     """The step-time flags (DESIGN.md §12.2), each the claims-file key of its name."""
-    from specgate.core.limits import MAX_HEADS
+    from specgate.core.limits import (
+        MAX_HEADS,
+        MAX_PREFILL_TOKENS,
+        PHYSICAL_BOUNDS,
+    )
     from specgate.theory.gpus import COMPUTE_DTYPES
 
-    number = positive_float(0.0, strict=True)
+    def number(key: str) -> Callable[[str], float]:
+        low, high = PHYSICAL_BOUNDS[key]
+        return positive_float(low, maximum=high)
+
     group = doctor.add_argument_group("step-time inputs (the claims-file keys of the same names)")
     add = group.add_argument
-    add("--context-length", type=positive_float(0.0), metavar="TOKENS",
+    add("--context-length", type=number("context_length"), metavar="TOKENS",
         help="c̄, mean tokens in each decoding sequence's KV cache")
-    add("--prefill-tokens-per-step", type=whole_number(0, 2**53), metavar="TOKENS",
+    add("--prefill-tokens-per-step", type=whole_number(0, MAX_PREFILL_TOKENS), metavar="TOKENS",
         help="C, prefill tokens sharing each decode step (default 0)")
-    add("--parameters-b", type=number, metavar="B", help="total parameters, billions")
-    add("--active-parameters-b", type=number, metavar="B",
+    add("--parameters-b", type=number("parameters_b"), metavar="B",
+        help="total parameters, billions")
+    add("--active-parameters-b", type=number("active_parameters_b"), metavar="B",
         help="parameters each token runs through, billions (MoE; default the total)")
     add("--experts", type=whole_number(1, MAX_HEADS), metavar="E", help="routed experts")
     add("--experts-per-token", type=whole_number(1, MAX_HEADS), metavar="K",
@@ -105,20 +117,20 @@ def add_step_flags(doctor: argparse.ArgumentParser) -> None:
     add("--head-dim", type=whole_number(1, MAX_HEADS), metavar="D_H",
         help="dimensions per attention head")
     add("--hidden-size", type=whole_number(1, 2**20), metavar="H", help="hidden size")
-    add("--kv-bytes-per-token", type=number, metavar="BYTES",
+    add("--kv-bytes-per-token", type=number("kv_bytes_per_token"), metavar="BYTES",
         help="KV-cache bytes per token over all layers (else from the shapes)")
     add("--compute-dtype", choices=COMPUTE_DTYPES,
         help="dtype the GEMMs run in (default: the weights' precision when the GPU has "
         "it; a fail does not rest on that guess)")
-    add("--kv-cache-bytes", type=number, metavar="BYTES",
+    add("--kv-cache-bytes", type=number("kv_cache_bytes"), metavar="BYTES",
         help="bytes per KV-cache element (default 2 for the estimate; a fail ranges "
         "over 2, 1 and 0.5)")
     add("--tensor-parallel", type=whole_number(1, MAX_HEADS), metavar="T",
         help="GPUs the target is split over (default 1 for the estimate; a fail takes "
         "the lowest β over every split of the heads)")
-    add("--allreduce-gbps", type=number, metavar="GBPS",
+    add("--allreduce-gbps", type=number("allreduce_gbps"), metavar="GBPS",
         help="all-reduce GB/s per GPU and direction (default: the GPU table's)")
-    add("--allreduce-latency-us", type=positive_float(0.0), metavar="US",
+    add("--allreduce-latency-us", type=number("allreduce_latency_us"), metavar="US",
         help="all-reduce latency in µs (estimate default 10; the proven bound uses 50)")
     add("--tree-level-nodes", type=_nodes, metavar="N1,N2,...",
         help="a tree's draft nodes per level (sum = N_verify − 1)")

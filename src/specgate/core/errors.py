@@ -48,5 +48,12 @@ class InputError(SpecgateError):
         return where + self.reason
 
 
+class LimitReached(InputError):
+    """A reader reached one of its bounds (:mod:`specgate.core.limits`): the file is
+    refused at the line where the bound was reached, never read differently past it.
+    A reader that falls back on an input error (a wrapper's inner script it cannot
+    split) must not fall back on this one."""
+
+
 class UsageError(SpecgateError):
     """A command line that specgate cannot act on (bad flag value, missing path)."""

@@ -30,6 +30,13 @@ the same bounds by the resolver, as input errors at their line.
   over a document far from Python's recursion limit, so a deep file is an input error
   at the line where it gets too deep, whichever code reads it (the check, the
   ``--changed`` lookup, the base revision of ``--baseline``).
+- Physical bounds (:data:`PHYSICAL_BOUNDS`): every number of the claims file that the
+  theory multiplies or divides by has a floor and a ceiling in its unit, far outside
+  any hardware or model that exists and inside the range where the formulas stay
+  finite (a rate of 1e-320 TB/s or a concurrency of 1e300 made β NaN, and every
+  comparison with NaN is false: hostile review defect 1). The schema holds the same
+  numbers (tests/hostile/test_physical_bounds.py compares them); ``doctor``'s flags
+  of the same names refuse what the schema refuses.
 """
 
 from __future__ import annotations
@@ -43,6 +50,30 @@ MAX_PROFILE_ENTRIES = 1024
 MAX_COUNT = 2**53
 MAX_INTEGER_DIGITS = 4300
 MAX_NESTING = 100
+
+#: B, sequences decoding at once (workload.concurrency, provenance.concurrency): 2^20.
+MAX_CONCURRENCY = 2**20
+#: C, prefill tokens sharing one decode step: 2^24 tokens.
+MAX_PREFILL_TOKENS = 2**24
+#: c̄, mean tokens in a sequence's KV cache: 2^30 tokens.
+MAX_CONTEXT_TOKENS = 2**30
+
+#: (minimum, maximum), both included, of each claims-file number by its key, in the
+#: key's unit (the schema's descriptions name them).
+PHYSICAL_BOUNDS: dict[str, tuple[float, float]] = {
+    "parameters_b": (1e-6, 1e5),  # billions of parameters: a thousand to 10^14
+    "active_parameters_b": (1e-6, 1e5),
+    "kv_bytes_per_token": (1.0, 2.0**40),  # bytes per cached token: 1 B to 1 TiB
+    "peak_tflops": (1e-3, 1e6),  # TFLOP/s: 1 GFLOP/s to 1 EFLOP/s
+    "memory_bandwidth_tbps": (1e-3, 1e3),  # TB/s: 1 GB/s to 1 PB/s
+    "allreduce_gbps": (1e-3, 1e6),  # GB/s: 1 MB/s to 1 PB/s
+    "allreduce_latency_us": (0.0, 1e6),  # µs: up to one second
+    "weight_bytes": (0.0625, 8.0),  # bytes per element: half a bit to FP64
+    "kv_cache_bytes": (0.0625, 8.0),
+    "draft_depth_ratio": (0.0, 1e3),  # ρ, a ratio
+    "verify_cost_ratio": (1.0, 1e6),  # β, a ratio
+    "context_length": (0.0, float(MAX_CONTEXT_TOKENS)),
+}
 
 _INTEGER_BOUND = 10**MAX_INTEGER_DIGITS
 #: Most digits a literal in base 8 or 16 can have below ``_INTEGER_BOUND``.
@@ -79,7 +110,9 @@ class FileBudget:
     """What the readers of one file may still spend, shared by every scalar in it.
 
     Attributes:
-        chars: characters that shell-variable expansion may still add.
+        chars: characters that shell-variable expansion may still add (reaching the
+            bound refuses the file: :class:`specgate.core.errors.LimitReached`).
+        spent: characters expansion added so far.
         nodes: YAML nodes that may still be built (the file and every document
             embedded in its strings together).
     """
@@ -87,6 +120,17 @@ class FileBudget:
     def __init__(self, chars: int, nodes: int = FILE_NODES) -> None:
         self.chars = chars
         self.nodes = nodes
+        self.spent = 0
+
+    @property
+    def allowance(self) -> int:
+        """The characters expansion may add in all, spent or not (for messages)."""
+        return self.chars + self.spent
+
+    def spend(self, chars: int) -> None:
+        """Take ``chars`` from :attr:`chars` (the caller checked they are there)."""
+        self.chars -= chars
+        self.spent += chars
 
 
 #: The budget of the file being read (one at most: reads do not nest across threads;

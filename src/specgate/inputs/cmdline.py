@@ -36,10 +36,17 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TypeVar
 
-from specgate.core.errors import InputError
+from specgate.core.errors import InputError, LimitReached
 from specgate.core.limits import current_budget
 from specgate.inputs.prose import masked, prose_blocks
-from specgate.inputs.shell_params import PARAMETER_SCAN, Segments, Shell, parameter_end
+from specgate.inputs.shell_params import (
+    PARAMETER_SCAN,
+    Overspent,
+    ScanLimit,
+    Segments,
+    Shell,
+    parameter_end,
+)
 
 _T = TypeVar("_T")
 _OPERATORS = frozenset({";", "&&", "||", "|", "&", ";;"})
@@ -135,11 +142,15 @@ def split_commands(text: str, *, file: str | None = None, line: int | None = Non
 
     Raises:
         InputError: unbalanced quotes or a dangling escape.
+        LimitReached: shell-variable expansion ran out of the file's budget (at the
+            line of the word it could not expand).
     """
     try:
         return list(_split_once(text))
     except _SplitError as exc:
         where = None if line is None else line + exc.line
+        if exc.limit:
+            raise LimitReached(exc.reason, file, where) from None
         raise InputError(f"cannot split command line: {exc.reason}", file, where) from None
 
 
@@ -199,21 +210,25 @@ def _split_once(text: str) -> tuple[Command, ...]:
             before = bisect.bisect_left(breaks, start)
             column = start - (breaks[before - 1] if before else -1)
             word_lines.append((before, column))
+        _emit(words, segments, word_lines, commands, exported=exported, shell=shell)
     except _SplitError as exc:
-        exc.line = bisect.bisect_left(breaks, exc.start)
+        if exc.start >= 0:
+            exc.line = bisect.bisect_left(breaks, exc.start)
         raise
-    _emit(words, segments, word_lines, commands, exported=exported, shell=shell)
     return tuple(commands)
 
 
 class _SplitError(Exception):
-    """Unbalanced quotes or a dangling escape in the word starting at ``start``."""
+    """Unbalanced quotes or a dangling escape in the word starting at ``start``; or,
+    with ``limit``, the expansion budget spent in a word of 0-based ``line`` (``start``
+    -1: the line is known already)."""
 
-    def __init__(self, reason: str, start: int) -> None:
+    def __init__(self, reason: str, start: int, *, line: int = 0, limit: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.start = start
-        self.line = 0
+        self.line = line
+        self.limit = limit
 
 
 
@@ -270,7 +285,7 @@ def _tokens(
         while i < end:
             plain = _PLAIN_RE.match(text, i)
             if plain:
-                i = _plain(text, plain, parts, kinds, scan)
+                i = _plain(text, plain, parts, kinds, scan, base=base)
                 continue
             ch = text[i]
             if ch == "\\":
@@ -290,13 +305,27 @@ def _tokens(
 
 
 def _plain(
-    text: str, plain: re.Match[str], parts: list[str], kinds: list[int], scan: list[int]
+    text: str,
+    plain: re.Match[str],
+    parts: list[str],
+    kinds: list[int],
+    scan: list[int],
+    *,
+    base: int = 0,
 ) -> int:
     """Append an unquoted run (kind 0), cut at a ``${`` whose closing brace lies past
     it (a blank or quote inside the braces: kind 3); the offset after what was taken."""
     run, i = plain.group(), plain.start()
     at = run.find("${")
-    close = parameter_end(text, i + at, scan) if at >= 0 else None
+    try:
+        close = parameter_end(text, i + at, scan) if at >= 0 else None
+    except ScanLimit:
+        raise _SplitError(
+            f"no closing brace for this ${{ within {PARAMETER_SCAN:,} characters (or the "
+            "text's scan budget); specgate will not read the command without it",
+            base + i + at,
+            limit=True,
+        ) from None
     if close is None:
         parts.append(run)
         kinds.append(0)
@@ -429,10 +458,37 @@ def _emit(
     """Record one simple command (or an ``export``, added to ``exported``; or plain
     ``NAME=value`` assignments, shell variables for the words of later commands).
     Assignment values are expanded as one word; the command's words are expanded and
-    split into fields (:meth:`Shell.fields`), each field at its word's place."""
+    split into fields (:meth:`Shell.fields`), each field at its word's place.
+
+    Raises:
+        _SplitError: (``limit``) the expansion budget spent, at the word's line.
+    """
+    try:
+        _emit_expanded(words, segments, lines, commands, exported=exported, shell=shell)
+    except Overspent:
+        raise _SplitError(
+            f"shell-variable expansion passes its budget of {shell.allowance:,} characters "
+            "for this file (its length plus 64 KiB); specgate will not read the command "
+            "without its variables",
+            -1,
+            line=shell.line,
+            limit=True,
+        ) from None
+
+
+def _emit_expanded(
+    words: list[str],
+    segments: list[Segments | None],
+    lines: list[tuple[int, int]],
+    commands: list[Command],
+    *,
+    exported: _Exports,
+    shell: Shell,
+) -> None:
     own: dict[str, tuple[str, tuple[int, int]]] = {}
     first = 0
     while first < len(words) and _ASSIGN_RE.match(words[first]):
+        shell.line = lines[first][0]
         name, value = _assignment(words[first], segments[first], shell)
         own[name] = (value, lines[first])
         first += 1
@@ -440,9 +496,11 @@ def _emit(
         for name, (value, _) in own.items():
             shell.values[name] = value
         return
+    shell.line = lines[first][0]
     if shell.fields(words[first], segments[first]) == ["export"]:
         for index in range(first + 1, len(words)):
             if _ASSIGN_RE.match(words[index]):
+                shell.line = lines[index][0]
                 name, value = _assignment(words[index], segments[index], shell)
                 exported.add(name, value, lines[index])
                 shell.values[name] = value
@@ -450,6 +508,7 @@ def _emit(
     argv: list[str] = []
     rest: list[tuple[int, int]] = []
     for index in range(first, len(words)):
+        shell.line = lines[index][0]
         for item in shell.fields(words[index], segments[index]):
             argv.append(item)
             rest.append(lines[index])

@@ -58,8 +58,6 @@ _MTP: Mapping[str, Any] = json.loads(read_data("models/mtp.json"))
 _MTP_KEYS = tuple(_MTP["layer_keys"]["entries"])
 _MTP_TYPES = frozenset(_MTP["model_types"]["entries"])
 _MTP_ARCHITECTURES = frozenset(_MTP["architectures"]["entries"])
-#: At most this many scalars of a config are kept for the engines' checks.
-MAX_SCALARS = 256
 # Routed experts of a mixture-of-experts model: DeepSeek-V3 (n_routed_experts),
 # Mixtral (num_local_experts), Qwen3-MoE / OLMoE (num_experts). Dense configs may
 # hold 0 or null here (Qwen2's num_experts), so these are read leniently.
@@ -183,7 +181,7 @@ def read_model_config(
         **_step_fields(fields, data, scope, locate, spans, heads=heads, mla=mla),
         mtp_known=_mtp_known(_identity(data)[1], (fields, data)),
         scalars=_scalars(data),
-        keys=tuple(str(k) for k in list(data)[:MAX_SCALARS]),
+        keys=tuple(str(k) for k in data),
         path=shown,
         pointer=pointer or "",
         query_heads=heads,
@@ -312,16 +310,17 @@ def _mtp_known(
 
 
 def _scalars(data: Mapping[str, object]) -> dict[str, object]:
-    """Scalars of ``data`` by dotted key, two levels deep, at most :data:`MAX_SCALARS`."""
+    """Scalars of ``data`` by dotted key, two levels deep, every one of them: the file
+    is bounded already (its bytes and YAML nodes), so no cap is needed, and a cap would
+    let 256 padding keys hide the ``block_size`` an engine reads (hostile review,
+    defect 2's kind: a bound is never a silently different reading)."""
     out: dict[str, object] = {}
     for key, value in data.items():
-        if len(out) >= MAX_SCALARS:
-            break
         if _scalar_like(value):
             out[str(key)] = value
         elif isinstance(value, Mapping):
-            for inner, item in list(value.items())[:64]:
-                if _scalar_like(item) and len(out) < MAX_SCALARS:
+            for inner, item in value.items():
+                if _scalar_like(item):
                     out[f"{key}.{inner}"] = item
     return out
 

@@ -14,8 +14,15 @@ from specgate.core.limits import FileBudget
 #: to the expansion's closing brace; 2.6.2, 2.6.5: the value is split, the word's own
 #: quoted parts are not).
 Segments = tuple[tuple[str, int], ...]
-#: How far a ``${`` is scanned for its closing brace (past it: text, as written).
+#: How far a ``${`` is scanned for its closing brace. A text that ends before a brace
+#: closes it keeps the ``${`` as written (the shell refuses such a script: "bad
+#: substitution"); a scan that reaches this bound, or the text's scan budget, with text
+#: left is :class:`ScanLimit` (an input error at its line): never a different reading.
 PARAMETER_SCAN = 4096
+
+
+class ScanLimit(Exception):
+    """The scan for a ``${``'s closing brace reached its bound with text left."""
 
 
 def parameter_end(text: str, i: int, budget: list[int]) -> int | None:
@@ -24,11 +31,23 @@ def parameter_end(text: str, i: int, budget: list[int]) -> int | None:
     determine the end of the unit to be expanded"); None when none closes it within
     :data:`PARAMETER_SCAN` characters or a quote in it does not close. ``budget[0]``
     is how many characters the scans of one text may still read together (its length
-    plus :data:`PARAMETER_SCAN`): many unclosed ``${`` cost linear time, not 4096 each."""
+    plus :data:`PARAMETER_SCAN`): many unclosed ``${`` cost linear time, not 4096 each.
+
+    Raises:
+        ScanLimit: the scan reached its bound with text left (no answer within it).
+    """
     end = min(len(text), i + PARAMETER_SCAN, i + max(budget[0], 0))
     found = _scan_parameter(text, i, end)
+    if found == _UNDECIDED:
+        if end < len(text):
+            raise ScanLimit
+        found = None
     budget[0] -= (found or end) - i
     return found
+
+
+#: :func:`_scan_parameter` reached its end without an answer.
+_UNDECIDED = -1
 
 
 def _scan_parameter(text: str, i: int, end: int) -> int | None:
@@ -40,14 +59,14 @@ def _scan_parameter(text: str, i: int, end: int) -> int | None:
         elif ch == "'":
             close = text.find("'", j + 1, end)
             if close < 0:
-                return None
+                return _UNDECIDED
             j = close + 1
         elif ch == '"':
             j += 1
             while j < end and text[j] != '"':
                 j += 2 if text[j] == "\\" else 1
             if j >= end:
-                return None
+                return _UNDECIDED
             j += 1
         elif text.startswith("${", j):
             depth, j = depth + 1, j + 2
@@ -59,7 +78,7 @@ def _scan_parameter(text: str, i: int, end: int) -> int | None:
             return None  # a separator before any operator: not an expansion
         else:
             j += 1
-    return None
+    return _UNDECIDED
 
 
 def _word_segments(word: str) -> list[tuple[str, int]]:
@@ -104,6 +123,10 @@ _PARAMETER_RE = re.compile(
 )
 
 
+class Overspent(Exception):
+    """Expanding a parameter would pass the file's budget (:class:`Shell`)."""
+
+
 class Shell:
     """Shell variables set so far in one text (``NAME=value`` lines and ``export``s),
     and ``$NAME`` / ``${NAME}`` in later words replaced by them, as the shell does
@@ -115,16 +138,21 @@ class Shell:
     set stay as written; a value is not expanded again. The characters expansion may
     add are bounded per *file* (:class:`specgate.core.limits.FileBudget`: the file's
     length plus 64 KiB over all its command strings together; a text split alone has a
-    budget of its own): past that, words stay as written (a 1 MB value named a million
-    times would otherwise allocate a terabyte, and a budget per string would let a file
-    of many strings cost many times its size)."""
+    budget of its own): past that the text is refused (:class:`Overspent`, an input
+    error at the word's line for the caller: a 1 MB value named a million times would
+    otherwise allocate a terabyte, a budget per string would let a file of many strings
+    cost many times its size, and a word left unexpanded would be read as something the
+    shell does not run: hostile review defect 2)."""
 
     def __init__(self, budget: FileBudget) -> None:
         self.values: dict[str, str] = {}
         self._budget = budget
+        self.allowance = budget.allowance
+        #: 0-based line of the word being expanded (where an overspent budget is told).
+        self.line = 0
 
     def _value(self, match: re.Match[str]) -> str | None:
-        """The value of the parameter ``match`` names, None when unset or over budget.
+        """The value of the parameter ``match`` names, None when unset.
         ``${NAME:-word}`` / ``${NAME-word}`` (and ``:=`` / ``=``) give ``word`` when NAME
         is unset (or, with ``:``, empty), ``${NAME:+word}`` / ``${NAME+word}`` give it
         when NAME is set (and not empty), POSIX 2.6.2; a name the text never sets is
@@ -139,9 +167,11 @@ class Shell:
                 known = word
                 if operator[-1] == "=":
                     self.values[name] = word
-        if known is None or len(known) > self._budget.chars:
+        if known is None:
             return None
-        self._budget.chars -= len(known)
+        if len(known) > self._budget.chars:
+            raise Overspent
+        self._budget.spend(len(known))
         return known
 
     def expand(self, word: str) -> str:
@@ -187,9 +217,11 @@ class Shell:
                         t if k == 1 else self.expand(t) for t, k in segments
                     )
                 return None, segments
-        if known is None or len(known) > self._budget.chars:
+        if known is None:
             return None, None
-        self._budget.chars -= len(known)
+        if len(known) > self._budget.chars:
+            raise Overspent
+        self._budget.spend(len(known))
         return known, None
 
     def _whole(self, text: str) -> str:

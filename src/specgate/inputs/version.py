@@ -27,7 +27,9 @@ from specgate.load.read import read_text
 
 VersionSource = Literal["claims", "image", "requirement", "assumed-newest"]
 
-#: Requirement files looked at beside the engine config, at most this many.
+#: Requirement files looked at beside the engine config, at most this many (more, or
+#: one that cannot be read, and no pin is read from any: the version is unknown, with
+#: a note, never the pin of the files that happened to be read).
 MAX_REQUIREMENT_FILES = 8
 _REQUIREMENT_GLOBS = ("requirements*.txt", "constraints*.txt")
 
@@ -123,11 +125,18 @@ def detect_version(
             # files only, as for every referenced file)
             if p.is_file() and p.resolve().is_relative_to(folder)
         )
-        for path in files[:MAX_REQUIREMENT_FILES]:
+        unread: str | None = None
+        if len(files) > MAX_REQUIREMENT_FILES:
+            unread = f"more than {MAX_REQUIREMENT_FILES} requirement files beside the config"
+        for path in files if unread is None else ():
             try:
                 pins.extend(requirements_in(engine, read_text(path, path.name)))
-            except InputError:
-                continue
+            except InputError as exc:  # a pin not read is no pin: never a partial reading
+                unread = f"{path.name} unreadable ({exc.reason})"
+                break
+        if unread is not None:
+            pins = []
+            notes.append(unread)
         pin, distinct = _one(pins)
         if pin is not None:
             return _known(engine, EngineVersion(pin, parse_version(pin), "requirement"))

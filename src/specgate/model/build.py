@@ -2,7 +2,8 @@
 
 The builder is lenient: a value of the wrong type or out of range is left out
 (``None``), so metrics are computed from the valid values while SG001 reports
-the rest. It also performs the checks that span several keys (DESIGN.md §2):
+the rest (:func:`without_refused` drops every number the schema refused, so its
+bounds hold for the theory too). It also performs the checks that span several keys (DESIGN.md §2):
 H without KV, a G that disagrees with H/KV.
 """
 
@@ -27,6 +28,9 @@ from specgate.model.deployment import (
 from specgate.model.validate import Violation
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from specgate.load.document import NodePath
     from specgate.model.provenance import Provenance
 
 #: Integers from 2**1024 up have no float value; the schema reports them (SG001).
@@ -425,3 +429,33 @@ def _verify_token_problems(deployment: Deployment, base: tuple[str | int, ...]) 
                 )
             )
     return problems
+
+
+def without_refused(raw: object, index: int, refused: Iterable[NodePath]) -> object:
+    """``raw`` (deployment ``index``) without the numbers the schema refused (SG001 at
+    their line): a value out of its bounds (``concurrency: 1e300``) never reaches the
+    theory, even to price the metrics a blocked deployment still shows. Only the
+    mappings and lists on the way to a refused number are copied; the document is
+    untouched."""
+    for path in refused:
+        if len(path) > 2 and path[0] == "deployments" and path[1] == index:
+            raw = _drop_number(raw, path[2:])
+    return raw
+
+
+def _drop_number(node: object, path: NodePath) -> object:
+    """``node`` with the number at ``path`` removed (a copy along the path), or ``node``
+    itself when no number is there."""
+    step, rest = path[0], path[1:]
+    if isinstance(node, dict) and isinstance(step, str) and step in node:
+        value = node[step]
+        if not rest:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                return node
+            return {k: v for k, v in node.items() if k != step}
+        changed = _drop_number(value, rest)
+        return node if changed is value else {**node, step: changed}
+    if isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node) and rest:
+        changed = _drop_number(node[step], rest)
+        return node if changed is node[step] else [*node[:step], changed, *node[step + 1 :]]
+    return node

@@ -18,7 +18,7 @@ from specgate.rules.estimates import estimate_severity
 from specgate.rules.provenance import evidence_config_changed
 from specgate.rules.references import evidence_draft_length_mismatch
 from specgate.rules.registry import Hit, RuleContext, rule
-from specgate.theory.stats import standard_error, z_score
+from specgate.theory.stats import sufficient_standard_error, z_score
 
 if TYPE_CHECKING:
     from specgate.model.base_view import BaseView
@@ -88,10 +88,18 @@ def accept_length_regression(ctx: RuleContext) -> Iterator[Hit]:
     head {0: 500, 1: 300, 2: 150, 3: 50} (AL 1.750, SE 0.0281): z = −5.91. When the
     head's AL is only an estimate (`inputs.acceptance.estimate`) the drop warns, never
     fails.
+    The z test is used only when the head's sample is large enough by SG408's
+    measure (at least (sd / 0.05)² steps, so SE_head ≤ 0.05 tokens): a head that
+    brings fewer steps is judged by the percentage rule alone. Otherwise the pull
+    request would choose its own noise: base AL 3.4 over 10,000 steps, head
+    {0: 2, 3: 2} (AL 2.5, 4 steps, sd 1.73, SE 0.87) has z ≈ −1.0, yet the drop
+    is −26 %; with 4 steps below the 1,200 that sd 1.73 needs, it fails on the
+    percentage alone (and SG408 warns about the sample).
 
     **Why.** A regression that lands one pull request at a time is invisible in
     snapshots: AL 2.9 → 2.6 still passes every floor. Comparing with the base
-    catches it; the z test keeps run-to-run noise from crying wolf.
+    catches it; the z test keeps run-to-run noise from crying wolf, and only
+    evidence that meets the sample standard may claim the noise.
     """
     base = ctx.baseline
     head = ctx.metrics.accept_length
@@ -105,7 +113,7 @@ def accept_length_regression(ctx: RuleContext) -> Iterator[Hit]:
         return
     dep = ctx.deployment
     acceptance = dep.inputs.acceptance if dep.inputs else None
-    head_se = standard_error(acceptance.histogram) if acceptance else None
+    head_se = sufficient_standard_error(acceptance.histogram) if acceptance else None
     z = None
     if head_se is not None and base.accept_length_se is not None:
         z = z_score(head, base.accept_length, head_se, base.accept_length_se)
@@ -245,12 +253,17 @@ def measured_speedup_regression(ctx: RuleContext) -> Iterator[Hit]:
     (`evidence.measured_speedup`, or the ratio of `evidence.throughput`) fell from
     S_base to S_head with S_base − S_head > S_base · `policy.max_speedup_drop`
     (default 0.02, the base revision's policy) + SE, where SE = √(SE_base² +
-    SE_head²) from `evidence.measured_speedup_se` on each side (0 where a side
-    states none). It fires even when the claim was lowered with it: the claim is
-    not the evidence. Worked example: a pull request raises D 3 → 5 and the
-    measured speedup goes 1.71x → 1.66x, a drop of 0.05 = 2.92 %; the allowed
-    drop is 1.71 · 0.02 = 0.0342, so it fails. With SE 0.02 on both sides the
-    allowance is 0.0342 + 0.0283 = 0.0625 and it passes.
+    min(SE_head, SE_base)²) from `evidence.measured_speedup_se` (0 where a side
+    states none). The thresholds come from the base revision, its noise included:
+    the head's SE can only tighten the slack, never widen it (a head stating an SE
+    larger than the base's gets a warning of this rule saying it was not used). It
+    fires even when the claim was lowered with it: the claim is not the evidence.
+    Worked example: a pull request raises D 3 → 5 and the measured speedup goes
+    1.71x → 1.66x, a drop of 0.05 = 2.92 %; the allowed drop is 1.71 · 0.02 =
+    0.0342, so it fails. With SE 0.02 on both sides the allowance is 0.0342 +
+    0.0283 = 0.0625 and it passes. A head of 1.05x with SE 5 against a base of
+    1.71x with SE 0.01 is allowed 0.0342 + √(0.01² + 0.01²) = 0.0483, not 5.03:
+    the −38.6 % drop fails.
 
     **Why.** AL can rise while the speedup falls: a longer draft accepts more
     tokens per step and costs more per step. SG401 watches AL only, so a change
@@ -264,19 +277,34 @@ def measured_speedup_regression(ctx: RuleContext) -> Iterator[Hit]:
     drop = base.max_speedup_drop
     if drop is None:
         drop = DEFAULT_MAX_SPEEDUP_DROP
-    se_head = ctx.deployment.evidence.measured_speedup_se or 0.0
-    se = math.hypot(base.measured_speedup_se or 0.0, se_head)
+    dep = ctx.deployment
+    stated = dep.evidence.measured_speedup_se or 0.0
+    se_base = base.measured_speedup_se or 0.0
+    se = math.hypot(se_base, min(stated, se_base))  # the head can only tighten it
     allowed = base.measured_speedup * drop + se
     fell = base.measured_speedup - head
     if not fell > allowed:
+        if stated > se_base and fell > 0:
+            yield Hit(
+                f"the measured speedup fell from {fmt(base.measured_speedup)}x at "
+                f"{_at(base)} to {fmt(head)}x within the allowed drop, judged with the "
+                f"base's standard error {fmt(se_base)}: this change's "
+                f"evidence.measured_speedup_se {fmt(stated)} is larger and does not widen "
+                "the slack (the thresholds come from the base revision)",
+                dep.path("evidence", "measured_speedup_se"),
+                "Measure the speedup with enough repeats that its standard error is no "
+                "larger than the base revision's.",
+                severity="warn",
+            )
         return
-    dep = ctx.deployment
     where = (
         dep.path("evidence", "measured_speedup")
         if dep.evidence.measured_speedup is not None
         else dep.path("evidence", "throughput")
     )
     noise = f" + SE {fmt(se)}" if se else ""
+    if stated > se_base:
+        noise += f"; this change's SE {fmt(stated)} is not used, the base's is"
     yield Hit(
         f"the measured speedup fell from {fmt(base.measured_speedup)}x at {_at(base)} to "
         f"{fmt(head)}x (-{fmt(fell / base.measured_speedup * 100)} %), more than the allowed "

@@ -303,6 +303,10 @@ def evidence_sample_too_small(ctx: RuleContext) -> Iterator[Hit]:
     Steps are treated as independent (they are not quite: steps of one request
     share context), so this is a minimum.
 
+    With `--baseline`, a head sample this small also loses SG401's z test: its AL
+    drop is judged by the percentage rule alone, so bringing less evidence never
+    turns an AL regression into this warning.
+
     **Why.** AL from a few dozen steps moves by tenths of a token between runs;
     a gate that compares such numbers, or a claim built on one, cries wolf or
     misses a regression.

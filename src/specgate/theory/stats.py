@@ -48,6 +48,20 @@ def standard_error(histogram: Histogram) -> float | None:
     return sd / math.sqrt(steps)
 
 
+def sufficient_standard_error(histogram: Histogram, target: float = 0.05) -> float | None:
+    """SE of AL from a histogram when the sample is large enough for it to mean
+    something: at least :func:`steps_needed` (sd / ``target``)² steps, i.e. SE ≤
+    ``target`` tokens (SG408's standard); ``None`` for a smaller sample, which then
+    claims no noise (a change bringing 4 steps must not make a drop insignificant)."""
+    moments = histogram_moments(histogram)
+    if moments is None:
+        return None
+    steps, _, sd = moments
+    if steps < steps_needed(sd, target):
+        return None
+    return sd / math.sqrt(steps)
+
+
 def z_score(head: float, base: float, se_head: float, se_base: float) -> float | None:
     """z = (AL_head − AL_base) / √(SE_head² + SE_base²).
 

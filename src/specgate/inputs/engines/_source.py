@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import PurePosixPath
 
-from specgate.core.errors import InputError
+from specgate.core.errors import InputError, LimitReached
 from specgate.inputs.cmdline import Command, Flag, FlagSpec, parse_flags, split_commands
 from specgate.inputs.engines._scalar import (
     LineIndex,
@@ -360,6 +360,8 @@ def commands_of(
             if script is not None:
                 try:
                     inner_commands = split_commands(c.argv[script])
+                except LimitReached as exc:  # a bound reached is never a fallback
+                    raise LimitReached(exc.reason, doc.file, base.line) from None
                 except InputError:
                     script = None  # a script no shell could split: the wrapper as written
             if script is None:

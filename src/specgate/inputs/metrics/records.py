@@ -17,6 +17,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Iterable, Mapping
 
+from specgate.core.limits import MAX_NESTING
 from specgate.inputs.metrics._common import (
     KeyLocator,
     Locator,
@@ -179,9 +180,10 @@ def _check_depth(
         )
 
 
-#: How deep lists of records may nest before they are ignored (a hostile file must
-#: not exhaust the stack; real files hold records at most inside one list).
-_MAX_LIST_DEPTH = 64
+#: How deep lists of records may nest: the loaders' own bound (core.limits.MAX_NESTING,
+#: an input error at the line beyond it), so no record a file holds is ever skipped
+#: silently for its depth (a skipped record would be a different reading).
+_MAX_LIST_DEPTH = MAX_NESTING
 
 
 def _blocks(record: Record, depth: int = 0) -> list[tuple[Mapping[str, object], Locator]]:
