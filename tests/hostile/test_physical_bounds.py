@@ -135,7 +135,7 @@ def test_doctor_refuses_the_flag(sg: InProcess, tmp_path: Path, flag: str) -> No
         tmp_path,
     )
     assert result.code == 2, (result.code, result.out, result.err)
-    assert flag.split("=")[0] in result.err and "\n" not in result.err.strip()
+    assert flag.split("=", maxsplit=1)[0] in result.err and "\n" not in result.err.strip()
 
 
 def test_the_schema_holds_the_physical_bounds() -> None:

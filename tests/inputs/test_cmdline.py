@@ -239,20 +239,24 @@ def test_the_expansion_budget_is_per_file_not_per_string() -> None:
     # Issue 18: each command string of a Compose file had its own budget (its length plus
     # 64 KiB), so a 1 MB file of many small commands expanded to 25 times its size. Now
     # the strings of one file share one budget: the file's length plus 64 KiB.
-    from specgate.core.limits import EXPANSION_ALLOWANCE, file_budget
-
     from specgate.core.errors import LimitReached
+    from specgate.core.limits import EXPANSION_ALLOWANCE, file_budget
 
     value = "v" * 1000
     texts = [f"X={value}; vllm serve m{i} " + " ".join(["--x $X"] * 100) for i in range(200)]
     size = sum(map(len, texts))  # 200 strings of ~1.7 kB: 340 kB, each asking for 100 kB
     added = 0
     read = 0
-    with file_budget(size) as budget, pytest.raises(LimitReached):
+
+    def split_all() -> None:
+        nonlocal added, read
         for text in texts:
             for command in split_commands(text):
                 added += sum(len(w) for w in command.argv if w == value)
             read += 1
+
+    with file_budget(size) as budget, pytest.raises(LimitReached):
+        split_all()
     assert added <= size + EXPANSION_ALLOWANCE  # not 200 × 100 kB = 20 MB
     assert budget.chars < 1000  # spent: no further value fits
     # (size + 65,536) / 100,000 per string: the fourth string reaches the bound

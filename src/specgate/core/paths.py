@@ -120,6 +120,12 @@ class PathEscape(PathProblem):
     """The path leads out of the tree it must stay in (the repository)."""
 
 
+#: The one message for a path that leads out, whatever exists there: a message that
+#: told "leaves the repository" from "does not exist" would let a pull request probe
+#: which files exist on the runner (hostile review defect 7).
+OUTSIDE = "leads out of the repository; not read"
+
+
 def confined(path: Path, *, top: Path | None = None, must_exist: bool = True) -> Path:
     """The file ``path`` leads to, which must lie inside ``top`` (resolved) or, by
     default, inside the repository holding ``path`` itself (the link's repository,
@@ -128,41 +134,70 @@ def confined(path: Path, *, top: Path | None = None, must_exist: bool = True) ->
     ``measure``'s scrapes, ``--write`` targets and ``--save-dir``, the reverse lookup
     of ``--changed``, the evidence hashed for ``--baseline``.
 
+    Confinement is judged before existence, so the answer for a path outside is the
+    same whether or not anything is there: a ``..`` that climbs out is refused
+    lexically (the part before the first ``..`` resolved, the rest applied as
+    written) before the disk is asked about it; a folder on the way or a symlink that
+    leads out is refused after resolution (not strict: a missing target outside is
+    refused the same); only a path inside may be "no such file".
+
     A plain file costs one ``lstat`` (its folder's resolution is cached); a symlink
     is resolved in full. ``must_exist=False`` is for a path about to be written: a
     missing last component (or a dangling link, followed to where it points) is
     allowed, its folders must still resolve inside.
 
     Raises:
-        PathEscape: the path leads out (a symlink to ``/etc/passwd``, ``../x``).
+        PathEscape: the path leads out (a symlink to ``/etc/passwd``, ``../x``), with
+            the one message :data:`OUTSIDE`.
         PathProblem: unresolvable (see :func:`resolve`) or, with ``must_exist``,
-            missing.
+            missing inside.
     """
+    if top is not None:
+        _climbs_out(path, real_folder(top))
     text = os.path.abspath(path)
+    folder, name = os.path.split(text)
+    real, lexical, _ = _folder_of(folder)
+    bound = lexical if top is None else real_folder(top)
+    if not real.is_relative_to(bound):
+        raise PathEscape(OUTSIDE)  # a folder on the way leads out
     try:
-        info: os.stat_result | None = os.lstat(text)
+        info: os.stat_result | None = os.lstat(real / name)
     except FileNotFoundError:
-        if must_exist:
-            raise PathProblem("no such file") from None
         info = None
     except (OSError, ValueError) as exc:
         raise PathProblem(_reason(exc)) from None
-    folder, name = os.path.split(text)
-    link = info is not None and stat.S_ISLNK(info.st_mode)
-    if link:
-        target = resolve(Path(text), strict=must_exist)
-        bound = _lexical_top(Path(folder)) if top is None else real_folder(top)
-    else:
-        real, lexical, inside = _folder_of(folder)
-        target = real / name
-        if top is None and inside:  # a plain file in a folder inside the repository
-            return target
-        bound = lexical if top is None else real_folder(top)
-    if not target.is_relative_to(bound):
-        if link or target.parent != Path(folder):  # the file or a folder on the way
-            raise PathEscape("is a symlink that leads out of the repository; not read")
-        raise PathEscape("leaves the repository")
+    if info is not None and stat.S_ISLNK(info.st_mode):
+        target = resolve(real / name)  # not strict: where it leads, existing or not
+        link_bound = _lexical_top(Path(folder)) if top is None else bound
+        if not target.is_relative_to(link_bound):
+            raise PathEscape(OUTSIDE)
+        if must_exist and not os.path.exists(target):
+            raise PathProblem("no such file")
+        return target
+    if info is None and must_exist:
+        raise PathProblem("no such file")
+    target = real / name
+    if not target.is_relative_to(bound):  # pragma: no cover - the folder is inside
+        raise PathEscape(OUTSIDE)
     return target
+
+
+def _climbs_out(path: Path, bound: Path) -> None:
+    """Refuse ``path`` when a ``..`` in it climbs out of ``bound`` as written: the part
+    before its first ``..`` is resolved (the folder a reference is relative to, inside
+    the repository), the rest applied lexically, without asking the disk about it.
+
+    Raises:
+        PathEscape: it climbs out.
+    """
+    parts = path.parts
+    if ".." not in parts:
+        return
+    first = parts.index("..")
+    start = resolve(Path(*parts[:first])) if first else Path.cwd()
+    landed = Path(os.path.normpath(os.path.join(start, *parts[first:])))
+    if not landed.is_relative_to(bound):
+        raise PathEscape(OUTSIDE)
 
 
 @lru_cache(maxsize=4096)

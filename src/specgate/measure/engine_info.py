@@ -32,7 +32,9 @@ from specgate.core.errors import InputError
 MAX_INFO_BYTES = 1024 * 1024
 """A /version or /v1/models answer larger than this is not read."""
 MAX_CONTEXT = 2**31
-_VERSION = re.compile(r"^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$")
+#: A release as engines print it; matched whole (``fullmatch``: ``$`` alone would let
+#: "0.32.0\n" through, as the hostile review found).
+_VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}")
 _MODEL_LIMIT = 256
 
 
@@ -86,7 +88,7 @@ def ask_vllm(metrics_url: str, timeout: float, labels: Mapping[str, str]) -> Eng
     try:
         answer = _json(root + "/version", timeout)
         version = answer.get("version") if isinstance(answer, dict) else None
-        if isinstance(version, str) and _VERSION.match(version):
+        if isinstance(version, str) and _VERSION.fullmatch(version):
             found["engine"] = "vllm"
             found["engine_version"] = version
         else:

@@ -33,8 +33,10 @@ if TYPE_CHECKING:
     from specgate.load.document import NodePath
     from specgate.model.provenance import Provenance
 
-#: Integers from 2**1024 up have no float value; the schema reports them (SG001).
-_FLOAT_LIMIT = 2**1024
+#: No whole number of a claims file is larger (every integer key's schema maximum is at
+#: most 2**53, core.limits.MAX_COUNT); one past it is left out, as the schema reports
+#: it (SG001), so no int(1e308) reaches arithmetic (hostile review defect 4).
+_INTEGER_LIMIT = 2**53
 
 
 def _mapping(value: object) -> dict[str, Any]:
@@ -56,10 +58,11 @@ def _number(block: dict[str, Any], key: str, minimum: float | None = None) -> fl
 
 def _integer(block: dict[str, Any], key: str, minimum: int = 0) -> int | None:
     value = block.get(key)
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) < _FLOAT_LIMIT:
-        return value if value >= minimum else None  # exact, not rounded through a float
+    if isinstance(value, int) and not isinstance(value, bool):
+        # exact, not rounded through a float
+        return value if minimum <= value <= _INTEGER_LIMIT else None
     number = _number(block, key, minimum)
-    if number is None or not number.is_integer():
+    if number is None or not number.is_integer() or number > _INTEGER_LIMIT:
         return None
     return int(number)
 
@@ -191,7 +194,7 @@ def _digest(block: dict[str, Any], key: str) -> str | None:
         return None
     from specgate.model.provenance import DIGEST_SHAPE
 
-    return value if DIGEST_SHAPE.match(value) else None
+    return value if DIGEST_SHAPE.fullmatch(value) else None
 def _whole_numbers(raw: object) -> tuple[int, ...]:
     """A list of whole numbers ≥ 1 (``tree_level_nodes``); ``()`` when any item is not
     one (SG001 reports it)."""
@@ -362,7 +365,8 @@ def build_deployment(
         from specgate.model.step_inputs import stated_problems
 
         problems.extend(Violation(path, message) for path, message in stated_problems(deployment))
-    measured = _mapping(evidence.get("provenance")).get("measured_at")
+    provenance = _mapping(evidence.get("provenance"))
+    measured = provenance.get("measured_at")
     if isinstance(measured, str) and _not_a_date(measured):
         problems.append(
             Violation(

@@ -62,7 +62,7 @@ def parse_measured_at(text: str) -> dt.date | None:
     Returns ``None`` for text of another shape or an impossible date
     (``2025-02-30``, hour 24).
     """
-    timed = _TIME.match(text)
+    timed = _TIME.fullmatch(text)
     try:
         if timed:
             year, month, day, hour, minute = (int(timed.group(i)) for i in range(1, 6))
@@ -76,7 +76,7 @@ def parse_measured_at(text: str) -> dt.date | None:
                 year, month, day, hour, minute, min(second, 59), tzinfo=dt.timezone(offset)
             )
             return moment.astimezone(dt.timezone.utc).date()
-        plain = _DATE.match(text)
+        plain = _DATE.fullmatch(text)
         if plain and len(text) == 10:
             return dt.date(int(plain.group(1)), int(plain.group(2)), int(plain.group(3)))
     except ValueError:
@@ -99,9 +99,10 @@ def _count(block: dict[str, Any], key: str) -> int | None:
     value = block.get(key)
     if isinstance(value, bool):
         return None
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float) and value.is_integer() and value <= 2**53:
         value = int(value)
-    return value if isinstance(value, int) and value >= 1 else None
+    # at most 2**53, the schema's maxima (a larger count is SG001 there, never int(1e308))
+    return value if isinstance(value, int) and 1 <= value <= 2**53 else None
 
 
 def _text(block: dict[str, Any], key: str) -> str | None:
@@ -140,15 +141,17 @@ def build_provenance(raw: object) -> Provenance | None:
 
 
 def _digest(value: str | None) -> str | None:
-    return value if value is not None and DIGEST_SHAPE.match(value) else None
+    return value if value is not None and DIGEST_SHAPE.fullmatch(value) else None
 
 
 MEASURED_AT_SHAPE = re.compile(
     r"^[0-9]{4}-[0-9]{2}-[0-9]{2}([Tt ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?"
-    r"([Zz]|[+-][0-9]{2}:[0-9]{2}))?$"
+    r"([Zz]|[+-][0-9]{2}:[0-9]{2}))?$(?!\n)"
 )
-"""The schema's pattern for ``measured_at``: text of this shape that is no real date
+"""The schema's pattern for ``measured_at`` (``$(?!\n)``: the end of the text in Python's
+re as in ECMA-262, where ``$`` alone also matches before a trailing line break, which
+let "2025-01-01\n" through): text of this shape that is no real date
 (``2025-02-30``) is reported by the builder, the rest by the schema."""
 
-DIGEST_SHAPE = re.compile(r"^sha256:[0-9a-f]{16}$")
+DIGEST_SHAPE = re.compile(r"^sha256:[0-9a-f]{16}$(?!\n)")
 """The shape of a config digest (schema and ``specgate digest`` agree)."""

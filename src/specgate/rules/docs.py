@@ -38,7 +38,7 @@ def docs_base_url(
     repository = env.get("GITHUB_ACTION_REPOSITORY", "")
     ref = env.get("GITHUB_ACTION_REF", "")
     safe = re.compile(r"^[A-Za-z0-9._/-]+$")
-    if server.startswith("https://") and safe.match(repository) and safe.match(ref):
+    if server.startswith("https://") and safe.fullmatch(repository) and safe.fullmatch(ref):
         return f"{server}/{repository}/blob/{ref}/{DOCS_PATH}"
     return None
 

@@ -73,7 +73,7 @@ def same_revision(measured: str, served: str) -> bool:
     a, b = measured.strip(), served.strip()
     if a == b:
         return True
-    if _COMMIT.match(a) and _COMMIT.match(b):
+    if _COMMIT.fullmatch(a) and _COMMIT.fullmatch(b):
         a, b = a.lower(), b.lower()
         return a.startswith(b) or b.startswith(a)
     return False

@@ -17,11 +17,18 @@ SCHEMA_VIOLATION = register(
         raw_doc=(
             "**What it checks.** The claims file against the JSON Schema printed by "
             "`specgate schema`: required keys, types, ranges and enums; unknown keys (typos "
-            "must not pass silently); finite numbers only (`.nan`, `.inf` are violations); "
+            "must not pass silently); finite numbers only (`.nan`, `.inf` are violations), "
+            "each within its physical bounds (the schema's descriptions give them in their "
+            "units: `workload.concurrency` at most 2^20, `hardware.memory_bandwidth_tbps` "
+            "from 0.001 to 1,000, bytes per element from 1/16 to 8, ...); "
             "model shape consistency (H needs KV; a G that disagrees with H/KV); an empty "
-            "document (at 1:1).\n\n"
+            "document (at 1:1). Also a deployment whose numbers, each within bounds, still "
+            "price a metric (β, S, the AL floor) as NaN or infinity: the finding sits on the "
+            "deployment and names the metrics.\n\n"
             "**Why.** A gate that ignores a misspelt `draft_lenght` checks nothing while "
-            "showing green. Other rules do not run on a deployment with schema violations: "
+            "showing green, and one that compares with NaN passes everything (every "
+            "comparison with NaN is false: a bandwidth of 1e-320 made β NaN and a 100x "
+            "claim passed). Other rules do not run on a deployment with schema violations: "
             "fix the schema first.\n"
         ),
         raw_fail_example=(

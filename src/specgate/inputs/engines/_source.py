@@ -361,7 +361,8 @@ def commands_of(
                 try:
                     inner_commands = split_commands(c.argv[script])
                 except LimitReached as exc:  # a bound reached is never a fallback
-                    raise LimitReached(exc.reason, doc.file, base.line) from None
+                    line = base.line + c.lines[script] if c.lines else base.line
+                    raise LimitReached(exc.reason, doc.file, line) from None
                 except InputError:
                     script = None  # a script no shell could split: the wrapper as written
             if script is None:
@@ -401,7 +402,8 @@ def _all_at(names: Mapping[str, str], at: Span) -> dict[str, Span]:
 def _shell_script(command: Command) -> int | None:
     """The index of the script word of ``sh -c 'SCRIPT'`` (``bash -lc`` …), or None."""
     argv = command.argv
-    if len(argv) >= 3 and PurePosixPath(argv[0]).name in _SHELLS and _SCRIPT_FLAG.match(argv[1]):
+    shell = PurePosixPath(argv[0]).name in _SHELLS if argv else False
+    if len(argv) >= 3 and shell and _SCRIPT_FLAG.fullmatch(argv[1]):
         return 2
     return None
 

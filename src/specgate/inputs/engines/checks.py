@@ -373,7 +373,7 @@ def _number(value: object) -> float | int | None:
         number = float(value)
     elif isinstance(value, str):
         text = value.strip()
-        if _INTEGER.match(text) and len(text) <= _MAX_DIGITS:
+        if _INTEGER.fullmatch(text) and len(text) <= _MAX_DIGITS:
             return int(text)  # exact, however large (a hostile -999…9 stays negative)
         try:
             number = float(text)
