@@ -104,14 +104,28 @@ def test_regression_with_histograms_fires_with_z(repo: Repo, run_json: Run) -> N
 
 
 def test_drop_that_is_noise_does_not_fire(repo: Repo, run_json: Run) -> None:
-    # The same ALs from a tenth of the steps: every SE is √10 times larger, so
-    # z = −5.91/√10 = −1.87 > −2, although the drop (12.5 %) exceeds 5 %.
+    # The base from 50 steps (AL 2.0, sd 1.0102, SE 0.1429), the head from 400 (AL 1.75,
+    # sd 0.8885, SE 0.0444; 400 ≥ (0.8885 / 0.05)² = 315.8 steps, SG408's size):
+    # z = −0.25 / √(0.1429² + 0.0444²) = −1.67 > −2, although the drop (12.5 %) exceeds 5 %.
+    repo.write({"specgate.yaml": claims(histogram="{0: 20, 1: 15, 2: 10, 3: 5}")})
+    repo.commit()
+    repo.write({"specgate.yaml": claims(histogram="{0: 200, 1: 120, 2: 60, 3: 20}")})
+    _, report, _ = run_json("check", "--baseline", "HEAD")
+    assert "SG401" not in codes(report)
+    assert block(report)["z"] == pytest.approx(-1.67, abs=0.01)
+
+
+def test_a_head_sample_below_sg408_size_gets_no_z_test(repo: Repo, run_json: Run) -> None:
+    # The same ALs from a tenth of the steps on both sides (z = −5.91/√10 = −1.87 > −2)
+    # used to pass as noise; the head's 100 steps are below the (0.8919 / 0.05)² = 318.2
+    # SG408 asks for, so the pull request cannot claim the noise: the 12.5 % drop fails
+    # on the percentage (hostile review defect 5: the head chose its own sample size).
     repo.write({"specgate.yaml": claims(histogram="{0: 40, 1: 30, 2: 20, 3: 10}")})
     repo.commit()
     repo.write({"specgate.yaml": claims(histogram="{0: 50, 1: 30, 2: 15, 3: 5}")})
     _, report, _ = run_json("check", "--baseline", "HEAD")
-    assert "SG401" not in codes(report)
-    assert block(report)["z"] == pytest.approx(-1.87, abs=0.01)
+    assert "SG401" in codes(report) and "SG408" in codes(report)
+    assert block(report)["z"] == pytest.approx(-1.87, abs=0.01)  # reported, not used
 
 
 def test_stated_al_drop_decides_alone(repo: Repo, run_json: Run) -> None:
