@@ -149,3 +149,18 @@ def test_a_sufficient_head_sample_keeps_the_z_test(sg: InProcess, tmp_path: Path
     _change(tmp_path / "half", HISTOGRAM.format(histogram=base), HISTOGRAM.format(histogram=half))
     codes = {f["code"] for f in _findings(sg, tmp_path / "half")}
     assert "SG401" in codes and "SG408" in codes
+
+
+def test_a_base_whose_numbers_price_nan_is_not_compared_silently(
+    sg: InProcess, tmp_path: Path
+) -> None:
+    # the base revision read without the schema: a bandwidth of 1e-320 there prices its
+    # metrics as NaN; the comparison is refused in the open (SG410), never made with NaN
+    base = _speedup(1.71, 0.01).replace(
+        "    workload: {name: chat}\n",
+        "    workload: {name: chat}\n    hardware: {gpu: h100-sxm, memory_bandwidth_tbps: 1e-320,"
+        " peak_tflops: 1e-320}\n",
+    )
+    _change(tmp_path, base, _speedup(1.05, 0.01))
+    sg410 = [f for f in _findings(sg, tmp_path) if f["code"] == "SG410"]
+    assert sg410 and "not a finite number" in str(sg410[0]["message"])

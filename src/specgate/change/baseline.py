@@ -453,6 +453,17 @@ def _base_deployment(  # noqa: PLR0917 - one deployment's inputs
     base_rel = document.file
     blobs = {key: at_ref.get(rel) for key, rel in evidence_paths(raw, base_rel).items()}
     metrics = derived.compute(deployment, min_accept_length)
+    stated = (
+        ("evidence.measured_speedup_se", deployment.evidence.measured_speedup_se),
+        ("the measured speedup", derived.measured_speedup(deployment)),
+        ("claims.speedup", deployment.claimed_speedup),
+    )
+    unpriced = derived.non_finite(metrics) + [
+        (name, v) for name, v in stated if v is not None and not math.isfinite(v)
+    ]
+    if unpriced:  # never compared with NaN or infinity (SG410 says why)
+        name, value = unpriced[0]
+        raise InputError(f"{name} is not a finite number ({value}) at the base revision")
     return BaseDeployment(deployment, metrics, blobs)
 
 
