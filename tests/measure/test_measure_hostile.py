@@ -181,6 +181,23 @@ def _write(repo: Path, name: str) -> subprocess.Popen[bytes]:
     )  # fmt: skip
 
 
+def _wait_blocked_on_lock(child: subprocess.Popen[bytes], limit: float = 60.0) -> None:
+    """Until ``child`` waits for a lock: Linux lists a blocked waiter in /proc/locks as
+    ``-> FLOCK … <pid> …`` (proc(5)); elsewhere, a fixed pause. A fixed pause alone
+    raced a slow start on a loaded machine (the child read the replaced file)."""
+    locks = Path("/proc/locks")
+    if not locks.exists():
+        time.sleep(2.0)
+        return
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline and child.poll() is None:
+        for line in locks.read_text("ascii", "replace").splitlines():
+            fields = line.split()
+            if "->" in fields and str(child.pid) in fields:
+                return
+        time.sleep(0.05)
+
+
 def test_a_write_that_waited_for_the_lock_is_refused_when_the_file_changed(repo: Path) -> None:
     # Two concurrent --write runs both said "wrote" and one run's evidence was gone.
     claims = repo / "c.specgate.yaml"
@@ -188,7 +205,7 @@ def test_a_write_that_waited_for_the_lock_is_refused_when_the_file_changed(repo:
     with open(claims, "rb") as held:
         fcntl.flock(held.fileno(), fcntl.LOCK_EX)  # another writer holds the file
         child = _write(repo, "d")
-        time.sleep(2.0)  # the child has measured and waits for the lock
+        _wait_blocked_on_lock(child)  # the child has measured and waits for the lock
         replacement = repo / "new.yaml"
         replacement.write_text(claims.read_text("utf-8").replace("2.0", "2.2", 1), "utf-8")
         os.replace(replacement, claims)  # ... and renames its own version into place
