@@ -181,7 +181,9 @@ class Conflict(NamedTuple):
     ``served``: the referenced value is what the engine runs and every other rule
     judges (DESIGN §11, §14: one cause, one finding). ``assumed``: the referenced
     value is an engine default at a version not pinned (the sentence why): the stated
-    value is judged and the conflict only warns (DESIGN §13).
+    value is judged and the conflict only warns (DESIGN §13). ``note``: words the
+    finding's message ends with (what follows from the disagreement); ``warn``: the
+    disagreement rests on a reading of names, not on two stated numbers, so it warns.
     """
 
     what: str
@@ -193,6 +195,8 @@ class Conflict(NamedTuple):
     stated_at: Span | None = None
     served: bool = False
     assumed: str | None = None
+    note: str = ""
+    warn: bool = False
 
 
 class Inputs(NamedTuple):

@@ -534,6 +534,14 @@ def resolve(
             split = _head_split_issue(shape, engine)
             if split is not None:
                 issues.append(split)
+    if engine is not None and engine.target_model is not None:
+        from specgate.model import served_model
+
+        # the model the engine runs against the one the claims file prices (SG301)
+        for found in served_model.conflicts(
+            r.deployment, engine, shape, document, r.deployment.path("model", "hf_config")
+        ):
+            r.conflict(found)
     acceptance = None
     if "metrics" in evidence_raw:
         acceptance = _acceptance(r, r.deployment.speculation.draft_length)

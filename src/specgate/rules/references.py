@@ -84,6 +84,7 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
             why += f"; the served {conflict.referenced} is what every other rule judges"
         if conflict.assumed is not None:
             why += f" ({conflict.assumed}); the stated {conflict.stated} is judged"
+        why += conflict.note
         related = ((conflict.source, conflict.span),) if conflict.span else ()
         # on the claims file's line, naming the referenced one (DESIGN §11: SARIF
         # relatedLocations); without the stated value's place, the referenced line
@@ -99,7 +100,7 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
             "the claims file and let specgate read it.",
             where=where,
             related=related,
-            severity="warn" if conflict.assumed is not None else None,
+            severity="warn" if conflict.assumed is not None or conflict.warn else None,
         )
 
 

@@ -262,8 +262,12 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         vllm_rules.check_combinations(block, method, d, b, ctx)
     hetero = opts_get(block, "use_heterogeneous_vocab")
     cap = opts_get(block, "max_model_len")
+    method_opt = opts_get(block, "method")
     resolution: dict[str, object] = {
         "method": method,
+        # the method as the file spells it (deepseek_mtp), for messages: vLLM's own
+        # name for it (mtp) is not one the user wrote
+        "method_written": as_str(method_opt).strip() if method_opt is not None else None,
         "how": how,
         "model": model,
         "heterogeneous_vocab": hetero is not None and hetero.value is True,

@@ -229,6 +229,13 @@ def schedule_problem(ranges: list[object]) -> str | None:
     return None
 
 
+def _no_mtp_layers(method: object, target_without_layers: bool) -> bool:
+    """MTP drafting from a target whose config has no MTP layer: the data check
+    ``mtp-without-mtp-layers`` is that refusal's one finding (one cause, one finding),
+    not a second "unsupported method" beside it."""
+    return method == "mtp" and target_without_layers
+
+
 def with_models(
     config: EngineConfig, target: ModelShape | None, draft: ModelShape | None
 ) -> EngineConfig:
@@ -265,8 +272,11 @@ def with_models(
         elif by_type is None and how == "hint":
             notes.append("the draft's config names no drafter vLLM detects: a draft model")
             method, changed = "draft_model", True
-        elif by_type is None and method != "draft_model":
-            issues.append(_no_drafter(loaded, str(method), version))
+        elif by_type is None and method != "draft_model" and not _no_mtp_layers(
+            method, loaded is target and target is not None and target.mtp_known == 0
+        ):
+            written = str(resolved.get("method_written") or method)
+            issues.append(_no_drafter(loaded, str(method), version, written))
         if by_type is not None and loaded.n_predict is None and loaded.mtp_layers:
             loaded = replace(loaded, n_predict=loaded.mtp_layers)
     if changed:
@@ -334,13 +344,17 @@ def draft_kind(loaded: ModelShape, version: Version | None) -> str | None:
     return None
 
 
-def _no_drafter(loaded: ModelShape, method: str, version: Version | None) -> EngineIssue:
+def _no_drafter(
+    loaded: ModelShape, method: str, version: Version | None, written: str | None = None
+) -> EngineIssue:
     """vLLM's NotImplementedError for a ``method`` its draft config does not name: a fail
     for a model type known to ship no MTP modules (or a stated 0 layers), a warn for one
-    specgate's data does not know (a newer vLLM may have added it)."""
+    specgate's data does not know (a newer vLLM may have added it). The message names
+    the method as the file spells it (``written``: ``deepseek_mtp``, not vLLM's ``mtp``)."""
+    shown = written or method
     reason = (
-        f"unsupported speculative method {method!r}: the config vLLM loads as the draft "
-        f"({loaded.path}, model_type {loaded.model_type!r}) is no {method} drafter"
+        f"unsupported speculative method {shown!r}: the config vLLM loads as the draft "
+        f"({loaded.path}, model_type {loaded.model_type!r}) is no {shown} drafter"
     )
     if loaded.mtp_known == 0 or method != "mtp":
         return EngineIssue("SG307", refuses(version, reason, _SPEC), "mechanism")

@@ -1,0 +1,182 @@
+"""The served model against the claims file's model (SG301, DESIGN.md §9.5, §11).
+
+The engine config names the model it serves (``inputs.engine.target_model``: vLLM
+``vllm serve MODEL`` / ``--model``, SGLang ``--model-path``, TensorRT-LLM's
+``model``, llama.cpp ``-m`` / ``-hf``). A claims file whose ``model.name`` or
+``model.hf_config`` describes another model prices β, G and κ for a model the engine
+does not run: the run passes on a file that contradicts itself.
+
+How names are compared: case-insensitively, trailing ``/`` off; a local path matches
+an id or path whose last components (as many as the shorter has) agree
+(``/models/meta-llama/Llama-3.1-8B-Instruct`` is ``meta-llama/Llama-3.1-8B-Instruct``).
+What each comparison rests on:
+
+* ``model.name`` given as a Hugging Face id (``owner/name``) and a literal served
+  model that does not match: stated against read, a **fail**. A free-form
+  ``model.name`` (no ``/``: ``chat-8b``) is a label and is not compared.
+* ``model.hf_config``'s ``_name_or_path`` (where the checkpoint was saved from, not
+  what it is: fine-tunes keep their base's), its model family against the served
+  id's (``deepseek-ai/DeepSeek-V3`` and ``model_type: llama``; the family words are
+  data, ``specgate/data/models/families.json``), and the size in the served id
+  (``-8B``) against the parameters counted from the config (outside ×0.5…×2):
+  each rests on a reading of a name, so a **warn**.
+* A served model that is a shell variable left unexpanded, or not stated: nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
+
+from specgate.model.deployment import Conflict, Deployment
+
+if TYPE_CHECKING:
+    from specgate.inputs.types import EngineConfig, ModelShape
+    from specgate.load.document import Document
+
+#: A size in a model id: ``8B``, ``1.5b``, ``70B`` (not ``A3B`` active, not ``8x7B``).
+_SIZE = re.compile(r"(?<![A-Za-z0-9.])(\d{1,4}(?:\.\d{1,3})?)[bB](?![A-Za-z0-9])")
+
+#: The counted parameters may be this factor off the size a name gives and still match.
+SIZE_FACTOR = 2.0
+
+
+def _parts(name: str) -> tuple[str, ...]:
+    return tuple(p for p in name.strip().rstrip("/").lower().split("/") if p not in ("", "."))
+
+
+def same_model(a: str, b: str) -> bool:
+    """Whether two model names name the same model, case-insensitively: two Hugging
+    Face ids (``owner/name``) when they are equal; when either is a local path
+    (``/models/Llama-3.1-8B-Instruct``, ``./ckpt``), when the last components agree
+    (a checkpoint folder is named after the model, rarely after its owner too)."""
+    pa, pb = _parts(a), _parts(b)
+    if not pa or not pb:
+        return False
+    if _is_hf_id(a.strip().rstrip("/")) and _is_hf_id(b.strip().rstrip("/")):
+        return pa == pb
+    return pa[-1] == pb[-1]
+
+
+def literal_served(engine: EngineConfig | None) -> str | None:
+    """The served model when the config states it literally (no unexpanded ``$``)."""
+    served = engine.target_model if engine is not None else None
+    if not served or "$" in served or "{" in served or any(c.isspace() for c in served):
+        return None
+    return served
+
+
+def _is_hf_id(name: str) -> bool:
+    return name.count("/") == 1 and not name.startswith(("/", ".", "~")) and not any(
+        c.isspace() for c in name
+    )
+
+
+def _families() -> Mapping[str, tuple[str, ...]]:
+    import json
+
+    from specgate.core.data import read_data
+
+    data = json.loads(read_data("models/families.json"))
+    return {str(k): tuple(v) for k, v in data["families"]["entries"].items()}
+
+
+def _named_families(served: str, families: Mapping[str, tuple[str, ...]]) -> set[str]:
+    last = _parts(served)[-1] if _parts(served) else ""
+    squashed = re.sub(r"[^a-z0-9]", "", last)
+    return {word for word in families if word in squashed}
+
+
+def _size_b(served: str) -> float | None:
+    parts = _parts(served)
+    found = _SIZE.findall(parts[-1]) if parts else []
+    return float(found[0]) if len(found) == 1 else None
+
+
+def conflicts(
+    deployment: Deployment,
+    engine: EngineConfig | None,
+    shape: ModelShape | None,
+    document: Document,
+    hf_config_path: tuple[str | int, ...],
+) -> Iterator[Conflict]:
+    """SG301 conflicts between the served model and ``model.name`` / ``model.hf_config``.
+
+    Args:
+        deployment: as built from the claims file (``model.name`` as written).
+        engine: the engine config read (its ``target_model`` and span), or ``None``.
+        shape: the target's model config read, or ``None``.
+        document: the claims file (the stated values' lines).
+        hf_config_path: the node path of ``model.hf_config`` in the claims file.
+
+    Yields:
+        a fail for a ``model.name`` id the served model contradicts; warns for an
+        hf_config that looks like another model (``warn=True``).
+    """
+    served = literal_served(engine)
+    if served is None or engine is None:
+        return
+    span = engine.spans.get("target_model")
+    name = deployment.model.name
+    if name is not None and _is_hf_id(name.strip()) and not same_model(name, served):
+        path = deployment.path("model", "name")
+        yield Conflict(
+            "served model",
+            name.strip(),
+            served,
+            path,
+            engine.path,
+            span,
+            stated_at=document.locate(path),
+            note=f"; {served} is what the engine runs: name one model in both "
+            "(the config digest's target_model is the served one)",
+        )
+    if shape is None:
+        return
+    why = _hf_config_differs(served, shape)
+    if why is not None:
+        yield Conflict(
+            "served model",
+            f"{shape.path} ({why[0]})",
+            served,
+            hf_config_path,
+            engine.path,
+            span,
+            stated_at=document.locate(hf_config_path),
+            note=f" ({why[1]}); G, β and the parameter count κ are read from {shape.path}, "
+            "so they are another model's if it is not the served one",
+            warn=True,
+        )
+
+
+def _hf_config_differs(served: str, shape: ModelShape) -> tuple[str, str] | None:
+    """(what the config says, why it reads as another model) or ``None``."""
+    saved = shape.scalars.get("_name_or_path")
+    if isinstance(saved, str) and saved.strip() and "$" not in saved:
+        if not same_model(saved, served):
+            return (
+                f"_name_or_path {saved.strip()}",
+                "a name that is where the checkpoint was saved from",
+            )
+        return None
+    families = _families()
+    named = _named_families(served, families)
+    model_type = (shape.model_type or "").lower()
+    known_type = any(model_type in types for types in families.values())
+    if named and known_type and not any(model_type in families[w] for w in named):
+        return (
+            f"model_type {model_type}",
+            f"read from the family word{'s' if len(named) > 1 else ''} "
+            f"{', '.join(sorted(named))} in the served id",
+        )
+    size = _size_b(served)
+    counted = shape.parameters
+    if size is not None and size > 0 and counted is not None and counted > 0:
+        ratio = counted / 1e9 / size
+        if not 1 / SIZE_FACTOR <= ratio <= SIZE_FACTOR:
+            return (
+                f"{counted / 1e9:.4g}B parameters counted",
+                f"read from the size {_SIZE.findall(_parts(served)[-1])[0]}B in the served id",
+            )
+    return None
