@@ -141,6 +141,26 @@ def test_llamacpp_draft_model_without_spec_type_is_unused() -> None:
     assert codes(cmd("llama-server -m t.gguf -md d.gguf", version="b4000")) == []
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "llama-speculative -m t.gguf -md d.gguf --spec-draft-n-max 8",
+        "./llama-speculative -m t.gguf -md d.gguf -p hello",
+        "docker run ghcr.io/ggml-org/llama.cpp:full llama-speculative -m t.gguf -md d.gguf",
+    ],
+)
+def test_llama_speculative_always_drafts_with_the_draft_model(line: str) -> None:
+    # examples/speculative/speculative.cpp @007d7135: main() requires --model-draft and
+    # drafts params.speculative.draft.n_max tokens a step; speculative.types is never read
+    c = cmd(line, version="b11312")
+    assert "SG307" not in codes(c)
+    assert c.mechanism == "draft_model"
+    # llama-server at the same build: -md alone is loaded and unused (the SG307 above)
+    assert codes(cmd(line.replace("llama-speculative", "llama-server"), version="b11312")) == [
+        "SG307"
+    ]
+
+
 def test_llamacpp_spec_type_none_configures_nothing() -> None:
     with pytest.raises(InputError, match="no speculative decoding configured"):
         cmd("llama-server -m q.gguf --spec-type none")

@@ -100,6 +100,8 @@ class Document(NamedTuple):
         stream: True for a YAML file of several documents (``---``), such as a
             Kubernetes manifest: ``data`` is the list of them, document *i* at node
             path ``(i, …)`` (JSON pointer ``/i/…``), an empty one None.
+        notes: what the loader left unread and why (a Python launcher's keyword
+            whose value is no literal), for the report.
     """
 
     file: str
@@ -109,6 +111,7 @@ class Document(NamedTuple):
     empty: bool = False
     text: str = ""
     stream: bool = False
+    notes: tuple[str, ...] = ()
 
     def locate(self, path: NodePath) -> Span:
         """The span a finding about ``path`` should point at.

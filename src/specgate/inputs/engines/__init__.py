@@ -154,7 +154,9 @@ def with_models(
 
 def load_engine_document(path: Path, shown: str) -> Document:
     """Read an engine config: ``.txt``/``.sh``/``.cmdline`` as plain text (a
-    :class:`Document` whose ``data`` is the whole text), ``.json`` as JSON, anything
+    :class:`Document` whose ``data`` is the whole text), ``.json`` as JSON, ``.py`` as
+    a Python launcher's literal keyword arguments (never run:
+    :mod:`specgate.load.python_launcher`), anything
     else as YAML, where a file of several documents (a Kubernetes manifest:
     Deployment + ConfigMap) is the list of them (pointer ``/0/…``, ``/1/…``). YAML
     scalars are read as the file's reader reads them
@@ -167,6 +169,10 @@ def load_engine_document(path: Path, shown: str) -> Document:
         return Document(file=shown, data=read_text(path, shown))
     if path.suffix.lower() == ".json":
         return load_document(path, shown)
+    if path.suffix.lower() == ".py":
+        from specgate.load.python_launcher import load_python_launcher
+
+        return load_python_launcher(read_text(path, shown), shown)
     from specgate.load.yaml_dialects import serving_dialect
     from specgate.load.yaml_loader import load_yaml_documents
 
@@ -194,9 +200,9 @@ def read_engine_file(
 
     with file_budget(0) as budget:  # one budget for the file and its embedded documents
         doc = load_engine_document(path, shown)
-        text = doc.data if isinstance(doc.data, str) else read_text(path, shown)
+        text = doc.data if isinstance(doc.data, str) else (doc.text or read_text(path, shown))
         budget.chars += len(text)
-        return read_engine_config(
+        config = read_engine_config(
             doc,
             shown=shown,
             pointer=pointer,
@@ -206,6 +212,8 @@ def read_engine_file(
             path=path,
             follow=follow,
         )
+    # what the loader left unread (a Python launcher's non-literal keywords)
+    return replace(config, notes=(*config.notes, *doc.notes)) if doc.notes else config
 
 
 def read_engine_config(
@@ -330,6 +338,7 @@ class _Reading:
         data = knowledge(spec.name)
         unknown: list[tuple[str, Span]] = []
         parsed: list[tuple[str, Span]] = []
+        program: str | None = None
         if isinstance(found.value, Mapping) and spec.env_options is not None:
             # a container or service configured by its environment (and its command)
             opts, launched = _container_options(spec, doc, found.path, found.value, text)
@@ -343,6 +352,7 @@ class _Reading:
         else:
             source = self.detector.command(found)
             opts = _command_options(spec, source)
+            program = _program(spec, source.command.argv)
             if spec.flags is not None:
                 unknown = settings.unknown_spellings(data, spec.flags, source)
                 parsed = settings.parser_words(data, source)
@@ -372,13 +382,23 @@ class _Reading:
         return _read_options(
             spec,
             opts,
-            Context(file=shown, pointer=found.pointer, env=ctx_env),
+            Context(file=shown, pointer=found.pointer, env=ctx_env, program=program),
             version=version,
             positional=positional,
             unknown=unknown,
             parsed=parsed,
             notes=notes,
         )
+
+
+def _program(spec: _Engine, argv: tuple[str, ...]) -> str | None:
+    """The engine program a command runs (``./llama-speculative`` → ``llama-speculative``),
+    among its first words (after ``docker run … IMAGE`` or ``exec``), else ``None``."""
+    for word in argv[:32]:
+        name = word.rsplit("/", 1)[-1]
+        if name in spec.programs:
+            return name
+    return None
 
 
 def _read_options(

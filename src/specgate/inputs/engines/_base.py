@@ -41,6 +41,7 @@ class Context:
     env: Mapping[str, Opt] = field(default_factory=dict)
     version: Version | None = None
     version_shown: str | None = None
+    program: str | None = None
 
 
 def first(opts: Mapping[str, Opt], *names: str) -> tuple[str, Opt] | None:

@@ -219,6 +219,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
             draft_opt is not None
             and not _old_flags(opts)
             and _DATA.behaves("draft-model-needs-spec-type", version)
+            and ctx.program not in _DATA.table("always_drafting_programs")
         ):
             detects = _DATA.behaves("draft-type-from-gguf", version)
             b.issues.append(

@@ -1,0 +1,226 @@
+"""A Python launcher (``LLM(model=…, speculative_config={…})``) as a :class:`Document`.
+
+vLLM's docs publish most speculative configs as offline Python: ``LLM(...)``,
+``EngineArgs(...)`` or ``AsyncEngineArgs(...)``; SGLang's as ``sgl.Engine(...)``.
+specgate never runs the file: it is parsed with :func:`ast.parse` and only the
+*literal* keyword values of those calls are taken (:func:`ast.literal_eval`: strings,
+numbers, booleans, ``None``, lists, tuples and dicts of them). A call's first
+positional argument, when a literal string, is its ``model``.
+
+Shapes: one call ⇒ ``data`` is its mapping of keyword → value; several calls ⇒ the
+list of them (node path ``(i, …)``), which the engine readers judge like several
+launch commands. Every key and value keeps its line and column (a dict literal's
+keys too), so a finding lands on the ``num_speculative_tokens`` line.
+
+A keyword whose value is no literal (a variable, a call, ``**kwargs``) is not read:
+``notes`` of the returned document say so ("tensor_parallel_size not read: not a
+literal (line 9)"); a speculative keyword that is no literal
+(``speculative_config=EagleDecodingConfig(...)``, ``speculative_config=spec``) is an
+input error at its line, since the mechanism and D cannot then be known.
+
+Limits: the file is at most 1 MiB (:func:`specgate.load.read.read_text`); a literal is
+read at most :data:`MAX_DEPTH` levels deep and at most :data:`MAX_CALLS` calls are
+taken. A file Python cannot parse (``SyntaxError``, a NUL byte, nesting past the
+parser's or the interpreter's limits: ``RecursionError``, ``MemoryError``) is an
+:class:`InputError` naming its line.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from specgate.core.errors import InputError
+from specgate.load.document import Document, NodePath, PositionRow, Positions
+
+#: Launcher calls read, by the called name (``vllm.LLM`` and ``LLM`` alike).
+CALLS = frozenset({"LLM", "EngineArgs", "AsyncEngineArgs", "Engine"})
+
+#: Keywords that carry the speculative configuration: one that is no literal is an
+#: input error (vLLM's ``speculative_config``; SGLang's ``speculative_*`` server args).
+SPECULATIVE_PREFIXES = ("speculative", "num_speculative", "draft")
+
+MAX_DEPTH = 32
+MAX_CALLS = 64
+
+
+def load_python_launcher(text: str, shown: str) -> Document:
+    """The literal keyword values of the launcher calls in ``text`` (see module doc).
+
+    Raises:
+        InputError: the file does not parse as Python, holds no launcher call, or
+            passes a speculative keyword that is no literal (at its line).
+    """
+    try:
+        tree = ast.parse(text, filename=shown)
+    except SyntaxError as exc:
+        raise InputError(
+            f"Python syntax error: {exc.msg}", shown, exc.lineno, exc.offset
+        ) from None
+    except (RecursionError, MemoryError):
+        raise InputError("Python source nested too deeply to read", shown) from None
+    except ValueError as exc:  # a NUL byte, an integer literal past the digit limit
+        raise InputError(f"not readable as Python: {exc}", shown) from None
+    lines = text.splitlines()
+    calls = [node for node in _walk(tree) if _called(node) in CALLS][:MAX_CALLS]
+    if not calls:
+        raise InputError(
+            "no LLM(...), EngineArgs(...), AsyncEngineArgs(...) or sgl.Engine(...) call "
+            "in this Python file: specgate reads only their literal keyword arguments",
+            shown,
+        )
+    rows: dict[NodePath, PositionRow] = {}
+    notes: list[str] = []
+    mappings: list[dict[str, object]] = []
+    several = len(calls) > 1
+    for index, call in enumerate(calls):
+        base: NodePath = (index,) if several else ()
+        rows[base] = ("mapping", *_span(call, lines), 0, 0)
+        mappings.append(_arguments(call, base, lines=lines, rows=rows, notes=notes, shown=shown))
+    data: object = mappings if several else mappings[0]
+    return Document(
+        file=shown, data=data, positions=Positions(rows), text=text, notes=tuple(notes)
+    )
+
+
+def _walk(tree: ast.AST) -> Iterator[ast.Call]:
+    """The calls of ``tree`` in source order (an explicit stack: no recursion)."""
+    found: list[ast.Call] = []
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call):
+            found.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    found.sort(key=lambda c: (c.lineno, c.col_offset))
+    return iter(found)
+
+
+def _called(node: ast.Call) -> str | None:
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def _span(node: ast.expr | ast.keyword, lines: list[str]) -> tuple[int, int]:
+    """1-based line and column (in characters; ``col_offset`` counts UTF-8 bytes)."""
+    line = node.lineno
+    source = lines[line - 1] if 0 < line <= len(lines) else ""
+    column = len(source.encode("utf-8")[: node.col_offset].decode("utf-8", "replace"))
+    return line, column + 1
+
+
+def _arguments(
+    call: ast.Call,
+    base: NodePath,
+    *,
+    lines: list[str],
+    rows: dict[NodePath, PositionRow],
+    notes: list[str],
+    shown: str,
+) -> dict[str, object]:
+    out: dict[str, object] = {}
+    if call.args and isinstance(call.args[0], ast.Constant) and isinstance(
+        call.args[0].value, str
+    ):
+        out["model"] = call.args[0].value
+        line, column = _span(call.args[0], lines)
+        model_path: NodePath = (*base, "model")
+        rows[model_path] = ("scalar", line, column, line, column)
+    for keyword in call.keywords:
+        line, column = _span(keyword, lines)
+        if keyword.arg is None:
+            notes.append(f"**{_shown(keyword.value)} not read: not a literal ({shown}:{line})")
+            continue
+        name = keyword.arg
+        value = _literal(keyword.value)
+        if value is _TOO_DEEP:
+            raise InputError(
+                f"{name} not read: a literal nested deeper than {MAX_DEPTH} levels",
+                shown,
+                line,
+                column,
+            )
+        if value is _NOT_LITERAL:
+            if name.startswith(SPECULATIVE_PREFIXES):
+                raise InputError(
+                    f"{name} not read: not a literal ({_shown(keyword.value)}); "
+                    "specgate reads a Python launcher's literal values and never runs it: "
+                    "write the value inline, or state the mechanism and D in the claims file",
+                    shown,
+                    line,
+                    column,
+                )
+            notes.append(f"{name} not read: not a literal ({shown}:{line})")
+            continue
+        out[name] = value
+        _positions(keyword.value, (*base, name), (line, column), lines=lines, rows=rows, depth=0)
+    return out
+
+
+class _Unread:
+    pass
+
+
+_NOT_LITERAL = _Unread()
+_TOO_DEEP = _Unread()
+
+
+def _shown(node: ast.expr) -> str:
+    """A short rendering of ``node`` for a message (at most 40 characters)."""
+    try:
+        text = ast.unparse(node)
+    except (RecursionError, ValueError):
+        return "…"
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _literal(node: ast.expr) -> object:
+    """``node``'s value as JSON-like data, or :data:`_NOT_LITERAL`."""
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _NOT_LITERAL
+    return _plain(value, 0)
+
+
+def _plain(value: object, depth: int) -> object:
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if depth >= MAX_DEPTH:
+        return _TOO_DEEP
+    if isinstance(value, (list, tuple)):
+        items = [_plain(v, depth + 1) for v in value]
+        return next((i for i in items if isinstance(i, _Unread)), items)
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        inner = {k: _plain(v, depth + 1) for k, v in value.items()}
+        return next((v for v in inner.values() if isinstance(v, _Unread)), inner)
+    return _NOT_LITERAL  # bytes, sets, complex numbers: nothing an engine config holds
+
+
+def _positions(
+    node: ast.expr,
+    path: NodePath,
+    key: tuple[int, int],
+    *,
+    lines: list[str],
+    rows: dict[NodePath, PositionRow],
+    depth: int,
+) -> None:
+    line, column = _span(node, lines)
+    if isinstance(node, ast.Dict) and depth < MAX_DEPTH:
+        rows[path] = ("mapping", line, column, *key)
+        for k, v in zip(node.keys, node.values, strict=True):
+            if isinstance(k, ast.Constant) and isinstance(k.value, str):
+                _positions(
+                    v, (*path, k.value), _span(k, lines), lines=lines, rows=rows, depth=depth + 1
+                )
+    elif isinstance(node, (ast.List, ast.Tuple)) and depth < MAX_DEPTH:
+        rows[path] = ("sequence", line, column, *key)
+        for i, item in enumerate(node.elts):
+            _positions(item, (*path, i), (0, 0), lines=lines, rows=rows, depth=depth + 1)
+    else:
+        rows[path] = ("scalar", line, column, *key)
