@@ -72,6 +72,15 @@ def test_model_name_another_than_the_served_one_fails(tmp_path: Path, check_text
         ("meta-llama/Llama-3.1-8B-Instruct", "META-LLAMA/llama-3.1-8b-instruct"),  # HF ids: case
         ("meta-llama/Llama-3.1-8B-Instruct", "/models/meta-llama/Llama-3.1-8B-Instruct/"),
         ("meta-llama/Llama-3.1-8B-Instruct", "/mnt/ckpt/Llama-3.1-8B-Instruct"),  # last part
+        # published configs (tests/data/published-2026-12): variants and local folders
+        ("zai-org/GLM-5", "/models/GLM-5-FP8"),  # 07: the FP8 checkpoint of GLM-5
+        ("openai/gpt-oss-120b", "gpt_oss/gpt-oss-120b"),  # 16: a local folder, same name
+        ("deepseek-ai/DeepSeek-V3-Lite", "DeepSeek-V3-Lite/fp8"),  # 17: a precision subfolder
+        ("Qwen/Qwen3-14B", "/models/Qwen3-14B-Q4_K_M.gguf"),  # 19: a GGUF quantisation
+        ("Qwen/Qwen3-4B", "Qwen3-4B.gguf"),  # 20, 21
+        ("meta-llama/Llama-3.1-8B-Instruct", "/models/t.gguf"),  # a file name shows nothing
+        # cases/report-31: a GGUF file under models/ is a path, not an id "models/…"
+        ("stepfun-ai/Step-3.x-Flash", "models/step35-flash-Q3_K_M.gguf"),
         ("chat tier 8B", "meta-llama/Llama-3.1-8B-Instruct"),  # a label, not an id
         ("meta-llama/Llama-3.1-70B-Instruct", "$MODEL_PATH"),  # unknown: never fails
     ],
@@ -84,12 +93,20 @@ def test_the_same_model_or_an_unknown_one_is_no_finding(
     assert _sg301(_check(check_text, model)) == []
 
 
-def test_same_model_compares_the_last_components() -> None:
+def test_a_local_path_of_another_model_warns(tmp_path: Path, check_text: Check) -> None:
+    model = _write(tmp_path, "/models/Llama-3.1-8B-Instruct")
+    model["name"] = "meta-llama/Llama-3.1-70B-Instruct"
+    ((severity, text, _),) = _sg301(_check(check_text, model))
+    assert severity == "warn" and "a local path" in text
+
+
+def test_same_model_compares_the_names_less_variant_words() -> None:
     assert same_model("Qwen/Qwen3-8B", "/data/hub/Qwen/Qwen3-8B")
-    assert same_model("Qwen/Qwen3-8B", "./qwen3-8b")  # a local folder: its last part
-    assert not same_model("Qwen/Qwen3-8B", "Other/Qwen3-8B")  # two ids: the owner counts
+    assert same_model("Qwen/Qwen3-8B", "./qwen3-8b")
+    assert same_model("Qwen/Qwen3-32B", "Qwen/Qwen3-32B-AWQ")
     assert not same_model("Qwen/Qwen3-8B", "Qwen/Qwen3-8B-Base")
     assert not same_model("Qwen/Qwen3-8B", "/models/Qwen3-32B")
+    assert not same_model("meta-llama/Llama-3.1-70B-Instruct", "meta-llama/Llama-3.1-8B-Instruct")
 
 
 def test_hf_config_of_a_70b_beside_a_served_8b_warns(tmp_path: Path, check_text: Check) -> None:

@@ -6,14 +6,19 @@ The engine config names the model it serves (``inputs.engine.target_model``: vLL
 ``model.hf_config`` describes another model prices β, G and κ for a model the engine
 does not run: the run passes on a file that contradicts itself.
 
-How names are compared: case-insensitively, trailing ``/`` off; a local path matches
-an id or path whose last components (as many as the shorter has) agree
-(``/models/meta-llama/Llama-3.1-8B-Instruct`` is ``meta-llama/Llama-3.1-8B-Instruct``).
-What each comparison rests on:
+How names are compared (:func:`same_model`): case-insensitively, by the model's name
+(the last component) less a checkpoint extension and variant words (``-FP8``,
+``-Q4_K_M``, ``.gguf``), against every component of the other
+(``/models/Qwen3-14B-Q4_K_M.gguf`` and ``DeepSeek-V3-Lite/fp8`` name ``Qwen/Qwen3-14B``
+and ``deepseek-ai/DeepSeek-V3-Lite``); the owner is not compared. What each comparison
+rests on:
 
 * ``model.name`` given as a Hugging Face id (``owner/name``) and a literal served
-  model that does not match: stated against read, a **fail**. A free-form
-  ``model.name`` (no ``/``: ``chat-8b``) is a label and is not compared.
+  model id that names another model: stated against read, a **fail**; a served
+  local path (``/models/…``, ``./ckpt``) whose name shows another model (another
+  size, another family): a **warn** (a folder's name is the user's choice;
+  ``model.gguf`` shows nothing). A free-form ``model.name`` (no ``/``:
+  ``chat-8b``) is a label and is not compared.
 * ``model.hf_config``'s ``_name_or_path`` (where the checkpoint was saved from, not
   what it is: fine-tunes keep their base's), its model family against the served
   id's (``deepseek-ai/DeepSeek-V3`` and ``model_type: llama``; the family words are
@@ -46,17 +51,31 @@ def _parts(name: str) -> tuple[str, ...]:
     return tuple(p for p in name.strip().rstrip("/").lower().split("/") if p not in ("", "."))
 
 
+#: A checkpoint file's extension and the precision or format words a published
+#: variant of a model appends to its name (``Qwen3-14B-Q4_K_M.gguf``, ``GLM-5-FP8``,
+#: ``…-AWQ``): the same model, so they are taken off before names are compared.
+_VARIANT = re.compile(
+    r"(\.(gguf|safetensors|bin|pt))?"
+    r"([-_.](fp8|fp4|nvfp4|mxfp4|int4|int8|awq|gptq|gguf|bf16|fp16|fp32|w4a16|w8a8|w4a8"
+    r"|dynamic|quantized|mlx|exl2|\d+bit|i?q\d(_[a-z0-9]+)*))*$"
+)
+
+
+def _stem(part: str) -> str:
+    return _VARIANT.sub("", part) or part
+
+
 def same_model(a: str, b: str) -> bool:
-    """Whether two model names name the same model, case-insensitively: two Hugging
-    Face ids (``owner/name``) when they are equal; when either is a local path
-    (``/models/Llama-3.1-8B-Instruct``, ``./ckpt``), when the last components agree
-    (a checkpoint folder is named after the model, rarely after its owner too)."""
+    """Whether two model names (Hugging Face ids or local paths) name the same model,
+    case-insensitively: the last component of one, less a checkpoint extension and
+    variant words (``-FP8``, ``-AWQ``, ``-Q4_K_M``, ``.gguf``), equals one of the
+    other's components less the same. The owner is not compared (mirrors and local
+    folders like ``gpt_oss/gpt-oss-120b`` keep the name, not the owner)."""
     pa, pb = _parts(a), _parts(b)
     if not pa or not pb:
         return False
-    if _is_hf_id(a.strip().rstrip("/")) and _is_hf_id(b.strip().rstrip("/")):
-        return pa == pb
-    return pa[-1] == pb[-1]
+    stems_a, stems_b = {_stem(p) for p in pa}, {_stem(p) for p in pb}
+    return _stem(pa[-1]) in stems_b or _stem(pb[-1]) in stems_a
 
 
 def literal_served(engine: EngineConfig | None) -> str | None:
@@ -67,9 +86,17 @@ def literal_served(engine: EngineConfig | None) -> str | None:
     return served
 
 
+#: A checkpoint file, never a Hugging Face id (llama.cpp's ``-m models/x.gguf``).
+_FILE = re.compile(r"\.(gguf|safetensors|bin|pt|pth|onnx|engine)$", re.IGNORECASE)
+
+
 def _is_hf_id(name: str) -> bool:
-    return name.count("/") == 1 and not name.startswith(("/", ".", "~")) and not any(
-        c.isspace() for c in name
+    """``owner/name``: one ``/``, not a path from ``/``, ``.`` or ``~``, no file extension."""
+    return (
+        name.count("/") == 1
+        and not name.startswith(("/", ".", "~"))
+        and not any(c.isspace() for c in name)
+        and _FILE.search(name) is None
     )
 
 
@@ -119,8 +146,15 @@ def conflicts(
         return
     span = engine.spans.get("target_model")
     name = deployment.model.name
-    if name is not None and _is_hf_id(name.strip()) and not same_model(name, served):
+    local = not _is_hf_id(served)
+    if (
+        name is not None
+        and _is_hf_id(name.strip())
+        and not same_model(name, served)
+        and (not local or _names_another(name, served))
+    ):
         path = deployment.path("model", "name")
+        # two ids are two models; a local folder's name is the user's choice: a warn
         yield Conflict(
             "served model",
             name.strip(),
@@ -130,7 +164,9 @@ def conflicts(
             span,
             stated_at=document.locate(path),
             note=f"; {served} is what the engine runs: name one model in both "
-            "(the config digest's target_model is the served one)",
+            "(the config digest's target_model is the served one)"
+            + (" (a local path: read by its folder or file name)" if local else ""),
+            warn=local,
         )
     if shape is None:
         return
@@ -148,6 +184,18 @@ def conflicts(
             "so they are another model's if it is not the served one",
             warn=True,
         )
+
+
+def _names_another(name: str, path: str) -> bool:
+    """Whether a local path's name says it is another model than the id ``name``: a
+    size (``8B``) other than the id's, or family words none of which the id has;
+    ``model.gguf`` says nothing."""
+    size_a, size_b = _size_b(name), _size_b(path)
+    if size_a is not None and size_b is not None and size_a != size_b:
+        return True
+    families = _families()
+    mine, theirs = _named_families(name, families), _named_families(path, families)
+    return bool(mine and theirs and not mine & theirs)
 
 
 def _hf_config_differs(served: str, shape: ModelShape) -> tuple[str, str] | None:

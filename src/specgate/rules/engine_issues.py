@@ -156,7 +156,11 @@ def engine_config_invalid(ctx: RuleContext) -> Iterator[Hit]:
     a vLLM block with a method or a model (vLLM refuses `num_speculative_tokens`
     alone), EAGLE draft tensor parallelism (vLLM runs EAGLE drafters at the
     target's TP and ignores another `draft_tensor_parallel_size`), a llama.cpp
-    draft model named with `--spec-type` on builds where it defaults to `none`, and
+    draft model named with `--spec-type` on builds where it defaults to `none`
+    (`llama-server`; `llama-speculative` always drafts with its draft model), vLLM
+    `draft_model` at 0.10.0–0.14.0 (refused as a method, and a draft model given
+    with no method has no V1 proposer until 0.15.0), vLLM MTP on a model with no
+    MTP layer (one finding, naming the method as written: `deepseek_mtp`), and
     SGLang DFLASH block size equal to its draft tokens, a vLLM `method` among
     the exact, case-sensitive names vLLM accepts and no `speculative_config` key
     vLLM's SpeculativeConfig lacks (it forbids extra keys; both with the closest

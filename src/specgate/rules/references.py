@@ -61,6 +61,22 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
     alone. The finding sits on the claims file's line and names the referenced
     file's line (SARIF `relatedLocations`, JSON `related`).
 
+    **The served model.** The model the engine config serves (`vllm serve MODEL`
+    / `--model`, SGLang `--model-path`, TensorRT-LLM's `model`, llama.cpp `-m` /
+    `-hf`, a Python launcher's `model=`) is compared with `model.name` and with
+    `model.hf_config`: G, β and the parameter count κ come from the hf_config, so
+    a config of another model prices the deployment for a model the engine does
+    not run. Names compare case-insensitively; a local path matches by its last
+    component (`/models/Llama-3.1-8B-Instruct`). A `model.name` written as a
+    Hugging Face id (`owner/name`) that the served model contradicts fails; a
+    free-form `model.name` is a label and is not compared. An hf_config whose
+    `_name_or_path` names another model, whose `model_type` is of another family
+    than a family word in the served id (`deepseek-ai/DeepSeek-V3` beside
+    `model_type: llama`; the words are `specgate/data/models/families.json`), or
+    whose counted parameters are more than twice or under half the size in the
+    served id (`-8B` beside 70.55B counted) warns: each rests on reading a name.
+    A served model that is a shell variable left unexpanded is never judged.
+
     **One cause, one finding.** Where the serving config says another D or
     mechanism than the claims file, the served value is what runs: every other rule
     judges it, so evidence measured at the served D is current (no SG309 repeats
