@@ -174,7 +174,7 @@ def conflicts(
     if why is not None:
         yield Conflict(
             "served model",
-            f"{shape.path} ({why[0]})",
+            f"model.hf_config {shape.path} ({why[0]})",
             served,
             hf_config_path,
             engine.path,
