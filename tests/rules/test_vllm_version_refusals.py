@@ -114,3 +114,21 @@ def test_mtp_on_a_model_without_mtp_layers_is_one_finding_named_as_written(
     severity, text, file, line = found[0]
     assert (severity, file, line) == ("fail", "serve.yaml", 2)
     assert "method deepseek_mtp " in text and "'mtp'" not in text and "method mtp " not in text
+
+
+def test_draft_tp_message_names_the_method_as_written(tmp_path: Path, check_text: Check) -> None:
+    # vLLM runs MTP drafters at the target's TP and ignores another draft TP
+    # (vllm/config/speculative.py@v0.32.0); the file says deepseek_mtp, vLLM calls it mtp
+    (tmp_path / ".git").mkdir(exist_ok=True)
+    (tmp_path / "serve.yaml").write_text(
+        "model: deepseek-ai/DeepSeek-V3\ntensor-parallel-size: 8\nspeculative-config: "
+        "'{\"method\": \"deepseek_mtp\", \"num_speculative_tokens\": 1, "
+        "\"draft_tensor_parallel_size\": 1}'\n",
+        encoding="utf-8",
+    )
+    report = check_text(claims(dep(rho=0.02, al=1.8, speculation={
+        "engine": "vllm", "engine_config": "serve.yaml", "engine_version": "0.32.0",
+    })))
+    texts = [m for _s, m, _f, _l in _sg307(report) if "drafters at the target" in m]
+    assert len(texts) == 1
+    assert "vLLM runs deepseek_mtp drafters" in texts[0]

@@ -100,13 +100,19 @@ def _is_hf_id(name: str) -> bool:
     )
 
 
+_FAMILIES: list[Mapping[str, tuple[str, ...]]] = []
+
+
 def _families() -> Mapping[str, tuple[str, ...]]:
-    import json
+    """The family words (``data/models/families.json``), read on first use."""
+    if not _FAMILIES:
+        import json
 
-    from specgate.core.data import read_data
+        from specgate.core.data import read_data
 
-    data = json.loads(read_data("models/families.json"))
-    return {str(k): tuple(v) for k, v in data["families"]["entries"].items()}
+        data = json.loads(read_data("models/families.json"))
+        _FAMILIES.append({str(k): tuple(v) for k, v in data["families"]["entries"].items()})
+    return _FAMILIES[0]
 
 
 def _named_families(served: str, families: Mapping[str, tuple[str, ...]]) -> set[str]:

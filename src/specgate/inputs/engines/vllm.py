@@ -745,7 +745,10 @@ def _check_draft_tp(
                 "draft_tensor_parallel_size",
             )
             return None
-    served, problem = vllm_rules.draft_tp(stated, target_tp, method, ctx.version)
+    written = opts_get(block, "method")
+    served, problem = vllm_rules.draft_tp(
+        stated, target_tp, method, ctx.version, as_str(written) if written is not None else None
+    )
     if problem is not None:
         b.issue("SG307", problem[0], "draft_tensor_parallel_size", problem[1])
     return served

@@ -92,8 +92,10 @@ def draft_tp(
     target_tp: int | None,
     method: str | None,
     version: Version | None,
+    written: str | None = None,
 ) -> tuple[int | None, tuple[str, Severity | None] | None]:
-    """(the draft TP that runs, the problem when vLLM refuses or ignores ``stated``).
+    """(the draft TP that runs, the problem when vLLM refuses or ignores ``stated``);
+    messages name the method as the file spells it (``written``), else ``method``.
 
     Unset, vLLM fills the target's TP (1 for an MLP speculator, which cannot run at
     TP > 1). Stated, it must be 1 or the target's (``_verify_and_get_draft_tp``); a
@@ -128,7 +130,7 @@ def draft_tp(
     if method == "mlp_speculator" or not _DATA.behaves("eagle-draft-tp-follows-target", version):
         return stated, None
     return target, (
-        f"vLLM runs {method} drafters at the target's tensor parallel size ({shown}): "
+        f"vLLM runs {written or method} drafters at the target's tensor parallel size ({shown}): "
         f"draft_tensor_parallel_size {stated} is silently ignored ({_PROPOSER})",
         "warn",
     )
