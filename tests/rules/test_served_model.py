@@ -148,3 +148,28 @@ def test_hf_config_of_the_served_model_is_no_finding(
 ) -> None:
     model = _write(tmp_path, served, LLAMA8)
     assert _sg301(_check(check_text, model)) == []
+
+
+MAVERICK = (
+    DATA / "real" / "hf-config" / "config"
+    / "meta-llama--Llama-4-Maverick-17B-128E-Instruct_config.json"
+)
+QWEN3_MOE = DATA / "theory" / "hf-config" / "Qwen--Qwen3-30B-A3B_config.json"
+
+
+@pytest.mark.parametrize(
+    ("served", "config"),
+    [
+        # Llama-4-Maverick-17B-128E names its active size: 17B active of ~400B total
+        # (Meta's model card: "17B active parameters, 400B total"); the real review's
+        # deployment 09 warned "400.7B parameters counted" against the 17B.
+        ("meta-llama/Llama-4-Maverick-17B-128E-Instruct", MAVERICK),
+        # Qwen3-30B-A3B names its total (30.5B; 3.3B active, Qwen's model card)
+        ("Qwen/Qwen3-30B-A3B", QWEN3_MOE),
+    ],
+)
+def test_a_mixture_of_experts_id_may_name_its_active_or_its_total_size(
+    tmp_path: Path, check_text: Check, served: str, config: Path
+) -> None:
+    model = _write(tmp_path, served, config)
+    assert _sg301(_check(check_text, model)) == []

@@ -226,11 +226,18 @@ def _hf_config_differs(served: str, shape: ModelShape) -> tuple[str, str] | None
         )
     size = _size_b(served)
     counted = shape.parameters
-    if size is not None and size > 0 and counted is not None and counted > 0:
-        ratio = counted / 1e9 / size
-        if not 1 / SIZE_FACTOR <= ratio <= SIZE_FACTOR:
-            return (
-                f"{counted / 1e9:.4g}B parameters counted",
-                f"read from the size {_SIZE.findall(_parts(served)[-1])[0]}B in the served id",
-            )
+    # A mixture-of-experts id may name its active size (Llama-4-Maverick-17B-128E:
+    # 17B active of ~400B; Qwen3-30B-A3B names the total): either count matches.
+    counts = [c for c in (counted, shape.active_parameters) if c is not None and c > 0]
+    if (
+        size is not None
+        and size > 0
+        and counted is not None
+        and counted > 0
+        and not any(1 / SIZE_FACTOR <= c / 1e9 / size <= SIZE_FACTOR for c in counts)
+    ):
+        return (
+            f"{counted / 1e9:.4g}B parameters counted",
+            f"read from the size {_SIZE.findall(_parts(served)[-1])[0]}B in the served id",
+        )
     return None
