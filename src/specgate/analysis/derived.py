@@ -511,12 +511,27 @@ def _min_gain(deployment: Deployment) -> float:
     return deployment.min_gain if deployment.min_gain is not None else DEFAULT_MIN_GAIN
 
 
+def _all_finite(value: object) -> bool:
+    """Whether every float in ``value`` (records and tuples nested) is finite."""
+    stack: list[object] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return False
+        elif isinstance(item, tuple):
+            stack.extend(item)  # a record's fields are its items
+    return True
+
+
 def non_finite(metrics: Metrics) -> list[tuple[str, float]]:
     """Every number of ``metrics`` (nested records and tuples included) that is NaN or
     infinite, as (dotted name, value): the rules compare with these numbers and every
     comparison with NaN is false, so a non-finite metric would pass every rule
     (DESIGN.md §14). Empty for any deployment whose numbers are within the schema's
     bounds; the check is what holds when a bound is missing somewhere."""
+    if _all_finite(metrics):  # the common case: no names built
+        return []
     found: list[tuple[str, float]] = []
     stack: list[tuple[str, object]] = [("", metrics)]
     while stack:
