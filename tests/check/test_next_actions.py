@@ -181,12 +181,13 @@ def test_sg204_with_a_measured_speedup_asks_only_for_rho(
     check_text: Callable[..., FileReport],
 ) -> None:
     # the v3-trust-unpinned-llamacpp-flags deployment: ρ derived from 1.45x and AL 2.6;
-    # a claim of 1.5x over the measured 1.45x (SG107) makes it fail, so actions are listed
+    # a claim of 1.6x over the measured 1.45x (SG107; 1.55 … 1.65 is no rounding of 1.45)
+    # makes it fail, so actions are listed
     (dep,) = check_text(
         "version: 1\ndeployments:\n  - name: d\n"
         "    speculation: {enabled: true, mechanism: draft_model, draft_length: 8}\n"
         "    evidence: {accept_length: 2.6, cache_coherence_eval: true, measured_speedup: 1.45}\n"
-        "    claims: {speedup: 1.5}\n"
+        "    claims: {speedup: 1.6}\n"
     ).deployments
     (action,) = [a for a in dep.next_actions if "Measure ρ" in a]
     assert action == (

@@ -235,7 +235,9 @@ def test_claim_above_the_precision_still_fails(check_text: Check) -> None:
 
 def test_more_digits_narrow_the_interval(check_text: Check) -> None:
     """111.0 and 253.0 are ±0.05: 252.95/111.05 = 2.2778 … 253.05/110.95 = 2.2808, so 2.28
-    is still within; 2.29 > 2.2808 fails. Written 2.2793 (±0.00005): 2.28 > 2.27935 fails."""
+    is still within; 2.29 (2.285 … 2.295) > 2.2808 fails. Written 2.2793 (±0.00005, at most
+    2.27935): 2.29 fails, while 2.28 is 2.2793 rounded to two decimals (2.275 ≤ 2.27935), a
+    note (real-r4 defect 3: the claim is written with a precision too)."""
     report = check_text(R1_TEXT.format(evidence=PAIR.format(base="111.0", spec="253.0"),
                                        claim="2.28"))
     assert severity(report, "SG107") == "note"
@@ -243,8 +245,39 @@ def test_more_digits_narrow_the_interval(check_text: Check) -> None:
     report = check_text(R1_TEXT.format(evidence=PAIR.format(base="111.0", spec="253.0"),
                                        claim="2.29"))
     assert severity(report, "SG107") == "fail"
-    report = check_text(R1_TEXT.format(evidence="      measured_speedup: 2.2793", claim="2.28"))
+    report = check_text(R1_TEXT.format(evidence="      measured_speedup: 2.2793", claim="2.29"))
     assert severity(report, "SG107") == "fail"
+    report = check_text(R1_TEXT.format(evidence="      measured_speedup: 2.2793", claim="2.28"))
+    assert severity(report, "SG107") == "note"
+
+
+def test_a_claim_that_is_the_published_rounding_is_a_note(check_text: Check) -> None:
+    """real-r4 06, sudoingX/qwen38-mtp PR #11 (MTP k 4): 63.3 → 116.3 tok/s, published
+    "+84%". 116.3/63.3 = 1.8373; as written 116.25/63.35 = 1.8350 … 116.35/63.25 = 1.8395;
+    the claim 1.84 stands for 1.835 … 1.845, and 1.835 ≤ 1.8395: a note. 1.85 (1.845 >
+    1.8395) fails."""
+    pair = PAIR.format(base="63.3", spec="116.3")
+    report = check_text(R1_TEXT.format(evidence=pair, claim="1.84"))
+    assert severity(report, "SG107") == "note"
+    assert only(report).status != "fail"
+    report = check_text(R1_TEXT.format(evidence=pair, claim="1.85"))
+    assert severity(report, "SG107") == "fail"
+
+
+@pytest.mark.parametrize(("measured", "claim", "expected"), [
+    ("1.6", "2", "fail"),  # "2" is a round number (±0.5 is 25 % of it), not a rounding
+    ("1.525", "1.6", "fail"),  # 1.6 stands for 1.55 … 1.65; 1.55 > 1.525 + ½·10⁻³
+    ("1.56", "1.6", "note"),  # 1.56 rounds to 1.6 at one decimal
+    ("9.6", "10", "note"),  # two significant digits: 9.5 … 10.5, and 9.65 ≥ 9.5
+    ("8.9", "10", "fail"),  # 9.5 > 8.95
+])
+def test_a_claims_own_rounding_needs_two_significant_digits(
+    check_text: Check, measured: str, claim: str, expected: str
+) -> None:
+    """The claim is read as a rounding only when half a unit of its last digit is at most
+    5 % of it (two or more significant digits)."""
+    report = check_text(R1_TEXT.format(evidence=f"      measured_speedup: {measured}", claim=claim))
+    assert severity(report, "SG107") == expected
 
 
 def test_stated_speedup_rounded_to_two_decimals(check_text: Check) -> None:

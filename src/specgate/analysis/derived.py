@@ -110,6 +110,9 @@ class Metrics(NamedTuple):
     evidence_stale: bool = False
     proven_cost: float | None = None
     measured_speedup_range: tuple[float, float] | None = None
+    #: The lowest speedup ``claims.speedup`` can be a rounding of
+    #: (:func:`claimed_speedup_low`); the claim itself when it is taken as exact.
+    claimed_speedup_low: float | None = None
     #: The most AL can be at the served D (AL itself unless the evidence is stale;
     #: :func:`specgate.theory.formulas.accept_length_upper_bound`): what fails use.
     accept_length_upper: float | None = None
@@ -164,6 +167,28 @@ def measured_speedup_range(deployment: Deployment) -> tuple[float, float] | None
         base - base_unit
     )
     return (low, high) if math.isfinite(high) else None
+
+
+#: A claim is read as a rounding only when written with at least two significant
+#: digits: half a unit of its last digit at most this share of it ("1.6" → 3.1 %,
+#: "10" → 5 %; "2" → 25 % is a round number, not a rounding of 1.6).
+_ROUNDING_SHARE = 0.05
+
+
+def claimed_speedup_low(deployment: Deployment) -> float | None:
+    """The lowest speedup that ``claims.speedup`` as written is a rounding of: the claim
+    less half a unit of its last digit (``1.84`` → 1.835), when it is written with two or
+    more significant digits; else the claim (``2`` is not a rounding of 1.6); ``None``
+    without a claim.
+
+    Review real-r4 defect 3 (sudoingX/qwen38-mtp PR #11): 116.3 → 63.3 tok/s, published
+    "+84%" = 1.84x; 116.3/63.3 = 1.8373 rounds to 1.84 at two decimals, so claim 1.84
+    is the source's own rounding (1.835 ≤ 1.8395, the measurement's upper end).
+    """
+    claimed, unit = deployment.claimed_speedup, deployment.claimed_half_unit
+    if claimed is None or unit is None or not unit <= _ROUNDING_SHARE * claimed:
+        return claimed
+    return claimed - unit
 
 
 def accept_length_floor(
@@ -497,6 +522,7 @@ def compute(deployment: Deployment, floor_override: float | None = None) -> Metr
         evidence_stale=stale[0],
         proven_cost=proven_cost,
         measured_speedup_range=measured_speedup_range(deployment),
+        claimed_speedup_low=claimed_speedup_low(deployment),
     )
     if deployment.speculation.enabled is not True and ratio.source == "typical":
         # A deployment that does not speculate gets no mechanism numbers (the class's

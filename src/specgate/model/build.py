@@ -331,6 +331,7 @@ def build_deployment(
             printed_half_units=_printed(scalar_text, base),
         ),
         claimed_speedup=_positive(_mapping(data.get("claims")), "speedup"),
+        claimed_half_unit=_claimed_half_unit(scalar_text, base),
         min_accept_length=_number(policy, "min_accept_length", 1.0),
         max_accept_length_drop=_drop(policy),
         max_evidence_age_days=_integer(policy, "max_evidence_age_days", 1),
@@ -406,6 +407,15 @@ def _printed(
         text = scalar_text(path)
         units.append(None if text is None else half_unit(text))
     return (units[0], units[1], units[2])
+
+
+def _claimed_half_unit(
+    scalar_text: Callable[[NodePath], str | None] | None, base: tuple[str | int, ...]
+) -> float | None:
+    """Half a unit of the last digit ``claims.speedup`` is written with (``None`` when
+    its text is not known or not a plain decimal)."""
+    text = None if scalar_text is None else scalar_text((*base, "claims", "speedup"))
+    return None if text is None else half_unit(text)
 
 
 def _verify_token_problems(deployment: Deployment, base: tuple[str | int, ...]) -> list[Violation]:

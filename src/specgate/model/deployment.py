@@ -230,6 +230,8 @@ class Deployment(NamedTuple):
         position: index in ``deployments`` (0 for doctor).
         name: the deployment's name.
         claimed_speedup: ``claims.speedup`` (ratio, not percent).
+        claimed_half_unit: half a unit of the last digit ``claims.speedup`` is
+            written with, from the claims file's text (``None``: unknown).
         min_accept_length: ``policy.min_accept_length`` as written.
         min_gain / retune_gain: ``policy.min_gain`` / ``policy.retune_gain`` as
             written (``None``: the defaults of DESIGN.md §8.3 and §8.5).
@@ -254,6 +256,9 @@ class Deployment(NamedTuple):
     retune_gain: float | None = None
     inputs: Inputs | None = None
     max_speedup_drop: float | None = None
+    #: Half a unit of the last digit ``claims.speedup`` is written with (``"1.84"`` →
+    #: 0.005), ``None`` when unknown (the claim is then taken as exact).
+    claimed_half_unit: float | None = None
 
     def path(self, *elements: str | int) -> NodePath:
         """A node path inside this deployment, e.g. ``path("claims", "speedup")``."""

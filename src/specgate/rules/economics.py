@@ -190,11 +190,15 @@ def claim_over_measurement(ctx: RuleContext) -> Iterator[Hit]:
     the measurement is written with: each number is ± half a unit of its last digit as
     written in the claims file (`253` ± 0.5, `2.30` ± 0.005), so a throughput pair's
     ratio lies in (spec − ½u)/(base + ½u) … (spec + ½u)/(base − ½u)
-    (`metrics.measured_speedup_range`). A claim above the measured value but within
-    that interval is the source's own rounding: a note, never a fail. Example
-    (TensorRT-LLM's DeepSeek-R1 blog, MTP 3): 111 → 253 TPS/user, published "2.28x":
+    (`metrics.measured_speedup_range`). The claim is a rounding too when written with
+    two or more significant digits: `1.84` stands for 1.835 … 1.845 (`2` is a round
+    number, not a rounding of 1.6). A claim above the measured value that the
+    interval rounds to is the source's own rounding: a note, never a fail. Examples:
+    TensorRT-LLM's DeepSeek-R1 blog, MTP 3: 111 → 253 TPS/user, published "2.28x":
     253/111 = 2.2793, interval 252.5/111.5 = 2.2646 … 253.5/110.5 = 2.2941, so 2.28 is a
-    note and 2.30 fails.
+    note and 2.30 fails (2.295 > 2.2941); sudoingX/qwen38-mtp PR #11: 63.3 → 116.3
+    tok/s, published "+84%": 116.3/63.3 = 1.8373, at most 1.8395, and 1.84 is a note
+    (1.835 ≤ 1.8395).
 
     **Why.** A measurement of this deployment beats any theory and any paper: a
     claim above it advertises a speedup users will not see (a 1.2x from a
@@ -205,11 +209,14 @@ def claim_over_measurement(ctx: RuleContext) -> Iterator[Hit]:
     if claimed is None or measured is None or not claimed > measured + SPEEDUP_TOLERANCE:
         return
     span = m.measured_speedup_range
+    highest = measured if span is None else span[1]
+    lowest_claim = claimed if m.claimed_speedup_low is None else m.claimed_speedup_low
     inputs = _measured_inputs(ctx)
-    if span is not None and claimed <= span[1] + SPEEDUP_TOLERANCE:
+    if lowest_claim <= highest + SPEEDUP_TOLERANCE:
+        within = "" if span is None else f" ({fmt(span[0])}x … {fmt(span[1])}x)"
         yield Hit(
             f"claimed {fmt(claimed)}x rounds the measured {inputs}{fmt(measured)}x: within "
-            f"the precision of the numbers as written ({fmt(span[0])}x … {fmt(span[1])}x)",
+            f"the precision of the numbers as written{within}",
             ctx.deployment.path("claims", "speedup"),
             "Nothing to do; write the measurement's inputs with more digits to narrow the "
             "interval.",

@@ -49,11 +49,13 @@ def risk(m: Metrics) -> Risk | None:
     measured = m.measured_speedup
     span = m.measured_speedup_range
     highest = span[1] if span is not None else measured
+    lowest_claim = m.claimed_speedup_low if m.claimed_speedup_low is not None else claimed
     claim = (
         claimed is not None
+        and lowest_claim is not None
         # a claim within the deployment's own measurement (to the precision of its
-        # inputs) is not at risk: SG107 judges it
-        and not (highest is not None and claimed <= highest + SPEEDUP_TOLERANCE)
+        # inputs and of the claim as written) is not at risk: SG107 judges it
+        and not (highest is not None and lowest_claim <= highest + SPEEDUP_TOLERANCE)
         and claimed > speedup + SPEEDUP_TOLERANCE
         and (bound is None or claimed <= bound + SPEEDUP_TOLERANCE)
     )
