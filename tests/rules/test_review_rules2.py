@@ -292,6 +292,8 @@ def test_stated_speedup_rounded_to_two_decimals(check_text: Check) -> None:
 @pytest.mark.parametrize(("text", "unit"), [
     ("253", 0.5), ("2.28", 0.005), ("2.50", 0.005), ("2.5e3", 50.0), ("1_000", 0.5),
     ("-0.25", 0.005), ("1.", 0.5), ("0x1F", None), (".inf", None), ("'2.5'", None),
+    # hostile-r4 defect 5: a unit past the largest float is unknown, not an OverflowError
+    ("1e308", 0.5e308), ("1e309", None), ("1e400", None), ("1.5e309", 0.5e308),
 ])
 def test_half_unit_of_the_last_digit(text: str, unit: float | None) -> None:
     """Half a unit of the last printed digit: 10⁰/2, 10⁻²/2, 10⁻²/2, 10^(3−1)/2 …"""
@@ -397,3 +399,18 @@ def test_json_says_capped_and_gives_the_interval(check_text: Check, tmp_path: Pa
     assert out["verify_cost_cap"] == 1.2372
     assert out["measured_speedup_range"] == [2.2646, 2.2941]
     assert out["accept_length_upper"] == 2.82
+
+
+@pytest.mark.parametrize("evidence", [
+    "      measured_speedup: 1e400",
+    "      measured_speedup: 1e309",
+    PAIR.format(base=100, spec="1e400"),
+    PAIR.format(base="1e400", spec=100),
+])
+def test_a_measurement_past_the_largest_float_is_sg001(check_text: Check, evidence: str) -> None:
+    """hostile-r4 defect 5: 1e400 written as a measured speedup or a throughput was an
+    internal OverflowError (exit 3) while working out its precision; it is out of range,
+    SG001 at its line (the fail of a schema violation)."""
+    report = check_text(R1_TEXT.format(evidence=evidence, claim="2.28"))
+    assert "SG001" in codes(report)
+    assert only(report).status == "fail"

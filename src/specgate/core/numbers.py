@@ -55,11 +55,16 @@ def round4(value: float | int | Fraction) -> float | int:
     return int(rounded) if rounded.is_integer() else rounded
 
 
+#: The largest power of ten a float holds (``10.0 ** 309`` overflows).
+_LARGEST_POWER = 308
+
+
 def half_unit(text: str) -> float | None:
     """Half a unit of the last digit ``text`` prints: the precision of a number as
     written. ``"253"`` → 0.5, ``"2.28"`` → 0.005, ``"2.50"`` → 0.005, ``"2.5e3"`` → 50,
     ``"1_000"`` → 0.5; ``None`` for text that is not a plain decimal number (hex, octal,
-    ``.inf``, a quoted string's quotes).
+    ``.inf``, a quoted string's quotes) and for a unit past the largest float
+    (``"1e400"``: the number itself is out of range, which the schema reports).
 
     Used so that a claim equal to the source's own rounding of a measured ratio is not
     called an excess (review real.md defect 3: 253/111 = 2.2793 printed as "2.28x").
@@ -77,4 +82,6 @@ def half_unit(text: str) -> float | None:
             return None
         power = sign * int(digits)
     places = len(decimals) if dot else 0
+    if power - places > _LARGEST_POWER:  # 1e400: no float has such a unit (SG001 says why)
+        return None
     return 0.5 * 10.0 ** (power - places)
