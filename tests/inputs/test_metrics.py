@@ -531,6 +531,19 @@ def test_vllm_log_variable_length_pooled_from_printed_means(repo: Path) -> None:
     assert result.estimate
 
 
+@pytest.mark.parametrize("copies", [1, 2, 5])
+def test_vllm_log_repeated_line_is_not_an_estimate(repo: Path, copies: int) -> None:
+    """hostile r4 attacks/21: vLLM's line 'Mean acceptance length: 2.46, Accepted: 725,
+    Drafted: 1488' at D 4 (1 + 725/372 = 2.949 disagrees with 2.46: drafts were shorter
+    than D). Once, vLLM's printed 2.46 is AL; the same interval logged again pools to
+    the same 2.46 (every line's drafts = 725 / 1.46), so repeating a line may not turn
+    AL into an estimate (which once softened every fail)."""
+    line = V1.format(m="2.46", a=725, d=1488, r="0.615, 0.464, 0.383, 0.2") + "\n"
+    result = run(repo, "vllm-log", {"v.log": line * copies}, path="v.log")
+    assert result.accept_length == pytest.approx(2.46)
+    assert not result.estimate
+
+
 def test_vllm_log_k_disagreement(repo: Path) -> None:
     text = (
         V1.format(m="2", a=10, d=30, r="0.5, 0.3, 0.2")

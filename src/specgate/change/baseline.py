@@ -593,6 +593,7 @@ def view_of(
         max_accept_length_drop=base.deployment.max_accept_length_drop,
         measured_speedup_se=base.deployment.evidence.measured_speedup_se,
         max_speedup_drop=base.deployment.max_speedup_drop,
+        accept_length_estimate=base.deployment.accept_length_estimate is not None,
     )
 
 

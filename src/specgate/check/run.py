@@ -182,13 +182,13 @@ def evaluate(
                     hits.append((code, hit))
         if extra is not None:
             hits.extend(extra(ctx))
-        if deployment.speculation.draft_length_assumed is not None:
-            from specgate.rules.assumed import soften
+        if (
+            deployment.speculation.draft_length_assumed is not None
+            or deployment.accept_length_estimate is not None
+        ):  # a fail on an estimated AL or an assumed D stands only if it holds over its range
+            from specgate.rules.uncertain import settle
 
-            hits = [
-                (code, soften(code, REGISTRY[code].severity, hit, deployment, metrics))
-                for code, hit in hits
-            ]
+            hits = settle(ctx, hits, options.min_accept_length)
         if hits:  # how an estimate is labelled is read only for a finding to word
             from specgate.rules.estimates import labelled
 

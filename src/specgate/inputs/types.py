@@ -116,7 +116,9 @@ class EngineConfig:
         draft_length_assumed: when D is an engine default that differs between the
             versions the config may run (its version not pinned), the sentence that
             says so and names what settles it, else None: a rule that would fail on
-            that D warns instead (DESIGN §13).
+            that D warns instead, unless it fails at every such default (DESIGN §13).
+        draft_length_range: those defaults, when every version in range has one
+            recorded, else ``()``.
     """
 
     engine: Engine
@@ -148,6 +150,7 @@ class EngineConfig:
     version_in_force: VersionInForce | None = None
     draft_length_default: tuple[str, str, Version | None] | None = None
     draft_length_assumed: str | None = None
+    draft_length_range: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

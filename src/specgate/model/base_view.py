@@ -17,6 +17,8 @@ class BaseView:
         ref: the REF as given (``--baseline``); ``commit``: the commit it resolved to.
         accept_length: AL at REF (stated or read from its metrics), else ``None``.
         accept_length_se: SE of that AL from a per-step distribution, else ``None``.
+        accept_length_estimate: that AL was only an estimate (``inputs.acceptance.
+            estimate`` at REF): a head estimate then may soften SG401, else not.
         theoretical_speedup, claimed_speedup, measured_speedup: at REF, else ``None``.
         config_digest: the config digest at REF.
         evidence_files_same: every evidence file (``evidence.metrics.path`` and
@@ -43,3 +45,4 @@ class BaseView:
     measured_speedup_se: float | None = None
     max_speedup_drop: float | None = None
     error: str | None = None
+    accept_length_estimate: bool = False

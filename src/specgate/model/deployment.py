@@ -76,7 +76,10 @@ class SpeculationBlock(NamedTuple):
     tree level (their sum is N_verify − 1; ``()`` when not given, DESIGN.md §12.3).
     ``draft_length_assumed``: when D is an engine default read at a version not
     pinned, and that default differs between versions, the sentence saying so and what
-    settles it (every rule that would fail on that D warns, DESIGN §13); else None.
+    settles it (a rule that would fail on that D warns unless it fails at every
+    default, DESIGN §13); else None. ``draft_length_range``: those defaults (the D
+    values the engine's data records over the versions the config may run), ``()``
+    when some of those versions have none recorded or D is not assumed.
     """
 
     present: bool = False
@@ -91,6 +94,7 @@ class SpeculationBlock(NamedTuple):
     draft_revision: str | None = None
     tree_level_nodes: tuple[int, ...] = ()
     draft_length_assumed: str | None = None
+    draft_length_range: tuple[int, ...] = ()
 
 
 class WorkloadBlock(NamedTuple):

@@ -235,6 +235,7 @@ def _merge_engine(r: _Resolver, engine: EngineConfig) -> None:
     # served one warns (DESIGN §13)
     assumed = engine.draft_length_assumed
     taken_assumed: str | None = None
+    taken_range: tuple[int, ...] = ()
     if engine.draft_length is not None:
         if draft_length is not None and draft_length != engine.draft_length:
             r.conflict(
@@ -252,6 +253,7 @@ def _merge_engine(r: _Resolver, engine: EngineConfig) -> None:
             )
         if draft_length is None and assumed is not None:
             taken_assumed = assumed
+            taken_range = engine.draft_length_range
         if draft_length != engine.draft_length and (assumed is None or draft_length is None):
             draft_length = engine.draft_length
             r.take(d_path, engine.path, engine.spans.get("draft_length"))
@@ -291,6 +293,7 @@ def _merge_engine(r: _Resolver, engine: EngineConfig) -> None:
             verify_tokens=verify_tokens,
             draft_length_is_max=spec.draft_length_is_max or engine.draft_length_is_max,
             draft_length_assumed=taken_assumed,
+            draft_length_range=taken_range,
         ),
     )
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from specgate.analysis.derived import Metrics
 from specgate.core.numbers import fmt
 from specgate.load.document import NodePath
-from specgate.rules.estimates import estimate_label, estimate_severity
+from specgate.rules.estimates import estimate_label
 from specgate.rules.registry import Hit, RuleContext, rule
 
 
@@ -197,8 +197,10 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
     With the evidence measured at another D than the config serves (SG309), the AL
     compared is the most AL can be at the served D (see SG104). An AL that is only an
     estimate (`inputs.acceptance.estimate` in JSON: `iid-rate`, llama.cpp timings, a D
-    that is only a maximum …) makes this a warning, never a fail, unless the floor is
-    the measured gain test above (which the AL does not move).
+    that is only a maximum …) may be anything in [1, 1 + D]: the fail stands only when
+    even 1 + D is below the floor (an explicit floor above 1 + D, or the measured gain
+    test above, which the AL does not move), else it warns. Estimated AL 1.9375 at D 4
+    under `policy.min_accept_length: 3` warns (an AL of 5 would pass); under 6 it fails.
 
     **Why.** A drafter whose acceptance collapsed costs draft and verification
     work for almost no extra tokens; TensorRT-LLM's CI keeps AL floors for the
@@ -240,10 +242,6 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
             floor.source, "[tool.specgate] min-accept-length"
         )
     message = f"AL {fmt(al)}{_estimated(ctx)} is below the floor {fmt(floor.value)} ({where})"
-    # With ρ derived from a measured speedup the default floor is a gain test on the
-    # measurement, which an estimated AL does not move; otherwise the AL decides.
-    gain_test = floor.source == "default" and m.draft_depth_ratio_source == "derived"
-    severity = None if gain_test and not m.evidence_stale else estimate_severity(dep)
     if floor.explicit and d is not None and floor.value > 1 + d:
         message += f"; the floor is unreachable: AL can be at most 1 + D = {1 + d}"
     yield Hit(
@@ -260,7 +258,6 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
             else f"lower {where}"
         )
         + " if a smaller gain is acceptable.",
-        severity=severity,
     )
 
 
@@ -301,15 +298,20 @@ def accept_length_out_of_range(ctx: RuleContext) -> Iterator[Hit]:
     `evidence.next`. For tree drafting D is the depth (the longest path: SGLang
     `speculative_num_steps`, TensorRT-LLM `max_draft_len`), not the node count
     (`speculation.verify_tokens` = nodes + 1). AL exactly at 1 + D is SG109. An AL
-    that is only an estimate (`inputs.acceptance.estimate`) warns instead of failing.
+    that is only an estimate (`inputs.acceptance.estimate`) warns instead of failing: it
+    may be anything in [1, 1 + D], and no reader gives a lower bound on it.
 
     **An assumed D.** When the serving config leaves D to the engine's default, the
     default differs between the engine's versions (llama.cpp: 5 up to b4094, 16 from
     b4295, 3 from the `--spec-*` rename) and no version is stated or detected, D is a
     guess: an AL above 1 + D then warns and names what settles it
-    (`speculation.engine_version` or the flag that states D). The same holds for every
-    fail that rests on that D (SG102's default floor, SG104, SG106's theory, SG309);
-    a D the claims file states is judged instead (SG301 warns).
+    (`speculation.engine_version` or the flag that states D), unless it exceeds 1 + D
+    at every default the data records over the versions the config may run (llama-server
+    with `--spec-type` and no D flag: 16 up to b9518, 3 from it; AL 20 > 17 fails, AL 10
+    warns). The same test holds for every fail that rests on that D (SG102's default
+    floor, SG104, SG106's theory, SG309); where some of those versions have no default
+    recorded D is unbounded and those fails warn. A D the claims file states is judged
+    instead (SG301 warns).
 
     **Why.** Each target step emits the accepted draft tokens plus one token of
     its own, so 1 ≤ AL ≤ 1 + D (Leviathan et al. 2023, arXiv:2211.17192). An AL
@@ -318,10 +320,9 @@ def accept_length_out_of_range(ctx: RuleContext) -> Iterator[Hit]:
     from client-side chunk counting with a stream interval above 1.
     """
     dep = ctx.deployment
-    for hit in _accept_length_range(
+    yield from _accept_length_range(
         ctx.metrics.accept_length, ctx.metrics.draft_length, dep.path("evidence", "accept_length")
-    ):
-        yield hit._replace(severity=estimate_severity(dep))
+    )
     following = dep.evidence
     yield from _accept_length_range(
         following.next_accept_length,
@@ -421,7 +422,11 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
     bound there, not an upper one).
 
     An AL that is only an estimate (`inputs.acceptance.estimate` in JSON: `iid-rate`,
-    llama.cpp timings, a D that is only a maximum …) makes this a warning, never a fail.
+    llama.cpp timings, a D that is only a maximum …) may be anything in [1, 1 + D]: the
+    claim fails only when it is above the bound at AL = 1 + D, which rests on stated
+    numbers alone, and warns otherwise. D 4, ρ 0.05: no AL allows more than 5 / 1.2 =
+    4.1667x, so a claimed 100x fails behind any estimate, while 3.5x over an estimated
+    AL 1.9375 (1.6146x) warns.
 
     **Why.** One step verifies N_verify tokens for β step-times and drafting
     costs ρ per pass, yielding AL tokens: speedup = AL / (β + ρ·passes)
@@ -483,7 +488,6 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
                 else f"Lower claims.speedup to at most {fmt(bound)} or re-measure AL and ρ "
                 f"on the served workload at the claimed batch size.{passes}"
             ),
-            severity=estimate_severity(dep),
         )
 
 

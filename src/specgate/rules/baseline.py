@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from specgate.analysis import derived
 from specgate.analysis.digest import config_digest
 from specgate.core.numbers import fmt
-from specgate.rules.estimates import estimate_severity
 from specgate.rules.provenance import evidence_config_changed
 from specgate.rules.references import evidence_draft_length_mismatch
 from specgate.rules.registry import Hit, RuleContext, rule
@@ -86,8 +85,12 @@ def accept_length_regression(ctx: RuleContext) -> Iterator[Hit]:
     per step / √steps (steps treated as independent, so SE is optimistic).
     Worked example: base {0: 400, 1: 300, 2: 200, 3: 100} (AL 2.000, SE 0.0316),
     head {0: 500, 1: 300, 2: 150, 3: 50} (AL 1.750, SE 0.0281): z = −5.91. When the
-    head's AL is only an estimate (`inputs.acceptance.estimate`) the drop warns, never
-    fails.
+    head's AL is only an estimate (`inputs.acceptance.estimate`) while the base's was
+    measured, the fail stands and says the measured AL was replaced by an estimate: a
+    pull request cannot weaken its own gate by bringing weaker evidence (base 2.9
+    measured, head `iid-rate` α 0.5 at D 4, AL 1.9375: −33.19 %, fail). When the base's
+    AL was an estimate too, the drop warns unless it holds at every head AL in
+    [1, 1 + D].
     The z test is used only when the head's sample is large enough by SG408's
     measure (at least (sd / 0.05)² steps, so SE_head ≤ 0.05 tokens): a head that
     brings fewer steps is judged by the percentage rule alone. Otherwise the pull
@@ -127,7 +130,6 @@ def accept_length_regression(ctx: RuleContext) -> Iterator[Hit]:
         dep.path("evidence", "accept_length"),
         "Find what lowered AL (draft model, D, target revision, sampling) and fix it, or "
         "lower the claim and the policy in a separate change.",
-        severity=estimate_severity(dep),
     )
 
 

@@ -13,7 +13,6 @@ from specgate.analysis.derived import Metrics
 from specgate.core.numbers import fmt
 from specgate.load.document import NodePath
 from specgate.rules.accept_length import SPEEDUP_TOLERANCE, claim_ceiling, proven_ceiling
-from specgate.rules.estimates import estimate_severity
 from specgate.rules.registry import Hit, RuleContext, rule
 from specgate.rules.verify_cost import risk
 from specgate.theory import formulas as theory
@@ -79,8 +78,10 @@ def speculation_net_loss(ctx: RuleContext) -> Iterator[Hit]:
     below 1 is SG112's warning), D known and AL possible (1 ≤ AL ≤ 1 + D: an
     impossible AL is SG103's). A claim below 1 may
     be a percentage gain written as a fraction (+40 % is 1.4, not 0.4): the
-    message says so. The theoretical loss warns instead when the AL is only an
-    estimate (`inputs.acceptance.estimate`).
+    message says so. When the AL is only an estimate
+    (`inputs.acceptance.estimate`) the theoretical loss fails only if even AL = 1 + D
+    loses, (1 + D) / (β + ρ·passes) < 1 (D 4, ρ 1.2: 5 / 5.8 = 0.8621x), and warns
+    otherwise (ρ 0.5: 5 / 3 = 1.6667x).
 
     **Why.** Speculative decoding that is slower than plain decoding is the most
     expensive miss: every request pays for it (vLLM#8439 at 0.885x,
@@ -124,7 +125,6 @@ def speculation_net_loss(ctx: RuleContext) -> Iterator[Hit]:
             f"gives S = {fmt(speedup)}x < 1: speculation is slower than plain decoding",
             dep.path("evidence", "accept_length"),
             _theory_action(m),
-            severity=estimate_severity(dep),
         )
 
 

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from specgate.core.numbers import fmt
 
 if TYPE_CHECKING:
-    from specgate.core.findings import Severity
     from specgate.inputs.types import Acceptance
     from specgate.model.deployment import Deployment
 
@@ -44,11 +43,3 @@ def labelled(message: str, deployment: Deployment, accept_length: float | None) 
             return message[:end] + estimate_label(acceptance) + message[end:]
     return message
 
-
-def estimate_severity(deployment: Deployment) -> Severity | None:
-    """``"warn"`` when the deployment's AL is a labelled estimate, else ``None`` (the
-    rule's own severity). A fail rests on what is stated or measured (DESIGN.md §14):
-    every fail rule whose verdict rests on the AL's value (SG102 at a floor
-    not derived from a measured speedup, SG103, SG104, SG106's theoretical loss,
-    SG401) passes this as its hit's severity, so an estimated AL warns, never fails."""
-    return "warn" if deployment.accept_length_estimate is not None else None

@@ -454,9 +454,11 @@ def _with_version(
             f"{implied.text(config.engine)}; read as {at.shown.split(' (')[0]}; state "
             "speculation.engine_version to pin it"
         )
+    assumed, values = _assumed_default(config, data, version, implied, at)
     return replace(
         config,
-        draft_length_assumed=_assumed_default(config, data, version, implied, at),
+        draft_length_assumed=assumed,
+        draft_length_range=values,
         version=own_version(config.engine, version.text or "", version.version)
         if version.version
         else None,
@@ -474,22 +476,24 @@ def _assumed_default(
     version: EngineVersion,
     implied: settings.Implied,
     at: VersionInForce,
-) -> str | None:
+) -> tuple[str | None, tuple[int, ...]]:
     """When D is the engine's default and that default differs between the versions the
     config may run (no version stated or detected; the settings used narrow the range),
-    the sentence saying so and naming what settles it; else None (DESIGN §13: what
-    rests on a guessed version may warn, never fail)."""
+    the sentence saying so and naming what settles it, and the defaults recorded over
+    those versions (``()`` when some of them have none recorded: D is then unbounded);
+    else ``(None, ())`` (DESIGN §13: what rests on a guessed version fails only when it
+    fails at every default it may be)."""
     if config.draft_length_default is None or config.draft_length is None:
-        return None
+        return None, ()
     if version.version is not None:
-        return None
+        return None, ()
     key, setting, since = config.draft_length_default
     low = (
         implied.low if since is None or (implied.low is not None and implied.low > since) else since
     )
     values, gap = data.default_values(key, low, implied.high)
     if len(values) < 2 and not gap:
-        return None
+        return None, ()
     known = ", ".join(str(v) for v in values)
     if gap:
         known += (
@@ -497,12 +501,14 @@ def _assumed_default(
             if data.builds
             else ", and releases with none recorded"
         )
-    return (
+    sentence = (
         f"D {config.draft_length} is {data.display_name}'s default {key.replace('_', '-')} "
         f"read at {at.shown.split(' (')[0]}, a version not pinned; the default differs "
         f"between the versions this config may run ({known}): state "
         f"speculation.engine_version or set {setting} to settle it"
     )
+    lengths = tuple(v for v in values if isinstance(v, int) and not isinstance(v, bool))
+    return sentence, (() if gap or len(lengths) != len(values) else lengths)
 
 
 def _forced_acceptance(config: EngineConfig, env: Mapping[str, Opt]) -> EngineConfig:

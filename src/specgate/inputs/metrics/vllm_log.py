@@ -474,7 +474,10 @@ def _pool_printed(cols: _Columns, means: list[float | None], shown: str) -> Acce
             drafts += drafted
     if drafts <= 0:
         raise fail("zero drafts in the vLLM log: no speculative step was measured", shown)
-    only = means[0] if len(means) == 1 else None
+    # One printed mean for every line (one line, or the same interval logged again):
+    # the pooled AL is that mean, to its own 2 decimals, as for a single line, so
+    # repeating a line does not make the AL an estimate (hostile review r4, defect 1)
+    only = means[0] if means and all(m == means[0] for m in means) else None
     value = only if only is not None else 1 + accepted / drafts
     return Acceptance(
         format="vllm-log",
