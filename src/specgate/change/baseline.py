@@ -123,12 +123,16 @@ def prefetch(source: BaselineSource, claims: list[Path]) -> None:
             rels.append(source.renames.get(rel, rel))
     for start in range(0, len(rels), 256):
         group = rels[start : start + 256]
+        refused: dict[str, str] = {}
         try:
-            found = git.read_blobs(source.top, source.commit, group, limit=PREFETCH_BYTES // 256)
+            found = git.read_blobs(
+                source.top, source.commit, group, limit=PREFETCH_BYTES // 256, refused=refused
+            )
         except git.GitError:
             return
         for rel in group:
-            source.claims_at_ref[rel] = found.get(rel)
+            if rel not in refused:  # a link refused at REF is read (and said) on its own
+                source.claims_at_ref[rel] = found.get(rel)
 
 
 def repo_path(source: BaselineSource, path: Path) -> str | None:
@@ -272,10 +276,15 @@ def _read_base_at(
         return None
     entry = source.claims_at_ref.get(base_rel)
     if entry is None or entry[1] is None:
+        refused: dict[str, str] = {}
         try:
-            entry = git.read_blobs(source.top, source.commit, [base_rel]).get(base_rel)
+            entry = git.read_blobs(source.top, source.commit, [base_rel], refused=refused).get(
+                base_rel
+            )
         except git.GitError as exc:
             return BaseFile({}, f"cannot read {base_rel} at {source.ref}: {exc}")
+        if base_rel in refused:
+            return BaseFile({}, f"at {source.ref}: {refused[base_rel]}")
     if entry is None:
         return None
     text = entry[1]
@@ -405,7 +414,10 @@ def _read_copy(
         )
     # Up to the largest limit any reader has (metrics files, 256 MiB): each reader then
     # applies its own, as at the head (the 1 MiB blob limit is the claims file's).
-    at_ref = git.copy_blobs(source.top, source.commit, sorted(named), root, METRICS_MAX_BYTES)
+    refused: dict[str, str] = {}
+    at_ref = git.copy_blobs(
+        source.top, source.commit, sorted(named), root, METRICS_MAX_BYTES, refused
+    )
     engine_configs = {
         rel
         for raw in raws
@@ -421,6 +433,14 @@ def _read_copy(
             continue
         name = raw["name"]
         if name in found or name in errors:
+            continue
+        links = [
+            refused[rel]
+            for written in deployment_references(raw)
+            if (rel := posixpath.normpath(posixpath.join(folder, written))) in refused
+        ]
+        if links:  # a symbolic link at REF that the head's confinement would refuse
+            errors[name] = f"at {source.ref}: {links[0]}"
             continue
         try:
             found[name] = _base_deployment(raw, index, document, claims, at_ref, min_accept_length)

@@ -91,13 +91,107 @@ def _nameable(path: str) -> bool:
     return not any(c in path for c in "\n\r\0")
 
 
+MAX_LINK_HOPS = 40
+"""Symbolic links git follows for one path at a revision (``cat-file
+--follow-symlinks``: ``GET_TREE_ENTRY_FOLLOW_SYMLINKS_MAX_LINKS`` in git's
+tree-walk.c); a longer chain is answered as a loop."""
+
+
+def _check_paths(
+    top: Path, commit: str, wanted: list[str], refused: dict[str, str] | None
+) -> dict[str, tuple[str, int]]:
+    """Path → (blob id, size) at ``commit`` for each path that is a file there, every
+    symbolic link on the way (the file itself or a folder of its path) followed inside
+    the revision's tree as the work tree's confinement follows it at the head (``git
+    cat-file --batch-check --follow-symlinks``, at most :data:`MAX_LINK_HOPS` links). An
+    absolute link into the repository's own folder is followed once more from there.
+    A link that leads out of the tree, loops or leads nowhere is left out, with why in
+    ``refused``; paths absent at ``commit`` are left out without a word.
+
+    Raises:
+        GitError: git failed or answered out of protocol.
+    """
+    found: dict[str, tuple[str, int]] = {}
+    pending = {p: p for p in wanted}  # the path asked for → the path asked of git
+    root = os.path.realpath(top)
+    for _ in range(4):  # absolute links back into the folder, a few times at most
+        if not pending:
+            break
+        asked = list(pending.items())
+        names = "\n".join(f"{commit}:{p}" for _, p in asked)
+        out = run(top, "cat-file", "--batch-check", "--follow-symlinks", stdin=names).stdout
+        answers = _answers(out, len(asked))
+        pending = {}
+        for (path, _), (kind, value, size) in zip(asked, answers, strict=True):
+            if kind == "blob":
+                found[path] = (value, size)
+            elif kind == "symlink":
+                inside = posixpath.relpath(value, root) if value.startswith(root + "/") else None
+                if inside is not None and _nameable(inside) and not inside.startswith("../"):
+                    pending[path] = inside
+                elif refused is not None:
+                    refused[path] = (
+                        f"{path} is a symbolic link leading out of the repository "
+                        f"({value!r}); not followed"
+                    )
+            elif kind in ("loop", "dangling") and refused is not None:
+                refused[path] = (
+                    f"{path} is a symbolic link that loops or needs more than "
+                    f"{MAX_LINK_HOPS} links"
+                    if kind == "loop"
+                    else f"{path} is a symbolic link to a file that does not exist"
+                )
+    for path in pending:
+        if refused is not None:
+            refused[path] = f"{path}: symbolic links lead back into the repository too often"
+    return found
+
+
+def _answers(out: bytes, count: int) -> list[tuple[str, str, int]]:
+    """(kind, value, size) for each answer of ``cat-file --batch-check
+    --follow-symlinks``: ``("blob", id, size)``; ``("symlink", target, 0)`` for a link
+    out of the tree; ``("loop"|"dangling"|"notdir"|"missing"|"other", "", 0)``.
+
+    Raises:
+        GitError: out of protocol.
+    """
+    answers: list[tuple[str, str, int]] = []
+    at = 0
+    for _ in range(count):
+        end = out.find(b"\n", at)
+        if end < 0:
+            raise GitError("git cat-file --batch-check answered out of protocol")
+        fields = out[at:end].split()
+        at = end + 1
+        if len(fields) == 2 and fields[0] in (b"symlink", b"loop", b"dangling", b"notdir"):
+            if not fields[1].isdigit():
+                raise GitError("git cat-file --batch-check answered out of protocol")
+            size = int(fields[1])  # the next `size` bytes, then a newline, name it
+            value = out[at : at + size].decode("utf-8", "surrogateescape")
+            at += size + 1
+            answers.append((fields[0].decode("ascii"), value, 0))
+        elif len(fields) == 3 and fields[1] == b"blob" and fields[2].isdigit():
+            answers.append(("blob", fields[0].decode("ascii"), int(fields[2])))
+        elif fields and fields[-1] == b"missing":
+            answers.append(("missing", "", 0))
+        else:
+            answers.append(("other", "", 0))  # a folder, a submodule
+    return answers
+
+
 def read_blobs(
-    top: Path, commit: str, paths: list[str], limit: int = MAX_BLOB_BYTES
+    top: Path,
+    commit: str,
+    paths: list[str],
+    limit: int = MAX_BLOB_BYTES,
+    refused: dict[str, str] | None = None,
 ) -> dict[str, tuple[str, bytes | None]]:
     """Path → (blob id, content) at ``commit`` for every path that is a file there,
-    in two git calls whatever the number of paths (``cat-file --batch-check`` for
-    ids and sizes, then ``cat-file --batch`` for the contents). Content is ``None``
-    for a blob larger than ``limit``; paths absent at ``commit`` are left out.
+    symbolic links followed inside the revision (:func:`_check_paths`, whose
+    ``refused`` this is), in two git calls whatever the number of paths (``cat-file
+    --batch-check`` for ids and sizes, then ``cat-file --batch`` for the contents).
+    Content is ``None`` for a blob larger than ``limit``; paths absent at ``commit``
+    are left out.
 
     Raises:
         GitError: git failed or answered out of protocol.
@@ -105,17 +199,9 @@ def read_blobs(
     wanted = [p for p in dict.fromkeys(paths) if _nameable(p)]
     if not wanted or any(c in commit for c in "\n\r\0:"):
         return {}
-    names = "\n".join(f"{commit}:{p}" for p in wanted)
-    checked = run(top, "cat-file", "--batch-check", stdin=names).stdout.splitlines()
-    if len(checked) != len(wanted):
-        raise GitError("git cat-file --batch-check answered out of protocol")
     found: dict[str, tuple[str, bytes | None]] = {}
     small: list[tuple[str, str, int]] = []
-    for path, line in zip(wanted, checked, strict=True):
-        fields = line.split()
-        if len(fields) != 3 or fields[1] != b"blob" or not fields[2].isdigit():
-            continue  # missing, a folder, a submodule
-        blob, size = fields[0].decode("ascii"), int(fields[2])
+    for path, (blob, size) in _check_paths(top, commit, wanted, refused).items():
         found[path] = (blob, None)
         if size <= limit:
             small.append((path, blob, size))
@@ -133,16 +219,22 @@ def read_blobs(
     return found
 
 
-def copy_blobs(
-    top: Path, commit: str, paths: list[str], root: Path, limit: int
+def copy_blobs(  # noqa: PLR0917 - a copy's inputs
+    top: Path,
+    commit: str,
+    paths: list[str],
+    root: Path,
+    limit: int,
+    refused: dict[str, str] | None = None,
 ) -> dict[str, str]:
-    """Copy each path that is a file at ``commit`` to ``root / path`` and return path →
-    blob id. Blobs up to 1 MiB come in one ``cat-file --batch`` call; larger ones up to
-    ``limit`` are streamed to their file (``cat-file blob``, never held in memory); a
-    blob over ``limit`` becomes a sparse file of its size, which the readers then
-    refuse exactly as they refuse such a file in the work tree ("larger than …"), so
-    the base revision is read with the head's limits and says why when it cannot be.
-    Paths absent at ``commit`` are left out.
+    """Copy each path that is a file at ``commit`` (symbolic links followed inside the
+    revision, :func:`_check_paths`, whose ``refused`` this is) to ``root / path`` and
+    return path → blob id. Blobs up to 1 MiB come in one ``cat-file --batch`` call;
+    larger ones up to ``limit`` are streamed to their file (``cat-file blob``, never
+    held in memory); a blob over ``limit`` becomes a sparse file of its size, which the
+    readers then refuse exactly as they refuse such a file in the work tree ("larger
+    than …"), so the base revision is read with the head's limits and says why when it
+    cannot be. Paths absent at ``commit`` are left out.
 
     Raises:
         GitError: git failed or answered out of protocol.
@@ -151,15 +243,7 @@ def copy_blobs(
     wanted = [p for p in dict.fromkeys(paths) if _nameable(p)]
     if not wanted or any(c in commit for c in "\n\r\0:"):
         return {}
-    names = "\n".join(f"{commit}:{p}" for p in wanted)
-    checked = run(top, "cat-file", "--batch-check", stdin=names).stdout.splitlines()
-    if len(checked) != len(wanted):
-        raise GitError("git cat-file --batch-check answered out of protocol")
-    sizes: dict[str, tuple[str, int]] = {}
-    for path, line in zip(wanted, checked, strict=True):
-        fields = line.split()
-        if len(fields) == 3 and fields[1] == b"blob" and fields[2].isdigit():
-            sizes[path] = (fields[0].decode("ascii"), int(fields[2]))
+    sizes = _check_paths(top, commit, wanted, refused)
     small = [p for p, (_, size) in sizes.items() if size <= MAX_BLOB_BYTES]
     for path, (_, content) in read_blobs(top, commit, small).items():
         if content is not None:
