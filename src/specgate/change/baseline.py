@@ -32,6 +32,7 @@ from specgate.change import git
 from specgate.core.errors import InputError, UsageError
 from specgate.model.base_view import BaseView
 from specgate.model.deployment import Deployment
+from specgate.model.names import name_key
 from specgate.model.reference_keys import (
     EVIDENCE_KEYS,
     deployment_references,
@@ -68,8 +69,11 @@ class BaselineSource:
     )
     """Claims files at REF read and resolved in this run ((path, floor) → file)."""
     names_at_ref: list[dict[str, list[str]]] = field(default_factory=list, compare=False)
-    """Deployment name → the claims files at REF that hold it (one mapping, built on
-    first need; empty before)."""
+    """Deployment name key → the claims files at REF that hold it (one mapping, built
+    on first need; empty before)."""
+    names_at_head: list[set[str]] = field(default_factory=list, compare=False)
+    """Name keys of every claims file in the work tree (one set, built on first need:
+    :func:`specgate.change.match.head_names`)."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,8 @@ class BaseDeployment:
     deployment: Deployment
     metrics: Metrics
     evidence_blobs: dict[str, str | None]
+    accept_length_half_unit: float | None = None
+    """Half a unit of the last digit ``evidence.accept_length`` is written with at REF."""
 
 
 @dataclass(frozen=True)
@@ -314,26 +320,29 @@ def lookup(
     """Deployment ``name`` at REF and why it could not be read: from its own claims
     file at REF (``base_file``), else from any other claims file at REF that holds a
     deployment of that name (the highest AL when several do: the strictest base).
+    Names are compared by :func:`~specgate.model.names.name_key` (case, spacing,
+    invisible characters and Unicode spelling do not make a deployment new).
 
     Returns:
         ``(deployment, None)``; ``(None, reason)`` when it exists at REF but cannot
         be read; ``(None, None)`` when it is new.
     """
+    key = name_key(name)
     if base_file is not None:
-        if name in base_file.deployments:
-            return base_file.deployments[name], None
-        if name in base_file.errors:
-            return None, base_file.errors[name]
+        own, error = _named(base_file, name, key)
+        if own is not None or error is not None:
+            return own, error
     found: list[BaseDeployment] = []
     errors: list[str] = []
-    for rel in _names_at_ref(source).get(name, []):
+    for rel in _names_at_ref(source).get(key, []):
         other = read_base_at(source, rel, min_accept_length)
         if other is None or other is base_file:
             continue
-        if name in other.deployments:
-            found.append(other.deployments[name])
-        elif name in other.errors or other.error:
-            errors.append(other.errors.get(name) or other.error or "")
+        there, error = _named(other, name, key)
+        if there is not None:
+            found.append(there)
+        elif error is not None or other.error:
+            errors.append(error or other.error or "")
     if found:
         return max(found, key=lambda b: b.metrics.accept_length or 0.0), None
     if errors:
@@ -343,8 +352,26 @@ def lookup(
     return None, None
 
 
+def _named(
+    base_file: BaseFile, name: str, key: str
+) -> tuple[BaseDeployment | None, str | None]:
+    """The deployment of ``base_file`` named ``name`` (exactly, else by ``key``) and
+    why it could not be read."""
+    if name in base_file.deployments:
+        return base_file.deployments[name], None
+    if name in base_file.errors:
+        return None, base_file.errors[name]
+    for other, deployment in base_file.deployments.items():
+        if name_key(other) == key:
+            return deployment, None
+    for other, error in base_file.errors.items():
+        if name_key(other) == key:
+            return None, error
+    return None, None
+
+
 def _names_at_ref(source: BaselineSource) -> dict[str, list[str]]:
-    """Deployment name → claims files at REF holding it: every claims file at REF
+    """Deployment name key → claims files at REF holding it: every claims file at REF
     (:data:`MAX_CLAIMS_AT_REF`), read in a few git calls and parsed for names only."""
     if source.names_at_ref:
         return source.names_at_ref[0]
@@ -371,7 +398,7 @@ def _names_at_ref(source: BaselineSource) -> dict[str, list[str]]:
         raws = data.get("deployments")
         for raw in raws if isinstance(raws, list) else []:
             if isinstance(raw, dict) and isinstance(raw.get("name"), str):
-                holders = names.setdefault(raw["name"], [])
+                holders = names.setdefault(name_key(raw["name"]), [])
                 if rel not in holders:
                     holders.append(rel)
     return names
@@ -468,7 +495,7 @@ def _base_deployment(  # noqa: PLR0917 - one deployment's inputs
     from specgate.model.build import build_deployment
     from specgate.model.resolve import resolve
 
-    deployment, _ = build_deployment(raw, index)
+    deployment, _ = build_deployment(raw, index, document.scalar_text)
     deployment, _ = resolve(deployment, raw, document, claims)
     base_rel = document.file
     blobs = {key: at_ref.get(rel) for key, rel in evidence_paths(raw, base_rel).items()}
@@ -484,7 +511,12 @@ def _base_deployment(  # noqa: PLR0917 - one deployment's inputs
     if unpriced:  # never compared with NaN or infinity (SG410 says why)
         name, value = unpriced[0]
         raise InputError(f"{name} is not a finite number ({value}) at the base revision")
-    return BaseDeployment(deployment, metrics, blobs)
+    from specgate.core.numbers import half_unit
+
+    written = document.scalar_text(("deployments", index, "evidence", "accept_length"))
+    return BaseDeployment(
+        deployment, metrics, blobs, None if written is None else half_unit(written)
+    )
 
 
 def _copy_options_files(
@@ -614,6 +646,13 @@ def view_of(
         measured_speedup_se=base.deployment.evidence.measured_speedup_se,
         max_speedup_drop=base.deployment.max_speedup_drop,
         accept_length_estimate=base.deployment.accept_length_estimate is not None,
+        renamed_from=(
+            base.deployment.name
+            if head_deployment is not None and head_deployment.name != base.deployment.name
+            else None
+        ),
+        accept_length_half_unit=base.accept_length_half_unit,
+        measured_speedup_half_unit=base.deployment.evidence.printed_half_units[0],
     )
 
 
@@ -658,6 +697,7 @@ def baseline_json(
         "delta_measured_speedup": None,
         "z": None,
         "error": error,
+        "renamed_from": None if base is None else base.renamed_from,
     }
     if base is None:
         return out

@@ -359,6 +359,7 @@ def _check_parsed(
         per_deployment=per_deployment,
         keep=keep,
         claims_path=claims_path or Path(shown),
+        file_level=file_level,
     )
     if keep is not None:
         file_level = [f for f in file_level if keep(f)]
@@ -412,8 +413,10 @@ def _evaluate_all(
     per_deployment: dict[int, list[Finding]],
     keep: Callable[[Finding], bool] | None,
     claims_path: "Path",
+    file_level: list[Finding],
 ) -> list[DeploymentReport]:
-    """Judge each deployment; with ``--baseline``, against itself at the base REF."""
+    """Judge each deployment; with ``--baseline``, against itself at the base REF
+    (deployments of the file at REF found nowhere at the head: SG412 in ``file_level``)."""
     source = options.baseline
     if source is None:
         return [
@@ -423,18 +426,23 @@ def _evaluate_all(
     from specgate.change.baseline import (
         baseline_json,
         head_blobs,
-        lookup,
         read_base,
         unreadable_view,
         view_of,
     )
+    from specgate.change.match import match_file, vanished_message
 
     floor = options.min_accept_length
     base_file = read_base(source, claims_path, floor)
+    matched = match_file(source, base_file, deployments, floor)
+    for name in matched.vanished:
+        path = ("deployments",)
+        message = vanished_message(source, name)
+        file_level.append(make_finding("SG412", message, path, locator.locate(path)))
     reports = []
     for d in deployments:
         view = None
-        base, error = lookup(source, base_file, d.name, floor)
+        base, error = matched.found[d.position]
         raw = raws[d.position] if d.position < len(raws) else None
         if base is not None and isinstance(raw, dict):
             view = view_of(source, base, head_blobs(source, raw, claims_path), d)

@@ -30,6 +30,12 @@ class BaseView:
         max_speedup_drop: the base's ``policy.max_speedup_drop``, else ``None``.
         error: why the deployment, which exists at REF, could not be read there
             (every value above is then unknown and SG410 says so), else ``None``.
+        renamed_from: the deployment's name at REF when it is spelled otherwise
+            there (another case or spacing, or a renamed deployment matched by its
+            configuration), else ``None``.
+        accept_length_half_unit, measured_speedup_half_unit: half a unit of the last
+            digit ``evidence.accept_length`` / ``evidence.measured_speedup`` are written
+            with at REF (their precision as written), else ``None``.
     """
 
     ref: str
@@ -46,3 +52,6 @@ class BaseView:
     max_speedup_drop: float | None = None
     error: str | None = None
     accept_length_estimate: bool = False
+    renamed_from: str | None = None
+    accept_length_half_unit: float | None = None
+    measured_speedup_half_unit: float | None = None

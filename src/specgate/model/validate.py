@@ -215,10 +215,27 @@ def _non_finite(data: object, path: NodePath) -> list[Violation]:
     return found
 
 
+def _bad_names(data: object) -> list[Violation]:
+    """Deployment names holding an invisible character or spaces at an end
+    (:func:`specgate.model.names.name_problem`), which JSON Schema's patterns cannot
+    express by Unicode category."""
+    from specgate.model.names import name_problem
+
+    deployments = data.get("deployments") if isinstance(data, dict) else None
+    found: list[Violation] = []
+    for index, raw in enumerate(deployments if isinstance(deployments, list) else []):
+        name = raw.get("name") if isinstance(raw, dict) else None
+        problem = name_problem(name) if isinstance(name, str) else None
+        if problem is not None:
+            path: NodePath = ("deployments", index, "name")
+            found.append(Violation(path, f"{_where(path)} {name!r} {problem}"))
+    return found
+
+
 def validate(data: object) -> list[Violation]:
     """All schema violations of ``data`` (a parsed claims file), in document order
     of their paths; non-finite numbers are reported once, as non-finite."""
-    violations = _non_finite(data, ())
+    violations = _non_finite(data, ()) + _bad_names(data)
     fast = _fast()
     if not violations and fast is not None and fast(data):
         return []

@@ -16,7 +16,7 @@ from specgate.analysis.digest import config_digest
 from specgate.core.numbers import fmt
 from specgate.rules.provenance import evidence_config_changed
 from specgate.rules.references import evidence_draft_length_mismatch
-from specgate.rules.registry import Hit, RuleContext, rule
+from specgate.rules.registry import Hit, Rule, RuleContext, register, rule
 from specgate.theory.stats import sufficient_standard_error, z_score
 
 if TYPE_CHECKING:
@@ -36,7 +36,8 @@ _COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 def _at(base: BaseView) -> str:
     """The base revision as messages name it: a full commit id (the Action passes the pull
     request's base commit) shortened to 12 digits, any other REF as given."""
-    return base.ref[:12] if _COMMIT.fullmatch(base.ref) else base.ref
+    at = base.ref[:12] if _COMMIT.fullmatch(base.ref) else base.ref
+    return at if base.renamed_from is None else f"{at} (as {base.renamed_from!r})"
 
 
 _CLAIMS = """
@@ -148,6 +149,16 @@ def claim_raised_without_evidence(ctx: RuleContext) -> Iterator[Hit]:
     evidence file (`evidence.metrics.path`, `baseline_path`) are unchanged. A
     lower stated ρ is not evidence. A claim that is new (no claim at REF) has not
     gone up.
+    "Unchanged" means no real change: evidence files with the same blob, or that
+    measure the same values (padding, a comment); an AL that moved by no more than
+    the base's noise, the larger of its standard error (from a per-step distribution)
+    and half a unit of the last digit it is written with at REF; the measured speedup
+    likewise (its `measured_speedup_se`, its written precision). The noise is the
+    base's: a head cannot widen it. Worked example: base `accept_length: 2.9` (half a
+    unit 0.05), claim 2.0 → 2.4: AL 2.9000001 or 2.94 at the head is the same AL
+    (fails), 2.96 moved by 0.06 > 0.05 (passes); a base written `2.90` allows only
+    0.005, so 2.91 passes. Editing `evidence.provenance` (a date, a source) in the
+    claims file is not a measurement: it does not count.
 
     **Why.** A bigger number with nothing new behind it is marketing; the gate
     asks for the measurement that supports it.
@@ -159,9 +170,13 @@ def claim_raised_without_evidence(ctx: RuleContext) -> Iterator[Hit]:
         return
     if claim <= base.claimed_speedup:
         return
-    if ctx.metrics.accept_length != base.accept_length or not base.evidence_files_same:
+    if not base.evidence_files_same:
         return
-    if derived.measured_speedup(dep) != base.measured_speedup:
+    al_noise = max(base.accept_length_se or 0.0, base.accept_length_half_unit or 0.0)
+    if not _within(ctx.metrics.accept_length, base.accept_length, al_noise):
+        return
+    speedup_noise = max(base.measured_speedup_se or 0.0, base.measured_speedup_half_unit or 0.0)
+    if not _within(derived.measured_speedup(dep), base.measured_speedup, speedup_noise):
         return
     yield Hit(
         f"claims.speedup went up from {fmt(base.claimed_speedup)} at {_at(base)} to "
@@ -170,6 +185,13 @@ def claim_raised_without_evidence(ctx: RuleContext) -> Iterator[Hit]:
         "Add the measurement that supports the higher claim (new metrics, a measured "
         "speedup), or keep the claim.",
     )
+
+
+def _within(head: float | None, base: float | None, noise: float) -> bool:
+    """Whether ``head`` is ``base`` within ``noise`` (both unknown counts as the same)."""
+    if head is None or base is None:
+        return head is None and base is None
+    return abs(head - base) <= noise
 
 
 @rule(
@@ -354,3 +376,37 @@ def baseline_unreadable(ctx: RuleContext) -> Iterator[Hit]:
         "Fix or commit the file named so that later changes are compared, and compare "
         "this one by hand.",
     )
+
+
+_REMOVED_BASE = _CLAIMS.replace("{HEAD}", _BASE_HISTOGRAM).replace("{CLAIM}", "1.5")
+DEPLOYMENT_REMOVED = register(
+    Rule(
+        code="SG412",
+        name="deployment-removed",
+        severity="warn",
+        summary="A deployment of the claims file at the base revision is in no claims file "
+        "now, so nothing is compared with it.",
+        raw_doc=(
+            "**What it checks.** With `check --baseline REF`: a deployment of this claims "
+            "file at REF (under its old name when git pairs a rename) whose name is in no "
+            "claims file of the work tree. Names are compared after NFKC normalisation, "
+            "with invisible characters removed, whitespace collapsed and case folded, so "
+            "`d1` → `D1` is the same deployment. A new deployment with the configuration "
+            "of a vanished one (the same config digest, or the same model and mechanism, "
+            "and no different workload) is compared with it instead (the messages say "
+            "`at REF (as 'd1')`), and SG412 is not reported for it. The finding sits on "
+            "`deployments`.\n\n"
+            "**Why.** Renaming a deployment made it new, so an AL drop passed with exit 0 "
+            "and only JSON said `new: true`; a deleted or renamed deployment must be "
+            "visible in every format (text, annotations, the job summary, SARIF, JSON).\n"
+        ),
+        raw_fail_example=_REMOVED_BASE.replace("chat-8b-eagle3", "chat-8b-ngram").replace(
+            "mechanism: eagle3", "mechanism: ngram"
+        )
+        + "    # === base:specgate.yaml ===\n"
+        + _REMOVED_BASE,
+        raw_pass_example=_REMOVED_BASE.replace("chat-8b-eagle3", "chat-8b-eagle3-v2")
+        + "    # === base:specgate.yaml ===\n"
+        + _REMOVED_BASE,
+    )
+)
