@@ -83,6 +83,17 @@ def test_llama_speculative_summary_is_an_estimate() -> None:
     assert result.acceptance_rate == pytest.approx(70 / 96)
 
 
+def test_llama_speculative_estimate_errs_low_never_high() -> None:
+    """100 verify steps that each accept 3 drafts emit 400 tokens (AL 4); one more token
+    sampled after the prompt makes n_predict 401, and 401 / (401 − 300) = 3.9703 < 4: such a
+    token lowers the estimate, so the note may not say it makes the AL high."""
+    text = "n_draft   = 4\nn_predict = 401\nn_drafted = 400\nn_accept  = 300\n"
+    result = read_llamacpp_log(text, "speculative.log")
+    assert result.accept_length == pytest.approx(401 / 101)
+    assert result.accept_length < 4
+    assert result.note is not None and "slightly low" in result.note
+
+
 def test_llamacpp_rate_line_with_eval_tokens_is_a_labelled_estimate() -> None:
     text = (
         "slot print_timing: id  0 | task 3 |        eval time =    1200.00 ms /   200 tokens "

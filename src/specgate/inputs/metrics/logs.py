@@ -157,7 +157,9 @@ def _llamacpp_requests(text: str, shown: str) -> Acceptance:
     steps recovered from the printed mean, so an estimate), else ``llama-speculative``'s
     summary, else the old ``draft acceptance rate`` lines with the request's ``eval
     time … / N tokens`` (each step emits accepted + 1 tokens: AL ≈ N / (N − accepted),
-    a labelled estimate; the prefill token makes it slightly high).
+    a labelled estimate; a token not emitted by a verify step, such as the one sampled
+    after the prompt, adds a step to N − accepted and so makes it slightly low:
+    (1 + steps·AL) / (1 + steps) < AL).
 
     Raises:
         InputError: none of these lines, or zero drafts.
@@ -254,7 +256,8 @@ def _speculative_summary(summary: dict[str, int], span: Span, shown: str) -> Acc
         formula=f"{predicted}/({predicted} - {accepted})",
         estimate=True,
         note="llama-speculative prints no verify-step count: each step is taken to emit "
-        "its accepted drafts + 1 token (the prefill token makes it slightly high)",
+        "its accepted drafts + 1 token (a token not emitted by a verify step, such as "
+        "one sampled after the prompt, would make it slightly low)",
         spans={"accept_length": span},
         acceptance_rate=accepted / drafted,
     )
