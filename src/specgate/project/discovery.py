@@ -17,13 +17,14 @@ import errno
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from specgate.core.errors import UsageError
+from specgate.core.errors import LimitReached, UsageError
 from specgate.core.paths import nearest_git, shown_path
 
 if TYPE_CHECKING:
     from specgate.project.config import ConfigFinder
+    from specgate.project.gitignore import Compiled
 
 CLAIMS_NAME = re.compile(r"(?:\.?specgate|.+\.specgate)\.(?:ya?ml|json)", re.DOTALL)
 SKIPPED_FOLDERS = frozenset(
@@ -60,27 +61,49 @@ def _skip(folder: Path) -> bool:
 
 
 class _GitIgnores:
-    """The ``.gitignore`` files in force while walking down from a repository."""
+    """The ``.gitignore`` files in force while walking down from a repository, for one
+    run (every folder searched): compiled and matched within one
+    :class:`~specgate.project.gitignore.Budget`."""
 
     def __init__(self) -> None:
-        self.specs: dict[Path, Any] = {}
+        from specgate.project.gitignore import Budget
+
+        self.specs: dict[Path, Compiled | None] = {}
+        self.budget = Budget()
         #: Whether any ``.gitignore`` was read: without one nothing is ignored, and the
         #: walk up every file's folders is skipped.
         self.any = False
 
     def load(self, folder: Path) -> None:
-        """Read ``folder/.gitignore`` when there is one (unreadable ones are skipped)."""
+        """Read ``folder/.gitignore`` when there is one (unreadable ones are skipped).
+
+        Raises:
+            LimitReached: the file passes :data:`~specgate.project.gitignore.MAX_FILE_BYTES`,
+                or the run's distinct text or patterns pass their bounds.
+        """
         if folder in self.specs:
             return
+        from specgate.project.gitignore import MAX_FILE_BYTES, Spent
+
         candidate = folder / ".gitignore"
         spec = None
         try:
             if candidate.is_file() and not candidate.is_symlink():
                 with candidate.open(encoding="utf-8", errors="replace") as handle:
-                    lines = handle.read(256 * 1024).splitlines()
-                from specgate.project.gitignore import parse_lines
-
-                spec = parse_lines(lines) or None
+                    text = handle.read(MAX_FILE_BYTES + 1)
+                if len(text) > MAX_FILE_BYTES:
+                    raise LimitReached(
+                        f"a .gitignore over {MAX_FILE_BYTES // 1024} KiB; specgate will not "
+                        "search the folder without its patterns",
+                        shown_path(candidate),
+                    )
+                spec = self.budget.compile(text)
+                spec = spec if spec.patterns else None
+        except Spent as exc:
+            raise LimitReached(
+                f"{exc}; specgate will not search the folder without its patterns",
+                shown_path(candidate),
+            ) from None
         except (OSError, ValueError):
             spec = None
         self.specs[folder] = spec
@@ -88,17 +111,28 @@ class _GitIgnores:
 
     def ignored(self, path: Path, is_dir: bool) -> bool:
         """Whether git ignores ``path``: the deepest ``.gitignore`` with a matching
-        pattern decides."""
+        pattern decides.
+
+        Raises:
+            LimitReached: the run's matching work passes its budget (naming the
+                ``.gitignore`` being matched).
+        """
         if not self.any:
             return False
+        from specgate.project.gitignore import Spent
+
         verdict: bool | None = None
         for folder in reversed(path.parents):  # the top-level first, the deepest last
             spec = self.specs.get(folder)
             if spec is None:
                 continue
-            from specgate.project.gitignore import verdict as decide
-
-            found = decide(spec, path.relative_to(folder).parts, is_dir)
+            try:
+                found = self.budget.verdict(spec, path.relative_to(folder).parts, is_dir)
+            except Spent as exc:
+                raise LimitReached(
+                    f"{exc}; specgate will not search the folder without its patterns",
+                    shown_path(folder / ".gitignore"),
+                ) from None
             if found is not None:
                 verdict = found
         return bool(verdict)
@@ -123,12 +157,15 @@ def _hidden_claims(folder: Path, budget: list[int]) -> list[Path]:
 
 
 def _search(
-    folder: Path, finder: ConfigFinder | None = None, hidden: list[Path] | None = None
+    folder: Path,
+    finder: ConfigFinder | None = None,
+    hidden: list[Path] | None = None,
+    ignores: _GitIgnores | None = None,
 ) -> list[Path]:
     found: list[Path] = []
     budget = [HIDDEN_SCAN_BUDGET]
     start = Path(os.path.abspath(folder))
-    ignores = _GitIgnores()
+    ignores = _GitIgnores() if ignores is None else ignores
     top = nearest_git(start)
     if top is not None:
         for above in (*reversed(start.parents), start):
@@ -214,9 +251,12 @@ def discover(
     Raises:
         UsageError: a PATH that does not exist, or a folder holding no claims file
             (a gate that silently checks nothing passes everything).
+        LimitReached: a ``.gitignore`` over its size, or the run's ``.gitignore``
+            matching past its budget (:class:`~specgate.project.gitignore.Budget`).
     """
     seen: dict[str, tuple[Path, str]] = {}
     real_folders: dict[str, str] = {}
+    ignores = _GitIgnores()  # one budget for every folder searched
     for given in paths or ["."]:
         path = Path(given)
         if _unusable_name(given):
@@ -225,7 +265,7 @@ def discover(
             matches = [path]
         elif path.is_dir():
             passed_over: list[Path] = []
-            matches = _search(path, finder, passed_over)
+            matches = _search(path, finder, passed_over, ignores)
             if hidden is not None:
                 hidden.extend(shown_path(p) for p in passed_over)
             if not matches and passed_over:

@@ -50,6 +50,13 @@ class Pattern(NamedTuple):
     segments: tuple[re.Pattern[str] | str, ...]
     negated: bool
     folders_only: bool
+    width: int = 1
+
+    @property
+    def flat(self) -> bool:
+        """One name at any depth (``*.pyc``, ``build/``): only a path's last component
+        can decide, so one expression is tried, not one per component."""
+        return len(self.segments) == 2 and self.segments[0] == _GLOBSTAR
 
 
 def _unescape_glob(text: str) -> str:
@@ -109,7 +116,7 @@ def parse(line: str) -> Pattern | None:
         segments.append(re.compile(fnmatch.translate(_unescape_glob(part))))
     if segments[-1] == _GLOBSTAR:  # "abc/**": everything inside, not abc itself
         segments.append(re.compile(r"(?s:.+)\Z"))
-    return Pattern(tuple(segments), negated, folders_only)
+    return Pattern(tuple(segments), negated, folders_only, max(1, len(text)))
 
 
 def parse_lines(lines: Iterable[str]) -> tuple[Pattern, ...]:
@@ -124,6 +131,10 @@ def matches(pattern: Pattern, parts: Sequence[str], is_dir: bool) -> bool:
     ignored folder, which is git's rule (nothing below it can be re-included)."""
     if pattern.folders_only and not is_dir:
         return False
+    if pattern.flat:  # "**" reaches every component: the last one alone decides
+        last = pattern.segments[1]
+        assert isinstance(last, re.Pattern)
+        return bool(parts) and last.match(parts[-1]) is not None
     count = len(parts)
     reach = [True] + [False] * count  # reach[j]: the segments so far match parts[:j]
     for segment in pattern.segments:
@@ -149,3 +160,99 @@ def verdict(patterns: Sequence[Pattern], parts: Sequence[str], is_dir: bool) -> 
         if matches(pattern, parts, is_dir):
             return not pattern.negated
     return None
+
+
+#: Bytes of one ``.gitignore`` (a longer one is an input error naming it: git's own
+#: templates are under 10 KB, a large monorepo's top-level file under 100 KB).
+MAX_FILE_BYTES = 256 * 1024
+#: Characters of distinct ``.gitignore`` text one run reads (identical files, which git
+#: stores as one blob, count once).
+MAX_TEXT_BYTES = 4 * 1024 * 1024
+#: Distinct patterns one run compiles (a line seen again, in any file, is compiled once).
+MAX_PATTERNS = 50_000
+#: Matching work one run may spend: every (pattern, path) test counts the pattern's
+#: length in characters, times the path's components for a pattern that spans folders.
+#: A measured large monorepo (300 folders each holding GitHub's Python.gitignore, 90
+#: patterns, and a top-level one; 11,750 folders and files) spends 5.0 million, 2.5 %;
+#: the bound is reached in about 6 s on a 2-core runner, at under 25 MB.
+MAX_MATCH_WORK = 200_000_000
+
+
+class Spent(Exception):
+    """A run-wide bound of ``.gitignore`` matching was reached; the message says which."""
+
+
+class Compiled(NamedTuple):
+    """One ``.gitignore`` file's patterns and what testing a path against all of them
+    costs: ``flat_width`` once, ``deep_width`` once per component of the path."""
+
+    patterns: tuple[Pattern, ...]
+    flat_width: int
+    deep_width: int
+
+
+class Budget:
+    """The ``.gitignore`` files of one run: compiled once per distinct text (and each
+    distinct line once), matched within the run-wide bounds above.
+
+    Raises (from :meth:`compile` and :meth:`verdict`):
+        Spent: a bound reached; the caller names the ``.gitignore`` (an input error).
+    """
+
+    def __init__(
+        self,
+        work: int | None = None,
+        patterns: int | None = None,
+        text_bytes: int | None = None,
+    ) -> None:
+        work = MAX_MATCH_WORK if work is None else work
+        patterns = MAX_PATTERNS if patterns is None else patterns
+        text_bytes = MAX_TEXT_BYTES if text_bytes is None else text_bytes
+        self.work = work
+        self.patterns = patterns
+        self.text_bytes = text_bytes
+        self._allowance = (work, patterns, text_bytes)
+        self._lines: dict[str, Pattern | None] = {}
+        self._files: dict[str, Compiled] = {}
+
+    def compile(self, text: str) -> Compiled:
+        """``text`` (a whole ``.gitignore``) as :class:`Compiled`, from the cache when
+        the same text was compiled before."""
+        cached = self._files.get(text)
+        if cached is not None:
+            return cached
+        self.text_bytes -= len(text)
+        if self.text_bytes < 0:
+            raise Spent(
+                f"the .gitignore files of this run pass {self._allowance[2]:,} characters "
+                "of distinct text"
+            )
+        found: list[Pattern] = []
+        for line in text.splitlines():
+            if line in self._lines:
+                pattern = self._lines[line]
+            else:
+                pattern = self._lines[line] = parse(line)
+                if pattern is not None:
+                    self.patterns -= 1
+                    if self.patterns < 0:
+                        raise Spent(
+                            f"the .gitignore files of this run pass {self._allowance[1]:,} "
+                            "distinct patterns"
+                        )
+            if pattern is not None:
+                found.append(pattern)
+        flat = sum(p.width for p in found if p.flat)
+        deep = sum(p.width for p in found if not p.flat)
+        cached = self._files[text] = Compiled(tuple(found), flat, deep)
+        return cached
+
+    def verdict(self, compiled: Compiled, parts: Sequence[str], is_dir: bool) -> bool | None:
+        """:func:`verdict` of ``compiled`` for ``parts``, its cost charged first."""
+        self.work -= compiled.flat_width + compiled.deep_width * len(parts)
+        if self.work < 0:
+            raise Spent(
+                f"matching the .gitignore files' patterns passes this run's budget of "
+                f"{self._allowance[0]:,} (pattern characters × paths tested)"
+            )
+        return verdict(compiled.patterns, parts, is_dir)
