@@ -134,6 +134,9 @@ def confined(path: Path, *, top: Path | None = None, must_exist: bool = True) ->
     ``measure``'s scrapes, ``--write`` targets and ``--save-dir``, the reverse lookup
     of ``--changed``, the evidence hashed for ``--baseline``.
 
+    Git's own data counts as outside: a path with a component ``.git`` (any case)
+    below the top, as written or where a symlink leads, is refused the same way.
+
     Confinement is judged before existence, so the answer for a path outside is the
     same whether or not anything is there: a ``..`` that climbs out is refused
     lexically (the part before the first ``..`` resolved, the rest applied as
@@ -158,8 +161,8 @@ def confined(path: Path, *, top: Path | None = None, must_exist: bool = True) ->
     folder, name = os.path.split(text)
     real, lexical, _ = _folder_of(folder)
     bound = lexical if top is None else real_folder(top)
-    if not real.is_relative_to(bound):
-        raise PathEscape(OUTSIDE)  # a folder on the way leads out
+    if not real.is_relative_to(bound) or _in_git_data(real / name, bound):
+        raise PathEscape(OUTSIDE)  # a folder on the way leads out, or into .git
     try:
         info: os.stat_result | None = os.lstat(real / name)
     except FileNotFoundError:
@@ -169,7 +172,7 @@ def confined(path: Path, *, top: Path | None = None, must_exist: bool = True) ->
     if info is not None and stat.S_ISLNK(info.st_mode):
         target = resolve(real / name)  # not strict: where it leads, existing or not
         link_bound = _lexical_top(Path(folder)) if top is None else bound
-        if not target.is_relative_to(link_bound):
+        if not target.is_relative_to(link_bound) or _in_git_data(target, link_bound):
             raise PathEscape(OUTSIDE)
         if must_exist and not os.path.exists(target):
             raise PathProblem("no such file")
@@ -180,6 +183,15 @@ def confined(path: Path, *, top: Path | None = None, must_exist: bool = True) ->
     if not target.is_relative_to(bound):  # pragma: no cover - the folder is inside
         raise PathEscape(OUTSIDE)
     return target
+
+
+def _in_git_data(target: Path, bound: Path) -> bool:
+    """Whether ``target`` (resolved, inside ``bound``) lies in git's own data: a
+    component below ``bound`` spelled ``.git`` in any case (the repository's or a
+    submodule's ``.git`` folder or file). Git's metadata is not the repository's
+    content (``.git/config`` holds the token actions/checkout stores), so it is refused
+    as a path outside is, with the same message (hostile review r4, defect 9)."""
+    return any(part.casefold() == ".git" for part in target.relative_to(bound).parts)
 
 
 def _climbs_out(path: Path, bound: Path) -> None:
