@@ -19,7 +19,10 @@ from specgate.core.paths import OUTSIDE, PathEscape, confined
 
 from .conftest import BASE, InProcess
 
-CONFIG = '[core]\n\trepositoryformatversion = 0\n[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic c2VjcmV0\n'
+CONFIG = (
+    '[core]\n\trepositoryformatversion = 0\n[http "https://github.com/"]\n'
+    "\textraheader = AUTHORIZATION: basic c2VjcmV0\n"
+)
 
 
 @pytest.fixture
