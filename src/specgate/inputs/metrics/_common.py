@@ -112,6 +112,8 @@ def whole_ratio(numerator: float, denominator: float) -> int | None:
     if denominator <= 0 or numerator <= 0:
         return None
     ratio = numerator / denominator
+    if not math.isfinite(ratio):  # a subnormal denominator: no whole ratio
+        return None
     return int(ratio) if abs(ratio - round(ratio)) < 1e-9 else None
 
 

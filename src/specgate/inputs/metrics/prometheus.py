@@ -324,9 +324,7 @@ def _split(series: Series) -> tuple[Series, Series]:
 def _generated(generated: Series, chosen: Series) -> float | None:
     """The generated tokens of the model whose spec-decode series were ``chosen`` (their
     labels other than :data:`SUMMED_LABELS`, summed over engines), else ``None``."""
-    groups = {
-        frozenset((k, v) for k, v in key[1] if k not in SUMMED_LABELS) for key in chosen
-    }
+    groups = {frozenset((k, v) for k, v in key[1] if k not in SUMMED_LABELS) for key in chosen}
     if len(groups) != 1:
         return None
     (group,) = groups
@@ -349,28 +347,39 @@ def _samples(text: str, shown: str) -> Series:
                 name = str(sample.name)
                 if not name.startswith(PREFIX) and name != GENERATED:
                     continue
+                key = (name, frozenset((str(k), str(v)) for k, v in sample.labels.items()))
                 try:
                     value = float(sample.value)
                 except OverflowError:  # an integer sample of more than 308 digits
                     raise fail(
                         f"{name} is out of range (beyond 1e308): not a counter value",
                         shown,
-                        _line_of(text, name),
+                        _sample_line(text, key),
                     ) from None
                 if not math.isfinite(value) or value < 0:
                     raise fail(
-                        f"{name} is {value}, not a counter value", shown, _line_of(text, name)
+                        f"{name} is {value}, not a counter value", shown, _sample_line(text, key)
                     )
                 if value > MAX_COUNT:
                     raise fail(
                         f"{name} is {value:.6g}, above 2^53: not an exact count",
                         shown,
-                        _line_of(text, name),
+                        _sample_line(text, key),
                     )
-                key = (name, frozenset((str(k), str(v)) for k, v in sample.labels.items()))
+                if name.endswith("_total") and not value.is_integer():
+                    # vLLM's counters count events (drafts, tokens): 4e-324 drafts made
+                    # every ratio of counts infinite (hostile review r4, defect 11)
+                    raise fail(
+                        f"{name}{_labels(key[1])} is {value:.6g}: a counter of events is "
+                        "a whole number",
+                        shown,
+                        _sample_line(text, key),
+                    )
                 if key in series:
                     raise fail(
-                        f"sample {name}{_labels(key[1])} is repeated", shown, _line_of(text, name)
+                        f"sample {name}{_labels(key[1])} is repeated",
+                        shown,
+                        _sample_line(text, key),
                     )
                 series[key] = value
     except _PARSE_ERRORS:
