@@ -64,7 +64,8 @@ def half_unit(text: str) -> float | None:
     written. ``"253"`` → 0.5, ``"2.28"`` → 0.005, ``"2.50"`` → 0.005, ``"2.5e3"`` → 50,
     ``"1_000"`` → 0.5; ``None`` for text that is not a plain decimal number (hex, octal,
     ``.inf``, a quoted string's quotes) and for a unit past the largest float
-    (``"1e400"``: the number itself is out of range, which the schema reports).
+    (``"1e400"``: the number itself is out of range, which the schema reports) or
+    below the smallest (``"1e-400"``, ``"4e-324"``: it would read as 0, exact).
 
     Used so that a claim equal to the source's own rounding of a measured ratio is not
     called an excess (review real.md defect 3: 253/111 = 2.2793 printed as "2.28x").
@@ -84,4 +85,7 @@ def half_unit(text: str) -> float | None:
     places = len(decimals) if dot else 0
     if power - places > _LARGEST_POWER:  # 1e400: no float has such a unit (SG001 says why)
         return None
-    return 0.5 * 10.0 ** (power - places)
+    unit = 0.5 * 10.0 ** (power - places)
+    # 1e-400, 4e-324: the unit is below the smallest float and would read as 0, an
+    # exact number; unknown instead
+    return unit if unit > 0 else None
