@@ -24,7 +24,50 @@ from .conftest import InProcess
 #: smallest subnormal (4.9e-324, which 4e-324 rounds to) and that subnormal.
 EXTREMES = ["1e400", "1e309", "-1e400", "1e-400", "4e-324", "1.7976931348623157e308"]
 
-FIELDS = ["model.active_parameters_b", "model.experts", "model.experts_per_token", "model.head_dim", "model.hidden_size", "model.kv_bytes_per_token", "model.kv_heads", "model.layers", "model.parameters_b", "model.query_heads", "model.query_heads_per_kv", "speculation.draft_depth_ratio", "speculation.draft_length", "speculation.verify_tokens", "workload.concurrency", "workload.context_length", "workload.prefill_tokens_per_step", "workload.temperature", "hardware.allreduce_gbps", "hardware.allreduce_latency_us", "hardware.kv_cache_bytes", "hardware.memory_bandwidth_tbps", "hardware.peak_tflops", "hardware.tensor_parallel", "hardware.weight_bytes", "evidence.accept_length", "evidence.measured_speedup", "evidence.measured_speedup_se", "evidence.verify_cost_ratio", "evidence.provenance.steps", "evidence.provenance.concurrency", "evidence.provenance.temperature", "evidence.provenance.max_model_len", "evidence.throughput.baseline_tokens_per_s", "evidence.throughput.speculative_tokens_per_s", "policy.max_accept_length_drop", "policy.max_evidence_age_days", "policy.max_speedup_drop", "policy.min_accept_length", "policy.min_gain", "policy.retune_gain", "claims.speedup"]
+FIELDS = [
+    "model.active_parameters_b",
+    "model.experts",
+    "model.experts_per_token",
+    "model.head_dim",
+    "model.hidden_size",
+    "model.kv_bytes_per_token",
+    "model.kv_heads",
+    "model.layers",
+    "model.parameters_b",
+    "model.query_heads",
+    "model.query_heads_per_kv",
+    "speculation.draft_depth_ratio",
+    "speculation.draft_length",
+    "speculation.verify_tokens",
+    "workload.concurrency",
+    "workload.context_length",
+    "workload.prefill_tokens_per_step",
+    "workload.temperature",
+    "hardware.allreduce_gbps",
+    "hardware.allreduce_latency_us",
+    "hardware.kv_cache_bytes",
+    "hardware.memory_bandwidth_tbps",
+    "hardware.peak_tflops",
+    "hardware.tensor_parallel",
+    "hardware.weight_bytes",
+    "evidence.accept_length",
+    "evidence.measured_speedup",
+    "evidence.measured_speedup_se",
+    "evidence.verify_cost_ratio",
+    "evidence.provenance.steps",
+    "evidence.provenance.concurrency",
+    "evidence.provenance.temperature",
+    "evidence.provenance.max_model_len",
+    "evidence.throughput.baseline_tokens_per_s",
+    "evidence.throughput.speculative_tokens_per_s",
+    "policy.max_accept_length_drop",
+    "policy.max_evidence_age_days",
+    "policy.max_speedup_drop",
+    "policy.min_accept_length",
+    "policy.min_gain",
+    "policy.retune_gain",
+    "claims.speedup",
+]
 
 
 def _claims(field: str, number: str) -> str:
