@@ -10,7 +10,10 @@ memory stays proportional to the lines kept.
 
 Limits: a streamed metrics file or log may be up to :data:`METRICS_MAX_BYTES`
 (256 MiB), separate from the 1 MiB limit of claims and config files; a single
-line may be up to :data:`MAX_LINE_BYTES`. Kept lines must be UTF-8 without NUL
+line may be up to :data:`MAX_LINE_BYTES`; the kept lines and the line breaks that stand
+for the others may be up to :data:`MAX_KEPT_BYTES` together, so memory is bounded by
+that, not by the file (hostile review r4, defect 7: a 250 MiB log of one matching line
+took 1.23 GB). Kept lines must be UTF-8 without NUL
 bytes; lines that are filtered out are never decoded. JSON and JSON Lines formats
 have the same limits and are streamed record by record (:mod:`.json_records`).
 """
@@ -26,8 +29,28 @@ from specgate.core.errors import InputError
 METRICS_MAX_BYTES = 256 * 1024 * 1024
 #: The longest line a streamed file may hold (bytes).
 MAX_LINE_BYTES = 16 * 1024 * 1024
+#: What a streamed file may keep: the lines holding a label plus one line break per
+#: other line (bytes). A vLLM V1 interval line is about 230 bytes, so this is some
+#: 145,000 intervals, 17 days of vLLM's default 10-second logging.
+MAX_KEPT_BYTES = 32 * 1024 * 1024
 _CHUNK = 4 * 1024 * 1024
 _MIB = 1024 * 1024
+
+
+class _Kept(bytearray):
+    """The kept text, one buffer (no list of slices joined at the end), refused past
+    :data:`MAX_KEPT_BYTES` at the line that passes it."""
+
+    def add(self, data: bytes | bytearray | memoryview, shown: str, line: int) -> None:
+        if len(self) + len(data) > MAX_KEPT_BYTES:
+            raise InputError(
+                f"more than {MAX_KEPT_BYTES // _MIB} MiB of lines with the format's labels "
+                "(and line breaks for the others) by this line; specgate keeps at most that "
+                "much of one file: point the metrics path at the measurement's window",
+                shown,
+                line,
+            )
+        self += data
 
 
 def check_file(path: Path, shown: str) -> None:
@@ -77,7 +100,7 @@ def read_filtered(path: Path, shown: str, needles: Iterable[str]) -> str:
     """
     check_file(path, shown)
     literals = tuple(n.encode("utf-8") for n in needles)
-    out: list[bytes | bytearray] = []
+    out = _Kept()
     at = (1, 1)  # (the line the next byte starts, the line the output has reached)
     total = 0
     carry = b""  # a line cut by the chunk boundary
@@ -107,8 +130,10 @@ def read_filtered(path: Path, shown: str, needles: Iterable[str]) -> str:
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", shown) from None
     line, emitted = at
-    out.append(b"\n" * max(0, line - emitted))
-    return _decode(b"".join(out), shown)
+    out.add(b"\n" * max(0, line - emitted), shown, line)
+    kept = bytes(out)
+    del out
+    return _decode(kept, shown)
 
 
 def _decode(kept: bytes, shown: str) -> str:
@@ -130,7 +155,7 @@ def _keep(
     bounds: tuple[int, int],
     at: tuple[int, int],
     needles: tuple[bytes, ...],
-    out: list[bytes | bytearray],
+    out: _Kept,
     *,
     shown: str,
 ) -> tuple[int, int]:
@@ -140,7 +165,12 @@ def _keep(
     each needle is searched forward once (``bytes.find``), newlines are counted
     once, and nothing outside kept lines is copied."""
     lo, hi = bounds
-    find, rfind, count, append = block.find, block.rfind, block.count, out.append
+    find, rfind, count = block.find, block.rfind, block.count
+    view = memoryview(block)
+
+    def append(data: bytes | memoryview) -> None:
+        out.add(data, shown, current)
+
     hits = [(needle, found) for needle in needles if (found := find(needle, lo, hi)) >= 0]
     current, emitted = at
     counted = lo
@@ -155,7 +185,7 @@ def _keep(
             if end - start > MAX_LINE_BYTES:
                 raise _long_line(shown, current)
             append(b"\n" * (current - emitted))
-            append(block[start:end])
+            append(view[start:end])
             emitted = current
             found = find(needle, end, hi)
         return current + count(b"\n", counted, hi), emitted
@@ -174,6 +204,6 @@ def _keep(
         if end - start > MAX_LINE_BYTES:
             raise _long_line(shown, current)
         append(b"\n" * (current - emitted))
-        append(block[start:end])
+        append(view[start:end])
         emitted = current
     return current + count(b"\n", counted, hi), emitted
