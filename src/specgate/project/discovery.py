@@ -24,7 +24,7 @@ from specgate.core.paths import nearest_git, shown_path
 
 if TYPE_CHECKING:
     from specgate.project.config import ConfigFinder
-    from specgate.project.gitignore import Compiled
+    from specgate.project.gitignore import Budget, Compiled
 
 CLAIMS_NAME = re.compile(r"(?:\.?specgate|.+\.specgate)\.(?:ya?ml|json)", re.DOTALL)
 SKIPPED_FOLDERS = frozenset(
@@ -66,10 +66,9 @@ class _GitIgnores:
     :class:`~specgate.project.gitignore.Budget`."""
 
     def __init__(self) -> None:
-        from specgate.project.gitignore import Budget
-
         self.specs: dict[Path, Compiled | None] = {}
-        self.budget = Budget()
+        #: Made with the first ``.gitignore`` read (the matcher is imported only then).
+        self.budget: Budget | None = None
         #: Whether any ``.gitignore`` was read: without one nothing is ignored, and the
         #: walk up every file's folders is skipped.
         self.any = False
@@ -83,12 +82,14 @@ class _GitIgnores:
         """
         if folder in self.specs:
             return
-        from specgate.project.gitignore import MAX_FILE_BYTES, Spent
-
         candidate = folder / ".gitignore"
         spec = None
         try:
             if candidate.is_file() and not candidate.is_symlink():
+                from specgate.project.gitignore import MAX_FILE_BYTES, Budget
+
+                if self.budget is None:
+                    self.budget = Budget()
                 with candidate.open(encoding="utf-8", errors="replace") as handle:
                     text = handle.read(MAX_FILE_BYTES + 1)
                 if len(text) > MAX_FILE_BYTES:
@@ -99,12 +100,14 @@ class _GitIgnores:
                     )
                 spec = self.budget.compile(text)
                 spec = spec if spec.patterns else None
-        except Spent as exc:
-            raise LimitReached(
-                f"{exc}; specgate will not search the folder without its patterns",
-                shown_path(candidate),
-            ) from None
-        except (OSError, ValueError):
+        except (OSError, ValueError) as exc:
+            from specgate.project.gitignore import Spent
+
+            if isinstance(exc, Spent):
+                raise LimitReached(
+                    f"{exc}; specgate will not search the folder without its patterns",
+                    shown_path(candidate),
+                ) from None
             spec = None
         self.specs[folder] = spec
         self.any = self.any or spec is not None
@@ -117,7 +120,7 @@ class _GitIgnores:
             LimitReached: the run's matching work passes its budget (naming the
                 ``.gitignore`` being matched).
         """
-        if not self.any:
+        if not self.any or self.budget is None:
             return False
         from specgate.project.gitignore import Spent
 

@@ -178,7 +178,7 @@ MAX_PATTERNS = 50_000
 MAX_MATCH_WORK = 200_000_000
 
 
-class Spent(Exception):
+class Spent(ValueError):
     """A run-wide bound of ``.gitignore`` matching was reached; the message says which."""
 
 
