@@ -211,7 +211,8 @@ def test_accepted_past_the_emitted_tokens_fails(
         "the metrics count 250 accepted draft tokens over 100 steps but only 300 tokens were "
         "emitted (after.prom): accepted tokens per step 2.5 exceed the tokens emitted per step "
         "less the bonus token, 2; AL 1 + 250/100 = 3.5 counts drafts that were never emitted "
-        "(accepted past an EOS or a max_tokens cut), at most 3 tokens per step were"
+        "(accepted past an EOS or a max_tokens cut); the emitted tokens allow at most 3 "
+        "tokens per step"
     )
     (finding,) = [f for d in report.deployments for f in d.findings if f.code == "SG305"]
     assert finding.severity == "fail"

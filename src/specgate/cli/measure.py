@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from specgate.cli.args import Parser
+    from specgate.inputs.types import Acceptance
 
 _MEASURE_EPILOG = """\
 examples:
@@ -203,7 +204,15 @@ def _measured(
     }
     if labels:
         pointer["labels"] = labels
-    return measure.Measurement(acceptance, pointer), "", "", {}
+    from specgate.measure.engine_info import stated_in_file
+
+    # the release the file states, recorded as a live engine's /version answer is
+    facts = stated_in_file(
+        measure.confine(Path(args.from_file), "--from"), args.from_file, args.metrics_format
+    )
+    if facts.notes:
+        say(f"specgate measure: {'; '.join(facts.notes)}")
+    return measure.Measurement(acceptance, pointer), "", "", facts.provenance
 
 
 def _label(text: str) -> tuple[str, str]:
@@ -241,7 +250,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     assert found is not None
     measurement, before, after, engine = found
     assert isinstance(measurement, measure.Measurement)
-    measure.plausible(measurement.acceptance, args.draft_length)
+    _vouch(measurement.acceptance, args, served)
     mismatch = measure.draft_length_mismatch(
         measurement.acceptance, args.draft_length, served, args.deployment
     )
@@ -280,6 +289,25 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_OK
     out.write(measure.render(block))
     return EXIT_OK
+
+
+def _vouch(acceptance: Acceptance, args: argparse.Namespace, served: int | None) -> None:
+    """Refuse what ``check`` would fail as impossible (the same test, at the D the data
+    states, else ``--draft-length``, else the deployment's served D), and say how much
+    of the output came from steps that did not draft.
+
+    Raises:
+        InputError: the first impossible number.
+    """
+    from specgate.measure import evidence as measure
+
+    if args.draft_length is not None or served is None:
+        measure.plausible(acceptance, args.draft_length)
+    else:
+        measure.plausible(acceptance, served, f"the D {args.deployment} serves")
+    note = measure.undrafted_note(acceptance)
+    if note is not None:
+        say(f"specgate measure: {note}")
 
 
 def _writer_available() -> None:

@@ -19,7 +19,6 @@ counters, a failing command — is one line and exit 2, and nothing is written.
 from __future__ import annotations
 
 import datetime
-import math
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -152,32 +151,33 @@ def from_file(
         raise exc from None
 
 
-def plausible(acceptance: Acceptance, draft_length: int | None = None) -> None:
-    """Refuse a measurement no engine can produce: AL not finite or below 1, AL above
-    1 + D (D the data states, else ``--draft-length``), accepted draft tokens above
-    proposed ones, or a step count beyond exact float range (2^53).
+def plausible(
+    acceptance: Acceptance, draft_length: int | None = None, given: str = "--draft-length"
+) -> None:
+    """Refuse a measurement that ``specgate check`` would fail as impossible, with the
+    very test check applies (:func:`specgate.inputs.metrics.consistency.impossible`:
+    SG103's AL range, SG305's profile and accepted-past-emitted cross-check, accepted
+    above proposed drafts, a step count beyond 2^53). D is what the data states, else
+    ``draft_length`` (``--draft-length``, else the D the ``--deployment`` serves).
 
     Raises:
-        InputError: one line naming the source and the impossible number.
+        InputError: one line naming the source and the first impossible number.
     """
-    shown = acceptance.path or "the metrics"
-    value = acceptance.accept_length
-    depth = acceptance.draft_length or draft_length
-    if not math.isfinite(value) or value < 1:
-        raise InputError(f"{shown}: AL {value:.6g} is impossible (AL is at least 1)")
-    if depth is not None and value > 1 + depth + 1e-9:
-        raise InputError(
-            f"{shown}: impossible counters: AL {value:.4f} exceeds 1 + D = {1 + depth} "
-            f"(D = {depth} draft tokens per draft)"
-        )
-    rate = acceptance.acceptance_rate
-    if rate is not None and rate > 1 + 1e-9:
-        raise InputError(
-            f"{shown}: impossible counters: accepted draft tokens exceed proposed draft "
-            f"tokens (acceptance rate {rate:.4g})"
-        )
-    if acceptance.steps is not None and acceptance.steps > 2**53:
-        raise InputError(f"{shown}: {acceptance.steps:.6g} steps is beyond an exact count")
+    from specgate.inputs.metrics.consistency import impossible
+
+    problems = impossible(acceptance, draft_length, given)
+    if problems:
+        raise InputError(problems[0])
+
+
+def undrafted_note(acceptance: Acceptance) -> str | None:
+    """The share of generated tokens outside drafted steps and the all-steps AL bound
+    (:func:`specgate.inputs.metrics.consistency.undrafted_share`), when the data
+    states the generated tokens (vLLM's ``vllm:generation_tokens_total``)."""
+    from specgate.inputs.metrics.consistency import undrafted_share
+
+    share = undrafted_share(acceptance)
+    return None if share is None else share.message()
 
 
 def draft_length_mismatch(

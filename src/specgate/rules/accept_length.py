@@ -334,7 +334,10 @@ def accept_length_out_of_range(ctx: RuleContext) -> Iterator[Hit]:
 def _accept_length_range(al: float | None, d: int | None, path: NodePath) -> Iterator[Hit]:
     if al is None:
         return
-    if al < 1:
+    from specgate.inputs.metrics.consistency import accept_length_out_of_range
+
+    side = accept_length_out_of_range(al, d)  # the test measure refuses with
+    if side == "below":
         yield Hit(
             f"AL {fmt(al)} is below 1: every target step emits at least one token "
             "(was the bonus token left out?)",
@@ -342,7 +345,7 @@ def _accept_length_range(al: float | None, d: int | None, path: NodePath) -> Ite
             "Report AL as tokens per target step including the bonus token "
             "(1 + accepted drafts per step).",
         )
-    elif d is not None and al > 1 + d:
+    elif side == "above" and d is not None:
         yield Hit(
             f"AL {fmt(al)} exceeds 1 + D = {1 + d}: a step cannot accept more than its "
             f"{d} draft tokens plus the bonus token",

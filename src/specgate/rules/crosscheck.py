@@ -14,36 +14,24 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from specgate.core.numbers import fmt
+from specgate.inputs.metrics.consistency import emitted_shortfall
 from specgate.rules.registry import Hit, RuleContext
-
-#: Counts are whole tokens; a half-token slack covers float sums of integral counters.
-_SLACK = 0.5
 
 
 def accepted_past_emitted(ctx: RuleContext) -> Iterator[Hit]:
     """SG305's cross-check: A + N > E over the metrics' window (vLLM's Prometheus
-    counters with ``vllm:generation_tokens_total``)."""
+    counters with ``vllm:generation_tokens_total``); the test and its words are
+    :func:`specgate.inputs.metrics.consistency.emitted_shortfall`, which
+    ``specgate measure`` applies before it records anything."""
     inputs = ctx.deployment.inputs
     acceptance = inputs.acceptance if inputs is not None else None
     if acceptance is None:
         return
-    emitted, accepted, steps = (
-        acceptance.emitted_tokens,
-        acceptance.accepted_tokens,
-        acceptance.steps,
-    )
-    if emitted is None or accepted is None or not steps:
-        return
-    if accepted + steps <= emitted + _SLACK:
+    shortfall = emitted_shortfall(acceptance)
+    if shortfall is None:
         return
     yield Hit(
-        f"the metrics count {fmt(accepted)} accepted draft tokens over {steps} steps but only "
-        f"{fmt(emitted)} tokens were emitted ({acceptance.path or 'evidence.metrics'}): "
-        f"accepted tokens per step {fmt(accepted / steps)} exceed the tokens emitted per step "
-        f"less the bonus token, {fmt(emitted / steps - 1)}; AL 1 + {fmt(accepted)}/{steps} = "
-        f"{fmt(1 + accepted / steps)} counts drafts that were never emitted (accepted past an "
-        f"EOS or a max_tokens cut), at most {fmt(emitted / steps)} tokens per step were",
+        shortfall.message(acceptance.path or "evidence.metrics"),
         ctx.deployment.path("evidence", "metrics"),
         "Measure AL over requests that run to a fixed length (ignore_eos, so every accepted "
         "draft is emitted), or with an engine release that counts only emitted drafts.",

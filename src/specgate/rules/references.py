@@ -387,7 +387,8 @@ def acceptance_profile_inconsistent(ctx: RuleContext) -> Iterator[Hit]:
     inputs = ctx.deployment.inputs
     if inputs is None or inputs.acceptance is None or not inputs.acceptance.marginal:
         return
-    from specgate.inputs.metrics.read import acceptance_profile_problems, first_profile_offence
+    from specgate.inputs.metrics.consistency import profile_message
+    from specgate.inputs.metrics.read import first_profile_offence
 
     acceptance = inputs.acceptance
     # Rates read from a file are checked against that file's AL: a claims AL that
@@ -397,10 +398,9 @@ def acceptance_profile_inconsistent(ctx: RuleContext) -> Iterator[Hit]:
         if acceptance.path is not None
         else ctx.deployment.evidence.accept_length
     )
-    problems = acceptance_profile_problems(acceptance.marginal, stated)
-    if not problems:
+    message = profile_message(acceptance, stated)
+    if message is None:
         return
-    marginal = ", ".join(fmt(m) for m in acceptance.marginal)
     # The most specific value: the first rate out of range or rising, else (a sum that
     # misses the AL) the list of rates itself.
     offence = first_profile_offence(acceptance.marginal)
@@ -420,7 +420,7 @@ def acceptance_profile_inconsistent(ctx: RuleContext) -> Iterator[Hit]:
         or spans.get("accept_length")
     )
     yield Hit(
-        f"acceptance profile [{marginal}]: " + "; ".join(problems),
+        message,
         path,
         "Re-export the per-position marginal rates from one measurement run, at the deployed D.",
         where=(acceptance.path, span) if acceptance.path is not None and span else None,
