@@ -11,6 +11,26 @@ came from, in the engine's own words rather than the user's.
 Recorded from a real vLLM 0.32.0 (CPU) server: tests/data/real/vllm/measured/
 vllm-cpu-0.32/version.json and models.json.
 
+``specgate measure --from FILE`` records the same two keys, ``engine`` and
+``engine_version``, when the file states the release (:func:`stated_in_file`):
+
+- ``sglang-server-info``: the top-level ``"version"`` of SGLang's ``/get_server_info``
+  (``sglang/srt/entrypoints/http_server.py`` ``server_info``: ``"version": __version__``,
+  SGLang 0.5.23);
+- ``vllm-log``: ``vLLM server version X, serving model M``
+  (``vllm/entrypoints/serve/utils/api_utils.py`` ``log_version_and_model``, vLLM 0.27.1
+  and 0.32.0), ``vLLM API server version X`` (``vllm/entrypoints/openai/api_server.py``
+  of earlier releases, v0.7.2 on), ``Initializing a V1 LLM engine (vX) with config``
+  (``vllm/v1/engine/core.py``, vLLM 0.27.1 and 0.32.0; the real 0.32.0 log in
+  tests/data/real/vllm/measured/vllm-cpu-0.32/serve-excerpt.log);
+- ``llamacpp-log``: ``build: N (commit) with … for …`` (``common/common.cpp``
+  ``common_init``), recorded as ``bN``, the release tag.
+
+The other file formats (Prometheus scrapes, SGLang and TensorRT-LLM logs and stats,
+per-request records, llama.cpp timings, speculation profiles) state no release. A file
+that states two different releases (a server restarted on another version) records
+none, and says so.
+
 Everything here is untrusted input: bodies are capped, each value must have the shape
 it should (a version of at most 64 characters of ``[0-9A-Za-z.+_-]``, a model name of
 printable characters, a context length between 1 and 2^31), and anything else is left
@@ -24,6 +44,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -119,3 +140,76 @@ def ask_vllm(metrics_url: str, timeout: float, labels: Mapping[str, str]) -> Eng
     except InputError as exc:
         notes.append(f"cannot ask the engine its models: {exc.one_line()}")
     return EngineFacts(found, tuple(notes))
+
+
+#: Per log format: (engine, the literal a version line holds, its pattern, how the
+#: match is written as a release).
+_LOG_VERSION_LINES: dict[str, tuple[tuple[str, str, re.Pattern[str], str], ...]] = {
+    "vllm-log": (
+        ("vllm", "server version ", re.compile(r"\bvLLM (?:API )?server version ([^\s,]+)"), "{}"),
+        ("vllm", "LLM engine (v", re.compile(r"Initializing a V1 LLM engine \(v([^\s)]+)\)"), "{}"),
+    ),
+    "llamacpp-log": (("llamacpp", "build: ", re.compile(r"\bbuild: ([0-9]{1,9}) \("), "b{}"),),
+}
+
+
+def stated_in_file(path: Path, shown: str, fmt: str) -> EngineFacts:
+    """The engine release a metrics file of format ``fmt`` states about itself, as
+    ``provenance`` keys (``engine``, ``engine_version``); empty for formats that state
+    none. ``path`` was read by the metrics reader already (its size and encoding are
+    checked); only the version lines of a log are decoded. Never raises: a release
+    that cannot be read is left out, with the reason in ``notes``.
+    """
+    if fmt == "sglang-server-info":
+        return _sglang_server_info(path, shown)
+    lines = _LOG_VERSION_LINES.get(fmt)
+    if lines is None:
+        return EngineFacts()
+    from specgate.inputs.metrics.stream import read_filtered
+
+    try:
+        text = read_filtered(path, shown, tuple(literal for _, literal, _, _ in lines))
+    except InputError as exc:  # a version line that is not text: the AL stands
+        return EngineFacts(notes=(f"no engine release recorded: {exc.one_line()}",))
+    found: dict[str, str] = {}  # release → engine
+    for engine, _, pattern, written in lines:
+        for match in pattern.finditer(text):
+            found.setdefault(written.format(match.group(1)), engine)
+    return _one_release(found, shown)
+
+
+def _sglang_server_info(path: Path, shown: str) -> EngineFacts:
+    from specgate.inputs.metrics.stream import METRICS_MAX_BYTES
+    from specgate.load.read import read_text
+
+    try:
+        data = json.loads(read_text(path, shown, limit=METRICS_MAX_BYTES))
+    except (InputError, ValueError, RecursionError):
+        return EngineFacts()  # the reader judged the file; nothing more to record
+    version = data.get("version") if isinstance(data, dict) else None
+    if version is None:
+        return EngineFacts()
+    if not isinstance(version, str):
+        return EngineFacts(
+            notes=(f"{shown} states a version that is not a release: none recorded",)
+        )
+    return _one_release({version: "sglang"}, shown)
+
+
+def _one_release(found: dict[str, str], shown: str) -> EngineFacts:
+    """The release ``found`` (release → engine) holds when it is one and has a release's
+    shape; else nothing, with the reason (file text is never quoted unless it is a
+    release)."""
+    if not found:
+        return EngineFacts()
+    releases = sorted(version for version in found if _VERSION.fullmatch(version))
+    if len(releases) != len(found):
+        return EngineFacts(
+            notes=(f"{shown} states a version that is not a release: none recorded",)
+        )
+    if len(releases) > 1:
+        listed = ", ".join(releases[:4]) + (", …" if len(releases) > 4 else "")
+        return EngineFacts(
+            notes=(f"{shown} states several engine releases ({listed}): none recorded",)
+        )
+    return EngineFacts({"engine": found[releases[0]], "engine_version": releases[0]})
