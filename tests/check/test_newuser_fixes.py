@@ -45,7 +45,8 @@ def test_f3_roofline_break_even_in_the_message(capsys: pytest.CaptureFixture[str
     _, report, _ = doctor(argv, capsys)
     assert messages(report, "SG102") == []
     (text,) = messages(report, "SG112")
-    assert "26.0142" in text and "workload.context_length" in text
+    # doctor names its own flag for workload.context_length (newuser-r4 #8)
+    assert "26.0142" in text and "--context-length" in text
     # with the context (Llama-3.1-8B shapes, c̄ 1000, and BF16 at TP 1 stated: a fail
     # rests on no guessed precision or TP) the §12.1 β is proven:
     # κ = 128·1000·131,072/(2·8.03e9) = 1.04466; 60 tokens fill 4·60 = 240 rows = 2 tiles;
@@ -519,14 +520,15 @@ def test_f33_sg106_next_actions_fit_the_cause(capsys: pytest.CaptureFixture[str]
     # a claim of 0.4 reads as +40 %: the action offers 1.4 first
     main(["doctor", *SPEC, "--claimed-speedup=0.4"])
     out = capsys.readouterr().out
-    assert "next: If the claim is a gain of 40 %, write claims.speedup: 1.4" in out
+    # in doctor's words: the flag that sets claims.speedup (newuser-r4 #8)
+    assert "next: If the claim is a gain of 40 %, write --claimed-speedup 1.4" in out
     # a theoretical loss of a tree: ρ 1, depth 4, N_verify 11, β 1: S = 2.8 / 5 = 0.56;
     # nothing measured, so the action does not speak of "the measured speedup"
     main(["doctor", *BASE, "--accept-length=2.8", "--draft-length=4", "--verify-tokens=11",
           "--draft-depth-ratio=1"])
     out = capsys.readouterr().out
     assert "S = 0.56x < 1" in out
-    assert ("lower D, the tree's N_verify (speculation.verify_tokens) or the draft cost (ρ) "
+    assert ("lower D, the tree's N_verify (--verify-tokens) or the draft cost (ρ) "
             "until S = AL / (β + ρ·passes) is above 1") in out
     assert "until the measured speedup" not in out
 

@@ -61,8 +61,13 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
     number = positive_float()
     draft_length = whole_number(0, MAX_DRAFT_LENGTH)
     heads = whole_number(1, MAX_HEADS)
-    doctor.add_argument(
-        "--speculative-decoding", action="store_true", help="speculative decoding is enabled"
+    from specgate.cli.doctor_words import names_key
+
+    names_key(
+        doctor.add_argument(
+            "--speculative-decoding", action="store_true", help="speculative decoding is enabled"
+        ),
+        "speculation.enabled",
     )
     doctor.add_argument(
         "--accept-length",
@@ -77,11 +82,14 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
         metavar="RHO",
         help="draft depth ratio ρ (one draft pass's time / one target step's time)",
     )
-    doctor.add_argument(
-        "--claimed-speedup",
-        type=positive_float(0.0, strict=True, maximum=1e4),
-        metavar="X",
-        help="claimed speedup, a ratio (2.4 = 2.4x)",
+    names_key(
+        doctor.add_argument(
+            "--claimed-speedup",
+            type=positive_float(0.0, strict=True, maximum=1e4),
+            metavar="X",
+            help="claimed speedup, a ratio (2.4 = 2.4x)",
+        ),
+        "claims.speedup",
     )
     doctor.add_argument(
         "--min-accept-length",
@@ -191,11 +199,14 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
         metavar="X",
         help="measured speedup over plain decoding, a ratio",
     )
-    doctor.add_argument(
-        "--per-position",
-        type=rates,
-        metavar="M1,M2,...",
-        help="measured per-position acceptance m_i = P(first i drafts accepted)",
+    names_key(
+        doctor.add_argument(
+            "--per-position",
+            type=rates,
+            metavar="M1,M2,...",
+            help="measured per-position acceptance m_i = P(first i drafts accepted)",
+        ),
+        "evidence.metrics",
     )
     doctor.add_argument(
         "--min-gain",
@@ -206,8 +217,10 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
     from specgate.cli.doctor_step import add_step_flags
 
     add_step_flags(doctor)
-    doctor.add_argument("--workload", metavar="NAME", help="workload name")
-    doctor.add_argument("--model", metavar="NAME", help="model name")
+    names_key(
+        doctor.add_argument("--workload", metavar="NAME", help="workload name"), "workload.name"
+    )
+    names_key(doctor.add_argument("--model", metavar="NAME", help="model name"), "model.name")
     doctor.add_argument("--strict", action="store_true", help="exit 1 when actionable too")
     doctor.add_argument("--json", action="store_true", help="print the JSON deployment report")
 
@@ -396,8 +409,11 @@ def _accept_length(args: argparse.Namespace, profile: Inputs | None) -> float | 
 
 
 def render_doctor(deployment: Deployment, args: argparse.Namespace) -> tuple[str, str]:
-    """The doctor's output (JSON deployment report or text) and the status."""
+    """The doctor's output (JSON deployment report or text) and the status, every text
+    in it worded for the doctor's user: its flags, not the claims-file keys they set
+    (:func:`specgate.cli.doctor_words.reword`; a finding's ``path`` stays where it sits)."""
     from specgate.check.run import CheckOptions, Locator, evaluate
+    from specgate.cli.doctor_words import reword, reword_all
 
     floor = None if args.min_accept_length is None else float(args.min_accept_length)
     report = evaluate(deployment, Locator(None), CheckOptions(min_accept_length=floor))
@@ -407,11 +423,11 @@ def render_doctor(deployment: Deployment, args: argparse.Namespace) -> tuple[str
         from specgate.reporters.json_report import deployment_json
 
         return json.dumps(
-            deployment_json(report), indent=2, ensure_ascii=False
+            reword_all(deployment_json(report)), indent=2, ensure_ascii=False
         ) + "\n", report.status
     from specgate.reporters.text import finding_line, metrics_block
 
     lines = [finding_line(f) for f in report.findings]
     lines += metrics_block(report)
     lines.append(f"specgate doctor: {report.status}")
-    return "\n".join(lines) + "\n", report.status
+    return "\n".join(reword(line) for line in lines) + "\n", report.status

@@ -19,28 +19,6 @@ if TYPE_CHECKING:
 
     from specgate.model.deployment import Deployment
 
-#: flag → the claims-file key it stands for (also how a problem message is reworded).
-FLAG_KEYS = {
-    "--context-length": "workload.context_length",
-    "--prefill-tokens-per-step": "workload.prefill_tokens_per_step",
-    "--parameters-b": "model.parameters_b",
-    "--active-parameters-b": "model.active_parameters_b",
-    "--experts": "model.experts",
-    "--experts-per-token": "model.experts_per_token",
-    "--layers": "model.layers",
-    "--head-dim": "model.head_dim",
-    "--hidden-size": "model.hidden_size",
-    "--kv-bytes-per-token": "model.kv_bytes_per_token",
-    "--compute-dtype": "hardware.compute_dtype",
-    "--kv-cache-bytes": "hardware.kv_cache_bytes",
-    "--tensor-parallel": "hardware.tensor_parallel",
-    "--allreduce-gbps": "hardware.allreduce_gbps",
-    "--allreduce-latency-us": "hardware.allreduce_latency_us",
-    "--tree-level-nodes": "speculation.tree_level_nodes",
-    "--verify-cost-ratio-at": "evidence.verify_cost_ratio_at",
-}
-
-
 def _nodes(text: str) -> tuple[int, ...]:
     """``4,8,12,8``: whole numbers ≥ 1, at most 1,024 of them."""
     parts = text.split(",")
@@ -187,8 +165,7 @@ def apply_step_flags(deployment: Deployment, args: argparse.Namespace) -> Deploy
 
     found = problems(updated)
     if found:
-        message = found[0][1]
-        for flag, key in FLAG_KEYS.items():
-            message = message.replace(key, flag)
-        raise UsageError(f"specgate doctor: {message}")
+        from specgate.cli.doctor_words import reword
+
+        raise UsageError(f"specgate doctor: {reword(found[0][1])}")
     return updated

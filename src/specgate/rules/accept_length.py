@@ -334,7 +334,7 @@ def accept_length_out_of_range(ctx: RuleContext) -> Iterator[Hit]:
 def _accept_length_range(al: float | None, d: int | None, path: NodePath) -> Iterator[Hit]:
     if al is None:
         return
-    from specgate.inputs.metrics.consistency import accept_length_out_of_range
+    from specgate.theory.formulas import accept_length_out_of_range
 
     side = accept_length_out_of_range(al, d)  # the test measure refuses with
     if side == "below":

@@ -42,7 +42,7 @@ Sources:
 import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from specgate.core.vocabulary import DraftPasses
 
@@ -153,6 +153,21 @@ def accept_length_upper_bound(
         return min(accept_length, cap)
     grown = accept_length + (depth - measured_at) * max(0.0, accept_length - 1.0) / measured_at
     return min(grown, cap)
+
+
+def accept_length_out_of_range(
+    accept_length: float, draft_length: int | None, slack: float = 0.0
+) -> Literal["below", "above"] | None:
+    """Which side of 1 ≤ AL ≤ 1 + D ``accept_length`` leaves by more than ``slack``
+    (``draft_length`` ``None``: only the floor); ``None`` inside. A non-finite AL is
+    ``"below"``. Each target step emits its accepted drafts plus one token (Leviathan
+    et al. 2023, arXiv:2211.17192). Shared by SG103 and ``specgate measure``
+    (``inputs/metrics/consistency.py``)."""
+    if not math.isfinite(accept_length) or accept_length < 1 - slack:
+        return "below"
+    if draft_length is not None and accept_length > 1 + draft_length + slack:
+        return "above"
+    return None
 
 
 def default_accept_length_floor(break_even: float, min_gain: float, depth: int | None) -> float:

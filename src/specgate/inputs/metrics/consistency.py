@@ -26,13 +26,12 @@ Two consequences:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from typing import Literal
 
 from specgate.core.numbers import fmt
 from specgate.inputs.metrics.inline import acceptance_profile_problems
 from specgate.inputs.types import Acceptance
+from specgate.theory.formulas import accept_length_out_of_range
 
 SLACK = 0.5
 """Counts are whole tokens; a half-token slack covers float sums of integral counters."""
@@ -135,19 +134,6 @@ def undrafted_share(acceptance: Acceptance) -> UndraftedShare | None:
     if undrafted < 1 - SLACK:
         return None
     return UndraftedShare(emitted, accepted, steps, undrafted)
-
-
-def accept_length_out_of_range(
-    value: float, depth: int | None, slack: float = 0.0
-) -> Literal["below", "above"] | None:
-    """Which side of 1 ≤ AL ≤ 1 + D ``value`` leaves (SG103's test; ``depth`` ``None``:
-    only the floor), beyond ``slack`` (0 for a stated AL; a float ratio of counts gets
-    1e-9). A non-finite AL is ``"below"``: no engine counts it."""
-    if not math.isfinite(value) or value < 1 - slack:
-        return "below"
-    if depth is not None and value > 1 + depth + slack:
-        return "above"
-    return None
 
 
 def profile_message(acceptance: Acceptance, stated_al: float | None) -> str | None:
