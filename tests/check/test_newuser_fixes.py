@@ -92,7 +92,7 @@ def test_f28_unusable_name_on_the_command_line_is_an_input_error_for_that_file(
     out, err = capsys.readouterr()
     assert code == 2
     (line,) = [x for x in (out + err).splitlines() if reason in x]
-    assert line.startswith("error: a") and "\0" not in line
+    assert line.startswith("specgate: a") and "\0" not in line
     # the run went on: the other file's SG101 is reported
     assert "ok.specgate.yaml:4:5: fail SG101" in out
     assert "2 files (1 unreadable)" in out + err

@@ -169,17 +169,17 @@ def test_output_format_is_the_format(sg: InProcess, repo: Path) -> None:
         # "json" is taken as a PATH: only the option is unknown
         (
             ["check", "--fromat", "json"],
-            "specgate check: unrecognized arguments: --fromat; "
+            "specgate: unrecognized arguments: --fromat; "
             "did you mean --format? (see specgate check --help)",
         ),
         (
             ["doctor", "--accept-lenght=2"],
-            "specgate doctor: unrecognized arguments: "
+            "specgate: unrecognized arguments: "
             "--accept-lenght=2; did you mean --accept-length? (see specgate doctor --help)",
         ),
         (
             ["rules", "--bogus"],
-            "specgate rules: unrecognized arguments: --bogus (see specgate rules --help)",
+            "specgate: unrecognized arguments: --bogus (see specgate rules --help)",
         ),
     ],
 )

@@ -70,8 +70,8 @@ def test_a_spent_expansion_budget_is_an_input_error_at_its_line(
     (repo / "c.specgate.yaml").write_text(CLAIMS.format(config="serve.sh"), "utf-8")
     result = sg(["check", "c.specgate.yaml"], repo)
     assert result.code == 2, (result.out, result.err)
-    (line,) = [x for x in result.out.splitlines() if x.startswith("error:")]
-    assert line.startswith("error: serve.sh:4: shell-variable expansion passes its budget"), line
+    (line,) = [x for x in result.out.splitlines() if x.startswith("specgate: serve.sh")]
+    assert line.startswith("specgate: serve.sh:4: shell-variable expansion passes its budget"), line
     # the control: a pad the budget affords reads D = 12 and fails SG104 (exit 1)
     (repo / "serve.sh").write_text(_script(1000), "utf-8")
     result = sg(["check", "c.specgate.yaml"], repo)
@@ -100,8 +100,8 @@ def test_the_budget_error_names_the_line_and_is_never_a_fallback(
     (repo / "c.specgate.yaml").write_text(CLAIMS.format(config="serve.sh"), "utf-8")
     result = sg(["check", "c.specgate.yaml"], repo)
     assert result.code == 2, result.out
-    (line,) = [x for x in result.out.splitlines() if x.startswith("error:")]
-    assert line.startswith("error: serve.sh:2: ") and "budget" in line, line
+    (line,) = [x for x in result.out.splitlines() if x.startswith("specgate: serve.sh")]
+    assert line.startswith("specgate: serve.sh:2: ") and "budget" in line, line
     with pytest.raises(LimitReached):
         split_commands(inner)
 

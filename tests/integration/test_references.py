@@ -336,9 +336,11 @@ def test_input_error_exits_2_with_one_line_naming_the_file(
     code, out, err = run(["check", f"integration/errors/{name}.specgate.yaml"], capsys)
     assert code == 2
     assert err == ""
-    errors = [row for row in out.splitlines() if row.startswith("error: ")]
+    # one style with stderr's input errors (newuser-r4 #10): "specgate: FILE:LINE:COL: …"
+    rows = out.splitlines()
+    errors = [r for r in rows if r.startswith("specgate: ") and r != rows[-1]]  # not the tally
     assert len(errors) == 1, out
-    assert errors[0].startswith(f"error: {message}")
+    assert errors[0].startswith(f"specgate: {message}")
     assert "Traceback" not in out
 
 
@@ -400,9 +402,9 @@ def test_symlink_that_leaves_the_repository_is_an_input_error(
     )
     assert code == 2
     assert err == ""
-    errors = [row for row in out.splitlines() if row.startswith("error: ")]
+    errors = [row for row in out.splitlines() if row.startswith("specgate: integration/")]
     assert errors == [
-        "error: integration/errors/symlink.specgate.yaml:6:22: speculation.engine_config "
+        "specgate: integration/errors/symlink.specgate.yaml:6:22: speculation.engine_config "
         "'../serving/link-outside.yaml' leaves the repository"
     ]
     # the rule fixtures in the same run were still checked

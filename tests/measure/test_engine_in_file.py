@@ -125,7 +125,7 @@ def test_two_releases_in_one_log_record_none(
     found, err = provenance(capsys, "serve.log", "vllm-log")
     assert "engine_version" not in found and "engine" not in found
     assert err == (
-        "specgate measure: serve.log states several engine releases (0.10.1, 0.11.0): none "
+        "specgate: serve.log states several engine releases (0.10.1, 0.11.0): none "
         "recorded\n"
     )
 
@@ -141,7 +141,7 @@ def test_a_version_without_a_releases_shape_is_not_recorded(
     )
     found, err = provenance(capsys, "i.json", "sglang-server-info")
     assert "engine_version" not in found
-    assert err == "specgate measure: i.json states a version that is not a release: none recorded\n"
+    assert err == "specgate: i.json states a version that is not a release: none recorded\n"
 
 
 def test_formats_that_state_no_release_record_none(

@@ -88,7 +88,7 @@ def test_the_engine_says_its_version_model_and_context(
     # requests' first tokens), so AL over all steps is at least 512 / (160 + 168).
     assert code == 0
     assert err == (
-        "specgate measure: AL 1 + 184/160 = 2.15 is over the 160 steps that drafted; 168 of "
+        "specgate: AL 1 + 184/160 = 2.15 is over the 160 steps that drafted; 168 of "
         "the 512 generated tokens (32.8125 %) came outside them (steps that drafted nothing, "
         "each request's first token), so AL over all steps is at least 512/328 = 1.561\n"
     )
@@ -112,7 +112,7 @@ def test_an_engine_that_does_not_answer_costs_only_its_facts(
     assert code == 0
     assert evidence["provenance"] == {"measured_at": "2026-12-01", "steps": 160}
     (line,) = engine_lines(err)
-    assert line.startswith("specgate measure: cannot ask the engine its version: ")
+    assert line.startswith("specgate: cannot ask the engine its version: ")
     assert "HTTP 404" in line
     assert line.endswith("(the provenance records no more)")
 

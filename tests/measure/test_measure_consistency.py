@@ -209,7 +209,7 @@ def test_the_undrafted_share_and_the_all_steps_bound(
     assert code == 0
     assert yaml.safe_load(out)["evidence"]["accept_length"] == 2.5
     assert err == (
-        "specgate measure: AL 1 + 300/200 = 2.5 is over the 200 steps that drafted; 500 of "
+        "specgate: AL 1 + 300/200 = 2.5 is over the 200 steps that drafted; 500 of "
         "the 1000 generated tokens (50 %) came outside them (steps that drafted nothing, "
         "each request's first token), so AL over all steps is at least 1000/700 = 1.4286\n"
     )

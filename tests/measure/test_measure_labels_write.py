@@ -92,7 +92,7 @@ def test_write_without_ruamel_says_so_before_the_benchmark(
     code, out, err = run(capsys, "--metrics-url", "http://127.0.0.1:9/metrics",
                          "--write", "c.specgate.yaml", "--deployment", "d", "--", *bench)
     assert (code, out) == (2, "")
-    assert err.startswith("specgate measure --write needs ruamel.yaml, which this installation")
+    assert err.startswith("specgate: --write needs ruamel.yaml, which this installation")
     assert err.count("\n") == 1
     assert not (tmp_path / "ran.txt").exists()
 

@@ -24,16 +24,35 @@ FAIL_ON = ("fail", "actionable", "never")
 
 
 def say(message: str) -> None:
-    """Write ``specgate: message`` to standard error as one escaped line (messages that
-    already name ``specgate …`` as their source keep it as the prefix): text from
-    the checked repository (a file name with a newline, a YAML tag with a CR) can
-    neither break the line nor start a workflow command."""
+    """Write ``specgate: message`` to standard error as one escaped line: text from the
+    checked repository (a file name with a newline, a YAML tag with a CR) can neither
+    break the line nor start a workflow command.
+
+    Every line starts ``specgate: `` whichever subcommand says it (newuser-r4 #10: the
+    prefixes were ``specgate:``, ``specgate rules:``, ``specgate init:`` …): a message
+    that names its subcommand as its source (``specgate measure: …``, ``specgate check
+    --staged: …``) loses that name, keeping any option after it (``specgate: --staged:
+    …``). Input errors read ``specgate: FILE:LINE:COL: reason``, as the text report's
+    line for an unreadable file does."""
     if sys.stderr is None:  # `2>&-`: nowhere to say it (print would pick stdout)
         return
     from specgate.reporters.safe_text import visible
 
-    line = message if message.startswith(("specgate ", "specgate:")) else f"specgate: {message}"
-    print(visible(line), file=sys.stderr)
+    print(visible(one_style(message)), file=sys.stderr)
+
+
+def one_style(message: str) -> str:
+    """``message`` as every specgate error line is written: ``specgate: …``."""
+    if message.startswith("specgate: "):
+        return message
+    if message.startswith("specgate "):
+        rest = message[len("specgate ") :]
+        word, _, after = rest.partition(" ")
+        if word.endswith(":") and word[:-1].isalpha():  # "specgate measure: …"
+            return f"specgate: {after}"
+        if word.isalpha() and after.startswith("-"):  # "specgate check --staged: …"
+            return f"specgate: {after}"
+    return f"specgate: {message}"
 
 
 def exit_for(status: str, fail_on: str) -> int:

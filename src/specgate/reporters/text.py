@@ -177,7 +177,8 @@ def render(run: RunReport, *, colour: bool = False, quiet: bool = False) -> str:
     baseline_codes = run.baseline_codes
     for file in run.files:
         if file.error is not None:
-            lines.append(f"{_paint('error', 'error', colour)}: {visible(file.error)}")
+            # the line an input error has on standard error too (cli.output.say)
+            lines.append(f"{_paint('specgate', 'error', colour)}: {visible(file.error)}")
             continue
         for finding in sorted(file.all_findings(), key=Finding.sort_key):
             key = finding_key(finding, file.path)
