@@ -334,9 +334,10 @@ def accept_length_out_of_range(ctx: RuleContext) -> Iterator[Hit]:
 def _accept_length_range(al: float | None, d: int | None, path: NodePath) -> Iterator[Hit]:
     if al is None:
         return
-    from specgate.theory.formulas import accept_length_out_of_range
+    # the rule above has this name too: the formula is imported under another
+    from specgate.theory.formulas import accept_length_out_of_range as side_of_range
 
-    side = accept_length_out_of_range(al, d)  # the test measure refuses with
+    side = side_of_range(al, d)  # the test measure refuses with
     if side == "below":
         yield Hit(
             f"AL {fmt(al)} is below 1: every target step emits at least one token "
