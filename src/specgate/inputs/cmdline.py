@@ -41,6 +41,7 @@ from specgate.core.limits import current_budget
 from specgate.inputs.prose import masked, prose_blocks
 from specgate.inputs.shell_params import (
     PARAMETER_SCAN,
+    Hit,
     Overspent,
     ScanLimit,
     Segments,
@@ -54,10 +55,20 @@ _SEPARATOR_CHARS = frozenset(";&|\n")
 _PROMPT_RE = re.compile(r"^[ \t]*\$[ \t]+", re.MULTILINE)
 _FLAG_LINE_RE = re.compile(r"\n(?=[ \t]*-)")
 _ASSIGN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_ARRAY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\+?)=\(")
+#: Commands whose effect on the variables specgate does not read (POSIX 2.14 dot,
+#: eval; bash source).
+_OPAQUE_COMMANDS = frozenset({".", "source", "eval"})
 _BLANKS_RE = re.compile(r"[ \t\x0b\f]+")
 _SEPARATORS_RE = re.compile(r"[;&|\n]+")
 _PLAIN_RE = re.compile(r"[^ \t\x0b\f;&|\n\\\\'\"]+")
 _DQ_STOP_RE = re.compile(r'["\\\\]')
+#: a word whose parts are kept: it may expand (``$``, a backquote) or open or close
+#: an array assignment (``A=(``, ``…)``)
+_EXPANDED_RE = re.compile(r"[$`()]")
+#: where a comment ends: a newline, or the line break before a line that starts with a
+#: flag (joined to the command above as a form feed)
+_LINE_END_RE = re.compile(r"[\n\f]")
 _LONE_BACKSLASH_RE = re.compile(r"(?:(?<=[ \t])|^)\\(?:[ \t]+|$)", re.MULTILINE)
 
 
@@ -72,6 +83,10 @@ class Command:
         columns: per word, the 1-based column it starts at on that line.
         env_at: per name of ``env``, the (0-based line, 1-based column) of the
             ``NAME=value`` word that set it (an ``export`` line or the prefix).
+        unresolved: per index of a word of ``argv`` that the text does not settle
+            (:class:`~specgate.inputs.shell_params.Shell` hits: ``"$@"`` without
+            ``set --``, a variable from the environment or a sourced file, …), what it
+            is and whether the shell splits it (it may then add several words).
     """
 
     argv: tuple[str, ...]
@@ -79,6 +94,7 @@ class Command:
     lines: tuple[int, ...] = ()
     columns: tuple[int, ...] = ()
     env_at: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    unresolved: Mapping[int, Hit] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -176,18 +192,17 @@ def _split_once(text: str) -> tuple[Command, ...]:
     cleaned = _LONE_BACKSLASH_RE.sub(lambda m: " " * len(m.group(0)), cleaned)
     # A line starting with a flag continues the command above (no shell runs "--x"
     # as a program; launchers such as llama-swap join a block's lines this way).
-    cleaned = _FLAG_LINE_RE.sub("\x0b", cleaned)
+    cleaned = _FLAG_LINE_RE.sub("\f", cleaned)
     # Line breaks (newlines and continuation tabs) indexed once: a word's line and
     # column come from a binary search, so splitting stays linear in the text
     # (a 240 KB one-line command used to take 42 s: a count and rfind per word).
-    breaks = [i for i, ch in enumerate(cleaned) if ch in "\n\x0b"]
+    breaks = [i for i, ch in enumerate(cleaned) if ch in "\n\x0b\f"]
     words: list[str] = []
     segments: list[Segments | None] = []
     word_lines: list[tuple[int, int]] = []
     commands: list[Command] = []
     exported = _Exports()
     shell = Shell(current_budget(len(text)))
-    comment = False
     try:
         if blocks is not None:
             # each code block is its own paste: a quote left open in one does not
@@ -195,16 +210,17 @@ def _split_once(text: str) -> tuple[Command, ...]:
             for start, end in blocks:
                 for _ in _tokens(cleaned[start:end], start, comments=True):
                     pass
+        array_open = False  # inside A=( … ) across lines (bash arrays span lines)
         for word, start, separator, parts in _tokens(cleaned, comments=True):
             if separator:
-                comment = comment and "\n" not in word
-                if not comment:
+                if not (array_open and not word.strip("\n")):
                     _emit(words, segments, word_lines, commands, exported=exported, shell=shell)
                     words, segments, word_lines = [], [], []
                 continue
-            if comment or word.startswith("#"):
-                comment = True
-                continue
+            if word.startswith("#"):
+                continue  # a comment (to its line's end: what follows is a joined line)
+            if array_open or ((not words or _ASSIGN_RE.match(words[-1])) and _ARRAY_RE.match(word)):
+                array_open = not _closes_array(parts, opening=not array_open)
             words.append(word)
             segments.append(parts)
             before = bisect.bisect_left(breaks, start)
@@ -275,9 +291,10 @@ def _tokens(
             yield separators.group(), start, True, None
             continue
         if comments and text[i] == "#":
-            # a comment runs to the end of the line: a quote in it is no quote
-            close = text.find("\n", i)
-            i = end if close < 0 else close
+            # a comment runs to the end of the line: a quote in it is no quote (a
+            # flag line joined after it is not comment: bash ends it at the newline)
+            stop = _LINE_END_RE.search(text, i)
+            i = end if stop is None else stop.start()
             yield text[start:i], start, False, None
             continue
         parts: list[str] = []
@@ -301,7 +318,9 @@ def _tokens(
             else:  # a blank or a separator ends the word
                 break
         word = "".join(parts)
-        yield word, start, False, (tuple(zip(parts, kinds, strict=True)) if "$" in word else None)
+        yield word, start, False, (
+            tuple(zip(parts, kinds, strict=True)) if _EXPANDED_RE.search(word) else None
+        )
 
 
 def _plain(
@@ -489,6 +508,9 @@ def _emit_expanded(
     first = 0
     while first < len(words) and _ASSIGN_RE.match(words[first]):
         shell.line = lines[first][0]
+        if _ARRAY_RE.match(words[first]) and segments[first] is not None:
+            first = _array(words, segments, first, shell)
+            continue
         name, value = _assignment(words[first], segments[first], shell)
         own[name] = (value, lines[first])
         first += 1
@@ -507,14 +529,22 @@ def _emit_expanded(
         return
     argv: list[str] = []
     rest: list[tuple[int, int]] = []
+    unresolved: dict[int, Hit] = {}
     for index in range(first, len(words)):
         shell.line = lines[index][0]
-        for item in shell.fields(words[index], segments[index]):
+        shell.hits.clear()
+        items = shell.fields(words[index], segments[index])
+        for item in items:
+            if shell.hits:
+                unresolved[len(argv)] = shell.hits[0]
             argv.append(item)
             rest.append(lines[index])
+    shell.hits.clear()
     if not argv:
         for name, (value, _) in own.items():
             shell.values[name] = value
+        return
+    if _builtin(argv, shell):
         return
     upto = exported.serial
     commands.append(
@@ -524,8 +554,96 @@ def _emit_expanded(
             tuple(n for n, _ in rest),
             tuple(c for _, c in rest),
             _Env[tuple[int, int]](exported, upto, own, 1),
+            unresolved,
         )
     )
+
+
+def _builtin(argv: list[str], shell: Shell) -> bool:
+    """Apply what a builtin does to the shell's parameters; True for ``set --`` and
+    ``shift``, which run nothing (not a command to read). ``set -- WORDS`` sets the
+    positional parameters (POSIX 2.14 set), ``shift [n]`` drops the first n; ``.``,
+    ``source`` and ``eval`` (whose text is not read) leave every later expansion
+    unsettled; ``read NAME…`` sets its names from input."""
+    name = argv[0]
+    if name == "set" and len(argv) > 1 and argv[1] == "--":
+        shell.positional = argv[2:]
+        return True
+    if name == "shift":
+        count = argv[1] if len(argv) > 1 else "1"
+        if shell.positional is not None and count.isdigit():
+            shell.positional = shell.positional[int(count) :]
+        else:
+            shell.positional = None
+        return True
+    if name in _OPAQUE_COMMANDS and shell.opaque is None:
+        shown = " ".join(argv[:2])
+        shell.opaque = f"`{shown[:80]}`"
+    elif name == "read":
+        for word in argv[1:]:
+            if _ASSIGN_RE.match(word + "=") and not word.startswith("-"):
+                shell.tainted[word] = f"{word} is set by `read` from the script's input"
+                shell.values.pop(word, None)
+    return False
+
+
+def _closes_array(parts: Segments | None, *, opening: bool) -> bool:
+    """Whether a word of an array assignment ends it (its last part unquoted and
+    ending with ``)``; in the opening word, past the ``NAME=(``)."""
+    if not parts or parts[-1][1] != 0 or not parts[-1][0].endswith(")"):
+        return False
+    if opening and len(parts) == 1:
+        return parts[0][0].index("(") < len(parts[0][0]) - 1
+    return True
+
+
+def _array(words: list[str], segments: list[Segments | None], first: int, shell: Shell) -> int:
+    """Assign the bash array ``NAME=( … )`` (``+=`` appends) starting at word
+    ``first``: each element word expanded and split as a command's words are (bash
+    "Arrays"). Returns the index of the word after the closing ``)``."""
+    match = _ARRAY_RE.match(words[first])
+    assert match is not None
+    name, append = match.group(1), bool(match.group(2))
+    items: list[str] = []
+    tainted = False
+    index = first
+    while index < len(words):
+        parts = list(segments[index] or ((words[index], 0),))
+        if index == first:
+            parts = list(_dropped(tuple(parts), match.end()))
+        closing = _closes_array(segments[index], opening=False) and (
+            index > first or (bool(parts) and parts[-1][1] == 0 and parts[-1][0].endswith(")"))
+        )
+        if closing:
+            parts[-1] = (parts[-1][0][:-1], 0)
+        word = "".join(text for text, _ in parts)
+        shell.hits.clear()
+        if word:
+            items.extend(shell.fields(word, tuple(parts)))
+        tainted = tainted or bool(shell.hits)
+        index += 1
+        if closing:
+            break
+    shell.hits.clear()
+    shell.arrays[name] = [*shell.arrays.get(name, []), *items] if append else items
+    shell.values.pop(name, None)
+    if tainted:
+        shell.tainted[name] = f"the array {name} holds words this text does not settle"
+    else:
+        shell.tainted.pop(name, None)
+    return index
+
+
+def _dropped(parts: Segments, skip: int) -> Segments:
+    """``parts`` without their first ``skip`` characters."""
+    rest: list[tuple[str, int]] = []
+    for text, kind in parts:
+        if skip >= len(text):
+            skip -= len(text)
+            continue
+        rest.append((text[skip:], kind))
+        skip = 0
+    return tuple(rest)
 
 
 def _assignment(word: str, parts: Segments | None, shell: Shell) -> tuple[str, str]:
@@ -534,15 +652,14 @@ def _assignment(word: str, parts: Segments | None, shell: Shell) -> tuple[str, s
     if parts is None:
         return name, value
     # drop "NAME=" from the parts (it stands, unquoted, at the start of the first)
-    skip = len(name) + 1
-    rest: list[tuple[str, int]] = []
-    for text, kind in parts:
-        if skip >= len(text):
-            skip -= len(text)
-            continue
-        rest.append((text[skip:], kind))
-        skip = 0
-    return name, shell.joined(value, tuple(rest))
+    shell.hits.clear()
+    joined = shell.joined(value, _dropped(parts, len(name) + 1))
+    if shell.hits:  # X=${X:-a}, X=$(cmd): what X holds is not settled here
+        shell.tainted[name] = f"{name} is set from {shell.hits[0][0]}"
+    else:
+        shell.tainted.pop(name, None)
+    shell.hits.clear()
+    return name, joined
 
 
 def _canonical(name: str, spec: FlagSpec) -> str:

@@ -119,8 +119,16 @@ def _word_segments(word: str) -> list[tuple[str, int]]:
 
 
 _PARAMETER_RE = re.compile(
-    r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+])([^}$]*))?\}|([A-Za-z_][A-Za-z0-9_]*))"
+    r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+])([^}$]*))?\}|([A-Za-z_][A-Za-z0-9_]*)"
+    # lists: ${A[@]} ${A[*]} ${A[0]} ${#A[@]} (bash arrays), $@ $* ${@} ${1} $# (POSIX 2.5.2)
+    r"|\{(#?)([A-Za-z_][A-Za-z0-9_]*)\[([^\]}]*)\]\}|\{(#?)([@*]|[0-9]+)\}|\{(#)\}|([@*#0-9]))"
 )
+#: Text that is an expansion specgate does not evaluate: command substitution
+#: (``$(…)``, backquotes) or a ``${`` left after the forms above (``${X/a/b}``).
+_OPAQUE_RE = re.compile(r"\$\(|`|\$\{")
+#: A hit: what a word holds that this text does not settle, and whether the shell
+#: splits it into fields (unquoted) so it may add several words.
+Hit = tuple[str, bool]
 
 
 class Overspent(Exception):
@@ -134,8 +142,21 @@ class Shell:
     An expansion outside quotes is split into fields at blanks (``SPEC="--a 1"`` then
     ``cmd $SPEC`` runs ``cmd --a 1``; a variable holding nothing leaves no word),
     one inside double quotes is not (``"$SPEC"`` stays one word), and nothing inside
-    single quotes or after a backslash is expanded (POSIX 2.6.2, 2.6.5). Names never
-    set stay as written; a value is not expanded again. The characters expansion may
+    single quotes or after a backslash is expanded (POSIX 2.6.2, 2.6.5). The
+    positional parameters of a literal ``set -- …`` (and ``shift``) and bash arrays
+    assigned in the text (``A=(…)``, ``A+=(…)``) are expanded too: ``"$@"`` and
+    ``"${A[@]}"`` give one field per element, ``"$*"`` and ``"${A[*]}"`` one field
+    of them joined by a blank (POSIX 2.5.2; bash "Arrays").
+
+    What the text does not settle is never read as nothing: a name the text never
+    sets stays as written, and every such word is a *hit* (:attr:`hits`, a
+    description and whether it is split): a variable from the environment, one set
+    only by ``read``, anything after a ``.``/``source``/``eval`` whose text specgate
+    does not read (it may set any variable or ``set --``), ``"$@"`` without a
+    ``set --``, an array never assigned, command substitution. The caller decides
+    what a hit in an engine's command means (hostile review r4 defect 2).
+
+    A value is not expanded again. The characters expansion may
     add are bounded per *file* (:class:`specgate.core.limits.FileBudget`: the file's
     length plus 64 KiB over all its command strings together; a text split alone has a
     budget of its own): past that the text is refused (:class:`Overspent`, an input
@@ -150,15 +171,50 @@ class Shell:
         self.allowance = budget.allowance
         #: 0-based line of the word being expanded (where an overspent budget is told).
         self.line = 0
+        #: ``set --`` parameters; None: the script's own arguments (its caller's).
+        self.positional: list[str] | None = None
+        self.arrays: dict[str, list[str]] = {}
+        #: names whose value came from something unsettled (``X=${X:-a}``, ``read X``)
+        self.tainted: dict[str, str] = {}
+        #: the first ``.``/``source``/``eval`` whose text is not read (as written)
+        self.opaque: str | None = None
+        #: what the words expanded since the caller last cleared it left unsettled
+        self.hits: list[Hit] = []
 
-    def _value(self, match: re.Match[str]) -> str | None:
-        """The value of the parameter ``match`` names, None when unset.
+    def _take(self, value: str) -> str:
+        if len(value) > self._budget.chars:
+            raise Overspent
+        self._budget.spend(len(value))
+        return value
+
+    def _settled(self, shown: str, name: str, *, split: bool) -> None:
+        """Record a hit for ``shown`` (naming ``name``) when the text does not settle it."""
+        if self.opaque is not None:
+            self.hits.append(
+                (f"`{shown}` may be set by {self.opaque}, whose text specgate does not read",
+                 split)
+            )
+        elif name in self.tainted:
+            self.hits.append((f"`{shown}`: {self.tainted[name]}", split))
+
+    def _value(self, match: re.Match[str], *, split: bool = False) -> str | None:
+        """The value of the scalar parameter ``match`` names, None when unset.
         ``${NAME:-word}`` / ``${NAME-word}`` (and ``:=`` / ``=``) give ``word`` when NAME
         is unset (or, with ``:``, empty), ``${NAME:+word}`` / ``${NAME+word}`` give it
         when NAME is set (and not empty), POSIX 2.6.2; a name the text never sets is
-        unset there (the script's own default is what it runs with)."""
+        unset there (the script's own default is what it runs with), and a hit (the
+        environment it runs in may set it)."""
         name, operator, word = match.group(1) or match.group(4), match.group(2), match.group(3)
+        shown = match.group(0)
         known = self.values.get(name)
+        if known is None and name in self.arrays:
+            known = self.arrays[name][0] if self.arrays[name] else ""
+        self._settled(shown, name, split=split)
+        if known is None and self.opaque is None and name not in self.tainted:
+            self.hits.append(
+                (f"`{shown}`: {name} is not set in this script (it comes from the "
+                 "environment the script runs in)", split)
+            )
         if operator:
             empty = known is None or (operator.startswith(":") and not known)
             if operator[-1] == "+":
@@ -169,26 +225,91 @@ class Shell:
                     self.values[name] = word
         if known is None:
             return None
-        if len(known) > self._budget.chars:
-            raise Overspent
-        self._budget.spend(len(known))
-        return known
+        return self._take(known)
+
+    def _elements(self, match: re.Match[str], *, split: bool) -> tuple[list[str] | None, bool]:
+        """A list expansion: (its elements, None when unsettled; whether ``*`` joins
+        them); a count (``$#``, ``${#A[@]}``) or one element as a one-element list."""
+        if match.group(6):  # ${A[...]} / ${#A[...]}
+            name, index, count = match.group(6), match.group(7), bool(match.group(5))
+            items = self.arrays.get(name)
+            if items is None and name in self.values:
+                items = [self.values[name]]
+            self._settled(match.group(0), name, split=split)
+            if items is None:
+                if self.opaque is None and name not in self.tainted:
+                    self.hits.append(
+                        (f"`{match.group(0)}`: the array {name} is not assigned in this "
+                         "script", split)
+                    )
+                return None, False
+            if index in ("@", "*"):
+                return ([str(len(items))] if count else items), index == "*" and not count
+            if index.isdigit():
+                item = items[int(index)] if int(index) < len(items) else ""
+                return [str(len(item))] if count else [item], False
+            self.hits.append((f"`{match.group(0)}`: an index specgate does not evaluate", split))
+            return None, False
+        special = match.group(9) or match.group(11) or "#"
+        if match.group(10) or match.group(8):  # ${#} ${#@}
+            special = "#"
+        if special == "0":
+            return None, False  # the script's own name: no flag
+        self._settled(match.group(0), "@", split=split)
+        if self.positional is None:
+            if self.opaque is None:
+                self.hits.append(
+                    (f"`{match.group(0)}`: the script's arguments (its caller's; no "
+                     "`set --` in this script sets them)", split)
+                )
+            return None, False
+        params = self.positional
+        if special == "#":
+            return [str(len(params))], False
+        if special in "@*":
+            return params, special == "*"
+        index = int(special) - 1
+        return ([params[index]] if index < len(params) else [""]), False
+
+    def _lookup(self, match: re.Match[str], *, split: bool) -> tuple[list[str] | None, bool]:
+        """Any parameter as a list: a scalar is a one-element list."""
+        if match.group(1) or match.group(4):
+            value = self._value(match, split=split)
+            return (None if value is None else [value]), False
+        items, star = self._elements(match, split=split)
+        if items is not None:
+            for item in items:
+                self._take(item)
+        return items, star
+
+    def _opaque(self, text: str, *, split: bool) -> None:
+        """A hit for an expansion left in ``text`` that is none of the forms read."""
+        found = _OPAQUE_RE.search(text)
+        if found is not None:
+            what = "a command substitution" if found.group() != "${" else "an expansion"
+            piece = text[found.start() : found.start() + 40]
+            self.hits.append(
+                (f"`{piece}`: {what} specgate does not evaluate (its value is known only "
+                 "when the script runs)", split)
+            )
 
     def expand(self, word: str) -> str:
         """``word`` with every parameter replaced, as one word (an assignment's value,
         a double-quoted part)."""
-        if "$" not in word or not (self.values or "${" in word):
+        if "$" not in word and "`" not in word:
             return word
 
         def value(match: re.Match[str]) -> str:
-            known = self._value(match)
-            return match.group(0) if known is None else known
+            items, _ = self._lookup(match, split=False)
+            return match.group(0) if items is None else " ".join(items)
 
-        return _PARAMETER_RE.sub(value, word)
+        out = _PARAMETER_RE.sub(value, word)
+        self._opaque(_PARAMETER_RE.sub("", word), split=False)
+        return out
 
     def joined(self, word: str, parts: Segments | None) -> str:
         """``word`` expanded as one word (no field splitting): an assignment's value."""
-        if parts is None or not (self.values or "${" in word):
+        if parts is None:
             return word
         return "".join(
             text if kind == 1 else self._whole(text) if kind == 3 else self.expand(text)
@@ -206,6 +327,12 @@ class Shell:
             return None, None
         name, operator, word = match.group(1), match.group(2), match.group(3)
         known = self.values.get(name)
+        self._settled(text, name, split=True)
+        if known is None and self.opaque is None and name not in self.tainted:
+            self.hits.append(
+                (f"`{text[:60]}`: {name} is not set in this script (it comes from the "
+                 "environment the script runs in)", True)
+            )
         if operator:
             empty = known is None or (operator.startswith(":") and not known)
             if operator[-1] == "+":
@@ -219,13 +346,12 @@ class Shell:
                 return None, segments
         if known is None:
             return None, None
-        if len(known) > self._budget.chars:
-            raise Overspent
-        self._budget.spend(len(known))
-        return known, None
+        return self._take(known), None
 
     def _whole(self, text: str) -> str:
         """A kind-3 part as one word (inside an assignment's value: no splitting)."""
+        if _BRACED_RE.fullmatch(text) is None:
+            return self.expand(text)
         value, segments = self._braced(text)
         if segments is not None:
             return "".join(t if k == 1 else self.expand(t) for t, k in segments)
@@ -233,63 +359,81 @@ class Shell:
 
     def fields(self, word: str, parts: Segments | None) -> list[str]:
         """The words ``word`` becomes after parameter expansion and field splitting."""
-        if parts is None or not (self.values or "${" in word):
+        if parts is None or ("$" not in word and "`" not in word):
             return [word]
-        fields: list[str] = []
-        current: list[str] = []
-        open_field = False
-
-        def split(value: str) -> None:
-            nonlocal current, open_field
-            for index, piece in enumerate(_IFS_RE.split(value)):
-                if index > 0 and open_field:
-                    fields.append("".join(current))
-                    current, open_field = [], False
-                if piece:
-                    current.append(piece)
-                    open_field = True
-
-        def unquoted(text: str) -> None:
-            nonlocal open_field
-            at = 0
-            for match in _PARAMETER_RE.finditer(text):
-                if match.start() > at:
-                    current.append(text[at : match.start()])
-                    open_field = True
-                at = match.end()
-                known = self._value(match)
-                if known is None:
-                    current.append(match.group(0))
-                    open_field = True
-                    continue
-                split(known)
-            if at < len(text):
-                current.append(text[at:])
-                open_field = True
-
+        out = _Fields()
         for text, kind in parts:
-            if kind == 3:
+            if kind == 3 and _BRACED_RE.fullmatch(text) is None:
+                self._expanded(out, text, quoted=False)
+            elif kind == 3:
                 value, segments = self._braced(text)
                 if segments is None and value is None:
-                    current.append(text)
-                    open_field = True
+                    out.literal(text)
                 elif segments is None:
-                    split(str(value))
+                    out.split(str(value))
                 else:
                     for piece, piece_kind in segments:
                         if piece_kind == 0:  # the word's unquoted text is split as well
-                            split(self.expand(piece))
+                            out.split(self.expand(piece))
                         else:
-                            current.append(piece if piece_kind == 1 else self.expand(piece))
-                            open_field = True
-            elif kind != 0:
-                current.append(text if kind == 1 else self.expand(text))
-                open_field = True
+                            out.literal(piece if piece_kind == 1 else self.expand(piece))
+            elif kind == 1:
+                out.literal(text)
             else:
-                unquoted(text)
-        if open_field:
-            fields.append("".join(current))
-        return fields
+                self._expanded(out, text, quoted=kind == 2)
+        return out.done()
+
+    def _expanded(self, out: _Fields, text: str, *, quoted: bool) -> None:
+        """Add ``text`` (unquoted or double-quoted) with its parameters expanded."""
+        at = 0
+        for match in _PARAMETER_RE.finditer(text):
+            if match.start() > at:
+                out.literal(text[at : match.start()])
+            at = match.end()
+            items, star = self._lookup(match, split=not quoted)
+            if items is None:
+                out.literal(match.group(0))
+            elif not quoted:
+                out.split(" ".join(items))
+            elif star:
+                out.literal(" ".join(items))
+            else:  # "$@": one field per element, none for no element
+                for index, item in enumerate(items):
+                    if index > 0:
+                        out.close()
+                    out.literal(item)
+        if at < len(text):
+            out.literal(text[at:])
+        self._opaque(_PARAMETER_RE.sub("", text), split=not quoted)
+
+
+class _Fields:
+    """The fields one word becomes, built piece by piece."""
+
+    def __init__(self) -> None:
+        self.fields: list[str] = []
+        self.current: list[str] = []
+        self.open = False
+
+    def literal(self, text: str) -> None:
+        self.current.append(text)
+        self.open = True
+
+    def close(self) -> None:
+        self.fields.append("".join(self.current))
+        self.current, self.open = [], False
+
+    def split(self, value: str) -> None:
+        for index, piece in enumerate(_IFS_RE.split(value)):
+            if index > 0 and self.open:
+                self.close()
+            if piece:
+                self.literal(piece)
+
+    def done(self) -> list[str]:
+        if self.open:
+            self.close()
+        return self.fields
 
 
 _BRACED_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+])(.*))?\}", re.DOTALL)
