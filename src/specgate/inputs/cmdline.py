@@ -143,7 +143,14 @@ class Flag:
     spelled: str
 
 
-def split_commands(text: str, *, file: str | None = None, line: int | None = None) -> list[Command]:
+def split_commands(
+    text: str,
+    *,
+    file: str | None = None,
+    line: int | None = None,
+    arguments: tuple[str, ...] | None = None,
+    variables: tuple[tuple[str, str], ...] = (),
+) -> list[Command]:
     """Split shell text into simple commands, as a POSIX shell would.
 
     Args:
@@ -151,6 +158,10 @@ def split_commands(text: str, *, file: str | None = None, line: int | None = Non
             ``$ `` prompts, ``#`` comments allowed).
         file, line: where the text stands (1-based line of its first character),
             for error messages.
+        arguments: the script's positional parameters when known (``sh -c 'SCRIPT'
+            NAME ARGS…`` gives ARGS); None: its caller's, unknown.
+        variables: variables set before the script runs (a container's literal
+            ``env``), as ``(name, value)`` pairs.
 
     Returns:
         the commands in order; an empty list for text holding none. ``export NAME=v``
@@ -162,7 +173,7 @@ def split_commands(text: str, *, file: str | None = None, line: int | None = Non
             line of the word it could not expand).
     """
     try:
-        return list(_split_once(text))
+        return list(_split_once(text, arguments, variables))
     except _SplitError as exc:
         where = None if line is None else line + exc.line
         if exc.limit:
@@ -171,7 +182,11 @@ def split_commands(text: str, *, file: str | None = None, line: int | None = Non
 
 
 @lru_cache(maxsize=8)
-def _split_once(text: str) -> tuple[Command, ...]:
+def _split_once(
+    text: str,
+    arguments: tuple[str, ...] | None = None,
+    variables: tuple[tuple[str, str], ...] = (),
+) -> tuple[Command, ...]:
     """:func:`split_commands` without the message placement, cached: the engine search
     and the reader ask about the same text, which is split once (each split is linear
     in the text; a 1 MB command line was split twice).
@@ -203,6 +218,8 @@ def _split_once(text: str) -> tuple[Command, ...]:
     commands: list[Command] = []
     exported = _Exports()
     shell = Shell(current_budget(len(text)))
+    shell.positional = None if arguments is None else list(arguments)
+    shell.values.update(variables)
     try:
         if blocks is not None:
             # each code block is its own paste: a quote left open in one does not
@@ -245,7 +262,6 @@ class _SplitError(Exception):
         self.start = start
         self.line = line
         self.limit = limit
-
 
 
 def _tokens(
@@ -318,8 +334,11 @@ def _tokens(
             else:  # a blank or a separator ends the word
                 break
         word = "".join(parts)
-        yield word, start, False, (
-            tuple(zip(parts, kinds, strict=True)) if _EXPANDED_RE.search(word) else None
+        yield (
+            word,
+            start,
+            False,
+            (tuple(zip(parts, kinds, strict=True)) if _EXPANDED_RE.search(word) else None),
         )
 
 
@@ -534,9 +553,11 @@ def _emit_expanded(
         shell.line = lines[index][0]
         shell.hits.clear()
         items = shell.fields(words[index], segments[index])
+        if shell.hits and not items:  # it left no word here (`${EXTRA:-}`): it stands
+            unresolved.setdefault(len(argv), shell.hits[0])  # before the next word
         for item in items:
             if shell.hits:
-                unresolved[len(argv)] = shell.hits[0]
+                unresolved.setdefault(len(argv), shell.hits[0])
             argv.append(item)
             rest.append(lines[index])
     shell.hits.clear()

@@ -191,8 +191,7 @@ class Shell:
         """Record a hit for ``shown`` (naming ``name``) when the text does not settle it."""
         if self.opaque is not None:
             self.hits.append(
-                (f"`{shown}` may be set by {self.opaque}, whose text specgate does not read",
-                 split)
+                (f"`{shown}` may be set by {self.opaque}, whose text specgate does not read", split)
             )
         elif name in self.tainted:
             self.hits.append((f"`{shown}`: {self.tainted[name]}", split))
@@ -212,8 +211,11 @@ class Shell:
         self._settled(shown, name, split=split)
         if known is None and self.opaque is None and name not in self.tainted:
             self.hits.append(
-                (f"`{shown}`: {name} is not set in this script (it comes from the "
-                 "environment the script runs in)", split)
+                (
+                    f"`{shown}`: {name} is not set in this script (it comes from the "
+                    "environment the script runs in)",
+                    split,
+                )
             )
         if operator:
             empty = known is None or (operator.startswith(":") and not known)
@@ -239,8 +241,10 @@ class Shell:
             if items is None:
                 if self.opaque is None and name not in self.tainted:
                     self.hits.append(
-                        (f"`{match.group(0)}`: the array {name} is not assigned in this "
-                         "script", split)
+                        (
+                            f"`{match.group(0)}`: the array {name} is not assigned in this script",
+                            split,
+                        )
                     )
                 return None, False
             if index in ("@", "*"):
@@ -259,8 +263,11 @@ class Shell:
         if self.positional is None:
             if self.opaque is None:
                 self.hits.append(
-                    (f"`{match.group(0)}`: the script's arguments (its caller's; no "
-                     "`set --` in this script sets them)", split)
+                    (
+                        f"`{match.group(0)}`: the script's arguments (its caller's; no "
+                        "`set --` in this script sets them)",
+                        split,
+                    )
                 )
             return None, False
         params = self.positional
@@ -289,8 +296,11 @@ class Shell:
             what = "a command substitution" if found.group() != "${" else "an expansion"
             piece = text[found.start() : found.start() + 40]
             self.hits.append(
-                (f"`{piece}`: {what} specgate does not evaluate (its value is known only "
-                 "when the script runs)", split)
+                (
+                    f"`{piece}`: {what} specgate does not evaluate (its value is known only "
+                    "when the script runs)",
+                    split,
+                )
             )
 
     def expand(self, word: str) -> str:
@@ -330,8 +340,11 @@ class Shell:
         self._settled(text, name, split=True)
         if known is None and self.opaque is None and name not in self.tainted:
             self.hits.append(
-                (f"`{text[:60]}`: {name} is not set in this script (it comes from the "
-                 "environment the script runs in)", True)
+                (
+                    f"`{text[:60]}`: {name} is not set in this script (it comes from the "
+                    "environment the script runs in)",
+                    True,
+                )
             )
         if operator:
             empty = known is None or (operator.startswith(":") and not known)

@@ -84,6 +84,7 @@ class DuplicateKey(NamedTuple):
 
 #: The positions of a document that records none (read-only, shared).
 NO_POSITIONS: Mapping[NodePath, NodePosition] = MappingProxyType({})
+NO_UNSETTLED: Mapping[NodePath, str] = MappingProxyType({})
 
 
 class Document(NamedTuple):
@@ -102,6 +103,9 @@ class Document(NamedTuple):
             path ``(i, …)`` (JSON pointer ``/i/…``), an empty one None.
         notes: what the loader left unread and why (a Python launcher's keyword
             whose value is no literal), for the report.
+        unsettled: node path → the reference left in that string value that no file
+            settles (a Compose ``${VAR}`` that neither ``.env`` nor a default sets:
+            :mod:`specgate.load.compose_env`).
     """
 
     file: str
@@ -112,6 +116,7 @@ class Document(NamedTuple):
     text: str = ""
     stream: bool = False
     notes: tuple[str, ...] = ()
+    unsettled: Mapping[NodePath, str] = NO_UNSETTLED
 
     def locate(self, path: NodePath) -> Span:
         """The span a finding about ``path`` should point at.

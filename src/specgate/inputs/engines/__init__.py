@@ -52,6 +52,7 @@ from specgate.inputs.engines._source import (
 )
 from specgate.inputs.engines.several import one_configuration
 from specgate.inputs.engines.unread import UnreadEngine, launched_by, unread_launcher
+from specgate.inputs.engines.unsettled import unsettled_words
 from specgate.inputs.engines.vllm import mtp_layer_issue
 from specgate.inputs.knowledge import EngineKnowledge, knowledge, own_version
 from specgate.inputs.pointer import (
@@ -173,13 +174,15 @@ def load_engine_document(path: Path, shown: str) -> Document:
         from specgate.load.python_launcher import load_python_launcher
 
         return load_python_launcher(read_text(path, shown), shown)
+    from specgate.load.compose_env import interpolated, is_compose
     from specgate.load.yaml_dialects import serving_dialect
     from specgate.load.yaml_loader import load_yaml_documents
 
     text = read_text(path, shown)
     # read as its reader reads it: the engine's PyYAML, or go-yaml for a manifest
-    doc = load_yaml_documents(text, shown, serving_dialect(text))
-    return doc._replace(text=text)
+    doc = load_yaml_documents(text, shown, serving_dialect(text))._replace(text=text)
+    # Compose fills in ${VAR} from the .env beside the file before it reads it
+    return interpolated(doc, path) if is_compose(doc.data) else doc
 
 
 def read_engine_file(
@@ -339,11 +342,13 @@ class _Reading:
         unknown: list[tuple[str, Span]] = []
         parsed: list[tuple[str, Span]] = []
         program: str | None = None
+        unsettled: list[str] = []  # words the launcher does not settle (.unsettled)
         if isinstance(found.value, Mapping) and spec.env_options is not None:
             # a container or service configured by its environment (and its command)
             opts, launched = _container_options(spec, doc, found.path, found.value, text)
             positional = None
             if launched is not None and spec.flags is not None:
+                unsettled = unsettled_words(launched, spec.flags, spec.name)
                 unknown = settings.unknown_spellings(data, spec.flags, launched)
                 parsed = settings.parser_words(data, launched)
         elif isinstance(found.value, Mapping):
@@ -376,6 +381,9 @@ class _Reading:
                 for name, (value, index) in run_env(source.command.argv).items()
             )
             opts, notes = _merge_fragments(opts, spec, found, self.fragments, self.detector)
+            if spec.flags is not None:
+                unsettled = unsettled_words(source, spec.flags, spec.name)
+        notes = [*unsettled, *notes]
         if spec.env_options is not None:
             opts = spec.env_options(opts, ctx_env)
         version = detect_version(spec.name, self.engine_version, text, self.path)
@@ -660,7 +668,12 @@ class _Detector:
 
     def command(self, found: Found) -> CommandSource:
         """The command a verdict named, placed in the file (spans computed)."""
-        sources = commands_of(found.value, self.doc, found.path, self.text)
+        env = {
+            name: str(opt.value)
+            for name, opt in _sibling_env(self.doc, found.path).items()
+            if isinstance(opt.value, (str, int, float)) and not isinstance(opt.value, bool)
+        }
+        sources = commands_of(found.value, self.doc, found.path, self.text, env)
         return sources[found.verdict.command or 0]
 
 
@@ -682,19 +695,34 @@ def _container_options(
     (the image's own entrypoint runs)."""
     argv: list[str] = []
     spans: list[Span] = []
+    unresolved: dict[int, tuple[str, bool]] = {}
     for key in _LAUNCH_KEYS:
         node = container.get(key)
         if not (isinstance(node, (list, str)) and node):
             continue
-        sources = commands_of(node, doc, (*path, key), text)
+        sources = commands_of(node, doc, (*path, key), text, _literal_env(container))
         if len(sources) != 1:
             continue
+        unresolved.update(
+            (len(argv) + index, hit) for index, hit in sources[0].command.unresolved.items()
+        )
         argv.extend(sources[0].command.argv)
         spans.extend(sources[0].spans)
     if not argv:
         return {}, None
-    launched = CommandSource(Command(tuple(argv)), tuple(spans), doc.file)
+    launched = CommandSource(Command(tuple(argv), unresolved=unresolved), tuple(spans), doc.file)
     return _command_options(spec, launched), launched
+
+
+def _literal_env(container: Mapping[object, object]) -> dict[str, str]:
+    """The variables a container or service sets with literal values (its ``env`` /
+    ``environment``; ``valueFrom`` and the like hold none)."""
+    out: dict[str, str] = {}
+    for key in ENV_KEYS:
+        for name, value, _ in env_items(container.get(key)):
+            if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+                out[name] = str(value)
+    return out
 
 
 def _command_options(spec: _Engine, source: CommandSource) -> Options:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import PurePosixPath
 
@@ -336,9 +336,14 @@ def _indent(text: str, line: int) -> int:
 
 
 def commands_of(
-    node: object, doc: Document, path: NodePath, text: str | None
+    node: object,
+    doc: Document,
+    path: NodePath,
+    text: str | None,
+    env: Mapping[str, str] | None = None,
 ) -> list[CommandSource]:
-    """The commands an argv list or a command-line string holds.
+    """The commands an argv list or a command-line string holds. ``env``: the
+    variables a container sets for it (literal values), seen by an ``sh -c`` script.
 
     Raises:
         InputError: a command-line string that cannot be split (unbalanced quotes).
@@ -347,19 +352,41 @@ def commands_of(
         argv = tuple(str(item) for item in node)
         spans = tuple(doc.locate((*path, i)) for i in range(len(node)))
         source = Source(doc, text)
-        return [CommandSource(Command(argv), spans, doc.file, lambda i: source.chars((*path, i)))]
+        # an item holding a Compose ${VAR} no file sets: one word (not split)
+        unresolved = {}
+        for i in range(len(node)):
+            held = doc.unsettled.get((*path, i))
+            if held is not None:
+                what = (
+                    f"`{held}`: set by no .env (the environment docker compose runs in may set it)"
+                )
+                unresolved[i] = (what, False)
+        command = Command(argv, unresolved=unresolved)
+        return [CommandSource(command, spans, doc.file, lambda i: source.chars((*path, i)))]
     if isinstance(node, str):
         base = doc.locate(path)
         commands = split_commands(node, file=doc.file, line=base.line)
         placement = Placement(doc, path, text)
         out: list[CommandSource] = []
+        if path in doc.unsettled:
+            # a Compose ${VAR} no file sets, somewhere in the string: after every word
+            hit = (
+                f"`{doc.unsettled[path]}`: set by no .env (the environment docker "
+                "compose runs in may set it)",
+                True,
+            )
+            commands = [replace(c, unresolved={**c.unresolved, len(c.argv): hit}) for c in commands]
         for c in commands:
             spans = placement.spans(c)
             script = _shell_script(c)
             inner_commands: list[Command] = []
             if script is not None:
                 try:
-                    inner_commands = split_commands(c.argv[script])
+                    inner_commands = split_commands(
+                        c.argv[script],
+                        arguments=c.argv[script + 2 :],  # sh -c SCRIPT NAME ARGS…
+                        variables=tuple((env or {}).items()),
+                    )
                 except LimitReached as exc:  # a bound reached is never a fallback
                     line = base.line + c.lines[script] if c.lines else base.line
                     raise LimitReached(exc.reason, doc.file, line) from None

@@ -1,0 +1,109 @@
+"""Words of an engine's command that the launcher's text does not settle.
+
+A shell script, a Compose ``command`` or a Kubernetes ``args`` list may hold words
+whose value is known only when it runs: ``"$@"`` (the script's arguments),
+``"${ARGS[@]}"`` of an array never assigned, ``$EXTRA`` from the environment or
+from a ``. ./extra.env`` specgate does not read, ``$(…)``, a Compose ``${VAR}``
+that neither ``.env`` nor a default fills in. Any of them may hold flags: one
+standing after the engine's speculative flags may replace them (argparse: the last
+occurrence wins), so the draft length D and the method read from the literal words
+may not be what the engine runs (hostile review r4 defect 2: ``--speculative-config
+'{…3}' "$@"`` after ``set -- --speculative-config '{…12}'`` runs 12).
+
+Judgement (:func:`unsettled_words`): such a word after the first speculative flag of
+the command, or in a command that states none, is an input error at its line (exit
+2: the reading may miss the flag the engine runs, and a verdict on D cannot stand);
+one before every speculative flag is a note naming it (the literal flags after it
+win for what they set), and so is one in the value place of a flag (``--port
+"$PORT"``: a single word there is the flag's value, argparse never reads it as a
+flag).
+"""
+
+from __future__ import annotations
+
+from specgate.core.errors import InputError
+from specgate.inputs.cmdline import FlagSpec
+from specgate.inputs.engines._source import CommandSource, norm_key
+from specgate.inputs.knowledge import knowledge
+
+#: Normalised flag names that set the speculative method or the draft length, or
+#: hand the whole configuration to a file (vLLM ``--config``, TensorRT-LLM
+#: ``--extra_llm_api_options``); the same prefixes
+#: :data:`specgate.inputs.engines._SPECULATIVE_PREFIXES` merges fragments by.
+SPECULATIVE_PREFIXES = ("speculative", "spec_", "draft", "model_draft", "num_speculative")
+_CONFIG_FILES = frozenset({"config", "extra_llm_api_options"})
+
+
+def _speculative(name: str) -> bool:
+    key = norm_key(name)
+    return key.startswith(SPECULATIVE_PREFIXES) or key in _CONFIG_FILES
+
+
+def _takes_value(engine: str, word: str) -> bool:
+    """Whether the engine's recorded parser reads ``word`` as a flag taking a value
+    (False when unknown: then the next word may be anything)."""
+    data = knowledge(engine)
+    if not data.parser_versions or not word.startswith("--") or "=" in word:
+        return False
+    from specgate.inputs.parsers import recorded_parser
+
+    parser = recorded_parser(engine, data.parser_versions[-1])
+    answer, options = parser.read(word)
+    return answer == "flag" and parser.options[options[0]]
+
+
+def unsettled_words(source: CommandSource, spec: FlagSpec, engine: str) -> list[str]:
+    """Notes for the unsettled words of ``source`` that cannot change D or the method.
+
+    Args:
+        source: the engine's command, with ``command.unresolved`` (per word index, what
+            it is and whether the shell splits it).
+        spec: the engine's flags.
+        engine: its name (its recorded parser tells which flags take a value).
+
+    Returns:
+        one note per harmless unsettled word (its description and line).
+
+    Raises:
+        InputError: an unsettled word after the first speculative flag, or in a
+            command with none (at the word's line).
+    """
+    unresolved = source.command.unresolved
+    if not unresolved:
+        return []
+    argv = source.command.argv
+    flags = source.flags(spec)
+    anchors = sorted(f.index for name, f in flags.items() if _speculative(name))
+    values = {
+        f.index + 1
+        for name, f in flags.items()
+        if f.value is not None and "=" not in argv[f.index] and not _speculative(name)
+    }
+    notes: list[str] = []
+    for index in sorted(unresolved):
+        what, splits = unresolved[index]
+        # a word that left none (``${EXTRA:-}``) stands before the next, or ends it
+        at = min(index, len(source.spans) - 1)
+        line = source.spans[at].line if at >= 0 else None
+        where = f" (line {line})" if line is not None else ""
+        previous = argv[index - 1] if 0 < index <= len(argv) else ""
+        value_place = not splits and (index in values or _takes_value(engine, previous))
+        if value_place or (anchors and index < anchors[0]):
+            why = "a flag's value" if value_place else "before the speculative flags, which win"
+            notes.append(f"{what}{where}: specgate cannot see what it holds ({why})")
+            continue
+        if anchors:
+            shown = argv[anchors[0]]
+            position = (
+                f"it stands after {shown} (word {anchors[0] + 1}), and the last of a "
+                "repeated flag wins, so it may replace D or the method"
+            )
+        else:
+            position = "the command states no speculative flag, so it may add them"
+        raise InputError(
+            f"{what}: {position}; specgate cannot see what it adds. State the engine's "
+            "flags literally in the command (or after this word)",
+            source.file,
+            line,
+        )
+    return notes

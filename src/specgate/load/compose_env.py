@@ -1,0 +1,255 @@
+"""Compose interpolation: ``${VAR}`` in a Compose file's values filled in from the
+``.env`` file beside it, as ``docker compose`` does before it reads the file.
+
+Rules (Docker Compose reference, "Interpolation",
+https://docs.docker.com/reference/compose-file/interpolation/, and the Compose
+Specification chapter 12): ``$VAR`` and ``${VAR}`` substitute; ``${VAR:-default}``
+gives ``default`` when VAR is unset or empty, ``${VAR-default}`` only when unset;
+``${VAR:?err}`` / ``${VAR?err}`` stop Compose with an error when VAR is unset (or,
+with ``:``, empty); ``${VAR:+alt}`` / ``${VAR+alt}`` give ``alt`` when VAR is set
+(and not empty), else nothing; defaults nest (``${A:-${B:-x}}``); ``$$`` is a
+literal ``$``; any other ``$`` stays as written. Values are interpolated, keys are
+not. A variable ``.env`` does not set is *unsettled* (the shell environment that runs
+``docker compose`` may set it; specgate cannot see it: hostile review r4 defect 2):
+its node is recorded (:attr:`Document.unsettled`); a default, if any, is read, and a
+reference without one stays as written (Compose would make it empty, warning).
+
+``.env`` syntax ("Syntax for environment files",
+https://docs.docker.com/compose/how-tos/environment-variables/variable-interpolation/
+and https://docs.docker.com/compose/env-file/): ``VAR=VAL`` per line, ``#`` comment
+lines and blank lines ignored, an optional ``export`` prefix; a value in single
+quotes is literal, one in double quotes takes ``\\n \\t \\r \\\\ \\"`` escapes; an
+unquoted value ends at `` #`` (a comment after a blank); unquoted and double-quoted
+values are themselves interpolated from the variables above them.
+
+Bounds: ``.env`` is read like any referenced file (inside the repository, at most
+1 MiB); what interpolation adds over the whole Compose file is at most its length
+plus the ``.env`` length plus 64 KiB (:data:`specgate.core.limits.EXPANSION_ALLOWANCE`),
+past which the file is refused (never read differently); nesting is at most
+:data:`_DEPTH` deep.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from specgate.core.errors import InputError, LimitReached
+from specgate.core.limits import EXPANSION_ALLOWANCE
+from specgate.core.paths import PathProblem, confined
+from specgate.load.document import Document, NodePath
+from specgate.load.read import read_text
+
+_NAME = r"[_A-Za-z][_A-Za-z0-9]*"
+_DEPTH = 8
+_DOTENV_LINE = re.compile(rf"^\s*(?:export\s+)?({_NAME})\s*=\s*(.*)$")
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"'}
+
+
+class _Unsettled(Exception):
+    """A reference no ``.env`` variable or default settles (its text)."""
+
+
+class _Interpolator:
+    def __init__(self, env: Mapping[str, str], allowance: int, shown: str) -> None:
+        self.env = env
+        self.left = allowance
+        self.shown = shown
+        self.unsettled: list[str] = []
+
+    def text(self, value: str, depth: int = 0) -> str:
+        """``value`` interpolated; unsettled references kept as written."""
+        if "$" not in value:
+            return value
+        out: list[str] = []
+        i, end = 0, len(value)
+        while i < end:
+            at = value.find("$", i)
+            if at < 0:
+                out.append(value[i:])
+                break
+            out.append(value[i:at])
+            i = self._one(value, at, out, depth)
+        return "".join(out)
+
+    def _spend(self, piece: str) -> str:
+        self.left -= len(piece)
+        if self.left < 0:
+            raise LimitReached(
+                "Compose interpolation passes its budget (the file's length plus its "
+                f".env's plus {EXPANSION_ALLOWANCE:,} characters); specgate will not "
+                "read the file without its variables",
+                self.shown,
+            )
+        return piece
+
+    def _one(self, value: str, at: int, out: list[str], depth: int) -> int:
+        """Interpolate the ``$`` at ``at`` into ``out``; the offset after it."""
+        nxt = value[at + 1 : at + 2]
+        if nxt == "$":
+            out.append("$")
+            return at + 2
+        bare = re.compile(_NAME).match(value, at + 1)
+        if bare is not None:
+            name = bare.group()
+            if name in self.env:
+                out.append(self._spend(self.env[name]))
+            else:
+                self.unsettled.append(value[at : bare.end()])
+                out.append(value[at : bare.end()])
+            return bare.end()
+        if nxt != "{":
+            out.append("$")
+            return at + 1
+        close = _closing(value, at + 2)
+        if close is None:
+            out.append(value[at:])
+            return len(value)
+        out.append(self._braced(value[at + 2 : close], value[at : close + 1], depth))
+        return close + 1
+
+    def _braced(self, inner: str, whole: str, depth: int) -> str:
+        match = re.match(rf"({_NAME})(?:(:?[-?+])(.*))?$", inner, re.DOTALL)
+        if match is None:
+            # ${VAR/foo/bar} and the like: Compose does not support them
+            raise InputError(f"Compose interpolation: {whole[:60]!r} is not a supported form")
+        if depth >= _DEPTH:
+            raise LimitReached(f"Compose interpolation nested over {_DEPTH} deep", self.shown)
+        name, operator, word = match.group(1), match.group(2), match.group(3) or ""
+        known = self.env.get(name)
+        if not operator:
+            if known is None:
+                self.unsettled.append(whole)
+                return whole
+            return self._spend(known)
+        if known is None:
+            # the default (or nothing) is what runs when the environment of `docker
+            # compose` does not set it; no file settles that: recorded
+            self.unsettled.append(whole)
+        empty = known is None or (operator.startswith(":") and not known)
+        kind = operator[-1]
+        if kind == "+":
+            return "" if empty else self.text(word, depth + 1)
+        if not empty:
+            return self._spend(str(known))
+        if kind == "?":
+            raise InputError(
+                f"Compose stops here: {name} is required ({self.text(word, depth + 1)[:80]!r}) "
+                "and neither .env nor a default sets it"
+            )
+        return self.text(word, depth + 1)
+
+
+def _closing(value: str, start: int) -> int | None:
+    """The offset of the ``}`` closing a ``${`` whose name starts at ``start``."""
+    depth = 1
+    i = start
+    while i < len(value):
+        if value.startswith("${", i):
+            depth, i = depth + 1, i + 2
+            continue
+        if value[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
+
+
+def parse_dotenv(text: str, shown: str) -> dict[str, str]:
+    """The variables of a ``.env`` file (syntax in the module docstring), each value
+    interpolated from the ones above it.
+
+    Raises:
+        InputError: a line that is no ``VAR=VAL`` (at its line).
+    """
+    env: dict[str, str] = {}
+    interpolate = _Interpolator(env, EXPANSION_ALLOWANCE + len(text), shown)
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        match = _DOTENV_LINE.match(line)
+        if match is None:
+            raise InputError("not a VAR=VAL line of an environment file", shown, number)
+        name, raw = match.group(1), match.group(2).strip()
+        if raw[:1] == "'" and raw.find("'", 1) > 0:
+            env[name] = raw[1 : raw.find("'", 1)]
+        elif raw[:1] == '"' and _dq_end(raw) is not None:
+            body = raw[1 : _dq_end(raw)]
+            unescaped = re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(0)), body)
+            env[name] = interpolate.text(unescaped)
+        else:
+            comment = re.search(r"\s#", raw)
+            env[name] = interpolate.text((raw[: comment.start()] if comment else raw).strip())
+    return env
+
+
+def _dq_end(raw: str) -> int | None:
+    i = 1
+    while i < len(raw):
+        if raw[i] == "\\":
+            i += 2
+            continue
+        if raw[i] == '"':
+            return i
+        i += 1
+    return None
+
+
+def is_compose(data: object) -> bool:
+    """A Compose file: a top-level ``services`` mapping and no Kubernetes ``kind``."""
+    return (
+        isinstance(data, Mapping)
+        and isinstance(data.get("services"), Mapping)
+        and "kind" not in data
+        and "apiVersion" not in data
+    )
+
+
+def interpolated(doc: Document, path: Path) -> Document:
+    """``doc`` (a Compose file read from ``path``) with its values interpolated from
+    the ``.env`` beside it (none there: no variables), and the node paths of values
+    an unsettled reference stays in (:attr:`Document.unsettled`, with that text).
+
+    Raises:
+        InputError: a ``.env`` that leads out of the repository, cannot be read or
+            parsed; a required variable unset; an unsupported form.
+        LimitReached: the interpolation budget spent.
+    """
+    env: dict[str, str] = {}
+    dotenv = path.parent / ".env"
+    shown_env = str(Path(doc.file).parent / ".env")
+    try:
+        found = confined(dotenv)
+    except PathProblem as exc:
+        if dotenv.exists() or dotenv.is_symlink():
+            raise InputError(str(exc), shown_env) from None
+        found = None
+    env_text = read_text(found, shown_env) if found is not None else ""
+    if found is not None:
+        env = parse_dotenv(env_text, shown_env)
+    work = _Interpolator(env, EXPANSION_ALLOWANCE + len(doc.text) + len(env_text), doc.file)
+    unsettled: dict[NodePath, str] = {}
+
+    def walk(node: object, where: NodePath) -> object:
+        if isinstance(node, str):
+            work.unsettled.clear()
+            try:
+                value = work.text(node)
+            except InputError as exc:
+                if exc.file is not None:
+                    raise
+                raise InputError(exc.reason, doc.file, doc.locate(where).line) from None
+            if work.unsettled:
+                unsettled[where] = work.unsettled[0]
+            return value
+        if isinstance(node, Mapping):
+            return {key: walk(value, (*where, key)) for key, value in node.items()}
+        if isinstance(node, list):
+            return [walk(item, (*where, i)) for i, item in enumerate(node)]
+        return node
+
+    data = walk(doc.data, ())
+    return doc._replace(data=data, unsettled=unsettled)
