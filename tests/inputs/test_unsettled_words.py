@@ -272,3 +272,38 @@ def test_compose_double_dollar_is_a_literal_dollar(tmp_path: Path) -> None:
 def test_dotenv_syntax(line: str, value: str) -> None:
     # examples of Docker's "Syntax for environment files" page
     assert parse_dotenv(f"B=b\n{line}\n", ".env")["A"] == value
+
+
+# --- Kubernetes: $(NAME) from the container's env -----------------------------------------
+
+K8S = (
+    "apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n"
+    "        - name: v\n          image: vllm/vllm-openai:v0.11.0\n          env:\n"
+    '            - name: D\n              value: "12"\n'
+    "            - name: EXTRA\n              valueFrom: {configMapKeyRef: {name: c, key: x}}\n"
+    '          args: ["--model", "m", "--speculative-config",\n'
+    """                 '{"method":"eagle3","model":"y","num_speculative_tokens":$(D)}'ITEM]\n"""
+)
+
+
+def _k8s(tmp_path: Path, item: str) -> int | None:
+    (tmp_path / "k.yaml").write_text(K8S.replace("ITEM", item))
+    return read_engine_file(tmp_path / "k.yaml", "k.yaml", engine="vllm").draft_length
+
+
+def test_kubernetes_dependent_variable_from_env(tmp_path: Path) -> None:
+    # $(D) is the container's D, "12" (Kubernetes: "Define a Command and Arguments")
+    assert _k8s(tmp_path, "") == 12
+
+
+def test_kubernetes_variable_from_a_config_map_refuses(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as caught:
+        _k8s(tmp_path, ', "$(EXTRA)"')
+    assert caught.value.line == 15  # the args list's second line, where the item stands
+    assert "`$(EXTRA)`" in caught.value.reason
+
+
+def test_kubernetes_escaped_and_unknown_references_stay_literal(tmp_path: Path) -> None:
+    # $$(EXTRA) is the literal $(EXTRA); $(NOPE) names no variable and stays as written:
+    # the engine receives those words, no flag
+    assert _k8s(tmp_path, ', "$$(EXTRA)", "$(NOPE)"') == 12

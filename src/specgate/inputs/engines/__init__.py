@@ -669,9 +669,7 @@ class _Detector:
     def command(self, found: Found) -> CommandSource:
         """The command a verdict named, placed in the file (spans computed)."""
         env = {
-            name: str(opt.value)
-            for name, opt in _sibling_env(self.doc, found.path).items()
-            if isinstance(opt.value, (str, int, float)) and not isinstance(opt.value, bool)
+            name: _literal(opt.value) for name, opt in _sibling_env(self.doc, found.path).items()
         }
         sources = commands_of(found.value, self.doc, found.path, self.text, env)
         return sources[found.verdict.command or 0]
@@ -714,15 +712,20 @@ def _container_options(
     return _command_options(spec, launched), launched
 
 
-def _literal_env(container: Mapping[object, object]) -> dict[str, str]:
-    """The variables a container or service sets with literal values (its ``env`` /
-    ``environment``; ``valueFrom`` and the like hold none)."""
-    out: dict[str, str] = {}
+def _literal_env(container: Mapping[object, object]) -> dict[str, str | None]:
+    """The variables a container or service sets: their literal values, None for one
+    whose value is not written there (``valueFrom``, a ConfigMap)."""
+    out: dict[str, str | None] = {}
     for key in ENV_KEYS:
         for name, value, _ in env_items(container.get(key)):
-            if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-                out[name] = str(value)
+            out[name] = _literal(value)
     return out
+
+
+def _literal(value: object) -> str | None:
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        return str(value)
+    return None
 
 
 def _command_options(spec: _Engine, source: CommandSource) -> Options:

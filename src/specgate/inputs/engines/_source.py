@@ -35,6 +35,7 @@ from specgate.inputs.engines._scalar import (
     word_offsets,
 )
 from specgate.inputs.pointer import parse_embedded_yaml, parse_json_scalar
+from specgate.load.compose_env import is_compose
 from specgate.load.document import Document, NodePath, Span
 
 
@@ -340,20 +341,21 @@ def commands_of(
     doc: Document,
     path: NodePath,
     text: str | None,
-    env: Mapping[str, str] | None = None,
+    env: Mapping[str, str | None] | None = None,
 ) -> list[CommandSource]:
     """The commands an argv list or a command-line string holds. ``env``: the
-    variables a container sets for it (literal values), seen by an ``sh -c`` script.
+    variables a container sets for it (None: set, but not to a value written here),
+    seen by an ``sh -c`` script and, in a Kubernetes list, as ``$(NAME)``.
 
     Raises:
         InputError: a command-line string that cannot be split (unbalanced quotes).
     """
     if isinstance(node, list):
-        argv = tuple(str(item) for item in node)
+        words = [str(item) for item in node]
         spans = tuple(doc.locate((*path, i)) for i in range(len(node)))
         source = Source(doc, text)
         # an item holding a Compose ${VAR} no file sets: one word (not split)
-        unresolved = {}
+        unresolved: dict[int, tuple[str, bool]] = {}
         for i in range(len(node)):
             held = doc.unsettled.get((*path, i))
             if held is not None:
@@ -361,6 +363,9 @@ def commands_of(
                     f"`{held}`: set by no .env (the environment docker compose runs in may set it)"
                 )
                 unresolved[i] = (what, False)
+            elif env and "$" in words[i] and not is_compose(doc.data):
+                words[i] = _dependent(words[i], env, unresolved, i)
+        argv = tuple(words)
         command = Command(argv, unresolved=unresolved)
         return [CommandSource(command, spans, doc.file, lambda i: source.chars((*path, i)))]
     if isinstance(node, str):
@@ -385,7 +390,7 @@ def commands_of(
                     inner_commands = split_commands(
                         c.argv[script],
                         arguments=c.argv[script + 2 :],  # sh -c SCRIPT NAME ARGS…
-                        variables=tuple((env or {}).items()),
+                        variables=tuple((k, v) for k, v in (env or {}).items() if v is not None),
                     )
                 except LimitReached as exc:  # a bound reached is never a fallback
                     line = base.line + c.lines[script] if c.lines else base.line
@@ -415,6 +420,35 @@ def commands_of(
                 )
         return out
     raise InputError("not a command line", doc.file, doc.locate(path).line)
+
+
+_DEPENDENT_RE = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
+
+
+def _dependent(
+    word: str, env: Mapping[str, str | None], unresolved: dict[int, tuple[str, bool]], at: int
+) -> str:
+    """A Kubernetes ``command``/``args`` item with ``$(NAME)`` replaced by the
+    container's variable NAME, ``$$`` by ``$``; a name the container does not set stays
+    as written (Kubernetes docs, "Define a Command and Arguments for a Container": "If
+    the environment variable doesn't exist, the reference is left unchanged"); one set
+    from elsewhere (``valueFrom``) is unsettled (``unresolved[at]``)."""
+
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name is None:
+            return "$"
+        if name not in env:
+            return match.group(0)
+        known = env[name]
+        if known is None:
+            unresolved.setdefault(
+                at, (f"`$({name})`: the container sets {name} from outside this file", False)
+            )
+            return match.group(0)
+        return known
+
+    return _DEPENDENT_RE.sub(value, word)
 
 
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ash", "ksh"})
