@@ -40,12 +40,17 @@ from specgate.core.errors import InputError, LimitReached
 from specgate.core.limits import current_budget
 from specgate.inputs.prose import masked, prose_blocks
 from specgate.inputs.shell_params import (
+    ARRAY_RE,
     PARAMETER_SCAN,
     Hit,
     Overspent,
     ScanLimit,
     Segments,
     Shell,
+    assign_array,
+    builtin,
+    closes_array,
+    dropped,
     parameter_end,
 )
 
@@ -55,10 +60,7 @@ _SEPARATOR_CHARS = frozenset(";&|\n")
 _PROMPT_RE = re.compile(r"^[ \t]*\$[ \t]+", re.MULTILINE)
 _FLAG_LINE_RE = re.compile(r"\n(?=[ \t]*-)")
 _ASSIGN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_ARRAY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\+?)=\(")
-#: Commands whose effect on the variables specgate does not read (POSIX 2.14 dot,
-#: eval; bash source).
-_OPAQUE_COMMANDS = frozenset({".", "source", "eval"})
+
 _BLANKS_RE = re.compile(r"[ \t\x0b\f]+")
 _SEPARATORS_RE = re.compile(r"[;&|\n]+")
 _PLAIN_RE = re.compile(r"[^ \t\x0b\f;&|\n\\\\'\"]+")
@@ -236,8 +238,8 @@ def _split_once(
                 continue
             if word.startswith("#"):
                 continue  # a comment (to its line's end: what follows is a joined line)
-            if array_open or ((not words or _ASSIGN_RE.match(words[-1])) and _ARRAY_RE.match(word)):
-                array_open = not _closes_array(parts, opening=not array_open)
+            if array_open or ((not words or _ASSIGN_RE.match(words[-1])) and ARRAY_RE.match(word)):
+                array_open = not closes_array(parts, opening=not array_open)
             words.append(word)
             segments.append(parts)
             before = bisect.bisect_left(breaks, start)
@@ -527,8 +529,8 @@ def _emit_expanded(
     first = 0
     while first < len(words) and _ASSIGN_RE.match(words[first]):
         shell.line = lines[first][0]
-        if _ARRAY_RE.match(words[first]) and segments[first] is not None:
-            first = _array(words, segments, first, shell)
+        if ARRAY_RE.match(words[first]) and segments[first] is not None:
+            first = assign_array(words, segments, first, shell)
             continue
         name, value = _assignment(words[first], segments[first], shell)
         own[name] = (value, lines[first])
@@ -565,7 +567,7 @@ def _emit_expanded(
         for name, (value, _) in own.items():
             shell.values[name] = value
         return
-    if _builtin(argv, shell):
+    if builtin(argv, shell):
         return
     upto = exported.serial
     commands.append(
@@ -580,93 +582,6 @@ def _emit_expanded(
     )
 
 
-def _builtin(argv: list[str], shell: Shell) -> bool:
-    """Apply what a builtin does to the shell's parameters; True for ``set --`` and
-    ``shift``, which run nothing (not a command to read). ``set -- WORDS`` sets the
-    positional parameters (POSIX 2.14 set), ``shift [n]`` drops the first n; ``.``,
-    ``source`` and ``eval`` (whose text is not read) leave every later expansion
-    unsettled; ``read NAME…`` sets its names from input."""
-    name = argv[0]
-    if name == "set" and len(argv) > 1 and argv[1] == "--":
-        shell.positional = argv[2:]
-        return True
-    if name == "shift":
-        count = argv[1] if len(argv) > 1 else "1"
-        if shell.positional is not None and count.isdigit():
-            shell.positional = shell.positional[int(count) :]
-        else:
-            shell.positional = None
-        return True
-    if name in _OPAQUE_COMMANDS and shell.opaque is None:
-        shown = " ".join(argv[:2])
-        shell.opaque = f"`{shown[:80]}`"
-    elif name == "read":
-        for word in argv[1:]:
-            if _ASSIGN_RE.match(word + "=") and not word.startswith("-"):
-                shell.tainted[word] = f"{word} is set by `read` from the script's input"
-                shell.values.pop(word, None)
-    return False
-
-
-def _closes_array(parts: Segments | None, *, opening: bool) -> bool:
-    """Whether a word of an array assignment ends it (its last part unquoted and
-    ending with ``)``; in the opening word, past the ``NAME=(``)."""
-    if not parts or parts[-1][1] != 0 or not parts[-1][0].endswith(")"):
-        return False
-    if opening and len(parts) == 1:
-        return parts[0][0].index("(") < len(parts[0][0]) - 1
-    return True
-
-
-def _array(words: list[str], segments: list[Segments | None], first: int, shell: Shell) -> int:
-    """Assign the bash array ``NAME=( … )`` (``+=`` appends) starting at word
-    ``first``: each element word expanded and split as a command's words are (bash
-    "Arrays"). Returns the index of the word after the closing ``)``."""
-    match = _ARRAY_RE.match(words[first])
-    assert match is not None
-    name, append = match.group(1), bool(match.group(2))
-    items: list[str] = []
-    tainted = False
-    index = first
-    while index < len(words):
-        parts = list(segments[index] or ((words[index], 0),))
-        if index == first:
-            parts = list(_dropped(tuple(parts), match.end()))
-        closing = _closes_array(segments[index], opening=False) and (
-            index > first or (bool(parts) and parts[-1][1] == 0 and parts[-1][0].endswith(")"))
-        )
-        if closing:
-            parts[-1] = (parts[-1][0][:-1], 0)
-        word = "".join(text for text, _ in parts)
-        shell.hits.clear()
-        if word:
-            items.extend(shell.fields(word, tuple(parts)))
-        tainted = tainted or bool(shell.hits)
-        index += 1
-        if closing:
-            break
-    shell.hits.clear()
-    shell.arrays[name] = [*shell.arrays.get(name, []), *items] if append else items
-    shell.values.pop(name, None)
-    if tainted:
-        shell.tainted[name] = f"the array {name} holds words this text does not settle"
-    else:
-        shell.tainted.pop(name, None)
-    return index
-
-
-def _dropped(parts: Segments, skip: int) -> Segments:
-    """``parts`` without their first ``skip`` characters."""
-    rest: list[tuple[str, int]] = []
-    for text, kind in parts:
-        if skip >= len(text):
-            skip -= len(text)
-            continue
-        rest.append((text[skip:], kind))
-        skip = 0
-    return tuple(rest)
-
-
 def _assignment(word: str, parts: Segments | None, shell: Shell) -> tuple[str, str]:
     """``NAME=value`` → (NAME, the value expanded as one word)."""
     name, _, value = word.partition("=")
@@ -674,7 +589,7 @@ def _assignment(word: str, parts: Segments | None, shell: Shell) -> tuple[str, s
         return name, value
     # drop "NAME=" from the parts (it stands, unquoted, at the start of the first)
     shell.hits.clear()
-    joined = shell.joined(value, _dropped(parts, len(name) + 1))
+    joined = shell.joined(value, dropped(parts, len(name) + 1))
     if shell.hits:  # X=${X:-a}, X=$(cmd): what X holds is not settled here
         shell.tainted[name] = f"{name} is set from {shell.hits[0][0]}"
     else:

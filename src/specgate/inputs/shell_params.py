@@ -449,5 +449,102 @@ class _Fields:
         return self.fields
 
 
+#: ``NAME=(`` or ``NAME+=(``: a bash array assignment opening
+ARRAY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\+?)=\(")
+_ASSIGN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+#: Commands whose effect on the variables specgate does not read (POSIX 2.14 dot,
+#: eval; bash source).
+_OPAQUE_COMMANDS = frozenset({".", "source", "eval"})
+
+
+def builtin(argv: list[str], shell: Shell) -> bool:
+    """Apply what a builtin does to the shell's parameters; True for ``set --`` and
+    ``shift``, which run nothing (not a command to read). ``set -- WORDS`` sets the
+    positional parameters (POSIX 2.14 set), ``shift [n]`` drops the first n; ``.``,
+    ``source`` and ``eval`` (whose text is not read) leave every later expansion
+    unsettled; ``read NAME…`` sets its names from input."""
+    name = argv[0]
+    if name == "set" and len(argv) > 1 and argv[1] == "--":
+        shell.positional = argv[2:]
+        return True
+    if name == "shift":
+        count = argv[1] if len(argv) > 1 else "1"
+        if shell.positional is not None and count.isdigit():
+            shell.positional = shell.positional[int(count) :]
+        else:
+            shell.positional = None
+        return True
+    if name in _OPAQUE_COMMANDS and shell.opaque is None:
+        shown = " ".join(argv[:2])
+        shell.opaque = f"`{shown[:80]}`"
+    elif name == "read":
+        for word in argv[1:]:
+            if _ASSIGN_RE.match(word + "=") and not word.startswith("-"):
+                shell.tainted[word] = f"{word} is set by `read` from the script's input"
+                shell.values.pop(word, None)
+    return False
+
+
+def closes_array(parts: Segments | None, *, opening: bool) -> bool:
+    """Whether a word of an array assignment ends it (its last part unquoted and
+    ending with ``)``; in the opening word, past the ``NAME=(``)."""
+    if not parts or parts[-1][1] != 0 or not parts[-1][0].endswith(")"):
+        return False
+    if opening and len(parts) == 1:
+        return parts[0][0].index("(") < len(parts[0][0]) - 1
+    return True
+
+
+def assign_array(
+    words: list[str], segments: list[Segments | None], first: int, shell: Shell
+) -> int:
+    """Assign the bash array ``NAME=( … )`` (``+=`` appends) starting at word
+    ``first``: each element word expanded and split as a command's words are (bash
+    "Arrays"). Returns the index of the word after the closing ``)``."""
+    match = ARRAY_RE.match(words[first])
+    assert match is not None
+    name, append = match.group(1), bool(match.group(2))
+    items: list[str] = []
+    tainted = False
+    index = first
+    while index < len(words):
+        parts = list(segments[index] or ((words[index], 0),))
+        if index == first:
+            parts = list(dropped(tuple(parts), match.end()))
+        closing = closes_array(segments[index], opening=False) and (
+            index > first or (bool(parts) and parts[-1][1] == 0 and parts[-1][0].endswith(")"))
+        )
+        if closing:
+            parts[-1] = (parts[-1][0][:-1], 0)
+        word = "".join(text for text, _ in parts)
+        shell.hits.clear()
+        if word:
+            items.extend(shell.fields(word, tuple(parts)))
+        tainted = tainted or bool(shell.hits)
+        index += 1
+        if closing:
+            break
+    shell.hits.clear()
+    shell.arrays[name] = [*shell.arrays.get(name, []), *items] if append else items
+    shell.values.pop(name, None)
+    if tainted:
+        shell.tainted[name] = f"the array {name} holds words this text does not settle"
+    else:
+        shell.tainted.pop(name, None)
+    return index
+
+
+def dropped(parts: Segments, skip: int) -> Segments:
+    """``parts`` without their first ``skip`` characters."""
+    rest: list[tuple[str, int]] = []
+    for text, kind in parts:
+        if skip >= len(text):
+            skip -= len(text)
+            continue
+        rest.append((text[skip:], kind))
+        skip = 0
+    return tuple(rest)
+
+
 _BRACED_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+])(.*))?\}", re.DOTALL)
 _IFS_RE = re.compile(r"[ \t\n]+")

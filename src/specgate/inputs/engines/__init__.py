@@ -46,6 +46,8 @@ from specgate.inputs.engines._source import (
     env_items,
     from_mapping,
     is_argv,
+    literal_env,
+    literal_value,
     looks_like_command,
     norm_key,
     run_env,
@@ -669,7 +671,8 @@ class _Detector:
     def command(self, found: Found) -> CommandSource:
         """The command a verdict named, placed in the file (spans computed)."""
         env = {
-            name: _literal(opt.value) for name, opt in _sibling_env(self.doc, found.path).items()
+            name: literal_value(opt.value)
+            for name, opt in _sibling_env(self.doc, found.path).items()
         }
         sources = commands_of(found.value, self.doc, found.path, self.text, env)
         return sources[found.verdict.command or 0]
@@ -698,7 +701,7 @@ def _container_options(
         node = container.get(key)
         if not (isinstance(node, (list, str)) and node):
             continue
-        sources = commands_of(node, doc, (*path, key), text, _literal_env(container))
+        sources = commands_of(node, doc, (*path, key), text, literal_env(container))
         if len(sources) != 1:
             continue
         unresolved.update(
@@ -710,22 +713,6 @@ def _container_options(
         return {}, None
     launched = CommandSource(Command(tuple(argv), unresolved=unresolved), tuple(spans), doc.file)
     return _command_options(spec, launched), launched
-
-
-def _literal_env(container: Mapping[object, object]) -> dict[str, str | None]:
-    """The variables a container or service sets: their literal values, None for one
-    whose value is not written there (``valueFrom``, a ConfigMap)."""
-    out: dict[str, str | None] = {}
-    for key in ENV_KEYS:
-        for name, value, _ in env_items(container.get(key)):
-            out[name] = _literal(value)
-    return out
-
-
-def _literal(value: object) -> str | None:
-    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-        return str(value)
-    return None
 
 
 def _command_options(spec: _Engine, source: CommandSource) -> Options:

@@ -523,6 +523,22 @@ def env_items(block: object) -> list[tuple[str, object, NodePath]]:
     return items
 
 
+def literal_env(container: Mapping[object, object]) -> dict[str, str | None]:
+    """The variables a container or service sets: their literal values, None for one
+    whose value is not written there (``valueFrom``, a ConfigMap)."""
+    out: dict[str, str | None] = {}
+    for key in ENV_KEYS:
+        for name, value, _ in env_items(container.get(key)):
+            out[name] = literal_value(value)
+    return out
+
+
+def literal_value(value: object) -> str | None:
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
 _CONTAINER_RUNNERS = frozenset({"docker", "podman", "nerdctl"})
 _ENV_OPTIONS = ("-e", "--env")
 
