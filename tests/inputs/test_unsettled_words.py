@@ -129,8 +129,13 @@ REFUSED = {
         "${ARGS[@]}",
     ),
     "tainted": (f"X=${{EXTRA:-}}\nvllm serve {M} --speculative-config {D3} $X\n", 2, "$X"),
-    # a value place does not protect a word the shell splits: `8000 --speculative-config…`
-    "unquoted-value": (f"vllm serve {M} --speculative-config {D3} --port $PORT\n", 1, "$PORT"),
+    # a value place does not protect a word the shell splits and a file fills:
+    # PORT="8000 --speculative-config …" in x.env adds a flag
+    "unquoted-value": (
+        f". ./x.env\nvllm serve {M} --speculative-config {D3} --port $PORT\n",
+        2,
+        "$PORT",
+    ),
 }
 
 
@@ -165,6 +170,13 @@ def test_a_quoted_word_in_a_flags_value_place_is_a_note() -> None:
     draft, notes = _script(f'vllm serve {M} --speculative-config {D3} --port "$PORT"\n')
     assert draft == 3
     assert any("`$PORT`" in n and "a flag's value" in n for n in notes)
+
+
+def test_an_unquoted_value_from_the_environment_is_a_note() -> None:
+    # the environment is the deployment's, not the pull request's: a flag's value
+    draft, notes = _script(f"vllm serve {M} --speculative-config {D3} --port $PORT\n")
+    assert draft == 3
+    assert any("`$PORT`" in n for n in notes)
 
 
 def test_a_literal_set_after_the_source_is_still_unsettled() -> None:
@@ -210,7 +222,7 @@ def test_compose_without_the_variable_anywhere_refuses(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("dotenv", "draft"),
-    [("D=12\n", 12), ("D=\n", 3), ("export D='7'\n", 7)],
+    [("D=12\n", 12), (None, 3), ("# nothing\n", 3), ("D=\n", 3), ("export D='7'\n", 7)],
 )
 def test_compose_default_inside_a_json_value(
     tmp_path: Path, dotenv: str | None, draft: int
@@ -224,24 +236,18 @@ def test_compose_default_inside_a_json_value(
     assert _compose(tmp_path, compose, dotenv)[0] == draft
 
 
-@pytest.mark.parametrize("dotenv", [None, "# nothing\n"])
-def test_compose_default_no_file_settles_is_refused(tmp_path: Path, dotenv: str | None) -> None:
-    # the environment docker compose runs in may set D (it overrides .env): not settled
-    compose = (
-        "services:\n  vllm:\n    image: vllm/vllm-openai:v0.11.0\n    command: >-\n"
-        "      vllm serve m --speculative-config\n"
-        """      '{"method":"eagle3","model":"y","num_speculative_tokens":${D:-3}}'\n"""
-    )
-    with pytest.raises(InputError, match=r"`\$\{D:-3\}`: set by no \.env"):
-        _compose(tmp_path, compose, dotenv)
+def test_compose_empty_default_no_file_settles_is_refused(tmp_path: Path) -> None:
+    # ${EXTRA:-} states nothing: the environment docker compose runs in decides
+    with pytest.raises(InputError, match=r"`\$\{EXTRA:-\}`: set by no \.env"):
+        _compose(tmp_path, COMPOSE, None)
 
 
-def test_compose_json_item_default_is_a_value_note(tmp_path: Path) -> None:
-    # an argv item is one word: as --speculative-config's value it holds no other flag
-    compose = COMPOSE.replace(', "${EXTRA:-}"', "").replace("3}'", "${D:-3}}'")
+def test_compose_quoted_value_no_file_settles_is_a_note(tmp_path: Path) -> None:
+    # an argv item is one word: as --port's value it holds no other flag
+    compose = COMPOSE.replace('"${EXTRA:-}"', '"--port", "${PORT}"')
     draft, notes = _compose(tmp_path, compose, None)
     assert draft == 3
-    assert any("`${D:-3}`" in n for n in notes)
+    assert any("`${PORT}`" in n for n in notes)
 
 
 def test_compose_required_variable_unset_stops(tmp_path: Path) -> None:

@@ -553,16 +553,17 @@ def _emit_expanded(
     unresolved: dict[int, Hit] = {}
     for index in range(first, len(words)):
         shell.line = lines[index][0]
-        shell.hits.clear()
+        shell.clear()
         items = shell.fields(words[index], segments[index])
         if shell.hits and not items:  # it left no word here (`${EXTRA:-}`): it stands
             unresolved.setdefault(len(argv), shell.hits[0])  # before the next word
         for item in items:
-            if shell.hits:
-                unresolved.setdefault(len(argv), shell.hits[0])
+            hit = shell.hit_of(item) if shell.hits else None
+            if hit is not None:
+                unresolved.setdefault(len(argv), hit)
             argv.append(item)
             rest.append(lines[index])
-    shell.hits.clear()
+    shell.clear()
     if not argv:
         for name, (value, _) in own.items():
             shell.values[name] = value
@@ -588,13 +589,17 @@ def _assignment(word: str, parts: Segments | None, shell: Shell) -> tuple[str, s
     if parts is None:
         return name, value
     # drop "NAME=" from the parts (it stands, unquoted, at the start of the first)
-    shell.hits.clear()
+    shell.clear()
     joined = shell.joined(value, dropped(parts, len(name) + 1))
-    if shell.hits:  # X=${X:-a}, X=$(cmd): what X holds is not settled here
-        shell.tainted[name] = f"{name} is set from {shell.hits[0][0]}"
+    if shell.hits:  # X=$Y, X=$(cmd): what X holds is not settled here
+        # the unsettled texts left in the value as written mark the fields they reach
+        kept = tuple(t for t in shell.hit_shown if t and t in joined)
+        refs = kept if len(kept) == len(shell.hits) else None
+        from_file = any(hit[2] for hit in shell.hits)
+        shell.tainted[name] = (f"{name} is set from {shell.hits[0][0]}", from_file, refs)
     else:
         shell.tainted.pop(name, None)
-    shell.hits.clear()
+    shell.clear()
     return name, joined
 
 

@@ -126,9 +126,11 @@ _PARAMETER_RE = re.compile(
 #: Text that is an expansion specgate does not evaluate: command substitution
 #: (``$(…)``, backquotes) or a ``${`` left after the forms above (``${X/a/b}``).
 _OPAQUE_RE = re.compile(r"\$\(|`|\$\{")
-#: A hit: what a word holds that this text does not settle, and whether the shell
-#: splits it into fields (unquoted) so it may add several words.
-Hit = tuple[str, bool]
+#: A hit: what a word holds that this text does not settle, whether the shell splits
+#: it into fields (unquoted: it may add several words), and whether a file the text
+#: names but specgate does not read (``. ./x``, ``eval``, ``$(cat f)``) may fill it
+#: (False: the environment it runs in, its caller's arguments).
+Hit = tuple[str, bool, bool]
 
 
 class Overspent(Exception):
@@ -174,12 +176,43 @@ class Shell:
         #: ``set --`` parameters; None: the script's own arguments (its caller's).
         self.positional: list[str] | None = None
         self.arrays: dict[str, list[str]] = {}
-        #: names whose value came from something unsettled (``X=${X:-a}``, ``read X``)
-        self.tainted: dict[str, str] = {}
+        #: names whose value came from something unsettled (``X=$Y``, ``read X``): what,
+        #: whether from a file, and the unsettled texts left in the value as written
+        #: (None: anywhere in it)
+        self.tainted: dict[str, tuple[str, bool, tuple[str, ...] | None]] = {}
         #: the first ``.``/``source``/``eval`` whose text is not read (as written)
         self.opaque: str | None = None
         #: what the words expanded since the caller last cleared it left unsettled
         self.hits: list[Hit] = []
+        #: per hit, the text it stands for in the fields (None: all of the word's)
+        self.hit_refs: list[tuple[str, ...] | None] = []
+        #: per hit, the expansion as written
+        self.hit_shown: list[str] = []
+
+    def clear(self) -> None:
+        """Forget the hits recorded so far."""
+        self.hits.clear()
+        self.hit_refs.clear()
+        self.hit_shown.clear()
+
+    def hit_of(self, field: str) -> Hit | None:
+        """The first hit that applies to ``field`` (one of the last word's fields)."""
+        for hit, refs in zip(self.hits, self.hit_refs, strict=True):
+            if refs is None or any(ref in field for ref in refs):
+                return hit
+        return None
+
+    def _hit(
+        self,
+        what: str,
+        split: bool,
+        from_file: bool,
+        refs: tuple[str, ...] | None = None,
+        shown: str = "",
+    ) -> None:
+        self.hits.append((what, split, from_file))
+        self.hit_refs.append(refs)
+        self.hit_shown.append(shown)
 
     def _take(self, value: str) -> str:
         if len(value) > self._budget.chars:
@@ -190,11 +223,11 @@ class Shell:
     def _settled(self, shown: str, name: str, *, split: bool) -> None:
         """Record a hit for ``shown`` (naming ``name``) when the text does not settle it."""
         if self.opaque is not None:
-            self.hits.append(
-                (f"`{shown}` may be set by {self.opaque}, whose text specgate does not read", split)
-            )
+            what = f"`{shown}` may be set by {self.opaque}, whose text specgate does not read"
+            self._hit(what, split, True, shown=shown)
         elif name in self.tainted:
-            self.hits.append((f"`{shown}`: {self.tainted[name]}", split))
+            why, from_file, refs = self.tainted[name]
+            self._hit(f"`{shown}`: {why}", split, from_file, refs, shown)
 
     def _value(self, match: re.Match[str], *, split: bool = False) -> str | None:
         """The value of the scalar parameter ``match`` names, None when unset.
@@ -210,13 +243,7 @@ class Shell:
             known = self.arrays[name][0] if self.arrays[name] else ""
         self._settled(shown, name, split=split)
         if known is None and self.opaque is None and name not in self.tainted:
-            self.hits.append(
-                (
-                    f"`{shown}`: {name} is not set in this script (it comes from the "
-                    "environment the script runs in)",
-                    split,
-                )
-            )
+            self._unset(shown, name, operator, word, split=split)
         if operator:
             empty = known is None or (operator.startswith(":") and not known)
             if operator[-1] == "+":
@@ -229,6 +256,20 @@ class Shell:
             return None
         return self._take(known)
 
+    def _unset(
+        self, shown: str, name: str, operator: str | None, word: str | None, *, split: bool
+    ) -> None:
+        """A hit for a name the text never sets, unless a default that is not empty
+        stands for it (``${D:-3}``: the script's own value when the environment sets
+        none); an empty default (``${EXTRA:-}``) or ``:+`` states nothing."""
+        if operator and operator[-1] in "-=" and word:
+            return
+        what = (
+            f"`{shown[:60]}`: {name} is not set in this script (it comes from the "
+            "environment the script runs in)"
+        )
+        self._hit(what, split, False, (shown,) if not operator else None, shown)
+
     def _elements(self, match: re.Match[str], *, split: bool) -> tuple[list[str] | None, bool]:
         """A list expansion: (its elements, None when unsettled; whether ``*`` joins
         them); a count (``$#``, ``${#A[@]}``) or one element as a one-element list."""
@@ -240,19 +281,16 @@ class Shell:
             self._settled(match.group(0), name, split=split)
             if items is None:
                 if self.opaque is None and name not in self.tainted:
-                    self.hits.append(
-                        (
-                            f"`{match.group(0)}`: the array {name} is not assigned in this script",
-                            split,
-                        )
-                    )
+                    what = f"`{match.group(0)}`: the array {name} is not assigned in this script"
+                    self._hit(what, split, True, shown=match.group(0))
                 return None, False
             if index in ("@", "*"):
                 return ([str(len(items))] if count else items), index == "*" and not count
             if index.isdigit():
                 item = items[int(index)] if int(index) < len(items) else ""
                 return [str(len(item))] if count else [item], False
-            self.hits.append((f"`{match.group(0)}`: an index specgate does not evaluate", split))
+            what = f"`{match.group(0)}`: an index specgate does not evaluate"
+            self._hit(what, split, True, shown=match.group(0))
             return None, False
         special = match.group(9) or match.group(11) or "#"
         if match.group(10) or match.group(8):  # ${#} ${#@}
@@ -262,13 +300,11 @@ class Shell:
         self._settled(match.group(0), "@", split=split)
         if self.positional is None:
             if self.opaque is None:
-                self.hits.append(
-                    (
-                        f"`{match.group(0)}`: the script's arguments (its caller's; no "
-                        "`set --` in this script sets them)",
-                        split,
-                    )
+                what = (
+                    f"`{match.group(0)}`: the script's arguments (its caller's; no "
+                    "`set --` in this script sets them)"
                 )
+                self._hit(what, split, False, (match.group(0),), match.group(0))
             return None, False
         params = self.positional
         if special == "#":
@@ -295,13 +331,11 @@ class Shell:
         if found is not None:
             what = "a command substitution" if found.group() != "${" else "an expansion"
             piece = text[found.start() : found.start() + 40]
-            self.hits.append(
-                (
-                    f"`{piece}`: {what} specgate does not evaluate (its value is known only "
-                    "when the script runs)",
-                    split,
-                )
+            what = (
+                f"`{piece}`: {what} specgate does not evaluate (its value is known only "
+                "when the script runs)"
             )
+            self._hit(what, split, True, shown=piece)
 
     def expand(self, word: str) -> str:
         """``word`` with every parameter replaced, as one word (an assignment's value,
@@ -339,13 +373,7 @@ class Shell:
         known = self.values.get(name)
         self._settled(text, name, split=True)
         if known is None and self.opaque is None and name not in self.tainted:
-            self.hits.append(
-                (
-                    f"`{text[:60]}`: {name} is not set in this script (it comes from the "
-                    "environment the script runs in)",
-                    True,
-                )
-            )
+            self._unset(text, name, operator, word, split=True)
         if operator:
             empty = known is None or (operator.startswith(":") and not known)
             if operator[-1] == "+":
@@ -480,7 +508,11 @@ def builtin(argv: list[str], shell: Shell) -> bool:
     elif name == "read":
         for word in argv[1:]:
             if _ASSIGN_RE.match(word + "=") and not word.startswith("-"):
-                shell.tainted[word] = f"{word} is set by `read` from the script's input"
+                shell.tainted[word] = (
+                    f"{word} is set by `read` from the script's input",
+                    True,
+                    None,
+                )
                 shell.values.pop(word, None)
     return False
 
@@ -517,18 +549,19 @@ def assign_array(
         if closing:
             parts[-1] = (parts[-1][0][:-1], 0)
         word = "".join(text for text, _ in parts)
-        shell.hits.clear()
+        shell.clear()
         if word:
             items.extend(shell.fields(word, tuple(parts)))
         tainted = tainted or bool(shell.hits)
         index += 1
         if closing:
             break
-    shell.hits.clear()
+    shell.clear()
     shell.arrays[name] = [*shell.arrays.get(name, []), *items] if append else items
     shell.values.pop(name, None)
     if tainted:
-        shell.tainted[name] = f"the array {name} holds words this text does not settle"
+        why = f"the array {name} holds words this text does not settle"
+        shell.tainted[name] = (why, True, None)
     else:
         shell.tainted.pop(name, None)
     return index

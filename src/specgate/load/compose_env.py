@@ -9,10 +9,12 @@ gives ``default`` when VAR is unset or empty, ``${VAR-default}`` only when unset
 with ``:``, empty); ``${VAR:+alt}`` / ``${VAR+alt}`` give ``alt`` when VAR is set
 (and not empty), else nothing; defaults nest (``${A:-${B:-x}}``); ``$$`` is a
 literal ``$``; any other ``$`` stays as written. Values are interpolated, keys are
-not. A variable ``.env`` does not set is *unsettled* (the shell environment that runs
+not. A variable ``.env`` does not set reads its default when that is not empty (the
+file's own value, as :mod:`specgate.inputs.shell_params` reads ``${D:-3}``); with no
+default, an empty one or ``:+`` it is *unsettled* (the shell environment that runs
 ``docker compose`` may set it; specgate cannot see it: hostile review r4 defect 2):
-its node is recorded (:attr:`Document.unsettled`); a default, if any, is read, and a
-reference without one stays as written (Compose would make it empty, warning).
+its node is recorded (:attr:`Document.unsettled`), the reference without a default
+stays as written (Compose would make it empty, warning).
 
 ``.env`` syntax ("Syntax for environment files",
 https://docs.docker.com/compose/how-tos/environment-variables/variable-interpolation/
@@ -123,9 +125,9 @@ class _Interpolator:
                 self.unsettled.append(whole)
                 return whole
             return self._spend(known)
-        if known is None:
-            # the default (or nothing) is what runs when the environment of `docker
-            # compose` does not set it; no file settles that: recorded
+        if known is None and not (operator[-1] == "-" and word):
+            # an empty default or ``:+`` states nothing: what runs is the environment's
+            # (a default that is not empty is the file's own value, as in the shell)
             self.unsettled.append(whole)
         empty = known is None or (operator.startswith(":") and not known)
         kind = operator[-1]

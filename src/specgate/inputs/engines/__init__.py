@@ -696,7 +696,7 @@ def _container_options(
     (the image's own entrypoint runs)."""
     argv: list[str] = []
     spans: list[Span] = []
-    unresolved: dict[int, tuple[str, bool]] = {}
+    unresolved: dict[int, tuple[str, bool, bool]] = {}
     for key in _LAUNCH_KEYS:
         node = container.get(key)
         if not (isinstance(node, (list, str)) and node):

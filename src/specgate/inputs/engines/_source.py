@@ -355,14 +355,14 @@ def commands_of(
         spans = tuple(doc.locate((*path, i)) for i in range(len(node)))
         source = Source(doc, text)
         # an item holding a Compose ${VAR} no file sets: one word (not split)
-        unresolved: dict[int, tuple[str, bool]] = {}
+        unresolved: dict[int, tuple[str, bool, bool]] = {}
         for i in range(len(node)):
             held = doc.unsettled.get((*path, i))
             if held is not None:
                 what = (
                     f"`{held}`: set by no .env (the environment docker compose runs in may set it)"
                 )
-                unresolved[i] = (what, False)
+                unresolved[i] = (what, False, False)
             elif env and "$" in words[i] and not is_compose(doc.data):
                 words[i] = _dependent(words[i], env, unresolved, i)
         argv = tuple(words)
@@ -379,6 +379,7 @@ def commands_of(
                 f"`{doc.unsettled[path]}`: set by no .env (the environment docker "
                 "compose runs in may set it)",
                 True,
+                False,
             )
             commands = [replace(c, unresolved={**c.unresolved, len(c.argv): hit}) for c in commands]
         for c in commands:
@@ -426,7 +427,7 @@ _DEPENDENT_RE = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
 
 
 def _dependent(
-    word: str, env: Mapping[str, str | None], unresolved: dict[int, tuple[str, bool]], at: int
+    word: str, env: Mapping[str, str | None], unresolved: dict[int, tuple[str, bool, bool]], at: int
 ) -> str:
     """A Kubernetes ``command``/``args`` item with ``$(NAME)`` replaced by the
     container's variable NAME, ``$$`` by ``$``; a name the container does not set stays
@@ -443,7 +444,7 @@ def _dependent(
         known = env[name]
         if known is None:
             unresolved.setdefault(
-                at, (f"`$({name})`: the container sets {name} from outside this file", False)
+                at, (f"`$({name})`: the container sets {name} from outside this file", False, False)
             )
             return match.group(0)
         return known

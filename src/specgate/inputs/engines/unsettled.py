@@ -16,7 +16,10 @@ the command, or in a command that states none, is an input error at its line (ex
 one before every speculative flag is a note naming it (the literal flags after it
 win for what they set), and so is one in the value place of a flag (``--port
 "$PORT"``: a single word there is the flag's value, argparse never reads it as a
-flag).
+flag) unless the shell splits it and a file specgate does not read fills it
+(``--port $X`` after ``. ./x.env``: ``X="8000 --speculative-config …"`` adds a flag;
+a value from the environment the launcher runs in is the deployment's, not the
+pull request's).
 """
 
 from __future__ import annotations
@@ -77,17 +80,21 @@ def unsettled_words(source: CommandSource, spec: FlagSpec, engine: str) -> list[
     values = {
         f.index + 1
         for name, f in flags.items()
-        if f.value is not None and "=" not in argv[f.index] and not _speculative(name)
+        if f.value is not None and "=" not in argv[f.index]
     }
     notes: list[str] = []
     for index in sorted(unresolved):
-        what, splits = unresolved[index]
+        what, splits, from_file = unresolved[index]
         # a word that left none (``${EXTRA:-}``) stands before the next, or ends it
         at = min(index, len(source.spans) - 1)
         line = source.spans[at].line if at >= 0 else None
         where = f" (line {line})" if line is not None else ""
         previous = argv[index - 1] if 0 < index <= len(argv) else ""
-        value_place = not splits and (index in values or _takes_value(engine, previous))
+        # a flag's value: one word is the value, never a flag; a value the shell splits
+        # may hold more words, harmless only from the environment (not the pull request)
+        value_place = (not splits or not from_file) and (
+            index in values or _takes_value(engine, previous)
+        )
         if value_place or (anchors and index < anchors[0]):
             why = "a flag's value" if value_place else "before the speculative flags, which win"
             notes.append(f"{what}{where}: specgate cannot see what it holds ({why})")
