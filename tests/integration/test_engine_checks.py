@@ -15,6 +15,15 @@ import pytest
 from specgate.cli.main import main
 
 Run = Callable[[dict[str, str]], tuple[int, dict[str, Any]]]
+#: Each engine's newest known version (data/engines/ENGINE.json newest_known), the one
+#: its checks were read at.
+NEWEST = {
+    "vllm": "0.32.0",
+    "sglang": "0.5.23",
+    "trtllm": "1.2.0",
+    "llamacpp": "b11312",
+    "transformers": "5.19.0",
+}
 
 
 @pytest.fixture
@@ -57,10 +66,16 @@ def claims(
     config: str,
     *,
     extra: str = "",
-    version: str | None = None,
+    version: str | None = "read",
     workload: str = "",
     evidence: str = "",
 ) -> str:
+    """A claims file for ``engine``; ``version``: the ``engine_version`` pinned. By
+    default the version the checks' sources were read at (the engine's newest known:
+    a refusal fails there); ``None`` leaves it unpinned (a refusal then warns unless
+    the settings used bound the version to where it was read: real-r4 defect 1)."""
+    if version == "read":
+        version = NEWEST[engine]
     pin = f"      engine_version: {version}\n" if version else ""
     return (
         "version: 1\ndeployments:\n  - name: d\n    model: {name: m, query_heads: 32, "

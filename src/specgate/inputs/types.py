@@ -35,6 +35,10 @@ class VersionInForce:
     implied: Version | None
     newest: Version
     shown: str
+    #: With the version unknown, the oldest version the settings used allow (None: no
+    #: setting bounds it from below): a check confirmed only from a later version may
+    #: not apply to the version run.
+    low: Version | None = None
 
     @property
     def judged(self) -> Version:

@@ -32,8 +32,11 @@ Severity (DESIGN §13, BRIEF "a fail rests on what is known of the engine at its
 version"): ``refuses`` fails; ``no-speculation`` and ``rewrites`` fail when a claim
 or the evidence rests on the written config (``if-claimed``, decided by the rule),
 else warn; ``ignored`` and ``warns`` warn. A check whose source is not confirmed, or
-that applies at a version older than any it was seen in, warns instead of failing.
-With the version unknown the newest version the settings allow is read (§10, §13).
+that applies at a version older than any it was seen in (``seen_in``; none recorded:
+the newest version specgate knows), warns instead of failing, and says so. With the
+version unknown the newest version the settings allow is read (§10, §13), and a check
+fails only when every version the settings allow is at or after the oldest it was
+seen in; otherwise it warns and asks to pin ``speculation.engine_version``.
 """
 
 from __future__ import annotations
@@ -46,7 +49,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from specgate.inputs.engines._source import Opt, Options
-from specgate.inputs.knowledge import EngineKnowledge, Version, parse_version, source_text
+from specgate.inputs.knowledge import (
+    EngineKnowledge,
+    Version,
+    parse_version,
+    shown_version,
+    source_text,
+)
 from specgate.inputs.types import EngineIssue, IssueCode, IssueSeverity, VersionInForce
 from specgate.load.document import Span
 
@@ -195,11 +204,12 @@ def evaluate(
     for check in checks_of(data):
         if not _stage(check, facts is not None, bool(fields.get("resolved_by_models"))):
             continue
-        severity = _severity(check, at_version)
-        if severity is None or _cond(check.when, reader) is not True:
+        judged = _severity(check, at_version, data)
+        if judged is None or _cond(check.when, reader) is not True:
             continue
+        severity, why = judged
         at_opt = next((options[k] for k in check.at if _present(options.get(k))), None)
-        message = _render(check, reader, at_opt, at_version, data.display_name)
+        message = _render(check, reader, at_opt, at_version, data, why=why)
         out.append(
             Fired(
                 EngineIssue(check.code, message, f"check:{check.id}", severity=severity),
@@ -245,19 +255,48 @@ def checks_of(data: EngineKnowledge) -> tuple[Check, ...]:
     return _CHECKS[data.engine]
 
 
-def _severity(check: Check, at: VersionInForce) -> IssueSeverity | None:
-    """The check's severity at the version in force, or None where it does not apply."""
+def _severity(
+    check: Check, at: VersionInForce, data: EngineKnowledge
+) -> tuple[IssueSeverity, str] | None:
+    """The check's severity at the version in force and why it is lowered (``""``: it
+    is not), or None where it does not apply.
+
+    A fail rests on the engine at its version (BRIEF): a check fails only at a version
+    its source was read at or after (``seen_in``; none recorded: the newest version
+    specgate knows). Pinned below that, or with the version unknown and the settings
+    used not bounding it to that range, it warns and says so; a check whose source is
+    not confirmed always warns.
+    """
     version = at.judged
     if check.since is not None and version < check.since:
         return None
     if check.until is not None and version >= check.until:
         return None
     severity = check.severity
-    oldest_seen = min(check.seen_in) if check.seen_in else None
-    unconfirmed = not check.confirmed or (oldest_seen is not None and version < oldest_seen)
-    if unconfirmed and severity in ("fail", "if-claimed"):
-        return "warn"
-    return severity
+    if severity not in ("fail", "if-claimed"):
+        return severity, ""
+    if not check.confirmed:
+        return "warn", ""
+    oldest = min(check.seen_in) if check.seen_in else at.newest
+    read = _read_at(check, data)
+    if at.version is not None:
+        if at.version < oldest:
+            return "warn", f"; {read}, not confirmed at {at.shown}: a warning, not a fail"
+        return severity, ""
+    if at.low is not None and at.low >= oldest:
+        return severity, ""  # every version the settings allow is in the confirmed range
+    return "warn", (
+        f"; {read}, and the version run is not known (an older release may not refuse "
+        "it): a warning, not a fail; state speculation.engine_version to pin it"
+    )
+
+
+def _read_at(check: Check, data: EngineKnowledge) -> str:
+    """Where the check's behaviour was read, for messages: ``seen in 0.27.1, 0.32.0``."""
+    if not check.seen_in:
+        return f"read as {data.display_name} {data.newest_text}, the newest specgate knows"
+    seen = ", ".join(shown_version(data.engine, v) for v in sorted(check.seen_in))
+    return f"seen in {data.display_name} {seen} only"
 
 
 def _render(
@@ -265,7 +304,9 @@ def _render(
     reader: _Reader,
     at_opt: Opt | None,
     at: VersionInForce,
-    engine: str,
+    data: EngineKnowledge,
+    *,
+    why: str = "",
 ) -> str:
     def fill(match: re.Match[str]) -> str:
         name = match.group(1)
@@ -281,12 +322,15 @@ def _render(
             return _shown(reader.raw(name[4:]))
         return match.group(0)
 
+    engine = data.display_name
     text = _PLACEHOLDER.sub(fill, check.message)
     where = f"{engine} {at.shown}"
     doing = _EFFECT_WORDS[check.effect]
     lead = f"{engine} {doing}" if check.effect != "warns" else f"{engine} warns"
     confirmed = "" if check.confirmed else "; not confirmed in the engine's source"
-    return f"{lead}: {text} ({check.source}; judged at {where}{confirmed})"
+    if not why and at.judged not in check.seen_in:
+        why = f"; {_read_at(check, data)}"  # the source was read at another version
+    return f"{lead}: {text} ({check.source}; judged at {where}{confirmed}{why})"
 
 
 def _shown(value: object) -> str:

@@ -445,9 +445,9 @@ def in_force(data: EngineKnowledge, found: EngineVersion, implied: Implied) -> V
         else:
             before = shown_version(data.engine, implied.high)
             shown = f"releases before {before} (version unknown: the settings imply them)"
-        return VersionInForce(None, implied.newest, data.newest, shown)
+        return VersionInForce(None, implied.newest, data.newest, shown, implied.low)
     shown = f"{data.newest_text} (version unknown: the newest specgate knows)"
-    return VersionInForce(None, None, data.newest, shown)
+    return VersionInForce(None, None, data.newest, shown, implied.low)
 
 
 def engine_checks(

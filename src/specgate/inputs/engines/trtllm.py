@@ -28,7 +28,7 @@ from specgate.inputs.engines._base import (
     positive,
 )
 from specgate.inputs.engines._source import Opt, Options, norm_key
-from specgate.inputs.knowledge import knowledge
+from specgate.inputs.knowledge import format_version, knowledge, parse_version
 from specgate.inputs.types import EngineConfig
 
 PROGRAMS = ("trtllm-serve", "trtllm-bench")
@@ -38,6 +38,8 @@ _DATA = knowledge("trtllm")
 _DECODING: Mapping[str, str] = _DATA.table("decoding_types")
 _BY_FOLDED: Mapping[str, str] = {name.lower().replace("_", ""): name for name in _DECODING}
 _FORMER: Mapping[str, str] = _DATA.table("former_decoding_types")
+#: Keys that held the draft weights in earlier releases → the last release read with it.
+_FORMER_DRAFT_KEYS: Mapping[str, str] = _DATA.table("former_draft_keys")
 _ADAPTIVE = frozenset(_DATA.table("adaptive_types"))
 _ONE_PASS = frozenset(_DATA.table("one_pass_types"))
 #: Sections of a disaggregated config (role ``decode`` or ``prefill``); every top-level
@@ -123,6 +125,8 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     if kind == "Eagle":
         b.note("decoding_type Eagle is TensorRT-LLM's backward-compatible alias of Eagle3")
     model = first(block, "speculative_model", "speculative_model_dir")
+    if model is None:
+        model = _former_draft_key(block, b, ctx)
     b.at("draft_model", model[1] if model else None)
     d = _draft_length(block, kind, b, ctx)
     n = _verify_tokens(block, d, b, ctx)
@@ -250,6 +254,43 @@ def _discriminator(spelled: str, b: Builder, opt: Opt | None) -> str:
         "decoding_type",
     )
     return exact
+
+
+def _former_draft_key(
+    block: Mapping[str, Opt], b: Builder, ctx: Context
+) -> tuple[str, Opt] | None:
+    """The draft given by a key of earlier releases (``pytorch_weights_path``, data
+    table ``former_draft_keys``): read as the draft. At or before the last release it
+    was read in, a note; after it, or with the version unknown, SG310 warns (the
+    release that dropped it was not read, so never a fail) at that key's line."""
+    found = first(block, *_FORMER_DRAFT_KEYS)
+    if found is None:
+        return None
+    key, opt = found
+    last_text = _FORMER_DRAFT_KEYS[key]
+    last = parse_version(last_text)
+    if ctx.version is not None and ctx.version_shown is None and last and ctx.version <= last:
+        b.note(f"{key}: the draft's weights, the key TensorRT-LLM {last_text} reads")
+        return found
+    field_name = f"setting:{key}"
+    b.at(field_name, opt)
+    version = (
+        f"TensorRT-LLM {format_version(ctx.version)}"
+        if ctx.version is not None and ctx.version_shown is None
+        else "the version run (not known: state speculation.engine_version to pin it)"
+    )
+    b.issue(
+        "SG310",
+        f"{key} is the draft-weights key of TensorRT-LLM {last_text} "
+        f"(EagleDecodingConfig, DraftTargetDecodingConfig); later releases read the draft "
+        f"from speculative_model_dir (the newest, from speculative_model with "
+        f"speculative_model_dir as its alias). Whether {version} still accepts {key} was "
+        f"not read ({_DATA.table_source('former_draft_keys')}): rename it to "
+        "speculative_model_dir; read as the draft",
+        field_name,
+        "warn",
+    )
+    return found
 
 
 def _flag(opts: Mapping[str, Opt], name: str, ctx: Context) -> bool:

@@ -1,0 +1,133 @@
+"""A refusal fails only at a version its source was read at (real-r4 defects 1 and 5;
+BRIEF "a fail rests on what is known of the engine at its version"): pinned before the
+versions a check was seen in, or with the version unknown, it warns and says where it
+was read; a draft key of an earlier release (TensorRT-LLM ``pytorch_weights_path``) is
+read as the draft, never "Draft model must be provided"."""
+
+from __future__ import annotations
+
+import pytest
+from tests.integration.test_engine_checks import Run, check, claims, found
+
+__all__ = ["check"]
+
+# NVIDIA/TensorRT-LLM PR #5146's extra-llm-api-config.yml (June 2025, ≈ 0.21): the EAGLE
+# head is given as speculative_config.pytorch_weights_path, the field of
+# EagleDecodingConfig at 0.21.0 (llm_args.py: `pytorch_weights_path: Optional[str] = None`,
+# `eagle3_one_model: Optional[bool] = True`). The server ran (AL 1.83 of 4).
+PR5146 = (
+    "enable_attention_dp: false\n"
+    "speculative_config:\n"
+    "    decoding_type: Eagle\n"
+    "    max_draft_len: 3\n"
+    "    eagle3_one_model: true\n"
+    "    pytorch_weights_path: /trt_llm/data/llm-models/EAGLE3-LLaMA3.3-Instruct-70B\n"
+)
+
+
+def _trt(check: Run, config: str, version: str | None) -> list[tuple[str, str, int, str]]:
+    """(code, severity, line, message) of the SG307 and SG310 findings."""
+    _, dep = check(
+        {
+            "c.specgate.yaml": claims("trtllm", "serving/llm.yaml", version=version),
+            "serving/llm.yaml": config,
+        }
+    )
+    return [
+        (f["code"], f["severity"], f["line"], f["message"])
+        for f in dep["findings"]
+        if f["code"] in ("SG307", "SG310")
+    ]
+
+
+def test_pytorch_weights_path_is_the_draft_unpinned(check: Run) -> None:
+    # unpinned: the draft is given (the 0.21 spelling), so no "Draft model must be
+    # provided"; SG310 warns at the key that needs changing (line 6) and asks to pin
+    ((code, severity, line, message),) = _trt(check, PR5146, None)
+    assert (code, severity, line) == ("SG310", "warn", 6)
+    assert "pytorch_weights_path is the draft-weights key of TensorRT-LLM 0.21.0" in message
+    assert "rename it to speculative_model_dir" in message
+    assert "speculation.engine_version" in message
+
+
+def test_pytorch_weights_path_pinned_at_its_release_is_no_finding(check: Run) -> None:
+    # pinned 0.21.0: the key of that release, nothing to say (the PR's server ran)
+    assert _trt(check, PR5146, "0.21.0") == []
+
+
+def test_pytorch_weights_path_pinned_later_warns_only(check: Run) -> None:
+    # pinned 1.2.0: the key is gone from the later copies read, but whether 1.2.0
+    # refuses it (StrictBaseModel) was not read: a warn, never a fail
+    ((code, severity, line, message),) = _trt(check, PR5146, "1.2.0")
+    assert (code, severity, line) == ("SG310", "warn", 6)
+    assert "Whether TensorRT-LLM 1.2.0 still accepts pytorch_weights_path was not read" in message
+
+
+# A Draft_Target config without any draft key (not the reviewer's): the check
+# draft-target-needs-model was read at llm_args.py @00043967, taken as the newest
+# TensorRT-LLM specgate knows (1.2.0).
+NO_DRAFT = "speculative_config:\n  decoding_type: Draft_Target\n  max_draft_len: 4\n"
+
+
+@pytest.mark.parametrize(
+    ("version", "severity", "words"),
+    [
+        # pinned where it was read: the engine refuses, a fail
+        ("1.2.0", "fail", None),
+        # pinned older than any version it was read at: not confirmed there
+        ("0.21.0", "warn", "read as TensorRT-LLM 1.2.0, the newest specgate knows, not "
+         "confirmed at 0.21.0: a warning, not a fail"),
+        # unpinned: the version run is a guess, so a warn asking to pin it
+        (None, "warn", "state speculation.engine_version to pin it"),
+    ],
+)
+def test_a_refusal_fails_only_where_it_was_read(
+    check: Run, version: str | None, severity: str, words: str | None
+) -> None:
+    ((code, got, line, message),) = _trt(check, NO_DRAFT, version)
+    assert (code, got, line) == ("SG307", severity, 2)
+    assert "speculative_model must be specified for DraftTarget" in message
+    if words is not None:
+        assert words in message
+
+
+# vLLM 0.32.0 (seen_in of check custom-class-module-path, vllm.json;
+# vllm/v1/spec_decode/custom_class_proposer.py:29): a custom_class proposer needs a module path.
+CUSTOM = (
+    "vllm serve m --speculative-config "
+    '\'{"method": "custom_class", "model": "MyProposer", "num_speculative_tokens": 2}\'\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("version", "severity", "words"),
+    [
+        ("0.32.0", "fail", "judged at vLLM 0.32.0)"),
+        (None, "warn", "the version run is not known"),
+    ],
+)
+def test_vllm_check_unpinned_warns(
+    check: Run, version: str | None, severity: str, words: str
+) -> None:
+    _, dep = check(
+        {"c.specgate.yaml": claims("vllm", "serve.txt", version=version), "serve.txt": CUSTOM}
+    )
+    (got,) = [f for f in found(dep, "SG307") if "module path" in f[2]]
+    assert got[0] == severity
+    assert words in got[2]
+
+
+def test_llamacpp_check_unpinned_warns_when_the_flags_allow_older_builds(check: Run) -> None:
+    # --spec-synth-len and --spec-synth-rates together: refused at b11312 (seen_in); the
+    # flags exist from b9734 on, so an unpinned config may run a build the check was not
+    # read at: a warn naming where it was seen
+    _, dep = check(
+        {
+            "c.specgate.yaml": claims("llamacpp", "serve.txt", version=None),
+            "serve.txt": "llama-server -m t.gguf -md d.gguf --spec-type draft-simple "
+            "--spec-synth-len 2 --spec-synth-rates 0.5\n",
+        }
+    )
+    ((severity, _, message),) = [f for f in found(dep, "SG307") if "mutually" in f[2]]
+    assert severity == "warn"
+    assert "seen in llama.cpp b11312 only" in message
