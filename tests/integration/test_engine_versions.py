@@ -131,3 +131,25 @@ def test_llamacpp_check_unpinned_warns_when_the_flags_allow_older_builds(check: 
     ((severity, _, message),) = [f for f in found(dep, "SG307") if "mutually" in f[2]]
     assert severity == "warn"
     assert "seen in llama.cpp b11312 only" in message
+
+
+@pytest.mark.parametrize("name", ["MHMTP", "MTP", "LOOKAHEAD"])
+@pytest.mark.parametrize(("version", "severity"), [("0.5.23", "fail"), (None, "warn")])
+def test_an_unknown_sglang_algorithm_is_one_finding(
+    check: Run, name: str, version: str | None, severity: str
+) -> None:
+    # real-r4 defect 6: sgl-project/sglang PR #13981's MHMTP (closed, never merged) was
+    # reported twice at one line. SpeculativeAlgorithm.from_string raises "Unknown
+    # speculative algorithm name: NAME" (spec_info.py:65 @v0.5.23; MTP and LOOKAHEAD are
+    # not names there either): one cause, one finding, judged at the version it was read
+    _, dep = check(
+        {
+            "c.specgate.yaml": claims("sglang", "serve.txt", version=version),
+            "serve.txt": "python3 -m sglang.launch_server --model-path m "
+            f"--speculative-algorithm {name}\n",
+        }
+    )
+    hits = [f for f in found(dep, "SG307") if "algorithm" in f[2].lower()]
+    ((got, line, message),) = hits
+    assert (got, line) == (severity, 1)
+    assert f"Unknown speculative algorithm name: {name}" in message
