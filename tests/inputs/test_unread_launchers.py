@@ -130,3 +130,108 @@ def test_a_container_run_of_an_unread_image(tmp_path: Path) -> None:
         "--model-id org/m --speculate 2\n",
     )
     assert exc.reason.startswith("serving config launches Text Generation Inference (TGI),")
+
+
+# real-r4 defect 2: the engine comes from the program word, never from a flag spelling
+# alone. Rapid-MLX (raullenchai/Rapid-MLX #2175) and Aphrodite copy vLLM's flags; a
+# program that is no engine specgate reads, with speculative flags, is an input error.
+@pytest.mark.parametrize(
+    ("command", "program", "flags"),
+    [
+        (
+            "rapid-mlx serve qwen3.5-9b-4bit --speculative-config "
+            "'{\"method\":\"mtp\",\"num_speculative_tokens\":3}'",
+            "rapid-mlx",
+            "--speculative-config",
+        ),
+        (
+            "aphrodite run meta-llama/Llama-3.1-8B-Instruct --speculative-model "
+            "meta-llama/Llama-3.2-1B-Instruct --num-speculative-tokens 5",
+            "aphrodite",
+            "--speculative-model, --num-speculative-tokens",
+        ),
+        (
+            "CUDA_VISIBLE_DEVICES=0 exec /opt/bin/my-server --spec-type draft-mtp "
+            "--spec-draft-n-max 2",
+            "/opt/bin/my-server",
+            "--spec-type, --spec-draft-n-max",
+        ),
+    ],
+)
+def test_another_program_with_engine_flags_is_not_read_as_that_engine(
+    tmp_path: Path, command: str, program: str, flags: str
+) -> None:
+    exc = error(tmp_path, "serve.sh", f"#!/bin/sh\n{command}\n")
+    assert exc.reason.startswith(
+        f"serving config runs {program}, which is not an engine specgate reads"
+    )
+    assert f"its {flags} not checked" in exc.reason
+    assert "state speculation.mechanism and speculation.draft_length" in exc.reason
+    assert exc.line == 2
+
+
+def test_another_program_in_a_compose_command_list(tmp_path: Path) -> None:
+    text = (
+        "services:\n"
+        "  mlx:\n"
+        "    command: [rapid-mlx, serve, m, --speculative-config, "  # line 3
+        "'{\"method\": \"ngram\", \"num_speculative_tokens\": 4}']\n"
+    )
+    exc = error(tmp_path, "compose.yaml", text)
+    assert exc.reason.startswith("serving config runs rapid-mlx, which is not an engine")
+    assert exc.line == 3
+
+
+# real-r4 defect 4: vLLM's examples/offline_inference/spec_decode.py is a script, not
+# the server; specgate does not read its argv: say so, never "no speculative decoding
+# configured" (vllm-project/vllm PR #24344 runs it with --method ngram --num_spec_tokens 5)
+@pytest.mark.parametrize(
+    ("command", "script", "flags"),
+    [
+        (
+            "python3 examples/offline_inference/spec_decode.py --method ngram "
+            "--num_spec_tokens 5 --prompt_lookup_max 5 --prompt_lookup_min 2 --tp 1",
+            "examples/offline_inference/spec_decode.py",
+            "--num_spec_tokens",
+        ),
+        (
+            "python bench/run_eagle.py --speculative-config '{\"method\": \"eagle3\"}'",
+            "bench/run_eagle.py",
+            "--speculative-config",
+        ),
+    ],
+)
+def test_a_python_script_is_said_not_read(
+    tmp_path: Path, command: str, script: str, flags: str
+) -> None:
+    exc = error(tmp_path, "cmd.txt", command + "\n")
+    assert exc.reason.startswith(
+        f"serving config runs the Python script {script}, which specgate does not read"
+    )
+    assert f"its {flags} not checked" in exc.reason
+    assert "no speculative decoding configured" not in exc.reason
+
+
+@pytest.mark.parametrize(
+    ("command", "engine"),
+    [
+        # the program names the engine: read as that engine
+        ("vllm serve m --speculative-config '{\"method\": \"ngram\", "
+         "\"num_speculative_tokens\": 4, \"prompt_lookup_max\": 3}'", "vllm"),
+        ("python3 -m vllm.entrypoints.openai.api_server --model m --speculative-config "
+         "'{\"method\": \"ngram\", \"num_speculative_tokens\": 4, \"prompt_lookup_max\": 3}'",
+         "vllm"),
+        ("python3 -m sglang.launch_server --model-path m --speculative-algorithm NGRAM",
+         "sglang"),
+        ("llama-server -m t.gguf -md d.gguf --spec-draft-n-max 4", "llamacpp"),
+        # a runner of another program: the flags decide, as before
+        ("docker run --gpus all vllm/vllm-openai:v0.32.0 --model m --speculative-config "
+         "'{\"method\": \"ngram\", \"num_speculative_tokens\": 4, \"prompt_lookup_max\": 3}'",
+         "vllm"),
+        # llama.cpp's program of builds before the llama- prefix (table former_programs)
+        ("./speculative -m t.gguf -md d.gguf --draft 8", "llamacpp"),
+    ],
+)
+def test_an_engine_program_is_still_read(tmp_path: Path, command: str, engine: str) -> None:
+    (tmp_path / "serve.sh").write_text(command + "\n", encoding="utf-8")
+    assert read_engine_file(tmp_path / "serve.sh", "serve.sh").engine == engine

@@ -53,13 +53,15 @@ class Verdict:
 
     Attributes:
         engine: the engine whose format matched.
-        kind: ``"config"`` (a speculative configuration) or ``"fragment"`` (draft
-            fields without an algorithm: configures nothing by itself).
+        kind: ``"config"`` (a speculative configuration), ``"fragment"`` (draft
+            fields without an algorithm: configures nothing by itself) or ``"other"``
+            (the command of a program no engine specgate reads is: neither, and not
+            searched further, so the JSON value of its flag is no configuration).
         command: for a string holding several commands, the 0-based command index.
     """
 
     engine: str
-    kind: Literal["config", "fragment"]
+    kind: Literal["config", "fragment", "other"]
     command: int | None = None
 
 

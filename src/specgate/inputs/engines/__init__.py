@@ -19,7 +19,7 @@ Engines: ``vllm``, ``sglang``, ``trtllm``, ``transformers``, ``llamacpp``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
@@ -53,7 +53,13 @@ from specgate.inputs.engines._source import (
     run_env,
 )
 from specgate.inputs.engines.several import one_configuration
-from specgate.inputs.engines.unread import UnreadEngine, launched_by, unread_launcher
+from specgate.inputs.engines.unread import (
+    UnreadEngine,
+    foreign_launcher,
+    foreign_program,
+    launched_by,
+    unread_launcher,
+)
 from specgate.inputs.engines.unsettled import unsettled_words
 from specgate.inputs.engines.vllm import mtp_layer_issue
 from specgate.inputs.knowledge import EngineKnowledge, knowledge, own_version
@@ -308,7 +314,9 @@ def _read_engine_config(
             )
             if followed is not None:
                 return followed
-        unread = unread_launcher(doc, text, pointer, shown)
+        unread = unread_launcher(doc, text, pointer, shown) or foreign_launcher(
+            doc, text, pointer, shown, detector.is_engine
+        )
         if unread is not None:
             raise unread from None
         if engine is None:
@@ -607,6 +615,20 @@ def _block_path(found: Found) -> NodePath:
     return found.path
 
 
+def _launch_words(spec: _Engine) -> tuple[str, ...]:
+    """The words that name ``spec`` as a command's program: its programs and the
+    program words and ``python -m`` modules of its ``launch_commands`` table."""
+    if spec.name not in _LAUNCH_WORDS:
+        data = knowledge(spec.name)
+        table = data.table("launch_commands") if data.has_table("launch_commands") else {}
+        words = {name.split()[0] for name in table}
+        _LAUNCH_WORDS[spec.name] = tuple(dict.fromkeys((*spec.programs, *sorted(words))))
+    return _LAUNCH_WORDS[spec.name]
+
+
+_LAUNCH_WORDS: dict[str, tuple[str, ...]] = {}
+
+
 class _Detector:
     """The search's detector: verdicts for mappings, argv lists and command strings."""
 
@@ -632,10 +654,14 @@ class _Detector:
                 raise
             return []
         verdicts: list[Verdict] = []
+        foreign = 0
         for index, source in enumerate(sources):
             if launched_by(source.command.argv) is not None:
                 continue  # an engine specgate does not read (unread.py names it)
             engines, hinted = self._candidates(source)
+            if not hinted and foreign_program(source.command.argv) is not None:
+                foreign += 1
+                continue  # another program's flags, however alike (foreign_launcher)
             for e in engines:
                 try:
                     kind = e.detect_flags(source) if e.detect_flags is not None else None
@@ -648,25 +674,37 @@ class _Detector:
                 if kind is not None:
                     command = index if len(sources) > 1 else None
                     verdicts.append(Verdict(e.name, kind, command))
+        if not verdicts and sources and foreign == len(sources):
+            return [Verdict("other", "other")]  # searched no further
         return verdicts
 
     def _candidates(self, source: CommandSource) -> tuple[list[_Engine], bool]:
         """The engines whose program the command runs (hinted), else every engine."""
+        hinted = self.hinted(source.command.argv)
+        return (hinted, True) if hinted else (self.engines, False)
+
+    def is_engine(self, argv: Sequence[str]) -> bool:
+        """Whether a command may be an engine's: its program names one, or is no
+        program of its own (:func:`_foreign`)."""
+        return foreign_program(argv) is None or bool(self.hinted(argv))
+
+    def hinted(self, argv: Sequence[str]) -> list[_Engine]:
+        """The engines whose program (or ``python -m`` module) is among the command's
+        first words."""
         heads = []
-        for word in source.command.argv[:4]:
+        for word in list(argv)[:4]:
             if word.startswith("-") and word != "-m":
                 break
             heads.append(PurePosixPath(word).name)
-        hinted = [
+        return [
             e
             for e in self.engines
             if any(
                 h == p or h.startswith(p + ".") or h.startswith(p)
                 for h in heads
-                for p in e.programs
+                for p in _launch_words(e)
             )
         ]
-        return (hinted, True) if hinted else (self.engines, False)
 
     def command(self, found: Found) -> CommandSource:
         """The command a verdict named, placed in the file (spans computed)."""

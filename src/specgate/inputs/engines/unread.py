@@ -19,20 +19,32 @@ here. Nothing of the file runs; the search is the document search of
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import PurePosixPath
 
 from specgate.core.data import read_data
 from specgate.core.errors import InputError
+from specgate.core.vocabulary import ENGINE_NAMES
 from specgate.inputs.cmdline import split_commands
+from specgate.inputs.knowledge import knowledge
 from specgate.inputs.pointer import Found, Verdict, resolve_pointer, search
 from specgate.load.document import Document, NodePath
 
 #: Words before the program that do not name it (``exec python3 -m mlx_lm.server``).
 _WRAPPERS = frozenset({"exec", "sudo", "nohup", "env", "time", "command", "uv", "run"})
 _PYTHONS = ("python", "python3")
+#: Programs that run another program given later on their command line (a container,
+#: a job launcher, a shell): the engine is not their own word, so the command's flags
+#: decide which engine it is, as for a command that starts with its flags.
+_RUNNERS = frozenset({
+    "docker", "podman", "nvidia-docker", "singularity", "apptainer", "enroot", "kubectl",
+    "srun", "sbatch", "salloc", "mpirun", "mpiexec", "torchrun", "deepspeed", "accelerate",
+    "ray", "bash", "sh", "zsh", "numactl", "taskset", "timeout", "stdbuf", "nice", "ionice",
+    "xargs", "tini", "dumb-init", "gosu", "su-exec", "pipx", "uvx", "conda", "mamba",
+    "micromamba", "poetry", "pdm", "hatch", "pixi", "rye", "modal", "sky", "watch",
+})
 
 
 @dataclass(frozen=True)
@@ -200,3 +212,113 @@ def _by_image(word: str) -> Launcher | None:
             return launcher
     return None
 
+
+
+def foreign_program(argv: Sequence[str]) -> str | None:
+    """The program a command runs when that is a word of its own that names no engine's
+    launcher (``rapid-mlx serve …``; ``python3 examples/…/spec_decode.py`` gives the
+    script), else None: the command starts with a flag, a variable or a runner of
+    another program (``docker run``, ``torchrun``, ``bash -c``), or runs ``python -m``.
+    An engine's former program name (llama.cpp's ``./speculative`` of builds before the
+    ``llama-`` prefix: tables ``former_programs``) leaves the command to its flags too.
+    The caller has already found no engine program among its first words."""
+    words = list(argv[:64])
+    while words and (words[0] in _WRAPPERS or "=" in words[0]):
+        words.pop(0)
+    if not words or words[0].startswith(("-", "$", "`", "(")):
+        return None
+    program = PurePosixPath(words[0]).name
+    if program in _RUNNERS or not program or program in _former_programs():
+        return None
+    if program.startswith(_PYTHONS):
+        script = next((w for w in words[1:3] if not w.startswith("-")), None)
+        if len(words) > 1 and words[1] == "-m":
+            return None  # a module: named by the engines' programs, or searched as flags
+        return script if script is not None and script.endswith(".py") else None
+    return words[0]
+
+
+@cache
+def _former_programs() -> frozenset[str]:
+    names: set[str] = set()
+    for engine in ENGINE_NAMES:
+        data = knowledge(engine)
+        if data.has_table("former_programs"):
+            names.update(data.table("former_programs"))
+    return frozenset(names)
+
+
+def _speculative_flags(words: Sequence[str]) -> list[str]:
+    """The flags of ``words`` that speak of speculation (``--speculative-config``,
+    ``--num_spec_tokens``, ``--draft-model``), as written, at most eight."""
+    out: list[str] = []
+    for word in words[:4096]:
+        name = word.partition("=")[0]
+        lowered = name.lower()
+        if name.startswith("-") and ("spec" in lowered or "draft" in lowered) and name not in out:
+            out.append(name)
+    return out[:8]
+
+
+def foreign_launcher(
+    doc: Document,
+    text: str | None,
+    pointer: str | None,
+    shown: str,
+    is_engine: Callable[[Sequence[str]], bool],
+) -> UnreadEngine | None:
+    """The input error naming the first command of ``doc`` that runs a program no engine
+    specgate reads is (:func:`foreign_program`; ``is_engine`` tells an engine's command)
+    with speculative flags: the engine must come from the program word, never from
+    flags spelled alike (Rapid-MLX copies vLLM's ``--speculative-config``), and a
+    script specgate does not read is said to be one, never "no speculative decoding
+    configured"."""
+    base: NodePath = ()
+    node = doc.data
+    if pointer is not None:
+        try:
+            base, node = resolve_pointer(doc.data, pointer, file=shown)
+        except InputError:
+            return None
+
+    def detect(value: object) -> Sequence[Verdict]:
+        if isinstance(value, Mapping):
+            return []
+        for words in _commands(value):
+            program = foreign_program(words)
+            if program is not None and not is_engine(words) and _speculative_flags(words):
+                return [Verdict(program, "config")]
+        return []
+
+    found = search(node, detect, base=base)
+    if not found:
+        return None
+    first = found[0]
+    program = first.verdict.engine
+    words = next(
+        (w for w in _commands(first.value) if foreign_program(w) == program), ()
+    )
+    flags = ", ".join(_speculative_flags(words))
+    line = None
+    if first.path == () and isinstance(doc.data, str):
+        for command in split_commands(doc.data):
+            if foreign_program(command.argv) == program:
+                line = 1 + (command.lines[0] if command.lines else 0)
+                break
+    else:
+        line = doc.locate(first.path).line
+    shown_program = program if len(program) <= 80 else program[:79] + "…"
+    what = (
+        f"the Python script {shown_program}, which specgate does not read"
+        if program.endswith(".py")
+        else f"{shown_program}, which is not an engine specgate reads (it reads vLLM, "
+        "SGLang, TensorRT-LLM, transformers and llama.cpp configurations)"
+    )
+    return UnreadEngine(
+        f"serving config runs {what}; its {flags} not checked: state "
+        "speculation.mechanism and speculation.draft_length in the claims file instead "
+        "of engine_config",
+        shown,
+        line,
+        speculates=True,
+    )
