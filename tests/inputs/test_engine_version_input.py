@@ -131,3 +131,39 @@ def test_latest_image_tag_is_the_newest_and_v0_flags_are_removed(tmp_path: Path)
     removed = sorted((c.spans[i.field].line, i.field) for i in c.issues if i.code == "SG310")
     assert removed == [(6, "setting:--speculative-model"), (7, "setting:--num-speculative-tokens")]
     assert (c.mechanism, c.draft_length) == ("eagle", 4)  # still read
+
+
+@pytest.mark.parametrize(
+    ("engine", "text", "pinned", "oldest"),
+    [
+        # real-r4 defect 5: vLLM 0.10.1 (before PR #24243 vLLM refused EAGLE3 on a
+        # minicpm target: eagle3_target_supported = ["llama", "qwen"]); specgate's vLLM
+        # parsers were recorded at 0.27.1 and 0.32.0 (data/engines/parsers/)
+        ("vllm",
+         "vllm serve m --speculative-config '{\"method\": \"ngram\", "
+         "\"num_speculative_tokens\": 4, \"prompt_lookup_max\": 3}'\n", "0.10.1", "0.27.1"),
+        # Tencent/AngelSlim #9 ran SGLang 0.4.9.post2; SGLang's data was read at 0.5.23
+        ("sglang",
+         "python3 -m sglang.launch_server --model-path m --speculative-algorithm NGRAM\n",
+         "0.4.9.post2", "0.5.23"),
+        # a llama.cpp build older than the oldest check's build (b3281, seen_in)
+        ("llamacpp", "llama-server -m t.gguf -md d.gguf --draft 8\n", "b2000",
+         "b3281"),
+    ],
+)
+def test_a_version_older_than_the_data_is_noted(
+    tmp_path: Path, engine: str, text: str, pinned: str, oldest: str
+) -> None:
+    file = "serve.txt"
+    (tmp_path / file).write_text(text, encoding="utf-8")
+    c = read_engine_file(tmp_path / file, file, engine=engine, engine_version=pinned)
+    name = knowledge(engine).display_name
+    wanted = (
+        f"{name} {pinned} is older than any version specgate's engine data was read at "
+        f"as a whole ({oldest} to {knowledge(engine).newest_text}): what that release "
+        "refuses is not checked"
+    )
+    assert any(n.startswith(wanted) for n in c.notes), c.notes
+    # at the oldest version read, nothing of the kind
+    at = read_engine_file(tmp_path / file, file, engine=engine, engine_version=oldest)
+    assert not any("older than any version" in n for n in at.notes)

@@ -211,6 +211,18 @@ class EngineKnowledge:
         self.raw_checks: tuple[Mapping[str, Any], ...] = tuple(data.get("checks", ()))
         #: Key of the speculative block inside a serving config (``speculative_config``).
         self.block: str | None = data.get("block")
+        seen = [
+            v
+            for c in self.raw_checks
+            for v in (parse_version(t) for t in c.get("seen_in", ()))
+            if v is not None
+        ]
+        parsers = [v for v in (parse_version(t) for t in self.parser_versions) if v]
+        #: The oldest version the engine's data was read at as a whole: its oldest
+        #: recorded command-line parser, else the oldest its checks were seen in (a
+        #: check recording none was read at the newest known). Below it, what the
+        #: release refuses is not checked (only checks recorded that far back are).
+        self.oldest_read: Version = min(parsers) if parsers else min([*seen, newest])
 
     def flags(self) -> FlagSpec:
         """The command-line parser's view: every flag ever known (removed ones too:

@@ -153,9 +153,22 @@ def detect_version(
 
 def _known(engine: str, found: EngineVersion) -> EngineVersion:
     """``found``, with a note when it is newer than the newest release specgate knows:
-    that release's behaviour is what gets applied (F13), and the report says so. A
-    version that does not parse (the claims schema refuses one) is left as it is."""
+    that release's behaviour is what gets applied (F13), and the report says so; or
+    when it is older than any version the engine's checks were read at
+    (``oldest_read``): that release's own refusals are not checked (real-r4 defect 5).
+    A version that does not parse (the claims schema refuses one) is left as it is."""
     data = knowledge(engine)
+    if found.version is not None and found.version < data.oldest_read:
+        from specgate.inputs.knowledge import shown_version
+
+        oldest = shown_version(engine, data.oldest_read)
+        note = (
+            f"{data.display_name} {found.text} is older than any version specgate's "
+            f"engine data was read at as a whole ({oldest} to {data.newest_text}): what "
+            "that release refuses is not checked, except by the few checks recorded at "
+            "that version or before; the others warn there, not fail"
+        )
+        return replace(found, note=note)
     if found.version is None or found.version <= data.newest:
         return found
     note = (

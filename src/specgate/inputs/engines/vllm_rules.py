@@ -54,13 +54,22 @@ Severity = Literal["fail", "warn"]
 
 
 def _at(version: Version | None) -> str:
-    shown = _DATA.newest_text if version is None else format_version(version)
-    return f"vLLM {shown}"
+    if version is None:
+        return f"vLLM {_DATA.newest_text} (version unknown: the newest specgate knows)"
+    return f"vLLM {format_version(version)}"
 
 
 def refuses(version: Version | None, reason: str, source: str) -> str:
-    """The message of a refusal: "vLLM 0.32.0 refuses to start: REASON (SOURCE)"."""
-    return f"{_at(version)} refuses to start: {reason} ({source})"
+    """The message of a refusal: "vLLM 0.32.0 refuses to start: REASON (SOURCE)"; at a
+    version older than specgate's vLLM data was read at as a whole, it says the source
+    was read at another version (real-r4 defect 5: "judged at X" citing code read at Y)."""
+    older = ""
+    if version is not None and version < _DATA.oldest_read:
+        older = (
+            f"; read at a later version: vLLM {format_version(version)} is older than any "
+            f"specgate's vLLM data was read at as a whole ({format_version(_DATA.oldest_read)})"
+        )
+    return f"{_at(version)} refuses to start: {reason} ({source}{older})"
 
 
 _SPEC = "vllm-project/vllm:vllm/config/speculative.py@v0.32.0"
