@@ -168,7 +168,12 @@ def engine_config_invalid(ctx: RuleContext) -> Iterator[Hit]:
     rewrite or refusal that later releases dropped (SGLang spec v2 with
     topk > 1 now falls back with a warning) follows the engine version
     (`speculation.engine_version`, an image tag or a pinned requirement, else
-    the newest release specgate knows). A check of what the engine raises
+    the newest release specgate knows). An engine check fails only at a version
+    its source was read at (`seen_in` in the engine data; none recorded: the
+    newest version specgate knows): pinned before those versions, or with the
+    version unknown and the settings used not bounding it to them, it warns,
+    saying where it was read and asking to pin `speculation.engine_version`.
+    A check of what the engine raises
     after rewriting a setting is judged on the value it runs, in its order
     (SGLang's HiSparse 2-4 draft tokens and topk-1 backends after the topk-1
     draft-token rewrite, the architecture's steps/topk/draft tokens when none
