@@ -57,6 +57,7 @@ from specgate.inputs.engines.unread import (
     UnreadEngine,
     foreign_launcher,
     foreign_program,
+    launch_words,
     launched_by,
     unread_launcher,
 )
@@ -615,20 +616,6 @@ def _block_path(found: Found) -> NodePath:
     return found.path
 
 
-def _launch_words(spec: _Engine) -> tuple[str, ...]:
-    """The words that name ``spec`` as a command's program: its programs and the
-    program words and ``python -m`` modules of its ``launch_commands`` table."""
-    if spec.name not in _LAUNCH_WORDS:
-        data = knowledge(spec.name)
-        table = data.table("launch_commands") if data.has_table("launch_commands") else {}
-        words = {name.split()[0] for name in table}
-        _LAUNCH_WORDS[spec.name] = tuple(dict.fromkeys((*spec.programs, *sorted(words))))
-    return _LAUNCH_WORDS[spec.name]
-
-
-_LAUNCH_WORDS: dict[str, tuple[str, ...]] = {}
-
-
 class _Detector:
     """The search's detector: verdicts for mappings, argv lists and command strings."""
 
@@ -702,7 +689,7 @@ class _Detector:
             if any(
                 h == p or h.startswith(p + ".") or h.startswith(p)
                 for h in heads
-                for p in _launch_words(e)
+                for p in launch_words(e.name, e.programs)
             )
         ]
 

@@ -239,6 +239,16 @@ def foreign_program(argv: Sequence[str]) -> str | None:
 
 
 @cache
+def launch_words(engine: str, programs: tuple[str, ...]) -> tuple[str, ...]:
+    """The words that name ``engine`` as a command's program: its reader's ``programs``
+    and the program words and ``python -m`` modules of its ``launch_commands`` table."""
+    data = knowledge(engine)
+    table = data.table("launch_commands") if data.has_table("launch_commands") else {}
+    words = {name.split()[0] for name in table}
+    return tuple(dict.fromkeys((*programs, *sorted(words))))
+
+
+@cache
 def _former_programs() -> frozenset[str]:
     names: set[str] = set()
     for engine in ENGINE_NAMES:
