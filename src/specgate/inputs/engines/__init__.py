@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from specgate.core.errors import InputError
 from specgate.inputs.cmdline import Command, Flag, FlagSpec
@@ -57,8 +57,8 @@ from specgate.inputs.engines.unread import (
     UnreadEngine,
     foreign_launcher,
     foreign_program,
-    launch_words,
     launched_by,
+    named_engines,
     unread_launcher,
 )
 from specgate.inputs.engines.unsettled import unsettled_words
@@ -672,26 +672,14 @@ class _Detector:
 
     def is_engine(self, argv: Sequence[str]) -> bool:
         """Whether a command may be an engine's: its program names one, or is no
-        program of its own (:func:`_foreign`)."""
+        program of its own (:func:`foreign_program`)."""
         return foreign_program(argv) is None or bool(self.hinted(argv))
 
     def hinted(self, argv: Sequence[str]) -> list[_Engine]:
         """The engines whose program (or ``python -m`` module) is among the command's
-        first words."""
-        heads = []
-        for word in list(argv)[:4]:
-            if word.startswith("-") and word != "-m":
-                break
-            heads.append(PurePosixPath(word).name)
-        return [
-            e
-            for e in self.engines
-            if any(
-                h == p or h.startswith(p + ".") or h.startswith(p)
-                for h in heads
-                for p in launch_words(e.name, e.programs)
-            )
-        ]
+        first words (:func:`named_engines`)."""
+        named = named_engines(argv, [(e.name, e.programs) for e in self.engines])
+        return [e for e in self.engines if e.name in named]
 
     def command(self, found: Found) -> CommandSource:
         """The command a verdict named, placed in the file (spans computed)."""

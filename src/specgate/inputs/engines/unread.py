@@ -248,6 +248,23 @@ def launch_words(engine: str, programs: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys((*programs, *sorted(words))))
 
 
+def named_engines(
+    argv: Sequence[str], engines: Sequence[tuple[str, tuple[str, ...]]]
+) -> frozenset[str]:
+    """The names of ``engines`` ((name, programs) pairs) whose program or ``python -m``
+    module (:func:`launch_words`) is among the command's first words (before a flag)."""
+    heads = []
+    for word in list(argv)[:4]:
+        if word.startswith("-") and word != "-m":
+            break
+        heads.append(PurePosixPath(word).name)
+    return frozenset(
+        name
+        for name, programs in engines
+        if any(h.startswith(p) for h in heads for p in launch_words(name, programs))
+    )
+
+
 @cache
 def _former_programs() -> frozenset[str]:
     names: set[str] = set()
