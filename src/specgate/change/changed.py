@@ -8,11 +8,23 @@ reference it — ``model.hf_config``, ``speculation.engine_config``,
 are checked, so a commit that edits only a serving config still runs the claims
 that read it. A file neither a claims file nor referenced is ignored.
 
+A reference is affected by a changed path when resolving it meets that path
+(:func:`~specgate.core.paths.link_walk`, inside the repository, at most
+:data:`~specgate.change.git.MAX_LINK_HOPS` links): the changed file itself, a
+symbolic link on the way to it (``m.prom → bench/real.prom``) or a folder link
+(``bench → data``), whatever name the link has. A changed path that is a link to a
+file also stands for that file.
+
 The reverse lookup reads every claims file's text once and parses only those
 whose text could name a changed file: a path can only be written in YAML or JSON
-either literally (then its base name appears in the text) or through an escape
-(then the text holds a backslash). So most files cost one read and a substring
-search.
+either literally or through an escape (then the text holds a backslash), and a
+literal path that leads to a changed file holds its base name or the name of a
+symbolic link in the repository whose resolution meets the changed file or one of
+its folders. So most files cost one read and a token lookup. The links considered
+are those the claims-file walk meets and those the git index records (a pull
+request's links are tracked), at most :data:`MAX_LINKS` together, each followed
+for at most :data:`~specgate.change.git.MAX_LINK_HOPS` links; a repository with
+more links has every claims file parsed (the lookup stays exact, only slower).
 """
 
 from __future__ import annotations
@@ -24,8 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from specgate.change import git
 from specgate.core.errors import InputError
-from specgate.core.paths import repository_root, shown_path
+from specgate.core.paths import link_walk, real_folder, repository_root, shown_path
 from specgate.model.reference_keys import deployment_references, engine_config_references
 from specgate.project.discovery import SKIPPED_FOLDERS, is_claims_name
 
@@ -33,18 +46,24 @@ _DELIMITERS = re.compile(r"[\s\"'/:,\[\]{}]+")
 """What separates a written path's base name from its surroundings in YAML or JSON
 text (blanks, quotes, folder separators, flow punctuation)."""
 
+MAX_LINKS = 10_000
+"""Symbolic links of one repository the name prefilter follows (each for at most
+:data:`~specgate.change.git.MAX_LINK_HOPS` links); past it every claims file is
+parsed."""
+
 
 class _NameFilter:
     """Could ``text`` name one of ``names`` (base names of changed files)? Names
     free of delimiters are looked up among the text's tokens (a set, so the cost
     does not grow with the number of changed files); others by substring."""
 
-    def __init__(self, names: set[str]) -> None:
+    def __init__(self, names: set[str], *, everything: bool = False) -> None:
         self.plain = {n for n in names if not _DELIMITERS.search(n)}
         self.odd = [n for n in names if _DELIMITERS.search(n)]
+        self.everything = everything
 
     def may_name(self, text: str) -> bool:
-        if "\\" in text:  # an escape may spell any name
+        if self.everything or "\\" in text:  # an escape may spell any name
             return True
         if any(name in text for name in self.odd):
             return True
@@ -70,26 +89,62 @@ class Affected:
     skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
-def _keys(path: Path, top: Path | None = None) -> set[str]:
-    """Ways to compare a path: its absolute normalised form and, when it stays inside
-    the repository (``top``, else the one holding it), its real path
-    (:func:`~specgate.core.paths.confined`): a symlink out of the repository is never
-    followed, so no file outside decides which claims files are checked."""
-    from specgate.core.paths import PathProblem, confined
+def _changed_keys(path: Path, top: Path) -> set[Path]:
+    """The paths inside ``top`` a changed ``path`` stands for: itself, its folders'
+    links resolved (a hand-given ``bench/real.prom`` is ``data/real.prom`` when
+    ``bench → data``), and, when it is a link to a file inside, that file. Nothing
+    for a path outside ``top``: no file outside decides which claims files are
+    checked."""
+    keys: set[Path] = set()
+    folder = link_walk(path.parent, top, git.MAX_LINK_HOPS).end
+    if folder is not None:
+        keys.add(folder / path.name)
+    end = link_walk(path, top, git.MAX_LINK_HOPS).end
+    if end is not None and not end.is_dir():
+        keys.add(end)
+    return keys
 
-    absolute = os.path.normpath(os.path.abspath(path))
+
+def _link_names(links: list[Path], top: Path, keys: set[Path]) -> set[str]:
+    """The names of the ``links`` whose resolution meets a changed path (``keys``)
+    or one of its folders: a claims file naming such a link may reach the change
+    without writing its base name."""
+    root = real_folder(top)
+    near: set[Path] = set()
+    for key in keys:
+        near.add(key)
+        near.update(p for p in key.parents if p != root and p.is_relative_to(root))
+    names: set[str] = set()
+    for link in links:
+        walk = link_walk(link, top, git.MAX_LINK_HOPS)
+        if walk.cut or not near.isdisjoint(walk.steps):  # a cut chain may lead anywhere
+            names.add(link.name)
+    return names
+
+
+def _repository_links(top: Path, walked: list[Path]) -> list[Path] | None:
+    """The symbolic links the prefilter considers: those the claims-file walk met
+    (``walked``) and those the git index records (links in skipped folders such as
+    ``node_modules`` included); ``None`` past :data:`MAX_LINKS`."""
     try:
-        return {absolute, str(confined(Path(absolute), top=top, must_exist=False))}
-    except PathProblem:
-        return {absolute}
+        tracked = git.tracked_links(top, MAX_LINKS)
+    except git.GitError:
+        tracked = []  # not a git repository: the walk's links are all there are
+    if tracked is None:
+        return None
+    links = list(dict.fromkeys([*walked, *(top / name for name in tracked)]))
+    return None if len(links) > MAX_LINKS else links
 
 
-def all_claims_files(top: Path) -> list[Path]:
+def all_claims_files(top: Path, links: list[Path] | None = None) -> list[Path]:
     """Every claims file under ``top`` with a default name (folders skipped as in
-    discovery)."""
+    discovery); the symbolic links met on the way (files and folders) are added to
+    ``links`` when given, at most :data:`MAX_LINKS` + 1 of them."""
     found: list[Path] = []
     for root, dirs, files in os.walk(top):
         base = Path(root)
+        if links is not None and len(links) <= MAX_LINKS:
+            links.extend(base / n for n in (*dirs, *files) if os.path.islink(base / n))
         dirs[:] = sorted(
             d
             for d in dirs
@@ -173,7 +228,7 @@ def affected(changed: list[Path], cwd: Path | None = None) -> Affected:
     here = cwd or Path.cwd()
     result = Affected()
     chosen: dict[str, tuple[Path, str]] = {}
-    others: dict[str, Path] = {}
+    others: list[Path] = []
     for given in changed:
         path = given if given.is_absolute() else here / given
         if is_claims_name(path.name):
@@ -182,19 +237,28 @@ def affected(changed: list[Path], cwd: Path | None = None) -> Affected:
             else:
                 result.skipped.append((shown_path(path, here), "deleted"))
             continue
-        for key in _keys(path):
-            others[key] = path
-    found: set[str] = set()
-    if others:
-        wanted = _NameFilter({Path(p).name for p in others.values()})
-        tops = {repository_root(p.parent if p.parent.exists() else here) for p in others.values()}
-        for top in sorted(tops):
-            for claims in all_claims_files(top):
-                hits = _claims_hits(claims, top, here, wanted, others, chosen, result)
-                if hits:
-                    chosen.setdefault(_real_key(claims), (claims, shown_path(claims, here)))
-                    found.update(str(others[h]) for h in hits)
-    result.ignored = sorted({shown_path(p, here) for p in others.values() if str(p) not in found})
+        others.append(path)
+    found: set[Path] = set()
+    tops = {repository_root(p.parent if p.parent.exists() else here) for p in others}
+    for top in sorted(tops):
+        keys: dict[Path, Path] = {}  # a path a changed file stands for → that file
+        for path in others:
+            keys.update(dict.fromkeys(_changed_keys(path, top), path))
+        if not keys:
+            continue
+        walked: list[Path] = []
+        claims_files = all_claims_files(top, walked)
+        links = _repository_links(top, walked)
+        names = {p.name for p in others} | {key.name for key in keys}
+        if links is not None:
+            names |= _link_names(links, top, set(keys))
+        wanted = _NameFilter(names, everything=links is None)
+        for claims in claims_files:
+            hits, cut = _claims_hits(claims, top, here, wanted, keys, chosen, result)
+            if hits or cut:
+                chosen.setdefault(_real_key(claims), (claims, shown_path(claims, here)))
+                found |= hits
+    result.ignored = sorted({shown_path(p, here) for p in others if p not in found})
     result.claims = sorted(chosen.values(), key=lambda pair: pair[1])
     return result
 
@@ -204,13 +268,15 @@ def _claims_hits(  # noqa: PLR0917 - the lookup's state, passed down
     top: Path,
     here: Path,
     wanted: _NameFilter,
-    others: dict[str, Path],
+    keys: dict[Path, Path],
     chosen: dict[str, tuple[Path, str]],
     result: Affected,
-) -> set[str]:
-    """The keys of ``others`` (changed files) that the claims file ``claims``
-    references; a claims file that cannot be read or parsed is added to
-    ``result.skipped`` instead."""
+) -> tuple[set[Path], bool]:
+    """The changed files (values of ``keys``) that the claims file ``claims``
+    references, through any symbolic links inside ``top``, and whether a reference's
+    chain of links was longer than :data:`~specgate.change.git.MAX_LINK_HOPS` (then
+    it may lead to a changed file: the claims file is checked); a claims file that
+    cannot be read or parsed is added to ``result.skipped`` instead."""
     from specgate.core.paths import PathProblem, confined
     from specgate.load.read import parse_text, read_text
 
@@ -221,34 +287,34 @@ def _claims_hits(  # noqa: PLR0917 - the lookup's state, passed down
         target = confined(claims)
     except PathProblem as problem:
         result.skipped.append((shown, str(problem)))
-        return set()
+        return set(), False
     if str(target) in chosen:
-        return set()
+        return set(), False
     try:
         text = read_text(target, shown)
     except InputError as exc:
         result.skipped.append((shown, exc.one_line()))
-        return set()
+        return set(), False
     names_directly = wanted.may_name(text)
     if not names_directly and "engine_config" not in text:
-        return set()
+        return set(), False
     try:
         document = parse_text(text, shown, json_syntax=claims.suffix == ".json")
     except InputError as exc:
         result.skipped.append((shown, exc.one_line()))
-        return set()
+        return set(), False
     except (RecursionError, OverflowError, ValueError):
         result.skipped.append((shown, "cannot be interpreted"))
-        return set()
+        return set(), False
     folder = claims.parent
     named = references(document.data) if names_directly else []
     named += _options_files(document.data, folder, top, wanted)
-    hits: set[str] = set()
+    hits: set[Path] = set()
+    cut = False
     for relative in named:
         if posixpath.isabs(relative) or "\0" in relative:
             continue
-        try:
-            hits |= _keys(folder / relative, top) & others.keys()
-        except (OSError, ValueError):  # an over-long or undecodable name
-            continue
-    return hits
+        walk = link_walk(folder / relative, top, git.MAX_LINK_HOPS)
+        hits.update(keys[step] for step in walk.steps if step in keys)
+        cut = cut or walk.cut
+    return hits, cut

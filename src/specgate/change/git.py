@@ -348,3 +348,16 @@ def changed_between(top: Path, old: str, new: str) -> list[str]:
 def tracked(top: Path) -> list[str]:
     """Every path in the index (``git ls-files``)."""
     return _names(run(top, "ls-files", "-z"))
+
+
+def tracked_links(top: Path, limit: int) -> list[str] | None:
+    """The paths the index records as symbolic links (mode 120000 in ``git ls-files
+    --stage``), in git's order; ``None`` when there are more than ``limit``."""
+    found: list[str] = []
+    for entry in _names(run(top, "ls-files", "--stage", "-z")):
+        mode, _, rest = entry.partition(" ")
+        if mode == "120000" and "\t" in rest:
+            found.append(rest.split("\t", 1)[1])
+            if len(found) > limit:
+                return None
+    return found

@@ -23,6 +23,7 @@ import posixpath
 import stat
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 
 class PathProblem(Exception):
@@ -266,3 +267,95 @@ def shown_path(path: Path, cwd: Path | None = None) -> str:
     except ValueError:  # pragma: no cover - Windows: another drive
         return path.absolute().as_posix()
     return Path(relative).as_posix()
+
+
+class Walk(NamedTuple):
+    """What :func:`link_walk` met: ``steps`` (absolute paths under the top, in
+    order), ``end`` (where the path leads, ``None`` when the walk stopped early) and
+    ``cut`` (stopped at the link bound: the path may lead anywhere further)."""
+
+    steps: list[Path]
+    end: Path | None
+    cut: bool = False
+
+
+def link_walk(path: Path, top: Path, max_links: int) -> Walk:
+    """Resolve ``path`` one component at a time inside ``top`` and say what it met.
+
+    The path is first made absolute and normalised as :func:`confined` takes it (a
+    ``..`` written in it applies lexically); then, as the system resolves a path, each
+    component is examined under the folder reached so far and each symbolic link met
+    is replaced by its target's components (a ``..`` there applies to the resolved
+    folder). For the ``--changed`` lookup: a reference is affected by a changed path
+    when the walk meets it, whatever name the links on the way have.
+
+    Returns:
+        :class:`Walk` (steps, end, cut): every path examined (absolute, under ``top`` resolved, in
+        order: each folder on the way, each link and each component of its target,
+        the last component reached), and where the path leads, or ``None`` when the
+        walk stopped early. It stops where it leaves ``top`` (a ``..`` above it, an
+        absolute link elsewhere, judged on its text normalised; what lies outside
+        is never examined), after
+        ``max_links`` links (a loop or a longer chain: ``cut``), or at a component the system
+        cannot examine. A missing component is kept and the rest applied to it, so a
+        deleted file's path is among the steps. Never raises.
+    """
+    try:
+        root = real_folder(top)
+        text = os.path.abspath(path)
+    except (PathProblem, OSError, ValueError):
+        return Walk([], None)
+    todo = _inside_parts(text, root, os.path.abspath(top))
+    if todo is None:
+        return Walk([], None)
+    steps: list[Path] = []
+    current, links = root, 0
+    while todo:
+        part = todo.pop()
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if current == root:
+                return Walk(steps, None)  # leaves the repository
+            current = current.parent
+            continue
+        candidate = current / part
+        steps.append(candidate)
+        try:
+            info = os.lstat(candidate)
+        except (FileNotFoundError, NotADirectoryError):
+            current = candidate  # missing: the rest is applied to it as written
+            continue
+        except (OSError, ValueError):
+            return Walk(steps, None)
+        if not stat.S_ISLNK(info.st_mode):
+            current = candidate
+            continue
+        links += 1
+        if links > max_links:
+            return Walk(steps, None, cut=True)
+        try:
+            target = os.readlink(candidate)
+        except (OSError, ValueError):  # pragma: no cover - lstat just saw a link
+            return Walk(steps, None)
+        if os.path.isabs(target):
+            rest = _inside_parts(target, root, os.path.abspath(top))
+            if rest is None:
+                return Walk(steps, None)  # an absolute link out of the repository
+            current = root
+            todo.extend(rest)
+        else:
+            todo.extend(reversed(target.split("/")))
+    return Walk(steps, current)
+
+
+def _inside_parts(text: str, root: Path, given: str) -> list[str] | None:
+    """The components of the absolute ``text`` below ``root`` (resolved) or ``given``
+    (the top as written), last first (a stack); ``None`` when it is under neither."""
+    normal = os.path.normpath(text)
+    for base in (str(root), given):
+        if normal == base:
+            return []
+        if normal.startswith(base.rstrip("/") + "/"):
+            return list(reversed(normal[len(base.rstrip("/")) + 1 :].split("/")))
+    return None
