@@ -207,3 +207,12 @@ def test_staged_retargeted_link(linked: Repo, run_json: Run) -> None:
     _, report, _ = run_json("check", "--staged")
     assert _paths(report) == ["via-link.specgate.yaml"]
     assert os.readlink(linked.root / "m.prom") == "data/new.prom"
+
+
+def test_a_claims_file_that_is_a_link_changes_with_its_target(linked: Repo) -> None:
+    # deploy/specgate.yaml → ../shared/common.yaml: common.yaml has no claims name, so it
+    # is an "other" changed file; the claims file that leads to it is what changed.
+    linked.write({"shared/common.yaml": SELF_CONTAINED})
+    (linked.root / "deploy").mkdir()
+    _link(linked, "deploy/specgate.yaml", "../shared/common.yaml")
+    assert _checked(["shared/common.yaml"]) == (["deploy/specgate.yaml"], [])

@@ -254,7 +254,12 @@ def affected(changed: list[Path], cwd: Path | None = None) -> Affected:
             names |= _link_names(links, top, set(keys))
         wanted = _NameFilter(names, everything=links is None)
         for claims in claims_files:
-            hits, cut = _claims_hits(claims, top, here, wanted, keys, chosen, result)
+            # a claims file that is a link (or in a linked folder) reads where it leads:
+            # `deploy/specgate.yaml → ../shared/common.yaml` changes with common.yaml
+            itself = link_walk(claims, top, git.MAX_LINK_HOPS)
+            hits = {keys[step] for step in itself.steps if step in keys}
+            more, cut = _claims_hits(claims, top, here, wanted, keys, chosen, result)
+            hits |= more
             if hits or cut:
                 chosen.setdefault(_real_key(claims), (claims, shown_path(claims, here)))
                 found |= hits
