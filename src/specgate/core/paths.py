@@ -23,7 +23,6 @@ import posixpath
 import stat
 from functools import lru_cache
 from pathlib import Path
-from typing import NamedTuple
 
 
 class PathProblem(Exception):
@@ -269,14 +268,17 @@ def shown_path(path: Path, cwd: Path | None = None) -> str:
     return Path(relative).as_posix()
 
 
-class Walk(NamedTuple):
+class Walk:
     """What :func:`link_walk` met: ``steps`` (absolute paths under the top, in
     order), ``end`` (where the path leads, ``None`` when the walk stopped early) and
     ``cut`` (stopped at the link bound: the path may lead anywhere further)."""
 
-    steps: list[Path]
-    end: Path | None
-    cut: bool = False
+    __slots__ = ("cut", "end", "steps")
+
+    def __init__(self, steps: list[Path], end: Path | None, *, cut: bool = False) -> None:
+        self.steps = steps
+        self.end = end
+        self.cut = cut
 
 
 def link_walk(path: Path, top: Path, max_links: int) -> Walk:
