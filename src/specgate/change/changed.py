@@ -89,31 +89,31 @@ class Affected:
     skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
-def _changed_keys(path: Path, top: Path) -> set[Path]:
+def _changed_keys(path: Path, top: Path) -> set[str]:
     """The paths inside ``top`` a changed ``path`` stands for: itself, its folders'
     links resolved (a hand-given ``bench/real.prom`` is ``data/real.prom`` when
     ``bench → data``), and, when it is a link to a file inside, that file. Nothing
     for a path outside ``top``: no file outside decides which claims files are
     checked."""
-    keys: set[Path] = set()
+    keys: set[str] = set()
     folder = link_walk(path.parent, top, git.MAX_LINK_HOPS).end
     if folder is not None:
-        keys.add(folder / path.name)
+        keys.add(str(folder / path.name))
     end = link_walk(path, top, git.MAX_LINK_HOPS).end
     if end is not None and not end.is_dir():
-        keys.add(end)
+        keys.add(str(end))
     return keys
 
 
-def _link_names(links: list[Path], top: Path, keys: set[Path]) -> set[str]:
+def _link_names(links: list[Path], top: Path, keys: set[str]) -> set[str]:
     """The names of the ``links`` whose resolution meets a changed path (``keys``)
     or one of its folders: a claims file naming such a link may reach the change
     without writing its base name."""
     root = real_folder(top)
-    near: set[Path] = set()
+    near: set[str] = set()
     for key in keys:
         near.add(key)
-        near.update(p for p in key.parents if p != root and p.is_relative_to(root))
+        near.update(str(p) for p in Path(key).parents if p != root and p.is_relative_to(root))
     names: set[str] = set()
     for link in links:
         walk = link_walk(link, top, git.MAX_LINK_HOPS)
@@ -241,7 +241,7 @@ def affected(changed: list[Path], cwd: Path | None = None) -> Affected:
     found: set[Path] = set()
     tops = {repository_root(p.parent if p.parent.exists() else here) for p in others}
     for top in sorted(tops):
-        keys: dict[Path, Path] = {}  # a path a changed file stands for → that file
+        keys: dict[str, Path] = {}  # a path a changed file stands for → that file
         for path in others:
             keys.update(dict.fromkeys(_changed_keys(path, top), path))
         if not keys:
@@ -249,7 +249,7 @@ def affected(changed: list[Path], cwd: Path | None = None) -> Affected:
         walked: list[Path] = []
         claims_files = all_claims_files(top, walked)
         links = _repository_links(top, walked)
-        names = {p.name for p in others} | {key.name for key in keys}
+        names = {p.name for p in others} | {posixpath.basename(key) for key in keys}
         if links is not None:
             names |= _link_names(links, top, set(keys))
         wanted = _NameFilter(names, everything=links is None)
@@ -273,7 +273,7 @@ def _claims_hits(  # noqa: PLR0917 - the lookup's state, passed down
     top: Path,
     here: Path,
     wanted: _NameFilter,
-    keys: dict[Path, Path],
+    keys: dict[str, Path],
     chosen: dict[str, tuple[Path, str]],
     result: Affected,
 ) -> tuple[set[Path], bool]:

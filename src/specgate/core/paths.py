@@ -269,13 +269,13 @@ def shown_path(path: Path, cwd: Path | None = None) -> str:
 
 
 class Walk:
-    """What :func:`link_walk` met: ``steps`` (absolute paths under the top, in
-    order), ``end`` (where the path leads, ``None`` when the walk stopped early) and
+    """What :func:`link_walk` met: ``steps`` (absolute paths under the top as
+    strings, in order), ``end`` (where the path leads, ``None`` when the walk stopped early) and
     ``cut`` (stopped at the link bound: the path may lead anywhere further)."""
 
     __slots__ = ("cut", "end", "steps")
 
-    def __init__(self, steps: list[Path], end: Path | None, *, cut: bool = False) -> None:
+    def __init__(self, steps: list[str], end: Path | None, *, cut: bool = False) -> None:
         self.steps = steps
         self.end = end
         self.cut = cut
@@ -303,14 +303,15 @@ def link_walk(path: Path, top: Path, max_links: int) -> Walk:
         deleted file's path is among the steps. Never raises.
     """
     try:
-        root = real_folder(top)
+        root = str(real_folder(top))
         text = os.path.abspath(path)
     except (PathProblem, OSError, ValueError):
         return Walk([], None)
-    todo = _inside_parts(text, root, os.path.abspath(top))
+    given = os.path.abspath(top)
+    todo = _inside_parts(text, root, given)
     if todo is None:
         return Walk([], None)
-    steps: list[Path] = []
+    steps: list[str] = []
     current, links = root, 0
     while todo:
         part = todo.pop()
@@ -319,9 +320,9 @@ def link_walk(path: Path, top: Path, max_links: int) -> Walk:
         if part == "..":
             if current == root:
                 return Walk(steps, None)  # leaves the repository
-            current = current.parent
+            current = os.path.dirname(current)
             continue
-        candidate = current / part
+        candidate = f"{current}/{part}"
         steps.append(candidate)
         try:
             info = os.lstat(candidate)
@@ -341,21 +342,21 @@ def link_walk(path: Path, top: Path, max_links: int) -> Walk:
         except (OSError, ValueError):  # pragma: no cover - lstat just saw a link
             return Walk(steps, None)
         if os.path.isabs(target):
-            rest = _inside_parts(target, root, os.path.abspath(top))
+            rest = _inside_parts(target, root, given)
             if rest is None:
                 return Walk(steps, None)  # an absolute link out of the repository
             current = root
             todo.extend(rest)
         else:
             todo.extend(reversed(target.split("/")))
-    return Walk(steps, current)
+    return Walk(steps, Path(current))
 
 
-def _inside_parts(text: str, root: Path, given: str) -> list[str] | None:
+def _inside_parts(text: str, root: str, given: str) -> list[str] | None:
     """The components of the absolute ``text`` below ``root`` (resolved) or ``given``
     (the top as written), last first (a stack); ``None`` when it is under neither."""
     normal = os.path.normpath(text)
-    for base in (str(root), given):
+    for base in (root, given):
         if normal == base:
             return []
         if normal.startswith(base.rstrip("/") + "/"):
