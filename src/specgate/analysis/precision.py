@@ -8,6 +8,9 @@ First that applies, for each number:
   checkpoint that declares one is what the engine loads: vLLM refuses a
   ``--quantization`` that differs); the serving config's online ``--quantization``;
   its ``--dtype``; the checkpoint's ``dtype``/``torch_dtype``; else 2 (BF16), a guess.
+  A checkpoint config whose precision the served id contradicts (the BF16 base's
+  ``config.json`` beside a served ``…-FP8-dynamic``, ``-AWQ``, ``-GPTQ-Int4``) is
+  another checkpoint's: nothing is read from it here (SG301 warns).
 - the compute dtype: ``hardware.peak_tflops`` (the figure itself); else
   ``hardware.compute_dtype``; else the dtype the declared scheme runs its GEMMs at
   (W8A8 FP8 → FP8; weight-only → the model's 16-bit dtype); else a guess paired with
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from specgate.model import served_model
 from specgate.theory import formulas as theory
 
 if TYPE_CHECKING:
@@ -46,9 +50,7 @@ WEIGHT_SCHEMES: tuple[tuple[float, str], ...] = (
 #: b_kv a KV cache can be stored at: 16-bit, 8-bit (FP8/INT8), 4-bit.
 KV_BYTES: tuple[float, ...] = (2.0, 1.0, 0.5)
 #: Where a checkpoint declares a quantization scheme (inputs.precision.read_precision).
-QUANTIZATION_KEYS = frozenset(
-    {"quantization_config", "text_config.quantization_config", "compression_config"}
-)
+QUANTIZATION_KEYS = served_model.QUANTIZATION_KEYS
 #: The input that settles an unknown precision (SG112 names it).
 SETTLE = (
     "hardware.weight_bytes with hardware.compute_dtype (or model.hf_config, whose "
@@ -85,6 +87,17 @@ def _declared(deployment: Deployment) -> tuple[list[tuple[Declared, str]], float
     engine = inputs.engine if inputs else None
     found: list[tuple[Declared, str]] = []
     checkpoint = shape.precision if shape is not None else None
+    served = served_model.literal_served(engine)
+    if (
+        checkpoint is not None
+        and shape is not None
+        and served is not None
+        and served_model.precision_contradiction(served, shape) is not None
+    ):
+        # the served id names a checkpoint of another precision (…-FP8 beside the BF16
+        # base's config.json): the config is another checkpoint's, so its precision is
+        # not stated (SG301 warns); the proven β ranges over the precisions
+        checkpoint = None
     if checkpoint is not None and checkpoint.key in QUANTIZATION_KEYS:
         found.append((checkpoint, f"{shape.path if shape else ''}: {checkpoint.method}"))
     kv_engine: float | None = None
@@ -99,12 +112,12 @@ def _declared(deployment: Deployment) -> tuple[list[tuple[Declared, str]], float
             opt = opts.get(name)
             return getattr(opt, "value", None)
 
-        served, kv_engine = serving_precision(
+        online, kv_engine = serving_precision(
             value("quantization"), value("dtype"), value("kv_cache_dtype")
         )
         engine_at = engine.path
-        if served is not None:
-            found.append((served, f"{engine.path}: {served.method}"))
+        if online is not None:
+            found.append((online, f"{engine.path}: {online.method}"))
     if checkpoint is not None and checkpoint.key not in QUANTIZATION_KEYS:
         found.append((checkpoint, f"{shape.path if shape else ''}: {checkpoint.method}"))
     return found, kv_engine, engine_at

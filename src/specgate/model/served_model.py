@@ -14,7 +14,11 @@ and ``deepseek-ai/DeepSeek-V3-Lite``); the owner is not compared. What each comp
 rests on:
 
 * ``model.name`` given as a Hugging Face id (``owner/name``) and a literal served
-  model id that names another model: stated against read, a **fail**; a served
+  model id that names another model for certain (another size, family, or a number
+  each names and the other lacks: :func:`_certainly_another`): stated against read,
+  a **fail**; ids that differ in words only (Meta's rename
+  ``Meta-Llama-3.1-8B-Instruct`` → ``Llama-3.1-8B-Instruct``, ``-Base``): a **warn**;
+  a served
   local path (``/models/…``, ``./ckpt``) whose name shows another model (another
   size, another family): a **warn** (a folder's name is the user's choice;
   ``model.gguf`` shows nothing). A free-form ``model.name`` (no ``/``:
@@ -25,6 +29,10 @@ rests on:
   data, ``specgate/data/models/families.json``), and the size in the served id
   (``-8B``) against the parameters counted from the config (outside ×0.5…×2):
   each rests on a reading of a name, so a **warn**.
+* A served id whose variant words name weights of another width than the
+  hf_config declares (``…-FP8-dynamic`` beside ``torch_dtype: bfloat16``): the
+  config is another checkpoint's, a **warn**; its precision is then not stated
+  (``specgate.analysis.precision``).
 * A served model that is a shell variable left unexpanded, or not stated: nothing.
 """
 
@@ -160,7 +168,12 @@ def conflicts(
         and (not local or _names_another(name, served))
     ):
         path = deployment.path("model", "name")
-        # two ids are two models; a local folder's name is the user's choice: a warn
+        # Two ids fail only when their names contradict for certain (another size,
+        # version or family); ids that differ in words only (a renamed repository,
+        # an owner's prefix, a quantized variant) may be one model: a warn. A local
+        # folder's name is the user's choice: a warn.
+        certain = not local and _certainly_another(name, served)
+        words = "" if certain or local else _differing_words(name, served)
         yield Conflict(
             "served model",
             name.strip(),
@@ -171,9 +184,32 @@ def conflicts(
             stated_at=document.locate(path),
             note=f"; {served} is what the engine runs: name one model in both "
             "(the config digest's target_model is the served one)"
-            + (" (a local path: read by its folder or file name)" if local else ""),
-            warn=local,
+            + (" (a local path: read by its folder or file name)" if local else "")
+            + (
+                f" (the names differ only in the words {words}: a renamed repository or a "
+                "variant of one model is possible, so this warns)"
+                if words
+                else ""
+            ),
+            warn=not certain,
         )
+    if shape is not None and deployment.hardware.weight_bytes is None:
+        contradicted = precision_contradiction(served, shape)
+        if contradicted is not None:
+            yield Conflict(
+                "weight precision",
+                f"model.hf_config {shape.path} ({contradicted[1]})",
+                f"{served} ({contradicted[0]})",
+                hf_config_path,
+                engine.path,
+                span,
+                stated_at=document.locate(hf_config_path),
+                note="; the served id names a checkpoint of another precision, so the "
+                "config is another checkpoint's: the precision counts as not stated "
+                "(the proven β is the lowest over the precisions); give the served "
+                "checkpoint's config.json or hardware.weight_bytes",
+                warn=True,
+            )
     if shape is None:
         return
     why = _hf_config_differs(served, shape)
@@ -202,6 +238,123 @@ def _names_another(name: str, path: str) -> bool:
     families = _families()
     mine, theirs = _named_families(name, families), _named_families(path, families)
     return bool(mine and theirs and not mine & theirs)
+
+
+#: The numbers of a model's name (``Llama-3.1-8B`` → ``3.1``, ``8``).
+_NUMBER = re.compile(r"\d+(?:\.\d+)*")
+
+
+def _certainly_another(a: str, b: str) -> bool:
+    """Whether two Hugging Face ids say for certain that they are two models: another
+    size or family (:func:`_names_another`), or a number each names and the other lacks
+    (``Llama-3.1`` against ``Llama-3.3``, ``DeepSeek-V3`` against ``DeepSeek-R1``).
+    ``DeepSeek-V3`` against ``DeepSeek-V3-0324`` only adds one; words without a digit
+    (``Meta-``, ``Instruct``) and variant words (``-FP8``) say nothing."""
+    if _names_another(a, b):
+        return True
+    numbers_a = {n for w in _words(a) for n in _NUMBER.findall(w)}
+    numbers_b = {n for w in _words(b) for n in _NUMBER.findall(w)}
+    return bool(numbers_a - numbers_b and numbers_b - numbers_a)
+
+
+#: Words of a model's name: split at ``-``, spaces and dots that are not inside a
+#: version (``Llama-3.1-8B`` → ``llama``, ``3.1``, ``8b``).
+_WORD_SPLIT = re.compile(r"[-\s]+|\.(?!\d)|(?<!\d)\.")
+#: A word that names a precision or a file format, not a model (``fp8``, ``q4_k_m``).
+_VARIANT_WORD = re.compile(
+    r"fp8|fp4|nvfp4|mxfp4|int4|int8|awq|gptq|gguf|bf16|fp16|fp32|w4a16|w8a8|w4a8|w8a16"
+    r"|dynamic|static|quantized|mlx|exl2|bnb|nf4|\d+bit|i?q\d(_[a-z0-9]+)*|g\d+"
+)
+
+
+def _words(name: str) -> set[str]:
+    """The words of the last component of ``name`` less variant words and a file
+    extension."""
+    parts = _parts(name)
+    last = _FILE.sub("", parts[-1]) if parts else ""
+    return {w for w in _WORD_SPLIT.split(last) if w and not _VARIANT_WORD.fullmatch(w)}
+
+
+def _differing_words(a: str, b: str) -> str:
+    """The words one name has and the other lacks, as shown (``meta``)."""
+    wa, wb = _words(a), _words(b)
+    return ", ".join(sorted(wa ^ wb))
+
+
+#: What a variant word in a served id says of the weights: 16-bit, 8-bit, 4-bit or
+#: quantized at an unstated width (``GPTQ`` alone, ``AWQ`` is 4-bit in AutoAWQ).
+_PRECISION_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"bf16|fp16|fp32"), "16-bit"),
+    (re.compile(r"fp8|int8|w8a8|w8a16|8bit|q8(_[a-z0-9]+)*"), "8-bit"),
+    (
+        re.compile(r"fp4|nvfp4|mxfp4|int4|w4a16|w4a8|4bit|awq|nf4|bnb|i?q[2-6](_[a-z0-9]+)*"),
+        "4-bit",
+    ),
+    (re.compile(r"gptq|quantized|exl2"), "quantized"),
+)
+
+
+def named_precision(served: str) -> tuple[str, str] | None:
+    """(the variant words as written, the weights' width they name) when the served
+    id's last component names a precision (``Llama-3.1-8B-Instruct-FP8-dynamic`` →
+    ``("FP8", "8-bit")``, ``…-GPTQ-Int4`` → ``("GPTQ-Int4", "4-bit")``), else ``None``.
+    Words are matched whole, case-insensitively; a more specific width wins over
+    ``quantized``."""
+    parts = [p for p in served.strip().rstrip("/").split("/") if p not in ("", ".")]
+    if not parts:
+        return None
+    last = _FILE.sub("", parts[-1])
+    shown: list[str] = []
+    widths: list[str] = []
+    for word in _WORD_SPLIT.split(last):
+        lower = word.lower()
+        for pattern, width in _PRECISION_WORDS:
+            if pattern.fullmatch(lower):
+                shown.append(word)
+                widths.append(width)
+                break
+    if not widths:
+        return None
+    specific = [w for w in widths if w != "quantized"]
+    return "-".join(shown), (specific[0] if specific else "quantized")
+
+
+def _config_width(shape: ModelShape) -> tuple[str, str] | None:
+    """(the width the model config's precision names, what was read) or ``None``."""
+    declared = shape.precision
+    if declared is None:
+        return None
+    if declared.key not in QUANTIZATION_KEYS:
+        return "16-bit", declared.method
+    b = declared.weight_bytes
+    if b is None:
+        return "quantized", declared.method
+    width = "16-bit" if b >= 2 else "8-bit" if b >= 1 else "4-bit"
+    return width, declared.method
+
+
+#: The model-config keys a checkpoint declares a quantization scheme at
+#: (:func:`specgate.inputs.precision.read_precision`).
+QUANTIZATION_KEYS = frozenset(
+    {"quantization_config", "text_config.quantization_config", "compression_config"}
+)
+
+
+def precision_contradiction(served: str, shape: ModelShape) -> tuple[str, str] | None:
+    """(what the served id names, what the model config declares) when the served id
+    names weights of another width than the config (``…-FP8-dynamic`` served with a
+    BF16 config: the base model's), else ``None``. ``quantized`` (width not named)
+    contradicts only a 16-bit config."""
+    named = named_precision(served)
+    read = _config_width(shape)
+    if named is None or read is None:
+        return None
+    (words, width), (config_width, method) = named, read
+    if width == config_width or (width == "quantized" and config_width != "16-bit"):
+        return None
+    if config_width == "quantized" and width != "16-bit":
+        return None
+    return f"{words}: {width} weights", method
 
 
 def _hf_config_differs(served: str, shape: ModelShape) -> tuple[str, str] | None:

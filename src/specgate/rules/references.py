@@ -68,8 +68,17 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
     a config of another model prices the deployment for a model the engine does
     not run. Names compare case-insensitively; a local path matches by its last
     component (`/models/Llama-3.1-8B-Instruct`). A `model.name` written as a
-    Hugging Face id (`owner/name`) that the served model contradicts fails; a
-    free-form `model.name` is a label and is not compared. An hf_config whose
+    Hugging Face id (`owner/name`) that the served id contradicts for certain
+    fails: another size (`Qwen3-8B` / `Qwen3-14B`), family, or a number each names
+    and the other lacks (`Llama-3.1` / `Llama-3.3`, `DeepSeek-V3` / `DeepSeek-R1`).
+    Ids that differ in words only warn: a renamed repository
+    (`meta-llama/Meta-Llama-3.1-8B-Instruct` is Meta's former name of
+    `meta-llama/Llama-3.1-8B-Instruct`), an owner's prefix, `-Base`, a dated
+    revision added. A free-form `model.name` is a label and is not compared. A served
+    id naming weights of another width than the hf_config declares
+    (`…-FP8-dynamic`, `-AWQ`, `-GPTQ-Int4`, `-NVFP4` beside a `torch_dtype: bfloat16`
+    config: the base model's) warns, and the config's precision counts as not stated
+    (the proven β is the lowest over the precisions, SG112). An hf_config whose
     `_name_or_path` names another model, whose `model_type` is of another family
     than a family word in the served id (`deepseek-ai/DeepSeek-V3` beside
     `model_type: llama`; the words are `specgate/data/models/families.json`), or
