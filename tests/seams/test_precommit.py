@@ -209,7 +209,8 @@ def test_commit_of_a_serving_config_alone_checks_its_claims(
     )
     clean = _pre_commit(repo, precommit_env, "run", "--all-files")
     assert clean.returncode == 0, clean.stdout + clean.stderr
-    # D 3 -> 1: AL 3.1 measured at D = 3 is now above 1 + D = 2 (SG103).
+    # D 3 -> 1: AL 3.1 was measured at D = 3, as HEAD shows (the hook compares with
+    # HEAD, newuser-r4 #2): the evidence is stale for the new config (SG403).
     (repo / "deploy/serving/vllm-serve").write_text(
         "speculative-config:\n  method: eagle3\n"
         "  model: yuhuili/EAGLE3-LLaMA3.1-Instruct-8B\n  num_speculative_tokens: 1\n",
@@ -223,7 +224,7 @@ def test_commit_of_a_serving_config_alone_checks_its_claims(
     assert done.returncode == 1, output
     assert re.search(r"^specgate\.+Failed$", done.stdout, re.MULTILINE), output
     assert "deploy/chat.specgate.yaml" in done.stdout, output
-    assert " SG103 " in done.stdout, output
+    assert " SG403 " in done.stdout, output
 
 
 def test_hook_manifest_fields() -> None:

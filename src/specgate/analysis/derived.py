@@ -116,6 +116,10 @@ class Metrics(NamedTuple):
     #: The most AL can be at the served D (AL itself unless the evidence is stale;
     #: :func:`specgate.theory.formulas.accept_length_upper_bound`): what fails use.
     accept_length_upper: float | None = None
+    #: The D the AL was measured at when stale and known, and how it is known
+    #: (``"evidence"``: the measurement states it; else the base revision's REF).
+    accept_length_measured_at: int | None = None
+    accept_length_measured_by: str | None = None
 
     @property
     def verify_cost_ratio(self) -> float:
@@ -276,18 +280,25 @@ def _draft_depth_ratio(
     return _Ratio(rho, "derived", typical, rho if proven is None else proven, span)
 
 
-def _stale(deployment: Deployment, d: int | None) -> tuple[bool, int | None]:
+def _stale(
+    deployment: Deployment, d: int | None, measured_at: int | None = None
+) -> tuple[bool, int | None]:
     """Whether the acceptance evidence was measured at another D than the deployment's
-    (SG309's condition), and that D when the data states it (DESIGN.md §14: nothing
-    stale drives advice)."""
+    (SG309's condition, or ``measured_at``: the D the AL is known to belong to from
+    elsewhere, the base revision's under ``--baseline``), and that D when known
+    (DESIGN.md §14: nothing stale drives advice)."""
     inputs = deployment.inputs
     acceptance = inputs.acceptance if inputs else None
-    if acceptance is None or d is None:
+    if d is None:
         return False, None
-    if acceptance.draft_length is not None:
+    if acceptance is not None and acceptance.draft_length is not None:
         return acceptance.draft_length != d, acceptance.draft_length
-    least = acceptance.min_draft_length
-    return (least is not None and least > d), None
+    least = acceptance.min_draft_length if acceptance is not None else None
+    if least is not None and least > d:
+        return True, measured_at if measured_at is not None and measured_at >= least else None
+    if measured_at is not None and measured_at != d:
+        return True, measured_at
+    return False, None
 
 
 def _accept_length_upper(
@@ -309,6 +320,15 @@ def _accept_length_upper(
     spec = deployment.speculation
     chain = not spec.tree_level_nodes and (verify is None or verify <= d + 1)
     return theory.accept_length_upper_bound(al, measured_at, d, chain=chain)
+
+
+def _measured_by(deployment: Deployment, at: int, known: tuple[int, str] | None) -> str:
+    """``"evidence"`` when the measurement states the D it was taken at, else the
+    REF whose D it is."""
+    acceptance = deployment.inputs.acceptance if deployment.inputs else None
+    if acceptance is not None and acceptance.draft_length == at:
+        return "evidence"
+    return known[1] if known is not None else "evidence"
 
 
 class _Tiles(NamedTuple):
@@ -403,8 +423,19 @@ def _robust_optimum(
     return first._replace(gain=0.0)
 
 
-def compute(deployment: Deployment, floor_override: float | None = None) -> Metrics:
-    """All derived metrics of ``deployment`` (DESIGN.md §8, §12)."""
+def compute(
+    deployment: Deployment,
+    floor_override: float | None = None,
+    *,
+    measured_at: tuple[int, str] | None = None,
+) -> Metrics:
+    """All derived metrics of ``deployment`` (DESIGN.md §8, §12).
+
+    ``measured_at``: the D the AL is known to have been measured at and where that is
+    known from (the base revision's D when the head keeps the base's AL and evidence
+    unchanged, ``check --baseline``); with the evidence stating no D of its own, an AL
+    at another D than the served one is then stale and the fails use its upper bound
+    at the served D (:func:`specgate.theory.formulas.accept_length_upper_bound`)."""
     spec = deployment.speculation
     evidence = deployment.evidence
     al = evidence.accept_length
@@ -416,7 +447,7 @@ def compute(deployment: Deployment, floor_override: float | None = None) -> Metr
     beta = verify_cost(deployment, verify)
     grouping = query_heads_per_kv(deployment)
     measured = measured_speedup(deployment)
-    stale = _stale(deployment, d)
+    stale = _stale(deployment, d, measured_at[0] if measured_at is not None else None)
     if not stale[0] and (d is None or al is None or al <= 1 + d):
         # The deployment's own measurement caps the estimate (β ≤ AL / S_measured).
         beta = capped_by_measurement(beta, al, measured)
@@ -513,6 +544,10 @@ def compute(deployment: Deployment, floor_override: float | None = None) -> Metr
         if al_upper is not None and possible
         else None,
         accept_length_upper=al_upper,
+        accept_length_measured_at=stale[1] if stale[0] else None,
+        accept_length_measured_by=None
+        if not stale[0] or stale[1] is None
+        else _measured_by(deployment, stale[1], measured_at),
         typical_draft_depth_ratio=ratio.typical,
         min_gain=min_gain,
         retune_gain=deployment.retune_gain

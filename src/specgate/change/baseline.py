@@ -653,6 +653,7 @@ def view_of(
         ),
         accept_length_half_unit=base.accept_length_half_unit,
         measured_speedup_half_unit=base.deployment.evidence.printed_half_units[0],
+        draft_length=base.metrics.draft_length,
     )
 
 

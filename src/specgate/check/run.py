@@ -158,7 +158,9 @@ def evaluate(
             ``select``/``ignore`` and inline suppressions).
         baseline: the deployment at the base revision (SG401–SG403), if any.
     """
-    metrics = derived.compute(deployment, options.min_accept_length)
+    metrics = derived.compute(
+        deployment, options.min_accept_length, measured_at=_measured_at(deployment, baseline)
+    )
     unpriced = derived.non_finite(metrics)
     if unpriced:  # never judged against NaN or infinity (DESIGN.md §14): SG001, blocking
         blocking = [*(blocking or []), _non_finite_finding(unpriced, deployment, locator)]
@@ -221,6 +223,21 @@ def evaluate(
         deployment=deployment,
         tile_rule_applies=bool(deployment.workload.attention_dominated),
     )
+
+
+def _measured_at(deployment: Deployment, baseline: "BaseView | None") -> tuple[int, str] | None:
+    """The base revision's D when the head keeps the base's AL and evidence unchanged
+    (SG403's reading: the AL was measured for the base's config), with the REF."""
+    if (
+        baseline is None
+        or baseline.error is not None
+        or baseline.draft_length is None
+        or not baseline.evidence_files_same
+        or deployment.evidence.accept_length is None
+        or deployment.evidence.accept_length != baseline.accept_length
+    ):
+        return None
+    return baseline.draft_length, baseline.ref
 
 
 def _non_finite_finding(

@@ -27,6 +27,7 @@ from specgate.core.errors import SpecgateError, UsageError
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from specgate.change.baseline import BaselineSource
     from specgate.check.report import FileReport, RunReport
     from specgate.check.run import CheckOptions
     from specgate.cli.args import Parser
@@ -303,6 +304,8 @@ def _check_options(args: argparse.Namespace) -> CheckOptions:
         from specgate.change.baseline import open_baseline
 
         baseline = open_baseline(args.baseline, Path.cwd())
+    elif args.staged:
+        baseline = _staged_base(Path.cwd())
     return CheckOptions(
         min_accept_length=args.min_accept_length,
         today=today_from(args),
@@ -310,6 +313,23 @@ def _check_options(args: argparse.Namespace) -> CheckOptions:
         select=_rule_set(args.select, "--select"),
         ignore=_rule_set(args.ignore, "--ignore") or frozenset(),
     )
+
+
+def _staged_base(cwd: Path) -> BaselineSource | None:
+    """``--staged`` compares with the revision the change starts from, as
+    ``--baseline`` would: ``PRE_COMMIT_FROM_REF`` when pre-commit sets it (pre-push),
+    else ``HEAD`` (the work tree holds what is staged). ``None`` when there is none yet
+    (a first commit) or no repository (``--staged`` then says so itself): an AL kept
+    over a change of D is then known to be the base's (SG403), and the fails use its
+    bound at the new D."""
+    from specgate.change.baseline import open_baseline
+    from specgate.change.staged import FROM_REF, TO_REF
+
+    ref = os.environ.get(FROM_REF, "") if os.environ.get(TO_REF, "") else ""
+    try:
+        return open_baseline(ref or "HEAD", cwd)
+    except UsageError:
+        return None
 
 
 def _distinct_outputs(named: dict[str, str | None]) -> None:

@@ -36,6 +36,8 @@ class BaseView:
         accept_length_half_unit, measured_speedup_half_unit: half a unit of the last
             digit ``evidence.accept_length`` / ``evidence.measured_speedup`` are written
             with at REF (their precision as written), else ``None``.
+        draft_length: D at REF (stated or read from its engine config), else ``None``:
+            an AL the head keeps unchanged was measured at it (SG403's reading).
     """
 
     ref: str
@@ -55,3 +57,4 @@ class BaseView:
     renamed_from: str | None = None
     accept_length_half_unit: float | None = None
     measured_speedup_half_unit: float | None = None
+    draft_length: int | None = None

@@ -40,14 +40,21 @@ def claim_ceiling(m: Metrics) -> float | None:
     return upper / m.proven_verify_cost_ratio
 
 
-def _stale_words(m: Metrics) -> str:
+def stale_words(m: Metrics) -> str:
     """How the AL bound was read when the evidence is stale, else ``""``."""
     al, upper = m.accept_length, m.accept_length_upper
     if not m.evidence_stale or al is None or upper is None:
         return ""
+    at, by = m.accept_length_measured_at, m.accept_length_measured_by
+    if at is None:
+        where = "at another D, SG309"
+    elif by in (None, "evidence"):
+        where = f"at D = {at}, SG309"
+    else:
+        where = f"at D = {at}, the D at {by} (SG403)"
     return (
-        f" (AL at D = {m.draft_length} is at most {fmt(upper)}: the AL {fmt(al)} was measured "
-        "at another D, SG309)"
+        f" (AL at D = {m.draft_length} is at most {fmt(upper)}: the AL {fmt(al)} was "
+        f"measured {where})"
     )
 
 
@@ -313,6 +320,11 @@ def accept_length_out_of_range(ctx: RuleContext) -> Iterator[Hit]:
     recorded D is unbounded and those fails warn. A D the claims file states is judged
     instead (SG301 warns).
 
+    **Evidence measured at another D.** An AL the evidence (SG309) or the base
+    revision (SG403, `--baseline`) shows was measured at another D than the served
+    one is not compared with the served 1 + D: the stale evidence is SG309's or
+    SG403's finding (one cause, one finding).
+
     **Why.** Each target step emits the accepted draft tokens plus one token of
     its own, so 1 ≤ AL ≤ 1 + D (Leviathan et al. 2023, arXiv:2211.17192). An AL
     below 1 usually counts accepted drafts without the bonus token (off by
@@ -320,8 +332,10 @@ def accept_length_out_of_range(ctx: RuleContext) -> Iterator[Hit]:
     from client-side chunk counting with a stream interval above 1.
     """
     dep = ctx.deployment
+    # an AL measured at another D says nothing of the served 1 + D (SG309 / SG403)
+    served_d = None if ctx.metrics.evidence_stale else ctx.metrics.draft_length
     yield from _accept_length_range(
-        ctx.metrics.accept_length, ctx.metrics.draft_length, dep.path("evidence", "accept_length")
+        ctx.metrics.accept_length, served_d, dep.path("evidence", "accept_length")
     )
     following = dep.evidence
     yield from _accept_length_range(
@@ -416,8 +430,9 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
     tolerance lets a claim written to 4 decimals pass. With ρ derived from a measured
     speedup the theory equals the measurement, so SG107 judges the claim instead.
 
-    With the evidence measured at another D than the config serves (SG309 fails that),
-    the AL in the bound is the most AL can be at the served D: for chain drafting the
+    With the evidence measured at another D than the config serves (SG309 fails that
+    when the measurement states its D; SG403 when the base revision of `--baseline` or
+    `--staged` had another D and the same AL and evidence), the AL in the bound is the most AL can be at the served D: for chain drafting the
     first D positions draft the same tokens, so a longer chain accepts at most AL + ΔD·
     (AL − 1)/D (each new position at most the last one's rate, which is at most the
     mean) and a shorter one at most AL; for a tree only 1 + D holds. Example: AL 2.7 at
@@ -465,7 +480,7 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
             f"AL / (β + ρ·passes) = {fmt(upper)} / ({fmt(beta)} + {rho}·{m.passes}) "
             f"= {fmt(bound)}x"
         )
-    shown += _stale_words(m)
+    shown += stale_words(m)
     if claimed > bound + SPEEDUP_TOLERANCE:
         hint = " (claims.speedup is a ratio: 2.4 means 2.4x, not percent)" if claimed >= 10 else ""
         passes = ""

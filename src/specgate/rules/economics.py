@@ -12,7 +12,12 @@ from collections.abc import Iterator
 from specgate.analysis.derived import Metrics
 from specgate.core.numbers import fmt
 from specgate.load.document import NodePath
-from specgate.rules.accept_length import SPEEDUP_TOLERANCE, claim_ceiling, proven_ceiling
+from specgate.rules.accept_length import (
+    SPEEDUP_TOLERANCE,
+    claim_ceiling,
+    proven_ceiling,
+    stale_words,
+)
 from specgate.rules.registry import Hit, RuleContext, rule
 from specgate.rules.verify_cost import risk
 from specgate.theory import formulas as theory
@@ -115,14 +120,16 @@ def speculation_net_loss(ctx: RuleContext) -> Iterator[Hit]:
         )
         return
     al, d = m.accept_length, m.draft_length
-    if al is None or al < 1 or (d is not None and al > 1 + d) or d is None:
+    if al is None or al < 1 or d is None or (al > 1 + d and not m.evidence_stale):
         return  # an impossible AL (SG103) says nothing about the speed
     speedup = m.proven_speedup
     if m.draft_depth_ratio_source == "stated" and speedup is not None and speedup < 1:
+        upper = m.accept_length_upper if m.accept_length_upper is not None else al
         yield Hit(
-            f"AL {fmt(m.accept_length or 0)} at cost β + ρ·passes = "
+            f"AL {fmt(upper)} at cost β + ρ·passes = "
             f"{fmt(m.proven_verify_cost_ratio)} + {fmt(m.draft_depth_ratio or 0)}·{m.passes} "
-            f"gives S = {fmt(speedup)}x < 1: speculation is slower than plain decoding",
+            f"gives S = {fmt(speedup)}x < 1{stale_words(m)}: speculation is slower than "
+            "plain decoding",
             dep.path("evidence", "accept_length"),
             _theory_action(m),
         )
