@@ -188,6 +188,8 @@ class Conflict(NamedTuple):
     value is judged and the conflict only warns (DESIGN §13). ``note``: words the
     finding's message ends with (what follows from the disagreement); ``warn``: the
     disagreement rests on a reading of names, not on two stated numbers, so it warns.
+    ``action``: the next action when the generic one (make them agree or drop the
+    stated number) does not fit, else ``""``.
     """
 
     what: str
@@ -201,6 +203,7 @@ class Conflict(NamedTuple):
     assumed: str | None = None
     note: str = ""
     warn: bool = False
+    action: str = ""
 
 
 class Inputs(NamedTuple):

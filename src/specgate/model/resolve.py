@@ -221,6 +221,48 @@ def _verify_tokens(deployment: Deployment) -> int | None:
     return n if n is not None and d is not None and n > d + 1 else None
 
 
+def _disabled_but_speculating(
+    r: _Resolver, spec_raw: dict[str, Any], engine: EngineConfig
+) -> None:
+    """``speculation.enabled: false`` over a serving config that speculates: two stated
+    values that disagree, an SG301 fail naming the serving config's line (the engine
+    runs speculative decoding; nothing else about it is checked while the claims file
+    says it is off). The converse, off over a config that configures nothing, agrees."""
+    if spec_raw.get("enabled") is not False:
+        return
+    d = engine.draft_length
+    if engine.mechanism is None and not d:
+        return
+    if d == 0:
+        return  # a draft length of 0 speculates nothing
+    path = r.deployment.path("speculation", "enabled")
+    what = ", ".join(
+        part
+        for part in (
+            engine.mechanism,
+            None if d is None else f"D {d}",
+        )
+        if part
+    )
+    span = engine.spans.get("mechanism") or engine.spans.get("draft_length")
+    r.conflict(
+        Conflict(
+            "speculation",
+            "enabled: false",
+            f"speculative decoding on ({what})",
+            path,
+            engine.path,
+            span,
+            stated_at=r.document.locate(path),
+            note=f"; the engine runs {what} and nothing of it is checked while the claims "
+            "file says speculation is off",
+            action="Set speculation.enabled: true (with the evidence of the deployment the "
+            f"engine runs) so that it is checked, or remove the speculative config from "
+            f"{engine.path}.",
+        )
+    )
+
+
 def _merge_engine(r: _Resolver, engine: EngineConfig) -> None:
     """Fill D and the mechanism from the engine config. A stated value the engine
     config contradicts is an SG301 conflict at the claims file's line, and the served
@@ -520,6 +562,7 @@ def resolve(
         facts = {"temperature": workload.temperature, "concurrency": workload.concurrency}
         engine, more = model_checks(engine, shape, draft_shape, facts)
         issues.extend(more)
+        _disabled_but_speculating(r, spec_raw, engine)
         _merge_engine(r, engine)
         _merge_tensor_parallel(r, engine)
     effective = None

@@ -354,7 +354,8 @@ def draft_increase_not_justified(ctx: RuleContext) -> Iterator[Hit]:
 def draft_depth_ratio_assumed(ctx: RuleContext) -> Iterator[Hit]:
     """
     **What it checks.** `speculation.draft_depth_ratio` (ρ) is stated whenever
-    speculation is enabled or D, AL or a claimed speedup is given. Otherwise it
+    speculation is enabled or D, AL or a claimed speedup is given (never with
+    `speculation.enabled: false`: nothing drafts). Otherwise it
     names the ρ used and its source: `derived`, from a
     measured speedup and AL, ρ = (AL / S_measured − β) / passes (at the D the
     evidence was measured at; `measured` is kept for a measured ρ); else
@@ -379,8 +380,8 @@ def draft_depth_ratio_assumed(ctx: RuleContext) -> Iterator[Hit]:
     """
     dep = ctx.deployment
     m = ctx.metrics
-    if dep.speculation.draft_depth_ratio is not None:
-        return
+    if dep.speculation.draft_depth_ratio is not None or dep.speculation.enabled is False:
+        return  # stated; or speculation is off: no draft cost to measure
     if not (
         dep.speculation_enabled
         or m.draft_length is not None

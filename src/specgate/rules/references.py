@@ -86,6 +86,11 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
     served id (`-8B` beside 70.55B counted) warns: each rests on reading a name.
     A served model that is a shell variable left unexpanded is never judged.
 
+    **Speculation off over a config that speculates.** `speculation.enabled: false`
+    while the serving config configures speculative decoding (`eagle3`, D 4) fails
+    on the `enabled` line, naming the serving config's line: the engine runs a
+    deployment nothing checks. Off over a config that speculates nothing agrees.
+
     **One cause, one finding.** Where the serving config says another D or
     mechanism than the claims file, the served value is what runs: every other rule
     judges it, so evidence measured at the served D is current (no SG309 repeats
@@ -121,7 +126,8 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
             f"{conflict.what}: the claims file says {conflict.stated} but {conflict.source} "
             f"says {conflict.referenced}{why}",
             conflict.path,
-            "Make the claims file and the referenced file agree, or drop the number from "
+            conflict.action
+            or "Make the claims file and the referenced file agree, or drop the number from "
             "the claims file and let specgate read it.",
             where=where,
             related=related,
@@ -505,8 +511,12 @@ def mla_attention_advisory(ctx: RuleContext) -> Iterator[Hit]:
         deployments:
           - name: agent-ngram
             speculation:
-              enabled: false
+              enabled: true
               engine_config: serving/vllm.yaml
+              draft_depth_ratio: 0
+            evidence:
+              accept_length: 2.1
+              cache_coherence_eval: true
         # === serving/vllm.yaml ===
         speculative_config:
           method: ngram
@@ -525,12 +535,14 @@ def adaptive_draft_length(ctx: RuleContext) -> Iterator[Hit]:
     **Why.** With adaptive drafting some steps draft fewer tokens (or none), so
     1 + D bounds AL and ρ·D over-states the draft cost; the speedup bound is
     then approximate. vLLM also counts only steps that drafted, which
-    over-states AL for n-gram methods.
+    over-states AL for n-gram methods. Nothing is said with
+    `speculation.enabled: false` (SG301 fails a serving config that speculates
+    while the claims file says it is off).
     """
     dep = ctx.deployment
     d = ctx.metrics.draft_length
-    if not dep.speculation.draft_length_is_max or d is None:
-        return
+    if not dep.speculation.draft_length_is_max or d is None or dep.speculation.enabled is False:
+        return  # nothing drafts while speculation is off (SG301 names a config that does)
     engine = dep.inputs.engine if dep.inputs else None
     source = f" in {engine.path}" if engine else ""
     yield Hit(
