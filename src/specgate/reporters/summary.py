@@ -124,6 +124,12 @@ def _metric_rows(report: DeploymentReport) -> list[str]:
             "verify cost β",
             "" if m.verify_cost is None else f"{fmt(m.verify_cost.value)} ({m.verify_cost.source})",
         ),
+        *(
+            [("proven verify cost β (what fails use)", fmt(m.proven_verify_cost_ratio))]
+            if m.verify_cost is not None
+            and abs(m.verify_cost.value - m.proven_verify_cost_ratio) > 5e-5
+            else []
+        ),
         ("theoretical speedup AL / (β + ρ·passes)", _v(m.theoretical_speedup, "x")),
         ("measured speedup", _v(m.measured_speedup, "x")),
         ("claimed speedup", _v(m.claimed_speedup, "x")),

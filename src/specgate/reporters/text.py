@@ -146,7 +146,10 @@ def metrics_block(report: DeploymentReport, *, colour: bool = False) -> list[str
         rho = f"ρ {fmt(m.draft_depth_ratio)}" + (
             f" ({m.draft_depth_ratio_source})" if m.draft_depth_ratio_source != "stated" else ""
         )
-    first = [al_text, d_text, rho, f"β {fmt(m.verify_cost_ratio)}"]
+    beta = f"β {fmt(m.verify_cost_ratio)}"
+    if m.verify_cost is not None and abs(m.verify_cost.value - m.proven_verify_cost_ratio) > 5e-5:
+        beta += f" (proven β {fmt(m.proven_verify_cost_ratio)}, what fails use)"
+    first = [al_text, d_text, rho, beta]
     if speedups:
         first.append("speedup " + ", ".join(speedups))
     lines = [

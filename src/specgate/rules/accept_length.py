@@ -58,6 +58,16 @@ def stale_words(m: Metrics) -> str:
     )
 
 
+def proven_label(m: Metrics) -> str:
+    """``"proven β"`` when the proven verify cost a fail uses differs from the estimate
+    the report shows (newuser-r4 #6: a message's 1.1355 beside a metrics line's
+    1.3565), else ``""``."""
+    estimate = m.verify_cost
+    if estimate is None or abs(estimate.value - m.proven_verify_cost_ratio) <= 5e-5:
+        return ""
+    return "proven β"
+
+
 def claim_bound(m: Metrics) -> float | None:
     """What SG104 holds a claim to: AL / (β + ρ·passes) with the proven β and ρ stated,
     else the proven ceiling; ``None`` when SG104 does not judge (ρ derived from a
@@ -462,23 +472,27 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
     d = m.draft_length
     dep = ctx.deployment
     beta = m.proven_verify_cost_ratio
-    beta_text = "" if beta == 1 else f" at β = {fmt(beta)}"
+    # the β a fail uses is the proven one: named so where the estimate differs (the
+    # metrics line and the job summary show both)
+    proven = proven_label(m)
+    beta_text = "" if beta == 1 else f" at {proven or 'β'} = {fmt(beta)}"
     upper = m.accept_length_upper if m.accept_length_upper is not None else al
+    with_proven = f" with the {proven} {fmt(beta)}" if proven else ""
     if d is None:
         bound = claim_ceiling(m) or al
         shown = f"the ceiling AL / β = {fmt(bound)}x for any D (D not given){beta_text}"
     elif m.draft_depth_ratio_source != "stated":
         bound = claim_ceiling(m) or al
         shown = (
-            f"the ceiling AL / β = {fmt(upper)} / {fmt(beta)} = {fmt(bound)}x, "
+            f"the ceiling AL / β{with_proven} = {fmt(upper)} / {fmt(beta)} = {fmt(bound)}x, "
             "true at any draft cost (ρ not stated or measured)"
         )
     else:
         bound = m.proven_speedup or 0.0
         rho = fmt(m.proven_draft_depth_ratio)
         shown = (
-            f"AL / (β + ρ·passes) = {fmt(upper)} / ({fmt(beta)} + {rho}·{m.passes}) "
-            f"= {fmt(bound)}x"
+            f"AL / (β + ρ·passes){with_proven} = {fmt(upper)} / ({fmt(beta)} + "
+            f"{rho}·{m.passes}) = {fmt(bound)}x"
         )
     shown += stale_words(m)
     if claimed > bound + SPEEDUP_TOLERANCE:

@@ -43,7 +43,9 @@ def risk(m: Metrics) -> Risk | None:
         return None
     if m.draft_depth_ratio_source in ("measured", "derived"):
         return None
-    speedup = al / (beta.value + m.proven_draft_depth_ratio * m.passes)
+    # an AL measured at another D: the most it can be at the served D (SG104's reading)
+    upper = m.accept_length_upper if m.accept_length_upper is not None else al
+    speedup = upper / (beta.value + m.proven_draft_depth_ratio * m.passes)
     claimed = m.claimed_speedup
     bound = claim_bound(m)
     measured = m.measured_speedup
@@ -190,19 +192,24 @@ def speedup_at_risk(ctx: RuleContext) -> Iterator[Hit]:
         return
     dep = ctx.deployment
     inputs = [item for item in beta.settle if item not in (ROUTING, HOST)]
-    settle = ", ".join([*inputs, "a measured β (evidence.verify_cost_ratio)"])
+    settle = ", ".join([*inputs, "a measured β as evidence.verify_cost_ratio"])
     if len(inputs) == 1:
         settle = settle.replace(", a measured", " or a measured")
+    # why the two bounds differ, in one clause (newuser-r4 #10: two parentheticals)
+    why: list[str] = []
     if ROUTING in beta.settle:
-        settle += " (the expert reads assume uniform routing, which real routing undercuts)"
+        why.append("the expert reads assume uniform routing, which real routing undercuts")
     if HOST in beta.settle:
         share = fmt(PROVEN_HOST_OVERHEAD_SHARE * 100)
-        settle += (
-            f" (the proven bound allows host overhead of up to {share} % of a plain step, "
-            "as published engine profiles found; it lowers β toward 1)"
+        why.append(
+            f"the proven bound allows host overhead of up to {share} % of a plain step, as "
+            "published engine profiles found, which lowers β toward 1"
         )
+    if why:
+        settle += " (" + "; ".join(why) + ")"
+    upper = m.accept_length_upper if m.accept_length_upper is not None else m.accept_length
     cost = (
-        f"AL / (β + ρ·passes) = {fmt(m.accept_length or 0)} / ({fmt(beta.value)} + "
+        f"AL / (β + ρ·passes) = {fmt(upper or 0)} / ({fmt(beta.value)} + "
         f"{fmt(m.proven_draft_depth_ratio)}·{m.passes}) = {fmt(found.speedup)}x"
     )
     estimate = f"the estimated β {fmt(beta.value)} ({_bound_words(m)})"
