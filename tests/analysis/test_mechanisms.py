@@ -154,3 +154,53 @@ def test_one_list_of_mechanism_names() -> None:
     enum = speculation["properties"]["mechanism"]["enum"]
     assert MECHANISMS == tuple(enum) == get_args(Mechanism)
     assert set(MECHANISMS) == {*DECLARED_CLASS, "other"}
+
+
+# --- what the report recommends (newuser-r4 #7, real-r4 #6) ------------------------------
+
+
+def _advice(measured: float | None = None, al: float | None = 2.6, floor: float | None = 1.3,
+            **kwargs: object) -> str | None:
+    chosen = deployment(**kwargs)  # type: ignore[arg-type]
+    chosen = chosen._replace(speculation=chosen.speculation._replace(enabled=True))
+    advised = mechanisms.advice(
+        chosen, measured_speedup=measured, min_gain=0.1, accept_length=al, floor=floor
+    )
+    return None if advised is None else advised.name
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "expected"),
+    [
+        # the reviewer's: a healthy EAGLE-3 on an 8B at throughput. §3's table says
+        # external-small-draft ("mid-size models served at throughput"), which contradicts
+        # both the declared head that works and the 8B's size class (≤ 10 B: small)
+        ({"billions": 8.03, "latency": "throughput", "mechanism": "eagle3"}, None),
+        # the table's fit for a small model at throughput with nothing declared is that
+        # same row: the inputs do not support it, so nothing is said
+        ({"billions": 8.03, "latency": "throughput"}, None),
+        # an MTP model (gemma4-mtp-collapsed: mtp_modules true, size not stated) is not
+        # told to use a separate draft model, working or not
+        ({"mechanism": "mtp", "mtp": True}, None),
+        # an MTP deployment without model info: the unknown size is no mid-size model
+        ({"mechanism": "mtp"}, None),
+        ({}, None),
+        # a declared head of the recommended class is confirmed
+        ({"billions": 8.03, "mechanism": "eagle3"}, "parallel-draft-head"),
+        # a known mid-size model with nothing declared gets the table's row
+        ({"billions": 30}, "external-small-draft"),
+        ({"size": "medium"}, "external-small-draft"),
+    ],
+)
+def test_advice_never_contradicts_a_working_mechanism_or_the_size(
+    kwargs: dict[str, object], expected: str | None
+) -> None:
+    assert _advice(**kwargs) == expected
+
+
+def test_advice_for_a_declared_mechanism_that_does_not_pay() -> None:
+    # EAGLE-3 on a 30B measured at 1.05x < 1 + min_gain = 1.1: another class may be advised
+    kwargs: dict[str, object] = {"billions": 30, "mechanism": "eagle3"}
+    assert _advice(measured=1.05, **kwargs) == "external-small-draft"
+    assert _advice(measured=1.5, **kwargs) is None  # it pays: nothing contradicts it
+    assert _advice(al=1.2, floor=1.3, **kwargs) == "external-small-draft"  # AL collapsed

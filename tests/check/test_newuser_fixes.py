@@ -320,7 +320,7 @@ REAL_HF = Path(__file__).parents[1] / "data" / "real" / "hf-config" / "config"
 
 
 def _recommended(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                 capsys: pytest.CaptureFixture[str], config: str, model: str) -> str:
+                 capsys: pytest.CaptureFixture[str], config: str, model: str) -> str | None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "models").mkdir(exist_ok=True)
     shutil.copy(REAL_HF / config, tmp_path / "models" / "m.json")
@@ -332,7 +332,7 @@ def _recommended(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     )
     main(["check", "--format", "json", "c.specgate.yaml"])
     report = json.loads(capsys.readouterr().out)
-    name: str = report["files"][0]["deployments"][0]["mechanism"]["class"]
+    name: str | None = report["files"][0]["deployments"][0]["mechanism"]["class"]
     return name
 
 
@@ -347,21 +347,31 @@ def _recommended(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         # default low latency are §3's parallel-draft-head row (newuser review, defect 6;
         # before, the count was ignored and the default external-small-draft shown)
         ("meta-llama--Meta-Llama-3.1-8B_config.json", "", "parallel-draft-head"),
-        # what the claims file states wins over the config
-        ("deepseek-ai--DeepSeek-V3_config.json", ", moe: false, parameters_b: 30",
+        # what the claims file states wins over the config (§3's table gives
+        # external-small-draft for a dense 30B), but a separate draft model for a model
+        # whose config ships MTP layers is advice against the model: nothing is
+        # recommended (newuser-r4 #7)
+        ("deepseek-ai--DeepSeek-V3_config.json", ", moe: false, parameters_b: 30", None),
+        ("mistralai--Mixtral-8x7B-v0.1_config.json", ", moe: false, parameters_b: 30",
          "external-small-draft"),
     ],
 )
 def test_f16_recommendation_reads_moe_and_mtp_from_the_model_config(
-    config: str, model: str, expected: str, *, tmp_path: Path,
+    config: str, model: str, expected: str | None, *, tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert _recommended(tmp_path, monkeypatch, capsys, config, model) == expected
 
 
 def test_f16_doctor_parity_when_nothing_is_known(capsys: pytest.CaptureFixture[str]) -> None:
+    # nothing known of the model: no recommendation, in doctor as in check (newuser-r4
+    # #7: the table's unknown-as-medium row gave external-small-draft to every model)
     _, report, _ = doctor([*BASE, "--accept-length=2.5", "--draft-length=3"], capsys)
-    assert report["mechanism"]["class"] == "external-small-draft"
+    assert report["mechanism"]["class"] is None
+    _, report, _ = doctor(
+        [*BASE, "--accept-length=2.5", "--draft-length=3", "--parameters-b=30"], capsys
+    )
+    assert report["mechanism"]["class"] == "external-small-draft"  # a known mid-size
 
 
 SPEC = [*BASE, "--accept-length=2.8", "--draft-length=3", "--draft-depth-ratio=0.05"]

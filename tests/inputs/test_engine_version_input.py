@@ -35,9 +35,11 @@ def run(
     (tmp_path / "serving").mkdir()
     (tmp_path / "serving/v0plain.txt").write_text(SERVE, encoding="utf-8")
     (tmp_path / "c.specgate.yaml").write_text(
-        "version: 1\ndeployments:\n  - name: d\n    speculation:\n      enabled: false\n"
+        "version: 1\ndeployments:\n  - name: d\n    speculation:\n      enabled: true\n"
         "      engine: vllm\n      engine_config: serving/v0plain.txt\n"
-        f"      {version_line}\n",
+        f"      {version_line}\n"
+        # speculation on (off over a config that speculates is SG301's), with evidence
+        "      draft_depth_ratio: 0\n    evidence: {accept_length: 2, cache_coherence_eval: true}\n",
         encoding="utf-8",
     )
     monkeypatch.chdir(tmp_path)

@@ -52,11 +52,13 @@ deployments:
   - name: qwen-llamacpp
     model: {hf_config: models/target.json}
     speculation:
-      enabled: false
+      enabled: true
       engine: llamacpp
       engine_config: serving/cmd.txt
       engine_version: b4000
       draft_hf_config: models/draft.json
+      draft_depth_ratio: 0
+    evidence: {accept_length: 2, cache_coherence_eval: true}
 """
 
 
@@ -184,8 +186,10 @@ def test_vllm_v0_flags(
     pinned = f"      engine_version: '{version}'\n" if version else ""
     claims = (
         "version: 1\ndeployments:\n  - name: q\n    model: {name: q, parameters_b: 0.5}\n"
-        "    speculation:\n      enabled: false\n      engine: vllm\n"
+        "    speculation:\n      enabled: true\n      engine: vllm\n"
         f"      engine_config: serve.txt\n{pinned}"
+        # speculation on (off over a config that speculates is SG301's), with evidence
+        "      draft_depth_ratio: 0\n    evidence: {accept_length: 2, cache_coherence_eval: true}\n"
     )
     _, report = check(
         tmp_path, {"c.specgate.yaml": claims, "serve.txt": serve}, monkeypatch, capsys

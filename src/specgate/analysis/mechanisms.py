@@ -185,3 +185,45 @@ def declared(deployment: Deployment) -> MechanismClass | None:
     """The class of ``speculation.mechanism``, ``None`` when absent or ``other``."""
     mechanism = deployment.speculation.mechanism
     return DECLARED_CLASS.get(mechanism) if mechanism else None
+
+
+def _supported(deployment: Deployment, cls: MechanismClass) -> bool:
+    """Whether the inputs support ``cls`` by the class's own words: a separate small
+    draft model is for mid-size models (a size known to be 10–60 B, never the unknown
+    size the table counts as medium, nor a small model at throughput, where a draft
+    three times dearer than a head costs more), and never for a model that carries MTP
+    modules of its own; the other rows rest on what they read."""
+    if cls is not EXTERNAL_SMALL_DRAFT:
+        return True
+    counted, _ = total_parameters(deployment)
+    known_size = counted is not None or deployment.model.size is not None
+    return known_size and size_class(deployment) == "medium" and not can_carry_mtp(deployment)
+
+
+def advice(
+    deployment: Deployment,
+    *,
+    measured_speedup: float | None,
+    min_gain: float,
+    accept_length: float | None,
+    floor: float | None,
+) -> MechanismClass | None:
+    """The class the report recommends, or ``None`` when it says nothing (newuser-r4
+    #7, real-r4 #6): not for a deployment that does not speculate; not a class the
+    inputs do not support (:func:`_supported`: an unknown size is no mid-size model);
+    and not another class than a declared mechanism that works, that is, one with no
+    measurement against it (a measured speedup below 1 + min_gain, or an AL below its
+    floor). A declared mechanism of the recommended class is confirmed."""
+    if deployment.speculation.enabled is not True:
+        return None
+    cls = recommend(deployment)
+    if not _supported(deployment, cls):
+        return None
+    mine = declared(deployment)
+    if mine is None or mine.name == cls.name:
+        return cls
+    failing = (measured_speedup is not None and measured_speedup < 1 + min_gain) or (
+        accept_length is not None and floor is not None and accept_length < floor
+    )
+    return cls if failing else None
+

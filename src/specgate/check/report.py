@@ -37,6 +37,9 @@ class DeploymentReport(NamedTuple):
     #: Whether the attention tile rule (G, D*, tile alignment) applies: decode is
     #: attention-dominated (``workload.attention_dominated``).
     tile_rule_applies: bool = False
+    #: The class the report recommends, ``None`` when the inputs support none or a
+    #: declared mechanism works (:func:`specgate.analysis.mechanisms.advice`).
+    advised: MechanismClass | None = None
 
     @property
     def config_digest(self) -> str:

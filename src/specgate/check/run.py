@@ -222,6 +222,13 @@ def evaluate(
         next_actions=() if status == "ready" else _next_actions(pairs),
         deployment=deployment,
         tile_rule_applies=bool(deployment.workload.attention_dominated),
+        advised=mechanisms.advice(
+            deployment,
+            measured_speedup=metrics.measured_speedup,
+            min_gain=metrics.min_gain,
+            accept_length=metrics.accept_length,
+            floor=metrics.accept_length_floor.value,
+        ),
     )
 
 

@@ -238,16 +238,21 @@ def deployment_json(report: DeploymentReport, *, with_file: str | None = None) -
         tuple(sorted((*report.findings, *report.suppressed_findings), key=Finding.sort_key)),
         with_file,
     )
+    advised = report.advised
     out: dict[str, Any] = {
         "name": report.name,
         "status": report.status,
         "metrics": metrics_json(report.metrics),
         # No recommendation for a deployment that does not speculate.
+        # ``class`` null: no recommendation (the inputs support none, or the declared
+        # mechanism works: mechanisms.advice)
         "mechanism": {
-            "class": report.recommended.name,
-            "draft_depth_ratio_hint": _number(report.recommended.draft_depth_ratio_hint),
-            "reason": report.recommended.reason,
-            "best_for": report.recommended.best_for,
+            "class": advised.name if advised else None,
+            "draft_depth_ratio_hint": _number(advised.draft_depth_ratio_hint)
+            if advised
+            else None,
+            "reason": advised.reason if advised else None,
+            "best_for": advised.best_for if advised else None,
             "declared": report.declared_mechanism,
             "declared_class": report.declared.name if report.declared else None,
         }

@@ -197,12 +197,17 @@ def _deployment_block(
     declared = md(report.declared_mechanism or "not stated")
     if report.declared is not None:
         declared += f" ({report.declared.name})"
+    advised = report.advised
     if report.deployment.speculation_enabled:
         lines += [
             "",
-            f"**Mechanism:** declared {declared}; recommended **{report.recommended.name}** "
-            f"(ρ ≈ {fmt(report.recommended.draft_depth_ratio_hint)}). "
-            f"{md(report.recommended.reason)}",
+            f"**Mechanism:** declared {declared}"
+            + (
+                f"; recommended **{advised.name}** (ρ ≈ {fmt(advised.draft_depth_ratio_hint)}). "
+                f"{md(advised.reason)}"
+                if advised is not None
+                else "."
+            ),
         ]
     if charts:
         chart = speedup_chart(report)

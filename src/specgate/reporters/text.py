@@ -158,9 +158,14 @@ def metrics_block(report: DeploymentReport, *, colour: bool = False) -> list[str
         *_tile_line(report, tile),
     ]
     if report.deployment.speculation_enabled:
+        advised = report.advised
         lines.append(
-            f"    mechanism: declared {declared}, recommended {report.recommended.name} "
-            f"(ρ ≈ {fmt(report.recommended.draft_depth_ratio_hint)})"
+            f"    mechanism: declared {declared}"
+            + (
+                f", recommended {advised.name} (ρ ≈ {fmt(advised.draft_depth_ratio_hint)})"
+                if advised is not None
+                else ""
+            )
         )
     for action in report.next_actions:
         lines.append(f"    next: {visible(action)}")
