@@ -144,7 +144,7 @@ def test_fp8_peak_keeps_n_star() -> None:
 def test_pcie_all_reduce() -> None:
     # Llama-3.1-70B FP8 on 4 × L40S, B 16, c̄ 2000, N 4 (worked.md case 5):
     # T_lin 20.4148 ms, KV 3.0341 ms, T_comm 3.5661 / 9.4643 ms → β = 32.9132/27.0150 =
-    # 1.2183; α 0 → 1.2321; α 50 µs → 1.1765; no all-reduce → 1.0000
+    # 1.2183; t_ar 0 → 1.2321; t_ar 50 µs → 1.1765; no all-reduce → 1.0000
     l40s = st.Machine(0.864e12, 733e12, tensor_parallel=4, weight_bytes=1.0,
                       allreduce_bandwidth=32e9, allreduce_latency=10e-6)
     work = st.Workload(16, 2000)

@@ -25,12 +25,12 @@ research's evidence (docs/validation.md):
    prices both steps' weight reads at the most the plain step can read, P_s + P_e·
    min(1, k·(B + C)/E): the verify step reads at least the plain step's experts, and β
    falls as a term both steps share grows, so this holds for any routing.
-2. The all-reduce latency α adds the same 2·L·α to both steps, so a larger α lowers
+2. The all-reduce latency t_ar adds the same 2·L·t_ar to both steps, so a larger t_ar lowers
    β. The estimate uses DESIGN's 10 µs; the proven bound uses the stated
    ``hardware.allreduce_latency_us``, else :data:`PROVEN_ALLREDUCE_LATENCY_US` (50 µs:
    five times NCCL's small-message all-reduce latency within an NVLink node, about 10
    µs, and above what PCIe and two-node rings reach for the few-kB messages of a
-   decode step; a larger α only lowers the bound further towards 1). Without L the
+   decode step; a larger t_ar only lowers the bound further towards 1). Without L the
    bound cannot price the all-reduce at t > 1 and falls back to 1.
 3. A measured β_m at N_m extends to other N by the chord β(N) = 1 + (β_m − 1)(N − 1)
    /(N_m − 1) only where the step time is convex in N: a dense model whose attention
@@ -41,7 +41,7 @@ research's evidence (docs/validation.md):
 4. What DESIGN §12.2 defaults (TP 1 when neither the claims file nor the serving
    config states it; BF16 weights and KV cache when neither the claims file, the
    checkpoint nor the serving config declares a precision) is used for the estimate
-   only. The TP 1 β is no lower bound for other TPs: more ranks add 2·L·α to both
+   only. The TP 1 β is no lower bound for other TPs: more ranks add 2·L·t_ar to both
    steps, replicate KV heads past TP = KV (MLA: the latent on every rank) so the KV
    share of a step grows, and shrink G per rank so fewer tiles are read; each lowers
    β (Llama-3.1-8B, B 128, c̄ 32,000 on A100: 1.0924 at TP 1, 1.02155 at TP 32). The
@@ -85,9 +85,9 @@ else:  # a record's field types are evaluated when its class is made; a quoted o
 VerifyCostSource = Literal["memory-bound", "roofline", "measured", "assumed"]
 Bound = Literal["exact", "upper", "lower", "measured", "assumed", "capped"]
 
-#: α of the estimate when ``hardware.allreduce_latency_us`` is not stated (DESIGN §12.1).
+#: t_ar (all-reduce latency) of the estimate when ``hardware.allreduce_latency_us`` is not stated (DESIGN §12.1).
 DEFAULT_ALLREDUCE_LATENCY_US = 10.0
-#: α of the proven bound when not stated (module docstring, deviation 2).
+#: t_ar of the proven bound when not stated (module docstring, deviation 2).
 PROVEN_ALLREDUCE_LATENCY_US = 50.0
 _SLACK = 1e-9
 #: The settle entry of the uniform-routing expert term: only a measured β settles it.

@@ -15,13 +15,14 @@ products, never as loop bounds).
                   on every rank);  K_tok/t (attention data-parallel: each rank holds 1/t of
                   the sequences)
     A_tok       = 4·L·H·d_h (MHA/GQA);  2·L·H·(2·d_c + d_r) (MLA, absorbed)
-    T_comm(x)   = 2·L·[α + 2(t − 1)/t · x·h·2 / bw_ar]   (t > 1 and bw_ar known, else 0)
+    T_comm(x)   = 2·L·[t_ar + 2(t − 1)/t · x·h·2 / bw_ar]   (t > 1 and bw_ar known, else 0)
 
 Symbols: B sequences decoding at once, N verify tokens per sequence, C prefill tokens
 sharing the step, c̄ mean tokens in each decoding sequence's KV cache, t tensor-parallel
 ranks, b_w bytes per weight, b_kv bytes per KV element, F_c the dense peak at the compute
 dtype (FLOP/s), BW memory bandwidth (B/s), bw_ar the per-GPU one-direction all-reduce bus
-bandwidth (B/s), α the all-reduce latency (s), P / P_act total / active parameters, E / k
+bandwidth (B/s), t_ar the latency of one all-reduce (s; not α, the acceptance rate),
+P / P_act total / active parameters, E / k
 routed experts / experts per token, L layers, H query heads, KV KV heads, d_h head dim,
 d_c / d_r MLA latent / rope dims, h hidden size, M attention tile rows, tiles(N) =
 ceil(G·N / M) with G the query heads per KV head on one rank.
@@ -115,7 +116,7 @@ class Machine(NamedTuple):
         kv_cache_bytes: b_kv, bytes per KV cache element.
         allreduce_bandwidth: bw_ar, bytes/s per GPU and direction; ``None`` leaves the
             bandwidth part of T_comm out.
-        allreduce_latency: α, seconds per all-reduce; ``None`` with no bandwidth
+        allreduce_latency: t_ar, seconds per all-reduce; ``None`` with no bandwidth
             either leaves T_comm out.
         tile_rows: M, rows of one attention tile.
         attention_data_parallel: attention runs data-parallel (every rank holds all
@@ -277,12 +278,12 @@ def attention_tiles(query_heads_per_kv: Fraction, verify_tokens: int, tile_rows:
 
 
 def allreduce_time(shape: Shape, machine: Machine, tokens: float) -> float:
-    """T_comm(x) = 2·L·[α + 2(t − 1)/t · x·h·2 / bw_ar], seconds.
+    """T_comm(x) = 2·L·[t_ar + 2(t − 1)/t · x·h·2 / bw_ar], seconds.
 
     Two ring all-reduces per layer of x tokens' BF16 activations (h values each). Left
-    out (0) at t = 1, with L unknown, or with neither α nor bw_ar given; a part whose
-    input is unknown (h, bw_ar or α) is left out alone. Llama-3.1-70B on 4 × L40S (L 80,
-    h 8192, bw_ar 32 GB/s, α 10 µs), x = 16: 160·(10 + 12.288) µs = 3.5661 ms.
+    out (0) at t = 1, with L unknown, or with neither t_ar nor bw_ar given; a part whose
+    input is unknown (h, bw_ar or t_ar) is left out alone. Llama-3.1-70B on 4 × L40S (L 80,
+    h 8192, bw_ar 32 GB/s, t_ar 10 µs), x = 16: 160·(10 + 12.288) µs = 3.5661 ms.
     """
     t = machine.tensor_parallel
     layers = shape.layers
