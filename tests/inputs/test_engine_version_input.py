@@ -39,7 +39,8 @@ def run(
         "      engine: vllm\n      engine_config: serving/v0plain.txt\n"
         f"      {version_line}\n"
         # speculation on (off over a config that speculates is SG301's), with evidence
-        "      draft_depth_ratio: 0\n    evidence: {accept_length: 2, cache_coherence_eval: true}\n",
+        "      draft_depth_ratio: 0\n"
+        "    evidence: {accept_length: 2, cache_coherence_eval: true}\n",
         encoding="utf-8",
     )
     monkeypatch.chdir(tmp_path)

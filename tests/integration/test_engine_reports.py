@@ -189,7 +189,8 @@ def test_vllm_v0_flags(
         "    speculation:\n      enabled: true\n      engine: vllm\n"
         f"      engine_config: serve.txt\n{pinned}"
         # speculation on (off over a config that speculates is SG301's), with evidence
-        "      draft_depth_ratio: 0\n    evidence: {accept_length: 2, cache_coherence_eval: true}\n"
+        "      draft_depth_ratio: 0\n"
+        "    evidence: {accept_length: 2, cache_coherence_eval: true}\n"
     )
     _, report = check(
         tmp_path, {"c.specgate.yaml": claims, "serve.txt": serve}, monkeypatch, capsys

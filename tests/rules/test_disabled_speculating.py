@@ -16,14 +16,13 @@ Check = Callable[..., FileReport]
 
 
 @pytest.mark.parametrize(
-    ("serving", "name", "engine", "what"),
+    ("serving", "name", "what"),
     [
         # the reviewer's: a Compose file running EAGLE-3 at D 4
         (
             "vllm serve m --speculative-config "
             "'{\"method\": \"eagle3\", \"model\": \"d\", \"num_speculative_tokens\": 4}'\n",
             "serve.sh",
-            "vllm",
             "eagle3, D 4",
         ),
         # not the reviewer's: SGLang's NEXTN (read as EAGLE) at 3 steps
@@ -32,20 +31,19 @@ Check = Callable[..., FileReport]
             "--speculative-algorithm EAGLE --speculative-num-steps 3 "
             "--speculative-eagle-topk 1 --speculative-num-draft-tokens 4\n",
             "launch.sh",
-            "sglang",
             "D 3",
         ),
     ],
 )
 def test_off_over_a_config_that_speculates_fails(
-    tmp_path: Path, check_text: Check, serving: str, name: str, engine: str, what: str
+    tmp_path: Path, check_text: Check, serving: str, name: str, what: str
 ) -> None:
     (tmp_path / ".git").mkdir(exist_ok=True)
     (tmp_path / name).write_text(serving, encoding="utf-8")
     text = claims(dep(enabled=False, coherent=False, speculation={"engine_config": name}))
     report = check_text(text)
     (deployment,) = report.deployments
-    findings = [f for f in report.all_findings()]
+    findings = list(report.all_findings())
     (sg301,) = [f for f in findings if f.code == "SG301"]
     assert sg301.severity == "fail"
     assert "enabled: false" in sg301.message and what in sg301.message

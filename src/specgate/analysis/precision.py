@@ -163,6 +163,11 @@ def resolve(deployment: Deployment, row: Gpu | None) -> Precision:
         for item, where in declared:
             if item.kv_cache_bytes is not None:
                 kv, kv_source = item.kv_cache_bytes, where
+                if item.key in QUANTIZATION_KEYS and item.kv_cache_bytes == 2.0:
+                    # a weight scheme's 2-byte KV is the model dtype's (--kv-cache-dtype
+                    # auto), not the scheme's: say so, not "quant_method fp8"
+                    at = where.split(": ", 1)[0]
+                    kv_source = f"{at}: the model dtype (--kv-cache-dtype auto)"
                 break
     return Precision(weight_bytes, weight_source, compute, compute_source, kv, kv_source, note)
 

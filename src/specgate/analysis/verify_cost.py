@@ -85,7 +85,8 @@ else:  # a record's field types are evaluated when its class is made; a quoted o
 VerifyCostSource = Literal["memory-bound", "roofline", "measured", "assumed"]
 Bound = Literal["exact", "upper", "lower", "measured", "assumed", "capped"]
 
-#: t_ar (all-reduce latency) of the estimate when ``hardware.allreduce_latency_us`` is not stated (DESIGN §12.1).
+#: t_ar (the all-reduce latency) of the estimate when ``hardware.allreduce_latency_us``
+#: is not stated (DESIGN §12.1).
 DEFAULT_ALLREDUCE_LATENCY_US = 10.0
 #: t_ar of the proven bound when not stated (module docstring, deviation 2).
 PROVEN_ALLREDUCE_LATENCY_US = 50.0

@@ -123,7 +123,8 @@ class HardwareBlock(NamedTuple):
     is M of the tile rule. DESIGN.md §12.2: ``compute_dtype`` (bf16 | fp16 | fp8 |
     int8 | fp4), ``kv_cache_bytes`` b_kv (default 2), ``tensor_parallel`` t (default:
     the engine config's, else 1), ``allreduce_gbps`` bw_ar (GB/s per GPU and
-    direction; default: the table's) and ``allreduce_latency_us`` t_ar, the latency of one all-reduce (µs).
+    direction; default: the table's) and ``allreduce_latency_us`` t_ar, the latency
+    of one all-reduce (µs).
     """
 
     present: bool = False

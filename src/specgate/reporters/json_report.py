@@ -64,6 +64,7 @@ def metrics_json(metrics: Metrics) -> dict[str, Any]:
         "theoretical_speedup": _number(metrics.theoretical_speedup),
         "claimed_speedup": _number(metrics.claimed_speedup),
         "query_heads_per_kv": _number(metrics.query_heads_per_kv),
+        # the TP that G is counted at (per rank), not a G (README, "attention tiles")
         "query_heads_per_kv_tensor_parallel": metrics.grouping.tensor_parallel
         if metrics.query_heads_per_kv is not None
         else None,

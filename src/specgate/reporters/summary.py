@@ -170,6 +170,10 @@ def _grouping(m: Metrics) -> str:
     return text + (" (TP not stated)" if m.grouping.tensor_parallel is None else "")
 
 
+#: The schema findings that stop every other rule (check.run.evaluate).
+SCHEMA_BLOCKING = frozenset({"SG001", "SG002"})
+
+
 def _deployment_block(
     file: FileReport, report: DeploymentReport, place: _Places, *, charts: bool
 ) -> list[str]:
@@ -189,6 +193,14 @@ def _deployment_block(
             if m.attention_optimal_draft_length is not None:
                 rows.append(("attention-optimal D*", _v(m.attention_optimal_draft_length)))
             lines += ["", "| metric | value |", "|---|---|", *(f"| {n} | {v} |" for n, v in rows)]
+        if report.next_actions:
+            lines += ["", "**Next actions**", ""]
+            lines += [f"{i}. {md(a)}" for i, a in enumerate(report.next_actions, 1)]
+        return lines
+    if any(f.code in SCHEMA_BLOCKING for f in report.findings):
+        # a deployment whose file breaks the schema was not judged: no metrics of it
+        # (their defaults, "ρ 0.15 typical", read as a verdict), only the findings' actions
+        lines.append("Not judged: the file breaks the schema (fix the SG001/SG002 findings).")
         if report.next_actions:
             lines += ["", "**Next actions**", ""]
             lines += [f"{i}. {md(a)}" for i, a in enumerate(report.next_actions, 1)]

@@ -116,6 +116,13 @@ def metrics_block(report: DeploymentReport, *, colour: bool = False) -> list[str
     rule applies (``workload.attention_dominated``), as in the job summary."""
     if report.deployment.speculation.enabled is False:
         return _disabled_block(report, colour)
+    if any(f.code in ("SG001", "SG002") for f in report.findings):
+        # not judged (the file breaks the schema): no metrics of defaults
+        return [
+            f"  deployment {visible(report.name)}: {_paint(report.status, report.status, colour)}",
+            "    not judged: the file breaks the schema",
+            *(f"    next: {visible(action)}" for action in report.next_actions),
+        ]
     m = report.metrics
     tile = "—" if m.tile_aligned is None else ("yes" if m.tile_aligned else "no")
     if m.tile_aligned_draft_length is not None and not m.tile_aligned:

@@ -239,8 +239,12 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
     if floor.source == "default":
         gain = fmt(m.min_gain)
         if m.draft_depth_ratio_source == "derived" and not m.evidence_stale:
+            # β cancels: break-even AL = AL / S_measured, so the floor is (1 + min_gain)
+            # × AL / S_measured (real-r4 #6: the message named no such product)
+            measured = m.measured_speedup or 0
             where = (
-                f"the default floor: the measured {fmt(m.measured_speedup or 0)}x is below "
+                f"the default floor (1 + min_gain) × AL / S_measured = {fmt(1 + m.min_gain)} × "
+                f"{fmt(al)} / {fmt(measured)}: the measured {fmt(measured)}x is below "
                 f"1 + min_gain = {fmt(1 + m.min_gain)}"
             )
         else:
@@ -442,8 +446,9 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
 
     With the evidence measured at another D than the config serves (SG309 fails that
     when the measurement states its D; SG403 when the base revision of `--baseline` or
-    `--staged` had another D and the same AL and evidence), the AL in the bound is the most AL can be at the served D: for chain drafting the
-    first D positions draft the same tokens, so a longer chain accepts at most AL + ΔD·
+    `--staged` had another D and the same AL and evidence), the AL in the bound is
+    the most AL can be at the served D: for chain drafting the first D positions
+    draft the same tokens, so a longer chain accepts at most AL + ΔD·
     (AL − 1)/D (each new position at most the last one's rate, which is at most the
     mean) and a shorter one at most AL; for a tree only 1 + D holds. Example: AL 2.7 at
     D 3 served at D 4 with ρ 0.06: AL(4) ≤ 2.7 + 1.7/3 = 3.2667, S ≤ 3.2667/1.24 =

@@ -356,10 +356,19 @@ def verify_cost_assumed(ctx: RuleContext) -> Iterator[Hit]:
     # setting: no next action asks for them (the doc says how to measure them).
     actionable = [term for term in cost.left_out if term != "prefill"]
     inputs = ", ".join(dict.fromkeys(TERM_INPUTS[term] for term in actionable))
+    what = {
+        "exact": "the step-time model's estimate",
+        "upper": "an upper estimate of the step-time model",
+        "lower": "a lower estimate of the step-time model",
+        "capped": "the step-time estimate capped by the measured speedup",
+    }.get(cost.bound, "the step-time model's estimate")
+    # SG112 names the same inputs when it fires: one cause, one next action
+    found = risk(ctx.metrics)
+    shared = found is not None and (found.claim or found.gain)
     yield Hit(
-        f"β = {fmt(cost.value)} ({cost.source}, {cost.bound}) leaves out {terms}",
+        f"β = {fmt(cost.value)}, {what}, leaves out {terms}",
         path,
         f"Give {inputs}, or measure β at the served concurrency as evidence.verify_cost_ratio."
-        if actionable
+        if actionable and not shared
         else "",
     )
