@@ -101,13 +101,17 @@ def test_sg102_explicit_floor_over_an_estimate(
 # --- SG103 ----------------------------------------------------------------------------
 
 
-def test_sg103_from_an_estimate_warns(check_text: Check) -> None:
+def test_sg103_leaves_an_estimate_at_another_d_to_sg309(check_text: Check) -> None:
     """The i.i.d. model at depth 8 (α 0.9): AL = (1 − 0.9⁹) / 0.1 = 6.1258 > 1 + D = 3
-    at the served D 2. No reader gives a lower bound, so an AL in [1, 3] is possible:
-    a warning, never a fail."""
+    at the served D 2. The estimate states the D it is at (8): the evidence is stale
+    for D 2, which is SG309's fail; an AL measured at D 8 says nothing of the served
+    1 + D, so SG103 is silent (one cause, one finding; newuser-r4 #2's kind)."""
     report = check_text(claims(dep(d=2, rho=0.05, evidence=_iid(0.9, draft_length=8))))
-    assert severities(report, "SG103") == ["warn"]
-    assert "exceeds 1 + D = 3" in message(report, "SG103")
+    assert severities(report, "SG103") == []
+    assert severities(report, "SG309") == ["fail"]
+    assert "AL 6.1258 (an estimate from iid-rate data) was measured at D = 8" in message(
+        report, "SG309"
+    )
 
 
 # --- an assumed D: the defaults across versions ---------------------------------------
