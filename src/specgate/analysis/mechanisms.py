@@ -12,7 +12,7 @@ a separate small draft LM about its parameter ratio (≈ 0.15).
 import json
 import re
 from functools import cache
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from specgate.core.data import read_data
 from specgate.model.deployment import Deployment
@@ -226,4 +226,33 @@ def advice(
         accept_length is not None and floor is not None and accept_length < floor
     )
     return cls if failing else None
+
+
+class _Floor(Protocol):
+    @property
+    def value(self) -> float | None: ...
+
+
+class _Judged(Protocol):
+    """What :func:`advice_for` reads of a deployment's metrics (``derived.Metrics``)."""
+
+    @property
+    def measured_speedup(self) -> float | None: ...
+    @property
+    def min_gain(self) -> float: ...
+    @property
+    def accept_length(self) -> float | None: ...
+    @property
+    def accept_length_floor(self) -> _Floor: ...
+
+
+def advice_for(deployment: Deployment, metrics: _Judged) -> MechanismClass | None:
+    """:func:`advice` with the numbers read from ``metrics``."""
+    return advice(
+        deployment,
+        measured_speedup=metrics.measured_speedup,
+        min_gain=metrics.min_gain,
+        accept_length=metrics.accept_length,
+        floor=metrics.accept_length_floor.value,
+    )
 

@@ -159,7 +159,9 @@ def evaluate(
         baseline: the deployment at the base revision (SG401–SG403), if any.
     """
     metrics = derived.compute(
-        deployment, options.min_accept_length, measured_at=_measured_at(deployment, baseline)
+        deployment,
+        options.min_accept_length,
+        measured_at=None if baseline is None else baseline.measured_at(deployment),
     )
     unpriced = derived.non_finite(metrics)
     if unpriced:  # never judged against NaN or infinity (DESIGN.md §14): SG001, blocking
@@ -222,29 +224,8 @@ def evaluate(
         next_actions=() if status == "ready" else _next_actions(pairs),
         deployment=deployment,
         tile_rule_applies=bool(deployment.workload.attention_dominated),
-        advised=mechanisms.advice(
-            deployment,
-            measured_speedup=metrics.measured_speedup,
-            min_gain=metrics.min_gain,
-            accept_length=metrics.accept_length,
-            floor=metrics.accept_length_floor.value,
-        ),
+        advised=mechanisms.advice_for(deployment, metrics),
     )
-
-
-def _measured_at(deployment: Deployment, baseline: "BaseView | None") -> tuple[int, str] | None:
-    """The base revision's D when the head keeps the base's AL and evidence unchanged
-    (SG403's reading: the AL was measured for the base's config), with the REF."""
-    if (
-        baseline is None
-        or baseline.error is not None
-        or baseline.draft_length is None
-        or not baseline.evidence_files_same
-        or deployment.evidence.accept_length is None
-        or deployment.evidence.accept_length != baseline.accept_length
-    ):
-        return None
-    return baseline.draft_length, baseline.ref
 
 
 def _non_finite_finding(

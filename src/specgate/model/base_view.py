@@ -7,6 +7,10 @@ rules stay pure functions of the typed model.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from specgate.model.deployment import Deployment
 
 
 @dataclass(frozen=True)
@@ -58,3 +62,17 @@ class BaseView:
     accept_length_half_unit: float | None = None
     measured_speedup_half_unit: float | None = None
     draft_length: int | None = None
+
+    def measured_at(self, deployment: Deployment) -> tuple[int, str] | None:
+        """The base revision's D and REF when the head keeps the base's AL and evidence
+        unchanged (SG403's reading: the AL was measured for the base's config), else
+        ``None``."""
+        if (
+            self.error is not None
+            or self.draft_length is None
+            or not self.evidence_files_same
+            or deployment.evidence.accept_length is None
+            or deployment.evidence.accept_length != self.accept_length
+        ):
+            return None
+        return self.draft_length, self.ref
