@@ -1,248 +1,37 @@
-"""Run the rules: a claims file (or a doctor deployment) → report records.
+"""Run the rules over claims files: a file (or standard input) → report records.
 
-This module wires the loader, the schema, the builder, the theory and the
-rules together; it holds no formulas and no formatting.
+This module wires the loader, the schema, the builder, references and the change gate
+to :func:`specgate.check.evaluate.evaluate`, which judges each deployment; it holds no
+formulas and no formatting. ``CheckOptions`` lives in :mod:`specgate.check.options`
+and is importable from here too.
 """
 
 import re
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from specgate.analysis import derived, mechanisms
+from specgate.check.evaluate import Locator, evaluate, make_finding
+from specgate.check.options import CheckOptions
 from specgate.check.report import DeploymentReport, FileReport, RunReport
 from specgate.core.errors import InputError
-from specgate.core.findings import SEVERITY_RANK, Finding, Severity, status_of, worst
-from specgate.load.document import Document, NodePath, Span, format_path
+from specgate.core.findings import Finding, status_of, worst
+from specgate.load.document import Document, NodePath, Span
 from specgate.model.deployment import Deployment
-from specgate.rules.families import load_for
-from specgate.rules.registry import REGISTRY, Hit, RuleContext
 
 if TYPE_CHECKING:
-    import datetime
-    from datetime import date
     from pathlib import Path
 
     from specgate.change.base_policy import BaseGate
     from specgate.change.baseline import BaselineSource
-    from specgate.model.base_view import BaseView
 
     # Imported where used: `specgate doctor` needs neither configuration files,
     # suppressions nor path checks, and starts faster without them.
     from specgate.project.config import Config, ConfigFinder
     from specgate.project.suppress import InlineIgnores
-else:  # a record's field types are evaluated when its class is made; a quoted one
-    # costs a compile() (the first one ~1 ms), so these stand in for what is not imported
-    BaselineSource = date = object
+
+__all__ = ["CheckOptions", "check_document", "check_file", "check_files", "check_stdin"]
 
 _DEPLOYMENT_PATH = re.compile(r"^deployments\[(\d+)\]")
-_SCHEMA_ACTIONS = {
-    "SG001": "Fix the schema violations (run `specgate schema` for the format); other rules "
-    "run once the file is valid.",
-    "SG002": "Remove the repeated key so the file says one value.",
-    "SG003": "Give each deployment a unique name.",
-}
-
-
-class CheckOptions(NamedTuple):
-    """Run-wide settings: ``min_accept_length`` overrides every file's policy;
-    ``today`` is the UTC date evidence age is judged against (``None``: the clock);
-    ``baseline`` the base revision of ``--baseline`` (``None``: no comparison);
-    ``select`` (when given) replaces the configuration's, ``ignore`` adds to it
-    (the command line's ``--select``/``--ignore``)."""
-
-    min_accept_length: float | None = None
-    today: date | None = None
-    baseline: BaselineSource | None = None
-    select: frozenset[str] | None = None
-    ignore: frozenset[str] = frozenset()
-
-
-def utc_today() -> "datetime.date":
-    """Today's date in UTC."""
-    import datetime
-
-    return datetime.datetime.now(datetime.timezone.utc).date()
-
-
-class Locator:
-    """Turns node paths into (file, span); values read from referenced files
-    carry that file's location in ``overrides`` (filled as references resolve)."""
-
-    __slots__ = ("document", "file", "overrides")
-
-    def __init__(self, file: str | None, document: Document | None = None) -> None:
-        self.file = file
-        self.document = document
-        self.overrides: dict[NodePath, tuple[str, Span]] = {}
-
-    def locate(self, path: NodePath) -> tuple[str | None, Span | None]:
-        """The file and span a finding about ``path`` is annotated on."""
-        if path in self.overrides:
-            return self.overrides[path]
-        if self.document is None:
-            return self.file, None
-        return self.file, self.document.locate(path)
-
-    def has(self, path: NodePath) -> bool:
-        """Whether ``path`` exists in the claims file (or a referenced file)."""
-        if path in self.overrides:
-            return True
-        return self.document is not None and self.document.has(path)
-
-
-def make_finding(
-    code: str,
-    message: str,
-    path: NodePath,
-    where: tuple[str | None, Span | None],
-    *,
-    severity: Severity | None = None,
-    related: tuple[tuple[str, Span | None], ...] = (),
-) -> Finding:
-    """A :class:`Finding` of registered rule ``code`` at ``where``, at the rule's
-    severity unless ``severity`` is given."""
-    rule = REGISTRY[code]
-    file, span = where
-    return Finding(
-        code=code,
-        name=rule.name,
-        severity=severity or rule.severity,
-        message=message,
-        file=file,
-        path=format_path(path),
-        line=span.line if span else None,
-        column=span.column if span else None,
-        related=tuple(
-            (other, at.line if at else None, at.column if at else None) for other, at in related
-        ),
-    )
-
-
-def _nowhere(_path: NodePath) -> bool:
-    return False
-
-
-def _next_actions(pairs: Iterable[tuple[Finding, str]]) -> tuple[str, ...]:
-    """One action per distinct rule that fired, most severe first; a finding with no
-    action (a note that nothing the user sets would change) adds none."""
-    ordered = sorted(pairs, key=lambda p: (SEVERITY_RANK[p[0].severity], p[0].code))
-    seen: set[str] = set()
-    actions: list[str] = []
-    for finding, action in ordered:
-        if action and finding.code not in seen:
-            seen.add(finding.code)
-            actions.append(action)
-    return tuple(actions)
-
-
-def evaluate(
-    deployment: Deployment,
-    locator: Locator,
-    options: CheckOptions,
-    *,
-    blocking: list[Finding] | None = None,
-    extra: Callable[[RuleContext], Iterable[tuple[str, Hit]]] | None = None,
-    keep: Callable[[Finding], bool] | None = None,
-    baseline: "BaseView | None" = None,
-) -> DeploymentReport:
-    """Judge one deployment.
-
-    Args:
-        deployment: the typed deployment.
-        locator: maps node paths to file locations.
-        options: run-wide options.
-        blocking: schema findings (SG001/SG002/SG003) of this deployment; when any
-            SG001/SG002 is present no other rule runs (fix the schema first).
-        extra: more (code, hit) pairs, e.g. from referenced-file rules.
-        keep: a filter applied before the status is decided (configuration
-            ``select``/``ignore`` and inline suppressions).
-        baseline: the deployment at the base revision (SG401–SG403), if any.
-    """
-    metrics = derived.compute(
-        deployment,
-        options.min_accept_length,
-        measured_at=None if baseline is None else baseline.measured_at(deployment),
-    )
-    unpriced = derived.non_finite(metrics)
-    if unpriced:  # never judged against NaN or infinity (DESIGN.md §14): SG001, blocking
-        blocking = [*(blocking or []), _non_finite_finding(unpriced, deployment, locator)]
-    recommended = mechanisms.recommend(deployment)
-    declared = mechanisms.declared(deployment)
-    today = options.today
-    if today is None and deployment.evidence.provenance is not None:
-        today = utc_today()  # evidence age (SG405) is the one rule that reads the date
-    ctx = RuleContext(
-        deployment, metrics, recommended, declared, locator.has, today=today, baseline=baseline
-    )
-    load_for(ctx)
-    pairs: list[tuple[Finding, str]] = [(f, _SCHEMA_ACTIONS[f.code]) for f in blocking or []]
-    if not any(f.code in ("SG001", "SG002") for f in blocking or []):
-        hits: list[tuple[str, Hit]] = []
-        for rule in REGISTRY.values():
-            check = rule.check
-            if check is not None:
-                code = rule.code
-                for hit in check(ctx):  # a loop: no generator per rule and deployment
-                    hits.append((code, hit))
-        if extra is not None:
-            hits.extend(extra(ctx))
-        if (
-            deployment.speculation.draft_length_assumed is not None
-            or deployment.accept_length_estimate is not None
-        ):  # a fail on an estimated AL or an assumed D stands only if it holds over its range
-            from specgate.rules.uncertain import settle
-
-            hits = settle(ctx, hits, options.min_accept_length)
-        if hits:  # how an estimate is labelled is read only for a finding to word
-            from specgate.rules.estimates import labelled
-
-            for code, hit in hits:
-                where = hit.where if hit.where is not None else locator.locate(hit.path)
-                message = labelled(hit.message, deployment, metrics.accept_length)
-                finding = make_finding(
-                    code, message, hit.path, where, severity=hit.severity, related=hit.related
-                )
-                pairs.append((finding, hit.action))
-    if keep is not None:
-        pairs = [(f, action) for f, action in pairs if keep(f)]
-    if deployment.inputs is not None:
-        from specgate.rules.actions import placed
-
-        document = locator.document
-        states = document.has if document is not None else _nowhere
-        pairs = [(f, placed(action, deployment, states)) for f, action in pairs]
-    findings = tuple(sorted((f for f, _ in pairs), key=Finding.sort_key))
-    status = status_of(list(findings))
-    return DeploymentReport(
-        name=deployment.name,
-        status=status,
-        metrics=metrics,
-        recommended=recommended,
-        declared=declared,
-        declared_mechanism=deployment.speculation.mechanism,
-        findings=findings,
-        next_actions=() if status == "ready" else _next_actions(pairs),
-        deployment=deployment,
-        tile_rule_applies=bool(deployment.workload.attention_dominated),
-        advised=mechanisms.advice_for(deployment, metrics),
-    )
-
-
-def _non_finite_finding(
-    unpriced: list[tuple[str, float]], deployment: Deployment, locator: Locator
-) -> Finding:
-    """SG001 at the deployment: its numbers, though each within its bounds, price a
-    metric as NaN or infinity; no other rule runs on it."""
-    from specgate.core.numbers import fmt
-
-    names = ", ".join(f"{name} = {fmt(value)}" for name, value in unpriced[:4])
-    path: NodePath = ("deployments", deployment.position)
-    message = (
-        f"this deployment's numbers give non-finite metrics ({names}); no rule can judge "
-        "it: bring the hardware, workload and model numbers to physical values"
-    )
-    return make_finding("SG001", message, path, locator.locate(path))
-
 
 def _deployment_index(path: NodePath) -> int | None:
     if len(path) >= 2 and path[0] == "deployments" and isinstance(path[1], int):

@@ -412,7 +412,8 @@ def render_doctor(deployment: Deployment, args: argparse.Namespace) -> tuple[str
     """The doctor's output (JSON deployment report or text) and the status, every text
     in it worded for the doctor's user: its flags, not the claims-file keys they set
     (:func:`specgate.cli.doctor_words.reword`; a finding's ``path`` stays where it sits)."""
-    from specgate.check.run import CheckOptions, Locator, evaluate
+    from specgate.check.evaluate import Locator, evaluate
+    from specgate.check.options import CheckOptions
     from specgate.cli.doctor_words import reword, reword_all
 
     floor = None if args.min_accept_length is None else float(args.min_accept_length)

@@ -227,7 +227,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     from dataclasses import replace
     from pathlib import Path
 
-    from specgate.check.run import utc_today
+    from specgate.check.options import utc_today
     from specgate.measure import evidence as measure
 
     claims = _claims_flag(args)
