@@ -165,22 +165,6 @@ def test_a_word_before_the_speculative_flags_is_a_note() -> None:
     assert any("`$MODEL`" in n and "line 1" in n for n in notes)
 
 
-def test_a_split_word_before_the_flags_from_a_sourced_file_is_refused() -> None:
-    """Before the literal flags, a word a sourced file fills and the shell splits may add
-    a speculative flag they do not state (EXTRA="--speculative-config.num_speculative_tokens
-    12", or SGLang's --speculative-eagle-topk): refused at its line (2). Quoted, it is one
-    word before the flags and stays a note; from the environment, too."""
-    with pytest.raises(InputError) as caught:
-        _script(f". ./x.env\nvllm serve {M} $EXTRA --speculative-config {D3}\n")
-    assert caught.value.line == 2
-    assert "`$EXTRA" in caught.value.reason
-    assert "before the speculative flags" in caught.value.reason
-    draft, notes = _script(f'. ./x.env\nvllm serve "$MODEL" --speculative-config {D3}\n')
-    assert draft == 3 and any("`$MODEL`" in n for n in notes)
-    draft, notes = _script(f"vllm serve {M} $EXTRA --speculative-config {D3}\n")
-    assert draft == 3 and any("`$EXTRA`" in n for n in notes)
-
-
 def test_a_quoted_word_in_a_flags_value_place_is_a_note() -> None:
     # "--port" takes a value (vLLM 0.32.0's recorded parser): one word there is its value
     draft, notes = _script(f'vllm serve {M} --speculative-config {D3} --port "$PORT"\n')

@@ -14,9 +14,7 @@ Judgement (:func:`unsettled_words`): such a word after the first speculative fla
 the command, or in a command that states none, is an input error at its line (exit
 2: the reading may miss the flag the engine runs, and a verdict on D cannot stand);
 one before every speculative flag is a note naming it (the literal flags after it
-win for what they set) unless the shell splits it and a file specgate does not read
-fills it (it may then add a speculative flag the command never states: an input
-error too), and so is one in the value place of a flag (``--port
+win for what they set), and so is one in the value place of a flag (``--port
 "$PORT"``: a single word there is the flag's value, argparse never reads it as a
 flag) unless the shell splits it and a file specgate does not read fills it
 (``--port $X`` after ``. ./x.env``: ``X="8000 --speculative-config …"`` adds a flag;
@@ -97,22 +95,11 @@ def unsettled_words(source: CommandSource, spec: FlagSpec, engine: str) -> list[
         value_place = (not splits or not from_file) and (
             index in values or _takes_value(engine, previous)
         )
-        # before the speculative flags the literal ones win for what they set, but a
-        # word the shell splits may add one they do not state (SGLang's topk, a vLLM
-        # dotted key): harmless only when the deployment's environment fills it, not
-        # a file of the pull request's (`. ./x.env`)
-        before = bool(anchors) and index < anchors[0] and not (splits and from_file)
-        if value_place or before:
+        if value_place or (anchors and index < anchors[0]):
             why = "a flag's value" if value_place else "before the speculative flags, which win"
             notes.append(f"{what}{where}: specgate cannot see what it holds ({why})")
             continue
-        if anchors and index < anchors[0]:
-            position = (
-                "it stands before the speculative flags, but the shell splits it and a file "
-                "specgate does not read fills it, so it may add speculative flags the "
-                "command does not state"
-            )
-        elif anchors:
+        if anchors:
             shown = argv[anchors[0]]
             position = (
                 f"it stands after {shown} (word {anchors[0] + 1}), and the last of a "
