@@ -99,6 +99,27 @@ def test_a_vanished_deployment_is_said_in_every_format(
         assert "SG412" in summary.read_text("utf-8")
 
 
+def test_a_vanished_deployment_in_a_fresh_process(repo: Repo) -> None:
+    """verify-r4: in a process where no deployment had a baseline view yet, SG412's
+    rule was not registered and the run died with KeyError 'SG412' (exit 3). The
+    command, in its own process: exit 0 (SG412 warns) in every format."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo.write({"c.specgate.yaml": inline()})
+    repo.commit()
+    repo.write({"c.specgate.yaml": inline(name="x9", model="m/B", mechanism="ngram")})
+    program = Path(sys.executable).with_name("specgate")
+    for fmt in ("text", "json", "github"):
+        done = subprocess.run(
+            [str(program), "check", "--baseline", "HEAD", "--format", fmt, "c.specgate.yaml"],
+            cwd=repo.root, capture_output=True, text=True, check=False, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, (fmt, done.stderr)
+        assert "SG412" in done.stdout and "internal error" not in done.stderr, fmt
+
+
 def test_a_deployment_moved_to_another_file_has_not_vanished(repo: Repo, run_json: Run) -> None:
     repo.write({"c.specgate.yaml": inline()})
     repo.commit()

@@ -225,6 +225,7 @@ def _evaluate_all(
         view_of,
     )
     from specgate.change.match import match_file, vanished_message
+    from specgate.rules import baseline as _registers_sg412  # noqa: F401  (SG401–SG412)
 
     floor = options.min_accept_length
     base_file = read_base(source, claims_path, floor)

@@ -5,8 +5,9 @@ Importing this module registers the families every deployment needs. Two familie
 are silent without an input, every rule in them returning at once when it is missing,
 so :func:`load_for` imports them only for a deployment that has it:
 
-- :mod:`specgate.rules.baseline` (SG401–SG404) compares with the deployment at the
-  base revision: ``--baseline`` and a deployment found there (or its read error);
+- :mod:`specgate.rules.baseline` (SG401–SG404, SG412) compares with the deployment at
+  the base revision: ``--baseline`` and a deployment found there (or its read error);
+  the run registers it itself for SG412, a file-level finding no deployment raises;
 - :mod:`specgate.rules.provenance` (SG405–SG409, SG411) judges
   ``evidence.provenance``, and SG408 also the verification steps of referenced
   metrics (``inputs``).
