@@ -153,3 +153,8 @@ def test_an_unknown_sglang_algorithm_is_one_finding(
     ((got, line, message),) = hits
     assert (got, line) == (severity, 1)
     assert f"Unknown speculative algorithm name: {name}" in message
+    # verify-r4: unpinned it said "an older release may not refuse it" of a name no
+    # release has; only that another release may behave otherwise is known
+    assert "older release" not in message
+    if version is None:
+        assert "another release may behave otherwise" in message

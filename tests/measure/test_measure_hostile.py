@@ -233,3 +233,23 @@ def test_concurrent_writes_lose_no_evidence(repo: Path) -> None:
     for deployment in final:  # every run that said "wrote" is in the file: 1 + 150/100
         expected = 2.5 if deployment["name"] in wrote else 2.0
         assert deployment["evidence"]["accept_length"] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    "second", ["d", "D", "d\u200b", " d "], ids=["same", "case", "zwsp", "padded"]
+)
+def test_two_deployments_of_one_name_are_refused(
+    repo: Path, capsys: pytest.CaptureFixture[str], second: str
+) -> None:
+    # hostile-r4 defect 10: --write --deployment d rewrote the first of two 'd' silently;
+    # which one is meant is not known (the name compared as --baseline compares it).
+    text = CLAIMS.format(
+        DEPLOYMENT.format(name="d") + DEPLOYMENT.format(name=f'"{second}"')
+    )
+    (repo / "c.specgate.yaml").write_text(text, "utf-8")
+    code, _, err = _measure(
+        capsys, "--before", "b.prom", "--after", "a.prom",
+        "--write", "c.specgate.yaml", "--deployment", "d",
+    )  # fmt: skip
+    assert code == 2 and "2 deployments are named 'd'" in err and "nothing written" in err, err
+    assert (repo / "c.specgate.yaml").read_text("utf-8") == text

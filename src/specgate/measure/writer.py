@@ -148,6 +148,16 @@ def _edited(
     names = [d.get("name") if isinstance(d, dict) else None for d in deployments]
     if deployment not in names:
         raise UsageError(f"--write {claims}: no deployment named {deployment!r}")
+    from specgate.model.names import name_key
+
+    key = name_key(deployment)
+    alike = sum(1 for n in names if isinstance(n, str) and name_key(n) == key)
+    if alike > 1:  # the one meant is not known: writing the first could be the wrong one
+        raise UsageError(
+            f"--write {claims}: {alike} deployments are named {deployment!r} (or a spelling "
+            "of it that differs only in case, spacing or invisible characters); nothing "
+            "written (give each deployment a unique name: SG003)"
+        )
     index = names.index(deployment)
     target = deployments[index]
     shared = _shared(target, text)

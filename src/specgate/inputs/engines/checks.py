@@ -286,8 +286,8 @@ def _severity(
     if at.low is not None and at.low >= oldest:
         return severity, ""  # every version the settings allow is in the confirmed range
     return "warn", (
-        f"; {read}, and the version run is not known (an older release may not refuse "
-        "it): a warning, not a fail; state speculation.engine_version to pin it"
+        f"; {read}, and the version run is not known (another release may behave "
+        "otherwise): a warning, not a fail; state speculation.engine_version to pin it"
     )
 
 
