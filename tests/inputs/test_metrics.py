@@ -522,13 +522,31 @@ def test_vllm_log_variable_length_pooled_from_printed_means(repo: Path) -> None:
     text = (
         V1.format(m="2.50", a=30, d=40, r="0.6, 0.5, 0.4")
         + "\n"
-        + V1.format(m="2.00", a=10, d=40, r="0.5, 0.3, 0.2")
+        + V1.format(m="1.50", a=10, d=40, r="0.5, 0.3, 0.2")
         + "\n"
     )
     result = run(repo, "vllm-log", {"v.log": text}, path="v.log")
-    # drafts = 30/1.5 + 10/1.0 = 30; AL = 1 + 40/30 = 2.3333, an estimate (2-decimal means)
-    assert result.accept_length == pytest.approx(1 + 40 / 30)
+    # drafts = 30/1.5 + 10/0.5 = 40 (2 tokens a draft on both lines, within k 3); AL =
+    # 1 + 40/40 = 2.0, an estimate (2-decimal means). The line once read "2.00" beside
+    # Accepted 10, Drafted 40: 10 drafts of 4 tokens at k 3, an impossible line.
+    assert result.accept_length == pytest.approx(1 + 40 / 40)
     assert result.estimate
+
+
+@pytest.mark.parametrize(("mean", "ok"), [("3.90", False), ("2.95", True), ("1.48", False),
+                                          ("1.49", True), ("2.46", True)])  # fmt: skip
+def test_vllm_log_printed_mean_outside_what_the_counts_allow(
+    repo: Path, mean: str, ok: bool
+) -> None:
+    """hostile-r4 defect 11 (verify-r4): Accepted 725, Drafted 1488 at k 4 allow drafts of
+    1 … 4 tokens, so AL in 1 + 725/1488 = 1.4872 … 1 + 725·4/1488 = 2.9489 (± 0.006 for
+    the printed 2 decimals). 3.90 was read as AL 3.9, ready; it is an impossible line."""
+    line = V1.format(m=mean, a=725, d=1488, r="0.615, 0.464, 0.383, 0.2") + "\n"
+    if ok:
+        assert run(repo, "vllm-log", {"v.log": line}, path="v.log").accept_length > 1
+    else:
+        with pytest.raises(InputError, match="impossible beside Accepted 725 and Drafted 1488"):
+            run(repo, "vllm-log", {"v.log": line}, path="v.log")
 
 
 @pytest.mark.parametrize("copies", [1, 2, 5])

@@ -201,7 +201,8 @@ V1 = (
         [("2.65", 1652, 3000, "0.750, 0.550, 0.352")],
         [("2.65", 1652, 3000, "0.750, 0.550, 0.352"), ("2.00", 900, 2700, "0.500, 0.300, 0.200")],
         # variable-length drafts: the printed mean disagrees with Drafted/k
-        [("2.50", 30, 40, "0.600, 0.500, 0.400"), ("2.00", 10, 40, "0.500, 0.300, 0.200")],
+        # (a second line of "2.00" beside 10 / 40 at k 3 was impossible: 10 drafts of 4)
+        [("2.50", 30, 40, "0.600, 0.500, 0.400"), ("1.50", 10, 40, "0.500, 0.300, 0.200")],
         # ragged Drafted (not a multiple of k), no disagreement beyond rounding
         [("2.00", 1000, 3001, "0.500, 0.300, 0.200")],
     ],

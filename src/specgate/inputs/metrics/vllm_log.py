@@ -382,6 +382,8 @@ def _pool_columns(
     """AL = 1 + ΣAccepted / Σ(Drafted/k) over V1 lines (column-wise sums: no Python
     step per line beyond the consistency check against vLLM's printed means)."""
     means = per_line_means if per_line_means is not None else cols.means
+    if means is not None:
+        _check_printed_means(cols, means, k, shown)
     if means is not None and any(
         m is not None and d > 0 and abs(1 + a * k / d - m) > _MEAN_ROUNDING
         for a, d, m in zip(cols.accepted, cols.drafted, means, strict=True)
@@ -457,6 +459,33 @@ def _pool_v0(rows: list[tuple[Span, tuple[float, ...]]], shown: str) -> Acceptan
         spans={"accept_length": rows[-1][0]},
         acceptance_rate=accepted / draft,
     )
+
+
+def _check_printed_means(
+    cols: _Columns, means: list[float | None], k: int, shown: str
+) -> None:
+    """Each printed mean lies where Accepted and Drafted allow: a draft proposes 1 … k
+    tokens, so the drafts number Drafted/k … Drafted and AL = 1 + Accepted/drafts lies in
+    1 + A/Drafted … 1 + A·k/Drafted (± the mean's 2-decimal rounding). Hostile review r4
+    (defect 11): "Mean acceptance length: 3.90" beside Accepted 725, Drafted 1488 at k 4
+    is at most 1 + 725·4/1488 = 2.9489, so the line is impossible, not a variable-length
+    draft.
+
+    Raises:
+        InputError: a line whose mean lies outside that range (at the first line's span).
+    """
+    for number, (a, d, m) in enumerate(zip(cols.accepted, cols.drafted, means, strict=True)):
+        if m is None or d <= 0:
+            continue
+        low, high = 1 + a / d, 1 + a * k / d
+        if m < low - _MEAN_ROUNDING or m > high + _MEAN_ROUNDING:
+            raise fail(
+                f"SpecDecoding line {number + 1}: 'Mean acceptance length: {fmt(m)}' is "
+                f"impossible beside Accepted {a} and Drafted {d} at {k} positions (drafts of "
+                f"1 to {k} tokens give {fmt(low)} … {fmt(high)})",
+                shown,
+                cols.span,
+            )
 
 
 def _pool_printed(cols: _Columns, means: list[float | None], shown: str) -> Acceptance:
