@@ -11,7 +11,7 @@ import pytest
 from tests.change.test_baseline_hostile import _codes
 from tests.support.git_repo import Repo, Run
 
-from specgate.model.names import name_key, name_problem
+from specgate.core.names import name_key, name_problem
 
 
 def inline(*, name: str = "d1", al: str = "2.9", claim: str = "2.0", model: str = "m/A",

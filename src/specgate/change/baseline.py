@@ -30,9 +30,9 @@ from specgate.analysis.derived import Metrics
 from specgate.analysis.digest import config_digest
 from specgate.change import git
 from specgate.core.errors import InputError, UsageError
+from specgate.core.names import name_key
 from specgate.model.base_view import BaseView
 from specgate.model.deployment import Deployment
-from specgate.model.names import name_key
 from specgate.model.reference_keys import (
     EVIDENCE_KEYS,
     deployment_references,
@@ -320,7 +320,7 @@ def lookup(
     """Deployment ``name`` at REF and why it could not be read: from its own claims
     file at REF (``base_file``), else from any other claims file at REF that holds a
     deployment of that name (the highest AL when several do: the strictest base).
-    Names are compared by :func:`~specgate.model.names.name_key` (case, spacing,
+    Names are compared by :func:`~specgate.core.names.name_key` (case, spacing,
     invisible characters and Unicode spelling do not make a deployment new).
 
     Returns:

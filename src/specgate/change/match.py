@@ -3,7 +3,7 @@ with, and which deployments of a claims file vanished (DESIGN.md §9.1; review
 hostile-r4 defect 4).
 
 A head deployment is matched by name (:func:`specgate.change.baseline.lookup`, names
-compared by :func:`~specgate.model.names.name_key`). A deployment of the claims file
+compared by :func:`~specgate.core.names.name_key`). A deployment of the claims file
 at REF whose name is in no claims file at the head has vanished. A head deployment
 that no name matches and that has the configuration of a vanished one (the same
 config digest, or the same model and mechanism, and no different workload) is
@@ -25,8 +25,8 @@ from specgate.change.baseline import (
     lookup,
 )
 from specgate.core.errors import InputError
+from specgate.core.names import name_key
 from specgate.model.deployment import Deployment
-from specgate.model.names import name_key
 
 
 @dataclass(frozen=True)

@@ -148,7 +148,7 @@ def _edited(
     names = [d.get("name") if isinstance(d, dict) else None for d in deployments]
     if deployment not in names:
         raise UsageError(f"--write {claims}: no deployment named {deployment!r}")
-    from specgate.model.names import name_key
+    from specgate.core.names import name_key
 
     key = name_key(deployment)
     alike = sum(1 for n in names if isinstance(n, str) and name_key(n) == key)

@@ -217,9 +217,9 @@ def _non_finite(data: object, path: NodePath) -> list[Violation]:
 
 def _bad_names(data: object) -> list[Violation]:
     """Deployment names holding an invisible character or spaces at an end
-    (:func:`specgate.model.names.name_problem`), which JSON Schema's patterns cannot
+    (:func:`specgate.core.names.name_problem`), which JSON Schema's patterns cannot
     express by Unicode category."""
-    from specgate.model.names import name_problem
+    from specgate.core.names import name_problem
 
     deployments = data.get("deployments") if isinstance(data, dict) else None
     found: list[Violation] = []
