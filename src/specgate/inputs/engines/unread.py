@@ -84,6 +84,17 @@ def launchers() -> tuple[Launcher, ...]:
     )
 
 
+def _below(doc: Document, pointer: str | None, shown: str) -> tuple[NodePath, object] | None:
+    """Where to search ``doc``: its root, or the node at ``pointer`` (``None`` when the
+    pointer names no node: nothing below it launches anything)."""
+    if pointer is None:
+        return (), doc.data
+    try:
+        return resolve_pointer(doc.data, pointer, file=shown)
+    except InputError:
+        return None
+
+
 def unread_launcher(
     doc: Document, text: str | None, pointer: str | None, shown: str
 ) -> UnreadEngine | None:
@@ -91,13 +102,10 @@ def unread_launcher(
     ``pointer`` when given): "serving config launches Text Generation Inference (TGI)
     (text-generation-launcher at /command), which specgate does not read …", at the
     launch's line; None when there is none."""
-    base: NodePath = ()
-    node = doc.data
-    if pointer is not None:
-        try:
-            base, node = resolve_pointer(doc.data, pointer, file=shown)
-        except InputError:
-            return None
+    below = _below(doc, pointer, shown)
+    if below is None:
+        return None
+    base, node = below
     found = search(node, _detect, base=base)
     if not found:
         return None
@@ -300,13 +308,10 @@ def foreign_launcher(
     flags spelled alike (Rapid-MLX copies vLLM's ``--speculative-config``), and a
     script specgate does not read is said to be one, never "no speculative decoding
     configured"."""
-    base: NodePath = ()
-    node = doc.data
-    if pointer is not None:
-        try:
-            base, node = resolve_pointer(doc.data, pointer, file=shown)
-        except InputError:
-            return None
+    below = _below(doc, pointer, shown)
+    if below is None:
+        return None
+    base, node = below
 
     def detect(value: object) -> Sequence[Verdict]:
         if isinstance(value, Mapping):
