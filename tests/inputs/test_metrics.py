@@ -549,6 +549,19 @@ def test_vllm_log_printed_mean_outside_what_the_counts_allow(
             run(repo, "vllm-log", {"v.log": line}, path="v.log")
 
 
+def test_vllm_log_mean_beside_an_outside_d_is_not_called_impossible(repo: Path) -> None:
+    """Without per-position rates, k is the D given from outside; a mean above 1 + A·D/T
+    then says that D is not the one measured (2.30 beside 725 / 1488 allows at most
+    1 + 725·2/1488 = 1.9745 at D 2, and implies no whole k: (2.30 − 1)·1488/725 = 2.668),
+    so the line is no impossible log and is read."""
+    line = (
+        "INFO 06-06 14:20:34 [metrics.py:86] SpecDecoding metrics: Draft acceptance rate: "
+        "48.7%, Mean acceptance length: 2.30, Accepted: 725 tokens, Drafted: 1488 tokens\n"
+    )
+    result = run(repo, "vllm-log", {"v.log": line}, path="v.log", draft_length=2)
+    assert result.accept_length > 1
+
+
 @pytest.mark.parametrize("copies", [1, 2, 5])
 def test_vllm_log_repeated_line_is_not_an_estimate(repo: Path, copies: int) -> None:
     """hostile r4 attacks/21: vLLM's line 'Mean acceptance length: 2.46, Accepted: 725,

@@ -382,7 +382,8 @@ def _pool_columns(
     """AL = 1 + ΣAccepted / Σ(Drafted/k) over V1 lines (column-wise sums: no Python
     step per line beyond the consistency check against vLLM's printed means)."""
     means = per_line_means if per_line_means is not None else cols.means
-    if means is not None:
+    if means is not None and cols.rates is not None:  # k as the log prints it, not a
+        # D given from outside (a wrong one is SG309's to say, not an impossible log)
         _check_printed_means(cols, means, k, shown)
     if means is not None and any(
         m is not None and d > 0 and abs(1 + a * k / d - m) > _MEAN_ROUNDING
