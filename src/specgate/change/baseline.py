@@ -13,6 +13,10 @@ claims file at REF before it counts as new, so moving a deployment to another fi
 (a rename padded past git's rename detection, the old path turned into a symlink)
 does not escape the comparison. A deployment that cannot be read at REF counts as
 new with an ``error`` saying why, which SG410 states in every output format.
+
+With ``--only-new`` the source carries a ``judge`` (given by the check layer, which
+this layer may not import): each claims file read at REF is judged in its private
+copy too, and its findings travel with its deployments (:class:`BaseFindings`).
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ import math
 import os
 import posixpath
 import tempfile
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +35,7 @@ from specgate.analysis.derived import Metrics
 from specgate.analysis.digest import config_digest
 from specgate.change import git
 from specgate.core.errors import InputError, UsageError
+from specgate.core.findings import Finding
 from specgate.core.names import name_key
 from specgate.model.base_view import BaseView
 from specgate.model.deployment import Deployment
@@ -47,6 +53,22 @@ git calls; a hostile base revision must not make the gate crawl)."""
 MAX_CLAIMS_AT_REF = 2000
 """Claims files at REF searched for a deployment's name (each is read and parsed once
 per run); a larger tree is searched in its first files, in git's order."""
+
+
+@dataclass(frozen=True)
+class BaseFindings:
+    """What the rules found in one claims file at REF (``--only-new``): its file-level
+    findings and each deployment's, by the deployment's name at REF (suppressed
+    findings included: a suppression is not what the change added)."""
+
+    file: tuple[Finding, ...] = ()
+    by_name: dict[str, tuple[Finding, ...]] = field(default_factory=dict)
+
+
+Judge = Callable[[Any, Path, "float | None"], "BaseFindings | None"]
+"""Judges a claims file at REF: (its parsed document, its path in the private copy,
+the run's AL floor) → its findings, ``None`` when it cannot be judged there."""
+
 
 @dataclass(frozen=True)
 class BaselineSource:
@@ -74,6 +96,8 @@ class BaselineSource:
     names_at_head: list[set[str]] = field(default_factory=list, compare=False)
     """Name keys of every claims file in the work tree (one set, built on first need:
     :func:`specgate.change.match.head_names`)."""
+    judge: Judge | None = field(default=None, compare=False)
+    """``--only-new``: judges each claims file read at REF (``None``: not judged)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +109,8 @@ class BaseDeployment:
     evidence_blobs: dict[str, str | None]
     accept_length_half_unit: float | None = None
     """Half a unit of the last digit ``evidence.accept_length`` is written with at REF."""
+    findings: tuple[Finding, ...] | None = None
+    """``--only-new``: the deployment's findings at REF (``None``: not judged)."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +122,8 @@ class BaseFile:
     deployments: dict[str, BaseDeployment]
     error: str | None = None
     errors: dict[str, str] = field(default_factory=dict)
+    findings: BaseFindings | None = None
+    """``--only-new``: what the rules found in the file at REF (``None``: not judged)."""
 
 
 def open_baseline(ref: str, folder: Path) -> BaselineSource:
@@ -475,7 +503,26 @@ def _read_copy(
             errors[name] = f"at {source.ref}: {exc.one_line()}"
         except (RecursionError, OverflowError, ValueError) as exc:
             errors[name] = f"at {source.ref}: a file of {name!r} cannot be interpreted ({exc})"
-    return BaseFile(found, errors=errors)
+    if source.judge is None:
+        return BaseFile(found, errors=errors)
+    judged = _judged(source.judge, document, claims, min_accept_length)
+    if judged is not None:
+        found = {
+            name: replace(base, findings=judged.by_name.get(name, ()))
+            for name, base in found.items()
+        }
+    return BaseFile(found, errors=errors, findings=judged)
+
+
+def _judged(
+    judge: Judge, document: Any, claims: Path, floor: float | None
+) -> BaseFindings | None:
+    """``judge``'s findings of the copied claims file, ``None`` when a referenced file
+    cannot be read or interpreted there (its deployments' findings then count as new)."""
+    try:
+        return judge(document, claims, floor)
+    except (InputError, RecursionError, OverflowError, ValueError, OSError):
+        return None
 
 
 def _base_deployment(  # noqa: PLR0917 - one deployment's inputs

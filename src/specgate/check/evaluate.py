@@ -62,6 +62,8 @@ def make_finding(
     *,
     severity: Severity | None = None,
     related: tuple[tuple[str, Span | None], ...] = (),
+    subject: str | None = None,
+    excess: float | None = None,
 ) -> Finding:
     """A :class:`Finding` of registered rule ``code`` at ``where``, at the rule's
     severity unless ``severity`` is given."""
@@ -79,6 +81,8 @@ def make_finding(
         related=tuple(
             (other, at.line if at else None, at.column if at else None) for other, at in related
         ),
+        subject=subject,
+        excess=excess,
     )
 
 
@@ -164,7 +168,14 @@ def evaluate(
                 where = hit.where if hit.where is not None else locator.locate(hit.path)
                 message = labelled(hit.message, deployment, metrics.accept_length)
                 finding = make_finding(
-                    code, message, hit.path, where, severity=hit.severity, related=hit.related
+                    code,
+                    message,
+                    hit.path,
+                    where,
+                    severity=hit.severity,
+                    related=hit.related,
+                    subject=hit.subject,
+                    excess=hit.excess,
                 )
                 pairs.append((finding, hit.action))
     if keep is not None:

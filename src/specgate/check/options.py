@@ -17,13 +17,16 @@ class CheckOptions(NamedTuple):
     ``today`` is the UTC date evidence age is judged against (``None``: the clock);
     ``baseline`` the base revision of ``--baseline`` (``None``: no comparison);
     ``select`` (when given) replaces the configuration's, ``ignore`` adds to it
-    (the command line's ``--select``/``--ignore``)."""
+    (the command line's ``--select``/``--ignore``); ``only_new`` (``--only-new``, with
+    a baseline only) marks each finding ``new``/``unchanged``/``updated`` against the
+    base revision and leaves the unchanged ones out of every status."""
 
     min_accept_length: float | None = None
     today: date | None = None
     baseline: BaselineSource | None = None
     select: frozenset[str] | None = None
     ignore: frozenset[str] = frozenset()
+    only_new: bool = False
 
 
 def utc_today() -> "datetime.date":

@@ -40,6 +40,10 @@ class DeploymentReport(NamedTuple):
     #: The class the report recommends, ``None`` when the inputs support none or a
     #: declared mechanism works (:func:`specgate.analysis.mechanisms.advice`).
     advised: MechanismClass | None = None
+    #: ``--only-new``: the findings of the deployment it was compared with at the
+    #: base revision (``None``: new there, unreadable there, or no ``--only-new``).
+    #: Not rendered: :mod:`specgate.check.only_new` marks ``findings`` with them.
+    base_findings: tuple[Finding, ...] | None = None
 
     @property
     def config_digest(self) -> str:
@@ -90,17 +94,26 @@ class RunReport(NamedTuple):
 
     status: str
     files: tuple[FileReport, ...]
+    #: ``--only-new``: every finding carries its ``baseline_state``.
+    only_new: bool = False
 
     def all_findings(self, *, suppressed: bool = False) -> list[Finding]:
         """Every finding of every file (with ``suppressed``, the suppressed ones too)."""
         return [f for file in self.files for f in file.all_findings(suppressed=suppressed)]
 
     def counts(self) -> dict[str, int]:
-        """Findings by severity: ``{"fail": n, "warn": n, "info": n, "note": n}``."""
+        """Findings by severity: ``{"fail": n, "warn": n, "info": n, "note": n}``; with
+        ``--only-new`` the unchanged ones are not counted (:attr:`unchanged`)."""
         counts = dict.fromkeys(SEVERITY_RANK, 0)
         for finding in self.all_findings():
-            counts[finding.severity] += 1
+            if finding.baseline_state != "unchanged":
+                counts[finding.severity] += 1
         return counts
+
+    @property
+    def unchanged(self) -> int:
+        """``--only-new``: findings already at the base revision (counted nowhere)."""
+        return sum(1 for f in self.all_findings() if f.baseline_state == "unchanged")
 
     @property
     def suppressed(self) -> int:

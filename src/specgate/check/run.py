@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from specgate.change.base_policy import BaseGate
-    from specgate.change.baseline import BaselineSource
+    from specgate.change.baseline import BaselineSource, Judge
 
     # Imported where used: `specgate doctor` needs neither configuration files,
     # suppressions nor path checks, and starts faster without them.
@@ -246,9 +246,31 @@ def _evaluate_all(
         blocking = per_deployment.get(d.position, [])
         report = evaluate(d, locator, options, blocking=blocking, keep=keep, baseline=view)
         reports.append(
-            report._replace(baseline=baseline_json(source, view, d, report.metrics, error))
+            report._replace(
+                baseline=baseline_json(source, view, d, report.metrics, error),
+                base_findings=None if base is None else base.findings,
+            )
         )
     return reports
+
+
+def base_judge(options: CheckOptions) -> "Judge":
+    """``--only-new``'s judge of a claims file at the base revision: the rules run on
+    its private copy as on the head's file (the run's AL floor and date, every rule
+    selected, no baseline of its own, no configuration: what a configuration silences
+    is still a finding that was there)."""
+    from specgate.change.baseline import BaseFindings
+
+    def judge(document: Document, claims: "Path", floor: float | None) -> BaseFindings:
+        at_base = CheckOptions(min_accept_length=floor, today=options.today)
+        report = check_document(document, at_base, path=claims)
+        by_name: dict[str, tuple[Finding, ...]] = {}
+        for d in report.deployments:  # the first of a name, as the base is read
+            by_name.setdefault(d.name, (*d.findings, *d.suppressed_findings))
+        return BaseFindings(file=(*report.findings, *report.suppressed_findings), by_name=by_name)
+
+    return judge
+
 def _referenced_input_error(exc: BaseException, document: Document, index: int) -> InputError:
     """A referenced file that a reader could not interpret within Python's limits
     (nesting deeper than the recursion limit, an integer over 4,300 digits or out of
@@ -471,11 +493,23 @@ def check_document(
     report = _with_suppressed(report, suppressed)
     if refused:
         report = _explain_refused(report, refused, shown)
-    if not extra:
+    if extra:
+        findings = tuple(sorted((*report.findings, *extra), key=Finding.sort_key))
+        statuses = [d.status for d in report.deployments] + [status_of(list(findings))]
+        report = report._replace(findings=findings, status=worst(statuses))
+    return _marked(report, here, on_disk)
+
+
+def _marked(report: FileReport, options: CheckOptions, claims: "Path") -> FileReport:
+    """With ``--only-new``, ``report`` with each finding marked against the base
+    revision (:mod:`specgate.check.only_new`); else ``report``."""
+    if not options.only_new or options.baseline is None:
         return report
-    findings = tuple(sorted((*report.findings, *extra), key=Finding.sort_key))
-    statuses = [d.status for d in report.deployments] + [status_of(list(findings))]
-    return report._replace(findings=findings, status=worst(statuses))
+    from specgate.change.baseline import read_base
+    from specgate.check.only_new import mark
+
+    base_file = read_base(options.baseline, claims, options.min_accept_length)
+    return mark(report, None if base_file is None else base_file.findings)
 
 
 def _explain_refused(
@@ -617,4 +651,8 @@ def _check_files(
                 statuses = [d.status for d in report.deployments] + [status_of(list(findings))]
                 report = report._replace(findings=findings, status=worst(statuses))
         reports.append(report)
-    return RunReport(status=worst([r.status for r in reports]), files=tuple(reports))
+    return RunReport(
+        status=worst([r.status for r in reports]),
+        files=tuple(reports),
+        only_new=options.only_new and options.baseline is not None,
+    )

@@ -144,6 +144,14 @@ def _check_arguments(check: argparse.ArgumentParser) -> None:
         "claims raised without evidence, evidence stale after a config change)",
     )
     check.add_argument(
+        "--only-new",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="with --baseline (or --staged): mark every finding new, unchanged or updated "
+        "against REF; unchanged ones are still reported but change no status or exit code "
+        "(default: [tool.specgate] only-new, else off)",
+    )
+    check.add_argument(
         "--today",
         type=iso_date,
         metavar="YYYY-MM-DD",
@@ -288,12 +296,13 @@ def _report_usage_error(message: str, out: TextIO, summary_path: str | None) -> 
         append(summary_path, f"## ⛔ specgate: error\n\n{md(message)}\n")
 
 
-def _check_options(args: argparse.Namespace) -> CheckOptions:
+def _check_options(args: argparse.Namespace, config: Config) -> CheckOptions:
     """The run-wide options ``check``'s flags set.
 
     Raises:
         UsageError: a bad ``--today``/``SOURCE_DATE_EPOCH``, ``--select``/``--ignore``
-            or ``--baseline`` (not a commit, no repository).
+            or ``--baseline`` (not a commit, no repository); ``--only-new`` without a
+            baseline.
     """
     from pathlib import Path
 
@@ -306,13 +315,45 @@ def _check_options(args: argparse.Namespace) -> CheckOptions:
         baseline = open_baseline(args.baseline, Path.cwd())
     elif args.staged:
         baseline = _staged_base(Path.cwd())
+    today = today_from(args)
+    only_new = _only_new(args, baseline, config)
+    if only_new and baseline is not None:
+        from dataclasses import replace
+
+        from specgate.check.run import base_judge
+
+        baseline = replace(baseline, judge=base_judge(CheckOptions(today=today)))
     return CheckOptions(
         min_accept_length=args.min_accept_length,
-        today=today_from(args),
+        today=today,
         baseline=baseline,
         select=_rule_set(args.select, "--select"),
         ignore=_rule_set(args.ignore, "--ignore") or frozenset(),
+        only_new=only_new,
     )
+
+
+def _only_new(args: argparse.Namespace, baseline: BaselineSource | None, config: Config) -> bool:
+    """Whether the run marks findings against the base revision: ``--only-new`` /
+    ``--no-only-new``, else ``only-new`` of the configuration at the base revision (a
+    change cannot set its own gate, README "The change gate"), which without a
+    baseline has no effect.
+
+    Raises:
+        UsageError: ``--only-new`` without ``--baseline`` (or ``--staged``'s base).
+    """
+    if args.only_new is not None:
+        if args.only_new and baseline is None:
+            raise UsageError(
+                "specgate check: --only-new needs --baseline REF (the revision whose "
+                "findings are not new), or --staged"
+            )
+        return bool(args.only_new)
+    if baseline is None:
+        return False
+    from specgate.change.baseline import base_config
+
+    return base_config(baseline, config).only_new is True
 
 
 def _staged_base(cwd: Path) -> BaselineSource | None:
@@ -377,7 +418,7 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
     run_config = explicit or finder.for_folder(Path.cwd().resolve())
     args.docs_url = run_config.docs_url
     fail_on = "actionable" if args.strict else (args.fail_on or run_config.fail_on or "fail")
-    options = _check_options(args)
+    options = _check_options(args, run_config)
     baseline = options.baseline
     changed = args.changed is not None or args.changed_since is not None or args.staged
     hidden: list[str] = []
@@ -392,7 +433,9 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
     if use_stdin:
         stdin_report = _read_stdin(args, options, finder)
         reports = sorted((*run.files, stdin_report), key=lambda f: f.path)
-        run = Run(status=worst([f.status for f in reports]), files=tuple(reports))
+        run = Run(
+            status=worst([f.status for f in reports]), files=tuple(reports), only_new=run.only_new
+        )
 
     _emit(args, run, out, (*_verdict_notes(args, run_config), *_hidden_note(hidden)))
     return exit_for(run.status, fail_on)

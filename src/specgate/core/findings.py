@@ -30,6 +30,15 @@ class Finding(NamedTuple):
         related: other places the finding concerns, as ``(file, line, column)``
             (SG301 sits on the claims file's line and names the served file's line:
             SARIF ``relatedLocations``, JSON ``related``).
+        subject: the key or flag the finding is about when ``path`` does not name
+            it (an engine issue sits at ``speculation.engine_config`` and is about one
+            key of that file); part of the finding's identity (``--only-new``).
+        excess: how far past its bound the deployment is, in the rule's own unit
+            (larger is worse), for the rules that measure it; ``--only-new`` calls a
+            finding whose excess grew ``updated``.
+        baseline_state: with ``--only-new``, ``new``, ``unchanged`` or ``updated``
+            against the base revision (:mod:`specgate.check.only_new`); ``None``
+            otherwise.
     """
 
     code: str
@@ -42,6 +51,9 @@ class Finding(NamedTuple):
     column: int | None
     suppressed: str | None = None
     related: tuple[tuple[str, int | None, int | None], ...] = ()
+    subject: str | None = None
+    excess: float | None = None
+    baseline_state: str | None = None
 
     def sort_key(self) -> tuple[str, int, int, int, str]:
         """Order: file, line, column, severity (most severe first), code."""

@@ -7,7 +7,9 @@ CLI flag does), ``select`` and ``ignore`` (rule codes or names),
 ``exclude`` (globs, relative to the config file's folder, of files and folders the
 folder search skips, on top of ``.gitignore``), ``docs-url`` (the base address of
 this project's rule docs, e.g. ``https://github.com/OWNER/specgate/blob/v1/docs/rules.md``;
-SARIF ``helpUri`` is given only when it is known).
+SARIF ``helpUri`` is given only when it is known), ``only-new`` (true | false: with
+a baseline, ``--baseline`` or ``--staged``'s, findings already at the base revision
+change no status; no effect without one; ``--only-new``/``--no-only-new`` override it).
 
 Precedence: command-line flags > configuration file > built-in defaults. The
 nearest ``pyproject.toml`` is searched upward from each claims file, stopping at
@@ -33,6 +35,7 @@ KNOWN_KEYS = frozenset(
         "per-file-ignores",
         "exclude",
         "docs-url",
+        "only-new",
     }
 )
 UNIGNORABLE = frozenset({"SG001", "SG002", "SG003"})
@@ -55,6 +58,7 @@ class Config(NamedTuple):
     folder: Path = Path()
     exclude: tuple[str, ...] = ()
     docs_url: str | None = None
+    only_new: bool | None = None
 
     def excludes(self, path: Path) -> bool:
         """Whether ``path`` (a file or folder met in a folder search) matches ``exclude``."""
@@ -217,6 +221,11 @@ def parse_config(table: dict[str, Any], shown: str, text: str, folder: Path) -> 
         not isinstance(docs_url, str) or not docs_url.startswith(("https://", "http://"))
     ):
         raise InputError("[tool.specgate] docs-url must be an https:// address", shown)
+    only_new = table.get("only-new")
+    if only_new is not None and not isinstance(only_new, bool):
+        raise InputError(
+            "[tool.specgate] only-new must be true or false", shown, _line_of(text, "only-new")
+        )
     fail_on = table.get("fail-on")
     if fail_on is not None and fail_on not in ("fail", "actionable", "never"):
         raise InputError("[tool.specgate] fail-on must be fail, actionable or never", shown)
@@ -256,6 +265,7 @@ def parse_config(table: dict[str, Any], shown: str, text: str, folder: Path) -> 
         folder=folder,
         exclude=tuple(exclude),
         docs_url=docs_url,
+        only_new=only_new,
     )
 
 

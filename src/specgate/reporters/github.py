@@ -28,8 +28,16 @@ LEVEL: dict[str, AnnotationLevel] = {
 }
 
 
-def _title(code: str) -> str:
-    return f"specgate ({code})"
+def _title(finding: Finding) -> str:
+    """``specgate (SG104)``; with ``--only-new`` ``specgate (SG104, new)``."""
+    state = f", {finding.baseline_state}" if finding.baseline_state is not None else ""
+    return f"specgate ({finding.code}{state})"
+
+
+def _level(finding: Finding) -> AnnotationLevel:
+    """The annotation level: the severity's, a notice for a finding unchanged since the
+    base revision (``--only-new``: it counts toward nothing)."""
+    return "notice" if finding.baseline_state == "unchanged" else LEVEL[finding.severity]
 
 
 def _error(
@@ -60,16 +68,14 @@ def _annotate(finding: Finding, fallback: str, repo_paths: Mapping[str, str | No
     message = visible(f"{finding.name}: {finding.message}")
     if repo_path is None:
         where = visible(shown) + (f":{finding.line}:{finding.column}" if finding.line else "")
-        return annotation(
-            LEVEL[finding.severity], f"{where}: {message}", title=_title(finding.code)
-        )
+        return annotation(_level(finding), f"{where}: {message}", title=_title(finding))
     return annotation(
-        LEVEL[finding.severity],
+        _level(finding),
         message,
         file=visible(repo_path),
         line=finding.line,
         col=finding.column,
-        title=_title(finding.code),
+        title=_title(finding),
     )
 
 
@@ -112,9 +118,16 @@ def render(
         errors.extend((f, file.path) for f in file.all_findings() if f.severity in LEVEL)
 
     by_level: dict[str, list[tuple[Finding, str]]] = {"error": [], "warning": [], "notice": []}
-    ranked = sorted(errors, key=lambda p: (SEVERITY_RANK[p[0].severity], *p[0].sort_key()))
+    ranked = sorted(
+        errors,
+        key=lambda p: (
+            p[0].baseline_state == "unchanged",
+            SEVERITY_RANK[p[0].severity],
+            *p[0].sort_key(),
+        ),
+    )
     for finding, fallback in ranked:
-        by_level[LEVEL[finding.severity]].append((finding, fallback))
+        by_level[_level(finding)].append((finding, fallback))
 
     # Two deployments sharing a referenced file can raise the same finding at the same
     # place: one annotation says it.

@@ -218,6 +218,8 @@ def finding_json(finding: Finding) -> dict[str, Any]:
     if finding.suppressed is not None:
         out["suppressed"] = True
         out["justification"] = finding.suppressed
+    if finding.baseline_state is not None:
+        out["baseline_state"] = finding.baseline_state
     return out
 
 
@@ -278,6 +280,8 @@ def to_json(run: RunReport) -> dict[str, Any]:
     summary: dict[str, Any] = {"files": len(run.files), "deployments": run.deployment_count}
     summary.update(run.counts())
     summary["suppressed"] = run.suppressed
+    if run.only_new:
+        summary["unchanged"] = run.unchanged
     return {
         "tool": "specgate",
         "version": __version__,

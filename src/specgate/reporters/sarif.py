@@ -9,7 +9,13 @@ Built as plain dicts (OASIS SARIF 2.1.0 errata 01; GitHub's ingestion rules in
   (``uriBaseId: %SRCROOT%``), with a 1-based ``region``;
 - ``partialFingerprints["specgateFindingHash/v1"]`` hashes what identifies a
   finding (rule, file, deployment, JSON path), never its line, so an alert
-  survives unrelated edits above it;
+  survives unrelated edits above it; ``partialFingerprints["specgateIdentity/v1"]``
+  hashes the finding's identity as ``--only-new`` compares it (rule, the deployment's
+  name, the JSON path without the deployment's index, the key it is about: never a
+  file, line or message), so it survives moving a deployment to another file;
+- with ``--only-new``, ``baselineState`` is ``new``, ``unchanged`` or ``updated``
+  (SARIF §3.27.24; ``absent`` results, findings only the base revision had, are not
+  listed);
 - a file that could not be read or parsed becomes an error notification in
   ``invocations[0].toolExecutionNotifications`` (no rule fired on it).
 
@@ -48,6 +54,8 @@ TOOL_NAME = "specgate"
 SRCROOT = "%SRCROOT%"
 #: Key of our entry in ``result.partialFingerprints``.
 FINGERPRINT_KEY = "specgateFindingHash/v1"
+#: Key of the identity's hash in ``result.partialFingerprints`` (``--only-new``'s identity).
+IDENTITY_KEY = "specgateIdentity/v1"
 #: Id of the notification descriptor for files that could not be read or parsed.
 INPUT_ERROR_ID = "input-error"
 #: GitHub truncates shortDescription and fullDescription beyond this length.
@@ -162,6 +170,22 @@ def _physical_location(
     return {"physicalLocation": {"artifactLocation": location, "region": region}}
 
 
+def identity_fingerprint(finding: Finding, deployment: str | None, file_uri: str) -> str:
+    """The hash of ``finding``'s identity (:mod:`specgate.check.only_new`): its rule,
+    its deployment's name as ``--baseline`` compares names (else, for a file-level
+    finding or a name the file repeats, the claims file's URI and the JSON path with
+    the index), the JSON path without the deployment's index and ``subject``."""
+    from specgate.core.names import name_key
+
+    if deployment is not None:
+        owner, path = "deployment", name_key(deployment)
+        field = _DEPLOYMENT_INDEX.sub("", finding.path, count=1).lstrip(".")
+    else:
+        owner, path, field = "file", file_uri, finding.path
+    parts = (finding.code, owner, path, field, finding.subject or "")
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
+
+
 def _fingerprint(parts: tuple[str, ...], occurrence: int) -> str:
     key = "\x1f".join((*parts, str(occurrence)))
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
@@ -190,12 +214,13 @@ def _file_findings(file: FileReport) -> list[tuple[Finding, str | None]]:
     return found
 
 
-def _result(
+def _result(  # noqa: PLR0917 - one result's parts
     finding: Finding,
     location: dict[str, str],
     fingerprint: str,
     rule_index: Mapping[str, int],
     location_of: Callable[[str], dict[str, str]] | None = None,
+    identity: str | None = None,
 ) -> dict[str, Any]:
     result: dict[str, Any] = {"ruleId": finding.code}
     if finding.code in rule_index:
@@ -211,6 +236,10 @@ def _result(
             for index, (other, line, column) in enumerate(finding.related)
         ]
     result["partialFingerprints"] = {FINGERPRINT_KEY: fingerprint}
+    if identity is not None:
+        result["partialFingerprints"][IDENTITY_KEY] = identity
+    if finding.baseline_state is not None:
+        result["baselineState"] = finding.baseline_state
     if finding.suppressed is not None:
         # SARIF §3.35: an inline directive is "inSource", configuration "external";
         # the reason travels as the justification.
@@ -292,7 +321,17 @@ def build(
             )
             seen[identity] += 1
             fingerprint = _fingerprint(identity, seen[identity])
-            results.append(_result(finding, location, fingerprint, rule_index, location_of))
+            claims_uri = location_of(file.path)["uri"]
+            results.append(
+                _result(
+                    finding,
+                    location,
+                    fingerprint,
+                    rule_index,
+                    location_of,
+                    identity_fingerprint(finding, deployment, claims_uri),
+                )
+            )
 
     driver: dict[str, Any] = {
         "name": TOOL_NAME,

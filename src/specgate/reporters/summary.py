@@ -5,7 +5,9 @@ then findings, most severe first) with links to the lines; the deployments that
 need attention, failing ones first, each with its numbers (only the known ones; G, D* and tile rows
 only where the tile rule applies, i.e. attention-dominated decode), mechanism,
 chart and next actions; passing deployments folded in ``<details>``; suppressed
-findings with their reasons.
+findings with their reasons. With ``--only-new`` the table lists new findings first,
+then updated ones, each marked, and the findings unchanged since the base revision
+follow folded in ``<details>`` (they count toward nothing).
 
 Everything that comes from the checked repository (names, paths, messages) goes
 through :func:`md`: HTML, Markdown links and images, emphasis, code, tables and
@@ -231,10 +233,16 @@ def _deployment_block(
     return lines
 
 
-def _failure_rows(run: RunReport, place: _Places) -> list[str]:
+_STATE_RANK = {"new": 0, "updated": 1}
+
+
+def _failure_rows(run: RunReport, place: _Places, *, unchanged: bool = False) -> list[str]:
+    """The findings table's rows: input errors, then findings, most severe first; with
+    ``--only-new`` new ones before updated ones, and ``unchanged`` picks the findings
+    unchanged since the base revision instead (no input errors)."""
     rows: list[str] = []
     for file in run.files:
-        if file.error is not None:
+        if file.error is not None and not unchanged:
             where = place(file.error_location_file, file.error_line)
             rows.append(f"| {_ICON['error']} | input error | {where} | {md(file.error)} |")
     findings: list[tuple[Finding, str, str]] = []
@@ -242,7 +250,14 @@ def _failure_rows(run: RunReport, place: _Places) -> list[str]:
         findings += [(f, file.path, "") for f in file.findings]
         for deployment in file.deployments:
             findings += [(f, file.path, deployment.name) for f in deployment.findings]
-    findings.sort(key=lambda t: (SEVERITY_RANK[t[0].severity], *t[0].sort_key()))
+    findings = [t for t in findings if (t[0].baseline_state == "unchanged") == unchanged]
+    findings.sort(
+        key=lambda t: (
+            _STATE_RANK.get(t[0].baseline_state or "", 0),
+            SEVERITY_RANK[t[0].severity],
+            *t[0].sort_key(),
+        )
+    )
     # One row per finding as the text report prints it: deployments that share a
     # referenced file raise the same finding at its line, and the row names them all.
     owners: dict[FindingKey, list[str]] = {}
@@ -256,8 +271,9 @@ def _failure_rows(run: RunReport, place: _Places) -> list[str]:
     for key, (finding, path) in first.items():
         where = place(finding.file or path, finding.line)
         subject = ", ".join(md(owner) for owner in owners[key])
+        state = f", {finding.baseline_state}" if finding.baseline_state is not None else ""
         rows.append(
-            f"| {_SEVERITY_ICON[finding.severity]} {finding.severity} "
+            f"| {_SEVERITY_ICON[finding.severity]} {finding.severity}{state} "
             f"| {finding.code} {finding.name} | {where} "
             f"| {subject + ': ' if subject else ''}{md(finding.message)} |"
         )
@@ -368,6 +384,25 @@ def _baseline_suppressed(run: RunReport, place: _Places) -> list[str]:
     ]
 
 
+def _unchanged(run: RunReport, place: _Places) -> list[str]:
+    """``--only-new``: the findings unchanged since the base revision, folded."""
+    rows = _failure_rows(run, place, unchanged=True) if run.only_new else []
+    if not rows:
+        return []
+    return [
+        "",
+        "<details>",
+        f"<summary>{len(rows)} finding(s) unchanged since the base revision "
+        "(not counted)</summary>",
+        "",
+        "| | rule | where | message |",
+        "|---|---|---|---|",
+        *rows,
+        "",
+        "</details>",
+    ]
+
+
 def _document(
     run: RunReport,
     repo_paths: Mapping[str, str | None],
@@ -394,6 +429,7 @@ def _document(
             "|---|---|---|---|",
             *failures,
         ]
+    lines += _unchanged(run, place)
     lines += _changes(run)
     # failing deployments before actionable ones (each group in file order)
     attention = [

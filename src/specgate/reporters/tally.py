@@ -70,6 +70,8 @@ def counts_sentence(run: RunReport) -> str:
     tally = ", ".join(f"{counts[k]} {k}" for k in ("fail", "warn", "info", "note"))
     if run.suppressed:
         tally += f" ({run.suppressed} suppressed)"
+    if run.only_new:
+        tally += f" ({run.unchanged} unchanged at the base revision, not counted)"
     repeats = repeated(run)
     if repeats:
         tally += f" ({repeats} repeated for deployments that share a file, printed once)"

@@ -41,10 +41,12 @@ def finding_line(
     severity = _paint(finding.severity, finding.severity, colour)
     # A file named "::error file=x::y.specgate.yaml" must not start a workflow command
     # when this text is printed in a GitHub Actions log (pre-commit in CI).
+    state = f" [{finding.baseline_state}]" if finding.baseline_state is not None else ""
     return (
         safe_line(where, prefix="./")
         + f"{severity} {finding.code} {finding.name}: "
         + visible(finding.message)
+        + state
     )
 
 

@@ -279,6 +279,7 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
             else f"lower {where}"
         )
         + " if a smaller gain is acceptable.",
+        excess=floor.value / upper,
     )
 
 
@@ -526,6 +527,7 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
                 else f"Lower claims.speedup to at most {fmt(bound)} or re-measure AL and ρ "
                 f"on the served workload at the claimed batch size.{passes}"
             ),
+            excess=claimed / bound if bound > 0 else None,
         )
 
 

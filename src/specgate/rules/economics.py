@@ -236,6 +236,7 @@ def claim_over_measurement(ctx: RuleContext) -> Iterator[Hit]:
         ctx.deployment.path("claims", "speedup"),
         f"Lower claims.speedup to the measured {fmt(measured)} or re-measure at the "
         "served workload and concurrency.",
+        excess=claimed / measured if measured > 0 else None,
     )
 
 

@@ -52,6 +52,7 @@ def _engine_issue_hits(ctx: RuleContext, code: str, action: str) -> Iterator[Hit
                 action,
                 where=where,
                 severity=_severity(ctx, issue.severity),
+                subject=issue.field,
             )
 
 

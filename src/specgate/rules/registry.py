@@ -50,7 +50,10 @@ class Hit(NamedTuple):
     shown, span); ``None`` locates ``path`` in the claims file. ``severity`` overrides
     the rule's default for this finding (an engine behaviour that is not confirmed at
     the version in force warns where a confirmed one fails); ``related`` names other
-    places the finding concerns (file as shown, span).
+    places the finding concerns (file as shown, span); ``subject`` the key or flag
+    the finding is about when ``path`` does not name it, and ``excess`` how far past
+    its bound the deployment is (larger is worse), both for ``--only-new``
+    (:class:`~specgate.core.findings.Finding`).
     """
 
     message: str
@@ -59,6 +62,8 @@ class Hit(NamedTuple):
     where: tuple[str, Span | None] | None = None
     severity: Severity | None = None
     related: tuple[tuple[str, Span | None], ...] = ()
+    subject: str | None = None
+    excess: float | None = None
 
 
 Check = Callable[[RuleContext], Iterator[Hit]]
