@@ -559,6 +559,7 @@ def test_metadata_inputs_outputs_and_branding() -> None:
         "python-version": "3.12",
         "working-directory": ".",
         "baseline": "auto",
+        "only-new": "auto",
         "sarif": "false",
     }
     assert all(spec.get("description") for spec in ACTION["inputs"].values())
@@ -720,8 +721,10 @@ def test_baseline_input(
     resolved = run.step("baseline").outputs["ref"]
     assert resolved == ({"auto": base, "HEAD~1": "HEAD~1"}.get(baseline, "") if compared else "")
     titles = [a.properties.get("title", "") for a in run.annotations()]
-    # AL 2.9 → 2.6 is a 10.3 % drop: SG401 fails the job only when compared.
-    assert ("specgate (SG401)" in titles) is compared
+    # AL 2.9 → 2.6 is a 10.3 % drop: SG401 fails the job only when compared; on a pull
+    # request only-new (auto) marks it, new (a regression rule always is).
+    sg401 = "specgate (SG401, new)" if event == "pull_request" else "specgate (SG401)"
+    assert (sg401 in titles) is compared
     assert run.failed is compared
 
 
@@ -755,7 +758,74 @@ def test_baseline_auto_fetches_the_base_commit_of_a_shallow_checkout(
     run = with_event.run(clone, {}, reuse=reuse)
     # no shared history in a depth-1 clone: the base commit itself is the REF
     assert run.step("baseline").outputs["ref"] == base
-    assert "specgate (SG401)" in [a.properties.get("title", "") for a in run.annotations()]
+    titles = [a.properties.get("title", "") for a in run.annotations()]
+    assert "specgate (SG401, new)" in titles
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        # (event, only-new input, the job fails)
+        ("pull_request", "auto", False),
+        ("merge_group", "auto", False),
+        ("pull_request", "false", True),
+        ("push", "auto", True),
+        ("push", "true", False),
+    ],
+)
+def test_only_new_input(
+    runner: ActionRunner, first_run: ActionRun, tmp_path: Path, case: tuple[str, str, bool]
+) -> None:
+    """Main already has a fail (AL 1.2 below the floor 1.1·(1 + 0.05·3) = 1.265, SG102);
+    the change adds a comment. Counted only when only-new is off."""
+    event, only_new, fails = case
+    low = _BASELINE_CLAIMS.format(al=1.2)
+    repo = make_repo(tmp_path / "repo", {"specgate.yaml": low})
+    base = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    (repo / "specgate.yaml").write_text("# reviewed\n" + low, encoding="utf-8")
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "x"],
+        cwd=repo,
+        check=True,
+    )
+    payload = tmp_path / "event.json"
+    payload.write_text(
+        json.dumps({"pull_request": {"base": {"sha": base}}, "merge_group": {"base_sha": base}}),
+        encoding="utf-8",
+    )
+    with_event = ActionRunner(
+        runner.action_path,
+        runner.runner_temp,
+        python=runner.python,
+        base_env={**runner.base_env, "GITHUB_EVENT_NAME": event, "GITHUB_EVENT_PATH": str(payload)},
+    )
+    reuse = {key: first_run.step(key) for key in REUSED_STEPS}
+    inputs = {"only-new": only_new}
+    if event == "push":
+        inputs["baseline"] = "HEAD~1"
+    run = with_event.run(repo, inputs, reuse=reuse)
+    assert run.failed is fails
+    titles = [(a.command, a.properties.get("title", "")) for a in run.annotations()]
+    if fails:
+        assert ("error", "specgate (SG102)") in titles
+        assert run.outputs["fail-count"] == "1"
+    else:
+        # still reported, as a notice, and folded in the summary
+        assert ("notice", "specgate (SG102, unchanged)") in titles
+        assert run.outputs["status"] == "ready"
+        assert run.outputs["fail-count"] == "0"
+        assert "1 finding(s) unchanged since the base revision" in run.summary
+
+
+def test_only_new_true_without_a_baseline_stops_the_run(run_action: RunAction, tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"specgate.yaml": PASSING})
+    run = run_action(repo, {"only-new": "true", "baseline": "none"})
+    assert run.failed
+    assert run.outputs["status"] == "error"
+    assert "--only-new needs --baseline REF" in run.step("check").stdout
 
 
 # --- nothing from the checked repository runs (hostile case 02) ------------------------------
