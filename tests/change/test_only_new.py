@@ -200,9 +200,12 @@ def test_sarif_baseline_state_and_identity_fingerprint(
 ) -> None:
     _, before = _sarif(capsys=capsys)
     moved = deployment("trt-70b", measured=1.8, claim=2.0, extra="# a\n")
-    on_main.write({"trt.specgate.yaml": moved, "vllm.specgate.yaml": deployment(
-        "vllm-8b", measured=1.7, claim=1.9
-    )})
+    on_main.write(
+        {
+            "trt.specgate.yaml": moved,
+            "vllm.specgate.yaml": deployment("vllm-8b", measured=1.7, claim=1.9),
+        }
+    )
     on_main.commit("head")
     code, log = _sarif("--baseline", "HEAD~1", "--only-new", capsys=capsys)
     jsonschema.validate(log, json.loads(SARIF_SCHEMA.read_text(encoding="utf-8")))

@@ -8,7 +8,7 @@ from specgate.check.only_new import identity, states
 from specgate.core.findings import Finding, Severity
 
 
-def finding(  # noqa: PLR0913 - a finding's parts
+def finding(
     code: str = "SG107",
     path: str = "deployments[0].claims.speedup",
     *,

@@ -820,7 +820,9 @@ def test_only_new_input(
         assert "1 finding(s) unchanged since the base revision" in run.summary
 
 
-def test_only_new_true_without_a_baseline_stops_the_run(run_action: RunAction, tmp_path: Path) -> None:
+def test_only_new_true_without_a_baseline_stops_the_run(
+    run_action: RunAction, tmp_path: Path
+) -> None:
     repo = make_repo(tmp_path / "repo", {"specgate.yaml": PASSING})
     run = run_action(repo, {"only-new": "true", "baseline": "none"})
     assert run.failed

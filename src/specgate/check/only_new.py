@@ -65,9 +65,7 @@ def _worse(head: Finding, base: Finding) -> bool:
     )
 
 
-def states(
-    head: tuple[Finding, ...], base: tuple[Finding, ...] | None
-) -> tuple[Finding, ...]:
+def states(head: tuple[Finding, ...], base: tuple[Finding, ...] | None) -> tuple[Finding, ...]:
     """``head`` with each finding's ``baseline_state`` set against ``base`` (the
     same deployment's or file's findings at REF; ``None``: nothing to compare with)."""
     if base is None:
