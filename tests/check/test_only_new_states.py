@@ -61,8 +61,12 @@ def test_a_larger_excess_is_updated_a_smaller_or_equal_one_unchanged() -> None:
 
 
 def test_regression_rules_are_always_new() -> None:
-    sg401 = finding("SG401", "deployments[0].evidence.accept_length")
-    assert marks([sg401], [sg401]) == ["new"]
+    for code in ("SG401", "SG402", "SG403", "SG404", "SG410", "SG412"):
+        regression = finding(code, "deployments[0].evidence.accept_length")
+        assert marks([regression], [regression]) == ["new"]
+    # an evidence rule judges the head alone: compared like the others
+    stale = finding("SG405", "deployments[0].evidence.provenance.measured_at", severity="warn")
+    assert marks([stale], [stale]) == ["unchanged"]
 
 
 def test_engine_keys_are_told_apart_by_subject() -> None:

@@ -13,8 +13,9 @@ Against the findings of that identity at REF:
 
 - ``new``: none at REF; the deployment or the claims file is new or unreadable at
   REF; more findings of the identity than at REF (which one is the added one cannot
-  be told, so none is hidden); or a regression rule (SG4xx), which compares with
-  REF by itself.
+  be told, so none is hidden); or a regression rule (SG401–SG404, SG410, SG412),
+  which compares with REF by itself. The evidence rules SG405–SG409 and SG411 judge
+  the head alone and are compared like any other.
 - ``updated``: a more severe level than at REF, or a larger ``excess`` (how far
   past its bound the deployment is, in the rule's unit: SG102 floor / AL, SG104
   claim / bound, SG107 claim / measured speedup) than at REF by more than 10⁻⁹.
@@ -30,6 +31,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from specgate.core.findings import SEVERITY_RANK, Finding, status_of, worst
+from specgate.rules.registry import BASELINE_CODES
 
 if TYPE_CHECKING:
     from specgate.change.baseline import BaseFindings
@@ -44,9 +46,14 @@ _DEPLOYMENT_INDEX = re.compile(r"^deployments\[\d+\]\.?")
 Identity = tuple[str, str, str]
 
 
+REGRESSION_CODES = BASELINE_CODES | {"SG410"}
+"""The rules that compare with the base revision (SG401–SG404, SG410 baseline
+unreadable, SG412 deployment removed): what they say is what the change did."""
+
+
 def regression(code: str) -> bool:
-    """Whether ``code`` is a regression rule (SG4xx): always ``new``."""
-    return code.startswith("SG4")
+    """Whether ``code`` is a regression rule (:data:`REGRESSION_CODES`): always ``new``."""
+    return code in REGRESSION_CODES
 
 
 def identity(finding: Finding) -> Identity:

@@ -152,6 +152,16 @@ def render_catalogue_markdown() -> str:
         "`# specgate: ignore[CODE] reason` on the finding's line or the line above (YAML), or "
         "with `ignore` / `per-file-ignores` in `[tool.specgate]`.",
         "",
+        "With `specgate check --baseline REF --only-new` every finding is marked `new`, "
+        "`unchanged` or `updated` against the findings these rules make at REF, and an "
+        "unchanged one changes no status: a finding is the same when its rule, its "
+        "deployment (paired as `--baseline` pairs them, renames included) and the key it "
+        "is about are; it is `updated` when its severity rose, or when SG102 (floor / AL), "
+        "SG104 (claim / bound) or SG107 (claim / measured speedup) is further past its "
+        "bound than at REF. SG401–SG404, SG410 and SG412 compare with REF themselves and "
+        "are always new "
+        "(README, \"Only new findings\").",
+        "",
         "| code | name | severity | summary |",
         "|---|---|---|---|",
     ]
