@@ -253,3 +253,32 @@ def test_text_and_summary_put_new_findings_first(
     assert "| ❌ fail, new | SG107 claim-over-measurement |" in table
     assert "trt-70b" not in table.split("### Deployments")[0]
     assert "| ❌ fail, unchanged | SG107 claim-over-measurement |" in folded.split("</details>")[0]
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def test_a_change_that_judges_nothing_differently_adds_nothing(repo: Repo, run_json: Run) -> None:
+    """The project's examples (vLLM, SGLang and TensorRT-LLM serving configs, model
+    configs, metrics; engine issues among their findings) at REF, and a head that only
+    adds a comment to every claims file: every finding is unchanged, and the run that
+    fails without --only-new passes with it."""
+    import shutil
+
+    shutil.copytree(EXAMPLES, repo.root / "examples")
+    repo.commit("examples")
+    for claims in sorted((repo.root / "examples").glob("*/*.specgate.yaml")):
+        text = claims.read_text(encoding="utf-8")
+        claims.write_text(text.replace("version: 1\n", "version: 1\n# reviewed\n", 1), "utf-8")
+    repo.commit("comments")
+    code, plain, _ = run_json("check", "--baseline", "HEAD~1")
+    assert code == 1
+    code, report, _ = run_json("check", "--baseline", "HEAD~1", "--only-new")
+    assert code == 0
+    assert report["status"] == "ready"
+    got = findings(report)
+    assert [state for *_, state in got] == ["unchanged"] * len(got)
+    assert [f[:3] for f in got] == [f[:3] for f in findings(plain)]
+    codes = {code for _, _, code, _ in got}
+    assert {"SG304", "SG104", "SG309"} <= codes  # an engine issue, a claim, a metrics file
+    assert report["summary"]["unchanged"] == len(got)
