@@ -1,6 +1,6 @@
 """``check --baseline REF --only-new``: each finding marked ``new``, ``unchanged`` or
 ``updated`` against the findings the rules make on the base revision, and the
-unchanged ones left out of every status (README, "The change gate").
+unchanged ones left out of every status (README, "Only new findings").
 
 A finding's identity is its rule, its deployment and what it is about: the JSON
 path without the deployment's index (``claims.speedup``) and, for an engine issue,

@@ -336,7 +336,7 @@ def _check_options(args: argparse.Namespace, config: Config) -> CheckOptions:
 def _only_new(args: argparse.Namespace, baseline: BaselineSource | None, config: Config) -> bool:
     """Whether the run marks findings against the base revision: ``--only-new`` /
     ``--no-only-new``, else ``only-new`` of the configuration at the base revision (a
-    change cannot set its own gate, README "The change gate"), which without a
+    change cannot set its own gate, README "Only new findings"), which without a
     baseline has no effect.
 
     Raises:
