@@ -282,3 +282,25 @@ def test_a_change_that_judges_nothing_differently_adds_nothing(repo: Repo, run_j
     codes = {code for _, _, code, _ in got}
     assert {"SG304", "SG104", "SG309"} <= codes  # an engine issue, a claim, a metrics file
     assert report["summary"]["unchanged"] == len(got)
+
+
+def test_next_actions_answer_only_what_counts(on_main: Repo, run_json: Run) -> None:
+    # trt-70b keeps its SG107 (unchanged) and drops cache_coherence_eval: SG105 (warn),
+    # new. The deployment is actionable (the unchanged fail counts for nothing) and its
+    # next actions answer SG105 alone.
+    without = deployment("trt-70b", measured=1.8, claim=2.0).replace(
+        "      cache_coherence_eval: true\n", ""
+    )
+    on_main.write({"trt.specgate.yaml": without})
+    on_main.commit("no rollback evidence")
+    code, report, _ = run_json("check", "--baseline", "HEAD~1", "--only-new")
+    trt = report["files"][0]["deployments"][0]
+    states = {f["code"]: f["baseline_state"] for f in trt["findings"]}
+    assert states == {"SG105": "new", "SG107": "unchanged"}
+    assert trt["status"] == "actionable"
+    assert code == 0  # fail-on fail: actionable does not fail
+    (action,) = trt["next_actions"]
+    assert action.startswith("Compare greedy outputs with and without speculation")
+    code, report, _ = run_json("check", "--baseline", "HEAD~1")
+    trt = report["files"][0]["deployments"][0]
+    assert len(trt["next_actions"]) == 2  # without --only-new: SG107's and SG105's

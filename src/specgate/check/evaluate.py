@@ -90,16 +90,17 @@ def _nowhere(_path: NodePath) -> bool:
     return False
 
 
-def _next_actions(pairs: Iterable[tuple[Finding, str]]) -> tuple[str, ...]:
-    """One action per distinct rule that fired, most severe first; a finding with no
-    action (a note that nothing the user sets would change) adds none."""
+def _next_actions(pairs: Iterable[tuple[Finding, str]]) -> tuple[tuple[str, str], ...]:
+    """One action per distinct rule that fired, most severe first, as (rule code,
+    action); a finding with no action (a note that nothing the user sets would change)
+    adds none."""
     ordered = sorted(pairs, key=lambda p: (SEVERITY_RANK[p[0].severity], p[0].code))
     seen: set[str] = set()
-    actions: list[str] = []
+    actions: list[tuple[str, str]] = []
     for finding, action in ordered:
         if action and finding.code not in seen:
             seen.add(finding.code)
-            actions.append(action)
+            actions.append((finding.code, action))
     return tuple(actions)
 
 
@@ -188,6 +189,7 @@ def evaluate(
         pairs = [(f, placed(action, deployment, states)) for f, action in pairs]
     findings = tuple(sorted((f for f, _ in pairs), key=Finding.sort_key))
     status = status_of(list(findings))
+    actions = () if status == "ready" else _next_actions(pairs)
     return DeploymentReport(
         name=deployment.name,
         status=status,
@@ -196,7 +198,8 @@ def evaluate(
         declared=declared,
         declared_mechanism=deployment.speculation.mechanism,
         findings=findings,
-        next_actions=() if status == "ready" else _next_actions(pairs),
+        next_actions=tuple(action for _, action in actions),
+        action_codes=tuple(code for code, _ in actions),
         deployment=deployment,
         tile_rule_applies=bool(deployment.workload.attention_dominated),
         advised=mechanisms.advice_for(deployment, metrics),

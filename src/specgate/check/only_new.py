@@ -113,10 +113,16 @@ def counted(findings: tuple[Finding, ...]) -> list[Finding]:
 def _deployment(report: DeploymentReport) -> DeploymentReport:
     findings = states(report.findings, report.base_findings)
     status = status_of(counted(findings))
+    if len(report.action_codes) != len(report.next_actions):
+        return report._replace(findings=findings, status=status)  # not from evaluate
+    live = {f.code for f in counted(findings)}
+    pairs = zip(report.action_codes, report.next_actions, strict=True)
+    kept = [(code, action) for code, action in pairs if code in live]
     return report._replace(
         findings=findings,
         status=status,
-        next_actions=() if status == "ready" else report.next_actions,
+        next_actions=() if status == "ready" else tuple(a for _, a in kept),
+        action_codes=() if status == "ready" else tuple(c for c, _ in kept),
     )
 
 

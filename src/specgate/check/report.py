@@ -44,6 +44,9 @@ class DeploymentReport(NamedTuple):
     #: base revision (``None``: new there, unreadable there, or no ``--only-new``).
     #: Not rendered: :mod:`specgate.check.only_new` marks ``findings`` with them.
     base_findings: tuple[Finding, ...] | None = None
+    #: The rule code each of ``next_actions`` answers, in the same order (``--only-new``
+    #: keeps only the actions of rules with a finding that counts).
+    action_codes: tuple[str, ...] = ()
 
     @property
     def config_digest(self) -> str:
