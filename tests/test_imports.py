@@ -303,8 +303,8 @@ def test_start_up_compiles_nothing(tmp_path: Path, argv: list[str]) -> None:
 def test_package_inits_are_docstrings_only() -> None:
     # A package __init__ that imports would load its siblings with the first import of
     # any module inside it (start-up cost for every command that touches the package).
-    # The package root keeps __version__; inputs/engines/__init__.py is the engine
-    # dispatch itself (its options-file reader calls back into it), not yet moved out.
+    # The package root keeps __version__; inputs/engines/__init__.py re-exports the
+    # engine readers' entry points (test_engines_init_only_reexports), nothing more.
     import ast
     from pathlib import Path
 
@@ -324,6 +324,23 @@ def test_package_inits_are_docstrings_only() -> None:
         )
     ]
     assert not_docstrings == []
+
+
+def test_engines_init_only_reexports() -> None:
+    # The engine dispatch lives in modules named for what they do (read, detect,
+    # launch, registry …); the package __init__ holds a docstring, imports of them
+    # and __all__, and defines nothing itself.
+    import ast
+    from pathlib import Path
+
+    import specgate.inputs.engines as engines
+
+    body = ast.parse(Path(engines.__file__).read_text(encoding="utf-8")).body
+    kinds = [type(node).__name__ for node in body]
+    assert kinds[0] == "Expr"
+    assert set(kinds[1:]) <= {"ImportFrom", "Assign"}
+    assigned = [t.id for n in body if isinstance(n, ast.Assign) for t in n.targets]  # type: ignore[attr-defined]
+    assert assigned == ["__all__"]
 
 
 def test_a_command_loads_no_other_command_module() -> None:

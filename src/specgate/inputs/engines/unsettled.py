@@ -32,7 +32,7 @@ from specgate.inputs.knowledge import knowledge
 #: Normalised flag names that set the speculative method or the draft length, or
 #: hand the whole configuration to a file (vLLM ``--config``, TensorRT-LLM
 #: ``--extra_llm_api_options``); the same prefixes
-#: :data:`specgate.inputs.engines._SPECULATIVE_PREFIXES` merges fragments by.
+#: :data:`specgate.inputs.engines.launch.SPECULATIVE_PREFIXES` merges fragments by.
 SPECULATIVE_PREFIXES = ("speculative", "spec_", "draft", "model_draft", "num_speculative")
 _CONFIG_FILES = frozenset({"config", "extra_llm_api_options"})
 

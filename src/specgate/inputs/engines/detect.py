@@ -1,0 +1,103 @@
+"""Which engine a node of a document configures: the document search's detector
+(:mod:`specgate.inputs.pointer`) over mappings, argv lists and command strings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from specgate.core.errors import InputError
+from specgate.inputs.engines._source import (
+    CommandSource,
+    commands_of,
+    is_argv,
+    literal_value,
+    looks_like_command,
+)
+from specgate.inputs.engines.environment import sibling_env
+from specgate.inputs.engines.registry import Engine
+from specgate.inputs.engines.unread import (
+    foreign_program,
+    launched_by,
+    named_engines,
+)
+from specgate.inputs.pointer import (
+    Found,
+    Verdict,
+)
+from specgate.load.document import Document
+
+
+class Detector:
+    """The search's detector: verdicts for mappings, argv lists and command strings."""
+
+    def __init__(self, doc: Document, engines: list[Engine], text: str | None) -> None:
+        self.doc = doc
+        self.engines = engines
+        self.text = text
+        self._sources: dict[int, list[CommandSource]] = {}
+
+    def __call__(self, node: object) -> list[Verdict]:
+        if isinstance(node, Mapping):
+            return [
+                Verdict(e.name, kind)
+                for e in self.engines
+                if e.detect_mapping is not None and (kind := e.detect_mapping(node)) is not None
+            ]
+        if not (is_argv(node) or (looks_like_command(node) and not isinstance(node, list))):
+            return []
+        try:
+            sources = commands_of(node, self.doc, (), None)
+        except InputError:
+            if node is self.doc.data:  # a whole text file that no shell could split
+                raise
+            return []
+        verdicts: list[Verdict] = []
+        foreign = 0
+        for index, source in enumerate(sources):
+            if launched_by(source.command.argv) is not None:
+                continue  # an engine specgate does not read (unread.py names it)
+            engines, hinted = self._candidates(source)
+            if not hinted and foreign_program(source.command.argv) is not None:
+                foreign += 1
+                continue  # another program's flags, however alike (foreign_launcher)
+            for e in engines:
+                try:
+                    kind = e.detect_flags(source) if e.detect_flags is not None else None
+                except InputError:
+                    # The engine's own parser would refuse the command (an ambiguous
+                    # abbreviation): say so when the command names that engine.
+                    if hinted:
+                        raise
+                    kind = None
+                if kind is not None:
+                    command = index if len(sources) > 1 else None
+                    verdicts.append(Verdict(e.name, kind, command))
+        if not verdicts and sources and foreign == len(sources):
+            return [Verdict("other", "other")]  # searched no further
+        return verdicts
+
+    def _candidates(self, source: CommandSource) -> tuple[list[Engine], bool]:
+        """The engines whose program the command runs (hinted), else every engine."""
+        hinted = self.hinted(source.command.argv)
+        return (hinted, True) if hinted else (self.engines, False)
+
+    def is_engine(self, argv: Sequence[str]) -> bool:
+        """Whether a command may be an engine's: its program names one, or is no
+        program of its own (:func:`foreign_program`)."""
+        return foreign_program(argv) is None or bool(self.hinted(argv))
+
+    def hinted(self, argv: Sequence[str]) -> list[Engine]:
+        """The engines whose program (or ``python -m`` module) is among the command's
+        first words (:func:`named_engines`)."""
+        named = named_engines(argv, [(e.name, e.programs) for e in self.engines])
+        return [e for e in self.engines if e.name in named]
+
+    def command(self, found: Found) -> CommandSource:
+        """The command a verdict named, placed in the file (spans computed)."""
+        env = {
+            name: literal_value(opt.value)
+            for name, opt in sibling_env(self.doc, found.path).items()
+        }
+        sources = commands_of(found.value, self.doc, found.path, self.text, env)
+        return sources[found.verdict.command or 0]
+

@@ -1,0 +1,54 @@
+"""The environment a configuration runs with: the ``env``-like blocks beside it or
+beside its ancestors in the document (nearest wins; every block of a manifest of
+several documents)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from specgate.core.errors import InputError
+from specgate.inputs.engines._source import (
+    ENV_KEYS,
+    Opt,
+    env_items,
+)
+from specgate.inputs.pointer import (
+    format_pointer,
+    resolve_pointer,
+)
+from specgate.load.document import Document, NodePath
+
+
+def sibling_env(doc: Document, path: NodePath) -> dict[str, Opt]:
+    """Environment variables in ``env``-like mappings beside the configuration or
+    beside any of its ancestors (nearest wins)."""
+    env: dict[str, Opt] = {}
+    for depth in range(len(path), -1, -1):
+        try:
+            _, parent = resolve_pointer(doc.data, _pointer(path[:depth]))
+        except InputError:
+            continue
+        if not isinstance(parent, Mapping):
+            continue
+        for key in ENV_KEYS:
+            _env_block(doc, (*path[:depth], key), parent.get(key), env)
+    if doc.stream:
+        # A manifest of several documents: the container that mounts a ConfigMap holds
+        # the environment in another document; every env block counts, nearest first.
+        for where in list(doc.positions):
+            if where and isinstance(where[-1], str) and where[-1] in ENV_KEYS:
+                _, block = resolve_pointer(doc.data, _pointer(where))
+                _env_block(doc, where, block, env)
+    return env
+
+
+def _env_block(doc: Document, base: NodePath, block: object, env: dict[str, Opt]) -> None:
+    """Add the variables of one ``env``-like block at ``base`` (a mapping, ``NAME=value``
+    strings or Kubernetes ``[{name, value}]``; :func:`._source.env_items`) to ``env``,
+    keeping earlier ones."""
+    for name, value, where in env_items(block):
+        env.setdefault(name, Opt(value, doc.locate((*base, *where))))
+
+
+def _pointer(path: NodePath) -> str:
+    return format_pointer(path)

@@ -1,0 +1,400 @@
+"""Reading an engine config: load the file, find its one speculative configuration
+(pointer or search), normalise it to :class:`~specgate.inputs.types.EngineConfig` with
+the registered engine's reader (:mod:`.registry`), at the version in force."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from specgate.core.errors import InputError
+from specgate.inputs.engines import follow as options_file
+from specgate.inputs.engines import (
+    settings,
+    target,
+)
+from specgate.inputs.engines._base import Context
+from specgate.inputs.engines._source import (
+    Opt,
+    Options,
+    Source,
+    from_mapping,
+    norm_key,
+    run_env,
+)
+from specgate.inputs.engines.detect import Detector
+from specgate.inputs.engines.environment import sibling_env
+from specgate.inputs.engines.forcing import forced_acceptance
+from specgate.inputs.engines.in_force import with_version
+from specgate.inputs.engines.launch import (
+    command_options,
+    container_options,
+    merge_fragments,
+)
+from specgate.inputs.engines.registry import ENGINES, Engine
+from specgate.inputs.engines.several import one_configuration
+from specgate.inputs.engines.unread import (
+    UnreadEngine,
+    foreign_launcher,
+    unread_launcher,
+)
+from specgate.inputs.engines.unsettled import unsettled_words
+from specgate.inputs.knowledge import knowledge
+from specgate.inputs.pointer import (
+    Found,
+    find_configurations,
+    format_pointer,
+    resolve_pointer,
+    search,
+)
+from specgate.inputs.types import EngineConfig
+from specgate.inputs.version import EngineVersion, detect_version
+from specgate.load.document import Document, NodePath, Span
+from specgate.load.read import load_document, read_text
+
+TEXT_SUFFIXES = frozenset({".txt", ".sh", ".cmdline", ".bash", ".md", ".markdown"})
+
+
+def load_engine_document(path: Path, shown: str) -> Document:
+    """Read an engine config: ``.txt``/``.sh``/``.cmdline`` as plain text (a
+    :class:`Document` whose ``data`` is the whole text), ``.json`` as JSON, ``.py`` as
+    a Python launcher's literal keyword arguments (never run:
+    :mod:`specgate.load.python_launcher`), anything
+    else as YAML, where a file of several documents (a Kubernetes manifest:
+    Deployment + ConfigMap) is the list of them (pointer ``/0/…``, ``/1/…``). YAML
+    scalars are read as the file's reader reads them
+    (:func:`specgate.load.yaml_dialects.serving_dialect`): ``010`` is 8.
+
+    Raises:
+        InputError: unreadable, too large, not UTF-8, or not parseable.
+    """
+    if path.suffix.lower() in TEXT_SUFFIXES:
+        return Document(file=shown, data=read_text(path, shown))
+    if path.suffix.lower() == ".json":
+        return load_document(path, shown)
+    if path.suffix.lower() == ".py":
+        from specgate.load.python_launcher import load_python_launcher
+
+        return load_python_launcher(read_text(path, shown), shown)
+    from specgate.load.compose_env import interpolated, is_compose
+    from specgate.load.yaml_dialects import serving_dialect
+    from specgate.load.yaml_loader import load_yaml_documents
+
+    text = read_text(path, shown)
+    # read as its reader reads it: the engine's PyYAML, or go-yaml for a manifest
+    doc = load_yaml_documents(text, shown, serving_dialect(text))._replace(text=text)
+    # Compose fills in ${VAR} from the .env beside the file before it reads it
+    return interpolated(doc, path) if is_compose(doc.data) else doc
+
+
+def read_engine_file(
+    path: Path,
+    shown: str,
+    *,
+    pointer: str | None = None,
+    engine: str | None = None,
+    engine_version: str | None = None,
+    follow: bool = True,
+) -> EngineConfig:
+    """:func:`load_engine_document` then :func:`read_engine_config` with the source text;
+    the engine version is ``engine_version`` (the claims file's), else detected from
+    image tags in the file or pinned requirements beside it (:mod:`..version`).
+    ``follow``: a file with no configuration of its own may name the options file of a
+    ``trtllm-serve`` command (:mod:`.follow`), read instead (once: not again from it)."""
+    from specgate.core.limits import file_budget
+
+    with file_budget(0) as budget:  # one budget for the file and its embedded documents
+        doc = load_engine_document(path, shown)
+        text = doc.data if isinstance(doc.data, str) else (doc.text or read_text(path, shown))
+        budget.chars += len(text)
+        config = read_engine_config(
+            doc,
+            shown=shown,
+            pointer=pointer,
+            engine=engine,
+            text=text,
+            engine_version=engine_version,
+            path=path,
+            follow=follow,
+        )
+    # what the loader left unread (a Python launcher's non-literal keywords)
+    return replace(config, notes=(*config.notes, *doc.notes)) if doc.notes else config
+
+
+def read_engine_config(
+    doc: Document,
+    *,
+    shown: str,
+    pointer: str | None,
+    engine: str | None,
+    text: str | None = None,
+    engine_version: str | None = None,
+    path: Path | None = None,
+    follow: bool = False,
+) -> EngineConfig:
+    """The speculative configuration of ``doc``, normalised.
+
+    Args:
+        doc: the parsed file (for text files, ``data`` is the whole text).
+        shown: the file as shown to users (``EngineConfig.path``, messages).
+        pointer: RFC 6901 pointer to the mapping, JSON string, argv list or
+            command-line string; None ⇒ search the whole document.
+        engine: ``vllm`` | ``sglang`` | ``trtllm`` | ``transformers`` | ``llamacpp``;
+            None ⇒ detected from keys and flags.
+        text: the file's source text, when available: words inside multi-line YAML
+            scalars then get their exact line (else the scalar's first line).
+        engine_version: ``speculation.engine_version`` of the claims file, if any.
+        path: the file on disk (pinned requirements beside it give the version).
+        follow: when ``doc`` configures nothing, read the options file a
+            ``trtllm-serve`` command in it names (needs ``path``; :mod:`.follow`).
+
+    Returns:
+        the :class:`EngineConfig`; spans point into ``shown``.
+
+    Raises:
+        InputError: unknown engine; bad pointer; no or several configurations
+        (listing their pointers; with ``engine`` given and nothing of it found,
+        naming what the other engines find: "no sglang speculative configuration
+        in FILE (it configures vllm at /speculative-config)"); unsplittable
+        command line; ambiguous abbreviated flag; a value of the wrong type.
+    """
+    from specgate.core.limits import file_budget
+
+    size = len(text) if text is not None else len(doc.text or "")
+    with file_budget(size):  # one budget for every command string of the file
+        return _read_engine_config(
+            doc,
+            shown=shown,
+            pointer=pointer,
+            engine=engine,
+            text=text,
+            engine_version=engine_version,
+            path=path,
+            follow=follow,
+        )
+
+
+def _read_engine_config(
+    doc: Document,
+    *,
+    shown: str,
+    pointer: str | None,
+    engine: str | None,
+    text: str | None,
+    engine_version: str | None,
+    path: Path | None,
+    follow: bool,
+) -> EngineConfig:
+    if engine is not None and engine not in ENGINES:
+        raise InputError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}", shown)
+    engines = [ENGINES[engine]] if engine is not None else list(ENGINES.values())
+    detector = Detector(doc, engines, text)
+    try:
+        configs, fragments, where = find_configurations(
+            doc.data, detector, file=shown, pointer=pointer
+        )
+    except InputError as exc:
+        if not exc.reason.startswith(_NONE_FOUND):
+            raise
+        if follow and path is not None and (engine is None or engine in options_file.ENGINES):
+            followed = options_file.follow(
+                doc,
+                text,
+                shown,
+                path,
+                pointer=pointer,
+                engine=engine,
+                engine_version=engine_version,
+            )
+            if followed is not None:
+                return followed
+        unread = unread_launcher(doc, text, pointer, shown) or foreign_launcher(
+            doc, text, pointer, shown, detector.is_engine
+        )
+        if unread is not None:
+            raise unread from None
+        if engine is None:
+            raise
+        raise _other_engines(doc, text, shown, pointer, engine) or exc from None
+    reading = _Reading(doc, detector, fragments, shown, text, engine_version, path)
+    if len(configs) == 1:
+        return reading.read(configs[0])
+    return one_configuration(configs, reading.read, where=where, file=shown)
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """How one found configuration of a document is read (shared by every one found)."""
+
+    doc: Document
+    detector: Detector
+    fragments: list[Found]
+    shown: str
+    text: str | None
+    engine_version: str | None
+    path: Path | None
+
+    def read(self, found: Found) -> EngineConfig:
+        """``found`` normalised: options, target, version, removed settings."""
+        doc, text, shown = self.doc, self.text, self.shown
+        spec = ENGINES[found.verdict.engine]
+        ctx_env = sibling_env(doc, found.path)
+        table = target.entries(spec.name)
+        arity = target.arity(spec.name)
+        notes: list[str] = []
+        data = knowledge(spec.name)
+        unknown: list[tuple[str, Span]] = []
+        parsed: list[tuple[str, Span]] = []
+        program: str | None = None
+        unsettled: list[str] = []  # words the launcher does not settle (.unsettled)
+        if isinstance(found.value, Mapping) and spec.env_options is not None:
+            # a container or service configured by its environment (and its command)
+            opts, launched = container_options(spec, doc, found.path, found.value, text)
+            positional = None
+            if launched is not None and spec.flags is not None:
+                unsettled = unsettled_words(launched, spec.flags, spec.name)
+                unknown = settings.unknown_spellings(data, spec.flags, launched)
+                parsed = settings.parser_words(data, launched)
+        elif isinstance(found.value, Mapping):
+            opts = from_mapping(Source(doc, text), found.path, found.value)
+            positional = target.sibling_positional(doc, found.path, text, table, arity)
+        else:
+            source = self.detector.command(found)
+            opts = command_options(spec, source)
+            program = program_of(spec, source.command.argv)
+            if spec.flags is not None:
+                unknown = settings.unknown_spellings(data, spec.flags, source)
+                parsed = settings.parser_words(data, source)
+            positional = target.positional_model(source.command.argv, source.spans, table, arity)
+            if positional is None:
+                words, spans = target.in_container(source.command.argv, source.spans, spec.name)
+                if not words and found.verdict.command is None:
+                    words, spans = target.launch_prefix(doc, found.path, text, spec.name)
+                    words, spans = (*words, *source.command.argv), (*spans, *source.spans)
+                positional = target.positional_model(words, spans, table, arity)
+            env_spans = source.env_spans()
+            ctx_env = {
+                **ctx_env,
+                **{
+                    k: Opt(v, env_spans.get(k, source.spans[0]))
+                    for k, v in source.command.env.items()
+                },
+            }
+            ctx_env.update(
+                (name, Opt(value, source.spans[index] if index < len(source.spans) else Span(1, 1)))
+                for name, (value, index) in run_env(source.command.argv).items()
+            )
+            opts, notes = merge_fragments(opts, spec, found, self.fragments, self.detector)
+            if spec.flags is not None:
+                unsettled = unsettled_words(source, spec.flags, spec.name)
+        notes = [*unsettled, *notes]
+        if spec.env_options is not None:
+            opts = spec.env_options(opts, ctx_env)
+        version = detect_version(spec.name, self.engine_version, text, self.path)
+        return _read_options(
+            spec,
+            opts,
+            Context(file=shown, pointer=found.pointer, env=ctx_env, program=program),
+            version=version,
+            positional=positional,
+            unknown=unknown,
+            parsed=parsed,
+            notes=notes,
+        )
+
+
+def program_of(spec: Engine, argv: tuple[str, ...]) -> str | None:
+    """The engine program a command runs (``./llama-speculative`` → ``llama-speculative``),
+    among its first words (after ``docker run … IMAGE`` or ``exec``), else ``None``."""
+    for word in argv[:32]:
+        name = word.rsplit("/", 1)[-1]
+        if name in spec.programs:
+            return name
+    return None
+
+
+def _read_options(
+    spec: Engine,
+    opts: Options,
+    ctx: Context,
+    *,
+    version: EngineVersion,
+    positional: Opt | None,
+    unknown: list[tuple[str, Span]],
+    parsed: list[tuple[str, Span]],
+    notes: list[str],
+) -> EngineConfig:
+    """Read ``opts`` at the version in force, then judge them: SG310 for the settings
+    that version lacks, SG311, the engine's own checks (DESIGN §13)."""
+    data = knowledge(spec.name)
+    used = settings.used_settings(data, spec.settings_of(opts))
+    implied = settings.implied_range(
+        data, [*used, *settings.used_block_keys(data, opts, spec.settings_of(opts))]
+    )
+    at = settings.in_force(data, version, implied)
+    # defaults and version-ranged behaviours follow the implied range (DESIGN §13)
+    ctx = replace(
+        ctx,
+        version=version.version or at.implied,
+        version_shown=None if version.version or at.implied is None else at.shown,
+    )
+    config = spec.read(opts, ctx)
+    config = target.with_target_model(config, spec.settings_of(opts), positional)
+    config = settings.version_issues(
+        config, data, used, implied, found=version, unknown=unknown, parsed=parsed
+    )
+    config = forced_acceptance(config, ctx.env)
+    config = settings.engine_checks(config, data, opts, ctx.env, at)
+    return with_version(config, version, implied, at, notes)
+
+
+
+_NONE_FOUND = "no speculative decoding configured"
+
+
+def configures_nothing(exc: InputError) -> bool:
+    """Whether ``exc`` says the engine config holds no speculative configuration at all
+    (as opposed to one that cannot be read, or one of another engine): also a launcher
+    of an engine specgate does not read that sets none of its speculative flags."""
+    if isinstance(exc, UnreadEngine):
+        return not exc.speculates
+    return exc.reason.startswith(_NONE_FOUND)
+
+
+def _other_engines(
+    doc: Document, text: str | None, shown: str, pointer: str | None, engine: str
+) -> InputError | None:
+    """When the given engine finds nothing: what the other engines find there, as
+    "no sglang speculative configuration in FILE (it configures vllm at /ptr)"."""
+    others = [e for name, e in ENGINES.items() if name != engine]
+    detector = Detector(doc, others, text)
+    base: NodePath = ()
+    node = doc.data
+    where = shown
+    if pointer is not None:
+        base, node = resolve_pointer(doc.data, pointer, file=shown)
+        where = f"{shown} at {pointer or '/'}"
+    try:
+        found = [f for f in search(node, detector, base=base) if f.verdict.kind == "config"]
+    except InputError:
+        return None
+    if not found:
+        return None
+    named = " and ".join(
+        f"{f.verdict.engine} at {format_pointer(_block_path(f)) or '/'}" for f in found
+    )
+    return InputError(
+        f"no {engine} speculative configuration in {where} (it configures {named})", shown
+    )
+
+
+def _block_path(found: Found) -> NodePath:
+    """The found node's path, or its ``speculative_config`` key's when it has one (a
+    serve mapping is found whole; its speculative block is what the user looks for)."""
+    if isinstance(found.value, Mapping):
+        for key in found.value:
+            if norm_key(key) == "speculative_config":
+                return (*found.path, str(key))
+    return found.path
+

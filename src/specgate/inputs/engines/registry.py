@@ -1,0 +1,102 @@
+"""The engines specgate reads, registered in one place: one :class:`Engine` record
+per engine (its module, programs, flags and detectors). Every list of engines a user
+sees (the claims schema's ``engine`` enum, :data:`specgate.core.vocabulary.Engine`,
+README's engine table) is this one or checked against it by a test
+(``tests/inputs/test_engine_registry.py``).
+
+A new engine is one module (``inputs/engines/NAME.py``: ``PROGRAMS``, ``FLAGS``,
+``detect_*``, ``read``), one data file (``data/engines/NAME.json``) and one entry here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from specgate.inputs.cmdline import Flag, FlagSpec
+from specgate.inputs.engines import (
+    llamacpp,
+    sglang,
+    transformers,
+    trtllm,
+    vllm,
+)
+from specgate.inputs.engines._base import Context, Kind
+from specgate.inputs.engines._source import (
+    CommandSource,
+    Opt,
+    Options,
+)
+from specgate.inputs.types import EngineConfig, ModelShape
+
+
+@dataclass(frozen=True)
+class Engine:
+    """How to recognise and read one engine's format."""
+
+    name: str
+    programs: tuple[str, ...]
+    read: Callable[[Options, Context], EngineConfig]
+    detect_mapping: Callable[[Mapping[object, object]], Kind | None] | None = None
+    flags: FlagSpec | None = None
+    detect_flags: Callable[[CommandSource], Kind | None] | None = None
+    command_options: Callable[[CommandSource], Options] | None = None
+    #: The options that are the engine's own flags or keys (a bare speculative block
+    #: holds none); SG310 looks only at these.
+    settings_of: Callable[[Options], Options] = lambda opts: opts
+    #: Options completed by the environment (llama.cpp ``LLAMA_ARG_*``); an engine
+    #: with this reads a mapping it detects as a container: its command and env.
+    env_options: Callable[[Options, Mapping[str, Opt]], Options] | None = None
+
+
+def flags_detector(
+    spec: FlagSpec, detect: Callable[[Mapping[str, Flag]], Kind | None]
+) -> Callable[[CommandSource], Kind | None]:
+    return lambda source: detect(source.flags(spec))
+
+
+ENGINES: Mapping[str, Engine] = {
+    "vllm": Engine(
+        "vllm",
+        vllm.PROGRAMS,
+        vllm.read,
+        vllm.detect_mapping,
+        vllm.FLAGS,
+        lambda s: vllm.detect_flags(s.flags(vllm.FLAGS), vllm.dotted_options(s.command.argv)),
+        vllm.command_options,
+        vllm.engine_settings,
+    ),
+    "sglang": Engine(
+        "sglang",
+        sglang.PROGRAMS,
+        sglang.read,
+        sglang.detect_mapping,
+        sglang.FLAGS,
+        flags_detector(sglang.FLAGS, sglang.detect_flags),
+    ),
+    "trtllm": Engine("trtllm", trtllm.PROGRAMS, trtllm.read, trtllm.detect_mapping),
+    "transformers": Engine("transformers", (), transformers.read, transformers.detect_mapping),
+    "llamacpp": Engine(
+        "llamacpp",
+        llamacpp.PROGRAMS,
+        llamacpp.read,
+        llamacpp.detect_mapping,
+        llamacpp.FLAGS,
+        llamacpp.detect_command,
+        env_options=llamacpp.env_options,
+    ),
+}
+
+
+def with_models(
+    config: EngineConfig, target: ModelShape | None, draft: ModelShape | None
+) -> EngineConfig:
+    """``config`` as the engine resolves it once it loads the target (``target``) and
+    draft (``draft``) model configs; unchanged for engines that read nothing more."""
+    if config.engine == "vllm":
+        from specgate.inputs.engines.vllm_rules import with_models as vllm_models
+
+        return vllm_models(config, target, draft)
+    if config.engine == "sglang":
+        return sglang.with_target(config, target)
+    return config
