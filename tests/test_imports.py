@@ -333,7 +333,7 @@ def test_engines_init_only_reexports() -> None:
     import ast
     from pathlib import Path
 
-    import specgate.inputs.engines as engines
+    from specgate.inputs import engines
 
     body = ast.parse(Path(engines.__file__).read_text(encoding="utf-8")).body
     kinds = [type(node).__name__ for node in body]
