@@ -50,8 +50,8 @@ def test_engine_narrows_the_search() -> None:
 
 
 def test_unknown_engine() -> None:
-    with pytest.raises(InputError, match="unknown engine 'tgi'"):
-        yaml(TWO, engine="tgi")
+    with pytest.raises(InputError, match="unknown engine 'lmdeploy'"):
+        yaml(TWO, engine="lmdeploy")
 
 
 def test_none_configured() -> None:

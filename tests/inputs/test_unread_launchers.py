@@ -48,19 +48,19 @@ def test_each_launcher_is_named_by_its_program(tmp_path: Path, launcher: object)
             assert flag in exc.reason
 
 
-def test_tgi_speculate_in_a_compose_service(tmp_path: Path) -> None:
+def test_tgi_speculate_in_a_compose_service_is_read(tmp_path: Path) -> None:
+    # Contract change: TGI is an engine specgate reads (inputs/engines/tgi.py), no longer
+    # an unread launcher; the service's command sets --speculate 2 (D 2, N_verify 3).
     text = (
         "services:\n"
         "  tgi:\n"
         "    image: ghcr.io/huggingface/text-generation-inference:3.0.1\n"  # line 3
         "    command: --model-id org/model --speculate 2\n"
     )
-    exc = error(tmp_path, "compose.yaml", text)
-    assert exc.reason.startswith(
-        "serving config launches Text Generation Inference (TGI) at /services/tgi, "
-        "which specgate does not read"
-    )
-    assert "its --speculate not checked" in exc.reason
+    (tmp_path / "compose.yaml").write_text(text, encoding="utf-8")
+    c = read_engine_file(tmp_path / "compose.yaml", "compose.yaml")
+    assert (c.engine, c.draft_length, c.verify_tokens) == ("tgi", 2, 3)
+    assert c.spans["draft_length"].line == 4
 
 
 def test_lmdeploy_flags_are_not_read_as_sglang(tmp_path: Path) -> None:
@@ -75,10 +75,16 @@ def test_lmdeploy_flags_are_not_read_as_sglang(tmp_path: Path) -> None:
     assert exc.reason.startswith("serving config launches LMDeploy, which specgate does not read")
 
 
-def test_mlx_lm_as_a_python_module(tmp_path: Path) -> None:
-    exc = error(tmp_path, "run.sh", "python3 -m mlx_lm.server --model a --draft-model b\n")
-    assert exc.reason.startswith("serving config launches MLX-LM, which specgate does not read")
-    assert "its --draft-model not checked" in exc.reason
+def test_mlx_lm_as_a_python_module_is_read(tmp_path: Path) -> None:
+    # Contract change: MLX-LM is read (inputs/engines/mlxlm.py); --num-draft-tokens is
+    # unset, so D is the parser's default 3 (mlx_lm/server.py@v0.31.3).
+    (tmp_path / "run.sh").write_text(
+        "python3 -m mlx_lm.server --model a --draft-model b\n", encoding="utf-8"
+    )
+    c = read_engine_file(tmp_path / "run.sh", "run.sh")
+    assert (c.engine, c.mechanism, c.draft_length, c.draft_model) == (
+        "mlxlm", "draft_model", 3, "b"
+    )
 
 
 def test_a_file_configuring_a_read_engine_beside_one_is_read(tmp_path: Path) -> None:
@@ -118,18 +124,24 @@ def test_speculation_off_agrees_with_a_launch_that_sets_no_speculative_flag(
 def test_a_launch_that_speculates_is_an_error_even_with_speculation_off(tmp_path: Path) -> None:
     from specgate.inputs.engines import configures_nothing
 
-    exc = error(tmp_path, "tgi.sh", "text-generation-launcher --model-id m --speculate 2\n")
+    exc = error(
+        tmp_path,
+        "lmdeploy.sh",
+        "lmdeploy serve api_server m --speculative-algorithm eagle3 "
+        "--speculative-draft-model d\n",
+    )
     assert not configures_nothing(exc)  # enabled: false does not make it agree
 
 
-def test_a_container_run_of_an_unread_image(tmp_path: Path) -> None:
-    exc = error(
-        tmp_path,
-        "run.sh",
+def test_a_container_run_of_the_tgi_image_is_read(tmp_path: Path) -> None:
+    # Contract change: the TGI image's launcher is read by its flags (clap, exact names).
+    (tmp_path / "run.sh").write_text(
         "docker run --gpus all ghcr.io/huggingface/text-generation-inference:3.0.1 "
         "--model-id org/m --speculate 2\n",
+        encoding="utf-8",
     )
-    assert exc.reason.startswith("serving config launches Text Generation Inference (TGI),")
+    c = read_engine_file(tmp_path / "run.sh", "run.sh")
+    assert (c.engine, c.draft_length, c.target_model) == ("tgi", 2, "org/m")
 
 
 # real-r4 defect 2: the engine comes from the program word, never from a flag spelling

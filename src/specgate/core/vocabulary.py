@@ -29,7 +29,7 @@ MECHANISMS: tuple[str, ...] = get_args(Mechanism)
 SINGLE_PASS_MECHANISMS = ("dflash", "pard")
 
 #: An engine specgate reads the configs of (one knowledge file each).
-Engine = Literal["vllm", "sglang", "trtllm", "transformers", "llamacpp"]
+Engine = Literal["vllm", "sglang", "trtllm", "transformers", "llamacpp", "tgi", "mlxlm"]
 #: Every engine, in the order readers are tried.
 ENGINE_NAMES: tuple[str, ...] = get_args(Engine)
 

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from specgate.inputs.cmdline import Flag, FlagSpec
 from specgate.inputs.engines import (
     llamacpp,
+    mlxlm,
     sglang,
+    tgi,
     transformers,
     trtllm,
     vllm,
@@ -28,6 +30,17 @@ from specgate.inputs.engines._source import (
     Options,
 )
 from specgate.inputs.types import EngineConfig, ModelShape
+
+#: ``(config, target, draft) -> config``: an engine's reading of the model configs.
+ModelsReader = Callable[[EngineConfig, "ModelShape | None", "ModelShape | None"], EngineConfig]
+
+
+def _vllm_models(
+    config: EngineConfig, target: ModelShape | None, draft: ModelShape | None
+) -> EngineConfig:
+    from specgate.inputs.engines.vllm_rules import with_models as vllm_models
+
+    return vllm_models(config, target, draft)
 
 
 @dataclass(frozen=True)
@@ -47,6 +60,14 @@ class Engine:
     #: Options completed by the environment (llama.cpp ``LLAMA_ARG_*``); an engine
     #: with this reads a mapping it detects as a container: its command and env.
     env_options: Callable[[Options, Mapping[str, Opt]], Options] | None = None
+    #: What the engine makes of the target and draft model configs it loads
+    #: (:func:`with_models`); None: nothing more.
+    models: ModelsReader | None = None
+
+    @property
+    def data_file(self) -> str:
+        """The engine's data file, under ``specgate/data/engines/``."""
+        return f"{self.name}.json"
 
 
 def flags_detector(
@@ -65,6 +86,7 @@ ENGINES: Mapping[str, Engine] = {
         lambda s: vllm.detect_flags(s.flags(vllm.FLAGS), vllm.dotted_options(s.command.argv)),
         vllm.command_options,
         vllm.engine_settings,
+        models=_vllm_models,
     ),
     "sglang": Engine(
         "sglang",
@@ -73,6 +95,7 @@ ENGINES: Mapping[str, Engine] = {
         sglang.detect_mapping,
         sglang.FLAGS,
         flags_detector(sglang.FLAGS, sglang.detect_flags),
+        models=lambda config, target, _draft: sglang.with_target(config, target),
     ),
     "trtllm": Engine("trtllm", trtllm.PROGRAMS, trtllm.read, trtllm.detect_mapping),
     "transformers": Engine("transformers", (), transformers.read, transformers.detect_mapping),
@@ -85,6 +108,24 @@ ENGINES: Mapping[str, Engine] = {
         llamacpp.detect_command,
         env_options=llamacpp.env_options,
     ),
+    "mlxlm": Engine(
+        "mlxlm",
+        mlxlm.PROGRAMS,
+        mlxlm.read,
+        None,
+        mlxlm.FLAGS,
+        flags_detector(mlxlm.FLAGS, mlxlm.detect_flags),
+    ),
+    "tgi": Engine(
+        "tgi",
+        tgi.PROGRAMS,
+        tgi.read,
+        tgi.detect_mapping,
+        tgi.FLAGS,
+        tgi.detect_command,
+        env_options=tgi.env_options,
+        models=tgi.with_models,
+    ),
 }
 
 
@@ -93,10 +134,7 @@ def with_models(
 ) -> EngineConfig:
     """``config`` as the engine resolves it once it loads the target (``target``) and
     draft (``draft``) model configs; unchanged for engines that read nothing more."""
-    if config.engine == "vllm":
-        from specgate.inputs.engines.vllm_rules import with_models as vllm_models
-
-        return vllm_models(config, target, draft)
-    if config.engine == "sglang":
-        return sglang.with_target(config, target)
-    return config
+    engine = ENGINES.get(config.engine)
+    if engine is None or engine.models is None:
+        return config
+    return engine.models(config, target, draft)

@@ -1,0 +1,70 @@
+"""MLX-LM: ``mlx_lm.server`` and ``mlx_lm.generate`` command lines (also as
+``python -m mlx_lm.server``).
+
+What is known is data: ``specgate/data/engines/mlxlm.json``, read from the argparse
+parsers of ``ml-explore/mlx-lm:mlx_lm/server.py@v0.31.3`` and ``mlx_lm/generate.py``
+at the same tag: ``--draft-model`` (a draft model: speculation on) and
+``--num-draft-tokens`` (D, default 3). Every step drafts D tokens
+(``speculative_generate_step``: ``min(max_tokens - ntoks, num_draft_tokens)``, fewer
+only at the end of the output), so D is no maximum; N_verify = D + 1. The parsers are
+argparse's, which accepts a unique prefix of a flag; specgate reads the exact names
+only, since the whole parser was not recorded (an abbreviation is not read).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from specgate.inputs.cmdline import Flag
+from specgate.inputs.engines._base import Builder, Context, Kind, as_int, as_str, bounded, opts_get
+from specgate.inputs.engines._source import Options
+from specgate.inputs.knowledge import knowledge
+from specgate.inputs.types import EngineConfig
+
+PROGRAMS = ("mlx_lm.server", "mlx_lm.generate")
+
+_DATA = knowledge("mlxlm")
+FLAGS = _DATA.flags()
+
+
+def detect_flags(flags: Mapping[str, Flag]) -> Kind | None:
+    """``config`` with ``--draft-model``; ``fragment`` for ``--num-draft-tokens``
+    alone (MLX-LM drafts nothing without a draft model)."""
+    if "--draft-model" in flags:
+        return "config"
+    if "--num-draft-tokens" in flags:
+        return "fragment"
+    return None
+
+
+def read(opts: Options, ctx: Context) -> EngineConfig:
+    """Normalise an MLX-LM command line: the draft model, D = ``--num-draft-tokens``
+    (absent: the parser's default, from the data file).
+
+    Raises:
+        InputError: a value of the wrong type, or a D above specgate's bound.
+    """
+    b = Builder("mlxlm", ctx)
+    draft = opts_get(opts, "draft_model")
+    b.at("draft_model", draft)
+    b.at("mechanism", draft)
+    tokens = opts_get(opts, "num_draft_tokens")
+    d: int | None
+    if tokens is not None:
+        b.at("draft_length", tokens)
+        d = bounded(b, as_int(tokens, "--num-draft-tokens", ctx.file), "--num-draft-tokens",
+                    "draft_length")
+    else:
+        default = _DATA.default("num_draft_tokens", ctx.version)
+        d = default if isinstance(default, int) and not isinstance(default, bool) else None
+        if d is not None:
+            b.default_draft_length("num_draft_tokens", "--num-draft-tokens")
+            b.note(f"--num-draft-tokens not set: MLX-LM's default is {d}")
+    if ctx.program == "mlx_lm.server":
+        b.note("mlx_lm.server: a request's num_draft_tokens overrides --num-draft-tokens")
+    return b.build(
+        mechanism="draft_model",
+        draft_length=d,
+        verify_tokens=None if d is None else d + 1,
+        draft_model=as_str(draft) if draft is not None else None,
+    )
