@@ -108,14 +108,6 @@ ENGINES: Mapping[str, Engine] = {
         llamacpp.detect_command,
         env_options=llamacpp.env_options,
     ),
-    "mlxlm": Engine(
-        "mlxlm",
-        mlxlm.PROGRAMS,
-        mlxlm.read,
-        None,
-        mlxlm.FLAGS,
-        flags_detector(mlxlm.FLAGS, mlxlm.detect_flags),
-    ),
     "tgi": Engine(
         "tgi",
         tgi.PROGRAMS,
@@ -125,6 +117,14 @@ ENGINES: Mapping[str, Engine] = {
         tgi.detect_command,
         env_options=tgi.env_options,
         models=tgi.with_models,
+    ),
+    "mlxlm": Engine(
+        "mlxlm",
+        mlxlm.PROGRAMS,
+        mlxlm.read,
+        None,
+        mlxlm.FLAGS,
+        flags_detector(mlxlm.FLAGS, mlxlm.detect_flags),
     ),
 }
 

@@ -1,0 +1,54 @@
+"""MLX-LM (inputs/engines/mlxlm.py): values from the argparse parsers of
+``ml-explore/mlx-lm:mlx_lm/server.py@v0.31.3`` and ``mlx_lm/generate.py@v0.31.3``
+(``--draft-model``, ``--num-draft-tokens`` default 3)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from specgate.core.errors import InputError
+from specgate.inputs.engines import read_engine_file
+
+
+def read(tmp_path: Path, text: str):  # type: ignore[no-untyped-def]
+    (tmp_path / "run.sh").write_text(text, encoding="utf-8")
+    return read_engine_file(tmp_path / "run.sh", "run.sh")
+
+
+def test_server_with_draft_tokens(tmp_path: Path) -> None:
+    c = read(
+        tmp_path,
+        "mlx_lm.server --model mlx-community/Qwen3-8B-4bit "
+        "--draft-model mlx-community/Qwen3-0.6B-4bit --num-draft-tokens 4\n",
+    )
+    assert (c.engine, c.mechanism, c.draft_length, c.verify_tokens) == (
+        "mlxlm", "draft_model", 4, 5
+    )
+    assert (c.target_model, c.draft_model) == (
+        "mlx-community/Qwen3-8B-4bit", "mlx-community/Qwen3-0.6B-4bit"
+    )
+    assert not c.draft_length_is_max  # every step drafts D (speculative_generate_step)
+
+
+def test_default_draft_tokens_is_three(tmp_path: Path) -> None:
+    c = read(tmp_path, "mlx_lm.generate --model m --draft-model d --prompt hi\n")
+    assert (c.engine, c.draft_length) == ("mlxlm", 3)
+    assert any("default is 3" in note for note in c.notes)
+
+
+def test_python_module_form(tmp_path: Path) -> None:
+    c = read(tmp_path, "python -m mlx_lm.server --model m --draft-model d\n")
+    assert (c.engine, c.draft_length) == ("mlxlm", 3)
+    assert any("request's num_draft_tokens" in note for note in c.notes)
+
+
+def test_draft_tokens_without_draft_model_configure_nothing(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no speculative decoding configured"):
+        read(tmp_path, "mlx_lm.server --model m --num-draft-tokens 4\n")
+
+
+def test_not_a_number(tmp_path: Path) -> None:
+    with pytest.raises(InputError):
+        read(tmp_path, "mlx_lm.server --model m --draft-model d --num-draft-tokens four\n")

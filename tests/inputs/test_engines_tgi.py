@@ -1,0 +1,117 @@
+"""Text Generation Inference (inputs/engines/tgi.py): values from TGI's own source,
+``huggingface/text-generation-inference:launcher/src/main.rs@v3.3.7`` (``--speculate``,
+clap ``long, env``) and ``server/text_generation_server/models/__init__.py@v3.3.7``
+(``get_model``: Medusa heads, MLP speculator ``n_predict``, the start-up refusal)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from specgate.check.run import CheckOptions, check_file
+from specgate.inputs.engines import read_engine_file
+
+MEDUSA = (
+    '{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "medusa_num_heads": 4, '
+    '"base_model_name_or_path": "lmsys/vicuna-7b-v1.3", "num_attention_heads": 32, '
+    '"num_key_value_heads": 32, "hidden_size": 4096, "num_hidden_layers": 32, '
+    '"vocab_size": 32000, "max_position_embeddings": 2048}'
+)
+PLAIN = MEDUSA.replace('"medusa_num_heads": 4, ', "")
+
+
+def read(tmp_path: Path, name: str, text: str):  # type: ignore[no-untyped-def]
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    return read_engine_file(tmp_path / name, name)
+
+
+def test_speculate_flag_is_d(tmp_path: Path) -> None:
+    c = read(tmp_path, "s.sh", "text-generation-launcher --model-id org/m --speculate 3\n")
+    assert (c.engine, c.draft_length, c.verify_tokens, c.target_model) == ("tgi", 3, 4, "org/m")
+    assert c.mechanism is None  # the model's config decides (get_model)
+    # the value's column: "3" after "--speculate "
+    before = "text-generation-launcher --model-id org/m --speculate "
+    assert c.spans["draft_length"].column == len(before) + 1
+
+
+def test_speculate_with_equals(tmp_path: Path) -> None:
+    c = read(tmp_path, "s.sh", "text-generation-launcher --model-id=org/m --speculate=2\n")
+    assert (c.draft_length, c.target_model) == (2, "org/m")
+
+
+def test_speculate_variable_before_the_command(tmp_path: Path) -> None:
+    c = read(tmp_path, "s.sh", "SPECULATE=2 text-generation-launcher --model-id org/m\n")
+    assert (c.engine, c.draft_length) == ("tgi", 2)
+
+
+def test_flag_wins_over_variable(tmp_path: Path) -> None:
+    # clap reads the variable only for a flag not given on the command line
+    c = read(tmp_path, "s.sh", "SPECULATE=2 text-generation-launcher --speculate 4\n")
+    assert c.draft_length == 4
+
+
+def test_container_environment(tmp_path: Path) -> None:
+    text = (
+        "services:\n"
+        "  tgi:\n"
+        "    image: ghcr.io/huggingface/text-generation-inference:3.3.7\n"
+        "    environment:\n"
+        "      MODEL_ID: org/m\n"
+        '      SPECULATE: "2"\n'
+    )
+    c = read(tmp_path, "compose.yaml", text)
+    assert (c.engine, c.draft_length, c.target_model) == ("tgi", 2, "org/m")
+    assert c.version == "3.3.7"  # the image tag
+    assert c.spans["draft_length"].line == 6
+
+
+def test_abbreviation_is_not_speculate(tmp_path: Path) -> None:
+    # clap matches long flags exactly: --specul is no flag of the launcher
+    (tmp_path / "s.sh").write_text("text-generation-launcher --specul 3\n", encoding="utf-8")
+    import pytest
+
+    from specgate.core.errors import InputError
+
+    with pytest.raises(InputError):
+        read_engine_file(tmp_path / "s.sh", "s.sh")
+
+
+def _check(tmp_path: Path, launch: str, config: str) -> str:
+    (tmp_path / "tgi.sh").write_text(launch, encoding="utf-8")
+    (tmp_path / "config.json").write_text(config, encoding="utf-8")
+    (tmp_path / "c.specgate.yaml").write_text(
+        "version: 1\ndeployments:\n  - name: d\n"
+        "    model: {name: org/m, hf_config: config.json}\n"
+        "    speculation: {enabled: true, engine_config: tgi.sh}\n",
+        encoding="utf-8",
+    )
+    report = check_file(tmp_path / "c.specgate.yaml", "c.specgate.yaml", CheckOptions())
+    assert report.error is None
+    deployment = report.deployments[0]
+    engine = deployment.deployment.inputs.engine  # type: ignore[union-attr]
+    assert engine is not None
+    codes = " ".join(f"{f.code}:{f.message}" for f in deployment.findings)
+    return f"{engine.mechanism} {engine.draft_length} {codes}"
+
+
+def test_medusa_heads_above_speculate_are_refused(tmp_path: Path) -> None:
+    out = _check(tmp_path, "text-generation-launcher --model-id org/m --speculate 5\n", MEDUSA)
+    assert out.startswith("medusa 5 ")
+    assert "Speculate is set to `5` but this medusa models only has `4` heads" in out
+
+
+def test_medusa_without_speculate_drafts_with_every_head(tmp_path: Path) -> None:
+    out = _check(tmp_path, "SPECULATE=3 text-generation-launcher --model-id org/m\n", MEDUSA)
+    assert out.startswith("medusa 3 ")
+    assert "Speculate is set" not in out
+
+
+def test_a_plain_model_runs_ngram(tmp_path: Path) -> None:
+    out = _check(tmp_path, "text-generation-launcher --model-id org/m --speculate 2\n", PLAIN)
+    assert out.startswith("ngram 2 ")
+
+
+def test_mlp_speculator_n_predict(tmp_path: Path) -> None:
+    mlp = PLAIN.replace('"model_type": "llama"', '"model_type": "mlp_speculator", "n_predict": 3')
+    out = _check(tmp_path, "text-generation-launcher --model-id org/m --speculate 4\n", mlp)
+    assert out.startswith("mlp_speculator 4 ")
+    assert "this mlp_speculator models only has `3` heads" in out
