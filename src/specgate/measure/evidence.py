@@ -5,7 +5,7 @@ Three sources of the measurement:
 - ``--metrics-url URL -- CMD …``: scrape the engine's Prometheus endpoint, run the
   user's benchmark command, scrape again; AL, the per-position profile and the
   verification steps come from the counter deltas (vLLM's ``vllm:spec_decode_*``
-  counters, read by :func:`specgate.inputs.metrics.prometheus.read_prometheus`).
+  counters, read by :func:`specgate.inputs.metrics.vllm_prometheus.read_prometheus`).
 - ``--before FILE --after FILE``: the same from two saved scrapes.
 - ``--from FILE --metrics-format F``: any file format of DESIGN.md §7.
 
@@ -46,7 +46,7 @@ def check_scrape(text: str, shown: str, labels: dict[str, str]) -> None:
         InputError: not Prometheus text; no spec-decode counters (naming ``--from``
             for other engines' formats); no series or several models' series.
     """
-    from specgate.inputs.metrics.prometheus import check_counters
+    from specgate.inputs.metrics.vllm_prometheus import check_counters
 
     try:
         check_counters(text, shown, labels)
@@ -76,7 +76,7 @@ def from_scrapes(
             spec-decode counters (naming ``--from`` for other engines' formats),
             impossible counters.
     """
-    from specgate.inputs.metrics.prometheus import read_prometheus
+    from specgate.inputs.metrics.vllm_prometheus import read_prometheus
 
     check_scrape(*before, labels)
     check_scrape(*after, labels)

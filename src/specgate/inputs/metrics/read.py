@@ -28,7 +28,6 @@ from specgate.inputs.metrics.inline import (
 )
 from specgate.inputs.metrics.json_records import read_records
 from specgate.inputs.metrics.logs import read_llamacpp_log, read_sglang_log
-from specgate.inputs.metrics.prometheus import read_prometheus
 from specgate.inputs.metrics.records import read_trtllm_iteration_stats, read_vllm_per_request
 from specgate.inputs.metrics.spec import (
     FILE_FORMATS,
@@ -44,6 +43,7 @@ from specgate.inputs.metrics.summaries import (
     read_speculation_profile,
 )
 from specgate.inputs.metrics.vllm_log import read_vllm_log
+from specgate.inputs.metrics.vllm_prometheus import read_prometheus
 from specgate.inputs.types import Acceptance
 
 __all__ = [
