@@ -52,3 +52,27 @@ def test_draft_tokens_without_draft_model_configure_nothing(tmp_path: Path) -> N
 def test_not_a_number(tmp_path: Path) -> None:
     with pytest.raises(InputError):
         read(tmp_path, "mlx_lm.server --model m --draft-model d --num-draft-tokens four\n")
+
+
+@pytest.mark.parametrize(
+    ("word", "meant"),
+    [
+        ("--num-draft 5", "--num-draft-tokens"),
+        ("--dr d", "--draft-model"),
+        ("--d=d", "--draft-model"),
+    ],
+)
+def test_an_abbreviation_of_a_speculative_flag_is_unsettled(
+    tmp_path: Path, word: str, meant: str
+) -> None:
+    # argparse (allow_abbrev) reads --num-draft as --num-draft-tokens in server.py and
+    # generate.py@v0.31.3, and refuses --d in server.py (--draft-model,
+    # --decode-concurrency): without the whole parser neither is settled
+    with pytest.raises(InputError, match=f"{meant}.*write the flag in full") as info:
+        read(tmp_path, f"# serve\nmlx_lm.server --model m --draft-model d {word}\n")
+    assert info.value.line == 2
+
+
+def test_an_abbreviation_alone_is_not_no_speculation(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="write the flag in full"):
+        read(tmp_path, "mlx_lm.server --model m --draft d\n")

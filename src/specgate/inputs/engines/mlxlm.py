@@ -7,17 +7,21 @@ at the same tag: ``--draft-model`` (a draft model: speculation on) and
 ``--num-draft-tokens`` (D, default 3). Every step drafts D tokens
 (``speculative_generate_step``: ``min(max_tokens - ntoks, num_draft_tokens)``, fewer
 only at the end of the output), so D is no maximum; N_verify = D + 1. The parsers are
-argparse's, which accepts a unique prefix of a flag; specgate reads the exact names
-only, since the whole parser was not recorded (an abbreviation is not read).
+argparse's, which reads a unique prefix of a flag as that flag (``--dr`` is
+``--draft-model``; ``--d`` is ambiguous in ``server.py``, which also has
+``--decode-concurrency``); the whole parsers were not recorded, so specgate reads the
+exact names and calls a prefix of a speculative flag unsettled (an input error at its
+line: write the flag in full), never a value it may not be.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from specgate.core.errors import InputError
 from specgate.inputs.cmdline import Flag
 from specgate.inputs.engines._base import Builder, Context, Kind, as_int, as_str, bounded, opts_get
-from specgate.inputs.engines._source import Options
+from specgate.inputs.engines._source import CommandSource, Options
 from specgate.inputs.knowledge import knowledge
 from specgate.inputs.types import EngineConfig
 
@@ -25,6 +29,52 @@ PROGRAMS = ("mlx_lm.server", "mlx_lm.generate")
 
 _DATA = knowledge("mlxlm")
 FLAGS = _DATA.flags()
+
+
+#: The flags that configure speculation, whose abbreviations are not settled.
+_SPECULATIVE = ("--draft-model", "--num-draft-tokens")
+
+
+def _abbreviation(word: str) -> str | None:
+    """``word``'s option part when it is a proper prefix of a speculative flag (what
+    argparse may read as that flag), else None."""
+    name = word.partition("=")[0]
+    speculative = any(flag.startswith(name) for flag in _SPECULATIVE)
+    if len(name) > 2 and name.startswith("--") and name not in _SPECULATIVE and speculative:
+        return name
+    return None
+
+
+def detect_command(source: CommandSource) -> Kind | None:
+    """:func:`detect_flags` over the command's flags; ``config`` also for a command
+    holding an abbreviation of a speculative flag (read, then refused as unsettled by
+    :func:`command_options`)."""
+    if any(_abbreviation(word) for word in source.command.argv):
+        return "config"
+    return detect_flags(source.flags(FLAGS))
+
+
+def command_options(source: CommandSource) -> Options:
+    """The command's options (exact flag names).
+
+    Raises:
+        InputError: a word argparse may read as a speculative flag's abbreviation, at
+            its line (the value it sets is not settled without the whole parser).
+    """
+    for index, word in enumerate(source.command.argv):
+        name = _abbreviation(word)
+        if name is None:
+            continue
+        meant = " or ".join(flag for flag in _SPECULATIVE if flag.startswith(name))
+        line = source.spans[index].line if index < len(source.spans) else None
+        raise InputError(
+            f"{name}: MLX-LM's argparse reads a unique prefix of a flag as that flag "
+            f"({meant}), and whether this one is unique depends on its whole parser, "
+            "which specgate did not record: write the flag in full",
+            source.file,
+            line,
+        )
+    return source.options(FLAGS)
 
 
 def detect_flags(flags: Mapping[str, Flag]) -> Kind | None:

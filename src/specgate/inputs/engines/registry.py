@@ -124,7 +124,8 @@ ENGINES: Mapping[str, Engine] = {
         mlxlm.read,
         None,
         mlxlm.FLAGS,
-        flags_detector(mlxlm.FLAGS, mlxlm.detect_flags),
+        mlxlm.detect_command,
+        mlxlm.command_options,
     ),
 }
 
