@@ -132,7 +132,8 @@ def with_models(
 ) -> EngineConfig:
     """What TGI makes of the served model's config (``target``): the speculator it
     selects, D from its heads when ``--speculate`` is unset, and the refusal of a
-    ``--speculate`` above them; n-gram for a model with neither."""
+    ``--speculate`` above them. A config with neither leaves the mechanism unsettled
+    (n-gram only if it is ``--model-id``'s own config, which specgate cannot tell)."""
     if target is None:
         return config
     found = _heads(target)
@@ -140,9 +141,13 @@ def with_models(
     issues = list(config.issues)
     d = config.draft_length
     if found is None:
+        # the config given may be the base model's while --model-id names a Medusa or
+        # MLP-speculator repository: n-gram is likely, not settled (a fail may not rest
+        # on it)
         notes.append(f"the model config ({target.path}) has no Medusa heads and is no MLP "
-                     "speculator: TGI runs n-gram speculation")
-        return replace(config, mechanism="ngram", draft_length_is_max=True, notes=tuple(notes))
+                     "speculator: TGI runs n-gram speculation if it is --model-id's config "
+                     "(mechanism not settled)")
+        return replace(config, notes=tuple(notes))
     method, heads = found
     if heads is not None and d is None:
         d = heads
