@@ -6,7 +6,7 @@ typed deployment, one module per family.
 """
 
 from specgate.rules import (
-    accept_length,  # registers SG101-SG105
+    accept_length,  # registers SG101-SG103, SG105
     baseline,  # registers SG401-SG403
     draft_length,  # registers SG201-SG206
     economics,  # registers SG106-SG111
@@ -14,6 +14,7 @@ from specgate.rules import (
     provenance,  # registers SG405-SG409
     references,  # registers SG301-SG303, SG305, SG306, SG308, SG309
     schema,  # registers SG001-SG003
+    speedup_claim,  # registers SG104
     verify_cost,  # registers SG112, SG207
 )
 from specgate.rules.registry import REGISTRY, lookup
@@ -29,5 +30,6 @@ __all__ = [
     "provenance",
     "references",
     "schema",
+    "speedup_claim",
     "verify_cost",
 ]

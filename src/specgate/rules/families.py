@@ -20,6 +20,7 @@ from specgate.rules import (  # noqa: F401 - imported to register their rules
     engine_issues,
     references,
     schema,
+    speedup_claim,
     verify_cost,
 )
 from specgate.rules.registry import RuleContext
