@@ -241,7 +241,7 @@ def test_start_up_records_are_not_built_from_string_annotations() -> None:
         "specgate.check.run",
         "specgate.model.step_inputs",
         "specgate.model.validate",
-        "specgate.rules.verify_cost",
+        "specgate.rules.estimate_risk",
     )
     postponed = [
         name

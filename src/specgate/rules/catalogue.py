@@ -11,11 +11,11 @@ from specgate.rules import (
     draft_length,  # registers SG201-SG206
     economics,  # registers SG106-SG111
     engine_issues,  # registers SG304, SG307, SG310, SG311
+    estimate_risk,  # registers SG112, SG207
     provenance,  # registers SG405-SG409
     references,  # registers SG301-SG303, SG305, SG306, SG308, SG309
     schema,  # registers SG001-SG003
     speedup_claim,  # registers SG104
-    verify_cost,  # registers SG112, SG207
 )
 from specgate.rules.registry import REGISTRY, lookup
 
@@ -26,10 +26,10 @@ __all__ = [
     "draft_length",
     "economics",
     "engine_issues",
+    "estimate_risk",
     "lookup",
     "provenance",
     "references",
     "schema",
     "speedup_claim",
-    "verify_cost",
 ]

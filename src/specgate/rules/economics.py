@@ -18,8 +18,8 @@ from specgate.rules.accept_length import (
     proven_ceiling,
     stale_words,
 )
+from specgate.rules.estimate_risk import risk
 from specgate.rules.registry import Hit, RuleContext, rule
-from specgate.rules.verify_cost import risk
 from specgate.theory import formulas as theory
 
 #: SG109: an AL this close to 1 + D means every draft was accepted on every step.

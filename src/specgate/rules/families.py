@@ -18,10 +18,10 @@ from specgate.rules import (  # noqa: F401 - imported to register their rules
     draft_length,
     economics,
     engine_issues,
+    estimate_risk,
     references,
     schema,
     speedup_claim,
-    verify_cost,
 )
 from specgate.rules.registry import RuleContext
 
