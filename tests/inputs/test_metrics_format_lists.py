@@ -31,3 +31,17 @@ def test_measure_choices_are_the_file_formats() -> None:
     from specgate.cli.measure import _METRICS_FILE_FORMATS
 
     assert _METRICS_FILE_FORMATS == FILE_FORMATS
+
+
+def test_every_format_has_one_reader() -> None:
+    from specgate.inputs.metrics import read
+
+    readers = [
+        *read._TEXT_READERS,
+        *read._RECORD_READERS,
+        *read._INLINE_READERS,
+        "vllm-prometheus",  # read by read_prometheus (with an optional baseline scrape)
+        "vllm-log",  # read by read_vllm_log
+    ]
+    assert sorted(readers) == sorted(FORMATS)
+    assert len(set(readers)) == len(readers)
