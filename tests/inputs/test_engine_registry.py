@@ -73,3 +73,8 @@ def test_readme_engine_table_is_the_registry() -> None:
 def test_readme_claims_example_lists_the_engines() -> None:
     text = README.read_text(encoding="utf-8")
     assert f"# {' | '.join(ENGINES)} (else detected)" in text
+
+
+def test_starter_claims_lists_the_engines() -> None:
+    text = read_data("starter-claims.yaml")
+    assert f"# {' | '.join(ENGINES)} (else detected)" in text
