@@ -76,3 +76,9 @@ def test_an_abbreviation_of_a_speculative_flag_is_unsettled(
 def test_an_abbreviation_alone_is_not_no_speculation(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="write the flag in full"):
         read(tmp_path, "mlx_lm.server --model m --draft d\n")
+
+
+def test_another_programs_prefix_is_not_mlx_lm(tmp_path: Path) -> None:
+    # --draft is llama.cpp's own flag: only an MLX-LM program's prefixes are its flags
+    c = read(tmp_path, "./speculative -m t.gguf -md d.gguf --draft 8\n")
+    assert c.engine == "llamacpp"

@@ -46,12 +46,19 @@ def _abbreviation(word: str) -> str | None:
 
 
 def detect_command(source: CommandSource) -> Kind | None:
-    """:func:`detect_flags` over the command's flags; ``config`` also for a command
-    holding an abbreviation of a speculative flag (read, then refused as unsettled by
-    :func:`command_options`)."""
-    if any(_abbreviation(word) for word in source.command.argv):
+    """:func:`detect_flags` over the command's flags; ``config`` also for an MLX-LM
+    program's command holding an abbreviation of a speculative flag (read, then refused
+    as unsettled by :func:`command_options`)."""
+    argv = source.command.argv
+    if _runs_mlx_lm(argv) and any(_abbreviation(word) for word in argv):
         return "config"
     return detect_flags(source.flags(FLAGS))
+
+
+def _runs_mlx_lm(argv: tuple[str, ...]) -> bool:
+    """Whether one of the command's first words is an MLX-LM program (``mlx_lm.server``,
+    ``python -m mlx_lm.generate``): only then is a prefix of its flags its own."""
+    return any(word.rsplit("/", 1)[-1] in PROGRAMS for word in argv[:32])
 
 
 def command_options(source: CommandSource) -> Options:
