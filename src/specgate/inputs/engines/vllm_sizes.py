@@ -1,0 +1,126 @@
+"""vLLM sizes read from a serve config: the token tree's depth and nodes
+(``speculative_token_tree``), the target's tensor-parallel size and the context
+length (``max_model_len``, human suffixes ``32k``/``1M``) — helpers of
+:mod:`specgate.inputs.engines.vllm`."""
+
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from specgate.core.errors import InputError
+from specgate.inputs.engines._base import (
+    MAX_DRAFT_TOKENS,
+    Builder,
+    Context,
+    as_int,
+    as_str,
+    bounded,
+    first,
+    opts_get,
+    positive,
+)
+from specgate.inputs.engines._source import Opt, Options
+
+#: A token tree is a list of choices, each a tuple of child indices: the tree's
+#: nodes. Only the shape is read (depth = the longest choice), bounded in size.
+_TREE_TUPLE = re.compile(r"\(([^()\[\]]*)\)|\[([^()\[\]]*)\]")
+
+
+def token_tree(block: Mapping[str, Opt], b: Builder, ctx: Context) -> tuple[int, int] | None:
+    """(D, N_verify) of ``speculative_token_tree``: D = the longest choice (depth),
+    N_verify = nodes + 1 (the root), DESIGN §8.1; ``num_speculative_tokens`` counts
+    nodes. More than :data:`MAX_DRAFT_TOKENS` nodes is an input error.
+
+    Raises:
+        InputError: a tree above the limit, or one that is not a list of tuples.
+    """
+    opt = opts_get(block, "speculative_token_tree")
+    if opt is None:
+        return None
+    b.at("verify_tokens", opt)
+    b.at("draft_length", opt)
+    choices: list[int] = []
+    value = opt.value
+    if isinstance(value, list):
+        for item in value[: MAX_DRAFT_TOKENS + 1]:
+            if not isinstance(item, (list, tuple)):
+                raise InputError(
+                    "speculative_token_tree must be a list of tuples", ctx.file, opt.span.line
+                )
+            choices.append(len(item))
+    else:
+        text = as_str(opt).strip()
+        inner = text[1:-1] if text[:1] in "[(" and text[-1:] in "])" else ""
+        for match in _TREE_TUPLE.finditer(inner):
+            group = match.group(1) if match.group(1) is not None else match.group(2)
+            choices.append(len([p for p in group.split(",") if p.strip()]))
+            if len(choices) > MAX_DRAFT_TOKENS:
+                break
+        choices = [c for c in choices if c > 0]
+    nodes = bounded(b, len(choices), "speculative_token_tree nodes", "verify_tokens")
+    if not choices or nodes is None:
+        raise InputError(
+            "speculative_token_tree must be a non-empty list of tuples", ctx.file, opt.span.line
+        )
+    depth = max(choices)
+    b.note(
+        f"speculative_token_tree: {nodes} nodes, depth {depth}: D = {depth}, "
+        f"N_verify = {nodes} + 1 (num_speculative_tokens counts nodes)"
+    )
+    return depth, nodes + 1
+
+
+def target_tp(opts: Options, block: Mapping[str, Opt], b: Builder, ctx: Context) -> int | None:
+    """Target TP from the serve options; TP inside the block is an SG307 issue."""
+    inner = opts_get(block, "tensor_parallel_size")
+    if inner is not None:
+        b.at("speculative_tensor_parallel_size", inner)
+        b.issue(
+            "SG307",
+            "vLLM rejects tensor_parallel_size inside speculative_config; "
+            "the draft's TP is draft_tensor_parallel_size",
+            "speculative_tensor_parallel_size",
+        )
+    if block is opts:
+        return None
+    found = first(opts, "tensor_parallel_size", "tp")
+    if found is None:
+        return None
+    b.at("tensor_parallel_size", found[1])
+    tp = as_int(found[1], "tensor_parallel_size", ctx.file)
+    return positive(b, tp, "tensor_parallel_size", "tensor_parallel_size", tokens=False)
+
+
+_HUMAN_SUFFIX = {"k": 10**3, "m": 10**6, "g": 10**9, "K": 2**10, "M": 2**20, "G": 2**30}
+
+
+def max_model_len(opts: Options, block: Mapping[str, Opt], b: Builder, ctx: Context) -> int | None:
+    """The served context cap ``max_model_len`` of the serve options (not the one
+    inside ``speculative_config``, which caps the draft).
+
+    vLLM parses it with ``human_readable_int``: ``32768``, ``32k`` (×1000), ``32K``
+    (×1024), ``1M``; ``-1`` / ``auto`` fit it to memory (unknown here: None).
+    """
+    if block is opts:
+        return None
+    opt = opts_get(opts, "max_model_len")
+    if opt is None:
+        return None
+    text = as_str(opt).strip()
+    if text.lower() in ("-1", "auto"):
+        b.note(f"max_model_len {text}: vLLM fits the context to memory (unknown here)")
+        return None
+    b.at("max_model_len", opt)
+    if text and text[-1] in _HUMAN_SUFFIX:
+        number, unit = text[:-1], _HUMAN_SUFFIX[text[-1]]
+        try:
+            value = float(number) * unit if unit % 1000 == 0 else int(number) * unit
+        except ValueError:
+            value = None
+        if value is not None and float(value).is_integer() and value > 0:
+            return int(value)
+    return positive(
+        b, as_int(opt, "max_model_len", ctx.file), "max_model_len", "max_model_len", tokens=False
+    )
