@@ -78,3 +78,19 @@ def test_readme_claims_example_lists_the_engines() -> None:
 def test_starter_claims_lists_the_engines() -> None:
     text = read_data("starter-claims.yaml")
     assert f"# {' | '.join(ENGINES)} (else detected)" in text
+
+
+def test_unread_messages_name_every_registered_engine(tmp_path: Path) -> None:
+    import pytest
+
+    from specgate.core.errors import InputError
+    from specgate.inputs.engines import read_engine_file
+    from specgate.inputs.knowledge import knowledge
+
+    (tmp_path / "o.sh").write_text("ollama serve\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        read_engine_file(tmp_path / "o.sh", "o.sh")
+    names = [knowledge(name).display_name for name in ENGINES]
+    assert f"(it reads {', '.join(names[:-1])} and {names[-1]} configurations)" in str(
+        info.value.reason
+    )

@@ -82,3 +82,9 @@ def test_another_programs_prefix_is_not_mlx_lm(tmp_path: Path) -> None:
     # --draft is llama.cpp's own flag: only an MLX-LM program's prefixes are its flags
     c = read(tmp_path, "./speculative -m t.gguf -md d.gguf --draft 8\n")
     assert c.engine == "llamacpp"
+
+
+def test_the_mlx_lm_cli_subcommand(tmp_path: Path) -> None:
+    # mlx_lm/cli.py@v0.31.3 pops the subcommand and runs mlx_lm.server's main
+    c = read(tmp_path, "mlx_lm server --model m --draft-model d --num-draft-tokens 2\n")
+    assert (c.engine, c.draft_length, c.verify_tokens) == ("mlxlm", 2, 3)

@@ -1,5 +1,6 @@
 """MLX-LM: ``mlx_lm.server`` and ``mlx_lm.generate`` command lines (also as
-``python -m mlx_lm.server``).
+``python -m mlx_lm.server`` and ``mlx_lm server``: ``mlx_lm/cli.py`` runs the
+subcommand's module).
 
 What is known is data: ``specgate/data/engines/mlxlm.json``, read from the argparse
 parsers of ``ml-explore/mlx-lm:mlx_lm/server.py@v0.31.3`` and ``mlx_lm/generate.py``
@@ -25,7 +26,7 @@ from specgate.inputs.engines._source import CommandSource, Options
 from specgate.inputs.knowledge import knowledge
 from specgate.inputs.types import EngineConfig
 
-PROGRAMS = ("mlx_lm.server", "mlx_lm.generate")
+PROGRAMS = ("mlx_lm.server", "mlx_lm.generate", "mlx_lm")
 
 _DATA = knowledge("mlxlm")
 FLAGS = _DATA.flags()

@@ -117,8 +117,7 @@ def unread_launcher(
     unchecked = f"; its {', '.join(setting)} not checked" if setting else ""
     return UnreadEngine(
         f"serving config launches {launcher.engine}{where}, which specgate does not read "
-        "(it reads vLLM, SGLang, TensorRT-LLM, transformers and llama.cpp "
-        f"configurations){unchecked}",
+        f"(it reads {read_engines()} configurations){unchecked}",
         shown,
         _line(doc, first),
         speculates=bool(setting),
@@ -274,6 +273,15 @@ def named_engines(
 
 
 @cache
+def read_engines() -> str:
+    """The engines specgate reads, by display name, as a message names them ("vLLM,
+    SGLang, … and MLX-LM"): :data:`~specgate.core.vocabulary.ENGINE_NAMES`, which a
+    test holds to the registry (:mod:`.registry`)."""
+    names = [knowledge(engine).display_name for engine in ENGINE_NAMES]
+    return f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+@cache
 def _former_programs() -> frozenset[str]:
     names: set[str] = set()
     for engine in ENGINE_NAMES:
@@ -343,8 +351,8 @@ def foreign_launcher(
     what = (
         f"the Python script {shown_program}, which specgate does not read"
         if program.endswith(".py")
-        else f"{shown_program}, which is not an engine specgate reads (it reads vLLM, "
-        "SGLang, TensorRT-LLM, transformers and llama.cpp configurations)"
+        else f"{shown_program}, which is not an engine specgate reads (it reads "
+        f"{read_engines()} configurations)"
     )
     return UnreadEngine(
         f"serving config runs {what}; its {flags} not checked: state "
