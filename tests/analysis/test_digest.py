@@ -1,6 +1,6 @@
-"""The config digest (DESIGN.md §9.2, §9.5): ten documented fields, canonical JSON,
-SHA-256. The worked example of §9.5 is the anchor; the rest shows what does and
-does not move the digest."""
+"""The config digest (docs/change-gate.md#config-digest): ten documented fields, canonical JSON,
+SHA-256. The worked example of docs/change-gate.md#config-digest is the anchor; the rest shows what
+does and does not move the digest."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ speculative-config:
   model: yuhuili/EAGLE3-LLaMA3.1-Instruct-8B
   num_speculative_tokens: 3
 """
-WORKED = "sha256:24babb0907610e78"  # DESIGN.md §9.5
+WORKED = "sha256:24babb0907610e78"  # docs/change-gate.md#baseline
 
 
 def _digest(
@@ -58,7 +58,8 @@ def _digest(
 
 
 def test_worked_example_by_hand() -> None:
-    # The ten fields of §9.5's example, serialised as §9.5 says, hashed here directly.
+    # The ten fields of docs/change-gate.md#baseline's example, serialised as
+    # docs/change-gate.md#baseline says, hashed here directly.
     values = {
         "mechanism": "eagle3",
         "draft_length": 3,

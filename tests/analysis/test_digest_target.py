@@ -1,5 +1,5 @@
-"""The digest's ``target_model`` from the forms users write (DESIGN.md §9.5: "the engine
-config's model, else model.name").
+"""The digest's ``target_model`` from the forms users write (docs/change-gate.md#config-digest: "the
+engine config's model, else model.name").
 
 Each expected digest is computed here, independently of specgate: SHA-256 over the
 canonical JSON written out by hand (keys sorted: draft_length, draft_length_is_max,
@@ -59,7 +59,8 @@ def _digest(tmp_path: Path, engine: str, file: str, text: str) -> str:
     return str(report.deployments[0].config_digest)
 
 
-# vLLM EAGLE-3, D 3 → N 4, per-token drafting, TP unknown: DESIGN §9.5's worked example.
+# vLLM EAGLE-3, D 3 → N 4, per-token drafting, TP unknown: docs/change-gate.md#baseline's worked
+# example.
 def _vllm(target: str) -> str:
     return _hashed(
         '{"draft_length":3,"draft_length_is_max":false,'
@@ -70,7 +71,7 @@ def _vllm(target: str) -> str:
 
 
 def test_the_hand_written_vllm_canonical_json_is_the_design_example() -> None:
-    assert _vllm(LLAMA) == "sha256:24babb0907610e78"  # DESIGN.md §9.5
+    assert _vllm(LLAMA) == "sha256:24babb0907610e78"  # docs/change-gate.md#baseline
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
-"""The mechanism recommendation table (DESIGN.md §3), row by row; first match wins."""
+"""The mechanism recommendation table (docs/theory.md#mechanism-recommendation), row by row; first
+match wins."""
 
 from __future__ import annotations
 
@@ -73,7 +74,8 @@ def test_repetitive_flag_picks_suffix_ngram() -> None:
         ({"billions": 10}, "parallel-draft-head", 0.05),  # 10 ≤ 10
         ({"billions": 8, "moe": True}, "parallel-draft-head", 0.05),  # row 2 before row 3
         # row 3: large (≥ 60 B) or MoE: target-attached MTP only for a model that ships
-        # MTP modules (DESIGN §14; issue 17), else a parallel draft head
+        # MTP modules (docs/theory.md#mechanism-recommendation; issue 17), else a parallel draft
+        # head
         ({"size": "large", "mtp": True}, "target-attached-mtp", 0.02),
         ({"billions": 60, "mtp": True}, "target-attached-mtp", 0.02),  # 60 ≥ 60
         ({"moe": True, "mtp": True}, "target-attached-mtp", 0.02),
@@ -172,7 +174,7 @@ def _advice(measured: float | None = None, al: float | None = 2.6, floor: float 
 @pytest.mark.parametrize(
     ("kwargs", "expected"),
     [
-        # the reviewer's: a healthy EAGLE-3 on an 8B at throughput. §3's table says
+        # the reviewer's: a healthy EAGLE-3 on an 8B at throughput. docs/rules.md's table says
         # external-small-draft ("mid-size models served at throughput"), which contradicts
         # both the declared head that works and the 8B's size class (≤ 10 B: small)
         ({"billions": 8.03, "latency": "throughput", "mechanism": "eagle3"}, None),

@@ -1,5 +1,5 @@
-"""DESIGN.md §8.7: the `draft-acceptance-rate` metrics format, and the mechanism
-recommendation that offers MTP only to a model that can carry it."""
+"""docs/theory.md#acceptance-rate-kinds: the `draft-acceptance-rate` metrics format, and the
+mechanism recommendation that offers MTP only to a model that can carry it."""
 
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ def _rate_claims(rate: float, extra: str = "      draft_length: 4\n") -> str:
 
 def test_draft_acceptance_rate_is_not_the_iid_alpha(check_text: Check) -> None:
     # r = 0.607 at D = 4: AL = 1 + 0.607·4 = 3.428 (the i.i.d. α = 0.607 would give
-    # (1 − 0.607^5) / (1 − 0.607) = (1 − 0.082403) / 0.393 = 2.3349, DESIGN §8.7: 2.335)
+    # (1 − 0.607^5) / (1 − 0.607) = (1 − 0.082403) / 0.393 = 2.3349,
+    # docs/theory.md#acceptance-rate-kinds: 2.335)
     report = check_text(_rate_claims(0.607))
     deployment = only(report)
     assert deployment.metrics.accept_length == pytest.approx(3.428)
@@ -79,8 +80,8 @@ def _large(check_text: Check, model: str) -> str:
 
 
 def test_mtp_only_for_models_that_carry_it(check_text: Check, tmp_path: Path) -> None:
-    # unknown: DESIGN §14 (issue 17) recommends target-attached MTP only for a model
-    # that ships MTP modules, so a large model of which nothing says so gets a head
+    # unknown: docs/theory.md#mechanism-recommendation (issue 17) recommends target-attached MTP
+    # only for a model that ships MTP modules, so a large model of which nothing says so gets a head
     assert _large(check_text, "      parameters_b: 70\n") == "parallel-draft-head"
     # stated: no MTP modules → parallel-draft-head; stated yes → MTP
     assert _large(check_text, "      parameters_b: 70\n      mtp_modules: false\n") == (

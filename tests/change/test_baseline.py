@@ -1,4 +1,4 @@
-"""``check --baseline REF`` on real git histories (DESIGN.md §9.1, §9.5).
+"""``check --baseline REF`` on real git histories (docs/change-gate.md#baseline).
 
 Standard errors and z are worked by hand in ``test_worked_standard_errors``;
 the other expectations follow from the rule definitions with numbers chosen so
@@ -71,8 +71,8 @@ def block(report: Any, index: int = 0) -> Any:
 
 
 def test_worked_standard_errors() -> None:
-    # DESIGN.md §9.1, by hand. Base: mean accepted 1.0, Σh(j−1)² = 400 + 200 + 400 =
-    # 1000, sd = √(1000/999) = 1.0005, SE = 1.0005/√1000 = 0.031639. Head: mean 0.75,
+    # docs/change-gate.md#standard-error, by hand. Base: mean accepted 1.0, Σh(j−1)² = 400 + 200 +
+    # 400 = 1000, sd = √(1000/999) = 1.0005, SE = 1.0005/√1000 = 0.031639. Head: mean 0.75,
     # Σh(j−0.75)² = 281.25 + 18.75 + 234.375 + 253.125 = 787.5, sd = √(787.5/999) =
     # 0.88786, SE = 0.028077. z = −0.25/√(0.031639² + 0.028077²) = −5.91.
     base = standard_error([(0, 400), (1, 300), (2, 200), (3, 100)])

@@ -1,7 +1,7 @@
 """A change cannot silence its own baseline gate with an inline suppression
-(newuser finding F19; DESIGN.md §9.5 "a pull request cannot loosen its own gate",
-§11 "suppressions are visible"): an ``ignore[SG401]`` that the claims file did not
-have at the base revision leaves SG401 standing and says why; one the base already
+(newuser finding F19; docs/change-gate.md#base-policy "a pull request cannot loosen its own gate",
+docs/trust.md#suppressions "suppressions are visible"): an ``ignore[SG401]`` that the claims file
+did not have at the base revision leaves SG401 standing and says why; one the base already
 had suppresses as before. Suppressed baseline findings are named in the summary."""
 
 from __future__ import annotations

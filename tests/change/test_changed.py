@@ -1,4 +1,4 @@
-"""``check --changed FILE…`` and ``--changed-since REF`` (DESIGN.md §9.3, §9.5)."""
+"""``check --changed FILE…`` and ``--changed-since REF`` (docs/change-gate.md#changed-files)."""
 
 from __future__ import annotations
 

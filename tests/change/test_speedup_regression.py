@@ -1,5 +1,5 @@
-"""SG404 measured-speedup-regression (DESIGN §14, issue 17): the measured speedup fell
-from the base revision by more than its standard error and ``policy.max_speedup_drop``
+"""SG404 measured-speedup-regression (docs/change-gate.md#regression-rules, issue 17): the measured
+speedup fell from the base revision by more than its standard error and ``policy.max_speedup_drop``
 (default 2 %), even when the claim was lowered with it."""
 
 from __future__ import annotations

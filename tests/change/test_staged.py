@@ -1,6 +1,7 @@
 """``check --staged``: the pre-commit hook's mode, which asks git for the files
-instead of reading file names from its command line (DESIGN.md §9.3, §11; hostile
-finding H7: a committed file named like an option must never become one)."""
+instead of reading file names from its command line (docs/change-gate.md#changed-files,
+docs/change-gate.md#staged; hostile finding H7: a committed file named like an option must never
+become one)."""
 
 from __future__ import annotations
 

@@ -37,8 +37,8 @@ def test_f3_sg102_capped_floor_shows_the_break_even_al(capsys: pytest.CaptureFix
 
 
 def test_f3_roofline_break_even_in_the_message(capsys: pytest.CaptureFixture[str]) -> None:
-    # the reported case: roofline β 26.0142 (= 128·60/295.2239). DESIGN §12.3 (v2 failed
-    # it on SG102): without a context length the proven β is 1, the default floor
+    # the reported case: roofline β 26.0142 (= 128·60/295.2239). docs/theory.md#proven-verify-cost
+    # (v2 failed it on SG102): without a context length the proven β is 1, the default floor
     # (1 + 0.15)·1.1 = 1.265 passes AL 2.8, and SG112 warns: 2.8 / 26.1642 = 0.107 < 1.1
     argv = [*BASE, "--accept-length=2.8", "--draft-length=3", "--draft-depth-ratio=0.05",
             "--concurrency=128", "--gpu=h100-sxm", "--verify-tokens=60"]
@@ -48,7 +48,7 @@ def test_f3_roofline_break_even_in_the_message(capsys: pytest.CaptureFixture[str
     # doctor names its own flag for workload.context_length (newuser-r4 #8)
     assert "26.0142" in text and "--context-length" in text
     # with the context (Llama-3.1-8B shapes, c̄ 1000, and BF16 at TP 1 stated: a fail
-    # rests on no guessed precision or TP) the §12.1 β is proven:
+    # rests on no guessed precision or TP) the docs/theory.md#step-time-model β is proven:
     # κ = 128·1000·131,072/(2·8.03e9) = 1.04466; 60 tokens fill 4·60 = 240 rows = 2 tiles;
     # β = (26.0142 + 2·1.04466)/(1 + 1.04466) = 13.7448, and the proven bound allows host
     # overhead (newuser review defect 7): 1 + 12.7448·0.38 = 5.8430; + 0.15 = 5.9930;
@@ -193,7 +193,8 @@ def test_f32_tree_tile_advice_speaks_in_n_verify(capsys: pytest.CaptureFixture[s
     (sg206,) = messages(report, "SG206")
     assert sg206.endswith("at most floor(M/G) = 16 verify tokens (15 draft nodes) keep one tile")
     (sg201,) = messages(report, "SG201")
-    # G given alone, TP not stated: the message says it is the model's G (DESIGN §8.4)
+    # G given alone, TP not stated: the message says it is the model's G
+    # (docs/theory.md#attention-tiles)
     assert sg201.startswith(
         "N_verify = 20 is past floor(M/G) = 16 for G = 8 (the model's; TP not stated): "
         "G·N_verify = 160"
@@ -305,8 +306,8 @@ def test_f1_inline_profile_missing_the_stated_al_is_one_sg305(
 def test_f1_sg205_uses_the_profile_for_s_at_d(
     tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    # DESIGN §8.6: m = [.7, .4, .2, .1, .05, .02, .01], D 7, ρ 0.1: S(7) = 2.48 / 1.7 =
-    # 1.4588, S(3) = 2.3 / 1.3 = 1.7692, 21.3 % faster; a stated AL of 2 (SG305) does
+    # docs/theory.md#optimal-draft-length: m = [.7, .4, .2, .1, .05, .02, .01], D 7, ρ 0.1: S(7) =
+    # 2.48 / 1.7 = 1.4588, S(3) = 2.3 / 1.3 = 1.7692, 21.3 % faster; a stated AL of 2 (SG305) does
     # not turn S(7) into 2 / 1.7 = 1.1765 (which would claim a 50.4 % gain).
     report = _check_json(tmp_path, monkeypatch, capsys,
                          _profiled(2.0, 7, 0.1, ".7, .4, .2, .1, .05, .02, .01"))
@@ -344,10 +345,10 @@ def _recommended(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         # Mixtral: num_local_experts 8, no MTP layers: MoE known to have no MTP modules
         ("mistralai--Mixtral-8x7B-v0.1_config.json", "", "parallel-draft-head"),
         # a dense 8B config: its counted 8,030,261,248 parameters (≤ 10 B: small) at the
-        # default low latency are §3's parallel-draft-head row (newuser review, defect 6;
+        # default low latency are docs/rules.md's parallel-draft-head row (newuser review, defect 6;
         # before, the count was ignored and the default external-small-draft shown)
         ("meta-llama--Meta-Llama-3.1-8B_config.json", "", "parallel-draft-head"),
-        # what the claims file states wins over the config (§3's table gives
+        # what the claims file states wins over the config (docs/rules.md's table gives
         # external-small-draft for a dense 30B), but a separate draft model for a model
         # whose config ships MTP layers is advice against the model: nothing is
         # recommended (newuser-r4 #7)

@@ -1,5 +1,5 @@
-"""Next actions people act on (DESIGN §14, issue 17): they name where a value lives (the
-serving config when D is read from it) and never ask for what the file already records
+"""Next actions people act on (docs/reports.md#next-actions, issue 17): they name where a value
+lives (the serving config when D is read from it) and never ask for what the file already records
 ("record evidence.measured_speedup" when it is recorded)."""
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""Exit codes 0/1/2 (DESIGN.md §4–§5), in-process through ``main(argv)`` and through the
-installed console script and ``python -m specgate``; every error is one line on stderr."""
+"""Exit codes 0/1/2 (docs/reports.md#exit-codes, README.md#command-line), in-process through
+``main(argv)`` and through the installed console script and ``python -m specgate``; every error is
+one line on stderr."""
 
 from __future__ import annotations
 

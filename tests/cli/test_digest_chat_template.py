@@ -1,4 +1,5 @@
-"""``specgate digest --chat-template FILE`` (DESIGN §14): the digest SG411 compares."""
+"""``specgate digest --chat-template FILE`` (docs/change-gate.md#provenance-rules): the digest SG411
+compares."""
 
 from __future__ import annotations
 

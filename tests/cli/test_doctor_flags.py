@@ -1,5 +1,5 @@
-"""``specgate doctor`` flags for theory v2 (DESIGN.md §5, §8): same parsing rules as the
-other flags (a bad value is a usage error, exit 2, one line)."""
+"""``specgate doctor`` flags for theory v2 (README.md#command-line, docs/theory.md#cost-model): same
+parsing rules as the other flags (a bad value is a usage error, exit 2, one line)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ BASE = ["--speculative-decoding", "--cache-coherence-eval"]
 
 
 def test_roofline_from_concurrency_and_gpu(capsys: pytest.CaptureFixture[str]) -> None:
-    # §8.1: H100, B 128, D 3, AL 2.8, ρ 0.05: β 1.7343, S 1.4860
+    # docs/theory.md#cost-model: H100, B 128, D 3, AL 2.8, ρ 0.05: β 1.7343, S 1.4860
     code, report, _ = doctor(
         [*BASE, "--accept-length=2.8", "--draft-length=3", "--draft-depth-ratio=0.05",
          "--concurrency=128", "--gpu=h100-sxm"], capsys)
@@ -44,8 +44,8 @@ def test_tree_and_single_pass(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_measured_speedup_and_min_gain(capsys: pytest.CaptureFixture[str]) -> None:
-    # measured 1.05 at D 2, AL 1.89: ρ derived from it (DESIGN §14 names it "derived");
-    # SG102 is then the gain test (1.05 < 1.1)
+    # measured 1.05 at D 2, AL 1.89: ρ derived from it (docs/theory.md#which-rho names it
+    # "derived"); SG102 is then the gain test (1.05 < 1.1)
     argv = [*BASE, "--accept-length=1.89", "--draft-length=2", "--measured-speedup=1.05"]
     code, report, _ = doctor(argv, capsys)
     assert code == 1
@@ -60,7 +60,7 @@ def test_measured_speedup_and_min_gain(capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_per_position_gives_d_opt(capsys: pytest.CaptureFixture[str]) -> None:
-    # §8.6: D_opt 3, S 1.7692, gain 0.2128 → SG205
+    # docs/theory.md#optimal-draft-length: D_opt 3, S 1.7692, gain 0.2128 → SG205
     _, report, _ = doctor(
         [*BASE, "--accept-length=2.48", "--draft-length=7", "--draft-depth-ratio=0.1",
          "--per-position=0.7,0.4,0.2,0.1,0.05,0.02,0.01"], capsys)

@@ -1,5 +1,5 @@
-"""``specgate doctor``'s flags for the step-time inputs (DESIGN.md §12.2): each is the
-claims-file key of its name; bad combinations are usage errors (exit 2) naming the flag.
+"""``specgate doctor``'s flags for the step-time inputs (docs/theory.md#step-time-inputs): each is
+the claims-file key of its name; bad combinations are usage errors (exit 2) naming the flag.
 Numbers worked by hand (tests/rules/test_theory_v3.py has the same cases as files)."""
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ def doctor(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, di
 
 
 def test_context_length_prices_the_kv_cache(capsys: pytest.CaptureFixture[str]) -> None:
-    # DESIGN §12.1: Llama-3.1-8B on A100, B 128, c̄ 32,000, D 4: κ = 33.4291, β = 1.0924;
-    # with the precision (BF16 weights and KV) and TP 1 stated the proven bound is the
+    # docs/theory.md#step-time-model: Llama-3.1-8B on A100, B 128, c̄ 32,000, D 4: κ = 33.4291, β =
+    # 1.0924; with the precision (BF16 weights and KV) and TP 1 stated the proven bound is the
     # same model β with host overhead allowed (newuser review defect 7): 1 + 0.0924·0.38
     # = 1.0351
     code, report, _ = doctor([*BASE, *LLAMA8, "--accept-length=3.428", "--draft-length=4",

@@ -1,5 +1,5 @@
-"""The versioned ``$schema`` URL scheme for editors (DESIGN §14, issue 17): the schema
-file at the release tag in this project's repository. While no repository is published
+"""The versioned ``$schema`` URL scheme for editors (README.md#install-releases-and-tags, issue 17):
+the schema file at the release tag in this project's repository. While no repository is published
 (``core/project.py`` REPOSITORY is None) nothing promises a URL; once it is, ``specgate
 schema`` gives the schema that ``$id`` and ``specgate init`` writes the modeline."""
 

@@ -1,4 +1,4 @@
-"""Helpers for the hostile-repository tests (DESIGN.md §11; ../shared/cases/hostile)."""
+"""Helpers for the hostile-repository tests (docs/trust.md#hostile-repositories)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """No output line on any channel can begin a workflow command unless it is one of ours.
 
-Hostile case 01 (../shared/cases/hostile): a YAML tag holding CR, a JSON pointer holding
-CR and a file name holding LF put ``::error file=evil.py`` lines on stderr. The kind is
+Hostile case 01 (docs/trust.md#every-channel-is-escaped): a YAML tag holding CR, a JSON pointer
+holding CR and a file name holding LF put ``::error file=evil.py`` lines on stderr. The kind is
 "text from the repository reaches a channel unescaped"; it is tried here through every
 place such text can enter (tags, pointers, file names, names, values quoted in messages,
 unknown keys, configuration keys, referenced paths) and every channel (stdout and stderr

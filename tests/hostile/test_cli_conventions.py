@@ -1,4 +1,4 @@
-"""`check` conventions users know from ruff and yamllint, end to end (DESIGN.md §11)."""
+"""`check` conventions users know from ruff and yamllint, end to end (README.md#command-line)."""
 
 from __future__ import annotations
 
@@ -97,7 +97,8 @@ def test_quiet_prints_findings_only(sg: InProcess, repo: Path) -> None:
     result = sg(["check", "-q", "."], repo)
     assert result.code == 1
     assert result.out.splitlines() == [
-        # §8.3: the default floor is break-even × 1.1 = (1 + 0.05·3) × 1.1 = 1.265
+        # docs/theory.md#al-floor-and-guideline: the default floor is break-even × 1.1 = (1 +
+        # 0.05·3) × 1.1 = 1.265
         "c.specgate.yaml:10:22: fail SG102 accept-length-below-floor: AL 1.2 is below the floor "
         "1.265 (the default floor: break-even AL 1.15 (β 1 + ρ 0.05·3) × (1 + 0.1))"
     ]
@@ -109,8 +110,9 @@ def test_statistics(sg: InProcess, repo: Path) -> None:
     (repo / "b.specgate.yaml").write_text(FAILING, "utf-8")
     result = sg(["check", "--statistics", "."], repo)
     assert result.code == 1
-    # §8.3 moves SEVERAL (no ρ: default floor 1 × 1.1 = 1.1 ≤ AL 1.2) from SG102 to the
-    # SG110 guideline (a trained drafter below min(2, 1 + 3/2) = 2); FAILING keeps SG102.
+    # docs/theory.md#al-floor-and-guideline moves SEVERAL (no ρ: default floor 1 × 1.1 = 1.1 ≤ AL
+    # 1.2) from SG102 to the SG110 guideline (a trained drafter below min(2, 1 + 3/2) = 2); FAILING
+    # keeps SG102.
     assert result.out.splitlines() == [
         "    1  SG102  fail  accept-length-below-floor",
         "    1  SG104  fail  claimed-speedup-over-theory",
@@ -133,7 +135,8 @@ def test_statistics(sg: InProcess, repo: Path) -> None:
         (["--select", "SG104"], ["SG104"], 1),
         (["--select", "claimed-speedup-over-theory,SG204"], ["SG104", "SG204"], 1),
         (["--select", "SG2"], ["SG204"], 0),
-        # §8.3: SEVERAL's AL 1.2 is SG110 (guideline, warn), not SG102
+        # docs/theory.md#al-floor-and-guideline: SEVERAL's AL 1.2 is SG110 (guideline, warn), not
+        # SG102
         (["--ignore", "SG102", "--ignore", "SG104"], ["SG110", "SG204"], 0),
         (["--select", "SG1", "--ignore", "SG104"], ["SG110"], 0),
     ],
@@ -322,7 +325,7 @@ def test_sarif_rules_embed_their_help(sg: InProcess, repo: Path) -> None:
         "tool"
     ]["driver"]["rules"]
     sg104 = next(r for r in rules if r["id"] == "SG104")
-    assert "AL / (β + ρ·passes)" in sg104["help"]["text"]  # the §8.1 bound
+    assert "AL / (β + ρ·passes)" in sg104["help"]["text"]  # the docs/theory.md#cost-model bound
     assert sg104["help"]["markdown"].startswith("##") or "SG104" in sg104["help"]["markdown"]
 
 

@@ -1,4 +1,4 @@
-"""Hostile inputs, one test per kind with more variants than ../shared/cases/hostile lists.
+"""Hostile inputs, one test per kind with more variants than the hostile-repository review listed.
 
 Each is an input error for that file (exit 2, one line naming the file) or a finding
 (exit 1), in bounded time, and the run goes on with the other files; never exit 3.

@@ -1,6 +1,6 @@
 """H6: integer literals too large for Python's int/str conversion, in every base and
 every place a number is read, are input errors (or SG001) at their own line; the
-run goes on with the other files (DESIGN.md §11, "integers out of range")."""
+run goes on with the other files (docs/trust.md#bounded-work, "integers out of range")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """H4 and H5: work bounded by structure, not by a number or a shape in the checked
-repository (DESIGN.md §11, "parsing is linear in the input")."""
+repository (docs/trust.md#bounded-work, "parsing is linear in the input")."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ each number in its unit (SG001 at its line, exit 1; doctor refuses the flag, exi
 and a metric that is not finite is an SG001 finding before any rule runs.
 
 The no-pass property: with β ≥ 1 and ρ ≥ 0, S = AL / (β + ρ·D) ≤ AL, so a claim above
-AL can never be right, whatever else the file holds (DESIGN.md §4): its status is
+AL can never be right, whatever else the file holds (docs/reports.md#status): its status is
 never ``ready``.
 """
 

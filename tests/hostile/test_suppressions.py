@@ -1,4 +1,4 @@
-"""Suppressions are visible and auditable: JSON, SARIF, SG005, SG004 (DESIGN.md §11).
+"""Suppressions are visible and auditable: JSON, SARIF, SG005, SG004 (docs/trust.md#suppressions).
 
 The motivating report: `# specgate: ignore[SG104]` hid a 9x over-claim without a trace.
 """

@@ -374,7 +374,7 @@ def test_trtllm_dynamic_tree_default_total() -> None:
 @pytest.mark.parametrize(
     ("tree", "d", "n"),
     [
-        # depth = the longest choice, N_verify = nodes + 1 (DESIGN §8.1)
+        # depth = the longest choice, N_verify = nodes + 1 (docs/theory.md#cost-model)
         ("[(0,), (1,), (0, 0), (0, 1), (0, 0, 0)]", 3, 6),
         ("[[0], [0, 0], [0, 0, 0], [0, 0, 0, 0]]", 4, 5),
     ],

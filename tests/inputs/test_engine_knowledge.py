@@ -1,5 +1,5 @@
-"""The engine knowledge data files (specgate/data/engines/*.json, DESIGN §10): each
-validates against its JSON Schema, and each kind of entry is checked for what the
+"""The engine knowledge data files (specgate/data/engines/*.json, docs/engines.md#knowledge-data):
+each validates against its JSON Schema, and each kind of entry is checked for what the
 readers rely on."""
 
 from __future__ import annotations
@@ -244,8 +244,8 @@ def test_behaviours_follow_the_version() -> None:
 
 
 def test_unknown_version_reads_v0_vllm_flags_as_removed() -> None:
-    # DESIGN §10: an unknown version is the newest behaviour, for every engine alike
-    # (F12: vLLM's V0 flags used to be read as present, llama.cpp's --draft-max not).
+    # docs/engines.md#knowledge-data: an unknown version is the newest behaviour, for every engine
+    # alike (F12: vLLM's V0 flags used to be read as present, llama.cpp's --draft-max not).
     vllm = knowledge("vllm")
     assert vllm.removed("--speculative-model", None) is not None
     assert vllm.removed("--num-speculative-tokens", None) is not None

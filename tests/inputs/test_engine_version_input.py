@@ -1,4 +1,4 @@
-"""``speculation.engine_version`` as a user writes it (F13, F14; DESIGN.md §10).
+"""``speculation.engine_version`` as a user writes it (F13, F14; docs/engines.md#versions).
 
 Not a version ⇒ SG001 at its line; an unquoted YAML number ⇒ SG001 telling to quote it;
 a version newer than the newest specgate knows ⇒ read as that newest, and the report's

@@ -1,5 +1,5 @@
-"""Engine versions (DESIGN §10): stated, from an image tag in the config, from a pinned
-requirement beside it, else the newest behaviour specgate knows; and readers that
+"""Engine versions (docs/engines.md#versions): stated, from an image tag in the config, from a
+pinned requirement beside it, else the newest behaviour specgate knows; and readers that
 follow the version (removals, defaults, rewrites)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from specgate.inputs.version import detect_version, images_in, requirements_in
 @pytest.mark.parametrize(
     ("engine", "text", "tags"),
     [
-        # DESIGN §10's examples, as they stand in compose files and manifests.
+        # docs/engines.md#versions's examples, as they stand in compose files and manifests.
         ("vllm", "image: vllm/vllm-openai:v0.27.1\n", ["v0.27.1"]),
         ("vllm", "image: docker.io/vllm/vllm-openai:v0.10.1.1\n", ["v0.10.1.1"]),
         ("sglang", "    image: lmsysorg/sglang:v0.5.4-cu126\n", ["v0.5.4-cu126"]),
@@ -117,7 +117,8 @@ def test_sglang_spec_v2_from_the_image_tag(tmp_path: Path) -> None:
     )
     _write(tmp_path, {"compose.yaml": compose})
     c = read_engine_file(tmp_path / "compose.yaml", "compose.yaml")
-    # DESIGN §13: version is the engine's own version string, the tag stays in version_raw
+    # docs/engines.md#versions: version is the engine's own version string, the tag stays in
+    # version_raw
     assert (c.version, c.version_raw, c.version_source) == ("0.5.3", "v0.5.3", "image")
     assert [i.code for i in c.issues] == ["SG307"]
 

@@ -1,5 +1,5 @@
 """llama.cpp reader on hand-made llama-server command lines (flags and defaults per
-notes/domain.md §1.5)."""
+docs/engines.md docs/theory.md#vocabulary)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def txt(text: str) -> EngineConfig:
 def test_draft_model_without_length_reads_the_newest_default() -> None:
     c = txt("llama-server -m target.gguf -md draft.gguf -ngld 99")
     # -md exists in every generation; the version is unknown, so the newest build's
-    # defaults apply (DESIGN §10): n-max 3, p-min 0 ⇒ a fixed D.
+    # defaults apply (docs/engines.md#versions): n-max 3, p-min 0 ⇒ a fixed D.
     assert (c.engine, c.mechanism, c.draft_length, c.verify_tokens) == (
         "llamacpp",
         "draft_model",

@@ -242,7 +242,7 @@ def test_a_removed_flags_variable_is_sg310_like_the_flag() -> None:
     # at 7c158fbb4 = b9518, still accepted at f53577432 = b8942; common/arg.cpp): the
     # variable gets the same SG310 as `llama-server … --draft-max 8` (real-configs review:
     # a public Compose file). The version is unknown and the settings imply builds up to
-    # b8942, so it warns (DESIGN §13) and asks to pin the version.
+    # b8942, so it warns (docs/engines.md#versions) and asks to pin the version.
     text = (
         "services:\n"
         "  llm:\n"

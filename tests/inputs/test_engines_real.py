@@ -1,7 +1,7 @@
 """Engine readers on real published serving configs (tests/data/real/SOURCES.md).
 
 Every expected value is worked out by hand from the file's text in the comment
-beside it; fixtures/real/SOURCES.md's oracles were checked against the same text.
+beside it; tests/data/real/SOURCES.md's oracles were checked against the same text.
 """
 
 from __future__ import annotations
@@ -96,8 +96,8 @@ def test_vllm_nightly_v0_flat_flags() -> None:
     assert c.pointer == "/3/server_parameters"
     assert c.draft_model == "turboderp/Qwama-0.5B-Instruct"
     assert c.spans["draft_length"].line == 68
-    # No version in the file: the newest vLLM is assumed (DESIGN §10), which has none of
-    # the three V0 flat keys (F12); pinned to a V0 release, the file is valid.
+    # No version in the file: the newest vLLM is assumed (docs/engines.md#versions), which has none
+    # of the three V0 flat keys (F12); pinned to a V0 release, the file is valid.
     assert sorted(i.field for i in c.issues if i.code == "SG310") == [
         "setting:--num-speculative-tokens",
         "setting:--speculative-draft-tensor-parallel-size",

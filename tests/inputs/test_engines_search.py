@@ -1,4 +1,5 @@
-"""Finding the one speculative configuration in a document (DESIGN.md §7)."""
+"""Finding the one speculative configuration in a document
+(docs/claims-file.md#referenced-files)."""
 
 from __future__ import annotations
 

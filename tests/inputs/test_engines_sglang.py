@@ -1,5 +1,6 @@
 """SGLang reader on hand-made server args (rules from server_args.py as summarised in
-notes/domain.md §1.2, with the tree-capacity correction of fixtures/real/SOURCES.md)."""
+docs/engines.md docs/theory.md#vocabulary, with the tree-capacity correction of
+tests/data/real/SOURCES.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """transformers reader on hand-made generation configs (GenerationConfig fields,
-notes/domain.md §1.4)."""
+docs/engines.md docs/theory.md#vocabulary)."""
 
 from __future__ import annotations
 

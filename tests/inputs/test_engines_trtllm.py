@@ -1,4 +1,5 @@
-"""TensorRT-LLM reader on hand-made LLM-API YAML (fields per notes/domain.md §1.3)."""
+"""TensorRT-LLM reader on hand-made LLM-API YAML (fields per docs/engines.md
+docs/theory.md#vocabulary)."""
 
 from __future__ import annotations
 

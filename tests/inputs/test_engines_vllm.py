@@ -1,5 +1,5 @@
 """vLLM reader on hand-made configs, one per branch (values worked by hand from
-vllm/config/speculative.py semantics as summarised in notes/domain.md §1.1)."""
+vllm/config/speculative.py semantics (docs/engines.md#engines-read))."""
 
 from __future__ import annotations
 
@@ -205,7 +205,7 @@ def test_tensor_parallel_size_inside_block_is_rejected() -> None:
 
 def test_zero_tokens_is_invalid() -> None:
     c = yaml("speculative_config:\n  method: eagle3\n  model: d\n  num_speculative_tokens: 0\n")
-    # refused by vLLM (SG307) but still read: the theory judges D = 0 (DESIGN §8.9)
+    # refused by vLLM (SG307) but still read: the theory judges D = 0 (docs/theory.md#edge-cases)
     assert c.draft_length == 0
     assert codes(c) == ["SG307"]
 

@@ -1,6 +1,6 @@
-"""Keys read from a JSON string point at their value inside the file (DESIGN §3:
-a scalar points at its value), through YAML quoting, block scalars, argv items
-and shell words. Columns are counted by hand in each comment."""
+"""Keys read from a JSON string point at their value inside the file
+(docs/reports.md#finding-locations: a scalar points at its value), through YAML quoting, block
+scalars, argv items and shell words. Columns are counted by hand in each comment."""
 
 from __future__ import annotations
 

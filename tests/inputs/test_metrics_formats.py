@@ -127,9 +127,9 @@ OFFLINE = (
 
 def test_vllm_offline_example_totals() -> None:
     result = read_vllm_log(OFFLINE, "run.txt")
-    # 1 + 15360 / 10240 = 2.5, as the script prints. DESIGN §13: D = num_draft_tokens /
-    # num_drafts = 30720 / 10240 = 3 (every draft proposes D tokens); the list's two
-    # zeros past D (positions 3 and 4) are padding, dropped.
+    # 1 + 15360 / 10240 = 2.5, as the script prints. docs/engines.md#what-users-publish: D =
+    # num_draft_tokens / num_drafts = 30720 / 10240 = 3 (every draft proposes D tokens); the list's
+    # two zeros past D (positions 3 and 4) are padding, dropped.
     assert result.accept_length == 2.5
     assert result.formula == "1 + 15360/10240"
     assert result.draft_length == 3

@@ -1,4 +1,4 @@
-"""Total and active parameters counted from hf config shapes (DESIGN.md §12.2).
+"""Total and active parameters counted from hf config shapes (docs/theory.md#step-time-inputs).
 
 Two oracles: the counts the model publishers give (within 2 %: the model cards round,
 Qwen3-30B-A3B's active "3.3 B" is 3.353 B), and the exact counts worked out by hand from

@@ -1,5 +1,5 @@
-"""The parity manifests (specgate/data/engines/parity/, DESIGN §13): every raise,
-assert, warning, exit and override site about speculation in the engines' named
+"""The parity manifests (specgate/data/engines/parity/, docs/engines.md#parity-manifests): every
+raise, assert, warning, exit and override site about speculation in the engines' named
 source files has a handling — a rule with the knowledge entry that implements it, or
 "not applicable" with the reason. A site without one fails here.
 

@@ -1,4 +1,5 @@
-"""Commands inside prose (DESIGN §13): only the shell code blocks of Markdown text are shell.
+"""Commands inside prose (docs/engines.md#what-users-publish): only the shell code blocks of
+Markdown text are shell.
 
 Right values are worked out by hand from each text; the fence rules are CommonMark 0.31
 §4.5 (a line of ≥ 3 backticks or tildes, closed by a line of the same character at least

@@ -1,6 +1,7 @@
-"""Several configurations in one file: the same one repeated is one (DESIGN §13), different
-ones stay an input error naming what differs; TensorRT-LLM disaggregated configs and
-overlays are one configuration (tensorrt_llm/llmapi/disagg_utils.py extract_disagg_cfg)."""
+"""Several configurations in one file: the same one repeated is one
+(docs/engines.md#what-users-publish), different ones stay an input error naming what differs;
+TensorRT-LLM disaggregated configs and overlays are one configuration
+(tensorrt_llm/llmapi/disagg_utils.py extract_disagg_cfg)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """``inputs.engine.target_model`` in the JSON report: the served model the engine
-config names (the value the config digest uses, DESIGN.md §9.5), ``null`` when the
-config names none (the digest then falls back to ``model.name``, which is not an
+config names (the value the config digest uses, docs/change-gate.md#config-digest), ``null`` when
+the config names none (the digest then falls back to ``model.name``, which is not an
 input read from the engine config and so is not reported here)."""
 
 from __future__ import annotations

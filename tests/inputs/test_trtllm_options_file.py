@@ -185,7 +185,8 @@ def test_findings_point_at_the_options_file(
     report = json.loads(capsys.readouterr().out)
     deployment = report["files"][0]["deployments"][0]
     # the claims file says D 4, the options file D 3: SG301 on the claims line (line 7,
-    # "      draft_length: " 20 characters) naming max_draft_len's line (DESIGN §11, §14)
+    # "      draft_length: " 20 characters) naming max_draft_len's line
+    # (docs/trust.md#one-cause-one-finding)
     (finding,) = [f for f in deployment["findings"] if f["code"] == "SG301"]
     assert ("file" not in finding, finding["line"], finding["column"]) == (True, 7, 21)
     (related,) = finding["related"]

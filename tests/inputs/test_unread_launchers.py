@@ -1,4 +1,4 @@
-"""Launchers of engines specgate does not read are named as such (DESIGN §13), never
+"""Launchers of engines specgate does not read are named as such (docs/engines.md#not-read), never
 "no speculative decoding configured"; the launchers are data (unread-launchers.json)."""
 
 from __future__ import annotations

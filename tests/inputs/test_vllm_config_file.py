@@ -114,7 +114,8 @@ def test_the_commands_tensor_parallel_size_judges_the_draft_tp(
     assert c.tensor_parallel_size == int(tp)
     messages = [i.message for i in c.issues if i.field == "draft_tensor_parallel_size"]
     if ignored:
-        # a rewrite no claim rests on: a warn (DESIGN §13); the served draft TP is 4
+        # a rewrite no claim rests on: a warn (docs/engines.md#refusals-and-rewrites); the served
+        # draft TP is 4
         assert messages == [
             "vLLM runs eagle3 drafters at the target's tensor parallel size (4): "
             "draft_tensor_parallel_size 1 is silently ignored "

@@ -1,6 +1,6 @@
 """A draft length D that is an engine default at a version that is not pinned is an
 assumption: every rule that would fail on it warns and names what settles it
-(DESIGN §13; review real.md defect 1, llama.cpp issue 5877)."""
+(docs/engines.md#refusals-and-rewrites; review real.md defect 1, llama.cpp issue 5877)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The economics cases (tests/data/economics, DESIGN.md §8): the verdict each deserves,
+"""The economics cases (tests/data/economics, docs/theory.md#cost-model): the verdict each deserves,
 and the same judgment on inputs the cases do not show (the kind, not the instance).
 
 Expected values are worked by hand in the comments from the cases' numbers.
@@ -99,8 +99,8 @@ def _with(case: str, tmp_path: Path, old: str, new: str) -> Path:
 def test_ngram_at_600_sequences_on_h100_is_at_risk(tmp_path: Path) -> None:
     # report-02 with concurrency 600 on an H100-SXM: n* = 295.22; D 3 (N 4):
     # β = (600·4 / 295.22) / (600 / 295.22) = 4; AL 2.4 (pooled log), ρ 0 stated:
-    # S = 2.4 / 4 = 0.6 < 1 and the claimed 1.2 > 0.6. DESIGN §12.3 (v2 failed it, SG104 +
-    # SG106): without workload.context_length the KV reads, which only lower β, are
+    # S = 2.4 / 4 = 0.6 < 1 and the claimed 1.2 > 0.6. docs/theory.md#proven-verify-cost (v2 failed
+    # it, SG104 + SG106): without workload.context_length the KV reads, which only lower β, are
     # unknown, so the proven β is 1 (S ≤ 2.4): SG112 warns and names the context length.
     claims = _with(
         "report-02-vllm19254-ngram-high-load", tmp_path,
@@ -122,8 +122,8 @@ def test_ngram_at_600_sequences_on_h100_is_at_risk(tmp_path: Path) -> None:
 
 def test_draft_model_at_batch_64_on_h100_is_at_risk(tmp_path: Path) -> None:
     # report-03 at 64 sequences on an H100-SXM: D 5 (N 6): β = 384 / 295.22 = 1.3007;
-    # S = 3 / (1.3007 + 0.05·5) = 1.9346 < the claimed 2.0. DESIGN §12.3 (v2: SG104):
-    # the proven β without a context length is 1, 3 / 1.25 = 2.4 ≥ 2.0: SG112, not SG104
+    # S = 3 / (1.3007 + 0.05·5) = 1.9346 < the claimed 2.0. docs/theory.md#proven-verify-cost (v2:
+    # SG104): the proven β without a context length is 1, 3 / 1.25 = 2.4 ≥ 2.0: SG112, not SG104
     claims = _with(
         "report-03-vllm17984-draft-batch32", tmp_path,
         "      latency_region: throughput\n",

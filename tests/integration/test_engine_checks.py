@@ -1,6 +1,6 @@
 """The engines' own refusals, rewrites and warnings (data/engines/*.json ``checks``,
-DESIGN §13), end to end: each case is a serving config the engine's source treats as
-the parity manifest site says (data/engines/parity/), and the finding's rule, severity
+docs/engines.md#parity-manifests), end to end: each case is a serving config the engine's source
+treats as the parity manifest site says (data/engines/parity/), and the finding's rule, severity
 and line are what that site implies."""
 
 from __future__ import annotations

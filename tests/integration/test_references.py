@@ -1,5 +1,5 @@
 """End to end: claims files that point at serving configs, model configs and metrics
-(DESIGN.md §7), through ``specgate.cli.main.main`` and ``check_file``.
+(docs/claims-file.md#referenced-files), through ``specgate.cli.main.main`` and ``check_file``.
 
 Expected values are worked out by hand from the fixtures (tests/data/real/SOURCES.md,
 SOURCES-measured.md and tests/data/integration/SOURCES.md); columns count characters
@@ -70,9 +70,9 @@ def test_done_when_d_g_and_al_come_from_the_referenced_files(
     assert m["attention_optimal_draft_length"] == 15
     # AL: 1 + accepted/drafts = 1 + 863/240 = 4.59583… → 4.5958.
     assert m["accept_length"] == 4.5958
-    # §8.2 moves this expectation (v1 took ρ = 0): ρ not given → the typical ρ 0.05 of the
-    # declared eagle3's class: 4.59583 / (1 + 0.05·7) = 4.59583 / 1.35 = 3.4043; the ceiling
-    # (ρ = 0) stays AL / β = 4.5958.
+    # docs/theory.md#which-rho moves this expectation (v1 took ρ = 0): ρ not given → the typical ρ
+    # 0.05 of the declared eagle3's class: 4.59583 / (1 + 0.05·7) = 4.59583 / 1.35 = 3.4043; the
+    # ceiling (ρ = 0) stays AL / β = 4.5958.
     assert m["theoretical_speedup"] == 3.4043
     assert m["draft_depth_ratio_source"] == "typical"
     assert m["speedup_ceiling"] == 4.5958
@@ -140,8 +140,8 @@ class Spot(NamedTuple):
 
 
 RULES = [
-    # SG301 sits on the claims file's line (DESIGN §11, §14; issue 16 moved it there):
-    # "      draft_length: " is 20 characters. It names the recipe's 7 as its related
+    # SG301 sits on the claims file's line (docs/trust.md#one-cause-one-finding; issue 16 moved it
+    # there): "      draft_length: " is 20 characters. It names the recipe's 7 as its related
     # location (test_sg301_names_the_served_value_as_related_location).
     Spot("SG301", "fail", "integration/rules/sg301-fail.specgate.yaml", 7, 21, "5"),
     # '  "vocab_size": ' is 16 characters.
@@ -179,7 +179,8 @@ RULES = [
         "SG306", "info", "real/hf-config/config/deepseek-ai--DeepSeek-V3_config.json", 20, 19, "512"
     ),
     # "speculative_num_draft_tokens: " is 30 characters.
-    # a rewrite no claim rests on is a warn (DESIGN §13): SGLang logs it and serves 4
+    # a rewrite no claim rests on is a warn (docs/engines.md#refusals-and-rewrites): SGLang logs it
+    # and serves 4
     Spot("SG307", "warn", "integration/serving/sglang-eagle-topk1-8-draft-tokens.yaml", 5, 31, "8"),
     # 10 spaces + "num_speculative_tokens: " (24) = 34 characters.
     Spot(
@@ -477,8 +478,8 @@ def test_stated_number_that_disagrees_is_sg301(
     case: tuple[str, str, tuple[int, int], tuple[str, int, int]],
 ) -> None:
     fixture, conflict, stated, where = case
-    # DESIGN §11, §14 (contract change, issue 16): SG301 sits on the claims file's line
-    # and names the referenced file's line (JSON "related", SARIF relatedLocations).
+    # docs/trust.md#one-cause-one-finding (contract change, issue 16): SG301 sits on the claims
+    # file's line and names the referenced file's line (JSON "related", SARIF relatedLocations).
     code, report = check_json(f"integration/{fixture}.specgate.yaml", capsys)
     deployment = only_deployment(report)
     hits = [f for f in deployment["findings"] if f["code"] == "SG301"]
@@ -532,8 +533,9 @@ def test_stated_number_that_agrees_gives_no_finding(
         # Qwen3-30B-A3B: 32/4 = 8 before the split; TP 8 > KV 4 replicates KV heads:
         # 32/8 = 4 per rank, D* = 128/4 − 1 = 31 (SOURCES.md gym row).
         ("qwen3-30b-a3b-tp8", (8, 8, 4, 31, False)),
-        # DeepSeek-V3 MLA at TP 8 (curated R1 latency config): 128/8 = 16; §8.4 moves D*
-        # from 128/16 − 1 = 7 to MLA's 64-row tiles: 64/16 − 1 = 3.
+        # DeepSeek-V3 MLA at TP 8 (curated R1 latency config): 128/8 = 16;
+        # docs/theory.md#attention-tiles moves D* from 128/16 − 1 = 7 to MLA's 64-row tiles: 64/16 −
+        # 1 = 3.
         ("deepseek-v3-tp8", (8, 128, 16, 3, True)),
         # DeepSeek-V3 MLA with no engine config (TP 1): 128, D* = max(1 − 1, 0) = 0.
         ("deepseek-v3-tp1", (None, 128, 128, 0, True)),

@@ -4,8 +4,8 @@ Each deployment gets the findings about that file's lines (JSON: once per deploy
 the text report prints each identical line once and its tally still counts every
 deployment's findings, saying how many lines were repeats. The engine config is a
 llama-server command line with the ``--draft-max``/``--draft-min`` flags llama.cpp
-removed (SG310 at b11312, the pinned build; unpinned they imply b8942 and warn, DESIGN
-§13) and ``--draft-p-min`` (SG308, D a maximum).
+removed (SG310 at b11312, the pinned build; unpinned they imply b8942 and warn,
+docs/engines.md#versions) and ``--draft-p-min`` (SG308, D a maximum).
 """
 
 from __future__ import annotations

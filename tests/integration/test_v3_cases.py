@@ -1,6 +1,6 @@
-"""The v3 cases of shared/cases (DESIGN §13, §14) with their right values, and more
-inputs of each kind: one cause gives one finding, an unpinned version is narrowed by the
-settings used, a spelling no build has fails, a layer count of 0 is read."""
+"""The v3 cases (docs/engines.md#what-users-publish, docs/trust.md#one-cause-one-finding) with their
+right values, and more inputs of each kind: one cause gives one finding, an unpinned version is
+narrowed by the settings used, a spelling no build has fails, a layer count of 0 is read."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The located YAML 1.2 / JSON loader (DESIGN.md §2, "Rules of the format").
+"""The located YAML 1.2 / JSON loader (docs/claims-file.md#format-rules, "Rules of the format").
 
 Positions are 1-based (line, column) counted by hand in the literal texts below.
 """

@@ -1,5 +1,5 @@
-"""Location of each finding (DESIGN.md §3) where the per-rule YAML fixtures do not reach:
-JSON files, values merged from an anchor, flow mappings. Columns counted by hand."""
+"""Location of each finding (docs/reports.md#finding-locations) where the per-rule YAML fixtures do
+not reach: JSON files, values merged from an anchor, flow mappings. Columns counted by hand."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def test_explicit_key_beside_a_merge_keeps_its_own_place(check_text: Check) -> N
         "    evidence: {accept_length: 3.1, cache_coherence_eval: true}\n"
     )
     # D 40 (explicit, wins over 3) > D* 31 at G 4, 4·41 = 164: SG201 at line 7 col 21;
-    # §8.4 adds SG206 (164 rows → 2 tiles) at the same D
+    # docs/theory.md#attention-tiles adds SG206 (164 rows → 2 tiles) at the same D
     assert places(check_text(text)) == [("SG201", 7, 21), ("SG206", 7, 21)]
 
 

@@ -1,6 +1,6 @@
 """``specgate measure`` against a loopback HTTP server replaying real scrapes
-(DESIGN.md §9.4, §9.5). The scrape after the benchmark is vLLM 0.21 Prometheus text
-from a public repository (tests/data/change/SOURCES.md): num_drafts 240,
+(README.md#record-evidence, docs/change-gate.md#baseline). The scrape after the benchmark is vLLM
+0.21 Prometheus text from a public repository (tests/data/change/SOURCES.md): num_drafts 240,
 accepted 863, so AL = 1 + 863/240 = 4.5958 over 240 steps, D = 960/240 = 4."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``specgate measure --metrics-url``: ``--timeout`` is a deadline for the whole
-scrape, and the body read from the endpoint is capped (DESIGN.md §9.4: "never a
+scrape, and the body read from the endpoint is capped (README.md#record-evidence: "never a
 hang"). Loopback servers on 127.0.0.1 only; each test is bounded by the deadline."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The engines as oracle, replayed (DESIGN §13): for every record an engine answered
-(tests/data/engine_oracle/*.json, minus those with a ``caveat``), specgate's reading
+"""The engines as oracle, replayed (docs/engines.md#the-engine-as-oracle): for every record an
+engine answered (tests/data/engine_oracle/*.json, minus those with a ``caveat``), specgate's reading
 equals the engine's resolution, and every engine refusal is a fail at the setting's
 line, at the engine version of the record (stated as ``speculation.engine_version``).
 

@@ -24,8 +24,9 @@ deployments:
       accept_length: 1.5
       cache_coherence_eval: false
 """
-# DESIGN.md §8.3 moved the default floor from 2 to break-even × 1.1; ρ 0.15 (v1: 0.05) keeps
-# AL 1.5 below it: (1 + 0.15·3) · 1.1 = 1.595 > 1.5 (S = 1.5 / 1.45 = 1.03 ≥ 1: no SG106).
+# docs/theory.md#al-floor-and-guideline moved the default floor from 2 to break-even × 1.1; ρ 0.15
+# (v1: 0.05) keeps AL 1.5 below it: (1 + 0.15·3) · 1.1 = 1.595 > 1.5 (S = 1.5 / 1.45 = 1.03 ≥ 1: no
+# SG106).
 
 
 @pytest.fixture
@@ -211,7 +212,8 @@ def test_json_claims_files_use_configuration_only(
                 "deployments": [
                     {
                         "name": "chat # specgate: ignore[SG102]",
-                        # ρ 0.15: floor 1.595 > AL 1.5 under DESIGN.md §8.3 (see CLAIMS)
+                        # ρ 0.15: floor 1.595 > AL 1.5 under docs/theory.md#al-floor-and-guideline
+                        # (see CLAIMS)
                         "speculation": {"enabled": True, "draft_length": 3,
                                         "draft_depth_ratio": 0.15},
                         "evidence": {"accept_length": 1.5, "cache_coherence_eval": True},

@@ -12,7 +12,7 @@ from specgate.theory import formulas as theory
 
 
 def test_iid_rate_inverts_published_figures() -> None:
-    # notes/domain.md: MiniCPM3 EAGLE-3, AL 2.47 at D = 6 ⇔ i.i.d. α ≈ 0.61.
+    # MiniCPM3 EAGLE-3 (its model card), AL 2.47 at D = 6 ⇔ i.i.d. α ≈ 0.61.
     alpha = theory.iid_acceptance_rate(2.47, 6)
     assert alpha == pytest.approx(0.61, abs=0.005)
     # α = 0.8, D = 4 gives AL 3.3616 (1 + .8 + .64 + .512 + .4096); the inverse gives 0.8 back.
@@ -54,7 +54,8 @@ def test_chart_marks_measured_points_and_claim() -> None:
     assert lines[1] == "xychart-beta"
     assert '"chat \'8b\': speedup S(d)' in lines[2]  # quotes in names cannot break the title
     xs = [int(x) for x in lines[3].split("[")[1].rstrip("]").split(", ")]
-    # §8.6 / the issue: only the measured draft lengths (v1 drew 1 … 16 with zero bars)
+    # docs/theory.md#optimal-draft-length / the issue: only the measured draft lengths (v1 drew 1 …
+    # 16 with zero bars)
     assert xs == [7, 14]
     bars = lines[5].removeprefix("    bar [").rstrip("]").split(", ")
     # Measured: 5 / (1 + 0.1·7) = 2.9412 at D = 7; 5.2 / (1 + 0.1·14) = 2.1667 at D = 14.
@@ -63,9 +64,10 @@ def test_chart_marks_measured_points_and_claim() -> None:
 
 
 def test_chart_over_a_profile_marks_d_opt() -> None:
-    # §8.6: m = [.7, .4, .2, .1, .05, .02, .01], D 7, ρ 0.1: S(1…7) = 1.7/1.1, 2.1/1.2,
-    # 2.3/1.3, 2.4/1.4, 2.45/1.5, 2.47/1.6, 2.48/1.7 = 1.5455, 1.75, 1.7692, 1.7143, 1.6333,
-    # 1.54375 (the binary float lies just below the half: 1.5437), 1.4588; D_opt 3 (+21.3 %)
+    # docs/theory.md#optimal-draft-length: m = [.7, .4, .2, .1, .05, .02, .01], D 7, ρ 0.1: S(1…7) =
+    # 1.7/1.1, 2.1/1.2, 2.3/1.3, 2.4/1.4, 2.45/1.5, 2.47/1.6, 2.48/1.7 = 1.5455, 1.75, 1.7692,
+    # 1.7143, 1.6333, 1.54375 (the binary float lies just below the half: 1.5437), 1.4588; D_opt 3
+    # (+21.3 %)
     text = (
         "version: 1\ndeployments:\n  - name: p\n    speculation:\n      enabled: true\n"
         "      draft_length: 7\n      draft_depth_ratio: 0.1\n    evidence:\n"

@@ -1,7 +1,7 @@
 """An AL marked ``estimate`` in JSON is called an estimate on every surface: the text
 output's metrics and finding lines, the job summary, SARIF messages and the annotations
-(DESIGN §14; issue 17: "an AL marked estimate in JSON is not called one in the text or
-the job summary")."""
+(docs/reports.md#job-summary; issue 17: "an AL marked estimate in JSON is not called one in the text
+or the job summary")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The GitHub format (DESIGN.md §4): annotation paths, the 10-per-level limit, the job
-summary budget and the step outputs."""
+"""The GitHub format (docs/reports.md#github-format): annotation paths, the 10-per-level limit, the
+job summary budget and the step outputs."""
 
 from __future__ import annotations
 
@@ -198,8 +198,8 @@ def test_ten_notices_exactly_need_no_overflow(
 def test_notes_are_not_annotations(
     repo: Path, clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # DESIGN §14: 3 deployments with an SG104 fail, 2 of them without ρ (an SG204 note
-    # each): 3 error annotations, no notice; the 2 notes stay in the summary and in the
+    # docs/reports.md#job-summary: 3 deployments with an SG104 fail, 2 of them without ρ (an SG204
+    # note each): 3 error annotations, no notice; the 2 notes stay in the summary and in the
     # note-count output
     (repo / "c.specgate.yaml").write_text(many_failures(3, 0, notes=2), "utf-8")
     clean_env.chdir(repo)

@@ -1,8 +1,10 @@
 """Golden outputs of one realistic failing claims file in the text, json and github
 formats. The expected files under tests/data/core/golden/ were written by hand from
-DESIGN.md §3–§4 and the rule message templates, then read against the output; §8
-(theory v2) moved the AL floor (§8.3), ρ (§8.2), tiles (§8.4) and added SG110/SG206 and the
-§8.8 metrics, each value re-worked by hand (1.4 / 1.35 · 1.1 = 1.485; 3.1 / 3 = 1.0333).
+docs/rules.md, docs/reports.md and the rule message templates, then read against the output;
+theory v2 moved the AL floor (docs/theory.md#al-floor-and-guideline), ρ
+(docs/theory.md#which-rho), tiles (docs/theory.md#attention-tiles) and added SG110/SG206 and
+the metrics of docs/reports.md#json-report, each value re-worked by hand (1.4 / 1.35 · 1.1 = 1.485;
+3.1 / 3 = 1.0333).
 
 The file is checked from a temporary git repository as ``deploy/claims.specgate.yaml``,
 so every format shows the same path (relative to the current folder and to the git

@@ -1,4 +1,5 @@
-"""``inputs.engine`` reports the draft model and the draft TP that runs (DESIGN §13)."""
+"""``inputs.engine`` reports the draft model and the draft TP that runs
+(docs/engines.md#what-users-publish)."""
 
 from __future__ import annotations
 

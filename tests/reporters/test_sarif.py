@@ -1,8 +1,9 @@
 """SARIF 2.1.0 output: schema validity, GitHub's required fields, URIs, fingerprints.
 
 Expected values come from the SARIF 2.1.0 specification (OASIS, errata 01) and from
-GitHub's "SARIF support for code scanning" page (ecosystem notes §1.9), not from what
-the reporter printed:
+GitHub's "SARIF support for code scanning" page (docs.github.com:
+code-security/code-scanning/integrating-with-code-scanning/sarif-support-for-code-scanning), not
+from what the reporter printed:
 
 - ``level`` is ``error``, ``warning`` or ``note`` (spec §3.27.10); specgate maps
   fail → error, warn → warning, info and note → note;
@@ -45,10 +46,10 @@ FAILING = DATA / "failing.specgate.yaml"
 BROKEN = DATA / "broken.specgate.yaml"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
-#: specgate severity → SARIF level (DESIGN.md §3 severities; SARIF §3.27.10 levels).
+#: specgate severity → SARIF level (docs/reports.md#status severities; SARIF §3.27.10 levels).
 EXPECTED_LEVEL = {"fail": "error", "warn": "warning", "info": "note", "note": "note"}
 
-#: What the failing fixture states, by hand from its numbers and DESIGN.md §3
+#: What the failing fixture states, by hand from its numbers and docs/rules.md
 #: (line, column, code): AL 1.4 < floor 1.35·1.1 = 1.485 (SG102), claim 3 > 1.4/(1+0.05·7) (SG104),
 #: no cache_coherence_eval (SG105), ρ not given (SG204), D = 40 > D* = 31 and
 #: 4·41 = 164 not a multiple of 128 (SG201), attention-dominated, G = 8, no D (SG202).
@@ -59,8 +60,9 @@ FAILING_EXPECTED = {
     (18, 5, "SG204", "note"),
     (20, 21, "SG201", "warning"),
     (30, 5, "SG202", "note"),
-    # DESIGN.md §8 adds: 164 rows fill 2 tiles (SG206, §8.4); AL 3.1 below the floor at the
-    # typical ρ 0.15 of the recommended class, (1 + 0.15·40) · 1.1 = 7.7 (SG110, §8.3)
+    # docs/theory.md#cost-model adds: 164 rows fill 2 tiles (SG206, docs/theory.md#attention-tiles);
+    # AL 3.1 below the floor at the typical ρ 0.15 of the recommended class, (1 + 0.15·40) · 1.1 =
+    # 7.7 (SG110, docs/theory.md#al-floor-and-guideline)
     (20, 21, "SG206", "note"),
     (24, 22, "SG110", "warning"),
 }
@@ -131,7 +133,7 @@ def failing_log() -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def mixed_log() -> dict[str, Any]:
     code, log = run_sarif(FAILING, BROKEN)
-    assert code == 2  # an unreadable input wins (DESIGN.md §4)
+    assert code == 2  # an unreadable input wins (docs/reports.md#exit-codes)
     return log
 
 
@@ -180,7 +182,7 @@ def test_log_header(failing_log: dict[str, Any]) -> None:
     driver = the_run(failing_log)["tool"]["driver"]
     assert driver["name"] == "specgate"
     assert driver["version"]
-    # No other project's site, and no page that does not exist yet (DESIGN §14: nothing
+    # No other project's site, and no page that does not exist yet (docs/reports.md#sarif: nothing
     # is published, so no package-index page): no informationUri unless a docs URL or the
     # published repository is known.
     assert "informationUri" not in driver

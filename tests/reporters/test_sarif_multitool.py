@@ -2,7 +2,8 @@
 
 ``Sarif.Multitool validate --rule-kind "Gh;Sarif"`` runs the SARIF spec rules (SARIFnnnn)
 and the GitHub Advanced Security rules (GHnnnn) that code scanning applies on upload
-(ecosystem notes §6.3). The tool is pinned by tests/sarif-multitool/package-lock.json:
+(ecosystem notes README.md#github-action). The tool is pinned by
+tests/sarif-multitool/package-lock.json:
 
     npm ci --prefix tests/sarif-multitool
 
@@ -130,7 +131,7 @@ def test_outside_the_action_only_the_information_uri_is_missing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # No docs address and no published repository: specgate names no page that does not
-    # exist (DESIGN §14), and SARIF2005's advice to provide informationUri is all that is
+    # exist (docs/reports.md#sarif), and SARIF2005's advice to provide informationUri is all that is
     # left — the one problem, and only that one.
     for name in ("GITHUB_ACTION_REPOSITORY", "GITHUB_ACTION_REF"):
         monkeypatch.delenv(name, raising=False)
@@ -140,8 +141,8 @@ def test_outside_the_action_only_the_information_uri_is_missing(
 
 
 def test_the_multitool_catches_a_missing_help(tmp_path: Path) -> None:
-    # Negative control (ecosystem notes §6.3): without help, GH2012 fires, so an empty
-    # problem list above means the GitHub rules really ran.
+    # Negative control (ecosystem notes README.md#github-action): without help, GH2012 fires, so an
+    # empty problem list above means the GitHub rules really ran.
     log = json.loads(sarif_of(DATA / "failing.specgate.yaml"))
     del log["runs"][0]["tool"]["driver"]["rules"][0]["help"]
     found = problems(validate(json.dumps(log), tmp_path))
@@ -151,7 +152,7 @@ def test_the_multitool_catches_a_missing_help(tmp_path: Path) -> None:
 def test_suppressions_backslashes_and_help_uris_pass_too(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # DESIGN.md §11: suppressed results carry `suppressions`, names and file names with
+    # docs/trust.md#suppressions: suppressed results carry `suppressions`, names and file names with
     # backslashes stay valid, helpUri appears with a known docs address.
     (tmp_path / ".git").mkdir()
     claims = tmp_path / "a\\b.specgate.yaml"

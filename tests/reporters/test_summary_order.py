@@ -1,5 +1,5 @@
-"""The job summary lists failing deployments before actionable ones (DESIGN §14, issue 17:
-an actionable deployment above the failing one)."""
+"""The job summary lists failing deployments before actionable ones (docs/reports.md#job-summary,
+issue 17: an actionable deployment above the failing one)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""The text format's metrics block prints only what is known (DESIGN.md §14: names say
-how a number is known): no "G —" or "D* —" for a deployment whose G is unknown; "G
-unknown (state …)" where the tile rule applies and a reader expects G; which G is shown
-(per rank at a known TP, else the model's with TP not stated)."""
+"""The text format's metrics block prints only what is known
+(docs/trust.md#names-say-how-a-number-is-known: names say how a number is known): no "G —" or "D* —"
+for a deployment whose G is unknown; "G unknown (state …)" where the tile rule applies and a reader
+expects G; which G is shown (per rank at a known TP, else the model's with TP not stated)."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def test_which_g_is_shown(check_text: Check) -> None:
 
 
 def test_unknown_al_and_d_and_no_floor(check_text: Check) -> None:
-    # D 0: no default floor (§8.9), nothing to print for it; no AL, no claim
+    # D 0: no default floor (docs/theory.md#edge-cases), nothing to print for it; no AL, no claim
     text = block(check_text, dep(d=0))
     first = text.splitlines()[1]
     assert first.startswith(

@@ -30,7 +30,7 @@ from support.runner_parser import (
 )
 
 # --------------------------------------------------------------------------------------
-# Escaping tables (ecosystem notes §1.2)
+# Escaping tables (ecosystem notes docs/theory.md#vocabulary)
 # --------------------------------------------------------------------------------------
 
 
@@ -138,7 +138,7 @@ def test_keys_are_not_escaped() -> None:
 
 
 def test_note_sample_with_all_six_toolkit_properties() -> None:
-    # ecosystem notes §1.2, tested there against @actions/core 3.0.1.
+    # ecosystem notes docs/theory.md#vocabulary, tested there against @actions/core 3.0.1.
     line = format_command(
         "error",
         {
@@ -183,7 +183,8 @@ def test_annotation_note_sample() -> None:
 
 
 def test_annotation_line_zero_vanishes_like_the_toolkit() -> None:
-    # ecosystem notes §1.1: startLine 0 produced "::warning file=c.yaml::plain".
+    # ecosystem notes docs/theory.md#vocabulary: startLine 0 produced "::warning
+    # file=c.yaml::plain".
     assert annotation("warning", "plain", file="c.yaml", line=0) == "::warning file=c.yaml::plain"
 
 
@@ -416,7 +417,7 @@ def test_round_trip_losses_are_exactly_the_known_ones(
     message: str, properties: dict[str, str]
 ) -> None:
     # Independent description of what the runner gets back for arbitrary values
-    # (ecosystem notes §1.1, §1.3 and ActionCommand.cs): falsy values never leave the
+    # (ecosystem notes docs/theory.md#vocabulary and ActionCommand.cs): falsy values never leave the
     # toolkit; the block's end is trimmed; leading '=' runs are skipped; what is then
     # empty is no property.
     present = {key: value for key, value in properties.items() if value}

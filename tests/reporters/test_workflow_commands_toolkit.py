@@ -237,7 +237,8 @@ sys.stdout.write(json.dumps(module.build()))
 
 @pytest.mark.usefixtures("toolkit")
 def test_harness_reproduces_the_noted_sample() -> None:
-    # Hand-written expectation (ecosystem notes §1.2): proves emit.mjs runs the real toolkit.
+    # Hand-written expectation (ecosystem notes docs/theory.md#vocabulary): proves emit.mjs runs the
+    # real toolkit.
     [written] = run_toolkit(
         [
             {

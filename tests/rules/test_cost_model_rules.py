@@ -1,4 +1,5 @@
-"""The rules of theory v2 (DESIGN.md §8.3–§8.5): each case worked by hand in its comment.
+"""The rules of theory v2 (docs/theory.md#al-floor-and-guideline, docs/rules.md): each case worked
+by hand in its comment.
 
 New rules SG106–SG111 and SG205–SG207, and the changed SG102/SG104/SG203/SG204. Each
 deployment is JSON (valid YAML); ``dep`` is the helper of test_rules.py.
@@ -120,9 +121,9 @@ def test_sg104_is_silent_with_rho_measured(check_text: Check) -> None:
 
 def test_sg112_not_sg104_at_high_concurrency_without_context(check_text: Check) -> None:
     # H100, B = 128, D 3, AL 2.8, ρ 0.05: the roofline estimate β = 512 / 295.2239 = 1.7343
-    # gives S = 2.8 / 1.8843 = 1.4860 below the claimed 2.0. DESIGN §12.3 (v2 failed it on
-    # SG104): without workload.context_length the KV reads are unknown, the proven β is 1
-    # and S ≤ 2.8 / 1.15 = 2.4348, so only SG112 warns and names the input; SG207 notes
+    # gives S = 2.8 / 1.8843 = 1.4860 below the claimed 2.0. docs/theory.md#proven-verify-cost (v2
+    # failed it on SG104): without workload.context_length the KV reads are unknown, the proven β is
+    # 1 and S ≤ 2.8 / 1.15 = 2.4348, so only SG112 warns and names the input; SG207 notes
     # the KV cache and prefill terms left out.
     report = check_text(
         claims(dep(d=3, rho=0.05, al=2.8, claim=2.0, workload={"concurrency": 128},
@@ -215,7 +216,8 @@ def test_sg110_silent_when_a_measured_gain_reaches_min_gain(check_text: Check) -
     report = check_text(claims(dep(d=2, al=1.89, speculation={"mechanism": "eagle"},
                                    evidence={"measured_speedup": 1.36})))
     assert "SG110" not in codes(report)
-    # measured 1.05 < 1.1: the measured ρ turns SG102 into the gain test (§8.9): fail
+    # measured 1.05 < 1.1: the measured ρ turns SG102 into the gain test
+    # (docs/theory.md#edge-cases): fail
     report = check_text(claims(dep(d=2, al=1.89, speculation={"mechanism": "eagle"},
                                    evidence={"measured_speedup": 1.05})))
     assert "SG102" in codes(report)
@@ -242,7 +244,8 @@ def test_sg111(check_text: Check, measured: float, fires: bool) -> None:
     assert ("SG111" in codes(report)) is fires
 
 
-# --- SG203 with the ρ of §8.2 ---------------------------------------------------------------
+# --- SG203 with the ρ of docs/theory.md#which-rho
+# ---------------------------------------------------------------
 
 
 def test_sg203_uses_the_measured_rho(check_text: Check) -> None:
@@ -359,7 +362,8 @@ def test_mla_tiles_use_64_rows(check_text: Check) -> None:
     ({"workload": {"latency_region": "throughput"}, "hardware": {"gpu": "b200"}}, True,
      "deployments[0].workload"),
     ({"hardware": {"peak_tflops": 989}}, True, "deployments[0].hardware"),
-    # DESIGN §12.3: a modelled β names each term it left out (here the KV cache, prefill)
+    # docs/theory.md#proven-verify-cost: a modelled β names each term it left out (here the KV
+    # cache, prefill)
     ({"workload": {"concurrency": 64}, "hardware": {"gpu": "h100-sxm"}}, True,
      "deployments[0].workload"),
     ({"workload": {"concurrency": 64}, "evidence": {"verify_cost_ratio": 1.3}}, False, ""),
@@ -410,8 +414,8 @@ def test_huge_numbers_neither_crash_nor_loop_nor_leave_json(check_text: Check) -
     from specgate.reporters.json_report import to_json
 
     big = 10**300
-    # D, N_verify and G at the schema's maxima (DESIGN §11: 1,024, 1,025 and 65,536);
-    # ρ, the claim, B and both roofline rates past their physical bounds (hostile
+    # D, N_verify and G at the schema's maxima (docs/trust.md#bounded-work: 1,024, 1,025 and
+    # 65,536); ρ, the claim, B and both roofline rates past their physical bounds (hostile
     # review defect 1: the schema bounds them now, so they are SG001 at their lines)
     deployment = dep(
         d=1000, rho=1e300, al=2, claim=1e300,
@@ -464,7 +468,8 @@ def test_d_opt_from_a_histogram(check_text: Check) -> None:
 
 def test_iid_rate_builds_no_profile_from_a_huge_d() -> None:
     # hostile case 13: D = 3·10^8 with iid-rate once built a 3·10^8-long marginal list; an
-    # estimate is no profile (§8.9), so past 1024 positions none is built: AL → 2
+    # estimate is no profile (docs/theory.md#edge-cases), so past 1024 positions none is built: AL →
+    # 2
     from specgate.inputs.metrics.inline import read_iid_rate
     from specgate.inputs.metrics.spec import MetricsSpec
 

@@ -1,5 +1,6 @@
 """The step-time model's precision, per-rank G and unknown TP through the rules
-(DESIGN.md §12.2, §12.3, §8.4). Every number is worked by hand in the comment beside it.
+(docs/theory.md#step-time-inputs, docs/theory.md#proven-verify-cost,
+docs/theory.md#attention-tiles). Every number is worked by hand in the comment beside it.
 
 GPU figures (data/gpus.json): H100-SXM 989 BF16 / 1979 FP8 TFLOP/s, 3.35 TB/s; A100
 312 BF16 / 624 INT8, 2.039 TB/s. Llama-3.1-70B counted from its config: P =
@@ -134,9 +135,9 @@ def test_engine_quantization_and_kv_cache_dtype(check_text: Check, tmp_path: Pat
 
 def test_unknown_precision_bounds_the_proof(check_text: Check) -> None:
     # Claims-only Llama-3.1-8B shapes, A100, B 128, c̄ 32,000, D 4, TP 1: the estimate
-    # keeps BF16 (β 1.0924, §12.1). The weights' precision is not stated, so the proven
-    # β is the lowest over the serving schemes; INT8 W8A8 (1 byte, 624 TOP/s) with BF16
-    # KV gives T_lin(640) = 2·8.03e9·640/624e12 = 16.47179 ms, T_lin(128) = max(8.03e9/
+    # keeps BF16 (β 1.0924, docs/theory.md#step-time-model). The weights' precision is not stated,
+    # so the proven β is the lowest over the serving schemes; INT8 W8A8 (1 byte, 624 TOP/s) with
+    # BF16 KV gives T_lin(640) = 2·8.03e9·640/624e12 = 16.47179 ms, T_lin(128) = max(8.03e9/
     # 2.039e12 = 3.93821, 3.29436) = 3.93821 ms, KV 128·32,000·131,072/2.039e12 =
     # 263.30108 ms: β = 279.77287/267.23929 = 1.04690, with host overhead (newuser review
     # defect 7) 1 + 0.04690·0.38 = 1.0178. A claim of 1.47 with AL 3.428 and ρ 0.3: S ≤
@@ -153,8 +154,8 @@ def test_unknown_precision_bounds_the_proof(check_text: Check) -> None:
     assert m.verify_cost_ratio == pytest.approx(1.0924, abs=5e-5)
     assert m.proven_verify_cost_ratio == pytest.approx(1.0178, abs=5e-5)
     assert m.verify_cost.precision.weight_source is None  # assumed, and said so in JSON
-    # stated BF16 weights and KV: the proof is §12.1's 1.0924 with host overhead,
-    # 1 + 0.0924·0.38 = 1.0351
+    # stated BF16 weights and KV: the proof is docs/theory.md#step-time-model's 1.0924 with host
+    # overhead, 1 + 0.0924·0.38 = 1.0351
     deployment["hardware"] = {"gpu": "a100-80gb", "tensor_parallel": 1, "weight_bytes": 2,
                               "compute_dtype": "bf16", "kv_cache_bytes": 2}
     m = metrics(check_text(claims(dep(**deployment))))

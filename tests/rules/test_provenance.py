@@ -1,4 +1,4 @@
-"""``evidence.provenance`` and SG405–SG409 (DESIGN.md §9.2, §9.5)."""
+"""``evidence.provenance`` and SG405–SG409 (docs/change-gate.md#provenance-rules)."""
 
 from __future__ import annotations
 
@@ -194,8 +194,9 @@ def test_per_request_records_give_a_per_step_distribution() -> None:
     from specgate.inputs.metrics.records import read_vllm_per_request
     from specgate.theory.stats import standard_error
 
-    # Two requests: [0: 400, 1: 300] and [2: 200, 3: 100] pool to the §9.1 base
-    # histogram {0: 400, 1: 300, 2: 200, 3: 100}: AL 2.000, SE 0.0316, 1000 steps.
+    # Two requests: [0: 400, 1: 300] and [2: 200, 3: 100] pool to the
+    # docs/change-gate.md#standard-error base histogram {0: 400, 1: 300, 2: 200, 3: 100}: AL 2.000,
+    # SE 0.0316, 1000 steps.
     text = (
         '{"speculative_decoding": {"acceptance_histogram": [400, 300, 0, 0]}}\n'
         '{"speculative_decoding": {"acceptance_histogram": [0, 0, 200, 100]}}\n'

@@ -1,6 +1,6 @@
-"""Provenance v2 (DESIGN §14, issue 17): the target's and drafter's revisions (SG405),
-greedy drafting at T > 0 named (SG406), the dataset and chat template (SG411), and the
-accepted-vs-emitted cross-check (SG305)."""
+"""Provenance v2 (docs/change-gate.md#regression-rules, issue 17): the target's and drafter's
+revisions (SG405), greedy drafting at T > 0 named (SG406), the dataset and chat template (SG411),
+and the accepted-vs-emitted cross-check (SG305)."""
 
 from __future__ import annotations
 

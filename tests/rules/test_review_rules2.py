@@ -98,7 +98,7 @@ def with_config(tmp_path: Path, source: Path) -> str:
 
 def test_counted_parameters_choose_parallel_draft_head(check_text: Check, tmp_path: Path) -> None:
     """Llama-3.1-8B's config counts 8,030,261,248 parameters (the JSON's
-    inputs.model.parameters) ≤ 10 B: small; at the default low latency §3's row is
+    inputs.model.parameters) ≤ 10 B: small; at the default low latency docs/rules.md's row is
     parallel-draft-head (ρ ≈ 0.05), as with parameters_b: 8.03 stated."""
     config = with_config(tmp_path, LLAMA8)
     report = check_text(claims(dep(d=3, al=2.7, model={"hf_config": config},
@@ -378,8 +378,8 @@ def test_small_margin_roofline_fail_becomes_a_warning(check_text: Check) -> None
 
 
 def test_section_8_1_worked_numbers_stay_exact(check_text: Check) -> None:
-    """§8.1: no KV, MoE, FP8, TP or prefill inputs → β 1 (estimate and proven): D 4, ρ
-    0.05, AL 2.6: S = 2.6/1.2 = 2.1667 exactly; the host overhead moves nothing at β 1."""
+    """docs/theory.md#cost-model: no KV, MoE, FP8, TP or prefill inputs → β 1 (estimate and proven):
+    D 4, ρ 0.05, AL 2.6: S = 2.6/1.2 = 2.1667 exactly; the host overhead moves nothing at β 1."""
     report = check_text(claims(dep(d=4, rho=0.05, al=2.6, claim=2.1667)))
     m = only(report).metrics
     assert (m.verify_cost_ratio, m.proven_verify_cost_ratio) == (1.0, 1.0)

@@ -51,7 +51,7 @@ def test_every_v1_rule_has_a_failing_fixture() -> None:
     covered = set()
     for path in FIXTURES:
         covered |= {code for code, _, _ in expectations(path)[0]}
-    # the v1 catalogue of DESIGN.md §3
+    # the v1 catalogue of docs/rules.md
     v1 = {"SG001", "SG002", "SG003", *(f"SG10{i}" for i in range(1, 6))}
     v1 |= {f"SG20{i}" for i in range(1, 5)}
     assert v1 <= set(REGISTRY)

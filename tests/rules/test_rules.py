@@ -1,4 +1,4 @@
-"""Rule-by-rule edge cases on the boundary (DESIGN.md §3), messages that name the
+"""Rule-by-rule edge cases on the boundary (docs/rules.md), messages that name the
 number to change, status semantics and the schema rules' value handling.
 
 Each deployment is written as JSON (also valid YAML); expected values are worked by
@@ -75,8 +75,9 @@ def message(report: FileReport, code: str) -> str:
 
 
 def test_al_exactly_at_the_default_floor_passes(check_text: Check) -> None:
-    # §8.3 moves this expectation (v1 floor 2): D = 4, ρ 0.05: break-even 1 + 0.2 = 1.2,
-    # floor 1.2 · 1.1 = 1.32; AL 1.32 is not < 1.32. The seed's 2 is now SG110's guideline.
+    # docs/theory.md#al-floor-and-guideline moves this expectation (v1 floor 2): D = 4, ρ 0.05:
+    # break-even 1 + 0.2 = 1.2, floor 1.2 · 1.1 = 1.32; AL 1.32 is not < 1.32. The seed's 2 is now
+    # SG110's guideline.
     report = check_text(claims(dep(d=4, rho=0.05, al=1.32)))
     assert "SG102" not in codes(report)
     assert only(report).metrics.accept_length_floor.value == pytest.approx(1.32)
@@ -84,25 +85,26 @@ def test_al_exactly_at_the_default_floor_passes(check_text: Check) -> None:
 
 
 def test_al_just_below_the_default_floor_fails(check_text: Check) -> None:
-    # §8.3 moves this expectation: 1.3199 < 1.32, no tolerance (S = 1.3199 / 1.2 ≥ 1: no SG106;
-    # SG110 is left out when SG102 already fails the AL)
+    # docs/theory.md#al-floor-and-guideline moves this expectation: 1.3199 < 1.32, no tolerance (S =
+    # 1.3199 / 1.2 ≥ 1: no SG106; SG110 is left out when SG102 already fails the AL)
     report = check_text(claims(dep(d=4, rho=0.05, al=1.3199)))
     assert codes(report) == ["SG102"]
     assert "below the floor 1.32" in message(report, "SG102")
 
 
 def test_al_below_the_seed_floor_is_a_guideline_warning(check_text: Check) -> None:
-    # §8.3: AL 1.9999 at D = 4 passes the floor 1.32 but is below min(2, 1 + 4/2) = 2 for a
-    # trained drafter (mechanism unknown counts as trained): SG110 warn, not a fail
+    # docs/theory.md#al-floor-and-guideline: AL 1.9999 at D = 4 passes the floor 1.32 but is below
+    # min(2, 1 + 4/2) = 2 for a trained drafter (mechanism unknown counts as trained): SG110 warn,
+    # not a fail
     report = check_text(claims(dep(d=4, rho=0.05, al=1.9999)))
     assert codes(report) == ["SG110"]
     assert only(report).status == "actionable"
 
 
 def test_default_floor_at_d1(check_text: Check) -> None:
-    # §8.3 moves this expectation (v1 floor min(2, 1.5) = 1.5): D = 1, ρ 0.02: floor
-    # 1.02 · 1.1 = 1.122. DeepSeek-V3 MTP AL 1.85 passes; 1.49 passes the floor but is below
-    # the guideline 1.5 (SG110); 1.12 fails
+    # docs/theory.md#al-floor-and-guideline moves this expectation (v1 floor min(2, 1.5) = 1.5): D =
+    # 1, ρ 0.02: floor 1.02 · 1.1 = 1.122. DeepSeek-V3 MTP AL 1.85 passes; 1.49 passes the floor but
+    # is below the guideline 1.5 (SG110); 1.12 fails
     assert codes(check_text(claims(dep(d=1, rho=0.02, al=1.85)))) == []
     assert codes(check_text(claims(dep(d=1, rho=0.02, al=1.49)))) == ["SG110"]
     report = check_text(claims(dep(d=1, rho=0.02, al=1.12)))
@@ -111,8 +113,8 @@ def test_default_floor_at_d1(check_text: Check) -> None:
 
 
 def test_no_default_floor_at_d0(check_text: Check) -> None:
-    # §8.3 / §8.9 move this expectation (v1 floor 1): at D = 0 there is no default floor;
-    # AL 1 = 1 + D passes SG103 and SG109 needs D ≥ 1
+    # docs/theory.md#al-floor-and-guideline, docs/theory.md#edge-cases move this expectation (v1
+    # floor 1): at D = 0 there is no default floor; AL 1 = 1 + D passes SG103 and SG109 needs D ≥ 1
     report = check_text(claims(dep(d=0, rho=0.02, al=1)))
     assert codes(report) == []
     metrics = only(report).metrics
@@ -150,7 +152,7 @@ def test_cli_floor_overrides_policy(check_text: Check) -> None:
 
 
 def test_al_exactly_one_plus_d_is_sg109_not_sg103(check_text: Check) -> None:
-    # §8.5 (SG109) moves this expectation: D = 3: AL 4 is not > 1 + D = 4, so no SG103, but
+    # docs/rules.md (SG109) moves this expectation: D = 3: AL 4 is not > 1 + D = 4, so no SG103, but
     # every draft accepted on every step is SG109
     assert codes(check_text(claims(dep(d=3, rho=0.05, al=4)))) == ["SG109"]
 
@@ -162,8 +164,9 @@ def test_al_just_above_one_plus_d_fails(check_text: Check) -> None:
 
 
 def test_al_exactly_one_passes_sg103(check_text: Check) -> None:
-    # AL 1 is not < 1, so no SG103. §8.3 floor (1 + 0.15) · 1.1 = 1.265 > 1: SG102; §8.5 moves
-    # the rest: S = 1 / 1.15 = 0.8696 < 1 with ρ stated is SG106
+    # AL 1 is not < 1, so no SG103. docs/theory.md#al-floor-and-guideline floor (1 + 0.15) · 1.1 =
+    # 1.265 > 1: SG102; docs/rules.md moves the rest: S = 1 / 1.15 = 0.8696 < 1 with ρ stated is
+    # SG106
     assert codes(check_text(claims(dep(d=3, rho=0.05, al=1)))) == ["SG102", "SG106"]
 
 
@@ -204,8 +207,8 @@ def test_with_d_unknown_the_bound_is_al(check_text: Check) -> None:
 
 
 def test_sg104_without_rho_uses_the_ceiling_and_says_so(check_text: Check) -> None:
-    # §8.2 rewords this: ρ neither stated nor measured: bound = ceiling AL / β = 2.4 / 1; claim
-    # 2.5 fails; SG204 names the typical ρ used elsewhere
+    # docs/theory.md#which-rho rewords this: ρ neither stated nor measured: bound = ceiling AL / β =
+    # 2.4 / 1; claim 2.5 fails; SG204 names the typical ρ used elsewhere
     report = check_text(claims(dep(d=3, al=2.4, claim=2.5)))
     assert codes(report) == ["SG104", "SG204"]
     assert "ceiling AL / β = 2.4 / 1 = 2.4x" in message(report, "SG104")
@@ -259,13 +262,14 @@ def test_sg201_does_not_fire_at_or_below_d_star(check_text: Check) -> None:
     metrics = only(report).metrics
     assert metrics.tile_aligned is False
     assert metrics.attention_optimal_draft_length == 15
-    # the tile-aligned D (§8.4: the largest D with the same tile count): floor(128/8) − 1 = 15
+    # the tile-aligned D (docs/theory.md#attention-tiles: the largest D with the same tile count):
+    # floor(128/8) − 1 = 15
     assert metrics.tile_aligned_draft_length == 15
 
 
 def test_sg201_fires_past_d_star_and_names_the_tile_aligned_d(check_text: Check) -> None:
     # G 8, D 20 > 15: 8·21 = 168 rows, ceil(168/128) = 2 tiles; the largest D with 2 tiles is
-    # floor(256/8) − 1 = 31. §8.4 adds SG206 (2 tiles)
+    # floor(256/8) − 1 = 31. docs/theory.md#attention-tiles adds SG206 (2 tiles)
     report = check_text(claims(gpt_oss(20)))
     assert codes(report) == ["SG201", "SG206"]
     text = message(report, "SG201")
@@ -275,7 +279,8 @@ def test_sg201_fires_past_d_star_and_names_the_tile_aligned_d(check_text: Check)
 
 
 def test_sg201_silent_when_aligned_past_d_star(check_text: Check) -> None:
-    # G 8, D 31: 8·32 = 256 = 2·128, aligned; §8.4 moves the rest: 2 full tiles are SG206
+    # G 8, D 31: 8·32 = 256 = 2·128, aligned; docs/theory.md#attention-tiles moves the rest: 2 full
+    # tiles are SG206
     assert codes(check_text(claims(gpt_oss(31)))) == ["SG206"]
 
 
@@ -295,15 +300,16 @@ def test_sg201_with_exact_fractional_g(check_text: Check) -> None:
         model={"query_heads_per_kv": 6.4},
         workload={"attention_dominated": True},
     )
-    # §8.4: 134.4 rows → 2 tiles (SG206 too); largest D with 2 tiles: floor(256/6.4) − 1 = 39
+    # docs/theory.md#attention-tiles: 134.4 rows → 2 tiles (SG206 too); largest D with 2 tiles:
+    # floor(256/6.4) − 1 = 39
     report = check_text(claims(deployment))
     assert codes(report) == ["SG201", "SG206"]
     assert "D = 39 fills 2" in message(report, "SG201")
 
 
 def test_sg201_with_a_g_that_never_fills_whole_rows(check_text: Check) -> None:
-    # §8.4 moves this expectation (v1 searched for G·(1 + D′) a multiple of 128 and found
-    # none): G = 1.3 = 13/10 fills whole tiles only at N = 1,280 (past any D here):
+    # docs/theory.md#attention-tiles moves this expectation (v1 searched for G·(1 + D′) a multiple
+    # of 128 and found none): G = 1.3 = 13/10 fills whole tiles only at N = 1,280 (past any D here):
     # D* = floor(128 / 1.3) − 1 = 98 − 1 = 97; D = 120 > 97; 1.3·121 = 157.3 rows → 2 tiles;
     # the largest D with 2 tiles: floor(256 / 1.3) − 1 = 196 − 1 = 195 (1.3·196 = 254.8)
     deployment = dep(
@@ -330,7 +336,7 @@ def test_sg202_suggests_d_star(check_text: Check) -> None:
     report = check_text(claims(deployment))
     assert codes(report) == ["SG202"]
     assert "D* = floor(128/G) − 1 = 15" in message(report, "SG202")
-    # D absent: the tile-aligned D is D* = 15 (§8.9); tile_aligned is null
+    # D absent: the tile-aligned D is D* = 15 (docs/theory.md#edge-cases); tile_aligned is null
     assert only(report).metrics.tile_aligned is None
     assert only(report).metrics.tile_aligned_draft_length == 15
 

@@ -1,5 +1,5 @@
-"""Theory v3 (DESIGN.md §12) through the rules: what fails rests on the proven β, what
-rests on an assumption warns. Every number is worked by hand in the comment beside it
+"""Theory v3 (docs/theory.md#step-time-model) through the rules: what fails rests on the proven β,
+what rests on an assumption warns. Every number is worked by hand in the comment beside it
 (the cases of /work/coord/theory/worked.md, each step written out there).
 
 GPU figures from data/gpus.json: A100 312 TFLOP/s BF16 and 2.039 TB/s (n* = 153.0162);
@@ -42,12 +42,13 @@ def metrics(report: FileReport) -> Any:
     return only(report).metrics
 
 
-# --- DESIGN §12.1 worked numbers -----------------------------------------------------------
+# --- docs/theory.md#step-time-model worked numbers
+# -----------------------------------------------------------
 
 
 def test_magicdec_llama8b_batch128_32k_no_longer_fails(check_text: Check, tmp_path: Path) -> None:
-    # DESIGN §12.1 / issue 15: MagicDec measured 1.47x at B 128, 32k context on A100.
-    # κ = 128·32,000·131,072/(2·8,030,261,248) = 33.4280; β = (4.1826 + 33.4280)/
+    # docs/theory.md#step-time-model / issue 15: MagicDec measured 1.47x at B 128, 32k context on
+    # A100. κ = 128·32,000·131,072/(2·8,030,261,248) = 33.4280; β = (4.1826 + 33.4280)/
     # (1 + 33.4280) = 1.0924 (exact: every input stated). ρ derived = (3.4280/1.47 −
     # 1.0924)/4 = 0.3099; floor (1.0924 + 0.3099·4)·1.1 = 2.5652 ≤ AL 3.428; claim = the
     # measurement. v2: β 4.1826, ceiling 0.8196 < 1.47 → SG104 (the bug). TP 1 stated
@@ -87,7 +88,7 @@ def test_magicdec_llama8b_batch128_32k_no_longer_fails(check_text: Check, tmp_pa
 
 
 def test_mixtral_batch1_is_at_risk_not_ready(check_text: Check) -> None:
-    # DESIGN §12.1 (with the default per-token passes, worked.md §0.1): P_read 12.9 →
+    # docs/theory.md#step-time-model (with the default per-token passes): P_read 12.9 →
     # 32.4406 B, β = 2.5148 (upper: no context, uniform routing); S = 2 / (2.5148 + 0.45)
     # = 0.6746 < 1.1 → SG112; proven β 1: S 2 / 1.45 = 1.3793 ≥ 1.1, floor 1.595 ≤ 2:
     # no fail. v2 said 1.3793 and ready. With draft_passes single: 2 / 2.6648 = 0.7505.
@@ -113,7 +114,7 @@ def test_mixtral_batch1_is_at_risk_not_ready(check_text: Check) -> None:
 def test_mixtral_from_hf_config_counts_its_own_parameters(
     check_text: Check, tmp_path: Path
 ) -> None:
-    # worked.md §0.2: from the config's shapes 46.7028 B / 12.8799 B, β = 32.4338 /
+    # worked.md docs/: from the config's shapes 46.7028 B / 12.8799 B, β = 32.4338 /
     # 12.8799 = 2.5182; with context 4000 (K_tok 131,072) the KV term lowers it
     config = with_config(tmp_path, MIXTRAL)
     report = check_text(claims(dep(d=3, rho=0.15, al=2.0, model={"hf_config": config},
@@ -307,7 +308,8 @@ def test_tiles_are_costed_at_128k(check_text: Check, tmp_path: Path) -> None:
     assert "hardware.tensor_parallel" in message(report, "SG112")
 
 
-# --- measured β at other N (§12.3) ------------------------------------------------------------
+# --- measured β at other N (docs/theory.md#proven-verify-cost)
+# ------------------------------------------------------------
 
 
 def test_measured_beta_extension_makes_sg203_fire(check_text: Check) -> None:
@@ -364,7 +366,8 @@ def test_verify_cost_ratio_at_must_increase(check_text: Check) -> None:
                                        evidence={"verify_cost_ratio_at": below})))) == ["SG001"]
 
 
-# --- trees (§12.3) ---------------------------------------------------------------------------
+# --- trees (docs/theory.md#proven-verify-cost)
+# ---------------------------------------------------------------------------
 
 
 def test_tree_acceptance_counts_every_node(check_text: Check) -> None:
@@ -415,14 +418,16 @@ def test_tree_level_nodes_must_add_up(check_text: Check) -> None:
     assert "has 2 levels but the tree's depth D is 3" in message(report, "SG001")
 
 
-# --- v2 numbers with no v3 input (§13 of worked.md) -------------------------------------------
+# --- v2 numbers with no v3 input (docs/engines.md#refusals-and-rewrites of worked.md)
+# -------------------------------------------
 
 
 def test_v2_worked_numbers_stay_exact(check_text: Check) -> None:
-    # DESIGN §8.1: H100, B 128, D 3, AL 2.8, ρ 0.05: β = 512/295.2239 = 1.7343 (upper: no
-    # context), S = 2.8/1.8843 = 1.4860; B 1: 2.4348; tree depth 4, 10 nodes, AL 3.2:
+    # docs/theory.md#cost-model: H100, B 128, D 3, AL 2.8, ρ 0.05: β = 512/295.2239 = 1.7343 (upper:
+    # no context), S = 2.8/1.8843 = 1.4860; B 1: 2.4348; tree depth 4, 10 nodes, AL 3.2:
     # 3.2/1.2 = 2.6667; one-pass D 15, AL 6.1, ρ 0.15: 6.1/1.15 = 5.3043. Changed by
-    # §12.3: the default floor uses the proven β 1: (1 + 0.15)·1.1 = 1.265.
+    # docs/theory.md#proven-verify-cost: the default floor uses the proven β 1: (1 + 0.15)·1.1 =
+    # 1.265.
     report = check_text(claims(dep(d=3, rho=0.05, al=2.8, workload={"concurrency": 128},
                                    hardware={"gpu": "h100-sxm"})))
     m = metrics(report)
@@ -556,7 +561,8 @@ def test_sg207_names_experts_of_an_moe_without_counts(check_text: Check) -> None
     assert "experts (model.active_parameters_b" in message(report, "SG207")
 
 
-# --- nothing stale drives advice (§14) -------------------------------------------------------
+# --- nothing stale drives advice (docs/trust.md#nothing-stale-drives-advice)
+# -------------------------------------------------------
 
 
 def test_no_retune_advice_from_a_profile_measured_at_another_d(check_text: Check) -> None:

@@ -1,6 +1,7 @@
 """Run a composite ``action.yml`` offline, the way the GitHub Actions runner runs it.
 
-What is mimicked (ecosystem.md §1.7, §2, §6.5, and the runner's behaviour):
+What is mimicked (ecosystem.md docs/theory.md#vocabulary, docs/claims-file.md#format-rules,
+README.md#github-action, and the runner's behaviour):
 
 - each ``run:`` step is written to a file and run with ``bash --noprofile --norc -eo
   pipefail FILE`` (the runner's template for ``shell: bash``), in ``$GITHUB_WORKSPACE``

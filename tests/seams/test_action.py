@@ -1,4 +1,4 @@
-"""The composite Action as the runner runs it (ecosystem.md §6.5), offline.
+"""The composite Action as the runner runs it (ecosystem.md README.md#github-action), offline.
 
 Each ``run:`` step of action.yml runs as written, with bash, in a runner-like environment
 (see :mod:`action_runner`); setup-python is replaced by the local interpreter and the
@@ -661,7 +661,8 @@ def test_substitute_and_file_command_parser() -> None:
         parse_file_command("=x\n")
 
 
-# --- baseline (DESIGN.md §9.1, §9.5) --------------------------------------------------------
+# --- baseline (docs/change-gate.md#baseline)
+# --------------------------------------------------------
 
 _BASELINE_CLAIMS = """\
 version: 1

@@ -1,6 +1,6 @@
 """Validate action.yml, the example workflow and the hook manifest with the ecosystem's
-own offline validators (ecosystem.md §6.2): check-jsonschema's vendored SchemaStore
-schemas, zizmor (pedantic persona, offline) and ``pre-commit validate-manifest``.
+own offline validators (ecosystem.md README.md#github-action): check-jsonschema's vendored
+SchemaStore schemas, zizmor (pedantic persona, offline) and ``pre-commit validate-manifest``.
 
 The executables come from the environment that runs the tests; a test is skipped only
 when its tool is not installed there.

@@ -1,4 +1,5 @@
-"""The pre-commit hook as a user runs it (ecosystem.md §3.2, §6.4), fully offline.
+"""The pre-commit hook as a user runs it (ecosystem.md docs/rules.md, README.md#github-action),
+fully offline.
 
 pre-commit installs the hook's environment with ``pip install .`` from a git clone of
 the hook repository; here that repository is a committed copy of the working tree, and
@@ -186,7 +187,7 @@ def test_run_with_local_repo_config(
 
 
 def test_hook_receives_every_file() -> None:
-    """DESIGN.md §9.3/§9.5: no ``files``/``types`` filter (a serving config without an
+    """docs/change-gate.md#changed-files: no ``files``/``types`` filter (a serving config without an
     extension, a ``.jsonl`` record): any changed file runs the hook."""
     for key in ("files", "types", "types_or", "exclude_types"):
         assert key not in HOOK

@@ -1,4 +1,4 @@
-"""The release workflow (.github/workflows/release.yml, DESIGN §11 and §14): a tag
+"""The release workflow (.github/workflows/release.yml, README.md#install-releases-and-tags): a tag
 vX.Y.Z builds the sdist and wheel, checks them with twine and publishes them with
 trusted publishing; every action is pinned by a full commit SHA; the first step refuses
 a tag whose version, or a repository whose name, the package does not state."""

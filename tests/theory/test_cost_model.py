@@ -1,4 +1,4 @@
-"""Theory v2 (DESIGN.md §8): every worked number of §8 as a test, worked by hand in the
+"""Theory v2 (docs/theory.md#cost-model): every worked number there as a test, worked by hand in the
 comment beside it, plus hypothesis properties of the cost model.
 
 Deployments are built in code (no YAML) and run through :func:`specgate.analysis.derived.compute`
@@ -72,7 +72,8 @@ def _profile(marginal: tuple[float, ...]) -> Inputs:
     return Inputs(acceptance=per_position_acceptance(marginal))
 
 
-# --- §8.1 cost model ------------------------------------------------------------------------
+# --- docs/theory.md#cost-model cost model
+# ------------------------------------------------------------------------
 
 
 def test_h100_compute_bound_tokens() -> None:
@@ -155,7 +156,7 @@ def test_draft_passes_from_one_function() -> None:
 
 
 def test_d0_costs_nothing() -> None:
-    # D = 0: passes 0, N_verify 1, cost β; S = AL / β; no default floor (§8.9)
+    # D = 0: passes 0, N_verify 1, cost β; S = AL / β; no default floor (docs/theory.md#edge-cases)
     m = derived.compute(deployment(d=0, al=1.0, rho=0.05))
     assert (m.passes, m.verify_tokens, m.draft_overhead) == (0, 1, 0)
     assert m.theoretical_speedup == 1
@@ -163,10 +164,10 @@ def test_d0_costs_nothing() -> None:
 
 
 def test_measured_beta_overrides_and_is_extended_to_the_next_n() -> None:
-    # β measured 1.5 at B = 256 with hardware: measured wins at N_m = 4. DESIGN §12.3 (v2
-    # reused it at every N): above N_m the chord through (1, 1) is a lower bound,
-    # β(6) = 1 + 0.5·(6 − 1)/(4 − 1) = 1.8333. D 3 → next D 5 (AL 2.8 → 3.2), ρ 0.05:
-    # S(3) = 2.8 / (1.5 + 0.15) = 1.6970, S(5) = 3.2 / (1.8333 + 0.25) = 1.5360
+    # β measured 1.5 at B = 256 with hardware: measured wins at N_m = 4.
+    # docs/theory.md#proven-verify-cost (v2 reused it at every N): above N_m the chord through (1,
+    # 1) is a lower bound, β(6) = 1 + 0.5·(6 − 1)/(4 − 1) = 1.8333. D 3 → next D 5 (AL 2.8 → 3.2), ρ
+    # 0.05: S(3) = 2.8 / (1.5 + 0.15) = 1.6970, S(5) = 3.2 / (1.8333 + 0.25) = 1.5360
     m = derived.compute(
         deployment(
             d=3, al=2.8, rho=0.05, concurrency=256, hardware=H100,
@@ -201,7 +202,8 @@ def test_roofline_beta_is_recomputed_at_the_next_n() -> None:
     [
         ({"concurrency": 64}, "concurrency 64"),
         ({"region": "throughput"}, "latency_region is throughput"),
-        # throughput without concurrency stays assumed even with hardware (§8.9)
+        # throughput without concurrency stays assumed even with hardware
+        # (docs/theory.md#edge-cases)
         ({"region": "throughput", "hardware": H100}, "latency_region is throughput"),
         # partial hardware: a peak without bandwidth
         ({"hardware": HardwareBlock(present=True, peak_tflops=989)}, "no usable pair"),
@@ -223,12 +225,13 @@ def test_hardware_holding_only_tile_rows_stays_memory_bound() -> None:
     assert m.verify_cost is not None and m.verify_cost.source == "memory-bound"
 
 
-# --- §8.2 which ρ ---------------------------------------------------------------------------
+# --- docs/theory.md#which-rho which ρ
+# ---------------------------------------------------------------------------
 
 
 def test_rho_derived_from_throughput() -> None:
     # 151.1 → 320.3 tok/s at D = 3 with AL 2.830: S = 320.3 / 151.1 = 2.1198;
-    # ρ = (2.830 / 2.1198 − 1) / 3 = 0.1117. DESIGN §14: a ρ derived from a measured
+    # ρ = (2.830 / 2.1198 − 1) / 3 = 0.1117. docs/theory.md#which-rho: a ρ derived from a measured
     # speedup is "derived" ("measured" is kept for a measured ρ).
     m = derived.compute(
         deployment(
@@ -265,7 +268,8 @@ def test_rho_typical_uses_declared_class_else_recommended() -> None:
     assert derived.compute(deployment(d=3, al=2)).draft_depth_ratio == 0.15
 
 
-# --- §8.3 floors ----------------------------------------------------------------------------
+# --- docs/theory.md#al-floor-and-guideline floors
+# ----------------------------------------------------------------------------
 
 
 def test_default_floor_ngram() -> None:
@@ -300,7 +304,8 @@ def test_default_floor_with_d_unknown_and_min_gain() -> None:
     assert m.break_even_accept_length == 1
 
 
-# --- §8.4 tiles -----------------------------------------------------------------------------
+# --- docs/theory.md#attention-tiles tiles
+# -----------------------------------------------------------------------------
 
 
 def test_tiles_g5_d25() -> None:
@@ -341,7 +346,8 @@ def test_tiles_without_d() -> None:
     )
 
 
-# --- §8.6 optimal draft length --------------------------------------------------------------
+# --- docs/theory.md#optimal-draft-length optimal draft length
+# --------------------------------------------------------------
 
 
 def test_d_opt_small_gain() -> None:

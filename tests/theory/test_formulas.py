@@ -1,4 +1,4 @@
-"""The theory (DESIGN.md §1): each expected value is worked by hand in the comment
+"""The theory (docs/theory.md#vocabulary): each expected value is worked by hand in the comment
 beside it, or taken from a published source; none was copied from the code's output."""
 
 from __future__ import annotations
@@ -67,12 +67,14 @@ def test_is_tile_aligned(g: Fraction, verify: int, aligned: bool) -> None:
 @pytest.mark.parametrize(
     ("g", "tiles", "expected"),
     [
-        # §8.4 replaces v1's "next D′ with G·(1 + D′) a multiple of 128" (which said 127 for
-        # G = 5) by the largest D with the same tile count: floor(tiles·128 / G) − 1
+        # docs/theory.md#attention-tiles replaces v1's "next D′ with G·(1 + D′) a multiple of 128"
+        # (which said 127 for G = 5) by the largest D with the same tile count: floor(tiles·128 / G)
+        # − 1
         (Fraction(8), 1, 15),  # floor(128/8) − 1
         (Fraction(8), 2, 31),  # floor(256/8) − 1
         (Fraction(5), 1, 24),  # floor(25.6) − 1
-        (Fraction(5), 2, 50),  # floor(51.2) − 1 (§8.4: "suggests 24 or 50", not 127)
+        # floor(51.2) − 1 (docs/theory.md#attention-tiles: "suggests 24 or 50", not 127)
+        (Fraction(5), 2, 50),
         (Fraction(32, 5), 1, 19),  # floor(20) − 1
         (Fraction(1, 3), 1, 383),  # floor(384) − 1: exact for fractional G
         (Fraction(200), 1, 0),  # floor(0.64) − 1 = −1 → never below 0
@@ -135,7 +137,7 @@ def test_iid_accept_length() -> None:
     ],
 )
 def test_guideline_accept_length(draft_length: int, floor: float) -> None:
-    # §8.3: the seed's default floor is now SG110's guideline
+    # docs/theory.md#al-floor-and-guideline: the seed's default floor is now SG110's guideline
     assert theory.guideline_accept_length(draft_length) == floor
 
 

@@ -1,7 +1,8 @@
-"""DESIGN.md §12.1's step-time model, pure functions: every number worked out by hand.
+"""docs/theory.md#step-time-model's step-time model, pure functions: every number worked out by
+hand.
 
 The hand derivations are in /work/coord/theory/worked.md (each step written out; the
-research's predict.py, an independent implementation from DESIGN's text, agrees) and in
+research's predict.py, an independent implementation from the documented formulas, agrees) and in
 the comments here. GPU figures: data/gpus.json (A100 312 TFLOP/s BF16, 2.039 TB/s;
 H100/H200 989 BF16, 1979 FP8, 3.35 / 4.8 TB/s; L40S 733 FP8, 0.864 TB/s, 32 GB/s PCIe).
 """
@@ -78,7 +79,7 @@ def test_expert_split_and_reads() -> None:
 
 
 def test_design_worked_llama8b_a100_batch128_32k() -> None:
-    # DESIGN §12.1: κ = 128·32,000·131,072 / 16.06e9 = 33.4291; n* = 153.0162,
+    # docs/theory.md#step-time-model: κ = 128·32,000·131,072 / 16.06e9 = 33.4291; n* = 153.0162,
     # B·N/n* = 640/153.0162 = 4.1826; β = (4.1826 + 33.4291)/(1 + 33.4291) = 1.0924
     work = st.Workload(128, 32_000)
     assert st.kv_to_weight_ratio(LLAMA8, A100, work) == pytest.approx(33.4291, abs=5e-5)
@@ -86,7 +87,7 @@ def test_design_worked_llama8b_a100_batch128_32k() -> None:
     # computed P 8,030,261,248: κ = 33.4280, β still 1.0924
     assert st.kv_to_weight_ratio(LLAMA8_COUNTED, A100, work) == pytest.approx(33.4280, abs=5e-5)
     assert st.verify_cost_ratio(LLAMA8_COUNTED, A100, work, 5) == pytest.approx(1.0924, abs=5e-5)
-    # without the KV term: §8.1's 4.1826
+    # without the KV term: docs/theory.md#cost-model's 4.1826
     assert st.verify_cost_ratio(LLAMA8, A100, st.Workload(128), 5) == pytest.approx(
         4.1826, abs=5e-5
     )

@@ -1,9 +1,9 @@
-"""Theory v3 against published values (DESIGN.md §12.4), with stated tolerances.
+"""Theory v3 against published values (docs/validation.md), with stated tolerances.
 
 The points and their citations: tests/data/theory/validation_points.json (SOURCES.md);
 benchmarks/validation.py builds each as a deployment and runs specgate's own theory.
 Asserted here: MagicDec's analytical verification/decoding ratios (LLaMA-3.1-8B,
-batch 1–256, prefill 1k–64k) within 15 % each (the goal of §12.4; read off the figure
+batch 1–256, prefill 1k–64k) within 15 % each (the goal of docs/validation.md; read off the figure
 to ±0.03); the AL of the real vLLM 0.32 counters exact (2.15, 1.80, the engine's own log
 line); and no published measured speedup above AL / β_proven, the ceiling SG104 fails a
 claim above (a deployment claiming what these sources measured must not fail). The

@@ -1,7 +1,7 @@
 """Metrics derived from one deployment by the theory (the JSON report's ``metrics``).
 
-This module decides which inputs the theory uses (DESIGN.md §8): the draft
-passes, the verify cost β and its source, the ρ of §8.2 and its source, the AL
+This module decides which inputs the theory uses (docs/theory.md#cost-model): the draft
+passes, the verify cost β and its source, the ρ of docs/theory.md#which-rho and its source, the AL
 floor, the attention tiles and the optimal draft length. It holds no
 thresholds and no messages: rules judge what it computes.
 
@@ -71,7 +71,7 @@ class AcceptLengthFloor(NamedTuple):
 
 
 class Metrics(NamedTuple):
-    """Numbers the report shows for a deployment; see DESIGN.md §4 and §8.8 for units."""
+    """Numbers the report shows for a deployment; see docs/reports.md#json-report for units."""
 
     accept_length: float | None
     draft_length: int | None
@@ -128,7 +128,8 @@ class Metrics(NamedTuple):
 
     @property
     def proven_verify_cost_ratio(self) -> float:
-        """β for fails: the lower bound of DESIGN.md §12.3 (1 when not computed)."""
+        """β for fails: the lower bound of docs/theory.md#proven-verify-cost (1 when not
+        computed)."""
         return self.verify_cost.proven if self.verify_cost else 1.0
 
 
@@ -207,7 +208,8 @@ def accept_length_floor(
 
 
 def profile(deployment: Deployment) -> tuple[float, ...]:
-    """The measured per-position profile m_1 … m_L, or ``()`` (DESIGN.md §8.6, §8.9).
+    """The measured per-position profile m_1 … m_L, or ``()`` (docs/theory.md#optimal-draft-length,
+    docs/theory.md#edge-cases).
 
     From referenced or inline acceptance data that is a measurement (never
     ``iid-rate`` or an estimate; the doctor's ``--per-position`` is inline data). A
@@ -232,7 +234,8 @@ class _Ratio(NamedTuple):
 
     @property
     def proven(self) -> float:
-        """ρ for fail decisions: stated or derived from a measurement, else 0 (§8.2–§8.3)."""
+        """ρ for fail decisions: stated or derived from a measurement, else 0
+        (docs/theory.md#which-rho, docs/theory.md#al-floor-and-guideline)."""
         return self.proven_value if self.source in ("stated", "measured", "derived") else 0.0
 
 
@@ -245,12 +248,12 @@ def _draft_depth_ratio(
     kind: DraftPasses,
     stale: tuple[bool, int | None],
 ) -> _Ratio:
-    """ρ of §8.2: stated; else derived from a measured speedup and AL, ρ = (AL / S −
-    β) / passes (``derived``: DESIGN.md §14, "measured" is kept for a measured ρ);
+    """ρ of docs/theory.md#which-rho: stated; else derived from a measured speedup and AL, ρ = (AL /
+    S − β) / passes (``derived``: docs/theory.md#which-rho, "measured" is kept for a measured ρ);
     else the class's typical ρ.
 
     Derived at the D the evidence was measured at (a config-only change of D keeps the
-    drafter's ρ, DESIGN.md §14); not derived when that D is unknown. With D only a
+    drafter's ρ, docs/theory.md#which-rho); not derived when that D is unknown. With D only a
     maximum (adaptive drafting) the passes per step lie between max(1, AL − 1) (a step
     drafts at least what it accepts, and one pass finds out it drafts nothing) and D,
     so ρ is a range; ``value`` is its low end (every step drafting D)."""
@@ -286,7 +289,7 @@ def _stale(
     """Whether the acceptance evidence was measured at another D than the deployment's
     (SG309's condition, or ``measured_at``: the D the AL is known to belong to from
     elsewhere, the base revision's under ``--baseline``), and that D when known
-    (DESIGN.md §14: nothing stale drives advice)."""
+    (docs/trust.md#nothing-stale-drives-advice: nothing stale drives advice)."""
     inputs = deployment.inputs
     acceptance = inputs.acceptance if inputs else None
     if d is None:
@@ -340,7 +343,7 @@ class _Tiles(NamedTuple):
 
 
 def _tiles(deployment: Deployment, rows: int, verify: int | None) -> _Tiles:
-    """D*, tile count and alignment of §8.4 (exact arithmetic on G)."""
+    """D*, tile count and alignment of docs/theory.md#attention-tiles (exact arithmetic on G)."""
     g = query_heads_per_kv(deployment).value
     if g is None:
         return _Tiles()
@@ -358,7 +361,8 @@ def _tiles(deployment: Deployment, rows: int, verify: int | None) -> _Tiles:
 
 
 def _default_floor(d: int | None, beta: float, proven_cost: float, min_gain: float) -> float | None:
-    """§8.3: none at D = 0; β·(1 + min_gain) with D unknown; else break-even × (1 + min_gain)."""
+    """docs/theory.md#al-floor-and-guideline: none at D = 0; β·(1 + min_gain) with D unknown; else
+    break-even × (1 + min_gain)."""
     if d is None:
         return beta * (1.0 + min_gain)
     if d < 1:
@@ -378,9 +382,9 @@ def _verify_tokens(spec: SpeculationBlock, d: int | None) -> int | None:
 
 
 def _depth_tokens(spec: SpeculationBlock, d: int, verify: int | None) -> Callable[[int], int]:
-    """N_d, the verify tokens of the draft truncated at depth ``length`` (DESIGN.md
-    §12.3): 1 + Σ_{i≤d} nodes_i with ``tree_level_nodes``; the whole tree's N_verify
-    for a tree without them (an upper bound on its cost, never a chain); 1 + d for a
+    """N_d, the verify tokens of the draft truncated at depth ``length``
+    (docs/theory.md#proven-verify-cost): 1 + Σ_{i≤d} nodes_i with ``tree_level_nodes``; the whole
+    tree's N_verify for a tree without them (an upper bound on its cost, never a chain); 1 + d for a
     chain. At the deployment's own depth, its N_verify."""
     levels = spec.tree_level_nodes
     tree = verify is not None and verify > d + 1
@@ -429,7 +433,8 @@ def compute(
     *,
     measured_at: tuple[int, str] | None = None,
 ) -> Metrics:
-    """All derived metrics of ``deployment`` (DESIGN.md §8, §12).
+    """All derived metrics of ``deployment`` (docs/theory.md#cost-model,
+    docs/theory.md#step-time-model).
 
     ``measured_at``: the D the AL is known to have been measured at and where that is
     known from (the base revision's D when the head keeps the base's AL and evidence
@@ -467,7 +472,8 @@ def compute(
     speedup = theory.speedup(al, cost) if al is not None and possible and d is not None else None
 
     # Advice that re-prices another D (SG203, SG205) never rests on evidence measured
-    # at another D than the deployment's (SG309 says it is stale; DESIGN.md §14).
+    # at another D than the deployment's (SG309 says it is stale;
+    # docs/trust.md#nothing-stale-drives-advice).
     increase = None
     if (
         speedup is not None
@@ -589,7 +595,7 @@ def non_finite(metrics: Metrics) -> list[tuple[str, float]]:
     """Every number of ``metrics`` (nested records and tuples included) that is NaN or
     infinite, as (dotted name, value): the rules compare with these numbers and every
     comparison with NaN is false, so a non-finite metric would pass every rule
-    (DESIGN.md §14). Empty for any deployment whose numbers are within the schema's
+    (docs/trust.md#bounded-work). Empty for any deployment whose numbers are within the schema's
     bounds; the check is what holds when a bound is missing somewhere."""
     if _all_finite(metrics):  # the common case: no names built
         return []

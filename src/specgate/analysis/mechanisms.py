@@ -1,5 +1,5 @@
-"""Which draft mechanism class fits a deployment (DESIGN.md §3, "Mechanism
-recommendation"). Reported for every deployment; never a finding by itself.
+"""Which draft mechanism class fits a deployment (docs/theory.md#mechanism-recommendation,
+"Mechanism recommendation"). Reported for every deployment; never a finding by itself.
 
 The ρ hints are typical draft depth ratios of each class, from published
 figures collected in the project notes: n-gram/suffix lookup costs no model
@@ -116,9 +116,9 @@ def _mtp_names() -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def can_carry_mtp(deployment: Deployment) -> bool | None:
-    """Whether the target ships MTP modules (DESIGN §14): ``model.mtp_modules`` as
-    written; else the read model config's MTP layers (a stated count, 0 included, or
-    none for a model type and architectures known to ship none: ``mtp_known``); else
+    """Whether the target ships MTP modules (docs/theory.md#mechanism-recommendation):
+    ``model.mtp_modules`` as written; else the read model config's MTP layers (a stated count, 0
+    included, or none for a model type and architectures known to ship none: ``mtp_known``); else
     the model's name among those known to ship them or not (data/models/mtp.json);
     else ``None`` (unknown)."""
     stated = deployment.model.mtp_modules
@@ -149,13 +149,13 @@ def is_moe(deployment: Deployment) -> bool:
 
 
 def recommend(deployment: Deployment) -> MechanismClass:
-    """The first matching row of DESIGN.md §3's recommendation table.
+    """The first matching row of docs/theory.md#mechanism-recommendation's recommendation table.
 
-    ``target-attached-mtp`` only for a model known to ship MTP modules (DESIGN §14:
-    Llama-3.3-70B and Llama 4 Maverick ship none): a large or MoE model that does not,
-    or of which it is not known, gets ``parallel-draft-head``. What a read model config
-    says fills what the claims file leaves unstated: its routed experts make the model
-    MoE, and with no size stated its MTP modules (``num_nextn_predict_layers`` > 0)
+    ``target-attached-mtp`` only for a model known to ship MTP modules
+    (docs/theory.md#mechanism-recommendation: Llama-3.3-70B and Llama 4 Maverick ship none): a large
+    or MoE model that does not, or of which it is not known, gets ``parallel-draft-head``. What a
+    read model config says fills what the claims file leaves unstated: its routed experts make the
+    model MoE, and with no size stated its MTP modules (``num_nextn_predict_layers`` > 0)
     make ``target-attached-mtp`` the fit. With nothing known the table's defaults hold
     (the same for ``doctor``).
     """

@@ -1,5 +1,5 @@
 """Which weight bytes b_w, compute peak F_c and KV bytes b_kv the step-time model uses
-(DESIGN.md §12.2), where each comes from, and — for what is not known — the values a
+(docs/theory.md#step-time-inputs), where each comes from, and — for what is not known — the values a
 lower bound on β must range over.
 
 First that applies, for each number:
@@ -174,7 +174,7 @@ def resolve(deployment: Deployment, row: Gpu | None) -> Precision:
 
 def _paired(weight_bytes: float, row: Gpu | None) -> str:
     """The guessed compute dtype for b_w: FP8 for 1-byte, FP4 for half-byte weights
-    when the GPU's row has that peak, else BF16 (DESIGN.md §12.2's default)."""
+    when the GPU's row has that peak, else BF16 (docs/theory.md#step-time-inputs's default)."""
     by_weights = {1.0: "fp8", 0.5: "fp4"}.get(weight_bytes)
     if by_weights is not None and row is not None and row.peak(by_weights) is not None:
         return by_weights

@@ -1,22 +1,23 @@
-"""Which verify cost β the theory uses (DESIGN.md §8.1, §12.1–§12.3).
+"""Which verify cost β the theory uses (docs/theory.md#cost-model, docs/theory.md#step-time-model,
+docs/theory.md#proven-verify-cost).
 
 Two numbers, because a fail must rest on what is stated or measured while an
 estimate may rest on assumptions:
 
 - the **estimate** (``VerifyCost.value``, JSON ``verify_cost_ratio``): a measured β;
-  else §12.1's step-time model with every term its inputs allow (uniform expert
-  routing, the default all-reduce latency); else 1. ``bound`` says how it relates to
+  else docs/theory.md#step-time-model's step-time model with every term its inputs allow (uniform
+  expert routing, the default all-reduce latency); else 1. ``bound`` says how it relates to
   the truth: ``exact``, ``upper`` (a term that can only lower β is left out, or the
   uniform-routing expert term, which can only overstate, is in), ``lower`` (the KV
   term is left out while verification needs more attention tiles than a plain step,
   so it would raise β), ``measured`` or ``assumed``.
 - the **proven** bound (``VerifyCost.proven``, JSON ``proven_verify_cost_ratio``), a
   lower bound on the true β that fails rest on: a measured β (extended to other N as
-  below); else §12.1 with the context length stated, priced so that it holds for any
-  expert routing and any plausible all-reduce latency; else 1.
+  below); else docs/theory.md#step-time-model with the context length stated, priced so that it
+  holds for any expert routing and any plausible all-reduce latency; else 1.
 
-Deviations from DESIGN.md §12.3, decided with the project lead on the theory
-research's evidence (docs/validation.md):
+Refinements of the proven bound (docs/theory.md#proven-verify-cost), decided with the project lead
+on the theory research's evidence (docs/validation.md):
 
 1. The uniform-routing expert term 1 − (1 − k/E)^x is the *most* distinct experts
    independent tokens read on average; skewed and correlated routing reads fewer
@@ -26,8 +27,8 @@ research's evidence (docs/validation.md):
    min(1, k·(B + C)/E): the verify step reads at least the plain step's experts, and β
    falls as a term both steps share grows, so this holds for any routing.
 2. The all-reduce latency t_ar adds the same 2·L·t_ar to both steps, so a larger t_ar lowers
-   β. The estimate uses DESIGN's 10 µs; the proven bound uses the stated
-   ``hardware.allreduce_latency_us``, else :data:`PROVEN_ALLREDUCE_LATENCY_US` (50 µs:
+   β. The estimate uses the documented 10 µs (docs/claims-file.md#hardware); the proven bound uses
+   the stated ``hardware.allreduce_latency_us``, else :data:`PROVEN_ALLREDUCE_LATENCY_US` (50 µs:
    five times NCCL's small-message all-reduce latency within an NVLink node, about 10
    µs, and above what PCIe and two-node rings reach for the few-kB messages of a
    decode step; a larger t_ar only lowers the bound further towards 1). Without L the
@@ -38,7 +39,7 @@ research's evidence (docs/validation.md):
    as the tile rule needs G). Across a tile boundary, or for a mixture-of-experts
    model (expert reads are concave in the tokens), the bound is flat: β(N) ≥ β_m
    above N_m, β(N) ≤ β_m below (the step time only grows with N).
-4. What DESIGN §12.2 defaults (TP 1 when neither the claims file nor the serving
+4. What docs/theory.md#step-time-inputs defaults (TP 1 when neither the claims file nor the serving
    config states it; BF16 weights and KV cache when neither the claims file, the
    checkpoint nor the serving config declares a precision) is used for the estimate
    only. The TP 1 β is no lower bound for other TPs: more ranks add 2·L·t_ar to both
@@ -49,7 +50,8 @@ research's evidence (docs/validation.md):
    The proven bound therefore takes the lowest β over every TP the heads allow
    (:func:`~specgate.model.step_inputs.split_ranks`) and over the serving precisions
    (:mod:`specgate.analysis.precision`), leaving the bandwidth part out.
-5. Each term of §12.1 is a lower bound on its part of the step time, so the modelled
+5. Each term of docs/theory.md#step-time-model is a lower bound on its part of the step time, so the
+modelled
    β = T_v / T_p is a ratio of two lower bounds, not a bound. What the model leaves
    out and both steps pay at least once per step (scheduling, sampling, kernel
    launches, the API server: a host overhead O, at least as large for the verify step
@@ -57,7 +59,7 @@ research's evidence (docs/validation.md):
    h = O/(T_p + O) the overhead's share of a plain step. The proven bound of a
    *modelled* β takes h at :data:`PROVEN_HOST_OVERHEAD_SHARE` (0.62, the largest share
    a published engine profile shows); a measured β already contains the overhead and
-   is kept as measured. β = 1 stays 1, so §8.1's worked numbers are unchanged.
+   is kept as measured. β = 1 stays 1, so docs/theory.md#cost-model's worked numbers are unchanged.
 """
 
 from collections.abc import Callable
@@ -86,7 +88,7 @@ VerifyCostSource = Literal["memory-bound", "roofline", "measured", "assumed"]
 Bound = Literal["exact", "upper", "lower", "measured", "assumed", "capped"]
 
 #: t_ar (the all-reduce latency) of the estimate when ``hardware.allreduce_latency_us``
-#: is not stated (DESIGN §12.1).
+#: is not stated (docs/theory.md#step-time-model).
 DEFAULT_ALLREDUCE_LATENCY_US = 10.0
 #: t_ar of the proven bound when not stated (module docstring, deviation 2).
 PROVEN_ALLREDUCE_LATENCY_US = 50.0
@@ -124,12 +126,12 @@ class VerifyCost(NamedTuple):
         value: the estimate at the deployment's N_verify; ``at(n)`` the estimate for
             ``n`` verify tokens (a model β is recomputed at each N, a measured one
             extended as the module docstring says).
-        source: ``memory-bound`` | ``roofline`` | ``measured`` | ``assumed`` (§8.8).
-        assumed_because: why β = 1 was assumed (SG207), else ``None``.
-        bound: how the estimate relates to the true β (module docstring).
+        source: ``memory-bound`` | ``roofline`` | ``measured`` | ``assumed``
+        (docs/reports.md#json-report). assumed_because: why β = 1 was assumed (SG207), else
+        ``None``. bound: how the estimate relates to the true β (module docstring).
         proven: the lower bound fails rest on, at the deployment's N_verify.
-        left_out: §12.1 terms left out for lack of an input (SG207 names them).
-        settle: inputs that would close the gap between the estimate and the proven
+        left_out: docs/theory.md#step-time-model terms left out for lack of an input (SG207 names
+        them). settle: inputs that would close the gap between the estimate and the proven
             bound (SG112 names them); ``()`` when they are equal.
         kv_to_weight_ratio: κ of a plain step (KV bytes over weight bytes read).
         expert_read_ratio: expert weights read by the verify step over a plain one.
@@ -217,7 +219,8 @@ def is_moe(deployment: "Deployment") -> bool:
 
 
 def tile_rows(deployment: "Deployment") -> int:
-    """M: ``hardware.attention_tile_rows``, else 64 with MLA, else 128 (§8.4)."""
+    """M: ``hardware.attention_tile_rows``, else 64 with MLA, else 128
+    (docs/theory.md#attention-tiles)."""
     rows = deployment.hardware.attention_tile_rows
     if rows is not None:
         return rows
@@ -317,7 +320,7 @@ def measured_curve(deployment: "Deployment", points: list[tuple[int, float]]) ->
 
 
 class _Plan(NamedTuple):
-    """The inputs of §12.1 for one deployment, and what is missing."""
+    """The inputs of docs/theory.md#step-time-model for one deployment, and what is missing."""
 
     shape: Shape
     machine: Machine
@@ -412,8 +415,8 @@ def _plan(deployment: "Deployment", row: "Gpu | None", batch: int) -> _Plan:
     if prefill is None and timed and (batch > 1 or workload.latency_region == "throughput"):
         missing.append("prefill")
     latency = hardware.allreduce_latency_us
-    # The estimate prices the all-reduce only with bw_ar known (DESIGN §12.1: else 0
-    # and a note); the proven bound keeps its latency part, which can only lower β.
+    # The estimate prices the all-reduce only with bw_ar known (docs/theory.md#step-time-model: else
+    # 0 and a note); the proven bound keeps its latency part, which can only lower β.
     estimate_comm = comm and allreduce is not None
     machine = steps.Machine(
         memory_bandwidth=(bandwidth or 1.0) * 1e12,
@@ -458,7 +461,8 @@ def _plan(deployment: "Deployment", row: "Gpu | None", batch: int) -> _Plan:
 
 
 def verify_cost(deployment: "Deployment", verify_tokens: int | None) -> VerifyCost:
-    """β of §12.3 for ``deployment`` verifying ``verify_tokens`` tokens per sequence.
+    """β of docs/theory.md#proven-verify-cost for ``deployment`` verifying ``verify_tokens`` tokens
+    per sequence.
 
     Measured (``evidence.verify_cost_ratio`` / ``verify_cost_ratio_at``); else the
     step-time model with ``hardware`` (source ``roofline``), or with memory reads only
@@ -505,7 +509,8 @@ def verify_cost(deployment: "Deployment", verify_tokens: int | None) -> VerifyCo
         ):
             return _memory_bound(deployment, n_verify)
     plan = _plan(deployment, row if has_pair else None, batch)
-    if not has_pair:  # one sequence, no hardware: memory reads only (§8.1's memory-bound)
+    # one sequence, no hardware: memory reads only (docs/theory.md#cost-model's memory-bound)
+    if not has_pair:
         plan = plan._replace(machine=plan.machine._replace(peak_flops=None))
         if plan.proven_machine is not None:
             plan = plan._replace(proven_machine=plan.machine)
@@ -521,9 +526,9 @@ _MEMORY_LOWER = VerifyCost(1.0, "memory-bound", _one, concurrency=1, bound="lowe
 
 
 def _memory_bound(deployment: "Deployment", n_verify: int) -> VerifyCost:
-    """One sequence, no hardware, no context length and no expert counts: §8.1's
-    memory-bound β = 1 (v2), labelled ``lower`` when the truth can only be higher (a
-    mixture-of-experts model priced as dense, or more attention tiles than a plain
+    """One sequence, no hardware, no context length and no expert counts:
+    docs/theory.md#cost-model's memory-bound β = 1 (v2), labelled ``lower`` when the truth can only
+    be higher (a mixture-of-experts model priced as dense, or more attention tiles than a plain
     step), else ``exact``."""
     g = query_heads_per_kv(deployment).value
     more_tiles = False
@@ -617,7 +622,8 @@ def with_host_overhead(beta: float, share: float = PROVEN_HOST_OVERHEAD_SHARE) -
 def _proven(
     deployment: "Deployment", plan: _Plan, n_verify: int, estimate: float
 ) -> tuple[float, tuple[str, ...]]:
-    """The lower bound of §12.3 and the inputs that would close its gap to the estimate."""
+    """The lower bound of docs/theory.md#proven-verify-cost and the inputs that would close its gap
+    to the estimate."""
     settle: list[str] = []
     work = plan.workload
     if deployment.workload.context_length is None:
@@ -647,8 +653,8 @@ def _proven(
     return proven, tuple(dict.fromkeys(settle))
 
 
-#: The input that settles an unknown TP (SG112 names it; DESIGN §12.2's default of 1 is
-#: a guess a fail must not rest on).
+#: The input that settles an unknown TP (SG112 names it; docs/theory.md#step-time-inputs's default
+#: of 1 is a guess a fail must not rest on).
 SETTLE_TP = "hardware.tensor_parallel (or the serving config's tensor_parallel_size)"
 
 

@@ -1,6 +1,6 @@
 """Who may silence the baseline rules (SG401–SG403) in a ``--baseline`` run.
 
-A pull request cannot loosen its own gate (DESIGN.md §9.5): the policy comes from
+A pull request cannot loosen its own gate (docs/change-gate.md#base-policy): the policy comes from
 the base revision, and so does the right to silence these rules. An inline
 ``# specgate: ignore[SG401]`` counts only when the claims file had a suppression of
 that rule at REF; ``ignore``/``per-file-ignores`` in the configuration file count

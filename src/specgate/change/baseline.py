@@ -1,5 +1,5 @@
 """``check --baseline REF``: each claims file and its referenced files as they were
-at REF (DESIGN.md §9.1, §9.5).
+at REF (docs/change-gate.md#baseline).
 
 Files are read with git (``git cat-file``), never checked out: the claims file at
 REF (under its old name when git's rename detection pairs it with the current one,

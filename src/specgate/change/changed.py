@@ -1,5 +1,5 @@
 """``check --changed FILE…`` / ``--changed-since REF``: which claims files a change
-touches (DESIGN.md §9.3, §9.5).
+touches (docs/change-gate.md#changed-files, docs/change-gate.md#baseline).
 
 A changed claims file is checked. For any other changed file, the claims files of
 the repository (found from its top-level, as folder discovery finds them) that

@@ -1,4 +1,4 @@
-"""The few git plumbing calls the change gate needs (DESIGN.md §9).
+"""The few git plumbing calls the change gate needs (docs/change-gate.md).
 
 Everything goes through ``git`` itself (a repository's history is git's
 business): files are read at a revision with ``git show REV:path`` / ``git

@@ -1,6 +1,6 @@
 """``check --baseline``: which deployment at REF each head deployment is compared
-with, and which deployments of a claims file vanished (DESIGN.md §9.1; review
-hostile-r4 defect 4).
+with, and which deployments of a claims file vanished (docs/change-gate.md#pairing-deployments;
+review hostile-r4 defect 4).
 
 A head deployment is matched by name (:func:`specgate.change.baseline.lookup`, names
 compared by :func:`~specgate.core.names.name_key`). A deployment of the claims file

@@ -1,5 +1,5 @@
-"""``check --staged``: the files a pre-commit run covers, asked from git (DESIGN.md
-§9.3, §11).
+"""``check --staged``: the files a pre-commit run covers, asked from git
+(docs/change-gate.md#staged).
 
 The pre-commit hook takes no file names on its command line (``pass_filenames:
 false``): pre-commit appends them after the user's ``args`` with no ``--``, so a

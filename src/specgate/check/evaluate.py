@@ -133,7 +133,8 @@ def evaluate(
         measured_at=None if baseline is None else baseline.measured_at(deployment),
     )
     unpriced = derived.non_finite(metrics)
-    if unpriced:  # never judged against NaN or infinity (DESIGN.md §14): SG001, blocking
+    # never judged against NaN or infinity (docs/trust.md#bounded-work): SG001, blocking
+    if unpriced:
         blocking = [*(blocking or []), _non_finite_finding(unpriced, deployment, locator)]
     recommended = mechanisms.recommend(deployment)
     declared = mechanisms.declared(deployment)

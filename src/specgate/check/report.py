@@ -1,6 +1,6 @@
 """The report of a run: plain frozen records that every reporter formats.
 
-Shapes follow DESIGN.md §4 (the JSON shape itself is
+Shapes follow docs/reports.md#json-report (the JSON shape itself is
 :mod:`specgate.reporters.json_report`'s). The report carries all a reporter needs, the
 rule catalogue included (:meth:`RunReport.rule_catalogue`, :mod:`specgate.check.catalogue`):
 no reporter reads the rule registry, the rule docs or the base-revision policy.
@@ -50,8 +50,8 @@ class DeploymentReport(NamedTuple):
 
     @property
     def config_digest(self) -> str:
-        """The deployment's config digest (``sha256:…``, DESIGN.md §9.2). Made when read:
-        the digest's SHA-256 (hashlib loads OpenSSL) is start-up cost for outputs that
+        """The deployment's config digest (``sha256:…``, docs/change-gate.md#config-digest). Made
+        when read: the digest's SHA-256 (hashlib loads OpenSSL) is start-up cost for outputs that
         never show it."""
         from specgate.analysis.digest import config_digest
 

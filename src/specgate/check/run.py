@@ -170,7 +170,7 @@ def _resolve_references(
     claims_path: "Path",
 ) -> None:
     """Replace each deployment whose schema is sound by its view with the referenced
-    files read (DESIGN.md §7), in place, and record where their values sit.
+    files read (docs/claims-file.md#referenced-files), in place, and record where their values sit.
 
     Raises:
         InputError: a referenced file that cannot be resolved or read.
@@ -190,7 +190,7 @@ def _resolve_references(
             raise _referenced_input_error(exc, document, deployment.position) from None
         locator.overrides.update(overrides)
         if deployments[position].inputs is not None:
-            # step-time inputs that contradict a referenced file (DESIGN.md §12.2)
+            # step-time inputs that contradict a referenced file (docs/theory.md#step-time-inputs)
             from specgate.model.step_inputs import problems
 
             for path, message in problems(deployments[position]):
@@ -275,7 +275,7 @@ def _referenced_input_error(exc: BaseException, document: Document, index: int) 
     """A referenced file that a reader could not interpret within Python's limits
     (nesting deeper than the recursion limit, an integer over 4,300 digits or out of
     float range) is an input error of that deployment, not an internal error:
-    hostile repositories hold such files (DESIGN.md §11)."""
+    hostile repositories hold such files (docs/trust.md#hostile-repositories)."""
     if isinstance(exc, RecursionError):
         reason = "nesting too deep"
     elif isinstance(exc, OverflowError):

@@ -478,7 +478,7 @@ def _emit(args: argparse.Namespace, run: RunReport, out: TextIO, notes: Sequence
 def _verdict_notes(args: argparse.Namespace, config: Config) -> tuple[str, ...]:
     """What the run must say about its own verdict: a ``fail-on = "never"`` that a
     configuration file (which a pull request can edit) set, not the command line, so
-    a gate switched off by the checked repository is never silent (DESIGN.md §11)."""
+    a gate switched off by the checked repository is never silent (docs/trust.md#suppressions)."""
     if args.strict or args.fail_on is not None or config.fail_on != "never":
         return ()
     from specgate.reporters.safe_text import visible
@@ -527,7 +527,8 @@ def _selected_files(
 
 
 def _changed_files(args: argparse.Namespace) -> list[tuple[Path, str]]:
-    """The claims files ``--changed`` / ``--changed-since`` / ``--staged`` select (§9.3).
+    """The claims files ``--changed`` / ``--changed-since`` / ``--staged`` select
+    (docs/change-gate.md#staged).
 
     Raises:
         UsageError: PATHs given as well; ``--changed-since`` outside a repository or

@@ -1,4 +1,4 @@
-"""``specgate doctor``'s flags for the step-time inputs (DESIGN.md §12.2).
+"""``specgate doctor``'s flags for the step-time inputs (docs/theory.md#step-time-inputs).
 
 Each flag is the claims-file key of the same name (``--context-length`` for
 ``workload.context_length``); a bad combination (active parameters above the total,
@@ -66,7 +66,8 @@ def _points(text: str) -> tuple[tuple[int, float], ...]:
 
 
 def add_step_flags(doctor: argparse.ArgumentParser) -> None:
-    """The step-time flags (DESIGN.md §12.2), each the claims-file key of its name."""
+    """The step-time flags (docs/theory.md#step-time-inputs), each the claims-file key of its
+    name."""
     from specgate.core.limits import (
         MAX_HEADS,
         MAX_PREFILL_TOKENS,

@@ -1,4 +1,4 @@
-"""Bounds on the work one claims file can ask for (DESIGN.md §11, "bounded work").
+"""Bounds on the work one claims file can ask for (docs/trust.md#bounded-work, "bounded work").
 
 No loop or allocation may grow with a number read from the checked repository.
 The claims-file schema enforces these maxima (SG001 at the value); values read

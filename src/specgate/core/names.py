@@ -1,4 +1,4 @@
-"""Deployment names as the change gate compares them (DESIGN.md §9.1).
+"""Deployment names as the change gate compares them (docs/change-gate.md#pairing-deployments).
 
 A deployment is matched with itself at the base revision by name. Two spellings that a
 reader cannot tell apart in a diff, or that differ only in case or spacing, name one

@@ -25,7 +25,7 @@ Mechanism = Literal[
 #: Every ``speculation.mechanism`` name: the schema's enum, the engine readers' type,
 #: the builder and the doctor's ``--mechanism`` choices.
 MECHANISMS: tuple[str, ...] = get_args(Mechanism)
-#: Mechanisms whose one forward pass yields every draft (DESIGN.md §8.1).
+#: Mechanisms whose one forward pass yields every draft (docs/theory.md#cost-model).
 SINGLE_PASS_MECHANISMS = ("dflash", "pard")
 
 #: An engine specgate reads the configs of (one knowledge file each).

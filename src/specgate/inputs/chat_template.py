@@ -1,4 +1,4 @@
-"""The chat template a deployment serves, as a digest (DESIGN.md §14, SG411).
+"""The chat template a deployment serves, as a digest (docs/change-gate.md#provenance-rules, SG411).
 
 ``evidence.provenance.chat_template`` and ``workload.chat_template`` name a template
 by ``sha256:`` + the first 16 hex digits of SHA-256 over its text (UTF-8, line endings

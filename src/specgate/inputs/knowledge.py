@@ -1,4 +1,4 @@
-"""What specgate knows about each engine, read from package data (DESIGN.md §10).
+"""What specgate knows about each engine, read from package data (docs/engines.md#versions).
 
 One JSON file per engine under ``specgate/data/engines/`` (schema:
 ``engine-knowledge.schema.json`` there) lists the engine's flags and keys with
@@ -29,7 +29,7 @@ from specgate.inputs.cmdline import FlagSpec
 
 Version = tuple[int, ...]
 #: Whether an entry exists at a version: as recorded, or ``unknown`` (no recorded
-#: version brackets it with one answer): an unknown presence never fails (DESIGN §13).
+#: version brackets it with one answer): an unknown presence never fails (docs/engines.md#versions).
 Presence = Literal["present", "absent", "unknown"]
 
 _VERSION_RE = re.compile(r"^v?b?(\d+(?:\.\d+)*)")
@@ -271,7 +271,8 @@ class EngineKnowledge:
         s = self.setting(spelled)
         if s is None or s.removed_in is None:
             return None
-        if version is None:  # unknown: the newest behaviour (DESIGN §10), never "still there"
+        # unknown: the newest behaviour (docs/engines.md#versions), never "still there"
+        if version is None:
             version = self.newest
         return s if version >= s.removed_in else None
 
@@ -492,7 +493,7 @@ _POST = re.compile(r"[.-]?post(\d+)", re.IGNORECASE)
 
 
 def own_version(engine: str, text: str, version: Version) -> str:
-    """The engine's own version string for ``text`` as found (DESIGN §13): the release
+    """The engine's own version string for ``text`` as found (docs/engines.md#versions): the release
     number without a ``v``, a pre-release or a build tag (``v0.5.3rc1-cu126`` →
     ``0.5.3``), a post-release kept (``0.4.3.post2``: a release of its own)."""
     shown = shown_version(engine, version)

@@ -3,12 +3,12 @@
 Output: :class:`~specgate.inputs.types.ModelShape` with H (query heads), KV (KV
 heads), G = H / KV as an exact :class:`~fractions.Fraction`, MLA detection, vocab
 size, context length and native MTP depth, each with the span it was read from;
-and the numbers the step-time model needs (DESIGN.md §12.2): layers, hidden size,
+and the numbers the step-time model needs (docs/theory.md#step-time-inputs): layers, hidden size,
 head dim, MLA ranks, routed experts and experts per token, and total / active
 parameters counted from the shapes (:mod:`specgate.inputs.model_params`); and the
 precision the checkpoint declares (:mod:`specgate.inputs.precision`).
 
-Field spellings (notes/domain.md §3):
+Field spellings (docs/engines.md docs/rules.md):
 
 - H: ``num_attention_heads`` (HF), ``n_head`` (GPT-2, Falcon), ``n_heads`` (MPT,
   DeepSeek's own inference configs ``inference/configs/config_671B.json``).
@@ -24,7 +24,7 @@ Field spellings (notes/domain.md §3):
   attends to one shared compressed latent, so G is the number of query heads
   (per rank after a TP split), not H / ``num_key_value_heads`` (which such
   configs state as 128 = H). Source: deepseek-ai/FlashMLA README (the kernel is
-  called with one KV head); fixtures/real/SOURCES.md DeepSeek rows.
+  called with one KV head); tests/data/real/SOURCES.md DeepSeek rows.
 """
 
 from __future__ import annotations
@@ -346,8 +346,8 @@ def _step_fields(
     heads: int | None,
     mla: bool,
 ) -> dict[str, Any]:
-    """The numbers the step-time model needs (DESIGN.md §12.2), each with its span: a
-    whole number is read when it is one and left out otherwise (a dense config may hold
+    """The numbers the step-time model needs (docs/theory.md#step-time-inputs), each with its span:
+    a whole number is read when it is one and left out otherwise (a dense config may hold
     0 or null for experts), never an input error; parameters counted from the shapes."""
 
     def lenient(keys: tuple[str, ...], name: str, minimum: int = 1) -> int | None:
@@ -447,8 +447,8 @@ def effective_query_heads_per_kv(
         - otherwise H / KV (1 for MHA).
         ``None`` when the shape has no G.
 
-    Sources: notes/domain.md §3 "Tensor parallelism" and "MLA";
-    fixtures/real/SOURCES.md (DeepSeek-V3.2 recipe, Qwen3-30B-A3B at TP8).
+    Sources: docs/engines.md docs/rules.md "Tensor parallelism" and "MLA";
+    tests/data/real/SOURCES.md (DeepSeek-V3.2 recipe, Qwen3-30B-A3B at TP8).
 
     Raises:
         ValueError: ``tensor_parallel_size`` below 1 (callers validate first).

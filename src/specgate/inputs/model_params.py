@@ -1,7 +1,7 @@
 """Total and active parameters of a standard decoder, counted from its config's shapes.
 
-DESIGN.md §12.2: when ``model.parameters_b`` / ``active_parameters_b`` are not stated,
-they come from ``model.hf_config``. Counting needs the family's layout, so only the
+docs/theory.md#step-time-inputs: when ``model.parameters_b`` / ``active_parameters_b`` are not
+stated, they come from ``model.hf_config``. Counting needs the family's layout, so only the
 families below are counted (``model_type``); any other config leaves the counts to the
 claims file (``None`` here).
 

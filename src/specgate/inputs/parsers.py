@@ -1,4 +1,4 @@
-"""The engines' command-line parsers as recorded by running them (DESIGN §13).
+"""The engines' command-line parsers as recorded by running them (docs/engines.md#flag-spellings).
 
 ``scripts/record_engine_parsers.py`` builds the parser an engine's server uses (vLLM:
 ``FlexibleArgumentParser`` with the ``vllm serve`` subcommand; SGLang: ``argparse`` with

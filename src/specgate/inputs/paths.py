@@ -1,4 +1,4 @@
-"""Where a path written in a claims file leads (DESIGN.md §7).
+"""Where a path written in a claims file leads (docs/claims-file.md#referenced-files).
 
 Paths are relative to the claims file's folder and must stay inside the
 repository that holds it (the nearest folder upward with ``.git``; the claims

@@ -18,8 +18,8 @@ naming the limit beyond): YAML text nested in YAML text grows with its indentati
 so without a cap a 255 KB file asked for 500 ever-larger parses (> 60 s). Each
 embedded string is parsed once per run (cached), whoever asks.
 
-The search (DESIGN.md §7) walks mappings, lists, JSON strings inside scalars,
-argv lists and command-line strings, and asks an engine-aware *detector* what
+The search (docs/engines.md#finding-the-configuration) walks mappings, lists, JSON strings inside
+scalars, argv lists and command-line strings, and asks an engine-aware *detector* what
 each node configures. A node that configures speculation ends the descent below
 it (the outer node carries context such as the target TP). Exactly one
 configuration ⇒ it is used; several ⇒ :class:`~specgate.core.errors.InputError`

@@ -1,5 +1,5 @@
 """The precision a model runs at, as its checkpoint and its serving config declare it
-(DESIGN.md §12.2: b_w, the compute dtype of F_c, b_kv).
+(docs/theory.md#step-time-inputs: b_w, the compute dtype of F_c, b_kv).
 
 Read the way vLLM 0.32.0 reads them (installed source, read 2026-12):
 

@@ -2,9 +2,9 @@
 
 Recipes, model cards and guides publish the command inside prose: a Markdown
 ``guide:`` scalar of a vLLM recipe, a README, a ``.txt`` copied from the docs.
-The prose is no shell text (an apostrophe in "Meta's" is no quote, DESIGN §13), so
-when text holds a fenced code block (CommonMark 4.5: a line of three or more
-backticks or tildes, closed by a line of the same character at least as long, or
+The prose is no shell text (an apostrophe in "Meta's" is no quote,
+docs/engines.md#what-users-publish), so when text holds a fenced code block (CommonMark 4.5: a line
+of three or more backticks or tildes, closed by a line of the same character at least as long, or
 by the end of the text), only the content of the blocks whose info string names a
 shell (or none) is read as shell; everything else — the prose, the fence lines,
 ``python``/``yaml``/``json`` blocks — is not. In a console block (its lines

@@ -21,7 +21,8 @@ Version = tuple[int, ...]
 
 IssueCode = Literal["SG302", "SG304", "SG307", "SG310", "SG311"]
 #: ``if-claimed``: fail when a claim or the evidence rests on the config as written
-#: (a claimed speedup, a stated or measured AL or speedup), else warn (DESIGN §13).
+#: (a claimed speedup, a stated or measured AL or speedup), else warn
+#: (docs/engines.md#refusals-and-rewrites).
 IssueSeverity = Literal["fail", "warn", "info", "if-claimed"]
 
 
@@ -55,9 +56,9 @@ class EngineIssue:
     engine version removed, ``SG311`` forced acceptance); ``field`` names the key in
     ``spans`` it concerns. ``severity`` overrides the rule's own (None): ``warn`` for a
     rewrite no claim rests on, or a refusal not confirmed at the version in force
-    (DESIGN §13: what is unconfirmed never fails); ``fail`` for a refusal a warn-level
-    rule carries (SG302); ``if-claimed``: fail when a claim or the evidence rests on the
-    config as written, else warn. ``where`` places it in another file than the engine
+    (docs/trust.md#what-a-fail-may-rest-on: what is unconfirmed never fails); ``fail`` for a refusal
+    a warn-level rule carries (SG302); ``if-claimed``: fail when a claim or the evidence rests on
+    the config as written, else warn. ``where`` places it in another file than the engine
     config (a model config's line), as (file as shown, span).
     """
 
@@ -75,8 +76,8 @@ class EngineConfig:
     Attributes:
         engine: which engine's format was read.
         path: the file, as shown; ``pointer``: RFC 6901 pointer of the block used.
-        mechanism: DESIGN.md mechanism name (engine aliases resolved).
-        draft_length: D, the chain depth (tokens drafted per step; for trees the
+        mechanism: claims-file mechanism name (docs/claims-file.md#speculation) (engine aliases
+        resolved). draft_length: D, the chain depth (tokens drafted per step; for trees the
             longest path). ``None`` when the file leaves it to the engine's default
             and that default is unknown.
         verify_tokens: N_verify, the tokens the target scores per step (D + 1 for
@@ -91,26 +92,26 @@ class EngineConfig:
             else ``None`` (the target's ``max_position_embeddings`` applies).
         draft_model: the draft model / head reference when stated.
         target_model: the served (target) model when the file states it, else ``None``
-            (feeds the config digest, DESIGN.md §9.5).
+            (feeds the config digest, docs/change-gate.md#config-digest).
         issues: engine-level problems (SG304/SG307 material).
         spans: field name → position in ``path`` (e.g. ``"draft_length"``).
         notes: sentences for the report: engine defaults assumed, aliases resolved,
             values taken from another string of the same launcher.
         draft_passes: ``single`` when one draft forward yields every draft (vLLM
             ``parallel_drafting``, DFlash, PARD), ``per_token`` when the engine
-            drafts level by level, None when the file does not say (DESIGN §8.1).
+            drafts level by level, None when the file does not say (docs/theory.md#cost-model).
         version: the engine version applied (``"0.27.1"``), None when unknown;
             ``version_source``: ``claims`` | ``image`` | ``requirement`` |
-            ``assumed-newest`` (DESIGN §10).
+            ``assumed-newest`` (docs/engines.md#versions).
         resolution: engine-specific facts of the resolution that a later step needs
             once the model configs are read (vLLM: ``method`` as the engine names it,
             whether the draft's name chose it, ``use_heterogeneous_vocab``, the draft's
             ``max_model_len``).
-            ``assumed-newest`` (DESIGN §10). ``version`` is the engine's own version
+            ``assumed-newest`` (docs/engines.md#versions). ``version`` is the engine's own version
             string (``0.5.3``, llama.cpp ``b7000``); ``version_raw`` the text it was
             read from (``v0.5.3rc1-cu126``).
         implied_versions: with the version unknown, the versions every setting used
-            exists in (``from``, ``before``, ``newest_confirmed``), DESIGN §13; None
+            exists in (``from``, ``before``, ``newest_confirmed``), docs/engines.md#versions; None
             when the version is known or nothing narrows it.
         check_options: the options the engine's checks read (model-config checks run
             once those are known); ``version_in_force``: the version they are read at.
@@ -120,7 +121,7 @@ class EngineConfig:
         draft_length_assumed: when D is an engine default that differs between the
             versions the config may run (its version not pinned), the sentence that
             says so and names what settles it, else None: a rule that would fail on
-            that D warns instead, unless it fails at every such default (DESIGN §13).
+            that D warns instead, unless it fails at every such default (docs/engines.md#versions).
         draft_length_range: those defaults, when every version in range has one
             recorded, else ``()``.
     """
@@ -159,7 +160,7 @@ class EngineConfig:
 
 @dataclass(frozen=True)
 class Precision:
-    """The precision a checkpoint or a serving config declares (DESIGN.md §12.2).
+    """The precision a checkpoint or a serving config declares (docs/theory.md#step-time-inputs).
 
     Attributes:
         weight_bytes: b_w, bytes per weight of the linear layers (scales included:
@@ -274,7 +275,7 @@ class Acceptance:
             (sparse: a key read from a file never sizes an allocation), when the
             data gives a per-step distribution (an inline histogram, or vLLM
             per-position counters with the drafts counter), else ``()``; feeds
-            standard errors (DESIGN.md §9.1).
+            standard errors (docs/change-gate.md#standard-error).
         steps: verification steps counted, when the data states them (Δdrafts, Σ
             drafts, the histogram total, requests with drafts), else ``None``.
         emitted_tokens: output tokens the engine generated over the same window, when

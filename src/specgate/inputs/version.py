@@ -1,4 +1,4 @@
-"""Which engine version a deployment runs (DESIGN.md §10).
+"""Which engine version a deployment runs (docs/engines.md#versions).
 
 First that applies: ``speculation.engine_version`` in the claims file
 (``claims``); else exactly one version found for the engine as a container image

@@ -277,7 +277,7 @@ class _Builder:
             return None
         if tag == _INT and _INT_RE.match(text):
             # The one place YAML integers are resolved: every base is held to the
-            # same bound before anything prints or compares the value (DESIGN §11).
+            # same bound before anything prints or compares the value (docs/trust.md#bounded-work).
             base = {"0o": 8, "0x": 16}.get(text[:2], 10)
             digits = text[2:] if base != 10 else text.lstrip("+-")
             value = bounded_int(digits, base)

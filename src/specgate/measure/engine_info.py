@@ -1,4 +1,5 @@
-"""What a live engine reports about itself, for the evidence's provenance (DESIGN.md §14).
+"""What a live engine reports about itself, for the evidence's provenance
+(docs/change-gate.md#provenance-rules).
 
 ``specgate measure --metrics-url URL`` scrapes a running vLLM server; the same server
 answers ``GET /version`` (``{"version": "0.32.0"}``, ``vllm/entrypoints/openai/

@@ -1,4 +1,5 @@
-"""``specgate measure``: turn a benchmark run into an ``evidence`` block (DESIGN.md §9.4).
+"""``specgate measure``: turn a benchmark run into an ``evidence`` block
+(README.md#record-evidence).
 
 Three sources of the measurement:
 
@@ -7,7 +8,7 @@ Three sources of the measurement:
   verification steps come from the counter deltas (vLLM's ``vllm:spec_decode_*``
   counters, read by :func:`specgate.inputs.metrics.vllm_prometheus.read_prometheus`).
 - ``--before FILE --after FILE``: the same from two saved scrapes.
-- ``--from FILE --metrics-format F``: any file format of DESIGN.md §7.
+- ``--from FILE --metrics-format F``: any file format of docs/engines.md#metrics-formats.
 
 The result is printed as YAML (one top-level key, ``evidence``) or, with
 ``--write CLAIMS --deployment NAME``, written into that deployment of the claims
@@ -114,8 +115,8 @@ def from_file(
     draft_length: int | None = None,
     labels: dict[str, str] | None = None,
 ) -> Acceptance:
-    """AL from one file in a DESIGN.md §7 file format (``draft_length``: k for data
-    that does not state it, e.g. vLLM log lines without per-position rates; ``labels``:
+    """AL from one file in a docs/engines.md#metrics-formats file format (``draft_length``: k for
+    data that does not state it, e.g. vLLM log lines without per-position rates; ``labels``:
     the series of a shared Prometheus scrape, as ``evidence.metrics.labels``).
 
     Raises:

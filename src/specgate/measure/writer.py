@@ -1,5 +1,5 @@
 """``specgate measure --write``: replace one deployment's evidence in a YAML claims
-file, keeping everything else as it was (DESIGN.md §9.4, §9.5).
+file, keeping everything else as it was (README.md#record-evidence, docs/change-gate.md#baseline).
 
 The edit is a round trip through ruamel.yaml (a core dependency, imported only here),
 which keeps comments, key order, quotes and flow style. Only the lines of the
@@ -82,8 +82,8 @@ def measure_indentation(text: str) -> tuple[int, int, int]:
     return mapping or 2, sequence, offset
 
 
-#: Evidence keys that are measurements of their own: kept by ``--write`` (DESIGN.md
-#: §9.5), but not re-measured by the run being written, so the user is told.
+#: Evidence keys that are measurements of their own: kept by ``--write``
+#: (README.md#record-evidence), but not re-measured by the run being written, so the user is told.
 MEASURED_ELSEWHERE = ("measured_speedup", "throughput", "verify_cost_ratio", "next")
 
 

@@ -3,8 +3,8 @@
 The builder is lenient: a value of the wrong type or out of range is left out
 (``None``), so metrics are computed from the valid values while SG001 reports
 the rest (:func:`without_refused` drops every number the schema refused, so its
-bounds hold for the theory too). It also performs the checks that span several keys (DESIGN.md §2):
-H without KV, a G that disagrees with H/KV.
+bounds hold for the theory too). It also performs the checks that span several keys
+(docs/claims-file.md#format-rules): H without KV, a G that disagrees with H/KV.
 """
 
 from __future__ import annotations
@@ -153,7 +153,8 @@ def _model(raw: dict[str, Any], base: tuple[str | int, ...]) -> tuple[ModelBlock
         mtp_modules=_bool(raw, "mtp_modules"),
         revision=_text(raw, "revision"),
     )
-    if not _STEP_MODEL_KEYS.isdisjoint(raw):  # the step-time inputs (DESIGN.md §12.2)
+    # the step-time inputs (docs/theory.md#step-time-inputs)
+    if not _STEP_MODEL_KEYS.isdisjoint(raw):
         block = block._replace(
             layers=_integer(raw, "layers", 1),
             head_dim=_integer(raw, "head_dim", 1),

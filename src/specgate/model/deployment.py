@@ -1,6 +1,6 @@
 """The typed model of one deployment, as rules see it.
 
-Each block mirrors the claims file (DESIGN.md §2); ``None`` means "not given".
+Each block mirrors the claims file (docs/claims-file.md#format-rules); ``None`` means "not given".
 Values are already checked for type and range by the schema; a value that broke
 the schema is ``None`` here, so metrics are computed from the valid values only.
 
@@ -36,7 +36,7 @@ LatencyRegion = Literal["low", "throughput"]
 class ModelBlock(NamedTuple):
     """``model``: the target model's shape and size.
 
-    The step-time inputs of DESIGN.md §12.2 (``layers`` L, ``head_dim`` d_h,
+    The step-time inputs of docs/theory.md#step-time-inputs (``layers`` L, ``head_dim`` d_h,
     ``hidden_size`` h, ``kv_bytes_per_token`` K_tok in bytes, ``active_parameters_b``
     in billions, ``experts`` E, ``experts_per_token`` k; ``kv_lora_rank`` d_c and
     ``rope_head_dim`` d_r of MLA) are as written, or read from ``model.hf_config``
@@ -73,11 +73,11 @@ class SpeculationBlock(NamedTuple):
     ``draft_passes`` is ``per_token`` or ``single`` as written (``None``: the
     mechanism's default, see :func:`specgate.analysis.derived.draft_passes`); ``engine``
     is ``speculation.engine`` as written; ``tree_level_nodes`` the draft nodes on each
-    tree level (their sum is N_verify − 1; ``()`` when not given, DESIGN.md §12.3).
-    ``draft_length_assumed``: when D is an engine default read at a version not
-    pinned, and that default differs between versions, the sentence saying so and what
-    settles it (a rule that would fail on that D warns unless it fails at every
-    default, DESIGN §13); else None. ``draft_length_range``: those defaults (the D
+    tree level (their sum is N_verify − 1; ``()`` when not given,
+    docs/theory.md#proven-verify-cost). ``draft_length_assumed``: when D is an engine default read
+    at a version not pinned, and that default differs between versions, the sentence saying so and
+    what settles it (a rule that would fail on that D warns unless it fails at every
+    default, docs/engines.md#versions); else None. ``draft_length_range``: those defaults (the D
     values the engine's data records over the versions the config may run), ``()``
     when some of those versions have none recorded or D is not assumed.
     """
@@ -100,7 +100,7 @@ class SpeculationBlock(NamedTuple):
 class WorkloadBlock(NamedTuple):
     """``workload``: what the deployment serves. ``context_length`` is c̄, the mean
     tokens in each decoding sequence's KV cache; ``prefill_tokens_per_step`` C, the
-    prefill tokens sharing each decode step (DESIGN.md §12.2)."""
+    prefill tokens sharing each decode step (docs/theory.md#step-time-inputs)."""
 
     name: str | None = None
     latency_region: LatencyRegion = "low"
@@ -115,12 +115,13 @@ class WorkloadBlock(NamedTuple):
 
 
 class HardwareBlock(NamedTuple):
-    """``hardware``: the GPU the target runs on (DESIGN.md §8.1, §8.4).
+    """``hardware``: the GPU the target runs on (docs/theory.md#cost-model,
+    docs/theory.md#attention-tiles).
 
     ``gpu`` names a row of the shipped table (``specgate/data/gpus.json``);
     ``peak_tflops`` (dense TFLOP/s at the compute dtype) and ``memory_bandwidth_tbps``
     (TB/s) override its figures; ``weight_bytes`` defaults to 2; ``attention_tile_rows``
-    is M of the tile rule. DESIGN.md §12.2: ``compute_dtype`` (bf16 | fp16 | fp8 |
+    is M of the tile rule. docs/theory.md#step-time-inputs: ``compute_dtype`` (bf16 | fp16 | fp8 |
     int8 | fp4), ``kv_cache_bytes`` b_kv (default 2), ``tensor_parallel`` t (default:
     the engine config's, else 1), ``allreduce_gbps`` bw_ar (GB/s per GPU and
     direction; default: the table's) and ``allreduce_latency_us`` t_ar, the latency
@@ -152,7 +153,7 @@ class HardwareBlock(NamedTuple):
 class EvidenceBlock(NamedTuple):
     """``evidence``: measured accept length AL and supporting evidence.
     ``verify_cost_ratio_at`` holds measured (verify tokens, β) points, sorted by
-    verify tokens (DESIGN.md §12.3)."""
+    verify tokens (docs/theory.md#proven-verify-cost)."""
 
     present: bool = False
     accept_length: float | None = None
@@ -184,10 +185,10 @@ class Conflict(NamedTuple):
     ``path`` is the stated value's node path in the claims file (``stated_at`` its span
     there, when known); ``source`` and ``span`` locate the referenced value.
     ``served``: the referenced value is what the engine runs and every other rule
-    judges (DESIGN §11, §14: one cause, one finding). ``assumed``: the referenced
-    value is an engine default at a version not pinned (the sentence why): the stated
-    value is judged and the conflict only warns (DESIGN §13). ``note``: words the
-    finding's message ends with (what follows from the disagreement); ``warn``: the
+    judges (docs/trust.md#one-cause-one-finding: one cause, one finding). ``assumed``: the
+    referenced value is an engine default at a version not pinned (the sentence why): the stated
+    value is judged and the conflict only warns (docs/engines.md#refusals-and-rewrites). ``note``:
+    words the finding's message ends with (what follows from the disagreement); ``warn``: the
     disagreement rests on a reading of names, not on two stated numbers, so it warns.
     ``action``: the next action when the generic one (make them agree or drop the
     stated number) does not fit, else ``""``.
@@ -208,7 +209,7 @@ class Conflict(NamedTuple):
 
 
 class Inputs(NamedTuple):
-    """What was read from referenced files (DESIGN.md §7).
+    """What was read from referenced files (docs/claims-file.md#referenced-files).
 
     Attributes:
         engine: the serving config's speculative configuration.
@@ -242,9 +243,11 @@ class Deployment(NamedTuple):
             written with, from the claims file's text (``None``: unknown).
         min_accept_length: ``policy.min_accept_length`` as written.
         min_gain / retune_gain: ``policy.min_gain`` / ``policy.retune_gain`` as
-            written (``None``: the defaults of DESIGN.md §8.3 and §8.5).
-        max_accept_length_drop / max_evidence_age_days / max_speedup_drop: the §9 and
-            §14 policy keys as written.
+            written (``None``: the defaults of docs/theory.md#al-floor-and-guideline and
+            docs/rules.md).
+        max_accept_length_drop / max_evidence_age_days / max_speedup_drop: the docs/change-gate.md
+        and
+            docs/trust.md#what-a-fail-may-rest-on policy keys as written.
         base: node path of this deployment in its file, e.g. ``("deployments", 0)``.
     """
 
@@ -282,7 +285,7 @@ class Deployment(NamedTuple):
         """The metrics behind AL when the AL judged is a labelled estimate (the JSON
         report's ``inputs.acceptance.estimate``: llama.cpp timings, a D that is only a
         maximum, an i.i.d. model …), else ``None``. Every surface that shows this AL
-        says it is an estimate (DESIGN.md §14)."""
+        says it is an estimate (docs/trust.md#names-say-how-a-number-is-known)."""
         acceptance = self.inputs.acceptance if self.inputs is not None else None
         if acceptance is None or not acceptance.estimate:
             return None

@@ -1,4 +1,4 @@
-"""``evidence.provenance``: where a measured AL comes from (DESIGN.md §9.2).
+"""``evidence.provenance``: where a measured AL comes from (docs/change-gate.md#provenance-rules).
 
 The block records when and under which conditions the evidence was measured, so
 the rules SG405–SG409 can tell evidence that no longer describes the deployment:

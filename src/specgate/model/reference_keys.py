@@ -1,8 +1,9 @@
-"""Which keys of a claims file name other files, as written (DESIGN.md §7).
+"""Which keys of a claims file name other files, as written (docs/claims-file.md#referenced-files).
 
-Shared by the change gate: the baseline reads these files at REF (§9.1) and the
-reverse lookup of ``check --changed`` finds the claims files that name a changed
-file (§9.3). Paths are returned as written, relative to the claims file's folder.
+Shared by the change gate: the baseline reads these files at REF
+(docs/change-gate.md#standard-error) and the reverse lookup of ``check --changed`` finds the claims
+files that name a changed file (docs/change-gate.md#changed-files). Paths are returned as written,
+relative to the claims file's folder.
 """
 
 from __future__ import annotations

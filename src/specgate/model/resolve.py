@@ -1,4 +1,5 @@
-"""Resolve a deployment's referenced files into its typed model (DESIGN.md §7).
+"""Resolve a deployment's referenced files into its typed model
+(docs/claims-file.md#referenced-files).
 
 ``model.hf_config``, ``speculation.engine_config``, ``speculation.draft_hf_config``
 and ``evidence.metrics`` point at files users already commit. Their values fill
@@ -266,15 +267,15 @@ def _disabled_but_speculating(
 def _merge_engine(r: _Resolver, engine: EngineConfig) -> None:
     """Fill D and the mechanism from the engine config. A stated value the engine
     config contradicts is an SG301 conflict at the claims file's line, and the served
-    value (what the engine runs) replaces it for every other rule (DESIGN §11, §14:
-    one cause, one finding)."""
+    value (what the engine runs) replaces it for every other rule
+    (docs/trust.md#one-cause-one-finding: one cause, one finding)."""
     dep = r.deployment
     spec = dep.speculation
     d_path = dep.path("speculation", "draft_length")
     draft_length = spec.draft_length
     # D from an engine default that differs by version, at a version not pinned: a
     # stated D wins (the default is a guess), and every rule that would fail on the
-    # served one warns (DESIGN §13)
+    # served one warns (docs/engines.md#refusals-and-rewrites)
     assumed = engine.draft_length_assumed
     taken_assumed: str | None = None
     taken_range: tuple[int, ...] = ()
@@ -399,7 +400,7 @@ def _merge_model(
     return effective
 
 
-#: The step-time numbers a model config gives (DESIGN.md §12.2): ModelBlock field,
+#: The step-time numbers a model config gives (docs/theory.md#step-time-inputs): ModelBlock field,
 #: ModelShape field, and how a disagreement is named.
 _STEP_FIELDS = (
     ("layers", "layers", "layers L"),
@@ -550,14 +551,15 @@ def resolve(
         from specgate.inputs.engines import with_models
 
         # what the engine makes of the models it loads: a method detected from the
-        # draft's config, D from its n_predict, a vocabulary it refuses (DESIGN §13)
+        # draft's config, D from its n_predict, a vocabulary it refuses
+        # (docs/engines.md#refusals-and-rewrites)
         engine = with_models(engine, shape, draft_shape)
     issues = list(engine.issues) if engine else []
     if engine is not None:
         from specgate.inputs.engines.settings import model_checks
 
         # the engine's checks on the model configs and the workload; a rewrite of D
-        # is what every rule then sees (DESIGN §13)
+        # is what every rule then sees (docs/engines.md#refusals-and-rewrites)
         workload = r.deployment.workload
         facts = {"temperature": workload.temperature, "concurrency": workload.concurrency}
         engine, more = model_checks(engine, shape, draft_shape, facts)
@@ -595,7 +597,8 @@ def resolve(
             acceptance.format == "draft-acceptance-rate"
             and r.deployment.speculation.draft_length_is_max
         ):
-            # AL = 1 + r·D assumes D drafts every step; D is only a maximum (DESIGN.md §8.9).
+            # AL = 1 + r·D assumes D drafts every step; D is only a maximum
+            # (docs/theory.md#edge-cases).
             from dataclasses import replace
 
             acceptance = replace(

@@ -1,4 +1,5 @@
-"""The served model against the claims file's model (SG301, DESIGN.md §9.5, §11).
+"""The served model against the claims file's model (SG301, docs/change-gate.md#config-digest,
+docs/trust.md#one-cause-one-finding).
 
 The engine config names the model it serves (``inputs.engine.target_model``: vLLM
 ``vllm serve MODEL`` / ``--model``, SGLang ``--model-path``, TensorRT-LLM's

@@ -1,4 +1,4 @@
-"""Checks that span several step-time inputs (DESIGN.md §12.2): bad combinations are
+"""Checks that span several step-time inputs (docs/theory.md#step-time-inputs): bad combinations are
 schema findings (SG001) at the value a user would change, with the reason.
 
 :func:`problems` runs twice: on the claims file alone (from the builder), and again
@@ -88,7 +88,8 @@ def split_ranks(heads: int | None, kv_heads: int | None, mla: bool) -> tuple[int
 
 
 class Grouping(NamedTuple):
-    """G as the tile rule uses it, and which G it is (DESIGN.md §8.4, §12.1).
+    """G as the tile rule uses it, and which G it is (docs/theory.md#attention-tiles,
+    docs/theory.md#step-time-model).
 
     Attributes:
         value: G per rank when H and TP are known: (H/t)/max(1, KV/t) for GQA (vLLM's

@@ -1,6 +1,6 @@
 """Find claims files: named files as given, folders searched for the default names.
 
-Default names (DESIGN.md §2): ``specgate.yaml``, ``.specgate.yaml``,
+Default names (docs/claims-file.md#format-rules): ``specgate.yaml``, ``.specgate.yaml``,
 ``*.specgate.yaml``, and the same with ``.yml`` and ``.json``.
 
 A folder search skips what git ignores: every ``.gitignore`` from the repository's
@@ -249,7 +249,7 @@ def discover(
 
     ``hidden``, when given, receives the shown paths of claims files a folder search
     passed over because ``exclude`` or a ``.gitignore`` covers them (the checked
-    repository can write both, so the run names them; DESIGN.md §11).
+    repository can write both, so the run names them; docs/trust.md#paths-stay-inside).
 
     Raises:
         UsageError: a PATH that does not exist, or a folder holding no claims file

@@ -1,11 +1,11 @@
 """A Mermaid ``xychart-beta`` of the speedup S(d) at the measured draft lengths, for the
-job summary (DESIGN.md §8.6).
+job summary (docs/theory.md#optimal-draft-length).
 
 Bars are S(d) = AL(d) / (β + ρ·passes(d)) only where AL(d) was measured: every d of a
 per-position profile (AL(d) = 1 + Σ_{i≤d} m_i), the current D, and ``evidence.next``'s
 D. No bar stands for a draft length never measured, and nothing is extrapolated; with one
-measured draft length there is no chart (DESIGN §11: charts only where they help). The
-optimal draft length D_opt is named in the title and the caption; the claimed speedup
+measured draft length there is no chart (docs/reports.md#job-summary: charts only where they help).
+The optimal draft length D_opt is named in the title and the caption; the claimed speedup
 is a flat line. GitHub renders Mermaid in job summaries.
 """
 

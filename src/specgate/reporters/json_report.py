@@ -1,4 +1,4 @@
-"""The JSON format (DESIGN.md §4): a stable machine contract.
+"""The JSON format (docs/reports.md#json-report): a stable machine contract.
 
 :func:`to_json` turns a :class:`~specgate.check.report.RunReport` into the JSON
 report's dict (snake_case keys, numbers rounded to 4 decimals).
@@ -37,7 +37,7 @@ def _number(value: Any) -> Any:
 
 def _precision(precision: Precision | None) -> dict[str, Any] | None:
     """b_w, the compute dtype and b_kv the step-time model used, each with where it
-    was read (``null``: assumed), DESIGN.md §12.2."""
+    was read (``null``: assumed), docs/theory.md#step-time-inputs."""
     if precision is None:
         return None
     return {
@@ -52,7 +52,7 @@ def _precision(precision: Precision | None) -> dict[str, Any] | None:
 
 
 def metrics_json(metrics: Metrics) -> dict[str, Any]:
-    """The ``metrics`` object of a deployment report (DESIGN.md §4 and §8.8)."""
+    """The ``metrics`` object of a deployment report (docs/reports.md#json-report)."""
     increase = metrics.draft_increase
     optimal = metrics.optimal_draft_length
     cost = metrics.verify_cost
@@ -192,7 +192,7 @@ def inputs_json(inputs: Inputs) -> dict[str, Any]:
 
 def deployment_inputs(report: DeploymentReport) -> dict[str, Any]:
     """The JSON report's ``inputs`` of a deployment: what was read from referenced files
-    and from where, and ``config_digest`` (DESIGN.md §9.2)."""
+    and from where, and ``config_digest`` (docs/change-gate.md#config-digest)."""
     deployment = report.deployment
     inputs = inputs_json(deployment.inputs) if deployment.inputs else {}
     inputs["config_digest"] = report.config_digest
@@ -276,7 +276,7 @@ def deployment_json(report: DeploymentReport, *, with_file: str | None = None) -
 
 
 def to_json(run: RunReport) -> dict[str, Any]:
-    """The whole JSON report (DESIGN.md §4)."""
+    """The whole JSON report (docs/reports.md#json-report)."""
     summary: dict[str, Any] = {"files": len(run.files), "deployments": run.deployment_count}
     summary.update(run.counts())
     summary["suppressed"] = run.suppressed

@@ -1,6 +1,6 @@
 """The job summary: GitHub-flavoured Markdown for ``$GITHUB_STEP_SUMMARY``.
 
-Layout (DESIGN.md §11, §14): the status line; a table of what failed (input errors,
+Layout (docs/reports.md#job-summary): the status line; a table of what failed (input errors,
 then findings, most severe first) with links to the lines; the deployments that
 need attention, failing ones first, each with its numbers (only the known ones; G, D* and tile rows
 only where the tile rule applies, i.e. attention-dominated decode), mechanism,

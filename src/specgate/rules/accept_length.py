@@ -23,7 +23,8 @@ SPEEDUP_TOLERANCE = 5e-5
 
 
 def proven_ceiling(m: Metrics) -> float | None:
-    """AL / β with the proven β (DESIGN.md §12.3): no draft cost, the least β can be."""
+    """AL / β with the proven β (docs/theory.md#proven-verify-cost): no draft cost, the least β can
+    be."""
     al = m.accept_length
     if al is None or al < 1:
         return None
@@ -129,7 +130,7 @@ def accept_length_missing(ctx: RuleContext) -> Iterator[Hit]:
         )
 
 
-#: Where each engine reports AL (DESIGN.md §7's metrics formats).
+#: Where each engine reports AL (docs/engines.md#metrics-formats).
 _MEASURE_AL = {
     "vllm": "vLLM: 1 + Δaccepted / Δdrafts of the vllm:spec_decode_* counters, "
     "evidence.metrics format vllm-prometheus or vllm-log",

@@ -1,4 +1,4 @@
-"""Next actions that name where each value lives (DESIGN.md §14).
+"""Next actions that name where each value lives (docs/reports.md#next-actions).
 
 A rule's next action names the claims-file key it wants changed
 (``Set speculation.draft_length to 3``). When that value is read from a referenced file

@@ -1,6 +1,6 @@
 """Rules that compare a deployment with itself at a base revision (SG401–SG404,
-DESIGN.md §9.1 and §14, and SG410 when it cannot be read there). They run only with
-``check --baseline REF`` and only for deployments that existed at REF (matched by
+docs/change-gate.md#baseline and docs/reports.md#sarif, and SG410 when it cannot be read there).
+They run only with ``check --baseline REF`` and only for deployments that existed at REF (matched by
 name); ``ctx.baseline`` holds the base values read by :mod:`specgate.change.baseline`.
 """
 

@@ -1,4 +1,5 @@
-"""The rule catalogue: importing this module registers every rule (DESIGN.md §3 and §7).
+"""The rule catalogue: importing this module registers every rule (docs/rules.md and
+docs/claims-file.md#referenced-files).
 
 The registry feeds ``specgate rules``, the docs, the SARIF descriptors (through the
 report's catalogue snapshot) and the tests. Rules are small pure functions over a

@@ -1,5 +1,5 @@
 """Metrics that contradict themselves: accepted drafts the engine never emitted
-(DESIGN.md §14, reported through SG305).
+(docs/rules.md#sg305-acceptance-profile-inconsistent, reported through SG305).
 
 Every verification step emits its accepted drafts plus one token (the bonus token), and
 the engine also emits tokens outside those steps (each request's first token, steps that

@@ -29,7 +29,7 @@ def docs_base_url(
     ``[tool.specgate] docs-url`` when set; else, inside the GitHub Action, the
     Action's own copy: ``$GITHUB_SERVER_URL/$GITHUB_ACTION_REPOSITORY/blob/
     $GITHUB_ACTION_REF/docs/rules.md``. Never a guessed site: the name
-    ``specgate`` belongs to other projects elsewhere (DESIGN.md §11).
+    ``specgate`` belongs to other projects elsewhere (docs/trust.md#hostile-repositories).
     """
     if configured:
         return configured

@@ -1,4 +1,5 @@
-"""Rules on whether speculation pays (SG106–SG111, DESIGN.md §8.3, §8.5 and §12.3).
+"""Rules on whether speculation pays (SG106–SG111, docs/theory.md#al-floor-and-guideline,
+docs/rules.md and docs/theory.md#proven-verify-cost).
 
 They compare the claim, the measured speedup and the AL with the cost model of
 :mod:`specgate.theory.formulas` as :mod:`specgate.analysis.derived` applied it; thresholds live

@@ -1,4 +1,4 @@
-"""Rules on what the engine itself does with the serving config (DESIGN.md §10, §13):
+"""Rules on what the engine itself does with the serving config (docs/engines.md#versions):
 lossy acceptance (SG304), refusals and rewrites (SG307), settings the version lacks
 (SG310) and forced acceptance (SG311). Each finding is an engine issue a reader or the
 engine's checks (data/engines/*.json) found, at the setting's line; its severity is the

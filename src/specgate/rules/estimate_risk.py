@@ -1,4 +1,4 @@
-"""Rules on what the verify cost β rests on (SG112, SG207; DESIGN.md §12.3).
+"""Rules on what the verify cost β rests on (SG112, SG207; docs/theory.md#proven-verify-cost).
 
 A fail rests on the proven β, a lower bound built from what is stated or measured;
 the estimate may rest on assumptions (no context length, uniform expert routing, the

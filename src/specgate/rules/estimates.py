@@ -1,4 +1,5 @@
-"""An AL that is only an estimate says so wherever it is shown (DESIGN.md §14).
+"""An AL that is only an estimate says so wherever it is shown
+(docs/trust.md#names-say-how-a-number-is-known).
 
 The JSON report marks such an AL ``inputs.acceptance.estimate`` (llama.cpp timings, a
 per-request mean over ranks, a D that is only a maximum, an i.i.d. model …). The same

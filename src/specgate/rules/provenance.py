@@ -1,4 +1,5 @@
-"""Rules on where evidence comes from (SG405–SG409 and SG411, DESIGN.md §9.2 and §14).
+"""Rules on where evidence comes from (SG405–SG409 and SG411, docs/change-gate.md#provenance-rules
+and docs/change-gate.md#regression-rules).
 
 Evidence is a measurement of one configuration under some conditions. These
 rules compare ``evidence.provenance`` with the deployment as it is now: its age and

@@ -1,5 +1,5 @@
 """Rules on values read from referenced files (SG301–SG303, SG305, SG306, SG308, SG309;
-DESIGN.md §7); the engine's own verdicts are rules/engine_issues.py.
+docs/claims-file.md#referenced-files); the engine's own verdicts are rules/engine_issues.py.
 
 Findings about a value read from a serving, model or metrics file point at that
 file's line (``Hit.where``), so annotations land on the file a pull request
@@ -116,8 +116,8 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
             why += f" ({conflict.assumed}); the stated {conflict.stated} is judged"
         why += conflict.note
         related = ((conflict.source, conflict.span),) if conflict.span else ()
-        # on the claims file's line, naming the referenced one (DESIGN §11: SARIF
-        # relatedLocations); without the stated value's place, the referenced line
+        # on the claims file's line, naming the referenced one (docs/trust.md#one-cause-one-finding:
+        # SARIF relatedLocations); without the stated value's place, the referenced line
         if conflict.stated_at is not None and inputs.claims_file is not None:
             where: tuple[str, Span | None] | None = (inputs.claims_file, conflict.stated_at)
         else:

@@ -1,4 +1,5 @@
-"""Fails that rest on an uncertain input: an estimated AL, an assumed D (DESIGN §13, §14).
+"""Fails that rest on an uncertain input: an estimated AL, an assumed D
+(docs/trust.md#what-a-fail-may-rest-on, docs/trust.md#names-say-how-a-number-is-known).
 
 One test for both: a fail stays a fail when it holds at every value the uncertain
 input can take, so at its most favourable one, because it then rests on what is

@@ -4,7 +4,7 @@ No thresholds, severities or messages live here: only formulas, with units and
 sources. Everything is a pure function of numbers; no loop runs longer than a
 list it is given (a draft length read from a file never sets a loop count).
 
-Symbols (DESIGN.md §1 and §8):
+Symbols (docs/theory.md#vocabulary and docs/theory.md#cost-model):
 - D, draft length: draft tokens on the longest path per verification step (the
   depth; for a chain, the draft length; int ≥ 0).
 - N_verify: tokens the target scores per step: 1 + D for a chain, nodes + 1 for
@@ -50,13 +50,15 @@ from specgate.core.vocabulary import DraftPasses
 TILE_ROWS = 128
 #: Tile rows for multi-latent attention (FlashMLA's query block).
 MLA_TILE_ROWS = 64
-#: The seed's AL floor, kept as a guideline for trained drafters (DESIGN.md §8.3).
+#: The seed's AL floor, kept as a guideline for trained drafters
+#: (docs/theory.md#al-floor-and-guideline).
 GUIDELINE_ACCEPT_LENGTH = 2.0
 #: Bytes per weight when ``hardware.weight_bytes`` is not given (BF16).
 DEFAULT_WEIGHT_BYTES = 2.0
 
 
-# --- cost model (DESIGN.md §8.1) ------------------------------------------------------------
+# --- cost model (docs/theory.md#cost-model)
+# ------------------------------------------------------------
 
 
 def pass_count(draft_length: int, draft_passes: DraftPasses) -> int:
@@ -101,13 +103,13 @@ def step_cost(verify_cost: float, draft_depth_ratio: float, passes: int) -> floa
 def speedup(accept_length: float, cost: float) -> float:
     """S = AL / cost: tokens per unit time over plain decoding's (1.0 = no gain).
 
-    Source: Leviathan et al. 2023 eq. 1 with E = AL and the cost of §8.1.
+    Source: Leviathan et al. 2023 eq. 1 with E = AL and the cost of docs/theory.md#cost-model.
     """
     return accept_length / cost
 
 
 def theoretical_speedup(accept_length: float, draft_length: int, draft_depth_ratio: float) -> float:
-    """The v1 form AL / (1 + ρ·D): β = 1, one draft pass per token (DESIGN.md §1)."""
+    """The v1 form AL / (1 + ρ·D): β = 1, one draft pass per token (docs/theory.md#vocabulary)."""
     return accept_length / (1.0 + draft_depth_ratio * draft_length)
 
 
@@ -122,7 +124,7 @@ def measured_draft_depth_ratio(
     """ρ = (AL / S_measured − β) / passes, or ``None`` when passes = 0 or the result < 0.
 
     TensorRT-LLM-style MTP, 151.1 → 320.3 tok/s at D = 3, AL 2.830:
-    S = 2.1198, ρ = (2.830 / 2.1198 − 1) / 3 = 0.1117 (DESIGN.md §8.2).
+    S = 2.1198, ρ = (2.830 / 2.1198 − 1) / 3 = 0.1117 (docs/theory.md#which-rho).
     """
     if passes <= 0 or measured_speedup <= 0:
         return None
@@ -174,7 +176,7 @@ def default_accept_length_floor(break_even: float, min_gain: float, depth: int |
     """The default AL floor: break-even AL × (1 + min_gain), never above 1 + depth.
 
     N-gram, D = 8, ρ 0, β 1: 1 × 1.1 = 1.1. Stated ρ 0.15, D = 8: 2.2 × 1.1 = 2.42.
-    (DESIGN.md §8.3; the caller decides that D = 0 has no default floor.)
+    (docs/theory.md#al-floor-and-guideline; the caller decides that D = 0 has no default floor.)
     """
     floor = break_even * (1.0 + min_gain)
     return floor if depth is None else min(floor, 1.0 + depth)
@@ -196,7 +198,8 @@ def break_even_draft_depth_ratio(accept_length: float, draft_length: int) -> flo
     return (accept_length - 1.0) / draft_length
 
 
-# --- attention tiles (DESIGN.md §8.4) -------------------------------------------------------
+# --- attention tiles (docs/theory.md#attention-tiles)
+# -------------------------------------------------------
 
 
 def as_fraction(value: float | int | Fraction) -> Fraction:
@@ -299,7 +302,8 @@ def iid_acceptance_rate(accept_length: float, draft_length: int) -> float | None
     return (low + high) / 2
 
 
-# --- draft length choices (DESIGN.md §8.5–§8.6) ---------------------------------------------
+# --- draft length choices (docs/rules.md, docs/theory.md#optimal-draft-length)
+# ---------------------------------------------
 
 
 class DraftIncrease(NamedTuple):
@@ -353,8 +357,8 @@ def speedup_curve(
     """S(d) for d = 1 … min(len(profile), D), plus d = D from AL when the profile is shorter.
 
     ``marginal`` is m_i = P(the first i drafts accepted), i = 1 … L; ``cost_at(d)``
-    is cost(d) of §8.1. S(D) always uses the deployment's AL. The loop runs over
-    the profile only (never over a D read from a file).
+    is cost(d) of docs/theory.md#cost-model. S(D) always uses the deployment's AL. The loop runs
+    over the profile only (never over a D read from a file).
     """
     points: list[SpeedupPoint] = []
     total = 1.0
@@ -373,7 +377,7 @@ def optimal_draft_length(curve: Sequence[SpeedupPoint]) -> OptimalDraftLength | 
     """argmax_d S(d) over ``curve`` (ties → the smaller d); gain against the last point (D).
 
     m = [.7, .4, .2, .1, .05, .02, .01], D = 7, ρ 0.1, β 1: S(7) = 2.48 / 1.7 = 1.4588,
-    D_opt = 3 with S = 2.3 / 1.3 = 1.7692, gain 0.2128 (DESIGN.md §8.6).
+    D_opt = 3 with S = 2.3 / 1.3 = 1.7692, gain 0.2128 (docs/theory.md#optimal-draft-length).
     """
     if not curve:
         return None

@@ -1,6 +1,7 @@
 """The shipped GPU table (``data/gpus.json``): dense tensor-core peaks per compute dtype,
 memory bandwidth and all-reduce bandwidth per GPU, each row with the data sheets it
-comes from (DESIGN.md §8.1, §12.1, §12.2)."""
+comes from (docs/theory.md#cost-model, docs/theory.md#step-time-model,
+docs/theory.md#step-time-inputs)."""
 
 from functools import cache
 from typing import Literal, NamedTuple
@@ -20,7 +21,8 @@ class Gpu(NamedTuple):
         source: the first source (the vendor data sheet); ``sources`` all of them.
         peaks: dense peak per compute dtype, TFLOP/s (INT8: TOP/s); ``None`` where the
             GPU has no tensor cores of that format (A100 has no FP8).
-        allreduce_gbps: bw_ar of §12.1, the per-GPU one-direction bandwidth a ring
+        allreduce_gbps: bw_ar of docs/theory.md#step-time-model, the per-GPU one-direction bandwidth
+        a ring
             all-reduce reaches at line rate, GB/s (10^9 B/s).
     """
 

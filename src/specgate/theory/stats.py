@@ -1,4 +1,5 @@
-"""Sampling error of a measured accept length (DESIGN.md §9.1, §9.5).
+"""Sampling error of a measured accept length (docs/change-gate.md#standard-error,
+README.md#record-evidence).
 
 A histogram h (h_j = verification steps that accepted j drafts) gives
 AL = 1 + Σ j·h_j / Σ h_j and the standard error of that mean,
@@ -7,7 +8,7 @@ count per step and n = Σ h_j the number of steps. Steps are treated as
 independent draws, which they are not quite (consecutive steps of one request
 share a context), so SE is a lower bound on the real uncertainty.
 
-Worked example (DESIGN.md §9.1): base {0: 400, 1: 300, 2: 200, 3: 100} gives
+Worked example (docs/change-gate.md#standard-error): base {0: 400, 1: 300, 2: 200, 3: 100} gives
 AL 2.000, SE 0.0316; head {0: 500, 1: 300, 2: 150, 3: 50} gives AL 1.750,
 SE 0.0281; z = (1.750 − 2.000) / √(0.0316² + 0.0281²) = −5.91.
 """

@@ -1,5 +1,5 @@
-"""What one target step costs (DESIGN.md §12.1): weights, experts, KV cache, attention
-FLOPs, all-reduce and prefill tokens sharing the step, per GPU, in seconds.
+"""What one target step costs (docs/theory.md#step-time-model): weights, experts, KV cache,
+attention FLOPs, all-reduce and prefill tokens sharing the step, per GPU, in seconds.
 
 No thresholds and no messages: pure functions of numbers with units and sources. No
 loop runs over a number read from a file (token counts enter as exponents and
@@ -28,8 +28,8 @@ d_c / d_r MLA latent / rope dims, h hidden size, M attention tile rows, tiles(N)
 ceil(G·N / M) with G the query heads per KV head on one rank.
 
 P counts the input embedding, which a decode step gathers (B rows) rather than streams:
-b_w·P overstates the bytes read by V·h·b_w (6.5 % of Llama-3.1-8B). DESIGN's worked
-numbers use P (16.06 GB for Llama-3.1-8B), so it is kept; it makes the KV share κ a
+b_w·P overstates the bytes read by V·h·b_w (6.5 % of Llama-3.1-8B). docs/theory.md#step-time-model's
+worked numbers use P (16.06 GB for Llama-3.1-8B), so it is kept; it makes the KV share κ a
 little smaller, i.e. β a little larger.
 
 Sources:
@@ -60,13 +60,14 @@ from typing import Literal, NamedTuple
 ACTIVATION_BYTES = 2.0
 
 Routing = Literal["uniform", "any"]
-"""How expert reads are priced: ``uniform`` is §12.1's expected reads under uniform
-independent routing (an estimate that can only overstate); ``any`` prices the weight
+"""How expert reads are priced: ``uniform`` is docs/theory.md#step-time-model's expected reads under
+uniform independent routing (an estimate that can only overstate); ``any`` prices the weight
 term so that β is a lower bound whatever the routing (see :func:`verify_cost_ratio`)."""
 
 
 class Shape(NamedTuple):
-    """The target model as §12.1 prices it (counts in parameters, not billions).
+    """The target model as docs/theory.md#step-time-model prices it (counts in parameters, not
+    billions).
 
     ``None`` means not known; a term that needs an unknown number is left out (the
     caller says so). ``kv_bytes_per_token`` (K_tok in bytes, all layers) wins over the
@@ -223,7 +224,7 @@ def attention_flops_per_token(shape: Shape) -> float | None:
 def expert_split(shape: Shape) -> tuple[float, float]:
     """(P_s, P_e): parameters every token reads and the routed experts' parameters.
 
-    P_e = (P − P_act) / (1 − k/E) and P_s = P − P_e (DESIGN.md §12.1); (P, 0) for a
+    P_e = (P − P_act) / (1 − k/E) and P_s = P − P_e (docs/theory.md#step-time-model); (P, 0) for a
     dense model. Mixtral-8x7B (46.7 B, 12.9 B, k 2 of 8): P_e = 33.8 / 0.75 = 45.0667 B,
     P_s = 1.6333 B.
     """
@@ -273,7 +274,7 @@ def query_heads_per_kv_rank(
 
 
 def attention_tiles(query_heads_per_kv: Fraction, verify_tokens: int, tile_rows: int) -> int:
-    """tiles(N) = ceil(G·N / M) (DESIGN.md §8.4)."""
+    """tiles(N) = ceil(G·N / M) (docs/theory.md#attention-tiles)."""
     return math.ceil(query_heads_per_kv * verify_tokens / tile_rows)
 
 
@@ -353,15 +354,15 @@ def verify_cost_ratio(
     *,
     routing: Routing = "uniform",
 ) -> float:
-    """β = T(B, N) / T(B, 1), dimensionless, ≥ 1 (DESIGN.md §12.1).
+    """β = T(B, N) / T(B, 1), dimensionless, ≥ 1 (docs/theory.md#step-time-model).
 
-    ``routing="uniform"`` is §12.1's estimate. ``routing="any"`` is a lower bound on β
-    whatever the routing: the weight term of both steps reads P_s + P_e·min(1, k·(B + C)
+    ``routing="uniform"`` is docs/theory.md#step-time-model's estimate. ``routing="any"`` is a lower
+    bound on β whatever the routing: the weight term of both steps reads P_s + P_e·min(1, k·(B + C)
     /E), the most the plain step can read. That holds because the verify step reads
     every expert the plain step reads (its tokens include the plain step's), and β only
     falls as a term shared by both steps grows. For a dense model both are the same.
 
-    Worked numbers (DESIGN.md §12.1): Llama-3.1-8B on A100, B 128, c̄ 32,000, N 5:
+    Worked numbers (docs/theory.md#step-time-model): Llama-3.1-8B on A100, B 128, c̄ 32,000, N 5:
     (4.1826 + 33.4291) / (1 + 33.4291) = 1.0924; Mixtral-8x7B, B 1, N 4: 32.4406 /
     12.9 = 2.5148 (uniform), 1 (any).
     """
@@ -380,7 +381,7 @@ def kv_to_weight_ratio(shape: Shape, machine: Machine, workload: Workload) -> fl
 
     κ = tiles(1)·B·c̄·K_gpu / (b_w·P_read(B + C) / t); B·c̄·K_tok / (b_w·P) on one GPU
     with one tile. Llama-3.1-8B, B 128, c̄ 32,000: 536,870,912,000 / 16.06e9 = 33.43
-    (DESIGN.md §12.1). ``None`` without c̄ or K_tok.
+    (docs/theory.md#step-time-model). ``None`` without c̄ or K_tok.
     """
     plain = step_time(shape, machine, workload, 1)
     per_token = kv_bytes_per_token(shape, machine.kv_cache_bytes)

@@ -33,7 +33,7 @@ class Context:
             or an ``env``/``env_vars`` mapping beside the configuration).
         version: the engine version applied (None: unknown, read as the newest
             behaviour specgate knows); with the version unknown, the newest version
-            the settings used allow (DESIGN §13), ``version_shown`` then saying so.
+            the settings used allow (docs/engines.md#versions), ``version_shown`` then saying so.
     """
 
     file: str
@@ -173,8 +173,8 @@ class Builder:
     def default_draft_length(self, key: str, setting: str, since: Version | None = None) -> None:
         """Record that D is the engine's default ``key`` of the data file, which
         ``setting`` (a flag or key) would state; ``since``: the config's spelling exists
-        only from that version (DESIGN §13: a default that differs by version, read at a
-        version that is not pinned, is an assumption)."""
+        only from that version (docs/engines.md#versions: a default that differs by version, read at
+        a version that is not pinned, is an assumption)."""
         self.draft_default = (key, setting, since)
 
     def at(self, field_name: str, opt: Opt | None) -> None:
@@ -240,7 +240,7 @@ class Builder:
 #: The largest draft length, tree size or verify width specgate reads from an engine
 #: config (limits.py's bound on D); above it the file is refused (an input error at
 #: the value's line), so no loop or allocation grows with a number a repository holds
-#: (DESIGN §11).
+#: (docs/trust.md#hostile-repositories).
 MAX_DRAFT_TOKENS = MAX_DRAFT_LENGTH
 
 
@@ -256,7 +256,7 @@ def positive(
     """``value`` when ≥ 1; else an SG307 issue (the engines refuse 0 or negative) and None.
 
     With ``keep_zero`` (a draft length), 0 is still an SG307 issue but is returned:
-    the theory judges what the user wrote, and D = 0 costs nothing (DESIGN.md §8.9).
+    the theory judges what the user wrote, and D = 0 costs nothing (docs/theory.md#edge-cases).
 
     Raises:
         InputError: a draft-token count (``tokens``) above :data:`MAX_DRAFT_TOKENS`,

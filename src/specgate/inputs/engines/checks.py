@@ -1,4 +1,5 @@
-"""The engines' own refusals, rewrites and warnings, as data (DESIGN.md §13).
+"""The engines' own refusals, rewrites and warnings, as data
+(docs/engines.md#refusals-and-rewrites).
 
 Each engine's knowledge file (``specgate/data/engines/ENGINE.json``) lists ``checks``:
 a condition on the options the serving config sets (and, for some, on the model
@@ -28,14 +29,14 @@ Logic is three-valued: a value that is absent, or cannot be read as the operator
 needs (``"abc"`` against a number), makes the comparison unknown, and a check fires
 only when its condition is known true, so what a file does not say never fails it.
 
-Severity (DESIGN §13, BRIEF "a fail rests on what is known of the engine at its
+Severity (docs/engines.md#versions, BRIEF "a fail rests on what is known of the engine at its
 version"): ``refuses`` fails; ``no-speculation`` and ``rewrites`` fail when a claim
 or the evidence rests on the written config (``if-claimed``, decided by the rule),
 else warn; ``ignored`` and ``warns`` warn. A check whose source is not confirmed, or
 that applies at a version older than any it was seen in (``seen_in``; none recorded:
 the newest version specgate knows), warns instead of failing, and says so. With the
-version unknown the newest version the settings allow is read (§10, §13), and a check
-fails only when every version the settings allow is at or after the oldest it was
+version unknown the newest version the settings allow is read (docs/engines.md#versions), and a
+check fails only when every version the settings allow is at or after the oldest it was
 seen in; otherwise it warns and asks to pin ``speculation.engine_version``.
 """
 

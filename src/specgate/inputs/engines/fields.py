@@ -1,4 +1,5 @@
-"""The keys of an engine's speculative block judged by the knowledge data (DESIGN §13).
+"""The keys of an engine's speculative block judged by the knowledge data
+(docs/engines.md#refusals-and-rewrites).
 
 Each key of the block is looked up among the engine's ``fields``
 (``specgate/data/engines/ENGINE.json``): a key the engine never had is an SG307
@@ -132,7 +133,7 @@ def _absent(
 ) -> None:
     """SG310 for a key the engine at ``version`` does not have (a warn when its presence
     there was not recorded, or when the version is only implied by the settings used:
-    DESIGN §13 asks to pin it)."""
+    docs/engines.md#versions asks to pin it)."""
     seen = [format_version(v) for v, present in field.recorded if present]
     missing = [format_version(v) for v, present in field.recorded if not present]
     if seen:

@@ -58,8 +58,8 @@ def _assumed_default(
     config may run (no version stated or detected; the settings used narrow the range),
     the sentence saying so and naming what settles it, and the defaults recorded over
     those versions (``()`` when some of them have none recorded: D is then unbounded);
-    else ``(None, ())`` (DESIGN §13: what rests on a guessed version fails only when it
-    fails at every default it may be)."""
+    else ``(None, ())`` (docs/engines.md#versions: what rests on a guessed version fails only when
+    it fails at every default it may be)."""
     if config.draft_length_default is None or config.draft_length is None:
         return None, ()
     if version.version is not None:

@@ -326,14 +326,14 @@ def _read_options(
     notes: list[str],
 ) -> EngineConfig:
     """Read ``opts`` at the version in force, then judge them: SG310 for the settings
-    that version lacks, SG311, the engine's own checks (DESIGN §13)."""
+    that version lacks, SG311, the engine's own checks (docs/engines.md#versions)."""
     data = knowledge(spec.name)
     used = settings.used_settings(data, spec.settings_of(opts))
     implied = settings.implied_range(
         data, [*used, *settings.used_block_keys(data, opts, spec.settings_of(opts))]
     )
     at = settings.in_force(data, version, implied)
-    # defaults and version-ranged behaviours follow the implied range (DESIGN §13)
+    # defaults and version-ranged behaviours follow the implied range (docs/engines.md#versions)
     ctx = replace(
         ctx,
         version=version.version or at.implied,

@@ -1,5 +1,5 @@
 """Which engine versions the settings used allow, SG310 at that version, and the
-engine's own checks (DESIGN.md §10, §13).
+engine's own checks (docs/engines.md#versions, docs/engines.md#refusals-and-rewrites).
 
 Every flag and key in the knowledge data has the versions it exists in (``since``,
 ``removed_in``; ``since_after`` and ``removed_after`` bound a change that was not
@@ -475,7 +475,8 @@ def engine_checks(
 
 def served(config: EngineConfig, fired: list[Fired]) -> EngineConfig:
     """``config`` with the draft length the engine serves where a rewrite changes it
-    (DESIGN §13: the served value replaces the written one for every rule)."""
+    (docs/engines.md#refusals-and-rewrites: the served value replaces the written one for every
+    rule)."""
     for hit in fired:
         d = hit.served_draft_length
         if d is None or d == config.draft_length:

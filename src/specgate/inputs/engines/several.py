@@ -2,8 +2,8 @@
 
 A guide repeats its command (a recipe's argv list and the ``vllm serve`` block of its
 prose; the same launch shown for two platforms): identical configurations are one
-(DESIGN §13). Two readings are the same configuration when every field that both state
-agrees: the mechanism, D, N_verify, whether D is a maximum, lossy acceptance, target and
+(docs/engines.md#what-users-publish). Two readings are the same configuration when every field that
+both state agrees: the mechanism, D, N_verify, whether D is a maximum, lossy acceptance, target and
 draft TP, attention data parallelism, the draft and target models, the context cap, the
 draft passes, the engine version in force and the engine issues (code, field, severity).
 A field one of them leaves unstated (the argv list names no TP; the guide's command does)

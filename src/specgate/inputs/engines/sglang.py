@@ -5,7 +5,7 @@ Sources: ``sgl-project/sglang:python/sglang/srt/server_args.py`` (flags, the
 ``topk == 1`` rewrite of ``num_draft_tokens``, the all-or-none rule for
 steps/topk/draft tokens, spec-v2's ``topk == 1``), ``eagle_utils.organize_draft_results``
 (tree pool ``topk + (steps − 1)·topk²``), ``docs/advanced_features/speculative_decoding.md``.
-See notes/domain.md §1.2 and the correction in fixtures/real/SOURCES.md (pr2150 row).
+See docs/engines.md#engines-read and the correction in tests/data/real/SOURCES.md (pr2150 row).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The served (target) model an engine configuration names (the config digest's
-``target_model``, DESIGN.md §9.5: "the engine config's model, else model.name").
+``target_model``, docs/change-gate.md#config-digest: "the engine config's model, else model.name").
 
 Where each engine takes it from is data: the ``target_model`` table of the engine's
 knowledge file (``specgate/data/engines/*.json``), in order of precedence, each entry

@@ -3,9 +3,9 @@ mapping of ``generate`` keyword arguments).
 
 Source: transformers ``GenerationConfig`` docstrings (``num_assistant_tokens``,
 ``num_assistant_tokens_schedule``, ``assistant_confidence_threshold``,
-``prompt_lookup_num_tokens``, ``assistant_early_exit``). See notes/domain.md §1.4.
-Many hub ``generation_config.json`` files carry ``num_assistant_tokens`` defaults
-without any assistant: that configures no speculation.
+``prompt_lookup_num_tokens``, ``assistant_early_exit``). See docs/engines.md
+docs/theory.md#vocabulary. Many hub ``generation_config.json`` files carry ``num_assistant_tokens``
+defaults without any assistant: that configures no speculation.
 """
 
 from __future__ import annotations

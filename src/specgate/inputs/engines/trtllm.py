@@ -4,7 +4,7 @@
 Sources: ``NVIDIA/TensorRT-LLM:docs/source/features/speculative-decoding.md`` and
 ``tensorrt_llm/llmapi/llm_args.py`` (``decoding_type`` values, ``max_draft_len``,
 ``num_nextn_predict_layers``, dynamic tree bounds, relaxed MTP acceptance).
-See notes/domain.md §1.3.
+See docs/engines.md docs/theory.md#vocabulary.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Launchers of engines specgate does not read, named as such (DESIGN §13).
+"""Launchers of engines specgate does not read, named as such (docs/engines.md#not-read).
 
 A serving config that launches Text Generation Inference (``text-generation-launcher
 --speculate 2``), LMDeploy (``lmdeploy serve api_server … --speculative-algorithm …``),

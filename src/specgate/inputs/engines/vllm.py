@@ -4,7 +4,7 @@ Sources: ``vllm-project/vllm:vllm/config/speculative.py`` (``SpeculativeConfig``
 method names and aliases, defaults, validation), ``docs/features/speculative_decoding``,
 ``docs/configuration/serve_args.md`` (YAML keys are the long option names, ``-``
 or ``_``), and for V0 (≤ 0.7) ``docs.vllm.ai/en/v0.7.1/features/spec_decode.html``.
-See notes/domain.md §1.1.
+See docs/engines.md docs/theory.md#vocabulary.
 """
 
 from __future__ import annotations

@@ -42,7 +42,8 @@ _METHODS: Mapping[str, str] = _DATA.table("methods")
 
 
 def method_mechanism(method: str) -> Mechanism:
-    """The DESIGN.md mechanism of a vLLM ``method`` (deprecated ``*_mtp`` → ``mtp``)."""
+    """The claims-file mechanism (docs/claims-file.md#speculation) of a vLLM ``method`` (deprecated
+    ``*_mtp`` → ``mtp``)."""
     key = method.strip().lower()
     if key in _METHODS:
         return cast(Mechanism, _METHODS[key])

@@ -30,7 +30,7 @@ _TREE_TUPLE = re.compile(r"\(([^()\[\]]*)\)|\[([^()\[\]]*)\]")
 
 def token_tree(block: Mapping[str, Opt], b: Builder, ctx: Context) -> tuple[int, int] | None:
     """(D, N_verify) of ``speculative_token_tree``: D = the longest choice (depth),
-    N_verify = nodes + 1 (the root), DESIGN §8.1; ``num_speculative_tokens`` counts
+    N_verify = nodes + 1 (the root), docs/theory.md#cost-model; ``num_speculative_tokens`` counts
     nodes. More than :data:`MAX_DRAFT_TOKENS` nodes is an input error.
 
     Raises:

@@ -1,2 +1,2 @@
-"""Measured acceptance read from metrics files, logs and inline blocks (DESIGN.md §7); the
-dispatch is :mod:`specgate.inputs.metrics.read`."""
+"""Measured acceptance read from metrics files, logs and inline blocks
+(docs/engines.md#metrics-formats); the dispatch is :mod:`specgate.inputs.metrics.read`."""

@@ -1,13 +1,14 @@
 """Inline acceptance data written in the claims file, and the SG305 profile check.
 
-Formulas (notes/domain.md §2.6 and §4; Leviathan et al. 2023, arXiv:2211.17192):
+Formulas (docs/engines.md docs/claims-file.md#format-rules and docs/reports.md; Leviathan et al.
+2023, arXiv:2211.17192):
 
 - per-position: AL = 1 + Σ m_i over marginal rates m_i = P(first i drafts all
   accepted); conditional rates c_i turn into marginals by m_i = Π_{j≤i} c_j.
 - histogram h[j] = steps that accepted exactly j drafts: AL = 1 + Σ j·h[j] / Σ h[j].
 - i.i.d. rate α at depth D: AL = (1 − α^(D+1)) / (1 − α) (D + 1 when α = 1).
 - draft acceptance rate r = accepted / proposed draft tokens at D: AL = 1 + r·D
-  (vLLM's "Draft acceptance rate", llama.cpp's acceptance; DESIGN.md §8.7).
+  (vLLM's "Draft acceptance rate", llama.cpp's acceptance; docs/theory.md#acceptance-rate-kinds).
 """
 
 from __future__ import annotations
@@ -180,7 +181,8 @@ def read_iid_rate(spec: MetricsSpec) -> Acceptance:
         estimate=True,
         draft_length=depth,
         # the model's profile α^i, only for a D of sane size: a D read from a file must not
-        # size a list (hostile D = 3·10^8); theory never uses it as a measurement (§8.9)
+        # size a list (hostile D = 3·10^8); theory never uses it as a measurement
+        # (docs/theory.md#edge-cases)
         marginal=tuple(a**i for i in range(1, depth + 1)) if depth <= IID_PROFILE_MAX else (),
         note="expected AL under i.i.d. acceptance (Leviathan et al. 2023), not a measurement",
     )
@@ -195,8 +197,8 @@ def read_draft_acceptance_rate(spec: MetricsSpec) -> Acceptance:
     AL 3.428, while α = 0.607 would give 2.335. It assumes every step drafts D
     tokens (with a D that is a maximum the AL is an estimate; the caller labels it).
     Over a tree the rate counts every node proposed (vLLM's draft-token counter adds
-    ``len(scheduled_spec_token_ids)``, every node of the tree; DESIGN.md §12.3), so
-    the drafts proposed per step are N_verify − 1: depth 4, 10 nodes, r 0.1 → AL 2.0
+    ``len(scheduled_spec_token_ids)``, every node of the tree; docs/theory.md#proven-verify-cost),
+    so the drafts proposed per step are N_verify − 1: depth 4, 10 nodes, r 0.1 → AL 2.0
     (not 1 + 0.1·4 = 1.4).
 
     Raises:

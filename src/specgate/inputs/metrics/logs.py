@@ -3,7 +3,7 @@
 Lines may carry any prefix; fields are found by their labels. Every pattern
 starts with a literal label and has no nested repetition, so scanning is linear.
 
-Sources: notes/domain.md §2.2 (SGLang ``accept len``), §2.4 and llama.cpp
+Sources: docs/engines.md#metrics-formats (SGLang ``accept len``, llama.cpp) and llama.cpp
 ``common/speculative.cpp`` ``common_speculative_print_stats`` (``statistics
 <impl>: … #gen drafts = N, … #acc tokens = M``).
 """

@@ -1,4 +1,5 @@
-"""Measured acceptance → :class:`~specgate.inputs.types.Acceptance` (DESIGN.md §7).
+"""Measured acceptance → :class:`~specgate.inputs.types.Acceptance`
+(docs/engines.md#metrics-formats).
 
 :func:`read_acceptance` dispatches on ``evidence.metrics.format``: file formats read
 ``path`` (relative to the claims file, never outside the repository; at most
@@ -70,8 +71,8 @@ _RECORD_READERS: dict[str, Callable[[Iterable[Record], str], Acceptance]] = {
     "vllm-per-request": read_vllm_per_request,
     "trtllm-iteration-stats": read_trtllm_iteration_stats,
 }
-#: Literal labels a line must hold to matter to a line format (DESIGN §10 pre-filter),
-#: as groups tried in order until one keeps a line (each label costs a pass over the
+#: Literal labels a line must hold to matter to a line format (docs/engines.md#knowledge-data
+#: pre-filter), as groups tried in order until one keeps a line (each label costs a pass over the
 #: file, so labels of rarer, smaller outputs come in a later group).
 #: vllm-prometheus keeps the spec-decode families (samples, # HELP and # TYPE lines), the
 #: generation-tokens counter (the accepted-vs-emitted cross-check), and vLLM's log labels
@@ -130,7 +131,7 @@ def _bounded(acceptance: Acceptance, spec: MetricsSpec) -> Acceptance:
     """``acceptance`` when every size it states (D, its lower bound, the profile) is
     within :data:`~specgate.core.limits.MAX_DRAFT_LENGTH`: whatever a reader derives
     from the file's numbers (a ratio of counts, a histogram's top), nothing later is
-    sized by a number past the bound (DESIGN.md §11).
+    sized by a number past the bound (docs/trust.md#bounded-work).
 
     Raises:
         InputError: a larger D, at the line that states it (else the AL's).

@@ -9,7 +9,8 @@ Sources:
   ``num_accepted_draft_tokens``, ``mean_acceptance_length``.
 - TensorRT-LLM iteration stats ``specDecodingStats``: ``numAcceptedTokens``,
   ``numRequestsWithDraftTokens``, ``numDraftTokens``; run-level AL =
-  (ΣA + ΣR) / ΣR as its accuracy tests compute it (notes/domain.md §2.3).
+  (ΣA + ΣR) / ΣR as its accuracy tests compute it (docs/engines.md
+  docs/claims-file.md#format-rules).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The ``evidence.metrics`` block of a claims file, and where its paths lead.
 
-Shape (DESIGN.md §7)::
+Shape (docs/claims-file.md#referenced-files)::
 
     evidence:
       metrics:

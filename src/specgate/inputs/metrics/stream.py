@@ -1,4 +1,5 @@
-"""Read referenced metrics files and logs of real size (DESIGN.md §7, §10).
+"""Read referenced metrics files and logs of real size (docs/engines.md#metrics-formats,
+docs/engines.md#versions).
 
 Server logs grow to tens of megabytes in a few hours and a Prometheus scrape of a
 busy server holds hundreds of thousands of unrelated series. Line formats are

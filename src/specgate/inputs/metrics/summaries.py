@@ -3,9 +3,10 @@ NVIDIA speculation profiles.
 
 Sources:
 - llama.cpp server ``timings``: ``draft_n``, ``draft_n_accepted`` (r only;
-  notes/domain.md §2.4).
+  docs/engines.md docs/claims-file.md#format-rules).
 - SGLang ``/get_server_info``: ``avg_spec_accept_length`` (top level or
-  ``internal_states[0]``), cumulative since start (notes/domain.md §2.2).
+  ``internal_states[0]``), cumulative since start (docs/engines.md
+  docs/claims-file.md#format-rules).
 - NVIDIA/Model-Optimizer ``examples/specdec_bench/specdec_bench/speculation_profile.py``
   (schema 1.0): ``mean_accept_length`` (per step), ``marginal_accept_rates``,
   ``conditional_accept_rates``, ``num_speculative_tokens``, ``measured``.
@@ -37,7 +38,7 @@ def read_llamacpp_timings(text: str, shown: str) -> Acceptance:
     llama.cpp does not report verification steps and drafts vary in length, so AL
     is not recoverable. The labelled estimate assumes every decode step emits its
     accepted drafts plus one token: AL ≈ predicted_n / (predicted_n − draft_n_accepted)
-    (fixtures/real/SOURCES.md, llama.cpp PR #12603).
+    (tests/data/real/SOURCES.md, llama.cpp PR #12603).
 
     Raises:
         InputError: no ``draft_n`` (speculation off), zero drafts, no ``predicted_n``

@@ -5,9 +5,9 @@ fields are found by their own labels anywhere in a line. Every pattern starts
 with a literal label and has no nested repetition, so scanning is linear in the
 file's length.
 
-Sources: notes/domain.md §2.1 and ``vllm-project/vllm:vllm/v1/spec_decode/metrics.py``
-(V1 ``SpecDecoding metrics`` lines cover one logging interval each);
-``vllm/spec_decode/metrics.py`` (V0 ``Speculative metrics`` lines print the
+Sources: docs/engines.md docs/claims-file.md#format-rules and
+``vllm-project/vllm:vllm/v1/spec_decode/metrics.py`` (V1 ``SpecDecoding metrics`` lines cover one
+logging interval each); ``vllm/spec_decode/metrics.py`` (V0 ``Speculative metrics`` lines print the
 sampler's running totals).
 """
 

@@ -1,7 +1,7 @@
 """vLLM's Prometheus counters (``/metrics`` scrapes) → AL.
 
 Source: ``vllm-project/vllm:vllm/v1/spec_decode/metrics.py`` (V1) and
-notes/domain.md §2.1. V1 counters:
+docs/engines.md docs/claims-file.md#format-rules. V1 counters:
 
 - ``vllm:spec_decode_num_drafts_total``: verification steps that carried a draft;
 - ``vllm:spec_decode_num_draft_tokens_total``: proposed draft tokens;
