@@ -35,7 +35,7 @@ speculative-config:
   model: yuhuili/EAGLE3-LLaMA3.1-Instruct-8B
   num_speculative_tokens: 3
 """
-WORKED = "sha256:24babb0907610e78"  # docs/change-gate.md#baseline
+WORKED = "sha256:24babb0907610e78"  # docs/change-gate.md#config-digest
 
 
 def _digest(
@@ -58,8 +58,8 @@ def _digest(
 
 
 def test_worked_example_by_hand() -> None:
-    # The ten fields of docs/change-gate.md#baseline's example, serialised as
-    # docs/change-gate.md#baseline says, hashed here directly.
+    # The ten fields of docs/change-gate.md#config-digest's example, serialised as
+    # docs/change-gate.md#config-digest says, hashed here directly.
     values = {
         "mechanism": "eagle3",
         "draft_length": 3,

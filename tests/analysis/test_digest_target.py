@@ -59,8 +59,8 @@ def _digest(tmp_path: Path, engine: str, file: str, text: str) -> str:
     return str(report.deployments[0].config_digest)
 
 
-# vLLM EAGLE-3, D 3 → N 4, per-token drafting, TP unknown: docs/change-gate.md#baseline's worked
-# example.
+# vLLM EAGLE-3, D 3 → N 4, per-token drafting, TP unknown: docs/change-gate.md#config-digest's
+# worked example.
 def _vllm(target: str) -> str:
     return _hashed(
         '{"draft_length":3,"draft_length_is_max":false,'
@@ -71,7 +71,7 @@ def _vllm(target: str) -> str:
 
 
 def test_the_hand_written_vllm_canonical_json_is_the_design_example() -> None:
-    assert _vllm(LLAMA) == "sha256:24babb0907610e78"  # docs/change-gate.md#baseline
+    assert _vllm(LLAMA) == "sha256:24babb0907610e78"  # docs/change-gate.md#config-digest
 
 
 @pytest.mark.parametrize(

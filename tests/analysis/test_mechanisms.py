@@ -174,9 +174,10 @@ def _advice(measured: float | None = None, al: float | None = 2.6, floor: float 
 @pytest.mark.parametrize(
     ("kwargs", "expected"),
     [
-        # the reviewer's: a healthy EAGLE-3 on an 8B at throughput. docs/rules.md's table says
-        # external-small-draft ("mid-size models served at throughput"), which contradicts
-        # both the declared head that works and the 8B's size class (≤ 10 B: small)
+        # the reviewer's: a healthy EAGLE-3 on an 8B at throughput.
+        # docs/theory.md#mechanism-recommendation's table says external-small-draft ("mid-size
+        # models served at throughput"), which contradicts both the declared head that works and the
+        # 8B's size class (≤ 10 B: small)
         ({"billions": 8.03, "latency": "throughput", "mechanism": "eagle3"}, None),
         # the table's fit for a small model at throughput with nothing declared is that
         # same row: the inputs do not support it, so nothing is said

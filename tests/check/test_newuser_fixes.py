@@ -345,13 +345,14 @@ def _recommended(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         # Mixtral: num_local_experts 8, no MTP layers: MoE known to have no MTP modules
         ("mistralai--Mixtral-8x7B-v0.1_config.json", "", "parallel-draft-head"),
         # a dense 8B config: its counted 8,030,261,248 parameters (≤ 10 B: small) at the
-        # default low latency are docs/rules.md's parallel-draft-head row (newuser review, defect 6;
-        # before, the count was ignored and the default external-small-draft shown)
+        # default low latency are docs/theory.md#mechanism-recommendation's parallel-draft-head row
+        # (newuser review, defect 6; before, the count was ignored and the default
+        # external-small-draft shown)
         ("meta-llama--Meta-Llama-3.1-8B_config.json", "", "parallel-draft-head"),
-        # what the claims file states wins over the config (docs/rules.md's table gives
-        # external-small-draft for a dense 30B), but a separate draft model for a model
-        # whose config ships MTP layers is advice against the model: nothing is
-        # recommended (newuser-r4 #7)
+        # what the claims file states wins over the config
+        # (docs/theory.md#mechanism-recommendation's table gives external-small-draft for a dense
+        # 30B), but a separate draft model for a model whose config ships MTP layers is advice
+        # against the model: nothing is recommended (newuser-r4 #7)
         ("deepseek-ai--DeepSeek-V3_config.json", ", moe: false, parameters_b: 30", None),
         ("mistralai--Mixtral-8x7B-v0.1_config.json", ", moe: false, parameters_b: 30",
          "external-small-draft"),

@@ -158,7 +158,7 @@ def anchors(page: str) -> frozenset[str]:
 
 def _citations() -> Iterator[tuple[str, int, str, str | None]]:
     for path in _tracked():
-        if path.startswith(FIXTURES_OF_RECORD) and not OUR_NOTES.search(path):
+        if path in GUARDS or (path.startswith(FIXTURES_OF_RECORD) and not OUR_NOTES.search(path)):
             continue
         text = _text(path)
         if text is None:

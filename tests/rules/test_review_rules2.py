@@ -98,8 +98,9 @@ def with_config(tmp_path: Path, source: Path) -> str:
 
 def test_counted_parameters_choose_parallel_draft_head(check_text: Check, tmp_path: Path) -> None:
     """Llama-3.1-8B's config counts 8,030,261,248 parameters (the JSON's
-    inputs.model.parameters) ≤ 10 B: small; at the default low latency docs/rules.md's row is
-    parallel-draft-head (ρ ≈ 0.05), as with parameters_b: 8.03 stated."""
+    inputs.model.parameters) ≤ 10 B: small; at the default low latency
+    docs/theory.md#mechanism-recommendation's row is parallel-draft-head (ρ ≈ 0.05), as with
+    parameters_b: 8.03 stated."""
     config = with_config(tmp_path, LLAMA8)
     report = check_text(claims(dep(d=3, al=2.7, model={"hf_config": config},
                                    speculation={"mechanism": "eagle3"})))
