@@ -221,3 +221,16 @@ def test_claims_file_page_documents_every_schema_key() -> None:
     missing = sorted(k for k in keys if not re.search(rf"(?<![\w-]){re.escape(k)}(?![\w-])", page))
     assert len(keys) > 80
     assert missing == []
+
+
+def test_engines_page_names_every_engine_and_metrics_format() -> None:
+    """docs/engines.md's tables cover what the schema accepts (both come from registries)."""
+    schema = json.loads(
+        (ROOT / "src" / "specgate" / "data" / "claims-v1.schema.json").read_text("utf-8")
+    )
+    deployment = schema["$defs"]["deployment"]["properties"]
+    engines = deployment["speculation"]["properties"]["engine"]["enum"]
+    formats = schema["$defs"]["metrics"]["properties"]["format"]["enum"]
+    page = (ROOT / "docs" / "engines.md").read_text(encoding="utf-8")
+    missing = [name for name in (*engines, *formats) if f"| `{name}` |" not in page]
+    assert missing == []
