@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from specgate.analysis import derived, mechanisms
 from specgate.check.options import CheckOptions, utc_today
 from specgate.check.report import DeploymentReport
+from specgate.core.concise import concise
 from specgate.core.findings import SEVERITY_RANK, Finding, Severity, status_of
 from specgate.load.document import Document, NodePath, Span, format_path
 from specgate.model.deployment import Deployment
@@ -64,16 +65,20 @@ def make_finding(
     related: tuple[tuple[str, Span | None], ...] = (),
     subject: str | None = None,
     excess: float | None = None,
+    details: str = "",
 ) -> Finding:
     """A :class:`Finding` of registered rule ``code`` at ``where``, at the rule's
-    severity unless ``severity`` is given."""
+    severity unless ``severity`` is given; a message over the limit keeps what is wrong
+    and moves the rest to ``details`` (:func:`~specgate.core.concise.concise`)."""
     rule = REGISTRY[code]
     file, span = where
+    message, details = concise(message, details)
     return Finding(
         code=code,
         name=rule.name,
         severity=severity or rule.severity,
         message=message,
+        details=details,
         file=file,
         path=format_path(path),
         line=span.line if span else None,
@@ -178,6 +183,7 @@ def evaluate(
                     related=hit.related,
                     subject=hit.subject,
                     excess=hit.excess,
+                    details=hit.details,
                 )
                 pairs.append((finding, hit.action))
     if keep is not None:

@@ -183,8 +183,9 @@ def _check_arguments(check: argparse.ArgumentParser) -> None:
     check.add_argument(
         "--verbose",
         action="store_true",
-        help="with --changed, --changed-since or --staged: name the files ignored and "
-        "the claims files skipped",
+        help="text format: print each finding's details (formulas, sources, version "
+        "reasoning) under it; with --changed, --changed-since or --staged: also name the "
+        "files ignored and the claims files skipped",
     )
     check.add_argument(
         "--config",
@@ -224,6 +225,7 @@ def _render(
         quiet=args.quiet,
         docs_url=docs_url,
         summary_written=summary_written,
+        verbose=args.verbose,
     )
     return FORMATS[fmt](run, options)
 

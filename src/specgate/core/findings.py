@@ -6,6 +6,9 @@ Severity = Literal["fail", "warn", "info", "note"]
 Status = Literal["ready", "actionable", "fail"]
 FileStatus = Literal["ready", "actionable", "fail", "error"]
 
+#: The most characters a finding's message has; what is longer goes to ``details``.
+MESSAGE_LIMIT = 200
+
 #: Most severe first.
 SEVERITY_RANK: dict[str, int] = {"fail": 0, "warn": 1, "info": 2, "note": 3}
 STATUS_RANK: dict[str, int] = {"ready": 0, "actionable": 1, "fail": 2, "error": 3}
@@ -18,7 +21,8 @@ class Finding(NamedTuple):
         code: stable rule code, ``SGnnn``.
         name: the rule's kebab-case name.
         severity: ``fail`` | ``warn`` | ``info`` | ``note``.
-        message: one line, with the numbers that led to it.
+        message: what is wrong, in one line of at most :data:`MESSAGE_LIMIT`
+            characters, with the numbers that led to it.
         file: the file it is annotated on, relative to the current folder with
             ``/`` (a referenced serving or model config when the value came from
             there); ``None`` when there is no file (``specgate doctor``).
@@ -39,6 +43,10 @@ class Finding(NamedTuple):
         baseline_state: with ``--only-new``, ``new``, ``unchanged`` or ``updated``
             against the base revision (:mod:`specgate.check.only_new`); ``None``
             otherwise.
+        details: the evidence beside the message: formulas, sources with their
+            commits, version reasoning (``""``: none). JSON ``details``, SARIF
+            result ``properties.details``, the job summary's ``<details>``, text with
+            ``--verbose``.
     """
 
     code: str
@@ -54,6 +62,7 @@ class Finding(NamedTuple):
     subject: str | None = None
     excess: float | None = None
     baseline_state: str | None = None
+    details: str = ""
 
     def sort_key(self) -> tuple[str, int, int, int, str]:
         """Order: file, line, column, severity (most severe first), code."""

@@ -59,7 +59,8 @@ class EngineIssue:
     (docs/trust.md#what-a-fail-may-rest-on: what is unconfirmed never fails); ``fail`` for a refusal
     a warn-level rule carries (SG302); ``if-claimed``: fail when a claim or the evidence rests on
     the config as written, else warn. ``where`` places it in another file than the engine
-    config (a model config's line), as (file as shown, span).
+    config (a model config's line), as (file as shown, span). ``details``: the source
+    and version reasoning beside the message (``""``: none).
     """
 
     code: IssueCode
@@ -67,6 +68,7 @@ class EngineIssue:
     field: str
     severity: IssueSeverity | None = None
     where: tuple[str, Span | None] | None = None
+    details: str = ""
 
 
 @dataclass(frozen=True)

@@ -25,10 +25,11 @@ class RenderOptions:
 
     ``repo_paths`` gives each shown path's repository-relative path (it looks at the
     file system, so the CLI supplies it and it runs only for the formats that need it);
-    ``summary_written`` says a job summary is written in the same run (github).
+    ``summary_written`` says a job summary is written in the same run (github);
+    ``verbose`` shows each finding's details under it (text).
     """
 
-    __slots__ = ("colour", "docs_url", "quiet", "repo_paths", "summary_written")
+    __slots__ = ("colour", "docs_url", "quiet", "repo_paths", "summary_written", "verbose")
 
     def __init__(
         self,
@@ -38,18 +39,20 @@ class RenderOptions:
         quiet: bool = False,
         docs_url: str | None = None,
         summary_written: bool = False,
+        verbose: bool = False,
     ) -> None:
         self.repo_paths = repo_paths
         self.colour = colour
         self.quiet = quiet
         self.docs_url = docs_url
         self.summary_written = summary_written
+        self.verbose = verbose
 
 
 def _text(run: RunReport, options: RenderOptions) -> str:
     from specgate.reporters import text
 
-    return text.render(run, colour=options.colour, quiet=options.quiet)
+    return text.render(run, colour=options.colour, quiet=options.quiet, verbose=options.verbose)
 
 
 def _json(run: RunReport, options: RenderOptions) -> str:

@@ -206,6 +206,7 @@ def finding_json(finding: Finding) -> dict[str, Any]:
         "name": finding.name,
         "severity": finding.severity,
         "message": finding.message,
+        "details": finding.details,
         "path": finding.path,
         "line": finding.line,
         "column": finding.column,

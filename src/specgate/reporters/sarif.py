@@ -248,6 +248,10 @@ def _result(  # noqa: PLR0917 - one result's parts
             {"kind": kind, "status": "accepted", "justification": finding.suppressed}
         ]
     result["properties"] = {"severity": finding.severity, "path": finding.path}
+    if finding.details:
+        # the evidence beside the message (formulas, sources, version reasoning): a
+        # property, plain text, never Markdown a viewer would render
+        result["properties"]["details"] = finding.details
     return result
 
 

@@ -63,6 +63,15 @@ def md(text: str) -> str:
     return _MARKDOWN.sub(r"\\\1", shown)
 
 
+def message_cell(finding: Finding) -> str:
+    """A finding's message as a table cell's Markdown, its details folded in an inline
+    ``<details>`` after it (both escaped: a cell holds no line break)."""
+    cell = md(finding.message)
+    if finding.details:
+        cell += f" <details><summary>details</summary>{md(finding.details)}</details>"
+    return cell
+
+
 def link_base(
     server: str | None, repository: str | None, sha: str | None
 ) -> str | None:
@@ -275,7 +284,7 @@ def _failure_rows(run: RunReport, place: _Places, *, unchanged: bool = False) ->
         rows.append(
             f"| {_SEVERITY_ICON[finding.severity]} {finding.severity}{state} "
             f"| {finding.code} {finding.name} | {where} "
-            f"| {subject + ': ' if subject else ''}{md(finding.message)} |"
+            f"| {subject + ': ' if subject else ''}{message_cell(finding)} |"
         )
     return rows
 
@@ -353,7 +362,7 @@ def _suppressed_rows(run: RunReport, place: _Places) -> list[str]:
             where = place(finding.file or file.path, finding.line)
             rows.append(
                 f"| {finding.code} {finding.name} | {where} "
-                f"| {md(finding.suppressed or '')} | {md(finding.message)} |"
+                f"| {md(finding.suppressed or '')} | {message_cell(finding)} |"
             )
     return rows
 

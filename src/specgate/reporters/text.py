@@ -181,9 +181,17 @@ def metrics_block(report: DeploymentReport, *, colour: bool = False) -> list[str
     return lines
 
 
-def render(run: RunReport, *, colour: bool = False, quiet: bool = False) -> str:
+def details_lines(finding: Finding) -> list[str]:
+    """``    details: …`` under a finding's line (``--verbose``); none without details."""
+    return [f"    details: {visible(finding.details)}"] if finding.details else []
+
+
+def render(
+    run: RunReport, *, colour: bool = False, quiet: bool = False, verbose: bool = False
+) -> str:
     """The whole text report, ending with a newline; ``quiet`` keeps only the
-    finding and error lines (empty when there are none).
+    finding and error lines (empty when there are none); ``verbose`` adds each
+    finding's details on an indented line under it.
 
     A finding line identical to one already printed (deployments that share an engine
     config get the same finding about its line, one per deployment) is printed once;
@@ -203,6 +211,8 @@ def render(run: RunReport, *, colour: bool = False, quiet: bool = False) -> str:
                 continue
             printed.add(key)
             lines.append(finding_line(finding, fallback_file=file.path, colour=colour))
+            if verbose:
+                lines.extend(details_lines(finding))
         for finding in sorted(file.all_findings(suppressed=True), key=Finding.sort_key):
             if finding.suppressed is not None and finding.code in baseline_codes:
                 # the gate against the base revision, silenced: never only a count
@@ -210,6 +220,8 @@ def render(run: RunReport, *, colour: bool = False, quiet: bool = False) -> str:
                     finding_line(finding, fallback_file=file.path, colour=colour)
                     + visible(f" [suppressed: {finding.suppressed}]")
                 )
+                if verbose:
+                    lines.extend(details_lines(finding))
     if quiet:
         return "".join(line + "\n" for line in lines)
     for file in run.files:

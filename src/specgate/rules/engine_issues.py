@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import cast
 
+from specgate.core.concise import join_details
 from specgate.core.findings import Severity
 from specgate.rules.registry import Hit, RuleContext, rule
 
@@ -47,12 +48,13 @@ def _engine_issue_hits(ctx: RuleContext, code: str, action: str) -> Iterator[Hit
             span = engine.spans.get(issue.field)
             where = issue.where or ((engine.path, span) if span is not None else None)
             yield Hit(
-                f"{issue.message} ({engine.engine} config {engine.path})",
+                issue.message,
                 ctx.deployment.path("speculation", "engine_config"),
                 action,
                 where=where,
                 severity=_severity(ctx, issue.severity),
                 subject=issue.field,
+                details=join_details(issue.details, f"{engine.engine} config {engine.path}"),
             )
 
 
@@ -216,7 +218,8 @@ def engine_config_invalid(ctx: RuleContext) -> Iterator[Hit]:
     "SG310",
     "engine-setting-removed",
     "fail",
-    "The config uses a flag or key that the engine version removed or never had in that form.",
+    "The config uses a flag or key that the engine version removed, deprecates or never had "
+    "in that form.",
     fail_example="""
         version: 1
         deployments:

@@ -53,7 +53,8 @@ class Hit(NamedTuple):
     places the finding concerns (file as shown, span); ``subject`` the key or flag
     the finding is about when ``path`` does not name it, and ``excess`` how far past
     its bound the deployment is (larger is worse), both for ``--only-new``
-    (:class:`~specgate.core.findings.Finding`).
+    (:class:`~specgate.core.findings.Finding`); ``details`` the evidence beside the
+    message (formulas, sources, version reasoning; ``""``: none).
     """
 
     message: str
@@ -64,6 +65,7 @@ class Hit(NamedTuple):
     related: tuple[tuple[str, Span | None], ...] = ()
     subject: str | None = None
     excess: float | None = None
+    details: str = ""
 
 
 Check = Callable[[RuleContext], Iterator[Hit]]

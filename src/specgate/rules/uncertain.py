@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from specgate.analysis import derived
+from specgate.core.concise import join_details
 from specgate.model.deployment import Deployment
 from specgate.rules.registry import REGISTRY, Hit, RuleContext
 
@@ -41,7 +42,7 @@ _READS_AL = frozenset({"SG102", "SG103", "SG104", "SG106", "SG401"})
 _READS_D = frozenset({"SG102", "SG103", "SG104", "SG106", "SG309"})
 
 _DOWNGRADE = (
-    "; the base's measured AL was replaced by an estimate, which cannot soften the change gate"
+    "the base's measured AL was replaced by an estimate, which cannot soften the change gate"
 )
 
 
@@ -72,12 +73,12 @@ def settle(
             out.append((code, hit))
             continue
         if code == "SG401" and downgrade:
-            out.append((code, hit._replace(message=hit.message + _DOWNGRADE)))
+            out.append((code, hit._replace(details=join_details(_DOWNGRADE, hit.details))))
             continue
         if cases is None:
             cases = _cases(dep)
         if cases and all(_fails(ctx, case, code, hit, floor_override) for case in cases):
-            out.append((code, hit._replace(message=hit.message + _held(dep, code))))
+            out.append((code, hit._replace(details=join_details(_held(dep, code), hit.details))))
             continue
         out.append((code, _softened(dep, hit, code in _READS_D and assumed is not None)))
     return out
@@ -144,7 +145,7 @@ def _held(dep: Deployment, code: str) -> str:
             words.append("at every AL from 1 to 1 + D")
         else:
             words.append(f"at every AL from 1 to 1 + D = {(spec.draft_length or 0) + 1}")
-    return f"; this fails {' and '.join(words)}, so it does not rest on the " + (
+    return f"this fails {' and '.join(words)}, so it does not rest on the " + (
         "estimate" if dep.accept_length_estimate is not None and code in _READS_AL else "default"
     )
 
@@ -154,7 +155,7 @@ def _softened(dep: Deployment, hit: Hit, on_d: bool) -> Hit:
     assumed = dep.speculation.draft_length_assumed
     if on_d and assumed is not None:
         return hit._replace(
-            message=f"{hit.message} ({assumed})",
+            details=join_details(assumed, hit.details),
             action=f"Settle D first: {assumed}. Then: {hit.action}",
             severity="warn",
         )

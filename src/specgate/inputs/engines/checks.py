@@ -60,7 +60,9 @@ from specgate.inputs.knowledge import (
 from specgate.inputs.types import EngineIssue, IssueCode, IssueSeverity, VersionInForce
 from specgate.load.document import Span
 
-Effect = Literal["refuses", "no-speculation", "off-above", "rewrites", "ignored", "warns"]
+Effect = Literal[
+    "refuses", "no-speculation", "off-above", "rewrites", "ignored", "warns", "deprecated"
+]
 
 #: How each effect is judged when the behaviour is confirmed at the version in force.
 EFFECT_SEVERITY: Mapping[str, IssueSeverity] = {
@@ -70,6 +72,7 @@ EFFECT_SEVERITY: Mapping[str, IssueSeverity] = {
     "rewrites": "if-claimed",
     "ignored": "warn",
     "warns": "warn",
+    "deprecated": "warn",
 }
 _EFFECT_WORDS: Mapping[str, str] = {
     "refuses": "refuses to start",
@@ -78,6 +81,7 @@ _EFFECT_WORDS: Mapping[str, str] = {
     "rewrites": "rewrites the config",
     "ignored": "ignores the setting",
     "warns": "warns",
+    "deprecated": "deprecates the setting (still accepted)",
 }
 _OPS = frozenset(
     {"eq", "ne", "in", "not_in", "lt", "le", "gt", "ge", "outside", "has_item", "lacks_item"}
@@ -210,10 +214,12 @@ def evaluate(
             continue
         severity, why = judged
         at_opt = next((options[k] for k in check.at if _present(options.get(k))), None)
-        message = _render(check, reader, at_opt, at_version, data, why=why)
+        message, details = _render(check, reader, at_opt, at_version, data, why=why)
         out.append(
             Fired(
-                EngineIssue(check.code, message, f"check:{check.id}", severity=severity),
+                EngineIssue(
+                    check.code, message, f"check:{check.id}", severity=severity, details=details
+                ),
                 at_opt.span if at_opt is not None else None,
                 _served(check.serves_draft_length, reader),
                 check,
@@ -282,12 +288,12 @@ def _severity(
     read = _read_at(check, data)
     if at.version is not None:
         if at.version < oldest:
-            return "warn", f"; {read}, not confirmed at {at.shown}: a warning, not a fail"
+            return "warn", f"{read}, not confirmed at {at.shown}: a warning, not a fail"
         return severity, ""
     if at.low is not None and at.low >= oldest:
         return severity, ""  # every version the settings allow is in the confirmed range
     return "warn", (
-        f"; {read}, and the version run is not known (another release may behave "
+        f"{read}, and the version run is not known (another release may behave "
         "otherwise): a warning, not a fail; state speculation.engine_version to pin it"
     )
 
@@ -308,7 +314,10 @@ def _render(
     data: EngineKnowledge,
     *,
     why: str = "",
-) -> str:
+) -> tuple[str, str]:
+    """The issue's message (the engine's effect and the check's words) and its details
+    (the source read, the version judged at, why a fail is lowered), each said once."""
+
     def fill(match: re.Match[str]) -> str:
         name = match.group(1)
         if name is None:
@@ -325,13 +334,23 @@ def _render(
 
     engine = data.display_name
     text = _PLACEHOLDER.sub(fill, check.message)
-    where = f"{engine} {at.shown}"
-    doing = _EFFECT_WORDS[check.effect]
-    lead = f"{engine} {doing}" if check.effect != "warns" else f"{engine} warns"
-    confirmed = "" if check.confirmed else "; not confirmed in the engine's source"
-    if not why and at.judged not in check.seen_in:
-        why = f"; {_read_at(check, data)}"  # the source was read at another version
-    return f"{lead}: {text} ({check.source}; judged at {where}{confirmed}{why})"
+    lead = f"{engine} {_EFFECT_WORDS[check.effect]}"
+    read_elsewhere = at.judged not in check.seen_in and (
+        check.seen_in or at.judged != at.newest
+    )  # no versions recorded: read at the newest specgate knows, which at.shown may name
+    if not why and read_elsewhere:
+        why = _read_at(check, data)  # the source was read at another version
+    details = "; ".join(
+        part
+        for part in (
+            f"source {check.source}",
+            f"judged at {engine} {at.shown}",
+            "" if check.confirmed else "not confirmed in the engine's source",
+            why,
+        )
+        if part
+    )
+    return f"{lead}: {text}", details
 
 
 def _shown(value: object) -> str:
