@@ -508,6 +508,38 @@ def _merge_acceptance(r: _Resolver, acceptance: Acceptance) -> None:
     r.deployment = dep._replace(evidence=evidence._replace(accept_length=acceptance.accept_length))
 
 
+#: Temperatures this close are one (evidence.provenance.temperature against
+#: workload.temperature, as SG406 compares them).
+_SAME_TEMPERATURE = 1e-9
+
+
+def measured_as_served(deployment: Deployment, evidence_raw: dict[str, Any]) -> bool | None:
+    """``True`` when the evidence's AL was measured as the deployment serves: an AL is
+    given (``evidence.accept_length`` or ``evidence.metrics``), measured at the served
+    temperature (``evidence.provenance.temperature`` within 1e-9 of
+    ``workload.temperature``) on the served traffic (the provenance names no other
+    dataset than ``workload.dataset``); ``None`` otherwise (not known to be).
+
+    Such an AL already holds what the engine's own drafting does at that temperature
+    (greedy drafts included), so a warning that a greedily measured AL overstates the
+    served one does not apply to it.
+    """
+    evidence = deployment.evidence
+    provenance = evidence.provenance
+    served = deployment.workload.temperature
+    if evidence.accept_length is None and "metrics" not in evidence_raw:
+        return None
+    if provenance is None or provenance.temperature is None or served is None:
+        return None
+    if abs(provenance.temperature - served) > _SAME_TEMPERATURE:
+        return None
+    measured, dataset = provenance.dataset, deployment.workload.dataset
+    if measured is not None and dataset is not None:
+        if measured.strip().casefold() != dataset.strip().casefold():
+            return None
+    return True
+
+
 def resolve(
     deployment: Deployment, raw: dict[str, Any], document: Document, claims_path: Path
 ) -> tuple[Deployment, dict[NodePath, Location]]:
@@ -561,7 +593,11 @@ def resolve(
         # the engine's checks on the model configs and the workload; a rewrite of D
         # is what every rule then sees (docs/engines.md#refusals-and-rewrites)
         workload = r.deployment.workload
-        facts = {"temperature": workload.temperature, "concurrency": workload.concurrency}
+        facts = {
+            "temperature": workload.temperature,
+            "concurrency": workload.concurrency,
+            "measured_as_served": measured_as_served(r.deployment, evidence_raw),
+        }
         engine, more = model_checks(engine, shape, draft_shape, facts)
         issues.extend(more)
         _disabled_but_speculating(r, spec_raw, engine)

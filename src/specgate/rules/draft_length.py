@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from specgate.analysis.derived import Metrics
+from specgate.core.concise import join_details
 from specgate.core.numbers import fmt
 from specgate.rules.registry import Hit, RuleContext, rule
 from specgate.theory import formulas as theory
@@ -408,6 +409,8 @@ def draft_depth_ratio_assumed(ctx: RuleContext) -> Iterator[Hit]:
             )
         elif m.evidence_stale:
             message += " at the D the evidence was measured at"
+        if _implausible_rho(ctx):
+            message += ": implausibly low, likely a measurement artefact"
         cost = m.verify_cost
         if span is None and cost is not None and cost.bound == "capped":
             message += (
@@ -422,13 +425,47 @@ def draft_depth_ratio_assumed(ctx: RuleContext) -> Iterator[Hit]:
             f"draft depth ratio ρ not stated: the theory used ρ ≈ {rho}, typical of the "
             f"{which} class {cls.name}; SG104 and the default AL floor used ρ = 0"
         )
+    details = ""
+    if " (the step-time estimate is above" in message:
+        message, _, why = message.partition(" (the step-time estimate is above")
+        details = "the step-time estimate is above" + why.removesuffix(")")
+    details = join_details(_implausible_rho(ctx), details)
     action = "Measure ρ (draft time per pass / target step time) and record it as "
     action += (
         "speculation.draft_depth_ratio, or record evidence.measured_speedup."
         if m.measured_speedup is None
         else "speculation.draft_depth_ratio (the ρ used is derived from the measured speedup)."
     )
-    yield Hit(message, dep.path("speculation"), action)
+    yield Hit(message, dep.path("speculation"), action, details=details)
+
+
+#: The lowest ρ per pass published for a drafter that runs a model (docs/validation.md,
+#: "implied ρ per pass": 0.038, the low end of the MTP and other heads' range; EAGLE-3
+#: 0.060, draft models 0.055). n-gram and suffix lookups run no model (0.005–0.020).
+_LOWEST_MODEL_DRAFT_RHO = 0.038
+#: A derived ρ below a quarter of that is far below any published drafter.
+_IMPLAUSIBLE_RHO = _LOWEST_MODEL_DRAFT_RHO / 4
+#: Mechanisms that draft by lookup, not with a model: a ρ near 0 is what they cost.
+_LOOKUPS = ("ngram", "suffix")
+
+
+def _implausible_rho(ctx: RuleContext) -> str:
+    """The comment a derived ρ far below any published drafter gets (``""`` for none):
+    below :data:`_IMPLAUSIBLE_RHO` with a mechanism that runs a model (a lookup or an
+    unknown mechanism may cost that little)."""
+    m = ctx.metrics
+    rho = m.draft_depth_ratio
+    mechanism = ctx.deployment.speculation.mechanism
+    if m.draft_depth_ratio_source != "derived" or rho is None or rho >= _IMPLAUSIBLE_RHO:
+        return ""
+    if mechanism is None or mechanism in _LOOKUPS:
+        return ""
+    return (
+        f"no published drafter that runs a model costs under {fmt(_LOWEST_MODEL_DRAFT_RHO)} "
+        f"a pass (docs/validation.md), and ρ {fmt(rho)} is under a quarter of that: a "
+        "speedup this close to AL / β leaves almost no draft cost, as a speedup and an AL "
+        "from different runs, concurrencies or prompts give"
+    )
 
 
 @rule(

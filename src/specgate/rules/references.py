@@ -332,10 +332,11 @@ def draft_context_too_short(ctx: RuleContext) -> Iterator[Hit]:
         f"draft max_position_embeddings {draft} is below {what}: drafts past that "
         "position are poor and long prompts lose the speedup"
     )
+    details = ""
     mechanism = ctx.deployment.speculation.mechanism
     if engine is not None and engine.engine == "vllm" and mechanism in ("eagle", "eagle3"):
-        message += (
-            "; vLLM raises an EAGLE draft's max_position_embeddings to the served context "
+        details = (
+            "vLLM raises an EAGLE draft's max_position_embeddings to the served context "
             "(vllm#48894), which prevents the crash but not the acceptance loss"
         )
     yield Hit(
@@ -345,6 +346,7 @@ def draft_context_too_short(ctx: RuleContext) -> Iterator[Hit]:
         where=_where(
             inputs.draft_model.path, inputs.draft_model.spans.get("max_position_embeddings")
         ),
+        details=details,
     )
 
 

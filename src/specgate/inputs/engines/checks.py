@@ -129,6 +129,9 @@ class Check:
     #: What the engine serves instead of the written draft length (a rewrite):
     #: ``{"key": K, "derive": …, "minus": n}``; None when the check changes no D.
     serves_draft_length: Mapping[str, Any] | None = None
+    #: The evidence beside the message (the engine's internals it rests on), filled in
+    #: as the message is; ``""``: none.
+    details: str = ""
 
     @classmethod
     def from_data(cls, raw: Mapping[str, Any], source: str) -> Check:
@@ -152,6 +155,7 @@ class Check:
             needs_facts="fact." in repr(raw["when"]),
             reads_resolved="'resolved." in repr(raw["when"]),
             serves_draft_length=raw.get("serves_draft_length"),
+            details=raw.get("details", ""),
         )
 
 
@@ -334,6 +338,7 @@ def _render(
 
     engine = data.display_name
     text = _PLACEHOLDER.sub(fill, check.message)
+    evidence = _PLACEHOLDER.sub(fill, check.details)
     lead = f"{engine} {_EFFECT_WORDS[check.effect]}"
     read_elsewhere = at.judged not in check.seen_in and (
         check.seen_in or at.judged != at.newest
@@ -343,6 +348,7 @@ def _render(
     details = "; ".join(
         part
         for part in (
+            evidence,
             f"source {check.source}",
             f"judged at {engine} {at.shown}",
             "" if check.confirmed else "not confirmed in the engine's source",

@@ -268,6 +268,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
             lossy = True
     return b.build(
         mechanism=mechanism,
+        max_model_len=_served_context(opts, b, ctx),
         draft_length=d,
         verify_tokens=None if d is None else d + 1,
         draft_length_is_max=adaptive
@@ -278,6 +279,21 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         lossy_acceptance=lossy,
         draft_model=as_str(draft_opt) if draft_opt is not None else None,
     )
+
+
+def _served_context(opts: Options, b: Builder, ctx: Context) -> int | None:
+    """The served context cap ``--ctx-size`` / ``-c`` (``params.n_ctx``, shared by the
+    server's slots: no request runs past it); ``None`` when unset or 0 (the model's
+    trained context)."""
+    opt = opts_get(opts, "ctx_size")
+    if opt is None:
+        return None
+    value = as_int(opt, "--ctx-size", ctx.file)
+    if value <= 0:
+        b.note("--ctx-size 0: the context the model was trained with (not read here)")
+        return None
+    b.at("max_model_len", opt)
+    return value
 
 
 def _old_flags(opts: Options) -> bool:
