@@ -40,7 +40,8 @@ def test_measured_al_replaced_by_an_estimate_keeps_the_fail(repo: Repo, run_json
     (sg401,) = findings(report, "SG401")
     assert sg401["severity"] == "fail"
     assert "-33.1897 %" in sg401["message"]
-    assert "measured AL was replaced by an estimate" in sg401["message"]
+    # Contract change: why the fail stands is reasoning, now in details
+    assert "measured AL was replaced by an estimate" in sg401["details"]
     assert code == 1
 
 

@@ -23,6 +23,10 @@ def messages(report: dict[str, Any], code: str) -> list[str]:
     return [f["message"] for f in report["findings"] if f["code"] == code]
 
 
+def details(report: dict[str, Any], code: str) -> list[str]:
+    return [f["details"] for f in report["findings"] if f["code"] == code]
+
+
 BASE = ["--speculative-decoding", "--cache-coherence-eval"]
 
 
@@ -45,8 +49,9 @@ def test_f3_roofline_break_even_in_the_message(capsys: pytest.CaptureFixture[str
     _, report, _ = doctor(argv, capsys)
     assert messages(report, "SG102") == []
     (text,) = messages(report, "SG112")
-    # doctor names its own flag for workload.context_length (newuser-r4 #8)
-    assert "26.0142" in text and "--context-length" in text
+    # doctor names its own flag for workload.context_length (newuser-r4 #8); Contract
+    # change: what settles the estimate moved from the message to details
+    assert "26.0142" in text and "--context-length" in details(report, "SG112")[0]
     # with the context (Llama-3.1-8B shapes, c̄ 1000, and BF16 at TP 1 stated: a fail
     # rests on no guessed precision or TP) the docs/theory.md#step-time-model β is proven:
     # κ = 128·1000·131,072/(2·8.03e9) = 1.04466; 60 tokens fill 4·60 = 240 rows = 2 tiles;
@@ -190,7 +195,7 @@ def test_f32_tree_tile_advice_speaks_in_n_verify(capsys: pytest.CaptureFixture[s
     assert report["metrics"]["tile_aligned_verify_tokens"] == 32
     text = json.dumps(report, ensure_ascii=False)
     assert "D* = 15" not in text and "larger D" not in text
-    (sg206,) = messages(report, "SG206")
+    (sg206,) = details(report, "SG206")
     assert sg206.endswith("at most floor(M/G) = 16 verify tokens (15 draft nodes) keep one tile")
     (sg201,) = messages(report, "SG201")
     # G given alone, TP not stated: the message says it is the model's G
@@ -231,9 +236,10 @@ def test_f35_g_above_m_says_d0_needs_several_tiles(capsys: pytest.CaptureFixture
     # ceil(200/128) = 2 tiles, so 39 extra reads per KV head; nothing keeps one tile.
     _, report, _ = doctor([*ATTN, "--draft-length=25", "--query-heads-per-kv=200"], capsys)
     (sg206,) = messages(report, "SG206")
-    assert "D* = 0 keeps one tile" not in sg206
-    assert sg206.endswith("G = 200 > M = 128, so even D = 0 needs ceil(G/M) = 2 tiles: D* = 0 "
-                          "lowers the reads to 2 tiles per step but no D keeps one tile")
+    (why,) = details(report, "SG206")
+    assert "D* = 0 keeps one tile" not in sg206 + why
+    assert why.endswith("G = 200 > M = 128, so even D = 0 needs ceil(G/M) = 2 tiles: D* = 0 "
+                        "lowers the reads to 2 tiles per step but no D keeps one tile")
     assert "41 attention tiles" in sg206
     assert main(["doctor", *ATTN, "--draft-length=25", "--query-heads-per-kv=200"]) == 0
     out, _ = capsys.readouterr()

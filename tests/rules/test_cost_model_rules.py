@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from tests.rules.test_rules import claims, codes, dep, message, only
+from tests.rules.test_rules import claims, codes, dep, details, message, only
 
 from specgate.check.report import FileReport
 
@@ -131,7 +131,7 @@ def test_sg112_not_sg104_at_high_concurrency_without_context(check_text: Check) 
     )
     assert codes(report) == ["SG112", "SG207"]
     assert "1.486x" in message(report, "SG112")
-    assert "workload.context_length" in message(report, "SG112")
+    assert "workload.context_length" in details(report, "SG112")
     assert only(report).status == "actionable"
     assert only(report).metrics.proven_verify_cost_ratio == 1.0
     assert only(report).metrics.verify_cost_ratio == pytest.approx(1.7343, abs=5e-5)

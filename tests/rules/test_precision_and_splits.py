@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.rules.test_rules import claims, codes, dep, message, only
+from tests.rules.test_rules import claims, codes, dep, details, message, only
 
 from specgate.check.report import FileReport
 
@@ -243,7 +243,7 @@ def test_a_fail_that_holds_at_every_tp(check_text: Check, tmp_path: Path) -> Non
     report = run({}, None)
     assert metrics(report).proven_verify_cost_ratio == pytest.approx(1.0798, abs=5e-5)
     assert "SG106" not in codes(report)
-    assert "hardware.tensor_parallel" in message(report, "SG112")
+    assert "hardware.tensor_parallel" in details(report, "SG112")
     report = run({}, 2.1)
     assert "SG104" in codes(report)
     assert "2.0328x" in message(report, "SG104")

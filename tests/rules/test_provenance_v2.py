@@ -36,6 +36,10 @@ def messages(report: FileReport, code: str) -> list[str]:
     return [f.message for d in report.deployments for f in d.findings if f.code == code]
 
 
+def details(report: FileReport, code: str) -> list[str]:
+    return [f.details for d in report.deployments for f in d.findings if f.code == code]
+
+
 # --- SG405: the revision measured is not the one served ----------------------------------
 
 
@@ -60,6 +64,9 @@ def test_a_new_drafter_revision_makes_the_evidence_stale(
     (message,) = messages(report, "SG405")
     assert "drafter's revision 'abc1234'" in message
     assert "(speculation.draft_revision)" in message
+    assert details(report, "SG405") == [
+        "a fine-tuned or updated drafter accepts differently, so the AL describes another model"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -99,21 +106,24 @@ def test_tensorrt_llm_drafts_greedily_at_any_temperature(
     # (engine data greedy-drafting, llm_args.py _allow_greedy_draft_tokens; the version
     # unknown is read as the newest known)
     text = claims("temperature: 0", speculation=", engine: trtllm", workload=", temperature: 0.7")
-    (message,) = messages(check_text(text), "SG406")
-    assert message.startswith(
+    report = check_text(text)
+    (message,) = messages(report, "SG406")
+    assert message == (
         "the evidence was measured at temperature 0 but the deployment serves at 0.7 "
-        "(workload.temperature): AL depends on sampling; TensorRT-LLM (version unknown, read "
-        "as "
+        "(workload.temperature): AL depends on sampling"
     )
-    assert "drafts greedily (the drafter's argmax) whatever the request's temperature" in message
+    # Contract change: why the drafts stay greedy moved from the message to details
+    (why,) = details(report, "SG406")
+    assert why.startswith("TensorRT-LLM (version unknown, read as ")
+    assert "drafts greedily (the drafter's argmax) whatever the request's temperature" in why
 
 
 def test_vllm_greedy_unless_probabilistic(check_text: Callable[..., FileReport]) -> None:
     text = claims("temperature: 0", speculation=", engine: vllm", workload=", temperature: 0.7")
     report = check_text(text)
-    (message,) = messages(report, "SG406")
-    assert "vLLM (version unknown" in message
-    assert "unless speculative_config.draft_sample_method is 'probabilistic'" in message
+    (why,) = details(report, "SG406")
+    assert "vLLM (version unknown" in why
+    assert "unless speculative_config.draft_sample_method is 'probabilistic'" in why
 
 
 def test_no_greedy_clause_where_it_does_not_apply(check_text: Callable[..., FileReport]) -> None:
@@ -126,8 +136,10 @@ def test_no_greedy_clause_where_it_does_not_apply(check_text: Callable[..., File
         claims("temperature: 0.9", speculation=", engine: trtllm", workload=", temperature: 0.7"),
         claims("temperature: 0", workload=", temperature: 0.7"),
     ):
-        (message,) = messages(check_text(text), "SG406")
-        assert "greedily" not in message
+        report = check_text(text)
+        (message,) = messages(report, "SG406")
+        (why,) = details(report, "SG406")
+        assert "greedily" not in message + why
 
 
 # --- SG411: dataset and chat template -----------------------------------------------------
@@ -210,10 +222,14 @@ def test_accepted_past_the_emitted_tokens_fails(
     assert message == (
         "the metrics count 250 accepted draft tokens over 100 steps but only 300 tokens were "
         "emitted (after.prom): accepted tokens per step 2.5 exceed the tokens emitted per step "
-        "less the bonus token, 2; AL 1 + 250/100 = 3.5 counts drafts that were never emitted "
+        "less the bonus token, 2"
+    )
+    # Contract change: what follows from it moved from the message to details
+    assert details(report, "SG305") == [
+        "AL 1 + 250/100 = 3.5 counts drafts that were never emitted "
         "(accepted past an EOS or a max_tokens cut); the emitted tokens allow at most 3 "
         "tokens per step"
-    )
+    ]
     (finding,) = [f for d in report.deployments for f in d.findings if f.code == "SG305"]
     assert finding.severity == "fail"
     assert finding.file == "after.prom"

@@ -71,6 +71,12 @@ def message(report: FileReport, code: str) -> str:
     return found.message
 
 
+def details(report: FileReport, code: str) -> str:
+    """The details of the one finding of ``code``: formulas, sources, reasoning."""
+    (found,) = [f for f in report.all_findings() if f.code == code]
+    return found.details
+
+
 # --- SG102 accept-length-below-floor -------------------------------------------------------
 
 

@@ -48,6 +48,11 @@ def _sg301(report: FileReport) -> list[tuple[str, str, int | None]]:
     ]
 
 
+def _sg301_details(report: FileReport) -> list[str]:
+    """The details of the SG301 findings: why the names are judged as they are."""
+    return [f.details for f in report.all_findings() if f.code == "SG301"]
+
+
 def _check(check_text: Check, model: dict[str, Any]) -> FileReport:
     return check_text(claims(dep(
         rho=0.05, al=2.0, model=model,
@@ -96,8 +101,10 @@ def test_the_same_model_or_an_unknown_one_is_no_finding(
 def test_a_local_path_of_another_model_warns(tmp_path: Path, check_text: Check) -> None:
     model = _write(tmp_path, "/models/Llama-3.1-8B-Instruct")
     model["name"] = "meta-llama/Llama-3.1-70B-Instruct"
-    ((severity, text, _),) = _sg301(_check(check_text, model))
-    assert severity == "warn" and "a local path" in text
+    report = _check(check_text, model)
+    ((severity, text, _),) = _sg301(report)
+    assert severity == "warn" and "/models/Llama-3.1-8B-Instruct" in text
+    assert "a local path" in _sg301_details(report)[0]
 
 
 def test_same_model_compares_the_names_less_variant_words() -> None:
@@ -112,10 +119,11 @@ def test_same_model_compares_the_names_less_variant_words() -> None:
 def test_hf_config_of_a_70b_beside_a_served_8b_warns(tmp_path: Path, check_text: Check) -> None:
     # 70,553,706,496 parameters counted, 8B in the served id: 70.55/8 = 8.8 > 2
     model = _write(tmp_path, "meta-llama/Llama-3.1-8B-Instruct", LLAMA70)
-    ((severity, text, _),) = _sg301(_check(check_text, model))
+    report = _check(check_text, model)
+    ((severity, text, _),) = _sg301(report)
     assert severity == "warn"
     assert "70.55B parameters counted" in text and "8B" in text
-    assert "G, β and the parameter count κ" in text
+    assert "G, β and the parameter count κ" in _sg301_details(report)[0]
 
 
 def test_hf_config_of_another_family_warns(tmp_path: Path, check_text: Check) -> None:

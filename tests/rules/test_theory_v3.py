@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.rules.test_rules import claims, codes, dep, message, only
+from tests.rules.test_rules import claims, codes, dep, details, message, only
 
 from specgate.check.report import FileReport
 
@@ -104,7 +104,7 @@ def test_mixtral_batch1_is_at_risk_not_ready(check_text: Check) -> None:
     assert m.theoretical_speedup == pytest.approx(0.6746, abs=5e-5)
     assert m.accept_length_floor.value == pytest.approx(1.595, abs=5e-5)
     assert "SG112" in codes(report) and "SG106" not in codes(report)
-    assert "uniform routing" in message(report, "SG112")
+    assert "uniform routing" in details(report, "SG112")
     single = check_text(claims(dep(d=3, rho=0.15, al=2.0, model=model,
                                    speculation={"draft_passes": "single"},
                                    hardware={"gpu": "a100-80gb"})))
@@ -245,7 +245,7 @@ def test_prefill_sharing_the_step_fails_the_claim(check_text: Check, tmp_path: P
                                    hardware={"gpu": "h100-sxm"})))
     assert metrics(report).proven_verify_cost_ratio == pytest.approx(1.0078, abs=5e-5)
     assert "SG104" not in codes(report)
-    assert "hardware.tensor_parallel" in message(report, "SG112")
+    assert "hardware.tensor_parallel" in details(report, "SG112")
     workload["prefill_tokens_per_step"] = 0
     report = check_text(claims(dep(d=3, rho=0.05, al=2.5, claim=2.0,
                                    model={"hf_config": config}, workload=workload,
@@ -305,7 +305,7 @@ def test_tiles_are_costed_at_128k(check_text: Check, tmp_path: Path) -> None:
     report = check_text(claims(dep(**deployment)))
     assert metrics(report).proven_verify_cost_ratio == pytest.approx(1.0, abs=5e-5)
     assert "SG104" not in codes(report)
-    assert "hardware.tensor_parallel" in message(report, "SG112")
+    assert "hardware.tensor_parallel" in details(report, "SG112")
 
 
 # --- measured β at other N (docs/theory.md#proven-verify-cost)

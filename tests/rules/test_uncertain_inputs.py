@@ -37,6 +37,11 @@ def message(report: FileReport, code: str) -> str:
     return found.message
 
 
+def details(report: FileReport, code: str) -> str:
+    (found,) = [f for f in report.all_findings() if f.code == code]
+    return found.details
+
+
 # --- SG104 ----------------------------------------------------------------------------
 
 
@@ -57,7 +62,8 @@ def test_sg104_over_an_estimate_fails_only_above_what_any_al_allows(
     report = check_text(claims(dep(d=4, rho=0.05, claim=claim, evidence=_iid(0.5))))
     assert severities(report, "SG104") == [expected]
     if expected == "fail":
-        assert "at every AL from 1 to 1 + D = 5" in message(report, "SG104")
+        # Contract change: the range a fail held over is reasoning, now in details
+        assert "at every AL from 1 to 1 + D = 5" in details(report, "SG104")
 
 
 def test_sg104_ceiling_without_rho_is_one_plus_d(check_text: Check) -> None:
@@ -146,7 +152,7 @@ def test_assumed_d_fails_when_it_fails_at_every_default(tmp_path: Path) -> None:
     11.11x: SG104 fails. AL 10 ≤ 17 is possible at D 16: SG103 only warns."""
     report = _llama(tmp_path, 20)
     assert severities(report, "SG103") == ["fail"]
-    assert "at every default D may be (16, 3)" in message(report, "SG103")
+    assert "at every default D may be (16, 3)" in details(report, "SG103")
     assert severities(report, "SG104") == ["fail"]
     report = _llama(tmp_path, 10)
     assert severities(report, "SG103") == ["warn"]

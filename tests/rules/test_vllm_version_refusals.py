@@ -40,6 +40,15 @@ def _sg307(report: FileReport) -> list[tuple[str, str, str | None, int | None]]:
     ]
 
 
+def _sg307_said(report: FileReport) -> list[tuple[str, str]]:
+    """(severity, message and details read together) of each SG307 finding."""
+    return [
+        (f.severity, f"{f.message} {f.details}")
+        for f in report.all_findings()
+        if f.code == "SG307"
+    ]
+
+
 def _run(
     tmp_path: Path, check_text: Check, block: dict[str, Any], version: str | None,
     *, model: str = "meta-llama/Llama-3.1-8B-Instruct", target_config: bool = False,
@@ -70,10 +79,13 @@ NO_METHOD = {"model": "meta-llama/Llama-3.2-1B-Instruct", "num_speculative_token
 def test_draft_model_method_is_refused_before_0_15(
     tmp_path: Path, check_text: Check, version: str
 ) -> None:
-    found = _sg307(_run(tmp_path, check_text, DRAFT, version))
+    report = _run(tmp_path, check_text, DRAFT, version)
+    found = _sg307(report)
     refusals = [f for f in found if "not supported yet" in f[1]]
     assert [(s, file, line) for s, _, file, line in refusals] == [("fail", "serve.yaml", 2)]
-    assert "vllm/engine/arg_utils.py" in refusals[0][1]
+    # Contract change: the source read moved from the message to details
+    (said,) = [text for _, text in _sg307_said(report) if "not supported yet" in text]
+    assert "vllm/engine/arg_utils.py" in said
 
 
 @pytest.mark.parametrize("version", ["0.15.0", "0.32.0", None])
@@ -97,8 +109,8 @@ def test_draft_model_without_method_fails_when_the_draft_config_says_so(
 def test_draft_model_without_method_or_draft_config_warns(
     tmp_path: Path, check_text: Check
 ) -> None:
-    found = _sg307(_run(tmp_path, check_text, NO_METHOD, "0.10.1.1"))
-    assert [s for s, m, _f, _l in found if "no draft-model proposer" in m] == ["warn"]
+    said = _sg307_said(_run(tmp_path, check_text, NO_METHOD, "0.10.1.1"))
+    assert [s for s, text in said if "no draft-model proposer" in text] == ["warn"]
 
 
 def test_mtp_on_a_model_without_mtp_layers_is_one_finding_named_as_written(

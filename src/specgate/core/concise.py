@@ -5,7 +5,7 @@ Rules write the message and the details apart (a formula, a source at its commit
 version reasoning go to details); this is the guard behind them, so that no message a
 reader sees runs past the limit whatever a rule or an engine's data says. It cuts at a
 clause boundary outside brackets and quotes, the most telling first: ``"; "``, then
-``". "``, then before a ``" ("``, then ``": "``, then ``", "``; with none in reach, at
+``". "``, then ``": "``, then before a ``" ("``, then ``", "``; with none in reach, at
 the last space, marked ``…`` on both sides. Nothing is dropped: message and details
 together hold every word the rule wrote.
 """
@@ -19,8 +19,8 @@ from specgate.core.findings import MESSAGE_LIMIT
 _BOUNDARIES: tuple[tuple[str, int, int], ...] = (
     ("; ", 0, 2),
     (". ", 1, 2),
-    (" (", 0, 1),
     (": ", 0, 2),
+    (" (", 0, 1),
     (", ", 0, 2),
 )
 _OPEN = "([{"

@@ -255,8 +255,8 @@ def _disabled_but_speculating(
             engine.path,
             span,
             stated_at=r.document.locate(path),
-            note=f"; the engine runs {what} and nothing of it is checked while the claims "
-            "file says speculation is off",
+            note=f"; the engine runs {what} and nothing of it is checked while speculation "
+            "is stated off",
             action="Set speculation.enabled: true (with the evidence of the deployment the "
             f"engine runs) so that it is checked, or remove the speculative config from "
             f"{engine.path}.",
@@ -534,9 +534,12 @@ def measured_as_served(deployment: Deployment, evidence_raw: dict[str, Any]) -> 
     if abs(provenance.temperature - served) > _SAME_TEMPERATURE:
         return None
     measured, dataset = provenance.dataset, deployment.workload.dataset
-    if measured is not None and dataset is not None:
-        if measured.strip().casefold() != dataset.strip().casefold():
-            return None
+    if (
+        measured is not None
+        and dataset is not None
+        and measured.strip().casefold() != dataset.strip().casefold()
+    ):
+        return None
     return True
 
 

@@ -93,11 +93,12 @@ def _revision_hits(ctx: RuleContext, provenance: Provenance) -> Iterator[Hit]:
             continue
         yield Hit(
             f"the evidence was measured on the {who}'s revision {measured!r} but the deployment "
-            f"serves {served!r} ({served_key}): a fine-tuned or updated {who} accepts "
-            "differently, so the AL describes another model",
+            f"serves {served!r} ({served_key})",
             dep.path("evidence", "provenance", key),
             f"Measure AL again on the {who} revision served ({served!r}) and update the "
             "evidence (`specgate measure --write`).",
+            details=f"a fine-tuned or updated {who} accepts differently, so the AL describes "
+            "another model",
         )
 
 
@@ -189,8 +190,7 @@ def evidence_temperature_mismatch(ctx: RuleContext) -> Iterator[Hit]:
     greedy = greedy_drafting(ctx) if served > provenance.temperature else None
     yield Hit(
         f"the evidence was measured at temperature {fmt(provenance.temperature)} but the "
-        f"deployment serves at {fmt(served)} (workload.temperature): AL depends on sampling"
-        + (f"; {greedy}" if greedy else ""),
+        f"deployment serves at {fmt(served)} (workload.temperature): AL depends on sampling",
         ctx.deployment.path("evidence", "provenance", "temperature"),
         f"Measure AL at temperature {fmt(served)}"
         + (
@@ -198,6 +198,7 @@ def evidence_temperature_mismatch(ctx: RuleContext) -> Iterator[Hit]:
             if greedy and _engine(ctx)[0] == "vllm"
             else "."
         ),
+        details=greedy or "",
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from specgate.core.findings import MESSAGE_LIMIT
 from specgate.core.numbers import fmt
 from specgate.load.document import Span
 from specgate.rules.crosscheck import accepted_past_emitted
@@ -107,13 +108,20 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
     if inputs is None:
         return
     for conflict in inputs.conflicts:
+        message = (
+            f"{conflict.what}: the claims file says {conflict.stated} but {conflict.source} "
+            f"says {conflict.referenced}"
+        )
+        served = f"; the served {conflict.referenced} is what every other rule judges"
+        if conflict.served and len(message + served) <= MESSAGE_LIMIT:
+            message, served = message + served, ""
         why = ""
         if conflict.what == "accept length AL" and inputs.acceptance is not None:
             why = _aggregation_hint(inputs.acceptance.format)
         if conflict.served:
-            why += f"; the served {conflict.referenced} is what every other rule judges"
+            why += served
         if conflict.assumed is not None:
-            why += f" ({conflict.assumed}); the stated {conflict.stated} is judged"
+            why += f"; {conflict.assumed}; the stated {conflict.stated} is judged"
         why += conflict.note
         related = ((conflict.source, conflict.span),) if conflict.span else ()
         # on the claims file's line, naming the referenced one (docs/trust.md#one-cause-one-finding:
@@ -123,8 +131,7 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
         else:
             where, related = ((conflict.source, conflict.span) if conflict.span else None), ()
         yield Hit(
-            f"{conflict.what}: the claims file says {conflict.stated} but {conflict.source} "
-            f"says {conflict.referenced}{why}",
+            message,
             conflict.path,
             conflict.action
             or "Make the claims file and the referenced file agree, or drop the number from "
@@ -132,6 +139,7 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
             where=where,
             related=related,
             severity="warn" if conflict.assumed is not None or conflict.warn else None,
+            details=why.removeprefix("; ").strip(),
         )
 
 
