@@ -373,6 +373,10 @@ def draft_depth_ratio_assumed(ctx: RuleContext) -> Iterator[Hit]:
     SG205 fire only when their advice holds at both ends. With a typical ρ the
     fail rules use ρ = 0 (SG104 the ceiling AL / β; the default floor of SG102)
     and the typical ρ only warns (SG108, SG110). A note never changes the status.
+    A derived ρ under a quarter of the lowest ρ per pass published for a drafter
+    that runs a model (0.038, docs/validation.md; n-gram and suffix lookups aside)
+    is called implausibly low, likely a measurement artefact: a speedup and an AL
+    from different runs, concurrencies or prompts give such a ρ.
 
     **Why.** ρ, the cost of one draft pass relative to one target step
     (Leviathan et al.'s c), decides whether an AL pays. Example: MTP at D = 3,

@@ -201,8 +201,12 @@ def engine_config_invalid(ctx: RuleContext) -> Iterator[Hit]:
     their MTP layers from (its `hf_config_override` run at both versions: a model
     type specgate does not know only warns that the data may be behind); SGLang
     algorithm names, DFLASH/DSpark without a draft, steps/topk/draft tokens partly
-    set. Messages read "the engine refuses to start: <its reason>" with the source
-    file. A **rewrite** (SGLang's topk-1 draft tokens, vLLM running an EAGLE draft
+    set. Messages read "the engine refuses to start: <its reason>"; the source read,
+    the version judged at and why a fail is lowered are the finding's details.
+    TensorRT-LLM's greedy drafts at a sampled temperature warn unless the AL was
+    measured as served (`evidence.provenance.temperature` the served one, and no
+    other `dataset` than the workload's): such an AL holds the greedy drafts already.
+    A **rewrite** (SGLang's topk-1 draft tokens, vLLM running an EAGLE draft
     at the target's TP) is a **warn** (no claim rests on it), and the served value is
     what every rule judges; a refusal not recorded at the version in force warns.
 

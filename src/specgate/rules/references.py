@@ -294,7 +294,8 @@ def draft_context_too_short(ctx: RuleContext) -> Iterator[Hit]:
     context the target is served with: the smaller of the target's
     `max_position_embeddings` and the engine config's cap when it states one
     (vLLM `max-model-len`, SGLang `--context-length`, TensorRT-LLM
-    `max_seq_len`). The message names the limit it used.
+    `max_seq_len`, llama.cpp `--ctx-size`/`-c`, which its server's slots share; 0
+    takes the model's own). The message names the limit it used.
 
     **Why.** A draft head trained for 2,048 positions drafts garbage past them:
     SGLang issue #6783 shows EAGLE-3 slower than no speculation for inputs over
