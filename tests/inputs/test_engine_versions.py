@@ -95,7 +95,8 @@ def test_vllm_v0_flags_follow_the_version(tmp_path: Path) -> None:
     # Unknown version: the newest vLLM (F12), which refuses both V0 flags; the message
     # says the version was assumed and how to pin it. The values are still read.
     assert [i.code for i in unknown.issues] == ["SG310", "SG310"]
-    assert all("version unknown" in i.message for i in unknown.issues)
+    # Contract change: the version reasoning is in details
+    assert all("version unknown" in i.details for i in unknown.issues)
     assert all("speculation.engine_version" in i.message for i in unknown.issues)
     assert (unknown.mechanism, unknown.draft_length) == ("draft_model", 5)
     newer = read_engine_file(tmp_path / "serve.sh", "serve.sh", engine_version="0.9.2")

@@ -255,8 +255,13 @@ def test_a_removed_flags_variable_is_sg310_like_the_flag() -> None:
     by_variable = _yaml(text)
     assert by_variable.draft_length == 8
     (issue,) = [i for i in by_variable.issues if i.code == "SG310"]
-    assert issue.message.startswith(
+    # Contract change: the replacement stays in the message, the version reasoning
+    # moved to details
+    assert issue.message == (
         "LLAMA_ARG_DRAFT_MAX (the variable of --draft-max) was removed in llama.cpp b9518; "
+        "use --spec-draft-n-max or --spec-ngram-mod-n-max"
+    )
+    assert issue.details.startswith(
         "the settings used imply llama.cpp b8942 or earlier, read as b8942"
     )
     assert issue.severity == "warn"

@@ -334,12 +334,16 @@ def version_issues(
         field_name = f"setting:{u.setting.name}"
         if field_name in reported:
             continue
-        message, severity = _judge(u, data, version, found.text, implied=implied, pin=pin)
+        message, severity, details = _judge(
+            u, data, version, found.text, implied=implied, pin=pin
+        )
         if message is None:
             continue
         reported.add(field_name)
         spans[field_name] = u.span
-        issues.append(EngineIssue("SG310", message, field_name, severity=severity))
+        issues.append(
+            EngineIssue("SG310", message, field_name, severity=severity, details=details)
+        )
     return replace(config, spans=spans, issues=tuple(issues))
 
 
@@ -370,8 +374,9 @@ def _judge(
     *,
     implied: Implied,
     pin: str,
-) -> tuple[str | None, IssueSeverity | None]:
-    """(message, severity: None = the rule's fail, ``warn``) for one used setting."""
+) -> tuple[str | None, IssueSeverity | None, str]:
+    """(message, severity: None = the rule's fail, ``warn``, details: the version
+    reasoning, ``""`` when the message holds it) for one used setting."""
     name = data.display_name
     setting = u.setting
     instead = f"; use {setting.replacement}" if setting.replacement else ""
@@ -383,6 +388,7 @@ def _judge(
                 f"{u.spelled} was removed in {name} {shown(u.high)} ({at}){instead}; its "
                 "value is still read",
                 None,
+                "",
             )
         if u.sure_high is not None and version > u.sure_high:
             return (
@@ -390,6 +396,7 @@ def _judge(
                 f"{shown(u.high) if u.high else 'a later release'}); whether {at} still "
                 f"has it is not confirmed{instead}",
                 "warn",
+                "",
             )
         if u.sure_low is not None and version < u.sure_low:
             if u.low is not None and version >= u.low:
@@ -397,27 +404,30 @@ def _judge(
                     f"{u.spelled} appeared in {name} after {shown(_below(u.low))} (it is in "
                     f"{shown(u.sure_low)}); whether {at} has it is not confirmed",
                     "warn",
+                    "",
                 )
             return (
                 f"{u.spelled} does not exist in {at}: it was added in "
                 f"{shown(u.sure_low)}; the engine refuses it",
                 None,
+                "",
             )
-        return None, None
+        return None, None, ""
     if u.high is None:
-        return None, None
+        return None, None, ""
     if implied.empty:
         return (
             f"{u.spelled} was removed in {name} {shown(u.high)}, but other settings of "
             f"this config exist only from {shown(implied.low) if implied.low else '?'}: no "
             f"version of {name} has every setting used{instead}",
             None,
+            "",
         )
     return (
-        f"{u.spelled} was removed in {name} {shown(u.high)}; the settings used imply "
-        f"{name} {implied.text(data.engine)}, read as {shown(implied.newest)} "
-        f"(version unknown): {pin}{instead}",
+        f"{u.spelled} was removed in {name} {shown(u.high)}{instead}",
         "warn",
+        f"the settings used imply {name} {implied.text(data.engine)}, read as "
+        f"{shown(implied.newest)} (version unknown): {pin}",
     )
 
 
