@@ -97,7 +97,7 @@ def test_vllm_v0_flags_follow_the_version(tmp_path: Path) -> None:
     assert [i.code for i in unknown.issues] == ["SG310", "SG310"]
     # Contract change: the version reasoning is in details
     assert all("version unknown" in i.details for i in unknown.issues)
-    assert all("speculation.engine_version" in i.message for i in unknown.issues)
+    assert all("speculation.engine_version" in i.details for i in unknown.issues)
     assert (unknown.mechanism, unknown.draft_length) == ("draft_model", 5)
     newer = read_engine_file(tmp_path / "serve.sh", "serve.sh", engine_version="0.9.2")
     assert sorted(i.code for i in newer.issues) == ["SG310", "SG310"]
