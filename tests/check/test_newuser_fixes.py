@@ -204,7 +204,7 @@ def test_f32_tree_tile_advice_speaks_in_n_verify(capsys: pytest.CaptureFixture[s
         "N_verify = 20 is past floor(M/G) = 16 for G = 8 (the model's; TP not stated): "
         "G·N_verify = 160"
     )
-    assert "N_verify = 32 fills 2" in sg201
+    assert "N_verify = 32 fills 2" in details(report, "SG201")[0]  # Contract change
     assert findings(report, "SG201")[0]["path"].endswith("verify_tokens")
 
 

@@ -93,7 +93,7 @@ def test_a_larger_head_standard_error_is_a_visible_warning(
     _change(tmp_path, _speedup(1.71, 0.01), _speedup(1.69, 0.5))
     sg404 = [f for f in _findings(sg, tmp_path) if f["code"] == "SG404"]
     assert [f["severity"] for f in sg404] == ["warn"]
-    assert "measured_speedup_se 0.5 is larger" in str(sg404[0]["message"])
+    assert "measured_speedup_se 0.5 is larger" in str(sg404[0]["details"])  # Contract change
     assert sg404[0]["line"] == 11  # at the head's measured_speedup_se
     # a base without an SE: the head's SE cannot widen a slack of 0.0342 either
     _change(tmp_path / "none", _speedup(1.71, None), _speedup(1.60, 0.5))

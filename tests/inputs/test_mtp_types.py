@@ -111,7 +111,7 @@ def _claims(
     report = check_file(tmp_path / "c.specgate.yaml", "c.specgate.yaml", CheckOptions())
     assert report.error is None, report.error
     return [
-        (f.code, f.severity, f.message)
+        (f.code, f.severity, f"{f.message} {f.details}")  # details: issue 26
         for d in report.deployments
         for f in d.findings
         if f.code.startswith("SG3")

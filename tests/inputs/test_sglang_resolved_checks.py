@@ -71,7 +71,9 @@ def _findings(
     report = check_file(tmp_path / "c.specgate.yaml", "c.specgate.yaml", CheckOptions())
     assert report.error is None, report.error
     return [
-        (f.code, f.severity, f.message)
+        # what the finding says, message and details read together (issue 26 moved the
+        # words past 200 characters and the source to details)
+        (f.code, f.severity, f"{f.message} {f.details}")
         for d in report.deployments
         for f in d.findings
         if f.code.startswith("SG3")

@@ -40,8 +40,9 @@ def test_unpinned_default_d_warns_sg103(
     (sg103,) = _findings(dep, "SG103")
     assert sg103["severity"] == "warn"
     assert "exceeds 1 + D = 4" in str(sg103["message"])
-    assert "speculation.engine_version" in str(sg103["message"])
-    assert "--spec-draft-n-max" in str(sg103["message"])
+    # Contract change: what the D rests on (the unpinned default) is in details
+    assert "speculation.engine_version" in str(sg103["details"])
+    assert "--spec-draft-n-max" in str(sg103["details"])
     assert "speculation.engine_version" in " ".join(dep["next_actions"])  # type: ignore[arg-type]
     assert code == 0
 
@@ -84,7 +85,7 @@ def test_stated_d_wins_over_an_assumed_default(
     dep = deployment(report)
     (sg301,) = _findings(dep, "SG301")
     assert sg301["severity"] == "warn"
-    assert "the stated 5 is judged" in str(sg301["message"])
+    assert "the stated 5 is judged" in str(sg301["details"])
     assert _findings(dep, "SG103") == []
     assert dep["metrics"]["draft_length"] == 5  # type: ignore[index]
     assert code == 0

@@ -117,7 +117,7 @@ def test_ngram_at_600_sequences_on_h100_is_at_risk(tmp_path: Path) -> None:
     assert "SG112" in codes(deployment)
     assert not {"SG104", "SG106"} & codes(deployment)
     found = next(f for f in deployment.findings if f.code == "SG112")
-    assert "workload.context_length" in found.message
+    assert "workload.context_length" in found.details  # Contract change: in details
 
 
 def test_draft_model_at_batch_64_on_h100_is_at_risk(tmp_path: Path) -> None:

@@ -125,7 +125,7 @@ def test_pooled_against_per_request_mean_is_one_finding(
     dep = deployment(report)
     assert codes(dep) == ["SG301"]
     (finding,) = [f for f in dep["findings"] if f["code"] == "SG301"]
-    assert "per-request" in finding["message"]
+    assert "per-request" in finding["details"]  # Contract change: the why is in details
     assert dep["inputs"]["acceptance"]["accept_length"] == pytest.approx(2.652)
 
 

@@ -26,7 +26,8 @@ PR5146 = (
 
 
 def _trt(check: Run, config: str, version: str | None) -> list[tuple[str, str, int, str]]:
-    """(code, severity, line, message) of the SG307 and SG310 findings."""
+    """(code, severity, line, message and details read together) of the SG307 and SG310
+    findings (Contract change, issue 26: source and version reasoning are details)."""
     _, dep = check(
         {
             "c.specgate.yaml": claims("trtllm", "serving/llm.yaml", version=version),
@@ -34,7 +35,7 @@ def _trt(check: Run, config: str, version: str | None) -> list[tuple[str, str, i
         }
     )
     return [
-        (f["code"], f["severity"], f["line"], f["message"])
+        (f["code"], f["severity"], f["line"], f"{f['message']} {f['details']}")
         for f in dep["findings"]
         if f["code"] in ("SG307", "SG310")
     ]
@@ -102,7 +103,8 @@ CUSTOM = (
 @pytest.mark.parametrize(
     ("version", "severity", "words"),
     [
-        ("0.32.0", "fail", "judged at vLLM 0.32.0)"),
+        # details end with the config read: nothing lowers the fail
+        ("0.32.0", "fail", "judged at vLLM 0.32.0; vllm config serve.txt"),
         (None, "warn", "the version run is not known"),
     ],
 )

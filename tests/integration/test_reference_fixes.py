@@ -77,7 +77,12 @@ def test_prometheus_two_models_without_labels_is_an_input_error() -> None:
 def _sg303(path: str) -> list[str]:
     report = check_file(Path(path), path, CheckOptions())
     assert report.error is None, report.error
-    return [f.message for d in report.deployments for f in d.findings if f.code == "SG303"]
+    return [
+        f"{f.message} | {f.details}"
+        for d in report.deployments
+        for f in d.findings
+        if f.code == "SG303"
+    ]
 
 
 def test_sg303_uses_the_served_context_cap() -> None:
@@ -90,8 +95,12 @@ def test_sg303_uses_the_served_context_cap() -> None:
         "draft max_position_embeddings 2048 is below the served context 8192 (max_model_len "
         "in integration/fixes/serving/vllm-eagle3-max-model-len-8k.yaml)"
     )
-    # vLLM EAGLE-3: the automatic raise of the draft's positions (vllm#48894) is named.
-    assert message.endswith("which prevents the crash but not the acceptance loss")
+    # vLLM EAGLE-3: the automatic raise of the draft's positions (vllm#48894) is named,
+    # in details (Contract change, issue 26)
+    assert message.endswith(
+        "lose the speedup; vLLM raises an EAGLE draft's max_position_embeddings to the "
+        "served context (vllm#48894), which prevents the crash but not the acceptance loss"
+    )
 
 
 def test_sg303_without_engine_cap_names_the_target_limit() -> None:

@@ -156,7 +156,7 @@ def test_assumed_d_fails_when_it_fails_at_every_default(tmp_path: Path) -> None:
     assert severities(report, "SG104") == ["fail"]
     report = _llama(tmp_path, 10)
     assert severities(report, "SG103") == ["warn"]
-    assert "speculation.engine_version" in message(report, "SG103")
+    assert "speculation.engine_version" in details(report, "SG103")
 
 
 def test_the_reviewers_reproducers_fail(tmp_path: Path) -> None:

@@ -337,15 +337,12 @@ def draft_context_too_short(ctx: RuleContext) -> Iterator[Hit]:
     limit, what = min(limits, key=lambda item: item[0])
     if draft >= limit:
         return
-    message = (
-        f"draft max_position_embeddings {draft} is below {what}: drafts past that "
-        "position are poor and long prompts lose the speedup"
-    )
-    details = ""
+    message = f"draft max_position_embeddings {draft} is below {what}"
+    details = "drafts past that position are poor and long prompts lose the speedup"
     mechanism = ctx.deployment.speculation.mechanism
     if engine is not None and engine.engine == "vllm" and mechanism in ("eagle", "eagle3"):
-        details = (
-            "vLLM raises an EAGLE draft's max_position_embeddings to the served context "
+        details += (
+            "; vLLM raises an EAGLE draft's max_position_embeddings to the served context "
             "(vllm#48894), which prevents the crash but not the acceptance loss"
         )
     yield Hit(

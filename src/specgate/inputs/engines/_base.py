@@ -188,10 +188,11 @@ class Builder:
         message: str,
         field_name: str,
         severity: Literal["fail", "warn"] | None = None,
+        details: str = "",
     ) -> None:
-        """Record an engine-level problem about ``field_name`` (``severity``: see
-        :class:`~specgate.inputs.types.EngineIssue`)."""
-        self.issues.append(EngineIssue(code, message, field_name, severity))
+        """Record an engine-level problem about ``field_name`` (``severity``,
+        ``details``: see :class:`~specgate.inputs.types.EngineIssue`)."""
+        self.issues.append(EngineIssue(code, message, field_name, severity, details=details))
 
     def note(self, text: str) -> None:
         """Record a sentence for the report (defaults used, aliases resolved)."""

@@ -324,10 +324,11 @@ def version_issues(
         issues.append(
             EngineIssue(
                 "SG310",
-                f"{name} has no flag {spelled} in any version specgate knows (up to "
-                f"{data.newest_text}): its parser refuses it ('error: invalid argument: "
-                f"{spelled}') and the server does not start{hint}",
+                f"{name} has no flag {spelled}: its parser refuses it and the server does "
+                f"not start{hint}",
                 field_name,
+                details=f"no version specgate knows has it (up to {data.newest_text}); "
+                f"'error: invalid argument: {spelled}'",
             )
         )
     for u in used:

@@ -281,14 +281,15 @@ def _former_draft_key(
     )
     b.issue(
         "SG310",
-        f"{key} is the draft-weights key of TensorRT-LLM {last_text} "
-        f"(EagleDecodingConfig, DraftTargetDecodingConfig); later releases read the draft "
-        f"from speculative_model_dir (the newest, from speculative_model with "
-        f"speculative_model_dir as its alias). Whether {version} still accepts {key} was "
-        f"not read ({_DATA.table_source('former_draft_keys')}): rename it to "
+        f"{key} is the draft-weights key of TensorRT-LLM {last_text}: rename it to "
         "speculative_model_dir; read as the draft",
         field_name,
         "warn",
+        details=f"{key} is read by EagleDecodingConfig and DraftTargetDecodingConfig of "
+        f"{last_text}; later releases read the draft from speculative_model_dir (the "
+        "newest, from speculative_model with speculative_model_dir as its alias). Whether "
+        f"{version} still accepts {key} was not read "
+        f"({_DATA.table_source('former_draft_keys')})",
     )
     return found
 
