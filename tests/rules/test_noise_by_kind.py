@@ -192,3 +192,20 @@ def test_a_plausible_derived_rho_and_a_lookups_get_no_comment(tmp_path: Path) ->
     # an n-gram lookup runs no model: ρ 0.0017 is what it may cost
     ((_, message, _),) = _rho_run(tmp_path, "ngram", 2.98)
     assert "implausibly" not in message
+
+
+# --- a phrase said once -------------------------------------------------------------------
+
+
+def test_an_unpinned_refusal_names_the_newest_version_once(check: Run) -> None:
+    # TensorRT-LLM unpinned: the check was read at the newest release specgate knows
+    # (1.2.0), which is also the version judged at; the SG307 said so twice
+    config = "serving/llm.yaml"
+    no_draft = "speculative_config:\n  decoding_type: Draft_Target\n  max_draft_len: 4\n"
+    _, dep = check({"c.specgate.yaml": _claims("trtllm", config), config: no_draft})
+    ((severity, message, details),) = [
+        s for s in _said(dep, "SG307") if "speculative_model must be specified" in s[1]
+    ]
+    assert severity == "warn"
+    assert details.count("the newest specgate knows") == 1
+    assert "read as TensorRT-LLM 1.2.0, the newest specgate knows" in details

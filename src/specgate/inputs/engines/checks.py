@@ -345,12 +345,16 @@ def _render(
     )  # no versions recorded: read at the newest specgate knows, which at.shown may name
     if not why and read_elsewhere:
         why = _read_at(check, data)  # the source was read at another version
+    judged = f"judged at {engine} {at.shown}"
+    if not check.seen_in and at.version is None and at.judged == at.newest:
+        if why.startswith(_read_at(check, data)):
+            judged = ""  # "read as X, the newest specgate knows" says it once
     details = "; ".join(
         part
         for part in (
             evidence,
             f"source {check.source}",
-            f"judged at {engine} {at.shown}",
+            judged,
             "" if check.confirmed else "not confirmed in the engine's source",
             why,
         )
