@@ -203,7 +203,7 @@ def test_an_unpinned_refusal_names_the_newest_version_once(check: Run) -> None:
     config = "serving/llm.yaml"
     no_draft = "speculative_config:\n  decoding_type: Draft_Target\n  max_draft_len: 4\n"
     _, dep = check({"c.specgate.yaml": _claims("trtllm", config), config: no_draft})
-    ((severity, message, details),) = [
+    ((severity, _message, details),) = [
         s for s in _said(dep, "SG307") if "speculative_model must be specified" in s[1]
     ]
     assert severity == "warn"

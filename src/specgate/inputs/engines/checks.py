@@ -346,9 +346,13 @@ def _render(
     if not why and read_elsewhere:
         why = _read_at(check, data)  # the source was read at another version
     judged = f"judged at {engine} {at.shown}"
-    if not check.seen_in and at.version is None and at.judged == at.newest:
-        if why.startswith(_read_at(check, data)):
-            judged = ""  # "read as X, the newest specgate knows" says it once
+    if (
+        not check.seen_in
+        and at.version is None
+        and at.judged == at.newest
+        and why.startswith(_read_at(check, data))
+    ):
+        judged = ""  # "read as X, the newest specgate knows" says it once
     details = "; ".join(
         part
         for part in (
