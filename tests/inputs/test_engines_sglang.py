@@ -208,12 +208,27 @@ def test_spec_v2_env_beside_argv_list() -> None:
 
 
 def test_abbreviations_and_equals() -> None:
+    # unique prefixes at SGLang 0.5.23's recorded parser (its option strings)
+    c = launch(
+        "--speculative-algo=EAGLE --speculative-draft-model-p d --speculative-num-s 2 "
+        "--speculative-eagle 1 --speculative-num-d 3 --tp 4 --enable-dp-attention"
+    )
+    assert (c.mechanism, c.draft_length, c.verify_tokens) == ("eagle", 2, 3)
+    assert (c.tensor_parallel_size, c.attention_data_parallel, c.draft_model) == (4, True, "d")
+
+
+def test_ambiguous_abbreviations_are_read_as_no_flag() -> None:
+    # Contract change (issue 23): --speculative-draft could match
+    # --speculative-draft-model-path, --speculative-draft-model, …, and --enable-dp could
+    # match --enable-dp-attention-local-control-broadcast, --enable-dp-lm-head,
+    # --enable-dp-attention (0.5.23's parser): SGLang refuses both; no value is read
     c = launch(
         "--speculative-algo=EAGLE --speculative-draft d --speculative-num-s 2 "
         "--speculative-eagle 1 --speculative-num-d 3 --tp 4 --enable-dp"
     )
-    assert (c.mechanism, c.draft_length, c.verify_tokens) == ("eagle", 2, 3)
-    assert (c.tensor_parallel_size, c.attention_data_parallel, c.draft_model) == (4, True, "d")
+    assert (c.mechanism, c.draft_model, c.attention_data_parallel) == ("eagle", None, False)
+    refused = sorted(i.field for i in c.issues if i.code == "SG310")
+    assert refused == ["setting:--enable-dp", "setting:--speculative-draft"]
 
 
 def test_ambiguous_abbreviation_is_the_engines_refusal() -> None:

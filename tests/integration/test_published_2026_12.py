@@ -116,11 +116,14 @@ RIGHT: dict[str, Right] = {
     # A tree: steps 2, topk 4, 4 draft tokens: D 2, N_verify 4; --tp 16.
     "12-sglang-issue4286-nextn-tree-abbrev": Right(0, {
         "engine": "sglang", "mechanism": "mtp", "draft_length": 2, "verify_tokens": 4,
-        "tensor_parallel_size": 16, "draft_model": "$MTP_MODEL_PATH"}),
+        # Contract change (issue 23): --speculative-draft is ambiguous to SGLang 0.5.23's
+        # parser (the newest recorded): refused (SG310 warn, version unknown), read as no flag
+        "tensor_parallel_size": 16, "draft_model": None}),
     # topk 1: SGLang verifies num_steps + 1 = 3 tokens, not the 2 written (SG307 warn).
     "13-sglang-pr3582-nextn-draft-tokens-raised": Right(0, {
         "engine": "sglang", "mechanism": "mtp", "draft_length": 2, "verify_tokens": 3,
-        "tensor_parallel_size": 8, "draft_model": "/mntfn/open_model/deepseek/deepseek-nextn",
+        # Contract change (issue 23): --speculative-draft is ambiguous (as in 12): no draft read
+        "tensor_parallel_size": 8, "draft_model": None,
         "version": "0.4.3.post2", "version_source": "claims"},
         codes=frozenset({"SG307"}), absent=frozenset(), severity={"SG307": "warn"}),
     # MTP max_draft_len 3, TP 8; DeepSeek-V4-Pro: 128 heads, 1 KV head, no kv_lora_rank.

@@ -31,10 +31,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from specgate.core.errors import InputError, LimitReached
 from specgate.core.limits import current_budget
@@ -53,6 +53,9 @@ from specgate.inputs.shell_params import (
     dropped,
     parameter_end,
 )
+
+if TYPE_CHECKING:
+    from specgate.inputs.parsers import RecordedParser
 
 _T = TypeVar("_T")
 _OPERATORS = frozenset({";", "&&", "||", "|", "&", ";;"})
@@ -113,16 +116,13 @@ class FlagSpec:
         underscores: treat ``_`` and ``-`` in long flag names alike (vLLM does).
         joined: flags whose repeated values add up as one comma list (llama.cpp
             ``--spec-type``); for every other flag the last occurrence wins.
-        engine_options: the engine's whole parser, when it was recorded: a loader of
-            its long option strings (called only for a spelling that is not a flag
-            name). With it, an abbreviation is matched as the engine matches it, among
-            all of the engine's flags, not only those specgate reads: a unique prefix
-            of a flag specgate reads is that flag, of another flag it is skipped. One
-            the engine finds ambiguous (it refuses it: the reader reports that,
-            :mod:`specgate.inputs.parsers`) is read as the one flag specgate reads that
-            it abbreviates, if there is one (what an older parser with fewer flags
-            read: ``--speculative-draft`` before SGLang added its other draft flags;
-            ``not_fallback`` names the newer flags left out of that), else skipped.
+        engine_parser: the engine's whole parser, when it was recorded: a loader of it
+            (called only for a spelling that is not a flag name). With it, a word is read
+            as the engine reads it (:meth:`specgate.inputs.parsers.RecordedParser.read`):
+            a unique prefix of a flag specgate reads is that flag, of another flag it is
+            skipped; one the engine refuses (an abbreviation of several of its flags or
+            of none) is skipped, never read as one of them (the reader reports the
+            refusal, :func:`specgate.inputs.engines.settings.parser_issues`).
     """
 
     known: Mapping[str, bool]
@@ -130,9 +130,7 @@ class FlagSpec:
     allow_abbrev: bool = False
     underscores: bool = False
     joined: frozenset[str] = frozenset()
-    engine_options: Callable[[], Iterable[str]] | None = None
-    #: Canonical flags never read as an ambiguous abbreviation's meaning (newer flags).
-    not_fallback: frozenset[str] = frozenset()
+    engine_parser: Callable[[], RecordedParser] | None = None
 
 
 @dataclass(frozen=True)
@@ -603,7 +601,10 @@ def _assignment(word: str, parts: Segments | None, shell: Shell) -> tuple[str, s
     return name, joined
 
 
-def _canonical(name: str, spec: FlagSpec) -> str:
+def canonical_flag(name: str, spec: FlagSpec) -> str:
+    """``name`` (a flag word without ``=value``) as the engine's parser spells it before
+    it looks the name up: with ``spec.underscores``, ``_`` → ``-`` in a ``--`` word
+    (vLLM's ``FlexibleArgumentParser``, llama.cpp's ``common_params_parse_ex``)."""
     if spec.underscores and name.startswith("--"):
         return "--" + name[2:].replace("_", "-")
     return name
@@ -619,7 +620,7 @@ def resolve_flag(
 
     Raises:
         InputError: an abbreviation matching several flags (argparse: "ambiguous
-            option"), for an engine whose parser was not recorded (``engine_options``).
+            option"), for an engine whose parser was not recorded (``engine_parser``).
     """
     return _resolve(word, spec, _tables(spec), file=file, line=line)
 
@@ -633,16 +634,14 @@ class _Tables:
 
     known: dict[str, str]
     aliases: dict[str, str]
-    #: (canonical spelling, as the engine spells it), sorted: the engine's options
-    options: list[tuple[str, str]] | None = None
     #: (canonical spelling, position, the flag it stands for), sorted; the position
     #: orders known flags before aliases, each in its table's order
     names: list[tuple[str, int, str]] | None = None
 
 
 def _tables(spec: FlagSpec) -> _Tables:
-    known = {_canonical(k, spec): k for k in spec.known}
-    aliases = {_canonical(a, spec): c for a, c in spec.aliases.items()}
+    known = {canonical_flag(k, spec): k for k in spec.known}
+    aliases = {canonical_flag(a, spec): c for a, c in spec.aliases.items()}
     return _Tables(known, aliases)
 
 
@@ -668,7 +667,7 @@ def _resolve(
     file: str | None,
     line: int | None,
 ) -> str | None:
-    name = _canonical(word, spec)
+    name = canonical_flag(word, spec)
     known, aliases = tables.known, tables.aliases
     if name in known:
         return known[name]
@@ -676,25 +675,19 @@ def _resolve(
         return aliases[name]
     if not (spec.allow_abbrev and name.startswith("--") and len(name) > 2):
         return None
-    if spec.engine_options is not None:
-        if tables.options is None:
-            tables.options = sorted((_canonical(o, spec), o) for o in spec.engine_options())
-        found = [spelled for _, spelled in _prefixed(tables.options, name)]
-        if not found:
-            return None  # unrecognized: the engine refuses (reported by the reader)
-        if len(found) == 1:
-            option = _canonical(found[0], spec)
-            return known.get(option) or aliases.get(option)
+    if spec.engine_parser is not None:
+        answer, found = spec.engine_parser().read(name)
+        if answer != "flag":
+            return None  # refused by the engine (reported by the reader) or not an option
+        option = canonical_flag(found[0], spec)
+        return known.get(option) or aliases.get(option)
     if tables.names is None:
         pairs = [*known.items(), *aliases.items()]
         tables.names = sorted((spelled, i, flag) for i, (spelled, flag) in enumerate(pairs))
     matches: dict[str, str] = {}
     # in table order, as a scan over known flags then aliases finds them
     for spelled, _, canonical in sorted(_prefixed(tables.names, name), key=lambda e: e[1]):
-        if canonical not in spec.not_fallback:
-            matches.setdefault(canonical, spelled)
-    if len(matches) > 1 and spec.engine_options is not None:
-        return None
+        matches.setdefault(canonical, spelled)
     if len(matches) > 1:
         choices = ", ".join(sorted(matches.values()))
         raise InputError(f"ambiguous option: {word} could match {choices}", file, line)

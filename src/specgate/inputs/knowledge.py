@@ -21,11 +21,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from specgate.core.data import read_data
 from specgate.core.vocabulary import ENGINE_NAMES
 from specgate.inputs.cmdline import FlagSpec
+
+if TYPE_CHECKING:
+    from specgate.inputs.parsers import RecordedParser
 
 Version = tuple[int, ...]
 #: Whether an entry exists at a version: as recorded, or ``unknown`` (no recorded
@@ -232,19 +235,17 @@ class EngineKnowledge:
             alias: s.name for s in self.settings if s.name.startswith("-") for alias in s.aliases
         }
         joined = frozenset(s.name for s in self.settings if s.joins)
-        newer = frozenset(
-            str(s["name"]) for s in self._raw_settings if s.get("abbreviation_fallback") is False
-        )
-        return FlagSpec(known=known, aliases=aliases, joined=joined, not_fallback=newer)
+        return FlagSpec(known=known, aliases=aliases, joined=joined)
 
-    def engine_options(self) -> tuple[str, ...]:
-        """The long option strings of the newest recorded parser (loaded on first use;
-        empty when none was recorded)."""
-        if not self.parser_versions:
-            return ()
+    def engine_parser(self) -> RecordedParser:
+        """The newest recorded command-line parser (loaded on first use).
+
+        Raises:
+            OSError: none was recorded (call only when ``parser_versions`` is not empty).
+        """
         from specgate.inputs.parsers import recorded_parser
 
-        return tuple(recorded_parser(self.engine, self.parser_versions[-1]).options)
+        return recorded_parser(self.engine, self.parser_versions[-1])
 
     def forcing_variables(self) -> tuple[str, ...]:
         """Environment variables that force or simulate acceptance (SG311)."""

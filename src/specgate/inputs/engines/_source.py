@@ -25,7 +25,14 @@ from functools import partial
 from pathlib import PurePosixPath
 
 from specgate.core.errors import InputError, LimitReached
-from specgate.inputs.cmdline import Command, Flag, FlagSpec, parse_flags, split_commands
+from specgate.inputs.cmdline import (
+    Command,
+    Flag,
+    FlagSpec,
+    canonical_flag,
+    parse_flags,
+    split_commands,
+)
 from specgate.inputs.engines._scalar import (
     LineIndex,
     SpanSequence,
@@ -52,6 +59,18 @@ class Opt:
 
 
 Options = dict[str, "Opt"]
+
+
+#: Key prefix of the words the engine's parser refuses as ambiguous
+#: (``refused:speculative_draft``): kept in the options so that a reader infers nothing
+#: from the absence of a flag the word may stand for (:func:`refused_could_be`).
+REFUSED = "refused:"
+
+
+def refused_could_be(opts: Mapping[str, Opt], key: str) -> bool:
+    """Whether a word the engine refuses as ambiguous could be the flag of ``key``
+    (normalised: ``speculative_draft_model_path``), whose absence is then not known."""
+    return any(k.startswith(REFUSED) and key.startswith(k[len(REFUSED):]) for k in opts)
 
 
 def norm_key(key: object) -> str:
@@ -188,9 +207,24 @@ class CommandSource:
         return parse_flags(self.command.argv, spec, file=self.file, lines=lines, line=first)
 
     def options(self, spec: FlagSpec) -> Options:
-        """Options of the flags ``spec`` knows: value word's span, JSON values in ``sub``."""
+        """Options of the flags ``spec`` knows: value word's span, JSON values in ``sub``;
+        and, under :data:`REFUSED`, each word the engine's recorded parser refuses as an
+        abbreviation of several flags (read as none of them)."""
         out: Options = {}
-        for name, flag in self.flags(spec).items():
+        flags = self.flags(spec)
+        if spec.engine_parser is not None:
+            taken = {flag.index for flag in flags.values()}
+            for index, word in enumerate(self.command.argv[:4096]):
+                if word == "--":
+                    break
+                name = word.partition("=")[0]
+                if index in taken or not name.startswith("--") or "." in name:
+                    continue
+                if spec.engine_parser().read(name)[0] == "ambiguous":
+                    span = self.spans[index] if index < len(self.spans) else Span(1, 1)
+                    key = REFUSED + norm_key(canonical_flag(name, spec))
+                    out[key] = Opt(True, span, None, name)
+        for name, flag in flags.items():
             inline = flag.value is None or "=" in self.command.argv[flag.index]
             value_index = flag.index if inline else flag.index + 1
             span = self.spans[value_index] if value_index < len(self.spans) else Span(1, 1)

@@ -255,7 +255,7 @@ class _Reading:
             if launched is not None and spec.flags is not None:
                 unsettled = unsettled_words(launched, spec.flags, spec.name)
                 unknown = settings.unknown_spellings(data, spec.flags, launched)
-                parsed = settings.parser_words(data, launched)
+                parsed = settings.parser_words(data, spec.flags, launched)
         elif isinstance(found.value, Mapping):
             opts = from_mapping(Source(doc, text), found.path, found.value)
             positional = target.sibling_positional(doc, found.path, text, table, arity)
@@ -265,7 +265,7 @@ class _Reading:
             program = program_of(spec, source.command.argv)
             if spec.flags is not None:
                 unknown = settings.unknown_spellings(data, spec.flags, source)
-                parsed = settings.parser_words(data, source)
+                parsed = settings.parser_words(data, spec.flags, source)
             positional = target.positional_model(source.command.argv, source.spans, table, arity)
             if positional is None:
                 words, spans = target.in_container(source.command.argv, source.spans, spec.name)

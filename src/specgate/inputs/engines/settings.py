@@ -23,7 +23,7 @@ import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from specgate.inputs.cmdline import FlagSpec
+from specgate.inputs.cmdline import FlagSpec, canonical_flag
 from specgate.inputs.engines._source import CommandSource, Opt, Options
 from specgate.inputs.engines.checks import Fired, evaluate, view
 from specgate.inputs.knowledge import EngineKnowledge, Setting, Version, knowledge, shown_version
@@ -203,42 +203,60 @@ def unknown_spellings(
     data: EngineKnowledge, spec: FlagSpec, source: CommandSource
 ) -> list[tuple[str, Span]]:
     """Words of the command under the engine's own flag prefixes (``flag_namespaces``)
-    that no setting spells: the engine's parser refuses them at any version."""
+    that no setting spells, compared as the engine's parser spells them
+    (:func:`~specgate.inputs.cmdline.canonical_flag`: llama.cpp reads ``--draft_max`` as
+    ``--draft-max``): the engine's parser refuses them at any version."""
     if not data.flag_namespaces:
         return []
-    known = {s for setting in data.settings for s in setting.spellings()}
+    known = {canonical_flag(s, spec) for setting in data.settings for s in setting.spellings()}
     out: list[tuple[str, Span]] = []
     argv = source.command.argv
     for index, word in enumerate(argv):
         if word == "--":
             break
         name = word.partition("=")[0]
-        if not name.startswith(data.flag_namespaces) or name in known:
+        if not name.startswith(data.flag_namespaces) or canonical_flag(name, spec) in known:
             continue
         span = source.spans[index] if index < len(source.spans) else Span(1, 1)
         out.append((name, span))
     return out
 
 
-def parser_words(data: EngineKnowledge, source: CommandSource) -> list[tuple[str, Span]]:
-    """Long spellings of the command, about speculation (``spec`` in the name: the
-    words of a ``docker run`` before the image are not the engine's), that name no
-    setting of the data: the engine's recorded parser judges them
-    (:func:`parser_issues`). Empty for an engine whose parser was not recorded; words
-    after ``--`` and vLLM's dotted ``--speculative-config.KEY`` are not flags of it."""
+def parser_words(
+    data: EngineKnowledge, spec: FlagSpec, source: CommandSource
+) -> list[tuple[str, Span]]:
+    """Long spellings of the command that name no setting of the data, compared as the
+    engine's parser spells them (``--speculative_model`` is vLLM's
+    ``--speculative-model``, judged by that setting's versions): the engine's recorded
+    parser judges them (:func:`parser_issues`). Those about speculation (``spec`` in the
+    name) wherever they stand, and any other that a recorded parser finds ambiguous
+    (``--max-``: the engine refuses to start, and specgate reads no flag from it) from
+    the first word naming the engine on (the words of a ``docker run`` before the image
+    are not the engine's). Empty for an engine whose parser was not recorded; words after
+    ``--`` and vLLM's dotted ``--speculative-config.KEY`` are not flags of it."""
     if not data.parser_versions:
         return []
-    spelled = {s for setting in data.settings for s in setting.spellings()}
+    from specgate.inputs.parsers import recorded_parser
+
+    parsers = [recorded_parser(data.engine, v) for v in data.parser_versions]
+    spelled = {canonical_flag(s, spec) for setting in data.settings for s in setting.spellings()}
     out: list[tuple[str, Span]] = []
-    argv = source.command.argv
-    for index, word in enumerate(argv[:4096]):
+    argv = source.command.argv[:4096]
+    start = next(
+        (i for i, w in enumerate(argv[:64]) if data.engine in w.rsplit("/", 1)[-1].lower()), 0
+    )
+    for index, word in enumerate(argv):
         if word == "--":
             break
         name = word.partition("=")[0]
-        if not name.startswith("--") or "spec" not in name or "." in name:
+        if not name.startswith("--") or "." in name:
             continue
-        if name in spelled:
-            continue  # a setting of the data as spelled: judged by its versions (SG310)
+        if canonical_flag(name, spec) in spelled:
+            continue  # a setting of the data: judged by its versions (SG310)
+        if "spec" not in name and (
+            index < start or all(p.read(name)[0] != "ambiguous" for p in parsers)
+        ):
+            continue
         out.append((name, source.spans[index] if index < len(source.spans) else Span(1, 1)))
     return out
 
@@ -267,7 +285,7 @@ def parser_issues(
     out: list[tuple[str, Span, str, IssueSeverity | None]] = []
     for spelled, span in words:
         answer, matches = parser.read(spelled)
-        if answer == "flag":
+        if answer in ("flag", "positional"):
             continue
         if answer == "ambiguous":
             shown = ", ".join(matches[:8]) + (", …" if len(matches) > 8 else "")

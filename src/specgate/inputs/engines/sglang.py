@@ -29,7 +29,7 @@ from specgate.inputs.engines._base import (
     opts_get,
     positive,
 )
-from specgate.inputs.engines._source import Options, norm_key
+from specgate.inputs.engines._source import Options, norm_key, refused_could_be
 from specgate.inputs.knowledge import knowledge
 from specgate.inputs.types import EngineConfig, ModelShape
 
@@ -42,7 +42,7 @@ _DATA = knowledge("sglang")
 # unambiguous, as in sglang PR #2150), the few others read here, and newer ones that
 # do not share those prefixes (--speculative-dflash-block-size, --speculative-adaptive);
 # a prefix is matched against them.
-FLAGS = replace(_DATA.flags(), allow_abbrev=True, engine_options=_DATA.engine_options)
+FLAGS = replace(_DATA.flags(), allow_abbrev=True, engine_parser=_DATA.engine_parser)
 
 _ALGORITHMS: Mapping[str, str] = _DATA.table("algorithms")
 _ONE_PASS = frozenset(_DATA.table("one_pass_algorithms"))
@@ -113,6 +113,15 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     if mechanism == "eagle" and draft is not None and _mtp_draft(draft):
         mechanism = "mtp"
         b.note("EAGLE with a NextN/MTP draft: SGLang runs the checkpoint's MTP module")
+    elif algorithm == "EAGLE" and draft is None and refused_could_be(
+        opts, "speculative_draft_model_path"
+    ):
+        # a word the engine refuses may be the draft path (--speculative-draft, unique
+        # before SGLang added its other --speculative-draft-* flags): no draft is not known
+        b.note(
+            "no draft path read: a word SGLang refuses as ambiguous may be "
+            "--speculative-draft-model-path, so whether a draft is given is not known"
+        )
     elif algorithm == "EAGLE" and draft is None:
         # SGLang drafts with the target checkpoint itself (its MTP layers) for the
         # architectures of this table; for any other there is no draft to load

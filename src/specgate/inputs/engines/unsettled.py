@@ -52,7 +52,8 @@ def _takes_value(engine: str, word: str) -> bool:
 
     parser = recorded_parser(engine, data.parser_versions[-1])
     answer, options = parser.read(word)
-    return answer == "flag" and parser.options[options[0]]
+    # an ambiguous word is refused, but as any of its flags it would take the next word
+    return answer in ("flag", "ambiguous") and all(parser.options[o] for o in options)
 
 
 def unsettled_words(source: CommandSource, spec: FlagSpec, engine: str) -> list[str]:
