@@ -16,6 +16,7 @@ draft model alone drafts nothing), ``--spec-draft-n-max`` (default 3),
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import cast
 
 from specgate.core.vocabulary import Mechanism
@@ -45,9 +46,11 @@ from specgate.inputs.types import EngineConfig, EngineIssue
 PROGRAMS = ("llama-server", "llama-speculative", "llama-cli", "llama-speculative-simple")
 
 _DATA = knowledge("llamacpp")
-# llama.cpp matches flags exactly (no abbreviations); flags, aliases and removals come
-# from data/engines/llamacpp.json.
-FLAGS = _DATA.flags()
+# llama.cpp matches flags exactly (no abbreviations), after '_' -> '-' in a '--' word
+# (ggml-org/llama.cpp:common/arg.cpp@0c1e57098, common_params_parse_ex: an unknown name
+# is "error: invalid argument"); flags, aliases and removals come from
+# data/engines/llamacpp.json.
+FLAGS = replace(_DATA.flags(), underscores=True)
 
 #: ``LLAMA_ARG_*`` environment variable → the canonical flag it stands for (data
 #: tables ``env_flags*``: ``common/arg.cpp`` ``set_env``).
