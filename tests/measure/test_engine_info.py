@@ -1,9 +1,9 @@
 """``specgate measure --metrics-url`` records what the engine reports about itself
 (README.md#record-evidence, issue 17), replayed from real vLLM 0.32.0 (CPU) answers recorded in
 tests/data/real/vllm/measured/vllm-cpu-0.32/ (SOURCES.md there): ``/version`` says ``0.32.0``;
-``/v1/models`` lists ``/work/oracle/models/llama-serve-v512`` with ``max_model_len`` 512. The
-scrapes are that server family's real ``before.prom`` / ``after.prom``: AL = 1 + 184/160 = 2.15 over
-160 steps."""
+``/v1/models`` lists the served model's path on the recording machine with ``max_model_len`` 512.
+The scrapes are that server family's real ``before.prom`` / ``after.prom``: AL = 1 + 184/160 =
+2.15 over 160 steps."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Theory v3 (docs/theory.md#step-time-model) through the rules: what fails rests on the proven β,
-what rests on an assumption warns. Every number is worked by hand in the comment beside it
-(the cases of /work/coord/theory/worked.md, each step written out there).
+what rests on an assumption warns. Every number is worked by hand in the comment beside it,
+each step written out there.
 
 GPU figures from data/gpus.json: A100 312 TFLOP/s BF16 and 2.039 TB/s (n* = 153.0162);
 H100-SXM 989 BF16 / 1979 FP8 and 3.35 TB/s (n* = 295.2239); H200 4.8 TB/s, NVLink
