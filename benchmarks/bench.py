@@ -4,11 +4,12 @@ Run: ``.venv/bin/python benchmarks/bench.py [--repeat N] [--many N] [--scale N]`
 Commands run interleaved (one of each in turn, after one warm-up each), and the
 median wall time of each is compared:
 
-1. ``specgate check`` on one claims file vs ``check-jsonschema --schemafile <our
-   schema>`` on the same file — target ≤ 0.15×. Beside it, for reference, the
-   library floor (``library_floor.py``: the interpreter plus the imports a check cannot
-   do without, argparse, PyYAML and fractions, composing the same file) against the
-   same baseline, and the check against that floor;
+1. start-up: ``specgate check`` on one claims file vs the library floor
+   (``library_floor.py``: the interpreter plus the imports a check cannot do without,
+   argparse, PyYAML and fractions, composing the same file) — target ≤ 1.3× (issue 23;
+   it replaces the retired ≤ 0.15× of ``check-jsonschema``, which the floor itself
+   misses). Beside it, for reference, both against ``check-jsonschema --schemafile <our
+   schema>`` on the same file;
 2. ``specgate doctor`` vs the seed's node doctor (outside the project, when present) with the same
    flags — target ≤ 0.8× (skipped without node or the seed);
 3. one ``specgate check`` over 1,000 self-contained claims files vs one
@@ -17,7 +18,8 @@ median wall time of each is compared:
    shared serving config, model config and metrics log, vs 10,000 self-contained
    files — target ≤ 2.5× (referenced files are read and interpreted once per run).
 
-``--scale`` divides the file counts of 3 and 4 (e.g. ``--scale 10`` for a quick look).
+``--scale`` divides the file counts of 3 and 4 (e.g. ``--scale 10`` for a quick look);
+``--startup-only`` times 1 and 2 alone.
 Import hygiene (doctor, --help and rules load neither PyYAML nor jsonschema; a clean
 file loads no jsonschema) is asserted by tests/test_imports.py, not timed here.
 """
@@ -129,6 +131,9 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=11, help="runs per one-file command")
     parser.add_argument("--many", type=int, default=3, help="runs per many-file command")
     parser.add_argument("--scale", type=int, default=1, help="divide the file counts")
+    parser.add_argument(
+        "--startup-only", action="store_true", help="time the one-file commands (1, 2) only"
+    )
     args = parser.parse_args()
     compileall.compile_dir(ROOT / "src", quiet=1)
     bin_dir = Path(sys.executable).parent
@@ -152,11 +157,14 @@ def main() -> int:
             commands["seed doctor"] = [node, str(SEED), *DOCTOR_FLAGS]
         one_file = _interleaved(commands, args.repeat, work)
         results.append(
+            ("check 1 file / library floor", one_file["check"], one_file["library floor"], 1.3)
+        )
+        results.append(
             (
-                "check 1 file / check-jsonschema",
+                "  check 1 file / check-jsonschema",
                 one_file["check"],
                 one_file["check-jsonschema"],
-                0.15,
+                0.0,
             )
         )
         results.append(
@@ -164,17 +172,17 @@ def main() -> int:
                 "  library floor / check-jsonschema",
                 one_file["library floor"],
                 one_file["check-jsonschema"],
-                0.15,
+                0.0,
             )
-        )
-        results.append(
-            ("  check 1 file / library floor", one_file["check"], one_file["library floor"], 0.0)
         )
         if "seed doctor" in one_file:
             results.append(
                 ("doctor / seed node doctor", one_file["doctor"], one_file["seed doctor"], 0.8)
             )
 
+        if args.startup_only:
+            _report(results)
+            return 0
         many = _tree(work / "many", thousand, referencing=0)
         files = sorted(str(p) for p in many.iterdir())
         big = _interleaved(
@@ -210,13 +218,17 @@ def main() -> int:
             )
         )
 
+    _report(results)
+    return 0
+
+
+def _report(results: list[tuple[str, float, float, float]]) -> None:
     print(f"{'ratio':<44} {'specgate s':>10} {'baseline s':>10} {'ratio':>6} {'target':>7}")
     for name, ours, baseline, target in results:
         ratio = ours / baseline
         verdict = "" if not target else "ok" if ratio <= target else "MISSED"
         bound = f"≤ {target}" if target else ""
         print(f"{name:<44} {ours:>10.3f} {baseline:>10.3f} {ratio:>6.2f} {bound:>7} {verdict}")
-    return 0
 
 
 if __name__ == "__main__":
