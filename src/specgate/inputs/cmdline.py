@@ -21,10 +21,13 @@ escaped ``;``, find's ``-exec`` terminator, is a word, as in ``sh``).
 Flag parsing follows Python :mod:`argparse` (SGLang's launcher, vLLM's CLI):
 ``--flag value``, ``--flag=value``, boolean flags without a value, the last of a
 repeated flag wins, and — when ``FlagSpec.allow_abbrev`` — a long flag may be
-abbreviated to any prefix that is unique among the known long flags
-(``--speculative-algo`` → ``--speculative-algorithm``); an ambiguous prefix is an
-:class:`~specgate.core.errors.InputError` listing the candidates, as argparse refuses it
-(cpython ``Lib/argparse.py``, ``_parse_optional`` / ``_get_option_tuples``).
+abbreviated (``--speculative-algo`` → ``--speculative-algorithm``). With the engine's
+recorded parser (``FlagSpec.engine_parser``) a word is read exactly as that parser reads
+it (:mod:`specgate.inputs.parsers`): one it refuses as ambiguous is read as no flag.
+Without one, a prefix unique among the known long flags is that flag and an ambiguous
+prefix is an :class:`~specgate.core.errors.InputError` listing the candidates, as
+argparse refuses it (cpython ``Lib/argparse.py``, ``_parse_optional`` /
+``_get_option_tuples``).
 """
 
 from __future__ import annotations

@@ -271,9 +271,10 @@ def engine_setting_removed(ctx: RuleContext) -> Iterator[Hit]:
     word with the engine's own message: an abbreviation of several flags
     (SGLang: "ambiguous option: --speculative-draft could match
     --speculative-draft-model-path, --speculative-draft-model, …") or of none
-    (SGLang `--speculative_num_steps`: "unrecognized arguments"). It fails at a
-    version whose parser was recorded and warns at any other (the parser may
-    differ there).
+    (SGLang `--speculative_num_steps`: "unrecognized arguments"); so is any other
+    engine word the parser finds ambiguous (vLLM `--max-`). A refused word is read as
+    none of the flags it could match. It fails at a version whose parser was
+    recorded and warns at any other (the parser may differ there).
 
     **Which version** (README, "Reading the files you already commit"):
     `speculation.engine_version`, else an image tag
