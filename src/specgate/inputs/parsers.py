@@ -30,8 +30,8 @@ How a word is read, in two steps, each as the engine's own code does it:
    Python 3.12.6 and 3.13.0, the text before ``=`` from 3.12.7 and 3.13.1 (gh-124345,
    backports GH-124754 and GH-124753, merged 2024-09-29; 3.13.0 read here has the old
    rule, the 3.12.7 boundary is taken from the merge date, not from a 3.12.7 build).
-   The engines' recorded interpreter (3.11.7) has the former. Double-dash words are read alike by every Python read (3.10 to
-   3.13 and the main branch).
+   The engines' recorded interpreter (3.11.7) has the former. Double-dash words are
+   read alike by every Python read (3.10 to 3.13 and the main branch).
 
 The recorded answers (tests/data/engine_oracle/parser-*.json) are replayed against
 :meth:`RecordedParser.read`, and random prefixes against a real ``argparse`` parser built
