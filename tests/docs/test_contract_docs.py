@@ -31,7 +31,7 @@ OUTSIDE = re.compile(
     r"DESIGN(?:\.md|\s*§|\s*\\u00a7)"
     r"|notes/(?:domain|architecture|ecosystem)\.md"
     r"|\.\./shared/(?:seed|cases|fixtures|notes|DESIGN|STYLE)"
-    r"|/work/shared"
+    r"|/work/(?:shared|coord)"
     r"|(?<![\w.-])shared/(?:fixtures|cases|notes|seed)\b"
     r"|(?<![\w/.-])fixtures/real/"
 )

@@ -2,7 +2,7 @@
 
 Two oracles: the counts the model publishers give (within 2 %: the model cards round,
 Qwen3-30B-A3B's active "3.3 B" is 3.353 B), and the exact counts worked out by hand from
-every shape (term by term in /work/coord/theory/models.md, e.g. Llama-3.1-8B: layer =
+every shape (term by term, e.g. Llama-3.1-8B: layer =
 41,943,040 + 176,160,768 + 8,192 = 218,112,000; ×32 + 2·128,256·4,096 + 4,096 =
 8,030,261,248). Sources of the configs and counts: tests/data/theory/SOURCES.md.
 """

@@ -1,9 +1,8 @@
 """docs/theory.md#step-time-model's step-time model, pure functions: every number worked out by
 hand.
 
-The hand derivations are in /work/coord/theory/worked.md (each step written out; the
-research's predict.py, an independent implementation from the documented formulas, agrees) and in
-the comments here. GPU figures: data/gpus.json (A100 312 TFLOP/s BF16, 2.039 TB/s;
+The hand derivations are written out step by step in the comments beside each test (an
+independent implementation of the documented formulas agreed with every one). GPU figures: data/gpus.json (A100 312 TFLOP/s BF16, 2.039 TB/s;
 H100/H200 989 BF16, 1979 FP8, 3.35 / 4.8 TB/s; L40S 733 FP8, 0.864 TB/s, 32 GB/s PCIe).
 """
 
