@@ -25,6 +25,7 @@ from specgate.inputs.metrics._common import (
     PRINTED_NUMBER,
     draft_count,
     fail,
+    finite,
     fmt,
     last_of_runs,
     parse_rates,
@@ -502,6 +503,7 @@ def _pool_printed(cols: _Columns, means: list[float | None], shown: str) -> Acce
             drafts += acc / (mean - 1)
         else:
             drafts += drafted
+    finite(drafts, "the drafts implied by the printed means", shown, cols.span)
     if drafts <= 0:
         raise fail("zero drafts in the vLLM log: no speculative step was measured", shown)
     # One printed mean for every line (one line, or the same interval logged again):
