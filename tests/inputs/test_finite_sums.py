@@ -14,9 +14,9 @@ import json
 import pytest
 
 from specgate.core.errors import InputError
-from specgate.inputs.metrics.prometheus import read_prometheus
 from specgate.inputs.metrics.records import read_trtllm_iteration_stats, read_vllm_per_request
 from specgate.inputs.metrics.summaries import read_sglang_server_info
+from specgate.inputs.metrics.vllm_prometheus import read_prometheus
 
 BIG = 1e308
 
