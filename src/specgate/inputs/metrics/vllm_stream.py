@@ -6,15 +6,17 @@ A serving log grows without limit (a real one of 40 MiB passed the 32 MiB of lin
 rate: r1, …, rk``, as :func:`.vllm_log._fast_v1` reads them) nothing needs holding:
 AL = 1 + ΣA / Σ(T/k) and the rates are draft-weighted sums. :func:`stream_vllm_v1`
 reads the file in :data:`WINDOW` bytes at a time (cut at a line end), finds the label
-lines of each window with C-level scans (``bytes.find``; no Python step per line of the
-file), reads them as :func:`.vllm_log._fast_v1` does and adds them to running sums;
-memory is one window plus the label lines of one window, whatever the file's size.
+lines of each window with C-level scans (``bytes.find``, two passes: the V1 label and
+the V0 one; no Python step per line of the file), reads them as
+:func:`.vllm_log._fast_v1` does and adds them to running sums; memory is one window
+plus the label lines of one window, whatever the file's size.
 
-It answers only when every window holds nothing but those lines in that form, with one
-k and printed means on all lines or none (the per-line reader's own conditions for its
-column-wise fast path); otherwise it returns None and the log is read as before
-(:func:`.stream.read_filtered` and :func:`.vllm_log.read_vllm_log`, with their bounds), so
-both give the same AL (``tests/inputs/test_vllm_stream.py`` holds them to it).
+It answers only when the label lines of every window are those lines in that form (and
+no V0 line stands anywhere), with one k and printed means on all lines or none (the
+per-line reader's own conditions for its column-wise fast path); otherwise it returns
+None and the log is read as before (:func:`.stream.read_filtered` and
+:func:`.vllm_log.read_vllm_log`, with their bounds), so both give the same AL
+(``tests/inputs/test_vllm_stream.py`` holds them to it).
 """
 
 from __future__ import annotations
@@ -43,17 +45,11 @@ from specgate.load.document import Span
 #: Bytes read at a time (a line longer than this makes the log fall back).
 WINDOW = 8 * 1024 * 1024
 _LABEL = b"SpecDecoding metrics"
-#: Text whose presence anywhere sends the log to the per-line reader (V0 lines, the
-#: offline example's totals, the second label group of :data:`.read.LINE_FILTERS`).
-_OTHERS = (
-    b"Speculative metrics",
-    b"emitted tokens",
-    b"num_drafts",
-    b"num_draft_tokens",
-    b"num_accepted_tokens",
-    b"acceptance at token",
-    b"\x00",
-)
+#: V0 lines, which the per-line reader's filter keeps beside the V1 ones.
+_V0_LABEL = b"Speculative metrics"
+#: Text in the label lines that sends the log to the per-line reader (V0 counters, the
+#: offline example's totals, a NUL byte it refuses).
+_OTHERS = ("emitted tokens", "num_drafts", "\x00")
 
 
 class _Fallback(Exception):
@@ -71,35 +67,32 @@ class _State(NamedTuple):
     span: Span | None
 
 
-def _label_lines(window: bytes) -> tuple[bytes, int]:
-    """The lines of ``window`` holding the label, joined by ``\\n``, and the offset of
-    the first one (-1 for none)."""
+def _label_lines(buf: bytes, lo: int, hi: int) -> tuple[bytes, int]:
+    """The lines of ``buf[lo:hi]`` (whole lines) holding the label, joined by ``\n``,
+    and the offset of the first one (-1 for none)."""
     parts: list[bytes] = []
     first = -1
-    at = window.find(_LABEL)
+    at = buf.find(_LABEL, lo, hi)
     while at >= 0:
-        start = window.rfind(b"\n", 0, at) + 1
-        end = window.find(b"\n", at)
-        end = len(window) if end < 0 else end
-        parts.append(window[start:end])
+        newline = buf.rfind(b"\n", lo, at)
+        start = lo if newline < 0 else newline + 1
+        end = buf.find(b"\n", at, hi)
+        end = hi if end < 0 else end
+        parts.append(buf[start:end])
         first = start if first < 0 else first
-        at = window.find(_LABEL, end)
+        at = buf.find(_LABEL, end, hi)
     return b"\n".join(parts), first
 
 
-def _rows(
-    text: str, window: bytes
-) -> tuple[int, list[int], list[int], list[float], list[float | None] | None]:
+def _rows(text: str) -> tuple[int, list[int], list[int], list[float], list[float | None] | None]:
     """k, Accepted, Drafted, the rates (flat) and the printed means (or None) of the
-    label lines ``text`` of ``window``, as :func:`.vllm_log._fast_v1` reads them."""
+    label lines ``text`` of a window, as :func:`.vllm_log._fast_v1` reads them."""
     rows = _V1_TAIL.findall(text)
     labelled = text.count("SpecDecoding metrics")
     if (
         not rows
         or len(rows) != text.count("Accepted: ")
         or len(rows) != labelled
-        or window.count(b"Accepted: ") != len(rows)
-        or window.count(b"Mean acceptance length: ") != text.count("Mean acceptance length: ")
     ):
         raise _Fallback
     raws = list(map(operator.itemgetter(2), rows))
@@ -126,21 +119,24 @@ def _rows(
     return k, accepted, drafted, rates, means
 
 
-def _window(window: bytes, state: _State | None, line_base: int, shown: str) -> _State | None:
-    """``state`` with the label lines of ``window`` (whose first line is ``line_base``)
-    added. Raises :class:`_Fallback` when the window needs the per-line reader."""
-    if any(other in window for other in _OTHERS):
+def _window(
+    buf: bytes, lo: int, hi: int, state: _State | None, line_base: int, *, shown: str
+) -> _State | None:
+    """``state`` with the label lines of the window ``buf[lo:hi]`` (whole lines, the
+    first of them line ``line_base``) added. Raises :class:`_Fallback` when the window
+    needs the per-line reader."""
+    if buf.find(_V0_LABEL, lo, hi) >= 0:
         raise _Fallback
-    raw, first = _label_lines(window)
+    raw, first = _label_lines(buf, lo, hi)
     if first < 0:
-        if window.count(b"Accepted: ") or window.count(b"Mean acceptance length: "):
-            raise _Fallback
-        return state
+        return state  # the per-line reader's filter drops every line here too
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise _Fallback from None
-    k, accepted, drafted, rates, means = _rows(text, window)
+    if any(other in text for other in _OTHERS):
+        raise _Fallback
+    k, accepted, drafted, rates, means = _rows(text)
     if state is not None and k != state.k:
         raise _Fallback
     if state is not None and state.has_means is not None and (means is not None) != state.has_means:
@@ -148,7 +144,7 @@ def _window(window: bytes, state: _State | None, line_base: int, shown: str) -> 
     has_means = means is not None
     span = state.span if state is not None else None
     if span is None:
-        span = Span(line_base + window.count(b"\n", 0, first), 1)
+        span = Span(line_base + buf.count(b"\n", lo, first), 1)
     cols = _Columns(accepted, drafted, rates, means, span)
     lines_before = state.sums.lines if state is not None else 0
     if means is not None:
@@ -202,26 +198,29 @@ def stream_vllm_v1(path: Path, shown: str) -> Acceptance | None:
     state: _State | None = None
     line_base = 1
     carry = b""
+
+    def step(buf: bytes, lo: int, hi: int) -> None:
+        nonlocal state, line_base
+        if hi > lo:
+            state = _window(buf, lo, hi, state, line_base, shown=shown)
+            if state is None or state.span is None:  # lines are counted until the first
+                line_base += buf.count(b"\n", lo, hi)
+
     try:
         with path.open("rb") as handle:
-            while True:
-                chunk = handle.read(WINDOW)
-                if not chunk:
-                    window, carry = carry, b""
-                else:
-                    data = carry + chunk
-                    cut = data.rfind(b"\n") + 1
-                    if cut == 0:
-                        if len(data) > WINDOW:
-                            return None  # a line longer than a window
-                        carry = data
-                        continue
-                    window, carry = data[:cut], data[cut:]
-                if window:
-                    state = _window(window, state, line_base, shown)
-                    line_base += window.count(b"\n")
-                if not chunk:
-                    break
+            while chunk := handle.read(WINDOW):
+                first = chunk.find(b"\n")
+                if first < 0:  # no line ends here: the line goes on
+                    carry += chunk
+                    if len(carry) > WINDOW:
+                        return None  # a line longer than a window
+                    continue
+                head = carry + chunk[: first + 1]  # the line cut by the last chunk
+                step(head, 0, len(head))
+                cut = chunk.rfind(b"\n") + 1
+                step(chunk, first + 1, cut)  # whole lines, read in place
+                carry = chunk[cut:]
+            step(carry, 0, len(carry))
     except _Fallback:
         return None
     except OSError as exc:
