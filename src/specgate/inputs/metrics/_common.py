@@ -62,7 +62,9 @@ def finite(total: float, what: str, shown: str, span: Where = None) -> float:
             acceptance rate 0).
     """
     if not math.isfinite(total):
-        raise fail(f"{what} add up past a float's range (beyond 1e308)", shown, span)
+        raise fail(
+            f"{what} add up past a float's range (beyond 1e308): not a finite number", shown, span
+        )
     return total
 
 

@@ -137,7 +137,10 @@ def read_histogram(spec: MetricsSpec) -> Acceptance:
     steps = sum(histogram.values())
     accepted = sum(j * h for j, h in histogram.items())
     if not (math.isfinite(steps) and math.isfinite(accepted)):
-        raise spec.fail("histogram counts add up past a float's range (beyond 1e308)", "histogram")
+        raise spec.fail(
+            "histogram counts add up past a float's range (beyond 1e308): not a finite number",
+            "histogram",
+        )
     if steps <= 0:
         raise spec.fail("histogram holds zero steps", "histogram")
     depth = len(raw) - 1 if isinstance(raw, list) else None
