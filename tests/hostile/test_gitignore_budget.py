@@ -5,7 +5,8 @@ once, a 1.3 MB repository) made ``specgate check .`` run past 60 s and 330 MB: e
 pattern was polynomial but nothing bounded patterns × paths, and every copy of the
 file was compiled again. Now identical texts (and lines) are compiled once, and the
 run's matching work, distinct patterns and distinct text have bounds whose breach is an
-input error naming the ``.gitignore``.
+input error naming the ``.gitignore``. Each pattern test is charged its fixed cost too
+(issue 25: 38,015 short literal patterns took 26-50 s within the old budget).
 """
 
 from __future__ import annotations
@@ -35,17 +36,32 @@ def test_identical_files_and_lines_compile_once() -> None:
         budget.compile("new\n")
 
 
-def test_work_is_charged_by_pattern_length_and_depth() -> None:
-    # By hand: "*.pyc" (5) and "build" (5, its "/" dropped) match one name at any
-    # depth, charged once; "/a/b" (4) spans folders, charged per component: a
-    # two-component path costs 5 + 5 + 4 * 2 = 18.
-    budget = Budget(work=18)
+def test_work_is_charged_by_pattern_tests_length_and_depth() -> None:
+    # By hand: each pattern test costs TEST_COST (20) plus the pattern's length.
+    # "*.pyc" (5) and "build" (5, its "/" dropped) match one name at any depth,
+    # charged once; "/a/b" (4) spans folders, charged per component: a two-component
+    # path costs (20 + 5) + (20 + 5) + (20 + 4) * 2 = 98.
+    assert gitignore.TEST_COST == 20
+    budget = Budget(work=98)
     compiled = budget.compile(TEXT)
-    assert (compiled.flat_width, compiled.deep_width) == (10, 4)
+    assert (compiled.flat_width, compiled.deep_width) == (50, 24)
     assert budget.verdict(compiled, ("a", "b"), False) is True
     assert budget.work == 0
-    with pytest.raises(Spent, match="budget of 18 "):
+    with pytest.raises(Spent, match="budget of 98 "):
         budget.verdict(compiled, ("x",), False)
+
+
+def test_many_short_literal_patterns_cost_what_testing_them_costs() -> None:
+    # issue 25: 38,015 literal patterns of 2-6 characters were charged ~5 units a
+    # test while each test costs about as much as a 20-character pattern's: 26-50 s
+    # within budget. Each test is now charged TEST_COST more, so a path tested against
+    # the file costs at least 38,015 * 21 and the budget ends the search in its bound.
+    text = "".join(f"f{i}\n" for i in range(38_015))
+    budget = Budget()
+    compiled = budget.compile(text)
+    assert compiled.flat_width >= 38_015 * 21
+    tests = gitignore.MAX_MATCH_WORK // compiled.flat_width
+    assert tests < 300  # paths tested before the bound (about 900 under the old charge)
 
 
 def test_distinct_text_is_bounded() -> None:

@@ -12,6 +12,11 @@ list of them (node path ``(i, …)``), which the engine readers judge like sever
 launch commands. Every key and value keeps its line and column (a dict literal's
 keys too), so a finding lands on the ``num_speculative_tokens`` line.
 
+Which calls count (:mod:`specgate.load.python_calls`): the ones that may run when the
+file runs, followed through imports (``from vllm import LLM as E``), ``getattr(vllm,
+"LLM")`` and aliases; a decoy in a function nothing calls or under ``if False:`` is
+skipped, and a route not followed is an input error at its line (not settled).
+
 A keyword whose value is no literal (a variable, a call, ``**kwargs``) is not read:
 ``notes`` of the returned document say so ("tensor_parallel_size not read: not a
 literal (line 9)"); a speculative keyword that is no literal
@@ -28,13 +33,10 @@ parser's or the interpreter's limits: ``RecursionError``, ``MemoryError``) is an
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 
 from specgate.core.errors import InputError
 from specgate.load.document import Document, NodePath, PositionRow, Positions
-
-#: Launcher calls read, by the called name (``vllm.LLM`` and ``LLM`` alike).
-CALLS = frozenset({"LLM", "EngineArgs", "AsyncEngineArgs", "Engine"})
+from specgate.load.python_calls import Unsettled, launcher_calls
 
 #: Keywords that carry the speculative configuration: one that is no literal is an
 #: input error (vLLM's ``speculative_config``; SGLang's ``speculative_*`` server args).
@@ -62,7 +64,18 @@ def load_python_launcher(text: str, shown: str) -> Document:
     except ValueError as exc:  # a NUL byte, an integer literal past the digit limit
         raise InputError(f"not readable as Python: {exc}", shown) from None
     lines = text.splitlines()
-    calls = [node for node in _walk(tree) if _called(node) in CALLS][:MAX_CALLS]
+    try:
+        calls = launcher_calls(tree)[:MAX_CALLS]
+    except Unsettled as exc:
+        raise InputError(
+            f"which launcher call runs is not settled: {exc.reason}; specgate reads a Python "
+            "launcher without running it: call LLM(...) plainly, or state the mechanism and "
+            "D in the claims file",
+            shown,
+            exc.line,
+        ) from None
+    except RecursionError:
+        raise InputError("Python source nested too deeply to read", shown) from None
     if not calls:
         raise InputError(
             "no LLM(...), EngineArgs(...), AsyncEngineArgs(...) or sgl.Engine(...) call "
@@ -81,28 +94,6 @@ def load_python_launcher(text: str, shown: str) -> Document:
     return Document(
         file=shown, data=data, positions=Positions(rows), text=text, notes=tuple(notes)
     )
-
-
-def _walk(tree: ast.AST) -> Iterator[ast.Call]:
-    """The calls of ``tree`` in source order (an explicit stack: no recursion)."""
-    found: list[ast.Call] = []
-    stack: list[ast.AST] = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Call):
-            found.append(node)
-        stack.extend(ast.iter_child_nodes(node))
-    found.sort(key=lambda c: (c.lineno, c.col_offset))
-    return iter(found)
-
-
-def _called(node: ast.Call) -> str | None:
-    func = node.func
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return None
 
 
 def _span(node: ast.expr | ast.keyword, lines: list[str]) -> tuple[int, int]:

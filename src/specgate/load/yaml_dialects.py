@@ -37,7 +37,7 @@ from specgate.core.limits import bounded_int
 Dialect: TypeAlias = Literal["core", "pyyaml", "go"]
 
 #: What a plain scalar resolves to: ("str" | "int" | "float" | "bool" | "null" |
-#: "merge", value).
+#: "merge" | "unread", value); "unread": a scalar the reader refuses (PyYAML's ``=``).
 Resolved: TypeAlias = tuple[str, object]
 
 
@@ -98,6 +98,8 @@ def _pyyaml(text: str) -> Resolved:
     first = text[:1]
     if text == "<<":
         return "merge", "<<"
+    if text == "=":  # the value tag, which SafeLoader has no constructor for
+        return "unread", text
     if first in _PY_FIRST["bool"] and _PY_BOOL.match(text):
         return "bool", text.lower() in ("yes", "true", "on")
     if first in ("~", "n", "N", "") and _PY_NULL.match(text):
@@ -207,6 +209,31 @@ def resolve_plain(text: str, dialect: Dialect) -> Resolved:
     if dialect == "go":
         return _go(text)
     return _pyyaml(text)
+
+
+def resolve_tagged(text: str, tag: str, dialect: Dialect) -> object:
+    """The value of a scalar tagged ``!!int``, ``!!float``, ``!!bool`` or ``!!null``
+    (``tag`` without its ``tag:yaml.org,2002:`` prefix), as the ``dialect``'s reader
+    constructs it, when specgate can settle it: the text must be one the reader
+    resolves untagged to that kind (PyYAML's ``construct_yaml_int`` reads ``!!int 010``
+    as 8, like an untagged ``010``), or an integer under ``!!float`` (PyYAML: ``float(text)``
+    with underscores dropped, so ``!!float 010`` is 10.0; go-yaml: the integer as a float).
+
+    Raises:
+        ValueError: any other text (``!!int 0o10``, which PyYAML reads through
+            ``int(text, 8)``; ``!!bool YeS``): not settled.
+        TooLong: an integer of more than 4,300 decimal digits.
+    """
+    kind, value = resolve_plain(text, dialect)
+    if kind == tag:
+        return value
+    if tag == "float" and kind == "int":
+        if dialect == "go":
+            return float(value)  # type: ignore[arg-type]
+        plain = text.replace("_", "")
+        if re.fullmatch(r"[-+]?[0-9]+", plain) and len(plain) <= 4300:
+            return float(plain)
+    raise ValueError(text)
 
 
 _MANIFEST = re.compile(r"^(?:apiVersion|kind|services)\s*:", re.MULTILINE)

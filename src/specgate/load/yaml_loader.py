@@ -270,7 +270,28 @@ class _Builder:
                     f"(specgate's limit is {MAX_INTEGER_DIGITS:,} decimal digits)",
                     node,
                 ) from None
+            if kind == "unread" or (kind == "merge" and self.dialect == "pyyaml"):
+                raise self.fail(
+                    f"{text!r} is no value PyYAML reads (yaml.safe_load refuses it)", node
+                )
             return text if kind == "merge" else value
+        if self.dialect != "core" and tag in (_BOOL, _NULL, _INT, _FLOAT):
+            from specgate.load.yaml_dialects import TooLong, resolve_tagged
+
+            try:
+                return resolve_tagged(text, tag.removeprefix(_TAG), self.dialect)
+            except TooLong:
+                raise self.fail(
+                    f"integer of {len(text):,} characters is too long "
+                    f"(specgate's limit is {MAX_INTEGER_DIGITS:,} decimal digits)",
+                    node,
+                ) from None
+            except ValueError:
+                raise self.fail(
+                    f"{tag.removeprefix(_TAG)} tag on {text!r}: specgate does not settle "
+                    "what the file's reader makes of it (write the value untagged)",
+                    node,
+                ) from None
         if tag == _BOOL and _BOOL_RE.match(text):
             return text.lower() == "true"
         if tag == _NULL and _NULL_RE.match(text):
@@ -307,15 +328,15 @@ class _Builder:
             if isinstance(key_node, ScalarNode) and (
                 key_node.tag == _MERGE or (key_node.tag == _PLAIN and key_node.value == "<<")
             ):
+                if merges and self.dialect == "go":
+                    # go-yaml v3 refuses a repeated mapping key, "<<" included
+                    # (decode.go, d.uniqueKeys: "mapping key already defined").
+                    raise self.fail("a second merge key (<<) in one mapping", key_node)
                 merges.append((index, value_node))
                 continue
             if not isinstance(key_node, ScalarNode):
                 raise self.fail("mapping keys must be plain scalars", key_node)
-            if key_node.tag == _STR:
-                key = key_node.value
-            else:
-                key_value = self.scalar(key_node)
-                key = key_node.value if isinstance(key_value, str) else _key_text(key_value)
+            key = self.key_of(key_node)
             mark = key_node.start_mark
             key_at = (mark.line + 1, mark.column + 1)
             if key in first_seen:
@@ -326,13 +347,42 @@ class _Builder:
             # The last value wins, as in PyYAML, json and the engines that read the file,
             # so the numbers shown are the ones an engine would use (SG002 fails anyway).
             out[key] = self.build(value_node, (*path, key), key_at, slot=index)
-        for index, merge in merges:
+        # Explicit keys win, then the later of two merge keys (PyYAML's flatten_mapping
+        # puts every merged pair before the mapping's own, the first merge key's first, and
+        # builds the dict in that order: the last pair of a key wins), so merges are taken
+        # latest first, each adding only the keys not yet set.
+        if merges and self.dialect == "pyyaml":
+            from specgate.load.yaml_merge import merge_conflict
+
+            conflict = merge_conflict(
+                [merge for _, merge in merges], set(out), self.key_of, MAX_ALIAS_NODES
+            )
+            if conflict is not None:
+                raise self.fail(
+                    f"merge keys (<<) give {conflict!r} a value that depends on the PyYAML "
+                    "release (6.0.2 and 6.0.3 merge differently): not settled; set the key "
+                    "explicitly",
+                    node,
+                )
+        for index, merge in reversed(merges):
             self.merge_into(out, merge, path, index)
         return out
 
+    def key_of(self, key_node: Node) -> str:
+        """A mapping key's text (a non-text key named as :func:`_key_text` names it)."""
+        if not isinstance(key_node, ScalarNode):
+            raise self.fail("mapping keys must be plain scalars", key_node)
+        if key_node.tag == _STR or (
+            key_node.tag == _PLAIN and key_node.value == "=" and self.dialect == "pyyaml"
+        ):  # PyYAML's flatten_mapping reads a "=" (value tag) key as the text "="
+            return str(key_node.value)
+        key_value = self.scalar(key_node)
+        return str(key_node.value) if isinstance(key_value, str) else _key_text(key_value)
+
     def merge_into(self, out: dict[str, Any], merge: Node, path: NodePath, slot: int) -> None:
-        """Apply a ``<<`` merge (the ``slot``-th pair of its mapping): explicit keys win,
-        then earlier merged maps."""
+        """Apply a ``<<`` merge (the ``slot``-th pair of its mapping), adding the keys not
+        yet set: explicit keys and later merge keys win; in a list of maps, earlier maps
+        win (PyYAML ``SafeConstructor.flatten_mapping``; go-yaml v3 ``decode.go``)."""
         listed = isinstance(merge, SequenceNode)
         sources = merge.value if listed else [merge]
         prefix = (*path, "<<")

@@ -45,8 +45,11 @@ def sibling_env(doc: Document, path: NodePath) -> dict[str, Opt]:
 def _env_block(doc: Document, base: NodePath, block: object, env: dict[str, Opt]) -> None:
     """Add the variables of one ``env``-like block at ``base`` (a mapping, ``NAME=value``
     strings or Kubernetes ``[{name, value}]``; :func:`._source.env_items`) to ``env``,
-    keeping earlier ones."""
-    for name, value, where in env_items(block):
+    keeping earlier blocks' ones. Within the block a name listed twice keeps its last
+    value, as Compose builds it (compose-spec/compose-go:types/mapping.go@078b2eed,
+    ``MappingWithEquals.DecodeMapstructure``: item by item into a map)."""
+    last = {name: (value, where) for name, value, where in env_items(block)}
+    for name, (value, where) in last.items():
         env.setdefault(name, Opt(value, doc.locate((*base, *where))))
 
 

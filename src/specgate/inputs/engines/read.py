@@ -64,7 +64,9 @@ def load_engine_document(path: Path, shown: str) -> Document:
     else as YAML, where a file of several documents (a Kubernetes manifest:
     Deployment + ConfigMap) is the list of them (pointer ``/0/…``, ``/1/…``). YAML
     scalars are read as the file's reader reads them
-    (:func:`specgate.load.yaml_dialects.serving_dialect`): ``010`` is 8.
+    (:func:`specgate.load.yaml_dialects.serving_dialect`): ``010`` is 8. A Compose file
+    is the model Compose builds (:mod:`specgate.load.compose_files`: its override file
+    merged in, ``extends`` applied), then ``${VAR}`` filled in from the ``.env`` beside it.
 
     Raises:
         InputError: unreadable, too large, not UTF-8, or not parseable.
@@ -78,14 +80,15 @@ def load_engine_document(path: Path, shown: str) -> Document:
 
         return load_python_launcher(read_text(path, shown), shown)
     from specgate.load.compose_env import interpolated, is_compose
+    from specgate.load.compose_files import compose_model
     from specgate.load.yaml_dialects import serving_dialect
     from specgate.load.yaml_loader import load_yaml_documents
 
     text = read_text(path, shown)
     # read as its reader reads it: the engine's PyYAML, or go-yaml for a manifest
     doc = load_yaml_documents(text, shown, serving_dialect(text))._replace(text=text)
-    # Compose fills in ${VAR} from the .env beside the file before it reads it
-    return interpolated(doc, path) if is_compose(doc.data) else doc
+    # Compose merges the override file in, applies extends, fills in ${VAR} from .env
+    return interpolated(compose_model(doc, path), path) if is_compose(doc.data) else doc
 
 
 def read_engine_file(

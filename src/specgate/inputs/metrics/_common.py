@@ -53,6 +53,21 @@ def json_repr(value: object) -> str:
         return repr(value)
 
 
+def finite(total: float, what: str, shown: str, span: Where = None) -> float:
+    """``total``, a sum of evidence numbers (each finite), when it is finite too.
+
+    Raises:
+        InputError: the numbers add up past a float's range (beyond 1e308): no count
+            or rate follows from them (``numDraftTokens`` of 1e308 twice would make the
+            acceptance rate 0).
+    """
+    if not math.isfinite(total):
+        raise fail(
+            f"{what} add up past a float's range (beyond 1e308): not a finite number", shown, span
+        )
+    return total
+
+
 def fail(reason: str, shown: str, span: Where = None) -> InputError:
     """An :class:`InputError` at ``span`` of ``shown`` (no position when ``None``)."""
     if callable(span):
@@ -261,6 +276,8 @@ def survival(histogram: Mapping[int, float], depth: int | None) -> tuple[float, 
     profile rather than a profile of that length.
     """
     steps = sum(histogram.values())
+    if not math.isfinite(steps):
+        return ()
     top = max(histogram, default=0) if depth is None else depth
     if top > MAX_DRAFT_LENGTH:
         return ()
@@ -274,7 +291,7 @@ def unweighted_mean(
 ) -> Acceptance:
     """AL as the plain mean of printed interval values (``values`` as printed)."""
     numbers = [printed_number(value, "accept length", shown, first) for value in values]
-    total = sum(numbers)
+    total = finite(sum(numbers), "the accept lengths", shown, first)
     if len(values) <= 8:
         formula = f"({' + '.join(values)})/{len(values)}" if len(values) > 1 else values[0]
     else:

@@ -135,9 +135,14 @@ def read_histogram(spec: MetricsSpec) -> Acceptance:
             raise spec.fail(f"histogram[{text}] must be a whole count ≥ 0, not {value!r}", *where)
         histogram[int(text)] = histogram.get(int(text), 0.0) + float(value)
     steps = sum(histogram.values())
+    accepted = sum(j * h for j, h in histogram.items())
+    if not (math.isfinite(steps) and math.isfinite(accepted)):
+        raise spec.fail(
+            "histogram counts add up past a float's range (beyond 1e308): not a finite number",
+            "histogram",
+        )
     if steps <= 0:
         raise spec.fail("histogram holds zero steps", "histogram")
-    accepted = sum(j * h for j, h in histogram.items())
     depth = len(raw) - 1 if isinstance(raw, list) else None
     return Acceptance(
         format="histogram",

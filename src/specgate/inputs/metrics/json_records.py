@@ -9,9 +9,9 @@ costs about 0.6 s and 30 MiB per MiB of input). Instead:
   non-empty line follows) are read line by line; each line is parsed by the standard
   library's :func:`json.loads` (C speed) and only that line is held while its record
   is in use. Memory is one line at a time plus what a reader keeps.
-- **A whole JSON document** is read as text and parsed by the standard library; when
-  it is an array, item by item (``JSONDecoder.raw_decode``), so its records are
-  never all in memory at once.
+- **A whole JSON document** is read as text and parsed by the standard library; a
+  top-level array is read from the file item by item (:func:`array_records`), so
+  neither its text nor its records are all in memory at once.
 - **Positions** are found only when asked for (:attr:`Record.locate`), by scanning
   from the start of the record to the node: a finding or error costs one walk over
   one record, a clean file costs none. A position is the one
@@ -29,6 +29,7 @@ that last occurrence.
 
 from __future__ import annotations
 
+import codecs
 import json
 import json.decoder
 from collections.abc import Callable, Iterator
@@ -87,10 +88,14 @@ class Locator:
     one pass per item.
     """
 
-    def __init__(self, text: str, start: int = 0, first_line: int = 1) -> None:
+    def __init__(
+        self, text: str, start: int = 0, first_line: int = 1, first_column: int = 1
+    ) -> None:
         self.text = text
         self.start = start
         self.first_line = first_line
+        #: The column ``text[0]`` stands at (an array item cut from a longer line).
+        self.first_column = first_column
         self._arrays: dict[int, tuple[int, int]] = {}  # array start → (index, offset)
         self._members: dict[tuple[int, str], tuple[int, int] | None] = {}
         # The last position located: (offset, newlines before it, its line's start).
@@ -169,7 +174,8 @@ class Locator:
         if newlines > before:
             line_start = text.rfind("\n", known, offset) + 1
         self._last = (offset, newlines, line_start)
-        return Span(self.first_line + newlines, offset - line_start + 1)
+        shift = self.first_column - 1 if newlines == 0 else 0
+        return Span(self.first_line + newlines, offset - line_start + 1 + shift)
 
 
 def node_offset(text: str, start: int, path: NodePath) -> int:
@@ -228,12 +234,27 @@ def read_records(path: Path, shown: str) -> Iterator[Record]:
     try:
         with path.open("rb") as handle:
             lines = _lines(handle, shown)
-            first = next(lines, None)
+            try:
+                first = next(lines, None)
+            except InputError as exc:
+                # a first line past the line bound can be no JSON Lines record: an array
+                # written on one line (trtllm-serve's /metrics) is read item by item
+                if not exc.reason.startswith("a line longer than"):
+                    raise
+                handle.seek(0)
+                if handle.read(64).lstrip(b" \t\r\n\xef\xbb\xbf")[:1] != b"[":
+                    raise
+                handle.seek(0)
+                yield from array_records(handle, shown, _read_all)
+                return
             if first is None:
                 raise InputError("file is empty (no JSON document)", shown)
             second = next(lines, None)
             if second is None or not _parses(first[1]):
                 handle.seek(0)
+                if first[1].lstrip(_WS)[:1] == "[":  # an array: item by item, streamed
+                    yield from array_records(handle, shown, _read_all)
+                    return
                 yield from _document_records(_read_all(handle, shown), shown)
                 return
             yield _line_record(first[1], first[0], shown)
@@ -354,3 +375,150 @@ def _syntax(text: str, offset: int, message: str, shown: str) -> InputError:
 
 def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
+
+
+#: Bytes of a JSON array decoded at a time.
+ARRAY_CHUNK = 1024 * 1024
+
+
+class _More(Exception):
+    """The item may go on past the text read so far."""
+
+
+class _Text:
+    """The file's text not yet consumed, from (``line``, ``column``) on."""
+
+    def __init__(
+        self, handle: BinaryIO, shown: str, read_all: Callable[[BinaryIO, str], str]
+    ) -> None:
+        self.handle, self.shown, self.read_all = handle, shown, read_all
+        self.decoder = codecs.getincrementaldecoder("utf-8-sig")()
+        self.buf = ""
+        self.eof = False
+        self.total = 0
+        self.line, self.column = 1, 1
+        self._mark = (0, 1, 1)  # (offset, line, column) last located
+
+    def more(self, size: int = ARRAY_CHUNK) -> bool:
+        """Read on (False at the end of the file)."""
+        if self.eof:
+            return False
+        raw = self.handle.read(size)
+        self.total += len(raw)
+        if self.total > METRICS_MAX_BYTES:
+            raise too_large(self.shown)
+        try:
+            text = self.decoder.decode(raw, final=not raw)
+        except UnicodeDecodeError:
+            text = "\x00"
+        if "\x00" in text:  # the whole-text reader's own message, line and column
+            self.handle.seek(0)
+            self.read_all(self.handle, self.shown)
+            raise InputError("not valid UTF-8 or holds a NUL byte", self.shown)
+        self.eof = not raw
+        self.buf += text
+        return True
+
+    def at(self, offset: int) -> tuple[int, int]:
+        """The line and column of ``buf[offset]`` in the file."""
+        known, line, column = self._mark if offset >= self._mark[0] else (0, self.line, self.column)
+        newlines = self.buf.count("\n", known, offset)
+        if newlines:
+            line += newlines
+            column = offset - self.buf.rfind("\n", known, offset)
+        else:
+            column += offset - known
+        self._mark = (offset, line, column)
+        return line, column
+
+    def trim(self, offset: int) -> int:
+        """Drop the text before ``offset`` once it is most of the buffer; the offset
+        of the same place afterwards."""
+        if offset <= ARRAY_CHUNK or offset <= len(self.buf) // 2:
+            return offset
+        self.line, self.column = self.at(offset)
+        self.buf = self.buf[offset:]
+        self._mark = (0, self.line, self.column)
+        return 0
+
+    def skip(self, i: int) -> int:
+        """The first non-blank offset at or after ``i`` (reading on as needed)."""
+        while True:
+            i = _skip(self.buf, i)
+            if i < len(self.buf) or not self.more():
+                return i
+
+    def syntax(self, offset: int, message: str) -> InputError:
+        line, column = self.at(offset)
+        return InputError(f"JSON syntax error: {message}", self.shown, line, column)
+
+
+def array_records(
+    handle: BinaryIO, shown: str, read_all: Callable[[BinaryIO, str], str]
+) -> Iterator[Record]:
+    """The items of the JSON array in ``handle`` (at its start), one record each
+    (issue 25: a TensorRT-LLM iteration-stats array of 100 MB took 234 MB read whole).
+    The file is decoded :data:`ARRAY_CHUNK` bytes at a time and one item parsed at a time
+    (``JSONDecoder.raw_decode``), only the text not yet consumed kept; each record's
+    positions come from its own text and start (:class:`Locator`), and its errors are
+    the whole-text reader's (a syntax error reads on to where the whole text shows it;
+    a file not UTF-8 or holding a NUL byte is read whole again to report it as before).
+
+    Raises:
+        InputError: as the whole-text reader (:func:`.json_records.read_records`).
+    """
+    text = _Text(handle, shown, read_all)
+    i = text.skip(0)
+    if i >= len(text.buf) or text.buf[i] != "[":  # pragma: no cover - the caller checked
+        raise text.syntax(i, "Expecting value")
+    i = text.skip(i + 1)
+    if i < len(text.buf) and text.buf[i] == "]":
+        _array_end(text, i + 1)
+        return
+    while True:
+        item, end = _item(text, i)
+        line, column = text.at(i)
+        yield Record(item, Locator(text.buf[i:end], 0, line, column))
+        i = text.skip(end)
+        if i < len(text.buf) and text.buf[i] == "]":
+            _array_end(text, i + 1)
+            return
+        if i >= len(text.buf) or text.buf[i] != ",":
+            raise text.syntax(i, "Expecting ',' delimiter")
+        i = text.trim(text.skip(i + 1))
+
+
+def _item(text: _Text, i: int) -> tuple[object, int]:
+    """The item at ``text.buf[i]`` and the offset after it (reading on while it may
+    continue past the text read)."""
+    size = ARRAY_CHUNK
+    while True:
+        try:
+            item, end = _DECODER.raw_decode(text.buf, i)
+            if end >= len(text.buf) and not text.eof:
+                raise _More
+            return item, end
+        except (json.JSONDecodeError, _More) as exc:
+            if text.more(size):
+                size = min(size * 2, METRICS_MAX_BYTES)
+                continue
+            if isinstance(exc, json.JSONDecodeError):
+                raise text.syntax(exc.pos, exc.msg) from None
+            raise  # pragma: no cover - at the end of the file raw_decode's answer stands
+        except ValueError:
+            raise InputError(
+                "a JSON integer has too many digits", text.shown, text.at(i)[0]
+            ) from None
+        except RecursionError:
+            raise InputError("JSON nesting is too deep", text.shown, text.at(i)[0]) from None
+
+
+def _array_end(text: _Text, i: int) -> None:
+    while True:
+        i = _skip(text.buf, i)
+        if i < len(text.buf):
+            raise text.syntax(i, "Extra data")
+        i = text.trim(i)
+        if not text.more():
+            return
+

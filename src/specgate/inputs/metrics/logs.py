@@ -16,6 +16,7 @@ from collections import defaultdict
 from specgate.inputs.metrics._common import (
     PRINTED_NUMBER,
     fail,
+    finite,
     fmt,
     last_of_runs,
     parse_rates,
@@ -230,6 +231,7 @@ def _mean_len(requests: list[tuple[Span, int, int, float | None]], shown: str) -
         assert mean is not None
         if mean > 1:
             steps += acc / (mean - 1)
+    finite(steps, "the drafts implied by the mean lengths", shown, first)
     if steps <= 0:
         raise fail("zero accepted drafts in every request: AL cannot be pooled", shown, first)
     return Acceptance(

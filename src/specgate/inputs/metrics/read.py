@@ -188,6 +188,13 @@ def _read_acceptance(
     records = _RECORD_READERS.get(spec.format)
     if records is not None:
         return records(read_records(target, shown), shown)
+    if spec.format == "vllm-log":  # standard V1 lines: running sums, any size
+        from specgate.inputs.metrics.vllm_stream import stream_vllm_v1
+
+        check_file(target, shown, sized=False)
+        streamed = stream_vllm_v1(target, shown)
+        if streamed is not None:
+            return streamed
     text = _read(target, shown, spec.format)
     if spec.format == "vllm-prometheus":
         baseline = None

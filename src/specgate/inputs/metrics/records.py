@@ -28,6 +28,7 @@ from specgate.inputs.metrics._common import (
     count,
     draft_count,
     fail,
+    finite,
     fmt,
     largest_accepted,
     real,
@@ -146,7 +147,9 @@ def read_vllm_per_request(source: str | Iterable[Record], shown: str) -> Accepta
     return Acceptance(
         format="vllm-per-request",
         path=shown,
-        accept_length=1 + accepted / steps,
+        accept_length=1
+        + finite(accepted, "the accepted drafts", shown, first)
+        / finite(steps, "num_spec_steps", shown, first),
         formula=f"1 + {fmt(accepted)}/{fmt(steps)}",
         draft_length=depth,
         marginal=marginal,
@@ -293,6 +296,9 @@ def read_trtllm_iteration_stats(source: str | Iterable[Record], shown: str) -> A
         accepted += value("numAcceptedTokens")
         requests += value("numRequestsWithDraftTokens")
         tokens += value("numDraftTokens")
+        for total, key in ((accepted, "numAcceptedTokens"), (requests,
+                           "numRequestsWithDraftTokens"), (tokens, "numDraftTokens")):
+            finite(total, f"the {key} values", shown, at(locate, ("specDecodingStats", key)))
     if first is None:
         raise fail(
             f"no specDecodingStats in the iteration stats of {shown} (speculative decoding off?)",

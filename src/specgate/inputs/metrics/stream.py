@@ -54,8 +54,9 @@ class _Kept(bytearray):
         self += data
 
 
-def check_file(path: Path, shown: str) -> None:
-    """The same checks as for claims files (exists, regular, readable), and the size."""
+def check_file(path: Path, shown: str, *, sized: bool = True) -> None:
+    """The same checks as for claims files (exists, regular, readable), and the size
+    unless not ``sized`` (a log read with running sums: :mod:`.vllm_stream`)."""
     try:
         if path.exists() and not path.is_dir() and not path.is_file():
             raise InputError("not a regular file (a FIFO, socket or device)", shown)
@@ -66,7 +67,7 @@ def check_file(path: Path, shown: str) -> None:
         raise InputError("no such file", shown) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", shown) from None
-    if size > METRICS_MAX_BYTES:
+    if sized and size > METRICS_MAX_BYTES:
         raise too_large(shown)
 
 

@@ -23,6 +23,7 @@ from specgate.inputs.metrics._common import (
     count,
     draft_count,
     fail,
+    finite,
     fmt,
     real,
     under,
@@ -141,7 +142,7 @@ def _sglang_ranks(states: list[object], shown: str, locate: Locator, note: str) 
             note=note,
             spans={"accept_length": first},
         )
-    total = sum(values)
+    total = finite(sum(values), "the accept lengths", shown, first)
     return Acceptance(
         format="sglang-server-info",
         path=shown,

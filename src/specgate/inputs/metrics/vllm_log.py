@@ -25,6 +25,7 @@ from specgate.inputs.metrics._common import (
     PRINTED_NUMBER,
     draft_count,
     fail,
+    finite,
     fmt,
     last_of_runs,
     parse_rates,
@@ -390,26 +391,49 @@ def _pool_columns(
         for a, d, m in zip(cols.accepted, cols.drafted, means, strict=True)
     ):
         return _pool_printed(cols, means, shown)
-    accepted = sum(cols.accepted)
-    drafted = sum(cols.drafted)
+    positions = (
+        tuple(sum(map(operator.mul, cols.rates[i::k], cols.drafted)) for i in range(k))
+        if cols.rates is not None
+        else None
+    )
+    return pooled(
+        _Sums(len(cols.accepted), sum(cols.accepted), sum(cols.drafted), positions,
+              any(map(k.__rmod__, cols.drafted))),
+        k,
+        shown,
+        cols.span,
+    )
+
+
+class _Sums(NamedTuple):
+    """Running sums of V1 lines: their number, ΣAccepted, ΣDrafted, Σ(rate_i·Drafted)
+    per position (None without rates), and whether some Drafted is not a multiple of k."""
+
+    lines: int
+    accepted: int
+    drafted: int
+    positions: tuple[float, ...] | None
+    ragged: bool
+
+
+def pooled(sums: _Sums, k: int, shown: str, span: Span) -> Acceptance:
+    """AL = 1 + ΣAccepted / Σ(Drafted/k) from running sums (:mod:`.vllm_stream` adds them
+    up window by window over a log of any size)."""
+    accepted, drafted, lines, ragged = sums.accepted, sums.drafted, sums.lines, sums.ragged
     drafts = drafted / k
     if drafts <= 0:
         raise fail(
             "zero drafted tokens in the vLLM log: no speculative step was measured",
             shown,
-            cols.span,
+            span,
         )
     marginal: tuple[float, ...] = ()
-    if cols.rates is not None:
-        marginal = tuple(
-            sum(map(operator.mul, cols.rates[i::k], cols.drafted)) / k / drafts for i in range(k)
-        )
-    lines = len(cols.accepted)
+    if sums.positions is not None:
+        marginal = tuple(total / k / drafts for total in sums.positions)
     note = (
         f"pooled over {lines} log line{'s' if lines > 1 else ''}: "
         f"1 + ΣAccepted/Σ(Drafted/D), D = {k}"
     )
-    ragged = any(map(k.__rmod__, cols.drafted))
     if ragged:
         note += "; Drafted is not a multiple of D (some steps drafted fewer), so AL is approximate"
     return Acceptance(
@@ -418,10 +442,10 @@ def _pool_columns(
         accept_length=1 + accepted / drafts,
         formula=f"1 + {fmt(accepted)}/{fmt(drafts)}",
         estimate=ragged,
-        draft_length=k if cols.rates is not None else None,
+        draft_length=k if sums.positions is not None else None,
         marginal=marginal,
         note=note,
-        spans={"accept_length": cols.span},
+        spans={"accept_length": span},
         acceptance_rate=accepted / drafted,
         steps=int(drafts) if float(drafts).is_integer() and not ragged else None,
     )
@@ -495,19 +519,36 @@ def _pool_printed(cols: _Columns, means: list[float | None], shown: str) -> Acce
     suffix or adaptive drafting, so Drafted/k undercounts them): each line's drafts
     from vLLM's own printed mean (drafts = Accepted / (mean − 1)); a line whose mean
     is 1 (or missing) counts Drafted/1 drafts at most (an estimate either way)."""
-    accepted = sum(cols.accepted)
-    drafts = 0.0
-    for acc, drafted, mean in zip(cols.accepted, cols.drafted, means, strict=True):
+    only = means[0] if means and all(m == means[0] for m in means) else None
+    drafts = printed_drafts(cols.accepted, cols.drafted, means, 0.0)
+    return printed(sum(cols.accepted), drafts, only, len(means), shown=shown, span=cols.span)
+
+
+def printed_drafts(
+    accepted: list[int], drafted: list[int], means: list[float | None], start: float
+) -> float:
+    """``start`` plus each line's drafts recovered from its printed mean (Accepted /
+    (mean − 1)), or its Drafted when the mean is 1 or missing (added in line order)."""
+    drafts = start
+    for acc, tokens, mean in zip(accepted, drafted, means, strict=True):
         if mean is not None and mean > 1 and acc > 0:
             drafts += acc / (mean - 1)
         else:
-            drafts += drafted
+            drafts += tokens
+    return drafts
+
+
+def printed(
+    accepted: int, drafts: float, only: float | None, lines: int, *, shown: str, span: Span
+) -> Acceptance:
+    """AL from vLLM's printed means (:func:`_pool_printed`): ``only``, the one mean
+    every line printed, else 1 + ΣAccepted / ``drafts``."""
+    finite(drafts, "the drafts implied by the printed means", shown, span)
     if drafts <= 0:
         raise fail("zero drafts in the vLLM log: no speculative step was measured", shown)
     # One printed mean for every line (one line, or the same interval logged again):
     # the pooled AL is that mean, to its own 2 decimals, as for a single line, so
     # repeating a line does not make the AL an estimate (hostile review r4, defect 1)
-    only = means[0] if means and all(m == means[0] for m in means) else None
     value = only if only is not None else 1 + accepted / drafts
     return Acceptance(
         format="vllm-log",
@@ -524,9 +565,9 @@ def _pool_printed(cols: _Columns, means: list[float | None], shown: str) -> Acce
         + (
             ""
             if only is not None
-            else f", pooled over {len(means)} lines (drafts recovered from it)"
+            else f", pooled over {lines} lines (drafts recovered from it)"
         ),
-        spans={"accept_length": cols.span},
+        spans={"accept_length": span},
     )
 
 

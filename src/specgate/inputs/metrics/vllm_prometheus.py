@@ -40,7 +40,7 @@ from dataclasses import replace
 from prometheus_client.parser import text_string_to_metric_families
 
 from specgate.core.errors import InputError
-from specgate.inputs.metrics._common import fail, fmt, text_lines, whole_ratio
+from specgate.inputs.metrics._common import fail, finite, fmt, text_lines, whole_ratio
 from specgate.inputs.types import Acceptance
 from specgate.load.document import Span
 
@@ -132,6 +132,8 @@ def read_prometheus(
         totals[name] += value
         if name == PER_POS:
             per_pos[dict(series_labels).get("position", "?")] += value
+    for name, total in [*totals.items(), *per_pos.items()]:
+        finite(total, f"the {name} samples", shown)
     if DRAFTS in totals:
         found = _v1(totals, per_pos, text, shown, note)
         emitted = _generated(generated_after, after)
@@ -333,7 +335,8 @@ def _generated(generated: Series, chosen: Series) -> float | None:
         for key, value in generated.items()
         if frozenset((k, v) for k, v in key[1] if k not in SUMMED_LABELS) == group
     ]
-    return sum(values) if values else None
+    total = sum(values)
+    return total if values and math.isfinite(total) else None
 
 
 def _samples(text: str, shown: str) -> Series:

@@ -1,0 +1,183 @@
+"""The Compose model ``docker compose`` builds from a Compose file: the override file
+beside it merged in, and each service's ``extends`` applied.
+
+Sources (compose-spec/compose-go, read at these commits):
+
+- ``cli/options.go@6e4fb2bf`` (``WithDefaultConfigPath``): with no ``-f``, Compose
+  loads the first of :data:`DEFAULT_FILES` in the folder, then the first of
+  :data:`OVERRIDE_FILES` beside it. So a file of a default name is read with its
+  override; a file of any other name (``-f``) alone.
+- ``override/merge.go@00be3c8c`` (``mergeYaml``): mappings merge key by key, the
+  override's scalar wins, sequences are appended, save ``command``, ``entrypoint``
+  and ``healthcheck.test`` (the override replaces them) and ``environment``, whose
+  entries are joined as ``NAME=value`` items, the override's after the base's.
+- ``types/mapping.go@078b2eed`` (``MappingWithEquals.DecodeMapstructure``): a list
+  of ``NAME=value`` items becomes a map item by item, so a name listed twice keeps
+  its *last* value (:func:`specgate.inputs.engines._source.env_items` reads it so).
+- ``extends`` (``override/extends.go``; Compose specification, "extends"): a service
+  takes the service it names (in this file, or ``file:`` beside it) as its base and
+  merges itself over it, by the same rules.
+
+Every extra file is read like any referenced file (inside the repository, at most
+1 MiB, go-yaml's scalars); ``extends`` is followed at most :data:`MAX_EXTENDS` deep and
+a cycle is an input error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from specgate.core.errors import InputError
+from specgate.core.paths import PathProblem, confined
+from specgate.load.document import Document, NodePath, NodePosition
+from specgate.load.read import read_text
+
+DEFAULT_FILES = ("compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml")
+OVERRIDE_FILES = (
+    "compose.override.yml",
+    "compose.override.yaml",
+    "docker-compose.override.yml",
+    "docker-compose.override.yaml",
+)
+MAX_EXTENDS = 8
+_REPLACED = frozenset({"command", "entrypoint"})
+
+
+def override_file(path: Path) -> Path | None:
+    """The override file Compose merges into ``path`` (None: none, or ``path`` is no
+    default-named file)."""
+    if path.name not in DEFAULT_FILES:
+        return None
+    for name in OVERRIDE_FILES:
+        candidate = path.parent / name
+        if candidate.exists() or candidate.is_symlink():
+            return candidate
+    return None
+
+
+def _env_list(value: object) -> list[object] | None:
+    if isinstance(value, Mapping):
+        return [str(k) if v is None else f"{k}={_text(v)}" for k, v in value.items()]
+    if isinstance(value, list):
+        return list(value)
+    return None
+
+
+def _text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def merge(base: Any, over: Any, path: tuple[str, ...] = ()) -> Any:
+    """``over`` merged onto ``base`` as compose-go's ``mergeYaml`` does (module doc)."""
+    if len(path) == 3 and path[0] == "services" and path[2] in _REPLACED:
+        return over
+    if len(path) == 3 and path[0] == "services" and path[2] == "environment":
+        left, right = _env_list(base), _env_list(over)
+        if left is not None and right is not None:
+            return left + right
+        return over
+    if isinstance(base, Mapping) and isinstance(over, Mapping):
+        out = dict(base)
+        for key, value in over.items():
+            if key in out and not str(key).startswith("x-"):
+                out[key] = merge(out[key], value, (*path, str(key)))
+            else:
+                out[key] = value
+        return out
+    if isinstance(base, list) and isinstance(over, list):
+        return base + over
+    return over
+
+
+def _load(path: Path, shown: str) -> Any:
+    from specgate.load.yaml_loader import load_yaml
+
+    try:
+        found = confined(path)
+    except PathProblem as exc:
+        raise InputError(str(exc), shown) from None
+    data = load_yaml(read_text(found, shown), shown, dialect="go").data
+    return data if isinstance(data, Mapping) else {}
+
+
+def _extends(
+    services: Mapping[str, Any], name: str, folder: Path, shown: str, depth: int
+) -> Any:
+    service = services.get(name)
+    if not isinstance(service, Mapping) or "extends" not in service:
+        return service
+    if depth >= MAX_EXTENDS:
+        raise InputError(f"extends deeper than {MAX_EXTENDS} services (or a cycle)", shown)
+    spec = service["extends"]
+    if isinstance(spec, str):
+        spec = {"service": spec}
+    if not isinstance(spec, Mapping) or not isinstance(spec.get("service"), str):
+        raise InputError(f"services.{name}.extends: not a service name", shown)
+    pool, where, shown_base = services, folder, shown
+    if isinstance(spec.get("file"), str):
+        other = folder / spec["file"]
+        shown_base = str(Path(shown).parent / spec["file"])
+        data = _load(other, shown_base)
+        pool = data.get("services") if isinstance(data.get("services"), Mapping) else {}
+        where = other.parent
+    base = _extends(pool, spec["service"], where, shown_base, depth + 1)
+    if not isinstance(base, Mapping):
+        raise InputError(
+            f"services.{name} extends {spec['service']!r}, which {shown_base} does not define",
+            shown,
+        )
+    own = {k: v for k, v in service.items() if k != "extends"}
+    return merge(dict(base), own, ("services", name))
+
+
+def compose_model(doc: Document, path: Path) -> Document:
+    """``doc`` (a Compose file at ``path``) as Compose builds it: its override file
+    merged in and ``extends`` applied. Values that came from elsewhere lose their
+    positions (a finding points at the service in ``doc``), and a note names the
+    override file.
+
+    Raises:
+        InputError: an override or extended file outside the repository, unreadable or
+            not parseable; ``extends`` naming no service, too deep or a cycle.
+    """
+    data = doc.data
+    notes = list(doc.notes)
+    changed: set[NodePath] = set()
+    over_path = override_file(path)
+    if over_path is not None:
+        shown = str(Path(doc.file).parent / over_path.name)
+        over = _load(over_path, shown)
+        data = merge(data, over)
+        notes.append(f"{shown} merged in (Compose merges it with {path.name} by default)")
+        changed |= _leaves(over, ())
+    services = data.get("services") if isinstance(data, Mapping) else None
+    if isinstance(services, Mapping) and any(
+        isinstance(s, Mapping) and "extends" in s for s in services.values()
+    ):
+        resolved = {
+            name: _extends(services, str(name), path.parent, doc.file, 0) for name in services
+        }
+        for name, service in services.items():
+            if isinstance(service, Mapping) and "extends" in service:
+                changed.add(("services", str(name)))
+        data = {**dict(data), "services": resolved}  # type: ignore[call-overload]
+    if not changed:
+        return doc
+    positions: dict[NodePath, NodePosition] = {
+        p: v for p, v in doc.positions.items() if not any(p[: len(c)] == c for c in changed)
+    }
+    return doc._replace(data=data, positions=positions, notes=tuple(notes))
+
+
+def _leaves(node: object, where: NodePath) -> set[NodePath]:
+    """The paths the override sets (a service's key: the whole value)."""
+    if isinstance(node, Mapping) and len(where) < 3:
+        out: set[NodePath] = set()
+        for key, value in node.items():
+            out |= _leaves(value, (*where, str(key)))
+        return out
+    return {where}
