@@ -73,13 +73,15 @@ def test_repetitive_flag_picks_suffix_ngram() -> None:
         ({"size": "tiny"}, "parallel-draft-head", 0.05),
         ({"billions": 10}, "parallel-draft-head", 0.05),  # 10 ≤ 10
         ({"billions": 8, "moe": True}, "parallel-draft-head", 0.05),  # row 2 before row 3
-        # row 3: large (≥ 60 B) or MoE: target-attached MTP only for a model that ships
-        # MTP modules (docs/theory.md#mechanism-recommendation; issue 17), else a parallel draft
-        # head
+        # row 3: large (≥ 60 B) or MoE: target-attached MTP for a model that ships MTP
+        # modules, a parallel draft head for one known to ship none
+        # (docs/theory.md#mechanism-recommendation; issue 17)
         ({"size": "large", "mtp": True}, "target-attached-mtp", 0.02),
         ({"billions": 60, "mtp": True}, "target-attached-mtp", 0.02),  # 60 ≥ 60
         ({"moe": True, "mtp": True}, "target-attached-mtp", 0.02),
-        ({"size": "large"}, "parallel-draft-head", 0.05),  # MTP modules not known
+        # MTP modules not known: the seed's class, labelled "if the model ships them"
+        # (issue 26; test_unknown_mtp_is_labelled)
+        ({"size": "large"}, "target-attached-mtp", 0.02),
         ({"moe": True, "mtp": False}, "parallel-draft-head", 0.05),
         # names known to ship none / some (data/models/mtp.json)
         (

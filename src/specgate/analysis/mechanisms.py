@@ -42,10 +42,10 @@ PARALLEL_DRAFT_HEAD = MechanismClass(
     "latency low on a model too small to carry MTP modules of its own.",
     "Interactive chat on models up to about 10 B parameters (EAGLE-3, Medusa).",
 )
-#: The same class for a large or MoE model that ships no MTP modules (or of which it
-#: is not known): the reason says so rather than "too small".
+#: The same class for a large or MoE model known to ship no MTP modules: the reason
+#: says so rather than "too small".
 PARALLEL_DRAFT_HEAD_NO_MTP = PARALLEL_DRAFT_HEAD._replace(
-    reason="The model is not known to ship multi-token-prediction modules of its own "
+    reason="The model ships no multi-token-prediction modules of its own "
     "(Llama-3.3-70B and Llama 4 Maverick ship none), so a small head that reads the "
     "target's hidden states is the cheap drafter to train or download.",
     best_for="Large and mixture-of-experts models without MTP modules of their own "
@@ -57,6 +57,15 @@ TARGET_ATTACHED_MTP = MechanismClass(
     "Large and MoE models amortise multi-token-prediction modules trained with the "
     "target, which draft at a few percent of a target step.",
     "Models of 60 B parameters and more, and mixture-of-experts models.",
+)
+#: The same class for a large or MoE model of which it is not known whether it ships
+#: MTP modules (the seed's inputs, a size and nothing more): the class holds only if it
+#: does, and the reason says so and names the class to take if it does not.
+TARGET_ATTACHED_MTP_IF_SHIPPED = TARGET_ATTACHED_MTP._replace(
+    reason="Large and MoE models amortise multi-token-prediction modules trained with the "
+    "target, if the model ships them (not known here: num_nextn_predict_layers or "
+    "mtp_num_hidden_layers above 0 in its config.json); a model that ships none "
+    "(Llama-3.3-70B, Llama 4 Maverick) takes parallel-draft-head instead.",
 )
 EXTERNAL_SMALL_DRAFT = MechanismClass(
     "external-small-draft",
@@ -81,7 +90,10 @@ DECLARED_CLASS: dict[str, MechanismClass] = {
     "pard": EXTERNAL_SMALL_DRAFT,
 }
 
-_REPETITIVE_NAME = re.compile(r"repeti|tool[-_ ]?loop|code[-_ ]?complet|suffix|n-?gram", re.I)
+#: A workload name that says it repeats its own text: the seed's words (``repetit``,
+#: ``tool.?loop``, ``code.?complete``, ``suffix``, ``ngram``), with ``code completion``
+#: and ``n-gram`` too (the seed's ``complete`` misses "completion").
+_REPETITIVE_NAME = re.compile(r"repeti|tool.?loop|code.?complet|suffix|n.?gram", re.I)
 SMALL_MODEL_MAX_B = 10.0
 LARGE_MODEL_MIN_B = 60.0
 
@@ -151,11 +163,13 @@ def is_moe(deployment: Deployment) -> bool:
 def recommend(deployment: Deployment) -> MechanismClass:
     """The first matching row of docs/theory.md#mechanism-recommendation's recommendation table.
 
-    ``target-attached-mtp`` only for a model known to ship MTP modules
-    (docs/theory.md#mechanism-recommendation: Llama-3.3-70B and Llama 4 Maverick ship none): a large
-    or MoE model that does not, or of which it is not known, gets ``parallel-draft-head``. What a
-    read model config says fills what the claims file leaves unstated: its routed experts make the
-    model MoE, and with no size stated its MTP modules (``num_nextn_predict_layers`` > 0)
+    A large or MoE model gets ``target-attached-mtp`` when it ships MTP modules,
+    ``parallel-draft-head`` when it is known to ship none (docs/theory.md#mechanism-recommendation:
+    Llama-3.3-70B and Llama 4 Maverick ship none, so MTP cannot be switched on for them), and
+    ``target-attached-mtp`` labelled "if the model ships them" when that is not known (the seed's
+    class for a size alone, issue 26). What a read model config
+    says fills what the claims file leaves unstated: its routed experts make the model
+    MoE, and with no size stated its MTP modules (``num_nextn_predict_layers`` > 0)
     make ``target-attached-mtp`` the fit. With nothing known the table's defaults hold
     (the same for ``doctor``).
     """
@@ -177,7 +191,10 @@ def recommend(deployment: Deployment) -> MechanismClass:
     if workload.latency_region == "low" and size in ("tiny", "small"):
         return PARALLEL_DRAFT_HEAD
     if size == "large" or is_moe(deployment):
-        return TARGET_ATTACHED_MTP if can_carry_mtp(deployment) else PARALLEL_DRAFT_HEAD_NO_MTP
+        ships = can_carry_mtp(deployment)
+        if ships is None:
+            return TARGET_ATTACHED_MTP_IF_SHIPPED
+        return TARGET_ATTACHED_MTP if ships else PARALLEL_DRAFT_HEAD_NO_MTP
     return EXTERNAL_SMALL_DRAFT
 
 
@@ -207,14 +224,19 @@ def advice(
     min_gain: float,
     accept_length: float | None,
     floor: float | None,
+    planning: bool = False,
 ) -> MechanismClass | None:
     """The class the report recommends, or ``None`` when it says nothing (newuser-r4
-    #7, real-r4 #6): not for a deployment that does not speculate; not a class the
+    #7, real-r4 #6): not for a deployment that does not speculate (unless
+    ``planning``: ``specgate doctor`` asked which class to start with, as the seed's
+    doctor answers without ``--speculative-decoding``; a deployment stated off,
+    ``enabled: false``, still gets none); not a class the
     inputs do not support (:func:`_supported`: an unknown size is no mid-size model);
     and not another class than a declared mechanism that works, that is, one with no
     measurement against it (a measured speedup below 1 + min_gain, or an AL below its
     floor). A declared mechanism of the recommended class is confirmed."""
-    if deployment.speculation.enabled is not True:
+    enabled = deployment.speculation.enabled
+    if enabled is False or (enabled is None and not planning):
         return None
     cls = recommend(deployment)
     if not _supported(deployment, cls):

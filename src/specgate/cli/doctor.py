@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from fractions import Fraction
 
+    from specgate.analysis.mechanisms import MechanismClass
+    from specgate.check.report import DeploymentReport
     from specgate.cli.args import Parser
     from specgate.model.deployment import Deployment, HardwareBlock, Inputs
 
@@ -110,8 +112,22 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
         action="store_true",
         help="decode time is dominated by attention (long context)",
     )
-    doctor.add_argument("--latency-region", choices=("low", "throughput"), default="low")
-    doctor.add_argument("--model-size", choices=("tiny", "small", "medium", "large"))
+    from specgate.cli.doctor_seed import latency_region, model_size
+
+    doctor.add_argument(
+        "--latency-region",
+        type=latency_region,
+        default="low",
+        metavar="REGION",
+        help="low (default) or throughput: the Pareto region, for the mechanism advice",
+    )
+    doctor.add_argument(
+        "--model-size",
+        type=model_size,
+        metavar="SIZE",
+        help="tiny/small/medium/large, a parameter count (70b, 1.5B), 8x7b, 30b-a3b or moe: "
+        "for the mechanism advice",
+    )
     doctor.add_argument(
         "--repetitive",
         action="store_true",
@@ -344,7 +360,8 @@ def _flag_deployment(args: argparse.Namespace, profile: Inputs | None) -> Deploy
             query_heads=args.query_heads,
             kv_heads=args.kv_heads,
             query_heads_per_kv=_shape(args),
-            size=args.model_size,
+            size=None if args.model_size is None else args.model_size.size,
+            moe=True if args.model_size is not None and args.model_size.moe else None,
         ),
         speculation=SpeculationBlock(
             present=True,
@@ -418,17 +435,64 @@ def render_doctor(deployment: Deployment, args: argparse.Namespace) -> tuple[str
 
     floor = None if args.min_accept_length is None else float(args.min_accept_length)
     report = evaluate(deployment, Locator(None), CheckOptions(min_accept_length=floor))
+    planned = _planning_advice(report)
     if args.json:
         import json
 
         from specgate.reporters.json_report import deployment_json
 
-        return json.dumps(
-            reword_all(deployment_json(report)), indent=2, ensure_ascii=False
-        ) + "\n", report.status
+        out = deployment_json(report)
+        if planned is not None:
+            out["mechanism"] = _mechanism_json(planned)
+        return json.dumps(reword_all(out), indent=2, ensure_ascii=False) + "\n", report.status
     from specgate.reporters.text import finding_line, metrics_block
 
     lines = [finding_line(f) for f in report.findings]
     lines += metrics_block(report)
+    if planned is not None:
+        lines.append(_mechanism_line(planned))
     lines.append(f"specgate doctor: {report.status}")
     return "\n".join(reword(line) for line in lines) + "\n", report.status
+
+
+def _planning_advice(report: DeploymentReport) -> MechanismClass | None:
+    """The class to start with when ``--speculative-decoding`` is not given: the seed's
+    doctor answers which class fits the workload and model whether speculation runs or
+    not (issue 26); with it the report's own advice stands (``None`` here)."""
+    deployment = report.deployment
+    if deployment.speculation.enabled is True:
+        return None
+    from specgate.analysis import mechanisms
+
+    metrics = report.metrics
+    return mechanisms.advice(
+        deployment,
+        measured_speedup=metrics.measured_speedup,
+        min_gain=metrics.min_gain,
+        accept_length=metrics.accept_length,
+        floor=metrics.accept_length_floor.value,
+        planning=True,
+    )
+
+
+def _mechanism_json(cls: MechanismClass) -> dict[str, object]:
+    """The JSON report's ``mechanism`` for the class to start with (no mechanism is
+    declared: the doctor has no deployment that speculates)."""
+    return {
+        "class": cls.name,
+        "draft_depth_ratio_hint": cls.draft_depth_ratio_hint,
+        "reason": cls.reason,
+        "best_for": cls.best_for,
+        "declared": None,
+        "declared_class": None,
+    }
+
+
+def _mechanism_line(cls: MechanismClass) -> str:
+    """The text report's line for the class to start with."""
+    from specgate.core.numbers import fmt
+
+    return (
+        f"    mechanism: to start with, {cls.name} (ρ ≈ {fmt(cls.draft_depth_ratio_hint)}): "
+        f"{cls.reason}"
+    )
