@@ -117,17 +117,54 @@ def accept_length_missing(ctx: RuleContext) -> Iterator[Hit]:
     **Why.** Every benefit of speculative decoding flows through AL, the tokens
     emitted per target step (bonus token included). Without a measured AL no
     speedup can be checked, and acceptance collapses silently in production
-    (vLLM issues #8620 and #41789: heads deployed with AL ≈ 1.0).
+    (vLLM issues #8620 and #41789: heads deployed with AL ≈ 1.0). A measured
+    speedup alone does not give AL (it mixes AL with β and ρ): with only
+    `evidence.measured_speedup` recorded, the next action is `specgate measure`
+    around the same benchmark, which reads AL from the engine's counters.
     """
     dep = ctx.deployment
     if dep.speculation_enabled and dep.evidence.accept_length is None:
+        engine = _engine(ctx)
+        action = (
+            f"Measure AL on the served workload ({_how_to_measure(engine)}) and record "
+            "it as evidence.accept_length or point evidence.metrics at the data."
+        )
+        if dep.evidence.measured_speedup is not None:
+            action = _from_speedup_only(engine)
         yield Hit(
             "speculative decoding is enabled but no measured accept length "
             "(evidence.accept_length) is given",
             dep.path("speculation"),
-            f"Measure AL on the served workload ({_how_to_measure(_engine(ctx))}) and record "
-            "it as evidence.accept_length or point evidence.metrics at the data.",
+            action,
         )
+
+
+#: ``specgate measure``'s source of an engine's counters (issue 26: when only a
+#: throughput speedup is recorded, SG101 says how to get AL from the same run).
+_MEASURE_FROM = {
+    "vllm": "--metrics-url http://HOST:PORT/metrics",
+    "sglang": "--from SERVER_LOG --metrics-format sglang-log",
+    "trtllm": "--from ITERATION_STATS --metrics-format trtllm-iteration-stats",
+    "llamacpp": "--from SERVER_LOG --metrics-format llamacpp-log",
+}
+
+
+def _from_speedup_only(engine: str | None) -> str:
+    """SG101's next action when evidence.measured_speedup is recorded without an AL: a
+    throughput ratio does not give AL (it mixes AL with β and ρ), the engine's
+    acceptance counters over the same benchmark do."""
+    source = _MEASURE_FROM.get(engine or "vllm")
+    if source is None:  # transformers logs no AL
+        return (
+            "A measured speedup (evidence.measured_speedup) does not give AL: "
+            f"{_how_to_measure(engine)}, and record it as evidence.accept_length."
+        )
+    return (
+        "A measured speedup (evidence.measured_speedup) does not give AL: "
+        f"`specgate measure {source} -- BENCHMARK` around the benchmark that measured it "
+        "prints the AL from the engine's counters as evidence.accept_length "
+        "(`--write CLAIMS --deployment NAME` writes it into the claims file)."
+    )
 
 
 #: Where each engine reports AL (docs/engines.md#metrics-formats).
