@@ -80,9 +80,9 @@ def _large(check_text: Check, model: str) -> str:
 
 
 def test_mtp_only_for_models_that_carry_it(check_text: Check, tmp_path: Path) -> None:
-    # unknown: docs/theory.md#mechanism-recommendation (issue 17) recommends target-attached MTP
-    # only for a model that ships MTP modules, so a large model of which nothing says so gets a head
-    assert _large(check_text, "      parameters_b: 70\n") == "parallel-draft-head"
+    # unknown: the seed's class, labelled "if the model ships them" (issue 26; the
+    # reason names parallel-draft-head for a model that ships none)
+    assert _large(check_text, "      parameters_b: 70\n") == "target-attached-mtp"
     # stated: no MTP modules → parallel-draft-head; stated yes → MTP
     assert _large(check_text, "      parameters_b: 70\n      mtp_modules: false\n") == (
         "parallel-draft-head"

@@ -102,14 +102,15 @@ def test_messages_and_help_cite_only_what_users_can_read() -> None:
 
 def test_sg204_doc_states_each_class_typical_draft_depth_ratio() -> None:
     # The examples cite `specgate rules SG204` for the typical ρ (suffix-ngram 0,
-    # parallel-draft-head 0.05, target-attached-mtp 0.02, external-small-draft 0.15):
+    # parallel-draft-head 0.14 (docs/validation.md's back-solved EAGLE ρ), target-attached-mtp
+    # 0.02, external-small-draft 0.15):
     # the doc must say what the recommendation uses.
     from specgate.analysis import mechanisms
 
     doc = REGISTRY["SG204"].doc.replace("\n", " ")
     stated = {
         "suffix-ngram": "ρ ≈ 0 ",
-        "parallel-draft-head": "0.05",
+        "parallel-draft-head": "0.14",
         "target-attached-mtp": "0.02",
         "external-small-draft": "0.15",
     }

@@ -285,7 +285,7 @@ def test_sg204_names_the_measured_rho(check_text: Check) -> None:
 
 def test_sg204_names_the_typical_rho(check_text: Check) -> None:
     report = check_text(claims(dep(d=3, al=2.4, speculation={"mechanism": "eagle3"})))
-    assert "ρ ≈ 0.05, typical of the declared class parallel-draft-head" in message(
+    assert "ρ ≈ 0.14, typical of the declared class parallel-draft-head" in message(
         report, "SG204"
     )
 

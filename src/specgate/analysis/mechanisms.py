@@ -1,12 +1,20 @@
 """Which draft mechanism class fits a deployment (docs/theory.md#mechanism-recommendation,
 "Mechanism recommendation"). Reported for every deployment; never a finding by itself.
 
-The ρ hints are typical draft depth ratios of each class, from published
-figures collected in the project notes: n-gram/suffix lookup costs no model
-step (ρ ≈ 0); heads attached to the target's hidden states cost a few percent
-of a target step (EAGLE-3 on MiniCPM3 implies ρ ≈ 0.07, vLLM PR #24243); MTP
-modules inside the target about 2 % (DeepSeek-V3 MTP, arXiv:2412.19437);
-a separate small draft LM about its parameter ratio (≈ 0.15).
+The ρ hints are typical draft depth ratios of each class per draft pass. Heads
+attached to the target's hidden states: 0.14, the ρ back-solved, (AL / S − β) /
+passes, from the measured speedups of docs/validation.md (Spec-Bench
+hemingkx/Spec-Bench@fd2c1cd, arXiv:2401.07851: EAGLE median 0.140 over 10 points,
+EAGLE-3 0.142 over 4; SGLang PR #4716 Llama-3.3-70B TP8 and TensorRT-LLM PR #5146
+Llama-3.1-70B about 0.14); the earlier 0.05 (EAGLE-3 on MiniCPM3 implies ρ ≈ 0.07,
+vLLM PR #24243) was a third of what every engine measured. n-gram/suffix lookup
+runs no model: 0 (the same data back-solve 0.006 for n-gram and 0.016 for suffix
+drafts, fixed per-step costs within the spread). MTP modules inside the target
+about 2 % (DeepSeek-V3 MTP, arXiv:2412.19437: AL / S = 1.03–1.06 at D = 1 bounds β + ρ;
+no measured point in the validation data). A separate small draft LM about its
+parameter ratio (≈ 0.15): the validation data's draft-model median (0.47) is
+MagicDec's self-speculation, the target itself with a sparse KV cache, not a small
+model, so it does not move this hint.
 """
 
 import json
@@ -37,7 +45,7 @@ SUFFIX_NGRAM = MechanismClass(
 )
 PARALLEL_DRAFT_HEAD = MechanismClass(
     "parallel-draft-head",
-    0.05,
+    0.14,
     "A small head that reads the target's hidden states drafts cheaply and keeps "
     "latency low on a model too small to carry MTP modules of its own.",
     "Interactive chat on models up to about 10 B parameters (EAGLE-3, Medusa).",

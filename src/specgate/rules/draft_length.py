@@ -362,8 +362,9 @@ def draft_depth_ratio_assumed(ctx: RuleContext) -> Iterator[Hit]:
     evidence was measured at; `measured` is kept for a measured ρ); else
     `typical`, the hint of the declared mechanism's class (else of the
     recommended class): suffix-ngram ρ ≈ 0 (n-gram/suffix lookup runs no model),
-    parallel-draft-head 0.05 (EAGLE, EAGLE-3, Medusa, MLP speculators, DFlash;
-    EAGLE-3 on MiniCPM3 implies ρ ≈ 0.07, vLLM PR #24243), target-attached-mtp
+    parallel-draft-head 0.14 (EAGLE, EAGLE-3, Medusa, MLP speculators, DFlash;
+    back-solved from measured speedups, docs/validation.md: Spec-Bench EAGLE median
+    0.140, EAGLE-3 0.142, SGLang and TensorRT-LLM 70B ≈ 0.14), target-attached-mtp
     0.02 (DeepSeek-V3 MTP, arXiv:2412.19437) and external-small-draft 0.15 (a
     separate small draft model, PARD: about its parameter ratio). With D only a
     maximum (adaptive drafting: llama.cpp
