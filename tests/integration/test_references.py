@@ -71,9 +71,9 @@ def test_done_when_d_g_and_al_come_from_the_referenced_files(
     # AL: 1 + accepted/drafts = 1 + 863/240 = 4.59583… → 4.5958.
     assert m["accept_length"] == 4.5958
     # docs/theory.md#which-rho moves this expectation (v1 took ρ = 0): ρ not given → the typical ρ
-    # 0.05 of the declared eagle3's class: 4.59583 / (1 + 0.05·7) = 4.59583 / 1.35 = 3.4043; the
-    # ceiling (ρ = 0) stays AL / β = 4.5958.
-    assert m["theoretical_speedup"] == 3.4043
+    # of the declared eagle3's class, 0.14 since issue 26 (docs/validation.md): 4.59583 /
+    # (1 + 0.14·7) = 4.59583 / 1.98 = 2.3211; the ceiling (ρ = 0) stays AL / β = 4.5958.
+    assert m["theoretical_speedup"] == 2.3211
     assert m["draft_depth_ratio_source"] == "typical"
     assert m["speedup_ceiling"] == 4.5958
 

@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from specgate.analysis.derived import Metrics
 from specgate.analysis.verify_cost import HOST, PROVEN_HOST_OVERHEAD_SHARE, ROUTING, TERM_INPUTS
+from specgate.core.findings import Severity
 from specgate.core.numbers import fmt
 from specgate.rules.accept_length import SPEEDUP_TOLERANCE, claim_bound
 from specgate.rules.registry import Hit, RuleContext, rule
@@ -94,6 +95,13 @@ def _bound_words(m: Metrics) -> str:
         version: 1
         deployments:
           - name: chat-8b-batch128
+            model:
+              parameters_b: 8.03
+              layers: 32
+              query_heads: 32
+              kv_heads: 8
+              head_dim: 128
+              hidden_size: 4096
             speculation:
               enabled: true
               mechanism: eagle3
@@ -101,8 +109,13 @@ def _bound_words(m: Metrics) -> str:
               draft_depth_ratio: 0.05
             workload:
               concurrency: 128
+              context_length: 1000
+              prefill_tokens_per_step: 0
             hardware:
               gpu: h100-sxm
+              tensor_parallel: 1
+              weight_bytes: 2
+              kv_cache_bytes: 2
             evidence:
               accept_length: 2.8
               cache_coherence_eval: true
@@ -113,6 +126,13 @@ def _bound_words(m: Metrics) -> str:
         version: 1
         deployments:
           - name: chat-8b-batch128
+            model:
+              parameters_b: 8.03
+              layers: 32
+              query_heads: 32
+              kv_heads: 8
+              head_dim: 128
+              hidden_size: 4096
             speculation:
               enabled: true
               mechanism: eagle3
@@ -120,8 +140,13 @@ def _bound_words(m: Metrics) -> str:
               draft_depth_ratio: 0.05
             workload:
               concurrency: 128
+              context_length: 1000
+              prefill_tokens_per_step: 0
             hardware:
               gpu: h100-sxm
+              tensor_parallel: 1
+              weight_bytes: 2
+              kv_cache_bytes: 2
             evidence:
               accept_length: 2.8
               cache_coherence_eval: true
@@ -173,11 +198,23 @@ def speedup_at_risk(ctx: RuleContext) -> Iterator[Hit]:
     (1.7838x): β ≤ 1.92/1.7838 = 1.0764, so the uniform-routing 1.2576 is not used and the
     claimed 1.78x is not at risk.
 
-    Fail example: an H100-SXM at 128 sequences, D 3, AL 2.8, ρ 0.05 claims 2.0x. The
-    roofline gives β = 4·128 / 295.22 = 1.7343 and S = 2.8 / 1.8843 = 1.4860x, but
-    without a context length the KV reads are unknown and the proven β is 1 (S ≤ 2.4348):
-    SG112, not a fail. Pass example: the same deployment with a measured β of 1.2: S =
-    2.8 / 1.35 = 2.0741x, the claim holds.
+    **Which way the estimate points** (issue 26). A warning that a claim may not hold
+    needs an upper bound on the speedup, i.e. a lower bound on β. When the estimate is
+    an upper bound on β (`metrics.verify_cost_bound` `upper`: the roofline without the
+    KV cache, uniform expert routing; `capped`: AL / S_m), S at it is a lower bound, and
+    a claim above a lower bound is no evidence against it: the finding is a note (it
+    informs and names the input that settles it; the status does not change). It warns
+    when the estimate is the step-time model's own value (`exact`, every term priced;
+    the published speedups of docs/validation.md sit below it on 52 of 71 points) or a
+    lower bound on β (`lower`).
+
+    Fail example: Llama-3.1-8B's shapes on an H100-SXM at 128 sequences, context 1000,
+    D 3, AL 2.8, ρ 0.05 claims 2.0x. The step-time model gives β = 1.3591 (`exact`) and S
+    = 2.8 / (1.3591 + 0.05·3) = 1.8554x < 2.0, while the proven β 1 + 0.3591·0.38 =
+    1.1365 (host overhead) allows 2.8 / 1.2865 = 2.1765x: SG112 warns, not a fail. Pass
+    example: the same deployment with a measured β of 1.2: S = 2.8 / 1.35 = 2.0741x, the
+    claim holds. Without the context length the roofline's β = 4·128 / 295.22 = 1.7343 is
+    an upper bound (S = 2.8 / 1.8843 = 1.4860x a lower one): the same claim is a note.
 
     **Why.** A gate people block merges on must not cry wolf. At long context the KV
     cache keeps large batches memory-bound (MagicDec, arXiv:2408.11049, measured
@@ -220,12 +257,14 @@ def speedup_at_risk(ctx: RuleContext) -> Iterator[Hit]:
         + " β (the step time at N_verify tokens per sequence over one token) as "
         "evidence.verify_cost_ratio, and re-check."
     )
+    severity = informs(m)
     if found.claim:
         yield Hit(
             f"at {estimate} the claimed {fmt(m.claimed_speedup or 0)}x is above {cost}; "
             f"{proven} does not rule it out. Settle it with {settle}",
             dep.path("claims", "speedup"),
             action,
+            severity=severity,
         )
         return
     yield Hit(
@@ -233,7 +272,19 @@ def speedup_at_risk(ctx: RuleContext) -> Iterator[Hit]:
         f"{fmt(1 + m.min_gain)}; {proven} does not rule it out. Settle it with {settle}",
         dep.path("evidence", "accept_length"),
         action,
+        severity=severity,
     )
+
+
+def informs(m: Metrics) -> Severity | None:
+    """``"note"`` when the estimated β is an upper bound on β (``upper``: the roofline
+    without the KV cache, uniform expert routing; ``capped``: AL / S_m): S at it is a
+    lower bound on the speedup, and a claim above a lower bound, or a lower bound
+    below 1 + min_gain, is no evidence that the claim or the gain fails (issue 26).
+    ``None`` (the rule's warn) when the estimate is the model's own value or a lower
+    bound on β, an upper bound on S."""
+    beta = m.verify_cost
+    return "note" if beta is not None and beta.bound in ("upper", "capped") else None
 
 
 @rule(
