@@ -11,8 +11,6 @@ the seed reads it as medium (a typo would silently change the advice). Each diff
 is listed in the README's doctor section.
 """
 
-from __future__ import annotations
-
 import argparse
 import re
 from typing import NamedTuple
