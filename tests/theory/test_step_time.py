@@ -2,7 +2,8 @@
 hand.
 
 The hand derivations are written out step by step in the comments beside each test (an
-independent implementation of the documented formulas agreed with every one). GPU figures: data/gpus.json (A100 312 TFLOP/s BF16, 2.039 TB/s;
+independent implementation of the documented formulas agreed with every one).
+GPU figures: data/gpus.json (A100 312 TFLOP/s BF16, 2.039 TB/s;
 H100/H200 989 BF16, 1979 FP8, 3.35 / 4.8 TB/s; L40S 733 FP8, 0.864 TB/s, 32 GB/s PCIe).
 """
 
