@@ -43,6 +43,7 @@ from specgate.core.errors import InputError, LimitReached
 from specgate.core.limits import current_budget
 from specgate.inputs.flags import Flag, FlagSpec, canonical_flag, parse_flags, resolve_flag
 from specgate.inputs.prose import masked, prose_blocks
+from specgate.inputs.shell_flow import Flow
 from specgate.inputs.shell_params import (
     ARRAY_RE,
     PARAMETER_SCAN,
@@ -72,7 +73,7 @@ _OPERATORS = frozenset({";", "&&", "||", "|", "&", ";;"})
 _SEPARATOR_CHARS = frozenset(";&|\n")
 _PROMPT_RE = re.compile(r"^[ \t]*\$[ \t]+", re.MULTILINE)
 _FLAG_LINE_RE = re.compile(r"\n(?=[ \t]*-)")
-_ASSIGN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_ASSIGN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 
 _BLANKS_RE = re.compile(r"[ \t\x0b\f]+")
 _SEPARATORS_RE = re.compile(r"[;&|\n]+")
@@ -84,6 +85,11 @@ _EXPANDED_RE = re.compile(r"[$`()]")
 #: where a comment ends: a newline, or the line break before a line that starts with a
 #: flag (joined to the command above as a form feed)
 _LINE_END_RE = re.compile(r"[\n\f]")
+_SCRIPT_BLANKS_RE = re.compile(r"(?:[ \t]|\\\n)+")
+_SCRIPT_PLAIN_RE = re.compile(r"[^ \t;&|\n\\\\'\"]+")
+#: a redirection word (``>/dev/null``, ``2>&1``; alone, ``>``, its target follows)
+_REDIRECTION_RE = re.compile(r"[0-9]*(?:>>|>&|>\||>|<<-|<<|<&|<>|<|&>>|&>)(?=(.*))")
+_HEREDOC_RE = re.compile(r"(?<!<)<<(?!<)(-?)")
 _LONE_BACKSLASH_RE = re.compile(r"(?:(?<=[ \t])|^)\\(?:[ \t]+|$)", re.MULTILINE)
 
 
@@ -119,6 +125,7 @@ def split_commands(
     line: int | None = None,
     arguments: tuple[str, ...] | None = None,
     variables: tuple[tuple[str, str], ...] = (),
+    script: bool = False,
 ) -> list[Command]:
     """Split shell text into simple commands, as a POSIX shell would.
 
@@ -131,6 +138,12 @@ def split_commands(
             NAME ARGS…`` gives ARGS); None: its caller's, unknown.
         variables: variables set before the script runs (a container's literal
             ``env``), as ``(name, value)`` pairs.
+        script: the text is a shell script a shell runs (``serve.sh``, an ``sh -c``
+            script): its lines are joined exactly as bash and dash join them (only an
+            unquoted backslash-newline; no flag line, prompt or lone backslash joined;
+            CR is a character of its word), here-documents are skipped, and ``&``
+            after ``<``/``>`` belongs to a redirection (:mod:`.shell_flow` follows the
+            rest).
 
     Returns:
         the commands in order; an empty list for text holding none. ``export NAME=v``
@@ -142,7 +155,7 @@ def split_commands(
             line of the word it could not expand).
     """
     try:
-        return list(_split_once(text, arguments, variables))
+        return list(_split_once(text, arguments, variables, script))
     except _SplitError as exc:
         where = None if line is None else line + exc.line
         if exc.limit:
@@ -155,6 +168,7 @@ def _split_once(
     text: str,
     arguments: tuple[str, ...] | None = None,
     variables: tuple[tuple[str, str], ...] = (),
+    script: bool = False,
 ) -> tuple[Command, ...]:
     """:func:`split_commands` without the message placement, cached: the engine search
     and the reader ask about the same text, which is split once (each split is linear
@@ -166,17 +180,10 @@ def _split_once(
     # Prose around the commands (a Markdown guide, a recipe's `guide:` text): only
     # the shell code blocks are shell; every other character becomes a blank, so
     # offsets and lines stay as in the text (an apostrophe in prose is no quote).
-    blocks = prose_blocks(text)
+    blocks = None if script else prose_blocks(text)
     if blocks is not None:
         text = masked(text, blocks)
-    # Same-length rewrites keep every offset, so a word's line is still countable:
-    # a continuation's newline becomes a vertical tab (whitespace, still a line).
-    cleaned = text.replace("\\\r\n", "  \x0b").replace("\\\n", " \x0b").replace("\r\n", " \n")
-    cleaned = _PROMPT_RE.sub(lambda m: " " * len(m.group(0)), cleaned)
-    cleaned = _LONE_BACKSLASH_RE.sub(lambda m: " " * len(m.group(0)), cleaned)
-    # A line starting with a flag continues the command above (no shell runs "--x"
-    # as a program; launchers such as llama-swap join a block's lines this way).
-    cleaned = _FLAG_LINE_RE.sub("\f", cleaned)
+    cleaned = text if script else _loosely_joined(text)
     # Line breaks (newlines and continuation tabs) indexed once: a word's line and
     # column come from a binary search, so splitting stays linear in the text
     # (a 240 KB one-line command used to take 42 s: a count and rfind per word).
@@ -189,6 +196,7 @@ def _split_once(
     shell = Shell(current_budget(len(text)))
     shell.positional = None if arguments is None else list(arguments)
     shell.values.update(variables)
+    flow = Flow(script=script)
     try:
         if blocks is not None:
             # each code block is its own paste: a quote left open in one does not
@@ -197,10 +205,10 @@ def _split_once(
                 for _ in _tokens(cleaned[start:end], start, comments=True):
                     pass
         array_open = False  # inside A=( … ) across lines (bash arrays span lines)
-        for word, start, separator, parts in _tokens(cleaned, comments=True):
+        for word, start, separator, parts in _tokens(cleaned, comments=True, script=script):
             if separator:
                 if not (array_open and not word.strip("\n")):
-                    _emit(words, segments, word_lines, commands, exported=exported, shell=shell)
+                    _emit(words, segments, word_lines, commands, exported, shell, flow, word)
                     words, segments, word_lines = [], [], []
                 continue
             if word.startswith("#"):
@@ -212,12 +220,25 @@ def _split_once(
             before = bisect.bisect_left(breaks, start)
             column = start - (breaks[before - 1] if before else -1)
             word_lines.append((before, column))
-        _emit(words, segments, word_lines, commands, exported=exported, shell=shell)
+        _emit(words, segments, word_lines, commands, exported, shell, flow, "")
     except _SplitError as exc:
         if exc.start >= 0:
             exc.line = bisect.bisect_left(breaks, exc.start)
         raise
     return tuple(commands)
+
+
+def _loosely_joined(text: str) -> str:
+    """``text`` with the joins of a command line that no shell runs (a ``.txt``, a YAML
+    scalar): same-length rewrites keep every offset, so a word's line is still
+    countable (a continuation's newline becomes a vertical tab: whitespace, still a
+    line); a ``$ `` prompt and a lone backslash are dropped; a line starting with a
+    flag continues the command above (no shell runs "--x" as a program; launchers
+    such as llama-swap join a block's lines this way)."""
+    cleaned = text.replace("\\\r\n", "  \x0b").replace("\\\n", " \x0b").replace("\r\n", " \n")
+    cleaned = _PROMPT_RE.sub(lambda m: " " * len(m.group(0)), cleaned)
+    cleaned = _LONE_BACKSLASH_RE.sub(lambda m: " " * len(m.group(0)), cleaned)
+    return _FLAG_LINE_RE.sub("\f", cleaned)
 
 
 class _SplitError(Exception):
@@ -234,7 +255,7 @@ class _SplitError(Exception):
 
 
 def _tokens(
-    text: str, base: int = 0, *, comments: bool = False
+    text: str, base: int = 0, *, comments: bool = False, script: bool = False
 ) -> Iterator[tuple[str, int, bool, Segments | None]]:
     """The words of ``text`` as ``(word, start offset, is a separator run, parts)``.
 
@@ -254,7 +275,12 @@ def _tokens(
     the pass is linear in the text (shlex adds one character at a time to a string,
     quadratic in a word's length: a 1 MB word took 30 s). ``parts`` (for a word
     holding ``$``, else None) are its pieces with their quoting (:data:`Segments`),
-    for parameter expansion; ``base`` is added to offsets in errors.
+    for parameter expansion; ``base`` is added to offsets in errors. With ``script``
+    (a text a shell runs, :func:`split_commands`), the rules are bash's and dash's:
+    blanks are space and tab, an unquoted backslash-newline (also inside double
+    quotes) is removed, ``&`` next to ``<``/``>`` is part of a redirection word, a
+    comment ends at the newline, a quote is always a quote, and the body of a
+    here-document (``<<EOF``, ``<<-EOF``) is skipped up to its delimiter line.
 
     Raises:
         _SplitError: "No closing quotation" or "No escaped character" (shlex's
@@ -263,29 +289,36 @@ def _tokens(
     end = len(text)
     i = 0
     scan = [end + PARAMETER_SCAN]  # what the ${…} scans may read together (linear)
+    blanks_re, plain_re = (_SCRIPT_BLANKS_RE, _SCRIPT_PLAIN_RE) if script else (
+        _BLANKS_RE,
+        _PLAIN_RE,
+    )
+    heredocs = _HereDocs()
     while True:
-        blanks = _BLANKS_RE.match(text, i)
+        blanks = blanks_re.match(text, i)
         if blanks:
             i = blanks.end()
         if i >= end:
             return
         start = i
-        separators = _SEPARATORS_RE.match(text, i)
+        separators = None if script and _redirecting(text, i) else _SEPARATORS_RE.match(text, i)
         if separators:
             i = separators.end()
+            if script and heredocs.pending and "\n" in separators.group():
+                i = heredocs.skip(text, text.index("\n", start) + 1)
             yield separators.group(), start, True, None
             continue
         if comments and text[i] == "#":
             # a comment runs to the end of the line: a quote in it is no quote (a
             # flag line joined after it is not comment: bash ends it at the newline)
-            stop = _LINE_END_RE.search(text, i)
-            i = end if stop is None else stop.start()
+            stop = text.find("\n", i) if script else _end_of_line(text, i)
+            i = end if stop < 0 else stop
             yield text[start:i], start, False, None
             continue
         parts: list[str] = []
         kinds: list[int] = []
         while i < end:
-            plain = _PLAIN_RE.match(text, i)
+            plain = plain_re.match(text, i)
             if plain:
                 i = _plain(text, plain, parts, kinds, scan, base=base)
                 continue
@@ -293,16 +326,25 @@ def _tokens(
             if ch == "\\":
                 if i + 1 >= end:
                     raise _SplitError("No escaped character", base + start)
-                parts.append(text[i + 1])
-                kinds.append(1)
+                if not (script and text[i + 1] == "\n"):  # a shell removes both
+                    parts.append(text[i + 1])
+                    kinds.append(1)
                 i += 2
             elif ch == "'":
-                i = _single_quoted(text, i, base + start, parts, kinds, prose=comments)
+                i = _single_quoted(
+                    text, i, base + start, parts, kinds, prose=comments and not script
+                )
             elif ch == '"':
-                i = _double_quoted(text, i + 1, base + start, parts, kinds)
+                i = _double_quoted(text, i + 1, base + start, parts, kinds, script=script)
+            elif script and _redirecting(text, i):
+                parts.append(ch)
+                kinds.append(0)
+                i += 1
             else:  # a blank or a separator ends the word
                 break
         word = "".join(parts)
+        if script:
+            heredocs.note(word, parts, kinds)
         yield (
             word,
             start,
@@ -371,9 +413,13 @@ def _apostrophe(text: str, at: int, close: int) -> bool:
     return close < 0 or text.find("\n", at, close) >= 0
 
 
-def _double_quoted(text: str, i: int, start: int, parts: list[str], kinds: list[int]) -> int:
+def _double_quoted(
+    text: str, i: int, start: int, parts: list[str], kinds: list[int], *, script: bool = False
+) -> int:
     """Append the inside of a double-quoted string opening before ``i`` (its text as
-    kind 2, an escaped ``"`` or ``\\`` as kind 1); the offset after its closing quote."""
+    kind 2, an escaped ``"`` or ``\\`` as kind 1; with ``script``, also ``$`` and a
+    backquote, and a backslash-newline removed, POSIX 2.2.3); the offset after its
+    closing quote."""
     while True:
         stop = _DQ_STOP_RE.search(text, i)
         if stop is None:
@@ -386,13 +432,69 @@ def _double_quoted(text: str, i: int, start: int, parts: list[str], kinds: list[
         if at + 1 >= len(text):
             raise _SplitError("No escaped character", start)
         escaped = text[at + 1]
-        if escaped in '"\\':
+        if script and escaped == "\n":
+            pass
+        elif escaped in ('"\\$`' if script else '"\\'):
             parts.append(escaped)
             kinds.append(1)
         else:  # shlex keeps the backslash; the pair is literal either way
             parts.append("\\" + escaped)
             kinds.append(1)
         i = at + 2
+
+
+def _end_of_line(text: str, i: int) -> int:
+    stop = _LINE_END_RE.search(text, i)
+    return -1 if stop is None else stop.start()
+
+
+def _redirecting(text: str, i: int) -> bool:
+    """Whether the ``&`` or ``|`` at ``i`` belongs to a redirection (``2>&1``,
+    ``&>log``, ``>|f``), not a separator (bash, dash)."""
+    ch = text[i]
+    if ch not in "&|":
+        return False
+    before = text[i - 1] if i > 0 else ""
+    return before in "<>" or (ch == "&" and text.startswith(">", i + 1) and before != "&")
+
+
+class _HereDocs:
+    """Here-documents opened on the current line (``<<EOF``, ``<<-'EOF'``): their
+    bodies are data, not commands, skipped at the line's end (POSIX 2.7.4)."""
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[str, bool]] = []
+        self._awaiting: bool | None = None
+
+    def note(self, word: str, parts: list[str], kinds: list[int]) -> None:
+        """Record a here-document operator in the word just read (or its delimiter)."""
+        if self._awaiting is not None:
+            self.pending.append((word, self._awaiting))
+            self._awaiting = None
+            return
+        unquoted = "".join(p for p, k in zip(parts, kinds, strict=True) if k == 0)
+        found = _HEREDOC_RE.search(unquoted)
+        if found is None:
+            return
+        at = word.find(found.group(0))
+        delimiter = word[at + len(found.group(0)) :] if at >= 0 else ""
+        if delimiter:
+            self.pending.append((delimiter, bool(found.group(1))))
+        else:
+            self._awaiting = bool(found.group(1))
+
+    def skip(self, text: str, at: int) -> int:
+        """The offset after the bodies of the pending here-documents starting at ``at``."""
+        for delimiter, tabs in self.pending:
+            while at < len(text):
+                stop = text.find("\n", at)
+                stop = len(text) if stop < 0 else stop
+                line = text[at:stop]
+                at = stop + 1
+                if (line.lstrip("\t") if tabs else line) == delimiter:
+                    break
+        self.pending.clear()
+        return min(at, len(text))
 
 
 class _Exports:
@@ -458,20 +560,33 @@ def _emit(
     segments: list[Segments | None],
     lines: list[tuple[int, int]],
     commands: list[Command],
-    *,
     exported: _Exports,
     shell: Shell,
+    flow: Flow,
+    separator: str,
 ) -> None:
     """Record one simple command (or an ``export``, added to ``exported``; or plain
     ``NAME=value`` assignments, shell variables for the words of later commands).
     Assignment values are expanded as one word; the command's words are expanded and
-    split into fields (:meth:`Shell.fields`), each field at its word's place.
+    split into fields (:meth:`Shell.fields`), each field at its word's place. What the
+    command runs only on some paths, or what a builtin sets, leaves its variables
+    unsettled (:class:`~specgate.inputs.shell_flow.Flow`; ``separator`` ends it).
 
     Raises:
         _SplitError: (``limit``) the expansion budget spent, at the word's line.
     """
+    first, last, conditional = flow.enter(words, segments, shell, separator)
     try:
-        _emit_expanded(words, segments, lines, commands, exported=exported, shell=shell)
+        _emit_expanded(
+            words[first:last],
+            segments[first:last],
+            lines[first:last],
+            commands,
+            exported=exported,
+            shell=shell,
+            flow=flow,
+            conditional=conditional,
+        )
     except Overspent:
         raise _SplitError(
             f"shell-variable expansion passes its budget of {shell.allowance:,} characters "
@@ -483,6 +598,22 @@ def _emit(
         ) from None
 
 
+def _set(shell: Shell, flow: Flow, name: str, value: str, *, conditional: bool) -> bool:
+    """Set ``name`` as a persisting assignment does; False when it is left unsettled
+    instead (run on some paths only, or the name is ``readonly``)."""
+    if name.endswith("+"):
+        flow.settle(shell, name[:-1], "is appended to with `+=` (bash only)")
+        return False
+    if name == "IFS":
+        shell.ifs_changed = True
+    if conditional or name in flow.readonly:
+        why = "is set on some paths only" if conditional else "is readonly"
+        flow.settle(shell, name, why)
+        return False
+    shell.values[name] = value
+    return True
+
+
 def _emit_expanded(
     words: list[str],
     segments: list[Segments | None],
@@ -491,29 +622,44 @@ def _emit_expanded(
     *,
     exported: _Exports,
     shell: Shell,
+    flow: Flow,
+    conditional: bool,
 ) -> None:
     own: dict[str, tuple[str, tuple[int, int]]] = {}
     first = 0
-    while first < len(words) and _ASSIGN_RE.match(words[first]):
+    while first < len(words) and (
+        _ASSIGN_RE.match(words[first]) or _REDIRECTION_RE.match(words[first])
+    ):
         shell.line = lines[first][0]
+        if _REDIRECTION_RE.match(words[first]):  # `>/dev/null NAME=v`: still assigns
+            first += 2 if _REDIRECTION_RE.fullmatch(words[first]) else 1
+            continue
         if ARRAY_RE.match(words[first]) and segments[first] is not None:
+            name = words[first].partition("=")[0].rstrip("+")
             first = assign_array(words, segments, first, shell)
+            if conditional or name in flow.readonly:
+                flow.settle(shell, name, "is set on some paths only")
             continue
         name, value = _assignment(words[first], segments[first], shell)
-        own[name] = (value, lines[first])
+        if name.endswith("+"):  # NAME+=v: bash appends, dash runs a command "NAME+=v"
+            flow.settle(shell, name[:-1], "is appended to with `+=` (bash only)")
+        else:
+            own[name] = (value, lines[first])
         first += 1
-    if first == len(words):
+    if first >= len(words):
         for name, (value, _) in own.items():
-            shell.values[name] = value
+            _set(shell, flow, name, value, conditional=conditional)
         return
     shell.line = lines[first][0]
-    if shell.fields(words[first], segments[first]) == ["export"]:
+    if shell.fields(words[first], segments[first]) == ["export"] and not any(
+        w.startswith(("-", "+")) for w in words[first + 1 :]
+    ):
         for index in range(first + 1, len(words)):
             if _ASSIGN_RE.match(words[index]):
                 shell.line = lines[index][0]
                 name, value = _assignment(words[index], segments[index], shell)
-                exported.add(name, value, lines[index])
-                shell.values[name] = value
+                if _set(shell, flow, name, value, conditional=conditional):
+                    exported.add(name, value, lines[index])
         return
     argv: list[str] = []
     rest: list[tuple[int, int]] = []
@@ -533,10 +679,19 @@ def _emit_expanded(
     shell.clear()
     if not argv:
         for name, (value, _) in own.items():
-            shell.values[name] = value
+            _set(shell, flow, name, value, conditional=conditional)
+        return
+    flow.assigns(argv, shell, list(own))
+    if conditional and argv[0] in ("set", "shift"):
+        shell.positional = None  # on some paths only
         return
     if builtin(argv, shell):
         return
+    if flow.script and argv[0].startswith("-") and 0 not in unresolved:
+        return  # a shell runs no program named "--flag": no engine's words
+    redefined = flow.redefined_hit(argv[0])
+    if redefined is not None:
+        unresolved.setdefault(len(argv), redefined)
     upto = exported.serial
     commands.append(
         Command(
