@@ -89,6 +89,10 @@ _SCRIPT_BLANKS_RE = re.compile(r"(?:[ \t]|\\\n)+")
 _SCRIPT_PLAIN_RE = re.compile(r"[^ \t;&|\n\\\\'\"]+")
 #: a redirection word (``>/dev/null``, ``2>&1``; alone, ``>``, its target follows)
 _REDIRECTION_RE = re.compile(r"[0-9]*(?:>>|>&|>\||>|<<-|<<|<&|<>|<|&>>|&>)(?=(.*))")
+#: a script's command word that runs no engine: a flag, an engine's Python module
+#: (a line a backslash did not join to ``python -m``)
+_NO_PROGRAM_RE = re.compile(r"-|(?:sglang|vllm|tensorrt_llm)\.[A-Za-z_.]+$")
+_ELEMENT_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[[^\]]*\]\+?=")
 _HEREDOC_RE = re.compile(r"(?<!<)<<(?!<)(-?)")
 _LONE_BACKSLASH_RE = re.compile(r"(?:(?<=[ \t])|^)\\(?:[ \t]+|$)", re.MULTILINE)
 
@@ -628,7 +632,9 @@ def _emit_expanded(
     own: dict[str, tuple[str, tuple[int, int]]] = {}
     first = 0
     while first < len(words) and (
-        _ASSIGN_RE.match(words[first]) or _REDIRECTION_RE.match(words[first])
+        _ASSIGN_RE.match(words[first])
+        or _REDIRECTION_RE.match(words[first])
+        or _ELEMENT_RE.match(words[first])
     ):
         shell.line = lines[first][0]
         if _REDIRECTION_RE.match(words[first]):  # `>/dev/null NAME=v`: still assigns
@@ -639,6 +645,11 @@ def _emit_expanded(
             first = assign_array(words, segments, first, shell)
             if conditional or name in flow.readonly:
                 flow.settle(shell, name, "is set on some paths only")
+            continue
+        element = _ELEMENT_RE.match(words[first])
+        if element is not None:  # A[1]=v: bash sets one element, dash runs a command
+            flow.settle(shell, element.group(1), "has an element set (`A[i]=`)")
+            first += 1
             continue
         name, value = _assignment(words[first], segments[first], shell)
         if name.endswith("+"):  # NAME+=v: bash appends, dash runs a command "NAME+=v"
@@ -687,8 +698,13 @@ def _emit_expanded(
         return
     if builtin(argv, shell):
         return
-    if flow.script and argv[0].startswith("-") and 0 not in unresolved:
-        return  # a shell runs no program named "--flag": no engine's words
+    if flow.script and 0 not in unresolved and _NO_PROGRAM_RE.match(argv[0]):
+        return  # a shell runs no program "--flag" or "sglang.launch_server"
+    if flow.script and 0 in unresolved:
+        head = [i for i in range(len(argv)) if argv[i].startswith("--")][:1] or [len(argv)]
+        if all(i in unresolved for i in range(head[0])):
+            what = f"`{argv[0][:60]}`: the program this command runs is not settled"
+            unresolved.setdefault(len(argv), (what, True, True))
     redefined = flow.redefined_hit(argv[0])
     if redefined is not None:
         unresolved.setdefault(len(argv), redefined)

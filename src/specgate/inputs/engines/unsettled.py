@@ -93,8 +93,11 @@ def unsettled_words(source: CommandSource, spec: FlagSpec, engine: str) -> list[
         previous = argv[index - 1] if 0 < index <= len(argv) else ""
         # a flag's value: one word is the value, never a flag; a value the shell splits
         # may hold more words, harmless only from the environment (not the pull request)
-        value_place = (not splits or not from_file) and (
-            index in values or _takes_value(engine, previous)
+        # ... unless it is the value of a speculative flag: then it is D or the method
+        value_place = (
+            (not splits or not from_file)
+            and (index in values or _takes_value(engine, previous))
+            and not _speculative(previous.partition("=")[0])
         )
         if value_place or (anchors and index < anchors[0]):
             why = "a flag's value" if value_place else "before the speculative flags, which win"
