@@ -86,7 +86,7 @@ _EXPANDED_RE = re.compile(r"[$`()]")
 #: flag (joined to the command above as a form feed)
 _LINE_END_RE = re.compile(r"[\n\f]")
 _SCRIPT_BLANKS_RE = re.compile(r"(?:[ \t]|\\\n)+")
-_SCRIPT_PLAIN_RE = re.compile(r"[^ \t;&|\n\\\\'\"]+")
+_SCRIPT_PLAIN_RE = re.compile(r"(?:[^ \t;&|\n\\\\'\"`$]|\$(?!\())+")
 #: a redirection word (``>/dev/null``, ``2>&1``; alone, ``>``, its target follows)
 _REDIRECTION_RE = re.compile(r"[0-9]*(?:>>|>&|>\||>|<<-|<<|<&|<>|<|&>>|&>)(?=(.*))")
 #: a script's command word that runs no engine: a flag, an engine's Python module
@@ -340,6 +340,11 @@ def _tokens(
                 )
             elif ch == '"':
                 i = _double_quoted(text, i + 1, base + start, parts, kinds, script=script)
+            elif script and (ch == "`" or text.startswith("$(", i)):
+                close = _substitution_end(text, i)
+                parts.append(text[i:close])
+                kinds.append(0)
+                i = close
             elif script and _redirecting(text, i):
                 parts.append(ch)
                 kinds.append(0)
@@ -445,6 +450,32 @@ def _double_quoted(
             parts.append("\\" + escaped)
             kinds.append(1)
         i = at + 2
+
+
+def _substitution_end(text: str, i: int) -> int:
+    """The offset after the command substitution (``$(…)`` or a backquoted one)
+    opening at ``i``: one word however many blanks it holds (POSIX 2.6.3); the text's
+    end when nothing closes it (the shell refuses such a script)."""
+    if text[i] == "`":
+        j = i + 1
+        while j < len(text) and text[j] != "`":
+            j += 2 if text[j] == "\\" else 1
+        return min(j + 1, len(text))
+    j, depth = i + 2, 1
+    while j < len(text):
+        ch = text[j]
+        if ch == "\\":
+            j += 2
+            continue
+        if ch in "'\"":
+            close = text.find(ch, j + 1)
+            j = len(text) if close < 0 else close + 1
+            continue
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        j += 1
+        if depth == 0:
+            return j
+    return len(text)
 
 
 def _end_of_line(text: str, i: int) -> int:
@@ -701,7 +732,8 @@ def _emit_expanded(
     if flow.script and 0 not in unresolved and _NO_PROGRAM_RE.match(argv[0]):
         return  # a shell runs no program "--flag" or "sglang.launch_server"
     if flow.script and 0 in unresolved:
-        head = [i for i in range(len(argv)) if argv[i].startswith("--")][:1] or [len(argv)]
+        flags = (i for i, w in enumerate(argv) if w.startswith("-") and w != "-m")
+        head = [next(flags, len(argv))]
         if all(i in unresolved for i in range(head[0])):
             what = f"`{argv[0][:60]}`: the program this command runs is not settled"
             unresolved.setdefault(len(argv), (what, True, True))

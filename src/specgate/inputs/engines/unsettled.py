@@ -99,7 +99,15 @@ def unsettled_words(source: CommandSource, spec: FlagSpec, engine: str) -> list[
             and (index in values or _takes_value(engine, previous))
             and not _speculative(previous.partition("=")[0])
         )
-        if value_place or (anchors and index < anchors[0]):
+        # split words the pull request fills may end in a flag that takes the next
+        # word, a speculative flag, as its value (`$ARGS` holding `--speculative-config`)
+        swallows = (
+            splits
+            and from_file
+            and index + 1 < len(argv)
+            and _speculative(argv[index + 1].partition("=")[0])
+        )
+        if not swallows and (value_place or (anchors and index < anchors[0])):
             why = "a flag's value" if value_place else "before the speculative flags, which win"
             notes.append(f"{what}{where}: specgate cannot see what it holds ({why})")
             continue
