@@ -77,6 +77,8 @@ class Flow:
             word = words[first]
             if word in _OPENERS or (word.startswith("(") and not word.startswith("((")):
                 self._open(shell)
+                if word == "case":  # case WORD in: then patterns (`x)`) and commands
+                    first += 2
             elif word in _CLOSERS:
                 self._close(shell)
             elif word == "function" and first + 1 < last:

@@ -24,9 +24,12 @@ pull request's).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from specgate.core.errors import InputError
 from specgate.inputs.cmdline import FlagSpec
-from specgate.inputs.engines._source import CommandSource, norm_key
+from specgate.inputs.engines._source import CommandSource, commands_of, norm_key
+from specgate.load.document import Document
 from specgate.inputs.knowledge import knowledge
 
 #: Normalised flag names that set the speculative method or the draft length, or
@@ -126,3 +129,34 @@ def unsettled_words(source: CommandSource, spec: FlagSpec, engine: str) -> list[
             line,
         )
     return notes
+
+
+def unsettled_launcher(
+    doc: Document, text: str | None, shown: str, names_engine: Callable[[Sequence[str]], bool]
+) -> InputError | None:
+    """For a text with no speculative configuration: the input error for the first
+    command that names an engine (``names_engine``) and holds a split word the text
+    does not settle (``$SPEC_FLAGS`` set only in an ``if``: it may add the engine's
+    speculative flags), else None."""
+    if not isinstance(doc.data, str):
+        return None
+    try:
+        sources = commands_of(doc.data, doc, (), text)
+    except InputError:
+        return None
+    for source in sources:
+        hits = source.command.unresolved
+        split = [index for index in sorted(hits) if hits[index][1]]
+        if not split or not names_engine(source.command.argv):
+            continue
+        index = split[0]
+        at = min(index, len(source.spans) - 1)
+        line = source.spans[at].line if at >= 0 else None
+        return InputError(
+            f"{hits[index][0]}: the command states no speculative flag, so it may add them; "
+            "specgate cannot see what it adds. State the engine's flags literally in the "
+            "command (or after this word)",
+            shown,
+            line,
+        )
+    return None
