@@ -170,13 +170,19 @@ def references(data: Any) -> list[str]:
 
 
 def _options_files(data: Any, folder: Path, top: Path, wanted: _NameFilter) -> list[str]:
-    """The options files (``trtllm-serve --extra_llm_api_options``, ``vllm serve
-    --config``) that the claims file's engine configs name, relative to its ``folder``: a
-    change to one of them changes the deployment though the claims file never names
-    it. An engine config is parsed only when its text may name a changed file."""
+    """The files the claims file's engine configs read besides themselves, relative to
+    its ``folder``: the options files their launch commands name (``trtllm-serve
+    --extra_llm_api_options``, ``vllm serve --config``, also through a variable or a
+    quoted piece, ``cf""g.yaml``), the Compose ``.env`` beside a Compose file — every
+    file the engine reader opens (:func:`specgate.load.read.recording`), the source of
+    truth: a change to one of them changes the deployment though the claims file
+    never names it. ``wanted`` is unused: every engine config is read (its text need
+    not spell the name of a file it reads)."""
+    del wanted
     from specgate.core.paths import PathProblem, confined
+    from specgate.inputs.engines import read_engine_file
     from specgate.inputs.engines.follow import named_files
-    from specgate.load.read import read_text
+    from specgate.load.read import recording
 
     found: list[str] = []
     deployments = data.get("deployments") if isinstance(data, dict) else None
@@ -194,15 +200,23 @@ def _options_files(data: Any, folder: Path, top: Path, wanted: _NameFilter) -> l
                 # confined like every referenced file: a symlink out of the repository
                 # is never read (`check` reports it at the claims file's line)
                 real = confined(Path(engine))
-                if not wanted.may_name(read_text(real, rel)):
-                    continue
-            except (InputError, PathProblem, OSError, ValueError, RecursionError):
-                continue  # a missing, unreadable or escaping config: `check` says so
-            try:
-                named = named_files(real, rel)
-            except (RecursionError, OverflowError, ValueError):
-                continue  # a config specgate cannot interpret: `check` reports it
+            except (PathProblem, OSError, ValueError):
+                continue  # a missing or escaping config: `check` says so
+            with recording() as opened:
+                try:
+                    read_engine_file(real, rel)
+                except (InputError, RecursionError, OverflowError, ValueError):
+                    pass  # what it opened before it stopped still counts
+                try:
+                    named = named_files(real, rel)
+                except (RecursionError, OverflowError, ValueError):
+                    named = []
             found.extend(Path(os.path.relpath(top / n, folder)).as_posix() for n in named)
+            found.extend(
+                Path(os.path.relpath(path, folder)).as_posix()
+                for path in sorted(opened)
+                if path != Path(os.path.abspath(real))
+            )
     return found
 
 
