@@ -21,13 +21,11 @@ CLAIMS = (
     "version: 1\ndeployments:\n  - name: d\n    speculation:\n"
     "      engine_config: serving/{launcher}\n"
 )
-OPTIONS = (
-    "speculative-config: '{\"method\":\"eagle3\",\"model\":\"y\",\"num_speculative_tokens\":4}'\n"
-)
+OPTIONS = 'speculative-config: \'{"method":"eagle3","model":"y","num_speculative_tokens":4}\'\n'
 COMPOSE = (
     "services:\n  vllm:\n    image: vllm/vllm-openai:v0.11.0\n    command: >-\n"
     "      vllm serve m --speculative-config\n"
-    "      '{\"method\":\"eagle3\",\"model\":\"y\",\"num_speculative_tokens\":${D}}'\n"
+    '      \'{"method":"eagle3","model":"y","num_speculative_tokens":${D}}\'\n'
 )
 
 #: name -> (files, the file that changes)

@@ -33,7 +33,7 @@ class Case:
 
 def spec(n: int) -> str:
     """A vLLM ``--speculative-config`` JSON of draft length ``n``."""
-    return '{"method":"eagle3","model":"y","num_speculative_tokens":%d}' % n
+    return f'{{"method":"eagle3","model":"y","num_speculative_tokens":{n}}}'
 
 
 def sq(text: str) -> str:
@@ -89,8 +89,9 @@ class _Gen:
         forms: list[Callable[[], str]] = [
             lambda: f"{var}={sq(val)}",
             lambda: f"export {var}={sq(val)}",
-            lambda: self.bash(f"{self.pick('declare', 'typeset', 'declare -x', 'declare -g')} "
-                              f"{var}={sq(val)}"),
+            lambda: self.bash(
+                f"{self.pick('declare', 'typeset', 'declare -x', 'declare -g')} {var}={sq(val)}"
+            ),
             lambda: f"readonly {var}={sq(val)}",
             lambda: f"local {var}={sq(val)}",
             lambda: self.bash(f"printf -v {var} '%s' {sq(val)}"),
@@ -99,15 +100,20 @@ class _Gen:
             lambda: self._file_read(var, val),
             lambda: self.bash(f"mapfile -t {var} <<'EOF'\n{val}\nEOF"),
             lambda: self._append(var),
-            lambda: f"time {var}={sq(val)}" if self.rng.random() < 0.5 else self.bash(
-                f"time {var}={sq(val)}"),
-            lambda: f"{self.pick('>/dev/null', '2>/dev/null', '</dev/null', '2>&1')} "
-            f"{var}={sq(val)}",
+            lambda: (
+                f"time {var}={sq(val)}"
+                if self.rng.random() < 0.5
+                else self.bash(f"time {var}={sq(val)}")
+            ),
+            lambda: (
+                f"{self.pick('>/dev/null', '2>/dev/null', '</dev/null', '2>&1')} {var}={sq(val)}"
+            ),
             lambda: f"unset {self.pick('', '-v ')}{var}",
             lambda: self._sourced(var, val),
             lambda: self._substituted(var, val),
-            lambda: f"eval {var}={sq(val)}" if self.rng.random() < 0.5 else
-            f"eval \"{var}={sq(val)}\"",
+            lambda: (
+                f"eval {var}={sq(val)}" if self.rng.random() < 0.5 else f'eval "{var}={sq(val)}"'
+            ),
             lambda: f"{var}={sq(val)} {self.pick('true', ':', 'export ' + var, 'eval true')}",
             lambda: f"{var}=${{{var}:-{val if var == 'D' else sq(val)}}}",
             lambda: f": ${{{var}:={val}}}" if var == "D" else f"{var}={sq(val)}",
@@ -119,13 +125,19 @@ class _Gen:
 
     def _file_read(self, var: str, val: str) -> str:
         self.files["spec.val"] = val + "\n"
-        return f"IFS= read -r {var} < spec.val" if self.rng.random() < 0.5 else \
-            f"read {var} < ./spec.val"
+        return (
+            f"IFS= read -r {var} < spec.val"
+            if self.rng.random() < 0.5
+            else f"read {var} < ./spec.val"
+        )
 
     def _append(self, var: str) -> str:
         if var == "EXTRA":
-            return f"{var}+={sq(' ' + self.extra(self.n()))}" if self.rng.random() < 0.7 \
+            return (
+                f"{var}+={sq(' ' + self.extra(self.n()))}"
+                if self.rng.random() < 0.7
                 else self.bash(f"{var}+=({sq(self.extra(self.n()))})")
+            )
         if var == "D":
             return self.bash(f"{var}+={self.rng.choice((1, 2))}")
         return self.bash(f"{var}+={sq(' ')}")
@@ -137,8 +149,12 @@ class _Gen:
 
     def _substituted(self, var: str, val: str) -> str:
         self.files["spec.json"] = val + "\n"
-        return self.pick(f"{var}=$(cat spec.json)", f"{var}=`cat spec.json`",
-                         f'{var}="$(cat spec.json)"', f"{var}=$(< spec.json)")
+        return self.pick(
+            f"{var}=$(cat spec.json)",
+            f"{var}=`cat spec.json`",
+            f'{var}="$(cat spec.json)"',
+            f"{var}=$(< spec.json)",
+        )
 
     def _arith(self, var: str) -> str:
         if var != "D":
@@ -196,8 +212,16 @@ class _Gen:
         if self.engine == "vllm":
             return ["--speculative-config", sq(spec(n))]
         if self.engine == "sglang":
-            return ["--speculative-algorithm", "EAGLE", "--speculative-draft-model-path", "d",
-                    "--speculative-num-steps", str(n), "--speculative-eagle-topk", "1"]
+            return [
+                "--speculative-algorithm",
+                "EAGLE",
+                "--speculative-draft-model-path",
+                "d",
+                "--speculative-num-steps",
+                str(n),
+                "--speculative-eagle-topk",
+                "1",
+            ]
         return ["-md", "d.gguf", "--draft-max", str(n)]
 
     def program(self) -> list[str]:
@@ -218,8 +242,10 @@ class _Gen:
         if form == 1:
             return "EXTRA", [*self.flags(self.n()), self.pick("$EXTRA", "${EXTRA}", '"$EXTRA"')]
         if form == 2:
-            return "ARGS", [*self.flags(self.n()), self.bash(self.pick('"${ARGS[@]}"',
-                                                                       "${ARGS[@]}", "$ARGS"))]
+            return "ARGS", [
+                *self.flags(self.n()),
+                self.bash(self.pick('"${ARGS[@]}"', "${ARGS[@]}", "$ARGS")),
+            ]
         if form == 3:
             return "@", [*self.flags(self.n()), self.pick('"$@"', "$@", "$*", '"$1" "$2"')]
         if form == 4 and self.engine != "vllm":
@@ -232,8 +258,15 @@ class _Gen:
         if self.rng.random() < 0.7:
             return " \\\n  "
         return self.pick(
-            " \\\n  ", " \\\n# a comment\n  ", " \\\n\n  ", " \\ \n  ",
-            " \\\\\n  ", " \\  \n  ", "\t\\\n\t", " \\\n  # note\n  ", "\n  ",
+            " \\\n  ",
+            " \\\n# a comment\n  ",
+            " \\\n\n  ",
+            " \\ \n  ",
+            " \\\\\n  ",
+            " \\  \n  ",
+            "\t\\\n\t",
+            " \\\n  # note\n  ",
+            "\n  ",
         )
 
     def command(self, words: list[str]) -> str:
@@ -255,15 +288,18 @@ class _Gen:
         if var == "ARGS":
             lines.append(f"ARGS=({' '.join(sq(w) for w in self.extra(self.n()).split())})")
             for _ in range(self.rng.randrange(3)):
-                lines.append(self.pick(
-                    f"ARGS+=({' '.join(sq(w) for w in self.extra(self.n()).split())})",
-                    f"mapfile -t ARGS <<'EOF'\n" + "\n".join(self.extra(self.n()).split())
-                    + "\nEOF",
-                    f"ARGS=({sq(self.extra(self.n()))})",
-                    "unset ARGS",
-                    f"declare -a ARGS=({' '.join(self.extra(self.n()).split())})",
-                    f"ARGS[1]={sq(spec(self.n()) if self.engine == 'vllm' else str(self.n()))}",
-                ))
+                lines.append(
+                    self.pick(
+                        f"ARGS+=({' '.join(sq(w) for w in self.extra(self.n()).split())})",
+                        "mapfile -t ARGS <<'EOF'\n"
+                        + "\n".join(self.extra(self.n()).split())
+                        + "\nEOF",
+                        f"ARGS=({sq(self.extra(self.n()))})",
+                        "unset ARGS",
+                        f"declare -a ARGS=({' '.join(self.extra(self.n()).split())})",
+                        f"ARGS[1]={sq(spec(self.n()) if self.engine == 'vllm' else str(self.n()))}",
+                    )
+                )
             return lines
         if not var:
             return [self.statement(self.pick("SPEC", "D", "EXTRA")) for _ in range(2)]
@@ -281,12 +317,14 @@ class _Gen:
         """A line that changes what the engine's name runs (an alias, a function)."""
         name = self.program()[0]
         more = " ".join(self.flags(self.n()))
-        return [self.pick(
-            f"alias {name}='{name} {more.replace(chr(39), '')}'",
-            f"{name}() {{ command {name} \"$@\" {more}; }}",
-            f"alias {name}='echo'",
-            f"shopt -s expand_aliases\nalias {name}='{name} {more.replace(chr(39), '')}'",
-        )]
+        return [
+            self.pick(
+                f"alias {name}='{name} {more.replace(chr(39), '')}'",
+                f'{name}() {{ command {name} "$@" {more}; }}',
+                f"alias {name}='echo'",
+                f"shopt -s expand_aliases\nalias {name}='{name} {more.replace(chr(39), '')}'",
+            )
+        ]
 
 
 def generate(seed: int) -> Case:

@@ -57,8 +57,14 @@ def reading(text: str, file: str) -> Reading:
         c = read_engine_config(doc, shown=file, pointer=None, engine=None, text=text)
     except InputError as exc:
         return ("refused", str(exc))
-    return (c.engine, c.mechanism, c.draft_length, c.verify_tokens, c.draft_model,
-            c.draft_length_is_max)
+    return (
+        c.engine,
+        c.mechanism,
+        c.draft_length,
+        c.verify_tokens,
+        c.draft_model,
+        c.draft_length_is_max,
+    )
 
 
 def literal(argv: list[str]) -> str:
@@ -100,16 +106,22 @@ def run_shell(shell: str, case: Case, bin_dir: Path, env_extra: dict[str, str]) 
         env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": where, "LC_ALL": "C", **env_extra}
         try:
             run = subprocess.run(
-                [shell, "serve.sh"], cwd=folder, env=env, capture_output=True,
-                timeout=10, stdin=subprocess.DEVNULL,
+                [shell, "serve.sh"],
+                cwd=folder,
+                env=env,
+                capture_output=True,
+                timeout=10,
+                stdin=subprocess.DEVNULL,
+                check=False,
             )
         except subprocess.TimeoutExpired:
             return None
-    calls = [line for line in run.stdout.decode(errors="replace").splitlines()
-             if line.startswith(MARK)]
+    calls = [
+        line for line in run.stdout.decode(errors="replace").splitlines() if line.startswith(MARK)
+    ]
     if not calls:
         return None
-    argv: list[str] = json.loads(calls[-1][len(MARK):])
+    argv: list[str] = json.loads(calls[-1][len(MARK) :])
     return argv
 
 
@@ -158,12 +170,15 @@ def fuzz(count: int, seed: int = 0) -> Tally:
 
 
 def main() -> None:
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else int(os.environ.get(
-        "SPECGATE_FUZZ_COUNT", "200"))
+    count = (
+        int(sys.argv[1]) if len(sys.argv) > 1 else int(os.environ.get("SPECGATE_FUZZ_COUNT", "200"))
+    )
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     tally = fuzz(count, seed)
-    print(f"scripts {tally.scripts}; runs {dict(tally.runs)}; engine not run "
-          f"{dict(tally.not_run)}; specgate settled {tally.settled}, refused {tally.refused}")
+    print(
+        f"scripts {tally.scripts}; runs {dict(tally.runs)}; engine not run "
+        f"{dict(tally.not_run)}; specgate settled {tally.settled}, refused {tally.refused}"
+    )
     print(f"wrong settled values: {len(tally.wrong)} {dict(tally.wrong_by)}")
     for seed_, shell, what in tally.wrong[:40]:
         print(f"  seed {seed_} [{shell}] {what}")

@@ -25,41 +25,50 @@ from tests.oracle import shell_oracle
 from tests.oracle.shell_grammar import Case, spec
 
 M = "vllm serve m"
+#: the launch that reads SPEC (quoted: one word, the flag's value)
+USE = f'{M} --speculative-config "$SPEC"\n'
 
 
 def sc(n: int) -> str:
     return f"--speculative-config '{spec(n)}'"
 
 
+def re_set(statement: str) -> str:
+    """SPEC set to D 4, then ``statement`` (which may set it to D 7), then the launch."""
+    return f"SPEC='{spec(4)}'\n{statement}\n{USE}"
+
+
+D7 = f"'{spec(7)}'"
+ENV = {"spec.env": f"SPEC={D7}\n"}
+MAPFILE = f"mapfile -t ARGS <<'EOF'\n--speculative-config\n{spec(7)}\nEOF"
+
 #: name -> (script, files beside it, D specgate reads; None: refused as unsettled).
 #: Each D is what bash passes (the last --speculative-config wins, argparse).
 FORMS: dict[str, tuple[str, dict[str, str], int | None]] = {
     # re-assignment the reader did not follow: SPEC is re-set, the engine runs 7
-    "declare": (f"SPEC='{spec(4)}'\ndeclare SPEC='{spec(7)}'\n{M} --speculative-config \"$SPEC\"\n", {}, None),
-    "typeset": (f"SPEC='{spec(4)}'\ntypeset SPEC='{spec(7)}'\n{M} --speculative-config \"$SPEC\"\n", {}, None),
-    "readonly": (f"SPEC='{spec(4)}'\nreadonly SPEC='{spec(7)}'\n{M} --speculative-config \"$SPEC\"\n", {}, None),
-    "printf-v": (f"SPEC='{spec(4)}'\nprintf -v SPEC '%s' '{spec(7)}'\n{M} --speculative-config \"$SPEC\"\n", {}, None),
-    "mapfile": (f"ARGS=({sc(4)})\nmapfile -t ARGS <<'EOF'\n--speculative-config\n{spec(7)}\nEOF\n{M} \"${{ARGS[@]}}\"\n", {}, None),
-    "read": (f"SPEC='{spec(4)}'\nread -r SPEC <<'EOF'\n{spec(7)}\nEOF\n{M} --speculative-config \"$SPEC\"\n", {}, None),
+    "declare": (re_set(f"declare SPEC={D7}"), {}, None),
+    "typeset": (re_set(f"typeset SPEC={D7}"), {}, None),
+    "readonly": (re_set(f"readonly SPEC={D7}"), {}, None),
+    "printf-v": (re_set(f"printf -v SPEC '%s' {D7}"), {}, None),
+    "mapfile": (f"ARGS=({sc(4)})\n{MAPFILE}\n{M} \"${{ARGS[@]}}\"\n", {}, None),
+    "read": (re_set(f"read -r SPEC <<'EOF'\n{spec(7)}\nEOF"), {}, None),
     "append": (f"EXTRA=''\nEXTRA+=' {sc(7)}'\n{M} {sc(4)} $EXTRA\n", {}, None),
-    "if": (f"SPEC='{spec(4)}'\nif true; then SPEC='{spec(7)}'; fi\n{M} --speculative-config \"$SPEC\"\n", {}, None),
-    "group": (f"SPEC='{spec(4)}'\n{{ SPEC='{spec(7)}'; }}\n{M} --speculative-config \"$SPEC\"\n", {}, None),
-    "loop": (f"SPEC='{spec(4)}'\nfor i in 1; do SPEC='{spec(7)}'; done\n{M} --speculative-config \"$SPEC\"\n", {}, None),
-    "case": (f"SPEC='{spec(4)}'\ncase x in x) SPEC='{spec(7)}';; esac\n{M} --speculative-config \"$SPEC\"\n", {}, None),
-    "function": (f"SPEC='{spec(4)}'\nf() {{ SPEC='{spec(7)}'; }}\nf\n{M} --speculative-config \"$SPEC\"\n", {}, None),
-    "time": (f"SPEC='{spec(4)}'\ntime SPEC='{spec(7)}'\n{M} --speculative-config \"$SPEC\"\n", {}, None),
-    # a redirection before an assignment: still an assignment (bash and dash)
-    "redirect-first": (f"SPEC='{spec(4)}'\n>/dev/null SPEC='{spec(7)}'\n{M} --speculative-config \"$SPEC\"\n", {}, 7),
-    "unset": (f"EXTRA='{sc(7)}'\nunset EXTRA\n{M} {sc(4)} $EXTRA\n", {}, None),
-    "dot": (f"SPEC='{spec(4)}'\n. ./spec.env\n{M} --speculative-config \"$SPEC\"\n", {"spec.env": f"SPEC='{spec(7)}'\n"}, None),
-    "source": (f"SPEC='{spec(4)}'\nsource ./spec.env\n{M} --speculative-config \"$SPEC\"\n", {"spec.env": f"SPEC='{spec(7)}'\n"}, None),
-    "eval-cat": (f"SPEC='{spec(4)}'\neval \"$(cat spec.env)\"\n{M} --speculative-config \"$SPEC\"\n", {"spec.env": f"SPEC='{spec(7)}'\n"}, None),
-    "cat": (f"SPEC=$(cat spec.json)\n{M} --speculative-config \"$SPEC\"\n", {"spec.json": spec(7)}, None),
-    "backquotes": (f"SPEC=`cat spec.json`\n{M} --speculative-config \"$SPEC\"\n", {"spec.json": spec(7)}, None),
+    "if": (re_set(f"if true; then SPEC={D7}; fi"), {}, None),
+    "group": (re_set(f"{{ SPEC={D7}; }}"), {}, None),
+    "loop": (re_set(f"for i in 1; do SPEC={D7}; done"), {}, None),
+    "case": (re_set(f"case x in x) SPEC={D7};; esac"), {}, None),
+    "function": (re_set(f"f() {{ SPEC={D7}; }}\nf"), {}, None),
+    "time": (re_set(f"time SPEC={D7}"), {}, None),
+    "unset": (f"EXTRA=\"{sc(7)}\"\nunset EXTRA\n{M} {sc(4)} $EXTRA\n", {}, None),
+    "dot": (re_set(". ./spec.env"), ENV, None),
+    "source": (re_set("source ./spec.env"), ENV, None),
+    "eval-cat": (re_set('eval "$(cat spec.env)"'), ENV, None),
+    "cat": (f"SPEC=$(cat spec.json)\n{USE}", {"spec.json": spec(7)}, None),
+    "backquotes": (f"SPEC=`cat spec.json`\n{USE}", {"spec.json": spec(7)}, None),
     # control flow: the assignment runs on some paths only
-    "false-and": (f"SPEC='{spec(4)}'\nfalse && SPEC='{spec(7)}'\n{M} --speculative-config \"$SPEC\"\n", {}, None),
-    "debug-and": (f"SPEC='{spec(4)}'\n[ -n \"$DEBUG\" ] && SPEC='{spec(7)}'\n{M} --speculative-config \"$SPEC\"\n", {}, None),
-    "true-or": (f"SPEC='{spec(4)}'\ntrue || SPEC='{spec(7)}'\n{M} --speculative-config \"$SPEC\"\n", {}, None),
+    "false-and": (re_set(f"false && SPEC={D7}"), {}, None),
+    "debug-and": (re_set(f'[ -n "$DEBUG" ] && SPEC={D7}'), {}, None),
+    "true-or": (re_set(f"true || SPEC={D7}"), {}, None),
     # word splitting with IFS changed
     "ifs": (f"IFS=@\nEXTRA='--speculative-config@{spec(7)}'\n{M} {sc(4)} $EXTRA\n", {}, None),
     # line joining bash does not do: the command ends before the D 7 line, D 4 runs
@@ -71,24 +80,28 @@ FORMS: dict[str, tuple[str, dict[str, str], int | None]] = {
     "flag-line": (f"{M} {sc(4)}\n  {sc(7)}\n", {}, 4),
     # ... and the joins bash does
     "continuation": (f"{M} {sc(4)} \\\n  {sc(7)}\n", {}, 7),
-    "continuation-in-word": (f"{M} --speculative-con\\\nfig '{spec(7)}'\n", {}, 7),
+    "continuation-in-word": (f"{M} --speculative-con\\\nfig {D7}\n", {}, 7),
     # a here-document's body is data, not a command
     "heredoc": (f"cat >/dev/null <<'EOF'\n{M} {sc(9)}\nEOF\n{M} {sc(7)}\n", {}, 7),
     # forms the reader settles exactly
-    "plain": (f"SPEC='{spec(4)}'\nSPEC='{spec(7)}'\n{M} --speculative-config \"$SPEC\"\n", {}, 7),
-    "export": (f"export SPEC='{spec(7)}'\n{M} --speculative-config \"$SPEC\"\n", {}, 7),
-    "array": (f"ARGS=({sc(4)})\nARGS+=({sc(7)})\n{M} \"${{ARGS[@]}}\"\n", {}, 7),
+    "plain": (re_set(f"SPEC={D7}"), {}, 7),
+    # a redirection before an assignment: still an assignment (bash and dash)
+    "redirect-first": (re_set(f">/dev/null SPEC={D7}"), {}, 7),
+    "export": (f"export SPEC={D7}\n{USE}", {}, 7),
+    "array": (f"ARGS=({sc(4)})\nARGS+=({sc(7)})\n{M} {sc(2)} \"${{ARGS[@]}}\"\n", {}, 7),
     "set-shift": (f"set -- x {sc(7)}\nshift\n{M} {sc(4)} \"$@\"\n", {}, 7),
+    "prefix-only": (f"SPEC={D7} true\nSPEC='{spec(4)}'\n{USE}", {}, 4),
+    # the environment may set SPEC (the script's default is D 7): unsettled
     "default": (f"{M} --speculative-config \"${{SPEC:-{spec(7)}}}\"\n", {}, None),
-    "prefix-only": (f"SPEC='{spec(7)}' true\nSPEC='{spec(4)}'\n{M} --speculative-config \"$SPEC\"\n", {}, 4),
+    # the engine's name redefined
     "alias": (f"alias vllm='vllm {sc(9)}'\n{M} {sc(7)}\n", {}, None),
-    "wrapper-function": (f"vllm() {{ command vllm \"$@\" {sc(9)}; }}\n{M} {sc(7)}\n", {}, None),
+    "wrapper": (f'vllm() {{ command vllm "$@" {sc(9)}; }}\n{M} {sc(7)}\n', {}, None),
 }
 
 
 @pytest.mark.parametrize("name", FORMS)
 def test_each_form_reads_what_bash_runs_or_is_unsettled(name: str) -> None:
-    script, files, expected = FORMS[name]
+    script, _, expected = FORMS[name]
     reading = shell_oracle.reading("#!/bin/bash\n" + script, "serve.sh")
     if expected is None:
         assert reading[0] == "refused"

@@ -32,6 +32,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -203,10 +204,9 @@ def _options_files(data: Any, folder: Path, top: Path, wanted: _NameFilter) -> l
             except (PathProblem, OSError, ValueError):
                 continue  # a missing or escaping config: `check` says so
             with recording() as opened:
-                try:
+                # what it opened before it stopped (an input error) still counts
+                with suppress(InputError, RecursionError, OverflowError, ValueError):
                     read_engine_file(real, rel)
-                except (InputError, RecursionError, OverflowError, ValueError):
-                    pass  # what it opened before it stopped still counts
                 try:
                     named = named_files(real, rel)
                 except (RecursionError, OverflowError, ValueError):

@@ -58,6 +58,7 @@ from specgate.inputs.shell_params import (
     dropped,
     parameter_end,
 )
+from specgate.inputs.shell_script import HereDocs, redirecting, script_part
 
 _T = TypeVar("_T")
 __all__ = [
@@ -93,7 +94,6 @@ _REDIRECTION_RE = re.compile(r"[0-9]*(?:>>|>&|>\||>|<<-|<<|<&|<>|<|&>>|&>)(?=(.*
 #: (a line a backslash did not join to ``python -m``)
 _NO_PROGRAM_RE = re.compile(r"-|(?:sglang|vllm|tensorrt_llm)\.[A-Za-z_.]+$")
 _ELEMENT_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[[^\]]*\]\+?=")
-_HEREDOC_RE = re.compile(r"(?<!<)<<(?!<)(-?)")
 _LONE_BACKSLASH_RE = re.compile(r"(?:(?<=[ \t])|^)\\(?:[ \t]+|$)", re.MULTILINE)
 
 
@@ -212,7 +212,16 @@ def _split_once(
         for word, start, separator, parts in _tokens(cleaned, comments=True, script=script):
             if separator:
                 if not (array_open and not word.strip("\n")):
-                    _emit(words, segments, word_lines, commands, exported, shell, flow, word)
+                    _emit(
+                        words,
+                        segments,
+                        word_lines,
+                        commands,
+                        exported=exported,
+                        shell=shell,
+                        flow=flow,
+                        separator=word,
+                    )
                     words, segments, word_lines = [], [], []
                 continue
             if word.startswith("#"):
@@ -224,7 +233,16 @@ def _split_once(
             before = bisect.bisect_left(breaks, start)
             column = start - (breaks[before - 1] if before else -1)
             word_lines.append((before, column))
-        _emit(words, segments, word_lines, commands, exported, shell, flow, "")
+        _emit(
+            words,
+            segments,
+            word_lines,
+            commands,
+            exported=exported,
+            shell=shell,
+            flow=flow,
+            separator="",
+        )
     except _SplitError as exc:
         if exc.start >= 0:
             exc.line = bisect.bisect_left(breaks, exc.start)
@@ -293,11 +311,15 @@ def _tokens(
     end = len(text)
     i = 0
     scan = [end + PARAMETER_SCAN]  # what the ${…} scans may read together (linear)
-    blanks_re, plain_re = (_SCRIPT_BLANKS_RE, _SCRIPT_PLAIN_RE) if script else (
-        _BLANKS_RE,
-        _PLAIN_RE,
+    blanks_re, plain_re = (
+        (_SCRIPT_BLANKS_RE, _SCRIPT_PLAIN_RE)
+        if script
+        else (
+            _BLANKS_RE,
+            _PLAIN_RE,
+        )
     )
-    heredocs = _HereDocs()
+    heredocs = HereDocs()
     while True:
         blanks = blanks_re.match(text, i)
         if blanks:
@@ -305,7 +327,7 @@ def _tokens(
         if i >= end:
             return
         start = i
-        separators = None if script and _redirecting(text, i) else _SEPARATORS_RE.match(text, i)
+        separators = None if script and redirecting(text, i) else _SEPARATORS_RE.match(text, i)
         if separators:
             i = separators.end()
             if script and heredocs.pending and "\n" in separators.group():
@@ -315,8 +337,7 @@ def _tokens(
         if comments and text[i] == "#":
             # a comment runs to the end of the line: a quote in it is no quote (a
             # flag line joined after it is not comment: bash ends it at the newline)
-            stop = text.find("\n", i) if script else _end_of_line(text, i)
-            i = end if stop < 0 else stop
+            i = _end_of_line(text, i, script=script)
             yield text[start:i], start, False, None
             continue
         parts: list[str] = []
@@ -340,15 +361,8 @@ def _tokens(
                 )
             elif ch == '"':
                 i = _double_quoted(text, i + 1, base + start, parts, kinds, script=script)
-            elif script and (ch == "`" or text.startswith("$(", i)):
-                close = _substitution_end(text, i)
-                parts.append(text[i:close])
-                kinds.append(0)
-                i = close
-            elif script and _redirecting(text, i):
-                parts.append(ch)
-                kinds.append(0)
-                i += 1
+            elif script and (taken := script_part(text, i, parts, kinds)) is not None:
+                i = taken
             else:  # a blank or a separator ends the word
                 break
         word = "".join(parts)
@@ -452,84 +466,14 @@ def _double_quoted(
         i = at + 2
 
 
-def _substitution_end(text: str, i: int) -> int:
-    """The offset after the command substitution (``$(…)`` or a backquoted one)
-    opening at ``i``: one word however many blanks it holds (POSIX 2.6.3); the text's
-    end when nothing closes it (the shell refuses such a script)."""
-    if text[i] == "`":
-        j = i + 1
-        while j < len(text) and text[j] != "`":
-            j += 2 if text[j] == "\\" else 1
-        return min(j + 1, len(text))
-    j, depth = i + 2, 1
-    while j < len(text):
-        ch = text[j]
-        if ch == "\\":
-            j += 2
-            continue
-        if ch in "'\"":
-            close = text.find(ch, j + 1)
-            j = len(text) if close < 0 else close + 1
-            continue
-        depth += {"(": 1, ")": -1}.get(ch, 0)
-        j += 1
-        if depth == 0:
-            return j
-    return len(text)
-
-
-def _end_of_line(text: str, i: int) -> int:
-    stop = _LINE_END_RE.search(text, i)
-    return -1 if stop is None else stop.start()
-
-
-def _redirecting(text: str, i: int) -> bool:
-    """Whether the ``&`` or ``|`` at ``i`` belongs to a redirection (``2>&1``,
-    ``&>log``, ``>|f``), not a separator (bash, dash)."""
-    ch = text[i]
-    if ch not in "&|":
-        return False
-    before = text[i - 1] if i > 0 else ""
-    return before in "<>" or (ch == "&" and text.startswith(">", i + 1) and before != "&")
-
-
-class _HereDocs:
-    """Here-documents opened on the current line (``<<EOF``, ``<<-'EOF'``): their
-    bodies are data, not commands, skipped at the line's end (POSIX 2.7.4)."""
-
-    def __init__(self) -> None:
-        self.pending: list[tuple[str, bool]] = []
-        self._awaiting: bool | None = None
-
-    def note(self, word: str, parts: list[str], kinds: list[int]) -> None:
-        """Record a here-document operator in the word just read (or its delimiter)."""
-        if self._awaiting is not None:
-            self.pending.append((word, self._awaiting))
-            self._awaiting = None
-            return
-        unquoted = "".join(p for p, k in zip(parts, kinds, strict=True) if k == 0)
-        found = _HEREDOC_RE.search(unquoted)
-        if found is None:
-            return
-        at = word.find(found.group(0))
-        delimiter = word[at + len(found.group(0)) :] if at >= 0 else ""
-        if delimiter:
-            self.pending.append((delimiter, bool(found.group(1))))
-        else:
-            self._awaiting = bool(found.group(1))
-
-    def skip(self, text: str, at: int) -> int:
-        """The offset after the bodies of the pending here-documents starting at ``at``."""
-        for delimiter, tabs in self.pending:
-            while at < len(text):
-                stop = text.find("\n", at)
-                stop = len(text) if stop < 0 else stop
-                line = text[at:stop]
-                at = stop + 1
-                if (line.lstrip("\t") if tabs else line) == delimiter:
-                    break
-        self.pending.clear()
-        return min(at, len(text))
+def _end_of_line(text: str, i: int, *, script: bool) -> int:
+    """Where the comment at ``i`` ends: its newline (or, in a text no shell runs, the
+    form feed of a joined flag line), else the text's end."""
+    if script:
+        stop = text.find("\n", i)
+        return len(text) if stop < 0 else stop
+    found = _LINE_END_RE.search(text, i)
+    return len(text) if found is None else found.start()
 
 
 class _Exports:
@@ -595,6 +539,7 @@ def _emit(
     segments: list[Segments | None],
     lines: list[tuple[int, int]],
     commands: list[Command],
+    *,
     exported: _Exports,
     shell: Shell,
     flow: Flow,
@@ -649,18 +594,19 @@ def _set(shell: Shell, flow: Flow, name: str, value: str, *, conditional: bool) 
     return True
 
 
-def _emit_expanded(
+def _assignments(
     words: list[str],
     segments: list[Segments | None],
     lines: list[tuple[int, int]],
-    commands: list[Command],
+    own: dict[str, tuple[str, tuple[int, int]]],
     *,
-    exported: _Exports,
     shell: Shell,
     flow: Flow,
     conditional: bool,
-) -> None:
-    own: dict[str, tuple[str, tuple[int, int]]] = {}
+) -> int:
+    """Read the ``NAME=value`` words (and redirections) a command starts with into
+    ``own``; arrays are assigned, ``A[i]=`` and ``NAME+=`` leave NAME unsettled. The
+    index of the first other word."""
     first = 0
     while first < len(words) and (
         _ASSIGN_RE.match(words[first])
@@ -688,6 +634,24 @@ def _emit_expanded(
         else:
             own[name] = (value, lines[first])
         first += 1
+    return first
+
+
+def _emit_expanded(
+    words: list[str],
+    segments: list[Segments | None],
+    lines: list[tuple[int, int]],
+    commands: list[Command],
+    *,
+    exported: _Exports,
+    shell: Shell,
+    flow: Flow,
+    conditional: bool,
+) -> None:
+    own: dict[str, tuple[str, tuple[int, int]]] = {}
+    first = _assignments(
+        words, segments, lines, own, shell=shell, flow=flow, conditional=conditional
+    )
     if first >= len(words):
         for name, (value, _) in own.items():
             _set(shell, flow, name, value, conditional=conditional)

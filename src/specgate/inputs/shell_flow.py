@@ -36,8 +36,24 @@ _CLOSERS = frozenset({"fi", "done", "esac", "}", ")"})
 #: reserved words after which a command starts, changing nothing of the depth
 _KEYWORDS = frozenset({"then", "else", "elif", "do", "in", "!", "time", "-p"})
 _SPECIAL = frozenset(
-    {":", ".", "break", "continue", "eval", "exec", "exit", "export", "readonly", "return",
-     "set", "shift", "times", "trap", "unset", "source"}
+    {
+        ":",
+        ".",
+        "break",
+        "continue",
+        "eval",
+        "exec",
+        "exit",
+        "export",
+        "readonly",
+        "return",
+        "set",
+        "shift",
+        "times",
+        "trap",
+        "unset",
+        "source",
+    }
 )
 _DECLARING = frozenset({"declare", "typeset", "local", "readonly"})
 _READING = frozenset({"read", "mapfile", "readarray", "getopts", "unset", "let", "(("})
@@ -153,9 +169,9 @@ class Flow:
             for name in prefix:
                 self.settle(shell, name, f"is set before `{program}` (kept by some shells)")
         names = [m.group() for w in argv[1:] if (m := _NAME_RE.match(w)) is not None]
-        if program in _DECLARING or (program == "export" and any(
-            w.startswith(("-", "+")) for w in argv[1:]
-        )):
+        if program in _DECLARING or (
+            program == "export" and any(w.startswith(("-", "+")) for w in argv[1:])
+        ):
             for name in names:
                 self.settle(shell, name, f"is set by `{program}`")
                 if program == "readonly" or "-r" in argv[1:]:

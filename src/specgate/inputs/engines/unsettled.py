@@ -29,8 +29,8 @@ from collections.abc import Callable, Sequence
 from specgate.core.errors import InputError
 from specgate.inputs.cmdline import FlagSpec
 from specgate.inputs.engines._source import CommandSource, commands_of, norm_key
-from specgate.load.document import Document
 from specgate.inputs.knowledge import knowledge
+from specgate.load.document import Document
 
 #: Normalised flag names that set the speculative method or the draft length, or
 #: hand the whole configuration to a file (vLLM ``--config``, TensorRT-LLM
@@ -132,13 +132,18 @@ def unsettled_words(source: CommandSource, spec: FlagSpec, engine: str) -> list[
 
 
 def unsettled_launcher(
-    doc: Document, text: str | None, shown: str, names_engine: Callable[[Sequence[str]], bool]
+    doc: Document,
+    text: str | None,
+    pointer: str | None,
+    shown: str,
+    names_engine: Callable[[Sequence[str]], Sequence[object]],
 ) -> InputError | None:
-    """For a text with no speculative configuration: the input error for the first
-    command that names an engine (``names_engine``) and holds a split word the text
+    """For a text with no speculative configuration (``pointer`` None: the whole
+    file): the input error for the first command that names an engine
+    (``names_engine``: the engines it names) and holds a split word the text
     does not settle (``$SPEC_FLAGS`` set only in an ``if``: it may add the engine's
     speculative flags), else None."""
-    if not isinstance(doc.data, str):
+    if pointer is not None or not isinstance(doc.data, str):
         return None
     try:
         sources = commands_of(doc.data, doc, (), text)
