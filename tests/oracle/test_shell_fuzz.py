@@ -63,6 +63,14 @@ FORMS: dict[str, tuple[str, dict[str, str], int | None]] = {
     "dot": (re_set(". ./spec.env"), ENV, None),
     "source": (re_set("source ./spec.env"), ENV, None),
     "eval-cat": (re_set('eval "$(cat spec.env)"'), ENV, None),
+    "loop-cat": (re_set("for i in 1\ndo SPEC=$(cat spec.json)\ndone"), {"spec.json": spec(7)}, None),
+    "background-default": (f": ${{SPEC:={D7}}} &\nwait\n{USE}", {}, None),
+    "backquotes-split": (
+        f"EXTRA=`cat spec.env`\n{M} {sc(4)} $EXTRA\n",
+        {"spec.env": sc(7).replace("'", "")},
+        None,
+    ),
+    "empty-program": (f'set -- a\nshift\n{M} {sc(4)}\n"$1" {sc(7)}\n', {}, 4),
     "cat": (f"SPEC=$(cat spec.json)\n{USE}", {"spec.json": spec(7)}, None),
     "backquotes": (f"SPEC=`cat spec.json`\n{USE}", {"spec.json": spec(7)}, None),
     # control flow: the assignment runs on some paths only

@@ -92,7 +92,8 @@ _SCRIPT_PLAIN_RE = re.compile(r"(?:[^ \t;&|\n\\\\'\"`$]|\$(?!\())+")
 _REDIRECTION_RE = re.compile(r"[0-9]*(?:>>|>&|>\||>|<<-|<<|<&|<>|<|&>>|&>)(?=(.*))")
 #: a script's command word that runs no engine: a flag, an engine's Python module
 #: (a line a backslash did not join to ``python -m``)
-_NO_PROGRAM_RE = re.compile(r"-|(?:sglang|vllm|tensorrt_llm)\.[A-Za-z_.]+$")
+_NO_PROGRAM_RE = re.compile(r"\Z|-|(?:sglang|vllm|tensorrt_llm)\.[A-Za-z_.]+$")
+_BLANK_RE = re.compile(r"\s")
 _ELEMENT_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[[^\]]*\]\+?=")
 _LONE_BACKSLASH_RE = re.compile(r"(?:(?<=[ \t])|^)\\(?:[ \t]+|$)", re.MULTILINE)
 
@@ -670,6 +671,7 @@ def _emit_expanded(
     argv: list[str] = []
     rest: list[tuple[int, int]] = []
     unresolved: dict[int, Hit] = {}
+    shell.assigned.clear()
     for index in range(first, len(words)):
         shell.line = lines[index][0]
         shell.clear()
@@ -683,6 +685,9 @@ def _emit_expanded(
             argv.append(item)
             rest.append(lines[index])
     shell.clear()
+    if conditional:  # `: ${D:=7} &` assigns in a subshell, or on some paths only
+        for name in shell.assigned:
+            flow.settle(shell, name, "is set by `${…:=…}` on some paths only")
     if not argv:
         for name, (value, _) in own.items():
             _set(shell, flow, name, value, conditional=conditional)
@@ -728,7 +733,10 @@ def _assignment(word: str, parts: Segments | None, shell: Shell) -> tuple[str, s
     if shell.hits:  # X=$Y, X=$(cmd): what X holds is not settled here
         # the unsettled texts left in the value as written mark the fields they reach
         kept = tuple(t for t in shell.hit_shown if t and t in joined)
-        refs = kept if len(kept) == len(shell.hits) else None
+        # a text with blanks is split across fields when the name is expanded unquoted:
+        # then it marks no field and the whole word is unsettled
+        whole = len(kept) == len(shell.hits) and not any(_BLANK_RE.search(t) for t in kept)
+        refs = kept if whole else None
         from_file = any(hit[2] for hit in shell.hits)
         shell.tainted[name] = (f"{name} is set from {shell.hits[0][0]}", from_file, refs)
     else:

@@ -79,6 +79,8 @@ class Flow:
         #: per open function body: (the depth it closes at, the positional it hides)
         self._bodies: list[tuple[int, list[str] | None]] = []
         self._function_pending = False
+        #: ``case`` commands open (their patterns may start a command's words)
+        self._cases = 0
 
     def enter(
         self, words: list[str], segments: list[Segments | None], shell: Shell, separator: str
@@ -95,15 +97,17 @@ class Flow:
                 self._open(shell)
                 if word == "case":  # case WORD in: then patterns (`x)`) and commands
                     first += 2
+                    self._cases += 1
             elif word in _CLOSERS:
                 self._close(shell)
+                self._cases -= word == "esac" and self._cases > 0
             elif word == "function" and first + 1 < last:
                 self._define(words[first + 1])
                 first += 1
             elif _FUNCTION_RE.match(word) or (first + 1 < last and words[first + 1] == "()"):
                 self._define(word.removesuffix("()"))
                 first += 0 if word.endswith("()") else 1
-            elif word not in _KEYWORDS and not (self.depth and word.endswith(")")):
+            elif word not in _KEYWORDS and not self._pattern(word):
                 break
             if word in ("time", "!"):
                 conditional = True
@@ -121,6 +125,15 @@ class Flow:
             conditional = True  # a pipeline's part or a background job: a subshell
             self.after_operator = "|" in ops
         return first, last, conditional
+
+    def _pattern(self, word: str) -> bool:
+        """Whether ``word`` is a pattern of an open ``case`` (``x)``, ``*)``), not a
+        command word ending in ``)`` (``SPEC=$(cat f)``)."""
+        return (
+            self._cases > 0
+            and word.endswith(")")
+            and not any(mark in word for mark in ("=", "$(", "`"))
+        )
 
     def _open(self, shell: Shell) -> None:
         if self._function_pending:

@@ -188,6 +188,8 @@ class Shell:
         self.hit_refs: list[tuple[str, ...] | None] = []
         #: per hit, the expansion as written
         self.hit_shown: list[str] = []
+        #: names ``${NAME:=word}`` assigned since the caller last cleared it
+        self.assigned: list[str] = []
         #: ``IFS`` was set or unset: unquoted expansions are not split as read here
         self.ifs_changed = False
 
@@ -254,6 +256,7 @@ class Shell:
                 known = word
                 if operator[-1] == "=":
                     self.values[name] = word
+                    self.assigned.append(name)
         if known is None:
             return None
         return self._take(known)
@@ -386,6 +389,7 @@ class Shell:
                     self.values[name] = "".join(
                         t if k == 1 else self.expand(t) for t, k in segments
                     )
+                    self.assigned.append(name)
                 return None, segments
         if known is None:
             return None, None
