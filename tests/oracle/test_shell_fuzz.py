@@ -40,6 +40,7 @@ def re_set(statement: str) -> str:
 
 D7 = f"'{spec(7)}'"
 ENV = {"spec.env": f"SPEC={D7}\n"}
+JSON7 = {"spec.json": spec(7)}
 MAPFILE = f"mapfile -t ARGS <<'EOF'\n--speculative-config\n{spec(7)}\nEOF"
 
 #: name -> (script, files beside it, D specgate reads; None: refused as unsettled).
@@ -63,7 +64,7 @@ FORMS: dict[str, tuple[str, dict[str, str], int | None]] = {
     "dot": (re_set(". ./spec.env"), ENV, None),
     "source": (re_set("source ./spec.env"), ENV, None),
     "eval-cat": (re_set('eval "$(cat spec.env)"'), ENV, None),
-    "loop-cat": (re_set("for i in 1\ndo SPEC=$(cat spec.json)\ndone"), {"spec.json": spec(7)}, None),
+    "loop-cat": (re_set("for i in 1\ndo SPEC=$(cat spec.json)\ndone"), JSON7, None),
     "background-default": (f": ${{SPEC:={D7}}} &\nwait\n{USE}", {}, None),
     "backquotes-split": (
         f"EXTRA=`cat spec.env`\n{M} {sc(4)} $EXTRA\n",
