@@ -44,6 +44,14 @@ FORMS: dict[str, tuple[dict[str, str], str]] = {
         },
         "serving/configs/spec.yaml",
     ),
+    # specgate reads no sourced file (what it sets is unsettled), but it counts
+    "sourced": (
+        {
+            "serving/serve.sh": ". ./spec.env\nvllm serve m --speculative-config \"$SPEC\"\n",
+            "serving/spec.env": f"SPEC='{SPEC4}'\n",
+        },
+        "serving/spec.env",
+    ),
     "compose-env": (
         {"serving/compose.yaml": COMPOSE, "serving/.env": "D=4\n"},
         "serving/.env",

@@ -212,12 +212,35 @@ def _options_files(data: Any, folder: Path, top: Path, wanted: _NameFilter) -> l
                 except (RecursionError, OverflowError, ValueError):
                     named = []
             found.extend(Path(os.path.relpath(top / n, folder)).as_posix() for n in named)
+            found.extend(_sourced(real, Path(engine).parent, folder))
             found.extend(
                 Path(os.path.relpath(path, folder)).as_posix()
                 for path in sorted(opened)
                 if path != Path(os.path.abspath(real))
             )
     return found
+
+
+def _sourced(script: Path, beside: Path, folder: Path) -> list[str]:
+    """The files a shell script sources (``. ./x.env``, ``source x.env``) with a
+    literal path, relative to ``folder``: specgate does not read them (what they set
+    is unsettled), but a change to one changes what the script runs. A path is taken
+    from the script's folder (``beside``), where such scripts are run from."""
+    from specgate.inputs.cmdline import split_commands
+    from specgate.load.read import read_text
+
+    if script.suffix.lower() not in (".sh", ".bash"):
+        return []
+    try:
+        commands = split_commands(read_text(script, script.name), script=True)
+    except InputError:
+        return []
+    return [
+        Path(os.path.relpath(beside / c.argv[1], folder)).as_posix()
+        for c in commands
+        if len(c.argv) > 1 and c.argv[0] in (".", "source") and not c.unresolved
+        and not posixpath.isabs(c.argv[1]) and "\0" not in c.argv[1]
+    ]
 
 
 def _real_key(path: Path) -> str:
