@@ -17,6 +17,7 @@ from tests.support.git_repo import Repo
 
 from specgate.change.changed import affected
 
+SPEC4 = '{"method":"eagle3","model":"y","num_speculative_tokens":4}'
 CLAIMS = (
     "version: 1\ndeployments:\n  - name: d\n    speculation:\n"
     "      engine_config: serving/{launcher}\n"
