@@ -96,11 +96,12 @@ def unsettled_words(source: CommandSource, spec: FlagSpec, engine: str) -> list[
         previous = argv[index - 1] if 0 < index <= len(argv) else ""
         # a flag's value: one word is the value, never a flag; a value the shell splits
         # may hold more words, harmless only from the environment (not the pull request)
-        # ... unless it is the value of a speculative flag: then it is D or the method
+        # ... unless it is the value of a speculative flag that the pull request sets
+        # in a way not followed (`--speculative-config "$SPEC"` after `declare SPEC=…`)
         value_place = (
             (not splits or not from_file)
             and (index in values or _takes_value(engine, previous))
-            and not _speculative(previous.partition("=")[0])
+            and not (from_file and _speculative(previous.partition("=")[0]))
         )
         # split words the pull request fills may end in a flag that takes the next
         # word, a speculative flag, as its value (`$ARGS` holding `--speculative-config`)
