@@ -150,9 +150,13 @@ def test_unsettled_words_after_the_speculative_flags_refuse_the_file(name: str) 
 
 
 def test_no_speculative_flag_stated_is_refused() -> None:
-    # the word may add them; the command states none, so nothing is read as speculative
-    with pytest.raises(InputError, match="no speculative decoding configured"):
+    # the word may add them; the command states none, so nothing is read as speculative:
+    # the error names the word (issue 25), not only "no speculative decoding configured"
+    with pytest.raises(InputError) as caught:
         _script(f"vllm serve {M} $EXTRA\n")
+    assert caught.value.line == 1
+    assert "`$EXTRA`" in caught.value.reason
+    assert "the command states no speculative flag, so it may add them" in caught.value.reason
 
 
 # --- harmless: a note naming the word ---------------------------------------------------

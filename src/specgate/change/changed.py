@@ -32,6 +32,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -170,13 +171,19 @@ def references(data: Any) -> list[str]:
 
 
 def _options_files(data: Any, folder: Path, top: Path, wanted: _NameFilter) -> list[str]:
-    """The options files (``trtllm-serve --extra_llm_api_options``, ``vllm serve
-    --config``) that the claims file's engine configs name, relative to its ``folder``: a
-    change to one of them changes the deployment though the claims file never names
-    it. An engine config is parsed only when its text may name a changed file."""
+    """The files the claims file's engine configs read besides themselves, relative to
+    its ``folder``: the options files their launch commands name (``trtllm-serve
+    --extra_llm_api_options``, ``vllm serve --config``, also through a variable or a
+    quoted piece, ``cf""g.yaml``), the Compose ``.env`` beside a Compose file — every
+    file the engine reader opens (:func:`specgate.load.read.recording`), the source of
+    truth: a change to one of them changes the deployment though the claims file
+    never names it. ``wanted`` is unused: every engine config is read (its text need
+    not spell the name of a file it reads)."""
+    del wanted
     from specgate.core.paths import PathProblem, confined
+    from specgate.inputs.engines import read_engine_file
     from specgate.inputs.engines.follow import named_files
-    from specgate.load.read import read_text
+    from specgate.load.read import recording
 
     found: list[str] = []
     deployments = data.get("deployments") if isinstance(data, dict) else None
@@ -194,16 +201,46 @@ def _options_files(data: Any, folder: Path, top: Path, wanted: _NameFilter) -> l
                 # confined like every referenced file: a symlink out of the repository
                 # is never read (`check` reports it at the claims file's line)
                 real = confined(Path(engine))
-                if not wanted.may_name(read_text(real, rel)):
-                    continue
-            except (InputError, PathProblem, OSError, ValueError, RecursionError):
-                continue  # a missing, unreadable or escaping config: `check` says so
-            try:
-                named = named_files(real, rel)
-            except (RecursionError, OverflowError, ValueError):
-                continue  # a config specgate cannot interpret: `check` reports it
+            except (PathProblem, OSError, ValueError):
+                continue  # a missing or escaping config: `check` says so
+            with recording() as opened:
+                # what it opened before it stopped (an input error) still counts
+                with suppress(InputError, RecursionError, OverflowError, ValueError):
+                    read_engine_file(real, rel)
+                try:
+                    named = named_files(real, rel)
+                except (RecursionError, OverflowError, ValueError):
+                    named = []
             found.extend(Path(os.path.relpath(top / n, folder)).as_posix() for n in named)
+            found.extend(_sourced(real, Path(engine).parent, folder))
+            found.extend(
+                Path(os.path.relpath(path, folder)).as_posix()
+                for path in sorted(opened)
+                if path != Path(os.path.abspath(real))
+            )
     return found
+
+
+def _sourced(script: Path, beside: Path, folder: Path) -> list[str]:
+    """The files a shell script sources (``. ./x.env``, ``source x.env``) with a
+    literal path, relative to ``folder``: specgate does not read them (what they set
+    is unsettled), but a change to one changes what the script runs. A path is taken
+    from the script's folder (``beside``), where such scripts are run from."""
+    from specgate.inputs.cmdline import split_commands
+    from specgate.load.read import read_text
+
+    if script.suffix.lower() not in (".sh", ".bash"):
+        return []
+    try:
+        commands = split_commands(read_text(script, script.name), script=True)
+    except InputError:
+        return []
+    return [
+        Path(os.path.relpath(beside / c.argv[1], folder)).as_posix()
+        for c in commands
+        if len(c.argv) > 1 and c.argv[0] in (".", "source") and not c.unresolved
+        and not posixpath.isabs(c.argv[1]) and "\0" not in c.argv[1]
+    ]
 
 
 def _real_key(path: Path) -> str:

@@ -34,14 +34,16 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from specgate.core.errors import InputError, LimitReached
 from specgate.core.limits import current_budget
+from specgate.inputs.flags import Flag, FlagSpec, canonical_flag, parse_flags, resolve_flag
 from specgate.inputs.prose import masked, prose_blocks
+from specgate.inputs.shell_flow import Flow
 from specgate.inputs.shell_params import (
     ARRAY_RE,
     PARAMETER_SCAN,
@@ -56,16 +58,23 @@ from specgate.inputs.shell_params import (
     dropped,
     parameter_end,
 )
-
-if TYPE_CHECKING:
-    from specgate.inputs.parsers import RecordedParser
+from specgate.inputs.shell_script import HereDocs, redirecting, script_part
 
 _T = TypeVar("_T")
+__all__ = [
+    "Command",
+    "Flag",
+    "FlagSpec",
+    "canonical_flag",
+    "parse_flags",
+    "resolve_flag",
+    "split_commands",
+]
 _OPERATORS = frozenset({";", "&&", "||", "|", "&", ";;"})
 _SEPARATOR_CHARS = frozenset(";&|\n")
 _PROMPT_RE = re.compile(r"^[ \t]*\$[ \t]+", re.MULTILINE)
 _FLAG_LINE_RE = re.compile(r"\n(?=[ \t]*-)")
-_ASSIGN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_ASSIGN_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 
 _BLANKS_RE = re.compile(r"[ \t\x0b\f]+")
 _SEPARATORS_RE = re.compile(r"[;&|\n]+")
@@ -77,6 +86,15 @@ _EXPANDED_RE = re.compile(r"[$`()]")
 #: where a comment ends: a newline, or the line break before a line that starts with a
 #: flag (joined to the command above as a form feed)
 _LINE_END_RE = re.compile(r"[\n\f]")
+_SCRIPT_BLANKS_RE = re.compile(r"(?:[ \t]|\\\n)+")
+_SCRIPT_PLAIN_RE = re.compile(r"(?:[^ \t;&|\n\\\\'\"`$]|\$(?!\())+")
+#: a redirection word (``>/dev/null``, ``2>&1``; alone, ``>``, its target follows)
+_REDIRECTION_RE = re.compile(r"[0-9]*(?:>>|>&|>\||>|<<-|<<|<&|<>|<|&>>|&>)(?=(.*))")
+#: a script's command word that runs no engine: a flag, an engine's Python module
+#: (a line a backslash did not join to ``python -m``)
+_NO_PROGRAM_RE = re.compile(r"\Z|-|(?:sglang|vllm|tensorrt_llm)\.[A-Za-z_.]+$")
+_BLANK_RE = re.compile(r"\s")
+_ELEMENT_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[[^\]]*\]\+?=")
 _LONE_BACKSLASH_RE = re.compile(r"(?:(?<=[ \t])|^)\\(?:[ \t]+|$)", re.MULTILINE)
 
 
@@ -105,47 +123,6 @@ class Command:
     unresolved: Mapping[int, Hit] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class FlagSpec:
-    """What an engine's parser knows about its flags.
-
-    Attributes:
-        known: canonical long flags (``--speculative-algorithm``) → True when the
-            flag takes a value, False for a boolean switch.
-        aliases: other spellings (short ``-md``, alternative long ``--tp-size``) →
-            their canonical long flag. Aliases are matched exactly; long aliases also
-            take part in abbreviation matching.
-        allow_abbrev: accept unique prefixes of long flags, as argparse does.
-        underscores: treat ``_`` and ``-`` in long flag names alike (vLLM does).
-        joined: flags whose repeated values add up as one comma list (llama.cpp
-            ``--spec-type``); for every other flag the last occurrence wins.
-        engine_parser: the engine's whole parser, when it was recorded: a loader of it
-            (called only for a spelling that is not a flag name). With it, a word is read
-            as the engine reads it (:meth:`specgate.inputs.parsers.RecordedParser.read`):
-            a unique prefix of a flag specgate reads is that flag, of another flag it is
-            skipped; one the engine refuses (an abbreviation of several of its flags or
-            of none) is skipped, never read as one of them (the reader reports the
-            refusal, :func:`specgate.inputs.engines.settings.parser_issues`).
-    """
-
-    known: Mapping[str, bool]
-    aliases: Mapping[str, str] = field(default_factory=dict)
-    allow_abbrev: bool = False
-    underscores: bool = False
-    joined: frozenset[str] = frozenset()
-    engine_parser: Callable[[], RecordedParser] | None = None
-
-
-@dataclass(frozen=True)
-class Flag:
-    """A parsed flag: its value (``None`` for a boolean switch), the word index of the
-    flag in argv, and how it was spelled."""
-
-    value: str | None
-    index: int
-    spelled: str
-
-
 def split_commands(
     text: str,
     *,
@@ -153,6 +130,7 @@ def split_commands(
     line: int | None = None,
     arguments: tuple[str, ...] | None = None,
     variables: tuple[tuple[str, str], ...] = (),
+    script: bool = False,
 ) -> list[Command]:
     """Split shell text into simple commands, as a POSIX shell would.
 
@@ -165,6 +143,12 @@ def split_commands(
             NAME ARGS…`` gives ARGS); None: its caller's, unknown.
         variables: variables set before the script runs (a container's literal
             ``env``), as ``(name, value)`` pairs.
+        script: the text is a shell script a shell runs (``serve.sh``, an ``sh -c``
+            script): its lines are joined exactly as bash and dash join them (only an
+            unquoted backslash-newline; no flag line, prompt or lone backslash joined;
+            CR is a character of its word), here-documents are skipped, and ``&``
+            after ``<``/``>`` belongs to a redirection (:mod:`.shell_flow` follows the
+            rest).
 
     Returns:
         the commands in order; an empty list for text holding none. ``export NAME=v``
@@ -176,7 +160,7 @@ def split_commands(
             line of the word it could not expand).
     """
     try:
-        return list(_split_once(text, arguments, variables))
+        return list(_split_once(text, arguments, variables, script))
     except _SplitError as exc:
         where = None if line is None else line + exc.line
         if exc.limit:
@@ -189,6 +173,7 @@ def _split_once(
     text: str,
     arguments: tuple[str, ...] | None = None,
     variables: tuple[tuple[str, str], ...] = (),
+    script: bool = False,
 ) -> tuple[Command, ...]:
     """:func:`split_commands` without the message placement, cached: the engine search
     and the reader ask about the same text, which is split once (each split is linear
@@ -200,17 +185,10 @@ def _split_once(
     # Prose around the commands (a Markdown guide, a recipe's `guide:` text): only
     # the shell code blocks are shell; every other character becomes a blank, so
     # offsets and lines stay as in the text (an apostrophe in prose is no quote).
-    blocks = prose_blocks(text)
+    blocks = None if script else prose_blocks(text)
     if blocks is not None:
         text = masked(text, blocks)
-    # Same-length rewrites keep every offset, so a word's line is still countable:
-    # a continuation's newline becomes a vertical tab (whitespace, still a line).
-    cleaned = text.replace("\\\r\n", "  \x0b").replace("\\\n", " \x0b").replace("\r\n", " \n")
-    cleaned = _PROMPT_RE.sub(lambda m: " " * len(m.group(0)), cleaned)
-    cleaned = _LONE_BACKSLASH_RE.sub(lambda m: " " * len(m.group(0)), cleaned)
-    # A line starting with a flag continues the command above (no shell runs "--x"
-    # as a program; launchers such as llama-swap join a block's lines this way).
-    cleaned = _FLAG_LINE_RE.sub("\f", cleaned)
+    cleaned = text if script else _loosely_joined(text)
     # Line breaks (newlines and continuation tabs) indexed once: a word's line and
     # column come from a binary search, so splitting stays linear in the text
     # (a 240 KB one-line command used to take 42 s: a count and rfind per word).
@@ -223,6 +201,7 @@ def _split_once(
     shell = Shell(current_budget(len(text)))
     shell.positional = None if arguments is None else list(arguments)
     shell.values.update(variables)
+    flow = Flow(script=script)
     try:
         if blocks is not None:
             # each code block is its own paste: a quote left open in one does not
@@ -231,10 +210,19 @@ def _split_once(
                 for _ in _tokens(cleaned[start:end], start, comments=True):
                     pass
         array_open = False  # inside A=( … ) across lines (bash arrays span lines)
-        for word, start, separator, parts in _tokens(cleaned, comments=True):
+        for word, start, separator, parts in _tokens(cleaned, comments=True, script=script):
             if separator:
                 if not (array_open and not word.strip("\n")):
-                    _emit(words, segments, word_lines, commands, exported=exported, shell=shell)
+                    _emit(
+                        words,
+                        segments,
+                        word_lines,
+                        commands,
+                        exported=exported,
+                        shell=shell,
+                        flow=flow,
+                        separator=word,
+                    )
                     words, segments, word_lines = [], [], []
                 continue
             if word.startswith("#"):
@@ -246,12 +234,34 @@ def _split_once(
             before = bisect.bisect_left(breaks, start)
             column = start - (breaks[before - 1] if before else -1)
             word_lines.append((before, column))
-        _emit(words, segments, word_lines, commands, exported=exported, shell=shell)
+        _emit(
+            words,
+            segments,
+            word_lines,
+            commands,
+            exported=exported,
+            shell=shell,
+            flow=flow,
+            separator="",
+        )
     except _SplitError as exc:
         if exc.start >= 0:
             exc.line = bisect.bisect_left(breaks, exc.start)
         raise
     return tuple(commands)
+
+
+def _loosely_joined(text: str) -> str:
+    """``text`` with the joins of a command line that no shell runs (a ``.txt``, a YAML
+    scalar): same-length rewrites keep every offset, so a word's line is still
+    countable (a continuation's newline becomes a vertical tab: whitespace, still a
+    line); a ``$ `` prompt and a lone backslash are dropped; a line starting with a
+    flag continues the command above (no shell runs "--x" as a program; launchers
+    such as llama-swap join a block's lines this way)."""
+    cleaned = text.replace("\\\r\n", "  \x0b").replace("\\\n", " \x0b").replace("\r\n", " \n")
+    cleaned = _PROMPT_RE.sub(lambda m: " " * len(m.group(0)), cleaned)
+    cleaned = _LONE_BACKSLASH_RE.sub(lambda m: " " * len(m.group(0)), cleaned)
+    return _FLAG_LINE_RE.sub("\f", cleaned)
 
 
 class _SplitError(Exception):
@@ -268,7 +278,7 @@ class _SplitError(Exception):
 
 
 def _tokens(
-    text: str, base: int = 0, *, comments: bool = False
+    text: str, base: int = 0, *, comments: bool = False, script: bool = False
 ) -> Iterator[tuple[str, int, bool, Segments | None]]:
     """The words of ``text`` as ``(word, start offset, is a separator run, parts)``.
 
@@ -288,7 +298,12 @@ def _tokens(
     the pass is linear in the text (shlex adds one character at a time to a string,
     quadratic in a word's length: a 1 MB word took 30 s). ``parts`` (for a word
     holding ``$``, else None) are its pieces with their quoting (:data:`Segments`),
-    for parameter expansion; ``base`` is added to offsets in errors.
+    for parameter expansion; ``base`` is added to offsets in errors. With ``script``
+    (a text a shell runs, :func:`split_commands`), the rules are bash's and dash's:
+    blanks are space and tab, an unquoted backslash-newline (also inside double
+    quotes) is removed, ``&`` next to ``<``/``>`` is part of a redirection word, a
+    comment ends at the newline, a quote is always a quote, and the body of a
+    here-document (``<<EOF``, ``<<-EOF``) is skipped up to its delimiter line.
 
     Raises:
         _SplitError: "No closing quotation" or "No escaped character" (shlex's
@@ -297,29 +312,39 @@ def _tokens(
     end = len(text)
     i = 0
     scan = [end + PARAMETER_SCAN]  # what the ${…} scans may read together (linear)
+    blanks_re, plain_re = (
+        (_SCRIPT_BLANKS_RE, _SCRIPT_PLAIN_RE)
+        if script
+        else (
+            _BLANKS_RE,
+            _PLAIN_RE,
+        )
+    )
+    heredocs = HereDocs()
     while True:
-        blanks = _BLANKS_RE.match(text, i)
+        blanks = blanks_re.match(text, i)
         if blanks:
             i = blanks.end()
         if i >= end:
             return
         start = i
-        separators = _SEPARATORS_RE.match(text, i)
+        separators = None if script and redirecting(text, i) else _SEPARATORS_RE.match(text, i)
         if separators:
             i = separators.end()
+            if script and heredocs.pending and "\n" in separators.group():
+                i = heredocs.skip(text, text.index("\n", start) + 1)
             yield separators.group(), start, True, None
             continue
         if comments and text[i] == "#":
             # a comment runs to the end of the line: a quote in it is no quote (a
             # flag line joined after it is not comment: bash ends it at the newline)
-            stop = _LINE_END_RE.search(text, i)
-            i = end if stop is None else stop.start()
+            i = _end_of_line(text, i, script=script)
             yield text[start:i], start, False, None
             continue
         parts: list[str] = []
         kinds: list[int] = []
         while i < end:
-            plain = _PLAIN_RE.match(text, i)
+            plain = plain_re.match(text, i)
             if plain:
                 i = _plain(text, plain, parts, kinds, scan, base=base)
                 continue
@@ -327,16 +352,23 @@ def _tokens(
             if ch == "\\":
                 if i + 1 >= end:
                     raise _SplitError("No escaped character", base + start)
-                parts.append(text[i + 1])
-                kinds.append(1)
+                if not (script and text[i + 1] == "\n"):  # a shell removes both
+                    parts.append(text[i + 1])
+                    kinds.append(1)
                 i += 2
             elif ch == "'":
-                i = _single_quoted(text, i, base + start, parts, kinds, prose=comments)
+                i = _single_quoted(
+                    text, i, base + start, parts, kinds, prose=comments and not script
+                )
             elif ch == '"':
-                i = _double_quoted(text, i + 1, base + start, parts, kinds)
+                i = _double_quoted(text, i + 1, base + start, parts, kinds, script=script)
+            elif script and (taken := script_part(text, i, parts, kinds)) is not None:
+                i = taken
             else:  # a blank or a separator ends the word
                 break
         word = "".join(parts)
+        if script:
+            heredocs.note(word, parts, kinds)
         yield (
             word,
             start,
@@ -405,9 +437,13 @@ def _apostrophe(text: str, at: int, close: int) -> bool:
     return close < 0 or text.find("\n", at, close) >= 0
 
 
-def _double_quoted(text: str, i: int, start: int, parts: list[str], kinds: list[int]) -> int:
+def _double_quoted(
+    text: str, i: int, start: int, parts: list[str], kinds: list[int], *, script: bool = False
+) -> int:
     """Append the inside of a double-quoted string opening before ``i`` (its text as
-    kind 2, an escaped ``"`` or ``\\`` as kind 1); the offset after its closing quote."""
+    kind 2, an escaped ``"`` or ``\\`` as kind 1; with ``script``, also ``$`` and a
+    backquote, and a backslash-newline removed, POSIX 2.2.3); the offset after its
+    closing quote."""
     while True:
         stop = _DQ_STOP_RE.search(text, i)
         if stop is None:
@@ -420,13 +456,25 @@ def _double_quoted(text: str, i: int, start: int, parts: list[str], kinds: list[
         if at + 1 >= len(text):
             raise _SplitError("No escaped character", start)
         escaped = text[at + 1]
-        if escaped in '"\\':
+        if script and escaped == "\n":
+            pass
+        elif escaped in ('"\\$`' if script else '"\\'):
             parts.append(escaped)
             kinds.append(1)
         else:  # shlex keeps the backslash; the pair is literal either way
             parts.append("\\" + escaped)
             kinds.append(1)
         i = at + 2
+
+
+def _end_of_line(text: str, i: int, *, script: bool) -> int:
+    """Where the comment at ``i`` ends: its newline (or, in a text no shell runs, the
+    form feed of a joined flag line), else the text's end."""
+    if script:
+        stop = text.find("\n", i)
+        return len(text) if stop < 0 else stop
+    found = _LINE_END_RE.search(text, i)
+    return len(text) if found is None else found.start()
 
 
 class _Exports:
@@ -495,17 +543,31 @@ def _emit(
     *,
     exported: _Exports,
     shell: Shell,
+    flow: Flow,
+    separator: str,
 ) -> None:
     """Record one simple command (or an ``export``, added to ``exported``; or plain
     ``NAME=value`` assignments, shell variables for the words of later commands).
     Assignment values are expanded as one word; the command's words are expanded and
-    split into fields (:meth:`Shell.fields`), each field at its word's place.
+    split into fields (:meth:`Shell.fields`), each field at its word's place. What the
+    command runs only on some paths, or what a builtin sets, leaves its variables
+    unsettled (:class:`~specgate.inputs.shell_flow.Flow`; ``separator`` ends it).
 
     Raises:
         _SplitError: (``limit``) the expansion budget spent, at the word's line.
     """
+    first, last, conditional = flow.enter(words, segments, shell, separator)
     try:
-        _emit_expanded(words, segments, lines, commands, exported=exported, shell=shell)
+        _emit_expanded(
+            words[first:last],
+            segments[first:last],
+            lines[first:last],
+            commands,
+            exported=exported,
+            shell=shell,
+            flow=flow,
+            conditional=conditional,
+        )
     except Overspent:
         raise _SplitError(
             f"shell-variable expansion passes its budget of {shell.allowance:,} characters "
@@ -517,6 +579,65 @@ def _emit(
         ) from None
 
 
+def _set(shell: Shell, flow: Flow, name: str, value: str, *, conditional: bool) -> bool:
+    """Set ``name`` as a persisting assignment does; False when it is left unsettled
+    instead (run on some paths only, or the name is ``readonly``)."""
+    if name.endswith("+"):
+        flow.settle(shell, name[:-1], "is appended to with `+=` (bash only)")
+        return False
+    if name == "IFS":
+        shell.ifs_changed = True
+    if conditional or name in flow.readonly:
+        why = "is set on some paths only" if conditional else "is readonly"
+        flow.settle(shell, name, why)
+        return False
+    shell.values[name] = value
+    return True
+
+
+def _assignments(
+    words: list[str],
+    segments: list[Segments | None],
+    lines: list[tuple[int, int]],
+    own: dict[str, tuple[str, tuple[int, int]]],
+    *,
+    shell: Shell,
+    flow: Flow,
+    conditional: bool,
+) -> int:
+    """Read the ``NAME=value`` words (and redirections) a command starts with into
+    ``own``; arrays are assigned, ``A[i]=`` and ``NAME+=`` leave NAME unsettled. The
+    index of the first other word."""
+    first = 0
+    while first < len(words) and (
+        _ASSIGN_RE.match(words[first])
+        or _REDIRECTION_RE.match(words[first])
+        or _ELEMENT_RE.match(words[first])
+    ):
+        shell.line = lines[first][0]
+        if _REDIRECTION_RE.match(words[first]):  # `>/dev/null NAME=v`: still assigns
+            first += 2 if _REDIRECTION_RE.fullmatch(words[first]) else 1
+            continue
+        if ARRAY_RE.match(words[first]) and segments[first] is not None:
+            name = words[first].partition("=")[0].rstrip("+")
+            first = assign_array(words, segments, first, shell)
+            if conditional or name in flow.readonly:
+                flow.settle(shell, name, "is set on some paths only")
+            continue
+        element = _ELEMENT_RE.match(words[first])
+        if element is not None:  # A[1]=v: bash sets one element, dash runs a command
+            flow.settle(shell, element.group(1), "has an element set (`A[i]=`)")
+            first += 1
+            continue
+        name, value = _assignment(words[first], segments[first], shell)
+        if name.endswith("+"):  # NAME+=v: bash appends, dash runs a command "NAME+=v"
+            flow.settle(shell, name[:-1], "is appended to with `+=` (bash only)")
+        else:
+            own[name] = (value, lines[first])
+        first += 1
+    return first
+
+
 def _emit_expanded(
     words: list[str],
     segments: list[Segments | None],
@@ -525,33 +646,32 @@ def _emit_expanded(
     *,
     exported: _Exports,
     shell: Shell,
+    flow: Flow,
+    conditional: bool,
 ) -> None:
     own: dict[str, tuple[str, tuple[int, int]]] = {}
-    first = 0
-    while first < len(words) and _ASSIGN_RE.match(words[first]):
-        shell.line = lines[first][0]
-        if ARRAY_RE.match(words[first]) and segments[first] is not None:
-            first = assign_array(words, segments, first, shell)
-            continue
-        name, value = _assignment(words[first], segments[first], shell)
-        own[name] = (value, lines[first])
-        first += 1
-    if first == len(words):
+    first = _assignments(
+        words, segments, lines, own, shell=shell, flow=flow, conditional=conditional
+    )
+    if first >= len(words):
         for name, (value, _) in own.items():
-            shell.values[name] = value
+            _set(shell, flow, name, value, conditional=conditional)
         return
     shell.line = lines[first][0]
-    if shell.fields(words[first], segments[first]) == ["export"]:
+    if shell.fields(words[first], segments[first]) == ["export"] and not any(
+        w.startswith(("-", "+")) for w in words[first + 1 :]
+    ):
         for index in range(first + 1, len(words)):
             if _ASSIGN_RE.match(words[index]):
                 shell.line = lines[index][0]
                 name, value = _assignment(words[index], segments[index], shell)
-                exported.add(name, value, lines[index])
-                shell.values[name] = value
+                if _set(shell, flow, name, value, conditional=conditional):
+                    exported.add(name, value, lines[index])
         return
     argv: list[str] = []
     rest: list[tuple[int, int]] = []
     unresolved: dict[int, Hit] = {}
+    shell.assigned.clear()
     for index in range(first, len(words)):
         shell.line = lines[index][0]
         shell.clear()
@@ -565,12 +685,30 @@ def _emit_expanded(
             argv.append(item)
             rest.append(lines[index])
     shell.clear()
+    if conditional:  # `: ${D:=7} &` assigns in a subshell, or on some paths only
+        for name in shell.assigned:
+            flow.settle(shell, name, "is set by `${…:=…}` on some paths only")
     if not argv:
         for name, (value, _) in own.items():
-            shell.values[name] = value
+            _set(shell, flow, name, value, conditional=conditional)
+        return
+    flow.assigns(argv, shell, list(own))
+    if conditional and argv[0] in ("set", "shift"):
+        shell.positional = None  # on some paths only
         return
     if builtin(argv, shell):
         return
+    if flow.script and 0 not in unresolved and _NO_PROGRAM_RE.match(argv[0]):
+        return  # a shell runs no program "--flag" or "sglang.launch_server"
+    if flow.script and 0 in unresolved:
+        flags = (i for i, w in enumerate(argv) if w.startswith("-") and w != "-m")
+        head = [next(flags, len(argv))]
+        if all(i in unresolved for i in range(head[0])):
+            what = f"`{argv[0][:60]}`: the program this command runs is not settled"
+            unresolved.setdefault(len(argv), (what, True, True))
+    redefined = flow.redefined_hit(argv[0])
+    if redefined is not None:
+        unresolved.setdefault(len(argv), redefined)
     upto = exported.serial
     commands.append(
         Command(
@@ -595,177 +733,13 @@ def _assignment(word: str, parts: Segments | None, shell: Shell) -> tuple[str, s
     if shell.hits:  # X=$Y, X=$(cmd): what X holds is not settled here
         # the unsettled texts left in the value as written mark the fields they reach
         kept = tuple(t for t in shell.hit_shown if t and t in joined)
-        refs = kept if len(kept) == len(shell.hits) else None
+        # a text with blanks is split across fields when the name is expanded unquoted:
+        # then it marks no field and the whole word is unsettled
+        whole = len(kept) == len(shell.hits) and not any(_BLANK_RE.search(t) for t in kept)
+        refs = kept if whole else None
         from_file = any(hit[2] for hit in shell.hits)
         shell.tainted[name] = (f"{name} is set from {shell.hits[0][0]}", from_file, refs)
     else:
         shell.tainted.pop(name, None)
     shell.clear()
     return name, joined
-
-
-def canonical_flag(name: str, spec: FlagSpec) -> str:
-    """``name`` (a flag word without ``=value``) as the engine's parser spells it before
-    it looks the name up: with ``spec.underscores``, ``_`` → ``-`` in a ``--`` word
-    (vLLM's ``FlexibleArgumentParser``, llama.cpp's ``common_params_parse_ex``)."""
-    if spec.underscores and name.startswith("--"):
-        return "--" + name[2:].replace("_", "-")
-    return name
-
-
-def resolve_flag(
-    word: str, spec: FlagSpec, *, file: str | None = None, line: int | None = None
-) -> str | None:
-    """The canonical long flag ``word`` (without any ``=value``) stands for, or None.
-
-    Exact names and aliases win; then, with ``spec.allow_abbrev``, a long flag that is
-    a unique prefix of the known long names (canonical and long aliases).
-
-    Raises:
-        InputError: an abbreviation matching several flags (argparse: "ambiguous
-            option"), for an engine whose parser was not recorded (``engine_parser``).
-    """
-    return _resolve(word, spec, _tables(spec), file=file, line=line)
-
-
-@dataclass
-class _Tables:
-    """``spec``'s long flags and aliases by their canonical spelling, built once per
-    argv (not once per word); the sorted prefix indexes are built at the first word
-    that is not an exact flag, so an argv of known flags never loads the engine's
-    recorded option list."""
-
-    known: dict[str, str]
-    aliases: dict[str, str]
-    #: (canonical spelling, position, the flag it stands for), sorted; the position
-    #: orders known flags before aliases, each in its table's order
-    names: list[tuple[str, int, str]] | None = None
-
-
-def _tables(spec: FlagSpec) -> _Tables:
-    known = {canonical_flag(k, spec): k for k in spec.known}
-    aliases = {canonical_flag(a, spec): c for a, c in spec.aliases.items()}
-    return _Tables(known, aliases)
-
-
-_Entry = TypeVar("_Entry", tuple[str, str], tuple[str, int, str])
-
-
-def _prefixed(index: list[_Entry], name: str) -> Iterator[_Entry]:
-    """The entries of the sorted ``index`` whose first field starts with ``name``, in
-    index order: a binary search, then a walk over the matches only (a command line
-    of 40,000 unknown flags costs 40,000 searches, not 40,000 scans of every option)."""
-    for position in range(bisect.bisect_left(index, (name,)), len(index)):
-        entry = index[position]
-        if not entry[0].startswith(name):
-            return
-        yield entry
-
-
-def _resolve(
-    word: str,
-    spec: FlagSpec,
-    tables: _Tables,
-    *,
-    file: str | None,
-    line: int | None,
-) -> str | None:
-    name = canonical_flag(word, spec)
-    known, aliases = tables.known, tables.aliases
-    if name in known:
-        return known[name]
-    if name in aliases:
-        return aliases[name]
-    if not (spec.allow_abbrev and name.startswith("--") and len(name) > 2):
-        return None
-    if spec.engine_parser is not None:
-        answer, found = spec.engine_parser().read(name)
-        if answer != "flag":
-            return None  # refused by the engine (reported by the reader) or not an option
-        option = canonical_flag(found[0], spec)
-        return known.get(option) or aliases.get(option)
-    if tables.names is None:
-        pairs = [*known.items(), *aliases.items()]
-        tables.names = sorted((spelled, i, flag) for i, (spelled, flag) in enumerate(pairs))
-    matches: dict[str, str] = {}
-    # in table order, as a scan over known flags then aliases finds them
-    for spelled, _, canonical in sorted(_prefixed(tables.names, name), key=lambda e: e[1]):
-        matches.setdefault(canonical, spelled)
-    if len(matches) > 1:
-        choices = ", ".join(sorted(matches.values()))
-        raise InputError(f"ambiguous option: {word} could match {choices}", file, line)
-    return next(iter(matches), None)
-
-
-def parse_flags(
-    argv: Sequence[str],
-    spec: FlagSpec,
-    *,
-    file: str | None = None,
-    lines: Sequence[int] | None = None,
-    line: int | None = None,
-) -> dict[str, Flag]:
-    """Parse argv words into the flags ``spec`` knows.
-
-    Args:
-        argv: words (program name and positionals may be included; they are skipped).
-        spec: the engine's flags.
-        file, lines, line: for messages: per-word 0-based line offsets added to ``line``.
-
-    Returns:
-        canonical long flag → :class:`Flag` (the last occurrence). Unknown flags are
-        skipped together with a following word that does not start with ``-``; words
-        after ``--`` are positional arguments, never flags (argparse, click).
-
-    Raises:
-        InputError: an ambiguous abbreviation, or a known flag that needs a value and
-        has none.
-    """
-    result: dict[str, Flag] = {}
-    joined: dict[str, list[str]] = {}
-    tables = _tables(spec)
-    i = 0
-    while i < len(argv):
-        word = argv[i]
-        where = None if line is None else line + (lines[i] if lines else 0)
-        if word == "--":
-            break  # argparse and click: every word after it is a positional argument
-        if not word.startswith("-") or word == "-" or _is_number(word):
-            i += 1
-            continue
-        name, eq, inline = word.partition("=")
-        canonical = _resolve(name, spec, tables, file=file, line=where)
-        if canonical is None:
-            step = 2 if not eq and i + 1 < len(argv) and not argv[i + 1].startswith("-") else 1
-            i += step
-            continue
-        takes_value = spec.known[canonical]
-        if not takes_value:
-            result[canonical] = Flag(inline if eq else None, i, name)
-            i += 1
-            continue
-        if eq:
-            value, step = inline, 1
-        elif i + 1 >= len(argv) or argv[i + 1] in _OPERATORS:
-            raise InputError(f"{name} expects a value", file, where)
-        else:
-            value, step = argv[i + 1], 2
-        if canonical in spec.joined and canonical in result:
-            # the lists add up (joined once at the end: linear in the words); the first
-            # occurrence keeps its place (line)
-            joined.setdefault(canonical, [str(result[canonical].value)]).append(value)
-        else:
-            result[canonical] = Flag(value, i, name)
-        i += step
-    for canonical, values in joined.items():
-        first = result[canonical]
-        result[canonical] = Flag(",".join(values), first.index, first.spelled)
-    return result
-
-
-def _is_number(word: str) -> bool:
-    try:
-        float(word)
-    except ValueError:
-        return False
-    return True

@@ -188,6 +188,10 @@ class Shell:
         self.hit_refs: list[tuple[str, ...] | None] = []
         #: per hit, the expansion as written
         self.hit_shown: list[str] = []
+        #: names ``${NAME:=word}`` assigned since the caller last cleared it
+        self.assigned: list[str] = []
+        #: ``IFS`` was set or unset: unquoted expansions are not split as read here
+        self.ifs_changed = False
 
     def clear(self) -> None:
         """Forget the hits recorded so far."""
@@ -252,6 +256,7 @@ class Shell:
                 known = word
                 if operator[-1] == "=":
                     self.values[name] = word
+                    self.assigned.append(name)
         if known is None:
             return None
         return self._take(known)
@@ -384,6 +389,7 @@ class Shell:
                     self.values[name] = "".join(
                         t if k == 1 else self.expand(t) for t, k in segments
                     )
+                    self.assigned.append(name)
                 return None, segments
         if known is None:
             return None, None
@@ -402,6 +408,12 @@ class Shell:
         """The words ``word`` becomes after parameter expansion and field splitting."""
         if parts is None or ("$" not in word and "`" not in word):
             return [word]
+        if self.ifs_changed and any(k in (0, 3) and ("$" in t or "`" in t) for t, k in parts):
+            what = (
+                f"`{word[:60]}`: IFS is changed in this script, so how the shell splits "
+                "this word is not read"
+            )
+            self._hit(what, True, True, shown=word)
         out = _Fields()
         for text, kind in parts:
             if kind == 3 and _BRACED_RE.fullmatch(text) is None:

@@ -10,12 +10,31 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 from specgate.core.errors import InputError
 from specgate.load.document import Document
 
 MAX_BYTES = 1024 * 1024
+
+#: The sets of files being recorded (:func:`recording`), innermost last.
+_RECORDING: ContextVar[tuple[set[Path], ...]] = ContextVar("specgate_recording", default=())
+
+
+@contextmanager
+def recording() -> Iterator[set[Path]]:
+    """Record every file :func:`read_text` is asked to open meanwhile (absolute, as
+    asked, whether or not it exists: a file a reader looked for counts too). The
+    change gate's source of truth for which files a deployment reads."""
+    opened: set[Path] = set()
+    token = _RECORDING.set((*_RECORDING.get(), opened))
+    try:
+        yield opened
+    finally:
+        _RECORDING.reset(token)
 
 
 def read_text(path: Path, shown: str, limit: int = MAX_BYTES) -> str:
@@ -29,6 +48,8 @@ def read_text(path: Path, shown: str, limit: int = MAX_BYTES) -> str:
     Raises:
         InputError: missing, a folder, unreadable, over the limit, not UTF-8.
     """
+    for opened in _RECORDING.get():
+        opened.add(Path(os.path.abspath(path)))
     try:
         try:
             mode = os.stat(path).st_mode  # one stat, not exists + is_dir + is_file

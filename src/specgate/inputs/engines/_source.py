@@ -404,7 +404,9 @@ def commands_of(
         return [CommandSource(command, spans, doc.file, lambda i: source.chars((*path, i)))]
     if isinstance(node, str):
         base = doc.locate(path)
-        commands = split_commands(node, file=doc.file, line=base.line)
+        # a shell script's own text is split as bash and dash run it
+        shell_text = not path and doc.file.lower().endswith(_SCRIPT_SUFFIXES)
+        commands = split_commands(node, file=doc.file, line=base.line, script=shell_text)
         placement = Placement(doc, path, text)
         out: list[CommandSource] = []
         if path in doc.unsettled:
@@ -426,6 +428,7 @@ def commands_of(
                         c.argv[script],
                         arguments=c.argv[script + 2 :],  # sh -c SCRIPT NAME ARGS…
                         variables=tuple((k, v) for k, v in (env or {}).items() if v is not None),
+                        script=True,
                     )
                 except LimitReached as exc:  # a bound reached is never a fallback
                     line = base.line + c.lines[script] if c.lines else base.line
@@ -457,6 +460,8 @@ def commands_of(
     raise InputError("not a command line", doc.file, doc.locate(path).line)
 
 
+#: files a shell runs (bash, dash): their text is split with the shell's own rules
+_SCRIPT_SUFFIXES = (".sh", ".bash")
 _DEPENDENT_RE = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
 
 

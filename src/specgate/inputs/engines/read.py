@@ -39,7 +39,7 @@ from specgate.inputs.engines.unread import (
     foreign_launcher,
     unread_launcher,
 )
-from specgate.inputs.engines.unsettled import unsettled_words
+from specgate.inputs.engines.unsettled import unsettled_launcher, unsettled_words
 from specgate.inputs.knowledge import knowledge
 from specgate.inputs.pointer import (
     Found,
@@ -212,8 +212,10 @@ def _read_engine_config(
             )
             if followed is not None:
                 return followed
-        unread = unread_launcher(doc, text, pointer, shown) or foreign_launcher(
-            doc, text, pointer, shown, detector.is_engine
+        unread = (
+            unread_launcher(doc, text, pointer, shown)
+            or foreign_launcher(doc, text, pointer, shown, detector.is_engine)
+            or unsettled_launcher(doc, text, pointer, shown, detector.hinted)
         )
         if unread is not None:
             raise unread from None

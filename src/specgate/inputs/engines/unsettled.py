@@ -24,10 +24,13 @@ pull request's).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from specgate.core.errors import InputError
 from specgate.inputs.cmdline import FlagSpec
-from specgate.inputs.engines._source import CommandSource, norm_key
+from specgate.inputs.engines._source import CommandSource, commands_of, norm_key
 from specgate.inputs.knowledge import knowledge
+from specgate.load.document import Document
 
 #: Normalised flag names that set the speculative method or the draft length, or
 #: hand the whole configuration to a file (vLLM ``--config``, TensorRT-LLM
@@ -93,10 +96,22 @@ def unsettled_words(source: CommandSource, spec: FlagSpec, engine: str) -> list[
         previous = argv[index - 1] if 0 < index <= len(argv) else ""
         # a flag's value: one word is the value, never a flag; a value the shell splits
         # may hold more words, harmless only from the environment (not the pull request)
-        value_place = (not splits or not from_file) and (
-            index in values or _takes_value(engine, previous)
+        # ... unless it is the value of a speculative flag that the pull request sets
+        # in a way not followed (`--speculative-config "$SPEC"` after `declare SPEC=…`)
+        value_place = (
+            (not splits or not from_file)
+            and (index in values or _takes_value(engine, previous))
+            and not (from_file and _speculative(previous.partition("=")[0]))
         )
-        if value_place or (anchors and index < anchors[0]):
+        # split words the pull request fills may end in a flag that takes the next
+        # word, a speculative flag, as its value (`$ARGS` holding `--speculative-config`)
+        swallows = (
+            splits
+            and from_file
+            and index + 1 < len(argv)
+            and _speculative(argv[index + 1].partition("=")[0])
+        )
+        if not swallows and (value_place or (anchors and index < anchors[0])):
             why = "a flag's value" if value_place else "before the speculative flags, which win"
             notes.append(f"{what}{where}: specgate cannot see what it holds ({why})")
             continue
@@ -115,3 +130,39 @@ def unsettled_words(source: CommandSource, spec: FlagSpec, engine: str) -> list[
             line,
         )
     return notes
+
+
+def unsettled_launcher(
+    doc: Document,
+    text: str | None,
+    pointer: str | None,
+    shown: str,
+    names_engine: Callable[[Sequence[str]], Sequence[object]],
+) -> InputError | None:
+    """For a text with no speculative configuration (``pointer`` None: the whole
+    file): the input error for the first command that names an engine
+    (``names_engine``: the engines it names) and holds a split word the text
+    does not settle (``$SPEC_FLAGS`` set only in an ``if``: it may add the engine's
+    speculative flags), else None."""
+    if pointer is not None or not isinstance(doc.data, str):
+        return None
+    try:
+        sources = commands_of(doc.data, doc, (), text)
+    except InputError:
+        return None
+    for source in sources:
+        hits = source.command.unresolved
+        split = [index for index in sorted(hits) if hits[index][1]]
+        if not split or not names_engine(source.command.argv):
+            continue
+        index = split[0]
+        at = min(index, len(source.spans) - 1)
+        line = source.spans[at].line if at >= 0 else None
+        return InputError(
+            f"{hits[index][0]}: the command states no speculative flag, so it may add them; "
+            "specgate cannot see what it adds. State the engine's flags literally in the "
+            "command (or after this word)",
+            shown,
+            line,
+        )
+    return None

@@ -1,0 +1,233 @@
+"""Flags of an engine's command line parsed as its parser reads them.
+
+:func:`parse_flags` turns argv words into ``{canonical long flag: Flag}`` using a
+:class:`FlagSpec` (the engine's known long flags, short aliases, booleans), following
+Python :mod:`argparse` (SGLang's launcher, vLLM's CLI): ``--flag value``,
+``--flag=value``, boolean flags without a value, the last of a repeated flag wins,
+and — when ``FlagSpec.allow_abbrev`` — a long flag may be abbreviated. With the
+engine's recorded parser (``FlagSpec.engine_parser``) a word is read exactly as that
+parser reads it (:mod:`specgate.inputs.parsers`). Re-exported by
+:mod:`specgate.inputs.cmdline`.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeVar
+
+from specgate.core.errors import InputError
+
+if TYPE_CHECKING:
+    from specgate.inputs.parsers import RecordedParser
+
+_OPERATORS = frozenset({";", "&&", "||", "|", "&", ";;"})
+
+
+@dataclass(frozen=True)
+class FlagSpec:
+    """What an engine's parser knows about its flags.
+
+    Attributes:
+        known: canonical long flags (``--speculative-algorithm``) → True when the
+            flag takes a value, False for a boolean switch.
+        aliases: other spellings (short ``-md``, alternative long ``--tp-size``) →
+            their canonical long flag. Aliases are matched exactly; long aliases also
+            take part in abbreviation matching.
+        allow_abbrev: accept unique prefixes of long flags, as argparse does.
+        underscores: treat ``_`` and ``-`` in long flag names alike (vLLM does).
+        joined: flags whose repeated values add up as one comma list (llama.cpp
+            ``--spec-type``); for every other flag the last occurrence wins.
+        engine_parser: the engine's whole parser, when it was recorded: a loader of it
+            (called only for a spelling that is not a flag name). With it, a word is read
+            as the engine reads it (:meth:`specgate.inputs.parsers.RecordedParser.read`):
+            a unique prefix of a flag specgate reads is that flag, of another flag it is
+            skipped; one the engine refuses (an abbreviation of several of its flags or
+            of none) is skipped, never read as one of them (the reader reports the
+            refusal, :func:`specgate.inputs.engines.settings.parser_issues`).
+    """
+
+    known: Mapping[str, bool]
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    allow_abbrev: bool = False
+    underscores: bool = False
+    joined: frozenset[str] = frozenset()
+    engine_parser: Callable[[], RecordedParser] | None = None
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A parsed flag: its value (``None`` for a boolean switch), the word index of the
+    flag in argv, and how it was spelled."""
+
+    value: str | None
+    index: int
+    spelled: str
+
+
+def canonical_flag(name: str, spec: FlagSpec) -> str:
+    """``name`` (a flag word without ``=value``) as the engine's parser spells it before
+    it looks the name up: with ``spec.underscores``, ``_`` → ``-`` in a ``--`` word
+    (vLLM's ``FlexibleArgumentParser``, llama.cpp's ``common_params_parse_ex``)."""
+    if spec.underscores and name.startswith("--"):
+        return "--" + name[2:].replace("_", "-")
+    return name
+
+
+def resolve_flag(
+    word: str, spec: FlagSpec, *, file: str | None = None, line: int | None = None
+) -> str | None:
+    """The canonical long flag ``word`` (without any ``=value``) stands for, or None.
+
+    Exact names and aliases win; then, with ``spec.allow_abbrev``, a long flag that is
+    a unique prefix of the known long names (canonical and long aliases).
+
+    Raises:
+        InputError: an abbreviation matching several flags (argparse: "ambiguous
+            option"), for an engine whose parser was not recorded (``engine_parser``).
+    """
+    return _resolve(word, spec, _tables(spec), file=file, line=line)
+
+
+@dataclass
+class _Tables:
+    """``spec``'s long flags and aliases by their canonical spelling, built once per
+    argv (not once per word); the sorted prefix indexes are built at the first word
+    that is not an exact flag, so an argv of known flags never loads the engine's
+    recorded option list."""
+
+    known: dict[str, str]
+    aliases: dict[str, str]
+    #: (canonical spelling, position, the flag it stands for), sorted; the position
+    #: orders known flags before aliases, each in its table's order
+    names: list[tuple[str, int, str]] | None = None
+
+
+def _tables(spec: FlagSpec) -> _Tables:
+    known = {canonical_flag(k, spec): k for k in spec.known}
+    aliases = {canonical_flag(a, spec): c for a, c in spec.aliases.items()}
+    return _Tables(known, aliases)
+
+
+_Entry = TypeVar("_Entry", tuple[str, str], tuple[str, int, str])
+
+
+def _prefixed(index: list[_Entry], name: str) -> Iterator[_Entry]:
+    """The entries of the sorted ``index`` whose first field starts with ``name``, in
+    index order: a binary search, then a walk over the matches only (a command line
+    of 40,000 unknown flags costs 40,000 searches, not 40,000 scans of every option)."""
+    for position in range(bisect.bisect_left(index, (name,)), len(index)):
+        entry = index[position]
+        if not entry[0].startswith(name):
+            return
+        yield entry
+
+
+def _resolve(
+    word: str,
+    spec: FlagSpec,
+    tables: _Tables,
+    *,
+    file: str | None,
+    line: int | None,
+) -> str | None:
+    name = canonical_flag(word, spec)
+    known, aliases = tables.known, tables.aliases
+    if name in known:
+        return known[name]
+    if name in aliases:
+        return aliases[name]
+    if not (spec.allow_abbrev and name.startswith("--") and len(name) > 2):
+        return None
+    if spec.engine_parser is not None:
+        answer, found = spec.engine_parser().read(name)
+        if answer != "flag":
+            return None  # refused by the engine (reported by the reader) or not an option
+        option = canonical_flag(found[0], spec)
+        return known.get(option) or aliases.get(option)
+    if tables.names is None:
+        pairs = [*known.items(), *aliases.items()]
+        tables.names = sorted((spelled, i, flag) for i, (spelled, flag) in enumerate(pairs))
+    matches: dict[str, str] = {}
+    # in table order, as a scan over known flags then aliases finds them
+    for spelled, _, canonical in sorted(_prefixed(tables.names, name), key=lambda e: e[1]):
+        matches.setdefault(canonical, spelled)
+    if len(matches) > 1:
+        choices = ", ".join(sorted(matches.values()))
+        raise InputError(f"ambiguous option: {word} could match {choices}", file, line)
+    return next(iter(matches), None)
+
+
+def parse_flags(
+    argv: Sequence[str],
+    spec: FlagSpec,
+    *,
+    file: str | None = None,
+    lines: Sequence[int] | None = None,
+    line: int | None = None,
+) -> dict[str, Flag]:
+    """Parse argv words into the flags ``spec`` knows.
+
+    Args:
+        argv: words (program name and positionals may be included; they are skipped).
+        spec: the engine's flags.
+        file, lines, line: for messages: per-word 0-based line offsets added to ``line``.
+
+    Returns:
+        canonical long flag → :class:`Flag` (the last occurrence). Unknown flags are
+        skipped together with a following word that does not start with ``-``; words
+        after ``--`` are positional arguments, never flags (argparse, click).
+
+    Raises:
+        InputError: an ambiguous abbreviation, or a known flag that needs a value and
+        has none.
+    """
+    result: dict[str, Flag] = {}
+    joined: dict[str, list[str]] = {}
+    tables = _tables(spec)
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        where = None if line is None else line + (lines[i] if lines else 0)
+        if word == "--":
+            break  # argparse and click: every word after it is a positional argument
+        if not word.startswith("-") or word == "-" or _is_number(word):
+            i += 1
+            continue
+        name, eq, inline = word.partition("=")
+        canonical = _resolve(name, spec, tables, file=file, line=where)
+        if canonical is None:
+            step = 2 if not eq and i + 1 < len(argv) and not argv[i + 1].startswith("-") else 1
+            i += step
+            continue
+        takes_value = spec.known[canonical]
+        if not takes_value:
+            result[canonical] = Flag(inline if eq else None, i, name)
+            i += 1
+            continue
+        if eq:
+            value, step = inline, 1
+        elif i + 1 >= len(argv) or argv[i + 1] in _OPERATORS:
+            raise InputError(f"{name} expects a value", file, where)
+        else:
+            value, step = argv[i + 1], 2
+        if canonical in spec.joined and canonical in result:
+            # the lists add up (joined once at the end: linear in the words); the first
+            # occurrence keeps its place (line)
+            joined.setdefault(canonical, [str(result[canonical].value)]).append(value)
+        else:
+            result[canonical] = Flag(value, i, name)
+        i += step
+    for canonical, values in joined.items():
+        first = result[canonical]
+        result[canonical] = Flag(",".join(values), first.index, first.spelled)
+    return result
+
+
+def _is_number(word: str) -> bool:
+    try:
+        float(word)
+    except ValueError:
+        return False
+    return True
