@@ -14,12 +14,13 @@ import pytest
 from specgate.core.data import read_data
 from specgate.inputs.runners import read_runner
 
-TRTLLM = (
+TRTLLM_TEXT = (
     "docker run --gpus all --ipc=host --ulimit memlock=-1 --ulimit stack=67108864 "
     "-v /models:/models -e HF_TOKEN -p 8000:8000 --rm -it "
     "nvcr.io/nvidia/tensorrt-llm/release:1.2.0 "
     "trtllm-serve /models/llama --extra_llm_api_options spec.yaml"
-).split()
+)
+TRTLLM = TRTLLM_TEXT.split()
 
 
 def test_docker_run_trtllm_serve() -> None:
