@@ -65,6 +65,8 @@ class RunnerLaunch:
             service's ``command:``, then applies).
         entrypoint: the ``--entrypoint`` override as words; None when not given.
         options: every option read, ``(long name, value or None)``, in order.
+        option_words: per option, the index of the word holding its value (its own
+            word for a switch or ``--opt=value``).
         unsettled: why the words cannot be read as the runner reads them, else None.
         source: the runner's option source, ``repo:files@tag``.
     """
@@ -77,6 +79,7 @@ class RunnerLaunch:
     options: tuple[tuple[str, str | None], ...]
     unsettled: str | None
     source: str
+    option_words: tuple[int, ...] = ()
 
 
 @cache
@@ -127,7 +130,7 @@ class _Refused(Exception):
 
 
 def _parse(runner: Runner, words: Sequence[str], start: int) -> RunnerLaunch:
-    options: list[tuple[str, str | None]] = []
+    read: list[tuple[str, str | None, int]] = []
     i = start
     try:
         while i < len(words):
@@ -137,21 +140,37 @@ def _parse(runner: Runner, words: Sequence[str], start: int) -> RunnerLaunch:
                 break
             if not word.startswith("-") or word == "-":
                 break
-            i = _option(runner, words, i, options)
+            i = _option(runner, words, i, read)
     except _Refused as refused:
-        return RunnerLaunch(runner.name, None, None, None, None, tuple(options),
-                            str(refused), runner.source)
+        return _launch(runner, read, str(refused))
     if i >= len(words):
-        return RunnerLaunch(runner.name, None, None, None, None, tuple(options),
-                            f"{runner.name} names no {runner.positional}", runner.source)
+        return _launch(runner, read, f"{runner.name} names no {runner.positional}")
+    options = [(name, value) for name, value, _ in read]
     entrypoint, unsettled = _entrypoint(runner, options)
     command = tuple(words[i + 1:]) or None
-    return RunnerLaunch(runner.name, words[i], i, command, entrypoint, tuple(options),
-                        unsettled, runner.source)
+    return _launch(runner, read, unsettled, target=words[i], index=i, command=command,
+                   entrypoint=entrypoint)
+
+
+def _launch(
+    runner: Runner,
+    read: Sequence[tuple[str, str | None, int]],
+    unsettled: str | None,
+    *,
+    target: str | None = None,
+    index: int | None = None,
+    command: tuple[str, ...] | None = None,
+    entrypoint: tuple[str, ...] | None = None,
+) -> RunnerLaunch:
+    return RunnerLaunch(
+        runner.name, target, index, command, entrypoint,
+        tuple((name, value) for name, value, _ in read), unsettled, runner.source,
+        tuple(at for _, _, at in read),
+    )
 
 
 def _option(runner: Runner, words: Sequence[str], i: int,
-            options: list[tuple[str, str | None]]) -> int:
+            options: list[tuple[str, str | None, int]]) -> int:
     """Read the option word at ``i`` (pflag parseLongArg / parseShortArg); the index of
     the next word."""
     word = words[i]
@@ -163,35 +182,35 @@ def _option(runner: Runner, words: Sequence[str], i: int,
         if option is None:
             raise _Refused(f"{runner.name} has no option --{name}")
         if eq:
-            options.append((name, value))
+            options.append((name, value, i))
             return i + 1
         if not option.takes_value or option.optional_value:
-            options.append((name, None))
+            options.append((name, None, i))
             return i + 1
         if i + 1 >= len(words):
             raise _Refused(f"{runner.name} --{name} needs a value")
-        options.append((name, words[i + 1]))
+        options.append((name, words[i + 1], i + 1))
         return i + 2
     shorts = word[1:]
     while shorts:
         char = shorts[0]
-        name = runner.shorts.get(char)
-        if name is None:
+        if char not in runner.shorts:
             raise _Refused(f"{runner.name} has no option -{char}")
+        name = runner.shorts[char]
         option = runner.longs[name]
         if len(shorts) > 2 and shorts[1] == "=":
-            options.append((name, shorts[2:]))
+            options.append((name, shorts[2:], i))
             return i + 1
         if not option.takes_value or option.optional_value:
-            options.append((name, None))
+            options.append((name, None, i))
             shorts = shorts[1:]
             continue
         if len(shorts) > 1:
-            options.append((name, shorts[1:]))
+            options.append((name, shorts[1:], i))
             return i + 1
         if i + 1 >= len(words):
             raise _Refused(f"{runner.name} -{char} needs a value")
-        options.append((name, words[i + 1]))
+        options.append((name, words[i + 1], i + 1))
         return i + 2
     return i + 1
 
