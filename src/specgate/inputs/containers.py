@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -237,3 +237,153 @@ def image_version(image: ImageRef, entry: ImageEntry | None) -> ImageVersion:
     if found is None:
         return ImageVersion(None, False, f"tag {image.tag!r} names no version")
     return ImageVersion(found.group(1), True)
+
+
+@dataclass(frozen=True)
+class ImagesFound:
+    """The engine's image references in a text: ``pinned`` the distinct versions their
+    tags pin (in order), ``unpinned`` the references that pin none, each with why
+    (``"vllm/vllm-openai:latest (latest)"``)."""
+
+    pinned: tuple[str, ...]
+    unpinned: tuple[str, ...]
+
+
+#: A reference as written in a file: registry/name, an optional tag, an optional digest.
+_REFERENCE_TAIL = r"(?::[\w][\w.-]{0,127})?(?:@[A-Za-z][\w+.-]*:[0-9a-fA-F]{32,})?"
+
+
+@cache
+def _engine_pattern(engine: str) -> re.Pattern[str] | None:
+    names = sorted({name for names, _, entry in _entries() if entry.engine == engine
+                    for name in names}, key=len, reverse=True)
+    if not names:
+        return None
+    alternatives = "|".join(re.escape(name) for name in names)
+    hub = r"(?:(?:index\.)?docker\.io/(?:library/)?)?"
+    return re.compile(
+        r"(?:(?<![\w./-])|(?<=:-))("
+        + hub + r"(?:" + alternatives + r")" + _REFERENCE_TAIL
+        + r")(?![\w./:@-])"
+    )
+
+
+def _version_pattern(image: ImageRef, engine: str) -> ImageEntry | None:
+    entry = image_entry(image)
+    if entry is not None:
+        return entry
+    # a tag no stage of the table names (llama.cpp ``b9733``): the repository's pattern
+    for names, _, candidate in _entries():
+        if candidate.engine == engine and image.repository in names:
+            return candidate
+    return None
+
+
+def images_of(engine: str, text: str) -> ImagesFound | None:
+    """The ``engine``'s image references in ``text`` (bounded by the text, one pass),
+    or None when the table has no image of that engine."""
+    pattern = _engine_pattern(engine)
+    if pattern is None:
+        return None
+    pinned: list[str] = []
+    unpinned: list[str] = []
+    for match in pattern.finditer(text):
+        image = parse_image(match.group(1))
+        if image is None:
+            continue
+        found = image_version(image, _version_pattern(image, engine))
+        if found.text is not None:
+            if found.text not in pinned:
+                pinned.append(found.text)
+        elif len(unpinned) < 8:
+            unpinned.append(f"{match.group(1)} ({found.reason})")
+    return ImagesFound(tuple(pinned), tuple(unpinned))
+
+
+_VARIABLE = re.compile(r"\$\{(\w+)(?:(:?[-?+])([^}]*))?\}|\$(\w+)")
+_IMAGE_KEY = re.compile(r"^[ \t]*(?:-[ \t]+)?image:[ \t]*['\"]?([^'\"\s#]*\$[^'\"\s#]*)", re.M)
+
+
+def interpolate(text: str, env: Mapping[str, str]) -> tuple[str | None, tuple[str, ...]]:
+    """``text`` with its variables replaced as Compose interpolates them
+    (compose-spec ``12-interpolation.md``: ``$VAR``, ``${VAR}``, ``${VAR:-default}``
+    (unset or empty), ``${VAR-default}`` (unset), ``$$`` a literal ``$``), from ``env``.
+
+    Returns ``(text, [])``, or ``(None, names)`` when a variable is not in ``env`` and
+    has no default (set outside the repository), or when the form is one not read here
+    (``${VAR:?err}``, ``${VAR:+alt}``, a nested default)."""
+    missing: list[str] = []
+    out: list[str] = []
+    at = 0
+    while at < len(text):
+        dollar = text.find("$", at)
+        if dollar < 0:
+            out.append(text[at:])
+            break
+        out.append(text[at:dollar])
+        if text.startswith("$$", dollar):
+            out.append("$")
+            at = dollar + 2
+            continue
+        match = _VARIABLE.match(text, dollar)
+        if match is None:
+            out.append("$")
+            at = dollar + 1
+            continue
+        name = match.group(1) or match.group(4)
+        operator, default = match.group(2), match.group(3) or ""
+        value = env.get(name)
+        at = match.end()
+        if operator in (":-", "-") and "$" not in default:
+            if value is None or (operator == ":-" and value == ""):
+                value = default
+        elif operator is not None:
+            value = None  # ${VAR:?err}, ${VAR+alt}, a nested default: not read here
+        if value is None:
+            missing.append(name)
+            continue
+        out.append(value)
+    return ("".join(out), ()) if not missing else (None, tuple(dict.fromkeys(missing)))
+
+
+def compose_images(text: str, env: Mapping[str, str]) -> tuple[list[str], list[str]]:
+    """The ``image:`` values of a Compose text that hold a variable, interpolated from
+    ``env`` (the project's ``.env``), and the variables set outside it (``image:
+    ${SGLANG_IMAGE}`` with no SGLANG_IMAGE in ``.env`` nor a default). At most 64."""
+    images: list[str] = []
+    outside: list[str] = []
+    for match in _IMAGE_KEY.finditer(text):
+        if len(images) + len(outside) >= 64:
+            break
+        value, missing = interpolate(match.group(1), env)
+        if value is not None:
+            images.append(value)
+        else:
+            outside.extend(name for name in missing if name not in outside)
+    return images, outside
+
+
+def read_dotenv(text: str) -> dict[str, str]:
+    """A Compose ``.env`` file's ``NAME=value`` lines (comments, blank lines and
+    ``export`` prefixes skipped; one pair of matching quotes stripped; an unquoted
+    value ends at `` #``), as the Compose dotenv reader takes them for plain values.
+    A value holding ``$`` is left out (Compose interpolates it; not followed here)."""
+    env: dict[str, str] = {}
+    for raw in text.splitlines()[:4096]:
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        line = line.removeprefix("export ").lstrip()
+        name, eq, value = line.partition("=")
+        name = name.strip()
+        if not eq or not re.fullmatch(r"[A-Za-z_][\w.-]*", name):
+            continue
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        else:
+            value = value.split(" #", 1)[0].rstrip()
+        if "$" in value and not (raw.strip().partition("=")[2].strip().startswith("'")):
+            continue
+        env[name] = value
+    return env
