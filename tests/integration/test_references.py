@@ -319,11 +319,6 @@ ERRORS = [
         "real/sglang/config/attention_backend-bench_serving_spec_decode.yaml: 2 speculative "
         "configurations",
     ),
-    (
-        "no-speculation",
-        "integration/serving/vllm-no-speculation.yaml: no speculative decoding configured in "
-        "integration/serving/vllm-no-speculation.yaml",
-    ),
 ]
 ERROR_IDS = [e[0] for e in ERRORS]
 
@@ -378,6 +373,25 @@ def test_input_error_does_not_stop_the_other_files(
     assert files[other]["status"] == "ready"
     assert files[other]["deployments"][0]["metrics"]["draft_length"] == 7
     assert report["status"] == "error"
+
+
+def test_serving_config_read_nothing_from_is_a_finding(
+    in_data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Contract change (issue 24): a serving config that parses but configures nothing
+    # specgate reads was an input error (exit 2, status error); it is SG312 on the
+    # deployment now, and the other file is checked as before.
+    claims = "integration/errors/no-speculation.specgate.yaml"
+    other = "integration/rules/sg301-pass.specgate.yaml"
+    code, out, err = run(["check", claims, other, "--format", "json"], capsys)
+    assert code != 2 and err == ""
+    report = json.loads(out)
+    files = {f["path"]: f for f in report["files"]}
+    assert files[claims]["error"] is None
+    (deployment,) = files[claims]["deployments"]
+    (sg312,) = [f for f in deployment["findings"] if f["code"] == "SG312"]
+    assert sg312["file"] == "integration/serving/vllm-no-speculation.yaml"
+    assert files[other]["deployments"][0]["metrics"]["draft_length"] == 7
 
 
 def test_symlink_that_leaves_the_repository_is_an_input_error(

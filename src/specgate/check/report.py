@@ -57,6 +57,20 @@ class DeploymentReport(NamedTuple):
 
         return config_digest(self.deployment)
 
+    @property
+    def version_assumed(self) -> str | None:
+        """When the deployment's engine config is read at an engine version neither the
+        claims file states nor an image tag or requirement pins, the sentence saying so
+        and which version was read (the version note of
+        :func:`specgate.inputs.version.detect_version`: ``vllm version unknown (image not
+        pinned: vllm/vllm-openai:latest (latest)): read as the newest behaviour specgate
+        knows (0.32.0); …``); None otherwise. Said once per deployment."""
+        inputs = self.deployment.inputs
+        engine = inputs.engine if inputs is not None else None
+        if engine is None or engine.version_source != "assumed-newest":
+            return None
+        return next((note for note in engine.notes if " version unknown" in note), None)
+
 
 class FileReport(NamedTuple):
     """One claims file: file-level findings, deployments, or the error that stopped it."""

@@ -296,6 +296,11 @@ def find_configuration(
     return configs[0], fragments
 
 
+class SeveralConfigurations(InputError):
+    """Several speculative configurations in one file and no ``pointer:`` choosing one:
+    the claims file must say which (an input error of the run, never a guess)."""
+
+
 def several_configurations(
     configs: Sequence[Found], where: str, file: str, why: str = ""
 ) -> InputError:
@@ -304,7 +309,7 @@ def several_configurations(
     the list in parentheses: what differs between them)."""
     listed = ", ".join(f.label() for f in configs)
     because = f" ({why})" if why else ""
-    return InputError(
+    return SeveralConfigurations(
         f"{len(configs)} speculative configurations in {where}: {listed}{because}; "
         "choose one with `pointer:`",
         file,

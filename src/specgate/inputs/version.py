@@ -114,6 +114,10 @@ def detect_version(
             return _known(engine, EngineVersion(tag, parse_version(tag), "image"))
         if tags:
             notes.append(f"several {engine} image tags ({', '.join(tags)})")
+        else:
+            from_image = _from_images(engine, config_text, config_path, notes)
+            if from_image is not None:
+                return _known(engine, EngineVersion(from_image, parse_version(from_image), "image"))
     if config_path is not None:
         pins: list[str] = []
         folder = config_path.parent.resolve()
@@ -149,6 +153,48 @@ def detect_version(
         "state speculation.engine_version to pin it"
     )
     return EngineVersion(None, None, "assumed-newest", note)
+
+
+def _from_images(
+    engine: str, text: str, config_path: Path | None, notes: list[str]
+) -> str | None:
+    """The one version the engine's image references pin by their tags
+    (:func:`specgate.inputs.containers.images_of`: llama.cpp ``server-cuda-b9733`` →
+    ``b9733``), a Compose ``image: ${VAR}`` interpolated from the ``.env`` beside the
+    file (Compose reads the project folder's ``.env``); else None, with a note saying
+    which references pin none (``latest``, a digest, a variable set outside the
+    repository)."""
+    from specgate.inputs.containers import compose_images, images_of, read_dotenv
+
+    found = images_of(engine, text)
+    if found is None:
+        return None
+    pinned, unpinned = list(found.pinned), list(found.unpinned)
+    outside: list[str] = []
+    if config_path is not None and "$" in text:
+        env: dict[str, str] = {}
+        dotenv = config_path.parent / ".env"
+        folder = config_path.parent.resolve()
+        if dotenv.is_file() and dotenv.resolve().is_relative_to(folder):
+            try:
+                env = read_dotenv(read_text(dotenv, ".env"))
+            except InputError:
+                env = {}
+        images, outside = compose_images(text, env)
+        more = images_of(engine, "\n".join(images))
+        if more is not None:
+            pinned.extend(v for v in more.pinned if v not in pinned)
+            unpinned.extend(more.unpinned)
+    if len(pinned) == 1:
+        return pinned[0]
+    if pinned:
+        notes.append(f"several {engine} image versions ({', '.join(pinned)})")
+    elif unpinned:
+        notes.append(f"image not pinned: {', '.join(unpinned[:3])}")
+    elif outside:
+        names = ", ".join(f"${name}" for name in outside[:3])
+        notes.append(f"image set by {names}, not set in the repository")
+    return None
 
 
 def _known(engine: str, found: EngineVersion) -> EngineVersion:

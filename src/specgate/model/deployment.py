@@ -208,6 +208,20 @@ class Conflict(NamedTuple):
     action: str = ""
 
 
+class EngineUnread(NamedTuple):
+    """A serving config specgate parsed but could not read a speculative configuration
+    from (a form or engine it does not read, a value it cannot settle): the reader's
+    reason, where it points (file as shown, 1-based line and column, None when the
+    whole file), and whether the launch sets a speculative flag of an engine specgate
+    does not read. The deployment is still judged, on what the claims file states."""
+
+    reason: str
+    file: str
+    line: int | None
+    column: int | None
+    speculates: bool
+
+
 class Inputs(NamedTuple):
     """What was read from referenced files (docs/claims-file.md#referenced-files).
 
@@ -220,6 +234,7 @@ class Inputs(NamedTuple):
         engine_issues: the engine's own refusals and rewrites (SG304/SG307 material),
             including those that need the model config (vLLM MTP layers).
         claims_file: the claims file, for findings about inline metrics.
+        engine_unread: the serving config that could not be read (SG312), else None.
     """
 
     engine: EngineConfig | None = None
@@ -230,6 +245,7 @@ class Inputs(NamedTuple):
     conflicts: tuple[Conflict, ...] = ()
     engine_issues: tuple[EngineIssue, ...] = ()
     claims_file: str | None = None
+    engine_unread: EngineUnread | None = None
 
 
 class Deployment(NamedTuple):

@@ -18,10 +18,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from specgate.core.errors import InputError
+from specgate.core.errors import InputError, LimitReached
 from specgate.core.numbers import fmt
 from specgate.load.document import Document, NodePath, Span
-from specgate.model.deployment import Conflict, Deployment, Inputs, ModelBlock
+from specgate.model.deployment import Conflict, Deployment, EngineUnread, Inputs, ModelBlock
 
 if TYPE_CHECKING:
     # Built by the readers; a claims file without references never loads them.
@@ -43,6 +43,8 @@ class _Resolver:
         self.deployment = deployment
         self.overrides: dict[NodePath, Location] = {}
         self.conflicts: list[Conflict] = []
+        #: The serving config that was parsed but could not be read (SG312).
+        self.engine_unread: EngineUnread | None = None
 
     def fail_at(self, path: NodePath) -> Callable[[str], InputError]:
         """An error builder pointing at ``path`` in the claims file."""
@@ -135,7 +137,31 @@ def _engine(r: _Resolver, spec_raw: dict[str, Any]) -> EngineConfig | None:
         if spec_raw.get("enabled") is False and configures_nothing(exc):
             # speculation is off and the serving config speculates nothing: they agree
             return None
-        raise
+        if not _unread(exc):
+            raise  # a file that cannot be parsed, a bound, a path out: exit 2
+        # Degrade, never stop: a form or engine specgate does not read, or a value it
+        # cannot settle, is a finding on this deployment (SG312); the deployment is
+        # judged on what the claims file states, and every other one is still checked.
+        r.engine_unread = EngineUnread(
+            exc.reason, exc.file or shown, exc.line, exc.column,
+            bool(getattr(exc, "speculates", True)),
+        )
+        return None
+
+
+def _unread(exc: InputError) -> bool:
+    """Whether ``exc`` says the serving config, parsed, holds no speculative
+    configuration specgate reads: a launcher of an engine it does not read, a command
+    whose program is no engine's (:class:`~specgate.inputs.engines.unread.UnreadEngine`),
+    or no speculative setting found. Every other input error (a file that cannot be
+    parsed, a reader's bound, a path out of the repository, several configurations
+    without ``pointer:``) still stops the file (exit 2)."""
+    from specgate.inputs.engines import configures_nothing
+    from specgate.inputs.engines.unread import UnreadEngine
+
+    return isinstance(exc, UnreadEngine) or (
+        configures_nothing(exc) and not isinstance(exc, LimitReached)
+    )
 
 
 def _shape(r: _Resolver, block: str, key: str, raw: object, draft: bool = False) -> ModelShape:
@@ -656,6 +682,7 @@ def resolve(
         conflicts=tuple(r.conflicts),
         engine_issues=tuple(issues),
         claims_file=document.file,
+        engine_unread=r.engine_unread,
     )
     return r.deployment._replace(inputs=inputs), r.overrides
 

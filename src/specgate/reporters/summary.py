@@ -232,6 +232,9 @@ def _deployment_block(
                 else "."
             ),
         ]
+    assumed = report.version_assumed
+    if assumed is not None:
+        lines += ["", f"**Engine version:** {md(assumed)}"]
     if charts:
         chart = speedup_chart(report)
         if chart is not None:

@@ -176,6 +176,9 @@ def metrics_block(report: DeploymentReport, *, colour: bool = False) -> list[str
                 else ""
             )
         )
+    assumed = report.version_assumed
+    if assumed is not None:
+        lines.append(f"    engine version: {visible(assumed)}")
     for action in report.next_actions:
         lines.append(f"    next: {visible(action)}")
     return lines

@@ -11,7 +11,7 @@ from specgate.rules import (
     baseline,  # registers SG401-SG403
     draft_length,  # registers SG201-SG206
     economics,  # registers SG106-SG111
-    engine_issues,  # registers SG304, SG307, SG310, SG311
+    engine_issues,  # registers SG304, SG307, SG310, SG311, SG312
     estimate_risk,  # registers SG112, SG207
     provenance,  # registers SG405-SG409
     references,  # registers SG301-SG303, SG305, SG306, SG308, SG309

@@ -12,6 +12,7 @@ from typing import cast
 
 from specgate.core.concise import join_details
 from specgate.core.findings import Severity
+from specgate.load.document import Span
 from specgate.rules.registry import Hit, RuleContext, rule
 
 
@@ -355,4 +356,73 @@ def forced_acceptance(ctx: RuleContext) -> Iterator[Hit]:
         ctx,
         "SG311",
         "Remove the forcing variable and measure AL with real acceptance.",
+    )
+
+
+@rule(
+    "SG312",
+    "engine-config-unread",
+    "warn",
+    "The serving config was parsed, but specgate could not read a speculative "
+    "configuration from it.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: tgi-medusa
+            speculation:
+              enabled: true
+              engine_config: serving/run.sh
+              mechanism: medusa
+              draft_length: 3
+            evidence:
+              accept_length: 2.1
+        # === serving/run.sh ===
+        ollama serve
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: vllm-ngram
+            speculation:
+              enabled: true
+              engine_config: serving/vllm.yaml
+            evidence:
+              accept_length: 2.1
+        # === serving/vllm.yaml ===
+        speculative_config:
+          method: ngram
+          num_speculative_tokens: 3
+          prompt_lookup_max: 4
+    """,
+)
+def engine_config_unread(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** The serving config named by `speculation.engine_config` was
+    read: specgate found the speculative configuration an engine it reads would run.
+    When the file parses but holds a form or an engine specgate does not read (a
+    launcher of an engine outside its list, a command whose program is not an
+    engine's, no speculative setting found, several configurations without a
+    `pointer:`, a value it cannot settle), this finding says why, at the file and
+    line the reader names, and the deployment is judged on what the claims file
+    states (`speculation.mechanism`, `speculation.draft_length`, the evidence);
+    every other deployment and file is still checked. A file that cannot be parsed
+    at all stays an input error of the run (exit 2).
+
+    **Why.** One unread form used to stop the whole run (exit 2, status `error`),
+    so a regression elsewhere in the same change went through. A finding keeps the
+    gap visible without blocking what can be judged; it warns, since nothing about
+    the engine was read to fail on.
+    """
+    inputs = ctx.deployment.inputs
+    unread = inputs.engine_unread if inputs is not None else None
+    if unread is None:
+        return
+    span = Span(unread.line, unread.column or 1) if unread.line is not None else None
+    yield Hit(
+        f"{unread.reason}; this deployment is judged on the claims file's stated values",
+        ctx.deployment.path("speculation", "engine_config"),
+        "State speculation.mechanism and speculation.draft_length in the claims file, "
+        "or point engine_config at a configuration specgate reads (docs/engines.md).",
+        where=(unread.file, span),
+        subject="engine_config",
     )

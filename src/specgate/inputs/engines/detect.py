@@ -14,6 +14,7 @@ from specgate.inputs.engines._source import (
     looks_like_command,
 )
 from specgate.inputs.engines.environment import sibling_env
+from specgate.inputs.engines.in_container import image_prefix, in_container, prefixed
 from specgate.inputs.engines.registry import Engine
 from specgate.inputs.engines.unread import (
     foreign_program,
@@ -35,9 +36,15 @@ class Detector:
         self.engines = engines
         self.text = text
         self._sources: dict[int, list[CommandSource]] = {}
+        #: Command nodes of containers whose image's ENTRYPOINT runs before them (by
+        #: id; the mapping is met first, its children next: see :func:`image_prefix`).
+        self._prefixes: dict[int, tuple[str, ...]] = {}
 
     def __call__(self, node: object) -> list[Verdict]:
         if isinstance(node, Mapping):
+            container = image_prefix(node)
+            if container is not None:
+                self._prefixes[id(container[0])] = container[1]
             return [
                 Verdict(e.name, kind)
                 for e in self.engines
@@ -46,7 +53,10 @@ class Detector:
         if not (is_argv(node) or (looks_like_command(node) and not isinstance(node, list))):
             return []
         try:
-            sources = commands_of(node, self.doc, (), None)
+            sources = [in_container(s) for s in commands_of(node, self.doc, (), None)]
+            lead = self._prefixes.get(id(node))
+            if lead is not None:
+                sources = [prefixed(s, lead) for s in sources]
         except InputError:
             if node is self.doc.data:  # a whole text file that no shell could split
                 raise
@@ -98,6 +108,9 @@ class Detector:
             name: literal_value(opt.value)
             for name, opt in sibling_env(self.doc, found.path).items()
         }
-        sources = commands_of(found.value, self.doc, found.path, self.text, env)
+        sources = [
+            in_container(s)
+            for s in commands_of(found.value, self.doc, found.path, self.text, env)
+        ]
         return sources[found.verdict.command or 0]
 

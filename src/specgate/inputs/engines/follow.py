@@ -43,6 +43,7 @@ from specgate.inputs.engines._source import (
     looks_like_command,
     norm_key,
 )
+from specgate.inputs.engines.in_container import in_container
 from specgate.inputs.knowledge import knowledge
 from specgate.inputs.pointer import Verdict, format_pointer, resolve_pointer, search
 from specgate.inputs.types import EngineConfig, EngineIssue
@@ -140,7 +141,7 @@ def options_files(
         if not (is_argv(candidate) or looks_like_command(candidate)):
             return []
         try:
-            sources = commands_of(candidate, doc, (), None)
+            sources = [in_container(s) for s in commands_of(candidate, doc, (), None)]
         except InputError:
             return []
         for source in sources:
@@ -152,7 +153,7 @@ def options_files(
     found: list[OptionsFile] = []
     for hit in search(node, detect, base=base):
         try:
-            sources = commands_of(hit.value, doc, hit.path, text)
+            sources = [in_container(s) for s in commands_of(hit.value, doc, hit.path, text)]
         except InputError:
             continue
         for source in sources:

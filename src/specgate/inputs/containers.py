@@ -1,0 +1,389 @@
+"""What a container runs: image references, image entrypoints, and the argv they make.
+
+Shapes:
+- :func:`parse_image` splits an image reference (``vllm/vllm-openai:v0.26.0``,
+  ``ghcr.io/ggml-org/llama.cpp:server-cuda-b9733``, ``repo@sha256:…``) into an
+  :class:`ImageRef` as Docker's reference grammar does (distribution/reference
+  ``reference.go``: ``name[:tag][@digest]``; a ``:`` after the last ``/`` starts the tag,
+  one before it is a registry port).
+- :func:`image_entry` finds the engine image an :class:`ImageRef` names in
+  ``specgate/data/image-entrypoints.json`` (each entry with the image's Dockerfile as
+  its source), or None.
+- :func:`container_argv` is the process a container runs, from the image's ENTRYPOINT
+  and CMD and what the deployment overrides, as Docker, Compose and Kubernetes define:
+
+  * Docker (docs.docker.com/reference/dockerfile/#understand-how-cmd-and-entrypoint-interact):
+    argv = ENTRYPOINT + CMD; ``docker run IMAGE ARGS`` replaces CMD; ``--entrypoint``
+    replaces ENTRYPOINT and clears the image's CMD
+    (docs.docker.com/reference/cli/docker/container/run/#entrypoint).
+  * Compose (compose-spec ``05-services.md``, ``entrypoint`` and ``command``):
+    ``command:`` replaces CMD; ``entrypoint:`` replaces ENTRYPOINT and the image's CMD is
+    ignored; ``entrypoint: []`` / ``""`` clears the ENTRYPOINT.
+  * Kubernetes (kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/,
+    "Notes"): ``command`` replaces ENTRYPOINT, ``args`` replaces CMD, and ``command``
+    without ``args`` drops the image's CMD.
+
+  The three agree: ``entrypoint`` stands for ``--entrypoint`` / Compose ``entrypoint:`` /
+  k8s ``command``; ``command`` for run's ARGS / Compose ``command:`` / k8s ``args``.
+- :func:`image_version` is the engine version an image reference pins (the tag's
+  version by the entry's pattern), or why it pins none (``latest``, no tag, a digest, a
+  tag without a version).
+
+Nothing here runs or pulls an image; the table is data read once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from specgate.core.data import read_data
+
+#: Registry prefixes Docker adds to a short name (``vllm/vllm-openai`` is
+#: ``docker.io/vllm/vllm-openai``; ``ubuntu`` is ``docker.io/library/ubuntu``).
+_DOCKER_HUB = ("docker.io/", "index.docker.io/", "registry-1.docker.io/")
+#: distribution/reference: tag ``[\w][\w.-]{0,127}``, digest ``algorithm:hex``.
+_TAG = re.compile(r"[\w][\w.-]{0,127}")
+_DIGEST = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}")
+_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+_NAME = re.compile(_COMPONENT + r"(?:/" + _COMPONENT + r")*")
+_REGISTRY = re.compile(r"(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.[a-zA-Z0-9-]+)*(?::\d+)?")
+
+
+@dataclass(frozen=True)
+class ImageRef:
+    """An image reference as Docker reads it.
+
+    Attributes:
+        text: the reference as written.
+        repository: registry/name without tag or digest, Docker Hub's ``docker.io/``
+            and ``library/`` dropped (``vllm/vllm-openai``, ``ghcr.io/ggml-org/llama.cpp``).
+        tag: the tag, None when none is written (Docker then pulls ``latest``).
+        digest: ``sha256:…`` when written (Docker then runs the digest; a tag beside it
+            is not checked against it).
+    """
+
+    text: str
+    repository: str
+    tag: str | None
+    digest: str | None
+
+
+@dataclass(frozen=True)
+class ImageEntry:
+    """One engine image of ``image-entrypoints.json``.
+
+    Attributes:
+        engine: the engine name specgate uses (``vllm``, ``sglang``, ``llamacpp``,
+            ``trtllm``, ``tgi``).
+        entrypoint: the image's ENTRYPOINT words; None when it is a wrapper that runs
+            its arguments (the command's first word is then the program).
+        cmd: the image's CMD words.
+        version: the pattern whose group 1 is the version in a tag.
+        source: ``repo:file@commit`` of the Dockerfile read.
+        splits_arguments: the ENTRYPOINT script passes its arguments on unquoted
+            (``$@``), so bash splits each at whitespace and expands globs.
+    """
+
+    engine: str
+    entrypoint: tuple[str, ...] | None
+    cmd: tuple[str, ...]
+    version: re.Pattern[str]
+    source: str
+    splits_arguments: bool
+
+
+@dataclass(frozen=True)
+class Argv:
+    """The process a container runs: ``words`` (program first), or, when it cannot be
+    settled, ``words`` empty and ``unsettled`` saying why."""
+
+    words: tuple[str, ...]
+    unsettled: str | None = None
+
+
+@dataclass(frozen=True)
+class ImageVersion:
+    """The engine version an image reference pins.
+
+    Attributes:
+        text: the version as in the tag (``0.26.0``, ``b9733``), None when not pinned.
+        pinned: the reference names one build by its tag.
+        reason: why it is not pinned (``latest``, ``no tag``, ``a digest``,
+            ``tag 'server-cuda' names no version``); None when pinned.
+    """
+
+    text: str | None
+    pinned: bool
+    reason: str | None = None
+
+
+def parse_image(text: str) -> ImageRef | None:
+    """``text`` as an image reference, or None when it is not one Docker accepts
+    (empty, a variable left in it, upper case in the name, a bad tag or digest)."""
+    rest = text.strip()
+    digest = None
+    if "@" in rest:
+        rest, digest = rest.split("@", 1)
+        if not _DIGEST.fullmatch(digest):
+            return None
+    tag = None
+    slash = rest.rfind("/")
+    colon = rest.rfind(":")
+    if colon > slash:
+        rest, tag = rest[:colon], rest[colon + 1:]
+        if not _TAG.fullmatch(tag):
+            return None
+    registry, _, path = rest.partition("/")
+    if path and ("." in registry or ":" in registry or registry == "localhost"):
+        if not _REGISTRY.fullmatch(registry) or not _NAME.fullmatch(path):
+            return None
+    elif not _NAME.fullmatch(rest):
+        return None
+    return ImageRef(text, _short(rest), tag, digest)
+
+
+def _short(repository: str) -> str:
+    for prefix in _DOCKER_HUB:
+        if repository.startswith(prefix):
+            repository = repository[len(prefix):]
+            break
+    return repository.removeprefix("library/")
+
+
+@cache
+def _entries() -> tuple[tuple[frozenset[str], re.Pattern[str] | None, ImageEntry], ...]:
+    data = json.loads(read_data("image-entrypoints.json"))
+    out = []
+    for item in data["images"]:
+        source = item["source"]
+        at = source.get("tag") or source["commit"]
+        entrypoint = item["entrypoint"]
+        entry = ImageEntry(
+            item["engine"],
+            None if entrypoint is None else tuple(entrypoint),
+            tuple(item["cmd"]),
+            re.compile(item["version"]),
+            f"{source['repo']}:{source['file']}@{at}",
+            item["engine"] == "tgi",
+        )
+        tags = re.compile(item["tags"]) if item["tags"] else None
+        out.append((frozenset(_short(name) for name in item["repository"]), tags, entry))
+    return tuple(out)
+
+
+def image_entry(image: ImageRef) -> ImageEntry | None:
+    """The engine image ``image`` names, or None (an image specgate has no entry for).
+    An entry with a tag pattern needs a tag it matches (``server-cuda`` for llama.cpp's
+    server stage); an image of a known repository whose tag no entry matches is None."""
+    for names, tags, entry in _entries():
+        if image.repository not in names:
+            continue
+        if tags is None or (image.tag is not None and tags.fullmatch(image.tag)):
+            return entry
+    return None
+
+
+def known_repository(image: ImageRef) -> bool:
+    """``image`` is of a repository in the table (whatever its tag)."""
+    return any(image.repository in names for names, _, _ in _entries())
+
+
+def container_argv(
+    image: ImageEntry | None,
+    *,
+    entrypoint: Sequence[str] | None,
+    command: Sequence[str] | None,
+) -> Argv:
+    """The argv a container runs (module docstring for the rules and sources).
+
+    ``entrypoint``: the deployment's override of the image's ENTRYPOINT (None: not
+    overridden; ``[]``: cleared). ``command``: its override of CMD (None: not given).
+    ``image`` None (an image not in the table) settles the argv only when the
+    deployment overrides the entrypoint, since the image's own is unknown.
+    """
+    if entrypoint is not None:
+        return Argv(tuple(entrypoint) + tuple(command or ()))
+    if image is None:
+        return Argv((), "the image is not one whose ENTRYPOINT specgate knows")
+    words = tuple(command) if command is not None else image.cmd
+    if image.splits_arguments:
+        split: list[str] = []
+        for word in words:
+            if any(char in word for char in "*?["):
+                return Argv((), f"the image's entrypoint passes {word!r} on unquoted, "
+                                "so bash expands it as a pattern")
+            split.extend(word.split())
+        words = tuple(split)
+    return Argv((image.entrypoint or ()) + words)
+
+
+def image_version(image: ImageRef, entry: ImageEntry | None) -> ImageVersion:
+    """The engine version ``image`` pins by its tag (``entry``'s pattern, group 1).
+
+    Not pinned: a digest (Docker runs the digest; a tag beside it is not checked),
+    no tag or ``latest`` (whatever was pushed last), or a tag the pattern does not
+    match (``server-cuda``, ``nightly``)."""
+    if image.digest is not None:
+        return ImageVersion(None, False, "a digest")
+    if image.tag is None:
+        return ImageVersion(None, False, "no tag")
+    if image.tag == "latest":
+        return ImageVersion(None, False, "latest")
+    found = entry.version.search(image.tag) if entry is not None else None
+    if found is None:
+        return ImageVersion(None, False, f"tag {image.tag!r} names no version")
+    return ImageVersion(found.group(1), True)
+
+
+@dataclass(frozen=True)
+class ImagesFound:
+    """The engine's image references in a text: ``pinned`` the distinct versions their
+    tags pin (in order), ``unpinned`` the references that pin none, each with why
+    (``"vllm/vllm-openai:latest (latest)"``)."""
+
+    pinned: tuple[str, ...]
+    unpinned: tuple[str, ...]
+
+
+#: A reference as written in a file: registry/name, an optional tag, an optional digest.
+_REFERENCE_TAIL = r"(?::[\w][\w.-]{0,127})?(?:@[A-Za-z][\w+.-]*:[0-9a-fA-F]{32,})?"
+
+
+@cache
+def _engine_pattern(engine: str) -> re.Pattern[str] | None:
+    names = sorted({name for names, _, entry in _entries() if entry.engine == engine
+                    for name in names}, key=len, reverse=True)
+    if not names:
+        return None
+    alternatives = "|".join(re.escape(name) for name in names)
+    hub = r"(?:(?:index\.)?docker\.io/(?:library/)?)?"
+    return re.compile(
+        r"(?:(?<![\w./-])|(?<=:-))("
+        + hub + r"(?:" + alternatives + r")" + _REFERENCE_TAIL
+        + r")(?![\w./:@-])"
+    )
+
+
+def _version_pattern(image: ImageRef, engine: str) -> ImageEntry | None:
+    entry = image_entry(image)
+    if entry is not None:
+        return entry
+    # a tag no stage of the table names (llama.cpp ``b9733``): the repository's pattern
+    for names, _, candidate in _entries():
+        if candidate.engine == engine and image.repository in names:
+            return candidate
+    return None
+
+
+def images_of(engine: str, text: str) -> ImagesFound | None:
+    """The ``engine``'s image references in ``text`` (bounded by the text, one pass),
+    or None when the table has no image of that engine."""
+    pattern = _engine_pattern(engine)
+    if pattern is None:
+        return None
+    pinned: list[str] = []
+    unpinned: list[str] = []
+    for match in pattern.finditer(text):
+        image = parse_image(match.group(1))
+        if image is None:
+            continue
+        found = image_version(image, _version_pattern(image, engine))
+        if found.text is not None:
+            if found.text not in pinned:
+                pinned.append(found.text)
+        elif len(unpinned) < 8:
+            unpinned.append(f"{match.group(1)} ({found.reason})")
+    return ImagesFound(tuple(pinned), tuple(unpinned))
+
+
+_VARIABLE = re.compile(r"\$\{(\w+)(?:(:?[-?+])([^}]*))?\}|\$(\w+)")
+_IMAGE_KEY = re.compile(r"^[ \t]*(?:-[ \t]+)?image:[ \t]*['\"]?([^'\"\s#]*\$[^'\"\s#]*)", re.M)
+
+
+def interpolate(text: str, env: Mapping[str, str]) -> tuple[str | None, tuple[str, ...]]:
+    """``text`` with its variables replaced as Compose interpolates them
+    (compose-spec ``12-interpolation.md``: ``$VAR``, ``${VAR}``, ``${VAR:-default}``
+    (unset or empty), ``${VAR-default}`` (unset), ``$$`` a literal ``$``), from ``env``.
+
+    Returns ``(text, [])``, or ``(None, names)`` when a variable is not in ``env`` and
+    has no default (set outside the repository), or when the form is one not read here
+    (``${VAR:?err}``, ``${VAR:+alt}``, a nested default)."""
+    missing: list[str] = []
+    out: list[str] = []
+    at = 0
+    while at < len(text):
+        dollar = text.find("$", at)
+        if dollar < 0:
+            out.append(text[at:])
+            break
+        out.append(text[at:dollar])
+        if text.startswith("$$", dollar):
+            out.append("$")
+            at = dollar + 2
+            continue
+        match = _VARIABLE.match(text, dollar)
+        if match is None:
+            out.append("$")
+            at = dollar + 1
+            continue
+        name = match.group(1) or match.group(4)
+        operator, default = match.group(2), match.group(3) or ""
+        value = env.get(name)
+        at = match.end()
+        if operator in (":-", "-") and "$" not in default:
+            if value is None or (operator == ":-" and value == ""):
+                value = default
+        elif operator is not None:
+            value = None  # ${VAR:?err}, ${VAR+alt}, a nested default: not read here
+        if value is None:
+            missing.append(name)
+            continue
+        out.append(value)
+    return ("".join(out), ()) if not missing else (None, tuple(dict.fromkeys(missing)))
+
+
+def compose_images(text: str, env: Mapping[str, str]) -> tuple[list[str], list[str]]:
+    """The ``image:`` values of a Compose text that hold a variable, interpolated from
+    ``env`` (the project's ``.env``), and the variables set outside it (``image:
+    ${SGLANG_IMAGE}`` with no SGLANG_IMAGE in ``.env`` nor a default). At most 64."""
+    images: list[str] = []
+    outside: list[str] = []
+    for match in _IMAGE_KEY.finditer(text):
+        if len(images) + len(outside) >= 64:
+            break
+        value, missing = interpolate(match.group(1), env)
+        if value is not None:
+            images.append(value)
+        else:
+            outside.extend(name for name in missing if name not in outside)
+    return images, outside
+
+
+def read_dotenv(text: str) -> dict[str, str]:
+    """A Compose ``.env`` file's ``NAME=value`` lines (comments, blank lines and
+    ``export`` prefixes skipped; one pair of matching quotes stripped; an unquoted
+    value ends at `` #``), as the Compose dotenv reader takes them for plain values.
+    A value holding ``$`` is left out (Compose interpolates it; not followed here)."""
+    env: dict[str, str] = {}
+    for raw in text.splitlines()[:4096]:
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        line = line.removeprefix("export ").lstrip()
+        name, eq, value = line.partition("=")
+        name = name.strip()
+        if not eq or not re.fullmatch(r"[A-Za-z_][\w.-]*", name):
+            continue
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        else:
+            value = value.split(" #", 1)[0].rstrip()
+        if "$" in value and not (raw.strip().partition("=")[2].strip().startswith("'")):
+            continue
+        env[name] = value
+    return env

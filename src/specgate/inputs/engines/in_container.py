@@ -1,0 +1,166 @@
+"""The command a container runner starts inside its container.
+
+``docker run --gpus all -v … -e HF_TOKEN IMAGE trtllm-serve MODEL --extra_llm_api_options
+F.yaml`` runs ``trtllm-serve MODEL …`` in the container; ``docker run … vllm/vllm-openai:v0.26.0
+/models/x --speculative-config …`` runs ``vllm serve /models/x …`` (the image's ENTRYPOINT
+followed by the words after the image). :func:`in_container` turns the
+:class:`CommandSource` of such a runner command into the source of that container
+command, words placed where they are written (an ENTRYPOINT word of the image at the
+image word). The runner's options are skipped by its own option table
+(:mod:`specgate.inputs.runners`), the argv follows Docker's ENTRYPOINT/CMD rules
+(:mod:`specgate.inputs.containers`), and the container's environment is the runner's
+``-e NAME=value`` / ``--env`` options (the shell's own ``NAME=value docker run`` does not
+reach the container; ``-e NAME`` passes the runner's value of NAME on).
+
+A runner command whose container command cannot be settled (an option the runner does
+not define, an image whose ENTRYPOINT is unknown and not overridden, ``docker compose
+run`` whose service is defined elsewhere) stays as written: the engine readers then see
+the runner's words, as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from specgate.inputs.cmdline import Command
+from specgate.inputs.containers import container_argv, image_entry, parse_image
+from specgate.inputs.engines._source import CommandSource
+from specgate.inputs.runners import RunnerLaunch, read_runner
+from specgate.load.document import Span
+
+
+def in_container(source: CommandSource) -> CommandSource:
+    """The container command of a runner command (module docstring), else ``source``."""
+    launch = read_runner(source.command.argv)
+    if launch is None or launch.unsettled is not None or launch.target_index is None:
+        return source
+    if launch.runner == "docker compose run":
+        return source  # the service (image, command) is defined in the Compose file
+    image = parse_image(launch.target or "")
+    if image is None:
+        return source
+    argv = container_argv(image_entry(image), entrypoint=launch.entrypoint,
+                          command=launch.command)
+    if argv.unsettled is not None:
+        return source
+    at = launch.target_index
+    kept = len(launch.command or ())
+    if argv.words[len(argv.words) - kept:] != tuple(source.command.argv[at + 1:]):
+        return source  # the image's entrypoint split the words: not placed one to one
+    prefix = len(argv.words) - kept
+    origin = [at] * prefix + list(range(at + 1, at + 1 + kept))
+    command = source.command
+    env, env_words = _container_env(launch, command.env)
+    new = Command(
+        argv.words,
+        env=env,
+        lines=_pick(command.lines, origin),
+        columns=_pick(command.columns, origin),
+        env_at={name: _at(command, index) for name, index in env_words.items()},
+        unresolved={
+            i: command.unresolved[j] for i, j in enumerate(origin)
+            if j in command.unresolved and i >= prefix
+        },
+    )
+    spans = tuple(source.spans[j] if j < len(source.spans) else Span(1, 1) for j in origin)
+    char_spans = source.char_spans
+
+    def placed(index: int) -> Sequence[Span] | None:
+        if char_spans is None or index < prefix or index >= len(origin):
+            return None
+        return char_spans(origin[index])
+
+    def env_spans() -> Mapping[str, Span]:
+        return {
+            name: source.spans[index] if index < len(source.spans) else Span(1, 1)
+            for name, index in env_words.items()
+        }
+
+    return CommandSource(new, spans, source.file, placed, env_spans)
+
+
+def _pick(values: tuple[int, ...], origin: Sequence[int]) -> tuple[int, ...]:
+    if not values:
+        return ()
+    return tuple(values[j] if j < len(values) else values[-1] for j in origin)
+
+
+def _at(command: Command, index: int) -> tuple[int, int]:
+    line = command.lines[index] if index < len(command.lines) else 0
+    column = command.columns[index] if index < len(command.columns) else 1
+    return line, column
+
+
+def _container_env(
+    launch: RunnerLaunch, outer: Mapping[str, str]
+) -> tuple[dict[str, str], dict[str, int]]:
+    """The container's variables from ``-e``/``--env`` (docker/cli opts.go: ``env``,
+    ``NAME=value``, or ``NAME`` to pass the runner's own value on, dropped when the
+    runner has none) and the word index of each."""
+    env: dict[str, str] = {}
+    where: dict[str, int] = {}
+    for (name, value), index in zip(launch.options, launch.option_words, strict=True):
+        if name != "env" or value is None:
+            continue
+        key, eq, val = value.partition("=")
+        if not key:
+            continue
+        if eq:
+            env[key], where[key] = val, index
+        elif key in outer:
+            env[key], where[key] = outer[key], index
+    return env, where
+
+
+
+def image_prefix(container: Mapping[object, object]) -> tuple[object, tuple[str, ...]] | None:
+    """The node of a Compose service's ``command`` (a Kubernetes container's ``args``)
+    and the ENTRYPOINT words of its ``image`` that run before it, when the image is in
+    the table and the entrypoint is not overridden; else None.
+
+    A mapping with ``name`` is a Kubernetes container (``name`` is required there, and
+    a Compose service has no such attribute): ``command`` overrides the ENTRYPOINT and
+    ``args`` follows it. Else it is a Compose service: ``entrypoint`` overrides the
+    ENTRYPOINT and ``command`` follows it (sources in :mod:`specgate.inputs.containers`).
+    """
+    image = container.get("image")
+    if not isinstance(image, str):
+        return None
+    kubernetes = "name" in container
+    override, follows = ("command", "args") if kubernetes else ("entrypoint", "command")
+    if container.get(override) is not None or follows not in container:
+        return None
+    ref = parse_image(image)
+    entry = image_entry(ref) if ref is not None else None
+    if entry is None or not entry.entrypoint or entry.splits_arguments:
+        return None
+    return container[follows], entry.entrypoint
+
+
+def prefixed(source: CommandSource, words: tuple[str, ...]) -> CommandSource:
+    """``source`` with ``words`` (an image's ENTRYPOINT) run before it, each placed at
+    the command's first word."""
+    command = source.command
+    n = len(words)
+    first = source.spans[0] if source.spans else Span(1, 1)
+    lead_line = command.lines[:1] * n if command.lines else ()
+    lead_column = command.columns[:1] * n if command.columns else ()
+    char_spans = source.char_spans
+
+    def placed(index: int) -> Sequence[Span] | None:
+        return None if char_spans is None or index < n else char_spans(index - n)
+
+    return CommandSource(
+        Command(
+            words + command.argv,
+            env=command.env,
+            lines=lead_line + command.lines,
+            columns=lead_column + command.columns,
+            env_at=command.env_at,
+            unresolved={i + n: hit for i, hit in command.unresolved.items()},
+        ),
+        (first,) * n + source.spans,
+        source.file,
+        placed,
+        source.env_spans,
+    )

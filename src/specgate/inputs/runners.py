@@ -1,0 +1,248 @@
+"""Container runners' command lines: ``docker run``, ``podman run``, ``nerdctl run``,
+``docker compose run`` — the runner's own options skipped, the IMAGE (or SERVICE) and
+the command found.
+
+Shapes: :func:`read_runner` takes argv words (already split as the shell does, see
+:mod:`specgate.inputs.cmdline`) and returns a :class:`RunnerLaunch`, or None when the
+words do not start a runner.
+
+The options are data (``specgate/data/container-runners.json``), recorded from each
+runner's spf13/pflag definitions at a tag by ``scripts/record_runner_options.py``.
+Parsing follows pflag (``flag.go``, ``parseArgs`` / ``parseLongArg`` /
+``parseSingleShortArg``) with ``SetInterspersed(false)`` as every one of these runners
+sets it: options end at ``--`` or at the first word that does not start with ``-``
+(or is ``-``); that word is the IMAGE (SERVICE), every later word the command.
+``--opt=value`` and ``--opt value`` take a value; a switch takes none (``--rm=false``
+is one word); shorthands combine (``-it``), and a shorthand that takes a value takes the
+rest of its word (``-p8000:8000``, ``-e=A=1``) or the next word. pflag has no
+abbreviations. An option the runner does not define, or one missing its value, is an
+error the runner refuses: the launch is unsettled, never guessed.
+
+``--entrypoint`` is read as each runner reads it (the data's ``entrypoint.reads``):
+Docker one word (``--entrypoint=`` clears it), Podman a JSON array or one word, nerdctl
+one word per option, Compose split as shellwords.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from specgate.core.data import read_data
+
+
+@dataclass(frozen=True)
+class _Option:
+    takes_value: bool
+    optional_value: bool
+
+
+@dataclass(frozen=True)
+class Runner:
+    """One runner of ``container-runners.json``."""
+
+    name: str
+    programs: tuple[tuple[str, ...], ...]
+    positional: str
+    entrypoint_reads: str
+    source: str
+    longs: Mapping[str, _Option]
+    shorts: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class RunnerLaunch:
+    """A runner's command line, read.
+
+    Attributes:
+        runner: ``docker run``, ``podman run``, ``nerdctl run``, ``docker compose run``.
+        target: the IMAGE (SERVICE for compose) word; None when unsettled before it.
+        target_index: its index in the words.
+        command: the words after it; None when there are none (the image's CMD, or the
+            service's ``command:``, then applies).
+        entrypoint: the ``--entrypoint`` override as words; None when not given.
+        options: every option read, ``(long name, value or None)``, in order.
+        option_words: per option, the index of the word holding its value (its own
+            word for a switch or ``--opt=value``).
+        unsettled: why the words cannot be read as the runner reads them, else None.
+        source: the runner's option source, ``repo:files@tag``.
+    """
+
+    runner: str
+    target: str | None
+    target_index: int | None
+    command: tuple[str, ...] | None
+    entrypoint: tuple[str, ...] | None
+    options: tuple[tuple[str, str | None], ...]
+    unsettled: str | None
+    source: str
+    option_words: tuple[int, ...] = ()
+
+
+@cache
+def runners() -> tuple[Runner, ...]:
+    """The runners of ``container-runners.json``, in file order."""
+    data = json.loads(read_data("container-runners.json"))
+    out = []
+    for item in data["runners"]:
+        longs: dict[str, _Option] = {}
+        shorts: dict[str, str] = {}
+        for name, spec in item["options"].items():
+            value = spec["value"]
+            longs[name] = _Option(value is not False, value == "optional")
+            if spec["short"]:
+                shorts[spec["short"]] = name
+        source = item["source"]
+        out.append(Runner(
+            item["runner"],
+            tuple(tuple(words) for words in item["programs"]),
+            item["positional"],
+            item["entrypoint"]["reads"],
+            f"{source['repo']}:{','.join(source['files'])}@{source['tag']}",
+            longs,
+            shorts,
+        ))
+    return tuple(out)
+
+
+def _program(word: str) -> str:
+    return word.rsplit("/", 1)[-1]
+
+
+def read_runner(words: Sequence[str]) -> RunnerLaunch | None:
+    """``words`` read as a container runner's command line, or None when they do not
+    start with one (module docstring for the rules). The program may be a path
+    (``/usr/bin/docker``)."""
+    for runner in runners():
+        for program in runner.programs:
+            n = len(program)
+            if len(words) >= n and _program(words[0]) == program[0] and \
+                    tuple(words[1:n]) == program[1:]:
+                return _parse(runner, words, n)
+    return None
+
+
+class _Refused(Exception):
+    pass
+
+
+def _parse(runner: Runner, words: Sequence[str], start: int) -> RunnerLaunch:
+    read: list[tuple[str, str | None, int]] = []
+    i = start
+    try:
+        while i < len(words):
+            word = words[i]
+            if word == "--":
+                i += 1
+                break
+            if not word.startswith("-") or word == "-":
+                break
+            i = _option(runner, words, i, read)
+    except _Refused as refused:
+        return _launch(runner, read, str(refused))
+    if i >= len(words):
+        return _launch(runner, read, f"{runner.name} names no {runner.positional}")
+    options = [(name, value) for name, value, _ in read]
+    entrypoint, unsettled = _entrypoint(runner, options)
+    command = tuple(words[i + 1:]) or None
+    return _launch(runner, read, unsettled, target=words[i], index=i, command=command,
+                   entrypoint=entrypoint)
+
+
+def _launch(
+    runner: Runner,
+    read: Sequence[tuple[str, str | None, int]],
+    unsettled: str | None,
+    *,
+    target: str | None = None,
+    index: int | None = None,
+    command: tuple[str, ...] | None = None,
+    entrypoint: tuple[str, ...] | None = None,
+) -> RunnerLaunch:
+    return RunnerLaunch(
+        runner.name, target, index, command, entrypoint,
+        tuple((name, value) for name, value, _ in read), unsettled, runner.source,
+        tuple(at for _, _, at in read),
+    )
+
+
+def _option(runner: Runner, words: Sequence[str], i: int,
+            options: list[tuple[str, str | None, int]]) -> int:
+    """Read the option word at ``i`` (pflag parseLongArg / parseShortArg); the index of
+    the next word."""
+    word = words[i]
+    if word.startswith("--"):
+        name, eq, value = word[2:].partition("=")
+        if not name or name.startswith("-"):
+            raise _Refused(f"{runner.name} refuses {word!r} (bad flag syntax)")
+        option = runner.longs.get(name)
+        if option is None:
+            raise _Refused(f"{runner.name} has no option --{name}")
+        if eq:
+            options.append((name, value, i))
+            return i + 1
+        if not option.takes_value or option.optional_value:
+            options.append((name, None, i))
+            return i + 1
+        if i + 1 >= len(words):
+            raise _Refused(f"{runner.name} --{name} needs a value")
+        options.append((name, words[i + 1], i + 1))
+        return i + 2
+    shorts = word[1:]
+    while shorts:
+        char = shorts[0]
+        if char not in runner.shorts:
+            raise _Refused(f"{runner.name} has no option -{char}")
+        name = runner.shorts[char]
+        option = runner.longs[name]
+        if len(shorts) > 2 and shorts[1] == "=":
+            options.append((name, shorts[2:], i))
+            return i + 1
+        if not option.takes_value or option.optional_value:
+            options.append((name, None, i))
+            shorts = shorts[1:]
+            continue
+        if len(shorts) > 1:
+            options.append((name, shorts[1:], i))
+            return i + 1
+        if i + 1 >= len(words):
+            raise _Refused(f"{runner.name} -{char} needs a value")
+        options.append((name, words[i + 1], i + 1))
+        return i + 2
+    return i + 1
+
+
+def _entrypoint(
+    runner: Runner, options: Sequence[tuple[str, str | None]]
+) -> tuple[tuple[str, ...] | None, str | None]:
+    values = [value or "" for name, value in options if name == "entrypoint"]
+    if not values:
+        return None, None
+    reads = runner.entrypoint_reads
+    if reads == "each-word":
+        if values == [""]:
+            return None, f"{runner.name} --entrypoint '' is not read"
+        return tuple(values), None
+    value = values[-1]
+    if reads == "word":
+        return ((value,) if value else ()), None
+    if reads == "json-or-word":
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, list) and all(isinstance(item, str) for item in parsed):
+            return tuple(parsed), None
+        if not value:
+            return None, f"{runner.name} --entrypoint '' is not read"
+        return (value,), None
+    if any(char in value for char in "$`\\"):
+        # go-shellwords and POSIX sh part ways on these: not guessed.
+        return None, f"{runner.name} --entrypoint {value!r} is not split here"
+    try:
+        return tuple(shlex.split(value)), None
+    except ValueError:
+        return None, f"{runner.name} --entrypoint {value!r} cannot be split into words"

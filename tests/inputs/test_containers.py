@@ -1,0 +1,151 @@
+"""Image references, image entrypoints and the argv a container runs.
+
+Expectations come from the sources the module names: Docker's reference grammar
+(distribution/reference reference.go), the Dockerfiles recorded in
+image-entrypoints.json, and Docker's, Compose's and Kubernetes' documented rules for
+ENTRYPOINT/CMD overrides (Kubernetes' "Notes" table in
+kubernetes.io/docs/tasks/inject-data-application/define-command-argument-container/).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from specgate.core.data import read_data
+from specgate.inputs.containers import (
+    container_argv,
+    image_entry,
+    image_version,
+    known_repository,
+    parse_image,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "repository", "tag", "digest"),
+    [
+        ("vllm/vllm-openai:v0.26.0", "vllm/vllm-openai", "v0.26.0", None),
+        ("docker.io/vllm/vllm-openai:v0.26.0", "vllm/vllm-openai", "v0.26.0", None),
+        ("docker.io/library/ubuntu", "ubuntu", None, None),
+        ("localhost:5000/vllm/vllm-openai", "localhost:5000/vllm/vllm-openai", None, None),
+        ("registry.example.com:5000/team/vllm:v1", "registry.example.com:5000/team/vllm",
+         "v1", None),
+        ("ghcr.io/ggml-org/llama.cpp:server-cuda-b9733", "ghcr.io/ggml-org/llama.cpp",
+         "server-cuda-b9733", None),
+        ("lmsysorg/sglang@sha256:" + "a" * 64, "lmsysorg/sglang", None, "sha256:" + "a" * 64),
+        ("lmsysorg/sglang:v0.5.4@sha256:" + "b" * 64, "lmsysorg/sglang", "v0.5.4",
+         "sha256:" + "b" * 64),
+    ],
+)
+def test_references_split_as_docker_reads_them(
+    text: str, repository: str, tag: str | None, digest: str | None
+) -> None:
+    ref = parse_image(text)
+    assert ref is not None
+    assert (ref.repository, ref.tag, ref.digest) == (repository, tag, digest)
+
+
+@pytest.mark.parametrize(
+    "text", ["", "${IMAGE}", "Vllm/vllm-openai:v1", "vllm/vllm-openai:-bad", "x@sha256:12"]
+)
+def test_what_docker_refuses_is_no_reference(text: str) -> None:
+    assert parse_image(text) is None
+
+
+def test_every_entry_names_its_dockerfile_at_a_commit() -> None:
+    data = json.loads(read_data("image-entrypoints.json"))
+    for item in data["images"]:
+        source = item["source"]
+        assert source["repo"] and source["file"] and len(source["commit"]) == 40
+
+
+def _argv(reference: str, *, entrypoint: list[str] | None = None,
+          command: list[str] | None = None) -> tuple[str, ...]:
+    ref = parse_image(reference)
+    assert ref is not None
+    argv = container_argv(image_entry(ref), entrypoint=entrypoint, command=command)
+    assert argv.unsettled is None
+    return argv.words
+
+
+def test_vllm_openai_command_follows_vllm_serve() -> None:
+    # vllm docker/Dockerfile: ENTRYPOINT ["vllm", "serve"], no CMD.
+    assert _argv("vllm/vllm-openai:v0.26.0", command=["/models/x", "--port", "8000"]) == (
+        "vllm", "serve", "/models/x", "--port", "8000")
+
+
+def test_llamacpp_server_image_runs_llama_server() -> None:
+    # llama.cpp .devops/cuda.Dockerfile, stage server: ENTRYPOINT [ "/app/llama-server" ].
+    assert _argv("ghcr.io/ggml-org/llama.cpp:server-cuda-b9733", command=["-m", "m.gguf"]) == (
+        "/app/llama-server", "-m", "m.gguf")
+    assert _argv("ghcr.io/ggml-org/llama.cpp:server", command=[]) == ("/app/llama-server",)
+    # stage light: llama-cli; no stage named 'nightly': no entry.
+    assert _argv("ghcr.io/ggml-org/llama.cpp:light-b1", command=[]) == ("/app/llama-cli",)
+    ref = parse_image("ghcr.io/ggml-org/llama.cpp:nightly")
+    assert ref is not None and image_entry(ref) is None and known_repository(ref)
+
+
+def test_images_without_entrypoint_run_the_command_itself() -> None:
+    # sglang docker/Dockerfile and TensorRT-LLM's release stage set no ENTRYPOINT.
+    command = ["python3", "-m", "sglang.launch_server", "--model-path", "m"]
+    assert _argv("lmsysorg/sglang:v0.5.4-cu129", command=command) == tuple(command)
+    assert _argv("nvcr.io/nvidia/tensorrt-llm/release:1.2.0", command=["trtllm-serve", "m"]) == (
+        "trtllm-serve", "m")
+
+
+def test_tgi_entrypoint_script_runs_the_launcher_with_split_arguments() -> None:
+    # tgi-entrypoint.sh: `exec text-generation-launcher $@` (unquoted: bash splits).
+    assert _argv("ghcr.io/huggingface/text-generation-inference:3.3.7",
+                 command=["--model-id", "a b"]) == (
+        "text-generation-launcher", "--model-id", "a", "b")
+    ref = parse_image("ghcr.io/huggingface/text-generation-inference:3.3.7")
+    assert ref is not None
+    assert container_argv(image_entry(ref), entrypoint=None, command=["*.json"]).unsettled
+
+
+@pytest.mark.parametrize(
+    ("entrypoint", "command", "expected"),
+    [
+        # Kubernetes' Notes table, with image ENTRYPOINT [vllm, serve] and (here) no CMD:
+        (None, None, ("vllm", "serve")),                    # neither: image's own
+        (None, ["m"], ("vllm", "serve", "m")),              # args only: ENTRYPOINT + args
+        (["python3", "-m", "x"], None, ("python3", "-m", "x")),  # command only: image CMD dropped
+        (["sh", "-c"], ["run.sh"], ("sh", "-c", "run.sh")),  # both: command + args
+        ([], ["vllm", "serve", "m"], ("vllm", "serve", "m")),  # Compose `entrypoint: []` clears it
+    ],
+)
+def test_overrides_follow_docker_compose_and_kubernetes(
+    entrypoint: list[str] | None, command: list[str] | None, expected: tuple[str, ...]
+) -> None:
+    assert _argv("vllm/vllm-openai:v0.26.0", entrypoint=entrypoint, command=command) == expected
+
+
+def test_an_unknown_image_settles_only_with_its_entrypoint_overridden() -> None:
+    assert container_argv(None, entrypoint=None, command=["--model", "m"]).unsettled
+    assert container_argv(None, entrypoint=["vllm"], command=["serve", "m"]).words == (
+        "vllm", "serve", "m")
+
+
+@pytest.mark.parametrize(
+    ("reference", "version", "reason"),
+    [
+        ("vllm/vllm-openai:v0.26.0", "0.26.0", None),
+        ("vllm/vllm-openai:v0.10.1.1", "0.10.1.1", None),
+        ("vllm/vllm-openai:nightly-0123abcd", None, "tag 'nightly-0123abcd' names no version"),
+        ("vllm/vllm-openai:v0.9.0.post1", "0.9.0.post1", None),
+        ("ghcr.io/ggml-org/llama.cpp:server-cuda-b9733", "b9733", None),
+        ("ghcr.io/ggml-org/llama.cpp:server-cuda", None, "tag 'server-cuda' names no version"),
+        ("lmsysorg/sglang:v0.5.4-cu129", "0.5.4", None),
+        ("nvcr.io/nvidia/tensorrt-llm/release:1.1.0rc5", "1.1.0rc5", None),
+        ("vllm/vllm-openai:latest", None, "latest"),
+        ("vllm/vllm-openai", None, "no tag"),
+        ("vllm/vllm-openai:v0.26.0@sha256:" + "c" * 64, None, "a digest"),
+    ],
+)
+def test_version_from_the_tag(reference: str, version: str | None, reason: str | None) -> None:
+    ref = parse_image(reference)
+    assert ref is not None
+    found = image_version(ref, image_entry(ref))
+    assert (found.text, found.pinned, found.reason) == (version, version is not None, reason)

@@ -1,0 +1,83 @@
+"""The engine version an image reference pins, through Compose's ``.env`` and
+variables: worked out from the tag (the image's published tag scheme) and from
+Compose's interpolation rules (compose-spec 12-interpolation.md; the project folder's
+``.env``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from specgate.inputs.containers import interpolate, read_dotenv
+from specgate.inputs.version import detect_version
+
+
+@pytest.mark.parametrize(
+    ("engine", "text", "version"),
+    [
+        ("llamacpp", "image: ghcr.io/ggml-org/llama.cpp:server-cuda-b9733\n", (9733,)),
+        ("llamacpp", "docker run ghcr.io/ggml-org/llama.cpp:server-b7000 -m m.gguf\n", (7000,)),
+        ("vllm", 'IMAGE="${IMAGE:-vllm/vllm-openai:v0.27.1}"\ndocker run "$IMAGE"\n',
+         (0, 27, 1)),
+    ],
+)
+def test_tag_pins_the_version(engine: str, text: str, version: tuple[int, ...]) -> None:
+    found = detect_version(engine, None, text, None)
+    assert (found.source, found.version) == ("image", version)
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("image: vllm/vllm-openai:latest\n", "(latest)"),
+        ("image: vllm/vllm-openai\n", "(no tag)"),
+        ("image: vllm/vllm-openai@sha256:" + "a" * 64 + "\n", "(a digest)"),
+    ],
+)
+def test_not_pinned_says_why(text: str, why: str) -> None:
+    found = detect_version("vllm", None, text, None)
+    assert found.source == "assumed-newest" and found.version is None
+    assert found.note is not None and why in found.note
+
+
+def test_compose_image_from_dotenv(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("# images\nSGLANG_IMAGE=lmsysorg/sglang:v0.5.4-cu129\n")
+    compose = tmp_path / "compose.yaml"
+    text = "services:\n  sglang:\n    image: ${SGLANG_IMAGE}\n"
+    compose.write_text(text)
+    found = detect_version("sglang", None, text, compose)
+    assert (found.source, found.version) == ("image", (0, 5, 4))
+
+
+def test_compose_image_set_outside_the_repository(tmp_path: Path) -> None:
+    compose = tmp_path / "compose.yaml"
+    text = "services:\n  sglang:\n    image: lmsysorg/sglang:${TAG}\n"
+    compose.write_text(text)
+    found = detect_version("sglang", None, text, compose)
+    assert found.source == "assumed-newest"
+    assert found.note is not None and "$TAG" in found.note
+
+
+@pytest.mark.parametrize(
+    ("text", "env", "expected"),
+    [
+        ("a:${T}", {"T": "v1"}, ("a:v1", ())),
+        ("a:$T", {"T": "v1"}, ("a:v1", ())),
+        ("a:${T:-v2}", {}, ("a:v2", ())),
+        ("a:${T:-v2}", {"T": ""}, ("a:v2", ())),  # :- also replaces an empty value
+        ("a:${T-v2}", {"T": ""}, ("a:", ())),     # - replaces only an unset one
+        ("a$$b", {}, ("a$b", ())),
+        ("a:${T}", {}, (None, ("T",))),
+        ("a:${T:?need T}", {"T": "x"}, (None, ("T",))),
+    ],
+)
+def test_interpolation_as_compose(
+    text: str, env: dict[str, str], expected: tuple[str | None, tuple[str, ...]]
+) -> None:
+    assert interpolate(text, env) == expected
+
+
+def test_dotenv_lines() -> None:
+    text = 'A=1\nexport B="two words"\n# C=3\nD=x # note\nE=\'$lit\'\nF=$A\n'
+    assert read_dotenv(text) == {"A": "1", "B": "two words", "D": "x", "E": "$lit"}
