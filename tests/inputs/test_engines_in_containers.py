@@ -15,7 +15,7 @@ from pathlib import Path
 from specgate.inputs.engines import read_engine_file
 from specgate.inputs.engines._source import commands_of
 from specgate.inputs.engines.in_container import in_container
-from specgate.load.read import parse_text
+from specgate.load.document import Document
 
 SPEC = (
     "speculative_config:\n  decoding_type: Eagle\n  max_draft_len: 3\n"
@@ -67,7 +67,7 @@ def test_kubernetes_args_follow_the_image_entrypoint(tmp_path: Path) -> None:
 
 def test_container_words_keep_their_places() -> None:
     text = "docker run -e A=1 --rm \\\n  vllm/vllm-openai:v0.26.0 \\\n  /m --port 1\n"
-    doc = parse_text(text, "serve.sh", json_syntax=False)
+    doc = Document(file="serve.sh", data=text)  # a .sh file is read as its text
     runner = commands_of(doc.data, doc, (), text)[0]
     source = in_container(runner)
     assert source.command.argv == ("vllm", "serve", "/m", "--port", "1")
