@@ -116,6 +116,9 @@ def detect_version(
             notes.append(f"several {engine} image tags ({', '.join(tags)})")
     if config_path is not None:
         pins: list[str] = []
+        from specgate.core.revision_tree import bring_folder
+
+        bring_folder(config_path.parent, _REQUIREMENT_GLOBS)  # at a base revision: its files
         folder = config_path.parent.resolve()
         files = sorted(
             p
