@@ -103,6 +103,23 @@ FORMS: dict[str, tuple[dict[str, str], str]] = {
         },
         "k8s/deploy.yaml",
     ),
+    # a vLLM production-stack values file, rendered as its chart's template renders it
+    "helm-values": (
+        {
+            "deploy/values.yaml": (
+                "servingEngineSpec:\n"
+                "  modelSpec:\n"
+                "  - name: llama3\n"
+                "    repository: vllm/vllm-openai\n"
+                "    tag: v0.27.1\n"
+                f"    modelURL: {TARGET}\n"
+                "    vllmConfig:\n"
+                "      maxModelLen: 16384\n"
+                f"      extraArgs: ['--speculative-config', '{SPEC}']\n"
+            )
+        },
+        "deploy/values.yaml",
+    ),
     # the engine version from a requirement file beside the config (a folder listing)
     "requirements-beside": (
         {
