@@ -134,8 +134,7 @@ def _check_paths(
                     pending[path] = inside
                 elif refused is not None:
                     refused[path] = (
-                        f"{path} is a symbolic link {LINK_OUT} "
-                        f"({value!r}); not followed"
+                        f"{path} is a symbolic link {LINK_OUT} ({value!r}); not followed"
                     )
             elif kind in ("loop", "dangling") and refused is not None:
                 refused[path] = (
