@@ -60,6 +60,21 @@ COMPOSE = {
 
 FORMS: dict[str, tuple[dict[str, str], str]] = {
     "compose-dotenv": (COMPOSE, "deploy/compose.yaml"),
+    # the override file beside compose.yaml is merged in, `command` replaced by it
+    # (Compose's override/merge.go, read by specgate.load.compose_files)
+    "compose-override": (
+        {
+            "deploy/compose.yaml": (
+                "services:\n  vllm:\n    image: vllm/vllm-openai:v0.32.0\n"
+                f"    command: [vllm, serve, {TARGET}]\n"
+            ),
+            "deploy/compose.override.yaml": (
+                "services:\n  vllm:\n"
+                f"    command: [vllm, serve, {TARGET}, --speculative-config, '{SPEC}']\n"
+            ),
+        },
+        "deploy/compose.yaml",
+    ),
     # `. ./x.env` before the flags: whatever the shell reader makes of the sourced file
     # at the head, it makes of it at the base
     "shell-sourcing": (
