@@ -34,15 +34,16 @@ from specgate.analysis import derived
 from specgate.analysis.derived import Metrics
 from specgate.analysis.digest import config_digest
 from specgate.change import git
+from specgate.change.base_tree import GitTree
 from specgate.core.errors import InputError, UsageError
 from specgate.core.findings import Finding
 from specgate.core.names import name_key
+from specgate.core.revision_tree import reading
 from specgate.model.base_view import BaseView
 from specgate.model.deployment import Deployment
 from specgate.model.reference_keys import (
     EVIDENCE_KEYS,
     deployment_references,
-    engine_config_references,
 )
 from specgate.project.config import Config
 from specgate.theory.stats import standard_error, z_score
@@ -380,9 +381,7 @@ def lookup(
     return None, None
 
 
-def _named(
-    base_file: BaseFile, name: str, key: str
-) -> tuple[BaseDeployment | None, str | None]:
+def _named(base_file: BaseFile, name: str, key: str) -> tuple[BaseDeployment | None, str | None]:
     """The deployment of ``base_file`` named ``name`` (exactly, else by ``key``) and
     why it could not be read."""
     if name in base_file.deployments:
@@ -473,14 +472,32 @@ def _read_copy(
     at_ref = git.copy_blobs(
         source.top, source.commit, sorted(named), root, METRICS_MAX_BYTES, refused
     )
-    engine_configs = {
-        rel
-        for raw in raws
-        if isinstance(raw, dict)
-        for written in engine_config_references(raw)
-        if (rel := posixpath.normpath(posixpath.join(folder, written))) in at_ref
-    }
-    _copy_options_files(source, root, base_rel, engine_configs, at_ref)
+    # Every other file a reader follows (a Compose .env, an options file, a sourced
+    # file, an override) is brought from REF when the reader asks for it: the same
+    # readers, REF's tree as their file system (specgate.core.revision_tree).
+    tree = GitTree(
+        source.top,
+        source.commit,
+        Path(os.path.realpath(root)),
+        METRICS_MAX_BYTES,
+        MAX_REFERENCED_FILES,
+        blobs=dict(at_ref),
+    )
+    with reading(tree):
+        return _read_deployments(source, tree, document, claims, raws, refused, min_accept_length)
+
+
+def _read_deployments(  # noqa: PLR0917 - one claims file's inputs at REF
+    source: BaselineSource,
+    tree: GitTree,
+    document: Any,
+    claims: Path,
+    raws: list[Any],
+    refused: dict[str, str],
+    min_accept_length: float | None,
+) -> BaseFile:
+    """Each deployment of the claims file at REF, read through ``tree``."""
+    folder = posixpath.dirname(document.file)
     found: dict[str, BaseDeployment] = {}
     errors: dict[str, str] = {}
     for index, raw in enumerate(raws):
@@ -498,7 +515,9 @@ def _read_copy(
             errors[name] = f"at {source.ref}: {links[0]}"
             continue
         try:
-            found[name] = _base_deployment(raw, index, document, claims, at_ref, min_accept_length)
+            found[name] = _base_deployment(
+                raw, index, document, claims, tree.blobs, min_accept_length
+            )
         except InputError as exc:
             errors[name] = f"at {source.ref}: {exc.one_line()}"
         except (RecursionError, OverflowError, ValueError) as exc:
@@ -514,9 +533,7 @@ def _read_copy(
     return BaseFile(found, errors=errors, findings=judged)
 
 
-def _judged(
-    judge: Judge, document: Any, claims: Path, floor: float | None
-) -> BaseFindings | None:
+def _judged(judge: Judge, document: Any, claims: Path, floor: float | None) -> BaseFindings | None:
     """``judge``'s findings of the copied claims file, ``None`` when a referenced file
     cannot be read or interpreted there (its deployments' findings then count as new)."""
     try:
@@ -564,42 +581,6 @@ def _base_deployment(  # noqa: PLR0917 - one deployment's inputs
     return BaseDeployment(
         deployment, metrics, blobs, None if written is None else half_unit(written)
     )
-
-
-def _copy_options_files(
-    source: BaselineSource,
-    root: Path,
-    base_rel: str,
-    engine_configs: set[str],
-    at_ref: dict[str, str],
-) -> None:
-    """Copy, at REF, the options files that the copied engine configs' launch commands
-    name (``trtllm-serve … --extra_llm_api_options FILE``, ``vllm serve --config
-    FILE``): the resolver follows them at REF as it does at the head, so a deployment
-    whose numbers live there is compared, not reported new. Adds them to ``at_ref``.
-
-    Raises:
-        InputError: more than :data:`MAX_REFERENCED_FILES` files in all.
-    """
-    from specgate.inputs.engines.follow import named_files
-
-    wanted = sorted(
-        {
-            named
-            for rel in engine_configs
-            for named in named_files(root / rel, rel)
-            if named not in at_ref and _inside(named)
-        }
-    )
-    if not wanted:
-        return
-    if len(at_ref) + len(wanted) > MAX_REFERENCED_FILES:
-        raise InputError(
-            f"{base_rel} references more than {MAX_REFERENCED_FILES} files; not compared"
-        )
-    from specgate.inputs.metrics.stream import METRICS_MAX_BYTES
-
-    at_ref.update(git.copy_blobs(source.top, source.commit, wanted, root, METRICS_MAX_BYTES))
 
 
 def head_blobs(source: BaselineSource, raw: dict[str, Any], claims: Path) -> dict[str, str | None]:

@@ -91,6 +91,9 @@ def _nameable(path: str) -> bool:
     return not any(c in path for c in "\n\r\0")
 
 
+LINK_OUT = "leading out of the repository"
+"""The words of a refusal for a symbolic link out of the tree (:func:`_check_paths`)."""
+
 MAX_LINK_HOPS = 40
 """Symbolic links git follows for one path at a revision (``cat-file
 --follow-symlinks``: ``GET_TREE_ENTRY_FOLLOW_SYMLINKS_MAX_LINKS`` in git's
@@ -131,8 +134,7 @@ def _check_paths(
                     pending[path] = inside
                 elif refused is not None:
                     refused[path] = (
-                        f"{path} is a symbolic link leading out of the repository "
-                        f"({value!r}); not followed"
+                        f"{path} is a symbolic link {LINK_OUT} ({value!r}); not followed"
                     )
             elif kind in ("loop", "dangling") and refused is not None:
                 refused[path] = (
@@ -277,6 +279,16 @@ def _target(root: Path, path: str) -> Path:
     target = root / path
     target.parent.mkdir(parents=True, exist_ok=True)
     return target
+
+
+def folder_files(top: Path, commit: str, folder: str) -> list[str]:
+    """The names directly in ``folder`` (repository-relative, ``""`` for the top) at
+    ``commit`` (``git ls-tree --name-only COMMIT:FOLDER``); empty when it is no folder
+    there."""
+    if any(c in commit + folder for c in "\n\r\0:"):
+        return []
+    done = run(top, "ls-tree", "-z", "--name-only", f"{commit}:{folder}", check=False)
+    return _names(done) if done.returncode == 0 else []
 
 
 def claims_files_at(top: Path, commit: str, is_claims: Callable[[str], bool]) -> list[str]:

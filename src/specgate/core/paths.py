@@ -24,6 +24,8 @@ import stat
 from functools import lru_cache
 from pathlib import Path
 
+from specgate.core.revision_tree import bring
+
 
 class PathProblem(Exception):
     """Why a path cannot be used; ``str()`` is a one-line reason."""
@@ -157,6 +159,9 @@ def confined(path: Path, *, top: Path | None = None, must_exist: bool = True) ->
     """
     if top is not None:
         _climbs_out(path, real_folder(top))
+    refused = bring(path)  # a base revision's file, brought to disk when one is read
+    if refused is not None:
+        raise PathEscape(OUTSIDE) if refused == OUTSIDE else PathProblem(refused)
     text = os.path.abspath(path)
     folder, name = os.path.split(text)
     real, lexical, _ = _folder_of(folder)

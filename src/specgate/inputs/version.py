@@ -120,6 +120,9 @@ def detect_version(
                 return _known(engine, EngineVersion(from_image, parse_version(from_image), "image"))
     if config_path is not None:
         pins: list[str] = []
+        from specgate.core.revision_tree import bring_folder
+
+        bring_folder(config_path.parent, _REQUIREMENT_GLOBS)  # at a base revision: its files
         folder = config_path.parent.resolve()
         files = sorted(
             p

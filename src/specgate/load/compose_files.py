@@ -31,6 +31,7 @@ from typing import Any
 
 from specgate.core.errors import InputError
 from specgate.core.paths import PathProblem, confined
+from specgate.core.revision_tree import bring
 from specgate.load.document import Document, NodePath, NodePosition
 from specgate.load.read import read_text
 
@@ -52,6 +53,7 @@ def override_file(path: Path) -> Path | None:
         return None
     for name in OVERRIDE_FILES:
         candidate = path.parent / name
+        bring(candidate)  # at a base revision, its file is looked for as at the head
         if candidate.exists() or candidate.is_symlink():
             return candidate
     return None

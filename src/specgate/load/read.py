@@ -16,6 +16,7 @@ from contextvars import ContextVar
 from pathlib import Path
 
 from specgate.core.errors import InputError
+from specgate.core.revision_tree import bring
 from specgate.load.document import Document
 
 MAX_BYTES = 1024 * 1024
@@ -50,6 +51,9 @@ def read_text(path: Path, shown: str, limit: int = MAX_BYTES) -> str:
     """
     for opened in _RECORDING.get():
         opened.add(Path(os.path.abspath(path)))
+    refused = bring(path)  # a base revision's file, brought to disk when one is read
+    if refused is not None:
+        raise InputError(refused, shown)
     try:
         try:
             mode = os.stat(path).st_mode  # one stat, not exists + is_dir + is_file

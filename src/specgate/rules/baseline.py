@@ -373,8 +373,9 @@ def baseline_unreadable(ctx: RuleContext) -> Iterator[Hit]:
     yield Hit(
         f"not compared with {base.ref}: {base.error}",
         ctx.deployment.path(),
-        "Fix or commit the file named so that later changes are compared, and compare "
-        "this one by hand.",
+        f"{base.ref} is history and cannot be edited: compare this change with it by hand "
+        "(the reason names the file as it is at that revision); once this change is merged, "
+        "later changes are compared with it.",
     )
 
 

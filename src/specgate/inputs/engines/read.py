@@ -87,6 +87,12 @@ def load_engine_document(path: Path, shown: str) -> Document:
     text = read_text(path, shown)
     # read as its reader reads it: the engine's PyYAML, or go-yaml for a manifest
     doc = load_yaml_documents(text, shown, serving_dialect(text))._replace(text=text)
+    # a Helm values file of a chart specgate reads: the Deployments its template renders
+    from specgate.load import helm_values, kserve, llmd_values
+
+    chart = helm_values.rendered(doc) or llmd_values.rendered(doc) or kserve.rendered(doc)
+    if chart is not None:
+        return chart
     # Compose merges the override file in, applies extends, fills in ${VAR} from .env
     return interpolated(compose_model(doc, path), path) if is_compose(doc.data) else doc
 

@@ -1,0 +1,99 @@
+"""A base revision's tree as the file system the readers read (docs/change-gate.md#baseline).
+
+``check --baseline REF`` (and the hook's ``--staged``) reads each claims file as it was
+at REF in a private folder laid out as the repository. Which files a deployment reads
+is decided by the readers themselves as they go — the Compose ``.env`` beside a Compose
+file, an options file a launch command names (``--config``, ``--extra_llm_api_options``),
+a sourced file, an override, a Helm values file — so no list kept here could stay in
+step with them. Instead every read of a file goes through the one confinement check
+(:func:`specgate.core.paths.confined`) and the one text reader
+(:func:`specgate.load.read.read_text`); while a :class:`RevisionTree` is active (the
+context manager :func:`reading`), each of them first asks it for the path, and a file
+that REF's tree holds is brought into the private folder before the reader looks. The
+head and the base are then read by the same readers through the same calls; only the
+file system under them differs.
+
+This module owns the hook only; the tree itself (git) is the change gate's
+(:mod:`specgate.change.baseline`), which the layers below may not import.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Protocol
+
+
+class RevisionTree(Protocol):
+    """A revision's files, brought to disk under :attr:`root` on demand."""
+
+    @property
+    def root(self) -> Path:
+        """The private folder standing for the repository's top (resolved)."""
+
+    def bring(self, rel: str) -> str | None:
+        """Bring the file ``rel`` (repository-relative, ``/``) of the revision to
+        ``root / rel`` if the revision holds it and it is not there yet.
+
+        Returns:
+            ``None`` when the path is there now or the revision does not hold it (the
+            reader then says "no such file" as at the head); a one-line reason when the
+            revision holds something there that is not read (a symbolic link out of
+            the tree, a loop, the file budget spent).
+        """
+
+    def bring_folder(self, rel: str, patterns: tuple[str, ...]) -> None:
+        """Bring the files directly in the folder ``rel`` whose names match one of the
+        ``fnmatch`` ``patterns`` (a reader listing a folder, e.g. the requirement files
+        beside an engine config)."""
+
+
+_ACTIVE: ContextVar[RevisionTree | None] = ContextVar("specgate_revision_tree", default=None)
+
+
+@contextmanager
+def reading(tree: RevisionTree) -> Iterator[None]:
+    """Read through ``tree`` inside the ``with`` block (this thread/context only)."""
+    token = _ACTIVE.set(tree)
+    try:
+        yield
+    finally:
+        _ACTIVE.reset(token)
+
+
+def _relative(path: Path | str, root: Path) -> str | None:
+    """``path`` relative to ``root`` with ``/`` (lexically: ``..`` applied as written,
+    symbolic links left to the confinement check), ``None`` when outside."""
+    absolute = os.path.normpath(os.path.abspath(path))
+    base = str(root)
+    if absolute == base or not absolute.startswith(base + os.sep):
+        return None
+    rel = absolute[len(base) + 1 :].replace(os.sep, "/")
+    if any(part.casefold() == ".git" for part in rel.split("/")):
+        return None  # git's own data is never the revision's content
+    return rel
+
+
+def bring(path: Path | str) -> str | None:
+    """Before ``path`` is looked at: when a revision tree is active and ``path`` lies
+    in its folder, bring the revision's file there. Returns the tree's refusal reason
+    (see :meth:`RevisionTree.bring`), ``None`` otherwise (no tree: nothing done)."""
+    tree = _ACTIVE.get()
+    if tree is None:
+        return None
+    rel = _relative(path, tree.root)
+    return None if rel is None else tree.bring(rel)
+
+
+def bring_folder(folder: Path | str, patterns: tuple[str, ...]) -> None:
+    """Before ``folder`` is listed: bring the active revision's files in it whose names
+    match ``patterns``."""
+    tree = _ACTIVE.get()
+    if tree is None:
+        return
+    rel = _relative(folder, tree.root)
+    if rel is not None or os.path.normpath(os.path.abspath(folder)) == str(tree.root):
+        tree.bring_folder(rel or "", patterns)

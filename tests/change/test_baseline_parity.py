@@ -1,0 +1,210 @@
+"""Base parity (docs/change-gate.md#baseline): every file a reader follows at the head
+is followed at the base revision by the same reader, the base revision's tree standing
+in for the file system (:mod:`specgate.core.revision_tree`).
+
+Each form below is committed, then read twice with no change: at the head (the
+resolver on the work tree) and at ``HEAD`` (the base reader). The two readings are the
+same deployment, field for field. Before the base read went through the readers' own
+file access, a Compose ``.env`` and the requirement files beside a config were never
+copied to the base, so a Compose deployment whose command takes its flags from ``.env``
+was SG410 "not compared" and an AL cut passed with a warning.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.support.git_repo import Repo, Run
+
+from specgate.change.baseline import open_baseline, read_base
+from specgate.load.read import load_document
+from specgate.model.build import build_deployment
+from specgate.model.deployment import Deployment
+from specgate.model.resolve import resolve
+
+TARGET = "meta-llama/Llama-3.1-8B-Instruct"
+SPEC = (
+    '{"method":"eagle3","model":"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B","num_speculative_tokens":3}'
+)
+
+
+def _claims(engine_config: str, al: float = 2.6) -> str:
+    return (
+        "version: 1\n"
+        "deployments:\n"
+        "  - name: chat\n"
+        "    speculation:\n"
+        "      enabled: true\n"
+        "      engine: vllm\n"
+        f"      engine_config: {engine_config}\n"
+        "      draft_depth_ratio: 0.05\n"
+        "    evidence:\n"
+        "      cache_coherence_eval: true\n"
+        f"      accept_length: {al}\n"
+    )
+
+
+# Compose fills ${VAR} from the .env beside the Compose file (Compose's documented
+# interpolation: https://docs.docker.com/compose/how-tos/environment-variables/variable-interpolation/)
+COMPOSE = {
+    "deploy/compose.yaml": (
+        "services:\n"
+        "  vllm:\n"
+        "    image: vllm/vllm-openai:v0.32.0\n"
+        '    command: ["vllm", "serve", "${MODEL}", "--speculative-config", "${SPEC}",'
+        ' "--max-model-len", "${MAXLEN}"]\n'
+    ),
+    "deploy/.env": f"MODEL={TARGET}\nSPEC={SPEC}\nMAXLEN=16384\n",
+}
+
+FORMS: dict[str, tuple[dict[str, str], str]] = {
+    "compose-dotenv": (COMPOSE, "deploy/compose.yaml"),
+    # the override file beside compose.yaml is merged in, `command` replaced by it
+    # (Compose's override/merge.go, read by specgate.load.compose_files)
+    "compose-override": (
+        {
+            "deploy/compose.yaml": (
+                "services:\n  vllm:\n    image: vllm/vllm-openai:v0.32.0\n"
+                f"    command: [vllm, serve, {TARGET}]\n"
+            ),
+            "deploy/compose.override.yaml": (
+                "services:\n  vllm:\n"
+                f"    command: [vllm, serve, {TARGET}, --speculative-config, '{SPEC}']\n"
+            ),
+        },
+        "deploy/compose.yaml",
+    ),
+    # `. ./x.env` before the flags: whatever the shell reader makes of the sourced file
+    # at the head, it makes of it at the base
+    "shell-sourcing": (
+        {
+            "serve/serve.sh": (
+                ". ./serving.env\n"
+                f"vllm serve {TARGET} --speculative-config '{SPEC}' --max-model-len 16384\n"
+            ),
+            "serve/serving.env": "PORT=8000\n",
+        },
+        "serve/serve.sh",
+    ),
+    # vllm serve --config FILE: the options file is followed (vllm/utils/argparse_utils.py)
+    "vllm-config-yaml": (
+        {
+            "serve/serve.sh": f"vllm serve {TARGET} --config configs/spec.yaml\n",
+            "serve/configs/spec.yaml": f"speculative-config: '{SPEC}'\nmax-model-len: 16384\n",
+        },
+        "serve/serve.sh",
+    ),
+    "kubernetes-manifest": (
+        {
+            "k8s/deploy.yaml": (
+                "apiVersion: apps/v1\n"
+                "kind: Deployment\n"
+                "metadata:\n"
+                "  name: chat\n"
+                "spec:\n"
+                "  template:\n"
+                "    spec:\n"
+                "      containers:\n"
+                "        - name: server\n"
+                "          image: vllm/vllm-openai:v0.27.1\n"
+                "          args:\n"
+                "            - vllm\n"
+                "            - serve\n"
+                f"            - {TARGET}\n"
+                "            - --speculative-config\n"
+                f"            - '{SPEC}'\n"
+            )
+        },
+        "k8s/deploy.yaml",
+    ),
+    # a vLLM production-stack values file, rendered as its chart's template renders it
+    "helm-values": (
+        {
+            "deploy/values.yaml": (
+                "servingEngineSpec:\n"
+                "  modelSpec:\n"
+                "  - name: llama3\n"
+                "    repository: vllm/vllm-openai\n"
+                "    tag: v0.27.1\n"
+                f"    modelURL: {TARGET}\n"
+                "    vllmConfig:\n"
+                "      maxModelLen: 16384\n"
+                f"      extraArgs: ['--speculative-config', '{SPEC}']\n"
+            )
+        },
+        "deploy/values.yaml",
+    ),
+    # the engine version from a requirement file beside the config (a folder listing)
+    "requirements-beside": (
+        {
+            "serve/serve.sh": f"vllm serve {TARGET} --speculative-config '{SPEC}'\n",
+            "serve/requirements.txt": "vllm==0.27.1\n",
+        },
+        "serve/serve.sh",
+    ),
+}
+
+
+def _head(root: Path) -> Deployment:
+    claims = root / "specgate.yaml"
+    document = load_document(claims, "specgate.yaml")
+    raw = document.data["deployments"][0]
+    deployment, _ = build_deployment(raw, 0, document.scalar_text)
+    deployment, _ = resolve(deployment, raw, document, claims)
+    return deployment
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_every_reader_reads_the_same_deployment_at_the_base(repo: Repo, form: str) -> None:
+    files, config = FORMS[form]
+    repo.write({**files, "specgate.yaml": _claims(config)})
+    repo.commit()
+    head = _head(repo.root)
+    found = read_base(open_baseline("HEAD", repo.root), repo.root / "specgate.yaml")
+    assert found is not None and found.error is None and found.errors == {}
+    assert found.deployments["chat"].deployment == head
+    engine = head.inputs.engine if head.inputs else None
+    assert engine is not None and engine.draft_length == 3  # num_speculative_tokens
+
+
+def test_compose_dotenv_is_read_at_the_base(repo: Repo) -> None:
+    # what .env settles is what both readings hold: D 3, the served 16384, the target
+    repo.write({**COMPOSE, "specgate.yaml": _claims("deploy/compose.yaml")})
+    repo.commit()
+    found = read_base(open_baseline("HEAD", repo.root), repo.root / "specgate.yaml")
+    assert found is not None
+    inputs = found.deployments["chat"].deployment.inputs
+    engine = inputs.engine if inputs else None
+    assert engine is not None
+    assert (engine.draft_length, engine.max_model_len, engine.target_model) == (3, 16384, TARGET)
+
+
+def test_an_al_cut_on_a_compose_dotenv_deployment_fails(repo: Repo, run_json: Run) -> None:
+    # AL 2.6 at HEAD, 2.0 now: (2.6 - 2.0) / 2.6 = 23.08 % > the default 5 % allowed
+    # (docs/change-gate.md#baseline), no per-step histogram so no z test: SG401, exit 1.
+    repo.write({**COMPOSE, "specgate.yaml": _claims("deploy/compose.yaml")})
+    repo.commit()
+    repo.write({"specgate.yaml": _claims("deploy/compose.yaml", al=2.0)})
+    code, report, _ = run_json("check", "--baseline", "HEAD")
+    found = report["files"][0]["deployments"][0]
+    assert code == 1
+    assert [f["code"] for f in found["findings"]] == ["SG401"]
+    assert found["baseline"]["new"] is False and found["baseline"]["error"] is None
+    assert found["baseline"]["delta_accept_length"] == pytest.approx(-0.6)
+    assert "-23.0769 %" in found["findings"][0]["message"]
+
+
+def test_sg410_never_asks_to_commit_a_file(repo: Repo, run_json: Run) -> None:
+    # compose.yaml is committed but malformed at HEAD: the base cannot be edited, so
+    # the next action is to compare by hand, not to fix or commit the file
+    broken = {**COMPOSE, "deploy/.env": "SPEC=\n"}
+    repo.write({**broken, "specgate.yaml": _claims("deploy/compose.yaml")})
+    repo.commit()
+    repo.write({**COMPOSE})
+    code, report, _ = run_json("check", "--baseline", "HEAD")
+    deployment = report["files"][0]["deployments"][0]
+    assert code == 0 and [f["code"] for f in deployment["findings"]] == ["SG410"]
+    (action,) = deployment["next_actions"]
+    assert "commit" not in action.lower()
+    assert action.startswith("HEAD is history and cannot be edited")
