@@ -87,3 +87,37 @@ def test_transformers_static_cache_by_its_lifetime(
     ]
     assert static == ([] if severity is None else [severity])
     assert code == 1 or severity != "fail"
+
+
+@pytest.mark.parametrize(
+    ("build", "severities"),
+    [
+        # --spec-type and --spec-ngram-size-n came with PR #18471 (January 2026): absent
+        # from common/arg.cpp at 74d73dc8 (b4094, the llama-cpp-python 0.3.2 sdist),
+        # present in the xllamacpp 2026.4.8672 wheel (b8672) and at f53577432 (b8942);
+        # --spec-ngram-size-n arg_removed at 7c158fbb4 (b9518)
+        ("b7900", ["warn", "warn"]),  # issue 27: a January 2026 build failed (since b8942)
+        ("b8672", []),
+        ("b8942", []),
+        ("b4094", ["fail", "fail"]),  # neither exists: llama-server refuses both
+        ("b9518", ["fail"]),  # --spec-ngram-size-n removed (SG310)
+    ],
+)
+def test_llamacpp_spec_ngram_size_n_from_its_history(
+    check: Run,  # noqa: F811
+    build: str,
+    severities: list[str],
+) -> None:
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims("llamacpp", "serve.txt", version=build),
+            "serve.txt": "llama-server -m t.gguf --spec-type ngram-simple "
+            "--spec-ngram-size-n 12 --draft-max 16\n",
+        }
+    )
+    spec = [
+        s
+        for s, _, m in found(dep, "SG310")
+        if "--spec-type" in m.split(" ")[0] or "--spec-ngram-size-n" in m.split(" ")[0]
+    ]
+    assert sorted(spec) == sorted(severities), found(dep, "SG310")
