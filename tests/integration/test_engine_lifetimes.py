@@ -121,3 +121,30 @@ def test_llamacpp_spec_ngram_size_n_from_its_history(
         if "--spec-type" in m.split(" ")[0] or "--spec-ngram-size-n" in m.split(" ")[0]
     ]
     assert sorted(spec) == sorted(severities), found(dep, "SG310")
+
+
+@pytest.mark.parametrize(
+    ("build", "severities"),
+    [
+        # common_speculative_type_from_name_map at 001d906a (ggml-org/llama.cpp
+        # common/speculative.cpp) and the types read at 0c1e57098 = b11312: no "draft"
+        ("b11312", ["fail"]),
+        ("b9733", ["warn"]),  # not read there: a warning
+        (None, ["warn"]),  # unpinned: --spec-type allows builds from b4095
+    ],
+)
+def test_llamacpp_refuses_the_former_spec_type_draft(
+    check: Run,  # noqa: F811
+    build: str | None,
+    severities: list[str],
+) -> None:
+    code, dep = check(
+        {
+            "c.specgate.yaml": claims("llamacpp", "serve.txt", version=build),
+            "serve.txt": "llama-server -m t.gguf -md d.gguf --spec-type draft "
+            "--spec-draft-n-max 8\n",
+        }
+    )
+    refused = [s for s, _, m in found(dep, "SG307") if "first --spec-type generation" in m]
+    assert refused == severities, found(dep, "SG307")
+    assert code == 1 or severities != ["fail"]
