@@ -22,8 +22,8 @@ recorders together, release by release:
 The recorded answers are test data: tests/oracle/ replays every one of them through
 specgate, so the pull request's test run says where specgate and the new release
 disagree. Which refusals, defaults and lifetimes change is then a maintainer's reading of
-those disagreements and of the engine's source at the release's tag (docs: README.md,
-"Maintainers"). ``newest_known`` is not moved here: moving it changes what an unpinned
+those disagreements and of the engine's source at the release's tag (docs/engines.md,
+"Keeping the data current"). ``newest_known`` is not moved here: moving it changes what an unpinned
 config is judged at, a reviewed change.
 
     python3 scripts/refresh_engine_data.py list
