@@ -27,8 +27,8 @@ those disagreements and of the engine's source at the release's tag (docs/engine
 config is judged at, a reviewed change.
 
     python3 scripts/refresh_engine_data.py list
-    python3 scripts/refresh_engine_data.py record vllm 0.33.0 --oracle /work/oracle
-    python3 scripts/refresh_engine_data.py refresh --oracle /work/oracle
+    python3 scripts/refresh_engine_data.py record vllm 0.33.0 --oracle ~/oracle
+    python3 scripts/refresh_engine_data.py refresh --oracle ~/oracle
 """
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     every = sub.add_parser("refresh", help="record every new release")
     for parser in (one, every):
         parser.add_argument(
-            "--oracle", type=Path, default=Path("/work/oracle"),
+            "--oracle", type=Path, required=True,
             help="where the engines' environments go (outside the project tree)",
         )  # fmt: skip
     args = ap.parse_args(argv)
