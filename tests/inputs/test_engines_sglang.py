@@ -177,12 +177,21 @@ SPEC_V2_TREE = (
 )
 
 
-def test_spec_v2_env_with_tree_is_invalid_on_older_releases() -> None:
-    # server_args.py of those releases: raise ValueError("Spec v2 currently only
-    # supports topk = 1 for speculative decoding.")
-    c = txt(SPEC_V2_TREE, version="0.5.3")
+@pytest.mark.parametrize("version", ["0.5.7", "0.5.10"])
+def test_spec_v2_env_with_tree_is_invalid_on_older_releases(version: str) -> None:
+    # server_args.py of the 0.5.7-0.5.10 wheels: raise ValueError("Spec v2 currently only
+    # supports topk = 1 for speculative decoding.") (Contract change, issue 27: was 0.5.3,
+    # a release with no spec v2 at all)
+    c = txt(SPEC_V2_TREE, version=version)
     assert codes(c) == ["SG307"]
     assert "SGLANG_ENABLE_SPEC_V2" in c.issues[0].message
+
+
+@pytest.mark.parametrize("version", ["0.5.3", "0.5.6", "0.5.11"])
+def test_spec_v2_env_with_tree_is_not_refused_outside_them(version: str) -> None:
+    # 0.5.3: no SGLANG_ENABLE_SPEC_V2; 0.5.5-0.5.6: spec v2 with no topk check; 0.5.11:
+    # the spec-v1 fallback with a warning (sglang-0.5.{3,6,11} wheels, server_args.py)
+    assert codes(txt(SPEC_V2_TREE, version=version)) == []
 
 
 def test_spec_v2_env_with_tree_falls_back_on_the_newest() -> None:
@@ -201,7 +210,7 @@ def test_spec_v2_env_beside_argv_list() -> None:
         '    SGLANG_ENABLE_SPEC_V2: "1"\n'
         "  extra_args: [--speculative-algorithm, EAGLE3, --speculative-num-steps, '2',\n"
         "               --speculative-eagle-topk, '2', --speculative-num-draft-tokens, '4']\n",
-        version="v0.5.4",
+        version="v0.5.8",  # refused in 0.5.7-0.5.10 for EAGLE and EAGLE3 (was v0.5.4)
     )
     assert codes(c) == ["SG307"]
     assert c.spans["spec_v2"].line == 3

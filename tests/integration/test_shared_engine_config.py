@@ -18,7 +18,7 @@ import pytest
 from .conftest import run
 
 SERVE = (
-    "llama-server -m target.gguf -md draft.gguf --spec-type draft --draft-max 16 "
+    "llama-server -m target.gguf -md draft.gguf --spec-type draft-simple --draft-max 16 "
     "--draft-min 0 --draft-p-min 0.75\n"
 )
 DEPLOYMENT = (

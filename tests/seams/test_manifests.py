@@ -20,6 +20,7 @@ pytestmark = pytest.mark.seams
 ACTION = "action.yml"
 WORKFLOW = "docs/examples/workflow.yml"
 RELEASE = ".github/workflows/release.yml"
+REFRESH = ".github/workflows/refresh-engine-data.yml"
 HOOKS = ".pre-commit-hooks.yaml"
 
 
@@ -47,6 +48,7 @@ def _run(*command: str | Path) -> subprocess.CompletedProcess[str]:
         ("vendor.github-actions", ACTION),
         ("vendor.github-workflows", WORKFLOW),
         ("vendor.github-workflows", RELEASE),
+        ("vendor.github-workflows", REFRESH),
     ],
 )
 def test_check_jsonschema_builtin_schema(schema: str, path: str) -> None:
@@ -59,7 +61,7 @@ def test_zizmor_pedantic_offline_finds_nothing() -> None:
     # Pedantic is zizmor's strictest persona (it also flags e.g. `${{ github.action_path }}`
     # in `run:`); exit codes 11-14 mean findings.
     done = _run(
-        _tool("zizmor"), "--offline", "--persona", "pedantic", ACTION, WORKFLOW, RELEASE
+        _tool("zizmor"), "--offline", "--persona", "pedantic", ACTION, WORKFLOW, RELEASE, REFRESH
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "No findings" in done.stdout

@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from specgate.inputs.engines._source import Opt, Options
+from specgate.inputs.engines.lifetime import Lifetime
 from specgate.inputs.knowledge import (
     EngineKnowledge,
     Version,
@@ -132,6 +133,9 @@ class Check:
     #: The evidence beside the message (the engine's internals it rests on), filled in
     #: as the message is; ``""``: none.
     details: str = ""
+    #: The versions the behaviour holds in, from the engine's history (None: only
+    #: ``since``/``until`` and ``seen_in`` are known).
+    lifetime: Lifetime | None = None
 
     @classmethod
     def from_data(cls, raw: Mapping[str, Any], source: str) -> Check:
@@ -156,6 +160,9 @@ class Check:
             reads_resolved="'resolved." in repr(raw["when"]),
             serves_draft_length=raw.get("serves_draft_length"),
             details=raw.get("details", ""),
+            lifetime=Lifetime.from_data(raw["lifetime"], source_text(raw["lifetime"]["source"]))
+            if "lifetime" in raw
+            else None,
         )
 
 
@@ -279,6 +286,8 @@ def _severity(
     not confirmed always warns.
     """
     version = at.judged
+    if check.lifetime is not None:
+        return _by_lifetime(check, check.lifetime, at, data)
     if check.since is not None and version < check.since:
         return None
     if check.until is not None and version >= check.until:
@@ -302,8 +311,44 @@ def _severity(
     )
 
 
+def _by_lifetime(
+    check: Check, life: Lifetime, at: VersionInForce, data: EngineKnowledge
+) -> tuple[IssueSeverity, str] | None:
+    """:func:`_severity` of a check with a lifetime: pinned, its severity where the
+    lifetime holds, a warning where it is not known, nothing where it is absent;
+    unpinned, its severity only when it holds at every version the settings allow
+    (from their oldest, ``at.low``, to the newest, ``at.judged``)."""
+    held = life.at(at.judged)
+    if held == "absent":
+        return None
+    severity = check.severity
+    if severity not in ("fail", "if-claimed"):
+        return severity, ""
+    if not check.confirmed:
+        return "warn", ""
+    read = _read_at(check, data)
+    if at.version is not None:
+        if held == "holds":
+            return severity, ""
+        return "warn", f"{read}, not confirmed at {at.shown}: a warning, not a fail"
+    if life.throughout(at.low, at.judged):
+        return severity, ""  # every version the settings allow is inside the lifetime
+    return "warn", (
+        f"{read}, and the version run is not known (another release may behave "
+        "otherwise): a warning, not a fail; state speculation.engine_version to pin it"
+    )
+
+
 def _read_at(check: Check, data: EngineKnowledge) -> str:
-    """Where the check's behaviour was read, for messages: ``seen in 0.27.1, 0.32.0``."""
+    """Where the check's behaviour was read, for messages: ``seen in 0.27.1, 0.32.0``;
+    with a lifetime, ``held from b2995 to b4094 by its history (SOURCE)``."""
+    life = check.lifetime
+    if life is not None:
+        to = shown_version(data.engine, life.last) if life.last else data.newest_text
+        return (
+            f"held in {data.display_name} {shown_version(data.engine, life.first)} to "
+            f"{to} by its history ({life.source})"
+        )
     if not check.seen_in:
         return f"read as {data.display_name} {data.newest_text}, the newest specgate knows"
     seen = ", ".join(shown_version(data.engine, v) for v in sorted(check.seen_in))
@@ -340,8 +385,8 @@ def _render(
     text = _PLACEHOLDER.sub(fill, check.message)
     evidence = _PLACEHOLDER.sub(fill, check.details)
     lead = f"{engine} {_EFFECT_WORDS[check.effect]}"
-    read_elsewhere = at.judged not in check.seen_in and (
-        check.seen_in or at.judged != at.newest
+    read_elsewhere = check.lifetime is not None or (
+        at.judged not in check.seen_in and (check.seen_in or at.judged != at.newest)
     )  # no versions recorded: read at the newest specgate knows, which at.shown may name
     if not why and read_elsewhere:
         why = _read_at(check, data)  # the source was read at another version

