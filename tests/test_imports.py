@@ -565,3 +565,13 @@ def test_a_check_of_a_file_without_references_does_not_load_the_resolver(
     loaded = _modules_after(["check", "c.specgate.yaml"], str(tmp_path))
     assert "specgate.model.resolve" not in loaded
     assert "specgate.model.reads" in loaded
+
+
+def test_a_check_of_ascii_names_does_not_load_unicodedata(
+    tmp_path: pytest.TempPathFactory,
+) -> None:
+    # An ASCII name has no format character and is its own NFKC form: its key is
+    # whitespace-collapsed str.lower (tests/core/test_names.py holds the equivalence).
+    path = tmp_path / "c.specgate.yaml"  # type: ignore[operator]
+    path.write_text(CLEAN, encoding="utf-8")
+    assert "unicodedata" not in _modules_after(["check", "c.specgate.yaml"], str(tmp_path))
