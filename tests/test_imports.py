@@ -552,3 +552,26 @@ def test_a_fresh_check_with_baseline_runs_the_baseline_rules(tmp_path: Path) -> 
     )  # fmt: skip
     assert result.returncode == 1, result.stdout + result.stderr
     assert '"code": "SG401"' in result.stdout
+
+
+def test_a_check_of_a_file_without_references_does_not_load_the_resolver(
+    tmp_path: pytest.TempPathFactory,
+) -> None:
+    # CLEAN names no serving, model or metrics file: resolving it would return it
+    # unchanged, so the resolver (specgate.model.resolve) is not imported; the run's
+    # shared reads live in specgate.model.reads.
+    path = tmp_path / "c.specgate.yaml"  # type: ignore[operator]
+    path.write_text(CLEAN, encoding="utf-8")
+    loaded = _modules_after(["check", "c.specgate.yaml"], str(tmp_path))
+    assert "specgate.model.resolve" not in loaded
+    assert "specgate.model.reads" in loaded
+
+
+def test_a_check_of_ascii_names_does_not_load_unicodedata(
+    tmp_path: pytest.TempPathFactory,
+) -> None:
+    # An ASCII name has no format character and is its own NFKC form: its key is
+    # whitespace-collapsed str.lower (tests/core/test_names.py holds the equivalence).
+    path = tmp_path / "c.specgate.yaml"  # type: ignore[operator]
+    path.write_text(CLEAN, encoding="utf-8")
+    assert "unicodedata" not in _modules_after(["check", "c.specgate.yaml"], str(tmp_path))

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from tests.oracle import replay
 
-from specgate.model.resolve import shared_reads
+from specgate.model.reads import shared_reads
 
 # Agreement measured when the list below was made (records agreeing / replayed):
 # vLLM 0.32.0 838/893, vLLM 0.27.1 844/898, SGLang 0.5.23 589/644, transformers

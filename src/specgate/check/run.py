@@ -175,15 +175,17 @@ def _resolve_references(
     Raises:
         InputError: a referenced file that cannot be resolved or read.
     """
-    from specgate.model.resolve import resolve
+    from specgate.model.reads import references_files
 
     for position, deployment in enumerate(deployments):
         raw = raws[deployment.position]
         blocked = any(
             f.code in ("SG001", "SG002") for f in per_deployment.get(deployment.position, [])
         )
-        if blocked or not isinstance(raw, dict):
-            continue
+        if blocked or not isinstance(raw, dict) or not references_files(raw):
+            continue  # resolving a deployment that references no file leaves it as it is
+        from specgate.model.resolve import resolve
+
         try:
             deployments[position], overrides = resolve(deployment, raw, document, claims_path)
         except (RecursionError, OverflowError, ValueError) as exc:
@@ -618,7 +620,7 @@ def check_files(
     Configuration problems (SG004 for unknown rule references) are reported once,
     with the first claims file that uses that configuration.
     """
-    from specgate.model.resolve import shared_reads
+    from specgate.model.reads import shared_reads
     from specgate.project.config import ConfigFinder
 
     finder = finder or ConfigFinder()

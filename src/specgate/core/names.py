@@ -8,8 +8,6 @@ space) must not make it "new" and escape the comparison (review hostile-r4 defec
 
 from __future__ import annotations
 
-import unicodedata
-
 
 def name_key(name: str) -> str:
     """The form two names are compared in: format characters (Unicode category Cf:
@@ -18,6 +16,12 @@ def name_key(name: str) -> str:
     full-width ``Ｄ`` → ``D``), whitespace runs collapsed to one space and trimmed,
     case folded (``str.casefold``, Unicode's full case folding), and NFKC again (folding
     can leave a string unnormalised)."""
+    if name.isascii():
+        # No ASCII character is a format character, NFKC leaves ASCII as it is and
+        # folds ASCII case as str.lower does: the same key without unicodedata.
+        return " ".join(name.split()).lower()
+    import unicodedata
+
     visible = "".join(c for c in name if unicodedata.category(c) != "Cf")
     spaced = " ".join(unicodedata.normalize("NFKC", visible).split())
     return unicodedata.normalize("NFKC", spaced.casefold())
@@ -27,12 +31,15 @@ def name_problem(name: str) -> str | None:
     """Why ``name`` cannot be a deployment name (schema rule SG001), else ``None``: a
     format character (Unicode category Cf), which does not show in a diff or a terminal,
     or whitespace at either end."""
-    for c in name:
-        if unicodedata.category(c) == "Cf":
-            return (
-                f"holds the invisible character U+{ord(c):04X} "
-                f"({unicodedata.name(c, 'format character')}); names must be visible"
-            )
+    if not name.isascii():  # no ASCII character is a format character
+        import unicodedata
+
+        for c in name:
+            if unicodedata.category(c) == "Cf":
+                return (
+                    f"holds the invisible character U+{ord(c):04X} "
+                    f"({unicodedata.name(c, 'format character')}); names must be visible"
+                )
     if name != name.strip():
         return "starts or ends with whitespace"
     return None

@@ -12,16 +12,18 @@ never a silent preference. Reading errors are :class:`InputError` (exit 2).
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from specgate.core.errors import InputError, LimitReached
 from specgate.core.numbers import fmt
 from specgate.load.document import Document, NodePath, Span
 from specgate.model.deployment import Conflict, Deployment, EngineUnread, Inputs, ModelBlock
+from specgate.model.reads import block as _block
+from specgate.model.reads import once as _once
+from specgate.model.reads import references_files
 
 if TYPE_CHECKING:
     # Built by the readers; a claims file without references never loads them.
@@ -32,7 +34,6 @@ if TYPE_CHECKING:
 ACCEPT_LENGTH_TOLERANCE = 0.005
 
 Location = tuple[str, Span]
-_T = TypeVar("_T")
 
 
 class _Resolver:
@@ -86,33 +87,6 @@ class _Resolver:
         """Record that the value at ``path`` came from ``source`` (at ``span``)."""
         if span is not None:
             self.overrides[path] = (source, span)
-
-
-#: Results of reading referenced files during one run (see :func:`shared_reads`):
-#: ten thousand claims files pointing at one serving config read and interpret it
-#: once. Empty outside a run: every call reads the file.
-_READS: list[dict[tuple[object, ...], object]] = []
-
-
-@contextmanager
-def shared_reads() -> Iterator[None]:
-    """Within this block, a referenced file read with the same arguments is read and
-    interpreted once (successful reads only: an error is raised again at each claims
-    file, pointing at its own lines)."""
-    _READS.append(_READS[-1] if _READS else {})
-    try:
-        yield
-    finally:
-        _READS.pop()
-
-
-def _once(key: tuple[object, ...], read: Callable[[], _T]) -> _T:
-    if not _READS:
-        return read()
-    reads = _READS[-1]
-    if key not in reads:
-        reads[key] = read()
-    return reads[key]  # type: ignore[return-value]
 
 
 def _engine(r: _Resolver, spec_raw: dict[str, Any]) -> EngineConfig | None:
@@ -587,16 +561,11 @@ def resolve(
         InputError: a reference that is absolute, leaves the repository, does not
             exist, or whose file cannot be read or holds no usable configuration.
     """
+    if not references_files(raw):
+        return deployment, {}
     spec_raw = _block(raw, "speculation")
     model_raw = _block(raw, "model")
     evidence_raw = _block(raw, "evidence")
-    if not (
-        "engine_config" in spec_raw
-        or "draft_hf_config" in spec_raw
-        or "hf_config" in model_raw
-        or "metrics" in evidence_raw
-    ):
-        return deployment, {}
 
     r = _Resolver(document, claims_path, deployment)
     engine = _engine(r, spec_raw)
@@ -685,8 +654,3 @@ def resolve(
         engine_unread=r.engine_unread,
     )
     return r.deployment._replace(inputs=inputs), r.overrides
-
-
-def _block(raw: dict[str, Any], key: str) -> dict[str, Any]:
-    value = raw.get(key)
-    return value if isinstance(value, dict) else {}
