@@ -74,11 +74,17 @@ def detect_command(source: CommandSource) -> Kind | None:
     return None
 
 
+def runs_launcher(data: Mapping[object, object]) -> bool:
+    """Whether ``data`` is a container or service of a TGI image (the image runs
+    ``text-generation-launcher`` itself)."""
+    image = data.get("image")
+    return isinstance(image, str) and any(name in image for name in _DATA.images)
+
+
 def detect_mapping(data: Mapping[object, object]) -> Kind | None:
     """``config`` for a container or service of a TGI image whose environment sets
     ``SPECULATE`` (the image runs ``text-generation-launcher`` itself)."""
-    image = data.get("image")
-    if not isinstance(image, str) or not any(name in image for name in _DATA.images):
+    if not runs_launcher(data):
         return None
     for key in ENV_KEYS:
         for name, value, _ in env_items(data.get(key)):
@@ -97,6 +103,11 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     b = Builder("tgi", ctx)
     speculate = opts_get(opts, "speculate")
     d: int | None = None
+    served = opts_get(opts, "model_id")
+    if speculate is None and served is not None:
+        # a launch without --speculate speculates through the model it serves
+        # (speculating_model): the mechanism is --model-id's
+        b.at("mechanism", served)
     if speculate is not None:
         b.at("draft_length", speculate)
         b.at("mechanism", speculate)
@@ -125,6 +136,14 @@ def _heads(model: ModelShape) -> tuple[str, int | None] | None:
     if model.model_type == "mlp_speculator":
         return "mlp_speculator", model.n_predict
     return None
+
+
+def speculating_model(model: ModelShape) -> bool:
+    """Whether ``model``, the served model's config, turns speculation on without
+    ``--speculate``: Medusa heads or an MLP speculator's ``n_predict``, at least one
+    (``get_model`` sets speculate to them when it is unset; ``_SOURCE``)."""
+    found = _heads(model)
+    return found is not None and found[1] is not None and found[1] > 0
 
 
 def with_models(
