@@ -172,3 +172,42 @@ def test_mlp_speculator_n_predict(tmp_path: Path) -> None:
     out = _check(tmp_path, "text-generation-launcher --model-id org/m --speculate 4\n", mlp)
     assert out.startswith("mlp_speculator 4 ")
     assert "this mlp_speculator models only has `3` heads" in out
+
+
+def test_medusa_heads_draft_in_one_pass(tmp_path: Path) -> None:
+    # layers/medusa.py@v3.3.7 (MedusaHeadV2.forward: "Compute all medusa heads at the
+    # same time"): every draft from one forward, so the draft cost is ρ, not ρ·D.
+    # The newcomer's numbers: AL 2.2, ρ 0.05, D 3: S = 2.2 / (1 + 0.05·1) = 2.0952
+    # (per_token would give 2.2 / (1 + 0.05·3) = 1.913).
+    (tmp_path / "tgi.sh").write_text(
+        "text-generation-launcher --model-id org/m --speculate 3\n", encoding="utf-8"
+    )
+    (tmp_path / "config.json").write_text(MEDUSA, encoding="utf-8")
+    (tmp_path / "c.specgate.yaml").write_text(
+        "version: 1\ndeployments:\n  - name: d\n"
+        "    model: {name: org/m, hf_config: config.json}\n"
+        "    speculation: {enabled: true, engine_config: tgi.sh, draft_depth_ratio: 0.05}\n"
+        "    evidence: {accept_length: 2.2}\n",
+        encoding="utf-8",
+    )
+    report = check_file(tmp_path / "c.specgate.yaml", "c.specgate.yaml", CheckOptions())
+    metrics = report.deployments[0].metrics
+    assert metrics is not None
+    assert metrics.draft_passes == "single"
+    assert round(float(metrics.theoretical_speedup or 0), 4) == 2.0952
+
+
+def test_mlp_speculator_stays_per_token(tmp_path: Path) -> None:
+    # layers/mlp.py runs the n_predict stages one after another: no one-pass claim
+    mlp = PLAIN.replace('"model_type": "llama"', '"model_type": "mlp_speculator", "n_predict": 3')
+    (tmp_path / "tgi.sh").write_text("text-generation-launcher --model-id org/m\n", "utf-8")
+    (tmp_path / "config.json").write_text(mlp, encoding="utf-8")
+    (tmp_path / "c.specgate.yaml").write_text(
+        "version: 1\ndeployments:\n  - name: d\n"
+        "    model: {name: org/m, hf_config: config.json}\n"
+        "    speculation: {enabled: true, engine_config: tgi.sh}\n",
+        encoding="utf-8",
+    )
+    report = check_file(tmp_path / "c.specgate.yaml", "c.specgate.yaml", CheckOptions())
+    engine = report.deployments[0].deployment.inputs.engine  # type: ignore[union-attr]
+    assert engine is not None and engine.draft_passes is None

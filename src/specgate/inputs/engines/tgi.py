@@ -40,6 +40,8 @@ _DATA = knowledge("tgi")
 FLAGS = _DATA.flags()
 #: Variable → the flag it stands for (clap ``env``).
 ENV_FLAGS: Mapping[str, str] = _DATA.table("env_flags")
+#: Speculator → ``single`` when one forward drafts every token (Medusa heads).
+_PASSES: Mapping[str, str] = _DATA.table("draft_passes")
 _SOURCE = "server/text_generation_server/models/__init__.py get_model, TGI v3.3.7"
 
 
@@ -180,9 +182,15 @@ def with_models(
             f"has `{heads}` heads, please make them match' ({_SOURCE})",
             "draft_length",
         ))
+    passes = config.draft_passes
+    if passes is None and _PASSES.get(method) == "single":
+        passes = "single"
+        notes.append(f"TGI's {method} heads draft every token from one forward "
+                     "(layers/medusa.py, TGI v3.3.7): draft passes single")
     return replace(
         config,
         mechanism="medusa" if method == "medusa" else "mlp_speculator",
+        draft_passes=passes,
         draft_length=d,
         verify_tokens=None if d is None else d + 1,
         issues=tuple(issues),
