@@ -211,3 +211,31 @@ def test_mlp_speculator_stays_per_token(tmp_path: Path) -> None:
     report = check_file(tmp_path / "c.specgate.yaml", "c.specgate.yaml", CheckOptions())
     engine = report.deployments[0].deployment.inputs.engine  # type: ignore[union-attr]
     assert engine is not None and engine.draft_passes is None
+
+
+def _sg204_action(tmp_path: Path, model: str) -> str:
+    (tmp_path / "tgi.sh").write_text(
+        "text-generation-launcher --model-id org/m --speculate 3\n", encoding="utf-8"
+    )
+    (tmp_path / "config.json").write_text(PLAIN, encoding="utf-8")
+    (tmp_path / "c.specgate.yaml").write_text(
+        "version: 1\ndeployments:\n  - name: d\n"
+        f"    model: {{name: org/m{model}}}\n"
+        "    speculation: {enabled: true, engine_config: tgi.sh}\n"
+        "    evidence: {accept_length: 2.2}\n",
+        encoding="utf-8",
+    )
+    report = check_file(tmp_path / "c.specgate.yaml", "c.specgate.yaml", CheckOptions())
+    assert [f.code for f in report.deployments[0].findings if f.code == "SG204"] == ["SG204"]
+    return " | ".join(report.deployments[0].next_actions)
+
+
+def test_unsettled_mechanism_names_the_key_that_settles_it(tmp_path: Path) -> None:
+    # the newcomer's report: without model.hf_config TGI's mechanism was unknown and
+    # only JSON's inputs.engine.notes said why; SG204's next action (text output) names it
+    action = _sg204_action(tmp_path, "")
+    assert ("Settle the mechanism: give model.hf_config (TGI runs the speculator of the "
+            "model it serves) or state speculation.mechanism.") in action
+    # a plain model config read: only speculation.mechanism settles it
+    action = _sg204_action(tmp_path, ", hf_config: config.json")
+    assert "Settle the mechanism: state speculation.mechanism. Measure ρ" in action
