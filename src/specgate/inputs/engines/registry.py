@@ -152,7 +152,7 @@ def with_models(
 def launched_by_model(target: ModelShape) -> frozenset[str]:
     """The engines whose launch speculates with ``target`` (the served model's config)
     although it sets no speculative flag (TGI serving a Medusa model,
-    docs/engines.md#tgi)."""
+    docs/engines.md#engines-read)."""
     return frozenset(
         name
         for name, e in ENGINES.items()
