@@ -40,8 +40,8 @@ _DATA = knowledge("tgi")
 FLAGS = _DATA.flags()
 #: Variable → the flag it stands for (clap ``env``).
 ENV_FLAGS: Mapping[str, str] = _DATA.table("env_flags")
-#: Speculator → ``single`` when one forward drafts every token (Medusa heads).
-_PASSES: Mapping[str, str] = _DATA.table("draft_passes")
+#: The speculators whose one forward drafts every token (Medusa heads).
+_ONE_PASS = frozenset(_DATA.table("one_pass_speculators"))
 _SOURCE = "server/text_generation_server/models/__init__.py get_model, TGI v3.3.7"
 
 
@@ -183,7 +183,7 @@ def with_models(
             "draft_length",
         ))
     passes = config.draft_passes
-    if passes is None and _PASSES.get(method) == "single":
+    if passes is None and method in _ONE_PASS:
         passes = "single"
         notes.append(f"TGI's {method} heads draft every token from one forward "
                      "(layers/medusa.py, TGI v3.3.7): draft passes single")
