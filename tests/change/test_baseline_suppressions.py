@@ -50,7 +50,10 @@ def test_a_suppression_added_by_the_change_does_not_silence_sg401(
     finding = next(
         f for f in report["files"][0]["deployments"][0]["findings"] if f["code"] == "SG401"
     )
-    assert "not in the claims file at the base revision" in finding["message"]
+    # Contract change: the message says the refusal; its why (naming a file, it made
+    # messages run past 200 characters) opens the details
+    assert "(not suppressed: a change cannot silence its own baseline gate)" in finding["message"]
+    assert "not in the claims file at the base revision" in finding["details"]
     # without --baseline there is no SG401 and the directive is simply unused
     code, report, _ = run_json("check")
     assert "SG401" not in codes(report)
@@ -101,7 +104,8 @@ def test_a_configuration_the_change_added_does_not_silence_sg401(
     finding = next(
         f for f in report["files"][0]["deployments"][0]["findings"] if f["code"] == "SG401"
     )
-    assert "at the base revision" in finding["message"]
+    # Contract change: the why moved from the message to the details (as above)
+    assert "at the base revision" in finding["details"]
     assert "cannot silence its own baseline gate" in finding["message"]
 
 

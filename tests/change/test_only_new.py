@@ -255,6 +255,27 @@ def test_text_and_summary_put_new_findings_first(
     assert "| ❌ fail, unchanged | SG107 claim-over-measurement |" in folded.split("</details>")[0]
 
 
+
+def test_a_deployment_ready_only_by_an_unchanged_fail_is_not_shown_passing(
+    on_main: Repo, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # the newcomer's report: trt-70b carries SG107 (2.0x claimed > 1.8x measured) from
+    # main, unchanged; it counts toward no status (exit 0) yet must not read as passing
+    on_main.write({"vllm.specgate.yaml": MAIN["vllm.specgate.yaml"].replace("2.4", "2.5")})
+    on_main.commit("vllm only")
+    summary = tmp_path / "summary.md"
+    code = main(["check", "--baseline", "HEAD~1", "--only-new", "--summary", str(summary)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "  deployment trt-70b: ready (1 unchanged fail at base)" in out.splitlines()
+    assert "  deployment vllm-8b: ready" in out.splitlines()
+    text = summary.read_text(encoding="utf-8")
+    held, _, passing = text.partition("<summary>1 passing deployment(s)</summary>")
+    assert "### Ready, with fails unchanged since the base revision" in held
+    assert "#### 🟠 trt-70b (trt.specgate.yaml): ready (1 unchanged fail at base)" in held
+    assert "trt-70b" not in passing and "#### ✅ vllm-8b" in passing
+
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 

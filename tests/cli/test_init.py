@@ -53,8 +53,25 @@ def test_init_refuses_names_that_are_not_yaml(
     assert not (tmp_path / name).exists()
 
 
-def test_init_on_a_folder_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_init_into_an_existing_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Contract change: a folder was refused ("is a folder"); the newcomer's
+    # `specgate init t/` expects t/specgate.yaml, and an existing folder is alike
     folder = tmp_path / "deploy.yaml"
     folder.mkdir()
-    assert main(["init", str(folder)]) == 2
-    assert "is a folder" in capsys.readouterr().err
+    assert main(["init", str(folder)]) == 0
+    assert (folder / "specgate.yaml").is_file()
+    assert f"wrote {folder / 'specgate.yaml'}:" in capsys.readouterr().out
+
+
+def test_init_into_a_new_folder_named_with_a_slash(tmp_path: Path) -> None:
+    assert main(["init", f"{tmp_path / 't'}/"]) == 0
+    assert (tmp_path / "t" / "specgate.yaml").is_file()
+
+
+def test_init_into_a_folder_holding_a_starter_refuses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "specgate.yaml").write_text("x: 1\n", encoding="utf-8")
+    assert main(["init", f"{tmp_path}/"]) == 2
+    assert "already exists (not overwritten)" in capsys.readouterr().err
+    assert (tmp_path / "specgate.yaml").read_text(encoding="utf-8") == "x: 1\n"

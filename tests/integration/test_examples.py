@@ -97,3 +97,24 @@ def test_example_data_files_are_the_published_bytes(engine: str) -> None:
         originals = list((DATA / "real").rglob(copy.name))
         assert len(originals) == 1, copy
         assert copy.read_bytes() == originals[0].read_bytes(), copy
+
+
+def test_example_messages_are_short_and_name_their_file_once(
+    at_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # newcomer defect 8: SG306 and SG308 repeated the file the location already names
+    # ("FILE:20:19: info SG306 …: FILE uses multi-latent attention …"); the file moved to
+    # details. Every message keeps to the 200-character limit (core/findings.py).
+    code, out, _ = run(["check", "examples", "--format", "json"], capsys)
+    assert code == 1
+    findings = [
+        f
+        for file in json.loads(out)["files"]
+        for f in [*file["findings"], *(g for d in file["deployments"] for g in d["findings"])]
+    ]
+    assert {"SG306", "SG308"} <= {f["code"] for f in findings}
+    for f in findings:
+        assert len(f["message"]) <= 200, f
+        if f["code"] in ("SG306", "SG308"):
+            assert f["file"] not in f["message"], f
+            assert f["file"] in f["details"], f

@@ -49,6 +49,24 @@ class DeploymentReport(NamedTuple):
     action_codes: tuple[str, ...] = ()
 
     @property
+    def unchanged_fails(self) -> int:
+        """``--only-new``: the fail findings unchanged since the base revision. They
+        count toward no status (docs/change-gate.md), so the reports name them beside
+        it: a ``ready`` deployment that carries one is not shown as passing."""
+        return sum(
+            1 for f in self.findings if f.severity == "fail" and f.baseline_state == "unchanged"
+        )
+
+    @property
+    def status_label(self) -> str:
+        """The status as the reports show it: ``ready (1 unchanged fail at base)`` when
+        :attr:`unchanged_fails` is not 0, else the status."""
+        n = self.unchanged_fails
+        if not n:
+            return self.status
+        return f"{self.status} ({n} unchanged fail{'s' if n > 1 else ''} at base)"
+
+    @property
     def config_digest(self) -> str:
         """The deployment's config digest (``sha256:…``, docs/change-gate.md#config-digest). Made
         when read: the digest's SHA-256 (hashlib loads OpenSSL) is start-up cost for outputs that

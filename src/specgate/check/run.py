@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from specgate.check.evaluate import Locator, evaluate, make_finding
 from specgate.check.options import CheckOptions
 from specgate.check.report import DeploymentReport, FileReport, RunReport
+from specgate.core.concise import concise, join_details
 from specgate.core.errors import InputError
 from specgate.core.findings import Finding, status_of, worst
 from specgate.load.document import Document, NodePath, Span
@@ -525,10 +526,14 @@ def _explain_refused(
         why = refused.get((finding.code, finding.line))
         if finding.file != shown or why is None:
             return finding
-        return finding._replace(
-            message=f"{finding.message} (not suppressed: {why}, and a change cannot silence "
-            "its own baseline gate)",
+        # past make_finding: the message guard again (core/concise.py); the why, which
+        # names a file, opens the details, so the refusal itself stays in the message
+        message, details = concise(
+            f"{finding.message} (not suppressed: a change cannot silence its own baseline "
+            "gate)",
+            join_details(f"not suppressed: {why}", finding.details),
         )
+        return finding._replace(message=message, details=details)
 
     deployments = tuple(
         d._replace(findings=tuple(told(f) for f in d.findings)) for d in report.deployments

@@ -29,7 +29,8 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
         nargs="?",
         default="specgate.yaml",
         metavar="PATH",
-        help="where to write it (default: specgate.yaml)",
+        help="where to write it (default: specgate.yaml); a folder (DIR/ or an existing "
+        "one): DIR/specgate.yaml",
     )
 
 
@@ -61,13 +62,18 @@ def starter_text() -> str:
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     from pathlib import Path
-    target = Path(args.path)
+    shown = str(args.path)
+    target = Path(shown)
+    if shown.endswith(("/", "\\")) or target.is_dir():
+        # a folder, named as one or existing: the starter goes in it
+        target = target / "specgate.yaml"
+        shown = str(target)
     if target.suffix.lower() not in (".yaml", ".yml"):
         raise UsageError(
-            f"specgate init: {args.path}: the starter is commented YAML; give a .yaml or .yml name"
+            f"specgate init: {shown}: the starter is commented YAML; give a .yaml or .yml name"
         )
     if target.is_dir():
-        raise UsageError(f"specgate init: {args.path} is a folder; give a file name")
+        raise UsageError(f"specgate init: {shown} is a folder; give a file name")
     try:
         # deploy/chat.specgate.yaml in a fresh repository: the folders are made.
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -79,11 +85,11 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         with target.open("x", encoding="utf-8", newline="\n") as handle:
             handle.write(starter_text())
     except FileExistsError:
-        raise UsageError(f"specgate init: {args.path} already exists (not overwritten)") from None
+        raise UsageError(f"specgate init: {shown} already exists (not overwritten)") from None
     except OSError as exc:
-        raise UsageError(f"specgate init: cannot write {args.path}: {exc.strerror}") from None
+        raise UsageError(f"specgate init: cannot write {shown}: {exc.strerror}") from None
     out.write(
-        f"wrote {args.path}: replace the numbers with your measurements, then run "
-        f"`specgate check {args.path}`\n"
+        f"wrote {shown}: replace the numbers with your measurements, then run "
+        f"`specgate check {shown}`\n"
     )
     return EXIT_OK

@@ -211,11 +211,13 @@ def _known(engine: str, found: EngineVersion) -> EngineVersion:
         from specgate.inputs.knowledge import shown_version
 
         oldest = shown_version(engine, data.oldest_read)
+        # one release read: named once, not "X to X"
+        read = oldest if oldest == data.newest_text else f"{oldest} to {data.newest_text}"
         note = (
-            f"{data.display_name} {found.text} is older than any version specgate's "
-            f"engine data was read at as a whole ({oldest} to {data.newest_text}): what "
-            "that release refuses is not checked, except by the few checks recorded at "
-            "that version or before; the others warn there, not fail"
+            f"{data.display_name} {found.text} is older than the releases specgate's "
+            f"engine data was read from ({read}): what that release refuses is not "
+            "checked, except by the few checks recorded at or before it; the others warn "
+            "there, not fail"
         )
         return replace(found, note=note)
     if found.version is None or found.version <= data.newest:

@@ -89,7 +89,9 @@ class _Resolver:
             self.overrides[path] = (source, span)
 
 
-def _engine(r: _Resolver, spec_raw: dict[str, Any]) -> EngineConfig | None:
+def _engine(
+    r: _Resolver, spec_raw: dict[str, Any], model_raw: dict[str, Any]
+) -> EngineConfig | None:
     if "engine_config" not in spec_raw:
         return None
     from specgate.inputs.engines import read_engine_file
@@ -98,17 +100,36 @@ def _engine(r: _Resolver, spec_raw: dict[str, Any]) -> EngineConfig | None:
     engine = spec_raw.get("engine") if isinstance(spec_raw.get("engine"), str) else None
     stated = spec_raw.get("engine_version")
     version = stated if isinstance(stated, str) else None
-    try:
+
+    def read(launches: frozenset[str] = frozenset()) -> EngineConfig:
         return _once(
-            ("engine", target, shown, pointer, engine, version),
+            ("engine", target, shown, pointer, engine, version, launches),
             lambda: read_engine_file(
-                target, shown, pointer=pointer, engine=engine, engine_version=version
+                target,
+                shown,
+                pointer=pointer,
+                engine=engine,
+                engine_version=version,
+                launches=launches,
             ),
         )
+
+    try:
+        return read()
     except InputError as exc:
         from specgate.inputs.engines import configures_nothing
 
-        if spec_raw.get("enabled") is False and configures_nothing(exc):
+        nothing = configures_nothing(exc)
+        launches = _model_launches(r, model_raw) if nothing else frozenset()
+        if launches:
+            # the engine speculates through the model it serves (TGI with a Medusa
+            # model and no --speculate): its bare launch is the configuration
+            try:
+                return read(launches)
+            except InputError as again:
+                if not configures_nothing(again):
+                    raise
+        if spec_raw.get("enabled") is False and nothing:
             # speculation is off and the serving config speculates nothing: they agree
             return None
         if not _unread(exc):
@@ -136,6 +157,21 @@ def _unread(exc: InputError) -> bool:
     return isinstance(exc, UnreadEngine) or (
         configures_nothing(exc) and not isinstance(exc, LimitReached)
     )
+
+
+def _model_launches(r: _Resolver, model_raw: dict[str, Any]) -> frozenset[str]:
+    """The engines whose launch speculates with ``model.hf_config`` although it sets
+    no speculative flag; none when that config is not given or cannot be read (its
+    own error is reported where it is read)."""
+    if "hf_config" not in model_raw:
+        return frozenset()
+    from specgate.inputs.engines.registry import launched_by_model
+
+    try:
+        shape = _shape(r, "model", "hf_config", model_raw["hf_config"])
+    except InputError:
+        return frozenset()
+    return launched_by_model(shape)
 
 
 def _shape(r: _Resolver, block: str, key: str, raw: object, draft: bool = False) -> ModelShape:
@@ -568,7 +604,7 @@ def resolve(
     evidence_raw = _block(raw, "evidence")
 
     r = _Resolver(document, claims_path, deployment)
-    engine = _engine(r, spec_raw)
+    engine = _engine(r, spec_raw, model_raw)
     shape = None
     if "hf_config" in model_raw:
         shape = _shape(r, "model", "hf_config", model_raw["hf_config"])

@@ -185,13 +185,19 @@ def _grouping(m: Metrics) -> str:
 SCHEMA_BLOCKING = frozenset({"SG001", "SG002"})
 
 
+def _icon(report: DeploymentReport) -> str:
+    """The status icon; a ``ready`` deployment with unchanged fails (``--only-new``)
+    gets no green check (docs/reports.md#status)."""
+    return "🟠" if report.status == "ready" and report.unchanged_fails else _ICON[report.status]
+
+
 def _deployment_block(
     file: FileReport, report: DeploymentReport, place: _Places, *, charts: bool
 ) -> list[str]:
     lines = [
         "",
-        f"#### {_ICON[report.status]} {md(report.name)} ({place(file.path, None)}): "
-        f"{report.status}",
+        f"#### {_icon(report)} {md(report.name)} ({place(file.path, None)}): "
+        f"{report.status_label}",
         "",
     ]
     if report.deployment.speculation.enabled is False:
@@ -448,11 +454,19 @@ def _document(
         (f, d) for status in ("fail", "actionable") for f in run.files for d in f.deployments
         if d.status == status
     ]
-    passing = [(f, d) for f in run.files for d in f.deployments if d.status == "ready"]
+    ready = [(f, d) for f in run.files for d in f.deployments if d.status == "ready"]
+    passing = [(f, d) for f, d in ready if not d.unchanged_fails]
+    # --only-new: ready only because its fails are unchanged since the base revision;
+    # never under "passing" (docs/reports.md#status)
+    held = [(f, d) for f, d in ready if d.unchanged_fails]
     if attention:
         lines += ["", "### Deployments that need attention"]
         for file, deployment in attention:
             lines += _deployment_block(file, deployment, place, charts=charts)
+    if held:
+        lines += ["", "### Ready, with fails unchanged since the base revision"]
+        for file, deployment in held:
+            lines += _deployment_block(file, deployment, place, charts=False)
     if passing:
         lines += [
             "",

@@ -27,6 +27,12 @@ def _paint(text: str, key: str, colour: bool) -> str:
     return f"\x1b[{_COLOURS[key]}m{text}\x1b[0m" if colour else text
 
 
+def _status(report: DeploymentReport, colour: bool) -> str:
+    """The deployment's status, with its unchanged fails under ``--only-new``
+    (``ready (1 unchanged fail at base)``, docs/reports.md#status)."""
+    return _paint(report.status_label, report.status, colour)
+
+
 def finding_line(
     finding: Finding, *, fallback_file: str | None = None, colour: bool = False
 ) -> str:
@@ -106,7 +112,7 @@ def _disabled_block(report: DeploymentReport, colour: bool) -> list[str]:
         if m.attention_optimal_draft_length is not None:
             text += f", D* {m.attention_optimal_draft_length}"
     return [
-        f"  deployment {visible(report.name)}: {_paint(report.status, report.status, colour)}",
+        f"  deployment {visible(report.name)}: {_status(report, colour)}",
         f"    {text}",
         *(f"    next: {visible(action)}" for action in report.next_actions),
     ]
@@ -121,7 +127,7 @@ def metrics_block(report: DeploymentReport, *, colour: bool = False) -> list[str
     if any(f.code in ("SG001", "SG002") for f in report.findings):
         # not judged (the file breaks the schema): no metrics of defaults
         return [
-            f"  deployment {visible(report.name)}: {_paint(report.status, report.status, colour)}",
+            f"  deployment {visible(report.name)}: {_status(report, colour)}",
             "    not judged: the file breaks the schema",
             *(f"    next: {visible(action)}" for action in report.next_actions),
         ]
@@ -162,7 +168,7 @@ def metrics_block(report: DeploymentReport, *, colour: bool = False) -> list[str
     if speedups:
         first.append("speedup " + ", ".join(speedups))
     lines = [
-        f"  deployment {visible(report.name)}: {_paint(report.status, report.status, colour)}",
+        f"  deployment {visible(report.name)}: {_status(report, colour)}",
         "    " + ", ".join(part for part in first if part),
         *_tile_line(report, tile),
     ]

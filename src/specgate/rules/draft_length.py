@@ -430,6 +430,8 @@ def draft_depth_ratio_assumed(ctx: RuleContext) -> Iterator[Hit]:
             f"draft depth ratio ρ not stated: the theory used ρ ≈ {rho}, typical of the "
             f"{which} class {cls.name}; SG104 and the default AL floor used ρ = 0"
         )
+    # the typical ρ is a class's: an unsettled mechanism names the key that settles it
+    settle = _mechanism_unsettled(ctx) if m.draft_depth_ratio_source == "typical" else ""
     details = ""
     if " (the step-time estimate is above" in message:
         message, _, why = message.partition(" (the step-time estimate is above")
@@ -441,7 +443,21 @@ def draft_depth_ratio_assumed(ctx: RuleContext) -> Iterator[Hit]:
         if m.measured_speedup is None
         else "speculation.draft_depth_ratio (the ρ used is derived from the measured speedup)."
     )
-    yield Hit(message, dep.path("speculation"), action, details=details)
+    yield Hit(message, dep.path("speculation"), settle + action, details=details)
+
+
+def _mechanism_unsettled(ctx: RuleContext) -> str:
+    """The action that settles the mechanism when the engine config was read but left
+    it unsettled and the claims file declares none (TGI runs the served model's
+    speculator: its config settles it); else ``""``."""
+    inputs = ctx.deployment.inputs
+    engine = inputs.engine if inputs is not None else None
+    if ctx.declared is not None or engine is None or engine.mechanism is not None:
+        return ""
+    if engine.engine == "tgi" and inputs is not None and inputs.model is None:
+        return ("Settle the mechanism: give model.hf_config (TGI runs the speculator of the "
+                "model it serves) or state speculation.mechanism. ")
+    return "Settle the mechanism: state speculation.mechanism. "
 
 
 #: The lowest ρ per pass published for a drafter that runs a model (docs/validation.md,

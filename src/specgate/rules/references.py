@@ -499,13 +499,14 @@ def mla_attention_advisory(ctx: RuleContext) -> Iterator[Hit]:
     g = inputs.effective_query_heads_per_kv
     shown = f"G = {fmt(g)}" if g is not None else "G unknown"
     yield Hit(
-        f"{inputs.model.path} uses multi-latent attention (kv_lora_rank): {shown} query "
+        f"the target model uses multi-latent attention (kv_lora_rank): {shown} query "
         f"heads per rank; the {ctx.metrics.attention_tile_rows}-row tile rule is advisory "
         "for MLA kernels",
         ctx.deployment.path("model", "hf_config"),
         "Read D* as a guide for MLA and confirm the draft length by measuring the speedup "
         "AL / (β + ρ·passes).",
         where=_where(inputs.model.path, inputs.model.spans.get("mla")),
+        details=f"model config {inputs.model.path}",
     )
 
 
@@ -552,13 +553,14 @@ def adaptive_draft_length(ctx: RuleContext) -> Iterator[Hit]:
     if not dep.speculation.draft_length_is_max or d is None or dep.speculation.enabled is False:
         return  # nothing drafts while speculation is off (SG301 names a config that does)
     engine = dep.inputs.engine if dep.inputs else None
-    source = f" in {engine.path}" if engine else ""
+    # the file is the finding's location or its details, not repeated in the message
     yield Hit(
-        f"D = {d}{source} is a maximum: the engine drafts fewer tokens on some steps, so the "
+        f"D = {d} is a maximum: the engine drafts fewer tokens on some steps, so the "
         "theory uses D as an upper bound",
         dep.path("speculation", "draft_length"),
         "Measure AL over all steps (including steps that drafted nothing) before comparing "
         "with a fixed-D deployment.",
+        details=f"{engine.engine} config {engine.path}" if engine else "",
     )
 
 

@@ -145,8 +145,8 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
             and dep.speculation.draft_passes is None
         ):
             passes = (
-                " Medusa heads draft every position from one forward (vLLM's Medusa "
-                "proposer does): if yours do, set speculation.draft_passes: single, and the "
+                " Medusa heads draft every position from one forward (vLLM's and TGI's "
+                "do): if yours do, set speculation.draft_passes: single, and the "
                 f"draft cost is ρ·1, not ρ·{d}."
             )
         yield Hit(

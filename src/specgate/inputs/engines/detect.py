@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from specgate.core.errors import InputError
+from specgate.inputs.engines._base import Kind
 from specgate.inputs.engines._source import (
     CommandSource,
     commands_of,
@@ -31,10 +32,20 @@ from specgate.load.document import Document
 class Detector:
     """The search's detector: verdicts for mappings, argv lists and command strings."""
 
-    def __init__(self, doc: Document, engines: list[Engine], text: str | None) -> None:
+    def __init__(
+        self,
+        doc: Document,
+        engines: list[Engine],
+        text: str | None,
+        launches: frozenset[str] = frozenset(),
+    ) -> None:
+        """``launches``: the engines whose bare launch (their program or image, no
+        speculative flag) is a configuration: the served model speculates
+        (:func:`~specgate.inputs.engines.registry.launched_by_model`)."""
         self.doc = doc
         self.engines = engines
         self.text = text
+        self.launches = launches
         self._sources: dict[int, list[CommandSource]] = {}
         #: Command nodes of containers whose image's ENTRYPOINT runs before them (by
         #: id; the mapping is met first, its children next: see :func:`image_prefix`).
@@ -48,7 +59,7 @@ class Detector:
             return [
                 Verdict(e.name, kind)
                 for e in self.engines
-                if e.detect_mapping is not None and (kind := e.detect_mapping(node)) is not None
+                if (kind := self._mapping_kind(e, node)) is not None
             ]
         if not (is_argv(node) or (looks_like_command(node) and not isinstance(node, list))):
             return []
@@ -79,12 +90,20 @@ class Detector:
                     if hinted:
                         raise
                     kind = None
+                if kind is None and hinted and e.name in self.launches:
+                    kind = "config"  # the launch of an engine whose model speculates
                 if kind is not None:
                     command = index if len(sources) > 1 else None
                     verdicts.append(Verdict(e.name, kind, command))
         if not verdicts and sources and foreign == len(sources):
             return [Verdict("other", "other")]  # searched no further
         return verdicts
+
+    def _mapping_kind(self, e: Engine, node: Mapping[object, object]) -> Kind | None:
+        kind = e.detect_mapping(node) if e.detect_mapping is not None else None
+        if kind is None and e.name in self.launches and e.launch_mapping is not None:
+            return "config" if e.launch_mapping(node) else None
+        return kind
 
     def _candidates(self, source: CommandSource) -> tuple[list[Engine], bool]:
         """The engines whose program the command runs (hinted), else every engine."""

@@ -105,12 +105,15 @@ def read_engine_file(
     engine: str | None = None,
     engine_version: str | None = None,
     follow: bool = True,
+    launches: frozenset[str] = frozenset(),
 ) -> EngineConfig:
     """:func:`load_engine_document` then :func:`read_engine_config` with the source text;
     the engine version is ``engine_version`` (the claims file's), else detected from
     image tags in the file or pinned requirements beside it (:mod:`..version`).
     ``follow``: a file with no configuration of its own may name the options file of a
-    ``trtllm-serve`` command (:mod:`.follow`), read instead (once: not again from it)."""
+    ``trtllm-serve`` command (:mod:`.follow`), read instead (once: not again from it).
+    ``launches``: engines whose launch without a speculative flag is read as their
+    configuration (the served model speculates: :func:`.registry.launched_by_model`)."""
     from specgate.core.limits import file_budget
 
     with file_budget(0) as budget:  # one budget for the file and its embedded documents
@@ -126,6 +129,7 @@ def read_engine_file(
             engine_version=engine_version,
             path=path,
             follow=follow,
+            launches=launches,
         )
     # what the loader left unread (a Python launcher's non-literal keywords)
     return replace(config, notes=(*config.notes, *doc.notes)) if doc.notes else config
@@ -141,6 +145,7 @@ def read_engine_config(
     engine_version: str | None = None,
     path: Path | None = None,
     follow: bool = False,
+    launches: frozenset[str] = frozenset(),
 ) -> EngineConfig:
     """The speculative configuration of ``doc``, normalised.
 
@@ -157,6 +162,8 @@ def read_engine_config(
         path: the file on disk (pinned requirements beside it give the version).
         follow: when ``doc`` configures nothing, read the options file a
             ``trtllm-serve`` command in it names (needs ``path``; :mod:`.follow`).
+        launches: engines whose bare launch (program or image, no speculative flag)
+            is their configuration: the served model's config speculates.
 
     Returns:
         the :class:`EngineConfig`; spans point into ``shown``.
@@ -181,6 +188,7 @@ def read_engine_config(
             engine_version=engine_version,
             path=path,
             follow=follow,
+            launches=launches,
         )
 
 
@@ -194,11 +202,12 @@ def _read_engine_config(
     engine_version: str | None,
     path: Path | None,
     follow: bool,
+    launches: frozenset[str],
 ) -> EngineConfig:
     if engine is not None and engine not in ENGINES:
         raise InputError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}", shown)
     engines = [ENGINES[engine]] if engine is not None else list(ENGINES.values())
-    detector = Detector(doc, engines, text)
+    detector = Detector(doc, engines, text, launches)
     try:
         configs, fragments, where = find_configurations(
             doc.data, detector, file=shown, pointer=pointer

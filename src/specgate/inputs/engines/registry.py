@@ -63,6 +63,12 @@ class Engine:
     #: What the engine makes of the target and draft model configs it loads
     #: (:func:`with_models`); None: nothing more.
     models: ModelsReader | None = None
+    #: Whether the served model's config alone turns speculation on (TGI: Medusa heads
+    #: or an MLP speculator); with it, a launch of the engine that sets no speculative
+    #: flag is its configuration (:func:`launched_by_model`).
+    speculating_model: Callable[[ModelShape], bool] | None = None
+    #: Whether a mapping is a container of the engine's image (its launch).
+    launch_mapping: Callable[[Mapping[object, object]], bool] | None = None
 
     @property
     def data_file(self) -> str:
@@ -117,6 +123,8 @@ ENGINES: Mapping[str, Engine] = {
         tgi.detect_command,
         env_options=tgi.env_options,
         models=tgi.with_models,
+        speculating_model=tgi.speculating_model,
+        launch_mapping=tgi.runs_launcher,
     ),
     "mlxlm": Engine(
         "mlxlm",
@@ -139,3 +147,14 @@ def with_models(
     if engine is None or engine.models is None:
         return config
     return engine.models(config, target, draft)
+
+
+def launched_by_model(target: ModelShape) -> frozenset[str]:
+    """The engines whose launch speculates with ``target`` (the served model's config)
+    although it sets no speculative flag (TGI serving a Medusa model,
+    docs/engines.md#engines-read)."""
+    return frozenset(
+        name
+        for name, e in ENGINES.items()
+        if e.speculating_model is not None and e.speculating_model(target)
+    )

@@ -40,6 +40,8 @@ _DATA = knowledge("tgi")
 FLAGS = _DATA.flags()
 #: Variable → the flag it stands for (clap ``env``).
 ENV_FLAGS: Mapping[str, str] = _DATA.table("env_flags")
+#: The speculators whose one forward drafts every token (Medusa heads).
+_ONE_PASS = frozenset(_DATA.table("one_pass_speculators"))
 _SOURCE = "server/text_generation_server/models/__init__.py get_model, TGI v3.3.7"
 
 
@@ -74,11 +76,17 @@ def detect_command(source: CommandSource) -> Kind | None:
     return None
 
 
+def runs_launcher(data: Mapping[object, object]) -> bool:
+    """Whether ``data`` is a container or service of a TGI image (the image runs
+    ``text-generation-launcher`` itself)."""
+    image = data.get("image")
+    return isinstance(image, str) and any(name in image for name in _DATA.images)
+
+
 def detect_mapping(data: Mapping[object, object]) -> Kind | None:
     """``config`` for a container or service of a TGI image whose environment sets
     ``SPECULATE`` (the image runs ``text-generation-launcher`` itself)."""
-    image = data.get("image")
-    if not isinstance(image, str) or not any(name in image for name in _DATA.images):
+    if not runs_launcher(data):
         return None
     for key in ENV_KEYS:
         for name, value, _ in env_items(data.get(key)):
@@ -97,6 +105,11 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     b = Builder("tgi", ctx)
     speculate = opts_get(opts, "speculate")
     d: int | None = None
+    served = opts_get(opts, "model_id")
+    if speculate is None and served is not None:
+        # a launch without --speculate speculates through the model it serves
+        # (speculating_model): the mechanism is --model-id's
+        b.at("mechanism", served)
     if speculate is not None:
         b.at("draft_length", speculate)
         b.at("mechanism", speculate)
@@ -125,6 +138,14 @@ def _heads(model: ModelShape) -> tuple[str, int | None] | None:
     if model.model_type == "mlp_speculator":
         return "mlp_speculator", model.n_predict
     return None
+
+
+def speculating_model(model: ModelShape) -> bool:
+    """Whether ``model``, the served model's config, turns speculation on without
+    ``--speculate``: Medusa heads or an MLP speculator's ``n_predict``, at least one
+    (``get_model`` sets speculate to them when it is unset; ``_SOURCE``)."""
+    found = _heads(model)
+    return found is not None and found[1] is not None and found[1] > 0
 
 
 def with_models(
@@ -161,9 +182,15 @@ def with_models(
             f"has `{heads}` heads, please make them match' ({_SOURCE})",
             "draft_length",
         ))
+    passes = config.draft_passes
+    if passes is None and method in _ONE_PASS:
+        passes = "single"
+        notes.append(f"TGI's {method} heads draft every token from one forward "
+                     "(layers/medusa.py, TGI v3.3.7): draft passes single")
     return replace(
         config,
         mechanism="medusa" if method == "medusa" else "mlp_speculator",
+        draft_passes=passes,
         draft_length=d,
         verify_tokens=None if d is None else d + 1,
         issues=tuple(issues),

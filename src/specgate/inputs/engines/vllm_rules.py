@@ -62,13 +62,14 @@ def _at(version: Version | None) -> str:
 
 def refuses(version: Version | None, reason: str, source: str) -> str:
     """The message of a refusal: "vLLM 0.32.0 refuses to start: REASON (SOURCE)"; at a
-    version older than specgate's vLLM data was read at as a whole, it says the source
+    version older than the releases specgate's vLLM data was read from, it says the source
     was read at another version (real-r4 defect 5: "judged at X" citing code read at Y)."""
     older = ""
     if version is not None and version < _DATA.oldest_read:
         older = (
-            f"; read at a later version: vLLM {format_version(version)} is older than any "
-            f"specgate's vLLM data was read at as a whole ({format_version(_DATA.oldest_read)})"
+            f"; read at a later version: vLLM {format_version(version)} is older than the "
+            f"releases specgate's vLLM data was read from "
+            f"({format_version(_DATA.oldest_read)} on)"
         )
     return f"{_at(version)} refuses to start: {reason} ({source}{older})"
 
