@@ -21,6 +21,7 @@ from specgate.analysis.verify_cost import (
     capped_by_measurement,
     tile_rows,
     verify_cost,
+    warning_value,
 )
 from specgate.core.vocabulary import SINGLE_PASS_MECHANISMS, DraftPasses
 from specgate.model.deployment import Deployment, SpeculationBlock
@@ -125,6 +126,12 @@ class Metrics(NamedTuple):
     def verify_cost_ratio(self) -> float:
         """β, the estimate (1 when not computed)."""
         return self.verify_cost.value if self.verify_cost else 1.0
+
+    @property
+    def warning_verify_cost_ratio(self) -> float:
+        """β for warnings: :func:`~specgate.analysis.verify_cost.warning_value` (1 when
+        not computed)."""
+        return warning_value(self.verify_cost) if self.verify_cost else 1.0
 
     @property
     def proven_verify_cost_ratio(self) -> float:

@@ -139,6 +139,11 @@ class VerifyCost(NamedTuple):
             each was read (``None`` when no step was modelled).
         cap: AL / S_measured when the deployment's measured speedup capped the
             estimate (``bound`` is then ``capped``; :func:`capped_by_measurement`).
+        low: for a mixture-of-experts model, the bottom of the estimate's range: β
+            with the expert reads of the highest published routing locality
+            (docs/theory.md#routing-locality; ``value`` is the top, uniform routing);
+            ``low_bound`` how it relates to the truth, as ``bound`` but without the
+            routing (``exact`` when every other term is priced). ``None`` otherwise.
     """
 
     value: float
@@ -155,6 +160,8 @@ class VerifyCost(NamedTuple):
     expert_read_ratio: float | None = None
     precision: Precision | None = None
     cap: float | None = None
+    low: float | None = None
+    low_bound: Bound | None = None
 
 
 def capped_by_measurement(
@@ -194,7 +201,28 @@ def capped_by_measurement(
     def at(n: int) -> float:
         return max(1.0, 1.0 + (estimate(n) - 1.0) * scale)
 
-    return cost._replace(value=value, at=at, bound="capped", cap=cap)
+    low = None if cost.low is None else min(cost.low, value)
+    return cost._replace(value=value, at=at, bound="capped", cap=cap, low=low)
+
+
+def warning_value(cost: VerifyCost) -> float:
+    """The β a warning may rest on (issue 26; docs/theory.md#routing-locality).
+
+    A warning that a claim may not hold needs an upper bound on the speedup, i.e. a
+    β that does not overstate. The estimate serves when it is the model's own value
+    (``exact``), a lower bound (``lower``), measured or assumed. When it is an upper
+    bound (``upper``, ``capped``) the warning takes the bottom of a mixture-of-experts
+    model's range (``low``, the published routing locality) when that is the model's own
+    value or a lower bound, else the proven bound: an upper-bound β only informs.
+
+    Example (docs/theory.md#routing-locality): Mixtral-8x7B, one sequence, no hardware,
+    N 4: the estimate 2.5148 (uniform routing, ``upper``), the warning's β 2.0337.
+    """
+    if cost.bound not in ("upper", "capped"):
+        return cost.value
+    if cost.low is not None and cost.low_bound in ("exact", "lower"):
+        return max(cost.low, cost.proven)
+    return cost.proven
 
 
 def _flat(value: float) -> Callable[[int], float]:
@@ -557,11 +585,11 @@ def _modelled(
             g, 1, machine.tile_rows
         )
 
-    def judged(n: int) -> tuple[float, Bound]:
-        value = steps.verify_cost_ratio(shape, machine, work, n)
+    def judged(n: int, routing: "steps.Routing" = "uniform") -> tuple[float, Bound]:
+        value = steps.verify_cost_ratio(shape, machine, work, n, routing=routing)
         up = False
         down = experts_missing  # priced as dense: the expert reads only raise β
-        if shape.moe:
+        if shape.moe and routing == "uniform":
             flat = steps.verify_cost_ratio(shape, machine, work, n, routing="any")
             up = value > flat + _SLACK
         if work.context is None:
@@ -575,6 +603,10 @@ def _modelled(
         return value, "upper" if up else ("lower" if down else "exact")
 
     value, bound = judged(n_verify)
+    low: float | None = None
+    low_bound: Bound | None = None
+    if shape.moe:  # the locality end of the range (docs/theory.md#routing-locality)
+        low, low_bound = judged(n_verify, "local")
     # Without hardware at one sequence, v2's memory-bound β = 1 stands quietly (extra
     # attention tiles are SG206's finding); the terms left out are named (SG207) once a
     # step is modelled: hardware given, or the expert counts.
@@ -603,6 +635,8 @@ def _modelled(
         kv_to_weight_ratio=steps.kv_to_weight_ratio(shape, machine, work),
         expert_read_ratio=steps.expert_read_ratio(shape, work, n_verify),
         precision=plan.precision,
+        low=low,
+        low_bound=low_bound,
     )
 
 

@@ -315,13 +315,17 @@ def claim_over_typical_cost(ctx: RuleContext) -> Iterator[Hit]:
     at_risk = risk(m)
     if at_risk is not None and at_risk.claim:
         return  # SG112: the estimated β alone puts the claim out of reach
+    # an upper-bound β only informs: the bound rests on the β a warning may use
+    beta = m.warning_verify_cost_ratio
     bound = m.theoretical_speedup or 0.0
+    if beta != m.verify_cost_ratio:
+        bound = theory.speedup(al, theory.step_cost(beta, m.typical_draft_depth_ratio, m.passes))
     if claimed > bound + SPEEDUP_TOLERANCE:
         rho = fmt(m.typical_draft_depth_ratio)
         cls = ctx.declared or ctx.recommended
         yield Hit(
             f"claimed {fmt(claimed)}x exceeds AL / (β + ρ·passes) = {fmt(al)} / "
-            f"({fmt(m.verify_cost_ratio)} + {rho}·{m.passes}) = {fmt(bound)}x at the typical "
+            f"({fmt(beta)} + {rho}·{m.passes}) = {fmt(bound)}x at the typical "
             f"ρ ≈ {rho} of {cls.name} (ρ not stated or measured)",
             ctx.deployment.path("claims", "speedup"),
             "Measure ρ (draft time per pass / target step time) and record "
@@ -477,7 +481,7 @@ def accept_length_below_guideline(ctx: RuleContext) -> Iterator[Hit]:
         return  # SG112: the estimated β alone leaves no gain
     if m.draft_depth_ratio_source == "typical" and not dep.speculation.draft_length_is_max:
         typical_floor = theory.default_accept_length_floor(
-            theory.step_cost(m.verify_cost_ratio, m.typical_draft_depth_ratio, m.passes),
+            theory.step_cost(m.warning_verify_cost_ratio, m.typical_draft_depth_ratio, m.passes),
             m.min_gain,
             d,
         )

@@ -11,7 +11,6 @@ from typing import NamedTuple
 
 from specgate.analysis.derived import Metrics
 from specgate.analysis.verify_cost import HOST, PROVEN_HOST_OVERHEAD_SHARE, ROUTING, TERM_INPUTS
-from specgate.core.findings import Severity
 from specgate.core.numbers import fmt
 from specgate.rules.accept_length import SPEEDUP_TOLERANCE, claim_bound
 from specgate.rules.registry import Hit, RuleContext, rule
@@ -24,12 +23,17 @@ class Risk(NamedTuple):
 
     ``speedup`` is S at the estimated β and the ρ a fail may use (stated, or 0);
     ``claim`` whether the claim is above it (and within SG104's proven bound);
-    ``gain`` whether S is below 1 + min_gain while the proven S is not.
+    ``gain`` whether S is below 1 + min_gain while the proven S is not; ``firm``
+    whether either still holds at the β a warning may rest on
+    (:func:`~specgate.analysis.verify_cost.warning_value`: the bottom of a
+    mixture-of-experts model's range, docs/theory.md#routing-locality), so the finding
+    warns; else it only informs.
     """
 
     speedup: float
     claim: bool
     gain: bool
+    firm: bool = False
 
 
 def risk(m: Metrics) -> Risk | None:
@@ -46,32 +50,42 @@ def risk(m: Metrics) -> Risk | None:
         return None
     # an AL measured at another D: the most it can be at the served D (SG104's reading)
     upper = m.accept_length_upper if m.accept_length_upper is not None else al
-    speedup = upper / (beta.value + m.proven_draft_depth_ratio * m.passes)
+    draft = m.proven_draft_depth_ratio * m.passes
+    speedup = upper / (beta.value + draft)
+    firm_speedup = upper / (m.warning_verify_cost_ratio + draft)
     claimed = m.claimed_speedup
     bound = claim_bound(m)
     measured = m.measured_speedup
     span = m.measured_speedup_range
     highest = span[1] if span is not None else measured
     lowest_claim = m.claimed_speedup_low if m.claimed_speedup_low is not None else claimed
-    claim = (
-        claimed is not None
-        and lowest_claim is not None
-        # a claim within the deployment's own measurement (to the precision of its
-        # inputs and of the claim as written) is not at risk: SG107 judges it
-        and not (highest is not None and lowest_claim <= highest + SPEEDUP_TOLERANCE)
-        and claimed > speedup + SPEEDUP_TOLERANCE
-        and (bound is None or claimed <= bound + SPEEDUP_TOLERANCE)
-    )
+
+    def above(s: float) -> bool:
+        return (
+            claimed is not None
+            and lowest_claim is not None
+            # a claim within the deployment's own measurement (to the precision of its
+            # inputs and of the claim as written) is not at risk: SG107 judges it
+            and not (highest is not None and lowest_claim <= highest + SPEEDUP_TOLERANCE)
+            and claimed > s + SPEEDUP_TOLERANCE
+            and (bound is None or claimed <= bound + SPEEDUP_TOLERANCE)
+        )
+
     target = 1 + m.min_gain
     proven = m.proven_speedup
-    gain = (
-        (d is None or d >= 1)
-        and speedup < target
-        and proven is not None
-        and proven >= target
-        and not (measured is not None and measured >= target)
-    )
-    return Risk(speedup, claim, gain)
+
+    def short(s: float) -> bool:
+        return (
+            (d is None or d >= 1)
+            and s < target
+            and proven is not None
+            and proven >= target
+            and not (measured is not None and measured >= target)
+        )
+
+    claim, gain = above(speedup), short(speedup)
+    firm = (claim and above(firm_speedup)) or (not claim and gain and short(firm_speedup))
+    return Risk(speedup, claim, gain, firm)
 
 
 def _bound_words(m: Metrics) -> str:
@@ -257,7 +271,7 @@ def speedup_at_risk(ctx: RuleContext) -> Iterator[Hit]:
         + " β (the step time at N_verify tokens per sequence over one token) as "
         "evidence.verify_cost_ratio, and re-check."
     )
-    severity = informs(m)
+    severity = None if found.firm else "note"
     if found.claim:
         yield Hit(
             f"at {estimate} the claimed {fmt(m.claimed_speedup or 0)}x is above {cost}; "
@@ -274,17 +288,6 @@ def speedup_at_risk(ctx: RuleContext) -> Iterator[Hit]:
         action,
         severity=severity,
     )
-
-
-def informs(m: Metrics) -> Severity | None:
-    """``"note"`` when the estimated β is an upper bound on β (``upper``: the roofline
-    without the KV cache, uniform expert routing; ``capped``: AL / S_m): S at it is a
-    lower bound on the speedup, and a claim above a lower bound, or a lower bound
-    below 1 + min_gain, is no evidence that the claim or the gain fails (issue 26).
-    ``None`` (the rule's warn) when the estimate is the model's own value or a lower
-    bound on β, an upper bound on S."""
-    beta = m.verify_cost
-    return "note" if beta is not None and beta.bound in ("upper", "capped") else None
 
 
 @rule(

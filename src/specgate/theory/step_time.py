@@ -59,10 +59,13 @@ from typing import Literal, NamedTuple
 #: Bytes per activation element sent by the all-reduce (BF16 activations).
 ACTIVATION_BYTES = 2.0
 
-Routing = Literal["uniform", "any"]
+Routing = Literal["uniform", "local", "any"]
 """How expert reads are priced: ``uniform`` is docs/theory.md#step-time-model's expected reads under
-uniform independent routing (an estimate that can only overstate); ``any`` prices the weight
-term so that β is a lower bound whatever the routing (see :func:`verify_cost_ratio`)."""
+uniform independent routing (the top of the estimate's range); ``local`` the expected reads
+when adjacent tokens of a sequence share experts at the highest published rate (the bottom
+of the range, docs/theory.md#routing-locality, :mod:`specgate.theory.routing`); ``any``
+prices the weight term so that β is a lower bound whatever the routing (see
+:func:`verify_cost_ratio`)."""
 
 
 class Shape(NamedTuple):
@@ -243,7 +246,8 @@ def read_parameters(shape: Shape, tokens: float, routing: Routing = "uniform") -
     ``uniform``: P_s + P_e·(1 − (1 − k/E)^x), the expected distinct experts under
     uniform independent routing (Mixtral, x = 4: 1.6333 + 45.0667·0.68359 = 32.4406 B).
     ``any``: P_s + P_e·min(1, k·x/E), the most any routing can read (each token reads k
-    experts). Dense: P. Tokens below 1 count as 1.
+    experts). ``local``: the x tokens as one sequence under the published locality
+    (:func:`local_read_parameters`). Dense: P. Tokens below 1 count as 1.
     """
     shared, routed = expert_split(shape)
     if routed == 0.0:
@@ -254,7 +258,32 @@ def read_parameters(shape: Shape, tokens: float, routing: Routing = "uniform") -
     x = max(float(tokens), 1.0)
     if routing == "any":
         return shared + routed * min(1.0, share * x)
+    if routing == "local":
+        return local_read_parameters(shape, 1, x)
     return shared + routed * -math.expm1(x * math.log1p(-share))
+
+
+def local_read_parameters(
+    shape: Shape, sequences: float, tokens_per_sequence: float, prefill: float = 0.0
+) -> float:
+    """P_read under routing locality: P_s + P_e·(1 − m), m the share of experts no token
+    reads when each of B sequences of n tokens (and C prefill tokens, one sequence)
+    repeats the previous token's experts at the highest published rate r
+    (docs/theory.md#routing-locality; :func:`specgate.theory.routing.missed_share`).
+    Mixtral-8x7B, one sequence of 4 tokens, r = 0.384: m = 0.75·0.846³ = 0.45413, P_read
+    = 1.6333 + 45.0667·0.54587 = 26.2341 B (uniform: 32.4406 B). Dense: P."""
+    from specgate.theory.routing import highest_repeat, missed_share
+
+    shared, routed = expert_split(shape)
+    if routed == 0.0:
+        return shape.parameters
+    assert shape.experts is not None
+    assert shape.experts_per_token is not None
+    missed = missed_share(
+        shape.experts, shape.experts_per_token, sequences, tokens_per_sequence,
+        highest_repeat().repeat_rate, prefill,
+    )
+    return shared + routed * (1.0 - missed)
 
 
 def query_heads_per_kv_rank(
@@ -324,7 +353,10 @@ def step_time(
     bandwidth = machine.memory_bandwidth
     peak = machine.peak_flops
     tokens = workload.batch * verify_tokens + workload.prefill
-    read = read_parameters(shape, tokens if read_at is None else read_at, routing)
+    if routing == "local" and read_at is None:
+        read = local_read_parameters(shape, workload.batch, verify_tokens, workload.prefill)
+    else:
+        read = read_parameters(shape, tokens if read_at is None else read_at, routing)
     linear = machine.weight_bytes * read / (t * bandwidth)
     if peak is not None:
         linear = max(linear, 2.0 * shape.active_parameters * tokens / (t * peak))
