@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python benchmarks/validation.py [--plot docs/validation.png]
 [--write-docs docs/validation.md]``. Reads ``tests/data/theory/validation_points.json``
-(132 published points, each with its citation and how it was read; SOURCES.md beside
+(137 published points, each with its citation and how it was read; SOURCES.md beside
 it), builds each point as a claims-file deployment with the model's shapes from
 ``tests/data/theory/models.json``, runs specgate's own builder and theory
 (:func:`specgate.analysis.derived.compute`; the AL points through the vllm-prometheus
@@ -45,6 +45,7 @@ MARKERS = {
     "medusa-batch1": ("D", "Medusa repository (batch 1)"),
     "engine-threads": ("P", "SGLang / TensorRT-LLM / vLLM threads"),
     "vllm-cpu-real": ("*", "real vLLM 0.32 (CPU) counters"),
+    "moe-blog": ("X", "TensorRT-LLM DeepSeek-R1 MTP blog (MoE)"),
 }
 
 
@@ -138,7 +139,32 @@ def predict(point: dict[str, Any], models: dict[str, Any]) -> dict[str, Any] | N
                predicted=m.theoretical_speedup, ceiling=al / beta.proven)
     if m.passes:
         out["implied_rho"] = (al / out["published"] - beta.value) / m.passes
+    if beta.low is not None:  # a mixture-of-experts model: the routing range
+        out.update(beta_low=beta.low, low_bound=beta.low_bound,
+                   predicted_high=al / (beta.low + m.draft_depth_ratio * m.passes))
     return out
+
+
+def moe_lines(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """The mixture-of-experts speedup points against the routing range
+    (docs/theory.md#routing-locality). AL / S_published is the most β can be (ρ ≥ 0): a
+    β above it is contradicted by the measurement. Before: the uniform-routing β (the
+    top of the range, what warnings used); after: the locality end (what warnings use)."""
+    moe = [r for r in rows if r["kind"] == "speedup" and "beta_low" in r]
+    if not moe:
+        return []
+    most = {r["id"]: r["accept_length"] / r["published"] for r in moe}
+    before = [r["id"] for r in moe if r["beta"] > most[r["id"]] * (1 + 5e-5)]
+    after = [r["id"] for r in moe if r["beta_low"] > most[r["id"]] * (1 + 5e-5)]
+    inside = [r for r in moe if r["predicted"] <= r["published"] <= r["predicted_high"]]
+    above = [r["id"] for r in moe if r["published"] > r["predicted_high"]]
+    below = [r["id"] for r in moe if r["published"] < r["predicted"]]
+    return [
+        f"MoE speedup points: {len(moe)}; β contradicted by AL / S_published: uniform "
+        f"routing {len(before)}, routing locality {len(after)} {after}",
+        f"MoE S_published at the typical ρ: inside [S(β uniform), S(β locality)] "
+        f"{len(inside)}, above {len(above)} {above}, below {len(below)} {below}",
+    ]
 
 
 def spread(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -184,6 +210,7 @@ def summarise(rows: list[dict[str, Any]]) -> list[str]:
     false_fails = [r["id"] for r in speedups if r["published"] > r["ceiling"] * (1 + 5e-5)]
     lines.append(f"false fails (published S above AL / β_proven): {len(false_fails)} of "
                  f"{len(speedups)} {false_fails}")
+    lines.extend(moe_lines(rows))
     margins = [r["ceiling"] / r["published"] - 1 for r in speedups]
     if margins:
         lines.append(f"smallest margin to the proven ceiling: {min(margins):.1%}")
@@ -254,6 +281,8 @@ def markdown_rows(rows: list[dict[str, Any]], points: dict[str, dict[str, Any]])
         out.append("|---|---|---|---|---|---|---|---|---|---|---|")
         for r in chosen:
             beta = f"{r['beta']:.4f} ({r['bound']})" if "beta" in r else "–"
+            if "beta_low" in r:
+                beta = f"{r['beta_low']:.4f}–{beta}"
             proven = f"{r['proven']:.4f}" if "proven" in r else "–"
             read = points[r["id"]]["read"]
             how = read["how"] + (f": {read['uncertainty']}" if read.get("uncertainty") else "")

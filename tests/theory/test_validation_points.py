@@ -57,6 +57,21 @@ def test_real_vllm_counters_give_the_logged_accept_length(rows: list[dict[str, A
 
 def test_no_published_speedup_exceeds_the_proven_ceiling(rows: list[dict[str, Any]]) -> None:
     speedups = [r for r in rows if r["kind"] == "speedup"]
-    assert len(speedups) == 71
+    assert len(speedups) == 76
     over = [r["id"] for r in speedups if r["published"] > r["ceiling"] * (1 + 5e-5)]
     assert over == []
+
+
+def test_moe_points_against_the_routing_range(rows: list[dict[str, Any]]) -> None:
+    """docs/validation.md#routing-locality-against-moe-measurements: AL / S_published is the
+    most β can be (ρ ≥ 0). TensorRT-LLM blog 1's DeepSeek-R1 MTP 1–5 (AL 1.92, 2.58, 2.82,
+    2.99, 3.01; S 1.78, 2.25, 2.28, 2.21, 2.15): AL / S = 1.0787, 1.1467, 1.2368, 1.3529,
+    1.4000. The uniform-routing β is above it on all five, the locality end on none."""
+    moe = {r["id"]: r for r in rows if r["group"] == "moe-blog"}
+    assert len(moe) == 5
+    most = [1.92 / 1.78, 2.58 / 2.25, 2.82 / 2.28, 2.99 / 2.21, 3.01 / 2.15]
+    for d, ceiling in zip(range(1, 6), most, strict=True):
+        r = moe[f"trtllm-blog1-DeepSeek-R1-mtp{d}-b200tp8-b1"]
+        assert r["accept_length"] / r["published"] == pytest.approx(ceiling)
+        assert r["beta"] > ceiling > r["beta_low"] >= r["proven"]
+        assert r["low_bound"] == "exact"

@@ -215,8 +215,10 @@ def warning_value(cost: VerifyCost) -> float:
     model's range (``low``, the published routing locality) when that is the model's own
     value or a lower bound, else the proven bound: an upper-bound β only informs.
 
-    Example (docs/theory.md#routing-locality): Mixtral-8x7B, one sequence, no hardware,
-    N 4: the estimate 2.5148 (uniform routing, ``upper``), the warning's β 2.0337.
+    Example (docs/theory.md#routing-locality): Mixtral-8x7B on an A100, one sequence, N 4,
+    context 4000: the estimate 2.4846 (uniform routing, ``upper``), the warning's β 2.0131
+    (the locality end, every other term priced). Without the context both ends are upper
+    (2.5148 and 2.0337) and the warning's β is the proven 1.
     """
     if cost.bound not in ("upper", "capped"):
         return cost.value

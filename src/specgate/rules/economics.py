@@ -291,8 +291,13 @@ def claim_over_typical_cost(ctx: RuleContext) -> Iterator[Hit]:
     (β + ρ_typical·passes) + 5·10⁻⁵, with β the estimated verify cost
     (`metrics.verify_cost_ratio`) and ρ_typical the hint of the declared
     mechanism's class (else the recommended class; README, "What it checks").
-    When the estimated β alone (at ρ = 0) already puts the claim out of reach,
-    SG112 says so instead (one cause, one finding). Example: a draft model (ρ ≈
+    When that β is an upper bound (`metrics.verify_cost_bound` `upper` or
+    `capped`), the bound is priced at the β a warning may rest on instead: the
+    routing-locality end of a mixture-of-experts model's range when every other
+    term is priced (docs/theory.md#routing-locality), else the proven β; an
+    upper-bound β never makes this warning. When the estimated β alone (at ρ = 0)
+    already puts the claim out of reach at that β too, SG112 warns instead (one
+    cause, one finding). Example: a draft model (ρ ≈
     0.15), D = 5, AL 3: 3 / 1.75 = 1.7143, so a claimed 2.5x warns.
 
     **Why.** Without ρ the fail test can only use the ceiling AL / β; a claim
@@ -313,8 +318,8 @@ def claim_over_typical_cost(ctx: RuleContext) -> Iterator[Hit]:
     if claimed > ceiling + SPEEDUP_TOLERANCE:
         return  # SG104
     at_risk = risk(m)
-    if at_risk is not None and at_risk.claim:
-        return  # SG112: the estimated β alone puts the claim out of reach
+    if at_risk is not None and at_risk.claim and at_risk.firm:
+        return  # SG112 warns: the estimated β alone puts the claim out of reach
     # an upper-bound β only informs: the bound rests on the β a warning may use
     beta = m.warning_verify_cost_ratio
     bound = m.theoretical_speedup or 0.0
@@ -431,9 +436,11 @@ def accept_length_below_guideline(ctx: RuleContext) -> Iterator[Hit]:
     trained) with D ≥ 1 has AL < min(2, 1 + D/2), the seed's floor kept as
     guidance; or (b) ρ is only typical and AL is below the default floor
     computed with that typical ρ and the estimated β: (β + ρ_typical·passes) ×
-    (1 + min_gain), never above 1 + D (when the estimated β alone leaves no gain,
-    SG112 says so instead); (b) is skipped when D is only a maximum (adaptive drafting:
-    n-gram, p-min, confidence cut-offs), since pricing every step at the maximum
+    (1 + min_gain), never above 1 + D, with β taken as SG108 takes it (never an
+    upper-bound β: the routing-locality end, else the proven β; when the estimated β
+    alone leaves no gain there too, SG112 warns instead); (b) is skipped when D is
+    only a maximum (adaptive drafting: n-gram, p-min, confidence cut-offs), since
+    pricing every step at the maximum
     D overstates the draft cost it guesses at. Not when a measured speedup
     already shows a gain of at least `policy.min_gain`, nor when SG102 already
     fails the AL at the default floor.
@@ -477,8 +484,8 @@ def accept_length_below_guideline(ctx: RuleContext) -> Iterator[Hit]:
         )
         return
     at_risk = risk(m)
-    if at_risk is not None and at_risk.gain:
-        return  # SG112: the estimated β alone leaves no gain
+    if at_risk is not None and at_risk.gain and at_risk.firm:
+        return  # SG112 warns: the estimated β alone leaves no gain
     if m.draft_depth_ratio_source == "typical" and not dep.speculation.draft_length_is_max:
         typical_floor = theory.default_accept_length_floor(
             theory.step_cost(m.warning_verify_cost_ratio, m.typical_draft_depth_ratio, m.passes),

@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from specgate.analysis.derived import Metrics
 from specgate.analysis.verify_cost import HOST, PROVEN_HOST_OVERHEAD_SHARE, ROUTING, TERM_INPUTS
+from specgate.core.findings import Severity
 from specgate.core.numbers import fmt
 from specgate.rules.accept_length import SPEEDUP_TOLERANCE, claim_bound
 from specgate.rules.registry import Hit, RuleContext, rule
@@ -219,8 +220,15 @@ def speedup_at_risk(ctx: RuleContext) -> Iterator[Hit]:
     a claim above a lower bound is no evidence against it: the finding is a note (it
     informs and names the input that settles it; the status does not change). It warns
     when the estimate is the step-time model's own value (`exact`, every term priced;
-    the published speedups of docs/validation.md sit below it on 52 of 71 points) or a
-    lower bound on β (`lower`).
+    the published speedups of docs/validation.md sit below it on 52 of 76 points) or a
+    lower bound on β (`lower`). For a mixture-of-experts model the uniform-routing β is
+    the top of a range whose bottom prices the expert reads at the highest published
+    routing locality (docs/theory.md#routing-locality: adjacent tokens repeat their
+    experts with r = 0.384, Mixtral's Table 5); with every other term priced, the finding
+    warns when the claim is out of reach, or the gain missing, at that end too, and is a
+    note when only the uniform end says so. Mixtral-8x7B on an A100, one sequence,
+    context 4000, D 3, AL 3, ρ 0.15: β 2.4846 (uniform) … 2.0131 (locality), S 1.0223 …
+    1.2180; a claimed 1.15 is a note, 1.3 a warning.
 
     Fail example: Llama-3.1-8B's shapes on an H100-SXM at 128 sequences, context 1000,
     D 3, AL 2.8, ρ 0.05 claims 2.0x. The step-time model gives β = 1.3591 (`exact`) and S
@@ -249,7 +257,10 @@ def speedup_at_risk(ctx: RuleContext) -> Iterator[Hit]:
     # why the two bounds differ, in one clause (newuser-r4 #10: two parentheticals)
     why: list[str] = []
     if ROUTING in beta.settle:
-        why.append("the expert reads assume uniform routing, which real routing undercuts")
+        low = f" ({fmt(beta.low)} at the published routing locality)" if beta.low else ""
+        why.append(
+            f"the expert reads assume uniform routing{low}, which real routing undercuts"
+        )
     if HOST in beta.settle:
         share = fmt(PROVEN_HOST_OVERHEAD_SHARE * 100)
         why.append(
@@ -271,7 +282,7 @@ def speedup_at_risk(ctx: RuleContext) -> Iterator[Hit]:
         + " β (the step time at N_verify tokens per sequence over one token) as "
         "evidence.verify_cost_ratio, and re-check."
     )
-    severity = None if found.firm else "note"
+    severity: Severity | None = None if found.firm else "note"
     if found.claim:
         yield Hit(
             f"at {estimate} the claimed {fmt(m.claimed_speedup or 0)}x is above {cost}; "

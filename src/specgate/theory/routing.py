@@ -107,6 +107,7 @@ def missed_share(
     sequences: float,
     tokens_per_sequence: float,
     repeat: float,
+    *,
     prefill: float = 0.0,
 ) -> float:
     """The expected share of a layer's experts that no token of the step reads:

@@ -281,7 +281,7 @@ def local_read_parameters(
     assert shape.experts_per_token is not None
     missed = missed_share(
         shape.experts, shape.experts_per_token, sequences, tokens_per_sequence,
-        highest_repeat().repeat_rate, prefill,
+        highest_repeat().repeat_rate, prefill=prefill,
     )
     return shared + routed * (1.0 - missed)
 
