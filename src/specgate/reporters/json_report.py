@@ -78,6 +78,8 @@ def metrics_json(metrics: Metrics) -> dict[str, Any]:
         "verify_cost_source": cost.source if cost else None,
         "verify_cost_bound": cost.bound if cost else None,
         "verify_cost_cap": _number(cost.cap) if cost else None,
+        # the routing-locality end of a mixture-of-experts β (docs/theory.md#routing-locality)
+        "verify_cost_ratio_low": _number(cost.low) if cost else None,
         "proven_verify_cost_ratio": _number(metrics.proven_verify_cost_ratio),
         "kv_to_weight_ratio": _number(cost.kv_to_weight_ratio if cost else None),
         "precision": _precision(cost.precision if cost else None),
