@@ -54,6 +54,8 @@ def test_a_claim_only_the_uniform_end_rules_out_is_a_note(check_text: Check) -> 
     # the uniform end's S only: an upper-bound β informs (note).
     report = mixtral(check_text, rho=0.15, al=3.0, claim=1.15)
     assert severities(report)["SG112"] == "note"
+    (found,) = [f for f in only(report).findings if f.code == "SG112"]
+    assert "at the published routing locality β is 2.0131" in found.details
 
 
 def test_a_claim_above_the_locality_end_warns(check_text: Check) -> None:
@@ -61,6 +63,12 @@ def test_a_claim_above_the_locality_end_warns(check_text: Check) -> None:
     report = mixtral(check_text, rho=0.15, al=3.0, claim=1.3)
     assert severities(report)["SG112"] == "warn"
     assert "SG104" not in severities(report)
+    # the message states the β it rests on: 3 / (2.0131 + 0.45) = 1.218
+    (found,) = [f for f in only(report).findings if f.code == "SG112"]
+    assert found.message.startswith(
+        "at β 2.0131 (routing locality; 2.4846 at uniform routing) the claimed 1.3x is above "
+        "AL / (β + ρ·passes) = 3 / (2.0131 + 0.15·3) = 1.218x"
+    )
 
 
 def test_no_gain_at_both_ends_warns(check_text: Check) -> None:

@@ -35,6 +35,7 @@ class Risk(NamedTuple):
     claim: bool
     gain: bool
     firm: bool = False
+    firm_speedup: float = 0.0
 
 
 def risk(m: Metrics) -> Risk | None:
@@ -86,7 +87,7 @@ def risk(m: Metrics) -> Risk | None:
 
     claim, gain = above(speedup), short(speedup)
     firm = (claim and above(firm_speedup)) or (not claim and gain and short(firm_speedup))
-    return Risk(speedup, claim, gain, firm)
+    return Risk(speedup, claim, gain, firm, firm_speedup)
 
 
 def _bound_words(m: Metrics) -> str:
@@ -257,9 +258,10 @@ def speedup_at_risk(ctx: RuleContext) -> Iterator[Hit]:
     # why the two bounds differ, in one clause (newuser-r4 #10: two parentheticals)
     why: list[str] = []
     if ROUTING in beta.settle:
-        low = f" ({fmt(beta.low)} at the published routing locality)" if beta.low else ""
+        local = beta.low is not None and not found.firm
         why.append(
-            f"the expert reads assume uniform routing{low}, which real routing undercuts"
+            "the expert reads assume uniform routing, which real routing undercuts"
+            + (f": at the published routing locality β is {fmt(beta.low or 0)}" if local else "")
         )
     if HOST in beta.settle:
         share = fmt(PROVEN_HOST_OVERHEAD_SHARE * 100)
@@ -270,11 +272,16 @@ def speedup_at_risk(ctx: RuleContext) -> Iterator[Hit]:
     if why:
         settle += " (" + "; ".join(why) + ")"
     upper = m.accept_length_upper if m.accept_length_upper is not None else m.accept_length
+    shown, speedup = beta.value, found.speedup
+    estimate = f"the estimated β {fmt(shown)} ({_bound_words(m)})"
+    if found.firm and m.warning_verify_cost_ratio < beta.value - _SLACK:
+        # the warning rests on the routing-locality end (docs/theory.md#routing-locality)
+        shown, speedup = m.warning_verify_cost_ratio, found.firm_speedup
+        estimate = f"β {fmt(shown)} (routing locality; {fmt(beta.value)} at uniform routing)"
     cost = (
-        f"AL / (β + ρ·passes) = {fmt(upper or 0)} / ({fmt(beta.value)} + "
-        f"{fmt(m.proven_draft_depth_ratio)}·{m.passes}) = {fmt(found.speedup)}x"
+        f"AL / (β + ρ·passes) = {fmt(upper or 0)} / ({fmt(shown)} + "
+        f"{fmt(m.proven_draft_depth_ratio)}·{m.passes}) = {fmt(speedup)}x"
     )
-    estimate = f"the estimated β {fmt(beta.value)} ({_bound_words(m)})"
     proven = f"the proven bound β ≥ {fmt(beta.proven)}"
     given = ", ".join(inputs)
     action = (
