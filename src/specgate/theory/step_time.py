@@ -41,6 +41,9 @@ Sources:
   layer's experts that x independently, uniformly routed tokens touch (Cascade,
   arXiv:2506.20675; MoESD, arXiv:2505.19645). Real routing is skewed and correlated
   and reads fewer distinct experts, so this term can only overstate the reads.
+- MoE expert reads under routing locality (the other end of the range): adjacent tokens
+  repeat their experts far above chance (Jiang et al. 2024, arXiv:2401.04088, §5, Table 5;
+  docs/theory.md#routing-locality, :mod:`specgate.theory.routing`).
 - Attention tiles: NVIDIA, "Co-designing AI models using speculative decoding" (128-row
   tiles, G·N rows per KV head); FlashMLA's 64-row blocks for MLA (deepseek-ai/FlashMLA).
 - MLA absorbed attention: DeepSeek-V2 (arXiv:2405.04434) §2.1.3: queries attend to the
