@@ -64,6 +64,12 @@ def load_python_launcher(text: str, shown: str) -> Document:
     except ValueError as exc:  # a NUL byte, an integer literal past the digit limit
         raise InputError(f"not readable as Python: {exc}", shown) from None
     lines = text.splitlines()
+    # a transformers script (no vLLM/SGLang/TensorRT-LLM import): its generate() calls
+    from specgate.load.python_generate import transformers_script
+
+    script = transformers_script(tree, text, shown)
+    if script is not None:
+        return script
     try:
         calls = launcher_calls(tree)[:MAX_CALLS]
     except Unsettled as exc:
@@ -78,8 +84,9 @@ def load_python_launcher(text: str, shown: str) -> Document:
         raise InputError("Python source nested too deeply to read", shown) from None
     if not calls:
         raise InputError(
-            "no LLM(...), EngineArgs(...), AsyncEngineArgs(...) or sgl.Engine(...) call "
-            "in this Python file: specgate reads only their literal keyword arguments",
+            "no LLM(...), EngineArgs(...), AsyncEngineArgs(...), sgl.Engine(...) or "
+            "transformers generate()/pipeline(...) call in this Python file: specgate reads "
+            "only their literal keyword arguments",
             shown,
         )
     rows: dict[NodePath, PositionRow] = {}

@@ -163,5 +163,13 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         draft_length=d,
         verify_tokens=None if d is None else d + 1,
         draft_length_is_max=is_max,
-        draft_model=as_str(model_opt) if model_opt is not None else None,
+        draft_model=_model_name(model_opt),
     )
+
+
+def _model_name(opt: Opt | None) -> str | None:
+    """The assistant's model name; None when a script passes a model whose name is not
+    read (the mapping ``{"not_read": EXPR}`` of :mod:`specgate.load.python_generate`)."""
+    if opt is None or (opt.sub is not None and "not_read" in opt.sub):
+        return None
+    return as_str(opt)

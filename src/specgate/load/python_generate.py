@@ -1,0 +1,579 @@
+"""A transformers script's assisted generation (``model.generate(..., assistant_model=…)``,
+``pipeline("text-generation", …, assistant_model=…)``) as a :class:`Document`, read with
+:mod:`ast` and never run.
+
+The forms read (docs/engines.md#transformers-scripts):
+
+- ``X.generate(...)``: its keyword literals (``num_assistant_tokens=5``,
+  ``prompt_lookup_num_tokens=10``, ``assistant_early_exit=4``, ``cache_implementation=
+  "static"``, ``do_sample=…``); ``generation_config=GenerationConfig(...)`` (inline or a
+  name bound once to it), whose literal keywords the call's own keywords override, as
+  ``generate`` merges them; ``**d`` with ``d`` bound once to a dict literal;
+- ``assistant_model=draft`` with ``draft`` bound once to ``Cls.from_pretrained("id", …)``:
+  the draft model ``"id"`` (any other value: an assistant whose name is not read, the
+  mapping ``{"not_read": "draft"}``); the receiver ``X`` bound the same way is ``model``;
+- ``X.generation_config.KEY = literal`` (and the assistant's
+  ``draft.generation_config.KEY = literal``, read as ``assistant_generation_config``):
+  followed only when it is a top-level statement outside any branch, the one assignment of
+  that key, and stands before the ``generate`` call, itself top-level;
+- ``pipe = pipeline("text-generation", model=…, assistant_model=…, batch_size=B)`` and
+  ``pipe(inputs, batch_size=…, **generate keywords)``.
+
+Batch size (``batch_size``, what transformers' ``_assisted_decoding`` refuses above 1): for
+``generate``, the rows of its input, settled only when the input is a tokenizer's call on
+a string literal (1) or on a list literal of n strings (n), directly or through a name bound
+once (``inputs = tok([...])``, ``inputs.input_ids``, ``inputs["input_ids"]``,
+``.to(device)``; a list name used only as a call's argument); for a pipeline, 1 for a single
+string, min(B, n) for a list of n strings (``Pipeline.__call__`` batches a list by B), 1 at
+B = 1. Anything else leaves the batch size unsettled, said in ``notes``; never guessed.
+
+A speculative keyword (``assistant_*``, ``num_assistant_*``, ``prompt_lookup_num_tokens``)
+whose value is not settled is an :class:`InputError` at its line, as a Python launcher's
+speculative keyword is (:mod:`specgate.load.python_launcher`). Code that never runs (``if
+False:``, a function no live code names) is skipped; ``exec``/``eval``/``compile``/
+``__import__`` make the reading unsettled (an :class:`InputError` at its line).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from specgate.core.errors import InputError
+from specgate.load.document import Document, NodePath, PositionRow, Positions
+from specgate.load.python_launcher import MAX_CALLS, _literal, _shown, _span, _Unread
+
+#: Modules whose import makes a file a launcher of another engine (read by
+#: :mod:`specgate.load.python_calls`, not here).
+ENGINE_MODULES = ("vllm", "sglang", "tensorrt_llm")
+#: Keywords that set the mechanism or D: one not settled is an input error.
+SPECULATIVE = ("assistant_", "num_assistant_", "prompt_lookup_num_tokens")
+_DYNAMIC = frozenset({"exec", "eval", "compile", "__import__"})
+_TOKENIZER_WORDS = ("Tokenizer", "Processor")
+
+
+def transformers_script(tree: ast.Module, text: str, shown: str) -> Document | None:
+    """The ``generate``/pipeline calls of a transformers script (see module doc), or None
+    when ``tree`` imports no ``transformers``, imports another engine's package, or makes
+    no such call.
+
+    Raises:
+        InputError: a speculative keyword not settled, or code run by ``exec``/``eval``.
+    """
+    modules = set(_imported_roots(tree))
+    if "transformers" not in modules or modules & set(ENGINE_MODULES):
+        return None
+    return _Script(tree, text.splitlines(), shown).document()
+
+
+def _imported_roots(tree: ast.Module) -> Iterator[str]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            yield node.module.split(".")[0]
+
+
+def _live_nodes(tree: ast.Module) -> list[ast.AST]:
+    """Statements that may run: constant-false branches skipped; a function's body
+    counts once live code names it (a call, a callback, a decorator)."""
+    functions: dict[str, list[ast.stmt]] = {}
+    live: list[ast.AST] = []
+
+    def walk(body: list[ast.stmt]) -> None:
+        for stmt in body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                functions.setdefault(stmt.name, []).extend(stmt.body)
+                live.extend(stmt.decorator_list)
+                if stmt.decorator_list:
+                    live.append(ast.Name(id=stmt.name, ctx=ast.Load()))
+            elif isinstance(stmt, ast.ClassDef):
+                live.extend(stmt.decorator_list + stmt.bases)
+                walk(stmt.body)
+            elif isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Constant):
+                walk(stmt.body if stmt.test.value else stmt.orelse)
+            elif isinstance(stmt, ast.While) and isinstance(stmt.test, ast.Constant) and not (
+                stmt.test.value
+            ):
+                walk(stmt.orelse)
+            else:
+                live.append(stmt)
+
+    walk(tree.body)
+    out: list[ast.AST] = []
+    named: set[str] = set()
+    stack = list(live)
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        for sub in ast.walk(node):
+            called = _called_name(sub) if isinstance(sub, (ast.Name, ast.Attribute)) else None
+            if called is not None and called in functions and called not in named:
+                named.add(called)
+                stack.extend(functions[called])
+    return out
+
+
+def _bindings(tree: ast.Module) -> tuple[dict[str, int], dict[str, ast.expr]]:
+    """How often each name is bound anywhere in the file, and the value of a name bound
+    exactly once, by a plain ``NAME = value``."""
+    count: dict[str, int] = {}
+    value: dict[str, ast.expr] = {}
+
+    def bind(name: str) -> None:
+        count[name] = count.get(name, 0) + 1
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bind(node.id)
+        elif isinstance(node, ast.arg):
+            bind(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bind(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bind(alias.asname or alias.name.split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bind(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in node.names:
+                bind(name)
+                bind(name)  # another scope may bind it: never settled
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            bind(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            bind(node.rest)
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
+            value[node.targets[0].id] = node.value
+    return count, {k: v for k, v in value.items() if count.get(k) == 1}
+
+
+def _called_name(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+class _Script:
+    def __init__(self, tree: ast.Module, lines: list[str], shown: str) -> None:
+        self.tree, self.lines, self.shown = tree, lines, shown
+        self.count, self.bound = _bindings(tree)
+        self.rows: dict[NodePath, PositionRow] = {}
+        self.notes: list[str] = []
+        self.base: NodePath = ()
+        self.pipeline_names = self._pipeline_names()
+
+    # --- the document --------------------------------------------------------------
+    def document(self) -> Document | None:
+        live = _live_nodes(self.tree)
+        generates: list[ast.Call] = []
+        pipes: list[ast.Call] = []
+        made: list[ast.Call] = []
+        for node in live:
+            for sub in ast.walk(node):
+                if not isinstance(sub, ast.Call):
+                    continue
+                if isinstance(sub.func, ast.Name) and sub.func.id in _DYNAMIC:
+                    raise InputError(
+                        f"which generate() call runs is not settled: {sub.func.id}(...) may "
+                        "run any code; specgate reads a transformers script without running it",
+                        self.shown,
+                        sub.lineno,
+                    )
+                if isinstance(sub.func, ast.Attribute) and sub.func.attr == "generate":
+                    generates.append(sub)
+                elif self._pipe_constructor(sub.func) is None and self._is_pipe_object(sub.func):
+                    pipes.append(sub)
+                elif self._pipe_constructor(sub.func) is not None and any(
+                    k.arg == "assistant_model" for k in sub.keywords
+                ):
+                    made.append(sub)
+        called = {id(self.bound.get(c.func.id)) for c in pipes if isinstance(c.func, ast.Name)}
+        pipes.extend(m for m in made if id(m) not in called)
+        unique = {id(c): c for c in [*generates, *pipes]}
+        calls = sorted(unique.values(), key=lambda c: (c.lineno, c.col_offset))[:MAX_CALLS]
+        if not calls:
+            return None
+        several = len(calls) > 1
+        mappings: list[dict[str, object]] = []
+        for index, call in enumerate(calls):
+            self.base = (index,) if several else ()
+            self.rows[self.base] = ("mapping", *_span(call, self.lines), 0, 0)
+            if call in generates:
+                mappings.append(self._generate(call))
+            else:
+                mappings.append(self._pipe_call(call))
+        data: object = mappings if several else mappings[0]
+        return Document(
+            file=self.shown,
+            data=data,
+            positions=Positions(self.rows),
+            text="\n".join(self.lines),
+            notes=tuple(self.notes),
+        )
+
+    # --- generate() ------------------------------------------------------------------
+    def _generate(self, call: ast.Call) -> dict[str, object]:
+        out: dict[str, object] = {}
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        model_name = receiver.id if isinstance(receiver, ast.Name) else None
+        if model_name is not None:
+            self._model_of(model_name, "model", out)
+            self._config_assignments(model_name, call, out, prefix=())
+        keywords = list(call.keywords)
+        config = next((k for k in keywords if k.arg == "generation_config"), None)
+        if config is not None:
+            self._generation_config(config.value, out)
+        for keyword in keywords:
+            if keyword.arg == "generation_config":
+                continue
+            if keyword.arg is None:
+                self._unpacked(keyword, out)
+                continue
+            self._keyword(keyword.arg, keyword.value, keyword, out)
+        assistant = next((k.value for k in keywords if k.arg == "assistant_model"), None)
+        if isinstance(assistant, ast.Name):
+            self._config_assignments(assistant.id, call, out, prefix=("assistant_generation_config",))
+        if any(k in out for k in ("assistant_model", "prompt_lookup_num_tokens")):
+            self._generate_batch(call, out)
+        return out
+
+    def _keyword(
+        self, name: str, node: ast.expr, at: ast.keyword | ast.expr, out: dict[str, object]
+    ) -> None:
+        """``name=node`` read into ``out`` (position: ``at``)."""
+        if name == "assistant_model" and not (
+            isinstance(node, ast.Constant) and isinstance(node.value, str)
+        ):
+            self._model_of(node, name, out, at=at)
+            return
+        value = self._value(node)
+        if isinstance(value, _Unread):
+            if name.startswith(SPECULATIVE) and name != "assistant_tokenizer":
+                raise InputError(
+                    f"{name} not read: not a literal ({_shown(node)}); specgate reads a "
+                    "transformers script's literal values and never runs it: write the value "
+                    "inline, or state the mechanism and D in the claims file",
+                    self.shown,
+                    *_span(at, self.lines),
+                )
+            if name == "assistant_tokenizer":  # set: universal assisted decoding
+                value = {"not_read": _shown(node)}
+            else:
+                self.notes.append(f"{name} not read: not a literal ({self.shown}:{at.lineno})")
+                return
+        self._put(out, (name,), value, at)
+
+    def _value(self, node: ast.expr) -> object:
+        """A literal, or a name bound once to one."""
+        if isinstance(node, ast.Name) and node.id in self.bound:
+            node = self.bound[node.id]
+        value = _literal(node)
+        return value
+
+    def _put(
+        self, out: dict[str, object], key: tuple[str, ...], value: object, at: ast.AST
+    ) -> None:
+        target = out
+        if len(key) == 2:  # the assistant's generation_config
+            inner = out.setdefault(key[0], {})
+            assert isinstance(inner, dict)
+            target = inner
+            if (*self.base, key[0]) not in self.rows:
+                self.rows[(*self.base, key[0])] = ("mapping", *_span(at, self.lines), 0, 0)  # type: ignore[arg-type]
+        target[key[-1]] = value
+        line, column = _span(at, self.lines)  # type: ignore[arg-type]
+        self.rows[(*self.base, *key)] = ("scalar", line, column, line, column)
+
+    def _model_of(
+        self,
+        node: ast.expr | str,
+        key: str,
+        out: dict[str, object],
+        *,
+        at: ast.AST | None = None,
+    ) -> None:
+        """``key`` (``model``/``assistant_model``): the id of ``Cls.from_pretrained("id")``
+        a name is bound once to; for an assistant not so bound, ``{"not_read": …}``."""
+        name = node if isinstance(node, str) else (node.id if isinstance(node, ast.Name) else None)
+        value = self.bound.get(name) if name is not None else None
+        if value is None and isinstance(node, ast.expr):
+            value = node
+        loaded = _from_pretrained_id(value) if value is not None else None
+        if loaded is not None:
+            self._put(out, (key,), loaded[0], at if at is not None else loaded[1])
+        elif key == "assistant_model" and at is not None:
+            shown = name if name is not None else _shown(node)  # type: ignore[arg-type]
+            self._put(out, (key,), {"not_read": shown}, at)
+            self.notes.append(
+                f"assistant_model {shown} ({self.shown}:{at.lineno}): the draft model's name "
+                "is not read (no Cls.from_pretrained(\"id\") bound once to it)"
+            )
+
+    def _generation_config(self, node: ast.expr, out: dict[str, object]) -> None:
+        """``GenerationConfig(k=v, …)`` (inline or bound once): its literal keywords."""
+        if isinstance(node, ast.Name) and node.id in self.bound:
+            node = self.bound[node.id]
+        if not (isinstance(node, ast.Call) and _called_name(node.func) == "GenerationConfig"):
+            self.notes.append(
+                f"generation_config not read: not GenerationConfig(...) of literals "
+                f"({self.shown}:{node.lineno})"
+            )
+            return
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                self.notes.append(f"**{_shown(keyword.value)} not read ({self.shown}:{keyword.lineno})")
+                continue
+            self._keyword(keyword.arg, keyword.value, keyword, out)
+
+    def _unpacked(self, keyword: ast.keyword, out: dict[str, object]) -> None:
+        node = keyword.value
+        bound = self.bound.get(node.id) if isinstance(node, ast.Name) else None
+        if isinstance(bound, ast.Dict) and all(
+            isinstance(k, ast.Constant) and isinstance(k.value, str) for k in bound.keys
+        ):
+            for k, v in zip(bound.keys, bound.values, strict=True):
+                assert isinstance(k, ast.Constant)
+                self._keyword(str(k.value), v, k, out)
+            return
+        if _tokenizer_rows(bound, self) is None:  # a tokenizer's output holds tensors only
+            self.notes.append(f"**{_shown(node)} not read: not a literal ({self.shown}:{keyword.lineno})")
+
+    def _config_assignments(
+        self, name: str, call: ast.Call, out: dict[str, object], *, prefix: tuple[str, ...]
+    ) -> None:
+        """``name.generation_config.KEY = literal`` statements (see module doc)."""
+        top = {id(s) for s in self.tree.body}
+        call_top = any(
+            call in set(ast.walk(s)) for s in self.tree.body if isinstance(s, (ast.Expr, ast.Assign))
+        )
+        seen: dict[str, list[tuple[ast.Assign, ast.Attribute]]] = {}
+        for node in ast.walk(self.tree):
+            if not isinstance(node, ast.Assign):
+                continue
+            for target in node.targets:
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Attribute)
+                    and target.value.attr == "generation_config"
+                    and isinstance(target.value.value, ast.Name)
+                    and target.value.value.id == name
+                ):
+                    seen.setdefault(target.attr, []).append((node, target))
+        for key, found in seen.items():
+            stmt, target = found[0]
+            settled = (
+                len(found) == 1 and id(stmt) in top and call_top and stmt.lineno < call.lineno
+            )
+            value = _literal(stmt.value) if settled else None
+            if not settled or isinstance(value, _Unread):
+                if key.startswith(SPECULATIVE) or key in ("cache_implementation",):
+                    raise InputError(
+                        f"{name}.generation_config.{key} not read: set in a way specgate "
+                        "cannot follow (read only as one top-level assignment of a literal "
+                        "before a top-level generate()); state the mechanism and D in the "
+                        "claims file",
+                        self.shown,
+                        stmt.lineno,
+                    )
+                self.notes.append(f"{name}.generation_config.{key} not read ({self.shown}:{stmt.lineno})")
+                continue
+            self._put(out, (*prefix, key), value, target)
+
+    def _generate_batch(self, call: ast.Call, out: dict[str, object]) -> None:
+        source: ast.expr | None = call.args[0] if call.args else None
+        for keyword in call.keywords:
+            if keyword.arg in ("input_ids", "inputs") or (
+                keyword.arg is None and source is None
+            ):
+                source = keyword.value
+        rows = _tokenizer_rows(source, self) if source is not None else None
+        if rows is None:
+            line = source.lineno if source is not None else call.lineno
+            self.notes.append(
+                f"batch size not read: the input of generate() is no tokenizer call on a "
+                f"literal ({self.shown}:{line})"
+            )
+            return
+        self._put(out, ("batch_size",), rows[0], rows[1])
+
+    # --- pipeline --------------------------------------------------------------------
+    def _pipeline_names(self) -> set[str]:
+        names = {"pipeline"}
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("transformers"):
+                names.update(a.asname for a in node.names if a.name == "pipeline" and a.asname)
+        return names
+
+    def _pipe_constructor(self, func: ast.expr) -> str | None:
+        name = _called_name(func)
+        return name if name in self.pipeline_names else None
+
+    def _is_pipe_object(self, func: ast.expr) -> bool:
+        if not isinstance(func, ast.Name):
+            return False
+        bound = self.bound.get(func.id)
+        return isinstance(bound, ast.Call) and self._pipe_constructor(bound.func) is not None
+
+    def _pipe_call(self, call: ast.Call) -> dict[str, object]:
+        """A pipeline object's call with the pipeline's own keywords; a pipeline made
+        with an assistant and never called is read alone (its inputs unknown)."""
+        made = call
+        if isinstance(call.func, ast.Name) and call.func.id in self.bound:
+            bound = self.bound[call.func.id]
+            made = bound if isinstance(bound, ast.Call) else call
+        if made is call:
+            call = ast.Call(func=made.func, args=[], keywords=[])
+            ast.copy_location(call, made)
+        out: dict[str, object] = {}
+        # the pipeline loads a named assistant's own tokenizer and passes it on only
+        # when the vocabularies differ (pipelines/base.py load_assistant_model@v5.19.0)
+        task = made.args[0] if made.args else next(
+            (k.value for k in made.keywords if k.arg == "task"), None
+        )
+        shown_task = _literal(task) if task is not None else None
+        self._put(
+            out,
+            ("pipeline",),
+            shown_task if isinstance(shown_task, str) else {"not_read": "task"},
+            task if task is not None else made,
+        )
+        if len(made.args) > 1:
+            self._keyword("model", made.args[1], made.args[1], out)
+        batch: tuple[object, ast.AST] = (1, made)
+        for keyword in made.keywords:
+            if keyword.arg in ("task", "tokenizer", "device", "device_map", "torch_dtype", "dtype"):
+                continue
+            if keyword.arg == "model" and not (
+                isinstance(keyword.value, ast.Constant) and isinstance(keyword.value.value, str)
+            ):
+                self._model_of(keyword.value, "model", out)
+                continue
+            if keyword.arg == "batch_size":
+                batch = (self._value(keyword.value), keyword)
+                continue
+            if keyword.arg is None:
+                self._unpacked(keyword, out)
+                continue
+            self._keyword(keyword.arg, keyword.value, keyword, out)
+        for keyword in call.keywords:
+            if keyword.arg == "batch_size":
+                batch = (self._value(keyword.value), keyword)
+            elif keyword.arg is None:
+                self._unpacked(keyword, out)
+            elif keyword.arg == "generation_config":
+                self._generation_config(keyword.value, out)
+            else:
+                self._keyword(keyword.arg, keyword.value, keyword, out)
+        if any(k in out for k in ("assistant_model", "prompt_lookup_num_tokens")):
+            self._pipe_batch(call, batch, out)
+        return out
+
+    def _pipe_batch(
+        self, call: ast.Call, batch: tuple[object, ast.AST], out: dict[str, object]
+    ) -> None:
+        size, at = batch
+        prompts = _prompts(call.args[0], self) if call.args else None
+        if size == 1:
+            self._put(out, ("batch_size",), 1, at)
+        elif not isinstance(size, int) or isinstance(size, bool) or prompts is None:
+            self.notes.append(
+                f"batch size not read: the pipeline's batch_size or inputs are no literal "
+                f"({self.shown}:{call.lineno})"
+            )
+        else:
+            rows = 1 if prompts[0] is None else min(size, prompts[0])
+            self._put(out, ("batch_size",), rows, at if rows > 1 else prompts[1])
+
+
+def _from_pretrained_id(node: ast.expr) -> tuple[str, ast.expr] | None:
+    """``"id"`` of ``Cls.from_pretrained("id", …)`` (``.to(…)``/``.eval()`` after it too)."""
+    while (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("to", "eval", "cuda", "half", "bfloat16", "float")
+    ):
+        node = node.func.value
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "from_pretrained"
+    ):
+        first = node.args[0] if node.args else next(
+            (k.value for k in node.keywords if k.arg == "pretrained_model_name_or_path"), None
+        )
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            return first.value, first
+    return None
+
+
+def _prompts(node: ast.expr, script: _Script) -> tuple[int | None, ast.expr] | None:
+    """A pipeline's or tokenizer's text input: ``(None, at)`` for one string, ``(n, at)``
+    for a list or tuple literal of n strings (directly or through a name bound once and
+    used only as a call's argument), else None."""
+    at = node
+    if isinstance(node, ast.Name) and node.id in script.bound:
+        if not _only_call_arguments(node.id, script.tree):
+            return None
+        node = script.bound[node.id]
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return None, at
+    if isinstance(node, (ast.List, ast.Tuple)) and node.elts and all(
+        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts
+    ):
+        return len(node.elts), at
+    return None
+
+
+def _only_call_arguments(name: str, tree: ast.Module) -> bool:
+    """Whether every read of ``name`` is a positional argument of a call (nothing appends
+    to the list it holds through a method)."""
+    arguments = {
+        id(a) for n in ast.walk(tree) if isinstance(n, ast.Call) for a in n.args
+    }
+    return all(
+        id(n) in arguments
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+    )
+
+
+def _tokenizer_rows(node: ast.expr | None, script: _Script) -> tuple[int, ast.expr] | None:
+    """The rows of a tokenizer's output ``node`` (see module doc), and where they show."""
+    for _ in range(8):
+        if node is None:
+            return None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+            node.func.attr == "to"
+        ):
+            node = node.func.value
+        elif isinstance(node, ast.Attribute) and node.attr == "input_ids":
+            node = node.value
+        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and (
+            node.slice.value == "input_ids"
+        ):
+            node = node.value
+        elif isinstance(node, ast.Name) and node.id in script.bound:
+            node = script.bound[node.id]
+        else:
+            break
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args):
+        return None
+    made = script.bound.get(node.func.id)
+    if not (
+        isinstance(made, ast.Call)
+        and isinstance(made.func, ast.Attribute)
+        and made.func.attr == "from_pretrained"
+        and any(w in (_called_name(made.func.value) or "") for w in _TOKENIZER_WORDS)
+    ):
+        return None
+    prompts = _prompts(node.args[0], script)
+    if prompts is None:
+        return None
+    return (1 if prompts[0] is None else prompts[0]), prompts[1]
