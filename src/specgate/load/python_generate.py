@@ -236,7 +236,7 @@ class _Script:
             if keyword.arg is None:
                 self._unpacked(keyword, out)
                 continue
-            self._keyword(keyword.arg, keyword.value, keyword, out)
+            self._keyword(keyword.arg, keyword.value, keyword.value, out)
         assistant = next((k.value for k in keywords if k.arg == "assistant_model"), None)
         if isinstance(assistant, ast.Name):
             self._config_assignments(assistant.id, call, out, prefix=("assistant_generation_config",))
@@ -330,7 +330,7 @@ class _Script:
             if keyword.arg is None:
                 self.notes.append(f"**{_shown(keyword.value)} not read ({self.shown}:{keyword.lineno})")
                 continue
-            self._keyword(keyword.arg, keyword.value, keyword, out)
+            self._keyword(keyword.arg, keyword.value, keyword.value, out)
 
     def _unpacked(self, keyword: ast.keyword, out: dict[str, object]) -> None:
         node = keyword.value
@@ -340,7 +340,7 @@ class _Script:
         ):
             for k, v in zip(bound.keys, bound.values, strict=True):
                 assert isinstance(k, ast.Constant)
-                self._keyword(str(k.value), v, k, out)
+                self._keyword(str(k.value), v, v, out)
             return
         if _tokenizer_rows(bound, self) is None:  # a tokenizer's output holds tensors only
             self.notes.append(f"**{_shown(node)} not read: not a literal ({self.shown}:{keyword.lineno})")
@@ -384,7 +384,7 @@ class _Script:
                     )
                 self.notes.append(f"{name}.generation_config.{key} not read ({self.shown}:{stmt.lineno})")
                 continue
-            self._put(out, (*prefix, key), value, target)
+            self._put(out, (*prefix, key), value, stmt.value)
 
     def _generate_batch(self, call: ast.Call, out: dict[str, object]) -> None:
         source: ast.expr | None = call.args[0] if call.args else None
@@ -456,21 +456,21 @@ class _Script:
                 self._model_of(keyword.value, "model", out)
                 continue
             if keyword.arg == "batch_size":
-                batch = (self._value(keyword.value), keyword)
+                batch = (self._value(keyword.value), keyword.value)
                 continue
             if keyword.arg is None:
                 self._unpacked(keyword, out)
                 continue
-            self._keyword(keyword.arg, keyword.value, keyword, out)
+            self._keyword(keyword.arg, keyword.value, keyword.value, out)
         for keyword in call.keywords:
             if keyword.arg == "batch_size":
-                batch = (self._value(keyword.value), keyword)
+                batch = (self._value(keyword.value), keyword.value)
             elif keyword.arg is None:
                 self._unpacked(keyword, out)
             elif keyword.arg == "generation_config":
                 self._generation_config(keyword.value, out)
             else:
-                self._keyword(keyword.arg, keyword.value, keyword, out)
+                self._keyword(keyword.arg, keyword.value, keyword.value, out)
         if any(k in out for k in ("assistant_model", "prompt_lookup_num_tokens")):
             self._pipe_batch(call, batch, out)
         return out
