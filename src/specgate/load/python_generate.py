@@ -50,6 +50,8 @@ ENGINE_MODULES = ("vllm", "sglang", "tensorrt_llm")
 SPECULATIVE = ("assistant_", "num_assistant_", "prompt_lookup_num_tokens")
 _DYNAMIC = frozenset({"exec", "eval", "compile", "__import__"})
 _TOKENIZER_WORDS = ("Tokenizer", "Processor")
+#: pipeline() keywords that reach no generate() call.
+_PIPELINE_ONLY = frozenset({"task", "tokenizer", "device", "device_map", "torch_dtype", "dtype"})
 
 
 def transformers_script(tree: ast.Module, text: str, shown: str) -> Document | None:
@@ -223,11 +225,12 @@ class _Script:
         out: dict[str, object] = {}
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
         model_name = receiver.id if isinstance(receiver, ast.Name) else None
-        if model_name is not None:
-            self._model_of(model_name, "model", out)
-            self._config_assignments(model_name, call, out, prefix=())
         keywords = list(call.keywords)
         config = next((k for k in keywords if k.arg == "generation_config"), None)
+        if model_name is not None:
+            self._model_of(model_name, "model", out)
+            if config is None:  # generate() starts from the model's generation_config
+                self._config_assignments(model_name, call, out, prefix=())
         if config is not None:
             self._generation_config(config.value, out)
         for keyword in keywords:
@@ -239,14 +242,14 @@ class _Script:
             self._keyword(keyword.arg, keyword.value, keyword.value, out)
         assistant = next((k.value for k in keywords if k.arg == "assistant_model"), None)
         if isinstance(assistant, ast.Name):
-            self._config_assignments(assistant.id, call, out, prefix=("assistant_generation_config",))
+            self._config_assignments(
+                assistant.id, call, out, prefix=("assistant_generation_config",)
+            )
         if any(k in out for k in ("assistant_model", "prompt_lookup_num_tokens")):
             self._generate_batch(call, out)
         return out
 
-    def _keyword(
-        self, name: str, node: ast.expr, at: ast.keyword | ast.expr, out: dict[str, object]
-    ) -> None:
+    def _keyword(self, name: str, node: ast.expr, at: ast.expr, out: dict[str, object]) -> None:
         """``name=node`` read into ``out`` (position: ``at``)."""
         if name == "assistant_model" and not (
             isinstance(node, ast.Constant) and isinstance(node.value, str)
@@ -278,18 +281,21 @@ class _Script:
         return value
 
     def _put(
-        self, out: dict[str, object], key: tuple[str, ...], value: object, at: ast.AST
+        self, out: dict[str, object], key: tuple[str, ...], value: object, at: ast.expr
     ) -> None:
+        """``out[key] = value`` (``key`` one name, or the assistant's generation config
+        and a name), standing at ``at``."""
+        line, column = _span(at, self.lines)
         target = out
-        if len(key) == 2:  # the assistant's generation_config
+        if len(key) == 2:
             inner = out.setdefault(key[0], {})
             assert isinstance(inner, dict)
             target = inner
-            if (*self.base, key[0]) not in self.rows:
-                self.rows[(*self.base, key[0])] = ("mapping", *_span(at, self.lines), 0, 0)  # type: ignore[arg-type]
+            outer: NodePath = (*self.base, key[0])
+            self.rows.setdefault(outer, ("mapping", line, column, 0, 0))
         target[key[-1]] = value
-        line, column = _span(at, self.lines)  # type: ignore[arg-type]
-        self.rows[(*self.base, *key)] = ("scalar", line, column, line, column)
+        path: NodePath = (*self.base, *key)
+        self.rows[path] = ("scalar", line, column, line, column)
 
     def _model_of(
         self,
@@ -297,7 +303,7 @@ class _Script:
         key: str,
         out: dict[str, object],
         *,
-        at: ast.AST | None = None,
+        at: ast.expr | None = None,
     ) -> None:
         """``key`` (``model``/``assistant_model``): the id of ``Cls.from_pretrained("id")``
         a name is bound once to; for an assistant not so bound, ``{"not_read": …}``."""
@@ -309,7 +315,7 @@ class _Script:
         if loaded is not None:
             self._put(out, (key,), loaded[0], at if at is not None else loaded[1])
         elif key == "assistant_model" and at is not None:
-            shown = name if name is not None else _shown(node)  # type: ignore[arg-type]
+            shown = name if name is not None else _shown(at)
             self._put(out, (key,), {"not_read": shown}, at)
             self.notes.append(
                 f"assistant_model {shown} ({self.shown}:{at.lineno}): the draft model's name "
@@ -328,7 +334,9 @@ class _Script:
             return
         for keyword in node.keywords:
             if keyword.arg is None:
-                self.notes.append(f"**{_shown(keyword.value)} not read ({self.shown}:{keyword.lineno})")
+                self.notes.append(
+                    f"**{_shown(keyword.value)} not read ({self.shown}:{keyword.lineno})"
+                )
                 continue
             self._keyword(keyword.arg, keyword.value, keyword.value, out)
 
@@ -343,16 +351,16 @@ class _Script:
                 self._keyword(str(k.value), v, v, out)
             return
         if _tokenizer_rows(bound, self) is None:  # a tokenizer's output holds tensors only
-            self.notes.append(f"**{_shown(node)} not read: not a literal ({self.shown}:{keyword.lineno})")
+            self.notes.append(
+                f"**{_shown(node)} not read: not a literal ({self.shown}:{keyword.lineno})"
+            )
 
     def _config_assignments(
         self, name: str, call: ast.Call, out: dict[str, object], *, prefix: tuple[str, ...]
     ) -> None:
-        """``name.generation_config.KEY = literal`` statements (see module doc)."""
-        top = {id(s) for s in self.tree.body}
-        call_top = any(
-            call in set(ast.walk(s)) for s in self.tree.body if isinstance(s, (ast.Expr, ast.Assign))
-        )
+        """``name.generation_config.KEY = literal`` statements (see module doc): followed
+        when it is the one assignment of KEY and stands unconditionally, earlier, in the
+        statement list that holds the ``generate`` call (a module's or a function's)."""
         seen: dict[str, list[tuple[ast.Assign, ast.Attribute]]] = {}
         for node in ast.walk(self.tree):
             if not isinstance(node, ast.Assign):
@@ -367,22 +375,23 @@ class _Script:
                 ):
                     seen.setdefault(target.attr, []).append((node, target))
         for key, found in seen.items():
-            stmt, target = found[0]
-            settled = (
-                len(found) == 1 and id(stmt) in top and call_top and stmt.lineno < call.lineno
-            )
-            value = _literal(stmt.value) if settled else None
-            if not settled or isinstance(value, _Unread):
-                if key.startswith(SPECULATIVE) or key in ("cache_implementation",):
+            stmt = found[0][0]
+            value = _literal(stmt.value)
+            if len(found) > 1 or not _earlier_beside(stmt, call, self.tree) or isinstance(
+                value, _Unread
+            ):
+                if key.startswith(SPECULATIVE) or key == "cache_implementation":
                     raise InputError(
                         f"{name}.generation_config.{key} not read: set in a way specgate "
-                        "cannot follow (read only as one top-level assignment of a literal "
-                        "before a top-level generate()); state the mechanism and D in the "
+                        "cannot follow (read only as one literal assignment standing before "
+                        "generate() in its statement list); state the mechanism and D in the "
                         "claims file",
                         self.shown,
                         stmt.lineno,
                     )
-                self.notes.append(f"{name}.generation_config.{key} not read ({self.shown}:{stmt.lineno})")
+                self.notes.append(
+                    f"{name}.generation_config.{key} not read ({self.shown}:{stmt.lineno})"
+                )
                 continue
             self._put(out, (*prefix, key), value, stmt.value)
 
@@ -446,9 +455,9 @@ class _Script:
         )
         if len(made.args) > 1:
             self._keyword("model", made.args[1], made.args[1], out)
-        batch: tuple[object, ast.AST] = (1, made)
+        batch: tuple[object, ast.expr] = (1, made)
         for keyword in made.keywords:
-            if keyword.arg in ("task", "tokenizer", "device", "device_map", "torch_dtype", "dtype"):
+            if keyword.arg in _PIPELINE_ONLY:
                 continue
             if keyword.arg == "model" and not (
                 isinstance(keyword.value, ast.Constant) and isinstance(keyword.value.value, str)
@@ -462,13 +471,16 @@ class _Script:
                 self._unpacked(keyword, out)
                 continue
             self._keyword(keyword.arg, keyword.value, keyword.value, out)
+        config = next((k for k in call.keywords if k.arg == "generation_config"), None)
+        if config is not None:  # the call's own keywords win over it
+            self._generation_config(config.value, out)
         for keyword in call.keywords:
             if keyword.arg == "batch_size":
                 batch = (self._value(keyword.value), keyword.value)
             elif keyword.arg is None:
                 self._unpacked(keyword, out)
             elif keyword.arg == "generation_config":
-                self._generation_config(keyword.value, out)
+                continue
             else:
                 self._keyword(keyword.arg, keyword.value, keyword.value, out)
         if any(k in out for k in ("assistant_model", "prompt_lookup_num_tokens")):
@@ -476,7 +488,7 @@ class _Script:
         return out
 
     def _pipe_batch(
-        self, call: ast.Call, batch: tuple[object, ast.AST], out: dict[str, object]
+        self, call: ast.Call, batch: tuple[object, ast.expr], out: dict[str, object]
     ) -> None:
         size, at = batch
         prompts = _prompts(call.args[0], self) if call.args else None
@@ -490,6 +502,24 @@ class _Script:
         else:
             rows = 1 if prompts[0] is None else min(size, prompts[0])
             self._put(out, ("batch_size",), rows, at if rows > 1 else prompts[1])
+
+
+def _earlier_beside(stmt: ast.stmt, call: ast.Call, tree: ast.Module) -> bool:
+    """Whether ``stmt`` stands in a statement list (the module's or a function's body)
+    before a later statement of that same list that holds ``call`` outside any branch,
+    loop or nested definition."""
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if not isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)) or not (
+            isinstance(body, list) and stmt in body
+        ):
+            continue
+        after = body[body.index(stmt) + 1 :]
+        return any(
+            isinstance(s, (ast.Expr, ast.Assign, ast.Return)) and call in list(ast.walk(s))
+            for s in after
+        )
+    return False
 
 
 def _from_pretrained_id(node: ast.expr) -> tuple[str, ast.expr] | None:
@@ -553,10 +583,10 @@ def _tokenizer_rows(node: ast.expr | None, script: _Script) -> tuple[int, ast.ex
             node.func.attr == "to"
         ):
             node = node.func.value
-        elif isinstance(node, ast.Attribute) and node.attr == "input_ids":
-            node = node.value
-        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and (
-            node.slice.value == "input_ids"
+        elif (isinstance(node, ast.Attribute) and node.attr == "input_ids") or (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.slice, ast.Constant)
+            and node.slice.value == "input_ids"
         ):
             node = node.value
         elif isinstance(node, ast.Name) and node.id in script.bound:
