@@ -264,3 +264,39 @@ def test_a_pipeline_over_inputs_not_read_leaves_the_batch_unsettled() -> None:
 def test_a_pipeline_made_and_never_called_is_read_alone() -> None:
     doc = load_python_launcher(PIPE.replace("batch_size=4", "batch_size=1"), "p.py")
     assert isinstance(doc.data, dict) and doc.data["batch_size"] == 1
+
+
+@pytest.mark.parametrize(("version", "severity"), [("4.48.0", "fail"), ("4.47.0", None)])
+def test_a_pipelines_batch_refusal_holds_from_the_release_its_assistant_came_in(
+    version: str, severity: str | None
+) -> None:
+    # pipeline(assistant_model=…) from 4.48.0 (pipelines/base.py load_assistant_model; the
+    # 4.47.0 wheel has no such keyword): before it, what the pipeline does is not known
+    doc = load_python_launcher(PIPE + 'pipe(["a", "b", "c"])\n', "p.py")
+    config = read_engine_config(
+        doc, shown="p.py", pointer=None, engine="transformers", engine_version=version
+    )
+    found = [i.severity for i in config.issues if "batch_size = 1" in i.message]
+    assert found == ([severity] if severity else [])
+
+
+def test_an_assignment_before_generate_in_a_function_is_followed() -> None:
+    body = (
+        "def main():\n"
+        "    draft.generation_config.num_assistant_tokens = 3\n"
+        '    model.generate(tok("x").input_ids, assistant_model=draft)\n'
+        "main()\n"
+    )
+    doc = load_python_launcher(HEAD + body, "s.py")
+    assert doc.data["assistant_generation_config"] == {"num_assistant_tokens": 3}  # type: ignore[index]
+    assert doc.locate(("assistant_generation_config", "num_assistant_tokens")) == (6, 52)
+
+
+def test_the_models_own_config_is_not_read_under_an_explicit_generation_config() -> None:
+    body = (
+        "model.generation_config.prompt_lookup_num_tokens = 3\n"
+        "cfg = GenerationConfig(max_new_tokens=8)\n"
+        'model.generate(tok("x").input_ids, generation_config=cfg, assistant_model=draft)\n'
+    )
+    doc = load_python_launcher(HEAD + body, "s.py")
+    assert isinstance(doc.data, dict) and "prompt_lookup_num_tokens" not in doc.data
