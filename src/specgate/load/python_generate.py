@@ -505,21 +505,46 @@ class _Script:
 
 
 def _earlier_beside(stmt: ast.stmt, call: ast.Call, tree: ast.Module) -> bool:
-    """Whether ``stmt`` stands in a statement list (the module's or a function's body)
-    before a later statement of that same list that holds ``call`` outside any branch,
-    loop or nested definition."""
+    """Whether ``stmt`` runs before ``call`` on every route: it stands in a statement list
+    (the module's or a function's body) before a later statement of that list holding
+    ``call`` outside any branch, loop or nested definition; or it is a module-level
+    statement and ``call`` stands so in a module-level function that only module-level
+    statements after ``stmt`` name (``main()`` under ``if __name__ == "__main__":``)."""
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if not isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)) or not (
             isinstance(body, list) and stmt in body
         ):
             continue
-        after = body[body.index(stmt) + 1 :]
-        return any(
-            isinstance(s, (ast.Expr, ast.Assign, ast.Return)) and call in list(ast.walk(s))
-            for s in after
-        )
+        if _holds_plainly(body[body.index(stmt) + 1 :], call):
+            return True
+        if node is not tree:
+            return False
+        index = tree.body.index(stmt)
+        for function in tree.body:
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            if not _holds_plainly(function.body, call):
+                continue
+            users = [
+                i
+                for i, top in enumerate(tree.body)
+                for n in ast.walk(top)
+                if isinstance(n, ast.Name) and n.id == function.name
+            ]
+            return bool(users) and all(
+                i > index and not isinstance(tree.body[i], (ast.FunctionDef, ast.ClassDef))
+                for i in users
+            )
+        return False
     return False
+
+
+def _holds_plainly(body: list[ast.stmt], call: ast.Call) -> bool:
+    return any(
+        isinstance(s, (ast.Expr, ast.Assign, ast.Return)) and call in list(ast.walk(s))
+        for s in body
+    )
 
 
 def _from_pretrained_id(node: ast.expr) -> tuple[str, ast.expr] | None:
