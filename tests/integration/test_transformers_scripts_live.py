@@ -109,6 +109,31 @@ CASES: dict[str, tuple[str, str, str | None, int]] = {
         "The main and assistant models have different tokenizers",
         7,
     ),
+    "universal-assisted-decoding": (
+        'atok = AutoTokenizer.from_pretrained("{root}/other")\n'
+        'inputs = tok("w1 w2 w3", return_tensors="pt")\n'
+        "model.generate(**inputs, assistant_model=draft, tokenizer=tok, assistant_tokenizer=atok,\n"
+        "               max_new_tokens=4)\n",
+        "other",
+        None,
+        0,
+    ),
+    "assistant-tokenizer-not-needed": (
+        'atok = AutoTokenizer.from_pretrained("{root}/draft")\n'
+        'inputs = tok("w1 w2 w3", return_tensors="pt")\n'
+        "model.generate(**inputs, assistant_model=draft, tokenizer=tok, assistant_tokenizer=atok,\n"
+        "               max_new_tokens=4)\n",
+        "draft",
+        "`assistant_tokenizer` is not required",
+        8,
+    ),
+    "prompt-lookup-batch-2": (
+        'ids = tok(["w1 w2 w1", "w3 w4 w3"], return_tensors="pt").input_ids\n'
+        "model.generate(ids, prompt_lookup_num_tokens=2, max_new_tokens=4)\n",
+        "draft",
+        "assisted generate is only supported for batch_size = 1",
+        6,
+    ),
     "pipeline-batch-3": (
         'pipe = pipeline("text-generation", model="{root}/target", '
         'assistant_model="{root}/draft", batch_size=4)\n'
