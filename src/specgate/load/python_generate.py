@@ -170,6 +170,29 @@ class _Script:
         self.notes: list[str] = []
         self.base: NodePath = ()
         self.pipeline_names = self._pipeline_names()
+        #: name → KEY → the ``name.generation_config.KEY = …`` statements (one walk)
+        self.assignments: dict[str, dict[str, list[ast.Assign]]] = {}
+        arguments: set[int] = set()
+        loads: list[ast.Name] = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                arguments.update(id(a) for a in node.args)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                loads.append(node)
+            if not isinstance(node, ast.Assign):
+                continue
+            for target in node.targets:
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Attribute)
+                    and target.value.attr == "generation_config"
+                    and isinstance(target.value.value, ast.Name)
+                ):
+                    keys = self.assignments.setdefault(target.value.value.id, {})
+                    keys.setdefault(target.attr, []).append(node)
+        #: names read somewhere other than as a call's positional argument
+        self.read_otherwise = {n.id for n in loads if id(n) not in arguments}
+        self._order: _Order | None = None  # made when an assignment is to be followed
 
     # --- the document --------------------------------------------------------------
     def document(self) -> Document | None:
@@ -361,23 +384,10 @@ class _Script:
         """``name.generation_config.KEY = literal`` statements (see module doc): followed
         when it is the one assignment of KEY and stands unconditionally, earlier, in the
         statement list that holds the ``generate`` call (a module's or a function's)."""
-        seen: dict[str, list[tuple[ast.Assign, ast.Attribute]]] = {}
-        for node in ast.walk(self.tree):
-            if not isinstance(node, ast.Assign):
-                continue
-            for target in node.targets:
-                if (
-                    isinstance(target, ast.Attribute)
-                    and isinstance(target.value, ast.Attribute)
-                    and target.value.attr == "generation_config"
-                    and isinstance(target.value.value, ast.Name)
-                    and target.value.value.id == name
-                ):
-                    seen.setdefault(target.attr, []).append((node, target))
-        for key, found in seen.items():
-            stmt = found[0][0]
+        for key, found in self.assignments.get(name, {}).items():
+            stmt = found[0]
             value = _literal(stmt.value)
-            if len(found) > 1 or not _earlier_beside(stmt, call, self.tree) or isinstance(
+            if len(found) > 1 or not self._earlier(stmt, call) or isinstance(
                 value, _Unread
             ):
                 if key.startswith(SPECULATIVE) or key == "cache_implementation":
@@ -394,6 +404,11 @@ class _Script:
                 )
                 continue
             self._put(out, (*prefix, key), value, stmt.value)
+
+    def _earlier(self, stmt: ast.stmt, call: ast.Call) -> bool:
+        if self._order is None:
+            self._order = _Order(self.tree)
+        return self._order.earlier(stmt, call)
 
     def _generate_batch(self, call: ast.Call, out: dict[str, object]) -> None:
         source: ast.expr | None = call.args[0] if call.args else None
@@ -504,47 +519,60 @@ class _Script:
             self._put(out, ("batch_size",), rows, at if rows > 1 else prompts[1])
 
 
-def _earlier_beside(stmt: ast.stmt, call: ast.Call, tree: ast.Module) -> bool:
-    """Whether ``stmt`` runs before ``call`` on every route: it stands in a statement list
-    (the module's or a function's body) before a later statement of that list holding
-    ``call`` outside any branch, loop or nested definition; or it is a module-level
-    statement and ``call`` stands so in a module-level function that only module-level
-    statements after ``stmt`` name (``main()`` under ``if __name__ == "__main__":``)."""
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if not isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)) or not (
-            isinstance(body, list) and stmt in body
-        ):
-            continue
-        if _holds_plainly(body[body.index(stmt) + 1 :], call):
-            return True
-        if node is not tree:
+class _Order:
+    """Which statement runs before which call, from one walk of the tree.
+
+    A statement runs before a call on every route when it stands in a statement list (the
+    module's or a function's body) before a later statement of that list holding the call
+    outside any branch, loop or nested definition; or when it is a module-level statement
+    and the call stands so in a module-level function that only module-level statements
+    after it name (``main()`` under ``if __name__ == "__main__":``)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        #: a statement's list owner and index in it
+        self.place: dict[int, tuple[int, int]] = {}
+        #: a node held plainly by a statement of a list: that list's owner and index
+        self.plain: dict[int, tuple[int, int]] = {}
+        #: module-level indexes of the statements naming each module-level function
+        self.named_at: dict[str, list[int]] = {}
+        self.functions = {
+            id(f): f.name
+            for f in tree.body
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+        }
+        names = set(self.functions.values())
+        for owner in ast.walk(tree):
+            if not isinstance(owner, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            top = owner is tree
+            for index, stmt in enumerate(owner.body):
+                self.place[id(stmt)] = (id(owner), index)
+                plain = isinstance(stmt, (ast.Expr, ast.Assign, ast.Return))
+                if not (plain or top):
+                    continue
+                for node in ast.walk(stmt):
+                    if plain:
+                        self.plain[id(node)] = (id(owner), index)
+                    if top and isinstance(node, ast.Name) and node.id in names:
+                        self.named_at.setdefault(node.id, []).append(index)
+
+    def earlier(self, stmt: ast.stmt, call: ast.Call) -> bool:
+        """Whether ``stmt`` runs before ``call`` on every route (see the class doc)."""
+        place, held = self.place.get(id(stmt)), self.plain.get(id(call))
+        if place is None or held is None:
             return False
-        index = tree.body.index(stmt)
-        for function in tree.body:
-            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
-            if not _holds_plainly(function.body, call):
-                continue
-            users = [
-                i
-                for i, top in enumerate(tree.body)
-                for n in ast.walk(top)
-                if isinstance(n, ast.Name) and n.id == function.name
-            ]
-            return bool(users) and all(
-                i > index and not isinstance(tree.body[i], (ast.FunctionDef, ast.ClassDef))
-                for i in users
-            )
-        return False
-    return False
-
-
-def _holds_plainly(body: list[ast.stmt], call: ast.Call) -> bool:
-    return any(
-        isinstance(s, (ast.Expr, ast.Assign, ast.Return)) and call in list(ast.walk(s))
-        for s in body
-    )
+        if held[0] == place[0]:
+            return held[1] > place[1]
+        name = self.functions.get(held[0])
+        if place[0] != id(self.tree) or name is None:
+            return False
+        users = self.named_at.get(name, [])
+        return bool(users) and all(
+            i > place[1]
+            and not isinstance(self.tree.body[i], (ast.FunctionDef, ast.AsyncFunctionDef))
+            for i in users
+        )
 
 
 def _from_pretrained_id(node: ast.expr) -> tuple[str, ast.expr] | None:
@@ -574,7 +602,7 @@ def _prompts(node: ast.expr, script: _Script) -> tuple[int | None, ast.expr] | N
     used only as a call's argument), else None."""
     at = node
     if isinstance(node, ast.Name) and node.id in script.bound:
-        if not _only_call_arguments(node.id, script.tree):
+        if node.id in script.read_otherwise:
             return None
         node = script.bound[node.id]
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -584,19 +612,6 @@ def _prompts(node: ast.expr, script: _Script) -> tuple[int | None, ast.expr] | N
     ):
         return len(node.elts), at
     return None
-
-
-def _only_call_arguments(name: str, tree: ast.Module) -> bool:
-    """Whether every read of ``name`` is a positional argument of a call (nothing appends
-    to the list it holds through a method)."""
-    arguments = {
-        id(a) for n in ast.walk(tree) if isinstance(n, ast.Call) for a in n.args
-    }
-    return all(
-        id(n) in arguments
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
-    )
 
 
 def _tokenizer_rows(node: ast.expr | None, script: _Script) -> tuple[int, ast.expr] | None:
