@@ -300,3 +300,12 @@ def test_the_models_own_config_is_not_read_under_an_explicit_generation_config()
     )
     doc = load_python_launcher(HEAD + body, "s.py")
     assert isinstance(doc.data, dict) and "prompt_lookup_num_tokens" not in doc.data
+
+
+def test_a_transformers_script_that_generates_nothing_configures_nothing() -> None:
+    # no generate() or pipeline call: the empty mapping, so the deployment degrades to
+    # SG312 "no speculative decoding configured" instead of stopping the run
+    doc = load_python_launcher(HEAD + "logits = model(input_ids=None)\n", "s.py")
+    assert doc.data == {}
+    with pytest.raises(InputError, match="no speculative decoding configured"):
+        read("logits = model(input_ids=None)\n")

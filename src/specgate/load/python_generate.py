@@ -55,9 +55,9 @@ _PIPELINE_ONLY = frozenset({"task", "tokenizer", "device", "device_map", "torch_
 
 
 def transformers_script(tree: ast.Module, text: str, shown: str) -> Document | None:
-    """The ``generate``/pipeline calls of a transformers script (see module doc), or None
-    when ``tree`` imports no ``transformers``, imports another engine's package, or makes
-    no such call.
+    """The ``generate``/pipeline calls of a transformers script (see module doc; a script
+    that makes none is the empty mapping: it configures no speculation), or None when
+    ``tree`` imports no ``transformers`` or imports another engine's package.
 
     Raises:
         InputError: a speculative keyword not settled, or code run by ``exec``/``eval``.
@@ -195,7 +195,7 @@ class _Script:
         self._order: _Order | None = None  # made when an assignment is to be followed
 
     # --- the document --------------------------------------------------------------
-    def document(self) -> Document | None:
+    def document(self) -> Document:
         live = _live_nodes(self.tree)
         generates: list[ast.Call] = []
         pipes: list[ast.Call] = []
@@ -223,8 +223,12 @@ class _Script:
         pipes.extend(m for m in made if id(m) not in called)
         unique = {id(c): c for c in [*generates, *pipes]}
         calls = sorted(unique.values(), key=lambda c: (c.lineno, c.col_offset))[:MAX_CALLS]
-        if not calls:
-            return None
+        if not calls:  # a transformers script that generates nothing: it speculates nothing
+            self.rows[()] = ("mapping", 1, 1, 0, 0)
+            return Document(
+                file=self.shown, data={}, positions=Positions(self.rows),
+                text="\n".join(self.lines), notes=tuple(self.notes),
+            )
         several = len(calls) > 1
         mappings: list[dict[str, object]] = []
         for index, call in enumerate(calls):
