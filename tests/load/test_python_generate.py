@@ -309,3 +309,39 @@ def test_a_transformers_script_that_generates_nothing_configures_nothing() -> No
     assert doc.data == {}
     with pytest.raises(InputError, match="no speculative decoding configured"):
         read("logits = model(input_ids=None)\n")
+
+
+@pytest.mark.parametrize(
+    ("change", "line"),
+    [
+        ("draft.generation_config.update(num_assistant_tokens=9)\n", 6),
+        ('setattr(draft.generation_config, "num_assistant_tokens", 9)\n', 6),
+        ("draft.generation_config.num_assistant_tokens += 4\n", 6),
+        ("gc = draft.generation_config\ngc.num_assistant_tokens = 9\n", 6),
+        ("draft.generation_config = GenerationConfig(num_assistant_tokens=9)\n", 6),
+        # another name that may hold the same model (not bound to its own from_pretrained)
+        ("def tune(m):\n    m.generation_config.num_assistant_tokens = 9\ntune(draft)\n", 7),
+    ],
+)
+def test_an_assistant_config_changed_another_way_is_not_settled(change: str, line: int) -> None:
+    # D would be 5 from line 5 alone; each change may make it 9 (or 9 + 4)
+    body = (
+        "draft.generation_config.num_assistant_tokens = 5\n"
+        + change
+        + 'model.generate(tok("x").input_ids, assistant_model=draft)\n'
+    )
+    with pytest.raises(InputError) as caught:
+        load_python_launcher(HEAD + body, "s.py")
+    assert caught.value.line == line
+    assert "may be changed" in caught.value.reason
+
+
+def test_reading_a_field_of_the_config_changes_nothing() -> None:
+    body = (
+        "draft.generation_config.num_assistant_tokens = 5\n"
+        "print(draft.generation_config.num_assistant_tokens)\n"
+        "model.generation_config.max_new_tokens = 64\n"  # another model: its own object
+        'model.generate(tok("x").input_ids, assistant_model=draft)\n'
+    )
+    doc = load_python_launcher(HEAD + body, "s.py")
+    assert doc.data["assistant_generation_config"] == {"num_assistant_tokens": 5}  # type: ignore[index]

@@ -172,13 +172,27 @@ class _Script:
         self.pipeline_names = self._pipeline_names()
         #: name → KEY → the ``name.generation_config.KEY = …`` statements (one walk)
         self.assignments: dict[str, dict[str, list[ast.Assign]]] = {}
+        #: ``X.generation_config`` changed some other way (``.update(…)``, ``setattr``,
+        #: replaced, aliased, passed on; X not a plain name): X (None) and the line
+        self.touched: list[tuple[str | None, int]] = []
         arguments: set[int] = set()
         loads: list[ast.Name] = []
+        harmless: set[int] = set()  # X.generation_config.FIELD read, or assigned as above
+        configs: list[ast.Attribute] = []
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):
                 arguments.update(id(a) for a in node.args)
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 loads.append(node)
+            elif isinstance(node, ast.Attribute):
+                if node.attr == "generation_config":
+                    configs.append(node)
+                elif (
+                    isinstance(node.value, ast.Attribute)
+                    and node.value.attr == "generation_config"
+                    and isinstance(node.ctx, ast.Load)
+                ):
+                    harmless.add(id(node.value))  # a field read
             if not isinstance(node, ast.Assign):
                 continue
             for target in node.targets:
@@ -190,6 +204,17 @@ class _Script:
                 ):
                     keys = self.assignments.setdefault(target.value.value.id, {})
                     keys.setdefault(target.attr, []).append(node)
+                    harmless.add(id(target.value))  # a field assignment followed above
+        # a method called on it (X.generation_config.update(…)) is no harmless read
+        called = {
+            id(n.func.value)
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+        } if configs else set()
+        for config in configs:
+            base = config.value.id if isinstance(config.value, ast.Name) else None
+            if id(config) not in harmless or id(config) in called or base is None:
+                self.touched.append((base, config.lineno))
         #: names read somewhere other than as a call's positional argument
         self.read_otherwise = {n.id for n in loads if id(n) not in arguments}
         self._order: _Order | None = None  # made when an assignment is to be followed
@@ -388,6 +413,17 @@ class _Script:
         """``name.generation_config.KEY = literal`` statements (see module doc): followed
         when it is the one assignment of KEY and stands unconditionally, earlier, in the
         statement list that holds the ``generate`` call (a module's or a function's)."""
+        changed = self._changed_otherwise(name)
+        if changed is not None:
+            if prefix or any(k.startswith(SPECULATIVE) for k in self.assignments.get(name, {})):
+                raise InputError(
+                    f"{name}.generation_config may be changed at line {changed} in a way "
+                    "specgate cannot follow (read only as literal assignments of its fields); "
+                    "state the mechanism and D in the claims file",
+                    self.shown,
+                    changed,
+                )
+            return
         for key, found in self.assignments.get(name, {}).items():
             stmt = found[0]
             value = _literal(stmt.value)
@@ -408,6 +444,21 @@ class _Script:
                 )
                 continue
             self._put(out, (*prefix, key), value, stmt.value)
+
+    def _changed_otherwise(self, name: str) -> int | None:
+        """The first line where ``name.generation_config`` may change other than by a
+        field assignment of ``name`` itself: ``.update(…)``, ``setattr``, replaced or
+        aliased, or a field assignment through another name that may hold the same model
+        (one not bound once to its own ``from_pretrained``)."""
+        lines = [line for base, line in self.touched if base in (None, name)]
+        own = _from_pretrained_id(self.bound[name]) if name in self.bound else None
+        for other, keys in self.assignments.items():
+            distinct = own is not None and other in self.bound and (
+                _from_pretrained_id(self.bound[other]) is not None
+            )
+            if other != name and not distinct:
+                lines.extend(stmt.lineno for stmts in keys.values() for stmt in stmts)
+        return min(lines) if lines else None
 
     def _earlier(self, stmt: ast.stmt, call: ast.Call) -> bool:
         if self._order is None:
