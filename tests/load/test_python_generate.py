@@ -70,6 +70,8 @@ def test_an_assistant_and_four_prompts() -> None:
         ('ids = tok("one prompt", return_tensors="pt").input_ids\n', 1),
         ('ids = tok(["x", "y"], return_tensors="pt")["input_ids"]\n', 2),
         ('ids = tok(("x", "y", "z"), return_tensors="pt").input_ids.to("cuda")\n', 3),
+        # printed, counted and sent to the tokenizer: its length is as written
+        ('p = ["x", "y"]\nprint(p, len(p))\nids = tok(p, padding=True)\nprint(ids.input_ids.shape)\n', 2),
     ],
 )
 def test_the_rows_of_a_tokenizer_call_on_literals(inputs: str, expected: int) -> None:
@@ -84,6 +86,11 @@ def test_the_rows_of_a_tokenizer_call_on_literals(inputs: str, expected: int) ->
         'prompts = ["a"]\nprompts.append("b")\nids = tok(prompts).input_ids\n',
         # a list bound twice
         'prompts = ["a"]\nprompts = ["a", "b"]\nids = tok(prompts).input_ids\n',
+        # a slice assignment shortens it; any other callee may change it
+        'prompts = ["a", "b"]\nprompts[1:] = []\nids = tok(prompts).input_ids\n',
+        'prompts = ["a", "b"]\nshorten(prompts)\nids = tok(prompts).input_ids\n',
+        # the tokenizer's output replaced in part after it was made
+        'ids = tok(["a", "b"])\nids["input_ids"] = ids["input_ids"][:1]\n',
         # prompts read from a file
         'ids = tok(open("p.txt").read().split()).input_ids\n',
         # no tokenizer bound by from_pretrained

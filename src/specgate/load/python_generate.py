@@ -50,6 +50,8 @@ ENGINE_MODULES = ("vllm", "sglang", "tensorrt_llm")
 SPECULATIVE = ("assistant_", "num_assistant_", "prompt_lookup_num_tokens")
 _DYNAMIC = frozenset({"exec", "eval", "compile", "__import__"})
 _TOKENIZER_WORDS = ("Tokenizer", "Processor")
+#: Reads of a tokenizer's output that leave its rows as made.
+_OUTPUT_READS = frozenset({"input_ids", "attention_mask", "to", "shape"})
 #: pipeline() keywords that reach no generate() call.
 _PIPELINE_ONLY = frozenset({"task", "tokenizer", "device", "device_map", "torch_dtype", "dtype"})
 
@@ -175,16 +177,17 @@ class _Script:
         #: ``X.generation_config`` changed some other way (``.update(…)``, ``setattr``,
         #: replaced, aliased, passed on; X not a plain name): X (None) and the line
         self.touched: list[tuple[str | None, int]] = []
-        arguments: set[int] = set()
-        loads: list[ast.Name] = []
         harmless: set[int] = set()  # X.generation_config.FIELD read, or assigned as above
         configs: list[ast.Attribute] = []
+        #: a node's parent, and the reads of each name
+        self.parents: dict[int, ast.AST] = {}
+        self.reads: dict[str, list[ast.Name]] = {}
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call):
-                arguments.update(id(a) for a in node.args)
-            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                loads.append(node)
-            elif isinstance(node, ast.Attribute):
+            for child in ast.iter_child_nodes(node):
+                self.parents[id(child)] = node
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                self.reads.setdefault(node.id, []).append(node)
+            if isinstance(node, ast.Attribute):
                 if node.attr == "generation_config":
                     configs.append(node)
                 elif (
@@ -215,8 +218,13 @@ class _Script:
             base = config.value.id if isinstance(config.value, ast.Name) else None
             if id(config) not in harmless or id(config) in called or base is None:
                 self.touched.append((base, config.lineno))
-        #: names read somewhere other than as a call's positional argument
-        self.read_otherwise = {n.id for n in loads if id(n) not in arguments}
+        #: callees a list of prompts may be given to without changing its length
+        self.text_callees = {"len", "print"} | {
+            name
+            for name, value in self.bound.items()
+            if isinstance(value, ast.Call)
+            and (_is_tokenizer(value) or _called_name(value.func) in self.pipeline_names)
+        }
         self._order: _Order | None = None  # made when an assignment is to be followed
 
     # --- the document --------------------------------------------------------------
@@ -460,6 +468,51 @@ class _Script:
                 lines.extend(stmt.lineno for stmts in keys.values() for stmt in stmts)
         return min(lines) if lines else None
 
+    def prompts_kept(self, name: str) -> bool:
+        """Whether every read of the list ``name`` is the first argument of a tokenizer,
+        a pipeline object, ``len`` or ``print``: nothing may change its length."""
+        for read in self.reads.get(name, []):
+            parent = self.parents.get(id(read))
+            if not (
+                isinstance(parent, ast.Call)
+                and parent.args[:1] == [read]
+                and isinstance(parent.func, ast.Name)
+                and parent.func.id in self.text_callees
+            ):
+                return False
+        return True
+
+    def output_kept(self, name: str) -> bool:
+        """Whether every read of a tokenizer's output ``name`` leaves its rows as made:
+        ``**name``, ``name.input_ids``/``["input_ids"]``/``.attention_mask``/``.to(…)``/
+        ``.shape``, or ``name`` as ``generate``'s input."""
+        for read in self.reads.get(name, []):
+            parent = self.parents.get(id(read))
+            if isinstance(parent, ast.keyword):
+                if parent.arg in (None, "input_ids", "inputs"):
+                    continue
+                return False
+            if isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load):
+                if parent.attr in _OUTPUT_READS:
+                    continue
+                return False
+            if (
+                isinstance(parent, ast.Subscript)
+                and isinstance(parent.ctx, ast.Load)
+                and isinstance(parent.slice, ast.Constant)
+                and parent.slice.value in _OUTPUT_READS
+            ):
+                continue
+            if (
+                isinstance(parent, ast.Call)
+                and parent.args[:1] == [read]
+                and isinstance(parent.func, ast.Attribute)
+                and parent.func.attr == "generate"
+            ):
+                continue
+            return False
+        return True
+
     def _earlier(self, stmt: ast.stmt, call: ast.Call) -> bool:
         if self._order is None:
             self._order = _Order(self.tree)
@@ -651,13 +704,22 @@ def _from_pretrained_id(node: ast.expr) -> tuple[str, ast.expr] | None:
     return None
 
 
+def _is_tokenizer(made: ast.Call) -> bool:
+    """``made`` is ``SomeTokenizer.from_pretrained(…)`` (or a ``Processor``)."""
+    return (
+        isinstance(made.func, ast.Attribute)
+        and made.func.attr == "from_pretrained"
+        and any(w in (_called_name(made.func.value) or "") for w in _TOKENIZER_WORDS)
+    )
+
+
 def _prompts(node: ast.expr, script: _Script) -> tuple[int | None, ast.expr] | None:
     """A pipeline's or tokenizer's text input: ``(None, at)`` for one string, ``(n, at)``
     for a list or tuple literal of n strings (directly or through a name bound once and
     used only as a call's argument), else None."""
     at = node
     if isinstance(node, ast.Name) and node.id in script.bound:
-        if node.id in script.read_otherwise:
+        if not script.prompts_kept(node.id):
             return None
         node = script.bound[node.id]
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -685,18 +747,15 @@ def _tokenizer_rows(node: ast.expr | None, script: _Script) -> tuple[int, ast.ex
         ):
             node = node.value
         elif isinstance(node, ast.Name) and node.id in script.bound:
+            if not script.output_kept(node.id):
+                return None
             node = script.bound[node.id]
         else:
             break
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args):
         return None
     made = script.bound.get(node.func.id)
-    if not (
-        isinstance(made, ast.Call)
-        and isinstance(made.func, ast.Attribute)
-        and made.func.attr == "from_pretrained"
-        and any(w in (_called_name(made.func.value) or "") for w in _TOKENIZER_WORDS)
-    ):
+    if not (isinstance(made, ast.Call) and _is_tokenizer(made)):
         return None
     prompts = _prompts(node.args[0], script)
     if prompts is None:
