@@ -71,7 +71,11 @@ def test_an_assistant_and_four_prompts() -> None:
         ('ids = tok(["x", "y"], return_tensors="pt")["input_ids"]\n', 2),
         ('ids = tok(("x", "y", "z"), return_tensors="pt").input_ids.to("cuda")\n', 3),
         # printed, counted and sent to the tokenizer: its length is as written
-        ('p = ["x", "y"]\nprint(p, len(p))\nids = tok(p, padding=True)\nprint(ids.input_ids.shape)\n', 2),
+        (
+            'p = ["x", "y"]\nprint(p, len(p))\nids = tok(p, padding=True)\n'
+            "print(ids.input_ids.shape)\n",
+            2,
+        ),
     ],
 )
 def test_the_rows_of_a_tokenizer_call_on_literals(inputs: str, expected: int) -> None:
@@ -352,3 +356,24 @@ def test_reading_a_field_of_the_config_changes_nothing() -> None:
     )
     doc = load_python_launcher(HEAD + body, "s.py")
     assert doc.data["assistant_generation_config"] == {"num_assistant_tokens": 5}  # type: ignore[index]
+
+
+def test_keywords_unpacked_from_a_dict_bound_once() -> None:
+    body = (
+        'kw = {"prompt_lookup_num_tokens": 6, "max_new_tokens": 32}\n'
+        'model.generate(tok("x").input_ids, **kw)\n'
+    )
+    doc = load_python_launcher(HEAD + body, "s.py")
+    assert isinstance(doc.data, dict) and doc.data["prompt_lookup_num_tokens"] == 6
+    assert doc.locate(("prompt_lookup_num_tokens",)) == (5, 35)
+
+
+def test_a_dict_changed_after_it_was_written_is_not_followed() -> None:
+    body = (
+        'kw = {"prompt_lookup_num_tokens": 6}\n'
+        'kw["prompt_lookup_num_tokens"] = 12\n'
+        'model.generate(tok("x").input_ids, **kw)\n'
+    )
+    doc = load_python_launcher(HEAD + body, "s.py")
+    assert doc.data.get("prompt_lookup_num_tokens") is None  # type: ignore[union-attr]
+    assert doc.notes == ("**kw not read: not a literal (s.py:7)",)

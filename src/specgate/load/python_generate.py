@@ -334,11 +334,22 @@ class _Script:
         self._put(out, (name,), value, at)
 
     def _value(self, node: ast.expr) -> object:
-        """A literal, or a name bound once to one."""
+        """A literal, or a name bound once to one (a list or dict only while nothing
+        may change it: :meth:`literal_kept`)."""
         if isinstance(node, ast.Name) and node.id in self.bound:
+            if not self.literal_kept(node.id):
+                return _literal(node)  # not a literal: unread
             node = self.bound[node.id]
-        value = _literal(node)
-        return value
+        return _literal(node)
+
+    def literal_kept(self, name: str) -> bool:
+        """Whether the value ``name`` is bound to stays as written: an immutable literal,
+        or a list/dict only passed as a keyword's value or unpacked (``**name``)."""
+        value = self.bound[name]
+        if not isinstance(value, (ast.List, ast.Dict, ast.Set)):
+            return True
+        reads = self.reads.get(name, [])
+        return all(isinstance(self.parents.get(id(read)), ast.keyword) for read in reads)
 
     def _put(
         self, out: dict[str, object], key: tuple[str, ...], value: object, at: ast.expr
@@ -403,6 +414,10 @@ class _Script:
     def _unpacked(self, keyword: ast.keyword, out: dict[str, object]) -> None:
         node = keyword.value
         bound = self.bound.get(node.id) if isinstance(node, ast.Name) else None
+        if isinstance(node, ast.Name) and isinstance(bound, ast.Dict) and not (
+            self.literal_kept(node.id)
+        ):
+            bound = None
         if isinstance(bound, ast.Dict) and all(
             isinstance(k, ast.Constant) and isinstance(k.value, str) for k in bound.keys
         ):
