@@ -377,3 +377,24 @@ def test_a_dict_changed_after_it_was_written_is_not_followed() -> None:
     doc = load_python_launcher(HEAD + body, "s.py")
     assert doc.data.get("prompt_lookup_num_tokens") is None  # type: ignore[union-attr]
     assert doc.notes == ("**kw not read: not a literal (s.py:7)",)
+
+
+def test_a_branch_that_never_runs_is_skipped_inside_a_function_too() -> None:
+    body = (
+        "def main():\n"
+        "    if False:\n"
+        '        model.generate(tok(["a", "b"]).input_ids, assistant_model=draft)\n'
+        "    if True:\n"
+        '        model.generate(tok("a").input_ids, assistant_model=draft)\n'
+        "    else:\n"
+        "        model.generate(tok('a').input_ids, prompt_lookup_num_tokens=3)\n"
+        "    for _ in range(2):\n"
+        "        with open('x') as f:\n"
+        "            model.generate(tok(f.read()).input_ids, assistant_model=draft)\n"
+        "main()\n"
+    )
+    doc = load_python_launcher(HEAD + body, "s.py")
+    # the calls that may run: line 9 (batch 1) and line 14 (the file's text: not read)
+    assert isinstance(doc.data, list) and len(doc.data) == 2
+    assert [d.get("batch_size") for d in doc.data] == [1, None]
+    assert doc.locate((0,)).line == 9 and doc.locate((1,)).line == 14

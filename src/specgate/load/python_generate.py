@@ -79,43 +79,59 @@ def _imported_roots(tree: ast.Module) -> Iterator[str]:
 
 
 def _live_nodes(tree: ast.Module) -> list[ast.AST]:
-    """Statements that may run: constant-false branches skipped; a function's body
-    counts once live code names it (a call, a callback, a decorator)."""
-    functions: dict[str, list[ast.stmt]] = {}
+    """The simple statements and expressions that may run, at any depth: a branch on a
+    constant that never runs is skipped (``if False:``, ``while 0:``, the ``else`` of
+    ``if True:``); a function's body counts once live code names it (a call, a callback,
+    a decorator, a method by its attribute)."""
+    functions: dict[str, list[list[ast.stmt]]] = {}
     live: list[ast.AST] = []
 
     def walk(body: list[ast.stmt]) -> None:
         for stmt in body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                functions.setdefault(stmt.name, []).extend(stmt.body)
+                functions.setdefault(stmt.name, []).append(stmt.body)
                 live.extend(stmt.decorator_list)
-                if stmt.decorator_list:
+                live.extend(d for d in (*stmt.args.defaults, *stmt.args.kw_defaults) if d)
+                if stmt.decorator_list:  # a decorator may call it
                     live.append(ast.Name(id=stmt.name, ctx=ast.Load()))
             elif isinstance(stmt, ast.ClassDef):
                 live.extend(stmt.decorator_list + stmt.bases)
                 walk(stmt.body)
-            elif isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Constant):
-                walk(stmt.body if stmt.test.value else stmt.orelse)
-            elif isinstance(stmt, ast.While) and isinstance(stmt.test, ast.Constant) and not (
-                stmt.test.value
-            ):
+            elif isinstance(stmt, (ast.If, ast.While)) and isinstance(stmt.test, ast.Constant):
+                if stmt.test.value:
+                    walk(stmt.body)
+                    if isinstance(stmt, ast.If):
+                        continue
                 walk(stmt.orelse)
+            elif isinstance(
+                stmt, (ast.If, ast.While, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith,
+                       ast.Try, ast.Match)
+            ):
+                for child in ast.iter_child_nodes(stmt):
+                    if isinstance(child, (ast.expr, ast.withitem)):
+                        live.append(child)
+                    elif isinstance(child, (ast.ExceptHandler, ast.match_case)):
+                        live.extend(n for n in (getattr(child, "type", None),
+                                                getattr(child, "guard", None)) if n)
+                        walk(child.body)
+                for name in ("body", "orelse", "finalbody"):
+                    walk(getattr(stmt, name, []))
             else:
                 live.append(stmt)
 
     walk(tree.body)
-    out: list[ast.AST] = []
     named: set[str] = set()
-    stack = list(live)
-    while stack:
-        node = stack.pop()
-        out.append(node)
+    index = 0
+    while index < len(live):
+        node = live[index]
+        index += 1
         for sub in ast.walk(node):
             called = _called_name(sub) if isinstance(sub, (ast.Name, ast.Attribute)) else None
             if called is not None and called in functions and called not in named:
                 named.add(called)
-                stack.extend(functions[called])
-    return out
+                for body in functions[called]:
+                    walk(body)
+    return live
 
 
 def _bindings(tree: ast.Module) -> tuple[dict[str, int], dict[str, ast.expr]]:
