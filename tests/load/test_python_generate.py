@@ -16,7 +16,8 @@ import pytest
 from specgate.core.errors import InputError
 from specgate.inputs.engines import read_engine_config
 from specgate.inputs.types import EngineConfig
-from specgate.load.document import Span
+from specgate.load.document import Document, Span
+from specgate.load.python_generate import load_transformers_script
 from specgate.load.python_launcher import load_python_launcher
 
 HEAD = (
@@ -27,8 +28,13 @@ HEAD = (
 )
 
 
+def load_script(text: str, shown: str) -> Document:
+    """A ``.py`` engine config as specgate loads it (inputs/engines/read.py)."""
+    return load_transformers_script(text, shown) or load_python_launcher(text, shown)
+
+
 def read(body: str, version: str | None = "5.19.0") -> EngineConfig:
-    doc = load_python_launcher(HEAD + body, "serve.py")
+    doc = load_script(HEAD + body, "serve.py")
     return read_engine_config(
         doc, shown="serve.py", pointer=None, engine="transformers", engine_version=version
     )
@@ -40,7 +46,7 @@ def test_an_assistant_and_four_prompts() -> None:
         'inputs = tok(prompts, return_tensors="pt", padding=True).to("cpu")\n'
         "out = model.generate(**inputs, assistant_model=draft, do_sample=False)\n"
     )
-    doc = load_python_launcher(HEAD + body, "serve.py")
+    doc = load_script(HEAD + body, "serve.py")
     assert doc.data == {
         "model": "meta-llama/Llama-3.1-8B-Instruct",
         "assistant_model": "meta-llama/Llama-3.2-1B-Instruct",
@@ -80,7 +86,7 @@ def test_an_assistant_and_four_prompts() -> None:
 )
 def test_the_rows_of_a_tokenizer_call_on_literals(inputs: str, expected: int) -> None:
     body = inputs + "model.generate(ids, assistant_model=draft)\n"
-    assert load_python_launcher(HEAD + body, "s.py").data["batch_size"] == expected  # type: ignore[index]
+    assert load_script(HEAD + body, "s.py").data["batch_size"] == expected  # type: ignore[index]
 
 
 @pytest.mark.parametrize(
@@ -103,7 +109,7 @@ def test_the_rows_of_a_tokenizer_call_on_literals(inputs: str, expected: int) ->
 )
 def test_a_batch_not_stated_literally_is_left_unsettled(inputs: str) -> None:
     body = inputs + "model.generate(ids, assistant_model=draft)\n"
-    doc = load_python_launcher(HEAD + body, "s.py")
+    doc = load_script(HEAD + body, "s.py")
     assert isinstance(doc.data, dict) and "batch_size" not in doc.data
     assert [n for n in doc.notes if n.startswith("batch size not read")]
     config = read(body)
@@ -116,7 +122,7 @@ def test_generation_config_and_keywords_merge_as_generate_merges_them() -> None:
         'ids = tok("x").input_ids\n'
         "model.generate(ids, generation_config=cfg, prompt_lookup_num_tokens=10)\n"
     )
-    doc = load_python_launcher(HEAD + body, "s.py")
+    doc = load_script(HEAD + body, "s.py")
     assert doc.data == {
         "model": "meta-llama/Llama-3.1-8B-Instruct",
         "prompt_lookup_num_tokens": 10,  # the keyword wins over the config's 3
@@ -147,7 +153,7 @@ def test_the_assistants_own_generation_config() -> None:
         "draft.generation_config.num_assistant_tokens = 7\n"  # line 5
         'model.generate(tok("x", return_tensors="pt").input_ids, assistant_model=draft)\n'
     )
-    doc = load_python_launcher(HEAD + body, "s.py")
+    doc = load_script(HEAD + body, "s.py")
     assert doc.data["assistant_generation_config"] == {"num_assistant_tokens": 7}  # type: ignore[index]
     assert doc.locate(("assistant_generation_config", "num_assistant_tokens")) == (5, 48)
     config = read(body)
@@ -162,7 +168,7 @@ def test_a_generation_config_assignment_in_a_branch_is_not_followed() -> None:
         'model.generate(tok("x").input_ids, assistant_model=draft)\n'
     )
     with pytest.raises(InputError) as caught:
-        load_python_launcher(HEAD + body, "s.py")
+        load_script(HEAD + body, "s.py")
     assert caught.value.line == 7
     assert "cannot follow" in caught.value.reason
 
@@ -173,7 +179,7 @@ def test_an_assistant_whose_name_is_not_read() -> None:
         "helper = AutoModelForCausalLM.from_pretrained(sys.argv[1])\n"
         'model.generate(tok("x").input_ids, assistant_model=helper)\n'
     )
-    doc = load_python_launcher(HEAD + body, "s.py")
+    doc = load_script(HEAD + body, "s.py")
     assert doc.data["assistant_model"] == {"not_read": "helper"}  # type: ignore[index]
     config = read(body)
     # the mechanism is settled (an assistant runs), its name is not
@@ -186,7 +192,7 @@ def test_a_speculative_keyword_that_is_no_literal_is_an_error_at_its_line() -> N
         'model.generate(tok("x").input_ids, prompt_lookup_num_tokens=int(sys.argv[1]))\n'
     )
     with pytest.raises(InputError) as caught:
-        load_python_launcher(HEAD + body, "s.py")
+        load_script(HEAD + body, "s.py")
     assert (caught.value.line, caught.value.column) == (6, 61)
     assert caught.value.reason.startswith("prompt_lookup_num_tokens not read")
 
@@ -213,14 +219,14 @@ def test_dead_code_is_skipped_and_a_called_function_is_read() -> None:
         'if __name__ == "__main__":\n'
         "    main()\n"
     )
-    doc = load_python_launcher(HEAD + body, "s.py")
+    doc = load_script(HEAD + body, "s.py")
     assert isinstance(doc.data, dict)
     assert doc.data["batch_size"] == 1 and "prompt_lookup_num_tokens" not in doc.data
 
 
 def test_exec_makes_the_reading_unsettled() -> None:
     with pytest.raises(InputError) as caught:
-        load_python_launcher(HEAD + 'exec(open("more.py").read())\n', "s.py")
+        load_script(HEAD + 'exec(open("more.py").read())\n', "s.py")
     assert caught.value.line == 5
 
 
@@ -229,7 +235,7 @@ def test_a_vllm_launcher_that_uses_a_transformers_tokenizer_stays_a_launcher() -
         "from transformers import AutoTokenizer\nfrom vllm import LLM\n"
         'LLM(model="m", speculative_config={"method": "ngram", "num_speculative_tokens": 3})\n'
     )
-    assert load_python_launcher(text, "s.py").data == {
+    assert load_script(text, "s.py").data == {
         "model": "m",
         "speculative_config": {"method": "ngram", "num_speculative_tokens": 3},
     }
@@ -256,7 +262,7 @@ PIPE = (
     ],
 )
 def test_a_pipelines_batch(call: str, batch: int, at: tuple[int, int]) -> None:
-    doc = load_python_launcher(PIPE + call, "p.py")
+    doc = load_script(PIPE + call, "p.py")
     assert isinstance(doc.data, dict)
     assert doc.data["batch_size"] == batch
     assert doc.data["assistant_model"] == "meta-llama/Llama-3.2-1B-Instruct"
@@ -265,7 +271,7 @@ def test_a_pipelines_batch(call: str, batch: int, at: tuple[int, int]) -> None:
 
 
 def test_a_pipeline_over_inputs_not_read_leaves_the_batch_unsettled() -> None:
-    doc = load_python_launcher(PIPE + "import sys\npipe(sys.argv[1:])\n", "p.py")
+    doc = load_script(PIPE + "import sys\npipe(sys.argv[1:])\n", "p.py")
     assert isinstance(doc.data, dict) and "batch_size" not in doc.data
     assert doc.notes == (
         "batch size not read: the pipeline's batch_size or inputs are no literal (p.py:5)",
@@ -273,7 +279,7 @@ def test_a_pipeline_over_inputs_not_read_leaves_the_batch_unsettled() -> None:
 
 
 def test_a_pipeline_made_and_never_called_is_read_alone() -> None:
-    doc = load_python_launcher(PIPE.replace("batch_size=4", "batch_size=1"), "p.py")
+    doc = load_script(PIPE.replace("batch_size=4", "batch_size=1"), "p.py")
     assert isinstance(doc.data, dict) and doc.data["batch_size"] == 1
 
 
@@ -283,7 +289,7 @@ def test_a_pipelines_batch_refusal_holds_from_the_release_its_assistant_came_in(
 ) -> None:
     # pipeline(assistant_model=…) from 4.48.0 (pipelines/base.py load_assistant_model; the
     # 4.47.0 wheel has no such keyword): before it, what the pipeline does is not known
-    doc = load_python_launcher(PIPE + 'pipe(["a", "b", "c"])\n', "p.py")
+    doc = load_script(PIPE + 'pipe(["a", "b", "c"])\n', "p.py")
     config = read_engine_config(
         doc, shown="p.py", pointer=None, engine="transformers", engine_version=version
     )
@@ -298,7 +304,7 @@ def test_an_assignment_before_generate_in_a_function_is_followed() -> None:
         '    model.generate(tok("x").input_ids, assistant_model=draft)\n'
         "main()\n"
     )
-    doc = load_python_launcher(HEAD + body, "s.py")
+    doc = load_script(HEAD + body, "s.py")
     assert doc.data["assistant_generation_config"] == {"num_assistant_tokens": 3}  # type: ignore[index]
     assert doc.locate(("assistant_generation_config", "num_assistant_tokens")) == (6, 52)
 
@@ -309,14 +315,14 @@ def test_the_models_own_config_is_not_read_under_an_explicit_generation_config()
         "cfg = GenerationConfig(max_new_tokens=8)\n"
         'model.generate(tok("x").input_ids, generation_config=cfg, assistant_model=draft)\n'
     )
-    doc = load_python_launcher(HEAD + body, "s.py")
+    doc = load_script(HEAD + body, "s.py")
     assert isinstance(doc.data, dict) and "prompt_lookup_num_tokens" not in doc.data
 
 
 def test_a_transformers_script_that_generates_nothing_configures_nothing() -> None:
     # no generate() or pipeline call: the empty mapping, so the deployment degrades to
     # SG312 "no speculative decoding configured" instead of stopping the run
-    doc = load_python_launcher(HEAD + "logits = model(input_ids=None)\n", "s.py")
+    doc = load_script(HEAD + "logits = model(input_ids=None)\n", "s.py")
     assert doc.data == {}
     with pytest.raises(InputError, match="no speculative decoding configured"):
         read("logits = model(input_ids=None)\n")
@@ -342,7 +348,7 @@ def test_an_assistant_config_changed_another_way_is_not_settled(change: str, lin
         + 'model.generate(tok("x").input_ids, assistant_model=draft)\n'
     )
     with pytest.raises(InputError) as caught:
-        load_python_launcher(HEAD + body, "s.py")
+        load_script(HEAD + body, "s.py")
     assert caught.value.line == line
     assert "may be changed" in caught.value.reason
 
@@ -354,7 +360,7 @@ def test_reading_a_field_of_the_config_changes_nothing() -> None:
         "model.generation_config.max_new_tokens = 64\n"  # another model: its own object
         'model.generate(tok("x").input_ids, assistant_model=draft)\n'
     )
-    doc = load_python_launcher(HEAD + body, "s.py")
+    doc = load_script(HEAD + body, "s.py")
     assert doc.data["assistant_generation_config"] == {"num_assistant_tokens": 5}  # type: ignore[index]
 
 
@@ -363,7 +369,7 @@ def test_keywords_unpacked_from_a_dict_bound_once() -> None:
         'kw = {"prompt_lookup_num_tokens": 6, "max_new_tokens": 32}\n'
         'model.generate(tok("x").input_ids, **kw)\n'
     )
-    doc = load_python_launcher(HEAD + body, "s.py")
+    doc = load_script(HEAD + body, "s.py")
     assert isinstance(doc.data, dict) and doc.data["prompt_lookup_num_tokens"] == 6
     assert doc.locate(("prompt_lookup_num_tokens",)) == (5, 35)
 
@@ -374,7 +380,7 @@ def test_a_dict_changed_after_it_was_written_is_not_followed() -> None:
         'kw["prompt_lookup_num_tokens"] = 12\n'
         'model.generate(tok("x").input_ids, **kw)\n'
     )
-    doc = load_python_launcher(HEAD + body, "s.py")
+    doc = load_script(HEAD + body, "s.py")
     assert doc.data.get("prompt_lookup_num_tokens") is None  # type: ignore[union-attr]
     assert doc.notes == ("**kw not read: not a literal (s.py:7)",)
 
@@ -393,7 +399,7 @@ def test_a_branch_that_never_runs_is_skipped_inside_a_function_too() -> None:
         "            model.generate(tok(f.read()).input_ids, assistant_model=draft)\n"
         "main()\n"
     )
-    doc = load_python_launcher(HEAD + body, "s.py")
+    doc = load_script(HEAD + body, "s.py")
     # the calls that may run: line 9 (batch 1) and line 14 (the file's text: not read)
     assert isinstance(doc.data, list) and len(doc.data) == 2
     assert [d.get("batch_size") for d in doc.data] == [1, None]

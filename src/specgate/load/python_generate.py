@@ -14,8 +14,9 @@ The forms read (docs/engines.md#transformers-scripts):
   mapping ``{"not_read": "draft"}``); the receiver ``X`` bound the same way is ``model``;
 - ``X.generation_config.KEY = literal`` (and the assistant's
   ``draft.generation_config.KEY = literal``, read as ``assistant_generation_config``):
-  followed only when it is a top-level statement outside any branch, the one assignment of
-  that key, and stands before the ``generate`` call, itself top-level;
+  followed only as the one assignment of KEY that runs before the ``generate`` call on every
+  route (:class:`~specgate.load.python_flow.Order`), and while nothing else may change that
+  config (``.update(…)``, ``setattr``, an alias, a name that may hold the same model);
 - ``pipe = pipeline("text-generation", model=…, assistant_model=…, batch_size=B)`` and
   ``pipe(inputs, batch_size=…, **generate keywords)``.
 
@@ -23,7 +24,8 @@ Batch size (``batch_size``, what transformers' ``_assisted_decoding`` refuses ab
 ``generate``, the rows of its input, settled only when the input is a tokenizer's call on
 a string literal (1) or on a list literal of n strings (n), directly or through a name bound
 once (``inputs = tok([...])``, ``inputs.input_ids``, ``inputs["input_ids"]``,
-``.to(device)``; a list name used only as a call's argument); for a pipeline, 1 for a single
+``.to(device)``; a list read only as a tokenizer's, a pipeline's, ``len``'s or ``print``'s
+first argument; an output read only for its rows); for a pipeline, 1 for a single
 string, min(B, n) for a list of n strings (``Pipeline.__call__`` batches a list by B), 1 at
 B = 1. Anything else leaves the batch size unsettled, said in ``notes``; never guessed.
 
@@ -37,10 +39,10 @@ False:``, a function no live code names) is skipped; ``exec``/``eval``/``compile
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 
 from specgate.core.errors import InputError
 from specgate.load.document import Document, NodePath, PositionRow, Positions
+from specgate.load.python_flow import Order, bindings, called_name, imported_roots, live_nodes
 from specgate.load.python_launcher import MAX_CALLS, _literal, _shown, _span, _Unread
 
 #: Modules whose import makes a file a launcher of another engine (read by
@@ -56,6 +58,26 @@ _OUTPUT_READS = frozenset({"input_ids", "attention_mask", "to", "shape"})
 _PIPELINE_ONLY = frozenset({"task", "tokenizer", "device", "device_map", "torch_dtype", "dtype"})
 
 
+def load_transformers_script(text: str, shown: str) -> Document | None:
+    """:func:`transformers_script` of ``text``; None when ``text`` names no
+    ``transformers`` or does not parse (then the Python launcher reader reads it, and
+    says why it cannot).
+
+    Raises:
+        InputError: as :func:`transformers_script`.
+    """
+    if "transformers" not in text:
+        return None
+    try:
+        tree = ast.parse(text, filename=shown)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    try:
+        return transformers_script(tree, text, shown)
+    except RecursionError:
+        raise InputError("Python source nested too deeply to read", shown) from None
+
+
 def transformers_script(tree: ast.Module, text: str, shown: str) -> Document | None:
     """The ``generate``/pipeline calls of a transformers script (see module doc; a script
     that makes none is the empty mapping: it configures no speculation), or None when
@@ -64,126 +86,16 @@ def transformers_script(tree: ast.Module, text: str, shown: str) -> Document | N
     Raises:
         InputError: a speculative keyword not settled, or code run by ``exec``/``eval``.
     """
-    modules = set(_imported_roots(tree))
+    modules = set(imported_roots(tree))
     if "transformers" not in modules or modules & set(ENGINE_MODULES):
         return None
     return _Script(tree, text.splitlines(), shown).document()
 
 
-def _imported_roots(tree: ast.Module) -> Iterator[str]:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            yield from (a.name.split(".")[0] for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            yield node.module.split(".")[0]
-
-
-def _live_nodes(tree: ast.Module) -> list[ast.AST]:
-    """The simple statements and expressions that may run, at any depth: a branch on a
-    constant that never runs is skipped (``if False:``, ``while 0:``, the ``else`` of
-    ``if True:``); a function's body counts once live code names it (a call, a callback,
-    a decorator, a method by its attribute)."""
-    functions: dict[str, list[list[ast.stmt]]] = {}
-    live: list[ast.AST] = []
-
-    def walk(body: list[ast.stmt]) -> None:
-        for stmt in body:
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                functions.setdefault(stmt.name, []).append(stmt.body)
-                live.extend(stmt.decorator_list)
-                live.extend(d for d in (*stmt.args.defaults, *stmt.args.kw_defaults) if d)
-                if stmt.decorator_list:  # a decorator may call it
-                    live.append(ast.Name(id=stmt.name, ctx=ast.Load()))
-            elif isinstance(stmt, ast.ClassDef):
-                live.extend(stmt.decorator_list + stmt.bases)
-                walk(stmt.body)
-            elif isinstance(stmt, (ast.If, ast.While)) and isinstance(stmt.test, ast.Constant):
-                if stmt.test.value:
-                    walk(stmt.body)
-                    if isinstance(stmt, ast.If):
-                        continue
-                walk(stmt.orelse)
-            elif isinstance(
-                stmt, (ast.If, ast.While, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith,
-                       ast.Try, ast.Match)
-            ):
-                for child in ast.iter_child_nodes(stmt):
-                    if isinstance(child, (ast.expr, ast.withitem)):
-                        live.append(child)
-                    elif isinstance(child, (ast.ExceptHandler, ast.match_case)):
-                        live.extend(n for n in (getattr(child, "type", None),
-                                                getattr(child, "guard", None)) if n)
-                        walk(child.body)
-                for name in ("body", "orelse", "finalbody"):
-                    walk(getattr(stmt, name, []))
-            else:
-                live.append(stmt)
-
-    walk(tree.body)
-    named: set[str] = set()
-    index = 0
-    while index < len(live):
-        node = live[index]
-        index += 1
-        for sub in ast.walk(node):
-            called = _called_name(sub) if isinstance(sub, (ast.Name, ast.Attribute)) else None
-            if called is not None and called in functions and called not in named:
-                named.add(called)
-                for body in functions[called]:
-                    walk(body)
-    return live
-
-
-def _bindings(tree: ast.Module) -> tuple[dict[str, int], dict[str, ast.expr]]:
-    """How often each name is bound anywhere in the file, and the value of a name bound
-    exactly once, by a plain ``NAME = value``."""
-    count: dict[str, int] = {}
-    value: dict[str, ast.expr] = {}
-
-    def bind(name: str) -> None:
-        count[name] = count.get(name, 0) + 1
-
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            bind(node.id)
-        elif isinstance(node, ast.arg):
-            bind(node.arg)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bind(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                bind(alias.asname or alias.name.split(".")[0])
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            bind(node.name)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            for name in node.names:
-                bind(name)
-                bind(name)  # another scope may bind it: never settled
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            bind(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            bind(node.rest)
-        if (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name)
-        ):
-            value[node.targets[0].id] = node.value
-    return count, {k: v for k, v in value.items() if count.get(k) == 1}
-
-
-def _called_name(func: ast.expr) -> str | None:
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return None
-
-
 class _Script:
     def __init__(self, tree: ast.Module, lines: list[str], shown: str) -> None:
         self.tree, self.lines, self.shown = tree, lines, shown
-        self.count, self.bound = _bindings(tree)
+        self.count, self.bound = bindings(tree)
         self.rows: dict[NodePath, PositionRow] = {}
         self.notes: list[str] = []
         self.base: NodePath = ()
@@ -239,13 +151,13 @@ class _Script:
             name
             for name, value in self.bound.items()
             if isinstance(value, ast.Call)
-            and (_is_tokenizer(value) or _called_name(value.func) in self.pipeline_names)
+            and (_is_tokenizer(value) or called_name(value.func) in self.pipeline_names)
         }
-        self._order: _Order | None = None  # made when an assignment is to be followed
+        self._order: Order | None = None  # made when an assignment is to be followed
 
     # --- the document --------------------------------------------------------------
     def document(self) -> Document:
-        live = _live_nodes(self.tree)
+        live = live_nodes(self.tree)
         generates: list[ast.Call] = []
         pipes: list[ast.Call] = []
         made: list[ast.Call] = []
@@ -413,7 +325,7 @@ class _Script:
         """``GenerationConfig(k=v, …)`` (inline or bound once): its literal keywords."""
         if isinstance(node, ast.Name) and node.id in self.bound:
             node = self.bound[node.id]
-        if not (isinstance(node, ast.Call) and _called_name(node.func) == "GenerationConfig"):
+        if not (isinstance(node, ast.Call) and called_name(node.func) == "GenerationConfig"):
             self.notes.append(
                 f"generation_config not read: not GenerationConfig(...) of literals "
                 f"({self.shown}:{node.lineno})"
@@ -546,7 +458,7 @@ class _Script:
 
     def _earlier(self, stmt: ast.stmt, call: ast.Call) -> bool:
         if self._order is None:
-            self._order = _Order(self.tree)
+            self._order = Order(self.tree)
         return self._order.earlier(stmt, call)
 
     def _generate_batch(self, call: ast.Call, out: dict[str, object]) -> None:
@@ -575,7 +487,7 @@ class _Script:
         return names
 
     def _pipe_constructor(self, func: ast.expr) -> str | None:
-        name = _called_name(func)
+        name = called_name(func)
         return name if name in self.pipeline_names else None
 
     def _is_pipe_object(self, func: ast.expr) -> bool:
@@ -658,62 +570,6 @@ class _Script:
             self._put(out, ("batch_size",), rows, at if rows > 1 else prompts[1])
 
 
-class _Order:
-    """Which statement runs before which call, from one walk of the tree.
-
-    A statement runs before a call on every route when it stands in a statement list (the
-    module's or a function's body) before a later statement of that list holding the call
-    outside any branch, loop or nested definition; or when it is a module-level statement
-    and the call stands so in a module-level function that only module-level statements
-    after it name (``main()`` under ``if __name__ == "__main__":``)."""
-
-    def __init__(self, tree: ast.Module) -> None:
-        self.tree = tree
-        #: a statement's list owner and index in it
-        self.place: dict[int, tuple[int, int]] = {}
-        #: a node held plainly by a statement of a list: that list's owner and index
-        self.plain: dict[int, tuple[int, int]] = {}
-        #: module-level indexes of the statements naming each module-level function
-        self.named_at: dict[str, list[int]] = {}
-        self.functions = {
-            id(f): f.name
-            for f in tree.body
-            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
-        }
-        names = set(self.functions.values())
-        for owner in ast.walk(tree):
-            if not isinstance(owner, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)):
-                continue
-            top = owner is tree
-            for index, stmt in enumerate(owner.body):
-                self.place[id(stmt)] = (id(owner), index)
-                plain = isinstance(stmt, (ast.Expr, ast.Assign, ast.Return))
-                if not (plain or top):
-                    continue
-                for node in ast.walk(stmt):
-                    if plain:
-                        self.plain[id(node)] = (id(owner), index)
-                    if top and isinstance(node, ast.Name) and node.id in names:
-                        self.named_at.setdefault(node.id, []).append(index)
-
-    def earlier(self, stmt: ast.stmt, call: ast.Call) -> bool:
-        """Whether ``stmt`` runs before ``call`` on every route (see the class doc)."""
-        place, held = self.place.get(id(stmt)), self.plain.get(id(call))
-        if place is None or held is None:
-            return False
-        if held[0] == place[0]:
-            return held[1] > place[1]
-        name = self.functions.get(held[0])
-        if place[0] != id(self.tree) or name is None:
-            return False
-        users = self.named_at.get(name, [])
-        return bool(users) and all(
-            i > place[1]
-            and not isinstance(self.tree.body[i], (ast.FunctionDef, ast.AsyncFunctionDef))
-            for i in users
-        )
-
-
 def _from_pretrained_id(node: ast.expr) -> tuple[str, ast.expr] | None:
     """``"id"`` of ``Cls.from_pretrained("id", …)`` (``.to(…)``/``.eval()`` after it too)."""
     while (
@@ -740,7 +596,7 @@ def _is_tokenizer(made: ast.Call) -> bool:
     return (
         isinstance(made.func, ast.Attribute)
         and made.func.attr == "from_pretrained"
-        and any(w in (_called_name(made.func.value) or "") for w in _TOKENIZER_WORDS)
+        and any(w in (called_name(made.func.value) or "") for w in _TOKENIZER_WORDS)
     )
 
 

@@ -64,12 +64,6 @@ def load_python_launcher(text: str, shown: str) -> Document:
     except ValueError as exc:  # a NUL byte, an integer literal past the digit limit
         raise InputError(f"not readable as Python: {exc}", shown) from None
     lines = text.splitlines()
-    # a transformers script (no vLLM/SGLang/TensorRT-LLM import): its generate() calls
-    from specgate.load.python_generate import transformers_script
-
-    script = transformers_script(tree, text, shown)
-    if script is not None:
-        return script
     try:
         calls = launcher_calls(tree)[:MAX_CALLS]
     except Unsettled as exc:

@@ -60,7 +60,8 @@ def load_engine_document(path: Path, shown: str) -> Document:
     """Read an engine config: ``.txt``/``.sh``/``.cmdline`` as plain text (a
     :class:`Document` whose ``data`` is the whole text), ``.json`` as JSON, ``.py`` as
     a Python launcher's literal keyword arguments (never run:
-    :mod:`specgate.load.python_launcher`), anything
+    :mod:`specgate.load.python_launcher`) or a transformers script's ``generate()`` and
+    pipeline calls (:mod:`specgate.load.python_generate`), anything
     else as YAML, where a file of several documents (a Kubernetes manifest:
     Deployment + ConfigMap) is the list of them (pointer ``/0/…``, ``/1/…``). YAML
     scalars are read as the file's reader reads them
@@ -76,9 +77,12 @@ def load_engine_document(path: Path, shown: str) -> Document:
     if path.suffix.lower() == ".json":
         return load_document(path, shown)
     if path.suffix.lower() == ".py":
+        from specgate.load.python_generate import load_transformers_script
         from specgate.load.python_launcher import load_python_launcher
 
-        return load_python_launcher(read_text(path, shown), shown)
+        source = read_text(path, shown)
+        # a transformers script's generate()/pipeline calls, else a launcher's calls
+        return load_transformers_script(source, shown) or load_python_launcher(source, shown)
     from specgate.load.compose_env import interpolated, is_compose
     from specgate.load.compose_files import compose_model
     from specgate.load.yaml_dialects import serving_dialect
