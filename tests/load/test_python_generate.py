@@ -404,3 +404,14 @@ def test_a_branch_that_never_runs_is_skipped_inside_a_function_too() -> None:
     assert isinstance(doc.data, list) and len(doc.data) == 2
     assert [d.get("batch_size") for d in doc.data] == [1, None]
     assert doc.locate((0,)).line == 9 and doc.locate((1,)).line == 14
+
+
+def test_a_tokenizers_output_given_a_generation_key_is_not_read() -> None:
+    body = (
+        'inputs = tok("x", return_tensors="pt")\n'
+        'inputs["prompt_lookup_num_tokens"] = 10\n'
+        "model.generate(**inputs, assistant_model=draft)\n"
+    )
+    doc = load_script(HEAD + body, "s.py")
+    assert isinstance(doc.data, dict) and "batch_size" not in doc.data
+    assert "**inputs not read: not a literal (s.py:7)" in doc.notes

@@ -353,7 +353,8 @@ class _Script:
                 assert isinstance(k, ast.Constant)
                 self._keyword(str(k.value), v, v, out)
             return
-        if _tokenizer_rows(bound, self) is None:  # a tokenizer's output holds tensors only
+        kept = isinstance(node, ast.Name) and self.output_kept(node.id)
+        if not (kept and self._tokenizer_output(bound)):  # a tokenizer's output: tensors
             self.notes.append(
                 f"**{_shown(node)} not read: not a literal ({self.shown}:{keyword.lineno})"
             )
@@ -410,6 +411,20 @@ class _Script:
             if other != name and not distinct:
                 lines.extend(stmt.lineno for stmts in keys.values() for stmt in stmts)
         return min(lines) if lines else None
+
+    def _tokenizer_output(self, node: ast.expr | None) -> bool:
+        """Whether ``node`` is a tokenizer's call (``.to(…)`` after it too): its keys are
+        ``input_ids``/``attention_mask``, no generation setting."""
+        while (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "to"
+        ):
+            node = node.func.value
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            return False
+        made = self.bound.get(node.func.id)
+        return isinstance(made, ast.Call) and _is_tokenizer(made)
 
     def prompts_kept(self, name: str) -> bool:
         """Whether every read of the list ``name`` is the first argument of a tokenizer,

@@ -97,6 +97,10 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         InputError: a value of the wrong type.
     """
     b = Builder("transformers", ctx)
+    batch = opts_get(opts, "batch_size")
+    if batch is not None:  # a script's inputs (specgate/load/python_generate.py)
+        b.at("batch_size", batch)
+        b.note(f"batch size {as_int(batch, 'batch_size', ctx.file)} (line {batch.span.line})")
     lookup = opts_get(opts, "prompt_lookup_num_tokens")
     if lookup is not None:
         b.at("mechanism", lookup)
