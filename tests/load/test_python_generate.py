@@ -415,3 +415,14 @@ def test_a_tokenizers_output_given_a_generation_key_is_not_read() -> None:
     doc = load_script(HEAD + body, "s.py")
     assert isinstance(doc.data, dict) and "batch_size" not in doc.data
     assert "**inputs not read: not a literal (s.py:7)" in doc.notes
+
+
+def test_a_launcher_snippet_beside_a_transformers_import_is_read_as_a_launcher() -> None:
+    text = (
+        "from transformers import AutoTokenizer\n"
+        'LLM(model="m", speculative_config={"method": "ngram", "num_speculative_tokens": 3})\n'
+    )
+    assert load_script(text, "s.py").data == {
+        "model": "m",
+        "speculative_config": {"method": "ngram", "num_speculative_tokens": 3},
+    }

@@ -42,6 +42,7 @@ import ast
 
 from specgate.core.errors import InputError
 from specgate.load.document import Document, NodePath, PositionRow, Positions
+from specgate.load.python_calls import CALLS as LAUNCHERS
 from specgate.load.python_flow import Order, bindings, called_name, imported_roots, live_nodes
 from specgate.load.python_launcher import MAX_CALLS, _literal, _shown, _span, _Unread
 
@@ -156,7 +157,7 @@ class _Script:
         self._order: Order | None = None  # made when an assignment is to be followed
 
     # --- the document --------------------------------------------------------------
-    def document(self) -> Document:
+    def document(self) -> Document | None:
         live = live_nodes(self.tree)
         generates: list[ast.Call] = []
         pipes: list[ast.Call] = []
@@ -184,6 +185,11 @@ class _Script:
         pipes.extend(m for m in made if id(m) not in called)
         unique = {id(c): c for c in [*generates, *pipes]}
         calls = sorted(unique.values(), key=lambda c: (c.lineno, c.col_offset))[:MAX_CALLS]
+        if not calls and any(
+            isinstance(n, ast.Call) and called_name(n.func) in LAUNCHERS
+            for n in ast.walk(self.tree)
+        ):
+            return None  # a launcher snippet (LLM(...) without its import): read as one
         if not calls:  # a transformers script that generates nothing: it speculates nothing
             self.rows[()] = ("mapping", 1, 1, 0, 0)
             return Document(
