@@ -6,6 +6,15 @@ per runner, every long option, its shorthand, and whether it takes a value
 (pflag: ``Bool*`` flags take none, every other kind takes one unless the source
 sets ``NoOptDefVal``, which makes the value optional and only ``--flag=value``).
 
+Each program's GLOBAL options (the options before its subcommand, ``docker --context x
+run``, ``podman --remote run``, ``nerdctl --namespace k8s.io run``, ``docker compose -f F
+run``) are recorded the same way from its root command's source, under ``globals``; an
+option the root defines on its ``PersistentFlags()`` is ``persistent`` (cobra passes it to
+every subcommand, so ``podman run --log-level debug IMAGE`` takes it too). nerdctl
+registers its globals through ``helpers.AddPersistentStringFlag`` /
+``AddPersistentBoolFlag`` (``cmd/nerdctl/helpers/cobra.go``): a one-letter alias is a
+shorthand and a long option of that name, as that helper registers it.
+
 Usage: python scripts/record_runner_options.py MIRRORS_DIR \
     > src/specgate/data/container-runners.json
 where MIRRORS_DIR holds ``docker+cli/repo``, ``containers+podman/repo``,
@@ -59,14 +68,73 @@ RUNNERS = [
     },
 ]
 
+GLOBALS = [
+    {
+        "program": "docker", "words": ["docker"],
+        "repo": "docker/cli", "mirror": "docker+cli/repo", "tag": "v29.7.2",
+        "files": ["cli/flags/options.go", "cmd/docker/docker.go"],
+        "where": "cli/cobra.go HandleGlobalFlags: SetInterspersed(false), the root's "
+                 "Flags() and PersistentFlags() parsed up to the first command word",
+    },
+    {
+        "program": "podman", "words": ["podman"],
+        "repo": "containers/podman", "mirror": "containers+podman/repo", "tag": "v5.8.2",
+        "files": ["cmd/podman/root.go"],
+        "where": "cmd/podman/root.go rootFlags: lFlags (root only) and pFlags "
+                 "(PersistentFlags, inherited by every subcommand)",
+    },
+    {
+        "program": "nerdctl", "words": ["nerdctl"],
+        "repo": "containerd/nerdctl", "mirror": "containerd+nerdctl/repo", "tag": "v2.3.5",
+        "files": ["cmd/nerdctl/main.go"],
+        "where": "cmd/nerdctl/main.go initRootCmdFlags: PersistentFlags and the "
+                 "helpers.AddPersistent*Flag aliases",
+    },
+    {
+        "program": "compose", "words": ["compose", "docker-compose"],
+        "repo": "docker/compose", "mirror": "docker+compose/repo", "tag": "v5.5.0",
+        "files": ["cmd/compose/compose.go"],
+        "where": "cmd/compose/compose.go RootCommand: SetInterspersed(false), "
+                 "addProjectFlags on Flags() (-f, --project-directory, -p, --env-file, "
+                 "--profile), --dry-run on PersistentFlags()",
+    },
+]
+
 _CALL = re.compile(
     r"\.(?P<kind>(?:Bool|String|StringSlice|StringArray|Int|Int64|Int32|Uint|Uint8|Uint16|Uint32|Uint64"
     r"|UintSlice|IntSlice|Float64|Float32|Duration|IP|IPSlice|IPNet|StringToString|BytesHex|Count|Var)"
-    r"(?:Var)?P?)\(\s*(?P<args>[^()]*(?:\([^()]*\)[^()]*)*)\)",
+    r"(?:Var)?P?)\(",
 )
 _ASSIGN = re.compile(r"(\w+)\s*(?::=|=)\s*\"([^\"]+)\"")
 _OPTIONAL_BOOL = re.compile(r"OptionalBoolFlag\(\s*\w+\s*,\s*[^,]+,\s*\"([^\"]+)\"")
+_PERSISTENT = re.compile(r"(?:PersistentFlags\(\)|\bpFlags)\s*$")
+_NERDCTL = re.compile(
+    r"helpers\.(?P<kind>AddPersistentStringFlag|AddPersistentBoolFlag|"
+    r"HiddenPersistentStringArrayFlag)\(\s*\w+\s*,\s*\"(?P<name>[^\"]+)\"(?P<rest>[^\n]*)"
+)
+_LIST = re.compile(r"\[\]string\{([^}]*)\}|nil")
 _NOOPT = re.compile(r"Lookup\(\s*(\"[^\"]+\"|\w+)\s*\)\.NoOptDefVal\s*=")
+
+
+def _balanced(text: str, start: int) -> str:
+    """The text from ``start`` (just inside a call's ``(``) to its closing ``)``, at
+    any depth of nested calls (``fmt.Sprintf(…, strings.Join(…))``), strings skipped."""
+    depth, at, quote = 1, start, ""
+    while at < len(text) and depth:
+        ch = text[at]
+        if quote:
+            if ch == "\\" and quote == '"':
+                at += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"`":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        at += 1
+    return text[start:at - 1]
 
 
 def _args(text: str) -> list[str]:
@@ -95,13 +163,39 @@ def _values(arg: str, names: dict[str, list[str]]) -> list[str]:
     return names.get(arg, [])
 
 
-def record(mirrors: str, runner: dict) -> dict:
-    git = f"{mirrors}/{runner['mirror']}"
-    commit = subprocess.run(["git", "-C", git, "rev-parse", runner["tag"] + "^{commit}"],
-                            capture_output=True, text=True, check=True).stdout.strip()
+def _commit(git: str, tag: str) -> str:
+    return subprocess.run(["git", "-C", git, "rev-parse", tag + "^{commit}"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def _nerdctl_helpers(text: str, options: dict[str, dict]) -> None:
+    """nerdctl's helpers.AddPersistent*Flag calls (cmd/nerdctl/helpers/cobra.go): the
+    name on PersistentFlags; each alias list as the helper registers it (a one-letter
+    alias is a long option and a shorthand of that letter)."""
+    for match in _NERDCTL.finditer(text):
+        kind, name = match["kind"], match["name"]
+        value = kind != "AddPersistentBoolFlag"
+        options[name] = {"short": None, "value": value, "persistent": True}
+        lists = [
+            [w.strip().strip('"') for w in (m[1] or "").split(",") if w.strip()]
+            for m in _LIST.finditer(match["rest"])
+        ]
+        if kind == "AddPersistentStringFlag":  # aliases (root), local, persistent
+            kinds = list(zip(lists[:3], (False, False, True), strict=False))
+        elif kind == "AddPersistentBoolFlag":  # aliases (persistent), non-persistent
+            kinds = list(zip(lists[:2], (True, False), strict=False))
+        else:
+            kinds = []
+        for aliases, persistent in kinds:
+            for alias in aliases:
+                short = alias if len(alias) == 1 else None
+                options[alias] = {"short": short, "value": value, "persistent": persistent}
+
+
+def _options(git: str, commit: str, files: list[str], root: bool = False) -> dict[str, dict]:
     options: dict[str, dict] = {}
     optional: set[str] = set()
-    for path in runner["files"]:
+    for path in files:
         text = subprocess.run(["git", "-C", git, "show", f"{commit}:{path}"],
                               capture_output=True, text=True, check=True).stdout
         names: dict[str, list[str]] = {}
@@ -109,7 +203,7 @@ def record(mirrors: str, runner: dict) -> dict:
             names.setdefault(ident, []).append(literal)
         for match in _CALL.finditer(text):
             kind = match["kind"]
-            args = _args(match["args"])
+            args = _args(_balanced(text, match.end()))
             is_var = kind.endswith("Var") or kind.endswith("VarP")
             if is_var:
                 args = args[1:]
@@ -119,18 +213,30 @@ def record(mirrors: str, runner: dict) -> dict:
             if kind.endswith("P") and len(args) > 1:
                 short = (_values(args[1], names) or [None])[0] or None
             base = kind.removesuffix("P").removesuffix("Var")
+            line = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
             for name in _values(args[0], names):
                 if re.fullmatch(r"[a-z][a-z0-9-]*", name):
                     options[name] = {"short": short, "value": base not in ("Bool", "Count")}
+                    if root:
+                        options[name]["persistent"] = bool(_PERSISTENT.search(line))
         for name in _OPTIONAL_BOOL.findall(text):
             # go.podman.io/common pkg/flag OptionalBoolFlag: VarPF + NoOptDefVal "true",
             # a switch that also takes --name=false.
             options[name] = {"short": None, "value": False}
         for match in _NOOPT.finditer(text):
             optional.update(_values(match[1], names))
+        if root:
+            _nerdctl_helpers(text, options)
     for name in optional:
         if name in options and options[name]["value"]:
             options[name]["value"] = "optional"
+    return {k: options[k] for k in sorted(options)}
+
+
+def record(mirrors: str, runner: dict) -> dict:
+    git = f"{mirrors}/{runner['mirror']}"
+    commit = _commit(git, runner["tag"])
+    options = _options(git, commit, runner["files"])
     return {
         "runner": runner["runner"],
         "programs": runner["programs"],
@@ -138,7 +244,20 @@ def record(mirrors: str, runner: dict) -> dict:
         "entrypoint": runner["entrypoint"],
         "source": {"repo": runner["repo"], "tag": runner["tag"], "commit": commit,
                    "files": runner["files"]},
-        "options": {k: options[k] for k in sorted(options)},
+        "options": options,
+    }
+
+
+def record_globals(mirrors: str, program: dict) -> dict:
+    git = f"{mirrors}/{program['mirror']}"
+    commit = _commit(git, program["tag"])
+    return {
+        "program": program["program"],
+        "words": program["words"],
+        "where": program["where"],
+        "source": {"repo": program["repo"], "tag": program["tag"], "commit": commit,
+                   "files": program["files"]},
+        "options": _options(git, commit, program["files"], root=True),
     }
 
 
@@ -150,9 +269,12 @@ def main() -> None:
             "scripts/record_runner_options.py (value: true = takes the next word or "
             "=VALUE, false = a switch, 'optional' = NoOptDefVal: only --opt=VALUE). "
             "Options end at the first word that is not one (SetInterspersed(false)): "
-            "that word is the IMAGE (SERVICE for compose), the rest its command."
+            "that word is the IMAGE (SERVICE for compose), the rest its command. "
+            "globals: each program's options before its subcommand (persistent: "
+            "also taken after it, as cobra inherits PersistentFlags)."
         ),
         "runners": [record(mirrors, r) for r in RUNNERS],
+        "globals": [record_globals(mirrors, g) for g in GLOBALS],
     }
     json.dump(data, sys.stdout, indent=1, sort_keys=False)
     sys.stdout.write("\n")
