@@ -142,3 +142,16 @@ def test_a_check_reads_the_service_d_and_version(tmp_path: Path) -> None:
     report = check_file(tmp_path / "c.specgate.yaml", "c.specgate.yaml", CheckOptions())
     assert report.error is None
     assert any(f.code == "SG301" for f in report.deployments[0].findings)  # 6 vs served 4
+
+
+def test_a_compose_file_out_of_the_repository_is_not_read(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "compose.yaml").write_text(COMPOSE, "utf-8")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    joined = _joined(repo, "docker compose -f ../outside/compose.yaml run vllm", {})
+    assert not isinstance(joined, Joined)
+    (repo / "link.yaml").symlink_to(outside / "compose.yaml")
+    joined = _joined(repo, "docker compose -f link.yaml run vllm", {})
+    assert not isinstance(joined, Joined)

@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from specgate.core.errors import InputError
+from specgate.core.paths import PathProblem, confined, repository_top
 from specgate.core.revision_tree import bring
 from specgate.inputs.cmdline import Command
 from specgate.inputs.containers import container_argv, image_entry, parse_image
@@ -60,15 +61,19 @@ def compose_run(source: CommandSource, launch: RunnerLaunch, path: Path | None) 
     own); None when not settled (module doc)."""
     if path is None or launch.target is None or launch.target_index is None:
         return None
-    found = _compose_file(launch, path.parent, source.file)
+    try:
+        top = repository_top(path.parent)
+    except PathProblem:
+        return None
+    found = _compose_file(launch, path.parent, source.file, top)
     if found is None:
         return None
     file, shown = found
     from specgate.inputs.engines.read import load_engine_document
 
     try:
-        doc = load_engine_document(file, shown)
-    except InputError:
+        doc = load_engine_document(confined(file, top=top), shown)
+    except (InputError, PathProblem):  # out of the repository, or not readable
         return None  # its own reading, where the claims file names it, says why
     services = doc.data.get("services") if isinstance(doc.data, Mapping) else None
     service = services.get(launch.target) if isinstance(services, Mapping) else None
@@ -101,7 +106,9 @@ def compose_run(source: CommandSource, launch: RunnerLaunch, path: Path | None) 
     return replace(joined, image=image.text if image is not None else None)
 
 
-def _compose_file(launch: RunnerLaunch, folder: Path, script: str) -> tuple[Path, str] | None:
+def _compose_file(
+    launch: RunnerLaunch, folder: Path, script: str, top: Path
+) -> tuple[Path, str] | None:
     files = [value for name, value in launch.globals if name == "file" and value is not None]
     directories = [
         value for name, value in launch.globals
@@ -115,15 +122,15 @@ def _compose_file(launch: RunnerLaunch, folder: Path, script: str) -> tuple[Path
             return None
         file = folder / files[0]
         if file.name in DEFAULT_FILES and any(
-            _exists(file.parent / name) for name in OVERRIDE_FILES
+            _exists(file.parent / name, top) for name in OVERRIDE_FILES
         ):
             return None  # Compose reads an explicit -f file alone; the model merges it
         if directories and (folder / directories[-1]).resolve() != file.parent.resolve():
             return None  # .env from another folder than the file's
-        return (file, str(shown_folder / files[0])) if _exists(file) else None
+        return (file, str(shown_folder / files[0])) if _exists(file, top) else None
     where = directories[-1] if directories else "."
     for name in DEFAULT_FILES:
-        if _exists(folder / where / name):
+        if _exists(folder / where / name, top):
             return folder / where / name, str(shown_folder / where / name)
     return None
 
@@ -132,7 +139,12 @@ def _outside(value: str) -> bool:
     return value.startswith("/") or "$" in value or "\\" in value
 
 
-def _exists(path: Path) -> bool:
+def _exists(path: Path, top: Path) -> bool:
+    """A file inside the repository (nothing outside it is looked at)."""
+    try:
+        confined(path, top=top, must_exist=False)
+    except PathProblem:
+        return False
     bring(path)  # at a base revision, its file is looked for as at the head
     return path.is_file()
 
