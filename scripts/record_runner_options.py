@@ -18,11 +18,18 @@ shorthand and a long option of that name, as that helper registers it.
 Usage: python scripts/record_runner_options.py MIRRORS_DIR \
     > src/specgate/data/container-runners.json
 where MIRRORS_DIR holds ``docker+cli/repo``, ``containers+podman/repo``,
-``containerd+nerdctl/repo``, ``docker+compose/repo`` (bare clones).
+``containerd+nerdctl/repo``, ``docker+compose/repo``, ``containers+podman-compose/repo``
+(bare clones).
+
+podman-compose is Python and parses with argparse: its global parser and its ``run``
+subparser are recorded from ``podman_compose.py`` with ``ast`` (each ``add_argument``'s
+option strings, ``action`` and ``nargs``; nothing is imported or run), under
+``argparse``; specgate builds the same argparse parsers from them.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import subprocess
@@ -261,6 +268,99 @@ def record_globals(mirrors: str, program: dict) -> dict:
     }
 
 
+PODMAN_COMPOSE = {
+    "program": "podman-compose",
+    "repo": "containers/podman-compose", "mirror": "containers+podman-compose/repo",
+    "tag": "v1.6.0", "files": ["podman_compose.py"],
+    "globals": "PodmanCompose._init_global_parser",
+    "run": "compose_run_parse",
+    "where": "podman_compose.py: argparse (PodmanCompose._parse_args: the global parser, "
+             "then one subparser per command); compose_run_update_container_from_args "
+             "and container_to_args apply the run options",
+}
+
+
+def _constant(node: ast.AST, names: dict[str, ast.AST], loop: dict[str, str]) -> object:
+    """A literal (a string, tuple or list of them, argparse.REMAINDER), else None."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Attribute) and node.attr == "REMAINDER":
+        return "..."
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for value in node.values:
+            if isinstance(value, ast.Constant):
+                parts.append(str(value.value))
+            elif isinstance(value, ast.FormattedValue) and isinstance(value.value, ast.Name) \
+                    and value.value.id in loop:
+                parts.append(loop[value.value.id])
+            else:
+                return None
+        return "".join(parts)
+    if isinstance(node, ast.Name) and node.id in names:
+        return _constant(names[node.id], names, loop)
+    if isinstance(node, ast.Tuple | ast.List):
+        return [_constant(item, names, loop) for item in node.elts]
+    return None
+
+
+def _arguments(body: list[ast.stmt], names: dict[str, ast.AST],
+               loop: dict[str, str] | None = None) -> list[dict]:
+    """Every ``parser.add_argument`` call of a function body: its option strings (or
+    positional name), action and nargs; ``for X in CONSTANT:`` loops expanded."""
+    loop = loop or {}
+    out: list[dict] = []
+    for statement in body:
+        if isinstance(statement, ast.For) and isinstance(statement.target, ast.Name):
+            items = _constant(statement.iter, names, loop)
+            for item in items if isinstance(items, list) else []:
+                out += _arguments(statement.body, names, {**loop, statement.target.id: item})
+            continue
+        for node in ast.walk(statement):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "add_argument"):
+                continue
+            flags = [_constant(arg, names, loop) for arg in node.args]
+            keywords = {k.arg: _constant(k.value, names, loop) for k in node.keywords}
+            if not flags or not all(isinstance(f, str) for f in flags):
+                raise SystemExit(f"add_argument not read: {ast.unparse(node)[:80]}")
+            out.append({
+                "flags": flags,
+                "action": keywords.get("action") or "store",
+                "nargs": keywords.get("nargs"),
+            })
+    return out
+
+
+def record_argparse(mirrors: str, program: dict) -> dict:
+    git = f"{mirrors}/{program['mirror']}"
+    commit = _commit(git, program["tag"])
+    text = subprocess.run(["git", "-C", git, "show", f"{commit}:{program['files'][0]}"],
+                          capture_output=True, text=True, check=True).stdout
+    tree = ast.parse(text)
+    names: dict[str, ast.AST] = {
+        target.id: node.value
+        for node in tree.body if isinstance(node, ast.Assign)
+        for target in node.targets if isinstance(target, ast.Name)
+    }
+    functions = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef):
+                    functions[f"{node.name}.{item.name}"] = item
+        elif isinstance(node, ast.FunctionDef):
+            functions.setdefault(node.name, node)
+    return {
+        "program": program["program"],
+        "where": program["where"],
+        "source": {"repo": program["repo"], "tag": program["tag"], "commit": commit,
+                   "files": program["files"]},
+        "globals": _arguments(functions[program["globals"]].body, names),
+        "run": _arguments(functions[program["run"]].body, names),
+    }
+
+
 def main() -> None:
     mirrors = sys.argv[1]
     data = {
@@ -275,6 +375,7 @@ def main() -> None:
         ),
         "runners": [record(mirrors, r) for r in RUNNERS],
         "globals": [record_globals(mirrors, g) for g in GLOBALS],
+        "argparse": [record_argparse(mirrors, PODMAN_COMPOSE)],
     }
     json.dump(data, sys.stdout, indent=1, sort_keys=False)
     sys.stdout.write("\n")

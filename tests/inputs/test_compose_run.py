@@ -155,3 +155,49 @@ def test_a_compose_file_out_of_the_repository_is_not_read(tmp_path: Path) -> Non
     (repo / "link.yaml").symlink_to(outside / "compose.yaml")
     joined = _joined(repo, "docker compose -f link.yaml run vllm", {})
     assert not isinstance(joined, Joined)
+
+
+# podman-compose (containers/podman-compose:podman_compose.py@v1.6.0): argparse, so
+# abbreviations and -eA=1 are read as argparse reads them;
+# compose_run_update_container_from_args sets a non-empty --entrypoint over the service's
+# and a non-empty COMMAND over its command (the command is kept with --entrypoint);
+# container_to_args splits strings with shlex.
+@pytest.mark.parametrize(
+    ("line", "argv"),
+    [
+        ("podman-compose run vllm",
+         ("vllm", "serve", "/models/llama", "--speculative-config", SPEC)),
+        ("podman-compose -p x run --entry 'python3 -m x' vllm",
+         ("python3", "-m", "x", "/models/llama", "--speculative-config", SPEC)),
+        ("podman-compose run -eA=1 --volu a:/b vllm /m2", ("vllm", "serve", "/m2")),
+        # podman compose: docker-compose and podman-compose agree here
+        ("podman --remote compose run vllm /m2", ("vllm", "serve", "/m2")),
+    ],
+)
+def test_podman_compose(tmp_path: Path, line: str, argv: tuple[str, ...]) -> None:
+    joined = _joined(tmp_path, line)
+    assert isinstance(joined, Joined)
+    assert joined.command.argv == argv
+
+
+@pytest.mark.parametrize(
+    ("line", "files"),
+    [
+        # podman compose runs docker-compose or podman-compose, whichever the machine
+        # has: with --entrypoint and no COMMAND, docker compose clears the command and
+        # podman-compose keeps it, so the container command is not known
+        ("podman compose run --entrypoint 'python3 -m x' vllm", None),
+        ("podman-compose run -e A vllm", None),  # podman-compose stops on -e NAME
+        ("podman-compose -h run vllm", None),  # prints help
+        ("podman-compose --bogus run vllm", None),  # argparse refuses it
+        # every default name present is merged by podman-compose: not followed
+        ("podman-compose run vllm", {"compose.yaml": COMPOSE, "docker-compose.yml": COMPOSE}),
+        # podman-compose's own interpolation is not followed
+        ("podman-compose run v",
+         {"compose.yaml": "services:\n  v:\n    image: vllm/vllm-openai:${T:-v0.26.0}\n"}),
+    ],
+)
+def test_podman_compose_not_settled(
+    tmp_path: Path, line: str, files: dict[str, str] | None
+) -> None:
+    assert not isinstance(_joined(tmp_path, line, files), Joined)

@@ -194,7 +194,7 @@ def _program_words(
         if table is not None:
             roots.append(table)
             try:
-                i = _options_until_word(table, words, i, read)
+                i = options_until_word(table, words, i, read)
             except _Refused as refused:
                 # the program refuses a global: a runner launch only when the rest of
                 # its words follow somewhere (else another subcommand, not read)
@@ -215,11 +215,15 @@ def _follows(rest: Sequence[str], words: Sequence[str]) -> bool:
     return any(tuple(words[j:j + n]) == tuple(rest) for j in range(len(words) - n + 1))
 
 
-def _options_until_word(
+def options_until_word(
     table: Runner, words: Sequence[str], i: int, read: list[tuple[str, str | None, int]]
 ) -> int:
     """Read ``table``'s options from ``i`` up to the first word that is none (pflag
-    with ``SetInterspersed(false)``); the index of that word."""
+    with ``SetInterspersed(false)``); the index of that word.
+
+    Raises:
+        ValueError: the program refuses an option (undefined, or missing its value).
+    """
     while i < len(words):
         word = words[i]
         if not word.startswith("-") or word in {"-", "--"}:
@@ -228,7 +232,7 @@ def _options_until_word(
     return i
 
 
-class _Refused(Exception):
+class _Refused(ValueError):
     pass
 
 

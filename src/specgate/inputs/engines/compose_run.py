@@ -26,6 +26,18 @@ with an override file beside it (Compose then does not merge it, specgate's mode
 does), no Compose file in the folder (Compose would look in the parent folders, which
 is not followed), a service the file does not define, a service image whose
 ENTRYPOINT is not known, a value left with a variable no file sets.
+
+``podman-compose run`` is read by podman-compose's own argparse parsers
+(:mod:`specgate.inputs.podman_compose`) and joined as podman-compose runs it
+(``podman_compose.py@v1.6.0``: ``compose_run_update_container_from_args`` sets a
+non-empty ``--entrypoint`` over the service's and keeps its ``command``; a non-empty
+COMMAND replaces the command; ``container_to_args`` splits strings with ``shlex``;
+podman's ``makeCommand`` then runs entrypoint + command), from its one Compose file
+(``-f``, or the one default name present: it merges every one present, which is not
+followed), with no ``$`` in the file (its own interpolation is not followed) and no
+``extends``. ``podman compose run`` runs docker-compose or podman-compose, whichever
+the machine has: joined only when both readings give the same container command,
+environment and image.
 """
 
 from __future__ import annotations
@@ -42,7 +54,9 @@ from specgate.inputs.cmdline import Command
 from specgate.inputs.containers import container_argv, image_entry, parse_image
 from specgate.inputs.engines._source import CommandSource, literal_value
 from specgate.inputs.engines.environment import sibling_env
-from specgate.inputs.runners import RunnerLaunch
+from specgate.inputs.podman_compose import RUNNER as PODMAN_COMPOSE_RUN
+from specgate.inputs.podman_compose import podman_compose_args, read_podman_compose
+from specgate.inputs.runners import RunnerLaunch, read_runner
 from specgate.load.compose_files import DEFAULT_FILES, OVERRIDE_FILES
 from specgate.load.document import Document, Span
 
@@ -65,37 +79,44 @@ def compose_run(source: CommandSource, launch: RunnerLaunch, path: Path | None) 
         top = repository_top(path.parent)
     except PathProblem:
         return None
-    found = _compose_file(launch, path.parent, source.file, top)
+    podman = launch.runner == PODMAN_COMPOSE_RUN
+    pick = _podman_compose_file if podman else _compose_file
+    found = pick(launch, path.parent, source.file, top)
     if found is None:
         return None
     file, shown = found
-    from specgate.inputs.engines.read import load_engine_document
-
     try:
-        doc = load_engine_document(confined(file, top=top), shown)
+        doc = _compose_document(confined(file, top=top), shown)
     except (InputError, PathProblem):  # out of the repository, or not readable
         return None  # its own reading, where the claims file names it, says why
+    if doc is None:
+        return None
     services = doc.data.get("services") if isinstance(doc.data, Mapping) else None
     service = services.get(launch.target) if isinstance(services, Mapping) else None
     if not isinstance(service, Mapping) or _unsettled(doc, launch.target):
         return None
+    if podman and ("$" in (doc.text or "$") or "extends" in service):
+        return None  # podman-compose's own interpolation and extends: not followed
     image_text = service.get("image")
     image = parse_image(image_text) if isinstance(image_text, str) else None
+    words = _shlex_words if podman else _words
     entrypoint = launch.entrypoint
     if entrypoint is None and service.get("entrypoint") is not None:
-        entrypoint = _words(service["entrypoint"])
+        entrypoint = words(service["entrypoint"])
         if entrypoint is None:
             return None
     if launch.command is not None:
         command: tuple[str, ...] | None = launch.command
-    elif launch.entrypoint is not None:
+    elif launch.entrypoint is not None and not podman:
         command = ()  # applyRunOptions: --entrypoint without COMMAND clears command
     elif service.get("command") is not None:
-        command = _words(service["command"])
+        command = words(service["command"])
         if command is None:
             return None
     else:
         command = None
+    if podman and entrypoint is not None and (entrypoint == ("",) or not (entrypoint or command)):
+        return None  # podman's makeCommand: [""] is dropped, [] + no command takes CMD
     argv = container_argv(
         image_entry(image) if image is not None else None, entrypoint=entrypoint,
         command=command,
@@ -104,6 +125,25 @@ def compose_run(source: CommandSource, launch: RunnerLaunch, path: Path | None) 
         return None
     joined = _placed(source, launch, argv.words, doc)
     return replace(joined, image=image.text if image is not None else None)
+
+
+def _compose_document(path: Path, shown: str) -> Document | None:
+    """The Compose model of the file at ``path`` as a Compose file named in a claims
+    file is read (``read.load_engine_document``): go-yaml's scalars, the override file
+    merged, ``extends`` applied, ``.env`` interpolated; None when it is no Compose file.
+
+    Raises:
+        InputError: as those readers raise.
+    """
+    from specgate.load.compose_env import interpolated, is_compose
+    from specgate.load.compose_files import compose_model
+    from specgate.load.read import read_text
+    from specgate.load.yaml_dialects import serving_dialect
+    from specgate.load.yaml_loader import load_yaml_documents
+
+    text = read_text(path, shown)
+    doc = load_yaml_documents(text, shown, serving_dialect(text))._replace(text=text)
+    return interpolated(compose_model(doc, path), path) if is_compose(doc.data) else None
 
 
 def _compose_file(
@@ -132,6 +172,49 @@ def _compose_file(
     for name in DEFAULT_FILES:
         if _exists(folder / where / name, top):
             return folder / where / name, str(shown_folder / where / name)
+    return None
+
+
+#: podman-compose's default file names, all of them merged when present
+#: (``podman_compose.py@v1.6.0``, ``COMPOSE_DEFAULT_LS``).
+PODMAN_DEFAULT_FILES = (
+    "compose.yaml", "compose.yml", "compose.override.yaml", "compose.override.yml",
+    "podman-compose.yaml", "podman-compose.yml", "docker-compose.yml", "docker-compose.yaml",
+    "docker-compose.override.yml", "docker-compose.override.yaml", "container-compose.yml",
+    "container-compose.yaml", "container-compose.override.yml",
+    "container-compose.override.yaml",
+)
+
+
+def _podman_compose_file(
+    launch: RunnerLaunch, folder: Path, script: str, top: Path
+) -> tuple[Path, str] | None:
+    """podman-compose's one Compose file (``_parse_compose_file``: ``-f`` files, else
+    every default name present, merged); None unless exactly one, with no
+    ``--env-file``."""
+    if any(name == "env-file" for name, _ in launch.globals):
+        return None
+    files = [value for name, value in launch.globals if name == "file" and value is not None]
+    shown_folder = PurePosixPath(script).parent
+    if not files:
+        files = [name for name in PODMAN_DEFAULT_FILES if _exists(folder / name, top)]
+    if len(files) != 1 or _outside(files[0]) or files[0] == "-":
+        return None
+    file = folder / files[0]
+    return (file, str(shown_folder / files[0])) if _exists(file, top) else None
+
+
+def _shlex_words(value: object) -> tuple[str, ...] | None:
+    """podman-compose's reading of a ``command``/``entrypoint`` (``container_to_args``:
+    a string ``shlex.split``, a list item by item)."""
+    if isinstance(value, list):
+        words = [literal_value(item) for item in value]
+        return None if any(w is None for w in words) else tuple(str(w) for w in words)
+    if isinstance(value, str):
+        try:
+            return tuple(shlex.split(value))
+        except ValueError:
+            return None
     return None
 
 
@@ -238,3 +321,35 @@ def _placed(
         placed,
         env_spans,
     )
+
+
+def podman_compose_run(source: CommandSource, path: Path | None) -> Joined | None:
+    """``podman-compose run …`` joined with its service as podman-compose runs it, and
+    ``podman compose run …`` when both providers it may run (docker-compose,
+    podman-compose) give the same container command; else None."""
+    argv = source.command.argv
+    launch = read_podman_compose(argv)
+    if launch is not None:
+        return compose_run(source, launch, path) if launch.unsettled is None else None
+    provider = podman_compose_args(argv)
+    if provider is None or "run" not in provider:
+        return None
+    shift = len(argv) - len(provider) - 1  # the word "compose"
+    readings: list[Joined | None] = []
+    for program, read in (("docker-compose", read_runner), ("podman-compose", read_podman_compose)):
+        found = read((program, *provider))
+        if found is None or found.unsettled is not None or found.target_index is None:
+            return None
+        moved = replace(
+            found,
+            target_index=found.target_index + shift,
+            option_words=tuple(i + shift for i in found.option_words),
+        )
+        readings.append(compose_run(source, moved, path))
+    first, second = readings
+    if first is None or second is None or first.image != second.image or (
+        first.command.argv != second.command.argv
+        or dict(first.command.env.items()) != dict(second.command.env.items())
+    ):
+        return None
+    return first

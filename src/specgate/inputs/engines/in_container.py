@@ -36,7 +36,11 @@ def in_container(source: CommandSource, path: Path | None = None) -> CommandSour
     ``path``: the file holding the command on disk, whose folder a ``docker compose
     run`` finds its Compose file in (:mod:`.compose_run`); None: not joined."""
     launch = read_runner(source.command.argv)
-    if launch is None or launch.unsettled is not None or launch.target_index is None:
+    if launch is None:
+        from specgate.inputs.engines.compose_run import podman_compose_run
+
+        return podman_compose_run(source, path) or source
+    if launch.unsettled is not None or launch.target_index is None:
         return source
     if launch.runner == "docker compose run":
         from specgate.inputs.engines.compose_run import compose_run
