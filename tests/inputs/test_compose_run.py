@@ -201,3 +201,36 @@ def test_podman_compose_not_settled(
     tmp_path: Path, line: str, files: dict[str, str] | None
 ) -> None:
     assert not isinstance(_joined(tmp_path, line, files), Joined)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["docker compose run vllm", "/usr/bin/docker-compose run vllm", "podman-compose run vllm"],
+)
+def test_a_run_line_without_a_flag_word_is_read(tmp_path: Path, line: str) -> None:
+    # the line itself holds no `-` flag: the flags come from the service's command
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "compose.yaml").write_text(COMPOSE, "utf-8")
+    (tmp_path / "serve.sh").write_text(f"#!/bin/sh\nset -e\n{line}\n", "utf-8")
+    c = read_engine_file(tmp_path / "serve.sh", "serve.sh")
+    assert (c.engine, c.draft_length) == ("vllm", 4)
+    assert c.spans["draft_length"].line == 3  # placed at the run line's SERVICE word
+
+
+def test_a_service_loaded_once_per_read(tmp_path: Path) -> None:
+    # many lines naming services of one Compose file: it is loaded (and spends the
+    # script's node budget) once, so 200 lines are read, not refused at the bound
+    (tmp_path / ".git").mkdir()
+    services = "".join(
+        f"  s{i}:\n    image: vllm/vllm-openai:v0.26.0\n    command: [m, --x, '{i}']\n"
+        for i in range(300)
+    )
+    (tmp_path / "compose.yaml").write_text(COMPOSE + services, "utf-8")
+    (tmp_path / "serve.sh").write_text("docker compose run vllm\n" * 200, "utf-8")
+    doc = load_engine_document(tmp_path / "serve.sh", "serve.sh")
+    from specgate.core.limits import file_budget
+
+    with file_budget(len(doc.data)):
+        joined = [in_container(s, tmp_path / "serve.sh")
+                  for s in commands_of(doc.data, doc, (), doc.data)]
+    assert len(joined) == 200 and all(isinstance(j, Joined) for j in joined)

@@ -46,8 +46,10 @@ import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
+from weakref import WeakKeyDictionary
 
-from specgate.core.errors import InputError
+from specgate.core.errors import InputError, LimitReached
+from specgate.core.limits import FileBudget, active_budget
 from specgate.core.paths import PathProblem, confined, repository_top
 from specgate.core.revision_tree import bring
 from specgate.inputs.cmdline import Command
@@ -87,6 +89,8 @@ def compose_run(source: CommandSource, launch: RunnerLaunch, path: Path | None) 
     file, shown = found
     try:
         doc = _compose_document(confined(file, top=top), shown)
+    except LimitReached:
+        raise  # a bound reached is never read past (core.errors.LimitReached)
     except (InputError, PathProblem):  # out of the repository, or not readable
         return None  # its own reading, where the claims file names it, says why
     if doc is None:
@@ -127,14 +131,31 @@ def compose_run(source: CommandSource, launch: RunnerLaunch, path: Path | None) 
     return replace(joined, image=image.text if image is not None else None)
 
 
+#: The Compose models loaded during the read of one serving file (keyed by its budget):
+#: a script naming its service on many lines loads and spends its budget on it once.
+_LOADED: WeakKeyDictionary[FileBudget, dict[tuple[Path, str], Document | None]] = (
+    WeakKeyDictionary()
+)
+
+
 def _compose_document(path: Path, shown: str) -> Document | None:
     """The Compose model of the file at ``path`` as a Compose file named in a claims
     file is read (``read.load_engine_document``): go-yaml's scalars, the override file
     merged, ``extends`` applied, ``.env`` interpolated; None when it is no Compose file.
+    Loaded once per read of the serving file, within that file's budget.
 
     Raises:
-        InputError: as those readers raise.
+        InputError: as those readers raise (LimitReached: the budget spent).
     """
+    budget = active_budget()
+    loaded = _LOADED.setdefault(budget, {}) if budget is not None else {}
+    key = (path, shown)
+    if key not in loaded:
+        loaded[key] = _load_compose(path, shown)
+    return loaded[key]
+
+
+def _load_compose(path: Path, shown: str) -> Document | None:
     from specgate.load.compose_env import interpolated, is_compose
     from specgate.load.compose_files import compose_model
     from specgate.load.read import read_text
