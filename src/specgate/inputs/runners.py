@@ -71,7 +71,8 @@ class RunnerLaunch:
     """A runner's command line, read.
 
     Attributes:
-        runner: ``docker run``, ``podman run``, ``nerdctl run``, ``docker compose run``.
+        runner: ``docker run``, ``podman run``, ``nerdctl run``, ``docker compose run``
+            (``podman-compose run``: :mod:`specgate.inputs.podman_compose`).
         target: the IMAGE (SERVICE for compose) word; None when unsettled before it.
         target_index: its index in the words.
         command: the words after it; None when there are none (the image's CMD, or the
