@@ -136,6 +136,33 @@ FORMS: dict[str, tuple[dict[str, str], str]] = {
         "deploy/values.yaml",
     ),
     # the engine version from a requirement file beside the config (a folder listing)
+    # docker compose run in a script, joined with its service (specgate.inputs.engines.
+    # compose_run): the Compose file, its override and its .env are found at the base
+    # as at the head; -f and --project-directory name them
+    "compose-run": (
+        {
+            "deploy/compose.yaml": (
+                "services:\n  vllm:\n    image: vllm/vllm-openai:${TAG}\n"
+                f"    command: [{TARGET}]\n"
+            ),
+            "deploy/compose.override.yaml": (
+                f"services:\n  vllm:\n    command: [{TARGET}, --speculative-config, '{SPEC}']\n"
+            ),
+            "deploy/.env": "TAG=v0.32.0\n",
+            "deploy/serve.sh": "docker --context prod compose -p chat run --rm -e A=1 vllm\n",
+        },
+        "deploy/serve.sh",
+    ),
+    "compose-run-file": (
+        {
+            "deploy/serving.yaml": (
+                "services:\n  vllm:\n    image: vllm/vllm-openai:v0.32.0\n"
+                f"    command: [{TARGET}, --speculative-config, '{SPEC}']\n"
+            ),
+            "deploy/serve.sh": "docker-compose -f serving.yaml run vllm\n",
+        },
+        "deploy/serve.sh",
+    ),
     "requirements-beside": (
         {
             "serve/serve.sh": f"vllm serve {TARGET} --speculative-config '{SPEC}'\n",

@@ -114,3 +114,81 @@ def test_tables_are_the_sources_at_a_tag() -> None:
     assert docker["options"]["gpus"]["value"] is True
     assert docker["options"]["rm"]["value"] is False
     assert docker["options"]["env"]["short"] == "e"
+
+
+@pytest.mark.parametrize(
+    ("words", "image", "command", "globals_read"),
+    [
+        # docker/cli cli/flags/options.go@v29.7.2: --context/-c, -H/--host, --log-level/-l
+        # take a value, -D/--debug is a switch; cli/cobra.go HandleGlobalFlags stops at
+        # the first command word (SetInterspersed(false)).
+        (
+            "docker --context x -H tcp://h:2376 --log-level debug run --gpus all img a",
+            "img", ("a",), (("context", "x"), ("host", "tcp://h:2376"), ("log-level", "debug")),
+        ),
+        ("docker -D -c prod container run img", "img", None,
+         (("debug", None), ("context", "prod"))),
+        ("docker -l=warn run img", "img", None, (("log-level", "warn"),)),
+        # podman cmd/podman/root.go@v5.8.2: --remote/-r a switch, --connection/-c a value;
+        # --log-level is on pFlags (PersistentFlags), so `run` takes it too.
+        (
+            "podman --remote --connection c run --log-level debug img x",
+            "img", ("x",), (("remote", None), ("connection", "c")),
+        ),
+        ("podman -r run --root /var/x img", "img", None, (("remote", None),)),
+        # nerdctl cmd/nerdctl/main.go@v2.3.5: --namespace (persistent) and its alias -n
+        ("nerdctl --namespace k8s.io run --namespace k8s.io img", "img", None,
+         (("namespace", "k8s.io"),)),
+        ("nerdctl -n k8s.io -H unix:///c.sock run img", "img", None,
+         (("n", "k8s.io"), ("H", "unix:///c.sock"))),
+        # docker/compose cmd/compose/compose.go@v5.5.0: -f/--file, -p, --project-directory
+        # on the root; --dry-run persistent, so also after `run`.
+        (
+            "docker compose -f a.yml --project-directory d -p p run --dry-run --rm svc c",
+            "svc", ("c",), (("file", "a.yml"), ("project-directory", "d"), ("project-name", "p")),
+        ),
+        ("docker --context x compose -f a.yml run svc", "svc", None,
+         (("context", "x"), ("file", "a.yml"))),
+    ],
+)
+def test_global_options_before_run(
+    words: str,
+    image: str,
+    command: tuple[str, ...] | None,
+    globals_read: tuple[tuple[str, str | None], ...],
+) -> None:
+    launch = read_runner(words.split())
+    assert launch is not None and launch.unsettled is None
+    assert (launch.target, launch.command, launch.globals) == (image, command, globals_read)
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        "docker --bogus run img",  # docker refuses an option it does not define
+        "docker --context run img",  # --context takes `run` as its value: no run follows
+        "podman run --remote img",  # --remote is on the root's Flags(), not persistent
+        "docker run --context x img",  # docker's globals are not persistent
+    ],
+)
+def test_a_refused_global_is_unsettled_or_not_a_run(words: str) -> None:
+    launch = read_runner(words.split())
+    assert launch is None or launch.unsettled is not None
+
+
+def test_other_subcommands_after_globals_are_not_runs() -> None:
+    assert read_runner(["docker", "--context", "x", "build", "."]) is None
+    assert read_runner(["docker", "compose", "-f", "a.yml", "up", "svc"]) is None
+
+
+def test_global_tables_are_the_sources_at_a_tag() -> None:
+    data = json.loads(read_data("container-runners.json"))
+    programs = {g["program"]: g for g in data["globals"]}
+    assert set(programs) == {"docker", "podman", "nerdctl", "compose"}
+    for table in programs.values():
+        assert table["source"]["tag"] and len(table["source"]["commit"]) == 40
+    assert programs["docker"]["options"]["host"] == {
+        "short": "H", "value": True, "persistent": False
+    }
+    assert programs["podman"]["options"]["log-level"]["persistent"] is True
+    assert programs["compose"]["options"]["file"]["short"] == "f"

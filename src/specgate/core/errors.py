@@ -48,6 +48,17 @@ class InputError(SpecgateError):
         return where + self.reason
 
 
+class UnreadForm(InputError):
+    """A file that parses, holding a value in a form specgate does not follow (a chart
+    value its template prints as Go prints it, a template expression, a value the chart
+    renders in a way not read here). Not the end of the run: a finding on the
+    deployment that names the file, at the value's line (SG312); every other deployment
+    and file is still checked. ``speculates``: whether the value may set speculation
+    (unknown, so True: a deployment stating speculation off is not taken to agree)."""
+
+    speculates = True
+
+
 class LimitReached(InputError):
     """A reader reached one of its bounds (:mod:`specgate.core.limits`): the file is
     refused at the line where the bound was reached, never read differently past it.

@@ -18,6 +18,16 @@ rest of its word (``-p8000:8000``, ``-e=A=1``) or the next word. pflag has no
 abbreviations. An option the runner does not define, or one missing its value, is an
 error the runner refuses: the launch is unsettled, never guessed.
 
+Global options come before the subcommand (``docker --context x -H tcp://h run``,
+``podman --remote --connection c run``, ``nerdctl --namespace k8s.io run``, ``docker
+compose -f serve.yaml --project-directory d run``): each program's own table (the data's
+``globals``, recorded from its root command) is read up to the next command word, which
+must be the runner's next program word (``run``, ``container``, ``compose``), as
+docker/cli ``HandleGlobalFlags`` parses with ``SetInterspersed(false)``. A global the
+root registers on ``PersistentFlags()`` is also taken after ``run`` (cobra merges it into
+every subcommand's flags; the subcommand's own option of the same name wins), so
+``podman run --log-level debug IMAGE`` skips it too.
+
 ``--entrypoint`` is read as each runner reads it (the data's ``entrypoint.reads``):
 Docker one word (``--entrypoint=`` clears it), Podman a JSON array or one word, nerdctl
 one word per option, Compose split as shellwords.
@@ -28,8 +38,9 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
+from typing import Any
 
 from specgate.core.data import read_data
 
@@ -42,7 +53,7 @@ class _Option:
 
 @dataclass(frozen=True)
 class Runner:
-    """One runner of ``container-runners.json``."""
+    """One runner of ``container-runners.json`` (or a program's global options)."""
 
     name: str
     programs: tuple[tuple[str, ...], ...]
@@ -51,6 +62,8 @@ class Runner:
     source: str
     longs: Mapping[str, _Option]
     shorts: Mapping[str, str]
+    #: the long names that are cobra ``PersistentFlags`` (globals only)
+    persistent: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -58,7 +71,8 @@ class RunnerLaunch:
     """A runner's command line, read.
 
     Attributes:
-        runner: ``docker run``, ``podman run``, ``nerdctl run``, ``docker compose run``.
+        runner: ``docker run``, ``podman run``, ``nerdctl run``, ``docker compose run``
+            (``podman-compose run``: :mod:`specgate.inputs.podman_compose`).
         target: the IMAGE (SERVICE for compose) word; None when unsettled before it.
         target_index: its index in the words.
         command: the words after it; None when there are none (the image's CMD, or the
@@ -67,6 +81,8 @@ class RunnerLaunch:
         options: every option read, ``(long name, value or None)``, in order.
         option_words: per option, the index of the word holding its value (its own
             word for a switch or ``--opt=value``).
+        globals: the program's options before the subcommand, ``(long name, value or
+            None)`` in order (``docker compose -f F run``: ``("file", "F")``).
         unsettled: why the words cannot be read as the runner reads them, else None.
         source: the runner's option source, ``repo:files@tag``.
     """
@@ -80,32 +96,70 @@ class RunnerLaunch:
     unsettled: str | None
     source: str
     option_words: tuple[int, ...] = ()
+    globals: tuple[tuple[str, str | None], ...] = ()
+
+
+def _table(item: Mapping[str, Any], name: str) -> Runner:
+    longs: dict[str, _Option] = {}
+    shorts: dict[str, str] = {}
+    persistent: set[str] = set()
+    for option, spec in item["options"].items():
+        value = spec["value"]
+        longs[option] = _Option(value is not False, value == "optional")
+        if spec["short"]:
+            shorts[spec["short"]] = option
+        if spec.get("persistent"):
+            persistent.add(option)
+    source = item["source"]
+    return Runner(
+        name,
+        tuple(tuple(words) for words in item.get("programs", ())),
+        str(item.get("positional", "")),
+        str(item.get("entrypoint", {}).get("reads", "")),
+        f"{source['repo']}:{','.join(source['files'])}@{source['tag']}",
+        longs,
+        shorts,
+        frozenset(persistent),
+    )
+
+
+@cache
+def global_tables() -> Mapping[str, Runner]:
+    """Each program word's global options (``docker``, ``podman``, ``nerdctl``,
+    ``compose`` / ``docker-compose``), from the data's ``globals``."""
+    data = json.loads(read_data("container-runners.json"))
+    out: dict[str, Runner] = {}
+    for item in data["globals"]:
+        table = _table(item, item["program"])
+        for word in item["words"]:
+            out[word] = table
+    return out
 
 
 @cache
 def runners() -> tuple[Runner, ...]:
     """The runners of ``container-runners.json``, in file order."""
     data = json.loads(read_data("container-runners.json"))
-    out = []
-    for item in data["runners"]:
-        longs: dict[str, _Option] = {}
-        shorts: dict[str, str] = {}
-        for name, spec in item["options"].items():
-            value = spec["value"]
-            longs[name] = _Option(value is not False, value == "optional")
-            if spec["short"]:
-                shorts[spec["short"]] = name
-        source = item["source"]
-        out.append(Runner(
-            item["runner"],
-            tuple(tuple(words) for words in item["programs"]),
-            item["positional"],
-            item["entrypoint"]["reads"],
-            f"{source['repo']}:{','.join(source['files'])}@{source['tag']}",
-            longs,
-            shorts,
-        ))
-    return tuple(out)
+    return tuple(_table(item, item["runner"]) for item in data["runners"])
+
+
+def _with_persistent(runner: Runner, roots: Sequence[Runner]) -> Runner:
+    """``runner``'s options with the persistent globals of ``roots`` it does not define
+    itself (cobra: a subcommand's own flag wins over an inherited one)."""
+    longs = dict(runner.longs)
+    shorts = dict(runner.shorts)
+    for root in roots:
+        for name in root.persistent:
+            if name in longs:
+                continue
+            longs[name] = root.longs[name]
+            short = next((c for c, n in root.shorts.items() if n == name), None)
+            if short is not None and short not in shorts:
+                shorts[short] = name
+    if longs == runner.longs:
+        return runner
+    return Runner(runner.name, runner.programs, runner.positional, runner.entrypoint_reads,
+                  runner.source, longs, shorts)
 
 
 def _program(word: str) -> str:
@@ -116,16 +170,70 @@ def read_runner(words: Sequence[str]) -> RunnerLaunch | None:
     """``words`` read as a container runner's command line, or None when they do not
     start with one (module docstring for the rules). The program may be a path
     (``/usr/bin/docker``)."""
+    if not words:
+        return None
     for runner in runners():
         for program in runner.programs:
-            n = len(program)
-            if len(words) >= n and _program(words[0]) == program[0] and \
-                    tuple(words[1:n]) == program[1:]:
-                return _parse(runner, words, n)
+            if _program(words[0]) != program[0]:
+                continue
+            found = _program_words(runner, program, words)
+            if found is not None:
+                return found
     return None
 
 
-class _Refused(Exception):
+def _program_words(
+    runner: Runner, program: Sequence[str], words: Sequence[str]
+) -> RunnerLaunch | None:
+    """The launch when ``words`` run ``program`` (its words, each program word's global
+    options between them), else None."""
+    read: list[tuple[str, str | None, int]] = []
+    roots: list[Runner] = []
+    i = 1
+    for k, expected in enumerate(program[1:], 1):
+        table = global_tables().get(program[k - 1])
+        if table is not None:
+            roots.append(table)
+            try:
+                i = options_until_word(table, words, i, read)
+            except _Refused as refused:
+                # the program refuses a global: a runner launch only when the rest of
+                # its words follow somewhere (else another subcommand, not read)
+                if not _follows(program[k:], words[i:]):
+                    return None
+                return _launch(runner, [], str(refused))
+        if i >= len(words) or words[i] != expected:
+            return None
+        i += 1
+    merged = _with_persistent(runner, roots)
+    globals_read = tuple((name, value) for name, value, _ in read)
+    launch = _parse(merged, words, i)
+    return replace(launch, runner=runner.name, source=runner.source, globals=globals_read)
+
+
+def _follows(rest: Sequence[str], words: Sequence[str]) -> bool:
+    n = len(rest)
+    return any(tuple(words[j:j + n]) == tuple(rest) for j in range(len(words) - n + 1))
+
+
+def options_until_word(
+    table: Runner, words: Sequence[str], i: int, read: list[tuple[str, str | None, int]]
+) -> int:
+    """Read ``table``'s options from ``i`` up to the first word that is none (pflag
+    with ``SetInterspersed(false)``); the index of that word.
+
+    Raises:
+        ValueError: the program refuses an option (undefined, or missing its value).
+    """
+    while i < len(words):
+        word = words[i]
+        if not word.startswith("-") or word in {"-", "--"}:
+            break
+        i = _option(table, words, i, read)
+    return i
+
+
+class _Refused(ValueError):
     pass
 
 

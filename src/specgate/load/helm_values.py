@@ -27,7 +27,7 @@ from functools import cache
 from typing import Any
 
 from specgate.core.data import read_data
-from specgate.core.errors import InputError
+from specgate.core.errors import UnreadForm
 from specgate.load.document import Document, NodePath, NodePosition, Span
 
 _IMAGE_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,255}")
@@ -106,7 +106,7 @@ class _Render:
         text = go_text(value)
         if text is None:
             span = self.doc.locate(source)
-            raise InputError(
+            raise UnreadForm(
                 f"{'.'.join(str(p) for p in source)}: the chart prints {value!r} as Go "
                 "formats it, which specgate does not settle; write it as a string",
                 self.doc.file,
@@ -174,7 +174,8 @@ def rendered(doc: Document) -> Document | None:
     values file of a chart specgate reads.
 
     Raises:
-        InputError: a value the template prints in a way specgate does not settle.
+        UnreadForm: (SG312 on the deployment, not exit 2) a value the template prints
+            in a way specgate does not settle.
     """
     if doc.stream or not isinstance(doc.data, Mapping):
         return None

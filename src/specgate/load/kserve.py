@@ -21,7 +21,7 @@ from functools import cache
 from typing import Any
 
 from specgate.core.data import read_data
-from specgate.core.errors import InputError
+from specgate.core.errors import UnreadForm
 from specgate.load.document import Document, NodePath, NodePosition, Span
 from specgate.load.helm_values import go_text
 
@@ -55,8 +55,9 @@ def rendered(doc: Document) -> Document | None:
     (``None`` when ``doc`` is none served by it).
 
     Raises:
-        InputError: ``--backend`` other than ``vllm`` (``auto`` decides at start), or an
-            argument that is no string or number.
+        UnreadForm: (SG312 on the deployment, not exit 2) ``--backend`` other than
+            ``vllm`` (``auto`` decides at start), or an argument that is no string
+            or number.
     """
     model = _model_block(doc.data) if not doc.stream else None
     if model is None:
@@ -70,12 +71,12 @@ def rendered(doc: Document) -> Document | None:
         spot = (*at, "args", index)
         if text is None:
             span = doc.locate(spot)
-            raise InputError("an argument that is no string or number", doc.file, span.line)
+            raise UnreadForm("an argument that is no string or number", doc.file, span.line)
         args.append((text, spot))
     passed, served, backend = _split(args, runtime)
     if backend is None or backend[0] != runtime["backend_read"]:
         span = doc.locate(backend[1] if backend else (*at, "args"))
-        raise InputError(
+        raise UnreadForm(
             "KServe's huggingfaceserver runs vLLM only with --backend=vllm "
             "(--backend auto chooses vLLM or transformers at start, from what is installed "
             "and the model's architecture); state --backend=vllm to have it read",

@@ -16,7 +16,7 @@ from functools import cache
 from typing import Any
 
 from specgate.core.data import read_data
-from specgate.core.errors import InputError
+from specgate.core.errors import UnreadForm
 from specgate.load.document import Document, NodePath, NodePosition, Span
 from specgate.load.helm_values import go_text
 
@@ -40,7 +40,7 @@ def _text(doc: Document, value: object, where: NodePath) -> str:
     text = go_text(value)
     if text is None or "{{" in text:
         span = doc.locate(where)
-        raise InputError(
+        raise UnreadForm(
             "a value the chart renders in a way specgate does not settle (a template, or a "
             "number Go prints otherwise); write it out",
             doc.file,
@@ -64,7 +64,7 @@ def _model(doc: Document, artifacts: Mapping[str, Any]) -> Word:
         mount = _text(doc, artifacts.get("mountPath", chart["mount_path_default"]), where)
         return f"{mount}/{rest.partition('/')[2]}", where
     span = doc.locate(where)
-    raise InputError(f"modelArtifacts.uri {protocol}:// is not read", doc.file, span.line)
+    raise UnreadForm(f"modelArtifacts.uri {protocol}:// is not read", doc.file, span.line)
 
 
 def _words(doc: Document, container: Mapping[str, Any], at: NodePath) -> list[Word] | None:
@@ -105,7 +105,8 @@ def rendered(doc: Document) -> Document | None:
     ``doc``, ``None`` when ``doc`` is no such values file.
 
     Raises:
-        InputError: a value the chart renders in a way specgate does not settle.
+        UnreadForm: (SG312 on the deployment, not exit 2) a value the chart renders in
+            a way specgate does not settle.
     """
     data = doc.data
     if doc.stream or not isinstance(data, Mapping):

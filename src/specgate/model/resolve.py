@@ -17,7 +17,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from specgate.core.errors import InputError, LimitReached
+from specgate.core.errors import InputError, LimitReached, UnreadForm
 from specgate.core.numbers import fmt
 from specgate.load.document import Document, NodePath, Span
 from specgate.model.deployment import Conflict, Deployment, EngineUnread, Inputs, ModelBlock
@@ -148,13 +148,15 @@ def _unread(exc: InputError) -> bool:
     """Whether ``exc`` says the serving config, parsed, holds no speculative
     configuration specgate reads: a launcher of an engine it does not read, a command
     whose program is no engine's (:class:`~specgate.inputs.engines.unread.UnreadEngine`),
-    or no speculative setting found. Every other input error (a file that cannot be
-    parsed, a reader's bound, a path out of the repository, several configurations
-    without ``pointer:``) still stops the file (exit 2)."""
+    or no speculative setting found, or a value in a form it does not follow
+    (:class:`~specgate.core.errors.UnreadForm`: a chart value). Every other input
+    error (a file that cannot be parsed, a reader's bound, a path out of the
+    repository, several configurations without ``pointer:``) still stops the file
+    (exit 2)."""
     from specgate.inputs.engines import configures_nothing
     from specgate.inputs.engines.unread import UnreadEngine
 
-    return isinstance(exc, UnreadEngine) or (
+    return isinstance(exc, UnreadEngine | UnreadForm) or (
         configures_nothing(exc) and not isinstance(exc, LimitReached)
     )
 

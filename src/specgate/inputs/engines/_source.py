@@ -532,9 +532,34 @@ def is_argv(node: object) -> bool:
     )
 
 
+#: A container runner's program word (``docker``, ``/usr/bin/podman``, ``docker-compose``).
+_RUNNER_WORD = re.compile(
+    r"(?:^|(?<=[\s;&|(`/]))(?:docker|docker-compose|podman|podman-compose|nerdctl)[ \t]"
+)
+_RUN_WORD = re.compile(r"\brun\b")
+
+
+def _runs_a_runner(text: str) -> bool:
+    """A line where a runner's program word is followed by ``run`` (``docker compose
+    run vllm``, ``docker run IMAGE /models/x``): a command line even without a ``-``
+    flag word, since the container's command may take its flags from the image or the
+    Compose service. One pass over the text (each line looked at once)."""
+    found = _RUNNER_WORD.search(text)
+    while found is not None:
+        end = text.find("\n", found.end())
+        end = len(text) if end < 0 else end
+        if _RUN_WORD.search(text, found.end(), end):
+            return True
+        found = _RUNNER_WORD.search(text, end)
+    return False
+
+
 def looks_like_command(node: object) -> bool:
-    """A string scalar that might hold a command line (has a ``-`` flag word)."""
-    return isinstance(node, str) and (" -" in node or node.startswith("-") or "\n-" in node)
+    """A string scalar that might hold a command line (has a ``-`` flag word, or runs a
+    container runner's ``run``)."""
+    return isinstance(node, str) and (
+        " -" in node or node.startswith("-") or "\n-" in node or _runs_a_runner(node)
+    )
 
 
 #: Keys of a mapping that hold environment variables (Compose ``environment``,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from specgate.core.errors import InputError
 from specgate.inputs.engines._base import Kind
@@ -38,10 +39,13 @@ class Detector:
         engines: list[Engine],
         text: str | None,
         launches: frozenset[str] = frozenset(),
+        path: Path | None = None,
     ) -> None:
         """``launches``: the engines whose bare launch (their program or image, no
         speculative flag) is a configuration: the served model speculates
-        (:func:`~specgate.inputs.engines.registry.launched_by_model`)."""
+        (:func:`~specgate.inputs.engines.registry.launched_by_model`). ``path``: the
+        file on disk (a ``docker compose run`` in it is joined with its service)."""
+        self.path = path
         self.doc = doc
         self.engines = engines
         self.text = text
@@ -64,7 +68,7 @@ class Detector:
         if not (is_argv(node) or (looks_like_command(node) and not isinstance(node, list))):
             return []
         try:
-            sources = [in_container(s) for s in commands_of(node, self.doc, (), None)]
+            sources = [in_container(s, self.path) for s in commands_of(node, self.doc, (), None)]
             lead = self._prefixes.get(id(node))
             if lead is not None:
                 sources = [prefixed(s, lead) for s in sources]
@@ -128,7 +132,7 @@ class Detector:
             for name, opt in sibling_env(self.doc, found.path).items()
         }
         sources = [
-            in_container(s)
+            in_container(s, self.path)
             for s in commands_of(found.value, self.doc, found.path, self.text, env)
         ]
         return sources[found.verdict.command or 0]

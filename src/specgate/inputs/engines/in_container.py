@@ -12,15 +12,17 @@ image word). The runner's options are skipped by its own option table
 ``-e NAME=value`` / ``--env`` options (the shell's own ``NAME=value docker run`` does not
 reach the container; ``-e NAME`` passes the runner's value of NAME on).
 
-A runner command whose container command cannot be settled (an option the runner does
-not define, an image whose ENTRYPOINT is unknown and not overridden, ``docker compose
-run`` whose service is defined elsewhere) stays as written: the engine readers then see
-the runner's words, as before.
+``docker compose run SERVICE`` is joined with the service of its Compose file
+(:mod:`.compose_run`). A runner command whose container command cannot be settled (an
+option the runner does not define, an image whose ENTRYPOINT is unknown and not
+overridden, a ``docker compose run`` whose service is not found) stays as written: the
+engine readers then see the runner's words, as before.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from specgate.inputs.cmdline import Command
 from specgate.inputs.containers import container_argv, image_entry, parse_image
@@ -29,13 +31,21 @@ from specgate.inputs.runners import RunnerLaunch, read_runner
 from specgate.load.document import Span
 
 
-def in_container(source: CommandSource) -> CommandSource:
-    """The container command of a runner command (module docstring), else ``source``."""
+def in_container(source: CommandSource, path: Path | None = None) -> CommandSource:
+    """The container command of a runner command (module docstring), else ``source``.
+    ``path``: the file holding the command on disk, whose folder a ``docker compose
+    run`` finds its Compose file in (:mod:`.compose_run`); None: not joined."""
     launch = read_runner(source.command.argv)
-    if launch is None or launch.unsettled is not None or launch.target_index is None:
+    if launch is None:
+        from specgate.inputs.engines.compose_run import podman_compose_run
+
+        return podman_compose_run(source, path) or source
+    if launch.unsettled is not None or launch.target_index is None:
         return source
     if launch.runner == "docker compose run":
-        return source  # the service (image, command) is defined in the Compose file
+        from specgate.inputs.engines.compose_run import compose_run
+
+        return compose_run(source, launch, path) or source
     image = parse_image(launch.target or "")
     if image is None:
         return source

@@ -23,6 +23,7 @@ from specgate.inputs.engines._source import (
     norm_key,
     run_env,
 )
+from specgate.inputs.engines.compose_run import Joined
 from specgate.inputs.engines.detect import Detector
 from specgate.inputs.engines.environment import sibling_env
 from specgate.inputs.engines.forcing import forced_acceptance
@@ -211,7 +212,7 @@ def _read_engine_config(
     if engine is not None and engine not in ENGINES:
         raise InputError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}", shown)
     engines = [ENGINES[engine]] if engine is not None else list(ENGINES.values())
-    detector = Detector(doc, engines, text, launches)
+    detector = Detector(doc, engines, text, launches, path)
     try:
         configs, fragments, where = find_configurations(
             doc.data, detector, file=shown, pointer=pointer
@@ -272,6 +273,7 @@ class _Reading:
         parsed: list[tuple[str, Span]] = []
         program: str | None = None
         unsettled: list[str] = []  # words the launcher does not settle (.unsettled)
+        version_text = text
         if isinstance(found.value, Mapping) and spec.env_options is not None:
             # a container or service configured by its environment (and its command)
             opts, launched = container_options(spec, doc, found.path, found.value, text)
@@ -285,6 +287,9 @@ class _Reading:
             positional = target.sibling_positional(doc, found.path, text, table, arity)
         else:
             source = self.detector.command(found)
+            if isinstance(source, Joined) and source.image is not None:
+                # docker compose run SERVICE: the version is its service's image tag
+                version_text = f"{text or ''}\n# docker compose run image: {source.image}\n"
             opts = command_options(spec, source)
             program = program_of(spec, source.command.argv)
             if spec.flags is not None:
@@ -315,7 +320,7 @@ class _Reading:
         notes = [*unsettled, *notes]
         if spec.env_options is not None:
             opts = spec.env_options(opts, ctx_env)
-        version = detect_version(spec.name, self.engine_version, text, self.path)
+        version = detect_version(spec.name, self.engine_version, version_text, self.path)
         return _read_options(
             spec,
             opts,

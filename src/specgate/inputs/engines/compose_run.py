@@ -1,0 +1,376 @@
+"""``docker compose run [OPTIONS] SERVICE [COMMAND] [ARGS...]`` joined with its service.
+
+A script's ``docker compose run --rm vllm`` (``docker-compose run``) runs the service
+``vllm`` of the Compose file, so what the container runs is the service's image,
+entrypoint, command and environment, with what the ``run`` line overrides. Read as
+Compose defines it, at ``docker/compose@v5.5.0``:
+
+- ``cmd/compose/run.go`` (``runCommand``): ``SERVICE`` is ``args[0]``, ``COMMAND`` the
+  words after it; ``--entrypoint`` is split with ``shellwords.Parse``.
+- ``pkg/compose/run.go`` (``applyRunOptions``): a ``COMMAND`` replaces the service's
+  ``command``; ``--entrypoint`` replaces its ``entrypoint`` and, without a ``COMMAND``,
+  clears its ``command``; ``-e NAME=value`` overrides the service's ``environment``
+  (``-e NAME`` takes the value of NAME in Compose's own environment, and is dropped
+  when unset).
+- The container then runs ENTRYPOINT + CMD as the Compose specification defines
+  (:mod:`specgate.inputs.containers`): a service ``entrypoint:`` drops the image's CMD.
+
+Which Compose file (compose-go ``cli/options.go``): ``-f FILE`` (``--file``) names it;
+without one, the first of the default names (``compose.yaml`` …) in the working
+folder, merged with its override file, with ``.env`` beside it. The working folder is
+read as the script's own folder (a script is taken to run where it lies);
+``--project-directory DIR`` moves it. Left unsettled (the runner words stay as
+written, so the deployment is SG312 when nothing else configures it), never guessed:
+several ``-f`` files, ``-f -`` (standard input), an explicit default-named ``-f`` file
+with an override file beside it (Compose then does not merge it, specgate's model
+does), no Compose file in the folder (Compose would look in the parent folders, which
+is not followed), a service the file does not define, a service image whose
+ENTRYPOINT is not known, a value left with a variable no file sets.
+
+``podman-compose run`` is read by podman-compose's own argparse parsers
+(:mod:`specgate.inputs.podman_compose`) and joined as podman-compose runs it
+(``podman_compose.py@v1.6.0``: ``compose_run_update_container_from_args`` sets a
+non-empty ``--entrypoint`` over the service's and keeps its ``command``; a non-empty
+COMMAND replaces the command; ``container_to_args`` splits strings with ``shlex``;
+podman's ``makeCommand`` then runs entrypoint + command), from its one Compose file
+(``-f``, or the one default name present: it merges every one present, which is not
+followed), with no ``$`` in the file (its own interpolation is not followed) and no
+``extends``. ``podman compose run`` runs docker-compose or podman-compose, whichever
+the machine has: joined only when both readings give the same container command,
+environment and image.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
+from weakref import WeakKeyDictionary
+
+from specgate.core.errors import InputError, LimitReached
+from specgate.core.limits import FileBudget, active_budget
+from specgate.core.paths import PathProblem, confined, repository_top
+from specgate.core.revision_tree import bring
+from specgate.inputs.cmdline import Command
+from specgate.inputs.containers import container_argv, image_entry, parse_image
+from specgate.inputs.engines._source import CommandSource, literal_value
+from specgate.inputs.engines.environment import sibling_env
+from specgate.inputs.podman_compose import RUNNER as PODMAN_COMPOSE_RUN
+from specgate.inputs.podman_compose import podman_compose_args, read_podman_compose
+from specgate.inputs.runners import RunnerLaunch, read_runner
+from specgate.load.compose_files import DEFAULT_FILES, OVERRIDE_FILES
+from specgate.load.document import Document, Span
+
+
+@dataclass(frozen=True)
+class Joined(CommandSource):
+    """The container command of a ``compose run``; ``image``: its service's image
+    reference as Compose interpolates it (the engine version is read from its tag)."""
+
+    image: str | None = None
+
+
+def compose_run(source: CommandSource, launch: RunnerLaunch, path: Path | None) -> Joined | None:
+    """The command the service's container runs, placed in the script (each word of
+    the service at the SERVICE word, each word of the ``run`` line's COMMAND at its
+    own); None when not settled (module doc)."""
+    if path is None or launch.target is None or launch.target_index is None:
+        return None
+    try:
+        top = repository_top(path.parent)
+    except PathProblem:
+        return None
+    podman = launch.runner == PODMAN_COMPOSE_RUN
+    pick = _podman_compose_file if podman else _compose_file
+    found = pick(launch, path.parent, source.file, top)
+    if found is None:
+        return None
+    file, shown = found
+    try:
+        doc = _compose_document(confined(file, top=top), shown)
+    except LimitReached:
+        raise  # a bound reached is never read past (core.errors.LimitReached)
+    except (InputError, PathProblem):  # out of the repository, or not readable
+        return None  # its own reading, where the claims file names it, says why
+    if doc is None:
+        return None
+    services = doc.data.get("services") if isinstance(doc.data, Mapping) else None
+    service = services.get(launch.target) if isinstance(services, Mapping) else None
+    if not isinstance(service, Mapping) or _unsettled(doc, launch.target):
+        return None
+    if podman and ("$" in (doc.text or "$") or "extends" in service):
+        return None  # podman-compose's own interpolation and extends: not followed
+    image_text = service.get("image")
+    image = parse_image(image_text) if isinstance(image_text, str) else None
+    words = _shlex_words if podman else _words
+    entrypoint = launch.entrypoint
+    if entrypoint is None and service.get("entrypoint") is not None:
+        entrypoint = words(service["entrypoint"])
+        if entrypoint is None:
+            return None
+    if launch.command is not None:
+        command: tuple[str, ...] | None = launch.command
+    elif launch.entrypoint is not None and not podman:
+        command = ()  # applyRunOptions: --entrypoint without COMMAND clears command
+    elif service.get("command") is not None:
+        command = words(service["command"])
+        if command is None:
+            return None
+    else:
+        command = None
+    if podman and entrypoint is not None and (entrypoint == ("",) or not (entrypoint or command)):
+        return None  # podman's makeCommand: [""] is dropped, [] + no command takes CMD
+    argv = container_argv(
+        image_entry(image) if image is not None else None, entrypoint=entrypoint,
+        command=command,
+    )
+    if argv.unsettled is not None:
+        return None
+    joined = _placed(source, launch, argv.words, doc)
+    return replace(joined, image=image.text if image is not None else None)
+
+
+#: The Compose models loaded during the read of one serving file (keyed by its budget):
+#: a script naming its service on many lines loads and spends its budget on it once.
+_LOADED: WeakKeyDictionary[FileBudget, dict[tuple[Path, str], Document | None]] = (
+    WeakKeyDictionary()
+)
+
+
+def _compose_document(path: Path, shown: str) -> Document | None:
+    """The Compose model of the file at ``path`` as a Compose file named in a claims
+    file is read (``read.load_engine_document``): go-yaml's scalars, the override file
+    merged, ``extends`` applied, ``.env`` interpolated; None when it is no Compose file.
+    Loaded once per read of the serving file, within that file's budget.
+
+    Raises:
+        InputError: as those readers raise (LimitReached: the budget spent).
+    """
+    budget = active_budget()
+    loaded = _LOADED.setdefault(budget, {}) if budget is not None else {}
+    key = (path, shown)
+    if key not in loaded:
+        loaded[key] = _load_compose(path, shown)
+    return loaded[key]
+
+
+def _load_compose(path: Path, shown: str) -> Document | None:
+    from specgate.load.compose_env import interpolated, is_compose
+    from specgate.load.compose_files import compose_model
+    from specgate.load.read import read_text
+    from specgate.load.yaml_dialects import serving_dialect
+    from specgate.load.yaml_loader import load_yaml_documents
+
+    text = read_text(path, shown)
+    doc = load_yaml_documents(text, shown, serving_dialect(text))._replace(text=text)
+    return interpolated(compose_model(doc, path), path) if is_compose(doc.data) else None
+
+
+def _compose_file(
+    launch: RunnerLaunch, folder: Path, script: str, top: Path
+) -> tuple[Path, str] | None:
+    files = [value for name, value in launch.globals if name == "file" and value is not None]
+    directories = [
+        value for name, value in launch.globals
+        if name in ("project-directory", "workdir") and value is not None
+    ]
+    shown_folder = PurePosixPath(script).parent
+    if len(files) > 1 or any(_outside(f) for f in [*files, *directories]):
+        return None
+    if files:
+        if files[0] == "-":
+            return None
+        file = folder / files[0]
+        if file.name in DEFAULT_FILES and any(
+            _exists(file.parent / name, top) for name in OVERRIDE_FILES
+        ):
+            return None  # Compose reads an explicit -f file alone; the model merges it
+        if directories and (folder / directories[-1]).resolve() != file.parent.resolve():
+            return None  # .env from another folder than the file's
+        return (file, str(shown_folder / files[0])) if _exists(file, top) else None
+    where = directories[-1] if directories else "."
+    for name in DEFAULT_FILES:
+        if _exists(folder / where / name, top):
+            return folder / where / name, str(shown_folder / where / name)
+    return None
+
+
+#: podman-compose's default file names, all of them merged when present
+#: (``podman_compose.py@v1.6.0``, ``COMPOSE_DEFAULT_LS``).
+PODMAN_DEFAULT_FILES = (
+    "compose.yaml", "compose.yml", "compose.override.yaml", "compose.override.yml",
+    "podman-compose.yaml", "podman-compose.yml", "docker-compose.yml", "docker-compose.yaml",
+    "docker-compose.override.yml", "docker-compose.override.yaml", "container-compose.yml",
+    "container-compose.yaml", "container-compose.override.yml",
+    "container-compose.override.yaml",
+)
+
+
+def _podman_compose_file(
+    launch: RunnerLaunch, folder: Path, script: str, top: Path
+) -> tuple[Path, str] | None:
+    """podman-compose's one Compose file (``_parse_compose_file``: ``-f`` files, else
+    every default name present, merged); None unless exactly one, with no
+    ``--env-file``."""
+    if any(name == "env-file" for name, _ in launch.globals):
+        return None
+    files = [value for name, value in launch.globals if name == "file" and value is not None]
+    shown_folder = PurePosixPath(script).parent
+    if not files:
+        files = [name for name in PODMAN_DEFAULT_FILES if _exists(folder / name, top)]
+    if len(files) != 1 or _outside(files[0]) or files[0] == "-":
+        return None
+    file = folder / files[0]
+    return (file, str(shown_folder / files[0])) if _exists(file, top) else None
+
+
+def _shlex_words(value: object) -> tuple[str, ...] | None:
+    """podman-compose's reading of a ``command``/``entrypoint`` (``container_to_args``:
+    a string ``shlex.split``, a list item by item)."""
+    if isinstance(value, list):
+        words = [literal_value(item) for item in value]
+        return None if any(w is None for w in words) else tuple(str(w) for w in words)
+    if isinstance(value, str):
+        try:
+            return tuple(shlex.split(value))
+        except ValueError:
+            return None
+    return None
+
+
+def _outside(value: str) -> bool:
+    return value.startswith("/") or "$" in value or "\\" in value
+
+
+def _exists(path: Path, top: Path) -> bool:
+    """A file inside the repository (nothing outside it is looked at)."""
+    try:
+        confined(path, top=top, must_exist=False)
+    except PathProblem:
+        return False
+    bring(path)  # at a base revision, its file is looked for as at the head
+    return path.is_file()
+
+
+def _unsettled(doc: Document, service: str) -> bool:
+    """A value of the service left with a variable no file sets."""
+    return any(p[:2] == ("services", service) for p in doc.unsettled)
+
+
+def _words(value: object) -> tuple[str, ...] | None:
+    """A Compose ``command``/``entrypoint``: a list of strings as written, a string
+    split as compose-go splits it (``shellwords``); forms where shellwords and POSIX
+    sh differ (``$``, a backquote, a backslash) are not settled."""
+    if isinstance(value, list):
+        words = [literal_value(item) for item in value]
+        return None if any(w is None for w in words) else tuple(w for w in words if w)
+    if isinstance(value, str):
+        if any(char in value for char in "$`\\"):
+            return None
+        try:
+            return tuple(shlex.split(value))
+        except ValueError:
+            return None
+    return None
+
+
+def _placed(
+    source: CommandSource, launch: RunnerLaunch, words: Sequence[str], doc: Document
+) -> Joined:
+    at = launch.target_index
+    assert at is not None
+    kept = len(launch.command or ())
+    prefix = len(words) - kept
+    origin = [at] * prefix + list(range(at + 1, at + 1 + kept))
+    command = source.command
+    env: dict[str, str] = {}
+    for name, opt in sibling_env(doc, ("services", launch.target or "", "command")).items():
+        value = literal_value(opt.value)
+        if value is not None:
+            env[name] = value
+    env_words = dict.fromkeys(env, at)
+    for (name, value), index in zip(launch.options, launch.option_words, strict=True):
+        if name != "env" or value is None:
+            continue
+        key, eq, val = value.partition("=")
+        if key and eq:
+            env[key], env_words[key] = val, index
+        elif key and key in command.env:
+            env[key], env_words[key] = command.env[key], index
+    lines = command.lines
+    columns = command.columns
+
+    def pick(values: tuple[int, ...]) -> tuple[int, ...]:
+        if not values:
+            return ()
+        return tuple(values[j] if j < len(values) else values[-1] for j in origin)
+
+    def at_word(index: int) -> tuple[int, int]:
+        line = lines[index] if index < len(lines) else 0
+        column = columns[index] if index < len(columns) else 1
+        return line, column
+
+    spans = tuple(source.spans[j] if j < len(source.spans) else Span(1, 1) for j in origin)
+    char_spans = source.char_spans
+
+    def placed(index: int) -> Sequence[Span] | None:
+        if char_spans is None or index < prefix or index >= len(origin):
+            return None
+        return char_spans(origin[index])
+
+    def env_spans() -> Mapping[str, Span]:
+        return {
+            name: source.spans[index] if index < len(source.spans) else Span(1, 1)
+            for name, index in env_words.items()
+        }
+
+    return Joined(
+        Command(
+            tuple(words),
+            env=env,
+            lines=pick(lines),
+            columns=pick(columns),
+            env_at={name: at_word(index) for name, index in env_words.items()},
+            unresolved={
+                i: command.unresolved[j] for i, j in enumerate(origin)
+                if j in command.unresolved and i >= prefix
+            },
+        ),
+        spans,
+        source.file,
+        placed,
+        env_spans,
+    )
+
+
+def podman_compose_run(source: CommandSource, path: Path | None) -> Joined | None:
+    """``podman-compose run …`` joined with its service as podman-compose runs it, and
+    ``podman compose run …`` when both providers it may run (docker-compose,
+    podman-compose) give the same container command; else None."""
+    argv = source.command.argv
+    launch = read_podman_compose(argv)
+    if launch is not None:
+        return compose_run(source, launch, path) if launch.unsettled is None else None
+    provider = podman_compose_args(argv)
+    if provider is None or "run" not in provider:
+        return None
+    shift = len(argv) - len(provider) - 1  # the word "compose"
+    readings: list[Joined | None] = []
+    for program, read in (("docker-compose", read_runner), ("podman-compose", read_podman_compose)):
+        found = read((program, *provider))
+        if found is None or found.unsettled is not None or found.target_index is None:
+            return None
+        moved = replace(
+            found,
+            target_index=found.target_index + shift,
+            option_words=tuple(i + shift for i in found.option_words),
+        )
+        readings.append(compose_run(source, moved, path))
+    first, second = readings
+    if first is None or second is None or first.image != second.image or (
+        first.command.argv != second.command.argv
+        or dict(first.command.env.items()) != dict(second.command.env.items())
+    ):
+        return None
+    return first
