@@ -42,6 +42,12 @@ class BaseView:
             with at REF (their precision as written), else ``None``.
         draft_length: D at REF (stated or read from its engine config), else ``None``:
             an AL the head keeps unchanged was measured at it (SG403's reading).
+        config_fields: the config digest's fields at REF as (name, value) pairs in the
+            digest's order (:mod:`specgate.analysis.digest`), so SG403 names what
+            changed (``D 3 → 5``); ``()`` when unknown.
+        draft_depth_ratio, proven_draft_depth_ratio: ρ at REF and how it is known
+            (``draft_depth_ratio_source``: stated, derived …), else ``None``: a head that
+            keeps REF's measured speedup while its AL moved prices its theory with it.
     """
 
     ref: str
@@ -62,6 +68,10 @@ class BaseView:
     accept_length_half_unit: float | None = None
     measured_speedup_half_unit: float | None = None
     draft_length: int | None = None
+    config_fields: tuple[tuple[str, object], ...] = ()
+    draft_depth_ratio: float | None = None
+    proven_draft_depth_ratio: float | None = None
+    draft_depth_ratio_source: str | None = None
 
     def measured_at(self, deployment: Deployment) -> tuple[int, str] | None:
         """The base revision's D and REF when the head keeps the base's AL and evidence

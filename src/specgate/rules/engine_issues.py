@@ -425,4 +425,5 @@ def engine_config_unread(ctx: RuleContext) -> Iterator[Hit]:
         "or point engine_config at a configuration specgate reads (docs/engines.md).",
         where=(unread.file, span),
         subject="engine_config",
+        details="what specgate reads, settles or leaves unread: docs/engines.md#not-read",
     )

@@ -32,7 +32,7 @@ def beta_source(m: Metrics) -> str:
         return f"β {fmt(proven)}"
     text = f"β {fmt(cost.value)} from {_BETA_SOURCE.get(cost.source, cost.source)}"
     if abs(cost.value - proven) > 5e-5:
-        text += f", fails use the proven β {fmt(proven)} (docs/theory.md#proven-verify-cost)"
+        text += f", a fail uses its lower bound {fmt(proven)} (docs/theory.md#proven-verify-cost)"
     return text
 
 
