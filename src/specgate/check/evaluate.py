@@ -151,6 +151,9 @@ def evaluate(
         deployment,
         options.min_accept_length,
         measured_at=None if baseline is None else baseline.measured_at(deployment),
+        base_ratio=None
+        if baseline is None
+        else baseline.ratio_for(deployment, derived.measured_speedup(deployment)),
     )
     unpriced = derived.non_finite(metrics)
     # never judged against NaN or infinity (docs/trust.md#bounded-work): SG001, blocking

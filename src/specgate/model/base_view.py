@@ -73,6 +73,31 @@ class BaseView:
     proven_draft_depth_ratio: float | None = None
     draft_depth_ratio_source: str | None = None
 
+    def ratio_for(
+        self, deployment: Deployment, measured_speedup: float | None
+    ) -> tuple[float, float, str] | None:
+        """REF's ρ, its proven value and REF when the head keeps REF's measured speedup
+        (within 5·10⁻⁵) while its AL moved and states no ρ: that speedup was measured with
+        REF's AL, so re-fitting ρ to the head's AL would hide the AL change in the theory
+        (new-user defect 6: AL 2.8 → 2.1 showed "theoretical 1.95 → 1.95"); else
+        ``None``."""
+        al = deployment.evidence.accept_length
+        if (
+            self.error is not None
+            or self.draft_depth_ratio_source != "derived"
+            or self.draft_depth_ratio is None
+            or self.proven_draft_depth_ratio is None
+            or deployment.speculation.draft_depth_ratio is not None
+            or measured_speedup is None
+            or self.measured_speedup is None
+            or abs(measured_speedup - self.measured_speedup) > 5e-5
+            or al is None
+            or self.accept_length is None
+            or abs(al - self.accept_length) <= 5e-5
+        ):
+            return None
+        return self.draft_depth_ratio, self.proven_draft_depth_ratio, self.ref
+
     def measured_at(self, deployment: Deployment) -> tuple[int, str] | None:
         """The base revision's D and REF when the head keeps the base's AL and evidence
         unchanged (SG403's reading: the AL was measured for the base's config), else

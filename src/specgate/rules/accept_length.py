@@ -288,7 +288,11 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
     d = m.draft_length
     if floor.source == "default":
         gain = fmt(m.min_gain)
-        if m.draft_depth_ratio_source == "derived" and not m.evidence_stale:
+        if (
+            m.draft_depth_ratio_source == "derived"
+            and not m.evidence_stale
+            and m.draft_depth_ratio_from is None
+        ):
             # β cancels: break-even AL = AL / S_measured, so the floor is (1 + min_gain)
             # × AL / S_measured (real-r4 #6: the message named no such product)
             measured = m.measured_speedup or 0

@@ -423,7 +423,13 @@ def draft_depth_ratio_assumed(ctx: RuleContext) -> Iterator[Hit]:
             f"{fmt(m.accept_length or 0)}"
         )
         span = m.draft_depth_ratio_range
-        if span is not None:
+        if m.draft_depth_ratio_from is not None:
+            message = (
+                f"draft depth ratio ρ not stated: the theory used ρ = {rho}, derived at "
+                f"{m.draft_depth_ratio_from}: the measured speedup "
+                f"{fmt(m.measured_speedup or 0)}x is unchanged since then while AL moved"
+            )
+        elif span is not None:
             message = (
                 f"draft depth ratio ρ not stated: derived from the measured speedup "
                 f"{fmt(m.measured_speedup or 0)}x and AL {fmt(m.accept_length or 0)}, ρ lies "
@@ -469,6 +475,12 @@ def draft_depth_ratio_assumed(ctx: RuleContext) -> Iterator[Hit]:
 def _rho_details(ctx: RuleContext) -> str:
     """How the ρ used was obtained, with the numbers put in (SG204's details)."""
     m = ctx.metrics
+    if m.draft_depth_ratio_from is not None:
+        return (
+            "a speedup measured with the base revision's AL prices that AL, not this one: "
+            "ρ stays as fitted there, so the theory shows the AL change instead of "
+            "re-fitting ρ to hide it (docs/theory.md#which-rho)"
+        )
     if m.draft_depth_ratio_source == "derived" and m.draft_depth_ratio_range is None:
         al, measured = m.accept_length or 0, m.measured_speedup or 0
         cost = m.verify_cost
