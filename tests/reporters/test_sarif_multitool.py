@@ -151,7 +151,7 @@ def test_help_uris_from_the_composite_actions_env_and_docs_url_pass(
     # new-user defect 10: inside the composite Action the addresses come from
     # SPECGATE_ACTION_REPOSITORY/_REF (action.yml, from github.action_repository/_ref in
     # the step's env); `--docs-url` sets them anywhere (reportingDescriptor.helpUri, SARIF
-    # 2.1.0 §3.49.12: an absolute URI of the rule's primary documentation)
+    # 2.1.0, section 3.49.12: an absolute URI of the rule's primary documentation)
     for name in ("GITHUB_ACTION_REPOSITORY", "GITHUB_ACTION_REF"):
         monkeypatch.setenv(name, "")
     monkeypatch.setenv("GITHUB_SERVER_URL", "https://github.com")

@@ -400,8 +400,8 @@ def measured_speedup_regression(ctx: RuleContext) -> Iterator[Hit]:
         "Find what made serving slower (D, draft model, engine, concurrency) and fix it; a "
         "lower claim does not make the change faster.",
         details="allowed = base S × policy.max_speedup_drop + the base's standard error; "
-        "thresholds come from the base revision (docs/change-gate.md#sg404-measured-speedup-"
-        "regression)",
+        "thresholds come from the base revision "
+        "(docs/change-gate.md#sg404-measured-speedup-regression)",
     )
 
 
