@@ -328,7 +328,8 @@ def test_help_uri_from_the_docs_url_option_and_the_actions_env(sg: InProcess, re
     (repo / "pyproject.toml").write_text(
         '[tool.specgate]\ndocs-url = "https://docs.example/specgate/rules.html"\n', "utf-8"
     )
-    given = ["check", "--format", "sarif", "--docs-url", "https://x.example/r.md", "c.specgate.yaml"]
+    given = ["check", "--format", "sarif", "--docs-url", "https://x.example/r.md"]
+    given.append("c.specgate.yaml")
     assert "https://x.example/r.md#sg104-claimed-speedup-over-theory" in _help_uris(
         sg(given, repo).out
     )

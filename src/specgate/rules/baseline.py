@@ -22,6 +22,7 @@ from specgate.rules.registry import Hit, Rule, RuleContext, register, rule
 from specgate.theory.stats import sufficient_standard_error, z_score
 
 if TYPE_CHECKING:
+    from specgate.load.document import Span
     from specgate.model.base_view import BaseView
 
 DEFAULT_MAX_ACCEPT_LENGTH_DROP = 0.05
@@ -137,7 +138,9 @@ def accept_length_regression(ctx: RuleContext) -> Iterator[Hit]:
             f"bound = base AL × (1 − drop) = {fmt(base.accept_length)} × {fmt(1 - drop)} = "
             f"{fmt(bound)}, the drop from the base revision's policy.max_accept_length_drop "
             "or the 5 % default",
-            "" if z is None else f"z from both sides' per-step standard errors, below {fmt(Z_LIMIT)}",
+            ""
+            if z is None
+            else f"z from both sides' per-step standard errors, below {fmt(Z_LIMIT)}",
             "docs/change-gate.md#sg401-accept-length-regression",
         ),
     )
@@ -243,7 +246,7 @@ def evidence_stale_after_config_change(ctx: RuleContext) -> Iterator[Hit]:
     changed = config_changes(base.config_fields, digest_fields(dep))
     what = f": {changed}" if changed else ""
     engine = dep.inputs.engine if dep.inputs is not None else None
-    related = ()
+    related: tuple[tuple[str, Span | None], ...] = ()
     if engine is not None and "draft_length" in engine.spans:
         related = ((engine.path, engine.spans["draft_length"]),)
     yield Hit(

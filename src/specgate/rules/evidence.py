@@ -18,7 +18,8 @@ from specgate.model.deployment import Deployment
 _BETA_SOURCE = {
     "measured": "measured (evidence.verify_cost_ratio)",
     "roofline": "the step-time model (docs/theory.md#step-time-model)",
-    "memory-bound": "memory-bound decode: verifying N tokens reads the weights once, as a plain step does",
+    "memory-bound": "memory-bound decode: verifying N tokens reads the weights once, as a "
+    "plain step does",
     "assumed": "assumed: no input prices verification (docs/theory.md#cost-model)",
 }
 
@@ -39,11 +40,14 @@ def beta_source(m: Metrics) -> str:
 def rho_source(m: Metrics) -> str:
     """How the draft depth ratio ρ used was obtained (docs/theory.md#which-rho)."""
     source = m.draft_depth_ratio_source
-    rho = fmt(m.draft_depth_ratio)
+    rho = fmt(m.draft_depth_ratio or 0.0)
     if source == "stated":
         return f"ρ {rho} as speculation.draft_depth_ratio states"
     if source in ("derived", "measured"):
-        return f"ρ {rho} fitted to the measurement: ρ = (AL / S − β) / passes (docs/theory.md#which-rho)"
+        return (
+            f"ρ {rho} fitted to the measurement: ρ = (AL / S − β) / passes "
+            "(docs/theory.md#which-rho)"
+        )
     return f"ρ {rho} is a class hint, not this drafter's (docs/theory.md#which-rho)"
 
 
