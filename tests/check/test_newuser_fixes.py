@@ -196,7 +196,12 @@ def test_f32_tree_tile_advice_speaks_in_n_verify(capsys: pytest.CaptureFixture[s
     text = json.dumps(report, ensure_ascii=False)
     assert "D* = 15" not in text and "larger D" not in text
     (sg206,) = details(report, "SG206")
-    assert sg206.endswith("at most floor(M/G) = 16 verify tokens (15 draft nodes) keep one tile")
+    # Contract change (issue 26): the tile count with its numbers follows in the details
+    assert sg206.endswith(
+        "at most floor(M/G) = 16 verify tokens (15 draft nodes) keep one tile; tiles = "
+        "ceil(G·N_verify / M) = ceil(160 / 128) = 2: each tile of M query rows reads the KV "
+        "head once (docs/theory.md#attention-tiles)"
+    )
     (sg201,) = messages(report, "SG201")
     # G given alone, TP not stated: the message says it is the model's G
     # (docs/theory.md#attention-tiles)
@@ -238,8 +243,11 @@ def test_f35_g_above_m_says_d0_needs_several_tiles(capsys: pytest.CaptureFixture
     (sg206,) = messages(report, "SG206")
     (why,) = details(report, "SG206")
     assert "D* = 0 keeps one tile" not in sg206 + why
+    # Contract change (issue 26): the tile count with its numbers follows in the details
     assert why.endswith("G = 200 > M = 128, so even D = 0 needs ceil(G/M) = 2 tiles: D* = 0 "
-                        "lowers the reads to 2 tiles per step but no D keeps one tile")
+                        "lowers the reads to 2 tiles per step but no D keeps one tile; tiles "
+                        "= ceil(G·N_verify / M) = ceil(5200 / 128) = 41: each tile of M query "
+                        "rows reads the KV head once (docs/theory.md#attention-tiles)")
     assert "41 attention tiles" in sg206
     assert main(["doctor", *ATTN, "--draft-length=25", "--query-heads-per-kv=200"]) == 0
     out, _ = capsys.readouterr()

@@ -319,6 +319,37 @@ def test_help_uri_only_from_a_known_docs_url(sg: InProcess, repo: Path) -> None:
     assert "https://docs.example/specgate/rules.html#sg104-claimed-speedup-over-theory" in uris
 
 
+def test_help_uri_from_the_docs_url_option_and_the_actions_env(sg: InProcess, repo: Path) -> None:
+    # new-user defect 10: `--docs-url` (the Action's `docs-url` input) over the
+    # configuration; inside the composite Action, SPECGATE_ACTION_REPOSITORY/_REF (set from
+    # github.action_repository/action_ref in the step's env) over the GITHUB_ACTION_* the
+    # runner leaves empty there (actions/runner#2473)
+    (repo / "c.specgate.yaml").write_text(BASE, "utf-8")
+    (repo / "pyproject.toml").write_text(
+        '[tool.specgate]\ndocs-url = "https://docs.example/specgate/rules.html"\n', "utf-8"
+    )
+    given = ["check", "--format", "sarif", "--docs-url", "https://x.example/r.md"]
+    given.append("c.specgate.yaml")
+    assert "https://x.example/r.md#sg104-claimed-speedup-over-theory" in _help_uris(
+        sg(given, repo).out
+    )
+    (repo / "pyproject.toml").unlink()
+    action = {
+        "GITHUB_SERVER_URL": "https://github.com",
+        "GITHUB_ACTION_REPOSITORY": "",
+        "GITHUB_ACTION_REF": "",
+        "SPECGATE_ACTION_REPOSITORY": "acme/specgate",
+        "SPECGATE_ACTION_REF": "0123456789abcdef0123456789abcdef01234567",
+    }
+    uris = _help_uris(sg(["check", "--format", "sarif", "c.specgate.yaml"], repo, env=action).out)
+    assert (
+        "https://github.com/acme/specgate/blob/0123456789abcdef0123456789abcdef01234567/"
+        "docs/rules.md#sg104-claimed-speedup-over-theory" in uris
+    )
+    bad = sg(["check", "--format", "sarif", "--docs-url", "javascript:x", "c.specgate.yaml"], repo)
+    assert bad.code == 2 and "is not an https:// address" in bad.err
+
+
 def test_sarif_rules_embed_their_help(sg: InProcess, repo: Path) -> None:
     (repo / "c.specgate.yaml").write_text(BASE, "utf-8")
     rules = json.loads(sg(["check", "--format", "sarif", "c.specgate.yaml"], repo).out)["runs"][0][

@@ -101,9 +101,10 @@ def test_failures_first_with_links_and_passing_folded(sg: InProcess, repo: Path)
     assert "SG102" in first_row
     link = f"[deploy/bad.specgate.yaml:10](https://github.com/o/r/blob/{SHA}/deploy/bad.specgate.yaml#L10)"
     assert link in first_row
-    # the failing deployment is shown open, the passing one folded
-    assert text.index("#### ❌ dep") < text.index("<details>") < text.index("#### ✅ fine")
-    assert text.index("#### ✅ fine") < text.index("</details>")
+    # the failing deployment is shown open, the passing one folded (Contract change, issue
+    # 26: a finding's cell folds its own details inline, so the fold is the <details> line)
+    assert text.index("#### ❌ dep") < text.index("\n<details>\n") < text.index("#### ✅ fine")
+    assert text.index("#### ✅ fine") < text.index("\n</details>\n")
     assert "—" not in text  # no rows of unknown values
 
 

@@ -6,7 +6,8 @@ theory v2 moved the AL floor (docs/theory.md#al-floor-and-guideline), ρ
 the metrics of docs/reports.md#json-report, each value re-worked by hand (1.4 / 1.35 · 1.1 = 1.485;
 3.1 / 3 = 1.0333). Issue 26 raised the parallel-draft-head ρ hint to 0.14 (docs/validation.md):
 at D 40, S = 3.1 / (1 + 0.14·40) = 3.1 / 6.6 = 0.4697, at D 48 3.1 / 7.72 = 0.4016 (Δ −0.0681),
-break-even AL 6.6 and the default floor 6.6 · 1.1 = 7.26.
+break-even AL 6.6 and the default floor 6.6 · 1.1 = 7.26. Issue 26 gave every finding details
+(the sources of AL, β, ρ and passes; G·N_verify = 4·41 = 164 rows, ceil(164 / 128) = 2 tiles).
 
 The file is checked from a temporary git repository as ``deploy/claims.specgate.yaml``,
 so every format shows the same path (relative to the current folder and to the git

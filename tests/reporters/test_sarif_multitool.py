@@ -133,9 +133,45 @@ def test_outside_the_action_only_the_information_uri_is_missing(
     # No docs address and no published repository: specgate names no page that does not
     # exist (docs/reports.md#sarif), and SARIF2005's advice to provide informationUri is all that is
     # left — the one problem, and only that one.
-    for name in ("GITHUB_ACTION_REPOSITORY", "GITHUB_ACTION_REF"):
+    for name in (
+        "GITHUB_ACTION_REPOSITORY",
+        "GITHUB_ACTION_REF",
+        "SPECGATE_ACTION_REPOSITORY",
+        "SPECGATE_ACTION_REF",
+    ):
         monkeypatch.delenv(name, raising=False)
     assert problems(validate(sarif_of(DATA / "failing.specgate.yaml"), tmp_path)) == [
+        "warning SARIF2005: ['runs[0].tool.driver', 'specgate']"
+    ]
+
+
+def test_help_uris_from_the_composite_actions_env_and_docs_url_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # new-user defect 10: inside the composite Action the addresses come from
+    # SPECGATE_ACTION_REPOSITORY/_REF (action.yml, from github.action_repository/_ref in
+    # the step's env); `--docs-url` sets them anywhere (reportingDescriptor.helpUri, SARIF
+    # 2.1.0, section 3.49.12: an absolute URI of the rule's primary documentation)
+    for name in ("GITHUB_ACTION_REPOSITORY", "GITHUB_ACTION_REF"):
+        monkeypatch.setenv(name, "")
+    monkeypatch.setenv("GITHUB_SERVER_URL", "https://github.com")
+    monkeypatch.setenv("SPECGATE_ACTION_REPOSITORY", "acme/specgate")
+    monkeypatch.setenv("SPECGATE_ACTION_REF", "v1")
+    text = sarif_of(DATA / "failing.specgate.yaml")
+    rules = json.loads(text)["runs"][0]["tool"]["driver"]["rules"]
+    assert {r["id"]: r["helpUri"] for r in rules}["SG104"] == (
+        "https://github.com/acme/specgate/blob/v1/docs/rules.md#sg104-claimed-speedup-over-theory"
+    )
+    assert problems(validate(text, tmp_path)) == []
+    for name in ("SPECGATE_ACTION_REPOSITORY", "SPECGATE_ACTION_REF"):
+        monkeypatch.delenv(name)
+    out = io.StringIO()
+    given = ["--docs-url", "https://docs.example/specgate/rules.html"]
+    main(["check", "--format", "sarif", *given, str(DATA / "failing.specgate.yaml")], stdout=out)
+    rules = json.loads(out.getvalue())["runs"][0]["tool"]["driver"]["rules"]
+    assert all(r["helpUri"].startswith("https://docs.example/specgate/rules.html#") for r in rules)
+    # no repository is known, so informationUri stays absent: SARIF2005's advice alone
+    assert problems(validate(out.getvalue(), tmp_path)) == [
         "warning SARIF2005: ['runs[0].tool.driver', 'specgate']"
     ]
 

@@ -228,8 +228,10 @@ def test_accepted_past_the_emitted_tokens_fails(
     assert details(report, "SG305") == [
         "AL 1 + 250/100 = 3.5 counts drafts that were never emitted "
         "(accepted past an EOS or a max_tokens cut); the emitted tokens allow at most 3 "
-        "tokens per step"
-    ]
+        "tokens per step; A + N ≤ E: each step emits its accepted drafts plus the bonus "
+        "token, and tokens are also emitted outside verification steps "
+        "(docs/rules.md#sg305-acceptance-profile-inconsistent)"
+    ]  # Contract change (issue 26): the inequality it rests on follows, with its page
     (finding,) = [f for d in report.deployments for f in d.findings if f.code == "SG305"]
     assert finding.severity == "fail"
     assert finding.file == "after.prom"

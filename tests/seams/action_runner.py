@@ -76,6 +76,11 @@ class Context:
     inputs: Mapping[str, str]
     steps: Mapping[str, Mapping[str, str]]
     runner_temp: str
+    #: ``github.action_repository`` and ``github.action_ref``: filled in a composite
+    #: action's ``env`` (GitHub's contexts reference), while the runner leaves
+    #: $GITHUB_ACTION_REPOSITORY and $GITHUB_ACTION_REF empty in its ``run``
+    #: (actions/runner#2473), so the runner here never sets those variables.
+    action: tuple[str, str] = ("", "")
 
     def lookup(self, name: str) -> str:
         parts = name.split(".")
@@ -89,6 +94,10 @@ class Context:
             return self.steps[parts[1]].get(parts[3], "")
         if name == "runner.temp":
             return self.runner_temp
+        if name == "github.action_repository":
+            return self.action[0]
+        if name == "github.action_ref":
+            return self.action[1]
         raise UnsupportedExpression(f"context {name!r} is not supported by the test runner")
 
 
@@ -323,8 +332,10 @@ class ActionRunner:
         *,
         python: str,
         base_env: Mapping[str, str],
+        action: tuple[str, str] = ("", ""),
     ) -> None:
         self.action_path = action_path
+        self.action_ref = action
         self.action: dict[str, Any] = yaml.safe_load(
             (action_path / "action.yml").read_text(encoding="utf-8")
         )
@@ -361,7 +372,7 @@ class ActionRunner:
         step_outputs: dict[str, dict[str, str]] = {}
         results: list[StepResult] = []
         for number, step in enumerate(self.action["runs"]["steps"]):
-            context = Context(values, step_outputs, str(self.runner_temp))
+            context = Context(values, step_outputs, str(self.runner_temp), self.action_ref)
             step_id = step.get("id")
             name = step.get("name", step_id or f"step {number}")
             if reuse and step_id in reuse:

@@ -540,6 +540,47 @@ def test_sarif_true_writes_and_uploads_the_report(
     assert "specgate: fail" in run.summary
 
 
+def _help_uris(runner: ActionRunner) -> dict[str, str | None]:
+    report = json.loads((runner.runner_temp / "specgate.sarif").read_text(encoding="utf-8"))
+    return {r["id"]: r.get("helpUri") for r in report["runs"][0]["tool"]["driver"]["rules"]}
+
+
+def test_sarif_rules_link_the_actions_own_docs(
+    run_action: RunAction, runner: ActionRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # New-user defect 10: no helpUri in code scanning. In a composite action's `run` the
+    # runner leaves $GITHUB_ACTION_REPOSITORY/$GITHUB_ACTION_REF empty (actions/runner#2473;
+    # this runner never sets them), so action.yml passes github.action_repository and
+    # github.action_ref through the step's env, as GitHub's contexts reference says.
+    monkeypatch.setattr(runner, "action_ref", ("acme/specgate", "v1"))
+    monkeypatch.setitem(runner.base_env, "GITHUB_SERVER_URL", "https://github.com")
+    workspace = make_repo(tmp_path / "repo", {"specgate.yaml": FAILING})
+    run = run_action(workspace, {"sarif": "true", "fail-on": "never"})
+    check = run.step("check")
+    assert (check.env["SPECGATE_ACTION_REPOSITORY"], check.env["SPECGATE_ACTION_REF"]) == (
+        "acme/specgate",
+        "v1",
+    )
+    assert _help_uris(runner)["SG104"] == (
+        "https://github.com/acme/specgate/blob/v1/docs/rules.md#sg104-claimed-speedup-over-theory"
+    )
+    run = run_action(
+        workspace,
+        {"sarif": "true", "fail-on": "never", "docs-url": "https://docs.example/rules.html"},
+    )
+    assert _help_uris(runner)["SG104"] == (
+        "https://docs.example/rules.html#sg104-claimed-speedup-over-theory"
+    )
+
+
+def test_without_the_actions_address_there_is_no_help_uri(
+    run_action: RunAction, runner: ActionRunner, tmp_path: Path
+) -> None:
+    workspace = make_repo(tmp_path / "repo", {"specgate.yaml": FAILING})
+    run_action(workspace, {"sarif": "true", "fail-on": "never"})
+    assert set(_help_uris(runner).values()) == {None}
+
+
 # --- action.yml as data --------------------------------------------------------------------
 
 
@@ -560,6 +601,7 @@ def test_metadata_inputs_outputs_and_branding() -> None:
         "working-directory": ".",
         "baseline": "auto",
         "only-new": "auto",
+        "docs-url": "",
         "sarif": "false",
     }
     assert all(spec.get("description") for spec in ACTION["inputs"].values())

@@ -121,6 +121,10 @@ class Metrics(NamedTuple):
     #: (``"evidence"``: the measurement states it; else the base revision's REF).
     accept_length_measured_at: int | None = None
     accept_length_measured_by: str | None = None
+    #: The base revision's REF when ρ is the base's (the head keeps the base's measured
+    #: speedup while its AL moved: the speedup was measured with the base's AL, so ρ is
+    #: not re-fitted to the pair; new-user defect 6), else ``None``.
+    draft_depth_ratio_from: str | None = None
 
     @property
     def verify_cost_ratio(self) -> float:
@@ -439,6 +443,7 @@ def compute(
     floor_override: float | None = None,
     *,
     measured_at: tuple[int, str] | None = None,
+    base_ratio: tuple[float, float, str] | None = None,
 ) -> Metrics:
     """All derived metrics of ``deployment`` (docs/theory.md#cost-model,
     docs/theory.md#step-time-model).
@@ -447,7 +452,13 @@ def compute(
     known from (the base revision's D when the head keeps the base's AL and evidence
     unchanged, ``check --baseline``); with the evidence stating no D of its own, an AL
     at another D than the served one is then stale and the fails use its upper bound
-    at the served D (:func:`specgate.theory.formulas.accept_length_upper_bound`)."""
+    at the served D (:func:`specgate.theory.formulas.accept_length_upper_bound`).
+
+    ``base_ratio``: ρ, its proven value and the REF, when the head keeps the base
+    revision's measured speedup while its AL moved
+    (:meth:`specgate.model.base_view.BaseView.ratio_for`): that speedup was measured with
+    the base's AL, so ρ is the base's and not re-fitted to the head's AL (AL 2.8 → 2.1
+    at a measured 1.95x, β 1, D 3: ρ 0.1453 stays, S = 2.1 / 1.4359 = 1.4625, not 1.95)."""
     spec = deployment.speculation
     evidence = deployment.evidence
     al = evidence.accept_length
@@ -460,10 +471,18 @@ def compute(
     grouping = query_heads_per_kv(deployment)
     measured = measured_speedup(deployment)
     stale = _stale(deployment, d, measured_at[0] if measured_at is not None else None)
-    if not stale[0] and (d is None or al is None or al <= 1 + d):
-        # The deployment's own measurement caps the estimate (β ≤ AL / S_measured).
+    kept = base_ratio is not None and spec.draft_depth_ratio is None
+    if not stale[0] and not kept and (d is None or al is None or al <= 1 + d):
+        # The deployment's own measurement caps the estimate (β ≤ AL / S_measured); a
+        # speedup kept from the base revision was not measured with this AL.
         beta = capped_by_measurement(beta, al, measured)
-    ratio = _draft_depth_ratio(deployment, measured, beta, passes=passes, kind=kind, stale=stale)
+    if kept and base_ratio is not None:
+        cls = mechanisms.declared(deployment) or mechanisms.recommend(deployment)
+        ratio = _Ratio(base_ratio[0], "derived", cls.draft_depth_ratio_hint, base_ratio[1])
+    else:
+        ratio = _draft_depth_ratio(
+            deployment, measured, beta, passes=passes, kind=kind, stale=stale
+        )
     rho = ratio.value
     rhos = [rho] if ratio.range is None else list(ratio.range)
 
@@ -561,6 +580,7 @@ def compute(
         accept_length_measured_by=None
         if not stale[0] or stale[1] is None
         else _measured_by(deployment, stale[1], measured_at),
+        draft_depth_ratio_from=base_ratio[2] if kept and base_ratio is not None else None,
         typical_draft_depth_ratio=ratio.typical,
         min_gain=min_gain,
         retune_gain=deployment.retune_gain

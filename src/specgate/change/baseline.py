@@ -33,6 +33,7 @@ from typing import Any
 from specgate.analysis import derived
 from specgate.analysis.derived import Metrics
 from specgate.analysis.digest import config_digest
+from specgate.analysis.digest import fields as digest_fields
 from specgate.change import git
 from specgate.change.base_tree import GitTree
 from specgate.core.errors import InputError, UsageError
@@ -682,6 +683,10 @@ def view_of(
         accept_length_half_unit=base.accept_length_half_unit,
         measured_speedup_half_unit=base.deployment.evidence.printed_half_units[0],
         draft_length=base.metrics.draft_length,
+        config_fields=tuple(digest_fields(base.deployment).items()),
+        draft_depth_ratio=base.metrics.draft_depth_ratio,
+        proven_draft_depth_ratio=base.metrics.proven_draft_depth_ratio,
+        draft_depth_ratio_source=base.metrics.draft_depth_ratio_source,
     )
 
 

@@ -28,6 +28,21 @@ _SCHEMA_ACTIONS = {
     "SG003": "Give each deployment a unique name.",
 }
 
+#: The details of the rules on the file itself, which have no numbers to show: what
+#: they rest on (issue 26: every finding carries its evidence).
+_FILE_DETAILS = {
+    "SG001": "the format: docs/claims-file.md; `specgate schema` prints its JSON Schema",
+    "SG002": "YAML requires unique mapping keys; PyYAML, which specgate reads with, keeps the "
+    "last value (docs/claims-file.md#format-rules)",
+    "SG003": "findings, suppressions and --baseline pair deployments by name "
+    "(docs/claims-file.md#deployment)",
+    "SG004": "`specgate rules` lists every code and name (docs/trust.md#suppressions)",
+    "SG005": "an inline suppression applies to the findings of the line it names "
+    "(docs/trust.md#suppressions)",
+    "SG412": "deployments are paired by name, then by configuration "
+    "(docs/change-gate.md#pairing-deployments)",
+}
+
 
 class Locator:
     """Turns node paths into (file, span); values read from referenced files
@@ -72,7 +87,7 @@ def make_finding(
     and moves the rest to ``details`` (:func:`~specgate.core.concise.concise`)."""
     rule = REGISTRY[code]
     file, span = where
-    message, details = concise(message, details)
+    message, details = concise(message, details or _FILE_DETAILS.get(code, ""))
     return Finding(
         code=code,
         name=rule.name,
@@ -136,6 +151,9 @@ def evaluate(
         deployment,
         options.min_accept_length,
         measured_at=None if baseline is None else baseline.measured_at(deployment),
+        base_ratio=None
+        if baseline is None
+        else baseline.ratio_for(deployment, derived.measured_speedup(deployment)),
     )
     unpriced = derived.non_finite(metrics)
     # never judged against NaN or infinity (docs/trust.md#bounded-work): SG001, blocking

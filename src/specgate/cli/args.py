@@ -103,6 +103,16 @@ def iso_date(text: str) -> datetime.date:
         return _no_date(text)
 
 
+def web_address(text: str) -> str:
+    """An argparse type: an ``https://`` (or ``http://``) address without whitespace or
+    control characters (``--docs-url``; the same test as ``[tool.specgate] docs-url``)."""
+    if not text.startswith(("https://", "http://")) or any(
+        c.isspace() or ord(c) < 32 or ord(c) == 127 for c in text
+    ):
+        raise argparse.ArgumentTypeError(f"{text!r} is not an https:// address")
+    return text
+
+
 def _no_date(text: str) -> datetime.date:
     raise argparse.ArgumentTypeError(f"{text!r} is not a date YYYY-MM-DD")
 

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from specgate.cli.args import RawFormatter, iso_date, positive_float, today_from
+from specgate.cli.args import RawFormatter, iso_date, positive_float, today_from, web_address
 from specgate.cli.commands import COMMANDS
 from specgate.cli.output import (
     EXIT_OK,
@@ -186,6 +186,14 @@ def _check_arguments(check: argparse.ArgumentParser) -> None:
         help="text format: print each finding's details (formulas, sources, version "
         "reasoning) under it; with --changed, --changed-since or --staged: also name the "
         "files ignored and the claims files skipped",
+    )
+    check.add_argument(
+        "--docs-url",
+        type=web_address,
+        metavar="URL",
+        help="SARIF: the address of specgate's docs/rules.md, each rule's helpUri is "
+        "URL#sgNNN-name (default: [tool.specgate] docs-url, else inside the GitHub Action "
+        "the Action's own docs/rules.md, else none)",
     )
     check.add_argument(
         "--config",
@@ -418,7 +426,7 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
         explicit = load_config(Path(args.config), args.config, explicit=True)
     finder = ConfigFinder(explicit)
     run_config = explicit or finder.for_folder(Path.cwd().resolve())
-    args.docs_url = run_config.docs_url
+    args.docs_url = args.docs_url or run_config.docs_url
     fail_on = "actionable" if args.strict else (args.fail_on or run_config.fail_on or "fail")
     options = _check_options(args, run_config)
     baseline = options.baseline

@@ -42,6 +42,12 @@ class BaseView:
             with at REF (their precision as written), else ``None``.
         draft_length: D at REF (stated or read from its engine config), else ``None``:
             an AL the head keeps unchanged was measured at it (SG403's reading).
+        config_fields: the config digest's fields at REF as (name, value) pairs in the
+            digest's order (:mod:`specgate.analysis.digest`), so SG403 names what
+            changed (``D 3 → 5``); ``()`` when unknown.
+        draft_depth_ratio, proven_draft_depth_ratio: ρ at REF and how it is known
+            (``draft_depth_ratio_source``: stated, derived …), else ``None``: a head that
+            keeps REF's measured speedup while its AL moved prices its theory with it.
     """
 
     ref: str
@@ -62,6 +68,35 @@ class BaseView:
     accept_length_half_unit: float | None = None
     measured_speedup_half_unit: float | None = None
     draft_length: int | None = None
+    config_fields: tuple[tuple[str, object], ...] = ()
+    draft_depth_ratio: float | None = None
+    proven_draft_depth_ratio: float | None = None
+    draft_depth_ratio_source: str | None = None
+
+    def ratio_for(
+        self, deployment: Deployment, measured_speedup: float | None
+    ) -> tuple[float, float, str] | None:
+        """REF's ρ, its proven value and REF when the head keeps REF's measured speedup
+        (within 5·10⁻⁵) while its AL moved and states no ρ: that speedup was measured with
+        REF's AL, so re-fitting ρ to the head's AL would hide the AL change in the theory
+        (new-user defect 6: AL 2.8 → 2.1 showed "theoretical 1.95 → 1.95"); else
+        ``None``."""
+        al = deployment.evidence.accept_length
+        if (
+            self.error is not None
+            or self.draft_depth_ratio_source != "derived"
+            or self.draft_depth_ratio is None
+            or self.proven_draft_depth_ratio is None
+            or deployment.speculation.draft_depth_ratio is not None
+            or measured_speedup is None
+            or self.measured_speedup is None
+            or abs(measured_speedup - self.measured_speedup) > 5e-5
+            or al is None
+            or self.accept_length is None
+            or abs(al - self.accept_length) <= 5e-5
+        ):
+            return None
+        return self.draft_depth_ratio, self.proven_draft_depth_ratio, self.ref
 
     def measured_at(self, deployment: Deployment) -> tuple[int, str] | None:
         """The base revision's D and REF when the head keeps the base's AL and evidence

@@ -6,9 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from specgate.analysis.derived import Metrics
+from specgate.core.concise import join_details
 from specgate.core.numbers import fmt
 from specgate.load.document import NodePath
 from specgate.rules.estimates import estimate_label
+from specgate.rules.evidence import accept_length_source, cost_terms
 from specgate.rules.registry import Hit, RuleContext, rule
 
 
@@ -129,13 +131,22 @@ def accept_length_missing(ctx: RuleContext) -> Iterator[Hit]:
             f"Measure AL on the served workload ({_how_to_measure(engine)}) and record "
             "it as evidence.accept_length or point evidence.metrics at the data."
         )
+        details = (
+            "AL counts tokens per target step, bonus token included; every speedup bound "
+            "S = AL / (β + ρ·passes) needs it (docs/theory.md#cost-model)"
+        )
         if dep.evidence.measured_speedup is not None:
             action = _from_speedup_only(engine)
+            details += (
+                f"; the recorded speedup {fmt(dep.evidence.measured_speedup)}x mixes AL "
+                "with β and ρ, so AL cannot be read back from it"
+            )
         yield Hit(
             "speculative decoding is enabled but no measured accept length "
             "(evidence.accept_length) is given",
             dep.path("speculation"),
             action,
+            details=details,
         )
 
 
@@ -277,7 +288,11 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
     d = m.draft_length
     if floor.source == "default":
         gain = fmt(m.min_gain)
-        if m.draft_depth_ratio_source == "derived" and not m.evidence_stale:
+        if (
+            m.draft_depth_ratio_source == "derived"
+            and not m.evidence_stale
+            and m.draft_depth_ratio_from is None
+        ):
             # β cancels: break-even AL = AL / S_measured, so the floor is (1 + min_gain)
             # × AL / S_measured (real-r4 #6: the message named no such product)
             measured = m.measured_speedup or 0
@@ -319,6 +334,11 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
         )
         + " if a smaller gain is acceptable.",
         excess=floor.value / upper,
+        details=join_details(
+            accept_length_source(dep),
+            cost_terms(m) if floor.source == "default" else "",
+            "docs/theory.md#al-floor-and-guideline",
+        ),
     )
 
 
@@ -413,6 +433,9 @@ def _accept_length_range(al: float | None, d: int | None, path: NodePath) -> Ite
             path,
             "Report AL as tokens per target step including the bonus token "
             "(1 + accepted drafts per step).",
+            details="1 ≤ AL ≤ 1 + D: each step emits the bonus token whether or not a "
+            "draft is accepted (Leviathan et al. 2023, arXiv:2211.17192; "
+            "docs/theory.md#accept-length-range)",
         )
     elif side == "above" and d is not None:
         yield Hit(
@@ -421,6 +444,9 @@ def _accept_length_range(al: float | None, d: int | None, path: NodePath) -> Ite
             path,
             f"Re-measure AL at D = {d} from the engine's counters (not from stream chunks "
             "or a tree-drafting paper figure).",
+            details="tokens per step ≤ D accepted drafts + 1 bonus token (Leviathan et al. "
+            "2023, arXiv:2211.17192; docs/theory.md#accept-length-range); an AL above it "
+            "comes from tree-drafting figures or stream chunks counted client-side",
         )
 
 
@@ -482,4 +508,7 @@ def cache_coherence_missing(ctx: RuleContext) -> Iterator[Hit]:
         path,
         "Compare greedy outputs with and without speculation (rollback of rejected "
         "tokens, prefix cache) and set evidence.cache_coherence_eval: true.",
+        details="lossless only if rejected drafts are rolled back from the KV, prefix, "
+        "sliding-window and state-space caches; untested, outputs may drift from the "
+        "target's while speed metrics look fine (docs/claims-file.md#evidence)",
     )

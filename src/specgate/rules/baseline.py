@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 from specgate.analysis import derived
 from specgate.analysis.digest import config_digest
+from specgate.analysis.digest import fields as digest_fields
+from specgate.core.concise import join_details
 from specgate.core.numbers import fmt
 from specgate.rules.provenance import evidence_config_changed
 from specgate.rules.references import evidence_draft_length_mismatch
@@ -20,6 +22,7 @@ from specgate.rules.registry import Hit, Rule, RuleContext, register, rule
 from specgate.theory.stats import sufficient_standard_error, z_score
 
 if TYPE_CHECKING:
+    from specgate.load.document import Span
     from specgate.model.base_view import BaseView
 
 DEFAULT_MAX_ACCEPT_LENGTH_DROP = 0.05
@@ -131,6 +134,15 @@ def accept_length_regression(ctx: RuleContext) -> Iterator[Hit]:
         dep.path("evidence", "accept_length"),
         "Find what lowered AL (draft model, D, target revision, sampling) and fix it, or "
         "lower the claim and the policy in a separate change.",
+        details=join_details(
+            f"bound = base AL × (1 − drop) = {fmt(base.accept_length)} × {fmt(1 - drop)} = "
+            f"{fmt(bound)}, the drop from the base revision's policy.max_accept_length_drop "
+            "or the 5 % default",
+            ""
+            if z is None
+            else f"z from both sides' per-step standard errors, below {fmt(Z_LIMIT)}",
+            "docs/change-gate.md#sg401-accept-length-regression",
+        ),
     )
 
 
@@ -184,6 +196,9 @@ def claim_raised_without_evidence(ctx: RuleContext) -> Iterator[Hit]:
         dep.path("claims", "speedup"),
         "Add the measurement that supports the higher claim (new metrics, a measured "
         "speedup), or keep the claim.",
+        details="unchanged within each number's standard error or half a unit of its last "
+        "digit; an edited evidence.provenance is no measurement "
+        "(docs/change-gate.md#sg402-claim-raised-without-evidence)",
     )
 
 
@@ -228,12 +243,61 @@ def evidence_stale_after_config_change(ctx: RuleContext) -> Iterator[Hit]:
         return
     if any(evidence_config_changed(ctx)) or any(evidence_draft_length_mismatch(ctx)):
         return
+    changed = config_changes(base.config_fields, digest_fields(dep))
+    what = f": {changed}" if changed else ""
+    engine = dep.inputs.engine if dep.inputs is not None else None
+    related: tuple[tuple[str, Span | None], ...] = ()
+    if engine is not None and "draft_length" in engine.spans:
+        related = ((engine.path, engine.spans["draft_length"]),)
     yield Hit(
-        f"the speculative config changed since {_at(base)} ({base.config_digest} → {current}) "
-        "but the evidence is identical: AL was measured for the old config",
+        f"the speculative config changed since {_at(base)}{what}, but the evidence is "
+        "identical: AL was measured for the old config",
         dep.path("evidence"),
         "Measure AL with the new config (`specgate measure`) and update the evidence.",
+        related=related,
+        details=join_details(
+            f"config digest {base.config_digest} → {current} over the fields "
+            "docs/change-gate.md#config-digest lists",
+            "the evidence files measure the same at both revisions (same git blobs or the "
+            "same numbers read)",
+        ),
     )
+
+
+#: How SG403 names a digest field (docs/change-gate.md#config-digest).
+_FIELD_NAMES = {
+    "draft_length": "D",
+    "verify_tokens": "N_verify",
+    "tensor_parallel_size": "TP",
+    "draft_passes": "draft passes",
+    "draft_model": "draft model",
+    "target_model": "target model",
+    "lossy_acceptance": "lossy acceptance",
+    "draft_length_is_max": "D is a maximum",
+}
+
+
+def config_changes(
+    base: tuple[tuple[str, object], ...], head: dict[str, object], most: int = 3
+) -> str:
+    """The digest fields that differ, ``"D 3 → 5, N_verify 4 → 6"`` (at most ``most``,
+    then ``"and N more"``); ``""`` when ``base`` is unknown or nothing differs."""
+
+    def shown(value: object) -> str:
+        if value is None:
+            return "unset"
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        return str(value)[:60]
+
+    changes = [
+        f"{_FIELD_NAMES.get(name, name)} {shown(before)} → {shown(head.get(name))}"
+        for name, before in base
+        if head.get(name) != before
+    ]
+    if len(changes) > most:
+        changes = [*changes[:most], f"and {len(changes) - most} more"]
+    return ", ".join(changes)
 
 
 _SPEEDUP = """
@@ -319,6 +383,8 @@ def measured_speedup_regression(ctx: RuleContext) -> Iterator[Hit]:
                 "Measure the speedup with enough repeats that its standard error is no "
                 "larger than the base revision's.",
                 severity="warn",
+                details="a pull request cannot loosen its own gate "
+                "(docs/change-gate.md#base-policy)",
             )
         return
     where = (
@@ -336,6 +402,9 @@ def measured_speedup_regression(ctx: RuleContext) -> Iterator[Hit]:
         where,
         "Find what made serving slower (D, draft model, engine, concurrency) and fix it; a "
         "lower claim does not make the change faster.",
+        details="allowed = base S × policy.max_speedup_drop + the base's standard error; "
+        "thresholds come from the base revision "
+        "(docs/change-gate.md#sg404-measured-speedup-regression)",
     )
 
 
@@ -376,6 +445,9 @@ def baseline_unreadable(ctx: RuleContext) -> Iterator[Hit]:
         f"{base.ref} is history and cannot be edited: compare this change with it by hand "
         "(the reason names the file as it is at that revision); once this change is merged, "
         "later changes are compared with it.",
+        details=f"{base.ref} is commit {base.commit[:12]}; files there are read with the "
+        "work tree's readers and limits, and SG401–SG404 had nothing to compare "
+        "(docs/change-gate.md#sg410-and-sg412)",
     )
 
 

@@ -39,4 +39,7 @@ def accepted_past_emitted(ctx: RuleContext) -> Iterator[Hit]:
         where=(acceptance.path, acceptance.spans.get("accept_length"))
         if acceptance.path is not None
         else None,
+        details="A + N ≤ E: each step emits its accepted drafts plus the bonus token, and "
+        "tokens are also emitted outside verification steps "
+        "(docs/rules.md#sg305-acceptance-profile-inconsistent)",
     )

@@ -26,17 +26,23 @@ def docs_base_url(
 ) -> str | None:
     """The address of this project's ``docs/rules.md``, or ``None`` when unknown.
 
-    ``[tool.specgate] docs-url`` when set; else, inside the GitHub Action, the
-    Action's own copy: ``$GITHUB_SERVER_URL/$GITHUB_ACTION_REPOSITORY/blob/
-    $GITHUB_ACTION_REF/docs/rules.md``. Never a guessed site: the name
-    ``specgate`` belongs to other projects elsewhere (docs/trust.md#hostile-repositories).
+    ``--docs-url`` or ``[tool.specgate] docs-url`` when set; else, inside the GitHub
+    Action, the Action's own copy: ``$GITHUB_SERVER_URL/<repository>/blob/<ref>/
+    docs/rules.md``, the repository and ref being ``$SPECGATE_ACTION_REPOSITORY`` and
+    ``$SPECGATE_ACTION_REF`` (action.yml sets them from ``github.action_repository`` and
+    ``github.action_ref`` in the step's ``env``: in a composite action's ``run`` the
+    runner leaves ``$GITHUB_ACTION_REPOSITORY`` and ``$GITHUB_ACTION_REF`` empty, and
+    GitHub's contexts reference says to read them through ``env``; actions/runner#2473),
+    else ``$GITHUB_ACTION_REPOSITORY`` and ``$GITHUB_ACTION_REF`` (a JavaScript or
+    container action step). Never a guessed site: the name ``specgate`` belongs to other
+    projects elsewhere (docs/trust.md#hostile-repositories).
     """
     if configured:
         return configured
     env = os.environ if environ is None else environ
     server = env.get("GITHUB_SERVER_URL", "").rstrip("/")
-    repository = env.get("GITHUB_ACTION_REPOSITORY", "")
-    ref = env.get("GITHUB_ACTION_REF", "")
+    repository = env.get("SPECGATE_ACTION_REPOSITORY") or env.get("GITHUB_ACTION_REPOSITORY", "")
+    ref = env.get("SPECGATE_ACTION_REF") or env.get("GITHUB_ACTION_REF", "")
     safe = re.compile(r"^[A-Za-z0-9._/-]+$")
     if server.startswith("https://") and safe.fullmatch(repository) and safe.fullmatch(ref):
         return f"{server}/{repository}/blob/{ref}/{DOCS_PATH}"

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from specgate.analysis.derived import Metrics
 from specgate.core.concise import join_details
 from specgate.core.numbers import fmt
+from specgate.rules.evidence import beta_source, cost_terms, passes_source
 from specgate.rules.registry import Hit, RuleContext, rule
 from specgate.theory import formulas as theory
 
@@ -30,6 +31,17 @@ def _one_tile_verify_tokens(m: Metrics) -> int:
     """floor(M/G): the most verify tokens one tile holds (0 when G > M)."""
     assert m.query_heads_per_kv is not None
     return theory.tile_aligned_verify_tokens(m.query_heads_per_kv, 1, m.attention_tile_rows)
+
+
+def _tile_count(m: Metrics) -> str:
+    """The tile count with its numbers put in, for a finding's details."""
+    g, n, rows = m.query_heads_per_kv, m.verify_tokens, m.attention_tile_rows
+    if g is None or n is None:
+        return ""
+    return (
+        f"tiles = ceil(G·N_verify / M) = ceil({fmt(g * n)} / {rows}) = {m.attention_tiles}: "
+        "each tile of M query rows reads the KV head once (docs/theory.md#attention-tiles)"
+    )
 
 
 def _one_tile(m: Metrics) -> str:
@@ -148,6 +160,7 @@ def draft_length_tile_misaligned(ctx: RuleContext) -> Iterator[Hit]:
             ctx.deployment.path("speculation", "verify_tokens"),
             _tree_action(m, f"or to the tile-aligned N_verify = {aligned_n}, ")
             + "and re-measure AL there.",
+            details=_tile_count(m),
         )
         return
     if d <= d_star:
@@ -163,6 +176,7 @@ def draft_length_tile_misaligned(ctx: RuleContext) -> Iterator[Hit]:
         ctx.deployment.path("speculation", "draft_length"),
         f"Set speculation.draft_length to {first} or to the tile-aligned D = {target}, "
         "and re-measure AL there.",
+        details=_tile_count(m),
     )
 
 
@@ -233,6 +247,8 @@ def attention_draft_length_suggestion(ctx: RuleContext) -> Iterator[Hit]:
             f"D* = floor({m.attention_tile_rows}/G) − 1 = {d_star}",
             ctx.deployment.path("speculation"),
             f"Measure AL at D = {d_star} and record it as speculation.draft_length.",
+            details="1 + D verify tokens times G query heads per KV head fill the M rows of "
+            "one attention tile at most (docs/theory.md#attention-tiles)",
         )
 
 
@@ -318,6 +334,10 @@ def draft_increase_not_justified(ctx: RuleContext) -> Iterator[Hit]:
         ctx.deployment.path("evidence", "next"),
         f"Keep D = {d}; raise D only when the measured AL at the larger D gives a higher "
         "AL / (β + ρ·passes).",
+        details=join_details(
+            f"S at each D = AL / (β(N_verify) + ρ·passes(D)); at D {d}: {cost_terms(ctx.metrics)}",
+            "docs/theory.md#optimal-draft-length",
+        ),
     )
 
 
@@ -403,7 +423,13 @@ def draft_depth_ratio_assumed(ctx: RuleContext) -> Iterator[Hit]:
             f"{fmt(m.accept_length or 0)}"
         )
         span = m.draft_depth_ratio_range
-        if span is not None:
+        if m.draft_depth_ratio_from is not None:
+            message = (
+                f"draft depth ratio ρ not stated: the theory used ρ = {rho}, derived at "
+                f"{m.draft_depth_ratio_from}: the measured speedup "
+                f"{fmt(m.measured_speedup or 0)}x is unchanged since then while AL moved"
+            )
+        elif span is not None:
             message = (
                 f"draft depth ratio ρ not stated: derived from the measured speedup "
                 f"{fmt(m.measured_speedup or 0)}x and AL {fmt(m.accept_length or 0)}, ρ lies "
@@ -436,7 +462,7 @@ def draft_depth_ratio_assumed(ctx: RuleContext) -> Iterator[Hit]:
     if " (the step-time estimate is above" in message:
         message, _, why = message.partition(" (the step-time estimate is above")
         details = "the step-time estimate is above" + why.removesuffix(")")
-    details = join_details(_implausible_rho(ctx), details)
+    details = join_details(_rho_details(ctx), _implausible_rho(ctx), details)
     action = "Measure ρ (draft time per pass / target step time) and record it as "
     action += (
         "speculation.draft_depth_ratio, or record evidence.measured_speedup."
@@ -444,6 +470,34 @@ def draft_depth_ratio_assumed(ctx: RuleContext) -> Iterator[Hit]:
         else "speculation.draft_depth_ratio (the ρ used is derived from the measured speedup)."
     )
     yield Hit(message, dep.path("speculation"), settle + action, details=details)
+
+
+def _rho_details(ctx: RuleContext) -> str:
+    """How the ρ used was obtained, with the numbers put in (SG204's details)."""
+    m = ctx.metrics
+    if m.draft_depth_ratio_from is not None:
+        return (
+            "a speedup measured with the base revision's AL prices that AL, not this one: "
+            "ρ stays as fitted there, so the theory shows the AL change instead of "
+            "re-fitting ρ to hide it (docs/theory.md#which-rho)"
+        )
+    if m.draft_depth_ratio_source == "derived" and m.draft_depth_ratio_range is None:
+        al, measured = m.accept_length or 0, m.measured_speedup or 0
+        cost = m.verify_cost
+        beta = cost.value if cost is not None else 1.0
+        return join_details(
+            f"ρ = (AL / S − β) / passes = ({fmt(al)} / {fmt(measured)} − {fmt(beta)}) / "
+            f"{m.passes}",
+            beta_source(m),
+            passes_source(m),
+            "docs/theory.md#which-rho",
+        )
+    if m.draft_depth_ratio_source == "derived":
+        return "docs/theory.md#which-rho"
+    return (
+        "a fail may rest only on a stated or measured ρ, never on a class hint "
+        "(docs/trust.md#what-a-fail-may-rest-on; the hints: docs/theory.md#which-rho)"
+    )
 
 
 def _mechanism_unsettled(ctx: RuleContext) -> str:
@@ -565,6 +619,11 @@ def draft_length_not_optimal(ctx: RuleContext) -> Iterator[Hit]:
         ctx.deployment.path("speculation", "draft_length"),
         f"Set speculation.draft_length to {optimal.draft_length} and confirm the speedup "
         "with a measurement.",
+        details=join_details(
+            "S(d) = (1 + m₁ + … + m_d) / (β + ρ·passes(d)) over the measured per-position "
+            f"rates m; {cost_terms(m)}",
+            "docs/theory.md#optimal-draft-length",
+        ),
     )
 
 
@@ -658,4 +717,5 @@ def attention_tiles_multiplied(ctx: RuleContext) -> Iterator[Hit]:
         f"read {tiles} times per step; {_one_tile(m)}",
         ctx.deployment.path("speculation", "draft_length"),
         action,
+        details=_tile_count(m),
     )

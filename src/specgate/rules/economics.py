@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from specgate.analysis.derived import Metrics
+from specgate.core.concise import join_details
 from specgate.core.numbers import fmt
 from specgate.load.document import NodePath
 from specgate.rules.accept_length import (
@@ -20,6 +21,7 @@ from specgate.rules.accept_length import (
     stale_words,
 )
 from specgate.rules.estimate_risk import risk
+from specgate.rules.evidence import accept_length_source, beta_source, theory_details
 from specgate.rules.registry import Hit, RuleContext, rule
 from specgate.theory import formulas as theory
 
@@ -109,6 +111,8 @@ def speculation_net_loss(ctx: RuleContext) -> Iterator[Hit]:
             f"If the claim is a gain of {fmt(claimed * 100)} %, write claims.speedup: "
             f"{fmt(1 + claimed)}; if speculation really is slower, turn it off for this "
             "deployment or lower D / the draft cost.",
+            details="claims.speedup is a ratio to plain decoding (1 = no gain; "
+            "docs/claims-file.md#claims)",
         )
         return
     measured = m.measured_speedup
@@ -118,6 +122,7 @@ def speculation_net_loss(ctx: RuleContext) -> Iterator[Hit]:
             "plain decoding",
             _measured_path(ctx),
             action,
+            details=_measured_source(ctx),
         )
         return
     al, d = m.accept_length, m.draft_length
@@ -133,6 +138,7 @@ def speculation_net_loss(ctx: RuleContext) -> Iterator[Hit]:
             "plain decoding",
             dep.path("evidence", "accept_length"),
             _theory_action(m),
+            details=theory_details(m, dep, "docs/theory.md#cost-model"),
         )
 
 
@@ -229,6 +235,7 @@ def claim_over_measurement(ctx: RuleContext) -> Iterator[Hit]:
             "Nothing to do; write the measurement's inputs with more digits to narrow the "
             "interval.",
             severity="note",
+            details=join_details(_measured_source(ctx), _PRECISION),
         )
         return
     within = "" if span is None else f" (at most {fmt(span[1])}x as its inputs are written)"
@@ -238,7 +245,29 @@ def claim_over_measurement(ctx: RuleContext) -> Iterator[Hit]:
         f"Lower claims.speedup to the measured {fmt(measured)} or re-measure at the "
         "served workload and concurrency.",
         excess=claimed / measured if measured > 0 else None,
+        details=join_details(_measured_source(ctx), _PRECISION),
     )
+
+
+#: How a measured speedup's precision is read (SG107's details).
+_PRECISION = (
+    "each number is ± half a unit of its last digit as written "
+    "(docs/theory.md#measured-speedup-precision)"
+)
+
+
+def _measured_source(ctx: RuleContext) -> str:
+    """Where the measured speedup came from, for a finding's details."""
+    evidence = ctx.deployment.evidence
+    if evidence.measured_speedup is not None:
+        return f"S_measured {fmt(evidence.measured_speedup)} as evidence.measured_speedup states"
+    base, spec = evidence.baseline_tokens_per_s, evidence.speculative_tokens_per_s
+    if base is not None and spec is not None:
+        return (
+            f"S_measured = evidence.throughput speculative / baseline tokens per second = "
+            f"{fmt(spec)} / {fmt(base)}"
+        )
+    return ""
 
 
 def _measured_inputs(ctx: RuleContext) -> str:
@@ -336,6 +365,12 @@ def claim_over_typical_cost(ctx: RuleContext) -> Iterator[Hit]:
             "Measure ρ (draft time per pass / target step time) and record "
             "speculation.draft_depth_ratio, or record evidence.measured_speedup, or lower "
             f"claims.speedup to {fmt(bound)}.",
+            details=join_details(
+                accept_length_source(ctx.deployment),
+                beta_source(m),
+                f"the class hint is what a {cls.name} drafter typically costs, not this "
+                "drafter's measured cost, so this warns (docs/theory.md#which-rho)",
+            ),
         )
 
 
@@ -393,6 +428,11 @@ def accept_length_at_maximum(ctx: RuleContext) -> Iterator[Hit]:
             ctx.deployment.path("evidence", "accept_length"),
             "Check that the target verifies the drafts (lossless acceptance, a drafter other "
             "than the target) and re-measure AL from the engine's counters.",
+            details=join_details(
+                accept_length_source(ctx.deployment),
+                "a real drafter rejects some drafts; AL = 1 + r·D from an acceptance rate "
+                "r = 1.0 is the llama.cpp#3919 pattern (docs/theory.md#accept-length-range)",
+            ),
         )
 
 
@@ -481,6 +521,11 @@ def accept_length_below_guideline(ctx: RuleContext) -> Iterator[Hit]:
             "for a trained drafter",
             dep.path("evidence", "accept_length"),
             action,
+            details=join_details(
+                accept_length_source(dep),
+                f"mechanism {mechanism or 'not stated'}: n-gram and suffix drafts are exempt; "
+                "the seed's AL floor, kept as guidance (docs/theory.md#al-floor-and-guideline)",
+            ),
         )
         return
     at_risk = risk(m)
@@ -498,6 +543,13 @@ def accept_length_below_guideline(ctx: RuleContext) -> Iterator[Hit]:
                 f"ρ ≈ {fmt(m.typical_draft_depth_ratio)} (ρ not stated or measured)",
                 dep.path("evidence", "accept_length"),
                 action,
+                details=join_details(
+                    accept_length_source(dep),
+                    f"floor = (β + ρ·passes) × (1 + min_gain) = ({fmt(m.verify_cost_ratio)} + "
+                    f"{fmt(m.typical_draft_depth_ratio)}·{m.passes}) × {fmt(1 + m.min_gain)}",
+                    beta_source(m),
+                    "docs/theory.md#al-floor-and-guideline",
+                ),
             )
 
 
@@ -558,4 +610,11 @@ def measured_speedup_over_ceiling(ctx: RuleContext) -> Iterator[Hit]:
         _measured_path(ctx),
         "Re-measure AL and the speedup in the same run (same workload, D and concurrency, "
         "the baseline with speculation off and nothing else changed).",
+        details=join_details(
+            accept_length_source(ctx.deployment),
+            _measured_source(ctx),
+            beta_source(m),
+            "S ≤ AL / β at any draft cost ρ ≥ 0; 2 % allows run-to-run noise "
+            "(docs/theory.md#speedup-ceiling-and-break-even)",
+        ),
     )

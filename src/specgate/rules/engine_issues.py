@@ -7,6 +7,7 @@ a claim or the evidence rests on the config as written)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import cast
 
@@ -39,6 +40,40 @@ def _severity(ctx: RuleContext, severity: str | None) -> Severity | None:
     return None
 
 
+#: A parenthetical that says how the version was judged: "(version unknown: …)".
+_VERSION_REASONING = re.compile(r" \((version unknown\b[^()]*)\)")
+#: A closing parenthetical that cites an engine source at its version:
+#: " (vllm-project/vllm:vllm/config/speculative.py@v0.32.0)", with what follows it inside.
+_CITATION = re.compile(r"[\w.-]+/[\w.-]+:[^\s()]+@")
+_SOURCE = re.compile(r" \(([^()]*\b[\w.-]+/[\w.-]+:[^\s()]+@[^\s();]+[^()]*)\)$")
+
+
+def evidence_apart(message: str, details: str) -> tuple[str, str]:
+    """An engine issue's message without its version reasoning and cited source, which
+    open its details (issue 26: "the evidence belongs beside the message, not in it").
+
+    ``"SGLang 0.5.23 (version unknown: the newest specgate knows) refuses to start: X"``
+    → ``("SGLang 0.5.23 refuses to start: X", "at 0.5.23, version unknown: the newest
+    specgate knows; …")``; ``"vLLM 0.32.0 refuses to start: X (org/repo:path@v0.32.0)"``
+    → ``("vLLM 0.32.0 refuses to start: X", "source org/repo:path@v0.32.0; …")``. A
+    fragment the details already hold is not repeated.
+    """
+    moved: list[str] = []
+    found = _SOURCE.search(message)
+    if found is not None:
+        message = message[: found.start()]
+        cited = found.group(1)
+        moved.append(f"source {cited}" if _CITATION.match(cited) else cited)
+    found = _VERSION_REASONING.search(message)
+    if found is not None:
+        before = message[: found.start()].split()
+        at = f"at {before[-1]}, " if before else ""
+        message = message[: found.start()] + message[found.end() :]
+        moved.append(at + found.group(1))
+    kept = [part for part in moved if part.split(", ", 1)[-1] not in details]
+    return message, join_details(*kept, details)
+
+
 def _engine_issue_hits(ctx: RuleContext, code: str, action: str) -> Iterator[Hit]:
     inputs = ctx.deployment.inputs
     if inputs is None or inputs.engine is None:
@@ -48,14 +83,15 @@ def _engine_issue_hits(ctx: RuleContext, code: str, action: str) -> Iterator[Hit
         if issue.code == code:
             span = engine.spans.get(issue.field)
             where = issue.where or ((engine.path, span) if span is not None else None)
+            message, details = evidence_apart(issue.message, issue.details)
             yield Hit(
-                issue.message,
+                message,
                 ctx.deployment.path("speculation", "engine_config"),
                 action,
                 where=where,
                 severity=_severity(ctx, issue.severity),
                 subject=issue.field,
-                details=join_details(issue.details, f"{engine.engine} config {engine.path}"),
+                details=join_details(details, f"{engine.engine} config {engine.path}"),
             )
 
 
@@ -425,4 +461,5 @@ def engine_config_unread(ctx: RuleContext) -> Iterator[Hit]:
         "or point engine_config at a configuration specgate reads (docs/engines.md).",
         where=(unread.file, span),
         subject="engine_config",
+        details="what specgate reads, settles or leaves unread: docs/engines.md#not-read",
     )

@@ -308,6 +308,13 @@ def speedup_at_risk(ctx: RuleContext) -> Iterator[Hit]:
     )
 
 
+#: SG207's details: why β moves with the batch (MagicDec, arXiv:2408.11049).
+_BATCHED = (
+    "with B sequences a step does B·N_verify tokens of work and turns compute-bound past "
+    "n*, where β rises above 1 (MagicDec, arXiv:2408.11049; docs/theory.md#step-time-model)"
+)
+
+
 @rule(
     "SG207",
     "verify-cost-assumed",
@@ -419,6 +426,7 @@ def verify_cost_assumed(ctx: RuleContext) -> Iterator[Hit]:
             (f"Set {' and '.join(wanted)}, or measure" if wanted else "Measure")
             + " β (the step time at N_verify tokens per sequence over one token) as "
             "evidence.verify_cost_ratio.",
+            details=_BATCHED,
         )
         return
     if not cost.left_out or cost.source == "measured":
@@ -443,4 +451,5 @@ def verify_cost_assumed(ctx: RuleContext) -> Iterator[Hit]:
         f"Give {inputs}, or measure β at the served concurrency as evidence.verify_cost_ratio."
         if actionable and not shared
         else "",
+        details=_BATCHED,
     )

@@ -148,6 +148,7 @@ def evidence_stale(ctx: RuleContext) -> Iterator[Hit]:
             f"today ({today.isoformat()}, UTC): a measurement cannot come from the future",
             where,
             "Fix measured_at (the UTC date the measurement was taken), or pass --today.",
+            details="today is the UTC date of the run (docs/change-gate.md#provenance-rules)",
         )
     elif age > limit:
         yield Hit(
@@ -155,6 +156,9 @@ def evidence_stale(ctx: RuleContext) -> Iterator[Hit]:
             f"more than policy.max_evidence_age_days {limit}",
             where,
             "Measure AL again (`specgate measure`) and update the evidence.",
+            details=f"age = {today.isoformat()} (today, UTC) − measured_at; acceptance "
+            "drifts as the target, traffic and engine change "
+            "(docs/change-gate.md#provenance-rules)",
         )
 
 
@@ -198,9 +202,17 @@ def evidence_temperature_mismatch(ctx: RuleContext) -> Iterator[Hit]:
             if greedy and _engine(ctx)[0] == "vllm"
             else "."
         ),
-        details=greedy or "",
+        details=greedy or "drafts agree with a greedy target far more often than with a "
+        "sampling one, so an AL at a lower temperature over-states the served one "
+        "(docs/change-gate.md#provenance-rules)",
     )
 
+
+#: SG411's details.
+_TRAFFIC = (
+    "a drafter agrees with its target far more on the prompts it was tuned on, and a prompt "
+    "in another chat template is other text (docs/change-gate.md#provenance-rules)"
+)
 
 #: Mechanisms whose drafts are lookups, not samples: the temperature does not reach them.
 _LOOKUP = ("ngram", "suffix")
@@ -278,6 +290,8 @@ def evidence_config_changed(ctx: RuleContext) -> Iterator[Hit]:
         f"config is now {current}: the AL describes another configuration",
         ctx.deployment.path("evidence", "provenance", "config_digest"),
         "Measure AL with the current config and record its digest (`specgate measure --write`).",
+        details="the digest hashes the ten fields docs/change-gate.md#config-digest lists; "
+        "`specgate digest` prints them for the current config",
     )
 
 
@@ -334,6 +348,9 @@ def evidence_sample_too_small(ctx: RuleContext) -> Iterator[Hit]:
         f"tokens (sd {fmt(sd)}); {math.ceil(needed)} steps give 0.05",
         where,
         f"Measure over at least {math.ceil(needed)} verification steps.",
+        details=f"SE = sd / √steps = {fmt(sd)} / √{steps}; steps needed = (sd / 0.05)², "
+        + ("sd from the histogram" if moments is not None else "sd 1 assumed (no histogram)")
+        + " (docs/change-gate.md#standard-error)",
     )
 
 
@@ -367,6 +384,9 @@ def evidence_concurrency_mismatch(ctx: RuleContext) -> Iterator[Hit]:
         f"serves {served} sequences at once (workload.concurrency): more than 2x apart",
         ctx.deployment.path("evidence", "provenance", "concurrency"),
         f"Measure AL at concurrency {served}.",
+        details="batching changes β, engines may switch drafting off above a batch size "
+        "(vLLM disable_by_batch_size) and requests interleave "
+        "(docs/change-gate.md#provenance-rules)",
     )
 
 
@@ -409,6 +429,7 @@ def evidence_workload_mismatch(ctx: RuleContext) -> Iterator[Hit]:
             f"{served!r} (workload.dataset): acceptance depends on the traffic",
             dep.path("evidence", "provenance", "dataset"),
             f"Measure AL on {served!r} prompts (or on a sample of the served traffic).",
+            details=_TRAFFIC,
         )
     measured, served = provenance.chat_template, workload.chat_template
     if measured is not None and served is not None and measured != served:
@@ -417,4 +438,5 @@ def evidence_workload_mismatch(ctx: RuleContext) -> Iterator[Hit]:
             f"serves {served} (workload.chat_template): the prompts were other text",
             dep.path("evidence", "provenance", "chat_template"),
             "Measure AL with the chat template served.",
+            details=_TRAFFIC,
         )

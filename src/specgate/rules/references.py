@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from specgate.core.concise import join_details
 from specgate.core.findings import MESSAGE_LIMIT
 from specgate.core.numbers import fmt
 from specgate.load.document import Span
+from specgate.model.deployment import Conflict
 from specgate.rules.crosscheck import accepted_past_emitted
 from specgate.rules.engine_issues import _engine_issue_hits
 from specgate.rules.registry import Hit, RuleContext, rule
@@ -139,8 +141,17 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
             where=where,
             related=related,
             severity="warn" if conflict.assumed is not None or conflict.warn else None,
-            details=why.removeprefix("; ").strip(),
+            details=join_details(why.removeprefix("; ").strip(), _read_at(conflict)),
         )
+
+
+def _read_at(conflict: Conflict) -> str:
+    """Where the referenced value was read (line and column) and the reading contract."""
+    at = "" if conflict.span is None else f" at line {conflict.span.line}"
+    return (
+        f"read{at} of the referenced file (how a value is settled: "
+        "docs/engines.md#three-outcomes-for-every-value)"
+    )
 
 
 #: Formats whose AL is pooled over every speculative step (1 + Σaccepted / Σsteps).
@@ -242,6 +253,11 @@ def draft_vocab_mismatch(ctx: RuleContext) -> Iterator[Hit]:
         ctx.deployment.path("speculation", "draft_hf_config"),
         "Use a draft trained on the target's tokenizer and vocabulary size.",
         where=_where(inputs.draft_model.path, inputs.draft_model.spans.get("vocab_size")),
+        details=join_details(
+            f"vocab_size read from {inputs.draft_model.path} and {inputs.model.path}",
+            "drafts are verified by token id, so the two vocabularies must match "
+            "(vLLM#10913; no engine data for this engine and version says more)",
+        ),
     )
 
 
@@ -447,6 +463,12 @@ def acceptance_profile_inconsistent(ctx: RuleContext) -> Iterator[Hit]:
         path,
         "Re-export the per-position marginal rates from one measurement run, at the deployed D.",
         where=(acceptance.path, span) if acceptance.path is not None and span else None,
+        details=join_details(
+            f"rates read from {acceptance.path}" if acceptance.path else "",
+            "m_i, the share of steps that accept position i, cannot rise with i (position i "
+            "is accepted only after i − 1 is) and AL = 1 + Σ m_i "
+            "(docs/theory.md#acceptance-rate-kinds)",
+        ),
     )
 
 
@@ -564,6 +586,13 @@ def adaptive_draft_length(ctx: RuleContext) -> Iterator[Hit]:
     )
 
 
+#: SG309's details: why an AL at another D says nothing of the served one.
+_STALE = (
+    "AL depends on D: a longer chain accepts at most AL + ΔD·(AL − 1)/D, a shorter one at "
+    "most AL, so the fails use that bound (docs/trust.md#nothing-stale-drives-advice)"
+)
+
+
 @rule(
     "SG309",
     "evidence-draft-length-mismatch",
@@ -623,6 +652,7 @@ def evidence_draft_length_mismatch(ctx: RuleContext) -> Iterator[Hit]:
                 "evidence is stale for this config",
                 dep.path("speculation", "draft_length"),
                 f"Re-measure AL at D = {d} and update the metrics.",
+                details=_STALE,
             )
         return
     if acceptance.draft_length == d:
@@ -632,4 +662,5 @@ def evidence_draft_length_mismatch(ctx: RuleContext) -> Iterator[Hit]:
         f"({source}) but the config uses D = {d}: the evidence is stale for this config",
         dep.path("speculation", "draft_length"),
         f"Re-measure AL at D = {d} and update the metrics file.",
+        details=_STALE,
     )

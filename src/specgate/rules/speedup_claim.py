@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from specgate.core.concise import join_details
 from specgate.core.numbers import fmt
 from specgate.rules.accept_length import (
     SPEEDUP_TOLERANCE,
@@ -14,6 +15,7 @@ from specgate.rules.accept_length import (
     proven_label,
     stale_words,
 )
+from specgate.rules.evidence import accept_length_source, beta_source, passes_source, rho_source
 from specgate.rules.registry import Hit, RuleContext, rule
 
 
@@ -160,4 +162,11 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
                 f"on the served workload at the claimed batch size.{passes}"
             ),
             excess=claimed / bound if bound > 0 else None,
+            details=join_details(
+                accept_length_source(dep),
+                beta_source(m),
+                rho_source(m) if m.draft_depth_ratio_source == "stated" else "",
+                passes_source(m) if m.draft_depth_ratio_source == "stated" else "",
+                "docs/theory.md#cost-model",
+            ),
         )
