@@ -4,6 +4,8 @@ each boundary), cited per case."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from tests.integration.test_engine_checks import Run, check, claims, found  # noqa: F401
 
@@ -131,3 +133,85 @@ def test_vllm_disable_by_batch_size_accepted_and_ignored(
     )
     ignored = [s for s, _, m in found(dep, "SG307") if "accepted and ignored" in m]
     assert ignored == severities, found(dep, "SG307")
+
+
+_HEADS = {"num_attention_heads": 8, "num_key_value_heads": 8, "hidden_size": 512,
+          "vocab_size": 512, "num_hidden_layers": 2}
+
+
+def _sglang(version: str | None, flags: str, architecture: str) -> dict[str, str]:
+    pin = f'      engine_version: "{version}"\n' if version else ""
+    config = {**_HEADS, "architectures": [architecture]}
+    return {
+        "c.specgate.yaml": "version: 1\ndeployments:\n  - name: d\n    model:\n      name: m\n"
+        "      hf_config: config.json\n    speculation:\n      enabled: true\n"
+        f"      engine: sglang\n{pin}      engine_config: cmd.txt\n"
+        "    evidence:\n      accept_length: 1.5\n      cache_coherence_eval: true\n",
+        "config.json": json.dumps(config),
+        "cmd.txt": f"python -m sglang.launch_server --model-path m {flags}\n",
+    }
+
+
+EAGLE3 = "--speculative-algorithm EAGLE3 --speculative-num-steps 3 --speculative-eagle-topk 1 "
+EAGLE3 += "--speculative-num-draft-tokens 4"
+
+
+@pytest.mark.parametrize(
+    ("version", "architecture", "severities"),
+    [
+        # sgl-project/sglang issue #36528; eagle_worker_v2.py:363 of the v0.5.23 wheel calls
+        # draft_runner.model.set_embed, which qwen2.py's Qwen2ForCausalLM lacks, and reads
+        # .hot_token_id, which llama.py's LlamaForCausalLM lacks (every wheel 0.5.3–0.5.23)
+        ("0.5.23", "Qwen2ForCausalLM", ["fail"]),
+        ("0.5.23", "LlamaForCausalLM", ["fail"]),
+        ("0.5.3", "LlamaForCausalLM", ["fail"]),
+        ("0.5.16", "Qwen2ForCausalLM", ["fail"]),  # inside the lifetime, not read there
+        ("0.5.2", "Qwen2ForCausalLM", ["warn"]),  # older than any wheel read
+        (None, "Qwen2ForCausalLM", ["warn"]),  # unpinned: releases before 0.5.3 too
+        # an architecture that bundles its draft: _handle_eagle_family points the draft
+        # path at the target, not this crash
+        ("0.5.23", "DeepseekV3ForCausalLM", []),
+    ],
+)
+def test_sglang_eagle3_without_draft_path_crashes_on_a_plain_target(
+    check: Run,  # noqa: F811
+    version: str | None,
+    architecture: str,
+    severities: list[str],
+) -> None:
+    code, dep = check(_sglang(version, EAGLE3, architecture))
+    crash = [s for s, _, m in found(dep, "SG307") if "no EAGLE-3 draft methods" in m]
+    assert crash == severities, found(dep, "SG307")
+    assert code == 1 or severities != ["fail"]
+
+
+def test_sglang_eagle3_with_a_draft_path_is_not_that_crash(check: Run) -> None:  # noqa: F811
+    flags = EAGLE3 + " --speculative-draft-model-path jamesliu1/sglang-EAGLE3-Llama-3.1-8B"
+    _code, dep = check(_sglang("0.5.23", flags, "LlamaForCausalLM"))
+    assert not [m for _, _, m in found(dep, "SG307") if "no EAGLE-3 draft methods" in m]
+
+
+@pytest.mark.parametrize(
+    ("version", "refused"),
+    [
+        # server_args.py: the topk raise is absent from the 0.5.6.post2 wheel, present in
+        # 0.5.7 and 0.5.10.post1, a spec_v1_reason warning from 0.5.11
+        ("0.5.5", False),
+        ("0.5.6", False),
+        ("0.5.7", True),
+        ("0.5.10", True),
+        ("0.5.11", False),
+    ],
+)
+def test_sglang_spec_v2_topk_refused_only_from_0_5_7_to_0_5_10(
+    check: Run,  # noqa: F811
+    version: str,
+    refused: bool,
+) -> None:
+    flags = "--speculative-algorithm EAGLE --speculative-draft-model-path d "
+    flags += "--speculative-num-steps 3 --speculative-eagle-topk 4 --speculative-num-draft-tokens 8"
+    files = _sglang(version, flags, "LlamaForCausalLM")
+    files["cmd.txt"] = "SGLANG_ENABLE_SPEC_V2=1 " + files["cmd.txt"]
+    _code, dep = check(files)
+    spec_v2 = [s for s, _, m in found(dep, "SG307") if "supports only eagle_topk 1" in m]
+    assert spec_v2 == (["fail"] if refused else []), found(dep, "SG307")
