@@ -215,3 +215,43 @@ def test_sglang_spec_v2_topk_refused_only_from_0_5_7_to_0_5_10(
     _code, dep = check(files)
     spec_v2 = [s for s, _, m in found(dep, "SG307") if "supports only eagle_topk 1" in m]
     assert spec_v2 == (["fail"] if refused else []), found(dep, "SG307")
+
+
+TRT_AUTO = "speculative_config:\n  decoding_type: AUTO\n"
+
+
+@pytest.mark.parametrize(
+    ("concurrency", "evidence", "severities"),
+    [
+        # auto_heuristic.py @7274a594: AUTO → NGramDecodingConfig(max_concurrency=32), and
+        # Drafter.should_use_spec_decode drafts only while at most 32 requests run
+        (64, "      accept_length: 1.6\n", ["fail"]),  # an AL claimed at 64 > 32 running
+        (64, "", ["warn"]),
+        (32, "      accept_length: 1.6\n", []),  # 32 running: still drafting
+    ],
+)
+def test_trtllm_auto_is_ngram_switched_off_above_32(
+    check: Run,  # noqa: F811
+    concurrency: int,
+    evidence: str,
+    severities: list[str],
+) -> None:
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims(
+                "trtllm",
+                "llm.yaml",
+                workload=f"    workload: {{concurrency: {concurrency}}}\n",
+                evidence=evidence,
+            ),
+            "llm.yaml": TRT_AUTO,
+        }
+    )
+    off = [s for s, _, m in found(dep, "SG307") if "AUTO is served as n-gram" in m]
+    assert off == severities, found(dep, "SG307")
+
+
+def test_trtllm_auto_with_no_stated_load_warns(check: Run) -> None:  # noqa: F811
+    _code, dep = check({"c.specgate.yaml": claims("trtllm", "llm.yaml"), "llm.yaml": TRT_AUTO})
+    off = [s for s, _, m in found(dep, "SG307") if "state workload.concurrency" in m]
+    assert off == ["warn"], found(dep, "SG307")
