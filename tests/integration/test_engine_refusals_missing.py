@@ -255,3 +255,40 @@ def test_trtllm_auto_with_no_stated_load_warns(check: Run) -> None:  # noqa: F81
     _code, dep = check({"c.specgate.yaml": claims("trtllm", "llm.yaml"), "llm.yaml": TRT_AUTO})
     off = [s for s, _, m in found(dep, "SG307") if "state workload.concurrency" in m]
     assert off == ["warn"], found(dep, "SG307")
+
+
+def _llama(command: str, version: str | None = "b11312") -> dict[str, str]:
+    return {"c.specgate.yaml": claims("llamacpp", "serve.txt", version=version),
+            "serve.txt": command + "\n"}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # ikawrakow/ik_llama.cpp common/common.cpp @8337e4cd: -mtp (09a88c9ae), -rtr
+        # (a648191c2), -mla (3e536b95b), -amb (e787c0014) are its flags, none llama.cpp's
+        "llama-server -m t.gguf -mtp --draft-max 3",
+        "llama-server -m t.gguf -md d.gguf --draft-max 8 -rtr -mla 3 -amb 512",
+        # its --spec-type takes stage entries SPEC[:k=v,...]; llama.cpp refuses a ':'
+        "llama-server -m t.gguf --spec-type mtp:n_max=1,p_min=0.0",
+        "llama-server -m t.gguf --spec-type=mtp:n_max=1",
+    ],
+)
+def test_ik_llama_cpp_is_named_not_read_never_a_fail(
+    check: Run,  # noqa: F811
+    command: str,
+) -> None:
+    code, dep = check(_llama(command))
+    unread = [(s, m) for s, _, m in found(dep, "SG312") if "launches ik_llama.cpp" in m]
+    assert [s for s, _ in unread] == ["warn"], dep["findings"]
+    engine_fails = [f for f in dep["findings"] if f["code"].startswith("SG3")
+                    and f["severity"] == "fail"]
+    assert engine_fails == []  # was SG307 "unknown speculative type" / SG310 at b11312
+    assert code == 0 or any(f["severity"] == "fail" for f in dep["findings"])
+
+
+def test_llama_server_without_fork_flags_is_still_llama_cpp(check: Run) -> None:  # noqa: F811
+    # nothing in the command tells the fork apart: read as llama.cpp (docs/engines.md)
+    _code, dep = check(_llama("llama-server -m t.gguf -md d.gguf --spec-draft-n-max 8"))
+    assert not [m for _, _, m in found(dep, "SG312") if "ik_llama.cpp" in m]
+    assert dep["findings"] == [] or all("ik_llama" not in f["message"] for f in dep["findings"])

@@ -24,7 +24,8 @@ Conditions (JSON): ``{"set": K}``, ``{"unset": K}``, ``{"key": K, OP: X, …}`` 
 ``"default": X``, the engine's default, read when K is unset) with
 OP one of ``eq ne in not_in lt le gt ge outside has_item lacks_item true false
 not_list shape`` (and ``*_key`` forms comparing with another key's value:
-``gt_key``, ``ne_key`` …, that value plus ``plus`` and times ``times_key``'s), ``{"all": […]}``, ``{"any": […]}``, ``{"not": …}``.
+``gt_key``, ``ne_key`` …, that value plus ``plus`` and times ``times_key``'s),
+``{"all": […]}``, ``{"any": […]}``, ``{"not": …}``.
 Logic is three-valued: a value that is absent, or cannot be read as the operator
 needs (``"abc"`` against a number), makes the comparison unknown, and a check fires
 only when its condition is known true, so what a file does not say never fails it.
