@@ -27,7 +27,7 @@ def test_every_launcher_names_its_source() -> None:
     for entry in DATA["launchers"]:
         source = entry["source"]
         assert {"repo", "file", "confirmed"} <= set(source), entry["engine"]
-        assert entry["programs"] or entry["images"], entry["engine"]
+        assert entry["programs"] or entry["images"] or entry["fork_of"], entry["engine"]
         assert all(flag.startswith("-") or flag.isupper() for flag in entry["speculative"])
 
 
@@ -36,8 +36,11 @@ def test_each_launcher_is_named_by_its_program(tmp_path: Path, launcher: object)
     from specgate.inputs.engines.unread import Launcher
 
     assert isinstance(launcher, Launcher)
-    program = sorted(launcher.programs)[0]
+    # a fork (ik_llama.cpp) builds another engine's program: named by a flag only it has
+    program = sorted(launcher.programs or launcher.fork_programs)[0]
     flags = " ".join(f"{flag} 3" for flag in launcher.speculative if flag.startswith("-"))
+    if not launcher.programs:
+        flags += f" {launcher.fork_flags[0]}"
     exc = error(tmp_path, "serve.sh", f"# start it\n{program} serve some/model {flags}\n")
     named = f"serving config launches {launcher.engine}, which specgate does not read"
     assert exc.reason.startswith(named)

@@ -79,12 +79,17 @@ RIGHT: dict[str, Right] = {
     # mlp_speculator, k 3, TP 2 (`--tensor-parallel-size 2`); the two commented-out
     # alternatives are comments. The V0-era keys are settings newer vLLM refuses (SG310).
     # docs/engines.md#versions unknown versions: no version is pinned and the V0 keys imply a vLLM
-    # before their removal (0.8.0), so SG310 warns
+    # before their removal (0.8.0), so SG310 warns.
+    # Contract change (issue 27): disable_by_batch_size 30 exists only in 0.10.0–0.16.0
+    # (the sdists), the newest release these settings allow is 0.16.0, and there nothing
+    # past SpeculativeConfig reads it (vllm/config/speculative.py@v0.11.0): accepted and
+    # ignored, an SG307 warn; nothing is claimed on it, so it does not fail
     "05-vllm-southfreebird-mlp-speculator-v0-keys": Right(0, _vllm(
         "mlp_speculator", 3, tensor_parallel_size=2,
         draft_model="./from_llama_v3.1_8b_instruct/mlp_based_lk_new/",
-        target_model="meta-llama/Meta-Llama-3.1-8B-Instruct"), codes=frozenset({"SG310"}),
-        severity={"SG310": "warn"}),
+        target_model="meta-llama/Meta-Llama-3.1-8B-Instruct"),
+        codes=frozenset({"SG310", "SG307"}), absent=frozenset(),
+        severity={"SG310": "warn", "SG307": "warn"}),
     # sh -c "… --speculative-config '{\"method\":\"mtp\",…}'": mtp D 1, TP 8; the draft
     # vLLM loads is the target (qwen3_5_moe → qwen3_5_mtp, n_predict from
     # mtp_num_hidden_layers 1: hf_config_override, vLLM 0.27.1 and 0.32.0): no refusal.

@@ -24,7 +24,8 @@ Conditions (JSON): ``{"set": K}``, ``{"unset": K}``, ``{"key": K, OP: X, …}`` 
 ``"default": X``, the engine's default, read when K is unset) with
 OP one of ``eq ne in not_in lt le gt ge outside has_item lacks_item true false
 not_list shape`` (and ``*_key`` forms comparing with another key's value:
-``gt_key``, ``ne_key`` …), ``{"all": […]}``, ``{"any": […]}``, ``{"not": …}``.
+``gt_key``, ``ne_key`` …, that value plus ``plus`` and times ``times_key``'s),
+``{"all": […]}``, ``{"any": […]}``, ``{"not": …}``.
 Logic is three-valued: a value that is absent, or cannot be read as the operator
 needs (``"abc"`` against a number), makes the comparison unknown, and a check fires
 only when its condition is known true, so what a file does not say never fails it.
@@ -91,7 +92,9 @@ _OPS = frozenset(
 #: Keys of a comparison that modify it rather than test: the engine's default for an
 #: unset option (or another key's value), a derived value, an offset, a default for
 #: the compared key.
-_MODIFIERS = frozenset({"key", "derive", "plus", "default", "default_key", "other_default"})
+_MODIFIERS = frozenset(
+    {"key", "derive", "plus", "times_key", "default", "default_key", "other_default"}
+)
 _KEY_OPS = frozenset({"eq_key", "ne_key", "lt_key", "le_key", "gt_key", "ge_key"})
 #: The longest value quoted in a message (a repository controls every byte).
 _SHOWN = 80
@@ -481,7 +484,10 @@ def _cond(node: Mapping[str, Any], r: _Reader) -> Tri:
             number = _number(other)
             if plus and number is not None:
                 other = number + float(plus)
-            results.append(_compare(op[:-4], value, other))
+            if "times_key" in node:  # (other + plus) × another key's value: both known
+                factor, base = _number(r.raw(node["times_key"])), _number(other)
+                other = None if factor is None or base is None else base * factor
+            results.append(None if other is None else _compare(op[:-4], value, other))
         elif op == "shape":
             results.append(_shape(operand, value, r))
         else:

@@ -40,6 +40,7 @@ from specgate.inputs.engines._source import (
     norm_key,
     run_env,
 )
+from specgate.inputs.engines.unread import fork_launcher
 from specgate.inputs.knowledge import Version, knowledge
 from specgate.inputs.types import EngineConfig, EngineIssue
 
@@ -155,7 +156,11 @@ def detect_command(source: CommandSource) -> Kind | None:
     """:func:`detect_flags` over the command's flags and the ``LLAMA_ARG_*`` variables
     written before it (``LLAMA_ARG_SPEC_TYPE=draft-mtp llama-server …``, ``export``)
     or passed to the container (``docker run -e LLAMA_ARG_SPEC_TYPE=draft-mtp …``);
-    a flag wins over its variable."""
+    a flag wins over its variable. A command with a flag only a fork of llama.cpp has
+    (unread-launchers.json ``fork_of``: ik_llama.cpp's ``-mtp``, ``-rtr`` …) is not
+    llama.cpp's: None."""
+    if fork_launcher(source.command.argv) is not None:
+        return None  # ik_llama.cpp's llama-server: its own flags, named as not read
     env: dict[str, object] = {
         name: source.command.env[name] for name in ENV_FLAGS if name in source.command.env
     }

@@ -123,7 +123,12 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     kind = _discriminator(as_str(kind_opt).strip() if kind_opt is not None else "", b, kind_opt)
     mechanism = cast(Mechanism, _DECODING.get(kind, "other"))
     if kind == "Eagle":
-        b.note("decoding_type Eagle is TensorRT-LLM's backward-compatible alias of Eagle3")
+        b.note(
+            "decoding_type Eagle is TensorRT-LLM's backward-compatible alias of Eagle3 on the "
+            "PyTorch backend (read as EAGLE-3; an EAGLE-1/2 draft checkpoint is incompatible "
+            "there); the TensorRT engine backend (trtllm-serve --backend trt) builds EAGLE-1/2 "
+            "for LLaMA targets only, which specgate does not read"
+        )
     model = first(block, "speculative_model", "speculative_model_dir")
     if model is None:
         model = _former_draft_key(block, b, ctx)

@@ -56,6 +56,14 @@ class Launcher:
     modules: frozenset[str]
     images: tuple[str, ...]
     speculative: tuple[str, ...]
+    #: A fork that builds another engine's programs (ik_llama.cpp's llama-server): a
+    #: command of one of ``fork_programs`` is this engine when it sets one of
+    #: ``fork_flags``, flags only the fork has.
+    fork_programs: frozenset[str] = frozenset()
+    fork_flags: tuple[str, ...] = ()
+    #: Flags whose value marks the fork when it holds the text given (``--spec-type``
+    #: stage entries ``mtp:n_max=1``).
+    fork_marks: tuple[tuple[str, str], ...] = ()
 
 
 class UnreadEngine(InputError):
@@ -79,9 +87,22 @@ def launchers() -> tuple[Launcher, ...]:
             frozenset(entry["modules"]),
             tuple(entry["images"]),
             tuple(entry["speculative"]),
+            frozenset(entry.get("fork_of", {}).get("programs", ())),
+            tuple(entry.get("fork_of", {}).get("flags", ())),
+            tuple(entry.get("fork_of", {}).get("value_marks", {}).items()),
         )
         for entry in data["launchers"]
     )
+
+
+def fork_launcher(argv: Sequence[str]) -> str | None:
+    """The engine a command runs when it is a fork's build of another engine's program
+    that sets a flag only the fork has (``llama-server … -mtp``: ik_llama.cpp), else
+    None. The engine whose program it is leaves such a command to this module, so the
+    fork is named as not read instead of being judged by the other engine's flags."""
+    launcher = _by_program(argv[:256])
+    forked = launcher is not None and bool(launcher.fork_programs)
+    return launcher.engine if launcher is not None and forked else None
 
 
 def _below(doc: Document, pointer: str | None, shown: str) -> tuple[NodePath, object] | None:
@@ -192,6 +213,16 @@ def _sets(words: Sequence[str], flag: str) -> bool:
     return any(w == flag or w.startswith(flag + "=") for w in words)
 
 
+def _marked(words: Sequence[str], flag: str, mark: str) -> bool:
+    """Whether ``words`` give ``flag`` a value holding ``mark`` (``--flag v``, ``--flag=v``)."""
+    for i, word in enumerate(words):
+        if word.startswith(flag + "=") and mark in word[len(flag) + 1 :]:
+            return True
+        if word == flag and i + 1 < len(words) and mark in words[i + 1]:
+            return True
+    return False
+
+
 def _by_program(argv: Sequence[str]) -> Launcher | None:
     words = list(argv)
     while words and (words[0] in _WRAPPERS or "=" in words[0]):
@@ -204,6 +235,12 @@ def _by_program(argv: Sequence[str]) -> Launcher | None:
         module = words[2]
     for launcher in launchers():
         if program in launcher.programs or (module is not None and module in launcher.modules):
+            return launcher
+    for launcher in launchers():
+        if program in launcher.fork_programs and (
+            any(_sets(words, f) for f in launcher.fork_flags)
+            or any(_marked(words, flag, mark) for flag, mark in launcher.fork_marks)
+        ):
             return launcher
     return None
 
