@@ -101,7 +101,8 @@ DECLARED_CLASS: dict[str, MechanismClass] = {
 #: A workload name that says it repeats its own text: the seed's words (``repetit``,
 #: ``tool.?loop``, ``code.?complete``, ``suffix``, ``ngram``), with ``code completion``
 #: and ``n-gram`` too (the seed's ``complete`` misses "completion").
-_REPETITIVE_NAME = re.compile(r"repeti|tool.?loop|code.?complet|suffix|n.?gram", re.I)
+#: Compiled on first use (``re``'s cache): not every workload has a name.
+_REPETITIVE_NAME = r"repeti|tool.?loop|code.?complet|suffix|n.?gram"
 SMALL_MODEL_MAX_B = 10.0
 LARGE_MODEL_MIN_B = 60.0
 
@@ -182,7 +183,7 @@ def recommend(deployment: Deployment) -> MechanismClass:
     (the same for ``doctor``).
     """
     workload = deployment.workload
-    if workload.repetitive or (workload.name and _REPETITIVE_NAME.search(workload.name)):
+    if workload.repetitive or (workload.name and re.search(_REPETITIVE_NAME, workload.name, re.I)):
         return SUFFIX_NGRAM
     model = deployment.model
     shape = deployment.inputs.model if deployment.inputs else None

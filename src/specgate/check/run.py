@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 
 __all__ = ["CheckOptions", "check_document", "check_file", "check_files", "check_stdin"]
 
-_DEPLOYMENT_PATH = re.compile(r"^deployments\[(\d+)\]")
+#: Compiled on first use (``re``'s cache): only suppressed findings are placed by it.
+_DEPLOYMENT_PATH = r"^deployments\[(\d+)\]"
 
 def _deployment_index(path: NodePath) -> int | None:
     if len(path) >= 2 and path[0] == "deployments" and isinstance(path[1], int):
@@ -550,7 +551,7 @@ def _with_suppressed(report: FileReport, suppressed: list[Finding]) -> FileRepor
     by_deployment: dict[int, list[Finding]] = {}
     file_level: list[Finding] = []
     for finding in suppressed:
-        match = _DEPLOYMENT_PATH.match(finding.path)
+        match = re.match(_DEPLOYMENT_PATH, finding.path)
         index = int(match.group(1)) if match else None
         if index is not None and index < len(report.deployments):
             by_deployment.setdefault(index, []).append(finding)

@@ -26,7 +26,9 @@ if TYPE_CHECKING:
     from specgate.project.config import ConfigFinder
     from specgate.project.gitignore import Budget, Compiled
 
-CLAIMS_NAME = re.compile(r"(?:\.?specgate|.+\.specgate)\.(?:ya?ml|json)", re.DOTALL)
+#: Compiled on first use (``re``'s cache): a check of files named on the command line
+#: searches no folder.
+CLAIMS_NAME = r"(?:\.?specgate|.+\.specgate)\.(?:ya?ml|json)"
 SKIPPED_FOLDERS = frozenset(
     {
         ".git",
@@ -51,7 +53,7 @@ SKIPPED_FOLDERS = frozenset(
 
 def is_claims_name(name: str) -> bool:
     """Whether a file name is one of the default claims-file names."""
-    return CLAIMS_NAME.fullmatch(name) is not None
+    return re.fullmatch(CLAIMS_NAME, name, re.DOTALL) is not None
 
 
 def _skip(folder: Path) -> bool:

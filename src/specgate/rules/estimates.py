@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from specgate.inputs.types import Acceptance
     from specgate.model.deployment import Deployment
 
-_AL_VALUE = re.compile(r"\bAL (\d+(?:\.\d+)?)(?![\d.])")
+#: Compiled on first use (``re``'s cache): most checks label no estimate.
+_AL_VALUE = r"\bAL (\d+(?:\.\d+)?)(?![\d.])"
 
 
 def estimate_label(acceptance: Acceptance) -> str:
@@ -38,7 +39,7 @@ def labelled(message: str, deployment: Deployment, accept_length: float | None) 
     if acceptance is None or accept_length is None or "estimate" in message:
         return message
     shown = fmt(accept_length)
-    for match in _AL_VALUE.finditer(message):
+    for match in re.finditer(_AL_VALUE, message):
         if match.group(1) == shown:
             end = match.end()
             return message[:end] + estimate_label(acceptance) + message[end:]
