@@ -13,7 +13,7 @@ import pytest
 
 from specgate.core.errors import InputError
 from specgate.load.document import Span
-from specgate.load.read import MAX_BYTES, load_document, parse_text
+from specgate.load.read import MAX_BYTES, decode, load_document, parse_text
 
 NESTED_YAML = """\
 version: 1
@@ -351,6 +351,41 @@ def test_bom_accepted_in_json(tmp_path: Path) -> None:
     path = tmp_path / "c.json"
     path.write_bytes(b'\xef\xbb\xbf{"version": 1}\n')
     assert load_document(path, "c.json").data == {"version": 1}
+
+
+def _utf8_sig_reference(raw: bytes) -> str:
+    """What decode() gave when it decoded with Python's "utf-8-sig" codec."""
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        before = raw[: exc.start]
+        line = before.count(b"\n") + 1
+        column = exc.start - (before.rfind(b"\n") + 1) + 1
+        return str(InputError("not valid UTF-8", "f", line, column))
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"a: 1\n",
+        b"\xef\xbb\xbfa: 1\n",
+        b"\xef\xbb\xbf\xef\xbb\xbfa: 1\n",  # a second BOM is text (U+FEFF)
+        b"\xef\xbbA",
+        b"a: \xff\n",
+        b"\xef\xbb\xbfa: \xff\n",
+        b"\xef\xbb\xbfa\nb\n\xff",
+        b"\xef\xbb\xbf",
+        b"",
+    ],
+)
+def test_decode_is_the_utf8_sig_codec(raw: bytes) -> None:
+    # decode() drops a BOM itself rather than import the utf-8-sig codec: the same
+    # text, and the same error (offsets counted after the BOM), byte for byte
+    try:
+        got = decode(raw, "f")
+    except InputError as exc:
+        got = str(exc)
+    assert got == _utf8_sig_reference(raw)
 
 
 def test_bad_utf8_is_an_input_error_with_its_line(tmp_path: Path) -> None:

@@ -89,8 +89,11 @@ def decode(raw: bytes, shown: str, limit: int = MAX_BYTES) -> str:
     """
     if len(raw) > limit:
         raise InputError(f"file is larger than {limit // 1024} KiB", shown)
+    # What "utf-8-sig" does (one leading BOM dropped, the rest UTF-8, an error's
+    # offsets counted after the BOM), without importing its codec module.
+    body = raw[3:] if raw[:3] == b"\xef\xbb\xbf" else raw
     try:
-        text = raw.decode("utf-8-sig")
+        text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
         before = raw[: exc.start]
         line = before.count(b"\n") + 1
