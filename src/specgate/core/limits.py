@@ -41,9 +41,6 @@ the same bounds by the resolver, as input errors at their line.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
-
 MAX_DRAFT_LENGTH = 1024
 MAX_HEADS = 65536
 MAX_PROFILE_ENTRIES = 1024
@@ -134,24 +131,38 @@ class FileBudget:
 
 
 #: The budget of the file being read (one at most: reads do not nest across threads;
-#: a plain list rather than a ContextVar, whose import a one-file check would pay).
+#: a plain list rather than a ContextVar, and a class rather than
+#: ``contextlib.contextmanager``, whose imports a one-file check would pay).
 _BUDGET: list[FileBudget] = []
 
 
-@contextlib.contextmanager
-def file_budget(length: int) -> Iterator[FileBudget]:
+class _Budgeted:
+    """The ``with`` block of :func:`file_budget`; ``as`` gives the budget."""
+
+    __slots__ = ("length", "pushed")
+
+    def __init__(self, length: int) -> None:
+        self.length = length
+        self.pushed = False
+
+    def __enter__(self) -> FileBudget:
+        if _BUDGET:
+            return _BUDGET[-1]
+        budget = FileBudget(self.length + EXPANSION_ALLOWANCE)
+        _BUDGET.append(budget)
+        self.pushed = True
+        return budget
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pushed:
+            _BUDGET.pop()
+
+
+def file_budget(length: int) -> _Budgeted:
     """The budget of a file of ``length`` characters for the duration of its reading
     (:data:`EXPANSION_ALLOWANCE` beyond its length); inside a read already budgeted
     (an options file followed from a launcher) the outer budget goes on."""
-    if _BUDGET:
-        yield _BUDGET[-1]
-        return
-    budget = FileBudget(length + EXPANSION_ALLOWANCE)
-    _BUDGET.append(budget)
-    try:
-        yield budget
-    finally:
-        _BUDGET.pop()
+    return _Budgeted(length)
 
 
 def active_budget() -> FileBudget | None:

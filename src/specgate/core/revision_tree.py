@@ -20,9 +20,6 @@ This module owns the hook only; the tree itself (git) is the change gate's
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from pathlib import Path
 from typing import Protocol
 
@@ -51,17 +48,30 @@ class RevisionTree(Protocol):
         beside an engine config)."""
 
 
-_ACTIVE: ContextVar[RevisionTree | None] = ContextVar("specgate_revision_tree", default=None)
+#: The trees being read through, innermost last: a plain list rather than a ContextVar
+#: (and a class rather than ``contextlib.contextmanager``), whose imports every check
+#: would pay; no reader runs in another thread (as ``specgate.core.limits._BUDGET``).
+_ACTIVE: list[RevisionTree] = []
 
 
-@contextmanager
-def reading(tree: RevisionTree) -> Iterator[None]:
-    """Read through ``tree`` inside the ``with`` block (this thread/context only)."""
-    token = _ACTIVE.set(tree)
-    try:
-        yield
-    finally:
-        _ACTIVE.reset(token)
+class _Reading:
+    """The ``with`` block of :func:`reading`."""
+
+    __slots__ = ("tree",)
+
+    def __init__(self, tree: RevisionTree) -> None:
+        self.tree = tree
+
+    def __enter__(self) -> None:
+        _ACTIVE.append(self.tree)
+
+    def __exit__(self, *exc: object) -> None:
+        _ACTIVE.pop()
+
+
+def reading(tree: RevisionTree) -> _Reading:
+    """Read through ``tree`` inside the ``with`` block."""
+    return _Reading(tree)
 
 
 def _relative(path: Path | str, root: Path) -> str | None:
@@ -81,9 +91,9 @@ def bring(path: Path | str) -> str | None:
     """Before ``path`` is looked at: when a revision tree is active and ``path`` lies
     in its folder, bring the revision's file there. Returns the tree's refusal reason
     (see :meth:`RevisionTree.bring`), ``None`` otherwise (no tree: nothing done)."""
-    tree = _ACTIVE.get()
-    if tree is None:
+    if not _ACTIVE:
         return None
+    tree = _ACTIVE[-1]
     rel = _relative(path, tree.root)
     return None if rel is None else tree.bring(rel)
 
@@ -91,9 +101,9 @@ def bring(path: Path | str) -> str | None:
 def bring_folder(folder: Path | str, patterns: tuple[str, ...]) -> None:
     """Before ``folder`` is listed: bring the active revision's files in it whose names
     match ``patterns``."""
-    tree = _ACTIVE.get()
-    if tree is None:
+    if not _ACTIVE:
         return
+    tree = _ACTIVE[-1]
     rel = _relative(folder, tree.root)
     if rel is not None or os.path.normpath(os.path.abspath(folder)) == str(tree.root):
         tree.bring_folder(rel or "", patterns)

@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from pathlib import Path
 
 from specgate.core.errors import InputError
@@ -21,21 +18,31 @@ from specgate.load.document import Document
 
 MAX_BYTES = 1024 * 1024
 
-#: The sets of files being recorded (:func:`recording`), innermost last.
-_RECORDING: ContextVar[tuple[set[Path], ...]] = ContextVar("specgate_recording", default=())
+#: The sets of files being recorded (:func:`recording`), innermost last: a plain list
+#: rather than a ContextVar (and a class rather than ``contextlib.contextmanager``),
+#: whose imports every check would pay; no reader runs in another thread.
+_RECORDING: list[set[Path]] = []
 
 
-@contextmanager
-def recording() -> Iterator[set[Path]]:
+class _Recording:
+    """The ``with`` block of :func:`recording`; ``as`` gives the set being filled."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> set[Path]:
+        opened: set[Path] = set()
+        _RECORDING.append(opened)
+        return opened
+
+    def __exit__(self, *exc: object) -> None:
+        _RECORDING.pop()
+
+
+def recording() -> _Recording:
     """Record every file :func:`read_text` is asked to open meanwhile (absolute, as
     asked, whether or not it exists: a file a reader looked for counts too). The
     change gate's source of truth for which files a deployment reads."""
-    opened: set[Path] = set()
-    token = _RECORDING.set((*_RECORDING.get(), opened))
-    try:
-        yield opened
-    finally:
-        _RECORDING.reset(token)
+    return _Recording()
 
 
 def read_text(path: Path, shown: str, limit: int = MAX_BYTES) -> str:
@@ -49,7 +56,7 @@ def read_text(path: Path, shown: str, limit: int = MAX_BYTES) -> str:
     Raises:
         InputError: missing, a folder, unreadable, over the limit, not UTF-8.
     """
-    for opened in _RECORDING.get():
+    for opened in _RECORDING:
         opened.add(Path(os.path.abspath(path)))
     refused = bring(path)  # a base revision's file, brought to disk when one is read
     if refused is not None:
