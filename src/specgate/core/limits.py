@@ -41,6 +41,8 @@ the same bounds by the resolver, as input errors at their line.
 
 from __future__ import annotations
 
+from functools import cache
+
 MAX_DRAFT_LENGTH = 1024
 MAX_HEADS = 65536
 MAX_PROFILE_ENTRIES = 1024
@@ -72,8 +74,18 @@ PHYSICAL_BOUNDS: dict[str, tuple[float, float]] = {
     "context_length": (0.0, float(MAX_CONTEXT_TOKENS)),
 }
 
-_INTEGER_BOUND = 10**MAX_INTEGER_DIGITS
-#: Most digits a literal in base 8 or 16 can have below ``_INTEGER_BOUND``.
+
+
+@cache
+def _integer_bound() -> int:
+    """10**MAX_INTEGER_DIGITS, made on first use: the power is 0.5M instructions, more
+    than a one-file check spends on most modules, and only an ``0o``/``0x`` literal
+    needs it."""
+    bound: int = 10**MAX_INTEGER_DIGITS
+    return bound
+
+
+#: Most digits a literal in base 8 or 16 can have below ``_integer_bound()``.
 _MOST_DIGITS = {8: 4762, 16: 3572}
 
 
@@ -91,7 +103,7 @@ def bounded_int(digits: str, base: int = 10) -> int | None:
     if len(significant) > _MOST_DIGITS[base]:
         return None
     value = int(significant, base)
-    return value if value < _INTEGER_BOUND else None
+    return value if value < _integer_bound() else None
 
 
 #: Characters shell-variable expansion may add beyond a file's own length.
