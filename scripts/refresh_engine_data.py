@@ -42,6 +42,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "scripts"
@@ -106,6 +107,53 @@ def add_parser_version(text: str, version: str) -> str:
     versions = set(json.loads(match.group(2))) | {version}
     listed = json.dumps(sorted(versions, key=version_key))
     return text[: match.start(2)] + listed + text[match.end(2) :]
+
+
+def _read_records(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    doc = json.loads(path.read_text("utf-8"))
+    return doc["header"], doc["records"]
+
+
+def compact_records(path: Path, records: Path = RECORDS) -> str | None:
+    """Store the release at ``path`` (``ENGINE-VERSION.json``, as the recorder wrote it)
+    as its differences from the fully stored release of the same engine it shares most
+    records with: the header gains ``base`` (that release's file name, without
+    ``.json``) and ``from_base`` (the ids whose record, input and answer, is
+    byte-for-byte the base's), and ``records`` keeps only the others. The replay
+    (tests/oracle/replay.py ``load``) puts the file back together; ``header.cases``
+    still counts every record. Returns the base's name, or None when no stored release
+    shares a record (the file is left whole).
+    """
+    header, own = _read_records(path)
+    engine = header["engine"]
+    best: tuple[int, str, set[str]] = (0, "", set())
+    for candidate in sorted(records.glob(f"{engine}-*.json")):
+        if candidate == path or not re.match(
+            rf"^{re.escape(engine)}-\d+(\.\d+)*\.json$", candidate.name
+        ):
+            continue  # not a release's records (ENGINE-VERSION-mtp-types.json …)
+        base_header, base_records = _read_records(candidate)
+        if "base" in base_header:
+            continue  # one level: a base is always stored whole
+        lines = {json.dumps(r, sort_keys=True, ensure_ascii=False) for r in base_records}
+        same = {
+            r["id"] for r in own if json.dumps(r, sort_keys=True, ensure_ascii=False) in lines
+        }
+        if len(same) > best[0]:
+            best = (len(same), candidate.name[: -len(".json")], same)
+    count, base, same = best
+    if not count:
+        return None
+    header = {**header, "base": base, "from_base": sorted(same)}
+    kept = sorted((r for r in own if r["id"] not in same), key=lambda r: r["id"])
+    body = ",\n".join(json.dumps(r, sort_keys=True, ensure_ascii=False) for r in kept)
+    path.write_text(
+        "{\n"
+        f'"header": {json.dumps(header, sort_keys=True, ensure_ascii=False)},\n'
+        '"records": [\n' + body + "\n]}\n",
+        "utf-8",
+    )
+    return base
 
 
 def _pip_versions(package: str) -> list[str]:
@@ -195,6 +243,7 @@ def record(
                 "--out", RECORDS / f"{engine}-{version}.json",
                 "--models", oracle / "models",
             ], oracle_timeout)  # fmt: skip
+            compact_records(RECORDS / f"{engine}-{version}.json")
     finally:
         if "parser" in timings:  # last: the corpus above is generated from this file
             path = DATA / f"{engine}.json"

@@ -106,10 +106,21 @@ def release_files(folder: Path = DATA) -> list[str]:
     return [m.group(0)[: -len(".json")] for m in found]
 
 
-def load(name: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """(header, records) of ``tests/data/engine_oracle/NAME.json``."""
-    doc = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
-    return doc["header"], doc["records"]
+def load(name: str, folder: Path = DATA) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(header, records) of ``tests/data/engine_oracle/NAME.json``, whole: a release
+    stored as its differences from another (``header.base``, written by
+    scripts/refresh_engine_data.py ``compact_records``) gets the base's records named in
+    ``header.from_base`` back, sorted by id as the recorder writes them."""
+    doc = json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))
+    header, records = doc["header"], doc["records"]
+    if "base" not in header:
+        return header, records
+    base = json.loads((folder / f"{header['base']}.json").read_text(encoding="utf-8"))
+    assert "base" not in base["header"], f"{name}: its base is not stored whole"
+    wanted = set(header["from_base"])
+    taken = [r for r in base["records"] if r["id"] in wanted]
+    assert len(taken) == len(wanted), f"{name}: records missing from {header['base']}"
+    return header, sorted([*records, *taken], key=lambda r: str(r["id"]))
 
 
 def _rel(value: Any) -> Any:

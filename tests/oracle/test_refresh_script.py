@@ -74,3 +74,35 @@ def test_a_parser_version_is_added_to_the_data_file_and_nothing_else(script: Any
     assert json.loads(script.add_parser_version(text, "0.9.2"))["parsers"][0] == "0.9.2"
     with pytest.raises(ValueError, match="parsers"):
         script.add_parser_version('{"engine": "x"}', "1.0.0")
+
+
+def _write(path: Path, version: str, records: list[dict[str, Any]]) -> None:
+    doc = {"header": {"engine": "vllm", "engine_version": version, "cases": len(records)},
+           "records": records}
+    path.write_text(json.dumps(doc))
+
+
+def test_a_release_is_stored_as_its_differences_and_replayed_whole(
+    script: Any, tmp_path: Path
+) -> None:
+    from tests.oracle import replay
+
+    a = {"id": "vllm-0001-method", "answer": {"status": "ok"}}
+    b = {"id": "vllm-0002-key", "answer": {"status": "refused", "message": "x"}}
+    c = {"id": "vllm-0003-key", "answer": {"status": "ok"}}
+    _write(tmp_path / "vllm-1.0.0.json", "1.0.0", [a, b, c])
+    _write(tmp_path / "vllm-0.9.0.json", "0.9.0", [a])
+    changed = {**b, "answer": {"status": "ok"}}
+    new = {"id": "vllm-0004-new", "answer": {"status": "ok"}}
+    _write(tmp_path / "vllm-1.1.0.json", "1.1.0", [a, changed, c, new])
+    # the stored release sharing most records (1.0.0: two) is the base
+    assert script.compact_records(tmp_path / "vllm-1.1.0.json", tmp_path) == "vllm-1.0.0"
+    stored = json.loads((tmp_path / "vllm-1.1.0.json").read_text())
+    assert stored["header"]["from_base"] == ["vllm-0001-method", "vllm-0003-key"]
+    assert [r["id"] for r in stored["records"]] == ["vllm-0002-key", "vllm-0004-new"]
+    header, records = replay.load("vllm-1.1.0", tmp_path)
+    assert records == [a, changed, c, new] and header["cases"] == 4
+    # nothing shared: left whole
+    _write(tmp_path / "vllm-2.0.0.json", "2.0.0", [{"id": "vllm-0009-x", "answer": {}}])
+    assert script.compact_records(tmp_path / "vllm-2.0.0.json", tmp_path) is None
+    assert "base" not in json.loads((tmp_path / "vllm-2.0.0.json").read_text())["header"]
