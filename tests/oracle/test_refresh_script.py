@@ -67,11 +67,16 @@ def test_a_backfill_takes_the_newest_release_of_each_minor_line(script: Any) -> 
 
 def test_a_parser_version_is_added_to_the_data_file_and_nothing_else(script: Any) -> None:
     text = (ROOT / "src" / "specgate" / "data" / "engines" / "vllm.json").read_text("utf-8")
+    text = text.replace(
+        text[text.index('"parsers": [') : text.index("]", text.index('"parsers": [')) + 1],
+        '"parsers": ["0.27.1", "0.32.0"]',
+    )
     new = script.add_parser_version(text, "0.33.0")
     assert json.loads(new)["parsers"] == ["0.27.1", "0.32.0", "0.33.0"]
     assert new.replace('"0.32.0", "0.33.0"]', '"0.32.0"]', 1) == text
     assert script.add_parser_version(new, "0.33.0") == new  # once
     assert json.loads(script.add_parser_version(text, "0.9.2"))["parsers"][0] == "0.9.2"
+    assert json.loads(script.add_parser_version(text, "0.31.0"))["parsers"][1] == "0.31.0"
     with pytest.raises(ValueError, match="parsers"):
         script.add_parser_version('{"engine": "x"}', "1.0.0")
 
