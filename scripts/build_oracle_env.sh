@@ -129,7 +129,7 @@ build_sglang() {
     echo "sglang-$version: already built in $dir"; return
   fi
   if [ -n "${ORACLE_REUSE:-}" ] && [ -x "$ORACLE_REUSE/bin/python" ] && [ ! -e "$dir" ]; then
-    mv "$ORACLE_REUSE" "$dir"  # the previous SGLang release's: only sglang changes
+    mv "$ORACLE_REUSE" "$dir"  # the previous SGLang release's: sglang and its pins change
     rm -f "$dir/.oracle-built"
   else
     "$PYTHON" -m venv "$dir"
@@ -137,8 +137,12 @@ build_sglang() {
     "$dir/bin/python" -m pip install -q "$TORCH_PIN" "transformers==5.19.0" "tokenizers==0.23.2"
   fi
   "$dir/bin/python" -m pip install -q --no-deps "sglang==$version"
-  "$dir/bin/python" -m pip install -q "$TORCH_PIN" "${SGLANG_EXTRAS[@]}"
-  echo "$pins" > "$dir/.oracle-built"
+  # the transformers and tokenizers the release pins (transformers==5.12.1 at 0.5.18: a
+  # newer one registers model types the release registers again, and its import fails)
+  "$dir/bin/python" -m pip install -q packaging
+  mapfile -t own < <(own_requirements "$dir/bin/python" sglang | grep -E '^(transformers|tokenizers)==' || true)
+  "$dir/bin/python" -m pip install -q "$TORCH_PIN" "${SGLANG_EXTRAS[@]}" "${own[@]}"
+  echo "$pins ${own[*]}" > "$dir/.oracle-built"
 }
 
 build_transformers() {
