@@ -137,10 +137,10 @@ build_sglang() {
     "$dir/bin/python" -m pip install -q "$TORCH_PIN" "transformers==5.19.0" "tokenizers==0.23.2"
   fi
   "$dir/bin/python" -m pip install -q --no-deps "sglang==$version"
-  # the transformers and tokenizers the release pins (transformers==5.12.1 at 0.5.18: a
-  # newer one registers model types the release registers again, and its import fails)
+  # the transformers, tokenizers and xgrammar the release pins (transformers==5.12.1 at 0.5.18: a
+  # newer one registers model types the release registers again; its server_args imports xgrammar)
   "$dir/bin/python" -m pip install -q packaging
-  mapfile -t own < <(own_requirements "$dir/bin/python" sglang | grep -E '^(transformers|tokenizers)==' || true)
+  mapfile -t own < <(own_requirements "$dir/bin/python" sglang | grep -E '^(transformers|tokenizers|xgrammar)==' || true)
   "$dir/bin/python" -m pip install -q "$TORCH_PIN" "${SGLANG_EXTRAS[@]}" "${own[@]}"
   echo "$pins ${own[*]}" > "$dir/.oracle-built"
 }
