@@ -1,6 +1,6 @@
 """The engines' parsers as they answered (tests/data/engine_oracle/parser-*.json, recorded
-by scripts/record_engine_parsers.py in each engine's environment: vLLM 0.27.1 and 0.32.0,
-SGLang 0.5.23), replayed against specgate's model of them (specgate.inputs.parsers), and
+by scripts/record_engine_parsers.py in each engine's environment, every release found in
+the data), replayed against specgate's model of them (specgate.inputs.parsers), and
 the reading of a command line that uses an abbreviation."""
 
 from __future__ import annotations
