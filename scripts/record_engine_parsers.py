@@ -42,7 +42,11 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 def _vllm() -> tuple[Any, Any, list[str], str]:
     from vllm.entrypoints.cli.serve import ServeSubcommand
-    from vllm.utils.argparse_utils import FlexibleArgumentParser
+
+    try:
+        from vllm.utils.argparse_utils import FlexibleArgumentParser
+    except ImportError:  # before 0.11.1: vllm/utils.py, later vllm/utils/__init__.py
+        from vllm.utils import FlexibleArgumentParser  # type: ignore[no-redef,attr-defined]
 
     top = FlexibleArgumentParser(description="vLLM CLI")
     sub = top.add_subparsers(required=False, dest="subparser")
@@ -90,6 +94,15 @@ def _ask(top: Any, head: list[str], word: str, value: str | None) -> dict[str, A
     return {"status": "ok", "namespace": sorted(k for k, v in vars(ns).items() if base.get(k) != v)}
 
 
+def compact(knowledge: dict[str, Any]) -> str:
+    """``knowledge`` as JSON, keys sorted, one option per line (a release's file is read
+    by eye and diffed against the previous release's)."""
+    head = json.dumps({k: v for k, v in knowledge.items() if k != "options"}, indent=1,
+                      sort_keys=True)
+    rows = ",\n".join("  " + json.dumps(option) for option in knowledge["options"])
+    return head[:-2] + ',\n "options": [\n' + rows + "\n ]\n}\n"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -124,7 +137,8 @@ def main() -> int:
             answer["read_as"] = flags[0] if len(flags) == 1 else None
         answers.append({"word": word, "answer": answer})
     source = {
-        "vllm": "vllm/entrypoints/cli/serve.py + vllm/utils/argparse_utils.py "
+        "vllm": "vllm/entrypoints/cli/serve.py + "
+        f"{sys.modules[type(top).__module__].__file__.split('site-packages/', 1)[-1]} "
         "(FlexibleArgumentParser)",
         "sglang": "python/sglang/srt/server_args.py (ServerArgs.add_cli_args, "
         "prepare_server_args)",
@@ -153,7 +167,7 @@ def main() -> int:
         "'_' spelling, followed by the value; answer: ok + dest, or the refusal",
     }
     args.knowledge.parent.mkdir(parents=True, exist_ok=True)
-    args.knowledge.write_text(json.dumps(knowledge, indent=1, sort_keys=True) + "\n")
+    args.knowledge.write_text(compact(knowledge))
     args.answers.write_text(
         json.dumps({"header": header, "records": answers}, indent=1, sort_keys=True) + "\n"
     )

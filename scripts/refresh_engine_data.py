@@ -36,10 +36,13 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "scripts"
@@ -106,6 +109,53 @@ def add_parser_version(text: str, version: str) -> str:
     return text[: match.start(2)] + listed + text[match.end(2) :]
 
 
+def _read_records(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    doc = json.loads(path.read_text("utf-8"))
+    return doc["header"], doc["records"]
+
+
+def compact_records(path: Path, records: Path = RECORDS) -> str | None:
+    """Store the release at ``path`` (``ENGINE-VERSION.json``, as the recorder wrote it)
+    as its differences from the fully stored release of the same engine it shares most
+    records with: the header gains ``base`` (that release's file name, without
+    ``.json``) and ``from_base`` (the ids whose record, input and answer, is
+    byte-for-byte the base's), and ``records`` keeps only the others. The replay
+    (tests/oracle/replay.py ``load``) puts the file back together; ``header.cases``
+    still counts every record. Returns the base's name, or None when no stored release
+    shares a record (the file is left whole).
+    """
+    header, own = _read_records(path)
+    engine = header["engine"]
+    best: tuple[int, str, set[str]] = (0, "", set())
+    for candidate in sorted(records.glob(f"{engine}-*.json")):
+        if candidate == path or not re.match(
+            rf"^{re.escape(engine)}-\d+(\.\d+)*\.json$", candidate.name
+        ):
+            continue  # not a release's records (ENGINE-VERSION-mtp-types.json …)
+        base_header, base_records = _read_records(candidate)
+        if "base" in base_header:
+            continue  # one level: a base is always stored whole
+        lines = {json.dumps(r, sort_keys=True, ensure_ascii=False) for r in base_records}
+        same = {
+            r["id"] for r in own if json.dumps(r, sort_keys=True, ensure_ascii=False) in lines
+        }
+        if len(same) > best[0]:
+            best = (len(same), candidate.name[: -len(".json")], same)
+    count, base, same = best
+    if not count:
+        return None
+    header = {**header, "base": base, "from_base": sorted(same)}
+    kept = sorted((r for r in own if r["id"] not in same), key=lambda r: r["id"])
+    body = ",\n".join(json.dumps(r, sort_keys=True, ensure_ascii=False) for r in kept)
+    path.write_text(
+        "{\n"
+        f'"header": {json.dumps(header, sort_keys=True, ensure_ascii=False)},\n'
+        '"records": [\n' + body + "\n]}\n",
+        "utf-8",
+    )
+    return base
+
+
 def _pip_versions(package: str) -> list[str]:
     done = subprocess.run(
         [sys.executable, "-m", "pip", "index", "versions", package],
@@ -127,34 +177,81 @@ def list_new() -> dict[str, list[str]]:
     }
 
 
-def _run(command: Sequence[str | Path]) -> None:
+def _run(command: Sequence[str | Path], timeout: float | None = None) -> None:
     print("+", " ".join(str(c) for c in command), file=sys.stderr, flush=True)
-    subprocess.run([str(c) for c in command], cwd=ROOT, check=True)
+    subprocess.run([str(c) for c in command], cwd=ROOT, check=True, timeout=timeout)
 
 
-def record(engine: str, version: str, oracle: Path) -> None:
+def newest_patches(available: Sequence[str], oldest: str) -> list[str]:
+    """The newest release of each minor line (``0.20.2`` of ``0.20.*``) from ``oldest``'s
+    line on, oldest first: the releases a backfill records (one per line).
+
+    Example: ``["0.9.1", "0.9.2", "0.10.0", "0.11.0"]``, ``"0.10.0"`` →
+    ``["0.10.0", "0.11.0"]``.
+    """
+    floor = version_key(oldest)[:2]
+    lines: dict[tuple[int, ...], str] = {}
+    for v in available:
+        key = version_key(v)
+        if key and key[:2] >= floor and version_key(lines.get(key[:2], "")) < key:
+            lines[key[:2]] = v
+    return [lines[k] for k in sorted(lines)]
+
+
+def _step(
+    name: str, timings: dict[str, float], command: Sequence[str | Path],
+    timeout: float | None = None,
+) -> None:
+    start = time.monotonic()
+    _run(command, timeout)
+    timings[name] = round(time.monotonic() - start, 1)
+
+
+def record(
+    engine: str, version: str, oracle: Path, *, parsers_only: bool = False,
+    remove_env: bool = False, oracle_timeout: float | None = None,
+) -> dict[str, float]:
     """Build ``engine`` ``version``'s environment under ``oracle`` and record its parser
-    and its answers into the project's data files (see the module doc)."""
+    and its answers into the project's data files (see the module doc); with
+    ``parsers_only``, the parser alone. Returns the seconds each step took (``build``,
+    ``parser``, ``oracle``), also printed to stderr; ``remove_env`` deletes the
+    environment afterwards (3–4 GB a vLLM release); ``oracle_timeout`` (seconds) stops
+    the answers' recording there (no file is written; the parser stays recorded).
+
+    Raises:
+        subprocess.CalledProcessError, subprocess.TimeoutExpired: a step failed; the
+            parser, when it was recorded, is still added to the engine's data.
+    """
     if engine not in PACKAGES or not _RELEASE.match(version):
         raise SystemExit(f"not an engine release specgate records: {engine} {version}")
     env = oracle / f"{engine}-{version}"
-    _run(["bash", SCRIPTS / "build_oracle_env.sh", oracle, f"{engine}-{version}"])
-    python = env / "bin" / "python"
-    if engine in PARSED:
-        _run([
-            python, SCRIPTS / "record_engine_parsers.py", engine,
-            "--knowledge", DATA / "parsers" / f"{engine}-{version}.json",
-            "--answers", RECORDS / f"parser-{engine}-{version}.json",
-        ])  # fmt: skip
-    _run([
-        python, SCRIPTS / "record_engine_oracle.py", engine,
-        "--knowledge", DATA / f"{engine}.json",
-        "--out", RECORDS / f"{engine}-{version}.json",
-        "--models", oracle / "models",
-    ])  # fmt: skip
-    if engine in PARSED:
-        path = DATA / f"{engine}.json"
-        path.write_text(add_parser_version(path.read_text("utf-8"), version), "utf-8")
+    timings: dict[str, float] = {}
+    try:
+        _step("build", timings, ["bash", SCRIPTS / "build_oracle_env.sh", oracle,
+                                 f"{engine}-{version}"])
+        python = env / "bin" / "python"
+        if engine in PARSED:
+            _step("parser", timings, [
+                python, SCRIPTS / "record_engine_parsers.py", engine,
+                "--knowledge", DATA / "parsers" / f"{engine}-{version}.json",
+                "--answers", RECORDS / f"parser-{engine}-{version}.json",
+            ])  # fmt: skip
+        if not parsers_only:
+            _step("oracle", timings, [
+                python, SCRIPTS / "record_engine_oracle.py", engine,
+                "--knowledge", DATA / f"{engine}.json",
+                "--out", RECORDS / f"{engine}-{version}.json",
+                "--models", oracle / "models",
+            ], oracle_timeout)  # fmt: skip
+            compact_records(RECORDS / f"{engine}-{version}.json")
+    finally:
+        if "parser" in timings:  # last: the corpus above is generated from this file
+            path = DATA / f"{engine}.json"
+            path.write_text(add_parser_version(path.read_text("utf-8"), version), "utf-8")
+        print(f"{engine} {version}: {json.dumps(timings)}", file=sys.stderr, flush=True)
+        if remove_env and env.is_dir() and oracle.resolve() in env.resolve().parents:
+            shutil.rmtree(env, ignore_errors=True)
+    return timings
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -162,7 +259,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     sub = ap.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="print the engines' new releases as JSON")
+    listing = sub.add_parser("list", help="print the engines' new releases as JSON")
+    listing.add_argument(
+        "--since", nargs=2, metavar=("ENGINE", "VERSION"),
+        help="instead: the newest release of each minor line of ENGINE from VERSION on "
+        "(a backfill's list)",
+    )  # fmt: skip
     one = sub.add_parser("record", help="record one release")
     one.add_argument("engine", choices=sorted(PACKAGES))
     one.add_argument("version")
@@ -172,18 +274,38 @@ def main(argv: Sequence[str] | None = None) -> int:
             "--oracle", type=Path, required=True,
             help="where the engines' environments go (outside the project tree)",
         )  # fmt: skip
+        parser.add_argument(
+            "--parsers-only", action="store_true",
+            help="record the command-line parser only, not the answers over the corpus",
+        )  # fmt: skip
+        parser.add_argument(
+            "--oracle-timeout", type=float, default=None, metavar="SECONDS",
+            help="stop recording the answers after SECONDS (the parser stays recorded)",
+        )  # fmt: skip
+        parser.add_argument(
+            "--remove-env", action="store_true",
+            help="delete each release's environment once it is recorded",
+        )  # fmt: skip
     args = ap.parse_args(argv)
     if args.command == "list":
-        print(json.dumps(list_new(), indent=2))
+        if args.since:
+            engine, oldest = args.since
+            print(json.dumps({engine: newest_patches(_pip_versions(PACKAGES[engine]), oldest)}))
+        else:
+            print(json.dumps(list_new(), indent=2))
         return 0
+    options = {
+        "parsers_only": args.parsers_only, "remove_env": args.remove_env,
+        "oracle_timeout": args.oracle_timeout,
+    }  # fmt: skip
     if args.command == "record":
-        record(args.engine, args.version, args.oracle)
+        record(args.engine, args.version, args.oracle, **options)
         return 0
     new = list_new()
     print(json.dumps(new), file=sys.stderr)
     for engine, versions in new.items():
         for version in versions:
-            record(engine, version, args.oracle)
+            record(engine, version, args.oracle, **options)
     return 0
 
 

@@ -158,6 +158,24 @@ class Corpus:
         self.cases.append(case)
 
 
+def config_keys(knowledge: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """(the ``speculative_config`` keys SpeculativeConfig has, the former ones), in the
+    data's order: the tables ``speculative_config_keys`` and
+    ``former_speculative_config_keys`` where the data has them (as it did when 0.27.1 and
+    0.32.0 were recorded), else its ``fields`` in ``speculative_config``, a field absent
+    at every release it was read at (``absent_in`` and no ``present_in``) being former:
+    the same two lists, in the same order, so the corpus stays the recorded one."""
+    tables = knowledge["tables"]
+    if "speculative_config_keys" in tables:
+        return (
+            list(tables["speculative_config_keys"]["entries"]),
+            list(tables["former_speculative_config_keys"]["entries"]),
+        )
+    fields = [f for f in knowledge.get("fields", ()) if f.get("in") == "speculative_config"]
+    gone = [f["name"] for f in fields if f.get("absent_in") and not f.get("present_in")]
+    return [f["name"] for f in fields if f["name"] not in gone], gone
+
+
 def generate(
     knowledge: dict[str, Any], *, n_random: int = 220, seed: int = SEED
 ) -> list[dict[str, Any]]:
@@ -165,8 +183,7 @@ def generate(
     tables = knowledge["tables"]
     accepted = list(tables["accepted_methods"]["entries"])
     method_names = list(dict.fromkeys(accepted + list(tables["methods"]["entries"])))
-    keys = list(tables["speculative_config_keys"]["entries"])
-    former = list(tables["former_speculative_config_keys"]["entries"])
+    keys, former = config_keys(knowledge)
     c = Corpus()
 
     # A. every method name, as meant; without a model; without D; case-folded.

@@ -109,10 +109,10 @@ def _parser() -> Any:
 
 
 def known_names(knowledge: dict[str, Any]) -> list[str]:
-    t = knowledge["tables"]
-    names = list(t["speculative_config_keys"]["entries"]) + list(
-        t["former_speculative_config_keys"]["entries"]
-    )
+    from engine_oracle.vllm_corpus import config_keys
+
+    keys, former = config_keys(knowledge)
+    names = keys + former
     names += [s["name"] for s in knowledge["settings"]]
     names += [
         "speculative_config",

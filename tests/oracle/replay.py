@@ -20,6 +20,7 @@ specgate says that the engine did not:
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -93,10 +94,33 @@ class Case:
         return str(self.record["id"])
 
 
-def load(name: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """(header, records) of ``tests/data/engine_oracle/NAME.json``."""
-    doc = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
-    return doc["header"], doc["records"]
+_RELEASE_FILE = re.compile(r"^(vllm|sglang|transformers)-(\d+(?:\.\d+)*)\.json$")
+
+
+def release_files(folder: Path = DATA) -> list[str]:
+    """Every release's records in ``folder`` (``ENGINE-VERSION.json``; not the
+    ``parser-*``, ``*-mtp-*`` or disagreement files), by engine then release: what
+    scripts/refresh_engine_data.py writes is replayed without a list to edit."""
+    found = [m for p in folder.glob("*.json") if (m := _RELEASE_FILE.match(p.name))]
+    found.sort(key=lambda m: (m.group(1), tuple(int(x) for x in m.group(2).split("."))))
+    return [m.group(0)[: -len(".json")] for m in found]
+
+
+def load(name: str, folder: Path = DATA) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(header, records) of ``tests/data/engine_oracle/NAME.json``, whole: a release
+    stored as its differences from another (``header.base``, written by
+    scripts/refresh_engine_data.py ``compact_records``) gets the base's records named in
+    ``header.from_base`` back, sorted by id as the recorder writes them."""
+    doc = json.loads((folder / f"{name}.json").read_text(encoding="utf-8"))
+    header, records = doc["header"], doc["records"]
+    if "base" not in header:
+        return header, records
+    base = json.loads((folder / f"{header['base']}.json").read_text(encoding="utf-8"))
+    assert "base" not in base["header"], f"{name}: its base is not stored whole"
+    wanted = set(header["from_base"])
+    taken = [r for r in base["records"] if r["id"] in wanted]
+    assert len(taken) == len(wanted), f"{name}: records missing from {header['base']}"
+    return header, sorted([*records, *taken], key=lambda r: str(r["id"]))
 
 
 def _rel(value: Any) -> Any:
@@ -461,3 +485,56 @@ def disagreements(case: Case, report: FileReport) -> list[str]:
         if view.get(key) != value:
             out.append(f"{key}: engine {value!r}, specgate {view.get(key)!r}")
     return out
+
+
+# --- agreement per release (a maintainer's command) ---------------------------------
+
+
+def replay_file(name: str, folder: Path) -> dict[str, list[str]]:
+    """Record id → what specgate says that the engine did not, for every replayed record
+    of ``NAME.json`` (files written under ``folder``)."""
+    from specgate.model.reads import shared_reads
+
+    batch = cases(name)
+    materialize(folder, batch)
+    with shared_reads():
+        return {c.id: disagreements(c, outcome(folder, c)) for c in batch}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m tests.oracle.replay [--unread FILE]``: agreement per release
+    (records agreeing / replayed). With ``--unread``, the disagreeing records of every
+    release that tests/data/engine_oracle/disagreements.json lists nothing of are added
+    to FILE (a copy of it) as one kind per release, "not yet read": what a newly
+    recorded release's pull request holds until a maintainer sorts them by kind."""
+    import argparse
+    import tempfile
+
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("--unread", type=Path, default=None)
+    args = ap.parse_args(argv)
+    known = json.loads((DATA / "disagreements.json").read_text(encoding="utf-8"))
+    listed = {rid.split(":", 1)[0] for kind in known["kinds"] for rid in kind["ids"]}
+    rows = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in release_files():
+            folder = Path(tmp) / name
+            folder.mkdir()
+            found = replay_file(name, folder)
+            agree = sum(1 for d in found.values() if not d)
+            rows[name] = (agree, len(found))
+            print(f"{name}: {agree}/{len(found)}", flush=True)
+            if args.unread is not None and name not in listed and agree < len(found):
+                known["kinds"].append({
+                    "reason": f"{name}: not yet read (recorded by "
+                    "scripts/refresh_engine_data.py; sort by kind against the engine's "
+                    "source at the release's tag)",
+                    "ids": sorted(f"{name}:{rid}" for rid, d in found.items() if d),
+                })
+    if args.unread is not None:
+        args.unread.write_text(json.dumps(known, indent=1, ensure_ascii=False) + "\n", "utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,10 +1,11 @@
 """The engines' parsers as they answered (tests/data/engine_oracle/parser-*.json, recorded
-by scripts/record_engine_parsers.py in each engine's environment: vLLM 0.27.1 and 0.32.0,
-SGLang 0.5.23), replayed against specgate's model of them (specgate.inputs.parsers), and
+by scripts/record_engine_parsers.py in each engine's environment, every release found in
+the data), replayed against specgate's model of them (specgate.inputs.parsers), and
 the reading of a command line that uses an abbreviation."""
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -16,7 +17,19 @@ from specgate.inputs.parsers import recorded_parser
 from specgate.load.document import Document
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "engine_oracle"
-RECORDED = [("sglang", "0.5.23"), ("vllm", "0.27.1"), ("vllm", "0.32.0")]
+PARSERS = Path(__file__).resolve().parents[2] / "src" / "specgate" / "data" / "engines" / "parsers"
+
+
+def _recorded() -> list[tuple[str, str]]:
+    """(engine, release) of every recorded parser answer file (parser-ENGINE-VERSION.json),
+    found in the data: a release scripts/refresh_engine_data.py records is replayed with
+    no list to edit."""
+    names = [p.name[len("parser-") : -len(".json")] for p in DATA.glob("parser-*.json")]
+    found = [(engine, version) for engine, version in (n.split("-", 1) for n in names)]
+    return sorted(found, key=lambda ev: (ev[0], tuple(int(x) for x in ev[1].split("."))))
+
+
+RECORDED = _recorded()
 
 
 def _records(engine: str, version: str) -> list[dict[str, object]]:
@@ -56,7 +69,17 @@ def test_the_engines_take_abbreviations() -> None:
     for version in ("0.27.1", "0.32.0"):
         assert recorded_parser("vllm", version).allow_abbrev
         assert recorded_parser("vllm", version).underscores
-    assert knowledge("vllm").parser_versions == ("0.27.1", "0.32.0")
+    assert {"0.27.1", "0.32.0"} <= set(knowledge("vllm").parser_versions)
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_the_data_lists_every_recorded_parser(engine: str) -> None:
+    # the engine's data names a release in "parsers" exactly when its parser file and its
+    # recorded answers are there (scripts/refresh_engine_data.py writes all three)
+    files = sorted(p.name for p in PARSERS.glob(f"{engine}-*.json"))
+    listed = knowledge(engine).parser_versions
+    assert files == sorted(f"{engine}-{v}.json" for v in listed)
+    assert [v for e, v in RECORDED if e == engine] == list(listed)
 
 
 def _read(engine: str, command: str, version: str | None) -> object:
@@ -116,3 +139,26 @@ def test_vllm_abbreviations_at_both_versions() -> None:
         issues = [i for i in refused.issues if i.code == "SG310"]  # type: ignore[attr-defined]
         assert len(issues) == 1 and issues[0].severity is None
         assert "could match --spec-method, --spec-model" in issues[0].message
+
+
+def test_a_pinned_version_is_read_by_the_nearest_recorded_parser_at_or_before_it() -> None:
+    # recorded 0.27.1, 0.31.0, 0.32.0 (a copy of the vLLM data with that list): a release
+    # recorded is its own; one between two is read by the older (the parser it grew
+    # from); one older than all by the oldest; an unknown version by the newest
+    data = copy.copy(knowledge("vllm"))
+    data.parser_versions = ("0.27.1", "0.31.0", "0.32.0")
+    assert data.parser_version_at((0, 31, 0)) == "0.31.0"
+    assert data.parser_version_at((0, 30, 0)) == "0.27.1"
+    assert data.parser_version_at((0, 31, 5)) == "0.31.0"
+    assert data.parser_version_at((0, 33, 0)) == "0.32.0"
+    assert data.parser_version_at((0, 10, 2)) == "0.27.1"
+    assert data.parser_version_at(None) == "0.32.0"
+    data.parser_versions = ()
+    assert data.parser_version_at((0, 31, 0)) is None
+
+
+def test_recording_an_older_parser_does_not_move_where_the_data_was_read() -> None:
+    # vllm.json states oldest_read 0.27.1 (its checks were read from 0.27.1 on), whatever
+    # older release's parser is recorded beside it
+    assert knowledge("vllm").oldest_read == (0, 27, 1)
+    assert knowledge("sglang").oldest_read == (0, 5, 23)

