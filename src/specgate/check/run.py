@@ -426,6 +426,9 @@ def check_document(
     shown = document.file
     on_disk = path if path is not None else Path(shown)
     extra, inline = _suppression_findings(document, shown)
+    from specgate.check.serving_ignores import ServingIgnores
+
+    serving = ServingIgnores(shown)
     select = options.select if options.select is not None else config.select
     ignored = config.ignored_for(on_disk) | options.ignore
     suppressed: list[Finding] = []
@@ -456,6 +459,10 @@ def check_document(
                     )
                     return None
                 return "inline: " + (directive.reason or "no reason given")
+        # SG312-SG314 sit in the serving file: accepted there (check/serving_ignores.py)
+        directive = serving.match(finding)
+        if directive is not None and gate().inline_allowed(finding.code):
+            return "inline: " + (directive.reason or "no reason given")
         return None
 
     gate = _gate_maker(options.baseline, config, on_disk)
@@ -492,7 +499,7 @@ def check_document(
         for d in (inline.directives if inline is not None else ())
         if (d.line, d.code) not in used
     ]
-    extra = [f for f in (*extra, *unused) if keep(f)]
+    extra = [f for f in (*extra, *unused, *serving.bad) if keep(f)]
     report = _with_suppressed(report, suppressed)
     if refused:
         report = _explain_refused(report, refused, shown)
