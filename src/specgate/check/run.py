@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from specgate.change.base_policy import BaseGate
     from specgate.change.baseline import BaselineSource, Judge
+    from specgate.check.serving_ignores import ServingIgnores
 
     # Imported where used: `specgate doctor` needs neither configuration files,
     # suppressions nor path checks, and starts faster without them.
@@ -335,6 +336,14 @@ def _suppression_findings(
     return found, inline
 
 
+def _serving_ignores(shown: str) -> "ServingIgnores":
+    """The serving files' directives for the claims file ``shown`` (read when a finding
+    points into one)."""
+    from specgate.check.serving_ignores import ServingIgnores
+
+    return ServingIgnores(shown)
+
+
 def _error_report(shown: str, exc: InputError) -> FileReport:
     """The report of a file that could not be read, parsed or resolved.
 
@@ -426,9 +435,7 @@ def check_document(
     shown = document.file
     on_disk = path if path is not None else Path(shown)
     extra, inline = _suppression_findings(document, shown)
-    from specgate.check.serving_ignores import ServingIgnores
-
-    serving = ServingIgnores(shown)
+    serving = _serving_ignores(shown)
     select = options.select if options.select is not None else config.select
     ignored = config.ignored_for(on_disk) | options.ignore
     suppressed: list[Finding] = []
@@ -460,10 +467,7 @@ def check_document(
                     return None
                 return "inline: " + (directive.reason or "no reason given")
         # SG312-SG314 sit in the serving file: accepted there (check/serving_ignores.py)
-        directive = serving.match(finding)
-        if directive is not None and gate().inline_allowed(finding.code):
-            return "inline: " + (directive.reason or "no reason given")
-        return None
+        return serving.reason(finding, lambda code: gate().inline_allowed(code))
 
     gate = _gate_maker(options.baseline, config, on_disk)
     refused: dict[tuple[str, int | None], str] = {}

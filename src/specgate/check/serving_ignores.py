@@ -17,6 +17,7 @@ is not reported in a serving file (it may serve another claims file that reads i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,6 +51,15 @@ class ServingIgnores:
         assert finding.file is not None
         inline = self._scan(finding.file)
         return None if inline is None else inline.match(finding.code, finding.line)
+
+    def reason(self, finding: Finding, allowed: Callable[[str], bool]) -> str | None:
+        """Why a serving-file directive suppresses ``finding`` (``"inline: …"``), or
+        None; ``allowed``: whether the base revision lets an inline directive silence
+        the code (:meth:`specgate.change.base_policy.BaseGate.inline_allowed`)."""
+        directive = self.match(finding)
+        if directive is None or not allowed(finding.code):
+            return None
+        return "inline: " + (directive.reason or "no reason given")
 
     def _scan(self, file: str) -> InlineIgnores | None:
         if file in self._scanned:

@@ -151,7 +151,8 @@ def _arguments(
             origin, settled = origin_of(keyword.value, tree)
             if origin == "settled":  # os.getenv("D", "5"): the script's own default
                 out[name] = settled
-                rows[(*base, name)] = ("scalar", *_span(keyword.value, lines), line, column)
+                at = _span(keyword.value, lines)
+                rows[(*base, name)] = ("scalar", at[0], at[1], line, column)
                 continue
             where = "set outside the repository" if origin == "outside" else "not a literal"
             what = _shown(keyword.value)

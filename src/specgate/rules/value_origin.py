@@ -60,7 +60,8 @@ def _stated(ctx: RuleContext) -> str:
             evidence:
               accept_length: 2.1
         # === serving/run.sh ===
-        vllm serve meta-llama/Llama-3.1-8B-Instruct --speculative-config '{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}' "$@"
+        SPEC='{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}'
+        vllm serve meta-llama/Llama-3.1-8B-Instruct --speculative-config "$SPEC" "$@"
     """,
     pass_example="""
         version: 1
@@ -74,7 +75,8 @@ def _stated(ctx: RuleContext) -> str:
             evidence:
               accept_length: 2.1
         # === serving/run.sh ===
-        vllm serve meta-llama/Llama-3.1-8B-Instruct "$@" --speculative-config '{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}'
+        SPEC='{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}'
+        vllm serve meta-llama/Llama-3.1-8B-Instruct "$@" --speculative-config "$SPEC"
     """,
 )
 def value_from_deployment(ctx: RuleContext) -> Iterator[Hit]:

@@ -16,13 +16,13 @@ the command, or in a command that states none, is an unsettled value at its line
 engine runs, so D and the method are not read from the command; the deployment is
 judged on the claims file's values, with SG313 when the word is set from outside the
 repository, SG314 when the repository sets it in a way not followed:
-docs/engines.md#unsettled-values); one before every speculative flag is a note naming it (the literal flags after it
-win for what they set), and so is one in the value place of a flag (``--port
-"$PORT"``: a single word there is the flag's value, argparse never reads it as a
-flag) unless the shell splits it and a file specgate does not read fills it
-(``--port $X`` after ``. ./x.env``: ``X="8000 --speculative-config …"`` adds a flag;
-a value from the environment the launcher runs in is the deployment's, not the
-pull request's).
+docs/engines.md#unsettled-values); one before every speculative flag is a note
+naming it (the literal flags after it win for what they set), and so is one in the
+value place of a flag (``--port "$PORT"``: a single word there is the flag's value,
+argparse never reads it as a flag) unless the shell splits it and a file specgate
+does not read fills it (``--port $X`` after ``. ./x.env``: ``X="8000
+--speculative-config …"`` adds a flag; a value from the environment the launcher runs
+in is the deployment's, not the pull request's).
 """
 
 from __future__ import annotations
