@@ -152,7 +152,8 @@ def _arguments(
             if origin == "settled":  # os.getenv("D", "5"): the script's own default
                 out[name] = settled
                 at = _span(keyword.value, lines)
-                rows[(*base, name)] = ("scalar", at[0], at[1], line, column)
+                key: NodePath = (*base, name)
+                rows[key] = ("scalar", at[0], at[1], line, column)
                 continue
             where = "set outside the repository" if origin == "outside" else "not a literal"
             what = _shown(keyword.value)
