@@ -248,6 +248,15 @@ PYTHON: dict[str, tuple[str, str, str | None, object]] = {
     "loop": ("from vllm import LLM\nfor k in [3]:\n    " + LAUNCH.format(v="k") + "\n",
              "repository", None, None),
     "eval": (_py("from vllm import LLM\neval('1')", "4"), "repository", None, None),
+    # a name re-bound by no assignment (Python passes 7, the assignment says 4)
+    "globals": (_py(IMPORT + "\nD = 4\nglobals()['D'] = 7", "D"), "repository", None, None),
+    # a dict changed in place (Python passes D 7 in it, the literal says 4)
+    "mutated-dict": (
+        IMPORT + "\nS = {'method': 'ngram', 'num_speculative_tokens': 4}\n"
+        "S['num_speculative_tokens'] = 7\nLLM(model='m', speculative_config=S)\n",
+        "repository", None, None),
+    # an immutable value bound once: what Python passes
+    "through-constant": (_py(IMPORT + "\nD = 6", "D"), "settled", None, 6),
 }
 
 

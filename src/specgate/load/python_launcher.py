@@ -150,6 +150,9 @@ def _arguments(
         if value is _NOT_LITERAL and name.startswith(SPECULATIVE_PREFIXES):
             origin, settled = origin_of(keyword.value, tree)
             if origin == "settled":  # os.getenv("D", "5"): the script's own default
+                settled = _plain(settled, 0)
+                origin = "repository" if isinstance(settled, _Unread) else origin
+            if origin == "settled":
                 out[name] = settled
                 at = _span(keyword.value, lines)
                 key: NodePath = (*base, name)

@@ -8,16 +8,22 @@
   ``os.getenv("X")`` without a default (or with ``None``), ``sys.argv[i]`` (also
   through ``from os import environ, getenv`` and ``from sys import argv``), or
   ``int``/``float``/``str`` of one of them; a name bound once, at the module's top
-  level and unconditionally, to such an expression counts as it;
-- ``"settled"`` with the value: ``os.environ.get("X", 5)`` / ``os.getenv("X", "5")``
+  level and unconditionally, to such an expression counts as it (never when the file
+  may re-bind names otherwise: ``globals()``, ``setattr``, ``exec``…);
+- ``"settled"`` with the value: a literal, ``os.environ.get("X", 5)`` / ``os.getenv("X", "5")``
   with a literal default, which is what the script runs with when the environment
   sets none (as the shell reads ``${X:-5}``: the interpreter run with an empty
   environment agrees);
 - ``"repository"``: anything else (a call, an attribute of an object the file
   builds, ``argparse``'s ``args.x``, a name bound in a loop, a branch, a function or
-  more than once): the file decides the value in a way specgate does not follow.
+  more than once, a name bound to a dict or list, which may change in place): the file
+  decides the value in a way specgate does not follow.
 
-Bounds: a name is followed at most :data:`MAX_HOPS` times (``A = B``, ``B = C``…).
+A dict literal is judged value by value: settled when every value is (then the dict
+with them), the repository's when any value is, else outside.
+
+Bounds: a name is followed at most :data:`MAX_HOPS` times (``A = B``, ``B = C``…); the
+file is at most 1 MiB and parsed by :func:`ast.parse` before (its nesting bounded there).
 """
 
 from __future__ import annotations
@@ -74,10 +80,27 @@ def _imports(tree: ast.Module) -> dict[str, str]:
     return out
 
 
+#: Calls that may re-bind a module's names without an assignment (``globals()["D"] = 7``).
+_REBINDERS = frozenset({"globals", "vars", "locals", "setattr", "exec", "eval", "compile",
+                        "__import__", "import_module", "modules"})
+
+
+def _rebinds(tree: ast.Module) -> bool:
+    """Whether ``tree`` may re-bind a name by a route no assignment shows."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in _REBINDERS:
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in _REBINDERS:
+            return True
+    return False
+
+
 class _Origins:
     def __init__(self, tree: ast.Module) -> None:
         self.once, self.rebound = _bindings(tree)
         self.imported = _imports(tree)
+        # names are followed only when nothing may re-bind them behind an assignment
+        self.follow = not _rebinds(tree)
 
     def named(self, node: ast.expr) -> str | None:
         """``os.environ`` / ``os.getenv`` / ``sys.argv`` when ``node`` names it."""
@@ -92,6 +115,31 @@ class _Origins:
         return None
 
     def judge(self, node: ast.expr, hops: int) -> tuple[str, object]:
+        if isinstance(node, ast.Dict):
+            return self.mapping(node, hops)
+        try:
+            return "settled", ast.literal_eval(node)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            pass
+        return self.expression(node, hops)
+
+    def mapping(self, node: ast.Dict, hops: int) -> tuple[str, object]:
+        """A dict literal (``speculative_config={..., "num_speculative_tokens": D}``):
+        settled when every value is, the repository's when any is, else outside."""
+        out: dict[str, object] = {}
+        outside: object = None
+        for key, value in zip(node.keys, node.values, strict=True):
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                return "repository", None
+            kind, found = self.judge(value, hops)
+            if kind == "repository":
+                return kind, None
+            if kind == "outside":
+                outside = outside if outside is not None else found
+            out[key.value] = found
+        return ("outside", outside) if outside is not None else ("settled", out)
+
+    def expression(self, node: ast.expr, hops: int) -> tuple[str, object]:
         if isinstance(node, ast.Subscript):  # os.environ["X"], sys.argv[1]
             if self.named(node.value) in ("os.environ", "sys.argv"):
                 return "outside", _text(node)
@@ -131,8 +179,12 @@ class _Origins:
                     return kind, value
                 return _converted(func.id, value)
             return "repository", None
-        if isinstance(node, ast.Name) and hops < MAX_HOPS and node.id in self.once:
-            return self.judge(self.once[node.id], hops + 1)
+        if isinstance(node, ast.Name) and self.follow and hops < MAX_HOPS and node.id in self.once:
+            kind, value = self.judge(self.once[node.id], hops + 1)
+            # a dict or list may be changed in place (`spec["k"] = 7`): not followed
+            if kind == "settled" and isinstance(value, (dict, list, tuple, set)):
+                return "repository", None
+            return kind, value
         return "repository", None
 
 
@@ -164,4 +216,7 @@ def origin_of(node: ast.expr, tree: ast.Module) -> tuple[str, object]:
     """Where the value of ``node`` (a keyword's value in ``tree``) is set: ``("outside",
     the read as written)`` (``os.environ['DRAFT']``), ``("settled", value)`` or
     ``("repository", None)`` (module doc)."""
-    return _Origins(tree).judge(node, 0)
+    try:
+        return _Origins(tree).judge(node, 0)
+    except (RecursionError, MemoryError):  # nesting past the interpreter's own limits
+        return "repository", None
