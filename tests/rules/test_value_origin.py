@@ -207,3 +207,10 @@ def test_another_deployment_is_still_checked(tmp_path: Path) -> None:
              for file in report["files"] for d in file["deployments"]}
     assert "SG314" in names["chat"]
     assert "SG103" in names["other"]
+
+
+def test_the_run_suppresses_in_serving_files_exactly_the_documented_codes() -> None:
+    from specgate.check.run import _SERVING_CODES
+    from specgate.check.serving_ignores import SERVING_CODES
+
+    assert _SERVING_CODES == SERVING_CODES == {"SG312", "SG313", "SG314"}

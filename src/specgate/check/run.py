@@ -336,12 +336,23 @@ def _suppression_findings(
     return found, inline
 
 
-def _serving_ignores(shown: str) -> "ServingIgnores":
-    """The serving files' directives for the claims file ``shown`` (read when a finding
-    points into one)."""
-    from specgate.check.serving_ignores import ServingIgnores
+#: The findings a directive in the serving file may suppress (check/serving_ignores.py).
+_SERVING_CODES = frozenset({"SG312", "SG313", "SG314"})
 
-    return ServingIgnores(shown)
+
+def _serving_reason(
+    serving: "list[ServingIgnores]", shown: str, finding: Finding, gate: "Callable[[], BaseGate]"
+) -> str | None:
+    """Why a directive in the serving file ``finding`` points into suppresses it, or
+    None; ``serving`` holds the directives read (made here on first use, so a check
+    with no such finding imports nothing more)."""
+    if finding.code not in _SERVING_CODES or finding.file == shown:
+        return None
+    if not serving:
+        from specgate.check.serving_ignores import ServingIgnores
+
+        serving.append(ServingIgnores(shown))
+    return serving[0].reason(finding, lambda code: gate().inline_allowed(code))
 
 
 def _error_report(shown: str, exc: InputError) -> FileReport:
@@ -435,7 +446,7 @@ def check_document(
     shown = document.file
     on_disk = path if path is not None else Path(shown)
     extra, inline = _suppression_findings(document, shown)
-    serving = _serving_ignores(shown)
+    serving: list[ServingIgnores] = []  # made when a finding points into a serving file
     select = options.select if options.select is not None else config.select
     ignored = config.ignored_for(on_disk) | options.ignore
     suppressed: list[Finding] = []
@@ -467,7 +478,7 @@ def check_document(
                     return None
                 return "inline: " + (directive.reason or "no reason given")
         # SG312-SG314 sit in the serving file: accepted there (check/serving_ignores.py)
-        return serving.reason(finding, lambda code: gate().inline_allowed(code))
+        return _serving_reason(serving, shown, finding, gate)
 
     gate = _gate_maker(options.baseline, config, on_disk)
     refused: dict[tuple[str, int | None], str] = {}
@@ -503,7 +514,7 @@ def check_document(
         for d in (inline.directives if inline is not None else ())
         if (d.line, d.code) not in used
     ]
-    extra = [f for f in (*extra, *unused, *serving.bad) if keep(f)]
+    extra = [f for f in (*extra, *unused, *(serving[0].bad if serving else ())) if keep(f)]
     report = _with_suppressed(report, suppressed)
     if refused:
         report = _explain_refused(report, refused, shown)

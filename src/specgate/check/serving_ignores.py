@@ -28,7 +28,8 @@ from specgate.load.document import Span
 if TYPE_CHECKING:
     from specgate.project.suppress import Directive, InlineIgnores
 
-#: The rules a directive in a serving file may suppress (docs/engines.md#unsettled-values).
+#: The rules a directive in a serving file may suppress (docs/engines.md#unsettled-values;
+#: the run's own copy, ``specgate.check.run._SERVING_CODES``, is held to it by a test).
 SERVING_CODES = frozenset({"SG312", "SG313", "SG314"})
 
 
