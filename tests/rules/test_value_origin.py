@@ -214,3 +214,16 @@ def test_the_run_suppresses_in_serving_files_exactly_the_documented_codes() -> N
     from specgate.check.serving_ignores import SERVING_CODES
 
     assert _SERVING_CODES == SERVING_CODES == {"SG312", "SG313", "SG314"}
+
+
+def test_a_yaml_tag_the_reader_does_not_settle_is_the_repositorys(tmp_path: Path) -> None:
+    # `!!int 0o10`: PyYAML's construct_yaml_int reads it otherwise than an untagged value
+    # (docs/engines.md#command-lines-and-launchers): not settled, set by the file itself
+    config = (
+        "speculative_config:\n  method: ngram\n  num_speculative_tokens: !!int 0o10\n"
+        "  prompt_lookup_max: 4\n"
+    )
+    code, report = check(tmp_path, {"vllm.yaml": config})
+    assert code == 1
+    (hit,) = findings(report, "SG314")
+    assert (hit["file"], hit["line"]) == ("vllm.yaml", 3)
