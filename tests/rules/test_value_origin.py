@@ -92,7 +92,7 @@ def test_a_command_substitution_is_the_repositorys_and_fails(tmp_path: Path) -> 
     (hit,) = findings(report, "SG314")
     assert hit["severity"] == "fail"
     assert (hit["file"], hit["line"]) == ("run.sh", 3)
-    assert "the repository decides D or the method at run.sh:3" in hit["message"]
+    assert "the repository decides D at run.sh:3 in a way specgate cannot read" in hit["message"]
 
 
 def test_the_issue_example_judges_the_measured_loss(tmp_path: Path) -> None:

@@ -158,7 +158,10 @@ def _arguments(
                 key: NodePath = (*base, name)
                 rows[key] = ("scalar", at[0], at[1], line, column)
                 continue
-            where = "set outside the repository" if origin == "outside" else "not a literal"
+            where = (
+                "read from the environment or the command line" if origin == "outside"
+                else "not a literal"
+            )
             what = _shown(keyword.value)
             if origin == "outside" and isinstance(settled, str) and settled != what:
                 what = f"{what} = {settled}"  # the name and the read that sets it

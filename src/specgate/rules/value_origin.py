@@ -168,8 +168,8 @@ def value_unfollowed(ctx: RuleContext) -> Iterator[Hit]:
     if unread is None:
         return
     yield Hit(
-        f"the repository decides D or the method at {_at(unread)} in a way specgate "
-        f"cannot read (`{unread.what}`); {_stated(ctx)}",
+        f"the repository decides D at {_at(unread)} in a way specgate cannot read "
+        f"(`{unread.what}`); {_stated(ctx)}",
         ctx.deployment.path("speculation", "engine_config"),
         "Write the speculative flags literally in the serving config, or accept it with "
         "`# specgate: ignore[SG314] -- reason` on that line.",
