@@ -25,7 +25,7 @@ literal (line 9)"); a speculative keyword that is no literal
 :class:`~specgate.core.errors.UnsettledValue` at its line, since the mechanism and D
 cannot then be known: set outside the repository (``DRAFT = os.environ["DRAFT"]``,
 SG313) or by the repository in a way not followed (a call, SG314), by
-:func:`specgate.load.python_values.origin_of`; ``os.getenv("D", "5")`` is read as its
+:class:`specgate.load.python_values.Origins`; ``os.getenv("D", "5")`` is read as its
 default ``5``, the value the script runs with when the environment sets none.
 
 Limits: the file is at most 1 MiB (:func:`specgate.load.read.read_text`); a literal is
@@ -42,7 +42,7 @@ import ast
 from specgate.core.errors import InputError, UnsettledValue
 from specgate.load.document import Document, NodePath, PositionRow, Positions
 from specgate.load.python_calls import Unsettled, launcher_calls
-from specgate.load.python_values import origin_of
+from specgate.load.python_values import Origins
 
 #: Keywords that carry the speculative configuration: one that is no literal is an
 #: input error (vLLM's ``speculative_config``; SGLang's ``speculative_*`` server args).
@@ -95,11 +95,14 @@ def load_python_launcher(text: str, shown: str) -> Document:
     notes: list[str] = []
     mappings: list[dict[str, object]] = []
     several = len(calls) > 1
+    origins = Origins(tree)  # one walk of the module, however many values ask
     for index, call in enumerate(calls):
         base: NodePath = (index,) if several else ()
         rows[base] = ("mapping", *_span(call, lines), 0, 0)
         mappings.append(
-            _arguments(call, base, lines=lines, rows=rows, notes=notes, shown=shown, tree=tree)
+            _arguments(
+                call, base, lines=lines, rows=rows, notes=notes, shown=shown, origins=origins
+            )
         )
     data: object = mappings if several else mappings[0]
     return Document(
@@ -123,7 +126,7 @@ def _arguments(
     rows: dict[NodePath, PositionRow],
     notes: list[str],
     shown: str,
-    tree: ast.Module,
+    origins: Origins,
 ) -> dict[str, object]:
     out: dict[str, object] = {}
     if call.args and isinstance(call.args[0], ast.Constant) and isinstance(
@@ -148,7 +151,7 @@ def _arguments(
                 column,
             )
         if value is _NOT_LITERAL and name.startswith(SPECULATIVE_PREFIXES):
-            origin, settled = origin_of(keyword.value, tree)
+            origin, settled = origins.of(keyword.value)
             if origin == "settled":  # os.getenv("D", "5"): the script's own default
                 settled = _plain(settled, 0)
                 origin = "repository" if isinstance(settled, _Unread) else origin

@@ -1,6 +1,7 @@
 """Where a Python launcher's non-literal keyword value is set, read statically (never run).
 
-:func:`origin_of` answers for a value such as ``speculative_model=DRAFT``
+:class:`Origins` (or :func:`origin_of`, for one value) answers for a value such as
+``speculative_model=DRAFT``
 (docs/engines.md#unsettled-values):
 
 - ``"outside"``: the environment or the command line the deployment supplies, as
@@ -212,11 +213,27 @@ def _converted(kind: str, value: object) -> tuple[str, object]:
     return "repository", None
 
 
+class Origins:
+    """Where the values of one module's keyword arguments are set (module doc). The
+    module is walked once, when the first value is asked about, so a file of many
+    keywords costs one walk, not one per keyword."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self._origins: _Origins | None = None
+
+    def of(self, node: ast.expr) -> tuple[str, object]:
+        """``("outside", the read as written)`` (``os.environ['DRAFT']``), ``("settled",
+        value)`` or ``("repository", None)`` for ``node``, a value in the module."""
+        try:
+            if self._origins is None:
+                self._origins = _Origins(self.tree)
+            return self._origins.judge(node, 0)
+        except (RecursionError, MemoryError):  # nesting past the interpreter's own limits
+            return "repository", None
+
+
 def origin_of(node: ast.expr, tree: ast.Module) -> tuple[str, object]:
-    """Where the value of ``node`` (a keyword's value in ``tree``) is set: ``("outside",
-    the read as written)`` (``os.environ['DRAFT']``), ``("settled", value)`` or
-    ``("repository", None)`` (module doc)."""
-    try:
-        return _Origins(tree).judge(node, 0)
-    except (RecursionError, MemoryError):  # nesting past the interpreter's own limits
-        return "repository", None
+    """Where the value of ``node`` (a keyword's value in ``tree``) is set (see
+    :class:`Origins`, which reads many values of one module at the cost of one walk)."""
+    return Origins(tree).of(node)
