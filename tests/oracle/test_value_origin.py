@@ -89,6 +89,14 @@ SHELL: dict[str, tuple[str, str]] = {
     "branch": (f'X=""\nif [ -f x ]; then X="{SC4}"; fi\n{M} $X\n', "repository"),
     "sourced": (f". ./x.env\n{M} {SC4} $X\n", "repository"),
     "eval": (f"eval \"$(cat x.env)\"\n{M} {SC4} $X\n", "repository"),
+    # arguments the script itself set: `shift` of a count not read (bash refuses
+    # `shift x`, so both set words stay), a function's own arguments
+    "shift-not-read": (f'set -- a b\nshift x\n{M} {SC4} "$@"\n', "repository"),
+    "shift-crlf": (f'set -- a b\r\nshift 0\r\n{M} {SC4} $@\r\n', "repository"),
+    "function-args": (f'f() {{\n{M} {SC4} "$@"\n}}\nf --x 1\n', "repository"),
+    "set-words": (f'set a b\n{M} {SC4} "$@"\n', "repository"),
+    # the script's own arguments, shifted: still the caller's
+    "shift-own": (f'shift\n{M} {SC4} "$@"\n', "outside"),
 }
 
 
