@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.core.errors import InputError
+from specgate.core.errors import InputError, UnsettledValue
 from specgate.inputs.engines import read_engine_file
 
 
@@ -68,9 +68,11 @@ def test_an_abbreviation_of_a_speculative_flag_is_unsettled(
     # argparse (allow_abbrev) reads --num-draft as --num-draft-tokens in server.py and
     # generate.py@v0.31.3, and refuses --d in server.py (--draft-model,
     # --decode-concurrency): without the whole parser neither is settled
-    with pytest.raises(InputError, match=f"{meant}.*write the flag in full") as info:
+    with pytest.raises(UnsettledValue, match=f"{meant}.*write the flag in full") as info:
         read(tmp_path, f"# serve\nmlx_lm.server --model m --draft-model d {word}\n")
     assert info.value.line == 2
+    # the file spells the flag so: the repository's (SG314, docs/engines.md#unsettled-values)
+    assert info.value.origin == "repository"
 
 
 def test_an_abbreviation_alone_is_not_no_speculation(tmp_path: Path) -> None:

@@ -161,11 +161,14 @@ RIGHT: dict[str, Right] = {
         "tensor_parallel_size": 8, "max_model_len": 98304, "pointer": "/trt_llm/runtime"}),
     # $SPEC_FLAGS is set only inside `if [ -n "$DRAFT_MODEL" ]` (bash: without it in the
     # environment, llama-server runs with no draft; with it, --draft-max 16) and is
-    # expanded unquoted in the exec line: what the engine runs is unsettled, an input
-    # error at that line (issue 25: control flow is not read as if it always ran).
-    # Contract change: this folder read D 16 (a maximum) with SG310 before.
+    # expanded unquoted in the exec line: what the engine runs is unsettled (issue 25:
+    # control flow is not read as if it always ran). The script itself decides the
+    # flags in a branch, so a pull request could hide D there: SG314 fails at line 14,
+    # and the deployment is still judged on its claims file (issue 24, degrade, never
+    # stop; docs/engines.md#unsettled-values).
+    # Contract change: this folder read D 16 (a maximum) with SG310 before; then exit 2.
     "19-llamacpp-atlas-entrypoint-shell-var-removed-flags": Right(
-        2, error="`$SPEC_FLAGS`: SPEC_FLAGS is set on some paths only"
+        1, codes=frozenset({"SG314"}), severity={"SG314": "fail"}
     ),
     # --spec-type draft-eagle3, no n-max: the default 3 of current builds
     # (common/common.h common_params_speculative_draft: n_max = 3, p_min = 0.0).

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from specgate.change.base_policy import BaseGate
     from specgate.change.baseline import BaselineSource, Judge
+    from specgate.check.serving_ignores import ServingIgnores
 
     # Imported where used: `specgate doctor` needs neither configuration files,
     # suppressions nor path checks, and starts faster without them.
@@ -336,6 +337,25 @@ def _suppression_findings(
     return found, inline
 
 
+#: The findings a directive in the serving file may suppress (check/serving_ignores.py).
+_SERVING_CODES = frozenset({"SG312", "SG313", "SG314"})
+
+
+def _serving_reason(
+    serving: "list[ServingIgnores]", shown: str, finding: Finding, gate: "Callable[[], BaseGate]"
+) -> str | None:
+    """Why a directive in the serving file ``finding`` points into suppresses it, or
+    None; ``serving`` holds the directives read (made here on first use, so a check
+    with no such finding imports nothing more)."""
+    if finding.code not in _SERVING_CODES or finding.file == shown:
+        return None
+    if not serving:
+        from specgate.check.serving_ignores import ServingIgnores
+
+        serving.append(ServingIgnores(shown))
+    return serving[0].reason(finding, lambda code: gate().inline_allowed(code))
+
+
 def _error_report(shown: str, exc: InputError) -> FileReport:
     """The report of a file that could not be read, parsed or resolved.
 
@@ -427,6 +447,7 @@ def check_document(
     shown = document.file
     on_disk = path if path is not None else Path(shown)
     extra, inline = _suppression_findings(document, shown)
+    serving: list[ServingIgnores] = []  # made when a finding points into a serving file
     select = options.select if options.select is not None else config.select
     ignored = config.ignored_for(on_disk) | options.ignore
     suppressed: list[Finding] = []
@@ -457,7 +478,8 @@ def check_document(
                     )
                     return None
                 return "inline: " + (directive.reason or "no reason given")
-        return None
+        # SG312-SG314 sit in the serving file: accepted there (check/serving_ignores.py)
+        return _serving_reason(serving, shown, finding, gate)
 
     gate = _gate_maker(options.baseline, config, on_disk)
     refused: dict[tuple[str, int | None], str] = {}
@@ -493,7 +515,7 @@ def check_document(
         for d in (inline.directives if inline is not None else ())
         if (d.line, d.code) not in used
     ]
-    extra = [f for f in (*extra, *unused) if keep(f)]
+    extra = [f for f in (*extra, *unused, *(serving[0].bad if serving else ())) if keep(f)]
     report = _with_suppressed(report, suppressed)
     if refused:
         report = _explain_refused(report, refused, shown)

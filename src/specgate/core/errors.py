@@ -68,3 +68,33 @@ class LimitReached(InputError):
 
 class UsageError(SpecgateError):
     """A command line that specgate cannot act on (bad flag value, missing path)."""
+
+
+class UnsettledValue(InputError):
+    """A serving config value a launcher reader cannot settle, by where it is set.
+
+    ``origin`` is ``"outside"`` when the value is the deployment's, set from outside
+    the repository (an environment variable no file specgate reads assigns, a
+    Compose ``${VAR}`` no ``.env`` or default fills in, the script's arguments
+    ``$@``/``$1``, Python's ``os.environ``/``os.getenv``/``sys.argv``), and
+    ``"repository"`` when the repository sets it in a way specgate does not follow
+    (``$(…)``, a sourced file not read, ``eval``, a Python value computed by a
+    call). ``what`` is the expression as written (at most 60 characters), and
+    ``reason`` the reader's full account. The check of the deployment goes on
+    (docs/engines.md#unsettled-values): SG313 warns for the first, SG314 fails for
+    the second; neither ends the run.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        file: str | None,
+        line: int | None,
+        *,
+        origin: str,
+        what: str,
+        column: int | None = None,
+    ) -> None:
+        super().__init__(reason, file, line, column)
+        self.origin = origin
+        self.what = what[:60]

@@ -694,6 +694,8 @@ def _emit_expanded(
         return
     flow.assigns(argv, shell, list(own))
     if conditional and argv[0] in ("set", "shift"):
+        if shell.positional is not None or argv[0] == "set":  # the script's own doing
+            shell.positional_why = f"the arguments, changed by `{argv[0]}` on some paths only"
         shell.positional = None  # on some paths only
         return
     if builtin(argv, shell):

@@ -76,8 +76,9 @@ class Flow:
         #: programs a function or alias of the script redefines
         self.redefined: set[str] = set()
         self.readonly: set[str] = set()
-        #: per open function body: (the depth it closes at, the positional it hides)
-        self._bodies: list[tuple[int, list[str] | None]] = []
+        #: per open function body: (the depth it closes at, the positional it hides, and
+        #: why they are not known)
+        self._bodies: list[tuple[int, list[str] | None, str | None]] = []
         self._function_pending = False
         #: ``case`` commands open (their patterns may start a command's words)
         self._cases = 0
@@ -138,14 +139,16 @@ class Flow:
     def _open(self, shell: Shell) -> None:
         if self._function_pending:
             self._function_pending = False
-            self._bodies.append((self.depth, shell.positional))
+            self._bodies.append((self.depth, shell.positional, shell.positional_why))
             shell.positional = None  # "$@" in a body is the function's arguments
+            # ... which the script's own call of it passes: the repository's
+            shell.positional_why = "the arguments of a function, passed by its caller"
         self.depth += 1
 
     def _close(self, shell: Shell) -> None:
         self.depth = max(self.depth - 1, 0)
         if self._bodies and self._bodies[-1][0] == self.depth:
-            shell.positional = self._bodies.pop()[1]
+            _, shell.positional, shell.positional_why = self._bodies.pop()
 
     def _define(self, name: str) -> None:
         self.redefined.add(name)
@@ -219,5 +222,6 @@ class Flow:
                 continue
             if not word.startswith(("-", "+")) or word in ("--", "-"):
                 shell.positional = None
+                shell.positional_why = "the arguments `set` gives them, not followed"
                 return
             index += 1

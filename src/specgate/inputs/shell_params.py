@@ -175,6 +175,10 @@ class Shell:
         self.line = 0
         #: ``set --`` parameters; None: the script's own arguments (its caller's).
         self.positional: list[str] | None = None
+        #: when ``positional`` is None because the script itself changed them in a way
+        #: not followed (a function's arguments, ``shift N`` not read, ``set`` on some
+        #: paths): why; None: they are the script's own, set outside the repository
+        self.positional_why: str | None = None
         self.arrays: dict[str, list[str]] = {}
         #: names whose value came from something unsettled (``X=$Y``, ``read X``): what,
         #: whether from a file, and the unsettled texts left in the value as written
@@ -304,7 +308,10 @@ class Shell:
             return None, False  # the script's own name: no flag
         self._settled(match.group(0), "@", split=split)
         if self.positional is None:
-            if self.opaque is None:
+            if self.opaque is None and self.positional_why is not None:
+                what = f"`{match.group(0)}`: {self.positional_why}"
+                self._hit(what, split, True, (match.group(0),), match.group(0))
+            elif self.opaque is None:
                 what = (
                     f"`{match.group(0)}`: the script's arguments (its caller's; no "
                     "`set --` in this script sets them)"
@@ -506,12 +513,18 @@ def builtin(argv: list[str], shell: Shell) -> bool:
     name = argv[0]
     if name == "set" and len(argv) > 1 and argv[1] == "--":
         shell.positional = argv[2:]
+        shell.positional_why = None
         return True
     if name == "shift":
         count = argv[1] if len(argv) > 1 else "1"
         if shell.positional is not None and count.isdigit():
             shell.positional = shell.positional[int(count) :]
         else:
+            if shell.positional is not None:  # arguments the script set: its own doing
+                shell.positional_why = (
+                    f"the arguments `set --` gave, shifted by `shift {count[:20]!r}`, "
+                    "which specgate does not follow"
+                )
             shell.positional = None
         return True
     if name in _OPAQUE_COMMANDS and shell.opaque is None:

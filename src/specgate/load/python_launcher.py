@@ -15,13 +15,18 @@ keys too), so a finding lands on the ``num_speculative_tokens`` line.
 Which calls count (:mod:`specgate.load.python_calls`): the ones that may run when the
 file runs, followed through imports (``from vllm import LLM as E``), ``getattr(vllm,
 "LLM")`` and aliases; a decoy in a function nothing calls or under ``if False:`` is
-skipped, and a route not followed is an input error at its line (not settled).
+skipped, and a route not followed is an unsettled value of the repository at its line
+(:class:`~specgate.core.errors.UnsettledValue`: SG314).
 
 A keyword whose value is no literal (a variable, a call, ``**kwargs``) is not read:
 ``notes`` of the returned document say so ("tensor_parallel_size not read: not a
 literal (line 9)"); a speculative keyword that is no literal
-(``speculative_config=EagleDecodingConfig(...)``, ``speculative_config=spec``) is an
-input error at its line, since the mechanism and D cannot then be known.
+(``speculative_config=EagleDecodingConfig(...)``, ``speculative_model=DRAFT``) is an
+:class:`~specgate.core.errors.UnsettledValue` at its line, since the mechanism and D
+cannot then be known: set outside the repository (``DRAFT = os.environ["DRAFT"]``,
+SG313) or by the repository in a way not followed (a call, SG314), by
+:class:`specgate.load.python_values.Origins`; ``os.getenv("D", "5")`` is read as its
+default ``5``, the value the script runs with when the environment sets none.
 
 Limits: the file is at most 1 MiB (:func:`specgate.load.read.read_text`); a literal is
 read at most :data:`MAX_DEPTH` levels deep and at most :data:`MAX_CALLS` calls are
@@ -34,9 +39,10 @@ from __future__ import annotations
 
 import ast
 
-from specgate.core.errors import InputError
+from specgate.core.errors import InputError, UnsettledValue
 from specgate.load.document import Document, NodePath, PositionRow, Positions
 from specgate.load.python_calls import Unsettled, launcher_calls
+from specgate.load.python_values import Origins
 
 #: Keywords that carry the speculative configuration: one that is no literal is an
 #: input error (vLLM's ``speculative_config``; SGLang's ``speculative_*`` server args).
@@ -67,12 +73,14 @@ def load_python_launcher(text: str, shown: str) -> Document:
     try:
         calls = launcher_calls(tree)[:MAX_CALLS]
     except Unsettled as exc:
-        raise InputError(
+        raise UnsettledValue(
             f"which launcher call runs is not settled: {exc.reason}; specgate reads a Python "
             "launcher without running it: call LLM(...) plainly, or state the mechanism and "
             "D in the claims file",
             shown,
             exc.line,
+            origin="repository",
+            what=exc.reason,
         ) from None
     except RecursionError:
         raise InputError("Python source nested too deeply to read", shown) from None
@@ -87,10 +95,15 @@ def load_python_launcher(text: str, shown: str) -> Document:
     notes: list[str] = []
     mappings: list[dict[str, object]] = []
     several = len(calls) > 1
+    origins = Origins(tree)  # one walk of the module, however many values ask
     for index, call in enumerate(calls):
         base: NodePath = (index,) if several else ()
         rows[base] = ("mapping", *_span(call, lines), 0, 0)
-        mappings.append(_arguments(call, base, lines=lines, rows=rows, notes=notes, shown=shown))
+        mappings.append(
+            _arguments(
+                call, base, lines=lines, rows=rows, notes=notes, shown=shown, origins=origins
+            )
+        )
     data: object = mappings if several else mappings[0]
     return Document(
         file=shown, data=data, positions=Positions(rows), text=text, notes=tuple(notes)
@@ -113,6 +126,7 @@ def _arguments(
     rows: dict[NodePath, PositionRow],
     notes: list[str],
     shown: str,
+    origins: Origins,
 ) -> dict[str, object]:
     out: dict[str, object] = {}
     if call.args and isinstance(call.args[0], ast.Constant) and isinstance(
@@ -136,16 +150,35 @@ def _arguments(
                 line,
                 column,
             )
+        if value is _NOT_LITERAL and name.startswith(SPECULATIVE_PREFIXES):
+            origin, settled = origins.of(keyword.value)
+            if origin == "settled":  # os.getenv("D", "5"): the script's own default
+                settled = _plain(settled, 0)
+                origin = "repository" if isinstance(settled, _Unread) else origin
+            if origin == "settled":
+                out[name] = settled
+                at = _span(keyword.value, lines)
+                key: NodePath = (*base, name)
+                rows[key] = ("scalar", at[0], at[1], line, column)
+                continue
+            where = (
+                "read from the environment or the command line" if origin == "outside"
+                else "not a literal"
+            )
+            what = _shown(keyword.value)
+            if origin == "outside" and isinstance(settled, str) and settled != what:
+                what = f"{what} = {settled}"  # the name and the read that sets it
+            raise UnsettledValue(
+                f"{name} not read: {where} ({_shown(keyword.value)}); "
+                "specgate reads a Python launcher's literal values and never runs it: "
+                "write the value inline, or state the mechanism and D in the claims file",
+                shown,
+                line,
+                origin=origin,
+                what=what,
+                column=column,
+            )
         if value is _NOT_LITERAL:
-            if name.startswith(SPECULATIVE_PREFIXES):
-                raise InputError(
-                    f"{name} not read: not a literal ({_shown(keyword.value)}); "
-                    "specgate reads a Python launcher's literal values and never runs it: "
-                    "write the value inline, or state the mechanism and D in the claims file",
-                    shown,
-                    line,
-                    column,
-                )
             notes.append(f"{name} not read: not a literal ({shown}:{line})")
             continue
         out[name] = value

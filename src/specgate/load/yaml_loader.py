@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from specgate.core.errors import InputError
+from specgate.core.errors import InputError, UnsettledValue
 from specgate.core.limits import MAX_INTEGER_DIGITS, MAX_NESTING, active_budget, bounded_int
 from specgate.load.document import Document, DuplicateKey, NodePath, PositionRow, Positions, Span
 
@@ -170,6 +170,14 @@ class _Builder:
         span = _span(node)
         return InputError(reason, self.file, span.line, span.column)
 
+    def unsettled(self, reason: str, node: Node, what: str) -> UnsettledValue:
+        """A value the file sets in a way specgate does not settle: the repository's
+        (docs/engines.md#unsettled-values; SG314 in a serving config)."""
+        span = _span(node)
+        return UnsettledValue(
+            reason, self.file, span.line, origin="repository", what=what, column=span.column
+        )
+
     def build(
         self, node: Node, path: NodePath, key: tuple[int, int] = (0, 0), slot: object = None
     ) -> Any:
@@ -287,10 +295,11 @@ class _Builder:
                     node,
                 ) from None
             except ValueError:
-                raise self.fail(
+                raise self.unsettled(
                     f"{tag.removeprefix(_TAG)} tag on {text!r}: specgate does not settle "
                     "what the file's reader makes of it (write the value untagged)",
                     node,
+                    f"{tag.removeprefix(_TAG)} {text[:40]}",
                 ) from None
         if tag == _BOOL and _BOOL_RE.match(text):
             return text.lower() == "true"
@@ -358,11 +367,12 @@ class _Builder:
                 [merge for _, merge in merges], set(out), self.key_of, MAX_ALIAS_NODES
             )
             if conflict is not None:
-                raise self.fail(
+                raise self.unsettled(
                     f"merge keys (<<) give {conflict!r} a value that depends on the PyYAML "
                     "release (6.0.2 and 6.0.3 merge differently): not settled; set the key "
                     "explicitly",
                     node,
+                    f"<<: {conflict}",
                 )
         for index, merge in reversed(merges):
             self.merge_into(out, merge, path, index)

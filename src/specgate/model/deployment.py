@@ -220,6 +220,11 @@ class EngineUnread(NamedTuple):
     line: int | None
     column: int | None
     speculates: bool
+    #: ``"form"`` (a form or engine not read: SG312), or where a value not settled is
+    #: set: ``"outside"`` the repository (SG313) or by the ``"repository"`` (SG314).
+    origin: str = "form"
+    #: the unsettled expression as written (``$DRAFT``), for ``outside``/``repository``.
+    what: str = ""
 
 
 class Inputs(NamedTuple):

@@ -17,7 +17,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from specgate.core.errors import InputError, LimitReached, UnreadForm
+from specgate.core.errors import InputError, LimitReached, UnreadForm, UnsettledValue
 from specgate.core.numbers import fmt
 from specgate.load.document import Document, NodePath, Span
 from specgate.model.deployment import Conflict, Deployment, EngineUnread, Inputs, ModelBlock
@@ -116,6 +116,14 @@ def _engine(
 
     try:
         return read()
+    except UnsettledValue as exc:
+        # Degrade, never stop: a value the launcher cannot settle is the deployment's
+        # (outside the repository: SG313) or the repository's (SG314); the deployment
+        # is judged on what the claims file states (docs/engines.md#unsettled-values)
+        r.engine_unread = EngineUnread(
+            exc.reason, exc.file or shown, exc.line, exc.column, True, exc.origin, exc.what
+        )
+        return None
     except InputError as exc:
         from specgate.inputs.engines import configures_nothing
 

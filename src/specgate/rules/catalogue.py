@@ -17,6 +17,7 @@ from specgate.rules import (
     references,  # registers SG301-SG303, SG305, SG306, SG308, SG309
     schema,  # registers SG001-SG003
     speedup_claim,  # registers SG104
+    value_origin,  # registers SG313, SG314
 )
 from specgate.rules.registry import REGISTRY, lookup
 
@@ -33,4 +34,5 @@ __all__ = [
     "references",
     "schema",
     "speedup_claim",
+    "value_origin",
 ]

@@ -438,11 +438,14 @@ def engine_config_unread(ctx: RuleContext) -> Iterator[Hit]:
     When the file parses but holds a form or an engine specgate does not read (a
     launcher of an engine outside its list, a command whose program is not an
     engine's, no speculative setting found, several configurations without a
-    `pointer:`, a value it cannot settle), this finding says why, at the file and
+    `pointer:`), this finding says why, at the file and
     line the reader names, and the deployment is judged on what the claims file
     states (`speculation.mechanism`, `speculation.draft_length`, the evidence);
     every other deployment and file is still checked. A file that cannot be parsed
-    at all stays an input error of the run (exit 2).
+    at all stays an input error of the run (exit 2). A value the launcher cannot
+    settle is SG313 or SG314, by where it is set. A team that accepts the gap puts
+    `# specgate: ignore[SG312] -- reason` on the line the finding points at in the
+    serving file (docs/engines.md#unsettled-values).
 
     **Why.** One unread form used to stop the whole run (exit 2, status `error`),
     so a regression elsewhere in the same change went through. A finding keeps the
@@ -451,7 +454,7 @@ def engine_config_unread(ctx: RuleContext) -> Iterator[Hit]:
     """
     inputs = ctx.deployment.inputs
     unread = inputs.engine_unread if inputs is not None else None
-    if unread is None:
+    if unread is None or unread.origin != "form":  # values not settled: SG313, SG314
         return
     span = Span(unread.line, unread.column or 1) if unread.line is not None else None
     yield Hit(

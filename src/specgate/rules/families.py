@@ -1,7 +1,7 @@
 """The rule families a check runs: the catalogue (:mod:`specgate.rules.catalogue`)
 imports every rule module; a check imports the ones a deployment can raise.
 
-Importing this module registers the families every deployment needs. Two families
+Importing this module registers the families every deployment needs. Three families
 are silent without an input, every rule in them returning at once when it is missing,
 so :func:`load_for` imports them only for a deployment that has it:
 
@@ -10,7 +10,9 @@ so :func:`load_for` imports them only for a deployment that has it:
   the run registers it itself for SG412, a file-level finding no deployment raises;
 - :mod:`specgate.rules.provenance` (SG405–SG409, SG411) judges
   ``evidence.provenance``, and SG408 also the verification steps of referenced
-  metrics (``inputs``).
+  metrics (``inputs``);
+- :mod:`specgate.rules.value_origin` (SG313, SG314) judges a serving config value
+  the launcher reader could not settle (``inputs.engine_unread`` with an origin).
 """
 
 from specgate.rules import (  # noqa: F401 - imported to register their rules
@@ -32,5 +34,9 @@ def load_for(ctx: RuleContext) -> None:
     if ctx.baseline is not None:
         from specgate.rules import baseline  # noqa: F401
     deployment = ctx.deployment
-    if deployment.evidence.provenance is not None or deployment.inputs is not None:
+    inputs = deployment.inputs
+    if deployment.evidence.provenance is not None or inputs is not None:
         from specgate.rules import provenance  # noqa: F401
+    unread = inputs.engine_unread if inputs is not None else None
+    if unread is not None and unread.origin != "form":
+        from specgate.rules import value_origin  # noqa: F401

@@ -11,15 +11,16 @@ only at the end of the output), so D is no maximum; N_verify = D + 1. The parser
 argparse's, which reads a unique prefix of a flag as that flag (``--dr`` is
 ``--draft-model``; ``--d`` is ambiguous in ``server.py``, which also has
 ``--decode-concurrency``); the whole parsers were not recorded, so specgate reads the
-exact names and calls a prefix of a speculative flag unsettled (an input error at its
-line: write the flag in full), never a value it may not be.
+exact names and calls a prefix of a speculative flag unsettled (the repository's: SG314
+at its line, docs/engines.md#unsettled-values: write the flag in full), never a value it
+may not be.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from specgate.core.errors import InputError
+from specgate.core.errors import UnsettledValue
 from specgate.inputs.cmdline import Flag
 from specgate.inputs.engines._base import Builder, Context, Kind, as_int, as_str, bounded, opts_get
 from specgate.inputs.engines._source import CommandSource, Options
@@ -66,8 +67,9 @@ def command_options(source: CommandSource) -> Options:
     """The command's options (exact flag names).
 
     Raises:
-        InputError: a word argparse may read as a speculative flag's abbreviation, at
-            its line (the value it sets is not settled without the whole parser).
+        UnsettledValue: a word argparse may read as a speculative flag's abbreviation, at
+            its line (the value it sets is not settled without the whole parser; the
+            repository's: SG314).
     """
     for index, word in enumerate(source.command.argv):
         name = _abbreviation(word)
@@ -75,12 +77,14 @@ def command_options(source: CommandSource) -> Options:
             continue
         meant = " or ".join(flag for flag in _SPECULATIVE if flag.startswith(name))
         line = source.spans[index].line if index < len(source.spans) else None
-        raise InputError(
+        raise UnsettledValue(
             f"{name}: MLX-LM's argparse reads a unique prefix of a flag as that flag "
             f"({meant}), and whether this one is unique depends on its whole parser, "
             "which specgate did not record: write the flag in full",
             source.file,
             line,
+            origin="repository",  # the file spells it: SG314 (docs/engines.md#unsettled-values)
+            what=word,
         )
     return source.options(FLAGS)
 

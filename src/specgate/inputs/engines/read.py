@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from specgate.core.errors import InputError
+from specgate.core.errors import InputError, UnsettledValue
 from specgate.inputs.engines import follow as options_file
 from specgate.inputs.engines import (
     settings,
@@ -40,7 +40,11 @@ from specgate.inputs.engines.unread import (
     foreign_launcher,
     unread_launcher,
 )
-from specgate.inputs.engines.unsettled import unsettled_launcher, unsettled_words
+from specgate.inputs.engines.unsettled import (
+    unsettled_flag_value,
+    unsettled_launcher,
+    unsettled_words,
+)
 from specgate.inputs.knowledge import knowledge
 from specgate.inputs.pointer import (
     Found,
@@ -261,7 +265,22 @@ class _Reading:
     path: Path | None
 
     def read(self, found: Found) -> EngineConfig:
-        """``found`` normalised: options, target, version, removed settings."""
+        """``found`` normalised: options, target, version, removed settings.
+
+        Raises:
+            UnsettledValue: reading a speculative flag failed where a word the
+                launcher does not settle stands in it (``"{…$D}"``).
+        """
+        try:
+            return self._read(found)
+        except UnsettledValue:
+            raise
+        except InputError as exc:
+            if isinstance(found.value, Mapping):
+                raise
+            raise unsettled_flag_value(self.detector.command(found), exc) from None
+
+    def _read(self, found: Found) -> EngineConfig:
         doc, text, shown = self.doc, self.text, self.shown
         spec = ENGINES[found.verdict.engine]
         ctx_env = sibling_env(doc, found.path)

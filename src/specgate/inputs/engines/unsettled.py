@@ -11,22 +11,25 @@ may not be what the engine runs (hostile review r4 defect 2: ``--speculative-con
 '{…3}' "$@"`` after ``set -- --speculative-config '{…12}'`` runs 12).
 
 Judgement (:func:`unsettled_words`): such a word after the first speculative flag of
-the command, or in a command that states none, is an input error at its line (exit
-2: the reading may miss the flag the engine runs, and a verdict on D cannot stand);
-one before every speculative flag is a note naming it (the literal flags after it
-win for what they set), and so is one in the value place of a flag (``--port
-"$PORT"``: a single word there is the flag's value, argparse never reads it as a
-flag) unless the shell splits it and a file specgate does not read fills it
-(``--port $X`` after ``. ./x.env``: ``X="8000 --speculative-config …"`` adds a flag;
-a value from the environment the launcher runs in is the deployment's, not the
-pull request's).
+the command, or in a command that states none, is an unsettled value at its line
+(:class:`~specgate.core.errors.UnsettledValue`: the reading may miss the flag the
+engine runs, so D and the method are not read from the command; the deployment is
+judged on the claims file's values, with SG313 when the word is set from outside the
+repository, SG314 when the repository sets it in a way not followed:
+docs/engines.md#unsettled-values); one before every speculative flag is a note
+naming it (the literal flags after it win for what they set), and so is one in the
+value place of a flag (``--port "$PORT"``: a single word there is the flag's value,
+argparse never reads it as a flag) unless the shell splits it and a file specgate
+does not read fills it (``--port $X`` after ``. ./x.env``: ``X="8000
+--speculative-config …"`` adds a flag; a value from the environment the launcher runs
+in is the deployment's, not the pull request's).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from specgate.core.errors import InputError
+from specgate.core.errors import InputError, LimitReached, UnsettledValue
 from specgate.inputs.cmdline import FlagSpec
 from specgate.inputs.engines._source import CommandSource, commands_of, norm_key
 from specgate.inputs.knowledge import knowledge
@@ -72,8 +75,8 @@ def unsettled_words(source: CommandSource, spec: FlagSpec, engine: str) -> list[
         one note per harmless unsettled word (its description and line).
 
     Raises:
-        InputError: an unsettled word after the first speculative flag, or in a
-            command with none (at the word's line).
+        UnsettledValue: an unsettled word after the first speculative flag, or in a
+            command with none (at the word's line; its origin from the hit).
     """
     unresolved = source.command.unresolved
     if not unresolved:
@@ -123,13 +126,57 @@ def unsettled_words(source: CommandSource, spec: FlagSpec, engine: str) -> list[
             )
         else:
             position = "the command states no speculative flag, so it may add them"
-        raise InputError(
+        raise unsettled_value(
             f"{what}: {position}; specgate cannot see what it adds. State the engine's "
             "flags literally in the command (or after this word)",
             source.file,
             line,
+            unresolved[index],
         )
     return notes
+
+
+def unsettled_value(
+    reason: str, file: str, line: int | None, hit: tuple[str, bool, bool]
+) -> UnsettledValue:
+    """The :class:`UnsettledValue` of a shell or Compose hit ``(what, splits,
+    from_file)``: from a file or the script's own text (``$(…)``, a sourced file not
+    read, an array or index not followed) is the repository's; a name no text sets
+    (the environment, ``$@``, a Compose ``${VAR}`` no ``.env`` fills) is outside."""
+    what, _, from_file = hit
+    shown = what[1 : what.index("`", 1)] if what.startswith("`") and "`" in what[1:] else what
+    origin = "repository" if from_file else "outside"
+    return UnsettledValue(reason, file, line, origin=origin, what=shown)
+
+
+def unsettled_flag_value(source: CommandSource, exc: InputError) -> InputError:
+    """When reading ``source``'s speculative flags failed (``exc``: JSON that is not
+    JSON, a number that is no number) and a speculative flag or its value holds a word
+    the launcher does not settle (``--speculative-config "{…$D}"``), the
+    :class:`UnsettledValue` of that word: the failure is the unsettled text's, not
+    the file's. Otherwise ``exc``."""
+    if isinstance(exc, LimitReached):
+        return exc
+    argv = source.command.argv
+    for index in sorted(source.command.unresolved):
+        word = argv[index] if index < len(argv) else ""
+        previous = argv[index - 1] if 0 < index <= len(argv) else ""
+        if not (
+            _speculative(word.lstrip("-").partition("=")[0])
+            or _speculative(previous.lstrip("-").partition("=")[0])
+        ):
+            continue
+        at = min(index, len(source.spans) - 1)
+        line = source.spans[at].line if at >= 0 else exc.line
+        hit = source.command.unresolved[index]
+        return unsettled_value(
+            f"{hit[0]}: it is in a speculative flag, so D or the method is not read "
+            f"({exc.reason})",
+            source.file,
+            line,
+            hit,
+        )
+    return exc
 
 
 def unsettled_launcher(
@@ -158,11 +205,12 @@ def unsettled_launcher(
         index = split[0]
         at = min(index, len(source.spans) - 1)
         line = source.spans[at].line if at >= 0 else None
-        return InputError(
+        return unsettled_value(
             f"{hits[index][0]}: the command states no speculative flag, so it may add them; "
             "specgate cannot see what it adds. State the engine's flags literally in the "
             "command (or after this word)",
             shown,
             line,
+            hits[index],
         )
     return None

@@ -1,0 +1,239 @@
+"""Where a Python launcher's non-literal keyword value is set, read statically (never run).
+
+:class:`Origins` (or :func:`origin_of`, for one value) answers for a value such as
+``speculative_model=DRAFT``
+(docs/engines.md#unsettled-values):
+
+- ``"outside"``: the environment or the command line the deployment supplies, as
+  Python reads them: ``os.environ["X"]``, ``os.environ.get("X")`` and
+  ``os.getenv("X")`` without a default (or with ``None``), ``sys.argv[i]`` (also
+  through ``from os import environ, getenv`` and ``from sys import argv``), or
+  ``int``/``float``/``str`` of one of them; a name bound once, at the module's top
+  level and unconditionally, to such an expression counts as it (never when the file
+  may re-bind names otherwise: ``globals()``, ``setattr``, ``exec``…);
+- ``"settled"`` with the value: a literal, ``os.environ.get("X", 5)`` / ``os.getenv("X", "5")``
+  with a literal default, which is what the script runs with when the environment
+  sets none (as the shell reads ``${X:-5}``: the interpreter run with an empty
+  environment agrees);
+- ``"repository"``: anything else (a call, an attribute of an object the file
+  builds, ``argparse``'s ``args.x``, a name bound in a loop, a branch, a function or
+  more than once, a name bound to a dict or list, which may change in place): the file
+  decides the value in a way specgate does not follow.
+
+A dict literal is judged value by value: settled when every value is (then the dict
+with them), the repository's when any value is, else outside.
+
+Bounds: a name is followed at most :data:`MAX_HOPS` times (``A = B``, ``B = C``…); the
+file is at most 1 MiB and parsed by :func:`ast.parse` before (its nesting bounded there).
+"""
+
+from __future__ import annotations
+
+import ast
+
+#: How many ``A = B`` hops a name is followed before the value counts as the repository's.
+MAX_HOPS = 8
+
+_CONVERSIONS = frozenset({"int", "float", "str"})
+
+
+def _bindings(tree: ast.Module) -> tuple[dict[str, ast.expr], set[str]]:
+    """(names bound exactly once, at top level, by ``NAME = expr``: their values;
+    names bound anywhere else or more than once)."""
+    top: dict[str, ast.expr] = {}
+    counts: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            counts[node.id] = counts.get(node.id, 0) + 1
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            counts[node.name] = counts.get(node.name, 0) + 1
+        elif isinstance(node, ast.arg):
+            counts[node.arg] = counts.get(node.arg, 0) + 1
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                counts[bound] = counts.get(bound, 0) + 1
+    for stmt in tree.body:
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+        ):
+            top[stmt.targets[0].id] = stmt.value
+    once = {name: value for name, value in top.items() if counts.get(name) == 1}
+    return once, {name for name, count in counts.items() if count != 1 or name not in once}
+
+
+def _imports(tree: ast.Module) -> dict[str, str]:
+    """Names bound by imports of ``os``/``sys`` and their members, to what they are
+    (``"os"``, ``"sys"``, ``"os.environ"``, ``"os.getenv"``, ``"sys.argv"``)."""
+    out: dict[str, str] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.name in ("os", "sys"):
+                    out[alias.asname or alias.name] = alias.name
+        elif isinstance(stmt, ast.ImportFrom) and stmt.module in ("os", "sys") and not stmt.level:
+            for alias in stmt.names:
+                full = f"{stmt.module}.{alias.name}"
+                if full in ("os.environ", "os.getenv", "sys.argv"):
+                    out[alias.asname or alias.name] = full
+    return out
+
+
+#: Calls that may re-bind a module's names without an assignment (``globals()["D"] = 7``).
+_REBINDERS = frozenset({"globals", "vars", "locals", "setattr", "exec", "eval", "compile",
+                        "__import__", "import_module", "modules"})
+
+
+def _rebinds(tree: ast.Module) -> bool:
+    """Whether ``tree`` may re-bind a name by a route no assignment shows."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in _REBINDERS:
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in _REBINDERS:
+            return True
+    return False
+
+
+class _Origins:
+    def __init__(self, tree: ast.Module) -> None:
+        self.once, self.rebound = _bindings(tree)
+        self.imported = _imports(tree)
+        # names are followed only when nothing may re-bind them behind an assignment
+        self.follow = not _rebinds(tree)
+
+    def named(self, node: ast.expr) -> str | None:
+        """``os.environ`` / ``os.getenv`` / ``sys.argv`` when ``node`` names it."""
+        if isinstance(node, ast.Name):
+            full = self.imported.get(node.id)
+            return full if full is not None and "." in full else None
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            module = self.imported.get(node.value.id)
+            if module in ("os", "sys"):
+                full = f"{module}.{node.attr}"
+                return full if full in ("os.environ", "os.getenv", "sys.argv") else None
+        return None
+
+    def judge(self, node: ast.expr, hops: int) -> tuple[str, object]:
+        if isinstance(node, ast.Dict):
+            return self.mapping(node, hops)
+        try:
+            return "settled", ast.literal_eval(node)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            pass
+        return self.expression(node, hops)
+
+    def mapping(self, node: ast.Dict, hops: int) -> tuple[str, object]:
+        """A dict literal (``speculative_config={..., "num_speculative_tokens": D}``):
+        settled when every value is, the repository's when any is, else outside."""
+        out: dict[str, object] = {}
+        outside: object = None
+        for key, value in zip(node.keys, node.values, strict=True):
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                return "repository", None
+            kind, found = self.judge(value, hops)
+            if kind == "repository":
+                return kind, None
+            if kind == "outside":
+                outside = outside if outside is not None else found
+            out[key.value] = found
+        return ("outside", outside) if outside is not None else ("settled", out)
+
+    def expression(self, node: ast.expr, hops: int) -> tuple[str, object]:
+        if isinstance(node, ast.Subscript):  # os.environ["X"], sys.argv[1]
+            if self.named(node.value) in ("os.environ", "sys.argv"):
+                return "outside", _text(node)
+            return "repository", None
+        if isinstance(node, ast.Call) and not any(k.arg is None for k in node.keywords):
+            func = node.func
+            getter = self.named(func) == "os.getenv" or (
+                isinstance(func, ast.Attribute)
+                and func.attr == "get"
+                and self.named(func.value) == "os.environ"
+            )
+            if node.keywords and node.keywords[0].arg != "default":
+                getter = False
+            if getter and 1 <= len(node.args) + len(node.keywords) <= 2 and node.args:
+                default = node.args[1] if len(node.args) == 2 else (
+                    node.keywords[0].value if node.keywords else None
+                )
+                if default is None or (
+                    isinstance(default, ast.Constant) and default.value is None
+                ):
+                    return "outside", _text(node)
+                if isinstance(default, ast.Constant) and isinstance(
+                    default.value, (str, int, float)
+                ) and not isinstance(default.value, bool):
+                    return "settled", default.value
+                return "repository", None
+            if (
+                isinstance(func, ast.Name)
+                and func.id in _CONVERSIONS
+                and func.id not in self.rebound
+                and func.id not in self.once
+                and len(node.args) == 1
+                and not node.keywords
+            ):
+                kind, value = self.judge(node.args[0], hops)
+                if kind != "settled":
+                    return kind, value
+                return _converted(func.id, value)
+            return "repository", None
+        if isinstance(node, ast.Name) and self.follow and hops < MAX_HOPS and node.id in self.once:
+            kind, value = self.judge(self.once[node.id], hops + 1)
+            # a dict or list may be changed in place (`spec["k"] = 7`): not followed
+            if kind == "settled" and isinstance(value, (dict, list, tuple, set)):
+                return "repository", None
+            return kind, value
+        return "repository", None
+
+
+def _text(node: ast.expr) -> str:
+    """``node`` as written, at most 60 characters."""
+    try:
+        text = ast.unparse(node)
+    except (RecursionError, ValueError):
+        return "…"
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _converted(kind: str, value: object) -> tuple[str, object]:
+    """``int``/``float``/``str`` of a settled value, as Python converts it; a value
+    the conversion refuses is the repository's (the script would stop)."""
+    try:
+        if kind == "int" and isinstance(value, (str, int)):
+            return "settled", int(value)
+        if kind == "float" and isinstance(value, (str, int, float)):
+            return "settled", float(value)
+        if kind == "str":
+            return "settled", str(value)
+    except (ValueError, OverflowError):
+        pass
+    return "repository", None
+
+
+class Origins:
+    """Where the values of one module's keyword arguments are set (module doc). The
+    module is walked once, when the first value is asked about, so a file of many
+    keywords costs one walk, not one per keyword."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self._origins: _Origins | None = None
+
+    def of(self, node: ast.expr) -> tuple[str, object]:
+        """``("outside", the read as written)`` (``os.environ['DRAFT']``), ``("settled",
+        value)`` or ``("repository", None)`` for ``node``, a value in the module."""
+        try:
+            if self._origins is None:
+                self._origins = _Origins(self.tree)
+            return self._origins.judge(node, 0)
+        except (RecursionError, MemoryError):  # nesting past the interpreter's own limits
+            return "repository", None
+
+
+def origin_of(node: ast.expr, tree: ast.Module) -> tuple[str, object]:
+    """Where the value of ``node`` (a keyword's value in ``tree``) is set (see
+    :class:`Origins`, which reads many values of one module at the cost of one walk)."""
+    return Origins(tree).of(node)

@@ -1,0 +1,179 @@
+"""Rules on serving-config values a launcher reader cannot settle, by where they are
+set (docs/engines.md#unsettled-values): from outside the repository, the
+deployment's, so the claims file's stated values are used (SG313, a warn); by the
+repository in a way specgate does not follow, where a pull request could hide D
+(SG314, a fail). The finding sits at the value's line in the serving file, where
+``# specgate: ignore[CODE] -- reason`` accepts it (docs/trust.md#unsettled-values)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from specgate.core.numbers import fmt
+from specgate.load.document import Span
+from specgate.model.deployment import EngineUnread
+from specgate.rules.registry import Hit, RuleContext, rule
+
+
+def _unsettled(ctx: RuleContext, origin: str) -> EngineUnread | None:
+    inputs = ctx.deployment.inputs
+    unread = inputs.engine_unread if inputs is not None else None
+    return unread if unread is not None and unread.origin == origin else None
+
+
+def _at(unread: EngineUnread) -> str:
+    return f"{unread.file}:{unread.line}" if unread.line is not None else unread.file
+
+
+def _span(unread: EngineUnread) -> Span | None:
+    return Span(unread.line, unread.column or 1) if unread.line is not None else None
+
+
+def _stated(ctx: RuleContext) -> str:
+    """What the claims file states in place of the value: mechanism and D."""
+    spec = ctx.deployment.speculation
+    parts = []
+    if spec.mechanism is not None:
+        parts.append(f"mechanism {spec.mechanism}")
+    if spec.draft_length is not None:
+        parts.append(f"D {fmt(spec.draft_length)}")
+    if not parts:
+        return "the claims file states no mechanism or D, so neither is judged"
+    return "specgate used the claims file's " + " and ".join(parts)
+
+
+@rule(
+    "SG313",
+    "value-from-deployment",
+    "warn",
+    "A serving config value is set from outside the repository (the environment, the "
+    "script's arguments); the claims file's stated values are used.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: vllm-ngram
+            speculation:
+              enabled: true
+              engine_config: serving/run.sh
+              mechanism: ngram
+              draft_length: 4
+            evidence:
+              accept_length: 2.1
+        # === serving/run.sh ===
+        SPEC='{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}'
+        vllm serve meta-llama/Llama-3.1-8B-Instruct --speculative-config "$SPEC" "$@"
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: vllm-ngram
+            speculation:
+              enabled: true
+              engine_config: serving/run.sh
+              mechanism: ngram
+              draft_length: 4
+            evidence:
+              accept_length: 2.1
+        # === serving/run.sh ===
+        SPEC='{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}'
+        vllm serve meta-llama/Llama-3.1-8B-Instruct "$@" --speculative-config "$SPEC"
+    """,
+)
+def value_from_deployment(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** Every value of the serving config that can set the
+    speculative method or the draft length D is settled by the files specgate reads.
+    When one is set from outside the repository (an environment variable that
+    neither the script nor any file specgate reads assigns, a Compose `${VAR}` that
+    no `.env` and no default fills in, the script's arguments `"$@"` or `$1`,
+    Python's `os.environ[...]`, `os.getenv(...)` or `sys.argv`), this finding names
+    it at its line, and the deployment is judged on what the claims file states
+    (`speculation.mechanism`, `speculation.draft_length`).
+
+    **Why.** Such a value is the deployment's, not the pull request's: the
+    environment that runs the launcher supplies it, and the claims file is where the
+    team states what it supplies. specgate cannot see it, so it warns (a fail may
+    not rest on a value nobody stated); a team that accepts it puts
+    `# specgate: ignore[SG313] -- reason` on that line of the serving file.
+    """
+    unread = _unsettled(ctx, "outside")
+    if unread is None:
+        return
+    yield Hit(
+        f"`{unread.what}` at {_at(unread)} is set outside the repository (the "
+        f"deployment supplies it); {_stated(ctx)}",
+        ctx.deployment.path("speculation", "engine_config"),
+        "State speculation.mechanism and speculation.draft_length in the claims file as "
+        "the deployment sets them, or write the value in the serving config.",
+        where=(unread.file, _span(unread)),
+        subject="engine_config",
+        details=unread.reason,
+    )
+
+
+@rule(
+    "SG314",
+    "value-unfollowed",
+    "fail",
+    "The repository sets a serving config value in a way specgate cannot read "
+    "($(...), a sourced file, a computed Python value), so it may hide D.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: vllm-ngram
+            speculation:
+              enabled: true
+              engine_config: serving/run.sh
+              mechanism: ngram
+              draft_length: 4
+            evidence:
+              accept_length: 2.1
+        # === serving/run.sh ===
+        SPEC=$(cat spec.json)
+        vllm serve meta-llama/Llama-3.1-8B-Instruct --speculative-config "$SPEC"
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: vllm-ngram
+            speculation:
+              enabled: true
+              engine_config: serving/run.sh
+              mechanism: ngram
+              draft_length: 4
+            evidence:
+              accept_length: 2.1
+        # === serving/run.sh ===
+        SPEC='{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}'
+        vllm serve meta-llama/Llama-3.1-8B-Instruct --speculative-config "$SPEC"
+    """,
+)
+def value_unfollowed(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** No value that can set the speculative method or D is set by
+    the repository in a way specgate does not follow: a command substitution `$(…)`,
+    a sourced file it does not read, an `eval`, a loop or other compound body, a
+    Python value computed by a function call, a launcher reached through `exec` or
+    `getattr` with a computed name. Such a value is a finding at its line in the
+    serving file; the deployment is otherwise judged on what the claims file states.
+
+    **Why.** The pull request controls every byte of the repository: a D set there
+    in a form specgate cannot read could differ from the claims file, and nothing
+    would show it. So it fails, the same as a D read and found wrong. A team that
+    has read the code and accepts it puts `# specgate: ignore[SG314] -- reason` on
+    that line of the serving file (or alone on the line before it), where a
+    reviewer of the next change sees it.
+    """
+    unread = _unsettled(ctx, "repository")
+    if unread is None:
+        return
+    yield Hit(
+        f"the repository decides D at {_at(unread)} in a way specgate cannot read "
+        f"(`{unread.what}`); {_stated(ctx)}",
+        ctx.deployment.path("speculation", "engine_config"),
+        "Write the speculative flags literally in the serving config, or accept it with "
+        "`# specgate: ignore[SG314] -- reason` on that line.",
+        where=(unread.file, _span(unread)),
+        subject="engine_config",
+        details=unread.reason,
+    )

@@ -1,0 +1,70 @@
+"""Where a Python launcher's keyword value is set (specgate.load.python_values), worked
+by hand from Python's semantics; Python itself checks the same forms in
+tests/oracle/test_value_origin.py."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from specgate.load import python_values
+from specgate.load.python_launcher import load_python_launcher
+from specgate.load.python_values import origin_of
+
+
+def value(source: str) -> tuple[str, object]:
+    """The origin of the last line's expression, in the module of every line."""
+    tree = ast.parse(source)
+    last = tree.body[-1]
+    assert isinstance(last, ast.Expr)
+    return origin_of(last.value, tree)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("import os\nos.environ['D']", ("outside", "os.environ['D']")),
+        ("import os as o\no.getenv('D')", ("outside", "o.getenv('D')")),
+        ("from os import environ as e\ne.get('D', None)", ("outside", "e.get('D', None)")),
+        ("import sys\nsys.argv[2]", ("outside", "sys.argv[2]")),
+        ("import os\nD = os.environ['D']\nE = D\nE", ("outside", "os.environ['D']")),
+        # a default written in the file is what Python gives when the environment is empty
+        ("import os\nint(os.getenv('D', '7'))", ("settled", 7)),
+        ("import os\nos.environ.get('D', default=3)", ("settled", 3)),
+        ("import os\n{'method': 'ngram', 'k': int(os.getenv('D', '2'))}",
+         ("settled", {"method": "ngram", "k": 2})),
+        ("import os\n{'k': os.environ['D'], 'm': 'ngram'}", ("outside", "os.environ['D']")),
+        # the repository's: calls, names bound twice or in a function, re-binding routes
+        ("import os\nint(os.getenv('D', 'x'))", ("repository", None)),  # int('x') raises
+        ("import os\nos.getenv('D', default_d())", ("repository", None)),
+        ("def f():\n    return 3\nf()", ("repository", None)),
+        ("import os\nD = os.environ['D']\nD = 3\nD", ("repository", None)),
+        ("import os\nD = os.environ['D']\ndef g():\n    global D\n    D = 3\nD",
+         ("repository", None)),
+        ("D = 4\nglobals()['D'] = 7\nD", ("repository", None)),
+        ("S = {'k': 4}\nS", ("repository", None)),  # a dict may change in place
+        ("import argparse\nargs = argparse.ArgumentParser().parse_args()\nargs.d",
+         ("repository", None)),
+        ("environ = {'D': 3}\nenviron['D']", ("repository", None)),  # not os.environ
+        ("D = 6\nD", ("settled", 6)),
+    ],
+)
+def test_origin_worked_by_hand(source: str, expected: tuple[str, object]) -> None:
+    assert value(source) == expected
+
+
+def test_the_module_is_walked_once_however_many_keywords(monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[object] = []
+    real = python_values._Origins
+
+    def counting(tree: ast.Module) -> python_values._Origins:
+        built.append(tree)
+        return real(tree)
+
+    monkeypatch.setattr(python_values, "_Origins", counting)
+    keywords = ", ".join(f"speculative_k{i}=int(os.getenv('D', '{i}'))" for i in range(200))
+    doc = load_python_launcher(f"import os\nfrom vllm import LLM\nLLM(model='m', {keywords})\n",
+                               "serve.py")
+    assert isinstance(doc.data, dict) and doc.data["speculative_k199"] == 199
+    assert len(built) == 1

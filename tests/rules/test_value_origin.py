@@ -1,0 +1,229 @@
+"""SG313 and SG314: a serving config value specgate cannot settle, by where it is set
+(issue 24, "degrade, never stop"; docs/engines.md#unsettled-values).
+
+Each case is a small repository: the claims file and one serving file. The expected
+codes, severities, lines and exit codes are worked out by hand from the rules in
+docs/engines.md#unsettled-values and bash's and Python's own semantics (which value
+the interpreter sees is held to bash, Python and Compose in
+tests/oracle/test_value_origin.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from specgate.cli.main import main
+
+SPEC = '{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}'
+
+CLAIMS = """version: 1
+deployments:
+  - name: chat
+    speculation:
+      enabled: true
+      engine_config: {serving}
+      mechanism: {mechanism}
+      draft_length: {d}
+    evidence:
+      accept_length: 2.1
+      cache_coherence_eval: true
+{more}"""
+
+
+def check(tmp: Path, serving: dict[str, str], *, mechanism: str = "ngram", d: int = 4,
+          more: str = "") -> tuple[int, dict[str, Any]]:
+    """(exit code, JSON report) of ``specgate check`` in a repository of ``serving``."""
+    for name, text in serving.items():
+        (tmp / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp / name).write_text(text)
+    first = next(iter(serving))
+    (tmp / "specgate.yaml").write_text(
+        CLAIMS.format(serving=first, mechanism=mechanism, d=d, more=more)
+    )
+    out = io.StringIO()
+    here = os.getcwd()
+    os.chdir(tmp)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            code = main(["check", "--format", "json", "specgate.yaml"])
+    finally:
+        os.chdir(here)
+    return code, json.loads(out.getvalue())
+
+
+def findings(report: dict[str, Any], code: str) -> list[dict[str, Any]]:
+    return [
+        f for file in report["files"] for d in file["deployments"] for f in d["findings"]
+        if f["code"] == code
+    ]
+
+
+def test_an_environment_variable_after_the_flags_warns_and_uses_the_claims(tmp_path: Path) -> None:
+    # bash: EXTRA is never assigned in run.sh, so the environment that runs it decides
+    # it; it stands after --speculative-config (word 4), where a repeated flag would win
+    script = f"#!/bin/bash\nvllm serve m --speculative-config '{SPEC}' $EXTRA\n"
+    code, report = check(tmp_path, {"run.sh": script})
+    assert code == 0
+    (hit,) = findings(report, "SG313")
+    assert hit["severity"] == "warn"
+    assert (hit["file"], hit["line"]) == ("run.sh", 2)
+    assert "`$EXTRA`" in hit["message"]
+    assert "mechanism ngram and D 4" in hit["message"]
+    assert findings(report, "SG314") == []
+
+
+def test_the_scripts_arguments_are_the_deployments(tmp_path: Path) -> None:
+    script = f'#!/bin/bash\nvllm serve m --speculative-config \'{SPEC}\' "$@"\n'
+    code, report = check(tmp_path, {"run.sh": script})
+    assert code == 0
+    (hit,) = findings(report, "SG313")
+    assert "`$@`" in hit["message"]
+
+
+def test_a_command_substitution_is_the_repositorys_and_fails(tmp_path: Path) -> None:
+    script = "#!/bin/bash\nD=$(cat d.txt)\nvllm serve m --speculative-config \"$SPEC\" $D\n"
+    code, report = check(tmp_path, {"run.sh": script})
+    assert code == 1
+    (hit,) = findings(report, "SG314")
+    assert hit["severity"] == "fail"
+    assert (hit["file"], hit["line"]) == ("run.sh", 3)
+    assert "the repository decides D at run.sh:3 in a way specgate cannot read" in hit["message"]
+
+
+def test_the_issue_example_judges_the_measured_loss(tmp_path: Path) -> None:
+    # issue 24: LLM(..., speculative_model=DRAFT, num_speculative_tokens=5) with DRAFT
+    # read from the environment: exit 2 before; now the stated draft_model, D 5 and the
+    # measured 0.7x are judged (SG106: a measured speedup below 1 fails)
+    script = (
+        "import os\nfrom vllm import LLM\nDRAFT = os.environ['DRAFT']\n"
+        "llm = LLM(model='m', speculative_model=DRAFT, num_speculative_tokens=5)\n"
+    )
+    code, report = check(tmp_path, {"serve.py": script}, mechanism="draft_model", d=5,
+                         more="      measured_speedup: 0.7\n")
+    assert code == 1
+    (hit,) = findings(report, "SG313")
+    assert (hit["file"], hit["line"]) == ("serve.py", 4)
+    assert "DRAFT = os.environ['DRAFT']" in hit["message"]
+    assert "mechanism draft_model and D 5" in hit["message"]
+    assert findings(report, "SG106")
+
+
+def test_a_computed_python_value_fails(tmp_path: Path) -> None:
+    script = (
+        "from vllm import LLM\ndef draft():\n    return 'd'\n"
+        "llm = LLM(model='m', speculative_model=draft(), num_speculative_tokens=5)\n"
+    )
+    code, report = check(tmp_path, {"serve.py": script}, mechanism="draft_model", d=5)
+    assert code == 1
+    (hit,) = findings(report, "SG314")
+    assert hit["line"] == 4
+
+
+def test_a_python_default_is_the_scripts_value(tmp_path: Path) -> None:
+    # os.getenv("D", "3") with no D in the environment is "3"; int("3") = 3: settled, so
+    # the read D 3 is compared with the claims file's D 4 (SG301), no SG313/SG314
+    script = (
+        "import os\nfrom vllm import LLM\n"
+        "llm = LLM(model='m', speculative_config={'method': 'ngram', 'prompt_lookup_max': 4,"
+        " 'num_speculative_tokens': int(os.getenv('D', '3'))})\n"
+    )
+    code, report = check(tmp_path, {"serve.py": script})
+    assert findings(report, "SG313") == findings(report, "SG314") == []
+    assert code == 0 or findings(report, "SG301")
+
+
+def test_a_compose_variable_no_env_file_sets_warns(tmp_path: Path) -> None:
+    compose = (
+        "services:\n  vllm:\n    image: vllm/vllm-openai:v0.10.0\n    command:\n"
+        f"      - --model\n      - m\n      - --speculative-config\n      - '{SPEC}'\n"
+        "      - ${EXTRA_ARGS}\n"
+    )
+    code, report = check(tmp_path, {"compose.yaml": compose})
+    (hit,) = findings(report, "SG313")
+    assert (hit["file"], hit["line"]) == ("compose.yaml", 9)
+    assert "${EXTRA_ARGS}" in hit["message"]
+    assert code == 0
+
+
+def test_accepted_in_the_serving_file_on_its_line(tmp_path: Path) -> None:
+    script = (
+        "#!/bin/bash\nD=$(cat d.txt)\n"
+        "vllm serve m --speculative-config \"$SPEC\" $D  # specgate: ignore[SG314] -- pinned\n"
+    )
+    code, report = check(tmp_path, {"run.sh": script})
+    assert code == 0
+    (hit,) = findings(report, "SG314")  # still reported, marked suppressed
+    assert hit["suppressed"] is True and hit["justification"] == "inline: pinned"
+
+
+def test_accepted_alone_on_the_line_before(tmp_path: Path) -> None:
+    script = (
+        "#!/bin/bash\nD=$(cat d.txt)\n# specgate: ignore[value-unfollowed] -- pinned\n"
+        "vllm serve m --speculative-config \"$SPEC\" $D\n"
+    )
+    code, report = check(tmp_path, {"run.sh": script})
+    assert code == 0
+    (hit,) = findings(report, "SG314")
+    assert hit["suppressed"] is True
+
+
+def test_sg312_is_accepted_in_the_serving_file(tmp_path: Path) -> None:
+    # ollama is an engine specgate does not read: SG312 at the launch, line 2
+    code, report = check(tmp_path, {"run.sh": "#!/bin/bash\n"
+                                    "ollama serve  # specgate: ignore[SG312] -- ollama\n"})
+    (hit,) = findings(report, "SG312")
+    assert hit["line"] == 2 and hit["suppressed"] is True
+    assert code == 0
+
+
+def test_unknown_codes_in_the_serving_file_are_sg004(tmp_path: Path) -> None:
+    script = (
+        "#!/bin/bash\nD=$(cat d.txt)\n"
+        "vllm serve m --speculative-config \"$SPEC\" $D  # specgate: ignore[SG999, SG104]\n"
+    )
+    code, report = check(tmp_path, {"run.sh": script})
+    assert code == 1  # SG314 stands: nothing suppressed it
+    bad = [f for file in report["files"] for f in file["findings"] if f["code"] == "SG004"]
+    assert sorted((f["file"], f["line"]) for f in bad) == [("run.sh", 3), ("run.sh", 3)]
+    assert any("SG999" in f["message"] for f in bad)
+    assert any("SG104" in f["message"] and "serving file" in f["message"] for f in bad)
+
+
+def test_another_deployment_is_still_checked(tmp_path: Path) -> None:
+    second = (
+        "  - name: other\n    speculation:\n      enabled: true\n"
+        "      mechanism: ngram\n      draft_length: 4\n    evidence:\n"
+        "      accept_length: 9\n"  # AL 9 > 1 + D = 5: SG103 fails
+    )
+    script = "#!/bin/bash\nD=$(cat d.txt)\nvllm serve m --speculative-config \"$SPEC\" $D\n"
+    code, report = check(tmp_path, {"run.sh": script}, more=second)
+    assert code == 1
+    names = {d["name"]: {f["code"] for f in d["findings"]}
+             for file in report["files"] for d in file["deployments"]}
+    assert "SG314" in names["chat"]
+    assert "SG103" in names["other"]
+
+
+def test_the_run_suppresses_in_serving_files_exactly_the_documented_codes() -> None:
+    from specgate.check.run import _SERVING_CODES
+    from specgate.check.serving_ignores import SERVING_CODES
+
+    assert _SERVING_CODES == SERVING_CODES == {"SG312", "SG313", "SG314"}
+
+
+def test_a_yaml_tag_the_reader_does_not_settle_is_the_repositorys(tmp_path: Path) -> None:
+    # `!!int 0o10`: PyYAML's construct_yaml_int reads it otherwise than an untagged value
+    # (docs/engines.md#command-lines-and-launchers): not settled, set by the file itself
+    config = (
+        "speculative_config:\n  method: ngram\n  num_speculative_tokens: !!int 0o10\n"
+        "  prompt_lookup_max: 4\n"
+    )
+    code, report = check(tmp_path, {"vllm.yaml": config})
+    assert code == 1
+    (hit,) = findings(report, "SG314")
+    assert (hit["file"], hit["line"]) == ("vllm.yaml", 3)
