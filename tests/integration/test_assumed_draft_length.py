@@ -108,3 +108,60 @@ def test_unpinned_default_d_softens_sg104(
         (sg104,) = _findings(deployment(report), "SG104")
         assert sg104["severity"] == severity
         assert "1.5625x" in str(sg104["message"])
+
+
+@pytest.mark.parametrize(
+    ("pin", "message"),
+    [
+        # no version: read at the newest build, whose default draft-max is 3
+        # (ggml-org/llama.cpp:common/common.h@74d73dc8); the stated 5 is judged
+        ("", "draft length D: the claims file says 5 but serving/run.sh leaves it at the "
+                "engine's default, 3"),
+        # pinned b11312: the same default, now served (what every other rule judges)
+        ("\n      engine_version: b11312",
+         "draft length D: the claims file says 5 but serving/run.sh leaves it at the "
+         "engine's default, 3; the served 3 is what every other rule judges"),
+    ],
+)
+def test_a_default_d_is_not_what_the_file_says(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    pin: str,
+    message: str,
+) -> None:
+    # The command states no D flag: SG301 says the file leaves D at the engine's
+    # default, never that the file "says 3" (new-user trial, issue 24).
+    claims = CLAIMS.format(pin=pin, d="\n      draft_length: 5", al=2.5)
+    _, report = check(
+        tmp_path, {"c.specgate.yaml": claims, "serving/run.sh": COMMAND}, monkeypatch, capsys
+    )
+    (sg301,) = _findings(deployment(report), "SG301")
+    assert sg301["message"] == message
+
+
+TF_SCRIPT = """from transformers import AutoModelForCausalLM
+
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B-Instruct")
+draft = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B-Instruct")
+out = model.generate(input_ids, assistant_model=draft, max_new_tokens=64)
+"""
+
+
+def test_a_transformers_default_d_is_not_what_the_script_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # generate() without num_assistant_tokens drafts GenerationConfig's default, 20 since
+    # 4.46.0 (huggingface/transformers:src/transformers/generation/configuration_utils.py,
+    # `kwargs.pop("num_assistant_tokens", 20)`); the version is not pinned, so it warns
+    claims = CLAIMS.replace("engine_config:", "engine: transformers\n      engine_config:")
+    claims = claims.format(pin="", d="\n      draft_length: 5", al=2.5)
+    claims = claims.replace("serving/run.sh", "serving/gen.py")
+    _, report = check(
+        tmp_path, {"c.specgate.yaml": claims, "serving/gen.py": TF_SCRIPT}, monkeypatch, capsys
+    )
+    (sg301,) = _findings(deployment(report), "SG301")
+    assert sg301["message"] == (
+        "draft length D: the claims file says 5 but serving/gen.py leaves it at the "
+        "engine's default, 20"
+    )

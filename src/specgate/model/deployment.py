@@ -191,7 +191,9 @@ class Conflict(NamedTuple):
     words the finding's message ends with (what follows from the disagreement); ``warn``: the
     disagreement rests on a reading of names, not on two stated numbers, so it warns.
     ``action``: the next action when the generic one (make them agree or drop the
-    stated number) does not fit, else ``""``.
+    stated number) does not fit, else ``""``. ``default``: the referenced file sets no
+    value and the referenced one is the engine's default (a D no flag or key states), so
+    the message says the file leaves it at the default rather than that it says it.
     """
 
     what: str
@@ -206,6 +208,7 @@ class Conflict(NamedTuple):
     note: str = ""
     warn: bool = False
     action: str = ""
+    default: bool = False
 
 
 class EngineUnread(NamedTuple):

@@ -338,6 +338,7 @@ def _merge_engine(r: _Resolver, engine: EngineConfig) -> None:
                     stated_at=r.document.locate(d_path),
                     served=assumed is None,
                     assumed=assumed,
+                    default=engine.draft_length_default is not None,
                 )
             )
         if draft_length is None and assumed is not None:

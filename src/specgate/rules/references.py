@@ -110,9 +110,11 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
     if inputs is None:
         return
     for conflict in inputs.conflicts:
+        # a value the file does not set is the engine's default: the file "says" nothing
+        says = "leaves it at the engine's default," if conflict.default else "says"
         message = (
             f"{conflict.what}: the claims file says {conflict.stated} but {conflict.source} "
-            f"says {conflict.referenced}"
+            f"{says} {conflict.referenced}"
         )
         served = f"; the served {conflict.referenced} is what every other rule judges"
         if conflict.served and len(message + served) <= MESSAGE_LIMIT:
