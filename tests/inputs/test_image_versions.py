@@ -81,3 +81,65 @@ def test_interpolation_as_compose(
 def test_dotenv_lines() -> None:
     text = 'A=1\nexport B="two words"\n# C=3\nD=x # note\nE=\'$lit\'\nF=$A\n'
     assert read_dotenv(text) == {"A": "1", "B": "two words", "D": "x", "E": "$lit"}
+
+
+# Compose runs each service from its own `image:` (compose-spec 05-services.md, image);
+# production-stack renders each modelSpec as its own Deployment whose container image is
+# that item's `repository:tag` (vllm-project/production-stack:
+# helm/templates/deployment-vllm-multi.yaml, as recorded in specgate/data/helm-charts.json).
+# So the version is the image of the service that runs the speculative configuration,
+# never another service's in the same file (new-user trial, issue 24).
+SPEC = '\'{"method":"ngram","num_speculative_tokens":4,"prompt_lookup_max":4}\''
+TWO_SERVICES = f"""services:
+  chat:
+    image: vllm/vllm-openai:{{chat}}
+    command: ["meta-llama/Llama-3.1-8B-Instruct", "--speculative-config", {SPEC}]
+  embed:
+    image: vllm/vllm-openai:v0.30.0
+    command: ["BAAI/bge-m3"]
+"""
+
+
+@pytest.mark.parametrize(
+    ("chat", "version", "source"),
+    [
+        ("v0.27.1", "0.27.1", "image"),
+        # the served service runs whatever `latest` is: not pinned, although the other
+        # service's tag is
+        ("latest", None, "assumed-newest"),
+    ],
+)
+def test_the_version_is_the_serving_services_image(
+    tmp_path: Path, chat: str, version: str | None, source: str
+) -> None:
+    from specgate.inputs.engines import read_engine_file
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "compose.yaml").write_text(TWO_SERVICES.replace("{chat}", chat), "utf-8")
+    config = read_engine_file(tmp_path / "compose.yaml", "compose.yaml")
+    assert (config.version, config.version_source) == (version, source)
+    if version is None:
+        assert any("vllm/vllm-openai:latest" in note for note in config.notes)
+        assert not any("v0.30.0" in note for note in config.notes)
+
+
+def test_the_version_is_the_served_model_specs_tag(tmp_path: Path) -> None:
+    from specgate.inputs.engines import read_engine_file
+
+    values = """servingEngineSpec:
+  modelSpec:
+  - name: "embed"
+    repository: "vllm/vllm-openai"
+    tag: "v0.30.0"
+    modelURL: "BAAI/bge-m3"
+  - name: "chat"
+    repository: "vllm/vllm-openai"
+    tag: "v0.27.1"
+    modelURL: "meta-llama/Llama-3.1-8B-Instruct"
+    vllmConfig:
+      extraArgs: ["--speculative-config", SPEC]
+""".replace("SPEC", SPEC)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "values.yaml").write_text(values, "utf-8")
+    config = read_engine_file(tmp_path / "values.yaml", "values.yaml")
+    assert (config.version, config.version_source) == ("0.27.1", "image")

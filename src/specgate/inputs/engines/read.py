@@ -292,7 +292,10 @@ class _Reading:
         parsed: list[tuple[str, Span]] = []
         program: str | None = None
         unsettled: list[str] = []  # words the launcher does not settle (.unsettled)
-        version_text = text
+        # the container or service that runs this configuration names its image: the
+        # version is that image's, never another service's in the same file
+        image = own_image(doc.data, found.path)
+        version_text = text if image is None else f"image: {image}\n"
         if isinstance(found.value, Mapping) and spec.env_options is not None:
             # a container or service configured by its environment (and its command)
             opts, launched = container_options(spec, doc, found.path, found.value, text)
@@ -435,6 +438,23 @@ def _other_engines(
     return InputError(
         f"no {engine} speculative configuration in {where} (it configures {named})", shown
     )
+
+
+def own_image(data: object, path: NodePath) -> str | None:
+    """The ``image`` of the nearest mapping at or above ``path`` in ``data`` that names
+    one (a Compose service, a Kubernetes container, a chart's rendered container), as
+    written; None when no node on the way does (the whole file is then searched)."""
+    nodes = [data]
+    for key in path:
+        node = nodes[-1]
+        listed = isinstance(node, list) and isinstance(key, int) and 0 <= key < len(node)
+        if not (listed or (isinstance(node, Mapping) and key in node)):
+            break
+        nodes.append(node[key])  # type: ignore[index]
+    for node in reversed(nodes):
+        if isinstance(node, Mapping) and isinstance(node.get("image"), str):
+            return str(node["image"])
+    return None
 
 
 def _block_path(found: Found) -> NodePath:
