@@ -143,3 +143,31 @@ def test_the_version_is_the_served_model_specs_tag(tmp_path: Path) -> None:
     (tmp_path / "values.yaml").write_text(values, "utf-8")
     config = read_engine_file(tmp_path / "values.yaml", "values.yaml")
     assert (config.version, config.version_source) == ("0.27.1", "image")
+
+
+def test_an_options_files_version_is_its_launching_services_image(tmp_path: Path) -> None:
+    # trtllm-serve in the `trt` service reads /cfg/spec.yaml (./trt through the volume);
+    # the service runs release:1.2.0, the other service's 1.0.0 is not its image
+    from specgate.inputs.engines import read_engine_file
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "trt").mkdir()
+    (tmp_path / "trt" / "spec.yaml").write_text(
+        "speculative_config:\n  decoding_type: Eagle3\n  max_draft_len: 3\n"
+        "  speculative_model_dir: /models/eagle3\n",
+        "utf-8",
+    )
+    (tmp_path / "compose.yaml").write_text(
+        """services:
+  trt:
+    image: nvcr.io/nvidia/tensorrt-llm/release:1.2.0
+    volumes: ["./trt:/cfg"]
+    command: trtllm-serve meta-llama/Llama-3.1-8B-Instruct --extra_llm_api_options /cfg/spec.yaml
+  other:
+    image: nvcr.io/nvidia/tensorrt-llm/release:1.0.0
+    command: sleep infinity
+""",
+        "utf-8",
+    )
+    config = read_engine_file(tmp_path / "compose.yaml", "compose.yaml")
+    assert (config.version, config.version_source, config.draft_length) == ("1.2.0", "image", 3)

@@ -387,3 +387,20 @@ def read_dotenv(text: str) -> dict[str, str]:
             continue
         env[name] = value
     return env
+
+
+def own_image(data: object, path: Sequence[str | int]) -> str | None:
+    """The ``image`` of the nearest mapping at or above ``path`` in ``data`` that names
+    one (a Compose service, a Kubernetes container, a chart's rendered container), as
+    written; None when no node on the way does (the whole file is then searched)."""
+    nodes = [data]
+    for key in path:
+        node = nodes[-1]
+        listed = isinstance(node, list) and isinstance(key, int) and 0 <= key < len(node)
+        if not (listed or (isinstance(node, Mapping) and key in node)):
+            break
+        nodes.append(node[key])  # type: ignore[index]
+    for node in reversed(nodes):
+        if isinstance(node, Mapping) and isinstance(node.get("image"), str):
+            return str(node["image"])
+    return None

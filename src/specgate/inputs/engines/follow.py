@@ -33,6 +33,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from specgate.core.errors import InputError
 from specgate.core.vocabulary import ENGINE_NAMES
 from specgate.inputs.cmdline import FlagSpec
+from specgate.inputs.containers import own_image
 from specgate.inputs.engines import target
 from specgate.inputs.engines._base import as_int
 from specgate.inputs.engines._source import (
@@ -300,7 +301,11 @@ def follow(
         fail=fail,
     )
     # The command's file may pin the version (its image tag, requirements beside it).
-    outer = detect_version(named.engine, engine_version, text, path)
+    # (the image of the service or container holding the command, when it names one)
+    image = own_image(doc.data, named.path)
+    outer = detect_version(
+        named.engine, engine_version, text if image is None else f"image: {image}\n", path
+    )
     pinned = engine_version if engine_version is not None else outer.text
     config = read_engine_file(
         file, file_shown, engine=named.engine, engine_version=pinned, follow=False

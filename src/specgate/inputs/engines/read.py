@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from specgate.core.errors import InputError, UnsettledValue
+from specgate.inputs.containers import own_image
 from specgate.inputs.engines import follow as options_file
 from specgate.inputs.engines import (
     settings,
@@ -438,23 +439,6 @@ def _other_engines(
     return InputError(
         f"no {engine} speculative configuration in {where} (it configures {named})", shown
     )
-
-
-def own_image(data: object, path: NodePath) -> str | None:
-    """The ``image`` of the nearest mapping at or above ``path`` in ``data`` that names
-    one (a Compose service, a Kubernetes container, a chart's rendered container), as
-    written; None when no node on the way does (the whole file is then searched)."""
-    nodes = [data]
-    for key in path:
-        node = nodes[-1]
-        listed = isinstance(node, list) and isinstance(key, int) and 0 <= key < len(node)
-        if not (listed or (isinstance(node, Mapping) and key in node)):
-            break
-        nodes.append(node[key])  # type: ignore[index]
-    for node in reversed(nodes):
-        if isinstance(node, Mapping) and isinstance(node.get("image"), str):
-            return str(node["image"])
-    return None
 
 
 def _block_path(found: Found) -> NodePath:
