@@ -171,3 +171,28 @@ def test_an_options_files_version_is_its_launching_services_image(tmp_path: Path
     )
     config = read_engine_file(tmp_path / "compose.yaml", "compose.yaml")
     assert (config.version, config.version_source, config.draft_length) == ("1.2.0", "image", 3)
+
+
+@pytest.mark.parametrize(
+    ("chat", "version"),
+    [("v0.27.1", "0.27.1"), ("latest", None)],
+)
+def test_a_run_lines_version_is_its_own_image(
+    tmp_path: Path, chat: str, version: str | None
+) -> None:
+    # two `docker run` lines: each container runs the image its own line names
+    # (docker run [OPTIONS] IMAGE [COMMAND]); the embedding line's v0.30.0 is not the
+    # speculative server's
+    from specgate.inputs.engines import read_engine_file
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "run.sh").write_text(
+        "#!/bin/sh\n"
+        "docker run -d vllm/vllm-openai:v0.30.0 BAAI/bge-m3 --port 8001\n"
+        f"docker run -d vllm/vllm-openai:{chat} meta-llama/Llama-3.1-8B-Instruct "
+        f"--speculative-config {SPEC}\n",
+        "utf-8",
+    )
+    config = read_engine_file(tmp_path / "run.sh", "run.sh")
+    assert config.version == version
+    assert config.draft_length == 4

@@ -65,8 +65,9 @@ from specgate.load.document import Document, Span
 
 @dataclass(frozen=True)
 class Joined(CommandSource):
-    """The container command of a ``compose run``; ``image``: its service's image
-    reference as Compose interpolates it (the engine version is read from its tag)."""
+    """The container command of a ``compose run`` or a runner's ``run IMAGE``;
+    ``image``: the service's image reference as Compose interpolates it, or the image
+    word of the ``run`` line (the engine version is read from its tag alone)."""
 
     image: str | None = None
 

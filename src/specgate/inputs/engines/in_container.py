@@ -86,7 +86,10 @@ def in_container(source: CommandSource, path: Path | None = None) -> CommandSour
             for name, index in env_words.items()
         }
 
-    return CommandSource(new, spans, source.file, placed, env_spans)
+    from specgate.inputs.engines.compose_run import Joined
+
+    # the image the runner names: the engine version is its tag (docs/engines.md#containers)
+    return Joined(new, spans, source.file, placed, env_spans, image=launch.target)
 
 
 def _pick(values: tuple[int, ...], origin: Sequence[int]) -> tuple[int, ...]:

@@ -311,8 +311,9 @@ class _Reading:
         else:
             source = self.detector.command(found)
             if isinstance(source, Joined) and source.image is not None:
-                # docker compose run SERVICE: the version is its service's image tag
-                version_text = f"{text or ''}\n# docker compose run image: {source.image}\n"
+                # docker run IMAGE, docker compose run SERVICE: the version is that image's
+                # tag alone, never another command's image in the same file
+                version_text = f"image: {source.image}\n"
             opts = command_options(spec, source)
             program = program_of(spec, source.command.argv)
             if spec.flags is not None:
