@@ -56,6 +56,9 @@ _TOKENIZER_WORDS = ("Tokenizer", "Processor")
 #: Reads of a tokenizer's output that leave its rows as made.
 _OUTPUT_READS = frozenset({"input_ids", "attention_mask", "to", "shape"})
 #: pipeline() keywords that reach no generate() call.
+_MODEL_METHODS = ("to", "eval", "cuda", "half", "bfloat16", "float")
+#: generation-config keys besides the speculative ones whose value is settled here
+_SETTLED_KEYS = frozenset({"cache_implementation"})
 _PIPELINE_ONLY = frozenset({"task", "tokenizer", "device", "device_map", "torch_dtype", "dtype"})
 
 
@@ -137,16 +140,28 @@ class _Script:
                     keys = self.assignments.setdefault(target.value.value.id, {})
                     keys.setdefault(target.attr, []).append(node)
                     harmless.add(id(target.value))  # a field assignment followed above
-        # a method called on it (X.generation_config.update(…)) is no harmless read
+        # a method called on it (X.generation_config.update(…)) is no harmless read, unless
+        # it sets only settings read nowhere here (update(max_new_tokens=8), setattr with
+        # such a literal name)
         called = {
             id(n.func.value)
             for n in ast.walk(tree)
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            and not _sets_only_other_keys(n, n.func.value)
         } if configs else set()
         for config in configs:
             base = config.value.id if isinstance(config.value, ast.Name) else None
+            parent = self.parents.get(id(config))
+            if isinstance(parent, ast.Call) and _sets_only_other_keys(parent, config):
+                continue
             if id(config) not in harmless or id(config) in called or base is None:
                 self.touched.append((base, config.lineno))
+        # reached by its name as a string (getattr(m, "generation_config"), __dict__[…])
+        self.touched.extend(
+            (None, n.lineno)
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and n.value == "generation_config"
+        )
         #: callees a list of prompts may be given to without changing its length
         self.text_callees = {"len", "print"} | {
             name
@@ -227,6 +242,8 @@ class _Script:
                 self._config_assignments(model_name, call, out, prefix=())
         if config is not None:
             self._generation_config(config.value, out)
+            if model_name is not None:
+                self._model_defaults(model_name, call, out)
         for keyword in keywords:
             if keyword.arg == "generation_config":
                 continue
@@ -243,11 +260,46 @@ class _Script:
             self._generate_batch(call, out)
         return out
 
+    def _model_defaults(self, name: str, call: ast.Call, out: dict[str, object]) -> None:
+        """The model's own ``generation_config`` under an explicit one: from 4.50.0 each
+        field the explicit config leaves at its default takes the model's value
+        (``_prepare_generation_config``, ``use_model_defaults``; generation/utils.py@v5.19.0),
+        but only for a model saved by 4.50.0 or later, which a script does not say. A
+        speculative or cache setting assigned there is so not settled unless the explicit
+        config sets it to a value of its own."""
+        own: dict[str, object] = {}
+        self._config_assignments(name, call, own, prefix=())
+        for key in own:
+            if out.get(key) is not None or not (
+                key.startswith(SPECULATIVE) or key in _SETTLED_KEYS
+            ):
+                continue
+            stmt = self.assignments[name][key][0]
+            raise InputError(
+                f"{name}.generation_config.{key} not read: generate() is given its own "
+                "generation_config, and whether the model's value fills it depends on the "
+                "transformers version that saved the model (4.50.0 and later); state the "
+                "mechanism and D in the claims file",
+                self.shown,
+                stmt.lineno,
+            )
+
     def _keyword(self, name: str, node: ast.expr, at: ast.expr, out: dict[str, object]) -> None:
         """``name=node`` read into ``out`` (position: ``at``)."""
+        if name == "assistant_model" and isinstance(node, ast.Constant) and node.value is None:
+            return  # no assistant: what generate() defaults to
         if name == "assistant_model" and not (
             isinstance(node, ast.Constant) and isinstance(node.value, str)
         ):
+            if not self._loaded_model(node):  # it may hold None: no assistant then
+                raise InputError(
+                    f"assistant_model not read: {_shown(node)} is not a name bound once to "
+                    "Cls.from_pretrained(…), so whether an assistant runs (it may be None) is "
+                    "not settled; specgate reads a transformers script without running it: "
+                    "state the mechanism and D in the claims file",
+                    self.shown,
+                    *_span(at, self.lines),
+                )
             self._model_of(node, name, out, at=at)
             return
         value = self._value(node)
@@ -266,6 +318,26 @@ class _Script:
                 self.notes.append(f"{name} not read: not a literal ({self.shown}:{at.lineno})")
                 return
         self._put(out, (name,), value, at)
+
+    def _loaded_model(self, node: ast.expr) -> bool:
+        """Whether ``node`` is ``Cls.from_pretrained(…)`` (``.to(…)`` after it too), or a
+        name bound once to one: a model, never None."""
+        if isinstance(node, ast.Name):
+            value = self.bound.get(node.id)
+            if value is None:
+                return False
+            node = value
+        while (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _MODEL_METHODS
+        ):
+            node = node.func.value
+        return (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "from_pretrained"
+        )
 
     def _value(self, node: ast.expr) -> object:
         """A literal, or a name bound once to one (a list or dict only while nothing
@@ -372,16 +444,14 @@ class _Script:
         when it is the one assignment of KEY and stands unconditionally, earlier, in the
         statement list that holds the ``generate`` call (a module's or a function's)."""
         changed = self._changed_otherwise(name)
-        if changed is not None:
-            if prefix or any(k.startswith(SPECULATIVE) for k in self.assignments.get(name, {})):
-                raise InputError(
-                    f"{name}.generation_config may be changed at line {changed} in a way "
-                    "specgate cannot follow (read only as literal assignments of its fields); "
-                    "state the mechanism and D in the claims file",
-                    self.shown,
-                    changed,
-                )
-            return
+        if changed is not None:  # the change may set a speculative key: never settled
+            raise InputError(
+                f"{name}.generation_config may be changed at line {changed} in a way "
+                "specgate cannot follow (read only as literal assignments of its fields); "
+                "state the mechanism and D in the claims file",
+                self.shown,
+                changed,
+            )
         for key, found in self.assignments.get(name, {}).items():
             stmt = found[0]
             value = _literal(stmt.value)
@@ -596,7 +666,7 @@ def _from_pretrained_id(node: ast.expr) -> tuple[str, ast.expr] | None:
     while (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
-        and node.func.attr in ("to", "eval", "cuda", "half", "bfloat16", "float")
+        and node.func.attr in _MODEL_METHODS
     ):
         node = node.func.value
     if (
@@ -669,3 +739,24 @@ def _tokenizer_rows(node: ast.expr | None, script: _Script) -> tuple[int, ast.ex
     if prompts is None:
         return None
     return (1 if prompts[0] is None else prompts[0]), prompts[1]
+
+
+def _sets_only_other_keys(call: ast.Call, config: ast.expr) -> bool:
+    """Whether ``call`` is ``config.update(k=v, …)`` or ``setattr(config, "k", v)`` with
+    only literal names that set neither the mechanism, D nor the cache
+    (``max_new_tokens``, ``pad_token_id``)."""
+    if isinstance(call.func, ast.Attribute) and call.func.value is config:
+        keys: list[object] = [k.arg for k in call.keywords]
+        if call.func.attr != "update" or call.args:
+            return False
+    elif isinstance(call.func, ast.Name) and call.func.id == "setattr" and (
+        len(call.args) == 3 and call.args[0] is config and not call.keywords
+    ):
+        name = call.args[1]
+        keys = [name.value if isinstance(name, ast.Constant) else None]
+    else:
+        return False
+    return all(
+        isinstance(k, str) and not k.startswith(SPECULATIVE) and k not in _SETTLED_KEYS
+        for k in keys
+    )
