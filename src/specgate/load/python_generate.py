@@ -104,6 +104,16 @@ class _Script:
         self.notes: list[str] = []
         self.base: NodePath = ()
         self.pipeline_names = self._pipeline_names()
+        #: names some statement binds to a pipeline(...) call
+        self.pipe_objects = {
+            target.id
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Assign, ast.NamedExpr))
+            and isinstance(node.value, ast.Call)
+            and self._pipe_constructor(node.value.func) is not None
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            if isinstance(target, ast.Name)
+        }
         #: name → KEY → the ``name.generation_config.KEY = …`` statements (one walk)
         self.assignments: dict[str, dict[str, list[ast.Assign]]] = {}
         #: ``X.generation_config`` changed some other way (``.update(…)``, ``setattr``,
@@ -192,6 +202,14 @@ class _Script:
                     generates.append(sub)
                 elif self._pipe_constructor(sub.func) is None and self._is_pipe_object(sub.func):
                     pipes.append(sub)
+                elif isinstance(sub.func, ast.Name) and sub.func.id in self.pipe_objects:
+                    raise InputError(
+                        f"which pipeline {sub.func.id}(...) calls is not settled: the name is "
+                        "bound more than once (or declared global); specgate reads a "
+                        "transformers script without running it: bind the pipeline once",
+                        self.shown,
+                        sub.lineno,
+                    )
                 elif self._pipe_constructor(sub.func) is not None and any(
                     k.arg == "assistant_model" for k in sub.keywords
                 ):
@@ -402,6 +420,19 @@ class _Script:
     def _generation_config(self, node: ast.expr, out: dict[str, object]) -> None:
         """``GenerationConfig(k=v, …)`` (inline or bound once): its literal keywords."""
         if isinstance(node, ast.Name) and node.id in self.bound:
+            changed = [
+                read.lineno
+                for read in self.reads.get(node.id, [])
+                if not isinstance(self.parents.get(id(read)), ast.keyword)
+            ]
+            if changed:  # gc.KEY = …, gc.update(…), setattr(gc, …): may set any key
+                raise InputError(
+                    f"generation_config {node.id} not read: it may be changed at line "
+                    f"{changed[0]} (read only as GenerationConfig(...) of literals, bound "
+                    "once and only passed on); state the mechanism and D in the claims file",
+                    self.shown,
+                    changed[0],
+                )
             node = self.bound[node.id]
         if not (isinstance(node, ast.Call) and called_name(node.func) == "GenerationConfig"):
             self.notes.append(
@@ -613,6 +644,11 @@ class _Script:
         if len(made.args) > 1:
             self._keyword("model", made.args[1], made.args[1], out)
         batch: tuple[object, ast.expr] = (1, made)
+        target = next((k.value for k in made.keywords if k.arg == "model"), None)
+        if isinstance(target, ast.Name) and not any(  # the model's own config, then kwargs
+            k.arg == "generation_config" for k in call.keywords
+        ):
+            self._config_assignments(target.id, call, out, prefix=())
         for keyword in made.keywords:
             if keyword.arg in _PIPELINE_ONLY:
                 continue
@@ -631,6 +667,13 @@ class _Script:
         config = next((k for k in call.keywords if k.arg == "generation_config"), None)
         if config is not None:  # the call's own keywords win over it
             self._generation_config(config.value, out)
+            if isinstance(target, ast.Name):
+                self._model_defaults(target.id, call, out)
+        helper = next((k.value for k in made.keywords if k.arg == "assistant_model"), None)
+        if isinstance(helper, ast.Name):  # where the candidate generator reads D
+            self._config_assignments(
+                helper.id, call, out, prefix=("assistant_generation_config",)
+            )
         for keyword in call.keywords:
             if keyword.arg == "batch_size":
                 batch = (self._value(keyword.value), keyword.value)
