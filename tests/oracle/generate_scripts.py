@@ -83,7 +83,7 @@ def _statement(rng: random.Random, names: tuple[str, ...]) -> str:
     key = rng.choice(KEYS)
     kind = rng.choice(["config", "config", "config", "rebind", "kwmut", "promptmut",
                        "inputmut", "gcmut", "setattr", "getattr", "globals", "exit",
-                       "del", "shadow", "update", "replace", "vars"])
+                       "del", "shadow", "update", "replace", "vars", "loop", "loop"])
     val = _value(rng, key)
     if kind == "config":
         if who == "alias":
@@ -128,6 +128,17 @@ def _statement(rng: random.Random, names: tuple[str, ...]) -> str:
         return rng.choice(['globals()["draft"] = model', "globals()['kw'] = {}",
                            'exec("model.generation_config.prompt_lookup_num_tokens = 2")',
                            'eval("0")'])
+    if kind == "loop":
+        return rng.choice([
+            f"for n in (3, 5):\n    {'model' if who == 'alias' else who}"
+            f".generation_config.{key} = n",
+            f"model.generation_config.{key} = {val}\nmodel.generation_config.{key} = {val}",
+            f"model.generation_config.{key} += 1" if key != "cache_implementation" else
+            f"model.generation_config.{key} = None",
+            f"model.generation_config.{key} = draft.generation_config.{key} = {val}",
+            f"cfg = model.generation_config\ncfg.{key} = {val}",
+            f"lst = [model]\nlst[0].generation_config.{key} = {val}",
+        ])
     if kind == "exit":
         return rng.choice(["sys.exit(0)", "raise SystemExit", "raise RuntimeError('x')"])
     if kind == "del":
@@ -222,6 +233,9 @@ def script(rng: random.Random) -> str:
     else:
         ind = "\n    "
         inner = ind + "\n".join([*body, call]).replace("\n", ind)
+        if place == "main_fn" and rng.random() < 0.3:
+            cond, _ = rng.choice(CONDITIONS)
+            inner = f"{ind}if {cond}:{ind}    return" + inner
         if place == "main_guard":
             tail = [f'if __name__ == "__main__":{inner}']
         else:

@@ -22,11 +22,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from tests.oracle.generate_scripts import script as random_script
+from tests.oracle.transformers_stub import SOURCE
+
 from specgate.core.errors import InputError
 from specgate.load.document import Document
 from specgate.load.python_generate import load_transformers_script
-from tests.oracle.generate_scripts import script as random_script
-from tests.oracle.transformers_stub import SOURCE
 
 CASES = int(os.environ.get("SPECGATE_ORACLE_CASES", "60"))
 #: transformers' defaults at 5.19.0 of the fields compared (generation/configuration_utils.py)
@@ -87,14 +89,13 @@ def disagreements(doc: Document, ran: list[dict[str, object]]) -> list[str]:
             if speculates and not hidden:
                 wrong.append(f"missed: line {line} ran assisted generation, not read")
             continue
-        if "assistant_model" in mapping or not hidden:
-            if ("assistant_model" in mapping) != record["assistant"]:
-                wrong.append(f"assistant at line {line}: read {'assistant_model' in mapping}")
+        read_assistant = "assistant_model" in mapping
+        if (read_assistant or not hidden) and read_assistant != record["assistant"]:
+            wrong.append(f"assistant at line {line}: read {read_assistant}")
         for key, default in DEFAULTS.items():
-            if key in mapping or not hidden:
-                if mapping.get(key, default) != record[key]:
-                    wrong.append(f"{key} at line {line}: read {mapping.get(key, default)!r}, "
-                                 f"ran {record[key]!r}")
+            if (key in mapping or not hidden) and mapping.get(key, default) != record[key]:
+                wrong.append(f"{key} at line {line}: read {mapping.get(key, default)!r}, "
+                             f"ran {record[key]!r}")
         if record["assistant"] and "assistant_model" in mapping:
             own = mapping.get("assistant_generation_config")
             d = own.get("num_assistant_tokens", 20) if isinstance(own, dict) else 20
@@ -137,3 +138,124 @@ def test_generate_reader_agrees_with_python_or_is_unsettled(tmp_path: Path) -> N
         f"{len(wrong)} of {CASES} read otherwise than Python ran:\n{wrong[0][0]}\n{wrong[0][1]}"
     )
     assert isinstance(counts["agreed"], int) and counts["agreed"] > CASES // 4
+
+
+HEAD = (
+    "from transformers import AutoModelForCausalLM, AutoTokenizer, GenerationConfig, pipeline\n"
+    'tok = AutoTokenizer.from_pretrained("tok")\n'
+    'model = AutoModelForCausalLM.from_pretrained("target")\n'
+    'draft = AutoModelForCausalLM.from_pretrained("draft")\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "line"),
+    [
+        # found by the oracle, each worked by hand against transformers@v5.19.0:
+        # an assistant that may be None (generate() then runs no assisted generation)
+        ('model.generate(tok("x").input_ids, assistant_model=draft if X else None)\n', 5),
+        ('helper = None\nmodel.generate(tok("x").input_ids, assistant_model=helper)\n', 6),
+        # the model's config changed by a route not followed: update(), setattr, by name
+        ("model.generation_config.update(prompt_lookup_num_tokens=3)\n"
+         'model.generate(tok("x").input_ids)\n', 5),
+        ('setattr(model.generation_config, "prompt_lookup_num_tokens", 3)\n'
+         'model.generate(tok("x").input_ids)\n', 5),
+        ('getattr(model, "generation_config").prompt_lookup_num_tokens = 3\n'
+         'model.generate(tok("x").input_ids)\n', 5),
+        ('vars(model.generation_config)["cache_implementation"] = "static"\n'
+         'model.generate(tok("x").input_ids, assistant_model=draft)\n', 5),
+        # a generation config changed after it is made (gc.update, gc.KEY = …)
+        ("gc = GenerationConfig(max_new_tokens=4)\ngc.prompt_lookup_num_tokens = 3\n"
+         'model.generate(tok("x").input_ids, generation_config=gc)\n', 6),
+        # a pipeline name bound twice (global in main()): which pipeline runs is open
+        ("def main():\n    global pipe\n"
+         '    pipe = pipeline("text-generation", model="t", prompt_lookup_num_tokens=3)\n'
+         '    pipe("x")\nmain()\n', 8),
+    ],
+)
+def test_routes_the_oracle_found_read_wrongly_are_unsettled(body: str, line: int) -> None:
+    with pytest.raises(InputError) as caught:
+        load_transformers_script(HEAD + "X = 0\n" + body if "X" in body else HEAD + body,
+                                 "s.py")
+    assert caught.value.line == line + (1 if "X" in body else 0)
+
+
+def test_an_assistant_of_none_is_no_assistant() -> None:
+    # generate(assistant_model=None) is generate() without one: greedy search, nothing drafted
+    doc = load_transformers_script(
+        HEAD + 'model.generate(tok("x").input_ids, assistant_model=None)\n', "s.py"
+    )
+    assert doc is not None and doc.data == {"model": "target"}
+    doc = load_transformers_script(
+        HEAD + 'pipeline("text-generation", model="t", assistant_model=None)("x")\n', "s.py"
+    )
+    assert doc is not None and isinstance(doc.data, dict)
+    assert "assistant_model" not in doc.data
+
+
+def test_a_pipeline_over_a_model_object_runs_that_models_config() -> None:
+    # Pipeline.__call__ → model.generate(…) with no generation_config: the model's own,
+    # prompt lookup 6 from line 5 (the pipeline's batch of one string: 1)
+    body = (
+        "model.generation_config.prompt_lookup_num_tokens = 6\n"
+        'pipe = pipeline("text-generation", model=model)\n'
+        'pipe("x")\n'
+    )
+    doc = load_transformers_script(HEAD + body, "s.py")
+    assert doc is not None and isinstance(doc.data, dict)
+    assert doc.data["prompt_lookup_num_tokens"] == 6
+    assert doc.data["batch_size"] == 1
+    # and the assistant's own config is where D is read: 3 from line 5
+    body = (
+        "draft.generation_config.num_assistant_tokens = 3\n"
+        'pipe = pipeline("text-generation", model="t", assistant_model=draft)\n'
+        'pipe("x")\n'
+    )
+    doc = load_transformers_script(HEAD + body, "s.py")
+    assert doc is not None and isinstance(doc.data, dict)
+    assert doc.data["assistant_generation_config"] == {"num_assistant_tokens": 3}
+
+
+_PY_HEAD = (
+    "from transformers import AutoModelForCausalLM\n"
+    'm = AutoModelForCausalLM.from_pretrained("t")\n'
+)
+_CALL = "m.generate(prompt_lookup_num_tokens=3)\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        ((_PY_HEAD + "x = " + "-" * 100000 + "1\n" + _CALL).encode(), None),  # recursion
+        ((_PY_HEAD + "x = m" + ".to()" * 30000 + "\n" + _CALL).encode(), None),
+        ((_PY_HEAD + "x = " + "(" * 5000 + ")" * 5000 + "\n" + _CALL).encode(), 3),
+        ((_PY_HEAD + "".join(" " * i + "if 1:\n" for i in range(120)) + _CALL).encode(), 103),
+        (_PY_HEAD.encode() + b"x = '\xff'\n" + _CALL.encode(), 3),  # not UTF-8
+        (_PY_HEAD.encode() + b"x = 1\x00\n" + _CALL.encode(), None),  # a NUL byte
+        ((_PY_HEAD + "m.generate(prompt_lookup_num_tokens=3\nx = 1\n").encode(), 3),
+        ((_PY_HEAD + "m.generate(prompt_lookup_num_tokens=" + "9" * 5000 + ")\n").encode(), 3),
+    ],
+)
+def test_a_hostile_script_is_one_line_and_exit_2(
+    source: bytes, line: int | None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from specgate.cli.main import main
+
+    (tmp_path / "gen.py").write_bytes(source)
+    (tmp_path / "specgate.yaml").write_text(
+        "version: 1\ndeployments:\n  - name: d\n"
+        "    model: {name: m, query_heads: 32, kv_heads: 8, parameters_b: 8}\n"
+        "    speculation: {enabled: true, engine: transformers, engine_config: gen.py}\n"
+        "    evidence: {accept_length: 3.0}\n",
+        encoding="utf-8",
+    )
+    assert main(["check", str(tmp_path / "specgate.yaml")]) == 2
+    captured = capsys.readouterr()
+    err = "\n".join(
+        line for line in (captured.out + captured.err).splitlines() if "gen.py" in line
+    )
+    assert "Traceback" not in captured.out + captured.err
+    assert len(err.splitlines()) == 1, captured
+    assert "gen.py" in err
+    if line is not None:
+        assert f"gen.py:{line}:" in err, err

@@ -178,3 +178,24 @@ class Order:
             and not isinstance(self.tree.body[i], (ast.FunctionDef, ast.AsyncFunctionDef))
             for i in users
         )
+
+
+def keys_set(call: ast.Call, config: ast.expr) -> list[str | None] | None:
+    """The keys ``call`` sets on the object ``config`` when it is ``config.update(k=v, …)``
+    or ``setattr(config, "k", v)`` (None for a key not written as a literal name); None
+    for any other call."""
+    if isinstance(call.func, ast.Attribute) and call.func.value is config:
+        if call.func.attr != "update" or call.args:
+            return None
+        return [k.arg for k in call.keywords]
+    if (
+        isinstance(call.func, ast.Name)
+        and call.func.id == "setattr"
+        and len(call.args) == 3
+        and call.args[0] is config
+        and not call.keywords
+    ):
+        name = call.args[1]
+        return [name.value if isinstance(name, ast.Constant) and isinstance(
+            name.value, str) else None]
+    return None

@@ -43,7 +43,14 @@ import ast
 from specgate.core.errors import InputError
 from specgate.load.document import Document, NodePath, PositionRow, Positions
 from specgate.load.python_calls import CALLS as LAUNCHERS
-from specgate.load.python_flow import Order, bindings, called_name, imported_roots, live_nodes
+from specgate.load.python_flow import (
+    Order,
+    bindings,
+    called_name,
+    imported_roots,
+    keys_set,
+    live_nodes,
+)
 from specgate.load.python_launcher import MAX_CALLS, _literal, _shown, _span, _Unread
 
 #: Modules whose import makes a file a launcher of another engine (read by
@@ -279,12 +286,10 @@ class _Script:
         return out
 
     def _model_defaults(self, name: str, call: ast.Call, out: dict[str, object]) -> None:
-        """The model's own ``generation_config`` under an explicit one: from 4.50.0 each
-        field the explicit config leaves at its default takes the model's value
-        (``_prepare_generation_config``, ``use_model_defaults``; generation/utils.py@v5.19.0),
-        but only for a model saved by 4.50.0 or later, which a script does not say. A
-        speculative or cache setting assigned there is so not settled unless the explicit
-        config sets it to a value of its own."""
+        """Under an explicit config, a field it leaves at its default takes the model's
+        value when the model was saved by 4.50.0 or later (``use_model_defaults``,
+        ``_prepare_generation_config``, generation/utils.py@v5.19.0), which a script does
+        not say: such a speculative or cache setting of the model is not settled."""
         own: dict[str, object] = {}
         self._config_assignments(name, call, own, prefix=())
         for key in own:
@@ -292,14 +297,12 @@ class _Script:
                 key.startswith(SPECULATIVE) or key in _SETTLED_KEYS
             ):
                 continue
-            stmt = self.assignments[name][key][0]
             raise InputError(
                 f"{name}.generation_config.{key} not read: generate() is given its own "
-                "generation_config, and whether the model's value fills it depends on the "
-                "transformers version that saved the model (4.50.0 and later); state the "
-                "mechanism and D in the claims file",
+                "generation_config, which takes the model's value only if transformers "
+                "4.50.0 or later saved the model; state the mechanism and D in the claims file",
                 self.shown,
-                stmt.lineno,
+                self.assignments[name][key][0].lineno,
             )
 
     def _keyword(self, name: str, node: ast.expr, at: ast.expr, out: dict[str, object]) -> None:
@@ -784,22 +787,12 @@ def _tokenizer_rows(node: ast.expr | None, script: _Script) -> tuple[int, ast.ex
     return (1 if prompts[0] is None else prompts[0]), prompts[1]
 
 
+
 def _sets_only_other_keys(call: ast.Call, config: ast.expr) -> bool:
-    """Whether ``call`` is ``config.update(k=v, …)`` or ``setattr(config, "k", v)`` with
-    only literal names that set neither the mechanism, D nor the cache
-    (``max_new_tokens``, ``pad_token_id``)."""
-    if isinstance(call.func, ast.Attribute) and call.func.value is config:
-        keys: list[object] = [k.arg for k in call.keywords]
-        if call.func.attr != "update" or call.args:
-            return False
-    elif isinstance(call.func, ast.Name) and call.func.id == "setattr" and (
-        len(call.args) == 3 and call.args[0] is config and not call.keywords
-    ):
-        name = call.args[1]
-        keys = [name.value if isinstance(name, ast.Constant) else None]
-    else:
-        return False
-    return all(
+    """Whether ``call`` sets only keys of ``config`` read nowhere here
+    (:func:`~specgate.load.python_flow.keys_set`): no mechanism, D or cache."""
+    keys = keys_set(call, config)
+    return keys is not None and all(
         isinstance(k, str) and not k.startswith(SPECULATIVE) and k not in _SETTLED_KEYS
         for k in keys
     )
