@@ -167,6 +167,11 @@ HEAD = (
         # a generation config changed after it is made (gc.update, gc.KEY = …)
         ("gc = GenerationConfig(max_new_tokens=4)\ngc.prompt_lookup_num_tokens = 3\n"
          'model.generate(tok("x").input_ids, generation_config=gc)\n', 6),
+        # names re-bound through a scope's mapping or a computed attribute name
+        ('kw = {"prompt_lookup_num_tokens": 3}\nglobals()["kw"] = {}\n'
+         'model.generate(tok("x").input_ids, **kw)\n', 6),
+        ('setattr(model, "generation" + "_config", GenerationConfig())\n'
+         'model.generate(tok("x").input_ids, assistant_model=draft)\n', 5),
         # a pipeline name bound twice (global in main()): which pipeline runs is open
         ("def main():\n    global pipe\n"
          '    pipe = pipeline("text-generation", model="t", prompt_lookup_num_tokens=3)\n'

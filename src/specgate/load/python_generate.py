@@ -44,12 +44,15 @@ from specgate.core.errors import InputError
 from specgate.load.document import Document, NodePath, PositionRow, Positions
 from specgate.load.python_calls import CALLS as LAUNCHERS
 from specgate.load.python_flow import (
+    MODEL_METHODS,
     Order,
     bindings,
     called_name,
+    from_pretrained_id,
     imported_roots,
     keys_set,
     live_nodes,
+    rebinds_by_name,
 )
 from specgate.load.python_launcher import MAX_CALLS, _literal, _shown, _span, _Unread
 
@@ -63,7 +66,6 @@ _TOKENIZER_WORDS = ("Tokenizer", "Processor")
 #: Reads of a tokenizer's output that leave its rows as made.
 _OUTPUT_READS = frozenset({"input_ids", "attention_mask", "to", "shape"})
 #: pipeline() keywords that reach no generate() call.
-_MODEL_METHODS = ("to", "eval", "cuda", "half", "bfloat16", "float")
 #: generation-config keys besides the speculative ones whose value is settled here
 _SETTLED_KEYS = frozenset({"cache_implementation"})
 _PIPELINE_ONLY = frozenset({"task", "tokenizer", "device", "device_map", "torch_dtype", "dtype"})
@@ -198,10 +200,13 @@ class _Script:
             for sub in ast.walk(node):
                 if not isinstance(sub, ast.Call):
                     continue
-                if isinstance(sub.func, ast.Name) and sub.func.id in _DYNAMIC:
+                if isinstance(sub.func, ast.Name) and (
+                    sub.func.id in _DYNAMIC or rebinds_by_name(sub)
+                ):
                     raise InputError(
                         f"which generate() call runs is not settled: {sub.func.id}(...) may "
-                        "run any code; specgate reads a transformers script without running it",
+                        "run any code or bind any name; specgate reads a transformers script "
+                        "without running it",
                         self.shown,
                         sub.lineno,
                     )
@@ -351,7 +356,7 @@ class _Script:
         while (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
-            and node.func.attr in _MODEL_METHODS
+            and node.func.attr in MODEL_METHODS
         ):
             node = node.func.value
         return (
@@ -409,7 +414,7 @@ class _Script:
         value = self.bound.get(name) if name is not None else None
         if value is None and isinstance(node, ast.expr):
             value = node
-        loaded = _from_pretrained_id(value) if value is not None else None
+        loaded = from_pretrained_id(value) if value is not None else None
         if loaded is not None:
             self._put(out, (key,), loaded[0], at if at is not None else loaded[1])
         elif key == "assistant_model" and at is not None:
@@ -513,10 +518,10 @@ class _Script:
         aliased, or a field assignment through another name that may hold the same model
         (one not bound once to its own ``from_pretrained``)."""
         lines = [line for base, line in self.touched if base in (None, name)]
-        own = _from_pretrained_id(self.bound[name]) if name in self.bound else None
+        own = from_pretrained_id(self.bound[name]) if name in self.bound else None
         for other, keys in self.assignments.items():
             distinct = own is not None and other in self.bound and (
-                _from_pretrained_id(self.bound[other]) is not None
+                from_pretrained_id(self.bound[other]) is not None
             )
             if other != name and not distinct:
                 lines.extend(stmt.lineno for stmts in keys.values() for stmt in stmts)
@@ -705,27 +710,6 @@ class _Script:
         else:
             rows = 1 if prompts[0] is None else min(size, prompts[0])
             self._put(out, ("batch_size",), rows, at if rows > 1 else prompts[1])
-
-
-def _from_pretrained_id(node: ast.expr) -> tuple[str, ast.expr] | None:
-    """``"id"`` of ``Cls.from_pretrained("id", …)`` (``.to(…)``/``.eval()`` after it too)."""
-    while (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr in _MODEL_METHODS
-    ):
-        node = node.func.value
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "from_pretrained"
-    ):
-        first = node.args[0] if node.args else next(
-            (k.value for k in node.keywords if k.arg == "pretrained_model_name_or_path"), None
-        )
-        if isinstance(first, ast.Constant) and isinstance(first.value, str):
-            return first.value, first
-    return None
 
 
 def _is_tokenizer(made: ast.Call) -> bool:
