@@ -167,6 +167,10 @@ HEAD = (
         # a generation config changed after it is made (gc.update, gc.KEY = …)
         ("gc = GenerationConfig(max_new_tokens=4)\ngc.prompt_lookup_num_tokens = 3\n"
          'model.generate(tok("x").input_ids, generation_config=gc)\n', 6),
+        # a call's keyword not read over a generation config's: the keyword runs
+        ('gc = GenerationConfig(cache_implementation="dynamic")\n'
+         'model.generate(tok("x").input_ids, generation_config=gc, '
+         'cache_implementation="sta" + "tic", assistant_model=draft)\n', 6),
         # names re-bound through a scope's mapping or a computed attribute name
         ('kw = {"prompt_lookup_num_tokens": 3}\nglobals()["kw"] = {}\n'
          'model.generate(tok("x").input_ids, **kw)\n', 6),

@@ -330,7 +330,10 @@ class _Script:
             return
         value = self._value(node)
         if isinstance(value, _Unread):
-            if name.startswith(SPECULATIVE) and name != "assistant_tokenizer":
+            out.pop(name, None)  # an earlier value (a generation config's) does not run
+            if (name.startswith(SPECULATIVE) or name in _SETTLED_KEYS) and (
+                name != "assistant_tokenizer"
+            ):
                 raise InputError(
                     f"{name} not read: not a literal ({_shown(node)}); specgate reads a "
                     "transformers script's literal values and never runs it: write the value "
