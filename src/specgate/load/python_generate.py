@@ -30,10 +30,14 @@ string, min(B, n) for a list of n strings (``Pipeline.__call__`` batches a list 
 B = 1. Anything else leaves the batch size unsettled, said in ``notes``; never guessed.
 
 A speculative keyword (``assistant_*``, ``num_assistant_*``, ``prompt_lookup_num_tokens``)
-whose value is not settled is an :class:`InputError` at its line, as a Python launcher's
-speculative keyword is (:mod:`specgate.load.python_launcher`). Code that never runs (``if
-False:``, a function no live code names) is skipped; ``exec``/``eval``/``compile``/
-``__import__`` make the reading unsettled (an :class:`InputError` at its line).
+whose value is not settled (and ``cache_implementation``; an ``assistant_model`` that may
+be None; a generation config changed by a route not followed) is an :class:`InputError`
+at its line, as a Python launcher's speculative keyword is
+(:mod:`specgate.load.python_launcher`). Code that never runs (``if False:``, a function no
+live code names) is skipped; ``exec``/``eval``/``compile``/``__import__``, ``globals()``/
+``vars()`` and ``setattr`` with a computed name make the reading unsettled (an
+:class:`InputError` at its line). tests/oracle/test_python_generate_oracle.py holds every
+value settled here to what Python runs.
 """
 
 from __future__ import annotations
