@@ -171,6 +171,11 @@ HEAD = (
         ('gc = GenerationConfig(cache_implementation="dynamic")\n'
          'model.generate(tok("x").input_ids, generation_config=gc, '
          'cache_implementation="sta" + "tic", assistant_model=draft)\n', 6),
+        # a model name re-bound: the field set may be another model's (the swap runs
+        # the draft, whose prompt_lookup_num_tokens is None)
+        ("model.generation_config.prompt_lookup_num_tokens = 1\n"
+         "model, draft = draft, model\n"
+         'model.generate(tok("x").input_ids)\n', 5),
         # names re-bound through a scope's mapping or a computed attribute name
         ('kw = {"prompt_lookup_num_tokens": 3}\nglobals()["kw"] = {}\n'
          'model.generate(tok("x").input_ids, **kw)\n', 6),

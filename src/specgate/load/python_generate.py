@@ -526,6 +526,9 @@ class _Script:
         (one not bound once to its own ``from_pretrained``)."""
         lines = [line for base, line in self.touched if base in (None, name)]
         own = from_pretrained_id(self.bound[name]) if name in self.bound else None
+        if name not in self.bound:  # re-bound: its fields may be another model's
+            lines.extend(s.lineno for stmts in self.assignments.get(name, {}).values()
+                         for s in stmts)
         for other, keys in self.assignments.items():
             distinct = own is not None and other in self.bound and (
                 from_pretrained_id(self.bound[other]) is not None
