@@ -309,14 +309,22 @@ def test_an_assignment_before_generate_in_a_function_is_followed() -> None:
     assert doc.locate(("assistant_generation_config", "num_assistant_tokens")) == (6, 52)
 
 
-def test_the_models_own_config_is_not_read_under_an_explicit_generation_config() -> None:
+def test_the_models_own_config_under_an_explicit_generation_config_is_unsettled() -> None:
+    # _prepare_generation_config@v5.19.0 fills each field cfg leaves at its default
+    # (prompt_lookup_num_tokens None) from the model's own config when the model was saved
+    # by 4.50.0 or later (use_model_defaults): prompt lookup 3 may run or not
     body = (
-        "model.generation_config.prompt_lookup_num_tokens = 3\n"
+        "model.generation_config.prompt_lookup_num_tokens = 3\n"  # line 5
         "cfg = GenerationConfig(max_new_tokens=8)\n"
         'model.generate(tok("x").input_ids, generation_config=cfg, assistant_model=draft)\n'
     )
-    doc = load_script(HEAD + body, "s.py")
-    assert isinstance(doc.data, dict) and "prompt_lookup_num_tokens" not in doc.data
+    with pytest.raises(InputError) as caught:
+        load_script(HEAD + body, "s.py")
+    assert caught.value.line == 5
+    # the explicit config's own value wins whatever the model's: settled
+    doc = load_script(HEAD + body.replace("max_new_tokens=8", "prompt_lookup_num_tokens=4"),
+                      "s.py")
+    assert isinstance(doc.data, dict) and doc.data["prompt_lookup_num_tokens"] == 4
 
 
 def test_a_transformers_script_that_generates_nothing_configures_nothing() -> None:

@@ -13,6 +13,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+#: a model's methods that return the model (``.to(device)``, ``.eval()``)
+MODEL_METHODS = ("to", "eval", "cuda", "half", "bfloat16", "float")
+
 
 def imported_roots(tree: ast.Module) -> Iterator[str]:
     for node in ast.walk(tree):
@@ -178,3 +181,60 @@ class Order:
             and not isinstance(self.tree.body[i], (ast.FunctionDef, ast.AsyncFunctionDef))
             for i in users
         )
+
+
+def keys_set(call: ast.Call, config: ast.expr) -> list[str | None] | None:
+    """The keys ``call`` sets on the object ``config`` when it is ``config.update(k=v, …)``
+    or ``setattr(config, "k", v)`` (None for a key not written as a literal name); None
+    for any other call."""
+    if isinstance(call.func, ast.Attribute) and call.func.value is config:
+        if call.func.attr != "update" or call.args:
+            return None
+        return [k.arg for k in call.keywords]
+    if (
+        isinstance(call.func, ast.Name)
+        and call.func.id == "setattr"
+        and len(call.args) == 3
+        and call.args[0] is config
+        and not call.keywords
+    ):
+        name = call.args[1]
+        return [name.value if isinstance(name, ast.Constant) and isinstance(
+            name.value, str) else None]
+    return None
+
+
+def rebinds_by_name(call: ast.Call) -> bool:
+    """``globals()``/``locals()``/``vars()`` (a scope's names as a mapping), or
+    ``setattr``/``delattr`` with a name that is no literal: any name or attribute
+    (a model's ``generation_config``, a kwargs dict) may change."""
+    assert isinstance(call.func, ast.Name)
+    if call.func.id in ("globals", "locals", "vars"):
+        return not call.args
+    if call.func.id in ("setattr", "delattr"):
+        name = call.args[1] if len(call.args) > 1 else None
+        return not (isinstance(name, ast.Constant) and isinstance(name.value, str))
+    return False
+
+
+
+def from_pretrained_id(node: ast.expr) -> tuple[str, ast.expr] | None:
+    """``"id"`` of ``Cls.from_pretrained("id", …)`` (``.to(…)``/``.eval()`` after it too)."""
+    while (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in MODEL_METHODS
+    ):
+        node = node.func.value
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "from_pretrained"
+    ):
+        first = node.args[0] if node.args else next(
+            (k.value for k in node.keywords if k.arg == "pretrained_model_name_or_path"), None
+        )
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            return first.value, first
+    return None
+

@@ -30,10 +30,14 @@ string, min(B, n) for a list of n strings (``Pipeline.__call__`` batches a list 
 B = 1. Anything else leaves the batch size unsettled, said in ``notes``; never guessed.
 
 A speculative keyword (``assistant_*``, ``num_assistant_*``, ``prompt_lookup_num_tokens``)
-whose value is not settled is an :class:`InputError` at its line, as a Python launcher's
-speculative keyword is (:mod:`specgate.load.python_launcher`). Code that never runs (``if
-False:``, a function no live code names) is skipped; ``exec``/``eval``/``compile``/
-``__import__`` make the reading unsettled (an :class:`InputError` at its line).
+whose value is not settled (and ``cache_implementation``; an ``assistant_model`` that may
+be None; a generation config changed by a route not followed) is an :class:`InputError`
+at its line, as a Python launcher's speculative keyword is
+(:mod:`specgate.load.python_launcher`). Code that never runs (``if False:``, a function no
+live code names) is skipped; ``exec``/``eval``/``compile``/``__import__``, ``globals()``/
+``vars()`` and ``setattr`` with a computed name make the reading unsettled (an
+:class:`InputError` at its line). tests/oracle/test_python_generate_oracle.py holds every
+value settled here to what Python runs.
 """
 
 from __future__ import annotations
@@ -43,7 +47,17 @@ import ast
 from specgate.core.errors import InputError
 from specgate.load.document import Document, NodePath, PositionRow, Positions
 from specgate.load.python_calls import CALLS as LAUNCHERS
-from specgate.load.python_flow import Order, bindings, called_name, imported_roots, live_nodes
+from specgate.load.python_flow import (
+    MODEL_METHODS,
+    Order,
+    bindings,
+    called_name,
+    from_pretrained_id,
+    imported_roots,
+    keys_set,
+    live_nodes,
+    rebinds_by_name,
+)
 from specgate.load.python_launcher import MAX_CALLS, _literal, _shown, _span, _Unread
 
 #: Modules whose import makes a file a launcher of another engine (read by
@@ -56,6 +70,8 @@ _TOKENIZER_WORDS = ("Tokenizer", "Processor")
 #: Reads of a tokenizer's output that leave its rows as made.
 _OUTPUT_READS = frozenset({"input_ids", "attention_mask", "to", "shape"})
 #: pipeline() keywords that reach no generate() call.
+#: generation-config keys besides the speculative ones whose value is settled here
+_SETTLED_KEYS = frozenset({"cache_implementation"})
 _PIPELINE_ONLY = frozenset({"task", "tokenizer", "device", "device_map", "torch_dtype", "dtype"})
 
 
@@ -101,6 +117,16 @@ class _Script:
         self.notes: list[str] = []
         self.base: NodePath = ()
         self.pipeline_names = self._pipeline_names()
+        #: names some statement binds to a pipeline(...) call
+        self.pipe_objects = {
+            target.id
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Assign, ast.NamedExpr))
+            and isinstance(node.value, ast.Call)
+            and self._pipe_constructor(node.value.func) is not None
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            if isinstance(target, ast.Name)
+        }
         #: name → KEY → the ``name.generation_config.KEY = …`` statements (one walk)
         self.assignments: dict[str, dict[str, list[ast.Assign]]] = {}
         #: ``X.generation_config`` changed some other way (``.update(…)``, ``setattr``,
@@ -137,16 +163,28 @@ class _Script:
                     keys = self.assignments.setdefault(target.value.value.id, {})
                     keys.setdefault(target.attr, []).append(node)
                     harmless.add(id(target.value))  # a field assignment followed above
-        # a method called on it (X.generation_config.update(…)) is no harmless read
+        # a method called on it (X.generation_config.update(…)) is no harmless read, unless
+        # it sets only settings read nowhere here (update(max_new_tokens=8), setattr with
+        # such a literal name)
         called = {
             id(n.func.value)
             for n in ast.walk(tree)
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            and not _sets_only_other_keys(n, n.func.value)
         } if configs else set()
         for config in configs:
             base = config.value.id if isinstance(config.value, ast.Name) else None
+            parent = self.parents.get(id(config))
+            if isinstance(parent, ast.Call) and _sets_only_other_keys(parent, config):
+                continue
             if id(config) not in harmless or id(config) in called or base is None:
                 self.touched.append((base, config.lineno))
+        # reached by its name as a string (getattr(m, "generation_config"), __dict__[…])
+        self.touched.extend(
+            (None, n.lineno)
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and n.value == "generation_config"
+        )
         #: callees a list of prompts may be given to without changing its length
         self.text_callees = {"len", "print"} | {
             name
@@ -166,10 +204,13 @@ class _Script:
             for sub in ast.walk(node):
                 if not isinstance(sub, ast.Call):
                     continue
-                if isinstance(sub.func, ast.Name) and sub.func.id in _DYNAMIC:
+                if isinstance(sub.func, ast.Name) and (
+                    sub.func.id in _DYNAMIC or rebinds_by_name(sub)
+                ):
                     raise InputError(
                         f"which generate() call runs is not settled: {sub.func.id}(...) may "
-                        "run any code; specgate reads a transformers script without running it",
+                        "run any code or bind any name; specgate reads a transformers script "
+                        "without running it",
                         self.shown,
                         sub.lineno,
                     )
@@ -177,6 +218,14 @@ class _Script:
                     generates.append(sub)
                 elif self._pipe_constructor(sub.func) is None and self._is_pipe_object(sub.func):
                     pipes.append(sub)
+                elif isinstance(sub.func, ast.Name) and sub.func.id in self.pipe_objects:
+                    raise InputError(
+                        f"which pipeline {sub.func.id}(...) calls is not settled: the name is "
+                        "bound more than once (or declared global); specgate reads a "
+                        "transformers script without running it: bind the pipeline once",
+                        self.shown,
+                        sub.lineno,
+                    )
                 elif self._pipe_constructor(sub.func) is not None and any(
                     k.arg == "assistant_model" for k in sub.keywords
                 ):
@@ -227,6 +276,8 @@ class _Script:
                 self._config_assignments(model_name, call, out, prefix=())
         if config is not None:
             self._generation_config(config.value, out)
+            if model_name is not None:
+                self._model_defaults(model_name, call, out)
         for keyword in keywords:
             if keyword.arg == "generation_config":
                 continue
@@ -243,16 +294,50 @@ class _Script:
             self._generate_batch(call, out)
         return out
 
+    def _model_defaults(self, name: str, call: ast.Call, out: dict[str, object]) -> None:
+        """Under an explicit config, a field it leaves at its default takes the model's
+        value when the model was saved by 4.50.0 or later (``use_model_defaults``,
+        ``_prepare_generation_config``, generation/utils.py@v5.19.0), which a script does
+        not say: such a speculative or cache setting of the model is not settled."""
+        own: dict[str, object] = {}
+        self._config_assignments(name, call, own, prefix=())
+        for key in own:
+            if out.get(key) is not None or not (
+                key.startswith(SPECULATIVE) or key in _SETTLED_KEYS
+            ):
+                continue
+            raise InputError(
+                f"{name}.generation_config.{key} not read: generate() is given its own "
+                "generation_config, which takes the model's value only if transformers "
+                "4.50.0 or later saved the model; state the mechanism and D in the claims file",
+                self.shown,
+                self.assignments[name][key][0].lineno,
+            )
+
     def _keyword(self, name: str, node: ast.expr, at: ast.expr, out: dict[str, object]) -> None:
         """``name=node`` read into ``out`` (position: ``at``)."""
+        if name == "assistant_model" and isinstance(node, ast.Constant) and node.value is None:
+            return  # no assistant: what generate() defaults to
         if name == "assistant_model" and not (
             isinstance(node, ast.Constant) and isinstance(node.value, str)
         ):
+            if not self._loaded_model(node):  # it may hold None: no assistant then
+                raise InputError(
+                    f"assistant_model not read: {_shown(node)} is not a name bound once to "
+                    "Cls.from_pretrained(…), so whether an assistant runs (it may be None) is "
+                    "not settled; specgate reads a transformers script without running it: "
+                    "state the mechanism and D in the claims file",
+                    self.shown,
+                    *_span(at, self.lines),
+                )
             self._model_of(node, name, out, at=at)
             return
         value = self._value(node)
         if isinstance(value, _Unread):
-            if name.startswith(SPECULATIVE) and name != "assistant_tokenizer":
+            out.pop(name, None)  # an earlier value (a generation config's) does not run
+            if (name.startswith(SPECULATIVE) or name in _SETTLED_KEYS) and (
+                name != "assistant_tokenizer"
+            ):
                 raise InputError(
                     f"{name} not read: not a literal ({_shown(node)}); specgate reads a "
                     "transformers script's literal values and never runs it: write the value "
@@ -266,6 +351,26 @@ class _Script:
                 self.notes.append(f"{name} not read: not a literal ({self.shown}:{at.lineno})")
                 return
         self._put(out, (name,), value, at)
+
+    def _loaded_model(self, node: ast.expr) -> bool:
+        """Whether ``node`` is ``Cls.from_pretrained(…)`` (``.to(…)`` after it too), or a
+        name bound once to one: a model, never None."""
+        if isinstance(node, ast.Name):
+            value = self.bound.get(node.id)
+            if value is None:
+                return False
+            node = value
+        while (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in MODEL_METHODS
+        ):
+            node = node.func.value
+        return (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "from_pretrained"
+        )
 
     def _value(self, node: ast.expr) -> object:
         """A literal, or a name bound once to one (a list or dict only while nothing
@@ -316,7 +421,7 @@ class _Script:
         value = self.bound.get(name) if name is not None else None
         if value is None and isinstance(node, ast.expr):
             value = node
-        loaded = _from_pretrained_id(value) if value is not None else None
+        loaded = from_pretrained_id(value) if value is not None else None
         if loaded is not None:
             self._put(out, (key,), loaded[0], at if at is not None else loaded[1])
         elif key == "assistant_model" and at is not None:
@@ -330,6 +435,19 @@ class _Script:
     def _generation_config(self, node: ast.expr, out: dict[str, object]) -> None:
         """``GenerationConfig(k=v, …)`` (inline or bound once): its literal keywords."""
         if isinstance(node, ast.Name) and node.id in self.bound:
+            changed = [
+                read.lineno
+                for read in self.reads.get(node.id, [])
+                if not isinstance(self.parents.get(id(read)), ast.keyword)
+            ]
+            if changed:  # gc.KEY = …, gc.update(…), setattr(gc, …): may set any key
+                raise InputError(
+                    f"generation_config {node.id} not read: it may be changed at line "
+                    f"{changed[0]} (read only as GenerationConfig(...) of literals, bound "
+                    "once and only passed on); state the mechanism and D in the claims file",
+                    self.shown,
+                    changed[0],
+                )
             node = self.bound[node.id]
         if not (isinstance(node, ast.Call) and called_name(node.func) == "GenerationConfig"):
             self.notes.append(
@@ -372,16 +490,14 @@ class _Script:
         when it is the one assignment of KEY and stands unconditionally, earlier, in the
         statement list that holds the ``generate`` call (a module's or a function's)."""
         changed = self._changed_otherwise(name)
-        if changed is not None:
-            if prefix or any(k.startswith(SPECULATIVE) for k in self.assignments.get(name, {})):
-                raise InputError(
-                    f"{name}.generation_config may be changed at line {changed} in a way "
-                    "specgate cannot follow (read only as literal assignments of its fields); "
-                    "state the mechanism and D in the claims file",
-                    self.shown,
-                    changed,
-                )
-            return
+        if changed is not None:  # the change may set a speculative key: never settled
+            raise InputError(
+                f"{name}.generation_config may be changed at line {changed} in a way "
+                "specgate cannot follow (read only as literal assignments of its fields); "
+                "state the mechanism and D in the claims file",
+                self.shown,
+                changed,
+            )
         for key, found in self.assignments.get(name, {}).items():
             stmt = found[0]
             value = _literal(stmt.value)
@@ -409,10 +525,13 @@ class _Script:
         aliased, or a field assignment through another name that may hold the same model
         (one not bound once to its own ``from_pretrained``)."""
         lines = [line for base, line in self.touched if base in (None, name)]
-        own = _from_pretrained_id(self.bound[name]) if name in self.bound else None
+        own = from_pretrained_id(self.bound[name]) if name in self.bound else None
+        if name not in self.bound:  # re-bound: its fields may be another model's
+            lines.extend(s.lineno for stmts in self.assignments.get(name, {}).values()
+                         for s in stmts)
         for other, keys in self.assignments.items():
             distinct = own is not None and other in self.bound and (
-                _from_pretrained_id(self.bound[other]) is not None
+                from_pretrained_id(self.bound[other]) is not None
             )
             if other != name and not distinct:
                 lines.extend(stmt.lineno for stmts in keys.values() for stmt in stmts)
@@ -543,6 +662,11 @@ class _Script:
         if len(made.args) > 1:
             self._keyword("model", made.args[1], made.args[1], out)
         batch: tuple[object, ast.expr] = (1, made)
+        target = next((k.value for k in made.keywords if k.arg == "model"), None)
+        if isinstance(target, ast.Name) and not any(  # the model's own config, then kwargs
+            k.arg == "generation_config" for k in call.keywords
+        ):
+            self._config_assignments(target.id, call, out, prefix=())
         for keyword in made.keywords:
             if keyword.arg in _PIPELINE_ONLY:
                 continue
@@ -561,6 +685,13 @@ class _Script:
         config = next((k for k in call.keywords if k.arg == "generation_config"), None)
         if config is not None:  # the call's own keywords win over it
             self._generation_config(config.value, out)
+            if isinstance(target, ast.Name):
+                self._model_defaults(target.id, call, out)
+        helper = next((k.value for k in made.keywords if k.arg == "assistant_model"), None)
+        if isinstance(helper, ast.Name):  # where the candidate generator reads D
+            self._config_assignments(
+                helper.id, call, out, prefix=("assistant_generation_config",)
+            )
         for keyword in call.keywords:
             if keyword.arg == "batch_size":
                 batch = (self._value(keyword.value), keyword.value)
@@ -589,27 +720,6 @@ class _Script:
         else:
             rows = 1 if prompts[0] is None else min(size, prompts[0])
             self._put(out, ("batch_size",), rows, at if rows > 1 else prompts[1])
-
-
-def _from_pretrained_id(node: ast.expr) -> tuple[str, ast.expr] | None:
-    """``"id"`` of ``Cls.from_pretrained("id", …)`` (``.to(…)``/``.eval()`` after it too)."""
-    while (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr in ("to", "eval", "cuda", "half", "bfloat16", "float")
-    ):
-        node = node.func.value
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "from_pretrained"
-    ):
-        first = node.args[0] if node.args else next(
-            (k.value for k in node.keywords if k.arg == "pretrained_model_name_or_path"), None
-        )
-        if isinstance(first, ast.Constant) and isinstance(first.value, str):
-            return first.value, first
-    return None
 
 
 def _is_tokenizer(made: ast.Call) -> bool:
@@ -669,3 +779,14 @@ def _tokenizer_rows(node: ast.expr | None, script: _Script) -> tuple[int, ast.ex
     if prompts is None:
         return None
     return (1 if prompts[0] is None else prompts[0]), prompts[1]
+
+
+
+def _sets_only_other_keys(call: ast.Call, config: ast.expr) -> bool:
+    """Whether ``call`` sets only keys of ``config`` read nowhere here
+    (:func:`~specgate.load.python_flow.keys_set`): no mechanism, D or cache."""
+    keys = keys_set(call, config)
+    return keys is not None and all(
+        isinstance(k, str) and not k.startswith(SPECULATIVE) and k not in _SETTLED_KEYS
+        for k in keys
+    )
