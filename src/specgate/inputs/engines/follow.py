@@ -322,10 +322,28 @@ def follow(
         # the model stands in the command's file, not the options file: no span
         spans = {k: v for k, v in config.spans.items() if k != "target_model"}
         config = replace(config, target_model=stated, spans=spans)
-    return _command_fields(config, named, shown)
+    return _command_options(_command_fields(config, named, shown), named)
 
 
 _FIELDS_TABLE = "command_fields"
+_COMMAND_OPTIONS_TABLE = "command_options"
+
+
+def _command_options(config: EngineConfig, named: OptionsFile) -> EngineConfig:
+    """``config`` served with the command's options that the options file may also set
+    as keys (the engine's ``command_options`` table: ``--backend`` → ``backend``), by
+    the engine's reader of them (TensorRT-LLM: :func:`.trtllm.with_backend`)."""
+    from specgate.inputs.engines import trtllm
+
+    data = knowledge(named.engine)
+    if named.engine != "trtllm" or not data.has_table(_COMMAND_OPTIONS_TABLE):
+        return config
+    options = named.source.options(data.flags())
+    for flag, key in data.table(_COMMAND_OPTIONS_TABLE).items():
+        opt = options.get(norm_key(flag))
+        if key == "backend" and opt is not None and isinstance(opt.value, str):
+            config = trtllm.with_backend(config, opt)
+    return config
 
 
 def _command_fields(config: EngineConfig, named: OptionsFile, shown: str) -> EngineConfig:

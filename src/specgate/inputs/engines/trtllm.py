@@ -10,6 +10,7 @@ See docs/engines.md docs/theory.md#vocabulary.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import cast
 
 from specgate.core.vocabulary import Mechanism
@@ -52,6 +53,64 @@ _OVERLAYS = tuple(_DATA.table("option_overlays"))
 _VERIFY_PER_DRAFT: Mapping[str, int] = {
     name: int(factor) for name, factor in _DATA.table("verify_per_draft_token").items()
 }
+#: ``--backend`` values (and the ``trt`` alias) → the backend that serves
+#: (tensorrt_llm/commands/serve.py: ChoiceWithAlias, launch_server).
+_BACKENDS: Mapping[str, str] = _DATA.table("backends")
+_EAGLE_NOTE = "decoding_type Eagle is TensorRT-LLM's backward-compatible alias of Eagle3"
+
+
+def eagle_note(backend: str | None) -> str:
+    """The note on ``decoding_type: Eagle`` for the backend that serves it: ``None``
+    the default PyTorch backend (read as EAGLE-3), else the ``--backend`` value of the
+    TensorRT engine backend as written (``trt``; read as EAGLE-1/2)."""
+    if backend is None:
+        return (
+            _EAGLE_NOTE + " on the PyTorch backend (read as EAGLE-3; an EAGLE-1/2 draft "
+            "checkpoint is incompatible there); the TensorRT engine backend (trtllm-serve "
+            "--backend trt) builds EAGLE-1/2 for LLaMA targets only"
+        )
+    return (
+        f"decoding_type Eagle on the TensorRT engine backend (backend {backend[:20]!r}) "
+        "builds EAGLE-1/2 (EagleForCausalLM, a LLaMA model): read as EAGLE, not EAGLE-3"
+    )
+
+
+def _eagle(opts: Options, b: Builder, ctx: Context) -> Mechanism:
+    """``decoding_type: Eagle``'s mechanism by the options file's own ``backend`` key
+    (merged over the command's ``--backend``): EAGLE-1/2 on the TensorRT engine
+    backend, else EAGLE-3. A Python launcher's ``backend=`` is not read: the class
+    imported as ``LLM`` decides the backend there."""
+    backend = None if ctx.file.endswith(".py") else opts_get(opts, "backend")
+    if backend is not None and _BACKENDS.get(str(backend.value)) == "tensorrt":
+        b.note(eagle_note(str(backend.value)))
+        return "eagle"
+    b.note(eagle_note(None))
+    return "eagle3"
+
+
+def with_backend(config: EngineConfig, opt: Opt) -> EngineConfig:
+    """``config`` (read from an options file) served with the backend ``opt`` that the
+    launching command states (``trtllm-serve … --backend trt``): the options file's own
+    ``backend`` key wins (update_llm_args_with_extra_dict merges the file over the
+    command), else the command's value is what the engine's checks read as ``backend``,
+    and ``decoding_type: Eagle`` on the TensorRT engine backend is EAGLE-1/2."""
+    options = config.check_options
+    if "backend" in options:
+        return config
+    config = replace(config, check_options={**options, "backend": opt})
+    if str(opt.value) not in _BACKENDS:
+        choices = ", ".join(sorted(_BACKENDS))
+        note = (
+            f"{opt.spelled or '--backend'} {str(opt.value)[:40]!r} is none of trtllm-serve's "
+            f"choices ({choices}; matched case-sensitively): the command is refused; "
+            "read as the default backend"
+        )
+        return replace(config, notes=(*config.notes, note))
+    kind = options.get("spec.decoding_type")
+    if _BACKENDS[str(opt.value)] != "tensorrt" or kind is None or kind.value != "Eagle":
+        return config
+    notes = tuple(n for n in config.notes if not n.startswith(_EAGLE_NOTE))
+    return replace(config, mechanism="eagle", notes=(*notes, eagle_note(str(opt.value))))
 
 
 def _block(data: Mapping[object, object]) -> Mapping[object, object] | None:
@@ -123,12 +182,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     kind = _discriminator(as_str(kind_opt).strip() if kind_opt is not None else "", b, kind_opt)
     mechanism = cast(Mechanism, _DECODING.get(kind, "other"))
     if kind == "Eagle":
-        b.note(
-            "decoding_type Eagle is TensorRT-LLM's backward-compatible alias of Eagle3 on the "
-            "PyTorch backend (read as EAGLE-3; an EAGLE-1/2 draft checkpoint is incompatible "
-            "there); the TensorRT engine backend (trtllm-serve --backend trt) builds EAGLE-1/2 "
-            "for LLaMA targets only, which specgate does not read"
-        )
+        mechanism = _eagle(opts, b, ctx)
     model = first(block, "speculative_model", "speculative_model_dir")
     if model is None:
         model = _former_draft_key(block, b, ctx)
