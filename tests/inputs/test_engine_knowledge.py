@@ -95,6 +95,16 @@ def test_tables_map_to_mechanisms(engine: str) -> None:
         if name == "launch_commands":
             assert values <= {"program", "module"}, values
             continue
+        if name == "command_options":
+            # a flag of the serving command → the options file's key it stands for
+            names = {setting["name"] for setting in data["settings"]}
+            assert set(table["entries"]) <= names, set(table["entries"]) - names
+            assert all(value.isidentifier() for value in values), values
+            continue
+        if name == "backends":
+            # serve.py --backend: a choice or alias → the backend that serves
+            assert values <= set(table["entries"]), values - set(table["entries"])
+            continue
         if name == "server_sections":
             # a disaggregated config's section → its role (exactly one decodes)
             assert values <= {"decode", "prefill"}, values
