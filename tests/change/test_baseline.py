@@ -403,3 +403,45 @@ def test_an_options_file_a_launcher_names_is_read_at_ref(repo: Repo, run_json: R
     assert block(report).get("error") is None
     assert block(report)["accept_length"] == 2.7
     assert "SG403" in codes(report)
+
+
+RUN = (
+    "docker run --gpus all vllm/vllm-openai:{tag} --model meta-llama/Llama-3.1-8B-Instruct "
+    "--speculative-config '{{\"method\": \"ngram\", \"num_speculative_tokens\": 3, "
+    "\"prompt_lookup_max\": 4}}'\n"
+)
+VIA_RUN = """\
+version: 1
+deployments:
+  - name: chat
+    speculation:
+      enabled: true
+      engine: vllm
+      engine_config: serve.sh
+      draft_depth_ratio: 0.01
+    evidence:
+      accept_length: 2.1
+      cache_coherence_eval: true
+"""
+
+
+def test_an_engine_version_change_alone_is_sg403(repo: Repo, run_json: Run) -> None:
+    # new-user trial 2026-12-02, defect 10: the image v0.26.0 → latest with the same AL
+    # changes the engine the AL was measured on (pinned 0.26.0 → not pinned); the ten
+    # stored digest fields are unchanged, so the digest is too, and SG403 names the version
+    repo.write({"specgate.yaml": VIA_RUN, "serve.sh": RUN.format(tag="v0.26.0")})
+    repo.commit()
+    _, report, _ = run_json("check", "--baseline", "HEAD")
+    assert "SG403" not in codes(report)
+    digest = report["files"][0]["deployments"][0]["inputs"]["config_digest"]
+    repo.write({"serve.sh": RUN.format(tag="latest")})
+    _, report, _ = run_json("check", "--baseline", "HEAD")
+    assert report["files"][0]["deployments"][0]["inputs"]["config_digest"] == digest
+    (message,) = [
+        f["message"] for f in report["files"][0]["deployments"][0]["findings"]
+        if f["code"] == "SG403"
+    ]
+    assert message == (
+        "the speculative config changed since HEAD: engine vLLM 0.26.0 → vLLM not pinned, "
+        "but the evidence is identical: AL was measured for the old config"
+    )

@@ -256,3 +256,62 @@ def test_sg207_asks_for_the_other_terms_but_not_for_prefill(
         "Give model.parameters_b or model.hf_config, or measure β at the served concurrency "
         "as evidence.verify_cost_ratio."
     )
+
+
+MEASURE = (
+    "Measure ρ (draft time per pass / target step time) and record it as "
+    "speculation.draft_depth_ratio, or record evidence.measured_speedup at the served "
+    "concurrency"
+)
+
+
+def test_one_instruction_is_said_once_per_deployment(
+    check_text: Callable[..., FileReport],
+) -> None:
+    # new-user trial 2026-12-02, defect 7. A draft model (typical ρ 0.15), D 5, β 1:
+    # "a": AL 3, claim 2.5 > 3 / (1 + 0.15·5) = 1.7143: SG108 (warn) and SG204 (note);
+    # SG204's "Measure ρ …" is the first clause of SG108's: said once.
+    # "b": AL 1.6 < min(2, 1 + 5/2) = 2: SG110 too, claim 1.3 > 1.6 / 1.75 = 0.9143:
+    # SG110's measuring clause is SG108's; the rest of SG110's action stays.
+    body = (
+        "    speculation: {enabled: true, mechanism: draft_model, draft_length: 5}\n"
+        "    evidence: {accept_length: %s, cache_coherence_eval: true}\n"
+        "    claims: {speedup: %s}\n"
+    )
+    a, b = check_text(
+        "version: 1\ndeployments:\n  - name: a\n" + body % (3, 2.5)
+        + "  - name: b\n" + body % (1.6, 1.3)
+    ).deployments
+    assert {f.code for f in a.findings} == {"SG108", "SG204"}
+    assert a.next_actions == (f"{MEASURE}, or lower claims.speedup to 1.7143.",)
+    assert {f.code for f in b.findings} == {"SG108", "SG110", "SG204"}
+    assert b.next_actions == (
+        f"{MEASURE}, or lower claims.speedup to 0.9143.",
+        "Improve the drafter's match to the traffic, or set policy.min_accept_length to the "
+        "floor this mechanism should keep.",
+    )
+    # SG204 alone (no claim): its action is the clause itself
+    (c,) = check_text(
+        "version: 1\ndeployments:\n  - name: c\n"
+        "    speculation: {enabled: true, mechanism: draft_model, draft_length: 5}\n"
+        "    evidence: {accept_length: 3, cache_coherence_eval: false}\n"
+    ).deployments
+    assert c.next_actions[-1] == f"{MEASURE}."
+
+
+def test_no_deployment_repeats_a_clause() -> None:
+    # the kind of defect 7: over the generated grid, no clause of a next action is said
+    # word for word by another of the same deployment
+    found: list[str] = []
+    with tempfile.TemporaryDirectory() as folder:
+        claims = Path(folder) / "g.specgate.yaml"
+        for text in _grid():
+            claims.write_text(text, "utf-8")
+            for dep in check_file(claims, claims.name, CheckOptions()).deployments:
+                for i, action in enumerate(dep.next_actions):
+                    others = [a for j, a in enumerate(dep.next_actions) if j != i]
+                    for clause in action.removesuffix(".").split("; "):
+                        tail = clause[:1].lower() + clause[1:]
+                        if any(clause in o or tail in o for o in others):
+                            found.append(f"{clause!r} twice in {dep.next_actions}")
+    assert found == [], found[:3]

@@ -166,6 +166,22 @@ def test_output_format_is_the_format(sg: InProcess, repo: Path) -> None:
     )
 
 
+def test_o_is_output(sg: InProcess, repo: Path) -> None:
+    # ruff's -o FILE (new-user trial 2026-12-02, defect 12): the same report in the file,
+    # nothing on standard output, and a clash named by the long form
+    (repo / "c.specgate.yaml").write_text(FAILING, "utf-8")
+    long = sg(["check", "--output", "long.txt", "c.specgate.yaml"], repo)
+    short = sg(["check", "-o", "short.txt", "c.specgate.yaml"], repo)
+    glued = sg(["check", "-oglued.txt", "c.specgate.yaml"], repo)
+    assert (long.code, short.code, glued.code) == (1, 1, 1)
+    assert short.out == glued.out == long.out == ""
+    text = (repo / "long.txt").read_text("utf-8")
+    assert "fail SG102" in text
+    assert (repo / "short.txt").read_text("utf-8") == text == (repo / "glued.txt").read_text()
+    clash = sg(["check", "c.specgate.yaml", "-o", "r.sarif", "--sarif-file", "r.sarif"], repo)
+    assert clash.code == 2 and "--output and --sarif-file name the same file" in clash.err
+
+
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [

@@ -30,15 +30,24 @@ def test_tag_pins_the_version(engine: str, text: str, version: tuple[int, ...]) 
 @pytest.mark.parametrize(
     ("text", "why"),
     [
-        ("image: vllm/vllm-openai:latest\n", "(latest)"),
-        ("image: vllm/vllm-openai\n", "(no tag)"),
-        ("image: vllm/vllm-openai@sha256:" + "a" * 64 + "\n", "(a digest)"),
+        # "latest" is said once: the tag shows why (new-user trial 2026-12-02, defect 8)
+        ("image: vllm/vllm-openai:latest\n", "image not pinned: vllm/vllm-openai:latest)"),
+        ("image: vllm/vllm-openai\n", "image not pinned: vllm/vllm-openai (no tag))"),
+        (
+            "image: vllm/vllm-openai@sha256:" + "a" * 64 + "\n",
+            "image not pinned: vllm/vllm-openai@sha256:" + "a" * 64 + " (a digest))",
+        ),
+        (
+            "image: vllm/vllm-openai:nightly\n",
+            "image not pinned: vllm/vllm-openai:nightly (the tag names no version))",
+        ),
     ],
 )
 def test_not_pinned_says_why(text: str, why: str) -> None:
     found = detect_version("vllm", None, text, None)
     assert found.source == "assumed-newest" and found.version is None
     assert found.note is not None and why in found.note
+    assert found.note.count("latest") == text.count("latest")
 
 
 def test_compose_image_from_dotenv(tmp_path: Path) -> None:

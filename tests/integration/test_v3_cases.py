@@ -240,7 +240,14 @@ def test_former_speculative_config_keys_narrow_an_unknown_version(
     )
     (sg310,) = [f for f in dep["findings"] if f["code"] == "SG310"]
     assert sg310["severity"] == "warn"
-    assert "releases before 0.27.1" in sg310["message"]
+    # the recorded fact, then why it may apply (new-user trial 2026-12-02, defect 11)
+    assert sg310["message"] == (
+        "disable_logprobs in speculative_config is refused by vLLM 0.27.1, 0.32.0 (a key of "
+        "older releases); the version is not pinned and may be one without it"
+    )
+    assert sg310["details"].startswith(
+        "the settings used put it at vLLM releases before 0.27.1, where it is not recorded"
+    )
     assert dep["inputs"]["engine"]["implied_versions"]["before"] == "0.27.1"
     assert code == 0
     pinned = tmp_path / "pinned"

@@ -87,6 +87,29 @@ def fields(deployment: Deployment) -> dict[str, Any]:
     }
 
 
+def change_fields(deployment: Deployment) -> dict[str, Any]:
+    """The ten digest fields and ``engine_version``, what SG403 compares with the base
+    revision (docs/change-gate.md#config-digest): the engine and the version it runs as
+    read, pinned or not (``"vLLM 0.26.0"``, ``"vLLM not pinned"``; ``None`` without an
+    engine config). The version stays out of the stored digest, so
+    digests evidence recorded keep matching; a change of it alone is still SG403."""
+    values = fields(deployment)
+    values["engine_version"] = engine_version(deployment)
+    return values
+
+
+def engine_version(deployment: Deployment) -> str | None:
+    """The engine and the version the deployment runs, as read (module docstring)."""
+    engine = _engine(deployment)
+    if engine is None:
+        return None
+    from specgate.inputs.knowledge import knowledge
+
+    name = knowledge(engine.engine).display_name
+    pinned = engine.version if engine.version_source != "assumed-newest" else None
+    return f"{name} {pinned if pinned is not None else 'not pinned'}"
+
+
 def canonical(values: dict[str, Any]) -> str:
     """The canonical JSON the digest hashes (sorted keys, no spaces, UTF-8 kept)."""
     return json.dumps(values, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

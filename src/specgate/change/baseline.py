@@ -32,8 +32,8 @@ from typing import Any
 
 from specgate.analysis import derived
 from specgate.analysis.derived import Metrics
+from specgate.analysis.digest import change_fields as digest_fields
 from specgate.analysis.digest import config_digest
-from specgate.analysis.digest import fields as digest_fields
 from specgate.change import git
 from specgate.change.base_tree import GitTree
 from specgate.core.errors import InputError, UsageError

@@ -113,15 +113,39 @@ def _nowhere(_path: NodePath) -> bool:
 def _next_actions(pairs: Iterable[tuple[Finding, str]]) -> tuple[tuple[str, str], ...]:
     """One action per distinct rule that fired, most severe first, as (rule code,
     action); a finding with no action (a note that nothing the user sets would change)
-    adds none."""
+    adds none, and no clause an action already shown says is said again
+    (:func:`_unsaid`: one instruction, once per deployment)."""
     ordered = sorted(pairs, key=lambda p: (SEVERITY_RANK[p[0].severity], p[0].code))
     seen: set[str] = set()
     actions: list[tuple[str, str]] = []
     for finding, action in ordered:
-        if action and finding.code not in seen:
-            seen.add(finding.code)
-            actions.append((finding.code, action))
+        if not action or finding.code in seen:
+            continue
+        seen.add(finding.code)
+        fresh = _unsaid(action, [shown for _, shown in actions])
+        if fresh:
+            actions.append((finding.code, fresh))
     return tuple(actions)
+
+
+def _unsaid(action: str, shown: list[str]) -> str:
+    """``action`` less each of its clauses (split at ``"; "``) that an action already
+    shown says word for word: ``""`` when nothing is left (SG204's "Measure ρ …" after
+    SG108's "Measure ρ …, or lower claims.speedup …"); SG110's "Measure ρ …; improve
+    the drafter's match …" after SG108's keeps "Improve the drafter's match …"."""
+    clauses = action.removesuffix(".").split("; ")
+    kept = [c for c in clauses if not any(c in s or _lower(c) in s for s in shown)]
+    if len(kept) == len(clauses):
+        return action
+    if not kept:
+        return ""
+    text = "; ".join(kept)
+    return text[0].upper() + text[1:] + "."
+
+
+def _lower(clause: str) -> str:
+    """``clause`` as it reads inside a sentence (its first letter lower-cased)."""
+    return clause[:1].lower() + clause[1:]
 
 
 def evaluate(

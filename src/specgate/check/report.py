@@ -81,7 +81,7 @@ class DeploymentReport(NamedTuple):
         claims file states nor an image tag or requirement pins, the sentence saying so
         and which version was read (the version note of
         :func:`specgate.inputs.version.detect_version`: ``vllm version unknown (image not
-        pinned: vllm/vllm-openai:latest (latest)): read as the newest behaviour specgate
+        pinned: vllm/vllm-openai:latest): read as the newest behaviour specgate
         knows (0.32.0); …``); None otherwise. Said once per deployment."""
         inputs = self.deployment.inputs
         engine = inputs.engine if inputs is not None else None

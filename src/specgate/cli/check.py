@@ -115,7 +115,10 @@ def _check_arguments(check: argparse.ArgumentParser) -> None:
         help="print how many findings each rule raised instead of the findings",
     )
     check.add_argument(
-        "--output", metavar="FILE", help="write the report to FILE instead of standard output"
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the report to FILE instead of standard output (-o as in ruff)",
     )
     check.add_argument(
         "--summary",

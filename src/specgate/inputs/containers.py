@@ -243,7 +243,7 @@ def image_version(image: ImageRef, entry: ImageEntry | None) -> ImageVersion:
 class ImagesFound:
     """The engine's image references in a text: ``pinned`` the distinct versions their
     tags pin (in order), ``unpinned`` the references that pin none, each with why
-    (``"vllm/vllm-openai:latest (latest)"``)."""
+    (``"vllm/vllm-openai@sha256:… (a digest)"``; ``latest`` shows in the reference)."""
 
     pinned: tuple[str, ...]
     unpinned: tuple[str, ...]
@@ -296,8 +296,19 @@ def images_of(engine: str, text: str) -> ImagesFound | None:
             if found.text not in pinned:
                 pinned.append(found.text)
         elif len(unpinned) < 8:
-            unpinned.append(f"{match.group(1)} ({found.reason})")
+            unpinned.append(_unpinned(match.group(1), image, found))
     return ImagesFound(tuple(pinned), tuple(unpinned))
+
+
+def _unpinned(reference: str, image: ImageRef, found: ImageVersion) -> str:
+    """``reference`` with why it pins no version, said only where the reference does not
+    already show it: ``vllm/vllm-openai:latest`` (the tag says it), ``… (a digest)``,
+    ``… (no tag)``, ``vllm/vllm-openai:nightly (the tag names no version)``."""
+    if image.digest is None and image.tag == "latest":
+        return reference
+    if image.digest is None and image.tag is not None:
+        return f"{reference} (the tag names no version)"
+    return f"{reference} ({found.reason})"
 
 
 _VARIABLE = re.compile(r"\$\{(\w+)(?:(:?[-?+])([^}]*))?\}|\$(\w+)")

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from specgate.analysis import derived
+from specgate.analysis.digest import change_fields as digest_fields
 from specgate.analysis.digest import config_digest
-from specgate.analysis.digest import fields as digest_fields
 from specgate.core.concise import join_details
 from specgate.core.numbers import fmt
 from specgate.rules.provenance import evidence_config_changed
@@ -226,7 +226,9 @@ def evidence_stale_after_config_change(ctx: RuleContext) -> Iterator[Hit]:
     the same AL and byte-identical evidence files (compared by git blob id, so
     line-ending filters do not make equal files differ). Not reported when SG407
     or SG309 already says this evidence is stale, nor when there is no evidence
-    (SG101's business).
+    (SG101's business). The engine version the deployment runs (as read, or `not
+    pinned`) is compared beside the digest: `vllm/vllm-openai:v0.26.0` → `:latest`
+    with the same evidence fires, `engine vLLM 0.26.0 → vLLM not pinned`.
 
     **Why.** A pull request that changes the draft model, D or the engine and
     keeps the old measurement ships an AL that describes the old configuration.
@@ -237,13 +239,17 @@ def evidence_stale_after_config_change(ctx: RuleContext) -> Iterator[Hit]:
     if base is None or head is None:
         return
     current = config_digest(dep)
-    if current == base.config_digest:
+    now = digest_fields(dep)
+    version = now["engine_version"]
+    if current == base.config_digest and version == dict(base.config_fields).get(
+        "engine_version", version
+    ):
         return
     if head != base.accept_length or not base.evidence_files_same:
         return
     if any(evidence_config_changed(ctx)) or any(evidence_draft_length_mismatch(ctx)):
         return
-    changed = config_changes(base.config_fields, digest_fields(dep))
+    changed = config_changes(base.config_fields, now)
     what = f": {changed}" if changed else ""
     engine = dep.inputs.engine if dep.inputs is not None else None
     related: tuple[tuple[str, Span | None], ...] = ()
@@ -274,6 +280,7 @@ _FIELD_NAMES = {
     "target_model": "target model",
     "lossy_acceptance": "lossy acceptance",
     "draft_length_is_max": "D is a maximum",
+    "engine_version": "engine",
 }
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from specgate.analysis.derived import Metrics
 from specgate.core.concise import join_details
 from specgate.core.numbers import fmt
-from specgate.rules.evidence import beta_source, cost_terms, passes_source
+from specgate.rules.evidence import MEASURE_RHO, beta_source, cost_terms, passes_source
 from specgate.rules.registry import Hit, RuleContext, rule
 from specgate.theory import formulas as theory
 
@@ -463,11 +463,11 @@ def draft_depth_ratio_assumed(ctx: RuleContext) -> Iterator[Hit]:
         message, _, why = message.partition(" (the step-time estimate is above")
         details = "the step-time estimate is above" + why.removesuffix(")")
     details = join_details(_rho_details(ctx), _implausible_rho(ctx), details)
-    action = "Measure ρ (draft time per pass / target step time) and record it as "
-    action += (
-        "speculation.draft_depth_ratio, or record evidence.measured_speedup."
+    action = (
+        f"{MEASURE_RHO}."
         if m.measured_speedup is None
-        else "speculation.draft_depth_ratio (the ρ used is derived from the measured speedup)."
+        else "Measure ρ (draft time per pass / target step time) and record it as "
+        "speculation.draft_depth_ratio (the ρ used is derived from the measured speedup)."
     )
     yield Hit(message, dep.path("speculation"), settle + action, details=details)
 

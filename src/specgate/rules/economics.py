@@ -21,7 +21,12 @@ from specgate.rules.accept_length import (
     stale_words,
 )
 from specgate.rules.estimate_risk import risk
-from specgate.rules.evidence import accept_length_source, beta_source, theory_details
+from specgate.rules.evidence import (
+    MEASURE_RHO,
+    accept_length_source,
+    beta_source,
+    theory_details,
+)
 from specgate.rules.registry import Hit, RuleContext, rule
 from specgate.theory import formulas as theory
 
@@ -362,9 +367,7 @@ def claim_over_typical_cost(ctx: RuleContext) -> Iterator[Hit]:
             f"({fmt(beta)} + {rho}·{m.passes}) = {fmt(bound)}x at the typical "
             f"ρ ≈ {rho} of {cls.name} (ρ not stated or measured)",
             ctx.deployment.path("claims", "speedup"),
-            "Measure ρ (draft time per pass / target step time) and record "
-            "speculation.draft_depth_ratio, or record evidence.measured_speedup, or lower "
-            f"claims.speedup to {fmt(bound)}.",
+            f"{MEASURE_RHO}, or lower claims.speedup to {fmt(bound)}.",
             details=join_details(
                 accept_length_source(ctx.deployment),
                 beta_source(m),
@@ -503,8 +506,7 @@ def accept_length_below_guideline(ctx: RuleContext) -> Iterator[Hit]:
     guideline = theory.guideline_accept_length(d)
     dep = ctx.deployment
     measure = (
-        "Measure the speedup at the served concurrency (evidence.measured_speedup) or ρ "
-        "(speculation.draft_depth_ratio); "
+        f"{MEASURE_RHO}; "
         if m.measured_speedup is None and dep.speculation.draft_depth_ratio is None
         else "Measure ρ (speculation.draft_depth_ratio); "
         if dep.speculation.draft_depth_ratio is None

@@ -14,6 +14,15 @@ from specgate.core.concise import join_details
 from specgate.core.numbers import fmt
 from specgate.model.deployment import Deployment
 
+#: The next action that asks for ρ or the speedup it is derived from: SG204's action,
+#: and the first clause of every action that also asks for them (SG108, SG110), so the
+#: check layer says it once per deployment (check/evaluate.py, ``_unsaid``).
+MEASURE_RHO = (
+    "Measure ρ (draft time per pass / target step time) and record it as "
+    "speculation.draft_depth_ratio, or record evidence.measured_speedup at the served "
+    "concurrency"
+)
+
 #: How a verify cost β was obtained, in a reviewer's words (VerifyCost.source).
 _BETA_SOURCE = {
     "measured": "measured (evidence.verify_cost_ratio)",

@@ -142,12 +142,24 @@ def _absent(
     else:
         history = f"refused by {data.display_name} {', '.join(missing)}: a key of older releases"
     instead = f"; use {field.replacement}" if field.replacement else ""
-    if unknown or shown is not None:
-        why = (
-            "not recorded at this version"
-            if shown is None
-            else "state speculation.engine_version to pin the version you run"
+    if shown is not None:
+        # the recorded fact first, then why it may apply: the version is only implied
+        # (new-user trial 2026-12-02, defect 11: "may not exist in releases before
+        # 0.27.1" read as the opposite of "refused from 0.27.1 on")
+        fact = history if seen else history.replace(": a key", " (a key") + ")"
+        at = shown.split(" (")[0]
+        b.issue(
+            "SG310",
+            f"{spelled} in {name} is {fact}; the version is not pinned and may be one "
+            f"without it{instead}; the settings used put it at {data.display_name} {at}, "
+            "where it is not recorded: state speculation.engine_version to pin the version "
+            "you run",
+            field_name,
+            "warn",
         )
+        return
+    if unknown:
+        why = "not recorded at this version"
         b.issue(
             "SG310",
             f"{spelled} in {name} may not exist in {_version_text(data, version, shown)} "

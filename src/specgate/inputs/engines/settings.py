@@ -474,7 +474,10 @@ def in_force(data: EngineKnowledge, found: EngineVersion, implied: Implied) -> V
             shown = f"{newest} (version unknown: the newest the settings allow)"
         else:
             before = shown_version(data.engine, implied.high)
-            shown = f"releases before {before} (version unknown: the settings imply them)"
+            shown = (
+                f"releases before {before} "
+                "(version not pinned; the settings used exist only in those)"
+            )
         return VersionInForce(None, implied.newest, data.newest, shown, implied.low)
     shown = f"{data.newest_text} (version unknown: the newest specgate knows)"
     return VersionInForce(None, None, data.newest, shown, implied.low)

@@ -1,0 +1,44 @@
+"""SG310 on an unpinned version says the recorded fact first, then why it may apply
+(new-user trial 2026-12-02, defect 11: "may not exist in vLLM releases before 0.27.1
+(version unknown: the settings imply them)" read as the opposite of what is recorded)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from specgate.cli.main import main
+
+FOLDER = (
+    Path(__file__).resolve().parent.parent
+    / "data" / "published-2026-12" / "05-vllm-southfreebird-mlp-speculator-v0-keys"
+)
+
+
+def test_sg310_names_what_is_recorded_and_the_version_the_settings_imply(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shutil.copytree(FOLDER, tmp_path / "f")
+    monkeypatch.chdir(tmp_path / "f")
+    main(["check", "claims.specgate.yaml", "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    (dep,) = report["files"][0]["deployments"]
+    found = {f["message"]: f for f in dep["findings"] if f["code"] == "SG310"}
+    # disable_logprobs is recorded absent from vLLM 0.27.1 and 0.32.0 (docs/engines.md;
+    # the engines' answers at those versions); the file pins no version and its
+    # disable_by_batch_size is absent from 0.17.0 on, so the newest release the settings
+    # allow is 0.16.0, where disable_logprobs's presence is not recorded: a warning
+    message = (
+        "disable_logprobs in speculative_config is refused by vLLM 0.27.1, 0.32.0 (a key "
+        "of older releases); the version is not pinned and may be one without it"
+    )
+    assert message in found
+    assert found[message]["severity"] == "warn"
+    assert found[message]["details"].startswith(
+        "the settings used put it at vLLM 0.16.0, where it is not recorded: state "
+        "speculation.engine_version to pin the version you run"
+    )
+    assert not any("may not exist" in m for m in found)
