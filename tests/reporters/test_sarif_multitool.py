@@ -209,3 +209,31 @@ def test_suppressions_backslashes_and_help_uris_pass_too(
     assert result["suppressions"][0]["justification"] == "inline: vendor figure"
     assert all("helpUri" in rule for rule in log["runs"][0]["tool"]["driver"]["rules"])
     assert problems(validate(text, tmp_path)) == []
+
+
+def test_deployments_of_a_shared_file_pass_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # docs/reports.md#deployments-that-share-a-file: results.properties.deployments on two SG303s
+    # at one place of a shared draft config
+    from tests.reporters.test_shared_file_owner import DRAFT, deployment, target
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "draft.json").write_text(DRAFT, "utf-8")
+    (tmp_path / "target-a.json").write_text(target(131072), "utf-8")
+    (tmp_path / "target-b.json").write_text(target(65536), "utf-8")
+    body = deployment("chat", "target-a.json") + deployment("code", "target-b.json")
+    (tmp_path / "c.specgate.yaml").write_text("version: 1\ndeployments:\n" + body, "utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_SERVER_URL", "https://github.com")
+    monkeypatch.setenv("GITHUB_ACTION_REPOSITORY", "acme/specgate")
+    monkeypatch.setenv("GITHUB_ACTION_REF", "v1")
+    text = sarif_of(Path("c.specgate.yaml"))
+    results = json.loads(text)["runs"][0]["results"]
+    assert [
+        r["properties"]["deployments"][0]["name"] for r in results if r["ruleId"] == "SG303"
+    ] == [
+        "chat",
+        "code",
+    ]
+    assert problems(validate(text, tmp_path)) == []

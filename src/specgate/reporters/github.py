@@ -18,6 +18,7 @@ from specgate.check.report import RunReport
 from specgate.core.findings import SEVERITY_RANK, Finding
 from specgate.core.workflow_text import LEGACY_PREFIX
 from specgate.reporters.safe_text import visible
+from specgate.reporters.tally import SaidKey, finding_key, owner_text, owners
 from specgate.reporters.workflow_commands import AnnotationLevel, annotation
 
 ANNOTATIONS_PER_LEVEL = 10
@@ -28,10 +29,13 @@ LEVEL: dict[str, AnnotationLevel] = {
 }
 
 
-def _title(finding: Finding) -> str:
-    """``specgate (SG104)``; with ``--only-new`` ``specgate (SG104, new)``."""
+def _title(finding: Finding, owner: str = "") -> str:
+    """``specgate (SG104)``; with ``--only-new`` ``specgate (SG104, new)``; a finding in a
+    file outside its claims file names its deployments (``owner``,
+    :func:`~specgate.reporters.tally.owner_text`): ``specgate (SG303) for deployment chat
+    in c.specgate.yaml``, so two deployments' findings at one place can be told apart."""
     state = f", {finding.baseline_state}" if finding.baseline_state is not None else ""
-    return f"specgate ({finding.code}{state})"
+    return f"specgate ({finding.code}{state})" + (f" for {visible(owner)}" if owner else "")
 
 
 def _level(finding: Finding) -> AnnotationLevel:
@@ -62,20 +66,26 @@ def _attachable(repo_path: str | None) -> str | None:
     return None if repo_path is None or LEGACY_PREFIX in repo_path else repo_path
 
 
-def _annotate(finding: Finding, fallback: str, repo_paths: Mapping[str, str | None]) -> str:
+def _annotate(
+    finding: Finding,
+    fallback: str,
+    repo_paths: Mapping[str, str | None],
+    belongs: Mapping[SaidKey, list[tuple[str, str]]],
+) -> str:
     shown = finding.file or fallback
+    title = _title(finding, owner_text(belongs.get((finding_key(finding, fallback), None), [])))
     repo_path = _attachable(repo_paths.get(shown))
     message = visible(f"{finding.name}: {finding.message}")
     if repo_path is None:
         where = visible(shown) + (f":{finding.line}:{finding.column}" if finding.line else "")
-        return annotation(_level(finding), f"{where}: {message}", title=_title(finding))
+        return annotation(_level(finding), f"{where}: {message}", title=title)
     return annotation(
         _level(finding),
         message,
         file=visible(repo_path),
         line=finding.line,
         col=finding.column,
-        title=_title(finding),
+        title=title,
     )
 
 
@@ -98,6 +108,7 @@ def render(
     """
     lines: list[str] = []
     errors: list[tuple[Finding, str]] = []
+    belongs = owners(run)
     for file in run.files:
         if file.error is not None:
             located = file.error_location_file
@@ -135,7 +146,7 @@ def render(
         seen: set[str] = set()
         unique = []
         for finding, fallback in pairs:
-            rendered = _annotate(finding, fallback, repo_paths)
+            rendered = _annotate(finding, fallback, repo_paths, belongs)
             if rendered not in seen:
                 seen.add(rendered)
                 unique.append((finding, fallback))
@@ -153,7 +164,7 @@ def render(
     rooms = {"error": error_room, "warning": ANNOTATIONS_PER_LEVEL, "notice": notice_room}
     for level in ("error", "warning", "notice"):
         for finding, fallback in by_level[level][: rooms[level]]:
-            lines.append(_annotate(finding, fallback, repo_paths))
+            lines.append(_annotate(finding, fallback, repo_paths, belongs))
     if omitted:
         where = (
             "the job summary lists every finding"

@@ -38,7 +38,7 @@ from specgate.check.report import FileReport, RunReport
 from specgate.core.findings import Finding
 from specgate.core.project import repository_url
 from specgate.reporters.safe_text import json_text
-from specgate.reporters.tally import FindingKey, finding_key
+from specgate.reporters.tally import FindingKey, finding_key, owners
 
 if TYPE_CHECKING:
     from specgate.check.catalogue import RuleEntry
@@ -221,6 +221,7 @@ def _result(  # noqa: PLR0917 - one result's parts
     rule_index: Mapping[str, int],
     location_of: Callable[[str], dict[str, str]] | None = None,
     identity: str | None = None,
+    belongs: list[tuple[str, str]] | None = None,
 ) -> dict[str, Any]:
     result: dict[str, Any] = {"ruleId": finding.code}
     if finding.code in rule_index:
@@ -252,6 +253,17 @@ def _result(  # noqa: PLR0917 - one result's parts
         # the evidence beside the message (formulas, sources, version reasoning): a
         # property, plain text, never Markdown a viewer would render
         result["properties"]["details"] = finding.details
+    if belongs:
+        # a finding in a file outside its claims file (a model config two deployments
+        # share): which deployments it belongs to, each with its claims file's
+        # artifactLocation (docs/reports.md#deployments-that-share-a-file)
+        result["properties"]["deployments"] = [
+            {
+                "claimsFile": location_of(path) if location_of else artifact_uri(path, None),
+                "name": name,
+            }
+            for path, name in belongs
+        ]
     return result
 
 
@@ -306,6 +318,7 @@ def build(
     # result says it (as one text line and one annotation do), else code scanning would
     # open an alert per deployment at the same place.
     reported: set[tuple[FindingKey, str | None]] = set()
+    belongs = owners(run)
     for file in run.files:
         if file.error is not None:
             notifications.append(_notification(file, location_of(file.error_location_file)))
@@ -334,6 +347,7 @@ def build(
                     rule_index,
                     location_of,
                     identity_fingerprint(finding, deployment, claims_uri),
+                    belongs.get(said),
                 )
             )
 

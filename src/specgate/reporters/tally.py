@@ -32,6 +32,52 @@ def finding_key(finding: Finding, fallback_file: str | None) -> FindingKey:
     )
 
 
+#: A printed finding with its suppression (``None`` in force): what one SARIF result says.
+SaidKey = tuple[FindingKey, str | None]
+#: At most this many deployments are named after a finding; the rest are counted.
+OWNERS_SHOWN = 5
+
+
+def owners(run: RunReport) -> dict[SaidKey, list[tuple[str, str]]]:
+    """The claims file and deployment of each finding located outside its claims file
+    (a shared model config, serving config or metrics file), by what is printed: two
+    deployments that share a file raise findings at the same place, and a line that
+    does not name them cannot be told apart (docs/reports.md#deployments-that-share-a-file).
+    Each key lists its ``(claims file, deployment name)`` pairs once, in report order;
+    findings in their claims file (located there, the JSON path names the deployment)
+    and file-level findings have no entry."""
+    found: dict[SaidKey, list[tuple[str, str]]] = {}
+    for file in run.files:
+        for deployment in file.deployments:
+            for finding in (*deployment.findings, *deployment.suppressed_findings):
+                if finding.file is None or finding.file == file.path:
+                    continue
+                key = (finding_key(finding, file.path), finding.suppressed)
+                pairs = found.setdefault(key, [])
+                if (file.path, deployment.name) not in pairs:
+                    pairs.append((file.path, deployment.name))
+    return found
+
+
+def owner_text(pairs: list[tuple[str, str]]) -> str:
+    """``deployment chat in c.specgate.yaml``; ``deployments chat, code in
+    c.specgate.yaml``; ``deployment a in x.yaml; deployment b in y.yaml``; past
+    :data:`OWNERS_SHOWN` deployments, ``; and 3 more deployments``. Names and paths as
+    written (untrusted: the caller escapes them for its channel); ``""`` for none."""
+    shown = pairs[:OWNERS_SHOWN]
+    by_file: dict[str, list[str]] = {}
+    for path, name in shown:
+        by_file.setdefault(path, []).append(name)
+    parts = [
+        f"{'deployment' if len(names) == 1 else 'deployments'} {', '.join(names)} in {path}"
+        for path, names in by_file.items()
+    ]
+    rest = len(pairs) - len(shown)
+    if rest:
+        parts.append(f"and {_plural(rest, 'more deployment')}")
+    return "; ".join(parts)
+
+
 def first_of_each(pairs: Iterable[tuple[Finding, str]]) -> Iterator[tuple[Finding, str]]:
     """``(finding, fallback file)`` pairs without the repeats of an earlier pair's key."""
     seen: set[FindingKey] = set()

@@ -10,7 +10,13 @@ from specgate.check.report import DeploymentReport, RunReport
 from specgate.core.findings import Finding
 from specgate.core.numbers import fmt
 from specgate.reporters.safe_text import safe_line, visible
-from specgate.reporters.tally import FindingKey, counts_sentence, finding_key
+from specgate.reporters.tally import (
+    FindingKey,
+    counts_sentence,
+    finding_key,
+    owner_text,
+    owners,
+)
 
 _COLOURS = {
     "fail": "31",
@@ -34,9 +40,12 @@ def _status(report: DeploymentReport, colour: bool) -> str:
 
 
 def finding_line(
-    finding: Finding, *, fallback_file: str | None = None, colour: bool = False
+    finding: Finding, *, fallback_file: str | None = None, colour: bool = False, owner: str = ""
 ) -> str:
-    """``path:line:col: severity SGnnn name: message`` (parts without a place omitted)."""
+    """``path:line:col: severity SGnnn name: message`` (parts without a place omitted);
+    with ``owner`` (a finding in a file outside its claims file,
+    :func:`~specgate.reporters.tally.owner_text`), `` (deployment chat in c.specgate.yaml)``
+    after the message."""
     file = finding.file or fallback_file
     where = ""
     if file is not None:
@@ -52,6 +61,7 @@ def finding_line(
         safe_line(where, prefix="./")
         + f"{severity} {finding.code} {finding.name}: "
         + visible(finding.message)
+        + (f" ({visible(owner)})" if owner else "")
         + state
     )
 
@@ -205,8 +215,10 @@ def render(
     A finding line identical to one already printed (deployments that share an engine
     config get the same finding about its line, one per deployment) is printed once;
     the closing tally still counts every deployment's findings and says how many
-    lines were repeats."""
+    lines were repeats. A finding in a file outside its claims file names the
+    deployments it belongs to after its message."""
     lines: list[str] = []
+    belongs = owners(run)
     printed: set[FindingKey] = set()
     baseline_codes = run.baseline_codes
     for file in run.files:
@@ -219,14 +231,17 @@ def render(
             if key in printed:
                 continue
             printed.add(key)
-            lines.append(finding_line(finding, fallback_file=file.path, colour=colour))
+            owner = owner_text(belongs.get((key, None), []))
+            lines.append(finding_line(finding, fallback_file=file.path, colour=colour, owner=owner))
             if verbose:
                 lines.extend(details_lines(finding))
         for finding in sorted(file.all_findings(suppressed=True), key=Finding.sort_key):
             if finding.suppressed is not None and finding.code in baseline_codes:
                 # the gate against the base revision, silenced: never only a count
+                said = (finding_key(finding, file.path), finding.suppressed)
+                owner = owner_text(belongs.get(said, []))
                 lines.append(
-                    finding_line(finding, fallback_file=file.path, colour=colour)
+                    finding_line(finding, fallback_file=file.path, colour=colour, owner=owner)
                     + visible(f" [suppressed: {finding.suppressed}]")
                 )
                 if verbose:
