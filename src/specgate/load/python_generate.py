@@ -31,20 +31,22 @@ B = 1. Anything else leaves the batch size unsettled, said in ``notes``; never g
 
 A speculative keyword (``assistant_*``, ``num_assistant_*``, ``prompt_lookup_num_tokens``)
 whose value is not settled (and ``cache_implementation``; an ``assistant_model`` that may
-be None; a generation config changed by a route not followed) is an :class:`InputError`
-at its line, as a Python launcher's speculative keyword is
+be None; a generation config changed by a route not followed) is an
+:class:`~specgate.core.errors.UnsettledValue` at its line, by where
+:mod:`specgate.load.python_values` finds it set (SG313 for the environment or ``sys.argv``,
+SG314 for the repository), as a Python launcher's speculative keyword is
 (:mod:`specgate.load.python_launcher`). Code that never runs (``if False:``, a function no
 live code names) is skipped; ``exec``/``eval``/``compile``/``__import__``, ``globals()``/
-``vars()`` and ``setattr`` with a computed name make the reading unsettled (an
-:class:`InputError` at its line). tests/oracle/test_python_generate_oracle.py holds every
-value settled here to what Python runs.
+``vars()`` and ``setattr`` with a computed name make the reading the repository's unsettled
+value at its line (SG314). tests/oracle/test_python_generate_oracle.py holds every value
+settled here to what Python runs.
 """
 
 from __future__ import annotations
 
 import ast
 
-from specgate.core.errors import InputError
+from specgate.core.errors import InputError, UnsettledValue
 from specgate.load.document import Document, NodePath, PositionRow, Positions
 from specgate.load.python_calls import CALLS as LAUNCHERS
 from specgate.load.python_flow import (
@@ -59,6 +61,7 @@ from specgate.load.python_flow import (
     rebinds_by_name,
 )
 from specgate.load.python_launcher import MAX_CALLS, _literal, _shown, _span, _Unread
+from specgate.load.python_values import Origins, unsettled_keyword
 
 #: Modules whose import makes a file a launcher of another engine (read by
 #: :mod:`specgate.load.python_calls`, not here).
@@ -193,6 +196,7 @@ class _Script:
             and (_is_tokenizer(value) or called_name(value.func) in self.pipeline_names)
         }
         self._order: Order | None = None  # made when an assignment is to be followed
+        self._origins: Origins | None = None  # made when a keyword is no literal
 
     # --- the document --------------------------------------------------------------
     def document(self) -> Document | None:
@@ -207,12 +211,14 @@ class _Script:
                 if isinstance(sub.func, ast.Name) and (
                     sub.func.id in _DYNAMIC or rebinds_by_name(sub)
                 ):
-                    raise InputError(
+                    raise UnsettledValue(
                         f"which generate() call runs is not settled: {sub.func.id}(...) may "
                         "run any code or bind any name; specgate reads a transformers script "
                         "without running it",
                         self.shown,
                         sub.lineno,
+                        origin="repository",
+                        what=f"{sub.func.id}(...)",
                     )
                 if isinstance(sub.func, ast.Attribute) and sub.func.attr == "generate":
                     generates.append(sub)
@@ -338,14 +344,8 @@ class _Script:
             if (name.startswith(SPECULATIVE) or name in _SETTLED_KEYS) and (
                 name != "assistant_tokenizer"
             ):
-                raise InputError(
-                    f"{name} not read: not a literal ({_shown(node)}); specgate reads a "
-                    "transformers script's literal values and never runs it: write the value "
-                    "inline, or state the mechanism and D in the claims file",
-                    self.shown,
-                    *_span(at, self.lines),
-                )
-            if name == "assistant_tokenizer":  # set: universal assisted decoding
+                value = self._settled(name, node, at)
+            elif name == "assistant_tokenizer":  # set: universal assisted decoding
                 value = {"not_read": _shown(node)}
             else:
                 self.notes.append(f"{name} not read: not a literal ({self.shown}:{at.lineno})")
@@ -370,6 +370,24 @@ class _Script:
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
             and node.func.attr == "from_pretrained"
+        )
+
+    def _settled(self, name: str, node: ast.expr, at: ast.expr) -> object:
+        """The value of the speculative keyword ``name=node`` that is no literal, when
+        :class:`~specgate.load.python_values.Origins` settles it (``int(os.getenv("K",
+        "5"))``: 5); otherwise an :class:`UnsettledValue` by where it is set (SG313 for
+        the environment or ``sys.argv``, SG314 for the repository), as a Python
+        launcher's (docs/engines.md#unsettled-values)."""
+        if self._origins is None:
+            self._origins = Origins(self.tree)
+        verdict = self._origins.verdict(node)
+        if verdict[0] == "settled":
+            if verdict[1] is None or isinstance(verdict[1], (str, int, float)):
+                return verdict[1]
+            verdict = ("repository", None, verdict[2])  # a container: not followed here
+        raise unsettled_keyword(
+            name, node, verdict, shown=self.shown, at=_span(at, self.lines),
+            reader="a transformers script",
         )
 
     def _value(self, node: ast.expr) -> object:
@@ -491,27 +509,30 @@ class _Script:
         statement list that holds the ``generate`` call (a module's or a function's)."""
         changed = self._changed_otherwise(name)
         if changed is not None:  # the change may set a speculative key: never settled
-            raise InputError(
+            raise UnsettledValue(
                 f"{name}.generation_config may be changed at line {changed} in a way "
-                "specgate cannot follow (read only as literal assignments of its fields); "
-                "state the mechanism and D in the claims file",
+                "specgate cannot follow (read only as literal assignments of its fields)",
                 self.shown,
                 changed,
+                origin="repository",
+                what=f"{name}.generation_config",
             )
         for key, found in self.assignments.get(name, {}).items():
             stmt = found[0]
             value = _literal(stmt.value)
-            if len(found) > 1 or not self._earlier(stmt, call) or isinstance(
-                value, _Unread
-            ):
+            once = len(found) == 1 and self._earlier(stmt, call)
+            if once and isinstance(value, _Unread) and key.startswith(SPECULATIVE):
+                value = self._settled(f"{name}.generation_config.{key}", stmt.value, stmt.value)
+            if not once or isinstance(value, _Unread):
                 if key.startswith(SPECULATIVE) or key == "cache_implementation":
-                    raise InputError(
+                    raise UnsettledValue(
                         f"{name}.generation_config.{key} not read: set in a way specgate "
                         "cannot follow (read only as one literal assignment standing before "
-                        "generate() in its statement list); state the mechanism and D in the "
-                        "claims file",
+                        "generate() in its statement list)",
                         self.shown,
                         stmt.lineno,
+                        origin="repository",
+                        what=f"{name}.generation_config.{key}",
                     )
                 self.notes.append(
                     f"{name}.generation_config.{key} not read ({self.shown}:{stmt.lineno})"
