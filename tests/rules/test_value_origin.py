@@ -334,3 +334,19 @@ def test_a_transformers_default_is_the_scripts_value(tmp_path: Path) -> None:
     assert findings(report, "SG313") == findings(report, "SG314") == []
     (hit,) = findings(report, "SG301")
     assert "the claims file says 5 but gen.py says 3" in hit["message"]
+
+
+def test_a_long_command_substitution_is_marked_cut(tmp_path: Path) -> None:
+    # SPEC's $(…) runs past the 40 characters shown: the first 40 ("$(cat " 6 + "/etc/" 5
+    # + "spec-config-for-the-deploymen" 29) and a mark that the rest is cut
+    script = (
+        "#!/bin/bash\nSPEC=$(cat /etc/spec-config-for-the-deployment-with-a-long-name.json)\n"
+        'vllm serve m --speculative-config "$SPEC"\n'
+    )
+    code, report = check(tmp_path, {"run.sh": script})
+    assert code == 1
+    (hit,) = findings(report, "SG314")
+    assert hit["message"].startswith(
+        "the repository decides D at run.sh:3 in a way specgate cannot read (`$SPEC`);"
+    )
+    assert "`$(cat /etc/spec-config-for-the-deploymen…`" in hit["details"]
