@@ -43,6 +43,10 @@ def unsettled(body: str) -> UnsettledValue:
          "repository", "k()", "", 9),
         # exec may run any code, so which generate() runs is the repository's
         ('exec(open("more.py").read())\n' + GEN.format(""), "repository", "exec(...)", "", 7),
+        # an assistant that may be None (a call's result): whether one runs is the file's
+        ("def pick():\n    return None\n"
+         'model.generate(tok("x").input_ids, assistant_model=pick())\n',
+         "repository", "pick()", "", 9),
         # the config changed by a route no field assignment shows
         ("draft.generation_config.num_assistant_tokens = 5\n"
          "draft.generation_config.update(num_assistant_tokens=9)\n" + GEN.format(""),

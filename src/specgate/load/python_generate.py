@@ -61,7 +61,7 @@ from specgate.load.python_flow import (
     rebinds_by_name,
 )
 from specgate.load.python_launcher import MAX_CALLS, _literal, _shown, _span, _Unread
-from specgate.load.python_values import Origins, unsettled_keyword
+from specgate.load.python_values import Origins, settled_keyword
 
 #: Modules whose import makes a file a launcher of another engine (read by
 #: :mod:`specgate.load.python_calls`, not here).
@@ -225,12 +225,11 @@ class _Script:
                 elif self._pipe_constructor(sub.func) is None and self._is_pipe_object(sub.func):
                     pipes.append(sub)
                 elif isinstance(sub.func, ast.Name) and sub.func.id in self.pipe_objects:
-                    raise InputError(
+                    raise UnsettledValue(
                         f"which pipeline {sub.func.id}(...) calls is not settled: the name is "
                         "bound more than once (or declared global); specgate reads a "
                         "transformers script without running it: bind the pipeline once",
-                        self.shown,
-                        sub.lineno,
+                        self.shown, sub.lineno, origin="repository", what=sub.func.id,
                     )
                 elif self._pipe_constructor(sub.func) is not None and any(
                     k.arg == "assistant_model" for k in sub.keywords
@@ -315,7 +314,7 @@ class _Script:
             raise InputError(
                 f"{name}.generation_config.{key} not read: generate() is given its own "
                 "generation_config, which takes the model's value only if transformers "
-                "4.50.0 or later saved the model; state the mechanism and D in the claims file",
+                "4.50.0 or later saved the model",
                 self.shown,
                 self.assignments[name][key][0].lineno,
             )
@@ -328,13 +327,12 @@ class _Script:
             isinstance(node, ast.Constant) and isinstance(node.value, str)
         ):
             if not self._loaded_model(node):  # it may hold None: no assistant then
-                raise InputError(
+                line, column = _span(at, self.lines)
+                raise UnsettledValue(
                     f"assistant_model not read: {_shown(node)} is not a name bound once to "
                     "Cls.from_pretrained(…), so whether an assistant runs (it may be None) is "
-                    "not settled; specgate reads a transformers script without running it: "
-                    "state the mechanism and D in the claims file",
-                    self.shown,
-                    *_span(at, self.lines),
+                    "not settled; specgate reads a transformers script without running it",
+                    self.shown, line, origin="repository", what=_shown(node), column=column,
                 )
             self._model_of(node, name, out, at=at)
             return
@@ -373,22 +371,10 @@ class _Script:
         )
 
     def _settled(self, name: str, node: ast.expr, at: ast.expr) -> object:
-        """The value of the speculative keyword ``name=node`` that is no literal, when
-        :class:`~specgate.load.python_values.Origins` settles it (``int(os.getenv("K",
-        "5"))``: 5); otherwise an :class:`UnsettledValue` by where it is set (SG313 for
-        the environment or ``sys.argv``, SG314 for the repository), as a Python
-        launcher's (docs/engines.md#unsettled-values)."""
-        if self._origins is None:
-            self._origins = Origins(self.tree)
-        verdict = self._origins.verdict(node)
-        if verdict[0] == "settled":
-            if verdict[1] is None or isinstance(verdict[1], (str, int, float)):
-                return verdict[1]
-            verdict = ("repository", None, verdict[2])  # a container: not followed here
-        raise unsettled_keyword(
-            name, node, verdict, shown=self.shown, at=_span(at, self.lines),
-            reader="a transformers script",
-        )
+        """:func:`~specgate.load.python_values.settled_keyword` of ``name=node``."""
+        self._origins = self._origins or Origins(self.tree)
+        return settled_keyword(self._origins, name, node, shown=self.shown,
+                               at=_span(at, self.lines), reader="a transformers script")
 
     def _value(self, node: ast.expr) -> object:
         """A literal, or a name bound once to one (a list or dict only while nothing
@@ -459,12 +445,11 @@ class _Script:
                 if not isinstance(self.parents.get(id(read)), ast.keyword)
             ]
             if changed:  # gc.KEY = …, gc.update(…), setattr(gc, …): may set any key
-                raise InputError(
+                raise UnsettledValue(
                     f"generation_config {node.id} not read: it may be changed at line "
                     f"{changed[0]} (read only as GenerationConfig(...) of literals, bound "
-                    "once and only passed on); state the mechanism and D in the claims file",
-                    self.shown,
-                    changed[0],
+                    "once and only passed on)",
+                    self.shown, changed[0], origin="repository", what=node.id,
                 )
             node = self.bound[node.id]
         if not (isinstance(node, ast.Call) and called_name(node.func) == "GenerationConfig"):

@@ -309,3 +309,22 @@ def unsettled_keyword(
         column=at[1],
         source=source,
     )
+
+
+def settled_keyword(
+    origins: Origins, name: str, node: ast.expr, *, shown: str, at: tuple[int, int],
+    reader: str,
+) -> object:
+    """The value of the speculative keyword ``name=node`` (no literal) when ``origins``
+    settles it to a scalar (``int(os.getenv("K", "5"))``: 5).
+
+    Raises:
+        UnsettledValue: otherwise (:func:`unsettled_keyword`): SG313 for the environment
+            or ``sys.argv``, SG314 for the repository (docs/engines.md#unsettled-values).
+    """
+    verdict = origins.verdict(node)
+    if verdict[0] == "settled":
+        if verdict[1] is None or isinstance(verdict[1], (str, int, float)):
+            return verdict[1]
+        verdict = ("repository", None, verdict[2])  # a container: not followed here
+    raise unsettled_keyword(name, node, verdict, shown=shown, at=at, reader=reader)
