@@ -10,7 +10,7 @@ import pytest
 
 from specgate.load import python_values
 from specgate.load.python_launcher import load_python_launcher
-from specgate.load.python_values import origin_of
+from specgate.load.python_values import Origins, Part, origin_of
 
 
 def value(source: str) -> tuple[str, object]:
@@ -68,3 +68,25 @@ def test_the_module_is_walked_once_however_many_keywords(monkeypatch: pytest.Mon
                                "serve.py")
     assert isinstance(doc.data, dict) and doc.data["speculative_k199"] == 199
     assert len(built) == 1
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # the read, its line, and the outermost name the last line reaches it through
+        ("import os\nD = os.environ['D']\nE = D\nE", ("outside", Part("os.environ['D']", 2, "E"))),
+        ("import sys\nint(sys.argv[2])", ("outside", Part("sys.argv[2]", 2))),
+        ("import os\nDRAFT = os.environ['DRAFT']\n{'method': 'draft_model', 'model': DRAFT}",
+         ("outside", Part("os.environ['DRAFT']", 2, "DRAFT"))),
+        ("def pick():\n    return 4\n{'method': 'ngram', 'k': pick()}",
+         ("repository", Part("pick()", 3))),
+        ("import os\nD = os.environ['D']\nD = 3\nD", ("repository", Part("D", 4))),
+        ("D = 6\nD", ("settled", None)),
+    ],
+)
+def test_the_part_that_decides_is_named(source: str, expected: tuple[str, Part | None]) -> None:
+    tree = ast.parse(source)
+    last = tree.body[-1]
+    assert isinstance(last, ast.Expr)
+    kind, _, part = Origins(tree).verdict(last.value)
+    assert (kind, part) == expected

@@ -108,7 +108,9 @@ def test_the_issue_example_judges_the_measured_loss(tmp_path: Path) -> None:
     assert code == 1
     (hit,) = findings(report, "SG313")
     assert (hit["file"], hit["line"]) == ("serve.py", 4)
-    assert "DRAFT = os.environ['DRAFT']" in hit["message"]
+    assert hit["message"].startswith(
+        "`DRAFT` (os.environ['DRAFT'], serve.py:3) is set outside the repository"
+    )
     assert "mechanism draft_model and D 5" in hit["message"]
     assert findings(report, "SG106")
 
@@ -227,3 +229,124 @@ def test_a_yaml_tag_the_reader_does_not_settle_is_the_repositorys(tmp_path: Path
     assert code == 1
     (hit,) = findings(report, "SG314")
     assert (hit["file"], hit["line"]) == ("vllm.yaml", 3)
+
+
+def test_a_variable_in_a_dict_is_named_not_cut(tmp_path: Path) -> None:
+    # new-user trial defect 4: DRAFT (line 4) reads the environment and reaches the
+    # engine inside speculative_config's dict (line 6): the message names DRAFT and its
+    # read, never a cut of the dict; the whole dict goes to the details
+    spec = "{'method': 'draft_model', 'model': DRAFT, 'num_speculative_tokens': 5}"
+    script = (
+        "import os\nfrom vllm import LLM\n\nDRAFT = os.environ['DRAFT_MODEL']\n"
+        "llm = LLM(model='meta-llama/Llama-3.1-8B-Instruct',\n"
+        f"          speculative_config={spec})\n"
+    )
+    code, report = check(tmp_path, {"serve.py": script}, mechanism="draft_model", d=5)
+    assert code == 0
+    (hit,) = findings(report, "SG313")
+    assert (hit["file"], hit["line"]) == ("serve.py", 6)
+    assert hit["message"] == (
+        "`DRAFT` (os.environ['DRAFT_MODEL'], serve.py:4) is set outside the repository (the "
+        "deployment supplies it); specgate used the claims file's mechanism draft_model and D 5"
+    )
+    assert spec in hit["details"]
+    assert "state the mechanism and D" not in hit["details"]
+
+
+def test_a_computed_value_in_a_dict_is_named(tmp_path: Path) -> None:
+    script = (
+        "from vllm import LLM\ndef pick():\n    return 4\n"
+        "llm = LLM(model='m', speculative_config={'method': 'ngram', 'prompt_lookup_max': 4, "
+        "'num_speculative_tokens': pick()})\n"
+    )
+    code, report = check(tmp_path, {"serve.py": script})
+    assert code == 1
+    (hit,) = findings(report, "SG314")
+    assert hit["message"].startswith(
+        "the repository decides D at serve.py:4 in a way specgate cannot read (`pick()`);"
+    )
+
+
+TF_HEAD = (
+    "import os\nimport sys\nfrom transformers import AutoModelForCausalLM, AutoTokenizer\n"
+    "tok = AutoTokenizer.from_pretrained('meta-llama/Llama-3.1-8B-Instruct')\n"
+    "model = AutoModelForCausalLM.from_pretrained('meta-llama/Llama-3.1-8B-Instruct')\n"
+    "draft = AutoModelForCausalLM.from_pretrained('Qwen/Qwen2.5-0.5B-Instruct')\n"
+    "inputs = tok('hi', return_tensors='pt')\n"
+)
+
+
+def _tf(value: str, head: str = "") -> str:
+    """A transformers script: the head (lines 1-7), ``head`` lines, then generate() with
+    num_assistant_tokens=``value``."""
+    return TF_HEAD + head + (
+        f"out = model.generate(**inputs, assistant_model=draft, num_assistant_tokens={value})\n"
+    )
+
+
+def test_a_transformers_keyword_from_argv_warns_and_uses_the_claims(tmp_path: Path) -> None:
+    # new-user trial defect 3: sys.argv[2] is the caller's (Python: IndexError with no
+    # arguments, the argument's text with them): SG313, the claims file's D 5 is used,
+    # and the next action does not ask to state what the claims file states
+    code, report = check(tmp_path, {"gen.py": _tf("int(sys.argv[2])")},
+                         mechanism="draft_model", d=5)
+    assert code == 0
+    (hit,) = findings(report, "SG313")
+    assert (hit["file"], hit["line"]) == ("gen.py", 8)
+    assert hit["message"].startswith("`sys.argv[2]` at gen.py:8 is set outside the repository")
+    assert "mechanism draft_model and D 5" in hit["message"]
+    (actions,) = [d["next_actions"] for f in report["files"] for d in f["deployments"]]
+    assert any(a.startswith("Keep speculation.mechanism and speculation.draft_length")
+               for a in actions)
+    assert not any(a.startswith("State speculation.mechanism") for a in actions)
+    assert findings(report, "SG314") == []
+
+
+def test_a_transformers_keyword_through_an_environment_name(tmp_path: Path) -> None:
+    code, report = check(tmp_path, {"gen.py": _tf("K", "K = int(os.environ['K'])\n")},
+                         mechanism="draft_model", d=5)
+    assert code == 0
+    (hit,) = findings(report, "SG313")
+    assert (hit["file"], hit["line"]) == ("gen.py", 9)
+    assert hit["message"].startswith(
+        "`K` (os.environ['K'], gen.py:8) is set outside the repository"
+    )
+
+
+def test_a_computed_transformers_keyword_fails(tmp_path: Path) -> None:
+    code, report = check(tmp_path, {"gen.py": _tf("pick()", "def pick():\n    return 5\n")},
+                         mechanism="draft_model", d=5)
+    assert code == 1
+    (hit,) = findings(report, "SG314")
+    assert (hit["file"], hit["line"]) == ("gen.py", 10)
+    assert "(`pick()`)" in hit["message"]
+
+
+def test_a_transformers_default_is_the_scripts_value(tmp_path: Path) -> None:
+    # os.getenv('K', '3') with no K in the environment is '3'; int('3') = 3: settled, so
+    # prompt lookup's D 3 is read and differs from the claims file's D 5 (SG301, naming
+    # 3), no SG313/SG314
+    script = TF_HEAD + (
+        "out = model.generate(**inputs, prompt_lookup_num_tokens=int(os.getenv('K', '3')))\n"
+    )
+    code, report = check(tmp_path, {"gen.py": script}, mechanism="ngram", d=5)
+    assert code == 1  # SG301: a D the serving file sets that differs from the stated D fails
+    assert findings(report, "SG313") == findings(report, "SG314") == []
+    (hit,) = findings(report, "SG301")
+    assert "the claims file says 5 but gen.py says 3" in hit["message"]
+
+
+def test_a_long_command_substitution_is_marked_cut(tmp_path: Path) -> None:
+    # SPEC's $(…) runs past the 40 characters shown: the first 40 ("$(cat " 6 + "/etc/" 5
+    # + "spec-config-for-the-deploymen" 29) and a mark that the rest is cut
+    script = (
+        "#!/bin/bash\nSPEC=$(cat /etc/spec-config-for-the-deployment-with-a-long-name.json)\n"
+        'vllm serve m --speculative-config "$SPEC"\n'
+    )
+    code, report = check(tmp_path, {"run.sh": script})
+    assert code == 1
+    (hit,) = findings(report, "SG314")
+    assert hit["message"].startswith(
+        "the repository decides D at run.sh:3 in a way specgate cannot read (`$SPEC`);"
+    )
+    assert "`$(cat /etc/spec-config-for-the-deploymen…`" in hit["details"]

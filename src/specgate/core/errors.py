@@ -79,7 +79,9 @@ class UnsettledValue(InputError):
     ``$@``/``$1``, Python's ``os.environ``/``os.getenv``/``sys.argv``), and
     ``"repository"`` when the repository sets it in a way specgate does not follow
     (``$(…)``, a sourced file not read, ``eval``, a Python value computed by a
-    call). ``what`` is the expression as written (at most 60 characters), and
+    call). ``what`` is the variable or expression as written (at most 60
+    characters), ``source`` where a variable gets its value when that is elsewhere
+    (``os.environ['DRAFT'], serve.py:4``; ``""`` when ``what`` says it), and
     ``reason`` the reader's full account. The check of the deployment goes on
     (docs/engines.md#unsettled-values): SG313 warns for the first, SG314 fails for
     the second; neither ends the run.
@@ -94,7 +96,9 @@ class UnsettledValue(InputError):
         origin: str,
         what: str,
         column: int | None = None,
+        source: str = "",
     ) -> None:
         super().__init__(reason, file, line, column)
         self.origin = origin
         self.what = what[:60]
+        self.source = source[:100]

@@ -343,6 +343,7 @@ class Shell:
         if found is not None:
             what = "a command substitution" if found.group() != "${" else "an expansion"
             piece = text[found.start() : found.start() + 40]
+            piece += "…" if len(text) > found.start() + 40 else ""  # cut: say so
             what = (
                 f"`{piece}`: {what} specgate does not evaluate (its value is known only "
                 "when the script runs)"

@@ -31,20 +31,22 @@ B = 1. Anything else leaves the batch size unsettled, said in ``notes``; never g
 
 A speculative keyword (``assistant_*``, ``num_assistant_*``, ``prompt_lookup_num_tokens``)
 whose value is not settled (and ``cache_implementation``; an ``assistant_model`` that may
-be None; a generation config changed by a route not followed) is an :class:`InputError`
-at its line, as a Python launcher's speculative keyword is
+be None; a generation config changed by a route not followed) is an
+:class:`~specgate.core.errors.UnsettledValue` at its line, by where
+:mod:`specgate.load.python_values` finds it set (SG313 for the environment or ``sys.argv``,
+SG314 for the repository), as a Python launcher's speculative keyword is
 (:mod:`specgate.load.python_launcher`). Code that never runs (``if False:``, a function no
 live code names) is skipped; ``exec``/``eval``/``compile``/``__import__``, ``globals()``/
-``vars()`` and ``setattr`` with a computed name make the reading unsettled (an
-:class:`InputError` at its line). tests/oracle/test_python_generate_oracle.py holds every
-value settled here to what Python runs.
+``vars()`` and ``setattr`` with a computed name make the reading the repository's unsettled
+value at its line (SG314). tests/oracle/test_python_generate_oracle.py holds every value
+settled here to what Python runs.
 """
 
 from __future__ import annotations
 
 import ast
 
-from specgate.core.errors import InputError
+from specgate.core.errors import InputError, UnsettledValue
 from specgate.load.document import Document, NodePath, PositionRow, Positions
 from specgate.load.python_calls import CALLS as LAUNCHERS
 from specgate.load.python_flow import (
@@ -59,6 +61,7 @@ from specgate.load.python_flow import (
     rebinds_by_name,
 )
 from specgate.load.python_launcher import MAX_CALLS, _literal, _shown, _span, _Unread
+from specgate.load.python_values import Origins, settled_keyword
 
 #: Modules whose import makes a file a launcher of another engine (read by
 #: :mod:`specgate.load.python_calls`, not here).
@@ -193,6 +196,7 @@ class _Script:
             and (_is_tokenizer(value) or called_name(value.func) in self.pipeline_names)
         }
         self._order: Order | None = None  # made when an assignment is to be followed
+        self._origins: Origins | None = None  # made when a keyword is no literal
 
     # --- the document --------------------------------------------------------------
     def document(self) -> Document | None:
@@ -207,24 +211,25 @@ class _Script:
                 if isinstance(sub.func, ast.Name) and (
                     sub.func.id in _DYNAMIC or rebinds_by_name(sub)
                 ):
-                    raise InputError(
+                    raise UnsettledValue(
                         f"which generate() call runs is not settled: {sub.func.id}(...) may "
                         "run any code or bind any name; specgate reads a transformers script "
                         "without running it",
                         self.shown,
                         sub.lineno,
+                        origin="repository",
+                        what=f"{sub.func.id}(...)",
                     )
                 if isinstance(sub.func, ast.Attribute) and sub.func.attr == "generate":
                     generates.append(sub)
                 elif self._pipe_constructor(sub.func) is None and self._is_pipe_object(sub.func):
                     pipes.append(sub)
                 elif isinstance(sub.func, ast.Name) and sub.func.id in self.pipe_objects:
-                    raise InputError(
+                    raise UnsettledValue(
                         f"which pipeline {sub.func.id}(...) calls is not settled: the name is "
                         "bound more than once (or declared global); specgate reads a "
                         "transformers script without running it: bind the pipeline once",
-                        self.shown,
-                        sub.lineno,
+                        self.shown, sub.lineno, origin="repository", what=sub.func.id,
                     )
                 elif self._pipe_constructor(sub.func) is not None and any(
                     k.arg == "assistant_model" for k in sub.keywords
@@ -309,7 +314,7 @@ class _Script:
             raise InputError(
                 f"{name}.generation_config.{key} not read: generate() is given its own "
                 "generation_config, which takes the model's value only if transformers "
-                "4.50.0 or later saved the model; state the mechanism and D in the claims file",
+                "4.50.0 or later saved the model",
                 self.shown,
                 self.assignments[name][key][0].lineno,
             )
@@ -322,13 +327,12 @@ class _Script:
             isinstance(node, ast.Constant) and isinstance(node.value, str)
         ):
             if not self._loaded_model(node):  # it may hold None: no assistant then
-                raise InputError(
+                line, column = _span(at, self.lines)
+                raise UnsettledValue(
                     f"assistant_model not read: {_shown(node)} is not a name bound once to "
                     "Cls.from_pretrained(…), so whether an assistant runs (it may be None) is "
-                    "not settled; specgate reads a transformers script without running it: "
-                    "state the mechanism and D in the claims file",
-                    self.shown,
-                    *_span(at, self.lines),
+                    "not settled; specgate reads a transformers script without running it",
+                    self.shown, line, origin="repository", what=_shown(node), column=column,
                 )
             self._model_of(node, name, out, at=at)
             return
@@ -338,14 +342,8 @@ class _Script:
             if (name.startswith(SPECULATIVE) or name in _SETTLED_KEYS) and (
                 name != "assistant_tokenizer"
             ):
-                raise InputError(
-                    f"{name} not read: not a literal ({_shown(node)}); specgate reads a "
-                    "transformers script's literal values and never runs it: write the value "
-                    "inline, or state the mechanism and D in the claims file",
-                    self.shown,
-                    *_span(at, self.lines),
-                )
-            if name == "assistant_tokenizer":  # set: universal assisted decoding
+                value = self._settled(name, node, at)
+            elif name == "assistant_tokenizer":  # set: universal assisted decoding
                 value = {"not_read": _shown(node)}
             else:
                 self.notes.append(f"{name} not read: not a literal ({self.shown}:{at.lineno})")
@@ -371,6 +369,12 @@ class _Script:
             and isinstance(node.func, ast.Attribute)
             and node.func.attr == "from_pretrained"
         )
+
+    def _settled(self, name: str, node: ast.expr, at: ast.expr) -> object:
+        """:func:`~specgate.load.python_values.settled_keyword` of ``name=node``."""
+        self._origins = self._origins or Origins(self.tree)
+        return settled_keyword(self._origins, name, node, shown=self.shown,
+                               at=_span(at, self.lines), reader="a transformers script")
 
     def _value(self, node: ast.expr) -> object:
         """A literal, or a name bound once to one (a list or dict only while nothing
@@ -441,12 +445,11 @@ class _Script:
                 if not isinstance(self.parents.get(id(read)), ast.keyword)
             ]
             if changed:  # gc.KEY = …, gc.update(…), setattr(gc, …): may set any key
-                raise InputError(
+                raise UnsettledValue(
                     f"generation_config {node.id} not read: it may be changed at line "
                     f"{changed[0]} (read only as GenerationConfig(...) of literals, bound "
-                    "once and only passed on); state the mechanism and D in the claims file",
-                    self.shown,
-                    changed[0],
+                    "once and only passed on)",
+                    self.shown, changed[0], origin="repository", what=node.id,
                 )
             node = self.bound[node.id]
         if not (isinstance(node, ast.Call) and called_name(node.func) == "GenerationConfig"):
@@ -491,27 +494,30 @@ class _Script:
         statement list that holds the ``generate`` call (a module's or a function's)."""
         changed = self._changed_otherwise(name)
         if changed is not None:  # the change may set a speculative key: never settled
-            raise InputError(
+            raise UnsettledValue(
                 f"{name}.generation_config may be changed at line {changed} in a way "
-                "specgate cannot follow (read only as literal assignments of its fields); "
-                "state the mechanism and D in the claims file",
+                "specgate cannot follow (read only as literal assignments of its fields)",
                 self.shown,
                 changed,
+                origin="repository",
+                what=f"{name}.generation_config",
             )
         for key, found in self.assignments.get(name, {}).items():
             stmt = found[0]
             value = _literal(stmt.value)
-            if len(found) > 1 or not self._earlier(stmt, call) or isinstance(
-                value, _Unread
-            ):
+            once = len(found) == 1 and self._earlier(stmt, call)
+            if once and isinstance(value, _Unread) and key.startswith(SPECULATIVE):
+                value = self._settled(f"{name}.generation_config.{key}", stmt.value, stmt.value)
+            if not once or isinstance(value, _Unread):
                 if key.startswith(SPECULATIVE) or key == "cache_implementation":
-                    raise InputError(
+                    raise UnsettledValue(
                         f"{name}.generation_config.{key} not read: set in a way specgate "
                         "cannot follow (read only as one literal assignment standing before "
-                        "generate() in its statement list); state the mechanism and D in the "
-                        "claims file",
+                        "generate() in its statement list)",
                         self.shown,
                         stmt.lineno,
+                        origin="repository",
+                        what=f"{name}.generation_config.{key}",
                     )
                 self.notes.append(
                     f"{name}.generation_config.{key} not read ({self.shown}:{stmt.lineno})"

@@ -42,7 +42,7 @@ import ast
 from specgate.core.errors import InputError, UnsettledValue
 from specgate.load.document import Document, NodePath, PositionRow, Positions
 from specgate.load.python_calls import Unsettled, launcher_calls
-from specgate.load.python_values import Origins
+from specgate.load.python_values import Origins, unsettled_keyword
 
 #: Keywords that carry the speculative configuration: one that is no literal is an
 #: input error (vLLM's ``speculative_config``; SGLang's ``speculative_*`` server args).
@@ -151,7 +151,8 @@ def _arguments(
                 column,
             )
         if value is _NOT_LITERAL and name.startswith(SPECULATIVE_PREFIXES):
-            origin, settled = origins.of(keyword.value)
+            verdict = origins.verdict(keyword.value)
+            origin, settled, _ = verdict
             if origin == "settled":  # os.getenv("D", "5"): the script's own default
                 settled = _plain(settled, 0)
                 origin = "repository" if isinstance(settled, _Unread) else origin
@@ -161,22 +162,9 @@ def _arguments(
                 key: NodePath = (*base, name)
                 rows[key] = ("scalar", at[0], at[1], line, column)
                 continue
-            where = (
-                "read from the environment or the command line" if origin == "outside"
-                else "not a literal"
-            )
-            what = _shown(keyword.value)
-            if origin == "outside" and isinstance(settled, str) and settled != what:
-                what = f"{what} = {settled}"  # the name and the read that sets it
-            raise UnsettledValue(
-                f"{name} not read: {where} ({_shown(keyword.value)}); "
-                "specgate reads a Python launcher's literal values and never runs it: "
-                "write the value inline, or state the mechanism and D in the claims file",
-                shown,
-                line,
-                origin=origin,
-                what=what,
-                column=column,
+            raise unsettled_keyword(
+                name, keyword.value, (origin, None, verdict[2]), shown=shown,
+                at=(line, column), reader="a Python launcher",
             )
         if value is _NOT_LITERAL:
             notes.append(f"{name} not read: not a literal ({shown}:{line})")

@@ -30,6 +30,23 @@ file is at most 1 MiB and parsed by :func:`ast.parse` before (its nesting bounde
 from __future__ import annotations
 
 import ast
+from typing import NamedTuple
+
+from specgate.core.errors import UnsettledValue
+
+
+class Part(NamedTuple):
+    """The part of a value that decides its origin, for a message: ``text`` the read or
+    expression as written (``os.environ['DRAFT']``, ``draft()``; at most 60
+    characters), ``line`` its 1-based line, and ``name`` the module-level name the
+    keyword reaches it through (``DRAFT``), None when the keyword holds it directly."""
+
+    text: str
+    line: int
+    name: str | None = None
+
+
+_Judged = tuple[str, object, Part | None]
 
 #: How many ``A = B`` hops a name is followed before the value counts as the repository's.
 MAX_HOPS = 8
@@ -115,36 +132,38 @@ class _Origins:
                 return full if full in ("os.environ", "os.getenv", "sys.argv") else None
         return None
 
-    def judge(self, node: ast.expr, hops: int) -> tuple[str, object]:
+    def judge(self, node: ast.expr, hops: int) -> _Judged:
         if isinstance(node, ast.Dict):
             return self.mapping(node, hops)
         try:
-            return "settled", ast.literal_eval(node)
+            return "settled", ast.literal_eval(node), None
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             pass
         return self.expression(node, hops)
 
-    def mapping(self, node: ast.Dict, hops: int) -> tuple[str, object]:
+    def mapping(self, node: ast.Dict, hops: int) -> _Judged:
         """A dict literal (``speculative_config={..., "num_speculative_tokens": D}``):
         settled when every value is, the repository's when any is, else outside."""
         out: dict[str, object] = {}
-        outside: object = None
+        outside: tuple[object, Part | None] | None = None
         for key, value in zip(node.keys, node.values, strict=True):
             if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
-                return "repository", None
-            kind, found = self.judge(value, hops)
+                return "repository", None, _part(key if key is not None else value)
+            kind, found, part = self.judge(value, hops)
             if kind == "repository":
-                return kind, None
+                return kind, None, part
             if kind == "outside":
-                outside = outside if outside is not None else found
+                outside = outside if outside is not None else (found, part)
             out[key.value] = found
-        return ("outside", outside) if outside is not None else ("settled", out)
+        if outside is not None:
+            return "outside", *outside
+        return "settled", out, None
 
-    def expression(self, node: ast.expr, hops: int) -> tuple[str, object]:
+    def expression(self, node: ast.expr, hops: int) -> _Judged:
         if isinstance(node, ast.Subscript):  # os.environ["X"], sys.argv[1]
             if self.named(node.value) in ("os.environ", "sys.argv"):
-                return "outside", _text(node)
-            return "repository", None
+                return "outside", _text(node), _part(node)
+            return "repository", None, _part(node)
         if isinstance(node, ast.Call) and not any(k.arg is None for k in node.keywords):
             func = node.func
             getter = self.named(func) == "os.getenv" or (
@@ -161,12 +180,12 @@ class _Origins:
                 if default is None or (
                     isinstance(default, ast.Constant) and default.value is None
                 ):
-                    return "outside", _text(node)
+                    return "outside", _text(node), _part(node)
                 if isinstance(default, ast.Constant) and isinstance(
                     default.value, (str, int, float)
                 ) and not isinstance(default.value, bool):
-                    return "settled", default.value
-                return "repository", None
+                    return "settled", default.value, None
+                return "repository", None, _part(node)
             if (
                 isinstance(func, ast.Name)
                 and func.id in _CONVERSIONS
@@ -175,27 +194,34 @@ class _Origins:
                 and len(node.args) == 1
                 and not node.keywords
             ):
-                kind, value = self.judge(node.args[0], hops)
+                kind, value, part = self.judge(node.args[0], hops)
                 if kind != "settled":
-                    return kind, value
-                return _converted(func.id, value)
-            return "repository", None
+                    return kind, value, part
+                kind, value = _converted(func.id, value)
+                return kind, value, (_part(node) if kind == "repository" else None)
+            return "repository", None, _part(node)
         if isinstance(node, ast.Name) and self.follow and hops < MAX_HOPS and node.id in self.once:
-            kind, value = self.judge(self.once[node.id], hops + 1)
+            kind, value, part = self.judge(self.once[node.id], hops + 1)
             # a dict or list may be changed in place (`spec["k"] = 7`): not followed
             if kind == "settled" and isinstance(value, (dict, list, tuple, set)):
-                return "repository", None
-            return kind, value
-        return "repository", None
+                return "repository", None, Part(node.id, self.once[node.id].lineno)
+            if part is not None:  # named as the keyword reaches it: the outermost name
+                part = part._replace(name=node.id)
+            return kind, value, part
+        return "repository", None, _part(node)
 
 
-def _text(node: ast.expr) -> str:
-    """``node`` as written, at most 60 characters."""
+def _text(node: ast.expr, limit: int = 60) -> str:
+    """``node`` as written, at most ``limit`` characters."""
     try:
         text = ast.unparse(node)
     except (RecursionError, ValueError):
         return "…"
-    return text if len(text) <= 60 else text[:59] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _part(node: ast.expr) -> Part:
+    return Part(_text(node), node.lineno)
 
 
 def _converted(kind: str, value: object) -> tuple[str, object]:
@@ -225,15 +251,80 @@ class Origins:
     def of(self, node: ast.expr) -> tuple[str, object]:
         """``("outside", the read as written)`` (``os.environ['DRAFT']``), ``("settled",
         value)`` or ``("repository", None)`` for ``node``, a value in the module."""
+        kind, value, _ = self.verdict(node)
+        return kind, value
+
+    def verdict(self, node: ast.expr) -> tuple[str, object, Part | None]:
+        """:meth:`of`, and the :class:`Part` that decides an origin not settled (the
+        read set outside, or the expression not followed, and the name it reaches
+        ``node`` through); None for a settled value, or when no part can be named."""
         try:
             if self._origins is None:
                 self._origins = _Origins(self.tree)
             return self._origins.judge(node, 0)
         except (RecursionError, MemoryError):  # nesting past the interpreter's own limits
-            return "repository", None
+            return "repository", None, None
 
 
 def origin_of(node: ast.expr, tree: ast.Module) -> tuple[str, object]:
     """Where the value of ``node`` (a keyword's value in ``tree``) is set (see
     :class:`Origins`, which reads many values of one module at the cost of one walk)."""
     return Origins(tree).of(node)
+
+
+def unsettled_keyword(
+    name: str,
+    node: ast.expr,
+    verdict: tuple[str, object, Part | None],
+    *,
+    shown: str,
+    at: tuple[int, int],
+    reader: str,
+) -> UnsettledValue:
+    """The :class:`UnsettledValue` of the speculative keyword ``name=node`` (at ``at``,
+    line and column, in ``shown``) that :meth:`Origins.verdict` judged not settled
+    (``verdict``), for ``reader`` (``"a Python launcher"``). Its ``what`` names the
+    variable or read (``DRAFT``, ``sys.argv[2]``), never a cut of the keyword's whole
+    value; ``source`` says where a variable gets its value (``os.environ['DRAFT'],
+    serve.py:4``); the reason holds the value as written (at most 300 characters).
+    """
+    origin, _, part = verdict
+    origin = "outside" if origin == "outside" else "repository"
+    what, source = _text(node), ""
+    if part is not None:
+        what = part.name or part.text
+        if part.name is not None and part.name != part.text:
+            source = f"{part.text}, {shown}:{part.line}"
+    how = (
+        "read from the environment or the command line" if origin == "outside"
+        else "not a literal"
+    )
+    return UnsettledValue(
+        f"{name} not read: {how} ({_text(node, 300)}); specgate reads {reader}'s "
+        "literal values and never runs it: write the value inline",
+        shown,
+        at[0],
+        origin=origin,
+        what=what,
+        column=at[1],
+        source=source,
+    )
+
+
+def settled_keyword(
+    origins: Origins, name: str, node: ast.expr, *, shown: str, at: tuple[int, int],
+    reader: str,
+) -> object:
+    """The value of the speculative keyword ``name=node`` (no literal) when ``origins``
+    settles it to a scalar (``int(os.getenv("K", "5"))``: 5).
+
+    Raises:
+        UnsettledValue: otherwise (:func:`unsettled_keyword`): SG313 for the environment
+            or ``sys.argv``, SG314 for the repository (docs/engines.md#unsettled-values).
+    """
+    verdict = origins.verdict(node)
+    if verdict[0] == "settled":
+        if verdict[1] is None or isinstance(verdict[1], (str, int, float)):
+            return verdict[1]
+        verdict = ("repository", None, verdict[2])  # a container: not followed here
+    raise unsettled_keyword(name, node, verdict, shown=shown, at=at, reader=reader)

@@ -228,6 +228,9 @@ class EngineUnread(NamedTuple):
     origin: str = "form"
     #: the unsettled expression as written (``$DRAFT``), for ``outside``/``repository``.
     what: str = ""
+    #: where ``what``, a variable, gets its value when that is elsewhere
+    #: (``os.environ['DRAFT'], serve.py:4``); ``""`` when ``what`` says it.
+    source: str = ""
 
 
 class Inputs(NamedTuple):

@@ -121,7 +121,8 @@ def _engine(
         # (outside the repository: SG313) or the repository's (SG314); the deployment
         # is judged on what the claims file states (docs/engines.md#unsettled-values)
         r.engine_unread = EngineUnread(
-            exc.reason, exc.file or shown, exc.line, exc.column, True, exc.origin, exc.what
+            exc.reason, exc.file or shown, exc.line, exc.column, True, exc.origin, exc.what,
+            exc.source,
         )
         return None
     except InputError as exc:

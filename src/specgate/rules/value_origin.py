@@ -25,6 +25,14 @@ def _at(unread: EngineUnread) -> str:
     return f"{unread.file}:{unread.line}" if unread.line is not None else unread.file
 
 
+def _named(unread: EngineUnread) -> str:
+    """The value as the message names it: "`DRAFT` (os.environ['DRAFT'], serve.py:4)"
+    when a variable gets it elsewhere, else "`$NUM` at run.sh:2"."""
+    if unread.source:
+        return f"`{unread.what}` ({unread.source})"
+    return f"`{unread.what}` at {_at(unread)}"
+
+
 def _span(unread: EngineUnread) -> Span | None:
     return Span(unread.line, unread.column or 1) if unread.line is not None else None
 
@@ -40,6 +48,21 @@ def _stated(ctx: RuleContext) -> str:
     if not parts:
         return "the claims file states no mechanism or D, so neither is judged"
     return "specgate used the claims file's " + " and ".join(parts)
+
+
+def _fix(ctx: RuleContext) -> str:
+    """SG313's next action: state what the claims file does not state yet, or keep
+    what it states in step with the deployment."""
+    spec = ctx.deployment.speculation
+    if spec.mechanism is not None and spec.draft_length is not None:
+        return (
+            "Keep speculation.mechanism and speculation.draft_length in the claims file "
+            "as the deployment sets them, or write the value in the serving config."
+        )
+    return (
+        "State speculation.mechanism and speculation.draft_length in the claims file as "
+        "the deployment sets them, or write the value in the serving config."
+    )
 
 
 @rule(
@@ -100,11 +123,10 @@ def value_from_deployment(ctx: RuleContext) -> Iterator[Hit]:
     if unread is None:
         return
     yield Hit(
-        f"`{unread.what}` at {_at(unread)} is set outside the repository (the "
-        f"deployment supplies it); {_stated(ctx)}",
+        f"{_named(unread)} is set outside the repository (the deployment supplies it); "
+        f"{_stated(ctx)}",
         ctx.deployment.path("speculation", "engine_config"),
-        "State speculation.mechanism and speculation.draft_length in the claims file as "
-        "the deployment sets them, or write the value in the serving config.",
+        _fix(ctx),
         where=(unread.file, _span(unread)),
         subject="engine_config",
         details=unread.reason,
@@ -169,7 +191,7 @@ def value_unfollowed(ctx: RuleContext) -> Iterator[Hit]:
         return
     yield Hit(
         f"the repository decides D at {_at(unread)} in a way specgate cannot read "
-        f"(`{unread.what}`); {_stated(ctx)}",
+        f"({_named(unread) if unread.source else f'`{unread.what}`'}); {_stated(ctx)}",
         ctx.deployment.path("speculation", "engine_config"),
         "Write the speculative flags literally in the serving config, or accept it with "
         "`# specgate: ignore[SG314] -- reason` on that line.",
