@@ -13,8 +13,8 @@ inside a container (``/cfg/spec.yaml``) is followed through the container's volu
 service's ``volumes`` (``./serving:/cfg``), when one binds it to a relative host path;
 a script's working directory (``$PWD``, ``./``) is read as the script's own folder and
 the note says the mapping assumes it. Otherwise "no speculative decoding configured"
-names what the volumes do (none covers it, a named volume, an absolute host path). The options file is followed once (a command in it
-is not followed again).
+names what the volumes do (none covers it, a named volume, an absolute host path).
+The options file is followed once (a command in it is not followed again).
 
 What is known per engine is data (``specgate/data/engines/*.json``): the table
 ``launch_commands`` (the program words, ``trtllm-serve`` / ``vllm serve``, or the
