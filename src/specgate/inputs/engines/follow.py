@@ -323,14 +323,29 @@ def follow(
     what = f"{named.spelled} file"
     if mapped.assumed is not None:
         what += f" ({named.value.strip()} through {mapped.assumed})"
-    file, file_shown = resolve_reference(
-        relative,
-        what=what,
-        base_dir=path.parent,
-        shown_base=posixpath.dirname(shown),
-        root=None,
-        fail=fail,
-    )
+    try:
+        file, file_shown = resolve_reference(
+            relative,
+            what=what,
+            base_dir=path.parent,
+            shown_base=posixpath.dirname(shown),
+            root=None,
+            fail=fail,
+        )
+    except InputError as missing:
+        if mapped.assumed is None or not missing.reason.endswith("does not exist"):
+            raise  # a path out of the repository stops the file, as any reference
+        # the working directory was only assumed: the deployment is not read (SG312),
+        # the run goes on (docs/engines.md#options-files-inside-a-container)
+        tried = posixpath.normpath(posixpath.join(posixpath.dirname(shown), relative))
+        raise InputError(
+            f"no speculative decoding configured in {shown}: the server reads it from "
+            f"{named.value.strip()!r}, a path inside the container: {mapped.assumed} "
+            f"maps it to {tried}, which does not exist (the script may run from another "
+            "folder); name that file as engine_config",
+            shown,
+            named.span.line,
+        ) from None
     # The command's file may pin the version (its image tag, requirements beside it).
     # (the image of the service or container holding the command, when it names one)
     image = own_image(doc.data, named.path)
