@@ -59,6 +59,7 @@ from specgate.inputs.engines.environment import sibling_env
 from specgate.inputs.podman_compose import RUNNER as PODMAN_COMPOSE_RUN
 from specgate.inputs.podman_compose import podman_compose_args, read_podman_compose
 from specgate.inputs.runners import RunnerLaunch, read_runner
+from specgate.inputs.volumes import Bind
 from specgate.load.compose_files import DEFAULT_FILES, OVERRIDE_FILES
 from specgate.load.document import Document, Span
 
@@ -67,9 +68,12 @@ from specgate.load.document import Document, Span
 class Joined(CommandSource):
     """The container command of a ``compose run`` or a runner's ``run IMAGE``;
     ``image``: the service's image reference as Compose interpolates it, or the image
-    word of the ``run`` line (the engine version is read from its tag alone)."""
+    word of the ``run`` line (the engine version is read from its tag alone);
+    ``binds``: the ``run`` line's ``-v``/``--mount`` volumes
+    (:mod:`specgate.inputs.volumes`)."""
 
     image: str | None = None
+    binds: tuple[Bind, ...] = ()
 
 
 def compose_run(source: CommandSource, launch: RunnerLaunch, path: Path | None) -> Joined | None:

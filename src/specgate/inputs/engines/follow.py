@@ -8,10 +8,13 @@ options file, that file is read as the engine config, as if the claims file had
 named it: a relative path from the folder of the file holding the command, confined
 to the repository (:func:`specgate.inputs.paths.resolve_reference`: no absolute
 path, no ``..`` or symlink out of the repository, the file must exist). A path
-inside a container (``/cfg/spec.yaml``) is followed through the Compose service's
-``volumes`` (``./serving:/cfg``) when one maps it; otherwise it is an input error
-saying to name the file itself. The options file is followed once (a command in it
-is not followed again).
+inside a container (``/cfg/spec.yaml``) is followed through the container's volumes
+(:mod:`specgate.inputs.volumes`): a runner line's ``-v``/``--mount`` or the Compose
+service's ``volumes`` (``./serving:/cfg``), when one binds it to a relative host path;
+a script's working directory (``$PWD``, ``./``) is read as the script's own folder and
+the note says the mapping assumes it. Otherwise "no speculative decoding configured"
+names what the volumes do (none covers it, a named volume, an absolute host path).
+The options file is followed once (a command in it is not followed again).
 
 What is known per engine is data (``specgate/data/engines/*.json``): the table
 ``launch_commands`` (the program words, ``trtllm-serve`` / ``vllm serve``, or the
@@ -49,6 +52,7 @@ from specgate.inputs.knowledge import knowledge
 from specgate.inputs.pointer import Verdict, format_pointer, resolve_pointer, search
 from specgate.inputs.types import EngineConfig, EngineIssue
 from specgate.inputs.version import detect_version
+from specgate.inputs.volumes import Bind, compose_binds, map_inside
 from specgate.load.document import Document, NodePath, Span
 
 _OPTIONS_TABLE = "options_files"
@@ -181,36 +185,58 @@ def options_files(
     return found
 
 
-def _volume_path(doc: Document, where: NodePath, value: str) -> str | None:
-    """``value`` (a path inside the container) as the host path a Compose service's
-    short-syntax ``volumes`` entry (``HOST:CONTAINER[:MODE]``, HOST relative) maps it
-    to, for the service holding the command at ``where``; None when none does."""
+@dataclass(frozen=True)
+class _Mapped:
+    """Where an options file is on the host: ``relative`` to the folder of the file
+    naming it (None when no volume maps it into the repository, ``why`` then says
+    what the volumes do), and ``assumed``: the working directory the mapping rests on
+    (a script's ``-v "$PWD/trt:/cfg"``), else None."""
+
+    relative: str | None
+    why: str = ""
+    assumed: str | None = None
+
+
+def _binds(doc: Document, named: OptionsFile) -> tuple[Bind, ...]:
+    """The volumes of the container running the command: the runner line's ``-v`` /
+    ``--mount`` (a script), else the ``volumes`` of the Compose service holding it."""
+    own = getattr(named.source, "binds", ())
+    if own:
+        return tuple(own)
+    where = named.path
     for depth in range(len(where), -1, -1):
         service = _node(doc.data, where[:depth])
         volumes = service.get("volumes") if isinstance(service, Mapping) else None
-        if not isinstance(volumes, list):
-            continue
-        for volume in volumes:
-            if not isinstance(volume, str):
-                continue
-            host, _, rest = volume.partition(":")
-            inside = rest.split(":", 1)[0].rstrip("/")
-            if not host.startswith(".") or not inside.startswith("/"):
-                continue  # named volumes and absolute host paths are not in the repo
-            if value == inside or value.startswith(inside + "/"):
-                return posixpath.join(host, value[len(inside) :].lstrip("/"))
-        return None
-    return None
+        if isinstance(volumes, list):
+            return compose_binds(volumes)
+    return ()
 
 
-def _host_path(doc: Document, named: OptionsFile) -> str | None:
+def _host_path(doc: Document, named: OptionsFile) -> _Mapped:
     """The options file's path relative to the folder of the file naming it: as
-    written when relative, through a Compose volume when inside the container;
-    None when neither applies."""
+    written when relative, through the container's volumes when inside it
+    (:mod:`specgate.inputs.volumes`)."""
     written = named.value.strip()
-    if PurePosixPath(written).is_absolute() or PureWindowsPath(written).is_absolute():
-        return _volume_path(doc, named.path, written)
-    return written
+    if not (PurePosixPath(written).is_absolute() or PureWindowsPath(written).is_absolute()):
+        return _Mapped(written)
+    binds = _binds(doc, named)
+    hit = map_inside(binds, written) if written.startswith("/") else None
+    if hit is None:
+        if binds:
+            listed = ", ".join(repr(b.written) for b in binds[:4])
+            return _Mapped(None, f"none of the command's volumes ({listed}) covers it")
+        return _Mapped(None, "no volume of the file maps it to the repository")
+    bind, rest = hit
+    if bind.host is None:
+        return _Mapped(None, f"the volume {bind.written!r} mounts a named volume there")
+    if bind.host.startswith("/") or bind.host.startswith("~"):
+        return _Mapped(
+            None, f"the volume {bind.written!r} mounts the absolute host path {bind.host!r}, "
+            "which specgate does not read"
+        )
+    relative = posixpath.join(bind.host, rest) if rest else bind.host
+    assumed = f"the volume {bind.written!r} read as run from the script's own folder"
+    return _Mapped(posixpath.normpath(relative), assumed=assumed if bind.cwd else None)
 
 
 def named_files(path: Path, shown: str) -> list[str]:
@@ -229,7 +255,7 @@ def named_files(path: Path, shown: str) -> list[str]:
         return []
     out: list[str] = []
     for named in files:
-        relative = _host_path(doc, named)
+        relative = _host_path(doc, named).relative
         if relative is None:
             continue
         joined = posixpath.normpath(posixpath.join(posixpath.dirname(shown), relative))
@@ -256,7 +282,8 @@ def follow(
 
     Raises:
         InputError: several different options files (choose one with ``pointer:``);
-        a path inside the container no volume maps; a path that leaves the
+        a path inside the container no volume maps into the repository (its
+        reason says why: "no speculative decoding configured …"); a path that leaves the
         repository or does not exist (at the command's line); the options file's
         own input errors.
     """
@@ -279,12 +306,13 @@ def follow(
             shown,
         )
     named = next(iter(distinct.values()))
-    relative = _host_path(doc, named)
+    mapped = _host_path(doc, named)
+    relative = mapped.relative
     if relative is None:
         raise InputError(
             f"no speculative decoding configured in {shown}: the server reads it from "
-            f"{named.value.strip()!r}, a path inside the container that no volume of the "
-            "file maps to the repository; name that file as engine_config",
+            f"{named.value.strip()!r}, a path inside the container: {mapped.why}; "
+            "name that file as engine_config",
             shown,
             named.span.line,
         )
@@ -292,14 +320,32 @@ def follow(
     def fail(reason: str) -> InputError:
         return InputError(reason, shown, named.span.line, named.span.column)
 
-    file, file_shown = resolve_reference(
-        relative,
-        what=f"{named.spelled} file",
-        base_dir=path.parent,
-        shown_base=posixpath.dirname(shown),
-        root=None,
-        fail=fail,
-    )
+    what = f"{named.spelled} file"
+    if mapped.assumed is not None:
+        what += f" ({named.value.strip()} through {mapped.assumed})"
+    try:
+        file, file_shown = resolve_reference(
+            relative,
+            what=what,
+            base_dir=path.parent,
+            shown_base=posixpath.dirname(shown),
+            root=None,
+            fail=fail,
+        )
+    except InputError as missing:
+        if mapped.assumed is None or not missing.reason.endswith("does not exist"):
+            raise  # a path out of the repository stops the file, as any reference
+        # the working directory was only assumed: the deployment is not read (SG312),
+        # the run goes on (docs/engines.md#options-files-inside-a-container)
+        tried = posixpath.normpath(posixpath.join(posixpath.dirname(shown), relative))
+        raise InputError(
+            f"no speculative decoding configured in {shown}: the server reads it from "
+            f"{named.value.strip()!r}, a path inside the container: {mapped.assumed} "
+            f"maps it to {tried}, which does not exist (the script may run from another "
+            "folder); name that file as engine_config",
+            shown,
+            named.span.line,
+        ) from None
     # The command's file may pin the version (its image tag, requirements beside it).
     # (the image of the service or container holding the command, when it names one)
     image = own_image(doc.data, named.path)
@@ -316,6 +362,11 @@ def follow(
         f"speculative configuration read from {file_shown}, the options file that "
         f"{named.spelled} names in {shown}:{named.span.line}"
     )
+    if mapped.assumed is not None:
+        note += (
+            f" through {mapped.assumed}: the mapping assumes that working directory "
+            "(docs/engines.md#containers)"
+        )
     config = replace(config, notes=(note, *config.notes))
     stated = _command_model(named)
     if stated is not None and (named.precedence == "command-wins" or not config.target_model):

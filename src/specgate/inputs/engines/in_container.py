@@ -28,6 +28,7 @@ from specgate.inputs.cmdline import Command
 from specgate.inputs.containers import container_argv, image_entry, parse_image
 from specgate.inputs.engines._source import CommandSource
 from specgate.inputs.runners import RunnerLaunch, read_runner
+from specgate.inputs.volumes import run_binds
 from specgate.load.document import Span
 
 
@@ -89,7 +90,10 @@ def in_container(source: CommandSource, path: Path | None = None) -> CommandSour
     from specgate.inputs.engines.compose_run import Joined
 
     # the image the runner names: the engine version is its tag (docs/engines.md#containers)
-    return Joined(new, spans, source.file, placed, env_spans, image=launch.target)
+    # the run line's -v/--mount volumes: an options file inside the container is
+    # followed through them (docs/engines.md#containers)
+    return Joined(new, spans, source.file, placed, env_spans, image=launch.target,
+                  binds=run_binds(launch.options))
 
 
 def _pick(values: tuple[int, ...], origin: Sequence[int]) -> tuple[int, ...]:
