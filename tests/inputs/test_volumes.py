@@ -185,3 +185,14 @@ def test_compose_long_syntax_maps_relative_to_the_file(tmp_path: Path) -> None:
     # Compose defines the folder: no assumption is said
     assert "assumes" not in config.notes[0]
     del path
+
+
+def test_mount_fields_are_read_as_docker_reads_them() -> None:
+    # docker/cli opts/mount.go@02cae2f7: one CSV record; the type's value is lowercased,
+    # keys are matched as written (`Type=` is "unexpected key", so nothing is bound).
+    upper = parse_mount("type=BIND,source=./trt,target=/cfg")
+    assert upper is not None and (upper.inside, upper.host, upper.cwd) == ("/cfg", "./trt", True)
+    wrong_key = parse_mount("Type=bind,source=./trt,target=/cfg")
+    assert wrong_key is not None and wrong_key.host is None
+    quoted = parse_mount('type=bind,"source=./t,x",target=/cfg')
+    assert quoted is not None and quoted.host == "./t,x"

@@ -32,6 +32,7 @@ Semantics, as documented and implemented:
 
 from __future__ import annotations
 
+import csv
 import posixpath
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -99,10 +100,12 @@ def parse_volume(value: str, *, script: bool = True) -> Bind | None:
 def parse_mount(value: str) -> Bind | None:
     """A ``--mount`` value (CSV of ``key=value``); None when it names no target."""
     fields: dict[str, str] = {}
-    for item in value.split(","):
+    # docker/cli opts/mount.go@02cae2f7 reads the value as one CSV record, keys as
+    # written (case-sensitive, unstripped), the type's value lowercased.
+    for item in next(csv.reader([value]), []):
         key, eq, val = item.partition("=")
         if eq:
-            fields[key.strip().lower()] = val
+            fields[key] = val.lower() if key == "type" else val
     target = next((fields[k] for k in ("target", "dst", "destination") if k in fields), None)
     inside = _inside(target) if target is not None else None
     if inside is None:
