@@ -20,8 +20,8 @@ from specgate.check.options import CheckOptions
 from specgate.check.run import check_file
 from specgate.inputs.engines import read_engine_file
 from specgate.inputs.engines._source import commands_of
-from specgate.inputs.engines.compose_run import Joined
 from specgate.inputs.engines.in_container import in_container
+from specgate.inputs.engines.placed import Joined
 from specgate.inputs.engines.read import load_engine_document
 
 SPEC = '{"method":"ngram","num_speculative_tokens":4,"prompt_lookup_max":4}'

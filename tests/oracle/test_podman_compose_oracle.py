@@ -30,8 +30,8 @@ import pytest
 import yaml
 
 from specgate.inputs.engines._source import commands_of
-from specgate.inputs.engines.compose_run import Joined
 from specgate.inputs.engines.in_container import in_container
+from specgate.inputs.engines.placed import Joined
 from specgate.inputs.engines.read import load_engine_document
 from specgate.inputs.runners import read_runner
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from weakref import WeakKeyDictionary
 
@@ -52,28 +52,15 @@ from specgate.core.errors import InputError, LimitReached
 from specgate.core.limits import FileBudget, active_budget
 from specgate.core.paths import PathProblem, confined, repository_top
 from specgate.core.revision_tree import bring
-from specgate.inputs.cmdline import Command
 from specgate.inputs.containers import container_argv, image_entry, parse_image
 from specgate.inputs.engines._source import CommandSource, literal_value
 from specgate.inputs.engines.environment import sibling_env
+from specgate.inputs.engines.placed import Joined, place
 from specgate.inputs.podman_compose import RUNNER as PODMAN_COMPOSE_RUN
 from specgate.inputs.podman_compose import podman_compose_args, read_podman_compose
 from specgate.inputs.runners import RunnerLaunch, read_runner
-from specgate.inputs.volumes import Bind
 from specgate.load.compose_files import DEFAULT_FILES, OVERRIDE_FILES
-from specgate.load.document import Document, Span
-
-
-@dataclass(frozen=True)
-class Joined(CommandSource):
-    """The container command of a ``compose run`` or a runner's ``run IMAGE``;
-    ``image``: the service's image reference as Compose interpolates it, or the image
-    word of the ``run`` line (the engine version is read from its tag alone);
-    ``binds``: the ``run`` line's ``-v``/``--mount`` volumes
-    (:mod:`specgate.inputs.volumes`)."""
-
-    image: str | None = None
-    binds: tuple[Bind, ...] = ()
+from specgate.load.document import Document
 
 
 def compose_run(source: CommandSource, launch: RunnerLaunch, path: Path | None) -> Joined | None:
@@ -286,8 +273,6 @@ def _placed(
     at = launch.target_index
     assert at is not None
     kept = len(launch.command or ())
-    prefix = len(words) - kept
-    origin = [at] * prefix + list(range(at + 1, at + 1 + kept))
     command = source.command
     env: dict[str, str] = {}
     for name, opt in sibling_env(doc, ("services", launch.target or "", "command")).items():
@@ -303,50 +288,7 @@ def _placed(
             env[key], env_words[key] = val, index
         elif key and key in command.env:
             env[key], env_words[key] = command.env[key], index
-    lines = command.lines
-    columns = command.columns
-
-    def pick(values: tuple[int, ...]) -> tuple[int, ...]:
-        if not values:
-            return ()
-        return tuple(values[j] if j < len(values) else values[-1] for j in origin)
-
-    def at_word(index: int) -> tuple[int, int]:
-        line = lines[index] if index < len(lines) else 0
-        column = columns[index] if index < len(columns) else 1
-        return line, column
-
-    spans = tuple(source.spans[j] if j < len(source.spans) else Span(1, 1) for j in origin)
-    char_spans = source.char_spans
-
-    def placed(index: int) -> Sequence[Span] | None:
-        if char_spans is None or index < prefix or index >= len(origin):
-            return None
-        return char_spans(origin[index])
-
-    def env_spans() -> Mapping[str, Span]:
-        return {
-            name: source.spans[index] if index < len(source.spans) else Span(1, 1)
-            for name, index in env_words.items()
-        }
-
-    return Joined(
-        Command(
-            tuple(words),
-            env=env,
-            lines=pick(lines),
-            columns=pick(columns),
-            env_at={name: at_word(index) for name, index in env_words.items()},
-            unresolved={
-                i: command.unresolved[j] for i, j in enumerate(origin)
-                if j in command.unresolved and i >= prefix
-            },
-        ),
-        spans,
-        source.file,
-        placed,
-        env_spans,
-    )
+    return place(source, words, at=at, kept=kept, env=env, env_words=env_words)
 
 
 def podman_compose_run(source: CommandSource, path: Path | None) -> Joined | None:

@@ -27,6 +27,7 @@ from pathlib import Path
 from specgate.inputs.cmdline import Command
 from specgate.inputs.containers import container_argv, image_entry, parse_image
 from specgate.inputs.engines._source import CommandSource
+from specgate.inputs.engines.placed import place
 from specgate.inputs.runners import RunnerLaunch, read_runner
 from specgate.inputs.volumes import run_binds
 from specgate.load.document import Span
@@ -58,54 +59,12 @@ def in_container(source: CommandSource, path: Path | None = None) -> CommandSour
     kept = len(launch.command or ())
     if argv.words[len(argv.words) - kept:] != tuple(source.command.argv[at + 1:]):
         return source  # the image's entrypoint split the words: not placed one to one
-    prefix = len(argv.words) - kept
-    origin = [at] * prefix + list(range(at + 1, at + 1 + kept))
-    command = source.command
-    env, env_words = _container_env(launch, command.env)
-    new = Command(
-        argv.words,
-        env=env,
-        lines=_pick(command.lines, origin),
-        columns=_pick(command.columns, origin),
-        env_at={name: _at(command, index) for name, index in env_words.items()},
-        unresolved={
-            i: command.unresolved[j] for i, j in enumerate(origin)
-            if j in command.unresolved and i >= prefix
-        },
-    )
-    spans = tuple(source.spans[j] if j < len(source.spans) else Span(1, 1) for j in origin)
-    char_spans = source.char_spans
-
-    def placed(index: int) -> Sequence[Span] | None:
-        if char_spans is None or index < prefix or index >= len(origin):
-            return None
-        return char_spans(origin[index])
-
-    def env_spans() -> Mapping[str, Span]:
-        return {
-            name: source.spans[index] if index < len(source.spans) else Span(1, 1)
-            for name, index in env_words.items()
-        }
-
-    from specgate.inputs.engines.compose_run import Joined
-
+    env, env_words = _container_env(launch, source.command.env)
     # the image the runner names: the engine version is its tag (docs/engines.md#containers)
     # the run line's -v/--mount volumes: an options file inside the container is
     # followed through them (docs/engines.md#containers)
-    return Joined(new, spans, source.file, placed, env_spans, image=launch.target,
-                  binds=run_binds(launch.options))
-
-
-def _pick(values: tuple[int, ...], origin: Sequence[int]) -> tuple[int, ...]:
-    if not values:
-        return ()
-    return tuple(values[j] if j < len(values) else values[-1] for j in origin)
-
-
-def _at(command: Command, index: int) -> tuple[int, int]:
-    line = command.lines[index] if index < len(command.lines) else 0
-    column = command.columns[index] if index < len(command.columns) else 1
-    return line, column
+    return place(source, argv.words, at=at, kept=kept, env=env, env_words=env_words,
+                 image=launch.target, binds=run_binds(launch.options))
 
 
 def _container_env(

@@ -24,7 +24,6 @@ from specgate.inputs.engines._source import (
     norm_key,
     run_env,
 )
-from specgate.inputs.engines.compose_run import Joined
 from specgate.inputs.engines.detect import Detector
 from specgate.inputs.engines.environment import sibling_env
 from specgate.inputs.engines.forcing import forced_acceptance
@@ -34,6 +33,7 @@ from specgate.inputs.engines.launch import (
     container_options,
     merge_fragments,
 )
+from specgate.inputs.engines.placed import Joined
 from specgate.inputs.engines.registry import ENGINES, Engine
 from specgate.inputs.engines.several import one_configuration
 from specgate.inputs.engines.unread import (

@@ -1,0 +1,88 @@
+"""A container's command placed in the script that launches it.
+
+A ``docker run IMAGE …`` line or a ``docker compose run SERVICE …`` line runs words the
+script does not show (the image's entrypoint, the service's command) before the words it
+does: each shown word keeps its own line and column, and each added word is placed at the
+image or service word, so a finding on any of them points at the script
+(docs/engines.md#containers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from specgate.inputs.cmdline import Command
+from specgate.inputs.engines._source import CommandSource
+from specgate.inputs.volumes import Bind
+from specgate.load.document import Span
+
+
+@dataclass(frozen=True)
+class Joined(CommandSource):
+    """The container command of a ``compose run`` or a runner's ``run IMAGE``;
+    ``image``: the service's image reference as Compose interpolates it, or the image
+    word of the ``run`` line (the engine version is read from its tag alone);
+    ``binds``: the ``run`` line's ``-v``/``--mount`` volumes
+    (:mod:`specgate.inputs.volumes`)."""
+
+    image: str | None = None
+    binds: tuple[Bind, ...] = ()
+
+
+def place(
+    source: CommandSource,
+    words: Sequence[str],
+    *,
+    at: int,
+    kept: int,
+    env: Mapping[str, str],
+    env_words: Mapping[str, int],
+    image: str | None = None,
+    binds: tuple[Bind, ...] = (),
+) -> Joined:
+    """The container's command ``words`` placed in the script: the words the container
+    adds (all but the last ``kept``) at the runner's image or service word ``at``, each
+    of the last ``kept`` at its own word after it; ``env``'s variables at the words
+    ``env_words`` names (word indexes of ``source``)."""
+    prefix = len(words) - kept
+    origin = [at] * prefix + list(range(at + 1, at + 1 + kept))
+    command = source.command
+    new = Command(
+        tuple(words),
+        env=dict(env),
+        lines=_pick(command.lines, origin),
+        columns=_pick(command.columns, origin),
+        env_at={name: _at(command, index) for name, index in env_words.items()},
+        unresolved={
+            i: command.unresolved[j] for i, j in enumerate(origin)
+            if j in command.unresolved and i >= prefix
+        },
+    )
+    spans = tuple(source.spans[j] if j < len(source.spans) else Span(1, 1) for j in origin)
+    char_spans = source.char_spans
+
+    def placed(index: int) -> Sequence[Span] | None:
+        if char_spans is None or index < prefix or index >= len(origin):
+            return None
+        return char_spans(origin[index])
+
+    def env_spans() -> Mapping[str, Span]:
+        return {
+            name: source.spans[index] if index < len(source.spans) else Span(1, 1)
+            for name, index in env_words.items()
+        }
+
+    return Joined(new, spans, source.file, placed, env_spans, image=image, binds=binds)
+
+
+def _pick(values: tuple[int, ...], origin: Sequence[int]) -> tuple[int, ...]:
+    if not values:
+        return ()
+    return tuple(values[j] if j < len(values) else values[-1] for j in origin)
+
+
+def _at(command: Command, index: int) -> tuple[int, int]:
+    line = command.lines[index] if index < len(command.lines) else 0
+    column = command.columns[index] if index < len(command.columns) else 1
+    return line, column
