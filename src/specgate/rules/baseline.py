@@ -252,15 +252,18 @@ def evidence_stale_after_config_change(ctx: RuleContext) -> Iterator[Hit]:
     changed = config_changes(base.config_fields, now)
     what = f": {changed}" if changed else ""
     engine = dep.inputs.engine if dep.inputs is not None else None
-    related: tuple[tuple[str, Span | None], ...] = ()
+    # the finding sits at the served D's line, in the file the pull request changed;
+    # a config stated in the claims file alone keeps it at the evidence
+    # (docs/change-gate.md#sg403-evidence-stale-after-config-change)
+    where: tuple[str, Span | None] | None = None
     if engine is not None and "draft_length" in engine.spans:
-        related = ((engine.path, engine.spans["draft_length"]),)
+        where = (engine.path, engine.spans["draft_length"])
     yield Hit(
         f"the speculative config changed since {_at(base)}{what}, but the evidence is "
         "identical: AL was measured for the old config",
         dep.path("evidence"),
         "Measure AL with the new config (`specgate measure`) and update the evidence.",
-        related=related,
+        where=where,
         details=join_details(
             f"config digest {base.config_digest} → {current} over the fields "
             "docs/change-gate.md#config-digest lists",
