@@ -110,19 +110,38 @@ def _nowhere(_path: NodePath) -> bool:
     return False
 
 
+#: Rules whose action names each finding's own setting (what replaces it, the value the
+#: engine takes): their one step per deployment says each distinct one, in order
+#: (docs/reports.md#next-actions).
+_EACH_SETTING = frozenset({"SG307", "SG310"})
+
+
 def _next_actions(pairs: Iterable[tuple[Finding, str]]) -> tuple[tuple[str, str], ...]:
     """One action per distinct rule that fired, most severe first, as (rule code,
     action); a finding with no action (a note that nothing the user sets would change)
     adds none, and no clause an action already shown says is said again
-    (:func:`_unsaid`: one instruction, once per deployment)."""
+    (:func:`_unsaid`: one instruction, once per deployment). A rule of
+    :data:`_EACH_SETTING` says each of its findings' distinct actions in its one step,
+    most severe first, then by file and line."""
     ordered = sorted(pairs, key=lambda p: (SEVERITY_RANK[p[0].severity], p[0].code))
+    each: dict[str, list[str]] = {}
+    by_place = sorted(
+        ordered,
+        key=lambda p: (SEVERITY_RANK[p[0].severity], p[0].file or "", p[0].line or 0),
+    )
+    for finding, action in by_place:
+        if action and finding.code in _EACH_SETTING:
+            said = each.setdefault(finding.code, [])
+            if action not in said:
+                said.append(action)
     seen: set[str] = set()
     actions: list[tuple[str, str]] = []
     for finding, action in ordered:
         if not action or finding.code in seen:
             continue
         seen.add(finding.code)
-        fresh = _unsaid(action, [shown for _, shown in actions])
+        step = " ".join(each.get(finding.code, [action]))
+        fresh = _unsaid(step, [shown for _, shown in actions])
         if fresh:
             actions.append((finding.code, fresh))
     return tuple(actions)

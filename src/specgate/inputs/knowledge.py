@@ -521,3 +521,34 @@ def own_version(engine: str, text: str, version: Version) -> str:
     shown = shown_version(engine, version)
     post = _POST.search(text)
     return f"{shown}.post{post.group(1)}" if post and not knowledge(engine).builds else shown
+
+
+def replacing(spelled: str, replacement: str | None, engine: str, *, verb: str = "removed") -> str:
+    """SG310's next action for ``spelled``, a setting ``engine`` (display name, with the
+    version when known) ``verb`` (``removed``, ``deprecates``): the replacement the
+    engine's source gives (data ``replacement``), or, when it gives none (``"none: why"``
+    or nothing recorded), that the setting goes with no replacement
+    (docs/reports.md#next-actions).
+
+    ``("--draft-max", "--spec-draft-n-max", "llama.cpp")`` → ``"Replace --draft-max with
+    --spec-draft-n-max."``; ``("--spec-replace", "none: the flag is gone", "llama.cpp
+    b9518")`` → ``"Remove --spec-replace: llama.cpp b9518 removed it with no
+    replacement; the flag is gone."``
+    """
+    if replacement and not replacement.startswith("none"):
+        return f"Replace {spelled} with {replacement}."
+    if not replacement:
+        return f"Remove {spelled}: {engine} {verb} it (no replacement is recorded)."
+    why = replacement.partition(":")[2].strip().removesuffix(".")
+    return f"Remove {spelled}: {engine} {verb} it with no replacement" + (
+        f"; {why}." if why else "."
+    )
+
+
+def replacement_clause(replacement: str | None) -> str:
+    """The clause an SG310 message closes with: ``"; use X"``; ``""`` when the engine
+    gives none (``"none: why"``, which the next action says: :func:`replacing`) or none
+    is recorded."""
+    if not replacement or replacement.startswith("none"):
+        return ""
+    return f"; use {replacement}"

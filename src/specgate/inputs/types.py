@@ -60,7 +60,9 @@ class EngineIssue:
     a warn-level rule carries (SG302); ``if-claimed``: fail when a claim or the evidence rests on
     the config as written, else warn. ``where`` places it in another file than the engine
     config (a model config's line), as (file as shown, span). ``details``: the source
-    and version reasoning beside the message (``""``: none).
+    and version reasoning beside the message (``""``: none). ``action``: the next step
+    for this issue, naming the setting and what replaces it (docs/reports.md#next-actions;
+    ``""``: the rule's own).
     """
 
     code: IssueCode
@@ -69,6 +71,7 @@ class EngineIssue:
     severity: IssueSeverity | None = None
     where: tuple[str, Span | None] | None = None
     details: str = ""
+    action: str = ""
 
 
 @dataclass(frozen=True)

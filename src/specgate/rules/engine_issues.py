@@ -74,7 +74,12 @@ def evidence_apart(message: str, details: str) -> tuple[str, str]:
     return message, join_details(*kept, details)
 
 
-def _engine_issue_hits(ctx: RuleContext, code: str, action: str) -> Iterator[Hit]:
+def _engine_issue_hits(
+    ctx: RuleContext, code: str, action: str, tail: str = ""
+) -> Iterator[Hit]:
+    """One hit per engine issue of ``code``; its action is the issue's own (naming the
+    setting and what replaces it) when it has one, else ``action`` closed by ``tail``
+    (a clause)."""
     inputs = ctx.deployment.inputs
     if inputs is None or inputs.engine is None:
         return
@@ -87,7 +92,7 @@ def _engine_issue_hits(ctx: RuleContext, code: str, action: str) -> Iterator[Hit
             yield Hit(
                 message,
                 ctx.deployment.path("speculation", "engine_config"),
-                action,
+                issue.action or (f"{action.removesuffix('.')}, {tail}" if tail else action),
                 where=where,
                 severity=_severity(ctx, issue.severity),
                 subject=issue.field,
@@ -334,10 +339,9 @@ def engine_setting_removed(ctx: RuleContext) -> Iterator[Hit]:
     yield from _engine_issue_hits(
         ctx,
         "SG310",
-        "Use the replacement the message names."
-        if pinned
-        else "Use the replacement the message names, or state speculation.engine_version "
-        "if the deployment runs an older engine release.",
+        "Write the setting as the engine at the version run spells it.",
+        "" if pinned else "or state speculation.engine_version if the deployment runs an "
+        "older engine release.",
     )
 
 

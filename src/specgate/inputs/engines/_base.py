@@ -188,11 +188,15 @@ class Builder:
         message: str,
         field_name: str,
         severity: Literal["fail", "warn"] | None = None,
+        *,
         details: str = "",
+        action: str = "",
     ) -> None:
         """Record an engine-level problem about ``field_name`` (``severity``,
-        ``details``: see :class:`~specgate.inputs.types.EngineIssue`)."""
-        self.issues.append(EngineIssue(code, message, field_name, severity, details=details))
+        ``details``, ``action``: see :class:`~specgate.inputs.types.EngineIssue`)."""
+        self.issues.append(
+            EngineIssue(code, message, field_name, severity, details=details, action=action)
+        )
 
     def note(self, text: str) -> None:
         """Record a sentence for the report (defaults used, aliases resolved)."""

@@ -56,6 +56,7 @@ from specgate.inputs.knowledge import (
     EngineKnowledge,
     Version,
     parse_version,
+    replacing,
     shown_version,
     source_text,
 )
@@ -139,6 +140,10 @@ class Check:
     #: The versions the behaviour holds in, from the engine's history (None: only
     #: ``since``/``until`` and ``seen_in`` are known).
     lifetime: Lifetime | None = None
+    #: SG310: what replaces the setting, as the engine's source says (``"none: why"``).
+    replacement: str | None = None
+    #: The next step, filled in as the message is (``""``: the rule's own).
+    action: str = ""
 
     @classmethod
     def from_data(cls, raw: Mapping[str, Any], source: str) -> Check:
@@ -166,6 +171,8 @@ class Check:
             lifetime=Lifetime.from_data(raw["lifetime"], source_text(raw["lifetime"]["source"]))
             if "lifetime" in raw
             else None,
+            replacement=raw.get("replacement"),
+            action=raw.get("action", ""),
         )
 
 
@@ -228,11 +235,16 @@ def evaluate(
             continue
         severity, why = judged
         at_opt = next((options[k] for k in check.at if _present(options.get(k))), None)
-        message, details = _render(check, reader, at_opt, at_version, data, why=why)
+        message, details, action = _render(check, reader, at_opt, at_version, data, why=why)
         out.append(
             Fired(
                 EngineIssue(
-                    check.code, message, f"check:{check.id}", severity=severity, details=details
+                    check.code,
+                    message,
+                    f"check:{check.id}",
+                    severity=severity,
+                    details=details,
+                    action=action,
                 ),
                 at_opt.span if at_opt is not None else None,
                 _served(check.serves_draft_length, reader),
@@ -366,9 +378,10 @@ def _render(
     data: EngineKnowledge,
     *,
     why: str = "",
-) -> tuple[str, str]:
-    """The issue's message (the engine's effect and the check's words) and its details
-    (the source read, the version judged at, why a fail is lowered), each said once."""
+) -> tuple[str, str, str]:
+    """The issue's message (the engine's effect and the check's words), its details
+    (the source read, the version judged at, why a fail is lowered), each said once,
+    and its next action (an SG310 check's: the replacement the engine names, or none)."""
 
     def fill(match: re.Match[str]) -> str:
         name = match.group(1)
@@ -412,7 +425,13 @@ def _render(
         )
         if part
     )
-    return f"{lead}: {text}", details
+    if check.code == "SG310":
+        spelled = (at_opt.spelled if at_opt is not None else None) or check.at[0].split(".")[-1]
+        verb = "deprecates" if check.effect == "deprecated" else "removed"
+        action = replacing(spelled, check.replacement, engine, verb=verb)
+    else:
+        action = _PLACEHOLDER.sub(fill, check.action)
+    return f"{lead}: {text}", details, action
 
 
 def _shown(value: object) -> str:

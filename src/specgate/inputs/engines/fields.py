@@ -19,7 +19,15 @@ from collections.abc import Collection, Mapping
 
 from specgate.inputs.engines._base import Builder
 from specgate.inputs.engines._source import Opt
-from specgate.inputs.knowledge import EngineKnowledge, Field, Version, format_version, presence_at
+from specgate.inputs.knowledge import (
+    EngineKnowledge,
+    Field,
+    Version,
+    format_version,
+    presence_at,
+    replacement_clause,
+    replacing,
+)
 
 _TRUE = frozenset({"1", "on", "t", "true", "y", "yes"})
 _FALSE = frozenset({"0", "off", "f", "false", "n", "no"})
@@ -141,7 +149,13 @@ def _absent(
         history += f", not in {', '.join(missing)}" if missing else ""
     else:
         history = f"refused by {data.display_name} {', '.join(missing)}: a key of older releases"
-    instead = f"; use {field.replacement}" if field.replacement else ""
+    instead = replacement_clause(field.replacement)
+    action = _absent_action(data, field, spelled, version)
+    if shown is not None and seen:
+        action = (
+            f"{action.removesuffix('.')}, or state speculation.engine_version if the "
+            f"deployment runs a release that has it ({', '.join(seen)})."
+        )
     if shown is not None:
         # the recorded fact first, then why it may apply: the version is only implied
         # (new-user trial 2026-12-02, defect 11: "may not exist in releases before
@@ -156,6 +170,7 @@ def _absent(
             "you run",
             field_name,
             "warn",
+            action=action,
         )
         return
     if unknown:
@@ -166,6 +181,7 @@ def _absent(
             f"({history}; {why}){instead}",
             field_name,
             "warn",
+            action=action,
         )
         return
     b.issue(
@@ -173,7 +189,27 @@ def _absent(
         f"{spelled} is not a {name} key of {_version_text(data, version)}, which refuses it "
         f"(extra keys are forbidden; {history}){instead}",
         field_name,
+        action=action,
     )
+
+
+def _absent_action(
+    data: EngineKnowledge, field: Field, spelled: str, version: Version | None
+) -> str:
+    """SG310's next action for a key the version in force lacks: one a later recorded
+    release added, that release to run; a former key, the replacement the engine's
+    source gives (data ``replacement``), or that it was removed with none."""
+    name = data.display_name
+    later = [v for v, present in field.recorded if present and (version is None or v > version)]
+    if later and version is not None:
+        return (
+            f"Remove {spelled}, or run {name} {format_version(min(later))} or later "
+            "(and state it as speculation.engine_version)."
+        )
+    kept = [v for v, present in field.recorded if present]
+    gone = [v for v, present in field.recorded if not present and (not kept or v > max(kept))]
+    removed = f"{name} {format_version(min(gone))}" if kept and gone else name
+    return replacing(spelled, field.replacement, removed)
 
 
 def value_problem(

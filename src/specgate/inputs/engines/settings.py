@@ -26,7 +26,15 @@ from dataclasses import dataclass, replace
 from specgate.inputs.cmdline import FlagSpec, canonical_flag
 from specgate.inputs.engines._source import CommandSource, Opt, Options
 from specgate.inputs.engines.checks import Fired, evaluate, view
-from specgate.inputs.knowledge import EngineKnowledge, Setting, Version, knowledge, shown_version
+from specgate.inputs.knowledge import (
+    EngineKnowledge,
+    Setting,
+    Version,
+    knowledge,
+    replacement_clause,
+    replacing,
+    shown_version,
+)
 from specgate.inputs.types import (
     EngineConfig,
     EngineIssue,
@@ -263,8 +271,9 @@ def parser_words(
 
 def parser_issues(
     data: EngineKnowledge, words: list[tuple[str, Span]], found: EngineVersion
-) -> list[tuple[str, Span, str, IssueSeverity | None]]:
-    """(spelled, span, message, severity) for each word the engine's parser refuses:
+) -> list[tuple[str, Span, str, IssueSeverity | None, str]]:
+    """(spelled, span, message, severity, next action) for each word the engine's parser
+    refuses:
     an abbreviation of several flags ("ambiguous option") or of none ("unrecognized
     arguments"), by the parser recorded at the version in force (a fail); at a version
     whose parser was not recorded, by the nearest recorded one at or before it
@@ -283,7 +292,7 @@ def parser_issues(
         f" (the parser recorded at {at}; the version run is "
         f"{'not known' if stated is None else stated}, whose parser may differ)"
     )
-    out: list[tuple[str, Span, str, IssueSeverity | None]] = []
+    out: list[tuple[str, Span, str, IssueSeverity | None, str]] = []
     for spelled, span in words:
         answer, matches = parser.read(spelled)
         if answer in ("flag", "positional"):
@@ -292,15 +301,21 @@ def parser_issues(
             shown = ", ".join(matches[:8]) + (", …" if len(matches) > 8 else "")
             said = f"ambiguous option: {spelled} could match {shown}"
             why = "an abbreviation of several of its flags"
+            action = f"Spell {spelled} out in full as the one flag meant (one of {shown})."
         else:
             said = f"unrecognized arguments: {spelled}"
             why = "no flag of its parser, nor a unique abbreviation of one"
+            action = (
+                f"Remove {spelled}: {data.display_name} {at} has no such flag and no "
+                "replacement for it (spell a flag its parser has)."
+            )
         out.append((
             spelled,
             span,
             f"{data.display_name} {at} refuses to start: {spelled} is {why} "
             f"('error: {said}'; {parser.source}){unsure}",
             severity,
+            action,
         ))
     return out
 
@@ -325,13 +340,13 @@ def version_issues(
     name = data.display_name
     version = found.version
     pin = "state speculation.engine_version to pin the version you run"
-    for spelled, span, refusal, how in parser_issues(data, list(parsed), found):
+    for spelled, span, refusal, how, action in parser_issues(data, list(parsed), found):
         field_name = f"setting:{spelled}"
         if field_name in reported:
             continue
         reported.add(field_name)
         spans[field_name] = span
-        issues.append(EngineIssue("SG310", refusal, field_name, severity=how))
+        issues.append(EngineIssue("SG310", refusal, field_name, severity=how, action=action))
     for spelled, span in unknown:
         field_name = f"setting:{spelled}"
         if field_name in reported:
@@ -348,6 +363,8 @@ def version_issues(
                 field_name,
                 details=f"no version specgate knows has it (up to {data.newest_text}); "
                 f"'error: invalid argument: {spelled}'",
+                action=f"Remove {spelled}: no {name} version has it, so it has no "
+                "replacement" + (f" (if you meant {meant}, write that)." if meant else "."),
             )
         )
     for u in used:
@@ -362,7 +379,14 @@ def version_issues(
         reported.add(field_name)
         spans[field_name] = u.span
         issues.append(
-            EngineIssue("SG310", message, field_name, severity=severity, details=details)
+            EngineIssue(
+                "SG310",
+                message,
+                field_name,
+                severity=severity,
+                details=details,
+                action=_action(u, data, version, found.text),
+            )
         )
     return replace(config, spans=spans, issues=tuple(issues))
 
@@ -399,7 +423,7 @@ def _judge(
     reasoning, ``""`` when the message holds it) for one used setting."""
     name = data.display_name
     setting = u.setting
-    instead = f"; use {setting.replacement}" if setting.replacement else ""
+    instead = replacement_clause(setting.replacement)
     shown = _shown(data)
     if version is not None:
         at = f"{name} {text}"
@@ -449,6 +473,26 @@ def _judge(
         f"the settings used imply {name} {implied.text(data.engine)}, read as "
         f"{shown(implied.newest)} (version unknown): {pin}",
     )
+
+
+def _action(u: Used, data: EngineKnowledge, version: Version | None, text: str | None) -> str:
+    """SG310's next action for a used setting :func:`_judge` reports: not yet added at
+    the version run, the release to run; else the replacement the engine's source gives
+    (data ``replacement``), or that it was removed with none."""
+    name = data.display_name
+    if version is not None and u.sure_low is not None and version < u.sure_low:
+        return (
+            f"Remove {u.spelled}, or run {name} {_shown(data)(u.sure_low)} or later "
+            "(and state it as speculation.engine_version)."
+        )
+    removed = f"{name} {_shown(data)(u.high)}" if u.high is not None else name
+    action = replacing(u.spelled, u.setting.replacement, removed)
+    if version is None and u.high is not None:
+        action = (
+            f"{action.removesuffix('.')}, or state speculation.engine_version if the "
+            f"deployment runs a release before {_shown(data)(u.high)}."
+        )
+    return action
 
 
 def _shown(data: EngineKnowledge) -> _Shown:

@@ -311,6 +311,8 @@ def _discriminator(spelled: str, b: Builder, opt: Opt | None) -> str:
         f"decoding_type {spelled!r} is not TensorRT-LLM's discriminator: the engine "
         f"accepts exactly {exact!r}; read as {exact}",
         "decoding_type",
+        action=f"Replace decoding_type {spelled!r} with {exact!r} (TensorRT-LLM matches its "
+        "discriminator exactly).",
     )
     return exact
 
@@ -349,6 +351,7 @@ def _former_draft_key(
         "newest, from speculative_model with speculative_model_dir as its alias). Whether "
         f"{version} still accepts {key} was not read "
         f"({_DATA.table_source('former_draft_keys')})",
+        action=f"Replace {key} with speculative_model_dir.",
     )
     return found
 

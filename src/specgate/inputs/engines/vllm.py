@@ -318,6 +318,9 @@ def _v0_eagle3(opts: Options, b: Builder) -> None:
             "engine: no vLLM release serves this as written; use --speculative-config "
             "with method eagle3",
             field_name,
+            action="Replace the V0 flags --speculative-model and --num-speculative-tokens "
+            'with --speculative-config \'{"method": "eagle3", "model": …, '
+            '"num_speculative_tokens": …}\'.',
         )
         return
 
