@@ -256,7 +256,9 @@ def engine_config_invalid(ctx: RuleContext) -> Iterator[Hit]:
     rewrites it silently serves another D than the one reviewed and measured.
     """
     yield from _engine_issue_hits(
-        ctx, "SG307", "Change the serving config to values the engine accepts as written."
+        ctx,
+        "SG307",
+        "Change the serving config as the message says, so that the engine runs it as written.",
     )
 
 

@@ -90,6 +90,15 @@ _OPS = frozenset(
     {"eq", "ne", "in", "not_in", "lt", "le", "gt", "ge", "outside", "has_item", "lacks_item"}
     | {"true", "false", "not_list", "shape", "not_number", "matches"}
 )
+#: A check's next action when its data gives none, by effect (``{spelled}``: the setting
+#: it sits at; none there: the rule's own). ``warns``, ``off-above``: the check's own.
+_EFFECT_ACTION: Mapping[str, str] = {
+    "refuses": "Change {spelled} to a value {engine} accepts (the message says what it refuses).",
+    "no-speculation": "Change {spelled} so that {engine} speculates (the message says why not).",
+    "rewrites": "Write {spelled} as {engine} serves it, so that the claims and the evidence "
+    "describe what runs.",
+    "ignored": "Remove {spelled}: {engine} ignores it here.",
+}
 #: Keys of a comparison that modify it rather than test: the engine's default for an
 #: unset option (or another key's value), a derived value, an offset, a default for
 #: the compared key.
@@ -430,7 +439,9 @@ def _render(
         verb = "deprecates" if check.effect == "deprecated" else "removed"
         action = replacing(spelled, check.replacement, engine, verb=verb)
     else:
-        action = _PLACEHOLDER.sub(fill, check.action)
+        spelled = (at_opt.spelled or "") if at_opt is not None else ""
+        template = check.action or (_EFFECT_ACTION.get(check.effect, "") if spelled else "")
+        action = _PLACEHOLDER.sub(fill, template.replace("{engine}", engine))
     return f"{lead}: {text}", details, action
 
 

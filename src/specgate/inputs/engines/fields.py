@@ -86,6 +86,8 @@ def check_block(
                 f"{data.display_name} refuses unknown key {spelled!r}{suggestion} in {name}: "
                 f"SpeculativeConfig forbids extra keys{unread}",
                 field_name,
+                action=f"Replace {spelled} with {hint}." if hint
+                else f"Remove {spelled}: {data.display_name}'s {name} has no such key.",
             )
             continue
         presence = presence_at(field.recorded, version, data.newest)
@@ -120,6 +122,7 @@ def check_block(
             f"({field.source})",
             field_name,
             None if confirmed else "warn",
+            action=f"Set {spelled} to a value {data.display_name} accepts: {reason}.",
         )
 
 

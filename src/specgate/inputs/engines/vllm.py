@@ -359,6 +359,8 @@ def _check_method(name: str, b: Builder, version: Version | None) -> None:
         f"vLLM refuses speculative method {name!r}{suggestion}: SpeculativeConfig.method "
         f"is one of {len(_ACCEPTED_METHODS)} exact, case-sensitive names",
         "mechanism",
+        action=f"Replace method {name!r} with {hint!r}." if hint
+        else "Write a method vLLM accepts (its exact, case-sensitive name).",
     )
 
 
