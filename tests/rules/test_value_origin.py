@@ -174,6 +174,39 @@ def test_accepted_alone_on_the_line_before(tmp_path: Path) -> None:
     assert hit["suppressed"] is True
 
 
+def test_accepted_before_a_continued_command_covers_its_last_line(tmp_path: Path) -> None:
+    # D12.3: the directive alone on line 3 stands before a command bash reads as one (the
+    # trailing backslashes of lines 4 and 5 join lines 4-6); the unfollowed $D is on
+    # line 6, the command's third line: suppressed (docs/reports.md#suppressions).
+    script = (
+        "#!/bin/bash\nD=$(cat d.txt)\n# specgate: ignore[SG314] -- pinned\n"
+        "vllm serve m \\\n"
+        "  --speculative-config \"$SPEC\" \\\n"
+        "  $D\n"
+    )
+    code, report = check(tmp_path, {"run.sh": script})
+    (hit,) = findings(report, "SG314")
+    assert (hit["file"], hit["line"]) == ("run.sh", 6)
+    assert hit["suppressed"] is True and hit["justification"] == "inline: pinned"
+    assert code == 0
+
+
+def test_a_directive_covers_only_its_own_command(tmp_path: Path) -> None:
+    # Line 4 ends the first command (no backslash); the unfollowed $D on line 6 belongs to
+    # the next one, which no directive precedes: SG314 stands. An even run of backslashes
+    # (line 4: an escaped backslash) continues nothing.
+    script = (
+        "#!/bin/bash\nD=$(cat d.txt)\n# specgate: ignore[SG314] -- pinned\n"
+        "echo a \\\\\n"
+        "vllm serve m --speculative-config \"$SPEC\" \\\n"
+        "  $D\n"
+    )
+    code, report = check(tmp_path, {"run.sh": script})
+    (hit,) = findings(report, "SG314")
+    assert hit["line"] == 6 and not hit.get("suppressed")
+    assert code == 1
+
+
 def test_sg312_is_accepted_in_the_serving_file(tmp_path: Path) -> None:
     # ollama is an engine specgate does not read: SG312 at the launch, line 2
     code, report = check(tmp_path, {"run.sh": "#!/bin/bash\n"

@@ -4,9 +4,11 @@ A finding about the serving config itself (the form or value specgate could not 
 SG312, SG313, SG314) sits on a line of the serving file, not of the claims file; the
 team accepts it where it stands, in that file, with the claims file's directive
 syntax and placement (:mod:`specgate.project.suppress`): after the text on the
-finding's line, or alone on the line before it. Shell, Python, YAML and ``.env``
-files all take ``#`` comments; a JSON serving file has none (use ``ignore`` in the
-configuration).
+finding's line, or alone on the line before it. A directive alone on the line before
+a command covers the whole logical command: every line a trailing ``\\`` continues
+(docs/reports.md#suppressions; a finding on the third line of a continued
+``vllm serve`` is that command's). Shell, Python, YAML and ``.env`` files all take ``#``
+comments; a JSON serving file has none (use ``ignore`` in the configuration).
 
 A serving file is scanned when one of those findings points into it. A directive
 there that names no rule is SG004 at its line, as in the claims file, and so is one
@@ -95,5 +97,39 @@ class ServingIgnores:
                     (),
                     (file, Span(directive.line, directive.column)),
                 ))
-        self._scanned[file] = inline
+        whole = _whole_commands(inline, text.splitlines())
+        self._scanned[file] = whole
+        return whole
+
+
+def _continued(line: str) -> bool:
+    """Whether ``line`` goes on on the next one: it ends in an odd run of backslashes
+    (an even run is escaped backslashes) and is not a comment."""
+    stripped = line.rstrip("\r")
+    run = len(stripped) - len(stripped.rstrip("\\"))
+    return run % 2 == 1 and not stripped.lstrip().startswith("#")
+
+
+def _whole_commands(inline: InlineIgnores, lines: list[str]) -> InlineIgnores:
+    """``inline`` with each directive alone on its line also covering the lines its
+    command's trailing backslashes continue onto (docs/reports.md#suppressions)."""
+    from dataclasses import replace
+
+    extra: list[Directive] = []
+    for directive in inline.directives:
+        if directive.target == directive.line:
+            continue  # after a value: its own line only
+        target = directive.target
+        while target <= len(lines) and _continued(lines[target - 1]):
+            target += 1
+            extra.append(replace(directive, target=target))
+    if not extra:
         return inline
+    by_line = {line: set(codes) for line, codes in inline.by_line.items()}
+    for directive in extra:
+        by_line.setdefault(directive.target, set()).add(directive.code)
+    return replace(
+        inline,
+        directives=inline.directives + tuple(extra),
+        by_line={line: frozenset(codes) for line, codes in by_line.items()},
+    )
