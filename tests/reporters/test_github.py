@@ -124,6 +124,61 @@ def test_properties_are_escaped_like_the_toolkit(
     ]
 
 
+def test_a_file_name_with_lf_percent_colon_comma_is_named_as_it_is(
+    repo: Path, clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # D12.4. actions/toolkit packages/core/src/command.ts escapeProperty: % → %25 first,
+    # then CR → %0D, LF → %0A, : → %3A, , → %2C; the runner decodes them back, so file=
+    # names the file itself (a visible "\\n" in its place would name no file). By hand:
+    # "x\ny%z:w,v.specgate.yaml" → "x%0Ay%25z%3Aw%2Cv.specgate.yaml". (The message is
+    # escapeData'd: test_properties_are_escaped_like_the_toolkit.)
+    name = "x\ny%z:w,v.specgate.yaml"
+    (repo / name).write_text(FAILING, "utf-8")
+    clean_env.chdir(repo)
+    code, lines = github(["."], capsys)
+    assert code == 1
+    assert lines == [
+        "::error title=specgate (SG104),file=x%0Ay%25z%3Aw%2Cv.specgate.yaml,line=6,col=23"
+        "::claimed-speedup-over-theory: claimed 3x exceeds AL / (β + ρ·passes) = "
+        "3.2 / (1 + 0.05·7) = 2.3704x"
+    ]
+
+
+def test_the_job_summary_links_and_shows_a_hostile_file_name(
+    repo: Path, clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The link's URL is the path percent-encoded (RFC 3986: LF %0A, % %25, : %3A, , %2C;
+    # '/' kept); its text is inert Markdown: LF shown as a visible \n whose backslash is
+    # itself escaped (CommonMark §2.4), %, : and , as they are.
+    (repo / "x\ny%z:w,v.specgate.yaml").write_text(FAILING, "utf-8")
+    summary = repo / "summary.md"
+    clean_env.chdir(repo)
+    clean_env.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    clean_env.setenv("GITHUB_SERVER_URL", "https://github.com")
+    clean_env.setenv("GITHUB_REPOSITORY", "o/r")
+    clean_env.setenv("GITHUB_SHA", "0123456789abcdef")
+    github(["."], capsys)
+    text = summary.read_text("utf-8")
+    assert (
+        "[x\\\\ny%z:w,v.specgate.yaml:6](https://github.com/o/r/blob/0123456789abcdef/"
+        "x%0Ay%25z%3Aw%2Cv.specgate.yaml#L6)"
+    ) in text
+    assert not any(line.startswith("y%z") for line in text.splitlines())  # no raw LF
+
+
+def test_a_file_name_with_another_control_character_goes_in_the_message(
+    repo: Path, clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # ESC cannot stand raw in the log line and escapeProperty leaves it as it is: the
+    # annotation names the file in its message, shown visibly, with no file property.
+    (repo / "e\x1b.specgate.yaml").write_text(FAILING, "utf-8")
+    clean_env.chdir(repo)
+    code, lines = github(["."], capsys)
+    assert code == 1
+    (line,) = lines
+    assert line.startswith("::error title=specgate (SG104)::e\\x1b.specgate.yaml:6:23: ")
+
+
 def test_unparseable_file_is_an_error_at_its_line(
     repo: Path, clean_env: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -52,18 +52,32 @@ def _error(
     return annotation(
         "error",
         visible(message),  # a file named in the message is escaped with it
-        file=None if file is None else visible(file),
+        file=file,  # an attachable path (_attachable), escaped as a property
         line=line,
         col=col,
         title="specgate (input error)",
     )
 
 
+#: Characters a ``file=`` property may hold as they are, though not printable: the
+#: toolkit's escapeProperty writes CR and LF as ``%0D`` and ``%0A``, which the runner
+#: decodes back (a tab stands in the line harmlessly).
+_PROPERTY_SAFE = frozenset("\t\r\n")
+
+
 def _attachable(repo_path: str | None) -> str | None:
-    """``repo_path`` when an annotation can name it in ``file=``: a path holding ``##[``
-    (which :func:`visible` must escape, so ``file=`` would name no file) is named in
-    the message instead, escaped, like a file outside the repository."""
-    return None if repo_path is None or LEGACY_PREFIX in repo_path else repo_path
+    """``repo_path`` when an annotation can name it in ``file=``, as it is: the property is
+    escaped as actions/toolkit ``packages/core/src/command.ts`` ``escapeProperty`` does
+    (``%``, CR, LF, ``:``, ``,``), which the runner decodes back to the file's own name,
+    so a ``\\n`` written in its place would name no file (D12.4). A path holding ``##[``
+    or another control character (which :func:`visible` must escape for the log, so
+    ``file=`` would name no file either) is named in the message instead, escaped, like a
+    file outside the repository."""
+    if repo_path is None or LEGACY_PREFIX in repo_path:
+        return None
+    if not all(ch.isprintable() or ch == " " or ch in _PROPERTY_SAFE for ch in repo_path):
+        return None
+    return repo_path
 
 
 def _annotate(
@@ -82,7 +96,7 @@ def _annotate(
     return annotation(
         _level(finding),
         message,
-        file=visible(repo_path),
+        file=repo_path,
         line=finding.line,
         col=finding.column,
         title=title,
