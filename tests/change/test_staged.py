@@ -5,6 +5,7 @@ become one)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,70 @@ def test_unstaged_change_is_not_taken(tree: Repo, run_json: Run) -> None:
     code, report, _ = run_json("check", "--staged")
     assert code == 0
     assert report["files"] == []
+
+
+def test_a_staged_serving_config_is_read_as_staged(tree: Repo, run_json: Run) -> None:
+    # D12.5: D 1 staged, the work tree put back to D 3 after `git add` (no stash: a plain
+    # git hook, or a run by hand). The commit holds D 1, so SG403 (the evidence of D 3
+    # kept over a change of D) stands, as in test_staged_serving_config_checks_its_claims.
+    tree.write(BREAK)
+    git(tree.root, "add", "deploy/serving/vllm-serve")
+    tree.write({"deploy/serving/vllm-serve": SERVE.format(d=3)})
+    code, report, _ = run_json("check", "--staged")
+    assert code == 1
+    assert _paths(report) == ["deploy/chat.specgate.yaml"]
+    assert STALE in _codes(report)
+    assert report["files"][0]["deployments"][0]["metrics"]["draft_length"] == 1
+
+
+STAGED_AL = """version: 1
+deployments:
+  - name: chat
+    speculation: {{enabled: true, draft_length: 3, draft_depth_ratio: 0.05}}
+    evidence: {{accept_length: {al}, cache_coherence_eval: true}}
+    claims: {{speedup: 1.5}}
+"""
+
+
+def test_every_line_reads_the_index(
+    repo: Repo, run_json: Run, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # D12.5: AL 2.0 committed, 2.5 staged, 3.0 in the work tree. The commit holds 2.5:
+    # theoretical speedup AL / (β + ρ·D) = 2.5 / (1 + 0.05·3) = 2.5 / 1.15 = 2.1739x
+    # (the work tree's 3.0 would give 3 / 1.15 = 2.6087x).
+    repo.write({"c.specgate.yaml": STAGED_AL.format(al="2.0")})
+    repo.commit()
+    repo.write({"c.specgate.yaml": STAGED_AL.format(al="2.5")})
+    git(repo.root, "add", "c.specgate.yaml")
+    repo.write({"c.specgate.yaml": STAGED_AL.format(al="3.0")})
+    code, report, _ = run_json("check", "--staged")
+    metrics = report["files"][0]["deployments"][0]["metrics"]
+    assert metrics["accept_length"] == 2.5
+    assert metrics["theoretical_speedup"] == 2.1739
+    assert main(["check", "--staged"]) == code == 0
+    text = capsys.readouterr().out
+    assert "AL 2.5, D 3, ρ 0.05, β 1, speedup theoretical 2.1739x, claimed 1.5x" in text
+    assert "AL 3" not in text
+
+
+def test_an_untracked_file_is_not_in_the_commit(repo: Repo, run_json: Run) -> None:
+    # The claims file is staged; the metrics file it points at exists only in the work
+    # tree (never added): the commit would not hold it, so it is read as missing.
+    repo.write({"README.md": "x\n"})
+    repo.commit()
+    repo.write(
+        {
+            "c.specgate.yaml": STAGED_AL.format(al="2.0").replace(
+                "cache_coherence_eval: true",
+                "cache_coherence_eval: true, metrics: {format: vllm-prometheus, path: m.prom}",
+            ),
+        }
+    )
+    git(repo.root, "add", "c.specgate.yaml")
+    repo.write({"m.prom": PROM.format(drafts=1000, accepted=1600)})
+    _, report, _ = run_json("check", "--staged")
+    said = json.dumps(report)
+    assert "m.prom" in said and "not staged" in said
 
 
 @pytest.mark.parametrize(

@@ -251,28 +251,38 @@ def copy_blobs(  # noqa: PLR0917 - a copy's inputs
         if content is not None:
             _target(root, path).write_bytes(content)
     for path, (blob, size) in sizes.items():
-        if size <= MAX_BLOB_BYTES:
-            continue
-        target = _target(root, path)
-        if size > limit:
-            with open(target, "wb") as out:
-                out.truncate(size)  # sparse: no byte is read or written
-            continue
-        with open(target, "wb") as out:
-            try:
-                done = subprocess.run(
-                    ["git", "-c", "core.fsmonitor=false", "-C", str(top), "cat-file", "blob", blob],
-                    stdout=out,
-                    stderr=subprocess.PIPE,
-                    timeout=TIMEOUT_S,
-                    env=_env(),
-                    check=False,
-                )
-            except subprocess.TimeoutExpired:
-                raise GitError(f"git cat-file took longer than {TIMEOUT_S:g} s") from None
-        if done.returncode != 0:
-            raise GitError(f"git cat-file blob {blob} failed")
+        if size > MAX_BLOB_BYTES:
+            write_blob(top, blob, size, _target(root, path), limit)
     return {path: blob for path, (blob, _) in sizes.items()}
+
+
+def write_blob(top: Path, blob: str, size: int, target: Path, limit: int) -> None:
+    """Write ``blob`` (of ``size`` bytes) to ``target``, streamed (``cat-file blob``,
+    never held in memory); over ``limit``, a sparse file of its size, which the readers
+    refuse as they refuse such a file in the work tree ("larger than …").
+
+    Raises:
+        GitError: git failed or took too long.
+        OSError: the file cannot be written.
+    """
+    if size > limit:
+        with open(target, "wb") as out:
+            out.truncate(size)  # sparse: no byte is read or written
+        return
+    with open(target, "wb") as out:
+        try:
+            done = subprocess.run(
+                ["git", "-c", "core.fsmonitor=false", "-C", str(top), "cat-file", "blob", blob],
+                stdout=out,
+                stderr=subprocess.PIPE,
+                timeout=TIMEOUT_S,
+                env=_env(),
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise GitError(f"git cat-file took longer than {TIMEOUT_S:g} s") from None
+    if done.returncode != 0:
+        raise GitError(f"git cat-file blob {blob} failed")
 
 
 def _target(root: Path, path: str) -> Path:
@@ -373,3 +383,35 @@ def tracked_links(top: Path, limit: int) -> list[str] | None:
             if len(found) > limit:
                 return None
     return found
+
+
+def unstaged(top: Path) -> list[str]:
+    """Paths whose work tree differs from the index: tracked files changed or deleted
+    since staged (``git diff --name-only``, index against work tree) and untracked
+    files not ignored (``git ls-files --others --exclude-standard``)."""
+    changed = _names(run(top, "diff", "--name-only", "--no-renames", "-z", "--"))
+    return changed + _names(run(top, "ls-files", "--others", "--exclude-standard", "-z"))
+
+
+def index_entries(top: Path) -> dict[str, tuple[str, str]]:
+    """Path → (mode, blob id) of every stage-0 entry of the index (``git ls-files
+    --stage``); a conflicted path has no stage-0 entry and is left out."""
+    found: dict[str, tuple[str, str]] = {}
+    for record in _names(run(top, "ls-files", "--stage", "-z")):
+        head, _, path = record.partition("\t")
+        fields = head.split()
+        if len(fields) == 3 and fields[2] == "0" and path:
+            found[path] = (fields[0], fields[1])
+    return found
+
+
+def blob_size(top: Path, blob: str) -> int:
+    """The size of ``blob`` in bytes (``cat-file -s``).
+
+    Raises:
+        GitError: git failed or answered out of protocol.
+    """
+    size = run(top, "cat-file", "-s", blob).stdout.decode("ascii", "replace").strip()
+    if not size.isdigit():
+        raise GitError("git cat-file -s answered out of protocol")
+    return int(size)

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from specgate.change.baseline import BaselineSource
+    from specgate.change.staged import IndexOverlay
     from specgate.check.report import FileReport, RunReport
     from specgate.check.run import CheckOptions
     from specgate.cli.args import Parser
@@ -386,6 +387,22 @@ def _staged_base(cwd: Path) -> BaselineSource | None:
         return None
 
 
+def _index_overlay(args: argparse.Namespace) -> IndexOverlay | None:
+    """``--staged`` at a commit (no ``PRE_COMMIT_*_REF``): the index, read where the work
+    tree differs from it (docs/change-gate.md#staged); ``None`` otherwise, or when the
+    work tree holds what is staged."""
+    from specgate.change.staged import FROM_REF, TO_REF
+
+    if not args.staged or os.environ.get(FROM_REF) or os.environ.get(TO_REF):
+        return None
+    from pathlib import Path
+
+    from specgate.change.staged import index_overlay
+
+    overlay = index_overlay(Path.cwd())
+    return overlay if overlay is not None and overlay.differs else None
+
+
 def _distinct_outputs(named: dict[str, str | None]) -> None:
     """Each output file at most once: two reports written to one file would leave one.
 
@@ -406,6 +423,21 @@ def _distinct_outputs(named: dict[str, str | None]) -> None:
 
 
 def _check(args: argparse.Namespace, out: TextIO) -> int:
+    """``check``; under ``--staged`` at a commit, every file is read as staged (the
+    configuration, the claims files, what they reference: docs/change-gate.md#staged)."""
+    staged = _index_overlay(args)
+    if staged is None:
+        return _check_run(args, out, None)
+    from specgate.core.revision_tree import overlaying
+
+    try:
+        with overlaying(staged):
+            return _check_run(args, out, staged)
+    finally:
+        staged.close()
+
+
+def _check_run(args: argparse.Namespace, out: TextIO, staged: IndexOverlay | None) -> int:
     from pathlib import Path
 
     from specgate.check.report import RunReport as Run
@@ -435,6 +467,8 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
     baseline = options.baseline
     changed = args.changed is not None or args.changed_since is not None or args.staged
     hidden: list[str] = []
+    if staged is not None and baseline is not None:
+        baseline.head_hashes.update(staged.blob_ids())  # the head's evidence: as staged
     files = _selected_files(args, paths, finder, hidden)
     if changed and not files and args.format == "text":
         return _nothing_affected(args, out)

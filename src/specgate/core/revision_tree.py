@@ -107,3 +107,43 @@ def bring_folder(folder: Path | str, patterns: tuple[str, ...]) -> None:
     rel = _relative(folder, tree.root)
     if rel is not None or os.path.normpath(os.path.abspath(folder)) == str(tree.root):
         tree.bring_folder(rel or "", patterns)
+
+
+class Overlay(Protocol):
+    """Files read from elsewhere than the work tree: under ``check --staged``, the
+    index (docs/change-gate.md#staged), where the work tree differs from it."""
+
+    def redirect(self, path: Path | str) -> Path | str | None:
+        """The file a reader reads instead of ``path``: a private copy of the index's
+        content, a one-line reason it is not read (``"no such file in the index …"``),
+        or ``None``: the work tree holds it as the index does."""
+
+
+#: The overlays being read through, innermost last (as :data:`_ACTIVE`).
+_OVERLAYS: list[Overlay] = []
+
+
+class _Overlaying:
+    """The ``with`` block of :func:`overlaying`."""
+
+    __slots__ = ("overlay",)
+
+    def __init__(self, overlay: Overlay) -> None:
+        self.overlay = overlay
+
+    def __enter__(self) -> None:
+        _OVERLAYS.append(self.overlay)
+
+    def __exit__(self, *exc: object) -> None:
+        _OVERLAYS.pop()
+
+
+def overlaying(overlay: Overlay) -> _Overlaying:
+    """Read through ``overlay`` inside the ``with`` block."""
+    return _Overlaying(overlay)
+
+
+def redirected(path: Path | str) -> Path | str | None:
+    """The active overlay's answer for ``path`` (see :meth:`Overlay.redirect`); ``None``
+    when none is active."""
+    return _OVERLAYS[-1].redirect(path) if _OVERLAYS else None

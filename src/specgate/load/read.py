@@ -13,7 +13,7 @@ import stat
 from pathlib import Path
 
 from specgate.core.errors import InputError
-from specgate.core.revision_tree import bring
+from specgate.core.revision_tree import bring, redirected
 from specgate.load.document import Document
 
 MAX_BYTES = 1024 * 1024
@@ -61,6 +61,11 @@ def read_text(path: Path, shown: str, limit: int = MAX_BYTES) -> str:
     refused = bring(path)  # a base revision's file, brought to disk when one is read
     if refused is not None:
         raise InputError(refused, shown)
+    staged = redirected(path)  # --staged: the index's copy where the work tree differs
+    if isinstance(staged, str):
+        raise InputError(staged, shown)
+    if staged is not None:
+        path = staged
     try:
         try:
             mode = os.stat(path).st_mode  # one stat, not exists + is_dir + is_file

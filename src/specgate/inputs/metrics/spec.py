@@ -183,7 +183,7 @@ def resolve_path(
         InputError (at the key's line in the claims file): absolute, leaves the
             repository (symlinks resolved), or does not exist.
     """
-    return resolve_reference(
+    target, shown = resolve_reference(
         relative,
         what=key,
         base_dir=base_dir,
@@ -191,3 +191,9 @@ def resolve_path(
         root=root,
         fail=lambda reason: spec.fail(reason, key),
     )
+    from specgate.core.revision_tree import redirected
+
+    staged = redirected(target)  # --staged: the index's copy (docs/change-gate.md#staged)
+    if isinstance(staged, str):
+        raise spec.fail(f"{shown}: {staged}", key)
+    return (target if staged is None else staged), shown
