@@ -17,6 +17,12 @@ Sources (compose-spec/compose-go, read at these commits):
 - ``extends`` (``override/extends.go``; Compose specification, "extends"): a service
   takes the service it names (in this file, or ``file:`` beside it) as its base and
   merges itself over it, by the same rules.
+- Several files (``docker compose -f a.yaml -f b.yaml``, ``COMPOSE_FILE``;
+  ``loader/loader.go@e70e961c``, ``loadYamlFile``): each file's ``extends`` is applied
+  within that file (a base service another file defines or changes is not seen), then
+  the file is merged over the ones before it, in order. Files named so are read alone:
+  no override file is merged (``cli/options.go@e70e961c``: ``WithDefaultConfigPath``
+  adds it only when no file is named).
 
 Every extra file is read like any referenced file (inside the repository, at most
 1 MiB, go-yaml's scalars); ``extends`` is followed at most :data:`MAX_EXTENDS` deep and
@@ -25,7 +31,7 @@ a cycle is an input error.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -136,37 +142,52 @@ def _extends(
     return merge(dict(base), own, ("services", name))
 
 
-def compose_model(doc: Document, path: Path) -> Document:
-    """``doc`` (a Compose file at ``path``) as Compose builds it: its override file
-    merged in and ``extends`` applied. Values that came from elsewhere lose their
-    positions (a finding points at the service in ``doc``), and a note names the
-    override file.
-
-    Raises:
-        InputError: an override or extended file outside the repository, unreadable or
-            not parseable; ``extends`` naming no service, too deep or a cycle.
-    """
-    data = doc.data
-    notes = list(doc.notes)
-    changed: set[NodePath] = set()
-    over_path = override_file(path)
-    if over_path is not None:
-        shown = str(Path(doc.file).parent / over_path.name)
-        over = _load(over_path, shown)
-        data = merge(data, over)
-        notes.append(f"{shown} merged in (Compose merges it with {path.name} by default)")
-        changed |= _leaves(over, ())
+def _resolved(data: Any, folder: Path, shown: str) -> tuple[Any, set[NodePath]]:
+    """``data`` (one Compose file) with each service's ``extends`` applied within it,
+    and the paths of the services it changed."""
     services = data.get("services") if isinstance(data, Mapping) else None
-    if isinstance(services, Mapping) and any(
+    if not isinstance(services, Mapping) or not any(
         isinstance(s, Mapping) and "extends" in s for s in services.values()
     ):
-        resolved = {
-            name: _extends(services, str(name), path.parent, doc.file, 0) for name in services
-        }
-        for name, service in services.items():
-            if isinstance(service, Mapping) and "extends" in service:
-                changed.add(("services", str(name)))
-        data = {**dict(data), "services": resolved}  # type: ignore[call-overload]
+        return data, set()
+    resolved = {name: _extends(services, str(name), folder, shown, 0) for name in services}
+    changed: set[NodePath] = {
+        ("services", str(name))
+        for name, service in services.items()
+        if isinstance(service, Mapping) and "extends" in service
+    }
+    return {**dict(data), "services": resolved}, changed
+
+
+def compose_model(
+    doc: Document, path: Path, files: Sequence[tuple[Path, str]] | None = None
+) -> Document:
+    """``doc`` (a Compose file at ``path``) as Compose builds it: ``files`` (each a path
+    and how it is shown: the Compose files named after it, ``-f`` or ``COMPOSE_FILE``)
+    merged over it in order, or, when None, the override file beside it; each file's
+    ``extends`` applied within it first (module doc). Values that came from another
+    file lose their positions (a finding points at the service in ``doc``), and a note
+    names each file merged in.
+
+    Raises:
+        InputError: an override, merged or extended file outside the repository,
+            unreadable or not parseable; ``extends`` naming no service, too deep or a cycle.
+    """
+    notes = list(doc.notes)
+    data, changed = _resolved(doc.data, path.parent, doc.file)
+    more: list[tuple[Path, str, str]] = []
+    if files is None:
+        over_path = override_file(path)
+        if over_path is not None:
+            shown = str(Path(doc.file).parent / over_path.name)
+            more.append((over_path, shown, f"Compose merges it with {path.name} by default"))
+    else:
+        more = [(p, shown, f"named after {doc.file}") for p, shown in files]
+    for over_path, shown, why in more:
+        over, _ = _resolved(_load(over_path, shown), over_path.parent, shown)
+        data = merge(data, over)
+        notes.append(f"{shown} merged in ({why})")
+        changed |= _leaves(over, ())
     if not changed:
         return doc
     positions: dict[NodePath, NodePosition] = {

@@ -24,6 +24,7 @@ from specgate.inputs.engines._source import (
     norm_key,
     run_env,
 )
+from specgate.inputs.engines.compose_run import unfollowed_compose
 from specgate.inputs.engines.detect import Detector
 from specgate.inputs.engines.environment import sibling_env
 from specgate.inputs.engines.forcing import forced_acceptance
@@ -241,6 +242,7 @@ def _read_engine_config(
             unread_launcher(doc, text, pointer, shown)
             or foreign_launcher(doc, text, pointer, shown, detector.is_engine)
             or unsettled_launcher(doc, text, pointer, shown, detector.hinted)
+            or unfollowed_compose(doc, text, pointer, shown, path)
         )
         if unread is not None:
             raise unread from None

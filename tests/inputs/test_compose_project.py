@@ -1,0 +1,197 @@
+"""Compose projects a ``docker compose run`` line reads: several ``-f`` files,
+``COMPOSE_FILE``, ``--project-directory``, the parent-folder search.
+
+Expectations worked by hand from ``docker/compose@v5.5.0`` ``cmd/compose/compose.go``
+(``toProjectOptions``: the environment, then the working folder's ``.env``, then
+``COMPOSE_FILE``, then the default names up the folders, then the ``.env`` again) and
+``compose-spec/compose-go@e70e961c`` (``cli/options.go``: ``WithConfigFileEnv`` splits
+``COMPOSE_FILE`` at ``COMPOSE_PATH_SEPARATOR``, ``:`` on Linux; ``WithDefaultConfigPath``
+adds the override file only when no file is named and climbs to the parent folders;
+``loader/loader.go``: files merged in order, ``command`` replaced and ``environment``
+joined by ``override/merge.go``). ``docker-compose config`` 1.29 gives the same model
+for each project here (``tests/oracle/test_compose_project_oracle.py`` compares the
+merged files with it). The image ``vllm/vllm-openai`` runs ``vllm serve`` (its
+Dockerfile's ENTRYPOINT, image-entrypoints.json).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from specgate.check.options import CheckOptions
+from specgate.check.run import check_file
+from specgate.inputs.engines._source import commands_of
+from specgate.inputs.engines.in_container import in_container
+from specgate.inputs.engines.placed import Joined
+from specgate.inputs.engines.read import load_engine_document
+
+BASE = """\
+services:
+  vllm:
+    image: vllm/vllm-openai:${TAG:-v0.26.0}
+    command: [/models/base, --x]
+    environment: [A=1, B=1]
+"""
+PROD = """\
+services:
+  vllm:
+    command: [/models/prod]
+    environment: [B=2]
+"""
+OVERRIDE = "services:\n  vllm:\n    command: [/models/override]\n"
+
+
+def _joined(top: Path, files: dict[str, str], script: str = "serve.sh") -> object:
+    (top / ".git").mkdir(exist_ok=True)
+    for name, text in files.items():
+        (top / name).parent.mkdir(parents=True, exist_ok=True)
+        (top / name).write_text(text, "utf-8")
+    path = top / script
+    doc = load_engine_document(path, script)
+    *_, source = commands_of(doc.data, doc, (), doc.data)
+    return in_container(source, path)
+
+
+def _argv_env(joined: object) -> tuple[tuple[str, ...], dict[str, str], str | None]:
+    assert isinstance(joined, Joined)
+    return joined.command.argv, dict(joined.command.env.items()), joined.image
+
+
+PROD_RUN = (("vllm", "serve", "/models/prod"), {"A": "1", "B": "2"}, "vllm/vllm-openai:v0.26.0")
+BASE_RUN = (("vllm", "serve", "/models/base", "--x"), {"A": "1", "B": "1"},
+            "vllm/vllm-openai:v0.26.0")
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        # two -f files merged in order: prod's command replaces, its environment joins
+        ({"serve.sh": "docker compose -f base.yaml -f prod.yaml run vllm\n"}, PROD_RUN),
+        # the order decides: base last, its command wins, its B=1 after prod's B=2
+        ({"serve.sh": "docker compose -f prod.yaml -f base.yaml run vllm\n"}, BASE_RUN),
+        # COMPOSE_FILE in the .env of the script's folder, split at ':'
+        ({".env": "COMPOSE_FILE=base.yaml:prod.yaml\n",
+          "serve.sh": "docker compose run vllm\n"}, PROD_RUN),
+        # COMPOSE_PATH_SEPARATOR changes the separator
+        ({".env": "COMPOSE_PATH_SEPARATOR=,\nCOMPOSE_FILE=base.yaml,prod.yaml\n",
+          "serve.sh": "docker compose run vllm\n"}, PROD_RUN),
+        # the script's exported COMPOSE_FILE wins over the .env's
+        ({".env": "COMPOSE_FILE=base.yaml\n",
+          "serve.sh": "export COMPOSE_FILE=base.yaml:prod.yaml\ndocker compose run vllm\n"},
+         PROD_RUN),
+        ({"serve.sh": "COMPOSE_FILE=base.yaml:prod.yaml docker compose run vllm\n"}, PROD_RUN),
+        # -f wins over COMPOSE_FILE
+        ({".env": "COMPOSE_FILE=base.yaml:prod.yaml\n",
+          "serve.sh": "docker compose -f base.yaml run vllm\n"}, BASE_RUN),
+    ],
+)
+def test_several_files(
+    tmp_path: Path, files: dict[str, str], expected: tuple[object, ...]
+) -> None:
+    joined = _joined(tmp_path, {"base.yaml": BASE, "prod.yaml": PROD, **files})
+    assert _argv_env(joined) == expected
+
+
+def test_a_named_default_file_is_read_without_its_override(tmp_path: Path) -> None:
+    files = {"compose.yaml": BASE, "compose.override.yaml": OVERRIDE}
+    named = _joined(tmp_path, {**files, "serve.sh": "docker compose -f compose.yaml run vllm\n"})
+    assert _argv_env(named) == BASE_RUN
+    # not named: found by its name, with the override beside it
+    found = _joined(tmp_path, {**files, "serve.sh": "docker compose run vllm\n"})
+    assert _argv_env(found)[0] == ("vllm", "serve", "/models/override")
+    # COMPOSE_FILE names it too: no override
+    listed = _joined(tmp_path, {**files, ".env": "COMPOSE_FILE=compose.yaml\n",
+                                "serve.sh": "docker compose run vllm\n"})
+    assert _argv_env(listed) == BASE_RUN
+
+
+def test_the_compose_file_of_a_parent_folder(tmp_path: Path) -> None:
+    files = {"compose.yaml": BASE, "compose.override.yaml": PROD,
+             "scripts/serve.sh": "docker compose run vllm\n"}
+    assert _argv_env(_joined(tmp_path, files, "scripts/serve.sh")) == PROD_RUN
+
+
+def test_no_compose_file_above_the_repository_top(tmp_path: Path) -> None:
+    (tmp_path / "compose.yaml").write_text(BASE, "utf-8")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    joined = _joined(repo, {"serve.sh": "docker compose run vllm\n"})
+    assert not isinstance(joined, Joined)
+
+
+def test_project_directory_and_env(tmp_path: Path) -> None:
+    files = {
+        "deploy/compose.yaml": BASE,
+        "deploy/.env": "TAG=v0.27.1\n",
+        ".env": "TAG=v0.9.0\n",
+    }
+    # --project-directory: the default file and the .env are deploy's
+    joined = _joined(tmp_path, {**files, "serve.sh":
+                                "docker compose --project-directory deploy run vllm\n"})
+    assert _argv_env(joined)[2] == "vllm/vllm-openai:v0.27.1"
+    # -f deploy/compose.yaml: the working folder is the file's, so is its .env
+    joined = _joined(tmp_path, {**files, "serve.sh":
+                                "docker compose -f deploy/compose.yaml run vllm\n"})
+    assert _argv_env(joined)[2] == "vllm/vllm-openai:v0.27.1"
+    # -f is taken from the current folder, not the project directory: .env is deploy's
+    joined = _joined(tmp_path, {**files, "b.yaml": BASE, "serve.sh":
+                                "docker compose --project-directory deploy -f b.yaml run vllm\n"})
+    assert _argv_env(joined)[2] == "vllm/vllm-openai:v0.27.1"
+    # the script's exported TAG wins over every .env
+    script = "export TAG=v0.30.0\ndocker compose -f deploy/compose.yaml run vllm\n"
+    joined = _joined(tmp_path, {**files, "serve.sh": script})
+    assert _argv_env(joined)[2] == "vllm/vllm-openai:v0.30.0"
+
+
+def test_a_file_found_up_reads_both_env_files(tmp_path: Path) -> None:
+    # the .env of the current folder first, then the found file's folder's: the first to
+    # set a name keeps it (compose-go Mapping.Merge)
+    files = {"compose.yaml": BASE.replace("[A=1, B=1]", "[\"A=${A}\", \"B=${B}\"]"),
+             ".env": "A=top\nB=top\n", "scripts/.env": "A=here\n",
+             "scripts/serve.sh": "docker compose run vllm\n"}
+    _, env, _ = _argv_env(_joined(tmp_path, files, "scripts/serve.sh"))
+    assert env == {"A": "here", "B": "top"}
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        'docker compose -f base.yaml -f "$PROD_FILE" run vllm\n',
+        "export COMPOSE_FILE=$CF\ndocker compose run vllm\n",
+        "docker compose --env-file prod.env -f base.yaml run vllm\n",  # .env replaced
+        "docker compose -f oci://registry/app:1 run vllm\n",  # a remote file
+        # a variable the script sets to a value it does not settle: not .env's
+        "export TAG=$RELEASE\ndocker compose -f base.yaml run vllm\n",
+    ],
+)
+def test_what_is_not_followed_stays_as_written(tmp_path: Path, script: str) -> None:
+    joined = _joined(tmp_path, {"base.yaml": BASE, "prod.yaml": PROD, "serve.sh": script})
+    assert not isinstance(joined, Joined)
+
+
+CLAIMS = (
+    "version: 1\ndeployments:\n  - name: d\n    model: {name: org/m}\n"
+    "    speculation: {enabled: true, mechanism: ngram, draft_length: 4,"
+    " engine_config: serve.sh}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("script", "what"),
+    [
+        ('docker compose -f base.yaml -f "$PROD_FILE" run vllm\n', "PROD_FILE"),
+        ("export COMPOSE_FILE=$CF\ndocker compose run vllm\n", "COMPOSE_FILE"),
+    ],
+)
+def test_files_named_from_outside_are_sg313(tmp_path: Path, script: str, what: str) -> None:
+    (tmp_path / ".git").mkdir()
+    for name, text in {"base.yaml": BASE, "serve.sh": script, "c.specgate.yaml": CLAIMS}.items():
+        (tmp_path / name).write_text(text, "utf-8")
+    report = check_file(tmp_path / "c.specgate.yaml", "c.specgate.yaml", CheckOptions())
+    assert report.error is None
+    findings = report.deployments[0].findings
+    sg313 = [f for f in findings if f.code == "SG313"]
+    assert sg313 and what in sg313[0].message
+    assert not any(f.code in ("SG312", "SG314") for f in findings)
