@@ -206,6 +206,20 @@ FORMS: dict[str, tuple[dict[str, str], str]] = {
         },
         "deploy/scripts/serve.sh",
     ),
+    # docker compose up from a folder below: the project's files found up the folders
+    "compose-up-parent": (
+        {
+            "deploy/compose.yaml": (
+                "services:\n  vllm:\n    image: vllm/vllm-openai:v0.32.0\n"
+                f"    command: [{TARGET}]\n"
+            ),
+            "deploy/compose.override.yaml": (
+                f"services:\n  vllm:\n    command: [{TARGET}, --speculative-config, '{SPEC}']\n"
+            ),
+            "deploy/scripts/up.sh": "docker compose up -d\n",
+        },
+        "deploy/scripts/up.sh",
+    ),
     "requirements-beside": (
         {
             "serve/serve.sh": f"vllm serve {TARGET} --speculative-config '{SPEC}'\n",

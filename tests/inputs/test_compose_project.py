@@ -195,3 +195,141 @@ def test_files_named_from_outside_are_sg313(tmp_path: Path, script: str, what: s
     sg313 = [f for f in findings if f.code == "SG313"]
     assert sg313 and what in sg313[0].message
     assert not any(f.code in ("SG312", "SG314") for f in findings)
+
+
+# docker compose up: the project's model is read as a Compose file named by the claims
+# file (docs/engines.md#containers); the speculative flags here are vLLM's
+# --speculative-config, D its num_speculative_tokens
+NGRAM = '{{"method": "ngram", "num_speculative_tokens": {}, "prompt_lookup_max": 4}}'
+SPEC_BASE = f"""\
+services:
+  vllm:
+    image: vllm/vllm-openai:v0.26.0
+    command: [/models/m, --speculative-config, '{NGRAM.format(3)}']
+"""
+SPEC_PROD = f"""\
+services:
+  vllm:
+    command: [/models/m, --speculative-config, '{NGRAM.format(5)}']
+"""
+
+
+def _read(top: Path, files: dict[str, str], script: str = "serve.sh") -> object:
+    from specgate.core.errors import InputError
+    from specgate.inputs.engines import read_engine_file
+
+    (top / ".git").mkdir(exist_ok=True)
+    for name, text in files.items():
+        (top / name).parent.mkdir(parents=True, exist_ok=True)
+        (top / name).write_text(text, "utf-8")
+    try:
+        return read_engine_file(top / script, script)
+    except InputError as exc:
+        return exc
+
+
+@pytest.mark.parametrize(
+    ("files", "script", "draft_length", "path"),
+    [
+        # the -f files merged in order: prod's command replaces base's (D 5)
+        ({"base.yaml": SPEC_BASE, "prod.yaml": SPEC_PROD,
+          "serve.sh": "docker compose -f base.yaml -f prod.yaml up -d\n"},
+         "serve.sh", 5, "base.yaml"),
+        ({"base.yaml": SPEC_BASE, "prod.yaml": SPEC_PROD,
+          "serve.sh": "docker-compose -f prod.yaml -f base.yaml up\n"},
+         "serve.sh", 3, "prod.yaml"),
+        # COMPOSE_FILE in the .env
+        ({"base.yaml": SPEC_BASE, "prod.yaml": SPEC_PROD,
+          ".env": "COMPOSE_FILE=base.yaml:prod.yaml\n", "serve.sh": "docker compose up\n"},
+         "serve.sh", 5, "base.yaml"),
+        # run from a folder without a Compose file: the parent folder's, with its override
+        ({"compose.yaml": SPEC_BASE, "compose.override.yaml": SPEC_PROD,
+          "deploy/up.sh": "cd .\ndocker compose up -d vllm\n"},
+         "deploy/up.sh", 5, "compose.yaml"),
+        # -f names the default file: read alone, no override
+        ({"compose.yaml": SPEC_BASE, "compose.override.yaml": SPEC_PROD,
+          "serve.sh": "docker compose -f compose.yaml up\n"},
+         "serve.sh", 3, "compose.yaml"),
+    ],
+)
+def test_up_reads_the_project(
+    tmp_path: Path, files: dict[str, str], script: str, draft_length: int, path: str
+) -> None:
+    config = _read(tmp_path, files, script)
+    from specgate.inputs.types import EngineConfig
+
+    assert isinstance(config, EngineConfig), config
+    assert (config.engine, config.draft_length, config.path) == ("vllm", draft_length, path)
+    assert config.version == "0.26.0"
+    assert any("docker compose up" in note for note in config.notes)
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        # no Compose file up to the repository's top
+        {"serve.sh": "docker compose up\n"},
+        # two services with different configurations: `up` may start either
+        {"compose.yaml": SPEC_BASE + SPEC_PROD.replace("services:\n  vllm:\n", "  other:\n")
+         .replace("    command", "    image: vllm/vllm-openai:v0.26.0\n    command"),
+         "serve.sh": "docker compose up vllm\n"},
+        # two up lines starting different projects
+        {"base.yaml": SPEC_BASE, "prod.yaml": SPEC_BASE,
+         "serve.sh": "docker compose -f base.yaml up -d\ndocker compose -f prod.yaml up -d\n"},
+    ],
+)
+def test_up_not_read(tmp_path: Path, files: dict[str, str]) -> None:
+    from specgate.core.errors import InputError
+
+    found = _read(tmp_path, files)
+    assert isinstance(found, InputError) and "no speculative decoding" in found.reason
+
+
+def test_up_with_files_from_outside_is_sg313(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    files = {"base.yaml": SPEC_BASE, "c.specgate.yaml": CLAIMS,
+             "serve.sh": 'docker compose -f base.yaml -f "$OVERLAY" up -d\n'}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, "utf-8")
+    report = check_file(tmp_path / "c.specgate.yaml", "c.specgate.yaml", CheckOptions())
+    assert report.error is None
+    codes = [f.code for f in report.deployments[0].findings]
+    assert "SG313" in codes and "SG312" not in codes and "SG301" not in codes
+
+
+def test_up_d_is_checked_against_the_claims_file(tmp_path: Path) -> None:
+    # the claims file says D 4; the project serves 5 (prod.yaml's): SG301
+    (tmp_path / ".git").mkdir()
+    files = {"base.yaml": SPEC_BASE, "prod.yaml": SPEC_PROD, "c.specgate.yaml": CLAIMS,
+             "serve.sh": "docker compose -f base.yaml -f prod.yaml up -d\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, "utf-8")
+    report = check_file(tmp_path / "c.specgate.yaml", "c.specgate.yaml", CheckOptions())
+    assert report.error is None
+    (sg301,) = [f for f in report.deployments[0].findings if f.code == "SG301"]
+    assert "says 4" in sg301.message and "5" in sg301.message
+
+
+def test_compose_file_paths_are_taken_from_the_current_folder(tmp_path: Path) -> None:
+    # compose-go cli/options.go WithConfigFileEnv: filepath.Abs of each COMPOSE_FILE
+    # path, i.e. from the folder docker compose runs in, not --project-directory's
+    files = {"deploy/base.yaml": BASE, "deploy/prod.yaml": PROD,
+             "deploy/.env": "COMPOSE_FILE=deploy/base.yaml:deploy/prod.yaml\n",
+             "serve.sh": "docker compose --project-directory deploy run vllm\n"}
+    assert _argv_env(_joined(tmp_path, files)) == PROD_RUN
+    # the same names taken from deploy/ would be deploy/deploy/…: nothing there
+    files["deploy/.env"] = "COMPOSE_FILE=base.yaml:prod.yaml\n"
+    assert not isinstance(_joined(tmp_path, files), Joined)
+
+
+def test_files_the_repository_names_in_a_way_not_followed_are_sg314(tmp_path: Path) -> None:
+    # $(…) is the script's own text, not run: the repository sets the file, specgate
+    # cannot follow it (docs/engines.md#unsettled-values)
+    (tmp_path / ".git").mkdir()
+    script = 'F=$(ls deploy/*.yaml | head -1)\ndocker compose -f "$F" up -d\n'
+    for name, text in {"base.yaml": BASE, "serve.sh": script, "c.specgate.yaml": CLAIMS}.items():
+        (tmp_path / name).write_text(text, "utf-8")
+    report = check_file(tmp_path / "c.specgate.yaml", "c.specgate.yaml", CheckOptions())
+    assert report.error is None
+    codes = [f.code for f in report.deployments[0].findings]
+    assert "SG314" in codes and "SG312" not in codes and "SG313" not in codes

@@ -29,7 +29,7 @@ repository's top, a service the file does not define, a service image whose
 ENTRYPOINT is not known, a value left with a variable no file sets. Files named by a
 value the script does not settle (``-f "$F"``, ``COMPOSE_FILE=$CF``) are, in a script
 that configures nothing else, the deployment's unsettled value
-(:func:`unfollowed_compose`: SG313 / SG314).
+(:func:`.compose_up.unfollowed_compose`: SG313 / SG314).
 
 ``podman-compose run`` is read by podman-compose's own argparse parsers
 (:mod:`specgate.inputs.podman_compose`) and joined as podman-compose runs it
@@ -52,20 +52,15 @@ from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from weakref import WeakKeyDictionary
 
-from specgate.core.errors import InputError, LimitReached, UnsettledValue
+from specgate.core.errors import InputError, LimitReached
 from specgate.core.limits import FileBudget, active_budget
 from specgate.core.paths import PathProblem, confined, repository_top
 from specgate.inputs.containers import container_argv, image_entry, parse_image
-from specgate.inputs.engines._source import CommandSource, commands_of, literal_value
-from specgate.inputs.engines.compose_project import (
-    Project,
-    Unfollowed,
-    compose_project,
-)
+from specgate.inputs.engines._source import CommandSource, literal_value
+from specgate.inputs.engines.compose_project import Project, compose_project
 from specgate.inputs.engines.compose_project import exists_inside as _exists
 from specgate.inputs.engines.environment import sibling_env
 from specgate.inputs.engines.placed import Joined, place
-from specgate.inputs.engines.unsettled import unsettled_value
 from specgate.inputs.podman_compose import RUNNER as PODMAN_COMPOSE_RUN
 from specgate.inputs.podman_compose import podman_compose_args, read_podman_compose
 from specgate.inputs.runners import RunnerLaunch, read_runner
@@ -91,7 +86,7 @@ def compose_run(source: CommandSource, launch: RunnerLaunch, path: Path | None) 
     if project is None:
         return None
     try:
-        doc = _compose_document(project, top)
+        doc = compose_document(project, top)
     except LimitReached:
         raise  # a bound reached is never read past (core.errors.LimitReached)
     except (InputError, PathProblem):  # out of the repository, or not readable
@@ -141,7 +136,7 @@ _LOADED: WeakKeyDictionary[FileBudget, dict[Project, Document | None]] = (
 )
 
 
-def _compose_document(project: Project, top: Path) -> Document | None:
+def compose_document(project: Project, top: Path) -> Document | None:
     """The Compose model of ``project`` as a Compose file named in a claims file is
     read (``read.load_engine_document``): go-yaml's scalars, the other files (or the
     override file) merged, ``extends`` applied, the ``.env`` files interpolated; None
@@ -304,35 +299,3 @@ def podman_compose_run(source: CommandSource, path: Path | None) -> Joined | Non
         return None
     return first
 
-
-def unfollowed_compose(
-    doc: Document, text: str | None, pointer: str | None, shown: str, path: Path | None
-) -> UnsettledValue | None:
-    """For a script with no speculative configuration (``pointer`` None: the whole
-    text): the :class:`UnsettledValue` of the first ``docker compose … run`` line whose
-    Compose files a value the script does not settle names (``-f "$F"``,
-    ``COMPOSE_FILE=$CF``: :class:`~.compose_project.Unfollowed`): the configuration
-    may be in them (SG313 from the environment, SG314 set by the repository in a way
-    not followed: docs/engines.md#unsettled-values); else None."""
-    if pointer is not None or path is None or not isinstance(doc.data, str):
-        return None
-    try:
-        sources = commands_of(doc.data, doc, (), text)
-        top = repository_top(path.parent)
-    except (InputError, PathProblem):
-        return None
-    for source in sources:
-        launch = read_runner(source.command.argv)
-        if launch is None or launch.runner != "docker compose run" or launch.unsettled:
-            continue
-        found = compose_project(launch, source.command, path.parent, source.file, top)
-        if isinstance(found, Unfollowed):
-            line = source.spans[0].line if source.spans else None
-            return unsettled_value(
-                f"{found.hit[0]}: the Compose files `docker compose` reads are not known, "
-                "so the service's command is not read",
-                shown,
-                line,
-                found.hit,
-            )
-    return None

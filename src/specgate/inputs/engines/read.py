@@ -24,7 +24,7 @@ from specgate.inputs.engines._source import (
     norm_key,
     run_env,
 )
-from specgate.inputs.engines.compose_run import unfollowed_compose
+from specgate.inputs.engines.compose_up import compose_up, unfollowed_compose
 from specgate.inputs.engines.detect import Detector
 from specgate.inputs.engines.environment import sibling_env
 from specgate.inputs.engines.forcing import forced_acceptance
@@ -238,6 +238,13 @@ def _read_engine_config(
             )
             if followed is not None:
                 return followed
+        if follow and path is not None:
+            started = compose_up(
+                doc, text, shown, path, engine=engine, engine_version=engine_version,
+                launches=launches,
+            )
+            if started is not None:
+                return started
         unread = (
             unread_launcher(doc, text, pointer, shown)
             or foreign_launcher(doc, text, pointer, shown, detector.is_engine)
