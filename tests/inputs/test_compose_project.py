@@ -333,3 +333,55 @@ def test_files_the_repository_names_in_a_way_not_followed_are_sg314(tmp_path: Pa
     assert report.error is None
     codes = [f.code for f in report.deployments[0].findings]
     assert "SG314" in codes and "SG312" not in codes and "SG313" not in codes
+
+
+# A Compose file the claims file names is the model `docker compose` builds in its folder:
+# COMPOSE_FILE in the .env beside it lists the files (docker-compose 1.29 `config` in that
+# folder gives D 5 for the first case: checked by hand)
+@pytest.mark.parametrize(
+    ("dotenv", "draft_length"),
+    [
+        ("COMPOSE_FILE=compose.yaml:prod.yaml\n", 5),  # listed first: prod merged over it
+        ("COMPOSE_FILE=prod.yaml:compose.yaml\n", 3),  # listed last: it wins
+        ("COMPOSE_PATH_SEPARATOR=;\nCOMPOSE_FILE=compose.yaml;prod.yaml\n", 5),
+        ("TAG=x\n", 7),  # no COMPOSE_FILE: the override file beside it
+    ],
+)
+def test_a_named_compose_file_with_compose_file_in_env(
+    tmp_path: Path, dotenv: str, draft_length: int
+) -> None:
+    override = SPEC_PROD.replace('"num_speculative_tokens": 5', '"num_speculative_tokens": 7')
+    files = {"compose.yaml": SPEC_BASE, "prod.yaml": SPEC_PROD,
+             "compose.override.yaml": override, ".env": dotenv}
+    config = _read(tmp_path, files, "compose.yaml")
+    from specgate.inputs.types import EngineConfig
+
+    assert isinstance(config, EngineConfig), config
+    assert config.draft_length == draft_length
+
+
+def test_a_named_compose_file_compose_does_not_read_there(tmp_path: Path) -> None:
+    from specgate.core.errors import UnreadForm
+    from specgate.inputs.types import EngineConfig
+
+    files = {"compose.yaml": SPEC_BASE, "prod.yaml": SPEC_PROD,
+             ".env": "COMPOSE_FILE=prod.yaml\n"}
+    # not listed, no override beside it: alone or not, the model is the same (D 3)
+    config = _read(tmp_path, files, "compose.yaml")
+    assert isinstance(config, EngineConfig) and config.draft_length == 3
+    # with an override beside it: alone (D 3) or with it (D 5) is not known
+    (tmp_path / "compose.override.yaml").write_text(SPEC_PROD, "utf-8")
+    assert isinstance(_read(tmp_path, files, "compose.yaml"), UnreadForm)
+
+
+def test_up_of_a_project_without_speculation_leaves_the_script_s_reading(
+    tmp_path: Path,
+) -> None:
+    # `up` starts a database: the script's own message stands, not the project's
+    from specgate.core.errors import InputError
+
+    files = {"compose.yaml": "services:\n  db:\n    image: postgres:16\n",
+             "serve.sh": "docker compose up -d db\n"}
+    found = _read(tmp_path, files)
+    assert isinstance(found, InputError)
+    assert found.reason.startswith("no speculative decoding configured in serve.sh")

@@ -256,7 +256,7 @@ def interpolated(
     env: dict[str, str] = dict(outer or {})
     env_length = 0
     for dotenv, shown_env in dotenvs:
-        env_text = _dotenv_text(dotenv, shown_env)
+        env_text = dotenv_text(dotenv, shown_env)
         env_length += len(env_text)
         for name, value in parse_dotenv(env_text, shown_env, outer or {}).items():
             env.setdefault(name, value)
@@ -287,7 +287,7 @@ def interpolated(
     return doc._replace(data=data, unsettled=unsettled)
 
 
-def _dotenv_text(dotenv: Path, shown: str) -> str:
+def dotenv_text(dotenv: Path, shown: str) -> str:
     """The text of a ``.env`` file inside the repository ("" when there is none).
 
     Raises:

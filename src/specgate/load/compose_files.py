@@ -31,11 +31,12 @@ a cycle is an input error.
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from specgate.core.errors import InputError
+from specgate.core.errors import InputError, UnreadForm
 from specgate.core.paths import PathProblem, confined
 from specgate.core.revision_tree import bring
 from specgate.load.document import Document, NodePath, NodePosition
@@ -49,6 +50,8 @@ OVERRIDE_FILES = (
     "docker-compose.override.yaml",
 )
 MAX_EXTENDS = 8
+#: At most this many files ``COMPOSE_FILE`` lists; more: not followed.
+MAX_FILES = 16
 _REPLACED = frozenset({"command", "entrypoint"})
 
 
@@ -160,14 +163,18 @@ def _resolved(data: Any, folder: Path, shown: str) -> tuple[Any, set[NodePath]]:
 
 
 def compose_model(
-    doc: Document, path: Path, files: Sequence[tuple[Path, str]] | None = None
+    doc: Document,
+    path: Path,
+    files: Sequence[tuple[Path, str]] | None = None,
+    before: Sequence[tuple[Path, str]] = (),
 ) -> Document:
     """``doc`` (a Compose file at ``path``) as Compose builds it: ``files`` (each a path
     and how it is shown: the Compose files named after it, ``-f`` or ``COMPOSE_FILE``)
-    merged over it in order, or, when None, the override file beside it; each file's
-    ``extends`` applied within it first (module doc). Values that came from another
-    file lose their positions (a finding points at the service in ``doc``), and a note
-    names each file merged in.
+    merged over it in order, or, when None, the override file beside it; ``before``
+    the files merged before it (``COMPOSE_FILE`` listing it after them); each file's
+    ``extends`` applied within it first (module doc). Values another file sets lose
+    their positions (a finding points at the service in ``doc``), and a note names
+    each file merged in.
 
     Raises:
         InputError: an override, merged or extended file outside the repository,
@@ -175,6 +182,11 @@ def compose_model(
     """
     notes = list(doc.notes)
     data, changed = _resolved(doc.data, path.parent, doc.file)
+    for under_path, shown in reversed(before):
+        under, _ = _resolved(_load(under_path, shown), under_path.parent, shown)
+        data = merge(under, data)
+        notes.append(f"{shown} merged in (named before {doc.file})")
+        changed |= _leaves(under, ())
     more: list[tuple[Path, str, str]] = []
     if files is None:
         over_path = override_file(path)
@@ -194,6 +206,68 @@ def compose_model(
         p: v for p, v in doc.positions.items() if not any(p[: len(c)] == c for c in changed)
     }
     return doc._replace(data=data, positions=positions, notes=tuple(notes))
+
+
+def named_model(doc: Document, path: Path) -> Document:
+    """``doc`` (a Compose file a claims file names, at ``path``) as ``docker compose``
+    builds it in its folder: when the ``.env`` beside it sets ``COMPOSE_FILE``
+    (``cli/options.go@e70e961c``, ``WithConfigFileEnv``: split at
+    ``COMPOSE_PATH_SEPARATOR``, ``:`` when unset; taken from that folder), the files it
+    lists merged in order and no override file; else the override file beside it
+    (:func:`compose_model`).
+
+    Raises:
+        InputError: as :func:`compose_model`; :class:`UnreadForm` when ``COMPOSE_FILE``
+            does not list the file (Compose does not read it there) and an override
+            file is beside it (read alone or with it, the models differ), or lists a
+            file out of the repository or a remote one.
+    """
+    listed = _compose_file_variable(path, doc.file)
+    if listed is None:
+        return compose_model(doc, path)
+    here = path.resolve()
+    at = next((i for i, (p, _) in enumerate(listed) if p.resolve() == here), None)
+    if at is None:
+        if override_file(path) is None:
+            return compose_model(doc, path, ())
+        raise UnreadForm(
+            f"COMPOSE_FILE in the .env beside {doc.file} does not list it, so `docker "
+            "compose` in its folder does not read it; and with its override file it "
+            "reads otherwise than alone: name the files Compose reads (docs/engines.md"
+            "#containers)",
+            doc.file,
+        )
+    return compose_model(doc, path, listed[at + 1 :], listed[:at])
+
+
+def _compose_file_variable(path: Path, shown: str) -> list[tuple[Path, str]] | None:
+    """The files ``COMPOSE_FILE`` of the ``.env`` beside ``path`` lists (each path and
+    how it is shown), taken from that folder; None when it sets none.
+
+    Raises:
+        InputError: the ``.env`` out of the repository or unreadable; UnreadForm: a
+            listed path that is remote, absolute or holds a variable not set.
+    """
+    from specgate.load.compose_env import dotenv_text, parse_dotenv
+
+    shown_env = str(Path(shown).parent / ".env")
+    text = dotenv_text(path.parent / ".env", shown_env)
+    if "COMPOSE_FILE" not in text:
+        return None
+    env = parse_dotenv(text, shown_env)
+    if "COMPOSE_FILE" not in env:
+        return None
+    separator = env.get("COMPOSE_PATH_SEPARATOR") or ":"
+    names = env["COMPOSE_FILE"].split(separator)
+    if len(names) > MAX_FILES or any(
+        not n or n.startswith("/") or ":" in n or "\\" in n or "$" in n for n in names
+    ):
+        raise UnreadForm(
+            f"COMPOSE_FILE in {shown_env} names files specgate does not follow "
+            f"({env['COMPOSE_FILE'][:80]!r}): remote, absolute, or more than {MAX_FILES}",
+            shown_env,
+        )
+    return [(path.parent / n, posixpath.normpath(str(Path(shown).parent / n))) for n in names]
 
 
 def _leaves(node: object, where: NodePath) -> set[NodePath]:

@@ -90,6 +90,12 @@ def compose_up(
         )
     except SeveralConfigurations:
         return None  # `up` may start one service of several: not known which
+    except InputError as exc:
+        from specgate.inputs.engines.read import configures_nothing
+
+        if configures_nothing(exc):
+            return None  # the script's other readings say what it launches
+        raise
     line = source.spans[0].line if source.spans else None
     files = " + ".join(shown_file for _, shown_file in project.files)
     note = (

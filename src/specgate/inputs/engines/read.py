@@ -91,7 +91,7 @@ def load_engine_document(path: Path, shown: str) -> Document:
         # a transformers script's generate()/pipeline calls, else a launcher's calls
         return load_transformers_script(source, shown) or load_python_launcher(source, shown)
     from specgate.load.compose_env import interpolated, is_compose
-    from specgate.load.compose_files import compose_model
+    from specgate.load.compose_files import named_model
     from specgate.load.yaml_dialects import serving_dialect
     from specgate.load.yaml_loader import load_yaml_documents
 
@@ -105,7 +105,7 @@ def load_engine_document(path: Path, shown: str) -> Document:
     if chart is not None:
         return chart
     # Compose merges the override file in, applies extends, fills in ${VAR} from .env
-    return interpolated(compose_model(doc, path), path) if is_compose(doc.data) else doc
+    return interpolated(named_model(doc, path), path) if is_compose(doc.data) else doc
 
 
 def read_engine_file(
