@@ -163,6 +163,63 @@ FORMS: dict[str, tuple[dict[str, str], str]] = {
         },
         "deploy/serve.sh",
     ),
+    # a Compose project (docs/engines.md#containers): several -f files merged in order,
+    # COMPOSE_FILE from the .env of the script's folder, a Compose file in a parent
+    # folder with its override: each file found at the base as at the head
+    "compose-run-files": (
+        {
+            "deploy/base.yaml": (
+                "services:\n  vllm:\n    image: vllm/vllm-openai:v0.32.0\n"
+                f"    command: [{TARGET}]\n"
+            ),
+            "deploy/prod.yaml": (
+                f"services:\n  vllm:\n    command: [{TARGET}, --speculative-config, '{SPEC}']\n"
+            ),
+            "deploy/serve.sh": "docker compose -f base.yaml -f prod.yaml run vllm\n",
+        },
+        "deploy/serve.sh",
+    ),
+    "compose-file-variable": (
+        {
+            "deploy/base.yaml": (
+                "services:\n  vllm:\n    image: vllm/vllm-openai:${TAG}\n"
+                f"    command: [{TARGET}]\n"
+            ),
+            "deploy/prod.yaml": (
+                f"services:\n  vllm:\n    command: [{TARGET}, --speculative-config, '{SPEC}']\n"
+            ),
+            "deploy/.env": "COMPOSE_FILE=base.yaml:prod.yaml\nTAG=v0.32.0\n",
+            "deploy/serve.sh": "docker compose run vllm\n",
+        },
+        "deploy/serve.sh",
+    ),
+    "compose-parent-folder": (
+        {
+            "compose.yaml": (
+                "services:\n  vllm:\n    image: vllm/vllm-openai:v0.32.0\n"
+                f"    command: [{TARGET}]\n"
+            ),
+            "compose.override.yaml": (
+                f"services:\n  vllm:\n    command: [{TARGET}, --speculative-config, '{SPEC}']\n"
+            ),
+            "deploy/scripts/serve.sh": "docker compose run vllm\n",
+        },
+        "deploy/scripts/serve.sh",
+    ),
+    # docker compose up from a folder below: the project's files found up the folders
+    "compose-up-parent": (
+        {
+            "deploy/compose.yaml": (
+                "services:\n  vllm:\n    image: vllm/vllm-openai:v0.32.0\n"
+                f"    command: [{TARGET}]\n"
+            ),
+            "deploy/compose.override.yaml": (
+                f"services:\n  vllm:\n    command: [{TARGET}, --speculative-config, '{SPEC}']\n"
+            ),
+            "deploy/scripts/up.sh": "docker compose up -d\n",
+        },
+        "deploy/scripts/up.sh",
+    ),
     "requirements-beside": (
         {
             "serve/serve.sh": f"vllm serve {TARGET} --speculative-config '{SPEC}'\n",
@@ -235,3 +292,23 @@ def test_sg410_never_asks_to_commit_a_file(repo: Repo, run_json: Run) -> None:
     (action,) = deployment["next_actions"]
     assert "commit" not in action.lower()
     assert action.startswith("HEAD is history and cannot be edited")
+
+
+def test_a_compose_project_is_read_at_the_ref(repo: Repo) -> None:
+    # --baseline REF reads every file of the project as REF holds it: at REF the -f
+    # file prod.yaml sets num_speculative_tokens 3, now 5; the base reading says 3 and
+    # the head 5, the files being merged the same way at both (docs/change-gate.md#baseline)
+    files, config = FORMS["compose-file-variable"]
+    repo.write({**files, "specgate.yaml": _claims(config)})
+    ref = repo.commit()
+    repo.write({"deploy/prod.yaml": files["deploy/prod.yaml"].replace(
+        '"num_speculative_tokens":3', '"num_speculative_tokens":5')})
+    repo.commit()
+    head = _head(repo.root)
+    head_engine = head.inputs.engine if head.inputs else None
+    assert head_engine is not None and head_engine.draft_length == 5
+    found = read_base(open_baseline(ref, repo.root), repo.root / "specgate.yaml")
+    assert found is not None and found.error is None
+    inputs = found.deployments["chat"].deployment.inputs
+    engine = inputs.engine if inputs else None
+    assert engine is not None and (engine.draft_length, engine.version) == (3, "0.32.0")

@@ -107,12 +107,10 @@ def test_file_option_and_dotenv(tmp_path: Path) -> None:
     [
         ("docker compose run nosuch", None),  # a service the file does not define
         ("docker compose run built", None),  # built here: its ENTRYPOINT is not known
-        ("docker compose -f compose.yaml -f b.yaml run vllm", None),  # several files
+        ("docker compose -f compose.yaml -f b.yaml run vllm", None),  # b.yaml: no such file
         ("docker compose -f - run vllm", None),  # standard input
-        ("docker compose run vllm", {"sub/compose.yaml": COMPOSE}),  # not in the folder
-        # an explicit default-named file is read alone by Compose, not with its override
-        ("docker compose -f compose.yaml run vllm",
-         {"compose.yaml": COMPOSE, "compose.override.yaml": "services: {}\n"}),
+        # in a folder below the script's: Compose looks up, never down
+        ("docker compose run vllm", {"sub/compose.yaml": COMPOSE}),
         # a variable no file sets
         ("docker compose run v",
          {"compose.yaml": "services:\n  v:\n    image: vllm/vllm-openai\n"

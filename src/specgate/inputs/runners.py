@@ -211,6 +211,30 @@ def _program_words(
     return replace(launch, runner=runner.name, source=runner.source, globals=globals_read)
 
 
+def read_globals(
+    program: Sequence[str], words: Sequence[str]
+) -> tuple[tuple[tuple[str, str | None], ...], int] | None:
+    """The global options in ``words`` of ``program``'s words (``("docker", "compose",
+    "up")``: each program word's globals between them, read by its own table as for a
+    runner) and the index of its last word; None when the words do not run it (a
+    global the program refuses, another subcommand)."""
+    if not words or _program(words[0]) != program[0]:
+        return None
+    read: list[tuple[str, str | None, int]] = []
+    i = 1
+    for k, expected in enumerate(program[1:], 1):
+        table = global_tables().get(program[k - 1])
+        if table is not None:
+            try:
+                i = options_until_word(table, words, i, read)
+            except _Refused:
+                return None
+        if i >= len(words) or words[i] != expected:
+            return None
+        i += 1
+    return tuple((name, value) for name, value, _ in read), i - 1
+
+
 def _follows(rest: Sequence[str], words: Sequence[str]) -> bool:
     n = len(rest)
     return any(tuple(words[j:j + n]) == tuple(rest) for j in range(len(words) - n + 1))

@@ -34,7 +34,8 @@ past which the file is refused (never read differently); nesting is at most
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections import ChainMap
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from specgate.core.errors import InputError, LimitReached
@@ -54,8 +55,16 @@ class _Unsettled(Exception):
 
 
 class _Interpolator:
-    def __init__(self, env: Mapping[str, str], allowance: int, shown: str) -> None:
+    def __init__(
+        self,
+        env: Mapping[str, str],
+        allowance: int,
+        shown: str,
+        unknown: frozenset[str] = frozenset(),
+    ) -> None:
         self.env = env
+        #: names the environment sets to a value not known here: never settled
+        self.unknown = unknown
         self.left = allowance
         self.shown = shown
         self.unsettled: list[str] = []
@@ -95,7 +104,7 @@ class _Interpolator:
         bare = re.compile(_NAME).match(value, at + 1)
         if bare is not None:
             name = bare.group()
-            if name in self.env:
+            if name in self.env and name not in self.unknown:
                 out.append(self._spend(self.env[name]))
             else:
                 self.unsettled.append(value[at : bare.end()])
@@ -119,6 +128,9 @@ class _Interpolator:
         if depth >= _DEPTH:
             raise LimitReached(f"Compose interpolation nested over {_DEPTH} deep", self.shown)
         name, operator, word = match.group(1), match.group(2), match.group(3) or ""
+        if name in self.unknown:
+            self.unsettled.append(whole)
+            return whole
         known = self.env.get(name)
         if not operator:
             if known is None:
@@ -159,15 +171,20 @@ def _closing(value: str, start: int) -> int | None:
     return None
 
 
-def parse_dotenv(text: str, shown: str) -> dict[str, str]:
+def parse_dotenv(
+    text: str, shown: str, outer: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """The variables of a ``.env`` file (syntax in the module docstring), each value
-    interpolated from the ones above it.
+    interpolated from ``outer`` (the environment Compose runs in) and the ones above it
+    (compose-go ``dotenv/env.go@e70e961c``, ``GetEnvFromFile``: the current
+    environment is looked up first).
 
     Raises:
         InputError: a line that is no ``VAR=VAL`` (at its line).
     """
     env: dict[str, str] = {}
-    interpolate = _Interpolator(env, EXPANSION_ALLOWANCE + len(text), shown)
+    allowance = EXPANSION_ALLOWANCE + len(text)
+    interpolate = _Interpolator(ChainMap(dict(outer or {}), env), allowance, shown)
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
@@ -210,29 +227,42 @@ def is_compose(data: object) -> bool:
     )
 
 
-def interpolated(doc: Document, path: Path) -> Document:
+def interpolated(
+    doc: Document,
+    path: Path,
+    dotenvs: Sequence[tuple[Path, str]] | None = None,
+    outer: Mapping[str, str] | None = None,
+    unknown: frozenset[str] = frozenset(),
+) -> Document:
     """``doc`` (a Compose file read from ``path``) with its values interpolated from
     the ``.env`` beside it (none there: no variables), and the node paths of values
     an unsettled reference stays in (:attr:`Document.unsettled`, with that text).
+
+    ``dotenvs`` (each a ``.env`` path and how it is shown) replaces the ``.env``
+    beside the file: the project's ``.env`` files, the first to set a name wins
+    (compose-go ``types/mapping.go@e70e961c``, ``Mapping.Merge``); ``outer`` is the
+    environment ``docker compose`` runs in (a script's exported variables), which wins
+    over every ``.env`` (``cli/options.go@e70e961c``: ``WithOsEnv`` is applied first);
+    ``unknown`` the names it sets to values not known here (a reference to one is
+    unsettled, whatever ``.env`` or a default says).
 
     Raises:
         InputError: a ``.env`` that leads out of the repository, cannot be read or
             parsed; a required variable unset; an unsupported form.
         LimitReached: the interpolation budget spent.
     """
-    env: dict[str, str] = {}
-    dotenv = path.parent / ".env"
-    shown_env = str(Path(doc.file).parent / ".env")
-    try:
-        found = confined(dotenv)
-    except PathProblem as exc:
-        if dotenv.exists() or dotenv.is_symlink():
-            raise InputError(str(exc), shown_env) from None
-        found = None
-    env_text = read_text(found, shown_env) if found is not None else ""
-    if found is not None:
-        env = parse_dotenv(env_text, shown_env)
-    work = _Interpolator(env, EXPANSION_ALLOWANCE + len(doc.text) + len(env_text), doc.file)
+    if dotenvs is None:
+        dotenvs = [(path.parent / ".env", str(Path(doc.file).parent / ".env"))]
+    env: dict[str, str] = dict(outer or {})
+    env_length = 0
+    for dotenv, shown_env in dotenvs:
+        env_text = dotenv_text(dotenv, shown_env)
+        env_length += len(env_text)
+        for name, value in parse_dotenv(env_text, shown_env, outer or {}).items():
+            env.setdefault(name, value)
+    work = _Interpolator(
+        env, EXPANSION_ALLOWANCE + len(doc.text) + env_length, doc.file, unknown
+    )
     unsettled: dict[NodePath, str] = {}
 
     def walk(node: object, where: NodePath) -> object:
@@ -255,3 +285,18 @@ def interpolated(doc: Document, path: Path) -> Document:
 
     data = walk(doc.data, ())
     return doc._replace(data=data, unsettled=unsettled)
+
+
+def dotenv_text(dotenv: Path, shown: str) -> str:
+    """The text of a ``.env`` file inside the repository ("" when there is none).
+
+    Raises:
+        InputError: one that leads out of the repository or cannot be read.
+    """
+    try:
+        found = confined(dotenv)
+    except PathProblem as exc:
+        if dotenv.exists() or dotenv.is_symlink():
+            raise InputError(str(exc), shown) from None
+        return ""
+    return read_text(found, shown)

@@ -17,6 +17,12 @@ Sources (compose-spec/compose-go, read at these commits):
 - ``extends`` (``override/extends.go``; Compose specification, "extends"): a service
   takes the service it names (in this file, or ``file:`` beside it) as its base and
   merges itself over it, by the same rules.
+- Several files (``docker compose -f a.yaml -f b.yaml``, ``COMPOSE_FILE``;
+  ``loader/loader.go@e70e961c``, ``loadYamlFile``): each file's ``extends`` is applied
+  within that file (a base service another file defines or changes is not seen), then
+  the file is merged over the ones before it, in order. Files named so are read alone:
+  no override file is merged (``cli/options.go@e70e961c``: ``WithDefaultConfigPath``
+  adds it only when no file is named).
 
 Every extra file is read like any referenced file (inside the repository, at most
 1 MiB, go-yaml's scalars); ``extends`` is followed at most :data:`MAX_EXTENDS` deep and
@@ -25,11 +31,12 @@ a cycle is an input error.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import posixpath
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from specgate.core.errors import InputError
+from specgate.core.errors import InputError, UnreadForm
 from specgate.core.paths import PathProblem, confined
 from specgate.core.revision_tree import bring
 from specgate.load.document import Document, NodePath, NodePosition
@@ -43,6 +50,8 @@ OVERRIDE_FILES = (
     "docker-compose.override.yaml",
 )
 MAX_EXTENDS = 8
+#: At most this many files ``COMPOSE_FILE`` lists; more: not followed.
+MAX_FILES = 16
 _REPLACED = frozenset({"command", "entrypoint"})
 
 
@@ -136,43 +145,129 @@ def _extends(
     return merge(dict(base), own, ("services", name))
 
 
-def compose_model(doc: Document, path: Path) -> Document:
-    """``doc`` (a Compose file at ``path``) as Compose builds it: its override file
-    merged in and ``extends`` applied. Values that came from elsewhere lose their
-    positions (a finding points at the service in ``doc``), and a note names the
-    override file.
-
-    Raises:
-        InputError: an override or extended file outside the repository, unreadable or
-            not parseable; ``extends`` naming no service, too deep or a cycle.
-    """
-    data = doc.data
-    notes = list(doc.notes)
-    changed: set[NodePath] = set()
-    over_path = override_file(path)
-    if over_path is not None:
-        shown = str(Path(doc.file).parent / over_path.name)
-        over = _load(over_path, shown)
-        data = merge(data, over)
-        notes.append(f"{shown} merged in (Compose merges it with {path.name} by default)")
-        changed |= _leaves(over, ())
+def _resolved(data: Any, folder: Path, shown: str) -> tuple[Any, set[NodePath]]:
+    """``data`` (one Compose file) with each service's ``extends`` applied within it,
+    and the paths of the services it changed."""
     services = data.get("services") if isinstance(data, Mapping) else None
-    if isinstance(services, Mapping) and any(
+    if not isinstance(services, Mapping) or not any(
         isinstance(s, Mapping) and "extends" in s for s in services.values()
     ):
-        resolved = {
-            name: _extends(services, str(name), path.parent, doc.file, 0) for name in services
-        }
-        for name, service in services.items():
-            if isinstance(service, Mapping) and "extends" in service:
-                changed.add(("services", str(name)))
-        data = {**dict(data), "services": resolved}  # type: ignore[call-overload]
+        return data, set()
+    resolved = {name: _extends(services, str(name), folder, shown, 0) for name in services}
+    changed: set[NodePath] = {
+        ("services", str(name))
+        for name, service in services.items()
+        if isinstance(service, Mapping) and "extends" in service
+    }
+    return {**dict(data), "services": resolved}, changed
+
+
+def compose_model(
+    doc: Document,
+    path: Path,
+    files: Sequence[tuple[Path, str]] | None = None,
+    before: Sequence[tuple[Path, str]] = (),
+) -> Document:
+    """``doc`` (a Compose file at ``path``) as Compose builds it: ``files`` (each a path
+    and how it is shown: the Compose files named after it, ``-f`` or ``COMPOSE_FILE``)
+    merged over it in order, or, when None, the override file beside it; ``before``
+    the files merged before it (``COMPOSE_FILE`` listing it after them); each file's
+    ``extends`` applied within it first (module doc). Values another file sets lose
+    their positions (a finding points at the service in ``doc``), and a note names
+    each file merged in.
+
+    Raises:
+        InputError: an override, merged or extended file outside the repository,
+            unreadable or not parseable; ``extends`` naming no service, too deep or a cycle.
+    """
+    notes = list(doc.notes)
+    data, changed = _resolved(doc.data, path.parent, doc.file)
+    for under_path, shown in reversed(before):
+        under, _ = _resolved(_load(under_path, shown), under_path.parent, shown)
+        data = merge(under, data)
+        notes.append(f"{shown} merged in (named before {doc.file})")
+        changed |= _leaves(under, ())
+    more: list[tuple[Path, str, str]] = []
+    if files is None:
+        over_path = override_file(path)
+        if over_path is not None:
+            shown = str(Path(doc.file).parent / over_path.name)
+            more.append((over_path, shown, f"Compose merges it with {path.name} by default"))
+    else:
+        more = [(p, shown, f"named after {doc.file}") for p, shown in files]
+    for over_path, shown, why in more:
+        over, _ = _resolved(_load(over_path, shown), over_path.parent, shown)
+        data = merge(data, over)
+        notes.append(f"{shown} merged in ({why})")
+        changed |= _leaves(over, ())
     if not changed:
         return doc
     positions: dict[NodePath, NodePosition] = {
         p: v for p, v in doc.positions.items() if not any(p[: len(c)] == c for c in changed)
     }
     return doc._replace(data=data, positions=positions, notes=tuple(notes))
+
+
+def named_model(doc: Document, path: Path) -> Document:
+    """``doc`` (a Compose file a claims file names, at ``path``) as ``docker compose``
+    builds it in its folder: when the ``.env`` beside it sets ``COMPOSE_FILE``
+    (``cli/options.go@e70e961c``, ``WithConfigFileEnv``: split at
+    ``COMPOSE_PATH_SEPARATOR``, ``:`` when unset; taken from that folder), the files it
+    lists merged in order and no override file; else the override file beside it
+    (:func:`compose_model`).
+
+    Raises:
+        InputError: as :func:`compose_model`; :class:`UnreadForm` when ``COMPOSE_FILE``
+            does not list the file (Compose does not read it there) and an override
+            file is beside it (read alone or with it, the models differ), or lists a
+            file out of the repository or a remote one.
+    """
+    listed = _compose_file_variable(path, doc.file)
+    if listed is None:
+        return compose_model(doc, path)
+    here = path.resolve()
+    at = next((i for i, (p, _) in enumerate(listed) if p.resolve() == here), None)
+    if at is None:
+        if override_file(path) is None:
+            return compose_model(doc, path, ())
+        raise UnreadForm(
+            f"COMPOSE_FILE in the .env beside {doc.file} does not list it, so `docker "
+            "compose` in its folder does not read it; and with its override file it "
+            "reads otherwise than alone: name the files Compose reads (docs/engines.md"
+            "#containers)",
+            doc.file,
+        )
+    return compose_model(doc, path, listed[at + 1 :], listed[:at])
+
+
+def _compose_file_variable(path: Path, shown: str) -> list[tuple[Path, str]] | None:
+    """The files ``COMPOSE_FILE`` of the ``.env`` beside ``path`` lists (each path and
+    how it is shown), taken from that folder; None when it sets none.
+
+    Raises:
+        InputError: the ``.env`` out of the repository or unreadable; UnreadForm: a
+            listed path that is remote, absolute or holds a variable not set.
+    """
+    from specgate.load.compose_env import dotenv_text, parse_dotenv
+
+    shown_env = str(Path(shown).parent / ".env")
+    text = dotenv_text(path.parent / ".env", shown_env)
+    if "COMPOSE_FILE" not in text:
+        return None
+    env = parse_dotenv(text, shown_env)
+    if "COMPOSE_FILE" not in env:
+        return None
+    separator = env.get("COMPOSE_PATH_SEPARATOR") or ":"
+    names = env["COMPOSE_FILE"].split(separator)
+    if len(names) > MAX_FILES or any(
+        not n or n.startswith("/") or ":" in n or "\\" in n or "$" in n for n in names
+    ):
+        raise UnreadForm(
+            f"COMPOSE_FILE in {shown_env} names files specgate does not follow "
+            f"({env['COMPOSE_FILE'][:80]!r}): remote, absolute, or more than {MAX_FILES}",
+            shown_env,
+        )
+    return [(path.parent / n, posixpath.normpath(str(Path(shown).parent / n))) for n in names]
 
 
 def _leaves(node: object, where: NodePath) -> set[NodePath]:

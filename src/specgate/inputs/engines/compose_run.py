@@ -15,17 +15,21 @@ Compose defines it, at ``docker/compose@v5.5.0``:
 - The container then runs ENTRYPOINT + CMD as the Compose specification defines
   (:mod:`specgate.inputs.containers`): a service ``entrypoint:`` drops the image's CMD.
 
-Which Compose file (compose-go ``cli/options.go``): ``-f FILE`` (``--file``) names it;
-without one, the first of the default names (``compose.yaml`` …) in the working
-folder, merged with its override file, with ``.env`` beside it. The working folder is
-read as the script's own folder (a script is taken to run where it lies);
+Which Compose files (:mod:`.compose_project`, as ``docker compose`` finds them): the
+``-f`` files, else those ``COMPOSE_FILE`` lists (from the script's environment or the
+working folder's ``.env``), merged in order and read without an override file; else
+the first default-named file (``compose.yaml`` …) in the working folder or the nearest
+folder above it inside the repository, merged with its override file; interpolated
+from the script's exported variables and the project's ``.env`` files. The working
+folder is the script's own folder (a script is taken to run where it lies);
 ``--project-directory DIR`` moves it. Left unsettled (the runner words stay as
 written, so the deployment is SG312 when nothing else configures it), never guessed:
-several ``-f`` files, ``-f -`` (standard input), an explicit default-named ``-f`` file
-with an override file beside it (Compose then does not merge it, specgate's model
-does), no Compose file in the folder (Compose would look in the parent folders, which
-is not followed), a service the file does not define, a service image whose
-ENTRYPOINT is not known, a value left with a variable no file sets.
+``-f -`` (standard input), a remote file, ``--env-file``, no Compose file up to the
+repository's top, a service the file does not define, a service image whose
+ENTRYPOINT is not known, a value left with a variable no file sets. Files named by a
+value the script does not settle (``-f "$F"``, ``COMPOSE_FILE=$CF``) are, in a script
+that configures nothing else, the deployment's unsettled value
+(:func:`.compose_up.unfollowed_compose`: SG313 / SG314).
 
 ``podman-compose run`` is read by podman-compose's own argparse parsers
 (:mod:`specgate.inputs.podman_compose`) and joined as podman-compose runs it
@@ -51,15 +55,15 @@ from weakref import WeakKeyDictionary
 from specgate.core.errors import InputError, LimitReached
 from specgate.core.limits import FileBudget, active_budget
 from specgate.core.paths import PathProblem, confined, repository_top
-from specgate.core.revision_tree import bring
 from specgate.inputs.containers import container_argv, image_entry, parse_image
 from specgate.inputs.engines._source import CommandSource, literal_value
+from specgate.inputs.engines.compose_project import Project, compose_project
+from specgate.inputs.engines.compose_project import exists_inside as _exists
 from specgate.inputs.engines.environment import sibling_env
 from specgate.inputs.engines.placed import Joined, place
 from specgate.inputs.podman_compose import RUNNER as PODMAN_COMPOSE_RUN
 from specgate.inputs.podman_compose import podman_compose_args, read_podman_compose
 from specgate.inputs.runners import RunnerLaunch, read_runner
-from specgate.load.compose_files import DEFAULT_FILES, OVERRIDE_FILES
 from specgate.load.document import Document
 
 
@@ -74,13 +78,15 @@ def compose_run(source: CommandSource, launch: RunnerLaunch, path: Path | None) 
     except PathProblem:
         return None
     podman = launch.runner == PODMAN_COMPOSE_RUN
-    pick = _podman_compose_file if podman else _compose_file
-    found = pick(launch, path.parent, source.file, top)
-    if found is None:
+    if podman:
+        project = _podman_compose_file(launch, path.parent, source.file, top)
+    else:
+        found = compose_project(launch, source.command, path.parent, source.file, top)
+        project = found if isinstance(found, Project) else None
+    if project is None:
         return None
-    file, shown = found
     try:
-        doc = _compose_document(confined(file, top=top), shown)
+        doc = compose_document(project, top)
     except LimitReached:
         raise  # a bound reached is never read past (core.errors.LimitReached)
     except (InputError, PathProblem):  # out of the repository, or not readable
@@ -125,67 +131,44 @@ def compose_run(source: CommandSource, launch: RunnerLaunch, path: Path | None) 
 
 #: The Compose models loaded during the read of one serving file (keyed by its budget):
 #: a script naming its service on many lines loads and spends its budget on it once.
-_LOADED: WeakKeyDictionary[FileBudget, dict[tuple[Path, str], Document | None]] = (
+_LOADED: WeakKeyDictionary[FileBudget, dict[Project, Document | None]] = (
     WeakKeyDictionary()
 )
 
 
-def _compose_document(path: Path, shown: str) -> Document | None:
-    """The Compose model of the file at ``path`` as a Compose file named in a claims
-    file is read (``read.load_engine_document``): go-yaml's scalars, the override file
-    merged, ``extends`` applied, ``.env`` interpolated; None when it is no Compose file.
-    Loaded once per read of the serving file, within that file's budget.
+def compose_document(project: Project, top: Path) -> Document | None:
+    """The Compose model of ``project`` as a Compose file named in a claims file is
+    read (``read.load_engine_document``): go-yaml's scalars, the other files (or the
+    override file) merged, ``extends`` applied, the ``.env`` files interpolated; None
+    when it is no Compose file. Loaded once per read of the serving file, within that
+    file's budget.
 
     Raises:
         InputError: as those readers raise (LimitReached: the budget spent).
+        PathProblem: the first file out of the repository.
     """
     budget = active_budget()
     loaded = _LOADED.setdefault(budget, {}) if budget is not None else {}
-    key = (path, shown)
-    if key not in loaded:
-        loaded[key] = _load_compose(path, shown)
-    return loaded[key]
+    if project not in loaded:
+        loaded[project] = _load_compose(project, top)
+    return loaded[project]
 
 
-def _load_compose(path: Path, shown: str) -> Document | None:
+def _load_compose(project: Project, top: Path) -> Document | None:
     from specgate.load.compose_env import interpolated, is_compose
     from specgate.load.compose_files import compose_model
     from specgate.load.read import read_text
     from specgate.load.yaml_dialects import serving_dialect
     from specgate.load.yaml_loader import load_yaml_documents
 
+    (first, shown), *others = project.files
+    path = confined(first, top=top)
     text = read_text(path, shown)
     doc = load_yaml_documents(text, shown, serving_dialect(text))._replace(text=text)
-    return interpolated(compose_model(doc, path), path) if is_compose(doc.data) else None
-
-
-def _compose_file(
-    launch: RunnerLaunch, folder: Path, script: str, top: Path
-) -> tuple[Path, str] | None:
-    files = [value for name, value in launch.globals if name == "file" and value is not None]
-    directories = [
-        value for name, value in launch.globals
-        if name in ("project-directory", "workdir") and value is not None
-    ]
-    shown_folder = PurePosixPath(script).parent
-    if len(files) > 1 or any(_outside(f) for f in [*files, *directories]):
+    if not is_compose(doc.data):
         return None
-    if files:
-        if files[0] == "-":
-            return None
-        file = folder / files[0]
-        if file.name in DEFAULT_FILES and any(
-            _exists(file.parent / name, top) for name in OVERRIDE_FILES
-        ):
-            return None  # Compose reads an explicit -f file alone; the model merges it
-        if directories and (folder / directories[-1]).resolve() != file.parent.resolve():
-            return None  # .env from another folder than the file's
-        return (file, str(shown_folder / files[0])) if _exists(file, top) else None
-    where = directories[-1] if directories else "."
-    for name in DEFAULT_FILES:
-        if _exists(folder / where / name, top):
-            return folder / where / name, str(shown_folder / where / name)
-    return None
+    model = compose_model(doc, path, others if project.explicit else None)
+    return interpolated(model, path, project.dotenvs, dict(project.outer), project.unknown)
 
 
 #: podman-compose's default file names, all of them merged when present
@@ -201,10 +184,10 @@ PODMAN_DEFAULT_FILES = (
 
 def _podman_compose_file(
     launch: RunnerLaunch, folder: Path, script: str, top: Path
-) -> tuple[Path, str] | None:
+) -> Project | None:
     """podman-compose's one Compose file (``_parse_compose_file``: ``-f`` files, else
-    every default name present, merged); None unless exactly one, with no
-    ``--env-file``."""
+    every default name present, merged), read alone with the ``.env`` beside it; None
+    unless exactly one, with no ``--env-file``."""
     if any(name == "env-file" for name, _ in launch.globals):
         return None
     files = [value for name, value in launch.globals if name == "file" and value is not None]
@@ -214,7 +197,11 @@ def _podman_compose_file(
     if len(files) != 1 or _outside(files[0]) or files[0] == "-":
         return None
     file = folder / files[0]
-    return (file, str(shown_folder / files[0])) if _exists(file, top) else None
+    shown = shown_folder / files[0]
+    if not _exists(file, top):
+        return None
+    dotenv = (file.parent / ".env", str(shown.parent / ".env"))
+    return Project(((file, str(shown)),), True, (dotenv,))
 
 
 def _shlex_words(value: object) -> tuple[str, ...] | None:
@@ -233,16 +220,6 @@ def _shlex_words(value: object) -> tuple[str, ...] | None:
 
 def _outside(value: str) -> bool:
     return value.startswith("/") or "$" in value or "\\" in value
-
-
-def _exists(path: Path, top: Path) -> bool:
-    """A file inside the repository (nothing outside it is looked at)."""
-    try:
-        confined(path, top=top, must_exist=False)
-    except PathProblem:
-        return False
-    bring(path)  # at a base revision, its file is looked for as at the head
-    return path.is_file()
 
 
 def _unsettled(doc: Document, service: str) -> bool:
@@ -321,3 +298,4 @@ def podman_compose_run(source: CommandSource, path: Path | None) -> Joined | Non
     ):
         return None
     return first
+

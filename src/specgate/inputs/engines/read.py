@@ -24,6 +24,7 @@ from specgate.inputs.engines._source import (
     norm_key,
     run_env,
 )
+from specgate.inputs.engines.compose_up import compose_up, unfollowed_compose
 from specgate.inputs.engines.detect import Detector
 from specgate.inputs.engines.environment import sibling_env
 from specgate.inputs.engines.forcing import forced_acceptance
@@ -90,7 +91,7 @@ def load_engine_document(path: Path, shown: str) -> Document:
         # a transformers script's generate()/pipeline calls, else a launcher's calls
         return load_transformers_script(source, shown) or load_python_launcher(source, shown)
     from specgate.load.compose_env import interpolated, is_compose
-    from specgate.load.compose_files import compose_model
+    from specgate.load.compose_files import named_model
     from specgate.load.yaml_dialects import serving_dialect
     from specgate.load.yaml_loader import load_yaml_documents
 
@@ -104,7 +105,7 @@ def load_engine_document(path: Path, shown: str) -> Document:
     if chart is not None:
         return chart
     # Compose merges the override file in, applies extends, fills in ${VAR} from .env
-    return interpolated(compose_model(doc, path), path) if is_compose(doc.data) else doc
+    return interpolated(named_model(doc, path), path) if is_compose(doc.data) else doc
 
 
 def read_engine_file(
@@ -237,10 +238,18 @@ def _read_engine_config(
             )
             if followed is not None:
                 return followed
+        if follow and path is not None:
+            started = compose_up(
+                doc, text, shown, path, engine=engine, engine_version=engine_version,
+                launches=launches,
+            )
+            if started is not None:
+                return started
         unread = (
             unread_launcher(doc, text, pointer, shown)
             or foreign_launcher(doc, text, pointer, shown, detector.is_engine)
             or unsettled_launcher(doc, text, pointer, shown, detector.hinted)
+            or unfollowed_compose(doc, text, pointer, shown, path)
         )
         if unread is not None:
             raise unread from None

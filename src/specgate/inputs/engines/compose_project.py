@@ -1,0 +1,230 @@
+"""Which Compose files, and which ``.env`` files, a ``docker compose`` line reads, found
+as Docker Compose finds them (docs/engines.md#containers).
+
+Read at ``docker/compose@v5.5.0`` (``cmd/compose/compose.go``, ``toProjectOptions``) and
+``compose-spec/compose-go@e70e961c`` (``cli/options.go``), which apply, in this order:
+
+1. ``WithWorkingDirectory``: ``--project-directory DIR`` (``--workdir``) is the working
+   folder; else the folder of the first ``-f`` file; else the current folder.
+2. ``WithOsEnv``: the environment ``docker compose`` runs in (a script's exported
+   variables and ``NAME=value`` prefix) comes first and wins over every ``.env``.
+3. ``WithEnvFiles`` + ``WithDotEnv``: the working folder's ``.env``.
+4. ``WithConfigFileEnv``: with no ``-f``, ``COMPOSE_FILE`` from that environment, split
+   at ``COMPOSE_PATH_SEPARATOR`` (``:`` on Linux when unset), each path taken from the
+   current folder (``filepath.Abs``).
+5. ``WithDefaultConfigPath``: with no file yet, the first of ``compose.yaml``,
+   ``compose.yml``, ``docker-compose.yml``, ``docker-compose.yaml`` in the working
+   folder, else in its parent, and so on up, with the first override file beside it.
+   specgate climbs to the repository's top and never above it.
+6. ``WithEnvFiles`` + ``WithDotEnv`` again: the ``.env`` of the working folder as it now
+   is (the found file's folder), a name the first ``.env`` set keeping that value
+   (``types/mapping.go``, ``Mapping.Merge``).
+
+``-f`` paths are taken from the current folder too (``loader/loader.go``,
+``LoadConfigFiles``: ``filepath.Abs``), whatever ``--project-directory`` says. A script
+is read as run from its own folder (docs/engines.md#containers).
+
+Not followed, so the line stays as written: ``-f -`` (standard input), a remote file
+(``oci://``, a git URL), ``--env-file`` and ``COMPOSE_ENV_FILES`` /
+``COMPOSE_DISABLE_ENV_FILE`` (the ``.env`` files change), a path out of the repository,
+no Compose file up to the repository's top. A file path (``-f``, ``--project-directory``,
+``COMPOSE_FILE``, ``COMPOSE_PATH_SEPARATOR``) the script does not settle — a variable
+from the environment the script runs in, ``$(…)`` — is :class:`Unfollowed` with what
+holds it, so the deployment's finding says where (SG313 / SG314:
+docs/engines.md#unsettled-values).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from specgate.core.paths import PathProblem, confined
+from specgate.core.revision_tree import bring
+from specgate.inputs.cmdline import Command
+from specgate.inputs.runners import RunnerLaunch
+from specgate.load.compose_files import DEFAULT_FILES
+
+#: Variables of the environment that change which ``.env`` files Compose reads
+#: (``cmd/compose/compose.go@v5.5.0``: ``COMPOSE_ENV_FILES``; compose-go
+#: ``consts``: ``COMPOSE_DISABLE_ENV_FILE``): not followed.
+_ENV_FILE_VARIABLES = ("COMPOSE_ENV_FILES", "COMPOSE_DISABLE_ENV_FILE")
+#: At most this many files in one project (``-f`` or ``COMPOSE_FILE``); more: not followed.
+MAX_FILES = 16
+
+
+@dataclass(frozen=True)
+class Project:
+    """A Compose project's files: ``files`` in merge order (each path and how it is
+    shown; the first is the one positions are kept for), ``explicit`` when they were
+    named (``-f``, ``COMPOSE_FILE``: no override file is merged), ``dotenvs`` the
+    ``.env`` files in the order Compose reads them, ``outer`` the settled variables of
+    the environment it runs in, ``unknown`` the names it sets to values the script
+    does not settle."""
+
+    files: tuple[tuple[Path, str], ...]
+    explicit: bool
+    dotenvs: tuple[tuple[Path, str], ...]
+    outer: tuple[tuple[str, str], ...] = ()
+    unknown: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Unfollowed:
+    """Files named by a value the script does not settle: ``hit`` is the word's
+    ``(what, splits, from_file)`` (:attr:`Command.unresolved`)."""
+
+    hit: tuple[str, bool, bool]
+
+
+def compose_project(
+    launch: RunnerLaunch, command: Command, folder: Path, script: str, top: Path
+) -> Project | Unfollowed | None:
+    """The project the ``docker compose`` line ``launch`` (the words of ``command``)
+    reads when run from ``folder`` (shown as the folder of ``script``), inside the
+    repository whose top is ``top`` (module doc); None when not followed."""
+    files = _values(launch, ("file",))
+    directories = _values(launch, ("project-directory", "workdir"))
+    if _values(launch, ("env-file",)) or any(n in command.env for n in _ENV_FILE_VARIABLES):
+        return None
+    for value in [*files, *directories]:
+        if "$" in value:
+            return _unfollowed(value, launch, command)
+    if any(_remote(value) for value in [*files, *directories]) or len(files) > MAX_FILES:
+        return None
+    shown_cwd = PurePosixPath(script).parent
+    outer = tuple((k, v) for k, v in command.env.items() if "$" not in v)
+    unknown = frozenset(k for k, v in command.env.items() if "$" in v)
+    work: tuple[Path, str] | None = None
+    if directories:
+        work = (folder / directories[-1], _shown(shown_cwd, directories[-1]))
+    elif files:
+        work = ((folder / files[0]).parent, _shown(shown_cwd, files[0], parent=True))
+    first_env = _dotenv(work or (folder, str(shown_cwd)))
+    named: list[tuple[Path, str]] = [(folder / f, _shown(shown_cwd, f)) for f in files]
+    explicit = bool(files)
+    if not files:
+        listed = _compose_file_variable(command, first_env, top)
+        if isinstance(listed, Unfollowed) or listed is None:
+            return listed
+        explicit = bool(listed)
+        named = [(folder / f, _shown(shown_cwd, f)) for f in listed]
+    if not named:
+        start = work or (folder, str(shown_cwd))
+        found = _default_files(start[0], start[1], top)
+        if found is None:
+            return None
+        named = found
+    if not all(exists_inside(path, top) for path, _ in named):
+        return None
+    if work is None:
+        path, shown = named[0]
+        work = (path.parent, posixpath.dirname(shown) or ".")
+    dotenvs = [first_env]
+    if _dotenv(work)[0] != first_env[0] and exists_inside(_dotenv(work)[0], top):
+        dotenvs.append(_dotenv(work))
+    return Project(tuple(named), explicit, tuple(dotenvs), outer, unknown)
+
+
+def _values(launch: RunnerLaunch, names: Sequence[str]) -> list[str]:
+    return [value for name, value in launch.globals if name in names and value is not None]
+
+
+def _remote(value: str) -> bool:
+    """A path compose-go hands to a resource loader (``oci://``, a git URL), standard
+    input, or one out of the repository."""
+    return value in ("-", "") or ":" in value or value.startswith("/") or "\\" in value
+
+
+def _shown(folder: PurePosixPath, rel: str, *, parent: bool = False) -> str:
+    shown = posixpath.normpath(str(folder / rel))
+    return posixpath.dirname(shown) or "." if parent else shown
+
+
+def _dotenv(work: tuple[Path, str]) -> tuple[Path, str]:
+    return work[0] / ".env", posixpath.normpath(posixpath.join(work[1], ".env"))
+
+
+def _unfollowed(value: str, launch: RunnerLaunch, command: Command) -> Unfollowed | None:
+    """The unsettled word holding ``value`` among the words before the service."""
+    end = launch.target_index if launch.target_index is not None else len(command.argv)
+    for index in sorted(command.unresolved):
+        if index < end and command.argv[index].endswith(value):
+            return Unfollowed(command.unresolved[index])
+    return None  # a literal ``$`` (quoted): a file of that name, not looked for
+
+
+def _compose_file_variable(
+    command: Command, dotenv: tuple[Path, str], top: Path
+) -> list[str] | Unfollowed | None:
+    """``COMPOSE_FILE`` split at ``COMPOSE_PATH_SEPARATOR`` from the environment, else
+    from ``dotenv``: ``[]`` when it is set nowhere, None when not followed."""
+    values: dict[str, str] = {}
+    for name in ("COMPOSE_FILE", "COMPOSE_PATH_SEPARATOR"):
+        if name in command.env:
+            value = command.env[name]
+            if "$" in value:
+                return Unfollowed(_outside_hit(name, value))
+            values[name] = value
+    if len(values) < 2 and exists_inside(dotenv[0], top):
+        from specgate.core.errors import InputError
+        from specgate.load.compose_env import parse_dotenv
+        from specgate.load.read import read_text
+
+        try:
+            env = parse_dotenv(read_text(confined(dotenv[0], top=top), dotenv[1]), dotenv[1],
+                               {k: v for k, v in command.env.items() if "$" not in v})
+        except (InputError, PathProblem):
+            return None  # its own reading, where the claims file names it, says why
+        for name in ("COMPOSE_FILE", "COMPOSE_PATH_SEPARATOR"):
+            if name in env:
+                values.setdefault(name, env[name])
+    if "COMPOSE_FILE" not in values:
+        return []
+    separator = values.get("COMPOSE_PATH_SEPARATOR") or ":"
+    listed = values["COMPOSE_FILE"].split(separator)
+    if len(listed) > MAX_FILES or any(_remote(f) or "$" in f for f in listed):
+        return None
+    return listed
+
+
+def _outside_hit(name: str, value: str) -> tuple[str, bool, bool]:
+    return (
+        f"`{name}={value[:40]}`: the Compose files it names come from the environment "
+        "the script runs in",
+        False,
+        False,
+    )
+
+
+def _default_files(
+    folder: Path, shown: str, top: Path
+) -> list[tuple[Path, str]] | None:
+    """The first default-named Compose file in ``folder`` or the folder nearest above
+    it, up to ``top`` (``WithDefaultConfigPath``); None when there is none."""
+    try:
+        start = confined(folder / DEFAULT_FILES[0], top=top, must_exist=False).parent
+    except PathProblem:
+        return None
+    rel = PurePosixPath(shown)
+    for where in (start, *start.parents):
+        for name in DEFAULT_FILES:
+            if exists_inside(where / name, top):
+                return [(where / name, posixpath.normpath(str(rel / name)))]
+        if where == top:
+            return None
+        rel = rel / ".."
+    return None
+
+
+def exists_inside(path: Path, top: Path) -> bool:
+    """A file inside the repository (nothing outside it is looked at)."""
+    try:
+        confined(path, top=top, must_exist=False)
+    except PathProblem:
+        return False
+    bring(path)  # at a base revision, its file is looked for as at the head
+    return path.is_file()
+

@@ -1,0 +1,151 @@
+"""``docker compose up`` in a script: the deployment is the Compose project it starts.
+
+A script whose commands configure no engine themselves but run ``docker compose [-f a.yaml
+-f b.yaml] up`` (``docker-compose up``) starts the services of the Compose project, so the
+speculative configuration is the one that project's model holds: found as ``docker
+compose`` finds the files (:mod:`.compose_project`: ``-f``, ``COMPOSE_FILE``,
+``--project-directory``, the parent-folder search), merged and interpolated as for
+``docker compose run`` (:mod:`.compose_run`), then read as a Compose file the claims file
+names (docs/engines.md#containers). The line's own options and service names are not
+read (``cmd/compose/up.go@v5.5.0``, ``up [OPTIONS] [SERVICE...]``): the whole model is
+searched, and where it holds several different configurations the line is not read.
+
+Read only when every ``up`` line of the script starts the same project; files named by a
+value the script does not settle are the deployment's unsettled value
+(:func:`unfollowed_compose`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from specgate.core.errors import InputError, UnsettledValue
+from specgate.core.paths import PathProblem, confined, repository_top
+from specgate.inputs.engines._source import CommandSource, commands_of
+from specgate.inputs.engines.compose_project import Project, Unfollowed, compose_project
+from specgate.inputs.engines.unsettled import unsettled_value
+from specgate.inputs.pointer import SeveralConfigurations
+from specgate.inputs.runners import RunnerLaunch, global_tables, read_globals, read_runner
+from specgate.inputs.types import EngineConfig
+from specgate.load.document import Document
+
+RUNNER = "docker compose up"
+_RUN = "docker compose run"
+_PROGRAMS = (("docker", "compose", "up"), ("docker-compose", "up"))
+
+
+def up_launch(argv: Sequence[str]) -> RunnerLaunch | None:
+    """``argv`` read as ``docker compose … up …`` (the globals before ``up`` by Compose's
+    root table; ``target_index`` the ``up`` word), else None."""
+    for program in _PROGRAMS:
+        found = read_globals(program, argv)
+        if found is not None:
+            read, at = found
+            source = global_tables()["compose"].source
+            return RunnerLaunch(RUNNER, None, at, None, None, (), None, source, (), read)
+    return None
+
+
+def compose_up(
+    doc: Document,
+    text: str | None,
+    shown: str,
+    path: Path,
+    *,
+    engine: str | None,
+    engine_version: str | None,
+    launches: frozenset[str],
+) -> EngineConfig | None:
+    """The configuration of the Compose project the script's ``docker compose up``
+    starts (module doc); None when the script starts none, several, or one not followed.
+
+    Raises:
+        InputError: the project's own input errors (a file not parseable …), as a
+            Compose file the claims file names raises them.
+    """
+    from specgate.inputs.engines.compose_run import compose_document
+    from specgate.inputs.engines.read import read_engine_config
+
+    started: dict[Project, CommandSource] = {}
+    for source, launch, project in _compose_lines(doc, text, path):
+        if launch.runner != RUNNER:
+            continue
+        if not isinstance(project, Project):
+            return None
+        started.setdefault(project, source)
+    if len(started) != 1:
+        return None
+    ((project, source),) = started.items()
+    top = repository_top(path.parent)  # found by _compose_lines: it resolves
+    model = compose_document(project, top)
+    if model is None:
+        return None
+    first = confined(project.files[0][0], top=top)
+    try:
+        config = read_engine_config(
+            model, shown=model.file, pointer=None, engine=engine, text=model.text,
+            engine_version=engine_version, path=first, follow=False, launches=launches,
+        )
+    except SeveralConfigurations:
+        return None  # `up` may start one service of several: not known which
+    except InputError as exc:
+        from specgate.inputs.engines.read import configures_nothing
+
+        if configures_nothing(exc):
+            return None  # the script's other readings say what it launches
+        raise
+    line = source.spans[0].line if source.spans else None
+    files = " + ".join(shown_file for _, shown_file in project.files)
+    note = (
+        f"speculative configuration read from the Compose project {files} that "
+        f"`docker compose up` starts in {shown}:{line}"
+    )
+    return replace(config, notes=(note, *config.notes, *model.notes))
+
+
+def _compose_lines(
+    doc: Document, text: str | None, path: Path | None
+) -> list[tuple[CommandSource, RunnerLaunch, Project | Unfollowed | None]]:
+    """Each ``docker compose … run`` / ``up`` line of a script (``doc`` a whole text)
+    with the project it reads (:func:`.compose_project.compose_project`)."""
+    if path is None or not isinstance(doc.data, str):
+        return []
+    try:
+        sources = commands_of(doc.data, doc, (), text)
+        top = repository_top(path.parent)
+    except (InputError, PathProblem):
+        return []
+    out: list[tuple[CommandSource, RunnerLaunch, Project | Unfollowed | None]] = []
+    for source in sources:
+        launch = read_runner(source.command.argv) or up_launch(source.command.argv)
+        if launch is None or launch.unsettled or launch.runner not in (RUNNER, _RUN):
+            continue
+        project = compose_project(launch, source.command, path.parent, source.file, top)
+        out.append((source, launch, project))
+    return out
+
+
+def unfollowed_compose(
+    doc: Document, text: str | None, pointer: str | None, shown: str, path: Path | None
+) -> UnsettledValue | None:
+    """For a script with no speculative configuration (``pointer`` None: the whole
+    text): the :class:`UnsettledValue` of the first ``docker compose … run`` or ``up``
+    line whose Compose files a value the script does not settle names (``-f "$F"``,
+    ``COMPOSE_FILE=$CF``: :class:`~.compose_project.Unfollowed`): the configuration
+    may be in them (SG313 from the environment, SG314 set by the repository in a way
+    not followed: docs/engines.md#unsettled-values); else None."""
+    if pointer is not None:
+        return None
+    for source, _, project in _compose_lines(doc, text, path):
+        if isinstance(project, Unfollowed):
+            line = source.spans[0].line if source.spans else None
+            return unsettled_value(
+                f"{project.hit[0]}: the Compose files `docker compose` reads are not "
+                "known, so what its services run is not read",
+                shown,
+                line,
+                project.hit,
+            )
+    return None

@@ -1,0 +1,157 @@
+"""Compose projects of several files against ``docker-compose config`` (never a wrong
+settled value).
+
+Generated projects hold a base file and two overlays that override services'
+``command`` (list or string), ``environment`` (list or mapping, names shared with the
+base) and ``image``; each project is read through every way a script names its files
+(docs/engines.md#containers): ``-f a -f b [-f c]`` in both orders, ``COMPOSE_FILE`` in
+the ``.env`` (with and without ``COMPOSE_PATH_SEPARATOR``), ``COMPOSE_FILE`` exported by
+the script, a ``compose.yaml`` + ``compose.override.yaml`` found from a folder below,
+and the same ``compose.yaml`` named by ``-f`` (read alone). For every ``docker compose
+run SERVICE`` line specgate gives the argv, environment and image Compose's model gives
+(``docker-compose config`` 1.29 with the same files and environment, run from the
+script's folder; the run line's own rules as in ``test_compose_run_oracle``), or leaves
+the line unjoined; never another value. The forms generated are ones where
+docker-compose 1.29 and compose-go agree (command and image replaced, environment merged
+name by name with the later file winning; no ``extends`` across files; the ``.env``
+beside the files).
+
+Skipped when ``docker-compose`` is not installed. ``SPECGATE_ORACLE_CASES`` sets the
+number of projects.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from tests.oracle.test_compose_run_oracle import COMPOSE, IMAGES, _expected
+
+from specgate.inputs.engines._source import commands_of
+from specgate.inputs.engines.in_container import in_container
+from specgate.inputs.engines.placed import Joined
+from specgate.inputs.engines.read import load_engine_document
+
+PROJECTS = int(os.environ.get("SPECGATE_ORACLE_CASES", "3"))
+SERVICES = 6
+TAG = "v0.27.1"
+
+#: (the script's words before ``run``, the .env lines, the variables the script
+#: exports, the script's folder below the project)
+VARIANTS: list[tuple[str, list[str], dict[str, str], str]] = [
+    ("-f base.yaml -f prod.yaml", [], {}, ""),
+    ("-f prod.yaml -f base.yaml -f extra.yaml", [], {}, ""),
+    ("", ["COMPOSE_FILE=base.yaml:prod.yaml:extra.yaml"], {}, ""),
+    ("", ["COMPOSE_PATH_SEPARATOR=,", "COMPOSE_FILE=base.yaml,prod.yaml"], {}, ""),
+    ("", ["COMPOSE_FILE=base.yaml"], {"COMPOSE_FILE": "base.yaml:extra.yaml"}, ""),
+    ("", [], {}, "sub"),  # compose.yaml + compose.override.yaml found up
+    ("-f compose.yaml", [], {}, ""),  # named: read without its override
+]
+
+
+def _command(rng: random.Random, tag: str) -> Any:
+    words = [f"/models/{tag}", "--speculative-num-steps", str(rng.randint(1, 9))]
+    return words if rng.random() < 0.5 else " ".join(words)
+
+
+def _environment(rng: random.Random, names: list[str], tag: str) -> Any:
+    values = {name: f"{tag}-{name}" for name in names}
+    if rng.random() < 0.5:
+        return [f"{k}={v}" for k, v in values.items()]
+    return values
+
+
+def _files(rng: random.Random) -> dict[str, dict[str, Any]]:
+    base: dict[str, Any] = {}
+    prod: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for i in range(SERVICES):
+        name = f"s{i}"
+        base[name] = {"image": rng.choice(sorted(IMAGES)), "command": _command(rng, "base"),
+                      "environment": _environment(rng, ["HF_HOME", "A", "B"], "base")}
+        for overlay, tag in ((prod, "prod"), (extra, "extra")):
+            over: dict[str, Any] = {}
+            if rng.random() < 0.5:
+                over["command"] = _command(rng, tag)
+            if rng.random() < 0.5:
+                over["environment"] = _environment(rng, rng.sample(["B", "C", "HF_HOME"], 2), tag)
+            if rng.random() < 0.3:
+                over["image"] = rng.choice(sorted(IMAGES))
+            if over:
+                overlay[name] = over
+    return {
+        "base.yaml": {"services": base},
+        "prod.yaml": {"services": prod},
+        "extra.yaml": {"services": extra},
+        "compose.yaml": {"services": base},
+        "compose.override.yaml": {"services": prod},
+    }
+
+
+def _config(folder: Path, home: Path, words: str, exported: dict[str, str]) -> Any:
+    assert COMPOSE is not None
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), **exported}
+    out = subprocess.run(
+        [COMPOSE, *words.split(), "config"], check=False, cwd=folder, capture_output=True,
+        text=True, timeout=120, env=env,
+    )
+    assert out.returncode == 0, out.stderr
+    return yaml.safe_load(out.stdout)["services"]
+
+
+def run_corpus(projects: int, tmp: Path, seed: int = 24) -> dict[str, Any]:
+    """Counts over ``projects`` × :data:`VARIANTS` × :data:`SERVICES` run lines."""
+    rng = random.Random(seed)
+    agreed = unsettled = 0
+    wrong: list[str] = []
+    for n in range(projects):
+        top = tmp / f"p{n}"
+        (top / ".git").mkdir(parents=True)
+        (top / "sub").mkdir()
+        for name, data in _files(rng).items():
+            (top / name).write_text(yaml.safe_dump(data), "utf-8")
+        for k, (words, dotenv, exported, below) in enumerate(VARIANTS):
+            folder = top / below if below else top
+            # the .env of the script's folder: docker-compose 1.29 reads that one alone,
+            # compose-go that one first, then the found file's folder's (its own test)
+            for where in {top, folder}:
+                (where / ".env").write_text("\n".join([f"TAG={TAG}", *dotenv]) + "\n", "utf-8")
+            oracle = _config(folder, tmp, words, exported)
+            program = rng.choice(["docker compose", "docker-compose"])
+            lines = [" ".join(w for w in [program, words, "run", f"s{i}"] if w)
+                     for i in range(SERVICES)]
+            exports = "".join(f"export {k}={v}\n" for k, v in exported.items())
+            script = folder / f"serve{k}.sh"
+            script.write_text(exports + "\n".join(lines) + "\n", "utf-8")
+            shown = f"{below}/{script.name}" if below else script.name
+            doc = load_engine_document(script, shown)
+            sources = commands_of(doc.data, doc, (), doc.data)
+            assert len(sources) == len(lines)
+            for line, source, i in zip(lines, sources, range(SERVICES), strict=True):
+                joined = in_container(source, script)
+                if not isinstance(joined, Joined):
+                    unsettled += 1
+                    continue
+                service = oracle[f"s{i}"]
+                argv, env = _expected(service, line)
+                ours = (list(joined.command.argv), dict(joined.command.env.items()))
+                if ours == (argv, env) and joined.image == service["image"]:
+                    agreed += 1
+                else:
+                    wrong.append(f"{shown}: {line!r}: ours {ours!r} {joined.image!r} "
+                                 f"compose {(argv, env)!r} {service['image']!r}")
+    return {"agreed": agreed, "unsettled": unsettled, "wrong": wrong}
+
+
+@pytest.mark.skipif(COMPOSE is None, reason="docker-compose (1.29) not installed")
+def test_compose_projects_agree_with_compose_or_are_unsettled(tmp_path: Path) -> None:
+    counts = run_corpus(PROJECTS, tmp_path)
+    assert not counts["wrong"], "\n".join(counts["wrong"][:3])
+    # every line here is settled: the files are all inside, no variable is unset
+    assert counts["unsettled"] == 0
+    assert counts["agreed"] == PROJECTS * len(VARIANTS) * SERVICES
