@@ -9,6 +9,9 @@ codes: 0 clean, 1 the run's status reaches ``--fail-on``, 2 usage or input error
 
 from __future__ import annotations
 
+import specgate.cli.gc_tune  # noqa: F401 - first: tunes the collector for the imports below
+
+# isort: split
 import argparse
 import os
 import sys

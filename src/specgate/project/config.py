@@ -271,19 +271,26 @@ def parse_config(table: dict[str, Any], shown: str, text: str, folder: Path) -> 
 
 def load_config(path: Path, shown: str, *, explicit: bool) -> Config | None:
     """Read a TOML file's ``[tool.specgate]`` table (or, for ``--config``, a file
-    whose top level is that table). ``None`` when a pyproject has no such table.
+    whose top level is that table). ``None`` when a pyproject has no such table; one
+    that surely has none is not parsed (:mod:`specgate.project.tool_table`), so the TOML
+    syntax of a pyproject.toml that does not configure specgate is its own tools' to check.
 
     Raises:
         InputError: unreadable file, TOML syntax error, bad table.
     """
     from specgate.load.read import read_text
 
+    text = read_text(path, shown)
+    if not explicit:
+        from specgate.project.tool_table import may_hold_table
+
+        if not may_hold_table(text):
+            return None
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - Python 3.10
         import tomli as tomllib
 
-    text = read_text(path, shown)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
