@@ -68,9 +68,10 @@ def passes_source(m: Metrics, *, fail: bool = False) -> str:
         return f"passes {m.passes}: one pass drafts every position"
     if fail and m.fail_passes < m.passes:
         return (
-            f"passes {fmt(m.fail_passes)} = max(1, AL − 1): D {m.passes} is only a maximum "
-            "(adaptive drafting) and a step drafts at least what it accepts, so a fail prices "
-            "the fewest passes a step can take (docs/theory.md#d-is-a-maximum)"
+            f"passes {fmt(m.fail_passes)} = max(1, AL − 1): not every step drafts D = "
+            f"{m.passes} (adaptive drafting, or a schedule that moves D) and a step drafts at "
+            "least what it accepts, so a fail prices the fewest passes a step can take "
+            "(docs/theory.md#d-is-a-maximum)"
         )
     return f"passes {m.passes}: one draft pass per token"
 
@@ -79,9 +80,9 @@ def priced_at_d(m: Metrics) -> str:
     """The details of a warning priced at passes = D while D is only a maximum: what the
     fail would have rested on and why it does not (docs/theory.md#d-is-a-maximum)."""
     return (
-        f"priced at passes = D = {m.passes}, every step drafting D; D is only a maximum, so a "
-        f"step may take as few as max(1, AL − 1) = {fmt(m.fail_passes)} passes, where this "
-        "holds: a warning, not a fail (docs/theory.md#d-is-a-maximum)"
+        f"priced at passes = D = {m.passes}, every step drafting D; D is a maximum or moves "
+        f"during the run, so a step may take as few as max(1, AL − 1) = {fmt(m.fail_passes)} "
+        "passes, where this holds: a warning, not a fail (docs/theory.md#d-is-a-maximum)"
     )
 
 
