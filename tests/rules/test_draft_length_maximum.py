@@ -141,3 +141,30 @@ def test_sg106_with_d_a_maximum(
         assert "S = 0.7222x < 1" in found[1] and "0.1·8" in found[1]
     else:
         assert "S = 0.5909x < 1" in found[1] and "1.2·1" in found[1]
+
+
+def test_an_estimated_al_is_judged_at_the_knee_too(check_text: Check, tmp_path: Path) -> None:
+    # n-gram D 4 (num_speculative_tokens 4), ρ 2 stated, β 1, AL only an estimate (iid-rate):
+    # S(AL) = AL / (1 + 2·max(1, AL − 1)) is 1/3 at AL 1, 2/3 = 0.6667 at AL 2 and
+    # 5/9 = 0.5556 at AL 5. α 0.2 estimates AL = (1 − 0.2⁵) / 0.8 = 1.2496, S = 0.4165, so a
+    # claimed 0.6x is above it, and above S at both ends but not at AL 2: SG104 warns (the
+    # claim below 1 is SG106's fail either way).
+    (tmp_path / ".git").mkdir(exist_ok=True)
+    serve = NGRAM.replace('"num_speculative_tokens": 8', '"num_speculative_tokens": 4')
+    (tmp_path / "serve.sh").write_text(serve, encoding="utf-8")
+    report = check_text(
+        claims(
+            dep(
+                rho=2.0,
+                claim=0.6,
+                speculation={
+                    "engine": "vllm",
+                    "engine_config": "serve.sh",
+                    "engine_version": "0.32.0",
+                },
+                evidence={"metrics": {"format": "iid-rate", "alpha": 0.2}},
+            )
+        )
+    )
+    assert [s for s, _m, _d in _found(report, "SG104")] == ["warn"]
+    assert [s for s, _m, _d in _found(report, "SG106")] == ["fail"]

@@ -56,7 +56,7 @@ def fewest_draft_passes(
     return min(float(passes), max(1.0, al - 1.0))
 
 
-def _at_most(spec: SpeculationBlock) -> bool:
+def may_draft_fewer(spec: SpeculationBlock) -> bool:
     """Whether a step may draft fewer than D: D is a maximum, or moves during the run
     (a step still drafts at least what it accepts, docs/theory.md#d-is-a-maximum)."""
     return spec.draft_length_is_max or spec.draft_length_moves is not None
@@ -319,7 +319,7 @@ def _draft_depth_ratio(
         return _Ratio(typical, "typical", typical)
     proven = theory.measured_draft_depth_ratio(al, measured, proven_beta, count)
     span = None
-    if _at_most(spec) and kind == "per_token" and count > 1:
+    if may_draft_fewer(spec) and kind == "per_token" and count > 1:
         fewest = fewest_draft_passes(count, al, at_most=True, kind=kind)
         span = (rho, rho * count / fewest)
     return _Ratio(rho, "derived", typical, rho if proven is None else proven, span)
@@ -526,7 +526,7 @@ def compute(
     fail_passes = fewest_draft_passes(
         passes,
         None if stale[0] else al,
-        at_most=_at_most(spec) and ratio.source == "stated",
+        at_most=may_draft_fewer(spec) and ratio.source == "stated",
         kind=kind,
     )
     proven_cost = theory.step_cost(beta.proven, ratio.proven, fail_passes)

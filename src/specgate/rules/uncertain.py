@@ -132,7 +132,10 @@ def _cases(dep: Deployment) -> list[Deployment]:
         # Any AL at D: the estimate says nothing about where in [1, 1 + D] it lies, and
         # it is an AL at the served D (no stale-evidence bound on top).
         inputs = fixed.inputs._replace(acceptance=None) if fixed.inputs is not None else None
-        for al in (1.0, float(1 + d)):
+        # With D only a maximum the passes a fail prices, max(1, AL − 1), grow with AL, so
+        # S = AL / (β + ρ·passes) peaks at AL = 2 or 1 + D (docs/theory.md#d-is-a-maximum)
+        knees = (2.0,) if derived.may_draft_fewer(spec) and d > 1 else ()
+        for al in (1.0, *knees, float(1 + d)):
             cases.append(
                 fixed._replace(evidence=fixed.evidence._replace(accept_length=al), inputs=inputs)
             )
