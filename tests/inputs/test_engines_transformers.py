@@ -258,3 +258,23 @@ def test_a_heuristic_schedule_lets_al_pass_the_starting_d(tmp_path: Path) -> Non
     assert ("SG103", "fail") in _check_script(tmp_path, "constant", al=7.5, claim=1.0)
     moving = _check_script(tmp_path, "heuristic", al=7.5, claim=1.0)
     assert ("SG103", "warn") in moving and ("SG103", "fail") not in moving
+
+
+def test_a_moving_d_gives_a_derived_rho_no_low_end(tmp_path: Path) -> None:
+    # D starts at 5, AL 3.0, measured 2.0x, β 1: ρ = (3 / 2 − 1) / 5 = 0.1 if every step
+    # drafted 5; at the fewest passes max(1, 3 − 1) = 2 it is 0.5 / 2 = 0.25; a D that grew
+    # past 5 may average more passes, so the range starts at 0 (docs/theory.md#d-is-a-maximum)
+    (tmp_path / ".git").mkdir(exist_ok=True)
+    (tmp_path / "assisted.py").write_text(SCRIPT.format(schedule="heuristic"), encoding="utf-8")
+    claims = tmp_path / "c.specgate.yaml"
+    claims.write_text(
+        "version: 1\ndeployments:\n  - name: chat\n"
+        "    speculation: {enabled: true, engine: transformers, engine_config: assisted.py,\n"
+        '      engine_version: "5.19.0"}\n'
+        "    evidence: {accept_length: 3.0, measured_speedup: 2.0, cache_coherence_eval: true}\n",
+        encoding="utf-8",
+    )
+    report = check_file(claims, "c.specgate.yaml", CheckOptions())
+    (dep,) = report.deployments
+    assert dep.metrics.draft_depth_ratio == pytest.approx(0.1)
+    assert dep.metrics.draft_depth_ratio_range == pytest.approx((0.0, 0.25))

@@ -298,7 +298,8 @@ def _draft_depth_ratio(
     drafter's ρ, docs/theory.md#which-rho); not derived when that D is unknown. With D only a
     maximum (adaptive drafting) the passes per step lie between max(1, AL − 1) (a step
     drafts at least what it accepts, and one pass finds out it drafts nothing) and D,
-    so ρ is a range; ``value`` is its low end (every step drafting D)."""
+    so ρ is a range; ``value`` is its low end (every step drafting D). A D that moves
+    during the run may average more passes than D: the range then starts at 0."""
     spec = deployment.speculation
     al, d = deployment.evidence.accept_length, spec.draft_length
     cls = mechanisms.declared(deployment) or mechanisms.recommend(deployment)
@@ -319,9 +320,10 @@ def _draft_depth_ratio(
         return _Ratio(typical, "typical", typical)
     proven = theory.measured_draft_depth_ratio(al, measured, proven_beta, count)
     span = None
-    if may_draft_fewer(spec) and kind == "per_token" and count > 1:
+    if may_draft_fewer(spec) and kind == "per_token" and (count > 1 or spec.draft_length_moves):
         fewest = fewest_draft_passes(count, al, at_most=True, kind=kind)
-        span = (rho, rho * count / fewest)
+        # a D that moves may average more passes than its starting value: no low end
+        span = (0.0 if spec.draft_length_moves else rho, rho * count / fewest)
     return _Ratio(rho, "derived", typical, rho if proven is None else proven, span)
 
 
