@@ -185,6 +185,7 @@ def test_the_default_schedule_by_release(
     c = generation({"assistant_model": "d"}, version=version)
     assert (c.draft_length, c.draft_length_is_max) == (d, is_max)
     assert (c.draft_length_moves is not None) == moves
+    assert any("'heuristic' moves D during the run" in n for n in c.notes) == moves
 
 
 def test_unset_schedule_at_a_version_not_pinned_may_move() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from specgate.analysis.derived import Metrics
+from specgate.analysis.derived import Metrics, may_draft_fewer
 from specgate.core.concise import join_details
 from specgate.core.findings import Severity
 from specgate.core.numbers import fmt
@@ -548,7 +548,7 @@ def accept_length_below_guideline(ctx: RuleContext) -> Iterator[Hit]:
     at_risk = risk(m)
     if at_risk is not None and at_risk.gain and at_risk.firm:
         return  # SG112 warns: the estimated β alone leaves no gain
-    if m.draft_depth_ratio_source == "typical" and not dep.speculation.draft_length_is_max:
+    if m.draft_depth_ratio_source == "typical" and not may_draft_fewer(dep.speculation):
         typical_floor = theory.default_accept_length_floor(
             theory.step_cost(m.warning_verify_cost_ratio, m.typical_draft_depth_ratio, m.passes),
             m.min_gain,

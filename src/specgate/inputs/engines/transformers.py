@@ -184,6 +184,10 @@ def _moves(schedule: Opt | None, d: int | None, b: Builder, ctx: Context) -> str
         return f"num_assistant_tokens_schedule {name!r} moves D during the run: {how}; {fix}"
     default = _DATA.default("num_assistant_tokens_schedule", ctx.version)
     if default in _MOVING_SCHEDULES:
+        b.note(
+            f"num_assistant_tokens_schedule not set: transformers' default {default!r} "
+            "moves D during the run"
+        )
         return (
             f"num_assistant_tokens_schedule is not set and transformers' default at this "
             f"release is {default!r}, which moves D during the run: {how}; {fix}"
@@ -194,6 +198,10 @@ def _moves(schedule: Opt | None, d: int | None, b: Builder, ctx: Context) -> str
     moving = [str(v) for v in values if v in _MOVING_SCHEDULES]
     if not moving:
         return None
+    b.note(
+        f"num_assistant_tokens_schedule not set at a version not pinned: the default is "
+        f"{moving[0]!r} in some releases, which moves D during the run"
+    )
     return (
         "num_assistant_tokens_schedule is not set and the transformers version is not "
         f"pinned: its default is {moving[0]!r} in some releases the config may run, which "
