@@ -157,6 +157,10 @@ def test_tables_map_to_mechanisms(engine: str) -> None:
             assert all(value.isdigit() and int(value) >= 1 for value in values), values
             assert set(table["entries"]) <= set(data["tables"]["decoding_types"]["entries"])
             continue
+        if name == "moving_schedules":
+            # a transformers schedule that moves D → whether the D reached outlives the call
+            assert values <= {"persistent", "transient"}, values
+            continue
         if name == "former_programs":
             # a program name of older builds → the program that replaced it
             programs = {"llama-server", "llama-cli", "llama-speculative",

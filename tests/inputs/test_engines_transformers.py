@@ -4,9 +4,11 @@ docs/engines.md docs/theory.md#vocabulary)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
+from specgate.check.run import CheckOptions, check_file
 from specgate.core.errors import InputError
 from specgate.inputs.engines import read_engine_config
 from specgate.inputs.types import EngineConfig
@@ -112,9 +114,13 @@ def test_assistant_without_num_tokens_reads_the_release_default() -> None:
     c = generation({"assistant_model": "d"})
     assert (c.draft_length, c.verify_tokens, c.draft_length_is_max) == (20, 21, True)
     assert any("default is 20" in n for n in c.notes)
-    # Before 4.46: 5 with the heuristic schedule (D moves between calls).
+    # Before 4.45.0: 5 with the heuristic schedule and no confidence threshold, so D is
+    # the starting value of a schedule that moves it, not a maximum. Contract change: it
+    # was read as a maximum (the schedule adds 2 after a fully accepted step, so D
+    # grows past num_assistant_tokens; docs/theory.md#d-is-a-maximum).
     old = generation({"assistant_model": "d"}, version="4.40.2")
-    assert (old.draft_length, old.draft_length_is_max) == (5, True)
+    assert (old.draft_length, old.draft_length_is_max) == (5, False)
+    assert old.draft_length_moves is not None and "'heuristic'" in old.draft_length_moves
 
 
 def test_unset_confidence_threshold_is_the_default_cut_off() -> None:
@@ -124,3 +130,152 @@ def test_unset_confidence_threshold_is_the_default_cut_off() -> None:
     )
     assert (c.draft_length, c.draft_length_is_max) == (20, True)
     assert any("assistant_confidence_threshold not set" in n for n in c.notes)
+
+
+# --- the schedule: D fixed, a maximum, or moving (docs/theory.md#d-is-a-maximum) ------------
+#
+# Read in transformers' wheels (PyPI): GenerationConfig.__init__ pops
+# num_assistant_tokens 5 and num_assistant_tokens_schedule "heuristic" in 4.44.2 (sha256
+# 1c02c65e…, configuration_utils.py lines 411-412) and 20, "constant" and
+# assistant_confidence_threshold 0.4 in 4.45.0 (sha256 f04a8292…, lines 457-459);
+# AssistedCandidateGenerator.update_candidate_strategy (candidate_generator.py, the same in
+# 4.44.2, 4.45.0, 4.46.0 and 5.19.0) moves D by +2 / −1 only when the schedule is in
+# {"heuristic", "heuristic_transient"}, compared exactly.
+
+
+def _assistant(schedule: object, version: str | None = "5.19.0") -> EngineConfig:
+    own: dict[str, object] = {"num_assistant_tokens": 5, "assistant_confidence_threshold": 0}
+    if schedule is not None:
+        own["num_assistant_tokens_schedule"] = schedule
+    return generation(
+        {"assistant_model": "d", "assistant_generation_config": own}, version=version
+    )
+
+
+@pytest.mark.parametrize("schedule", ["heuristic", "heuristic_transient"])
+def test_a_heuristic_schedule_moves_d(schedule: str) -> None:
+    c = _assistant(schedule)
+    # the starting value; no threshold, so no cap either
+    assert (c.draft_length, c.verify_tokens, c.draft_length_is_max) == (5, 6, False)
+    assert c.draft_length_moves is not None
+    assert f"{schedule!r} moves D during the run" in c.draft_length_moves
+    assert "num_assistant_tokens = 5" in c.draft_length_moves
+    assert "candidate_generator.py@v5.19.0" in c.draft_length_moves
+
+
+@pytest.mark.parametrize("schedule", ["constant", "dynamic", "Heuristic"])
+def test_other_schedules_keep_d(schedule: str) -> None:
+    # "dynamic" is no schedule transformers knows and "Heuristic" is not "heuristic": the
+    # membership test fails and D stays num_assistant_tokens (a fixed D, threshold 0)
+    c = _assistant(schedule)
+    assert (c.draft_length, c.draft_length_is_max, c.draft_length_moves) == (5, False, None)
+
+
+@pytest.mark.parametrize(
+    ("version", "moves", "is_max", "d"),
+    [
+        ("4.44.2", True, False, 5),  # default heuristic, no threshold
+        ("4.45.0", False, True, 20),  # default constant, threshold 0.4 (a maximum)
+        ("4.46.0", False, True, 20),
+    ],
+)
+def test_the_default_schedule_by_release(
+    version: str, moves: bool, is_max: bool, d: int
+) -> None:
+    c = generation({"assistant_model": "d"}, version=version)
+    assert (c.draft_length, c.draft_length_is_max) == (d, is_max)
+    assert (c.draft_length_moves is not None) == moves
+    assert any("'heuristic' moves D during the run" in n for n in c.notes) == moves
+
+
+def test_unset_schedule_at_a_version_not_pinned_may_move() -> None:
+    # no version: the releases before 4.45.0 default to the heuristic schedule
+    c = _assistant(None, version=None)
+    assert c.draft_length == 5 and not c.draft_length_is_max
+    assert c.draft_length_moves is not None and "not pinned" in c.draft_length_moves
+    # pinned at 5.19.0 the default is constant: D 5 is fixed
+    assert _assistant(None).draft_length_moves is None
+
+
+SCRIPT = (
+    "from transformers import AutoModelForCausalLM, AutoTokenizer\n"
+    'tok = AutoTokenizer.from_pretrained("meta-llama/Llama-3.1-8B-Instruct")\n'
+    'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B-Instruct")\n'
+    'draft = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B-Instruct")\n'
+    "draft.generation_config.num_assistant_tokens = 5\n"
+    'draft.generation_config.num_assistant_tokens_schedule = "{schedule}"\n'
+    "draft.generation_config.assistant_confidence_threshold = 0\n"
+    'inputs = tok("Summarise the report.", return_tensors="pt")\n'
+    "out = model.generate(**inputs, assistant_model=draft, do_sample=False)\n"
+)
+
+
+def _check_script(
+    tmp_path: Path, schedule: str, *, al: float, claim: float
+) -> list[tuple[str, str]]:
+    """A claims file over a transformers script at 5.19.0, ρ 0.05 stated: (code, severity)
+    of SG102, SG103, SG104, SG106 and SG308."""
+    (tmp_path / ".git").mkdir(exist_ok=True)
+    (tmp_path / "assisted.py").write_text(SCRIPT.format(schedule=schedule), encoding="utf-8")
+    text = (
+        "version: 1\ndeployments:\n  - name: chat\n"
+        "    speculation: {enabled: true, engine: transformers, engine_config: assisted.py,\n"
+        '      engine_version: "5.19.0", draft_depth_ratio: 0.05}\n'
+        f"    evidence: {{accept_length: {al}, cache_coherence_eval: true}}\n"
+        f"    claims: {{speedup: {claim}}}\n"
+    )
+    claims = tmp_path / "c.specgate.yaml"
+    claims.write_text(text, encoding="utf-8")
+    report = check_file(claims, "c.specgate.yaml", CheckOptions())
+    assert report.error is None, report.error
+    wanted = {"SG102", "SG103", "SG104", "SG106", "SG308"}
+    return sorted((f.code, f.severity) for f in report.all_findings() if f.code in wanted)
+
+
+def test_a_script_with_a_constant_schedule_fails_at_d(tmp_path: Path) -> None:
+    # D 5 fixed, β 1: AL 2.0 / (1 + 0.05·5) = 1.6x, so a claimed 1.7x fails
+    assert _check_script(tmp_path, "constant", al=2.0, claim=1.7) == [("SG104", "fail")]
+
+
+def test_a_script_with_a_heuristic_schedule_does_not_fail_on_d(tmp_path: Path) -> None:
+    # D starts at 5 and moves: the cheapest reading is D = max(1, ⌈2.0 − 1⌉) = 1, one pass,
+    # 2.0 / 1.05 = 1.9048x, so the claimed 1.7x is no fail; priced with every step
+    # drafting the starting 5 it is above 1.6x, which warns
+    found = _check_script(tmp_path, "heuristic", al=2.0, claim=1.7)
+    assert ("SG104", "fail") not in found
+    assert ("SG104", "warn") in found  # above 2.0 / (1 + 0.05·5) = 1.6x, every step at 5
+    assert ("SG308", "info") in found
+
+
+def test_a_heuristic_schedule_keeps_a_fail_that_holds_at_any_d(tmp_path: Path) -> None:
+    # a claimed 2.0x at AL 2.0 and ρ 0.05: above 2.0 / 1.05 = 1.9048x at every D ≥ 1
+    found = _check_script(tmp_path, "heuristic", al=2.0, claim=2.0)
+    assert ("SG104", "fail") in found
+
+
+def test_a_heuristic_schedule_lets_al_pass_the_starting_d(tmp_path: Path) -> None:
+    # AL 7.5 > 1 + 5: impossible at a fixed D 5 (SG103 fails), possible once the schedule
+    # has grown D to 7 or more: a warning. Claim 1.0 keeps SG104 out of it.
+    assert ("SG103", "fail") in _check_script(tmp_path, "constant", al=7.5, claim=1.0)
+    moving = _check_script(tmp_path, "heuristic", al=7.5, claim=1.0)
+    assert ("SG103", "warn") in moving and ("SG103", "fail") not in moving
+
+
+def test_a_moving_d_gives_a_derived_rho_no_low_end(tmp_path: Path) -> None:
+    # D starts at 5, AL 3.0, measured 2.0x, β 1: ρ = (3 / 2 − 1) / 5 = 0.1 if every step
+    # drafted 5; at the fewest passes max(1, 3 − 1) = 2 it is 0.5 / 2 = 0.25; a D that grew
+    # past 5 may average more passes, so the range starts at 0 (docs/theory.md#d-is-a-maximum)
+    (tmp_path / ".git").mkdir(exist_ok=True)
+    (tmp_path / "assisted.py").write_text(SCRIPT.format(schedule="heuristic"), encoding="utf-8")
+    claims = tmp_path / "c.specgate.yaml"
+    claims.write_text(
+        "version: 1\ndeployments:\n  - name: chat\n"
+        "    speculation: {enabled: true, engine: transformers, engine_config: assisted.py,\n"
+        '      engine_version: "5.19.0"}\n'
+        "    evidence: {accept_length: 3.0, measured_speedup: 2.0, cache_coherence_eval: true}\n",
+        encoding="utf-8",
+    )
+    report = check_file(claims, "c.specgate.yaml", CheckOptions())
+    (dep,) = report.deployments
+    assert dep.metrics.draft_depth_ratio == pytest.approx(0.1)
+    assert dep.metrics.draft_depth_ratio_range == pytest.approx((0.0, 0.25))

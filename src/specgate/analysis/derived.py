@@ -39,6 +39,29 @@ DEFAULT_RETUNE_GAIN = 0.05
 RatioSource = Literal["stated", "measured", "derived", "typical"]
 
 
+def fewest_draft_passes(
+    passes: int, accept_length: float | None, *, at_most: bool, kind: DraftPasses
+) -> float:
+    """The cheapest reading of the draft passes per step (docs/theory.md#d-is-a-maximum).
+
+    With D only a maximum (``at_most``: adaptive drafting, the n-gram that may propose
+    fewer, llama.cpp's ``--draft-p-min``, a confidence cut-off) and one pass per draft
+    token, a step drafts at least what it accepts and one pass finds out it drafts
+    nothing: the mean passes per step lie in [max(1, AL − 1), D]. This is the low end,
+    never above ``passes`` (D); ``accept_length`` ``None`` (the AL at the served D is not
+    known) reads as 1. Else ``passes`` itself. n-gram D 8, AL 2.0: max(1, 1.0) = 1."""
+    if not at_most or kind != "per_token" or passes <= 1:
+        return float(passes)
+    al = accept_length if accept_length is not None else 1.0
+    return min(float(passes), max(1.0, al - 1.0))
+
+
+def may_draft_fewer(spec: SpeculationBlock) -> bool:
+    """Whether a step may draft fewer than D: D is a maximum, or moves during the run
+    (a step still drafts at least what it accepts, docs/theory.md#d-is-a-maximum)."""
+    return spec.draft_length_is_max or spec.draft_length_moves is not None
+
+
 def draft_passes(
     speculation: SpeculationBlock, engine: "EngineConfig | None" = None
 ) -> DraftPasses:
@@ -125,6 +148,14 @@ class Metrics(NamedTuple):
     #: speedup while its AL moved: the speedup was measured with the base's AL, so ρ is
     #: not re-fitted to the pair; new-user defect 6), else ``None``.
     draft_depth_ratio_from: str | None = None
+    #: The draft passes per step the fails price: ``passes``, or with D only a maximum
+    #: and ρ stated the fewest a step can take, max(1, AL − 1)
+    #: (:func:`fewest_draft_passes`, docs/theory.md#d-is-a-maximum).
+    fail_passes: float = 0.0
+    #: With ``fail_passes`` below ``passes``: the proven S and the default AL floor priced
+    #: at ``passes`` (every step drafting D), what only a warning may rest on; else ``None``.
+    speedup_at_d: float | None = None
+    accept_length_floor_at_d: float | None = None
 
     @property
     def verify_cost_ratio(self) -> float:
@@ -267,7 +298,8 @@ def _draft_depth_ratio(
     drafter's ρ, docs/theory.md#which-rho); not derived when that D is unknown. With D only a
     maximum (adaptive drafting) the passes per step lie between max(1, AL − 1) (a step
     drafts at least what it accepts, and one pass finds out it drafts nothing) and D,
-    so ρ is a range; ``value`` is its low end (every step drafting D)."""
+    so ρ is a range; ``value`` is its low end (every step drafting D). A D that moves
+    during the run may average more passes than D: the range then starts at 0."""
     spec = deployment.speculation
     al, d = deployment.evidence.accept_length, spec.draft_length
     cls = mechanisms.declared(deployment) or mechanisms.recommend(deployment)
@@ -288,9 +320,10 @@ def _draft_depth_ratio(
         return _Ratio(typical, "typical", typical)
     proven = theory.measured_draft_depth_ratio(al, measured, proven_beta, count)
     span = None
-    if spec.draft_length_is_max and kind == "per_token" and count > 1:
-        fewest = min(float(count), max(1.0, al - 1.0))
-        span = (rho, rho * count / fewest)
+    if may_draft_fewer(spec) and kind == "per_token" and (count > 1 or spec.draft_length_moves):
+        fewest = fewest_draft_passes(count, al, at_most=True, kind=kind)
+        # a D that moves may average more passes than its starting value: no low end
+        span = (0.0 if spec.draft_length_moves else rho, rho * count / fewest)
     return _Ratio(rho, "derived", typical, rho if proven is None else proven, span)
 
 
@@ -490,7 +523,18 @@ def compute(
         return theory.step_cost(beta.at(n_verify), r, theory.pass_count(length, kind))
 
     cost = theory.step_cost(beta.value, rho, passes)
-    proven_cost = theory.step_cost(beta.proven, ratio.proven, passes)
+    # A fail prices the fewest passes a step can take when D is only a maximum
+    # (docs/theory.md#d-is-a-maximum); a derived ρ already prices the measured cost.
+    fail_passes = fewest_draft_passes(
+        passes,
+        None if stale[0] else al,
+        at_most=may_draft_fewer(spec) and ratio.source == "stated",
+        kind=kind,
+    )
+    proven_cost = theory.step_cost(beta.proven, ratio.proven, fail_passes)
+    cost_at_d = (
+        theory.step_cost(beta.proven, ratio.proven, passes) if fail_passes < passes else None
+    )
     # An AL below 1 is impossible (SG103): no speedup is computed from it, so no
     # negative or sub-plain "speedup" is printed and no second rule repeats the cause.
     possible = al is not None and al >= 1
@@ -558,6 +602,13 @@ def compute(
         accept_length_floor=accept_length_floor(
             deployment, floor_override, _default_floor(d, beta.proven, proven_cost, min_gain)
         ),
+        fail_passes=fail_passes,
+        speedup_at_d=theory.speedup(al_upper, cost_at_d)
+        if cost_at_d is not None and al_upper is not None and possible
+        else None,
+        accept_length_floor_at_d=None
+        if cost_at_d is None
+        else _default_floor(d, beta.proven, cost_at_d, min_gain),
         draft_increase=increase,
         next_draft_length=evidence.next_draft_length,
         draft_passes=kind,

@@ -224,6 +224,7 @@ def evaluate(
             hits.extend(extra(ctx))
         if (
             deployment.speculation.draft_length_assumed is not None
+            or deployment.speculation.draft_length_moves is not None
             or deployment.accept_length_estimate is not None
         ):  # a fail on an estimated AL or an assumed D stands only if it holds over its range
             from specgate.rules.uncertain import settle

@@ -129,6 +129,11 @@ class EngineConfig:
             that D warns instead, unless it fails at every such default (docs/engines.md#versions).
         draft_length_range: those defaults, when every version in range has one
             recorded, else ``()``.
+        draft_length_moves: when D is only the starting value of a schedule that moves
+            it during the run (transformers' ``heuristic`` schedule), or may be (the
+            schedule is a default that differs between the versions the config may run),
+            the sentence saying so and what fixes D; a rule that would fail on D warns
+            instead (docs/theory.md#d-is-a-maximum). Else None.
     """
 
     engine: Engine
@@ -161,6 +166,7 @@ class EngineConfig:
     draft_length_default: tuple[str, str, Version | None] | None = None
     draft_length_assumed: str | None = None
     draft_length_range: tuple[int, ...] = ()
+    draft_length_moves: str | None = None
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,10 @@ class SpeculationBlock(NamedTuple):
     default, docs/engines.md#versions); else None. ``draft_length_range``: those defaults (the D
     values the engine's data records over the versions the config may run), ``()``
     when some of those versions have none recorded or D is not assumed.
+    ``draft_length_moves``: when the served D is only the starting value of a schedule
+    that moves it during the run (transformers' ``heuristic``), the sentence saying so
+    and what fixes it: every fail that reads D warns (docs/theory.md#d-is-a-maximum); else
+    None.
     """
 
     present: bool = False
@@ -95,6 +99,7 @@ class SpeculationBlock(NamedTuple):
     tree_level_nodes: tuple[int, ...] = ()
     draft_length_assumed: str | None = None
     draft_length_range: tuple[int, ...] = ()
+    draft_length_moves: str | None = None
 
 
 class WorkloadBlock(NamedTuple):

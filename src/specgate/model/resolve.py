@@ -385,6 +385,8 @@ def _merge_engine(r: _Resolver, engine: EngineConfig) -> None:
             draft_length_is_max=spec.draft_length_is_max or engine.draft_length_is_max,
             draft_length_assumed=taken_assumed,
             draft_length_range=taken_range,
+            # a schedule that moves D moves the stated D too: nothing settles it here
+            draft_length_moves=engine.draft_length_moves,
         ),
     )
 
@@ -677,7 +679,10 @@ def resolve(
         acceptance = _acceptance(r, r.deployment.speculation.draft_length)
         if (
             acceptance.format == "draft-acceptance-rate"
-            and r.deployment.speculation.draft_length_is_max
+            and (
+                r.deployment.speculation.draft_length_is_max
+                or r.deployment.speculation.draft_length_moves is not None
+            )
         ):
             # AL = 1 + r·D assumes D drafts every step; D is only a maximum
             # (docs/theory.md#edge-cases).
@@ -686,8 +691,13 @@ def resolve(
             acceptance = replace(
                 acceptance,
                 estimate=True,
-                note="an estimate: D is a maximum (adaptive drafting), AL = 1 + r·D "
-                "assumes every step drafts D tokens",
+                note="an estimate: "
+                + (
+                    "D is a maximum (adaptive drafting)"
+                    if r.deployment.speculation.draft_length_is_max
+                    else "D moves during the run"
+                )
+                + ", AL = 1 + r·D assumes every step drafts D tokens",
             )
         _merge_acceptance(r, acceptance)
     inputs = Inputs(

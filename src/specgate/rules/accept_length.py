@@ -7,10 +7,11 @@ from collections.abc import Iterator
 
 from specgate.analysis.derived import Metrics
 from specgate.core.concise import join_details
+from specgate.core.findings import Severity
 from specgate.core.numbers import fmt
 from specgate.load.document import NodePath
 from specgate.rules.estimates import estimate_label
-from specgate.rules.evidence import accept_length_source, cost_terms
+from specgate.rules.evidence import accept_length_source, cost_terms, priced_at_d
 from specgate.rules.registry import Hit, RuleContext, rule
 
 
@@ -254,7 +255,11 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
     SG103's alone.
 
     N-gram, D = 8, ρ 0: floor 1.1, so AL 1.8 passes (S = 1.8). Stated ρ 0.15,
-    D = 8: break-even 2.2, floor 2.42.
+    D = 8: break-even 2.2, floor 2.42. With D only a maximum the default floor a fail
+    uses prices the fewest passes a step can take, max(1, AL − 1)
+    (docs/theory.md#d-is-a-maximum), and an AL below the floor at D passes but not below
+    that one warns: n-gram D 8, ρ 0.05, AL 1.5 is below (1 + 0.05·8)·1.1 = 1.54 but not
+    below (1 + 0.05·1)·1.1 = 1.155, a warning.
 
     With ρ derived from a measured speedup, break-even = AL / S_measured, so the
     default floor becomes a gain test: SG102 then means the measured speedup is
@@ -279,6 +284,19 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
     floor = ctx.metrics.accept_length_floor
     # With the evidence measured at another D, the most AL can be at the served D
     upper = ctx.metrics.accept_length_upper if ctx.metrics.accept_length_upper else al
+    # With D only a maximum the default floor a fail uses prices the fewest passes; the
+    # floor with every step drafting D warns (docs/theory.md#d-is-a-maximum).
+    at_d = ctx.metrics.accept_length_floor_at_d
+    severity: Severity | None = None
+    if (
+        floor.source == "default"
+        and at_d is not None
+        and upper is not None
+        and floor.value is not None
+        and not upper < floor.value
+        and upper < at_d
+    ):
+        floor, severity = floor._replace(value=at_d), "warn"
     if al is None or upper is None or floor.value is None or not upper < floor.value:
         return
     if not al >= 1:
@@ -304,11 +322,12 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
         else:
             rho = m.proven_draft_depth_ratio
             beta = m.proven_verify_cost_ratio
-            break_even = beta + rho * m.passes
+            passes = m.passes if severity == "warn" else m.fail_passes
+            break_even = beta + rho * passes
             uncapped = break_even * (1 + m.min_gain)
             where = (
                 f"the default floor: break-even AL {fmt(break_even)} "
-                f"(β {fmt(beta)} + ρ {fmt(rho)}·{m.passes}) × (1 + {gain})"
+                f"(β {fmt(beta)} + ρ {fmt(rho)}·{fmt(passes)}) × (1 + {gain})"
             )
             if d is not None and uncapped > 1 + d:
                 where += f" = {fmt(uncapped)}, capped at 1 + D = {1 + d}"
@@ -334,9 +353,11 @@ def accept_length_below_floor(ctx: RuleContext) -> Iterator[Hit]:
         )
         + " if a smaller gain is acceptable.",
         excess=floor.value / upper,
+        severity=severity,
         details=join_details(
             accept_length_source(dep),
-            cost_terms(m) if floor.source == "default" else "",
+            cost_terms(m, fail=True) if floor.source == "default" and not severity else "",
+            priced_at_d(m) if severity else "",
             "docs/theory.md#al-floor-and-guideline",
         ),
     )

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from specgate.analysis.derived import Metrics
+from specgate.analysis.derived import Metrics, may_draft_fewer
 from specgate.core.concise import join_details
+from specgate.core.findings import Severity
 from specgate.core.numbers import fmt
 from specgate.load.document import NodePath
 from specgate.rules.accept_length import (
@@ -25,6 +26,7 @@ from specgate.rules.evidence import (
     MEASURE_RHO,
     accept_length_source,
     beta_source,
+    priced_at_d,
     theory_details,
 )
 from specgate.rules.registry import Hit, RuleContext, rule
@@ -94,7 +96,10 @@ def speculation_net_loss(ctx: RuleContext) -> Iterator[Hit]:
     message says so. When the AL is only an estimate
     (`inputs.acceptance.estimate`) the theoretical loss fails only if even AL = 1 + D
     loses, (1 + D) / (β + ρ·passes) < 1 (D 4, ρ 1.2: 5 / 5.8 = 0.8621x), and warns
-    otherwise (ρ 0.5: 5 / 3 = 1.6667x).
+    otherwise (ρ 0.5: 5 / 3 = 1.6667x). With D only a maximum the theoretical loss
+    fails only at the fewest passes a step can take, max(1, AL − 1), and warns when
+    only D passes lose (docs/theory.md#d-is-a-maximum): n-gram D 8, AL 1.3, ρ 0.1 gives
+    1.3 / 1.8 = 0.7222x at D passes but 1.3 / 1.1 = 1.1818x at one, a warning.
 
     **Why.** Speculative decoding that is slower than plain decoding is the most
     expensive miss: every request pays for it (vLLM#8439 at 0.885x,
@@ -133,17 +138,27 @@ def speculation_net_loss(ctx: RuleContext) -> Iterator[Hit]:
     al, d = m.accept_length, m.draft_length
     if al is None or al < 1 or d is None or (al > 1 + d and not m.evidence_stale):
         return  # an impossible AL (SG103) says nothing about the speed
-    speedup = m.proven_speedup
-    if m.draft_depth_ratio_source == "stated" and speedup is not None and speedup < 1:
+    if m.draft_depth_ratio_source != "stated":
+        return
+    # with D only a maximum, a fail prices the fewest passes a step can take and the
+    # loss every step drafting D would give warns (docs/theory.md#d-is-a-maximum)
+    speedup, passes, at_d = m.proven_speedup, fmt(m.fail_passes), m.speedup_at_d
+    severity: Severity | None = None
+    details = theory_details(m, dep, "docs/theory.md#cost-model")
+    if speedup is not None and not speedup < 1 and at_d is not None and at_d < 1:
+        speedup, passes, severity = at_d, str(m.passes), "warn"
+        details = join_details(accept_length_source(dep), priced_at_d(m))
+    if speedup is not None and speedup < 1:
         upper = m.accept_length_upper if m.accept_length_upper is not None else al
         yield Hit(
             f"AL {fmt(upper)} at cost β + ρ·passes = "
-            f"{fmt(m.proven_verify_cost_ratio)} + {fmt(m.draft_depth_ratio or 0)}·{m.passes} "
+            f"{fmt(m.proven_verify_cost_ratio)} + {fmt(m.draft_depth_ratio or 0)}·{passes} "
             f"gives S = {fmt(speedup)}x < 1{stale_words(m)}: speculation is slower than "
             "plain decoding",
             dep.path("evidence", "accept_length"),
             _theory_action(m),
-            details=theory_details(m, dep, "docs/theory.md#cost-model"),
+            severity=severity,
+            details=details,
         )
 
 
@@ -533,7 +548,7 @@ def accept_length_below_guideline(ctx: RuleContext) -> Iterator[Hit]:
     at_risk = risk(m)
     if at_risk is not None and at_risk.gain and at_risk.firm:
         return  # SG112 warns: the estimated β alone leaves no gain
-    if m.draft_depth_ratio_source == "typical" and not dep.speculation.draft_length_is_max:
+    if m.draft_depth_ratio_source == "typical" and not may_draft_fewer(dep.speculation):
         typical_floor = theory.default_accept_length_floor(
             theory.step_cost(m.warning_verify_cost_ratio, m.typical_draft_depth_ratio, m.passes),
             m.min_gain,

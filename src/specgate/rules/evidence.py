@@ -60,12 +60,30 @@ def rho_source(m: Metrics) -> str:
     return f"ρ {rho} is a class hint, not this drafter's (docs/theory.md#which-rho)"
 
 
-def passes_source(m: Metrics) -> str:
+def passes_source(m: Metrics, *, fail: bool = False) -> str:
     """``passes 3: one draft pass per token`` or ``passes 1: one pass drafts every
-    position``."""
+    position``; with ``fail`` and D only a maximum, the fewest passes a fail prices
+    (``metrics.fail_passes``)."""
     if m.draft_passes == "single":
         return f"passes {m.passes}: one pass drafts every position"
+    if fail and m.fail_passes < m.passes:
+        return (
+            f"passes {fmt(m.fail_passes)} = max(1, AL − 1): not every step drafts D = "
+            f"{m.passes} (adaptive drafting, or a schedule that moves D) and a step drafts at "
+            "least what it accepts, so a fail prices the fewest passes a step can take "
+            "(docs/theory.md#d-is-a-maximum)"
+        )
     return f"passes {m.passes}: one draft pass per token"
+
+
+def priced_at_d(m: Metrics) -> str:
+    """The details of a warning priced at passes = D while D is only a maximum: what the
+    fail would have rested on and why it does not (docs/theory.md#d-is-a-maximum)."""
+    return (
+        f"priced at passes = D = {m.passes}, every step drafting D; D is a maximum or moves "
+        f"during the run, so a step may take as few as max(1, AL − 1) = {fmt(m.fail_passes)} "
+        "passes, where this holds: a warning, not a fail (docs/theory.md#d-is-a-maximum)"
+    )
 
 
 def accept_length_source(deployment: Deployment) -> str:
@@ -78,11 +96,12 @@ def accept_length_source(deployment: Deployment) -> str:
     return ""
 
 
-def cost_terms(m: Metrics) -> str:
-    """The sources of every term of the step cost β + ρ·passes."""
-    return join_details(beta_source(m), rho_source(m), passes_source(m))
+def cost_terms(m: Metrics, *, fail: bool = False) -> str:
+    """The sources of every term of the step cost β + ρ·passes (``fail``: the passes a
+    fail prices, :func:`passes_source`)."""
+    return join_details(beta_source(m), rho_source(m), passes_source(m, fail=fail))
 
 
 def theory_details(m: Metrics, deployment: Deployment, anchor: str) -> str:
-    """The sources of S = AL / (β + ρ·passes) and the docs page ``anchor``."""
-    return join_details(accept_length_source(deployment), cost_terms(m), anchor)
+    """The sources of S = AL / (β + ρ·passes) a fail rests on and the docs page ``anchor``."""
+    return join_details(accept_length_source(deployment), cost_terms(m, fail=True), anchor)

@@ -538,7 +538,9 @@ def mla_attention_advisory(ctx: RuleContext) -> Iterator[Hit]:
     "SG308",
     "adaptive-draft-length",
     "info",
-    "D in the engine config is a maximum: the theory uses it as an upper bound.",
+    "D in the engine config is a maximum (fails price the fewest draft passes) or only "
+    "the starting value of a schedule that moves it (fails hold at the fewest D the AL "
+    "allows).",
     fail_example="""
         version: 1
         deployments:
@@ -562,21 +564,40 @@ def adaptive_draft_length(ctx: RuleContext) -> Iterator[Hit]:
     """
     **What it checks.** Whether the engine drafts a variable number of tokens
     per step with D as its cap: n-gram and suffix lookup, llama.cpp with a
-    `--draft-p-min` cut-off, transformers with a confidence threshold or a
-    dynamic schedule.
+    `--draft-p-min` cut-off, transformers with a confidence threshold; or moves D
+    during the run (transformers' `heuristic` schedules, where D is only the
+    starting value).
 
     **Why.** With adaptive drafting some steps draft fewer tokens (or none), so
-    1 + D bounds AL and ρ·D over-states the draft cost; the speedup bound is
-    then approximate. vLLM also counts only steps that drafted, which
-    over-states AL for n-gram methods. Nothing is said with
+    1 + D bounds AL and ρ·D over-states the draft cost: the fails price the fewest
+    passes a step can take, max(1, AL − 1) (docs/theory.md#d-is-a-maximum). vLLM also
+    counts only steps that drafted, which over-states AL for n-gram methods. A D that
+    moves is neither a cap nor fixed: a fail that reads D holds only at the cheapest
+    reading, D = max(1, ⌈AL − 1⌉) drafting at most that. Nothing is said with
     `speculation.enabled: false` (SG301 fails a serving config that speculates
     while the claims file says it is off).
     """
     dep = ctx.deployment
     d = ctx.metrics.draft_length
-    if not dep.speculation.draft_length_is_max or d is None or dep.speculation.enabled is False:
+    spec = dep.speculation
+    if d is None or spec.enabled is False:
         return  # nothing drafts while speculation is off (SG301 names a config that does)
     engine = dep.inputs.engine if dep.inputs else None
+    if spec.draft_length_moves is not None and not spec.draft_length_is_max:
+        yield Hit(
+            f"D = {d} is only the starting value: the engine moves it during the run, so "
+            "a fail holds only at the fewest D the AL allows",
+            dep.path("speculation", "draft_length"),
+            "Fix D (a constant schedule) before comparing with a fixed-D deployment, or "
+            "measure AL and the speedup over the whole run.",
+            details=join_details(
+                f"{engine.engine} config {engine.path}" if engine else "",
+                "docs/theory.md#d-is-a-maximum",
+            ),
+        )
+        return
+    if not spec.draft_length_is_max:
+        return
     # the file is the finding's location or its details, not repeated in the message
     yield Hit(
         f"D = {d} is a maximum: the engine drafts fewer tokens on some steps, so the "

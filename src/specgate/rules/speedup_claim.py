@@ -15,7 +15,13 @@ from specgate.rules.accept_length import (
     proven_label,
     stale_words,
 )
-from specgate.rules.evidence import accept_length_source, beta_source, passes_source, rho_source
+from specgate.rules.evidence import (
+    accept_length_source,
+    beta_source,
+    passes_source,
+    priced_at_d,
+    rho_source,
+)
 from specgate.rules.registry import Hit, RuleContext, rule
 
 
@@ -79,6 +85,12 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
     tolerance lets a claim written to 4 decimals pass. With ρ derived from a measured
     speedup the theory equals the measurement, so SG107 judges the claim instead.
 
+    With D only a maximum (n-gram and suffix proposers, llama.cpp `--draft-p-min`, a
+    confidence cut-off) the passes are the fewest a step can take, max(1, AL − 1)
+    (docs/theory.md#d-is-a-maximum): a claim above the bound priced at D passes but
+    within that one warns. N-gram D 8, AL 2.0, ρ 0.05: 2 / 1.4 = 1.4286x at D passes,
+    2 / 1.05 = 1.9048x at one; a claimed 1.6x warns, 2.0x fails.
+
     With the evidence measured at another D than the config serves (SG309 fails that
     when the measurement states its D; SG403 when the base revision of `--baseline` or
     `--staged` had another D and the same AL and evidence), the AL in the bound is
@@ -128,45 +140,74 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
             "true at any draft cost (ρ not stated or measured)"
         )
     else:
+        # with D only a maximum, at the fewest passes a step can take
+        # (docs/theory.md#d-is-a-maximum)
         bound = m.proven_speedup or 0.0
         rho = fmt(m.proven_draft_depth_ratio)
         shown = (
             f"AL / (β + ρ·passes){with_proven} = {fmt(upper)} / ({fmt(beta)} + "
-            f"{rho}·{m.passes}) = {fmt(bound)}x"
+            f"{rho}·{fmt(m.fail_passes)}) = {fmt(bound)}x"
         )
     shown += stale_words(m)
-    if claimed > bound + SPEEDUP_TOLERANCE:
-        hint = " (claims.speedup is a ratio: 2.4 means 2.4x, not percent)" if claimed >= 10 else ""
-        passes = ""
-        if (
-            m.draft_passes == "per_token"
-            and dep.speculation.mechanism == "medusa"
-            and d is not None
-            and d > 1
-            and m.draft_depth_ratio_source == "stated"
-            and dep.speculation.draft_passes is None
-        ):
-            passes = (
-                " Medusa heads draft every position from one forward (vLLM's and TGI's "
-                "do): if yours do, set speculation.draft_passes: single, and the "
-                f"draft cost is ρ·1, not ρ·{d}."
-            )
-        yield Hit(
-            f"claimed {fmt(claimed)}x exceeds {shown}{hint}{estimated(ctx)}",
-            dep.path("claims", "speedup"),
-            (
-                "Measure AL from the engine's counters on the served workload (this AL is "
-                f"only an estimate), or lower claims.speedup to at most {fmt(bound)}.{passes}"
-                if dep.accept_length_estimate is not None
-                else f"Lower claims.speedup to at most {fmt(bound)} or re-measure AL and ρ "
-                f"on the served workload at the claimed batch size.{passes}"
-            ),
-            excess=claimed / bound if bound > 0 else None,
-            details=join_details(
-                accept_length_source(dep),
-                beta_source(m),
-                rho_source(m) if m.draft_depth_ratio_source == "stated" else "",
-                passes_source(m) if m.draft_depth_ratio_source == "stated" else "",
-                "docs/theory.md#cost-model",
-            ),
+    if claimed <= bound + SPEEDUP_TOLERANCE:
+        yield from _over_at_d(ctx, claimed, upper, beta)
+        return
+    hint = " (claims.speedup is a ratio: 2.4 means 2.4x, not percent)" if claimed >= 10 else ""
+    passes = ""
+    if (
+        m.draft_passes == "per_token"
+        and dep.speculation.mechanism == "medusa"
+        and d is not None
+        and d > 1
+        and m.draft_depth_ratio_source == "stated"
+        and dep.speculation.draft_passes is None
+    ):
+        passes = (
+            " Medusa heads draft every position from one forward (vLLM's and TGI's "
+            "do): if yours do, set speculation.draft_passes: single, and the "
+            f"draft cost is ρ·1, not ρ·{d}."
         )
+    yield Hit(
+        f"claimed {fmt(claimed)}x exceeds {shown}{hint}{estimated(ctx)}",
+        dep.path("claims", "speedup"),
+        (
+            "Measure AL from the engine's counters on the served workload (this AL is "
+            f"only an estimate), or lower claims.speedup to at most {fmt(bound)}.{passes}"
+            if dep.accept_length_estimate is not None
+            else f"Lower claims.speedup to at most {fmt(bound)} or re-measure AL and ρ "
+            f"on the served workload at the claimed batch size.{passes}"
+        ),
+        excess=claimed / bound if bound > 0 else None,
+        details=join_details(
+            accept_length_source(dep),
+            beta_source(m),
+            rho_source(m) if m.draft_depth_ratio_source == "stated" else "",
+            passes_source(m, fail=True) if m.draft_depth_ratio_source == "stated" else "",
+            "docs/theory.md#cost-model",
+        ),
+    )
+
+
+def _over_at_d(ctx: RuleContext, claimed: float, upper: float, beta: float) -> Iterator[Hit]:
+    """A claim within the bound at the fewest passes but above it with every step
+    drafting D, when D is only a maximum: a warning (docs/theory.md#d-is-a-maximum)."""
+    m = ctx.metrics
+    at_d = m.speedup_at_d
+    if at_d is None or m.draft_depth_ratio_source != "stated":
+        return
+    if not claimed > at_d + SPEEDUP_TOLERANCE:
+        return
+    dep = ctx.deployment
+    yield Hit(
+        f"claimed {fmt(claimed)}x exceeds AL / (β + ρ·D) = {fmt(upper)} / ({fmt(beta)} + "
+        f"{fmt(m.proven_draft_depth_ratio)}·{m.passes}) = {fmt(at_d)}x if every step drafts "
+        f"D = {m.passes}{estimated(ctx)}",
+        dep.path("claims", "speedup"),
+        "Measure the speedup on the served workload (evidence.measured_speedup) or the mean "
+        f"draft passes per step; lower claims.speedup to at most {fmt(at_d)} if most steps "
+        "draft D tokens.",
+        severity="warn",
+        details=join_details(
+            accept_length_source(dep), beta_source(m), rho_source(m), priced_at_d(m)
+        ),
+    )

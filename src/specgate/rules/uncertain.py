@@ -15,7 +15,12 @@ The ranges:
   printed means pooled are each off in either direction), so none narrows the range;
 * a D that is an engine default at a version not pinned: the defaults the engine's
   data records over the versions the config may run (llama.cpp 5, 16, 3 …); unbounded
-  when some of those versions have none recorded.
+  when some of those versions have none recorded;
+* a D that moves during the run (``speculation.draft_length_moves``: transformers'
+  ``heuristic`` schedule starts at ``num_assistant_tokens`` and moves it by +2 / −1,
+  docs/theory.md#d-is-a-maximum): unbounded above, so a fail that reads D stands only
+  when it holds at the cheapest reading, D = max(1, ⌈AL − 1⌉) drafting at most that
+  (SG309, which compares D values, always warns).
 
 Example: SG104 at D 4, ρ 0.05, β 1 with AL estimated from ``iid-rate``: the most any
 AL allows is 5 / (1 + 0.05·4) = 4.1667x, so a claimed 100x fails whatever the AL's
@@ -28,6 +33,7 @@ an estimate (a pull request cannot weaken its own gate by bringing weaker eviden
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 from specgate.analysis import derived
@@ -56,9 +62,11 @@ def settle(
     dep = ctx.deployment
     estimate = dep.accept_length_estimate is not None
     assumed = dep.speculation.draft_length_assumed
-    if not estimate and assumed is None:
+    moves = dep.speculation.draft_length_moves
+    if not estimate and assumed is None and moves is None:
         return list(hits)
-    codes = (_READS_AL if estimate else frozenset()) | (_READS_D if assumed else frozenset())
+    on_d = assumed is not None or moves is not None
+    codes = (_READS_AL if estimate else frozenset()) | (_READS_D if on_d else frozenset())
     base = ctx.baseline
     downgrade = (
         estimate
@@ -75,12 +83,25 @@ def settle(
         if code == "SG401" and downgrade:
             out.append((code, hit._replace(details=join_details(_DOWNGRADE, hit.details))))
             continue
+        if moves is not None and code in _READS_D:
+            # D moves during the run: the fail stands only at its cheapest reading
+            case = _moving_case(dep) if code != "SG309" else None
+            if case is not None and _fails(ctx, case, code, hit, floor_override):
+                held = (
+                    "this fails at the cheapest reading of a D that moves, D = max(1, ⌈AL − 1⌉) "
+                    f"= {case.speculation.draft_length} drafting at most that "
+                    "(docs/theory.md#d-is-a-maximum), so it does not rest on D"
+                )
+                out.append((code, hit._replace(details=join_details(held, hit.details))))
+            else:
+                out.append((code, _softened(dep, hit, True)))
+            continue
         if cases is None:
             cases = _cases(dep)
         if cases and all(_fails(ctx, case, code, hit, floor_override) for case in cases):
             out.append((code, hit._replace(details=join_details(_held(dep, code), hit.details))))
             continue
-        out.append((code, _softened(dep, hit, code in _READS_D and assumed is not None)))
+        out.append((code, _softened(dep, hit, code in _READS_D and on_d)))
     return out
 
 
@@ -111,11 +132,32 @@ def _cases(dep: Deployment) -> list[Deployment]:
         # Any AL at D: the estimate says nothing about where in [1, 1 + D] it lies, and
         # it is an AL at the served D (no stale-evidence bound on top).
         inputs = fixed.inputs._replace(acceptance=None) if fixed.inputs is not None else None
-        for al in (1.0, float(1 + d)):
+        # With D only a maximum the passes a fail prices, max(1, AL − 1), grow with AL, so
+        # S = AL / (β + ρ·passes) peaks at AL = 2 or 1 + D (docs/theory.md#d-is-a-maximum)
+        knees = (2.0,) if derived.may_draft_fewer(spec) and d > 1 else ()
+        for al in (1.0, *knees, float(1 + d)):
             cases.append(
                 fixed._replace(evidence=fixed.evidence._replace(accept_length=al), inputs=inputs)
             )
     return cases
+
+
+def _moving_case(dep: Deployment) -> Deployment | None:
+    """The cheapest reading of a D that moves during the run: the fewest D a run can
+    average while accepting AL − 1 drafts a step, max(1, ⌈AL − 1⌉), drafting at most
+    that, a chain (docs/theory.md#d-is-a-maximum). Every bound a fail uses is at its
+    loosest there: the passes max(1, AL − 1) do not grow with D, β and the default floor
+    do not fall. ``None`` when the AL is not known or only an estimate (no D then
+    settles the verdict)."""
+    al = dep.evidence.accept_length
+    if al is None or dep.accept_length_estimate is not None or not al >= 1:
+        return None
+    least = max(1, math.ceil(al - 1.0 - 1e-9))
+    spec = dep.speculation._replace(
+        draft_length=least, verify_tokens=None, draft_length_assumed=None, draft_length_range=()
+    )
+    inputs = dep.inputs._replace(acceptance=None) if dep.inputs is not None else None
+    return dep._replace(speculation=spec, inputs=inputs)
 
 
 def _fails(
@@ -152,7 +194,8 @@ def _held(dep: Deployment, code: str) -> str:
 
 def _softened(dep: Deployment, hit: Hit, on_d: bool) -> Hit:
     """``hit`` as a warning naming what settles it."""
-    assumed = dep.speculation.draft_length_assumed
+    spec = dep.speculation
+    assumed = spec.draft_length_moves or spec.draft_length_assumed
     if on_d and assumed is not None:
         return hit._replace(
             details=join_details(assumed, hit.details),

@@ -95,8 +95,9 @@ def roofline_verify_cost(concurrency: int, verify_tokens: int, n_star: float) ->
     return max(1.0, float(concurrency) * float(verify_tokens) / n_star)
 
 
-def step_cost(verify_cost: float, draft_depth_ratio: float, passes: int) -> float:
-    """cost = β + ρ·passes, in plain target steps (one step at one token = 1)."""
+def step_cost(verify_cost: float, draft_depth_ratio: float, passes: float) -> float:
+    """cost = β + ρ·passes, in plain target steps (one step at one token = 1); passes may
+    be a mean per step (docs/theory.md#d-is-a-maximum)."""
     return verify_cost + draft_depth_ratio * passes
 
 

@@ -33,7 +33,8 @@ class Context:
             or an ``env``/``env_vars`` mapping beside the configuration).
         version: the engine version applied (None: unknown, read as the newest
             behaviour specgate knows); with the version unknown, the newest version
-            the settings used allow (docs/engines.md#versions), ``version_shown`` then saying so.
+            the settings used allow (docs/engines.md#versions), ``version_shown`` then saying so
+            and ``version_low`` the lowest they allow.
     """
 
     file: str
@@ -42,6 +43,9 @@ class Context:
     version: Version | None = None
     version_shown: str | None = None
     program: str | None = None
+    #: with the version unknown, the lowest version the settings used allow (None:
+    #: unbounded or the version is known), docs/engines.md#versions
+    version_low: Version | None = None
 
 
 def first(opts: Mapping[str, Opt], *names: str) -> tuple[str, Opt] | None:
@@ -217,6 +221,7 @@ class Builder:
         target_model: str | None = None,
         draft_passes: DraftPasses | None = None,
         draft_tensor_parallel_size: int | None = None,
+        draft_length_moves: str | None = None,
     ) -> EngineConfig:
         """The finished :class:`EngineConfig`."""
         return EngineConfig(
@@ -239,6 +244,7 @@ class Builder:
             draft_passes=draft_passes,
             draft_tensor_parallel_size=draft_tensor_parallel_size,
             draft_length_default=self.draft_default if draft_length is not None else None,
+            draft_length_moves=draft_length_moves if draft_length is not None else None,
         )
 
 

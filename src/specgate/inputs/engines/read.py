@@ -400,6 +400,7 @@ def _read_options(
         ctx,
         version=version.version or at.implied,
         version_shown=None if version.version or at.implied is None else at.shown,
+        version_low=None if version.version else implied.low,
     )
     config = spec.read(opts, ctx)
     config = target.with_target_model(config, spec.settings_of(opts), positional)

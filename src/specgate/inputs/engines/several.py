@@ -34,6 +34,7 @@ _FIELDS = (
     "draft_length",
     "verify_tokens",
     "draft_length_is_max",
+    "draft_length_moves",
     "lossy_acceptance",
     "tensor_parallel_size",
     "attention_data_parallel",

@@ -31,7 +31,8 @@ _DATA = knowledge("transformers")
 _ASSISTANT_KEYS = frozenset(_DATA.table("assistant_config_keys"))
 
 _ASSISTANT = ("assistant_model", "assistant_model_name_or_path")
-_ADAPTIVE_SCHEDULES = frozenset({"heuristic", "heuristic_transient", "dynamic"})
+#: The schedules under which D moves during the run (docs/theory.md#d-is-a-maximum).
+_MOVING_SCHEDULES = frozenset(_DATA.table("moving_schedules"))
 
 
 def _assistant_settings(
@@ -89,9 +90,9 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     """Normalise assisted-generation settings.
 
     Prompt lookup: mechanism ngram, D = ``prompt_lookup_num_tokens`` (a maximum).
-    Assistant: D = ``num_assistant_tokens``, a maximum with a heuristic/dynamic
-    schedule or a confidence threshold > 0; absent ⇒ None (the default changed
-    between releases: 5, later 20). N_verify = D + 1.
+    Assistant: D = ``num_assistant_tokens``, a maximum with a confidence threshold > 0,
+    only the starting value with the ``heuristic`` schedules (``draft_length_moves``);
+    absent ⇒ the release's default (5 before 4.45.0, 20 from it). N_verify = D + 1.
 
     Raises:
         InputError: a value of the wrong type.
@@ -132,22 +133,10 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         b.note(
             f"num_assistant_tokens not set: transformers' default is {d} in "
             f"{'this release' if ctx.version is not None else 'current releases'} "
-            "(5 before 4.46; version-sensitive)"
+            "(5 before 4.45.0; version-sensitive)"
         )
     is_max = False
-    schedule = setting("num_assistant_tokens_schedule")
-    schedule_name = (
-        as_str(schedule).strip().lower()
-        if schedule is not None
-        else str(_DATA.default("num_assistant_tokens_schedule", ctx.version))
-    )
-    if schedule_name in _ADAPTIVE_SCHEDULES:
-        b.at("draft_length_is_max", schedule)
-        b.note(
-            f"num_assistant_tokens_schedule {schedule_name!r} moves D between calls; "
-            "num_assistant_tokens is the starting value"
-        )
-        is_max = True
+    moves = _moves(setting("num_assistant_tokens_schedule"), d, b, ctx)
     threshold_opt = setting("assistant_confidence_threshold")
     if threshold_opt is not None:
         threshold = as_float(threshold_opt, "assistant_confidence_threshold", ctx.file)
@@ -168,6 +157,55 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         verify_tokens=None if d is None else d + 1,
         draft_length_is_max=is_max,
         draft_model=_model_name(model_opt),
+        draft_length_moves=moves,
+    )
+
+
+def _moves(schedule: Opt | None, d: int | None, b: Builder, ctx: Context) -> str | None:
+    """The sentence saying that D moves during the run, else None
+    (docs/theory.md#d-is-a-maximum).
+
+    The schedule as written, compared as transformers compares it (exactly: data table
+    ``moving_schedules``); unset, its default at the version read, or with the version
+    not pinned at any release the settings used allow (``heuristic`` before 4.45.0,
+    ``constant`` from it: data defaults, read in the 4.44.2 and 4.45.0 wheels)."""
+    how = (
+        f"it starts at num_assistant_tokens = {d}, adds 2 after a step that accepted every "
+        "draft and subtracts 1 otherwise (never below 1), so D is neither fixed nor a "
+        f"maximum ({_DATA.table_source('moving_schedules')}, update_candidate_strategy)"
+    )
+    fix = "set num_assistant_tokens_schedule: constant on the assistant to fix D"
+    if schedule is not None:
+        name = as_str(schedule)
+        if name not in _MOVING_SCHEDULES:
+            return None
+        b.at("draft_length_moves", schedule)
+        b.note(f"num_assistant_tokens_schedule {name!r} moves D during the run")
+        return f"num_assistant_tokens_schedule {name!r} moves D during the run: {how}; {fix}"
+    default = _DATA.default("num_assistant_tokens_schedule", ctx.version)
+    if default in _MOVING_SCHEDULES:
+        b.note(
+            f"num_assistant_tokens_schedule not set: transformers' default {default!r} "
+            "moves D during the run"
+        )
+        return (
+            f"num_assistant_tokens_schedule is not set and transformers' default at this "
+            f"release is {default!r}, which moves D during the run: {how}; {fix}"
+        )
+    if ctx.version is not None and ctx.version_shown is None:
+        return None  # the version is pinned and its default keeps D
+    values, _gap = _DATA.default_values("num_assistant_tokens_schedule", ctx.version_low, None)
+    moving = [str(v) for v in values if v in _MOVING_SCHEDULES]
+    if not moving:
+        return None
+    b.note(
+        f"num_assistant_tokens_schedule not set at a version not pinned: the default is "
+        f"{moving[0]!r} in some releases, which moves D during the run"
+    )
+    return (
+        "num_assistant_tokens_schedule is not set and the transformers version is not "
+        f"pinned: its default is {moving[0]!r} in some releases the config may run, which "
+        f"moves D during the run: {how}; state speculation.engine_version or {fix}"
     )
 
 
