@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import pytest
 
-from specgate.inputs.cmdline import canonical_flag
-from specgate.inputs.engines import llamacpp, read_engine_config, vllm
-from specgate.inputs.parsers import engine_spelling
+from specgate.inputs.cmdline import canonical_flag, resolve_flag
+from specgate.inputs.engines import llamacpp, mlxlm, read_engine_config, sglang, vllm
+from specgate.inputs.knowledge import knowledge
+from specgate.inputs.parsers import engine_spelling, recorded_parser
 from specgate.load.document import Document
 
 
@@ -92,3 +93,96 @@ def test_llamacpp_reads_underscores_as_dashes() -> None:
     )
     assert config.draft_length == 8  # type: ignore[attr-defined]
     assert _sg310(config) == []
+
+
+# --- the rule is the engine's data (flag_spelling), checked against the parsers run ---
+
+_RULES = ("vllm", "sglang", "llamacpp", "trtllm", "tgi", "mlxlm")
+
+
+@pytest.mark.parametrize("engine", _RULES)
+def test_every_engine_with_a_command_line_states_its_spelling_rule(engine: str) -> None:
+    rule = knowledge(engine).flag_spelling
+    assert rule["underscores"] in ("none", "name", "name-before-dot")
+    assert rule["abbreviations"] in ("argparse", "none")
+    assert rule["source"]["file"]
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_the_spelling_rule_agrees_with_every_recorded_parser(engine: str) -> None:
+    # scripts/record_engine_parsers.py ran each release's own parser: whether it took
+    # '--num_speculative_tokens'-style words (underscores) and its allow_abbrev
+    data = knowledge(engine)
+    rule = data.flag_spelling
+    for version in data.parser_versions:
+        parser = recorded_parser(engine, version)
+        assert parser.underscores == (rule["underscores"] != "none"), version
+        assert parser.allow_abbrev == (rule["abbreviations"] == "argparse"), version
+
+
+def test_the_readers_flags_follow_the_data_rule() -> None:
+    # vLLM: '_' -> '-' up to the first '.', abbreviations by the recorded parser
+    assert vllm.FLAGS.underscores and vllm.FLAGS.underscores_to_dot
+    assert vllm.FLAGS.allow_abbrev and vllm.FLAGS.engine_parser is not None
+    # SGLang: words as written (argparse, no rewrite), abbreviations by its parser
+    assert not sglang.FLAGS.underscores and sglang.FLAGS.allow_abbrev
+    # llama.cpp: the whole name rewritten, exact lookup
+    assert llamacpp.FLAGS.underscores and not llamacpp.FLAGS.underscores_to_dot
+    assert not llamacpp.FLAGS.allow_abbrev
+    # mlx_lm.server's argparse allows abbreviations, but its whole parser was not
+    # recorded: a prefix is not read as one of the few flags specgate lists
+    assert not mlxlm.FLAGS.allow_abbrev
+    for engine in ("trtllm", "tgi"):
+        spec = knowledge(engine).flags()
+        assert not spec.underscores and not spec.allow_abbrev
+
+
+@pytest.mark.parametrize(
+    "word",
+    [
+        "--speculative_model",
+        "--speculative_config.num_speculative_tokens",  # the key after '.' keeps '_'
+        "--speculative-config.prompt_lookup_max",
+        "--a_b.c_d.e_f",
+        "--max_model_len",
+        "-tp_x",
+    ],
+)
+def test_vllm_lookup_spelling_is_the_engines_rewrite(word: str) -> None:
+    # canonical_flag (the data lookup) and engine_spelling (the recorded parser's
+    # input) spell a name alike: vllm/utils/argparse_utils.py@v0.32.0,
+    # re.compile(r"(?<=--)[^\.]*") with '_' -> '-'
+    assert canonical_flag(word, vllm.FLAGS) == engine_spelling(word, underscores=True)
+
+
+def test_llamacpp_rewrites_the_whole_name() -> None:
+    # common_params_parse_ex: std::replace over the whole '--' word, '.' included
+    assert canonical_flag("--a_b.c_d", llamacpp.FLAGS) == "--a-b.c-d"
+
+
+def test_trtllm_serve_options_are_matched_exactly_as_click_does() -> None:
+    # trtllm-serve is a click command without context_settings
+    # (NVIDIA/TensorRT-LLM:tensorrt_llm/commands/serve.py@00209af1): click itself is the
+    # oracle for '_' spellings and prefixes of its option names
+    click = pytest.importorskip("click")
+    from click.testing import CliRunner
+
+    @click.command("serve")
+    @click.argument("model", type=str)
+    @click.option("--tensor_parallel_size", "--tp_size", type=int, default=1)
+    @click.option("--config", "--extra_llm_api_options", "extra_llm_api_options", type=str)
+    def serve(model: str, tensor_parallel_size: int, extra_llm_api_options: str | None) -> None:
+        click.echo(f"{tensor_parallel_size} {extra_llm_api_options}")
+
+    def run(*words: str) -> tuple[int, str]:
+        result = CliRunner().invoke(serve, ["m", *words])
+        return result.exit_code, result.output
+
+    assert run("--tp_size", "4") == (0, "4 None\n")
+    assert run("--extra_llm_api_options", "a.yaml") == (0, "1 a.yaml\n")
+    spec = knowledge("trtllm").flags()
+    for word in ("--tp-size", "--tp_s", "--extra-llm-api-options", "--extra_llm"):
+        code, output = run(word, "4")
+        assert code == 2 and "No such option" in output, word
+        assert resolve_flag(word, spec) is None, word
+    assert resolve_flag("--extra_llm_api_options", spec) == "--extra_llm_api_options"

@@ -212,6 +212,9 @@ class EngineKnowledge:
         )
         #: The engine's refusals, rewrites and warnings as data (:mod:`.checks` reads them).
         self.raw_checks: tuple[Mapping[str, Any], ...] = tuple(data.get("checks", ()))
+        #: How the engine's parser spells a command-line word before looking it up
+        #: (``underscores``, ``abbreviations``, ``source``; empty: as written, exactly).
+        self.flag_spelling: Mapping[str, Any] = data.get("flag_spelling", {})
         #: Key of the speculative block inside a serving config (``speculative_config``).
         self.block: str | None = data.get("block")
         seen = [
@@ -234,13 +237,28 @@ class EngineKnowledge:
 
     def flags(self) -> FlagSpec:
         """The command-line parser's view: every flag ever known (removed ones too:
-        their values are still read, and SG310 names them), with aliases."""
+        their values are still read, and SG310 names them), with aliases, spelled as the
+        engine's parser spells a word (``flag_spelling``: ``_`` read as ``-``, and
+        argparse abbreviations, read only where the whole parser was recorded:
+        docs/engines.md#flag-spellings)."""
         known = {s.name: not s.switch for s in self.settings if s.name.startswith("-")}
         aliases = {
             alias: s.name for s in self.settings if s.name.startswith("-") for alias in s.aliases
         }
         joined = frozenset(s.name for s in self.settings if s.joins)
-        return FlagSpec(known=known, aliases=aliases, joined=joined)
+        underscores = self.flag_spelling.get("underscores", "none")
+        abbreviations = (
+            self.flag_spelling.get("abbreviations") == "argparse" and bool(self.parser_versions)
+        )
+        return FlagSpec(
+            known=known,
+            aliases=aliases,
+            joined=joined,
+            underscores=underscores != "none",
+            underscores_to_dot=underscores == "name-before-dot",
+            allow_abbrev=abbreviations,
+            engine_parser=self.engine_parser if abbreviations else None,
+        )
 
     def parser_version_at(self, version: Version | None) -> str | None:
         """The recorded parser that stands for ``version``: that release's own, else the
