@@ -11,11 +11,14 @@ recorded parser.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from specgate.inputs.cmdline import canonical_flag, resolve_flag
 from specgate.inputs.engines import llamacpp, mlxlm, read_engine_config, sglang, vllm
-from specgate.inputs.knowledge import knowledge
+from specgate.inputs.knowledge import knowledge, parse_version
 from specgate.inputs.parsers import engine_spelling, recorded_parser
 from specgate.load.document import Document
 
@@ -186,3 +189,72 @@ def test_trtllm_serve_options_are_matched_exactly_as_click_does() -> None:
         assert code == 2 and "No such option" in output, word
         assert resolve_flag(word, spec) is None, word
     assert resolve_flag("--extra_llm_api_options", spec) == "--extra_llm_api_options"
+
+
+# --- an abbreviation is read by the parser of the version in force ---
+
+_ORACLE = Path(__file__).parent.parent / "data" / "engine_oracle"
+
+
+def _recorded_answers(engine: str, version: str) -> list[dict[str, object]]:
+    """The engine's own answers to command-line words, recorded by running its parser
+    at that release (scripts/record_engine_parsers.py)."""
+    raw = json.loads((_ORACLE / f"parser-{engine}-{version}.json").read_text())
+    return list(raw["records"])
+
+
+@pytest.mark.parametrize(
+    ("engine", "version"),
+    [("sglang", v) for v in knowledge("sglang").parser_versions]
+    + [("vllm", v) for v in knowledge("vllm").parser_versions],
+)
+def test_flags_at_a_version_read_words_as_that_release_did(engine: str, version: str) -> None:
+    # every recorded word: one the release read as a flag specgate reads is that flag
+    # at that release (whatever the newest parser says); one it refused is no flag
+    data = knowledge(engine)
+    spec = data.flags_at(data.flags(), parse_version(version))
+    known = set(spec.known) | set(spec.aliases)
+    for record in _recorded_answers(engine, version):
+        word = str(record["word"])
+        answer = record["answer"]
+        assert isinstance(answer, dict)
+        got = resolve_flag(word, spec)
+        if answer["status"] == "ok" and answer.get("read_as") in known:
+            flag = str(answer["read_as"])
+            assert got == spec.aliases.get(flag, flag), (version, word)
+        elif answer["status"] == "refused":
+            assert got is None, (version, word)
+
+
+def test_sglang_pinned_at_0_5_10_reads_its_own_abbreviation() -> None:
+    # parser-sglang-0.5.10.json: '--speculative-e' read_as --speculative-eagle-topk;
+    # parser-sglang-0.5.23.json: 'ambiguous option: --speculative-e could match
+    # --speculative-eagle-topk, --speculative-enable-w4a4-mxfp4-megamoe' (exit 2).
+    # Before: the 0.5.23 parser read the word at every pinned version, so 0.5.10 lost
+    # topk 4 and failed "refuses to start: speculative_num_steps without
+    # speculative_eagle_topk", a refusal 0.5.10 never made for this command.
+    command = (
+        "python -m sglang.launch_server --model-path m --speculative-algorithm EAGLE "
+        "--speculative-draft-model-path d --speculative-num-steps 3 "
+        "--speculative-num-draft-tokens 8 --speculative-e 4"
+    )
+    old = _read("sglang", command, "0.5.10")
+    assert [i for i in old.issues if i.severity != "warn"] == []  # type: ignore[attr-defined]
+    values = old.resolution["engine_values"]  # type: ignore[attr-defined]
+    assert values["speculative_eagle_topk"] == 4
+    new = _read("sglang", command, "0.5.23")
+    assert any(
+        "ambiguous option: --speculative-e could match --speculative-eagle-topk" in m
+        for _, m in _sg310(new)
+    )
+
+
+def test_vllm_pinned_at_0_19_1_reads_its_own_abbreviation() -> None:
+    # the recorded parsers: 0.19.1 has --quantization and no --quantization-config
+    # (--qu is --quantization there), 0.32.0 has both (--qu is ambiguous, exit 2)
+    assert recorded_parser("vllm", "0.19.1").read("--qu") == ("flag", ("--quantization",))
+    assert recorded_parser("vllm", "0.32.0").read("--qu")[0] == "ambiguous"
+    data = knowledge("vllm")
+    assert resolve_flag("--qu", data.flags_at(vllm.FLAGS, (0, 19, 1))) == "--quantization"
+    assert resolve_flag("--qu", data.flags_at(vllm.FLAGS, (0, 32, 0))) is None
+    assert resolve_flag("--qu", data.flags_at(vllm.FLAGS, None)) is None  # the newest

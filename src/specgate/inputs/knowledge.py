@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -259,6 +259,24 @@ class EngineKnowledge:
             allow_abbrev=abbreviations,
             engine_parser=self.engine_parser if abbreviations else None,
         )
+
+    def flags_at(self, spec: FlagSpec, version: Version | None) -> FlagSpec:
+        """``spec`` reading abbreviations by the recorded parser that stands for
+        ``version`` (:meth:`parser_version_at`), not the newest: SGLang 0.5.10 reads
+        ``--speculative-e 4`` as ``--speculative-eagle-topk 4`` where 0.5.23 refuses
+        it as ambiguous. ``spec`` itself when it reads no abbreviation by a recorded
+        parser, or the version's parser is the newest."""
+        at = self.parser_version_at(version)
+        if spec.engine_parser is None or at is None or at == self.parser_versions[-1]:
+            return spec
+        engine = self.engine
+
+        def parser() -> RecordedParser:
+            from specgate.inputs.parsers import recorded_parser
+
+            return recorded_parser(engine, at)
+
+        return replace(spec, engine_parser=parser)
 
     def parser_version_at(self, version: Version | None) -> str | None:
         """The recorded parser that stands for ``version``: that release's own, else the

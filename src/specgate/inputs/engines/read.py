@@ -17,6 +17,7 @@ from specgate.inputs.engines import (
 )
 from specgate.inputs.engines._base import Context
 from specgate.inputs.engines._source import (
+    CommandSource,
     Opt,
     Options,
     Source,
@@ -295,11 +296,16 @@ class _Reading:
         unsettled: list[str] = []  # words the launcher does not settle (.unsettled)
         # the container or service that runs this configuration names its image: the
         # version is that image's, never another service's in the same file
-        image = own_image(doc.data, found.path)
-        version_text = text if image is None else f"image: {image}\n"
+        source = None if isinstance(found.value, Mapping) else self.detector.command(found)
+        version = _version_of(self, spec, found, source)
+        # words read as the version in force reads them: an abbreviation by its own
+        # recorded parser (docs/engines.md#flag-spellings)
+        flags = data.flags_at(spec.flags, version.version) if spec.flags is not None else None
         if isinstance(found.value, Mapping) and spec.env_options is not None:
             # a container or service configured by its environment (and its command)
-            opts, launched = container_options(spec, doc, found.path, found.value, text)
+            opts, launched = container_options(
+                spec, doc, found.path, found.value, text, flags=flags
+            )
             positional = None
             if launched is not None and spec.flags is not None:
                 unsettled = unsettled_words(launched, spec.flags, spec.name)
@@ -309,12 +315,8 @@ class _Reading:
             opts = from_mapping(Source(doc, text), found.path, found.value)
             positional = target.sibling_positional(doc, found.path, text, table, arity)
         else:
-            source = self.detector.command(found)
-            if isinstance(source, Joined) and source.image is not None:
-                # docker run IMAGE, docker compose run SERVICE: the version is that image's
-                # tag alone, never another command's image in the same file
-                version_text = f"image: {source.image}\n"
-            opts = command_options(spec, source)
+            assert source is not None  # not a mapping: a command
+            opts = command_options(spec, source, flags)
             program = program_of(spec, source.command.argv)
             if spec.flags is not None:
                 unknown = settings.unknown_spellings(data, spec.flags, source)
@@ -338,13 +340,14 @@ class _Reading:
                 (name, Opt(value, source.spans[index] if index < len(source.spans) else Span(1, 1)))
                 for name, (value, index) in run_env(source.command.argv).items()
             )
-            opts, notes = merge_fragments(opts, spec, found, self.fragments, self.detector)
+            opts, notes = merge_fragments(
+                opts, spec, found, self.fragments, self.detector, flags=flags
+            )
             if spec.flags is not None:
                 unsettled = unsettled_words(source, spec.flags, spec.name)
         notes = [*unsettled, *notes]
         if spec.env_options is not None:
             opts = spec.env_options(opts, ctx_env)
-        version = detect_version(spec.name, self.engine_version, version_text, self.path)
         return _read_options(
             spec,
             opts,
@@ -355,6 +358,20 @@ class _Reading:
             parsed=parsed,
             notes=notes,
         )
+
+
+def _version_of(
+    reading: _Reading, spec: Engine, found: Found, source: CommandSource | None
+) -> EngineVersion:
+    """The version in force for ``found``: stated, else the image of the container or
+    service that runs it (never another service's in the same file), else the file's."""
+    image = own_image(reading.doc.data, found.path)
+    version_text = reading.text if image is None else f"image: {image}\n"
+    if isinstance(source, Joined) and source.image is not None:
+        # docker run IMAGE, docker compose run SERVICE: the version is that image's
+        # tag alone, never another command's image in the same file
+        version_text = f"image: {source.image}\n"
+    return detect_version(spec.name, reading.engine_version, version_text, reading.path)
 
 
 def program_of(spec: Engine, argv: tuple[str, ...]) -> str | None:

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Literal
 
 from specgate.core.vocabulary import DraftPasses, Mechanism
-from specgate.inputs.cmdline import Flag
+from specgate.inputs.cmdline import Flag, FlagSpec
 from specgate.inputs.engines import vllm_rules, vllm_sizes
 from specgate.inputs.engines._base import (
     Builder,
@@ -417,11 +417,12 @@ def mtp_layer_issue(config: EngineConfig, mtp_layers: int | None) -> EngineIssue
     return None
 
 
-def command_options(source: CommandSource) -> Options:
-    """Options of a ``vllm serve`` command, ``--speculative-config.KEY VALUE`` (and
+def command_options(source: CommandSource, flags: FlagSpec = FLAGS) -> Options:
+    """Options of a ``vllm serve`` command (read with ``flags``: :data:`FLAGS` with the
+    recorded parser of the version in force), ``--speculative-config.KEY VALUE`` (and
     ``-sc.KEY``) and the ``--spec-method``/``--spec-model``/``--spec-tokens`` shorthands
     merged into the speculative block (they win over keys of the JSON value)."""
-    opts = source.options(FLAGS)
+    opts = source.options(flags)
     dotted = {
         key: Opt(_scalar(value), source.spans[index])
         for key, (value, index) in dotted_options(source.command.argv).items()
