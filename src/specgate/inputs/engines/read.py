@@ -307,10 +307,10 @@ class _Reading:
                 spec, doc, found.path, found.value, text, flags=flags
             )
             positional = None
-            if launched is not None and spec.flags is not None:
-                unsettled = unsettled_words(launched, spec.flags, spec.name)
-                unknown = settings.unknown_spellings(data, spec.flags, launched)
-                parsed = settings.parser_words(data, spec.flags, launched)
+            if launched is not None and flags is not None:
+                unsettled = unsettled_words(launched, flags)
+                unknown = settings.unknown_spellings(data, flags, launched)
+                parsed = settings.parser_words(data, flags, launched)
         elif isinstance(found.value, Mapping):
             opts = from_mapping(Source(doc, text), found.path, found.value)
             positional = target.sibling_positional(doc, found.path, text, table, arity)
@@ -318,9 +318,9 @@ class _Reading:
             assert source is not None  # not a mapping: a command
             opts = command_options(spec, source, flags)
             program = program_of(spec, source.command.argv)
-            if spec.flags is not None:
-                unknown = settings.unknown_spellings(data, spec.flags, source)
-                parsed = settings.parser_words(data, spec.flags, source)
+            if flags is not None:
+                unknown = settings.unknown_spellings(data, flags, source)
+                parsed = settings.parser_words(data, flags, source)
             positional = target.positional_model(source.command.argv, source.spans, table, arity)
             if positional is None:
                 words, spans = target.in_container(source.command.argv, source.spans, spec.name)
@@ -343,8 +343,8 @@ class _Reading:
             opts, notes = merge_fragments(
                 opts, spec, found, self.fragments, self.detector, flags=flags
             )
-            if spec.flags is not None:
-                unsettled = unsettled_words(source, spec.flags, spec.name)
+            if flags is not None:
+                unsettled = unsettled_words(source, flags)
         notes = [*unsettled, *notes]
         if spec.env_options is not None:
             opts = spec.env_options(opts, ctx_env)
