@@ -258,3 +258,49 @@ def test_vllm_pinned_at_0_19_1_reads_its_own_abbreviation() -> None:
     assert resolve_flag("--qu", data.flags_at(vllm.FLAGS, (0, 19, 1))) == "--quantization"
     assert resolve_flag("--qu", data.flags_at(vllm.FLAGS, (0, 32, 0))) is None
     assert resolve_flag("--qu", data.flags_at(vllm.FLAGS, None)) is None  # the newest
+
+
+_EAGLE = (
+    "python -m sglang.launch_server --model-path m --speculative-algorithm EAGLE "
+    "--speculative-draft-model-path d --speculative-num-steps 3 "
+    "--speculative-num-draft-tokens 8 --speculative-e 4"
+)
+
+
+def test_a_word_only_some_releases_read_narrows_an_unknown_version() -> None:
+    # the recorded answers to '--speculative-e' (tests/data/engine_oracle/parser-sglang-*):
+    # read_as --speculative-eagle-topk at 0.5.10, 0.5.13, 0.5.15, 0.5.18, 0.5.20 and
+    # 0.5.21; 'ambiguous option' at 0.5.23. Unpinned, the command runs only where it
+    # is read, so it is read as 0.5.21 reads it (the newest such release), as a removed
+    # flag is. Before: read by 0.5.23's parser, topk was lost and specgate failed
+    # "refuses to start: speculative_num_steps without speculative_eagle_topk" on a
+    # guessed version.
+    config = _read("sglang", _EAGLE, None)
+    values = config.resolution["engine_values"]  # type: ignore[attr-defined]
+    assert values["speculative_eagle_topk"] == 4
+    at = config.version_in_force  # type: ignore[attr-defined]
+    assert (at.version, at.implied) == (None, (0, 5, 21))
+    assert [i.severity for i in config.issues] == ["warn"]  # type: ignore[attr-defined]
+    (refusal,) = _sg310(config)
+    assert "ambiguous option: --speculative-e could match" in refusal[1]
+    assert any("imply 0.5.21 or earlier" in n for n in config.notes)  # type: ignore[attr-defined]
+
+
+def test_parser_bounds_by_hand() -> None:
+    from specgate.inputs.cmdline import Command
+    from specgate.inputs.engines import settings
+    from specgate.inputs.engines._source import CommandSource
+    from specgate.load.document import Span
+
+    argv = tuple(_EAGLE.split())
+    source = CommandSource(Command(argv), tuple(Span(1, i + 1) for i in range(len(argv))), "f")
+    (used,) = settings.parser_bounds(knowledge("sglang"), sglang.FLAGS, source)
+    # present 0.5.10–0.5.21, absent 0.5.23: no lower bound; from 0.5.23 not read, and
+    # 0.5.21 the newest known to read it
+    assert used.spelled == "--speculative-e"
+    assert (used.low, used.sure_low, used.high, used.sure_high) == (
+        None, None, (0, 5, 23), (0, 5, 21)
+    )
+    # without such a word nothing narrows
+    plain = CommandSource(Command(argv[:-2]), source.spans[:-2], "f")
+    assert settings.parser_bounds(knowledge("sglang"), sglang.FLAGS, plain) == []

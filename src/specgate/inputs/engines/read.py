@@ -4,11 +4,12 @@ the registered engine's reader (:mod:`.registry`), at the version in force."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from specgate.core.errors import InputError, UnsettledValue
+from specgate.inputs.cmdline import FlagSpec
 from specgate.inputs.containers import own_image
 from specgate.inputs.engines import follow as options_file
 from specgate.inputs.engines import (
@@ -47,7 +48,7 @@ from specgate.inputs.engines.unsettled import (
     unsettled_launcher,
     unsettled_words,
 )
-from specgate.inputs.knowledge import knowledge
+from specgate.inputs.knowledge import EngineKnowledge, knowledge
 from specgate.inputs.pointer import (
     Found,
     find_configurations,
@@ -282,6 +283,24 @@ class _Reading:
                 raise
             raise unsettled_flag_value(self.detector.command(found), exc) from None
 
+    def _container(
+        self, spec: Engine, found: Found, flags: FlagSpec | None, version: EngineVersion
+    ) -> tuple[Options, CommandSource | None, FlagSpec | None, list[settings.Used]]:
+        """The options of the command a container or service runs, read with the flags
+        of the version in force (with it unknown, of the newest release that reads
+        every word the command holds: :func:`_within_parser_bounds`)."""
+        doc, text = self.doc, self.text
+        assert isinstance(found.value, Mapping)
+        opts, launched = container_options(spec, doc, found.path, found.value, text, flags=flags)
+        if launched is None:
+            return opts, launched, flags, []
+        flags, bounds = _within_parser_bounds(knowledge(spec.name), flags, version, launched)
+        if bounds:
+            opts, launched = container_options(
+                spec, doc, found.path, found.value, text, flags=flags
+            )
+        return opts, launched, flags, bounds
+
     def _read(self, found: Found) -> EngineConfig:
         doc, text, shown = self.doc, self.text, self.shown
         spec = ENGINES[found.verdict.engine]
@@ -294,6 +313,7 @@ class _Reading:
         parsed: list[tuple[str, Span]] = []
         program: str | None = None
         unsettled: list[str] = []  # words the launcher does not settle (.unsettled)
+        bounds: list[settings.Used] = []  # words only some recorded releases read
         # the container or service that runs this configuration names its image: the
         # version is that image's, never another service's in the same file
         source = None if isinstance(found.value, Mapping) else self.detector.command(found)
@@ -303,9 +323,7 @@ class _Reading:
         flags = data.flags_at(spec.flags, version.version) if spec.flags is not None else None
         if isinstance(found.value, Mapping) and spec.env_options is not None:
             # a container or service configured by its environment (and its command)
-            opts, launched = container_options(
-                spec, doc, found.path, found.value, text, flags=flags
-            )
+            opts, launched, flags, bounds = self._container(spec, found, flags, version)
             positional = None
             if launched is not None and flags is not None:
                 unsettled = unsettled_words(launched, flags)
@@ -316,6 +334,7 @@ class _Reading:
             positional = target.sibling_positional(doc, found.path, text, table, arity)
         else:
             assert source is not None  # not a mapping: a command
+            flags, bounds = _within_parser_bounds(data, flags, version, source)
             opts = command_options(spec, source, flags)
             program = program_of(spec, source.command.argv)
             if flags is not None:
@@ -357,7 +376,22 @@ class _Reading:
             unknown=unknown,
             parsed=parsed,
             notes=notes,
+            bounds=bounds,
         )
+
+
+def _within_parser_bounds(
+    data: EngineKnowledge, flags: FlagSpec | None, version: EngineVersion, source: CommandSource
+) -> tuple[FlagSpec | None, list[settings.Used]]:
+    """With the version unknown, the words of ``source`` that only some recorded
+    releases read as a flag (:func:`~.settings.parser_bounds`) and the flags of the
+    newest release that reads them all; else ``flags`` as they are and none."""
+    if version.version is not None or flags is None:
+        return flags, []
+    bounds = settings.parser_bounds(data, flags, source)
+    if not bounds:
+        return flags, []
+    return data.flags_at(flags, settings.implied_range(data, bounds).newest), bounds
 
 
 def _version_of(
@@ -394,14 +428,16 @@ def _read_options(
     unknown: list[tuple[str, Span]],
     parsed: list[tuple[str, Span]],
     notes: list[str],
+    bounds: Sequence[settings.Used] = (),
 ) -> EngineConfig:
     """Read ``opts`` at the version in force, then judge them: SG310 for the settings
-    that version lacks, SG311, the engine's own checks (docs/engines.md#versions)."""
+    that version lacks, SG311, the engine's own checks (docs/engines.md#versions).
+    ``bounds``: words only some recorded releases read, which narrow the versions the
+    command may run as its settings do."""
     data = knowledge(spec.name)
     used = settings.used_settings(data, spec.settings_of(opts))
-    implied = settings.implied_range(
-        data, [*used, *settings.used_block_keys(data, opts, spec.settings_of(opts))]
-    )
+    block = settings.used_block_keys(data, opts, spec.settings_of(opts))
+    implied = settings.implied_range(data, [*used, *block, *bounds])
     at = settings.in_force(data, version, implied)
     # defaults and version-ranged behaviours follow the implied range (docs/engines.md#versions)
     ctx = replace(

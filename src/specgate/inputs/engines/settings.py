@@ -26,7 +26,14 @@ from dataclasses import dataclass, replace
 from specgate.inputs.cmdline import FlagSpec, canonical_flag
 from specgate.inputs.engines._source import CommandSource, Opt, Options
 from specgate.inputs.engines.checks import Fired, evaluate, view
-from specgate.inputs.knowledge import EngineKnowledge, Setting, Version, knowledge, shown_version
+from specgate.inputs.knowledge import (
+    EngineKnowledge,
+    Setting,
+    Version,
+    knowledge,
+    parse_version,
+    shown_version,
+)
 from specgate.inputs.types import (
     EngineConfig,
     EngineIssue,
@@ -148,31 +155,76 @@ def used_block_keys(data: EngineKnowledge, opts: Options, own: Options) -> list[
             continue
         present = [v for v, p in spec.recorded if p]
         absent = [v for v, p in spec.recorded if not p]
-        low = sure_low = high = sure_high = None
-        if not present:
-            high = min(absent)
-        else:
-            before = [v for v in absent if v < min(present)]
-            if before:
-                low, sure_low = _next(max(before)), min(present)
-            after = [v for v in absent if v > max(present)]
-            if after:
-                high, sure_high = min(after), max(present)
-        if low is None and high is None:
-            continue
-        placeholder = Setting(
-            name=key,
-            aliases=(),
-            switch=False,
-            into=None,
-            since=None,
-            removed_in=None,
-            replacement=None,
-            unknown_version=None,
-            source=spec.source,
-            removed_text=None,
-        )
-        out.append(Used(placeholder, opt.spelled or key, opt.span, low, sure_low, high, sure_high))
+        bounds = _recorded_bounds(present, absent)
+        if bounds is not None:
+            out.append(Used(_placeholder(key, spec.source), opt.spelled or key, opt.span, *bounds))
+    return out
+
+
+def _recorded_bounds(
+    present: list[Version], absent: list[Version]
+) -> tuple[Version | None, Version | None, Version | None, Version | None] | None:
+    """(low, sure_low, high, sure_high) of something recorded present at ``present`` and
+    absent at ``absent`` (:class:`Used`): below the oldest recorded present, from the
+    release after the newest absent before it; above the newest present, before the
+    oldest absent after it. None when neither bounds it."""
+    low = sure_low = high = sure_high = None
+    if not present:
+        high = min(absent)
+    else:
+        before = [v for v in absent if v < min(present)]
+        if before:
+            low, sure_low = _next(max(before)), min(present)
+        after = [v for v in absent if v > max(present)]
+        if after:
+            high, sure_high = min(after), max(present)
+    if low is None and high is None:
+        return None
+    return low, sure_low, high, sure_high
+
+
+def _placeholder(name: str, source: str) -> Setting:
+    """A setting standing for a key or word that only narrows the implied range."""
+    return Setting(
+        name=name,
+        aliases=(),
+        switch=False,
+        into=None,
+        since=None,
+        removed_in=None,
+        replacement=None,
+        unknown_version=None,
+        source=source,
+        removed_text=None,
+    )
+
+
+def parser_bounds(data: EngineKnowledge, spec: FlagSpec, source: CommandSource) -> list[Used]:
+    """The words of :func:`parser_words` that some recorded parsers read as a flag and
+    others refuse (``--speculative-e``: SGLang 0.5.10 to 0.5.21 read it as
+    ``--speculative-eagle-topk``, 0.5.23 refuses it as ambiguous), as settings that
+    narrow the implied range to the releases that read them: with the version unknown,
+    the command is read as the newest of those releases reads it, as a removed flag is
+    (docs/engines.md#flag-spellings). Empty for an engine with fewer than two recorded
+    parsers."""
+    if spec.engine_parser is None or len(data.parser_versions) < 2:
+        return []
+    from specgate.inputs.parsers import recorded_parser
+
+    releases = [(v, parse_version(v)) for v in data.parser_versions]
+    out: list[Used] = []
+    for word, span in parser_words(data, spec, source):
+        read = [
+            (version, recorded_parser(data.engine, text).read(word)[0] == "flag")
+            for text, version in releases
+            if version is not None
+        ]
+        present = [v for v, flag in read if flag]
+        absent = [v for v, flag in read if not flag]
+        bounds = _recorded_bounds(present, absent) if present and absent else None
+        if bounds is not None:
+            newest = recorded_parser(data.engine, data.parser_versions[-1])
+            out.append(Used(_placeholder(word, newest.source), word, span, *bounds))
     return out
 
 
