@@ -304,3 +304,18 @@ def test_parser_bounds_by_hand() -> None:
     # without such a word nothing narrows
     plain = CommandSource(Command(argv[:-2]), source.spans[:-2], "f")
     assert settings.parser_bounds(knowledge("sglang"), sglang.FLAGS, plain) == []
+
+
+def test_a_pinned_release_between_two_readings_warns() -> None:
+    # 0.5.22's parser was not recorded: 0.5.21 reads '--speculative-e' as
+    # --speculative-eagle-topk, 0.5.23 refuses it as ambiguous (the recorded answers).
+    # Read as the nearest recorded release before it reads it, with a warn; a pinned
+    # release that was recorded (0.5.21) says nothing.
+    config = _read("sglang", _EAGLE, "0.5.22")
+    values = config.resolution["engine_values"]  # type: ignore[attr-defined]
+    assert values["speculative_eagle_topk"] == 4
+    ((severity, message),) = _sg310(config)
+    assert severity == "warn"
+    assert "--speculative-e is --speculative-eagle-topk to SGLang 0.5.21" in message
+    assert "SGLang 0.5.23 refuses it ('error: ambiguous option: --speculative-e" in message
+    assert _sg310(_read("sglang", _EAGLE, "0.5.21")) == []

@@ -321,7 +321,9 @@ def parser_issues(
     arguments"), by the parser recorded at the version in force (a fail); at a version
     whose parser was not recorded, by the nearest recorded one at or before it
     (``EngineKnowledge.parser_version_at``; the newest when the version is not known):
-    a warn, as the parser may differ there."""
+    a warn, as the parser may differ there. A word that parser reads as a flag but the
+    next recorded release refuses is a warn too (the pinned release lies between them:
+    whether it starts is not known)."""
     at = data.parser_version_at(found.version)
     if not words or at is None:
         return []
@@ -335,9 +337,22 @@ def parser_issues(
         f" (the parser recorded at {at}; the version run is "
         f"{'not known' if stated is None else stated}, whose parser may differ)"
     )
+    following = _following_parser(data, found.version) if severity is not None else None
     out: list[tuple[str, Span, str, IssueSeverity | None]] = []
     for spelled, span in words:
         answer, matches = parser.read(spelled)
+        if answer == "flag" and following is not None:
+            later = _refusal(data, following, spelled)
+            if later is not None:
+                out.append((
+                    spelled,
+                    span,
+                    f"{spelled} is {matches[0]} to {data.display_name} {at}, read so here, "
+                    f"but {later}; the version run, {stated}, lies between them and its "
+                    "parser was not recorded: whether it starts is not known",
+                    "warn",
+                ))
+            continue
         if answer in ("flag", "positional"):
             continue
         if answer == "ambiguous":
@@ -355,6 +370,29 @@ def parser_issues(
             severity,
         ))
     return out
+
+
+def _following_parser(data: EngineKnowledge, version: Version | None) -> str | None:
+    """The oldest recorded parser after ``version`` (None: the version is not known, or
+    none is recorded after it)."""
+    if version is None:
+        return None
+    return next((v for v in data.parser_versions if (parse_version(v) or ()) > version), None)
+
+
+def _refusal(data: EngineKnowledge, at: str, word: str) -> str | None:
+    """``SGLang 0.5.23 refuses it ('error: …')`` when the parser recorded at ``at``
+    refuses ``word`` (ambiguous or unrecognized), else None."""
+    from specgate.inputs.parsers import recorded_parser
+
+    answer, matches = recorded_parser(data.engine, at).read(word)
+    if answer == "ambiguous":
+        said = f"ambiguous option: {word} could match {', '.join(matches[:8])}"
+    elif answer == "unrecognized":
+        said = f"unrecognized arguments: {word}"
+    else:
+        return None
+    return f"{data.display_name} {at} refuses it ('error: {said}')"
 
 
 def version_issues(
