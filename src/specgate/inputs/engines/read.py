@@ -450,6 +450,7 @@ def _read_options(
     config = settings.version_issues(
         config, data, used, implied, found=version, unknown=unknown, parsed=parsed
     )
+    config = settings.between_recorded(config, data, parsed, version)
     config = forced_acceptance(config, ctx.env)
     config = settings.engine_checks(config, data, opts, ctx.env, at)
     return with_version(config, version, implied, at, notes)

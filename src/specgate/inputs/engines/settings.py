@@ -26,14 +26,7 @@ from dataclasses import dataclass, replace
 from specgate.inputs.cmdline import FlagSpec, canonical_flag
 from specgate.inputs.engines._source import CommandSource, Opt, Options
 from specgate.inputs.engines.checks import Fired, evaluate, view
-from specgate.inputs.knowledge import (
-    EngineKnowledge,
-    Setting,
-    Version,
-    knowledge,
-    parse_version,
-    shown_version,
-)
+from specgate.inputs.knowledge import EngineKnowledge, Setting, Version, knowledge, shown_version
 from specgate.inputs.types import (
     EngineConfig,
     EngineIssue,
@@ -209,6 +202,7 @@ def parser_bounds(data: EngineKnowledge, spec: FlagSpec, source: CommandSource) 
     parsers."""
     if spec.engine_parser is None or len(data.parser_versions) < 2:
         return []
+    from specgate.inputs.knowledge import parse_version
     from specgate.inputs.parsers import recorded_parser
 
     releases = [(v, parse_version(v)) for v in data.parser_versions]
@@ -274,6 +268,72 @@ def unknown_spellings(
     return out
 
 
+def between_recorded(
+    config: EngineConfig,
+    data: EngineKnowledge,
+    words: Sequence[tuple[str, Span]],
+    found: EngineVersion,
+) -> EngineConfig:
+    """``config`` with an SG310 warn for each word (:func:`parser_words`) that the
+    recorded parser standing for the pinned release (the nearest before it) reads as a
+    flag but the next recorded release refuses: the pinned release's parser was not
+    recorded and lies between them, so whether it starts is not known (pinned SGLang
+    0.5.22: 0.5.21 reads ``--speculative-e`` as ``--speculative-eagle-topk``, 0.5.23
+    refuses it as ambiguous). The word is read as the release before reads it."""
+    from specgate.inputs.knowledge import format_version
+    from specgate.inputs.parsers import recorded_parser
+
+    at = data.parser_version_at(found.version)
+    stated = format_version(found.version) if found.version is not None else None
+    following = _following_parser(data, found.version)
+    if not words or at is None or at == stated or following is None:
+        return config
+    parser = recorded_parser(data.engine, at)
+    reported = {i.field for i in config.issues if i.code == "SG310"}
+    spans = dict(config.spans)
+    issues = list(config.issues)
+    for spelled, span in words:
+        answer, matches = parser.read(spelled)
+        later = _refusal(data, following, spelled) if answer == "flag" else None
+        field_name = f"setting:{spelled}"
+        if later is None or field_name in reported:
+            continue
+        reported.add(field_name)
+        spans[field_name] = span
+        message = (
+            f"{spelled} is {matches[0]} to {data.display_name} {at}, read so here, but "
+            f"{later}; the version run, {stated}, lies between them and its parser was not "
+            "recorded: whether it starts is not known"
+        )
+        issues.append(EngineIssue("SG310", message, field_name, severity="warn"))
+    return replace(config, spans=spans, issues=tuple(issues))
+
+
+def _following_parser(data: EngineKnowledge, version: Version | None) -> str | None:
+    """The oldest recorded parser after ``version`` (None: the version is not known, or
+    none is recorded after it)."""
+    from specgate.inputs.knowledge import parse_version
+
+    if version is None:
+        return None
+    return next((v for v in data.parser_versions if (parse_version(v) or ()) > version), None)
+
+
+def _refusal(data: EngineKnowledge, at: str, word: str) -> str | None:
+    """``SGLang 0.5.23 refuses it ('error: …')`` when the parser recorded at ``at``
+    refuses ``word`` (ambiguous or unrecognized), else None."""
+    from specgate.inputs.parsers import recorded_parser
+
+    answer, matches = recorded_parser(data.engine, at).read(word)
+    if answer == "ambiguous":
+        said = f"ambiguous option: {word} could match {', '.join(matches[:8])}"
+    elif answer == "unrecognized":
+        said = f"unrecognized arguments: {word}"
+    else:
+        return None
+    return f"{data.display_name} {at} refuses it ('error: {said}')"
+
+
 def parser_words(
     data: EngineKnowledge, spec: FlagSpec, source: CommandSource
 ) -> list[tuple[str, Span]]:
@@ -321,9 +381,7 @@ def parser_issues(
     arguments"), by the parser recorded at the version in force (a fail); at a version
     whose parser was not recorded, by the nearest recorded one at or before it
     (``EngineKnowledge.parser_version_at``; the newest when the version is not known):
-    a warn, as the parser may differ there. A word that parser reads as a flag but the
-    next recorded release refuses is a warn too (the pinned release lies between them:
-    whether it starts is not known)."""
+    a warn, as the parser may differ there."""
     at = data.parser_version_at(found.version)
     if not words or at is None:
         return []
@@ -337,22 +395,9 @@ def parser_issues(
         f" (the parser recorded at {at}; the version run is "
         f"{'not known' if stated is None else stated}, whose parser may differ)"
     )
-    following = _following_parser(data, found.version) if severity is not None else None
     out: list[tuple[str, Span, str, IssueSeverity | None]] = []
     for spelled, span in words:
         answer, matches = parser.read(spelled)
-        if answer == "flag" and following is not None:
-            later = _refusal(data, following, spelled)
-            if later is not None:
-                out.append((
-                    spelled,
-                    span,
-                    f"{spelled} is {matches[0]} to {data.display_name} {at}, read so here, "
-                    f"but {later}; the version run, {stated}, lies between them and its "
-                    "parser was not recorded: whether it starts is not known",
-                    "warn",
-                ))
-            continue
         if answer in ("flag", "positional"):
             continue
         if answer == "ambiguous":
@@ -370,29 +415,6 @@ def parser_issues(
             severity,
         ))
     return out
-
-
-def _following_parser(data: EngineKnowledge, version: Version | None) -> str | None:
-    """The oldest recorded parser after ``version`` (None: the version is not known, or
-    none is recorded after it)."""
-    if version is None:
-        return None
-    return next((v for v in data.parser_versions if (parse_version(v) or ()) > version), None)
-
-
-def _refusal(data: EngineKnowledge, at: str, word: str) -> str | None:
-    """``SGLang 0.5.23 refuses it ('error: …')`` when the parser recorded at ``at``
-    refuses ``word`` (ambiguous or unrecognized), else None."""
-    from specgate.inputs.parsers import recorded_parser
-
-    answer, matches = recorded_parser(data.engine, at).read(word)
-    if answer == "ambiguous":
-        said = f"ambiguous option: {word} could match {', '.join(matches[:8])}"
-    elif answer == "unrecognized":
-        said = f"unrecognized arguments: {word}"
-    else:
-        return None
-    return f"{data.display_name} {at} refuses it ('error: {said}')"
 
 
 def version_issues(
