@@ -11,11 +11,15 @@ recorded parser.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
-from specgate.inputs.cmdline import canonical_flag
-from specgate.inputs.engines import llamacpp, read_engine_config, vllm
-from specgate.inputs.parsers import engine_spelling
+from specgate.inputs.cmdline import canonical_flag, resolve_flag
+from specgate.inputs.engines import llamacpp, mlxlm, read_engine_config, sglang, vllm
+from specgate.inputs.knowledge import knowledge, parse_version
+from specgate.inputs.parsers import engine_spelling, recorded_parser
 from specgate.load.document import Document
 
 
@@ -92,3 +96,226 @@ def test_llamacpp_reads_underscores_as_dashes() -> None:
     )
     assert config.draft_length == 8  # type: ignore[attr-defined]
     assert _sg310(config) == []
+
+
+# --- the rule is the engine's data (flag_spelling), checked against the parsers run ---
+
+_RULES = ("vllm", "sglang", "llamacpp", "trtllm", "tgi", "mlxlm")
+
+
+@pytest.mark.parametrize("engine", _RULES)
+def test_every_engine_with_a_command_line_states_its_spelling_rule(engine: str) -> None:
+    rule = knowledge(engine).flag_spelling
+    assert rule["underscores"] in ("none", "name", "name-before-dot")
+    assert rule["abbreviations"] in ("argparse", "none")
+    assert rule["source"]["file"]
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_the_spelling_rule_agrees_with_every_recorded_parser(engine: str) -> None:
+    # scripts/record_engine_parsers.py ran each release's own parser: whether it took
+    # '--num_speculative_tokens'-style words (underscores) and its allow_abbrev
+    data = knowledge(engine)
+    rule = data.flag_spelling
+    for version in data.parser_versions:
+        parser = recorded_parser(engine, version)
+        assert parser.underscores == (rule["underscores"] != "none"), version
+        assert parser.allow_abbrev == (rule["abbreviations"] == "argparse"), version
+
+
+def test_the_readers_flags_follow_the_data_rule() -> None:
+    # vLLM: '_' -> '-' up to the first '.', abbreviations by the recorded parser
+    assert vllm.FLAGS.underscores and vllm.FLAGS.underscores_to_dot
+    assert vllm.FLAGS.allow_abbrev and vllm.FLAGS.engine_parser is not None
+    # SGLang: words as written (argparse, no rewrite), abbreviations by its parser
+    assert not sglang.FLAGS.underscores and sglang.FLAGS.allow_abbrev
+    # llama.cpp: the whole name rewritten, exact lookup
+    assert llamacpp.FLAGS.underscores and not llamacpp.FLAGS.underscores_to_dot
+    assert not llamacpp.FLAGS.allow_abbrev
+    # mlx_lm.server's argparse allows abbreviations, but its whole parser was not
+    # recorded: a prefix is not read as one of the few flags specgate lists
+    assert not mlxlm.FLAGS.allow_abbrev
+    for engine in ("trtllm", "tgi"):
+        spec = knowledge(engine).flags()
+        assert not spec.underscores and not spec.allow_abbrev
+
+
+@pytest.mark.parametrize(
+    "word",
+    [
+        "--speculative_model",
+        "--speculative_config.num_speculative_tokens",  # the key after '.' keeps '_'
+        "--speculative-config.prompt_lookup_max",
+        "--a_b.c_d.e_f",
+        "--max_model_len",
+        "-tp_x",
+    ],
+)
+def test_vllm_lookup_spelling_is_the_engines_rewrite(word: str) -> None:
+    # canonical_flag (the data lookup) and engine_spelling (the recorded parser's
+    # input) spell a name alike: vllm/utils/argparse_utils.py@v0.32.0,
+    # re.compile(r"(?<=--)[^\.]*") with '_' -> '-'
+    assert canonical_flag(word, vllm.FLAGS) == engine_spelling(word, underscores=True)
+
+
+def test_llamacpp_rewrites_the_whole_name() -> None:
+    # common_params_parse_ex: std::replace over the whole '--' word, '.' included
+    assert canonical_flag("--a_b.c_d", llamacpp.FLAGS) == "--a-b.c-d"
+
+
+def test_trtllm_serve_options_are_matched_exactly_as_click_does() -> None:
+    # trtllm-serve is a click command without context_settings
+    # (NVIDIA/TensorRT-LLM:tensorrt_llm/commands/serve.py@00209af1): click itself is the
+    # oracle for '_' spellings and prefixes of its option names
+    click = pytest.importorskip("click")
+    from click.testing import CliRunner
+
+    @click.command("serve")
+    @click.argument("model", type=str)
+    @click.option("--tensor_parallel_size", "--tp_size", type=int, default=1)
+    @click.option("--config", "--extra_llm_api_options", "extra_llm_api_options", type=str)
+    def serve(model: str, tensor_parallel_size: int, extra_llm_api_options: str | None) -> None:
+        click.echo(f"{tensor_parallel_size} {extra_llm_api_options}")
+
+    def run(*words: str) -> tuple[int, str]:
+        result = CliRunner().invoke(serve, ["m", *words])
+        return result.exit_code, result.output
+
+    assert run("--tp_size", "4") == (0, "4 None\n")
+    assert run("--extra_llm_api_options", "a.yaml") == (0, "1 a.yaml\n")
+    spec = knowledge("trtllm").flags()
+    for word in ("--tp-size", "--tp_s", "--extra-llm-api-options", "--extra_llm"):
+        code, output = run(word, "4")
+        assert code == 2 and "No such option" in output, word
+        assert resolve_flag(word, spec) is None, word
+    assert resolve_flag("--extra_llm_api_options", spec) == "--extra_llm_api_options"
+
+
+# --- an abbreviation is read by the parser of the version in force ---
+
+_ORACLE = Path(__file__).parent.parent / "data" / "engine_oracle"
+
+
+def _recorded_answers(engine: str, version: str) -> list[dict[str, object]]:
+    """The engine's own answers to command-line words, recorded by running its parser
+    at that release (scripts/record_engine_parsers.py)."""
+    raw = json.loads((_ORACLE / f"parser-{engine}-{version}.json").read_text())
+    return list(raw["records"])
+
+
+@pytest.mark.parametrize(
+    ("engine", "version"),
+    [("sglang", v) for v in knowledge("sglang").parser_versions]
+    + [("vllm", v) for v in knowledge("vllm").parser_versions],
+)
+def test_flags_at_a_version_read_words_as_that_release_did(engine: str, version: str) -> None:
+    # every recorded word: one the release read as a flag specgate reads is that flag
+    # at that release (whatever the newest parser says); one it refused is no flag
+    data = knowledge(engine)
+    spec = data.flags_at(data.flags(), parse_version(version))
+    known = set(spec.known) | set(spec.aliases)
+    for record in _recorded_answers(engine, version):
+        word = str(record["word"])
+        answer = record["answer"]
+        assert isinstance(answer, dict)
+        got = resolve_flag(word, spec)
+        if answer["status"] == "ok" and answer.get("read_as") in known:
+            flag = str(answer["read_as"])
+            assert got == spec.aliases.get(flag, flag), (version, word)
+        elif answer["status"] == "refused":
+            assert got is None, (version, word)
+
+
+def test_sglang_pinned_at_0_5_10_reads_its_own_abbreviation() -> None:
+    # parser-sglang-0.5.10.json: '--speculative-e' read_as --speculative-eagle-topk;
+    # parser-sglang-0.5.23.json: 'ambiguous option: --speculative-e could match
+    # --speculative-eagle-topk, --speculative-enable-w4a4-mxfp4-megamoe' (exit 2).
+    # Before: the 0.5.23 parser read the word at every pinned version, so 0.5.10 lost
+    # topk 4 and failed "refuses to start: speculative_num_steps without
+    # speculative_eagle_topk", a refusal 0.5.10 never made for this command.
+    command = (
+        "python -m sglang.launch_server --model-path m --speculative-algorithm EAGLE "
+        "--speculative-draft-model-path d --speculative-num-steps 3 "
+        "--speculative-num-draft-tokens 8 --speculative-e 4"
+    )
+    old = _read("sglang", command, "0.5.10")
+    assert [i for i in old.issues if i.severity != "warn"] == []  # type: ignore[attr-defined]
+    values = old.resolution["engine_values"]  # type: ignore[attr-defined]
+    assert values["speculative_eagle_topk"] == 4
+    new = _read("sglang", command, "0.5.23")
+    assert any(
+        "ambiguous option: --speculative-e could match --speculative-eagle-topk" in m
+        for _, m in _sg310(new)
+    )
+
+
+def test_vllm_pinned_at_0_19_1_reads_its_own_abbreviation() -> None:
+    # the recorded parsers: 0.19.1 has --quantization and no --quantization-config
+    # (--qu is --quantization there), 0.32.0 has both (--qu is ambiguous, exit 2)
+    assert recorded_parser("vllm", "0.19.1").read("--qu") == ("flag", ("--quantization",))
+    assert recorded_parser("vllm", "0.32.0").read("--qu")[0] == "ambiguous"
+    data = knowledge("vllm")
+    assert resolve_flag("--qu", data.flags_at(vllm.FLAGS, (0, 19, 1))) == "--quantization"
+    assert resolve_flag("--qu", data.flags_at(vllm.FLAGS, (0, 32, 0))) is None
+    assert resolve_flag("--qu", data.flags_at(vllm.FLAGS, None)) is None  # the newest
+
+
+_EAGLE = (
+    "python -m sglang.launch_server --model-path m --speculative-algorithm EAGLE "
+    "--speculative-draft-model-path d --speculative-num-steps 3 "
+    "--speculative-num-draft-tokens 8 --speculative-e 4"
+)
+
+
+def test_a_word_only_some_releases_read_narrows_an_unknown_version() -> None:
+    # the recorded answers to '--speculative-e' (tests/data/engine_oracle/parser-sglang-*):
+    # read_as --speculative-eagle-topk at 0.5.10, 0.5.13, 0.5.15, 0.5.18, 0.5.20 and
+    # 0.5.21; 'ambiguous option' at 0.5.23. Unpinned, the command runs only where it
+    # is read, so it is read as 0.5.21 reads it (the newest such release), as a removed
+    # flag is. Before: read by 0.5.23's parser, topk was lost and specgate failed
+    # "refuses to start: speculative_num_steps without speculative_eagle_topk" on a
+    # guessed version.
+    config = _read("sglang", _EAGLE, None)
+    values = config.resolution["engine_values"]  # type: ignore[attr-defined]
+    assert values["speculative_eagle_topk"] == 4
+    at = config.version_in_force  # type: ignore[attr-defined]
+    assert (at.version, at.implied) == (None, (0, 5, 21))
+    assert [i.severity for i in config.issues] == ["warn"]  # type: ignore[attr-defined]
+    (refusal,) = _sg310(config)
+    assert "ambiguous option: --speculative-e could match" in refusal[1]
+    assert any("imply 0.5.21 or earlier" in n for n in config.notes)  # type: ignore[attr-defined]
+
+
+def test_parser_bounds_by_hand() -> None:
+    from specgate.inputs.cmdline import Command
+    from specgate.inputs.engines import settings
+    from specgate.inputs.engines._source import CommandSource
+    from specgate.load.document import Span
+
+    argv = tuple(_EAGLE.split())
+    source = CommandSource(Command(argv), tuple(Span(1, i + 1) for i in range(len(argv))), "f")
+    (used,) = settings.parser_bounds(knowledge("sglang"), sglang.FLAGS, source)
+    # present 0.5.10–0.5.21, absent 0.5.23: no lower bound; from 0.5.23 not read, and
+    # 0.5.21 the newest known to read it
+    assert used.spelled == "--speculative-e"
+    assert (used.low, used.sure_low, used.high, used.sure_high) == (
+        None, None, (0, 5, 23), (0, 5, 21)
+    )
+    # without such a word nothing narrows
+    plain = CommandSource(Command(argv[:-2]), source.spans[:-2], "f")
+    assert settings.parser_bounds(knowledge("sglang"), sglang.FLAGS, plain) == []
+
+
+def test_a_pinned_release_between_two_readings_warns() -> None:
+    # 0.5.22's parser was not recorded: 0.5.21 reads '--speculative-e' as
+    # --speculative-eagle-topk, 0.5.23 refuses it as ambiguous (the recorded answers).
+    # Read as the nearest recorded release before it reads it, with a warn; a pinned
+    # release that was recorded (0.5.21) says nothing.
+    config = _read("sglang", _EAGLE, "0.5.22")
+    values = config.resolution["engine_values"]  # type: ignore[attr-defined]
+    assert values["speculative_eagle_topk"] == 4
+    ((severity, message),) = _sg310(config)
+    assert severity == "warn"
+    assert "--speculative-e is --speculative-eagle-topk to SGLang 0.5.21" in message
+    assert "SGLang 0.5.23 refuses it ('error: ambiguous option: --speculative-e" in message
+    assert _sg310(_read("sglang", _EAGLE, "0.5.21")) == []

@@ -96,3 +96,74 @@ def test_the_recorded_lifetimes() -> None:
     assert static.lifetime.source == (
         "huggingface/transformers:src/transformers/generation/utils.py@v4.45.0"
     )
+
+
+# A refusal that held at exactly one release: first == last. A hand-made entry (not an
+# engine's): made at 0.5.6, known absent at 0.5.5 and again at 0.5.7.
+ONE_RELEASE = {
+    "id": "held-at-one-release",
+    "effect": "refuses",
+    "when": {"set": "spec.num_speculative_tokens"},
+    "message": "refused",
+    "source": {"repo": "o/r", "file": "f.py", "confirmed": True},
+    "lifetime": {
+        "first": "0.5.6",
+        "first_after": "0.5.5",
+        "last": "0.5.6",
+        "until": "0.5.7",
+        "source": {"repo": "o/r", "file": "f.py", "commit": "0123456"},
+    },
+}
+
+
+def test_a_lifetime_of_one_release_is_read() -> None:
+    # before: first == last was refused as "bounds out of order" (the bounds were
+    # required to be distinct), so such an entry could not be loaded at all
+    life = Lifetime.from_data(ONE_RELEASE["lifetime"], "s")  # type: ignore[arg-type]
+    assert (life.first, life.last) == ((0, 5, 6), (0, 5, 6))
+    assert life.at(_v("0.5.5")) == "absent"
+    assert life.at(_v("0.5.6")) == "holds"
+    assert life.at(_v("0.5.7")) == "absent"
+    assert life.throughout(_v("0.5.6"), _v("0.5.6"))
+    assert not life.throughout(_v("0.5.5"), _v("0.5.6"))
+    # without its outer bounds: one release known, the neighbours not known
+    bare = Lifetime.from_data({"first": "0.5.6", "last": "0.5.6"}, "s")
+    assert [bare.at(_v(v)) for v in ("0.5.5", "0.5.6", "0.5.7")] == [
+        "unknown", "holds", "unknown"
+    ]
+
+
+def test_a_check_of_one_release_is_judged_at_it() -> None:
+    from specgate.inputs.engines.checks import Check, _severity
+    from specgate.inputs.types import VersionInForce
+
+    check = Check.from_data(ONE_RELEASE, "o/r:f.py")
+    data = knowledge("sglang")
+
+    def at(version: str | None, low: str | None = None) -> object:
+        pinned = _v(version) if version is not None else None
+        judged = VersionInForce(
+            pinned, None if pinned else _v("0.5.6"), _v("0.5.23"), version or "?",
+            low=_v(low) if low else None,
+        )
+        return _severity(check, judged, data)
+
+    assert at("0.5.6") == ("fail", "")  # pinned inside: the engine's refusal
+    assert at("0.5.5") is None and at("0.5.7") is None  # outside: nothing
+    assert at(None, low="0.5.6") == ("fail", "")  # the settings allow only 0.5.6
+    severity, why = at(None, low="0.5.5")  # type: ignore[misc]
+    assert severity == "warn" and "held in SGLang 0.5.6 only" in why
+
+
+@pytest.mark.parametrize(
+    "bounds",
+    [
+        {"first": "0.5.6", "last": "0.5.5"},
+        {"first": "0.5.6", "first_after": "0.5.6"},
+        {"first": "0.5.6", "last": "0.5.6", "until": "0.5.6"},
+        {"first": "0.5.6", "until": "0.5.6"},
+    ],
+)
+def test_bounds_that_touch_the_held_range_are_refused(bounds: dict[str, str]) -> None:
+    with pytest.raises(ValueError, match="out of order"):
+        Lifetime.from_data(bounds, "s")

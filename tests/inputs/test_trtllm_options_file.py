@@ -235,3 +235,18 @@ def test_a_command_number_that_is_not_an_integer_is_an_input_error(tmp_path: Pat
     with pytest.raises(InputError, match="--tp_size must be an integer") as info:
         read_engine_file(path, "serving/serve.sh")
     assert info.value.line == 1
+
+
+def test_the_long_tensor_parallel_name_is_the_same_option(tmp_path: Path) -> None:
+    # serve.py@00209af1: @click.option("--tensor_parallel_size", "--tp_size"): one
+    # option, two names; click matches them exactly, so the dashed spelling is no option
+    # (click answers "No such option") and sets nothing specgate reads
+    command = f"trtllm-serve {QWEN} --tensor_parallel_size 8 --config configs/mtp3.yaml\n"
+    path = _repo(tmp_path, "serve.sh", command)
+    shutil.copy(EXTRA, tmp_path / "serving/configs/mtp3.yaml")  # states no TP of its own
+    c = read_engine_file(path, "serving/serve.sh")
+    assert c.tensor_parallel_size == 8
+    assert "tensor_parallel_size 8 from --tensor_parallel_size in serving/serve.sh:1" in c.notes
+    path.write_text(command.replace("--tensor_parallel_size", "--tensor-parallel-size"), "utf-8")
+    c = read_engine_file(path, "serving/serve.sh")
+    assert c.tensor_parallel_size is None  # neither the command nor the file states one

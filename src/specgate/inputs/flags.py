@@ -36,7 +36,10 @@ class FlagSpec:
             their canonical long flag. Aliases are matched exactly; long aliases also
             take part in abbreviation matching.
         allow_abbrev: accept unique prefixes of long flags, as argparse does.
-        underscores: treat ``_`` and ``-`` in long flag names alike (vLLM does).
+        underscores: read ``_`` as ``-`` in a ``--`` word's name before looking it up
+            (vLLM, llama.cpp: their data's ``flag_spelling``).
+        underscores_to_dot: only in the name up to its first ``.`` (vLLM's
+            ``FlexibleArgumentParser``: a dotted ``--KEY.SUB`` keeps ``SUB`` as written).
         joined: flags whose repeated values add up as one comma list (llama.cpp
             ``--spec-type``); for every other flag the last occurrence wins.
         engine_parser: the engine's whole parser, when it was recorded: a loader of it
@@ -52,6 +55,7 @@ class FlagSpec:
     aliases: Mapping[str, str] = field(default_factory=dict)
     allow_abbrev: bool = False
     underscores: bool = False
+    underscores_to_dot: bool = False
     joined: frozenset[str] = frozenset()
     engine_parser: Callable[[], RecordedParser] | None = None
 
@@ -69,10 +73,15 @@ class Flag:
 def canonical_flag(name: str, spec: FlagSpec) -> str:
     """``name`` (a flag word without ``=value``) as the engine's parser spells it before
     it looks the name up: with ``spec.underscores``, ``_`` → ``-`` in a ``--`` word
-    (vLLM's ``FlexibleArgumentParser``, llama.cpp's ``common_params_parse_ex``)."""
-    if spec.underscores and name.startswith("--"):
-        return "--" + name[2:].replace("_", "-")
-    return name
+    (llama.cpp's ``common_params_parse_ex``: the whole name), up to its first ``.`` with
+    ``spec.underscores_to_dot`` (vLLM's ``FlexibleArgumentParser``); the rule is the
+    engine's data (``flag_spelling``, docs/engines.md#flag-spellings)."""
+    if not (spec.underscores and name.startswith("--")):
+        return name
+    if spec.underscores_to_dot:
+        head, dot, rest = name[2:].partition(".")
+        return "--" + head.replace("_", "-") + dot + rest
+    return "--" + name[2:].replace("_", "-")
 
 
 def resolve_flag(

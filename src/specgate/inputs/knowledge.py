@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -212,6 +212,9 @@ class EngineKnowledge:
         )
         #: The engine's refusals, rewrites and warnings as data (:mod:`.checks` reads them).
         self.raw_checks: tuple[Mapping[str, Any], ...] = tuple(data.get("checks", ()))
+        #: How the engine's parser spells a command-line word before looking it up
+        #: (``underscores``, ``abbreviations``, ``source``; empty: as written, exactly).
+        self.flag_spelling: Mapping[str, Any] = data.get("flag_spelling", {})
         #: Key of the speculative block inside a serving config (``speculative_config``).
         self.block: str | None = data.get("block")
         seen = [
@@ -234,13 +237,46 @@ class EngineKnowledge:
 
     def flags(self) -> FlagSpec:
         """The command-line parser's view: every flag ever known (removed ones too:
-        their values are still read, and SG310 names them), with aliases."""
+        their values are still read, and SG310 names them), with aliases, spelled as the
+        engine's parser spells a word (``flag_spelling``: ``_`` read as ``-``, and
+        argparse abbreviations, read only where the whole parser was recorded:
+        docs/engines.md#flag-spellings)."""
         known = {s.name: not s.switch for s in self.settings if s.name.startswith("-")}
         aliases = {
             alias: s.name for s in self.settings if s.name.startswith("-") for alias in s.aliases
         }
         joined = frozenset(s.name for s in self.settings if s.joins)
-        return FlagSpec(known=known, aliases=aliases, joined=joined)
+        underscores = self.flag_spelling.get("underscores", "none")
+        abbreviations = (
+            self.flag_spelling.get("abbreviations") == "argparse" and bool(self.parser_versions)
+        )
+        return FlagSpec(
+            known=known,
+            aliases=aliases,
+            joined=joined,
+            underscores=underscores != "none",
+            underscores_to_dot=underscores == "name-before-dot",
+            allow_abbrev=abbreviations,
+            engine_parser=self.engine_parser if abbreviations else None,
+        )
+
+    def flags_at(self, spec: FlagSpec, version: Version | None) -> FlagSpec:
+        """``spec`` reading abbreviations by the recorded parser that stands for
+        ``version`` (:meth:`parser_version_at`), not the newest: SGLang 0.5.10 reads
+        ``--speculative-e 4`` as ``--speculative-eagle-topk 4`` where 0.5.23 refuses
+        it as ambiguous. ``spec`` itself when it reads no abbreviation by a recorded
+        parser, or the version's parser is the newest."""
+        at = self.parser_version_at(version)
+        if spec.engine_parser is None or at is None or at == self.parser_versions[-1]:
+            return spec
+        engine = self.engine
+
+        def parser() -> RecordedParser:
+            from specgate.inputs.parsers import recorded_parser
+
+            return recorded_parser(engine, at)
+
+        return replace(spec, engine_parser=parser)
 
     def parser_version_at(self, version: Version | None) -> str | None:
         """The recorded parser that stands for ``version``: that release's own, else the

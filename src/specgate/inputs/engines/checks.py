@@ -368,11 +368,11 @@ def _read_at(check: Check, data: EngineKnowledge) -> str:
     with a lifetime, ``held from b2995 to b4094 by its history (SOURCE)``."""
     life = check.lifetime
     if life is not None:
+        first = shown_version(data.engine, life.first)
+        if life.last == life.first:
+            return f"held in {data.display_name} {first} only by its history ({life.source})"
         to = shown_version(data.engine, life.last) if life.last else data.newest_text
-        return (
-            f"held in {data.display_name} {shown_version(data.engine, life.first)} to "
-            f"{to} by its history ({life.source})"
-        )
+        return f"held in {data.display_name} {first} to {to} by its history ({life.source})"
     if not check.seen_in:
         return f"read as {data.display_name} {data.newest_text}, the newest specgate knows"
     seen = ", ".join(shown_version(data.engine, v) for v in sorted(check.seen_in))

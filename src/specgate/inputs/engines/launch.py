@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from specgate.core.errors import InputError
-from specgate.inputs.cmdline import Command
+from specgate.inputs.cmdline import Command, FlagSpec
 from specgate.inputs.engines._source import (
     CommandSource,
     Options,
@@ -35,11 +35,14 @@ def container_options(
     path: NodePath,
     container: Mapping[object, object],
     text: str | None,
+    *,
+    flags: FlagSpec | None = None,
 ) -> tuple[Options, CommandSource | None]:
     """The options of the command a container or service runs: the words of its
     ``entrypoint``, ``command`` and ``args`` (lists, or strings holding one command)
     parsed with the engine's flags, and that command; none when it states no command
-    (the image's own entrypoint runs)."""
+    (the image's own entrypoint runs). ``flags``: the engine's flags at the version
+    in force (default: its module's)."""
     argv: list[str] = []
     spans: list[Span] = []
     unresolved: dict[int, tuple[str, bool, bool]] = {}
@@ -58,19 +61,29 @@ def container_options(
     if not argv:
         return {}, None
     launched = CommandSource(Command(tuple(argv), unresolved=unresolved), tuple(spans), doc.file)
-    return command_options(spec, launched), launched
+    return command_options(spec, launched, flags), launched
 
 
-def command_options(spec: Engine, source: CommandSource) -> Options:
-    if spec.command_options is not None:
-        return spec.command_options(source)
-    if spec.flags is None:
+def command_options(spec: Engine, source: CommandSource, flags: FlagSpec | None = None) -> Options:
+    """The command's options, read with ``flags`` (the engine's flags at the version in
+    force: :meth:`~specgate.inputs.knowledge.EngineKnowledge.flags_at`), else the
+    engine's own."""
+    flags = flags if flags is not None else spec.flags
+    if flags is None:
         raise InputError(f"{spec.name} configurations are not command lines", source.file)
-    return source.options(spec.flags)
+    if spec.command_options is not None:
+        return spec.command_options(source, flags)
+    return source.options(flags)
 
 
 def merge_fragments(
-    opts: Options, spec: Engine, found: Found, fragments: list[Found], detector: Detector
+    opts: Options,
+    spec: Engine,
+    found: Found,
+    fragments: list[Found],
+    detector: Detector,
+    *,
+    flags: FlagSpec | None = None,
 ) -> tuple[Options, list[str]]:
     """Complete a command from the one launcher fragment of the same engine."""
     mine = [
@@ -82,7 +95,7 @@ def merge_fragments(
     ]
     if len(mine) != 1:
         return opts, []
-    extra = command_options(spec, detector.command(mine[0]))
+    extra = command_options(spec, detector.command(mine[0]), flags)
     taken = [
         k
         for k, v in extra.items()

@@ -45,7 +45,8 @@ class Lifetime:
 
         Raises:
             ValueError: ``first`` is not a version, or the bounds are out of order
-                (``first_after`` < ``first`` ≤ ``last`` < ``until``).
+                (``first_after`` < ``first`` ≤ ``last`` < ``until``; ``first`` = ``last``:
+                it held at that one release).
         """
         first = parse_version(str(raw["first"]))
         if first is None:
@@ -57,8 +58,15 @@ class Lifetime:
             until=_version(raw.get("until")),
             source=source,
         )
-        bounds = [b for b in (life.first_after, life.first, life.last, life.until) if b]
-        if bounds != sorted(bounds) or len(set(bounds)) != len(bounds):
+        # first == last is a behaviour that held at exactly one release (or build): the
+        # only bounds that may be equal; first_after and until are releases known not to
+        # hold it, so they lie strictly outside [first, last]
+        newest = life.last if life.last is not None else life.first
+        if (
+            (life.last is not None and life.last < life.first)
+            or (life.first_after is not None and life.first_after >= life.first)
+            or (life.until is not None and life.until <= newest)
+        ):
             raise ValueError(f"lifetime bounds out of order: {raw}")
         return life
 

@@ -16,7 +16,6 @@ draft model alone drafts nothing), ``--spec-draft-n-max`` (default 3),
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import cast
 
 from specgate.core.vocabulary import Mechanism
@@ -48,10 +47,10 @@ PROGRAMS = ("llama-server", "llama-speculative", "llama-cli", "llama-speculative
 
 _DATA = knowledge("llamacpp")
 # llama.cpp matches flags exactly (no abbreviations), after '_' -> '-' in a '--' word
-# (ggml-org/llama.cpp:common/arg.cpp@0c1e57098, common_params_parse_ex: an unknown name
-# is "error: invalid argument"); flags, aliases and removals come from
-# data/engines/llamacpp.json.
-FLAGS = replace(_DATA.flags(), underscores=True)
+# (common_params_parse_ex: an unknown name is "error: invalid argument"): the data's
+# flag_spelling (docs/engines.md#flag-spellings); flags, aliases and removals come from
+# data/engines/llamacpp.json too.
+FLAGS = _DATA.flags()
 
 #: ``LLAMA_ARG_*`` environment variable → the canonical flag it stands for (data
 #: tables ``env_flags*``: ``common/arg.cpp`` ``set_env``).

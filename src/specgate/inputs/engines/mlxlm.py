@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from specgate.core.errors import UnsettledValue
-from specgate.inputs.cmdline import Flag
+from specgate.inputs.cmdline import Flag, FlagSpec
 from specgate.inputs.engines._base import Builder, Context, Kind, as_int, as_str, bounded, opts_get
 from specgate.inputs.engines._source import CommandSource, Options
 from specgate.inputs.knowledge import knowledge
@@ -63,7 +63,7 @@ def _runs_mlx_lm(argv: tuple[str, ...]) -> bool:
     return any(word.rsplit("/", 1)[-1] in PROGRAMS for word in argv[:32])
 
 
-def command_options(source: CommandSource) -> Options:
+def command_options(source: CommandSource, flags: FlagSpec = FLAGS) -> Options:
     """The command's options (exact flag names).
 
     Raises:
@@ -86,7 +86,7 @@ def command_options(source: CommandSource) -> Options:
             origin="repository",  # the file spells it: SG314 (docs/engines.md#unsettled-values)
             what=word,
         )
-    return source.options(FLAGS)
+    return source.options(flags)
 
 
 def detect_flags(flags: Mapping[str, Flag]) -> Kind | None:

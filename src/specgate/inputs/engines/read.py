@@ -4,11 +4,12 @@ the registered engine's reader (:mod:`.registry`), at the version in force."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from specgate.core.errors import InputError, UnsettledValue
+from specgate.inputs.cmdline import FlagSpec
 from specgate.inputs.containers import own_image
 from specgate.inputs.engines import follow as options_file
 from specgate.inputs.engines import (
@@ -17,6 +18,7 @@ from specgate.inputs.engines import (
 )
 from specgate.inputs.engines._base import Context
 from specgate.inputs.engines._source import (
+    CommandSource,
     Opt,
     Options,
     Source,
@@ -47,7 +49,7 @@ from specgate.inputs.engines.unsettled import (
     unsettled_launcher,
     unsettled_words,
 )
-from specgate.inputs.knowledge import knowledge
+from specgate.inputs.knowledge import EngineKnowledge, knowledge
 from specgate.inputs.pointer import (
     Found,
     find_configurations,
@@ -290,6 +292,24 @@ class _Reading:
                 raise
             raise unsettled_flag_value(self.detector.command(found), exc) from None
 
+    def _container(
+        self, spec: Engine, found: Found, flags: FlagSpec | None, version: EngineVersion
+    ) -> tuple[Options, CommandSource | None, FlagSpec | None, list[settings.Used]]:
+        """The options of the command a container or service runs, read with the flags
+        of the version in force (with it unknown, of the newest release that reads
+        every word the command holds: :func:`_within_parser_bounds`)."""
+        doc, text = self.doc, self.text
+        assert isinstance(found.value, Mapping)
+        opts, launched = container_options(spec, doc, found.path, found.value, text, flags=flags)
+        if launched is None:
+            return opts, launched, flags, []
+        flags, bounds = _within_parser_bounds(knowledge(spec.name), flags, version, launched)
+        if bounds:
+            opts, launched = container_options(
+                spec, doc, found.path, found.value, text, flags=flags
+            )
+        return opts, launched, flags, bounds
+
     def _read(self, found: Found) -> EngineConfig:
         doc, text, shown = self.doc, self.text, self.shown
         spec = ENGINES[found.verdict.engine]
@@ -302,32 +322,33 @@ class _Reading:
         parsed: list[tuple[str, Span]] = []
         program: str | None = None
         unsettled: list[str] = []  # words the launcher does not settle (.unsettled)
+        bounds: list[settings.Used] = []  # words only some recorded releases read
         # the container or service that runs this configuration names its image: the
         # version is that image's, never another service's in the same file
-        image = own_image(doc.data, found.path)
-        version_text = text if image is None else f"image: {image}\n"
+        source = None if isinstance(found.value, Mapping) else self.detector.command(found)
+        version = _version_of(self, spec, found, source)
+        # words read as the version in force reads them: an abbreviation by its own
+        # recorded parser (docs/engines.md#flag-spellings)
+        flags = data.flags_at(spec.flags, version.version) if spec.flags is not None else None
         if isinstance(found.value, Mapping) and spec.env_options is not None:
             # a container or service configured by its environment (and its command)
-            opts, launched = container_options(spec, doc, found.path, found.value, text)
+            opts, launched, flags, bounds = self._container(spec, found, flags, version)
             positional = None
-            if launched is not None and spec.flags is not None:
-                unsettled = unsettled_words(launched, spec.flags, spec.name)
-                unknown = settings.unknown_spellings(data, spec.flags, launched)
-                parsed = settings.parser_words(data, spec.flags, launched)
+            if launched is not None and flags is not None:
+                unsettled = unsettled_words(launched, flags)
+                unknown = settings.unknown_spellings(data, flags, launched)
+                parsed = settings.parser_words(data, flags, launched)
         elif isinstance(found.value, Mapping):
             opts = from_mapping(Source(doc, text), found.path, found.value)
             positional = target.sibling_positional(doc, found.path, text, table, arity)
         else:
-            source = self.detector.command(found)
-            if isinstance(source, Joined) and source.image is not None:
-                # docker run IMAGE, docker compose run SERVICE: the version is that image's
-                # tag alone, never another command's image in the same file
-                version_text = f"image: {source.image}\n"
-            opts = command_options(spec, source)
+            assert source is not None  # not a mapping: a command
+            flags, bounds = _within_parser_bounds(data, flags, version, source)
+            opts = command_options(spec, source, flags)
             program = program_of(spec, source.command.argv)
-            if spec.flags is not None:
-                unknown = settings.unknown_spellings(data, spec.flags, source)
-                parsed = settings.parser_words(data, spec.flags, source)
+            if flags is not None:
+                unknown = settings.unknown_spellings(data, flags, source)
+                parsed = settings.parser_words(data, flags, source)
             positional = target.positional_model(source.command.argv, source.spans, table, arity)
             if positional is None:
                 words, spans = target.in_container(source.command.argv, source.spans, spec.name)
@@ -347,13 +368,14 @@ class _Reading:
                 (name, Opt(value, source.spans[index] if index < len(source.spans) else Span(1, 1)))
                 for name, (value, index) in run_env(source.command.argv).items()
             )
-            opts, notes = merge_fragments(opts, spec, found, self.fragments, self.detector)
-            if spec.flags is not None:
-                unsettled = unsettled_words(source, spec.flags, spec.name)
+            opts, notes = merge_fragments(
+                opts, spec, found, self.fragments, self.detector, flags=flags
+            )
+            if flags is not None:
+                unsettled = unsettled_words(source, flags)
         notes = [*unsettled, *notes]
         if spec.env_options is not None:
             opts = spec.env_options(opts, ctx_env)
-        version = detect_version(spec.name, self.engine_version, version_text, self.path)
         return _read_options(
             spec,
             opts,
@@ -363,7 +385,36 @@ class _Reading:
             unknown=unknown,
             parsed=parsed,
             notes=notes,
+            bounds=bounds,
         )
+
+
+def _within_parser_bounds(
+    data: EngineKnowledge, flags: FlagSpec | None, version: EngineVersion, source: CommandSource
+) -> tuple[FlagSpec | None, list[settings.Used]]:
+    """With the version unknown, the words of ``source`` that only some recorded
+    releases read as a flag (:func:`~.settings.parser_bounds`) and the flags of the
+    newest release that reads them all; else ``flags`` as they are and none."""
+    if version.version is not None or flags is None:
+        return flags, []
+    bounds = settings.parser_bounds(data, flags, source)
+    if not bounds:
+        return flags, []
+    return data.flags_at(flags, settings.implied_range(data, bounds).newest), bounds
+
+
+def _version_of(
+    reading: _Reading, spec: Engine, found: Found, source: CommandSource | None
+) -> EngineVersion:
+    """The version in force for ``found``: stated, else the image of the container or
+    service that runs it (never another service's in the same file), else the file's."""
+    image = own_image(reading.doc.data, found.path)
+    version_text = reading.text if image is None else f"image: {image}\n"
+    if isinstance(source, Joined) and source.image is not None:
+        # docker run IMAGE, docker compose run SERVICE: the version is that image's
+        # tag alone, never another command's image in the same file
+        version_text = f"image: {source.image}\n"
+    return detect_version(spec.name, reading.engine_version, version_text, reading.path)
 
 
 def program_of(spec: Engine, argv: tuple[str, ...]) -> str | None:
@@ -386,14 +437,16 @@ def _read_options(
     unknown: list[tuple[str, Span]],
     parsed: list[tuple[str, Span]],
     notes: list[str],
+    bounds: Sequence[settings.Used] = (),
 ) -> EngineConfig:
     """Read ``opts`` at the version in force, then judge them: SG310 for the settings
-    that version lacks, SG311, the engine's own checks (docs/engines.md#versions)."""
+    that version lacks, SG311, the engine's own checks (docs/engines.md#versions).
+    ``bounds``: words only some recorded releases read, which narrow the versions the
+    command may run as its settings do."""
     data = knowledge(spec.name)
     used = settings.used_settings(data, spec.settings_of(opts))
-    implied = settings.implied_range(
-        data, [*used, *settings.used_block_keys(data, opts, spec.settings_of(opts))]
-    )
+    block = settings.used_block_keys(data, opts, spec.settings_of(opts))
+    implied = settings.implied_range(data, [*used, *block, *bounds])
     at = settings.in_force(data, version, implied)
     # defaults and version-ranged behaviours follow the implied range (docs/engines.md#versions)
     ctx = replace(
@@ -407,6 +460,7 @@ def _read_options(
     config = settings.version_issues(
         config, data, used, implied, found=version, unknown=unknown, parsed=parsed
     )
+    config = settings.between_recorded(config, data, parsed, version)
     config = forced_acceptance(config, ctx.env)
     config = settings.engine_checks(config, data, opts, ctx.env, at)
     return with_version(config, version, implied, at, notes)

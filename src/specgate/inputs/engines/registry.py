@@ -53,7 +53,9 @@ class Engine:
     detect_mapping: Callable[[Mapping[object, object]], Kind | None] | None = None
     flags: FlagSpec | None = None
     detect_flags: Callable[[CommandSource], Kind | None] | None = None
-    command_options: Callable[[CommandSource], Options] | None = None
+    #: The command's options read with the given flags (the engine's, with the
+    #: recorded parser of the version in force: EngineKnowledge.flags_at).
+    command_options: Callable[[CommandSource, FlagSpec], Options] | None = None
     #: The options that are the engine's own flags or keys (a bare speculative block
     #: holds none); SG310 looks only at these.
     settings_of: Callable[[Options], Options] = lambda opts: opts

@@ -156,31 +156,77 @@ def used_block_keys(data: EngineKnowledge, opts: Options, own: Options) -> list[
             continue
         present = [v for v, p in spec.recorded if p]
         absent = [v for v, p in spec.recorded if not p]
-        low = sure_low = high = sure_high = None
-        if not present:
-            high = min(absent)
-        else:
-            before = [v for v in absent if v < min(present)]
-            if before:
-                low, sure_low = _next(max(before)), min(present)
-            after = [v for v in absent if v > max(present)]
-            if after:
-                high, sure_high = min(after), max(present)
-        if low is None and high is None:
-            continue
-        placeholder = Setting(
-            name=key,
-            aliases=(),
-            switch=False,
-            into=None,
-            since=None,
-            removed_in=None,
-            replacement=None,
-            unknown_version=None,
-            source=spec.source,
-            removed_text=None,
-        )
-        out.append(Used(placeholder, opt.spelled or key, opt.span, low, sure_low, high, sure_high))
+        bounds = _recorded_bounds(present, absent)
+        if bounds is not None:
+            out.append(Used(_placeholder(key, spec.source), opt.spelled or key, opt.span, *bounds))
+    return out
+
+
+def _recorded_bounds(
+    present: list[Version], absent: list[Version]
+) -> tuple[Version | None, Version | None, Version | None, Version | None] | None:
+    """(low, sure_low, high, sure_high) of something recorded present at ``present`` and
+    absent at ``absent`` (:class:`Used`): below the oldest recorded present, from the
+    release after the newest absent before it; above the newest present, before the
+    oldest absent after it. None when neither bounds it."""
+    low = sure_low = high = sure_high = None
+    if not present:
+        high = min(absent)
+    else:
+        before = [v for v in absent if v < min(present)]
+        if before:
+            low, sure_low = _next(max(before)), min(present)
+        after = [v for v in absent if v > max(present)]
+        if after:
+            high, sure_high = min(after), max(present)
+    if low is None and high is None:
+        return None
+    return low, sure_low, high, sure_high
+
+
+def _placeholder(name: str, source: str) -> Setting:
+    """A setting standing for a key or word that only narrows the implied range."""
+    return Setting(
+        name=name,
+        aliases=(),
+        switch=False,
+        into=None,
+        since=None,
+        removed_in=None,
+        replacement=None,
+        unknown_version=None,
+        source=source,
+        removed_text=None,
+    )
+
+
+def parser_bounds(data: EngineKnowledge, spec: FlagSpec, source: CommandSource) -> list[Used]:
+    """The words of :func:`parser_words` that some recorded parsers read as a flag and
+    others refuse (``--speculative-e``: SGLang 0.5.10 to 0.5.21 read it as
+    ``--speculative-eagle-topk``, 0.5.23 refuses it as ambiguous), as settings that
+    narrow the implied range to the releases that read them: with the version unknown,
+    the command is read as the newest of those releases reads it, as a removed flag is
+    (docs/engines.md#flag-spellings). Empty for an engine with fewer than two recorded
+    parsers."""
+    if spec.engine_parser is None or len(data.parser_versions) < 2:
+        return []
+    from specgate.inputs.knowledge import parse_version
+    from specgate.inputs.parsers import recorded_parser
+
+    releases = [(v, parse_version(v)) for v in data.parser_versions]
+    out: list[Used] = []
+    for word, span in parser_words(data, spec, source):
+        read = [
+            (version, recorded_parser(data.engine, text).read(word)[0] == "flag")
+            for text, version in releases
+            if version is not None
+        ]
+        present = [v for v, flag in read if flag]
+        absent = [v for v, flag in read if not flag]
+        bounds = _recorded_bounds(present, absent) if present and absent else None
+        if bounds is not None:
+            newest = recorded_parser(data.engine, data.parser_versions[-1])
+            out.append(Used(_placeholder(word, newest.source), word, span, *bounds))
     return out
 
 
@@ -228,6 +274,72 @@ def unknown_spellings(
         span = source.spans[index] if index < len(source.spans) else Span(1, 1)
         out.append((name, span))
     return out
+
+
+def between_recorded(
+    config: EngineConfig,
+    data: EngineKnowledge,
+    words: Sequence[tuple[str, Span]],
+    found: EngineVersion,
+) -> EngineConfig:
+    """``config`` with an SG310 warn for each word (:func:`parser_words`) that the
+    recorded parser standing for the pinned release (the nearest before it) reads as a
+    flag but the next recorded release refuses: the pinned release's parser was not
+    recorded and lies between them, so whether it starts is not known (pinned SGLang
+    0.5.22: 0.5.21 reads ``--speculative-e`` as ``--speculative-eagle-topk``, 0.5.23
+    refuses it as ambiguous). The word is read as the release before reads it."""
+    from specgate.inputs.knowledge import format_version
+    from specgate.inputs.parsers import recorded_parser
+
+    at = data.parser_version_at(found.version)
+    stated = format_version(found.version) if found.version is not None else None
+    following = _following_parser(data, found.version)
+    if not words or at is None or at == stated or following is None:
+        return config
+    parser = recorded_parser(data.engine, at)
+    reported = {i.field for i in config.issues if i.code == "SG310"}
+    spans = dict(config.spans)
+    issues = list(config.issues)
+    for spelled, span in words:
+        answer, matches = parser.read(spelled)
+        later = _refusal(data, following, spelled) if answer == "flag" else None
+        field_name = f"setting:{spelled}"
+        if later is None or field_name in reported:
+            continue
+        reported.add(field_name)
+        spans[field_name] = span
+        message = (
+            f"{spelled} is {matches[0]} to {data.display_name} {at}, read so here, but "
+            f"{later}; the version run, {stated}, lies between them and its parser was not "
+            "recorded: whether it starts is not known"
+        )
+        issues.append(EngineIssue("SG310", message, field_name, severity="warn"))
+    return replace(config, spans=spans, issues=tuple(issues))
+
+
+def _following_parser(data: EngineKnowledge, version: Version | None) -> str | None:
+    """The oldest recorded parser after ``version`` (None: the version is not known, or
+    none is recorded after it)."""
+    from specgate.inputs.knowledge import parse_version
+
+    if version is None:
+        return None
+    return next((v for v in data.parser_versions if (parse_version(v) or ()) > version), None)
+
+
+def _refusal(data: EngineKnowledge, at: str, word: str) -> str | None:
+    """``SGLang 0.5.23 refuses it ('error: …')`` when the parser recorded at ``at``
+    refuses ``word`` (ambiguous or unrecognized), else None."""
+    from specgate.inputs.parsers import recorded_parser
+
+    answer, matches = recorded_parser(data.engine, at).read(word)
+    if answer == "ambiguous":
+        said = f"ambiguous option: {word} could match {', '.join(matches[:8])}"
+    elif answer == "unrecognized":
+        said = f"unrecognized arguments: {word}"
+    else:
+        return None
+    return f"{data.display_name} {at} refuses it ('error: {said}')"
 
 
 def parser_words(

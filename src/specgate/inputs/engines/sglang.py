@@ -37,12 +37,13 @@ PROGRAMS = ("sglang",)
 
 _DATA = knowledge("sglang")
 
-# argparse with abbreviations on. The flags (data/engines/sglang.json) are SGLang's
+# argparse with abbreviations on, words as written (flag_spelling in the data,
+# docs/engines.md#flag-spellings). The flags (data/engines/sglang.json) are SGLang's
 # speculative flags of releases up to late 2024 (when `--speculative-draft` was still
 # unambiguous, as in sglang PR #2150), the few others read here, and newer ones that
 # do not share those prefixes (--speculative-dflash-block-size, --speculative-adaptive);
 # a prefix is matched against them.
-FLAGS = replace(_DATA.flags(), allow_abbrev=True, engine_parser=_DATA.engine_parser)
+FLAGS = _DATA.flags()
 
 _ALGORITHMS: Mapping[str, str] = _DATA.table("algorithms")
 _ONE_PASS = frozenset(_DATA.table("one_pass_algorithms"))

@@ -32,7 +32,6 @@ from collections.abc import Callable, Sequence
 from specgate.core.errors import InputError, LimitReached, UnsettledValue
 from specgate.inputs.cmdline import FlagSpec
 from specgate.inputs.engines._source import CommandSource, commands_of, norm_key
-from specgate.inputs.knowledge import knowledge
 from specgate.load.document import Document
 
 #: Normalised flag names that set the speculative method or the draft length, or
@@ -48,28 +47,26 @@ def _speculative(name: str) -> bool:
     return key.startswith(SPECULATIVE_PREFIXES) or key in _CONFIG_FILES
 
 
-def _takes_value(engine: str, word: str) -> bool:
-    """Whether the engine's recorded parser reads ``word`` as a flag taking a value
-    (False when unknown: then the next word may be anything)."""
-    data = knowledge(engine)
-    if not data.parser_versions or not word.startswith("--") or "=" in word:
+def _takes_value(spec: FlagSpec, word: str) -> bool:
+    """Whether the engine's recorded parser (of the version in force: ``spec``'s) reads
+    ``word`` as a flag taking a value (False when unknown: then the next word may be
+    anything)."""
+    if spec.engine_parser is None or not word.startswith("--") or "=" in word:
         return False
-    from specgate.inputs.parsers import recorded_parser
-
-    parser = recorded_parser(engine, data.parser_versions[-1])
+    parser = spec.engine_parser()
     answer, options = parser.read(word)
     # an ambiguous word is refused, but as any of its flags it would take the next word
     return answer in ("flag", "ambiguous") and all(parser.options[o] for o in options)
 
 
-def unsettled_words(source: CommandSource, spec: FlagSpec, engine: str) -> list[str]:
+def unsettled_words(source: CommandSource, spec: FlagSpec) -> list[str]:
     """Notes for the unsettled words of ``source`` that cannot change D or the method.
 
     Args:
         source: the engine's command, with ``command.unresolved`` (per word index, what
             it is and whether the shell splits it).
-        spec: the engine's flags.
-        engine: its name (its recorded parser tells which flags take a value).
+        spec: the engine's flags at the version in force (its recorded parser tells
+            which flags take a value).
 
     Returns:
         one note per harmless unsettled word (its description and line).
@@ -103,7 +100,7 @@ def unsettled_words(source: CommandSource, spec: FlagSpec, engine: str) -> list[
         # in a way not followed (`--speculative-config "$SPEC"` after `declare SPEC=…`)
         value_place = (
             (not splits or not from_file)
-            and (index in values or _takes_value(engine, previous))
+            and (index in values or _takes_value(spec, previous))
             and not (from_file and _speculative(previous.partition("=")[0]))
         )
         # split words the pull request fills may end in a flag that takes the next

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Literal
 
 from specgate.core.vocabulary import DraftPasses, Mechanism
-from specgate.inputs.cmdline import Flag
+from specgate.inputs.cmdline import Flag, FlagSpec
 from specgate.inputs.engines import vllm_rules, vllm_sizes
 from specgate.inputs.engines._base import (
     Builder,
@@ -40,17 +40,12 @@ PROGRAMS = ("vllm", "vllm.entrypoints")
 
 _DATA = knowledge("vllm")
 
-# vLLM's parser spells these with '-' or '_' alike (FlexibleArgumentParser.parse_args
-# rewrites '_' to '-' in a '--' word's name before argparse reads it, at every release
-# read: vllm-project/vllm:vllm/utils.py@v0.6.1, vllm/utils/argparse_utils.py@v0.27.1 and
-# @v0.32.0; specgate.inputs.parsers) and takes a unique prefix of any of its long flags
-# (argparse's allow_abbrev, recorded by running it at 0.27.1 and 0.32.0:
-# data/engines/parsers/): an abbreviation is read as the engine reads it, and one it
-# refuses is read as no flag. The flags, their aliases (-sc, -tp) and the --spec-*
-# shorthands come from data/engines/vllm.json.
-FLAGS = replace(
-    _DATA.flags(), allow_abbrev=True, underscores=True, engine_parser=_DATA.engine_parser
-)
+# How vLLM's parser spells a word ('_' read as '-' in a '--' word's name up to its first
+# '.', FlexibleArgumentParser.parse_args; argparse abbreviations, read by the recorded
+# parser: an abbreviation it refuses is read as no flag) is the data's flag_spelling
+# (data/engines/vllm.json, docs/engines.md#flag-spellings), as are the flags, their
+# aliases (-sc, -tp) and the --spec-* shorthands.
+FLAGS = _DATA.flags()
 #: ``--spec-method`` → ``method``: shorthand flags that set one key of the block.
 SHORTHANDS = _DATA.shorthands()
 #: Prefixes of ``--speculative-config.KEY VALUE`` words (and the ``-sc.KEY`` short form).
@@ -427,11 +422,12 @@ def mtp_layer_issue(config: EngineConfig, mtp_layers: int | None) -> EngineIssue
     return None
 
 
-def command_options(source: CommandSource) -> Options:
-    """Options of a ``vllm serve`` command, ``--speculative-config.KEY VALUE`` (and
+def command_options(source: CommandSource, flags: FlagSpec = FLAGS) -> Options:
+    """Options of a ``vllm serve`` command (read with ``flags``: :data:`FLAGS` with the
+    recorded parser of the version in force), ``--speculative-config.KEY VALUE`` (and
     ``-sc.KEY``) and the ``--spec-method``/``--spec-model``/``--spec-tokens`` shorthands
     merged into the speculative block (they win over keys of the JSON value)."""
-    opts = source.options(FLAGS)
+    opts = source.options(flags)
     dotted = {
         key: Opt(_scalar(value), source.spans[index])
         for key, (value, index) in dotted_options(source.command.argv).items()
