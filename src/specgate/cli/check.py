@@ -391,9 +391,11 @@ def _index_overlay(args: argparse.Namespace) -> IndexOverlay | None:
     """``--staged`` at a commit (no ``PRE_COMMIT_*_REF``): the index, read where the work
     tree differs from it (docs/change-gate.md#staged); ``None`` otherwise, or when the
     work tree holds what is staged."""
+    if not args.staged:
+        return None  # a plain check imports nothing of --staged (tests/test_imports.py)
     from specgate.change.staged import FROM_REF, TO_REF
 
-    if not args.staged or os.environ.get(FROM_REF) or os.environ.get(TO_REF):
+    if os.environ.get(FROM_REF) or os.environ.get(TO_REF):
         return None
     from pathlib import Path
 

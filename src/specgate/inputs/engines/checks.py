@@ -43,14 +43,16 @@ seen in; otherwise it warns and asks to pin ``speculation.engine_version``.
 
 from __future__ import annotations
 
-import itertools
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from specgate.inputs.engines._source import Opt, Options
+from specgate.inputs.engines.check_values import DERIVED, SHAPES
+from specgate.inputs.engines.check_values import as_items as _items
+from specgate.inputs.engines.check_values import number as _number
+from specgate.inputs.engines.check_values import shown as _shown
 from specgate.inputs.engines.lifetime import Lifetime
 from specgate.inputs.knowledge import (
     EngineKnowledge,
@@ -107,12 +109,8 @@ _MODIFIERS = frozenset(
 )
 _KEY_OPS = frozenset({"eq_key", "ne_key", "lt_key", "le_key", "gt_key", "ge_key"})
 #: The longest value quoted in a message (a repository controls every byte).
-_SHOWN = 80
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
-_INTEGER = re.compile(r"^[-+]?\d+$")
-#: Python's own limit on int() of a string (sys.int_info.default_max_str_digits).
-_MAX_DIGITS = 4300
 #: ``{name}`` is filled in; ``{{`` and ``}}`` are literal braces (as in str.format).
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([a-z_][a-z0-9_.:]*)\}")
 
@@ -445,11 +443,6 @@ def _render(
     return f"{lead}: {text}", details, action
 
 
-def _shown(value: object) -> str:
-    text = "null" if value is None else str(value)
-    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
-
-
 def _present(opt: Opt | None) -> bool:
     return opt is not None and opt.value is not None
 
@@ -525,24 +518,6 @@ def _cond(node: Mapping[str, Any], r: _Reader) -> Tri:
     return False if False in results else (None if None in results else True)
 
 
-def _number(value: object) -> float | int | None:
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (int, float)):
-        number = float(value)
-    elif isinstance(value, str):
-        text = value.strip()
-        if _INTEGER.fullmatch(text) and len(text) <= _MAX_DIGITS:
-            return int(text)  # exact, however large (a hostile -999…9 stays negative)
-        try:
-            number = float(text)
-        except (ValueError, OverflowError):
-            return None
-    else:
-        return None
-    return number if math.isfinite(number) else None
-
-
 def _truth(value: object) -> bool | None:
     if isinstance(value, bool):
         return value
@@ -554,14 +529,6 @@ def _truth(value: object) -> bool | None:
             return True
         if text in _FALSE:
             return False
-    return None
-
-
-def _items(value: object) -> list[str] | None:
-    if isinstance(value, list):
-        return [str(v).strip().lower() for v in value[:1024]]
-    if isinstance(value, str):
-        return [part.strip().lower() for part in value.split(",")[:1024] if part.strip()]
     return None
 
 
@@ -631,176 +598,8 @@ def _shape(name: str, value: object, r: _Reader) -> Tri:
     ``r.problem`` says how)."""
     if value is None:
         return None
-    problem = _SHAPES[name](value)
+    problem = SHAPES[name](value)
     if problem is None:
         return False
     r.problem = problem
     return True
-
-
-def _range_table(value: object) -> str | None:
-    """A list of ``(start, end, k)`` batch-size ranges: positive, start ≤ end, k ≥ 0,
-    sorted and non-overlapping, the first starting at 1 (vLLM
-    ``vllm/v1/spec_decode/dynamic/utils.py`` build_dynamic_sd_schedule_lookup)."""
-    if not isinstance(value, list):
-        return "it must be a list of (range_start, range_end, num_speculative_tokens) entries"
-    if not value:
-        return "it must not be empty"
-    entries: list[tuple[float, float, float]] = []
-    for entry in value[:1024]:
-        numbers = [_number(x) for x in entry] if isinstance(entry, (list, tuple)) else []
-        if len(numbers) != 3 or any(n is None for n in numbers):
-            return "each entry must be a 3-item sequence (range_start, range_end, k)"
-        start, end, k = (float(n) for n in numbers if n is not None)
-        if start <= 0 or end <= 0:
-            return f"batch-size range ({start:g}, {end:g}) must be positive"
-        if start > end:
-            return f"batch-size range start must be <= end for ({start:g}, {end:g}, {k:g})"
-        if k < 0:
-            return "num_speculative_tokens values must be >= 0"
-        entries.append((start, end, k))
-    entries.sort()
-    for (_, end, _), (start, _, _) in itertools.pairwise(entries):
-        if start <= end:
-            return "batch-size ranges must be non-overlapping and sorted"
-    if entries[0][0] != 1:
-        return "the first batch-size range must start at 1"
-    return None
-
-
-def _range_bounds(value: object) -> str | None:
-    """The bounds of each ``(start, end, k)`` entry alone: start and end positive, k
-    not negative (what :func:`_range_table` checks besides shape and order)."""
-    if not isinstance(value, list):
-        return None
-    for entry in value[:1024]:
-        numbers = [_number(x) for x in entry] if isinstance(entry, (list, tuple)) else []
-        if len(numbers) != 3 or any(n is None for n in numbers):
-            continue
-        start, end, k = (float(n) for n in numbers if n is not None)
-        if start <= 0 or end <= 0:
-            return f"batch-size range ({start:g}, {end:g}) must be positive"
-        if k < 0:
-            return "num_speculative_tokens_per_batch_size values must be >= 0"
-    return None
-
-
-def _schedule(value: object) -> str | None:
-    """A ``{batch size: draft length}`` mapping: keys ≥ 1, values ≥ 0 (TensorRT-LLM
-    ``DecodingBaseConfig`` draft_len_schedule validator)."""
-    if not isinstance(value, Mapping):
-        return None
-    for key, length in list(value.items())[:1024]:
-        size, draft = _number(key), _number(length)
-        if size is None or size < 1:
-            return f"batch size threshold must be >= 1, got {_shown(key)}"
-        if draft is None or draft < 0:
-            return f"draft length must be >= 0, got {_shown(length)}"
-    return None
-
-
-def _choice_tree(value: object) -> str | None:
-    """EAGLE ``eagle_choices``: a list of paths (lists of ints), or a string of one;
-    every path's prefix must itself be a choice (TensorRT-LLM ``EagleDecodingConfig``)."""
-    if isinstance(value, str):
-        return None  # parsed by the engine; specgate does not evaluate it
-    if not isinstance(value, list):
-        return (
-            "Eagle choices should be a List[List[int]] or a string like "
-            "[[0], [1], [2], [0, 0], [0, 1]]"
-        )
-    paths: set[tuple[int, ...]] = set()
-    for choice in value[:1024]:
-        if not isinstance(choice, list) or not all(isinstance(i, int) for i in choice):
-            return "Eagle choices should be a List[List[int]]"
-        paths.add(tuple(choice))
-    for path in sorted(paths, key=len):
-        if len(path) > 1 and path[:-1] not in paths:
-            return f"choice {list(path)} is not connected"
-    return None
-
-
-def _mapping_smallest(value: object) -> float | None:
-    if not isinstance(value, Mapping) or not value:
-        return None
-    pairs = [(_number(k), _number(v)) for k, v in list(value.items())[:1024]]
-    known = [(k, v) for k, v in pairs if k is not None and v is not None]
-    return min(known)[1] if known else None
-
-
-def _mapping_largest_value(value: object) -> float | None:
-    if not isinstance(value, Mapping) or not value:
-        return None
-    values = [_number(v) for v in list(value.values())[:1024]]
-    known = [v for v in values if v is not None]
-    return max(known) if known else None
-
-
-def _mapping_largest_key(value: object) -> float | None:
-    if not isinstance(value, Mapping) or not value:
-        return None
-    keys = [_number(k) for k in list(value)[:1024]]
-    known = [k for k in keys if k is not None]
-    return max(known) if known else None
-
-
-def _unit_rates(value: object) -> str | None:
-    """A comma list of acceptance rates: each finite and in [0, 1], non-increasing
-    (llama.cpp ``common_speculative_synth_rates_resolve``)."""
-    items = _items(value)
-    if items is None:
-        return None
-    rates = [_number(item) for item in items]
-    for item, rate in zip(items, rates, strict=True):
-        if rate is None or not 0 <= rate <= 1:
-            return f"rate {_shown(item)} is not a number in [0, 1]"
-    for earlier, later in itertools.pairwise(rates):
-        if earlier is not None and later is not None and later > earlier:
-            return "synthetic acceptance rates must be non-increasing"
-    return None
-
-
-def _longest_item(value: object) -> float | None:
-    """The longest item of a list of lists (a choice tree's depth)."""
-    if not isinstance(value, list) or not value:
-        return None
-    lengths = [len(item) for item in value[:1024] if isinstance(item, list)]
-    return float(max(lengths)) if lengths else None
-
-
-def _largest_third(value: object) -> float | None:
-    """The largest third item of a list of triples (a range table's k)."""
-    if not isinstance(value, list):
-        return None
-    ks = [
-        _number(entry[2])
-        for entry in value[:1024]
-        if isinstance(entry, (list, tuple)) and len(entry) == 3
-    ]
-    known = [k for k in ks if k is not None]
-    return float(max(known)) if known else None
-
-
-def _count(value: object) -> float | None:
-    items = _items(value)
-    return None if items is None else float(len(items))
-
-
-_SHAPES = {
-    "range_table": _range_table,
-    "range_bounds": _range_bounds,
-    "schedule": _schedule,
-    "choice_tree": _choice_tree,
-    "unit_rates": _unit_rates,
-}
-
-#: Derived values a condition may compare: ``{"key": "spec.draft_len_schedule",
-#: "derive": "smallest_key_value", "ne_key": "spec.max_draft_len"}``.
-DERIVED = {
-    "count": _count,
-    "longest_item": _longest_item,
-    "largest_third": _largest_third,
-    "smallest_key_value": _mapping_smallest,
-    "largest_value": _mapping_largest_value,
-    "largest_key": _mapping_largest_key,
-}
