@@ -385,3 +385,11 @@ def test_up_of_a_project_without_speculation_leaves_the_script_s_reading(
     found = _read(tmp_path, files)
     assert isinstance(found, InputError)
     assert found.reason.startswith("no speculative decoding configured in serve.sh")
+
+
+def test_a_dotenv_that_changes_the_env_files_is_not_followed(tmp_path: Path) -> None:
+    # docker/compose cmd/compose/compose.go@v5.5.0 setEnvWithDotEnv: the .env's COMPOSE_*
+    # variables are set in Compose's own environment, COMPOSE_DISABLE_ENV_FILE with them
+    files = {"base.yaml": BASE, ".env": "COMPOSE_DISABLE_ENV_FILE=1\nTAG=v0.27.1\n",
+             "serve.sh": "docker compose -f base.yaml run vllm\n"}
+    assert not isinstance(_joined(tmp_path, files), Joined)
