@@ -393,3 +393,22 @@ def test_a_dotenv_that_changes_the_env_files_is_not_followed(tmp_path: Path) -> 
     files = {"base.yaml": BASE, ".env": "COMPOSE_DISABLE_ENV_FILE=1\nTAG=v0.27.1\n",
              "serve.sh": "docker compose -f base.yaml run vllm\n"}
     assert not isinstance(_joined(tmp_path, files), Joined)
+
+
+def test_an_override_of_an_extended_service_does_not_reach_the_extending_one(
+    tmp_path: Path,
+) -> None:
+    # compose-go loader/loader.go@e70e961c applies each file's extends within it before
+    # merging the next (a maintainer says the same of docker-compose 1:
+    # docker/compose#3843); docker-compose 1.29 `config` gives vllm D 3, base D 5.
+    # specgate read D 5 for vllm before: the override was merged before extends.
+    from specgate.inputs.engines.read import load_engine_document
+
+    (tmp_path / ".git").mkdir()
+    base = SPEC_BASE.replace("  vllm:\n", "  base:\n") + "  vllm:\n    extends: base\n"
+    over = SPEC_PROD.replace("  vllm:\n", "  base:\n")
+    (tmp_path / "compose.yaml").write_text(base, "utf-8")
+    (tmp_path / "compose.override.yaml").write_text(over, "utf-8")
+    services = load_engine_document(tmp_path / "compose.yaml", "compose.yaml").data["services"]
+    assert services["vllm"]["command"][2] == NGRAM.format(3)
+    assert services["base"]["command"][2] == NGRAM.format(5)
