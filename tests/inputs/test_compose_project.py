@@ -244,7 +244,7 @@ def _read(top: Path, files: dict[str, str], script: str = "serve.sh") -> object:
          "serve.sh", 5, "base.yaml"),
         # run from a folder without a Compose file: the parent folder's, with its override
         ({"compose.yaml": SPEC_BASE, "compose.override.yaml": SPEC_PROD,
-          "deploy/up.sh": "cd .\ndocker compose up -d vllm\n"},
+          "deploy/up.sh": "set -e\ndocker compose up -d vllm\n"},
          "deploy/up.sh", 5, "compose.yaml"),
         # -f names the default file: read alone, no override
         ({"compose.yaml": SPEC_BASE, "compose.override.yaml": SPEC_PROD,
@@ -412,3 +412,36 @@ def test_an_override_of_an_extended_service_does_not_reach_the_extending_one(
     services = load_engine_document(tmp_path / "compose.yaml", "compose.yaml").data["services"]
     assert services["vllm"]["command"][2] == NGRAM.format(3)
     assert services["base"]["command"][2] == NGRAM.format(5)
+
+
+@pytest.mark.parametrize(
+    ("script", "joined"),
+    [
+        # cd to the script's own folder: where it is read as run from anyway
+        ('cd "$(dirname "$0")"\ndocker compose run vllm\n', True),
+        ('cd "$(dirname "${BASH_SOURCE[0]}")" || exit 1\ndocker compose run vllm\n', True),
+        # anywhere else (or maybe, in a branch): the folder Compose starts from is not
+        # known, and from deploy/ it would find deploy/compose.yaml, not compose.yaml
+        ("cd deploy\ndocker compose run vllm\n", False),
+        ("cd deploy && docker compose run vllm\n", False),
+        ("if [ -d deploy ]; then cd deploy; fi\ndocker compose run vllm\n", False),
+        ("pushd deploy\ndocker compose run vllm\n", False),
+    ],
+)
+def test_a_script_that_changes_its_folder(tmp_path: Path, script: str, joined: bool) -> None:
+    files = {"compose.yaml": BASE, "deploy/compose.yaml": PROD.replace(
+        "  vllm:\n", "  vllm:\n    image: vllm/vllm-openai:v0.26.0\n"), "serve.sh": script}
+    found = _joined(tmp_path, files)
+    assert isinstance(found, Joined) is joined
+    if joined:
+        assert _argv_env(found) == BASE_RUN
+
+
+def test_up_after_cd_is_not_read(tmp_path: Path) -> None:
+    from specgate.core.errors import InputError
+
+    files = {"compose.yaml": SPEC_BASE, "deploy/compose.yaml": SPEC_PROD.replace(
+        "  vllm:\n", "  vllm:\n    image: vllm/vllm-openai:v0.26.0\n"),
+        "serve.sh": "cd deploy\ndocker compose up -d\n"}
+    found = _read(tmp_path, files)
+    assert isinstance(found, InputError) and "no speculative decoding" in found.reason

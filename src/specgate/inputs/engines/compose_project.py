@@ -22,7 +22,10 @@ Read at ``docker/compose@v5.5.0`` (``cmd/compose/compose.go``, ``toProjectOption
 
 ``-f`` paths are taken from the current folder too (``loader/loader.go``,
 ``LoadConfigFiles``: ``filepath.Abs``), whatever ``--project-directory`` says. A script
-is read as run from its own folder (docs/engines.md#containers).
+is read as run from its own folder (docs/engines.md#containers); one that may change
+its folder before the line (:func:`moves_folder`: ``cd``, ``pushd``, ``popd``, save
+``cd "$(dirname "$0")"``, which goes to the script's own folder) is not followed: which
+files Compose finds from there is not known.
 
 Not followed, so the line stays as written: ``-f -`` (standard input), a remote file
 (``oci://``, a git URL), ``--env-file`` and ``COMPOSE_ENV_FILES`` /
@@ -39,6 +42,7 @@ docs/engines.md#unsettled-values).
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -53,6 +57,18 @@ from specgate.load.compose_files import DEFAULT_FILES
 #: (``cmd/compose/compose.go@v5.5.0``: ``COMPOSE_ENV_FILES``; compose-go
 #: ``consts``: ``COMPOSE_DISABLE_ENV_FILE``): not followed.
 _ENV_FILE_VARIABLES = ("COMPOSE_ENV_FILES", "COMPOSE_DISABLE_ENV_FILE")
+#: A word that changes the shell's folder, as a command (after a line's start or an
+#: operator), not in a comment line.
+_MOVES = re.compile(
+    r"(?:^|[;&|(){}!]|\bthen|\bdo|\belse)\s*(?:builtin\s+)?(cd|pushd|popd)(?=\s|;|&|\)|$)"
+)
+#: ``cd "$(dirname "$0")"`` and its spellings (``${BASH_SOURCE[0]}``, backquotes): the
+#: script's own folder, where it is read as run from anyway.
+_HOME = re.compile(
+    r"""^\s*cd\s+(?:--\s+)?("?)(?:\$\(|`)\s*dirname\s+(?:--\s+)?("?)"""
+    r"""\$(?:0|\{0\}|\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE)\2\s*(?:\)|`)\1"""
+    r"""\s*(?:&&|;|\|\||$)"""
+)
 #: At most this many files in one project (``-f`` or ``COMPOSE_FILE``); more: not followed.
 MAX_FILES = 16
 
@@ -131,6 +147,18 @@ def compose_project(
     if _dotenv(work)[0] != first_env[0] and exists_inside(_dotenv(work)[0], top):
         dotenvs.append(_dotenv(work))
     return Project(tuple(named), explicit, tuple(dotenvs), outer, unknown)
+
+
+def moves_folder(text: str, line: int | None) -> bool:
+    """Whether the script ``text`` may change its working folder on or before its
+    ``line`` (1-based; None: anywhere), other than to its own folder (module doc)."""
+    lines = text.splitlines()
+    for raw in lines if line is None else lines[:line]:
+        if raw.lstrip().startswith("#") or _MOVES.search(raw) is None:
+            continue
+        if _HOME.match(raw) is None or len(_MOVES.findall(raw)) > 1:
+            return True
+    return False
 
 
 def _values(launch: RunnerLaunch, names: Sequence[str]) -> list[str]:

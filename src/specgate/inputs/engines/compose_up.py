@@ -24,7 +24,12 @@ from pathlib import Path
 from specgate.core.errors import InputError, UnsettledValue
 from specgate.core.paths import PathProblem, confined, repository_top
 from specgate.inputs.engines._source import CommandSource, commands_of
-from specgate.inputs.engines.compose_project import Project, Unfollowed, compose_project
+from specgate.inputs.engines.compose_project import (
+    Project,
+    Unfollowed,
+    compose_project,
+    moves_folder,
+)
 from specgate.inputs.engines.unsettled import unsettled_value
 from specgate.inputs.pointer import SeveralConfigurations
 from specgate.inputs.runners import RunnerLaunch, global_tables, read_globals, read_runner
@@ -122,6 +127,9 @@ def _compose_lines(
         launch = read_runner(source.command.argv) or up_launch(source.command.argv)
         if launch is None or launch.unsettled or launch.runner not in (RUNNER, _RUN):
             continue
+        line = source.spans[0].line if source.spans else None
+        if moves_folder(doc.data, line):
+            continue  # run from another folder than the script's: its files not known
         project = compose_project(launch, source.command, path.parent, source.file, top)
         out.append((source, launch, project))
     return out
