@@ -70,8 +70,8 @@ def compose_up(
         InputError: the project's own input errors (a file not parseable …), as a
             Compose file the claims file names raises them.
     """
+    from specgate.inputs.engines import read_engine_config
     from specgate.inputs.engines.compose_run import compose_document
-    from specgate.inputs.engines.read import read_engine_config
 
     started: dict[Project, CommandSource] = {}
     for source, launch, project in _compose_lines(doc, text, path):
@@ -96,7 +96,7 @@ def compose_up(
     except SeveralConfigurations:
         return None  # `up` may start one service of several: not known which
     except InputError as exc:
-        from specgate.inputs.engines.read import configures_nothing
+        from specgate.inputs.engines import configures_nothing
 
         if configures_nothing(exc):
             return None  # the script's other readings say what it launches
