@@ -445,3 +445,17 @@ def test_up_after_cd_is_not_read(tmp_path: Path) -> None:
         "serve.sh": "cd deploy\ndocker compose up -d\n"}
     found = _read(tmp_path, files)
     assert isinstance(found, InputError) and "no speculative decoding" in found.reason
+
+
+def test_a_listed_file_the_repository_leaves_out_is_sg312(tmp_path: Path) -> None:
+    # COMPOSE_FILE=compose.yaml:compose.local.yaml with the local file not committed:
+    # Compose stops there; the deployment is not read (SG312), the run goes on
+    (tmp_path / ".git").mkdir()
+    files = {"compose.yaml": SPEC_BASE, ".env": "COMPOSE_FILE=compose.yaml:compose.local.yaml\n",
+             "c.specgate.yaml": CLAIMS.replace("serve.sh", "compose.yaml")}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, "utf-8")
+    report = check_file(tmp_path / "c.specgate.yaml", "c.specgate.yaml", CheckOptions())
+    assert report.error is None
+    (sg312,) = [f for f in report.deployments[0].findings if f.code == "SG312"]
+    assert "compose.local.yaml" in sg312.message
