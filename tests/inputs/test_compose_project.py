@@ -426,6 +426,7 @@ def test_an_override_of_an_extended_service_does_not_reach_the_extending_one(
         ("cd deploy && docker compose run vllm\n", False),
         ("if [ -d deploy ]; then cd deploy; fi\ndocker compose run vllm\n", False),
         ("pushd deploy\ndocker compose run vllm\n", False),
+        ("sh -c 'cd deploy && docker compose run vllm'\n", False),
     ],
 )
 def test_a_script_that_changes_its_folder(tmp_path: Path, script: str, joined: bool) -> None:

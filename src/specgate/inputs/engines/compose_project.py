@@ -57,10 +57,10 @@ from specgate.load.compose_files import DEFAULT_FILES
 #: (``cmd/compose/compose.go@v5.5.0``: ``COMPOSE_ENV_FILES``; compose-go
 #: ``consts``: ``COMPOSE_DISABLE_ENV_FILE``): not followed.
 _ENV_FILE_VARIABLES = ("COMPOSE_ENV_FILES", "COMPOSE_DISABLE_ENV_FILE")
-#: A word that changes the shell's folder, as a command (after a line's start or an
-#: operator), not in a comment line.
+#: A word that changes the shell's folder, as a command (after a line's start, an
+#: operator or a quote opening ``sh -c '…'``), not in a comment line.
 _MOVES = re.compile(
-    r"(?:^|[;&|(){}!]|\bthen|\bdo|\belse)\s*(?:builtin\s+)?(cd|pushd|popd)(?=\s|;|&|\)|$)"
+    r"(?:^|[;&|(){}!'\"`]|\bthen|\bdo|\belse)\s*(?:builtin\s+)?(cd|pushd|popd)(?=\s|;|&|\)|$)"
 )
 #: ``cd "$(dirname "$0")"`` and its spellings (``${BASH_SOURCE[0]}``, backquotes): the
 #: script's own folder, where it is read as run from anyway.
