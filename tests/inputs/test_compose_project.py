@@ -460,3 +460,42 @@ def test_a_listed_file_the_repository_leaves_out_is_sg312(tmp_path: Path) -> Non
     assert report.error is None
     (sg312,) = [f for f in report.deployments[0].findings if f.code == "SG312"]
     assert "compose.local.yaml" in sg312.message
+
+
+# `up` starts no service its profiles keep off (no profile active) nor one scaled to 0
+# (Compose specification 05-services.md: profiles, scale, deploy.replicas)
+GATED = SPEC_BASE + SPEC_PROD.replace("services:\n  vllm:\n", "  spec:\n").replace(
+    "    command", "    image: vllm/vllm-openai:v0.26.0\n    profiles: [spec]\n    command")
+
+
+@pytest.mark.parametrize(
+    ("files", "draft_length"),
+    [
+        # the profile-gated `spec` service (D 5) is not started: `vllm` (D 3) is
+        ({"compose.yaml": GATED, "serve.sh": "docker compose up -d\n"}, 3),
+        # scaled to 0: not started
+        ({"compose.yaml": GATED.replace("profiles: [spec]", "scale: 0"),
+          "serve.sh": "docker compose up -d\n"}, 3),
+        ({"compose.yaml": GATED.replace("profiles: [spec]", "deploy: {replicas: 0}"),
+          "serve.sh": "docker compose up -d\n"}, 3),
+        # only the gated service speculates: what up starts configures nothing
+        ({"compose.yaml": GATED.replace(SPEC_BASE, "services:\n  vllm:\n    image: x\n"),
+          "serve.sh": "docker compose up -d\n"}, None),
+        # a profile may be active, or words after up may name the gated service: not known
+        ({"compose.yaml": GATED, "serve.sh": "docker compose --profile spec up -d\n"}, None),
+        ({"compose.yaml": GATED, ".env": "COMPOSE_PROFILES=spec\n",
+          "serve.sh": "docker compose up -d\n"}, None),
+        ({"compose.yaml": GATED, "serve.sh": "docker compose up -d spec\n"}, None),
+    ],
+)
+def test_up_reads_the_services_it_starts(
+    tmp_path: Path, files: dict[str, str], draft_length: int | None
+) -> None:
+    from specgate.core.errors import InputError
+    from specgate.inputs.types import EngineConfig
+
+    found = _read(tmp_path, files)
+    if draft_length is None:
+        assert isinstance(found, InputError) and "no speculative decoding" in found.reason
+    else:
+        assert isinstance(found, EngineConfig) and found.draft_length == draft_length

@@ -121,7 +121,7 @@ def compose_project(
     elif files:
         work = ((folder / files[0]).parent, _shown(shown_cwd, files[0], parent=True))
     first_env = _dotenv(work or (folder, str(shown_cwd)))
-    first_vars = _dotenv_vars(first_env, dict(outer), top)
+    first_vars = dotenv_variables(first_env, dict(outer), top)
     if first_vars is None or any(n in first_vars for n in _ENV_FILE_VARIABLES):
         return None  # cmd/compose/compose.go setEnvWithDotEnv: its COMPOSE_* apply too
     named: list[tuple[Path, str]] = [(folder / f, _shown(shown_cwd, f)) for f in files]
@@ -189,7 +189,7 @@ def _unfollowed(value: str, launch: RunnerLaunch, command: Command) -> Unfollowe
     return None  # a literal ``$`` (quoted): a file of that name, not looked for
 
 
-def _dotenv_vars(
+def dotenv_variables(
     dotenv: tuple[Path, str], outer: dict[str, str], top: Path
 ) -> dict[str, str] | None:
     """The variables of the ``.env`` file ``dotenv`` (none there: ``{}``); None when it
