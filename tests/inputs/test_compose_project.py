@@ -486,6 +486,8 @@ GATED = SPEC_BASE + SPEC_PROD.replace("services:\n  vllm:\n", "  spec:\n").repla
         ({"compose.yaml": GATED, ".env": "COMPOSE_PROFILES=spec\n",
           "serve.sh": "docker compose up -d\n"}, None),
         ({"compose.yaml": GATED, "serve.sh": "docker compose up -d spec\n"}, None),
+        ({"compose.yaml": GATED.replace("profiles: [spec]", "scale: 0"),
+          "serve.sh": "docker compose up -d --scale=spec=1\n"}, None),
     ],
 )
 def test_up_reads_the_services_it_starts(

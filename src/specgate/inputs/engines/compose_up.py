@@ -123,11 +123,11 @@ def _started(
 ) -> Document | None:
     """``model`` without the services ``up`` does not start: those its ``profiles``
     keep off (no profile is active) and those scaled to 0 (``scale: 0``,
-    ``deploy.replicas: 0``) (Compose specification ``05-services.md``: profiles, scale,
-    deploy; compose-go ``cli/options.go@e70e961c`` ``WithDefaultProfiles`` reads
-    ``COMPOSE_PROFILES``). None when such a service exists and which start is not
-    known: a ``--profile``, ``COMPOSE_PROFILES`` set, or words after ``up`` that may
-    name services."""
+    ``deploy.replicas: 0``) (compose-go ``@e70e961c``: ``types/project.go``
+    ``HasProfile``, ``types/types.go`` ``GetScale``; ``cli/options.go``
+    ``WithDefaultProfiles`` reads ``COMPOSE_PROFILES``). None when such a service
+    exists and which start is not known: a ``--profile``, ``COMPOSE_PROFILES`` set,
+    ``--scale``, or words after ``up`` that may name services."""
     data = model.data
     services = data.get("services") if isinstance(data, Mapping) else None
     if not isinstance(data, Mapping) or not isinstance(services, Mapping):
@@ -137,7 +137,8 @@ def _started(
         return model
     for argv, launch in lines:
         assert launch.target_index is not None
-        named = [w for w in argv[launch.target_index + 1 :] if not w.startswith("-")]
+        after = argv[launch.target_index + 1 :]
+        named = [w for w in after if not w.startswith("-") or w.startswith("--scale")]
         if named or any(name == "profile" for name, _ in launch.globals):
             return None
     variables = dict(project.outer)
