@@ -312,3 +312,29 @@ def test_a_compose_project_is_read_at_the_ref(repo: Repo) -> None:
     inputs = found.deployments["chat"].deployment.inputs
     engine = inputs.engine if inputs else None
     assert engine is not None and (engine.draft_length, engine.version) == (3, "0.32.0")
+
+
+def test_check_at_a_ref_sees_a_compose_project_change(repo: Repo, run_json: Run) -> None:
+    # `check --baseline REF`: the project `docker compose up` starts serves D 3 at REF
+    # (prod.yaml's num_speculative_tokens) and D 5 now, with the AL evidence unchanged:
+    # SG403 (docs/change-gate.md#sg403-evidence-stale-after-config-change), D 3 → 5
+    files = {
+        "deploy/base.yaml": (
+            "services:\n  vllm:\n    image: vllm/vllm-openai:v0.32.0\n"
+            f"    command: [{TARGET}]\n"
+        ),
+        "deploy/prod.yaml": (
+            f"services:\n  vllm:\n    command: [{TARGET}, --speculative-config, '{SPEC}']\n"
+        ),
+        "deploy/up.sh": "docker compose -f base.yaml -f prod.yaml up -d\n",
+    }
+    repo.write({**files, "specgate.yaml": _claims("deploy/up.sh")})
+    ref = repo.commit()
+    repo.write({"deploy/prod.yaml": files["deploy/prod.yaml"].replace(
+        '"num_speculative_tokens":3', '"num_speculative_tokens":5')})
+    repo.commit()
+    _, report, _ = run_json("check", "--baseline", ref)
+    found = report["files"][0]["deployments"][0]
+    assert found["baseline"]["error"] is None and found["baseline"]["new"] is False
+    sg403 = [f for f in found["findings"] if f["code"] == "SG403"]
+    assert sg403 and "D 3 → 5" in sg403[0]["message"]

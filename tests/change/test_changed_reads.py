@@ -57,6 +57,32 @@ FORMS: dict[str, tuple[dict[str, str], str]] = {
         {"serving/compose.yaml": COMPOSE, "serving/.env": "D=4\n"},
         "serving/.env",
     ),
+    # a Compose project (docs/engines.md#containers): the second -f file of `up`, the
+    # override of a Compose file found in a parent folder, a file COMPOSE_FILE lists
+    "compose-up-files": (
+        {
+            "serving/serve.sh": "docker compose -f base.yaml -f prod.yaml up -d\n",
+            "serving/base.yaml": COMPOSE.replace("${D}", "3"),
+            "serving/prod.yaml": "services:\n  vllm:\n    environment: [D=4]\n",
+        },
+        "serving/prod.yaml",
+    ),
+    "compose-run-parent": (
+        {
+            "serving/serve.sh": "docker compose run vllm\n",
+            "compose.yaml": COMPOSE.replace("${D}", "3"),
+            "compose.override.yaml": "services:\n  vllm:\n    environment: [D=4]\n",
+        },
+        "compose.override.yaml",
+    ),
+    "compose-file-listed": (
+        {
+            "serving/compose.yaml": COMPOSE,
+            "serving/.env": "COMPOSE_FILE=compose.yaml:gpu.yaml\nD=3\n",
+            "serving/gpu.yaml": "services:\n  vllm:\n    environment: [D=4]\n",
+        },
+        "serving/gpu.yaml",
+    ),
 }
 
 

@@ -244,7 +244,7 @@ def _read(top: Path, files: dict[str, str], script: str = "serve.sh") -> object:
          "serve.sh", 5, "base.yaml"),
         # run from a folder without a Compose file: the parent folder's, with its override
         ({"compose.yaml": SPEC_BASE, "compose.override.yaml": SPEC_PROD,
-          "deploy/up.sh": "cd .\ndocker compose up -d vllm\n"},
+          "deploy/up.sh": "set -e\ndocker compose up -d vllm\n"},
          "deploy/up.sh", 5, "compose.yaml"),
         # -f names the default file: read alone, no override
         ({"compose.yaml": SPEC_BASE, "compose.override.yaml": SPEC_PROD,
@@ -385,3 +385,119 @@ def test_up_of_a_project_without_speculation_leaves_the_script_s_reading(
     found = _read(tmp_path, files)
     assert isinstance(found, InputError)
     assert found.reason.startswith("no speculative decoding configured in serve.sh")
+
+
+def test_a_dotenv_that_changes_the_env_files_is_not_followed(tmp_path: Path) -> None:
+    # docker/compose cmd/compose/compose.go@v5.5.0 setEnvWithDotEnv: the .env's COMPOSE_*
+    # variables are set in Compose's own environment, COMPOSE_DISABLE_ENV_FILE with them
+    files = {"base.yaml": BASE, ".env": "COMPOSE_DISABLE_ENV_FILE=1\nTAG=v0.27.1\n",
+             "serve.sh": "docker compose -f base.yaml run vllm\n"}
+    assert not isinstance(_joined(tmp_path, files), Joined)
+
+
+def test_an_override_of_an_extended_service_does_not_reach_the_extending_one(
+    tmp_path: Path,
+) -> None:
+    # compose-go loader/loader.go@e70e961c applies each file's extends within it before
+    # merging the next (a maintainer says the same of docker-compose 1:
+    # docker/compose#3843); docker-compose 1.29 `config` gives vllm D 3, base D 5.
+    # specgate read D 5 for vllm before: the override was merged before extends.
+    from specgate.inputs.engines.read import load_engine_document
+
+    (tmp_path / ".git").mkdir()
+    base = SPEC_BASE.replace("  vllm:\n", "  base:\n") + "  vllm:\n    extends: base\n"
+    over = SPEC_PROD.replace("  vllm:\n", "  base:\n")
+    (tmp_path / "compose.yaml").write_text(base, "utf-8")
+    (tmp_path / "compose.override.yaml").write_text(over, "utf-8")
+    services = load_engine_document(tmp_path / "compose.yaml", "compose.yaml").data["services"]
+    assert services["vllm"]["command"][2] == NGRAM.format(3)
+    assert services["base"]["command"][2] == NGRAM.format(5)
+
+
+@pytest.mark.parametrize(
+    ("script", "joined"),
+    [
+        # cd to the script's own folder: where it is read as run from anyway
+        ('cd "$(dirname "$0")"\ndocker compose run vllm\n', True),
+        ('cd "$(dirname "${BASH_SOURCE[0]}")" || exit 1\ndocker compose run vllm\n', True),
+        # anywhere else (or maybe, in a branch): the folder Compose starts from is not
+        # known, and from deploy/ it would find deploy/compose.yaml, not compose.yaml
+        ("cd deploy\ndocker compose run vllm\n", False),
+        ("cd deploy && docker compose run vllm\n", False),
+        ("if [ -d deploy ]; then cd deploy; fi\ndocker compose run vllm\n", False),
+        ("pushd deploy\ndocker compose run vllm\n", False),
+        ("sh -c 'cd deploy && docker compose run vllm'\n", False),
+    ],
+)
+def test_a_script_that_changes_its_folder(tmp_path: Path, script: str, joined: bool) -> None:
+    files = {"compose.yaml": BASE, "deploy/compose.yaml": PROD.replace(
+        "  vllm:\n", "  vllm:\n    image: vllm/vllm-openai:v0.26.0\n"), "serve.sh": script}
+    found = _joined(tmp_path, files)
+    assert isinstance(found, Joined) is joined
+    if joined:
+        assert _argv_env(found) == BASE_RUN
+
+
+def test_up_after_cd_is_not_read(tmp_path: Path) -> None:
+    from specgate.core.errors import InputError
+
+    files = {"compose.yaml": SPEC_BASE, "deploy/compose.yaml": SPEC_PROD.replace(
+        "  vllm:\n", "  vllm:\n    image: vllm/vllm-openai:v0.26.0\n"),
+        "serve.sh": "cd deploy\ndocker compose up -d\n"}
+    found = _read(tmp_path, files)
+    assert isinstance(found, InputError) and "no speculative decoding" in found.reason
+
+
+def test_a_listed_file_the_repository_leaves_out_is_sg312(tmp_path: Path) -> None:
+    # COMPOSE_FILE=compose.yaml:compose.local.yaml with the local file not committed:
+    # Compose stops there; the deployment is not read (SG312), the run goes on
+    (tmp_path / ".git").mkdir()
+    files = {"compose.yaml": SPEC_BASE, ".env": "COMPOSE_FILE=compose.yaml:compose.local.yaml\n",
+             "c.specgate.yaml": CLAIMS.replace("serve.sh", "compose.yaml")}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, "utf-8")
+    report = check_file(tmp_path / "c.specgate.yaml", "c.specgate.yaml", CheckOptions())
+    assert report.error is None
+    (sg312,) = [f for f in report.deployments[0].findings if f.code == "SG312"]
+    assert "compose.local.yaml" in sg312.message
+
+
+# `up` starts no service its profiles keep off (no profile active) nor one scaled to 0
+# (Compose specification 05-services.md: profiles, scale, deploy.replicas)
+GATED = SPEC_BASE + SPEC_PROD.replace("services:\n  vllm:\n", "  spec:\n").replace(
+    "    command", "    image: vllm/vllm-openai:v0.26.0\n    profiles: [spec]\n    command")
+
+
+@pytest.mark.parametrize(
+    ("files", "draft_length"),
+    [
+        # the profile-gated `spec` service (D 5) is not started: `vllm` (D 3) is
+        ({"compose.yaml": GATED, "serve.sh": "docker compose up -d\n"}, 3),
+        # scaled to 0: not started
+        ({"compose.yaml": GATED.replace("profiles: [spec]", "scale: 0"),
+          "serve.sh": "docker compose up -d\n"}, 3),
+        ({"compose.yaml": GATED.replace("profiles: [spec]", "deploy: {replicas: 0}"),
+          "serve.sh": "docker compose up -d\n"}, 3),
+        # only the gated service speculates: what up starts configures nothing
+        ({"compose.yaml": GATED.replace(SPEC_BASE, "services:\n  vllm:\n    image: x\n"),
+          "serve.sh": "docker compose up -d\n"}, None),
+        # a profile may be active, or words after up may name the gated service: not known
+        ({"compose.yaml": GATED, "serve.sh": "docker compose --profile spec up -d\n"}, None),
+        ({"compose.yaml": GATED, ".env": "COMPOSE_PROFILES=spec\n",
+          "serve.sh": "docker compose up -d\n"}, None),
+        ({"compose.yaml": GATED, "serve.sh": "docker compose up -d spec\n"}, None),
+        ({"compose.yaml": GATED.replace("profiles: [spec]", "scale: 0"),
+          "serve.sh": "docker compose up -d --scale=spec=1\n"}, None),
+    ],
+)
+def test_up_reads_the_services_it_starts(
+    tmp_path: Path, files: dict[str, str], draft_length: int | None
+) -> None:
+    from specgate.core.errors import InputError
+    from specgate.inputs.types import EngineConfig
+
+    found = _read(tmp_path, files)
+    if draft_length is None:
+        assert isinstance(found, InputError) and "no speculative decoding" in found.reason
+    else:
+        assert isinstance(found, EngineConfig) and found.draft_length == draft_length

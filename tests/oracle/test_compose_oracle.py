@@ -3,7 +3,8 @@ never a wrong settled value).
 
 Debian's ``docker-compose`` (1.29; ``config`` needs no daemon) builds the model of
 generated projects: interpolation from ``.env`` (``${D}``, ``${D:-4}``, ``${D-4}``, ``$D``,
-``$$``), the override file Compose merges by default, ``extends`` and ``environment``
+``$$``), the override file Compose merges by default (also over a service another
+extends, which the extending service does not see), ``extends`` and ``environment``
 lists naming a variable twice. For every service specgate reads the command and the
 environment Compose gives, or leaves them unsettled (a ``${VAR}`` no file sets);
 never another value. Where Compose v2 differs from 1.29, compose-go decides
@@ -70,6 +71,11 @@ def _service(
             over[name]["command"] = [*command[:3], seven]
         if rng.random() < 0.6:
             over[name]["environment"] = [f"A{i}=9"]
+    if f"{name}base" in base and rng.random() < 0.5:
+        # the override changes the extended service: Compose applies extends within
+        # each file first, so the extending service keeps the base file's values
+        nine = '{"method": "ngram", "num_speculative_tokens": 9}'
+        over[f"{name}base"] = {"command": [*command[:3], nine], "environment": [f"C{i}=9"]}
     return base, over
 
 

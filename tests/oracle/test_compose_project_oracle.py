@@ -11,7 +11,10 @@ and the same ``compose.yaml`` named by ``-f`` (read alone). For every ``docker c
 run SERVICE`` line specgate gives the argv, environment and image Compose's model gives
 (``docker-compose config`` 1.29 with the same files and environment, run from the
 script's folder; the run line's own rules as in ``test_compose_run_oracle``), or leaves
-the line unjoined; never another value. The forms generated are ones where
+the line unjoined; never another value. A Compose file the claims file names, with
+``COMPOSE_FILE`` in the ``.env`` beside it listing it first, in the middle or alone, is
+the model ``docker-compose config`` builds in that folder, service by service. The forms
+generated are ones where
 docker-compose 1.29 and compose-go agree (command and image replaced, environment merged
 name by name with the later file winning; no ``extends`` across files; the ``.env``
 beside the files).
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import os
 import random
+import shlex
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -155,3 +159,49 @@ def test_compose_projects_agree_with_compose_or_are_unsettled(tmp_path: Path) ->
     # every line here is settled: the files are all inside, no variable is unset
     assert counts["unsettled"] == 0
     assert counts["agreed"] == PROJECTS * len(VARIANTS) * SERVICES
+
+
+def _normal(service: dict[str, Any]) -> tuple[Any, dict[str, str], Any]:
+    """A service's command (split as shellwords splits a string), environment (a list
+    read item by item, the last of a name winning) and image."""
+    command = service.get("command")
+    if isinstance(command, str):
+        command = shlex.split(command)
+    raw = service.get("environment") or {}
+    if isinstance(raw, list):
+        raw = dict(item.partition("=")[::2] for item in raw)
+    env = {str(k): "" if v is None else str(v) for k, v in raw.items()}
+    return command, env, service.get("image")
+
+
+def named_corpus(projects: int, tmp: Path, seed: int = 25) -> dict[str, Any]:
+    """A Compose file the claims file names, with ``COMPOSE_FILE`` in the ``.env``
+    beside it listing it among the others: specgate's model against ``docker-compose
+    config`` in that folder, service by service."""
+    rng = random.Random(seed)
+    agreed = 0
+    wrong: list[str] = []
+    orders = ["base.yaml:prod.yaml", "prod.yaml:base.yaml:extra.yaml", "base.yaml"]
+    for n in range(projects):
+        top = tmp / f"n{n}"
+        (top / ".git").mkdir(parents=True)
+        for name, data in _files(rng).items():
+            (top / name).write_text(yaml.safe_dump(data), "utf-8")
+        for order in orders:
+            (top / ".env").write_text(f"TAG={TAG}\nCOMPOSE_FILE={order}\n", "utf-8")
+            oracle = _config(top, tmp, "", {})
+            model = load_engine_document(top / "base.yaml", "base.yaml").data["services"]
+            for name, service in oracle.items():
+                if _normal(model[name]) == _normal(service):
+                    agreed += 1
+                else:
+                    wrong.append(f"{order} {name}: ours {_normal(model[name])!r} "
+                                 f"compose {_normal(service)!r}")
+    return {"agreed": agreed, "wrong": wrong}
+
+
+@pytest.mark.skipif(COMPOSE is None, reason="docker-compose (1.29) not installed")
+def test_a_named_file_listed_in_compose_file_agrees_with_compose(tmp_path: Path) -> None:
+    counts = named_corpus(PROJECTS, tmp_path)
+    assert not counts["wrong"], "\n".join(counts["wrong"][:3])
+    assert counts["agreed"] == PROJECTS * 3 * SERVICES

@@ -220,11 +220,20 @@ def named_model(doc: Document, path: Path) -> Document:
         InputError: as :func:`compose_model`; :class:`UnreadForm` when ``COMPOSE_FILE``
             does not list the file (Compose does not read it there) and an override
             file is beside it (read alone or with it, the models differ), or lists a
-            file out of the repository or a remote one.
+            file that does not exist, one out of the repository or a remote one.
     """
     listed = _compose_file_variable(path, doc.file)
     if listed is None:
         return compose_model(doc, path)
+    for listed_path, shown in listed:
+        bring(listed_path)  # at a base revision, its file is looked for as at the head
+        if not listed_path.is_file():
+            # Compose stops there (a developer's local file the repository leaves out)
+            raise UnreadForm(
+                f"COMPOSE_FILE in the .env beside {doc.file} lists {shown}, which does not "
+                "exist: `docker compose` in that folder stops, so what it runs is not known",
+                doc.file,
+            )
     here = path.resolve()
     at = next((i for i, (p, _) in enumerate(listed) if p.resolve() == here), None)
     if at is None:

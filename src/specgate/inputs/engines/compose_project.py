@@ -22,11 +22,16 @@ Read at ``docker/compose@v5.5.0`` (``cmd/compose/compose.go``, ``toProjectOption
 
 ``-f`` paths are taken from the current folder too (``loader/loader.go``,
 ``LoadConfigFiles``: ``filepath.Abs``), whatever ``--project-directory`` says. A script
-is read as run from its own folder (docs/engines.md#containers).
+is read as run from its own folder (docs/engines.md#containers); one that may change
+its folder before the line (:func:`moves_folder`: ``cd``, ``pushd``, ``popd``, save
+``cd "$(dirname "$0")"``, which goes to the script's own folder) is not followed: which
+files Compose finds from there is not known.
 
 Not followed, so the line stays as written: ``-f -`` (standard input), a remote file
 (``oci://``, a git URL), ``--env-file`` and ``COMPOSE_ENV_FILES`` /
-``COMPOSE_DISABLE_ENV_FILE`` (the ``.env`` files change), a path out of the repository,
+``COMPOSE_DISABLE_ENV_FILE`` set by the script or the first ``.env`` (the ``.env`` files
+change: ``cmd/compose/compose.go``, ``setEnvWithDotEnv``, sets a ``.env``'s
+``COMPOSE_*`` variables in Compose's own environment), a path out of the repository,
 no Compose file up to the repository's top. A file path (``-f``, ``--project-directory``,
 ``COMPOSE_FILE``, ``COMPOSE_PATH_SEPARATOR``) the script does not settle — a variable
 from the environment the script runs in, ``$(…)`` — is :class:`Unfollowed` with what
@@ -37,6 +42,7 @@ docs/engines.md#unsettled-values).
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -51,6 +57,18 @@ from specgate.load.compose_files import DEFAULT_FILES
 #: (``cmd/compose/compose.go@v5.5.0``: ``COMPOSE_ENV_FILES``; compose-go
 #: ``consts``: ``COMPOSE_DISABLE_ENV_FILE``): not followed.
 _ENV_FILE_VARIABLES = ("COMPOSE_ENV_FILES", "COMPOSE_DISABLE_ENV_FILE")
+#: A word that changes the shell's folder, as a command (after a line's start, an
+#: operator or a quote opening ``sh -c '…'``), not in a comment line.
+_MOVES = re.compile(
+    r"(?:^|[;&|(){}!'\"`]|\bthen|\bdo|\belse)\s*(?:builtin\s+)?(cd|pushd|popd)(?=\s|;|&|\)|$)"
+)
+#: ``cd "$(dirname "$0")"`` and its spellings (``${BASH_SOURCE[0]}``, backquotes): the
+#: script's own folder, where it is read as run from anyway.
+_HOME = re.compile(
+    r"""^\s*cd\s+(?:--\s+)?("?)(?:\$\(|`)\s*dirname\s+(?:--\s+)?("?)"""
+    r"""\$(?:0|\{0\}|\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE)\2\s*(?:\)|`)\1"""
+    r"""\s*(?:&&|;|\|\||$)"""
+)
 #: At most this many files in one project (``-f`` or ``COMPOSE_FILE``); more: not followed.
 MAX_FILES = 16
 
@@ -103,10 +121,13 @@ def compose_project(
     elif files:
         work = ((folder / files[0]).parent, _shown(shown_cwd, files[0], parent=True))
     first_env = _dotenv(work or (folder, str(shown_cwd)))
+    first_vars = dotenv_variables(first_env, dict(outer), top)
+    if first_vars is None or any(n in first_vars for n in _ENV_FILE_VARIABLES):
+        return None  # cmd/compose/compose.go setEnvWithDotEnv: its COMPOSE_* apply too
     named: list[tuple[Path, str]] = [(folder / f, _shown(shown_cwd, f)) for f in files]
     explicit = bool(files)
     if not files:
-        listed = _compose_file_variable(command, first_env, top)
+        listed = _compose_file_variable(command, first_vars)
         if isinstance(listed, Unfollowed) or listed is None:
             return listed
         explicit = bool(listed)
@@ -126,6 +147,18 @@ def compose_project(
     if _dotenv(work)[0] != first_env[0] and exists_inside(_dotenv(work)[0], top):
         dotenvs.append(_dotenv(work))
     return Project(tuple(named), explicit, tuple(dotenvs), outer, unknown)
+
+
+def moves_folder(text: str, line: int | None) -> bool:
+    """Whether the script ``text`` may change its working folder on or before its
+    ``line`` (1-based; None: anywhere), other than to its own folder (module doc)."""
+    lines = text.splitlines()
+    for raw in lines if line is None else lines[:line]:
+        if raw.lstrip().startswith("#") or _MOVES.search(raw) is None:
+            continue
+        if _HOME.match(raw) is None or len(_MOVES.findall(raw)) > 1:
+            return True
+    return False
 
 
 def _values(launch: RunnerLaunch, names: Sequence[str]) -> list[str]:
@@ -156,11 +189,36 @@ def _unfollowed(value: str, launch: RunnerLaunch, command: Command) -> Unfollowe
     return None  # a literal ``$`` (quoted): a file of that name, not looked for
 
 
+def dotenv_variables(
+    dotenv: tuple[Path, str], outer: dict[str, str], top: Path
+) -> dict[str, str] | None:
+    """The variables of the ``.env`` file ``dotenv`` (none there: ``{}``); None when it
+    cannot be read (its own reading, where the claims file names it, says why).
+
+    Raises:
+        LimitReached: a bound reached while reading it (never read past).
+    """
+    from specgate.core.errors import InputError, LimitReached
+    from specgate.load.compose_env import parse_dotenv
+    from specgate.load.read import read_text
+
+    if not exists_inside(dotenv[0], top):
+        return {}
+    try:
+        text = read_text(confined(dotenv[0], top=top), dotenv[1])
+        return parse_dotenv(text, dotenv[1], outer)
+    except LimitReached:
+        raise
+    except (InputError, PathProblem):
+        return None
+
+
 def _compose_file_variable(
-    command: Command, dotenv: tuple[Path, str], top: Path
+    command: Command, dotenv: dict[str, str]
 ) -> list[str] | Unfollowed | None:
     """``COMPOSE_FILE`` split at ``COMPOSE_PATH_SEPARATOR`` from the environment, else
-    from ``dotenv``: ``[]`` when it is set nowhere, None when not followed."""
+    from the ``.env`` variables ``dotenv``: ``[]`` when it is set nowhere, None when
+    not followed."""
     values: dict[str, str] = {}
     for name in ("COMPOSE_FILE", "COMPOSE_PATH_SEPARATOR"):
         if name in command.env:
@@ -168,19 +226,8 @@ def _compose_file_variable(
             if "$" in value:
                 return Unfollowed(_outside_hit(name, value))
             values[name] = value
-    if len(values) < 2 and exists_inside(dotenv[0], top):
-        from specgate.core.errors import InputError
-        from specgate.load.compose_env import parse_dotenv
-        from specgate.load.read import read_text
-
-        try:
-            env = parse_dotenv(read_text(confined(dotenv[0], top=top), dotenv[1]), dotenv[1],
-                               {k: v for k, v in command.env.items() if "$" not in v})
-        except (InputError, PathProblem):
-            return None  # its own reading, where the claims file names it, says why
-        for name in ("COMPOSE_FILE", "COMPOSE_PATH_SEPARATOR"):
-            if name in env:
-                values.setdefault(name, env[name])
+        elif name in dotenv:
+            values[name] = dotenv[name]
     if "COMPOSE_FILE" not in values:
         return []
     separator = values.get("COMPOSE_PATH_SEPARATOR") or ":"

@@ -57,7 +57,7 @@ from specgate.core.limits import FileBudget, active_budget
 from specgate.core.paths import PathProblem, confined, repository_top
 from specgate.inputs.containers import container_argv, image_entry, parse_image
 from specgate.inputs.engines._source import CommandSource, literal_value
-from specgate.inputs.engines.compose_project import Project, compose_project
+from specgate.inputs.engines.compose_project import Project, compose_project, moves_folder
 from specgate.inputs.engines.compose_project import exists_inside as _exists
 from specgate.inputs.engines.environment import sibling_env
 from specgate.inputs.engines.placed import Joined, place
@@ -77,6 +77,9 @@ def compose_run(source: CommandSource, launch: RunnerLaunch, path: Path | None) 
         top = repository_top(path.parent)
     except PathProblem:
         return None
+    text = _script_text(path, source.file)
+    if text is None or moves_folder(text, source.spans[0].line if source.spans else None):
+        return None  # run from another folder than the script's: its files not known
     podman = launch.runner == PODMAN_COMPOSE_RUN
     if podman:
         project = _podman_compose_file(launch, path.parent, source.file, top)
@@ -134,6 +137,31 @@ def compose_run(source: CommandSource, launch: RunnerLaunch, path: Path | None) 
 _LOADED: WeakKeyDictionary[FileBudget, dict[Project, Document | None]] = (
     WeakKeyDictionary()
 )
+
+
+#: The text of each script read during the read of one serving file (as :data:`_LOADED`).
+_TEXTS: WeakKeyDictionary[FileBudget, dict[Path, str | None]] = WeakKeyDictionary()
+
+
+def _script_text(path: Path, shown: str) -> str | None:
+    """The text of the script at ``path`` (None: not readable; its own reading says
+    why), read once per read of the serving file.
+
+    Raises:
+        LimitReached: a bound reached while reading it (never read past).
+    """
+    from specgate.load.read import read_text
+
+    budget = active_budget()
+    texts = _TEXTS.setdefault(budget, {}) if budget is not None else {}
+    if path not in texts:
+        try:
+            texts[path] = read_text(confined(path), shown)
+        except LimitReached:
+            raise
+        except (InputError, PathProblem):
+            texts[path] = None
+    return texts[path]
 
 
 def compose_document(project: Project, top: Path) -> Document | None:

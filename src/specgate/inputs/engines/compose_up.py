@@ -17,14 +17,20 @@ value the script does not settle are the deployment's unsettled value
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from specgate.core.errors import InputError, UnsettledValue
 from specgate.core.paths import PathProblem, confined, repository_top
 from specgate.inputs.engines._source import CommandSource, commands_of
-from specgate.inputs.engines.compose_project import Project, Unfollowed, compose_project
+from specgate.inputs.engines.compose_project import (
+    Project,
+    Unfollowed,
+    compose_project,
+    dotenv_variables,
+    moves_folder,
+)
 from specgate.inputs.engines.unsettled import unsettled_value
 from specgate.inputs.pointer import SeveralConfigurations
 from specgate.inputs.runners import RunnerLaunch, global_tables, read_globals, read_runner
@@ -65,21 +71,25 @@ def compose_up(
         InputError: the project's own input errors (a file not parseable …), as a
             Compose file the claims file names raises them.
     """
+    from specgate.inputs.engines import read_engine_config
     from specgate.inputs.engines.compose_run import compose_document
-    from specgate.inputs.engines.read import read_engine_config
 
-    started: dict[Project, CommandSource] = {}
+    started: dict[Project, list[tuple[CommandSource, RunnerLaunch]]] = {}
     for source, launch, project in _compose_lines(doc, text, path):
         if launch.runner != RUNNER:
             continue
         if not isinstance(project, Project):
             return None
-        started.setdefault(project, source)
+        started.setdefault(project, []).append((source, launch))
     if len(started) != 1:
         return None
-    ((project, source),) = started.items()
+    ((project, lines),) = started.items()
+    source = lines[0][0]
     top = repository_top(path.parent)  # found by _compose_lines: it resolves
     model = compose_document(project, top)
+    if model is None:
+        return None
+    model = _started(model, project, [(s.command.argv, launch) for s, launch in lines], top)
     if model is None:
         return None
     first = confined(project.files[0][0], top=top)
@@ -91,7 +101,7 @@ def compose_up(
     except SeveralConfigurations:
         return None  # `up` may start one service of several: not known which
     except InputError as exc:
-        from specgate.inputs.engines.read import configures_nothing
+        from specgate.inputs.engines import configures_nothing
 
         if configures_nothing(exc):
             return None  # the script's other readings say what it launches
@@ -103,6 +113,54 @@ def compose_up(
         f"`docker compose up` starts in {shown}:{line}"
     )
     return replace(config, notes=(note, *config.notes, *model.notes))
+
+
+def _started(
+    model: Document,
+    project: Project,
+    lines: Sequence[tuple[Sequence[str], RunnerLaunch]],
+    top: Path,
+) -> Document | None:
+    """``model`` without the services ``up`` does not start: those its ``profiles``
+    keep off (no profile is active) and those scaled to 0 (``scale: 0``,
+    ``deploy.replicas: 0``) (compose-go ``@e70e961c``: ``types/project.go``
+    ``HasProfile``, ``types/types.go`` ``GetScale``; ``cli/options.go``
+    ``WithDefaultProfiles`` reads ``COMPOSE_PROFILES``). None when such a service
+    exists and which start is not known: a ``--profile``, ``COMPOSE_PROFILES`` set,
+    ``--scale``, or words after ``up`` that may name services."""
+    data = model.data
+    services = data.get("services") if isinstance(data, Mapping) else None
+    if not isinstance(data, Mapping) or not isinstance(services, Mapping):
+        return model
+    off = {name for name, service in services.items() if _kept_off(service)}
+    if not off:
+        return model
+    for argv, launch in lines:
+        assert launch.target_index is not None
+        after = argv[launch.target_index + 1 :]
+        named = [w for w in after if not w.startswith("-") or w.startswith("--scale")]
+        if named or any(name == "profile" for name, _ in launch.globals):
+            return None
+    variables = dict(project.outer)
+    for dotenv in project.dotenvs:
+        found = dotenv_variables(dotenv, variables, top)
+        if found is None:
+            return None
+        variables = {**found, **variables}
+    if "COMPOSE_PROFILES" in variables or "COMPOSE_PROFILES" in project.unknown:
+        return None
+    kept = {name: service for name, service in services.items() if name not in off}
+    return model._replace(data={**data, "services": kept})
+
+
+def _kept_off(service: object) -> bool:
+    if not isinstance(service, Mapping):
+        return False
+    deploy = service.get("deploy")
+    replicas = deploy.get("replicas") if isinstance(deploy, Mapping) else None
+    return bool(service.get("profiles")) or 0 in (service.get("scale"), replicas) or (
+        "0" in (service.get("scale"), replicas)
+    )
 
 
 def _compose_lines(
@@ -122,6 +180,9 @@ def _compose_lines(
         launch = read_runner(source.command.argv) or up_launch(source.command.argv)
         if launch is None or launch.unsettled or launch.runner not in (RUNNER, _RUN):
             continue
+        line = source.spans[0].line if source.spans else None
+        if moves_folder(doc.data, line):
+            continue  # run from another folder than the script's: its files not known
         project = compose_project(launch, source.command, path.parent, source.file, top)
         out.append((source, launch, project))
     return out

@@ -240,7 +240,7 @@ def _read_engine_config(
             )
             if followed is not None:
                 return followed
-        if follow and path is not None:
+        if follow and path is not None and pointer is None:
             started = compose_up(
                 doc, text, shown, path, engine=engine, engine_version=engine_version,
                 launches=launches,
