@@ -97,6 +97,23 @@ SHELL: dict[str, tuple[str, str]] = {
     "set-words": (f'set a b\n{M} {SC4} "$@"\n', "repository"),
     # the script's own arguments, shifted: still the caller's
     "shift-own": (f'shift\n{M} {SC4} "$@"\n', "outside"),
+    # new-user trial D4: a default or a check on the caller's argument or the
+    # environment; bash runs 4 only when the caller passes none, and stops when
+    # SPEC_TOKENS is unset (POSIX 2.6.2): either way the deployment decides D
+    "first-arg-default-in-json": (
+        f'{M} --speculative-config "{{\\"method\\": \\"ngram\\", '
+        f'\\"num_speculative_tokens\\": ${{1:-4}}}}"\n',
+        "outside",
+    ),
+    "first-arg-default-after": (f"{M} {SC4} ${{1:-}}\n", "outside"),
+    "env-check-in-json": (
+        f'{M} --speculative-config "{{\\"method\\": \\"ngram\\", '
+        f'\\"num_speculative_tokens\\": ${{SPEC_TOKENS:?set it}}}}"\n',
+        "outside",
+    ),
+    "env-check-after": (f'{M} {SC4} "${{EXTRA?}}"\n', "outside"),
+    # a check on a name the script sets empty: bash stops there, the script's doing
+    "empty-check": (f'X=""\n{M} {SC4} ${{X:?empty}}\n', "repository"),
 }
 
 
@@ -172,7 +189,8 @@ def test_bash_runs_every_outside_value_unset(name: str) -> None:
 
 
 #: Expansions of a name no text sets, or of the script's arguments.
-REFS = ["$V", '"$V"', "${V}", "${V:-}", "${V-}", '"$@"', "$@", "$1", '"${1}"', "$*", '"$V"x']
+REFS = ["$V", '"$V"', "${V}", "${V:-}", "${V-}", '"$@"', "$@", "$1", '"${1}"', "$*", '"$V"x',
+        "${1:-4}", '"${1:+--x}"', "${V:?no V}", '"${V?}"']
 #: Lines that set nothing the command reads, or set the name (then it is settled).
 NOISE = ["A=1", 'if [ -n "$DEBUG" ]; then B=2; fi', "export C=3", "echo hi >/dev/null",
          "set -- a b", "V='--x 1'", "unset V", ": ${W:=4}"]

@@ -352,3 +352,50 @@ def test_a_long_command_substitution_is_marked_cut(tmp_path: Path) -> None:
         "the repository decides D at run.sh:3 in a way specgate cannot read (`$SPEC`);"
     )
     assert "`$(cat /etc/spec-config-for-the-deploymen…`" in hit["details"]
+
+
+def _json_with(d: str) -> str:
+    """A launch whose --speculative-config JSON takes D from ``d`` (double-quoted)."""
+    return (
+        '#!/bin/bash\nvllm serve m --speculative-config "{\\"method\\": \\"ngram\\", '
+        f'\\"num_speculative_tokens\\": {d}, \\"prompt_lookup_max\\": 4}}"\n'
+    )
+
+
+def test_an_argument_with_a_default_is_the_callers(tmp_path: Path) -> None:
+    # new-user trial D4: bash runs `${1:-4}` as 4 only when the caller passes no
+    # argument (POSIX 2.6.2), so $1, from outside the repository, decides D: SG313
+    # naming $1, at the expansion's column: `vllm serve m --speculative-config "{\"method\":
+    # \"ngram\", \"num_speculative_tokens\": ` is 87 characters, so `${` is at column 88
+    code, report = check(tmp_path, {"run.sh": _json_with("${1:-4}")})
+    assert code == 0
+    (hit,) = findings(report, "SG313")
+    assert (hit["file"], hit["line"], hit["column"]) == ("run.sh", 2, 88)
+    assert hit["message"].startswith("`$1` (`${1:-4}` at run.sh:2) is set outside")
+    assert findings(report, "SG314") == []
+
+
+def test_a_check_on_an_environment_variable_is_the_deployments(tmp_path: Path) -> None:
+    # `${SPEC_TOKENS:?msg}`: bash stops the script when the environment does not set it
+    # and passes its value when it does: the deployment's, SG313 naming it (column 88)
+    code, report = check(tmp_path, {"run.sh": _json_with("${SPEC_TOKENS:?set it}")})
+    assert code == 0
+    (hit,) = findings(report, "SG313")
+    assert (hit["line"], hit["column"]) == (2, 88)
+    assert hit["message"].startswith(
+        "`$SPEC_TOKENS` (`${SPEC_TOKENS:?set it}` at run.sh:2) is set outside"
+    )
+
+
+def test_an_expansion_not_followed_is_shown_to_its_closing_brace(tmp_path: Path) -> None:
+    # `${D/x/y}` (a bash substitution specgate does not evaluate) as the last JSON
+    # value: the excerpt ends at its own brace, never the JSON's `}` after it
+    script = (
+        '#!/bin/bash\nD=4\nvllm serve m --speculative-config "{\\"method\\": \\"ngram\\", '
+        '\\"num_speculative_tokens\\": ${D/x/y}}"\n'
+    )
+    code, report = check(tmp_path, {"run.sh": script})
+    assert code == 1
+    (hit,) = findings(report, "SG314")
+    assert "(`${D/x/y}`)" in hit["message"]
+    assert (hit["line"], hit["column"]) == (3, 88)
