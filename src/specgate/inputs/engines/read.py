@@ -25,6 +25,7 @@ from specgate.inputs.engines._source import (
     run_env,
 )
 from specgate.inputs.engines.detect import Detector
+from specgate.inputs.engines.env_gaps import raise_gap, service_env
 from specgate.inputs.engines.environment import sibling_env
 from specgate.inputs.engines.forcing import forced_acceptance
 from specgate.inputs.engines.in_force import with_version
@@ -284,7 +285,6 @@ class _Reading:
     def _read(self, found: Found) -> EngineConfig:
         doc, text, shown = self.doc, self.text, self.shown
         spec = ENGINES[found.verdict.engine]
-        ctx_env = sibling_env(doc, found.path)
         table = target.entries(spec.name)
         arity = target.arity(spec.name)
         notes: list[str] = []
@@ -297,6 +297,9 @@ class _Reading:
         # version is that image's, never another service's in the same file
         image = own_image(doc.data, found.path)
         version_text = text if image is None else f"image: {image}\n"
+        # a Compose service's env_file: under its environment: (docs/engines.md#environment-files)
+        env_files, ctx_env = service_env(spec.env_options is not None, doc, found.path,
+                                         self.path, sibling_env(doc, found.path))
         if isinstance(found.value, Mapping) and spec.env_options is not None:
             # a container or service configured by its environment (and its command)
             opts, launched = container_options(spec, doc, found.path, found.value, text)
@@ -310,6 +313,7 @@ class _Reading:
             positional = target.sibling_positional(doc, found.path, text, table, arity)
         else:
             source = self.detector.command(found)
+            env_files = getattr(source, "env_files", None) or env_files  # docker run --env-file
             if isinstance(source, Joined) and source.image is not None:
                 # docker run IMAGE, docker compose run SERVICE: the version is that image's
                 # tag alone, never another command's image in the same file
@@ -343,7 +347,7 @@ class _Reading:
                 unsettled = unsettled_words(source, spec.flags, spec.name)
         notes = [*unsettled, *notes]
         if spec.env_options is not None:
-            opts = spec.env_options(opts, ctx_env)
+            opts = spec.env_options(raise_gap(spec.name, opts, env_files), ctx_env)
         version = detect_version(spec.name, self.engine_version, version_text, self.path)
         return _read_options(
             spec,
