@@ -399,3 +399,30 @@ def test_an_expansion_not_followed_is_shown_to_its_closing_brace(tmp_path: Path)
     (hit,) = findings(report, "SG314")
     assert "(`${D/x/y}`)" in hit["message"]
     assert (hit["line"], hit["column"]) == (3, 88)
+
+
+def test_a_services_own_variable_in_its_shell_is_the_repositorys(tmp_path: Path) -> None:
+    # new-user trial D5: `$$D` is `$D` to the container's `sh -c`, which expands it from
+    # the service's environment: D 4, set in the repository (held to Compose and dash
+    # in tests/oracle/test_service_shell_oracle.py); no SG313, and no SG301 against D 4
+    script = (
+        "vllm serve m --speculative-config "
+        "'{\"method\": \"ngram\", \"num_speculative_tokens\": '$$D', \"prompt_lookup_max\": 4}'"
+    )
+    compose = (
+        "services:\n  vllm:\n    image: vllm/vllm-openai:v0.11.0\n"
+        "    environment: {D: '4'}\n    entrypoint: [sh, -c]\n"
+        f"    command: [{json.dumps(script)}]\n"
+    )
+    code, report = check(tmp_path, {"compose.yaml": compose})
+    assert findings(report, "SG313") == [] and findings(report, "SG301") == []
+    assert code == 0
+    # the same D from an env_file line Compose's readers read differently: SG314 at the
+    # word the shell expands it in (line 6), naming the line that sets it
+    (tmp_path / "d.env").write_text('D="${X:-4}"\n')
+    compose = compose.replace("environment: {D: '4'}", "env_file: d.env")
+    code, report = check(tmp_path, {"compose.yaml": compose})
+    (hit,) = findings(report, "SG314")
+    assert (hit["file"], hit["line"]) == ("compose.yaml", 6)
+    assert "set at d.env:1" in hit["details"]
+    assert code == 1
