@@ -355,3 +355,28 @@ def test_compose_outside_variable_is_unset_for_compose(tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert "The EXTRA variable is not set" in out.stderr
+
+
+@pytest.mark.skipif(COMPOSE is None, reason="docker-compose (1.29) not installed")
+def test_compose_required_variable_is_the_environments(tmp_path: Path) -> None:
+    # new-user trial D4, in Compose: `${D:?msg}` that no .env sets stops Compose unless
+    # the environment it runs in sets it; set there, its value reaches the command. The
+    # deployment's (SG313 naming $D), not the end of the run (exit 2 before)
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  vllm:\n    image: vllm/vllm-openai:v0.10.0\n    command:\n"
+        "      - --speculative-config\n"
+        "      - '{\"method\": \"ngram\", \"num_speculative_tokens\": ${D:?set D}}'\n"
+    )
+    doc = load_engine_document(tmp_path / "compose.yaml", "compose.yaml")
+    with pytest.raises(UnsettledValue) as raised:
+        read_engine_config(doc, shown="compose.yaml", pointer=None, engine=None,
+                           text=doc.text)
+    assert (raised.value.origin, raised.value.what, raised.value.line) == ("outside", "$D", 6)
+    assert COMPOSE is not None
+    base = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path)}
+    unset = subprocess.run([COMPOSE, "config"], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=120, env=base, check=False)
+    assert unset.returncode != 0 and "set D" in unset.stderr
+    given = subprocess.run([COMPOSE, "config"], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=120, env={**base, "D": "7"}, check=False)
+    assert '"num_speculative_tokens": 7' in given.stdout
