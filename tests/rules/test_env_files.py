@@ -153,3 +153,52 @@ def test_compose_run_reads_the_services_env_file(tmp_path: Path) -> None:
              "run.sh": "#!/bin/sh\ndocker compose run --rm llama\n"}
     _, dep = check(tmp_path, files, "run.sh")
     assert dep["inputs"]["engine"]["draft_length"] == 4
+
+
+def manifest(env: str, config_map: str = "LLAMA_ARG_DRAFT_MAX: \"4\"") -> str:
+    """A ConfigMap `spec` and a Deployment whose container takes ``env`` (lines at its
+    indentation)."""
+    return (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: spec\ndata:\n"
+        f"  {config_map}\n---\n"
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: llama\nspec:\n"
+        "  template:\n    spec:\n      containers:\n        - name: server\n"
+        f"          image: {IMAGE}\n"
+        '          args: ["-m", "/m.gguf", "-md", "/d.gguf"]\n' + env
+    )
+
+
+ENV_FROM = "          envFrom:\n            - configMapRef: {name: spec}\n"
+VALUE_FROM = (
+    "          env:\n            - name: LLAMA_ARG_DRAFT_MAX\n              valueFrom:\n"
+    "                configMapKeyRef: {name: spec, key: LLAMA_ARG_DRAFT_MAX}\n"
+)
+
+
+def test_kubernetes_env_from_a_config_map_in_the_manifest(tmp_path: Path) -> None:
+    # Kubernetes, "Configure a Pod to Use a ConfigMap": envFrom sets every key of the
+    # ConfigMap; valueFrom.configMapKeyRef one. Both give D 4 (line 6 of the manifest)
+    for name, env in (("from", ENV_FROM), ("key", VALUE_FROM)):
+        (tmp_path / name).mkdir()
+        code, dep = check(tmp_path / name, {"deploy.yaml": manifest(env)}, "deploy.yaml")
+        assert dep["inputs"]["engine"]["draft_length"] == 4, name
+        assert code == 0
+
+
+def test_kubernetes_env_is_over_env_from(tmp_path: Path) -> None:
+    # "the value defined by env takes precedence over envFrom"
+    env = ENV_FROM + "          env:\n            - {name: LLAMA_ARG_DRAFT_MAX, value: \"4\"}\n"
+    _, dep = check(tmp_path, {"deploy.yaml": manifest(env, 'LLAMA_ARG_DRAFT_MAX: "16"')},
+                   "deploy.yaml")
+    assert dep["inputs"]["engine"]["draft_length"] == 4
+
+
+def test_kubernetes_secrets_are_the_clusters(tmp_path: Path) -> None:
+    # a Secret (or a ConfigMap not in the manifest) is supplied by the cluster: SG313,
+    # never the engine's default D read in its place
+    secret = VALUE_FROM.replace("configMapKeyRef", "secretKeyRef")
+    _, dep = check(tmp_path, {"deploy.yaml": manifest(secret)}, "deploy.yaml",
+                   stated="\n      mechanism: draft_model\n      draft_length: 4")
+    (hit,) = [f for f in dep["findings"] if f["code"] == "SG313"]
+    assert hit["message"].startswith("`LLAMA_ARG_DRAFT_MAX`")
+    assert "SG104" not in codes(dep)

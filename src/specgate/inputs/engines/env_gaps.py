@@ -19,7 +19,7 @@ from specgate.inputs.engines import llamacpp, tgi
 from specgate.inputs.engines._source import Opt, Options, env_items, norm_key
 from specgate.inputs.engines.unsettled import SPECULATIVE_PREFIXES
 from specgate.inputs.env_files import EnvFiles, outside_value, read_env_file
-from specgate.load.document import Document, NodePath
+from specgate.load.document import Document, NodePath, Span
 
 #: Per engine, the variables that can set its method or D → the flag each stands for.
 _SPECULATIVE_ENV: Mapping[str, Mapping[str, str]] = {
@@ -53,7 +53,14 @@ def service_env(
     if not reads_env:
         return None, env
     files = compose_env_files(doc, path, compose)
-    return files, {**file_values(files, doc, path), **env}
+    if files is None:  # a Kubernetes container's valueFrom and envFrom
+        from specgate.inputs.engines.kube_env import kubernetes_env
+
+        files = kubernetes_env(doc, path)
+    settled = file_values(files, doc, path)
+    # a variable written with no value here (valueFrom) keeps what the files settle
+    kept = {k: o for k, o in env.items() if o.value is not None or k not in settled}
+    return files, {**settled, **kept}
 
 
 def env_gap(engine: str, opts: Options, files: EnvFiles | None) -> UnsettledValue | None:
@@ -129,9 +136,13 @@ def _line(doc: Document, where: NodePath) -> int:
 
 
 def file_values(files: EnvFiles | None, doc: Document, path: NodePath) -> dict[str, Opt]:
-    """The values ``files`` settle, each at the service's ``env_file`` node (the value
-    itself stands in the environment file: the note names its line)."""
+    """The values ``files`` settle, each at its line when it stands in ``doc`` (a
+    ConfigMap's data), else at the service's ``env_file`` node (the value itself stands
+    in the environment file)."""
     if files is None:
         return {}
-    span = doc.locate((*path[:2], "env_file"))
-    return {name: Opt(value, span) for name, (value, _, _) in files.values.items()}
+    anchor = doc.locate((*path[:2], "env_file"))
+    return {
+        name: Opt(value, Span(line, 1) if shown == doc.file and line > 0 else anchor)
+        for name, (value, shown, line) in files.values.items()
+    }
