@@ -262,19 +262,21 @@ def test_draft_length_over_the_maximum_is_a_finding(sg: InProcess, repo: Path, d
 def test_draft_length_from_a_serving_config_is_bounded_too(
     sg: InProcess, repo: Path, d: int
 ) -> None:
+    # Contract change (new-user trial D10, "degrade, never stop"): a D past the bound is
+    # a finding at its line (SG315, docs/engines.md#out-of-bounds), no longer exit 2 for
+    # the whole file; nothing is computed with it (one bound: limits.MAX_DRAFT_LENGTH)
     (repo / "e.yaml").write_text(
         f"speculative_config: {{method: ngram, num_speculative_tokens: {d}}}\n", "utf-8"
     )
-    text = with_engine("e.yaml", drop_draft_length=True).replace(
-        "      accept_length: 2.4\n", "      metrics: {format: iid-rate, alpha: 0.5}\n"
-    )
+    text = with_engine("e.yaml", drop_draft_length=True)
     (repo / "c.specgate.yaml").write_text(text, "utf-8")
     result = sg(["check", "--format", "json", "c.specgate.yaml"], repo)
-    assert result.code == 2
-    # the engine reader refuses it at the value's line (one bound: limits.MAX_DRAFT_LENGTH)
-    error = result.json()["files"][0]["error"]
-    assert error.startswith("e.yaml:1:")
-    assert f"num_speculative_tokens {d} is above specgate's limit of 1024" in error
+    assert result.code == 1
+    (file,) = result.json()["files"]
+    assert file["error"] is None
+    (hit,) = [f for f in file["deployments"][0]["findings"] if f["code"] == "SG315"]
+    assert (hit["file"], hit["line"], hit["severity"]) == ("e.yaml", 1, "fail")
+    assert f"num_speculative_tokens {d} is above specgate's limit of 1024" in hit["message"]
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from specgate.cli.main import main
-from specgate.core.errors import InputError
+from specgate.core.errors import InputError, UnsettledValue
 from specgate.inputs.engines import read_engine_config
 from specgate.inputs.types import EngineConfig
 from specgate.load.document import Document, Span
@@ -106,16 +106,26 @@ spec:
 
 
 def test_kubernetes_env_list() -> None:
-    config = _yaml(KUBERNETES)
-    assert config.pointer == "/spec/template/spec/containers/0"
-    # ngram-mod alone drafts up to --spec-ngram-mod-n-max (default 64); the variable set
-    # from a ConfigMap holds no value we can read
+    # Contract change (new-user trial D3, the same kind in Kubernetes): the variable set
+    # from a ConfigMap that is not in the manifest was read as unset, and D as the
+    # default 64 of ngram-mod; it is the cluster's value, so D is not settled: SG313 at
+    # its line (docs/engines.md#environment-files)
+    with pytest.raises(UnsettledValue) as raised:
+        _yaml(KUBERNETES)
+    assert (raised.value.origin, raised.value.what, raised.value.line) == (
+        "outside", "LLAMA_ARG_SPEC_DRAFT_N_MAX", 13,
+    )
+    # with the ConfigMap in the manifest its value is read: n = 6
+    config = _yaml(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: spec}\ndata: {n: '6'}\n---\n"
+        + KUBERNETES
+    )
+    assert config.pointer == "/1/spec/template/spec/containers/0"
     assert (config.mechanism, config.draft_length, config.draft_length_is_max) == (
         "ngram",
-        64,
+        6,
         True,
     )
-    assert config.spans["mechanism"] == Span(12, 22)
     assert config.target_model == "/models/target.gguf"
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.core.errors import InputError
+from specgate.core.errors import InputError, UnsettledValue
 from specgate.inputs.cmdline import split_commands
 from specgate.inputs.engines import read_engine_config, read_engine_file
 from specgate.load.compose_env import parse_dotenv
@@ -254,10 +254,17 @@ def test_compose_quoted_value_no_file_settles_is_a_note(tmp_path: Path) -> None:
     assert any("`${PORT}`" in n for n in notes)
 
 
-def test_compose_required_variable_unset_stops(tmp_path: Path) -> None:
+def test_compose_required_variable_unset_is_the_environments(tmp_path: Path) -> None:
+    # Contract change (new-user trial D4): Compose stops unless the environment it runs
+    # in sets EXTRA, so the value is the deployment's (SG313), no longer an input error
+    # of the file; set empty by .env, Compose stops whatever the deployment: still one
     compose = COMPOSE.replace("${EXTRA:-}", "${EXTRA:?set EXTRA}")
-    with pytest.raises(InputError, match="EXTRA is required"):
+    with pytest.raises(UnsettledValue) as raised:
         _compose(tmp_path, compose, None)
+    assert (raised.value.origin, raised.value.what) == ("outside", "$EXTRA")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match="EXTRA is required"):
+        _compose(tmp_path / "empty", compose, "EXTRA=\n")
 
 
 def test_compose_double_dollar_is_a_literal_dollar(tmp_path: Path) -> None:

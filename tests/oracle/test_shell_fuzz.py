@@ -43,6 +43,9 @@ ENV = {"spec.env": f"SPEC={D7}\n"}
 JSON7 = {"spec.json": spec(7)}
 MAPFILE = f"mapfile -t ARGS <<'EOF'\n--speculative-config\n{spec(7)}\nEOF"
 
+#: a --speculative-config value whose D is ``${1:-5}`` (double-quoted: one word)
+ARG_D = '"{\\"method\\":\\"eagle3\\",\\"model\\":\\"y\\",\\"num_speculative_tokens\\":${1:-5}}"'
+
 #: name -> (script, files beside it, D specgate reads; None: refused as unsettled).
 #: Each D is what bash passes (the last --speculative-config wins, argparse).
 FORMS: dict[str, tuple[str, dict[str, str], int | None]] = {
@@ -100,6 +103,20 @@ FORMS: dict[str, tuple[str, dict[str, str], int | None]] = {
     "array": (f"ARGS=({sc(4)})\nARGS+=({sc(7)})\n{M} {sc(2)} \"${{ARGS[@]}}\"\n", {}, 7),
     "set-shift": (f"set -- x {sc(7)}\nshift\n{M} {sc(4)} \"$@\"\n", {}, 7),
     "prefix-only": (f"SPEC={D7} true\nSPEC='{spec(4)}'\n{USE}", {}, 4),
+    # new-user trial D4: a default, an alternative or a check on an argument the
+    # script sets itself, or on a name it sets (POSIX 2.6.2), as bash expands them
+    "arg-default-set": (f"set -- 7\n{M} --speculative-config {ARG_D}\n", {}, 7),
+    "arg-default-none": (f"set --\n{M} --speculative-config {ARG_D}\n", {}, 5),
+    "arg-default-empty": (f"set -- ''\n{M} --speculative-config {ARG_D}\n", {}, 5),
+    "arg-alternative": (f"set -- x\n{M} {sc(4)} ${{1:+--speculative-config}} {D7}\n", {}, 7),
+    "arg-check": (
+        f"set -- 6\n{M} --speculative-config {ARG_D.replace('1:-5', '1:?no D')}\n", {}, 6
+    ),
+    "name-check": (f"SPEC={D7}\n{M} --speculative-config \"${{SPEC:?no SPEC}}\"\n", {}, 7),
+    "name-check-in-word": (f"N=6\n{M} --speculative-config {ARG_D.replace('1:-5', 'N?')}\n", {}, 6),
+    "name-check-unquoted": (f"SPEC={D7}\n{M} --speculative-config ${{SPEC:?no SPEC}}\n", {}, 7),
+    # the caller's argument: bash runs 5 only when the caller passes none
+    "arg-default-caller": (f"{M} --speculative-config {ARG_D}\n", {}, None),
     # the environment may set SPEC (the script's default is D 7): unsettled
     "default": (f"{M} --speculative-config \"${{SPEC:-{spec(7)}}}\"\n", {}, None),
     # the engine's name redefined

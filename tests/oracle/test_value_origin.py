@@ -97,6 +97,23 @@ SHELL: dict[str, tuple[str, str]] = {
     "set-words": (f'set a b\n{M} {SC4} "$@"\n', "repository"),
     # the script's own arguments, shifted: still the caller's
     "shift-own": (f'shift\n{M} {SC4} "$@"\n', "outside"),
+    # new-user trial D4: a default or a check on the caller's argument or the
+    # environment; bash runs 4 only when the caller passes none, and stops when
+    # SPEC_TOKENS is unset (POSIX 2.6.2): either way the deployment decides D
+    "first-arg-default-in-json": (
+        f'{M} --speculative-config "{{\\"method\\": \\"ngram\\", '
+        f'\\"num_speculative_tokens\\": ${{1:-4}}}}"\n',
+        "outside",
+    ),
+    "first-arg-default-after": (f"{M} {SC4} ${{1:-}}\n", "outside"),
+    "env-check-in-json": (
+        f'{M} --speculative-config "{{\\"method\\": \\"ngram\\", '
+        f'\\"num_speculative_tokens\\": ${{SPEC_TOKENS:?set it}}}}"\n',
+        "outside",
+    ),
+    "env-check-after": (f'{M} {SC4} "${{EXTRA?}}"\n', "outside"),
+    # a check on a name the script sets empty: bash stops there, the script's doing
+    "empty-check": (f'X=""\n{M} {SC4} ${{X:?empty}}\n', "repository"),
 }
 
 
@@ -172,7 +189,8 @@ def test_bash_runs_every_outside_value_unset(name: str) -> None:
 
 
 #: Expansions of a name no text sets, or of the script's arguments.
-REFS = ["$V", '"$V"', "${V}", "${V:-}", "${V-}", '"$@"', "$@", "$1", '"${1}"', "$*", '"$V"x']
+REFS = ["$V", '"$V"', "${V}", "${V:-}", "${V-}", '"$@"', "$@", "$1", '"${1}"', "$*", '"$V"x',
+        "${1:-4}", '"${1:+--x}"', "${V:?no V}", '"${V?}"']
 #: Lines that set nothing the command reads, or set the name (then it is settled).
 NOISE = ["A=1", 'if [ -n "$DEBUG" ]; then B=2; fi', "export C=3", "echo hi >/dev/null",
          "set -- a b", "V='--x 1'", "unset V", ": ${W:=4}"]
@@ -337,3 +355,28 @@ def test_compose_outside_variable_is_unset_for_compose(tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert "The EXTRA variable is not set" in out.stderr
+
+
+@pytest.mark.skipif(COMPOSE is None, reason="docker-compose (1.29) not installed")
+def test_compose_required_variable_is_the_environments(tmp_path: Path) -> None:
+    # new-user trial D4, in Compose: `${D:?msg}` that no .env sets stops Compose unless
+    # the environment it runs in sets it; set there, its value reaches the command. The
+    # deployment's (SG313 naming $D), not the end of the run (exit 2 before)
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  vllm:\n    image: vllm/vllm-openai:v0.10.0\n    command:\n"
+        "      - --speculative-config\n"
+        "      - '{\"method\": \"ngram\", \"num_speculative_tokens\": ${D:?set D}}'\n"
+    )
+    doc = load_engine_document(tmp_path / "compose.yaml", "compose.yaml")
+    with pytest.raises(UnsettledValue) as raised:
+        read_engine_config(doc, shown="compose.yaml", pointer=None, engine=None,
+                           text=doc.text)
+    assert (raised.value.origin, raised.value.what, raised.value.line) == ("outside", "$D", 6)
+    assert COMPOSE is not None
+    base = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path)}
+    unset = subprocess.run([COMPOSE, "config"], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=120, env=base, check=False)
+    assert unset.returncode != 0 and "set D" in unset.stderr
+    given = subprocess.run([COMPOSE, "config"], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=120, env={**base, "D": "7"}, check=False)
+    assert '"num_speculative_tokens": 7' in given.stdout

@@ -248,7 +248,9 @@ def test_the_run_suppresses_in_serving_files_exactly_the_documented_codes() -> N
     from specgate.check.run import _SERVING_CODES
     from specgate.check.serving_ignores import SERVING_CODES
 
-    assert _SERVING_CODES == SERVING_CODES == {"SG312", "SG313", "SG314"}
+    # Contract change (new-user trial D10): SG315, a count past specgate's bounds, sits
+    # in the serving file too (docs/engines.md#out-of-bounds)
+    assert _SERVING_CODES == SERVING_CODES == {"SG312", "SG313", "SG314", "SG315"}
 
 
 def test_a_yaml_tag_the_reader_does_not_settle_is_the_repositorys(tmp_path: Path) -> None:
@@ -383,3 +385,77 @@ def test_a_long_command_substitution_is_marked_cut(tmp_path: Path) -> None:
         "the repository decides D at run.sh:3 in a way specgate cannot read (`$SPEC`);"
     )
     assert "`$(cat /etc/spec-config-for-the-deploymen…`" in hit["details"]
+
+
+def _json_with(d: str) -> str:
+    """A launch whose --speculative-config JSON takes D from ``d`` (double-quoted)."""
+    return (
+        '#!/bin/bash\nvllm serve m --speculative-config "{\\"method\\": \\"ngram\\", '
+        f'\\"num_speculative_tokens\\": {d}, \\"prompt_lookup_max\\": 4}}"\n'
+    )
+
+
+def test_an_argument_with_a_default_is_the_callers(tmp_path: Path) -> None:
+    # new-user trial D4: bash runs `${1:-4}` as 4 only when the caller passes no
+    # argument (POSIX 2.6.2), so $1, from outside the repository, decides D: SG313
+    # naming $1, at the expansion's column: `vllm serve m --speculative-config "{\"method\":
+    # \"ngram\", \"num_speculative_tokens\": ` is 87 characters, so `${` is at column 88
+    code, report = check(tmp_path, {"run.sh": _json_with("${1:-4}")})
+    assert code == 0
+    (hit,) = findings(report, "SG313")
+    assert (hit["file"], hit["line"], hit["column"]) == ("run.sh", 2, 88)
+    assert hit["message"].startswith("`$1` (`${1:-4}` at run.sh:2) is set outside")
+    assert findings(report, "SG314") == []
+
+
+def test_a_check_on_an_environment_variable_is_the_deployments(tmp_path: Path) -> None:
+    # `${SPEC_TOKENS:?msg}`: bash stops the script when the environment does not set it
+    # and passes its value when it does: the deployment's, SG313 naming it (column 88)
+    code, report = check(tmp_path, {"run.sh": _json_with("${SPEC_TOKENS:?set it}")})
+    assert code == 0
+    (hit,) = findings(report, "SG313")
+    assert (hit["line"], hit["column"]) == (2, 88)
+    assert hit["message"].startswith(
+        "`$SPEC_TOKENS` (`${SPEC_TOKENS:?set it}` at run.sh:2) is set outside"
+    )
+
+
+def test_an_expansion_not_followed_is_shown_to_its_closing_brace(tmp_path: Path) -> None:
+    # `${D/x/y}` (a bash substitution specgate does not evaluate) as the last JSON
+    # value: the excerpt ends at its own brace, never the JSON's `}` after it
+    script = (
+        '#!/bin/bash\nD=4\nvllm serve m --speculative-config "{\\"method\\": \\"ngram\\", '
+        '\\"num_speculative_tokens\\": ${D/x/y}}"\n'
+    )
+    code, report = check(tmp_path, {"run.sh": script})
+    assert code == 1
+    (hit,) = findings(report, "SG314")
+    assert "(`${D/x/y}`)" in hit["message"]
+    assert (hit["line"], hit["column"]) == (3, 88)
+
+
+def test_a_services_own_variable_in_its_shell_is_the_repositorys(tmp_path: Path) -> None:
+    # new-user trial D5: `$$D` is `$D` to the container's `sh -c`, which expands it from
+    # the service's environment: D 4, set in the repository (held to Compose and dash
+    # in tests/oracle/test_service_shell_oracle.py); no SG313, and no SG301 against D 4
+    script = (
+        "vllm serve m --speculative-config "
+        "'{\"method\": \"ngram\", \"num_speculative_tokens\": '$$D', \"prompt_lookup_max\": 4}'"
+    )
+    compose = (
+        "services:\n  vllm:\n    image: vllm/vllm-openai:v0.11.0\n"
+        "    environment: {D: '4'}\n    entrypoint: [sh, -c]\n"
+        f"    command: [{json.dumps(script)}]\n"
+    )
+    code, report = check(tmp_path, {"compose.yaml": compose})
+    assert findings(report, "SG313") == [] and findings(report, "SG301") == []
+    assert code == 0
+    # the same D from an env_file line Compose's readers read differently: SG314 at the
+    # word the shell expands it in (line 6), naming the line that sets it
+    (tmp_path / "d.env").write_text('D="${X:-4}"\n')
+    compose = compose.replace("environment: {D: '4'}", "env_file: d.env")
+    code, report = check(tmp_path, {"compose.yaml": compose})
+    (hit,) = findings(report, "SG314")
+    assert (hit["file"], hit["line"]) == ("compose.yaml", 6)
+    assert "set at d.env:1" in hit["details"]
+    assert code == 1

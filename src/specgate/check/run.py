@@ -338,7 +338,7 @@ def _suppression_findings(
 
 
 #: The findings a directive in the serving file may suppress (check/serving_ignores.py).
-_SERVING_CODES = frozenset({"SG312", "SG313", "SG314"})
+_SERVING_CODES = frozenset({"SG312", "SG313", "SG314", "SG315"})
 
 
 def _serving_reason(
@@ -478,7 +478,7 @@ def check_document(
                     )
                     return None
                 return "inline: " + (directive.reason or "no reason given")
-        # SG312-SG314 sit in the serving file: accepted there (check/serving_ignores.py)
+        # SG312-SG315 sit in the serving file: accepted there (check/serving_ignores.py)
         return _serving_reason(serving, shown, finding, gate)
 
     gate = _gate_maker(options.baseline, config, on_disk)

@@ -1,7 +1,7 @@
 """Inline suppressions in a serving file: ``# specgate: ignore[SG314] -- reason``.
 
 A finding about the serving config itself (the form or value specgate could not read:
-SG312, SG313, SG314) sits on a line of the serving file, not of the claims file; the
+SG312-SG315) sits on a line of the serving file, not of the claims file; the
 team accepts it where it stands, in that file, with the claims file's directive
 syntax and placement (:mod:`specgate.project.suppress`): after the text on the
 finding's line, or alone on the line before it. A directive alone on the line before
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 #: The rules a directive in a serving file may suppress (docs/engines.md#unsettled-values;
 #: the run's own copy, ``specgate.check.run._SERVING_CODES``, is held to it by a test).
-SERVING_CODES = frozenset({"SG312", "SG313", "SG314"})
+SERVING_CODES = frozenset({"SG312", "SG313", "SG314", "SG315"})
 
 
 class ServingIgnores:

@@ -66,6 +66,23 @@ class LimitReached(InputError):
     split) must not fall back on this one."""
 
 
+class OutOfBounds(InputError):
+    """A number a serving config holds, read, but past a bound specgate judges within
+    (a draft-token count above :data:`specgate.core.limits.MAX_DRAFT_LENGTH` or below
+    what counts tokens): the file parses and the engine reads the number, so this
+    is not the end of the run but a finding on the deployment at the value's line
+    (SG315); every other deployment and file is still checked
+    (docs/engines.md#out-of-bounds). ``what``: the setting as named (at most 60
+    characters)."""
+
+    def __init__(
+        self, reason: str, file: str | None, line: int | None, *, what: str,
+        column: int | None = None,
+    ) -> None:
+        super().__init__(reason, file, line, column)
+        self.what = what[:60]
+
+
 class UsageError(SpecgateError):
     """A command line that specgate cannot act on (bad flag value, missing path)."""
 

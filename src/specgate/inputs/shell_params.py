@@ -119,9 +119,12 @@ def _word_segments(word: str) -> list[tuple[str, int]]:
 
 
 _PARAMETER_RE = re.compile(
-    r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+])([^}$]*))?\}|([A-Za-z_][A-Za-z0-9_]*)"
+    r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+?])([^}$]*))?\}|([A-Za-z_][A-Za-z0-9_]*)"
     # lists: ${A[@]} ${A[*]} ${A[0]} ${#A[@]} (bash arrays), $@ $* ${@} ${1} $# (POSIX 2.5.2)
-    r"|\{(#?)([A-Za-z_][A-Za-z0-9_]*)\[([^\]}]*)\]\}|\{(#?)([@*]|[0-9]+)\}|\{(#)\}|([@*#0-9]))"
+    r"|\{(#?)([A-Za-z_][A-Za-z0-9_]*)\[([^\]}]*)\]\}|\{(#?)([@*]|[0-9]+)\}|\{(#)\}|([@*#0-9])"
+    # a positional parameter with a default, an alternative or a check: ${1:-4} ${2+x}
+    # ${1:?msg} (POSIX 2.6.2; `=` cannot assign to one: bash stops, so it stays opaque)
+    r"|\{([0-9]+)(:?[-+?])([^}$'\"\\`]*)\})"
 )
 #: Text that is an expansion specgate does not evaluate: command substitution
 #: (``$(…)``, backquotes) or a ``${`` left after the forms above (``${X/a/b}``).
@@ -256,6 +259,8 @@ class Shell:
             empty = known is None or (operator.startswith(":") and not known)
             if operator[-1] == "+":
                 known = "" if empty else word
+            elif operator[-1] == "?":
+                known = self._checked(shown, name, known, empty, split=split)
             elif empty:
                 known = word
                 if operator[-1] == "=":
@@ -265,6 +270,21 @@ class Shell:
             return None
         return self._take(known)
 
+    def _checked(
+        self, shown: str, name: str, known: str | None, empty: bool, *, split: bool
+    ) -> str | None:
+        """``${NAME:?word}`` / ``${NAME?word}``: NAME's value, or None where the shell
+        stops the script instead (POSIX 2.6.2: unset, or with ``:`` empty, "shall
+        write word to standard error and exit"). One the text sets empty is the
+        repository's doing (a hit); one it never sets is already a hit, the
+        environment's (:meth:`_unset`)."""
+        if not empty:
+            return known
+        if known is not None:
+            what = f"`{shown[:60]}`: {name} is empty here, so the shell stops the script"
+            self._hit(what, split, True, shown=shown)
+        return None
+
     def _unset(
         self, shown: str, name: str, operator: str | None, word: str | None, *, split: bool
     ) -> None:
@@ -273,9 +293,10 @@ class Shell:
         none); an empty default (``${EXTRA:-}``) or ``:+`` states nothing."""
         if operator and operator[-1] in "-=" and word:
             return
+        stops = "; the script stops when it is not" if operator and operator[-1] == "?" else ""
         what = (
             f"`{shown[:60]}`: {name} is not set in this script (it comes from the "
-            "environment the script runs in)"
+            f"environment the script runs in{stops})"
         )
         self._hit(what, split, False, (shown,) if not operator else None, shown)
 
@@ -326,10 +347,48 @@ class Shell:
         index = int(special) - 1
         return ([params[index]] if index < len(params) else [""]), False
 
+    def _argument(self, match: re.Match[str], *, split: bool) -> str | None:
+        """``${N<op>word}``: positional parameter N with ``-``/``+``/``?`` (and their
+        ``:`` forms) as :meth:`_value` reads a name's (POSIX 2.6.2), None when not
+        settled: the script's own arguments are its caller's (a hit naming ``$N``,
+        outside the repository; the default is what runs only when the caller passes
+        none), and ``$0``, the script's name, is no value here."""
+        index, operator, word = int(match.group(12)), match.group(13), match.group(14)
+        shown = match.group(0)
+        self._settled(shown, "@", split=split)
+        if self.positional is None or index == 0:
+            if self.opaque is not None or index == 0:
+                return None
+            if self.positional_why is not None:
+                what = f"`{shown}`: {self.positional_why}"
+                self._hit(what, split, True, (shown,), shown)
+                return None
+            unless = (
+                f"; {word!r} only when the caller passes none"
+                if operator[-1] == "-" and word else ""
+            )
+            what = (
+                f"`{shown}`: ${index} is one of the script's arguments (its caller's; no "
+                f"`set --` in this script sets them){unless}"
+            )
+            self._hit(what, split, False, (shown,), shown)
+            return None
+        known = self.positional[index - 1] if index <= len(self.positional) else None
+        empty = known is None or (operator.startswith(":") and not known)
+        if operator[-1] == "+":
+            return self._take("" if empty else word)
+        if operator[-1] == "?":
+            checked = self._checked(shown, f"${index}", known or "", empty, split=split)
+            return None if checked is None else self._take(checked)
+        return self._take(word if empty else str(known))
+
     def _lookup(self, match: re.Match[str], *, split: bool) -> tuple[list[str] | None, bool]:
         """Any parameter as a list: a scalar is a one-element list."""
         if match.group(1) or match.group(4):
             value = self._value(match, split=split)
+            return (None if value is None else [value]), False
+        if match.group(12):
+            value = self._argument(match, split=split)
             return (None if value is None else [value]), False
         items, star = self._elements(match, split=split)
         if items is not None:
@@ -342,8 +401,13 @@ class Shell:
         found = _OPAQUE_RE.search(text)
         if found is not None:
             what = "a command substitution" if found.group() != "${" else "an expansion"
-            piece = text[found.start() : found.start() + 40]
-            piece += "…" if len(text) > found.start() + 40 else ""  # cut: say so
+            # the expansion as written: to its first closing brace when that is near
+            close = text.find("}", found.start()) if found.group() == "${" else -1
+            if 0 <= close < found.start() + 40:
+                piece = text[found.start() : close + 1]
+            else:
+                piece = text[found.start() : found.start() + 40]
+                piece += "…" if len(text) > found.start() + 40 else ""  # cut: say so
             what = (
                 f"`{piece}`: {what} specgate does not evaluate (its value is known only "
                 "when the script runs)"
@@ -391,6 +455,9 @@ class Shell:
             empty = known is None or (operator.startswith(":") and not known)
             if operator[-1] == "+":
                 return ("", None) if empty else (None, _word_segments(word))
+            if operator[-1] == "?":
+                known = self._checked(text, name, known, empty, split=True)
+                return (None, None) if known is None else (self._take(known), None)
             if empty:
                 segments = _word_segments(word)
                 if operator[-1] == "=":
@@ -605,5 +672,5 @@ def dropped(parts: Segments, skip: int) -> Segments:
     return tuple(rest)
 
 
-_BRACED_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+])(.*))?\}", re.DOTALL)
+_BRACED_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+?])(.*))?\}", re.DOTALL)
 _IFS_RE = re.compile(r"[ \t\n]+")

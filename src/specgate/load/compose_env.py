@@ -6,8 +6,10 @@ https://docs.docker.com/reference/compose-file/interpolation/, and the Compose
 Specification chapter 12): ``$VAR`` and ``${VAR}`` substitute; ``${VAR:-default}``
 gives ``default`` when VAR is unset or empty, ``${VAR-default}`` only when unset;
 ``${VAR:?err}`` / ``${VAR?err}`` stop Compose with an error when VAR is unset (or,
-with ``:``, empty); ``${VAR:+alt}`` / ``${VAR+alt}`` give ``alt`` when VAR is set
-(and not empty), else nothing; defaults nest (``${A:-${B:-x}}``); ``$$`` is a
+with ``:``, empty): one ``.env`` does not set is the environment's to set, so unsettled
+like a ``${VAR}`` (new-user trial D4), one ``.env`` sets empty an input error;
+``${VAR:+alt}`` / ``${VAR+alt}`` give ``alt`` when VAR is set (and not empty), else
+nothing; defaults nest (``${A:-${B:-x}}``); ``$$`` is a
 literal ``$``; any other ``$`` stays as written. Values are interpolated, keys are
 not. A variable ``.env`` does not set reads its default when that is not empty (the
 file's own value, as :mod:`specgate.inputs.shell_params` reads ``${D:-3}``); with no
@@ -147,7 +149,11 @@ class _Interpolator:
             return "" if empty else self.text(word, depth + 1)
         if not empty:
             return self._spend(str(known))
-        if kind == "?":
+        if kind == "?" and known is None:
+            # Compose stops unless the environment it runs in sets it: the deployment's
+            # value (unsettled above, as written), never the end of the run
+            return whole
+        if kind == "?":  # .env sets it empty: Compose stops with an error
             raise InputError(
                 f"Compose stops here: {name} is required ({self.text(word, depth + 1)[:80]!r}) "
                 "and neither .env nor a default sets it"

@@ -229,9 +229,11 @@ class EngineUnread(NamedTuple):
     column: int | None
     speculates: bool
     #: ``"form"`` (a form or engine not read: SG312), or where a value not settled is
-    #: set: ``"outside"`` the repository (SG313) or by the ``"repository"`` (SG314).
+    #: set: ``"outside"`` the repository (SG313) or by the ``"repository"`` (SG314);
+    #: ``"bound"``: a number read past specgate's bound on it (SG315).
     origin: str = "form"
-    #: the unsettled expression as written (``$DRAFT``), for ``outside``/``repository``.
+    #: the unsettled expression as written (``$DRAFT``), for ``outside``/``repository``;
+    #: the setting, for ``bound``.
     what: str = ""
     #: where ``what``, a variable, gets its value when that is elsewhere
     #: (``os.environ['DRAFT'], serve.py:4``); ``""`` when ``what`` says it.

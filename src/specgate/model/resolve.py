@@ -17,7 +17,13 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from specgate.core.errors import InputError, LimitReached, UnreadForm, UnsettledValue
+from specgate.core.errors import (
+    InputError,
+    LimitReached,
+    OutOfBounds,
+    UnreadForm,
+    UnsettledValue,
+)
 from specgate.core.numbers import fmt
 from specgate.load.document import Document, NodePath, Span
 from specgate.model.deployment import Conflict, Deployment, EngineUnread, Inputs, ModelBlock
@@ -123,6 +129,14 @@ def _engine(
         r.engine_unread = EngineUnread(
             exc.reason, exc.file or shown, exc.line, exc.column, True, exc.origin, exc.what,
             exc.source,
+        )
+        return None
+    except OutOfBounds as exc:
+        # Degrade, never stop: a number the serving config holds past specgate's bound
+        # is a finding at its line (SG315); the deployment is judged on what the claims
+        # file states, and every other one is still checked (docs/engines.md#out-of-bounds)
+        r.engine_unread = EngineUnread(
+            exc.reason, exc.file or shown, exc.line, exc.column, True, "bound", exc.what
         )
         return None
     except InputError as exc:

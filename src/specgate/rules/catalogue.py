@@ -17,7 +17,7 @@ from specgate.rules import (
     references,  # registers SG301-SG303, SG305, SG306, SG308, SG309
     schema,  # registers SG001-SG003
     speedup_claim,  # registers SG104
-    value_origin,  # registers SG313, SG314
+    value_origin,  # registers SG313, SG314, SG315
 )
 from specgate.rules.registry import REGISTRY, lookup
 

@@ -460,7 +460,7 @@ def engine_config_unread(ctx: RuleContext) -> Iterator[Hit]:
     """
     inputs = ctx.deployment.inputs
     unread = inputs.engine_unread if inputs is not None else None
-    if unread is None or unread.origin != "form":  # values not settled: SG313, SG314
+    if unread is None or unread.origin != "form":  # not settled, past a bound: SG313-SG315
         return
     span = Span(unread.line, unread.column or 1) if unread.line is not None else None
     yield Hit(

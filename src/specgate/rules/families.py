@@ -11,7 +11,7 @@ so :func:`load_for` imports them only for a deployment that has it:
 - :mod:`specgate.rules.provenance` (SG405–SG409, SG411) judges
   ``evidence.provenance``, and SG408 also the verification steps of referenced
   metrics (``inputs``);
-- :mod:`specgate.rules.value_origin` (SG313, SG314) judges a serving config value
+- :mod:`specgate.rules.value_origin` (SG313-SG315) judges a serving config value
   the launcher reader could not settle (``inputs.engine_unread`` with an origin).
 """
 

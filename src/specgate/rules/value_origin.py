@@ -2,8 +2,9 @@
 set (docs/engines.md#unsettled-values): from outside the repository, the
 deployment's, so the claims file's stated values are used (SG313, a warn); by the
 repository in a way specgate does not follow, where a pull request could hide D
-(SG314, a fail). The finding sits at the value's line in the serving file, where
-``# specgate: ignore[CODE] -- reason`` accepts it (docs/trust.md#unsettled-values)."""
+(SG314, a fail); a draft-token count read past specgate's bounds (SG315, a fail,
+docs/engines.md#out-of-bounds). The finding sits at the value's line in the serving
+file, where ``# specgate: ignore[CODE] -- reason`` accepts it (docs/trust.md#unsettled-values)."""
 
 from __future__ import annotations
 
@@ -198,4 +199,73 @@ def value_unfollowed(ctx: RuleContext) -> Iterator[Hit]:
         where=(unread.file, _span(unread)),
         subject="engine_config",
         details=unread.reason,
+    )
+
+
+@rule(
+    "SG315",
+    "value-out-of-bounds",
+    "fail",
+    "The serving config sets a draft-token count past specgate's bounds (above 1,024, "
+    "below what counts tokens), so D is not judged from it.",
+    fail_example="""
+        version: 1
+        deployments:
+          - name: vllm-ngram
+            speculation:
+              enabled: true
+              engine_config: serving/run.sh
+              mechanism: ngram
+              draft_length: 4
+            evidence:
+              accept_length: 2.1
+        # === serving/run.sh ===
+        SPEC='{"method": "ngram", "num_speculative_tokens": 2000, "prompt_lookup_max": 4}'
+        vllm serve meta-llama/Llama-3.1-8B-Instruct --speculative-config "$SPEC"
+    """,
+    pass_example="""
+        version: 1
+        deployments:
+          - name: vllm-ngram
+            speculation:
+              enabled: true
+              engine_config: serving/run.sh
+              mechanism: ngram
+              draft_length: 4
+            evidence:
+              accept_length: 2.1
+        # === serving/run.sh ===
+        SPEC='{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}'
+        vllm serve meta-llama/Llama-3.1-8B-Instruct --speculative-config "$SPEC"
+    """,
+)
+def value_out_of_bounds(ctx: RuleContext) -> Iterator[Hit]:
+    """
+    **What it checks.** Every draft-token count the serving config sets (D, a tree's
+    nodes, a verify width) lies within the bounds specgate judges in: at most 1,024
+    (docs/trust.md#bounded-work) and at least what counts tokens. A count past them
+    is a finding at its line in the serving file; the deployment is otherwise judged
+    on what the claims file states, and every other deployment is still checked. A
+    number Python's `int()` cannot read (more than 4,300 digits) is no number to the
+    engine either, and stays an input error of the file (exit 2).
+
+    **Why.** No number a repository holds may set how long specgate works, so a D
+    past the bound is not computed with; it used to stop the whole run (exit 2).
+    The pull request controls that number, and a D set past the bound would slip a
+    claim past every check, so it fails, the same as a D read and found wrong. A team
+    that means it puts `# specgate: ignore[SG315] -- reason` on that line of the
+    serving file.
+    """
+    unread = _unsettled(ctx, "bound")
+    if unread is None:
+        return
+    yield Hit(
+        f"{unread.reason}, so D is not judged from the serving config; "
+        f"{_stated(ctx)}",
+        ctx.deployment.path("speculation", "engine_config"),
+        "Set the count within specgate's bounds in the serving config, or accept it with "
+        "`# specgate: ignore[SG315] -- reason` on that line.",
+        where=(unread.file, _span(unread)),
+        subject="engine_config",
+        details="docs/engines.md#out-of-bounds",
     )

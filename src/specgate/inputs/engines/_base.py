@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from specgate.core.errors import InputError
+from specgate.core.errors import InputError, OutOfBounds
 from specgate.core.limits import MAX_DRAFT_LENGTH, MAX_INTEGER_DIGITS, bounded_int
 from specgate.core.vocabulary import DraftPasses, Engine, Mechanism
 from specgate.inputs.engines._source import Opt
@@ -61,7 +61,8 @@ def as_int(opt: Opt, name: str, file: str) -> int:
     """An integer option (``3``, ``"3"``).
 
     Raises:
-        InputError: not an integer, at the value's line.
+        InputError: not an integer (one past Python's digit limit too: ``int()``, and
+            so the engine's argument parser, refuses it), at the value's line.
     """
     value = opt.value
     if isinstance(value, bool):
@@ -73,7 +74,7 @@ def as_int(opt: Opt, name: str, file: str) -> int:
     if isinstance(value, str) and _INT_TEXT.match(value.strip()):
         text = value.strip()
         number = bounded_int(text.lstrip("+-").replace("_", ""))
-        if number is None:
+        if number is None:  # Python's int() refuses it too: the engine cannot read it
             raise InputError(
                 f"{name}: integer of {len(text):,} characters is too long "
                 f"(specgate's limit is {MAX_INTEGER_DIGITS:,} decimal digits)",
@@ -249,9 +250,9 @@ class Builder:
 
 
 #: The largest draft length, tree size or verify width specgate reads from an engine
-#: config (limits.py's bound on D); above it the file is refused (an input error at
-#: the value's line), so no loop or allocation grows with a number a repository holds
-#: (docs/trust.md#hostile-repositories).
+#: config (limits.py's bound on D); above it the deployment is not judged on the file
+#: (SG315 at the value's line, docs/engines.md#out-of-bounds), so no loop or allocation
+#: grows with a number a repository holds (docs/trust.md#hostile-repositories).
 MAX_DRAFT_TOKENS = MAX_DRAFT_LENGTH
 
 
@@ -270,7 +271,7 @@ def positive(
     the theory judges what the user wrote, and D = 0 costs nothing (docs/theory.md#edge-cases).
 
     Raises:
-        InputError: a draft-token count (``tokens``) above :data:`MAX_DRAFT_TOKENS`,
+        OutOfBounds: a draft-token count (``tokens``) above :data:`MAX_DRAFT_TOKENS`,
             at its line.
     """
     if tokens:
@@ -303,20 +304,24 @@ def bounded(
     value is no draft length to judge).
 
     Raises:
-        InputError: a value out of those bounds, at the line recorded for ``field_name``.
+        OutOfBounds: a value out of those bounds, at the line recorded for
+            ``field_name``: a finding on the deployment (SG315), not the end of the run.
     """
+    reason = None
     if value is not None and minimum is not None and value < minimum:
-        span = builder.spans.get(field_name)
-        raise InputError(
-            f"{name} {_shown(value)} is below {minimum}: it counts draft tokens",
-            builder.ctx.file,
-            span.line if span else None,
+        reason = f"{name} {_shown(value)} is below {minimum}: it counts draft tokens"
+    elif value is not None and value > MAX_DRAFT_TOKENS:
+        reason = (
+            f"{name} {_shown(value)} is above specgate's limit of {MAX_DRAFT_TOKENS} "
+            "draft tokens"
         )
-    if value is not None and value > MAX_DRAFT_TOKENS:
+    if reason is not None:
         span = builder.spans.get(field_name)
-        raise InputError(
-            f"{name} {_shown(value)} is above specgate's limit of {MAX_DRAFT_TOKENS} draft tokens",
+        raise OutOfBounds(
+            reason,
             builder.ctx.file,
             span.line if span else None,
+            what=name,
+            column=span.column if span else None,
         )
     return value

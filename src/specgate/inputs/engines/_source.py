@@ -376,10 +376,14 @@ def commands_of(
     path: NodePath,
     text: str | None,
     env: Mapping[str, str | None] | None = None,
+    *,
+    script_args: tuple[str, ...] | None = None,
 ) -> list[CommandSource]:
     """The commands an argv list or a command-line string holds. ``env``: the
     variables a container sets for it (None: set, but not to a value written here),
     seen by an ``sh -c`` script and, in a Kubernetes list, as ``$(NAME)``.
+    ``script_args``: the string is the SCRIPT of an ``sh -c`` the container runs, with
+    these arguments (:mod:`.service_shell`): split as that shell runs it, with ``env``.
 
     Raises:
         InputError: a command-line string that cannot be split (unbalanced quotes).
@@ -406,7 +410,12 @@ def commands_of(
         base = doc.locate(path)
         # a shell script's own text is split as bash and dash run it
         shell_text = not path and doc.file.lower().endswith(_SCRIPT_SUFFIXES)
-        commands = split_commands(node, file=doc.file, line=base.line, script=shell_text)
+        commands = split_commands(
+            node, file=doc.file, line=base.line, script=shell_text or script_args is not None,
+            arguments=script_args,
+            variables=tuple((k, v) for k, v in (env or {}).items() if v is not None)
+            if script_args is not None else (),
+        )
         placement = Placement(doc, path, text)
         out: list[CommandSource] = []
         if path in doc.unsettled:

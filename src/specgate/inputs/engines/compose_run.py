@@ -10,8 +10,9 @@ Compose defines it, at ``docker/compose@v5.5.0``:
 - ``pkg/compose/run.go`` (``applyRunOptions``): a ``COMMAND`` replaces the service's
   ``command``; ``--entrypoint`` replaces its ``entrypoint`` and, without a ``COMMAND``,
   clears its ``command``; ``-e NAME=value`` overrides the service's ``environment``
-  (``-e NAME`` takes the value of NAME in Compose's own environment, and is dropped
-  when unset).
+  (``-e NAME`` takes the value of NAME in Compose's own environment: the script's when
+  it sets one, else outside the repository), which is over its ``env_file:``
+  (docs/engines.md#environment-files).
 - The container then runs ENTRYPOINT + CMD as the Compose specification defines
   (:mod:`specgate.inputs.containers`): a service ``entrypoint:`` drops the image's CMD.
 
@@ -59,8 +60,10 @@ from specgate.inputs.containers import container_argv, image_entry, parse_image
 from specgate.inputs.engines._source import CommandSource, literal_value
 from specgate.inputs.engines.compose_project import Project, compose_project, moves_folder
 from specgate.inputs.engines.compose_project import exists_inside as _exists
+from specgate.inputs.engines.env_gaps import compose_env_files
 from specgate.inputs.engines.environment import sibling_env
 from specgate.inputs.engines.placed import Joined, place
+from specgate.inputs.env_files import EnvFiles, outside_value
 from specgate.inputs.podman_compose import RUNNER as PODMAN_COMPOSE_RUN
 from specgate.inputs.podman_compose import podman_compose_args, read_podman_compose
 from specgate.inputs.runners import RunnerLaunch, read_runner
@@ -128,7 +131,11 @@ def compose_run(source: CommandSource, launch: RunnerLaunch, path: Path | None) 
     )
     if argv.unsettled is not None:
         return None
-    joined = _placed(source, launch, argv.words, doc)
+    # env_file: paths are taken from the project's working folder (compose-go
+    # loader ResolveRelativePaths): --project-directory's, else the first file's
+    workdirs = [v for n, v in launch.options if n in ("project-directory", "workdir") and v]
+    anchor = path.parent / workdirs[-1] / "compose.yaml" if workdirs else project.files[0][0]
+    joined = _placed(source, launch, argv.words, doc, anchor)
     return replace(joined, image=image.text if image is not None else None)
 
 
@@ -273,27 +280,40 @@ def _words(value: object) -> tuple[str, ...] | None:
 
 
 def _placed(
-    source: CommandSource, launch: RunnerLaunch, words: Sequence[str], doc: Document
+    source: CommandSource, launch: RunnerLaunch, words: Sequence[str], doc: Document,
+    compose: Path,
 ) -> Joined:
     at = launch.target_index
     assert at is not None
     kept = len(launch.command or ())
     command = source.command
     env: dict[str, str] = {}
-    for name, opt in sibling_env(doc, ("services", launch.target or "", "command")).items():
+    node = ("services", launch.target or "", "command")
+    for name, opt in sibling_env(doc, node).items():
         value = literal_value(opt.value)
         if value is not None:
             env[name] = value
+    # the service's env_file: under its environment: (docs/engines.md#environment-files)
+    files = compose_env_files(doc, node, compose)
+    if files is not None:
+        env = {**{k: v for k, (v, _, _) in files.values.items()}, **env}
     env_words = dict.fromkeys(env, at)
     for (name, value), index in zip(launch.options, launch.option_words, strict=True):
         if name != "env" or value is None:
             continue
         key, eq, val = value.partition("=")
-        if key and eq:
-            env[key], env_words[key] = val, index
-        elif key and key in command.env:
-            env[key], env_words[key] = command.env[key], index
-    return place(source, words, at=at, kept=kept, env=env, env_words=env_words)
+        if key and (eq or key in command.env):
+            env[key], env_words[key] = (val if eq else command.env[key]), index
+            if files is not None:
+                files.set(key, env[key], source.file, index)
+        elif key:  # `-e NAME` from Compose's own environment, which the script does not set
+            env.pop(key, None)
+            env_words.pop(key, None)
+            line = source.spans[index].line if index < len(source.spans) else None
+            files = files or EnvFiles()
+            files.unset(key, outside_value(key, source.file, line))
+    return place(source, words, at=at, kept=kept, env=env, env_words=env_words,
+                 env_files=files)
 
 
 def podman_compose_run(source: CommandSource, path: Path | None) -> Joined | None:

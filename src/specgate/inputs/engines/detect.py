@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from specgate.core.errors import InputError
@@ -18,6 +19,7 @@ from specgate.inputs.engines._source import (
 from specgate.inputs.engines.environment import sibling_env
 from specgate.inputs.engines.in_container import image_prefix, in_container, prefixed
 from specgate.inputs.engines.registry import Engine
+from specgate.inputs.engines.service_shell import judged, service_script, service_variables
 from specgate.inputs.engines.unread import (
     foreign_program,
     launched_by,
@@ -126,14 +128,23 @@ class Detector:
         return [e for e in self.engines if e.name in named]
 
     def command(self, found: Found) -> CommandSource:
-        """The command a verdict named, placed in the file (spans computed)."""
-        env = {
+        """The command a verdict named, placed in the file (spans computed); the
+        SCRIPT of a Compose service's ``sh -c`` split as its shell runs it, with the
+        service's variables (:mod:`.service_shell`)."""
+        env: dict[str, str | None] = {
             name: literal_value(opt.value)
             for name, opt in sibling_env(self.doc, found.path).items()
         }
-        sources = [
-            in_container(s, self.path)
-            for s in commands_of(found.value, self.doc, found.path, self.text, env)
-        ]
-        return sources[found.verdict.command or 0]
+        args = service_script(self.doc, found.path)
+        files = None
+        if args is not None:
+            known, files = service_variables(self.doc, found.path, self.path)
+            env = dict(known)
+        split = commands_of(found.value, self.doc, found.path, self.text, env, script_args=args)
+        sources = [in_container(s, self.path) for s in split]
+        source = sources[found.verdict.command or 0]
+        if files is None:
+            return source
+        unresolved = {i: judged(hit, files) for i, hit in source.command.unresolved.items()}
+        return replace(source, command=replace(source.command, unresolved=unresolved))
 

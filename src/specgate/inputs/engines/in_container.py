@@ -9,8 +9,10 @@ command, words placed where they are written (an ENTRYPOINT word of the image at
 image word). The runner's options are skipped by its own option table
 (:mod:`specgate.inputs.runners`), the argv follows Docker's ENTRYPOINT/CMD rules
 (:mod:`specgate.inputs.containers`), and the container's environment is the runner's
-``-e NAME=value`` / ``--env`` options (the shell's own ``NAME=value docker run`` does not
-reach the container; ``-e NAME`` passes the runner's value of NAME on).
+``--env-file`` files and ``-e NAME=value`` / ``--env`` options, the files first
+(:mod:`specgate.inputs.env_files`; the shell's own ``NAME=value docker run`` does not reach
+the container; ``-e NAME`` passes the runner's value of NAME on, the environment's when
+the script does not set it).
 
 ``docker compose run SERVICE`` is joined with the service of its Compose file
 (:mod:`.compose_run`). A runner command whose container command cannot be settled (an
@@ -28,6 +30,7 @@ from specgate.inputs.cmdline import Command
 from specgate.inputs.containers import container_argv, image_entry, parse_image
 from specgate.inputs.engines._source import CommandSource
 from specgate.inputs.engines.placed import place
+from specgate.inputs.env_files import EnvFiles, outside_value, read_env_file
 from specgate.inputs.runners import RunnerLaunch, read_runner
 from specgate.inputs.volumes import run_binds
 from specgate.load.document import Span
@@ -59,34 +62,60 @@ def in_container(source: CommandSource, path: Path | None = None) -> CommandSour
     kept = len(launch.command or ())
     if argv.words[len(argv.words) - kept:] != tuple(source.command.argv[at + 1:]):
         return source  # the image's entrypoint split the words: not placed one to one
-    env, env_words = _container_env(launch, source.command.env)
+    env, env_words, files = _container_env(launch, source, path)
     # the image the runner names: the engine version is its tag (docs/engines.md#containers)
     # the run line's -v/--mount volumes: an options file inside the container is
     # followed through them (docs/engines.md#containers)
     return place(source, argv.words, at=at, kept=kept, env=env, env_words=env_words,
-                 image=launch.target, binds=run_binds(launch.options))
+                 image=launch.target, binds=run_binds(launch.options), env_files=files)
 
 
 def _container_env(
-    launch: RunnerLaunch, outer: Mapping[str, str]
-) -> tuple[dict[str, str], dict[str, int]]:
-    """The container's variables from ``-e``/``--env`` (docker/cli opts.go: ``env``,
-    ``NAME=value``, or ``NAME`` to pass the runner's own value on, dropped when the
-    runner has none) and the word index of each."""
+    launch: RunnerLaunch, source: CommandSource, path: Path | None
+) -> tuple[dict[str, str], dict[str, int], EnvFiles | None]:
+    """The container's variables, the word index of each, and what its environment
+    files leave unsettled (None: it names none). docker/cli ``opts/envfile.go``
+    ``ReadKVEnvStrings``: every ``--env-file`` in order, then every ``-e``/``--env``
+    (``NAME=value``, or ``NAME`` to pass the runner's own value on: the script's when
+    it sets one, else the environment's, outside the repository)."""
+    outer = source.command.env
     env: dict[str, str] = {}
     where: dict[str, int] = {}
-    for (name, value), index in zip(launch.options, launch.option_words, strict=True):
+    files: EnvFiles | None = None
+    pairs = list(zip(launch.options, launch.option_words, strict=True))
+    for (name, value), index in pairs:
+        if name != "env-file" or value is None:
+            continue
+        one = EnvFiles()
+        span = source.spans[index] if index < len(source.spans) else None
+        read_env_file(
+            value, path.parent if path is not None else None, one, file=source.file,
+            line=span.line if span else None, column=span.column if span else None,
+            mode="docker" if launch.runner == "docker run" else "plain",
+        )
+        files = files or EnvFiles()
+        files.merge(one)
+        where.update((key, index) for key in one.values)
+    if files is not None:
+        env = {key: value for key, (value, _, _) in files.values.items()}
+        where = {key: where[key] for key in env}
+    for (name, value), index in pairs:
         if name != "env" or value is None:
             continue
         key, eq, val = value.partition("=")
         if not key:
             continue
-        if eq:
-            env[key], where[key] = val, index
-        elif key in outer:
-            env[key], where[key] = outer[key], index
-    return env, where
-
+        if eq or key in outer:
+            env[key], where[key] = (val if eq else outer[key]), index
+            if files is not None:  # -e wins over every file
+                files.set(key, env[key], source.file, index)
+        else:
+            env.pop(key, None)
+            where.pop(key, None)
+            line = source.spans[index].line if index < len(source.spans) else None
+            files = files or EnvFiles()
+            files.unset(key, outside_value(key, source.file, line))
+    return env, where, files
 
 
 def image_prefix(container: Mapping[object, object]) -> tuple[object, tuple[str, ...]] | None:

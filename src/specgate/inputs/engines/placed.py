@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from specgate.inputs.cmdline import Command
 from specgate.inputs.engines._source import CommandSource
+from specgate.inputs.env_files import EnvFiles
 from specgate.inputs.volumes import Bind
 from specgate.load.document import Span
 
@@ -24,10 +25,12 @@ class Joined(CommandSource):
     ``image``: the service's image reference as Compose interpolates it, or the image
     word of the ``run`` line (the engine version is read from its tag alone);
     ``binds``: the ``run`` line's ``-v``/``--mount`` volumes
-    (:mod:`specgate.inputs.volumes`)."""
+    (:mod:`specgate.inputs.volumes`); ``env_files``: what its environment files left
+    unsettled (:mod:`specgate.inputs.env_files`), None when it names none."""
 
     image: str | None = None
     binds: tuple[Bind, ...] = ()
+    env_files: EnvFiles | None = None
 
 
 def place(
@@ -40,6 +43,7 @@ def place(
     env_words: Mapping[str, int],
     image: str | None = None,
     binds: tuple[Bind, ...] = (),
+    env_files: EnvFiles | None = None,
 ) -> Joined:
     """The container's command ``words`` placed in the script: the words the container
     adds (all but the last ``kept``) at the runner's image or service word ``at``, each
@@ -73,7 +77,10 @@ def place(
             for name, index in env_words.items()
         }
 
-    return Joined(new, spans, source.file, placed, env_spans, image=image, binds=binds)
+    return Joined(
+        new, spans, source.file, placed, env_spans, image=image, binds=binds,
+        env_files=env_files,
+    )
 
 
 def _pick(values: tuple[int, ...], origin: Sequence[int]) -> tuple[int, ...]:

@@ -28,6 +28,7 @@ from specgate.inputs.engines._source import (
 )
 from specgate.inputs.engines.compose_up import compose_up, unfollowed_compose
 from specgate.inputs.engines.detect import Detector
+from specgate.inputs.engines.env_gaps import raise_gap, service_env
 from specgate.inputs.engines.environment import sibling_env
 from specgate.inputs.engines.forcing import forced_acceptance
 from specgate.inputs.engines.in_force import with_version
@@ -313,7 +314,6 @@ class _Reading:
     def _read(self, found: Found) -> EngineConfig:
         doc, text, shown = self.doc, self.text, self.shown
         spec = ENGINES[found.verdict.engine]
-        ctx_env = sibling_env(doc, found.path)
         table = target.entries(spec.name)
         arity = target.arity(spec.name)
         notes: list[str] = []
@@ -323,6 +323,10 @@ class _Reading:
         program: str | None = None
         unsettled: list[str] = []  # words the launcher does not settle (.unsettled)
         bounds: list[settings.Used] = []  # words only some recorded releases read
+        # a Compose service's env_file: under its environment: (docs/engines.md#environment-files)
+        env_files, ctx_env = service_env(
+            spec.env_options is not None, doc, found.path, self.path, sibling_env(doc, found.path)
+        )
         # the container or service that runs this configuration names its image: the
         # version is that image's, never another service's in the same file
         source = None if isinstance(found.value, Mapping) else self.detector.command(found)
@@ -343,6 +347,7 @@ class _Reading:
             positional = target.sibling_positional(doc, found.path, text, table, arity)
         else:
             assert source is not None  # not a mapping: a command
+            env_files = getattr(source, "env_files", None) or env_files  # docker run --env-file
             flags, bounds = _within_parser_bounds(data, flags, version, source)
             opts = command_options(spec, source, flags)
             program = program_of(spec, source.command.argv)
@@ -375,7 +380,7 @@ class _Reading:
                 unsettled = unsettled_words(source, flags)
         notes = [*unsettled, *notes]
         if spec.env_options is not None:
-            opts = spec.env_options(opts, ctx_env)
+            opts = spec.env_options(raise_gap(spec.name, opts, env_files), ctx_env)
         return _read_options(
             spec,
             opts,

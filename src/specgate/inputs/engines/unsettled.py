@@ -27,12 +27,13 @@ in is the deployment's, not the pull request's).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from specgate.core.errors import InputError, LimitReached, UnsettledValue
 from specgate.inputs.cmdline import FlagSpec
 from specgate.inputs.engines._source import CommandSource, commands_of, norm_key
-from specgate.load.document import Document
+from specgate.load.document import Document, Span
 
 #: Normalised flag names that set the speculative method or the draft length, or
 #: hand the whole configuration to a file (vLLM ``--config``, TensorRT-LLM
@@ -92,6 +93,7 @@ def unsettled_words(source: CommandSource, spec: FlagSpec) -> list[str]:
         # a word that left none (``${EXTRA:-}``) stands before the next, or ends it
         at = min(index, len(source.spans) - 1)
         line = source.spans[at].line if at >= 0 else None
+        place = hit_span(source, index, unresolved[index])
         where = f" (line {line})" if line is not None else ""
         previous = argv[index - 1] if 0 < index <= len(argv) else ""
         # a flag's value: one word is the value, never a flag; a value the shell splits
@@ -127,14 +129,36 @@ def unsettled_words(source: CommandSource, spec: FlagSpec) -> list[str]:
             f"{what}: {position}; specgate cannot see what it adds. State the engine's "
             "flags literally in the command (or after this word)",
             source.file,
-            line,
+            place.line if place else line,
             unresolved[index],
+            place.column if place else None,
         )
     return notes
 
 
+def hit_span(source: CommandSource, index: int, hit: tuple[str, bool, bool]) -> Span | None:
+    """Where the expansion ``hit`` names (as written, between its first backquotes)
+    stands in the file: in word ``index`` of ``source``'s command, which keeps an
+    expansion it does not settle as written, traced back through the file's quoting
+    (:attr:`CommandSource.char_spans`); None when it cannot be traced (then the
+    word's line is told)."""
+    what = hit[0]
+    shown = what[1 : what.index("`", 1)] if what.startswith("`") and "`" in what[1:] else ""
+    shown = shown.removesuffix("…")
+    argv = source.command.argv
+    if not shown or source.char_spans is None or index >= len(argv):
+        return None
+    at = argv[index].find(shown)
+    chars = source.char_spans(index) if at >= 0 else None
+    return chars[at] if chars is not None and at < len(chars) else None
+
+
 def unsettled_value(
-    reason: str, file: str, line: int | None, hit: tuple[str, bool, bool]
+    reason: str,
+    file: str,
+    line: int | None,
+    hit: tuple[str, bool, bool],
+    column: int | None = None,
 ) -> UnsettledValue:
     """The :class:`UnsettledValue` of a shell or Compose hit ``(what, splits,
     from_file)``: from a file or the script's own text (``$(…)``, a sourced file not
@@ -143,7 +167,19 @@ def unsettled_value(
     what, _, from_file = hit
     shown = what[1 : what.index("`", 1)] if what.startswith("`") and "`" in what[1:] else what
     origin = "repository" if from_file else "outside"
-    return UnsettledValue(reason, file, line, origin=origin, what=shown)
+    named = _OPERAND_RE.match(shown)
+    if named is not None and origin == "outside":
+        # `${1:-4}`, `${D:?msg}`: the parameter outside is what the finding names
+        where = f"{file}:{line}" if line is not None else file
+        return UnsettledValue(
+            reason, file, line, origin=origin, what="$" + named.group(1), column=column,
+            source=f"`{shown[:60]}` at {where}",
+        )
+    return UnsettledValue(reason, file, line, origin=origin, what=shown, column=column)
+
+
+#: A parameter expansion with an operator (POSIX 2.6.2): its parameter.
+_OPERAND_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*|[0-9]+):?[-=+?]")
 
 
 def unsettled_flag_value(source: CommandSource, exc: InputError) -> InputError:
@@ -166,12 +202,14 @@ def unsettled_flag_value(source: CommandSource, exc: InputError) -> InputError:
         at = min(index, len(source.spans) - 1)
         line = source.spans[at].line if at >= 0 else exc.line
         hit = source.command.unresolved[index]
+        place = hit_span(source, index, hit)
         return unsettled_value(
             f"{hit[0]}: it is in a speculative flag, so D or the method is not read "
             f"({exc.reason})",
             source.file,
-            line,
+            place.line if place else line,
             hit,
+            place.column if place else None,
         )
     return exc
 
@@ -202,12 +240,14 @@ def unsettled_launcher(
         index = split[0]
         at = min(index, len(source.spans) - 1)
         line = source.spans[at].line if at >= 0 else None
+        place = hit_span(source, index, hits[index])
         return unsettled_value(
             f"{hits[index][0]}: the command states no speculative flag, so it may add them; "
             "specgate cannot see what it adds. State the engine's flags literally in the "
             "command (or after this word)",
             shown,
-            line,
+            place.line if place else line,
             hits[index],
+            place.column if place else None,
         )
     return None

@@ -1,0 +1,148 @@
+"""The environment variables an engine reads for speculation that its container's
+environment files leave unsettled (docs/engines.md#environment-files).
+
+llama.cpp reads ``LLAMA_ARG_*`` and TGI ``SPECULATE`` / ``MODEL_ID`` when the command
+line does not set the flag (:mod:`.llamacpp`, :mod:`.tgi`). A variable such an engine
+reads whose value an environment file leaves unsettled is the deployment's (SG313: a file
+outside the repository, a ``NAME`` line or ``-e NAME`` from the environment) or the
+repository's (SG314: a line not followed), never read as unset: the engine's default D
+would then be judged in place of the value that runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from specgate.core.errors import UnsettledValue
+from specgate.inputs.engines import llamacpp, tgi
+from specgate.inputs.engines._source import Opt, Options, env_items, norm_key
+from specgate.inputs.engines.unsettled import SPECULATIVE_PREFIXES
+from specgate.inputs.env_files import EnvFiles, outside_value, read_env_file
+from specgate.load.document import Document, NodePath, Span
+
+#: Per engine, the variables that can set its method or D → the flag each stands for.
+_SPECULATIVE_ENV: Mapping[str, Mapping[str, str]] = {
+    "llamacpp": {
+        name: flag for name, flag in llamacpp.ENV_FLAGS.items()
+        if norm_key(flag).startswith(SPECULATIVE_PREFIXES)
+    },
+    "tgi": dict(tgi.ENV_FLAGS),
+}
+
+
+def raise_gap(engine: str, opts: Options, files: EnvFiles | None) -> Options:
+    """``opts``, when :func:`env_gap` finds nothing.
+
+    Raises:
+        UnsettledValue: a variable the engine reads for speculation left unsettled.
+    """
+    gap = env_gap(engine, opts, files)
+    if gap is not None:
+        raise gap
+    return opts
+
+
+def service_env(
+    reads_env: bool, doc: Document, path: NodePath, compose: Path | None,
+    env: dict[str, Opt],
+) -> tuple[EnvFiles | None, dict[str, Opt]]:
+    """For an engine that ``reads_env``: what the ``env_file:`` of the Compose service
+    holding ``path`` sets, and ``env`` (its ``environment:`` and the rest) over the
+    values it settles."""
+    if not reads_env:
+        return None, env
+    files = compose_env_files(doc, path, compose)
+    if files is None:  # a Kubernetes container's valueFrom and envFrom
+        from specgate.inputs.engines.kube_env import kubernetes_env
+
+        files = kubernetes_env(doc, path)
+    settled = file_values(files, doc, path)
+    # a variable written with no value here (valueFrom) keeps what the files settle
+    kept = {k: o for k, o in env.items() if o.value is not None or k not in settled}
+    return files, {**settled, **kept}
+
+
+def env_gap(engine: str, opts: Options, files: EnvFiles | None) -> UnsettledValue | None:
+    """The first variable ``engine`` reads for speculation (its flag not on the
+    command line, ``opts``) that ``files`` leave unsettled, as an unsettled value
+    naming it; None when every one is settled."""
+    if files is None:
+        return None
+    for name, flag in _SPECULATIVE_ENV.get(engine, {}).items():
+        if norm_key(flag) in opts:
+            continue  # the command line wins over the variable
+        why = files.gap(name)
+        if why is None:
+            continue
+        if why.what == name:
+            return why
+        where = f"{why.file}:{why.line}" if why.line is not None else str(why.file)
+        return UnsettledValue(
+            f"`{name}` ({flag}): {why.reason}", why.file, why.line, origin=why.origin,
+            what=name, source=f"{why.what}, {where}", column=why.column,
+        )
+    return None
+
+
+def compose_env_files(doc: Document, path: NodePath, compose: Path | None) -> EnvFiles | None:
+    """What the ``env_file:`` of the Compose service holding ``path`` sets (a string,
+    a list of paths or of ``{path, required}``: Compose v2.24+), relative to the
+    Compose file's folder, with the service's ``environment:`` over it
+    (docker-compose 1.29 ``resolve_environment``); None when it names none."""
+    if len(path) < 2 or path[0] != "services" or not isinstance(doc.data, Mapping):
+        return None
+    services = doc.data.get("services")
+    service = services.get(path[1]) if isinstance(services, Mapping) else None
+    if not isinstance(service, Mapping) or service.get("env_file") is None:
+        return None
+    node = service["env_file"]
+    entries = node if isinstance(node, list) else [node]
+    files = EnvFiles()
+    base = compose.parent if compose is not None else None
+    for index, entry in enumerate(entries):
+        where = (*path[:2], "env_file", *((index,) if isinstance(node, list) else ()))
+        line, column = doc.locate(where).line, doc.locate(where).column
+        one = EnvFiles()
+        written = entry.get("path") if isinstance(entry, Mapping) else entry
+        optional = isinstance(entry, Mapping) and entry.get("required") is False
+        known = not isinstance(entry, Mapping) or set(entry) <= {"path", "required"}
+        if not isinstance(written, str) or not known:
+            one.covered(UnsettledValue(
+                f"an env_file entry specgate does not read ({str(entry)[:60]!r})",
+                doc.file, line, origin="repository", what="env_file",
+            ))
+        elif optional and base is not None and not (base / written).exists():
+            continue  # required: false, and not in the repository: Compose reads none
+        else:
+            read_env_file(written, base, one, file=doc.file, line=line, column=column,
+                          mode="compose")
+        files.merge(one)
+    environment = service.get("environment")
+    at = _line(doc, (*path[:2], "environment"))
+    for name, value, _ in env_items(environment):
+        if value is None:  # `NAME:` with no value: the environment Compose runs in
+            files.unset(name, outside_value(name, doc.file, at))
+        else:
+            files.set(name, str(value), doc.file, at)
+    for item in environment if isinstance(environment, list) else ():
+        if isinstance(item, str) and "=" not in item:  # `- NAME`: the same
+            files.unset(item, outside_value(item, doc.file, at))
+    return files
+
+
+def _line(doc: Document, where: NodePath) -> int:
+    return doc.locate(where).line
+
+
+def file_values(files: EnvFiles | None, doc: Document, path: NodePath) -> dict[str, Opt]:
+    """The values ``files`` settle, each at its line when it stands in ``doc`` (a
+    ConfigMap's data), else at the service's ``env_file`` node (the value itself stands
+    in the environment file)."""
+    if files is None:
+        return {}
+    anchor = doc.locate((*path[:2], "env_file"))
+    return {
+        name: Opt(value, Span(line, 1) if shown == doc.file and line > 0 else anchor)
+        for name, (value, shown, line) in files.values.items()
+    }

@@ -1,0 +1,136 @@
+"""The environment a Kubernetes container gets from elsewhere than its literal ``env``
+values: ``env[].valueFrom`` and ``envFrom`` (docs/engines.md#environment-files).
+
+Kubernetes ("Configure a Pod to Use a ConfigMap", "Define Environment Variables for a
+Container"): ``envFrom`` sets every key of a ConfigMap (``configMapRef``) or Secret
+(``secretRef``), each name with the entry's ``prefix``, a later source over an earlier
+one; ``env`` is over ``envFrom``; ``valueFrom.configMapKeyRef`` takes one key of a
+ConfigMap. A ConfigMap in the same manifest is read (its ``data``); one that is not is the
+cluster's, set outside the repository (SG313), as is every Secret and a ``fieldRef`` or
+``resourceFieldRef`` (known only when the pod runs). A value holding ``$(`` (Kubernetes
+expands it from the variables before it) or a key the ConfigMap does not hold is the
+repository's, not followed (SG314).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from specgate.core.errors import UnsettledValue
+from specgate.inputs.env_files import EnvFiles
+from specgate.load.document import Document, NodePath
+
+
+def kubernetes_env(doc: Document, path: NodePath) -> EnvFiles | None:
+    """What the ``valueFrom`` and ``envFrom`` of the Kubernetes container holding
+    ``path`` set, with its literal ``env`` values over them; None when it has neither."""
+    found = _container(doc, path)
+    if found is None:
+        return None
+    where, container = found
+    listed = container.get("env")
+    env: list[object] = listed if isinstance(listed, list) else []
+    sources = container.get("envFrom")
+    if not sources and not any(isinstance(i, Mapping) and "valueFrom" in i for i in env):
+        return None
+    files = EnvFiles()
+    for index, source in enumerate(sources if isinstance(sources, list) else []):
+        _env_from(doc, (*where, "envFrom", index), source, files)
+    for index, item in enumerate(env):
+        if not isinstance(item, Mapping) or not isinstance(item.get("name"), str):
+            continue
+        at = (*where, "env", index)
+        if "valueFrom" in item:
+            _value_from(doc, at, item["name"], item["valueFrom"], files)
+        elif isinstance(item.get("value"), str) and "$(" in item["value"]:
+            files.unset(item["name"], _why(doc, at, item["name"], "repository",
+                                           "a $(VAR) Kubernetes expands from the variables "
+                                           "before it, not followed"))
+        else:
+            value = item.get("value")
+            files.set(item["name"], "" if value is None else str(value), doc.file,
+                      doc.locate(at).line)
+    return files
+
+
+def _container(doc: Document, path: NodePath) -> tuple[NodePath, Mapping[str, object]] | None:
+    """The nearest container (a mapping with ``name`` and ``image``) holding ``path``."""
+    for depth in range(len(path), -1, -1):
+        node: object = doc.data
+        for key in path[:depth]:
+            here = isinstance(node, Mapping) and key in node
+            if here or (isinstance(node, Sequence) and isinstance(key, int) and key < len(node)):
+                node = node[key]  # type: ignore[index]
+            else:
+                node = None
+                break
+        if isinstance(node, Mapping) and "name" in node and "image" in node:
+            return path[:depth], node
+    return None
+
+
+def _config_map(doc: Document, name: object) -> tuple[NodePath, Mapping[str, object]] | None:
+    """The ConfigMap named ``name`` among the manifest's documents, with its path."""
+    documents = doc.data if doc.stream and isinstance(doc.data, list) else [doc.data]
+    for index, item in enumerate(documents):
+        meta = item.get("metadata") if isinstance(item, Mapping) else None
+        if (
+            isinstance(item, Mapping) and item.get("kind") == "ConfigMap"
+            and isinstance(meta, Mapping) and meta.get("name") == name
+        ):
+            return ((index,) if doc.stream else ()), item
+    return None
+
+
+def _why(doc: Document, at: NodePath, name: str, origin: str, what: str) -> UnsettledValue:
+    return UnsettledValue(f"`{name}`: {what}", doc.file, doc.locate(at).line, origin=origin,
+                          what=name)
+
+
+def _env_from(doc: Document, at: NodePath, source: object, files: EnvFiles) -> None:
+    line = doc.locate(at).line
+    ref = source.get("configMapRef") if isinstance(source, Mapping) else None
+    prefix = source.get("prefix", "") if isinstance(source, Mapping) else ""
+    found = _config_map(doc, ref.get("name")) if isinstance(ref, Mapping) else None
+    if found is None or not isinstance(prefix, str):
+        kind = "a ConfigMap not in this file" if isinstance(ref, Mapping) else "a Secret"
+        origin = "outside" if isinstance(ref, Mapping) or (
+            isinstance(source, Mapping) and "secretRef" in source
+        ) else "repository"
+        files.covered(UnsettledValue(
+            f"envFrom takes its variables from {kind}, which the cluster supplies", doc.file,
+            line, origin=origin, what="envFrom",
+        ))
+        return
+    where, config = found
+    data = config.get("data")
+    for key, value in (data.items() if isinstance(data, Mapping) else ()):
+        spot = (*where, "data", key)
+        if isinstance(value, str) and "$(" not in value:
+            files.set(prefix + str(key), value, doc.file, doc.locate(spot).line)
+        else:
+            files.unset(prefix + str(key), _why(doc, spot, prefix + str(key), "repository",
+                                                 "a ConfigMap value specgate does not read"))
+
+
+def _value_from(
+    doc: Document, at: NodePath, name: str, source: object, files: EnvFiles
+) -> None:
+    ref = source.get("configMapKeyRef") if isinstance(source, Mapping) else None
+    if not isinstance(ref, Mapping):
+        files.unset(name, _why(doc, at, name, "outside",
+                               "set from a Secret or the running pod (valueFrom)"))
+        return
+    found = _config_map(doc, ref.get("name"))
+    if found is None:
+        files.unset(name, _why(doc, at, name, "outside",
+                               "set from a ConfigMap not in this file, which the cluster "
+                               "supplies"))
+        return
+    data = found[1].get("data")
+    value = data.get(ref.get("key")) if isinstance(data, Mapping) else None
+    if isinstance(value, str) and "$(" not in value:
+        files.set(name, value, doc.file, doc.locate((*found[0], "data", str(ref["key"]))).line)
+    else:
+        files.unset(name, _why(doc, at, name, "repository",
+                               "its ConfigMap key is not there or not read"))
