@@ -135,5 +135,10 @@ class Detector:
             in_container(s, self.path)
             for s in commands_of(found.value, self.doc, found.path, self.text, env)
         ]
+        # a Compose command / Kubernetes args runs after its image's ENTRYPOINT, as the
+        # search read it: the engine reads the argv the container runs
+        lead = self._prefixes.get(id(found.value))
+        if lead is not None:
+            sources = [prefixed(s, lead) for s in sources]
         return sources[found.verdict.command or 0]
 

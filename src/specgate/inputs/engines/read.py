@@ -17,6 +17,7 @@ from specgate.inputs.engines import (
 )
 from specgate.inputs.engines._base import Context
 from specgate.inputs.engines._source import (
+    CommandSource,
     Opt,
     Options,
     Source,
@@ -34,6 +35,7 @@ from specgate.inputs.engines.launch import (
     merge_fragments,
 )
 from specgate.inputs.engines.placed import Joined
+from specgate.inputs.engines.positionals import refused_positionals
 from specgate.inputs.engines.registry import ENGINES, Engine
 from specgate.inputs.engines.several import one_configuration
 from specgate.inputs.engines.unread import (
@@ -292,6 +294,7 @@ class _Reading:
         unknown: list[tuple[str, Span]] = []
         parsed: list[tuple[str, Span]] = []
         program: str | None = None
+        command: CommandSource | None = None
         unsettled: list[str] = []  # words the launcher does not settle (.unsettled)
         # the container or service that runs this configuration names its image: the
         # version is that image's, never another service's in the same file
@@ -309,7 +312,7 @@ class _Reading:
             opts = from_mapping(Source(doc, text), found.path, found.value)
             positional = target.sibling_positional(doc, found.path, text, table, arity)
         else:
-            source = self.detector.command(found)
+            source = command = self.detector.command(found)
             if isinstance(source, Joined) and source.image is not None:
                 # docker run IMAGE, docker compose run SERVICE: the version is that image's
                 # tag alone, never another command's image in the same file
@@ -319,13 +322,7 @@ class _Reading:
             if spec.flags is not None:
                 unknown = settings.unknown_spellings(data, spec.flags, source)
                 parsed = settings.parser_words(data, spec.flags, source)
-            positional = target.positional_model(source.command.argv, source.spans, table, arity)
-            if positional is None:
-                words, spans = target.in_container(source.command.argv, source.spans, spec.name)
-                if not words and found.verdict.command is None:
-                    words, spans = target.launch_prefix(doc, found.path, text, spec.name)
-                    words, spans = (*words, *source.command.argv), (*spans, *source.spans)
-                positional = target.positional_model(words, spans, table, arity)
+            positional = _command_model(source, found, doc, text, spec.name)
             env_spans = source.env_spans()
             ctx_env = {
                 **ctx_env,
@@ -345,7 +342,7 @@ class _Reading:
         if spec.env_options is not None:
             opts = spec.env_options(opts, ctx_env)
         version = detect_version(spec.name, self.engine_version, version_text, self.path)
-        return _read_options(
+        config = _read_options(
             spec,
             opts,
             Context(file=shown, pointer=found.pointer, env=ctx_env, program=program),
@@ -355,6 +352,25 @@ class _Reading:
             parsed=parsed,
             notes=notes,
         )
+        if command is not None:  # more positional words than the program takes
+            config = refused_positionals(config, command.command.argv, command.spans)
+        return config
+
+
+def _command_model(
+    source: CommandSource, found: Found, doc: Document, text: str | None, engine: str
+) -> Opt | None:
+    """The served model a command names by position (``vllm serve MODEL``), also through
+    a runner's image or the ENTRYPOINT a Compose command / Kubernetes args follow."""
+    table, arity = target.entries(engine), target.arity(engine)
+    positional = target.positional_model(source.command.argv, source.spans, table, arity)
+    if positional is None:
+        words, spans = target.in_container(source.command.argv, source.spans, engine)
+        if not words and found.verdict.command is None:
+            words, spans = target.launch_prefix(doc, found.path, text, engine)
+            words, spans = (*words, *source.command.argv), (*spans, *source.spans)
+        positional = target.positional_model(words, spans, table, arity)
+    return positional
 
 
 def program_of(spec: Engine, argv: tuple[str, ...]) -> str | None:
