@@ -129,10 +129,9 @@ def _arguments(
     origins: Origins,
 ) -> dict[str, object]:
     out: dict[str, object] = {}
-    if call.args and isinstance(call.args[0], ast.Constant) and isinstance(
-        call.args[0].value, str
-    ):
-        out["model"] = call.args[0].value
+    model = _scalar(call.args[0], origins) if call.args else _NOT_LITERAL
+    if isinstance(model, str):  # "id", or MODEL_ID bound once to it
+        out["model"] = model
         line, column = _span(call.args[0], lines)
         model_path: NodePath = (*base, "model")
         rows[model_path] = ("scalar", line, column, line, column)
@@ -167,11 +166,23 @@ def _arguments(
                 at=(line, column), reader="a Python launcher",
             )
         if value is _NOT_LITERAL:
+            value = _scalar(keyword.value, origins)  # a module constant bound once
+        if value is _NOT_LITERAL:
             notes.append(f"{name} not read: not a literal ({shown}:{line})")
             continue
         out[name] = value
         _positions(keyword.value, (*base, name), (line, column), lines=lines, rows=rows, depth=0)
     return out
+
+
+def _scalar(node: ast.expr, origins: Origins) -> object:
+    """``node``'s value when it is a literal scalar or :class:`Origins` settles it to one
+    (``MODEL_ID`` bound once at module level to ``"org/model"``), else
+    :data:`_NOT_LITERAL`: a value set outside or by the repository stays a note."""
+    kind, value = origins.of(node)
+    if kind == "settled" and (value is None or isinstance(value, (str, bool, int, float))):
+        return value
+    return _NOT_LITERAL
 
 
 class _Unread:

@@ -54,10 +54,12 @@ MAX_HOPS = 8
 _CONVERSIONS = frozenset({"int", "float", "str"})
 
 
-def _bindings(tree: ast.Module) -> tuple[dict[str, ast.expr], set[str]]:
+def _bindings(tree: ast.Module) -> tuple[dict[str, ast.expr], set[str], dict[str, int]]:
     """(names bound exactly once, at top level, by ``NAME = expr``: their values;
-    names bound anywhere else or more than once)."""
+    names bound anywhere else or more than once; the module-level index of each
+    once-bound name's statement)."""
     top: dict[str, ast.expr] = {}
+    where: dict[str, int] = {}
     counts: dict[str, int] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
@@ -70,15 +72,62 @@ def _bindings(tree: ast.Module) -> tuple[dict[str, ast.expr], set[str]]:
             for alias in node.names:
                 bound = alias.asname or alias.name.split(".")[0]
                 counts[bound] = counts.get(bound, 0) + 1
-    for stmt in tree.body:
+    for index, stmt in enumerate(tree.body):
         if (
             isinstance(stmt, ast.Assign)
             and len(stmt.targets) == 1
             and isinstance(stmt.targets[0], ast.Name)
         ):
             top[stmt.targets[0].id] = stmt.value
+            where[stmt.targets[0].id] = index
     once = {name: value for name, value in top.items() if counts.get(name) == 1}
-    return once, {name for name, count in counts.items() if count != 1 or name not in once}
+    rebound = {name for name, count in counts.items() if count != 1 or name not in once}
+    return once, rebound, {name: where[name] for name in once}
+
+
+def _inert(stmt: ast.stmt) -> bool:
+    """A module-level statement that runs none of the file's own functions: an import,
+    a docstring, a function definition without decorators or calls in its defaults, an
+    assignment whose value calls nothing."""
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        return True
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return not stmt.decorator_list and not any(
+            isinstance(n, ast.Call) for n in ast.walk(stmt.args)
+        )
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+        return True
+    if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+        return not any(isinstance(n, (ast.Call, ast.Lambda)) for n in ast.walk(stmt.value))
+    return False
+
+
+class _Uses:
+    """Where each name read of the module stands: the module-level statement holding it,
+    and whether inside a function definition (read when the function runs)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.top: dict[int, tuple[int, bool]] = {}
+        for index, stmt in enumerate(tree.body):
+            deferred = isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                    self.top[id(node)] = (index, deferred)
+        #: the first module-level statement that may run the file's own functions
+        self.first_run = next(
+            (i for i, stmt in enumerate(tree.body) if not _inert(stmt)), len(tree.body)
+        )
+
+    def bound_before(self, node: ast.Name, bound_at: int) -> bool:
+        """Whether the module binds ``node``'s name (at statement ``bound_at``) before
+        Python reads ``node``: a read at module level stands in a later statement; a
+        read in a function runs only once a statement calls it, so the binding stands
+        before every statement that may call one. A read found nowhere: not known."""
+        at = self.top.get(id(node))
+        if at is None:
+            return False
+        index, deferred = at
+        return bound_at < (self.first_run if deferred else index)
 
 
 def _imports(tree: ast.Module) -> dict[str, str]:
@@ -115,7 +164,8 @@ def _rebinds(tree: ast.Module) -> bool:
 
 class _Origins:
     def __init__(self, tree: ast.Module) -> None:
-        self.once, self.rebound = _bindings(tree)
+        self.once, self.rebound, self.bound_at = _bindings(tree)
+        self.uses = _Uses(tree)
         self.imported = _imports(tree)
         # names are followed only when nothing may re-bind them behind an assignment
         self.follow = not _rebinds(tree)
@@ -201,6 +251,9 @@ class _Origins:
                 return kind, value, (_part(node) if kind == "repository" else None)
             return "repository", None, _part(node)
         if isinstance(node, ast.Name) and self.follow and hops < MAX_HOPS and node.id in self.once:
+            if not self.uses.bound_before(node, self.bound_at[node.id]):
+                # read before its one binding runs (NameError), or not known to be after it
+                return "repository", None, _part(node)
             kind, value, part = self.judge(self.once[node.id], hops + 1)
             # a dict or list may be changed in place (`spec["k"] = 7`): not followed
             if kind == "settled" and isinstance(value, (dict, list, tuple, set)):
