@@ -179,6 +179,73 @@ def test_launcher_constants_agree_with_python(tmp_path: Path) -> None:
     assert settled > CASES // 4
 
 
+# --- vLLM speculative_config as dict(...) or a module dict (D8) ------------------------
+
+def spec_forms(rng: random.Random) -> tuple[list[str], str, list[str]]:
+    """(statements before the call, the keyword's value, statements after it): a
+    speculative config written as ``dict(k=v, …)``, a dict literal or a module constant
+    bound once to either, with D a constant ``K`` bound in hostile ways, and hostile
+    changes to the dict or to ``dict`` itself."""
+    before, after = binding(rng, "K", str(rng.randint(1, 9)))
+    d = rng.choice(["K", str(rng.randint(1, 9))])
+    literal = rng.choice([
+        f"{{'method': 'ngram', 'num_speculative_tokens': {d}}}",
+        f"dict(method='ngram', num_speculative_tokens={d})",
+        f"dict(method='ngram', num_speculative_tokens={d}, prompt_lookup_max=2)",
+        f"{{'method': 'ngram', 'num_speculative_tokens': 1, 'num_speculative_tokens': {d}}}",
+    ])
+    value = literal
+    if rng.random() < 0.6:
+        before.append(f"SPEC = {literal}")
+        value = "SPEC"
+        if rng.random() < 0.5:
+            before.append(rng.choice([
+                "SPEC['num_speculative_tokens'] = 7",
+                "SPEC.update(num_speculative_tokens=8)",
+                "SPEC |= {'num_speculative_tokens': 5}",
+                "OTHER = SPEC\nOTHER['num_speculative_tokens'] = 6",
+                "def _grow(d):\n    d['num_speculative_tokens'] = 2\n_grow(SPEC)",
+                "print(SPEC)",
+                "def _g():\n    global SPEC\n    SPEC = {'method': 'ngram'}\n_g()",
+                "SPEC = dict(SPEC, num_speculative_tokens=3)",
+                "del SPEC['num_speculative_tokens']",
+            ]))
+    if rng.random() < 0.3:
+        before.insert(0, rng.choice([
+            "dict = lambda **k: {'method': 'ngram', 'num_speculative_tokens': 9}",
+            "def dict(**k):\n    return {'method': 'ngram', 'num_speculative_tokens': 9}",
+            "import builtins\nbuiltins.dict = lambda **k: {'num_speculative_tokens': 9}",
+            "from collections import OrderedDict as dict",
+            "_d = dict\ndict = lambda **k: _d(k, num_speculative_tokens=9)",
+        ]))
+    return before, value, after
+
+
+def spec_script(rng: random.Random) -> tuple[str, dict[str, bool]]:
+    before, value, after = spec_forms(rng)
+    call, deferred = place(rng, f"LLM('m', speculative_config={value})")
+    lines = ["from vllm import LLM", *before, call, *after]
+    if deferred:
+        lines.append('if __name__ == "__main__":\n    main()')
+    return "\n".join(lines) + "\n", {"speculative_config": bool(after)}
+
+
+def spec_disagreements(
+    script: str, ran: list[dict[str, object]], late: dict[str, bool]
+) -> list[str]:
+    try:
+        data = load_python_launcher(script, "launch.py").data
+    except InputError:
+        return []  # not settled (SG313/SG314): never wrong
+    read = data if isinstance(data, list) else [data]
+    return compare(read, ran, {"speculative_config": "speculative_config"}, late)
+
+
+def test_speculative_dicts_agree_with_python(tmp_path: Path) -> None:
+    wrong = corpus(tmp_path, 28, spec_script, spec_disagreements, "launch.py")
+    assert not wrong, f"{len(wrong)} of {CASES} read otherwise:\n{wrong[0][0]}\n{wrong[0][1]}"
+
+
 # --- transformers from_pretrained(MODEL_ID) ------------------------------------------
 
 def generate_script(rng: random.Random) -> tuple[str, dict[str, bool]]:

@@ -155,11 +155,10 @@ def _arguments(
             if origin == "settled":  # os.getenv("D", "5"): the script's own default
                 settled = _plain(settled, 0)
                 origin = "repository" if isinstance(settled, _Unread) else origin
-            if origin == "settled":
+            if origin == "settled":  # positions where the value is written (SPEC = {…})
                 out[name] = settled
-                at = _span(keyword.value, lines)
-                key: NodePath = (*base, name)
-                rows[key] = ("scalar", at[0], at[1], line, column)
+                _positions(origins.written(keyword.value), (*base, name), (line, column),
+                           lines=lines, rows=rows, depth=0)
                 continue
             raise unsettled_keyword(
                 name, keyword.value, (origin, None, verdict[2]), shown=shown,
@@ -183,6 +182,15 @@ def _scalar(node: ast.expr, origins: Origins) -> object:
     if kind == "settled" and (value is None or isinstance(value, (str, bool, int, float))):
         return value
     return _NOT_LITERAL
+
+
+def _dict_call(node: ast.expr) -> bool:
+    """``dict(k=v, …)`` (for positions only: its value was settled by :class:`Origins`,
+    which checks that ``dict`` is the builtin)."""
+    return (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        and node.func.id == "dict" and not node.args
+    )
 
 
 class _Unread:
@@ -235,7 +243,14 @@ def _positions(
     depth: int,
 ) -> None:
     line, column = _span(node, lines)
-    if isinstance(node, ast.Dict) and depth < MAX_DEPTH:
+    if _dict_call(node) and depth < MAX_DEPTH:  # dict(k=v, …): keys at their keywords
+        assert isinstance(node, ast.Call)
+        rows[path] = ("mapping", line, column, *key)
+        for word in node.keywords:
+            if word.arg is not None:
+                _positions(word.value, (*path, word.arg), _span(word, lines), lines=lines,
+                           rows=rows, depth=depth + 1)
+    elif isinstance(node, ast.Dict) and depth < MAX_DEPTH:
         rows[path] = ("mapping", line, column, *key)
         for k, v in zip(node.keys, node.values, strict=True):
             if isinstance(k, ast.Constant) and isinstance(k.value, str):
