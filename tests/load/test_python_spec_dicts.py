@@ -1,5 +1,5 @@
 """``speculative_config`` written as ``dict(...)`` or through a module dict (new-user defect
-D8; docs/engines.md#how-each-file-is-read). The right values are what Python passes to
+D8; docs/engines.md#command-lines-and-launchers). The right values are what Python passes to
 ``LLM`` (the keyword arguments of the call as written: ``dict(k=v)`` is ``{"k": v}``), which
 tests/oracle/test_python_constants_oracle.py checks against Python itself on generated
 hostile forms; each finding sits at the line the value is written on."""
