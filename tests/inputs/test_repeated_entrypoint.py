@@ -47,6 +47,21 @@ def test_docker_run_vllm_image_repeating_vllm_serve_is_refused(tmp_path: Path) -
     assert (span.line, span.column) == (2, line.index(" vllm serve") + 2)
 
 
+def test_a_release_older_than_the_data_warns(tmp_path: Path) -> None:
+    # vLLM 0.11.0 is older than the releases the vLLM data was read from (0.27.1 on): the
+    # refusal read at 0.32.0 warns there (docs/trust.md#what-a-fail-may-rest-on)
+    (tmp_path / "serve.sh").write_text(
+        f"docker run vllm/vllm-openai:v0.11.0 vllm serve {MODEL} --speculative-config "
+        f"'{NGRAM}'\n"
+    )
+    config = read_engine_file(tmp_path / "serve.sh", "serve.sh")
+    (issue,) = (i for i in config.issues if i.field == "setting:positional")
+    assert issue.severity == "warn"
+    newer = read_engine_file(tmp_path / "serve.sh", "serve.sh", engine_version="0.32.0")
+    (issue,) = (i for i in newer.issues if i.field == "setting:positional")
+    assert issue.severity is None  # SG307's own: fail
+
+
 def test_the_image_entrypoint_alone_is_no_refusal(tmp_path: Path) -> None:
     (tmp_path / "serve.sh").write_text(
         f"docker run vllm/vllm-openai:v0.32.0 {MODEL} --speculative-config '{NGRAM}'\n"

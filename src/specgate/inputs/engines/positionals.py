@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import PurePosixPath
 
-from specgate.inputs.knowledge import knowledge
+from specgate.inputs.knowledge import knowledge, parse_version
 from specgate.inputs.types import EngineConfig, EngineIssue
 from specgate.load.document import Span
 
@@ -117,8 +117,16 @@ def refused_positionals(
         f"its parser stops with '{said[:240]}'{repeated}"
     )
     span = spans[first] if first < len(spans) else (spans[0] if spans else Span(1, 1))
+    details = f"source {data.table_source(_TABLE)}"
+    version = parse_version(config.version) if config.version is not None else None
+    older = version is not None and version < data.oldest_read
+    if older:  # what a release before the data refuses is not checked: a warn there
+        details += (
+            f"; {data.display_name} {config.version} is older than the releases specgate's "
+            "engine data was read from, so this warns there"
+        )
     issue = EngineIssue(
-        "SG307", message, _FIELD, details=f"source {data.table_source(_TABLE)}"
+        "SG307", message, _FIELD, severity="warn" if older else None, details=details
     )
     return replace(
         config, issues=(*config.issues, issue), spans={**config.spans, _FIELD: span}
