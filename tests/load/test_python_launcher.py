@@ -61,8 +61,9 @@ def test_a_positional_model_and_a_variable_keyword() -> None:
     [
         ('LLM(model="a/b",\n  speculative_config={"method": "ngram"\n',
          "Python syntax error: '{' was never closed", 2),
-        ('spec = {"method": "ngram"}\nLLM(model="a/b", speculative_config=spec)\n',
-         "speculative_config not read: not a literal (spec)", 2),
+        ('spec = {"method": "ngram"}\nspec["num_speculative_tokens"] = 3\n'
+         'LLM(model="a/b", speculative_config=spec)\n',
+         "speculative_config not read: not a literal (spec)", 3),
         ('LLM(model="a/b", speculative_config=' + '[' * 250 + ']' * 250 + ')\n',
          "Python syntax error: too many nested parentheses", 1),
         ('LLM(model="a/b", speculative_config=' + '{"a":' * 40 + '1' + '}' * 40 + ')\n',

@@ -43,7 +43,21 @@ def value(source: str) -> tuple[str, object]:
         ("import os\nD = os.environ['D']\ndef g():\n    global D\n    D = 3\nD",
          ("repository", None)),
         ("D = 4\nglobals()['D'] = 7\nD", ("repository", None)),
-        ("S = {'k': 4}\nS", ("repository", None)),  # a dict may change in place
+        # a dict bound once and read once: what Python passes (D8)
+        ("S = {'k': 4}\nS", ("settled", {"k": 4})),
+        ("S = dict(k=4, m='x')\nS", ("settled", {"k": 4, "m": "x"})),
+        ("dict(k=4)", ("settled", {"k": 4})),
+        # a dict changed in place, or read elsewhere (which may change it): not settled
+        ("S = {'k': 4}\nS['k'] = 7\nS", ("repository", None)),
+        ("S = {'k': 4}\nS.update(k=7)\nS", ("repository", None)),
+        ("S = {'k': 4}\nprint(S)\nS", ("repository", None)),
+        # dict shadowed, re-bound or reachable through builtins: not the builtin
+        ("dict = lambda **k: {}\ndict(k=4)", ("repository", None)),
+        ("def dict(**k):\n    return {}\ndict(k=4)", ("repository", None)),
+        ("from collections import OrderedDict as dict\ndict(k=4)", ("repository", None)),
+        ("import builtins\nbuiltins.dict = list\ndict(k=4)", ("repository", None)),
+        ("dict({'k': 4})", ("repository", None)),  # a positional argument: not followed
+        ("import os\ndict(k=os.environ['D'])", ("outside", "os.environ['D']")),
         ("import argparse\nargs = argparse.ArgumentParser().parse_args()\nargs.d",
          ("repository", None)),
         ("environ = {'D': 3}\nenviron['D']", ("repository", None)),  # not os.environ

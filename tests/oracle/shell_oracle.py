@@ -45,7 +45,7 @@ STUB = f"""#!/usr/bin/python3 -S
 import json, os, sys
 print({MARK!r} + json.dumps([os.path.basename(sys.argv[0]), *sys.argv[1:]]), flush=True)
 """
-ENGINES = ("vllm", "python3", "llama-server")
+ENGINES = ("vllm", "python3", "llama-server", "trtllm-serve")
 #: a reading: (engine, method, D, verify tokens, draft model, D is a maximum) or why refused
 Reading = tuple[object, ...]
 

@@ -95,9 +95,11 @@ def _line():
     return frame.f_lineno if frame is not None else 0
 
 
-def _record(line, config, assistant, rows, pipeline=False):
+def _record(line, config, assistant, rows, pipeline=False, model=None):
     out = {
         "line": line,
+        "model": model,
+        "assistant_name": getattr(assistant, "name", assistant),
         "assistant": assistant is not None,
         "prompt_lookup_num_tokens": config.prompt_lookup_num_tokens,
         "assistant_early_exit": config.assistant_early_exit,
@@ -137,7 +139,7 @@ class _Model:
         config, rest = self._prepared(generation_config, kwargs)
         ids = inputs if inputs is not None else rest.get("input_ids")
         rows = getattr(ids, "rows", None)
-        _record(_line(), config, assistant_model, rows)
+        _record(_line(), config, assistant_model, rows, model=self.name)
         return _Tensor(rows or 1)
 
 

@@ -11,7 +11,7 @@ flow :mod:`specgate.load.python_generate` reads a transformers script by.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 #: a model's methods that return the model (``.to(device)``, ``.eval()``)
 MODEL_METHODS = ("to", "eval", "cuda", "half", "bfloat16", "float")
@@ -218,8 +218,13 @@ def rebinds_by_name(call: ast.Call) -> bool:
 
 
 
-def from_pretrained_id(node: ast.expr) -> tuple[str, ast.expr] | None:
-    """``"id"`` of ``Cls.from_pretrained("id", …)`` (``.to(…)``/``.eval()`` after it too)."""
+def from_pretrained_id(
+    node: ast.expr, constant: Callable[[ast.expr], object] | None = None
+) -> tuple[str, ast.expr] | None:
+    """``"id"`` of ``Cls.from_pretrained("id", …)`` (``.to(…)``/``.eval()`` after it too);
+    with ``constant`` (the module's :class:`~specgate.load.python_values.Origins`, as a
+    function giving a settled value or None), also of ``Cls.from_pretrained(MODEL_ID)``
+    with ``MODEL_ID = "id"`` a module constant bound once."""
     while (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
@@ -236,5 +241,9 @@ def from_pretrained_id(node: ast.expr) -> tuple[str, ast.expr] | None:
         )
         if isinstance(first, ast.Constant) and isinstance(first.value, str):
             return first.value, first
+        if first is not None and constant is not None:
+            value = constant(first)
+            if isinstance(value, str):
+                return value, first
     return None
 

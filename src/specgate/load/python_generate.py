@@ -376,6 +376,13 @@ class _Script:
         return settled_keyword(self._origins, name, node, shown=self.shown,
                                at=_span(at, self.lines), reader="a transformers script")
 
+    def constant(self, node: ast.expr) -> object:
+        """The value of ``node`` when :class:`Origins` settles it to a scalar (a module
+        constant bound once to a literal, ``os.getenv("X", "d")``), else None."""
+        self._origins = self._origins or Origins(self.tree)
+        kind, value = self._origins.of(node)
+        return value if kind == "settled" and isinstance(value, (str, int, float)) else None
+
     def _value(self, node: ast.expr) -> object:
         """A literal, or a name bound once to one (a list or dict only while nothing
         may change it: :meth:`literal_kept`)."""
@@ -425,7 +432,7 @@ class _Script:
         value = self.bound.get(name) if name is not None else None
         if value is None and isinstance(node, ast.expr):
             value = node
-        loaded = from_pretrained_id(value) if value is not None else None
+        loaded = from_pretrained_id(value, self.constant) if value is not None else None
         if loaded is not None:
             self._put(out, (key,), loaded[0], at if at is not None else loaded[1])
         elif key == "assistant_model" and at is not None:
@@ -531,13 +538,13 @@ class _Script:
         aliased, or a field assignment through another name that may hold the same model
         (one not bound once to its own ``from_pretrained``)."""
         lines = [line for base, line in self.touched if base in (None, name)]
-        own = from_pretrained_id(self.bound[name]) if name in self.bound else None
+        own = from_pretrained_id(self.bound[name], self.constant) if name in self.bound else None
         if name not in self.bound:  # re-bound: its fields may be another model's
             lines.extend(s.lineno for stmts in self.assignments.get(name, {}).values()
                          for s in stmts)
         for other, keys in self.assignments.items():
             distinct = own is not None and other in self.bound and (
-                from_pretrained_id(self.bound[other]) is not None
+                from_pretrained_id(self.bound[other], self.constant) is not None
             )
             if other != name and not distinct:
                 lines.extend(stmt.lineno for stmts in keys.values() for stmt in stmts)

@@ -129,10 +129,9 @@ def _arguments(
     origins: Origins,
 ) -> dict[str, object]:
     out: dict[str, object] = {}
-    if call.args and isinstance(call.args[0], ast.Constant) and isinstance(
-        call.args[0].value, str
-    ):
-        out["model"] = call.args[0].value
+    model = _scalar(call.args[0], origins) if call.args else _NOT_LITERAL
+    if isinstance(model, str):  # "id", or MODEL_ID bound once to it
+        out["model"] = model
         line, column = _span(call.args[0], lines)
         model_path: NodePath = (*base, "model")
         rows[model_path] = ("scalar", line, column, line, column)
@@ -156,22 +155,42 @@ def _arguments(
             if origin == "settled":  # os.getenv("D", "5"): the script's own default
                 settled = _plain(settled, 0)
                 origin = "repository" if isinstance(settled, _Unread) else origin
-            if origin == "settled":
+            if origin == "settled":  # positions where the value is written (SPEC = {…})
                 out[name] = settled
-                at = _span(keyword.value, lines)
-                key: NodePath = (*base, name)
-                rows[key] = ("scalar", at[0], at[1], line, column)
+                _positions(origins.written(keyword.value), (*base, name), (line, column),
+                           lines=lines, rows=rows, depth=0)
                 continue
             raise unsettled_keyword(
                 name, keyword.value, (origin, None, verdict[2]), shown=shown,
                 at=(line, column), reader="a Python launcher",
             )
         if value is _NOT_LITERAL:
+            value = _scalar(keyword.value, origins)  # a module constant bound once
+        if value is _NOT_LITERAL:
             notes.append(f"{name} not read: not a literal ({shown}:{line})")
             continue
         out[name] = value
         _positions(keyword.value, (*base, name), (line, column), lines=lines, rows=rows, depth=0)
     return out
+
+
+def _scalar(node: ast.expr, origins: Origins) -> object:
+    """``node``'s value when it is a literal scalar or :class:`Origins` settles it to one
+    (``MODEL_ID`` bound once at module level to ``"org/model"``), else
+    :data:`_NOT_LITERAL`: a value set outside or by the repository stays a note."""
+    kind, value = origins.of(node)
+    if kind == "settled" and (value is None or isinstance(value, (str, bool, int, float))):
+        return value
+    return _NOT_LITERAL
+
+
+def _dict_call(node: ast.expr) -> bool:
+    """``dict(k=v, …)`` (for positions only: its value was settled by :class:`Origins`,
+    which checks that ``dict`` is the builtin)."""
+    return (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        and node.func.id == "dict" and not node.args
+    )
 
 
 class _Unread:
@@ -224,7 +243,14 @@ def _positions(
     depth: int,
 ) -> None:
     line, column = _span(node, lines)
-    if isinstance(node, ast.Dict) and depth < MAX_DEPTH:
+    if _dict_call(node) and depth < MAX_DEPTH:  # dict(k=v, …): keys at their keywords
+        assert isinstance(node, ast.Call)
+        rows[path] = ("mapping", line, column, *key)
+        for word in node.keywords:
+            if word.arg is not None:
+                _positions(word.value, (*path, word.arg), _span(word, lines), lines=lines,
+                           rows=rows, depth=depth + 1)
+    elif isinstance(node, ast.Dict) and depth < MAX_DEPTH:
         rows[path] = ("mapping", line, column, *key)
         for k, v in zip(node.keys, node.values, strict=True):
             if isinstance(k, ast.Constant) and isinstance(k.value, str):

@@ -17,11 +17,15 @@
   environment agrees);
 - ``"repository"``: anything else (a call, an attribute of an object the file
   builds, ``argparse``'s ``args.x``, a name bound in a loop, a branch, a function or
-  more than once, a name bound to a dict or list, which may change in place): the file
-  decides the value in a way specgate does not follow.
+  more than once, a name read before its one binding runs, a name bound to a dict or
+  list that is read anywhere else too, which may change it in place): the file decides
+  the value in a way specgate does not follow.
 
-A dict literal is judged value by value: settled when every value is (then the dict
-with them), the repository's when any value is, else outside.
+A dict literal, and a call of the builtin ``dict`` with keyword arguments alone
+(``dict(method="ngram", num_speculative_tokens=4)``; ``dict`` bound nowhere in the module
+and no ``builtins`` named), is judged value by value: settled when every value is (then
+the dict with them), the repository's when any value is, else outside. A module constant
+bound once to either is followed when the read asked about is the name's only read.
 
 Bounds: a name is followed at most :data:`MAX_HOPS` times (``A = B``, ``B = C``…); the
 file is at most 1 MiB and parsed by :func:`ast.parse` before (its nesting bounded there).
@@ -54,10 +58,12 @@ MAX_HOPS = 8
 _CONVERSIONS = frozenset({"int", "float", "str"})
 
 
-def _bindings(tree: ast.Module) -> tuple[dict[str, ast.expr], set[str]]:
+def _bindings(tree: ast.Module) -> tuple[dict[str, ast.expr], set[str], dict[str, int]]:
     """(names bound exactly once, at top level, by ``NAME = expr``: their values;
-    names bound anywhere else or more than once)."""
+    names bound anywhere else or more than once; the module-level index of each
+    once-bound name's statement)."""
     top: dict[str, ast.expr] = {}
+    where: dict[str, int] = {}
     counts: dict[str, int] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
@@ -70,15 +76,65 @@ def _bindings(tree: ast.Module) -> tuple[dict[str, ast.expr], set[str]]:
             for alias in node.names:
                 bound = alias.asname or alias.name.split(".")[0]
                 counts[bound] = counts.get(bound, 0) + 1
-    for stmt in tree.body:
+    for index, stmt in enumerate(tree.body):
         if (
             isinstance(stmt, ast.Assign)
             and len(stmt.targets) == 1
             and isinstance(stmt.targets[0], ast.Name)
         ):
             top[stmt.targets[0].id] = stmt.value
+            where[stmt.targets[0].id] = index
     once = {name: value for name, value in top.items() if counts.get(name) == 1}
-    return once, {name for name, count in counts.items() if count != 1 or name not in once}
+    rebound = {name for name, count in counts.items() if count != 1 or name not in once}
+    return once, rebound, {name: where[name] for name in once}
+
+
+def _inert(stmt: ast.stmt) -> bool:
+    """A module-level statement that runs none of the file's own functions: an import,
+    a docstring, a function definition without decorators or calls in its defaults, an
+    assignment whose value calls nothing."""
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        return True
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return not stmt.decorator_list and not any(
+            isinstance(n, ast.Call) for n in ast.walk(stmt.args)
+        )
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+        return True
+    if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+        return not any(isinstance(n, (ast.Call, ast.Lambda)) for n in ast.walk(stmt.value))
+    return False
+
+
+class _Uses:
+    """Where each name read of the module stands: the module-level statement holding it,
+    and whether inside a function definition (read when the function runs)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.top: dict[int, tuple[int, bool]] = {}
+        #: how many times each name is read anywhere in the module
+        self.reads: dict[str, int] = {}
+        for index, stmt in enumerate(tree.body):
+            deferred = isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                    self.top[id(node)] = (index, deferred)
+                    self.reads[node.id] = self.reads.get(node.id, 0) + 1
+        #: the first module-level statement that may run the file's own functions
+        self.first_run = next(
+            (i for i, stmt in enumerate(tree.body) if not _inert(stmt)), len(tree.body)
+        )
+
+    def bound_before(self, node: ast.Name, bound_at: int) -> bool:
+        """Whether the module binds ``node``'s name (at statement ``bound_at``) before
+        Python reads ``node``: a read at module level stands in a later statement; a
+        read in a function runs only once a statement calls it, so the binding stands
+        before every statement that may call one. A read found nowhere: not known."""
+        at = self.top.get(id(node))
+        if at is None:
+            return False
+        index, deferred = at
+        return bound_at < (self.first_run if deferred else index)
 
 
 def _imports(tree: ast.Module) -> dict[str, str]:
@@ -115,10 +171,18 @@ def _rebinds(tree: ast.Module) -> bool:
 
 class _Origins:
     def __init__(self, tree: ast.Module) -> None:
-        self.once, self.rebound = _bindings(tree)
+        self.once, self.rebound, self.bound_at = _bindings(tree)
+        self.uses = _Uses(tree)
         self.imported = _imports(tree)
         # names are followed only when nothing may re-bind them behind an assignment
         self.follow = not _rebinds(tree)
+        # a builtin may be replaced through the builtins module (`builtins.dict = f`)
+        self.tampers = any(
+            (isinstance(n, ast.Name) and n.id in ("builtins", "__builtins__"))
+            or (isinstance(n, ast.alias) and n.name.split(".")[0] == "builtins")
+            or (isinstance(n, ast.Attribute) and n.attr == "__builtins__")
+            for n in ast.walk(tree)
+        )
 
     def named(self, node: ast.expr) -> str | None:
         """``os.environ`` / ``os.getenv`` / ``sys.argv`` when ``node`` names it."""
@@ -141,20 +205,44 @@ class _Origins:
             pass
         return self.expression(node, hops)
 
+    def builtin(self, func: ast.expr, name: str) -> bool:
+        """Whether ``func`` is the builtin ``name``: the module binds that name nowhere
+        (no assignment, ``def``, parameter or import of it) and names no ``builtins``
+        module through which it may be replaced."""
+        return (
+            isinstance(func, ast.Name)
+            and func.id == name
+            and name not in self.rebound
+            and name not in self.once
+            and not self.tampers
+        )
+
+    def keywords(self, node: ast.Call, hops: int) -> _Judged:
+        """``dict(k=v, …)`` of keyword arguments alone: the dict of them, judged value by
+        value as a dict literal (``**x`` is excluded before this is asked)."""
+        return self.pairs([(k.arg, k.value) for k in node.keywords if k.arg is not None], hops)
+
     def mapping(self, node: ast.Dict, hops: int) -> _Judged:
         """A dict literal (``speculative_config={..., "num_speculative_tokens": D}``):
         settled when every value is, the repository's when any is, else outside."""
-        out: dict[str, object] = {}
-        outside: tuple[object, Part | None] | None = None
+        pairs: list[tuple[str, ast.expr]] = []
         for key, value in zip(node.keys, node.values, strict=True):
             if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
                 return "repository", None, _part(key if key is not None else value)
+            pairs.append((key.value, value))
+        return self.pairs(pairs, hops)
+
+    def pairs(self, pairs: list[tuple[str, ast.expr]], hops: int) -> _Judged:
+        """The dict of ``pairs`` (a later key wins, as in Python), judged value by value."""
+        out: dict[str, object] = {}
+        outside: tuple[object, Part | None] | None = None
+        for key, value in pairs:
             kind, found, part = self.judge(value, hops)
             if kind == "repository":
                 return kind, None, part
             if kind == "outside":
                 outside = outside if outside is not None else (found, part)
-            out[key.value] = found
+            out[key] = found
         if outside is not None:
             return "outside", *outside
         return "settled", out, None
@@ -186,6 +274,8 @@ class _Origins:
                 ) and not isinstance(default.value, bool):
                     return "settled", default.value, None
                 return "repository", None, _part(node)
+            if self.builtin(func, "dict") and not node.args:
+                return self.keywords(node, hops)
             if (
                 isinstance(func, ast.Name)
                 and func.id in _CONVERSIONS
@@ -201,9 +291,17 @@ class _Origins:
                 return kind, value, (_part(node) if kind == "repository" else None)
             return "repository", None, _part(node)
         if isinstance(node, ast.Name) and self.follow and hops < MAX_HOPS and node.id in self.once:
+            if not self.uses.bound_before(node, self.bound_at[node.id]):
+                # read before its one binding runs (NameError), or not known to be after it
+                return "repository", None, _part(node)
             kind, value, part = self.judge(self.once[node.id], hops + 1)
-            # a dict or list may be changed in place (`spec["k"] = 7`): not followed
-            if kind == "settled" and isinstance(value, (dict, list, tuple, set)):
+            # a dict or list may be changed in place (`spec["k"] = 7`, `spec.update(…)`,
+            # a function it is passed to): followed only when this is its one read
+            if (
+                kind == "settled"
+                and isinstance(value, (dict, list, tuple, set))
+                and self.uses.reads.get(node.id) != 1
+            ):
                 return "repository", None, Part(node.id, self.once[node.id].lineno)
             if part is not None:  # named as the keyword reaches it: the outermost name
                 part = part._replace(name=node.id)
@@ -264,6 +362,19 @@ class Origins:
             return self._origins.judge(node, 0)
         except (RecursionError, MemoryError):  # nesting past the interpreter's own limits
             return "repository", None, None
+
+
+    def written(self, node: ast.expr) -> ast.expr:
+        """Where a settled ``node``'s value is written: through the module constants it
+        names (``SPEC`` → its ``{…}`` or ``dict(…)``), for positions; ``node`` itself
+        otherwise. Ask only of a value :meth:`verdict` settled."""
+        for _ in range(MAX_HOPS):
+            origins = self._origins
+            if not (isinstance(node, ast.Name) and origins is not None
+                    and node.id in origins.once):
+                break
+            node = origins.once[node.id]
+        return node
 
 
 def origin_of(node: ast.expr, tree: ast.Module) -> tuple[str, object]:

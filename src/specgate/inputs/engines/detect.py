@@ -142,6 +142,11 @@ class Detector:
             env = dict(known)
         split = commands_of(found.value, self.doc, found.path, self.text, env, script_args=args)
         sources = [in_container(s, self.path) for s in split]
+        # a Compose command / Kubernetes args runs after its image's ENTRYPOINT, as the
+        # search read it: the engine reads the argv the container runs
+        lead = self._prefixes.get(id(found.value))
+        if lead is not None:
+            sources = [prefixed(s, lead) for s in sources]
         source = sources[found.verdict.command or 0]
         if files is None:
             return source

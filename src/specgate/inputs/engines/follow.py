@@ -48,6 +48,7 @@ from specgate.inputs.engines._source import (
     norm_key,
 )
 from specgate.inputs.engines.in_container import in_container
+from specgate.inputs.engines.unsettled import unsettled_value
 from specgate.inputs.knowledge import knowledge
 from specgate.inputs.pointer import Verdict, format_pointer, resolve_pointer, search
 from specgate.inputs.types import EngineConfig, EngineIssue
@@ -306,6 +307,16 @@ def follow(
             shown,
         )
     named = next(iter(distinct.values()))
+    unsettled = _unsettled_path(named)
+    if unsettled is not None:  # `--config "$CFG"`: which file is read is not known here
+        raise unsettled_value(
+            f"{unsettled[0]}: it names the file {named.spelled} reads the speculative "
+            "configuration from, so specgate cannot see which file, nor D or the method in "
+            "it. Name the file literally in the command",
+            shown,
+            named.span.line,
+            unsettled,
+        )
     mapped = _host_path(doc, named)
     relative = mapped.relative
     if relative is None:
@@ -374,6 +385,22 @@ def follow(
         spans = {k: v for k, v in config.spans.items() if k != "target_model"}
         config = replace(config, target_model=stated, spans=spans)
     return _command_options(_command_fields(config, named, shown), named)
+
+
+def _unsettled_path(named: OptionsFile) -> tuple[str, bool, bool] | None:
+    """The launcher's hit ``(what, splits, from_file)`` for the word that gives the
+    options file's path, when the launcher does not settle it (``--extra_llm_api_options
+    $OPTS``, ``--config="$CFG"``, ``"$1"``, ``$(ls …)``); None for a settled path."""
+    command = named.source.command
+    for index, hit in sorted(command.unresolved.items()):
+        if index >= len(command.argv) or index >= len(named.source.spans):
+            continue
+        if named.source.spans[index] == named.span:
+            return hit
+        word, previous = command.argv[index], command.argv[index - 1] if index else ""
+        if word.partition("=")[0] == named.spelled or previous == named.spelled:
+            return hit
+    return None
 
 
 _FIELDS_TABLE = "command_fields"

@@ -38,6 +38,7 @@ from specgate.inputs.engines.launch import (
     merge_fragments,
 )
 from specgate.inputs.engines.placed import Joined
+from specgate.inputs.engines.positionals import refused_positionals
 from specgate.inputs.engines.registry import ENGINES, Engine
 from specgate.inputs.engines.several import one_configuration
 from specgate.inputs.engines.unread import (
@@ -321,6 +322,7 @@ class _Reading:
         unknown: list[tuple[str, Span]] = []
         parsed: list[tuple[str, Span]] = []
         program: str | None = None
+        command: CommandSource | None = None
         unsettled: list[str] = []  # words the launcher does not settle (.unsettled)
         bounds: list[settings.Used] = []  # words only some recorded releases read
         # a Compose service's env_file: under its environment: (docs/engines.md#environment-files)
@@ -347,6 +349,7 @@ class _Reading:
             positional = target.sibling_positional(doc, found.path, text, table, arity)
         else:
             assert source is not None  # not a mapping: a command
+            command = source
             env_files = getattr(source, "env_files", None) or env_files  # docker run --env-file
             flags, bounds = _within_parser_bounds(data, flags, version, source)
             opts = command_options(spec, source, flags)
@@ -354,13 +357,7 @@ class _Reading:
             if flags is not None:
                 unknown = settings.unknown_spellings(data, flags, source)
                 parsed = settings.parser_words(data, flags, source)
-            positional = target.positional_model(source.command.argv, source.spans, table, arity)
-            if positional is None:
-                words, spans = target.in_container(source.command.argv, source.spans, spec.name)
-                if not words and found.verdict.command is None:
-                    words, spans = target.launch_prefix(doc, found.path, text, spec.name)
-                    words, spans = (*words, *source.command.argv), (*spans, *source.spans)
-                positional = target.positional_model(words, spans, table, arity)
+            positional = _command_model(source, found, doc, text, spec.name)
             env_spans = source.env_spans()
             ctx_env = {
                 **ctx_env,
@@ -381,7 +378,7 @@ class _Reading:
         notes = [*unsettled, *notes]
         if spec.env_options is not None:
             opts = spec.env_options(raise_gap(spec.name, opts, env_files), ctx_env)
-        return _read_options(
+        config = _read_options(
             spec,
             opts,
             Context(file=shown, pointer=found.pointer, env=ctx_env, program=program),
@@ -392,6 +389,25 @@ class _Reading:
             notes=notes,
             bounds=bounds,
         )
+        if command is not None:  # more positional words than the program takes
+            config = refused_positionals(config, command.command.argv, command.spans)
+        return config
+
+
+def _command_model(
+    source: CommandSource, found: Found, doc: Document, text: str | None, engine: str
+) -> Opt | None:
+    """The served model a command names by position (``vllm serve MODEL``), also through
+    a runner's image or the ENTRYPOINT a Compose command / Kubernetes args follow."""
+    table, arity = target.entries(engine), target.arity(engine)
+    positional = target.positional_model(source.command.argv, source.spans, table, arity)
+    if positional is None:
+        words, spans = target.in_container(source.command.argv, source.spans, engine)
+        if not words and found.verdict.command is None:
+            words, spans = target.launch_prefix(doc, found.path, text, engine)
+            words, spans = (*words, *source.command.argv), (*spans, *source.spans)
+        positional = target.positional_model(words, spans, table, arity)
+    return positional
 
 
 def _within_parser_bounds(

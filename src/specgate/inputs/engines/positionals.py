@@ -1,0 +1,133 @@
+"""Positional words an engine's parser refuses (docs/engines.md#containers).
+
+An engine program takes a fixed number of positional words: ``vllm serve`` one
+(``model_tag``), llama.cpp's programs and TGI's launcher none. The number is data, the
+``positionals`` table of the engine's knowledge file (each with the parser read at a
+commit or run at a version); a command that gives more stops at start, before any
+speculative setting is used. The usual cause is a container command that repeats its
+image's ENTRYPOINT: ``docker run vllm/vllm-openai vllm serve MODEL`` runs ``vllm serve
+vllm serve MODEL``, which vLLM's argparse refuses ("unrecognized arguments: serve
+MODEL"); Compose ``command:`` and Kubernetes ``args:`` alike.
+
+Only the leading words are counted: those after the table's words and before the
+command's first word that starts with ``-``. They are positional whatever each flag's
+arity, so the count never rests on a flag table; a positional after the options is not
+counted, and a word that may stand for several or none (an elision such as ``...`` in
+published prose, a word the shell would still expand) leaves the count unjudged (never a
+finding that could be wrong).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import PurePosixPath
+
+from specgate.inputs.knowledge import knowledge, parse_version
+from specgate.inputs.types import EngineConfig, EngineIssue
+from specgate.load.document import Span
+
+_TABLE = "positionals"
+_FIELD = "setting:positional"
+#: How each engine's parser words the refusal of a positional word (the table's note
+#: cites the parser): argparse lists every extra word, llama.cpp's common_params_parse_ex
+#: and clap name the first.
+_SAYS = {
+    "vllm": "error: unrecognized arguments: {all}",
+    "llamacpp": "error: invalid argument: {first}",
+    "tgi": "error: unexpected argument '{first}' found",
+}
+#: At most this many leading words are looked at (a command's program stands early).
+_LEADING = 64
+
+
+def _leading(argv: Sequence[str]) -> list[str]:
+    """The words before the first one starting with ``-`` (at most :data:`_LEADING`)."""
+    out: list[str] = []
+    for word in argv[:_LEADING]:
+        if word.startswith("-"):
+            break
+        out.append(word)
+    return out
+
+
+def _open(word: str) -> bool:
+    """A word that may stand for other words, or for none: an elision of prose (``...``,
+    ``…``, ``<model>``, ``[options]``) or text a shell would still expand (``$ARGS``)."""
+    return (
+        not word.strip(".…") or word[:1] in "<[{" or any(c in word for c in "$`*?")
+    )
+
+
+def extra_positionals(engine: str, argv: Sequence[str]) -> tuple[str, int, int] | None:
+    """(the table's words as matched, the index of the first positional word the engine
+    refuses, how many it takes) for ``argv``, else None (module doc)."""
+    data = knowledge(engine)
+    if not data.has_table(_TABLE):
+        return None
+    leading = _leading(argv)
+    names = [PurePosixPath(word).name for word in leading]
+    for key, count in data.table(_TABLE).items():
+        words = key.split()
+        for start in range(len(names) - len(words) + 1):
+            if names[start : start + len(words)] != words:
+                continue
+            first = start + len(words) + int(count)
+            if first >= len(leading) or any(
+                _open(word) for word in leading[start + len(words) :]
+            ):
+                return None  # the program's first mention decides
+            return key, first, int(count)
+    return None
+
+
+def refused_positionals(
+    config: EngineConfig, argv: Sequence[str], spans: Sequence[Span]
+) -> EngineConfig:
+    """``config`` with SG307 at the first positional word its engine refuses (module
+    doc), when ``argv`` gives one."""
+    found = extra_positionals(config.engine, argv)
+    if found is None or any(i.field == _FIELD for i in config.issues):
+        return config
+    key, first, count = found
+    extra = _leading(argv)[first:]
+    data = knowledge(config.engine)
+    said = _SAYS.get(config.engine, "{first}").format(all=" ".join(extra), first=extra[0])
+    takes = "no positional word" if count == 0 else (
+        "one positional word" if count == 1 else f"{count} positional words"
+    )
+    repeated = ""
+    program = PurePosixPath(key.split()[0]).name
+    positional = _leading(argv)[first - count : first]
+    again = [i for i, w in enumerate([*positional, *extra]) if PurePosixPath(w).name == program]
+    if again:  # the finding sits at the repeated program word
+        first = first - count + again[0]
+        repeated = (
+            f"; the command repeats `{key}`: in a container whose image's ENTRYPOINT is "
+            f"already `{key}` the words run twice, so write the command without them"
+        )
+    at = data.display_name + (
+        f" {config.version}"
+        if config.version is not None and config.version_source != "assumed-newest"
+        else ""
+    )
+    message = (
+        f"{at} refuses to start: `{key}` takes {takes}, but {len(extra)} more "
+        f"{'follows' if len(extra) == 1 else 'follow'} it ({' '.join(extra)[:200]}); "
+        f"its parser stops with '{said[:240]}'{repeated}"
+    )
+    span = spans[first] if first < len(spans) else (spans[0] if spans else Span(1, 1))
+    details = f"source {data.table_source(_TABLE)}"
+    version = parse_version(config.version) if config.version is not None else None
+    older = version is not None and version < data.oldest_read
+    if older:  # what a release before the data refuses is not checked: a warn there
+        details += (
+            f"; {data.display_name} {config.version} is older than the releases specgate's "
+            "engine data was read from, so this warns there"
+        )
+    issue = EngineIssue(
+        "SG307", message, _FIELD, severity="warn" if older else None, details=details
+    )
+    return replace(
+        config, issues=(*config.issues, issue), spans={**config.spans, _FIELD: span}
+    )

@@ -1,0 +1,85 @@
+"""An options file whose path the launcher holds in a variable (new-user trial, issue 24
+leftover; docs/engines.md#unsettled-values): ``--extra_llm_api_options $OPTS``,
+``--config "$CFG"``, ``--config "$1"``. Which file the engine reads, and so D and the
+method in it, is not settled: SG313 when the variable comes from outside the repository
+(the deployment supplies it), SG314 when the repository sets it in a way specgate does not
+follow (``$(…)``, a branch). Never exit 2 ("file '$OPTS' does not exist", before) and never
+silently nothing.
+
+Each origin is worked by hand from bash's rules and, for "outside", checked against bash
+itself (:func:`tests.oracle.test_value_origin.check_outside`): run with an empty
+environment the variable is unset when the engine runs; set in the environment, its value
+reaches the engine.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from tests.oracle.test_value_origin import check_outside
+
+from specgate.cli.main import main
+from specgate.core.errors import UnsettledValue
+from specgate.inputs.engines import read_engine_file
+
+TRT = "trtllm-serve m --extra_llm_api_options"
+#: name -> (script, origin, the line of the launch)
+CASES: dict[str, tuple[str, str, int]] = {
+    "env-unquoted": (f"{TRT} $OPTS\n", "outside", 1),
+    "env-quoted": (f'{TRT} "$OPTS"\n', "outside", 1),
+    "env-equals": ('trtllm-serve m --extra_llm_api_options="$OPTS"\n', "outside", 1),
+    "vllm-config": ('vllm serve m --config "$CFG"\n', "outside", 1),
+    "argument": ('vllm serve m --config "$1"\n', "outside", 1),
+    "from-env-name": ('CFG="$SPEC_FILE"\nvllm serve m --config "$CFG"\n', "outside", 2),
+    "substitution": (f'OPTS=$(ls spec*.yaml | head -1)\n{TRT} "$OPTS"\n', "repository", 2),
+    "branch": ('if [ -n "$X" ]; then CFG=cfg.yaml; else CFG=b.yaml; fi\n'
+               'vllm serve m --config "$CFG"\n', "repository", 2),
+    "sourced": (f'. ./paths.env\n{TRT} "$OPTS"\n', "repository", 2),
+}
+SPEC_YAML = "speculative_config:\n  decoding_type: NGram\n  max_draft_len: 4\n"
+CFG_YAML = "speculative-config:\n  method: ngram\n  num_speculative_tokens: 4\n"
+
+
+def _folder(tmp: Path, script: str) -> Path:
+    (tmp / "spec.yaml").write_text(SPEC_YAML)
+    (tmp / "cfg.yaml").write_text(CFG_YAML)
+    (tmp / "serve.sh").write_text("#!/bin/bash\n" + script)
+    return tmp / "serve.sh"
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_an_options_file_in_a_variable_is_unsettled(name: str, tmp_path: Path) -> None:
+    script, expected, line = CASES[name]
+    with pytest.raises(UnsettledValue) as caught:
+        read_engine_file(_folder(tmp_path, script), "serve.sh")
+    assert (caught.value.origin, caught.value.line) == (expected, line + 1)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is the oracle")
+@pytest.mark.parametrize("name", [n for n, (_, o, _) in CASES.items() if o == "outside"])
+def test_bash_runs_every_outside_path_unset(name: str, tmp_path: Path) -> None:
+    script = "#!/bin/bash\n" + CASES[name][0]
+    with pytest.raises(UnsettledValue) as caught:
+        read_engine_file(_folder(tmp_path, CASES[name][0]), "serve.sh")
+    assert check_outside(script, caught.value) == []
+
+
+@pytest.mark.parametrize(("name", "code"), [("env-quoted", "SG313"), ("substitution", "SG314")])
+def test_the_check_goes_on_with_a_finding(name: str, code: str, tmp_path: Path) -> None:
+    _folder(tmp_path, CASES[name][0])
+    (tmp_path / "claims.specgate.yaml").write_text(
+        "version: 1\ndeployments:\n  - name: d\n    model: {name: m, parameters_b: 8}\n"
+        "    speculation: {enabled: true, mechanism: ngram, draft_length: 4, "
+        "engine_config: serve.sh, draft_depth_ratio: 0.05}\n"
+        "    evidence: {accept_length: 2.0}\n"
+    )
+    out = tmp_path / "report.json"
+    code_run = main(["check", str(tmp_path / "claims.specgate.yaml"), "--format", "json",
+                     "--output", str(out)])
+    assert code_run != 2
+    findings = json.loads(out.read_text())["files"][0]["deployments"][0]["findings"]
+    hits = [f for f in findings if f["code"] == code]
+    assert len(hits) == 1 and hits[0]["line"] == CASES[name][2] + 1
