@@ -501,3 +501,20 @@ def test_up_reads_the_services_it_starts(
         assert isinstance(found, InputError) and "no speculative decoding" in found.reason
     else:
         assert isinstance(found, EngineConfig) and found.draft_length == draft_length
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        # podman-compose reads COMPOSE_FILE (and COMPOSE_PROJECT_DIR) from its environment
+        # (podman_compose.py@v1.6.0, _parse_compose_file): not followed there
+        "export COMPOSE_FILE=prod.yaml\npodman-compose run vllm\n",
+        "COMPOSE_PROJECT_DIR=deploy podman-compose run vllm\n",
+        # podman compose runs either provider: docker-compose reads prod.yaml, podman-compose
+        # is not followed, so the command is not known
+        "export COMPOSE_FILE=compose.yaml:prod.yaml\npodman compose run vllm\n",
+    ],
+)
+def test_podman_compose_with_compose_variables(tmp_path: Path, script: str) -> None:
+    files = {"compose.yaml": BASE, "prod.yaml": PROD, "serve.sh": script}
+    assert not isinstance(_joined(tmp_path, files), Joined)
