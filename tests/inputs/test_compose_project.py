@@ -518,3 +518,14 @@ def test_up_reads_the_services_it_starts(
 def test_podman_compose_with_compose_variables(tmp_path: Path, script: str) -> None:
     files = {"compose.yaml": BASE, "prod.yaml": PROD, "serve.sh": script}
     assert not isinstance(_joined(tmp_path, files), Joined)
+
+
+def test_docker_compose_1_and_2_read_other_env_files(tmp_path: Path) -> None:
+    # from scripts/, with compose.yaml and .env in the folder above: Compose 2 reads that
+    # .env (compose-go WithEnvFiles a second time), docker-compose 1.29 does not (its
+    # `config` there leaves ${TAG} empty): `docker-compose` may be either
+    files = {"compose.yaml": BASE.replace("${TAG:-v0.26.0}", "${TAG}"), ".env": "TAG=v0.27.1\n",
+             "scripts/a.sh": "docker compose run vllm\n",
+             "scripts/b.sh": "docker-compose run vllm\n"}
+    assert _argv_env(_joined(tmp_path, files, "scripts/a.sh"))[2] == "vllm/vllm-openai:v0.27.1"
+    assert not isinstance(_joined(tmp_path, files, "scripts/b.sh"), Joined)
