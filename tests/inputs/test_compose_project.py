@@ -529,3 +529,13 @@ def test_docker_compose_1_and_2_read_other_env_files(tmp_path: Path) -> None:
              "scripts/b.sh": "docker-compose run vllm\n"}
     assert _argv_env(_joined(tmp_path, files, "scripts/a.sh"))[2] == "vllm/vllm-openai:v0.27.1"
     assert not isinstance(_joined(tmp_path, files, "scripts/b.sh"), Joined)
+
+
+def test_up_lines_one_of_them_after_cd(tmp_path: Path) -> None:
+    # the second `up` starts deploy/'s project, which is not followed: neither is read
+    from specgate.core.errors import InputError
+
+    files = {"compose.yaml": SPEC_BASE, "deploy/compose.yaml": SPEC_BASE,
+             "serve.sh": "docker compose up -d\ncd deploy\ndocker compose up -d\n"}
+    found = _read(tmp_path, files)
+    assert isinstance(found, InputError) and "no speculative decoding" in found.reason
