@@ -501,3 +501,41 @@ def test_up_reads_the_services_it_starts(
         assert isinstance(found, InputError) and "no speculative decoding" in found.reason
     else:
         assert isinstance(found, EngineConfig) and found.draft_length == draft_length
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        # podman-compose reads COMPOSE_FILE (and COMPOSE_PROJECT_DIR) from its environment
+        # (podman_compose.py@v1.6.0, _parse_compose_file): not followed there
+        "export COMPOSE_FILE=prod.yaml\npodman-compose run vllm\n",
+        "COMPOSE_PROJECT_DIR=deploy podman-compose run vllm\n",
+        # podman compose runs either provider: docker-compose reads prod.yaml, podman-compose
+        # is not followed, so the command is not known
+        "export COMPOSE_FILE=compose.yaml:prod.yaml\npodman compose run vllm\n",
+    ],
+)
+def test_podman_compose_with_compose_variables(tmp_path: Path, script: str) -> None:
+    files = {"compose.yaml": BASE, "prod.yaml": PROD, "serve.sh": script}
+    assert not isinstance(_joined(tmp_path, files), Joined)
+
+
+def test_docker_compose_1_and_2_read_other_env_files(tmp_path: Path) -> None:
+    # from scripts/, with compose.yaml and .env in the folder above: Compose 2 reads that
+    # .env (compose-go WithEnvFiles a second time), docker-compose 1.29 does not (its
+    # `config` there leaves ${TAG} empty): `docker-compose` may be either
+    files = {"compose.yaml": BASE.replace("${TAG:-v0.26.0}", "${TAG}"), ".env": "TAG=v0.27.1\n",
+             "scripts/a.sh": "docker compose run vllm\n",
+             "scripts/b.sh": "docker-compose run vllm\n"}
+    assert _argv_env(_joined(tmp_path, files, "scripts/a.sh"))[2] == "vllm/vllm-openai:v0.27.1"
+    assert not isinstance(_joined(tmp_path, files, "scripts/b.sh"), Joined)
+
+
+def test_up_lines_one_of_them_after_cd(tmp_path: Path) -> None:
+    # the second `up` starts deploy/'s project, which is not followed: neither is read
+    from specgate.core.errors import InputError
+
+    files = {"compose.yaml": SPEC_BASE, "deploy/compose.yaml": SPEC_BASE,
+             "serve.sh": "docker compose up -d\ncd deploy\ndocker compose up -d\n"}
+    found = _read(tmp_path, files)
+    assert isinstance(found, InputError) and "no speculative decoding" in found.reason

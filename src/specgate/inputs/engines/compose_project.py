@@ -145,6 +145,13 @@ def compose_project(
         work = (path.parent, posixpath.dirname(shown) or ".")
     dotenvs = [first_env]
     if _dotenv(work)[0] != first_env[0] and exists_inside(_dotenv(work)[0], top):
+        if command.argv and posixpath.basename(command.argv[0]) == "docker-compose":
+            # docker-compose 1 reads the current folder's .env alone, Compose 2 this one
+            # too (checked with docker-compose 1.29 config): which runs is not known
+            # where this one sets a name the first does not
+            second = dotenv_variables(_dotenv(work), dict(outer), top)
+            if second is None or set(second) - set(first_vars) - {k for k, _ in outer}:
+                return None
         dotenvs.append(_dotenv(work))
     return Project(tuple(named), explicit, tuple(dotenvs), outer, unknown)
 

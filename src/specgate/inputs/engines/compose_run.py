@@ -56,6 +56,7 @@ from weakref import WeakKeyDictionary
 from specgate.core.errors import InputError, LimitReached
 from specgate.core.limits import FileBudget, active_budget
 from specgate.core.paths import PathProblem, confined, repository_top
+from specgate.inputs.cmdline import Command
 from specgate.inputs.containers import container_argv, image_entry, parse_image
 from specgate.inputs.engines._source import CommandSource, literal_value
 from specgate.inputs.engines.compose_project import Project, compose_project, moves_folder
@@ -85,7 +86,7 @@ def compose_run(source: CommandSource, launch: RunnerLaunch, path: Path | None) 
         return None  # run from another folder than the script's: its files not known
     podman = launch.runner == PODMAN_COMPOSE_RUN
     if podman:
-        project = _podman_compose_file(launch, path.parent, source.file, top)
+        project = _podman_compose_file(launch, source.command, path.parent, source.file, top)
     else:
         found = compose_project(launch, source.command, path.parent, source.file, top)
         project = found if isinstance(found, Project) else None
@@ -206,6 +207,10 @@ def _load_compose(project: Project, top: Path) -> Document | None:
     return interpolated(model, path, project.dotenvs, dict(project.outer), project.unknown)
 
 
+#: The variables podman-compose's ``_parse_compose_file`` reads from its environment
+#: (``podman_compose.py@v1.6.0``): not followed.
+_PODMAN_VARIABLES = ("COMPOSE_FILE", "COMPOSE_PATH_SEPARATOR", "COMPOSE_PROJECT_DIR")
+
 #: podman-compose's default file names, all of them merged when present
 #: (``podman_compose.py@v1.6.0``, ``COMPOSE_DEFAULT_LS``).
 PODMAN_DEFAULT_FILES = (
@@ -218,12 +223,16 @@ PODMAN_DEFAULT_FILES = (
 
 
 def _podman_compose_file(
-    launch: RunnerLaunch, folder: Path, script: str, top: Path
+    launch: RunnerLaunch, command: Command, folder: Path, script: str, top: Path
 ) -> Project | None:
     """podman-compose's one Compose file (``_parse_compose_file``: ``-f`` files, else
     every default name present, merged), read alone with the ``.env`` beside it; None
-    unless exactly one, with no ``--env-file``."""
-    if any(name == "env-file" for name, _ in launch.globals):
+    unless exactly one, with no ``--env-file`` and none of the variables that method
+    reads from its environment (``COMPOSE_FILE``, ``COMPOSE_PATH_SEPARATOR``,
+    ``COMPOSE_PROJECT_DIR``) set by the script."""
+    if any(name == "env-file" for name, _ in launch.globals) or any(
+        name in command.env for name in _PODMAN_VARIABLES
+    ):
         return None
     files = [value for name, value in launch.globals if name == "file" and value is not None]
     shown_folder = PurePosixPath(script).parent

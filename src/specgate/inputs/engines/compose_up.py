@@ -167,7 +167,8 @@ def _compose_lines(
     doc: Document, text: str | None, path: Path | None
 ) -> list[tuple[CommandSource, RunnerLaunch, Project | Unfollowed | None]]:
     """Each ``docker compose … run`` / ``up`` line of a script (``doc`` a whole text)
-    with the project it reads (:func:`.compose_project.compose_project`)."""
+    with the project it reads (:func:`.compose_project.compose_project`; None: not
+    followed, also after the script may have changed its folder)."""
     if path is None or not isinstance(doc.data, str):
         return []
     try:
@@ -181,9 +182,11 @@ def _compose_lines(
         if launch is None or launch.unsettled or launch.runner not in (RUNNER, _RUN):
             continue
         line = source.spans[0].line if source.spans else None
-        if moves_folder(doc.data, line):
-            continue  # run from another folder than the script's: its files not known
-        project = compose_project(launch, source.command, path.parent, source.file, top)
+        project = (
+            None  # run from another folder than the script's: its files not known
+            if moves_folder(doc.data, line)
+            else compose_project(launch, source.command, path.parent, source.file, top)
+        )
         out.append((source, launch, project))
     return out
 
