@@ -202,3 +202,17 @@ def test_kubernetes_secrets_are_the_clusters(tmp_path: Path) -> None:
     (hit,) = [f for f in dep["findings"] if f["code"] == "SG313"]
     assert hit["message"].startswith("`LLAMA_ARG_DRAFT_MAX`")
     assert "SG104" not in codes(dep)
+
+
+def test_compose_environment_name_without_a_value_is_the_deployments(tmp_path: Path) -> None:
+    # `environment: [LLAMA_ARG_DRAFT_MAX]`: Compose passes the value of the environment
+    # it runs in (held to docker-compose 1.29 in tests/oracle/test_env_files_oracle.py)
+    compose = (
+        f"services:\n  llama:\n    image: {IMAGE}\n    command: -m /m.gguf -md /d.gguf\n"
+        "    environment:\n      - LLAMA_ARG_DRAFT_MAX\n"
+    )
+    _, dep = check(tmp_path, {"compose.yaml": compose}, "compose.yaml",
+                   stated="\n      mechanism: draft_model\n      draft_length: 4")
+    (hit,) = [f for f in dep["findings"] if f["code"] == "SG313"]
+    assert (hit["file"], hit["line"]) == ("compose.yaml", 6)
+    assert hit["message"].startswith("`LLAMA_ARG_DRAFT_MAX`")
