@@ -108,8 +108,8 @@ def _container_env(
         if eq or key in outer:
             env[key], where[key] = (val if eq else outer[key]), index
             if files is not None:  # -e wins over every file
-                line = source.spans[index].line if index < len(source.spans) else 0
-                files.set(key, env[key], source.file, line)
+                at = source.spans[index].line if index < len(source.spans) else 0
+                files.set(key, env[key], source.file, at)
         else:
             env.pop(key, None)
             where.pop(key, None)
