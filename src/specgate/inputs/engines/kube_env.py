@@ -14,9 +14,10 @@ repository's, not followed (SG314).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from specgate.core.errors import UnsettledValue
+from specgate.inputs.engines._source import _node
 from specgate.inputs.env_files import EnvFiles
 from specgate.load.document import Document, NodePath
 
@@ -56,14 +57,7 @@ def kubernetes_env(doc: Document, path: NodePath) -> EnvFiles | None:
 def _container(doc: Document, path: NodePath) -> tuple[NodePath, Mapping[str, object]] | None:
     """The nearest container (a mapping with ``name`` and ``image``) holding ``path``."""
     for depth in range(len(path), -1, -1):
-        node: object = doc.data
-        for key in path[:depth]:
-            here = isinstance(node, Mapping) and key in node
-            if here or (isinstance(node, Sequence) and isinstance(key, int) and key < len(node)):
-                node = node[key]  # type: ignore[index]
-            else:
-                node = None
-                break
+        node = _node(doc.data, path[:depth])
         if isinstance(node, Mapping) and "name" in node and "image" in node:
             return path[:depth], node
     return None
