@@ -18,7 +18,7 @@ from specgate.core.errors import UnsettledValue
 from specgate.inputs.engines import llamacpp, tgi
 from specgate.inputs.engines._source import Opt, Options, env_items, norm_key
 from specgate.inputs.engines.unsettled import SPECULATIVE_PREFIXES
-from specgate.inputs.env_files import EnvFiles, outside_value, read_env_file
+from specgate.inputs.env_files import EnvFiles, outside_value, read_env_file, too_many
 from specgate.load.document import Document, NodePath, Span
 
 #: Per engine, the variables that can set its method or D → the flag each stands for.
@@ -103,6 +103,10 @@ def compose_env_files(doc: Document, path: NodePath, compose: Path | None) -> En
     node = service.get("env_file") or []
     entries = node if isinstance(node, list) else [node]
     files = EnvFiles()
+    excess = too_many(len(entries), doc.file, _line(doc, (*path[:2], "env_file")))
+    if excess is not None:
+        files.covered(excess)
+        entries = []
     base = compose.parent if compose is not None else None
     for index, entry in enumerate(entries):
         where = (*path[:2], "env_file", *((index,) if isinstance(node, list) else ()))
