@@ -249,3 +249,20 @@ def test_the_socket_path_fits() -> None:
     # a Unix socket path is at most 107 bytes: the daemon's folder is short
     assert len(tempfile.gettempdir()) + 30 < 107
     assert socket.AF_UNIX
+
+
+@pytest.mark.skipif(COMPOSE is None, reason="docker-compose is the oracle")
+def test_compose_passes_a_name_listed_without_a_value_from_its_environment(
+    tmp_path: Path,
+) -> None:
+    # `environment: [B]` (B in the runner's environment, HOST) gets the runner's value,
+    # and none without it: the deployment's, which specgate leaves unsettled (outside)
+    (tmp_path / "docker-compose.yml").write_text(
+        "services:\n  s:\n    image: x\n    environment: [B, C]\n", "utf-8"
+    )
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), **HOST}
+    run = subprocess.run([str(COMPOSE), "config"], cwd=tmp_path, env=env, capture_output=True,
+                         timeout=60, check=True)
+    assert yaml.safe_load(run.stdout)["services"]["s"]["environment"] == {
+        "B": "from-host", "C": None,
+    }

@@ -140,3 +140,41 @@ def test_a_name_left_to_compose_runs_as_its_environment_sets_it(tmp_path: Path) 
         folder.mkdir()
         write(folder, name)
         assert container_d(folder) is None
+
+
+def kubernetes(env: str, args: str = json.dumps(SCRIPT.replace("$$N", "$N"))) -> str:
+    return (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: v}\nspec:\n  template:\n"
+        "    spec:\n      containers:\n        - name: vllm\n"
+        "          image: vllm/vllm-openai:v0.11.0\n          command: [sh, -c]\n"
+        f"          args: [{args}]\n" + env
+    )
+
+
+#: Kubernetes ("Define a Command and Arguments for a Container", "Define Environment
+#: Variables for a Container"): `command` replaces the ENTRYPOINT, `args` follow it, the
+#: shell sees the container's env; name -> (env lines, D or origin)
+KUBERNETES: dict[str, tuple[str, int | str]] = {
+    "env": ("          env: [{name: N, value: '4'}]\n", 4),
+    "secret": (
+        "          env:\n            - name: N\n              valueFrom:\n"
+        "                secretKeyRef: {name: s, key: n}\n",
+        "outside",
+    ),
+    "not-set": ("", "outside"),
+    "dependent": ("          env: [{name: M, value: '5'}, {name: N, value: '$(M)'}]\n",
+                  "repository"),
+}
+
+
+@pytest.mark.parametrize("name", KUBERNETES)
+def test_a_kubernetes_containers_shell_sees_its_env(tmp_path: Path, name: str) -> None:
+    env, expected = KUBERNETES[name]
+    (tmp_path / "deploy.yaml").write_text(kubernetes(env), "utf-8")
+    if isinstance(expected, str):
+        with pytest.raises(UnsettledValue) as raised:
+            read_engine_file(tmp_path / "deploy.yaml", "deploy.yaml", engine="vllm")
+        assert raised.value.origin == expected
+    else:
+        config = read_engine_file(tmp_path / "deploy.yaml", "deploy.yaml", engine="vllm")
+        assert config.draft_length == expected

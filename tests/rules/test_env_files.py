@@ -202,3 +202,27 @@ def test_kubernetes_secrets_are_the_clusters(tmp_path: Path) -> None:
     (hit,) = [f for f in dep["findings"] if f["code"] == "SG313"]
     assert hit["message"].startswith("`LLAMA_ARG_DRAFT_MAX`")
     assert "SG104" not in codes(dep)
+
+
+def test_compose_environment_name_without_a_value_is_the_deployments(tmp_path: Path) -> None:
+    # `environment: [LLAMA_ARG_DRAFT_MAX]`: Compose passes the value of the environment
+    # it runs in (held to docker-compose 1.29 in tests/oracle/test_env_files_oracle.py)
+    compose = (
+        f"services:\n  llama:\n    image: {IMAGE}\n    command: -m /m.gguf -md /d.gguf\n"
+        "    environment:\n      - LLAMA_ARG_DRAFT_MAX\n"
+    )
+    _, dep = check(tmp_path, {"compose.yaml": compose}, "compose.yaml",
+                   stated="\n      mechanism: draft_model\n      draft_length: 4")
+    (hit,) = [f for f in dep["findings"] if f["code"] == "SG313"]
+    assert (hit["file"], hit["line"]) == ("compose.yaml", 6)
+    assert hit["message"].startswith("`LLAMA_ARG_DRAFT_MAX`")
+
+
+def test_env_files_past_the_bound_are_not_read(tmp_path: Path) -> None:
+    # 65 names of one file (MAX_ENV_FILES is 64): not read 65 times, the variables not
+    # settled (SG314 at the command), never read as unset
+    options = " ".join(["--env-file llama.env"] * 65)
+    _, dep = check(tmp_path, {"run.sh": run_sh(options), "llama.env": "LLAMA_ARG_DRAFT_MAX=4\n"},
+                   "run.sh", stated="\n      mechanism: draft_model\n      draft_length: 4")
+    (hit,) = [f for f in dep["findings"] if f["code"] == "SG314"]
+    assert hit["file"] == "run.sh" and "65 environment files" in hit["details"]

@@ -57,6 +57,22 @@ Mode = Literal["docker", "compose", "plain"]
 _ASSIGNED = re.compile(rf"^[ \t]*(?:export[ \t]+)?({_NAME})[ \t]*=(.*)$")
 
 
+#: The most environment files one container names that are read: past it the container's
+#: variables are not settled (a repository naming one 1 MiB file a thousand times would
+#: otherwise be read a thousand times; docs/trust.md#bounded-work).
+MAX_ENV_FILES = 64
+
+
+def too_many(count: int, file: str, line: int | None) -> UnsettledValue | None:
+    """Why a container naming ``count`` environment files is not read, or None."""
+    if count <= MAX_ENV_FILES:
+        return None
+    return UnsettledValue(
+        f"the container names {count:,} environment files; specgate reads at most "
+        f"{MAX_ENV_FILES}", file, line, origin="repository", what="env_file",
+    )
+
+
 @dataclass
 class EnvFiles:
     """What the environment files of one container set, later files winning.

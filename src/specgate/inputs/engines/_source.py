@@ -133,6 +133,7 @@ class Source:
 
 
 def _node(data: object, path: NodePath) -> object:
+    """The node at ``path`` in ``data``, None when there is none."""
     node = data
     for element in path:
         inside = (isinstance(node, Mapping) and element in node) or (

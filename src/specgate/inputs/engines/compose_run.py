@@ -314,7 +314,8 @@ def _placed(
         if key and (eq or key in command.env):
             env[key], env_words[key] = (val if eq else command.env[key]), index
             if files is not None:
-                files.set(key, env[key], source.file, index)
+                at = source.spans[index].line if index < len(source.spans) else 0
+                files.set(key, env[key], source.file, at)
         elif key:  # `-e NAME` from Compose's own environment, which the script does not set
             env.pop(key, None)
             env_words.pop(key, None)

@@ -18,7 +18,7 @@ from specgate.core.errors import UnsettledValue
 from specgate.inputs.engines import llamacpp, tgi
 from specgate.inputs.engines._source import Opt, Options, env_items, norm_key
 from specgate.inputs.engines.unsettled import SPECULATIVE_PREFIXES
-from specgate.inputs.env_files import EnvFiles, outside_value, read_env_file
+from specgate.inputs.env_files import EnvFiles, outside_value, read_env_file, too_many
 from specgate.load.document import Document, NodePath, Span
 
 #: Per engine, the variables that can set its method or D → the flag each stands for.
@@ -89,16 +89,24 @@ def compose_env_files(doc: Document, path: NodePath, compose: Path | None) -> En
     """What the ``env_file:`` of the Compose service holding ``path`` sets (a string,
     a list of paths or of ``{path, required}``: Compose v2.24+), relative to the
     Compose file's folder, with the service's ``environment:`` over it
-    (docker-compose 1.29 ``resolve_environment``); None when it names none."""
+    (docker-compose 1.29 ``resolve_environment``: a name listed without a value takes
+    the value of the environment Compose runs in); None when it names no env_file and
+    lists no name without a value."""
     if len(path) < 2 or path[0] != "services" or not isinstance(doc.data, Mapping):
         return None
     services = doc.data.get("services")
     service = services.get(path[1]) if isinstance(services, Mapping) else None
-    if not isinstance(service, Mapping) or service.get("env_file") is None:
+    if not isinstance(service, Mapping) or not (
+        service.get("env_file") is not None or _passed_on(service.get("environment"))
+    ):
         return None
-    node = service["env_file"]
+    node = service.get("env_file") or []
     entries = node if isinstance(node, list) else [node]
     files = EnvFiles()
+    excess = too_many(len(entries), doc.file, _line(doc, (*path[:2], "env_file")))
+    if excess is not None:
+        files.covered(excess)
+        entries = []
     base = compose.parent if compose is not None else None
     for index, entry in enumerate(entries):
         where = (*path[:2], "env_file", *((index,) if isinstance(node, list) else ()))
@@ -120,15 +128,26 @@ def compose_env_files(doc: Document, path: NodePath, compose: Path | None) -> En
         files.merge(one)
     environment = service.get("environment")
     at = _line(doc, (*path[:2], "environment"))
-    for name, value, _ in env_items(environment):
+    for name, value, where in env_items(environment):
+        line = _line(doc, (*path[:2], "environment", *where))
         if value is None:  # `NAME:` with no value: the environment Compose runs in
-            files.unset(name, outside_value(name, doc.file, at))
+            files.unset(name, outside_value(name, doc.file, line))
         else:
             files.set(name, str(value), doc.file, at)
-    for item in environment if isinstance(environment, list) else ():
+    for index, item in enumerate(environment if isinstance(environment, list) else ()):
         if isinstance(item, str) and "=" not in item:  # `- NAME`: the same
-            files.unset(item, outside_value(item, doc.file, at))
+            line = _line(doc, (*path[:2], "environment", index))
+            files.unset(item, outside_value(item, doc.file, line))
     return files
+
+
+def _passed_on(environment: object) -> bool:
+    """Whether ``environment:`` lists a name without a value (``- NAME``, ``NAME:``)."""
+    if isinstance(environment, Mapping):
+        return any(value is None for value in environment.values())
+    return isinstance(environment, list) and any(
+        isinstance(item, str) and "=" not in item for item in environment
+    )
 
 
 def _line(doc: Document, where: NodePath) -> int:

@@ -30,7 +30,7 @@ from specgate.inputs.cmdline import Command
 from specgate.inputs.containers import container_argv, image_entry, parse_image
 from specgate.inputs.engines._source import CommandSource
 from specgate.inputs.engines.placed import place
-from specgate.inputs.env_files import EnvFiles, outside_value, read_env_file
+from specgate.inputs.env_files import EnvFiles, outside_value, read_env_file, too_many
 from specgate.inputs.runners import RunnerLaunch, read_runner
 from specgate.inputs.volumes import run_binds
 from specgate.load.document import Span
@@ -83,7 +83,13 @@ def _container_env(
     where: dict[str, int] = {}
     files: EnvFiles | None = None
     pairs = list(zip(launch.options, launch.option_words, strict=True))
+    named = [index for (name, value), index in pairs if name == "env-file" and value]
+    excess = too_many(len(named), source.file, source.spans[0].line if source.spans else None)
     for (name, value), index in pairs:
+        if excess is not None:
+            files = EnvFiles()
+            files.covered(excess)
+            break
         if name != "env-file" or value is None:
             continue
         one = EnvFiles()
@@ -108,7 +114,8 @@ def _container_env(
         if eq or key in outer:
             env[key], where[key] = (val if eq else outer[key]), index
             if files is not None:  # -e wins over every file
-                files.set(key, env[key], source.file, index)
+                at = source.spans[index].line if index < len(source.spans) else 0
+                files.set(key, env[key], source.file, at)
         else:
             env.pop(key, None)
             where.pop(key, None)

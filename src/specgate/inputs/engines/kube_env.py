@@ -14,9 +14,10 @@ repository's, not followed (SG314).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from specgate.core.errors import UnsettledValue
+from specgate.inputs.engines._source import _node
 from specgate.inputs.env_files import EnvFiles
 from specgate.load.document import Document, NodePath
 
@@ -34,14 +35,15 @@ def kubernetes_env(doc: Document, path: NodePath) -> EnvFiles | None:
     if not sources and not any(isinstance(i, Mapping) and "valueFrom" in i for i in env):
         return None
     files = EnvFiles()
+    maps = _config_maps(doc)
     for index, source in enumerate(sources if isinstance(sources, list) else []):
-        _env_from(doc, (*where, "envFrom", index), source, files)
+        _env_from(doc, maps, (*where, "envFrom", index), source, files)
     for index, item in enumerate(env):
         if not isinstance(item, Mapping) or not isinstance(item.get("name"), str):
             continue
         at = (*where, "env", index)
         if "valueFrom" in item:
-            _value_from(doc, at, item["name"], item["valueFrom"], files)
+            _value_from(doc, maps, at, item, files)
         elif isinstance(item.get("value"), str) and "$(" in item["value"]:
             files.unset(item["name"], _why(doc, at, item["name"], "repository",
                                            "a $(VAR) Kubernetes expands from the variables "
@@ -56,30 +58,25 @@ def kubernetes_env(doc: Document, path: NodePath) -> EnvFiles | None:
 def _container(doc: Document, path: NodePath) -> tuple[NodePath, Mapping[str, object]] | None:
     """The nearest container (a mapping with ``name`` and ``image``) holding ``path``."""
     for depth in range(len(path), -1, -1):
-        node: object = doc.data
-        for key in path[:depth]:
-            here = isinstance(node, Mapping) and key in node
-            if here or (isinstance(node, Sequence) and isinstance(key, int) and key < len(node)):
-                node = node[key]  # type: ignore[index]
-            else:
-                node = None
-                break
+        node = _node(doc.data, path[:depth])
         if isinstance(node, Mapping) and "name" in node and "image" in node:
             return path[:depth], node
     return None
 
 
-def _config_map(doc: Document, name: object) -> tuple[NodePath, Mapping[str, object]] | None:
-    """The ConfigMap named ``name`` among the manifest's documents, with its path."""
+def _config_maps(doc: Document) -> dict[object, tuple[NodePath, Mapping[str, object]]]:
+    """The manifest's ConfigMaps by name, with their paths (the first of a name), found
+    in one pass over its documents."""
     documents = doc.data if doc.stream and isinstance(doc.data, list) else [doc.data]
+    found: dict[object, tuple[NodePath, Mapping[str, object]]] = {}
     for index, item in enumerate(documents):
         meta = item.get("metadata") if isinstance(item, Mapping) else None
         if (
             isinstance(item, Mapping) and item.get("kind") == "ConfigMap"
-            and isinstance(meta, Mapping) and meta.get("name") == name
+            and isinstance(meta, Mapping) and isinstance(meta.get("name"), str)
         ):
-            return ((index,) if doc.stream else ()), item
-    return None
+            found.setdefault(meta["name"], (((index,) if doc.stream else ()), item))
+    return found
 
 
 def _why(doc: Document, at: NodePath, name: str, origin: str, what: str) -> UnsettledValue:
@@ -87,11 +84,14 @@ def _why(doc: Document, at: NodePath, name: str, origin: str, what: str) -> Unse
                           what=name)
 
 
-def _env_from(doc: Document, at: NodePath, source: object, files: EnvFiles) -> None:
+Maps = dict[object, tuple[NodePath, Mapping[str, object]]]
+
+
+def _env_from(doc: Document, maps: Maps, at: NodePath, source: object, files: EnvFiles) -> None:
     line = doc.locate(at).line
     ref = source.get("configMapRef") if isinstance(source, Mapping) else None
     prefix = source.get("prefix", "") if isinstance(source, Mapping) else ""
-    found = _config_map(doc, ref.get("name")) if isinstance(ref, Mapping) else None
+    found = maps.get(ref.get("name")) if isinstance(ref, Mapping) else None
     if found is None or not isinstance(prefix, str):
         kind = "a ConfigMap not in this file" if isinstance(ref, Mapping) else "a Secret"
         origin = "outside" if isinstance(ref, Mapping) or (
@@ -114,14 +114,15 @@ def _env_from(doc: Document, at: NodePath, source: object, files: EnvFiles) -> N
 
 
 def _value_from(
-    doc: Document, at: NodePath, name: str, source: object, files: EnvFiles
+    doc: Document, maps: Maps, at: NodePath, item: Mapping[str, object], files: EnvFiles
 ) -> None:
+    name, source = str(item["name"]), item["valueFrom"]
     ref = source.get("configMapKeyRef") if isinstance(source, Mapping) else None
     if not isinstance(ref, Mapping):
         files.unset(name, _why(doc, at, name, "outside",
                                "set from a Secret or the running pod (valueFrom)"))
         return
-    found = _config_map(doc, ref.get("name"))
+    found = maps.get(ref.get("name"))
     if found is None:
         files.unset(name, _why(doc, at, name, "outside",
                                "set from a ConfigMap not in this file, which the cluster "

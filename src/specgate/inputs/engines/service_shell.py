@@ -1,5 +1,5 @@
-"""A Compose service whose container runs its command through ``sh -c`` (new-user trial
-D5; docs/engines.md#a-services-own-shell).
+"""A Compose service (or Kubernetes container) whose container runs its command through
+``sh -c`` (new-user trial D5; docs/engines.md#a-services-own-shell).
 
 ``entrypoint: ["sh", "-c"]`` with ``command: ["SCRIPT"]``, or ``command: ["sh", "-c",
 "SCRIPT"]`` on an image that sets no ENTRYPOINT, runs SCRIPT in the container's shell.
@@ -19,8 +19,9 @@ import re
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
+from specgate.core.errors import UnsettledValue
 from specgate.inputs.containers import image_entry, parse_image
-from specgate.inputs.engines._source import literal_value
+from specgate.inputs.engines._source import _node, literal_value
 from specgate.inputs.engines.env_gaps import compose_env_files
 from specgate.inputs.engines.environment import sibling_env
 from specgate.inputs.env_files import EnvFiles
@@ -34,18 +35,21 @@ _NAMED = re.compile(r"^`\$\{?([A-Za-z_][A-Za-z0-9_]*)")
 
 def service_script(doc: Document, path: NodePath) -> tuple[str, ...] | None:
     """The arguments (``$1``…) of ``sh -c SCRIPT NAME ARGS…`` when the string at
-    ``path`` is the SCRIPT the Compose service holding it runs that way; else None."""
-    if len(path) != 4 or path[0] != "services" or not isinstance(path[3], int):
+    ``path`` is the SCRIPT the Compose service or Kubernetes container holding it runs
+    that way; else None."""
+    if len(path) < 3 or not isinstance(path[-1], int):
         return None
-    if path[2] not in ("entrypoint", "command") or not is_compose(doc.data):
+    found = _runner(doc, path[:-2])
+    if found is None:
         return None
-    services = doc.data.get("services") if isinstance(doc.data, Mapping) else None
-    service = services.get(path[1]) if isinstance(services, Mapping) else None
-    if not isinstance(service, Mapping):
+    first, second, kubernetes = found
+    if path[-2] not in (first, second):
         return None
-    entrypoint, command = service.get("entrypoint"), service.get("command")
+    container = _node(doc.data, path[:-2])
+    assert isinstance(container, Mapping)
+    entrypoint, command = container.get(first), container.get(second)
     if entrypoint is None:
-        image = service.get("image")
+        image = container.get("image")
         ref = parse_image(image) if isinstance(image, str) else None
         entry = image_entry(ref) if ref is not None else None
         if entry is None or entry.entrypoint or entry.splits_arguments:
@@ -54,27 +58,55 @@ def service_script(doc: Document, path: NodePath) -> tuple[str, ...] | None:
     if not isinstance(entrypoint, list) or not isinstance(command, list | None):
         return None
     argv = [literal_value(word) for word in [*entrypoint, *(command or [])]]
-    index = path[3] + (len(entrypoint) if path[2] == "command" else 0)
+    index = path[-1] + (len(entrypoint) if path[-2] == second else 0)
     if any(word is None for word in argv) or index != 2 or len(argv) < 3:
         return None
+    if kubernetes and any("$$" in str(w) or "$(" in str(w) for w in argv):
+        return None  # Kubernetes expands $(NAME) and $$ before the shell: not followed
     shell, flag = str(argv[0]), str(argv[1])
     if PurePosixPath(shell).name not in _SHELLS or not _SCRIPT_FLAG.fullmatch(flag):
         return None
     return tuple(str(word) for word in argv[4:])
 
 
+def _runner(doc: Document, where: NodePath) -> tuple[str, str, bool] | None:
+    """For the container at ``where``: the keys of its ENTRYPOINT and CMD (Compose
+    ``entrypoint``/``command``; Kubernetes ``command``/``args``) and whether it is a
+    Kubernetes container; None when ``where`` holds neither."""
+    container = _node(doc.data, where)
+    if not isinstance(container, Mapping):
+        return None
+    if len(where) == 2 and where[0] == "services" and is_compose(doc.data):
+        return "entrypoint", "command", False
+    if "name" in container and "image" in container and not is_compose(doc.data):
+        return "command", "args", True
+    return None
+
+
 def service_variables(
     doc: Document, path: NodePath, compose: Path | None
 ) -> tuple[dict[str, str], EnvFiles | None]:
-    """The service's variables with a value in the repository (``environment:`` over
-    ``env_file:``), and what its environment files leave unsettled."""
+    """The service's (container's) variables with a value in the repository
+    (``environment:`` over ``env_file:``; Kubernetes ``env`` over ``envFrom``), and what
+    its environment files or sources leave unsettled."""
     files = compose_env_files(doc, path, compose)
+    if files is None and not is_compose(doc.data):
+        from specgate.inputs.engines.kube_env import kubernetes_env
+
+        files = kubernetes_env(doc, path) or EnvFiles()
     known = {k: v for k, (v, _, _) in files.values.items()} if files is not None else {}
     for name, opt in sibling_env(doc, path).items():
         value = literal_value(opt.value)
-        if value is not None:
+        if value is not None and not (files is not None and files.gap(name)):
+            if "$(" in value and not is_compose(doc.data) and files is not None:
+                files.unset(name, UnsettledValue(
+                    f"`{name}`: a $(VAR) Kubernetes expands from the variables before it, "
+                    "not followed", doc.file, opt.span.line, origin="repository", what=name,
+                ))
+                known.pop(name, None)
+                continue
             known[name] = value
-        else:
+        elif value is None:
             known.pop(name, None)
     return known, files
 
