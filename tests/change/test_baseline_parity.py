@@ -47,12 +47,14 @@ def _claims(engine_config: str, al: float = 2.6) -> str:
 
 # Compose fills ${VAR} from the .env beside the Compose file (Compose's documented
 # interpolation: https://docs.docker.com/compose/how-tos/environment-variables/variable-interpolation/)
+# The image's ENTRYPOINT is `vllm serve` (docs/engines.md#containers), so the command starts
+# with the model: a command that repeats `vllm serve` is refused by vLLM (SG307).
 COMPOSE = {
     "deploy/compose.yaml": (
         "services:\n"
         "  vllm:\n"
         "    image: vllm/vllm-openai:v0.32.0\n"
-        '    command: ["vllm", "serve", "${MODEL}", "--speculative-config", "${SPEC}",'
+        '    command: ["${MODEL}", "--speculative-config", "${SPEC}",'
         ' "--max-model-len", "${MAXLEN}"]\n'
     ),
     "deploy/.env": f"MODEL={TARGET}\nSPEC={SPEC}\nMAXLEN=16384\n",
