@@ -73,9 +73,24 @@ def _equal(a: Any, b: Any) -> bool:
 
 
 class _Compiler:
-    def __init__(self, root: Mapping[str, Any]) -> None:
+    def __init__(self, root: Mapping[str, Any], *, lazy: bool = False) -> None:
         self.root = root
         self.refs: dict[str, Check] = {}
+        self.lazy = lazy
+
+    def sub(self, schema: Any) -> Check:
+        """The check of a subschema: compiled now, or (``lazy``) at its first use, as a
+        file reaches a fraction of the schema (the blocks and keys it holds)."""
+        if not self.lazy:
+            return self.compile(schema)
+        compiled: list[Check] = []
+
+        def check(value: Any) -> bool:
+            if not compiled:
+                compiled.append(self.compile(schema))
+            return compiled[0](value)
+
+        return check
 
     def ref(self, pointer: str) -> Check:
         if not pointer.startswith("#/"):
@@ -93,7 +108,7 @@ class _Compiler:
                 return slot[0](value)
 
             self.refs[pointer] = deferred
-            slot.append(self.compile(target))
+            slot.append(self.sub(target))
         return self.refs[pointer]
 
     def compile(self, schema: Any) -> Check:
@@ -154,7 +169,7 @@ class _Compiler:
             search = _searcher(value)
             return lambda v: not isinstance(v, str) or search(v)
         if key == "items":
-            item = self.compile(value)
+            item = self.sub(value)
             return lambda v: not isinstance(v, list) or all(item(x) for x in v)
         if key == "minItems":
             return lambda v: not isinstance(v, list) or len(v) >= value
@@ -167,7 +182,7 @@ class _Compiler:
         if key == "required":
             return lambda v: not isinstance(v, dict) or all(k in v for k in value)
         if key == "properties":
-            props = {k: self.compile(s) for k, s in value.items()}
+            props = {k: self.sub(s) for k, s in value.items()}
 
             def properties(v: Any) -> bool:
                 if not isinstance(v, dict):
@@ -180,7 +195,7 @@ class _Compiler:
 
             return properties
         if key == "patternProperties":
-            pats = [(re.compile(p), self.compile(s)) for p, s in value.items()]
+            pats = [(re.compile(p), self.sub(s)) for p, s in value.items()]
             return lambda v: not isinstance(v, dict) or all(
                 check(v[k]) for k in v for pattern, check in pats if pattern.search(k)
             )
@@ -204,7 +219,7 @@ class _Compiler:
     def _additional(self, value: Any, schema: Mapping[str, Any]) -> Check:
         known = set(schema.get("properties", {}))
         patterns = [re.compile(p) for p in schema.get("patternProperties", {})]
-        extra = self.compile(value)
+        extra = self.sub(value)
 
         def check(v: Any) -> bool:
             if not isinstance(v, dict):
@@ -243,10 +258,30 @@ def _bound(key: str, limit: float) -> Check:
     return lambda v: not _is_number(v) or bool(v < limit)
 
 
-def compile_schema(schema: Mapping[str, Any]) -> Check | None:
+_NOT_COMPILED = (Unsupported, re.error, KeyError, TypeError)
+
+
+def compile_schema(schema: Mapping[str, Any], *, lazy: bool = False) -> Check | None:
     """A function ``data → bool`` equal to jsonschema's ``is_valid`` for ``schema``,
-    or ``None`` when the schema uses something this module does not implement."""
+    or ``None`` when the schema uses something this module does not implement.
+
+    With ``lazy``, the subschemas of keys, items and references are compiled when a
+    value first reaches them (a one-file check compiles a fraction of the schema, 1 %
+    of its instructions saved: ``benchmarks/startup_instructions.py``); ``None`` then
+    speaks for the top level only, and a part found unsupported when reached makes
+    the function answer ``False`` ("not known to be valid": the caller asks jsonschema,
+    as it does for ``None``)."""
     try:
-        return _Compiler(schema).compile(schema)
-    except (Unsupported, re.error, KeyError, TypeError):
+        check = _Compiler(schema, lazy=lazy).compile(schema)
+    except _NOT_COMPILED:
         return None
+    if not lazy:
+        return check
+
+    def checked(value: Any) -> bool:
+        try:
+            return check(value)
+        except _NOT_COMPILED:
+            return False
+
+    return checked

@@ -46,7 +46,7 @@ def schema_text() -> str:
 def _fast() -> Any:
     from specgate.model.schema_fast import compile_schema
 
-    return compile_schema(schema())
+    return compile_schema(schema(), lazy=True)
 
 
 @cache
