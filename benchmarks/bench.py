@@ -9,7 +9,8 @@ median wall time of each is compared:
    argparse, PyYAML and fractions, composing the same file) — target ≤ 1.3× (issue 23;
    it replaces the retired ≤ 0.15× of ``check-jsonschema``, which the floor itself
    misses). Beside it, for reference, both against ``check-jsonschema --schemafile <our
-   schema>`` on the same file;
+   schema>`` on the same file. On a busy machine, ``startup_instructions.py`` counts the
+   same comparison in instructions (callgrind), which barely move from run to run;
 2. ``specgate doctor`` vs the seed's node doctor (outside the project, when present) with the same
    flags — target ≤ 0.8× (skipped without node or the seed);
 3. one ``specgate check`` over 1,000 self-contained claims files vs one
