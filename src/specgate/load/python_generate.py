@@ -354,7 +354,7 @@ class _Script:
         """Whether ``node`` is ``Cls.from_pretrained(…)`` (``.to(…)`` after it too), or a
         name bound once to one: a model, never None."""
         if isinstance(node, ast.Name):
-            value = self.bound.get(node.id)
+            value = self._bound(node)
             if value is None:
                 return False
             node = value
@@ -383,13 +383,23 @@ class _Script:
         kind, value = self._origins.of(node)
         return value if kind == "settled" and isinstance(value, (str, int, float)) else None
 
+    def _bound(self, node: ast.expr) -> ast.expr | None:
+        """The value the name ``node`` is bound once to (:attr:`bound`); None for no name,
+        or one read before its module-level binding runs (Python's ``NameError``:
+        :meth:`Origins.read_early`, the resolver the launcher reader shares)."""
+        if not isinstance(node, ast.Name) or node.id not in self.bound:
+            return None
+        self._origins = self._origins or Origins(self.tree)
+        return None if self._origins.read_early(node) else self.bound[node.id]
+
     def _value(self, node: ast.expr) -> object:
         """A literal, or a name bound once to one (a list or dict only while nothing
         may change it: :meth:`literal_kept`)."""
-        if isinstance(node, ast.Name) and node.id in self.bound:
+        bound = self._bound(node)
+        if isinstance(node, ast.Name) and bound is not None:
             if not self.literal_kept(node.id):
                 return _literal(node)  # not a literal: unread
-            node = self.bound[node.id]
+            node = bound
         return _literal(node)
 
     def literal_kept(self, name: str) -> bool:
@@ -429,7 +439,7 @@ class _Script:
         """``key`` (``model``/``assistant_model``): the id of ``Cls.from_pretrained("id")``
         a name is bound once to; for an assistant not so bound, ``{"not_read": …}``."""
         name = node if isinstance(node, str) else (node.id if isinstance(node, ast.Name) else None)
-        value = self.bound.get(name) if name is not None else None
+        value = self.bound.get(node) if isinstance(node, str) else self._bound(node)
         if value is None and isinstance(node, ast.expr):
             value = node
         loaded = from_pretrained_id(value, self.constant) if value is not None else None
@@ -445,7 +455,7 @@ class _Script:
 
     def _generation_config(self, node: ast.expr, out: dict[str, object]) -> None:
         """``GenerationConfig(k=v, …)`` (inline or bound once): its literal keywords."""
-        if isinstance(node, ast.Name) and node.id in self.bound:
+        if isinstance(node, ast.Name) and self._bound(node) is not None:
             changed = [
                 read.lineno
                 for read in self.reads.get(node.id, [])
@@ -475,7 +485,7 @@ class _Script:
 
     def _unpacked(self, keyword: ast.keyword, out: dict[str, object]) -> None:
         node = keyword.value
-        bound = self.bound.get(node.id) if isinstance(node, ast.Name) else None
+        bound = self._bound(node)
         if isinstance(node, ast.Name) and isinstance(bound, ast.Dict) and not (
             self.literal_kept(node.id)
         ):
