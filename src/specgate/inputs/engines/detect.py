@@ -53,13 +53,13 @@ class Detector:
         self._sources: dict[int, list[CommandSource]] = {}
         #: Command nodes of containers whose image's ENTRYPOINT runs before them (by
         #: id; the mapping is met first, its children next: see :func:`image_prefix`).
-        self._prefixes: dict[int, tuple[str, ...]] = {}
+        self._prefixes: dict[int, tuple[tuple[str, ...], str | None]] = {}
 
     def __call__(self, node: object) -> list[Verdict]:
         if isinstance(node, Mapping):
             container = image_prefix(node)
             if container is not None:
-                self._prefixes[id(container[0])] = container[1]
+                self._prefixes[id(container[0])] = (container[1], container[2])
             return [
                 Verdict(e.name, kind)
                 for e in self.engines
@@ -71,7 +71,7 @@ class Detector:
             sources = [in_container(s, self.path) for s in commands_of(node, self.doc, (), None)]
             lead = self._prefixes.get(id(node))
             if lead is not None:
-                sources = [prefixed(s, lead) for s in sources]
+                sources = [prefixed(s, lead[0]) for s in sources]
         except InputError:
             if node is self.doc.data:  # a whole text file that no shell could split
                 raise
@@ -139,6 +139,10 @@ class Detector:
         # search read it: the engine reads the argv the container runs
         lead = self._prefixes.get(id(found.value))
         if lead is not None:
-            sources = [prefixed(s, lead) for s in sources]
+            words, key = lead
+            spans = None if key is None or not found.path else tuple(
+                self.doc.locate((*found.path[:-1], key, i)) for i in range(len(words))
+            )
+            sources = [prefixed(s, words, spans) for s in sources]
         return sources[found.verdict.command or 0]
 
