@@ -12,10 +12,9 @@ from specgate.inputs.engines._source import (
     CommandSource,
     commands_of,
     is_argv,
-    literal_value,
     looks_like_command,
 )
-from specgate.inputs.engines.environment import sibling_env
+from specgate.inputs.engines.environment import container_env
 from specgate.inputs.engines.in_container import image_prefix, in_container, prefixed
 from specgate.inputs.engines.registry import Engine
 from specgate.inputs.engines.unread import (
@@ -127,10 +126,7 @@ class Detector:
 
     def command(self, found: Found) -> CommandSource:
         """The command a verdict named, placed in the file (spans computed)."""
-        env = {
-            name: literal_value(opt.value)
-            for name, opt in sibling_env(self.doc, found.path).items()
-        }
+        env = container_env(self.doc, found.path)
         sources = [
             in_container(s, self.path)
             for s in commands_of(found.value, self.doc, found.path, self.text, env)
