@@ -34,6 +34,7 @@ file is at most 1 MiB and parsed by :func:`ast.parse` before (its nesting bounde
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from typing import NamedTuple
 
 from specgate.core.errors import UnsettledValue
@@ -365,6 +366,12 @@ class Origins:
         except (RecursionError, MemoryError):  # nesting past the interpreter's own limits
             return "repository", None, None
 
+    def scalar(self, node: ast.expr) -> object:
+        """``node``'s value when settled to a string or number (a module constant bound
+        once to a literal, ``os.getenv("X", "d")``), else None."""
+        kind, value = self.of(node)
+        return value if kind == "settled" and isinstance(value, (str, int, float)) else None
+
     def read_early(self, node: ast.Name) -> bool:
         """Whether ``node`` reads a name bound once at module level where Python may not
         have run that binding yet (a read above it, or in a function a statement before
@@ -389,6 +396,17 @@ class Origins:
                 break
             node = origins.once[node.id]
         return node
+
+
+def bound_value(
+    bound: Mapping[str, ast.expr], origins: Origins, node: ast.expr
+) -> ast.expr | None:
+    """What the name ``node`` is bound once to, by ``bound`` (a reader's own table of
+    names bound once), unless it is read before that binding runs
+    (:meth:`Origins.read_early`: a ``NameError``); None for anything else."""
+    if isinstance(node, ast.Name) and node.id in bound:
+        return None if origins.read_early(node) else bound[node.id]
+    return None
 
 
 def origin_of(node: ast.expr, tree: ast.Module) -> tuple[str, object]:
