@@ -52,7 +52,7 @@ COMPOSE = {
         "services:\n"
         "  vllm:\n"
         "    image: vllm/vllm-openai:v0.32.0\n"
-        '    command: ["vllm", "serve", "${MODEL}", "--speculative-config", "${SPEC}",'
+        '    command: ["${MODEL}", "--speculative-config", "${SPEC}",'
         ' "--max-model-len", "${MAXLEN}"]\n'
     ),
     "deploy/.env": f"MODEL={TARGET}\nSPEC={SPEC}\nMAXLEN=16384\n",
@@ -66,11 +66,11 @@ FORMS: dict[str, tuple[dict[str, str], str]] = {
         {
             "deploy/compose.yaml": (
                 "services:\n  vllm:\n    image: vllm/vllm-openai:v0.32.0\n"
-                f"    command: [vllm, serve, {TARGET}]\n"
+                f"    command: [{TARGET}]\n"
             ),
             "deploy/compose.override.yaml": (
                 "services:\n  vllm:\n"
-                f"    command: [vllm, serve, {TARGET}, --speculative-config, '{SPEC}']\n"
+                f"    command: [{TARGET}, --speculative-config, '{SPEC}']\n"
             ),
         },
         "deploy/compose.yaml",
