@@ -68,11 +68,11 @@ FORMS: dict[str, tuple[dict[str, str], str]] = {
         {
             "deploy/compose.yaml": (
                 "services:\n  vllm:\n    image: vllm/vllm-openai:v0.32.0\n"
-                f"    command: [vllm, serve, {TARGET}]\n"
+                f"    command: [{TARGET}]\n"
             ),
             "deploy/compose.override.yaml": (
                 "services:\n  vllm:\n"
-                f"    command: [vllm, serve, {TARGET}, --speculative-config, '{SPEC}']\n"
+                f"    command: [{TARGET}, --speculative-config, '{SPEC}']\n"
             ),
         },
         "deploy/compose.yaml",

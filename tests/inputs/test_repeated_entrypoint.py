@@ -29,6 +29,12 @@ from specgate.inputs.types import EngineConfig
 
 NGRAM = '{"method":"ngram","num_speculative_tokens":4,"prompt_lookup_max":4}'
 MODEL = "meta-llama/Llama-3.1-8B-Instruct"
+#: a Kubernetes pod whose container runs the vllm/vllm-openai image (line 8); its
+#: command/args follow on line 9 on
+POD = (
+    "apiVersion: v1\nkind: Pod\nmetadata:\n  name: v\nspec:\n  containers:\n"
+    "    - name: vllm\n      image: vllm/vllm-openai:v0.32.0\n"
+)
 
 
 def _refusal(config: EngineConfig) -> tuple[str, ...]:
@@ -84,8 +90,7 @@ def test_compose_command_repeating_the_entrypoint_is_refused(tmp_path: Path) -> 
 
 def test_kubernetes_args_repeating_the_entrypoint_are_refused(tmp_path: Path) -> None:
     (tmp_path / "pod.yaml").write_text(
-        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: v\nspec:\n  containers:\n"
-        "    - name: vllm\n      image: vllm/vllm-openai:v0.32.0\n"
+        POD +
         f"      args: [\"vllm\", \"serve\", \"{MODEL}\", \"--speculative-config\", '{NGRAM}']\n"
     )
     config = read_engine_file(tmp_path / "pod.yaml", "pod.yaml")
@@ -97,8 +102,7 @@ def test_kubernetes_args_repeating_the_entrypoint_are_refused(tmp_path: Path) ->
 def test_kubernetes_command_overriding_the_entrypoint_is_read(tmp_path: Path) -> None:
     # `command` replaces the ENTRYPOINT: `vllm serve MODEL` runs as written
     (tmp_path / "pod.yaml").write_text(
-        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: v\nspec:\n  containers:\n"
-        "    - name: vllm\n      image: vllm/vllm-openai:v0.32.0\n"
+        POD +
         f"      command: [\"vllm\", \"serve\", \"{MODEL}\", \"--speculative-config\", '{NGRAM}']\n"
     )
     config = read_engine_file(tmp_path / "pod.yaml", "pod.yaml")
@@ -153,3 +157,37 @@ def test_tgi_image_repeating_its_launcher_is_refused(tmp_path: Path) -> None:
 )
 def test_extra_positionals(engine: str, argv: list[str], found: object) -> None:
     assert extra_positionals(engine, argv) == found
+
+
+def test_an_override_naming_the_program_runs_before_its_command(tmp_path: Path) -> None:
+    # Kubernetes `command` (Compose `entrypoint`) replaces the ENTRYPOINT; `args`
+    # (`command`) follow it: `vllm serve` + `vllm serve MODEL …` runs the words twice
+    (tmp_path / "pod.yaml").write_text(
+        POD +
+        '      command: ["vllm", "serve"]\n'
+        f"      args: [\"vllm\", \"serve\", \"{MODEL}\", \"--speculative-config\", '{NGRAM}']\n"
+    )
+    config = read_engine_file(tmp_path / "pod.yaml", "pod.yaml")
+    (message,) = _refusal(config)
+    assert "vLLM 0.32.0 refuses to start" in message
+    span = config.spans["setting:positional"]
+    assert (span.line, span.column) == (10, 14)  # the repeated "vllm" in args
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  vllm:\n    image: vllm/vllm-openai:v0.32.0\n"
+        '    entrypoint: ["vllm", "serve"]\n'
+        f"    command: [\"vllm\", \"serve\", \"{MODEL}\", \"--speculative-config\", '{NGRAM}']\n"
+    )
+    config = read_engine_file(tmp_path / "compose.yaml", "compose.yaml")
+    assert len(_refusal(config)) == 1
+
+
+def test_a_shell_override_is_not_judged_by_position(tmp_path: Path) -> None:
+    # `sh -c 'vllm serve MODEL …'`: the shell runs the string; no word is repeated
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  vllm:\n    image: vllm/vllm-openai:v0.32.0\n"
+        '    entrypoint: ["/bin/sh", "-c"]\n'
+        f"    command:\n      - >-\n        vllm serve {MODEL} --speculative-config '{NGRAM}'\n"
+    )
+    config = read_engine_file(tmp_path / "compose.yaml", "compose.yaml")
+    assert _refusal(config) == ()
+    assert config.target_model == MODEL

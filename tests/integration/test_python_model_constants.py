@@ -139,3 +139,40 @@ def test_a_constant_bound_after_the_call_is_not_read() -> None:
     )
     doc = load_python_launcher(launch, "launch.py")
     assert isinstance(doc.data, dict) and doc.data["model"] == SERVED
+
+
+@pytest.mark.parametrize(
+    ("script", "read"),
+    [
+        # main() runs after the binding: Python passes it
+        (f'def main():\n    LLM(MODEL_ID)\nMODEL_ID = "{SERVED}"\nmain()\n', True),
+        # main() runs before it: NameError, nothing served with it
+        (f'def main():\n    LLM(MODEL_ID)\nmain()\nMODEL_ID = "{SERVED}"\n', False),
+        # another function names main before the binding: it may run main first
+        (f'def main():\n    LLM(MODEL_ID)\ndef go():\n    main()\ngo()\n'
+         f'MODEL_ID = "{SERVED}"\n', False),
+    ],
+)
+def test_a_read_in_a_function_counts_when_the_binding_runs_first(
+    script: str, read: bool
+) -> None:
+    doc = load_python_launcher("from vllm import LLM\n" + script, "launch.py")
+    assert isinstance(doc.data, dict)
+    assert ("model" in doc.data) is read
+
+
+def test_a_generate_keyword_read_before_its_constant_is_not_settled() -> None:
+    # transformers reader, same resolver: Python stops with NameError at the call (line 3)
+    script = (
+        "from transformers import AutoModelForCausalLM\n"
+        "model = AutoModelForCausalLM.from_pretrained('t')\n"
+        "model.generate(prompt_lookup_num_tokens=K)\nK = 3\n"
+    )
+    with pytest.raises(InputError) as caught:
+        load_transformers_script(script, "gen.py")
+    assert caught.value.line == 3
+    bound_first = script.replace("model.generate(prompt_lookup_num_tokens=K)\nK = 3\n",
+                                 "K = 3\nmodel.generate(prompt_lookup_num_tokens=K)\n")
+    doc = load_transformers_script(bound_first, "gen.py")
+    assert doc is not None and isinstance(doc.data, dict)
+    assert doc.data["prompt_lookup_num_tokens"] == 3

@@ -83,3 +83,31 @@ def test_the_check_goes_on_with_a_finding(name: str, code: str, tmp_path: Path) 
     findings = json.loads(out.read_text())["files"][0]["deployments"][0]["findings"]
     hits = [f for f in findings if f["code"] == code]
     assert len(hits) == 1 and hits[0]["line"] == CASES[name][2] + 1
+
+
+POD = (
+    "apiVersion: v1\nkind: Pod\nmetadata:\n  name: t\nspec:\n  containers:\n"
+    "    - name: trt\n      image: nvcr.io/nvidia/tensorrt-llm/release:1.2.0\n{env}"
+    '      command: ["trtllm-serve", "m", "--extra_llm_api_options", "$(OPTS)"]\n'
+)
+
+
+def test_a_kubernetes_path_from_the_containers_env_is_followed(tmp_path: Path) -> None:
+    # kubernetes.io "Define a Command and Arguments for a Container": $(OPTS) in command
+    # is the container's variable OPTS: spec.yaml, whose max_draft_len is 4
+    (tmp_path / "spec.yaml").write_text(SPEC_YAML)
+    (tmp_path / "pod.yaml").write_text(
+        POD.format(env="      env:\n        - name: OPTS\n          value: spec.yaml\n")
+    )
+    config = read_engine_file(tmp_path / "pod.yaml", "pod.yaml")
+    assert (config.engine, config.draft_length) == ("trtllm", 4)
+
+
+def test_a_kubernetes_path_envfrom_may_set_is_outside(tmp_path: Path) -> None:
+    # envFrom imports every key of a ConfigMap this file does not hold: OPTS may be any
+    (tmp_path / "pod.yaml").write_text(
+        POD.format(env="      envFrom:\n        - configMapRef:\n            name: paths\n")
+    )
+    with pytest.raises(UnsettledValue) as caught:
+        read_engine_file(tmp_path / "pod.yaml", "pod.yaml")
+    assert (caught.value.origin, caught.value.line) == ("outside", 12)

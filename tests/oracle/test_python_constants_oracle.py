@@ -3,7 +3,9 @@
 docs/engines.md#unsettled-values): never a wrong settled value.
 
 Generated scripts name the served model through a module constant (``MODEL_ID = "…";
-LLM(model=MODEL_ID)``, ``AutoModelForCausalLM.from_pretrained(MODEL_ID)``) bound in
+LLM(model=MODEL_ID)``, ``AutoModelForCausalLM.from_pretrained(MODEL_ID)``), the draft
+(``DRAFT_ID``), D (``generate(prompt_lookup_num_tokens=K)``) and the speculative config
+(``SPEC = dict(…)``, ``{…}``), bound in
 hostile ways: twice, in a branch or loop, through ``global`` in a function, by an import,
 by ``globals()``, after the call that reads it (a ``NameError``), through another
 constant, from ``os.getenv`` with a default. Each runs in a throwaway subprocess with the
@@ -251,11 +253,15 @@ def test_speculative_dicts_agree_with_python(tmp_path: Path) -> None:
 def generate_script(rng: random.Random) -> tuple[str, dict[str, bool]]:
     target_before, target_after = binding(rng, "MODEL_ID", '"org/target"')
     draft_before, draft_after = binding(rng, "DRAFT_ID", '"org/draft"')
+    lookup = rng.random() < 0.4  # prompt lookup with D a constant K, no assistant
+    if lookup:
+        draft_before, draft_after = binding(rng, "K", str(rng.randint(1, 9)))
     body = (
         "tok = AutoTokenizer.from_pretrained('tok')\n"
         "model = AutoModelForCausalLM.from_pretrained(MODEL_ID)\n"
-        "draft = AutoModelForCausalLM.from_pretrained(DRAFT_ID)\n"
-        "model.generate(tok('x').input_ids, assistant_model=draft)"
+        + ("model.generate(tok('x').input_ids, prompt_lookup_num_tokens=K)" if lookup else
+           "draft = AutoModelForCausalLM.from_pretrained(DRAFT_ID)\n"
+           "model.generate(tok('x').input_ids, assistant_model=draft)")
     )
     if rng.random() < 0.5:
         main = "def main():\n    " + body.replace("\n", "\n    ")
@@ -267,7 +273,8 @@ def generate_script(rng: random.Random) -> tuple[str, dict[str, bool]]:
         "from transformers import AutoModelForCausalLM, AutoTokenizer",
         *target_before, *draft_before, body, *target_after, *draft_after, *tail,
     ]
-    late = {"model": bool(target_after), "assistant_model": bool(draft_after)}
+    late = {"model": bool(target_after), "assistant_model": bool(draft_after),
+            "prompt_lookup_num_tokens": bool(draft_after)}
     return "\n".join(lines) + "\n", late
 
 
@@ -281,7 +288,9 @@ def generate_disagreements(
     assert doc is not None
     data = doc.data
     read = data if isinstance(data, list) else ([data] if data else [])
-    return compare(read, ran, {"model": "model", "assistant_model": "assistant_name"}, late)
+    keys = {"model": "model", "assistant_model": "assistant_name",
+            "prompt_lookup_num_tokens": "prompt_lookup_num_tokens"}
+    return compare(read, ran, keys, late)
 
 
 def test_generate_constants_agree_with_python(tmp_path: Path) -> None:

@@ -45,6 +45,7 @@ settled here to what Python runs.
 from __future__ import annotations
 
 import ast
+from functools import partial
 
 from specgate.core.errors import InputError, UnsettledValue
 from specgate.load.document import Document, NodePath, PositionRow, Positions
@@ -61,7 +62,7 @@ from specgate.load.python_flow import (
     rebinds_by_name,
 )
 from specgate.load.python_launcher import MAX_CALLS, _literal, _shown, _span, _Unread
-from specgate.load.python_values import Origins, settled_keyword
+from specgate.load.python_values import Origins, bound_value, settled_keyword
 
 #: Modules whose import makes a file a launcher of another engine (read by
 #: :mod:`specgate.load.python_calls`, not here).
@@ -196,7 +197,8 @@ class _Script:
             and (_is_tokenizer(value) or called_name(value.func) in self.pipeline_names)
         }
         self._order: Order | None = None  # made when an assignment is to be followed
-        self._origins: Origins | None = None  # made when a keyword is no literal
+        self.origins = Origins(tree)  # the module is walked when a value is first asked
+        self._bound = partial(bound_value, self.bound, self.origins)
 
     # --- the document --------------------------------------------------------------
     def document(self) -> Document | None:
@@ -354,7 +356,7 @@ class _Script:
         """Whether ``node`` is ``Cls.from_pretrained(…)`` (``.to(…)`` after it too), or a
         name bound once to one: a model, never None."""
         if isinstance(node, ast.Name):
-            value = self.bound.get(node.id)
+            value = self._bound(node)
             if value is None:
                 return False
             node = value
@@ -372,24 +374,16 @@ class _Script:
 
     def _settled(self, name: str, node: ast.expr, at: ast.expr) -> object:
         """:func:`~specgate.load.python_values.settled_keyword` of ``name=node``."""
-        self._origins = self._origins or Origins(self.tree)
-        return settled_keyword(self._origins, name, node, shown=self.shown,
+        return settled_keyword(self.origins, name, node, shown=self.shown,
                                at=_span(at, self.lines), reader="a transformers script")
-
-    def constant(self, node: ast.expr) -> object:
-        """The value of ``node`` when :class:`Origins` settles it to a scalar (a module
-        constant bound once to a literal, ``os.getenv("X", "d")``), else None."""
-        self._origins = self._origins or Origins(self.tree)
-        kind, value = self._origins.of(node)
-        return value if kind == "settled" and isinstance(value, (str, int, float)) else None
 
     def _value(self, node: ast.expr) -> object:
         """A literal, or a name bound once to one (a list or dict only while nothing
         may change it: :meth:`literal_kept`)."""
-        if isinstance(node, ast.Name) and node.id in self.bound:
+        if isinstance(node, ast.Name) and (bound := self._bound(node)) is not None:
             if not self.literal_kept(node.id):
                 return _literal(node)  # not a literal: unread
-            node = self.bound[node.id]
+            node = bound
         return _literal(node)
 
     def literal_kept(self, name: str) -> bool:
@@ -429,10 +423,10 @@ class _Script:
         """``key`` (``model``/``assistant_model``): the id of ``Cls.from_pretrained("id")``
         a name is bound once to; for an assistant not so bound, ``{"not_read": …}``."""
         name = node if isinstance(node, str) else (node.id if isinstance(node, ast.Name) else None)
-        value = self.bound.get(name) if name is not None else None
+        value = self.bound.get(node) if isinstance(node, str) else self._bound(node)
         if value is None and isinstance(node, ast.expr):
             value = node
-        loaded = from_pretrained_id(value, self.constant) if value is not None else None
+        loaded = from_pretrained_id(value, self.origins.scalar) if value is not None else None
         if loaded is not None:
             self._put(out, (key,), loaded[0], at if at is not None else loaded[1])
         elif key == "assistant_model" and at is not None:
@@ -445,7 +439,7 @@ class _Script:
 
     def _generation_config(self, node: ast.expr, out: dict[str, object]) -> None:
         """``GenerationConfig(k=v, …)`` (inline or bound once): its literal keywords."""
-        if isinstance(node, ast.Name) and node.id in self.bound:
+        if isinstance(node, ast.Name) and self._bound(node) is not None:
             changed = [
                 read.lineno
                 for read in self.reads.get(node.id, [])
@@ -475,7 +469,7 @@ class _Script:
 
     def _unpacked(self, keyword: ast.keyword, out: dict[str, object]) -> None:
         node = keyword.value
-        bound = self.bound.get(node.id) if isinstance(node, ast.Name) else None
+        bound = self._bound(node)
         if isinstance(node, ast.Name) and isinstance(bound, ast.Dict) and not (
             self.literal_kept(node.id)
         ):
@@ -538,13 +532,14 @@ class _Script:
         aliased, or a field assignment through another name that may hold the same model
         (one not bound once to its own ``from_pretrained``)."""
         lines = [line for base, line in self.touched if base in (None, name)]
-        own = from_pretrained_id(self.bound[name], self.constant) if name in self.bound else None
+        scalar = self.origins.scalar
+        own = from_pretrained_id(self.bound[name], scalar) if name in self.bound else None
         if name not in self.bound:  # re-bound: its fields may be another model's
             lines.extend(s.lineno for stmts in self.assignments.get(name, {}).values()
                          for s in stmts)
         for other, keys in self.assignments.items():
             distinct = own is not None and other in self.bound and (
-                from_pretrained_id(self.bound[other], self.constant) is not None
+                from_pretrained_id(self.bound[other], scalar) is not None
             )
             if other != name and not distinct:
                 lines.extend(stmt.lineno for stmts in keys.values() for stmt in stmts)

@@ -34,6 +34,7 @@ file is at most 1 MiB and parsed by :func:`ast.parse` before (its nesting bounde
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from typing import NamedTuple
 
 from specgate.core.errors import UnsettledValue
@@ -89,52 +90,54 @@ def _bindings(tree: ast.Module) -> tuple[dict[str, ast.expr], set[str], dict[str
     return once, rebound, {name: where[name] for name in once}
 
 
-def _inert(stmt: ast.stmt) -> bool:
-    """A module-level statement that runs none of the file's own functions: an import,
-    a docstring, a function definition without decorators or calls in its defaults, an
-    assignment whose value calls nothing."""
-    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-        return True
-    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return not stmt.decorator_list and not any(
-            isinstance(n, ast.Call) for n in ast.walk(stmt.args)
-        )
-    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
-        return True
-    if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
-        return not any(isinstance(n, (ast.Call, ast.Lambda)) for n in ast.walk(stmt.value))
-    return False
-
-
 class _Uses:
     """Where each name read of the module stands: the module-level statement holding it,
-    and whether inside a function definition (read when the function runs)."""
+    and whether inside a module-level function (read when the function runs)."""
 
     def __init__(self, tree: ast.Module) -> None:
         self.top: dict[int, tuple[int, bool]] = {}
         #: how many times each name is read anywhere in the module
         self.reads: dict[str, int] = {}
+        functions = {
+            index: stmt.name
+            for index, stmt in enumerate(tree.body)
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+        }
+        named: dict[str, list[int]] = {}
         for index, stmt in enumerate(tree.body):
-            deferred = isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+            deferred = index in functions
             for node in ast.walk(stmt):
                 if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                     self.top[id(node)] = (index, deferred)
                     self.reads[node.id] = self.reads.get(node.id, 0) + 1
-        #: the first module-level statement that may run the file's own functions
-        self.first_run = next(
-            (i for i, stmt in enumerate(tree.body) if not _inert(stmt)), len(tree.body)
-        )
+                    named.setdefault(node.id, []).append(index)
+        #: for each module-level function's statement: the first module-level statement
+        #: that may run it, one naming it (a call, a callback, another function's body)
+        #: or its own when decorated (a decorator may call it); absent: nothing runs it
+        self.first_run: dict[int, int] = {}
+        for index, name in functions.items():
+            stmt = tree.body[index]
+            assert isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+            users = [i for i in named.get(name, []) if i != index]
+            if stmt.decorator_list or any(isinstance(n, ast.Call) for n in ast.walk(stmt.args)):
+                users.append(index)
+            if users:
+                self.first_run[index] = min(users)
 
     def bound_before(self, node: ast.Name, bound_at: int) -> bool:
         """Whether the module binds ``node``'s name (at statement ``bound_at``) before
         Python reads ``node``: a read at module level stands in a later statement; a
-        read in a function runs only once a statement calls it, so the binding stands
-        before every statement that may call one. A read found nowhere: not known."""
+        read in a module-level function runs only once a statement naming the function
+        runs, so the binding stands before the first such statement (a function nothing
+        names never runs: its read sees nothing). A read found nowhere: not known."""
         at = self.top.get(id(node))
         if at is None:
             return False
         index, deferred = at
-        return bound_at < (self.first_run if deferred else index)
+        if not deferred:
+            return bound_at < index
+        first = self.first_run.get(index)
+        return first is None or bound_at < first
 
 
 def _imports(tree: ast.Module) -> dict[str, str]:
@@ -363,6 +366,24 @@ class Origins:
         except (RecursionError, MemoryError):  # nesting past the interpreter's own limits
             return "repository", None, None
 
+    def scalar(self, node: ast.expr) -> object:
+        """``node``'s value when settled to a string or number (a module constant bound
+        once to a literal, ``os.getenv("X", "d")``), else None."""
+        kind, value = self.of(node)
+        return value if kind == "settled" and isinstance(value, (str, int, float)) else None
+
+    def read_early(self, node: ast.Name) -> bool:
+        """Whether ``node`` reads a name bound once at module level where Python may not
+        have run that binding yet (a read above it, or in a function a statement before
+        it may call): a ``NameError``, never the bound value."""
+        try:
+            if self._origins is None:
+                self._origins = _Origins(self.tree)
+        except (RecursionError, MemoryError):
+            return True
+        origins = self._origins
+        bound_at = origins.bound_at.get(node.id)
+        return bound_at is not None and not origins.uses.bound_before(node, bound_at)
 
     def written(self, node: ast.expr) -> ast.expr:
         """Where a settled ``node``'s value is written: through the module constants it
@@ -375,6 +396,17 @@ class Origins:
                 break
             node = origins.once[node.id]
         return node
+
+
+def bound_value(
+    bound: Mapping[str, ast.expr], origins: Origins, node: ast.expr
+) -> ast.expr | None:
+    """What the name ``node`` is bound once to, by ``bound`` (a reader's own table of
+    names bound once), unless it is read before that binding runs
+    (:meth:`Origins.read_early`: a ``NameError``); None for anything else."""
+    if isinstance(node, ast.Name) and node.id in bound:
+        return None if origins.read_early(node) else bound[node.id]
+    return None
 
 
 def origin_of(node: ast.expr, tree: ast.Module) -> tuple[str, object]:

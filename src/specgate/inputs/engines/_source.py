@@ -482,13 +482,19 @@ def _dependent(
     container's variable NAME, ``$$`` by ``$``; a name the container does not set stays
     as written (Kubernetes docs, "Define a Command and Arguments for a Container": "If
     the environment variable doesn't exist, the reference is left unchanged"); one set
-    from elsewhere (``valueFrom``) is unsettled (``unresolved[at]``)."""
+    from elsewhere (``valueFrom``, or any name under ``envFrom``: :data:`ANY_NAME`) is
+    unsettled (``unresolved[at]``)."""
 
     def value(match: re.Match[str]) -> str:
         name = match.group(1)
         if name is None:
             return "$"
         if name not in env:
+            if ANY_NAME in env:  # envFrom: a ConfigMap or Secret may set any name
+                unresolved.setdefault(at, (
+                    f"`$({name})`: the container's envFrom may set {name} (a ConfigMap or "
+                    "Secret this file does not hold)", False, False,
+                ))
             return match.group(0)
         known = env[name]
         if known is None:
@@ -575,6 +581,9 @@ def looks_like_command(node: object) -> bool:
 #: Keys of a mapping that hold environment variables (Compose ``environment``,
 #: Kubernetes ``env``, launcher ``env``/``env_vars`` …).
 ENV_KEYS = ("env", "env_vars", "envs", "environment", "extra_env", "base_env")
+#: In a container's environment: any other name may be set too (Kubernetes ``envFrom``);
+#: no variable can be named so.
+ANY_NAME = "*"
 
 
 def env_items(block: object) -> list[tuple[str, object, NodePath]]:

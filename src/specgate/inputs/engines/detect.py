@@ -13,10 +13,9 @@ from specgate.inputs.engines._source import (
     CommandSource,
     commands_of,
     is_argv,
-    literal_value,
     looks_like_command,
 )
-from specgate.inputs.engines.environment import sibling_env
+from specgate.inputs.engines.environment import container_env
 from specgate.inputs.engines.in_container import image_prefix, in_container, prefixed
 from specgate.inputs.engines.registry import Engine
 from specgate.inputs.engines.service_shell import judged, service_script, service_variables
@@ -55,13 +54,13 @@ class Detector:
         self._sources: dict[int, list[CommandSource]] = {}
         #: Command nodes of containers whose image's ENTRYPOINT runs before them (by
         #: id; the mapping is met first, its children next: see :func:`image_prefix`).
-        self._prefixes: dict[int, tuple[str, ...]] = {}
+        self._prefixes: dict[int, tuple[tuple[str, ...], str | None]] = {}
 
     def __call__(self, node: object) -> list[Verdict]:
         if isinstance(node, Mapping):
             container = image_prefix(node)
             if container is not None:
-                self._prefixes[id(container[0])] = container[1]
+                self._prefixes[id(container[0])] = (container[1], container[2])
             return [
                 Verdict(e.name, kind)
                 for e in self.engines
@@ -73,7 +72,7 @@ class Detector:
             sources = [in_container(s, self.path) for s in commands_of(node, self.doc, (), None)]
             lead = self._prefixes.get(id(node))
             if lead is not None:
-                sources = [prefixed(s, lead) for s in sources]
+                sources = [prefixed(s, lead[0]) for s in sources]
         except InputError:
             if node is self.doc.data:  # a whole text file that no shell could split
                 raise
@@ -131,10 +130,7 @@ class Detector:
         """The command a verdict named, placed in the file (spans computed); the
         SCRIPT of a Compose service's ``sh -c`` split as its shell runs it, with the
         service's variables (:mod:`.service_shell`)."""
-        env: dict[str, str | None] = {
-            name: literal_value(opt.value)
-            for name, opt in sibling_env(self.doc, found.path).items()
-        }
+        env = container_env(self.doc, found.path)
         args = service_script(self.doc, found.path)
         files = None
         if args is not None:
@@ -146,7 +142,11 @@ class Detector:
         # search read it: the engine reads the argv the container runs
         lead = self._prefixes.get(id(found.value))
         if lead is not None:
-            sources = [prefixed(s, lead) for s in sources]
+            words, key = lead
+            spans = None if key is None or not found.path else tuple(
+                self.doc.locate((*found.path[:-1], key, i)) for i in range(len(words))
+            )
+            sources = [prefixed(s, words, spans) for s in sources]
         source = sources[found.verdict.command or 0]
         if files is None:
             return source

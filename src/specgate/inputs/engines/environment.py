@@ -8,9 +8,11 @@ from collections.abc import Mapping
 
 from specgate.core.errors import InputError
 from specgate.inputs.engines._source import (
+    ANY_NAME,
     ENV_KEYS,
     Opt,
     env_items,
+    literal_value,
 )
 from specgate.inputs.pointer import (
     format_pointer,
@@ -39,6 +41,22 @@ def sibling_env(doc: Document, path: NodePath) -> dict[str, Opt]:
             if where and isinstance(where[-1], str) and where[-1] in ENV_KEYS:
                 _, block = resolve_pointer(doc.data, _pointer(where))
                 _env_block(doc, where, block, env)
+    return env
+
+
+def container_env(doc: Document, path: NodePath) -> dict[str, str | None]:
+    """The variables a container's command at ``path`` sees, as written (None: set,
+    but not to a value written here), with :data:`ANY_NAME` when a Kubernetes
+    ``envFrom`` beside it or an ancestor may set any other name."""
+    env = {name: literal_value(opt.value) for name, opt in sibling_env(doc, path).items()}
+    for depth in range(len(path), -1, -1):
+        try:
+            _, parent = resolve_pointer(doc.data, _pointer(path[:depth]))
+        except InputError:
+            continue
+        if isinstance(parent, Mapping) and parent.get("envFrom"):
+            env[ANY_NAME] = None
+            break
     return env
 
 

@@ -47,6 +47,7 @@ from specgate.inputs.engines._source import (
     looks_like_command,
     norm_key,
 )
+from specgate.inputs.engines.environment import container_env
 from specgate.inputs.engines.in_container import in_container
 from specgate.inputs.engines.unsettled import unsettled_value
 from specgate.inputs.knowledge import knowledge
@@ -158,8 +159,11 @@ def options_files(
 
     found: list[OptionsFile] = []
     for hit in search(node, detect, base=base):
+        env = container_env(doc, hit.path)  # Kubernetes $(NAME): the container's env
         try:
-            sources = [in_container(s) for s in commands_of(hit.value, doc, hit.path, text)]
+            sources = [
+                in_container(s) for s in commands_of(hit.value, doc, hit.path, text, env)
+            ]
         except InputError:
             continue
         for source in sources:

@@ -24,12 +24,13 @@ engine readers then see the runner's words, as before.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from specgate.inputs.cmdline import Command
 from specgate.inputs.containers import container_argv, image_entry, parse_image
 from specgate.inputs.engines._source import CommandSource
 from specgate.inputs.engines.placed import place
+from specgate.inputs.engines.positionals import positional_programs
 from specgate.inputs.env_files import EnvFiles, outside_value, read_env_file, too_many
 from specgate.inputs.runners import RunnerLaunch, read_runner
 from specgate.inputs.volumes import run_binds
@@ -125,10 +126,14 @@ def _container_env(
     return env, where, files
 
 
-def image_prefix(container: Mapping[object, object]) -> tuple[object, tuple[str, ...]] | None:
+def image_prefix(
+    container: Mapping[object, object],
+) -> tuple[object, tuple[str, ...], str | None] | None:
     """The node of a Compose service's ``command`` (a Kubernetes container's ``args``)
-    and the ENTRYPOINT words of its ``image`` that run before it, when the image is in
-    the table and the entrypoint is not overridden; else None.
+    and the words that run before it: the ENTRYPOINT of its ``image`` when the image is
+    in the table and the entrypoint is not overridden, or the override itself when it is
+    a list naming an engine program (``command: [vllm, serve]``: then its key, so its
+    words are placed at their items); else None.
 
     A mapping with ``name`` is a Kubernetes container (``name`` is required there, and
     a Compose service has no such attribute): ``command`` overrides the ENTRYPOINT and
@@ -140,23 +145,35 @@ def image_prefix(container: Mapping[object, object]) -> tuple[object, tuple[str,
         return None
     kubernetes = "name" in container
     override, follows = ("command", "args") if kubernetes else ("entrypoint", "command")
-    if container.get(override) is not None or follows not in container:
+    if follows not in container:
         return None
+    words = container.get(override)
+    if words is not None:
+        # an engine program as the override (`command: [vllm, serve]`): its words run
+        # before the command as the image's would; a shell or other wrapper is not read so
+        if not (isinstance(words, list) and words and all(isinstance(w, str) for w in words)
+                and PurePosixPath(words[0]).name in positional_programs()):
+            return None
+        return container[follows], tuple(words), override
     ref = parse_image(image)
     entry = image_entry(ref) if ref is not None else None
     if entry is None or not entry.entrypoint or entry.splits_arguments:
         return None
-    return container[follows], entry.entrypoint
+    return container[follows], entry.entrypoint, None
 
 
-def prefixed(source: CommandSource, words: tuple[str, ...]) -> CommandSource:
-    """``source`` with ``words`` (an image's ENTRYPOINT) run before it, each placed at
-    the command's first word."""
+def prefixed(
+    source: CommandSource, words: tuple[str, ...], spans: tuple[Span, ...] | None = None
+) -> CommandSource:
+    """``source`` with ``words`` (an image's ENTRYPOINT, or the override the file writes)
+    run before it, each at its own ``spans`` when given (an override's items), else at
+    the command's first word (the image's words are written nowhere in the file)."""
     command = source.command
     n = len(words)
     first = source.spans[0] if source.spans else Span(1, 1)
-    lead_line = command.lines[:1] * n if command.lines else ()
-    lead_column = command.columns[:1] * n if command.columns else ()
+    lead = spans if spans is not None and len(spans) == n else (first,) * n
+    lead_line = tuple(s.line for s in lead) if command.lines else ()
+    lead_column = tuple(s.column for s in lead) if command.columns else ()
     char_spans = source.char_spans
 
     def placed(index: int) -> Sequence[Span] | None:
@@ -171,7 +188,7 @@ def prefixed(source: CommandSource, words: tuple[str, ...]) -> CommandSource:
             env_at=command.env_at,
             unresolved={i + n: hit for i, hit in command.unresolved.items()},
         ),
-        (first,) * n + source.spans,
+        lead + source.spans,
         source.file,
         placed,
         source.env_spans,

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import cache
 from pathlib import PurePosixPath
 
+from specgate.core.vocabulary import ENGINE_NAMES
 from specgate.inputs.knowledge import knowledge, parse_version
 from specgate.inputs.types import EngineConfig, EngineIssue
 from specgate.load.document import Span
@@ -39,6 +41,18 @@ _SAYS = {
 }
 #: At most this many leading words are looked at (a command's program stands early).
 _LEADING = 64
+
+
+@cache
+def positional_programs() -> frozenset[str]:
+    """The program words of every engine's ``positionals`` table (``vllm``,
+    ``llama-server``, ``text-generation-launcher``)."""
+    out: set[str] = set()
+    for engine in ENGINE_NAMES:
+        data = knowledge(engine)
+        if data.has_table(_TABLE):
+            out.update(key.split()[0] for key in data.table(_TABLE))
+    return frozenset(out)
 
 
 def _leading(argv: Sequence[str]) -> list[str]:
