@@ -64,13 +64,20 @@ def _assistant_settings(
             return given
         field_name = f"ignored:{name}"
         b.at(field_name, given)
+        default = _DATA.default(name, ctx.version)
+        # None: the release has no such setting (assistant_confidence_threshold before 4.45.0)
+        served = (
+            "where this release has no such setting"
+            if default is None
+            else f"so its value (default {default}) is served"
+        )
         b.issues.append(
             EngineIssue(
                 "SG307",
                 f"transformers {'ignores' if held == 'holds' else 'may ignore'} {name} "
                 "given to generate() beside assistant_model: the candidate generator reads "
                 "the assistant's own generation_config (assistant_model.generation_config), "
-                f"so its value (default {_DATA.default(name, ctx.version)}) is served "
+                f"{served} "
                 f"({_held_in()})",
                 field_name,
                 severity="warn",  # no effect: what runs is the assistant's value
@@ -85,8 +92,8 @@ def _held_in() -> str:
     """Where behaviour ``assistant-settings-from-its-config`` holds, for messages:
     ``held in transformers 4.35.0 to 5.19.0 by its history (SOURCE)``."""
     life = behaviour_lifetime(_DATA, _IGNORED)
-    if life is None:
-        return _DATA.newest_text
+    if life is None:  # since/until data: read at the newest release
+        return f"read at transformers {_DATA.newest_text}"
     first = ".".join(map(str, life.first))
     last = ".".join(map(str, life.last)) if life.last is not None else _DATA.newest_text
     return f"held in transformers {first} to {last} by its history ({life.source})"
