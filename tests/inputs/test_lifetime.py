@@ -74,6 +74,12 @@ def test_every_lifetime_in_the_data_parses_and_replaces_since_until(engine: str)
     for check in checks_of(knowledge(engine)):
         if check.lifetime is not None:
             assert "@" in check.lifetime.source, check.id
+    for raw in load_raw(engine).get("behaviours", ()):  # behaviours alike
+        if "lifetime" not in raw:
+            continue
+        assert "since" not in raw and "until" not in raw, raw["name"]
+        life = behaviour_lifetime(knowledge(engine), raw["name"])
+        assert life is not None and "@" in life.source, raw["name"]
 
 
 def test_the_recorded_lifetimes() -> None:
