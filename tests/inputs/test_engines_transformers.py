@@ -89,8 +89,22 @@ def test_assistant_settings_given_to_generate_are_ignored() -> None:
         "ignored:num_assistant_tokens_schedule",
     ]
     assert all(i.severity == "warn" for i in c.issues if i.code == "SG307")
-    # a release before the one recorded keeps reading the keyword arguments
-    old = generation(kwargs, version="4.48.0")
+    # 4.48.0 reads the assistant's config too (candidate_generator.py:118 in its wheel:
+    # self.num_assistant_tokens = assistant_model.generation_config.num_assistant_tokens;
+    # default 20). Contract change (issue 27): the release before the one recorded read
+    # the keyword arguments as served.
+    at_448 = generation(kwargs, version="4.48.0")
+    assert (at_448.draft_length, at_448.verify_tokens) == (20, 21)
+    # 4.40.0: assistant_confidence_threshold is no setting yet (GenerationConfig takes it
+    # from 4.45.0; absent from the 4.44.2 wheel): no default to serve is named
+    (threshold,) = [
+        i.message
+        for i in generation(kwargs, version="4.40.0").issues
+        if i.field == "ignored:assistant_confidence_threshold"
+    ]
+    assert "where this release has no such setting" in threshold
+    # 4.34.1 has no num_assistant_tokens at all (not this rewrite): read as given
+    old = generation(kwargs, version="4.34.1")
     assert (old.draft_length, old.verify_tokens) == (5, 6)
     assert not [i for i in old.issues if i.code == "SG307"]
 
@@ -279,3 +293,60 @@ def test_a_moving_d_gives_a_derived_rho_no_low_end(tmp_path: Path) -> None:
     (dep,) = report.deployments
     assert dep.metrics.draft_depth_ratio == pytest.approx(0.1)
     assert dep.metrics.draft_depth_ratio_range == pytest.approx((0.0, 0.25))
+
+
+GENERATE_KWARG = (
+    "from transformers import AutoModelForCausalLM, AutoTokenizer\n"
+    'tok = AutoTokenizer.from_pretrained("Qwen/Qwen2.5-7B-Instruct")\n'
+    'model = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-7B-Instruct")\n'
+    'draft = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-0.5B-Instruct")\n'
+    'inputs = tok("Summarise the report.", return_tensors="pt")\n'
+    "out = model.generate(**inputs, assistant_model=draft, num_assistant_tokens={k})\n"
+)
+
+
+def _kwarg_script(tmp_path: Path, k: int, version: str | None) -> dict[str, str]:
+    """A claims file stating D = k over a script giving num_assistant_tokens=k to
+    generate(): the severity of SG301 and SG307 (absent: no finding), and D served."""
+    (tmp_path / ".git").mkdir(exist_ok=True)
+    (tmp_path / "gen.py").write_text(GENERATE_KWARG.format(k=k), encoding="utf-8")
+    pin = f', engine_version: "{version}"' if version else ""
+    (tmp_path / "c.specgate.yaml").write_text(
+        "version: 1\ndeployments:\n  - name: chat\n"
+        "    speculation: {enabled: true, engine: transformers, engine_config: gen.py,\n"
+        f"      draft_length: {k}{pin}}}\n",
+        encoding="utf-8",
+    )
+    report = check_file(tmp_path / "c.specgate.yaml", "c.specgate.yaml", CheckOptions())
+    assert report.error is None, report.error
+    found = {f.code: f.severity for f in report.all_findings() if f.code in ("SG301", "SG307")}
+    (dep,) = report.deployments
+    found["D"] = str(dep.metrics.draft_length)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("k", "version", "expected"),
+    [
+        # 4.56.1: candidate_generator.py:120 reads the assistant's generation_config, whose
+        # default is 20 (configuration_utils.py kwargs.pop("num_assistant_tokens", 20));
+        # asked of 4.56.1 on tiny Llama models: generate(num_assistant_tokens=5) drafted
+        # 20 a step, 5 on the assistant's config drafted 5 (issue 27's trial)
+        (5, "4.56.1", {"SG301": "fail", "SG307": "warn", "D": "20"}),
+        # 4.40.0: the same read (candidate_generator.py:109), default 5 with the heuristic
+        # schedule; asked of 4.40.0: generate(num_assistant_tokens=3) drafted 5 a step
+        (3, "4.40.0", {"SG301": "fail", "SG307": "warn", "D": "5"}),
+        # 4.35.0, the first release with num_assistant_tokens (utils.py assisted_decoding:
+        # num_assistant_tokens = assistant_model.generation_config.num_assistant_tokens)
+        (3, "4.35.0", {"SG301": "fail", "SG307": "warn", "D": "5"}),
+        # 4.34.1: no such setting (outside the lifetime): read as given, nothing said
+        (3, "4.34.1", {"D": "3"}),
+        # not pinned: ignored at every release from 4.35.0, but the default served is 5 or
+        # 20 by release, so the mismatch is a warning (the claims file's D is used)
+        (5, None, {"SG301": "warn", "SG307": "warn", "D": "5"}),
+    ],
+)
+def test_num_assistant_tokens_given_to_generate_by_release(
+    tmp_path: Path, k: int, version: str | None, expected: dict[str, str]
+) -> None:
+    assert _kwarg_script(tmp_path, k, version) == expected

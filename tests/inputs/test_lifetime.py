@@ -7,8 +7,8 @@ import pytest
 
 from specgate.core.vocabulary import ENGINE_NAMES
 from specgate.inputs.engines.checks import checks_of
-from specgate.inputs.engines.lifetime import Lifetime
-from specgate.inputs.knowledge import knowledge, load_raw, parse_version
+from specgate.inputs.engines.lifetime import Lifetime, behaviour_at, behaviour_lifetime
+from specgate.inputs.knowledge import EngineKnowledge, knowledge, load_raw, parse_version
 
 
 def _v(text: str) -> tuple[int, ...]:
@@ -74,6 +74,12 @@ def test_every_lifetime_in_the_data_parses_and_replaces_since_until(engine: str)
     for check in checks_of(knowledge(engine)):
         if check.lifetime is not None:
             assert "@" in check.lifetime.source, check.id
+    for raw in load_raw(engine).get("behaviours", ()):  # behaviours alike
+        if "lifetime" not in raw:
+            continue
+        assert "since" not in raw and "until" not in raw, raw["name"]
+        life = behaviour_lifetime(knowledge(engine), raw["name"])
+        assert life is not None and "@" in life.source, raw["name"]
 
 
 def test_the_recorded_lifetimes() -> None:
@@ -167,3 +173,54 @@ def test_a_check_of_one_release_is_judged_at_it() -> None:
 def test_bounds_that_touch_the_held_range_are_refused(bounds: dict[str, str]) -> None:
     with pytest.raises(ValueError, match="out of order"):
         Lifetime.from_data(bounds, "s")
+
+
+def test_a_behaviour_with_a_lifetime_holds_by_it() -> None:
+    """transformers reads num_assistant_tokens, its schedule and the confidence
+    threshold from the assistant's generation_config from 4.35.0, where the settings came
+    in (generation/utils.py assisted_decoding in the v4.35.0 wheel, sha256 45aa9370…),
+    to 5.19.0; the v4.34.1 wheel has no such setting (issue 27)."""
+    tf = knowledge("transformers")
+    name = "assistant-settings-from-its-config"
+    life = behaviour_lifetime(tf, name)
+    assert life is not None
+    assert (life.first, life.first_after, life.last, life.until) == (
+        (4, 35, 0),
+        (4, 34, 1),
+        None,
+        None,
+    )
+    assert life.source == "huggingface/transformers:src/transformers/generation/utils.py@v4.35.0"
+    for version, held in [
+        ("4.34.1", "absent"),
+        ("4.35.0", "holds"),
+        ("4.40.0", "holds"),
+        ("4.56.1", "holds"),
+        ("5.19.0", "holds"),
+    ]:
+        assert behaviour_at(tf, name, _v(version)) == held, version
+    assert behaviour_at(tf, name, None) == "holds"  # unpinned: the newest known, 5.19.0
+
+
+def test_a_behaviour_in_the_gap_of_its_lifetime_is_not_known() -> None:
+    # a hand-made behaviour: known absent at 1.2.0, known to hold from 1.4.0
+    data = {
+        **load_raw("transformers"),
+        "behaviours": [
+            {
+                "name": "made-up",
+                "lifetime": {
+                    "first": "1.4.0",
+                    "first_after": "1.2.0",
+                    "source": {"repo": "o/r", "file": "f.py", "ref": "v1.4.0"},
+                },
+                "source": {"repo": "o/r", "file": "f.py"},
+            }
+        ],
+    }
+    made = EngineKnowledge(data)
+    assert behaviour_at(made, "made-up", _v("1.2.0")) == "absent"
+    assert behaviour_at(made, "made-up", _v("1.3.0")) == "unknown"
+    assert behaviour_at(made, "made-up", _v("1.4.0")) == "holds"
+    with pytest.raises(ValueError, match="has a lifetime"):
+        made.behaves("made-up", _v("1.4.0"))  # since/until only: never a silent answer

@@ -399,12 +399,28 @@ class EngineKnowledge:
 
         Raises:
             KeyError: no such behaviour in the data.
+            ValueError: it has a ``lifetime`` (ask
+                :func:`specgate.inputs.engines.lifetime.behaviour_at`, which knows the
+                versions where it is not known).
         """
         for b in self._behaviours:
             if b["name"] == name:
+                if "lifetime" in b:
+                    raise ValueError(f"behaviour {name} has a lifetime: ask behaviour_at")
                 since = parse_version(b["since"]) if "since" in b else None
                 until = parse_version(b["until"]) if "until" in b else None
                 return _in_range(version, since, until, b.get("unknown_version"), self.newest)
+        raise KeyError(name)
+
+    def behaviour(self, name: str) -> Mapping[str, Any]:
+        """The data entry of behaviour ``name``.
+
+        Raises:
+            KeyError: no such behaviour in the data.
+        """
+        for b in self._behaviours:
+            if b["name"] == name:
+                return b
         raise KeyError(name)
 
     def table(self, name: str) -> Mapping[str, str]:

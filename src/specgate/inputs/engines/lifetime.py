@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from specgate.inputs.knowledge import Version, parse_version
+from specgate.inputs.knowledge import EngineKnowledge, Version, parse_version, source_text
 
 Held = Literal["holds", "absent", "unknown"]
 
@@ -90,6 +90,32 @@ class Lifetime:
         """Whether it holds at every version of ``[low, high]`` (``low`` None: no
         lower bound, so not every version)."""
         return low is not None and self.at(low) == "holds" and self.at(high) == "holds"
+
+
+def behaviour_lifetime(data: EngineKnowledge, name: str) -> Lifetime | None:
+    """The lifetime of the engine's behaviour ``name`` (``behaviours`` in its data);
+    None when it states since/until instead.
+
+    Raises:
+        KeyError: no such behaviour in the data.
+    """
+    raw = data.behaviour(name).get("lifetime")
+    return None if raw is None else Lifetime.from_data(raw, source_text(raw["source"]))
+
+
+def behaviour_at(data: EngineKnowledge, name: str, version: Version | None) -> Held:
+    """Whether the engine's behaviour ``name`` holds at ``version`` (None: the newest
+    known): by its lifetime, ``holds``, ``absent`` or ``unknown`` (between a release
+    known without it and the first known with it); a behaviour with since/until holds
+    or is absent (:meth:`EngineKnowledge.behaves`).
+
+    Raises:
+        KeyError: no such behaviour in the data.
+    """
+    life = behaviour_lifetime(data, name)
+    if life is None:
+        return "holds" if data.behaves(name, version) else "absent"
+    return life.at(data.newest if version is None else version)
 
 
 def _version(text: object) -> Version | None:

@@ -23,6 +23,7 @@ from specgate.inputs.engines._base import (
     opts_get,
 )
 from specgate.inputs.engines._source import Opt, Options, norm_key
+from specgate.inputs.engines.lifetime import behaviour_at, behaviour_lifetime
 from specgate.inputs.knowledge import knowledge
 from specgate.inputs.types import EngineConfig, EngineIssue
 
@@ -31,6 +32,8 @@ _DATA = knowledge("transformers")
 _ASSISTANT_KEYS = frozenset(_DATA.table("assistant_config_keys"))
 
 _ASSISTANT = ("assistant_model", "assistant_model_name_or_path")
+#: The behaviour: settings given to generate() are ignored, the assistant's are read.
+_IGNORED = "assistant-settings-from-its-config"
 #: The schedules under which D moves during the run (docs/theory.md#d-is-a-maximum).
 _MOVING_SCHEDULES = frozenset(_DATA.table("moving_schedules"))
 
@@ -43,36 +46,57 @@ def _assistant_settings(
     ``num_assistant_tokens``, its schedule and the confidence threshold (data table
     ``assistant_config_keys``); given to ``generate()`` beside ``assistant_model`` they
     are ignored in the releases of behaviour ``assistant-settings-from-its-config``
-    (transformers 5.19.0, recorded: tests/data/engine_oracle): an SG307 warning (the
-    setting has no effect), and the assistant's value (default 20) is what runs."""
+    (its lifetime: transformers 4.35.0, where the settings came in, to the newest known,
+    read in the wheels and asked of 4.40.0, 4.56.1 and 5.19.0): an SG307 warning (the
+    setting has no effect), and the assistant's value (its default at the release) is
+    what runs. At a release where that is not known the setting is read as given, with
+    a warning that it may be ignored."""
     inner = opts_get(opts, "assistant_generation_config")
     own: Mapping[str, Opt] = inner.sub if inner is not None and inner.sub is not None else {}
-    ignored = assisted and _DATA.behaves("assistant-settings-from-its-config", ctx.version)
+    held = behaviour_at(_DATA, _IGNORED, ctx.version) if assisted else "absent"
 
     def setting(name: str) -> Opt | None:
         found = opts_get(own, name)
         if found is not None:
             return found
         given = opts_get(opts, name)
-        if given is None or not ignored or name not in _ASSISTANT_KEYS:
+        if given is None or held == "absent" or name not in _ASSISTANT_KEYS:
             return given
         field_name = f"ignored:{name}"
         b.at(field_name, given)
+        default = _DATA.default(name, ctx.version)
+        # None: the release has no such setting (assistant_confidence_threshold before 4.45.0)
+        served = (
+            "where this release has no such setting"
+            if default is None
+            else f"so its value (default {default}) is served"
+        )
         b.issues.append(
             EngineIssue(
                 "SG307",
-                f"transformers ignores {name} given to generate() beside assistant_model: "
-                "the candidate generator reads the assistant's own generation_config "
-                "(assistant_model.generation_config), so its value (default "
-                f"{_DATA.default(name, ctx.version)}) is served "
-                "(src/transformers/generation/candidate_generator.py; recorded at 5.19.0)",
+                f"transformers {'ignores' if held == 'holds' else 'may ignore'} {name} "
+                "given to generate() beside assistant_model: the candidate generator reads "
+                "the assistant's own generation_config (assistant_model.generation_config), "
+                f"{served} "
+                f"({_held_in()})",
                 field_name,
                 severity="warn",  # no effect: what runs is the assistant's value
             )
         )
-        return None
+        return None if held == "holds" else given
 
     return setting
+
+
+def _held_in() -> str:
+    """Where behaviour ``assistant-settings-from-its-config`` holds, for messages:
+    ``held in transformers 4.35.0 to 5.19.0 by its history (SOURCE)``."""
+    life = behaviour_lifetime(_DATA, _IGNORED)
+    if life is None:  # since/until data: read at the newest release
+        return f"read at transformers {_DATA.newest_text}"
+    first = ".".join(map(str, life.first))
+    last = ".".join(map(str, life.last)) if life.last is not None else _DATA.newest_text
+    return f"held in transformers {first} to {last} by its history ({life.source})"
 
 
 def detect_mapping(data: Mapping[object, object]) -> Kind | None:
