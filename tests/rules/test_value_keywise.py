@@ -81,3 +81,52 @@ def test_a_key_that_may_change_d_or_the_method_leaves_the_dict_unsettled(
     assert not findings(report, "SG301")
     (warn,) = findings(report, "SG313")
     assert "specgate used the claims file's mechanism eagle3 and D 4" in warn["message"]
+
+
+SH_SPEC = (
+    "vllm serve meta-llama/Llama-3.1-8B-Instruct --speculative-config "
+    "'{\"method\": \"eagle3\", \"model\": \"'\"$DRAFT\"'\", \"num_speculative_tokens\": 5}'\n"
+)
+
+
+def test_bash_splices_outside_text_into_json_keys() -> None:
+    # why a `$VAR` inside a JSON flag value is never read key by key: bash splices the
+    # environment's text in raw, so it may close the string and add a later key, which
+    # json.loads keeps (the engine then runs method ngram, not the literal eagle3)
+    import json
+    import shutil
+    import subprocess
+
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("no bash")
+    printed = subprocess.run(
+        [bash, "-c", SH_SPEC.replace("vllm serve meta-llama/Llama-3.1-8B-Instruct "
+                                     "--speculative-config", "printf %s")],
+        env={"DRAFT": 'x", "method": "ngram", "y": "'}, capture_output=True, text=True,
+        check=True,
+    ).stdout
+    assert json.loads(printed)["method"] == "ngram"
+
+
+def test_a_shell_variable_inside_json_leaves_the_whole_flag_unsettled(tmp_path: Path) -> None:
+    # before: `$DRAFT` in the flag's value place was a note and the JSON text around it was
+    # read (a settled eagle3 and D 5, SG301 fail); now SG313 names $DRAFT at its column and
+    # the claims file's values are used (exit 0)
+    code, report = check(tmp_path, {"run.sh": SH_SPEC}, mechanism="eagle3", d=4)
+    assert code == 0
+    assert not findings(report, "SG301")
+    (warn,) = findings(report, "SG313")
+    column = SH_SPEC.index("$DRAFT") + 1
+    assert (warn["file"], warn["line"], warn["column"]) == ("run.sh", 1, column)
+    assert warn["message"].startswith("`$DRAFT` at run.sh:1 is set outside the repository")
+
+
+def test_a_quoted_variable_as_a_scalar_flags_value_stays_a_note(tmp_path: Path) -> None:
+    # one word is the flag's whole value (argparse never reads it as flags): unchanged
+    script = ("vllm serve m --speculative-config "
+              "'{\"method\": \"ngram\", \"num_speculative_tokens\": 4, \"prompt_lookup_max\": 4}'"
+              ' --port "$PORT"\n')
+    code, report = check(tmp_path, {"run.sh": script})
+    assert code == 0
+    assert not findings(report, "SG313")
