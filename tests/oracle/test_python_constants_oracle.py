@@ -19,6 +19,7 @@ runs more.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -296,3 +297,119 @@ def generate_disagreements(
 def test_generate_constants_agree_with_python(tmp_path: Path) -> None:
     wrong = corpus(tmp_path, 27, generate_script, generate_disagreements, "gen.py")
     assert not wrong, f"{len(wrong)} of {CASES} read otherwise:\n{wrong[0][0]}\n{wrong[0][1]}"
+
+
+# --- a speculative dict with some values from the environment, key by key ------------
+
+ENVS = ({"SG_E": "org/one-eagle3", "SG_N": "3"}, {"SG_E": "org/two", "SG_N": "7"})
+
+
+def keywise_script(rng: random.Random) -> tuple[str, dict[str, bool]]:
+    """A speculative dict (literal, ``dict(...)`` or a module constant) where some values
+    read the environment (``SG_E``, ``SG_N``) directly or through a name, with duplicate
+    keys, hostile changes to the dict and to ``dict``, placed at top level or in main()."""
+    before = ["import os"]
+    env_model = rng.choice([
+        "os.environ['SG_E']", "os.getenv('SG_E')", "os.environ.get('SG_E')", "DRAFT",
+    ])  # os.getenv('X', 'd') is read as its default (docs/engines.md#unsettled-values)
+    if env_model == "DRAFT":
+        before.append(rng.choice(["DRAFT = os.environ['SG_E']", "DRAFT = os.getenv('SG_E')"]))
+    model = rng.choice([env_model, env_model, "'org/lit'"])
+    d = rng.choice(["5", "5", "int(os.environ['SG_N'])", "K"])
+    if d == "K":
+        before.append(rng.choice(["K = 4", "K = int(os.environ['SG_N'])", "K = 4\nK = 6"]))
+    method = rng.choice(["'eagle3'", "'eagle3'", "'draft_model'", "os.environ['SG_E']"])
+    pairs = [("method", method), ("model", model), ("num_speculative_tokens", d)]
+    rng.shuffle(pairs)
+    if rng.random() < 0.25:  # a later duplicate wins, as in Python
+        key = rng.choice(["model", "num_speculative_tokens"])
+        pairs.append((key, rng.choice(["'org/late'", "9", env_model])))
+    if rng.random() < 0.15:
+        pairs = [p for p in pairs if p[0] != rng.choice(["method", "num_speculative_tokens"])]
+    if rng.random() < 0.5:
+        literal = "{" + ", ".join(f"{k!r}: {v}" for k, v in pairs) + "}"
+    else:
+        last = dict(pairs)  # dict(k=v) cannot repeat a keyword: the last value each
+        literal = "dict(" + ", ".join(f"{k}={v}" for k, v in last.items()) + ")"
+    value = literal
+    if rng.random() < 0.5:
+        before.append(f"SPEC = {literal}")
+        value = "SPEC"
+        if rng.random() < 0.4:
+            before.append(rng.choice([
+                "SPEC['num_speculative_tokens'] = 7",
+                "SPEC.update(model='org/changed')",
+                "def _grow(d):\n    d['method'] = 'ngram'\n_grow(SPEC)",
+                "print(SPEC)",
+                "SPEC = dict(SPEC, num_speculative_tokens=3)",
+            ]))
+    if rng.random() < 0.15:
+        before.insert(0, rng.choice([
+            "dict = lambda **k: {'method': 'ngram', 'num_speculative_tokens': 9}",
+            "import builtins\nbuiltins.dict = lambda **k: {'num_speculative_tokens': 9}",
+        ]))
+    call, deferred = place(rng, f"LLM('m', speculative_config={value})")
+    lines = ["from vllm import LLM", *before, call]
+    if deferred:
+        lines.append('if __name__ == "__main__":\n    main()')
+    return "\n".join(lines) + "\n", {}
+
+
+def _run_env(script: str, tmp: Path, env: dict[str, str]) -> list[dict[str, object]]:
+    path = tmp / "launch.py"
+    path.write_text(script, encoding="utf-8")
+    log = tmp / "calls.jsonl"
+    log.unlink(missing_ok=True)
+    subprocess.run(
+        [sys.executable, str(path)], check=False, timeout=30, capture_output=True, cwd=tmp,
+        env={"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(tmp / "stubs"),
+             "SPECGATE_STUB_LOG": str(log), **env},
+    )
+    if not log.exists():
+        return []
+    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+
+
+def keywise_disagreements(script: str, runs: list[list[dict[str, object]]]) -> list[str]:
+    """Each key specgate settles must be what every run passed, for every environment;
+    a key it neither settles nor defers must be one no run passed (absent is a reading
+    too); a deferred key must be one the runs passed."""
+    try:
+        doc = load_python_launcher(script, "launch.py")
+    except InputError:
+        return []  # unsettled as a whole: never wrong
+    assert isinstance(doc.data, dict)
+    read = doc.data.get("speculative_config")
+    if not isinstance(read, dict):
+        return []
+    deferred = {str(path[-1]) for path in doc.deferred}
+    wrong: list[str] = []
+    for ran in runs:
+        if not ran:
+            continue  # the run stopped before the call (a KeyError, a NameError)
+        passed = ran[0].get("speculative_config")
+        assert isinstance(passed, dict)
+        for key, value in read.items():
+            if passed.get(key, "<absent>") != value:
+                wrong.append(f"{key} read {value!r}, ran {passed.get(key, '<absent>')!r}")
+        if set(passed) != set(read) | deferred:
+            wrong.append(f"keys read {sorted(read)} + deferred {sorted(deferred)}, "
+                         f"ran {sorted(passed)}")
+    return wrong
+
+
+def test_speculative_dicts_key_by_key_agree_with_python(tmp_path: Path) -> None:
+    _stubs(tmp_path)
+    rng = random.Random(29)
+    wrong: list[tuple[str, list[str]]] = []
+    deferred_seen = 0
+    for _ in range(CASES):
+        script, _late = keywise_script(rng)
+        runs = [_run_env(script, tmp_path, env) for env in ENVS]
+        found = keywise_disagreements(script, runs)
+        if found:
+            wrong.append((script, found))
+        with contextlib.suppress(InputError):
+            deferred_seen += bool(load_python_launcher(script, "launch.py").deferred)
+    assert not wrong, "\n\n".join(f"{w[0]}{w[1]}" for w in wrong[:5])
+    assert deferred_seen > CASES // 10  # the per-key reading is exercised, not only refused

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Literal
 
+from specgate.core.errors import UnsettledValue
 from specgate.core.vocabulary import DraftPasses, Engine, Mechanism
 from specgate.load.document import Span
 
@@ -167,6 +168,11 @@ class EngineConfig:
     draft_length_assumed: str | None = None
     draft_length_range: tuple[int, ...] = ()
     draft_length_moves: str | None = None
+    #: a value of the speculative block the launcher leaves unsettled that changes
+    #: neither D nor the method as the engine resolves them (vLLM: ``model`` beside a
+    #: stated ``method`` vLLM keeps and a stated D): SG313/SG314 on it, the rest read
+    #: (docs/engines.md#unsettled-values). None when every value is settled.
+    deferred: UnsettledValue | None = None
 
 
 @dataclass(frozen=True)

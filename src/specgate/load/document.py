@@ -14,6 +14,8 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Literal, NamedTuple, TypeAlias
 
+from specgate.core.errors import UnsettledValue
+
 PathElement: TypeAlias = str | int
 NodePath: TypeAlias = tuple[PathElement, ...]
 NodeKind: TypeAlias = Literal["mapping", "sequence", "scalar"]
@@ -85,6 +87,7 @@ class DuplicateKey(NamedTuple):
 #: The positions of a document that records none (read-only, shared).
 NO_POSITIONS: Mapping[NodePath, NodePosition] = MappingProxyType({})
 NO_UNSETTLED: Mapping[NodePath, str] = MappingProxyType({})
+NO_DEFERRED: Mapping[NodePath, UnsettledValue] = MappingProxyType({})
 
 
 class Document(NamedTuple):
@@ -106,6 +109,11 @@ class Document(NamedTuple):
         unsettled: node path → the reference left in that string value that no file
             settles (a Compose ``${VAR}`` that neither ``.env`` nor a default sets:
             :mod:`specgate.load.compose_env`).
+        deferred: node path → the unsettled value of one key of a Python launcher's
+            speculative dict whose other keys are read (``"model": DRAFT`` with ``DRAFT``
+            from the environment): absent from ``data``; the engine reader decides
+            whether the keys read settle D and the method without it
+            (docs/engines.md#unsettled-values).
     """
 
     file: str
@@ -117,6 +125,7 @@ class Document(NamedTuple):
     stream: bool = False
     notes: tuple[str, ...] = ()
     unsettled: Mapping[NodePath, str] = NO_UNSETTLED
+    deferred: Mapping[NodePath, UnsettledValue] = NO_DEFERRED
 
     def locate(self, path: NodePath) -> Span:
         """The span a finding about ``path`` should point at.

@@ -94,6 +94,7 @@ def load_python_launcher(text: str, shown: str) -> Document:
     rows: dict[NodePath, PositionRow] = {}
     notes: list[str] = []
     mappings: list[dict[str, object]] = []
+    deferred: dict[NodePath, UnsettledValue] = {}
     several = len(calls) > 1
     origins = Origins(tree)  # one walk of the module, however many values ask
     for index, call in enumerate(calls):
@@ -101,12 +102,14 @@ def load_python_launcher(text: str, shown: str) -> Document:
         rows[base] = ("mapping", *_span(call, lines), 0, 0)
         mappings.append(
             _arguments(
-                call, base, lines=lines, rows=rows, notes=notes, shown=shown, origins=origins
+                call, base, lines=lines, rows=rows, notes=notes, shown=shown, origins=origins,
+                deferred=deferred,
             )
         )
     data: object = mappings if several else mappings[0]
     return Document(
-        file=shown, data=data, positions=Positions(rows), text=text, notes=tuple(notes)
+        file=shown, data=data, positions=Positions(rows), text=text, notes=tuple(notes),
+        deferred=deferred,
     )
 
 
@@ -127,6 +130,7 @@ def _arguments(
     notes: list[str],
     shown: str,
     origins: Origins,
+    deferred: dict[NodePath, UnsettledValue],
 ) -> dict[str, object]:
     out: dict[str, object] = {}
     model = _scalar(call.args[0], origins) if call.args else _NOT_LITERAL
@@ -160,6 +164,15 @@ def _arguments(
                 _positions(origins.written(keyword.value), (*base, name), (line, column),
                            lines=lines, rows=rows, depth=0)
                 continue
+            keys = _keywise(name, keyword.value, origins, (*base, name), shown=shown,
+                            lines=lines)
+            if origin == "outside" and keys is not None:
+                # each key on its own: the ones read are judged, the others deferred
+                out[name], found = keys
+                deferred.update(found)
+                _positions(origins.written(keyword.value), (*base, name), (line, column),
+                           lines=lines, rows=rows, depth=0)
+                continue
             raise unsettled_keyword(
                 name, keyword.value, (origin, None, verdict[2]), shown=shown,
                 at=(line, column), reader="a Python launcher",
@@ -172,6 +185,36 @@ def _arguments(
         out[name] = value
         _positions(keyword.value, (*base, name), (line, column), lines=lines, rows=rows, depth=0)
     return out
+
+
+def _keywise(
+    name: str, node: ast.expr, origins: Origins, path: NodePath, *, shown: str,
+    lines: list[str],
+) -> tuple[dict[str, object], dict[NodePath, UnsettledValue]] | None:
+    """The dict keyword ``name=node`` read key by key (:meth:`Origins.keywise`): the
+    keys settled, and an :class:`UnsettledValue` (SG313) at ``path + (key,)`` for each
+    key set outside the repository; None when ``node`` is no such dict, or a key is
+    the repository's or holds no plain value (then the whole keyword is unsettled)."""
+    keys = origins.keywise(node)
+    if keys is None:
+        return None
+    read: dict[str, object] = {}
+    found: dict[NodePath, UnsettledValue] = {}
+    for key, value_node, verdict in keys:
+        if verdict[0] == "settled":
+            value = _plain(verdict[1], 0)
+            if isinstance(value, _Unread):
+                return None
+            read[key] = value
+        elif verdict[0] == "outside":
+            where: NodePath = (*path, key)
+            found[where] = unsettled_keyword(
+                f"{name}[{key!r}]", node, verdict, shown=shown,
+                at=_span(value_node, lines), reader="a Python launcher",
+            )
+        else:
+            return None
+    return read, found
 
 
 def _scalar(node: ast.expr, origins: Origins) -> object:

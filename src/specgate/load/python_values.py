@@ -250,6 +250,32 @@ class _Origins:
             return "outside", *outside
         return "settled", out, None
 
+    def entries(self, node: ast.expr, hops: int = 0) -> list[tuple[str, ast.expr]] | None:
+        """The ``(key, value)`` pairs of the dict ``node`` is written as, when each
+        key holds its own value whatever the others hold: a dict literal of string
+        keys, ``dict(k=v, …)`` of the builtin ``dict``, or a module constant bound
+        once to either, read after its binding, whose only read is ``node`` (not
+        changed in place). None otherwise (a name read twice, ``**x``, a computed key)."""
+        if isinstance(node, ast.Dict):
+            pairs: list[tuple[str, ast.expr]] = []
+            for key, value in zip(node.keys, node.values, strict=True):
+                if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                    return None
+                pairs.append((key.value, value))
+            return pairs
+        if (
+            isinstance(node, ast.Call) and self.builtin(node.func, "dict") and not node.args
+            and all(k.arg is not None for k in node.keywords)
+        ):
+            return [(k.arg, k.value) for k in node.keywords if k.arg is not None]
+        if (
+            isinstance(node, ast.Name) and self.follow and hops < MAX_HOPS
+            and node.id in self.once and self.uses.reads.get(node.id) == 1
+            and self.uses.bound_before(node, self.bound_at[node.id])
+        ):
+            return self.entries(self.once[node.id], hops + 1)
+        return None
+
     def expression(self, node: ast.expr, hops: int) -> _Judged:
         if isinstance(node, ast.Subscript):  # os.environ["X"], sys.argv[1]
             if self.named(node.value) in ("os.environ", "sys.argv"):
@@ -384,6 +410,25 @@ class Origins:
         origins = self._origins
         bound_at = origins.bound_at.get(node.id)
         return bound_at is not None and not origins.uses.bound_before(node, bound_at)
+
+    def keywise(
+        self, node: ast.expr
+    ) -> list[tuple[str, ast.expr, tuple[str, object, Part | None]]] | None:
+        """Each key of the dict ``node`` is written as (:meth:`_Origins.entries`) with
+        its own :meth:`verdict`, a later key winning as in Python; None when ``node``
+        is no such dict. One key's value never changes another's: vLLM reads each key
+        of ``speculative_config`` as a field of its own (``SpeculativeConfig``,
+        vllm/config/speculative.py at v0.32.0)."""
+        try:
+            if self._origins is None:
+                self._origins = _Origins(self.tree)
+            pairs = self._origins.entries(node)
+            if pairs is None:
+                return None
+            judged = {key: (value, self._origins.judge(value, 0)) for key, value in pairs}
+        except (RecursionError, MemoryError):
+            return None
+        return [(key, value, verdict) for key, (value, verdict) in judged.items()]
 
     def written(self, node: ast.expr) -> ast.expr:
         """Where a settled ``node``'s value is written: through the module constants it

@@ -121,7 +121,15 @@ def _engine(
         )
 
     try:
-        return read()
+        config = read()
+        if config.deferred is not None:
+            # one key set outside (or not followed), the rest read: both are judged
+            exc = config.deferred
+            r.engine_unread = EngineUnread(
+                exc.reason, exc.file or shown, exc.line, exc.column, True, exc.origin,
+                exc.what, exc.source,
+            )
+        return config
     except UnsettledValue as exc:
         # Degrade, never stop: a value the launcher cannot settle is the deployment's
         # (outside the repository: SG313) or the repository's (SG314); the deployment

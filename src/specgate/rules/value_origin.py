@@ -38,8 +38,17 @@ def _span(unread: EngineUnread) -> Span | None:
     return Span(unread.line, unread.column or 1) if unread.line is not None else None
 
 
+def _read_around(ctx: RuleContext) -> bool:
+    """Whether the serving config was read around the value (a Python dict's other
+    keys, which settle D and the method without it: docs/engines.md#unsettled-values)."""
+    inputs = ctx.deployment.inputs
+    return inputs is not None and inputs.engine is not None
+
+
 def _stated(ctx: RuleContext) -> str:
     """What the claims file states in place of the value: mechanism and D."""
+    if _read_around(ctx):
+        return "it changes neither D nor the method, so the file's other values are read"
     spec = ctx.deployment.speculation
     parts = []
     if spec.mechanism is not None:
@@ -54,6 +63,11 @@ def _stated(ctx: RuleContext) -> str:
 def _fix(ctx: RuleContext) -> str:
     """SG313's next action: state what the claims file does not state yet, or keep
     what it states in step with the deployment."""
+    if _read_around(ctx):
+        return (
+            "Write the value in the serving config, or accept it with "
+            "`# specgate: ignore[SG313] -- reason` on its line."
+        )
     spec = ctx.deployment.speculation
     if spec.mechanism is not None and spec.draft_length is not None:
         return (

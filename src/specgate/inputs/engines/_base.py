@@ -46,6 +46,10 @@ class Context:
     #: with the version unknown, the lowest version the settings used allow (None:
     #: unbounded or the version is known), docs/engines.md#versions
     version_low: Version | None = None
+    #: keys of the speculative block whose values the launcher leaves unsettled and
+    #: the loader left out (a Python dict's ``"model": DRAFT`` from the environment):
+    #: absent from the options, yet not unset (docs/engines.md#unsettled-values)
+    deferred: frozenset[str] = frozenset()
 
 
 def first(opts: Mapping[str, Opt], *names: str) -> tuple[str, Opt] | None:

@@ -13,6 +13,7 @@ from specgate.inputs.cmdline import FlagSpec
 from specgate.inputs.containers import own_image
 from specgate.inputs.engines import follow as options_file
 from specgate.inputs.engines import (
+    keywise,
     settings,
     target,
 )
@@ -381,7 +382,8 @@ class _Reading:
         config = _read_options(
             spec,
             opts,
-            Context(file=shown, pointer=found.pointer, env=ctx_env, program=program),
+            Context(file=shown, pointer=found.pointer, env=ctx_env, program=program,
+                    deferred=frozenset(keywise.deferred_keys(doc, found.path))),
             version=version,
             positional=positional,
             unknown=unknown,
@@ -391,7 +393,8 @@ class _Reading:
         )
         if command is not None:  # more positional words than the program takes
             config = refused_positionals(config, command.command.argv, command.spans)
-        return config
+        # keys a Python dict leaves unsettled: kept aside when D and the method stand
+        return keywise.judged(spec.name, config, doc, found.path, found.value)
 
 
 def _command_model(

@@ -41,6 +41,8 @@ from specgate.load.document import Document, Span
 #: :data:`specgate.inputs.engines.launch.SPECULATIVE_PREFIXES` merges fragments by.
 SPECULATIVE_PREFIXES = ("speculative", "spec_", "draft", "model_draft", "num_speculative")
 _CONFIG_FILES = frozenset({"config", "extra_llm_api_options"})
+#: Normalised flags whose value is a JSON object of speculative keys.
+_JSON_FLAGS = frozenset({"speculative_config", "sc"})
 
 
 def _speculative(name: str) -> bool:
@@ -87,7 +89,15 @@ def unsettled_words(source: CommandSource, spec: FlagSpec) -> list[str]:
         for name, f in flags.items()
         if f.value is not None and "=" not in argv[f.index]
     }
+    # the words that are a JSON configuration's value (vLLM `--speculative-config`/`-sc`)
+    json_values = {
+        f.index + 1
+        for name, f in flags.items()
+        if f.value is not None and "=" not in argv[f.index]
+        and (norm_key(name) in _JSON_FLAGS or norm_key(argv[f.index]) in _JSON_FLAGS)
+    }
     notes: list[str] = []
+    pending: tuple[int, Span | None, int | None] | None = None
     for index in sorted(unresolved):
         what, splits, from_file = unresolved[index]
         # a word that left none (``${EXTRA:-}``) stands before the next, or ends it
@@ -105,6 +115,14 @@ def unsettled_words(source: CommandSource, spec: FlagSpec) -> list[str]:
             and (index in values or _takes_value(spec, previous))
             and not (from_file and _speculative(previous.partition("=")[0]))
         )
+        # ... but never harmless in a speculative flag's own value: text from outside
+        # spliced into JSON (`'{"model": "'"$DRAFT"'", …}'`) may close the string and
+        # add keys (`DRAFT='x", "method": "ngram", "y": "'`: json.loads keeps the later
+        # key), so the whole value is unsettled, after any word that stops the reading
+        # sooner (docs/engines.md#unsettled-values)
+        if value_place and index in json_values:
+            pending = pending or (index, place, line)
+            continue
         # split words the pull request fills may end in a flag that takes the next
         # word, a speculative flag, as its value (`$ARGS` holding `--speculative-config`)
         swallows = (
@@ -128,6 +146,17 @@ def unsettled_words(source: CommandSource, spec: FlagSpec) -> list[str]:
         raise unsettled_value(
             f"{what}: {position}; specgate cannot see what it adds. State the engine's "
             "flags literally in the command (or after this word)",
+            source.file,
+            place.line if place else line,
+            unresolved[index],
+            place.column if place else None,
+        )
+    if pending is not None:
+        index, place, line = pending
+        raise unsettled_value(
+            f"{unresolved[index][0]}: it is in the JSON value of {argv[index - 1]}, and text "
+            "from outside spliced into JSON may set any of its keys; specgate cannot see "
+            "what it holds. Write the value literally",
             source.file,
             place.line if place else line,
             unresolved[index],

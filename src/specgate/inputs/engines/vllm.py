@@ -500,7 +500,7 @@ def _mechanism(
             method = "mtp"
         if method.lower() == "ngram_gpu":
             b.note("vLLM method 'ngram_gpu' is n-gram lookup on the GPU")
-        if model is None and method.lower() in _NEEDS_MODEL:
+        if model is None and method.lower() in _NEEDS_MODEL and "model" not in ctx.deferred:
             b.issue(
                 "SG307",
                 f"vLLM method {method!r} needs a draft model (speculative_config "
