@@ -5,7 +5,10 @@ replaces ``command`` with the override's, and ``docker-compose config`` (1.29, w
 installed) prints the override's words for these projects (checked below). The served D is
 llama.cpp's ``--draft-max`` (common/arg.cpp). The lines and columns are counted by hand
 in the texts below: the override's ``"6"`` stands at line 3, column 65; its string form
-``command:`` value starts at line 3, column 14. docs/reports.md#finding-locations.
+``command:`` value starts at line 3, column 14; the ``"${D:-3}"`` item at line 10, column 9.
+Compose interpolates ``${D:-3}`` from the ``.env`` beside the file (compose-spec
+``12-interpolation.md``): ``D=7`` there gives 7 (``docker-compose config``), no ``D`` the
+default. docs/reports.md#finding-locations.
 """
 
 from __future__ import annotations
@@ -112,3 +115,53 @@ def test_a_value_only_the_base_sets_stays_in_the_base(tmp_path: Path) -> None:
     message, _, _, _, related = found["SG301"]
     assert "compose/compose.yaml says 6" in message
     assert related == (("compose/compose.yaml", 4, 65),)
+
+
+LISTED = """\
+services:
+  llama:
+    image: ghcr.io/ggml-org/llama.cpp:server-cuda-b7000
+    command:
+      - -m
+      - /m.gguf
+      - -md
+      - /d.gguf
+      - --draft-max
+      - "${D:-3}"
+"""
+DOTENV = "# drafts\nD=7\n"
+
+
+def test_a_dotenv_line_that_sets_d_is_named(tmp_path: Path) -> None:
+    # Compose interpolates ${D:-3} from the .env beside the file: 7 (docker-compose config)
+    found = _check(tmp_path, {
+        "compose/compose.yaml": LISTED, "compose/.env": DOTENV,
+        "compose/deploy.sh": "docker compose up -d\n",
+    })
+    message, _, _, _, related = found["SG301"]
+    assert "compose/.env:2 (D), read by compose/compose.yaml, says 7" in message
+    # the location stays at the ${D:-3} that reads it (line 10, column 9)
+    assert related == (("compose/compose.yaml", 10, 9),)
+    words = _compose_command(tmp_path / "compose")
+    assert words in (None, ["-m", "/m.gguf", "-md", "/d.gguf", "--draft-max", "7"])
+
+
+def test_a_dotenv_variable_in_a_string_command_is_named(tmp_path: Path) -> None:
+    command = "    command: -m /m.gguf -md /d.gguf --draft-max ${D:-3}\n"
+    text = LISTED.split("    command:", maxsplit=1)[0] + command
+    found = _check(tmp_path, {
+        "compose/compose.yaml": text, "compose/.env": DOTENV,
+        "compose/deploy.sh": "docker compose up -d\n",
+    })
+    assert "compose/.env:2 (D), read by compose/compose.yaml, says 7" in found["SG301"][0]
+
+
+def test_a_default_the_dotenv_does_not_set_is_the_files_own(tmp_path: Path) -> None:
+    found = _check(tmp_path, {
+        "compose/compose.yaml": LISTED.replace("${D:-3}", "${D:-6}"),
+        "compose/.env": "# no D here\nM=1\n",
+        "compose/deploy.sh": "docker compose up -d\n",
+    })
+    message, _, _, _, related = found["SG301"]
+    assert "compose/compose.yaml says 6" in message and ".env" not in message
+    assert related == (("compose/compose.yaml", 10, 9),)

@@ -31,20 +31,35 @@ class Span(NamedTuple):
         (:class:`SpanIn`), else None."""
         return None
 
+    @property
+    def via(self) -> str | None:
+        """What else sets the value at the span (a Compose ``.env`` line the value's
+        ``${VAR}`` reads: ``compose/.env:2 (D)``; :class:`SpanIn`), else None."""
+        return None
+
 
 class SpanIn(Span):
     """A :class:`Span` in another file than the one its record names: a value a
-    Compose file merged over the config sets (an override file), ``file`` as shown. It
-    equals the plain span of the same line and column."""
+    Compose file merged over the config sets (an override file), ``file`` as shown;
+    or of a value another file sets through it (``via``: a ``.env`` line). It equals
+    the plain span of the same line and column."""
 
-    def __new__(cls, line: int, column: int, file: str) -> "SpanIn":
+    def __new__(
+        cls, line: int, column: int, file: str | None, via: str | None = None
+    ) -> "SpanIn":
         made = super().__new__(cls, line, column)
         made.__dict__["_file"] = file
+        made.__dict__["_via"] = via
         return made
 
     @property
     def file(self) -> str | None:
         found = self.__dict__.get("_file")
+        return found if isinstance(found, str) else None
+
+    @property
+    def via(self) -> str | None:
+        found = self.__dict__.get("_via")
         return found if isinstance(found, str) else None
 
 
@@ -140,6 +155,7 @@ class Document(NamedTuple):
     notes: tuple[str, ...] = ()
     unsettled: Mapping[NodePath, str] = NO_UNSETTLED
     origins: Mapping[NodePath, str] = NO_UNSETTLED
+    via: Mapping[NodePath, str] = NO_UNSETTLED
 
     def origin(self, path: NodePath) -> str | None:
         """The file (as shown) whose positions the node at ``path`` has, when it is
@@ -155,7 +171,10 @@ class Document(NamedTuple):
 
     def _placed(self, probe: NodePath, span: Span) -> Span:
         origin = self.origin(probe) if self.origins else None
-        return span if origin is None else SpanIn(span.line, span.column, origin)
+        via = self.via.get(probe) if self.via else None
+        if origin is None and via is None:
+            return span
+        return SpanIn(span.line, span.column, origin, via)
 
     def locate(self, path: NodePath) -> Span:
         """The span a finding about ``path`` should point at.

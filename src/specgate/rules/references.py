@@ -114,6 +114,9 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
         says = "leaves it at the engine's default," if conflict.default else "says"
         # the file that sets the value (a Compose override file merged over the config)
         source = conflict.span.file if conflict.span and conflict.span.file else conflict.source
+        if conflict.span is not None and conflict.span.via is not None:
+            # a ${VAR} the .env sets: the .env line is what sets the value
+            source = f"{conflict.span.via}, read by {source},"
         message = (
             f"{conflict.what}: the claims file says {conflict.stated} but {source} "
             f"{says} {conflict.referenced}"

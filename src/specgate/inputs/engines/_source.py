@@ -43,7 +43,7 @@ from specgate.inputs.engines._scalar import (
 )
 from specgate.inputs.pointer import parse_embedded_yaml, parse_json_scalar
 from specgate.load.compose_env import is_compose
-from specgate.load.document import Document, NodePath, Span
+from specgate.load.document import Document, NodePath, Span, SpanIn
 
 
 @dataclass(frozen=True)
@@ -295,7 +295,11 @@ class Placement:
             )
             found = source.find(word, cursor, limit) if word else -1
             if found < 0:
-                out.append(out[-1] if out else base)
+                at = out[-1] if out else base
+                # not written here: a word a Compose ${VAR} made, at the word before it,
+                # naming the .env lines that set the string's variables
+                via = self.doc.via.get(self.path) if self.doc.via else None
+                out.append(at if via is None else SpanIn(at.line, at.column, at.file, via))
                 continue
             cursor = found + len(word)
             out.append(index.span(found))
