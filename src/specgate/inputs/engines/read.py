@@ -376,7 +376,9 @@ class _Reading:
                 unsettled = unsettled_words(source, flags)
         notes = [*unsettled, *notes]
         if spec.env_options is not None:
-            opts = spec.env_options(raise_gap(spec.name, opts, env_files), ctx_env)
+            opts = spec.env_options(
+                raise_gap(spec.name, opts, env_files, version.version), ctx_env
+            )
         config = _read_options(
             spec,
             opts,
