@@ -87,6 +87,8 @@ def make_finding(
     and moves the rest to ``details`` (:func:`~specgate.core.concise.concise`)."""
     rule = REGISTRY[code]
     file, span = where
+    if span is not None and span.file is not None:
+        file = span.file  # a value another file sets (a Compose override): that file's line
     message, details = concise(message, details or _FILE_DETAILS.get(code, ""))
     return Finding(
         code=code,
@@ -99,7 +101,9 @@ def make_finding(
         line=span.line if span else None,
         column=span.column if span else None,
         related=tuple(
-            (other, at.line if at else None, at.column if at else None) for other, at in related
+            (at.file if at and at.file else other, at.line if at else None,
+             at.column if at else None)
+            for other, at in related
         ),
         subject=subject,
         excess=excess,

@@ -114,8 +114,12 @@ class UnsettledValue(InputError):
         what: str,
         column: int | None = None,
         source: str = "",
+        otherwise: str = "",
     ) -> None:
         super().__init__(reason, file, line, column)
         self.origin = origin
         self.what = what[:60]
         self.source = source[:100]
+        #: when ``what`` names variables any of which may be set (an ``envFrom``), what
+        #: applies if none is (``llama.cpp's default D 16 at b7000 applies``); else ""
+        self.otherwise = otherwise[:160]

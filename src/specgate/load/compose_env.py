@@ -70,6 +70,8 @@ class _Interpolator:
         self.left = allowance
         self.shown = shown
         self.unsettled: list[str] = []
+        #: the names whose values were taken, in order
+        self.used: list[str] = []
 
     def text(self, value: str, depth: int = 0) -> str:
         """``value`` interpolated; unsettled references kept as written."""
@@ -107,6 +109,7 @@ class _Interpolator:
         if bare is not None:
             name = bare.group()
             if name in self.env and name not in self.unknown:
+                self.used.append(name)
                 out.append(self._spend(self.env[name]))
             else:
                 self.unsettled.append(value[at : bare.end()])
@@ -138,6 +141,7 @@ class _Interpolator:
             if known is None:
                 self.unsettled.append(whole)
                 return whole
+            self.used.append(name)
             return self._spend(known)
         if known is None and not (operator[-1] == "-" and word):
             # an empty default or ``:+`` states nothing: what runs is the environment's
@@ -148,6 +152,7 @@ class _Interpolator:
         if kind == "+":
             return "" if empty else self.text(word, depth + 1)
         if not empty:
+            self.used.append(name)
             return self._spend(str(known))
         if kind == "?" and known is None:
             # Compose stops unless the environment it runs in sets it: the deployment's
@@ -178,7 +183,10 @@ def _closing(value: str, start: int) -> int | None:
 
 
 def parse_dotenv(
-    text: str, shown: str, outer: Mapping[str, str] | None = None
+    text: str,
+    shown: str,
+    outer: Mapping[str, str] | None = None,
+    lines: dict[str, int] | None = None,
 ) -> dict[str, str]:
     """The variables of a ``.env`` file (syntax in the module docstring), each value
     interpolated from ``outer`` (the environment Compose runs in) and the ones above it
@@ -199,6 +207,8 @@ def parse_dotenv(
         if match is None:
             raise InputError("not a VAR=VAL line of an environment file", shown, number)
         name, raw = match.group(1), match.group(2).strip()
+        if lines is not None:
+            lines[name] = number  # the last line setting it wins, as its value does
         if raw[:1] == "'" and raw.find("'", 1) > 0:
             env[name] = raw[1 : raw.find("'", 1)]
         elif raw[:1] == '"' and _dq_end(raw) is not None:
@@ -261,19 +271,26 @@ def interpolated(
         dotenvs = [(path.parent / ".env", str(Path(doc.file).parent / ".env"))]
     env: dict[str, str] = dict(outer or {})
     env_length = 0
+    #: where each name the .env files set is set (the first file that sets it wins)
+    origin: dict[str, str] = {}
     for dotenv, shown_env in dotenvs:
         env_text = dotenv_text(dotenv, shown_env)
         env_length += len(env_text)
-        for name, value in parse_dotenv(env_text, shown_env, outer or {}).items():
+        lines: dict[str, int] = {}
+        for name, value in parse_dotenv(env_text, shown_env, outer or {}, lines).items():
+            if name not in env:
+                origin[name] = f"{shown_env}:{lines[name]}"
             env.setdefault(name, value)
     work = _Interpolator(
         env, EXPANSION_ALLOWANCE + len(doc.text) + env_length, doc.file, unknown
     )
     unsettled: dict[NodePath, str] = {}
+    via: dict[NodePath, str] = {}
 
     def walk(node: object, where: NodePath) -> object:
         if isinstance(node, str):
             work.unsettled.clear()
+            work.used.clear()
             try:
                 value = work.text(node)
             except InputError as exc:
@@ -282,6 +299,10 @@ def interpolated(
                 raise InputError(exc.reason, doc.file, doc.locate(where).line) from None
             if work.unsettled:
                 unsettled[where] = work.unsettled[0]
+            if work.used:
+                setting = _setting(work.used, origin)
+                if setting is not None:
+                    via[where] = setting
             return value
         if isinstance(node, Mapping):
             return {key: walk(value, (*where, key)) for key, value in node.items()}
@@ -290,7 +311,17 @@ def interpolated(
         return node
 
     data = walk(doc.data, ())
-    return doc._replace(data=data, unsettled=unsettled)
+    return doc._replace(data=data, unsettled=unsettled, via={**doc.via, **via})
+
+
+def _setting(used: Sequence[str], origin: Mapping[str, str]) -> str | None:
+    """Where the ``.env`` variables a value read are set (``compose/.env:2 (D)``; several:
+    ``compose/.env:2 (D), compose/.env:3 (M)``), at most 4 named; None when none of them
+    is a ``.env``'s (the environment docker compose runs in sets them)."""
+    named = [f"{origin[name]} ({name})" for name in dict.fromkeys(used) if name in origin]
+    if not named:
+        return None
+    return ", ".join(named[:4]) + (f" and {len(named) - 4} more" if len(named) > 4 else "")
 
 
 def dotenv_text(dotenv: Path, shown: str) -> str:

@@ -104,15 +104,19 @@ def merge(base: Any, over: Any, path: tuple[str, ...] = ()) -> Any:
     return over
 
 
-def _load(path: Path, shown: str) -> Any:
+def _load_doc(path: Path, shown: str) -> Document:
     from specgate.load.yaml_loader import load_yaml
 
     try:
         found = confined(path)
     except PathProblem as exc:
         raise InputError(str(exc), shown) from None
-    data = load_yaml(read_text(found, shown), shown, dialect="go").data
-    return data if isinstance(data, Mapping) else {}
+    loaded = load_yaml(read_text(found, shown), shown, dialect="go")
+    return loaded if isinstance(loaded.data, Mapping) else loaded._replace(data={})
+
+
+def _load(path: Path, shown: str) -> Any:
+    return _load_doc(path, shown).data
 
 
 def _extends(
@@ -182,8 +186,13 @@ def compose_model(
     """
     notes = list(doc.notes)
     data, changed = _resolved(doc.data, path.parent, doc.file)
+    # each file's model and positions, to place the values it sets (_placed)
+    # (in merge order: the files named before it, it, the files merged over it)
+    sources: list[tuple[Any, Document, str | None]] = [(data, doc, None)]
     for under_path, shown in reversed(before):
-        under, _ = _resolved(_load(under_path, shown), under_path.parent, shown)
+        loaded = _load_doc(under_path, shown)
+        under, _ = _resolved(loaded.data, under_path.parent, shown)
+        sources.insert(0, (under, loaded, shown))
         data = merge(under, data)
         notes.append(f"{shown} merged in (named before {doc.file})")
         changed |= _leaves(under, ())
@@ -196,7 +205,9 @@ def compose_model(
     else:
         more = [(p, shown, f"named after {doc.file}") for p, shown in files]
     for over_path, shown, why in more:
-        over, _ = _resolved(_load(over_path, shown), over_path.parent, shown)
+        loaded = _load_doc(over_path, shown)
+        over, _ = _resolved(loaded.data, over_path.parent, shown)
+        sources.append((over, loaded, shown))
         data = merge(data, over)
         notes.append(f"{shown} merged in ({why})")
         changed |= _leaves(over, ())
@@ -205,7 +216,44 @@ def compose_model(
     positions: dict[NodePath, NodePosition] = {
         p: v for p, v in doc.positions.items() if not any(p[: len(c)] == c for c in changed)
     }
-    return doc._replace(data=data, positions=positions, notes=tuple(notes))
+    origins: dict[NodePath, str] = {}
+    for leaf in changed:
+        _placed(data, leaf, sources, positions, origins)
+    return doc._replace(data=data, positions=positions, notes=tuple(notes), origins=origins)
+
+
+def _node_at(data: Any, path: NodePath) -> object:
+    for key in path:
+        if not isinstance(data, Mapping) or key not in data:
+            return None
+        data = data[key]
+    return data
+
+
+def _placed(
+    data: Any,
+    leaf: NodePath,
+    sources: Sequence[tuple[Any, Document, str | None]],
+    positions: dict[NodePath, NodePosition],
+    origins: dict[NodePath, str],
+) -> None:
+    """The positions of the value at ``leaf`` of the merged model, when it is one
+    file's value as that file wrote it (a ``command`` the override replaces, a key only
+    it sets): that file's positions, and its name in ``origins`` when it is not the
+    model's own file, so a finding about the value points at the file that sets it.
+    A value the merge builds from several files (appended lists, ``environment``,
+    merged mappings) or an ``extends`` changed keeps no position (the service's)."""
+    value = _node_at(data, leaf)
+    if value is None:
+        return
+    for model, loaded, shown in reversed(sources):  # the last file that sets it wins
+        if _node_at(model, leaf) is not value:
+            continue
+        n = len(leaf)
+        positions.update((p, v) for p, v in loaded.positions.items() if p[:n] == leaf)
+        if shown is not None:
+            origins[leaf] = shown
+        return
 
 
 def named_model(doc: Document, path: Path) -> Document:

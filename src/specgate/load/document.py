@@ -27,6 +27,43 @@ class Span(NamedTuple):
     line: int
     column: int
 
+    @property
+    def file(self) -> str | None:
+        """The file the span is in when it is another than the one its record names
+        (:class:`SpanIn`), else None."""
+        return None
+
+    @property
+    def via(self) -> str | None:
+        """What else sets the value at the span (a Compose ``.env`` line the value's
+        ``${VAR}`` reads: ``compose/.env:2 (D)``; :class:`SpanIn`), else None."""
+        return None
+
+
+class SpanIn(Span):
+    """A :class:`Span` in another file than the one its record names: a value a
+    Compose file merged over the config sets (an override file), ``file`` as shown;
+    or of a value another file sets through it (``via``: a ``.env`` line). It equals
+    the plain span of the same line and column."""
+
+    def __new__(
+        cls, line: int, column: int, file: str | None, via: str | None = None
+    ) -> "SpanIn":
+        made = super().__new__(cls, line, column)
+        made.__dict__["_file"] = file
+        made.__dict__["_via"] = via
+        return made
+
+    @property
+    def file(self) -> str | None:
+        found = self.__dict__.get("_file")
+        return found if isinstance(found, str) else None
+
+    @property
+    def via(self) -> str | None:
+        found = self.__dict__.get("_via")
+        return found if isinstance(found, str) else None
+
 
 class NodePosition(NamedTuple):
     """Where a node stands: ``key`` is the key holding it (None for list items and
@@ -126,6 +163,27 @@ class Document(NamedTuple):
     notes: tuple[str, ...] = ()
     unsettled: Mapping[NodePath, str] = NO_UNSETTLED
     deferred: Mapping[NodePath, UnsettledValue] = NO_DEFERRED
+    origins: Mapping[NodePath, str] = NO_UNSETTLED
+    via: Mapping[NodePath, str] = NO_UNSETTLED
+
+    def origin(self, path: NodePath) -> str | None:
+        """The file (as shown) whose positions the node at ``path`` has, when it is
+        another than ``file`` (``origins``: a node another Compose file sets), else
+        None."""
+        if not self.origins:
+            return None
+        for cut in range(len(path), 0, -1):
+            found = self.origins.get(path[:cut])
+            if found is not None:
+                return found
+        return None
+
+    def _placed(self, probe: NodePath, span: Span) -> Span:
+        origin = self.origin(probe) if self.origins else None
+        via = self.via.get(probe) if self.via else None
+        if origin is None and via is None:
+            return span
+        return SpanIn(span.line, span.column, origin, via)
 
     def locate(self, path: NodePath) -> Span:
         """The span a finding about ``path`` should point at.
@@ -140,8 +198,8 @@ class Document(NamedTuple):
             pos = self.positions.get(probe)
             if pos is not None:
                 if pos.kind == "scalar" or pos.key is None:
-                    return pos.value
-                return pos.key
+                    return self._placed(probe, pos.value)
+                return self._placed(probe, pos.key)
             probe = probe[:-1]
         return Span(1, 1)
 
@@ -151,7 +209,7 @@ class Document(NamedTuple):
         while probe:
             pos = self.positions.get(probe)
             if pos is not None:
-                return pos.key if pos.key is not None else pos.value
+                return self._placed(probe, pos.key if pos.key is not None else pos.value)
             probe = probe[:-1]
         return Span(1, 1)
 
@@ -164,7 +222,7 @@ class Document(NamedTuple):
         most 64 characters up to a space, comma, bracket or comment), or ``None`` when
         the node is not a scalar or the text is not kept."""
         pos = self.positions.get(path)
-        if pos is None or pos.kind != "scalar" or not self.text:
+        if pos is None or pos.kind != "scalar" or not self.text or self.origin(path):
             return None
         start = 0
         for _ in range(pos.value.line - 1):

@@ -238,6 +238,9 @@ class EngineUnread(NamedTuple):
     #: where ``what``, a variable, gets its value when that is elsewhere
     #: (``os.environ['DRAFT'], serve.py:4``); ``""`` when ``what`` says it.
     source: str = ""
+    #: when ``what`` names variables any of which may be set, what applies if none is
+    #: (the engine's default D); ``""`` otherwise.
+    otherwise: str = ""
 
 
 class Inputs(NamedTuple):

@@ -136,7 +136,7 @@ def _engine(
         # is judged on what the claims file states (docs/engines.md#unsettled-values)
         r.engine_unread = EngineUnread(
             exc.reason, exc.file or shown, exc.line, exc.column, True, exc.origin, exc.what,
-            exc.source,
+            exc.source, exc.otherwise,
         )
         return None
     except OutOfBounds as exc:

@@ -112,8 +112,13 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
     for conflict in inputs.conflicts:
         # a value the file does not set is the engine's default: the file "says" nothing
         says = "leaves it at the engine's default," if conflict.default else "says"
+        # the file that sets the value (a Compose override file merged over the config)
+        source = conflict.span.file if conflict.span and conflict.span.file else conflict.source
+        if conflict.span is not None and conflict.span.via is not None:
+            # a ${VAR} the .env sets: the .env line is what sets the value
+            source = f"{conflict.span.via}, read by {source},"
         message = (
-            f"{conflict.what}: the claims file says {conflict.stated} but {conflict.source} "
+            f"{conflict.what}: the claims file says {conflict.stated} but {source} "
             f"{says} {conflict.referenced}"
         )
         served = f"; the served {conflict.referenced} is what every other rule judges"
@@ -150,8 +155,11 @@ def engine_config_mismatch(ctx: RuleContext) -> Iterator[Hit]:
 def _read_at(conflict: Conflict) -> str:
     """Where the referenced value was read (line and column) and the reading contract."""
     at = "" if conflict.span is None else f" at line {conflict.span.line}"
+    of = "the referenced file"
+    if conflict.span is not None and conflict.span.file is not None:
+        of = f"{conflict.span.file}, merged over {conflict.source}"
     return (
-        f"read{at} of the referenced file (how a value is settled: "
+        f"read{at} of {of} (how a value is settled: "
         "docs/engines.md#three-outcomes-for-every-value)"
     )
 

@@ -30,7 +30,9 @@ def _named(unread: EngineUnread) -> str:
     """The value as the message names it: "`DRAFT` (os.environ['DRAFT'], serve.py:4)"
     when a variable gets it elsewhere, else "`$NUM` at run.sh:2"."""
     if unread.source:
-        return f"`{unread.what}` ({unread.source})"
+        # several variables any of which may set the value: each named
+        what = "` or `".join(unread.what.split(" or "))
+        return f"`{what}` ({unread.source})"
     return f"`{unread.what}` at {_at(unread)}"
 
 
@@ -137,9 +139,19 @@ def value_from_deployment(ctx: RuleContext) -> Iterator[Hit]:
     unread = _unsettled(ctx, "outside")
     if unread is None:
         return
+    if unread.otherwise:  # variables any of which the deployment may set (envFrom)
+        said = (
+            f"{_named(unread)} may be set outside the repository; "
+            f"{'if none is set' if ' or ' in unread.what else 'if it is not set'}, "
+            f"{unread.otherwise}; {_stated(ctx)}"
+        )
+    else:
+        said = (
+            f"{_named(unread)} is set outside the repository (the deployment supplies it); "
+            f"{_stated(ctx)}"
+        )
     yield Hit(
-        f"{_named(unread)} is set outside the repository (the deployment supplies it); "
-        f"{_stated(ctx)}",
+        said,
         ctx.deployment.path("speculation", "engine_config"),
         _fix(ctx),
         where=(unread.file, _span(unread)),

@@ -43,7 +43,7 @@ from specgate.inputs.engines._scalar import (
 )
 from specgate.inputs.pointer import parse_embedded_yaml, parse_json_scalar
 from specgate.load.compose_env import is_compose
-from specgate.load.document import Document, NodePath, Span
+from specgate.load.document import Document, NodePath, Span, SpanIn
 
 
 @dataclass(frozen=True)
@@ -92,8 +92,8 @@ class Source:
     def locate(self, path: NodePath) -> Span:
         """:meth:`Document.locate`, except that a key or value inside a JSON string
         points at its exact line and column in the file."""
-        if path in self.doc.positions or self._lines is None:
-            return self.doc.locate(path)
+        if path in self.doc.positions or self._lines is None or self.doc.origin(path):
+            return self.doc.locate(path)  # another file's node: not in this text
         for cut in range(len(path) - 1, -1, -1):
             if path[:cut] in self.doc.positions:
                 locate = self._json_in(path[:cut])
@@ -111,6 +111,8 @@ class Source:
         value = _node(self.doc.data, path)
         if self._lines is None or position is None or not isinstance(value, str):
             return None
+        if self.doc.origin(path) is not None:
+            return None  # a node another Compose file sets: its characters are not in text
         start = self._lines.offset(position.value)
         if start is None:
             return None
@@ -271,7 +273,8 @@ class Placement:
                 for line, column in zip(command.lines, command.columns, strict=True)
             )
         source = self.text
-        if source is None:
+        if source is None or self.doc.origin(self.path) is not None:
+            # (another Compose file's value: its words are not in this text)
             base = self.doc.locate(self.path)
             return tuple(base for _ in command.argv)
         base, start, literal, indent = self._framed(source)
@@ -292,7 +295,11 @@ class Placement:
             )
             found = source.find(word, cursor, limit) if word else -1
             if found < 0:
-                out.append(out[-1] if out else base)
+                at = out[-1] if out else base
+                # not written here: a word a Compose ${VAR} made, at the word before it,
+                # naming the .env lines that set the string's variables
+                via = self.doc.via.get(self.path) if self.doc.via else None
+                out.append(at if via is None else SpanIn(at.line, at.column, at.file, via))
                 continue
             cursor = found + len(word)
             out.append(index.span(found))

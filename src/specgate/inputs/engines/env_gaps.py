@@ -19,6 +19,7 @@ from specgate.inputs.engines import llamacpp, tgi
 from specgate.inputs.engines._source import Opt, Options, env_items, norm_key
 from specgate.inputs.engines.unsettled import SPECULATIVE_PREFIXES
 from specgate.inputs.env_files import EnvFiles, outside_value, read_env_file, too_many
+from specgate.inputs.knowledge import Version
 from specgate.load.document import Document, NodePath, Span
 
 #: Per engine, the variables that can set its method or D → the flag each stands for.
@@ -31,13 +32,15 @@ _SPECULATIVE_ENV: Mapping[str, Mapping[str, str]] = {
 }
 
 
-def raise_gap(engine: str, opts: Options, files: EnvFiles | None) -> Options:
+def raise_gap(
+    engine: str, opts: Options, files: EnvFiles | None, version: Version | None = None
+) -> Options:
     """``opts``, when :func:`env_gap` finds nothing.
 
     Raises:
         UnsettledValue: a variable the engine reads for speculation left unsettled.
     """
-    gap = env_gap(engine, opts, files)
+    gap = env_gap(engine, opts, files, version)
     if gap is not None:
         raise gap
     return opts
@@ -63,10 +66,16 @@ def service_env(
     return files, {**settled, **kept}
 
 
-def env_gap(engine: str, opts: Options, files: EnvFiles | None) -> UnsettledValue | None:
+def env_gap(
+    engine: str, opts: Options, files: EnvFiles | None, version: Version | None = None
+) -> UnsettledValue | None:
     """The first variable ``engine`` reads for speculation (its flag not on the
     command line, ``opts``) that ``files`` leave unsettled, as an unsettled value
-    naming it; None when every one is settled."""
+    naming it; None when every one is settled. When a file that may set any name
+    leaves it unsettled (a Kubernetes ``envFrom``, an ``env_file`` outside the
+    repository) and D is not on the command line, the value names the variables
+    that can set D at ``version`` and the engine's default D if none is set
+    (:func:`_draft_length_gap`)."""
     if files is None:
         return None
     for name, flag in _SPECULATIVE_ENV.get(engine, {}).items():
@@ -77,12 +86,39 @@ def env_gap(engine: str, opts: Options, files: EnvFiles | None) -> UnsettledValu
             continue
         if why.what == name:
             return why
+        blanket = _draft_length_gap(engine, opts, files, why, version)
+        if blanket is not None:
+            return blanket
         where = f"{why.file}:{why.line}" if why.line is not None else str(why.file)
         return UnsettledValue(
             f"`{name}` ({flag}): {why.reason}", why.file, why.line, origin=why.origin,
             what=name, source=f"{why.what}, {where}", column=why.column,
         )
     return None
+
+
+def _draft_length_gap(
+    engine: str, opts: Options, files: EnvFiles, why: UnsettledValue, version: Version | None
+) -> UnsettledValue | None:
+    """For llama.cpp with D not on the command line, the variables that can set D at
+    ``version`` that ``why`` (a file that may set any name) leaves unsettled, with the
+    build's default D if none is set; None otherwise."""
+    if engine != "llamacpp":
+        return None
+    names, otherwise = llamacpp.draft_length_variables(version)
+    if any(norm_key(flag) in opts for flag in ("--draft-max", "--spec-draft-n-max")):
+        return None  # D is on the command line, which wins over every variable
+    names = tuple(n for n in names if files.gap(n) is why)
+    if not names:
+        return None
+    listed = " or ".join(f"`{n}`" for n in names)
+    flags = " / ".join(dict.fromkeys(llamacpp.ENV_FLAGS[n] for n in names))
+    where = f"{why.file}:{why.line}" if why.line is not None else str(why.file)
+    return UnsettledValue(
+        f"{listed} ({flags}, D): {why.reason}", why.file, why.line, origin=why.origin,
+        what=" or ".join(names), source=f"{why.what}, {where}", column=why.column,
+        otherwise=otherwise,
+    )
 
 
 def compose_env_files(doc: Document, path: NodePath, compose: Path | None) -> EnvFiles | None:

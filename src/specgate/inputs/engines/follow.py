@@ -36,7 +36,6 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from specgate.core.errors import InputError
 from specgate.core.vocabulary import ENGINE_NAMES
 from specgate.inputs.cmdline import FlagSpec
-from specgate.inputs.containers import own_image
 from specgate.inputs.engines import target
 from specgate.inputs.engines._base import as_int
 from specgate.inputs.engines._source import (
@@ -49,6 +48,7 @@ from specgate.inputs.engines._source import (
 )
 from specgate.inputs.engines.environment import container_env
 from specgate.inputs.engines.in_container import in_container
+from specgate.inputs.engines.placed import version_text
 from specgate.inputs.engines.unsettled import unsettled_value
 from specgate.inputs.knowledge import knowledge
 from specgate.inputs.pointer import Verdict, format_pointer, resolve_pointer, search
@@ -361,11 +361,12 @@ def follow(
             shown,
             named.span.line,
         ) from None
-    # The command's file may pin the version (its image tag, requirements beside it).
-    # (the image of the service or container holding the command, when it names one)
-    image = own_image(doc.data, named.path)
+    # The command's file may pin the version (its image tag, requirements beside it):
+    # the run line's image as the shell expands it, else the image of the service or
+    # container holding the command (docs/engines.md#versions)
     outer = detect_version(
-        named.engine, engine_version, text if image is None else f"image: {image}\n", path
+        named.engine, engine_version, version_text(named.source, doc.data, named.path, text),
+        path,
     )
     pinned = engine_version if engine_version is not None else outer.text
     config = read_engine_file(

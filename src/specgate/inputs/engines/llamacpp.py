@@ -396,3 +396,38 @@ def _draft_max(
         f"{which} ({_DATA.default_source(key)}; version-sensitive)"
     )
     return d
+
+
+def draft_length_variables(version: Version | None) -> tuple[tuple[str, ...], str]:
+    """The ``LLAMA_ARG_*`` variables that can set D at ``version`` (unknown: every
+    build's), and what D is when none is set: the build's default
+    (data ``defaults`` ``draft_max``: 16 for the ``--draft-max`` builds, common/common.h
+    @f53577432; 3 from the ``--spec-*`` rename, @0c1e57098). ``LLAMA_ARG_DRAFT_MAX`` is
+    ``--draft-max``'s variable (common/arg.cpp @145b6280, ``set_env``),
+    ``LLAMA_ARG_SPEC_DRAFT_N_MAX`` ``--spec-draft-n-max``'s (data
+    ``env_flags_spec_builds``)."""
+    renamed = _DATA.setting("--draft-max")
+    rename = renamed.removed_in if renamed is not None else None
+    old = [name for name, flag in ENV_FLAGS.items() if flag == "--draft-max"]
+    new = [name for name, flag in ENV_FLAGS.items() if flag == "--spec-draft-n-max"]
+    if rename is None:
+        return (*new, *old), ""
+    before = (*rename[:-1], rename[-1] - 1)
+    if version is not None:
+        names = old if version < rename else new
+        default = _DATA.default("draft_max", version)
+        if not isinstance(default, int):
+            return tuple(names), ""
+        return tuple(names), f"llama.cpp's default D {default} at {_shown(version)} applies"
+    first, then = _DATA.default("draft_max", before), _DATA.default("draft_max", rename)
+    if not (isinstance(first, int) and isinstance(then, int)):
+        return (*new, *old), ""
+    return (*new, *old), (
+        f"llama.cpp's default D applies: {first} before {_shown(rename)}, {then} from it"
+    )
+
+
+def _shown(version: Version) -> str:
+    from specgate.inputs.knowledge import shown_version
+
+    return shown_version("llamacpp", version)

@@ -93,3 +93,22 @@ def _at(command: Command, index: int) -> tuple[int, int]:
     line = command.lines[index] if index < len(command.lines) else 0
     column = command.columns[index] if index < len(command.columns) else 1
     return line, column
+
+
+def version_text(
+    source: CommandSource | None, data: object, path: Sequence[str | int], text: str | None
+) -> str | None:
+    """The text the engine version of a command is read from
+    (:func:`specgate.inputs.version.detect_version`, docs/engines.md#versions): the
+    image of a ``docker``/``podman``/``nerdctl run`` line or a ``compose run`` as the
+    shell expands it (``release:$TAG`` with ``TAG=1.2.0`` set in the script is
+    ``release:1.2.0``; a word the script leaves unsettled never reaches here as an
+    image), else the ``image`` of the Compose service or Kubernetes container holding
+    the command, else the whole file's ``text``."""
+    if isinstance(source, Joined) and source.image is not None:
+        # that image's tag alone, never another command's image in the same file
+        return f"image: {source.image}\n"
+    from specgate.inputs.containers import own_image
+
+    image = own_image(data, path)
+    return text if image is None else f"image: {image}\n"

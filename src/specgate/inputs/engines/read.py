@@ -10,7 +10,6 @@ from pathlib import Path
 
 from specgate.core.errors import InputError, UnsettledValue
 from specgate.inputs.cmdline import FlagSpec
-from specgate.inputs.containers import own_image
 from specgate.inputs.engines import follow as options_file
 from specgate.inputs.engines import (
     keywise,
@@ -38,7 +37,7 @@ from specgate.inputs.engines.launch import (
     container_options,
     merge_fragments,
 )
-from specgate.inputs.engines.placed import Joined
+from specgate.inputs.engines.placed import version_text
 from specgate.inputs.engines.positionals import refused_positionals
 from specgate.inputs.engines.registry import ENGINES, Engine
 from specgate.inputs.engines.several import one_configuration
@@ -378,7 +377,9 @@ class _Reading:
                 unsettled = unsettled_words(source, flags)
         notes = [*unsettled, *notes]
         if spec.env_options is not None:
-            opts = spec.env_options(raise_gap(spec.name, opts, env_files), ctx_env)
+            opts = spec.env_options(
+                raise_gap(spec.name, opts, env_files, version.version), ctx_env
+            )
         config = _read_options(
             spec,
             opts,
@@ -432,13 +433,8 @@ def _version_of(
 ) -> EngineVersion:
     """The version in force for ``found``: stated, else the image of the container or
     service that runs it (never another service's in the same file), else the file's."""
-    image = own_image(reading.doc.data, found.path)
-    version_text = reading.text if image is None else f"image: {image}\n"
-    if isinstance(source, Joined) and source.image is not None:
-        # docker run IMAGE, docker compose run SERVICE: the version is that image's
-        # tag alone, never another command's image in the same file
-        version_text = f"image: {source.image}\n"
-    return detect_version(spec.name, reading.engine_version, version_text, reading.path)
+    text = version_text(source, reading.doc.data, found.path, reading.text)
+    return detect_version(spec.name, reading.engine_version, text, reading.path)
 
 
 def program_of(spec: Engine, argv: tuple[str, ...]) -> str | None:
