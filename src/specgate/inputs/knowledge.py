@@ -207,6 +207,7 @@ class EngineKnowledge:
                 recorded=_recorded(f),
                 replacement=f.get("replacement"),
                 source=_source(f["source"]),
+                any_string_since=_optional_version(f.get("any_string_since")),
             )
             for f in data.get("fields", ())
         )
@@ -521,6 +522,8 @@ class Field:
     recorded: Recorded
     replacement: str | None
     source: str
+    #: An enum the engine accepts any string for from this version on (None: never).
+    any_string_since: Version | None = None
 
 
 def _bare(name: str) -> str:
