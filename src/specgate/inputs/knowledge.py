@@ -207,6 +207,7 @@ class EngineKnowledge:
                 recorded=_recorded(f),
                 replacement=f.get("replacement"),
                 source=_source(f["source"]),
+                any_string_since=_optional_version(f.get("any_string_since")),
             )
             for f in data.get("fields", ())
         )
@@ -449,6 +450,16 @@ class EngineKnowledge:
                 return presence_at(_recorded(group), version, self.newest)
         return "present"
 
+    def present_above(self, table: str, name: str, version: Version | None) -> bool:
+        """Whether entry ``name`` of ``table`` was recorded present at a version above
+        ``version`` (None: the newest known): absent at ``version``, it came later rather
+        than went."""
+        wanted = self.newest if version is None else version
+        for group in self._versions:
+            if group["table"] == table and name in group["names"]:
+                return any(present and v > wanted for v, present in _recorded(group))
+        return False
+
     def versions_note(self, table: str, name: str) -> str:
         """Where the presence of ``name`` in ``table`` was recorded (its source)."""
         for group in self._versions:
@@ -527,6 +538,8 @@ class Field:
     recorded: Recorded
     replacement: str | None
     source: str
+    #: An enum the engine accepts any string for from this version on (None: never).
+    any_string_since: Version | None = None
 
 
 def _bare(name: str) -> str:

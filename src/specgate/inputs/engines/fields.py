@@ -252,6 +252,9 @@ def _enum_problem(
     wanted = value.upper() if field.upper else value
     if wanted in (v.upper() if field.upper else v for v in field.values):
         return None
+    widened = field.any_string_since
+    if widened is not None and (newest if version is None else version) >= widened:
+        return None  # its type takes any string there (data any_string_since)
     for values, recorded in field.versioned_values:
         if wanted in (v.upper() if field.upper else v for v in values):
             presence = presence_at(recorded, version, newest)

@@ -340,10 +340,16 @@ def _check_method(name: str, b: Builder, version: Version | None) -> None:
                 "warn",
             )
             return
+        when = (
+            "added in a later release"
+            if _DATA.present_above("accepted_methods", name, version)
+            else "removed by this release"
+        )
         b.issue(
             "SG307",
-            vllm_rules.refuses(version, f"speculative method {name!r} is not one of its "
-                               "methods (added in a later release)", source),
+            vllm_rules.refuses(
+                version, f"speculative method {name!r} is not one of its methods ({when})", source
+            ),
             "mechanism",
         )
         return
