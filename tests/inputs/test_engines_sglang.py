@@ -136,14 +136,65 @@ def test_tree_larger_than_candidate_pool() -> None:
     assert ok.issues == ()  # 7 = 6 + 1 fits exactly
 
 
-def test_only_some_tree_fields_set() -> None:
-    c = launch("--speculative-algorithm EAGLE --speculative-num-steps 4")
+_STEPS_ONLY = "--speculative-algorithm EAGLE --speculative-num-steps 4"
+_TOPK_ONLY = "--speculative-algorithm EAGLE --speculative-eagle-topk 4"
+
+
+def _check_issues(c: EngineConfig, check: str) -> list[str | None]:
+    return [i.severity for i in c.issues if i.field == f"check:{check}"]
+
+
+@pytest.mark.parametrize(
+    ("version", "severity"),
+    [
+        # 0.5.23 speculative_hook.py:1274 and 0.5.2 server_args.py:785 compare topk
+        # (None) with 1 unguarded: TypeError (the engine's answer at 0.5.23:
+        # tests/data/engine_oracle/sglang-0.5.23.json)
+        ("0.5.23", "fail"),
+        ("0.5.2", "fail"),
+        # 0.5.1 server_args.py compares it only under trtllm_mha or page_size > 1: past
+        # server_args, the worker's answer was not read (a warning)
+        ("0.5.1", "warn"),
+        # unpinned: 0.5.1 and older are allowed by these settings (a warning)
+        (None, "warn"),
+    ],
+)
+def test_steps_without_topk_by_release(version: str | None, severity: str) -> None:
+    c = txt("python -m sglang.launch_server --model-path m " + _STEPS_ONLY, version=version)
     assert c.draft_length == 4
-    # steps without topk: SGLang 0.5.23 compares topk (None) with 1 and stops (the
-    # engine's answer: TypeError, tests/data/engine_oracle/sglang-0.5.23.json)
-    assert codes(c) == ["SG307"]
+    assert _check_issues(c, "eagle-steps-without-topk") == [severity]
     assert "speculative_num_steps without speculative_eagle_topk" in c.issues[0].message
-    assert c.issues[0].severity is None
+
+
+def test_steps_without_topk_not_refused_before_optional_fields() -> None:
+    # 0.4.4 server_args.py:131: speculative_eagle_topk: int = 4 (not Optional): an unset
+    # topk is 4 there, nothing to refuse
+    c = txt("python -m sglang.launch_server --model-path m " + _STEPS_ONLY, version="0.4.4")
+    assert _check_issues(c, "eagle-steps-without-topk") == []
+
+
+@pytest.mark.parametrize(
+    ("version", "severity"),
+    [
+        # the assert of _handle_eagle_family (0.5.23 speculative_hook.py:1159) and of
+        # ServerArgs.__post_init__ (0.4.5 server_args.py:342)
+        ("0.5.23", "fail"),
+        ("0.4.5", "fail"),
+        # 0.4.4 server_args.py:130: speculative_num_steps: int = 5, no assert
+        ("0.4.4", "absent"),
+    ],
+)
+def test_topk_without_steps_by_release(version: str, severity: str) -> None:
+    c = txt("python -m sglang.launch_server --model-path m " + _TOPK_ONLY, version=version)
+    expected = [] if severity == "absent" else [severity]
+    assert _check_issues(c, "eagle-steps-unset-others-set") == expected
+
+
+def test_topk_without_steps_unpinned() -> None:
+    # every release these flags allow, back to the oldest, is not known to hold it (0.4.4
+    # and older do not): a warning
+    c = launch(_TOPK_ONLY)
+    assert _check_issues(c, "eagle-steps-unset-others-set") == ["warn"]
 
 
 def test_steps_and_topk_without_draft_tokens_is_a_chain() -> None:

@@ -328,8 +328,8 @@ def _tree(opts: Options, b: Builder, ctx: Context) -> tuple[int | None, int | No
     """D and N_verify of the EAGLE family as ``_handle_eagle_family`` (0.5.23) resolves
     them: none of steps/topk/draft tokens ⇒ SGLang picks all three from the target's
     architecture (filled once the target's config is read: :func:`with_models`); steps
-    unset while topk or draft tokens is set ⇒ refused (its assert); steps without topk
-    ⇒ refused (the later comparison with None); topk 1 ⇒ draft tokens rewritten to
+    unset while topk or draft tokens is set, and steps without topk, are refused (data
+    checks, with the releases they hold in); topk 1 ⇒ draft tokens rewritten to
     steps + 1 (a warning). Values below 1 and trees beyond the candidate pool pass its
     resolution; whether the workers refuse them later is not known here (a warn)."""
     steps = _int(opts, b, ctx, "draft_length", "speculative_num_steps")
@@ -356,24 +356,15 @@ def _tree(opts: Options, b: Builder, ctx: Context) -> tuple[int | None, int | No
             "them from the model architecture (5/4/8 for Llama and Grok, else 3/1/4)"
         )
         return None, None
+    # steps unset while topk or draft tokens is set (the assert of _handle_eagle_family),
+    # and steps without topk (its comparison of None with 1), are the data checks
+    # eagle-steps-unset-others-set and eagle-steps-without-topk (sglang.json), judged
+    # at the releases they were read in
     if steps is None and not adaptive:
         b.at("draft_length", opts_get(opts, "speculative_eagle_topk") or opts_get(
             opts, "speculative_num_draft_tokens"))
-        b.issue(
-            "SG307",
-            f"{_version_text(ctx)} refuses to start: speculative_num_steps is not set while "
-            "speculative_eagle_topk or speculative_num_draft_tokens is (all three are "
-            f"chosen together; {_HOOK} _handle_eagle_family)",
-            "draft_length",
-        )
         return None, tokens
     if topk is None:
-        b.issue(
-            "SG307",
-            f"{_version_text(ctx)} refuses to start: speculative_num_steps without "
-            f"speculative_eagle_topk ({_HOOK} _handle_eagle_family)",
-            "draft_length",
-        )
         return steps, tokens
     _check_spec_v2(topk, b, ctx)
     if topk == 1 and steps is not None:
