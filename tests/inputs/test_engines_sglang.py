@@ -350,3 +350,69 @@ def test_draft_attention_backend_and_window_flags_are_read() -> None:
     assert "but got flashmla" in issue.message
     assert c.spans[issue.field].column == 149  # its value: 31 + 15 + 31 + 33 + 38 + 1
     assert not [i for i in c.issues if i.code == "SG310"]  # both flags exist at 0.5.23
+
+
+_DFLASH = "python -m sglang.launch_server --model-path m --speculative-algorithm DFLASH "
+
+
+@pytest.mark.parametrize(
+    ("flags", "check", "line"),
+    [
+        # 'DFLASH speculative decoding requires setting --speculative-draft-model-path.'
+        # (0.5.11 server_args.py:3330, 0.5.23 speculative_hook.py:324)
+        ("--speculative-num-draft-tokens 8", "dflash-without-draft", 324),
+        # 'DFLASH requires --speculative-dflash-block-size to be positive' (0.5.11
+        # server_args.py:3359, 0.5.23 speculative_hook.py:369)
+        (
+            "--speculative-draft-model-path d --speculative-dflash-block-size 0",
+            "dflash-block-size-not-positive",
+            369,
+        ),
+        # '… are set but they differ. For DFLASH they must match.' (0.5.11
+        # server_args.py:3367, 0.5.23 speculative_hook.py:377)
+        (
+            "--speculative-draft-model-path d --speculative-dflash-block-size 8 "
+            "--speculative-num-draft-tokens 16",
+            "dflash-draft-tokens-differ-from-block",
+            377,
+        ),
+    ],
+)
+@pytest.mark.parametrize(
+    ("version", "severity"),
+    [
+        ("0.5.23", "fail"),
+        ("0.5.11", "fail"),  # the oldest wheel read with DFLASH
+        ("0.5.10", "warn"),  # no DFLASH in 0.5.10's server_args.py: not this refusal
+        (None, "warn"),  # unpinned: the settings allow 0.5.10 and older
+    ],
+)
+def test_dflash_refusals_by_release(
+    flags: str, check: str, line: int, version: str | None, severity: str
+) -> None:
+    c = txt(_DFLASH + flags, version=version)
+    assert _check_issues(c, check) == [severity]
+    assert f"speculative_hook.py:{line}" in next(
+        i.message + i.details for i in c.issues if i.field == f"check:{check}"
+    )
+
+
+@pytest.mark.parametrize("version", ["0.5.23", "0.5.16", None])
+def test_dspark_without_draft_warns(version: str | None) -> None:
+    # 0.5.16-0.5.23 _handle_dspark: the raise comes only when the target checkpoint does
+    # not bundle the draft (dspark_* config keys) nor, from 0.5.23, has a dspark/
+    # subfolder (speculative_hook.py:720-755): not known from the launch line
+    c = txt(
+        "python -m sglang.launch_server --model-path m --speculative-algorithm DSPARK "
+        "--speculative-num-draft-tokens 8",
+        version=version,
+    )
+    assert _check_issues(c, "dspark-without-draft") == ["warn"]
+
+
+def test_dflash_tokens_below_one_without_block_warn() -> None:
+    # no block size: _handle_dflash (0.5.23 speculative_hook.py:366-386) checks only a set
+    # block; what a 0-token block does later was not read (a warning)
+    c = txt(_DFLASH + "--speculative-draft-model-path d --speculative-num-draft-tokens 0",
+            version="0.5.23")
+    assert [(i.code, i.severity) for i in c.issues] == [("SG307", "warn")]
