@@ -416,3 +416,22 @@ def test_dflash_tokens_below_one_without_block_warn() -> None:
     c = txt(_DFLASH + "--speculative-draft-model-path d --speculative-num-draft-tokens 0",
             version="0.5.23")
     assert [(i.code, i.severity) for i in c.issues] == [("SG307", "warn")]
+
+
+def test_steps_without_topk_under_adaptive() -> None:
+    # 0.5.23 _init_adaptive_speculative_params (speculative_hook.py:1405) sets topk 1 for
+    # EAGLE/EAGLE3: the engine's answer for steps 3 under adaptive is ok (sglang-0556);
+    # STANDALONE has adaptive turned off first ('only EAGLE/EAGLE3 are supported',
+    # adaptive_spec_params.py:61) and then compares None with 1 (sglang-0612: TypeError)
+    eagle = txt(
+        "python -m sglang.launch_server --model-path m --speculative-algorithm EAGLE3 "
+        "--speculative-draft-model-path d --speculative-num-steps 3 --speculative-adaptive",
+        version="0.5.23",
+    )
+    assert _check_issues(eagle, "eagle-steps-without-topk") == []
+    standalone = txt(
+        "python -m sglang.launch_server --model-path m --speculative-algorithm STANDALONE "
+        "--speculative-draft-model-path d --speculative-num-steps 5 --speculative-adaptive",
+        version="0.5.23",
+    )
+    assert _check_issues(standalone, "eagle-steps-without-topk") == ["fail"]
