@@ -435,3 +435,18 @@ def test_steps_without_topk_under_adaptive() -> None:
         version="0.5.23",
     )
     assert _check_issues(standalone, "eagle-steps-without-topk") == ["fail"]
+
+
+def test_tp_zero_warns() -> None:
+    # SGLang 0.5.23's resolution accepts --tp-size 0 (the engine's answer: status ok,
+    # tp_size 0, tests/data/engine_oracle/sglang-0.5.23.json sglang-0406-flag-bad); where
+    # the workers refuse it was not read, so a warning, and no TP is read
+    c = txt(
+        "python -m sglang.launch_server --model-path m --speculative-algorithm EAGLE "
+        "--speculative-num-steps 3 --speculative-eagle-topk 1 --tp-size 0",
+        version="0.5.23",
+    )
+    assert [(i.code, i.field, i.severity) for i in c.issues] == [
+        ("SG307", "tensor_parallel_size", "warn")
+    ]
+    assert c.tensor_parallel_size is None
