@@ -282,7 +282,10 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         draft_passes=_draft_passes(block, mechanism, b, ctx),
         draft_tensor_parallel_size=draft_tp,
     )
-    return replace(config, resolution=resolution)
+    # refusals read in vLLM's source: a warning where they were not read (judged)
+    pinned = ctx.version if ctx.version_shown is None else None
+    issues = vllm_rules.judged(config.issues, pinned, ctx.version_low)
+    return replace(config, resolution=resolution, issues=issues)
 
 
 def engine_settings(opts: Options) -> Options:
@@ -342,8 +345,10 @@ def _check_method(name: str, b: Builder, version: Version | None) -> None:
             return
         b.issue(
             "SG307",
-            vllm_rules.refuses(version, f"speculative method {name!r} is not one of its "
-                               "methods (added in a later release)", source),
+            # absent at this version by the recorded method lists: not judged by
+            # vllm_rules.judged (str() drops the Refusal mark)
+            str(vllm_rules.refuses(version, f"speculative method {name!r} is not one of "
+                                   "its methods (added in a later release)", source)),
             "mechanism",
         )
         return
@@ -351,8 +356,10 @@ def _check_method(name: str, b: Builder, version: Version | None) -> None:
     suggestion = f" (did you mean {hint!r}?)" if hint else ""
     b.issue(
         "SG307",
-        f"vLLM refuses speculative method {name!r}{suggestion}: SpeculativeConfig.method "
-        f"is one of {len(_ACCEPTED_METHODS)} exact, case-sensitive names",
+        vllm_rules.Refusal(
+            f"vLLM refuses speculative method {name!r}{suggestion}: SpeculativeConfig.method "
+            f"is one of {len(_ACCEPTED_METHODS)} exact, case-sensitive names"
+        ),
         "mechanism",
         action=f"Replace method {name!r} with {hint!r}." if hint
         else "Write a method vLLM accepts (its exact, case-sensitive name).",
@@ -415,8 +422,10 @@ def mtp_layer_issue(config: EngineConfig, mtp_layers: int | None) -> EngineIssue
     if d > mtp_layers and d % mtp_layers:
         return EngineIssue(
             "SG307",
-            f"num_speculative_tokens {d} exceeds the model's {mtp_layers} MTP layers and is "
-            "not a multiple of them; vLLM refuses",
+            vllm_rules.Refusal(
+                f"num_speculative_tokens {d} exceeds the model's {mtp_layers} MTP layers and "
+                "is not a multiple of them; vLLM refuses"
+            ),
             "draft_length",
         )
     return None
@@ -484,8 +493,10 @@ def _mechanism(
         b.at("mechanism", opts_get(block, "num_speculative_tokens"))
         b.issue(
             "SG307",
-            "speculative_config has neither method nor model: vLLM refuses it "
-            "('num_speculative_tokens was provided but without speculative model')",
+            vllm_rules.Refusal(
+                "speculative_config has neither method nor model: vLLM refuses it "
+                "('num_speculative_tokens was provided but without speculative model')"
+            ),
             "mechanism",
         )
         return None, None, None, "default"
@@ -503,8 +514,10 @@ def _mechanism(
         if model is None and method.lower() in _NEEDS_MODEL:
             b.issue(
                 "SG307",
-                f"vLLM method {method!r} needs a draft model (speculative_config "
-                "`model`); vLLM refuses it without one",
+                vllm_rules.Refusal(
+                    f"vLLM method {method!r} needs a draft model (speculative_config "
+                    "`model`); vLLM refuses it without one"
+                ),
                 "mechanism",
             )
     else:
@@ -671,6 +684,8 @@ def _check_lookup(block: Mapping[str, Opt], b: Builder, ctx: Context) -> None:
     if lo > hi:
         b.issue(
             "SG307",
-            f"prompt_lookup_min {lo} is above prompt_lookup_max {hi}; vLLM refuses",
+            vllm_rules.Refusal(
+                f"prompt_lookup_min {lo} is above prompt_lookup_max {hi}; vLLM refuses"
+            ),
             "prompt_lookup_min",
         )

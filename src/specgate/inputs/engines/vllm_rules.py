@@ -15,7 +15,7 @@ the target's parallel config) and ``vllm/v1/spec_decode/dynamic/utils.py``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Literal, cast
 
@@ -60,6 +60,40 @@ def _at(version: Version | None) -> str:
     return f"vLLM {format_version(version)}"
 
 
+class Refusal(str):
+    """A refusal read in vLLM's source at the releases specgate's vLLM data was read from
+    (``oldest_read`` on): judged by :func:`judged`, a warning outside them."""
+
+    __slots__ = ()
+
+
+def judged(
+    issues: Sequence[EngineIssue], pinned: Version | None, low: Version | None
+) -> tuple[EngineIssue, ...]:
+    """``issues`` with each :class:`Refusal` that would fail lowered to a warning where it
+    was not read (docs/engines.md#refusals-and-rewrites, as a data check with
+    ``seen_in``): pinned, below ``oldest_read``; unpinned (``pinned`` None), unless every
+    release the settings allow is at or after it (``low``)."""
+    oldest = _DATA.oldest_read
+    if pinned is not None and pinned >= oldest:
+        return tuple(issues)
+    if pinned is None and low is not None and low >= oldest:
+        return tuple(issues)
+    why = (
+        "; a warning, not a fail: not confirmed at this release"
+        if pinned is not None
+        else f"; read in vLLM {format_version(oldest)} on, and the version run is not "
+        "known (another release may behave otherwise): a warning, not a fail; state "
+        "speculation.engine_version to pin it"
+    )
+    return tuple(
+        replace(i, message=Refusal(i.message + why), severity="warn")
+        if isinstance(i.message, Refusal) and i.severity in (None, "fail") and why not in i.message
+        else i
+        for i in issues
+    )
+
+
 def refuses(version: Version | None, reason: str, source: str) -> str:
     """The message of a refusal: "vLLM 0.32.0 refuses to start: REASON (SOURCE)"; at a
     version older than the releases specgate's vLLM data was read from, it says the source
@@ -71,7 +105,7 @@ def refuses(version: Version | None, reason: str, source: str) -> str:
             f"releases specgate's vLLM data was read from "
             f"({format_version(_DATA.oldest_read)} on)"
         )
-    return f"{_at(version)} refuses to start: {reason} ({source}{older})"
+    return Refusal(f"{_at(version)} refuses to start: {reason} ({source}{older})")
 
 
 _SPEC = "vllm-project/vllm:vllm/config/speculative.py@v0.32.0"
@@ -321,6 +355,9 @@ def with_models(
     if "d_missing" in _fields(issues) and loaded is not None and loaded.n_predict is None:
         # the draft's config is known and has no n_predict: the refusal is confirmed
         issues = [replace(i, severity=None) if i.field == "d_missing" else i for i in issues]
+    at = config.version_in_force
+    pinned, low = (at.version, at.low) if at is not None else (version, None)
+    issues = list(judged(issues, pinned, low))
     n = config.verify_tokens if d == config.draft_length else (None if d is None else d + 1)
     return replace(
         config,

@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 
 from specgate.core.errors import InputError
+from specgate.inputs.engines import vllm_rules
 from specgate.inputs.engines._base import (
     MAX_DRAFT_TOKENS,
     Builder,
@@ -79,8 +80,10 @@ def target_tp(opts: Options, block: Mapping[str, Opt], b: Builder, ctx: Context)
         b.at("speculative_tensor_parallel_size", inner)
         b.issue(
             "SG307",
-            "vLLM rejects tensor_parallel_size inside speculative_config; "
-            "the draft's TP is draft_tensor_parallel_size",
+            vllm_rules.Refusal(
+                "vLLM rejects tensor_parallel_size inside speculative_config; "
+                "the draft's TP is draft_tensor_parallel_size"
+            ),
             "speculative_tensor_parallel_size",
         )
     if block is opts:
