@@ -242,3 +242,33 @@ def test_unsettled_mechanism_names_the_key_that_settles_it(tmp_path: Path) -> No
     # a plain model config read: only speculation.mechanism settles it
     action = _sg204_action(tmp_path, ", hf_config: config.json")
     assert "Settle the mechanism: state speculation.mechanism. Measure ρ" in action
+
+
+def _refusal_severity(tmp_path: Path, pin: str) -> list[str]:
+    (tmp_path / "tgi.sh").write_text(
+        "text-generation-launcher --model-id org/m --speculate 5\n", encoding="utf-8"
+    )
+    (tmp_path / "config.json").write_text(MEDUSA, encoding="utf-8")
+    (tmp_path / "c.specgate.yaml").write_text(
+        "version: 1\ndeployments:\n  - name: d\n"
+        "    model: {name: org/m, hf_config: config.json}\n"
+        f"    speculation: {{enabled: true, {pin}engine_config: tgi.sh}}\n",
+        encoding="utf-8",
+    )
+    report = check_file(tmp_path / "c.specgate.yaml", "c.specgate.yaml", CheckOptions())
+    return [
+        f.severity
+        for f in report.deployments[0].findings
+        if "Speculate is set to `5`" in f.message
+    ]
+
+
+def test_heads_refusal_fails_at_the_release_read(tmp_path: Path) -> None:
+    # get_model@v3.3.7 raises it: pinned there, a fail
+    assert _refusal_severity(tmp_path, 'engine_version: "3.3.7", ') == ["fail"]
+
+
+def test_heads_refusal_warns_where_not_read(tmp_path: Path) -> None:
+    # read at v3.3.7 only: an older pin, or no pin, warns (issue 27)
+    assert _refusal_severity(tmp_path, 'engine_version: "2.0.0", ') == ["warn"]
+    assert _refusal_severity(tmp_path, "") == ["warn"]

@@ -30,6 +30,7 @@ from specgate.inputs.engines._base import (
     positive,
 )
 from specgate.inputs.engines._source import CommandSource, Opt, Options, norm_key
+from specgate.inputs.engines.code_refusals import Refusal
 from specgate.inputs.engines.fields import check_block, did_you_mean
 from specgate.inputs.engines.vllm_rules import method_mechanism
 from specgate.inputs.knowledge import Version, format_version, knowledge
@@ -356,7 +357,7 @@ def _check_method(name: str, b: Builder, version: Version | None) -> None:
     suggestion = f" (did you mean {hint!r}?)" if hint else ""
     b.issue(
         "SG307",
-        vllm_rules.Refusal(
+        Refusal(
             f"vLLM refuses speculative method {name!r}{suggestion}: SpeculativeConfig.method "
             f"is one of {len(_ACCEPTED_METHODS)} exact, case-sensitive names"
         ),
@@ -422,7 +423,7 @@ def mtp_layer_issue(config: EngineConfig, mtp_layers: int | None) -> EngineIssue
     if d > mtp_layers and d % mtp_layers:
         return EngineIssue(
             "SG307",
-            vllm_rules.Refusal(
+            Refusal(
                 f"num_speculative_tokens {d} exceeds the model's {mtp_layers} MTP layers and "
                 "is not a multiple of them; vLLM refuses"
             ),
@@ -493,7 +494,7 @@ def _mechanism(
         b.at("mechanism", opts_get(block, "num_speculative_tokens"))
         b.issue(
             "SG307",
-            vllm_rules.Refusal(
+            Refusal(
                 "speculative_config has neither method nor model: vLLM refuses it "
                 "('num_speculative_tokens was provided but without speculative model')"
             ),
@@ -514,7 +515,7 @@ def _mechanism(
         if model is None and method.lower() in _NEEDS_MODEL:
             b.issue(
                 "SG307",
-                vllm_rules.Refusal(
+                Refusal(
                     f"vLLM method {method!r} needs a draft model (speculative_config "
                     "`model`); vLLM refuses it without one"
                 ),
@@ -684,7 +685,7 @@ def _check_lookup(block: Mapping[str, Opt], b: Builder, ctx: Context) -> None:
     if lo > hi:
         b.issue(
             "SG307",
-            vllm_rules.Refusal(
+            Refusal(
                 f"prompt_lookup_min {lo} is above prompt_lookup_max {hi}; vLLM refuses"
             ),
             "prompt_lookup_min",

@@ -20,8 +20,10 @@ from dataclasses import replace
 from typing import Literal, cast
 
 from specgate.core.vocabulary import Mechanism
+from specgate.inputs.engines import code_refusals
 from specgate.inputs.engines._base import Builder, Context, as_str, opts_get
 from specgate.inputs.engines._source import Opt
+from specgate.inputs.engines.code_refusals import Refusal
 from specgate.inputs.knowledge import Version, format_version, knowledge
 from specgate.inputs.types import EngineConfig, EngineIssue, ModelShape
 
@@ -60,38 +62,12 @@ def _at(version: Version | None) -> str:
     return f"vLLM {format_version(version)}"
 
 
-class Refusal(str):
-    """A refusal read in vLLM's source at the releases specgate's vLLM data was read from
-    (``oldest_read`` on): judged by :func:`judged`, a warning outside them."""
-
-    __slots__ = ()
-
-
 def judged(
     issues: Sequence[EngineIssue], pinned: Version | None, low: Version | None
 ) -> tuple[EngineIssue, ...]:
-    """``issues`` with each :class:`Refusal` that would fail lowered to a warning where it
-    was not read (docs/engines.md#refusals-and-rewrites, as a data check with
-    ``seen_in``): pinned, below ``oldest_read``; unpinned (``pinned`` None), unless every
-    release the settings allow is at or after it (``low``)."""
-    oldest = _DATA.oldest_read
-    if pinned is not None and pinned >= oldest:
-        return tuple(issues)
-    if pinned is None and low is not None and low >= oldest:
-        return tuple(issues)
-    why = (
-        "; a warning, not a fail: not confirmed at this release"
-        if pinned is not None
-        else f"; read in vLLM {format_version(oldest)} on, and the version run is not "
-        "known (another release may behave otherwise): a warning, not a fail; state "
-        "speculation.engine_version to pin it"
-    )
-    return tuple(
-        replace(i, message=Refusal(i.message + why), severity="warn")
-        if isinstance(i.message, Refusal) and i.severity in (None, "fail") and why not in i.message
-        else i
-        for i in issues
-    )
+    """``issues`` with each :class:`Refusal` judged at the releases specgate's vLLM data
+    was read from (``oldest_read`` on; :func:`code_refusals.judged`)."""
+    return code_refusals.judged(issues, pinned, low, _DATA.oldest_read, "vLLM")
 
 
 def refuses(version: Version | None, reason: str, source: str) -> str:
