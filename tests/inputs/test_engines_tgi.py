@@ -75,19 +75,27 @@ def test_abbreviation_is_not_speculate(tmp_path: Path) -> None:
         read_engine_file(tmp_path / "s.sh", "s.sh")
 
 
-def _check(
-    tmp_path: Path, launch: str, config: str, enabled: str = "true", name: str = "tgi.sh"
-) -> str:
+def _report(  # type: ignore[no-untyped-def]
+    tmp_path: Path, launch: str, config: str, enabled: str = "true", *, name: str = "tgi.sh",
+    pin: str = "",
+):
     (tmp_path / name).write_text(launch, encoding="utf-8")
     (tmp_path / "config.json").write_text(config, encoding="utf-8")
     (tmp_path / "c.specgate.yaml").write_text(
         "version: 1\ndeployments:\n  - name: d\n"
         "    model: {name: org/m, hf_config: config.json}\n"
-        f"    speculation: {{enabled: {enabled}, engine_config: {name}}}\n",
+        f"    speculation: {{enabled: {enabled}, {pin}engine_config: {name}}}\n",
         encoding="utf-8",
     )
     report = check_file(tmp_path / "c.specgate.yaml", "c.specgate.yaml", CheckOptions())
     assert report.error is None
+    return report
+
+
+def _check(
+    tmp_path: Path, launch: str, config: str, enabled: str = "true", name: str = "tgi.sh"
+) -> str:
+    report = _report(tmp_path, launch, config, enabled, name=name)
     deployment = report.deployments[0]
     engine = deployment.deployment.inputs.engine  # type: ignore[union-attr]
     assert engine is not None
@@ -245,17 +253,8 @@ def test_unsettled_mechanism_names_the_key_that_settles_it(tmp_path: Path) -> No
 
 
 def _refusal_severity(tmp_path: Path, pin: str) -> list[str]:
-    (tmp_path / "tgi.sh").write_text(
-        "text-generation-launcher --model-id org/m --speculate 5\n", encoding="utf-8"
-    )
-    (tmp_path / "config.json").write_text(MEDUSA, encoding="utf-8")
-    (tmp_path / "c.specgate.yaml").write_text(
-        "version: 1\ndeployments:\n  - name: d\n"
-        "    model: {name: org/m, hf_config: config.json}\n"
-        f"    speculation: {{enabled: true, {pin}engine_config: tgi.sh}}\n",
-        encoding="utf-8",
-    )
-    report = check_file(tmp_path / "c.specgate.yaml", "c.specgate.yaml", CheckOptions())
+    launch = "text-generation-launcher --model-id org/m --speculate 5\n"
+    report = _report(tmp_path, launch, MEDUSA, pin=pin)
     return [
         f.severity
         for f in report.deployments[0].findings
