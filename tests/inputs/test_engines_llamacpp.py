@@ -233,6 +233,30 @@ def test_an_unknown_spec_type_is_refused_and_read_as_meant(
 
 
 @pytest.mark.parametrize(
+    ("version", "severity"),
+    [
+        # the --spec-type names were read at the newest build specgate knows (b11312)
+        ("b11312", None),
+        # an older build's names (draft, eagle3, mtp before the draft-* names): not read
+        ("b8672", "warn"),
+        (None, "warn"),  # unpinned: the settings allow builds before b11312
+    ],
+)
+def test_an_unknown_spec_type_is_judged_at_the_build_read(
+    version: str | None, severity: str | None
+) -> None:
+    c = read_engine_config(
+        Document("run.sh", "llama-server -m t.gguf -md d.gguf --spec-type bogus\n"),
+        shown="run.sh",
+        pointer=None,
+        engine=None,
+        engine_version=version,
+    )
+    refusals = [i for i in c.issues if "unknown speculative type" in i.message]
+    assert [i.severity for i in refusals] == [severity]
+
+
+@pytest.mark.parametrize(
     ("kind", "mechanism", "current"),
     [
         ("mtp", "mtp", "draft-mtp"),

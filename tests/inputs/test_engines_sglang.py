@@ -136,14 +136,65 @@ def test_tree_larger_than_candidate_pool() -> None:
     assert ok.issues == ()  # 7 = 6 + 1 fits exactly
 
 
-def test_only_some_tree_fields_set() -> None:
-    c = launch("--speculative-algorithm EAGLE --speculative-num-steps 4")
+_STEPS_ONLY = "--speculative-algorithm EAGLE --speculative-num-steps 4"
+_TOPK_ONLY = "--speculative-algorithm EAGLE --speculative-eagle-topk 4"
+
+
+def _check_issues(c: EngineConfig, check: str) -> list[str | None]:
+    return [i.severity for i in c.issues if i.field == f"check:{check}"]
+
+
+@pytest.mark.parametrize(
+    ("version", "severity"),
+    [
+        # 0.5.23 speculative_hook.py:1274 and 0.5.2 server_args.py:785 compare topk
+        # (None) with 1 unguarded: TypeError (the engine's answer at 0.5.23:
+        # tests/data/engine_oracle/sglang-0.5.23.json)
+        ("0.5.23", "fail"),
+        ("0.5.2", "fail"),
+        # 0.5.1 server_args.py compares it only under trtllm_mha or page_size > 1: past
+        # server_args, the worker's answer was not read (a warning)
+        ("0.5.1", "warn"),
+        # unpinned: 0.5.1 and older are allowed by these settings (a warning)
+        (None, "warn"),
+    ],
+)
+def test_steps_without_topk_by_release(version: str | None, severity: str) -> None:
+    c = txt("python -m sglang.launch_server --model-path m " + _STEPS_ONLY, version=version)
     assert c.draft_length == 4
-    # steps without topk: SGLang 0.5.23 compares topk (None) with 1 and stops (the
-    # engine's answer: TypeError, tests/data/engine_oracle/sglang-0.5.23.json)
-    assert codes(c) == ["SG307"]
+    assert _check_issues(c, "eagle-steps-without-topk") == [severity]
     assert "speculative_num_steps without speculative_eagle_topk" in c.issues[0].message
-    assert c.issues[0].severity is None
+
+
+def test_steps_without_topk_not_refused_before_optional_fields() -> None:
+    # 0.4.4 server_args.py:131: speculative_eagle_topk: int = 4 (not Optional): an unset
+    # topk is 4 there, nothing to refuse
+    c = txt("python -m sglang.launch_server --model-path m " + _STEPS_ONLY, version="0.4.4")
+    assert _check_issues(c, "eagle-steps-without-topk") == []
+
+
+@pytest.mark.parametrize(
+    ("version", "severity"),
+    [
+        # the assert of _handle_eagle_family (0.5.23 speculative_hook.py:1159) and of
+        # ServerArgs.__post_init__ (0.4.5 server_args.py:342)
+        ("0.5.23", "fail"),
+        ("0.4.5", "fail"),
+        # 0.4.4 server_args.py:130: speculative_num_steps: int = 5, no assert
+        ("0.4.4", "absent"),
+    ],
+)
+def test_topk_without_steps_by_release(version: str, severity: str) -> None:
+    c = txt("python -m sglang.launch_server --model-path m " + _TOPK_ONLY, version=version)
+    expected = [] if severity == "absent" else [severity]
+    assert _check_issues(c, "eagle-steps-unset-others-set") == expected
+
+
+def test_topk_without_steps_unpinned() -> None:
+    # every release these flags allow, back to the oldest, is not known to hold it (0.4.4
+    # and older do not): a warning
+    c = launch(_TOPK_ONLY)
+    assert _check_issues(c, "eagle-steps-unset-others-set") == ["warn"]
 
 
 def test_steps_and_topk_without_draft_tokens_is_a_chain() -> None:
@@ -299,3 +350,103 @@ def test_draft_attention_backend_and_window_flags_are_read() -> None:
     assert "but got flashmla" in issue.message
     assert c.spans[issue.field].column == 149  # its value: 31 + 15 + 31 + 33 + 38 + 1
     assert not [i for i in c.issues if i.code == "SG310"]  # both flags exist at 0.5.23
+
+
+_DFLASH = "python -m sglang.launch_server --model-path m --speculative-algorithm DFLASH "
+
+
+@pytest.mark.parametrize(
+    ("flags", "check", "line"),
+    [
+        # 'DFLASH speculative decoding requires setting --speculative-draft-model-path.'
+        # (0.5.11 server_args.py:3330, 0.5.23 speculative_hook.py:324)
+        ("--speculative-num-draft-tokens 8", "dflash-without-draft", 324),
+        # 'DFLASH requires --speculative-dflash-block-size to be positive' (0.5.11
+        # server_args.py:3359, 0.5.23 speculative_hook.py:369)
+        (
+            "--speculative-draft-model-path d --speculative-dflash-block-size 0",
+            "dflash-block-size-not-positive",
+            369,
+        ),
+        # '… are set but they differ. For DFLASH they must match.' (0.5.11
+        # server_args.py:3367, 0.5.23 speculative_hook.py:377)
+        (
+            "--speculative-draft-model-path d --speculative-dflash-block-size 8 "
+            "--speculative-num-draft-tokens 16",
+            "dflash-draft-tokens-differ-from-block",
+            377,
+        ),
+    ],
+)
+@pytest.mark.parametrize(
+    ("version", "severity"),
+    [
+        ("0.5.23", "fail"),
+        ("0.5.11", "fail"),  # the oldest wheel read with DFLASH
+        ("0.5.10", "warn"),  # no DFLASH in 0.5.10's server_args.py: not this refusal
+        (None, "warn"),  # unpinned: the settings allow 0.5.10 and older
+    ],
+)
+def test_dflash_refusals_by_release(
+    flags: str, check: str, line: int, version: str | None, severity: str
+) -> None:
+    c = txt(_DFLASH + flags, version=version)
+    assert _check_issues(c, check) == [severity]
+    assert f"speculative_hook.py:{line}" in next(
+        i.message + i.details for i in c.issues if i.field == f"check:{check}"
+    )
+
+
+@pytest.mark.parametrize("version", ["0.5.23", "0.5.16", None])
+def test_dspark_without_draft_warns(version: str | None) -> None:
+    # 0.5.16-0.5.23 _handle_dspark: the raise comes only when the target checkpoint does
+    # not bundle the draft (dspark_* config keys) nor, from 0.5.23, has a dspark/
+    # subfolder (speculative_hook.py:720-755): not known from the launch line
+    c = txt(
+        "python -m sglang.launch_server --model-path m --speculative-algorithm DSPARK "
+        "--speculative-num-draft-tokens 8",
+        version=version,
+    )
+    assert _check_issues(c, "dspark-without-draft") == ["warn"]
+
+
+def test_dflash_tokens_below_one_without_block_warn() -> None:
+    # no block size: _handle_dflash (0.5.23 speculative_hook.py:366-386) checks only a set
+    # block; what a 0-token block does later was not read (a warning)
+    c = txt(_DFLASH + "--speculative-draft-model-path d --speculative-num-draft-tokens 0",
+            version="0.5.23")
+    assert [(i.code, i.severity) for i in c.issues] == [("SG307", "warn")]
+
+
+def test_steps_without_topk_under_adaptive() -> None:
+    # 0.5.23 _init_adaptive_speculative_params (speculative_hook.py:1405) sets topk 1 for
+    # EAGLE/EAGLE3: the engine's answer for steps 3 under adaptive is ok (sglang-0556);
+    # STANDALONE has adaptive turned off first ('only EAGLE/EAGLE3 are supported',
+    # adaptive_spec_params.py:61) and then compares None with 1 (sglang-0612: TypeError)
+    eagle = txt(
+        "python -m sglang.launch_server --model-path m --speculative-algorithm EAGLE3 "
+        "--speculative-draft-model-path d --speculative-num-steps 3 --speculative-adaptive",
+        version="0.5.23",
+    )
+    assert _check_issues(eagle, "eagle-steps-without-topk") == []
+    standalone = txt(
+        "python -m sglang.launch_server --model-path m --speculative-algorithm STANDALONE "
+        "--speculative-draft-model-path d --speculative-num-steps 5 --speculative-adaptive",
+        version="0.5.23",
+    )
+    assert _check_issues(standalone, "eagle-steps-without-topk") == ["fail"]
+
+
+def test_tp_zero_warns() -> None:
+    # SGLang 0.5.23's resolution accepts --tp-size 0 (the engine's answer: status ok,
+    # tp_size 0, tests/data/engine_oracle/sglang-0.5.23.json sglang-0406-flag-bad); where
+    # the workers refuse it was not read, so a warning, and no TP is read
+    c = txt(
+        "python -m sglang.launch_server --model-path m --speculative-algorithm EAGLE "
+        "--speculative-num-steps 3 --speculative-eagle-topk 1 --tp-size 0",
+        version="0.5.23",
+    )
+    assert [(i.code, i.field, i.severity) for i in c.issues] == [
+        ("SG307", "tensor_parallel_size", "warn")
+    ]
+    assert c.tensor_parallel_size is None

@@ -75,19 +75,27 @@ def test_abbreviation_is_not_speculate(tmp_path: Path) -> None:
         read_engine_file(tmp_path / "s.sh", "s.sh")
 
 
-def _check(
-    tmp_path: Path, launch: str, config: str, enabled: str = "true", name: str = "tgi.sh"
-) -> str:
+def _report(  # type: ignore[no-untyped-def]
+    tmp_path: Path, launch: str, config: str, enabled: str = "true", *, name: str = "tgi.sh",
+    pin: str = "",
+):
     (tmp_path / name).write_text(launch, encoding="utf-8")
     (tmp_path / "config.json").write_text(config, encoding="utf-8")
     (tmp_path / "c.specgate.yaml").write_text(
         "version: 1\ndeployments:\n  - name: d\n"
         "    model: {name: org/m, hf_config: config.json}\n"
-        f"    speculation: {{enabled: {enabled}, engine_config: {name}}}\n",
+        f"    speculation: {{enabled: {enabled}, {pin}engine_config: {name}}}\n",
         encoding="utf-8",
     )
     report = check_file(tmp_path / "c.specgate.yaml", "c.specgate.yaml", CheckOptions())
     assert report.error is None
+    return report
+
+
+def _check(
+    tmp_path: Path, launch: str, config: str, enabled: str = "true", name: str = "tgi.sh"
+) -> str:
+    report = _report(tmp_path, launch, config, enabled, name=name)
     deployment = report.deployments[0]
     engine = deployment.deployment.inputs.engine  # type: ignore[union-attr]
     assert engine is not None
@@ -242,3 +250,24 @@ def test_unsettled_mechanism_names_the_key_that_settles_it(tmp_path: Path) -> No
     # a plain model config read: only speculation.mechanism settles it
     action = _sg204_action(tmp_path, ", hf_config: config.json")
     assert "Settle the mechanism: state speculation.mechanism. Measure ρ" in action
+
+
+def _refusal_severity(tmp_path: Path, pin: str) -> list[str]:
+    launch = "text-generation-launcher --model-id org/m --speculate 5\n"
+    report = _report(tmp_path, launch, MEDUSA, pin=pin)
+    return [
+        f.severity
+        for f in report.deployments[0].findings
+        if "Speculate is set to `5`" in f.message
+    ]
+
+
+def test_heads_refusal_fails_at_the_release_read(tmp_path: Path) -> None:
+    # get_model@v3.3.7 raises it: pinned there, a fail
+    assert _refusal_severity(tmp_path, 'engine_version: "3.3.7", ') == ["fail"]
+
+
+def test_heads_refusal_warns_where_not_read(tmp_path: Path) -> None:
+    # read at v3.3.7 only: an older pin, or no pin, warns (issue 27)
+    assert _refusal_severity(tmp_path, 'engine_version: "2.0.0", ') == ["warn"]
+    assert _refusal_severity(tmp_path, "") == ["warn"]

@@ -285,11 +285,36 @@ def test_method_without_draft_model_is_refused(method: str) -> None:
     # `method:` line (line 3).
     assert codes(c) == ["SG307"]
     assert c.issues[0].field == "mechanism"
-    assert c.issues[0].message == (
+    assert c.issues[0].message.startswith(
         f"vLLM method '{method}' needs a draft model (speculative_config `model`); "
         "vLLM refuses it without one"
     )
+    # unpinned, with nothing bounding the release to those read (0.27.1, 0.32.0): a warning
+    assert c.issues[0].severity == "warn"
     assert c.spans["mechanism"].line == 3
+
+
+_NO_MODEL = "model: m\nspeculative-config:\n  method: eagle3\n  num_speculative_tokens: 4\n"
+
+
+@pytest.mark.parametrize(
+    ("version", "severity"),
+    [
+        # the engine's answers (tests/data/engine_oracle/vllm-0.32.0.json, vllm-0.27.1.json):
+        # refused, vllm/config/speculative.py __post_init__ at both releases
+        ("0.32.0", None),
+        ("0.27.1", None),
+        # older than the releases specgate's vLLM data was read from: not read there
+        ("0.19.1", "warn"),
+    ],
+)
+def test_code_refusal_judged_at_the_releases_read(version: str, severity: str | None) -> None:
+    doc = parse_text(_NO_MODEL, "serve.yaml", json_syntax=False)
+    c = read_engine_config(
+        doc, shown="serve.yaml", pointer=None, engine=None, text=_NO_MODEL, engine_version=version
+    )
+    refusals = [i for i in c.issues if "needs a draft model" in i.message]
+    assert [i.severity for i in refusals] == [severity]
 
 
 @pytest.mark.parametrize(

@@ -123,6 +123,25 @@ def test_a_section_contradicting_the_top_level_is_refused(tmp_path: Path) -> Non
     assert c.spans[refusals[0].field].line == 10
 
 
+@pytest.mark.parametrize(
+    ("version", "severity"),
+    [
+        # read as the newest release specgate knows (1.2.0): a fail pinned there
+        ("1.2.0", None),
+        # older, or unpinned: not read there, a warning (issue 27)
+        ("1.0.0", "warn"),
+        (None, "warn"),
+    ],
+)
+def test_a_contradicting_section_is_judged_at_the_release_read(
+    tmp_path: Path, version: str | None, severity: str | None
+) -> None:
+    text = DISAGG.replace("generation_servers:\n", "generation_servers:\n  max_seq_len: 8192\n")
+    c = read(tmp_path, "disagg.yaml", text, engine_version=version)
+    refusals = [i for i in c.issues if i.code == "SG307" and "max_seq_len" in i.message]
+    assert [i.severity for i in refusals] == [severity]
+
+
 def test_only_the_context_servers_speculating_decodes_nothing(tmp_path: Path) -> None:
     text = DISAGG.replace("  speculative_config: *spec\n", "")
     with pytest.raises(InputError, match="no speculative decoding configured"):

@@ -149,3 +149,60 @@ def test_llamacpp_refuses_the_former_spec_type_draft(
     refused = [s for s, _, m in found(dep, "SG307") if "first --spec-type generation" in m]
     assert refused == severities, found(dep, "SG307")
     assert code == 1 or severities != ["fail"]
+
+
+_VLLM_CLAIMS = """version: 1
+deployments:
+  - name: d
+    model: {hf_config: models/target.json}
+    speculation:
+      enabled: true
+      engine_config: serving/serve.sh
+%s      draft_hf_config: models/draft.json
+      draft_depth_ratio: 0
+    evidence: {accept_length: 2, cache_coherence_eval: true}
+"""
+_LLAMA = (
+    '{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": %d, '
+    '"num_attention_heads": 32, "num_key_value_heads": 8, "hidden_size": 4096}'
+)
+
+
+@pytest.mark.parametrize(
+    ("pin", "severity"),
+    [
+        # verify_equal_vocab_size_if_draft_model (vllm/config/speculative.py), read at
+        # v0.27.1 and v0.32.0 (the data's oldest_read on): a fail there
+        ('      engine_version: "0.32.0"\n', "fail"),
+        ('      engine_version: "0.27.1"\n', "fail"),
+        # older than the releases read: not read there, a warning
+        ('      engine_version: "0.19.1"\n', "warn"),
+        # unpinned, nothing bounding the release from below: a warning
+        ("", "warn"),
+    ],
+)
+def test_vllm_code_refusal_at_the_model_stage_by_release(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    pin: str,
+    severity: str,
+) -> None:
+    # method draft_model, target vocabulary 32000, draft 1000: 32000 ≠ 1000
+    _, report = check_report(
+        tmp_path,
+        {
+            "c.specgate.yaml": _VLLM_CLAIMS % pin,
+            "models/target.json": _LLAMA % 32000,
+            "models/draft.json": _LLAMA % 1000,
+            "serving/serve.sh": "vllm serve m --speculative-config '{\"method\": "
+            "\"draft_model\", \"model\": \"d\", \"num_speculative_tokens\": 3}'\n",
+        },
+        monkeypatch,
+        capsys,
+    )
+    refused = [
+        f for f in deployment(report)["findings"] if f["code"] == "SG302"
+        and "differs from the target's 32000" in f["message"]
+    ]
+    assert [f["severity"] for f in refused] == [severity]

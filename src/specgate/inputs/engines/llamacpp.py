@@ -16,6 +16,7 @@ draft model alone drafts nothing), ``--spec-draft-n-max`` (default 3),
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import cast
 
 from specgate.core.vocabulary import Mechanism
@@ -39,6 +40,7 @@ from specgate.inputs.engines._source import (
     norm_key,
     run_env,
 )
+from specgate.inputs.engines.code_refusals import Refusal, judged
 from specgate.inputs.engines.unread import fork_launcher
 from specgate.inputs.knowledge import Version, knowledge
 from specgate.inputs.types import EngineConfig, EngineIssue
@@ -95,8 +97,10 @@ def _known_type(kind: str, b: Builder) -> str:
     )
     b.issue(
         "SG307",
-        f"llama.cpp refuses --spec-type {kind} ('unknown speculative type', "
-        f"common/speculative.cpp): {hint}",
+        Refusal(
+            f"llama.cpp refuses --spec-type {kind} ('unknown speculative type', "
+            f"common/speculative.cpp): {hint}"
+        ),
         "mechanism",
     )
     return meant[0] if meant else kind
@@ -273,7 +277,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
                 "lossy_acceptance",
             )
             lossy = True
-    return b.build(
+    config = b.build(
         mechanism=mechanism,
         max_model_len=_served_context(opts, b, ctx),
         draft_length=d,
@@ -286,6 +290,11 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         lossy_acceptance=lossy,
         draft_model=as_str(draft_opt) if draft_opt is not None else None,
     )
+    # the --spec-type names were read at the newest build specgate knows: an unknown one
+    # is a warning at an older pin or unpinned (code_refusals.judged)
+    pinned = ctx.version if ctx.version_shown is None else None
+    issues = judged(config.issues, pinned, ctx.version_low, _DATA.newest, "llama.cpp")
+    return replace(config, issues=issues)
 
 
 def _served_context(opts: Options, b: Builder, ctx: Context) -> int | None:

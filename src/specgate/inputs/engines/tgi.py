@@ -31,6 +31,7 @@ from specgate.inputs.engines._source import (
     norm_key,
     run_env,
 )
+from specgate.inputs.engines.code_refusals import Refusal, judged
 from specgate.inputs.knowledge import knowledge
 from specgate.inputs.types import EngineConfig, EngineIssue, ModelShape
 
@@ -178,10 +179,16 @@ def with_models(
         kind = "medusa" if method == "medusa" else "mlp_speculator"
         issues.append(EngineIssue(
             "SG307",
-            f"TGI refuses to start: 'Speculate is set to `{d}` but this {kind} models only "
-            f"has `{heads}` heads, please make them match' ({_SOURCE})",
+            Refusal(
+                f"TGI refuses to start: 'Speculate is set to `{d}` but this {kind} models "
+                f"only has `{heads}` heads, please make them match' ({_SOURCE})"
+            ),
             "draft_length",
         ))
+        # read at v3.3.7 only: a fail there and after (code_refusals.judged)
+        at = config.version_in_force
+        pinned, low = (at.version, at.low) if at is not None else (None, None)
+        issues = list(judged(issues, pinned, low, _DATA.newest, "TGI"))
     passes = config.draft_passes
     if passes is None and method in _ONE_PASS:
         passes = "single"

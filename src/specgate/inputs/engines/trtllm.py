@@ -29,6 +29,7 @@ from specgate.inputs.engines._base import (
     positive,
 )
 from specgate.inputs.engines._source import Opt, Options, norm_key
+from specgate.inputs.engines.code_refusals import Refusal, judged
 from specgate.inputs.knowledge import format_version, knowledge, parse_version
 from specgate.inputs.types import EngineConfig
 
@@ -230,7 +231,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         dp = _flag(opts, "enable_attention_dp", ctx)
         if dp:
             b.at("attention_data_parallel", opts_get(opts, "enable_attention_dp"))
-    return b.build(
+    config = b.build(
         mechanism=mechanism,
         draft_length=d,
         verify_tokens=n,
@@ -242,6 +243,11 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         draft_model=as_str(model[1]) if model else None,
         max_model_len=max_len,
     )
+    # refusals read in the source of the newest release specgate knows: a warning at an
+    # older pin or unpinned (code_refusals.judged)
+    pinned = ctx.version if ctx.version_shown is None else None
+    issues = judged(config.issues, pinned, ctx.version_low, _DATA.newest, "TensorRT-LLM")
+    return replace(config, issues=issues)
 
 
 def _served_options(opts: Options, b: Builder) -> Options:
@@ -270,9 +276,12 @@ def _served_options(opts: Options, b: Builder) -> Options:
                 b.at(field_name, opt)
                 b.issue(
                     "SG307",
-                    f"TensorRT-LLM refuses to start: {key} is {above.value!r} at the top "
-                    f"level and {opt.value!r} in {name} (extract_disagg_cfg: 'specified "
-                    "both in the top-level and in the section, but with different values')",
+                    Refusal(
+                        f"TensorRT-LLM refuses to start: {key} is {above.value!r} at the top "
+                        f"level and {opt.value!r} in {name} (extract_disagg_cfg: 'specified "
+                        "both in the top-level and in the section, but with different "
+                        "values')"
+                    ),
                     field_name,
                 )
     decode = next((k for k in _DECODE if k in present), None)
@@ -410,8 +419,10 @@ def _verify_tokens(block: Mapping[str, Opt], d: int | None, b: Builder, ctx: Con
         if d is not None and topk is not None and not d <= total <= topk * d:
             b.issue(
                 "SG307",
-                f"max_total_draft_tokens {total} must lie in [max_draft_len, "
-                f"dynamic_tree_max_topK·max_draft_len] = [{d}, {topk * d}]",
+                Refusal(
+                    f"max_total_draft_tokens {total} must lie in [max_draft_len, "
+                    f"dynamic_tree_max_topK·max_draft_len] = [{d}, {topk * d}]"
+                ),
                 "verify_tokens",
             )
         return total + 1

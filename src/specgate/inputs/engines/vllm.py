@@ -30,6 +30,7 @@ from specgate.inputs.engines._base import (
     positive,
 )
 from specgate.inputs.engines._source import CommandSource, Opt, Options, norm_key
+from specgate.inputs.engines.code_refusals import Refusal
 from specgate.inputs.engines.fields import check_block, did_you_mean
 from specgate.inputs.engines.vllm_rules import method_mechanism
 from specgate.inputs.knowledge import Version, format_version, knowledge
@@ -282,7 +283,10 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         draft_passes=_draft_passes(block, mechanism, b, ctx),
         draft_tensor_parallel_size=draft_tp,
     )
-    return replace(config, resolution=resolution)
+    # refusals read in vLLM's source: a warning where they were not read (judged)
+    pinned = ctx.version if ctx.version_shown is None else None
+    issues = vllm_rules.judged(config.issues, pinned, ctx.version_low)
+    return replace(config, resolution=resolution, issues=issues)
 
 
 def engine_settings(opts: Options) -> Options:
@@ -347,9 +351,11 @@ def _check_method(name: str, b: Builder, version: Version | None) -> None:
         )
         b.issue(
             "SG307",
-            vllm_rules.refuses(
+            # absent at this version by the recorded method lists: not judged by
+            # vllm_rules.judged (str() drops the Refusal mark)
+            str(vllm_rules.refuses(
                 version, f"speculative method {name!r} is not one of its methods ({when})", source
-            ),
+            )),
             "mechanism",
         )
         return
@@ -357,8 +363,10 @@ def _check_method(name: str, b: Builder, version: Version | None) -> None:
     suggestion = f" (did you mean {hint!r}?)" if hint else ""
     b.issue(
         "SG307",
-        f"vLLM refuses speculative method {name!r}{suggestion}: SpeculativeConfig.method "
-        f"is one of {len(_ACCEPTED_METHODS)} exact, case-sensitive names",
+        Refusal(
+            f"vLLM refuses speculative method {name!r}{suggestion}: SpeculativeConfig.method "
+            f"is one of {len(_ACCEPTED_METHODS)} exact, case-sensitive names"
+        ),
         "mechanism",
         action=f"Replace method {name!r} with {hint!r}." if hint
         else "Write a method vLLM accepts (its exact, case-sensitive name).",
@@ -421,8 +429,10 @@ def mtp_layer_issue(config: EngineConfig, mtp_layers: int | None) -> EngineIssue
     if d > mtp_layers and d % mtp_layers:
         return EngineIssue(
             "SG307",
-            f"num_speculative_tokens {d} exceeds the model's {mtp_layers} MTP layers and is "
-            "not a multiple of them; vLLM refuses",
+            Refusal(
+                f"num_speculative_tokens {d} exceeds the model's {mtp_layers} MTP layers and "
+                "is not a multiple of them; vLLM refuses"
+            ),
             "draft_length",
         )
     return None
@@ -490,8 +500,10 @@ def _mechanism(
         b.at("mechanism", opts_get(block, "num_speculative_tokens"))
         b.issue(
             "SG307",
-            "speculative_config has neither method nor model: vLLM refuses it "
-            "('num_speculative_tokens was provided but without speculative model')",
+            Refusal(
+                "speculative_config has neither method nor model: vLLM refuses it "
+                "('num_speculative_tokens was provided but without speculative model')"
+            ),
             "mechanism",
         )
         return None, None, None, "default"
@@ -509,8 +521,10 @@ def _mechanism(
         if model is None and method.lower() in _NEEDS_MODEL and "model" not in ctx.deferred:
             b.issue(
                 "SG307",
-                f"vLLM method {method!r} needs a draft model (speculative_config "
-                "`model`); vLLM refuses it without one",
+                Refusal(
+                    f"vLLM method {method!r} needs a draft model (speculative_config "
+                    "`model`); vLLM refuses it without one"
+                ),
                 "mechanism",
             )
     else:
@@ -677,6 +691,8 @@ def _check_lookup(block: Mapping[str, Opt], b: Builder, ctx: Context) -> None:
     if lo > hi:
         b.issue(
             "SG307",
-            f"prompt_lookup_min {lo} is above prompt_lookup_max {hi}; vLLM refuses",
+            Refusal(
+                f"prompt_lookup_min {lo} is above prompt_lookup_max {hi}; vLLM refuses"
+            ),
             "prompt_lookup_min",
         )

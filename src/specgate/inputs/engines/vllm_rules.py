@@ -15,13 +15,15 @@ the target's parallel config) and ``vllm/v1/spec_decode/dynamic/utils.py``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Literal, cast
 
 from specgate.core.vocabulary import Mechanism
+from specgate.inputs.engines import code_refusals
 from specgate.inputs.engines._base import Builder, Context, as_str, opts_get
 from specgate.inputs.engines._source import Opt
+from specgate.inputs.engines.code_refusals import Refusal
 from specgate.inputs.knowledge import Version, format_version, knowledge
 from specgate.inputs.types import EngineConfig, EngineIssue, ModelShape
 
@@ -60,6 +62,14 @@ def _at(version: Version | None) -> str:
     return f"vLLM {format_version(version)}"
 
 
+def judged(
+    issues: Sequence[EngineIssue], pinned: Version | None, low: Version | None
+) -> tuple[EngineIssue, ...]:
+    """``issues`` with each :class:`Refusal` judged at the releases specgate's vLLM data
+    was read from (``oldest_read`` on; :func:`code_refusals.judged`)."""
+    return code_refusals.judged(issues, pinned, low, _DATA.oldest_read, "vLLM")
+
+
 def refuses(version: Version | None, reason: str, source: str) -> str:
     """The message of a refusal: "vLLM 0.32.0 refuses to start: REASON (SOURCE)"; at a
     version older than the releases specgate's vLLM data was read from, it says the source
@@ -71,7 +81,7 @@ def refuses(version: Version | None, reason: str, source: str) -> str:
             f"releases specgate's vLLM data was read from "
             f"({format_version(_DATA.oldest_read)} on)"
         )
-    return f"{_at(version)} refuses to start: {reason} ({source}{older})"
+    return Refusal(f"{_at(version)} refuses to start: {reason} ({source}{older})")
 
 
 _SPEC = "vllm-project/vllm:vllm/config/speculative.py@v0.32.0"
@@ -321,6 +331,9 @@ def with_models(
     if "d_missing" in _fields(issues) and loaded is not None and loaded.n_predict is None:
         # the draft's config is known and has no n_predict: the refusal is confirmed
         issues = [replace(i, severity=None) if i.field == "d_missing" else i for i in issues]
+    at = config.version_in_force
+    pinned, low = (at.version, at.low) if at is not None else (version, None)
+    issues = list(judged(issues, pinned, low))
     n = config.verify_tokens if d == config.draft_length else (None if d is None else d + 1)
     return replace(
         config,

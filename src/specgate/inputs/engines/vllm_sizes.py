@@ -22,6 +22,7 @@ from specgate.inputs.engines._base import (
     positive,
 )
 from specgate.inputs.engines._source import Opt, Options
+from specgate.inputs.engines.code_refusals import Refusal
 
 #: A token tree is a list of choices, each a tuple of child indices: the tree's
 #: nodes. Only the shape is read (depth = the longest choice), bounded in size.
@@ -79,8 +80,10 @@ def target_tp(opts: Options, block: Mapping[str, Opt], b: Builder, ctx: Context)
         b.at("speculative_tensor_parallel_size", inner)
         b.issue(
             "SG307",
-            "vLLM rejects tensor_parallel_size inside speculative_config; "
-            "the draft's TP is draft_tensor_parallel_size",
+            Refusal(
+                "vLLM rejects tensor_parallel_size inside speculative_config; "
+                "the draft's TP is draft_tensor_parallel_size"
+            ),
             "speculative_tensor_parallel_size",
         )
     if block is opts:
