@@ -34,8 +34,10 @@ def with_version(
     assumed, values = _assumed_default(config, data, version, implied, at)
     return replace(
         config,
-        draft_length_assumed=assumed,
-        draft_length_range=values,
+        # a reader's own assumption (the transformers assistant's generation config not
+        # read) stands when the version settles the default
+        draft_length_assumed=assumed or config.draft_length_assumed,
+        draft_length_range=values if assumed else config.draft_length_range,
         version=own_version(config.engine, version.text or "", version.version)
         if version.version
         else None,

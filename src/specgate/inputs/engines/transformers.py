@@ -11,6 +11,7 @@ defaults without any assistant: that configures no speculation.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from specgate.inputs.engines._base import (
     Builder,
@@ -175,13 +176,36 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
             )
     if threshold > 0 and model_opt is not None:
         is_max = True
-    return b.build(
+    config = b.build(
         mechanism="draft_model" if model_opt is not None else "other",
         draft_length=d,
         verify_tokens=None if d is None else d + 1,
         draft_length_is_max=is_max,
         draft_model=_model_name(model_opt),
         draft_length_moves=moves,
+    )
+    if k_opt is None and model_opt is not None and d is not None:
+        return replace(config, draft_length_assumed=_not_read_sentence(d, model_opt))
+    return config
+
+
+def _not_read_sentence(d: int, model_opt: Opt) -> str:
+    """D is the release's default ``num_assistant_tokens`` and the assistant's own
+    generation config is not read: ``from_pretrained`` loads it from the checkpoint's
+    ``generation_config.json`` (transformers 5.19.0 generation/utils.py, the
+    ``GenerationConfig.from_pretrained`` call of the model's loading), which may set
+    ``num_assistant_tokens``, so the default is an assumption (docs/trust.md)."""
+    name = _model_name(model_opt)
+    where = (
+        f"{name}'s generation_config.json"
+        if name
+        else "the assistant checkpoint's generation_config.json"
+    )
+    return (
+        f"D {d} is transformers' default num_assistant_tokens, assumed: the assistant's "
+        f"generation_config is loaded by from_pretrained from {where}, which specgate does "
+        "not read and which may set num_assistant_tokens; set "
+        "assistant_model.generation_config.num_assistant_tokens in the script to settle it"
     )
 
 
