@@ -1,0 +1,79 @@
+"""Forms and values that used to stop the run (exit 2) are findings on their
+deployment at their line, and the other deployment of the claims file is still
+checked (issue 24: degrade, never stop; docs/engines.md#unsettled-values).
+
+Each case's second deployment serves D 4 (serve.sh) while its claim says 6: SG301
+(docs/rules.md), so the run fails through it whatever the first deployment gives.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from specgate.check.options import CheckOptions
+from specgate.check.report import FileReport
+from specgate.check.run import check_file
+from specgate.core.findings import Finding
+
+SERVE = (
+    "vllm serve org/m --speculative-config "
+    """'{"method":"ngram","num_speculative_tokens":4,"prompt_lookup_max":4}'\n"""
+)
+
+
+def _check(tmp_path: Path, first: str, files: dict[str, str]) -> FileReport:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "serve.sh").write_text(SERVE, "utf-8")
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, "utf-8")
+    (tmp_path / "c.specgate.yaml").write_text(
+        "version: 1\ndeployments:\n"
+        f"  - name: first\n{first}"
+        "  - name: script\n    model: {name: org/m}\n"
+        "    speculation: {enabled: true, mechanism: ngram, draft_length: 6,"
+        " engine_config: serve.sh}\n",
+        "utf-8",
+    )
+    report = check_file(tmp_path / "c.specgate.yaml", "c.specgate.yaml", CheckOptions())
+    assert report.error is None  # not exit 2: every file parses
+    assert any(f.code == "SG301" for f in report.deployments[1].findings)
+    return report
+
+
+def _one(report: FileReport, code: str) -> Finding:
+    (found,) = [f for f in report.deployments[0].findings if f.code == code]
+    return found
+
+
+KUBERNETES = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: m
+spec:
+  template:
+    spec:
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.10.0
+        command: ["vllm", "serve"]
+        args: ["org/m", "--speculative-config", "$(OPTS)"]
+"""
+
+
+def test_a_kubernetes_reference_to_no_variable_is_sg314_at_its_word(tmp_path: Path) -> None:
+    # Kubernetes passes `$(OPTS)` unchanged when the container sets no OPTS ("Define a
+    # Command and Arguments for a Container"): the engine reads the literal text, which
+    # specgate does not judge; `$(OPTS)` stands at line 12, column 50
+    report = _check(
+        tmp_path,
+        "    model: {name: org/m}\n"
+        "    speculation: {enabled: true, mechanism: ngram, draft_length: 4,"
+        " engine_config: k8s.yaml}\n",
+        {"k8s.yaml": KUBERNETES},
+    )
+    found = _one(report, "SG314")
+    assert (found.severity, found.file, found.line, found.column) == (
+        "fail", "k8s.yaml", 12, 50,
+    )
+    assert "unchanged" in found.message or "$(OPTS)" in found.message
