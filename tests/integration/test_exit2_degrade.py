@@ -77,3 +77,42 @@ def test_a_kubernetes_reference_to_no_variable_is_sg314_at_its_word(tmp_path: Pa
         "fail", "k8s.yaml", 12, 50,
     )
     assert "unchanged" in found.message or "$(OPTS)" in found.message
+
+
+DECORATED = """\
+import atexit
+from vllm import LLM
+
+@atexit.register
+def go():
+    llm = LLM(model="org/m", speculative_config={"method": "ngram"})
+"""
+
+
+def test_a_launcher_call_only_a_decorator_reaches_is_sg312_at_the_call(tmp_path: Path) -> None:
+    # `go` runs at exit (atexit.register), a route specgate does not follow: the
+    # LLM(...) call is on line 6, column 11 of the script
+    report = _check(
+        tmp_path,
+        "    model: {name: org/m}\n"
+        "    speculation: {enabled: true, mechanism: ngram, draft_length: 4,"
+        " engine_config: serve.py}\n",
+        {"serve.py": DECORATED},
+    )
+    found = _one(report, "SG312")
+    assert (found.severity, found.file, found.line, found.column) == (
+        "warn", "serve.py", 6, 11,
+    )
+    assert "does not read how this script starts the engine" in found.message
+
+
+def test_a_script_with_no_launcher_call_is_sg312(tmp_path: Path) -> None:
+    report = _check(
+        tmp_path,
+        "    model: {name: org/m}\n"
+        "    speculation: {enabled: true, mechanism: ngram, draft_length: 4,"
+        " engine_config: serve.py}\n",
+        {"serve.py": "print('hi')\n"},
+    )
+    found = _one(report, "SG312")
+    assert (found.severity, found.file, found.line) == ("warn", "serve.py", None)
