@@ -116,3 +116,18 @@ def test_a_script_with_no_launcher_call_is_sg312(tmp_path: Path) -> None:
     )
     found = _one(report, "SG312")
     assert (found.severity, found.file, found.line) == ("warn", "serve.py", None)
+
+
+def test_a_model_config_past_the_head_bound_is_sg315_at_its_line(tmp_path: Path) -> None:
+    # 131,072 query heads is over specgate's bound of 65,536 (docs/trust.md#bounded-work);
+    # `131072` starts at column 25 of line 1 of the JSON below
+    report = _check(
+        tmp_path,
+        "    model: {name: org/m, hf_config: config.json}\n"
+        "    speculation: {enabled: true, mechanism: ngram, draft_length: 4}\n",
+        {"config.json": '{"num_attention_heads": 131072, "num_key_value_heads": 8}\n'},
+    )
+    found = _one(report, "SG315")
+    assert (found.severity, found.file, found.line, found.column) == (
+        "fail", "config.json", 1, 25,
+    )
