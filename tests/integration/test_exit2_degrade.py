@@ -131,3 +131,28 @@ def test_a_model_config_past_the_head_bound_is_sg315_at_its_line(tmp_path: Path)
     assert (found.severity, found.file, found.line, found.column) == (
         "fail", "config.json", 1, 25,
     )
+
+
+def test_iid_rate_metrics_over_an_unsettled_d_warn_that_no_al_is_derived(
+    tmp_path: Path,
+) -> None:
+    # `$D` comes from the deployment's environment (SG313): iid-rate's AL
+    # (1 − α^(D+1)) / (1 − α) needs D, which nothing settles, so no AL is derived
+    script = (
+        'vllm serve org/m --speculative-config '
+        '"{\\"method\\":\\"ngram\\",\\"num_speculative_tokens\\":$D,\\"prompt_lookup_max\\":4}"\n'
+    )
+    report = _check(
+        tmp_path,
+        "    model: {name: org/m}\n"
+        "    speculation: {enabled: true, mechanism: ngram, engine_config: unset.sh}\n"
+        "    evidence: {metrics: {format: iid-rate, alpha: 0.6}}\n",
+        {"unset.sh": script},
+    )
+    found = _one(report, "SG101")
+    # evidence.metrics's value starts at line 6, column 16 of the claims file
+    assert (found.severity, found.file, found.line, found.column) == (
+        "warn", "c.specgate.yaml", 6, 16,
+    )
+    assert "cannot be derived" in found.message
+    assert _one(report, "SG313").severity == "warn"

@@ -260,6 +260,31 @@ def _bound_shape(shape: ModelShape) -> None:
             )
 
 
+#: Metrics formats that derive AL from D (docs/claims-file.md#referenced-files).
+_FROM_D = ("iid-rate", "draft-acceptance-rate")
+
+
+def _al_needs_unsettled_d(r: _Resolver, evidence_raw: dict[str, Any]) -> str | None:
+    """Why ``evidence.metrics`` gives no AL: a format that derives AL from D, with no
+    D in its block, the claims file or the serving config, whose D specgate could not
+    settle or read (``r.engine_unread``). Degrade, never stop (issue 24): SG101 warns
+    that the AL cannot be derived, and the run goes on. None otherwise."""
+    metrics = evidence_raw.get("metrics")
+    if (
+        r.engine_unread is None
+        or r.deployment.speculation.draft_length is not None
+        or not isinstance(metrics, dict)
+        or metrics.get("format") not in _FROM_D
+        or "draft_length" in metrics
+    ):
+        return None
+    return (
+        f"evidence.metrics ({metrics['format']}) derives AL from D, which specgate does "
+        f"not settle from {r.engine_unread.file} (its finding there says why) and the "
+        "claims file does not state"
+    )
+
+
 def _bounded_shape(
     r: _Resolver, raw: dict[str, Any], block: str, key: str
 ) -> ModelShape | None:
@@ -715,7 +740,8 @@ def resolve(
         ):
             r.conflict(found)
     acceptance = None
-    if "metrics" in evidence_raw:
+    acceptance_unread = _al_needs_unsettled_d(r, evidence_raw)
+    if "metrics" in evidence_raw and acceptance_unread is None:
         acceptance = _acceptance(r, r.deployment.speculation.draft_length)
         if (
             acceptance.format == "draft-acceptance-rate"
@@ -751,5 +777,6 @@ def resolve(
         claims_file=document.file,
         engine_unread=r.engine_unread,
         model_unread=r.model_unread,
+        acceptance_unread=acceptance_unread,
     )
     return r.deployment._replace(inputs=inputs), r.overrides
