@@ -156,3 +156,19 @@ def test_iid_rate_metrics_over_an_unsettled_d_warn_that_no_al_is_derived(
     )
     assert "cannot be derived" in found.message
     assert _one(report, "SG313").severity == "warn"
+
+
+def test_a_model_config_whose_heads_do_not_divide_is_sg315(tmp_path: Path) -> None:
+    # 28 query heads over 8 KV heads is 3.5 per KV head: no grouped-query model (every
+    # KV head serves the same number; transformers' repeat_kv divides H by KV); the
+    # KV count `8` starts at column 52 of line 1
+    report = _check(
+        tmp_path,
+        "    model: {name: org/m, hf_config: config.json}\n"
+        "    speculation: {enabled: true, mechanism: ngram, draft_length: 4}\n",
+        {"config.json": '{"num_attention_heads": 28, "num_key_value_heads": 8}\n'},
+    )
+    found = _one(report, "SG315")
+    assert (found.severity, found.file, found.line, found.column) == (
+        "fail", "config.json", 1, 52,
+    )

@@ -275,7 +275,8 @@ def value_out_of_bounds(ctx: RuleContext) -> Iterator[Hit]:
     number Python's `int()` cannot read (more than 4,300 digits) is no number to the
     engine either, and stays an input error of the file (exit 2). A model config
     (`model.hf_config`, `speculation.draft_hf_config`) holding a head count above
-    65,536 or another whole number above 2^53 is the same finding at its line: the
+    65,536 or another whole number above 2^53, or KV heads that exceed or do not
+    divide the attention heads, is the same finding at its line: the
     model config is not read, and the deployment is judged on the model values the
     claims file states.
 
