@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.core.errors import InputError
+from specgate.core.errors import InputError, OutOfBounds
 from specgate.inputs.model_config import effective_query_heads_per_kv, read_model_config
 from specgate.inputs.types import ModelShape
 from specgate.load.document import Span
@@ -172,7 +172,7 @@ def test_heads_that_do_not_divide_are_an_input_error() -> None:
     # config is refused at its KV head count (line 3 of the indented JSON), not a G of 3.5
     # (newuser review, defect 16; before, 7/2 was kept as a fraction).
     assert inline({"num_attention_heads": 24, "num_key_value_heads": 8}).query_heads_per_kv == 3
-    with pytest.raises(InputError, match=r"attention heads \(28\) are not a multiple of KV "
+    with pytest.raises(OutOfBounds, match=r"attention heads \(28\) are not a multiple of KV "
                        r"heads \(8\)") as caught:
         inline({"num_attention_heads": 28, "num_key_value_heads": 8})
     assert caught.value.line == 3

@@ -562,6 +562,14 @@ def _base_deployment(  # noqa: PLR0917 - one deployment's inputs
 
     deployment, _ = build_deployment(raw, index, document.scalar_text)
     deployment, _ = resolve(deployment, raw, document, claims)
+    inputs = deployment.inputs
+    if inputs is not None and inputs.model_unread is not None:
+        # a model config not read at REF (SG315 at the head) leaves nothing to compare
+        # with: the base is unreadable (SG410), as when that stopped the run
+        unread = inputs.model_unread
+        raise InputError(unread.reason, unread.file or None, unread.line, unread.column)
+    if inputs is not None and inputs.acceptance_unread is not None:
+        raise InputError(inputs.acceptance_unread, document.file)
     base_rel = document.file
     blobs = {key: at_ref.get(rel) for key, rel in evidence_paths(raw, base_rel).items()}
     metrics = derived.compute(deployment, min_accept_length)

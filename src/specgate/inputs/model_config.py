@@ -37,7 +37,7 @@ from functools import cache
 from typing import Any
 
 from specgate.core.data import read_data
-from specgate.core.errors import InputError
+from specgate.core.errors import InputError, OutOfBounds
 from specgate.inputs.pointer import resolve_pointer
 from specgate.inputs.types import ModelShape
 from specgate.load.document import Document, NodePath, Span
@@ -91,8 +91,10 @@ def read_model_config(
 
     Raises:
         InputError: a bad pointer, a config that is not a mapping, a head count
-            that is not a positive integer, KV > H, or no head count at all
+            that is not a positive integer, or no head count at all
             ("no attention head count (num_attention_heads) in FILE").
+        OutOfBounds: KV > H, or H not a multiple of KV (SG315 on the deployment,
+            docs/engines.md#out-of-bounds).
     """
     data, locate = _view(doc, shown, pointer)
     where = shown if not pointer else f"{shown} at {pointer}"
@@ -144,11 +146,13 @@ def read_model_config(
     kv_heads = _kv_heads(fields, scope, count, spans, locate) if heads is not None else None
     if heads is not None and kv_heads is not None and kv_heads > heads:
         where_kv = spans["kv_heads"]
-        raise InputError(
+        # a number past the bound the heads set: SG315 on the deployment (issue 24)
+        raise OutOfBounds(
             f"KV heads ({kv_heads}) exceed attention heads ({heads})",
             shown,
             where_kv.line,
-            where_kv.column,
+            what="kv_heads",
+            column=where_kv.column,
         )
     if not mla:
         _whole_groups(heads, kv_heads, spans, shown)
@@ -204,12 +208,13 @@ def _whole_groups(
     if heads is None or kv_heads is None or not heads % kv_heads:
         return
     where_kv = spans["kv_heads"]
-    raise InputError(
+    raise OutOfBounds(
         f"attention heads ({heads}) are not a multiple of KV heads ({kv_heads}): "
         "grouped-query attention gives every KV head the same number of query heads",
         shown,
         where_kv.line,
-        where_kv.column,
+        what="kv_heads",
+        column=where_kv.column,
     )
 
 

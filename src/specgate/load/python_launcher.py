@@ -39,9 +39,9 @@ from __future__ import annotations
 
 import ast
 
-from specgate.core.errors import InputError, UnsettledValue
+from specgate.core.errors import InputError, UnreadForm, UnsettledValue
 from specgate.load.document import Document, NodePath, PositionRow, Positions
-from specgate.load.python_calls import Unsettled, launcher_calls
+from specgate.load.python_calls import CALLS, Unsettled, launcher_calls
 from specgate.load.python_values import Origins, unsettled_keyword
 
 #: Keywords that carry the speculative configuration: one that is no literal is an
@@ -85,10 +85,24 @@ def load_python_launcher(text: str, shown: str) -> Document:
     except RecursionError:
         raise InputError("Python source nested too deeply to read", shown) from None
     if not calls:
-        raise InputError(
-            "no LLM(...), EngineArgs(...), AsyncEngineArgs(...), sgl.Engine(...) or "
-            "transformers generate()/pipeline(...) call in this Python file: specgate reads "
-            "only their literal keyword arguments",
+        # Degrade, never stop (issue 24): the file parses, so how it starts the engine
+        # is a form not read (SG312 on the deployment), never the end of the run
+        unreached = _unreached_call(tree)
+        if unreached is not None:
+            raise UnreadForm(
+                f"specgate does not read how this script starts the engine: the "
+                f"{_shown(unreached.func)}(...) call on line {unreached.lineno} runs only by "
+                "a route not followed (a function no live code calls by name, such as one "
+                "only a decorator registers)",
+                shown,
+                unreached.lineno,
+                unreached.col_offset + 1,
+            )
+        raise UnreadForm(
+            "specgate does not read how this script starts the engine: no LLM(...), "
+            "EngineArgs(...), AsyncEngineArgs(...), sgl.Engine(...) or transformers "
+            "generate()/pipeline(...) call in this Python file (specgate reads only "
+            "their literal keyword arguments)",
             shown,
         )
     rows: dict[NodePath, PositionRow] = {}
@@ -111,6 +125,21 @@ def load_python_launcher(text: str, shown: str) -> Document:
         file=shown, data=data, positions=Positions(rows), text=text, notes=tuple(notes),
         deferred=deferred,
     )
+
+
+def _unreached_call(tree: ast.Module) -> ast.Call | None:
+    """The first call named like a launcher (``LLM(...)``, ``vllm.LLM(...)``) anywhere
+    in ``tree``, in source order, when none is reached from live code; else None."""
+    found = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and (
+            (isinstance(node.func, ast.Name) and node.func.id in CALLS)
+            or (isinstance(node.func, ast.Attribute) and node.func.attr in CALLS)
+        )
+    ]
+    return min(found, key=lambda n: (n.lineno, n.col_offset), default=None)
 
 
 def _span(node: ast.expr | ast.keyword, lines: list[str]) -> tuple[int, int]:

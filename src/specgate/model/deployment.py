@@ -256,6 +256,11 @@ class Inputs(NamedTuple):
             including those that need the model config (vLLM MTP layers).
         claims_file: the claims file, for findings about inline metrics.
         engine_unread: the serving config that could not be read (SG312), else None.
+        model_unread: a model config holding a number past specgate's bound on it
+            (SG315; ``source`` names the claims file's key, ``model.hf_config`` or
+            ``speculation.draft_hf_config``), not read; else None.
+        acceptance_unread: why ``evidence.metrics`` gave no AL although given (a
+            format that derives AL from D, where D is not settled: SG101 warns), else None.
     """
 
     engine: EngineConfig | None = None
@@ -267,6 +272,8 @@ class Inputs(NamedTuple):
     engine_issues: tuple[EngineIssue, ...] = ()
     claims_file: str | None = None
     engine_unread: EngineUnread | None = None
+    model_unread: EngineUnread | None = None
+    acceptance_unread: str | None = None
 
 
 class Deployment(NamedTuple):

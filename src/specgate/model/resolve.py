@@ -52,6 +52,8 @@ class _Resolver:
         self.conflicts: list[Conflict] = []
         #: The serving config that was parsed but could not be read (SG312).
         self.engine_unread: EngineUnread | None = None
+        #: A model config holding a number past specgate's bound (SG315), not read.
+        self.model_unread: EngineUnread | None = None
 
     def fail_at(self, path: NodePath) -> Callable[[str], InputError]:
         """An error builder pointing at ``path`` in the claims file."""
@@ -227,7 +229,8 @@ def _bound_shape(shape: ModelShape) -> None:
     """Head counts and other whole numbers of a model config obey limits.py.
 
     Raises:
-        InputError: a number over its maximum, at its line in the model config.
+        OutOfBounds: a number over its maximum, at its line in the model config (a
+            finding on the deployment, SG315, not the end of the run).
     """
     from specgate.core.limits import MAX_COUNT, MAX_HEADS
 
@@ -248,12 +251,58 @@ def _bound_shape(shape: ModelShape) -> None:
     for name, (value, limit) in fields.items():
         if value is not None and abs(value) > limit:
             span = shape.spans.get(name)
-            raise InputError(
+            raise OutOfBounds(
                 f"{name} is over specgate's maximum of {limit:,}",
                 shape.path,
                 span.line if span else None,
-                span.column if span else None,
+                what=name,
+                column=span.column if span else None,
             )
+
+
+#: Metrics formats that derive AL from D (docs/claims-file.md#referenced-files).
+_FROM_D = ("iid-rate", "draft-acceptance-rate")
+
+
+def _al_needs_unsettled_d(r: _Resolver, evidence_raw: dict[str, Any]) -> str | None:
+    """Why ``evidence.metrics`` gives no AL: a format that derives AL from D, with no
+    D in its block, the claims file or the serving config, whose D specgate could not
+    settle or read (``r.engine_unread``). Degrade, never stop (issue 24): SG101 warns
+    that the AL cannot be derived, and the run goes on. None otherwise."""
+    metrics = evidence_raw.get("metrics")
+    if (
+        r.engine_unread is None
+        or r.deployment.speculation.draft_length is not None
+        or not isinstance(metrics, dict)
+        or metrics.get("format") not in _FROM_D
+        or "draft_length" in metrics
+    ):
+        return None
+    return (
+        f"evidence.metrics ({metrics['format']}) derives AL from D, which specgate does "
+        f"not settle from {r.engine_unread.file} (its finding there says why) and the "
+        "claims file does not state"
+    )
+
+
+def _bounded_shape(
+    r: _Resolver, raw: dict[str, Any], block: str, key: str
+) -> ModelShape | None:
+    """The model config at ``block.key``, or None when not given or when it holds a
+    number past specgate's bound: then it is not read, and the first such config is
+    a finding on the deployment (SG315, docs/engines.md#out-of-bounds); the rest of
+    the deployment is judged on what the claims file states."""
+    if key not in raw:
+        return None
+    try:
+        return _shape(r, block, key, raw[key], draft=key == "draft_hf_config")
+    except OutOfBounds as exc:
+        if r.model_unread is None:
+            r.model_unread = EngineUnread(
+                exc.reason, exc.file or "", exc.line, exc.column, True, "bound", exc.what,
+                f"{block}.{key}",
+            )
+        return None
 
 
 def _acceptance(r: _Resolver, draft_length: int | None) -> Acceptance:
@@ -641,14 +690,8 @@ def resolve(
 
     r = _Resolver(document, claims_path, deployment)
     engine = _engine(r, spec_raw, model_raw)
-    shape = None
-    if "hf_config" in model_raw:
-        shape = _shape(r, "model", "hf_config", model_raw["hf_config"])
-    draft_shape = None
-    if "draft_hf_config" in spec_raw:
-        draft_shape = _shape(
-            r, "speculation", "draft_hf_config", spec_raw["draft_hf_config"], draft=True
-        )
+    shape = _bounded_shape(r, model_raw, "model", "hf_config")
+    draft_shape = _bounded_shape(r, spec_raw, "speculation", "draft_hf_config")
     if engine is not None and (shape is not None or draft_shape is not None):
         from specgate.inputs.engines import with_models
 
@@ -697,7 +740,8 @@ def resolve(
         ):
             r.conflict(found)
     acceptance = None
-    if "metrics" in evidence_raw:
+    acceptance_unread = _al_needs_unsettled_d(r, evidence_raw)
+    if "metrics" in evidence_raw and acceptance_unread is None:
         acceptance = _acceptance(r, r.deployment.speculation.draft_length)
         if (
             acceptance.format == "draft-acceptance-rate"
@@ -732,5 +776,7 @@ def resolve(
         engine_issues=tuple(issues),
         claims_file=document.file,
         engine_unread=r.engine_unread,
+        model_unread=r.model_unread,
+        acceptance_unread=acceptance_unread,
     )
     return r.deployment._replace(inputs=inputs), r.overrides

@@ -123,7 +123,10 @@ def accept_length_missing(ctx: RuleContext) -> Iterator[Hit]:
     (vLLM issues #8620 and #41789: heads deployed with AL ≈ 1.0). A measured
     speedup alone does not give AL (it mixes AL with β and ρ): with only
     `evidence.measured_speedup` recorded, the next action is `specgate measure`
-    around the same benchmark, which reads AL from the engine's counters.
+    around the same benchmark, which reads AL from the engine's counters. Metrics
+    that derive AL from D (`iid-rate`, `draft-acceptance-rate`) with no D stated
+    and the serving config's D not settled (SG312-SG315) give no AL: a warning,
+    since the evidence is there but cannot be turned into an AL.
     """
     dep = ctx.deployment
     if dep.speculation_enabled and dep.evidence.accept_length is None:
@@ -136,6 +139,19 @@ def accept_length_missing(ctx: RuleContext) -> Iterator[Hit]:
             "AL counts tokens per target step, bonus token included; every speedup bound "
             "S = AL / (β + ρ·passes) needs it (docs/theory.md#cost-model)"
         )
+        unread = dep.inputs.acceptance_unread if dep.inputs is not None else None
+        if unread is not None:
+            # the evidence is given, but its AL rests on a D not settled: warn
+            # (issue 24: degrade, never stop; docs/engines.md#unsettled-values)
+            yield Hit(
+                f"the accept length cannot be derived: {unread}",
+                dep.path("evidence", "metrics"),
+                "State speculation.draft_length (or draft_length in the metrics block) "
+                "as the engine runs it, or record evidence.accept_length.",
+                details=details,
+                severity="warn",
+            )
+            return
         if dep.evidence.measured_speedup is not None:
             action = _from_speedup_only(engine)
             details += (

@@ -38,5 +38,6 @@ def load_for(ctx: RuleContext) -> None:
     if deployment.evidence.provenance is not None or inputs is not None:
         from specgate.rules import provenance  # noqa: F401
     unread = inputs.engine_unread if inputs is not None else None
-    if unread is not None and unread.origin != "form":
+    model_unread = inputs.model_unread if inputs is not None else None
+    if (unread is not None and unread.origin != "form") or model_unread is not None:
         from specgate.rules import value_origin  # noqa: F401

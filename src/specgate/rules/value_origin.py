@@ -273,7 +273,12 @@ def value_out_of_bounds(ctx: RuleContext) -> Iterator[Hit]:
     is a finding at its line in the serving file; the deployment is otherwise judged
     on what the claims file states, and every other deployment is still checked. A
     number Python's `int()` cannot read (more than 4,300 digits) is no number to the
-    engine either, and stays an input error of the file (exit 2).
+    engine either, and stays an input error of the file (exit 2). A model config
+    (`model.hf_config`, `speculation.draft_hf_config`) holding a head count above
+    65,536 or another whole number above 2^53, or KV heads that exceed or do not
+    divide the attention heads, is the same finding at its line: the
+    model config is not read, and the deployment is judged on the model values the
+    claims file states.
 
     **Why.** No number a repository holds may set how long specgate works, so a D
     past the bound is not computed with; it used to stop the whole run (exit 2).
@@ -282,6 +287,20 @@ def value_out_of_bounds(ctx: RuleContext) -> Iterator[Hit]:
     that means it puts `# specgate: ignore[SG315] -- reason` on that line of the
     serving file.
     """
+    inputs = ctx.deployment.inputs
+    model = inputs.model_unread if inputs is not None else None
+    if model is not None:
+        block, _, key = model.source.partition(".")
+        yield Hit(
+            f"{model.reason}, so {model.file} is not read; the deployment is judged on "
+            "the model values the claims file states",
+            ctx.deployment.path(block, key),
+            "Check the model config's numbers, or state the model's values in the claims "
+            "file in place of it.",
+            where=(model.file, _span(model)),
+            subject=key,
+            details="docs/engines.md#out-of-bounds",
+        )
     unread = _unsettled(ctx, "bound")
     if unread is None:
         return

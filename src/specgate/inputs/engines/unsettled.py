@@ -240,7 +240,42 @@ def unsettled_flag_value(source: CommandSource, exc: InputError) -> InputError:
             hit,
             place.column if place else None,
         )
+    literal = _literal_reference(source)
+    if literal is not None:
+        index, name = literal
+        at = min(index, len(source.spans) - 1)
+        hit = (
+            f"`$({name})`: the engine receives this text as written (Kubernetes passes a "
+            "$(NAME) the container does not set unchanged, a shell does not expand it "
+            f"in single quotes), so {argv[index - 1]} is not what it names",
+            False,
+            True,
+        )
+        place = hit_span(source, index, hit)
+        return unsettled_value(
+            f"{hit[0]} ({exc.reason})",
+            source.file,
+            place.line if place else (source.spans[at].line if at >= 0 else exc.line),
+            hit,
+            place.column if place else None,
+        )
     return exc
+
+
+_REFERENCE_RE = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
+
+
+def _literal_reference(source: CommandSource) -> tuple[int, str] | None:
+    """The index of a speculative flag's value word that holds ``$(NAME)`` as
+    literal text (every expansion the launcher does not settle is a hit of
+    ``unresolved``, so what is left is what the engine reads), and NAME; else None."""
+    argv = source.command.argv
+    for index in range(1, len(argv)):
+        flag = argv[index - 1].lstrip("-").partition("=")[0]
+        found = _REFERENCE_RE.search(argv[index])
+        if found is not None and _speculative(flag):
+            return index, found.group(1)
+    return None
 
 
 def unsettled_launcher(
