@@ -103,9 +103,9 @@ def compose_project(
     """The project the ``docker compose`` line ``launch`` (the words of ``command``)
     reads when run from ``folder`` (shown as the folder of ``script``), inside the
     repository whose top is ``top`` (module doc); None when not followed."""
-    files = _values(launch, ("file",))
-    directories = _values(launch, ("project-directory", "workdir"))
-    if _values(launch, ("env-file",)) or any(n in command.env for n in _ENV_FILE_VARIABLES):
+    files = global_values(launch, ("file",))
+    directories = global_values(launch, ("project-directory", "workdir"))
+    if global_values(launch, ("env-file",)) or any(n in command.env for n in _ENV_FILE_VARIABLES):
         return None
     for value in [*files, *directories]:
         if "$" in value:
@@ -168,7 +168,8 @@ def moves_folder(text: str, line: int | None) -> bool:
     return False
 
 
-def _values(launch: RunnerLaunch, names: Sequence[str]) -> list[str]:
+def global_values(launch: RunnerLaunch, names: Sequence[str]) -> list[str]:
+    """The values of ``docker compose``'s own (global) options ``names`` on ``launch``, in order."""
     return [value for name, value in launch.globals if name in names and value is not None]
 
 

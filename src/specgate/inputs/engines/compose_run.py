@@ -59,7 +59,12 @@ from specgate.core.paths import PathProblem, confined, repository_top
 from specgate.inputs.cmdline import Command
 from specgate.inputs.containers import container_argv, image_entry, parse_image
 from specgate.inputs.engines._source import CommandSource, literal_value
-from specgate.inputs.engines.compose_project import Project, compose_project, moves_folder
+from specgate.inputs.engines.compose_project import (
+    Project,
+    compose_project,
+    global_values,
+    moves_folder,
+)
 from specgate.inputs.engines.compose_project import exists_inside as _exists
 from specgate.inputs.engines.env_gaps import compose_env_files
 from specgate.inputs.engines.environment import sibling_env
@@ -134,7 +139,7 @@ def compose_run(source: CommandSource, launch: RunnerLaunch, path: Path | None) 
         return None
     # env_file: paths are taken from the project's working folder (compose-go
     # loader ResolveRelativePaths): --project-directory's, else the first file's
-    workdirs = [v for n, v in launch.options if n in ("project-directory", "workdir") and v]
+    workdirs = global_values(launch, ("project-directory", "workdir"))
     anchor = path.parent / workdirs[-1] / "compose.yaml" if workdirs else project.files[0][0]
     joined = _placed(source, launch, argv.words, doc, anchor)
     return replace(joined, image=image.text if image is not None else None)
