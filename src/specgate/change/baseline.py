@@ -570,6 +570,12 @@ def _base_deployment(  # noqa: PLR0917 - one deployment's inputs
         raise InputError(unread.reason, unread.file or None, unread.line, unread.column)
     if inputs is not None and inputs.acceptance_unread is not None:
         raise InputError(inputs.acceptance_unread, document.file)
+    refused = inputs.engine_unread if inputs is not None else None
+    if refused is not None and refused.origin == "refused":
+        # a value not of its type at REF (SG307 at the head, docs/engines.md#refused-values):
+        # nothing read to compare with, so the base is unreadable (SG410), as when it
+        # stopped the run
+        raise InputError(refused.reason, refused.file or None, refused.line, refused.column)
     base_rel = document.file
     blobs = {key: at_ref.get(rel) for key, rel in evidence_paths(raw, base_rel).items()}
     metrics = derived.compute(deployment, min_accept_length)

@@ -83,6 +83,29 @@ class OutOfBounds(InputError):
         self.what = what[:60]
 
 
+class RefusedValue(InputError):
+    """A value a serving config holds that is not of the type its setting takes (an
+    integer flag given ``four``, a JSON-valued flag holding text that is not JSON): the
+    file parses, so this is not the end of the run but SG307 on the deployment at the
+    value's line (docs/engines.md#refused-values); every other deployment and file is
+    still checked. ``what``: the setting as named (at most 60 characters);
+    ``value``: the value as read; ``details``: the evidence beside the message (where the
+    engine's message was taken, how the version was judged); ``severity``: ``"fail"``
+    where the engine's refusal of such a value is known at the version in force (then
+    ``reason`` gives the engine's own message), else ``"warn"``."""
+
+    def __init__(
+        self, reason: str, file: str | None, line: int | None, *, what: str,
+        column: int | None = None, severity: str = "warn", value: object = None,
+        details: str = "",
+    ) -> None:
+        super().__init__(reason, file, line, column)
+        self.what = what[:60]
+        self.severity = severity
+        self.value = value
+        self.details = details
+
+
 class UsageError(SpecgateError):
     """A command line that specgate cannot act on (bad flag value, missing path)."""
 

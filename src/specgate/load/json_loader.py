@@ -122,6 +122,8 @@ class _Walker:
 
 
 _TOO_DEEP = f"nesting is too deep: more than {MAX_NESTING} levels (specgate's limit)"
+#: The message of a JSON text nested past specgate's bound (a reader's limit, not a syntax error).
+TOO_DEEP = _TOO_DEEP
 
 
 def _too_deep_at(text: str) -> int:

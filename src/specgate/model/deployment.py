@@ -230,17 +230,23 @@ class EngineUnread(NamedTuple):
     speculates: bool
     #: ``"form"`` (a form or engine not read: SG312), or where a value not settled is
     #: set: ``"outside"`` the repository (SG313) or by the ``"repository"`` (SG314);
-    #: ``"bound"``: a number read past specgate's bound on it (SG315).
+    #: ``"bound"``: a number read past specgate's bound on it (SG315); ``"refused"``:
+    #: a value not of its setting's type (SG307, docs/engines.md#refused-values).
     origin: str = "form"
     #: the unsettled expression as written (``$DRAFT``), for ``outside``/``repository``;
     #: the setting, for ``bound``.
     what: str = ""
     #: where ``what``, a variable, gets its value when that is elsewhere
-    #: (``os.environ['DRAFT'], serve.py:4``); ``""`` when ``what`` says it.
+    #: (``os.environ['DRAFT'], serve.py:4``); ``""`` when ``what`` says it. For
+    #: ``refused``: the evidence beside the message (the engine's parser asked, the
+    #: version reasoning).
     source: str = ""
     #: when ``what`` names variables any of which may be set, what applies if none is
     #: (the engine's default D); ``""`` otherwise.
     otherwise: str = ""
+    #: for ``refused``: ``"fail"`` where the engine's refusal is known at the version in
+    #: force, else ``"warn"``; ``""`` otherwise.
+    severity: str = ""
 
 
 class Inputs(NamedTuple):

@@ -21,6 +21,7 @@ from specgate.core.errors import (
     InputError,
     LimitReached,
     OutOfBounds,
+    RefusedValue,
     UnreadForm,
     UnsettledValue,
 )
@@ -139,6 +140,15 @@ def _engine(
         r.engine_unread = EngineUnread(
             exc.reason, exc.file or shown, exc.line, exc.column, True, exc.origin, exc.what,
             exc.source, exc.otherwise,
+        )
+        return None
+    except RefusedValue as exc:
+        # Degrade, never stop: a value not of its setting's type is SG307 at its line
+        # (a fail where the engine's refusal is known at the version in force); the
+        # deployment is judged on what the claims file states (docs/engines.md#refused-values)
+        r.engine_unread = EngineUnread(
+            exc.reason, exc.file or shown, exc.line, exc.column, True, "refused", exc.what,
+            exc.details, severity=exc.severity,
         )
         return None
     except OutOfBounds as exc:

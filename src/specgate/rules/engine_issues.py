@@ -245,6 +245,10 @@ def engine_config_invalid(ctx: RuleContext) -> Iterator[Hit]:
     algorithm names, DFLASH/DSpark without a draft, steps/topk/draft tokens partly
     set. Messages read "the engine refuses to start: <its reason>"; the source read,
     the version judged at and why a fail is lowered are the finding's details.
+    A value not of its setting's type (`-tp four`, `--speculative-config '{bad'`) is
+    this finding at its line, the deployment judged on the claims file's stated values:
+    a fail where the engine's own refusal is known at the version in force (vLLM's
+    parser, asked at 0.32.0), else a warn (docs/engines.md#refused-values).
     TensorRT-LLM's greedy drafts at a sampled temperature warn unless the AL was
     measured as served (`evidence.provenance.temperature` the served one, and no
     other `dataset` than the workload's): such an AL holds the greedy drafts already.
@@ -260,6 +264,19 @@ def engine_config_invalid(ctx: RuleContext) -> Iterator[Hit]:
         "SG307",
         "Change the serving config as the message says, so that the engine runs it as written.",
     )
+    inputs = ctx.deployment.inputs
+    unread = inputs.engine_unread if inputs is not None else None
+    if unread is not None and unread.origin == "refused":
+        span = Span(unread.line, unread.column or 1) if unread.line is not None else None
+        yield Hit(
+            f"{unread.reason}; this deployment is judged on the claims file's stated values",
+            ctx.deployment.path("speculation", "engine_config"),
+            f"Give {unread.what} a value of its type, as the engine reads it.",
+            where=(unread.file, span),
+            severity=_severity(ctx, unread.severity),
+            subject=unread.what,
+            details=join_details(unread.source, "docs/engines.md#refused-values"),
+        )
 
 
 @rule(

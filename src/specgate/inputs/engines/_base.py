@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar
 
-from specgate.core.errors import InputError, OutOfBounds
+from specgate.core.errors import InputError, LimitReached, OutOfBounds, RefusedValue
 from specgate.core.limits import MAX_DRAFT_LENGTH, MAX_INTEGER_DIGITS, bounded_int
 from specgate.core.vocabulary import DraftPasses, Engine, Mechanism
 from specgate.inputs.engines._source import Opt
@@ -16,6 +16,7 @@ from specgate.inputs.types import EngineConfig, EngineIssue, IssueCode
 from specgate.load.document import Span
 
 Kind = Literal["config", "fragment"]
+T = TypeVar("T")
 
 #: What Python's int() reads from a command-line value (argparse ``type=int``).
 _INT_TEXT = re.compile(r"^[-+]?\d+(?:_\d+)*$")
@@ -65,12 +66,13 @@ def as_int(opt: Opt, name: str, file: str) -> int:
     """An integer option (``3``, ``"3"``).
 
     Raises:
-        InputError: not an integer (one past Python's digit limit too: ``int()``, and
-            so the engine's argument parser, refuses it), at the value's line.
+        RefusedValue: not an integer, at the value's line (SG307 on the deployment).
+        InputError: one past Python's digit limit (``int()``, and so the engine's
+            argument parser, refuses it), at the value's line.
     """
     value = opt.value
     if isinstance(value, bool):
-        raise InputError(f"{name} must be an integer, not {value!r}", file, opt.span.line)
+        raise _refused(opt, name, file, f"{name} must be an integer, not {value!r}")
     if isinstance(value, int):
         return value
     if isinstance(value, float) and value.is_integer():
@@ -86,15 +88,14 @@ def as_int(opt: Opt, name: str, file: str) -> int:
                 opt.span.line,
             )
         return -number if text.startswith("-") else number
-    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "…"
-    raise InputError(f"{name} must be an integer, not {shown}", file, opt.span.line)
+    raise _refused(opt, name, file, f"{name} must be an integer, not {_repr(value)}")
 
 
 def as_float(opt: Opt, name: str, file: str) -> float:
     """A real option (``0.4``, ``"0.4"``).
 
     Raises:
-        InputError: not a number, at the value's line.
+        RefusedValue: not a number, at the value's line (SG307 on the deployment).
     """
     value = opt.value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -104,14 +105,14 @@ def as_float(opt: Opt, name: str, file: str) -> float:
             return float(value.strip())
         except ValueError:
             pass
-    raise InputError(f"{name} must be a number, not {value!r}", file, opt.span.line)
+    raise _refused(opt, name, file, f"{name} must be a number, not {_repr(value)}")
 
 
 def as_bool(opt: Opt, name: str, file: str) -> bool:
     """A boolean option: YAML booleans, a bare switch, ``"1"``/``"true"``/``"0"``….
 
     Raises:
-        InputError: any other value.
+        RefusedValue: any other value, at its line (SG307 on the deployment).
     """
     value = opt.value
     if isinstance(value, bool):
@@ -120,7 +121,7 @@ def as_bool(opt: Opt, name: str, file: str) -> bool:
         return value != 0
     if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
         return value.strip().lower() in _TRUE
-    raise InputError(f"{name} must be true or false, not {value!r}", file, opt.span.line)
+    raise _refused(opt, name, file, f"{name} must be true or false, not {_repr(value)}")
 
 
 def json_block(opt: Opt, name: str, file: str) -> Mapping[str, Opt]:
@@ -130,19 +131,61 @@ def json_block(opt: Opt, name: str, file: str) -> Mapping[str, Opt]:
     unknown; messages name the option as spelled (``speculative-config``).
 
     Raises:
-        InputError: at the value's line: "NAME is not valid JSON: <json's message>",
-            or "NAME must be a JSON object" for valid JSON of another shape.
+        RefusedValue: at the value's line (SG307 on the deployment): "NAME is not valid
+            JSON: <json's message>", or "NAME must be a JSON object" for valid JSON of
+            another shape.
     """
     if opt.sub is not None:
         return opt.sub
     shown = (opt.spelled or name).lstrip("-")
-    from specgate.load.json_loader import loads
+    from specgate.load.json_loader import TOO_DEEP, loads
 
     try:
         loads(as_str(opt))
     except ValueError as exc:
-        raise InputError(f"{shown} is not valid JSON: {exc}", file, opt.span.line) from None
-    raise InputError(f"{shown} must be a JSON object, not {opt.value!r}", file, opt.span.line)
+        if str(exc) == TOO_DEEP:  # a reader's bound, not the value's type: the file stops
+            raise LimitReached(f"{shown} is not valid JSON: {exc}", file, opt.span.line) from None
+        raise _refused(opt, name, file, f"{shown} is not valid JSON: {exc}") from None
+    raise _refused(opt, name, file, f"{shown} must be a JSON object, not {_repr(opt.value)}")
+
+
+def _repr(value: object) -> str:
+    """``value`` for a message, at most 60 characters."""
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:57] + "…"
+
+
+def _refused(opt: Opt, name: str, file: str, reason: str) -> RefusedValue:
+    """A value not of its setting's type: SG307 on the deployment at the value's line,
+    not the end of the run (docs/engines.md#refused-values); a warn until the reader of
+    the form that holds it knows the engine's own refusal (:func:`.refused.judge`)."""
+    return RefusedValue(
+        reason, opt.span.file or file, opt.span.line, what=name, column=opt.span.column,
+        value=opt.value,
+    )
+
+
+def judged_key(
+    opt: Opt,
+    name: str,
+    b: Builder,
+    convert: Callable[[Opt, str, str], T],
+    check: Callable[[str, Opt], None] | None = None,
+) -> T | None:
+    """``convert(opt, name, file)`` for a key of a speculative block the engine's field
+    data judges (``fields.check_block``; ``check`` judges a key that check skipped):
+    None where that check made the value an SG307 issue (``speculative_config_key:NAME``,
+    the engine's own refusal: one cause, one finding), so the value ends the reading
+    of nothing else."""
+    try:
+        return convert(opt, name, b.ctx.file)
+    except RefusedValue:
+        judged = f"speculative_config_key:{name}"
+        if check is not None and not any(i.field == judged for i in b.issues):
+            check(name, opt)
+        if any(i.field == judged for i in b.issues):
+            return None
+        raise
 
 
 def must_be_json(value: object) -> bool:

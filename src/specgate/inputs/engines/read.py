@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from specgate.core.errors import InputError, UnsettledValue
+from specgate.core.errors import InputError, RefusedValue, UnsettledValue
 from specgate.inputs.cmdline import FlagSpec
 from specgate.inputs.engines import follow as options_file
 from specgate.inputs.engines import (
@@ -391,6 +391,7 @@ class _Reading:
             parsed=parsed,
             notes=notes,
             bounds=bounds,
+            command_line=not isinstance(found.value, Mapping),
         )
         if command is not None:  # more positional words than the program takes
             config = refused_positionals(config, command.command.argv, command.spans)
@@ -458,11 +459,17 @@ def _read_options(
     parsed: list[tuple[str, Span]],
     notes: list[str],
     bounds: Sequence[settings.Used] = (),
+    command_line: bool = False,
 ) -> EngineConfig:
     """Read ``opts`` at the version in force, then judge them: SG310 for the settings
     that version lacks, SG311, the engine's own checks (docs/engines.md#versions).
     ``bounds``: words only some recorded releases read, which narrow the versions the
-    command may run as its settings do."""
+    command may run as its settings do; ``command_line``: the options are a command's.
+
+    Raises:
+        RefusedValue: a value not of its setting's type, judged at the version in
+            force (:func:`.refused.judge`).
+    """
     data = knowledge(spec.name)
     used = settings.used_settings(data, spec.settings_of(opts))
     block = settings.used_block_keys(data, opts, spec.settings_of(opts))
@@ -475,7 +482,15 @@ def _read_options(
         version_shown=None if version.version or at.implied is None else at.shown,
         version_low=None if version.version else implied.low,
     )
-    config = spec.read(opts, ctx)
+    try:
+        config = spec.read(opts, ctx)
+    except RefusedValue as exc:
+        from specgate.inputs.engines.refused import judge
+
+        pinned = ctx.version if ctx.version_shown is None else None
+        raise judge(
+            exc, spec.name, command_line=command_line, pinned=pinned, low=ctx.version_low
+        ) from None
     config = target.with_target_model(config, spec.settings_of(opts), positional)
     config = settings.version_issues(
         config, data, used, implied, found=version, unknown=unknown, parsed=parsed

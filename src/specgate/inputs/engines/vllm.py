@@ -10,7 +10,7 @@ See docs/engines.md docs/theory.md#vocabulary.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Literal
 
@@ -25,6 +25,7 @@ from specgate.inputs.engines._base import (
     as_int,
     as_str,
     json_block,
+    judged_key,
     must_be_json,
     opts_get,
     positive,
@@ -243,14 +244,15 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         )
     if v0 and mechanism == "eagle3":
         _v0_eagle3(opts, b)
-    d = _draft_length(block, mechanism, method, b, ctx)
+    check = None if v0 else _type_check(method, b, ctx)
+    d = _draft_length(block, mechanism, method, b, ctx, check=check)
     n = None if d is None else d + 1
     tree = vllm_sizes.token_tree(block, b, ctx)
     if tree is not None:
         d, n = tree
     is_max = mechanism in ("ngram", "suffix") or _adaptive(block, b)
     lossy = _lossy(block, b)
-    draft_tp = _check_draft_tp(block, target_tp, None if v0 else method, b, ctx)
+    draft_tp = _check_draft_tp(block, target_tp, None if v0 else method, b, ctx, check=check)
     if mechanism == "ngram":
         _check_lookup(block, b, ctx)
     if not v0:
@@ -399,7 +401,7 @@ def _draft_passes(
         found = vllm_rules.detected_method(as_str(model)) if model is not None else None
         name = found[0] if found is not None else (mechanism or "")
     parallel = opts_get(block, "parallel_drafting")
-    if parallel is not None and as_bool(parallel, "parallel_drafting", ctx.file):
+    if parallel is not None and judged_key(parallel, "parallel_drafting", b, as_bool):
         b.at("draft_passes", parallel)
         b.note("parallel_drafting: one draft pass yields every draft token (draft_passes single)")
         return "single"
@@ -570,6 +572,8 @@ def _draft_length(
     method: str | None,
     b: Builder,
     ctx: Context,
+    *,
+    check: Callable[[str, Opt], None] | None = None,
 ) -> int | None:
     """D = ``num_speculative_tokens`` (``true`` is 1, as pydantic reads it). Unset: suffix
     decoding drafts up to its tree depth; a draft whose config has ``n_predict`` gives D
@@ -578,8 +582,8 @@ def _draft_length(
     k = opts_get(block, "num_speculative_tokens")
     if k is not None:
         b.at("draft_length", k)
-        value = int(k.value) if isinstance(k.value, bool) else as_int(
-            k, "num_speculative_tokens", ctx.file
+        value = int(k.value) if isinstance(k.value, bool) else judged_key(
+            k, "num_speculative_tokens", b, as_int, check
         )
         return positive(b, value, "num_speculative_tokens", "draft_length", keep_zero=True)
     if mechanism == "suffix":
@@ -588,8 +592,10 @@ def _draft_length(
         value = (
             SUFFIX_MAX_TREE_DEPTH
             if depth is None
-            else as_int(depth, "suffix_decoding_max_tree_depth", ctx.file)
+            else judged_key(depth, "suffix_decoding_max_tree_depth", b, as_int)
         )
+        if value is None:
+            return None
         b.note(
             f"num_speculative_tokens not set: suffix decoding drafts up to its tree depth ({value})"
         )
@@ -637,12 +643,29 @@ def _lossy(block: Mapping[str, Opt], b: Builder) -> bool:
     return lossy
 
 
+def _type_check(method: str | None, b: Builder, ctx: Context) -> Callable[[str, Opt], None]:
+    """For a key :func:`check_block` leaves to this reader (``_JUDGED_KEYS``): its value
+    judged by vLLM's SpeculativeConfig field (type, bounds) when that value is not of
+    its type, so the refusal is the engine's recorded one (not for a V0 block: its
+    flags are no SpeculativeConfig keys)."""
+
+    def check(key: str, opt: Opt) -> None:
+        check_block(
+            {key: opt}, _DATA, "speculative_config", ctx.version, b, method=method,
+            draft_model=method not in vllm_rules.MODEL_FREE, shown=ctx.version_shown,
+        )
+
+    return check
+
+
 def _check_draft_tp(
     block: Mapping[str, Opt],
     target_tp: int | None,
     method: str | None,
     b: Builder,
     ctx: Context,
+    *,
+    check: Callable[[str, Opt], None] | None = None,
 ) -> int | None:
     """The draft TP that runs (:func:`vllm_rules.draft_tp`), with SG307 when vLLM
     refuses or ignores the one stated at ``target_tp``."""
@@ -650,8 +673,8 @@ def _check_draft_tp(
     stated = None
     if opt is not None:
         b.at("draft_tensor_parallel_size", opt)
-        stated = as_int(opt, "draft_tensor_parallel_size", ctx.file)
-        if stated < 1:
+        stated = judged_key(opt, "draft_tensor_parallel_size", b, as_int, check)
+        if stated is not None and stated < 1:
             b.issue(
                 "SG307",
                 vllm_rules.refuses(
@@ -684,8 +707,10 @@ def _check_lookup(block: Mapping[str, Opt], b: Builder, ctx: Context) -> None:
     high = opts_get(block, "prompt_lookup_max")
     if low is None or high is None:
         return
-    lo = as_int(low, "prompt_lookup_min", ctx.file)
-    hi = as_int(high, "prompt_lookup_max", ctx.file)
+    lo = judged_key(low, "prompt_lookup_min", b, as_int)
+    hi = judged_key(high, "prompt_lookup_max", b, as_int)
+    if lo is None or hi is None:
+        return
     b.at("prompt_lookup_min", low)
     b.at("prompt_lookup_max", high)
     if lo > hi:

