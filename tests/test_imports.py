@@ -175,11 +175,13 @@ def test_a_clean_file_without_references_loads_no_reader_records(
 ) -> None:
     # CLEAN names no serving, model or metrics file, has no provenance block and no
     # inline directive (its text never says "specgate"): the readers' records, the
+    # records of what referenced files said (Inputs, Conflict, EngineUnread), the
     # provenance parser and the directive scanner are not loaded.
     path = tmp_path / "c.specgate.yaml"  # type: ignore[operator]
     path.write_text(CLEAN, encoding="utf-8")
     modules = (
         "specgate.inputs.types",
+        "specgate.model.referenced",
         "specgate.model.base_view",
         "specgate.inputs.engines",
         "specgate.model.provenance",

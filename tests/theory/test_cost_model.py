@@ -19,11 +19,11 @@ from specgate.model.deployment import (
     Deployment,
     EvidenceBlock,
     HardwareBlock,
-    Inputs,
     ModelBlock,
     SpeculationBlock,
     WorkloadBlock,
 )
+from specgate.model.referenced import Inputs
 from specgate.theory import formulas as theory
 from specgate.theory.gpus import gpu_table
 
@@ -409,7 +409,7 @@ def test_d_opt_never_loops_over_a_huge_d() -> None:
 
 def test_iid_estimates_are_not_profiles() -> None:
     from specgate.inputs.types import Acceptance
-    from specgate.model.deployment import Inputs
+    from specgate.model.referenced import Inputs
 
     estimate = Acceptance(format="iid-rate", path=None, accept_length=2.0, formula="",
                           estimate=True, marginal=(0.5, 0.25, 0.125))

@@ -20,7 +20,7 @@ model, so it does not move this hint.
 import json
 import re
 from functools import cache
-from typing import NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple
 
 from specgate.core.data import read_data
 from specgate.model.deployment import Deployment
@@ -259,25 +259,27 @@ def advice(
     return cls if failing else None
 
 
-class _Floor(Protocol):
-    @property
-    def value(self) -> float | None: ...
+if TYPE_CHECKING:  # only mypy reads the protocols; a Protocol class costs every start-up
+    from typing import Protocol
+
+    class _Floor(Protocol):
+        @property
+        def value(self) -> float | None: ...
+
+    class _Judged(Protocol):
+        """What :func:`advice_for` reads of a deployment's metrics (``derived.Metrics``)."""
+
+        @property
+        def measured_speedup(self) -> float | None: ...
+        @property
+        def min_gain(self) -> float: ...
+        @property
+        def accept_length(self) -> float | None: ...
+        @property
+        def accept_length_floor(self) -> _Floor: ...
 
 
-class _Judged(Protocol):
-    """What :func:`advice_for` reads of a deployment's metrics (``derived.Metrics``)."""
-
-    @property
-    def measured_speedup(self) -> float | None: ...
-    @property
-    def min_gain(self) -> float: ...
-    @property
-    def accept_length(self) -> float | None: ...
-    @property
-    def accept_length_floor(self) -> _Floor: ...
-
-
-def advice_for(deployment: Deployment, metrics: _Judged) -> MechanismClass | None:
+def advice_for(deployment: Deployment, metrics: "_Judged") -> MechanismClass | None:
     """:func:`advice` with the numbers read from ``metrics``."""
     return advice(
         deployment,
@@ -286,4 +288,3 @@ def advice_for(deployment: Deployment, metrics: _Judged) -> MechanismClass | Non
         accept_length=metrics.accept_length,
         floor=metrics.accept_length_floor.value,
     )
-

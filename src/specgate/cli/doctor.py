@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     from specgate.analysis.mechanisms import MechanismClass
     from specgate.check.report import DeploymentReport
     from specgate.cli.args import Parser
-    from specgate.model.deployment import Deployment, HardwareBlock, Inputs
+    from specgate.model.deployment import Deployment, HardwareBlock
+    from specgate.model.referenced import Inputs
 
 _DOCTOR_EPILOG = """\
 example:
@@ -407,7 +408,7 @@ def _profile(args: argparse.Namespace) -> Inputs | None:
     if not args.per_position:
         return None
     from specgate.inputs.metrics.inline import per_position_acceptance
-    from specgate.model.deployment import Inputs
+    from specgate.model.referenced import Inputs
 
     return Inputs(
         acceptance=per_position_acceptance(

@@ -109,17 +109,17 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"specgate {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    unused: Parser | None = None
+    # The commands not run stand in argparse's map (its choices) with one parser that is
+    # never initialised: argparse runs only the parser of the command named, which is
+    # ``only``, and initialising even an empty parser costs its gettext look-ups.
+    unused = Parser.__new__(Parser)
     for name, (_module, line) in COMMAND_TABLE.items():
         if only in (None, name):
             command_module(name).add_parser(sub, full=True)
             continue
         # Listed by its line alone (its module is not imported), as add_parser would
-        # list it, with no parser of its own: argparse runs only the parser of the
-        # command named, which is ``only``; each parser made costs its own gettext
+        # list it, with no parser of its own: each parser made costs its own gettext
         # look-ups and action registry (a fifth of a check's parser).
         sub._choices_actions.append(sub._ChoicesPseudoAction(name, (), line))
-        if unused is None:
-            unused = Parser(prog="specgate", add_help=False)
         sub._name_parser_map[name] = unused
     return parser

@@ -21,31 +21,42 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING
 
+if TYPE_CHECKING:  # only mypy reads the protocols; a Protocol class costs every start-up
+    from typing import Protocol
 
-class RevisionTree(Protocol):
-    """A revision's files, brought to disk under :attr:`root` on demand."""
+    class RevisionTree(Protocol):
+        """A revision's files, brought to disk under :attr:`root` on demand."""
 
-    @property
-    def root(self) -> Path:
-        """The private folder standing for the repository's top (resolved)."""
+        @property
+        def root(self) -> Path:
+            """The private folder standing for the repository's top (resolved)."""
 
-    def bring(self, rel: str) -> str | None:
-        """Bring the file ``rel`` (repository-relative, ``/``) of the revision to
-        ``root / rel`` if the revision holds it and it is not there yet.
+        def bring(self, rel: str) -> str | None:
+            """Bring the file ``rel`` (repository-relative, ``/``) of the revision to
+            ``root / rel`` if the revision holds it and it is not there yet.
 
-        Returns:
-            ``None`` when the path is there now or the revision does not hold it (the
-            reader then says "no such file" as at the head); a one-line reason when the
-            revision holds something there that is not read (a symbolic link out of
-            the tree, a loop, the file budget spent).
-        """
+            Returns:
+                ``None`` when the path is there now or the revision does not hold it (the
+                reader then says "no such file" as at the head); a one-line reason when the
+                revision holds something there that is not read (a symbolic link out of
+                the tree, a loop, the file budget spent).
+            """
 
-    def bring_folder(self, rel: str, patterns: tuple[str, ...]) -> None:
-        """Bring the files directly in the folder ``rel`` whose names match one of the
-        ``fnmatch`` ``patterns`` (a reader listing a folder, e.g. the requirement files
-        beside an engine config)."""
+        def bring_folder(self, rel: str, patterns: tuple[str, ...]) -> None:
+            """Bring the files directly in the folder ``rel`` whose names match one of the
+            ``fnmatch`` ``patterns`` (a reader listing a folder, e.g. the requirement files
+            beside an engine config)."""
+
+    class Overlay(Protocol):
+        """Files read from elsewhere than the work tree: under ``check --staged``, the
+        index (docs/change-gate.md#staged), where the work tree differs from it."""
+
+        def redirect(self, path: Path | str) -> Path | str | None:
+            """The file a reader reads instead of ``path``: a private copy of the index's
+            content, a one-line reason it is not read (``"no such file in the index …"``),
+            or ``None``: the work tree holds it as the index does."""
 
 
 #: The trees being read through, innermost last: a plain list rather than a ContextVar
@@ -107,16 +118,6 @@ def bring_folder(folder: Path | str, patterns: tuple[str, ...]) -> None:
     rel = _relative(folder, tree.root)
     if rel is not None or os.path.normpath(os.path.abspath(folder)) == str(tree.root):
         tree.bring_folder(rel or "", patterns)
-
-
-class Overlay(Protocol):
-    """Files read from elsewhere than the work tree: under ``check --staged``, the
-    index (docs/change-gate.md#staged), where the work tree differs from it."""
-
-    def redirect(self, path: Path | str) -> Path | str | None:
-        """The file a reader reads instead of ``path``: a private copy of the index's
-        content, a one-line reason it is not read (``"no such file in the index …"``),
-        or ``None``: the work tree holds it as the index does."""
 
 
 #: The overlays being read through, innermost last (as :data:`_ACTIVE`).

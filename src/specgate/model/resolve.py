@@ -5,7 +5,7 @@
 and ``evidence.metrics`` point at files users already commit. Their values fill
 what the claims file leaves out, each keeping its own file and line (so findings
 land on the serving config's line); a number the claims file states that a
-referenced file contradicts becomes a :class:`~specgate.model.deployment.Conflict` (SG301),
+referenced file contradicts becomes a :class:`~specgate.model.referenced.Conflict` (SG301),
 never a silent preference. Reading errors are :class:`InputError` (exit 2).
 """
 
@@ -27,10 +27,11 @@ from specgate.core.errors import (
 )
 from specgate.core.numbers import fmt
 from specgate.load.document import Document, NodePath, Span
-from specgate.model.deployment import Conflict, Deployment, EngineUnread, Inputs, ModelBlock
+from specgate.model.deployment import Deployment, ModelBlock
 from specgate.model.reads import block as _block
 from specgate.model.reads import once as _once
 from specgate.model.reads import references_files
+from specgate.model.referenced import Conflict, EngineUnread, Inputs
 
 if TYPE_CHECKING:
     # Built by the readers; a claims file without references never loads them.

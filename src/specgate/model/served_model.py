@@ -43,7 +43,8 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
-from specgate.model.deployment import Conflict, Deployment
+from specgate.model.deployment import Deployment
+from specgate.model.referenced import Conflict
 
 if TYPE_CHECKING:
     from specgate.inputs.types import EngineConfig, ModelShape

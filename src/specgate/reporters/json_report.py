@@ -19,7 +19,7 @@ from specgate.reporters.safe_text import json_text
 if TYPE_CHECKING:
     from specgate.analysis.derived import Metrics
     from specgate.analysis.precision import Precision
-    from specgate.model.deployment import Inputs
+    from specgate.model.referenced import Inputs
 
 
 def render(run: RunReport) -> str:

@@ -40,12 +40,14 @@ def _severity(ctx: RuleContext, severity: str | None) -> Severity | None:
     return None
 
 
+# The patterns below are compiled on first use (``re``'s cache): only a deployment whose
+# engine config raised an issue reads them.
 #: A parenthetical that says how the version was judged: "(version unknown: …)".
-_VERSION_REASONING = re.compile(r" \((version unknown\b[^()]*)\)")
+_VERSION_REASONING = r" \((version unknown\b[^()]*)\)"
 #: A closing parenthetical that cites an engine source at its version:
 #: " (vllm-project/vllm:vllm/config/speculative.py@v0.32.0)", with what follows it inside.
-_CITATION = re.compile(r"[\w.-]+/[\w.-]+:[^\s()]+@")
-_SOURCE = re.compile(r" \(([^()]*\b[\w.-]+/[\w.-]+:[^\s()]+@[^\s();]+[^()]*)\)$")
+_CITATION = r"[\w.-]+/[\w.-]+:[^\s()]+@"
+_SOURCE = r" \(([^()]*\b[\w.-]+/[\w.-]+:[^\s()]+@[^\s();]+[^()]*)\)$"
 
 
 def evidence_apart(message: str, details: str) -> tuple[str, str]:
@@ -59,12 +61,12 @@ def evidence_apart(message: str, details: str) -> tuple[str, str]:
     fragment the details already hold is not repeated.
     """
     moved: list[str] = []
-    found = _SOURCE.search(message)
+    found = re.search(_SOURCE, message)
     if found is not None:
         message = message[: found.start()]
         cited = found.group(1)
-        moved.append(f"source {cited}" if _CITATION.match(cited) else cited)
-    found = _VERSION_REASONING.search(message)
+        moved.append(f"source {cited}" if re.match(_CITATION, cited) else cited)
+    found = re.search(_VERSION_REASONING, message)
     if found is not None:
         before = message[: found.start()].split()
         at = f"at {before[-1]}, " if before else ""

@@ -9,15 +9,18 @@ changes.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from specgate.core.concise import join_details
 from specgate.core.findings import MESSAGE_LIMIT
 from specgate.core.numbers import fmt
 from specgate.load.document import Span
-from specgate.model.deployment import Conflict
 from specgate.rules.crosscheck import accepted_past_emitted
 from specgate.rules.engine_issues import _engine_issue_hits
 from specgate.rules.registry import Hit, RuleContext, rule
+
+if TYPE_CHECKING:
+    from specgate.model.referenced import Conflict
 
 _VLLM_EAGLE3 = """
     version: 1

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from specgate.core.numbers import fmt
 from specgate.load.document import Span
-from specgate.model.deployment import EngineUnread
+from specgate.model.referenced import EngineUnread
 from specgate.rules.registry import Hit, RuleContext, rule
 
 
