@@ -382,7 +382,7 @@ class _Reading:
             )
         config = _read_options(
             spec,
-            opts,
+            keywise.placeholders(opts, doc, found.path),
             Context(file=shown, pointer=found.pointer, env=ctx_env, program=program,
                     deferred=frozenset(keywise.deferred_keys(doc, found.path))),
             version=version,
