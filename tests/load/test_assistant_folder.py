@@ -212,3 +212,12 @@ def test_a_fail_at_the_folders_fixed_d_stands(tmp_path: Path) -> None:
     report = check_file(claims, "c.specgate.yaml", CheckOptions())
     assert report.error is None, report.error
     assert ("SG104", "fail") in {(f.code, f.severity) for f in report.all_findings()}
+
+
+def test_a_count_past_the_bound_is_sg315_in_the_folders_file(tmp_path: Path) -> None:
+    # 10**23 draft tokens: past specgate's bound (SG315), at the file and line that set it
+    from specgate.core.errors import OutOfBounds
+
+    with pytest.raises(OutOfBounds) as caught:
+        _read(_repo(tmp_path, own='{\n "num_assistant_tokens": 100000000000000000000000\n}\n'))
+    assert (caught.value.file, caught.value.line) == ("serve/draft/generation_config.json", 2)
