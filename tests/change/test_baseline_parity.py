@@ -342,10 +342,12 @@ def test_check_at_a_ref_sees_a_compose_project_change(repo: Repo, run_json: Run)
     assert sg403 and "D 3 → 5" in sg403[0]["message"]
 
 
-def test_a_local_assistant_folder_is_read_at_the_base(repo: Repo) -> None:
+@pytest.mark.parametrize("folder", ["serve/draft", "draft"])
+def test_a_local_assistant_folder_is_read_at_the_base(repo: Repo, folder: str) -> None:
     # from_pretrained("./draft") loads draft/generation_config.json (transformers 5.19.0
     # generation/utils.py adjust_generation_fn): its num_assistant_tokens 3 is D at the
-    # head and at the base alike (specgate.load.assistant_folder)
+    # head and at the base alike (specgate.load.assistant_folder), beside the script or
+    # at the repository's top
     script = (
         "from transformers import AutoModelForCausalLM, AutoTokenizer\n"
         f'tok = AutoTokenizer.from_pretrained("{TARGET}")\n'
@@ -360,7 +362,7 @@ def test_a_local_assistant_folder_is_read_at_the_base(repo: Repo) -> None:
     )
     repo.write({
         "serve/gen.py": script,
-        "serve/draft/generation_config.json": own,
+        f"{folder}/generation_config.json": own,
         "specgate.yaml": claims,
     })
     repo.commit()
@@ -372,7 +374,7 @@ def test_a_local_assistant_folder_is_read_at_the_base(repo: Repo) -> None:
     assert engine is not None and engine.draft_length == 3
     assert engine.draft_length_assumed is None and engine.draft_length_moves is None
     # the work tree's file changed, uncommitted: the base still reads REF's 3
-    repo.write({"serve/draft/generation_config.json": own.replace("3", "4")})
+    repo.write({f"{folder}/generation_config.json": own.replace("3", "4")})
     base = read_base(open_baseline("HEAD", repo.root), repo.root / "specgate.yaml")
     assert base is not None
     at_base = base.deployments["chat"].deployment.inputs
