@@ -340,3 +340,45 @@ def test_check_at_a_ref_sees_a_compose_project_change(repo: Repo, run_json: Run)
     assert found["baseline"]["error"] is None and found["baseline"]["new"] is False
     sg403 = [f for f in found["findings"] if f["code"] == "SG403"]
     assert sg403 and "D 3 → 5" in sg403[0]["message"]
+
+
+@pytest.mark.parametrize("folder", ["serve/draft", "draft"])
+def test_a_local_assistant_folder_is_read_at_the_base(repo: Repo, folder: str) -> None:
+    # from_pretrained("./draft") loads draft/generation_config.json (transformers 5.19.0
+    # generation/utils.py adjust_generation_fn): its num_assistant_tokens 3 is D at the
+    # head and at the base alike (specgate.load.assistant_folder), beside the script or
+    # at the repository's top
+    script = (
+        "from transformers import AutoModelForCausalLM, AutoTokenizer\n"
+        f'tok = AutoTokenizer.from_pretrained("{TARGET}")\n'
+        f'model = AutoModelForCausalLM.from_pretrained("{TARGET}")\n'
+        'draft = AutoModelForCausalLM.from_pretrained("./draft")\n'
+        'inputs = tok("Summarise the report.", return_tensors="pt")\n'
+        "out = model.generate(**inputs, assistant_model=draft)\n"
+    )
+    own = '{"num_assistant_tokens": 3, "num_assistant_tokens_schedule": "constant"}\n'
+    claims = _claims("serve/gen.py").replace(
+        "engine: vllm", 'engine: transformers\n      engine_version: "5.19.0"'
+    )
+    repo.write({
+        "serve/gen.py": script,
+        f"{folder}/generation_config.json": own,
+        "specgate.yaml": claims,
+    })
+    repo.commit()
+    head = _head(repo.root)
+    found = read_base(open_baseline("HEAD", repo.root), repo.root / "specgate.yaml")
+    assert found is not None and found.error is None and found.errors == {}
+    assert found.deployments["chat"].deployment == head
+    engine = head.inputs.engine if head.inputs else None
+    assert engine is not None and engine.draft_length == 3
+    assert engine.draft_length_assumed is None and engine.draft_length_moves is None
+    # the work tree's file changed, uncommitted: the base still reads REF's 3
+    repo.write({f"{folder}/generation_config.json": own.replace("3", "4")})
+    base = read_base(open_baseline("HEAD", repo.root), repo.root / "specgate.yaml")
+    assert base is not None
+    at_base = base.deployments["chat"].deployment.inputs
+    assert at_base is not None and at_base.engine is not None
+    now = _head(repo.root).inputs
+    assert now is not None and now.engine is not None
+    assert (at_base.engine.draft_length, now.engine.draft_length) == (3, 4)

@@ -157,8 +157,12 @@ def test_unset_confidence_threshold_is_the_default_cut_off() -> None:
 # {"heuristic", "heuristic_transient"}, compared exactly.
 
 
-def _assistant(schedule: object, version: str | None = "5.19.0") -> EngineConfig:
+def _assistant(
+    schedule: object, version: str | None = "5.19.0", read_from: str | None = None
+) -> EngineConfig:
     own: dict[str, object] = {"num_assistant_tokens": 5, "assistant_confidence_threshold": 0}
+    if read_from is not None:
+        own["generation_config_file"] = read_from
     if schedule is not None:
         own["num_assistant_tokens_schedule"] = schedule
     return generation(
@@ -196,10 +200,29 @@ def test_other_schedules_keep_d(schedule: str) -> None:
 def test_the_default_schedule_by_release(
     version: str, moves: bool, is_max: bool, d: int
 ) -> None:
-    c = generation({"assistant_model": "d"}, version=version)
+    # the assistant's own generation_config.json read (its folder in the repository,
+    # specgate/load/assistant_folder.py) and setting none of the three: the defaults run
+    read = {"assistant_generation_config": {"generation_config_file": "d/generation_config.json"}}
+    c = generation({"assistant_model": "d", **read}, version=version)
     assert (c.draft_length, c.draft_length_is_max) == (d, is_max)
     assert (c.draft_length_moves is not None) == moves
     assert any("'heuristic' moves D during the run" in n for n in c.notes) == moves
+    assert c.draft_length_assumed is None
+
+
+@pytest.mark.parametrize("version", ["4.45.0", "4.46.0", "5.19.0"])
+def test_a_default_schedule_of_an_assistant_not_read_is_an_assumption(version: str) -> None:
+    # Contract change: a hub assistant's default constant schedule was read as keeping D.
+    # from_pretrained loads the assistant's generation_config.json (transformers 5.19.0
+    # generation/utils.py adjust_generation_fn), which may set "heuristic", and the
+    # candidate generator moves D under it (candidate_generator.py lines 239-247): D may
+    # move, so a fail that reads D holds only at its cheapest reading
+    c = generation({"assistant_model": "d"}, version=version)
+    assert c.draft_length_moves is not None
+    assert "default 'constant', assumed" in c.draft_length_moves
+    assert "d's generation_config.json" in c.draft_length_moves
+    # the threshold's default 0.4 still makes D a maximum
+    assert (c.draft_length, c.draft_length_is_max) == (20, True)
 
 
 def test_unset_schedule_at_a_version_not_pinned_may_move() -> None:
@@ -207,8 +230,13 @@ def test_unset_schedule_at_a_version_not_pinned_may_move() -> None:
     c = _assistant(None, version=None)
     assert c.draft_length == 5 and not c.draft_length_is_max
     assert c.draft_length_moves is not None and "not pinned" in c.draft_length_moves
-    # pinned at 5.19.0 the default is constant: D 5 is fixed
-    assert _assistant(None).draft_length_moves is None
+    # pinned at 5.19.0 the default is constant: D 5 is fixed once the assistant's own
+    # generation_config.json is read; a hub assistant's may set a moving schedule
+    # (contract change: it was None for the hub id "d")
+    read = _assistant(None, read_from="d/generation_config.json")
+    assert read.draft_length_moves is None
+    unread = _assistant(None).draft_length_moves
+    assert unread is not None and "assumed" in unread
 
 
 SCRIPT = (
@@ -225,12 +253,15 @@ SCRIPT = (
 
 
 def _check_script(
-    tmp_path: Path, schedule: str, *, al: float, claim: float
+    tmp_path: Path, schedule: str | None, *, al: float, claim: float
 ) -> list[tuple[str, str]]:
     """A claims file over a transformers script at 5.19.0, ρ 0.05 stated: (code, severity)
-    of SG102, SG103, SG104, SG106 and SG308."""
+    of SG102, SG103, SG104, SG106 and SG308. ``schedule`` None: not set on the assistant."""
     (tmp_path / ".git").mkdir(exist_ok=True)
-    (tmp_path / "assisted.py").write_text(SCRIPT.format(schedule=schedule), encoding="utf-8")
+    script = SCRIPT.format(schedule=schedule)
+    if schedule is None:
+        script = "".join(x for x in script.splitlines(True) if "schedule" not in x)
+    (tmp_path / "assisted.py").write_text(script, encoding="utf-8")
     text = (
         "version: 1\ndeployments:\n  - name: chat\n"
         "    speculation: {enabled: true, engine: transformers, engine_config: assisted.py,\n"
@@ -259,6 +290,18 @@ def test_a_script_with_a_heuristic_schedule_does_not_fail_on_d(tmp_path: Path) -
     assert ("SG104", "fail") not in found
     assert ("SG104", "warn") in found  # above 2.0 / (1 + 0.05·5) = 1.6x, every step at 5
     assert ("SG308", "info") in found
+
+
+def test_a_hub_assistants_unread_schedule_does_not_fail_on_d(tmp_path: Path) -> None:
+    # the constant case's numbers, the schedule left to the hub assistant's
+    # generation_config.json, not read: it may set "heuristic" (candidate_generator.py
+    # lines 239-247 at 5.19.0 then move D), so the fail at a fixed D 5 (1.6x) is a
+    # warning; at the cheapest reading, D 1, the bound is 2.0 / 1.05 = 1.9048x
+    found = _check_script(tmp_path, None, al=2.0, claim=1.7)
+    assert ("SG104", "fail") not in found
+    assert ("SG104", "warn") in found
+    # a claim above 1.9048x fails at every D the schedule may reach
+    assert ("SG104", "fail") in _check_script(tmp_path, None, al=2.0, claim=2.0)
 
 
 def test_a_heuristic_schedule_keeps_a_fail_that_holds_at_any_d(tmp_path: Path) -> None:

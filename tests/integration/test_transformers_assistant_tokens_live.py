@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from tests.integration.test_transformers_scripts_live import MAKE, PYTHON, VERSION
 
-from specgate.inputs.engines import read_engine_config
+from specgate.inputs.engines import read_engine_config, read_engine_file
 from specgate.load.python_generate import load_transformers_script
 
 pytestmark = pytest.mark.skipif(PYTHON is None, reason="no interpreter with transformers")
@@ -75,3 +75,53 @@ def test_specgate_serves_the_d_transformers_drafts(root: Path, case: str) -> Non
     assert config.draft_length == d
     ignored = [i.field for i in config.issues if i.code == "SG307"]
     assert ignored == (["ignored:num_assistant_tokens"] if kwarg else [])
+
+
+FOLDER_SCRIPT = """\
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
+tok = AutoTokenizer.from_pretrained("{root}/target")
+model = AutoModelForCausalLM.from_pretrained("{root}/target")
+draft = AutoModelForCausalLM.from_pretrained("./draft")
+calls = []
+model.register_forward_hook(lambda *args: calls.append(1))
+ids = tok("w1 w2 w3", return_tensors="pt").input_ids
+out = model.generate(ids, assistant_model=draft, max_new_tokens=40, min_new_tokens=40,
+                     do_sample=False)
+print("RESULT", out.shape[1] - ids.shape[1], len(calls))
+"""
+
+#: the assistant's settings, in its generation_config.json or (none there) its config.json
+OWN = {"num_assistant_tokens": 5, "num_assistant_tokens_schedule": "constant",
+       "assistant_confidence_threshold": 0}
+
+
+@pytest.mark.parametrize("file", ["generation_config.json", "config.json"])
+def test_a_local_assistant_folder_drafts_what_specgate_reads(root: Path, file: str) -> None:
+    """``from_pretrained("./draft")`` from the script's folder: the folder's own
+    num_assistant_tokens 5 drafts (7 target calls for 40 tokens, by hand as above), and
+    specgate reads D 5 from it, settled (specgate.load.assistant_folder)."""
+    import json
+    import shutil
+
+    where = root / f"folder-{file.split('.', maxsplit=1)[0]}"
+    shutil.copytree(root / "models" / "target", where / "draft")
+    (where / ".git").mkdir()
+    own = where / "draft" / file
+    data = json.loads(own.read_text("utf-8")) if own.exists() else {}
+    if file == "config.json":
+        (where / "draft" / "generation_config.json").unlink()
+    own.write_text(json.dumps({**data, **OWN}, indent=1), encoding="utf-8")
+    script = where / "serve.py"
+    script.write_text(FOLDER_SCRIPT.format(root=root / "models"), encoding="utf-8")
+    assert PYTHON is not None
+    ran = subprocess.run(
+        [PYTHON, str(script)], capture_output=True, text=True, check=True, timeout=600,
+        cwd=where,
+    )
+    (line,) = [x for x in ran.stdout.splitlines() if x.startswith("RESULT ")]
+    assert tuple(int(v) for v in line.split()[1:]) == (40, 7)
+    config = read_engine_file(script, "serve.py", engine="transformers", engine_version=VERSION)
+    assert (config.draft_length, config.draft_length_is_max) == (5, False)
+    assert config.draft_length_assumed is None and config.draft_length_moves is None
+    assert config.spans["draft_length"].file == f"draft/{file}"

@@ -4,7 +4,9 @@ tests/data/integration/transformers-scripts, docs/engines.md#transformers-script
 Hand-worked from the scripts and transformers' source: the version is the
 ``transformers==4.46.0`` pin of requirements.txt beside them, inside the lifetimes of the
 batch-size refusal (from 4.29.0) and the static-cache refusal (from 4.45.0), so both fail;
-D is the assistant's own ``num_assistant_tokens`` 5 (threshold 0: a fixed D), and
+D is the assistant's own ``num_assistant_tokens`` 5 (threshold 0 and, in single.py, the
+constant schedule set on the assistant: a fixed D; assisted.py leaves the schedule to the
+hub assistant's generation_config.json, not read, so D may move there), and
 prompt lookup's ``prompt_lookup_num_tokens`` 10 (a maximum). The theoretical speedup at
 AL 3, D 5 and the typical ρ 0.15 of an external draft is 3 / (1 + 0.15·5) = 1.7143.
 """

@@ -71,6 +71,8 @@ class _Reader:
     rebound: dict[str, int] = field(default_factory=dict)
     functions: dict[str, list[ast.AST]] = field(default_factory=dict)
     live: list[ast.AST] = field(default_factory=list)
+    #: functions whose decorators only register them (:mod:`.registering`): they run
+    registered: set[int] = field(default_factory=set)
 
     # --- statements -------------------------------------------------------------
     def statements(self, body: list[ast.stmt]) -> None:
@@ -85,6 +87,8 @@ class _Reader:
             self.functions.setdefault(stmt.name, []).append(stmt)
             if stmt.decorator_list:  # a decorator may call it
                 self.functions[stmt.name].append(ast.Name(id=stmt.name, ctx=ast.Load()))
+            if id(stmt) in self.registered:  # FastAPI's startup, Modal's enter: it runs
+                self.live.append(ast.Name(id=stmt.name, ctx=ast.Load()))
             return
         if isinstance(stmt, ast.ClassDef):
             self.bind(stmt.name, stmt.lineno)
@@ -189,7 +193,9 @@ def launcher_calls(tree: ast.Module) -> list[ast.Call]:
     Raises:
         Unsettled: a launcher may run by a route not followed (at its line).
     """
-    reader = _Reader()
+    from specgate.load.registering import registered_functions
+
+    reader = _Reader(registered=registered_functions(tree))
     reader.statements(tree.body)
     for name, line in reader.rebound.items():
         if name in CALLS or name in reader.names:

@@ -15,6 +15,16 @@ from collections.abc import Callable, Iterator
 
 #: a model's methods that return the model (``.to(device)``, ``.eval()``)
 MODEL_METHODS = ("to", "eval", "cuda", "half", "bfloat16", "float")
+_TOKENIZER_WORDS = ("Tokenizer", "Processor")
+
+
+def is_tokenizer(made: ast.Call) -> bool:
+    """``made`` is ``SomeTokenizer.from_pretrained(…)`` (or a ``Processor``)."""
+    return (
+        isinstance(made.func, ast.Attribute)
+        and made.func.attr == "from_pretrained"
+        and any(w in (called_name(made.func.value) or "") for w in _TOKENIZER_WORDS)
+    )
 
 
 def imported_roots(tree: ast.Module) -> Iterator[str]:

@@ -46,8 +46,10 @@ from __future__ import annotations
 
 import ast
 from functools import partial
+from pathlib import Path
 
 from specgate.core.errors import InputError, UnsettledValue
+from specgate.load.assistant_folder import read_into
 from specgate.load.document import Document, NodePath, PositionRow, Positions
 from specgate.load.python_calls import CALLS as LAUNCHERS
 from specgate.load.python_flow import (
@@ -57,6 +59,7 @@ from specgate.load.python_flow import (
     called_name,
     from_pretrained_id,
     imported_roots,
+    is_tokenizer,
     keys_set,
     live_nodes,
     rebinds_by_name,
@@ -70,19 +73,18 @@ ENGINE_MODULES = ("vllm", "sglang", "tensorrt_llm")
 #: Keywords that set the mechanism or D: one not settled is an input error.
 SPECULATIVE = ("assistant_", "num_assistant_", "prompt_lookup_num_tokens")
 _DYNAMIC = frozenset({"exec", "eval", "compile", "__import__"})
-_TOKENIZER_WORDS = ("Tokenizer", "Processor")
 #: Reads of a tokenizer's output that leave its rows as made.
 _OUTPUT_READS = frozenset({"input_ids", "attention_mask", "to", "shape"})
-#: pipeline() keywords that reach no generate() call.
 #: generation-config keys besides the speculative ones whose value is settled here
 _SETTLED_KEYS = frozenset({"cache_implementation"})
+#: pipeline() keywords that reach no generate() call.
 _PIPELINE_ONLY = frozenset({"task", "tokenizer", "device", "device_map", "torch_dtype", "dtype"})
 
 
-def load_transformers_script(text: str, shown: str) -> Document | None:
-    """:func:`transformers_script` of ``text``; None when ``text`` names no
-    ``transformers`` or does not parse (then the Python launcher reader reads it, and
-    says why it cannot).
+def load_transformers_script(text: str, shown: str, path: Path | None = None) -> Document | None:
+    """:func:`transformers_script` of ``text`` (``path``: the script on disk, whose local
+    assistant folders are read: :mod:`.assistant_folder`); None when ``text`` names no
+    ``transformers`` or does not parse (then the Python launcher reader reads it).
 
     Raises:
         InputError: as :func:`transformers_script`.
@@ -94,12 +96,14 @@ def load_transformers_script(text: str, shown: str) -> Document | None:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     try:
-        return transformers_script(tree, text, shown)
+        return transformers_script(tree, text, shown, path)
     except RecursionError:
         raise InputError("Python source nested too deeply to read", shown) from None
 
 
-def transformers_script(tree: ast.Module, text: str, shown: str) -> Document | None:
+def transformers_script(
+    tree: ast.Module, text: str, shown: str, path: Path | None = None
+) -> Document | None:
     """The ``generate``/pipeline calls of a transformers script (see module doc; a script
     that makes none is the empty mapping: it configures no speculation), or None when
     ``tree`` imports no ``transformers`` or imports another engine's package.
@@ -110,12 +114,13 @@ def transformers_script(tree: ast.Module, text: str, shown: str) -> Document | N
     modules = set(imported_roots(tree))
     if "transformers" not in modules or modules & set(ENGINE_MODULES):
         return None
-    return _Script(tree, text.splitlines(), shown).document()
+    return _Script(tree, text.splitlines(), shown, path).document()
 
 
 class _Script:
-    def __init__(self, tree: ast.Module, lines: list[str], shown: str) -> None:
-        self.tree, self.lines, self.shown = tree, lines, shown
+    def __init__(self, tree: ast.Module, lines: list[str], shown: str, path: Path | None) -> None:
+        self.tree, self.lines, self.shown, self.path = tree, lines, shown, path
+        self.origins_of: dict[NodePath, str] = {}  # values an assistant's folder sets
         self.count, self.bound = bindings(tree)
         self.rows: dict[NodePath, PositionRow] = {}
         self.notes: list[str] = []
@@ -194,7 +199,7 @@ class _Script:
             name
             for name, value in self.bound.items()
             if isinstance(value, ast.Call)
-            and (_is_tokenizer(value) or called_name(value.func) in self.pipeline_names)
+            and (is_tokenizer(value) or called_name(value.func) in self.pipeline_names)
         }
         self._order: Order | None = None  # made when an assignment is to be followed
         self.origins = Origins(tree)  # the module is walked when a value is first asked
@@ -268,6 +273,7 @@ class _Script:
             positions=Positions(self.rows),
             text="\n".join(self.lines),
             notes=tuple(self.notes),
+            origins=self.origins_of,
         )
 
     # --- generate() ------------------------------------------------------------------
@@ -410,6 +416,7 @@ class _Script:
             self.rows.setdefault(outer, ("mapping", line, column, 0, 0))
         target[key[-1]] = value
         path: NodePath = (*self.base, *key)
+        self.origins_of.pop(path, None)  # the script's own assignment wins over the folder's
         self.rows[path] = ("scalar", line, column, line, column)
 
     def _model_of(
@@ -429,6 +436,9 @@ class _Script:
         loaded = from_pretrained_id(value, self.origins.scalar) if value is not None else None
         if loaded is not None:
             self._put(out, (key,), loaded[0], at if at is not None else loaded[1])
+            if key == "assistant_model" and self.path and value:  # its folder's own config
+                where = (out, self.base, self.rows, self.origins_of)
+                self.notes.extend(read_into(loaded[0], value, self.path, self.shown, where))
         elif key == "assistant_model" and at is not None:
             shown = name if name is not None else _shown(at)
             self._put(out, (key,), {"not_read": shown}, at)
@@ -557,7 +567,7 @@ class _Script:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
             return False
         made = self.bound.get(node.func.id)
-        return isinstance(made, ast.Call) and _is_tokenizer(made)
+        return isinstance(made, ast.Call) and is_tokenizer(made)
 
     def prompts_kept(self, name: str) -> bool:
         """Whether every read of the list ``name`` is the first argument of a tokenizer,
@@ -730,15 +740,6 @@ class _Script:
             self._put(out, ("batch_size",), rows, at if rows > 1 else prompts[1])
 
 
-def _is_tokenizer(made: ast.Call) -> bool:
-    """``made`` is ``SomeTokenizer.from_pretrained(…)`` (or a ``Processor``)."""
-    return (
-        isinstance(made.func, ast.Attribute)
-        and made.func.attr == "from_pretrained"
-        and any(w in (called_name(made.func.value) or "") for w in _TOKENIZER_WORDS)
-    )
-
-
 def _prompts(node: ast.expr, script: _Script) -> tuple[int | None, ast.expr] | None:
     """A pipeline's or tokenizer's text input: ``(None, at)`` for one string, ``(n, at)``
     for a list or tuple literal of n strings (directly or through a name bound once and
@@ -781,13 +782,12 @@ def _tokenizer_rows(node: ast.expr | None, script: _Script) -> tuple[int, ast.ex
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args):
         return None
     made = script.bound.get(node.func.id)
-    if not (isinstance(made, ast.Call) and _is_tokenizer(made)):
+    if not (isinstance(made, ast.Call) and is_tokenizer(made)):
         return None
     prompts = _prompts(node.args[0], script)
     if prompts is None:
         return None
     return (1 if prompts[0] is None else prompts[0]), prompts[1]
-
 
 
 def _sets_only_other_keys(call: ast.Call, config: ast.expr) -> bool:

@@ -51,6 +51,33 @@ SPECULATIVE_PREFIXES = ("speculative", "num_speculative", "draft")
 MAX_DEPTH = 32
 MAX_CALLS = 64
 
+#: SGLang ``Engine(**kwargs)`` keywords read each on its own (``Engine.__init__`` builds
+#: ``ServerArgs(**kwargs)``, one dataclass field a keyword: sglang 0.5.23
+#: python/sglang/srt/entrypoints/engine.py, the same at 0.5.18 lines 232-252) that
+#: neither set D, N_verify nor the method as specgate reads them: one the script leaves
+#: unsettled is kept aside (SG313/SG314 at its line) and the rest is judged
+#: (docs/engines.md#unsettled-values). ``speculative_draft_model_path`` only beside a
+#: literal ``speculative_algorithm="EAGLE3"``: for EAGLE and NEXTN the draft decides the
+#: method (a Gemma 4 assistant draft makes it FROZEN_KV_MTP, a NextN/MTP one MTP:
+#: speculative_hook.py ``_resolve_speculative_algorithm_alias``), for DFLASH its config
+#: gives the draft tokens when they are unset (``handle_dflash``).
+SGLANG_KEYWISE = frozenset({
+    "speculative_draft_model_path", "speculative_draft_model_revision",
+    "speculative_draft_load_format", "speculative_token_map", "speculative_attention_mode",
+    "speculative_moe_runner_backend", "speculative_draft_attention_backend",
+})
+_DRAFT_PATH_WITH = ("EAGLE3",)
+
+
+def sglang_keywise(name: str, algorithm: object) -> bool:
+    """Whether the unsettled keyword ``name`` of a call whose literal
+    ``speculative_algorithm`` is ``algorithm`` is kept aside (:data:`SGLANG_KEYWISE`)."""
+    if name not in SGLANG_KEYWISE:
+        return False
+    return name != "speculative_draft_model_path" or (
+        isinstance(algorithm, str) and algorithm.strip().upper() in _DRAFT_PATH_WITH
+    )
+
 
 def load_python_launcher(text: str, shown: str) -> Document:
     """The literal keyword values of the launcher calls in ``text`` (see module doc).
@@ -162,6 +189,9 @@ def _arguments(
     deferred: dict[NodePath, UnsettledValue],
 ) -> dict[str, object]:
     out: dict[str, object] = {}
+    algorithm = next(  # SGLang's, when written as a literal (sglang_keywise)
+        (_literal(k.value) for k in call.keywords if k.arg == "speculative_algorithm"), None
+    )
     model = _scalar(call.args[0], origins) if call.args else _NOT_LITERAL
     if isinstance(model, str):  # "id", or MODEL_ID bound once to it
         out["model"] = model
@@ -192,6 +222,14 @@ def _arguments(
                 out[name] = settled
                 _positions(origins.written(keyword.value), (*base, name), (line, column),
                            lines=lines, rows=rows, depth=0)
+                continue
+            if origin in ("outside", "repository") and sglang_keywise(name, algorithm):
+                # one ServerArgs field on its own: only this key is unsettled
+                alone: NodePath = (*base, name)
+                deferred[alone] = unsettled_keyword(
+                    name, keyword.value, (origin, None, verdict[2]), shown=shown,
+                    at=(line, column), reader="a Python launcher",
+                )
                 continue
             keys = _keywise(name, keyword.value, origins, (*base, name), shown=shown,
                             lines=lines)

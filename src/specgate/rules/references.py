@@ -596,12 +596,14 @@ def adaptive_draft_length(ctx: RuleContext) -> Iterator[Hit]:
     engine = dep.inputs.engine if dep.inputs else None
     if spec.draft_length_moves is not None and not spec.draft_length_is_max:
         yield Hit(
-            f"D = {d} is only the starting value: the engine moves it during the run, so "
-            "a fail holds only at the fewest D the AL allows",
+            f"D = {d} is only the starting value where the engine moves it during the run "
+            "(details say whether it does or may), so a fail holds only at the fewest D the "
+            "AL allows",
             dep.path("speculation", "draft_length"),
             "Fix D (a constant schedule) before comparing with a fixed-D deployment, or "
             "measure AL and the speedup over the whole run.",
             details=join_details(
+                spec.draft_length_moves,  # why it moves, or may (a default assumed)
                 f"{engine.engine} config {engine.path}" if engine else "",
                 "docs/theory.md#d-is-a-maximum",
             ),

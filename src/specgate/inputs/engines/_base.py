@@ -366,7 +366,9 @@ def bounded(
         span = builder.spans.get(field_name)
         raise OutOfBounds(
             reason,
-            builder.ctx.file,
+            # the span's own file when another file set the value (a transformers
+            # assistant folder's generation_config.json), else the config's
+            (span.file if span is not None else None) or builder.ctx.file,
             span.line if span else None,
             what=name,
             column=span.column if span else None,

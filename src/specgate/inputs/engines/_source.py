@@ -61,6 +61,20 @@ class Opt:
 Options = dict[str, "Opt"]
 
 
+class _Unsettled:
+    """The value of an option the launcher sets but leaves unsettled (a Python keyword
+    from the environment, kept aside key by key: :mod:`.keywise`): present, never
+    compared (the data checks read it as set, its value unknown)."""
+
+    def __repr__(self) -> str:
+        return "(not settled)"
+
+    __str__ = __repr__
+
+
+UNSETTLED = _Unsettled()
+
+
 #: Key prefix of the words the engine's parser refuses as ambiguous
 #: (``refused:speculative_draft``): kept in the options so that a reader infers nothing
 #: from the absence of a flag the word may stand for (:func:`refused_could_be`).

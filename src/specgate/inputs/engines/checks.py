@@ -48,7 +48,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from specgate.inputs.engines._source import Opt, Options
+from specgate.inputs.engines._source import UNSETTLED, Opt, Options
 from specgate.inputs.engines.check_values import DERIVED, SHAPES
 from specgate.inputs.engines.check_values import as_items as _items
 from specgate.inputs.engines.check_values import number as _number
@@ -486,6 +486,8 @@ def _cond(node: Mapping[str, Any], r: _Reader) -> Tri:
         return r.raw(node["unset"]) is None
     key = node["key"]
     value = r.raw(key)
+    if value is UNSETTLED:  # set, its value not known (keywise): no comparison holds
+        return None
     if value is None and "default_key" in node:
         value = r.raw(node["default_key"])
     if value is None and "default" in node:
@@ -499,6 +501,9 @@ def _cond(node: Mapping[str, Any], r: _Reader) -> Tri:
             continue
         if op in _KEY_OPS:
             other = r.raw(operand)
+            if other is UNSETTLED:
+                results.append(None)
+                continue
             if other is None and "other_default" in node:
                 other = node["other_default"]
             if other is None:

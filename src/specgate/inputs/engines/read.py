@@ -93,7 +93,7 @@ def load_engine_document(path: Path, shown: str) -> Document:
 
         source = read_text(path, shown)
         # a transformers script's generate()/pipeline calls, else a launcher's calls
-        return load_transformers_script(source, shown) or load_python_launcher(source, shown)
+        return load_transformers_script(source, shown, path) or load_python_launcher(source, shown)
     from specgate.load.compose_env import interpolated, is_compose
     from specgate.load.compose_files import named_model
     from specgate.load.yaml_dialects import serving_dialect
@@ -382,7 +382,7 @@ class _Reading:
             )
         config = _read_options(
             spec,
-            opts,
+            keywise.placeholders(opts, doc, found.path),
             Context(file=shown, pointer=found.pointer, env=ctx_env, program=program,
                     deferred=frozenset(keywise.deferred_keys(doc, found.path))),
             version=version,

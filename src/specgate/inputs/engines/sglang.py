@@ -28,7 +28,7 @@ from specgate.inputs.engines._base import (
     first,
     opts_get,
 )
-from specgate.inputs.engines._source import Options, norm_key, refused_could_be
+from specgate.inputs.engines._source import UNSETTLED, Options, norm_key, refused_could_be
 from specgate.inputs.knowledge import knowledge
 from specgate.inputs.types import EngineConfig, ModelShape
 
@@ -105,7 +105,9 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     algorithm = as_str(algo_opt).strip().upper() if algo_opt is not None else ""
     b.at("mechanism", algo_opt)
     draft_opt = opts_get(opts, "speculative_draft_model_path")
-    draft = as_str(draft_opt) if draft_opt is not None else None
+    # set but not settled (keywise): a draft runs, its name not known
+    unsettled = draft_opt is not None and draft_opt.value is UNSETTLED
+    draft = as_str(draft_opt) if draft_opt is not None and not unsettled else None
     b.at("draft_model", draft_opt)
     mechanism = cast(Mechanism, _ALGORITHMS.get(algorithm, "other"))
     # an algorithm SGLang does not know, DFLASH or DSpark without a draft path: the data

@@ -27,6 +27,7 @@ from specgate.inputs.engines._source import Opt, Options, norm_key
 from specgate.inputs.engines.lifetime import behaviour_at, behaviour_lifetime
 from specgate.inputs.knowledge import knowledge
 from specgate.inputs.types import EngineConfig, EngineIssue
+from specgate.load.assistant_folder import READ_FROM
 
 _DATA = knowledge("transformers")
 #: Settings the candidate generator reads from the assistant's own generation config.
@@ -140,6 +141,12 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     b.at("mechanism", model_opt or early)
     b.at("draft_model", model_opt)
     setting = _assistant_settings(opts, model_opt is not None, b, ctx)
+    inner = opts_get(opts, "assistant_generation_config")
+    own = opts_get(inner.sub, READ_FROM) if inner is not None and inner.sub else None
+    if own is not None:
+        b.note(f"the assistant's generation_config read from {as_str(own)}")
+    # the assistant's own settings rest on its generation_config.json, not read
+    unread = model_opt if own is None and model_opt is not None else None
     k_opt = setting("num_assistant_tokens")
     d: int | None = None
     if k_opt is not None:
@@ -161,7 +168,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
             "(5 before 4.45.0; version-sensitive)"
         )
     is_max = False
-    moves = _moves(setting("num_assistant_tokens_schedule"), d, b, ctx)
+    moves = _moves(setting("num_assistant_tokens_schedule"), d, b, ctx, unread)
     threshold_opt = setting("assistant_confidence_threshold")
     if threshold_opt is not None:
         threshold = as_float(threshold_opt, "assistant_confidence_threshold", ctx.file)
@@ -184,8 +191,8 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         draft_model=_model_name(model_opt),
         draft_length_moves=moves,
     )
-    if k_opt is None and model_opt is not None and d is not None:
-        return replace(config, draft_length_assumed=_not_read_sentence(d, model_opt))
+    if k_opt is None and unread is not None and d is not None:
+        return replace(config, draft_length_assumed=_not_read_sentence(d, unread))
     return config
 
 
@@ -195,28 +202,37 @@ def _not_read_sentence(d: int, model_opt: Opt) -> str:
     ``generation_config.json`` (transformers 5.19.0 generation/utils.py, the
     ``GenerationConfig.from_pretrained`` call of the model's loading), which may set
     ``num_assistant_tokens``, so the default is an assumption (docs/trust.md)."""
-    name = _model_name(model_opt)
-    where = (
-        f"{name}'s generation_config.json"
-        if name
-        else "the assistant checkpoint's generation_config.json"
-    )
     return (
         f"D {d} is transformers' default num_assistant_tokens, assumed: the assistant's "
-        f"generation_config is loaded by from_pretrained from {where}, which specgate does "
-        "not read and which may set num_assistant_tokens; set "
+        f"generation_config is loaded by from_pretrained from {_config_file(model_opt)}, "
+        "which specgate does not read and which may set num_assistant_tokens; set "
         "assistant_model.generation_config.num_assistant_tokens in the script to settle it"
     )
 
 
-def _moves(schedule: Opt | None, d: int | None, b: Builder, ctx: Context) -> str | None:
-    """The sentence saying that D moves during the run, else None
+def _config_file(model_opt: Opt) -> str:
+    """The assistant's generation_config.json, as messages name it."""
+    name = _model_name(model_opt)
+    return (
+        f"{name}'s generation_config.json"
+        if name
+        else "the assistant checkpoint's generation_config.json"
+    )
+
+
+def _moves(
+    schedule: Opt | None, d: int | None, b: Builder, ctx: Context, unread: Opt | None
+) -> str | None:
+    """The sentence saying that D moves (or may move) during the run, else None
     (docs/theory.md#d-is-a-maximum).
 
     The schedule as written, compared as transformers compares it (exactly: data table
     ``moving_schedules``); unset, its default at the version read, or with the version
     not pinned at any release the settings used allow (``heuristic`` before 4.45.0,
-    ``constant`` from it: data defaults, read in the 4.44.2 and 4.45.0 wheels)."""
+    ``constant`` from it: data defaults, read in the 4.44.2 and 4.45.0 wheels). Unset on
+    an assistant whose own generation_config.json is not read (``unread``: a hub id),
+    a default that keeps D is an assumption: that file may set ``heuristic``, so D may
+    move (a fail that reads D then holds only at its cheapest reading)."""
     how = (
         f"it starts at num_assistant_tokens = {d}, adds 2 after a step that accepted every "
         "draft and subtracts 1 otherwise (never below 1), so D is neither fixed nor a "
@@ -240,12 +256,11 @@ def _moves(schedule: Opt | None, d: int | None, b: Builder, ctx: Context) -> str
             f"num_assistant_tokens_schedule is not set and transformers' default at this "
             f"release is {default!r}, which moves D during the run: {how}; {fix}"
         )
-    if ctx.version is not None and ctx.version_shown is None:
-        return None  # the version is pinned and its default keeps D
+    pinned = ctx.version is not None and ctx.version_shown is None
     values, _gap = _DATA.default_values("num_assistant_tokens_schedule", ctx.version_low, None)
-    moving = [str(v) for v in values if v in _MOVING_SCHEDULES]
+    moving = [] if pinned else [str(v) for v in values if v in _MOVING_SCHEDULES]
     if not moving:
-        return None
+        return _assumed_schedule(default, how, b, ctx, unread)
     b.note(
         f"num_assistant_tokens_schedule not set at a version not pinned: the default is "
         f"{moving[0]!r} in some releases, which moves D during the run"
@@ -254,6 +269,27 @@ def _moves(schedule: Opt | None, d: int | None, b: Builder, ctx: Context) -> str
         "num_assistant_tokens_schedule is not set and the transformers version is not "
         f"pinned: its default is {moving[0]!r} in some releases the config may run, which "
         f"moves D during the run: {how}; state speculation.engine_version or {fix}"
+    )
+
+
+def _assumed_schedule(
+    default: object, how: str, b: Builder, ctx: Context, unread: Opt | None
+) -> str | None:
+    """The sentence saying that a default schedule that keeps D is an assumption, the
+    assistant's own generation_config.json not read (``unread``), else None."""
+    if unread is None or behaviour_at(_DATA, _IGNORED, ctx.version) == "absent":
+        return None
+    b.note(
+        f"num_assistant_tokens_schedule not set: transformers' default {default!r} is "
+        "assumed (the assistant's generation_config.json is not read)"
+    )
+    return (
+        f"num_assistant_tokens_schedule is transformers' default {default!r}, assumed: "
+        f"the assistant's generation_config is loaded by from_pretrained from "
+        f"{_config_file(unread)}, which specgate does not read and which may set "
+        f"'heuristic' or 'heuristic_transient', moving D during the run: {how}; set "
+        "assistant_model.generation_config.num_assistant_tokens_schedule in the script "
+        "to settle it"
     )
 
 

@@ -6,6 +6,7 @@ model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.1-8B-Instruct")
 draft = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B-Instruct")
 draft.generation_config.num_assistant_tokens = 5
 draft.generation_config.assistant_confidence_threshold = 0
+draft.generation_config.num_assistant_tokens_schedule = "constant"
 
 
 def answer(prompt: str) -> str:
