@@ -24,6 +24,25 @@ from specgate.inputs.types import EngineIssue
 #: refusal fails from that release on (:func:`code_refusals.judged`).
 _ASKED: dict[str, tuple[str, Version]] = {
     "vllm": ("vLLM 0.32.0's `vllm serve` argument parser, asked with the value", (0, 32, 0)),
+    # ServerArgs.add_cli_args declares these type=int / type=float (server_args.py); the
+    # engine's refusals are recorded at 0.5.18 and 0.5.23 (tests/data/engine_oracle/,
+    # cases *-flag-bad).
+    "sglang": (
+        "SGLang's `launch_server` argument parser (ServerArgs.add_cli_args), recorded "
+        "refusing the value at 0.5.18 and 0.5.23",
+        (0, 5, 18),
+    ),
+}
+
+#: (engine, setting) whose refusal is recorded at an earlier release than the one asked:
+#: vLLM's ``--speculative-config`` ``json.loads`` refusal is in the engine's own answers
+#: at 0.27.1 too (tests/data/engine_oracle/vllm-0.27.1.json, cases *-cli-bad-json).
+_SINCE: dict[tuple[str, str], tuple[str, Version]] = {
+    ("vllm", "speculative_config"): (
+        "vLLM's `vllm serve` argument parser, recorded refusing the value at 0.27.1 and "
+        "asked at 0.32.0",
+        (0, 27, 1),
+    ),
 }
 
 #: (engine, setting as the reader names it) → the engine's argument parser's message
@@ -41,6 +60,16 @@ _PARSER: dict[tuple[str, str], str] = {
     ("vllm", "max_model_len"): (
         "argument --max-model-len: invalid human_readable_int_or_auto value: {value!r}"
     ),
+    **{
+        ("sglang", name): f"argument --{name.replace('_', '-')}: invalid {kind} value: {{value!r}}"
+        for name, kind in (
+            ("speculative_num_steps", "int"),
+            ("speculative_eagle_topk", "int"),
+            ("speculative_num_draft_tokens", "int"),
+            ("speculative_accept_threshold_single", "float"),
+            ("speculative_accept_threshold_acc", "float"),
+        )
+    },
 }
 
 
@@ -69,7 +98,7 @@ def judge(
     message = template.format(value=value if len(value) <= 60 else value[:57] + "…")
     refusal = f"{name} refuses to start: {message}"
     issue = EngineIssue("SG307", Refusal(refusal), exc.what)
-    asked, since = _ASKED[engine]
+    asked, since = _SINCE.get((engine, exc.what), _ASKED[engine])
     (judged,) = code_refusals.judged([issue], pinned, low, since, name)
     why = str(judged.message)[len(refusal) :].lstrip("; ")
     details = f"{asked}; specgate read: {exc.reason}" + (f"; {why}" if why else "")
