@@ -9,8 +9,10 @@ Sources (compose-spec/compose-go, read at these commits):
   override; a file of any other name (``-f``) alone.
 - ``override/merge.go@00be3c8c`` (``mergeYaml``): mappings merge key by key, the
   override's scalar wins, sequences are appended, save ``command``, ``entrypoint``
-  and ``healthcheck.test`` (the override replaces them) and ``environment``, whose
-  entries are joined as ``NAME=value`` items, the override's after the base's.
+  and ``healthcheck.test`` (the override replaces them), ``environment``, whose
+  entries are joined as ``NAME=value`` items, the override's after the base's, and
+  ``env_file`` / ``label_file``, whose paths are joined the same way, a single path
+  taken as a list of one (``override/merge.go@e70e961c``, ``mergeToSequence``).
 - ``types/mapping.go@078b2eed`` (``MappingWithEquals.DecodeMapstructure``): a list
   of ``NAME=value`` items becomes a map item by item, so a name listed twice keeps
   its *last* value (:func:`specgate.inputs.engines._source.env_items` reads it so).
@@ -53,6 +55,9 @@ MAX_EXTENDS = 8
 #: At most this many files ``COMPOSE_FILE`` lists; more: not followed.
 MAX_FILES = 16
 _REPLACED = frozenset({"command", "entrypoint"})
+#: A service's keys whose values merge as sequences, a string as a one-item list
+#: (``override/merge.go@e70e961c``: ``mergeToSequence``, ``convertIntoSequence``)
+_SEQUENCES = frozenset({"env_file", "label_file"})
 
 
 def override_file(path: Path) -> Path | None:
@@ -76,6 +81,12 @@ def _env_list(value: object) -> list[object] | None:
     return None
 
 
+def _sequence(value: object) -> list[object] | None:
+    if isinstance(value, str):
+        return [value]
+    return list(value) if isinstance(value, list) else None
+
+
 def _text(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -85,6 +96,11 @@ def _text(value: object) -> str:
 def merge(base: Any, over: Any, path: tuple[str, ...] = ()) -> Any:
     """``over`` merged onto ``base`` as compose-go's ``mergeYaml`` does (module doc)."""
     if len(path) == 3 and path[0] == "services" and path[2] in _REPLACED:
+        return over
+    if len(path) == 3 and path[0] == "services" and path[2] in _SEQUENCES:
+        left_files, right_files = _sequence(base), _sequence(over)
+        if left_files is not None and right_files is not None:
+            return left_files + right_files
         return over
     if len(path) == 3 and path[0] == "services" and path[2] == "environment":
         left, right = _env_list(base), _env_list(over)
