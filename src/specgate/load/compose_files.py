@@ -41,7 +41,7 @@ from typing import Any
 from specgate.core.errors import InputError, UnreadForm
 from specgate.core.paths import PathProblem, confined
 from specgate.core.revision_tree import bring
-from specgate.load.compose_include import Where, apply_include, import_into, local_extends
+from specgate.load.compose_include import Readers, Where, apply_include, import_into, local_extends
 from specgate.load.document import Document, NodePath, NodePosition
 from specgate.load.read import read_text
 
@@ -205,8 +205,8 @@ def _with_includes(
     applied; the paths of the services they set or changed; and its model without
     the imported resources (whose values it does not set)."""
     imports = apply_include(
-        loaded.data, loaded.file, where, _load_doc,
-        lambda data, at, shown: _resolved(data, at.parent, shown)[0],
+        loaded.data, loaded.file, where,
+        Readers(_load_doc, lambda data, at, shown: _resolved(data, at.parent, shown)[0], merge),
     )
     if not imports.count:
         data, changed = _resolved(loaded.data, path.parent, loaded.file)

@@ -68,8 +68,8 @@ class Imports:
     count: int = 0
 
 
-#: How an included file is read: (data, path, shown) → (its model with extends
-#: applied and its own overlays merged) given by compose_files (no import cycle).
+#: How an included file's model is made: (data, path, shown) → its model with
+#: ``extends`` applied (given by compose_files, as ``over``, its merge: no import cycle).
 Resolve = Callable[[Any, Path, str], Any]
 
 
@@ -85,10 +85,21 @@ class Where:
     top: Path
 
 
+@dataclass(frozen=True)
+class Readers:
+    """How compose_files reads an included file (``load``: path, shown → its
+    document), makes its model (``resolve``) and merges one model over another
+    (``over``), handed in so this module does not import compose_files."""
+
+    load: Callable[[Path, str], Document]
+    resolve: Resolve
+    over: Callable[[Any, Any], Any]
+
+
 def apply_include(
-    data: Any, shown: str, where: Where, load: Callable[[Path, str], Document],
-    resolve: Resolve, *, base: Path | None = None, shown_base: str | None = None,
-    chain: tuple[Path, ...] = (), foreign_env: bool = False, imports: Imports | None = None,
+    data: Any, shown: str, where: Where, readers: Readers, *,
+    base: Path | None = None, shown_base: str | None = None, chain: tuple[Path, ...] = (),
+    foreign_env: bool = False, imports: Imports | None = None,
 ) -> Imports:
     """The resources the ``include:`` of ``data`` (the file shown as ``shown``) imports,
     its relative paths taken from ``base`` (default: ``where.workdir``) (module doc).
@@ -125,22 +136,22 @@ def apply_include(
         extra = foreign_env or not _env_known(env_files, base, pdir, where)
         model: Any = {}
         for path, file_shown in files:
-            doc = load(path, file_shown)
+            doc = readers.load(path, file_shown)
             if extra and "$" in (doc.text or ""):
                 raise UnreadForm(
                     f"include: {file_shown} is interpolated with its own .env / env_file, "
                     "which specgate does not follow", shown)
             nested = apply_include(
-                doc.data, file_shown, where, load, resolve, base=pdir, shown_base=shown_pdir,
+                doc.data, file_shown, where, readers, base=pdir, shown_base=shown_pdir,
                 chain=(*chain, first.resolve()), foreign_env=extra,
             )
-            own = resolve(local_extends(doc.data, nested, file_shown), path, file_shown)
+            own = readers.resolve(local_extends(doc.data, nested, file_shown), path, file_shown)
             # its own paths taken from its project directory (the nested ones were)
             own = import_into(_rebased(own, pdir, where), nested, file_shown)
             out.sources.append((own, doc, file_shown))
             out.sources.extend(nested.sources)
             out.notes.extend(nested.notes)
-            model = _over(model, own)
+            model = readers.over(model, own) if model else own
         out.notes.append(f"{first_shown} included (include: in {shown})")
         for key in RESOURCES:
             for name, value in (model.get(key) or {}).items():
@@ -188,14 +199,6 @@ def _add(to: dict[str, Any], key: str, name: str, value: Any, shown: str) -> Non
             "v2 stops (conflicts with imported resource), Compose v5 merges them: "
             "not followed", shown)
     to[name] = value
-
-
-def _over(model: Any, own: Any) -> Any:
-    if not model:
-        return own
-    from specgate.load.compose_files import merge
-
-    return merge(model, own)
 
 
 def _entry(entry: object, shown: str) -> tuple[list[str], str | None, list[str] | None]:
