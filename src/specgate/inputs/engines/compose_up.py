@@ -323,3 +323,40 @@ def unfollowed_compose(
                 project.hit,
             )
     return None
+
+
+def unsettled_compose_image(
+    doc: Document, text: str | None, pointer: str | None, shown: str, path: Path | None
+) -> UnsettledValue | None:
+    """For a script with no speculative configuration (``pointer`` None): the first
+    ``docker compose run SERVICE`` line whose service's ``image:`` is a Compose
+    ``${VAR}`` no ``.env`` and no default fills (the environment ``docker compose``
+    runs in sets it): the image, so the engine release and the ENTRYPOINT that the
+    service's ``command`` follows, is the deployment's (SG313 at the ``image:`` value,
+    naming it; its version not pinned: docs/engines.md#containers); else None."""
+    from specgate.inputs.engines.compose_run import compose_document
+
+    if pointer is not None or path is None:
+        return None
+    for _, launch, project in _compose_lines(doc, text, path):
+        if launch.runner != _RUN or not isinstance(project, Project) or not launch.target:
+            continue
+        try:
+            model = compose_document(project, repository_top(path.parent))
+        except (InputError, PathProblem):
+            continue  # its own reading says why
+        node = ("services", launch.target, "image")
+        if model is None or node not in model.unsettled:
+            continue
+        what = model.unsettled[node]
+        at = model.locate(node)
+        return UnsettledValue(
+            f"`{what}` in the image of service {launch.target!r}: no .env sets it, so it "
+            "comes from the environment `docker compose` runs in; which engine release "
+            "runs (and the ENTRYPOINT its command follows) is the deployment's, and the "
+            "version is not pinned. Its command may configure speculation, so the "
+            "claims file's values are used",
+            model.origins.get(node, model.file), at.line, origin="outside", what=what,
+            column=at.column,
+        )
+    return None
