@@ -278,6 +278,19 @@ def _literal_reference(source: CommandSource) -> tuple[int, str] | None:
     return None
 
 
+def _whole_text_commands(
+    doc: Document, text: str | None, pointer: str | None
+) -> list[CommandSource]:
+    """The commands of a whole text file (``pointer`` None); none for a part of a file,
+    a structured file, or a text no shell splits."""
+    if pointer is not None or not isinstance(doc.data, str):
+        return []
+    try:
+        return commands_of(doc.data, doc, (), text)
+    except InputError:
+        return []
+
+
 def unsettled_launcher(
     doc: Document,
     text: str | None,
@@ -290,13 +303,7 @@ def unsettled_launcher(
     (``names_engine``: the engines it names) and holds a split word the text
     does not settle (``$SPEC_FLAGS`` set only in an ``if``: it may add the engine's
     speculative flags), else None."""
-    if pointer is not None or not isinstance(doc.data, str):
-        return None
-    try:
-        sources = commands_of(doc.data, doc, (), text)
-    except InputError:
-        return None
-    for source in sources:
+    for source in _whole_text_commands(doc, text, pointer):
         hits = source.command.unresolved
         split = [index for index in sorted(hits) if hits[index][1]]
         if not split or not names_engine(source.command.argv):
@@ -365,12 +372,7 @@ def unsettled_image_launcher(
     file): the first container runner command whose image is set outside the
     repository (:func:`image_from_outside`): the image's own command may configure
     speculation, so the deployment is judged on the claims file; else None."""
-    if pointer is not None or not isinstance(doc.data, str):
-        return None
-    try:
-        sources = commands_of(doc.data, doc, (), text)
-    except InputError:
-        return None
+    sources = _whole_text_commands(doc, text, pointer)
     then = "Its own command may configure speculation, so the claims file's values are used"
     for source in sources:
         found = image_from_outside(source, then, shown)
