@@ -87,4 +87,6 @@ def test_an_include_not_followed_is_a_finding_not_an_exit(tmp_path: Path) -> Non
             os.symlink(outside, top / "compose" / "link.yaml")
         found = _check(top, files, "compose/compose.yaml")
         assert "SG312" in found, (name, found)
+        # at the include entry: line 2 of compose/compose.yaml
+        assert found["SG312"][1:3] == ("compose/compose.yaml", 2), (name, found["SG312"])
         assert "SG301" not in found, name

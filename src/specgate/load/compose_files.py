@@ -205,7 +205,7 @@ def _with_includes(
     applied; the paths of the services they set or changed; and its model without
     the imported resources (whose values it does not set)."""
     imports = apply_include(
-        loaded.data, loaded.file, where,
+        loaded, where,
         Readers(_load_doc, lambda data, at, shown: _resolved(data, at.parent, shown)[0], merge),
     )
     if not imports.count:

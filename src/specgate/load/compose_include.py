@@ -97,66 +97,86 @@ class Readers:
 
 
 def apply_include(
-    data: Any, shown: str, where: Where, readers: Readers, *,
+    doc: Document, where: Where, readers: Readers, *,
     base: Path | None = None, shown_base: str | None = None, chain: tuple[Path, ...] = (),
     foreign_env: bool = False, imports: Imports | None = None,
 ) -> Imports:
-    """The resources the ``include:`` of ``data`` (the file shown as ``shown``) imports,
-    its relative paths taken from ``base`` (default: ``where.workdir``) (module doc).
+    """The resources the ``include:`` of ``doc`` imports, its relative paths taken from
+    ``base`` (default: ``where.workdir``) (module doc).
 
     Raises:
-        UnreadForm: an include not followed (module doc).
+        UnreadForm: an include not followed (module doc), at its entry's line.
         InputError: an included file not parseable.
     """
     out = imports if imports is not None else Imports()
+    shown = doc.file
+    data = doc.data
     entries = data.get("include") if isinstance(data, Mapping) else None
     if entries is None:
         return out
     base = where.workdir if base is None else base
     shown_base = posixpath.dirname(shown) or "." if shown_base is None else shown_base
     if not isinstance(entries, list):
-        raise UnreadForm("include: is not a list (Compose stops)", shown)
+        raise UnreadForm("include: is not a list (Compose stops)", shown,
+                         doc.locate(("include",)).line)
     if len(chain) >= MAX_DEPTH:
         raise UnreadForm(f"include: nested deeper than {MAX_DEPTH} files: not followed", shown)
-    for entry in entries:
-        paths, project_dir, env_files = _entry(entry, shown)
-        files = [_local(p, base, shown_base, where.top, shown) for p in paths]
-        first, first_shown = files[0]
-        if first.resolve() in chain:
-            raise UnreadForm(f"include cycle: {first_shown} includes itself (Compose stops)",
-                             shown)
-        out.count += len(files)
-        if out.count > MAX_INCLUDED:
-            raise UnreadForm(f"include: more than {MAX_INCLUDED} files: not followed", shown)
-        if project_dir is None:
-            pdir, shown_pdir = first.parent, posixpath.dirname(first_shown) or "."
-        else:
-            pdir, shown_pdir = _local(project_dir, base, shown_base, where.top, shown,
-                                      folder=True)
-        extra = foreign_env or not _env_known(env_files, base, pdir, where)
-        model: Any = {}
-        for path, file_shown in files:
-            doc = readers.load(path, file_shown)
-            if extra and "$" in (doc.text or ""):
-                raise UnreadForm(
-                    f"include: {file_shown} is interpolated with its own .env / env_file, "
-                    "which specgate does not follow", shown)
-            nested = apply_include(
-                doc.data, file_shown, where, readers, base=pdir, shown_base=shown_pdir,
-                chain=(*chain, first.resolve()), foreign_env=extra,
-            )
-            own = readers.resolve(local_extends(doc.data, nested, file_shown), path, file_shown)
-            # its own paths taken from its project directory (the nested ones were)
-            own = import_into(_rebased(own, pdir, where), nested, file_shown)
-            out.sources.append((own, doc, file_shown))
-            out.sources.extend(nested.sources)
-            out.notes.extend(nested.notes)
-            model = readers.over(model, own) if model else own
-        out.notes.append(f"{first_shown} included (include: in {shown})")
-        for key in RESOURCES:
-            for name, value in (model.get(key) or {}).items():
-                _add(out.data.setdefault(key, {}), key, str(name), value, shown)
+    for index, entry in enumerate(entries):
+        try:
+            _one(doc, entry, out, where=where, readers=readers, base=base,
+                 shown_base=shown_base, chain=chain, foreign_env=foreign_env)
+        except UnreadForm as exc:
+            if exc.line is not None or exc.file != shown:
+                raise
+            raise UnreadForm(exc.reason, shown, doc.locate(("include", index)).line) from None
     return out
+
+
+def _one(
+    doc: Document, entry: object, out: Imports, *, where: Where, readers: Readers,
+    base: Path, shown_base: str, chain: tuple[Path, ...], foreign_env: bool,
+) -> None:
+    """One ``include`` entry of ``doc`` imported into ``out`` (:func:`apply_include`)."""
+    shown = doc.file
+    paths, project_dir, env_files = _entry(entry, shown)
+    files = [_local(p, base, shown_base, where.top, shown) for p in paths]
+    first, first_shown = files[0]
+    if first.resolve() in chain:
+        raise UnreadForm(f"include cycle: {first_shown} includes itself (Compose stops)",
+                         shown)
+    out.count += len(files)
+    if out.count > MAX_INCLUDED:
+        raise UnreadForm(f"include: more than {MAX_INCLUDED} files: not followed", shown)
+    if project_dir is None:
+        pdir, shown_pdir = first.parent, posixpath.dirname(first_shown) or "."
+    else:
+        pdir, shown_pdir = _local(project_dir, base, shown_base, where.top, shown,
+                                  folder=True)
+    extra = foreign_env or not _env_known(env_files, base, pdir, where)
+    model: Any = {}
+    for path, file_shown in files:
+        included = readers.load(path, file_shown)
+        if extra and "$" in (included.text or ""):
+            raise UnreadForm(
+                f"include: {file_shown} is interpolated with its own .env / env_file, "
+                "which specgate does not follow", shown)
+        nested = apply_include(
+            included, where, readers, base=pdir, shown_base=shown_pdir,
+            chain=(*chain, first.resolve()), foreign_env=extra,
+        )
+        own = readers.resolve(
+            local_extends(included.data, nested, file_shown), path, file_shown
+        )
+        # its own paths taken from its project directory (the nested ones were)
+        own = import_into(_rebased(own, pdir, where), nested, file_shown)
+        out.sources.append((own, included, file_shown))
+        out.sources.extend(nested.sources)
+        out.notes.extend(nested.notes)
+        model = readers.over(model, own) if model else own
+    out.notes.append(f"{first_shown} included (include: in {shown})")
+    for key in RESOURCES:
+        for name, value in (model.get(key) or {}).items():
+            _add(out.data.setdefault(key, {}), key, str(name), value, shown)
 
 
 def import_into(data: Any, imports: Imports, shown: str) -> Any:
