@@ -268,6 +268,33 @@ def record_globals(mirrors: str, program: dict) -> dict:
     }
 
 
+#: Subcommands whose options are read interspersed with their positional words
+#: (cobra's default): ``docker compose up [OPTIONS] [SERVICE...]``.
+SUBCOMMANDS = [
+    {
+        "command": "compose up", "programs": [["docker", "compose", "up"],
+                                              ["docker-compose", "up"]],
+        "repo": "docker/compose", "mirror": "docker+compose/repo", "tag": "v5.5.0",
+        "files": ["cmd/compose/up.go"],
+        "where": "cmd/compose/up.go upCommand: flags on upCmd.Flags(), interspersed "
+                 "with the SERVICE words (cobra's default); RunE p.WithServices",
+    },
+]
+
+
+def record_subcommand(mirrors: str, sub: dict) -> dict:
+    git = f"{mirrors}/{sub['mirror']}"
+    commit = _commit(git, sub["tag"])
+    return {
+        "command": sub["command"],
+        "programs": sub["programs"],
+        "where": sub["where"],
+        "source": {"repo": sub["repo"], "tag": sub["tag"], "commit": commit,
+                   "files": sub["files"]},
+        "options": _options(git, commit, sub["files"]),
+    }
+
+
 PODMAN_COMPOSE = {
     "program": "podman-compose",
     "repo": "containers/podman-compose", "mirror": "containers+podman-compose/repo",
@@ -376,6 +403,7 @@ def main() -> None:
         "runners": [record(mirrors, r) for r in RUNNERS],
         "globals": [record_globals(mirrors, g) for g in GLOBALS],
         "argparse": [record_argparse(mirrors, PODMAN_COMPOSE)],
+        "subcommands": [record_subcommand(mirrors, sub) for sub in SUBCOMMANDS],
     }
     json.dump(data, sys.stdout, indent=1, sort_keys=False)
     sys.stdout.write("\n")

@@ -181,6 +181,26 @@ FORMS: dict[str, tuple[dict[str, str], str]] = {
         },
         "deploy/serve.sh",
     ),
+    # include: (compose-go loader/include.go): the included file, its project
+    # directory's env_file and a nested include are found at the base as at the head
+    "compose-include": (
+        {
+            "deploy/compose.yaml": (
+                "include:\n  - path: ../shared/vllm.yaml\n    project_directory: ../shared\n"
+                "services:\n  cache:\n    image: redis:7\n"
+            ),
+            "shared/vllm.yaml": (
+                "include: [inner/more.yaml]\n"
+                "services:\n  vllm:\n    image: vllm/vllm-openai:v0.32.0\n"
+                "    env_file: vllm.env\n"
+                f"    command: [{TARGET}, --speculative-config, '{SPEC}']\n"
+            ),
+            "shared/vllm.env": "HF_HOME=/cache\n",
+            "shared/inner/more.yaml": "services:\n  other:\n    image: busybox\n",
+            "deploy/serve.sh": "docker compose up -d vllm\n",
+        },
+        "deploy/serve.sh",
+    ),
     "compose-file-variable": (
         {
             "deploy/base.yaml": (

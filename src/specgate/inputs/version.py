@@ -91,7 +91,8 @@ def _one(found: list[str]) -> tuple[str | None, list[str]]:
 
 
 def detect_version(
-    engine: str, stated: str | None, config_text: str | None, config_path: Path | None
+    engine: str, stated: str | None, config_text: str | None, config_path: Path | None,
+    *, image_outside: str | None = None,
 ) -> EngineVersion:
     """The engine version for a deployment (see the module doc for the order).
 
@@ -100,6 +101,9 @@ def detect_version(
         stated: ``speculation.engine_version`` when the claims file gives it.
         config_text: the referenced engine config's text (image tags), if any.
         config_path: that file on disk (requirement files beside it), if any.
+        image_outside: the variable that names the container's image when it is set
+            outside the repository (``$IMAGE``): then no tag or requirement file in
+            the repository pins the version the container runs.
 
     Returns:
         the :class:`EngineVersion`; unreadable requirement files are skipped.
@@ -108,6 +112,9 @@ def detect_version(
     if stated is not None:
         return _known(engine, EngineVersion(stated, parse_version(stated), "claims"))
     notes: list[str] = []
+    if image_outside is not None:
+        notes.append(f"image not pinned: set by {image_outside}, outside the repository")
+        config_text = config_path = None
     if config_text is not None:
         tag, tags = _one(images_in(engine, config_text))
         if tag is not None:

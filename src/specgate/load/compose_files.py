@@ -9,8 +9,10 @@ Sources (compose-spec/compose-go, read at these commits):
   override; a file of any other name (``-f``) alone.
 - ``override/merge.go@00be3c8c`` (``mergeYaml``): mappings merge key by key, the
   override's scalar wins, sequences are appended, save ``command``, ``entrypoint``
-  and ``healthcheck.test`` (the override replaces them) and ``environment``, whose
-  entries are joined as ``NAME=value`` items, the override's after the base's.
+  and ``healthcheck.test`` (the override replaces them), ``environment``, whose
+  entries are joined as ``NAME=value`` items, the override's after the base's, and
+  ``env_file`` / ``label_file``, whose paths are joined the same way, a single path
+  taken as a list of one (``override/merge.go@e70e961c``, ``mergeToSequence``).
 - ``types/mapping.go@078b2eed`` (``MappingWithEquals.DecodeMapstructure``): a list
   of ``NAME=value`` items becomes a map item by item, so a name listed twice keeps
   its *last* value (:func:`specgate.inputs.engines._source.env_items` reads it so).
@@ -39,6 +41,7 @@ from typing import Any
 from specgate.core.errors import InputError, UnreadForm
 from specgate.core.paths import PathProblem, confined
 from specgate.core.revision_tree import bring
+from specgate.load.compose_include import Readers, Where, apply_include, import_into, local_extends
 from specgate.load.document import Document, NodePath, NodePosition
 from specgate.load.read import read_text
 
@@ -53,6 +56,9 @@ MAX_EXTENDS = 8
 #: At most this many files ``COMPOSE_FILE`` lists; more: not followed.
 MAX_FILES = 16
 _REPLACED = frozenset({"command", "entrypoint"})
+#: A service's keys whose values merge as sequences, a string as a one-item list
+#: (``override/merge.go@e70e961c``: ``mergeToSequence``, ``convertIntoSequence``)
+_SEQUENCES = frozenset({"env_file", "label_file"})
 
 
 def override_file(path: Path) -> Path | None:
@@ -76,6 +82,12 @@ def _env_list(value: object) -> list[object] | None:
     return None
 
 
+def _sequence(value: object) -> list[object] | None:
+    if isinstance(value, str):
+        return [value]
+    return list(value) if isinstance(value, list) else None
+
+
 def _text(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -85,6 +97,11 @@ def _text(value: object) -> str:
 def merge(base: Any, over: Any, path: tuple[str, ...] = ()) -> Any:
     """``over`` merged onto ``base`` as compose-go's ``mergeYaml`` does (module doc)."""
     if len(path) == 3 and path[0] == "services" and path[2] in _REPLACED:
+        return over
+    if len(path) == 3 and path[0] == "services" and path[2] in _SEQUENCES:
+        left_files, right_files = _sequence(base), _sequence(over)
+        if left_files is not None and right_files is not None:
+            return left_files + right_files
         return over
     if len(path) == 3 and path[0] == "services" and path[2] == "environment":
         left, right = _env_list(base), _env_list(over)
@@ -111,7 +128,8 @@ def _load_doc(path: Path, shown: str) -> Document:
         found = confined(path)
     except PathProblem as exc:
         raise InputError(str(exc), shown) from None
-    loaded = load_yaml(read_text(found, shown), shown, dialect="go")
+    text = read_text(found, shown)
+    loaded = load_yaml(text, shown, dialect="go")._replace(text=text)
     return loaded if isinstance(loaded.data, Mapping) else loaded._replace(data={})
 
 
@@ -166,11 +184,50 @@ def _resolved(data: Any, folder: Path, shown: str) -> tuple[Any, set[NodePath]]:
     return {**dict(data), "services": resolved}, changed
 
 
+def _where(path: Path, workdir: Path | None, dotenvs: Sequence[Path] | None) -> Where:
+    from specgate.core.paths import repository_top
+
+    work = path.parent if workdir is None else workdir
+    try:
+        top = repository_top(path.parent)
+    except PathProblem:
+        top = path.parent
+    envs = [work / ".env"] if dotenvs is None else list(dotenvs)
+    return Where(work, path.parent, frozenset(envs), top)
+
+
+def _with_includes(
+    loaded: Document, path: Path, where: Where,
+    sources: list[tuple[Any, Document, str | None]], notes: list[str],
+) -> tuple[Any, set[NodePath], Any]:
+    """One file's model: its ``include:`` imported (:mod:`.compose_include`; the
+    included files' models added to ``sources``, a note each), its ``extends``
+    applied; the paths of the services they set or changed; and its model without
+    the imported resources (whose values it does not set)."""
+    imports = apply_include(
+        loaded, where,
+        Readers(_load_doc, lambda data, at, shown: _resolved(data, at.parent, shown)[0], merge),
+    )
+    if not imports.count:
+        data, changed = _resolved(loaded.data, path.parent, loaded.file)
+        return data, changed, data
+    own, changed = _resolved(
+        local_extends(loaded.data, imports, loaded.file), path.parent, loaded.file
+    )
+    sources.extend(imports.sources)
+    notes.extend(imports.notes)
+    changed |= _leaves({key: imports.data.get(key, {}) for key in ("services",)}, ())
+    return import_into(own, imports, loaded.file), changed, own
+
+
 def compose_model(
     doc: Document,
     path: Path,
     files: Sequence[tuple[Path, str]] | None = None,
     before: Sequence[tuple[Path, str]] = (),
+    *,
+    workdir: Path | None = None,
+    dotenvs: Sequence[Path] | None = None,
 ) -> Document:
     """``doc`` (a Compose file at ``path``) as Compose builds it: ``files`` (each a path
     and how it is shown: the Compose files named after it, ``-f`` or ``COMPOSE_FILE``)
@@ -185,14 +242,18 @@ def compose_model(
             unreadable or not parseable; ``extends`` naming no service, too deep or a cycle.
     """
     notes = list(doc.notes)
-    data, changed = _resolved(doc.data, path.parent, doc.file)
+    where = _where(path, workdir, dotenvs)
+    included: list[tuple[Any, Document, str | None]] = []
+    data, changed, mine = _with_includes(doc, path, where, included, notes)
     # each file's model and positions, to place the values it sets (_placed)
-    # (in merge order: the files named before it, it, the files merged over it)
-    sources: list[tuple[Any, Document, str | None]] = [(data, doc, None)]
+    # (in merge order: the files named before it, those it includes, it, the files
+    # merged over it)
+    sources: list[tuple[Any, Document, str | None]] = [*included, (mine, doc, None)]
     for under_path, shown in reversed(before):
         loaded = _load_doc(under_path, shown)
-        under, _ = _resolved(loaded.data, under_path.parent, shown)
-        sources.insert(0, (under, loaded, shown))
+        under_included: list[tuple[Any, Document, str | None]] = []
+        under, _, own = _with_includes(loaded, under_path, where, under_included, notes)
+        sources[:0] = [*under_included, (own, loaded, shown)]
         data = merge(under, data)
         notes.append(f"{shown} merged in (named before {doc.file})")
         changed |= _leaves(under, ())
@@ -206,12 +267,12 @@ def compose_model(
         more = [(p, shown, f"named after {doc.file}") for p, shown in files]
     for over_path, shown, why in more:
         loaded = _load_doc(over_path, shown)
-        over, _ = _resolved(loaded.data, over_path.parent, shown)
-        sources.append((over, loaded, shown))
+        over, _, own = _with_includes(loaded, over_path, where, sources, notes)
+        sources.append((own, loaded, shown))
         data = merge(data, over)
         notes.append(f"{shown} merged in ({why})")
         changed |= _leaves(over, ())
-    if not changed:
+    if not changed and data is doc.data:
         return doc
     positions: dict[NodePath, NodePosition] = {
         p: v for p, v in doc.positions.items() if not any(p[: len(c)] == c for c in changed)

@@ -208,7 +208,12 @@ def _load_compose(project: Project, top: Path) -> Document | None:
     doc = load_yaml_documents(text, shown, serving_dialect(text))._replace(text=text)
     if not is_compose(doc.data):
         return None
-    model = compose_model(doc, path, others if project.explicit else None)
+    # the working folder: the last .env's (compose_project: the working folder's)
+    workdir = project.dotenvs[-1][0].parent if project.dotenvs else path.parent
+    model = compose_model(
+        doc, path, others if project.explicit else None, workdir=workdir,
+        dotenvs=[p for p, _ in project.dotenvs],
+    )
     return interpolated(model, path, project.dotenvs, dict(project.outer), project.unknown)
 
 

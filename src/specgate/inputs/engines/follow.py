@@ -29,6 +29,7 @@ orders them).
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -47,9 +48,9 @@ from specgate.inputs.engines._source import (
     norm_key,
 )
 from specgate.inputs.engines.environment import container_env
-from specgate.inputs.engines.in_container import in_container
+from specgate.inputs.engines.in_container import image_prefix, in_container, prefixed
 from specgate.inputs.engines.placed import version_text
-from specgate.inputs.engines.unsettled import unsettled_value
+from specgate.inputs.engines.unsettled import hit_span, unsettled_value
 from specgate.inputs.knowledge import knowledge
 from specgate.inputs.pointer import Verdict, format_pointer, resolve_pointer, search
 from specgate.inputs.types import EngineConfig, EngineIssue
@@ -144,11 +145,24 @@ def options_files(
     if pointer is not None:
         base, node = resolve_pointer(doc.data, pointer, file=doc.file)
 
+    #: a Kubernetes container's ``args`` (a Compose service's ``command``) runs after
+    #: its ``command`` (``entrypoint``) or its image's ENTRYPOINT, as the engine
+    #: reader joins them (:class:`.detect.Detector`): by id of the args node
+    prefixes: dict[int, tuple[tuple[str, ...], str | None]] = {}
+
     def detect(candidate: object) -> list[Verdict]:
+        if isinstance(candidate, Mapping):
+            container = image_prefix(candidate)
+            if container is not None:
+                prefixes[id(container[0])] = (container[1], container[2])
+            return []
         if not (is_argv(candidate) or looks_like_command(candidate)):
             return []
         try:
             sources = [in_container(s) for s in commands_of(candidate, doc, (), None)]
+            lead = prefixes.get(id(candidate))
+            if lead is not None:
+                sources = [prefixed(s, lead[0]) for s in sources]
         except InputError:
             return []
         for source in sources:
@@ -166,6 +180,13 @@ def options_files(
             ]
         except InputError:
             continue
+        lead = prefixes.get(id(hit.value))
+        if lead is not None:
+            words, key = lead
+            spans = None if key is None or not hit.path else tuple(
+                doc.locate((*hit.path[:-1], key, i)) for i in range(len(words))
+            )
+            sources = [prefixed(s, words, spans) for s in sources]
         for source in sources:
             launcher = _launcher_of(source.command.argv, engines)
             if launcher is None:
@@ -321,6 +342,19 @@ def follow(
             named.span.line,
             unsettled,
         )
+    literal = _literal_reference(named)
+    if literal is not None:  # `--config $(CFG)`, the container setting no CFG
+        reference, line, column = literal
+        raise InputError(
+            f"no speculative decoding configured in {shown}: {named.spelled} names "
+            f"`{reference}`, which the engine receives as written (Kubernetes passes a "
+            "$(NAME) the container does not set unchanged), so it names no file specgate "
+            f"can read; set {reference[2:-1]} in the container's env or name the file "
+            "literally",
+            shown,
+            line,
+            column,
+        )
     mapped = _host_path(doc, named)
     relative = mapped.relative
     if relative is None:
@@ -406,6 +440,30 @@ def _unsettled_path(named: OptionsFile) -> tuple[str, bool, bool] | None:
         if word.partition("=")[0] == named.spelled or previous == named.spelled:
             return hit
     return None
+
+
+_REFERENCE_RE = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
+
+
+def _literal_reference(named: OptionsFile) -> tuple[str, int, int | None] | None:
+    """A Kubernetes ``$(NAME)`` left as written in the options file's path (every
+    reference the container's env sets, and every shell expansion, was settled or
+    made a hit before: what is left is text the engine receives), with the line and
+    column of its ``$`` (the word's when it cannot be traced); else None."""
+    found = _REFERENCE_RE.search(named.value)
+    if found is None:
+        return None
+    source = named.source
+    index = next(
+        (i for i, span in enumerate(source.spans) if span == named.span
+         and i < len(source.command.argv) and found.group() in source.command.argv[i]),
+        None,
+    )
+    hit = (f"`{found.group()}`", False, True)
+    place = hit_span(source, index, hit) if index is not None else None
+    if place is not None:
+        return found.group(), place.line, place.column
+    return found.group(), named.span.line, named.span.column
 
 
 _FIELDS_TABLE = "command_fields"

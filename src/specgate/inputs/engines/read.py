@@ -26,7 +26,11 @@ from specgate.inputs.engines._source import (
     norm_key,
     run_env,
 )
-from specgate.inputs.engines.compose_up import compose_up, unfollowed_compose
+from specgate.inputs.engines.compose_up import (
+    compose_up,
+    unfollowed_compose,
+    unsettled_compose_image,
+)
 from specgate.inputs.engines.detect import Detector
 from specgate.inputs.engines.env_gaps import raise_gap, service_env
 from specgate.inputs.engines.environment import sibling_env
@@ -47,7 +51,9 @@ from specgate.inputs.engines.unread import (
     unread_launcher,
 )
 from specgate.inputs.engines.unsettled import (
+    image_from_outside,
     unsettled_flag_value,
+    unsettled_image_launcher,
     unsettled_launcher,
     unsettled_words,
 )
@@ -253,6 +259,8 @@ def _read_engine_config(
             unread_launcher(doc, text, pointer, shown)
             or foreign_launcher(doc, text, pointer, shown, detector.is_engine)
             or unsettled_launcher(doc, text, pointer, shown, detector.hinted)
+            or unsettled_image_launcher(doc, text, pointer, shown)
+            or unsettled_compose_image(doc, text, pointer, shown, path)
             or unfollowed_compose(doc, text, pointer, shown, path)
         )
         if unread is not None:
@@ -394,7 +402,9 @@ class _Reading:
             command_line=not isinstance(found.value, Mapping),
         )
         if command is not None:  # more positional words than the program takes
-            config = refused_positionals(config, command.command.argv, command.spans)
+            config = _image_outside(
+                refused_positionals(config, command.command.argv, command.spans), command
+            )
         # keys a Python dict leaves unsettled: kept aside when D and the method stand
         return keywise.judged(spec.name, config, doc, found.path, found.value)
 
@@ -429,13 +439,23 @@ def _within_parser_bounds(
     return data.flags_at(flags, settings.implied_range(data, bounds).newest), bounds
 
 
+def _image_outside(config: EngineConfig, command: CommandSource) -> EngineConfig:
+    """``config``, with the image its runner line takes from outside the repository
+    as the deployment's value (SG313: :func:`.unsettled.image_from_outside`) when no
+    other value is."""
+    outside = image_from_outside(command) if config.deferred is None else None
+    return config if outside is None else replace(config, deferred=outside)
+
+
 def _version_of(
     reading: _Reading, spec: Engine, found: Found, source: CommandSource | None
 ) -> EngineVersion:
     """The version in force for ``found``: stated, else the image of the container or
     service that runs it (never another service's in the same file), else the file's."""
     text = version_text(source, reading.doc.data, found.path, reading.text)
-    return detect_version(spec.name, reading.engine_version, text, reading.path)
+    outside = image_from_outside(source) if source is not None else None
+    return detect_version(spec.name, reading.engine_version, text, reading.path,
+                          image_outside=outside.what if outside is not None else None)
 
 
 def program_of(spec: Engine, argv: tuple[str, ...]) -> str | None:

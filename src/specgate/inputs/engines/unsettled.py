@@ -278,6 +278,19 @@ def _literal_reference(source: CommandSource) -> tuple[int, str] | None:
     return None
 
 
+def _whole_text_commands(
+    doc: Document, text: str | None, pointer: str | None
+) -> list[CommandSource]:
+    """The commands of a whole text file (``pointer`` None); none for a part of a file,
+    a structured file, or a text no shell splits."""
+    if pointer is not None or not isinstance(doc.data, str):
+        return []
+    try:
+        return commands_of(doc.data, doc, (), text)
+    except InputError:
+        return []
+
+
 def unsettled_launcher(
     doc: Document,
     text: str | None,
@@ -290,13 +303,7 @@ def unsettled_launcher(
     (``names_engine``: the engines it names) and holds a split word the text
     does not settle (``$SPEC_FLAGS`` set only in an ``if``: it may add the engine's
     speculative flags), else None."""
-    if pointer is not None or not isinstance(doc.data, str):
-        return None
-    try:
-        sources = commands_of(doc.data, doc, (), text)
-    except InputError:
-        return None
-    for source in sources:
+    for source in _whole_text_commands(doc, text, pointer):
         hits = source.command.unresolved
         split = [index for index in sorted(hits) if hits[index][1]]
         if not split or not names_engine(source.command.argv):
@@ -314,4 +321,61 @@ def unsettled_launcher(
             hits[index],
             place.column if place else None,
         )
+    return None
+
+
+#: The runners whose IMAGE word names what the container runs (``docker compose run``
+#: names a service instead: :mod:`.compose_run`).
+_IMAGE_RUNNERS = ("docker run", "podman run", "nerdctl run")
+
+
+def image_from_outside(
+    source: CommandSource,
+    then: str = "The words after it are read as the claims file's engine",
+    shown: str | None = None,
+) -> UnsettledValue | None:
+    """For a ``docker run`` (``podman run``, ``nerdctl run``) command whose IMAGE word
+    is a variable no text specgate reads sets (``docker run $IMAGE …``, IMAGE from the
+    environment the script runs in): the deployment's value (SG313) at that word,
+    naming it; the image, so the engine release the container runs, is set outside the
+    repository and its version is not pinned (docs/engines.md#containers). None for
+    any other command, and for an image the repository sets in a way not followed
+    (its own readings say so). ``then``: what specgate does about it; ``shown``: the
+    file as the finding names it (default: the command's)."""
+    from specgate.inputs.runners import read_runner
+
+    launch = read_runner(source.command.argv)
+    if launch is None or launch.runner not in _IMAGE_RUNNERS or launch.target_index is None:
+        return None
+    index = launch.target_index
+    hit = source.command.unresolved.get(index)
+    if hit is None or hit[2]:
+        return None
+    at = min(index, len(source.spans) - 1)
+    line = source.spans[at].line if at >= 0 else None
+    place = hit_span(source, index, hit)
+    return unsettled_value(
+        f"{hit[0]}: it is the image the container runs, so which engine release runs "
+        "(and what its image's ENTRYPOINT and CMD add) is the deployment's; the version "
+        f"is not pinned. {then}",
+        shown or source.file,
+        place.line if place else line,
+        hit,
+        place.column if place else None,
+    )
+
+
+def unsettled_image_launcher(
+    doc: Document, text: str | None, pointer: str | None, shown: str
+) -> UnsettledValue | None:
+    """For a text with no speculative configuration (``pointer`` None: the whole
+    file): the first container runner command whose image is set outside the
+    repository (:func:`image_from_outside`): the image's own command may configure
+    speculation, so the deployment is judged on the claims file; else None."""
+    sources = _whole_text_commands(doc, text, pointer)
+    then = "Its own command may configure speculation, so the claims file's values are used"
+    for source in sources:
+        found = image_from_outside(source, then, shown)
+        if found is not None:
+            return found
     return None
