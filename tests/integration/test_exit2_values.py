@@ -78,3 +78,20 @@ def test_a_value_whose_refusal_is_not_recorded_warns(tmp_path: Path) -> None:
     found = _one(report, "SG307")
     assert (found.severity, found.file, found.line) == ("warn", "bad.sh", 1)
     assert "not recorded" in found.message
+
+
+def test_metrics_draft_length_0_is_a_schema_violation_of_its_deployment(tmp_path: Path) -> None:
+    # evidence.metrics.draft_length is the claims file's own value: below 1 it breaks the
+    # schema (docs/claims-file.md, "integer 1 … 1,024"), SG001 at its line (exit 1,
+    # docs/reports.md#exit-codes), no longer exit 2 for the whole claims file;
+    # `draft_length: 0` stands at line 6, column 46 of the claims file
+    first = (
+        "    model: {name: org/m}\n"
+        "    speculation: {enabled: true, mechanism: ngram, draft_length: 4,"
+        " engine_config: ok.sh}\n"
+        "    evidence: {metrics: {format: iid-rate, alpha: 0.5, draft_length: 0}}\n"
+    )
+    report = _check(tmp_path, first, {"ok.sh": f"vllm serve org/m --speculative-config {NGRAM}\n"})
+    found = _one(report, "SG001")
+    assert (found.severity, found.line) == ("fail", 6)
+    assert "draft_length must be ≥ 1, got 0" in found.message
