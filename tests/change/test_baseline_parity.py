@@ -340,3 +340,78 @@ def test_check_at_a_ref_sees_a_compose_project_change(repo: Repo, run_json: Run)
     assert found["baseline"]["error"] is None and found["baseline"]["new"] is False
     sg403 = [f for f in found["findings"] if f["code"] == "SG403"]
     assert sg403 and "D 3 → 5" in sg403[0]["message"]
+
+
+# --- values not read at the base (docs/change-gate.md#sg410-and-sg412) ---------------------
+#
+# At the head each of these is a finding on the deployment (SG312 a form or model config
+# not read, SG313 a value set outside the repository, SG314 one the repository sets in a
+# way specgate does not follow, SG315 a count past the bound, SG307 a value not of its
+# type). At REF there is nothing read to compare with: the deployment is SG410 "not
+# compared", never compared as "unset" (which gave SG403 "the speculative config changed
+# since REF: D unset → 3" with the same AL). The other deployment of the claims file is
+# still compared: its AL cut 2.6 → 2.0 is SG401 ((2.6 − 2.0) / 2.6 = 23.08 % > 5 %).
+
+GOOD = f"vllm serve {TARGET} --speculative-config '{SPEC}'\n"
+UNREAD_AT_REF: dict[str, dict[str, str]] = {
+    # a launcher of an engine specgate does not read (data/unread-launchers.json): SG312
+    "form": {"chat/serve.sh": "ollama serve\n"},
+    # SPEC set by no file specgate reads: the environment's (SG313)
+    "outside": {"chat/serve.sh": f'vllm serve {TARGET} --speculative-config "$SPEC"\n'},
+    # SPEC from a command substitution (SG314)
+    "repository": {
+        "chat/serve.sh": (
+            f'SPEC=$(cat spec.json)\nvllm serve {TARGET} --speculative-config "$SPEC"\n'
+        )
+    },
+    # 2,000 draft tokens, past specgate's bound of 1,024 (SG315)
+    "bound": {
+        "chat/serve.sh": GOOD.replace(
+            '"num_speculative_tokens":3', '"num_speculative_tokens":2000'
+        )
+    },
+    # `-tp four`, not an integer (SG307)
+    "refused": {
+        "chat/serve.sh": GOOD.replace("--speculative-config", "-tp four --speculative-config")
+    },
+    # a model config without a head count (SG312, docs/engines.md#model-config-not-read)
+    "model-form": {"chat/t.json": '{"model_type": "llama", "hidden_size": 4096}\n'},
+}
+
+
+def _two(other_al: float) -> str:
+    return (
+        "version: 1\n"
+        "deployments:\n"
+        "  - name: chat\n"
+        "    model: {hf_config: chat/t.json}\n"
+        "    speculation: {enabled: true, engine: vllm, engine_config: chat/serve.sh,"
+        " draft_depth_ratio: 0.05}\n"
+        "    evidence: {cache_coherence_eval: true, accept_length: 2.6}\n"
+        "  - name: other\n"
+        "    speculation: {enabled: true, engine: vllm, engine_config: other/serve.sh,"
+        " draft_depth_ratio: 0.05}\n"
+        f"    evidence: {{cache_coherence_eval: true, accept_length: {other_al}}}\n"
+    )
+
+
+@pytest.mark.parametrize("kind", UNREAD_AT_REF)
+def test_a_value_not_read_at_the_base_is_sg410_not_unset(
+    repo: Repo, run_json: Run, kind: str
+) -> None:
+    good = {
+        "chat/serve.sh": GOOD,
+        "chat/t.json": '{"model_type": "llama", "num_attention_heads": 32, '
+        '"num_key_value_heads": 8}\n',
+        "other/serve.sh": GOOD,
+    }
+    repo.write({**good, **UNREAD_AT_REF[kind], "specgate.yaml": _two(2.6)})
+    repo.commit()
+    repo.write({**good, "specgate.yaml": _two(2.0)})
+    _, report, _ = run_json("check", "--baseline", "HEAD")
+    chat, other = report["files"][0]["deployments"]
+    assert chat["baseline"]["error"] is not None
+    codes = [f["code"] for f in chat["findings"]]
+    assert "SG410" in codes and "SG403" not in codes
+    assert other["baseline"]["error"] is None
+    assert "SG401" in [f["code"] for f in other["findings"]]
