@@ -19,7 +19,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from tests.integration.test_exit2_degrade import _check, _one
+
+from specgate.core.errors import RefusedValue
+from specgate.inputs.engines._base import Builder, Context
+from specgate.inputs.engines._source import Opt
+from specgate.inputs.engines.vllm_sizes import token_tree
+from specgate.load.document import Span
 
 NGRAM = """'{"method":"ngram","num_speculative_tokens":4,"prompt_lookup_max":4}'"""
 
@@ -95,3 +102,41 @@ def test_metrics_draft_length_0_is_a_schema_violation_of_its_deployment(tmp_path
     found = _one(report, "SG001")
     assert (found.severity, found.line) == ("fail", 6)
     assert "draft_length must be ≥ 1, got 0" in found.message
+
+
+TREE_NOT_A_TREE = (
+    "speculative_config:\n  method: eagle\n  model: yuhuili/EAGLE-LLaMA3-Instruct-8B\n"
+    '  num_speculative_tokens: 3\n  speculative_token_tree: "nope"\n'
+)
+
+
+def test_a_token_tree_not_a_tree_is_judged_as_its_key(tmp_path: Path) -> None:
+    # vLLM 0.32.0's SpeculativeConfig has no speculative_token_tree key and refuses it
+    # (extra="forbid"; data/engines/vllm.json, the engine's answers in
+    # tests/data/engine_oracle/vllm-0.32.0.json): SG310 fails at the key, line 5. The
+    # tree's shape is not read: D is not taken from num_speculative_tokens (it counts a
+    # tree's nodes), so the claimed D 2 is not compared with 3 (no SG301). Was exit 2.
+    first = (
+        "    model: {name: org/m}\n"
+        "    speculation: {enabled: true, mechanism: eagle, draft_length: 2,"
+        " engine_config: tree.yaml, engine_version: '0.32.0'}\n"
+    )
+    report = _check(tmp_path, first, {"tree.yaml": TREE_NOT_A_TREE})
+    found = _one(report, "SG310")
+    assert (found.severity, found.file, found.line) == ("fail", "tree.yaml", 5)
+    assert not [f for f in report.deployments[0].findings if f.code in ("SG301", "SG307")]
+
+
+def test_a_token_tree_not_a_tree_where_the_key_is_read_is_a_refused_value() -> None:
+    # where no check judged the key (a release that has it), the shape is a value not of
+    # its type: RefusedValue at its line (SG307, a warn: which releases refuse it is not
+    # recorded, docs/engines.md#refused-values)
+    ctx = Context(file="tree.yaml", pointer="")
+    block = {"speculative_token_tree": Opt("nope", Span(5, 27))}
+    with pytest.raises(RefusedValue) as info:
+        token_tree(block, Builder("vllm", ctx), ctx)
+    assert (info.value.line, info.value.what) == (5, "speculative_token_tree")
+    assert info.value.severity == "warn"
+    listed = {"speculative_token_tree": Opt([(0,), 3], Span(5, 27))}
+    with pytest.raises(RefusedValue, match="list of tuples"):
+        token_tree(listed, Builder("vllm", ctx), ctx)
