@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.support.git_repo import Repo, Run
+from tests.support.git_repo import Repo, Run, git
 
 from specgate.change.baseline import open_baseline, read_base
 from specgate.load.read import load_document
@@ -414,4 +414,28 @@ def test_a_value_not_read_at_the_base_is_sg410_not_unset(
     codes = [f["code"] for f in chat["findings"]]
     assert "SG410" in codes and "SG403" not in codes
     assert other["baseline"]["error"] is None
+    assert "SG401" in [f["code"] for f in other["findings"]]
+
+
+def test_staged_reads_a_value_not_read_at_head_as_sg410(
+    repo: Repo, run_json: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `check --staged` compares the index with HEAD through the same base reader: SPEC set
+    # outside the repository at HEAD (SG313 there) is SG410, not "D unset → 3" (SG403)
+    for name in ("PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF"):
+        monkeypatch.delenv(name, raising=False)
+    good = {
+        "chat/serve.sh": GOOD,
+        "chat/t.json": '{"model_type": "llama", "num_attention_heads": 32, '
+        '"num_key_value_heads": 8}\n',
+        "other/serve.sh": GOOD,
+    }
+    repo.write({**good, **UNREAD_AT_REF["outside"], "specgate.yaml": _two(2.6)})
+    repo.commit()
+    repo.write({**good, "specgate.yaml": _two(2.0)})
+    git(repo.root, "add", "-A")
+    _, report, _ = run_json("check", "--staged")
+    chat, other = report["files"][0]["deployments"]
+    codes = [f["code"] for f in chat["findings"]]
+    assert "SG410" in codes and "SG403" not in codes
     assert "SG401" in [f["code"] for f in other["findings"]]
