@@ -179,3 +179,40 @@ def test_a_flag_given_no_value_of_an_engine_not_asked_warns(tmp_path: Path) -> N
     found = _one(report, "SG307")
     assert (found.severity, found.file, found.line) == ("warn", "bad.sh", 1)
     assert "not recorded" in found.message
+
+
+@pytest.mark.parametrize(
+    ("metrics", "line", "column", "message"),
+    [
+        # line 6 is `    evidence: {metrics: {…}}`; a mapping is placed at its key, a
+        # scalar at its value. The key `metrics` after "    evidence: {" (15 characters):
+        ("{format: vllm-log}", 6, 16, "format vllm-log reads a file: it needs path"),
+        # the value b.txt after "    evidence: {metrics: {format: vllm-log, path: m.log,
+        # baseline_path: " (25 + 18 + 13 + 15 = 71 characters)
+        (
+            "{format: vllm-log, path: m.log, baseline_path: b.txt}",
+            6, 72, "baseline_path applies only to format vllm-prometheus, not vllm-log",
+        ),
+        # the key `labels` after 25 + "format: iid-rate, " (18) + "alpha: 0.5, " (12) = 55
+        (
+            "{format: iid-rate, alpha: 0.5, labels: {a: b}}",
+            6, 56, "labels applies only to format vllm-prometheus, not iid-rate",
+        ),
+    ],
+)
+def test_a_metrics_key_its_format_does_not_take_is_a_schema_violation(
+    tmp_path: Path, metrics: str, line: int, column: int, message: str
+) -> None:
+    # the claims file's own evidence.metrics keys that only some formats take
+    # (docs/claims-file.md): SG001 on the deployment (docs/reports.md#exit-codes), no
+    # longer exit 2 for the whole claims file
+    first = (
+        "    model: {name: org/m}\n"
+        "    speculation: {enabled: true, mechanism: ngram, draft_length: 4,"
+        " engine_config: ok.sh}\n"
+        f"    evidence: {{metrics: {metrics}}}\n"
+    )
+    report = _check(tmp_path, first, {"ok.sh": f"vllm serve org/m --speculative-config {NGRAM}\n"})
+    found = _one(report, "SG001")
+    assert (found.severity, found.line, found.column) == ("fail", line, column)
+    assert message in found.message
