@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.support.git_repo import Repo, Run
+from tests.support.git_repo import Repo, Run, git
 
 from specgate.change.baseline import open_baseline, read_base
 from specgate.load.read import load_document
@@ -402,3 +402,102 @@ def test_a_local_assistant_folder_is_read_at_the_base(repo: Repo, folder: str) -
     now = _head(repo.root).inputs
     assert now is not None and now.engine is not None
     assert (at_base.engine.draft_length, now.engine.draft_length) == (3, 4)
+
+
+# --- values not read at the base (docs/change-gate.md#sg410-and-sg412) ---------------------
+#
+# At the head each of these is a finding on the deployment (SG312 a form or model config
+# not read, SG313 a value set outside the repository, SG314 one the repository sets in a
+# way specgate does not follow, SG315 a count past the bound, SG307 a value not of its
+# type). At REF there is nothing read to compare with: the deployment is SG410 "not
+# compared", never compared as "unset" (which gave SG403 "the speculative config changed
+# since REF: D unset → 3" with the same AL). The other deployment of the claims file is
+# still compared: its AL cut 2.6 → 2.0 is SG401 ((2.6 − 2.0) / 2.6 = 23.08 % > 5 %).
+
+GOOD = f"vllm serve {TARGET} --speculative-config '{SPEC}'\n"
+UNREAD_AT_REF: dict[str, dict[str, str]] = {
+    # a launcher of an engine specgate does not read (data/unread-launchers.json): SG312
+    "form": {"chat/serve.sh": "ollama serve\n"},
+    # SPEC set by no file specgate reads: the environment's (SG313)
+    "outside": {"chat/serve.sh": f'vllm serve {TARGET} --speculative-config "$SPEC"\n'},
+    # SPEC from a command substitution (SG314)
+    "repository": {
+        "chat/serve.sh": (
+            f'SPEC=$(cat spec.json)\nvllm serve {TARGET} --speculative-config "$SPEC"\n'
+        )
+    },
+    # 2,000 draft tokens, past specgate's bound of 1,024 (SG315)
+    "bound": {
+        "chat/serve.sh": GOOD.replace(
+            '"num_speculative_tokens":3', '"num_speculative_tokens":2000'
+        )
+    },
+    # `-tp four`, not an integer (SG307)
+    "refused": {
+        "chat/serve.sh": GOOD.replace("--speculative-config", "-tp four --speculative-config")
+    },
+    # a model config without a head count (SG312, docs/engines.md#model-config-not-read)
+    "model-form": {"chat/t.json": '{"model_type": "llama", "hidden_size": 4096}\n'},
+}
+
+
+def _two(other_al: float) -> str:
+    return (
+        "version: 1\n"
+        "deployments:\n"
+        "  - name: chat\n"
+        "    model: {hf_config: chat/t.json}\n"
+        "    speculation: {enabled: true, engine: vllm, engine_config: chat/serve.sh,"
+        " draft_depth_ratio: 0.05}\n"
+        "    evidence: {cache_coherence_eval: true, accept_length: 2.6}\n"
+        "  - name: other\n"
+        "    speculation: {enabled: true, engine: vllm, engine_config: other/serve.sh,"
+        " draft_depth_ratio: 0.05}\n"
+        f"    evidence: {{cache_coherence_eval: true, accept_length: {other_al}}}\n"
+    )
+
+
+@pytest.mark.parametrize("kind", UNREAD_AT_REF)
+def test_a_value_not_read_at_the_base_is_sg410_not_unset(
+    repo: Repo, run_json: Run, kind: str
+) -> None:
+    good = {
+        "chat/serve.sh": GOOD,
+        "chat/t.json": '{"model_type": "llama", "num_attention_heads": 32, '
+        '"num_key_value_heads": 8}\n',
+        "other/serve.sh": GOOD,
+    }
+    repo.write({**good, **UNREAD_AT_REF[kind], "specgate.yaml": _two(2.6)})
+    repo.commit()
+    repo.write({**good, "specgate.yaml": _two(2.0)})
+    _, report, _ = run_json("check", "--baseline", "HEAD")
+    chat, other = report["files"][0]["deployments"]
+    assert chat["baseline"]["error"] is not None
+    codes = [f["code"] for f in chat["findings"]]
+    assert "SG410" in codes and "SG403" not in codes
+    assert other["baseline"]["error"] is None
+    assert "SG401" in [f["code"] for f in other["findings"]]
+
+
+def test_staged_reads_a_value_not_read_at_head_as_sg410(
+    repo: Repo, run_json: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `check --staged` compares the index with HEAD through the same base reader: SPEC set
+    # outside the repository at HEAD (SG313 there) is SG410, not "D unset → 3" (SG403)
+    for name in ("PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF"):
+        monkeypatch.delenv(name, raising=False)
+    good = {
+        "chat/serve.sh": GOOD,
+        "chat/t.json": '{"model_type": "llama", "num_attention_heads": 32, '
+        '"num_key_value_heads": 8}\n',
+        "other/serve.sh": GOOD,
+    }
+    repo.write({**good, **UNREAD_AT_REF["outside"], "specgate.yaml": _two(2.6)})
+    repo.commit()
+    repo.write({**good, "specgate.yaml": _two(2.0)})
+    git(repo.root, "add", "-A")
+    _, report, _ = run_json("check", "--staged")
+    chat, other = report["files"][0]["deployments"]
+    codes = [f["code"] for f in chat["findings"]]
+    assert "SG410" in codes and "SG403" not in codes
+    assert "SG401" in [f["code"] for f in other["findings"]]

@@ -154,9 +154,14 @@ def test_underscore_spelling_when_the_engine_accepts_it() -> None:
     assert flags["--speculative-config"].value == "{}"
 
 
-def test_missing_value_is_an_input_error() -> None:
-    with pytest.raises(InputError, match="--speculative-num-steps expects a value"):
-        parse_flags(["--speculative-num-steps"], SPEC)
+def test_missing_value_is_kept_as_missing() -> None:
+    # argparse refuses it ("expected one argument"); the parse keeps it for the reader,
+    # which makes it SG307 on the deployment (docs/engines.md#refused-values), not exit 2
+    flag = parse_flags(["--speculative-num-steps"], SPEC)["--speculative-num-steps"]
+    assert (flag.value, flag.missing, flag.index) == (None, True, 0)
+    # a shell operator next is no value either
+    flag = parse_flags(["--speculative-num-steps", "&&", "x"], SPEC)["--speculative-num-steps"]
+    assert flag.missing
 
 
 def test_negative_number_is_not_a_flag() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.core.errors import InputError, OutOfBounds
+from specgate.core.errors import InputError, OutOfBounds, UnreadForm
 from specgate.inputs.model_config import effective_query_heads_per_kv, read_model_config
 from specgate.inputs.types import ModelShape
 from specgate.load.document import Span
@@ -286,7 +286,8 @@ def test_bad_pointers(pointer: str, message: str) -> None:
 
 
 def test_embedded_string_not_json() -> None:
-    with pytest.raises(InputError, match="not a JSON config") as info:
+    # the file parses: its model is not read (SG312 on the deployment), not exit 2
+    with pytest.raises(UnreadForm, match="not a JSON config") as info:
         inline("hf: not json\n", pointer="/hf", yaml=True)
     assert info.value.line == 1
 
@@ -295,7 +296,9 @@ def test_embedded_string_not_json() -> None:
 
 
 def test_no_head_count_names_the_file() -> None:
-    with pytest.raises(InputError) as info:
+    # not read, not refused: transformers fills a missing count from the model class's
+    # default (docs/engines.md#model-config-not-read)
+    with pytest.raises(UnreadForm) as info:
         inline({"hidden_size": 4096})
     assert info.value.file == "config.json"
     assert "no attention head count (num_attention_heads) in config.json" in str(info.value)
@@ -313,7 +316,7 @@ def test_no_head_count_names_the_file() -> None:
     ],
 )
 def test_bad_counts_point_at_their_line(data: dict[str, object]) -> None:
-    with pytest.raises(InputError, match="positive integer") as info:
+    with pytest.raises(UnreadForm, match="positive integer") as info:
         inline(data)
     assert info.value.line is not None
     assert info.value.line > 1
@@ -326,5 +329,5 @@ def test_kv_above_heads_is_an_error() -> None:
 
 
 def test_config_not_a_mapping() -> None:
-    with pytest.raises(InputError, match="not a mapping"):
+    with pytest.raises(UnreadForm, match="not a mapping"):
         inline([1, 2])

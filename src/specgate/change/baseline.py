@@ -563,19 +563,16 @@ def _base_deployment(  # noqa: PLR0917 - one deployment's inputs
     deployment, _ = build_deployment(raw, index, document.scalar_text)
     deployment, _ = resolve(deployment, raw, document, claims)
     inputs = deployment.inputs
-    if inputs is not None and inputs.model_unread is not None:
-        # a model config not read at REF (SG315 at the head) leaves nothing to compare
-        # with: the base is unreadable (SG410), as when that stopped the run
-        unread = inputs.model_unread
-        raise InputError(unread.reason, unread.file or None, unread.line, unread.column)
+    for unread in (inputs.model_unread, inputs.engine_unread) if inputs is not None else ():
+        if unread is not None:
+            # a model config or serving config value not read at REF (at the head: SG312
+            # a form not read, SG313/SG314 a value not settled, SG315 past a bound, SG307 a
+            # value not of its type) leaves nothing read to compare with, never "unset":
+            # the base is unreadable (SG410), as when that stopped the run
+            # (docs/change-gate.md#sg410-and-sg412)
+            raise InputError(unread.reason, unread.file or None, unread.line, unread.column)
     if inputs is not None and inputs.acceptance_unread is not None:
         raise InputError(inputs.acceptance_unread, document.file)
-    refused = inputs.engine_unread if inputs is not None else None
-    if refused is not None and refused.origin == "refused":
-        # a value not of its type at REF (SG307 at the head, docs/engines.md#refused-values):
-        # nothing read to compare with, so the base is unreadable (SG410), as when it
-        # stopped the run
-        raise InputError(refused.reason, refused.file or None, refused.line, refused.column)
     base_rel = document.file
     blobs = {key: at_ref.get(rel) for key, rel in evidence_paths(raw, base_rel).items()}
     metrics = derived.compute(deployment, min_accept_length)

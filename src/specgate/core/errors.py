@@ -92,18 +92,21 @@ class RefusedValue(InputError):
     ``value``: the value as read; ``details``: the evidence beside the message (where the
     engine's message was taken, how the version was judged); ``severity``: ``"fail"``
     where the engine's refusal of such a value is known at the version in force (then
-    ``reason`` gives the engine's own message), else ``"warn"``."""
+    ``reason`` gives the engine's own message), else ``"warn"``; ``missing``: a flag
+    that takes a value given none (``--max-model-len`` as the last word), ``value``
+    then the flag as spelled."""
 
     def __init__(
         self, reason: str, file: str | None, line: int | None, *, what: str,
         column: int | None = None, severity: str = "warn", value: object = None,
-        details: str = "",
+        details: str = "", missing: bool = False,
     ) -> None:
         super().__init__(reason, file, line, column)
         self.what = what[:60]
         self.severity = severity
         self.value = value
         self.details = details
+        self.missing = missing
 
 
 class UsageError(SpecgateError):

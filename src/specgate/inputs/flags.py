@@ -68,6 +68,10 @@ class Flag:
     value: str | None
     index: int
     spelled: str
+    #: a flag that takes a value given none (the last word, or a shell operator next):
+    #: its value is None; the engine's parser refuses it (``CommandSource.options``
+    #: raises a RefusedValue, docs/engines.md#refused-values)
+    missing: bool = False
 
 
 def canonical_flag(name: str, spec: FlagSpec) -> str:
@@ -189,8 +193,9 @@ def parse_flags(
         after ``--`` are positional arguments, never flags (argparse, click).
 
     Raises:
-        InputError: an ambiguous abbreviation, or a known flag that needs a value and
-        has none.
+        InputError: an ambiguous abbreviation. A known flag that needs a value and has
+        none is kept with ``missing`` set (the reader judges it), not raised here: the
+        words are also parsed to tell which engine a command is.
     """
     result: dict[str, Flag] = {}
     joined: dict[str, list[str]] = {}
@@ -218,7 +223,9 @@ def parse_flags(
         if eq:
             value, step = inline, 1
         elif i + 1 >= len(argv) or argv[i + 1] in _OPERATORS:
-            raise InputError(f"{name} expects a value", file, where)
+            result[canonical] = Flag(None, i, name, missing=True)
+            i += 1
+            continue
         else:
             value, step = argv[i + 1], 2
         if canonical in spec.joined and canonical in result:

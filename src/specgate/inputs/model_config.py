@@ -37,7 +37,7 @@ from functools import cache
 from typing import Any
 
 from specgate.core.data import read_data
-from specgate.core.errors import InputError, OutOfBounds
+from specgate.core.errors import InputError, LimitReached, OutOfBounds, UnreadForm
 from specgate.inputs.pointer import resolve_pointer
 from specgate.inputs.types import ModelShape
 from specgate.load.document import Document, NodePath, Span
@@ -90,16 +90,20 @@ def read_model_config(
         ``max_position_embeddings`` and ``mtp_layers`` to where each was read.
 
     Raises:
-        InputError: a bad pointer, a config that is not a mapping, a head count
-            that is not a positive integer, or no head count at all
-            ("no attention head count (num_attention_heads) in FILE").
+        InputError: a pointer that names no node of the file (the claims file's
+            reference, docs/claims-file.md#referenced-files).
+        UnreadForm: the file parses but its model is not read (SG312 on the
+            deployment, docs/engines.md#model-config-not-read): a config that is not a
+            mapping, a count that is not a positive integer, no head count at all
+            (transformers then fills the model class's default), a string at the
+            pointer that is not JSON.
         OutOfBounds: KV > H, or H not a multiple of KV (SG315 on the deployment,
             docs/engines.md#out-of-bounds).
     """
     data, locate = _view(doc, shown, pointer)
     where = shown if not pointer else f"{shown} at {pointer}"
     if not isinstance(data, Mapping):
-        raise InputError(f"model config in {where} is not a mapping", shown, locate(()).line)
+        raise UnreadForm(f"model config in {where} is not a mapping", shown, locate(()).line)
     base: NodePath = ()
     scope: NodePath = ()
     fields: Mapping[str, object] = data
@@ -116,8 +120,8 @@ def read_model_config(
         path = (*path_scope, key)
         # a layer count of 0 is stated: no such layer (Kimi-K2's MTP)
         number = 0 if zero and _is_zero(value) else _positive_int(value)
-        if number is None:
-            raise InputError(
+        if number is None:  # not read, not refused: which engine refuses it is not known
+            raise UnreadForm(
                 f"{key} must be a {'non-negative' if zero else 'positive'} integer, not "
                 f"{value!r}",
                 shown,
@@ -133,7 +137,13 @@ def read_model_config(
             spans["query_heads"] = locate((*scope, key))
             break
     if heads is None and not draft:
-        raise InputError(f"no attention head count (num_attention_heads) in {where}", shown)
+        # transformers fills a missing count from the model class's default (5.19.0's
+        # LlamaConfig: num_attention_heads 32), so the model is not read, never refused
+        raise UnreadForm(
+            f"no attention head count (num_attention_heads) in {where}; the engine takes "
+            "its model class's default, which specgate does not assume",
+            shown,
+        )
 
     mla = False
     for rank_scope, table in ((scope, fields), (base, data)):
@@ -498,8 +508,10 @@ def _view(doc: Document, shown: str, pointer: str | None) -> tuple[object, Locat
         span = doc.locate(path)
         try:
             inner = parse_text(node, f"{shown} at {pointer}", json_syntax=True)
+        except LimitReached:
+            raise  # a reader's bound: the file stops
         except InputError as exc:
-            raise InputError(
+            raise UnreadForm(
                 f"the string at {pointer} is not a JSON config: {exc.reason}",
                 shown,
                 span.line,

@@ -243,6 +243,34 @@ def _ratio_order_problems(raw: object, base: tuple[str | int, ...]) -> list[Viol
     return problems
 
 
+def _metrics_problems(raw: object, base: tuple[str | int, ...]) -> list[Violation]:
+    """``evidence.metrics`` keys that only some formats take (docs/claims-file.md): a file
+    format needs ``path``; ``baseline_path`` and ``labels`` apply to ``vllm-prometheus``
+    only. The claims file's own schema, so SG001 on the deployment, not the end of the run
+    (docs/reports.md#exit-codes)."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("format"), str):
+        return []
+    from specgate.inputs.metrics.spec import FILE_FORMATS
+
+    fmt = raw["format"]
+    where = (*base, "evidence", "metrics")
+    problems: list[Violation] = []
+    if fmt in FILE_FORMATS and not raw.get("path"):
+        problems.append(
+            Violation(where, f"{format_path(where)} format {fmt} reads a file: it needs path")
+        )
+    for key in ("baseline_path", "labels"):
+        if key in raw and fmt != "vllm-prometheus":
+            problems.append(
+                Violation(
+                    (*where, key),
+                    f"{format_path((*where, key))} applies only to format vllm-prometheus, "
+                    f"not {fmt}",
+                )
+            )
+    return problems
+
+
 def _provenance(raw: object) -> Provenance | None:
     """``evidence.provenance`` typed; its module is loaded only for a file that has one."""
     if not isinstance(raw, dict):
@@ -363,6 +391,7 @@ def build_deployment(
         )
     problems.extend(_verify_token_problems(deployment, base))
     problems.extend(_ratio_order_problems(evidence.get("verify_cost_ratio_at"), base))
+    problems.extend(_metrics_problems(evidence.get("metrics"), base))
     if any(not keys.isdisjoint(_mapping(data.get(block))) for block, keys in _STEP_CHECKED):
         from specgate.model.step_inputs import stated_problems
 

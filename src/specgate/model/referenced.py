@@ -100,9 +100,10 @@ class Inputs(NamedTuple):
             including those that need the model config (vLLM MTP layers).
         claims_file: the claims file, for findings about inline metrics.
         engine_unread: the serving config that could not be read (SG312), else None.
-        model_unread: a model config holding a number past specgate's bound on it
-            (SG315; ``source`` names the claims file's key, ``model.hf_config`` or
-            ``speculation.draft_hf_config``), not read; else None.
+        model_unread: a model config not read (``source`` names the claims file's key,
+            ``model.hf_config`` or ``speculation.draft_hf_config``): origin ``"bound"``,
+            a number past specgate's bound on it (SG315); ``"form"``, it parses but holds
+            no model specgate reads (SG312, docs/engines.md#model-config-not-read); else None.
         acceptance_unread: why ``evidence.metrics`` gave no AL although given (a
             format that derives AL from D, where D is not settled: SG101 warns), else None.
     """

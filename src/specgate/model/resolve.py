@@ -299,18 +299,21 @@ def _al_needs_unsettled_d(r: _Resolver, evidence_raw: dict[str, Any]) -> str | N
 def _bounded_shape(
     r: _Resolver, raw: dict[str, Any], block: str, key: str
 ) -> ModelShape | None:
-    """The model config at ``block.key``, or None when not given or when it holds a
-    number past specgate's bound: then it is not read, and the first such config is
-    a finding on the deployment (SG315, docs/engines.md#out-of-bounds); the rest of
-    the deployment is judged on what the claims file states."""
+    """The model config at ``block.key``, or None when not given, when it holds a
+    number past specgate's bound (SG315, docs/engines.md#out-of-bounds), or when it
+    parses but its model is not read (no head count, a count not a positive integer,
+    not a mapping: SG312, docs/engines.md#model-config-not-read). Then it is not read,
+    the first such config is a finding on the deployment, and the rest of the
+    deployment is judged on what the claims file states."""
     if key not in raw:
         return None
     try:
         return _shape(r, block, key, raw[key], draft=key == "draft_hf_config")
-    except OutOfBounds as exc:
+    except (OutOfBounds, UnreadForm) as exc:
         if r.model_unread is None:
+            origin, what = ("bound", exc.what) if isinstance(exc, OutOfBounds) else ("form", key)
             r.model_unread = EngineUnread(
-                exc.reason, exc.file or "", exc.line, exc.column, True, "bound", exc.what,
+                exc.reason, exc.file or "", exc.line, exc.column, True, origin, what,
                 f"{block}.{key}",
             )
         return None

@@ -470,14 +470,36 @@ def engine_config_unread(ctx: RuleContext) -> Iterator[Hit]:
     at all stays an input error of the run (exit 2). A value the launcher cannot
     settle is SG313 or SG314, by where it is set. A team that accepts the gap puts
     `# specgate: ignore[SG312] -- reason` on the line the finding points at in the
-    serving file (docs/engines.md#unsettled-values).
+    serving file (docs/engines.md#unsettled-values). A model config
+    (`model.hf_config`, `speculation.draft_hf_config`) that parses but holds no
+    model specgate reads (not a mapping, no attention head count, a count that is
+    not a positive integer) is this finding at that file: the model config is not
+    read, and the deployment is judged on the model values the claims file states
+    (`model.query_heads_per_kv`, …); checks that need a value stated nowhere are
+    skipped (docs/engines.md#model-config-not-read).
 
     **Why.** One unread form used to stop the whole run (exit 2, status `error`),
     so a regression elsewhere in the same change went through. A finding keeps the
     gap visible without blocking what can be judged; it warns, since nothing about
-    the engine was read to fail on.
+    the engine was read to fail on. A model config without a head count is no
+    refusal either: transformers fills it from the model class's default
+    (`LlamaConfig`'s `num_attention_heads: int = 32`, transformers 5.19.0), a value
+    specgate does not assume.
     """
     inputs = ctx.deployment.inputs
+    model = inputs.model_unread if inputs is not None else None
+    if model is not None and model.origin == "form":
+        block, _, key = model.source.partition(".")
+        yield Hit(
+            f"{model.reason}, so {model.file} is not read; the deployment is judged on "
+            "the model values the claims file states",
+            ctx.deployment.path(block, key),
+            "Give the model config its attention head counts as positive integers, or "
+            "state the model's values in the claims file.",
+            where=(model.file, None if model.line is None else Span(model.line, model.column or 1)),
+            subject=key,
+            details="docs/engines.md#model-config-not-read",
+        )
     unread = inputs.engine_unread if inputs is not None else None
     if unread is None or unread.origin != "form":  # not settled, past a bound: SG313-SG315
         return

@@ -289,7 +289,7 @@ def value_out_of_bounds(ctx: RuleContext) -> Iterator[Hit]:
     """
     inputs = ctx.deployment.inputs
     model = inputs.model_unread if inputs is not None else None
-    if model is not None:
+    if model is not None and model.origin == "bound":
         block, _, key = model.source.partition(".")
         yield Hit(
             f"{model.reason}, so {model.file} is not read; the deployment is judged on "

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import PurePosixPath
 
-from specgate.core.errors import InputError, LimitReached
+from specgate.core.errors import InputError, LimitReached, RefusedValue
 from specgate.inputs.cmdline import (
     Command,
     Flag,
@@ -226,7 +226,13 @@ class CommandSource:
     def options(self, spec: FlagSpec) -> Options:
         """Options of the flags ``spec`` knows: value word's span, JSON values in ``sub``;
         and, under :data:`REFUSED`, each word the engine's recorded parser refuses as an
-        abbreviation of several flags (read as none of them)."""
+        abbreviation of several flags (read as none of them).
+
+        Raises:
+            RefusedValue: a flag that takes a value given none, at the flag's word
+                (``missing``; judged by the engine at the version in force,
+                docs/engines.md#refused-values).
+        """
         out: Options = {}
         flags = self.flags(spec)
         if spec.engine_parser is not None:
@@ -245,6 +251,11 @@ class CommandSource:
             inline = flag.value is None or "=" in self.command.argv[flag.index]
             value_index = flag.index if inline else flag.index + 1
             span = self.spans[value_index] if value_index < len(self.spans) else Span(1, 1)
+            if flag.missing:  # the engine's parser refuses it: SG307 at the flag's word
+                raise RefusedValue(
+                    f"{flag.spelled} expects a value and is given none", self.file, span.line,
+                    what=norm_key(name), column=span.column, value=flag.spelled, missing=True,
+                )
             value: object = True if flag.value is None else flag.value
             sub = None
             if flag.value is not None:

@@ -360,7 +360,7 @@ class _Reading:
             command = source
             env_files = getattr(source, "env_files", None) or env_files  # docker run --env-file
             flags, bounds = _within_parser_bounds(data, flags, version, source)
-            opts = command_options(spec, source, flags)
+            opts = _command_opts(spec, source, flags, version)
             program = program_of(spec, source.command.argv)
             if flags is not None:
                 unknown = settings.unknown_spellings(data, flags, source)
@@ -466,6 +466,26 @@ def program_of(spec: Engine, argv: tuple[str, ...]) -> str | None:
         if name in spec.programs:
             return name
     return None
+
+
+def _command_opts(
+    spec: Engine, source: CommandSource, flags: FlagSpec | None, version: EngineVersion
+) -> Options:
+    """:func:`command_options`.
+
+    Raises:
+        RefusedValue: a flag given no value, judged at the version the command runs as
+            found (pinned), else unknown: the words that would narrow it were not read
+            (docs/engines.md#refused-values).
+    """
+    try:
+        return command_options(spec, source, flags)
+    except RefusedValue as exc:
+        from specgate.inputs.engines.refused import judge
+
+        raise judge(
+            exc, spec.name, command_line=True, pinned=version.version, low=None
+        ) from None
 
 
 def _read_options(

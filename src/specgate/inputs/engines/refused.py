@@ -24,24 +24,12 @@ from specgate.inputs.types import EngineIssue
 #: refusal fails from that release on (:func:`code_refusals.judged`).
 _ASKED: dict[str, tuple[str, Version]] = {
     "vllm": ("vLLM 0.32.0's `vllm serve` argument parser, asked with the value", (0, 32, 0)),
-    # ServerArgs.add_cli_args declares these type=int / type=float (server_args.py); the
-    # engine's refusals are recorded at 0.5.18 and 0.5.23 (tests/data/engine_oracle/,
-    # cases *-flag-bad).
+    # the engine oracle's records (tests/data/engine_oracle/sglang-0.5.23.json, group
+    # flag-bad: sglang-0365, -0373, -0379), SGLang's own answers at 0.5.23
     "sglang": (
-        "SGLang's `launch_server` argument parser (ServerArgs.add_cli_args), recorded "
-        "refusing the value at 0.5.18 and 0.5.23",
-        (0, 5, 18),
-    ),
-}
-
-#: (engine, setting) whose refusal is recorded at an earlier release than the one asked:
-#: vLLM's ``--speculative-config`` ``json.loads`` refusal is in the engine's own answers
-#: at 0.27.1 too (tests/data/engine_oracle/vllm-0.27.1.json, cases *-cli-bad-json).
-_SINCE: dict[tuple[str, str], tuple[str, Version]] = {
-    ("vllm", "speculative_config"): (
-        "vLLM's `vllm serve` argument parser, recorded refusing the value at 0.27.1 and "
-        "asked at 0.32.0",
-        (0, 27, 1),
+        "SGLang 0.5.23's `launch_server` argument parser (ServerArgs.add_cli_args), asked "
+        "with the value",
+        (0, 5, 23),
     ),
 }
 
@@ -60,17 +48,69 @@ _PARSER: dict[tuple[str, str], str] = {
     ("vllm", "max_model_len"): (
         "argument --max-model-len: invalid human_readable_int_or_auto value: {value!r}"
     ),
-    **{
-        ("sglang", name): f"argument --{name.replace('_', '-')}: invalid {kind} value: {{value!r}}"
-        for name, kind in (
-            ("speculative_num_steps", "int"),
-            ("speculative_eagle_topk", "int"),
-            ("speculative_num_draft_tokens", "int"),
-            ("speculative_accept_threshold_single", "float"),
-            ("speculative_accept_threshold_acc", "float"),
-        )
-    },
+    ("sglang", "speculative_num_steps"): (
+        "argument --speculative-num-steps: invalid int value: {value!r}"
+    ),
+    ("sglang", "speculative_num_draft_tokens"): (
+        "argument --speculative-num-draft-tokens: invalid int value: {value!r}"
+    ),
+    ("sglang", "speculative_accept_threshold_single"): (
+        "argument --speculative-accept-threshold-single: invalid float value: {value!r}"
+    ),
 }
+
+
+#: engine → its argument parser's message for a flag that takes one value given none
+#: (argparse ``nargs=None``), asked as in :data:`_ASKED`: ``vllm serve m
+#: --max-model-len`` → "argument --max-model-len: expected one argument"; ``-tp`` as the
+#: last word → "argument --tensor-parallel-size/-tp: expected one argument" (the parser
+#: names every spelling of the flag, which specgate's data does not hold: the message
+#: below names the flag as written and quotes the parser's words).
+_NO_VALUE: dict[str, str] = {
+    "vllm": "{flag} is given no value (its parser: 'expected one argument')",
+}
+
+
+#: (engine, setting) → where its refusal was also read at an earlier release, and that
+#: release (it fails from there on, in place of :data:`_ASKED`'s): the engine oracle's
+#: records of vLLM 0.27.1 (tests/data/engine_oracle/vllm-0.27.1.json, vllm-0582 and
+#: vllm-0584: `--speculative-config '{method: ngram}'` and `ngram` refused by the parser
+#: with the message above; vllm-0583: `[1, 2]` refused in create_speculative_config).
+_EARLIER: dict[tuple[str, str], tuple[str, Version]] = {
+    ("vllm", "speculative_config"): (
+        "vLLM's `vllm serve` at 0.27.1 and 0.32.0, asked with the value (the engine "
+        "oracle's records, tests/data/engine_oracle/vllm-0.27.1.json)",
+        (0, 27, 1),
+    ),
+}
+
+#: (engine, setting) → the engine's message for valid JSON that is a list where an
+#: object is taken (the parser's json.loads reads it; the engine then refuses it):
+#: vLLM 0.27.1 and 0.32.0 `--speculative-config '[1, 2]'` → AttributeError in
+#: create_speculative_config (vllm/engine/arg_utils.py), the oracle's record vllm-0583.
+#: Other JSON that is not an object is not recorded (a warn).
+_JSON_LIST: dict[tuple[str, str], str] = {
+    ("vllm", "speculative_config"): (
+        "'list' object has no attribute 'items' (create_speculative_config, "
+        "vllm/engine/arg_utils.py), for --speculative-config {value}"
+    ),
+}
+
+
+def _template(exc: RefusedValue, engine: str) -> str | None:
+    """The engine's message for ``exc``'s value, where recorded."""
+    if exc.missing:
+        return _NO_VALUE.get(engine)
+    key = (engine, exc.what)
+    if key in _JSON_LIST and isinstance(exc.value, str):
+        import json
+
+        try:
+            parsed = json.loads(exc.value)
+        except (ValueError, RecursionError):
+            return _PARSER.get(key)  # not JSON: the parser's own refusal
+        return _JSON_LIST[key] if isinstance(parsed, list) else None
+    return _PARSER.get(key)
 
 
 def judge(
@@ -85,7 +125,7 @@ def judge(
     refusal where known for a ``command_line`` value (a fail at the releases it was read
     at, :func:`code_refusals.judged`; a warn before them or with the version unknown and
     not bounded to them), else a warn saying the refusal is not recorded."""
-    template = _PARSER.get((engine, exc.what)) if command_line else None
+    template = _template(exc, engine) if command_line else None
     data = knowledge(engine)
     name = data.display_name
     if template is None or not isinstance(exc.value, str):
@@ -95,10 +135,11 @@ def judge(
         )
         return _settled(exc, reason, "warn")
     value = exc.value
-    message = template.format(value=value if len(value) <= 60 else value[:57] + "…")
+    shown = value if len(value) <= 60 else value[:57] + "…"
+    message = template.format(value=shown, flag=shown)
     refusal = f"{name} refuses to start: {message}"
     issue = EngineIssue("SG307", Refusal(refusal), exc.what)
-    asked, since = _SINCE.get((engine, exc.what), _ASKED[engine])
+    asked, since = _EARLIER.get((engine, exc.what)) or _ASKED[engine]
     (judged,) = code_refusals.judged([issue], pinned, low, since, name)
     why = str(judged.message)[len(refusal) :].lstrip("; ")
     details = f"{asked}; specgate read: {exc.reason}" + (f"; {why}" if why else "")
@@ -108,5 +149,5 @@ def judge(
 def _settled(exc: RefusedValue, reason: str, severity: str, details: str = "") -> RefusedValue:
     return RefusedValue(
         reason, exc.file, exc.line, what=exc.what, column=exc.column, severity=severity,
-        value=exc.value, details=details,
+        value=exc.value, details=details, missing=exc.missing,
     )

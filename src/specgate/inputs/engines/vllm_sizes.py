@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from specgate.core.errors import InputError
+from specgate.core.errors import RefusedValue
 from specgate.inputs.engines._base import (
     MAX_DRAFT_TOKENS,
     Builder,
@@ -29,13 +29,21 @@ from specgate.inputs.engines.code_refusals import Refusal
 _TREE_TUPLE = re.compile(r"\(([^()\[\]]*)\)|\[([^()\[\]]*)\]")
 
 
-def token_tree(block: Mapping[str, Opt], b: Builder, ctx: Context) -> tuple[int, int] | None:
+def token_tree(
+    block: Mapping[str, Opt], b: Builder, ctx: Context
+) -> tuple[int | None, int | None] | None:
     """(D, N_verify) of ``speculative_token_tree``: D = the longest choice (depth),
     N_verify = nodes + 1 (the root), docs/theory.md#cost-model; ``num_speculative_tokens`` counts
-    nodes. More than :data:`MAX_DRAFT_TOKENS` nodes is an input error.
+    nodes. More than :data:`MAX_DRAFT_TOKENS` nodes is SG315 (:func:`bounded`). A tree
+    not of its shape is a value not of its setting's type (docs/engines.md#refused-values);
+    where the key itself is already judged (SG310, absent or not known at the version: one
+    cause, one finding) it is (None, None): D and N_verify not read from the serving
+    config (``num_speculative_tokens`` counts the nodes, not D).
 
     Raises:
-        InputError: a tree above the limit, or one that is not a list of tuples.
+        OutOfBounds: more nodes than specgate's bound.
+        RefusedValue: a tree that is not a non-empty list of tuples (a warn: which
+            releases refuse it is not recorded), at the value's line.
     """
     opt = opts_get(block, "speculative_token_tree")
     if opt is None:
@@ -47,9 +55,8 @@ def token_tree(block: Mapping[str, Opt], b: Builder, ctx: Context) -> tuple[int,
     if isinstance(value, list):
         for item in value[: MAX_DRAFT_TOKENS + 1]:
             if not isinstance(item, (list, tuple)):
-                raise InputError(
-                    "speculative_token_tree must be a list of tuples", ctx.file, opt.span.line
-                )
+                _refuse_tree(opt, b, ctx, "speculative_token_tree must be a list of tuples")
+                return None, None
             choices.append(len(item))
     else:
         text = as_str(opt).strip()
@@ -62,15 +69,30 @@ def token_tree(block: Mapping[str, Opt], b: Builder, ctx: Context) -> tuple[int,
         choices = [c for c in choices if c > 0]
     nodes = bounded(b, len(choices), "speculative_token_tree nodes", "verify_tokens")
     if not choices or nodes is None:
-        raise InputError(
-            "speculative_token_tree must be a non-empty list of tuples", ctx.file, opt.span.line
-        )
+        _refuse_tree(opt, b, ctx, "speculative_token_tree must be a non-empty list of tuples")
+        return None, None
     depth = max(choices)
     b.note(
         f"speculative_token_tree: {nodes} nodes, depth {depth}: D = {depth}, "
         f"N_verify = {nodes} + 1 (num_speculative_tokens counts nodes)"
     )
     return depth, nodes + 1
+
+
+def _refuse_tree(opt: Opt, b: Builder, ctx: Context, reason: str) -> None:
+    """Raise :class:`RefusedValue` unless ``check_block`` already judged the key (SG310:
+    absent at the version in force, as in 0.27.1 and 0.32.0, data/engines/vllm.json)."""
+    if any(i.field == "speculative_config_key:speculative_token_tree" for i in b.issues):
+        return None
+    raise RefusedValue(
+        f"{reason}, not {_shown(opt.value)}", opt.span.file or ctx.file, opt.span.line,
+        what="speculative_token_tree", column=opt.span.column, value=opt.value,
+    )
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "…"
 
 
 def target_tp(opts: Options, block: Mapping[str, Opt], b: Builder, ctx: Context) -> int | None:
