@@ -302,9 +302,10 @@ def test_an_al_cut_on_a_compose_dotenv_deployment_fails(repo: Repo, run_json: Ru
 
 
 def test_sg410_never_asks_to_commit_a_file(repo: Repo, run_json: Run) -> None:
-    # compose.yaml is committed but malformed at HEAD: the base cannot be edited, so
-    # the next action is to compare by hand, not to fix or commit the file
-    broken = {**COMPOSE, "deploy/.env": "SPEC=\n"}
+    # compose.yaml is committed but is no YAML at HEAD (an unclosed flow sequence): the
+    # base cannot be edited, so the next action is to compare by hand, not to fix or
+    # commit the file
+    broken = {**COMPOSE, "deploy/compose.yaml": "services: [vllm\n"}
     repo.write({**broken, "specgate.yaml": _claims("deploy/compose.yaml")})
     repo.commit()
     repo.write({**COMPOSE})
@@ -409,10 +410,12 @@ def test_a_local_assistant_folder_is_read_at_the_base(repo: Repo, folder: str) -
 # At the head each of these is a finding on the deployment (SG312 a form or model config
 # not read, SG313 a value set outside the repository, SG314 one the repository sets in a
 # way specgate does not follow, SG315 a count past the bound, SG307 a value not of its
-# type). At REF there is nothing read to compare with: the deployment is SG410 "not
-# compared", never compared as "unset" (which gave SG403 "the speculative config changed
-# since REF: D unset → 3" with the same AL). The other deployment of the claims file is
-# still compared: its AL cut 2.6 → 2.0 is SG401 ((2.6 − 2.0) / 2.6 = 23.08 % > 5 %).
+# type), and the deployment is judged on what the claims file states. At REF a serving
+# config value not read is judged the same way: chat is compared with REF (its AL 2.6
+# read there), and its config, not known at REF, is never compared as "unset" (which
+# gave SG403 "D unset → 3" with the same AL). A model config not read at REF leaves no G
+# for the base's theory: that deployment is SG410 "not compared". The other deployment
+# is compared either way: its AL cut 2.6 → 2.0 is SG401 ((2.6 − 2.0) / 2.6 = 23.08 % > 5 %).
 
 GOOD = f"vllm serve {TARGET} --speculative-config '{SPEC}'\n"
 UNREAD_AT_REF: dict[str, dict[str, str]] = {
@@ -472,9 +475,13 @@ def test_a_value_not_read_at_the_base_is_sg410_not_unset(
     repo.write({**good, "specgate.yaml": _two(2.0)})
     _, report, _ = run_json("check", "--baseline", "HEAD")
     chat, other = report["files"][0]["deployments"]
-    assert chat["baseline"]["error"] is not None
     codes = [f["code"] for f in chat["findings"]]
-    assert "SG410" in codes and "SG403" not in codes
+    assert "SG403" not in codes
+    if kind == "model-form":
+        assert chat["baseline"]["error"] is not None and "SG410" in codes
+    else:
+        assert chat["baseline"]["error"] is None and chat["baseline"]["config_digest"] is None
+        assert chat["baseline"]["accept_length"] == 2.6 and "SG410" not in codes
     assert other["baseline"]["error"] is None
     assert "SG401" in [f["code"] for f in other["findings"]]
 
@@ -483,7 +490,8 @@ def test_staged_reads_a_value_not_read_at_head_as_sg410(
     repo: Repo, run_json: Run, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # `check --staged` compares the index with HEAD through the same base reader: SPEC set
-    # outside the repository at HEAD (SG313 there) is SG410, not "D unset → 3" (SG403)
+    # outside the repository at HEAD (SG313 there) is judged on the claims file's values
+    # and compared (AL 2.6 at HEAD), never "D unset → 3" (SG403)
     for name in ("PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF"):
         monkeypatch.delenv(name, raising=False)
     good = {
@@ -499,5 +507,29 @@ def test_staged_reads_a_value_not_read_at_head_as_sg410(
     _, report, _ = run_json("check", "--staged")
     chat, other = report["files"][0]["deployments"]
     codes = [f["code"] for f in chat["findings"]]
-    assert "SG410" in codes and "SG403" not in codes
+    assert chat["baseline"]["accept_length"] == 2.6
+    assert "SG410" not in codes and "SG403" not in codes
     assert "SG401" in [f["code"] for f in other["findings"]]
+
+
+def test_an_al_cut_behind_a_value_set_outside_is_sg401(repo: Repo, run_json: Run) -> None:
+    # SPEC comes from the environment at both revisions (SG313 at each): the deployment is
+    # judged on the claims file's mechanism and D 3, so its own AL cut 2.6 → 2.0 is SG401,
+    # (2.6 − 2.0) / 2.6 = 23.08 % > 5 %; an SG410 there would let the regression through
+    serve = f'vllm serve {TARGET} --speculative-config "$SPEC"\n'
+    claims = (
+        "version: 1\n"
+        "deployments:\n"
+        "  - name: chat\n"
+        "    speculation: {enabled: true, engine: vllm, engine_config: chat/serve.sh,"
+        " mechanism: eagle3, draft_length: 3, draft_depth_ratio: 0.05}\n"
+        "    evidence: {cache_coherence_eval: true, accept_length: 2.6}\n"
+    )
+    repo.write({"chat/serve.sh": serve, "specgate.yaml": claims})
+    repo.commit()
+    repo.write({"specgate.yaml": claims.replace("2.6", "2.0")})
+    code, report, _ = run_json("check", "--baseline", "HEAD")
+    (chat,) = report["files"][0]["deployments"]
+    codes = sorted(f["code"] for f in chat["findings"])
+    assert code == 1 and codes == ["SG313", "SG401"]
+    assert chat["baseline"]["accept_length"] == 2.6

@@ -563,14 +563,16 @@ def _base_deployment(  # noqa: PLR0917 - one deployment's inputs
     deployment, _ = build_deployment(raw, index, document.scalar_text)
     deployment, _ = resolve(deployment, raw, document, claims)
     inputs = deployment.inputs
-    for unread in (inputs.model_unread, inputs.engine_unread) if inputs is not None else ():
-        if unread is not None:
-            # a model config or serving config value not read at REF (at the head: SG312
-            # a form not read, SG313/SG314 a value not settled, SG315 past a bound, SG307 a
-            # value not of its type) leaves nothing read to compare with, never "unset":
-            # the base is unreadable (SG410), as when that stopped the run
-            # (docs/change-gate.md#sg410-and-sg412)
-            raise InputError(unread.reason, unread.file or None, unread.line, unread.column)
+    unread = inputs.model_unread if inputs is not None else None
+    if unread is not None:
+        # a model config not read at REF (SG312/SG315 at the head) leaves no G to price
+        # the base's theory with: the base is unreadable (SG410), as when that stopped
+        # the run (docs/change-gate.md#sg410-and-sg412)
+        raise InputError(unread.reason, unread.file or None, unread.line, unread.column)
+    # a serving config value not read at REF (SG312/SG313/SG314/SG315/SG307 at the head)
+    # is judged there as at the head: on what the claims file states. The AL, the claim
+    # and the measured speedup are still compared (SG401/SG402); the config digest is not
+    # known, so SG403 does not compare it (view_of, BaseView.config_unread)
     if inputs is not None and inputs.acceptance_unread is not None:
         raise InputError(inputs.acceptance_unread, document.file)
     base_rel = document.file
@@ -667,7 +669,9 @@ def view_of(
     evidence is the same when every file has the same blob, or when the head's files
     measure exactly what the base's did (:func:`measurement`), so touching an evidence
     file does not dodge SG402/SG403."""
-    acceptance = base.deployment.inputs.acceptance if base.deployment.inputs else None
+    inputs = base.deployment.inputs
+    acceptance = inputs.acceptance if inputs else None
+    unread = inputs.engine_unread if inputs else None
     same = head == base.evidence_blobs
     if not same and head_deployment is not None and head.keys() == base.evidence_blobs.keys():
         measured = measurement(base.deployment)
@@ -680,7 +684,7 @@ def view_of(
         theoretical_speedup=base.metrics.theoretical_speedup,
         claimed_speedup=base.deployment.claimed_speedup,
         measured_speedup=derived.measured_speedup(base.deployment),
-        config_digest=config_digest(base.deployment),
+        config_digest="" if unread is not None else config_digest(base.deployment),
         evidence_files_same=same,
         max_accept_length_drop=base.deployment.max_accept_length_drop,
         measured_speedup_se=base.deployment.evidence.measured_speedup_se,
@@ -694,7 +698,8 @@ def view_of(
         accept_length_half_unit=base.accept_length_half_unit,
         measured_speedup_half_unit=base.deployment.evidence.printed_half_units[0],
         draft_length=base.metrics.draft_length,
-        config_fields=tuple(digest_fields(base.deployment).items()),
+        config_fields=() if unread is not None else tuple(digest_fields(base.deployment).items()),
+        config_unread=None if unread is None else unread.reason,
         draft_depth_ratio=base.metrics.draft_depth_ratio,
         proven_draft_depth_ratio=base.metrics.proven_draft_depth_ratio,
         draft_depth_ratio_source=base.metrics.draft_depth_ratio_source,
@@ -750,7 +755,7 @@ def baseline_json(
     out["theoretical_speedup"] = base.theoretical_speedup
     out["claimed_speedup"] = base.claimed_speedup
     out["measured_speedup"] = base.measured_speedup
-    out["config_digest"] = base.config_digest
+    out["config_digest"] = base.config_digest or None
     if metrics.accept_length is not None and base.accept_length is not None:
         out["delta_accept_length"] = metrics.accept_length - base.accept_length
     if metrics.measured_speedup is not None and base.measured_speedup is not None:

@@ -48,6 +48,10 @@ class BaseView:
         draft_depth_ratio, proven_draft_depth_ratio: ρ at REF and how it is known
             (``draft_depth_ratio_source``: stated, derived …), else ``None``: a head that
             keeps REF's measured speedup while its AL moved prices its theory with it.
+        config_unread: why REF's serving config was not read (a form not read, a value
+            not settled, past a bound or not of its type: judged on the claims file's
+            stated values there, as at the head), else ``None``: ``config_digest`` is
+            then ``""`` and ``config_fields`` ``()``, and SG403 does not compare them.
     """
 
     ref: str
@@ -72,6 +76,7 @@ class BaseView:
     draft_depth_ratio: float | None = None
     proven_draft_depth_ratio: float | None = None
     draft_depth_ratio_source: str | None = None
+    config_unread: str | None = None
 
     def ratio_for(
         self, deployment: Deployment, measured_speedup: float | None

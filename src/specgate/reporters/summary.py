@@ -332,7 +332,10 @@ def _changes(run: RunReport) -> list[str]:
                 continue
             z = base.get("z")
             al = _arrow(*pairs[0]) + ("" if z is None else f" (z {fmt(z)})")
-            config = "same" if pairs[3][0] == pairs[3][1] else "changed"
+            config = (
+                "not read at REF" if pairs[3][0] is None
+                else "same" if pairs[3][0] == pairs[3][1] else "changed"
+            )
             rows.append(
                 f"| {md(file.path)} | {md(d.name)} | {al} | {_arrow(*pairs[1])} "
                 f"| {_arrow(*pairs[4])} | {_arrow(*pairs[2])} | {config} |"

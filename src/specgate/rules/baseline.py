@@ -236,8 +236,8 @@ def evidence_stale_after_config_change(ctx: RuleContext) -> Iterator[Hit]:
     base = ctx.baseline
     dep = ctx.deployment
     head = ctx.metrics.accept_length
-    if base is None or head is None:
-        return
+    if base is None or head is None or base.config_unread is not None:
+        return  # REF's serving config not read: no digest to compare (BaseView.config_unread)
     current = config_digest(dep)
     now = digest_fields(dep)
     version = now["engine_version"]
