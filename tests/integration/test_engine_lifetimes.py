@@ -265,3 +265,39 @@ def test_vllm_adaptive_verification_dspark_only_at_0_29(
     )
     dspark = [s for s, _, m in found(dep, "SG307") if "only supported with DSpark" in m]
     assert dspark == severities, found(dep, "SG307")
+
+
+@pytest.mark.parametrize(
+    ("version", "algorithm", "severities"),
+    [
+        # --speculative-algorithm's argparse choices in python/sglang/srt/server_args.py of
+        # the PyPI wheels: 0.5.10 EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM (line 4762); 0.5.11
+        # DFLASH too (line 5367); 0.5.12 none (from_string upper-cases any string). sglang
+        # 0.5.10 itself refuses 'eagle' and 'DFLASH' at parse (exit 2:
+        # tests/data/engine_oracle/sglang-0.5.10.json, sglang-0002-algorithm-lower)
+        ("0.5.10", "eagle", ["fail"]),
+        ("0.5.10", "EAGLE", []),
+        ("0.5.10", "DFLASH", ["fail"]),
+        ("0.5.11", "DFLASH", []),
+        ("0.5.11", "dflash", ["fail"]),
+        ("0.5.12", "eagle", []),
+        ("0.5.9", "eagle", ["warn"]),  # before the oldest release read: not known
+    ],
+)
+def test_sglang_algorithm_choices_at_0_5_10_and_0_5_11(
+    check: Run,  # noqa: F811
+    version: str,
+    algorithm: str,
+    severities: list[str],
+) -> None:
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims("sglang", "serve.txt", version=version),
+            "serve.txt": "python3 -m sglang.launch_server --model-path m "
+            f"--speculative-algorithm {algorithm} --speculative-draft-model-path d "
+            "--speculative-num-steps 3 --speculative-eagle-topk 1 "
+            "--speculative-num-draft-tokens 4\n",
+        }
+    )
+    choice = [s for s, _, m in found(dep, "SG307") if "invalid choice" in m]
+    assert choice == severities, found(dep, "SG307")
