@@ -212,13 +212,15 @@ def test_vllm_code_refusal_at_the_model_stage_by_release(
     ("version", "severities"),
     [
         # SpeculativeAlgorithm in python/sglang/srt/speculative/spec_info.py of the PyPI
-        # wheels: no UNO at 0.5.18 and 0.5.19 (from_string raises "Unknown speculative
-        # algorithm name"; sglang 0.5.18 itself refuses it at resolution:
-        # tests/data/engine_oracle/sglang-0.5.18.json), UNO = auto() at 0.5.20 (line 41)
+        # wheels: no UNO at 0.5.13, 0.5.15, 0.5.18 and 0.5.19 (from_string raises "Unknown
+        # speculative algorithm name"; sglang 0.5.13 and 0.5.18 themselves refuse it at
+        # resolution: tests/data/engine_oracle/), UNO = auto() at 0.5.20 (line 41)
+        ("0.5.13", ["fail"]),
+        ("0.5.17", ["fail"]),
         ("0.5.18", ["fail"]),
         ("0.5.19", ["fail"]),
         ("0.5.20", []),
-        ("0.5.17", ["warn"]),  # before the oldest release read: not known
+        ("0.5.12", ["warn"]),  # before the oldest release read: not known
     ],
 )
 def test_sglang_uno_is_unknown_before_0_5_20(
@@ -301,3 +303,31 @@ def test_sglang_algorithm_choices_at_0_5_10_and_0_5_11(
     )
     choice = [s for s, _, m in found(dep, "SG307") if "invalid choice" in m]
     assert choice == severities, found(dep, "SG307")
+
+
+@pytest.mark.parametrize(
+    ("version", "severities"),
+    [
+        # SpeculativeAlgorithm in the PyPI wheels' spec_info.py: no DSPARK at 0.5.13 and
+        # 0.5.15 (sglang 0.5.13 itself refuses it: tests/data/engine_oracle/sglang-0.5.13.json,
+        # sglang-0037-algorithm), DSPARK = auto() at 0.5.16 (line 38)
+        ("0.5.13", ["fail"]),
+        ("0.5.15", ["fail"]),
+        ("0.5.16", []),
+        ("0.5.12", ["warn"]),  # not read
+    ],
+)
+def test_sglang_dspark_is_unknown_before_0_5_16(
+    check: Run,  # noqa: F811
+    version: str,
+    severities: list[str],
+) -> None:
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims("sglang", "serve.txt", version=version),
+            "serve.txt": "python3 -m sglang.launch_server --model-path m "
+            "--speculative-algorithm DSPARK --speculative-draft-model-path d\n",
+        }
+    )
+    unknown = [s for s, _, m in found(dep, "SG307") if "Unknown speculative algorithm" in m]
+    assert unknown == severities, found(dep, "SG307")
