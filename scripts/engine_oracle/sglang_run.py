@@ -83,7 +83,7 @@ CAVEATS = [
         "host would go on to the speculative checks",
     ),
     (
-        "extra_buffer needs CUDA/MUSA/NPU/ROCm/XPU",
+        "extra_buffer needs CUDA/MUSA/NPU",  # 0.5.15: "CUDA/MUSA/NPU (FLA)"; 0.5.18: "/ROCm/XPU"
         "host: SGLang's Mamba extra-buffer check asks is_cuda() or another accelerator "
         "(_validate_mamba_extra_buffer, server_args.py:5809 at 0.5.18) and answers for this CPU "
         "host; a GPU host would go on to the speculative checks",
