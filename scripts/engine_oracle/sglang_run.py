@@ -3,9 +3,14 @@
 pipeline sglang/srt/arg_groups/, speculative handlers in arg_groups/speculative_hook.py).
 
 ``prepare_server_args`` alone returns the input unresolved; resolution runs the
-speculative handlers (defaults, rewrites, refusals). ``--device cuda`` answers as on a GPU
-host; each case also runs with ``--device cpu`` and, where that answer differs, keeps it as
-``cpu_answer`` (``--device cpu`` refuses DFLASH, DSPARK and UNO outright: SOURCES.md).
+speculative handlers (defaults, rewrites, refusals). Releases before ``resolve_once``
+(0.5.18 and older: ``ServerArgs.__post_init__`` runs ``_run_resolution_pipeline``,
+python/sglang/srt/server_args.py at v0.5.18) resolve while ``prepare_server_args``
+builds the object: there the recorder builds it with ``__post_init__`` held back, records
+the fields as parsed, then runs that release's own ``__post_init__`` as the resolve stage.
+``--device cuda`` answers as on a GPU host; each case also runs with ``--device cpu``
+and, where that answer differs, keeps it as ``cpu_answer`` (``--device cpu`` refuses
+DFLASH, DSPARK and UNO outright: SOURCES.md).
 """
 
 from __future__ import annotations
@@ -40,6 +45,8 @@ from engine_oracle.common import (  # noqa: E402
 from engine_oracle.models import ensure_arch_variants  # noqa: E402
 
 VERSION = getattr(sglang, "__version__", "unknown")
+#: The release resolves inside ServerArgs.__post_init__ (no resolve_once: 0.5.18 and older).
+LEGACY_RESOLUTION = not hasattr(sa.ServerArgs, "resolve_once")
 
 #: Resolved fields recorded (what specgate reads, and what SGLang rewrites beside them).
 FIELDS = (
@@ -76,6 +83,12 @@ CAVEATS = [
         "host would go on to the speculative checks",
     ),
     (
+        "extra_buffer needs CUDA/MUSA/NPU",  # 0.5.15: "CUDA/MUSA/NPU (FLA)"; 0.5.18: "/ROCm/XPU"
+        "host: SGLang's Mamba extra-buffer check asks is_cuda() or another accelerator "
+        "(_validate_mamba_extra_buffer, server_args.py:5809 at 0.5.18) and answers for this CPU "
+        "host; a GPU host would go on to the speculative checks",
+    ),
+    (
         "target:arch-|object has no attribute",
         "model: the arch-* stand-in is a DeepSeek-V3 config under another architecture name; the "
         "real checkpoint has the fields this handler reads",
@@ -104,6 +117,9 @@ def header() -> dict[str, Any]:
     return {
         "torchvision": "inert stand-in module" if STANDIN else "real",
         "device_answer": "cuda (cpu_answer kept where --device cpu differs)",
+        "resolution": "ServerArgs.__post_init__ (the release has no resolve_once)"
+        if LEGACY_RESOLUTION
+        else "resolve_once()",
     }
 
 
@@ -169,6 +185,9 @@ class Recorder:
         stage = "parse"
         try:
             with quiet() as err:
+                post_init = sa.ServerArgs.__post_init__
+                if LEGACY_RESOLUTION:  # build it unresolved: resolution is the next stage
+                    sa.ServerArgs.__post_init__ = lambda self: None  # type: ignore[method-assign]
                 try:
                     args = sa.prepare_server_args(argv)
                 except SystemExit as exc:
@@ -190,6 +209,8 @@ class Recorder:
                     if flags:
                         ref["concerns"] = flags[0]
                     return {"status": "refused", "stage": "parse", "refusal": ref}
+                finally:
+                    sa.ServerArgs.__post_init__ = post_init  # type: ignore[method-assign]
             # prepare_server_args calls logging.basicConfig(force=True), which drops every
             # root handler: put the warning catcher back before resolution logs.
             root = logging.getLogger()
@@ -202,8 +223,12 @@ class Recorder:
             }
             stage = "resolve"
             with quiet():
-                args.resolve_once()
-                resolved = args.resolved_dict()
+                if LEGACY_RESOLUTION:
+                    post_init(args)
+                    resolved = {f: getattr(args, f) for f in FIELDS if hasattr(args, f)}
+                else:
+                    args.resolve_once()
+                    resolved = args.resolved_dict()
         except Timeout:
             raise
         except (Exception, SystemExit, AssertionError) as exc:

@@ -141,10 +141,11 @@ def test_latest_image_tag_is_the_newest_and_v0_flags_are_removed(tmp_path: Path)
     [
         # real-r4 defect 5: vLLM 0.10.1 (before PR #24243 vLLM refused EAGLE3 on a
         # minicpm target: eagle3_target_supported = ["llama", "qwen"]); specgate's vLLM
-        # parsers were recorded at 0.27.1 and 0.32.0 (data/engines/parsers/)
+        # checks were read from 0.22.1 on (data/engines/vllm.json oldest_read; contract
+        # change: 0.27.1 before vLLM 0.22.1 answered the corpus, tests/data/engine_oracle/)
         ("vllm",
          "vllm serve m --speculative-config '{\"method\": \"ngram\", "
-         "\"num_speculative_tokens\": 4, \"prompt_lookup_max\": 3}'\n", "0.10.1", "0.27.1"),
+         "\"num_speculative_tokens\": 4, \"prompt_lookup_max\": 3}'\n", "0.10.1", "0.22.1"),
         # Tencent/AngelSlim #9 ran SGLang 0.4.9.post2; SGLang's data was read at 0.5.23
         ("sglang",
          "python3 -m sglang.launch_server --model-path m --speculative-algorithm NGRAM\n",

@@ -27,13 +27,15 @@ def test_sg310_names_what_is_recorded_and_the_version_the_settings_imply(
     report = json.loads(capsys.readouterr().out)
     (dep,) = report["files"][0]["deployments"]
     found = {f["message"]: f for f in dep["findings"] if f["code"] == "SG310"}
-    # disable_logprobs is recorded absent from vLLM 0.27.1 and 0.32.0 (docs/engines.md;
-    # the engines' answers at those versions); the file pins no version and its
-    # disable_by_batch_size is absent from 0.17.0 on, so the newest release the settings
-    # allow is 0.16.0, where disable_logprobs's presence is not recorded: a warning
+    # disable_logprobs is recorded absent from vLLM 0.19.1, 0.22.1, 0.25.1, 0.27.1 and
+    # 0.29.0-0.32.0 (docs/engines.md; the engines' answers at those versions: contract
+    # change, 0.27.1 and 0.32.0 before the 2026-12-03 recordings); the file pins no version
+    # and its disable_by_batch_size is absent from 0.17.0 on, so the newest release the
+    # settings allow is 0.16.0, where disable_logprobs's presence is not recorded: a warning
     message = (
-        "disable_logprobs in speculative_config is refused by vLLM 0.27.1, 0.32.0 (a key "
-        "of older releases); the version is not pinned and may be one without it"
+        "disable_logprobs in speculative_config is refused by vLLM 0.19.1, 0.22.1, 0.25.1, "
+        "0.27.1, 0.29.0, 0.30.0, 0.31.0, 0.32.0 (a key of older releases); the version is "
+        "not pinned and may be one without it"
     )
     assert message in found
     assert found[message]["severity"] == "warn"

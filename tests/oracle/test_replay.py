@@ -21,6 +21,10 @@ from tests.oracle import replay
 # vLLM 0.32.0 838/893, vLLM 0.27.1 844/898, SGLang 0.5.23 589/644, transformers
 # 5.19.0 77/119 (before this replay: 280/893, 275/898, 299/644, 77/119); vLLM 0.33.0
 # 828/893 when recorded (2026-12-03: the 65 others listed with the reason of each kind).
+# Recorded 2026-12-03 by scripts/refresh_engine_data.py, after the data each release's
+# answers settled (tests/data/engine_oracle/README.md): vLLM 0.19.1 697/898, 0.22.1
+# 859/898, 0.25.1 858/898, 0.29.0 860/898, 0.30.0 851/892, 0.31.0 851/891; SGLang 0.5.10
+# 656/705, 0.5.13 632/702, 0.5.15 629/702, 0.5.18 609/687, 0.5.20 595/684, 0.5.21 595/684.
 
 #: Every release recorded (tests/data/engine_oracle/ENGINE-VERSION.json), found in the
 #: data: a release scripts/refresh_engine_data.py records is replayed with no list to edit.
