@@ -24,12 +24,13 @@ from specgate.inputs.types import EngineIssue
 #: refusal fails from that release on (:func:`code_refusals.judged`).
 _ASKED: dict[str, tuple[str, Version]] = {
     "vllm": ("vLLM 0.32.0's `vllm serve` argument parser, asked with the value", (0, 32, 0)),
-    # the engine oracle's records (tests/data/engine_oracle/sglang-0.5.23.json, group
-    # flag-bad: sglang-0365, -0373, -0379), SGLang's own answers at 0.5.23
+    # the engine oracle's records (tests/data/engine_oracle/sglang-VERSION.json, group
+    # flag-bad: the int/float refusals below), SGLang's own answers at every release
+    # recorded, 0.5.10 (the oldest) to 0.5.23
     "sglang": (
-        "SGLang 0.5.23's `launch_server` argument parser (ServerArgs.add_cli_args), asked "
-        "with the value",
-        (0, 5, 23),
+        "SGLang's `launch_server` argument parser (ServerArgs.add_cli_args), asked with "
+        "the value at 0.5.10, 0.5.13, 0.5.15, 0.5.18, 0.5.20, 0.5.21 and 0.5.23",
+        (0, 5, 10),
     ),
 }
 
@@ -73,14 +74,15 @@ _NO_VALUE: dict[str, str] = {
 
 #: (engine, setting) → where its refusal was also read at an earlier release, and that
 #: release (it fails from there on, in place of :data:`_ASKED`'s): the engine oracle's
-#: records of vLLM 0.27.1 (tests/data/engine_oracle/vllm-0.27.1.json, vllm-0582 and
-#: vllm-0584: `--speculative-config '{method: ngram}'` and `ngram` refused by the parser
-#: with the message above; vllm-0583: `[1, 2]` refused in create_speculative_config).
+#: records of every vLLM release recorded from 0.19.1 (tests/data/engine_oracle/
+#: vllm-VERSION.json, group cli-bad-json: `--speculative-config '{method: ngram}'` and
+#: `ngram` refused by the parser with the message above; `[1, 2]` refused in
+#: create_speculative_config).
 _EARLIER: dict[tuple[str, str], tuple[str, Version]] = {
     ("vllm", "speculative_config"): (
-        "vLLM's `vllm serve` at 0.27.1 and 0.32.0, asked with the value (the engine "
-        "oracle's records, tests/data/engine_oracle/vllm-0.27.1.json)",
-        (0, 27, 1),
+        "vLLM's `vllm serve` at every release recorded, 0.19.1 to 0.33.0, asked with the "
+        "value (the engine oracle's records, tests/data/engine_oracle/vllm-VERSION.json)",
+        (0, 19, 1),
     ),
 }
 
