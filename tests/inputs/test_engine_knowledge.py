@@ -319,3 +319,18 @@ def test_sources_are_cited_whole() -> None:
         for s in data.settings:
             ref = s.source.rpartition("@")[2]
             assert len(ref) != 12 or not all(c in "0123456789abcdef" for c in ref), s.source
+
+
+def test_absent_throughout_reads_every_release_allowed() -> None:
+    from specgate.inputs.knowledge import absent_throughout
+
+    # medusa in vLLM's SpeculativeMethod: recorded at 0.27.1 and 0.32.0, not at 0.33.0
+    # (vllm.json versions; tests/data/engine_oracle/vllm-0.33.0.json, vllm-0004-method)
+    medusa = (((0, 27, 1), True), ((0, 32, 0), True), ((0, 33, 0), False))
+    assert absent_throughout(medusa, (0, 33, 0), (0, 33, 0))
+    assert not absent_throughout(medusa, (0, 28, 0), (0, 33, 0))  # 0.32.0 has it
+    assert not absent_throughout(medusa, None, (0, 33, 0))  # below 0.27.1: not known
+    # a key recorded absent at 0.27.1 and 0.32.0 only: absent from 0.27.1 on
+    gone = (((0, 27, 1), False), ((0, 32, 0), False))
+    assert absent_throughout(gone, (0, 27, 1), (0, 33, 0))
+    assert not absent_throughout(gone, (0, 26, 0), (0, 33, 0))

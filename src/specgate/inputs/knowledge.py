@@ -460,6 +460,14 @@ class EngineKnowledge:
                 return any(present and v > wanted for v, present in _recorded(group))
         return False
 
+    def recorded(self, table: str, name: str) -> Recorded:
+        """The (version, present) pairs entry ``name`` of ``table`` was recorded at
+        (empty: no ``versions`` entry names it)."""
+        for group in self._versions:
+            if group["table"] == table and name in group["names"]:
+                return _recorded(group)
+        return ()
+
     def versions_note(self, table: str, name: str) -> str:
         """Where the presence of ``name`` in ``table`` was recorded (its source)."""
         for group in self._versions:
@@ -511,6 +519,22 @@ def presence_at(recorded: Recorded, version: Version | None, newest: Version) ->
     if below:
         return "present" if below[-1] else "absent"
     return "unknown"
+
+
+def absent_throughout(recorded: Recorded, low: Version | None, high: Version) -> bool:
+    """Whether something recorded present or absent at some releases (``recorded``) is
+    absent at every release of ``[low, high]``: an unpinned config's refusal fails only
+    then (docs/engines.md#versions). It is when :func:`presence_at` answers ``absent`` at
+    ``low`` and no release from ``low`` to ``high`` was recorded with it. ``low`` None (no
+    setting bounds the release from below) reaches below the oldest recorded release,
+    where it is not known: never throughout.
+
+    Example: medusa recorded at 0.27.1 and 0.32.0, not at 0.33.0: over [0.33.0, 0.33.0]
+    True; over [0.28.0, 0.33.0] False (0.32.0 has it); over [None, 0.33.0] False.
+    """
+    if low is None or presence_at(recorded, low, high) != "absent":
+        return False
+    return not any(present and low <= v <= high for v, present in recorded)
 
 
 @dataclass(frozen=True)
