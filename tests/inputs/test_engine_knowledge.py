@@ -334,3 +334,33 @@ def test_absent_throughout_reads_every_release_allowed() -> None:
     gone = (((0, 27, 1), False), ((0, 32, 0), False))
     assert absent_throughout(gone, (0, 27, 1), (0, 33, 0))
     assert not absent_throughout(gone, (0, 26, 0), (0, 33, 0))
+
+
+def test_sg310_on_a_setting_not_confirmed_in_the_source_warns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # --speculative-model was removed in vLLM 0.8.0 (vllm.json): pinned 0.9.0 it fails;
+    # the same entry marked "confirmed": false may warn, never fail (docs/trust.md)
+    from specgate.inputs.engines import read as read_module
+    from specgate.inputs.engines import read_engine_config
+    from specgate.inputs.knowledge import EngineKnowledge, load_raw
+    from specgate.load.document import Document
+
+    def sg310(data: EngineKnowledge | None) -> list[str | None]:
+        if data is not None:
+            monkeypatch.setattr(read_module, "knowledge", lambda engine: data)
+        c = read_engine_config(
+            Document("run.sh", "vllm serve m --speculative-model d --num-speculative-tokens 3\n"),
+            shown="run.sh",
+            pointer=None,
+            engine="vllm",
+            engine_version="0.9.0",
+        )
+        return [i.severity for i in c.issues if i.field == "setting:--speculative-model"]
+
+    assert sg310(None) == [None]
+    raw = load_raw("vllm")
+    for setting in raw["settings"]:
+        if setting["name"] == "--speculative-model":
+            setting["source"] = {**setting["source"], "confirmed": False}
+    assert sg310(EngineKnowledge(raw)) == ["warn"]

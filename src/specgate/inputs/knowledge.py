@@ -79,6 +79,9 @@ class Setting:
     #: Repeated on a command line, the values add up as one comma list (llama.cpp
     #: ``--spec-type``) instead of the last one winning.
     joins: bool = False
+    #: Its source was confirmed in the engine's (``source.confirmed``): SG310 on one
+    #: that was not only warns.
+    confirmed: bool = True
 
     def spellings(self) -> tuple[str, ...]:
         """The canonical name and every alias."""
@@ -180,6 +183,7 @@ class EngineKnowledge:
                     for alias, at in s.get("alias_versions", {}).items()
                 ),
                 joins=s.get("repeat") == "join",
+                confirmed=bool(s["source"].get("confirmed", False)),
             )
             for s in data.get("settings", ())
         )
@@ -482,6 +486,11 @@ class EngineKnowledge:
     def table_source(self, name: str) -> str:
         """Where the table ``name`` was read (``repo:file@ref``)."""
         return _source(self._tables[name]["source"])
+
+    def table_confirmed(self, name: str) -> bool:
+        """Whether the table ``name`` was confirmed in the engine's source (its
+        ``source.confirmed``): a refusal that rests on one that was not only warns."""
+        return bool(self._tables[name]["source"].get("confirmed", False))
 
     def has_table(self, name: str) -> bool:
         """Whether the engine's data has the table ``name``."""

@@ -441,6 +441,13 @@ def version_issues(
         )
         if message is None:
             continue
+        if severity is None and not u.setting.confirmed:
+            # what is not confirmed in the engine's source never fails (docs/trust.md)
+            severity = "warn"
+            details = (details + "; " if details else "") + (
+                f"its entry ({u.setting.source}) is not confirmed in the engine's source: "
+                "a warning, not a fail"
+            )
         reported.add(field_name)
         spans[field_name] = u.span
         issues.append(
