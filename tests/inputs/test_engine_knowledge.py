@@ -285,7 +285,11 @@ def test_unknown_version_reads_v0_vllm_flags_as_removed() -> None:
     ("text", "version"),
     [
         ("v0.27.1", (0, 27, 1)),
-        ("0.5.4.post1", (0, 5, 4)),
+        # Contract change (issue 27): a post-release is a release of its own (SGLang
+        # 0.4.4.post4's ServerArgs has no EAGLE defaults, 0.4.4's has 5/4/8: the PyPI
+        # wheels' sglang/srt/server_args.py); it was read as its base release
+        ("0.5.4.post1", (0, 5, 4, 10001)),
+        ("0.4.4-post4", (0, 4, 4, 10004)),
         ("1.2.0rc3", (1, 2, 0)),
         ("b7000", (7000,)),
         ("server-b7000", (7000,)),
@@ -297,6 +301,13 @@ def test_parse_version(text: str, version: tuple[int, ...] | None) -> None:
     assert parse_version(text) == version
     if version is not None:
         assert parse_version(format_version(version)) == version
+
+
+def test_a_post_release_sorts_between_its_release_and_the_next() -> None:
+    assert parse_version("0.4.4") < parse_version("0.4.4.post1") < parse_version("0.4.4.post4")
+    assert parse_version("0.4.4.post4") < parse_version("0.4.5")
+    assert format_version((0, 4, 4, 10004)) == "0.4.4.post4"
+    assert format_version((0, 10, 1, 1)) == "0.10.1.1"  # vLLM's own four-part release
 
 
 def test_sources_are_cited_whole() -> None:

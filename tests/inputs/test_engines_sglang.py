@@ -180,14 +180,44 @@ def test_steps_without_topk_not_refused_before_optional_fields() -> None:
         # ServerArgs.__post_init__ (0.4.5 server_args.py:342)
         ("0.5.23", "fail"),
         ("0.4.5", "fail"),
-        # 0.4.4 server_args.py:130: speculative_num_steps: int = 5, no assert
+        # 0.4.4.post4 server_args.py:342-345 already asserts (the PyPI wheel); the
+        # lifetime started at 0.4.5 (contract change, issue 27: 0.4.4.post4 was silent)
+        ("0.4.4.post4", "fail"),
+        # 0.4.4 server_args.py:130 and 0.4.4.post3 :135: speculative_num_steps: int = 5,
+        # no assert
         ("0.4.4", "absent"),
+        ("0.4.4.post3", "absent"),
     ],
 )
 def test_topk_without_steps_by_release(version: str, severity: str) -> None:
     c = txt("python -m sglang.launch_server --model-path m " + _TOPK_ONLY, version=version)
     expected = [] if severity == "absent" else [severity]
     assert _check_issues(c, "eagle-steps-unset-others-set") == expected
+
+
+@pytest.mark.parametrize(
+    ("version", "d", "n"),
+    [
+        # ServerArgs of the PyPI wheels (sglang/srt/server_args.py): steps 5, topk 4,
+        # draft tokens 8 in 0.4.3.post3 to 0.4.4.post3 (0.4.4 lines 130-132)
+        ("0.4.4", 5, 8),
+        ("0.4.4.post3", 5, 8),
+        # steps 5, draft tokens 64, topk 8 in 0.4.1.post4 to 0.4.3.post2 (0.4.3 lines
+        # 126-128)
+        ("0.4.3", 5, 64),
+        # from 0.4.4.post4 they are None: chosen from the target's architecture
+        ("0.4.4.post4", None, None),
+        ("0.5.23", None, None),
+        (None, None, None),
+    ],
+)
+def test_eagle_defaults_by_release(version: str | None, d: int | None, n: int | None) -> None:
+    c = txt(
+        "python -m sglang.launch_server --model-path m --speculative-algorithm EAGLE "
+        "--speculative-draft-model-path yuhuili/EAGLE-LLaMA3.1-Instruct-8B\n",
+        version=version,
+    )
+    assert (c.draft_length, c.verify_tokens) == (d, n)
 
 
 def test_topk_without_steps_unpinned() -> None:

@@ -35,12 +35,17 @@ Version = tuple[int, ...]
 #: version brackets it with one answer): an unknown presence never fails (docs/engines.md#versions).
 Presence = Literal["present", "absent", "unknown"]
 
-_VERSION_RE = re.compile(r"^v?b?(\d+(?:\.\d+)*)")
+_VERSION_RE = re.compile(r"^v?b?(\d+(?:\.\d+)*)(?:[.-]?post(\d{1,4})\b)?")
+#: A post-release is a release of its own (SGLang 0.4.4.post4 changed defaults
+#: 0.4.4 had): its number N is kept as a last part POST_BASE + N, which sorts after the
+#: release and before the next (0.4.4 < 0.4.4.post4 < 0.4.5) and prints as ``postN``.
+POST_BASE = 10_000
 
 
 def parse_version(text: str) -> Version | None:
-    """``"v0.27.1"``, ``"0.5.4.post1"``, ``"1.2.0rc3"``, ``"b7000"``, ``"server-b7000"`` →
-    the leading integer tuple; None when the text starts with no number."""
+    """``"v0.27.1"``, ``"1.2.0rc3"``, ``"b7000"``, ``"server-b7000"`` → the leading
+    integer tuple; a post-release keeps its number: ``"0.5.4.post1"`` → ``(0, 5, 4,
+    10001)`` (:data:`POST_BASE`); None when the text starts with no number."""
     cleaned = text.strip().lower()
     for prefix in ("server-", "full-", "light-"):
         if cleaned.startswith(prefix):
@@ -48,7 +53,9 @@ def parse_version(text: str) -> Version | None:
     match = _VERSION_RE.match(cleaned)
     if match is None:
         return None
-    return tuple(int(part) for part in match.group(1).split(".")[:4])
+    version = tuple(int(part) for part in match.group(1).split(".")[:4])
+    post = match.group(2)
+    return (*version, POST_BASE + int(post)) if post is not None else version
 
 
 @dataclass(frozen=True)
@@ -599,8 +606,11 @@ def knowledge(engine: str) -> EngineKnowledge:
 
 
 def format_version(version: Version) -> str:
-    """``(0, 27, 1)`` → ``"0.27.1"``."""
-    return ".".join(str(part) for part in version)
+    """``(0, 27, 1)`` → ``"0.27.1"``; ``(0, 4, 4, 10004)`` → ``"0.4.4.post4"``."""
+    return ".".join(
+        f"post{part - POST_BASE}" if i and part >= POST_BASE else str(part)
+        for i, part in enumerate(version)
+    )
 
 
 def shown_version(engine: str, version: Version) -> str:
@@ -618,7 +628,9 @@ def own_version(engine: str, text: str, version: Version) -> str:
     ``0.5.3``), a post-release kept (``0.4.3.post2``: a release of its own)."""
     shown = shown_version(engine, version)
     post = _POST.search(text)
-    return f"{shown}.post{post.group(1)}" if post and not knowledge(engine).builds else shown
+    if "post" in shown or not post or knowledge(engine).builds:
+        return shown
+    return f"{shown}.post{post.group(1)}"
 
 
 def replacing(spelled: str, replacement: str | None, engine: str, *, verb: str = "removed") -> str:
