@@ -375,3 +375,34 @@ def test_sg310_on_a_setting_not_confirmed_in_the_source_warns(
         if setting["name"] == "--speculative-model":
             setting["source"] = {**setting["source"], "confirmed": False}
     assert sg310(EngineKnowledge(raw)) == ["warn"]
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_a_flag_some_recorded_parsers_lack_carries_its_lifetime(engine: str) -> None:
+    """Every --flag setting that the older recorded parsers lack and a newer one has
+    carries ``since`` (its first release) and ``since_after`` (the newest known
+    without it), bracketed by the recorded parsers (data/engines/parsers/ENGINE-V.json);
+    the boundaries were read in the releases' wheels between them (the entries' notes)."""
+    data = knowledge(engine)
+    raw = {s["name"]: s for s in json.loads(
+        (resources.files("specgate") / f"data/engines/{engine}.json").read_text("utf-8")
+    )["settings"]}
+    options = {
+        v: {o[0] for o in json.loads(
+            (resources.files("specgate") / f"data/engines/parsers/{engine}-{v}.json")
+            .read_text("utf-8")
+        )["options"]}
+        for v in data.parser_versions
+    }
+    for setting in data.settings:
+        if not setting.name.startswith("--") or setting.removed_in is not None:
+            continue
+        names = [n for n in setting.spellings() if n.startswith("--")]
+        read = [(parse_version(v) or (), any(n in o for n in names)) for v, o in options.items()]
+        have = [v for v, has in read if has]
+        lack = [v for v, has in read if not has]
+        if not have or not lack or max(lack) > min(have):
+            continue
+        assert "since" in raw[setting.name], setting.name
+        assert setting.since is not None and setting.since_after is not None
+        assert max(lack) <= setting.since_after < setting.since <= min(have), setting.name

@@ -480,3 +480,30 @@ def test_tp_zero_warns() -> None:
         ("SG307", "tensor_parallel_size", "warn")
     ]
     assert c.tensor_parallel_size is None
+
+
+@pytest.mark.parametrize(
+    ("version", "severity"),
+    [
+        # speculative_use_block_verification is a ServerArgs field of the 0.5.22 PyPI
+        # wheel (arg_groups/fields/spec.py:120) and of no sglang/srt file of the 0.5.21
+        # wheel; data/engines/parsers/sglang-0.5.21.json lacks the flag
+        ("0.5.21", None),
+        ("0.5.22", "absent"),
+        ("0.5.23", "absent"),
+    ],
+)
+def test_block_verification_exists_from_0_5_22(version: str, severity: str | None) -> None:
+    c = launch_at(
+        "--speculative-algorithm EAGLE --speculative-draft-model-path d "
+        "--speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 "
+        "--speculative-use-rejection-sampling --speculative-use-block-verification\n",
+        version,
+    )
+    field = "setting:--speculative-use-block-verification"
+    said = [i.severity for i in c.issues if i.field == field]
+    assert said == ([] if severity == "absent" else [severity])
+
+
+def launch_at(extra: str, version: str) -> EngineConfig:
+    return txt("python -m sglang.launch_server --model-path m " + extra, version=version)
