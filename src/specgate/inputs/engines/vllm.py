@@ -364,9 +364,9 @@ def _check_method(name: str, b: Builder, ctx: Context) -> None:
             b.issue(
                 "SG307",
                 f"vLLM {at if version else _DATA.newest_text} refuses speculative method "
-                f"{name!r} ({when}; {source}), but the "
-                f"version run is not pinned and releases it may be accept it (recorded in "
-                f"{kept}): a warning, not a fail; state speculation.engine_version to pin it",
+                f"{name!r} ({when}; {source}), but the version is not pinned and releases "
+                f"the settings allow accept it (recorded in {kept}): a warning, not a fail; "
+                "state speculation.engine_version to pin it",
                 "mechanism",
                 "warn",
             )
