@@ -12,7 +12,8 @@ imports nothing of specgate. It builds the parser the engine's server uses:
 and writes two files:
 
 - ``--knowledge OUT``: the parser's facts specgate models (``allow_abbrev``, whether the
-  parser reads ``_`` as ``-``, every long option string) -> src/specgate/data/engines/parsers/;
+  parser reads ``_`` as ``-``, its positional arguments with their ``nargs``, every long
+  option string) -> src/specgate/data/engines/parsers/;
 - ``--answers OUT``: the parser's answer for every proper prefix of every long flag whose
   name has ``spec`` in it, and for their ``_`` spellings: the flag it was read as, or the
   refusal (``ambiguous option`` / ``unrecognized arguments``) with the parser's message
@@ -97,6 +98,18 @@ def _ask(top: Any, head: list[str], word: str, value: str | None) -> dict[str, A
     return {"status": "ok", "namespace": sorted(k for k, v in vars(ns).items() if base.get(k) != v)}
 
 
+def positionals(parser: argparse.ArgumentParser) -> list[list[Any]]:
+    """The parser's positional arguments in order, ``[dest, nargs]`` as argparse holds
+    them (``nargs`` None: exactly one; ``"?"``, ``"*"``, ``"+"``, ``"..."``, ``"A..."`` or a
+    count): ``vllm serve``'s ``[["model_tag", "?"]]`` (vllm/entrypoints/cli/serve.py),
+    SGLang's ``[]``. Subcommand choosers are not positionals of the command."""
+    return [
+        [action.dest, action.nargs]
+        for action in parser._actions
+        if not action.option_strings and not isinstance(action, argparse._SubParsersAction)
+    ]
+
+
 def compact(knowledge: dict[str, Any]) -> str:
     """``knowledge`` as JSON, keys sorted, one option per line (a release's file is read
     by eye and diffed against the previous release's)."""
@@ -158,6 +171,7 @@ def main() -> int:
         "source": {"file": source, "ref": f"{version} (wheel)", "confirmed": True},
         "allow_abbrev": bool(parser.allow_abbrev),
         "underscores": underscores,
+        "positionals": positionals(parser),
         "options": [[s, takes[s], dest[s]] for s in longs],
     }
     header = {

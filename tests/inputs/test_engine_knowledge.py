@@ -285,7 +285,11 @@ def test_unknown_version_reads_v0_vllm_flags_as_removed() -> None:
     ("text", "version"),
     [
         ("v0.27.1", (0, 27, 1)),
-        ("0.5.4.post1", (0, 5, 4)),
+        # Contract change (issue 27): a post-release is a release of its own (SGLang
+        # 0.4.4.post4's ServerArgs has no EAGLE defaults, 0.4.4's has 5/4/8: the PyPI
+        # wheels' sglang/srt/server_args.py); it was read as its base release
+        ("0.5.4.post1", (0, 5, 4, 10001)),
+        ("0.4.4-post4", (0, 4, 4, 10004)),
         ("1.2.0rc3", (1, 2, 0)),
         ("b7000", (7000,)),
         ("server-b7000", (7000,)),
@@ -297,6 +301,13 @@ def test_parse_version(text: str, version: tuple[int, ...] | None) -> None:
     assert parse_version(text) == version
     if version is not None:
         assert parse_version(format_version(version)) == version
+
+
+def test_a_post_release_sorts_between_its_release_and_the_next() -> None:
+    assert parse_version("0.4.4") < parse_version("0.4.4.post1") < parse_version("0.4.4.post4")
+    assert parse_version("0.4.4.post4") < parse_version("0.4.5")
+    assert format_version((0, 4, 4, 10004)) == "0.4.4.post4"
+    assert format_version((0, 10, 1, 1)) == "0.10.1.1"  # vLLM's own four-part release
 
 
 def test_sources_are_cited_whole() -> None:
@@ -319,3 +330,79 @@ def test_sources_are_cited_whole() -> None:
         for s in data.settings:
             ref = s.source.rpartition("@")[2]
             assert len(ref) != 12 or not all(c in "0123456789abcdef" for c in ref), s.source
+
+
+def test_absent_throughout_reads_every_release_allowed() -> None:
+    from specgate.inputs.knowledge import absent_throughout
+
+    # medusa in vLLM's SpeculativeMethod: recorded at 0.27.1 and 0.32.0, not at 0.33.0
+    # (vllm.json versions; tests/data/engine_oracle/vllm-0.33.0.json, vllm-0004-method)
+    medusa = (((0, 27, 1), True), ((0, 32, 0), True), ((0, 33, 0), False))
+    assert absent_throughout(medusa, (0, 33, 0), (0, 33, 0))
+    assert not absent_throughout(medusa, (0, 28, 0), (0, 33, 0))  # 0.32.0 has it
+    assert not absent_throughout(medusa, None, (0, 33, 0))  # below 0.27.1: not known
+    # a key recorded absent at 0.27.1 and 0.32.0 only: absent from 0.27.1 on
+    gone = (((0, 27, 1), False), ((0, 32, 0), False))
+    assert absent_throughout(gone, (0, 27, 1), (0, 33, 0))
+    assert not absent_throughout(gone, (0, 26, 0), (0, 33, 0))
+
+
+def test_sg310_on_a_setting_not_confirmed_in_the_source_warns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # --speculative-model was removed in vLLM 0.8.0 (vllm.json): pinned 0.9.0 it fails;
+    # the same entry marked "confirmed": false may warn, never fail (docs/trust.md)
+    from specgate.inputs.engines import read as read_module
+    from specgate.inputs.engines import read_engine_config
+    from specgate.inputs.knowledge import EngineKnowledge, load_raw
+    from specgate.load.document import Document
+
+    def sg310(data: EngineKnowledge | None) -> list[str | None]:
+        if data is not None:
+            monkeypatch.setattr(read_module, "knowledge", lambda engine: data)
+        c = read_engine_config(
+            Document("run.sh", "vllm serve m --speculative-model d --num-speculative-tokens 3\n"),
+            shown="run.sh",
+            pointer=None,
+            engine="vllm",
+            engine_version="0.9.0",
+        )
+        return [i.severity for i in c.issues if i.field == "setting:--speculative-model"]
+
+    assert sg310(None) == [None]
+    raw = load_raw("vllm")
+    for setting in raw["settings"]:
+        if setting["name"] == "--speculative-model":
+            setting["source"] = {**setting["source"], "confirmed": False}
+    assert sg310(EngineKnowledge(raw)) == ["warn"]
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_a_flag_some_recorded_parsers_lack_carries_its_lifetime(engine: str) -> None:
+    """Every --flag setting that the older recorded parsers lack and a newer one has
+    carries ``since`` (its first release) and ``since_after`` (the newest known
+    without it), bracketed by the recorded parsers (data/engines/parsers/ENGINE-V.json);
+    the boundaries were read in the releases' wheels between them (the entries' notes)."""
+    data = knowledge(engine)
+    raw = {s["name"]: s for s in json.loads(
+        (resources.files("specgate") / f"data/engines/{engine}.json").read_text("utf-8")
+    )["settings"]}
+    options = {
+        v: {o[0] for o in json.loads(
+            (resources.files("specgate") / f"data/engines/parsers/{engine}-{v}.json")
+            .read_text("utf-8")
+        )["options"]}
+        for v in data.parser_versions
+    }
+    for setting in data.settings:
+        if not setting.name.startswith("--") or setting.removed_in is not None:
+            continue
+        names = [n for n in setting.spellings() if n.startswith("--")]
+        read = [(parse_version(v) or (), any(n in o for n in names)) for v, o in options.items()]
+        have = [v for v, has in read if has]
+        lack = [v for v, has in read if not has]
+        if not have or not lack or max(lack) > min(have):
+            continue
+        assert "since" in raw[setting.name], setting.name
+        assert setting.since is not None and setting.since_after is not None
+        assert max(lack) <= setting.since_after < setting.since <= min(have), setting.name

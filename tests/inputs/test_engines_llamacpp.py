@@ -235,8 +235,10 @@ def test_an_unknown_spec_type_is_refused_and_read_as_meant(
 @pytest.mark.parametrize(
     ("version", "severity"),
     [
-        # the --spec-type names were read at the newest build specgate knows (b11312)
-        ("b11312", None),
+        # the --spec-type names were read at the newest build specgate knows (b11312),
+        # but the spec_types table is "confirmed": false in llamacpp.json (no commit
+        # recorded): what rests on it warns. Contract change (issue 27): it failed.
+        ("b11312", "warn"),
         # an older build's names (draft, eagle3, mtp before the draft-* names): not read
         ("b8672", "warn"),
         (None, "warn"),  # unpinned: the settings allow builds before b11312
@@ -278,3 +280,26 @@ def test_a_former_spec_type_name_is_read_as_meant_without_a_finding(
     refused = [i for i in c.issues if "--spec-type" in i.message]
     assert [(i.field, i.severity) for i in refused] == [("check:spec-type-former-name", "warn")]
     assert any(f"current ones call it {current}" in note for note in c.notes)
+
+
+def test_a_refusal_resting_on_an_unconfirmed_table_never_fails() -> None:
+    """The kind (docs/trust.md#what-a-fail-may-rest-on): any engine's refusal built on a
+    data table whose source is not confirmed is an Unconfirmed refusal, which the
+    readers' builder records as a warning whatever severity it is given."""
+    from specgate.inputs.engines._base import Builder, Context
+    from specgate.inputs.engines.code_refusals import Refusal, Unconfirmed, resting_on
+    from specgate.inputs.knowledge import knowledge
+
+    data = knowledge("llamacpp")
+    assert not data.table_confirmed("spec_types")  # llamacpp.json: "confirmed": false
+    said = resting_on("llama.cpp refuses it", data, "spec_types")
+    assert isinstance(said, Unconfirmed)
+    assert "its spec_types table, ggml-org/llama.cpp:common/arg.cpp, is not confirmed" in said
+    # a confirmed table (vllm.json accepted_methods: "confirmed": true) is a plain refusal
+    plain = resting_on("vLLM refuses it", knowledge("vllm"), "accepted_methods")
+    assert type(plain) is Refusal and plain == "vLLM refuses it"
+    b = Builder("llamacpp", Context(file="f", pointer=""))
+    b.issue("SG307", said, "mechanism")
+    b.issue("SG307", said, "mechanism", "fail")
+    b.issue("SG307", plain, "mechanism")
+    assert [i.severity for i in b.issues] == ["warn", "warn", None]

@@ -180,14 +180,44 @@ def test_steps_without_topk_not_refused_before_optional_fields() -> None:
         # ServerArgs.__post_init__ (0.4.5 server_args.py:342)
         ("0.5.23", "fail"),
         ("0.4.5", "fail"),
-        # 0.4.4 server_args.py:130: speculative_num_steps: int = 5, no assert
+        # 0.4.4.post4 server_args.py:342-345 already asserts (the PyPI wheel); the
+        # lifetime started at 0.4.5 (contract change, issue 27: 0.4.4.post4 was silent)
+        ("0.4.4.post4", "fail"),
+        # 0.4.4 server_args.py:130 and 0.4.4.post3 :135: speculative_num_steps: int = 5,
+        # no assert
         ("0.4.4", "absent"),
+        ("0.4.4.post3", "absent"),
     ],
 )
 def test_topk_without_steps_by_release(version: str, severity: str) -> None:
     c = txt("python -m sglang.launch_server --model-path m " + _TOPK_ONLY, version=version)
     expected = [] if severity == "absent" else [severity]
     assert _check_issues(c, "eagle-steps-unset-others-set") == expected
+
+
+@pytest.mark.parametrize(
+    ("version", "d", "n"),
+    [
+        # ServerArgs of the PyPI wheels (sglang/srt/server_args.py): steps 5, topk 4,
+        # draft tokens 8 in 0.4.3.post3 to 0.4.4.post3 (0.4.4 lines 130-132)
+        ("0.4.4", 5, 8),
+        ("0.4.4.post3", 5, 8),
+        # steps 5, draft tokens 64, topk 8 in 0.4.1.post4 to 0.4.3.post2 (0.4.3 lines
+        # 126-128)
+        ("0.4.3", 5, 64),
+        # from 0.4.4.post4 they are None: chosen from the target's architecture
+        ("0.4.4.post4", None, None),
+        ("0.5.23", None, None),
+        (None, None, None),
+    ],
+)
+def test_eagle_defaults_by_release(version: str | None, d: int | None, n: int | None) -> None:
+    c = txt(
+        "python -m sglang.launch_server --model-path m --speculative-algorithm EAGLE "
+        "--speculative-draft-model-path yuhuili/EAGLE-LLaMA3.1-Instruct-8B\n",
+        version=version,
+    )
+    assert (c.draft_length, c.verify_tokens) == (d, n)
 
 
 def test_topk_without_steps_unpinned() -> None:
@@ -391,12 +421,11 @@ def test_dflash_refusals_by_release(
     flags: str, check: str, line: int, version: str | None, severity: str
 ) -> None:
     c = txt(_DFLASH + flags, version=version)
-    if version is None and "--speculative-dflash-block-size" in flags:
-        # Contract change: --speculative-dflash-block-size is in the parsers recorded from
-        # 0.5.13 and not in 0.5.10's (data/engines/parsers/sglang-*.json: since 0.5.13,
-        # since_after 0.5.10), so the flag bounds the release to after 0.5.10, inside the
-        # refusal's lifetime (0.5.11 on): every release the settings allow refuses it
-        severity = "fail"
+    # unpinned, --speculative-dflash-block-size bounds the release to after 0.5.10.post1
+    # (first in the 0.5.11 wheel, not in 0.5.10.post1's: since 0.5.11, since_after
+    # 0.5.10.post1), and the refusal is read from 0.5.11: a release after 0.5.10.post1
+    # and before 0.5.11 is not read, so the refusal is not known at every release the
+    # settings allow and it warns (docs/engines.md#versions)
     assert _check_issues(c, check) == [severity]
     assert f"speculative_hook.py:{line}" in next(
         i.message + i.details for i in c.issues if i.field == f"check:{check}"
@@ -456,3 +485,30 @@ def test_tp_zero_warns() -> None:
         ("SG307", "tensor_parallel_size", "warn")
     ]
     assert c.tensor_parallel_size is None
+
+
+@pytest.mark.parametrize(
+    ("version", "severity"),
+    [
+        # speculative_use_block_verification is a ServerArgs field of the 0.5.22 PyPI
+        # wheel (arg_groups/fields/spec.py:120) and of no sglang/srt file of the 0.5.21
+        # wheel; data/engines/parsers/sglang-0.5.21.json lacks the flag
+        ("0.5.21", None),
+        ("0.5.22", "absent"),
+        ("0.5.23", "absent"),
+    ],
+)
+def test_block_verification_exists_from_0_5_22(version: str, severity: str | None) -> None:
+    c = launch_at(
+        "--speculative-algorithm EAGLE --speculative-draft-model-path d "
+        "--speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 "
+        "--speculative-use-rejection-sampling --speculative-use-block-verification\n",
+        version,
+    )
+    field = "setting:--speculative-use-block-verification"
+    said = [i.severity for i in c.issues if i.field == field]
+    assert said == ([] if severity == "absent" else [severity])
+
+
+def launch_at(extra: str, version: str) -> EngineConfig:
+    return txt("python -m sglang.launch_server --model-path m " + extra, version=version)

@@ -82,3 +82,97 @@ def test_draft_kv_cache_dtype_by_release(
     )
     fails = [m for s, _, m in found(dep, "SG307") if s == "fail" and "kv_cache_dtype" in m]
     assert bool(fails) == refused, found(dep, "SG307")
+
+
+# --- unpinned: a refusal fails only where it holds at every release the settings allow ---
+# (docs/engines.md#versions). vLLM's newest known release is 0.33.0.
+
+
+def test_a_method_0_33_0_dropped_warns_unpinned(check: Run) -> None:  # noqa: F811
+    # medusa: recorded accepted at every release from 0.19.1 to 0.32.0 (vllm.json's
+    # accepted_methods entry, asked of each release), refused at 0.33.0; nothing bounds
+    # the release, so 0.32.0 may be the one run
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims("vllm", "serve.txt", version=None),
+            "serve.txt": _serve("medusa"),
+        }
+    )
+    said = [(s, m) for s, _, m in found(dep, "SG307") if "medusa" in m]
+    assert [s for s, _ in said] == ["warn"], said
+    assert "0.29.0, 0.30.0, 0.31.0, 0.32.0)" in said[0][1]
+
+
+def test_a_method_0_33_0_added_is_accepted_unpinned(check: Run) -> None:  # noqa: F811
+    # step5_mtp: absent at 0.32.0, present at 0.33.0, the newest known: accepted
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims("vllm", "serve.txt", version=None),
+            "serve.txt": _serve("step5_mtp"),
+        }
+    )
+    assert not [m for _, _, m in found(dep, "SG307") if "step5_mtp" in m]
+
+
+def test_a_value_only_older_releases_have_warns_unpinned(check: Run) -> None:  # noqa: F811
+    # quantization 'bitsandbytes': recorded in 0.27.1, not in 0.32.0 (vllm.json fields);
+    # pinned 0.32.0 the engine refuses it, unpinned 0.27.1 may be the release run
+    block = (
+        '{"method": "draft_model", "model": "d", "num_speculative_tokens": 3, '
+        '"quantization": "bitsandbytes"}'
+    )
+    serve = f"vllm serve m --speculative-config '{block}'\n"
+    severities = {}
+    for version in (None, "0.32.0", "0.27.1"):
+        _code, dep = check(
+            {"c.specgate.yaml": claims("vllm", "serve.txt", version=version), "serve.txt": serve}
+        )
+        severities[version] = [s for s, _, m in found(dep, "SG307") if "bitsandbytes" in m]
+    assert severities == {None: ["warn"], "0.32.0": ["fail"], "0.27.1": []}
+
+
+_BOUNDED = (
+    # dspark_draft_topk: recorded in 0.32.0, not in 0.27.1 (vllm.json fields), so the
+    # release run is 0.27.2 or later, every one of them inside the recorded parsers
+    '{"method": "dspark", "model": "d", "num_speculative_tokens": 3, "dspark_draft_topk": 2}'
+)
+
+
+@pytest.mark.parametrize(
+    ("block", "severity"),
+    [
+        # every recorded parser from 0.27.1 (standing for 0.27.2) to 0.33.0 refuses it
+        # (data/engines/parsers/vllm-0.27.1.json … vllm-0.33.0.json have no such option
+        # and no option it abbreviates): no release the settings allow starts
+        (_BOUNDED, "fail"),
+        # unbounded: releases before 0.19.1, whose parsers were not recorded, are allowed
+        ('{"method": "eagle", "model": "d", "num_speculative_tokens": 3}', "warn"),
+    ],
+)
+def test_a_flag_no_recorded_release_has_fails_unpinned_only_when_bounded_to_them(
+    check: Run,  # noqa: F811
+    block: str,
+    severity: str,
+) -> None:
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims("vllm", "serve.txt", version=None),
+            "serve.txt": f"vllm serve m --speculative-foo 3 --speculative-config '{block}'\n",
+        }
+    )
+    said = [s for s, _, m in found(dep, "SG310") if "--speculative-foo" in m]
+    assert said == [severity], found(dep, "SG310")
+
+
+def test_a_flag_no_build_ever_had_fails_unpinned(check: Run) -> None:  # noqa: F811
+    # llama.cpp owns --spec-* whole (llamacpp.json flag_namespaces): a spelling there that
+    # no build has is refused at every build ("error: invalid argument: --spec-foo",
+    # common/arg.cpp), so it fails with the version unknown
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims("llamacpp", "serve.txt", version=None),
+            "serve.txt": "llama-server -m t.gguf -md d.gguf --spec-foo 3 --spec-draft-n-max 8\n",
+        }
+    )
+    said = [s for s, _, m in found(dep, "SG310") if "--spec-foo" in m]
+    assert said == ["fail"], found(dep, "SG310")

@@ -48,7 +48,7 @@ class FlagSpec:
             a unique prefix of a flag specgate reads is that flag, of another flag it is
             skipped; one the engine refuses (an abbreviation of several of its flags or
             of none) is skipped, never read as one of them (the reader reports the
-            refusal, :func:`specgate.inputs.engines.settings.parser_issues`).
+            refusal, :func:`specgate.inputs.engines.parser_refusals.parser_issues`).
     """
 
     known: Mapping[str, bool]

@@ -35,12 +35,17 @@ Version = tuple[int, ...]
 #: version brackets it with one answer): an unknown presence never fails (docs/engines.md#versions).
 Presence = Literal["present", "absent", "unknown"]
 
-_VERSION_RE = re.compile(r"^v?b?(\d+(?:\.\d+)*)")
+_VERSION_RE = re.compile(r"^v?b?(\d+(?:\.\d+)*)(?:[.-]?post(\d{1,4})\b)?")
+#: A post-release is a release of its own (SGLang 0.4.4.post4 changed defaults
+#: 0.4.4 had): its number N is kept as a last part POST_BASE + N, which sorts after the
+#: release and before the next (0.4.4 < 0.4.4.post4 < 0.4.5) and prints as ``postN``.
+POST_BASE = 10_000
 
 
 def parse_version(text: str) -> Version | None:
-    """``"v0.27.1"``, ``"0.5.4.post1"``, ``"1.2.0rc3"``, ``"b7000"``, ``"server-b7000"`` →
-    the leading integer tuple; None when the text starts with no number."""
+    """``"v0.27.1"``, ``"1.2.0rc3"``, ``"b7000"``, ``"server-b7000"`` → the leading
+    integer tuple; a post-release keeps its number: ``"0.5.4.post1"`` → ``(0, 5, 4,
+    10001)`` (:data:`POST_BASE`); None when the text starts with no number."""
     cleaned = text.strip().lower()
     for prefix in ("server-", "full-", "light-"):
         if cleaned.startswith(prefix):
@@ -48,7 +53,9 @@ def parse_version(text: str) -> Version | None:
     match = _VERSION_RE.match(cleaned)
     if match is None:
         return None
-    return tuple(int(part) for part in match.group(1).split(".")[:4])
+    version = tuple(int(part) for part in match.group(1).split(".")[:4])
+    post = match.group(2)
+    return (*version, POST_BASE + int(post)) if post is not None else version
 
 
 @dataclass(frozen=True)
@@ -79,6 +86,9 @@ class Setting:
     #: Repeated on a command line, the values add up as one comma list (llama.cpp
     #: ``--spec-type``) instead of the last one winning.
     joins: bool = False
+    #: Its source was confirmed in the engine's (``source.confirmed``): SG310 on one
+    #: that was not only warns.
+    confirmed: bool = True
 
     def spellings(self) -> tuple[str, ...]:
         """The canonical name and every alias."""
@@ -180,6 +190,7 @@ class EngineKnowledge:
                     for alias, at in s.get("alias_versions", {}).items()
                 ),
                 joins=s.get("repeat") == "join",
+                confirmed=bool(s["source"].get("confirmed", False)),
             )
             for s in data.get("settings", ())
         )
@@ -460,6 +471,14 @@ class EngineKnowledge:
                 return any(present and v > wanted for v, present in _recorded(group))
         return False
 
+    def recorded(self, table: str, name: str) -> Recorded:
+        """The (version, present) pairs entry ``name`` of ``table`` was recorded at
+        (empty: no ``versions`` entry names it)."""
+        for group in self._versions:
+            if group["table"] == table and name in group["names"]:
+                return _recorded(group)
+        return ()
+
     def versions_note(self, table: str, name: str) -> str:
         """Where the presence of ``name`` in ``table`` was recorded (its source)."""
         for group in self._versions:
@@ -474,6 +493,11 @@ class EngineKnowledge:
     def table_source(self, name: str) -> str:
         """Where the table ``name`` was read (``repo:file@ref``)."""
         return _source(self._tables[name]["source"])
+
+    def table_confirmed(self, name: str) -> bool:
+        """Whether the table ``name`` was confirmed in the engine's source (its
+        ``source.confirmed``): a refusal that rests on one that was not only warns."""
+        return bool(self._tables[name]["source"].get("confirmed", False))
 
     def has_table(self, name: str) -> bool:
         """Whether the engine's data has the table ``name``."""
@@ -511,6 +535,22 @@ def presence_at(recorded: Recorded, version: Version | None, newest: Version) ->
     if below:
         return "present" if below[-1] else "absent"
     return "unknown"
+
+
+def absent_throughout(recorded: Recorded, low: Version | None, high: Version) -> bool:
+    """Whether something recorded present or absent at some releases (``recorded``) is
+    absent at every release of ``[low, high]``: an unpinned config's refusal fails only
+    then (docs/engines.md#versions). It is when :func:`presence_at` answers ``absent`` at
+    ``low`` and no release from ``low`` to ``high`` was recorded with it. ``low`` None (no
+    setting bounds the release from below) reaches below the oldest recorded release,
+    where it is not known: never throughout.
+
+    Example: medusa recorded at 0.27.1 and 0.32.0, not at 0.33.0: over [0.33.0, 0.33.0]
+    True; over [0.28.0, 0.33.0] False (0.32.0 has it); over [None, 0.33.0] False.
+    """
+    if low is None or presence_at(recorded, low, high) != "absent":
+        return False
+    return not any(present and low <= v <= high for v, present in recorded)
 
 
 @dataclass(frozen=True)
@@ -566,8 +606,11 @@ def knowledge(engine: str) -> EngineKnowledge:
 
 
 def format_version(version: Version) -> str:
-    """``(0, 27, 1)`` → ``"0.27.1"``."""
-    return ".".join(str(part) for part in version)
+    """``(0, 27, 1)`` → ``"0.27.1"``; ``(0, 4, 4, 10004)`` → ``"0.4.4.post4"``."""
+    return ".".join(
+        f"post{part - POST_BASE}" if i and part >= POST_BASE else str(part)
+        for i, part in enumerate(version)
+    )
 
 
 def shown_version(engine: str, version: Version) -> str:
@@ -585,7 +628,9 @@ def own_version(engine: str, text: str, version: Version) -> str:
     ``0.5.3``), a post-release kept (``0.4.3.post2``: a release of its own)."""
     shown = shown_version(engine, version)
     post = _POST.search(text)
-    return f"{shown}.post{post.group(1)}" if post and not knowledge(engine).builds else shown
+    if "post" in shown or not post or knowledge(engine).builds:
+        return shown
+    return f"{shown}.post{post.group(1)}"
 
 
 def replacing(spelled: str, replacement: str | None, engine: str, *, verb: str = "removed") -> str:

@@ -96,6 +96,26 @@ class RecordedParser:
     underscores: bool
     source: str
     python: tuple[int, ...] = (3, 11, 7)
+    #: The command's positional arguments, ``(dest, nargs)`` as argparse holds them
+    #: (``vllm serve``: ``(("model_tag", "?"),)``); None where the parser was recorded
+    #: before the recorder kept them.
+    positionals: tuple[tuple[str, object], ...] | None = None
+
+    def positional_words(self) -> int | None:
+        """How many positional words the command takes at most (``nargs`` None or
+        ``"?"``: 1; a count: that many), None when it is not known (not recorded) or has
+        no bound (``"*"``, ``"+"``, ``"..."``)."""
+        if self.positionals is None:
+            return None
+        total = 0
+        for _dest, nargs in self.positionals:
+            if nargs is None or nargs == "?":
+                total += 1
+            elif isinstance(nargs, int) and not isinstance(nargs, bool) and nargs >= 0:
+                total += nargs
+            else:
+                return None
+        return total
 
     def read(self, word: str) -> tuple[Answer, tuple[str, ...]]:
         """How the parser reads the command-line word ``word`` (``=value`` included or
@@ -174,4 +194,7 @@ def recorded_parser(engine: str, version: str) -> RecordedParser:
         source=f"{source['file']} at {source['ref']}, the parser run by "
         "scripts/record_engine_parsers.py",
         python=tuple(int(part) for part in str(raw["python"]).split(".")[:3]),
+        positionals=tuple((str(dest), nargs) for dest, nargs in raw["positionals"])
+        if isinstance(raw.get("positionals"), list)
+        else None,
     )

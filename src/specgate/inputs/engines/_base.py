@@ -11,6 +11,7 @@ from specgate.core.errors import InputError, LimitReached, OutOfBounds, RefusedV
 from specgate.core.limits import MAX_DRAFT_LENGTH, MAX_INTEGER_DIGITS, bounded_int
 from specgate.core.vocabulary import DraftPasses, Engine, Mechanism
 from specgate.inputs.engines._source import Opt
+from specgate.inputs.engines.code_refusals import Unconfirmed
 from specgate.inputs.knowledge import Version
 from specgate.inputs.types import EngineConfig, EngineIssue, IssueCode
 from specgate.load.document import Span
@@ -245,7 +246,11 @@ class Builder:
         action: str = "",
     ) -> None:
         """Record an engine-level problem about ``field_name`` (``severity``,
-        ``details``, ``action``: see :class:`~specgate.inputs.types.EngineIssue`)."""
+        ``details``, ``action``: see :class:`~specgate.inputs.types.EngineIssue`). A
+        refusal resting on data not confirmed in the engine's source
+        (:class:`~.code_refusals.Unconfirmed`) is a warning, whatever ``severity``."""
+        if isinstance(message, Unconfirmed) and severity in (None, "fail"):
+            severity = "warn"
         self.issues.append(
             EngineIssue(code, message, field_name, severity, details=details, action=action)
         )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from specgate.inputs.knowledge import Version, format_version
+from specgate.inputs.knowledge import EngineKnowledge, Version, format_version
 from specgate.inputs.types import EngineIssue
 
 
@@ -18,6 +18,32 @@ class Refusal(str):
     reads; any other message is left as it is)."""
 
     __slots__ = ()
+
+
+class Unconfirmed(Refusal):
+    """A refusal resting on an entry of the engine's data whose source is not confirmed
+    (``"confirmed": false``): a warning wherever it applies, never a fail
+    (docs/trust.md#what-a-fail-may-rest-on). ``Builder.issue`` lowers it; :func:`judged`
+    keeps the mark."""
+
+    __slots__ = ()
+
+
+def resting_on(message: str, data: EngineKnowledge, *tables: str) -> Refusal:
+    """The refusal ``message`` whose condition reads the data tables ``tables``: a
+    :class:`Refusal`, or, when one of them is not confirmed in the engine's source, an
+    :class:`Unconfirmed` one that says so.
+
+    Example: llama.cpp's unknown ``--spec-type``, read against its ``spec_types`` table
+    (``confirmed: false``) → ``Unconfirmed("… (its spec_types table, common/arg.cpp, is
+    not confirmed in the engine's source: a warning, not a fail)")``."""
+    unsure = [t for t in tables if not data.table_confirmed(t)]
+    if not unsure:
+        return Refusal(message)
+    named = "; ".join(f"its {t} table, {data.table_source(t)}" for t in unsure)
+    return Unconfirmed(
+        f"{message} ({named}, is not confirmed in the engine's source: a warning, not a fail)"
+    )
 
 
 def judged(
@@ -42,7 +68,7 @@ def judged(
         "speculation.engine_version to pin it"
     )
     return tuple(
-        replace(i, message=Refusal(i.message + why), severity="warn")
+        replace(i, message=type(i.message)(i.message + why), severity="warn")
         if isinstance(i.message, Refusal)
         and i.severity in (None, "fail")
         and why not in i.message

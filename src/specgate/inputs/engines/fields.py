@@ -23,6 +23,7 @@ from specgate.inputs.knowledge import (
     EngineKnowledge,
     Field,
     Version,
+    absent_throughout,
     format_version,
     presence_at,
     replacement_clause,
@@ -63,12 +64,14 @@ def check_block(
     draft_model: bool,
     skip: Collection[str] = (),
     shown: str | None = None,
+    low: Version | None = None,
 ) -> None:
     """Judge every key of the block ``name`` (``speculative_config``) by the engine's
     fields at ``version``; ``method`` is the method in force (a field may apply to some
     methods only), ``draft_model`` whether a draft model config is built, ``skip`` keys
     whose values other code judges (one cause, one finding); ``shown`` names a version
-    the settings imply (the version unknown) in messages."""
+    the settings imply (the version unknown) in messages, ``low`` the oldest release
+    they allow then."""
     fields = data.block_fields(name)
     for key, opt in block.items():
         field = fields.get(key)
@@ -111,7 +114,8 @@ def check_block(
             continue
         if field.methods and method not in field.methods:
             continue
-        problem = value_problem(field, opt.value, version, data.newest)
+        pinned = version is not None and shown is None
+        problem = value_problem(field, opt.value, version, data.newest, pinned=pinned, low=low)
         if problem is None:
             continue
         reason, confirmed = problem
@@ -215,11 +219,23 @@ def _absent_action(
     return replacing(spelled, field.replacement, removed)
 
 
+#: (pinned, the oldest release the settings allow when not pinned)
+Allowed = tuple[bool, "Version | None"]
+
+
 def value_problem(
-    field: Field, value: object, version: Version | None, newest: Version
+    field: Field,
+    value: object,
+    version: Version | None,
+    newest: Version,
+    *,
+    pinned: bool = True,
+    low: Version | None = None,
 ) -> tuple[str, bool] | None:
     """Why the engine refuses ``value`` for ``field`` (and whether that is confirmed at
-    ``version``), or None when it accepts it."""
+    ``version``), or None when it accepts it. Not ``pinned`` (``low``: the oldest release
+    the settings allow), a value some releases have is a confirmed refusal only where
+    no release allowed has it (docs/engines.md#versions)."""
     kind = field.type
     if kind == "any":
         return None
@@ -230,7 +246,7 @@ def value_problem(
     if kind == "bool":
         return None if _as_bool(value) is not None else (f"must be a boolean, not {value!r}", True)
     if kind == "enum":
-        return _enum_problem(field, value, version, newest)
+        return _enum_problem(field, value, version, newest, (pinned, low))
     number = _as_number(value, integer=kind == "int")
     if number is None:
         what = "a whole number" if kind == "int" else "a number"
@@ -245,7 +261,7 @@ def value_problem(
 
 
 def _enum_problem(
-    field: Field, value: object, version: Version | None, newest: Version
+    field: Field, value: object, version: Version | None, newest: Version, allowed: Allowed
 ) -> tuple[str, bool] | None:
     if not isinstance(value, str):
         return f"must be one of its names, not {value!r}", True
@@ -261,8 +277,18 @@ def _enum_problem(
             if presence == "present":
                 return None
             seen = ", ".join(format_version(v) for v, present in recorded if present)
-            return f"{value!r} is not one of its values at this version (recorded in {seen})", (
-                presence == "absent"
+            confirmed = presence == "absent" and (
+                allowed[0]
+                or absent_throughout(recorded, allowed[1], newest if version is None else version)
+            )
+            unsure = (
+                "; the version run is not pinned and may be one that has it"
+                if presence == "absent" and not confirmed
+                else ""
+            )
+            return (
+                f"{value!r} is not one of its values at this version (recorded in {seen}){unsure}",
+                confirmed,
             )
     shown = ", ".join(field.values[:6]) + (", …" if len(field.values) > 6 else "")
     return f"{value!r} is not one of its {len(field.values)} values ({shown})", True

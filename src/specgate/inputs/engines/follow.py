@@ -49,6 +49,7 @@ from specgate.inputs.engines._source import (
 )
 from specgate.inputs.engines.environment import container_env
 from specgate.inputs.engines.in_container import image_prefix, in_container, prefixed
+from specgate.inputs.engines.parallel_floor import below_one
 from specgate.inputs.engines.placed import version_text
 from specgate.inputs.engines.unsettled import hit_span, unsettled_value
 from specgate.inputs.knowledge import knowledge
@@ -511,9 +512,18 @@ def _command_fields(config: EngineConfig, named: OptionsFile, shown: str) -> Eng
         value = as_int(opt, opt.spelled or flag, shown)
         current = getattr(config, field_name)
         if value < 1:
-            # The engine refuses it (as a TP of 0 in the file itself is SG307).
-            refused = f"{opt.spelled or flag} is {value} in {shown}:{opt.span.line}; "
-            issue = EngineIssue("SG307", refused + "the engine needs at least 1", field_name)
+            # judged as a TP of 0 in the file itself is, by the engine's own refusal
+            at = config.version_in_force
+            spelled = f"{opt.spelled or flag} in {shown}:{opt.span.line}"
+            issue = below_one(
+                named.engine,
+                value,
+                spelled,
+                field_name,
+                pinned=at.version if at is not None else None,
+                judged=(at.version or at.implied) if at is not None else None,
+                low=at.low if at is not None else None,
+            )
             config = replace(config, issues=(*config.issues, issue))
             continue
         if current is not None and named.precedence == "file-wins":

@@ -40,7 +40,7 @@ from specgate.inputs.engines._source import (
     norm_key,
     run_env,
 )
-from specgate.inputs.engines.code_refusals import Refusal, judged
+from specgate.inputs.engines.code_refusals import judged, resting_on
 from specgate.inputs.engines.unread import fork_launcher
 from specgate.inputs.knowledge import Version, knowledge
 from specgate.inputs.types import EngineConfig, EngineIssue
@@ -97,9 +97,11 @@ def _known_type(kind: str, b: Builder) -> str:
     )
     b.issue(
         "SG307",
-        Refusal(
+        resting_on(
             f"llama.cpp refuses --spec-type {kind} ('unknown speculative type', "
-            f"common/speculative.cpp): {hint}"
+            f"common/speculative.cpp): {hint}",
+            _DATA,
+            "spec_types",
         ),
         "mechanism",
     )

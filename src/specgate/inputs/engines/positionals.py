@@ -86,13 +86,27 @@ def extra_positionals(engine: str, argv: Sequence[str]) -> tuple[str, int, int] 
         for start in range(len(names) - len(words) + 1):
             if names[start : start + len(words)] != words:
                 continue
-            first = start + len(words) + int(count)
+            takes = _recorded_count(engine, int(count))
+            first = start + len(words) + takes
             if first >= len(leading) or any(
                 _open(word) for word in leading[start + len(words) :]
             ):
                 return None  # the program's first mention decides
-            return key, first, int(count)
+            return key, first, takes
     return None
+
+
+def _recorded_count(engine: str, stated: int) -> int:
+    """How many positional words the command takes: by the newest recorded parser that
+    kept its positionals (scripts/record_engine_parsers.py: ``vllm serve``'s
+    ``model_tag``, ``nargs="?"``), else ``stated``, the table's."""
+    from specgate.inputs.parsers import recorded_parser
+
+    for version in reversed(knowledge(engine).parser_versions):
+        count = recorded_parser(engine, version).positional_words()
+        if count is not None:
+            return count
+    return stated
 
 
 def refused_positionals(

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from specgate.inputs.cmdline import FlagSpec, canonical_flag
 from specgate.inputs.engines._source import CommandSource, Opt, Options
 from specgate.inputs.engines.checks import Fired, evaluate, view
+from specgate.inputs.engines.parser_refusals import parser_issues
 from specgate.inputs.knowledge import (
     EngineKnowledge,
     Setting,
@@ -381,57 +382,6 @@ def parser_words(
     return out
 
 
-def parser_issues(
-    data: EngineKnowledge, words: list[tuple[str, Span]], found: EngineVersion
-) -> list[tuple[str, Span, str, IssueSeverity | None, str]]:
-    """(spelled, span, message, severity, next action) for each word the engine's parser
-    refuses:
-    an abbreviation of several flags ("ambiguous option") or of none ("unrecognized
-    arguments"), by the parser recorded at the version in force (a fail); at a version
-    whose parser was not recorded, by the nearest recorded one at or before it
-    (``EngineKnowledge.parser_version_at``; the newest when the version is not known):
-    a warn, as the parser may differ there."""
-    at = data.parser_version_at(found.version)
-    if not words or at is None:
-        return []
-    from specgate.inputs.knowledge import format_version
-    from specgate.inputs.parsers import recorded_parser
-
-    stated = format_version(found.version) if found.version is not None else None
-    parser = recorded_parser(data.engine, at)
-    severity: IssueSeverity | None = None if at == stated else "warn"
-    unsure = "" if severity is None else (
-        f" (the parser recorded at {at}; the version run is "
-        f"{'not known' if stated is None else stated}, whose parser may differ)"
-    )
-    out: list[tuple[str, Span, str, IssueSeverity | None, str]] = []
-    for spelled, span in words:
-        answer, matches = parser.read(spelled)
-        if answer in ("flag", "positional"):
-            continue
-        if answer == "ambiguous":
-            shown = ", ".join(matches[:8]) + (", …" if len(matches) > 8 else "")
-            said = f"ambiguous option: {spelled} could match {shown}"
-            why = "an abbreviation of several of its flags"
-            action = f"Spell {spelled} out in full as the one flag meant (one of {shown})."
-        else:
-            said = f"unrecognized arguments: {spelled}"
-            why = "no flag of its parser, nor a unique abbreviation of one"
-            action = (
-                f"Remove {spelled}: {data.display_name} {at} has no such flag and no "
-                "replacement for it (spell a flag its parser has)."
-            )
-        out.append((
-            spelled,
-            span,
-            f"{data.display_name} {at} refuses to start: {spelled} is {why} "
-            f"('error: {said}'; {parser.source}){unsure}",
-            severity,
-            action,
-        ))
-    return out
-
-
 def version_issues(
     config: EngineConfig,
     data: EngineKnowledge,
@@ -452,7 +402,10 @@ def version_issues(
     name = data.display_name
     version = found.version
     pin = "state speculation.engine_version to pin the version you run"
-    for spelled, span, refusal, how, action in parser_issues(data, list(parsed), found):
+    allowed = (implied.low, implied.newest or data.newest)
+    for spelled, span, refusal, how, action in parser_issues(
+        data, list(parsed), found, allowed
+    ):
         field_name = f"setting:{spelled}"
         if field_name in reported:
             continue
@@ -488,6 +441,13 @@ def version_issues(
         )
         if message is None:
             continue
+        if severity is None and not u.setting.confirmed:
+            # what is not confirmed in the engine's source never fails (docs/trust.md)
+            severity = "warn"
+            details = (details + "; " if details else "") + (
+                f"its entry ({u.setting.source}) is not confirmed in the engine's source: "
+                "a warning, not a fail"
+            )
         reported.add(field_name)
         spans[field_name] = u.span
         issues.append(

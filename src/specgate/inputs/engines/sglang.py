@@ -29,7 +29,7 @@ from specgate.inputs.engines._base import (
     opts_get,
 )
 from specgate.inputs.engines._source import UNSETTLED, Options, norm_key, refused_could_be
-from specgate.inputs.knowledge import knowledge
+from specgate.inputs.knowledge import format_version, knowledge
 from specgate.inputs.types import EngineConfig, ModelShape
 
 PROGRAMS = ("sglang",)
@@ -306,6 +306,47 @@ def _adaptive(opts: Options, b: Builder, ctx: Context) -> bool:
     return True
 
 
+_RELEASE_DEFAULTS = (
+    ("eagle_num_steps", "speculative_num_steps"),
+    ("eagle_topk", "speculative_eagle_topk"),
+    ("eagle_num_draft_tokens", "speculative_num_draft_tokens"),
+)
+
+
+def _release_defaults(
+    steps: int | None, topk: int | None, tokens: int | None, b: Builder, ctx: Context
+) -> tuple[int | None, int | None, int | None]:
+    """Steps, topk and draft tokens with the unset ones filled from the defaults of a
+    pinned release whose ``ServerArgs`` gave them ints (0.4.1.post4 to 0.4.4.post3:
+    5/8/64, from 0.4.3.post3 5/4/8; data defaults ``eagle_*``); from 0.4.4.post4 SGLang
+    chooses them from the architecture, and with the version not pinned they stay
+    unset (docs/engines.md#versions)."""
+    if ctx.version is None or ctx.version_shown is not None:
+        return steps, topk, tokens
+    values = [_DATA.default(name, ctx.version) for name, _ in _RELEASE_DEFAULTS]
+    if not all(isinstance(v, int) for v in values) or all(
+        v is not None for v in (steps, topk, tokens)
+    ):
+        return steps, topk, tokens
+    filled = [
+        flag
+        for (_, flag), v in zip(_RELEASE_DEFAULTS, (steps, topk, tokens), strict=True)
+        if v is None
+    ]
+    if steps is None:
+        b.default_draft_length("eagle_num_steps", "--speculative-num-steps")
+    b.note(
+        f"{', '.join(filled)} not set: SGLang {format_version(ctx.version)}'s ServerArgs "
+        f"defaults are steps {values[0]}, topk {values[1]}, draft tokens {values[2]} "
+        f"({_DATA.default_source('eagle_num_steps')})"
+    )
+    return (
+        steps if steps is not None else cast(int, values[0]),
+        topk if topk is not None else cast(int, values[1]),
+        tokens if tokens is not None else cast(int, values[2]),
+    )
+
+
 def _tree(opts: Options, b: Builder, ctx: Context) -> tuple[int | None, int | None]:
     """D and N_verify of the EAGLE family as ``_handle_eagle_family`` (0.5.23) resolves
     them: none of steps/topk/draft tokens ⇒ SGLang picks all three from the target's
@@ -332,6 +373,7 @@ def _tree(opts: Options, b: Builder, ctx: Context) -> tuple[int | None, int | No
                 "warn",
             )
     adaptive = _adaptive_set(opts, ctx)
+    steps, topk, tokens = _release_defaults(steps, topk, tokens, b, ctx)
     if steps is None and topk is None and tokens is None:
         b.note(
             "speculative_num_steps / eagle_topk / num_draft_tokens not set: SGLang picks "

@@ -30,6 +30,7 @@ from specgate.inputs.engines._base import (
 )
 from specgate.inputs.engines._source import Opt, Options, norm_key
 from specgate.inputs.engines.code_refusals import Refusal, judged
+from specgate.inputs.engines.parallel_floor import at_least_one
 from specgate.inputs.knowledge import format_version, knowledge, parse_version
 from specgate.inputs.types import EngineConfig
 
@@ -221,12 +222,12 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         max_len = as_int(len_opt, "max_seq_len", ctx.file) if len_opt is not None else None
         tp_opt = opts_get(opts, "tensor_parallel_size")
         b.at("tensor_parallel_size", tp_opt)
-        tp = positive(
+        tp = at_least_one(
             b,
             as_int(tp_opt, "tensor_parallel_size", ctx.file) if tp_opt is not None else None,
+            ctx,
+            "trtllm",
             "tensor_parallel_size",
-            "tensor_parallel_size",
-            tokens=False,
         )
         dp = _flag(opts, "enable_attention_dp", ctx)
         if dp:

@@ -34,7 +34,7 @@ from specgate.inputs.engines._source import CommandSource, Opt, Options, norm_ke
 from specgate.inputs.engines.code_refusals import Refusal
 from specgate.inputs.engines.fields import check_block, did_you_mean
 from specgate.inputs.engines.vllm_rules import method_mechanism
-from specgate.inputs.knowledge import Version, format_version, knowledge
+from specgate.inputs.knowledge import Version, absent_throughout, format_version, knowledge
 from specgate.inputs.pointer import parse_json_scalar
 from specgate.inputs.types import EngineConfig, EngineIssue
 
@@ -241,6 +241,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
             draft_model=method not in vllm_rules.MODEL_FREE,
             skip=_JUDGED_KEYS,
             shown=ctx.version_shown,
+            low=ctx.version_low,
         )
     if v0 and mechanism == "eagle3":
         _v0_eagle3(opts, b)
@@ -326,11 +327,14 @@ def _v0_eagle3(opts: Options, b: Builder) -> None:
         return
 
 
-def _check_method(name: str, b: Builder, version: Version | None) -> None:
-    """SG307 for a ``method`` vLLM at ``version`` refuses (data ``accepted_methods``: the
-    ``SpeculativeMethod`` Literal, matched exactly; some names exist at some versions
-    only), with the closest accepted name; a warn when the version's list is not
-    recorded."""
+def _check_method(name: str, b: Builder, ctx: Context) -> None:
+    """SG307 for a ``method`` vLLM at the version in force refuses (data
+    ``accepted_methods``: the ``SpeculativeMethod`` Literal, matched exactly; some names
+    exist at some versions only), with the closest accepted name; a warn when the
+    version's list is not recorded, or when the version is not pinned and a release the
+    settings allow accepts it (docs/engines.md#versions: medusa, accepted through 0.32.0,
+    refused by 0.33.0)."""
+    version = ctx.version
     at = "the newest known" if version is None else format_version(version)
     if name in _ACCEPTED_METHODS:
         presence = _DATA.presence("accepted_methods", name, version)
@@ -351,6 +355,24 @@ def _check_method(name: str, b: Builder, version: Version | None) -> None:
             if _DATA.present_above("accepted_methods", name, version)
             else "removed by this release"
         )
+        pinned = version is not None and ctx.version_shown is None
+        if not pinned and not absent_throughout(
+            _DATA.recorded("accepted_methods", name), ctx.version_low, version or _DATA.newest
+        ):
+            kept = ", ".join(
+                format_version(v) for v, present in _DATA.recorded("accepted_methods", name)
+                if present
+            )
+            b.issue(
+                "SG307",
+                f"vLLM {at if version else _DATA.newest_text} refuses speculative method "
+                f"{name!r} ({when}; {source}), but the version is not pinned and releases "
+                f"the settings allow accept it (recorded in {kept}): a warning, not a fail; "
+                "state speculation.engine_version to pin it",
+                "mechanism",
+                "warn",
+            )
+            return
         b.issue(
             "SG307",
             # absent at this version by the recorded method lists: not judged by
@@ -513,7 +535,7 @@ def _mechanism(
     if method_opt is not None:
         b.at("mechanism", method_opt)
         name = as_str(method_opt)
-        _check_method(name, b, ctx.version)
+        _check_method(name, b, ctx)
         method = name.strip()
         if method_mechanism(name) == "mtp" and method.lower() != "mtp":
             b.note(f"vLLM method {name!r} is a deprecated alias of 'mtp'")

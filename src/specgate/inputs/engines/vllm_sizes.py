@@ -23,6 +23,7 @@ from specgate.inputs.engines._base import (
 )
 from specgate.inputs.engines._source import Opt, Options
 from specgate.inputs.engines.code_refusals import Refusal
+from specgate.inputs.engines.parallel_floor import at_least_one
 
 #: A token tree is a list of choices, each a tuple of child indices: the tree's
 #: nodes. Only the shape is read (depth = the longest choice), bounded in size.
@@ -115,7 +116,7 @@ def target_tp(opts: Options, block: Mapping[str, Opt], b: Builder, ctx: Context)
         return None
     b.at("tensor_parallel_size", found[1])
     tp = as_int(found[1], "tensor_parallel_size", ctx.file)
-    return positive(b, tp, "tensor_parallel_size", "tensor_parallel_size", tokens=False)
+    return at_least_one(b, tp, ctx, "vllm", found[1].spelled or found[0])
 
 
 _HUMAN_SUFFIX = {"k": 10**3, "m": 10**6, "g": 10**9, "K": 2**10, "M": 2**20, "G": 2**30}
