@@ -39,6 +39,15 @@ CASES: dict[str, tuple[str, str, int]] = {
                'vllm serve m --config "$CFG"\n', "repository", 2),
     "sourced": (f'. ./paths.env\n{TRT} "$OPTS"\n', "repository", 2),
 }
+#: name -> the column of the `$` of the path's expansion on the launch's line, counted by
+#: hand (1-based): TRT is 38 characters ("trtllm-serve" 12, " m" 2, " " 1,
+#: "--extra_llm_api_options" 23), so an unquoted word starts at 40, a quoted one's `$` at 41;
+#: `vllm serve m --config "` is 23 characters, so `$` at 24. A variable set from another
+#: expansion (`CFG="$SPEC_FILE"`, `OPTS=$(…)`) is told at the start of its word, the quote.
+COLUMNS = {
+    "env-unquoted": 40, "env-quoted": 41, "env-equals": 41, "vllm-config": 24,
+    "argument": 24, "from-env-name": 23, "substitution": 40, "branch": 24, "sourced": 41,
+}
 SPEC_YAML = "speculative_config:\n  decoding_type: NGram\n  max_draft_len: 4\n"
 CFG_YAML = "speculative-config:\n  method: ngram\n  num_speculative_tokens: 4\n"
 
@@ -56,6 +65,9 @@ def test_an_options_file_in_a_variable_is_unsettled(name: str, tmp_path: Path) -
     with pytest.raises(UnsettledValue) as caught:
         read_engine_file(_folder(tmp_path, script), "serve.sh")
     assert (caught.value.origin, caught.value.line) == (expected, line + 1)
+    # at the `$` of the word naming the file, not column 1 of the line (new-user trial:
+    # `--extra_llm_api_options "$SPEC_FILE"` was reported at trt.sh:2:1)
+    assert caught.value.column == COLUMNS[name]
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash is the oracle")
@@ -82,7 +94,8 @@ def test_the_check_goes_on_with_a_finding(name: str, code: str, tmp_path: Path) 
     assert code_run != 2
     findings = json.loads(out.read_text())["files"][0]["deployments"][0]["findings"]
     hits = [f for f in findings if f["code"] == code]
-    assert len(hits) == 1 and hits[0]["line"] == CASES[name][2] + 1
+    assert len(hits) == 1
+    assert (hits[0]["line"], hits[0]["column"]) == (CASES[name][2] + 1, COLUMNS[name])
 
 
 POD = (

@@ -333,15 +333,17 @@ def follow(
             shown,
         )
     named = next(iter(distinct.values()))
-    unsettled = _unsettled_path(named)
-    if unsettled is not None:  # `--config "$CFG"`: which file is read is not known here
+    found = _unsettled_path(named)
+    if found is not None:  # `--config "$CFG"`: which file is read is not known here
+        unsettled, place = found
         raise unsettled_value(
             f"{unsettled[0]}: it names the file {named.spelled} reads the speculative "
             "configuration from, so specgate cannot see which file, nor D or the method in "
             "it. Name the file literally in the command",
             shown,
-            named.span.line,
+            place.line,
             unsettled,
+            place.column,
         )
     literal = _literal_reference(named)
     if literal is not None:  # `--config $(CFG)`, the container setting no CFG
@@ -427,19 +429,27 @@ def follow(
     return _command_options(_command_fields(config, named, shown), named)
 
 
-def _unsettled_path(named: OptionsFile) -> tuple[str, bool, bool] | None:
+def _unsettled_path(
+    named: OptionsFile,
+) -> tuple[tuple[str, bool, bool], Span] | None:
     """The launcher's hit ``(what, splits, from_file)`` for the word that gives the
     options file's path, when the launcher does not settle it (``--extra_llm_api_options
-    $OPTS``, ``--config="$CFG"``, ``"$1"``, ``$(ls …)``); None for a settled path."""
-    command = named.source.command
+    $OPTS``, ``--config="$CFG"``, ``"$1"``, ``$(ls …)``), with where the expansion
+    stands in the file (its ``$``; the start of the word holding it when the launcher
+    substituted it, ``CFG="$SPEC_FILE"`` before ``--config "$CFG"``); None for a settled
+    path."""
+    source = named.source
+    command = source.command
     for index, hit in sorted(command.unresolved.items()):
-        if index >= len(command.argv) or index >= len(named.source.spans):
+        if index >= len(command.argv) or index >= len(source.spans):
             continue
-        if named.source.spans[index] == named.span:
-            return hit
         word, previous = command.argv[index], command.argv[index - 1] if index else ""
-        if word.partition("=")[0] == named.spelled or previous == named.spelled:
-            return hit
+        if (
+            source.spans[index] == named.span
+            or word.partition("=")[0] == named.spelled
+            or previous == named.spelled
+        ):
+            return hit, hit_span(source, index, hit) or source.spans[index]
     return None
 
 

@@ -29,8 +29,8 @@ from specgate.core.errors import InputError
 from specgate.core.vocabulary import ENGINE_NAMES
 from specgate.inputs.cmdline import split_commands
 from specgate.inputs.knowledge import knowledge
-from specgate.inputs.pointer import Found, Verdict, resolve_pointer, search
-from specgate.load.document import Document, NodePath
+from specgate.inputs.pointer import Verdict, resolve_pointer, search
+from specgate.load.document import Document, NodePath, Span
 
 #: Words before the program that do not name it (``exec python3 -m mlx_lm.server``).
 _WRAPPERS = frozenset({"exec", "sudo", "nohup", "env", "time", "command", "uv", "run"})
@@ -71,8 +71,16 @@ class UnreadEngine(InputError):
     the launch sets one of that engine's speculative flags (else a deployment whose
     speculation is off agrees with it, as with a config that configures nothing)."""
 
-    def __init__(self, reason: str, file: str, line: int | None, *, speculates: bool) -> None:
-        super().__init__(reason, file, line)
+    def __init__(
+        self,
+        reason: str,
+        file: str,
+        place: Span | None,
+        *,
+        speculates: bool,
+    ) -> None:
+        line, column = (place.line, place.column) if place is not None else (None, None)
+        super().__init__(reason, file, line, column)
         self.speculates = speculates
 
 
@@ -140,20 +148,59 @@ def unread_launcher(
         f"serving config launches {launcher.engine}{where}, which specgate does not read "
         f"(it reads {read_engines()} configurations){unchecked}",
         shown,
-        _line(doc, first),
+        _place(doc, first.path, first.value, _launch_index),
         speculates=bool(setting),
     )
 
 
-def _line(doc: Document, found: Found) -> int | None:
-    """The line of the launch: the command's own line in a text file, else the
-    node's (a scalar's first line)."""
-    if found.path == () and isinstance(doc.data, str):
+def _place(
+    doc: Document,
+    path: NodePath,
+    value: object,
+    pick: Callable[[Sequence[str]], int | None],
+) -> Span | None:
+    """Where the word a finding on a launch is about stands (``pick`` gives its index
+    in a command's argv, None for a command it is not in): in a text file, that word of
+    the first command holding it; in a structured file, that item of an argv list, the
+    ``image`` / ``repository`` value of a mapping, else the command's value (a scalar)
+    or key. Never column 1 of a line the word is not at."""
+    if path == () and isinstance(doc.data, str):
         for command in split_commands(doc.data):
-            if _detect_words(command.argv) is not None:
-                return 1 + (command.lines[0] if command.lines else 0)
+            index = pick(command.argv)
+            if index is None:
+                continue
+            if index < min(len(command.lines), len(command.columns)):
+                return Span(1 + command.lines[index], command.columns[index])
+            return Span(1 + command.lines[0], command.columns[0]) if command.columns else None
         return None
-    return doc.locate(found.path).line
+    if isinstance(value, Mapping):
+        key = next(
+            (k for k in ("image", "repository")
+             if isinstance(value.get(k), str) and _by_image(value[k]) is not None),
+            None,
+        )
+        return doc.locate((*path, key)) if key is not None else doc.locate(path)
+    if isinstance(value, list) and all(isinstance(x, str) for x in value):
+        index = pick(value)
+        if index is not None:
+            return doc.locate((*path, index))
+    return doc.locate(path)
+
+
+def _first_word(argv: Sequence[str]) -> int:
+    """The index of ``argv``'s program word: past wrappers and ``NAME=value``."""
+    index = 0
+    while index < len(argv) and (argv[index] in _WRAPPERS or "=" in argv[index]):
+        index += 1
+    return index
+
+
+def _launch_index(argv: Sequence[str]) -> int | None:
+    """The index of the word by which ``argv`` launches an unread engine: its program
+    (:func:`_by_program`) or the first image of one (:func:`_by_image`); else None."""
+    if _by_program(argv) is not None:
+        return _first_word(argv)
+    return next((i for i, w in enumerate(argv) if _by_image(w) is not None), None)
 
 
 def _detect(node: object) -> Sequence[Verdict]:
@@ -376,14 +423,13 @@ def foreign_launcher(
         (w for w in _commands(first.value) if foreign_program(w) == program), ()
     )
     flags = ", ".join(_speculative_flags(words))
-    line = None
-    if first.path == () and isinstance(doc.data, str):
-        for command in split_commands(doc.data):
-            if foreign_program(command.argv) == program:
-                line = 1 + (command.lines[0] if command.lines else 0)
-                break
-    else:
-        line = doc.locate(first.path).line
+
+    def program_index(argv: Sequence[str]) -> int | None:
+        if foreign_program(argv) != program:
+            return None
+        start = _first_word(argv)
+        return next((i for i in range(start, min(len(argv), start + 3)) if argv[i] == program),
+                    start)
     shown_program = program if len(program) <= 80 else program[:79] + "…"
     what = (
         f"the Python script {shown_program}, which specgate does not read"
@@ -396,6 +442,6 @@ def foreign_launcher(
         "speculation.mechanism and speculation.draft_length in the claims file instead "
         "of engine_config",
         shown,
-        line,
+        _place(doc, first.path, first.value, program_index),
         speculates=True,
     )
