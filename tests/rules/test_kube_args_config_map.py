@@ -81,3 +81,15 @@ def test_a_config_map_not_in_the_manifest_stays_the_clusters(tmp_path: Path) -> 
         assert "$(SPEC)" in hit["message"], name
         engine = dep["inputs"].get("engine") or {}  # type: ignore[attr-defined]
         assert engine.get("draft_length") is None, name  # D not read, not a default
+
+
+def test_a_key_the_config_map_lacks_is_the_repositorys(tmp_path: Path) -> None:
+    # configMapKeyRef names key NOPE of spec-cm, which holds only SPEC: the repository
+    # decides the value in a way not followed (Kubernetes refuses to start the pod, or
+    # with optional: true leaves SPEC unset): SG314 (fail) at the `$` of line 18, never
+    # SG313 (set outside) and never the default D
+    env = VALUE_FROM.replace("key: SPEC", "key: NOPE")
+    _, dep = check(tmp_path, manifest(env), pointer=True)
+    (hit,) = [f for f in dep["findings"] if f["code"] == "SG314"]  # type: ignore[index]
+    assert (hit["file"], hit["line"], hit["column"]) == ("deploy.yaml", 18, 79)
+    assert "SG313" not in codes(dep)

@@ -10,6 +10,7 @@ from specgate.core.errors import InputError
 from specgate.inputs.engines._source import (
     ANY_NAME,
     ENV_KEYS,
+    EnvValue,
     Opt,
     env_items,
     literal_value,
@@ -45,11 +46,13 @@ def sibling_env(doc: Document, path: NodePath) -> dict[str, Opt]:
     return env
 
 
-def container_env(doc: Document, path: NodePath) -> dict[str, str | None]:
+def container_env(doc: Document, path: NodePath) -> dict[str, EnvValue]:
     """The variables a container's command at ``path`` sees, as written (None: set,
     but not to a value written here), with :data:`ANY_NAME` when a Kubernetes
     ``envFrom`` beside it or an ancestor may set any other name."""
-    env = {name: literal_value(opt.value) for name, opt in sibling_env(doc, path).items()}
+    env: dict[str, EnvValue] = {
+        name: literal_value(opt.value) for name, opt in sibling_env(doc, path).items()
+    }
     if not is_compose(doc.data):
         from specgate.inputs.engines.kube_env import kubernetes_env
 
@@ -57,10 +60,11 @@ def container_env(doc: Document, path: NodePath) -> dict[str, str | None]:
         if files is not None:
             # envFrom and valueFrom read from the manifest's ConfigMaps (docs/engines.md
             # #environment-files): a name they settle has its value, one they leave
-            # unsettled is set but not here, any other name only when a source not
-            # read (a Secret, a ConfigMap elsewhere) may set it
+            # unsettled why (the cluster's or the repository's, not followed), any
+            # other name only when a source not read (a Secret, a ConfigMap elsewhere)
+            # may set it
             env.update({name: value for name, (value, _, _) in files.values.items()})
-            env.update(dict.fromkeys(files.unsettled))
+            env.update(files.unsettled)
             if files.opaque is not None:
                 env[ANY_NAME] = None
             return env
