@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import PurePosixPath
 
-from specgate.core.errors import InputError, LimitReached, RefusedValue
+from specgate.core.errors import InputError, LimitReached, RefusedValue, UnsettledValue
 from specgate.inputs.cmdline import (
     Command,
     Flag,
@@ -408,7 +408,7 @@ def commands_of(
     doc: Document,
     path: NodePath,
     text: str | None,
-    env: Mapping[str, str | None] | None = None,
+    env: Mapping[str, EnvValue] | None = None,
     *,
     script_args: tuple[str, ...] | None = None,
 ) -> list[CommandSource]:
@@ -446,7 +446,7 @@ def commands_of(
         commands = split_commands(
             node, file=doc.file, line=base.line, script=shell_text or script_args is not None,
             arguments=script_args,
-            variables=tuple((k, v) for k, v in (env or {}).items() if v is not None)
+            variables=tuple((k, v) for k, v in (env or {}).items() if isinstance(v, str))
             if script_args is not None else (),
         )
         placement = Placement(doc, path, text)
@@ -469,7 +469,9 @@ def commands_of(
                     inner_commands = split_commands(
                         c.argv[script],
                         arguments=c.argv[script + 2 :],  # sh -c SCRIPT NAME ARGS…
-                        variables=tuple((k, v) for k, v in (env or {}).items() if v is not None),
+                        variables=tuple(
+                            (k, v) for k, v in (env or {}).items() if isinstance(v, str)
+                        ),
                         script=True,
                     )
                 except LimitReached as exc:  # a bound reached is never a fallback
@@ -502,13 +504,17 @@ def commands_of(
     raise InputError("not a command line", doc.file, doc.locate(path).line)
 
 
+#: A container's variable as :func:`commands_of` sees it: its value, None (set, but not
+#: to a value written here) or why the repository's value is not followed.
+EnvValue = str | UnsettledValue | None
+
 #: files a shell runs (bash, dash): their text is split with the shell's own rules
 _SCRIPT_SUFFIXES = (".sh", ".bash")
 _DEPENDENT_RE = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
 
 
 def _dependent(
-    word: str, env: Mapping[str, str | None], unresolved: dict[int, tuple[str, bool, bool]], at: int
+    word: str, env: Mapping[str, EnvValue], unresolved: dict[int, tuple[str, bool, bool]], at: int
 ) -> str:
     """A Kubernetes ``command``/``args`` item with ``$(NAME)`` replaced by the
     container's variable NAME, ``$$`` by ``$``; a name the container does not set stays
@@ -529,6 +535,12 @@ def _dependent(
                 ))
             return match.group(0)
         known = env[name]
+        if isinstance(known, UnsettledValue):  # a manifest's ConfigMap not followed
+            where = f" (set at {known.file}:{known.line})" if known.line is not None else ""
+            unresolved.setdefault(at, (
+                f"`$({name})`: {known.reason}{where}", False, known.origin == "repository",
+            ))
+            return match.group(0)
         if known is None:
             unresolved.setdefault(
                 at, (f"`$({name})`: the container sets {name} from outside this file", False, False)

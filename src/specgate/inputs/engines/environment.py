@@ -10,6 +10,7 @@ from specgate.core.errors import InputError
 from specgate.inputs.engines._source import (
     ANY_NAME,
     ENV_KEYS,
+    EnvValue,
     Opt,
     env_items,
     literal_value,
@@ -18,6 +19,7 @@ from specgate.inputs.pointer import (
     format_pointer,
     resolve_pointer,
 )
+from specgate.load.compose_env import is_compose
 from specgate.load.document import Document, NodePath
 
 
@@ -44,11 +46,28 @@ def sibling_env(doc: Document, path: NodePath) -> dict[str, Opt]:
     return env
 
 
-def container_env(doc: Document, path: NodePath) -> dict[str, str | None]:
+def container_env(doc: Document, path: NodePath) -> dict[str, EnvValue]:
     """The variables a container's command at ``path`` sees, as written (None: set,
     but not to a value written here), with :data:`ANY_NAME` when a Kubernetes
     ``envFrom`` beside it or an ancestor may set any other name."""
-    env = {name: literal_value(opt.value) for name, opt in sibling_env(doc, path).items()}
+    env: dict[str, EnvValue] = {
+        name: literal_value(opt.value) for name, opt in sibling_env(doc, path).items()
+    }
+    if not is_compose(doc.data):
+        from specgate.inputs.engines.kube_env import kubernetes_env
+
+        files = kubernetes_env(doc, path)
+        if files is not None:
+            # envFrom and valueFrom read from the manifest's ConfigMaps (docs/engines.md
+            # #environment-files): a name they settle has its value, one they leave
+            # unsettled why (the cluster's or the repository's, not followed), any
+            # other name only when a source not read (a Secret, a ConfigMap elsewhere)
+            # may set it
+            env.update({name: value for name, (value, _, _) in files.values.items()})
+            env.update(files.unsettled)
+            if files.opaque is not None:
+                env[ANY_NAME] = None
+            return env
     for depth in range(len(path), -1, -1):
         try:
             _, parent = resolve_pointer(doc.data, _pointer(path[:depth]))

@@ -1,0 +1,95 @@
+"""A Kubernetes container's ``args`` taking ``$(SPEC)`` from a ConfigMap in the same
+manifest (new-user trial: a ConfigMap document and a Deployment document in one file).
+
+Kubernetes expands ``$(VAR)`` in ``command``/``args`` from the container's environment
+("Define a Command and Arguments for a Container": "you can use environment variables
+in the arguments"; "If the environment variable doesn't exist, the reference is left
+unchanged"), and ``envFrom.configMapRef`` / ``env[].valueFrom.configMapKeyRef`` put the
+ConfigMap's ``data`` keys into that environment ("Configure a Pod to Use a ConfigMap").
+docs/engines.md#environment-files: a ConfigMap in the same manifest is read.
+
+Hand-worked values: the ConfigMap's SPEC is vLLM's ngram JSON with
+``num_speculative_tokens: 4``, so D is 4 (vLLM SpeculativeConfig). Line 18 of the
+manifest holds the args; its ``"$(SPEC)"`` item opens at column 78 (the quote; ``$`` is
+column 79), counted by hand on
+``          args: ["meta-llama/Llama-3.1-8B-Instruct", "--speculative-config", "$(SPEC)"]``.
+The ConfigMap's ``data.SPEC`` (line 6) is the value the container's environment takes,
+not a second configuration: the file gives one reading, with and without ``pointer: /1``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.rules.test_env_files import check as _check
+from tests.rules.test_env_files import codes
+
+SPEC = (
+    "'{\"method\": \"ngram\", \"num_speculative_tokens\": 4, \"prompt_lookup_max\": 4, "
+    "\"prompt_lookup_min\": 2}'"
+)
+ENV_FROM = "          envFrom:\n            - configMapRef:\n                name: spec-cm\n"
+VALUE_FROM = (
+    "          env:\n            - name: SPEC\n              valueFrom:\n"
+    "                configMapKeyRef: {name: spec-cm, key: SPEC}\n"
+)
+
+
+def manifest(env: str, config_map: str = "spec-cm") -> str:
+    return (
+        f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {config_map}\ndata:\n"
+        f"  SPEC: {SPEC}\n---\n"
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: vllm\nspec:\n"
+        "  template:\n    spec:\n      containers:\n        - name: vllm\n"
+        "          image: vllm/vllm-openai:v0.11.0\n"
+        '          args: ["meta-llama/Llama-3.1-8B-Instruct", "--speculative-config", '
+        '"$(SPEC)"]\n' + env
+    )
+
+
+def check(tmp: Path, text: str, pointer: bool) -> tuple[int, dict[str, object]]:
+    serving = "{path: deploy.yaml, pointer: /1}" if pointer else "deploy.yaml"
+    code, dep = _check(tmp, {"deploy.yaml": text}, serving)
+    return code, dep
+
+
+def test_args_take_spec_from_a_config_map_in_the_manifest(tmp_path: Path) -> None:
+    for name, env in (("from", ENV_FROM), ("key", VALUE_FROM)):
+        for pointer in (False, True):
+            where = tmp_path / f"{name}-{pointer}"
+            where.mkdir()
+            code, dep = check(where, manifest(env), pointer)
+            engine = dep["inputs"]["engine"]  # type: ignore[index]
+            assert engine["draft_length"] == 4, (name, pointer)
+            assert "SG313" not in codes(dep) and "SG314" not in codes(dep), (name, pointer)
+            (adaptive,) = [f for f in dep["findings"] if f["code"] == "SG308"]  # type: ignore[index]
+            assert (adaptive["file"], adaptive["line"], adaptive["column"]) == (
+                "deploy.yaml", 18, 78,
+            ), (name, pointer)
+            assert code != 2
+
+
+def test_a_config_map_not_in_the_manifest_stays_the_clusters(tmp_path: Path) -> None:
+    # the file's ConfigMap is another one: $(SPEC) is the cluster's (SG313 at line 18,
+    # the `$`), never read from the file's ConfigMap of another name
+    for name, env in (("from", ENV_FROM), ("key", VALUE_FROM)):
+        where = tmp_path / name
+        where.mkdir()
+        _, dep = check(where, manifest(env, config_map="other-cm"), pointer=True)
+        (hit,) = [f for f in dep["findings"] if f["code"] == "SG313"]  # type: ignore[index]
+        assert (hit["file"], hit["line"], hit["column"]) == ("deploy.yaml", 18, 79), name
+        assert "$(SPEC)" in hit["message"], name
+        engine = dep["inputs"].get("engine") or {}  # type: ignore[attr-defined]
+        assert engine.get("draft_length") is None, name  # D not read, not a default
+
+
+def test_a_key_the_config_map_lacks_is_the_repositorys(tmp_path: Path) -> None:
+    # configMapKeyRef names key NOPE of spec-cm, which holds only SPEC: the repository
+    # decides the value in a way not followed (Kubernetes refuses to start the pod, or
+    # with optional: true leaves SPEC unset): SG314 (fail) at the `$` of line 18, never
+    # SG313 (set outside) and never the default D
+    env = VALUE_FROM.replace("key: SPEC", "key: NOPE")
+    _, dep = check(tmp_path, manifest(env), pointer=True)
+    (hit,) = [f for f in dep["findings"] if f["code"] == "SG314"]  # type: ignore[index]
+    assert (hit["file"], hit["line"], hit["column"]) == ("deploy.yaml", 18, 79)
+    assert "SG313" not in codes(dep)
