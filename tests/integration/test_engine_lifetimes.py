@@ -12,6 +12,19 @@ from tests.integration.test_engine_reports import DRAFT, LLAMA_CLAIMS, TARGET, d
 from tests.integration.test_engine_reports import check as check_report
 
 
+def _sg307(
+    run: Run, engine: str, version: str, serve: str, phrase: str
+) -> tuple[list[str], object]:
+    """The severities of the SG307 findings whose message holds ``phrase``, for ``engine``
+    pinned at ``version`` serving ``serve`` (as serve.txt), and every SG307 (for the
+    assertion's message)."""
+    _code, dep = run(
+        {"c.specgate.yaml": claims(engine, "serve.txt", version=version), "serve.txt": serve}
+    )
+    everything = found(dep, "SG307")
+    return [s for s, _, m in everything if phrase in m], everything
+
+
 @pytest.mark.parametrize(
     ("build", "severity"),
     [
@@ -229,15 +242,15 @@ def test_sglang_uno_is_unknown_before_0_5_20(
     version: str,
     severities: list[str],
 ) -> None:
-    _code, dep = check(
-        {
-            "c.specgate.yaml": claims("sglang", "serve.txt", version=version),
-            "serve.txt": "python3 -m sglang.launch_server --model-path m "
-            "--speculative-algorithm UNO --uno-lora-path l\n",
-        }
+    said, everything = _sg307(
+        check,
+        "sglang",
+        version,
+        "python3 -m sglang.launch_server --model-path m "
+        "--speculative-algorithm UNO --uno-lora-path l\n",
+        "Unknown speculative algorithm",
     )
-    unknown = [s for s, _, m in found(dep, "SG307") if "Unknown speculative algorithm" in m]
-    assert unknown == severities, found(dep, "SG307")
+    assert said == severities, everything
 
 
 @pytest.mark.parametrize(
@@ -258,16 +271,16 @@ def test_vllm_adaptive_verification_dspark_only_at_0_29(
     version: str,
     severities: list[str],
 ) -> None:
-    _code, dep = check(
-        {
-            "c.specgate.yaml": claims("vllm", "serve.txt", version=version),
-            "serve.txt": "vllm serve m --speculative-config '{\"method\": \"eagle3\", "
-            "\"model\": \"d\", \"num_speculative_tokens\": 3, "
-            "\"enable_adaptive_verification\": true}'\n",
-        }
+    said, everything = _sg307(
+        check,
+        "vllm",
+        version,
+        "vllm serve m --speculative-config '{\"method\": \"eagle3\", "
+        "\"model\": \"d\", \"num_speculative_tokens\": 3, "
+        "\"enable_adaptive_verification\": true}'\n",
+        "only supported with DSpark",
     )
-    dspark = [s for s, _, m in found(dep, "SG307") if "only supported with DSpark" in m]
-    assert dspark == severities, found(dep, "SG307")
+    assert said == severities, everything
 
 
 @pytest.mark.parametrize(
@@ -293,17 +306,17 @@ def test_sglang_algorithm_choices_at_0_5_10_and_0_5_11(
     algorithm: str,
     severities: list[str],
 ) -> None:
-    _code, dep = check(
-        {
-            "c.specgate.yaml": claims("sglang", "serve.txt", version=version),
-            "serve.txt": "python3 -m sglang.launch_server --model-path m "
-            f"--speculative-algorithm {algorithm} --speculative-draft-model-path d "
-            "--speculative-num-steps 3 --speculative-eagle-topk 1 "
-            "--speculative-num-draft-tokens 4\n",
-        }
+    said, everything = _sg307(
+        check,
+        "sglang",
+        version,
+        "python3 -m sglang.launch_server --model-path m "
+        f"--speculative-algorithm {algorithm} --speculative-draft-model-path d "
+        "--speculative-num-steps 3 --speculative-eagle-topk 1 "
+        "--speculative-num-draft-tokens 4\n",
+        "invalid choice",
     )
-    choice = [s for s, _, m in found(dep, "SG307") if "invalid choice" in m]
-    assert choice == severities, found(dep, "SG307")
+    assert said == severities, everything
 
 
 @pytest.mark.parametrize(
@@ -323,12 +336,12 @@ def test_sglang_dspark_is_unknown_before_0_5_16(
     version: str,
     severities: list[str],
 ) -> None:
-    _code, dep = check(
-        {
-            "c.specgate.yaml": claims("sglang", "serve.txt", version=version),
-            "serve.txt": "python3 -m sglang.launch_server --model-path m "
-            "--speculative-algorithm DSPARK --speculative-draft-model-path d\n",
-        }
+    said, everything = _sg307(
+        check,
+        "sglang",
+        version,
+        "python3 -m sglang.launch_server --model-path m "
+        "--speculative-algorithm DSPARK --speculative-draft-model-path d\n",
+        "Unknown speculative algorithm",
     )
-    unknown = [s for s, _, m in found(dep, "SG307") if "Unknown speculative algorithm" in m]
-    assert unknown == severities, found(dep, "SG307")
+    assert said == severities, everything
