@@ -17,6 +17,26 @@ from specgate.load.document import Span
 from specgate.rules.registry import Hit, RuleContext, rule
 
 
+def model_unread_hit(ctx: RuleContext, origin: str, action: str, details: str) -> Hit | None:
+    """The finding on a model config not read for ``origin`` (``Inputs.model_unread``:
+    ``"form"`` SG312, ``"bound"`` SG315), at the model config's line, with ``action``
+    and ``details`` (the docs anchor); ``None`` when the deployment has none."""
+    inputs = ctx.deployment.inputs
+    model = inputs.model_unread if inputs is not None else None
+    if model is None or model.origin != origin:
+        return None
+    block, _, key = model.source.partition(".")
+    return Hit(
+        f"{model.reason}, so {model.file} is not read; the deployment is judged on "
+        "the model values the claims file states",
+        ctx.deployment.path(block, key),
+        action,
+        where=(model.file, None if model.line is None else Span(model.line, model.column or 1)),
+        subject=key,
+        details=details,
+    )
+
+
 def rests_on_speculation(ctx: RuleContext) -> bool:
     """Whether a claim or the evidence rests on the config as written: a claimed
     speedup, or a stated or measured AL or speedup (a rewrite fails then: README,
@@ -487,19 +507,15 @@ def engine_config_unread(ctx: RuleContext) -> Iterator[Hit]:
     specgate does not assume.
     """
     inputs = ctx.deployment.inputs
-    model = inputs.model_unread if inputs is not None else None
-    if model is not None and model.origin == "form":
-        block, _, key = model.source.partition(".")
-        yield Hit(
-            f"{model.reason}, so {model.file} is not read; the deployment is judged on "
-            "the model values the claims file states",
-            ctx.deployment.path(block, key),
-            "Give the model config its attention head counts as positive integers, or "
-            "state the model's values in the claims file.",
-            where=(model.file, None if model.line is None else Span(model.line, model.column or 1)),
-            subject=key,
-            details="docs/engines.md#model-config-not-read",
-        )
+    model = model_unread_hit(
+        ctx,
+        "form",
+        "Give the model config its attention head counts as positive integers, or "
+        "state the model's values in the claims file.",
+        "docs/engines.md#model-config-not-read",
+    )
+    if model is not None:
+        yield model
     unread = inputs.engine_unread if inputs is not None else None
     if unread is None or unread.origin != "form":  # not settled, past a bound: SG313-SG315
         return

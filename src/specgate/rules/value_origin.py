@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from specgate.core.numbers import fmt
 from specgate.load.document import Span
 from specgate.model.referenced import EngineUnread
+from specgate.rules.engine_issues import model_unread_hit
 from specgate.rules.registry import Hit, RuleContext, rule
 
 
@@ -38,6 +39,7 @@ def _named(unread: EngineUnread) -> str:
 
 def _span(unread: EngineUnread) -> Span | None:
     return Span(unread.line, unread.column or 1) if unread.line is not None else None
+
 
 
 def _read_around(ctx: RuleContext) -> bool:
@@ -287,20 +289,15 @@ def value_out_of_bounds(ctx: RuleContext) -> Iterator[Hit]:
     that means it puts `# specgate: ignore[SG315] -- reason` on that line of the
     serving file.
     """
-    inputs = ctx.deployment.inputs
-    model = inputs.model_unread if inputs is not None else None
-    if model is not None and model.origin == "bound":
-        block, _, key = model.source.partition(".")
-        yield Hit(
-            f"{model.reason}, so {model.file} is not read; the deployment is judged on "
-            "the model values the claims file states",
-            ctx.deployment.path(block, key),
-            "Check the model config's numbers, or state the model's values in the claims "
-            "file in place of it.",
-            where=(model.file, _span(model)),
-            subject=key,
-            details="docs/engines.md#out-of-bounds",
-        )
+    model = model_unread_hit(
+        ctx,
+        "bound",
+        "Check the model config's numbers, or state the model's values in the claims "
+        "file in place of it.",
+        "docs/engines.md#out-of-bounds",
+    )
+    if model is not None:
+        yield model
     unread = _unsettled(ctx, "bound")
     if unread is None:
         return
