@@ -62,6 +62,7 @@ from specgate.inputs.pointer import (
     Found,
     find_configurations,
     format_pointer,
+    rendered_pointer,
     resolve_pointer,
     search,
 )
@@ -227,6 +228,8 @@ def _read_engine_config(
 ) -> EngineConfig:
     if engine is not None and engine not in ENGINES:
         raise InputError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}", shown)
+    # a pointer into a chart's values file names the Deployment its item renders
+    pointer = rendered_pointer(doc, pointer, shown)
     engines = [ENGINES[engine]] if engine is not None else list(ENGINES.values())
     detector = Detector(doc, engines, text, launches, path)
     try:
