@@ -147,3 +147,39 @@ def test_text_that_is_not_prometheus_stays_exit_2(
     assert report.error.startswith(
         "bench/bad.txt:2:1: not Prometheus text exposition format (line 2: "
     )
+
+
+@pytest.mark.parametrize(
+    ("metrics", "column", "reason"),
+    [
+        # `      metrics: {format: histogram, histogram: {0: 0}}`: the second `histogram`
+        # key stands at column 36
+        ("{format: histogram, histogram: {0: 0}}", 36, "histogram holds zero steps"),
+        # no D in the block or the deployment: at the metrics key, column 7
+        ("{format: iid-rate, alpha: 0.5}", 7, "iid-rate needs draft_length (D)"),
+    ],
+)
+def test_inline_metrics_that_give_no_measurement_fail_in_the_claims_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, metrics: str, column: int, reason: str
+) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "bench").mkdir()
+    (tmp_path / "bench" / "good.txt").write_text(
+        PROM.format(drafts=400, accepted=440), "utf-8"
+    )
+    (tmp_path / "specgate.yaml").write_text(
+        "version: 1\ndeployments:\n  - name: bad\n"
+        "    speculation: {enabled: true, mechanism: ngram}\n"
+        f"    evidence:\n      metrics: {metrics}\n"
+        "  - name: good\n    speculation: {enabled: true, mechanism: ngram, draft_length: 4}\n"
+        "    evidence:\n      metrics: {format: vllm-prometheus, path: bench/good.txt}\n",
+        "utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    report = check_file(Path("specgate.yaml"), "specgate.yaml", CheckOptions())
+    assert report.error is None, report.error
+    (sg316,) = _found(report, "bad", "SG316")
+    assert _place(sg316) == ("specgate.yaml", 6, column, "SG316", "fail")
+    assert sg316.message.startswith(reason)
+    assert sg316.message.endswith("; no AL is taken from evidence.metrics")
+    _other_still_checked(report)

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from specgate.core.errors import UnusableMeasurement
+from specgate.core.errors import InputError, UnusableMeasurement
 from specgate.load.document import Document
 from specgate.model.deployment import Deployment
 from specgate.model.reads import once
@@ -121,7 +121,17 @@ def _acceptance(
         return read_acceptance(spec, base_dir=base_dir, shown_base=shown_base)
 
     if spec.path is None:  # inline data: errors and values point at this claims file
-        return read()
+        try:
+            return read()
+        except UnusableMeasurement:
+            raise
+        except InputError as exc:
+            # the claims file's own values, parsed, that give no measurement (a histogram
+            # of zero steps, iid-rate with no D anywhere): SG316 fails at them, as SG001
+            # does for a value the schema refuses
+            raise UnusableMeasurement(
+                exc.reason, exc.file, exc.line, exc.column, severity="fail"
+            ) from None
     key = (
         "metrics",
         base_dir,

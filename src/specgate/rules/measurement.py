@@ -70,9 +70,11 @@ def metrics_unusable(ctx: RuleContext) -> Iterator[Hit]:
     form specgate does not read: no speculative counters or lines found, per-request
     records that give `mean_acceptance_length` without `num_spec_steps` (so they
     cannot be pooled), a log of several configurations, a counter reset between
-    two scrapes, zero drafts measured. A metrics file that cannot be parsed at all
-    as its format (not JSON, not Prometheus text exposition) stays an input error
-    of the run (exit 2), as does a path that leaves the repository.
+    two scrapes, zero drafts measured. Inline metrics the claims file states that
+    give no measurement (a histogram of zero steps, `iid-rate` with no D stated
+    anywhere) fail at their line in the claims file. A metrics file that cannot be
+    parsed at all as its format (not JSON, not Prometheus text exposition) stays an
+    input error of the run (exit 2), as does a path that leaves the repository.
 
     **Why.** One unusable value in one evidence file used to stop the whole run
     (exit 2), so every other deployment went unchecked. A value the format
@@ -83,12 +85,13 @@ def metrics_unusable(ctx: RuleContext) -> Iterator[Hit]:
     """
     inputs = ctx.deployment.inputs
     unusable = inputs.metrics_unread if inputs is not None else None
-    if unusable is None:
+    if inputs is None or unusable is None:
         return
     span = Span(unusable.line, unusable.column or 1) if unusable.line is not None else None
     severity: Severity = "warn" if unusable.severity == "warn" else "fail"
     yield Hit(
-        f"{unusable.reason}; no AL is taken from {unusable.file}",
+        f"{unusable.reason}; no AL is taken from "
+        + ("evidence.metrics" if unusable.file == inputs.claims_file else unusable.file),
         ctx.deployment.path("evidence", "metrics"),
         "Point evidence.metrics at the engine's own output for the run (docs/engines.md"
         "#metrics-formats)"
