@@ -104,25 +104,35 @@ def _engine(
 ) -> EngineConfig | None:
     if "engine_config" not in spec_raw:
         return None
-    from specgate.inputs.engines import read_engine_file
+    from specgate.inputs.engines import OtherEngine, read_engine_file
 
     target, shown, pointer = r.file("speculation", "engine_config", spec_raw["engine_config"])
     engine = spec_raw.get("engine") if isinstance(spec_raw.get("engine"), str) else None
     stated = spec_raw.get("engine_version")
     version = stated if isinstance(stated, str) else None
 
-    def read(launches: frozenset[str] = frozenset()) -> EngineConfig:
+    def read_as(name: str | None, at: str | None, launches: frozenset[str]) -> EngineConfig:
         return _once(
-            ("engine", target, shown, pointer, engine, version, launches),
+            ("engine", target, shown, pointer, name, at, launches),
             lambda: read_engine_file(
-                target,
-                shown,
-                pointer=pointer,
-                engine=engine,
-                engine_version=version,
+                target, shown, pointer=pointer, engine=name, engine_version=at,
                 launches=launches,
             ),
         )
+
+    def read(launches: frozenset[str] = frozenset()) -> EngineConfig:
+        try:
+            return read_as(engine, version, launches)
+        except OtherEngine as exc:
+            if len(exc.engines) != 1:
+                raise
+            # Degrade, never stop (issue 24): the file configures another engine than
+            # speculation.engine names; what runs is that engine's configuration (read
+            # without the stated version, which is the other engine's), and the two
+            # stated engines disagree (SG301)
+            served = read_as(exc.engines[0], None, launches)
+            _engine_named_otherwise(r, str(engine), served)
+            return served
 
     try:
         config = read()
@@ -186,6 +196,22 @@ def _engine(
             bool(getattr(exc, "speculates", True)),
         )
         return None
+
+
+def _engine_named_otherwise(r: _Resolver, stated: str, served: EngineConfig) -> None:
+    """``speculation.engine`` names another engine than the serving config configures:
+    SG301 at the claims file's line; the served engine is what every rule judges."""
+    path = r.deployment.path("speculation", "engine")
+    if any(c.path == path for c in r.conflicts):
+        return
+    r.conflict(
+        Conflict(
+            "engine", stated, served.engine, path, served.path,
+            served.spans.get("mechanism") or served.spans.get("draft_length"),
+            stated_at=r.document.locate(path), served=True,
+            note=f"; {served.path} configures no {stated} speculative decoding",
+        )
+    )
 
 
 def _unread(exc: InputError) -> bool:
