@@ -319,16 +319,11 @@ class _Script:
                 key.startswith(SPECULATIVE) or key in _SETTLED_KEYS
             ):
                 continue
-            # the script parses: a value it sets that specgate cannot settle is SG312 on
-            # the deployment, never the end of the run (issue 24)
-            node = self.assignments[name][key][0]
+            node = self.assignments[name][key][0]  # SG312, not the end of the run
             raise UnreadForm(
                 f"{name}.generation_config.{key} not read: generate() is given its own "
                 "generation_config, which takes the model's value only if transformers "
-                "4.50.0 or later saved the model",
-                self.shown,
-                node.lineno,
-                node.col_offset + 1,
+                "4.50.0 or later saved the model", self.shown, node.lineno, node.col_offset + 1,
             )
 
     def _keyword(self, name: str, node: ast.expr, at: ast.expr, out: dict[str, object]) -> None:
