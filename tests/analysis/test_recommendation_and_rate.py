@@ -43,9 +43,13 @@ def test_draft_acceptance_rate_is_not_the_iid_alpha(check_text: Check) -> None:
 
 
 def test_draft_acceptance_rate_needs_d(check_text: Check) -> None:
+    # Contract change (issue 24): no D anywhere is SG316 (fail) at `metrics:` (line 9,
+    # column 7) in the claims file, not an input error of the file
     report = check_text(_rate_claims(0.5, extra=""))
-    assert report.status == "error"
-    assert report.error is not None and "draft_length" in report.error
+    assert report.status == "fail" and report.error is None
+    (sg316,) = [f for f in report.all_findings() if f.code == "SG316"]
+    assert (sg316.line, sg316.column, sg316.severity) == (9, 7, "fail")
+    assert "draft_length" in sg316.message
 
 
 def test_draft_acceptance_rate_out_of_range_is_sg001(check_text: Check) -> None:

@@ -55,7 +55,35 @@ def test_errors(
     Path("config.json").write_text('{"model_type": "llama"}', "utf-8")
     code, out, err = digest(["--chat-template", "config.json"], capsys)
     assert (code, out) == (2, "")
-    assert err == "specgate: config.json: holds no chat_template string\n"
+    # Contract change (issue 24): the message says what to give instead
+    assert err == (
+        "specgate: config.json: holds no chat_template string (the model's template may be "
+        "in its own chat_template.jinja beside it): give the template's .jinja file\n"
+    )
+    Path("tools.json").write_text(
+        json.dumps({"chat_template": [{"name": "tool_use", "template": "x"}]}), "utf-8"
+    )
+    code, _, err = digest(["--chat-template", "tools.json"], capsys)
+    assert code == 2
+    assert err == (
+        "specgate: tools.json: chat_template lists named templates, none a string named "
+        "'default' (the one transformers applies): give the template's own .jinja file\n"
+    )
     code, _, err = digest(["--chat-template", "missing.jinja"], capsys)
     assert code == 2
     assert "missing.jinja" in err
+
+
+def test_a_file_without_a_template_does_not_stop_the_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 24, degrade never stop: the digest of t.jinja ("abc", FIPS 180-2) is printed
+    # beside the one line for config.json, and the exit is 2
+    monkeypatch.chdir(tmp_path)
+    Path("config.json").write_text('{"model_type": "llama"}', "utf-8")
+    Path("t.jinja").write_bytes(b"abc")
+    args = ["--chat-template", "config.json", "--chat-template", "t.jinja"]
+    code, out, err = digest(args, capsys)
+    assert (code, out) == (2, f"t.jinja {ABC}\n")
+    assert err.startswith("specgate: config.json: holds no chat_template string")
+    assert err.count("\n") == 1

@@ -185,7 +185,7 @@ def _yaml_quoted(text: str) -> str:
 def test_annotations_show_control_characters_as_escapes(
     sg: InProcess, repo: Path, raw: str
 ) -> None:
-    # Hostile finding H3: a metrics label value (an input error) carried ESC, U+2028 and NEL
+    # Hostile finding H3: a metrics label value (then an input error) carried ESC, U+2028 and NEL
     # raw into the Actions log through the github format, while the text format escaped
     # them. Every annotation now shows them as the text format does (visible()).
     from specgate.reporters.safe_text import visible
@@ -201,8 +201,10 @@ def test_annotations_show_control_characters_as_escapes(
     )
     (repo / "e.specgate.yaml").write_text(bad, "utf-8")
     result = sg(["check", "--format", "github", "e.specgate.yaml"], repo)
-    assert result.code == 2
-    assert "::error title=specgate (input error)" in result.out
+    # Contract change (issue 24): labels that select no series are SG316 (warn) at the
+    # scrape's line, not an input error of the run; its annotation is escaped the same way
+    assert result.code != 2
+    assert "::warning title=specgate (SG316)" in result.out
     assert raw not in result.out
     assert f"q{visible(raw)}RED" in result.out
 

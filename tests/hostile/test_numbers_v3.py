@@ -86,7 +86,11 @@ def test_a_per_request_draft_length_past_the_bound_allocates_nothing(
         repo, sg, f'{{"speculative_decoding": {{"num_spec_tokens": {depth}, '
         '"acceptance_histogram": [1, 2, 3]}}\n',
     )
-    assert code == 2 and "r.json:1:" in text and "limit of 1024 draft tokens" in text, text
+    # Contract change (issue 24): a D past the bound in the metrics file is SG316 (fail) at
+    # the value (line 1, column 46: after `{"speculative_decoding": {"num_spec_tokens": `),
+    # not exit 2 for the run
+    assert code == 1 and "limit of 1024 draft tokens" in text, text
+    assert "r.json:1:46: fail SG316" in text, text
 
 
 def test_per_request_sums_beyond_float_range(sg: InProcess, repo: Path) -> None:
@@ -95,7 +99,10 @@ def test_per_request_sums_beyond_float_range(sg: InProcess, repo: Path) -> None:
         '"num_accepted_draft_tokens": 1.7e308}}'
     )
     code, text = _per_request(repo, sg, f"{block}\n{block}\n")
-    assert code == 2 and "not a finite number" in text and "r.json:1:" in text, text
+    # Contract change (issue 24): SG316 (fail) at the first record's block (column 2, its
+    # key after the opening brace), not exit 2 for the run
+    assert code == 1 and "not a finite number" in text, text
+    assert "r.json:1:2: fail SG316" in text, text
 
 
 PROM = """\

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.core.errors import InputError
+from specgate.core.errors import InputError, UnusableMeasurement
 from specgate.inputs.metrics.read import (
     METRICS_MAX_BYTES,
     MetricsSpec,
@@ -545,8 +545,13 @@ def test_vllm_log_printed_mean_outside_what_the_counts_allow(
     if ok:
         assert run(repo, "vllm-log", {"v.log": line}, path="v.log").accept_length > 1
     else:
-        with pytest.raises(InputError, match="impossible beside Accepted 725 and Drafted 1488"):
+        impossible = "impossible beside Accepted 725 and Drafted 1488"
+        with pytest.raises(InputError, match=impossible) as e:
             run(repo, "vllm-log", {"v.log": line}, path="v.log")
+        # a value no run can print: SG316 fails at line 1 (issue 24), through the streamed
+        # reader as through the per-line one
+        assert isinstance(e.value, UnusableMeasurement) and e.value.severity == "fail"
+        assert e.value.line == 1
 
 
 def test_vllm_log_mean_beside_an_outside_d_is_not_called_impossible(repo: Path) -> None:

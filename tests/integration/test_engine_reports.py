@@ -129,7 +129,7 @@ def test_pooled_against_per_request_mean_is_one_finding(
     assert dep["inputs"]["acceptance"]["accept_length"] == pytest.approx(2.652)
 
 
-def test_rate_gauge_alone_is_an_input_error_that_says_why(
+def test_rate_gauge_alone_is_sg316_that_says_why(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # report-11's gauge-only scrape (vLLM #11188)
@@ -147,9 +147,18 @@ def test_rate_gauge_alone_is_an_input_error_that_says_why(
     code, report = check(
         tmp_path, {"c.specgate.yaml": claims, "m.prom": scrape}, monkeypatch, capsys
     )
-    assert code == 2
-    error = report["files"][0]["error"]
-    assert "rate gauge, which cannot give AL" in error
+    # Contract change (issue 24): a scrape holding no counters is a form specgate does not
+    # read, SG316 (warn) at the scrape, not exit 2; with no AL left, SG101 fails
+    assert code == 1
+    assert report["files"][0]["error"] is None
+    findings = report["files"][0]["deployments"][0]["findings"]
+    (sg316,) = [f for f in findings if f["code"] == "SG316"]
+    # at the gauge's sample, line 3 of the scrape
+    assert (sg316["file"], sg316["line"], sg316["column"], sg316["severity"]) == (
+        "m.prom", 3, 1, "warn",
+    )
+    assert "rate gauge, which cannot give AL" in sg316["message"] + sg316["details"]
+    assert [f["severity"] for f in findings if f["code"] == "SG101"] == ["fail"]
 
 
 EAGLE3_V0 = (

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from specgate.core.errors import InputError
+from specgate.core.errors import InputError, UnreadForm
 from specgate.inputs.engines import read_engine_config
 from specgate.inputs.types import EngineConfig
 from specgate.load.document import Document, Span
@@ -321,6 +321,9 @@ def test_the_models_own_config_under_an_explicit_generation_config_is_unsettled(
     with pytest.raises(InputError) as caught:
         load_script(HEAD + body, "s.py")
     assert caught.value.line == 5
+    # a form not read (SG312 on the deployment), not the end of the run (issue 24); the
+    # assignment starts the line
+    assert isinstance(caught.value, UnreadForm) and caught.value.column == 1
     # the explicit config's own value wins whatever the model's: settled
     doc = load_script(HEAD + body.replace("max_new_tokens=8", "prompt_lookup_num_tokens=4"),
                       "s.py")

@@ -575,6 +575,11 @@ def _base_deployment(  # noqa: PLR0917 - one deployment's inputs
     # known, so SG403 does not compare it (view_of, BaseView.config_unread)
     if inputs is not None and inputs.acceptance_unread is not None:
         raise InputError(inputs.acceptance_unread, document.file)
+    measured = inputs.metrics_unread if inputs is not None else None
+    if measured is not None:
+        # a metrics value not usable at REF (SG316 at the head) leaves no base AL to
+        # compare with: the base is unreadable (SG410), as when that stopped the run
+        raise InputError(measured.reason, measured.file or None, measured.line, measured.column)
     base_rel = document.file
     blobs = {key: at_ref.get(rel) for key, rel in evidence_paths(raw, base_rel).items()}
     metrics = derived.compute(deployment, min_accept_length)

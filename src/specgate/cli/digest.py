@@ -68,15 +68,21 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 def _templates(args: argparse.Namespace, out: TextIO) -> int:
     from pathlib import Path
 
-    from specgate.core.errors import UsageError
+    from specgate.core.errors import InputError, UsageError
     from specgate.inputs.chat_template import read_template, template_digest
     from specgate.reporters.safe_text import visible
 
     if args.paths:
         raise UsageError("specgate digest: --chat-template takes no claims paths")
-    lines = [
-        f"{visible(name)} {template_digest(read_template(Path(name), name))}\n"
-        for name in args.chat_template
-    ]
+    lines = []
+    code = EXIT_OK
+    for name in args.chat_template:
+        # each file on its own: one that gives no template is its line on stderr (exit 2),
+        # and the digests of the others are still printed
+        try:
+            lines.append(f"{visible(name)} {template_digest(read_template(Path(name), name))}\n")
+        except InputError as exc:
+            say(exc.one_line())
+            code = EXIT_USAGE
     out.write("".join(lines))
-    return EXIT_OK
+    return code

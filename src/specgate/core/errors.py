@@ -109,6 +109,25 @@ class RefusedValue(InputError):
         self.missing = missing
 
 
+class UnusableMeasurement(InputError):
+    """A metrics file (``evidence.metrics``) that parses as its format, holding a value
+    that cannot be used as a measurement: not the end of the run but SG316 on the
+    deployments that use it, at the value's line; the deployment is judged without that
+    measurement, and every other deployment and file is still checked
+    (docs/engines.md#metrics-not-read). ``severity``: ``"fail"`` where the file holds a
+    value its format forbids (a negative or fractional counter, a non-number where a
+    count is required, counts no run can give); ``"warn"`` where it holds a form
+    specgate does not read (records that cannot be pooled, no speculative counters
+    found, a log of several configurations)."""
+
+    def __init__(
+        self, reason: str, file: str | None = None, line: int | None = None,
+        column: int | None = None, *, severity: str = "fail",
+    ) -> None:
+        super().__init__(reason, file, line, column)
+        self.severity = severity
+
+
 class UsageError(SpecgateError):
     """A command line that specgate cannot act on (bad flag value, missing path)."""
 

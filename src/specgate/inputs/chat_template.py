@@ -53,6 +53,19 @@ def read_template(path: Path, shown: str) -> str:
             ),
             None,
         )
+        # transformers 5.19.0 tokenization_utils_base.py get_chat_template: of named
+        # templates, "default" applies without tools; none named so is its ValueError
+        if not isinstance(template, str):
+            raise InputError(
+                "chat_template lists named templates, none a string named 'default' "
+                "(the one transformers applies): give the template's own .jinja file",
+                shown,
+            )
     if not isinstance(template, str):
-        raise InputError("holds no chat_template string", shown)
+        # the same file's loader reads a chat_template.jinja beside the config first
+        raise InputError(
+            "holds no chat_template string (the model's template may be in its own "
+            "chat_template.jinja beside it): give the template's .jinja file",
+            shown,
+        )
     return template

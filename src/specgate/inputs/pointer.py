@@ -173,6 +173,38 @@ def _yaml_named(path: NodePath) -> bool:
     return bool(path) and str(path[-1]).lower().endswith(_YAML_NAMES)
 
 
+def rendered_pointer(doc: Document, pointer: str | None, file: str) -> str | None:
+    """``pointer`` as it addresses the Deployments a chart's values file renders
+    (``doc.rendered``): a pointer at or into the values item a Deployment was rendered
+    from (``/servingEngineSpec/modelSpec/1/vllmConfig``) names that Deployment
+    (``/0``, ``/1``, … in the order the template renders them); a pointer whose first
+    token is such an index already names one, and is kept.
+
+    Raises:
+        InputError: a pointer into the values file that names no item the chart renders
+            (a disabled item, a key outside the list), naming the pointers that do.
+    """
+    if pointer is None or not doc.rendered:
+        return pointer
+    tokens = split_pointer(pointer, file=file)
+    if tokens and tokens[0].isdigit():
+        return pointer
+    for index, item in enumerate(doc.rendered):
+        if len(tokens) >= len(item) and all(
+            str(element) == token for element, token in zip(item, tokens, strict=False)
+        ):
+            return f"/{index}"
+    named = ", ".join(format_pointer(item) or "/" for item in doc.rendered[:8])
+    more = f" and {len(doc.rendered) - 8} more" if len(doc.rendered) > 8 else ""
+    raise InputError(
+        f"JSON pointer {pointer}: {file} is a chart's values file, read as the "
+        f"Deployments its template renders; a pointer names the values item one is "
+        f"rendered from ({named or 'none rendered'}{more}) or its place among them "
+        f"(/0 for the first)",
+        file,
+    )
+
+
 def resolve_pointer(
     data: object, pointer: str, *, file: str | None = None
 ) -> tuple[NodePath, object]:

@@ -40,7 +40,7 @@ from collections import ChainMap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from specgate.core.errors import InputError, LimitReached
+from specgate.core.errors import InputError, LimitReached, UnreadForm
 from specgate.core.limits import EXPANSION_ALLOWANCE
 from specgate.core.paths import PathProblem, confined
 from specgate.load.document import Document, NodePath
@@ -128,8 +128,13 @@ class _Interpolator:
     def _braced(self, inner: str, whole: str, depth: int) -> str:
         match = re.match(rf"({_NAME})(?:(:?[-?+])(.*))?$", inner, re.DOTALL)
         if match is None:
-            # ${VAR/foo/bar} and the like: Compose does not support them
-            raise InputError(f"Compose interpolation: {whole[:60]!r} is not a supported form")
+            # ${VAR/foo/bar} and the like: Compose refuses the file (docker-compose 1.29.2:
+            # 'Invalid interpolation format for "command" option'), a form specgate does not
+            # read: SG312 on the deployment, never the end of the run (issue 24)
+            raise UnreadForm(
+                f"Compose interpolation: {whole[:60]!r} is not a form Compose reads "
+                "(it stops with 'Invalid interpolation format')"
+            )
         if depth >= _DEPTH:
             raise LimitReached(f"Compose interpolation nested over {_DEPTH} deep", self.shown)
         name, operator, word = match.group(1), match.group(2), match.group(3) or ""
@@ -158,11 +163,12 @@ class _Interpolator:
             # Compose stops unless the environment it runs in sets it: the deployment's
             # value (unsettled above, as written), never the end of the run
             return whole
-        if kind == "?":  # .env sets it empty: Compose stops with an error
-            raise InputError(
-                f"Compose stops here: {name} is required ({self.text(word, depth + 1)[:80]!r}) "
-                "and neither .env nor a default sets it"
-            )
+        if kind == "?":
+            # .env sets it empty: Compose stops unless the environment it runs in sets it,
+            # which beats .env (docker-compose 1.29.2 runs `${SPEC:?msg}` with SPEC= in
+            # .env and SPEC=abc in the environment): the deployment's value, as written
+            self.unsettled.append(whole)
+            return whole
         return self.text(word, depth + 1)
 
 
@@ -296,7 +302,9 @@ def interpolated(
             except InputError as exc:
                 if exc.file is not None:
                     raise
-                raise InputError(exc.reason, doc.file, doc.locate(where).line) from None
+                kind = UnreadForm if isinstance(exc, UnreadForm) else InputError
+                span = doc.locate(where)
+                raise kind(exc.reason, doc.file, span.line, span.column) from None
             if work.unsettled:
                 unsettled[where] = work.unsettled[0]
             if work.used:

@@ -151,6 +151,10 @@ class Document(NamedTuple):
             from the environment): absent from ``data``; the engine reader decides
             whether the keys read settle D and the method without it
             (docs/engines.md#unsettled-values).
+        rendered: for a chart's values file read as the Deployments its template renders
+            (:mod:`specgate.load.helm_values`): the node path in the values file of the
+            item Deployment *i* was rendered from, so a pointer into the values file
+            names a Deployment (docs/engines.md#finding-the-configuration).
     """
 
     file: str
@@ -165,6 +169,7 @@ class Document(NamedTuple):
     deferred: Mapping[NodePath, UnsettledValue] = NO_DEFERRED
     origins: Mapping[NodePath, str] = NO_UNSETTLED
     via: Mapping[NodePath, str] = NO_UNSETTLED
+    rendered: tuple[NodePath, ...] = ()
 
     def origin(self, path: NodePath) -> str | None:
         """The file (as shown) whose positions the node at ``path`` has, when it is

@@ -187,6 +187,7 @@ def rendered(doc: Document) -> Document | None:
         present, on, _ = _at(doc.data, gate["key"])
         render = _Render(doc)
         out: list[Any] = []
+        sources: list[NodePath] = []
         if _truthy(on) if present else gate["default"]:
             for index, spec in enumerate(items):
                 if not isinstance(spec, Mapping) or any(
@@ -201,8 +202,10 @@ def rendered(doc: Document) -> Document | None:
                 ):
                     continue
                 out.append(render.item(chart, spec, (*path, index), (len(out),)))
+                sources.append((*path, index))
         images = "".join(f"\n# {chart.name} renders image: {i}" for i in render.images)
         return doc._replace(
-            data=out, positions=render.positions, stream=True, text=doc.text + images
+            data=out, positions=render.positions, stream=True, text=doc.text + images,
+            rendered=tuple(sources),
         )
     return None

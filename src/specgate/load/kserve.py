@@ -97,7 +97,7 @@ def rendered(doc: Document) -> Document | None:
         positions[command + (index,)] = _position(doc, spot)  # noqa: RUF005
     container = {"name": runtime["runtime"], "command": [w for w, _ in words]}
     out = {"kind": "Deployment", "spec": {"template": {"spec": {"containers": [container]}}}}
-    return doc._replace(data=[out], positions=positions, stream=True)
+    return doc._replace(data=[out], positions=positions, stream=True, rendered=((),))
 
 
 Word = tuple[str, NodePath]

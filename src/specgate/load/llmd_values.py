@@ -118,6 +118,7 @@ def rendered(doc: Document) -> Document | None:
     if not isinstance(containers, list):
         return None
     out: list[Any] = []
+    sources: list[NodePath] = []
     positions: dict[NodePath, NodePosition] = {}
     if decode.get("create", True) and not data.get("multinode", False):
         for index, container in enumerate(containers):
@@ -137,4 +138,5 @@ def rendered(doc: Document) -> Document | None:
             out.append(
                 {"kind": "Deployment", "spec": {"template": {"spec": {"containers": [box]}}}}
             )
-    return doc._replace(data=out, positions=positions, stream=True)
+            sources.append(at)
+    return doc._replace(data=out, positions=positions, stream=True, rendered=tuple(sources))

@@ -48,7 +48,7 @@ import ast
 from functools import partial
 from pathlib import Path
 
-from specgate.core.errors import InputError, UnsettledValue
+from specgate.core.errors import InputError, UnreadForm, UnsettledValue
 from specgate.load.assistant_folder import read_into
 from specgate.load.document import Document, NodePath, PositionRow, Positions
 from specgate.load.python_calls import CALLS as LAUNCHERS
@@ -319,12 +319,11 @@ class _Script:
                 key.startswith(SPECULATIVE) or key in _SETTLED_KEYS
             ):
                 continue
-            raise InputError(
+            node = self.assignments[name][key][0]  # SG312, not the end of the run
+            raise UnreadForm(
                 f"{name}.generation_config.{key} not read: generate() is given its own "
                 "generation_config, which takes the model's value only if transformers "
-                "4.50.0 or later saved the model",
-                self.shown,
-                self.assignments[name][key][0].lineno,
+                "4.50.0 or later saved the model", self.shown, node.lineno, node.col_offset + 1,
             )
 
     def _keyword(self, name: str, node: ast.expr, at: ast.expr, out: dict[str, object]) -> None:

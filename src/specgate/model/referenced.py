@@ -69,7 +69,8 @@ class EngineUnread(NamedTuple):
     #: ``"form"`` (a form or engine not read: SG312), or where a value not settled is
     #: set: ``"outside"`` the repository (SG313) or by the ``"repository"`` (SG314);
     #: ``"bound"``: a number read past specgate's bound on it (SG315); ``"refused"``:
-    #: a value not of its setting's type (SG307, docs/engines.md#refused-values).
+    #: a value not of its setting's type (SG307, docs/engines.md#refused-values);
+    #: ``"metrics"``: a metrics file's value not usable as a measurement (SG316).
     origin: str = "form"
     #: the unsettled expression as written (``$DRAFT``), for ``outside``/``repository``;
     #: the setting, for ``bound``.
@@ -83,7 +84,8 @@ class EngineUnread(NamedTuple):
     #: (the engine's default D); ``""`` otherwise.
     otherwise: str = ""
     #: for ``refused``: ``"fail"`` where the engine's refusal is known at the version in
-    #: force, else ``"warn"``; ``""`` otherwise.
+    #: force, else ``"warn"``; for ``metrics``: ``"fail"`` for a value the file's format
+    #: forbids, ``"warn"`` for a form not read; ``""`` otherwise.
     severity: str = ""
 
 
@@ -106,6 +108,10 @@ class Inputs(NamedTuple):
             no model specgate reads (SG312, docs/engines.md#model-config-not-read); else None.
         acceptance_unread: why ``evidence.metrics`` gave no AL although given (a
             format that derives AL from D, where D is not settled: SG101 warns), else None.
+        metrics_unread: the metrics file's value that cannot be used as a measurement
+            (origin ``"metrics"``; ``severity`` ``"fail"`` for a value its format forbids,
+            ``"warn"`` for a form not read: SG316, docs/engines.md#metrics-not-read): no
+            AL is taken from the file; else None.
     """
 
     engine: EngineConfig | None = None
@@ -119,3 +125,4 @@ class Inputs(NamedTuple):
     engine_unread: EngineUnread | None = None
     model_unread: EngineUnread | None = None
     acceptance_unread: str | None = None
+    metrics_unread: EngineUnread | None = None

@@ -104,25 +104,35 @@ def _engine(
 ) -> EngineConfig | None:
     if "engine_config" not in spec_raw:
         return None
-    from specgate.inputs.engines import read_engine_file
+    from specgate.inputs.engines import OtherEngine, read_engine_file
 
     target, shown, pointer = r.file("speculation", "engine_config", spec_raw["engine_config"])
     engine = spec_raw.get("engine") if isinstance(spec_raw.get("engine"), str) else None
     stated = spec_raw.get("engine_version")
     version = stated if isinstance(stated, str) else None
 
-    def read(launches: frozenset[str] = frozenset()) -> EngineConfig:
+    def read_as(name: str | None, at: str | None, launches: frozenset[str]) -> EngineConfig:
         return _once(
-            ("engine", target, shown, pointer, engine, version, launches),
+            ("engine", target, shown, pointer, name, at, launches),
             lambda: read_engine_file(
-                target,
-                shown,
-                pointer=pointer,
-                engine=engine,
-                engine_version=version,
+                target, shown, pointer=pointer, engine=name, engine_version=at,
                 launches=launches,
             ),
         )
+
+    def read(launches: frozenset[str] = frozenset()) -> EngineConfig:
+        try:
+            return read_as(engine, version, launches)
+        except OtherEngine as exc:
+            if len(exc.engines) != 1:
+                raise
+            # Degrade, never stop (issue 24): the file configures another engine than
+            # speculation.engine names; what runs is that engine's configuration (read
+            # without the stated version, which is the other engine's), and the two
+            # stated engines disagree (SG301)
+            served = read_as(exc.engines[0], None, launches)
+            _engine_named_otherwise(r, str(engine), served)
+            return served
 
     try:
         config = read()
@@ -186,6 +196,22 @@ def _engine(
             bool(getattr(exc, "speculates", True)),
         )
         return None
+
+
+def _engine_named_otherwise(r: _Resolver, stated: str, served: EngineConfig) -> None:
+    """``speculation.engine`` names another engine than the serving config configures:
+    SG301 at the claims file's line; the served engine is what every rule judges."""
+    path = r.deployment.path("speculation", "engine")
+    if any(c.path == path for c in r.conflicts):
+        return
+    r.conflict(
+        Conflict(
+            "engine", stated, served.engine, path, served.path,
+            served.spans.get("mechanism") or served.spans.get("draft_length"),
+            stated_at=r.document.locate(path), served=True,
+            note=f"; {served.path} configures no {stated} speculative decoding",
+        )
+    )
 
 
 def _unread(exc: InputError) -> bool:
@@ -271,31 +297,6 @@ def _bound_shape(shape: ModelShape) -> None:
             )
 
 
-#: Metrics formats that derive AL from D (docs/claims-file.md#referenced-files).
-_FROM_D = ("iid-rate", "draft-acceptance-rate")
-
-
-def _al_needs_unsettled_d(r: _Resolver, evidence_raw: dict[str, Any]) -> str | None:
-    """Why ``evidence.metrics`` gives no AL: a format that derives AL from D, with no
-    D in its block, the claims file or the serving config, whose D specgate could not
-    settle or read (``r.engine_unread``). Degrade, never stop (issue 24): SG101 warns
-    that the AL cannot be derived, and the run goes on. None otherwise."""
-    metrics = evidence_raw.get("metrics")
-    if (
-        r.engine_unread is None
-        or r.deployment.speculation.draft_length is not None
-        or not isinstance(metrics, dict)
-        or metrics.get("format") not in _FROM_D
-        or "draft_length" in metrics
-    ):
-        return None
-    return (
-        f"evidence.metrics ({metrics['format']}) derives AL from D, which specgate does "
-        f"not settle from {r.engine_unread.file} (its finding there says why) and the "
-        "claims file does not state"
-    )
-
-
 def _bounded_shape(
     r: _Resolver, raw: dict[str, Any], block: str, key: str
 ) -> ModelShape | None:
@@ -317,41 +318,6 @@ def _bounded_shape(
                 f"{block}.{key}",
             )
         return None
-
-
-def _acceptance(r: _Resolver, draft_length: int | None) -> Acceptance:
-    from specgate.inputs.metrics.read import MetricsSpec, read_acceptance
-
-    node = r.deployment.path("evidence", "metrics")
-    spec = MetricsSpec.from_document(
-        r.document, node, draft_length=draft_length, verify_tokens=_verify_tokens(r.deployment)
-    )
-
-    def read() -> Acceptance:
-        return read_acceptance(spec, base_dir=r.base_dir, shown_base=r.shown_base)
-
-    if spec.path is None:  # inline data: errors and values point at this claims file
-        return read()
-    key = (
-        "metrics",
-        r.base_dir,
-        r.shown_base,
-        repr(sorted((str(k), repr(v)) for k, v in spec.values.items())),
-        draft_length,
-        spec.verify_tokens,
-    )
-    return _once(key, read)
-
-
-def _verify_tokens(deployment: Deployment) -> int | None:
-    """N_verify when the deployment verifies a tree (more than 1 + D tokens): stated,
-    from the engine config, or 1 + Σ ``tree_level_nodes``; ``None`` for a chain."""
-    spec = deployment.speculation
-    n = spec.verify_tokens
-    if n is None and spec.tree_level_nodes:
-        n = 1 + sum(spec.tree_level_nodes)
-    d = spec.draft_length
-    return n if n is not None and d is not None and n > d + 1 else None
 
 
 def _disabled_but_speculating(
@@ -753,32 +719,14 @@ def resolve(
             r.deployment, engine, shape, document, r.deployment.path("model", "hf_config")
         ):
             r.conflict(found)
-    acceptance = None
-    acceptance_unread = _al_needs_unsettled_d(r, evidence_raw)
-    if "metrics" in evidence_raw and acceptance_unread is None:
-        acceptance = _acceptance(r, r.deployment.speculation.draft_length)
-        if (
-            acceptance.format == "draft-acceptance-rate"
-            and (
-                r.deployment.speculation.draft_length_is_max
-                or r.deployment.speculation.draft_length_moves is not None
-            )
-        ):
-            # AL = 1 + r·D assumes D drafts every step; D is only a maximum
-            # (docs/theory.md#edge-cases).
-            from dataclasses import replace
+    from specgate.model.measured import measure
 
-            acceptance = replace(
-                acceptance,
-                estimate=True,
-                note="an estimate: "
-                + (
-                    "D is a maximum (adaptive drafting)"
-                    if r.deployment.speculation.draft_length_is_max
-                    else "D moves during the run"
-                )
-                + ", AL = 1 + r·D assumes every step drafts D tokens",
-            )
+    measured = measure(
+        r.deployment, evidence_raw, document, base_dir=r.base_dir, shown_base=r.shown_base,
+        engine_unread=r.engine_unread,
+    )
+    acceptance = measured.acceptance
+    if acceptance is not None:
         _merge_acceptance(r, acceptance)
     inputs = Inputs(
         engine=engine,
@@ -791,6 +739,7 @@ def resolve(
         claims_file=document.file,
         engine_unread=r.engine_unread,
         model_unread=r.model_unread,
-        acceptance_unread=acceptance_unread,
+        acceptance_unread=measured.unread,
+        metrics_unread=measured.unusable,
     )
     return r.deployment._replace(inputs=inputs), r.overrides

@@ -4,6 +4,7 @@ speedup is held to (SG104 itself: :mod:`specgate.rules.speedup_claim`)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from specgate.analysis.derived import Metrics
 from specgate.core.concise import join_details
@@ -13,6 +14,9 @@ from specgate.load.document import NodePath
 from specgate.rules.estimates import estimate_label
 from specgate.rules.evidence import accept_length_source, cost_terms, priced_at_d
 from specgate.rules.registry import Hit, RuleContext, rule
+
+if TYPE_CHECKING:
+    from specgate.model.referenced import EngineUnread
 
 
 def estimated(ctx: RuleContext) -> str:
@@ -158,13 +162,21 @@ def accept_length_missing(ctx: RuleContext) -> Iterator[Hit]:
                 f"; the recorded speedup {fmt(dep.evidence.measured_speedup)}x mixes AL "
                 "with β and ρ, so AL cannot be read back from it"
             )
+        unusable = dep.inputs.metrics_unread if dep.inputs is not None else None
         yield Hit(
             "speculative decoding is enabled but no measured accept length "
-            "(evidence.accept_length) is given",
+            "(evidence.accept_length) is given"
+            + ("" if unusable is None else f": evidence.metrics gives none ({_where(unusable)})"),
             dep.path("speculation"),
             action,
             details=details,
         )
+
+
+def _where(unusable: EngineUnread) -> str:
+    """Where SG316 stands, for SG101's message: ``SG316 at FILE:LINE``."""
+    line = "" if unusable.line is None else f":{unusable.line}"
+    return f"SG316 at {unusable.file}{line}"
 
 
 #: ``specgate measure``'s source of an engine's counters (issue 26: when only a

@@ -13,6 +13,7 @@ from specgate.rules import (
     economics,  # registers SG106-SG111
     engine_issues,  # registers SG304, SG307, SG310, SG311, SG312
     estimate_risk,  # registers SG112, SG207
+    measurement,  # registers SG316
     provenance,  # registers SG405-SG409
     references,  # registers SG301-SG303, SG305, SG306, SG308, SG309
     schema,  # registers SG001-SG003
@@ -30,6 +31,7 @@ __all__ = [
     "engine_issues",
     "estimate_risk",
     "lookup",
+    "measurement",
     "provenance",
     "references",
     "schema",

@@ -1,7 +1,7 @@
 """The rule families a check runs: the catalogue (:mod:`specgate.rules.catalogue`)
 imports every rule module; a check imports the ones a deployment can raise.
 
-Importing this module registers the families every deployment needs. Three families
+Importing this module registers the families every deployment needs. Four families
 are silent without an input, every rule in them returning at once when it is missing,
 so :func:`load_for` imports them only for a deployment that has it:
 
@@ -12,7 +12,9 @@ so :func:`load_for` imports them only for a deployment that has it:
   ``evidence.provenance``, and SG408 also the verification steps of referenced
   metrics (``inputs``);
 - :mod:`specgate.rules.value_origin` (SG313-SG315) judges a serving config value
-  the launcher reader could not settle (``inputs.engine_unread`` with an origin).
+  the launcher reader could not settle (``inputs.engine_unread`` with an origin);
+- :mod:`specgate.rules.measurement` (SG316) judges a metrics file's value that cannot
+  be used as a measurement (``inputs.metrics_unread``).
 """
 
 from specgate.rules import (  # noqa: F401 - imported to register their rules
@@ -41,3 +43,5 @@ def load_for(ctx: RuleContext) -> None:
     model_unread = inputs.model_unread if inputs is not None else None
     if (unread is not None and unread.origin != "form") or model_unread is not None:
         from specgate.rules import value_origin  # noqa: F401
+    if inputs is not None and inputs.metrics_unread is not None:
+        from specgate.rules import measurement  # noqa: F401

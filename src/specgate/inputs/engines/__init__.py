@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 from specgate.inputs.engines.read import (
+    OtherEngine,
     configures_nothing,
     load_engine_document,
     read_engine_config,
@@ -30,6 +31,7 @@ from specgate.inputs.engines.vllm import mtp_layer_issue
 
 __all__ = [
     "ENGINES",
+    "OtherEngine",
     "configures_nothing",
     "load_engine_document",
     "mtp_layer_issue",

@@ -62,6 +62,7 @@ from specgate.inputs.pointer import (
     Found,
     find_configurations,
     format_pointer,
+    rendered_pointer,
     resolve_pointer,
     search,
 )
@@ -227,6 +228,8 @@ def _read_engine_config(
 ) -> EngineConfig:
     if engine is not None and engine not in ENGINES:
         raise InputError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}", shown)
+    # a pointer into a chart's values file names the Deployment its item renders
+    pointer = rendered_pointer(doc, pointer, shown)
     engines = [ENGINES[engine]] if engine is not None else list(ENGINES.values())
     detector = Detector(doc, engines, text, launches, path)
     try:
@@ -255,6 +258,12 @@ def _read_engine_config(
             )
             if started is not None:
                 return started
+        if engine is not None:
+            # what the other engines find comes first: a launch of another engine read
+            # here is that engine's configuration, not a program specgate does not read
+            other = _other_engines(doc, text, shown, pointer, engine)
+            if other is not None:
+                raise other from None
         unread = (
             unread_launcher(doc, text, pointer, shown)
             or foreign_launcher(doc, text, pointer, shown, detector.is_engine)
@@ -265,9 +274,7 @@ def _read_engine_config(
         )
         if unread is not None:
             raise unread from None
-        if engine is None:
-            raise
-        raise _other_engines(doc, text, shown, pointer, engine) or exc from None
+        raise
     reading = _Reading(doc, detector, fragments, shown, text, engine_version, path)
     if len(configs) == 1:
         return reading.read(configs[0])
@@ -554,9 +561,21 @@ def configures_nothing(exc: InputError) -> bool:
     return exc.reason.startswith(_NONE_FOUND)
 
 
+class OtherEngine(InputError):
+    """The claims file names an engine (``speculation.engine``) whose reader finds no
+    configuration in the serving config, where other engines' readers do: ``engines``,
+    the engines found (in document order). Not the end of the run where one engine is
+    found: the deployment is read as that engine and the two stated engines are SG301
+    (:mod:`specgate.model.resolve`)."""
+
+    def __init__(self, reason: str, file: str, engines: tuple[str, ...]) -> None:
+        super().__init__(reason, file)
+        self.engines = engines
+
+
 def _other_engines(
     doc: Document, text: str | None, shown: str, pointer: str | None, engine: str
-) -> InputError | None:
+) -> OtherEngine | None:
     """When the given engine finds nothing: what the other engines find there, as
     "no sglang speculative configuration in FILE (it configures vllm at /ptr)"."""
     others = [e for name, e in ENGINES.items() if name != engine]
@@ -576,8 +595,10 @@ def _other_engines(
     named = " and ".join(
         f"{f.verdict.engine} at {format_pointer(_block_path(f)) or '/'}" for f in found
     )
-    return InputError(
-        f"no {engine} speculative configuration in {where} (it configures {named})", shown
+    engines = tuple(dict.fromkeys(str(f.verdict.engine) for f in found))
+    return OtherEngine(
+        f"no {engine} speculative configuration in {where} (it configures {named})", shown,
+        engines,
     )
 
 

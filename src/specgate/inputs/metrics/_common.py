@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from specgate.core.errors import InputError
+from specgate.core.errors import InputError, UnusableMeasurement
 from specgate.core.limits import MAX_DRAFT_LENGTH, MAX_INTEGER_DIGITS, bounded_int
 from specgate.inputs.types import Acceptance
 from specgate.load.document import NodePath, Span
@@ -69,12 +69,26 @@ def finite(total: float, what: str, shown: str, span: Where = None) -> float:
 
 
 def fail(reason: str, shown: str, span: Where = None) -> InputError:
-    """An :class:`InputError` at ``span`` of ``shown`` (no position when ``None``)."""
+    """A value the metrics file's format forbids (a negative or fractional counter, a
+    non-number where a count is required, counts no run can give), at ``span`` of
+    ``shown`` (no position when ``None``): SG316 fails on the deployments that use the
+    file (:class:`~specgate.core.errors.UnusableMeasurement`), not the end of the run."""
+    return _unusable(reason, shown, span, "fail")
+
+
+def unread(reason: str, shown: str, span: Where = None) -> InputError:
+    """A metrics file that parses but holds its measurement in a form specgate does not
+    read (no speculative counters found, records that cannot be pooled, a log of several
+    configurations): SG316 warns on the deployments that use it."""
+    return _unusable(reason, shown, span, "warn")
+
+
+def _unusable(reason: str, shown: str, span: Where, severity: str) -> InputError:
     if callable(span):
         span = span()
     if span is None:
-        return InputError(reason, shown)
-    return InputError(reason, shown, span.line, span.column)
+        return UnusableMeasurement(reason, shown, severity=severity)
+    return UnusableMeasurement(reason, shown, span.line, span.column, severity=severity)
 
 
 def at(locate: Locator, path: NodePath) -> Callable[[], Span]:

@@ -15,7 +15,6 @@ from collections import defaultdict
 
 from specgate.inputs.metrics._common import (
     PRINTED_NUMBER,
-    fail,
     finite,
     fmt,
     last_of_runs,
@@ -23,6 +22,7 @@ from specgate.inputs.metrics._common import (
     printed_count,
     printed_number,
     text_lines,
+    unread,
     unweighted_mean,
 )
 from specgate.inputs.types import Acceptance
@@ -71,7 +71,7 @@ def read_sglang_log(text: str, shown: str) -> Acceptance:
             values.append(match.group(1))
             first = first or span
     if first is None:
-        raise fail(
+        raise unread(
             f"no SGLang decode-batch lines with 'accept len' in {shown} "
             "(speculative decoding off?)",
             shown,
@@ -134,7 +134,9 @@ def read_llamacpp_log(text: str, shown: str) -> Acceptance:
         generated_total += run_generated
         run_count += runs
     if drafts_total <= 0:
-        raise fail("zero drafts (#gen drafts = 0): no speculative step was measured", shown, first)
+        raise unread(
+            "zero drafts (#gen drafts = 0): no speculative step was measured", shown, first
+        )
     marginal: tuple[float, ...] = ()
     if len(series) == 1 and run_count == 1 and last_rates:
         marginal = next(iter(last_rates.values()))[0]
@@ -202,7 +204,7 @@ def _llamacpp_requests(text: str, shown: str) -> Acceptance:
         return _speculative_summary(summary, summary_span, shown)
     if requests and len(evals) >= len(requests):
         return _request_estimate(requests, evals[-len(requests) :], shown)
-    raise fail(
+    raise unread(
         f"no llama.cpp speculative 'statistics' line (#gen drafts, #acc tokens), no "
         f"'draft acceptance … mean len' line and no llama-speculative summary in {shown}; "
         "a 'draft acceptance' rate alone gives no AL",
@@ -233,7 +235,7 @@ def _mean_len(requests: list[tuple[Span, int, int, float | None]], shown: str) -
             steps += acc / (mean - 1)
     finite(steps, "the drafts implied by the mean lengths", shown, first)
     if steps <= 0:
-        raise fail("zero accepted drafts in every request: AL cannot be pooled", shown, first)
+        raise unread("zero accepted drafts in every request: AL cannot be pooled", shown, first)
     return Acceptance(
         format="llamacpp-log",
         path=shown,
@@ -250,7 +252,7 @@ def _mean_len(requests: list[tuple[Span, int, int, float | None]], shown: str) -
 def _speculative_summary(summary: dict[str, int], span: Span, shown: str) -> Acceptance:
     predicted, accepted, drafted = summary["n_predict"], summary["n_accept"], summary["n_drafted"]
     if drafted <= 0 or predicted <= accepted:
-        raise fail("llama-speculative summary with no drafted tokens", shown, span)
+        raise unread("llama-speculative summary with no drafted tokens", shown, span)
     return Acceptance(
         format="llamacpp-log",
         path=shown,
@@ -272,7 +274,7 @@ def _request_estimate(
     generated = sum(r[2] for r in requests)
     tokens = sum(evals)
     if tokens <= accepted or generated <= 0:
-        raise fail("draft acceptance lines with no usable token counts", shown, requests[0][0])
+        raise unread("draft acceptance lines with no usable token counts", shown, requests[0][0])
     return Acceptance(
         format="llamacpp-log",
         path=shown,

@@ -16,8 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from specgate.core.errors import InputError
-from specgate.inputs.metrics._common import Record
+from specgate.inputs.metrics._common import Record, fail
 from specgate.inputs.metrics.inline import (
     PROFILE_TOLERANCE,
     acceptance_profile_problems,
@@ -134,7 +133,8 @@ def _bounded(acceptance: Acceptance, spec: MetricsSpec) -> Acceptance:
     sized by a number past the bound (docs/trust.md#bounded-work).
 
     Raises:
-        InputError: a larger D, at the line that states it (else the AL's).
+        InputError: a larger D, at the line that states it (else the AL's): in a file,
+            :class:`~specgate.core.errors.UnusableMeasurement` (SG316 fails).
     """
     import math
 
@@ -149,9 +149,7 @@ def _bounded(acceptance: Acceptance, spec: MetricsSpec) -> Acceptance:
         span = acceptance.spans.get("accept_length")
         if acceptance.path is None:
             raise spec.fail(reason)
-        raise InputError(
-            reason, acceptance.path, span.line if span else None, span.column if span else None
-        )
+        raise fail(reason, acceptance.path, span)
     sizes = {
         "draft_length": acceptance.draft_length,
         "min_draft_length": acceptance.min_draft_length,
@@ -168,9 +166,7 @@ def _bounded(acceptance: Acceptance, spec: MetricsSpec) -> Acceptance:
             )
             if shown is None:
                 raise spec.fail(reason)
-            raise InputError(
-                reason, shown, span.line if span else None, span.column if span else None
-            )
+            raise fail(reason, shown, span)
     return acceptance
 
 

@@ -34,6 +34,7 @@ from specgate.inputs.metrics._common import (
     real,
     survival,
     under,
+    unread,
     whole_ratio,
 )
 from specgate.inputs.metrics.json_records import records_from_text
@@ -112,22 +113,22 @@ def read_vllm_per_request(source: str | Iterable[Record], shown: str) -> Accepta
                 at(locate, ("mean_acceptance_length",)),
             )
             if n is None:
-                if blocks > 1:
-                    raise _unpoolable(shown, first)
+                if blocks > 1:  # this record's mean cannot join the ones before it
+                    raise _unpoolable(shown, locate(("mean_acceptance_length",)))
                 lone_mean = mean
                 continue
             block_steps = count(n, "num_spec_steps", shown, at(locate, ("num_spec_steps",)))
             steps += block_steps
             accepted += (mean - 1) * block_steps
         else:
-            raise fail(
+            raise unread(
                 "speculative_decoding block has no acceptance_histogram, "
                 "num_spec_steps or mean_acceptance_length",
                 shown,
                 locate(()),
             )
     if first is None:
-        raise fail(
+        raise unread(
             f"no speculative_decoding block in {shown} (null when n > 1, absent "
             "without --per-request-spec-decode-metrics)",
             shown,
@@ -142,7 +143,7 @@ def read_vllm_per_request(source: str | Iterable[Record], shown: str) -> Accepta
             spans={"accept_length": first},
         )
     if steps <= 0:
-        raise fail("zero speculative steps in the per-request records", shown, first)
+        raise unread("zero speculative steps in the per-request records", shown, first)
     marginal = survival(pooled, depth) if all_histograms else ()
     return Acceptance(
         format="vllm-per-request",
@@ -164,7 +165,7 @@ def read_vllm_per_request(source: str | Iterable[Record], shown: str) -> Accepta
 
 
 def _unpoolable(shown: str, first: Span) -> Exception:
-    return fail(
+    return unread(
         "a record gives mean_acceptance_length without num_spec_steps, so records cannot be pooled",
         shown,
         first,
@@ -300,12 +301,12 @@ def read_trtllm_iteration_stats(source: str | Iterable[Record], shown: str) -> A
                            "numRequestsWithDraftTokens"), (tokens, "numDraftTokens")):
             finite(total, f"the {key} values", shown, at(locate, ("specDecodingStats", key)))
     if first is None:
-        raise fail(
+        raise unread(
             f"no specDecodingStats in the iteration stats of {shown} (speculative decoding off?)",
             shown,
         )
     if requests <= 0:
-        raise fail(
+        raise unread(
             "zero requests with draft tokens in the iteration stats: no speculative "
             "step was measured",
             shown,

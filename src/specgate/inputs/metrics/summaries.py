@@ -27,6 +27,7 @@ from specgate.inputs.metrics._common import (
     fmt,
     real,
     under,
+    unread,
 )
 from specgate.inputs.metrics.json_records import load_one
 from specgate.inputs.types import Acceptance
@@ -50,13 +51,13 @@ def read_llamacpp_timings(text: str, shown: str) -> Acceptance:
     if isinstance(data, Mapping) and isinstance(data.get("timings"), Mapping):
         data, locate = data["timings"], under(locate, ("timings",))
     if not isinstance(data, Mapping) or "draft_n" not in data:
-        raise fail(f"no timings.draft_n in {shown} (speculative decoding off?)", shown)
+        raise unread(f"no timings.draft_n in {shown} (speculative decoding off?)", shown)
     drafted = count(data["draft_n"], "draft_n", shown, locate(("draft_n",)))
     accepted = count(
         data.get("draft_n_accepted"), "draft_n_accepted", shown, locate(("draft_n_accepted",))
     )
     if drafted <= 0:
-        raise fail(
+        raise unread(
             "zero drafts (draft_n = 0): no speculative step was measured",
             shown,
             locate(("draft_n",)),
@@ -101,7 +102,7 @@ def read_sglang_server_info(text: str, shown: str) -> Acceptance:
             and isinstance(states[0], Mapping)
             and "avg_spec_accept_length" in states[0]
         ):
-            raise fail(
+            raise unread(
                 f"no avg_spec_accept_length in {shown} (top level or "
                 "internal_states[0]; speculative decoding off?)",
                 shown,
@@ -173,13 +174,13 @@ def read_speculation_profile(text: str, shown: str) -> Acceptance:
         raise fail("speculation profile must be a JSON object", shown, locate(()))
     version = data.get("schema_version")
     if not (isinstance(version, str) and version.split(".")[0] == "1"):
-        raise fail(
+        raise unread(
             f"unsupported speculation profile schema_version {version!r} (1.x read)",
             shown,
             locate(("schema_version",)),
         )
     if data.get("measured") is False or data.get("mean_accept_length") is None:
-        raise fail(
+        raise unread(
             "the speculation profile is an unmeasured stub (measured: false or no "
             "mean_accept_length)",
             shown,

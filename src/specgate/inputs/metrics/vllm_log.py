@@ -33,6 +33,7 @@ from specgate.inputs.metrics._common import (
     printed_number,
     split_padding,
     text_lines,
+    unread,
     unweighted_mean,
 )
 from specgate.inputs.types import Acceptance
@@ -235,7 +236,7 @@ def read_vllm_log(text: str, shown: str, *, draft_length: int | None = None) -> 
         elif (mean := _V1_MEAN.search(line)) is not None:
             means.append((span, _mean(mean.group(1), shown, span)))
     if v0 and v1:
-        raise fail(
+        raise unread(
             f"{shown} mixes vLLM V0 and V1 spec-decode lines (lines {v0[0][0].line} "
             f"and {v1[0].span.line})",
             shown,
@@ -255,7 +256,7 @@ def read_vllm_log(text: str, shown: str, *, draft_length: int | None = None) -> 
             means[0][0],
             "vLLM printed no Accepted/Drafted counts",
         )
-    raise fail(
+    raise unread(
         f"no vLLM spec-decode metrics lines ('SpecDecoding metrics: …' or "
         f"'Speculative metrics: …') in {shown}",
         shown,
@@ -267,7 +268,7 @@ def _v0_row(
 ) -> tuple[float, ...]:
     k, draft, accepted = _V0_K.search(line), _V0_DRAFT.search(line), _V0_ACCEPTED.search(line)
     if draft is None:
-        raise fail("vLLM V0 line without 'Number of draft tokens'", shown, span)
+        raise unread("vLLM V0 line without 'Number of draft tokens'", shown, span)
     depth = (
         draft_count(
             printed_count(k.group(1), "Number of speculative tokens", shown, span),
@@ -279,7 +280,7 @@ def _v0_row(
         else draft_length
     )
     if not depth:
-        raise fail(
+        raise unread(
             "vLLM V0 line without 'Number of speculative tokens' and no draft_length "
             "given: D is needed to count steps",
             shown,
@@ -304,7 +305,7 @@ def _pool_v1(lines: list[_V1Line], shown: str, draft_length: int | None) -> Acce
     for entry in lines:
         k = len(entry.rates) or implied or draft_length
         if not k:
-            raise fail(
+            raise unread(
                 "no per-position acceptance rates on this line and no draft_length "
                 "given: D is needed to turn Drafted tokens into drafts",
                 shown,
@@ -313,7 +314,7 @@ def _pool_v1(lines: list[_V1Line], shown: str, draft_length: int | None) -> Acce
         depths.setdefault(k, entry.span)
     if len(depths) > 1:
         found = ", ".join(f"D = {k} at line {span.line}" for k, span in depths.items())
-        raise fail(
+        raise unread(
             f"vLLM log lines disagree on D ({found}); split the log per configuration",
             shown,
             lines[0].span,
@@ -422,7 +423,7 @@ def pooled(sums: _Sums, k: int, shown: str, span: Span) -> Acceptance:
     accepted, drafted, lines, ragged = sums.accepted, sums.drafted, sums.lines, sums.ragged
     drafts = drafted / k
     if drafts <= 0:
-        raise fail(
+        raise unread(
             "zero drafted tokens in the vLLM log: no speculative step was measured",
             shown,
             span,
@@ -459,11 +460,11 @@ _MEAN_ROUNDING = 0.006
 def _pool_v0(rows: list[tuple[Span, tuple[float, ...]]], shown: str) -> Acceptance:
     depths = {int(row[0]) for _, row in rows}
     if len(depths) > 1:
-        raise fail(f"vLLM V0 log lines disagree on D ({sorted(depths)})", shown, rows[0][0])
+        raise unread(f"vLLM V0 log lines disagree on D ({sorted(depths)})", shown, rows[0][0])
     k = depths.pop()
     (_, draft, emitted, accepted), runs = last_of_runs([row for _, row in rows])
     if draft <= 0:
-        raise fail(
+        raise unread(
             "zero draft tokens in the vLLM V0 log: no speculative step was measured",
             shown,
             rows[-1][0],
@@ -545,7 +546,7 @@ def printed(
     every line printed, else 1 + ΣAccepted / ``drafts``."""
     finite(drafts, "the drafts implied by the printed means", shown, span)
     if drafts <= 0:
-        raise fail("zero drafts in the vLLM log: no speculative step was measured", shown)
+        raise unread("zero drafts in the vLLM log: no speculative step was measured", shown)
     # One printed mean for every line (one line, or the same interval logged again):
     # the pooled AL is that mean, to its own 2 decimals, as for a single line, so
     # repeating a line does not make the AL an estimate (hostile review r4, defect 1)
@@ -584,7 +585,7 @@ def _offline(totals: dict[str, tuple[Span, int]], rates: list[float], shown: str
     span, drafts = totals["num_drafts"]
     accepted = totals["num_accepted_tokens"][1]
     if drafts <= 0:
-        raise fail("num_drafts is 0: no speculative step was measured", shown, span)
+        raise unread("num_drafts is 0: no speculative step was measured", shown, span)
     draft_tokens = totals.get("num_draft_tokens")
     d: int | None = None
     measured: tuple[float, ...] = tuple(rates)

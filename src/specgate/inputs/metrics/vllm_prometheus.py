@@ -40,7 +40,14 @@ from dataclasses import replace
 from prometheus_client.parser import text_string_to_metric_families
 
 from specgate.core.errors import InputError
-from specgate.inputs.metrics._common import fail, finite, fmt, text_lines, whole_ratio
+from specgate.inputs.metrics._common import (
+    fail,
+    finite,
+    fmt,
+    text_lines,
+    unread,
+    whole_ratio,
+)
 from specgate.inputs.types import Acceptance
 from specgate.load.document import Span
 
@@ -97,7 +104,7 @@ def read_prometheus(
     """
     after, generated_after = _split(_samples(text, shown))
     if not after:
-        raise fail(
+        raise unread(
             f"no vLLM spec-decode counters ({DRAFTS}) in {shown}: "
             "speculative decoding was off or the scrape is from another server",
             shown,
@@ -112,7 +119,9 @@ def read_prometheus(
         before_text, before_shown = baseline
         before, generated_before = _split(_samples(before_text, before_shown))
         if not before:
-            raise fail(f"no vLLM spec-decode counters in the baseline {before_shown}", before_shown)
+            raise unread(
+                f"no vLLM spec-decode counters in the baseline {before_shown}", before_shown
+            )
         before = _select(before, labels or {}, before_text, before_shown)
         window = _delta(before, after, before_shown, shown, text)
         note = f"counter deltas from {before_shown} to {shown}"
@@ -147,14 +156,14 @@ def read_prometheus(
         return _v0(totals, text, shown, note, draft_length)
     rate_only = [name for name in totals if name in _GAUGES]
     if rate_only:
-        raise fail(
+        raise unread(
             f"no vLLM spec-decode counters ({DRAFTS} or {EMITTED}) in {shown}: "
             f"{', '.join(rate_only)} is a rate gauge, which cannot give AL (it has no "
             "step count; AL needs the drafts and accepted counters)",
             shown,
             _line_of(text, rate_only[0]),
         )
-    raise fail(f"no vLLM spec-decode counters ({DRAFTS} or {EMITTED}) in {shown}", shown)
+    raise unread(f"no vLLM spec-decode counters ({DRAFTS} or {EMITTED}) in {shown}", shown)
 
 
 #: vLLM V0 gauges (rates) that look like acceptance but carry no step count.
@@ -166,13 +175,13 @@ def _v1(
 ) -> Acceptance:
     drafts = totals[DRAFTS]
     if drafts <= 0:
-        raise fail(
+        raise unread(
             f"zero drafts ({DRAFTS} did not grow): no speculative step was measured",
             shown,
             _line_of(text, DRAFTS),
         )
     if ACCEPTED not in totals:
-        raise fail(f"{ACCEPTED} is missing from {shown}", shown)
+        raise unread(f"{ACCEPTED} is missing from {shown}", shown)
     accepted = totals[ACCEPTED]
     tokens = totals.get(DRAFT_TOKENS)
     if tokens is not None and accepted > tokens:
@@ -291,7 +300,7 @@ def _v0(
     totals: dict[str, float], text: str, shown: str, note: str, draft_length: int | None
 ) -> Acceptance:
     if draft_length is None:
-        raise fail(
+        raise unread(
             "vLLM V0 counters need draft_length (D) to count steps: "
             "AL = emitted / (draft tokens / D)",
             shown,
@@ -299,7 +308,7 @@ def _v0(
         )
     tokens = totals.get(DRAFT_TOKENS, 0.0)
     if tokens <= 0:
-        raise fail(
+        raise unread(
             f"zero drafts ({DRAFT_TOKENS} did not grow): no speculative step was measured",
             shown,
             _line_of(text, DRAFT_TOKENS),
@@ -408,12 +417,14 @@ def _not_prometheus(text: str, shown: str) -> InputError:
             shown_line = line.strip()
             if len(shown_line) > 60:
                 shown_line = shown_line[:57] + "..."
-            return fail(
+            # text that does not parse as its format stops the file (exit 2)
+            return InputError(
                 f"not Prometheus text exposition format (line {number}: {shown_line!r})",
                 shown,
-                Span(number, 1),
+                number,
+                1,
             )
-    return fail("not Prometheus text exposition format", shown)
+    return InputError("not Prometheus text exposition format", shown)
 
 
 def check_counters(text: str, shown: str, labels: Mapping[str, str]) -> None:
@@ -428,7 +439,7 @@ def check_counters(text: str, shown: str, labels: Mapping[str, str]) -> None:
     """
     series, _ = _split(_samples(text, shown))
     if not series:
-        raise fail(f"no vLLM spec-decode counters ({DRAFTS}) in {shown}", shown)
+        raise unread(f"no vLLM spec-decode counters ({DRAFTS}) in {shown}", shown)
     _select(series, labels, text, shown, option="--labels")
 
 
@@ -449,7 +460,7 @@ def _select(
         key=sorted,
     )
     if not chosen:
-        raise fail(
+        raise unread(
             f"no vLLM spec-decode series with labels {_pairs(frozenset(wanted))} in {shown}; "
             f"label sets present: {_listed(groups)}",
             shown,
@@ -466,7 +477,7 @@ def _select(
             if option
             else f"`labels: {{{', '.join(names)}: …}}` in evidence.metrics"
         )
-        raise fail(
+        raise unread(
             f"several models in one scrape: {_listed(kept)}; choose one with {how} "
             "(only series that differ in engine are summed)",
             shown,
@@ -497,13 +508,13 @@ def _delta(before: Series, after: Series, before_shown: str, shown: str, text: s
     (a fall is reported at the sample's line in ``text``, the later scrape)."""
     for key, old in before.items():
         if key not in after:
-            raise fail(
+            raise unread(
                 f"{key[0]}{_labels(key[1])} is in {before_shown} but not in {shown}: "
                 "the server restarted between scrapes (counter reset)",
                 shown,
             )
         if after[key] < old:
-            raise fail(
+            raise unread(
                 f"counter reset between scrapes: {key[0]}{_labels(key[1])} fell from "
                 f"{fmt(old)} to {fmt(after[key])}",
                 shown,

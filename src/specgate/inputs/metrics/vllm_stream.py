@@ -26,7 +26,7 @@ import operator
 from pathlib import Path
 from typing import NamedTuple
 
-from specgate.core.errors import InputError
+from specgate.core.errors import InputError, UnusableMeasurement
 from specgate.inputs.metrics._common import DECIMAL, EXACT_COUNT
 from specgate.inputs.metrics.vllm_log import (
     _MEAN_AT,
@@ -184,6 +184,8 @@ def _renumbered(exc: InputError, before: int) -> InputError:
     if before and reason.startswith("SpecDecoding line "):
         number, _, rest = reason[len("SpecDecoding line ") :].partition(":")
         reason = f"SpecDecoding line {int(number) + before}:{rest}"
+    if isinstance(exc, UnusableMeasurement):  # still SG316, not the end of the run
+        return UnusableMeasurement(reason, exc.file, exc.line, exc.column, severity=exc.severity)
     return InputError(reason, exc.file, exc.line, exc.column)
 
 
