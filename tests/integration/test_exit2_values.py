@@ -169,6 +169,41 @@ def test_a_flag_given_no_value_warns_with_the_version_unknown(tmp_path: Path) ->
     assert "--max-model-len" in found.message
 
 
+def test_a_flag_followed_by_a_flag_fails_when_pinned(tmp_path: Path) -> None:
+    # vLLM 0.32.0's parser, asked: `--max-model-len --speculative-config …` → "argument
+    # --max-model-len: expected one argument" (tests/oracle/test_flag_values_oracle.py);
+    # specgate read the next flag as the value
+    bad = f"vllm serve org/m --max-model-len --speculative-config {NGRAM}\n"
+    report = _check(tmp_path, _first("bad.sh", "0.32.0"), {"bad.sh": bad})
+    found = _one(report, "SG307")
+    # `--max-model-len` at column 18: "vllm serve org/m " is 17 characters
+    assert (found.severity, found.file, found.line, found.column) == ("fail", "bad.sh", 1, 18)
+    assert "expected one argument" in found.message
+
+
+def test_a_flag_followed_by_a_negative_number_takes_it(tmp_path: Path) -> None:
+    # argparse reads `-4` as an argument (_negative_number_matcher, no option so shaped):
+    # the value, not a missing one
+    bad = f"vllm serve org/m --speculative-config {NGRAM} --max-model-len -4\n"
+    report = _check(tmp_path, _first("bad.sh", "0.32.0"), {"bad.sh": bad})
+    assert not [
+        f for f in report.deployments[0].findings
+        if f.code == "SG307" and "expects a value" in f.message
+    ]
+
+
+def test_a_flag_followed_by_a_flag_of_sglang_warns(tmp_path: Path) -> None:
+    # SGLang's parser is argparse too (refused alike), but its refusal is not recorded
+    bad = (
+        "python -m sglang.launch_server --model-path org/m --speculative-algorithm NGRAM"
+        " --speculative-num-draft-tokens --speculative-num-steps 4\n"
+    )
+    report = _check(tmp_path, _first("bad.sh"), {"bad.sh": bad})
+    found = _one(report, "SG307")
+    assert (found.severity, found.file, found.line, found.column) == ("warn", "bad.sh", 1, 81)
+    assert "followed by '--speculative-num-steps'" in found.message
+
+
 def test_a_flag_given_no_value_of_an_engine_not_asked_warns(tmp_path: Path) -> None:
     # SGLang's parser was not asked: its refusal is not recorded, so SG307 warns
     bad = (

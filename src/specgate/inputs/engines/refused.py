@@ -66,7 +66,10 @@ _PARSER: dict[tuple[str, str], str] = {
 #: --max-model-len`` → "argument --max-model-len: expected one argument"; ``-tp`` as the
 #: last word → "argument --tensor-parallel-size/-tp: expected one argument" (the parser
 #: names every spelling of the flag, which specgate's data does not hold: the message
-#: below names the flag as written and quotes the parser's words).
+#: below names the flag as written and quotes the parser's words). The same refusal,
+#: asked at 0.32.0 on 2026-12-03, for a flag followed by a word argparse reads as an
+#: option: ``--max-model-len --tensor-parallel-size 2``, ``--speculative-config -tp``,
+#: ``-sc --seed=3``, ``--seed --`` (tests/oracle/test_flag_values_oracle.py).
 _NO_VALUE: dict[str, str] = {
     "vllm": "{flag} is given no value (its parser: 'expected one argument')",
 }
