@@ -125,3 +125,43 @@ def test_a_local_assistant_folder_drafts_what_specgate_reads(root: Path, file: s
     assert (config.draft_length, config.draft_length_is_max) == (5, False)
     assert config.draft_length_assumed is None and config.draft_length_moves is None
     assert config.spans["draft_length"].file == f"draft/{file}"
+
+
+PIPELINE_SCRIPT = """\
+from transformers import pipeline
+
+pipe = pipeline("text-generation", model="{root}/target", assistant_model="./draft")
+calls = []
+pipe.model.register_forward_hook(lambda *args: calls.append(1))
+pipe("w1 w2 w3", max_new_tokens=40, min_new_tokens=40, do_sample=False)
+print("RESULT", len(calls))
+"""
+
+
+def test_a_pipeline_assistant_named_by_its_folder_drafts_what_specgate_reads(root: Path) -> None:
+    """``pipeline(..., assistant_model="./draft")``: the pipeline loads the folder by its
+    name (pipelines/base.py ``load_assistant_model``), and its own generation_config.json
+    drafts: num_assistant_tokens 5, constant, threshold 0 gives 7 target calls for 40
+    tokens (by hand as above); specgate reads D 5 from the folder, settled."""
+    import json
+    import shutil
+
+    where = root / "pipeline-folder"
+    shutil.copytree(root / "models" / "target", where / "draft")
+    (where / ".git").mkdir()
+    own = where / "draft" / "generation_config.json"
+    data = json.loads(own.read_text("utf-8")) if own.exists() else {}
+    own.write_text(json.dumps({**data, **OWN}, indent=1), encoding="utf-8")
+    script = where / "serve.py"
+    script.write_text(PIPELINE_SCRIPT.format(root=root / "models"), encoding="utf-8")
+    assert PYTHON is not None
+    ran = subprocess.run(
+        [PYTHON, str(script)], capture_output=True, text=True, check=True, timeout=600,
+        cwd=where,
+    )
+    (line,) = [x for x in ran.stdout.splitlines() if x.startswith("RESULT ")]
+    assert int(line.split()[1]) == 7
+    config = read_engine_file(script, "serve.py", engine="transformers", engine_version=VERSION)
+    assert (config.draft_length, config.draft_length_is_max) == (5, False)
+    assert config.draft_length_assumed is None and config.draft_length_moves is None
+    assert config.spans["draft_length"].file == "draft/generation_config.json"
