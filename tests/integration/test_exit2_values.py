@@ -192,6 +192,17 @@ def test_a_flag_followed_by_a_negative_number_takes_it(tmp_path: Path) -> None:
     ]
 
 
+def test_a_flag_followed_by_a_dotted_word_fails_for_vllm(tmp_path: Path) -> None:
+    # vLLM 0.32.0 asked: `--max-model-len -1.5 4096` → "unrecognized arguments: {"5":
+    # 4096}" (FlexibleArgumentParser takes -1.5 as a dotted argument with 4096)
+    bad = f"vllm serve org/m --speculative-config {NGRAM} --max-model-len -1.5 4096\n"
+    report = _check(tmp_path, _first("bad.sh", "0.32.0"), {"bad.sh": bad})
+    found = _one(report, "SG307")
+    # `--max-model-len` after the 108 characters before it: column 109
+    assert (found.severity, found.file, found.line, found.column) == ("fail", "bad.sh", 1, 109)
+    assert "dotted argument" in found.message
+
+
 def test_a_flag_followed_by_a_flag_of_sglang_warns(tmp_path: Path) -> None:
     # SGLang's parser is argparse too (refused alike), but its refusal is not recorded
     bad = (

