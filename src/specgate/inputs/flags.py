@@ -66,6 +66,9 @@ class FlagSpec:
     #: value whatever it is (llama.cpp's ``common_params_parse_ex``, common/arg.cpp:
     #: ``check_arg(i)`` asks only that a word follows, then ``argv[++i]``).
     argparse_values: bool = False
+    #: whether the parser reads ``--flag=value`` as the flag and its value; False
+    #: (llama.cpp): the whole word is looked up, so it is no flag (the reader's SG310)
+    equals: bool = True
 
 
 @dataclass(frozen=True)
@@ -227,6 +230,9 @@ def parse_flags(
             i += 1
             continue
         name, eq, inline = word.partition("=")
+        if eq and not spec.equals:
+            i += 1  # llama.cpp: "invalid argument: --draft-max=8" (settings.unknown_spellings)
+            continue
         canonical = _resolve(name, spec, tables, file=file, line=where)
         if canonical is None:
             step = 2 if not eq and i + 1 < len(argv) and not argv[i + 1].startswith("-") else 1
