@@ -260,7 +260,7 @@ class CommandSource:
                 raise RefusedValue(
                     f"{flag.spelled} expects a value and {given}", self.file, span.line,
                     what=norm_key(name), column=span.column, value=flag.spelled, missing=True,
-                    form="dotted" if flag.dotted else "",
+                    form="dotted" if flag.dotted else "option" if flag.followed_by else "",
                 )
             value: object = True if flag.value is None else flag.value
             sub = None

@@ -75,6 +75,13 @@ _NO_VALUE: dict[str, str] = {
 }
 
 
+#: engine → its message for a flag followed by a word argparse reads as an option, not as
+#: its value (asked as :data:`_NO_VALUE` says).
+_OPTION_NEXT: dict[str, str] = {
+    "vllm": "{flag} is given no value, since its parser reads the word after it as an option "
+    "('expected one argument')",
+}
+
 #: engine → its message for a flag followed by a word its own parser takes as a dotted
 #: argument (vLLM's ``FlexibleArgumentParser.parse_args``: a word starting with ``-`` that
 #: holds a ``.`` in its key, with the word after it as the value), asked as in
@@ -121,7 +128,8 @@ _JSON_LIST: dict[tuple[str, str], str] = {
 def _template(exc: RefusedValue, engine: str) -> str | None:
     """The engine's message for ``exc``'s value, where recorded."""
     if exc.missing:
-        return (_DOTTED if exc.form == "dotted" else _NO_VALUE).get(engine)
+        table = {"dotted": _DOTTED, "option": _OPTION_NEXT}.get(exc.form, _NO_VALUE)
+        return table.get(engine)
     key = (engine, exc.what)
     if key in _JSON_LIST and isinstance(exc.value, str):
         import json
