@@ -72,15 +72,33 @@ _PARSER: dict[tuple[str, str], str] = {
 #: ``-sc --seed=3``, ``--seed --`` (tests/oracle/test_flag_values_oracle.py).
 _NO_VALUE: dict[str, str] = {
     "vllm": "{flag} is given no value (its parser: 'expected one argument')",
+    "sglang": "{flag} is given no value (its parser: 'expected one argument')",
+}
+
+#: engine → where a flag given no value (the last word, or an option next) was asked, and
+#: the release it fails from (in place of :data:`_ASKED`'s): SGLang 0.5.23's parser
+#: (``argparse.ArgumentParser`` + ``ServerArgs.add_cli_args``, built as
+#: scripts/record_engine_parsers.py builds it, the 0.5.23 wheel), asked on 2026-12-03:
+#: ``--speculative-num-steps`` as the last word, ``--speculative-num-draft-tokens --tp-size
+#: 2``, ``--speculative-num-steps --``, ``--speculative-algorithm -x`` and
+#: ``--speculative-num-steps -1e3`` → "argument …: expected one argument"; ``-3`` and
+#: ``-0.5`` are values (every speculative flag specgate reads has ``nargs`` None there).
+_ASKED_MISSING: dict[str, tuple[str, Version]] = {
+    "sglang": (
+        "SGLang 0.5.23's `launch_server` argument parser (ServerArgs.add_cli_args), asked "
+        "with the flag as the last word and followed by another flag",
+        (0, 5, 23),
+    ),
 }
 
 
 #: engine → its message for a flag followed by a word argparse reads as an option, not as
-#: its value (asked as :data:`_NO_VALUE` says).
-_OPTION_NEXT: dict[str, str] = {
-    "vllm": "{flag} is given no value, since its parser reads the word after it as an option "
+#: its value (asked as :data:`_NO_VALUE` and :data:`_ASKED_MISSING` say).
+_OPTION_NEXT: dict[str, str] = dict.fromkeys(
+    ("vllm", "sglang"),
+    "{flag} is given no value, since its parser reads the word after it as an option "
     "('expected one argument')",
-}
+)
 
 #: engine → its message for a flag followed by a word its own parser takes as a dotted
 #: argument (vLLM's ``FlexibleArgumentParser.parse_args``: a word starting with ``-`` that
@@ -168,7 +186,10 @@ def judge(
     message = template.format(value=shown, flag=shown)
     refusal = f"{name} refuses to start: {message}"
     issue = EngineIssue("SG307", Refusal(refusal), exc.what)
-    asked, since = _EARLIER.get((engine, exc.what)) or _ASKED[engine]
+    asked, since = (
+        _ASKED_MISSING.get(engine) or _ASKED[engine] if exc.missing
+        else _EARLIER.get((engine, exc.what)) or _ASKED[engine]
+    )
     (judged,) = code_refusals.judged([issue], pinned, low, since, name)
     why = str(judged.message)[len(refusal) :].lstrip("; ")
     details = f"{asked}; specgate read: {exc.reason}" + (f"; {why}" if why else "")
