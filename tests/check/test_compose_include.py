@@ -76,7 +76,6 @@ def test_an_include_not_followed_is_a_finding_not_an_exit(tmp_path: Path) -> Non
         "climbs-out": "../../outside.yaml",
         "symlink-out": "link.yaml",
         "missing": "gone.yaml",
-        "variable": "${INC}",
     }
     for name, include in cases.items():
         top = tmp_path / name
@@ -90,3 +89,40 @@ def test_an_include_not_followed_is_a_finding_not_an_exit(tmp_path: Path) -> Non
         # at the include entry: line 2 of compose/compose.yaml
         assert found["SG312"][1:3] == ("compose/compose.yaml", 2), (name, found["SG312"])
         assert "SG301" not in found, name
+
+
+def test_an_include_path_variable_is_split_by_where_it_is_set(tmp_path: Path) -> None:
+    # compose-go loadIncludeConfig interpolates each include entry with the project's
+    # variables (Docker Compose v2.40.3 asked: tests/oracle/test_compose_include_oracle.py)
+    files = {"compose/compose.yaml": MAIN.format(include="${INC}/llama.yaml"),
+             "compose/inc/llama.yaml": INCLUDED}
+    # no .env, no default: the environment docker compose runs in sets it (SG313, a
+    # warn, the claims file's D 4 used: no SG301); at its $, line 2 column 5 ("  - ")
+    found = _check(tmp_path / "outside", files, "compose/compose.yaml")
+    assert "SG312" not in found and "SG301" not in found, found
+    message, file, line, column, _ = found["SG313"]
+    assert (file, line, column) == ("compose/compose.yaml", 2, 5)
+    assert "${INC}" in str(message)
+    # the project's .env sets it plainly: followed, the included D 6 read (SG301)
+    found = _check(tmp_path / "dotenv", {**files, "compose/.env": "INC=inc\n"},
+                   "compose/compose.yaml")
+    assert "SG313" not in found and "SG312" not in found, found
+    assert "compose/inc/llama.yaml says 6" in str(found["SG301"][0])
+    # the file's own default settles it
+    found = _check(tmp_path / "default",
+                   {**files, "compose/compose.yaml": MAIN.format(include="${INC:-inc}/llama.yaml")},
+                   "compose/compose.yaml")
+    assert "compose/inc/llama.yaml says 6" in str(found["SG301"][0])
+
+
+def test_an_include_path_the_script_sets_unfollowed_is_the_repositorys(tmp_path: Path) -> None:
+    # `export INC=$(…)` before `docker compose up`: the repository sets INC in a way
+    # specgate does not follow (SG314 at the include's $)
+    files = {"compose/compose.yaml": MAIN.format(include="${INC}/llama.yaml"),
+             "compose/inc/llama.yaml": INCLUDED,
+             "compose/deploy.sh": "export INC=$(cat which)\ndocker compose up -d\n"}
+    found = _check(tmp_path, files, "compose/deploy.sh")
+    assert "SG301" not in found, found
+    message, file, line, column, _ = found["SG314"]
+    assert (file, line, column) == ("compose/compose.yaml", 2, 5), found
+    assert "${INC}" in str(message)

@@ -98,6 +98,26 @@ def test_llamacpp_reads_underscores_as_dashes() -> None:
     assert _sg310(config) == []
 
 
+def test_llamacpp_refuses_a_flag_written_with_its_value() -> None:
+    # common/arg.cpp parse_cli_args: the whole word is looked up in arg_to_options, so
+    # --draft-max=8 is "error: invalid argument: --draft-max=8" (no --flag=value form);
+    # it was read as D 8. Now SG310 (a fail: the server does not start) at the word, and
+    # --draft-max is not read from it (the build's default stands, as for any refused word)
+    command = "llama-server -m t.gguf -md d.gguf --draft-max=8 --draft-min 1"
+    config = _read("llamacpp", command, "b4000")
+    assert config.draft_length != 8  # type: ignore[attr-defined]
+    ((severity, message),) = _sg310(config)
+    assert severity is None and "--draft-max=8" in message
+    # a flag outside the spec namespaces too (-m=t.gguf is no model path)
+    config = _read("llamacpp", "llama-server -m=t.gguf -md d.gguf --draft-max 8", "b4000")
+    assert config.draft_length == 8  # type: ignore[attr-defined]
+    assert [m for _, m in _sg310(config) if "-m=t.gguf" in m]
+    # vLLM (argparse) reads --flag=value
+    spec_config = _read("vllm", "vllm serve m --speculative-config='{\"method\":\"ngram\","
+                        "\"num_speculative_tokens\":3}'", "0.32.0")
+    assert spec_config.draft_length == 3  # type: ignore[attr-defined]
+
+
 # --- the rule is the engine's data (flag_spelling), checked against the parsers run ---
 
 _RULES = ("vllm", "sglang", "llamacpp", "trtllm", "tgi", "mlxlm")

@@ -169,17 +169,63 @@ def test_a_flag_given_no_value_warns_with_the_version_unknown(tmp_path: Path) ->
     assert "--max-model-len" in found.message
 
 
-def test_a_flag_given_no_value_of_an_engine_not_asked_warns(tmp_path: Path) -> None:
-    # SGLang's parser was not asked: its refusal is not recorded, so SG307 warns
-    bad = (
-        "python -m sglang.launch_server --model-path org/m --speculative-algorithm NGRAM"
-        " --speculative-num-draft-tokens\n"
-    )
-    report = _check(tmp_path, _first("bad.sh"), {"bad.sh": bad})
+def test_a_flag_followed_by_a_flag_fails_when_pinned(tmp_path: Path) -> None:
+    # vLLM 0.32.0's parser, asked: `--max-model-len --speculative-config …` → "argument
+    # --max-model-len: expected one argument" (tests/oracle/test_flag_values_oracle.py);
+    # specgate read the next flag as the value
+    bad = f"vllm serve org/m --max-model-len --speculative-config {NGRAM}\n"
+    report = _check(tmp_path, _first("bad.sh", "0.32.0"), {"bad.sh": bad})
     found = _one(report, "SG307")
-    assert (found.severity, found.file, found.line) == ("warn", "bad.sh", 1)
-    assert "not recorded" in found.message
+    # `--max-model-len` at column 18: "vllm serve org/m " is 17 characters
+    assert (found.severity, found.file, found.line, found.column) == ("fail", "bad.sh", 1, 18)
+    assert "expected one argument" in found.message
 
+
+def test_a_flag_followed_by_a_negative_number_takes_it(tmp_path: Path) -> None:
+    # argparse reads `-4` as an argument (_negative_number_matcher, no option so shaped):
+    # the value, not a missing one
+    bad = f"vllm serve org/m --speculative-config {NGRAM} --max-model-len -4\n"
+    report = _check(tmp_path, _first("bad.sh", "0.32.0"), {"bad.sh": bad})
+    assert not [
+        f for f in report.deployments[0].findings
+        if f.code == "SG307" and "expects a value" in f.message
+    ]
+
+
+def test_a_flag_followed_by_a_dotted_word_fails_for_vllm(tmp_path: Path) -> None:
+    # vLLM 0.32.0 asked: `--max-model-len -1.5 4096` → "unrecognized arguments: {"5":
+    # 4096}" (FlexibleArgumentParser takes -1.5 as a dotted argument with 4096)
+    bad = f"vllm serve org/m --speculative-config {NGRAM} --max-model-len -1.5 4096\n"
+    report = _check(tmp_path, _first("bad.sh", "0.32.0"), {"bad.sh": bad})
+    found = _one(report, "SG307")
+    # `--max-model-len` after the 108 characters before it: column 109
+    assert (found.severity, found.file, found.line, found.column) == ("fail", "bad.sh", 1, 109)
+    assert "dotted argument" in found.message
+
+
+@pytest.mark.parametrize(("version", "severity"), [("0.5.23", "fail"), (None, "warn")])
+def test_an_sglang_flag_given_no_value_is_judged_at_its_version(
+    tmp_path: Path, version: str | None, severity: str
+) -> None:
+    # SGLang 0.5.23's parser asked (refused._ASKED_MISSING): "argument
+    # --speculative-num-draft-tokens: expected one argument", the last word or with
+    # --speculative-num-steps next. Pinned there it fails; with the version unknown it warns.
+    # Contract change: it warned as "not recorded" at every version.
+    for bad, said in (
+        (" --speculative-num-draft-tokens --speculative-num-steps 4\n",
+         "reads the word after it as an option"),
+        (" --speculative-num-draft-tokens\n", "is given no value"),
+    ):
+        command = ("python -m sglang.launch_server --model-path org/m"
+                   " --speculative-algorithm NGRAM" + bad)
+        where = tmp_path / f"{len(bad)}-{version}"
+        where.mkdir()
+        report = _check(where, _first("bad.sh", version), {"bad.sh": command})
+        found = _one(report, "SG307")
+        # `--speculative-num-draft-tokens` after the 80 characters before it
+        assert (found.severity, found.file, found.line, found.column) == (
+            severity, "bad.sh", 1, 81)
+        assert said in found.message and "expected one argument" in found.message
 
 @pytest.mark.parametrize(
     ("metrics", "line", "column", "message"),

@@ -96,15 +96,14 @@ OWN = {"num_assistant_tokens": 5, "num_assistant_tokens_schedule": "constant",
        "assistant_confidence_threshold": 0}
 
 
-@pytest.mark.parametrize("file", ["generation_config.json", "config.json"])
-def test_a_local_assistant_folder_drafts_what_specgate_reads(root: Path, file: str) -> None:
-    """``from_pretrained("./draft")`` from the script's folder: the folder's own
-    num_assistant_tokens 5 drafts (7 target calls for 40 tokens, by hand as above), and
-    specgate reads D 5 from it, settled (specgate.load.assistant_folder)."""
+def _run_in_folder(root: Path, name: str, file: str, text: str) -> tuple[Path, list[int]]:
+    """A repository ``root/name`` with ``draft/`` a copy of the tiny target whose ``file``
+    holds :data:`OWN` (``config.json``: no generation_config.json beside it), and
+    ``serve.py`` holding ``text``, run from that folder: the script and its RESULT."""
     import json
     import shutil
 
-    where = root / f"folder-{file.split('.', maxsplit=1)[0]}"
+    where = root / name
     shutil.copytree(root / "models" / "target", where / "draft")
     (where / ".git").mkdir()
     own = where / "draft" / file
@@ -113,15 +112,50 @@ def test_a_local_assistant_folder_drafts_what_specgate_reads(root: Path, file: s
         (where / "draft" / "generation_config.json").unlink()
     own.write_text(json.dumps({**data, **OWN}, indent=1), encoding="utf-8")
     script = where / "serve.py"
-    script.write_text(FOLDER_SCRIPT.format(root=root / "models"), encoding="utf-8")
+    script.write_text(text.format(root=root / "models"), encoding="utf-8")
     assert PYTHON is not None
     ran = subprocess.run(
         [PYTHON, str(script)], capture_output=True, text=True, check=True, timeout=600,
         cwd=where,
     )
     (line,) = [x for x in ran.stdout.splitlines() if x.startswith("RESULT ")]
-    assert tuple(int(v) for v in line.split()[1:]) == (40, 7)
+    return script, [int(v) for v in line.split()[1:]]
+
+
+@pytest.mark.parametrize("file", ["generation_config.json", "config.json"])
+def test_a_local_assistant_folder_drafts_what_specgate_reads(root: Path, file: str) -> None:
+    """``from_pretrained("./draft")`` from the script's folder: the folder's own
+    num_assistant_tokens 5 drafts (7 target calls for 40 tokens, by hand as above), and
+    specgate reads D 5 from it, settled (specgate.load.assistant_folder)."""
+    name = f"folder-{file.split('.', maxsplit=1)[0]}"
+    script, result = _run_in_folder(root, name, file, FOLDER_SCRIPT)
+    assert result == [40, 7]
     config = read_engine_file(script, "serve.py", engine="transformers", engine_version=VERSION)
     assert (config.draft_length, config.draft_length_is_max) == (5, False)
     assert config.draft_length_assumed is None and config.draft_length_moves is None
     assert config.spans["draft_length"].file == f"draft/{file}"
+
+
+PIPELINE_SCRIPT = """\
+from transformers import pipeline
+
+pipe = pipeline("text-generation", model="{root}/target", assistant_model="./draft")
+calls = []
+pipe.model.register_forward_hook(lambda *args: calls.append(1))
+pipe("w1 w2 w3", max_new_tokens=40, min_new_tokens=40, do_sample=False)
+print("RESULT", len(calls))
+"""
+
+
+def test_a_pipeline_assistant_named_by_its_folder_drafts_what_specgate_reads(root: Path) -> None:
+    """``pipeline(..., assistant_model="./draft")``: the pipeline loads the folder by its
+    name (pipelines/base.py ``load_assistant_model``), and its own generation_config.json
+    drafts: num_assistant_tokens 5, constant, threshold 0 gives 7 target calls for 40
+    tokens (by hand as above); specgate reads D 5 from the folder, settled."""
+    script, result = _run_in_folder(root, "pipeline-folder", "generation_config.json",
+                                    PIPELINE_SCRIPT)
+    assert result == [7]
+    config = read_engine_file(script, "serve.py", engine="transformers", engine_version=VERSION)
+    assert (config.draft_length, config.draft_length_is_max) == (5, False)
+    assert config.draft_length_assumed is None and config.draft_length_moves is None
+    assert config.spans["draft_length"].file == "draft/generation_config.json"

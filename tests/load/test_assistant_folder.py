@@ -221,3 +221,31 @@ def test_a_count_past_the_bound_is_sg315_in_the_folders_file(tmp_path: Path) -> 
     with pytest.raises(OutOfBounds) as caught:
         _read(_repo(tmp_path, own='{\n "num_assistant_tokens": 100000000000000000000000\n}\n'))
     assert (caught.value.file, caught.value.line) == ("serve/draft/generation_config.json", 2)
+
+
+PIPELINE = """\
+from transformers import pipeline
+pipe = pipeline("text-generation", model="meta-llama/Llama-3.1-8B-Instruct",
+                assistant_model={name})
+print(pipe("Summarise the report.", do_sample=False))
+"""
+
+
+@pytest.mark.parametrize(("name", "d", "assumed"), [('"./draft"', 7, False),
+                                                    ('"org/draft"', 20, True)])
+def test_a_pipeline_assistant_given_as_a_string_reads_its_folder(
+    tmp_path: Path, name: str, d: int, assumed: bool
+) -> None:
+    # transformers 5.19.0 pipelines/base.py load_assistant_model: a string is loaded by
+    # Cls.from_pretrained(name) alone (load_model passes only _from_pipeline), so the
+    # folder's generation_config.json drafts, as for generate() (asked of transformers:
+    # tests/integration/test_transformers_assistant_tokens_live.py); a hub id stays the
+    # release's default 20, assumed
+    script = _repo(tmp_path, folder="serve/draft" if name == '"./draft"' else "serve/org/draft")
+    script.write_text(PIPELINE.format(name=name), encoding="utf-8")
+    config = _read(script)
+    assert config.draft_length == d
+    assert (config.draft_length_assumed is not None) is assumed
+    if not assumed:
+        span = config.spans["draft_length"]
+        assert (span.file, span.line) == ("serve/draft/generation_config.json", 3)

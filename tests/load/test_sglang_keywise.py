@@ -68,28 +68,86 @@ def test_the_rest_of_the_call_is_judged(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("algorithm", "draft", "more"),
+    ("algorithm", "draft", "more", "expected"),
     [
-        # EAGLE / NEXTN: the draft decides the method
-        ("EAGLE", "DRAFT", ""),
-        ("NEXTN", "DRAFT", ""),
-        # D itself from the environment
-        ("EAGLE3", '"org/draft"', '    speculative_adaptive=bool(os.environ["A"]),\n'),
+        # EAGLE / NEXTN: the draft decides the method, so neither it nor D is settled
+        ("EAGLE", "DRAFT", "", (("the method", "D"), None, 8, "outside")),
+        ("NEXTN", "DRAFT", "", (("the method", "D"), None, 8, "outside")),
+        # D itself from the environment (through bool(...), a call: the repository's)
+        ("EAGLE3", '"org/draft"', '    speculative_adaptive=bool(os.environ["A"]),\n',
+         (("D",), "eagle3", 12, "repository")),
     ],
 )
-def test_a_keyword_that_may_change_d_or_the_method_leaves_the_call_unsettled(
-    algorithm: str, draft: str, more: str
+def test_a_keyword_that_may_change_d_or_the_method_is_deferred_alone(
+    tmp_path: Path, algorithm: str, draft: str, more: str,
+    expected: tuple[tuple[str, ...], str | None, int, str],
 ) -> None:
-    with pytest.raises(UnsettledValue):
-        load_python_launcher(_script(algorithm, draft, more=more), "serve.py")
+    left, mechanism, line, origin = expected
+    # Contract change (issue 24): each left the whole call unsettled; each keyword is one
+    # ServerArgs field, so the others are read and only what it may change is left to the
+    # claims file (D and N_verify None, the method None where the draft decides it)
+    path = tmp_path / "serve.py"
+    path.write_text(_script(algorithm, draft, more=more), encoding="utf-8")
+    config = read_engine_file(path, "serve.py", engine="sglang", engine_version="0.5.23")
+    assert (config.mechanism, config.draft_length, config.verify_tokens) == (mechanism, None, None)
+    assert config.resolution["unsettled"] == left
+    assert config.deferred is not None
+    assert (config.deferred.origin, config.deferred.line, config.deferred.column) == (
+        origin, line, 5)
 
 
-def test_steps_from_the_environment_leave_the_call_unsettled() -> None:
-    text = _script("EAGLE3", '"org/draft"').replace(
+def test_steps_from_the_environment_are_deferred_alone(tmp_path: Path) -> None:
+    # Contract change (issue 24): the call was unsettled as a whole. Now SG313 at the
+    # keyword (line 9, column 5: "    speculative_num_steps="), the method eagle3 read,
+    # D and N_verify left to the claims file, the target model and tp read
+    text = _script("EAGLE3", '"org/draft"', more="    tp_size=2,\n").replace(
         "speculative_num_steps=3", 'speculative_num_steps=int(os.environ["S"])'
     )
-    with pytest.raises(UnsettledValue):
+    doc = load_python_launcher(text, "serve.py")
+    assert list(doc.deferred) == [("speculative_num_steps",)]
+    path = tmp_path / "serve.py"
+    path.write_text(text, encoding="utf-8")
+    config = read_engine_file(path, "serve.py", engine="sglang", engine_version="0.5.23")
+    assert (config.mechanism, config.draft_length, config.verify_tokens) == ("eagle3", None, None)
+    assert (config.draft_model, config.tensor_parallel_size) == ("org/draft", 2)
+    assert config.deferred is not None
+    assert (config.deferred.line, config.deferred.column) == (9, 5)
+
+
+def test_an_algorithm_from_the_environment_leaves_the_call_unsettled() -> None:
+    # unset, empty or NONE the algorithm turns speculation off (SpeculativeAlgorithm
+    # .from_string), so whether the call speculates is not settled: the whole call, at
+    # the keyword (line 7 "    speculative_algorithm=os.environ[...]", column 5)
+    text = _script("EAGLE3", '"org/draft"').replace(
+        'speculative_algorithm="EAGLE3"', 'speculative_algorithm=os.environ["ALGO"]')
+    with pytest.raises(UnsettledValue) as caught:
         load_python_launcher(text, "serve.py")
+    assert (caught.value.origin, caught.value.line, caught.value.column) == ("outside", 7, 5)
+
+
+def test_unsettled_d_uses_the_claims_files_d(tmp_path: Path) -> None:
+    # num_steps from the environment: SG313 (warn) at the keyword, the method eagle3 read
+    # and agreeing with the claims file, D the claims file's 5 (no SG301 against steps 3)
+    (tmp_path / ".git").mkdir()
+    text = _script("EAGLE3", '"org/draft"').replace(
+        "speculative_num_steps=3", 'speculative_num_steps=int(os.environ["S"])')
+    (tmp_path / "serve.py").write_text(text, encoding="utf-8")
+    (tmp_path / "c.specgate.yaml").write_text(
+        "version: 1\ndeployments:\n  - name: chat\n"
+        "    speculation: {enabled: true, engine: sglang, engine_config: serve.py,\n"
+        '      engine_version: "0.5.23", mechanism: eagle3, draft_length: 5}\n'
+        "    evidence: {accept_length: 2.5, cache_coherence_eval: true}\n",
+        encoding="utf-8",
+    )
+    report = check_file(tmp_path / "c.specgate.yaml", "c.specgate.yaml", CheckOptions())
+    assert report.error is None, report.error
+    found = report.all_findings()
+    (sg313,) = [f for f in found if f.code == "SG313"]
+    assert (sg313.severity, sg313.file, sg313.line, sg313.column) == ("warn", "serve.py", 9, 5)
+    assert "leaves D unsettled: specgate used the claims file's D 5" in sg313.message
+    assert not [f for f in found if f.code in ("SG301", "SG312")]
+    (dep,) = report.deployments
+    assert dep.metrics.draft_length == 5
 
 
 def test_a_keyword_the_repository_computes_is_sg314_alone() -> None:

@@ -101,6 +101,31 @@ PROJECTS: dict[str, tuple[dict[str, str], str, bool]] = {
         "compose.yaml": _yaml({"include": ["inc.yaml"], "services": {"a": _svc("a")}}),
         "inc.yaml": _yaml({"include": ["compose.yaml"], "services": {"b": _svc("b")}}),
     }, "", False),
+    # compose-go loadIncludeConfig interpolates each entry with the project's variables
+    "path-from-dotenv": ({
+        "compose.yaml": _yaml({"include": ["${INC}/inc.yaml"], "services": {"a": _svc("a")}}),
+        "sub/inc.yaml": _yaml({"services": {"b": _svc("b")}}),
+        ".env": "INC=sub\n",
+    }, "", True),
+    "path-default": ({
+        "compose.yaml": _yaml({"include": ["${INC:-sub}/inc.yaml"],
+                               "services": {"a": _svc("a")}}),
+        "sub/inc.yaml": _yaml({"services": {"b": _svc("b")}}),
+    }, "", True),
+    "long-form-from-dotenv": ({
+        "compose.yaml": _yaml({"include": [{"path": "${INC}/inc.yaml",
+                                            "env_file": "${INC}/e.env"}],
+                               "services": {"a": _svc("a")}}),
+        "sub/inc.yaml": _yaml({"services": {"b": _svc("b", env_file="e.env")}}),
+        "sub/e.env": "E=sub\n",
+        ".env": "INC=sub\n",
+    }, "", True),
+    # no .env sets it: Compose (run with no INC) stops, "open /inc.yaml: no such file";
+    # specgate leaves it unsettled (SG313: the environment docker compose runs in)
+    "path-from-outside": ({
+        "compose.yaml": _yaml({"include": ["${INC}/inc.yaml"], "services": {"a": _svc("a")}}),
+        "sub/inc.yaml": _yaml({"services": {"b": _svc("b")}}),
+    }, "", False),
     "missing": ({  # Compose stops: no such file
         "compose.yaml": _yaml({"include": ["gone.yaml"], "services": {"a": _svc("a")}}),
     }, "", False),
@@ -153,7 +178,8 @@ def test_included_services_run_as_compose_runs_them(tmp_path: Path, name: str) -
 
 def test_the_projects_compose_refuses_are_the_ones_marked_so(tmp_path: Path) -> None:
     """The oracle's own verdicts, as compose-go ``loader/include.go@75fb1ab`` says:
-    the conflict, the cycle and the missing file stop ``docker compose config``."""
+    the conflict, the cycle and the missing file stop ``docker compose config``; so does
+    an include path whose variable nothing sets (``${INC}/inc.yaml`` is ``/inc.yaml``)."""
     if COMPOSE2 is None:
         pytest.skip("Docker Compose v2 (SPECGATE_COMPOSE2) not set")
     refused = set()
@@ -161,4 +187,26 @@ def test_the_projects_compose_refuses_are_the_ones_marked_so(tmp_path: Path) -> 
         top, words, _ = _project(tmp_path, name)
         if _config(top, words, tmp_path) is None:
             refused.add(name)
-    assert refused == {"conflict", "cycle", "missing"}
+    assert refused == {"conflict", "cycle", "missing", "path-from-outside"}
+
+
+def test_an_include_variable_no_file_sets_is_the_environments(tmp_path: Path) -> None:
+    """``path-from-outside``: Compose includes ``sub/inc.yaml`` when the environment it
+    runs in sets ``INC=sub``, and stops without it, so the value is the deployment's:
+    specgate says so (SG313, at the ``$``: line 2, column 3 of ``- ${INC}/inc.yaml``)."""
+    from specgate.core.errors import UnsettledValue
+
+    top, _, _ = _project(tmp_path, "path-from-outside")
+    with pytest.raises(UnsettledValue) as caught:
+        load_engine_document(top / "compose.yaml", "compose.yaml")
+    exc = caught.value
+    assert (exc.origin, exc.what, exc.line, exc.column) == ("outside", "${INC}", 2, 3)
+    if COMPOSE2 is None:
+        pytest.skip("Docker Compose v2 (SPECGATE_COMPOSE2) not set")
+    out = subprocess.run(
+        [COMPOSE2, "config"], check=False, cwd=top, capture_output=True, text=True,
+        timeout=120, env={"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path),
+                          "INC": "sub"},
+    )
+    assert out.returncode == 0, out.stderr
+    assert sorted(yaml.safe_load(out.stdout)["services"]) == ["a", "b"]

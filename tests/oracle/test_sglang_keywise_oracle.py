@@ -38,8 +38,9 @@ def script(rng: random.Random) -> str:
                                              "os.environ['SG_A']"]),
         "speculative_draft_model_path": rng.choice([env_draft, env_draft, "'org/lit'"]),
         "speculative_num_steps": rng.choice(["3", "3", "int(os.environ['SG_S'])"]),
-        "speculative_eagle_topk": "1",
-        "speculative_num_draft_tokens": "4",
+        # D-setting keywords from the environment are deferred alone too (issue 24)
+        "speculative_eagle_topk": rng.choice(["1", "1", "int(os.environ['SG_S'])"]),
+        "speculative_num_draft_tokens": rng.choice(["4", "4", "int(os.environ['SG_S'])"]),
         "speculative_token_map": rng.choice(["'map.pt'", "make_map()",
                                              "os.environ['SG_D']", None]),
         "speculative_draft_model_revision": rng.choice(["'main'", "os.getenv('SG_D')", None]),

@@ -94,12 +94,15 @@ class RefusedValue(InputError):
     where the engine's refusal of such a value is known at the version in force (then
     ``reason`` gives the engine's own message), else ``"warn"``; ``missing``: a flag
     that takes a value given none (``--max-model-len`` as the last word), ``value``
-    then the flag as spelled."""
+    then the flag as spelled; ``form``: with ``missing``, ``"dotted"`` when the word
+    after the flag is one vLLM's ``FlexibleArgumentParser`` takes as a dotted argument
+    (``-1.5``), ``"option"`` when argparse reads that word as an option, ``""``
+    otherwise (the last word, or a shell operator next)."""
 
     def __init__(
         self, reason: str, file: str | None, line: int | None, *, what: str,
         column: int | None = None, severity: str = "warn", value: object = None,
-        details: str = "", missing: bool = False,
+        details: str = "", missing: bool = False, form: str = "",
     ) -> None:
         super().__init__(reason, file, line, column)
         self.what = what[:60]
@@ -107,6 +110,7 @@ class RefusedValue(InputError):
         self.value = value
         self.details = details
         self.missing = missing
+        self.form = form
 
 
 class UnusableMeasurement(InputError):

@@ -4,7 +4,9 @@
 :class:`FlagSpec` (the engine's known long flags, short aliases, booleans), following
 Python :mod:`argparse` (SGLang's launcher, vLLM's CLI): ``--flag value``,
 ``--flag=value``, boolean flags without a value, the last of a repeated flag wins,
-and — when ``FlagSpec.allow_abbrev`` — a long flag may be abbreviated. With the
+and — when ``FlagSpec.allow_abbrev`` — a long flag may be abbreviated. Whether the
+word after a flag that takes a value is that value is the engine parser's rule
+(``FlagSpec.argparse_values``: argparse's, else the next word whatever it is). With the
 engine's recorded parser (``FlagSpec.engine_parser``) a word is read exactly as that
 parser reads it (:mod:`specgate.inputs.parsers`). Re-exported by
 :mod:`specgate.inputs.cmdline`.
@@ -58,6 +60,15 @@ class FlagSpec:
     underscores_to_dot: bool = False
     joined: frozenset[str] = frozenset()
     engine_parser: Callable[[], RecordedParser] | None = None
+    #: the word after a flag that takes one value is that value only where argparse
+    #: reads it as an argument, not an option (:func:`argparse_argument`): vLLM's and
+    #: SGLang's parsers (their ``flag_spelling``: argparse). False: the next word is the
+    #: value whatever it is (llama.cpp's ``common_params_parse_ex``, common/arg.cpp:
+    #: ``check_arg(i)`` asks only that a word follows, then ``argv[++i]``).
+    argparse_values: bool = False
+    #: whether the parser reads ``--flag=value`` as the flag and its value; False
+    #: (llama.cpp): the whole word is looked up, so it is no flag (the reader's SG310)
+    equals: bool = True
 
 
 @dataclass(frozen=True)
@@ -72,6 +83,12 @@ class Flag:
     #: its value is None; the engine's parser refuses it (``CommandSource.options``
     #: raises a RefusedValue, docs/engines.md#refused-values)
     missing: bool = False
+    #: with ``missing``: the word that follows the flag, which the engine's argparse
+    #: reads as an option, not as the flag's value (``--max-model-len --seed 1``)
+    followed_by: str | None = None
+    #: with ``followed_by``: a word vLLM's ``FlexibleArgumentParser`` takes as a dotted
+    #: argument (:func:`flexible_dotted`), not one argparse reads as an option
+    dotted: bool = False
 
 
 def canonical_flag(name: str, spec: FlagSpec) -> str:
@@ -194,8 +211,11 @@ def parse_flags(
 
     Raises:
         InputError: an ambiguous abbreviation. A known flag that needs a value and has
-        none is kept with ``missing`` set (the reader judges it), not raised here: the
-        words are also parsed to tell which engine a command is.
+        none (the last word, a shell operator next, or — ``spec.argparse_values`` — a
+        word argparse reads as an option next) is kept with ``missing`` set (the reader
+        judges it; a later occurrence does not replace it: the parser refused the
+        first), not raised here: the words are also parsed to tell which engine a
+        command is.
     """
     result: dict[str, Flag] = {}
     joined: dict[str, list[str]] = {}
@@ -210,10 +230,16 @@ def parse_flags(
             i += 1
             continue
         name, eq, inline = word.partition("=")
+        if eq and not spec.equals:
+            i += 1  # llama.cpp: "invalid argument: --draft-max=8" (settings.unknown_spellings)
+            continue
         canonical = _resolve(name, spec, tables, file=file, line=where)
         if canonical is None:
             step = 2 if not eq and i + 1 < len(argv) and not argv[i + 1].startswith("-") else 1
             i += step
+            continue
+        if canonical in result and result[canonical].missing:
+            i += 1  # the parser stopped at the first: a later value does not mend it
             continue
         takes_value = spec.known[canonical]
         if not takes_value:
@@ -224,6 +250,18 @@ def parse_flags(
             value, step = inline, 1
         elif i + 1 >= len(argv) or argv[i + 1] in _OPERATORS:
             result[canonical] = Flag(None, i, name, missing=True)
+            i += 1
+            continue
+        elif spec.argparse_values and (
+            not argparse_argument(argv[i + 1], spec, tables)
+            or (spec.underscores_to_dot and flexible_dotted(argv[i + 1]))
+        ):
+            # argparse: "argument X: expected one argument"; the word is read as a flag next
+            # (vLLM: a dotted argument, taking the word after it)
+            dotted = argparse_argument(argv[i + 1], spec, tables)
+            result[canonical] = Flag(
+                None, i, name, missing=True, followed_by=argv[i + 1], dotted=dotted
+            )
             i += 1
             continue
         else:
@@ -239,6 +277,59 @@ def parse_flags(
         first = result[canonical]
         result[canonical] = Flag(",".join(values), first.index, first.spelled)
     return result
+
+
+def argparse_argument(word: str, spec: FlagSpec, tables: _Tables | None = None) -> bool:
+    r"""Whether Python's argparse reads ``word`` as an argument (a value), not an option,
+    after a flag that takes one value, as ``ArgumentParser._parse_known_args`` classes
+    each word (``python/cpython:Lib/argparse.py`` at v3.11.7, the engines' recorded
+    interpreter: ``_parse_optional`` None is an argument, "A"):
+
+    - ``--`` is never one (every word after it is; a flag before it has no value);
+    - an empty word, one not starting with ``-``, and ``-`` alone are;
+    - an option string, ``OPTION=value``, or a unique abbreviation of an option is an
+      option (several: "ambiguous option", refused); so is any other ``-`` word
+      ("unrecognized arguments", or "expected one argument" for the flag before it),
+    - except one shaped like a negative number (``_negative_number_matcher``:
+      ``^-\d+$|^-\d*\.\d+$``, ``-5``, ``-.5``; not ``-1e3``) while the parser has no
+      option so shaped (``_has_negative_number_optionals``), or one holding a space.
+
+    With the engine's recorded parser (``spec.engine_parser``) every option string is
+    known (:meth:`specgate.inputs.parsers.RecordedParser.read`); without it, the options
+    specgate knows stand for the parser's (a word with a space that starts with a short
+    option specgate does not know is read as an argument).
+    """
+    if word == "--":
+        return False
+    if not word.startswith("-") or word == "-":
+        return True
+    if spec.engine_parser is not None:
+        return spec.engine_parser().read(word)[0] == "positional"
+    from specgate.inputs.parsers import NEGATIVE_NUMBER
+
+    tables = tables or _tables(spec)
+    names = {**tables.known, **tables.aliases}
+    spelled = canonical_flag(word, spec)
+    head = spelled.partition("=")[0]
+    if spelled in names or head in names:
+        return False
+    if NEGATIVE_NUMBER.match(word):
+        return not any(NEGATIVE_NUMBER.match(name) for name in names)
+    if " " in word:
+        return not (word[1] != "-" and word[:2] in names)
+    return False
+
+
+def flexible_dotted(word: str) -> bool:
+    """Whether vLLM's ``FlexibleArgumentParser.parse_args`` takes ``word`` as a dotted
+    argument (``-KEY.SUB [VALUE]``) before argparse sees it: it starts with ``-`` and holds
+    a ``.`` in the text before its first ``=`` (the whole word without one), as
+    ``vllm/utils/argparse_utils.py`` at v0.32.0 tests ``processed_arg.startswith("-") and
+    "." in processed_arg``, dropping a ``KEY=VALUE`` whose ``KEY`` has no ``.``. So
+    ``--max-model-len -1.5`` gives the flag no value (vLLM 0.32.0 asked: an IndexError as
+    the last word, else "unrecognized arguments"); the flag spelling's ``name-before-dot``
+    rule is this parser's (docs/engines.md#flag-spellings)."""
+    return word.startswith("-") and "." in word.partition("=")[0]
 
 
 def _is_number(word: str) -> bool:

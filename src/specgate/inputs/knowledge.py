@@ -270,6 +270,10 @@ class EngineKnowledge:
             underscores_to_dot=underscores == "name-before-dot",
             allow_abbrev=abbreviations,
             engine_parser=self.engine_parser if abbreviations else None,
+            # the parser is argparse (vLLM, SGLang, mlx-lm): the word after a flag that
+            # takes a value is its value only where argparse reads it as an argument
+            argparse_values=self.flag_spelling.get("abbreviations") == "argparse",
+            equals=bool(self.flag_spelling.get("equals", True)),
         )
 
     def flags_at(self, spec: FlagSpec, version: Version | None) -> FlagSpec:

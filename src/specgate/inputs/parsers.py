@@ -50,10 +50,12 @@ from typing import Literal
 
 from specgate.core.data import read_data
 
+#: argparse's ``_negative_number_matcher`` (``python/cpython:Lib/argparse.py`` at v3.11.7,
+#: the engines' recorded interpreter; no engine has an option so shaped).
+NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
+
 Answer = Literal["flag", "ambiguous", "unrecognized", "positional"]
 
-#: argparse's ``_negative_number_matcher`` (no engine has a negative-number-like option).
-_NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 #: The first Python of each line whose argparse splits a single-dash word at ``=`` before
 #: matching prefixes (gh-124345); lines after 3.13 have it from their first release.
 _SINGLE_DASH_EQUALS: dict[tuple[int, ...], tuple[int, ...]] = {
@@ -138,7 +140,7 @@ class RecordedParser:
             return "ambiguous", matches
         if matches:
             return "flag", matches
-        if _NEGATIVE_NUMBER.match(arg) or " " in arg:
+        if NEGATIVE_NUMBER.match(arg) or " " in arg:
             return "positional", ()
         return "unrecognized", ()
 

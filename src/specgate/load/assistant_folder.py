@@ -179,15 +179,37 @@ def _at(base: Path, name: str, script: Path, shown: str) -> Own | str | None:
 Target = tuple[dict[str, object], NodePath, dict[NodePath, PositionRow], dict[NodePath, str]]
 
 
-def read_into(name: str, made: ast.expr, script: Path, shown: str, target: Target) -> list[str]:
+def named_assistant(
+    helper: ast.expr | None, script: Path | None, shown: str, target: Target
+) -> list[str]:
+    """A pipeline's ``assistant_model="./draft"`` (a string literal, ``helper``): the
+    folder's settings put into ``target`` as :func:`read_into` puts them (the pipeline
+    loads it by name: ``made`` None there); nothing for any other value or a script not
+    on disk."""
+    if not (isinstance(helper, ast.Constant) and isinstance(helper.value, str)) or not script:
+        return []
+    return read_into(helper.value, None, script, shown, target)
+
+
+def read_into(
+    name: str, made: ast.expr | None, script: Path, shown: str, target: Target
+) -> list[str]:
     """The settings of the assistant ``name`` loaded by ``made`` (module doc) put into
     ``target`` under ``assistant_generation_config``, below what the script assigns itself
     after loading (``draft.generation_config.KEY = …`` wins), with :data:`READ_FROM`
     naming the file; else the note saying why a folder is not read. Nothing for a name
-    that is no folder (a hub id)."""
+    that is no folder (a hub id).
+
+    ``made`` None: the name given to ``pipeline(..., assistant_model="./draft")`` as a
+    string, which the pipeline loads as ``Cls.from_pretrained(name)`` of the class its
+    ``config.json`` names, with no keyword that reaches the generation config
+    (transformers 5.19.0 pipelines/base.py ``load_assistant_model``: ``load_model(name,
+    config=AutoConfig.from_pretrained(name))``, whose ``from_pretrained`` is given only
+    ``_from_pipeline``, a telemetry tag): the folder is read as for a call given the name
+    alone."""
     if not local_name(name):
         return []
-    own = own_config(name, script, shown) if loads_alone(made) else (
+    own = own_config(name, script, shown) if made is None or loads_alone(made) else (
         "from_pretrained is given more than the folder's name"
     )
     if isinstance(own, str):

@@ -275,18 +275,7 @@ def interpolated(
     """
     if dotenvs is None:
         dotenvs = [(path.parent / ".env", str(Path(doc.file).parent / ".env"))]
-    env: dict[str, str] = dict(outer or {})
-    env_length = 0
-    #: where each name the .env files set is set (the first file that sets it wins)
-    origin: dict[str, str] = {}
-    for dotenv, shown_env in dotenvs:
-        env_text = dotenv_text(dotenv, shown_env)
-        env_length += len(env_text)
-        lines: dict[str, int] = {}
-        for name, value in parse_dotenv(env_text, shown_env, outer or {}, lines).items():
-            if name not in env:
-                origin[name] = f"{shown_env}:{lines[name]}"
-            env.setdefault(name, value)
+    env, origin, env_length = _environment(dotenvs, outer)
     work = _Interpolator(
         env, EXPANSION_ALLOWANCE + len(doc.text) + env_length, doc.file, unknown
     )
@@ -320,6 +309,56 @@ def interpolated(
 
     data = walk(doc.data, ())
     return doc._replace(data=data, unsettled=unsettled, via={**doc.via, **via})
+
+
+def _environment(
+    dotenvs: Sequence[tuple[Path, str]], outer: Mapping[str, str] | None
+) -> tuple[dict[str, str], dict[str, str], int]:
+    """The variables a Compose project is interpolated with: ``outer`` (the environment
+    ``docker compose`` runs in) over the ``.env`` files, the first to set a name winning;
+    where each ``.env`` name is set (``compose/.env:2``); the ``.env`` files' length."""
+    env: dict[str, str] = dict(outer or {})
+    env_length = 0
+    #: where each name the .env files set is set (the first file that sets it wins)
+    origin: dict[str, str] = {}
+    for dotenv, shown_env in dotenvs:
+        env_text = dotenv_text(dotenv, shown_env)
+        env_length += len(env_text)
+        lines: dict[str, int] = {}
+        for name, value in parse_dotenv(env_text, shown_env, outer or {}, lines).items():
+            if name not in env:
+                origin[name] = f"{shown_env}:{lines[name]}"
+            env.setdefault(name, value)
+    return env, origin, env_length
+
+
+def interpolated_words(
+    words: Sequence[str],
+    dotenvs: Sequence[tuple[Path, str]],
+    shown: str,
+    outer: Mapping[str, str] | None = None,
+    unknown: frozenset[str] = frozenset(),
+) -> tuple[list[str], str | None]:
+    """``words`` (an ``include:`` entry's paths, compose-go ``loadIncludeConfig``
+    interpolating each entry with the project's variables) interpolated as
+    :func:`interpolated` interpolates a value, and the first reference no variable or
+    default settles (its text, as written), None when all are settled.
+
+    Raises:
+        InputError: as :func:`interpolated`.
+    """
+    env, _, env_length = _environment(dotenvs, outer)
+    work = _Interpolator(
+        env, EXPANSION_ALLOWANCE + sum(map(len, words)) + env_length, shown, unknown
+    )
+    out: list[str] = []
+    first: str | None = None
+    for word in words:
+        work.unsettled.clear()
+        out.append(work.text(word))
+        if work.unsettled and first is None:
+            first = work.unsettled[0]
+    return out, first
 
 
 def _setting(used: Sequence[str], origin: Mapping[str, str]) -> str | None:

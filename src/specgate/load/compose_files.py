@@ -184,7 +184,10 @@ def _resolved(data: Any, folder: Path, shown: str) -> tuple[Any, set[NodePath]]:
     return {**dict(data), "services": resolved}, changed
 
 
-def _where(path: Path, workdir: Path | None, dotenvs: Sequence[Path] | None) -> Where:
+def _where(
+    path: Path, workdir: Path | None, dotenvs: Sequence[Path] | None,
+    outer: Mapping[str, str], unknown: frozenset[str],
+) -> Where:
     from specgate.core.paths import repository_top
 
     work = path.parent if workdir is None else workdir
@@ -193,7 +196,8 @@ def _where(path: Path, workdir: Path | None, dotenvs: Sequence[Path] | None) -> 
     except PathProblem:
         top = path.parent
     envs = [work / ".env"] if dotenvs is None else list(dotenvs)
-    return Where(work, path.parent, frozenset(envs), top)
+    return Where(work, path.parent, frozenset(envs), top, tuple(envs), tuple(outer.items()),
+                 unknown)
 
 
 def _with_includes(
@@ -228,6 +232,8 @@ def compose_model(
     *,
     workdir: Path | None = None,
     dotenvs: Sequence[Path] | None = None,
+    outer: Mapping[str, str] | None = None,
+    unknown: frozenset[str] = frozenset(),
 ) -> Document:
     """``doc`` (a Compose file at ``path``) as Compose builds it: ``files`` (each a path
     and how it is shown: the Compose files named after it, ``-f`` or ``COMPOSE_FILE``)
@@ -242,7 +248,7 @@ def compose_model(
             unreadable or not parseable; ``extends`` naming no service, too deep or a cycle.
     """
     notes = list(doc.notes)
-    where = _where(path, workdir, dotenvs)
+    where = _where(path, workdir, dotenvs, outer or {}, unknown)
     included: list[tuple[Any, Document, str | None]] = []
     data, changed, mine = _with_includes(doc, path, where, included, notes)
     # each file's model and positions, to place the values it sets (_placed)

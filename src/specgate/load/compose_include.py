@@ -29,23 +29,35 @@ v2.40.3 builds with, which ``tests/oracle/test_compose_include_oracle.py`` runs)
   ``extends`` before ``include`` and refuses it; ``e70e961c`` after).
 - A cycle is an error (``include cycle detected``).
 
+- An entry's ``path``, ``project_directory`` and ``env_file`` are interpolated with the
+  including project's variables before they are read (``loadIncludeConfig``:
+  ``interp.Interpolate`` of each entry with ``options.Interpolate``; Docker Compose
+  v2.40.3 asked: ``include: [${INC}/inc.yaml]`` with ``INC=sub`` in ``.env``, in its
+  environment, or ``${INC:-sub}``, includes ``sub/inc.yaml``; with none, "open
+  /inc.yaml: no such file or directory"). A reference no ``.env`` and no default
+  settles is an :class:`~specgate.core.errors.UnsettledValue` at its ``$``: set outside
+  the repository (SG313, the claims file's values are used), or, for a name the script
+  running ``docker compose`` sets to a value specgate does not follow, the
+  repository's (SG314) (docs/engines.md#unsettled-values).
+
 Not followed (:class:`~specgate.core.errors.UnreadForm`: SG312 on the deployment, never
 exit 2): a remote include (``oci://``, a git URL: any ``:``), an absolute path, ``~``,
-a path out of the repository or through a symlink leading out, a ``$`` in an include
-entry, a file that does not exist (Compose stops), more than :data:`MAX_INCLUDED` files
-or deeper than :data:`MAX_DEPTH`, a cycle, and the cases above.
+a path out of the repository or through a symlink leading out, a file that does not
+exist (Compose stops), more than :data:`MAX_INCLUDED` files or deeper than
+:data:`MAX_DEPTH`, a cycle, and the cases above.
 """
 
 from __future__ import annotations
 
 import os
 import posixpath
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from specgate.core.errors import UnreadForm
+from specgate.core.errors import UnreadForm, UnsettledValue
 from specgate.core.paths import PathProblem, confined
 from specgate.core.revision_tree import bring
 from specgate.load.document import Document
@@ -83,6 +95,12 @@ class Where:
     folder: Path
     dotenvs: frozenset[Path]
     top: Path
+    #: the ``.env`` files in the order Compose reads them (the first to set a name wins)
+    ordered: tuple[Path, ...] = ()
+    #: the environment ``docker compose`` runs in, as a script sets it, and the names it
+    #: sets to values not known here (:func:`specgate.load.compose_env.interpolated`)
+    outer: tuple[tuple[str, str], ...] = ()
+    unknown: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -121,8 +139,9 @@ def apply_include(
                          doc.locate(("include",)).line)
     if len(chain) >= MAX_DEPTH:
         raise UnreadForm(f"include: nested deeper than {MAX_DEPTH} files: not followed", shown)
-    for index, entry in enumerate(entries):
+    for index, written in enumerate(entries):
         try:
+            entry = _interpolated(doc, index, written, where)
             _one(doc, entry, out, where=where, readers=readers, base=base,
                  shown_base=shown_base, chain=chain, foreign_env=foreign_env)
         except UnreadForm as exc:
@@ -244,12 +263,96 @@ def _entry(entry: object, shown: str) -> tuple[list[str], str | None, list[str] 
     ):
         raise UnreadForm(f"include: an entry specgate does not read ({str(entry)[:60]!r})",
                          shown)
-    words = [*paths, *([project] if project else []), *(env or [])]
-    if any("$" in w for w in words):
-        raise UnreadForm(
-            f"include: {str(entry)[:60]!r} holds a variable: which file Compose includes "
-            "is not followed", shown)
     return list(paths), project, env
+
+
+def _interpolated(doc: Document, index: int, entry: object, where: Where) -> object:
+    """The ``include`` item ``entry`` (at ``index``) with its strings interpolated with
+    the project's variables, as compose-go's ``loadIncludeConfig`` does (module doc).
+
+    Raises:
+        UnsettledValue: a reference no variable or default settles, at its ``$``.
+    """
+    from specgate.load.compose_env import interpolated_words
+
+    if isinstance(entry, str):
+        places: list[tuple[tuple[str | int, ...], str]] = [((index,), entry)]
+    elif isinstance(entry, Mapping):
+        places = []
+        for key in ("path", "project_directory", "env_file"):
+            value = entry.get(key)
+            if isinstance(value, str):
+                places.append(((index, key), value))
+            elif isinstance(value, list):
+                places.extend(
+                    ((index, key, i), v) for i, v in enumerate(value[: MAX_INCLUDED + 1])
+                    if isinstance(v, str)
+                )
+    else:
+        return entry
+    if not any("$" in word for _, word in places):
+        return entry
+    dotenvs = [(p, _shown(p, where.top)) for p in where.ordered or sorted(where.dotenvs)]
+    for at, word in places:
+        if "$" not in word:
+            continue
+        (settled,), unsettled = interpolated_words(
+            [word], dotenvs, doc.file, dict(where.outer), where.unknown
+        )
+        if unsettled is not None:
+            raise _unsettled(doc, ("include", *at), word, unsettled, where)
+        entry = _replaced(entry, at[1:], settled)
+    return entry
+
+
+def _replaced(entry: object, at: tuple[str | int, ...], value: str) -> object:
+    """``entry`` with the string at ``at`` (``()``: the entry itself) replaced."""
+    if not at:
+        return value
+    assert isinstance(entry, Mapping)
+    key = str(at[0])
+    if len(at) == 1:
+        return {**entry, key: value}
+    items = list(entry[key])
+    items[int(str(at[1]))] = value
+    return {**entry, key: items}
+
+
+def _unsettled(
+    doc: Document, path: tuple[str | int, ...], word: str, ref: str, where: Where
+) -> UnsettledValue:
+    """The :class:`UnsettledValue` of the include reference ``ref`` in ``word`` at its
+    ``$`` (the scalar's start where the text there is not the word as written)."""
+    span = doc.locate(path)
+    line, column = span.line, span.column
+    lines = (doc.text or "").splitlines()
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    start = column - 1 + (1 if text[column - 1 : column] in ("'", '"') else 0)
+    offset = word.find(ref)
+    if offset >= 0 and text[start : start + offset + len(ref)] == word[: offset + len(ref)]:
+        column = start + offset + 1
+    named = re.match(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", ref)
+    name = named.group(1) if named else ref
+    if name in where.unknown:
+        reason = (
+            f"include: which file Compose includes depends on {ref}, which the script "
+            "running docker compose sets to a value specgate does not follow"
+        )
+        return UnsettledValue(reason, doc.file, line, origin="repository", what=ref,
+                              column=column)
+    reason = (
+        f"include: which file Compose includes depends on {ref}, which neither the "
+        "project's .env nor a default in the file sets: it is set outside the repository "
+        "(the environment docker compose runs in); the claims file's values are used"
+    )
+    return UnsettledValue(reason, doc.file, line, origin="outside", what=ref, column=column)
+
+
+def _shown(path: Path, top: Path) -> str:
+    try:
+        return path.relative_to(top).as_posix()
+    except ValueError:
+        return path.name
 
 
 def _local(

@@ -49,7 +49,7 @@ from functools import partial
 from pathlib import Path
 
 from specgate.core.errors import InputError, UnreadForm, UnsettledValue
-from specgate.load.assistant_folder import read_into
+from specgate.load.assistant_folder import named_assistant, read_into
 from specgate.load.document import Document, NodePath, PositionRow, Positions
 from specgate.load.python_calls import CALLS as LAUNCHERS
 from specgate.load.python_flow import (
@@ -706,9 +706,9 @@ class _Script:
                 self._model_defaults(target.id, call, out)
         helper = next((k.value for k in made.keywords if k.arg == "assistant_model"), None)
         if isinstance(helper, ast.Name):  # where the candidate generator reads D
-            self._config_assignments(
-                helper.id, call, out, prefix=("assistant_generation_config",)
-            )
+            self._config_assignments(helper.id, call, out, prefix=("assistant_generation_config",))
+        where = (out, self.base, self.rows, self.origins_of)  # a folder named as a string
+        self.notes.extend(named_assistant(helper, self.path, self.shown, where))
         for keyword in call.keywords:
             if keyword.arg == "batch_size":
                 batch = (self._value(keyword.value), keyword.value)

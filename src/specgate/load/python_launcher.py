@@ -67,11 +67,26 @@ SGLANG_KEYWISE = frozenset({
     "speculative_moe_runner_backend", "speculative_draft_attention_backend",
 })
 _DRAFT_PATH_WITH = ("EAGLE3",)
+#: SGLang keywords that set the method or D (each one ServerArgs field all the same):
+#: one the script leaves unsettled is kept aside too, and the reader leaves the method
+#: and/or D unsettled, the claims file's used, while every other keyword is read
+#: (:func:`specgate.inputs.engines.sglang.unsettled_parts`; docs/engines.md#unsettled-values).
+#: Not ``speculative_algorithm``: unset, empty or ``NONE`` it turns speculation off
+#: (``SpeculativeAlgorithm.from_string``), so whether the call speculates at all is not
+#: settled and the call stays unsettled as a whole (SG313/SG314 at that keyword).
+SGLANG_RESOLVED = frozenset({
+    "speculative_num_steps", "speculative_eagle_topk",
+    "speculative_num_draft_tokens", "speculative_dflash_block_size", "speculative_adaptive",
+    "speculative_draft_model_path",
+})
 
 
 def sglang_keywise(name: str, algorithm: object) -> bool:
     """Whether the unsettled keyword ``name`` of a call whose literal
-    ``speculative_algorithm`` is ``algorithm`` is kept aside (:data:`SGLANG_KEYWISE`)."""
+    ``speculative_algorithm`` is ``algorithm`` is kept aside (:data:`SGLANG_KEYWISE`,
+    :data:`SGLANG_RESOLVED`)."""
+    if name in SGLANG_RESOLVED:
+        return True
     if name not in SGLANG_KEYWISE:
         return False
     return name != "speculative_draft_model_path" or (

@@ -46,7 +46,16 @@ def _read_around(ctx: RuleContext) -> bool:
     """Whether the serving config was read around the value (a Python dict's other
     keys, which settle D and the method without it: docs/engines.md#unsettled-values)."""
     inputs = ctx.deployment.inputs
-    return inputs is not None and inputs.engine is not None
+    return inputs is not None and inputs.engine is not None and not _left(ctx)
+
+
+def _left(ctx: RuleContext) -> tuple[str, ...]:
+    """What the value leaves unsettled of a serving config read around it (SGLang's
+    keywords one by one: ``"the method"``, ``"D"``), else ``()``."""
+    inputs = ctx.deployment.inputs
+    engine = inputs.engine if inputs is not None else None
+    left = engine.resolution.get("unsettled") if engine is not None else None
+    return tuple(str(part) for part in left) if isinstance(left, tuple) else ()
 
 
 def _stated(ctx: RuleContext) -> str:
@@ -54,6 +63,14 @@ def _stated(ctx: RuleContext) -> str:
     if _read_around(ctx):
         return "it changes neither D nor the method, so the file's other values are read"
     spec = ctx.deployment.speculation
+    left = _left(ctx)
+    if left:
+        used = [f"mechanism {spec.mechanism}" if "the method" in left and spec.mechanism
+                else None, f"D {fmt(spec.draft_length)}" if spec.draft_length is not None
+                else None]
+        named = " and ".join(p for p in used if p) or "nothing it states (neither is judged)"
+        return (f"it leaves {' and '.join(left)} unsettled: specgate used the claims file's "
+                f"{named}, and the file's other values are read")
     parts = []
     if spec.mechanism is not None:
         parts.append(f"mechanism {spec.mechanism}")

@@ -252,9 +252,15 @@ class CommandSource:
             value_index = flag.index if inline else flag.index + 1
             span = self.spans[value_index] if value_index < len(self.spans) else Span(1, 1)
             if flag.missing:  # the engine's parser refuses it: SG307 at the flag's word
+                given = "is given none" if flag.followed_by is None else (
+                    f"is followed by {flag.followed_by!r}, which its parser "
+                    + ("takes as a dotted argument (-KEY.SUB)" if flag.dotted
+                       else "(argparse) reads as an option") + ", not as the value"
+                )
                 raise RefusedValue(
-                    f"{flag.spelled} expects a value and is given none", self.file, span.line,
+                    f"{flag.spelled} expects a value and {given}", self.file, span.line,
                     what=norm_key(name), column=span.column, value=flag.spelled, missing=True,
+                    form="dotted" if flag.dotted else "option" if flag.followed_by else "",
                 )
             value: object = True if flag.value is None else flag.value
             sub = None

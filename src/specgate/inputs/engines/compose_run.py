@@ -212,7 +212,8 @@ def _load_compose(project: Project, top: Path) -> Document | None:
     workdir = project.dotenvs[-1][0].parent if project.dotenvs else path.parent
     model = compose_model(
         doc, path, others if project.explicit else None, workdir=workdir,
-        dotenvs=[p for p, _ in project.dotenvs],
+        dotenvs=[p for p, _ in project.dotenvs], outer=dict(project.outer),
+        unknown=project.unknown,
     )
     return interpolated(model, path, project.dotenvs, dict(project.outer), project.unknown)
 

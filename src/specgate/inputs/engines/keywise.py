@@ -18,10 +18,13 @@ first deferred value as before (the claims file's values used)
 
 SGLang's ``sgl.Engine(**kwargs)`` builds ``ServerArgs(**kwargs)``, each keyword a field
 of its own (sglang 0.5.23 python/sglang/srt/entrypoints/engine.py ``Engine.__init__``):
-a keyword of :data:`specgate.load.python_launcher.SGLANG_KEYWISE` left unsettled is
-deferred alone (:func:`deferred_options`) and stands in the options as set with its
-value not known (:func:`placeholders`), since none of them sets D, N_verify or the
-method as read; any other unsettled speculative keyword leaves the whole call unsettled.
+a keyword of :data:`specgate.load.python_launcher.SGLANG_KEYWISE` or
+:data:`~specgate.load.python_launcher.SGLANG_RESOLVED` left unsettled is deferred alone
+(:func:`deferred_options`) and stands in the options as set with its value not known
+(:func:`placeholders`); the SGLang reader leaves D (and, for a draft path that decides
+it, the method) to the claims file (:func:`specgate.inputs.engines.sglang.unsettled_parts`);
+any other unsettled speculative keyword (``speculative_algorithm``) leaves the whole call
+unsettled.
 """
 
 from __future__ import annotations

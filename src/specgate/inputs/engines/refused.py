@@ -66,9 +66,53 @@ _PARSER: dict[tuple[str, str], str] = {
 #: --max-model-len`` → "argument --max-model-len: expected one argument"; ``-tp`` as the
 #: last word → "argument --tensor-parallel-size/-tp: expected one argument" (the parser
 #: names every spelling of the flag, which specgate's data does not hold: the message
-#: below names the flag as written and quotes the parser's words).
+#: below names the flag as written and quotes the parser's words). The same refusal,
+#: asked at 0.32.0 on 2026-12-03, for a flag followed by a word argparse reads as an
+#: option: ``--max-model-len --tensor-parallel-size 2``, ``--speculative-config -tp``,
+#: ``-sc --seed=3``, ``--seed --`` (tests/oracle/test_flag_values_oracle.py).
 _NO_VALUE: dict[str, str] = {
     "vllm": "{flag} is given no value (its parser: 'expected one argument')",
+    "sglang": "{flag} is given no value (its parser: 'expected one argument')",
+}
+
+#: engine → where a flag given no value (the last word, or an option next) was asked, and
+#: the release it fails from (in place of :data:`_ASKED`'s): SGLang 0.5.23's parser
+#: (``argparse.ArgumentParser`` + ``ServerArgs.add_cli_args``, built as
+#: scripts/record_engine_parsers.py builds it, the 0.5.23 wheel), asked on 2026-12-03:
+#: ``--speculative-num-steps`` as the last word, ``--speculative-num-draft-tokens --tp-size
+#: 2``, ``--speculative-num-steps --``, ``--speculative-algorithm -x`` and
+#: ``--speculative-num-steps -1e3`` → "argument …: expected one argument"; ``-3`` and
+#: ``-0.5`` are values (every speculative flag specgate reads has ``nargs`` None there).
+_ASKED_MISSING: dict[str, tuple[str, Version]] = {
+    "sglang": (
+        "SGLang 0.5.23's `launch_server` argument parser (ServerArgs.add_cli_args), asked "
+        "with the flag as the last word and followed by another flag",
+        (0, 5, 23),
+    ),
+}
+
+
+#: engine → its message for a flag followed by a word argparse reads as an option, not as
+#: its value (asked as :data:`_NO_VALUE` and :data:`_ASKED_MISSING` say).
+_OPTION_NEXT: dict[str, str] = dict.fromkeys(
+    ("vllm", "sglang"),
+    "{flag} is given no value, since its parser reads the word after it as an option "
+    "('expected one argument')",
+)
+
+#: engine → its message for a flag followed by a word its own parser takes as a dotted
+#: argument (vLLM's ``FlexibleArgumentParser.parse_args``: a word starting with ``-`` that
+#: holds a ``.`` in its key, with the word after it as the value), asked as in
+#: :data:`_ASKED` on 2026-12-03: ``--max-model-len -1.5`` → IndexError (the last word);
+#: ``--max-model-len -1.5 --seed 3`` → "unrecognized arguments: -1 {"5": "--seed"}";
+#: ``--max-model-len -1.5 4096`` → "unrecognized arguments: {"5": 4096}";
+#: ``--speculative-config -.5 x`` → "Value - cannot be converted to <function loads>".
+_DOTTED: dict[str, str] = {
+    "vllm": (
+        "{flag} is left without its value, since the word after it is one vLLM's "
+        "FlexibleArgumentParser takes as a dotted argument (-KEY.SUB) with the word after "
+        "that ('unrecognized arguments', or an IndexError as the last word)"
+    ),
 }
 
 
@@ -102,7 +146,8 @@ _JSON_LIST: dict[tuple[str, str], str] = {
 def _template(exc: RefusedValue, engine: str) -> str | None:
     """The engine's message for ``exc``'s value, where recorded."""
     if exc.missing:
-        return _NO_VALUE.get(engine)
+        table = {"dotted": _DOTTED, "option": _OPTION_NEXT}.get(exc.form, _NO_VALUE)
+        return table.get(engine)
     key = (engine, exc.what)
     if key in _JSON_LIST and isinstance(exc.value, str):
         import json
@@ -141,7 +186,10 @@ def judge(
     message = template.format(value=shown, flag=shown)
     refusal = f"{name} refuses to start: {message}"
     issue = EngineIssue("SG307", Refusal(refusal), exc.what)
-    asked, since = _EARLIER.get((engine, exc.what)) or _ASKED[engine]
+    asked, since = (
+        _ASKED_MISSING.get(engine) or _ASKED[engine] if exc.missing
+        else _EARLIER.get((engine, exc.what)) or _ASKED[engine]
+    )
     (judged,) = code_refusals.judged([issue], pinned, low, since, name)
     why = str(judged.message)[len(refusal) :].lstrip("; ")
     details = f"{asked}; specgate read: {exc.reason}" + (f"; {why}" if why else "")
@@ -151,5 +199,5 @@ def judge(
 def _settled(exc: RefusedValue, reason: str, severity: str, details: str = "") -> RefusedValue:
     return RefusedValue(
         reason, exc.file, exc.line, what=exc.what, column=exc.column, severity=severity,
-        value=exc.value, details=details, missing=exc.missing,
+        value=exc.value, details=details, missing=exc.missing, form=exc.form,
     )

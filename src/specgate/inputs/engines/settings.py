@@ -269,8 +269,12 @@ def unknown_spellings(
     for index, word in enumerate(argv):
         if word == "--":
             break
-        name = word.partition("=")[0]
-        if not name.startswith(data.flag_namespaces) or canonical_flag(name, spec) in known:
+        name, eq, _ = word.partition("=")
+        if eq and not spec.equals and word.startswith("-") and (
+            name.startswith(data.flag_namespaces) or canonical_flag(name, spec) in known
+        ):
+            name = word  # no --flag=value form: the whole word is refused
+        elif not name.startswith(data.flag_namespaces) or canonical_flag(name, spec) in known:
             continue
         span = source.spans[index] if index < len(source.spans) else Span(1, 1)
         out.append((name, span))
@@ -418,6 +422,17 @@ def version_issues(
             continue
         reported.add(field_name)
         spans[field_name] = span
+        flag, eq, value = spelled.partition("=")
+        if eq:
+            issues.append(EngineIssue(
+                "SG310",
+                f"{name} reads no {flag}=VALUE form: its parser looks the whole word "
+                f"{spelled} up, refuses it and the server does not start",
+                field_name,
+                details=f"'error: invalid argument: {spelled}' (docs/engines.md#flag-spellings)",
+                action=f"Write {flag} {value} as two words.",
+            ))
+            continue
         meant = _nearest(data, spelled)
         hint = f"; did you mean {meant}?" if meant else ""
         issues.append(

@@ -102,18 +102,26 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     """
     b = Builder("sglang", ctx)
     algo_opt = opts_get(opts, "speculative_algorithm")
-    algorithm = as_str(algo_opt).strip().upper() if algo_opt is not None else ""
+    parts = unsettled_parts(opts)
+    algorithm = (
+        as_str(algo_opt).strip().upper()
+        if algo_opt is not None and not _not_settled(algo_opt) else ""
+    )
     b.at("mechanism", algo_opt)
     draft_opt = opts_get(opts, "speculative_draft_model_path")
     # set but not settled (keywise): a draft runs, its name not known
-    unsettled = draft_opt is not None and draft_opt.value is UNSETTLED
+    unsettled = _not_settled(draft_opt)
     draft = as_str(draft_opt) if draft_opt is not None and not unsettled else None
     b.at("draft_model", draft_opt)
-    mechanism = cast(Mechanism, _ALGORITHMS.get(algorithm, "other"))
+    mechanism: Mechanism | None = cast(Mechanism, _ALGORITHMS.get(algorithm, "other"))
     # an algorithm SGLang does not know, DFLASH or DSpark without a draft path: the data
     # checks unknown-algorithm, dflash-without-draft and dspark-without-draft (sglang.json),
     # judged at the releases they were read in
-    if mechanism == "eagle" and draft is not None and _mtp_draft(draft):
+    if "the method" in parts:
+        mechanism = None  # the claims file's (docs/engines.md#unsettled-values)
+        b.note("the method is not settled (a keyword the launcher leaves unsettled): the "
+               "claims file's mechanism is used")
+    elif mechanism == "eagle" and draft is not None and _mtp_draft(draft):
         mechanism = "mtp"
         b.note("EAGLE with a NextN/MTP draft: SGLang runs the checkpoint's MTP module")
     elif algorithm == "EAGLE" and draft is None and refused_could_be(
@@ -154,7 +162,11 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     dp_attention = dp_opt is not None and as_bool(dp_opt, "enable_dp_attention", ctx.file)
     b.at("attention_data_parallel", dp_opt)
     lossy = _lossy(opts, b, ctx)
-    if mechanism == "ngram":
+    if "D" in parts:
+        d, n = None, None
+        b.note("D is not settled (a keyword the launcher leaves unsettled): the claims "
+               "file's draft length is used")
+    elif mechanism == "ngram":
         d, n = _ngram(opts, b, ctx)
     elif algorithm in _ONE_PASS:
         d, n = _block(opts, b, ctx)
@@ -174,11 +186,40 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         draft_model=draft,
         max_model_len=context,
     )
-    values = _engine_values(opts, algorithm, mechanism, n, ctx)
+    values = _engine_values(opts, algorithm, mechanism or "", n, ctx)
     return replace(
         config,
-        resolution={"algorithm": algorithm, "tree_unset": tree_unset, "engine_values": values},
+        resolution={"algorithm": algorithm, "tree_unset": tree_unset, "engine_values": values,
+                    "unsettled": parts},
     )
+
+
+#: The keywords from which the reader resolves D and N_verify (besides the method).
+_D_KEYS = (*_TREE_KEYS, "speculative_dflash_block_size", "speculative_adaptive")
+#: The algorithms whose method a draft path does not change (``sglang_keywise``).
+_DRAFT_KEEPS_METHOD = frozenset({"EAGLE3"})
+
+
+def _not_settled(opt: object) -> bool:
+    """Whether ``opt`` is set to a value the launcher leaves unsettled (keywise)."""
+    return opt is not None and getattr(opt, "value", None) is UNSETTLED
+
+
+def unsettled_parts(opts: Options) -> tuple[str, ...]:
+    """What a keyword left unsettled (:mod:`.keywise`, ``sgl.Engine(...)`` read keyword
+    by keyword) keeps from being settled: ``"the method"`` (the algorithm; or the draft
+    path, beside an algorithm whose method the draft decides: EAGLE and NEXTN turn MTP or
+    FROZEN_KV_MTP by the draft, speculative_hook.py ``_resolve_speculative_algorithm_alias``
+    at 0.5.23, and DFLASH takes its draft tokens from the draft's config) and ``"D"`` (with
+    the method, or a keyword D and N_verify are resolved from)."""
+    algo = opts_get(opts, "speculative_algorithm")
+    draft = opts_get(opts, "speculative_draft_model_path")
+    literal = "" if algo is None or _not_settled(algo) else as_str(algo).strip().upper()
+    if _not_settled(algo) or (_not_settled(draft) and literal not in _DRAFT_KEEPS_METHOD):
+        return ("the method", "D")
+    if any(_not_settled(opts_get(opts, k)) for k in _D_KEYS):
+        return ("D",)
+    return ()
 
 
 def _engine_values(
@@ -193,7 +234,7 @@ def _engine_values(
 
     def written(name: str) -> int | None:
         opt = opts_get(opts, name)
-        return as_int(opt, name, ctx.file) if opt is not None else None
+        return as_int(opt, name, ctx.file) if opt is not None and not _not_settled(opt) else None
 
     steps, topk = written("speculative_num_steps"), written("speculative_eagle_topk")
     if mechanism == "ngram" or algorithm in _ONE_PASS:
@@ -299,8 +340,8 @@ def _block(opts: Options, b: Builder, ctx: Context) -> tuple[int | None, int | N
 def _adaptive(opts: Options, b: Builder, ctx: Context) -> bool:
     """``--speculative-adaptive`` moves num_steps with the acceptance rate: D is a maximum."""
     opt = opts_get(opts, "speculative_adaptive")
-    if opt is None or not as_bool(opt, "speculative_adaptive", ctx.file):
-        return False
+    if opt is None or _not_settled(opt) or not as_bool(opt, "speculative_adaptive", ctx.file):
+        return False  # not settled: D is not read (unsettled_parts)
     b.at("draft_length_is_max", opt)
     b.note("--speculative-adaptive adjusts num_steps to the acceptance rate: D is a maximum")
     return True
@@ -437,6 +478,8 @@ def with_target(config: EngineConfig, target: ModelShape | None) -> EngineConfig
     whole as its own draft (EAGLE over the target itself). Steps/topk/draft tokens left
     unset take the architecture's defaults."""
     if config.engine != "sglang" or target is None or not target.architectures:
+        return config
+    if config.resolution.get("unsettled"):  # the claims file's method and D stand
         return config
     arch = target.architectures[0]
     algorithm = str(config.resolution.get("algorithm", ""))
