@@ -15,6 +15,13 @@ column 79), counted by hand on
 ``          args: ["meta-llama/Llama-3.1-8B-Instruct", "--speculative-config", "$(SPEC)"]``.
 The ConfigMap's ``data.SPEC`` (line 6) is the value the container's environment takes,
 not a second configuration: the file gives one reading, with and without ``pointer: /1``.
+
+A finding on a value the manifest writes sits where it is written (docs/engines.md
+#environment-files), counted by hand on line 6,
+``  SPEC: '{"method": "ngram", "num_speculative_tokens": 4, ...}'``: the quote at 9
+(2 spaces, ``SPEC:`` at 3-7, a space), ``{`` 10, ``"method"`` 11-18, ``: `` 19-20,
+``"ngram"`` 21-27, ``, `` 28-29, ``"num_speculative_tokens"`` 30-53, ``: `` 54-55, the
+``4`` at 56.
 """
 
 from __future__ import annotations
@@ -62,9 +69,11 @@ def test_args_take_spec_from_a_config_map_in_the_manifest(tmp_path: Path) -> Non
             engine = dep["inputs"]["engine"]  # type: ignore[index]
             assert engine["draft_length"] == 4, (name, pointer)
             assert "SG313" not in codes(dep) and "SG314" not in codes(dep), (name, pointer)
+            # D = 4 is written in the ConfigMap (line 6, its `4` at column 56), where a
+            # reviewer changes it, not in the args item naming it (was 18:78)
             (adaptive,) = [f for f in dep["findings"] if f["code"] == "SG308"]  # type: ignore[index]
             assert (adaptive["file"], adaptive["line"], adaptive["column"]) == (
-                "deploy.yaml", 18, 78,
+                "deploy.yaml", 6, 56,
             ), (name, pointer)
             assert code != 2
 
@@ -93,3 +102,46 @@ def test_a_key_the_config_map_lacks_is_the_repositorys(tmp_path: Path) -> None:
     (hit,) = [f for f in dep["findings"] if f["code"] == "SG314"]  # type: ignore[index]
     assert (hit["file"], hit["line"], hit["column"]) == ("deploy.yaml", 18, 79)
     assert "SG313" not in codes(dep)
+
+
+def test_a_config_map_value_is_placed_where_it_is_written(tmp_path: Path) -> None:
+    # the item holds more than $(SPEC): the value's characters still sit in the ConfigMap
+    joined = manifest(ENV_FROM).replace(
+        '"--speculative-config", "$(SPEC)"', '"--speculative-config=$(SPEC)"'
+    )
+    _, dep = check(tmp_path, joined, pointer=True)
+    (hit,) = [f for f in dep["findings"] if f["code"] == "SG308"]
+    assert (hit["line"], hit["column"]) == (6, 56)
+
+
+def test_a_refused_config_map_value_sits_at_the_value(tmp_path: Path) -> None:
+    # vLLM 0.20.0 refuses --speculative-config '{method: ngram}' (not JSON; its parser's
+    # refusal recorded from 0.19.1, docs/engines.md#refused-values): SG307 fail at the
+    # ConfigMap's value, line 6 column 9 (its quote), not at the args item
+    bad = manifest(VALUE_FROM).replace(SPEC, "'{method: ngram}'").replace("v0.11.0", "v0.20.0")
+    _, dep = check(tmp_path, bad, pointer=True)
+    (hit,) = [f for f in dep["findings"] if f["code"] == "SG307"]
+    assert (hit["severity"], hit["file"], hit["line"], hit["column"]) == (
+        "fail", "deploy.yaml", 6, 9,
+    )
+    assert "Value {method: ngram} cannot be converted" in hit["message"]
+
+
+def test_a_container_env_value_is_placed_where_it_is_written(tmp_path: Path) -> None:
+    # env[].value beside the args, with and without an envFrom of a ConfigMap not in the
+    # file (kube_env's path and the literal env's): line 21 is
+    # `              value: '{"method": "ngram", "num_speculative_tokens": 3}'`: 14
+    # spaces, `value:` 15-20, a space, the quote 22, `{` 23, "method" 24-31, `: ` 32-33,
+    # "ngram" 34-40, `, ` 41-42, "num_speculative_tokens" 43-66, `: ` 67-68, the 3 at 69
+    literal = (
+        "          env:\n            - name: SPEC\n              value: "
+        "'{\"method\": \"ngram\", \"num_speculative_tokens\": 3}'\n"
+    )
+    other = "          envFrom:\n            - configMapRef:\n                name: other-cm\n"
+    for name, env, line in (("literal", literal, 21), ("with-env-from", other + literal, 24)):
+        where = tmp_path / name
+        where.mkdir()
+        _, dep = check(where, manifest(env), pointer=True)
+        assert dep["inputs"]["engine"]["draft_length"] == 3, name
+        (hit,) = [f for f in dep["findings"] if f["code"] == "SG308"]
+        assert (hit["line"], hit["column"]) == (line, 69), name

@@ -9,7 +9,8 @@ ConfigMap. A ConfigMap in the same manifest is read (its ``data``); one that is 
 cluster's, set outside the repository (SG313), as is every Secret and a ``fieldRef`` or
 ``resourceFieldRef`` (known only when the pod runs). A value holding ``$(`` (Kubernetes
 expands it from the variables before it) or a key the ConfigMap does not hold is the
-repository's, not followed (SG314).
+repository's, not followed (SG314). A value read is :class:`~.expanded.Placed` at its
+node: what is found in it sits there.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Mapping
 
 from specgate.core.errors import UnsettledValue
 from specgate.inputs.engines._source import _node
+from specgate.inputs.engines.expanded import Placed
 from specgate.inputs.env_files import EnvFiles
 from specgate.load.document import Document, NodePath
 
@@ -50,8 +52,9 @@ def kubernetes_env(doc: Document, path: NodePath) -> EnvFiles | None:
                                            "before it, not followed"))
         else:
             value = item.get("value")
-            files.set(item["name"], "" if value is None else str(value), doc.file,
-                      doc.locate(at).line)
+            written = (*at, "value") if "value" in item else at
+            files.set(item["name"], Placed("" if value is None else str(value), written),
+                      doc.file, doc.locate(at).line)
     return files
 
 
@@ -107,7 +110,7 @@ def _env_from(doc: Document, maps: Maps, at: NodePath, source: object, files: En
     for key, value in (data.items() if isinstance(data, Mapping) else ()):
         spot = (*where, "data", key)
         if isinstance(value, str) and "$(" not in value:
-            files.set(prefix + str(key), value, doc.file, doc.locate(spot).line)
+            files.set(prefix + str(key), Placed(value, spot), doc.file, doc.locate(spot).line)
         else:
             files.unset(prefix + str(key), _why(doc, spot, prefix + str(key), "repository",
                                                  "a ConfigMap value specgate does not read"))
@@ -131,7 +134,8 @@ def _value_from(
     data = found[1].get("data")
     value = data.get(ref.get("key")) if isinstance(data, Mapping) else None
     if isinstance(value, str) and "$(" not in value:
-        files.set(name, value, doc.file, doc.locate((*found[0], "data", str(ref["key"]))).line)
+        spot = (*found[0], "data", str(ref["key"]))
+        files.set(name, Placed(value, spot), doc.file, doc.locate(spot).line)
     else:
         files.unset(name, _why(doc, at, name, "repository",
                                "its ConfigMap key is not there or not read"))
