@@ -94,9 +94,9 @@ def test_a_config_map_not_in_the_manifest_stays_the_clusters(tmp_path: Path) -> 
 
 def test_a_key_the_config_map_lacks_is_the_repositorys(tmp_path: Path) -> None:
     # configMapKeyRef names key NOPE of spec-cm, which holds only SPEC: the repository
-    # decides the value in a way not followed (Kubernetes refuses to start the pod, or
-    # with optional: true leaves SPEC unset): SG314 (fail) at the `$` of line 18, never
-    # SG313 (set outside) and never the default D
+    # decides the value in a way not followed (the kubelet refuses to start the
+    # container: "couldn't find key"; with optional: true see below): SG314 (fail) at
+    # the `$` of line 18, never SG313 (set outside) and never the default D
     env = VALUE_FROM.replace("key: SPEC", "key: NOPE")
     _, dep = check(tmp_path, manifest(env), pointer=True)
     (hit,) = [f for f in dep["findings"] if f["code"] == "SG314"]  # type: ignore[index]
@@ -145,3 +145,44 @@ def test_a_container_env_value_is_placed_where_it_is_written(tmp_path: Path) -> 
         assert dep["inputs"]["engine"]["draft_length"] == 3, name
         (hit,) = [f for f in dep["findings"] if f["code"] == "SG308"]
         assert (hit["line"], hit["column"]) == (line, 69), name
+
+
+OPTIONAL_MISSING = VALUE_FROM.replace("key: SPEC}", "key: NOPE, optional: true}")
+
+
+def test_an_optional_key_the_config_map_lacks_leaves_the_text(tmp_path: Path) -> None:
+    # configMapKeyRef NOPE, optional: true, of spec-cm (which holds only SPEC): the
+    # kubelet sets no SPEC (kubernetes/kubernetes pkg/kubelet/kubelet_pods.go@001a80e9,
+    # makeEnvironmentVariables: `if optional { continue }`), so `$(SPEC)` reaches vLLM as
+    # written (expansion/expand.go@02604f7d) and its parser refuses it as not JSON:
+    # SG307 at the args item (line 18, its quote at 78), a fail at v0.20.0 (the refusal
+    # recorded from 0.19.1), a warn at v0.11.0; never SG314 and never the ConfigMap's D
+    for tag, severity in (("v0.20.0", "fail"), ("v0.11.0", "warn")):
+        where = tmp_path / tag
+        where.mkdir()
+        text = manifest(OPTIONAL_MISSING).replace("v0.11.0", tag)
+        _, dep = check(where, text, pointer=True)
+        (hit,) = [f for f in dep["findings"] if f["code"] == "SG307"]  # type: ignore[index]
+        assert (hit["severity"], hit["line"], hit["column"]) == (severity, 18, 78), tag
+        assert "Value $(SPEC) cannot be converted to <function loads>" in hit["message"]
+        assert "SG314" not in codes(dep) and "SG313" not in codes(dep), tag
+        engine = dep["inputs"].get("engine") or {}  # type: ignore[attr-defined]
+        assert engine.get("draft_length") is None, tag
+
+
+def test_an_optional_key_skipped_keeps_the_env_from_value(tmp_path: Path) -> None:
+    # envFrom spec-cm sets SPEC; the env item after it (optional NOPE) sets nothing, so
+    # SPEC stays the ConfigMap's: D 4 (kubelet: envFrom first, an env item skipped)
+    _, dep = check(tmp_path, manifest(ENV_FROM + OPTIONAL_MISSING), pointer=True)
+    assert dep["inputs"]["engine"]["draft_length"] == 4  # type: ignore[index]
+    assert "SG307" not in codes(dep) and "SG314" not in codes(dep)
+
+
+def test_a_service_link_name_is_not_settled(tmp_path: Path) -> None:
+    # $(VLLM_SERVICE_PORT) may be a service link the cluster sets (Kubernetes, "Container
+    # Environment"): not the engine's refusal of the literal text
+    text = manifest(OPTIONAL_MISSING).replace("v0.11.0", "v0.20.0").replace(
+        "$(SPEC)", "$(VLLM_SERVICE_PORT)"
+    )
+    _, dep = check(tmp_path, text, pointer=True)
+    assert "SG307" not in codes(dep) and "SG314" in codes(dep)

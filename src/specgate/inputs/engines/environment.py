@@ -67,8 +67,11 @@ def container_env(doc: Document, path: NodePath) -> dict[str, EnvValue]:
         })
         from specgate.inputs.engines.kube_env import kubernetes_env
 
-        files = kubernetes_env(doc, path)
+        skipped: set[str] = set()
+        files = kubernetes_env(doc, path, skipped)
         if files is not None:
+            for name in skipped - files.values.keys() - files.unsettled.keys():
+                env.pop(name, None)  # set by nothing: $(NAME) stays as written
             # envFrom and valueFrom read from the manifest's ConfigMaps (docs/engines.md
             # #environment-files): a name they settle has its value, one they leave
             # unsettled why (the cluster's or the repository's, not followed), any
