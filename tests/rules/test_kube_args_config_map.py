@@ -15,6 +15,13 @@ column 79), counted by hand on
 ``          args: ["meta-llama/Llama-3.1-8B-Instruct", "--speculative-config", "$(SPEC)"]``.
 The ConfigMap's ``data.SPEC`` (line 6) is the value the container's environment takes,
 not a second configuration: the file gives one reading, with and without ``pointer: /1``.
+
+A finding on a value the manifest writes sits where it is written (docs/engines.md
+#environment-files), counted by hand on line 6,
+``  SPEC: '{"method": "ngram", "num_speculative_tokens": 4, ...}'``: the quote at 9
+(2 spaces, ``SPEC:`` at 3-7, a space), ``{`` 10, ``"method"`` 11-18, ``: `` 19-20,
+``"ngram"`` 21-27, ``, `` 28-29, ``"num_speculative_tokens"`` 30-53, ``: `` 54-55, the
+``4`` at 56.
 """
 
 from __future__ import annotations
@@ -62,9 +69,11 @@ def test_args_take_spec_from_a_config_map_in_the_manifest(tmp_path: Path) -> Non
             engine = dep["inputs"]["engine"]  # type: ignore[index]
             assert engine["draft_length"] == 4, (name, pointer)
             assert "SG313" not in codes(dep) and "SG314" not in codes(dep), (name, pointer)
+            # D = 4 is written in the ConfigMap (line 6, its `4` at column 56), where a
+            # reviewer changes it, not in the args item naming it (was 18:78)
             (adaptive,) = [f for f in dep["findings"] if f["code"] == "SG308"]  # type: ignore[index]
             assert (adaptive["file"], adaptive["line"], adaptive["column"]) == (
-                "deploy.yaml", 18, 78,
+                "deploy.yaml", 6, 56,
             ), (name, pointer)
             assert code != 2
 
@@ -85,11 +94,95 @@ def test_a_config_map_not_in_the_manifest_stays_the_clusters(tmp_path: Path) -> 
 
 def test_a_key_the_config_map_lacks_is_the_repositorys(tmp_path: Path) -> None:
     # configMapKeyRef names key NOPE of spec-cm, which holds only SPEC: the repository
-    # decides the value in a way not followed (Kubernetes refuses to start the pod, or
-    # with optional: true leaves SPEC unset): SG314 (fail) at the `$` of line 18, never
-    # SG313 (set outside) and never the default D
+    # decides the value in a way not followed (the kubelet refuses to start the
+    # container: "couldn't find key"; with optional: true see below): SG314 (fail) at
+    # the `$` of line 18, never SG313 (set outside) and never the default D
     env = VALUE_FROM.replace("key: SPEC", "key: NOPE")
     _, dep = check(tmp_path, manifest(env), pointer=True)
     (hit,) = [f for f in dep["findings"] if f["code"] == "SG314"]  # type: ignore[index]
     assert (hit["file"], hit["line"], hit["column"]) == ("deploy.yaml", 18, 79)
     assert "SG313" not in codes(dep)
+
+
+def test_a_config_map_value_is_placed_where_it_is_written(tmp_path: Path) -> None:
+    # the item holds more than $(SPEC): the value's characters still sit in the ConfigMap
+    joined = manifest(ENV_FROM).replace(
+        '"--speculative-config", "$(SPEC)"', '"--speculative-config=$(SPEC)"'
+    )
+    _, dep = check(tmp_path, joined, pointer=True)
+    (hit,) = [f for f in dep["findings"] if f["code"] == "SG308"]
+    assert (hit["line"], hit["column"]) == (6, 56)
+
+
+def test_a_refused_config_map_value_sits_at_the_value(tmp_path: Path) -> None:
+    # vLLM 0.20.0 refuses --speculative-config '{method: ngram}' (not JSON; its parser's
+    # refusal recorded from 0.19.1, docs/engines.md#refused-values): SG307 fail at the
+    # ConfigMap's value, line 6 column 9 (its quote), not at the args item
+    bad = manifest(VALUE_FROM).replace(SPEC, "'{method: ngram}'").replace("v0.11.0", "v0.20.0")
+    _, dep = check(tmp_path, bad, pointer=True)
+    (hit,) = [f for f in dep["findings"] if f["code"] == "SG307"]
+    assert (hit["severity"], hit["file"], hit["line"], hit["column"]) == (
+        "fail", "deploy.yaml", 6, 9,
+    )
+    assert "Value {method: ngram} cannot be converted" in hit["message"]
+
+
+def test_a_container_env_value_is_placed_where_it_is_written(tmp_path: Path) -> None:
+    # env[].value beside the args, with and without an envFrom of a ConfigMap not in the
+    # file (kube_env's path and the literal env's): line 21 is
+    # `              value: '{"method": "ngram", "num_speculative_tokens": 3}'`: 14
+    # spaces, `value:` 15-20, a space, the quote 22, `{` 23, "method" 24-31, `: ` 32-33,
+    # "ngram" 34-40, `, ` 41-42, "num_speculative_tokens" 43-66, `: ` 67-68, the 3 at 69
+    literal = (
+        "          env:\n            - name: SPEC\n              value: "
+        "'{\"method\": \"ngram\", \"num_speculative_tokens\": 3}'\n"
+    )
+    other = "          envFrom:\n            - configMapRef:\n                name: other-cm\n"
+    for name, env, line in (("literal", literal, 21), ("with-env-from", other + literal, 24)):
+        where = tmp_path / name
+        where.mkdir()
+        _, dep = check(where, manifest(env), pointer=True)
+        assert dep["inputs"]["engine"]["draft_length"] == 3, name
+        (hit,) = [f for f in dep["findings"] if f["code"] == "SG308"]
+        assert (hit["line"], hit["column"]) == (line, 69), name
+
+
+OPTIONAL_MISSING = VALUE_FROM.replace("key: SPEC}", "key: NOPE, optional: true}")
+
+
+def test_an_optional_key_the_config_map_lacks_leaves_the_text(tmp_path: Path) -> None:
+    # configMapKeyRef NOPE, optional: true, of spec-cm (which holds only SPEC): the
+    # kubelet sets no SPEC (kubernetes/kubernetes pkg/kubelet/kubelet_pods.go@001a80e9,
+    # makeEnvironmentVariables: `if optional { continue }`), so `$(SPEC)` reaches vLLM as
+    # written (expansion/expand.go@02604f7d) and its parser refuses it as not JSON:
+    # SG307 at the args item (line 18, its quote at 78), a fail at v0.20.0 (the refusal
+    # recorded from 0.19.1), a warn at v0.11.0; never SG314 and never the ConfigMap's D
+    for tag, severity in (("v0.20.0", "fail"), ("v0.11.0", "warn")):
+        where = tmp_path / tag
+        where.mkdir()
+        text = manifest(OPTIONAL_MISSING).replace("v0.11.0", tag)
+        _, dep = check(where, text, pointer=True)
+        (hit,) = [f for f in dep["findings"] if f["code"] == "SG307"]  # type: ignore[index]
+        assert (hit["severity"], hit["line"], hit["column"]) == (severity, 18, 78), tag
+        assert "Value $(SPEC) cannot be converted to <function loads>" in hit["message"]
+        assert "SG314" not in codes(dep) and "SG313" not in codes(dep), tag
+        engine = dep["inputs"].get("engine") or {}  # type: ignore[attr-defined]
+        assert engine.get("draft_length") is None, tag
+
+
+def test_an_optional_key_skipped_keeps_the_env_from_value(tmp_path: Path) -> None:
+    # envFrom spec-cm sets SPEC; the env item after it (optional NOPE) sets nothing, so
+    # SPEC stays the ConfigMap's: D 4 (kubelet: envFrom first, an env item skipped)
+    _, dep = check(tmp_path, manifest(ENV_FROM + OPTIONAL_MISSING), pointer=True)
+    assert dep["inputs"]["engine"]["draft_length"] == 4  # type: ignore[index]
+    assert "SG307" not in codes(dep) and "SG314" not in codes(dep)
+
+
+def test_a_service_link_name_is_not_settled(tmp_path: Path) -> None:
+    # $(VLLM_SERVICE_PORT) may be a service link the cluster sets (Kubernetes, "Container
+    # Environment"): not the engine's refusal of the literal text
+    text = manifest(OPTIONAL_MISSING).replace("v0.11.0", "v0.20.0").replace(
+        "$(SPEC)", "$(VLLM_SERVICE_PORT)"
+    )
+    _, dep = check(tmp_path, text, pointer=True)
+    assert "SG307" not in codes(dep) and "SG314" in codes(dep)

@@ -29,25 +29,44 @@ _CLOSE = ")]}"
 _SHORTEST = 60
 
 
-def _top_level(text: str, limit: int) -> list[int]:
-    """Indexes ``i < limit`` of ``text`` outside brackets and quotes."""
-    depth = 0
-    quote = ""
+def _scan(text: str, skipped: frozenset[int]) -> tuple[list[int], set[int]]:
+    """Indexes of ``text`` outside brackets and quotes, and the openers (a bracket, a
+    quote) left open at its end; the openers at ``skipped`` open nothing."""
+    stack: list[int] = []
+    quote = -1
     out: list[int] = []
-    for i, ch in enumerate(text[:limit]):
-        if quote:
-            if ch == quote:
-                quote = ""
+    for i, ch in enumerate(text):
+        if i in skipped:
+            pass
+        elif quote >= 0:
+            if ch == text[quote]:
+                quote = -1
             continue
-        if ch in _OPEN:
-            depth += 1
+        elif ch in _OPEN:
+            stack.append(i)
         elif ch in _CLOSE:
-            depth = max(depth - 1, 0)
-        elif ch in "'\"" and (i == 0 or not text[i - 1].isalnum()) and depth == 0:
-            quote = ch  # an apostrophe inside a word (engine's) opens nothing
-        if depth == 0 and not quote:
+            if stack:
+                stack.pop()
+        elif ch in "'\"" and (i == 0 or not text[i - 1].isalnum()) and not stack:
+            quote = i  # an apostrophe inside a word (engine's) opens nothing
+        if not stack and quote < 0:
             out.append(i)
-    return out
+    return out, set(stack) | ({quote} if quote >= 0 else set())
+
+
+def _top_level(text: str, limit: int) -> list[int]:
+    """Indexes ``i < limit`` of ``text`` outside brackets and quotes. A bracket or quote
+    the whole message never closes (a value shown cut, ``{"method": "ngram", "prompt_…``)
+    holds nothing: else every clause after it would be inside it and the message could
+    only be cut mid-sentence. Closing it can open another one's reach, so the scan runs
+    again without it, a few times at most (the rest then counts as inside)."""
+    skipped: frozenset[int] = frozenset()
+    for _ in range(4):
+        out, unclosed = _scan(text, skipped)
+        if not unclosed:
+            break
+        skipped |= unclosed
+    return [i for i in out if i < limit]
 
 
 def join_details(*parts: str) -> str:

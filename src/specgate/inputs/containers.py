@@ -86,6 +86,8 @@ class ImageEntry:
         source: ``repo:file@commit`` of the Dockerfile read.
         splits_arguments: the ENTRYPOINT script passes its arguments on unquoted
             (``$@``), so bash splits each at whitespace and expands globs.
+        server: for an image whose ENTRYPOINT does not start the server, the words
+            that do (``python3 -m sglang.launch_server``); empty when not recorded.
     """
 
     engine: str
@@ -94,6 +96,7 @@ class ImageEntry:
     version: re.Pattern[str]
     source: str
     splits_arguments: bool
+    server: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -169,6 +172,7 @@ def _entries() -> tuple[tuple[frozenset[str], re.Pattern[str] | None, ImageEntry
             re.compile(item["version"]),
             f"{source['repo']}:{source['file']}@{at}",
             item["engine"] == "tgi",
+            tuple(item.get("server", ())),
         )
         tags = re.compile(item["tags"]) if item["tags"] else None
         out.append((frozenset(_short(name) for name in item["repository"]), tags, entry))

@@ -41,6 +41,13 @@ from specgate.inputs.engines._scalar import (
     scalar_offsets,
     word_offsets,
 )
+from specgate.inputs.engines.expanded import (
+    DEPENDENT_RE,
+    Piece,
+    expanded_chars,
+    pieces,
+    whole,
+)
 from specgate.inputs.pointer import parse_embedded_yaml, parse_json_scalar
 from specgate.load.compose_env import is_compose
 from specgate.load.document import Document, NodePath, Span, SpanIn
@@ -428,23 +435,7 @@ def commands_of(
         InputError: a command-line string that cannot be split (unbalanced quotes).
     """
     if isinstance(node, list):
-        words = [str(item) for item in node]
-        spans = tuple(doc.locate((*path, i)) for i in range(len(node)))
-        source = Source(doc, text)
-        # an item holding a Compose ${VAR} no file sets: one word (not split)
-        unresolved: dict[int, tuple[str, bool, bool]] = {}
-        for i in range(len(node)):
-            held = doc.unsettled.get((*path, i))
-            if held is not None:
-                what = (
-                    f"`{held}`: set by no .env (the environment docker compose runs in may set it)"
-                )
-                unresolved[i] = (what, False, False)
-            elif env and "$" in words[i] and not is_compose(doc.data):
-                words[i] = _dependent(words[i], env, unresolved, i)
-        argv = tuple(words)
-        command = Command(argv, unresolved=unresolved)
-        return [CommandSource(command, spans, doc.file, lambda i: source.chars((*path, i)))]
+        return [_list_command(node, doc, path, text, env)]
     if isinstance(node, str):
         base = doc.locate(path)
         # a shell script's own text is split as bash and dash run it
@@ -510,13 +501,56 @@ def commands_of(
     raise InputError("not a command line", doc.file, doc.locate(path).line)
 
 
+def _list_command(
+    node: list[object],
+    doc: Document,
+    path: NodePath,
+    text: str | None,
+    env: Mapping[str, EnvValue] | None,
+) -> CommandSource:
+    """The command of an argv list (a Compose/Kubernetes ``command``/``args``): each item
+    one word, a Kubernetes ``$(NAME)`` expanded from ``env`` (:func:`_dependent`), the
+    words a value the manifest writes gives placed where it is written
+    (:mod:`.expanded`)."""
+    words = [str(item) for item in node]
+    spans = [doc.locate((*path, i)) for i in range(len(node))]
+    source = Source(doc, text)
+    # an item holding a Compose ${VAR} no file sets: one word (not split)
+    unresolved: dict[int, tuple[str, bool, bool]] = {}
+    traced: dict[int, list[Piece]] = {}
+    for i in range(len(node)):
+        held = doc.unsettled.get((*path, i))
+        if held is not None:
+            what = (
+                f"`{held}`: set by no .env (the environment docker compose runs in may set it)"
+            )
+            unresolved[i] = (what, False, False)
+        elif env and "$" in words[i] and not is_compose(doc.data):
+            parts = pieces(words[i], env)
+            words[i] = _dependent(words[i], env, unresolved, i)
+            if parts is not None:
+                # a value the manifest writes (a ConfigMap's data): its words sit
+                # where it is written (docs/engines.md#environment-files)
+                traced[i] = parts
+                one = whole(parts)
+                spans[i] = doc.locate(one) if one is not None else spans[i]
+    argv = tuple(words)
+    command = Command(argv, unresolved=unresolved)
+
+    def chars(i: int) -> Sequence[Span] | None:
+        parts = traced.get(i)
+        written = source.chars((*path, i))
+        return written if parts is None else expanded_chars(parts, written, source.chars)
+
+    return CommandSource(command, tuple(spans), doc.file, chars)
+
+
 #: A container's variable as :func:`commands_of` sees it: its value, None (set, but not
 #: to a value written here) or why the repository's value is not followed.
 EnvValue = str | UnsettledValue | None
 
 #: files a shell runs (bash, dash): their text is split with the shell's own rules
 _SCRIPT_SUFFIXES = (".sh", ".bash")
-_DEPENDENT_RE = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
 
 
 def _dependent(
@@ -554,7 +588,7 @@ def _dependent(
             return match.group(0)
         return known
 
-    return _DEPENDENT_RE.sub(value, word)
+    return DEPENDENT_RE.sub(value, word)
 
 
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ash", "ksh"})

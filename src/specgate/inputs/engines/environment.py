@@ -15,6 +15,7 @@ from specgate.inputs.engines._source import (
     env_items,
     literal_value,
 )
+from specgate.inputs.engines.expanded import Placed
 from specgate.inputs.pointer import (
     format_pointer,
     resolve_pointer,
@@ -23,9 +24,12 @@ from specgate.load.compose_env import is_compose
 from specgate.load.document import Document, NodePath
 
 
-def sibling_env(doc: Document, path: NodePath) -> dict[str, Opt]:
+def sibling_env(
+    doc: Document, path: NodePath, paths: dict[str, NodePath] | None = None
+) -> dict[str, Opt]:
     """Environment variables in ``env``-like mappings beside the configuration or
-    beside any of its ancestors (nearest wins)."""
+    beside any of its ancestors (nearest wins); ``paths``, when given, gets the node
+    path of each one's value."""
     env: dict[str, Opt] = {}
     for depth in range(len(path), -1, -1):
         try:
@@ -35,14 +39,14 @@ def sibling_env(doc: Document, path: NodePath) -> dict[str, Opt]:
         if not isinstance(parent, Mapping):
             continue
         for key in ENV_KEYS:
-            _env_block(doc, (*path[:depth], key), parent.get(key), env)
+            _env_block(doc, (*path[:depth], key), parent.get(key), env, paths)
     if doc.stream:
         # A manifest of several documents: the container that mounts a ConfigMap holds
         # the environment in another document; every env block counts, nearest first.
         for where in list(doc.positions):
             if where and isinstance(where[-1], str) and where[-1] in ENV_KEYS:
                 _, block = resolve_pointer(doc.data, _pointer(where))
-                _env_block(doc, where, block, env)
+                _env_block(doc, where, block, env, paths)
     return env
 
 
@@ -50,14 +54,24 @@ def container_env(doc: Document, path: NodePath) -> dict[str, EnvValue]:
     """The variables a container's command at ``path`` sees, as written (None: set,
     but not to a value written here), with :data:`ANY_NAME` when a Kubernetes
     ``envFrom`` beside it or an ancestor may set any other name."""
+    paths: dict[str, NodePath] = {}
     env: dict[str, EnvValue] = {
-        name: literal_value(opt.value) for name, opt in sibling_env(doc, path).items()
+        name: literal_value(opt.value) for name, opt in sibling_env(doc, path, paths).items()
     }
     if not is_compose(doc.data):
+        # a Kubernetes env value is where a finding on it sits (docs/engines.md
+        # #environment-files): the words $(NAME) gives an args item are placed there
+        env.update({
+            name: Placed(value, paths[name])
+            for name, value in env.items() if isinstance(value, str) and name in paths
+        })
         from specgate.inputs.engines.kube_env import kubernetes_env
 
-        files = kubernetes_env(doc, path)
+        skipped: set[str] = set()
+        files = kubernetes_env(doc, path, skipped)
         if files is not None:
+            for name in skipped - files.values.keys() - files.unsettled.keys():
+                env.pop(name, None)  # set by nothing: $(NAME) stays as written
             # envFrom and valueFrom read from the manifest's ConfigMaps (docs/engines.md
             # #environment-files): a name they settle has its value, one they leave
             # unsettled why (the cluster's or the repository's, not followed), any
@@ -79,7 +93,13 @@ def container_env(doc: Document, path: NodePath) -> dict[str, EnvValue]:
     return env
 
 
-def _env_block(doc: Document, base: NodePath, block: object, env: dict[str, Opt]) -> None:
+def _env_block(
+    doc: Document,
+    base: NodePath,
+    block: object,
+    env: dict[str, Opt],
+    paths: dict[str, NodePath] | None = None,
+) -> None:
     """Add the variables of one ``env``-like block at ``base`` (a mapping, ``NAME=value``
     strings or Kubernetes ``[{name, value}]``; :func:`._source.env_items`) to ``env``,
     keeping earlier blocks' ones. Within the block a name listed twice keeps its last
@@ -87,6 +107,8 @@ def _env_block(doc: Document, base: NodePath, block: object, env: dict[str, Opt]
     ``MappingWithEquals.DecodeMapstructure``: item by item into a map)."""
     last = {name: (value, where) for name, value, where in env_items(block)}
     for name, (value, where) in last.items():
+        if name not in env and paths is not None:
+            paths[name] = (*base, *where)
         env.setdefault(name, Opt(value, doc.locate((*base, *where))))
 
 

@@ -9,7 +9,9 @@ ConfigMap. A ConfigMap in the same manifest is read (its ``data``); one that is 
 cluster's, set outside the repository (SG313), as is every Secret and a ``fieldRef`` or
 ``resourceFieldRef`` (known only when the pod runs). A value holding ``$(`` (Kubernetes
 expands it from the variables before it) or a key the ConfigMap does not hold is the
-repository's, not followed (SG314).
+repository's, not followed (SG314); a key it does not hold marked ``optional: true`` sets
+nothing (the kubelet skips it), so ``$(NAME)`` stays as written in ``args``. A value
+read is :class:`~.expanded.Placed` at its node: what is found in it sits there.
 """
 
 from __future__ import annotations
@@ -18,13 +20,18 @@ from collections.abc import Mapping
 
 from specgate.core.errors import UnsettledValue
 from specgate.inputs.engines._source import _node
+from specgate.inputs.engines.expanded import Placed
 from specgate.inputs.env_files import EnvFiles
 from specgate.load.document import Document, NodePath
 
 
-def kubernetes_env(doc: Document, path: NodePath) -> EnvFiles | None:
+def kubernetes_env(
+    doc: Document, path: NodePath, skipped: set[str] | None = None
+) -> EnvFiles | None:
     """What the ``valueFrom`` and ``envFrom`` of the Kubernetes container holding
-    ``path`` set, with its literal ``env`` values over them; None when it has neither."""
+    ``path`` set, with its literal ``env`` values over them; None when it has neither.
+    ``skipped``, when given, gets the names of ``env`` items that set nothing (an
+    optional key its ConfigMap lacks)."""
     found = _container(doc, path)
     if found is None:
         return None
@@ -43,15 +50,17 @@ def kubernetes_env(doc: Document, path: NodePath) -> EnvFiles | None:
             continue
         at = (*where, "env", index)
         if "valueFrom" in item:
-            _value_from(doc, maps, at, item, files)
+            if not _value_from(doc, maps, at, item, files) and skipped is not None:
+                skipped.add(item["name"])
         elif isinstance(item.get("value"), str) and "$(" in item["value"]:
             files.unset(item["name"], _why(doc, at, item["name"], "repository",
                                            "a $(VAR) Kubernetes expands from the variables "
                                            "before it, not followed"))
         else:
             value = item.get("value")
-            files.set(item["name"], "" if value is None else str(value), doc.file,
-                      doc.locate(at).line)
+            written = (*at, "value") if "value" in item else at
+            files.set(item["name"], Placed("" if value is None else str(value), written),
+                      doc.file, doc.locate(at).line)
     return files
 
 
@@ -107,7 +116,7 @@ def _env_from(doc: Document, maps: Maps, at: NodePath, source: object, files: En
     for key, value in (data.items() if isinstance(data, Mapping) else ()):
         spot = (*where, "data", key)
         if isinstance(value, str) and "$(" not in value:
-            files.set(prefix + str(key), value, doc.file, doc.locate(spot).line)
+            files.set(prefix + str(key), Placed(value, spot), doc.file, doc.locate(spot).line)
         else:
             files.unset(prefix + str(key), _why(doc, spot, prefix + str(key), "repository",
                                                  "a ConfigMap value specgate does not read"))
@@ -115,23 +124,34 @@ def _env_from(doc: Document, maps: Maps, at: NodePath, source: object, files: En
 
 def _value_from(
     doc: Document, maps: Maps, at: NodePath, item: Mapping[str, object], files: EnvFiles
-) -> None:
+) -> bool:
+    """Set (or unset) the item's name in ``files``; False when it sets nothing."""
     name, source = str(item["name"]), item["valueFrom"]
     ref = source.get("configMapKeyRef") if isinstance(source, Mapping) else None
     if not isinstance(ref, Mapping):
         files.unset(name, _why(doc, at, name, "outside",
                                "set from a Secret or the running pod (valueFrom)"))
-        return
+        return True
     found = maps.get(ref.get("name"))
     if found is None:
         files.unset(name, _why(doc, at, name, "outside",
                                "set from a ConfigMap not in this file, which the cluster "
                                "supplies"))
-        return
+        return True
     data = found[1].get("data")
     value = data.get(ref.get("key")) if isinstance(data, Mapping) else None
+    if value is None and ref.get("optional") is True and not (
+        isinstance(data, Mapping) and ref.get("key") in data
+    ):
+        # the kubelet skips an optional key its ConfigMap lacks: the item sets nothing
+        # (kubernetes/kubernetes pkg/kubelet/kubelet_pods.go@001a80e9,
+        # makeEnvironmentVariables: `if optional { continue }`), so a $(NAME) no other
+        # source sets reaches the engine as written (expansion/expand.go@02604f7d)
+        return False
     if isinstance(value, str) and "$(" not in value:
-        files.set(name, value, doc.file, doc.locate((*found[0], "data", str(ref["key"]))).line)
+        spot = (*found[0], "data", str(ref["key"]))
+        files.set(name, Placed(value, spot), doc.file, doc.locate(spot).line)
     else:
         files.unset(name, _why(doc, at, name, "repository",
                                "its ConfigMap key is not there or not read"))
+    return True

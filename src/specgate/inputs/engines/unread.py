@@ -28,8 +28,9 @@ from specgate.core.data import read_data
 from specgate.core.errors import InputError
 from specgate.core.vocabulary import ENGINE_NAMES
 from specgate.inputs.cmdline import split_commands
+from specgate.inputs.containers import image_entry, parse_image
 from specgate.inputs.knowledge import knowledge
-from specgate.inputs.pointer import Verdict, resolve_pointer, search
+from specgate.inputs.pointer import Verdict, format_pointer, resolve_pointer, search
 from specgate.load.document import Document, NodePath, Span
 
 #: Words before the program that do not name it (``exec python3 -m mlx_lm.server``).
@@ -431,6 +432,11 @@ def foreign_launcher(
         return next((i for i in range(start, min(len(argv), start + 3)) if argv[i] == program),
                     start)
     shown_program = program if len(program) <= 80 else program[:79] + "…"
+    place = _place(doc, first.path, first.value, program_index)
+    bare = _no_entrypoint(doc, first.path)
+    if bare is not None:
+        return UnreadEngine(_no_entrypoint_reason(bare, shown_program, flags), shown, place,
+                            speculates=True)
     what = (
         f"the Python script {shown_program}, which specgate does not read"
         if program.endswith(".py")
@@ -442,6 +448,60 @@ def foreign_launcher(
         "speculation.mechanism and speculation.draft_length in the claims file instead "
         "of engine_config",
         shown,
-        _place(doc, first.path, first.value, program_index),
+        place,
         speculates=True,
+    )
+
+
+@dataclass(frozen=True)
+class _Bare:
+    """A container command run as written: its image sets no ENTRYPOINT that starts the
+    engine's server."""
+
+    image: str
+    key: str
+    engine: str
+    server: tuple[str, ...]
+    source: str
+
+
+def _no_entrypoint(doc: Document, path: NodePath) -> _Bare | None:
+    """When ``path`` is the command that follows the image's ENTRYPOINT (a Kubernetes
+    container's ``args`` with no ``command``, a Compose service's ``command`` with no
+    ``entrypoint``) and the image, one of an engine specgate reads, has no ENTRYPOINT
+    that starts the server (``image-entrypoints.json``: ``entrypoint`` null), what to
+    say: the command's first word is then the program the container runs."""
+    if not path or not isinstance(path[-1], str):
+        return None
+    try:
+        _, container = resolve_pointer(doc.data, format_pointer(path[:-1]))
+    except InputError:
+        return None
+    if not isinstance(container, Mapping) or not isinstance(container.get("image"), str):
+        return None
+    override, follows = ("command", "args") if "name" in container else ("entrypoint", "command")
+    if path[-1] != follows or container.get(override) is not None:
+        return None
+    ref = parse_image(container["image"])
+    entry = image_entry(ref) if ref is not None else None
+    if entry is None or entry.entrypoint is not None:
+        return None
+    image = container["image"] if len(container["image"]) <= 80 else container["image"][:79] + "…"
+    name = knowledge(entry.engine).display_name
+    return _Bare(image, follows, name, entry.server, entry.source)
+
+
+def _no_entrypoint_reason(bare: _Bare, program: str, flags: str) -> str:
+    """The message for a command whose first word the container runs as its program
+    because the image has no ENTRYPOINT that starts the server (issue 24)."""
+    start = " ".join(bare.server)
+    write = (
+        f"start {bare.key} with `{start}` (the {bare.engine} server)" if start
+        else f"start {bare.key} with the {bare.engine} server's command"
+    )
+    return (
+        f"serving config runs `{program}` as the program: image {bare.image} has no "
+        f"ENTRYPOINT that starts the {bare.engine} server, so the first word of "
+        f"{bare.key} is the program the container runs; {write}; its {flags} not checked "
+        f"until then; the image's Dockerfile: {bare.source}"
     )

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from specgate.core.errors import InputError, LimitReached, UnsettledValue
+from specgate.core.errors import InputError, LimitReached, RefusedValue, UnsettledValue
 from specgate.inputs.cmdline import FlagSpec
 from specgate.inputs.engines._source import CommandSource, commands_of, norm_key
 from specgate.load.document import Document, Span
@@ -241,6 +241,22 @@ def unsettled_flag_value(source: CommandSource, exc: InputError) -> InputError:
             place.column if place else None,
         )
     literal = _literal_reference(source)
+    if literal is not None and isinstance(exc, RefusedValue) and not _SERVICE_LINK.search(
+        literal[1]
+    ):
+        # the engine is given the text `$(NAME)` and refuses it: its refusal (SG307,
+        # judged at the version in force, docs/engines.md#refused-values), not a value
+        # specgate cannot follow
+        return RefusedValue(
+            exc.reason, exc.file, exc.line, what=exc.what, column=exc.column,
+            severity=exc.severity, value=exc.value, missing=exc.missing,
+            details="; ".join(part for part in (
+                f"`$({literal[1]})` reaches the engine as written: Kubernetes leaves a "
+                "$(NAME) the container does not set unchanged (kubernetes/kubernetes "
+                "third_party/forked/golang/expansion/expand.go@02604f7d), a shell does "
+                "not expand it in single quotes", exc.details,
+            ) if part),
+        )
     if literal is not None:
         index, name = literal
         at = min(index, len(source.spans) - 1)
@@ -263,6 +279,11 @@ def unsettled_flag_value(source: CommandSource, exc: InputError) -> InputError:
 
 
 _REFERENCE_RE = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
+#: The names a cluster's services may give every container (Kubernetes, "Container
+#: Environment": ``FOO_SERVICE_HOST``, ``FOO_SERVICE_PORT``, and the Docker-links
+#: ``FOO_PORT``, ``FOO_PORT_6379_TCP`` …, unless ``enableServiceLinks: false``): such
+#: a ``$(NAME)`` may be set outside the manifest, so its text is not settled.
+_SERVICE_LINK = re.compile(r"_(?:SERVICE_HOST|SERVICE_PORT(?:_\w+)?|PORT(?:_\w+)?)$")
 
 
 def _literal_reference(source: CommandSource) -> tuple[int, str] | None:
