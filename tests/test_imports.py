@@ -395,8 +395,9 @@ def test_a_clean_check_loads_only_what_its_file_needs(
     # records built only on the way to other work (dataclasses, with inspect, ast, dis and
     # tokenize), --baseline (the baseline rules and the base revision's say on
     # silencing), evidence.provenance (its rules), a hardware block (the step-time
-    # model, the GPU table), referenced files (next actions placed in them), or a
-    # command it does not run.
+    # model, the GPU table), evidence.next or an acceptance profile (the draft-length
+    # choices), an AL that is only an estimate (its label), referenced files (next
+    # actions placed in them), or a command it does not run.
     path = tmp_path / "c.specgate.yaml"  # type: ignore[operator]
     path.write_text(CLEAN, encoding="utf-8")
     loaded = _modules_after(["check", "c.specgate.yaml"], str(tmp_path))
@@ -411,6 +412,8 @@ def test_a_clean_check_loads_only_what_its_file_needs(
         "specgate.change.baseline",
         "specgate.theory.step_time",
         "specgate.theory.gpus",
+        "specgate.theory.draft_choice",
+        "specgate.rules.estimates",
         "specgate.rules.actions",
         "specgate.cli.doctor",
     }

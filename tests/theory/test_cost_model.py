@@ -25,6 +25,7 @@ from specgate.model.deployment import (
 )
 from specgate.model.referenced import Inputs
 from specgate.theory import formulas as theory
+from specgate.theory.draft_choice import optimal_draft_length, speedup_curve
 from specgate.theory.gpus import gpu_table
 
 
@@ -387,23 +388,23 @@ def test_d_opt_large_gain() -> None:
 
 def test_d_opt_ties_go_to_the_smaller_d() -> None:
     # ρ 0, m = [1, 0, 0]: AL(1) = AL(2) = AL(3) = 2 → S equal → D_opt 1
-    curve = theory.speedup_curve([1.0, 0.0, 0.0], 3, 2.0, lambda _d: 1.0)
-    best = theory.optimal_draft_length(curve)
+    curve = speedup_curve([1.0, 0.0, 0.0], 3, 2.0, lambda _d: 1.0)
+    best = optimal_draft_length(curve)
     assert best is not None and best.draft_length == 1 and best.gain == 0
 
 
 def test_d_opt_short_profile_uses_al_at_d() -> None:
     # profile of 2 positions, D = 5 from the config: S(1), S(2) from the profile, S(5) from AL
-    curve = theory.speedup_curve([0.5, 0.2], 5, 2.0, lambda d: 1 + 0.1 * d)
+    curve = speedup_curve([0.5, 0.2], 5, 2.0, lambda d: 1 + 0.1 * d)
     assert [p.draft_length for p in curve] == [1, 2, 5]
     # S(1) = 1.5 / 1.1 = 1.3636; S(2) = 1.7 / 1.2 = 1.4167; S(5) = 2 / 1.5 = 1.3333
-    best = theory.optimal_draft_length(curve)
+    best = optimal_draft_length(curve)
     assert best is not None and best.draft_length == 2
 
 
 def test_d_opt_never_loops_over_a_huge_d() -> None:
     # D = 10**18 read from a file: the curve has the profile's 3 points plus D itself
-    curve = theory.speedup_curve([0.5, 0.3, 0.1], 10**18, 2.0, lambda _d: 1.0)
+    curve = speedup_curve([0.5, 0.3, 0.1], 10**18, 2.0, lambda _d: 1.0)
     assert len(curve) == 4
 
 
@@ -478,8 +479,8 @@ def test_roofline_beta_is_at_least_one_and_grows_with_n(batch: int, n1: int, n2:
 def test_d_opt_never_exceeds_the_measured_d(rates: list[float], d: int, rho: float,
                                             al: float) -> None:
     rates = sorted(rates, reverse=True)
-    curve = theory.speedup_curve(rates, d, al, lambda length: 1 + rho * length)
-    best = theory.optimal_draft_length(curve)
+    curve = speedup_curve(rates, d, al, lambda length: 1 + rho * length)
+    best = optimal_draft_length(curve)
     assert best is not None
     assert 1 <= best.draft_length <= d
     assert best.gain >= 0

@@ -8,6 +8,7 @@ from fractions import Fraction
 import pytest
 
 from specgate.theory import formulas as theory
+from specgate.theory.draft_choice import draft_increase
 
 
 def test_theoretical_speedup_blog_form() -> None:
@@ -97,7 +98,7 @@ def test_as_fraction_is_exact() -> None:
 def test_draft_increase_that_loses_speedup() -> None:
     # AL 5 at D 7, ρ 0.1: 5 / 1.7 = 2.94118 → 2.9412
     # AL 5.2 at D 14:    5.2 / 2.4 = 2.16667 → 2.1667
-    result = theory.draft_increase(5 / 1.7, 5.2 / 2.4)
+    result = draft_increase(5 / 1.7, 5.2 / 2.4)
     assert result.current_speedup == pytest.approx(2.9412, abs=5e-5)
     assert result.next_speedup == pytest.approx(2.1667, abs=5e-5)
     assert result.increase is False
@@ -107,14 +108,14 @@ def test_draft_increase_that_loses_speedup() -> None:
 
 def test_draft_increase_that_pays() -> None:
     # 2.4 / (1 + 0.05·3) = 2.4 / 1.15 = 2.0870; 3.0 / (1 + 0.05·5) = 3 / 1.25 = 2.4
-    result = theory.draft_increase(2.4 / 1.15, 3.0 / 1.25)
+    result = draft_increase(2.4 / 1.15, 3.0 / 1.25)
     assert result.increase is True
     assert result.next_speedup == pytest.approx(2.4)
 
 
 def test_draft_increase_equal_on_four_decimals_is_no_increase() -> None:
     # ρ = 0: current 2.00001, next 2.00004; both round to 2.0000 → no increase
-    result = theory.draft_increase(2.00001, 2.00004)
+    result = draft_increase(2.00001, 2.00004)
     assert result.increase is False
     assert result.delta_speedup > 0
 

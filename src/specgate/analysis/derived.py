@@ -30,6 +30,10 @@ from specgate.theory import formulas as theory
 
 if TYPE_CHECKING:
     from specgate.inputs.types import EngineConfig
+    from specgate.theory.draft_choice import DraftIncrease, OptimalDraftLength
+else:  # Metrics' field types are evaluated when the class is made: these stand in for
+    # the draft-length choices, imported only for evidence.next or an acceptance profile
+    DraftIncrease = OptimalDraftLength = object
 
 #: ``policy.min_gain`` default: the default floor asks for a 10 % gain over break-even.
 DEFAULT_MIN_GAIN = 0.10
@@ -109,7 +113,7 @@ class Metrics(NamedTuple):
     tile_aligned: bool | None
     tile_aligned_draft_length: int | None
     accept_length_floor: AcceptLengthFloor
-    draft_increase: theory.DraftIncrease | None
+    draft_increase: DraftIncrease | None
     next_draft_length: int | None = None
     draft_passes: DraftPasses = "per_token"
     passes: int = 0
@@ -121,7 +125,7 @@ class Metrics(NamedTuple):
     attention_tiles: int | None = None
     attention_tile_rows: int = theory.TILE_ROWS
     tile_aligned_verify_tokens: int | None = None
-    optimal_draft_length: theory.OptimalDraftLength | None = None
+    optimal_draft_length: OptimalDraftLength | None = None
     #: which G ``query_heads_per_kv`` is (per rank at a known TP, else the model's)
     grouping: Grouping = Grouping(None)
     # What the rules need beyond the report:
@@ -445,11 +449,13 @@ def _depth_tokens(spec: SpeculationBlock, d: int, verify: int | None) -> Callabl
     return tokens
 
 
-def _robust_increase(
-    results: list[theory.DraftIncrease],
-) -> theory.DraftIncrease | None:
-    """One verdict over every ρ of a range: an increase if any ρ gives one (SG203 then
-    stays quiet); else the result closest to an increase."""
+def _robust_increase(speedups: list[tuple[float, float]]) -> DraftIncrease | None:
+    """One verdict over every ρ of a range, from S at D and at the larger D at each ρ:
+    an increase if any ρ gives one (SG203 then stays quiet); else the result closest to
+    an increase."""
+    from specgate.theory.draft_choice import draft_increase
+
+    results = [draft_increase(current, larger) for current, larger in speedups]
     if not results:
         return None
     rising = [r for r in results if r.increase]
@@ -458,10 +464,14 @@ def _robust_increase(
 
 
 def _robust_optimum(
-    results: list[theory.OptimalDraftLength | None],
-) -> theory.OptimalDraftLength | None:
-    """One D_opt over every ρ of a range: the smallest gain when all agree on the D,
-    else the result at the low end with no gain (SG205 then stays quiet)."""
+    rates: tuple[float, ...], d: int, al_at_d: float, prices: list[Callable[[int], float]]
+) -> OptimalDraftLength | None:
+    """One D_opt over every ρ of a range (``prices``: cost(d) at each ρ): the smallest
+    gain when all agree on the D, else the result at the low end with no gain (SG205
+    then stays quiet)."""
+    from specgate.theory.draft_choice import optimal_draft_length, speedup_curve
+
+    results = [optimal_draft_length(speedup_curve(rates, d, al_at_d, p)) for p in prices]
     found = [r for r in results if r is not None]
     if not found:
         return None
@@ -557,7 +567,7 @@ def compute(
         next_al = evidence.next_accept_length or 0.0
         increase = _robust_increase(
             [
-                theory.draft_increase(
+                (
                     theory.speedup(al, theory.step_cost(beta.value, r, passes)),
                     theory.speedup(next_al, cost_at(next_n, next_d, r)),
                 )
@@ -576,12 +586,7 @@ def compute(
         def priced(r: float) -> Callable[[int], float]:
             return lambda length: cost_at(tokens(length), length, r)
 
-        optimal = _robust_optimum(
-            [
-                theory.optimal_draft_length(theory.speedup_curve(rates, d, al_at_d, priced(r)))
-                for r in rhos
-            ]
-        )
+        optimal = _robust_optimum(rates, d, al_at_d, [priced(r) for r in rhos])
 
     rows = tile_rows(deployment)
     tiles = _tiles(deployment, rows, verify)

@@ -11,7 +11,6 @@ from specgate.core.concise import join_details
 from specgate.core.findings import Severity
 from specgate.core.numbers import fmt
 from specgate.load.document import NodePath
-from specgate.rules.estimates import estimate_label
 from specgate.rules.evidence import accept_length_source, cost_terms, priced_at_d
 from specgate.rules.registry import Hit, RuleContext, rule
 
@@ -22,7 +21,12 @@ if TYPE_CHECKING:
 def estimated(ctx: RuleContext) -> str:
     """`` (an estimate from FORMAT data)`` when the AL judged was only estimated."""
     acceptance = ctx.deployment.accept_length_estimate
-    return "" if acceptance is None else estimate_label(acceptance)
+    if acceptance is None:
+        return ""
+    # imported for an estimated AL only (the words of docs/trust.md#names-say-how-a-number-is-known)
+    from specgate.rules.estimates import estimate_label
+
+    return estimate_label(acceptance)
 
 
 #: A claim written to 4 decimals passes when it rounds the exact bound up.
