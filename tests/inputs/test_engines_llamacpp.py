@@ -263,6 +263,37 @@ def test_an_unknown_spec_type_is_judged_at_the_build_read(
 
 
 @pytest.mark.parametrize(
+    ("value", "refused"),
+    [
+        # llama.cpp b11312 (0c1e57098): --spec-type's handler splits on ',' only
+        # (common/common.h string_split<std::string>, lines 822-835: no trimming) and
+        # common_speculative_types_from_names looks each part up in a std::map, exactly
+        # (common/speculative.cpp 2243-2259): a case or a space differs, and an empty
+        # part is a name too; each throws "unknown speculative type: PART"
+        ("Draft-MTP", "Draft-MTP"),
+        ("'draft-mtp, ngram-mod'", "' ngram-mod'"),
+        ("draft-mtp,", "''"),
+        ("draft-mtp,ngram-mod", None),
+    ],
+)
+def test_spec_type_parts_are_read_as_written(value: str, refused: str | None) -> None:
+    c = read_engine_config(
+        Document("run.sh", f"llama-server -m t.gguf -md d.gguf --spec-type {value}\n"),
+        shown="run.sh",
+        pointer=None,
+        engine=None,
+        engine_version="b11312",
+    )
+    said = [i for i in c.issues if "unknown speculative type" in i.message]
+    if refused is None:
+        assert not said
+        return
+    (issue,) = said
+    assert issue.message.startswith(f"llama.cpp refuses --spec-type {refused} (")
+    assert issue.severity is None  # pinned b11312, where the names were read: a fail
+
+
+@pytest.mark.parametrize(
     ("kind", "version", "severities"),
     [
         # draft-dflash: not in the name map of b9518 (7c158fbb4) nor b9733 (f449e0553),

@@ -81,8 +81,12 @@ _MODEL_TYPES = frozenset(k for k, v in _SPEC_TYPES.items() if v != "ngram")
 
 
 def _types(value: str) -> list[str]:
-    """``draft-mtp,ngram-mod`` → ``["draft-mtp", "ngram-mod"]`` (``none`` dropped)."""
-    return [t.strip().lower() for t in value.split(",") if t.strip() and t.strip() != "none"]
+    """``draft-mtp,ngram-mod`` → ``["draft-mtp", "ngram-mod"]`` (``none`` dropped). Each
+    part as written: llama.cpp splits on ``,`` only (common/common.h string_split, no
+    trimming) and looks each part up exactly (common/speculative.cpp
+    common_speculative_types_from_names, a std::map find, at 0c1e57098), so ``Draft-MTP``,
+    `` ngram-mod`` and an empty part are unknown types it refuses."""
+    return [t for t in value.split(",") if t != "none"]
 
 
 def _known_type(kind: str, b: Builder, ctx: Context) -> str:
@@ -110,17 +114,20 @@ def _known_type(kind: str, b: Builder, ctx: Context) -> str:
         for t in _SPEC_TYPES
         if presence_at(_DATA.recorded("spec_types", t), at, _DATA.newest) != "absent"
     )
-    prefixed = [t for t in known if t in (f"draft-{kind}", f"ngram-{kind}")]
-    meant = prefixed or difflib.get_close_matches(kind, known, n=1, cutoff=0.6)
+    bare = kind.strip().lower()  # llama.cpp does not read it so; a hint only
+    same = [t for t in known if t == bare]
+    prefixed = [t for t in known if t in (f"draft-{bare}", f"ngram-{bare}")]
+    meant = same or prefixed or difflib.get_close_matches(bare, known, n=1, cutoff=0.6)
     hint = (
         f"did you mean {meant[0]}? (read as {meant[0]})"
         if meant
         else f"the known types are {', '.join(known)}"
     )
+    shown = kind if kind and kind == kind.strip() else repr(kind)  # its spaces, or empty
     b.issue(
         "SG307",
         resting_on(
-            f"llama.cpp refuses --spec-type {kind} ('unknown speculative type', "
+            f"llama.cpp refuses --spec-type {shown} ('unknown speculative type', "
             f"common/speculative.cpp): {hint}",
             _DATA,
             "spec_types",
@@ -283,7 +290,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     draft_opt = opts_get(opts, "model_draft")
     b.at("draft_model", draft_opt)
     kind_text = as_str(kind) if kind is not None else ""
-    kinds = _types(kind_text)
+    kinds = _types(kind_text) if kind is not None else []
     if kinds:
         b.at("mechanism", kind)
         kinds = [_known_type(k, b, ctx) for k in kinds]
