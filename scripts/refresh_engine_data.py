@@ -317,7 +317,10 @@ def record(
             path.write_text(add_parser_version(text, version), "utf-8")
         print(f"{engine} {version}: {json.dumps(timings)}", file=sys.stderr, flush=True)
         if remove_env and env.is_dir() and oracle.resolve() in env.resolve().parents:
-            shutil.rmtree(env, ignore_errors=True)
+            # an SGLang environment is a link to its keyed folder (build_oracle_env.sh)
+            shutil.rmtree(env.resolve(), ignore_errors=True)
+            if env.is_symlink():
+                env.unlink()
     return timings
 
 

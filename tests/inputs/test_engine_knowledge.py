@@ -347,6 +347,50 @@ def test_absent_throughout_reads_every_release_allowed() -> None:
     assert not absent_throughout(gone, (0, 26, 0), (0, 33, 0))
 
 
+def test_gone_after_names_the_release_that_dropped_it() -> None:
+    from specgate.inputs.knowledge import gone_after
+
+    # medusa as above: read at 0.32.0 (the newest that has it), 0.33.0 refuses it
+    medusa = (((0, 27, 1), True), ((0, 32, 0), True), ((0, 33, 0), False))
+    assert gone_after(medusa, (0, 32, 0)) == (0, 33, 0)
+    assert gone_after(medusa, (0, 33, 0)) is None
+    assert gone_after((), (0, 32, 0)) is None
+
+
+def test_the_release_after_one_is_the_next_the_registry_served() -> None:
+    from specgate.inputs.knowledge import knowledge
+
+    # PyPI's sglang release list (pip index versions sglang, 2026-12-03): ... 0.5.10,
+    # 0.5.10.post1, 0.5.11, 0.5.12, 0.5.12.post1, ...: no 0.5.10.post2
+    sglang = knowledge("sglang")
+    assert sglang.release_after((0, 5, 10)) == (0, 5, 10, 10001)
+    assert sglang.release_after((0, 5, 10, 10001)) == (0, 5, 11)
+    assert sglang.release_after((0, 5, 13, 10001)) == (0, 5, 14)
+    assert sglang.release_after((0, 5, 10, 10002)) is None  # never published
+    assert sglang.release_after((0, 5, 23)) is None  # the newest known: what comes next?
+    # PyPI's vllm releases: 0.19.1, 0.20.0, ...; 0.21.0, 0.22.0
+    vllm = knowledge("vllm")
+    assert vllm.release_after((0, 19, 1)) == (0, 20, 0)
+    assert vllm.release_after((0, 21, 0)) == (0, 22, 0)
+    assert knowledge("llamacpp").release_after((4094,)) is None  # builds: not listed
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_listed_releases_are_in_order_and_reach_the_newest_known(engine: str) -> None:
+    from specgate.inputs.knowledge import knowledge
+
+    data = knowledge(engine)
+    assert list(data.releases) == sorted(set(data.releases))
+    assert data.releases[-1] == data.newest
+    # every since/since_after pair of a setting and the parsers recorded are releases
+    # the registry served (a typo here would make release_after answer None)
+    listed = set(data.releases)
+    for setting in data.settings:
+        for version in (setting.since_after,):
+            if version is not None and version >= data.releases[0]:
+                assert version in listed, (setting.name, version)
+
+
 def test_sg310_on_a_setting_not_confirmed_in_the_source_warns(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -235,13 +235,17 @@ def test_an_unknown_spec_type_is_refused_and_read_as_meant(
 @pytest.mark.parametrize(
     ("version", "severity"),
     [
-        # the --spec-type names were read at the newest build specgate knows (b11312),
-        # but the spec_types table is "confirmed": false in llamacpp.json (no commit
-        # recorded): what rests on it warns. Contract change (issue 27): it failed.
-        ("b11312", "warn"),
+        # common/speculative.cpp common_speculative_type_from_name_map, read at
+        # 0c1e57098 (b11312: the llama-cpp-python 0.3.36 sdist's vendored llama.cpp,
+        # lines 33-44), f449e0553 (b9733, 0.3.31) and 7c158fbb4 (b9518, 0.3.26): bogus is
+        # in none, and common_speculative_types_from_names throws "unknown speculative
+        # type: bogus". Contract change (issue 27): b11312 warned while the table was
+        # unconfirmed; it is confirmed now, and a build pinned from b9518 on fails
+        ("b11312", None),
+        ("b9733", None),
         # an older build's names (draft, eagle3, mtp before the draft-* names): not read
         ("b8672", "warn"),
-        (None, "warn"),  # unpinned: the settings allow builds before b11312
+        (None, "warn"),  # unpinned: the settings allow builds before b9518
     ],
 )
 def test_an_unknown_spec_type_is_judged_at_the_build_read(
@@ -256,6 +260,69 @@ def test_an_unknown_spec_type_is_judged_at_the_build_read(
     )
     refusals = [i for i in c.issues if "unknown speculative type" in i.message]
     assert [i.severity for i in refusals] == [severity]
+
+
+@pytest.mark.parametrize(
+    ("value", "refused"),
+    [
+        # llama.cpp b11312 (0c1e57098): --spec-type's handler splits on ',' only
+        # (common/common.h string_split<std::string>, lines 822-835: no trimming) and
+        # common_speculative_types_from_names looks each part up in a std::map, exactly
+        # (common/speculative.cpp 2243-2259): a case or a space differs, and an empty
+        # part is a name too; each throws "unknown speculative type: PART"
+        ("Draft-MTP", "Draft-MTP"),
+        ("'draft-mtp, ngram-mod'", "' ngram-mod'"),
+        ("draft-mtp,", "''"),
+        ("draft-mtp,ngram-mod", None),
+    ],
+)
+def test_spec_type_parts_are_read_as_written(value: str, refused: str | None) -> None:
+    c = read_engine_config(
+        Document("run.sh", f"llama-server -m t.gguf -md d.gguf --spec-type {value}\n"),
+        shown="run.sh",
+        pointer=None,
+        engine=None,
+        engine_version="b11312",
+    )
+    said = [i for i in c.issues if "unknown speculative type" in i.message]
+    if refused is None:
+        assert not said
+        return
+    (issue,) = said
+    assert issue.message.startswith(f"llama.cpp refuses --spec-type {refused} (")
+    assert issue.severity is None  # pinned b11312, where the names were read: a fail
+
+
+@pytest.mark.parametrize(
+    ("kind", "version", "severities"),
+    [
+        # draft-dflash: not in the name map of b9518 (7c158fbb4) nor b9733 (f449e0553),
+        # in b11312's (0c1e57098, common/speculative.cpp:38)
+        ("draft-dflash", "b9733", [None]),
+        ("draft-dflash", "b10000", ["warn"]),  # between b9733 and b11312: not read
+        ("draft-dflash", "b11312", []),
+        ("draft-dflash", None, []),  # read at b11312, which has it
+        # draft-mtp-adaptive: in none of the three, but in common/speculative.cpp at
+        # 001d906a (COMMON_SPECULATIVE_TYPE_DRAFT_MTP_ADAPTIVE), a later commit whose
+        # build was not found: refused at b11312, unknown after it
+        ("draft-mtp-adaptive", "b11312", [None]),
+        ("draft-mtp-adaptive", "b11400", ["warn"]),
+        ("draft-mtp-adaptive", None, ["warn"]),
+        ("draft-mtp", "b9518", []),
+    ],
+)
+def test_a_spec_type_some_builds_lack_is_judged_by_build(
+    kind: str, version: str | None, severities: list[str | None]
+) -> None:
+    c = read_engine_config(
+        Document("run.sh", f"llama-server -m t.gguf -md d.gguf --spec-type {kind}\n"),
+        shown="run.sh",
+        pointer=None,
+        engine=None,
+        engine_version=version,
+    )
+    refusals = [i for i in c.issues if f"unknown speculative type: {kind}" in i.message]
+    assert [i.severity for i in refusals] == severities
 
 
 @pytest.mark.parametrize(
@@ -290,11 +357,14 @@ def test_a_refusal_resting_on_an_unconfirmed_table_never_fails() -> None:
     from specgate.inputs.engines.code_refusals import Refusal, Unconfirmed, resting_on
     from specgate.inputs.knowledge import knowledge
 
-    data = knowledge("llamacpp")
-    assert not data.table_confirmed("spec_types")  # llamacpp.json: "confirmed": false
-    said = resting_on("llama.cpp refuses it", data, "spec_types")
+    data = knowledge("sglang")
+    assert not data.table_confirmed("algorithms")  # sglang.json: "confirmed": false
+    said = resting_on("SGLang refuses it", data, "algorithms")
     assert isinstance(said, Unconfirmed)
-    assert "its spec_types table, ggml-org/llama.cpp:common/arg.cpp, is not confirmed" in said
+    assert (
+        "its algorithms table, sgl-project/sglang:python/sglang/srt/speculative/spec_info.py, "
+        "is not confirmed"
+    ) in said
     # a confirmed table (vllm.json accepted_methods: "confirmed": true) is a plain refusal
     plain = resting_on("vLLM refuses it", knowledge("vllm"), "accepted_methods")
     assert type(plain) is Refusal and plain == "vLLM refuses it"

@@ -414,18 +414,23 @@ _DFLASH = "python -m sglang.launch_server --model-path m --speculative-algorithm
         ("0.5.23", "fail"),
         ("0.5.11", "fail"),  # the oldest wheel read with DFLASH
         ("0.5.10", "warn"),  # no DFLASH in 0.5.10's server_args.py: not this refusal
-        (None, "warn"),  # unpinned: the settings allow 0.5.10 and older (see below)
+        (None, "unpinned"),  # see below
     ],
 )
 def test_dflash_refusals_by_release(
     flags: str, check: str, line: int, version: str | None, severity: str
 ) -> None:
     c = txt(_DFLASH + flags, version=version)
-    # unpinned, --speculative-dflash-block-size bounds the release to after 0.5.10.post1
-    # (first in the 0.5.11 wheel, not in 0.5.10.post1's: since 0.5.11, since_after
-    # 0.5.10.post1), and the refusal is read from 0.5.11: a release after 0.5.10.post1
-    # and before 0.5.11 is not read, so the refusal is not known at every release the
-    # settings allow and it warns (docs/engines.md#versions)
+    if severity == "unpinned":
+        # --speculative-dflash-block-size is not in the 0.5.10.post1 wheel and is in
+        # 0.5.11's (server_args.py:5412, its add_argument; since 0.5.11, since_after
+        # 0.5.10.post1), and PyPI serves no release between the two (sglang.json
+        # releases): set, it bounds the release to 0.5.11 or later, every one of which
+        # holds the refusal (lifetime 0.5.11 to 0.5.23): a fail. Without it, the settings
+        # allow 0.5.10 and older, where DFLASH is not read: a warning
+        # (docs/engines.md#versions). Contract change (issue 27): was a warn with the
+        # block size set (a release 0.5.10.post2 was assumed possible)
+        severity = "fail" if "--speculative-dflash-block-size" in flags else "warn"
     assert _check_issues(c, check) == [severity]
     assert f"speculative_hook.py:{line}" in next(
         i.message + i.details for i in c.issues if i.field == f"check:{check}"

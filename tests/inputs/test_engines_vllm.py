@@ -311,12 +311,14 @@ def test_method_without_draft_model_is_refused(method: str) -> None:
     # Contract change (issue 27): with vLLM's newest known release 0.33.0, medusa and
     # mlp_speculator (accepted through 0.32.0, gone from 0.33.0's SpeculativeMethod:
     # tests/data/engine_oracle/vllm-0.33.0.json, vllm-0004-method) also carry that
-    # refusal, a warning unpinned (docs/engines.md#versions)
+    # refusal, a warning unpinned (docs/engines.md#versions). Contract change (issue 27):
+    # the method narrows the release to 0.32.0 or earlier, where it is read, and the
+    # warning names 0.33.0 as the release that removed it ("removed by that release")
     gone = method in ("medusa", "mlp_speculator")
     assert codes(c) == ["SG307", "SG307"] if gone else ["SG307"]
     if gone:
         assert c.issues[0].severity == "warn"
-        assert "removed by this release" in c.issues[0].message
+        assert "removed by that release" in c.issues[0].message
         c = replace(c, issues=c.issues[1:])
     assert c.issues[0].field == "mechanism"
     assert c.issues[0].message.startswith(

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from tests.oracle.replay import releases_refusing_key
 
 from specgate.cli.main import main
 
@@ -27,20 +28,21 @@ def test_sg310_names_what_is_recorded_and_the_version_the_settings_imply(
     report = json.loads(capsys.readouterr().out)
     (dep,) = report["files"][0]["deployments"]
     found = {f["message"]: f for f in dep["findings"] if f["code"] == "SG310"}
-    # disable_logprobs is recorded absent from vLLM 0.19.1, 0.22.1, 0.25.1, 0.27.1 and
-    # 0.29.0-0.32.0 (docs/engines.md; the engines' answers at those versions: contract
-    # change, 0.27.1 and 0.32.0 before the 2026-12-03 recordings); the file pins no version
-    # and its disable_by_batch_size is absent from 0.17.0 on, so the newest release the
-    # settings allow is 0.16.0, where disable_logprobs's presence is not recorded: a warning
+    # disable_logprobs is refused by every recorded vLLM release, 0.19.1 the oldest (the
+    # engines' answers, tests/data/engine_oracle, read here so a new recording needs no
+    # edit; tests/oracle/test_recorded_former_keys.py holds the boundary); the file pins
+    # no version and its disable_by_batch_size is absent from 0.17.0 on, so the newest
+    # release the settings allow is 0.16.0, where disable_logprobs's presence is not
+    # recorded: a warning
+    refused = ", ".join(releases_refusing_key("vllm", "disable_logprobs"))
     message = (
-        "disable_logprobs in speculative_config is refused by vLLM 0.19.1, 0.22.1, 0.25.1, "
-        "0.27.1, 0.29.0, 0.30.0, 0.31.0, 0.32.0 (a key of older releases); the version is "
-        "not pinned and may be one without it"
-    )
-    assert message in found
-    assert found[message]["severity"] == "warn"
-    assert found[message]["details"].startswith(
-        "the settings used put it at vLLM 0.16.0, where it is not recorded: state "
+        f"disable_logprobs in speculative_config is refused by vLLM {refused} (a key of "
+        "older releases); the version is not pinned and may be one without it; the settings "
+        "used put it at vLLM 0.16.0, where it is not recorded: state "
         "speculation.engine_version to pin the version you run"
     )
+    # message and details read together (docs/reports.md#message-and-details)
+    said = {f"{m}; {f['details']}": f for m, f in found.items()}
+    (finding,) = [f for text, f in said.items() if text.startswith(message)]
+    assert finding["severity"] == "warn"
     assert not any("may not exist" in m for m in found)

@@ -20,7 +20,8 @@ from specgate.inputs.engines import read_engine_file
 
 _EAGLE = '{"method": "eagle", "model": "d", "num_speculative_tokens": 3}'
 # dspark_draft_topk: recorded in 0.32.0, not in 0.27.1 (vllm.json fields): the release
-# run is 0.27.2 or later, inside the refusal's lifetime (0.23.0 on)
+# run is 0.28.0 (the next release PyPI served) or later, inside the refusal's
+# lifetime (0.23.0 on)
 _BOUNDED = (
     '{"method": "dspark", "model": "d", "num_speculative_tokens": 3, "dspark_draft_topk": 2}'
 )

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.oracle.replay import releases_refusing_key
 
 from specgate.cli.main import main
 
@@ -220,10 +221,10 @@ def test_former_speculative_config_keys_narrow_an_unknown_version(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # tests/data/published-2026-12/05 (a public run_vllm.sh): disable_logprobs is refused
-    # by vLLM 0.19.1, 0.22.1, 0.25.1, 0.27.1, 0.29.0-0.32.0 (recorded: tests/data/engine_oracle),
-    # so with no version pinned the keys imply a release before 0.19.1: SG310 warns and asks
-    # to pin. Contract change: 0.19.1 to 0.31.0 recorded (the SpeculativeConfig fields
-    # asked in each release's environment: no disable_logprobs)
+    # by every recorded vLLM release, 0.19.1 the oldest (tests/data/engine_oracle: the
+    # releases whose answers refuse it, read from the records, so a new recording needs
+    # no edit here; tests/oracle/test_recorded_former_keys.py holds the boundary), so with
+    # no version pinned the keys imply a release before 0.19.1: SG310 warns and asks to pin
     serve = (
         'vllm serve m --speculative-config \'{"model": "d", "num_speculative_tokens": 3,'
         ' "disable_logprobs": false, "method": "draft_model"}\'\n'
@@ -243,14 +244,15 @@ def test_former_speculative_config_keys_narrow_an_unknown_version(
     (sg310,) = [f for f in dep["findings"] if f["code"] == "SG310"]
     assert sg310["severity"] == "warn"
     # the recorded fact, then why it may apply (new-user trial 2026-12-02, defect 11)
-    assert sg310["message"] == (
-        "disable_logprobs in speculative_config is refused by vLLM 0.19.1, 0.22.1, 0.25.1, "
-        "0.27.1, 0.29.0, 0.30.0, 0.31.0, 0.32.0 (a key of older releases); the version is not "
-        "pinned and may be one without it"
-    )
-    assert sg310["details"].startswith(
-        "the settings used put it at vLLM releases before 0.19.1, where it is not recorded"
-    )
+    refused = ", ".join(releases_refusing_key("vllm", "disable_logprobs"))
+    # message and details read together (docs/reports.md#message-and-details: what
+    # passes 200 characters moves to details, at a clause boundary)
+    said = f"{sg310['message']}; {sg310['details']}"
+    assert said.startswith(
+        f"disable_logprobs in speculative_config is refused by vLLM {refused} (a key of older "
+        "releases); the version is not pinned and may be one without it; the settings used "
+        "put it at vLLM releases before 0.19.1, where it is not recorded"
+    ), said
     assert dep["inputs"]["engine"]["implied_versions"]["before"] == "0.19.1"
     assert code == 0
     pinned = tmp_path / "pinned"

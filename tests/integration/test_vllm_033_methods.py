@@ -9,6 +9,8 @@ with pydantic's "Input should be 'ngram', 'draft_model', ..."
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from tests.integration.test_engine_checks import Run, check, claims, found  # noqa: F401
 
@@ -100,7 +102,93 @@ def test_a_method_0_33_0_dropped_warns_unpinned(check: Run) -> None:  # noqa: F8
     )
     said = [(s, m) for s, _, m in found(dep, "SG307") if "medusa" in m]
     assert [s for s, _ in said] == ["warn"], said
-    assert "0.29.0, 0.30.0, 0.31.0, 0.32.0)" in said[0][1]
+    # Contract change (issue 27): the method narrows the release, as a removed flag
+    # does: medusa was recorded in no release after 0.32.0, so the config is read at
+    # 0.32.0 (the newest the settings allow), not 0.33.0, and the warning names the
+    # release that refuses it (was: read at 0.33.0, "recorded in ... 0.32.0)")
+    assert said[0][1].startswith("vLLM 0.33.0 refuses speculative method 'medusa'"), said
+    assert "read as vLLM 0.32.0" in said[0][1], said
+    assert _engine(dep)["implied_versions"] == {
+        "from": None,
+        "before": "0.33.0",
+        "newest_confirmed": "0.32.0",
+    }
+
+
+def _engine(dep: dict[str, Any]) -> dict[str, Any]:
+    engine: dict[str, Any] = dep["inputs"]["engine"]
+    return engine
+
+
+@pytest.mark.parametrize(
+    ("block", "read_as", "severity"),
+    [
+        # a method only newer releases have narrows from below: dflash was recorded
+        # absent at 0.19.1 and present from 0.22.1 (accepted_methods), so the release is
+        # 0.20.0 or later (the release PyPI serves after 0.19.1: vllm.json releases),
+        # every one inside the recorded parsers (0.19.1 standing for 0.20.0 … 0.33.0),
+        # none of which reads --speculative-foo: a fail unpinned
+        ('{"method": "dflash", "model": "d", "num_speculative_tokens": 3}', None, "fail"),
+        # medusa narrows from above only: releases before 0.18.1 (parsers not recorded)
+        # are still allowed, so the refusal warns
+        ('{"method": "medusa", "model": "d", "num_speculative_tokens": 3}', "0.32.0", "warn"),
+    ],
+)
+def test_a_method_narrows_the_releases_an_unpinned_config_is_judged_at(
+    check: Run,  # noqa: F811
+    block: str,
+    read_as: str | None,
+    severity: str,
+) -> None:
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims("vllm", "serve.txt", version=None),
+            "serve.txt": f"vllm serve m --speculative-foo 3 --speculative-config '{block}'\n",
+        }
+    )
+    said = [s for s, _, m in found(dep, "SG310") if "--speculative-foo" in m]
+    assert said == [severity], found(dep, "SG310")
+    implied = _engine(dep)["implied_versions"]
+    assert implied["newest_confirmed"] == read_as
+    assert implied["from"] == ("0.20.0" if read_as is None else None)
+
+
+@pytest.mark.parametrize(
+    ("block", "code", "gone"),
+    [
+        # quantization 'bitsandbytes': recorded in 0.27.1, not in 0.32.0 (vllm.json
+        # fields): read at 0.27.1, where it is accepted; 0.32.0 refuses it
+        (
+            '{"method": "draft_model", "model": "d", "num_speculative_tokens": 3, '
+            '"quantization": "bitsandbytes"}',
+            "SG307",
+            "vLLM 0.32.0 refuses speculative_config quantization 'bitsandbytes'",
+        ),
+        # speculative_token_tree: a key recorded in 0.19.1, not from 0.22.1 (vllm.json
+        # fields): read at 0.19.1, where it exists; 0.22.1 refuses it
+        (
+            '{"method": "draft_model", "model": "d", "num_speculative_tokens": 3, '
+            '"speculative_token_tree": "[(0,)]"}',
+            "SG310",
+            "speculative_token_tree in speculative_config was removed by vLLM 0.22.1",
+        ),
+    ],
+)
+def test_what_a_later_release_dropped_warns_where_it_narrowed_the_release(
+    check: Run,  # noqa: F811
+    block: str,
+    code: str,
+    gone: str,
+) -> None:
+    # was silent for the key (read at 0.19.1, which has it) before issue 27
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims("vllm", "serve.txt", version=None),
+            "serve.txt": f"vllm serve m --speculative-config '{block}'\n",
+        }
+    )
+    said = [(s, m) for s, _, m in found(dep, code) if m.startswith(gone)]
+    assert [s for s, _ in said] == ["warn"], found(dep, code)
 
 
 def test_a_method_0_33_0_added_is_accepted_unpinned(check: Run) -> None:  # noqa: F811
@@ -133,7 +221,7 @@ def test_a_value_only_older_releases_have_warns_unpinned(check: Run) -> None:  #
 
 _BOUNDED = (
     # dspark_draft_topk: recorded in 0.32.0, not in 0.27.1 (vllm.json fields), so the
-    # release run is 0.27.2 or later, every one of them inside the recorded parsers
+    # release run is 0.28.0 (the next PyPI served) or later, inside the recorded parsers
     '{"method": "dspark", "model": "d", "num_speculative_tokens": 3, "dspark_draft_topk": 2}'
 )
 
@@ -141,11 +229,11 @@ _BOUNDED = (
 @pytest.mark.parametrize(
     ("block", "severity"),
     [
-        # every recorded parser from 0.27.1 (standing for 0.27.2) to 0.33.0 refuses it
-        # (data/engines/parsers/vllm-0.27.1.json … vllm-0.33.0.json have no such option
+        # every recorded parser from 0.28.0 to 0.33.0 refuses it
+        # (data/engines/parsers/vllm-0.28.0.json … vllm-0.33.0.json have no such option
         # and no option it abbreviates): no release the settings allow starts
         (_BOUNDED, "fail"),
-        # unbounded: releases before 0.19.1, whose parsers were not recorded, are allowed
+        # unbounded: releases before 0.18.1, whose parsers were not recorded, are allowed
         ('{"method": "eagle", "model": "d", "num_speculative_tokens": 3}', "warn"),
     ],
 )

@@ -123,6 +123,33 @@ def load(name: str, folder: Path = DATA) -> tuple[dict[str, Any], list[dict[str,
     return header, sorted([*records, *taken], key=lambda r: str(r["id"]))
 
 
+def unknown_keys(name: str) -> set[str]:
+    """The ``speculative_config`` keys release ``name`` refused as unknown in its
+    recorded answers (pydantic's "Unexpected keyword argument" at that key alone)."""
+    out: set[str] = set()
+    for record in load(name)[1]:
+        answer = record["answer"]
+        refusal = answer.get("refusal") or {}
+        if (
+            answer["status"] == "refused"
+            and refusal.get("message") == "Unexpected keyword argument"
+            and refusal.get("concerns")
+        ):
+            out.add(str(refusal["concerns"]))
+    return out
+
+
+def releases_refusing_key(engine: str, key: str) -> list[str]:
+    """The recorded releases of ``engine`` whose answers refuse ``key`` as unknown,
+    oldest first: what a test of a former key states, so a new recording needs no edit."""
+    prefix = f"{engine}-"
+    return [
+        name.removeprefix(prefix)
+        for name in release_files()
+        if name.startswith(prefix) and key in unknown_keys(name)
+    ]
+
+
 def _rel(value: Any) -> Any:
     if isinstance(value, str):
         return value.replace("$MODELS/", "models/")

@@ -161,6 +161,12 @@ class EngineKnowledge:
         #: Versions are build numbers (``b7000``), shown with their ``b``.
         self.builds: bool = data["newest_known"].startswith("b")
         self.requirements: tuple[str, ...] = tuple(data.get("requirements", ()))
+        #: The releases the registry serves, oldest first (``releases``; empty: not listed).
+        self.releases: tuple[Version, ...] = tuple(
+            v
+            for v in (parse_version(t) for t in data.get("releases", {}).get("versions", ()))
+            if v is not None
+        )
         #: Versions whose command-line parser was recorded (:mod:`specgate.inputs.parsers`),
         #: oldest first.
         self.parser_versions: tuple[str, ...] = tuple(
@@ -219,6 +225,7 @@ class EngineKnowledge:
                 replacement=f.get("replacement"),
                 source=_source(f["source"]),
                 any_string_since=_optional_version(f.get("any_string_since")),
+                values_table=f.get("values_table"),
             )
             for f in data.get("fields", ())
         )
@@ -475,6 +482,16 @@ class EngineKnowledge:
                 return any(present and v > wanted for v, present in _recorded(group))
         return False
 
+    def release_after(self, version: Version) -> Version | None:
+        """The release the registry serves next after ``version`` (data ``releases``),
+        or None when ``version`` is not one of those listed or is the last: the first
+        release that may have what ``version`` is known to lack. SGLang 0.5.10.post1 →
+        0.5.11 (no 0.5.10.post2 was published)."""
+        if version not in self.releases:
+            return None
+        index = self.releases.index(version) + 1
+        return self.releases[index] if index < len(self.releases) else None
+
     def recorded(self, table: str, name: str) -> Recorded:
         """The (version, present) pairs entry ``name`` of ``table`` was recorded at
         (empty: no ``versions`` entry names it)."""
@@ -557,6 +574,32 @@ def absent_throughout(recorded: Recorded, low: Version | None, high: Version) ->
     return not any(present and low <= v <= high for v, present in recorded)
 
 
+def gone_after(recorded: Recorded, version: Version) -> Version | None:
+    """The oldest release above ``version`` recorded without something recorded present
+    or absent at some releases (None: none): an unpinned config read at ``version`` may
+    run that release, which refuses it (docs/engines.md#versions).
+
+    Example: medusa recorded at 0.19.1 to 0.32.0, not at 0.33.0: after 0.32.0, 0.33.0;
+    after 0.33.0, None.
+    """
+    return next((v for v, present in recorded if not present and v > version), None)
+
+
+def value_recorded(field: Field, value: object, data: EngineKnowledge) -> Recorded:
+    """The releases a value of ``field`` was recorded present or absent at: its
+    ``versioned_values`` group, or its ``values_table`` entry (empty: recorded at every
+    release, or not a name)."""
+    if not isinstance(value, str):
+        return ()
+    if field.values_table is not None:
+        return data.recorded(field.values_table, value)
+    wanted = value.upper() if field.upper else value
+    for values, recorded in field.versioned_values:
+        if wanted in (v.upper() if field.upper else v for v in values):
+            return recorded
+    return ()
+
+
 @dataclass(frozen=True)
 class Field:
     """A key of an engine's block (vLLM ``speculative_config``) and what the engine
@@ -584,6 +627,9 @@ class Field:
     source: str
     #: An enum the engine accepts any string for from this version on (None: never).
     any_string_since: Version | None = None
+    #: The table of the names it takes, their presence by version in ``versions``
+    #: (vLLM ``method``: ``accepted_methods``); None: its own ``values``.
+    values_table: str | None = None
 
 
 def _bare(name: str) -> str:

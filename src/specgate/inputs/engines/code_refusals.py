@@ -52,6 +52,8 @@ def judged(
     low: Version | None,
     since: Version,
     engine: str,
+    *,
+    since_shown: str | None = None,
 ) -> tuple[EngineIssue, ...]:
     """``issues`` with each :class:`Refusal` that would fail lowered to a warning where
     it was not read: ``pinned`` below ``since``; unpinned (``pinned`` None) unless the
@@ -63,7 +65,8 @@ def judged(
     why = (
         "; a warning, not a fail: not confirmed at this release"
         if pinned is not None
-        else f"; read in {engine} {format_version(since)} on, and the version run is not "
+        else f"; read in {engine} {since_shown or format_version(since)} on, and the version "
+        "run is not "
         "known (another release may behave otherwise): a warning, not a fail; state "
         "speculation.engine_version to pin it"
     )

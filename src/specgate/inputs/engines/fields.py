@@ -22,12 +22,15 @@ from specgate.inputs.engines._source import Opt
 from specgate.inputs.knowledge import (
     EngineKnowledge,
     Field,
+    Recorded,
     Version,
     absent_throughout,
     format_version,
+    gone_after,
     presence_at,
     replacement_clause,
     replacing,
+    value_recorded,
 )
 
 _TRUE = frozenset({"1", "on", "t", "true", "y", "yes"})
@@ -108,6 +111,9 @@ def check_block(
                 shown=shown,
             )
             continue
+        if shown is not None and version is not None:
+            where = (name, key, field_name)
+            _gone_later(data, field, opt, where, version=version, shown=shown, b=b)
         if key in skip or opt.value is None:
             continue
         if field.with_draft_model and not draft_model:
@@ -127,6 +133,55 @@ def check_block(
             field_name,
             None if confirmed else "warn",
             action=f"Set {spelled} to a value {data.display_name} accepts: {reason}.",
+        )
+
+
+def _gone_later(
+    data: EngineKnowledge,
+    field: Field,
+    opt: Opt,
+    where: tuple[str, str, str],
+    *,
+    version: Version,
+    shown: str,
+    b: Builder,
+) -> None:
+    """A warn for a key (SG310) or a value (SG307) the release an unpinned config is read
+    at has and a later recorded release lacks: the key or value narrowed the release
+    (settings.used_block_keys), which may still be that later one
+    (docs/engines.md#versions). ``where``: the block, the key, the finding's field."""
+    name, key, field_name = where
+    spelled = opt.spelled or key
+    read = shown.split(" (", maxsplit=1)[0]
+    at = f"read as {data.display_name} {read}, the newest the settings allow"
+    pin = "state speculation.engine_version to pin the version you run"
+    later = gone_after(field.recorded, version)
+    if later is not None:
+        b.at(field_name, opt)
+        b.issue(
+            "SG310",
+            f"{spelled} in {name} was removed by {data.display_name} {format_version(later)} "
+            f"(recorded in {_seen(field.recorded)}); the version is not pinned and may be "
+            f"that release or a later one: {at}; {pin}",
+            field_name,
+            "warn",
+            action=_absent_action(data, field, spelled, None),
+        )
+        return
+    recorded = value_recorded(field, opt.value, data) if field.values_table is None else ()
+    later = gone_after(recorded, version)
+    if later is not None:
+        b.at(field_name, opt)
+        b.issue(
+            "SG307",
+            f"{data.display_name} {format_version(later)} refuses {name} {key} "
+            f"{opt.value!r} (recorded in {_seen(recorded)}, not in {format_version(later)}; "
+            f"{field.source}); the version is not pinned and may be that release or a later "
+            f"one: {at}; {pin}",
+            field_name,
+            "warn",
+            action=f"Set {spelled} to a value {data.display_name} {format_version(later)} "
+            "accepts, or pin the release that has it.",
         )
 
 
@@ -274,9 +329,9 @@ def _enum_problem(
     for values, recorded in field.versioned_values:
         if wanted in (v.upper() if field.upper else v for v in values):
             presence = presence_at(recorded, version, newest)
+            seen = _seen(recorded)
             if presence == "present":
                 return None
-            seen = ", ".join(format_version(v) for v, present in recorded if present)
             confirmed = presence == "absent" and (
                 allowed[0]
                 or absent_throughout(recorded, allowed[1], newest if version is None else version)
@@ -292,6 +347,11 @@ def _enum_problem(
             )
     shown = ", ".join(field.values[:6]) + (", …" if len(field.values) > 6 else "")
     return f"{value!r} is not one of its {len(field.values)} values ({shown})", True
+
+
+def _seen(recorded: Recorded) -> str:
+    """``0.19.1, 0.22.1``: the releases something was recorded present at."""
+    return ", ".join(format_version(v) for v, present in recorded if present)
 
 
 def _shown(number: float) -> str:

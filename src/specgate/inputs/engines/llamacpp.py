@@ -42,7 +42,13 @@ from specgate.inputs.engines._source import (
 )
 from specgate.inputs.engines.code_refusals import judged, resting_on
 from specgate.inputs.engines.unread import fork_launcher
-from specgate.inputs.knowledge import Version, knowledge
+from specgate.inputs.knowledge import (
+    Version,
+    absent_throughout,
+    knowledge,
+    presence_at,
+    shown_version,
+)
 from specgate.inputs.types import EngineConfig, EngineIssue
 
 PROGRAMS = ("llama-server", "llama-speculative", "llama-cli", "llama-speculative-simple")
@@ -62,21 +68,36 @@ _FORMER_TYPES: Mapping[str, str] = _DATA.table("former_spec_types")
 
 _SPEC_TYPES: Mapping[str, str] = _DATA.table("spec_types")
 _ADAPTIVE_TYPES = frozenset(_DATA.table("adaptive_types"))
+#: The oldest build whose ``--spec-type`` names were read as the current map (the
+#: oldest recorded with a name of the spec_types versions: b9518).
+_TYPES_READ_FROM: Version = min(
+    v
+    for name in _DATA.table("spec_types")
+    for v, present in _DATA.recorded("spec_types", name)
+    if present
+)
 #: ``--spec-type`` values that draft with a model (the rest are n-gram lookups).
 _MODEL_TYPES = frozenset(k for k, v in _SPEC_TYPES.items() if v != "ngram")
 
 
 def _types(value: str) -> list[str]:
-    """``draft-mtp,ngram-mod`` → ``["draft-mtp", "ngram-mod"]`` (``none`` dropped)."""
-    return [t.strip().lower() for t in value.split(",") if t.strip() and t.strip() != "none"]
+    """``draft-mtp,ngram-mod`` → ``["draft-mtp", "ngram-mod"]`` (``none`` dropped). Each
+    part as written: llama.cpp splits on ``,`` only (common/common.h string_split, no
+    trimming) and looks each part up exactly (common/speculative.cpp
+    common_speculative_types_from_names, a std::map find, at 0c1e57098), so ``Draft-MTP``,
+    `` ngram-mod`` and an empty part are unknown types it refuses."""
+    return [t for t in value.split(",") if t != "none"]
 
 
-def _known_type(kind: str, b: Builder) -> str:
+def _known_type(kind: str, b: Builder, ctx: Context) -> str:
     """``kind`` when llama.cpp knows it; the current name of a former one (``mtp`` →
     ``draft-mtp``, data ``former_spec_types``: the renaming build is unknown, so a
-    note, no finding); else SG307 (``common_speculative_type_from_name`` throws
-    "unknown speculative type") and, when one known name is meant, that name."""
+    note, no finding); else SG307 (``common_speculative_types_from_names`` throws
+    "unknown speculative type") and, when one known name is meant, that name. A name
+    only some builds have (the ``spec_types`` versions) is judged by build:
+    :func:`_type_by_build`."""
     if kind in _SPEC_TYPES:
+        _type_by_build(kind, b, ctx)
         return kind
     former = _FORMER_TYPES.get(kind)
     if former is not None:
@@ -87,18 +108,26 @@ def _known_type(kind: str, b: Builder) -> str:
         return former
     import difflib
 
-    known = sorted(_SPEC_TYPES)
-    prefixed = [t for t in known if t in (f"draft-{kind}", f"ngram-{kind}")]
-    meant = prefixed or difflib.get_close_matches(kind, known, n=1, cutoff=0.6)
+    at = ctx.version or _DATA.newest
+    known = sorted(  # the names the build read at has (the spec_types versions)
+        t
+        for t in _SPEC_TYPES
+        if presence_at(_DATA.recorded("spec_types", t), at, _DATA.newest) != "absent"
+    )
+    bare = kind.strip().lower()  # llama.cpp does not read it so; a hint only
+    same = [t for t in known if t == bare]
+    prefixed = [t for t in known if t in (f"draft-{bare}", f"ngram-{bare}")]
+    meant = same or prefixed or difflib.get_close_matches(bare, known, n=1, cutoff=0.6)
     hint = (
         f"did you mean {meant[0]}? (read as {meant[0]})"
         if meant
         else f"the known types are {', '.join(known)}"
     )
+    shown = kind if kind and kind == kind.strip() else repr(kind)  # its spaces, or empty
     b.issue(
         "SG307",
         resting_on(
-            f"llama.cpp refuses --spec-type {kind} ('unknown speculative type', "
+            f"llama.cpp refuses --spec-type {shown} ('unknown speculative type', "
             f"common/speculative.cpp): {hint}",
             _DATA,
             "spec_types",
@@ -106,6 +135,50 @@ def _known_type(kind: str, b: Builder) -> str:
         "mechanism",
     )
     return meant[0] if meant else kind
+
+
+def _type_by_build(kind: str, b: Builder, ctx: Context) -> None:
+    """SG307 for a ``--spec-type`` name the build run lacks, by the names each build
+    read has (data versions of ``spec_types``: common_speculative_type_from_name_map at
+    b9518, b9733 and b11312, common/speculative.cpp): a fail when the build is pinned
+    where it was recorded absent (draft-dflash at b9733), or, unpinned, when every build
+    the settings allow lacks it; else a warning (a build not read, or one after b11312:
+    draft-mtp-adaptive, absent at b11312, is in a later commit, 001d906a)."""
+    recorded = _DATA.recorded("spec_types", kind)
+    if not recorded:
+        return
+    at = ctx.version or _DATA.newest
+    newest_read = max(v for v, _ in recorded)
+    later_only = not any(present for _, present in recorded)
+    presence = presence_at(recorded, at, _DATA.newest)
+    if presence == "present":
+        return
+    if later_only and at > newest_read:
+        presence = "unknown"  # a later commit has it; its first build was not found
+    pinned = ctx.version is not None and ctx.version_shown is None
+    fails = presence == "absent" and (
+        pinned or (not later_only and absent_throughout(recorded, ctx.version_low, at))
+    )
+    seen = ", ".join(shown_version("llamacpp", v) for v, present in recorded if present)
+    have = f"builds that have it: {seen}" if seen else "a build after b11312 may have it"
+    said = (
+        f"llama.cpp {shown_version('llamacpp', at)} refuses --spec-type {kind} ('unknown "
+        "speculative "
+        f"type: {kind}', common/speculative.cpp common_speculative_types_from_names; "
+        f"{have})"
+    )
+    if fails:
+        b.issue("SG307", said, "mechanism")
+        return
+    b.issue(
+        "SG307",
+        f"{said}, but the build run "
+        + ("is not pinned" if not pinned else "was not read")
+        + " and may be one that has it: a warning, not a fail; state "
+        "speculation.engine_version to pin it",
+        "mechanism",
+        "warn",
+    )
 
 
 def _spec_type_mechanism(value: str) -> Mechanism:
@@ -217,10 +290,10 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     draft_opt = opts_get(opts, "model_draft")
     b.at("draft_model", draft_opt)
     kind_text = as_str(kind) if kind is not None else ""
-    kinds = _types(kind_text)
+    kinds = _types(kind_text) if kind is not None else []
     if kinds:
         b.at("mechanism", kind)
-        kinds = [_known_type(k, b) for k in kinds]
+        kinds = [_known_type(k, b, ctx) for k in kinds]
         kind_text = ",".join(kinds)
         mechanism = _spec_type_mechanism(kind_text)
         if len(kinds) > 1:
@@ -292,10 +365,18 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         lossy_acceptance=lossy,
         draft_model=as_str(draft_opt) if draft_opt is not None else None,
     )
-    # the --spec-type names were read at the newest build specgate knows: an unknown one
-    # is a warning at an older pin or unpinned (code_refusals.judged)
+    # a name no build read has (common_speculative_type_from_name_map at b9518, b9733
+    # and b11312) is refused from b9518, the oldest read: before it, or unpinned with
+    # the settings allowing older builds, a warning (code_refusals.judged)
     pinned = ctx.version if ctx.version_shown is None else None
-    issues = judged(config.issues, pinned, ctx.version_low, _DATA.newest, "llama.cpp")
+    issues = judged(
+        config.issues,
+        pinned,
+        ctx.version_low,
+        _TYPES_READ_FROM,
+        "llama.cpp",
+        since_shown=shown_version("llamacpp", _TYPES_READ_FROM),
+    )
     return replace(config, issues=issues)
 
 

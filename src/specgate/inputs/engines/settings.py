@@ -35,6 +35,7 @@ from specgate.inputs.knowledge import (
     replacement_clause,
     replacing,
     shown_version,
+    value_recorded,
 )
 from specgate.inputs.types import (
     EngineConfig,
@@ -126,7 +127,7 @@ def used_settings(data: EngineKnowledge, opts: Options) -> list[Used]:
                 setting,
                 written if flag is None else f"{written} (the variable of {flag})",
                 opt.span,
-                low=_next(after) if after is not None else since,
+                low=_first_after(data, after) if after is not None else since,
                 sure_low=since,
                 high=removed,
                 sure_high=setting.removed_after
@@ -142,9 +143,12 @@ def used_block_keys(data: EngineKnowledge, opts: Options, own: Options) -> list[
     version was recorded (the engine's ``fields``), as settings that narrow the
     implied range: a key recorded absent at every version read exists only below the
     oldest of them; one recorded present from some version, only from after the last
-    version recorded without it. They narrow the range only: their SG310 is the block
-    reader's (``fields.check_block``). A bare block (no serve-level options) is read
-    as the block."""
+    version recorded without it. A value recorded by version narrows it the same way
+    (an enum's ``versioned_values``, a name of its ``values_table``: vLLM ``method:
+    medusa``, recorded up to 0.32.0 and not at 0.33.0, puts the release at 0.32.x or
+    earlier). They narrow the range only: their SG310 and SG307 are the block reader's
+    (``fields.check_block``, vLLM's method check). A bare block (no serve-level options)
+    is read as the block."""
     if data.block is None:
         return []
     inner = opts.get(data.block)
@@ -153,30 +157,43 @@ def used_block_keys(data: EngineKnowledge, opts: Options, own: Options) -> list[
     out: list[Used] = []
     for key, opt in block.items():
         spec = fields.get(key)
-        if spec is None or not spec.recorded:
+        if spec is None:
             continue
-        present = [v for v, p in spec.recorded if p]
-        absent = [v for v, p in spec.recorded if not p]
-        bounds = _recorded_bounds(present, absent)
-        if bounds is not None:
-            out.append(Used(_placeholder(key, spec.source), opt.spelled or key, opt.span, *bounds))
+        for recorded, spelled in (
+            (spec.recorded, opt.spelled or key),
+            (value_recorded(spec, opt.value, data), f"{opt.spelled or key}: {opt.value}"),
+        ):
+            present = [v for v, p in recorded if p]
+            absent = [v for v, p in recorded if not p]
+            bounds = _recorded_bounds(data, present, absent) if recorded else None
+            if bounds is not None:
+                out.append(Used(_placeholder(key, spec.source), spelled, opt.span, *bounds))
     return out
 
 
+def _first_after(data: EngineKnowledge, version: Version) -> Version:
+    """The first release that may have what ``version`` (a release known without it)
+    lacks: the next one the registry serves (data ``releases``: after SGLang
+    0.5.10.post1 comes 0.5.11, so a flag first in 0.5.11 and not in 0.5.10.post1 exists
+    from 0.5.11 exactly), else the next number (``0.19.1`` → ``0.19.2``, ``b4094`` →
+    ``b4095``), a release that may exist."""
+    return data.release_after(version) or _next(version)
+
+
 def _recorded_bounds(
-    present: list[Version], absent: list[Version]
+    data: EngineKnowledge, present: list[Version], absent: list[Version]
 ) -> tuple[Version | None, Version | None, Version | None, Version | None] | None:
     """(low, sure_low, high, sure_high) of something recorded present at ``present`` and
     absent at ``absent`` (:class:`Used`): below the oldest recorded present, from the
-    release after the newest absent before it; above the newest present, before the
-    oldest absent after it. None when neither bounds it."""
+    release after the newest absent before it (:func:`_first_after`); above the newest
+    present, before the oldest absent after it. None when neither bounds it."""
     low = sure_low = high = sure_high = None
     if not present:
         high = min(absent)
     else:
         before = [v for v in absent if v < min(present)]
         if before:
-            low, sure_low = _next(max(before)), min(present)
+            low, sure_low = _first_after(data, max(before)), min(present)
         after = [v for v in absent if v > max(present)]
         if after:
             high, sure_high = min(after), max(present)
@@ -224,7 +241,7 @@ def parser_bounds(data: EngineKnowledge, spec: FlagSpec, source: CommandSource) 
         ]
         present = [v for v, flag in read if flag]
         absent = [v for v, flag in read if not flag]
-        bounds = _recorded_bounds(present, absent) if present and absent else None
+        bounds = _recorded_bounds(data, present, absent) if present and absent else None
         if bounds is not None:
             newest = recorded_parser(data.engine, data.parser_versions[-1])
             out.append(Used(_placeholder(word, newest.source), word, span, *bounds))
@@ -245,6 +262,9 @@ def implied_range(data: EngineKnowledge, used: Iterable[Used]) -> Implied:
             newest = u.sure_high
     empty = low is not None and high is not None and low >= high
     if newest is not None and low is not None and newest < low:
+        newest = None
+    if newest is not None and high is not None and newest >= high:
+        # a key known at no recorded release (high, no sure_high) bounds it lower
         newest = None
     known = newest is not None
     if newest is None and high is not None and not empty:

@@ -34,7 +34,13 @@ from specgate.inputs.engines._source import CommandSource, Opt, Options, norm_ke
 from specgate.inputs.engines.code_refusals import Refusal
 from specgate.inputs.engines.fields import check_block, did_you_mean
 from specgate.inputs.engines.vllm_rules import method_mechanism
-from specgate.inputs.knowledge import Version, absent_throughout, format_version, knowledge
+from specgate.inputs.knowledge import (
+    Version,
+    absent_throughout,
+    format_version,
+    gone_after,
+    knowledge,
+)
 from specgate.inputs.pointer import parse_json_scalar
 from specgate.inputs.types import EngineConfig, EngineIssue
 
@@ -338,9 +344,10 @@ def _check_method(name: str, b: Builder, ctx: Context) -> None:
     at = "the newest known" if version is None else format_version(version)
     if name in _ACCEPTED_METHODS:
         presence = _DATA.presence("accepted_methods", name, version)
-        if presence == "present":
-            return
         source = _DATA.versions_note("accepted_methods", name)
+        if presence == "present":
+            _gone_later(name, b, ctx, source)
+            return
         if presence == "unknown":
             b.issue(
                 "SG307",
@@ -394,6 +401,28 @@ def _check_method(name: str, b: Builder, ctx: Context) -> None:
         "mechanism",
         action=f"Replace method {name!r} with {hint!r}." if hint
         else "Write a method vLLM accepts (its exact, case-sensitive name).",
+    )
+
+
+def _gone_later(name: str, b: Builder, ctx: Context, source: str) -> None:
+    """SG307 warn for a method the release it is read at accepts when the version is not
+    pinned and a later recorded release refuses it: the method narrowed the release
+    (settings.used_block_keys; docs/engines.md#versions), which may still be that one.
+    Unpinned medusa is read at 0.32.0, the newest that accepts it; 0.33.0 refuses it
+    (tests/data/engine_oracle/vllm-0.33.0.json, vllm-0004-method)."""
+    if ctx.version is None or ctx.version_shown is None:
+        return
+    later = gone_after(_DATA.recorded("accepted_methods", name), ctx.version)
+    if later is None:
+        return
+    b.issue(
+        "SG307",
+        f"vLLM {format_version(later)} refuses speculative method {name!r} (removed by "
+        f"that release; {source}); the version is not pinned and may be that release or "
+        f"a later one: read as vLLM {ctx.version_shown.split(' (')[0]}, the newest the settings "
+        "allow (a warning, not a fail); state speculation.engine_version to pin it",
+        "mechanism",
+        "warn",
     )
 
 
