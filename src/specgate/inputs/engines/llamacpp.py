@@ -239,8 +239,8 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
                 EngineIssue(
                     "SG307",
                     "llama.cpp loads the draft model but does not speculate: --spec-type "
-                    "defaults to none in builds with --spec-* flags; add --spec-type "
-                    "draft-simple"
+                    "defaults to none, and from b9464 a draft model no longer enables "
+                    "draft-simple by itself; add --spec-type draft-simple"
                     + (
                         " (these builds detect a DFlash, DSpark or MTP draft from its GGUF "
                         "and speculate with it; a plain draft model stays unused)"
