@@ -26,12 +26,18 @@ from tests.integration.test_engine_reports import LLAMA_CLAIMS, TARGET, deployme
 from tests.integration.test_engine_reports import check as check_report
 
 
-def _sg310(run: Run, build: str, serve: str, flag: str) -> list[str]:
-    """The severities of SG310 findings on ``flag`` for ``serve`` pinned at ``build``."""
+def _pinned(run: Run, build: str, serve: str, code: str) -> list[tuple[str, str]]:
+    """(severity, message) of the ``code`` findings for the llama.cpp command ``serve``
+    pinned at ``build``."""
     _code, dep = run(
         {"c.specgate.yaml": claims("llamacpp", "serve.txt", version=build), "serve.txt": serve}
     )
-    return [s for s, _, m in found(dep, "SG310") if m.split(" ")[0] == flag]
+    return [(s, m) for s, _, m in found(dep, code)]
+
+
+def _sg310(run: Run, build: str, serve: str, flag: str) -> list[str]:
+    """The severities of SG310 findings on ``flag`` for ``serve`` pinned at ``build``."""
+    return [s for s, m in _pinned(run, build, serve, "SG310") if m.split(" ")[0] == flag]
 
 
 @pytest.mark.parametrize(
@@ -155,13 +161,8 @@ def test_a_negative_draft_length_is_refused_from_the_build_that_checks_it(
     build: str,
     severities: list[str],
 ) -> None:
-    _code, dep = check(
-        {
-            "c.specgate.yaml": claims("llamacpp", "serve.txt", version=build),
-            "serve.txt": "llama-server -m t.gguf -md d.gguf --spec-draft-n-max -5\n",
-        }
-    )
-    refused = [s for s, _, m in found(dep, "SG307") if "invalid value" in m]
+    serve = "llama-server -m t.gguf -md d.gguf --spec-draft-n-max -5\n"
+    refused = [s for s, m in _pinned(check, build, serve, "SG307") if "invalid value" in m]
     assert refused == severities
 
 
@@ -179,14 +180,8 @@ def test_an_ngram_range_is_refused_from_the_flags_first_build(
     build: str,
     severities: list[str],
 ) -> None:
-    _code, dep = check(
-        {
-            "c.specgate.yaml": claims("llamacpp", "serve.txt", version=build),
-            "serve.txt": "llama-server -m t.gguf --spec-type ngram-map-k "
-            "--spec-ngram-map-k-min-hits 0\n",
-        }
-    )
-    refused = [s for s, _, m in found(dep, "SG307") if "at least 1" in m]
+    serve = "llama-server -m t.gguf --spec-type ngram-map-k --spec-ngram-map-k-min-hits 0\n"
+    refused = [s for s, m in _pinned(check, build, serve, "SG307") if "at least 1" in m]
     assert refused == severities
 
 
@@ -205,17 +200,15 @@ def test_the_synthetic_acceptance_flags_from_their_first_build(
     build: str,
     severities: list[str],
 ) -> None:
-    _code, dep = check(
-        {
-            "c.specgate.yaml": claims("llamacpp", "serve.txt", version=build),
-            "serve.txt": "llama-server -m t.gguf -md d.gguf --spec-type draft-simple "
-            "--spec-synth-len 2 --spec-synth-rates 0.5\n",
-        }
+    serve = (
+        "llama-server -m t.gguf -md d.gguf --spec-type draft-simple "
+        "--spec-synth-len 2 --spec-synth-rates 0.5\n"
     )
-    flags = [s for s, _, m in found(dep, "SG310") if m.startswith("--spec-synth-")]
+    flags = [s for s, m in _pinned(check, build, serve, "SG310") if m.startswith("--spec-synth-")]
     assert flags == severities
     if not severities:  # pinned at b10662: the engine refuses the pair
-        assert [s for s, _, m in found(dep, "SG307") if "mutually" in m] == ["fail"]
+        refused = [s for s, m in _pinned(check, build, serve, "SG307") if "mutually" in m]
+        assert refused == ["fail"]
 
 
 @pytest.mark.parametrize(
@@ -234,11 +227,6 @@ def test_a_draft_model_alone_stops_speculating_at_b9464(
     build: str,
     severities: list[str],
 ) -> None:
-    _code, dep = check(
-        {
-            "c.specgate.yaml": claims("llamacpp", "serve.txt", version=build),
-            "serve.txt": "llama-server -m t.gguf --spec-draft-model d.gguf\n",
-        }
-    )
-    unused = [s for s, _, m in found(dep, "SG307") if "does not speculate" in m]
+    serve = "llama-server -m t.gguf --spec-draft-model d.gguf\n"
+    unused = [s for s, m in _pinned(check, build, serve, "SG307") if "does not speculate" in m]
     assert unused == severities
