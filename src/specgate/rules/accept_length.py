@@ -437,15 +437,15 @@ def accept_length_out_of_range(ctx: RuleContext) -> Iterator[Hit]:
 
     **An assumed D.** When the serving config leaves D to the engine's default, the
     default differs between the engine's versions (llama.cpp: 5 up to b4094, 16 from
-    b4295, 3 from the `--spec-*` rename) and no version is stated or detected, D is a
+    b4295 to b9222, 3 from b9246) and no version is stated or detected, D is a
     guess: an AL above 1 + D then warns and names what settles it
     (`speculation.engine_version` or the flag that states D), unless it exceeds 1 + D
     at every default the data records over the versions the config may run (llama-server
-    with `--spec-type` and no D flag: 16 up to b9518, 3 from it; AL 20 > 17 fails, AL 10
-    warns). The same test holds for every fail that rests on that D (SG102's default
-    floor, SG104, SG106's theory, SG309); where some of those versions have no default
-    recorded D is unbounded and those fails warn. A D the claims file states is judged
-    instead (SG301 warns).
+    with `--spec-type` and no D flag: 16 up to b9222, 3 from b9246, none recorded
+    between: AL 20 warns, as AL 10 does). The same test holds for every fail that rests
+    on that D (SG102's default floor, SG104, SG106's theory, SG309); where some of those
+    versions have no default recorded D is unbounded and those fails warn. A D the
+    claims file states is judged instead (SG301 warns).
 
     **Evidence measured at another D.** An AL the evidence (SG309) or the base
     revision (SG403, `--baseline`) shows was measured at another D than the served

@@ -335,10 +335,10 @@ def engine_setting_removed(ctx: RuleContext) -> Iterator[Hit]:
     """
     **What it checks.** Every flag and key of the engine config exists, in that
     spelling, in the engine version the deployment runs: llama.cpp
-    `--draft-max`/`--draft-min`, `--spec-ngram-size-n`, `-cd` on builds from b9518
-    (the `--spec-*` rename), and any `--spec-*`/`--draft*` spelling no build has
-    (`--draft-n-max`: llama-server exits "invalid argument"; the finding names the
-    nearest flag); vLLM's V0 flat flags (`--speculative-model`,
+    `--draft-max`/`--draft-min`, `--spec-ngram-size-n` on builds from b9071 and `-cd`
+    from b9113 (after the `--spec-*` rename, b8992), and any `--spec-*`/`--draft*`
+    spelling no build has (`--draft-n-max`: llama-server exits "invalid argument"; the
+    finding names the nearest flag); vLLM's V0 flat flags (`--speculative-model`,
     `--num-speculative-tokens`, …) on vLLM ≥ 0.8, and with an EAGLE-3 head on any
     release (EAGLE-3 exists only in the V1 engine); a TensorRT-LLM `decoding_type`
     not spelled as the engine's exact discriminator (`Draft_Target`, not

@@ -232,8 +232,8 @@ def draft_vocab_mismatch(ctx: RuleContext) -> Iterator[Hit]:
     line of the serving config), SGLang `STANDALONE`, llama.cpp's
     `llama-speculative` up to b4094 above a difference of 100; **fail when a claim
     or the evidence rests on speculation, else warn** where the engine starts
-    without speculation (llama-server from b9518 catches the refusal: the limit is
-    128, `common/speculative.cpp`); **warn** where it degrades (llama.cpp up to b8942
+    without speculation (llama-server from b9113 catches the refusal: the limit is
+    128, `common/speculative.cpp`); **warn** where it degrades (llama.cpp up to b9105
     translates tokens between the two vocabularies) and for every other engine.
 
     **Why.** Draft tokens are verified by id: engines refuse a draft whose

