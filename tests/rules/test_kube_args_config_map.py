@@ -92,16 +92,30 @@ def test_a_config_map_not_in_the_manifest_stays_the_clusters(tmp_path: Path) -> 
         assert engine.get("draft_length") is None, name  # D not read, not a default
 
 
-def test_a_key_the_config_map_lacks_is_the_repositorys(tmp_path: Path) -> None:
-    # configMapKeyRef names key NOPE of spec-cm, which holds only SPEC: the repository
-    # decides the value in a way not followed (the kubelet refuses to start the
-    # container: "couldn't find key"; with optional: true see below): SG314 (fail) at
-    # the `$` of line 18, never SG313 (set outside) and never the default D
+def test_a_key_the_config_map_lacks_stops_the_container(tmp_path: Path) -> None:
+    # configMapKeyRef names key NOPE of spec-cm, which holds only SPEC, without
+    # optional: true: the kubelet does not start the container (kubernetes/kubernetes
+    # pkg/kubelet/kubelet_pods.go@df5f0243, makeEnvironmentVariables: `runtimeVal, ok =
+    # configMap.Data[key]; if !ok { if optional { continue }; return result,
+    # fmt.Errorf("couldn't find key %v in ConfigMap %v/%v", ...) }`). SG312, a fail
+    # (both sides are in the manifest), at the key's value: line 22
+    # `                configMapKeyRef: {name: spec-cm, key: NOPE}`: 16 spaces,
+    # `configMapKeyRef:` 17-32, a space, `{` 34, `name:` 35-39, `spec-cm` 41-47, `,` 48,
+    # `key:` 50-53, NOPE at 55. Was SG314 ("the repository decides D in a way specgate
+    # cannot read"), the wrong reason; never SG313 (set outside), never the default D.
     env = VALUE_FROM.replace("key: SPEC", "key: NOPE")
-    _, dep = check(tmp_path, manifest(env), pointer=True)
-    (hit,) = [f for f in dep["findings"] if f["code"] == "SG314"]  # type: ignore[index]
-    assert (hit["file"], hit["line"], hit["column"]) == ("deploy.yaml", 18, 79)
-    assert "SG313" not in codes(dep)
+    for pointer in (True, False):
+        (tmp_path / str(pointer)).mkdir()
+        _, dep = check(tmp_path / str(pointer), manifest(env), pointer=pointer)
+        (hit,) = [f for f in dep["findings"] if f["code"] == "SG312"]  # type: ignore[index]
+        assert (hit["file"], hit["line"], hit["column"]) == ("deploy.yaml", 22, 55)
+        assert hit["severity"] == "fail"
+        assert hit["message"].startswith(
+            "Kubernetes does not start the container, since env `SPEC` takes key `NOPE` of "
+            "ConfigMap `spec-cm`"
+        )
+        assert "couldn't find key NOPE in ConfigMap NAMESPACE/spec-cm" in hit["details"]
+        assert "SG313" not in codes(dep) and "SG314" not in codes(dep)
 
 
 def test_a_config_map_value_is_placed_where_it_is_written(tmp_path: Path) -> None:

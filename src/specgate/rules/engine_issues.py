@@ -496,7 +496,9 @@ def engine_config_unread(ctx: RuleContext) -> Iterator[Hit]:
     `entrypoint`, `docker run IMAGE --flag`): the container runs that flag as its
     program and never starts, known from the image's Dockerfile when its tag pins
     the version (a warning for `latest`, a digest or a variable tag:
-    docs/engines.md#not-read). A model config
+    docs/engines.md#not-read). So does a Kubernetes `configMapKeyRef`, not
+    `optional: true`, to a key the manifest's ConfigMap lacks: the kubelet does not
+    start the container (docs/engines.md#environment-files). A model config
     (`model.hf_config`, `speculation.draft_hf_config`) that parses but holds no
     model specgate reads (not a mapping, no attention head count, a count that is
     not a positive integer) is this finding at that file: the model config is not

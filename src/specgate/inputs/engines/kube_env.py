@@ -8,9 +8,10 @@ one; ``env`` is over ``envFrom``; ``valueFrom.configMapKeyRef`` takes one key of
 ConfigMap. A ConfigMap in the same manifest is read (its ``data``); one that is not is the
 cluster's, set outside the repository (SG313), as is every Secret and a ``fieldRef`` or
 ``resourceFieldRef`` (known only when the pod runs). A value holding ``$(`` (Kubernetes
-expands it from the variables before it) or a key the ConfigMap does not hold is the
-repository's, not followed (SG314); a key it does not hold marked ``optional: true`` sets
-nothing (the kubelet skips it), so ``$(NAME)`` stays as written in ``args``. A value
+expands it from the variables before it) is the repository's, not followed (SG314); a
+``configMapKeyRef`` to a key the ConfigMap does not hold stops the container
+(:class:`~.unread.NotStarted`: SG312, a fail), unless marked ``optional: true``: then it
+sets nothing (the kubelet skips it), so ``$(NAME)`` stays as written in ``args``. A value
 read is :class:`~.expanded.Placed` at its node: what is found in it sits there.
 """
 
@@ -122,6 +123,40 @@ def _env_from(doc: Document, maps: Maps, at: NodePath, source: object, files: En
                                                  "a ConfigMap value specgate does not read"))
 
 
+def _missing_key(
+    doc: Document, at: NodePath, variable: str, ref: Mapping[str, object]
+) -> None:
+    """A ``configMapKeyRef`` (not ``optional: true``) to a key the manifest's ConfigMap
+    does not hold: the kubelet does not start the container. kubernetes/kubernetes
+    pkg/kubelet/kubelet_pods.go@df5f0243, ``makeEnvironmentVariables``: ``runtimeVal, ok
+    = configMap.Data[key]; if !ok { if optional { continue }; return result,
+    fmt.Errorf("couldn't find key %v in ConfigMap %v/%v", ...) }`` (the pod then waits in
+    CreateContainerConfigError). A fail: the manifest states both sides (docs/engines.md
+    #environment-files)."""
+    from specgate.inputs.engines.unread import NotStarted
+
+    key = _shown(ref.get("key"))
+    name = _shown(ref.get("name"))
+    where = (*at, "valueFrom", "configMapKeyRef")
+    place = doc.locate((*where, "key") if "key" in ref else where)
+    raw_key, raw_name = str(ref.get("key"))[:80], str(ref.get("name"))[:80]
+    raise NotStarted(
+        f"Kubernetes does not start the container, since env {_shown(variable)} takes key "
+        f"{key} of ConfigMap {name}, which that ConfigMap in this manifest does not hold, "
+        "and the reference is not optional; the kubelet stops at \"couldn't find key "
+        f"{raw_key} in ConfigMap NAMESPACE/{raw_name}\" (CreateContainerConfigError; "
+        "kubernetes/kubernetes pkg/kubelet/kubelet_pods.go@df5f0243, "
+        "makeEnvironmentVariables); add the key to the ConfigMap, or mark the reference "
+        "`optional: true` if the engine may start without it",
+        doc.file, place, speculates=True, severity="fail",
+    )
+
+
+def _shown(value: object) -> str:
+    text = str(value)
+    return f"`{text}`" if len(text) <= 80 else f"`{text[:79]}…`"
+
+
 def _value_from(
     doc: Document, maps: Maps, at: NodePath, item: Mapping[str, object], files: EnvFiles
 ) -> bool:
@@ -148,6 +183,8 @@ def _value_from(
         # makeEnvironmentVariables: `if optional { continue }`), so a $(NAME) no other
         # source sets reaches the engine as written (expansion/expand.go@02604f7d)
         return False
+    if not (isinstance(data, Mapping) and ref.get("key") in data):
+        _missing_key(doc, at, name, ref)
     if isinstance(value, str) and "$(" not in value:
         spot = (*found[0], "data", str(ref["key"]))
         files.set(name, Placed(value, spot), doc.file, doc.locate(spot).line)

@@ -89,6 +89,12 @@ class UnreadEngine(InputError):
         self.severity = severity
 
 
+class NotStarted(UnreadEngine):
+    """The container the configuration is in does not start: the platform refuses it
+    before the engine runs (a ``configMapKeyRef`` to a key its ConfigMap lacks). A
+    finding at its line (SG312, a fail) whatever else the file configures."""
+
+
 @cache
 def launchers() -> tuple[Launcher, ...]:
     """The launchers of ``unread-launchers.json``, in file order."""
