@@ -200,3 +200,48 @@ def test_a_service_link_name_is_not_settled(tmp_path: Path) -> None:
     )
     _, dep = check(tmp_path, text, pointer=True)
     assert "SG307" not in codes(dep) and "SG314" in codes(dep)
+
+
+SECRET = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: spec-s\n{data}---\n"
+# the key's line: the Secret 1-7 (four lines, `data:`, its key, `---`), the ConfigMap 8-13,
+# `---` 14, the Deployment 15-25 (args at 25), ENV_FROM 26-28, `env:` 29, `- name: TOKEN`
+# 30, `valueFrom:` 31, then line 32
+# `                secretKeyRef: {name: spec-s, key: NOPE}`: 16 spaces, `secretKeyRef:`
+# 17-29, a space, `{` 31, `name:` 32-36, `spec-s` 38-43, `,` 44, `key:` 46-49, NOPE at 51
+SECRET_REF = (
+    "            - name: TOKEN\n              valueFrom:\n"
+    "                secretKeyRef: {name: spec-s, key: NOPE}\n"
+)
+
+
+def test_a_key_the_secret_lacks_stops_the_container(tmp_path: Path) -> None:
+    # the same in makeEnvironmentVariables for secretKeyRef: "couldn't find key %v in
+    # Secret %v/%v" (pkg/kubelet/kubelet_pods.go@df5f0243); TOKEN is used nowhere: the
+    # container stops all the same (the kubelet builds the whole environment first)
+    text = SECRET.format(data="data:\n  OTHER: eA==\n") + manifest(ENV_FROM + "          env:\n"
+                                                                   + SECRET_REF)
+    _, dep = check(tmp_path, text, pointer=False)
+    (hit,) = [f for f in dep["findings"] if f["code"] == "SG312"]
+    assert (hit["line"], hit["column"], hit["severity"]) == (32, 51, "fail")
+    assert hit["message"].startswith(
+        "Kubernetes does not start the container, since env `TOKEN` takes key `NOPE` of "
+        "Secret `spec-s`"
+    )
+
+
+def test_a_secret_key_in_string_data_is_held(tmp_path: Path) -> None:
+    # stringData is merged into data by the API server: NOPE is held, nothing stops
+    text = SECRET.format(data="stringData:\n  NOPE: x\n") + manifest(
+        ENV_FROM + "          env:\n" + SECRET_REF
+    )
+    _, dep = check(tmp_path, text, pointer=False)
+    assert "SG312" not in codes(dep)
+    assert dep["inputs"]["engine"]["draft_length"] == 4
+
+
+def test_a_config_map_not_in_the_manifest_stays_set_outside(tmp_path: Path) -> None:
+    # key NOPE of other-cm, a ConfigMap the manifest does not hold: the cluster may
+    # hold it with that key (SG313), not a container that does not start
+    env = VALUE_FROM.replace("name: spec-cm, key: SPEC", "name: other-cm, key: NOPE")
+    _, dep = check(tmp_path, manifest(env), pointer=True)
+    assert "SG313" in codes(dep) and "SG312" not in codes(dep)
