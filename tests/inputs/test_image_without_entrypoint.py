@@ -155,3 +155,17 @@ def test_the_finding_fails_the_deployment(tmp_path: Path) -> None:
     assert (finding["file"], finding["line"], finding["column"]) == ("deploy.yaml", 11, 18)
     assert finding["severity"] == "fail"
     assert not [f for f in dep["findings"] if f["code"] == "SG307"]
+
+
+def test_a_docker_run_in_a_yaml_string(tmp_path: Path) -> None:
+    # a `docker run` held in a YAML string (a CI step): the same finding, at the string
+    # (line 2: `  - run: ` is 2 spaces, `-` 3, a space, `run:` 5-8, a space, the value at 10)
+    text = ("steps:\n  - run: docker run lmsysorg/sglang:v0.5.2 --model-path Q "
+            "--speculative-algorithm EAGLE\n")
+    (tmp_path / "ci.yaml").write_text(text)
+    with pytest.raises(UnreadEngine) as caught:
+        read_engine_file(tmp_path / "ci.yaml", "ci.yaml")
+    error = caught.value
+    assert (error.line, error.column) == (2, 10)
+    assert "the first word of the command after the image is the program" in error.reason
+    assert error.severity == "fail"

@@ -533,27 +533,27 @@ def bare_launcher(doc: Document, text: str | None, pointer: str | None,
     if below is None:
         return None
     base, node = below
-    if isinstance(node, str):
-        return _bare_run(doc, node, shown) if base == () else None
 
     def detect(value: object) -> Sequence[Verdict]:
-        if isinstance(value, Mapping) and bare_command(value) is not None:
-            return [Verdict("bare", "config")]
+        if isinstance(value, Mapping):
+            return [Verdict("bare", "config")] if bare_command(value) is not None else []
+        if any(bare_run(words) is not None for words in _commands(value)):
+            return [Verdict("run", "config")]
         return []
 
     found = search(node, detect, base=base)
     if not found:
         return None
     first = found[0]
-    container = first.value
-    assert isinstance(container, Mapping)
-    bare = _no_entrypoint(doc, (*first.path, "args" if "name" in container else "command"))
-    if bare is None:
-        return None
-    command = container[bare.key]
-    words = _commands(command)[0]
-    at = (*first.path, bare.key, 0) if isinstance(command, list) else (*first.path, bare.key)
-    return _bare_finding(bare, words, shown, doc.locate(at))
+    if isinstance(first.value, Mapping):
+        container = first.value
+        bare = _no_entrypoint(doc, (*first.path, "args" if "name" in container else "command"))
+        if bare is None:
+            return None
+        command = container[bare.key]
+        at = (*first.path, bare.key, 0) if isinstance(command, list) else (*first.path, bare.key)
+        return _bare_finding(bare, _commands(command)[0], shown, doc.locate(at))
+    return _bare_run(doc, first.path, first.value, shown)
 
 
 def bare_run(argv: Sequence[str]) -> tuple[ImageEntry, bool] | None:
@@ -571,28 +571,27 @@ def bare_run(argv: Sequence[str]) -> tuple[ImageEntry, bool] | None:
     return bare_image(launch.target)
 
 
-def _bare_run(doc: Document, text: str, shown: str) -> UnreadEngine | None:
-    """A ``docker run``/``podman run`` in a text file whose words after a bare image
-    start with a flag (:func:`bare_run`)."""
+def _bare_run(doc: Document, path: NodePath, value: object, shown: str) -> UnreadEngine | None:
+    """A ``docker run``/``podman run`` (a text file, a string or an argv list of a
+    structured one) whose words after a bare image start with a flag (:func:`bare_run`),
+    placed at that flag."""
     from specgate.inputs.runners import read_runner
 
-    try:
-        commands = split_commands(text)
-    except InputError:
-        return None
-    for command in commands[:4096]:
-        launch = read_runner(command.argv)
-        found = bare_run(command.argv)
+    for words in _commands(value)[:4096]:
+        launch = read_runner(words)
+        found = bare_run(words)
         if found is None or launch is None or launch.target is None or not launch.command:
             continue
         entry, pinned = found
         at = (launch.target_index or 0) + 1
-        place = (Span(1 + command.lines[at], command.columns[at])
-                 if at < min(len(command.lines), len(command.columns)) else None)
+
+        def pick(argv: Sequence[str], at: int = at) -> int | None:
+            return at if bare_run(argv) is not None else None
+
         image = launch.target if len(launch.target) <= 80 else launch.target[:79] + "…"
         bare = _Bare(image, "the command after the image", knowledge(entry.engine).display_name,
                      entry.server, entry.source, pinned)
-        return _bare_finding(bare, tuple(launch.command), shown, place)
+        return _bare_finding(bare, tuple(launch.command), shown, _place(doc, path, value, pick))
     return None
 
 
