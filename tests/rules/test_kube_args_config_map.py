@@ -92,16 +92,30 @@ def test_a_config_map_not_in_the_manifest_stays_the_clusters(tmp_path: Path) -> 
         assert engine.get("draft_length") is None, name  # D not read, not a default
 
 
-def test_a_key_the_config_map_lacks_is_the_repositorys(tmp_path: Path) -> None:
-    # configMapKeyRef names key NOPE of spec-cm, which holds only SPEC: the repository
-    # decides the value in a way not followed (the kubelet refuses to start the
-    # container: "couldn't find key"; with optional: true see below): SG314 (fail) at
-    # the `$` of line 18, never SG313 (set outside) and never the default D
+def test_a_key_the_config_map_lacks_stops_the_container(tmp_path: Path) -> None:
+    # configMapKeyRef names key NOPE of spec-cm, which holds only SPEC, without
+    # optional: true: the kubelet does not start the container (kubernetes/kubernetes
+    # pkg/kubelet/kubelet_pods.go@df5f0243, makeEnvironmentVariables: `runtimeVal, ok =
+    # configMap.Data[key]; if !ok { if optional { continue }; return result,
+    # fmt.Errorf("couldn't find key %v in ConfigMap %v/%v", ...) }`). SG312, a fail
+    # (both sides are in the manifest), at the key's value: line 22
+    # `                configMapKeyRef: {name: spec-cm, key: NOPE}`: 16 spaces,
+    # `configMapKeyRef:` 17-32, a space, `{` 34, `name:` 35-39, `spec-cm` 41-47, `,` 48,
+    # `key:` 50-53, NOPE at 55. Was SG314 ("the repository decides D in a way specgate
+    # cannot read"), the wrong reason; never SG313 (set outside), never the default D.
     env = VALUE_FROM.replace("key: SPEC", "key: NOPE")
-    _, dep = check(tmp_path, manifest(env), pointer=True)
-    (hit,) = [f for f in dep["findings"] if f["code"] == "SG314"]  # type: ignore[index]
-    assert (hit["file"], hit["line"], hit["column"]) == ("deploy.yaml", 18, 79)
-    assert "SG313" not in codes(dep)
+    for pointer in (True, False):
+        (tmp_path / str(pointer)).mkdir()
+        _, dep = check(tmp_path / str(pointer), manifest(env), pointer=pointer)
+        (hit,) = [f for f in dep["findings"] if f["code"] == "SG312"]  # type: ignore[index]
+        assert (hit["file"], hit["line"], hit["column"]) == ("deploy.yaml", 22, 55)
+        assert hit["severity"] == "fail"
+        assert hit["message"].startswith(
+            "Kubernetes does not start the container, since env `SPEC` takes key `NOPE` of "
+            "ConfigMap `spec-cm`"
+        )
+        assert "couldn't find key NOPE in ConfigMap NAMESPACE/spec-cm" in hit["details"]
+        assert "SG313" not in codes(dep) and "SG314" not in codes(dep)
 
 
 def test_a_config_map_value_is_placed_where_it_is_written(tmp_path: Path) -> None:
@@ -186,3 +200,48 @@ def test_a_service_link_name_is_not_settled(tmp_path: Path) -> None:
     )
     _, dep = check(tmp_path, text, pointer=True)
     assert "SG307" not in codes(dep) and "SG314" in codes(dep)
+
+
+SECRET = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: spec-s\n{data}---\n"
+# the key's line: the Secret 1-7 (four lines, `data:`, its key, `---`), the ConfigMap 8-13,
+# `---` 14, the Deployment 15-25 (args at 25), ENV_FROM 26-28, `env:` 29, `- name: TOKEN`
+# 30, `valueFrom:` 31, then line 32
+# `                secretKeyRef: {name: spec-s, key: NOPE}`: 16 spaces, `secretKeyRef:`
+# 17-29, a space, `{` 31, `name:` 32-36, `spec-s` 38-43, `,` 44, `key:` 46-49, NOPE at 51
+SECRET_REF = (
+    "            - name: TOKEN\n              valueFrom:\n"
+    "                secretKeyRef: {name: spec-s, key: NOPE}\n"
+)
+
+
+def test_a_key_the_secret_lacks_stops_the_container(tmp_path: Path) -> None:
+    # the same in makeEnvironmentVariables for secretKeyRef: "couldn't find key %v in
+    # Secret %v/%v" (pkg/kubelet/kubelet_pods.go@df5f0243); TOKEN is used nowhere: the
+    # container stops all the same (the kubelet builds the whole environment first)
+    text = SECRET.format(data="data:\n  OTHER: eA==\n") + manifest(ENV_FROM + "          env:\n"
+                                                                   + SECRET_REF)
+    _, dep = check(tmp_path, text, pointer=False)
+    (hit,) = [f for f in dep["findings"] if f["code"] == "SG312"]
+    assert (hit["line"], hit["column"], hit["severity"]) == (32, 51, "fail")
+    assert hit["message"].startswith(
+        "Kubernetes does not start the container, since env `TOKEN` takes key `NOPE` of "
+        "Secret `spec-s`"
+    )
+
+
+def test_a_secret_key_in_string_data_is_held(tmp_path: Path) -> None:
+    # stringData is merged into data by the API server: NOPE is held, nothing stops
+    text = SECRET.format(data="stringData:\n  NOPE: x\n") + manifest(
+        ENV_FROM + "          env:\n" + SECRET_REF
+    )
+    _, dep = check(tmp_path, text, pointer=False)
+    assert "SG312" not in codes(dep)
+    assert dep["inputs"]["engine"]["draft_length"] == 4
+
+
+def test_a_config_map_not_in_the_manifest_stays_set_outside(tmp_path: Path) -> None:
+    # key NOPE of other-cm, a ConfigMap the manifest does not hold: the cluster may
+    # hold it with that key (SG313), not a container that does not start
+    env = VALUE_FROM.replace("name: spec-cm, key: SPEC", "name: other-cm, key: NOPE")
+    _, dep = check(tmp_path, manifest(env), pointer=True)
+    assert "SG313" in codes(dep) and "SG312" not in codes(dep)

@@ -193,7 +193,7 @@ def _engine(
         # judged on what the claims file states, and every other one is still checked.
         r.engine_unread = EngineUnread(
             exc.reason, exc.file or shown, exc.line, exc.column,
-            bool(getattr(exc, "speculates", True)),
+            bool(getattr(exc, "speculates", True)), severity=getattr(exc, "severity", ""),
         )
         return None
 

@@ -490,7 +490,15 @@ def engine_config_unread(ctx: RuleContext) -> Iterator[Hit]:
     at all stays an input error of the run (exit 2). A value the launcher cannot
     settle is SG313 or SG314, by where it is set. A team that accepts the gap puts
     `# specgate: ignore[SG312] -- reason` on the line the finding points at in the
-    serving file (docs/engines.md#unsettled-values). A model config
+    serving file (docs/engines.md#unsettled-values). One case fails: a container
+    command whose first word is a flag on an image with no ENTRYPOINT that starts
+    the server (Kubernetes `args` without `command`, Compose `command` without
+    `entrypoint`, `docker run IMAGE --flag`): the container runs that flag as its
+    program and never starts, known from the image's Dockerfile when its tag pins
+    the version (a warning for `latest`, a digest or a variable tag:
+    docs/engines.md#not-read). So does a Kubernetes `configMapKeyRef`, not
+    `optional: true`, to a key the manifest's ConfigMap lacks: the kubelet does not
+    start the container (docs/engines.md#environment-files). A model config
     (`model.hf_config`, `speculation.draft_hf_config`) that parses but holds no
     model specgate reads (not a mapping, no attention head count, a count that is
     not a positive integer) is this finding at that file: the model config is not
@@ -501,7 +509,9 @@ def engine_config_unread(ctx: RuleContext) -> Iterator[Hit]:
     **Why.** One unread form used to stop the whole run (exit 2, status `error`),
     so a regression elsewhere in the same change went through. A finding keeps the
     gap visible without blocking what can be judged; it warns, since nothing about
-    the engine was read to fail on. A model config without a head count is no
+    the engine was read to fail on. A container that cannot start fails: the
+    manifest and the image's Dockerfile at its pinned tag state it, and no engine
+    runs at all. A model config without a head count is no
     refusal either: transformers fills it from the model class's default
     (`LlamaConfig`'s `num_attention_heads: int = 32`, transformers 5.19.0), a value
     specgate does not assume.
@@ -528,4 +538,5 @@ def engine_config_unread(ctx: RuleContext) -> Iterator[Hit]:
         where=(unread.file, span),
         subject="engine_config",
         details="what specgate reads, settles or leaves unread: docs/engines.md#not-read",
+        severity="fail" if unread.severity == "fail" else None,
     )

@@ -20,6 +20,8 @@ from specgate.inputs.engines.in_container import image_prefix, in_container, pre
 from specgate.inputs.engines.registry import Engine
 from specgate.inputs.engines.service_shell import judged, service_script, service_variables
 from specgate.inputs.engines.unread import (
+    bare_command,
+    bare_run,
     foreign_program,
     launched_by,
     named_engines,
@@ -55,12 +57,19 @@ class Detector:
         #: Command nodes of containers whose image's ENTRYPOINT runs before them (by
         #: id; the mapping is met first, its children next: see :func:`image_prefix`).
         self._prefixes: dict[int, tuple[tuple[str, ...], str | None]] = {}
+        #: Command nodes a container runs as its program because its image has no
+        #: ENTRYPOINT that starts the server, starting with a flag (by id): no engine
+        #: reads them (:func:`~specgate.inputs.engines.unread.bare_launcher`).
+        self._bare: set[int] = set()
 
     def __call__(self, node: object) -> list[Verdict]:
         if isinstance(node, Mapping):
             container = image_prefix(node)
             if container is not None:
                 self._prefixes[id(container[0])] = (container[1], container[2])
+            bare = bare_command(node)
+            if bare is not None:
+                self._bare.add(id(bare))
             return [
                 Verdict(e.name, kind)
                 for e in self.engines
@@ -68,8 +77,11 @@ class Detector:
             ]
         if not (is_argv(node) or (looks_like_command(node) and not isinstance(node, list))):
             return []
+        if id(node) in self._bare:
+            return [Verdict("other", "other")]  # a flag as the program (bare_launcher)
         try:
-            sources = [in_container(s, self.path) for s in commands_of(node, self.doc, (), None)]
+            written = commands_of(node, self.doc, (), None)
+            sources = [in_container(s, self.path) for s in written]
             lead = self._prefixes.get(id(node))
             if lead is not None:
                 sources = [prefixed(s, lead[0]) for s in sources]
@@ -82,6 +94,9 @@ class Detector:
         for index, source in enumerate(sources):
             if launched_by(source.command.argv) is not None:
                 continue  # an engine specgate does not read (unread.py names it)
+            if bare_run(written[index].command.argv) is not None:
+                foreign += 1
+                continue  # a flag as the container's program (bare_launcher)
             engines, hinted = self._candidates(source)
             if not hinted and foreign_program(source.command.argv) is not None:
                 foreign += 1

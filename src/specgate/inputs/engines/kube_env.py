@@ -8,9 +8,10 @@ one; ``env`` is over ``envFrom``; ``valueFrom.configMapKeyRef`` takes one key of
 ConfigMap. A ConfigMap in the same manifest is read (its ``data``); one that is not is the
 cluster's, set outside the repository (SG313), as is every Secret and a ``fieldRef`` or
 ``resourceFieldRef`` (known only when the pod runs). A value holding ``$(`` (Kubernetes
-expands it from the variables before it) or a key the ConfigMap does not hold is the
-repository's, not followed (SG314); a key it does not hold marked ``optional: true`` sets
-nothing (the kubelet skips it), so ``$(NAME)`` stays as written in ``args``. A value
+expands it from the variables before it) is the repository's, not followed (SG314); a
+``configMapKeyRef`` to a key the ConfigMap does not hold stops the container
+(:class:`~.unread.NotStarted`: SG312, a fail), unless marked ``optional: true``: then it
+sets nothing (the kubelet skips it), so ``$(NAME)`` stays as written in ``args``. A value
 read is :class:`~.expanded.Placed` at its node: what is found in it sits there.
 """
 
@@ -43,6 +44,10 @@ def kubernetes_env(
         return None
     files = EnvFiles()
     maps = _config_maps(doc)
+    secrets = _config_maps(doc, "Secret") if any(
+        isinstance(i, Mapping) and isinstance(i.get("valueFrom"), Mapping)
+        and "secretKeyRef" in i["valueFrom"] for i in env
+    ) else {}
     for index, source in enumerate(sources if isinstance(sources, list) else []):
         _env_from(doc, maps, (*where, "envFrom", index), source, files)
     for index, item in enumerate(env):
@@ -50,6 +55,7 @@ def kubernetes_env(
             continue
         at = (*where, "env", index)
         if "valueFrom" in item:
+            _secret_key(doc, secrets, at, item)
             if not _value_from(doc, maps, at, item, files) and skipped is not None:
                 skipped.add(item["name"])
         elif isinstance(item.get("value"), str) and "$(" in item["value"]:
@@ -73,15 +79,17 @@ def _container(doc: Document, path: NodePath) -> tuple[NodePath, Mapping[str, ob
     return None
 
 
-def _config_maps(doc: Document) -> dict[object, tuple[NodePath, Mapping[str, object]]]:
-    """The manifest's ConfigMaps by name, with their paths (the first of a name), found
-    in one pass over its documents."""
+def _config_maps(
+    doc: Document, kind: str = "ConfigMap"
+) -> dict[object, tuple[NodePath, Mapping[str, object]]]:
+    """The manifest's ConfigMaps (``kind``: Secrets) by name, with their paths (the
+    first of a name), found in one pass over its documents."""
     documents = doc.data if doc.stream and isinstance(doc.data, list) else [doc.data]
     found: dict[object, tuple[NodePath, Mapping[str, object]]] = {}
     for index, item in enumerate(documents):
         meta = item.get("metadata") if isinstance(item, Mapping) else None
         if (
-            isinstance(item, Mapping) and item.get("kind") == "ConfigMap"
+            isinstance(item, Mapping) and item.get("kind") == kind
             and isinstance(meta, Mapping) and isinstance(meta.get("name"), str)
         ):
             found.setdefault(meta["name"], (((index,) if doc.stream else ()), item))
@@ -122,6 +130,54 @@ def _env_from(doc: Document, maps: Maps, at: NodePath, source: object, files: En
                                                  "a ConfigMap value specgate does not read"))
 
 
+def _missing_key(
+    doc: Document, at: NodePath, variable: str, ref: Mapping[str, object], kind: str
+) -> None:
+    """A ``configMapKeyRef`` (``secretKeyRef``: ``kind`` Secret) not ``optional: true``
+    to a key the manifest's ConfigMap (Secret) does not hold: the kubelet does not start
+    the container (a Secret: "couldn't find key %v in Secret %v/%v"). kubernetes/kubernetes
+    pkg/kubelet/kubelet_pods.go@df5f0243, ``makeEnvironmentVariables``: ``runtimeVal, ok
+    = configMap.Data[key]; if !ok { if optional { continue }; return result,
+    fmt.Errorf("couldn't find key %v in ConfigMap %v/%v", ...) }`` (the pod then waits in
+    CreateContainerConfigError). A fail: the manifest states both sides (docs/engines.md
+    #environment-files)."""
+    from specgate.inputs.engines.unread import NotStarted
+
+    key = _shown(ref.get("key"))
+    name = _shown(ref.get("name"))
+    where = (*at, "valueFrom", "configMapKeyRef" if kind == "ConfigMap" else "secretKeyRef")
+    place = doc.locate((*where, "key") if "key" in ref else where)
+    raw_key, raw_name = str(ref.get("key"))[:80], str(ref.get("name"))[:80]
+    raise NotStarted(
+        f"Kubernetes does not start the container, since env {_shown(variable)} takes key "
+        f"{key} of {kind} {name}, which that {kind} in this manifest does not hold, "
+        "and the reference is not optional; the kubelet stops at \"couldn't find key "
+        f"{raw_key} in {kind} NAMESPACE/{raw_name}\" (CreateContainerConfigError; "
+        "kubernetes/kubernetes pkg/kubelet/kubelet_pods.go@df5f0243, "
+        f"makeEnvironmentVariables); add the key to the {kind}, or mark the reference "
+        "`optional: true` if the engine may start without it",
+        doc.file, place, speculates=True, severity="fail",
+    )
+
+
+def _shown(value: object) -> str:
+    text = str(value)
+    return f"`{text}`" if len(text) <= 80 else f"`{text[:79]}…`"
+
+
+def _secret_key(doc: Document, secrets: Maps, at: NodePath, item: Mapping[str, object]) -> None:
+    """A ``secretKeyRef`` (not optional) to a Secret of the manifest: the key is in its
+    ``data`` or ``stringData`` (the API server merges stringData into data), else the
+    kubelet stops as for a ConfigMap (:func:`_missing_key`)."""
+    source = item["valueFrom"]
+    secret = source.get("secretKeyRef") if isinstance(source, Mapping) else None
+    held = secrets.get(secret.get("name")) if isinstance(secret, Mapping) else None
+    if (isinstance(secret, Mapping) and held is not None and secret.get("optional") is not True
+            and not any(isinstance(keys := held[1].get(f), Mapping) and secret.get("key") in keys
+                        for f in ("data", "stringData"))):
+        _missing_key(doc, at, str(item["name"]), secret, "Secret")
+
+
 def _value_from(
     doc: Document, maps: Maps, at: NodePath, item: Mapping[str, object], files: EnvFiles
 ) -> bool:
@@ -148,6 +204,8 @@ def _value_from(
         # makeEnvironmentVariables: `if optional { continue }`), so a $(NAME) no other
         # source sets reaches the engine as written (expansion/expand.go@02604f7d)
         return False
+    if not (isinstance(data, Mapping) and ref.get("key") in data):
+        _missing_key(doc, at, name, ref, "ConfigMap")
     if isinstance(value, str) and "$(" not in value:
         spot = (*found[0], "data", str(ref["key"]))
         files.set(name, Placed(value, spot), doc.file, doc.locate(spot).line)

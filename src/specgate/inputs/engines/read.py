@@ -47,6 +47,7 @@ from specgate.inputs.engines.registry import ENGINES, Engine
 from specgate.inputs.engines.several import one_configuration
 from specgate.inputs.engines.unread import (
     UnreadEngine,
+    bare_launcher,
     foreign_launcher,
     unread_launcher,
 )
@@ -267,6 +268,7 @@ def _read_engine_config(
         unread = (
             unread_launcher(doc, text, pointer, shown)
             or foreign_launcher(doc, text, pointer, shown, detector.is_engine)
+            or bare_launcher(doc, text, pointer, shown)
             or unsettled_launcher(doc, text, pointer, shown, detector.hinted)
             or unsettled_image_launcher(doc, text, pointer, shown)
             or unsettled_compose_image(doc, text, pointer, shown, path)

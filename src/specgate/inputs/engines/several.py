@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from specgate.core.errors import InputError, OutOfBounds, RefusedValue
+from specgate.inputs.engines.unread import NotStarted
 from specgate.inputs.pointer import Found, several_configurations
 from specgate.inputs.types import EngineConfig
 
@@ -78,9 +79,10 @@ def one_configuration(
     for found in configs:
         try:
             readings.append(read(found))
-        except (OutOfBounds, RefusedValue):
-            raise  # a number past a bound (SG315) or a value not of its type (SG307):
-            # a finding at its line, not a read error
+        except (OutOfBounds, RefusedValue, NotStarted):
+            raise  # a number past a bound (SG315), a value not of its type (SG307), a
+            # container the platform does not start (SG312): a finding at its line,
+            # not a read error
         except InputError as exc:
             raise several_configurations(
                 configs, where, file, f"{found.label()} cannot be read: {exc.reason}"

@@ -28,7 +28,7 @@ from specgate.core.data import read_data
 from specgate.core.errors import InputError
 from specgate.core.vocabulary import ENGINE_NAMES
 from specgate.inputs.cmdline import split_commands
-from specgate.inputs.containers import image_entry, parse_image
+from specgate.inputs.containers import ImageEntry, image_entry, image_version, parse_image
 from specgate.inputs.knowledge import knowledge
 from specgate.inputs.pointer import Verdict, format_pointer, resolve_pointer, search
 from specgate.load.document import Document, NodePath, Span
@@ -79,10 +79,20 @@ class UnreadEngine(InputError):
         place: Span | None,
         *,
         speculates: bool,
+        severity: str = "",
     ) -> None:
         line, column = (place.line, place.column) if place is not None else (None, None)
         super().__init__(reason, file, line, column)
         self.speculates = speculates
+        #: ``"fail"``: the container cannot start, known from the image's Dockerfile at
+        #: a pinned tag (:func:`bare_image`); ``""``: the rule's own severity (warn).
+        self.severity = severity
+
+
+class NotStarted(UnreadEngine):
+    """The container the configuration is in does not start: the platform refuses it
+    before the engine runs (a ``configMapKeyRef`` to a key its ConfigMap lacks). A
+    finding at its line (SG312, a fail) whatever else the file configures."""
 
 
 @cache
@@ -436,7 +446,7 @@ def foreign_launcher(
     bare = _no_entrypoint(doc, first.path)
     if bare is not None:
         return UnreadEngine(_no_entrypoint_reason(bare, shown_program, flags), shown, place,
-                            speculates=True)
+                            speculates=True, severity="fail" if bare.pinned else "")
     what = (
         f"the Python script {shown_program}, which specgate does not read"
         if program.endswith(".py")
@@ -463,6 +473,135 @@ class _Bare:
     engine: str
     server: tuple[str, ...]
     source: str
+    #: the image's tag pins the engine version, so the Dockerfile read is the image's
+    pinned: bool
+
+
+def bare_image(image: str) -> tuple[ImageEntry, bool] | None:
+    """The table's entry for ``image`` when that image sets no ENTRYPOINT that starts
+    the server (``entrypoint`` null in ``image-entrypoints.json``), and whether its tag
+    pins the version (:func:`~specgate.inputs.containers.image_version`); else None.
+    A variable in the tag (``lmsysorg/sglang:${TAG}``) is the repository's entry for
+    any tag, not pinned: the Dockerfile at that version is then an assumption."""
+    ref = parse_image(image)
+    pinned = False
+    if ref is None:
+        slash = image.rfind("/")
+        name, colon, tag = image[slash + 1:].partition(":")
+        ref = parse_image(image[: slash + 1] + name) if colon and "$" in tag else None
+        entry = image_entry(ref) if ref is not None else None
+    else:
+        entry = image_entry(ref)
+        pinned = image_version(ref, entry).pinned
+    if entry is None or entry.entrypoint is not None:
+        return None
+    return entry, pinned
+
+
+def _first_is_flag(command: object) -> bool:
+    """Whether the command a container runs starts with a flag (``--model-path``):
+    then that flag is the program the container runs when its image has no
+    ENTRYPOINT (it never starts)."""
+    words = _commands(command)
+    return len(words) == 1 and bool(words[0]) and words[0][0].startswith("-")
+
+
+def bare_command(container: Mapping[object, object]) -> object | None:
+    """The command node of a Kubernetes container (``args``, no ``command``) or a
+    Compose service (``command``, no ``entrypoint``) whose image sets no ENTRYPOINT
+    that starts the server, when it starts with a flag (:func:`_first_is_flag`); else
+    None. The container runs that flag as its program: no engine reads it."""
+    image = container.get("image")
+    if not isinstance(image, str):
+        return None
+    override, follows = ("command", "args") if "name" in container else ("entrypoint", "command")
+    command = container.get(follows)
+    if container.get(override) is not None or not _first_is_flag(command):
+        return None
+    return command if bare_image(image) is not None else None
+
+
+def bare_launcher(doc: Document, text: str | None, pointer: str | None,
+                  shown: str) -> UnreadEngine | None:
+    """The finding for the first container command (Kubernetes ``args``, Compose
+    ``command``, the words after the image of a ``docker run``) that starts with a
+    flag on an image with no ENTRYPOINT that starts the server: the flag is the
+    program the container runs, and the container does not start (issue 24). A fail
+    when the image's tag pins the version (the Dockerfile read is that image's), else
+    a warning."""
+    below = _below(doc, pointer, shown)
+    if below is None:
+        return None
+    base, node = below
+
+    def detect(value: object) -> Sequence[Verdict]:
+        if isinstance(value, Mapping):
+            return [Verdict("bare", "config")] if bare_command(value) is not None else []
+        if any(bare_run(words) is not None for words in _commands(value)):
+            return [Verdict("run", "config")]
+        return []
+
+    found = search(node, detect, base=base)
+    if not found:
+        return None
+    first = found[0]
+    if isinstance(first.value, Mapping):
+        container = first.value
+        bare = _no_entrypoint(doc, (*first.path, "args" if "name" in container else "command"))
+        if bare is None:
+            return None
+        command = container[bare.key]
+        at = (*first.path, bare.key, 0) if isinstance(command, list) else (*first.path, bare.key)
+        return _bare_finding(bare, _commands(command)[0], shown, doc.locate(at))
+    return _bare_run(doc, first.path, first.value, shown)
+
+
+def bare_run(argv: Sequence[str]) -> tuple[ImageEntry, bool] | None:
+    """For a ``docker run``/``podman run`` (no ``--entrypoint``) whose words after the
+    image start with a flag, on an image with no ENTRYPOINT that starts the server:
+    :func:`bare_image`'s answer; else None."""
+    from specgate.inputs.runners import read_runner
+
+    launch = read_runner(argv)
+    if (launch is None or launch.runner == "docker compose run" or launch.unsettled is not None
+            or launch.target is None or launch.target_index is None
+            or launch.entrypoint is not None or not launch.command
+            or not launch.command[0].startswith("-")):
+        return None
+    return bare_image(launch.target)
+
+
+def _bare_run(doc: Document, path: NodePath, value: object, shown: str) -> UnreadEngine | None:
+    """A ``docker run``/``podman run`` (a text file, a string or an argv list of a
+    structured one) whose words after a bare image start with a flag (:func:`bare_run`),
+    placed at that flag."""
+    from specgate.inputs.runners import read_runner
+
+    for words in _commands(value)[:4096]:
+        launch = read_runner(words)
+        found = bare_run(words)
+        if found is None or launch is None or launch.target is None or not launch.command:
+            continue
+        entry, pinned = found
+        at = (launch.target_index or 0) + 1
+
+        def pick(argv: Sequence[str], at: int = at) -> int | None:
+            return at if bare_run(argv) is not None else None
+
+        image = launch.target if len(launch.target) <= 80 else launch.target[:79] + "…"
+        bare = _Bare(image, "the command after the image", knowledge(entry.engine).display_name,
+                     entry.server, entry.source, pinned)
+        return _bare_finding(bare, tuple(launch.command), shown, _place(doc, path, value, pick))
+    return None
+
+
+def _bare_finding(bare: _Bare, words: Sequence[str], shown: str,
+                  place: Span | None) -> UnreadEngine:
+    program = words[0] if len(words[0]) <= 80 else words[0][:79] + "…"
+    flags = ", ".join(_speculative_flags(words)) or "flags"
+    return UnreadEngine(_no_entrypoint_reason(bare, program, flags), shown, place,
+                        speculates=bool(_speculative_flags(words)),
+                        severity="fail" if bare.pinned else "")
 
 
 def _no_entrypoint(doc: Document, path: NodePath) -> _Bare | None:
@@ -482,13 +621,13 @@ def _no_entrypoint(doc: Document, path: NodePath) -> _Bare | None:
     override, follows = ("command", "args") if "name" in container else ("entrypoint", "command")
     if path[-1] != follows or container.get(override) is not None:
         return None
-    ref = parse_image(container["image"])
-    entry = image_entry(ref) if ref is not None else None
-    if entry is None or entry.entrypoint is not None:
+    found = bare_image(container["image"])
+    if found is None:
         return None
+    entry, pinned = found
     image = container["image"] if len(container["image"]) <= 80 else container["image"][:79] + "…"
     name = knowledge(entry.engine).display_name
-    return _Bare(image, follows, name, entry.server, entry.source)
+    return _Bare(image, follows, name, entry.server, entry.source, pinned)
 
 
 def _no_entrypoint_reason(bare: _Bare, program: str, flags: str) -> str:
