@@ -69,9 +69,9 @@ def test_an_entrypoint_override_is_not_this_case(tmp_path: Path) -> None:
 # Container": args without command run as the arguments of the image's ENTRYPOINT, and
 # the image here has none, so args is the whole command) and Docker (`docker run IMAGE
 # ARGS` with no ENTRYPOINT runs ARGS: docs.docker.com "ENTRYPOINT"/"CMD" interaction)
-# agree. It was read as SGLang's flags and judged as a server that starts. A fail when
-# the tag pins the image (the Dockerfile read is that image's), a warning when it does
-# not (latest, a variable tag: the Dockerfile at that version is an assumption).
+# agree. It was read as SGLang's flags and judged as a server that starts. A warning,
+# pinned tag or not: the Dockerfile was read at one commit (924d890f), so what it says
+# of any tag's image is an assumption (docs/trust.md: an assumption may warn, never fail).
 
 # line 11: 10 spaces, `args:` at 11-15, a space, `[` at 17, the quote of "--model-path" at 18
 FLAG_DEPLOYMENT = DEPLOYMENT.replace(
@@ -98,14 +98,14 @@ FLAG_TRTLLM = (
 )
 
 FLAG_CASES = {
-    "k8s pinned": ("deploy.yaml", FLAG_DEPLOYMENT, (11, 18), "args", "fail"),
+    "k8s pinned": ("deploy.yaml", FLAG_DEPLOYMENT, (11, 18), "args", ""),
     "compose latest": ("compose.yaml", FLAG_COMPOSE.format(tag="latest"), (4, 14), "command",
                        ""),
     "compose variable tag": ("compose.yaml", FLAG_COMPOSE.format(tag="${TAG}"), (4, 14),
                              "command", ""),
     "compose pinned": ("compose.yaml", FLAG_COMPOSE.format(tag="v0.5.4-cu129"), (4, 14),
-                       "command", "fail"),
-    "docker run": ("run.sh", FLAG_RUN, (2, 52), "the command after the image", "fail"),
+                       "command", ""),
+    "docker run": ("run.sh", FLAG_RUN, (2, 52), "the command after the image", ""),
 }
 
 
@@ -134,7 +134,7 @@ def test_every_image_without_a_server_entrypoint(tmp_path: Path) -> None:
     assert (error.line, error.column) == (4, 14)
     assert "has no ENTRYPOINT that starts the TensorRT-LLM server" in error.reason
     assert "start command with `trtllm-serve`" in error.reason
-    assert error.severity == "fail"
+    assert error.severity == ""
 
 
 def test_the_launch_command_written_is_read(tmp_path: Path) -> None:
@@ -146,14 +146,15 @@ def test_the_launch_command_written_is_read(tmp_path: Path) -> None:
     assert config.engine == "sglang"
 
 
-def test_the_finding_fails_the_deployment(tmp_path: Path) -> None:
-    # end to end: SG312 at 11:18, a fail (pinned tag), not a ready SGLang server
+def test_the_finding_warns_on_the_deployment(tmp_path: Path) -> None:
+    # end to end: SG312 at 11:18, a warning (the Dockerfile at the pinned tag is an
+    # assumption), not a ready SGLang server judged on flags it never receives
     from tests.rules.test_env_files import check
 
     _, dep = check(tmp_path, {"deploy.yaml": FLAG_DEPLOYMENT}, "deploy.yaml")
     (finding,) = [f for f in dep["findings"] if f["code"] == "SG312"]
     assert (finding["file"], finding["line"], finding["column"]) == ("deploy.yaml", 11, 18)
-    assert finding["severity"] == "fail"
+    assert finding["severity"] == "warn"
     assert not [f for f in dep["findings"] if f["code"] == "SG307"]
 
 
@@ -168,4 +169,4 @@ def test_a_docker_run_in_a_yaml_string(tmp_path: Path) -> None:
     error = caught.value
     assert (error.line, error.column) == (2, 10)
     assert "the first word of the command after the image is the program" in error.reason
-    assert error.severity == "fail"
+    assert error.severity == ""

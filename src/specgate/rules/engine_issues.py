@@ -509,9 +509,11 @@ def engine_config_unread(ctx: RuleContext) -> Iterator[Hit]:
     **Why.** One unread form used to stop the whole run (exit 2, status `error`),
     so a regression elsewhere in the same change went through. A finding keeps the
     gap visible without blocking what can be judged; it warns, since nothing about
-    the engine was read to fail on. A container that cannot start fails: the
-    manifest and the image's Dockerfile at its pinned tag state it, and no engine
-    runs at all. A model config without a head count is no
+    the engine was read to fail on. A container Kubernetes does not start fails:
+    a `configMapKeyRef` to a key the manifest's own ConfigMap lacks (the kubelet's
+    "couldn't find key"). A command on an image with no server ENTRYPOINT warns: the
+    image's Dockerfile was read at one commit, so it is an assumption for any tag.
+    A model config without a head count is no
     refusal either: transformers fills it from the model class's default
     (`LlamaConfig`'s `num_attention_heads: int = 32`, transformers 5.19.0), a value
     specgate does not assume.

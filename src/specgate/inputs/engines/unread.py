@@ -28,7 +28,7 @@ from specgate.core.data import read_data
 from specgate.core.errors import InputError
 from specgate.core.vocabulary import ENGINE_NAMES
 from specgate.inputs.cmdline import split_commands
-from specgate.inputs.containers import ImageEntry, image_entry, image_version, parse_image
+from specgate.inputs.containers import ImageEntry, image_entry, parse_image
 from specgate.inputs.knowledge import knowledge
 from specgate.inputs.pointer import Verdict, format_pointer, resolve_pointer, search
 from specgate.load.document import Document, NodePath, Span
@@ -84,8 +84,9 @@ class UnreadEngine(InputError):
         line, column = (place.line, place.column) if place is not None else (None, None)
         super().__init__(reason, file, line, column)
         self.speculates = speculates
-        #: ``"fail"``: the container cannot start, known from the image's Dockerfile at
-        #: a pinned tag (:func:`bare_image`); ``""``: the rule's own severity (warn).
+        #: ``"fail"``: the container cannot start, known from the platform's own rules
+        #: (a ``configMapKeyRef`` to a key the manifest's ConfigMap lacks); ``""``: the
+        #: rule's own severity (warn).
         self.severity = severity
 
 
@@ -446,7 +447,7 @@ def foreign_launcher(
     bare = _no_entrypoint(doc, first.path)
     if bare is not None:
         return UnreadEngine(_no_entrypoint_reason(bare, shown_program, flags), shown, place,
-                            speculates=True, severity="fail" if bare.pinned else "")
+                            speculates=True)
     what = (
         f"the Python script {shown_program}, which specgate does not read"
         if program.endswith(".py")
@@ -473,18 +474,15 @@ class _Bare:
     engine: str
     server: tuple[str, ...]
     source: str
-    #: the image's tag pins the engine version, so the Dockerfile read is the image's
-    pinned: bool
 
 
-def bare_image(image: str) -> tuple[ImageEntry, bool] | None:
+def bare_image(image: str) -> ImageEntry | None:
     """The table's entry for ``image`` when that image sets no ENTRYPOINT that starts
-    the server (``entrypoint`` null in ``image-entrypoints.json``), and whether its tag
-    pins the version (:func:`~specgate.inputs.containers.image_version`); else None.
-    A variable in the tag (``lmsysorg/sglang:${TAG}``) is the repository's entry for
-    any tag, not pinned: the Dockerfile at that version is then an assumption."""
+    the server (``entrypoint`` null in ``image-entrypoints.json``); else None. A variable
+    in the tag (``lmsysorg/sglang:${TAG}``) is the repository's entry for any tag. The
+    Dockerfile was read at one commit, so what it says of another tag is an assumption:
+    the finding warns (docs/trust.md), pinned tag or not."""
     ref = parse_image(image)
-    pinned = False
     if ref is None:
         slash = image.rfind("/")
         name, colon, tag = image[slash + 1:].partition(":")
@@ -492,10 +490,9 @@ def bare_image(image: str) -> tuple[ImageEntry, bool] | None:
         entry = image_entry(ref) if ref is not None else None
     else:
         entry = image_entry(ref)
-        pinned = image_version(ref, entry).pinned
     if entry is None or entry.entrypoint is not None:
         return None
-    return entry, pinned
+    return entry
 
 
 def _first_is_flag(command: object) -> bool:
@@ -556,7 +553,7 @@ def bare_launcher(doc: Document, text: str | None, pointer: str | None,
     return _bare_run(doc, first.path, first.value, shown)
 
 
-def bare_run(argv: Sequence[str]) -> tuple[ImageEntry, bool] | None:
+def bare_run(argv: Sequence[str]) -> ImageEntry | None:
     """For a ``docker run``/``podman run`` (no ``--entrypoint``) whose words after the
     image start with a flag, on an image with no ENTRYPOINT that starts the server:
     :func:`bare_image`'s answer; else None."""
@@ -582,7 +579,7 @@ def _bare_run(doc: Document, path: NodePath, value: object, shown: str) -> Unrea
         found = bare_run(words)
         if found is None or launch is None or launch.target is None or not launch.command:
             continue
-        entry, pinned = found
+        entry = found
         at = (launch.target_index or 0) + 1
 
         def pick(argv: Sequence[str], at: int = at) -> int | None:
@@ -590,7 +587,7 @@ def _bare_run(doc: Document, path: NodePath, value: object, shown: str) -> Unrea
 
         image = launch.target if len(launch.target) <= 80 else launch.target[:79] + "…"
         bare = _Bare(image, "the command after the image", knowledge(entry.engine).display_name,
-                     entry.server, entry.source, pinned)
+                     entry.server, entry.source)
         return _bare_finding(bare, tuple(launch.command), shown, _place(doc, path, value, pick))
     return None
 
@@ -600,8 +597,7 @@ def _bare_finding(bare: _Bare, words: Sequence[str], shown: str,
     program = words[0] if len(words[0]) <= 80 else words[0][:79] + "…"
     flags = ", ".join(_speculative_flags(words)) or "flags"
     return UnreadEngine(_no_entrypoint_reason(bare, program, flags), shown, place,
-                        speculates=bool(_speculative_flags(words)),
-                        severity="fail" if bare.pinned else "")
+                        speculates=bool(_speculative_flags(words)))
 
 
 def _no_entrypoint(doc: Document, path: NodePath) -> _Bare | None:
@@ -624,10 +620,10 @@ def _no_entrypoint(doc: Document, path: NodePath) -> _Bare | None:
     found = bare_image(container["image"])
     if found is None:
         return None
-    entry, pinned = found
+    entry = found
     image = container["image"] if len(container["image"]) <= 80 else container["image"][:79] + "…"
     name = knowledge(entry.engine).display_name
-    return _Bare(image, follows, name, entry.server, entry.source, pinned)
+    return _Bare(image, follows, name, entry.server, entry.source)
 
 
 def _no_entrypoint_reason(bare: _Bare, program: str, flags: str) -> str:
