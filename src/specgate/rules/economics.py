@@ -226,8 +226,14 @@ def claim_over_measurement(ctx: RuleContext) -> Iterator[Hit]:
     ratio lies in (spec − ½u)/(base + ½u) … (spec + ½u)/(base − ½u)
     (`metrics.measured_speedup_range`). The claim is a rounding too when written with
     two or more significant digits: `1.84` stands for 1.835 … 1.845 (`2` is a round
-    number, not a rounding of 1.6). A claim above the measured value that the
-    interval rounds to is the source's own rounding: a note, never a fail. Examples:
+    number, not a rounding of 1.6). Rounding is half up, so a number stands for a
+    half-open interval: `1.6` for 1.55 ≤ x < 1.65, `1.7` for 1.65 ≤ x < 1.75. A claim
+    above the measured value is the source's own rounding — a note, never a fail — when
+    the claim's lowest value lies below the measurement's upper end (at or below an exact
+    measurement), computed exactly on the decimals as written: measured 1.6, claimed 1.7
+    fails (1.65 is not below 1.65; 1.7 is one step up, not a rounding); measured 1.65,
+    claimed 1.7 is a note (1.65 < 1.655: 1.65 rounds half up to 1.7). `specgate doctor`
+    reads `--claimed-speedup` and `--measured-speedup` as written the same way. Examples:
     TensorRT-LLM's DeepSeek-R1 blog, MTP 3: 111 → 253 TPS/user, published "2.28x":
     253/111 = 2.2793, interval 252.5/111.5 = 2.2646 … 253.5/110.5 = 2.2941, so 2.28 is a
     note and 2.30 fails (2.295 > 2.2941); sudoingX/qwen38-mtp PR #11: 63.3 → 116.3
@@ -243,10 +249,8 @@ def claim_over_measurement(ctx: RuleContext) -> Iterator[Hit]:
     if claimed is None or measured is None or not claimed > measured + SPEEDUP_TOLERANCE:
         return
     span = m.measured_speedup_range
-    highest = measured if span is None else span[1]
-    lowest_claim = claimed if m.claimed_speedup_low is None else m.claimed_speedup_low
     inputs = _measured_inputs(ctx)
-    if lowest_claim <= highest + SPEEDUP_TOLERANCE:
+    if m.claim_rounds_measurement:
         within = "" if span is None else f" ({fmt(span[0])}x … {fmt(span[1])}x)"
         yield Hit(
             f"claimed {fmt(claimed)}x rounds the measured {inputs}{fmt(measured)}x: within "

@@ -58,17 +58,16 @@ def risk(m: Metrics) -> Risk | None:
     claimed = m.claimed_speedup
     bound = claim_bound(m)
     measured = m.measured_speedup
-    span = m.measured_speedup_range
-    highest = span[1] if span is not None else measured
-    lowest_claim = m.claimed_speedup_low if m.claimed_speedup_low is not None else claimed
+    within = m.claim_rounds_measurement or (
+        claimed is not None and measured is not None and claimed <= measured + SPEEDUP_TOLERANCE
+    )
 
     def above(s: float) -> bool:
         return (
             claimed is not None
-            and lowest_claim is not None
             # a claim within the deployment's own measurement (to the precision of its
             # inputs and of the claim as written) is not at risk: SG107 judges it
-            and not (highest is not None and lowest_claim <= highest + SPEEDUP_TOLERANCE)
+            and not within
             and claimed > s + SPEEDUP_TOLERANCE
             and (bound is None or claimed <= bound + SPEEDUP_TOLERANCE)
         )
