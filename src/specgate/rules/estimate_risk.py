@@ -13,7 +13,7 @@ from specgate.analysis.derived import Metrics
 from specgate.analysis.verify_cost import HOST, PROVEN_HOST_OVERHEAD_SHARE, ROUTING, TERM_INPUTS
 from specgate.core.findings import Severity
 from specgate.core.numbers import fmt
-from specgate.rules.accept_length import SPEEDUP_TOLERANCE, claim_bound
+from specgate.rules.accept_length import SPEEDUP_TOLERANCE, claim_backed_by_measurement, claim_bound
 from specgate.rules.registry import Hit, RuleContext, rule
 
 _SLACK = 1e-9
@@ -58,9 +58,7 @@ def risk(m: Metrics) -> Risk | None:
     claimed = m.claimed_speedup
     bound = claim_bound(m)
     measured = m.measured_speedup
-    within = m.claim_rounds_measurement or (
-        claimed is not None and measured is not None and claimed <= measured + SPEEDUP_TOLERANCE
-    )
+    within = claim_backed_by_measurement(m)
 
     def above(s: float) -> bool:
         return (
