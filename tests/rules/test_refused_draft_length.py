@@ -1,0 +1,54 @@
+"""One cause, one finding (docs/trust.md#one-cause-one-finding): a draft length the engine
+refuses never runs, so no rule reads it as the served D — 0 goes as −2 does (trial-a
+defect 3). vLLM refuses num_speculative_tokens ≤ 0 ("Expected num_speculative_tokens to be
+greater than zero", vllm/config/speculative.py), TensorRT-LLM max_draft_len 0 for Eagle
+("max_draft_len must be > 0 for Eagle", tensorrt_llm/llmapi/llm_args.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from specgate.check.report import FileReport
+
+Check = Callable[..., FileReport]
+
+CLAIMS = """\
+version: 1
+deployments:
+  - name: c
+    speculation:
+      enabled: true
+      mechanism: {mechanism}
+      engine: vllm
+      engine_version: "0.11.0"
+      engine_config: serve.sh
+    evidence: {{accept_length: 2.5, cache_coherence_eval: true}}
+"""
+SERVE = (
+    "vllm serve meta-llama/Llama-3.1-8B-Instruct --speculative-config "
+    "'{{\"method\":\"{method}\",{extra}\"num_speculative_tokens\":{d}}}'\n"
+)
+
+
+@pytest.mark.parametrize("d", [0, -2])
+@pytest.mark.parametrize(("mechanism", "extra"), [
+    ("ngram", '"prompt_lookup_max":4,'),
+    ("eagle3", '"model":"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B",'),
+])
+def test_a_refused_num_speculative_tokens_is_sg307_alone(
+    check_text: Check, tmp_path: Path, d: int, mechanism: str, extra: str
+) -> None:
+    """AL 2.5 with D 0 read as served gave SG103 "AL 2.5 exceeds 1 + D = 1" and, for the
+    n-gram proposer, SG308 "D = 0 is a maximum": both rest on a D that never runs."""
+    (tmp_path / "serve.sh").write_text(
+        SERVE.format(method=mechanism, extra=extra, d=d), encoding="utf-8"
+    )
+    report = check_text(CLAIMS.format(mechanism=mechanism), name="c.specgate.yaml")
+    findings = list(report.all_findings())
+    assert [f.severity for f in findings if f.code == "SG307"] == ["fail"]
+    assert not {"SG103", "SG308", "SG301", "SG109"} & {f.code for f in findings}
+    (deployment,) = report.deployments
+    assert deployment.metrics.draft_length is None
