@@ -52,3 +52,39 @@ def test_a_refused_num_speculative_tokens_is_sg307_alone(
     assert not {"SG103", "SG308", "SG301", "SG109"} & {f.code for f in findings}
     (deployment,) = report.deployments
     assert deployment.metrics.draft_length is None
+
+
+SGLANG = """\
+version: 1
+deployments:
+  - name: c
+    speculation:
+      enabled: true
+      mechanism: eagle3
+      engine: sglang
+      engine_version: "0.5.5"
+      engine_config: sg.sh
+    evidence: {accept_length: 2.5, cache_coherence_eval: true}
+"""
+
+
+@pytest.mark.parametrize("steps", [0, -2])
+def test_an_invalid_sglang_step_count_is_not_priced_as_d(
+    check_text: Check, tmp_path: Path, steps: int
+) -> None:
+    """SGLang's resolution keeps speculative_num_steps 0 or −2 (SG307 warns: a draft needs at
+    least 1, where the workers refuse it is not confirmed); the reader reports what SGLang
+    resolves, but no rule prices it as D: no SG103 "AL 2.5 exceeds 1 + D = 1" (or "= −1")."""
+    (tmp_path / "sg.sh").write_text(
+        "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct "
+        "--speculative-algorithm EAGLE3 --speculative-draft-model-path "
+        f"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B --speculative-num-steps {steps} "
+        "--speculative-eagle-topk 2 --speculative-num-draft-tokens 4\n",
+        encoding="utf-8",
+    )
+    report = check_text(SGLANG, name="c.specgate.yaml")
+    codes = {f.code for f in report.all_findings()}
+    assert "SG307" in codes
+    assert not {"SG103", "SG308", "SG301", "SG109"} & codes
+    (deployment,) = report.deployments
+    assert deployment.metrics.draft_length is None
