@@ -207,8 +207,10 @@ def test_tensor_parallel_size_inside_block_is_rejected() -> None:
 
 def test_zero_tokens_is_invalid() -> None:
     c = yaml("speculative_config:\n  method: eagle3\n  model: d\n  num_speculative_tokens: 0\n")
-    # refused by vLLM (SG307) but still read: the theory judges D = 0 (docs/theory.md#edge-cases)
-    assert c.draft_length == 0
+    # refused by vLLM (SG307: "Expected num_speculative_tokens to be greater than zero",
+    # vllm/config/speculative.py) and, as −2, not read as D: a value that never runs drives
+    # no other rule (docs/trust.md#one-cause-one-finding; contract change, trial-a defect 3)
+    assert c.draft_length is None
     assert codes(c) == ["SG307"]
 
 

@@ -169,18 +169,21 @@ def test_d0_costs_nothing(tmp_path: Path) -> None:
     assert m.accept_length_floor.value is None
     assert deployment.status == "ready"
     # the case itself: vLLM refuses num_speculative_tokens 0 (SG307, vllm/config/
-    # speculative.py "Expected num_speculative_tokens to be greater than zero"), but the value
-    # is still read, so the theory judges D = 0: S = 1 / 1 = 1 and no default floor (no SG102)
+    # speculative.py "Expected num_speculative_tokens to be greater than zero"), and a value
+    # the engine refuses never runs, so no rule reads it as the served D (as −2 goes;
+    # docs/trust.md#one-cause-one-finding): D is unknown, the bound uses passes 0, and the
+    # default floor is break-even (β 1 + ρ 0.05·0) × 1.1 = 1.1 > AL 1, which SG102 fails on
+    # the measured AL alone (AL 1 gains nothing at any D)
     case = judge(CASES / "theory-t5/specgate.yaml")
-    assert case.metrics.draft_length == 0
-    assert case.metrics.theoretical_speedup == 1
-    assert codes(case) == {"SG307"}
+    assert case.metrics.draft_length is None
+    assert case.metrics.accept_length_floor.value == pytest.approx(1.1)
+    assert codes(case) == {"SG307", "SG102"}
 
 
-def test_trtllm_zero_draft_length_is_read_as_d0(tmp_path: Path) -> None:
-    # the same kind on TensorRT-LLM: max_draft_len 0 is refused by the engine (SG307) and read
-    # as D = 0: AL 1 (the only AL possible at D = 0; AL ≤ 1 + D) over β 1 gives S = 1, with
-    # no default floor at D = 0 and no SG109 (it needs D ≥ 1)
+def test_trtllm_zero_draft_length_is_not_read_as_d0(tmp_path: Path) -> None:
+    # the same kind on TensorRT-LLM: max_draft_len 0 is refused by the engine (SG307) and not
+    # read as the served D: D unknown, the default floor (β 1 + ρ 0.02·0) × 1.1 = 1.1 > AL 1
+    # (SG102 on the measured AL), and no SG103 / SG109 priced at a D that never runs
     (tmp_path / "extra.yaml").write_text(
         "speculative_config:\n  decoding_type: MTP\n  max_draft_len: 0\n", encoding="utf-8"
     )
@@ -192,9 +195,9 @@ def test_trtllm_zero_draft_length_is_read_as_d0(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     deployment = judge(claims)
-    assert deployment.metrics.draft_length == 0
-    assert deployment.metrics.theoretical_speedup == 1
-    assert codes(deployment) == {"SG307"}
+    assert deployment.metrics.draft_length is None
+    assert deployment.metrics.accept_length_floor.value == pytest.approx(1.1)
+    assert codes(deployment) == {"SG307", "SG102"}
 
 
 def test_typical_rho_guideline_is_not_priced_at_an_adaptive_maximum(tmp_path: Path) -> None:

@@ -239,13 +239,18 @@ def test_min_gain_zero_accepts_any_measured_gain(check_text: Check) -> None:
 # --- SG111 measured-speedup-over-ceiling ----------------------------------------------------
 
 
-@pytest.mark.parametrize(("measured", "fires"), [
-    (2.4, True),  # 2.4 > 1.9 · 1.02 = 1.938
-    (1.938, False),  # at the margin
-    (1.9, False),
+@pytest.mark.parametrize(("rho", "measured", "fires"), [
+    (0.05, 2.4, True),  # 2.4 > 1.9 · 1.02 = 1.938
+    (None, 1.938, False),  # at the ceiling's margin (ρ not stated)
+    (None, 1.9, False),
+    # ρ 0.05 stated: AL / (β + ρ·3) = 1.9 / 1.15 = 1.6522, × 1.02 = 1.6852 < 1.9: the stated
+    # ρ and the measurement cannot both be right (trial-a defect 2)
+    (0.05, 1.938, True),
+    (0.05, 1.9, True),
+    (0.05, 1.68, False),  # 1.68 ≤ 1.6852
 ])
-def test_sg111(check_text: Check, measured: float, fires: bool) -> None:
-    report = check_text(claims(dep(d=3, rho=0.05, al=1.9, evidence={"measured_speedup": measured})))
+def test_sg111(check_text: Check, rho: float | None, measured: float, fires: bool) -> None:
+    report = check_text(claims(dep(d=3, rho=rho, al=1.9, evidence={"measured_speedup": measured})))
     assert ("SG111" in codes(report)) is fires
 
 

@@ -141,6 +141,9 @@ class Metrics(NamedTuple):
     #: The lowest speedup ``claims.speedup`` can be a rounding of
     #: (:func:`claimed_speedup_low`); the claim itself when it is taken as exact.
     claimed_speedup_low: float | None = None
+    #: Whether ``claims.speedup`` as written can be a rounding of a value at or below the
+    #: measured speedup as written (:func:`claim_rounds_measurement`): SG107's note.
+    claim_rounds_measurement: bool = False
     #: The most AL can be at the served D (AL itself unless the evidence is stale;
     #: :func:`specgate.theory.formulas.accept_length_upper_bound`): what fails use.
     accept_length_upper: float | None = None
@@ -240,6 +243,47 @@ def claimed_speedup_low(deployment: Deployment) -> float | None:
     if claimed is None or unit is None or not unit <= _ROUNDING_SHARE * claimed:
         return claimed
     return claimed - unit
+
+
+def _exact(value: float) -> Fraction:
+    """The decimal a float was read from, exactly (``1.6`` → 8/5, not the binary float)."""
+    return Fraction(repr(value))
+
+
+def claim_rounds_measurement(deployment: Deployment) -> bool:
+    """Whether ``claims.speedup`` as written can be a rounding of a speedup at or below the
+    measured one as written (docs/theory.md#measured-speedup-precision): a number written
+    with last-digit unit 2u stands for [x − u, x + u) (round half up: the upper end rounds
+    up to the next digit), so the claim can be such a rounding iff its lowest value
+    c − u_c lies below the measurement's upper end m + u_m (excluded), or at or below an
+    exact measurement. Exact rational arithmetic on the decimals as written, so a boundary
+    is never decided by binary rounding.
+
+    Measured "1.6" is [1.55, 1.65); claimed "1.7" is [1.65, 1.75): 1.65 < 1.65 is false,
+    so 1.7 is no rounding of 1.6 (trial-a defect 1). Measured "1.65" is [1.645, 1.655):
+    1.65 < 1.655, so 1.7 is (1.65 rounds half up to 1.7). The one test of SG107 and of
+    SG112 (:mod:`specgate.rules.estimate_risk`), for ``check`` and ``doctor`` alike.
+    """
+    claimed = deployment.claimed_speedup
+    measured = measured_speedup(deployment)
+    if claimed is None or measured is None:
+        return False
+    lowest = _exact(claimed)
+    unit = deployment.claimed_half_unit
+    if unit is not None and unit <= _ROUNDING_SHARE * claimed:  # as claimed_speedup_low
+        lowest -= _exact(unit)
+    evidence = deployment.evidence
+    speedup_unit, base_unit, spec_unit = evidence.printed_half_units
+    if evidence.measured_speedup is not None:
+        if speedup_unit is None:
+            return lowest <= _exact(measured)
+        return lowest < _exact(measured) + _exact(speedup_unit)
+    base, spec = evidence.baseline_tokens_per_s, evidence.speculative_tokens_per_s
+    if base is None or spec is None:  # not reached: measured_speedup() read the pair
+        return False
+    if base_unit is None or spec_unit is None or not base > base_unit:
+        return lowest <= _exact(spec) / _exact(base)
+    return lowest < (_exact(spec) + _exact(spec_unit)) / (_exact(base) - _exact(base_unit))
 
 
 def accept_length_floor(
@@ -647,6 +691,7 @@ def compute(
         proven_cost=proven_cost,
         measured_speedup_range=measured_speedup_range(deployment),
         claimed_speedup_low=claimed_speedup_low(deployment),
+        claim_rounds_measurement=claim_rounds_measurement(deployment),
     )
     if deployment.speculation.enabled is not True and ratio.source == "typical":
         # A deployment that does not speculate gets no mechanism numbers (the class's

@@ -44,6 +44,28 @@ def positive_float(
     return number
 
 
+class Written(float):
+    """A number flag's value with half a unit of the last digit it was written with
+    (``"1.6"`` → 0.05; ``None`` when not a plain decimal), so that ``specgate doctor``
+    reads a speedup's precision as ``check`` reads the claims file's text
+    (:func:`specgate.core.numbers.half_unit`)."""
+
+    half_unit: float | None = None
+
+
+def as_written(parse: Callable[[str], float]) -> Callable[[str], Written]:
+    """An argparse type: ``parse``'s number, keeping the precision of its text."""
+
+    def number(text: str) -> Written:
+        from specgate.core.numbers import half_unit
+
+        value = Written(parse(text))
+        value.half_unit = half_unit(text)
+        return value
+
+    return number
+
+
 def closed_set(choices: tuple[str, ...], what: str) -> Callable[[str], str]:
     """An argparse type: one of ``choices``, with did-you-mean on a typo."""
 

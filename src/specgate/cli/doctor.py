@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from specgate.cli.args import (
     RawFormatter,
+    as_written,
     closed_set,
     positive_float,
     rates,
@@ -88,7 +89,7 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
     names_key(
         doctor.add_argument(
             "--claimed-speedup",
-            type=positive_float(0.0, strict=True, maximum=1e4),
+            type=as_written(positive_float(0.0, strict=True, maximum=1e4)),
             metavar="X",
             help="claimed speedup, a ratio (2.4 = 2.4x)",
         ),
@@ -212,7 +213,7 @@ def add_parser(sub: argparse._SubParsersAction[Parser], *, full: bool) -> None:
     )
     doctor.add_argument(
         "--measured-speedup",
-        type=positive_float(0.0, strict=True, maximum=1e4),
+        type=as_written(positive_float(0.0, strict=True, maximum=1e4)),
         metavar="X",
         help="measured speedup over plain decoding, a ratio",
     )
@@ -390,10 +391,15 @@ def _flag_deployment(args: argparse.Namespace, profile: Inputs | None) -> Deploy
             next_accept_length=None
             if args.next_accept_length is None
             else float(args.next_accept_length),
-            measured_speedup=args.measured_speedup,
+            measured_speedup=None
+            if args.measured_speedup is None
+            else float(args.measured_speedup),
             verify_cost_ratio=args.verify_cost_ratio,
+            # the precision as written, as check reads the claims file's text (SG107)
+            printed_half_units=(getattr(args.measured_speedup, "half_unit", None), None, None),
         ),
         claimed_speedup=None if args.claimed_speedup is None else float(args.claimed_speedup),
+        claimed_half_unit=getattr(args.claimed_speedup, "half_unit", None),
         hardware=_hardware(args),
         min_gain=args.min_gain,
         inputs=profile,

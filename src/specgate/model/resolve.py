@@ -377,7 +377,13 @@ def _merge_engine(r: _Resolver, engine: EngineConfig) -> None:
     assumed = engine.draft_length_assumed
     taken_assumed: str | None = None
     taken_range: tuple[int, ...] = ()
-    if engine.draft_length is not None:
+    # a draft length below 1 that SG307 calls invalid (SGLang's resolution keeps
+    # speculative_num_steps 0 or -2, its workers need at least 1): no step drafts it, so no
+    # other rule prices it as the served D (docs/trust.md#one-cause-one-finding)
+    invalid = engine.draft_length is not None and engine.draft_length < 1 and any(
+        issue.code == "SG307" and issue.field == "draft_length" for issue in engine.issues
+    )
+    if engine.draft_length is not None and not invalid:
         if draft_length is not None and draft_length != engine.draft_length:
             r.conflict(
                 Conflict(

@@ -34,6 +34,7 @@ from specgate.core.numbers import fmt
 from specgate.reporters.chart import speedup_chart
 from specgate.reporters.safe_text import visible
 from specgate.reporters.tally import FindingKey, counts_sentence, finding_key
+from specgate.reporters.text import floor_words
 
 if TYPE_CHECKING:
     from specgate.analysis.derived import Metrics
@@ -144,7 +145,7 @@ def _metric_rows(report: DeploymentReport) -> list[str]:
         ("theoretical speedup AL / (β + ρ·passes)", _v(m.theoretical_speedup, "x")),
         ("measured speedup", _v(m.measured_speedup, "x")),
         ("claimed speedup", _v(m.claimed_speedup, "x")),
-        ("AL floor", _v(m.accept_length_floor.value)),
+        ("AL floor", floor_words(m) or ""),
     ]
     if m.optimal_draft_length is not None:
         best = m.optimal_draft_length

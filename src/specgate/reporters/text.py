@@ -6,6 +6,8 @@ metrics block per deployment and a closing status line.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from specgate.check.report import DeploymentReport, RunReport
 from specgate.core.findings import Finding
 from specgate.core.numbers import fmt
@@ -17,6 +19,9 @@ from specgate.reporters.tally import (
     owner_text,
     owners,
 )
+
+if TYPE_CHECKING:
+    from specgate.analysis.derived import Metrics
 
 _COLOURS = {
     "fail": "31",
@@ -101,9 +106,28 @@ def _tile_line(report: DeploymentReport, tile: str) -> list[str]:
             parts.append(f"tile aligned {tile}")
     elif report.tile_rule_applies:
         parts.append(G_UNKNOWN)
-    if m.accept_length_floor.value is not None:
-        parts.append(f"AL floor {fmt(m.accept_length_floor.value)}")
+    floor = floor_words(m)
+    if floor is not None:
+        parts.append(f"AL floor {floor}")
     return ["    " + ", ".join(parts)] if parts else []
+
+
+def floor_words(m: Metrics) -> str | None:
+    """The AL floor as SG102 judges it: with D only a maximum and the default floor, both
+    prices — the fewest passes (what fails use) and D (what only warns), e.g. ``1.32 at 2
+    passes, 3.3 at D 20`` (docs/theory.md#d-is-a-maximum); else the floor alone."""
+    floor = m.accept_length_floor
+    if floor.value is None:
+        return None
+    at_d = m.accept_length_floor_at_d
+    if (
+        floor.source != "default"
+        or at_d is None
+        or m.draft_length is None
+        or not abs(at_d - floor.value) > 5e-5
+    ):
+        return fmt(floor.value)
+    return f"{fmt(floor.value)} at {fmt(m.fail_passes)} passes, {fmt(at_d)} at D {m.draft_length}"
 
 
 #: What a deployment with ``speculation.enabled: false`` shows instead of its numbers.

@@ -33,6 +33,17 @@ def estimated(ctx: RuleContext) -> str:
 SPEEDUP_TOLERANCE = 5e-5
 
 
+def claim_backed_by_measurement(m: Metrics) -> bool:
+    """Whether the claim is at or below the deployment's own measured speedup (to the
+    precision both are written with, :attr:`Metrics.claim_rounds_measurement`): the
+    measurement backs it, so no theory bound fails it (SG104); a measurement above the
+    bound is the stated values' contradiction (SG111), not the claim's."""
+    claimed, measured = m.claimed_speedup, m.measured_speedup
+    if claimed is None or measured is None:
+        return False
+    return claimed <= measured + SPEEDUP_TOLERANCE or m.claim_rounds_measurement
+
+
 def proven_ceiling(m: Metrics) -> float | None:
     """AL / β with the proven β (docs/theory.md#proven-verify-cost): no draft cost, the least β can
     be."""

@@ -226,8 +226,14 @@ def claim_over_measurement(ctx: RuleContext) -> Iterator[Hit]:
     ratio lies in (spec − ½u)/(base + ½u) … (spec + ½u)/(base − ½u)
     (`metrics.measured_speedup_range`). The claim is a rounding too when written with
     two or more significant digits: `1.84` stands for 1.835 … 1.845 (`2` is a round
-    number, not a rounding of 1.6). A claim above the measured value that the
-    interval rounds to is the source's own rounding: a note, never a fail. Examples:
+    number, not a rounding of 1.6). Rounding is half up, so a number stands for a
+    half-open interval: `1.6` for 1.55 ≤ x < 1.65, `1.7` for 1.65 ≤ x < 1.75. A claim
+    above the measured value is the source's own rounding — a note, never a fail — when
+    the claim's lowest value lies below the measurement's upper end (at or below an exact
+    measurement), computed exactly on the decimals as written: measured 1.6, claimed 1.7
+    fails (1.65 is not below 1.65; 1.7 is one step up, not a rounding); measured 1.65,
+    claimed 1.7 is a note (1.65 < 1.655: 1.65 rounds half up to 1.7). `specgate doctor`
+    reads `--claimed-speedup` and `--measured-speedup` as written the same way. Examples:
     TensorRT-LLM's DeepSeek-R1 blog, MTP 3: 111 → 253 TPS/user, published "2.28x":
     253/111 = 2.2793, interval 252.5/111.5 = 2.2646 … 253.5/110.5 = 2.2941, so 2.28 is a
     note and 2.30 fails (2.295 > 2.2941); sudoingX/qwen38-mtp PR #11: 63.3 → 116.3
@@ -243,10 +249,8 @@ def claim_over_measurement(ctx: RuleContext) -> Iterator[Hit]:
     if claimed is None or measured is None or not claimed > measured + SPEEDUP_TOLERANCE:
         return
     span = m.measured_speedup_range
-    highest = measured if span is None else span[1]
-    lowest_claim = claimed if m.claimed_speedup_low is None else m.claimed_speedup_low
     inputs = _measured_inputs(ctx)
-    if lowest_claim <= highest + SPEEDUP_TOLERANCE:
+    if m.claim_rounds_measurement:
         within = "" if span is None else f" ({fmt(span[0])}x … {fmt(span[1])}x)"
         yield Hit(
             f"claimed {fmt(claimed)}x rounds the measured {inputs}{fmt(measured)}x: within "
@@ -574,7 +578,8 @@ def accept_length_below_guideline(ctx: RuleContext) -> Iterator[Hit]:
     "SG111",
     "measured-speedup-over-ceiling",
     "warn",
-    "The measured speedup exceeds the ceiling AL / β by more than 2 %.",
+    "The measured speedup exceeds the ceiling AL / β, or AL / (β + ρ·passes) with ρ "
+    "stated, by more than 2 %.",
     fail_example="""
         version: 1
         deployments:
@@ -616,10 +621,24 @@ def measured_speedup_over_ceiling(ctx: RuleContext) -> Iterator[Hit]:
     measurement cannot both be right: AL from another workload or D, a baseline
     run slower than the real plain decoding (other batch size, cold cache), or
     the speculative run measured with prefix caching the baseline lacked.
+
+    With ρ stated (`speculation.draft_depth_ratio`) and the evidence measured at the
+    served D, the measured speedup is held to AL / (β + ρ·passes) × 1.02 too (passes
+    priced as SG104 prices them): a measurement above it shows the stated ρ (or the AL)
+    is wrong, since S = AL / (β + ρ·passes) gives ρ ≤ (AL / S − β) / passes. The finding
+    sits on the stated ρ and names the most ρ the measurement allows; a claim at or
+    below the measurement is not failed by SG104 for it. It warns as the ceiling does: the
+    repository states both numbers, and which one is wrong (ρ, AL, or a measurement of
+    another run) only a new measurement settles. Example: AL 2.4, D 3, ρ 0.05, β 1,
+    measured 2.3: 2.4 / (1 + 0.05·3) = 2.087x, and 2.3 > 2.087 × 1.02 = 2.1287, so it
+    warns; the measurement allows ρ ≤ (2.4 / 2.3 − 1) / 3 = 0.0145.
     """
     m = ctx.metrics
     measured, ceiling = m.measured_speedup, proven_ceiling(m)
-    if measured is None or ceiling is None or not measured > ceiling * CEILING_MARGIN:
+    if measured is None or ceiling is None:
+        return
+    if not measured > ceiling * CEILING_MARGIN:
+        yield from _measured_over_stated_rho(ctx, measured)
         return
     yield Hit(
         f"the measured {fmt(measured)}x exceeds the ceiling AL / β = {fmt(ceiling)}x by more than "
@@ -633,5 +652,41 @@ def measured_speedup_over_ceiling(ctx: RuleContext) -> Iterator[Hit]:
             beta_source(m),
             "S ≤ AL / β at any draft cost ρ ≥ 0; 2 % allows run-to-run noise "
             "(docs/theory.md#speedup-ceiling-and-break-even)",
+        ),
+    )
+
+
+def _measured_over_stated_rho(ctx: RuleContext, measured: float) -> Iterator[Hit]:
+    """SG111 with ρ stated: the measurement above AL / (β + ρ·passes) by more than 2 %
+    contradicts the stated ρ; names the most ρ the measurement allows."""
+    m = ctx.metrics
+    bound, al = m.proven_speedup, m.accept_length
+    if (
+        m.draft_depth_ratio_source != "stated"
+        or m.evidence_stale
+        or bound is None
+        or al is None
+        or not m.fail_passes > 0
+        or not measured > bound * CEILING_MARGIN
+    ):
+        return
+    beta, rho, passes = m.proven_verify_cost_ratio, m.proven_draft_depth_ratio, m.fail_passes
+    most = max(0.0, (al / measured - beta) / passes)
+    dep = ctx.deployment
+    stated = dep.path("speculation", "draft_depth_ratio")
+    yield Hit(
+        f"the measured {fmt(measured)}x exceeds AL / (β + ρ·passes) = {fmt(bound)}x at the "
+        f"stated ρ {fmt(rho)} by more than 2 %: the measurement allows ρ ≤ {fmt(most)}",
+        stated if ctx.has_path(stated) else _measured_path(ctx),
+        f"Correct speculation.draft_depth_ratio to the measured draft cost (at most "
+        f"{fmt(most)} by this measurement), or re-measure AL and the speedup in the same run.",
+        details=join_details(
+            f"{fmt(al)} / ({fmt(beta)} + {fmt(rho)}·{fmt(passes)}) = {fmt(bound)}x; "
+            f"ρ ≤ (AL / S − β) / passes = ({fmt(al)} / {fmt(measured)} − {fmt(beta)}) / "
+            f"{fmt(passes)} = {fmt(most)}: the stated ρ and the measurement cannot both be right",
+            accept_length_source(dep),
+            _measured_source(ctx),
+            beta_source(m),
+            "S ≤ AL / (β + ρ·passes); 2 % allows run-to-run noise (docs/theory.md#cost-model)",
         ),
     )

@@ -13,7 +13,7 @@ from specgate.analysis.derived import Metrics
 from specgate.analysis.verify_cost import HOST, PROVEN_HOST_OVERHEAD_SHARE, ROUTING, TERM_INPUTS
 from specgate.core.findings import Severity
 from specgate.core.numbers import fmt
-from specgate.rules.accept_length import SPEEDUP_TOLERANCE, claim_bound
+from specgate.rules.accept_length import SPEEDUP_TOLERANCE, claim_backed_by_measurement, claim_bound
 from specgate.rules.registry import Hit, RuleContext, rule
 
 _SLACK = 1e-9
@@ -58,17 +58,14 @@ def risk(m: Metrics) -> Risk | None:
     claimed = m.claimed_speedup
     bound = claim_bound(m)
     measured = m.measured_speedup
-    span = m.measured_speedup_range
-    highest = span[1] if span is not None else measured
-    lowest_claim = m.claimed_speedup_low if m.claimed_speedup_low is not None else claimed
+    within = claim_backed_by_measurement(m)
 
     def above(s: float) -> bool:
         return (
             claimed is not None
-            and lowest_claim is not None
             # a claim within the deployment's own measurement (to the precision of its
             # inputs and of the claim as written) is not at risk: SG107 judges it
-            and not (highest is not None and lowest_claim <= highest + SPEEDUP_TOLERANCE)
+            and not within
             and claimed > s + SPEEDUP_TOLERANCE
             and (bound is None or claimed <= bound + SPEEDUP_TOLERANCE)
         )

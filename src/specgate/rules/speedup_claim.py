@@ -10,6 +10,7 @@ from specgate.core.concise import join_details
 from specgate.core.numbers import fmt
 from specgate.rules.accept_length import (
     SPEEDUP_TOLERANCE,
+    claim_backed_by_measurement,
     claim_ceiling,
     estimated,
     proven_label,
@@ -85,6 +86,14 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
     tolerance lets a claim written to 4 decimals pass. With ρ derived from a measured
     speedup the theory equals the measurement, so SG107 judges the claim instead.
 
+    A claim at or below the deployment's own measured speedup (to the precision both
+    are written with, as SG107 reads them) is backed by the measurement and never
+    fails here: when the measurement itself exceeds the bound, the stated ρ (or AL)
+    and the measurement cannot both be right, and SG111 names that. Example: AL 2.4,
+    D 3, ρ 0.05 stated, measured 2.3, claimed 2.2: the bound 2.4 / 1.15 = 2.087x is
+    below the measurement, so SG104 is silent and SG111 warns at the stated ρ (the
+    measurement allows ρ ≤ (2.4 / 2.3 − 1) / 3 = 0.0145).
+
     With D only a maximum (n-gram and suffix proposers, llama.cpp `--draft-p-min`, a
     confidence cut-off) the passes are the fewest a step can take, max(1, AL − 1)
     (docs/theory.md#d-is-a-maximum): a claim above the bound priced at D passes but
@@ -120,6 +129,11 @@ def claimed_speedup_over_theory(ctx: RuleContext) -> Iterator[Hit]:
     claimed = m.claimed_speedup
     al = m.accept_length
     if claimed is None or al is None or m.draft_depth_ratio_source in ("measured", "derived"):
+        return
+    if claim_backed_by_measurement(m):
+        # the deployment's own measurement backs the claim: a measurement above the bound
+        # contradicts the stated ρ or AL, which SG111 names (never "claim less than you
+        # measured")
         return
     d = m.draft_length
     dep = ctx.deployment

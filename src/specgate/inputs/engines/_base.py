@@ -315,12 +315,12 @@ def positive(
     field_name: str,
     *,
     tokens: bool = True,
-    keep_zero: bool = False,
 ) -> int | None:
     """``value`` when ≥ 1; else an SG307 issue (the engines refuse 0 or negative) and None.
 
-    With ``keep_zero`` (a draft length), 0 is still an SG307 issue but is returned:
-    the theory judges what the user wrote, and D = 0 costs nothing (docs/theory.md#edge-cases).
+    0 goes as −2 does: a value the engine refuses never runs, so no other rule reads it
+    as the served value (docs/trust.md#one-cause-one-finding: a refused
+    ``num_speculative_tokens: 0`` is SG307 alone, not also SG103 "AL exceeds 1 + D = 1").
 
     Raises:
         OutOfBounds: a draft-token count (``tokens``) above :data:`MAX_DRAFT_TOKENS`,
@@ -330,7 +330,7 @@ def positive(
         bounded(builder, value, name, field_name)
     if value is not None and value < 1:
         builder.issue("SG307", f"{name} is {value}; the engine needs at least 1", field_name)
-        return 0 if keep_zero and value == 0 else None
+        return None
     return value
 
 

@@ -386,7 +386,6 @@ def _draft_length(block: Mapping[str, Opt], kind: str, b: Builder, ctx: Context)
         as_int(opt, "max_draft_len", ctx.file),
         "max_draft_len",
         "draft_length",
-        keep_zero=True,
     )
 
 

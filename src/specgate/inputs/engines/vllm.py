@@ -636,7 +636,7 @@ def _draft_length(
         value = int(k.value) if isinstance(k.value, bool) else judged_key(
             k, "num_speculative_tokens", b, as_int, check
         )
-        return positive(b, value, "num_speculative_tokens", "draft_length", keep_zero=True)
+        return positive(b, value, "num_speculative_tokens", "draft_length")
     if mechanism == "suffix":
         depth = opts_get(block, "suffix_decoding_max_tree_depth")
         b.at("draft_length", depth)
