@@ -40,6 +40,7 @@ from specgate.inputs.engines._scalar import (
     line_index,
     scalar_offsets,
     word_offsets,
+    written_word,
 )
 from specgate.inputs.pointer import parse_embedded_yaml, parse_json_scalar
 from specgate.load.compose_env import is_compose
@@ -216,6 +217,9 @@ class CommandSource:
     #: Where each variable of ``command.env`` was set (its ``NAME=value`` word),
     #: computed when asked (only the configuration's own command needs it).
     env_spans: Callable[[], Mapping[str, Span]] = dict
+    #: Per word index, the word as written (unquoted, unexpanded: ``$N`` where the
+    #: command holds N's value) with the span of each character; None when unknown.
+    written: Callable[[int], tuple[str, Sequence[Span]] | None] | None = None
 
     def flags(self, spec: FlagSpec) -> dict[str, Flag]:
         """Parse the command's flags (abbreviations resolved per ``spec``)."""
@@ -371,6 +375,23 @@ class Placement:
 
         return chars
 
+    def written(self, command: Command) -> Callable[[int], tuple[str, Sequence[Span]] | None]:
+        """Per word index of ``command``, the word as written in the whole text file
+        (:func:`written_word`) and the span of each character; None elsewhere (a
+        scalar inside a structured file) or when it cannot be decoded."""
+
+        def word(index: int) -> tuple[str, Sequence[Span]] | None:
+            shell, whole, _layer, lines = self._scalar()
+            if lines is None or not whole or index >= len(command.lines):
+                return None
+            start = lines.offset(Span(command.lines[index] + 1, command.columns[index]))
+            found = written_word(shell, start) if start is not None else None
+            if found is None:
+                return None
+            return "".join(c for c, _ in found), tuple(lines.span(o) for _, o in found)
+
+        return word
+
     def _scalar(self) -> tuple[str, bool, Sequence[Span] | None, LineIndex | None]:
         """The scalar's text, whether it is the whole file, the span of each of its
         characters in the file (None for the whole file or when unknown) and its
@@ -487,6 +508,7 @@ def commands_of(
                         doc.file,
                         placement.char_spans(c),
                         partial(_env_spans, c, placement),
+                        placement.written(c),
                     )
                 )
                 continue
