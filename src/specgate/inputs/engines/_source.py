@@ -57,6 +57,9 @@ class Opt:
     span: Span
     sub: Mapping[str, Opt] | None = None
     spelled: str | None = None
+    #: Where the flag's own word stands (a command's flag), when it is not ``span``:
+    #: a finding about the flag itself (SG310: removed, not yet added) sits there.
+    name_span: Span | None = None
 
 
 Options = dict[str, "Opt"]
@@ -131,10 +134,32 @@ class Source:
         start = self._lines.offset(position.value)
         if start is None:
             return None
-        offsets = scalar_offsets(self._lines.text, start, value)
+        # a value Compose interpolated: its characters traced to the text as written
+        # (a `${D}`'s value at the `$`, docs/reports.md)
+        raw, back = self.doc.written.get(path, (value, ()))
+        offsets = scalar_offsets(self._lines.text, start, raw)
         if offsets is None:
             return None
+        if raw != value:
+            return self._traced(path, value, raw, back, offsets)
         return SpanSequence(self._lines, offsets)
+
+    def _traced(
+        self, path: NodePath, value: str, raw: str, back: tuple[int, ...], offsets: list[int]
+    ) -> Sequence[Span] | None:
+        """The spans of an interpolated value's characters: a ``${VAR}``'s value at its
+        ``$``, naming the ``.env`` lines that set it (``via``) as the value's own span
+        does; the text kept as written at itself."""
+        assert self._lines is not None
+        if len(back) != len(value) or any(b >= len(offsets) for b in back):
+            return None
+        via = self.doc.via.get(path) if self.doc.via else None
+        out: list[Span] = []
+        for i, b in enumerate(back):
+            span = self._lines.span(offsets[b])
+            kept = raw[b] == value[i] and (i == 0 or back[i - 1] != b)
+            out.append(span if kept or via is None else SpanIn(span.line, span.column, None, via))
+        return tuple(out)
 
     def _json_in(self, path: NodePath) -> Callable[[NodePath], Span] | None:
         if path not in self._json:
@@ -264,7 +289,8 @@ class CommandSource:
             sub = None
             if flag.value is not None:
                 sub = from_json_text(flag.value, span, self._value_chars(flag, value_index))
-            out[norm_key(name)] = Opt(value, span, sub, flag.spelled)
+            named = self.spans[flag.index] if flag.index < len(self.spans) else None
+            out[norm_key(name)] = Opt(value, span, sub, flag.spelled, named)
         return out
 
     def _value_chars(self, flag: Flag, index: int) -> Sequence[Span] | None:
@@ -323,6 +349,10 @@ class Placement:
                 else len(source)
             )
             found = source.find(word, cursor, limit) if word else -1
+            traced = self._traced_word(line, column) if found < 0 else None
+            if traced is not None:  # a word a Compose ${VAR} made: at the `$`
+                out.append(traced)
+                continue
             if found < 0:
                 at = out[-1] if out else base
                 # not written here: a word a Compose ${VAR} made, at the word before it,
@@ -351,6 +381,15 @@ class Placement:
             literal = start < len(source) and source[start] == "|"
             self._frame = (base, start, literal, _indent(source, base.line + 1))
         return self._frame
+
+    def _traced_word(self, line: int, column: int) -> Span | None:
+        """Where the word at ``line``/``column`` of an interpolated scalar starts in
+        the file (its characters traced through :attr:`Document.written`), else None."""
+        if self.path not in self.doc.written:
+            return None
+        _shell, _whole, layer, lines = self._scalar()
+        at = lines.offset(Span(line + 1, column)) if lines is not None else None
+        return layer[at] if layer is not None and at is not None and at < len(layer) else None
 
     def char_spans(self, command: Command) -> Callable[[int], Sequence[Span] | None]:
         """Per word index of ``command``, the span of each of its characters (None

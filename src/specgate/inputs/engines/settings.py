@@ -125,7 +125,7 @@ def used_settings(data: EngineKnowledge, opts: Options) -> list[Used]:
             Used(
                 setting,
                 written if flag is None else f"{written} (the variable of {flag})",
-                opt.span,
+                opt.name_span or opt.span,
                 low=_next(after) if after is not None else since,
                 sure_low=since,
                 high=removed,
