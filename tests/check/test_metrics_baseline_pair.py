@@ -12,27 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.inputs.test_metrics import prom
 
 from specgate.check.run import CheckOptions, check_file
 from specgate.core.errors import UnusableMeasurement
 from specgate.inputs.metrics.read import MetricsSpec, read_acceptance
 from specgate.inputs.types import Acceptance
-
-
-def prom(drafts: int | None, tokens: int | None, accepted: int | None, engine: str = "0") -> str:
-    """One scrape: for each counter given, a TYPE line then its sample."""
-    out = ""
-    for name, value in (
-        ("num_drafts", drafts),
-        ("num_draft_tokens", tokens),
-        ("num_accepted_tokens", accepted),
-    ):
-        if value is not None:
-            out += (
-                f"# TYPE vllm:spec_decode_{name} counter\n"
-                f'vllm:spec_decode_{name}_total{{engine="{engine}",model_name="m"}} {value}\n'
-            )
-    return out
 
 
 def _read(tmp_path: Path, before: str, after: str) -> Acceptance:

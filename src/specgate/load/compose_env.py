@@ -75,20 +75,9 @@ class _Interpolator:
 
     def text(self, value: str, depth: int = 0) -> str:
         """``value`` interpolated; unsettled references kept as written."""
-        if "$" not in value:
-            return value
-        out: list[str] = []
-        i, end = 0, len(value)
-        while i < end:
-            at = value.find("$", i)
-            if at < 0:
-                out.append(value[i:])
-                break
-            out.append(value[i:at])
-            i = self._one(value, at, out, depth)
-        return "".join(out)
+        return self.traced(value, depth)[0]
 
-    def traced(self, value: str) -> tuple[str, tuple[int, ...]]:
+    def traced(self, value: str, depth: int = 0) -> tuple[str, tuple[int, ...]]:
         """:meth:`text`, with per character of the result the offset in ``value`` of
         what it came from: itself when kept as written, the ``$`` of the reference
         whose value (or default) it is part of."""
@@ -106,7 +95,7 @@ class _Interpolator:
             out.append(value[i:at])
             back.extend(range(i, at))
             size = len(out)
-            i = self._one(value, at, out, 0)
+            i = self._one(value, at, out, depth)
             piece = "".join(out[size:])
             kept = piece == value[at:i]
             back.extend(range(at, i) if kept else [at] * len(piece))
