@@ -43,10 +43,12 @@ CASES: dict[str, tuple[str, str, int]] = {
 #: hand (1-based): TRT is 38 characters ("trtllm-serve" 12, " m" 2, " " 1,
 #: "--extra_llm_api_options" 23), so an unquoted word starts at 40, a quoted one's `$` at 41;
 #: `vllm serve m --config "` is 23 characters, so `$` at 24. A variable set from another
-#: expansion (`CFG="$SPEC_FILE"`, `OPTS=$(…)`) is told at the start of its word, the quote.
+#: expansion (`CFG="$SPEC_FILE"`, `OPTS=$(…)`) is told at its own `$` too (it was told at
+#: the quote: the finding points at the expansion's line and column,
+#: docs/engines.md#unsettled-values).
 COLUMNS = {
     "env-unquoted": 40, "env-quoted": 41, "env-equals": 41, "vllm-config": 24,
-    "argument": 24, "from-env-name": 23, "substitution": 40, "branch": 24, "sourced": 41,
+    "argument": 24, "from-env-name": 24, "substitution": 41, "branch": 24, "sourced": 41,
 }
 SPEC_YAML = "speculative_config:\n  decoding_type: NGram\n  max_draft_len: 4\n"
 CFG_YAML = "speculative-config:\n  method: ngram\n  num_speculative_tokens: 4\n"

@@ -381,8 +381,10 @@ def test_a_long_command_substitution_is_marked_cut(tmp_path: Path) -> None:
     code, report = check(tmp_path, {"run.sh": script})
     assert code == 1
     (hit,) = findings(report, "SG314")
+    # the message names line 2, where $(…) sets SPEC (docs/engines.md#unsettled-values)
     assert hit["message"].startswith(
-        "the repository decides D at run.sh:3 in a way specgate cannot read (`$SPEC`);"
+        "the repository decides D at run.sh:3 in a way specgate cannot read (`$SPEC` (set "
+        "from `$(cat /etc/spec-config-for-the-deploymen…` at run.sh:2));"
     )
     assert "`$(cat /etc/spec-config-for-the-deploymen…`" in hit["details"]
 

@@ -740,7 +740,9 @@ def _assignment(word: str, parts: Segments | None, shell: Shell) -> tuple[str, s
         whole = len(kept) == len(shell.hits) and not any(_BLANK_RE.search(t) for t in kept)
         refs = kept if whole else None
         from_file = any(hit[2] for hit in shell.hits)
-        shell.tainted[name] = (f"{name} is set from {shell.hits[0][0]}", from_file, refs)
+        # where: the script's own line (the file's, for a whole-file script)
+        why = f"{name} is set on line {shell.line + 1} of the script from {shell.hits[0][0]}"
+        shell.tainted[name] = (why, from_file, refs)
     else:
         shell.tainted.pop(name, None)
     shell.clear()

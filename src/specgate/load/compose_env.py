@@ -75,18 +75,31 @@ class _Interpolator:
 
     def text(self, value: str, depth: int = 0) -> str:
         """``value`` interpolated; unsettled references kept as written."""
+        return self.traced(value, depth)[0]
+
+    def traced(self, value: str, depth: int = 0) -> tuple[str, tuple[int, ...]]:
+        """:meth:`text`, with per character of the result the offset in ``value`` of
+        what it came from: itself when kept as written, the ``$`` of the reference
+        whose value (or default) it is part of."""
         if "$" not in value:
-            return value
+            return value, tuple(range(len(value)))
         out: list[str] = []
+        back: list[int] = []
         i, end = 0, len(value)
         while i < end:
             at = value.find("$", i)
             if at < 0:
                 out.append(value[i:])
+                back.extend(range(i, end))
                 break
             out.append(value[i:at])
+            back.extend(range(i, at))
+            size = len(out)
             i = self._one(value, at, out, depth)
-        return "".join(out)
+            piece = "".join(out[size:])
+            kept = piece == value[at:i]
+            back.extend(range(at, i) if kept else [at] * len(piece))
+        return "".join(out), tuple(back)
 
     def _spend(self, piece: str) -> str:
         self.left -= len(piece)
@@ -281,13 +294,14 @@ def interpolated(
     )
     unsettled: dict[NodePath, str] = {}
     via: dict[NodePath, str] = {}
+    written: dict[NodePath, tuple[str, tuple[int, ...]]] = {}
 
     def walk(node: object, where: NodePath) -> object:
         if isinstance(node, str):
             work.unsettled.clear()
             work.used.clear()
             try:
-                value = work.text(node)
+                value, back = work.traced(node)
             except InputError as exc:
                 if exc.file is not None:
                     raise
@@ -300,6 +314,8 @@ def interpolated(
                 setting = _setting(work.used, origin)
                 if setting is not None:
                     via[where] = setting
+            if value != node:
+                written[where] = (node, back)
             return value
         if isinstance(node, Mapping):
             return {key: walk(value, (*where, key)) for key, value in node.items()}
@@ -308,7 +324,9 @@ def interpolated(
         return node
 
     data = walk(doc.data, ())
-    return doc._replace(data=data, unsettled=unsettled, via={**doc.via, **via})
+    return doc._replace(
+        data=data, unsettled=unsettled, via={**doc.via, **via}, written=written
+    )
 
 
 def _environment(

@@ -125,6 +125,7 @@ class DuplicateKey(NamedTuple):
 NO_POSITIONS: Mapping[NodePath, NodePosition] = MappingProxyType({})
 NO_UNSETTLED: Mapping[NodePath, str] = MappingProxyType({})
 NO_DEFERRED: Mapping[NodePath, UnsettledValue] = MappingProxyType({})
+NO_WRITTEN: Mapping[NodePath, tuple[str, tuple[int, ...]]] = MappingProxyType({})
 
 
 class Document(NamedTuple):
@@ -155,6 +156,10 @@ class Document(NamedTuple):
             (:mod:`specgate.load.helm_values`): the node path in the values file of the
             item Deployment *i* was rendered from, so a pointer into the values file
             names a Deployment (docs/engines.md#finding-the-configuration).
+        written: node path → a string value as written before Compose interpolation,
+            and per character of the value read, the offset in it of the text it came
+            from (a ``${VAR}``'s value: the ``$``), so the value's characters are
+            located in the file (:mod:`specgate.load.compose_env`).
     """
 
     file: str
@@ -170,6 +175,7 @@ class Document(NamedTuple):
     origins: Mapping[NodePath, str] = NO_UNSETTLED
     via: Mapping[NodePath, str] = NO_UNSETTLED
     rendered: tuple[NodePath, ...] = ()
+    written: Mapping[NodePath, tuple[str, tuple[int, ...]]] = NO_WRITTEN
 
     def origin(self, path: NodePath) -> str | None:
         """The file (as shown) whose positions the node at ``path`` has, when it is

@@ -18,7 +18,8 @@ The forms read (docs/engines.md#transformers-scripts):
   route (:class:`~specgate.load.python_flow.Order`), and while nothing else may change that
   config (``.update(…)``, ``setattr``, an alias, a name that may hold the same model);
 - ``pipe = pipeline("text-generation", model=…, assistant_model=…, batch_size=B)`` and
-  ``pipe(inputs, batch_size=…, **generate keywords)``.
+  ``pipe(inputs, batch_size=…, **generate keywords)``; a hub id string as its
+  ``assistant_model`` (loaded by the pipeline from 4.48.0) is marked ``pipeline_assistant_id``.
 
 Batch size (``batch_size``, what transformers' ``_assisted_decoding`` refuses above 1): for
 ``generate``, the rows of its input, settled only when the input is a tokenizer's call on
@@ -330,9 +331,7 @@ class _Script:
         """``name=node`` read into ``out`` (position: ``at``)."""
         if name == "assistant_model" and isinstance(node, ast.Constant) and node.value is None:
             return  # no assistant: what generate() defaults to
-        if name == "assistant_model" and not (
-            isinstance(node, ast.Constant) and isinstance(node.value, str)
-        ):
+        if name == "assistant_model" and not isinstance(_literal(node), str):
             if not self._loaded_model(node):  # it may hold None: no assistant then
                 line, column = _span(at, self.lines)
                 raise UnsettledValue(
@@ -698,6 +697,8 @@ class _Script:
             if keyword.arg is None:
                 self._unpacked(keyword, out)
                 continue
+            if keyword.arg == "assistant_model" and isinstance(_literal(keyword.value), str):
+                self._put(out, ("pipeline_assistant_id",), True, keyword.value)
             self._keyword(keyword.arg, keyword.value, keyword.value, out)
         config = next((k for k in call.keywords if k.arg == "generation_config"), None)
         if config is not None:  # the call's own keywords win over it

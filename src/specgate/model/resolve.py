@@ -405,6 +405,11 @@ def _merge_engine(r: _Resolver, engine: EngineConfig) -> None:
         if draft_length != engine.draft_length and (assumed is None or draft_length is None):
             draft_length = engine.draft_length
             r.take(d_path, engine.path, engine.spans.get("draft_length"))
+        elif draft_length == engine.draft_length and assumed is None:
+            # the claims file restates the D the engine serves: a finding about D sits
+            # where the engine reads it, as when the claims file states none (README,
+            # "Values read from a referenced file keep that file's location")
+            r.take(d_path, engine.path, engine.spans.get("draft_length"))
     mechanism = spec.mechanism
     if engine.mechanism is not None:
         m_path = dep.path("speculation", "mechanism")

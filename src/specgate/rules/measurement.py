@@ -70,7 +70,8 @@ def metrics_unusable(ctx: RuleContext) -> Iterator[Hit]:
     form specgate does not read: no speculative counters or lines found, per-request
     records that give `mean_acceptance_length` without `num_spec_steps` (so they
     cannot be pooled), a log of several configurations, a counter reset between
-    two scrapes, zero drafts measured. Inline metrics the claims file states that
+    two scrapes, a counter in the after scrape missing from the before one (no
+    window for it), zero drafts measured. Inline metrics the claims file states that
     give no measurement (a histogram of zero steps, `iid-rate` with no D stated
     anywhere) fail at their line in the claims file. A metrics file that cannot be
     parsed at all as its format (not JSON, not Prometheus text exposition) stays an

@@ -268,10 +268,26 @@ def word_offsets(text: str, start: int, word: str) -> list[int] | None:
     """Per character of the shell word ``word`` that starts at ``start`` in ``text``,
     its offset in ``text`` (POSIX quotes and backslashes); None when it does not
     decode to ``word``."""
+    out = _decoded(text, start, len(word))
+    if out is None or "".join(c for c, _ in out) != word:
+        return None
+    return [offset for _, offset in out]
+
+
+def written_word(text: str, start: int) -> list[tuple[str, int]] | None:
+    """The shell word that starts at ``start`` in ``text`` with its quotes removed and
+    nothing expanded (``"…:$N}"`` → ``…:$N}``), each character with its offset: where
+    an expansion the launcher replaced by its value stands as written (None when a
+    quote is not closed)."""
+    return _decoded(text, start, len(text))
+
+
+def _decoded(text: str, start: int, limit: int) -> list[tuple[str, int]] | None:
+    """Up to ``limit`` characters of the word at ``start``, unquoted, with offsets."""
     out: list[tuple[str, int]] = []
     i = start
     n = len(text)
-    while i < n and len(out) < len(word):
+    while i < n and len(out) < limit:
         ch = text[i]
         if ch in " \t\n\x0b;&|":
             break
@@ -299,9 +315,7 @@ def word_offsets(text: str, start: int, word: str) -> list[int] | None:
         else:
             out.append((ch, i))
             i += 1
-    if "".join(c for c, _ in out) != word:
-        return None
-    return [offset for _, offset in out]
+    return out
 
 
 def json_locator(

@@ -40,6 +40,7 @@ from specgate.inputs.engines._scalar import (
     line_index,
     scalar_offsets,
     word_offsets,
+    written_word,
 )
 from specgate.inputs.engines.expanded import (
     DEPENDENT_RE,
@@ -63,6 +64,9 @@ class Opt:
     span: Span
     sub: Mapping[str, Opt] | None = None
     spelled: str | None = None
+    #: Where the flag's own word stands (a command's flag), when it is not ``span``:
+    #: a finding about the flag itself (SG310: removed, not yet added) sits there.
+    name_span: Span | None = None
 
 
 Options = dict[str, "Opt"]
@@ -137,10 +141,32 @@ class Source:
         start = self._lines.offset(position.value)
         if start is None:
             return None
-        offsets = scalar_offsets(self._lines.text, start, value)
+        # a value Compose interpolated: its characters traced to the text as written
+        # (a `${D}`'s value at the `$`, docs/reports.md)
+        raw, back = self.doc.written.get(path, (value, ()))
+        offsets = scalar_offsets(self._lines.text, start, raw)
         if offsets is None:
             return None
+        if raw != value:
+            return self._traced(path, value, raw, back, offsets)
         return SpanSequence(self._lines, offsets)
+
+    def _traced(
+        self, path: NodePath, value: str, raw: str, back: tuple[int, ...], offsets: list[int]
+    ) -> Sequence[Span] | None:
+        """The spans of an interpolated value's characters: a ``${VAR}``'s value at its
+        ``$``, naming the ``.env`` lines that set it (``via``) as the value's own span
+        does; the text kept as written at itself."""
+        assert self._lines is not None
+        if len(back) != len(value) or any(b >= len(offsets) for b in back):
+            return None
+        via = self.doc.via.get(path) if self.doc.via else None
+        out: list[Span] = []
+        for i, b in enumerate(back):
+            span = self._lines.span(offsets[b])
+            kept = raw[b] == value[i] and (i == 0 or back[i - 1] != b)
+            out.append(span if kept or via is None else SpanIn(span.line, span.column, None, via))
+        return tuple(out)
 
     def _json_in(self, path: NodePath) -> Callable[[NodePath], Span] | None:
         if path not in self._json:
@@ -223,6 +249,9 @@ class CommandSource:
     #: Where each variable of ``command.env`` was set (its ``NAME=value`` word),
     #: computed when asked (only the configuration's own command needs it).
     env_spans: Callable[[], Mapping[str, Span]] = dict
+    #: Per word index, the word as written (unquoted, unexpanded: ``$N`` where the
+    #: command holds N's value) with the span of each character; None when unknown.
+    written: Callable[[int], tuple[str, Sequence[Span]] | None] | None = None
 
     def flags(self, spec: FlagSpec) -> dict[str, Flag]:
         """Parse the command's flags (abbreviations resolved per ``spec``)."""
@@ -273,7 +302,8 @@ class CommandSource:
             sub = None
             if flag.value is not None:
                 sub = from_json_text(flag.value, span, self._value_chars(flag, value_index))
-            out[norm_key(name)] = Opt(value, span, sub, flag.spelled)
+            named = self.spans[flag.index] if flag.index < len(self.spans) else None
+            out[norm_key(name)] = Opt(value, span, sub, flag.spelled, named)
         return out
 
     def _value_chars(self, flag: Flag, index: int) -> Sequence[Span] | None:
@@ -332,6 +362,10 @@ class Placement:
                 else len(source)
             )
             found = source.find(word, cursor, limit) if word else -1
+            traced = self._traced_word(line, column) if found < 0 else None
+            if traced is not None:  # a word a Compose ${VAR} made: at the `$`
+                out.append(traced)
+                continue
             if found < 0:
                 at = out[-1] if out else base
                 # not written here: a word a Compose ${VAR} made, at the word before it,
@@ -361,6 +395,15 @@ class Placement:
             self._frame = (base, start, literal, _indent(source, base.line + 1))
         return self._frame
 
+    def _traced_word(self, line: int, column: int) -> Span | None:
+        """Where the word at ``line``/``column`` of an interpolated scalar starts in
+        the file (its characters traced through :attr:`Document.written`), else None."""
+        if self.path not in self.doc.written:
+            return None
+        _shell, _whole, layer, lines = self._scalar()
+        at = lines.offset(Span(line + 1, column)) if lines is not None else None
+        return layer[at] if layer is not None and at is not None and at < len(layer) else None
+
     def char_spans(self, command: Command) -> Callable[[int], Sequence[Span] | None]:
         """Per word index of ``command``, the span of each of its characters (None
         when the word cannot be traced back through the scalar's and the shell's
@@ -383,6 +426,23 @@ class Placement:
             return tuple(lines.span(o) for o in offsets)
 
         return chars
+
+    def written(self, command: Command) -> Callable[[int], tuple[str, Sequence[Span]] | None]:
+        """Per word index of ``command``, the word as written in the whole text file
+        (:func:`written_word`) and the span of each character; None elsewhere (a
+        scalar inside a structured file) or when it cannot be decoded."""
+
+        def word(index: int) -> tuple[str, Sequence[Span]] | None:
+            shell, whole, _layer, lines = self._scalar()
+            if lines is None or not whole or index >= len(command.lines):
+                return None
+            start = lines.offset(Span(command.lines[index] + 1, command.columns[index]))
+            found = written_word(shell, start) if start is not None else None
+            if found is None:
+                return None
+            return "".join(c for c, _ in found), tuple(lines.span(o) for _, o in found)
+
+        return word
 
     def _scalar(self) -> tuple[str, bool, Sequence[Span] | None, LineIndex | None]:
         """The scalar's text, whether it is the whole file, the span of each of its
@@ -484,6 +544,7 @@ def commands_of(
                         doc.file,
                         placement.char_spans(c),
                         partial(_env_spans, c, placement),
+                        placement.written(c),
                     )
                 )
                 continue

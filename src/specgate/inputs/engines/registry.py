@@ -106,7 +106,13 @@ ENGINES: Mapping[str, Engine] = {
         models=lambda config, target, _draft: sglang.with_target(config, target),
     ),
     "trtllm": Engine("trtllm", trtllm.PROGRAMS, trtllm.read, trtllm.detect_mapping),
-    "transformers": Engine("transformers", (), transformers.read, transformers.detect_mapping),
+    "transformers": Engine(
+        "transformers",
+        (),
+        transformers.read,
+        transformers.detect_mapping,
+        settings_of=transformers.settings_of,
+    ),
     "llamacpp": Engine(
         "llamacpp",
         llamacpp.PROGRAMS,

@@ -126,7 +126,7 @@ def used_settings(data: EngineKnowledge, opts: Options) -> list[Used]:
             Used(
                 setting,
                 written if flag is None else f"{written} (the variable of {flag})",
-                opt.span,
+                opt.name_span or opt.span,
                 low=_first_after(data, after) if after is not None else since,
                 sure_low=since,
                 high=removed,

@@ -112,6 +112,28 @@ def detect_mapping(data: Mapping[object, object]) -> Kind | None:
     return "fragment" if keys.get("num_assistant_tokens") is not None else None
 
 
+#: The setting standing for pipeline()'s ``assistant_model`` keyword (data ``settings``):
+#: from 4.48.0 only, so a script that gives it implies 4.48.0 or later.
+PIPELINE_ASSISTANT = 'pipeline(assistant_model="id")'
+
+
+def settings_of(opts: Options) -> Options:
+    """The settings whose versions narrow the implied range (docs/engines.md#versions):
+    a hub id string given to ``pipeline()`` as ``assistant_model`` (marked
+    ``pipeline_assistant_id`` by :mod:`specgate.load.python_generate`) stands for
+    :data:`PIPELINE_ASSISTANT`: the pipeline loads it from 4.48.0 (``pipelines/base.py``
+    ``load_assistant_model``); the 4.47.1 wheel has no such loader and passes the string
+    on to ``generate()``, which cannot use a string as a model. A model object given to
+    ``pipeline()`` reaches ``generate()`` as a generate keyword in older releases too
+    (``TextGenerationPipeline._sanitize_parameters``, 4.47.1), and ``assistant_model``
+    given to ``generate()`` exists from 4.29.0: neither narrows the range."""
+    marked = opts_get(opts, "pipeline_assistant_id")
+    model = opts_get(opts, "assistant_model")
+    if marked is None or model is None:
+        return opts
+    return {**opts, PIPELINE_ASSISTANT: replace(model, spelled=PIPELINE_ASSISTANT)}
+
+
 def read(opts: Options, ctx: Context) -> EngineConfig:
     """Normalise assisted-generation settings.
 
@@ -162,11 +184,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         d = int(default) if isinstance(default, int) else None
         b.at("draft_length", model_opt or early)
         b.default_draft_length("num_assistant_tokens", "num_assistant_tokens")
-        b.note(
-            f"num_assistant_tokens not set: transformers' default is {d} in "
-            f"{'this release' if ctx.version is not None else 'current releases'} "
-            "(5 before 4.45.0; version-sensitive)"
-        )
+        b.note(f"num_assistant_tokens not set: transformers' default is {d} {_where(ctx)}")
     is_max = False
     moves = _moves(setting("num_assistant_tokens_schedule"), d, b, ctx, unread)
     threshold_opt = setting("assistant_confidence_threshold")
@@ -194,6 +212,20 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     if k_opt is None and unread is not None and d is not None:
         return replace(config, draft_length_assumed=_not_read_sentence(d, unread))
     return config
+
+
+def _where(ctx: Context) -> str:
+    """Where the default ``num_assistant_tokens`` read holds, for the note: the release
+    pinned, every release the settings allow (``pipeline(assistant_model=…)``: 4.48.0 or
+    later, where it is 20 throughout), else current releases with the older default
+    (5 before 4.45.0). A default outside the versions the settings allow is not cited."""
+    if ctx.version is not None and ctx.version_shown is None:
+        return "in this release"
+    values, gap = _DATA.default_values("num_assistant_tokens", ctx.version_low, None)
+    if ctx.version_low is not None and len(values) == 1 and not gap:
+        low = ".".join(map(str, ctx.version_low))
+        return f"at every release the settings allow ({low} or later)"
+    return "in current releases (5 before 4.45.0; version-sensitive)"
 
 
 def _not_read_sentence(d: int, model_opt: Opt) -> str:

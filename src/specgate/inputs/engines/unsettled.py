@@ -150,6 +150,7 @@ def unsettled_words(source: CommandSource, spec: FlagSpec) -> list[str]:
             place.line if place else line,
             unresolved[index],
             place.column if place else None,
+            set_where=set_at(source, index, unresolved[index]),
         )
     if pending is not None:
         index, place, line = pending
@@ -161,6 +162,7 @@ def unsettled_words(source: CommandSource, spec: FlagSpec) -> list[str]:
             place.line if place else line,
             unresolved[index],
             place.column if place else None,
+            set_where=set_at(source, index, unresolved[index]),
         )
     return notes
 
@@ -175,11 +177,33 @@ def hit_span(source: CommandSource, index: int, hit: tuple[str, bool, bool]) -> 
     shown = what[1 : what.index("`", 1)] if what.startswith("`") and "`" in what[1:] else ""
     shown = shown.removesuffix("…")
     argv = source.command.argv
-    if not shown or source.char_spans is None or index >= len(argv):
+    if not shown or index >= len(argv):
         return None
     at = argv[index].find(shown)
-    chars = source.char_spans(index) if at >= 0 else None
-    return chars[at] if chars is not None and at < len(chars) else None
+    chars = source.char_spans(index) if at >= 0 and source.char_spans is not None else None
+    if chars is not None and at < len(chars):
+        return chars[at]
+    # the word holds the value the script gave the name (`N=$(cat f)` then `…:$N}`):
+    # the expansion stands as written in the file (docs/engines.md#unsettled-values)
+    written = source.written(index) if source.written is not None else None
+    at = written[0].find(shown) if written is not None else -1
+    return written[1][at] if written is not None and 0 <= at < len(written[1]) else None
+
+
+#: A hit for a name the script set from text not evaluated (:mod:`specgate.inputs.cmdline`
+#: ``_assignment``): the expansion, the line of the assignment in the script, the text.
+_SET_RE = re.compile(r"`(\$\{?[A-Za-z_][A-Za-z0-9_]*\}?)`: [A-Za-z_][A-Za-z0-9_]* is set on line "
+                     r"([0-9]{1,9}) of the script from (`[^`]*`)")
+
+
+def set_at(source: CommandSource, index: int, hit: tuple[str, bool, bool]) -> str:
+    """Where the name ``hit`` expands got its value, for the message, when the script
+    set it from text not evaluated (``N=$(cat f)``): "`$(cat f)` at FILE:LINE" for a
+    whole-file script, whose lines are the file's; "" otherwise."""
+    found = _SET_RE.match(hit[0])
+    if found is None or source.written is None or source.written(index) is None:
+        return ""
+    return f"set from {found.group(3)[:60]} at {source.file}:{found.group(2)}"
 
 
 def unsettled_value(
@@ -188,6 +212,8 @@ def unsettled_value(
     line: int | None,
     hit: tuple[str, bool, bool],
     column: int | None = None,
+    *,
+    set_where: str = "",
 ) -> UnsettledValue:
     """The :class:`UnsettledValue` of a shell or Compose hit ``(what, splits,
     from_file)``: from a file or the script's own text (``$(…)``, a sourced file not
@@ -204,7 +230,9 @@ def unsettled_value(
             reason, file, line, origin=origin, what="$" + named.group(1), column=column,
             source=f"`{shown[:60]}` at {where}",
         )
-    return UnsettledValue(reason, file, line, origin=origin, what=shown, column=column)
+    return UnsettledValue(
+        reason, file, line, origin=origin, what=shown, column=column, source=set_where
+    )
 
 
 #: A parameter expansion with an operator (POSIX 2.6.2): its parameter.
@@ -239,6 +267,7 @@ def unsettled_flag_value(source: CommandSource, exc: InputError) -> InputError:
             place.line if place else line,
             hit,
             place.column if place else None,
+            set_where=set_at(source, index, hit),
         )
     literal = _literal_reference(source)
     if literal is not None and isinstance(exc, RefusedValue) and not _SERVICE_LINK.search(
@@ -341,6 +370,7 @@ def unsettled_launcher(
             place.line if place else line,
             hits[index],
             place.column if place else None,
+            set_where=set_at(source, index, hits[index]),
         )
     return None
 

@@ -123,7 +123,7 @@ def read_prometheus(
                 f"no vLLM spec-decode counters in the baseline {before_shown}", before_shown
             )
         before = _select(before, labels or {}, before_text, before_shown)
-        window = _delta(before, after, before_shown, shown, text)
+        window = _delta(before, after, before_shown, shown, text=text, before_text=before_text)
         note = f"counter deltas from {before_shown} to {shown}"
         if any(key[0] == PER_POS and key not in before for key in after):
             # after − 0 would be a cumulative count over a windowed Δdrafts.
@@ -503,20 +503,46 @@ def _pairs(labels: frozenset[tuple[str, str]]) -> str:
     return " ".join(f"{k}={v}" for k, v in sorted(labels))
 
 
-def _delta(before: Series, after: Series, before_shown: str, shown: str, text: str = "") -> Series:
-    """after − before per series; a fall or a vanished series is a counter reset
-    (a fall is reported at the sample's line in ``text``, the later scrape)."""
+def _delta(
+    before: Series,
+    after: Series,
+    before_shown: str,
+    shown: str,
+    *,
+    text: str = "",
+    before_text: str = "",
+) -> Series:
+    """after − before per series; a fall or a vanished series is a counter reset (a
+    fall is reported at the sample's line in ``text``, the later scrape; a vanished one
+    at its line in ``before_text``).
+
+    A series with a count in the later scrape but absent from the earlier one gives no
+    window: after − 0 would be a delta over the whole total since start-up, beside
+    deltas of the other counters (a D of 4000/800 = 5 at a served D of 4). It is SG316
+    (warn, docs/engines.md#metrics-not-read) at its line in the later scrape, and no
+    value is taken from the pair. Per-position counters are the caller's (left out with
+    a note); a series absent from both scrapes is not given, as with one scrape."""
     for key, old in before.items():
         if key not in after:
             raise unread(
                 f"{key[0]}{_labels(key[1])} is in {before_shown} but not in {shown}: "
                 "the server restarted between scrapes (counter reset)",
-                shown,
+                before_shown,
+                _sample_line(before_text, key),
             )
         if after[key] < old:
             raise unread(
                 f"counter reset between scrapes: {key[0]}{_labels(key[1])} fell from "
                 f"{fmt(old)} to {fmt(after[key])}",
+                shown,
+                _sample_line(text, key),
+            )
+    for key, value in after.items():
+        if key not in before and key[0] != PER_POS and value > 0:
+            raise unread(
+                f"{key[0]}{_labels(key[1])} is in {shown} but not in {before_shown}: the "
+                "pair gives no window for it (its count since the server started is not "
+                "a delta over the scrapes)",
                 shown,
                 _sample_line(text, key),
             )
