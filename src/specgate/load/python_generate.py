@@ -662,19 +662,7 @@ class _Script:
         if made is call:
             call = ast.Call(func=made.func, args=[], keywords=[])
             ast.copy_location(call, made)
-        out: dict[str, object] = {}
-        # the pipeline loads a named assistant's own tokenizer and passes it on only
-        # when the vocabularies differ (pipelines/base.py load_assistant_model@v5.19.0)
-        task = made.args[0] if made.args else next(
-            (k.value for k in made.keywords if k.arg == "task"), None
-        )
-        shown_task = _literal(task) if task is not None else None
-        self._put(
-            out,
-            ("pipeline",),
-            shown_task if isinstance(shown_task, str) else {"not_read": "task"},
-            task if task is not None else made,
-        )
+        out = self._pipe_task(made)
         if len(made.args) > 1:
             self._keyword("model", made.args[1], made.args[1], out)
         batch: tuple[object, ast.expr] = (1, made)
@@ -721,6 +709,18 @@ class _Script:
                 self._keyword(keyword.arg, keyword.value, keyword.value, out)
         if any(k in out for k in ("assistant_model", "prompt_lookup_num_tokens")):
             self._pipe_batch(call, batch, out)
+        return out
+
+    def _pipe_task(self, made: ast.Call) -> dict[str, object]:
+        """The pipeline's task (a named assistant's tokenizer is passed on only when the
+        vocabularies differ: pipelines/base.py load_assistant_model@v5.19.0)."""
+        out: dict[str, object] = {}
+        task = made.args[0] if made.args else next(
+            (k.value for k in made.keywords if k.arg == "task"), None
+        )
+        shown = _literal(task) if task is not None else None
+        value = shown if isinstance(shown, str) else {"not_read": "task"}
+        self._put(out, ("pipeline",), value, task if task is not None else made)
         return out
 
     def _pipe_batch(
