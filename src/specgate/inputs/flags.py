@@ -279,6 +279,30 @@ def parse_flags(
     return result
 
 
+def refused_equals(argv: Sequence[str], spec: FlagSpec) -> dict[str, Flag]:
+    """The flags ``argv`` writes as ``--flag=value`` (``-md=x``) where the engine's parser
+    has no such form (``spec.equals`` False, llama.cpp: common/arg.cpp@145b6280 looks the
+    whole word up in ``arg_to_options`` and throws "error: invalid argument: %s"), as
+    canonical flag → :class:`Flag` with the text after ``=``: what the word meant, for a
+    detector to find the configuration it names (the reader reports the refusal at the
+    word: ``settings.unknown_spellings``). Never a value the engine reads. Empty when the
+    parser reads ``=``."""
+    out: dict[str, Flag] = {}
+    if spec.equals:
+        return out
+    tables = _tables(spec)
+    for index, word in enumerate(argv):
+        if word == "--":
+            break
+        name, eq, inline = word.partition("=")
+        if not (eq and name.startswith("-")):
+            continue
+        canonical = _resolve(name, spec, tables, file=None, line=None)
+        if canonical is not None:
+            out.setdefault(canonical, Flag(inline, index, name))
+    return out
+
+
 def argparse_argument(word: str, spec: FlagSpec, tables: _Tables | None = None) -> bool:
     r"""Whether Python's argparse reads ``word`` as an argument (a value), not an option,
     after a flag that takes one value, as ``ArgumentParser._parse_known_args`` classes
