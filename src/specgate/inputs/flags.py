@@ -66,6 +66,12 @@ class FlagSpec:
     #: value whatever it is (llama.cpp's ``common_params_parse_ex``, common/arg.cpp:
     #: ``check_arg(i)`` asks only that a word follows, then ``argv[++i]``).
     argparse_values: bool = False
+    #: without ``argparse_values``: whether a word starting with ``-`` after a flag that
+    #: takes a value is that value (llama.cpp: any word). False (TGI's clap without
+    #: ``allow_hyphen_values`` / ``allow_negative_numbers``): clap's ``Parser::is_new_arg``
+    #: reads any word starting with ``-`` but ``-`` alone as a new argument, and ``--`` as
+    #: the end of options, so the flag is given no value (``missing``, ``followed_by``)
+    hyphen_values: bool = True
     #: whether the parser reads ``--flag=value`` as the flag and its value; False
     #: (llama.cpp): the whole word is looked up, so it is no flag (the reader's SG310)
     equals: bool = True
@@ -246,26 +252,12 @@ def parse_flags(
             result[canonical] = Flag(inline if eq else None, i, name)
             i += 1
             continue
-        if eq:
-            value, step = inline, 1
-        elif i + 1 >= len(argv) or argv[i + 1] in _OPERATORS:
-            result[canonical] = Flag(None, i, name, missing=True)
+        refused = None if eq else _without_value(argv, i, name, spec, tables)
+        if refused is not None:
+            result[canonical] = refused
             i += 1
             continue
-        elif spec.argparse_values and (
-            not argparse_argument(argv[i + 1], spec, tables)
-            or (spec.underscores_to_dot and flexible_dotted(argv[i + 1]))
-        ):
-            # argparse: "argument X: expected one argument"; the word is read as a flag next
-            # (vLLM: a dotted argument, taking the word after it)
-            dotted = argparse_argument(argv[i + 1], spec, tables)
-            result[canonical] = Flag(
-                None, i, name, missing=True, followed_by=argv[i + 1], dotted=dotted
-            )
-            i += 1
-            continue
-        else:
-            value, step = argv[i + 1], 2
+        value, step = (inline, 1) if eq else (argv[i + 1], 2)
         if canonical in spec.joined and canonical in result:
             # the lists add up (joined once at the end: linear in the words); the first
             # occurrence keeps its place (line)
@@ -277,6 +269,27 @@ def parse_flags(
         first = result[canonical]
         result[canonical] = Flag(",".join(values), first.index, first.spelled)
     return result
+
+
+def _without_value(
+    argv: Sequence[str], i: int, name: str, spec: FlagSpec, tables: _Tables
+) -> Flag | None:
+    """The flag ``argv[i]`` (spelled ``name``, taking one value, no ``=``) kept as missing
+    when the engine's parser gives it no value, else None (the next word is its value)."""
+    if i + 1 >= len(argv) or argv[i + 1] in _OPERATORS:
+        return Flag(None, i, name, missing=True)
+    word = argv[i + 1]
+    if spec.argparse_values:
+        # argparse: "argument X: expected one argument"; the word is read as a flag next
+        # (vLLM: a dotted argument, taking the word after it)
+        argument = argparse_argument(word, spec, tables)
+        if argument and not (spec.underscores_to_dot and flexible_dotted(word)):
+            return None
+        return Flag(None, i, name, missing=True, followed_by=word, dotted=argument)
+    if not spec.hyphen_values and word.startswith("-") and word != "-":
+        # clap: "a value is required for '--speculate <SPECULATE>' but none was supplied"
+        return Flag(None, i, name, missing=True, followed_by=word)
+    return None
 
 
 def refused_equals(argv: Sequence[str], spec: FlagSpec) -> dict[str, Flag]:

@@ -262,7 +262,8 @@ class CommandSource:
                 given = "is given none" if flag.followed_by is None else (
                     f"is followed by {flag.followed_by!r}, which its parser "
                     + ("takes as a dotted argument (-KEY.SUB)" if flag.dotted
-                       else "(argparse) reads as an option") + ", not as the value"
+                       else f"({'argparse' if spec.argparse_values else 'clap'}) reads as an "
+                       "option") + ", not as the value"
                 )
                 raise RefusedValue(
                     f"{flag.spelled} expects a value and {given}", self.file, span.line,
