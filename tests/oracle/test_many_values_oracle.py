@@ -73,6 +73,24 @@ def test_every_many_flag_is_in_the_table() -> None:
     assert {f for f in MANY if arity.get(f[2:]) != "many"} == set()
 
 
+def test_the_recorded_parsers_agree_with_the_table() -> None:
+    # the recorder keeps each option's nargs (scripts/record_engine_parsers.py `several`):
+    # 0.33.0's are the ones asked above, and every recorded '+', '*' or count above 1 of a
+    # vLLM parser is `many` in cli_arity (a new release's must be added there)
+    from specgate.inputs.knowledge import knowledge
+
+    recorded = recorded_parser("vllm", "0.33.0").nargs
+    assert recorded is not None
+    assert {o for o, n in recorded.items() if n == "+"} == set(MANY)
+    assert {o: n for o, n in recorded.items() if n != "+"} == {"--hf-token": "?"}
+    arity = target.arity("vllm")
+    for version in knowledge("vllm").parser_versions:
+        several = recorded_parser("vllm", version).nargs or {}
+        for option, nargs in several.items():
+            if nargs in ("+", "*") or (isinstance(nargs, int) and nargs > 1):
+                assert arity.get(option[2:]) == "many", (version, option)
+
+
 def test_a_many_flag_takes_the_words_after_it() -> None:
     arity = target.arity("vllm")
     # worked by hand from argparse's 'A+' (greedy): the flag takes q_proj and v_proj
