@@ -59,3 +59,14 @@ def test_equals_form_is_read(tmp_path: Path) -> None:
     assert not [f for f in findings if f.code in ("SG307", "SG312")]
     (mismatch,) = [f for f in findings if f.code == "SG301"]
     assert "says 4" in mismatch.message and "3" in mismatch.message
+
+
+def test_a_flag_given_twice_is_refused(tmp_path: Path) -> None:
+    # clap's Parser::react (clap_builder/src/parser/parser.rs@56fe5e0e): ArgAction::Set on an
+    # argument already matched, without args_override_self (main.rs@dfb3fbe7 sets none), is
+    # "the argument '--speculate <SPECULATE>' cannot be used multiple times". specgate read
+    # the last (D 3); now SG307 at the second --speculate (42 + 14 characters before it)
+    report = _check(tmp_path, FIRST, {"tgi.sh": LAUNCH + "--speculate 2 --speculate 3\n"})
+    (refused,) = [f for f in report.deployments[0].findings if f.code == "SG307"]
+    assert (refused.severity, refused.line, refused.column) == ("warn", 1, 57)
+    assert "cannot be used multiple times" in refused.message

@@ -72,6 +72,11 @@ class FlagSpec:
     #: reads any word starting with ``-`` but ``-`` alone as a new argument, and ``--`` as
     #: the end of options, so the flag is given no value (``missing``, ``followed_by``)
     hyphen_values: bool = True
+    #: whether a flag given twice is refused (TGI's clap: ``ArgAction::Set`` without
+    #: ``args_override_self``, ``Parser::react``: "the argument '--speculate <SPECULATE>'
+    #: cannot be used multiple times"); False: the last occurrence wins (argparse,
+    #: llama.cpp)
+    repeat_refused: bool = False
     #: whether the parser reads ``--flag=value`` as the flag and its value; False
     #: (llama.cpp): the whole word is looked up, so it is no flag (the reader's SG310)
     equals: bool = True
@@ -92,6 +97,9 @@ class Flag:
     #: with ``missing``: the word that follows the flag, which the engine's argparse
     #: reads as an option, not as the flag's value (``--max-model-len --seed 1``)
     followed_by: str | None = None
+    #: with ``missing``: the flag given again at ``index`` where its parser refuses a
+    #: repeat (``FlagSpec.repeat_refused``)
+    repeated: bool = False
     #: with ``followed_by``: a word vLLM's ``FlexibleArgumentParser`` takes as a dotted
     #: argument (:func:`flexible_dotted`), not one argparse reads as an option
     dotted: bool = False
@@ -246,6 +254,11 @@ def parse_flags(
             continue
         if canonical in result and result[canonical].missing:
             i += 1  # the parser stopped at the first: a later value does not mend it
+            continue
+        if canonical in result and spec.repeat_refused:
+            # clap: "the argument '--speculate <SPECULATE>' cannot be used multiple times"
+            result[canonical] = Flag(None, i, name, missing=True, repeated=True)
+            i += 1
             continue
         takes_value = spec.known[canonical]
         if not takes_value:

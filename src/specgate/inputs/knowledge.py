@@ -275,6 +275,7 @@ class EngineKnowledge:
             argparse_values=self.flag_spelling.get("abbreviations") == "argparse",
             equals=bool(self.flag_spelling.get("equals", True)),
             hyphen_values=bool(self.flag_spelling.get("hyphen_values", True)),
+            repeat_refused=bool(self.flag_spelling.get("repeat_refused", False)),
         )
 
     def flags_at(self, spec: FlagSpec, version: Version | None) -> FlagSpec:

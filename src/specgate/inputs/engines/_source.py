@@ -258,6 +258,13 @@ class CommandSource:
             inline = flag.value is None or "=" in self.command.argv[flag.index]
             value_index = flag.index if inline else flag.index + 1
             span = self.spans[value_index] if value_index < len(self.spans) else Span(1, 1)
+            if flag.repeated:  # the engine's parser refuses a second occurrence
+                raise RefusedValue(
+                    f"{flag.spelled} is given more than once, which its parser (clap) "
+                    "refuses ('cannot be used multiple times')", self.file, span.line,
+                    what=norm_key(name), column=span.column, value=flag.spelled, missing=True,
+                    form="repeated",
+                )
             if flag.missing:  # the engine's parser refuses it: SG307 at the flag's word
                 given = "is given none" if flag.followed_by is None else (
                     f"is followed by {flag.followed_by!r}, which its parser "
