@@ -12,8 +12,8 @@ imports nothing of specgate. It builds the parser the engine's server uses:
 and writes two files:
 
 - ``--knowledge OUT``: the parser's facts specgate models (``allow_abbrev``, whether the
-  parser reads ``_`` as ``-``, its positional arguments with their ``nargs``, every long
-  option string) -> src/specgate/data/engines/parsers/;
+  parser reads ``_`` as ``-``, its positional arguments with their ``nargs``, the long
+  options whose ``nargs`` is not one value or none, every long option string) -> src/specgate/data/engines/parsers/;
 - ``--answers OUT``: the parser's answer for every proper prefix of every long flag whose
   name has ``spec`` in it, and for their ``_`` spellings: the flag it was read as, or the
   refusal (``ambiguous option`` / ``unrecognized arguments``) with the parser's message
@@ -110,6 +110,21 @@ def positionals(parser: argparse.ArgumentParser) -> list[list[Any]]:
     ]
 
 
+def several(parser: argparse.ArgumentParser) -> list[list[Any]]:
+    """The long options whose action does not take exactly one value or none, ``[option,
+    nargs]`` in the parser's order (``"?"``, ``"*"``, ``"+"``, ``"..."`` or a count): vLLM
+    0.33.0's ``["--logits-processors", "+"]``. A word after a ``"+"`` or ``"*"`` option is
+    its value while argparse reads it as an argument, so a positional model after it is
+    taken too."""
+    return [
+        [option, action.nargs]
+        for action in parser._actions
+        if action.nargs not in (None, 0)
+        for option in action.option_strings
+        if option.startswith("--")
+    ]
+
+
 def compact(knowledge: dict[str, Any]) -> str:
     """``knowledge`` as JSON, keys sorted, one option per line (a release's file is read
     by eye and diffed against the previous release's)."""
@@ -172,6 +187,7 @@ def main() -> int:
         "allow_abbrev": bool(parser.allow_abbrev),
         "underscores": underscores,
         "positionals": positionals(parser),
+        "nargs": several(parser),
         "options": [[s, takes[s], dest[s]] for s in longs],
     }
     header = {

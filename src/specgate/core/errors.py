@@ -96,8 +96,9 @@ class RefusedValue(InputError):
     that takes a value given none (``--max-model-len`` as the last word), ``value``
     then the flag as spelled; ``form``: with ``missing``, ``"dotted"`` when the word
     after the flag is one vLLM's ``FlexibleArgumentParser`` takes as a dotted argument
-    (``-1.5``), ``"option"`` when argparse reads that word as an option, ``""``
-    otherwise (the last word, or a shell operator next)."""
+    (``-1.5``), ``"option"`` when argparse reads that word as an option,
+    ``"repeated"`` for a flag given again where the parser refuses a repeat (TGI's
+    clap), ``""`` otherwise (the last word, or a shell operator next)."""
 
     def __init__(
         self, reason: str, file: str | None, line: int | None, *, what: str,

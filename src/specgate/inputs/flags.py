@@ -66,6 +66,17 @@ class FlagSpec:
     #: value whatever it is (llama.cpp's ``common_params_parse_ex``, common/arg.cpp:
     #: ``check_arg(i)`` asks only that a word follows, then ``argv[++i]``).
     argparse_values: bool = False
+    #: without ``argparse_values``: whether a word starting with ``-`` after a flag that
+    #: takes a value is that value (llama.cpp: any word). False (TGI's clap without
+    #: ``allow_hyphen_values`` / ``allow_negative_numbers``): clap's ``Parser::is_new_arg``
+    #: reads any word starting with ``-`` but ``-`` alone as a new argument, and ``--`` as
+    #: the end of options, so the flag is given no value (``missing``, ``followed_by``)
+    hyphen_values: bool = True
+    #: whether a flag given twice is refused (TGI's clap: ``ArgAction::Set`` without
+    #: ``args_override_self``, ``Parser::react``: "the argument '--speculate <SPECULATE>'
+    #: cannot be used multiple times"); False: the last occurrence wins (argparse,
+    #: llama.cpp)
+    repeat_refused: bool = False
     #: whether the parser reads ``--flag=value`` as the flag and its value; False
     #: (llama.cpp): the whole word is looked up, so it is no flag (the reader's SG310)
     equals: bool = True
@@ -86,6 +97,9 @@ class Flag:
     #: with ``missing``: the word that follows the flag, which the engine's argparse
     #: reads as an option, not as the flag's value (``--max-model-len --seed 1``)
     followed_by: str | None = None
+    #: with ``missing``: the flag given again at ``index`` where its parser refuses a
+    #: repeat (``FlagSpec.repeat_refused``)
+    repeated: bool = False
     #: with ``followed_by``: a word vLLM's ``FlexibleArgumentParser`` takes as a dotted
     #: argument (:func:`flexible_dotted`), not one argparse reads as an option
     dotted: bool = False
@@ -241,31 +255,22 @@ def parse_flags(
         if canonical in result and result[canonical].missing:
             i += 1  # the parser stopped at the first: a later value does not mend it
             continue
+        if canonical in result and spec.repeat_refused:
+            # clap: "the argument '--speculate <SPECULATE>' cannot be used multiple times"
+            result[canonical] = Flag(None, i, name, missing=True, repeated=True)
+            i += 1
+            continue
         takes_value = spec.known[canonical]
         if not takes_value:
             result[canonical] = Flag(inline if eq else None, i, name)
             i += 1
             continue
-        if eq:
-            value, step = inline, 1
-        elif i + 1 >= len(argv) or argv[i + 1] in _OPERATORS:
-            result[canonical] = Flag(None, i, name, missing=True)
+        refused = None if eq else _without_value(argv, i, name, spec, tables)
+        if refused is not None:
+            result[canonical] = refused
             i += 1
             continue
-        elif spec.argparse_values and (
-            not argparse_argument(argv[i + 1], spec, tables)
-            or (spec.underscores_to_dot and flexible_dotted(argv[i + 1]))
-        ):
-            # argparse: "argument X: expected one argument"; the word is read as a flag next
-            # (vLLM: a dotted argument, taking the word after it)
-            dotted = argparse_argument(argv[i + 1], spec, tables)
-            result[canonical] = Flag(
-                None, i, name, missing=True, followed_by=argv[i + 1], dotted=dotted
-            )
-            i += 1
-            continue
-        else:
-            value, step = argv[i + 1], 2
+        value, step = (inline, 1) if eq else (argv[i + 1], 2)
         if canonical in spec.joined and canonical in result:
             # the lists add up (joined once at the end: linear in the words); the first
             # occurrence keeps its place (line)
@@ -277,6 +282,51 @@ def parse_flags(
         first = result[canonical]
         result[canonical] = Flag(",".join(values), first.index, first.spelled)
     return result
+
+
+def _without_value(
+    argv: Sequence[str], i: int, name: str, spec: FlagSpec, tables: _Tables
+) -> Flag | None:
+    """The flag ``argv[i]`` (spelled ``name``, taking one value, no ``=``) kept as missing
+    when the engine's parser gives it no value, else None (the next word is its value)."""
+    if i + 1 >= len(argv) or argv[i + 1] in _OPERATORS:
+        return Flag(None, i, name, missing=True)
+    word = argv[i + 1]
+    if spec.argparse_values:
+        # argparse: "argument X: expected one argument"; the word is read as a flag next
+        # (vLLM: a dotted argument, taking the word after it)
+        argument = argparse_argument(word, spec, tables)
+        if argument and not (spec.underscores_to_dot and flexible_dotted(word)):
+            return None
+        return Flag(None, i, name, missing=True, followed_by=word, dotted=argument)
+    if not spec.hyphen_values and word.startswith("-") and word != "-":
+        # clap: "a value is required for '--speculate <SPECULATE>' but none was supplied"
+        return Flag(None, i, name, missing=True, followed_by=word)
+    return None
+
+
+def refused_equals(argv: Sequence[str], spec: FlagSpec) -> dict[str, Flag]:
+    """The flags ``argv`` writes as ``--flag=value`` (``-md=x``) where the engine's parser
+    has no such form (``spec.equals`` False, llama.cpp: common/arg.cpp@145b6280 looks the
+    whole word up in ``arg_to_options`` and throws "error: invalid argument: %s"), as
+    canonical flag → :class:`Flag` with the text after ``=``: what the word meant, for a
+    detector to find the configuration it names (the reader reports the refusal at the
+    word: ``settings.unknown_spellings``). Never a value the engine reads. Empty when the
+    parser reads ``=``."""
+    out: dict[str, Flag] = {}
+    if spec.equals:
+        return out
+    tables = _tables(spec)
+    for index, word in enumerate(argv):
+        if word == "--":
+            break
+        name, eq, inline = word.partition("=")
+        if not (eq and name.startswith("-")):
+            continue
+        canonical = _resolve(name, spec, tables, file=None, line=None)
+        if canonical is not None:
+            out.setdefault(canonical, Flag(inline, index, name))
+    return out
 
 
 def argparse_argument(word: str, spec: FlagSpec, tables: _Tables | None = None) -> bool:

@@ -281,6 +281,8 @@ class EngineKnowledge:
             # takes a value is its value only where argparse reads it as an argument
             argparse_values=self.flag_spelling.get("abbreviations") == "argparse",
             equals=bool(self.flag_spelling.get("equals", True)),
+            hyphen_values=bool(self.flag_spelling.get("hyphen_values", True)),
+            repeat_refused=bool(self.flag_spelling.get("repeat_refused", False)),
         )
 
     def flags_at(self, spec: FlagSpec, version: Version | None) -> FlagSpec:

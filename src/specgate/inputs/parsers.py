@@ -102,6 +102,10 @@ class RecordedParser:
     #: (``vllm serve``: ``(("model_tag", "?"),)``); None where the parser was recorded
     #: before the recorder kept them.
     positionals: tuple[tuple[str, object], ...] | None = None
+    #: The long options whose action takes not exactly one value or none, option →
+    #: ``nargs`` (``"+"``, ``"*"``, ``"?"``, a count); None where the parser was recorded
+    #: before the recorder kept them. vLLM 0.33.0: fifteen ``"+"`` and ``--hf-token`` ``"?"``.
+    nargs: Mapping[str, object] | None = None
 
     def positional_words(self) -> int | None:
         """How many positional words the command takes at most (``nargs`` None or
@@ -198,5 +202,8 @@ def recorded_parser(engine: str, version: str) -> RecordedParser:
         python=tuple(int(part) for part in str(raw["python"]).split(".")[:3]),
         positionals=tuple((str(dest), nargs) for dest, nargs in raw["positionals"])
         if isinstance(raw.get("positionals"), list)
+        else None,
+        nargs={str(option): nargs for option, nargs in raw["nargs"]}
+        if isinstance(raw.get("nargs"), list)
         else None,
     )

@@ -287,11 +287,19 @@ class CommandSource:
             inline = flag.value is None or "=" in self.command.argv[flag.index]
             value_index = flag.index if inline else flag.index + 1
             span = self.spans[value_index] if value_index < len(self.spans) else Span(1, 1)
+            if flag.repeated:  # the engine's parser refuses a second occurrence
+                raise RefusedValue(
+                    f"{flag.spelled} is given more than once, which its parser (clap) "
+                    "refuses ('cannot be used multiple times')", self.file, span.line,
+                    what=norm_key(name), column=span.column, value=flag.spelled, missing=True,
+                    form="repeated",
+                )
             if flag.missing:  # the engine's parser refuses it: SG307 at the flag's word
                 given = "is given none" if flag.followed_by is None else (
                     f"is followed by {flag.followed_by!r}, which its parser "
                     + ("takes as a dotted argument (-KEY.SUB)" if flag.dotted
-                       else "(argparse) reads as an option") + ", not as the value"
+                       else f"({'argparse' if spec.argparse_values else 'clap'}) reads as an "
+                       "option") + ", not as the value"
                 )
                 raise RefusedValue(
                     f"{flag.spelled} expects a value and {given}", self.file, span.line,

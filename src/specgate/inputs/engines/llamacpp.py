@@ -42,6 +42,7 @@ from specgate.inputs.engines._source import (
 )
 from specgate.inputs.engines.code_refusals import judged, resting_on
 from specgate.inputs.engines.unread import fork_launcher
+from specgate.inputs.flags import refused_equals
 from specgate.inputs.knowledge import (
     Version,
     absent_throughout,
@@ -243,7 +244,10 @@ def detect_command(source: CommandSource) -> Kind | None:
         name: source.command.env[name] for name in ENV_FLAGS if name in source.command.env
     }
     env.update((name, value) for name, (value, _) in run_env(source.command.argv).items())
-    return detect_flags({**_env_flags(env), **source.flags(FLAGS)})
+    # a flag written --flag=value is llama.cpp's "invalid argument" (SG310 at the word,
+    # settings.unknown_spellings), yet it names the configuration meant: detected by it
+    meant = refused_equals(source.command.argv, FLAGS)
+    return detect_flags({**meant, **_env_flags(env), **source.flags(FLAGS)})
 
 
 def detect_mapping(data: Mapping[object, object]) -> Kind | None:

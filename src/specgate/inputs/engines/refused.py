@@ -146,7 +146,10 @@ _JSON_LIST: dict[tuple[str, str], str] = {
 def _template(exc: RefusedValue, engine: str) -> str | None:
     """The engine's message for ``exc``'s value, where recorded."""
     if exc.missing:
-        table = {"dotted": _DOTTED, "option": _OPTION_NEXT}.get(exc.form, _NO_VALUE)
+        forms: dict[str, dict[str, str]] = {
+            "dotted": _DOTTED, "option": _OPTION_NEXT, "repeated": {},  # no engine asked
+        }
+        table = forms.get(exc.form, _NO_VALUE)
         return table.get(engine)
     key = (engine, exc.what)
     if key in _JSON_LIST and isinstance(exc.value, str):

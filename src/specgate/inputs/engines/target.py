@@ -37,6 +37,7 @@ from specgate.inputs.engines._source import (
     looks_like_command,
 )
 from specgate.inputs.knowledge import knowledge
+from specgate.inputs.parsers import NEGATIVE_NUMBER
 from specgate.inputs.types import EngineConfig
 from specgate.load.document import Document, NodePath, Span
 
@@ -70,14 +71,11 @@ def _bare(word: str) -> str:
 
 def _is_option(word: str) -> bool:
     """A word the parser reads as an option: starts with ``-``, is not ``-`` alone
-    and is not a negative number (argparse's ``_negative_number_matcher``)."""
+    and is not shaped like a negative number (argparse's ``_negative_number_matcher``,
+    ``python/cpython:Lib/argparse.py`` at v3.11.7: ``-5`` and ``-.5``, not ``-1e3``)."""
     if not word.startswith("-") or word == "-":
         return False
-    try:
-        float(word)
-    except ValueError:
-        return True
-    return False
+    return NEGATIVE_NUMBER.match(word) is None
 
 
 def interspersed_model(argv: Sequence[str], start: int, flags: Mapping[str, str]) -> int | None:
@@ -91,6 +89,10 @@ def interspersed_model(argv: Sequence[str], start: int, flags: Mapping[str, str]
             return i + 1 if i + 1 < len(argv) else None
         if not _is_option(word):
             return i
+        if " " in word and not (word.startswith("--") and " " not in word.partition("=")[0]):
+            # argparse reads a word holding a space as an option or an argument by the
+            # parser's options; --NAME=VALUE (a JSON value) is read as the option
+            return None
         i += 1
         if "=" in word:
             continue
