@@ -1,10 +1,9 @@
 """The shape every engine reader works on: options with the spans they came from.
 
-A configuration may be a mapping (YAML/JSON), a JSON string inside a scalar, an
-argv list or a command-line string. Each becomes :class:`Options`: normalised
-key (``snake_case``, no leading dashes) → :class:`Opt` (value and 1-based span in
-the referenced file). Nested mappings and JSON strings keep their keys in
-``Opt.sub``.
+A configuration (a YAML/JSON mapping, a JSON string inside a scalar, an argv list or a
+command-line string) becomes :class:`Options`: normalised key (``snake_case``, no
+leading dashes) → :class:`Opt` (value and 1-based span in the referenced file); nested
+mappings and JSON strings keep their keys in ``Opt.sub``.
 
 Spans: mapping values use :meth:`Document.locate`; argv list items their own
 position; words of a command-line string the exact line when it can be computed
