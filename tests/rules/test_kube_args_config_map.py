@@ -245,3 +245,66 @@ def test_a_config_map_not_in_the_manifest_stays_set_outside(tmp_path: Path) -> N
     env = VALUE_FROM.replace("name: spec-cm, key: SPEC", "name: other-cm, key: NOPE")
     _, dep = check(tmp_path, manifest(env), pointer=True)
     assert "SG313" in codes(dep) and "SG312" not in codes(dep)
+
+
+def _namespaced(text: str, config_map: str | None, deployment: str | None) -> str:
+    """``manifest(...)`` with ``metadata.namespace`` on the ConfigMap and the Deployment
+    (None: not written)."""
+    cm, dep = text.split("---\n")
+    if config_map is not None:
+        cm = cm.replace("  name: spec-cm\n", f"  name: spec-cm\n  namespace: {config_map}\n")
+    if deployment is not None:
+        dep = dep.replace("  name: vllm\nspec:", f"  name: vllm\n  namespace: {deployment}\nspec:")
+    return cm + "---\n" + dep
+
+
+def test_a_config_map_of_another_namespace_is_not_the_pods(tmp_path: Path) -> None:
+    # The kubelet looks a configMapKeyRef up in the pod's own namespace
+    # (pkg/kubelet/kubelet_pods.go@df5f0243, makeEnvironmentVariables: the ConfigMap is
+    # fetched by pod.Namespace and name), so spec-cm of ml-staging is not what a Deployment
+    # of ml-prod reads (second trial: a false SG312 fail, and the staging D read for prod).
+    # A namespace written on one side only is the one `kubectl apply` is given on the
+    # other: unknown here. Neither is read; the ConfigMap is the cluster's (SG313).
+    env = VALUE_FROM.replace("key: SPEC", "key: NOPE")
+    cases = {"other": ("ml-staging", "ml-prod"), "cm-only": ("ml-prod", None),
+             "deployment-only": (None, "ml-prod")}
+    for name, (cm_ns, dep_ns) in cases.items():
+        for key_env, missing in ((VALUE_FROM, False), (env, True)):
+            where = tmp_path / f"{name}-{missing}"
+            where.mkdir()
+            _, dep = check(where, _namespaced(manifest(key_env), cm_ns, dep_ns), pointer=True)
+            assert "SG312" not in codes(dep), (name, missing)
+            assert "SG313" in codes(dep), (name, missing)
+            engine = dep["inputs"].get("engine") or {}  # type: ignore[attr-defined]
+            assert engine.get("draft_length") is None, (name, missing)
+    # the same namespace on both sides is the pod's: D 4 read, the missing key a fail
+    _, dep = check(tmp_path, _namespaced(manifest(VALUE_FROM), "ml-prod", "ml-prod"), True)
+    assert dep["inputs"]["engine"]["draft_length"] == 4  # type: ignore[index]
+
+
+def test_of_two_config_maps_of_one_name_the_later_is_read(tmp_path: Path) -> None:
+    # `kubectl apply -f` applies a file's documents in order: of two ConfigMaps named
+    # spec-cm, the later one is what the cluster holds (second trial: the first was read,
+    # and its missing key failed). The earlier holds only OTHER; the later holds SPEC.
+    earlier = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: spec-cm\ndata:\n  OTHER: x\n---\n"
+    _, dep = check(tmp_path, earlier + manifest(VALUE_FROM), pointer=False)
+    assert "SG312" not in codes(dep)
+    assert dep["inputs"]["engine"]["draft_length"] == 4  # type: ignore[index]
+
+
+def test_a_secret_the_cluster_fills_is_not_judged(tmp_path: Path) -> None:
+    # A Secret of type kubernetes.io/service-account-token is filled by the token
+    # controller (token, ca.crt, namespace: "Manually create a long-lived API token for a
+    # ServiceAccount"), and one with no data or stringData at all is filled by whatever
+    # made it: neither lacking a key is the manifest's statement (second trial: a false
+    # SG312 fail). The reference is then the cluster's.
+    token = ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: spec-s\n"
+             "type: kubernetes.io/service-account-token\n---\n")
+    empty = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: spec-s\n---\n"
+    for name, secret in (("token", token), ("empty", empty)):
+        where = tmp_path / name
+        where.mkdir()
+        text = secret + manifest(ENV_FROM + "          env:\n" + SECRET_REF)
+        _, dep = check(where, text, pointer=False)
+        assert "SG312" not in codes(dep), name
+        assert dep["inputs"]["engine"]["draft_length"] == 4, name  # type: ignore[index]

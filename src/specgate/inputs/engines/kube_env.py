@@ -43,8 +43,9 @@ def kubernetes_env(
     if not sources and not any(isinstance(i, Mapping) and "valueFrom" in i for i in env):
         return None
     files = EnvFiles()
-    maps = _config_maps(doc)
-    secrets = _config_maps(doc, "Secret") if any(
+    namespace = _namespace(doc, where)
+    maps = _config_maps(doc, namespace)
+    secrets = _config_maps(doc, namespace, "Secret") if any(
         isinstance(i, Mapping) and isinstance(i.get("valueFrom"), Mapping)
         and "secretKeyRef" in i["valueFrom"] for i in env
     ) else {}
@@ -79,11 +80,29 @@ def _container(doc: Document, path: NodePath) -> tuple[NodePath, Mapping[str, ob
     return None
 
 
+def _namespace(doc: Document, where: NodePath) -> object:
+    """The ``metadata.namespace`` of the object holding the container at ``where`` (the
+    nearest mapping above it with a ``kind``: a pod template has none), None when it
+    names none (the namespace ``kubectl apply`` is given)."""
+    for depth in range(len(where), -1, -1):
+        node = _node(doc.data, where[:depth])
+        if isinstance(node, Mapping) and "kind" in node:
+            meta = node.get("metadata")
+            return meta.get("namespace") if isinstance(meta, Mapping) else None
+    return None
+
+
 def _config_maps(
-    doc: Document, kind: str = "ConfigMap"
+    doc: Document, namespace: object, kind: str = "ConfigMap"
 ) -> dict[object, tuple[NodePath, Mapping[str, object]]]:
-    """The manifest's ConfigMaps (``kind``: Secrets) by name, with their paths (the
-    first of a name), found in one pass over its documents."""
+    """The manifest's ConfigMaps (``kind``: Secrets) the pod in ``namespace`` sees, by
+    name, with their paths. The kubelet looks a reference up in the pod's own namespace
+    (kubelet_pods.go@df5f0243, ``makeEnvironmentVariables``: ``configMapLister ...
+    (pod.Namespace).Get(name)``), so one of another namespace is not the pod's, nor one
+    whose namespace is written on one side only (the other's is the one ``kubectl apply``
+    is given: unknown here). Of two of one name, the later is what ``kubectl apply``
+    leaves. A Secret the cluster fills (``type: kubernetes.io/service-account-token``,
+    or no ``data``/``stringData`` at all) is not the manifest's to judge."""
     documents = doc.data if doc.stream and isinstance(doc.data, list) else [doc.data]
     found: dict[object, tuple[NodePath, Mapping[str, object]]] = {}
     for index, item in enumerate(documents):
@@ -91,8 +110,13 @@ def _config_maps(
         if (
             isinstance(item, Mapping) and item.get("kind") == kind
             and isinstance(meta, Mapping) and isinstance(meta.get("name"), str)
+            and meta.get("namespace") == namespace
+            and not (kind == "Secret" and (
+                item.get("type") == "kubernetes.io/service-account-token"
+                or not any(isinstance(item.get(f), Mapping) for f in ("data", "stringData"))
+            ))
         ):
-            found.setdefault(meta["name"], (((index,) if doc.stream else ()), item))
+            found[meta["name"]] = (((index,) if doc.stream else ()), item)
     return found
 
 
