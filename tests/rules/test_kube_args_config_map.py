@@ -286,7 +286,9 @@ def test_of_two_config_maps_of_one_name_the_later_is_read(tmp_path: Path) -> Non
     # `kubectl apply -f` applies a file's documents in order: of two ConfigMaps named
     # spec-cm, the later one is what the cluster holds (second trial: the first was read,
     # and its missing key failed). The earlier holds only OTHER; the later holds SPEC.
-    earlier = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: spec-cm\ndata:\n  OTHER: x\n---\n"
+    earlier = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: spec-cm\ndata:\n  OTHER: x\n---\n"
+    )
     _, dep = check(tmp_path, earlier + manifest(VALUE_FROM), pointer=False)
     assert "SG312" not in codes(dep)
     assert dep["inputs"]["engine"]["draft_length"] == 4  # type: ignore[index]
