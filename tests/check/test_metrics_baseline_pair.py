@@ -111,3 +111,21 @@ def test_the_trial_pair_is_sg316_not_a_false_sg309(
     assert (sg316.file, sg316.line, sg316.column, sg316.severity) == (
         "bench/after.prom", 4, 1, "warn",
     )
+
+
+def test_only_counters_are_paired(tmp_path: Path) -> None:
+    # A `_created` sample (a start time, written only by OpenMetrics) in the before scrape
+    # and not in a text-format after scrape, and a gauge that falls (vLLM 0.7's
+    # draft acceptance rate, 0.7 → 0.6), say nothing of a restart (second trial: read as a
+    # counter reset, so SG316 and then SG101 fail). The counters give AL = 1 + (2100 −
+    # 300)/(1000 − 200) = 1 + 1800/800 = 3.25 and D = (4000 − 800)/800 = 4.
+    extra = (
+        "# TYPE vllm:spec_decode_draft_acceptance_rate gauge\n"
+        'vllm:spec_decode_draft_acceptance_rate{{engine="0",model_name="m"}} {rate}\n'
+    )
+    created = 'vllm:spec_decode_num_drafts_created{engine="0",model_name="m"} 1.7e9\n'
+    before = prom(200, 800, 300) + extra.format(rate=0.7) + created
+    after = prom(1000, 4000, 2100) + extra.format(rate=0.6)
+    found = _read(tmp_path, before, after)
+    assert found.formula == "1 + 1800/800"
+    assert found.accept_length == 3.25

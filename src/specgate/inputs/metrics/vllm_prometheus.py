@@ -521,7 +521,14 @@ def _delta(
     deltas of the other counters (a D of 4000/800 = 5 at a served D of 4). It is SG316
     (warn, docs/engines.md#metrics-not-read) at its line in the later scrape, and no
     value is taken from the pair. Per-position counters are the caller's (left out with
-    a note); a series absent from both scrapes is not given, as with one scrape."""
+    a note); a series absent from both scrapes is not given, as with one scrape.
+
+    Only counter samples (``_total``) are paired: a gauge may fall (vLLM 0.7's
+    ``vllm:spec_decode_draft_acceptance_rate``) and a ``_created`` sample is a start time
+    that a scrape in the text format leaves out (OpenMetrics alone writes it), so
+    neither says the server restarted."""
+    before = {key: value for key, value in before.items() if key[0].endswith("_total")}
+    after = {key: value for key, value in after.items() if key[0].endswith("_total")}
     for key, old in before.items():
         if key not in after:
             raise unread(
