@@ -231,7 +231,7 @@ def test_claim_above_the_precision_still_fails(check_text: Check) -> None:
     """2.30 > 253.5/110.5 = 2.2941: a real excess, fail."""
     report = check_text(R1_TEXT.format(evidence=PAIR.format(base=111, spec=253), claim="2.30"))
     assert severity(report, "SG107") == "fail"
-    assert "at most 2.2941x" in message(report, "SG107")
+    assert "below 2.2941x" in message(report, "SG107")
 
 
 def test_more_digits_narrow_the_interval(check_text: Check) -> None:

@@ -262,7 +262,7 @@ def claim_over_measurement(ctx: RuleContext) -> Iterator[Hit]:
             details=join_details(_measured_source(ctx), _PRECISION),
         )
         return
-    within = "" if span is None else f" (at most {fmt(span[1])}x as its inputs are written)"
+    within = "" if span is None else f" (below {fmt(span[1])}x as its inputs are written)"
     yield Hit(
         f"claimed {fmt(claimed)}x exceeds the measured {inputs}{fmt(measured)}x{within}",
         ctx.deployment.path("claims", "speedup"),
