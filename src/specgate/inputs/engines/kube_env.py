@@ -180,7 +180,7 @@ def _missing_key(
         "kubernetes/kubernetes pkg/kubelet/kubelet_pods.go@df5f0243, "
         f"makeEnvironmentVariables); add the key to the {kind}, or mark the reference "
         "`optional: true` if the engine may start without it",
-        doc.file, place, speculates=True, severity="fail",
+        doc.file, place, speculates=True,
     )
 
 

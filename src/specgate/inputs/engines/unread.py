@@ -79,21 +79,22 @@ class UnreadEngine(InputError):
         place: Span | None,
         *,
         speculates: bool,
-        severity: str = "",
     ) -> None:
         line, column = (place.line, place.column) if place is not None else (None, None)
         super().__init__(reason, file, line, column)
         self.speculates = speculates
-        #: ``"fail"``: the container cannot start, known from the platform's own rules
-        #: (a ``configMapKeyRef`` to a key the manifest's ConfigMap lacks); ``""``: the
-        #: rule's own severity (warn).
-        self.severity = severity
+
+    #: ``""``: the rule's own severity (warn); :class:`NotStarted` fails.
+    severity = ""
 
 
 class NotStarted(UnreadEngine):
     """The container the configuration is in does not start: the platform refuses it
     before the engine runs (a ``configMapKeyRef`` to a key its ConfigMap lacks). A
-    finding at its line (SG312, a fail) whatever else the file configures."""
+    finding at its line (SG312, a fail: known from the platform's own rules) whatever
+    else the file configures."""
+
+    severity = "fail"
 
 
 @cache
@@ -523,9 +524,8 @@ def bare_launcher(doc: Document, text: str | None, pointer: str | None,
     """The finding for the first container command (Kubernetes ``args``, Compose
     ``command``, the words after the image of a ``docker run``) that starts with a
     flag on an image with no ENTRYPOINT that starts the server: the flag is the
-    program the container runs, and the container does not start (issue 24). A fail
-    when the image's tag pins the version (the Dockerfile read is that image's), else
-    a warning."""
+    program the container runs, and the container does not start (issue 24). A
+    warning, pinned tag or not (:func:`bare_image`)."""
     below = _below(doc, pointer, shown)
     if below is None:
         return None
