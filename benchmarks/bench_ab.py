@@ -13,7 +13,6 @@ most 5 %" (a branch against the main it started from).
 from __future__ import annotations
 
 import argparse
-import resource
 import statistics
 import subprocess
 import sys
@@ -23,11 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench
-
-
-def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+from timing import children_cpu
 
 
 def main() -> int:
@@ -55,12 +50,12 @@ def main() -> int:
         for _ in range(args.repeat):
             for tree_name, tree in trees.items():
                 for name, exe in installs.items():
-                    used, start = _cpu(), time.perf_counter()
+                    used, start = children_cpu(), time.perf_counter()
                     done = subprocess.run(
                         [exe, "check", str(tree)], capture_output=True, env=bench.ENV, check=False
                     )
                     wall.setdefault((name, tree_name), []).append(time.perf_counter() - start)
-                    cpu.setdefault((name, tree_name), []).append(_cpu() - used)
+                    cpu.setdefault((name, tree_name), []).append(children_cpu() - used)
                     if done.returncode not in (0, 1):
                         raise SystemExit(f"{exe} exited {done.returncode}")
     for tree_name in trees:

@@ -19,13 +19,15 @@ from __future__ import annotations
 import argparse
 import compileall
 import os
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from timing import children_cpu
 
 ROOT = Path(__file__).resolve().parents[1]
 PUBLISHED = ROOT / "tests" / "data" / "published-2026-12"
@@ -43,16 +45,12 @@ def build(into: Path) -> int:
     return sum(1 for p in into.rglob("*") if p.is_file() and ".git" not in p.parts)
 
 
-def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
 
 def run(tree: Path, repo: Path) -> tuple[float, float, int]:
     """One ``specgate check`` of ``repo`` with ``tree``'s sources: (CPU seconds, wall
     seconds, exit code)."""
     env = dict(os.environ, PYTHONPATH=str(tree / "src"))
-    cpu, start = _cpu(), time.perf_counter()
+    cpu, start = children_cpu(), time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "specgate", "check"],
         cwd=repo,
@@ -61,7 +59,7 @@ def run(tree: Path, repo: Path) -> tuple[float, float, int]:
         stderr=subprocess.DEVNULL,
         check=False,
     )
-    return _cpu() - cpu, time.perf_counter() - start, done.returncode
+    return children_cpu() - cpu, time.perf_counter() - start, done.returncode
 
 
 def main() -> int:
