@@ -165,9 +165,19 @@ EAGLE3 += "--speculative-num-draft-tokens 4"
         ("0.5.23", "Qwen2ForCausalLM", ["fail"]),
         ("0.5.23", "LlamaForCausalLM", ["fail"]),
         ("0.5.3", "LlamaForCausalLM", ["fail"]),
-        ("0.5.16", "Qwen2ForCausalLM", ["fail"]),  # inside the lifetime, not read there
-        ("0.5.2", "Qwen2ForCausalLM", ["warn"]),  # older than any wheel read
-        (None, "Qwen2ForCausalLM", ["warn"]),  # unpinned: releases before 0.5.3 too
+        ("0.5.16", "Qwen2ForCausalLM", ["fail"]),  # inside the lifetime
+        # every wheel from 0.4.6.post3 holds it (issue 27: the lower bound was the oldest
+        # wheel read, 0.5.3): eagle_worker.py:124 of 0.4.6.post3 calls set_embed(embed),
+        # its ModelConfig.from_server_args falls back to the target's path ('model_path or
+        # server_args.model_path'), qwen2.py has no set_embed and llama.py no hot_token_id
+        # nor get_hot_token_id. Contract change: 0.5.2 warned
+        ("0.5.2", "Qwen2ForCausalLM", ["fail"]),
+        ("0.4.6.post3", "Qwen2ForCausalLM", ["fail"]),
+        ("0.4.6.post3", "LlamaForCausalLM", ["fail"]),
+        # 0.4.6.post2 has no fallback: tp_worker.py:68 builds the draft's ModelConfig
+        # from the unset path, a startup failure of another kind (a warning)
+        ("0.4.6.post2", "Qwen2ForCausalLM", ["warn"]),
+        (None, "Qwen2ForCausalLM", ["warn"]),  # unpinned: releases before 0.4.6.post3 too
         # an architecture that bundles its draft: _handle_eagle_family points the draft
         # path at the target, not this crash
         ("0.5.23", "DeepseekV3ForCausalLM", []),
