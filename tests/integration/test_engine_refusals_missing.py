@@ -227,6 +227,33 @@ def test_sglang_spec_v2_topk_refused_only_from_0_5_7_to_0_5_10(
     assert spec_v2 == (["fail"] if refused else []), found(dep, "SG307")
 
 
+@pytest.mark.parametrize(
+    ("version", "refused"),
+    [
+        # server_args.py of the wheels: 0.5.7 raises only for 'speculative_algorithm in
+        # ["EAGLE", "EAGLE3"]' (line 2001; STANDALONE takes the else branch, overlap off),
+        # 0.5.8 (line 2141) to 0.5.10.post1 (line 3000) for ["EAGLE", "EAGLE3",
+        # "STANDALONE"]; it failed at 0.5.7
+        ("0.5.7", False),
+        ("0.5.8", True),
+        ("0.5.10.post1", True),
+        ("0.5.11", False),
+    ],
+)
+def test_sglang_spec_v2_topk_refused_for_standalone_from_0_5_8(
+    check: Run,  # noqa: F811
+    version: str,
+    refused: bool,
+) -> None:
+    flags = "--speculative-algorithm STANDALONE --speculative-draft-model-path d "
+    flags += "--speculative-num-steps 3 --speculative-eagle-topk 4 --speculative-num-draft-tokens 8"
+    files = _sglang(version, flags, "LlamaForCausalLM")
+    files["cmd.txt"] = "SGLANG_ENABLE_SPEC_V2=1 " + files["cmd.txt"]
+    _code, dep = check(files)
+    spec_v2 = [s for s, _, m in found(dep, "SG307") if "supports only eagle_topk 1" in m]
+    assert spec_v2 == (["fail"] if refused else []), found(dep, "SG307")
+
+
 TRT_AUTO = "speculative_config:\n  decoding_type: AUTO\n"
 
 

@@ -171,7 +171,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
     elif algorithm in _ONE_PASS:
         d, n = _block(opts, b, ctx)
     else:
-        d, n = _tree(opts, b, ctx)
+        d, n = _tree(opts, b, ctx, algorithm)
     adaptive = _adaptive(opts, b, ctx)
     tree_unset = all(opts_get(opts, k) is None for k in _TREE_KEYS)
     config = b.build(
@@ -388,7 +388,9 @@ def _release_defaults(
     )
 
 
-def _tree(opts: Options, b: Builder, ctx: Context) -> tuple[int | None, int | None]:
+def _tree(
+    opts: Options, b: Builder, ctx: Context, algorithm: str
+) -> tuple[int | None, int | None]:
     """D and N_verify of the EAGLE family as ``_handle_eagle_family`` (0.5.23) resolves
     them: none of steps/topk/draft tokens ⇒ SGLang picks all three from the target's
     architecture (filled once the target's config is read: :func:`with_models`); steps
@@ -431,7 +433,7 @@ def _tree(opts: Options, b: Builder, ctx: Context) -> tuple[int | None, int | No
         return None, tokens
     if topk is None:
         return steps, tokens
-    _check_spec_v2(topk, b, ctx)
+    _check_spec_v2(topk, algorithm, b, ctx)
     if topk == 1 and steps is not None:
         if tokens is not None and tokens != steps + 1:
             b.issue(
@@ -513,13 +515,26 @@ def with_target(config: EngineConfig, target: ModelShape | None) -> EngineConfig
 _TREE_ALGORITHMS = frozenset({"EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "FROZEN_KV_MTP"})
 
 
-def _check_spec_v2(topk: int | None, b: Builder, ctx: Context) -> None:
+#: The algorithms whose spec-v2 path refuses a topk above 1, each with its behaviour in
+#: the data: EAGLE and EAGLE3 (NEXTN is EAGLE by then) from 0.5.7, STANDALONE from 0.5.8
+#: (server_args.py of the 0.5.7 and 0.5.8 wheels: ``speculative_algorithm in ["EAGLE",
+#: "EAGLE3"]``, then ``["EAGLE", "EAGLE3", "STANDALONE"]``).
+_SPEC_V2_REFUSAL = {
+    "EAGLE": "spec-v2-topk-refused",
+    "EAGLE3": "spec-v2-topk-refused",
+    "NEXTN": "spec-v2-topk-refused",
+    "STANDALONE": "spec-v2-topk-refused-standalone",
+}
+
+
+def _check_spec_v2(topk: int | None, algorithm: str, b: Builder, ctx: Context) -> None:
     env = ctx.env.get(SPEC_V2_ENV)
-    if env is None or topk is None or topk <= 1:
+    behaviour = _SPEC_V2_REFUSAL.get(algorithm)
+    if env is None or topk is None or topk <= 1 or behaviour is None:
         return
     if as_str(env).strip().lower() not in ("1", "true", "yes", "on"):
         return
-    if not _DATA.behaves("spec-v2-topk-refused", ctx.version):
+    if not _DATA.behaves(behaviour, ctx.version):
         b.note(
             f"{SPEC_V2_ENV} with eagle_topk {topk}: SGLang falls back to spec v1 (no overlap "
             "scheduler) with a warning"
