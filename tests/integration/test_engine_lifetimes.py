@@ -239,15 +239,20 @@ def test_vllm_code_refusal_at_the_model_stage_by_release(
     ("version", "severities"),
     [
         # SpeculativeAlgorithm in python/sglang/srt/speculative/spec_info.py of the PyPI
-        # wheels: no UNO at 0.5.13, 0.5.15, 0.5.18 and 0.5.19 (from_string raises "Unknown
-        # speculative algorithm name"; sglang 0.5.13 and 0.5.18 themselves refuse it at
-        # resolution: tests/data/engine_oracle/), UNO = auto() at 0.5.20 (line 41)
+        # wheels: no UNO at 0.5.12 to 0.5.19 (from_string raises "Unknown speculative
+        # algorithm name"; sglang 0.5.13 and 0.5.18 themselves refuse it at resolution:
+        # tests/data/engine_oracle/), UNO = auto() at 0.5.20 (line 41); 0.5.11's parser
+        # refuses it first, by --speculative-algorithm's choices (another check)
         ("0.5.13", ["fail"]),
         ("0.5.17", ["fail"]),
         ("0.5.18", ["fail"]),
         ("0.5.19", ["fail"]),
         ("0.5.20", []),
-        ("0.5.12", ["warn"]),  # before the oldest release read: not known
+        # issue 27: 0.5.12 warned ("before the oldest release read"); its wheel has no UNO
+        # and no choices, so from_string raises there too
+        ("0.5.12", ["fail"]),
+        ("0.5.12.post1", ["fail"]),
+        ("0.5.11", []),
     ],
 )
 def test_sglang_uno_is_unknown_before_0_5_20(
@@ -310,7 +315,13 @@ def test_vllm_adaptive_verification_dspark_only_at_0_29(
         ("0.5.11", "DFLASH", []),
         ("0.5.11", "dflash", ["fail"]),
         ("0.5.12", "eagle", []),
-        ("0.5.9", "eagle", ["warn"]),  # before the oldest release read: not known
+        # issue 27: 0.5.9 warned ("before the oldest release read"); the same five choices
+        # are in every wheel from 0.5.3 (server_args.py:2044) to 0.5.10.post1 (:4762);
+        # 0.5.2's are EAGLE, EAGLE3, NEXTN, STANDALONE (:1538), not modelled
+        ("0.5.9", "eagle", ["fail"]),
+        ("0.5.3", "eagle", ["fail"]),
+        ("0.5.10.post1", "DFLASH", ["fail"]),
+        ("0.5.2", "eagle", []),
     ],
 )
 def test_sglang_algorithm_choices_at_0_5_10_and_0_5_11(
@@ -335,13 +346,18 @@ def test_sglang_algorithm_choices_at_0_5_10_and_0_5_11(
 @pytest.mark.parametrize(
     ("version", "severities"),
     [
-        # SpeculativeAlgorithm in the PyPI wheels' spec_info.py: no DSPARK at 0.5.13 and
-        # 0.5.15 (sglang 0.5.13 itself refuses it: tests/data/engine_oracle/sglang-0.5.13.json,
-        # sglang-0037-algorithm), DSPARK = auto() at 0.5.16 (line 38)
+        # SpeculativeAlgorithm in the PyPI wheels' spec_info.py: no DSPARK at 0.5.12 to
+        # 0.5.15.post1 (sglang 0.5.13 itself refuses it:
+        # tests/data/engine_oracle/sglang-0.5.13.json, sglang-0037-algorithm), DSPARK =
+        # auto() at 0.5.16 (line 38)
         ("0.5.13", ["fail"]),
         ("0.5.15", ["fail"]),
         ("0.5.16", []),
-        ("0.5.12", ["warn"]),  # not read
+        # issue 27: 0.5.12 warned ("0.5.12 and 0.5.14 not read"): both wheels lack DSPARK
+        ("0.5.12", ["fail"]),
+        ("0.5.14", ["fail"]),
+        ("0.5.15.post1", ["fail"]),
+        ("0.5.11", []),  # its parser's choices refuse it first (another check)
     ],
 )
 def test_sglang_dspark_is_unknown_before_0_5_16(
