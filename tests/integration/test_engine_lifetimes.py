@@ -374,3 +374,49 @@ def test_sglang_dspark_is_unknown_before_0_5_16(
         "Unknown speculative algorithm",
     )
     assert said == severities, everything
+
+
+@pytest.mark.parametrize(
+    ("version", "flags", "phrase", "severities"),
+    [
+        # handle_speculative_decoding in arg_groups/speculative_hook.py of the PyPI wheels:
+        # 0.5.22 (:161-165) and 0.5.23 (:175-179) refuse the flag unless the algorithm is
+        # EAGLE, EAGLE3, NEXTN (resolved to EAGLE), DFLASH or DSPARK; sglang 0.5.22 itself
+        # refuses NGRAM with it (tests/data/engine_oracle/sglang-0.5.22.json,
+        # sglang-0434-flag-switch); 0.5.21 has no such flag (its parser refuses the word)
+        ("0.5.22", "--speculative-algorithm NGRAM", "only supports EAGLE", ["fail"]),
+        ("0.5.23", "--speculative-algorithm STANDALONE --speculative-draft-model-path d "
+         "--speculative-num-steps 3 --speculative-eagle-topk 1 "
+         "--speculative-num-draft-tokens 4", "only supports EAGLE", ["fail"]),
+        ("0.5.22", "--speculative-algorithm nextn --speculative-num-steps 3 "
+         "--speculative-eagle-topk 1 --speculative-num-draft-tokens 4",
+         "only supports EAGLE", []),
+        ("0.5.21", "--speculative-algorithm NGRAM", "only supports EAGLE", []),
+        # then, for EAGLE/EAGLE3, it turns speculative_use_rejection_sampling on (0.5.22
+        # :172-181), and _handle_eagle_family raises 'requires --speculative-eagle-topk=1'
+        # (0.5.22 :1130-1132); sglang 0.5.22 refuses EAGLE3 on a Llama target so
+        # (sglang-0433-flag-switch: the architecture's topk)
+        ("0.5.22", "--speculative-algorithm EAGLE3 --speculative-draft-model-path d "
+         "--speculative-num-steps 3 --speculative-eagle-topk 4 "
+         "--speculative-num-draft-tokens 8", "turns rejection sampling on", ["fail"]),
+        ("0.5.22", "--speculative-algorithm EAGLE3 --speculative-draft-model-path d "
+         "--speculative-num-steps 3 --speculative-eagle-topk 1 "
+         "--speculative-num-draft-tokens 4", "turns rejection sampling on", []),
+    ],
+)
+def test_sglang_block_verification_from_0_5_22(
+    check: Run,  # noqa: F811
+    version: str,
+    flags: str,
+    phrase: str,
+    severities: list[str],
+) -> None:
+    said, everything = _sg307(
+        check,
+        "sglang",
+        version,
+        f"python3 -m sglang.launch_server --model-path m {flags} "
+        "--speculative-use-block-verification\n",
+        phrase,
+    )
+    assert said == severities, everything
