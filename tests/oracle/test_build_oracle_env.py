@@ -1,7 +1,8 @@
 """scripts/build_oracle_env.sh keeps each SGLang environment by release and by what it
 installs (issue 27): TARGET/sglang-X-KEY, KEY a hash of its pins, reached by the link
 TARGET/sglang-X. Built once, it is reused: the script does not run an interpreter again
-(PYTHON=false here: any build step would fail)."""
+(PYTHON=false here: any build step would fail). A transformers environment is reused by
+its pins too, whatever its marker adds after them (a requirement left out, a reuse)."""
 
 from __future__ import annotations
 
@@ -80,3 +81,32 @@ def test_changed_pins_build_beside_the_kept_environment(tmp_path: Path) -> None:
     assert "already built" not in run.stdout
     assert (stale / ".oracle-built").read_text().startswith("torch==")
     assert os.readlink(tmp_path / "sglang-0.5.23") == stale.name
+
+
+@pytest.mark.parametrize(
+    "marker",
+    [
+        "torch==2.13.0+cpu transformers==5.19.0",
+        # a release whose pin of kernels the index does not serve (5.25.0: kernels>=0.19.1)
+        # is built with it left out, and the marker says so
+        "torch==2.13.0+cpu transformers==5.25.0 (kernels left out)",
+        "torch==2.13.0+cpu transformers==4.46.0 (reused: transformers==4.48.0)",
+    ],
+)
+def test_a_built_transformers_environment_is_reused(tmp_path: Path, marker: str) -> None:
+    version = marker.split("transformers==", maxsplit=1)[1].split(maxsplit=1)[0]
+    env = tmp_path / f"transformers-{version}"
+    (env / "bin").mkdir(parents=True)
+    (env / ".oracle-built").write_text(marker + "\n")
+    run = _run(tmp_path, f"transformers-{version}")
+    assert run.returncode == 0, run.stderr
+    assert "already built" in run.stdout
+
+
+def test_a_transformers_environment_of_other_pins_is_rebuilt(tmp_path: Path) -> None:
+    env = tmp_path / "transformers-5.25.0"
+    (env / "bin").mkdir(parents=True)
+    (env / ".oracle-built").write_text("torch==2.13.0+cpu transformers==5.19.0\n")
+    run = _run(tmp_path, "transformers-5.25.0")
+    assert run.returncode != 0  # a build starts and fails at its first step (PYTHON=false)
+    assert "already built" not in run.stdout
