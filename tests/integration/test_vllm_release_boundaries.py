@@ -465,3 +465,41 @@ def test_pcp_unpinned_fails_where_every_release_allowed_refuses(
         flags="--prefill-context-parallel-size 2",
     )
     assert said == severities, everything
+
+
+#: Kimi-K2-Instruct's config: DeepSeek-V3's architecture, num_nextn_predict_layers 0.
+_KIMI_K2 = (
+    '{"architectures": ["DeepseekV3ForCausalLM"], "model_type": "kimi_k2", '
+    '"num_attention_heads": 64, "num_key_value_heads": 64, "kv_lora_rank": 512, '
+    '"num_nextn_predict_layers": 0, "vocab_size": 163840}'
+)
+
+
+@pytest.mark.parametrize(
+    ("version", "severities"),
+    [
+        # vllm/config.py at 0.9.2 ('num_speculative_tokens was provided without
+        # speculative model'); "Unsupported speculative method: 'mtp'" at 0.15.0
+        # (speculative.py:405-408) and 0.33.0 (1498-1501)
+        ("0.9.2", ["fail"]),
+        ("0.20.0", ["fail"]),
+        ("0.33.0", ["fail"]),
+        # 0.34.0 resolves methods through its speculator configs and has no such raise:
+        # not known. Contract change (issue 27): it failed there (seen from 0.9.2 on)
+        ("0.34.0", ["warn"]),
+        ("0.8.5", ["warn"]),  # not read
+    ],
+)
+def test_mtp_without_mtp_layers_from_0_9_2_to_0_33_0(
+    check: Run,  # noqa: F811
+    version: str,
+    severities: list[str],
+) -> None:
+    said, everything = _said(
+        check,
+        version,
+        {"method": "mtp", "num_speculative_tokens": 1},
+        "head to load",
+        target=_KIMI_K2,
+    )
+    assert said == severities, everything
