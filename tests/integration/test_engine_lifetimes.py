@@ -291,7 +291,10 @@ def test_sglang_uno_is_unknown_before_0_5_20(
         ("0.29.0", ["fail"]),
         ("0.30.0", []),
         ("0.32.0", []),
-        ("0.28.0", ["warn"]),  # not read: the key may not exist there either
+        # Contract change (issue 27): it warned (0.28.0 not read); the 0.28.0 wheel raises
+        # it too (speculative.py:1141-1142), and 0.27.1 has no enable_adaptive_verification
+        ("0.28.0", ["fail"]),
+        ("0.27.1", []),
     ],
 )
 def test_vllm_adaptive_verification_dspark_only_at_0_29(
