@@ -567,3 +567,21 @@ def test_ngram_default_twelve(version: str | None) -> None:
     c = txt("python -m sglang.launch_server --model-path m --speculative-algorithm NGRAM",
             version=version)
     assert (c.draft_length, c.verify_tokens) == (11, 12)
+
+
+@pytest.mark.parametrize(
+    ("version", "said"),
+    [
+        # 'DFLASH only supports speculative_eagle_topk == 1; overriding' in every wheel from
+        # 0.5.11 (server_args.py:3350-3356), where DFLASH came in, to 0.5.23
+        # (speculative_hook.py:355-365)
+        ("0.5.11", True),
+        ("0.5.23", True),
+        (None, True),
+        ("0.5.10", False),  # no DFLASH: no such rewrite to report
+    ],
+)
+def test_dflash_topk_forced_to_one_by_release(version: str | None, said: bool) -> None:
+    c = txt(_DFLASH + "--speculative-draft-model-path d --speculative-num-draft-tokens 8 "
+            "--speculative-eagle-topk 4", version=version)
+    assert any("SGLang overrides 4 to 1" in n for n in c.notes) == said
