@@ -380,3 +380,28 @@ def test_eagle3_token_map_ignored_by_its_lifetime(
         "--speculative-token-map t.pt",
     )
     assert _said(got, "EAGLE3 models already have this") == severity, got
+
+
+@pytest.mark.parametrize(
+    "version",
+    [
+        # DRAFT_ATTENTION_BACKEND_CHOICES with intel_xpu from 0.5.20 (choices.py:108-114)
+        "0.5.20",
+        # 0.5.19's set lacks intel_xpu (server_args.py:207-212): the engine falls back
+        # there too (a warning either way), and the message names where this set holds
+        "0.5.19",
+    ],
+)
+def test_draft_attention_backend_fallback_by_its_lifetime(
+    check: Run,  # noqa: F811
+    version: str,
+) -> None:
+    got = _findings(
+        check,
+        version,
+        "--speculative-algorithm DFLASH --speculative-draft-model-path d "
+        "--speculative-draft-attention-backend flashmla",
+    )
+    (said,) = [m for _, s, m in got if "but got flashmla" in m and s == "warn"]
+    assert f"judged at SGLang {version}" in said
+    assert "held in SGLang 0.5.20 to 0.5.23 by its history" in said
