@@ -517,3 +517,71 @@ def test_block_verification_exists_from_0_5_22(version: str, severity: str | Non
 
 def launch_at(extra: str, version: str) -> EngineConfig:
     return txt("python -m sglang.launch_server --model-path m " + extra, version=version)
+
+
+_NGRAM_WINDOW = (
+    "python -m sglang.launch_server --model-path m --speculative-algorithm NGRAM "
+    "--speculative-ngram-max-match-window-size 20"
+)
+
+
+@pytest.mark.parametrize(
+    ("version", "n", "removed"),
+    [
+        # ServerArgs of the 0.5.3 wheel (server_args.py:1137-1140) and of 0.5.9
+        # (:2476-2479): NGRAM with speculative_num_draft_tokens unset takes
+        # speculative_ngram_max_match_window_size, 20 here: D = 19 (it read 12)
+        ("0.5.3", 20, []),
+        ("0.5.9", 20, []),
+        # unpinned: the flag exists in 0.5.3-0.5.9 only (add_argument at 0.5.3
+        # server_args.py:2112 and 0.5.9 :4032, none in 0.5.10), so the window is read,
+        # and SG310 warns that 0.5.10 removed it
+        (None, 20, ["warn"]),
+        # 0.5.10 has no such flag (refused at start) and a fixed default of 12
+        # (server_args.py:3108)
+        ("0.5.10", 12, [None]),
+    ],
+)
+def test_ngram_draft_tokens_from_the_match_window(
+    version: str | None, n: int, removed: list[str | None]
+) -> None:
+    c = txt(_NGRAM_WINDOW, version=version)
+    assert (c.draft_length, c.verify_tokens) == (n - 1, n)
+    assert [i.severity for i in c.issues if i.code == "SG310"] == removed
+
+
+def test_ngram_draft_tokens_as_given_beside_the_window() -> None:
+    # an explicit --speculative-num-draft-tokens wins at 0.5.5 (the window fills only an
+    # unset value): 6, and its span is that flag's value, at column 120 + 1 (the space)
+    # + 31 ("--speculative-num-draft-tokens ") + 1 = 153
+    c = txt(_NGRAM_WINDOW + " --speculative-num-draft-tokens 6", version="0.5.5")
+    assert (c.draft_length, c.verify_tokens) == (5, 6)
+    assert len(_NGRAM_WINDOW) == 120
+    assert c.spans["verify_tokens"].column == 153
+
+
+@pytest.mark.parametrize("version", ["0.5.5", "0.5.23", None])
+def test_ngram_default_twelve(version: str | None) -> None:
+    # no window given: its default is 12 at 0.5.3-0.5.9 (0.5.5 server_args.py ServerArgs),
+    # and 12 is the fixed default from 0.5.10
+    c = txt("python -m sglang.launch_server --model-path m --speculative-algorithm NGRAM",
+            version=version)
+    assert (c.draft_length, c.verify_tokens) == (11, 12)
+
+
+@pytest.mark.parametrize(
+    ("version", "said"),
+    [
+        # 'DFLASH only supports speculative_eagle_topk == 1; overriding' in every wheel from
+        # 0.5.11 (server_args.py:3350-3356), where DFLASH came in, to 0.5.23
+        # (speculative_hook.py:355-365)
+        ("0.5.11", True),
+        ("0.5.23", True),
+        (None, True),
+        ("0.5.10", False),  # no DFLASH: no such rewrite to report
+    ],
+)
+def test_dflash_topk_forced_to_one_by_release(version: str | None, said: bool) -> None:
+    c = txt(_DFLASH + "--speculative-draft-model-path d --speculative-num-draft-tokens 8 "
+            "--speculative-eagle-topk 4", version=version)
+    assert any("SGLang overrides 4 to 1" in n for n in c.notes) == said

@@ -334,3 +334,74 @@ def test_mla_draft_backend_by_its_lifetime(
         draft=_LLAMA,
     )
     assert _said(got, "backend requires MLA model") == severity, got
+
+
+@pytest.mark.parametrize(
+    ("version", "severity"),
+    [
+        # SpeculativeAlgorithm.from_string: spec_info.py:54 of 0.5.12 (ServerArgs calls it,
+        # server_args.py:3574, with no argparse choices any more), :65 of 0.5.23
+        ("0.5.12", ["fail"]),  # issue 27: warned ("seen in 0.5.13, 0.5.18, 0.5.23")
+        ("0.5.23", ["fail"]),
+        # 0.5.11's parser refuses it first by its choices (algorithm-choices-0.5.11, a
+        # fail of its own): this message is not the engine's there, a warning
+        ("0.5.11", ["warn"]),
+    ],
+)
+def test_unknown_algorithm_by_its_lifetime(
+    check: Run,  # noqa: F811
+    version: str,
+    severity: list[str],
+) -> None:
+    got = _findings(check, version, "--speculative-algorithm MTP")
+    assert _said(got, "Unknown speculative algorithm name: MTP") == severity, got
+
+
+@pytest.mark.parametrize(
+    ("version", "severity"),
+    [
+        # the warning of eagle_worker.py:91 at 0.4.4.post2 (where EAGLE3 came in) and
+        # eagle_worker_v2.py:328 at 0.5.23: a warning wherever it holds
+        ("0.4.4.post2", ["warn"]),
+        ("0.5.23", ["warn"]),
+        ("0.4.4.post1", []),  # no EAGLE3 there
+    ],
+)
+def test_eagle3_token_map_ignored_by_its_lifetime(
+    check: Run,  # noqa: F811
+    version: str,
+    severity: list[str],
+) -> None:
+    got = _findings(
+        check,
+        version,
+        "--speculative-algorithm EAGLE3 --speculative-draft-model-path d "
+        "--speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4 "
+        "--speculative-token-map t.pt",
+    )
+    assert _said(got, "EAGLE3 models already have this") == severity, got
+
+
+@pytest.mark.parametrize(
+    "version",
+    [
+        # DRAFT_ATTENTION_BACKEND_CHOICES with intel_xpu from 0.5.20 (choices.py:108-114)
+        "0.5.20",
+        # 0.5.19's set lacks intel_xpu (server_args.py:207-212): the engine falls back
+        # there too (a warning either way), and the message names where this set holds
+        "0.5.19",
+    ],
+)
+def test_draft_attention_backend_fallback_by_its_lifetime(
+    check: Run,  # noqa: F811
+    version: str,
+) -> None:
+    got = _findings(
+        check,
+        version,
+        "--speculative-algorithm DFLASH --speculative-draft-model-path d "
+        "--speculative-draft-attention-backend flashmla",
+    )
+    (said,) = [m for _, s, m in got if "but got flashmla" in m and s == "warn"]
+    assert f"judged at SGLang {version}" in said
+    assert "held in SGLang 0.5.20 to 0.5.23 by its history" in said

@@ -281,6 +281,19 @@ def _ngram(opts: Options, b: Builder, ctx: Context) -> tuple[int | None, int | N
         "speculative_num_draft_tokens",
         "verify_tokens",
     )
+    window = None
+    if n is None and _DATA.behaves("ngram-draft-tokens-from-match-window", ctx.version):
+        # 0.5.3-0.5.9 ServerArgs: speculative_num_draft_tokens = the match window when
+        # unset (sglang.json behaviour ngram-draft-tokens-from-match-window)
+        window = _int(opts, b, ctx, "verify_tokens", "speculative_ngram_max_match_window_size")
+    if window is not None:
+        b.note(
+            f"speculative_num_draft_tokens not set: SGLang's NGRAM takes the match window "
+            f"(--speculative-ngram-max-match-window-size {window}) as its verify tokens"
+        )
+        n = bounded(b, window, "speculative_ngram_max_match_window_size", "verify_tokens")
+        b.at("draft_length", opts_get(opts, "speculative_ngram_max_match_window_size"))
+        return (None, None) if n is None else ((n - 1 if n >= 1 else None), n)
     if n is None:
         default = _DATA.default("ngram_num_draft_tokens", ctx.version)
         if not isinstance(default, int):
@@ -289,7 +302,8 @@ def _ngram(opts: Options, b: Builder, ctx: Context) -> tuple[int | None, int | N
         b.at("mechanism", opts_get(opts, "speculative_algorithm"))
         b.note(
             f"speculative_num_draft_tokens not set: SGLang's NGRAM default is {default} "
-            f"verify tokens ({_DATA.default_source('ngram_num_draft_tokens')})"
+            f"verify tokens "
+            f"({_DATA.default_source('ngram_num_draft_tokens', ctx.version or _DATA.newest)})"
         )
         n = default
     else:
