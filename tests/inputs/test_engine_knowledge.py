@@ -406,7 +406,7 @@ def test_listed_releases_are_in_order_and_reach_the_newest_known(engine: str) ->
 def test_sg310_on_a_setting_not_confirmed_in_the_source_warns(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # --speculative-model was removed in vLLM 0.8.0 (vllm.json): pinned 0.9.0 it fails;
+    # --speculative-model was removed in vLLM 0.8.3 (vllm.json): pinned 0.9.0 it fails;
     # the same entry marked "confirmed": false may warn, never fail (docs/trust.md)
     from specgate.inputs.engines import read as read_module
     from specgate.inputs.engines import read_engine_config

@@ -52,8 +52,9 @@ def test_vllm_spelling_rewrite(word: str, spelled: str) -> None:
 
 
 def test_an_underscore_spelling_at_a_pinned_old_vllm_is_judged_by_its_own_flags() -> None:
-    # vLLM 0.6.1 had --speculative-model and --num-speculative-tokens (removed in 0.8.0:
-    # PR #15466); its parser read the '_' spellings as them. Before: the newest recorded
+    # vLLM 0.6.1 had --speculative-model and --num-speculative-tokens (removed in 0.8.3:
+    # the 0.8.2 wheel has them, the 0.8.3 wheel not: test_vllm_old_releases.py); its
+    # parser read the '_' spellings as them. Before: the newest recorded
     # parser (0.32.0) judged the raw words and warned "unrecognized arguments".
     underscores = "vllm serve m --speculative_model d --num_speculative_tokens 3"
     dashes = "vllm serve m --speculative-model d --num-speculative-tokens 3"
@@ -66,7 +67,8 @@ def test_an_underscore_spelling_at_a_pinned_old_vllm_is_judged_by_its_own_flags(
             == [(s, m.replace("_", "-")) for s, m in _sg310(_read("vllm", dashes, version))]
     # at 0.32.0 they are removed flags (fail), named once each, not also "unrecognized"
     new = _sg310(_read("vllm", underscores, "0.32.0"))
-    assert len(new) == 2 and all(s is None and "removed in vLLM 0.8.0" in m for s, m in new)
+    # Contract change: "removed in vLLM 0.8.0" was wrong (0.8.0-0.8.2 have them)
+    assert len(new) == 2 and all(s is None and "removed in vLLM 0.8.3" in m for s, m in new)
 
 
 def test_an_ambiguous_vllm_prefix_is_the_engines_refusal() -> None:

@@ -79,7 +79,7 @@ RIGHT: dict[str, Right] = {
     # mlp_speculator, k 3, TP 2 (`--tensor-parallel-size 2`); the two commented-out
     # alternatives are comments. The V0-era keys are settings newer vLLM refuses (SG310).
     # docs/engines.md#versions unknown versions: no version is pinned and the V0 keys imply a vLLM
-    # before their removal (0.8.0), so SG310 warns.
+    # before their removal (0.8.3), so SG310 warns.
     # Contract change (issue 27): disable_by_batch_size 30 exists only in 0.10.0–0.16.0
     # (the sdists), the newest release these settings allow is 0.16.0, and there nothing
     # past SpeculativeConfig reads it (vllm/config/speculative.py@v0.11.0): accepted and
