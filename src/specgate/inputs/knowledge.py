@@ -439,9 +439,18 @@ class EngineKnowledge:
             raise KeyError(name)
         return sorted(spans, key=lambda span: span[1] or ())
 
-    def default_source(self, name: str) -> str:
-        """The source file the first entry for ``name`` names."""
-        return next(_source(d["source"]) for d in self._defaults if d["name"] == name)
+    def default_source(self, name: str, version: Version | None = None) -> str:
+        """The source the entry for ``name`` in force at ``version`` names (SGLang
+        ``eagle_topk`` at 0.4.4.post3: the 0.4.3.post3 wheel's, where 4 was read); with
+        no version, or none in force there, the first entry's."""
+        entries = [d for d in self._defaults if d["name"] == name]
+        if version is not None:
+            for d in entries:
+                since = parse_version(d["since"]) if "since" in d else None
+                until = parse_version(d["until"]) if "until" in d else None
+                if _in_range(version, since, until, None, self.newest):
+                    return _source(d["source"])
+        return _source(entries[0]["source"])
 
     def behaves(self, name: str, version: Version | None) -> bool:
         """Whether behaviour ``name`` (a rewrite or refusal) applies at ``version``.
