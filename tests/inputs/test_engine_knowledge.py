@@ -161,6 +161,12 @@ def test_tables_map_to_mechanisms(engine: str) -> None:
             # a transformers schedule that moves D → whether the D reached outlives the call
             assert values <= {"persistent", "transient"}, values
             continue
+        if name == "server_flags":
+            # a flag llama-server lacked at some build → the programs that had it then
+            programs = {"llama-speculative", "llama-lookup"}
+            named = {p for value in values for p in value.split(", ")}
+            assert named <= programs, named - programs
+            continue
         if name == "former_programs":
             # a program name of older builds → the program that replaced it
             programs = {"llama-server", "llama-cli", "llama-speculative",

@@ -93,8 +93,10 @@ def test_llamacpp_reads_underscores_as_dashes() -> None:
     # --draft-max (a flag of builds before the --spec-* rename), not "invalid argument"
     assert canonical_flag("--draft_max", llamacpp.FLAGS) == "--draft-max"
     assert canonical_flag("--draft_max", vllm.FLAGS) == "--draft-max"
+    # Contract change: b4295, not b4000, whose llama-server had neither -md nor
+    # --draft-max (common/arg.cpp @74d73dc8, b4094; both at 26a8406b, b4295)
     config = _read(
-        "llamacpp", "llama-server -m t.gguf -md d.gguf --draft_max 8 --draft-min 1", "b4000"
+        "llamacpp", "llama-server -m t.gguf -md d.gguf --draft_max 8 --draft-min 1", "b4295"
     )
     assert config.draft_length == 8  # type: ignore[attr-defined]
     assert _sg310(config) == []
@@ -106,12 +108,12 @@ def test_llamacpp_refuses_a_flag_written_with_its_value() -> None:
     # it was read as D 8. Now SG310 (a fail: the server does not start) at the word, and
     # --draft-max is not read from it (the build's default stands, as for any refused word)
     command = "llama-server -m t.gguf -md d.gguf --draft-max=8 --draft-min 1"
-    config = _read("llamacpp", command, "b4000")
+    config = _read("llamacpp", command, "b4295")  # Contract change: was b4000 (above)
     assert config.draft_length != 8  # type: ignore[attr-defined]
     ((severity, message),) = _sg310(config)
     assert severity is None and "--draft-max=8" in message
     # a flag outside the spec namespaces too (-m=t.gguf is no model path)
-    config = _read("llamacpp", "llama-server -m=t.gguf -md d.gguf --draft-max 8", "b4000")
+    config = _read("llamacpp", "llama-server -m=t.gguf -md d.gguf --draft-max 8", "b4295")
     assert config.draft_length == 8  # type: ignore[attr-defined]
     assert [m for _, m in _sg310(config) if "-m=t.gguf" in m]
     # vLLM (argparse) reads --flag=value
