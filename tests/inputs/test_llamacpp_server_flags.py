@@ -88,3 +88,29 @@ def test_the_trial_compose_file_fails_at_b4094(tmp_path: Path) -> None:
         "setting:--draft-max": None,
         "setting:--draft-min": None,
     }
+
+
+@pytest.mark.parametrize(
+    ("flag", "severities"),
+    [
+        # -td: llama-speculative's alone at b4094 (common/arg.cpp:411-419) and b4295
+        # (:1966), the server's too at f53577432 (b8942, llama-cpp-python 0.3.21, :3335)
+        ("-td 4", {"b4295": None, "b6000": "warn", "b8942": "present"}),
+        # -Cd: llama-speculative's alone to b8942 (:3355), the server's at 0c1e57098
+        # (b11312, llama-cpp-python 0.3.36, :4002)
+        ("-Cd ff", {"b8942": None, "b10000": "warn", "b11312": "present"}),
+        # -Crbd: LLAMA_EXAMPLE_SPECULATIVE alone at every build read (:4056 at b11312)
+        ("-Crbd 0-3", {"b4295": None, "b11312": None}),
+    ],
+)
+def test_draft_cpu_flags_by_build(flag: str, severities: dict[str, str | None]) -> None:
+    for version, severity in severities.items():
+        said = _sg310(_cmd(f"llama-server -m t.gguf -md d.gguf {flag}\n", version))
+        said.pop("setting:-md", None)
+        expected = [] if severity == "present" else [severity]
+        assert list(said.values()) == expected, (version, said)
+
+
+def test_a_flag_no_server_build_read_has_warns_unpinned() -> None:
+    said = _sg310(_cmd("llama-server -m t.gguf -md d.gguf -Crbd 0-3\n", None))
+    assert said == {"setting:-Crbd": "warn"}

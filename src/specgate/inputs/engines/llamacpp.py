@@ -391,21 +391,22 @@ def _server_lacks(opts: Options, b: Builder, ctx: Context) -> None:
     :1596-1602 @74d73dc8, and llama-server's too from b4295): llama-server exits
     "error: invalid argument". A fail at a pinned build recorded without it (or between
     two such builds), a warning between a build read without it and one read with it,
-    or when the command does not name its program; nothing for another program, or at
-    the build an unpinned config is read at."""
-    if ctx.program not in (None, "llama-server") or ctx.version is None:
+    when the command does not name its program, or when the build is not pinned (judged
+    at the build it is read at: ``-Crbd`` is llama-speculative's alone at every build
+    read, b4094 to b11312); nothing for another program."""
+    if ctx.program not in (None, "llama-server"):
         return
-    if ctx.version_shown is not None:  # not pinned: read at a build that has them
-        return
+    pinned = ctx.version is not None and ctx.version_shown is None
+    version = ctx.version if ctx.version is not None else _DATA.newest
     programs = _DATA.table("server_flags")
     for opt in opts.values():
         spelled = opt.spelled or ""
         if spelled not in programs:
             continue
-        presence = _DATA.presence("server_flags", spelled, ctx.version)
+        presence = _DATA.presence("server_flags", spelled, version)
         if presence == "present":
             continue
-        at = _shown(ctx.version)
+        at = _shown(version)
         field = f"setting:{spelled}"
         b.at(field, opt)
         read = _DATA.recorded("server_flags", spelled)
@@ -413,7 +414,7 @@ def _server_lacks(opts: Options, b: Builder, ctx: Context) -> None:
             f"{'with' if has else 'without'} it at {_shown(v)}" for v, has in read
         )
         source = f"{_DATA.versions_note('server_flags', spelled)}: llama-server read {builds}"
-        if presence == "absent" and ctx.program is not None:
+        if presence == "absent" and ctx.program is not None and pinned:
             b.issue(
                 "SG310",
                 f"llama-server {at} has no {spelled}: that build registers it for "
@@ -422,11 +423,15 @@ def _server_lacks(opts: Options, b: Builder, ctx: Context) -> None:
                 field,
             )
             continue
-        why = (
-            "the command does not name its program, and if it is llama-server"
-            if presence == "absent"
-            else f"whether llama-server {at} has it is not known ({source}); if not"
-        )
+        if presence == "unknown":
+            why = f"whether llama-server {at} has it is not known ({source}); if not"
+        elif not pinned:
+            why = (
+                f"the build is not pinned and is read as {at}, whose llama-server lacks "
+                f"it ({source}); if the build run lacks it too"
+            )
+        else:
+            why = "the command does not name its program, and if it is llama-server"
         b.issue(
             "SG310",
             f"{spelled} is {programs[spelled]}'s at {at}: {why}, it exits "
