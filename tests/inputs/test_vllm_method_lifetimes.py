@@ -13,22 +13,13 @@ vllm/config/speculative.py:32-35 (0.11.0, ``mtp``, ``mimo_mtp`` and
 from __future__ import annotations
 
 import pytest
-
-from specgate.inputs.engines import read_engine_config
-from specgate.load.document import Document
+from tests.inputs.test_vllm_old_releases import serve
 
 
 def _method_refusals(method: str, version: str) -> list[str | None]:
     block = f'{{"method": "{method}", "model": "d", "num_speculative_tokens": 1}}'
-    c = read_engine_config(
-        Document("run.sh", f"vllm serve m --speculative-config '{block}'\n"),
-        shown="run.sh",
-        pointer=None,
-        engine="vllm",
-        engine_version=version,
-    )
     return [
-        i.severity for i in c.issues
+        i.severity for i in serve(f"--speculative-config '{block}'", version).issues
         if i.code == "SG307" and f"speculative method {method!r}" in i.message
     ]
 

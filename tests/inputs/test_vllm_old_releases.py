@@ -21,6 +21,7 @@ import pytest
 
 from specgate.inputs.engines import read_engine_config
 from specgate.inputs.knowledge import knowledge, parse_version
+from specgate.inputs.types import EngineConfig
 from specgate.load.document import Document
 
 V0_FAMILY = (
@@ -41,15 +42,19 @@ V0_FAMILY = (
 )
 
 
-def _sg310(command: str, version: str) -> list[tuple[str | None, str]]:
-    c = read_engine_config(
+def serve(command: str, version: str) -> EngineConfig:
+    """``vllm serve m COMMAND`` read at vLLM ``version``."""
+    return read_engine_config(
         Document("run.sh", f"vllm serve m {command}\n"),
         shown="run.sh",
         pointer=None,
         engine="vllm",
         engine_version=version,
     )
-    return [(i.severity, i.field) for i in c.issues if i.code == "SG310"]
+
+
+def _sg310(command: str, version: str) -> list[tuple[str | None, str]]:
+    return [(i.severity, i.field) for i in serve(command, version).issues if i.code == "SG310"]
 
 
 @pytest.mark.parametrize("flag", V0_FAMILY)
@@ -101,15 +106,9 @@ def _dbs(method: str, version: str) -> list[tuple[str, str | None, str]]:
         f'{{"method": "{method}", "model": "d", "num_speculative_tokens": 3, '
         '"disable_by_batch_size": 8}'
     )
-    c = read_engine_config(
-        Document("run.sh", f"vllm serve m --speculative-config '{block}'\n"),
-        shown="run.sh",
-        pointer=None,
-        engine="vllm",
-        engine_version=version,
-    )
     return [
-        (i.code, i.severity, f"{i.message} {i.details}") for i in c.issues
+        (i.code, i.severity, f"{i.message} {i.details}")
+        for i in serve(f"--speculative-config '{block}'", version).issues
         if "disable_by_batch_size" in i.message
     ]
 
