@@ -137,8 +137,10 @@ def test_llamacpp_draft_model_without_spec_type_is_unused() -> None:
     c = cmd("llama-server -m t.gguf -md d.gguf --spec-draft-n-max 8")
     assert codes(c) == ["SG307"]
     assert c.spans["draft_model"].column == 28  # "d.gguf" after 27 characters
-    # Builds before the --spec-* rename drafted with -md alone.
-    assert codes(cmd("llama-server -m t.gguf -md d.gguf", version="b4000")) == []
+    # Builds before the --spec-* rename drafted with -md alone. Contract change: was
+    # b4000, whose llama-server has no -md (new-user trial M1: -md is llama-speculative's
+    # alone at b4094, common/arg.cpp:1596-1602 @74d73dc8; the server's at b4295)
+    assert codes(cmd("llama-server -m t.gguf -md d.gguf", version="b4295")) == []
 
 
 @pytest.mark.parametrize(
@@ -474,7 +476,10 @@ def test_eagle_draft_tp_rewrite_is_a_v1_behaviour() -> None:
         "tensor-parallel-size: 4\nspeculative-config:\n  method: eagle\n  model: e\n"
         "  draft_tensor_parallel_size: 1\n  num_speculative_tokens: 3\n"
     )
-    assert codes(yaml(v1_block, version="0.7.3")) == []
+    # Contract change: at 0.7.3 the block itself is SG310 (--speculative-config first in
+    # the 0.8.2 wheel, arg_utils.py:783; tests/inputs/test_vllm_old_releases.py); still no
+    # SG307, the V0 engine honouring the draft TP
+    assert codes(yaml(v1_block, version="0.7.3")) == ["SG310"]
     assert codes(yaml(v1_block, version="0.11.0")) == ["SG307"]
 
 

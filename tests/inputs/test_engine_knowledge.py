@@ -161,6 +161,12 @@ def test_tables_map_to_mechanisms(engine: str) -> None:
             # a transformers schedule that moves D → whether the D reached outlives the call
             assert values <= {"persistent", "transient"}, values
             continue
+        if name == "server_flags":
+            # a flag llama-server lacked at some build → the programs that had it then
+            programs = {"llama-speculative", "llama-lookup"}
+            named = {p for value in values for p in value.split(", ")}
+            assert named <= programs, named - programs
+            continue
         if name == "former_programs":
             # a program name of older builds → the program that replaced it
             programs = {"llama-server", "llama-cli", "llama-speculative",
@@ -413,7 +419,7 @@ def test_listed_releases_are_in_order_and_reach_the_newest_known(engine: str) ->
 def test_sg310_on_a_setting_not_confirmed_in_the_source_warns(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # --speculative-model was removed in vLLM 0.8.0 (vllm.json): pinned 0.9.0 it fails;
+    # --speculative-model was removed in vLLM 0.8.3 (vllm.json): pinned 0.9.0 it fails;
     # the same entry marked "confirmed": false may warn, never fail (docs/trust.md)
     from specgate.inputs.engines import read as read_module
     from specgate.inputs.engines import read_engine_config

@@ -52,8 +52,9 @@ def test_vllm_spelling_rewrite(word: str, spelled: str) -> None:
 
 
 def test_an_underscore_spelling_at_a_pinned_old_vllm_is_judged_by_its_own_flags() -> None:
-    # vLLM 0.6.1 had --speculative-model and --num-speculative-tokens (removed in 0.8.0:
-    # PR #15466); its parser read the '_' spellings as them. Before: the newest recorded
+    # vLLM 0.6.1 had --speculative-model and --num-speculative-tokens (removed in 0.8.3:
+    # the 0.8.2 wheel has them, the 0.8.3 wheel not: test_vllm_old_releases.py); its
+    # parser read the '_' spellings as them. Before: the newest recorded
     # parser (0.32.0) judged the raw words and warned "unrecognized arguments".
     underscores = "vllm serve m --speculative_model d --num_speculative_tokens 3"
     dashes = "vllm serve m --speculative-model d --num-speculative-tokens 3"
@@ -66,7 +67,8 @@ def test_an_underscore_spelling_at_a_pinned_old_vllm_is_judged_by_its_own_flags(
             == [(s, m.replace("_", "-")) for s, m in _sg310(_read("vllm", dashes, version))]
     # at 0.32.0 they are removed flags (fail), named once each, not also "unrecognized"
     new = _sg310(_read("vllm", underscores, "0.32.0"))
-    assert len(new) == 2 and all(s is None and "removed in vLLM 0.8.0" in m for s, m in new)
+    # Contract change: "removed in vLLM 0.8.0" was wrong (0.8.0-0.8.2 have them)
+    assert len(new) == 2 and all(s is None and "removed in vLLM 0.8.3" in m for s, m in new)
 
 
 def test_an_ambiguous_vllm_prefix_is_the_engines_refusal() -> None:
@@ -91,8 +93,10 @@ def test_llamacpp_reads_underscores_as_dashes() -> None:
     # --draft-max (a flag of builds before the --spec-* rename), not "invalid argument"
     assert canonical_flag("--draft_max", llamacpp.FLAGS) == "--draft-max"
     assert canonical_flag("--draft_max", vllm.FLAGS) == "--draft-max"
+    # Contract change: b4295, not b4000, whose llama-server had neither -md nor
+    # --draft-max (common/arg.cpp @74d73dc8, b4094; both at 26a8406b, b4295)
     config = _read(
-        "llamacpp", "llama-server -m t.gguf -md d.gguf --draft_max 8 --draft-min 1", "b4000"
+        "llamacpp", "llama-server -m t.gguf -md d.gguf --draft_max 8 --draft-min 1", "b4295"
     )
     assert config.draft_length == 8  # type: ignore[attr-defined]
     assert _sg310(config) == []
@@ -104,12 +108,12 @@ def test_llamacpp_refuses_a_flag_written_with_its_value() -> None:
     # it was read as D 8. Now SG310 (a fail: the server does not start) at the word, and
     # --draft-max is not read from it (the build's default stands, as for any refused word)
     command = "llama-server -m t.gguf -md d.gguf --draft-max=8 --draft-min 1"
-    config = _read("llamacpp", command, "b4000")
+    config = _read("llamacpp", command, "b4295")  # Contract change: was b4000 (above)
     assert config.draft_length != 8  # type: ignore[attr-defined]
     ((severity, message),) = _sg310(config)
     assert severity is None and "--draft-max=8" in message
     # a flag outside the spec namespaces too (-m=t.gguf is no model path)
-    config = _read("llamacpp", "llama-server -m=t.gguf -md d.gguf --draft-max 8", "b4000")
+    config = _read("llamacpp", "llama-server -m=t.gguf -md d.gguf --draft-max 8", "b4295")
     assert config.draft_length == 8  # type: ignore[attr-defined]
     assert [m for _, m in _sg310(config) if "-m=t.gguf" in m]
     # vLLM (argparse) reads --flag=value

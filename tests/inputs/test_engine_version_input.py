@@ -3,7 +3,7 @@
 Not a version ⇒ SG001 at its line; an unquoted YAML number ⇒ SG001 telling to quote it;
 a version newer than the newest specgate knows ⇒ read as that newest, and the report's
 ``inputs.engine.notes`` says so. The engine config is a ``vllm serve`` command with the
-V0 flags removed in vLLM 0.8.0 (data/engines/vllm.json), so the behaviour applied shows
+V0 flags removed in vLLM 0.8.3 (data/engines/vllm.json), so the behaviour applied shows
 in SG310's message.
 """
 

@@ -275,8 +275,10 @@ def test_a_removed_flags_variable_is_sg310_like_the_flag() -> None:
         "LLAMA_ARG_DRAFT_MAX (the variable of --draft-max) was removed in llama.cpp b9071; "
         "use --spec-draft-n-max or --spec-ngram-mod-n-max"
     )
+    # Contract change: from b4095, the build after b4094, which has no --draft-max
+    # (common/arg.cpp @74d73dc8; first at :2074 of 26a8406b, b4295)
     assert issue.details.startswith(
-        "the settings used imply llama.cpp b9002 or earlier, read as b9002"
+        "the settings used imply llama.cpp b4095 to b9002, read as b9002"
     )
     assert issue.severity == "warn"
     assert by_variable.spans[issue.field] == Span(7, 9)

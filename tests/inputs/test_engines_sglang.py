@@ -585,3 +585,46 @@ def test_dflash_topk_forced_to_one_by_release(version: str | None, said: bool) -
     c = txt(_DFLASH + "--speculative-draft-model-path d --speculative-num-draft-tokens 8 "
             "--speculative-eagle-topk 4", version=version)
     assert any("SGLang overrides 4 to 1" in n for n in c.notes) == said
+
+
+_CHAIN_8 = (
+    "python -m sglang.launch_server --model-path m --speculative-algorithm EAGLE "
+    "--speculative-draft-model-path d --speculative-num-steps 3 --speculative-eagle-topk 1 "
+    "--speculative-num-draft-tokens 8\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("version", "n", "rewritten"),
+    [
+        # the PyPI wheels' server_args.py: 'speculative_num_draft_tokens is adjusted to
+        # speculative_num_steps + 1 when speculative_eagle_topk == 1' at :352-359 of
+        # 0.4.5.post3 and :348-355 of 0.4.6; none in 0.4.4.post3 to 0.4.5.post2, which
+        # verify the 8 draft tokens as written (new-user trial M5)
+        ("0.4.4.post3", 8, False),
+        ("0.4.5", 8, False),
+        ("0.4.5.post2", 8, False),
+        ("0.4.5.post3", 4, True),
+        ("0.4.6", 4, True),
+        ("0.5.23", 4, True),
+    ],
+)
+def test_the_topk_1_rewrite_from_its_first_release(version: str, n: int, rewritten: bool) -> None:
+    c = txt(_CHAIN_8, version=version)
+    assert (c.draft_length, c.verify_tokens) == (3, n)
+    said = [i.message for i in c.issues if "rewrites speculative_num_draft_tokens" in i.message]
+    assert len(said) == int(rewritten)
+
+
+def test_release_defaults_cite_the_release_each_was_read_in() -> None:
+    # new-user trial U4: at 0.4.4.post3 topk 4 and draft tokens 8 were read in the
+    # 0.4.3.post3 wheel (server_args.py:131-133; 0.4.3.post2 :126-128 has 5/64/8), steps 5
+    # in 0.4.1.post4's (:124-126); the note cited 0.4.1.post4 alone, whose values are 5/8/64
+    c = txt(
+        "python -m sglang.launch_server --model-path m --speculative-algorithm EAGLE "
+        "--speculative-draft-model-path d\n",
+        version="0.4.4.post3",
+    )
+    (note,) = [n for n in c.notes if "ServerArgs defaults" in n]
+    assert "steps 5, topk 4, draft tokens 8" in note
+    assert "@v0.4.3.post3" in note

@@ -114,6 +114,44 @@ def test_transformers_static_cache_by_its_lifetime(
 
 
 @pytest.mark.parametrize(
+    ("cache", "version", "severity"),
+    [
+        # new-user trial M4: every release from 4.45.0 to 5.19.0 names hybrid beside static
+        # and sliding_window (generation/utils.py:1972 at 4.45.0, :2248 at 4.50.0, :3505 at
+        # 4.57.1, :3955 at 5.19.0; the first release of each minor line read)
+        ("hybrid", "4.44.2", None),
+        ("hybrid", "4.45.0", "fail"),
+        ("hybrid", "4.50.0", "fail"),
+        ("hybrid", "5.19.0", "fail"),
+        ("sliding_window", "4.50.0", "fail"),
+        # offloaded_static is in no release's list; from 4.57.1 the StaticCache built for
+        # it is refused by its layers (is_compileable, :3505-3510), from 5.5.0 by its type
+        # (:3954-3958 at 5.19.0): a warning, the target's kind (decoder-only) not read
+        ("offloaded_static", "4.56.2", None),  # utils.py:2463-2464: the names alone
+        ("offloaded_static", "4.57.1", "warn"),
+        ("offloaded_static", "5.19.0", "warn"),
+    ],
+)
+def test_transformers_static_cache_names_by_release(
+    check: Run,  # noqa: F811
+    cache: str,
+    version: str,
+    severity: str | None,
+) -> None:
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims("transformers", "generate.yaml", version=version),
+            "generate.yaml": "assistant_model: Qwen/Qwen2.5-0.5B-Instruct\n"
+            f"cache_implementation: {cache}\n",
+        }
+    )
+    static = [
+        s for s, _, m in found(dep, "SG307") if "not supported with Static cache classes" in m
+    ]
+    assert static == ([] if severity is None else [severity])
+
+
+@pytest.mark.parametrize(
     ("build", "severities"),
     [
         # --spec-type and --spec-ngram-size-n came with PR #18471 (January 2026): absent

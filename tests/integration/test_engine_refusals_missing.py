@@ -115,7 +115,13 @@ def test_vllm_token_budget_by_hand(
         ("0.10.0", ["warn"]),
         ("0.11.0", ["warn"]),
         ("0.16.0", ["warn"]),
-        ("0.9.2", []),  # v0.9.2: spec_decode_worker.py reads it
+        # Contract change (new-user trial U3): v0.9.2's V0 spec_decode_worker.py reads it,
+        # but the oracle runs ngram on V1 (arg_utils.py:1428-1431 of the 0.9.2 wheel, no
+        # fallback; VLLM_USE_V1 defaults to 1, envs.py:637-638), which never reads it
+        ("0.9.2", ["warn"]),
+        # v0.8.5.post1 falls back to V0 for ngram unless VLLM_USE_V1 is set
+        # (_warn_or_fallback, arg_utils.py:1485-1486), whose worker reads it
+        ("0.8.5.post1", []),
     ],
 )
 def test_vllm_disable_by_batch_size_accepted_and_ignored(

@@ -79,7 +79,7 @@ RIGHT: dict[str, Right] = {
     # mlp_speculator, k 3, TP 2 (`--tensor-parallel-size 2`); the two commented-out
     # alternatives are comments. The V0-era keys are settings newer vLLM refuses (SG310).
     # docs/engines.md#versions unknown versions: no version is pinned and the V0 keys imply a vLLM
-    # before their removal (0.8.0), so SG310 warns.
+    # before their removal (0.8.3), so SG310 warns.
     # Contract change (issue 27): disable_by_batch_size 30 exists only in 0.10.0–0.16.0
     # (the sdists), the newest release these settings allow is 0.16.0, and there nothing
     # past SpeculativeConfig reads it (vllm/config/speculative.py@v0.11.0): accepted and
@@ -126,13 +126,15 @@ RIGHT: dict[str, Right] = {
         # Contract change (issue 23): --speculative-draft is ambiguous to SGLang 0.5.23's
         # parser (the newest recorded): refused (SG310 warn, version unknown), read as no flag
         "tensor_parallel_size": 16, "draft_model": None}),
-    # topk 1: SGLang verifies num_steps + 1 = 3 tokens, not the 2 written (SG307 warn).
+    # topk 1 with 2 draft tokens at 0.4.3.post2: that release verifies the 2 written.
+    # Contract change (new-user trial M5): was "num_steps + 1 = 3 tokens, SG307 warn", but
+    # the rewrite is first in the 0.4.5.post3 wheel (server_args.py:352-359); the
+    # 0.4.3.post2 wheel's server_args.py has no such adjustment
     "13-sglang-pr3582-nextn-draft-tokens-raised": Right(0, {
-        "engine": "sglang", "mechanism": "mtp", "draft_length": 2, "verify_tokens": 3,
+        "engine": "sglang", "mechanism": "mtp", "draft_length": 2, "verify_tokens": 2,
         # Contract change (issue 23): --speculative-draft is ambiguous (as in 12): no draft read
         "tensor_parallel_size": 8, "draft_model": None,
-        "version": "0.4.3.post2", "version_source": "claims"},
-        codes=frozenset({"SG307"}), absent=frozenset(), severity={"SG307": "warn"}),
+        "version": "0.4.3.post2", "version_source": "claims"}),
     # MTP max_draft_len 3, TP 8; DeepSeek-V4-Pro: 128 heads, 1 KV head, no kv_lora_rank.
     "14-trtllm-curated-deepseek-v4-pro-latency": Right(0, {
         "engine": "trtllm", "mechanism": "mtp", "draft_length": 3, "verify_tokens": 4,

@@ -126,11 +126,14 @@ def test_unpinned_removed_flags_warn_naming_the_implied_builds(
     sg310 = [f for f in dep["findings"] if f["code"] == "SG310"]
     assert [f["severity"] for f in sg310] == ["warn", "warn"]
     # Contract change: the version reasoning is in details
-    assert all("imply llama.cpp b9002 or earlier" in f["details"] for f in sg310)
+    # Contract change (new-user trial M1): from b4095, the build after b4094, which has no
+    # --draft-max, --draft-min or --draft-p-min (common/arg.cpp @74d73dc8; all three at
+    # :2074-2095 of 26a8406b, b4295)
+    assert all("imply llama.cpp b4095 to b9002" in f["details"] for f in sg310)
     assert all("speculation.engine_version" in f["details"] for f in sg310)
     engine = dep["inputs"]["engine"]
     assert engine["implied_versions"] == {
-        "from": None,
+        "from": "b4095",
         "before": "b9071",
         "newest_confirmed": "b9002",
     }

@@ -108,8 +108,10 @@ def test_a_method_0_33_0_dropped_warns_unpinned(check: Run) -> None:  # noqa: F8
     # release that refuses it (was: read at 0.33.0, "recorded in ... 0.32.0)")
     assert said[0][1].startswith("vLLM 0.33.0 refuses speculative method 'medusa'"), said
     assert "read as vLLM 0.32.0" in said[0][1], said
+    # Contract change: "from" 0.8.2, the first release with --speculative-config
+    # (arg_utils.py:783 of the 0.8.2 wheel; none in 0.8.1)
     assert _engine(dep)["implied_versions"] == {
-        "from": None,
+        "from": "0.8.2",
         "before": "0.33.0",
         "newest_confirmed": "0.32.0",
     }
@@ -150,7 +152,9 @@ def test_a_method_narrows_the_releases_an_unpinned_config_is_judged_at(
     assert said == [severity], found(dep, "SG310")
     implied = _engine(dep)["implied_versions"]
     assert implied["newest_confirmed"] == read_as
-    assert implied["from"] == ("0.20.0" if read_as is None else None)
+    # Contract change: medusa's range starts at 0.8.2, the first release with
+    # --speculative-config (arg_utils.py:783 of the 0.8.2 wheel; none in 0.8.1)
+    assert implied["from"] == ("0.20.0" if read_as is None else "0.8.2")
 
 
 @pytest.mark.parametrize(

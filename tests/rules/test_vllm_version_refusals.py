@@ -144,3 +144,32 @@ def test_draft_tp_message_names_the_method_as_written(tmp_path: Path, check_text
     texts = [m for _s, m, _f, _l in _sg307(report) if "drafters at the target" in m]
     assert len(texts) == 1
     assert "vLLM runs deepseek_mtp drafters" in texts[0]
+
+
+@pytest.mark.parametrize(
+    ("version", "words"),
+    [
+        # arg_utils.py:1399-1401 (0.10.0), :1452-1454 (0.10.1.1), :1498-1500 (0.10.2)
+        ("0.10.0", "Speculative decoding with draft model is not supported yet. Please "
+         "consider using other speculative decoding methods such as ngram, medusa, eagle, "
+         "or deepseek_mtp."),
+        ("0.10.2", "Speculative decoding with draft model is not supported yet. Please "
+         "consider using other speculative decoding methods such as ngram, medusa, eagle, "
+         "or deepseek_mtp."),
+        # arg_utils.py:1487-1489 (0.11.0), :1794-1796 (0.14.1)
+        ("0.11.0", "Draft model speculative decoding is not supported yet. Please consider "
+         "using other speculative decoding methods such as ngram, medusa, eagle, or mtp."),
+        ("0.14.1", "Draft model speculative decoding is not supported yet. Please consider "
+         "using other speculative decoding methods such as ngram, medusa, eagle, or mtp."),
+    ],
+)
+def test_the_draft_model_refusal_quotes_the_release_it_is_read_at(
+    tmp_path: Path, check_text: Check, version: str, words: str
+) -> None:
+    # new-user trial U1: 0.10.x quoted 0.11.0's wording ("… or mtp.")
+    refusals = [
+        (s, m) for s, m, _, _ in _sg307(_run(tmp_path, check_text, DRAFT, version))
+        if "not supported yet" in m
+    ]
+    assert [s for s, _ in refusals] == ["fail"]
+    assert f"'{words}'" in refusals[0][1]

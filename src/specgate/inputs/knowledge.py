@@ -440,14 +440,16 @@ class EngineKnowledge:
         return sorted(spans, key=lambda span: span[1] or ())
 
     def default_source(self, name: str, version: Version | None = None) -> str:
-        """The source the entry for ``name`` at ``version`` names (without a version,
-        or none in force there, the first entry's)."""
+        """The source the entry for ``name`` in force at ``version`` names (SGLang
+        ``eagle_topk`` at 0.4.4.post3: the 0.4.3.post3 wheel's, where 4 was read); with
+        no version, or none in force there, the first entry's."""
         entries = [d for d in self._defaults if d["name"] == name]
-        for d in entries if version is not None else ():
-            since = parse_version(d["since"]) if "since" in d else None
-            until = parse_version(d["until"]) if "until" in d else None
-            if _in_range(version, since, until, None, self.newest):
-                return _source(d["source"])
+        if version is not None:
+            for d in entries:
+                since = parse_version(d["since"]) if "since" in d else None
+                until = parse_version(d["until"]) if "until" in d else None
+                if _in_range(version, since, until, None, self.newest):
+                    return _source(d["source"])
         return _source(entries[0]["source"])
 
     def behaves(self, name: str, version: Version | None) -> bool:

@@ -43,12 +43,15 @@ class EngineVersion:
         version: ``text`` as an integer tuple, None when unknown.
         source: ``claims`` | ``image`` | ``requirement`` | ``assumed-newest``.
         note: words for the report (what was assumed, what disagreed).
+        unpinned: why no version was found (``image not pinned: vllm/vllm-openai:latest``),
+            kept when the settings used narrow the range and the note is reworded.
     """
 
     text: str | None
     version: Version | None
     source: VersionSource
     note: str | None = None
+    unpinned: tuple[str, ...] = ()
 
 
 def _image_pattern(images: tuple[str, ...]) -> re.Pattern[str] | None:
@@ -162,7 +165,7 @@ def detect_version(
         + f": read as the newest behaviour specgate knows ({newest}); "
         "state speculation.engine_version to pin it"
     )
-    return EngineVersion(None, None, "assumed-newest", note)
+    return EngineVersion(None, None, "assumed-newest", note, tuple(notes))
 
 
 def _from_images(

@@ -339,7 +339,7 @@ def engine_setting_removed(ctx: RuleContext) -> Iterator[Hit]:
     from b9113 (after the `--spec-*` rename, b8992), and any `--spec-*`/`--draft*`
     spelling no build has (`--draft-n-max`: llama-server exits "invalid argument"; the
     finding names the nearest flag); vLLM's V0 flat flags (`--speculative-model`,
-    `--num-speculative-tokens`, …) on vLLM ≥ 0.8, and with an EAGLE-3 head on any
+    `--num-speculative-tokens`, …) on vLLM ≥ 0.8.3, and with an EAGLE-3 head on any
     release (EAGLE-3 exists only in the V1 engine); a TensorRT-LLM `decoding_type`
     not spelled as the engine's exact discriminator (`Draft_Target`, not
     `DraftTarget`). What the setting meant is still read, so the other rules judge

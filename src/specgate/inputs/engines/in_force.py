@@ -26,8 +26,9 @@ def with_version(
     narrowed = version.version is None and (implied.low is not None or implied.high is not None)
     version_note = version.note
     if narrowed and version_note is not None:
+        why = f" ({'; '.join(version.unpinned)})" if version.unpinned else ""
         version_note = (
-            f"{data.display_name} version unknown: the settings used imply "
+            f"{data.display_name} version unknown{why}: the settings used imply "
             f"{implied.text(config.engine)}; read as {at.shown.split(' (')[0]}; state "
             "speculation.engine_version to pin it"
         )

@@ -328,6 +328,7 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
                     severity="warn" if detects else None,
                 )
             )
+    _server_lacks(opts, b, ctx)
     d = _draft_max(opts, kinds, version, b, ctx)
     p_opt = opts_get(opts, "spec_draft_p_min")
     if p_opt is not None:
@@ -382,6 +383,62 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
         since_shown=shown_version("llamacpp", _TYPES_READ_FROM),
     )
     return replace(config, issues=issues)
+
+
+def _server_lacks(opts: Options, b: Builder, ctx: Context) -> None:
+    """SG310 for a flag the build registers for another program only (data table
+    ``server_flags``: ``-md`` was llama-speculative's alone at b4094, common/arg.cpp
+    :1596-1602 @74d73dc8, and llama-server's too from b4295): llama-server exits
+    "error: invalid argument". A fail at a pinned build recorded without it (or between
+    two such builds), a warning between a build read without it and one read with it,
+    when the command does not name its program, or when the build is not pinned (judged
+    at the build it is read at: ``-Crbd`` is llama-speculative's alone at every build
+    read, b4094 to b11312); nothing for another program."""
+    if ctx.program not in (None, "llama-server"):
+        return
+    pinned = ctx.version is not None and ctx.version_shown is None
+    version = ctx.version if ctx.version is not None else _DATA.newest
+    programs = _DATA.table("server_flags")
+    for opt in opts.values():
+        spelled = opt.spelled or ""
+        if spelled not in programs:
+            continue
+        presence = _DATA.presence("server_flags", spelled, version)
+        if presence == "present":
+            continue
+        at = _shown(version)
+        field = f"setting:{spelled}"
+        b.at(field, opt)
+        read = _DATA.recorded("server_flags", spelled)
+        builds = "; ".join(
+            f"{'with' if has else 'without'} it at {_shown(v)}" for v, has in read
+        )
+        source = f"{_DATA.versions_note('server_flags', spelled)}: llama-server read {builds}"
+        if presence == "absent" and ctx.program is not None and pinned:
+            b.issue(
+                "SG310",
+                f"llama-server {at} has no {spelled}: that build registers it for "
+                f"{programs[spelled]} only, so the server exits 'error: invalid argument: "
+                f"{spelled}' ({source})",
+                field,
+            )
+            continue
+        if presence == "unknown":
+            why = f"whether llama-server {at} has it is not known ({source}); if not"
+        elif not pinned:
+            why = (
+                f"the build is not pinned and is read as {at}, whose llama-server lacks "
+                f"it ({source}); if the build run lacks it too"
+            )
+        else:
+            why = "the command does not name its program, and if it is llama-server"
+        b.issue(
+            "SG310",
+            f"{spelled} is {programs[spelled]}'s at {at}: {why}, it exits "
+            f"'error: invalid argument: {spelled}'",
+            field,
+            "warn",
+        )
 
 
 def _served_context(opts: Options, b: Builder, ctx: Context) -> int | None:

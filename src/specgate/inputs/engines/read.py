@@ -469,11 +469,18 @@ def _version_of(
 
 def program_of(spec: Engine, argv: tuple[str, ...]) -> str | None:
     """The engine program a command runs (``./llama-speculative`` → ``llama-speculative``),
-    among its first words (after ``docker run … IMAGE`` or ``exec``), else ``None``."""
+    among its first words (after ``docker run … IMAGE`` or ``exec``), else ``None``. A
+    program name of older builds, run by its path, is the program that replaced it (data
+    table ``former_programs``: llama.cpp's ``./speculative`` is ``llama-speculative``; a
+    bare ``server`` may be any word, a container's name)."""
+    data = knowledge(spec.name)
+    former = data.table("former_programs") if data.has_table("former_programs") else {}
     for word in argv[:32]:
         name = word.rsplit("/", 1)[-1]
         if name in spec.programs:
             return name
+        if "/" in word and name in former:
+            return former[name]
     return None
 
 

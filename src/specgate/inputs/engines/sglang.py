@@ -29,6 +29,7 @@ from specgate.inputs.engines._base import (
     opts_get,
 )
 from specgate.inputs.engines._source import UNSETTLED, Options, norm_key, refused_could_be
+from specgate.inputs.engines.lifetime import behaviour_at, behaviour_lifetime
 from specgate.inputs.knowledge import format_version, knowledge
 from specgate.inputs.types import EngineConfig, ModelShape
 
@@ -390,10 +391,11 @@ def _release_defaults(
     ]
     if steps is None:
         b.default_draft_length("eagle_num_steps", "--speculative-num-steps")
+    cited = dict.fromkeys(_DATA.default_source(name, ctx.version) for name, _ in _RELEASE_DEFAULTS)
     b.note(
         f"{', '.join(filled)} not set: SGLang {format_version(ctx.version)}'s ServerArgs "
         f"defaults are steps {values[0]}, topk {values[1]}, draft tokens {values[2]} "
-        f"({_DATA.default_source('eagle_num_steps')})"
+        f"({'; '.join(cited)})"
     )
     return (
         steps if steps is not None else cast(int, values[0]),
@@ -448,7 +450,7 @@ def _tree(
     if topk is None:
         return steps, tokens
     _check_spec_v2(topk, algorithm, b, ctx)
-    if topk == 1 and steps is not None:
+    if topk == 1 and steps is not None and _rewrites_topk_1(tokens, steps, b, ctx):
         if tokens is not None and tokens != steps + 1:
             b.issue(
                 "SG307",
@@ -470,6 +472,31 @@ def _tree(
                 "warn",
             )
     return steps, tokens
+
+
+def _rewrites_topk_1(tokens: int | None, steps: int, b: Builder, ctx: Context) -> bool:
+    """Whether SGLang at the version read rewrites the draft tokens to steps + 1 with
+    topk 1 (behaviour ``topk-1-draft-tokens-rewritten``: from 0.4.5.post3; the releases
+    before verify the draft tokens as written). A release between the last read without
+    it and the first read with it: the rewrite is assumed, and said to be."""
+    held = behaviour_at(_DATA, "topk-1-draft-tokens-rewritten", ctx.version)
+    if (
+        held == "unknown"
+        and ctx.version is not None
+        and tokens is not None
+        and tokens != steps + 1
+    ):
+        life = behaviour_lifetime(_DATA, "topk-1-draft-tokens-rewritten")
+        first = format_version(life.first) if life is not None else "a later release"
+        b.issue(
+            "SG307",
+            f"SGLang rewrites speculative_num_draft_tokens to num_steps + 1 with eagle_topk 1 "
+            f"from {first}; whether {format_version(ctx.version)} does is not known "
+            "(the rewrite is assumed)",
+            "verify_tokens",
+            "warn",
+        )
+    return held != "absent"
 
 
 def _adaptive_set(opts: Options, ctx: Context) -> bool:

@@ -3,7 +3,7 @@
 Sources: ``vllm-project/vllm:vllm/config/speculative.py`` (``SpeculativeConfig``:
 method names and aliases, defaults, validation), ``docs/features/speculative_decoding``,
 ``docs/configuration/serve_args.md`` (YAML keys are the long option names, ``-``
-or ``_``), and for V0 (≤ 0.7) ``docs.vllm.ai/en/v0.7.1/features/spec_decode.html``.
+or ``_``), and for V0 (≤ 0.8.2) ``docs.vllm.ai/en/v0.7.1/features/spec_decode.html``.
 See docs/engines.md docs/theory.md#vocabulary.
 """
 
@@ -203,7 +203,7 @@ def _v0_block(opts: Options, b: Builder) -> dict[str, Opt]:
         if opt is not None:
             block[new] = opt
     if block:
-        b.note("read vLLM V0 flat speculative flags (vLLM ≤ 0.7)")
+        b.note("read vLLM V0 flat speculative flags (vLLM ≤ 0.8.2)")
     return block
 
 
