@@ -43,20 +43,19 @@ class EngineVersion:
         version: ``text`` as an integer tuple, None when unknown.
         source: ``claims`` | ``image`` | ``requirement`` | ``assumed-newest``.
         note: words for the report (what was assumed, what disagreed).
+        origin: how the release was read where the tag alone does not say it (a
+            Triton release mapped to its TensorRT-LLM, the tag beside a digest, a
+            value from ``.env``), for the report; None otherwise.
+        why: with the version unknown, why nothing found pins it (``image not pinned:
+            …``), for a note that replaces ``note``; None otherwise.
     """
 
     text: str | None
     version: Version | None
     source: VersionSource
     note: str | None = None
-
-
-def _image_pattern(images: tuple[str, ...]) -> re.Pattern[str] | None:
-    if not images:
-        return None
-    names = "|".join(re.escape(name) for name in images)
-    registry = r"(?:(?:index\.)?docker\.io/)?"
-    return re.compile(r"(?<![\w./-])" + registry + r"(?:" + names + r"):([\w][\w.+-]{0,127})")
+    origin: str | None = None
+    why: str | None = None
 
 
 def _requirement_pattern(packages: tuple[str, ...]) -> re.Pattern[str] | None:
@@ -70,11 +69,13 @@ def _requirement_pattern(packages: tuple[str, ...]) -> re.Pattern[str] | None:
 
 
 def images_in(engine: str, text: str) -> list[str]:
-    """Version tags of ``engine``'s container images in ``text``, in order."""
-    pattern = _image_pattern(knowledge(engine).images)
-    if pattern is None:
-        return []
-    return [m.group(1) for m in pattern.finditer(text) if parse_version(m.group(1)) is not None]
+    """Tags of ``engine``'s container images in ``text`` that name a release by the
+    image family's tag forms (:func:`specgate.inputs.containers.image_version`), in
+    order: a commit SHA, ``latest`` or a tag of no release form is not one."""
+    from specgate.inputs.containers import images_of
+
+    found = images_of(engine, text)
+    return [pin.tag for pin in found.pinned] if found is not None else []
 
 
 def requirements_in(engine: str, text: str) -> list[str]:
@@ -116,15 +117,9 @@ def detect_version(
         notes.append(f"image not pinned: set by {image_outside}, outside the repository")
         config_text = config_path = None
     if config_text is not None:
-        tag, tags = _one(images_in(engine, config_text))
-        if tag is not None:
-            return _known(engine, EngineVersion(tag, parse_version(tag), "image"))
-        if tags:
-            notes.append(f"several {engine} image tags ({', '.join(tags)})")
-        else:
-            from_image = _from_images(engine, config_text, config_path, notes)
-            if from_image is not None:
-                return _known(engine, EngineVersion(from_image, parse_version(from_image), "image"))
+        tagged = _from_images(engine, config_text, config_path, notes)
+        if tagged is not None:
+            return _known(engine, tagged)
     if config_path is not None:
         pins: list[str] = []
         from specgate.core.revision_tree import bring_folder
@@ -162,17 +157,18 @@ def detect_version(
         + f": read as the newest behaviour specgate knows ({newest}); "
         "state speculation.engine_version to pin it"
     )
-    return EngineVersion(None, None, "assumed-newest", note)
+    return EngineVersion(None, None, "assumed-newest", note, why="; ".join(notes) or None)
 
 
 def _from_images(
     engine: str, text: str, config_path: Path | None, notes: list[str]
-) -> str | None:
-    """The one version the engine's image references pin by their tags
-    (:func:`specgate.inputs.containers.images_of`: llama.cpp ``server-cuda-b9733`` →
-    ``b9733``), a Compose ``image: ${VAR}`` interpolated from the ``.env`` beside the
-    file (Compose reads the project folder's ``.env``); else None, with a note saying
-    which references pin none (``latest``, a digest, a variable set outside the
+) -> EngineVersion | None:
+    """The one release the engine's image references pin by their tags
+    (:func:`specgate.inputs.containers.images_of`, the tag forms of each image family:
+    llama.cpp ``server-cuda-b9733`` → ``b9733``), also through a Compose ``image:
+    ${VAR}`` interpolated from the ``.env`` beside the file (Compose reads the project
+    folder's ``.env``); else None, with a note saying which references pin none and
+    why (``latest``, a bare digest, a commit SHA, a variable set outside the
     repository)."""
     from specgate.inputs.containers import compose_images, images_of, read_dotenv
 
@@ -193,12 +189,19 @@ def _from_images(
         images, outside = compose_images(text, env)
         more = images_of(engine, "\n".join(images))
         if more is not None:
-            pinned.extend(v for v in more.pinned if v not in pinned)
+            fresh = [p for p in more.pinned if all(p.version != q.version for q in pinned)]
+            pinned.extend(fresh)
             unpinned.extend(more.unpinned)
     if len(pinned) == 1:
-        return pinned[0]
+        pin = pinned[0]
+        version = parse_version(pin.version)
+        # the tag itself when it reads as the release (v0.10.2-x86_64), else the release
+        # (rocm6.4.1_vllm_0.10.1_20250909 → 0.10.1; Triton 25.08 → TensorRT-LLM 0.21.0)
+        shown = pin.tag if parse_version(pin.tag) == version else pin.version
+        return EngineVersion(shown, version, "image", origin=pin.note)
     if pinned:
-        notes.append(f"several {engine} image versions ({', '.join(pinned)})")
+        tags = ", ".join(pin.tag for pin in pinned)
+        notes.append(f"several {engine} image tags ({tags})")
     elif unpinned:
         notes.append(f"image not pinned: {', '.join(unpinned[:3])}")
     elif outside:
