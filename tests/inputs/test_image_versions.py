@@ -289,3 +289,40 @@ def test_an_unpinned_range_names_no_made_up_release(tmp_path: Path) -> None:
     assert config.implied_versions == {"from": None, "before": "0.8.0", "newest_confirmed": None}
     assert not any("9999" in note for note in config.notes)
     assert any("imply releases before 0.8.0" in note for note in config.notes)
+
+
+HELM_VALUES = """image:
+{image}
+args:
+  - "--model"
+  - "meta-llama/Llama-3.1-8B-Instruct"
+  - "--speculative-config"
+  - '{{"method":"eagle3","model":"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B","num_speculative_tokens":3}}'
+"""
+
+
+@pytest.mark.parametrize(
+    ("image", "version"),
+    [
+        # helm create's template (helm/helm pkg/chartutil/create.go@0052fe64) renders
+        # "{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}"
+        ('  repository: vllm/vllm-openai\n  tag: "v0.10.2"', "0.10.2"),
+        ("  repository: vllm/vllm-openai\n  tag: v0.10.2\n  pullPolicy: IfNotPresent", "0.10.2"),
+        ("  registry: docker.io\n  repository: vllm/vllm-openai\n  tag: v0.27.1", "0.27.1"),
+        # no tag, an empty one, or a YAML number (0.10 prints as 0.1): the chart decides
+        ('  repository: vllm/vllm-openai\n  tag: ""', None),
+        ("  repository: vllm/vllm-openai\n  tag: 0.10", None),
+    ],
+)
+def test_helm_values_image_repository_and_tag(
+    tmp_path: Path, image: str, version: str | None
+) -> None:
+    # Trial 1, V1: the common chart shape `image: {repository, tag}` was "not pinned (no tag)"
+    from specgate.inputs.engines import read_engine_file
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "values.yaml").write_text(HELM_VALUES.format(image=image), "utf-8")
+    config = read_engine_file(tmp_path / "values.yaml", "values.yaml")
+    assert (config.version, config.version_source) == (
+        version, "image" if version else "assumed-newest"
+    )

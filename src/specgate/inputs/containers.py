@@ -489,4 +489,26 @@ def own_image(data: object, path: Sequence[str | int]) -> str | None:
     for node in reversed(nodes):
         if isinstance(node, Mapping) and isinstance(node.get("image"), str):
             return str(node["image"])
+        if isinstance(node, Mapping) and isinstance(node.get("image"), Mapping):
+            chart = _chart_image(node["image"])
+            if chart is not None:
+                return chart
     return None
+
+
+def _chart_image(image: Mapping[object, object]) -> str | None:
+    """A Helm values ``image:`` mapping as the chart renders it: ``repository`` with
+    ``tag`` (``helm create``'s template, helm/helm ``pkg/chartutil/create.go``@0052fe64:
+    ``image: "{{ .Values.image.repository }}:{{ .Values.image.tag | default
+    .Chart.AppVersion }}"``), after a ``registry`` when one is given (the common
+    ``registry``/``repository``/``tag`` shape), with ``@digest`` when given. None without
+    a string ``repository``, or without a string ``tag`` (unset, empty, or a YAML number
+    such as ``0.10``, which the template would print otherwise than written): the
+    chart's template then decides, which is not read."""
+    repository, tag = image.get("repository"), image.get("tag")
+    if not isinstance(repository, str) or not isinstance(tag, str) or not tag:
+        return None
+    registry = image.get("registry")
+    name = f"{registry}/{repository}" if isinstance(registry, str) and registry else repository
+    digest = image.get("digest")
+    return f"{name}:{tag}" + (f"@{digest}" if isinstance(digest, str) and digest else "")
