@@ -477,22 +477,36 @@ def read_dotenv(text: str) -> dict[str, str]:
 
 def own_image(data: object, path: Sequence[str | int]) -> str | None:
     """The ``image`` of the nearest mapping at or above ``path`` in ``data`` that names
-    one (a Compose service, a Kubernetes container, a chart's rendered container), as
-    written; None when no node on the way does (the whole file is then searched)."""
-    nodes = [data]
-    for key in path:
-        node = nodes[-1]
+    one (a Compose service, a Kubernetes container, a chart's rendered container, a
+    Helm values ``image: {repository, tag}``), as written; None when no node on the way
+    does (the whole file is then searched)."""
+    found = image_holder(data, path)
+    if found is None:
+        return None
+    image = found[1]["image"]
+    if isinstance(image, str):
+        return image
+    return _chart_image(image) if isinstance(image, Mapping) else None
+
+
+def image_holder(
+    data: object, path: Sequence[str | int]
+) -> tuple[tuple[str | int, ...], Mapping[str, object]] | None:
+    """The node path and mapping of the nearest mapping at or above ``path`` whose
+    ``image`` :func:`own_image` reads, None when none on the way has one."""
+    nodes: list[tuple[tuple[str | int, ...], object]] = [((), data)]
+    for i, key in enumerate(path):
+        node = nodes[-1][1]
         listed = isinstance(node, list) and isinstance(key, int) and 0 <= key < len(node)
         if not (listed or (isinstance(node, Mapping) and key in node)):
             break
-        nodes.append(node[key])  # type: ignore[index]
-    for node in reversed(nodes):
-        if isinstance(node, Mapping) and isinstance(node.get("image"), str):
-            return str(node["image"])
-        if isinstance(node, Mapping) and isinstance(node.get("image"), Mapping):
-            chart = _chart_image(node["image"])
-            if chart is not None:
-                return chart
+        nodes.append((tuple(path[: i + 1]), node[key]))  # type: ignore[index]
+    for at, node in reversed(nodes):
+        if not isinstance(node, Mapping):
+            continue
+        image = node.get("image")
+        if isinstance(image, str) or (isinstance(image, Mapping) and _chart_image(image)):
+            return at, node
     return None
 
 

@@ -170,35 +170,32 @@ def _from_images(
     folder's ``.env``); else None, with a note saying which references pin none and
     why (``latest``, a bare digest, a commit SHA, a variable set outside the
     repository)."""
-    from specgate.inputs.containers import compose_images, images_of, read_dotenv
+    from specgate.inputs.containers import compose_images, images_of
 
     found = images_of(engine, text)
     if found is None:
         return None
     pinned, unpinned = list(found.pinned), list(found.unpinned)
     outside: list[str] = []
+    origin: str | None = None
     if config_path is not None and "$" in text:
-        env: dict[str, str] = {}
-        dotenv = config_path.parent / ".env"
-        folder = config_path.parent.resolve()
-        if dotenv.is_file() and dotenv.resolve().is_relative_to(folder):
-            try:
-                env = read_dotenv(read_text(dotenv, ".env"))
-            except InputError:
-                env = {}
+        env, origin = _dotenv(config_path, text)
         images, outside = compose_images(text, env)
         more = images_of(engine, "\n".join(images))
         if more is not None:
             fresh = [p for p in more.pinned if all(p.version != q.version for q in pinned)]
             pinned.extend(fresh)
             unpinned.extend(more.unpinned)
+            if not fresh:
+                origin = None
     if len(pinned) == 1:
         pin = pinned[0]
         version = parse_version(pin.version)
         # the tag itself when it reads as the release (v0.10.2-x86_64), else the release
         # (rocm6.4.1_vllm_0.10.1_20250909 → 0.10.1; Triton 25.08 → TensorRT-LLM 0.21.0)
         shown = pin.tag if parse_version(pin.tag) == version else pin.version
-        return EngineVersion(shown, version, "image", origin=pin.note)
+        said = "; ".join(part for part in (pin.note, origin) if part) or None
+        return EngineVersion(shown, version, "image", origin=said)
     if pinned:
         tags = ", ".join(pin.tag for pin in pinned)
         notes.append(f"several {engine} image tags ({tags})")
@@ -208,6 +205,45 @@ def _from_images(
         names = ", ".join(f"${name}" for name in outside[:3])
         notes.append(f"image set by {names}, not set in the repository")
     return None
+
+
+def _dotenv(config_path: Path, text: str) -> tuple[dict[str, str], str | None]:
+    """The ``.env`` beside ``config_path`` as Compose reads it for interpolation, and
+    where the variables ``text`` uses come from (``"VLLM_TAG from .env:1"``). Under the
+    change gate a ``.env`` git ignores is not read: no commit holds it, so a CI clone
+    runs the files' defaults (new-user trial 1, V5; docs/change-gate.md#baseline)."""
+    from specgate.core.revision_tree import ignored_by_git
+    from specgate.inputs.containers import read_dotenv
+
+    dotenv = config_path.parent / ".env"
+    folder = config_path.parent.resolve()
+    if not dotenv.is_file() or not dotenv.resolve().is_relative_to(folder):
+        return {}, None
+    try:
+        raw = read_text(dotenv, ".env")
+    except InputError:
+        return {}, None
+    env = read_dotenv(raw)
+    used = [name for name in env if re.search(r"\$\{?" + re.escape(name) + r"\b", text)]
+    if not used:
+        return env, None
+    if ignored_by_git(dotenv):
+        return {}, (
+            f"{', '.join(used[:3])} in .env not read: git ignores .env, so no commit holds "
+            "it and the change gate reads the files' own values"
+        )
+    lines = raw.splitlines()[:4096]
+    where = [
+        f"{name} from .env:{max(i for i, line in enumerate(lines, 1) if _sets(line, name))}"
+        for name in used[:3]
+        if any(_sets(line, name) for line in lines)
+    ]
+    return env, "; ".join(where) or None
+
+
+def _sets(line: str, name: str) -> bool:
+    """Whether a ``.env`` line sets ``name`` (``NAME=…``, ``export NAME=…``)."""
+    return line.strip().removeprefix("export ").lstrip().startswith(f"{name}=")
 
 
 def _known(engine: str, found: EngineVersion) -> EngineVersion:
