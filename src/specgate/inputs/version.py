@@ -48,6 +48,9 @@ class EngineVersion:
             value from ``.env``), for the report; None otherwise.
         why: with the version unknown, why nothing found pins it (``image not pinned:
             …``), for a note that replaces ``note``; None otherwise.
+        bounds: with the version unknown, the releases a requirement range admits:
+            (first, first not admitted, last admitted), each None when unbounded
+            (docs/engines.md#versions); None when no range was read.
     """
 
     text: str | None
@@ -56,16 +59,7 @@ class EngineVersion:
     note: str | None = None
     origin: str | None = None
     why: str | None = None
-
-
-def _requirement_pattern(packages: tuple[str, ...]) -> re.Pattern[str] | None:
-    if not packages:
-        return None
-    names = "|".join(re.escape(name) for name in packages)
-    return re.compile(
-        r"^[ \t]*(?:" + names + r")(?:\[[\w,\s-]{0,64}\])?[ \t]*===?[ \t]*([\w.+-]{1,64})",
-        re.MULTILINE | re.IGNORECASE,
-    )
+    bounds: tuple[Version | None, Version | None, Version | None] | None = None
 
 
 def images_in(engine: str, text: str) -> list[str]:
@@ -79,11 +73,17 @@ def images_in(engine: str, text: str) -> list[str]:
 
 
 def requirements_in(engine: str, text: str) -> list[str]:
-    """Versions ``engine``'s package is pinned to (``==``) in requirements ``text``."""
-    pattern = _requirement_pattern(knowledge(engine).requirements)
-    if pattern is None:
-        return []
-    return [m.group(1) for m in pattern.finditer(text) if parse_version(m.group(1)) is not None]
+    """Versions ``engine``'s package is pinned to exactly (``==``, ``===``) in
+    requirements ``text``, in order (:func:`specgate.inputs.requirements.from_line`)."""
+    from specgate.inputs.requirements import from_line
+
+    out: list[str] = []
+    for line in text.splitlines()[:4096]:
+        for package in knowledge(engine).requirements:
+            found = from_line(line, package, "")
+            if found is not None and found.exact and parse_version(found.exact) is not None:
+                out.append(found.exact)
+    return out
 
 
 def _one(found: list[str]) -> tuple[str | None, list[str]]:
@@ -120,44 +120,21 @@ def detect_version(
         tagged = _from_images(engine, config_text, config_path, notes)
         if tagged is not None:
             return _known(engine, tagged)
+    bounds = None
     if config_path is not None:
-        pins: list[str] = []
-        from specgate.core.revision_tree import bring_folder
-
-        bring_folder(config_path.parent, _REQUIREMENT_GLOBS)  # at a base revision: its files
-        folder = config_path.parent.resolve()
-        files = sorted(
-            p
-            for glob in _REQUIREMENT_GLOBS
-            for p in config_path.parent.glob(glob)
-            # a symlink out of the config's folder is not followed (the repository's
-            # files only, as for every referenced file)
-            if p.is_file() and p.resolve().is_relative_to(folder)
-        )
-        unread: str | None = None
-        if len(files) > MAX_REQUIREMENT_FILES:
-            unread = f"more than {MAX_REQUIREMENT_FILES} requirement files beside the config"
-        for path in files if unread is None else ():
-            try:
-                pins.extend(requirements_in(engine, read_text(path, path.name)))
-            except InputError as exc:  # a pin not read is no pin: never a partial reading
-                unread = f"{path.name} unreadable ({exc.reason})"
-                break
-        if unread is not None:
-            pins = []
-            notes.append(unread)
-        pin, distinct = _one(pins)
-        if pin is not None:
-            return _known(engine, EngineVersion(pin, parse_version(pin), "requirement"))
-        if distinct:
-            notes.append(f"several pinned {engine} versions ({', '.join(distinct)})")
+        pinned = _from_requirements(engine, config_path, notes)
+        if pinned is not None and pinned.version is not None:
+            return _known(engine, pinned)
+        bounds = pinned.bounds if pinned is not None else None
     note = (
         f"{engine} version unknown"
         + (f" ({'; '.join(notes)})" if notes else "")
         + f": read as the newest behaviour specgate knows ({newest}); "
         "state speculation.engine_version to pin it"
     )
-    return EngineVersion(None, None, "assumed-newest", note, why="; ".join(notes) or None)
+    return EngineVersion(
+        None, None, "assumed-newest", note, why="; ".join(notes) or None, bounds=bounds
+    )
 
 
 def _from_images(
@@ -205,6 +182,81 @@ def _from_images(
         names = ", ".join(f"${name}" for name in outside[:3])
         notes.append(f"image set by {names}, not set in the repository")
     return None
+
+
+def _from_requirements(
+    engine: str, config_path: Path, notes: list[str]
+) -> EngineVersion | None:
+    """The version the Python project files beside ``config_path`` pin
+    (:mod:`specgate.inputs.requirements`): one exact pin → that release (source
+    ``requirement``); a range → the version stays unknown and ``bounds`` narrows the
+    releases considered to the listed ones it admits (docs/engines.md#versions); else
+    None, with a note for several pins, a conflict or a file not read."""
+    from specgate.core.revision_tree import bring_folder
+    from specgate.inputs import requirements as req
+
+    packages = knowledge(engine).requirements
+    if not packages:
+        return None
+    folder = config_path.parent
+    bring_folder(folder, (*_REQUIREMENT_GLOBS, "pyproject.toml", "uv.lock"))  # at a base revision
+    real = folder.resolve()
+    # a symlink out of the config's folder is not followed (the repository's files only)
+    inside = [p for p in sorted(folder.glob("*")) if p.name in ("pyproject.toml", "uv.lock")
+              or any(p.match(g) for g in _REQUIREMENT_GLOBS)]
+    inside = [p for p in inside if p.is_file() and p.resolve().is_relative_to(real)]
+    texts = [p for p in inside if p.suffix == ".txt"]
+    if len(texts) > MAX_REQUIREMENT_FILES:
+        notes.append(f"more than {MAX_REQUIREMENT_FILES} requirement files beside the config")
+        return None
+    parts = [req.requirement_files(texts, packages, lambda p: _shown(p, folder))]
+    for path in inside:
+        if path.name == "pyproject.toml":
+            parts.append(req.pyproject(path, packages, path.name))
+        elif path.name == "uv.lock":
+            parts.append(req.uv_lock(path, packages, path.name))
+    unread = next((part.unread for part in parts if part.unread), None)
+    if unread is not None:  # a pin not read is no pin: never a partial reading
+        notes.append(unread)
+        return None
+    found = [r for part in parts for r in part.requirements]
+    exact = list(dict.fromkeys(r.exact for r in found if r.exact))
+    ranges = [r for r in found if not r.exact]
+    data = knowledge(engine)
+    if len(exact) > 1:
+        notes.append(f"several pinned {engine} versions ({', '.join(exact)})")
+        return None
+    if exact:
+        version = parse_version(exact[0])
+        if version is None or (ranges and not req.admitted(ranges, (version,))):
+            said = ", ".join(f"{r.text} ({r.where})" for r in found[:3])
+            notes.append(f"{engine} requirements that no release meets ({said})")
+            return None
+        return EngineVersion(exact[0], version, "requirement")
+    if not ranges:
+        return None
+    said = ", ".join(f"{r.text} ({r.where})" for r in ranges[:3])
+    releases = req.admitted(ranges, data.releases)
+    if not releases:
+        notes.append(f"{said}: admits no release specgate lists")
+        return None
+    low = releases[0] if req.bounded_below(ranges) else None
+    high = data.release_after(releases[-1])
+    from specgate.inputs.knowledge import shown_version
+
+    first, last = (shown_version(engine, v) for v in (releases[0], releases[-1]))
+    notes.append(f"{said} admits {first}" + (f" to {last}" if last != first else ""))
+    return EngineVersion(
+        None, None, "assumed-newest", bounds=(low, high, releases[-1] if high else None)
+    )
+
+
+def _shown(path: Path, folder: Path) -> str:
+    """``path`` as the report names it: relative to the config's folder when inside."""
+    try:
+        return path.relative_to(folder).as_posix()
+    except ValueError:
+        return path.name
 
 
 def _dotenv(config_path: Path, text: str) -> tuple[dict[str, str], str | None]:

@@ -34,7 +34,8 @@ def with_version(
             considered = f"releases {implied.text(config.engine)}"
             read = "read as the last of them, a release specgate does not list"
         version_note = (
-            f"{data.display_name} version unknown{why}: the settings used imply "
+            f"{data.display_name} version unknown{why}: the settings used "
+            f"{'and that range ' if version.bounds else ''}imply "
             f"{considered}; {read}; state speculation.engine_version to pin it"
         )
     assumed, values = _assumed_default(config, data, version, implied, at)

@@ -527,7 +527,9 @@ def _read_options(
     data = knowledge(spec.name)
     used = settings.used_settings(data, spec.settings_of(opts))
     block = settings.used_block_keys(data, opts, spec.settings_of(opts))
-    implied = settings.implied_range(data, [*used, *block, *bounds])
+    implied = settings.implied_range(
+        data, [*used, *block, *bounds, *settings.requirement_bounds(version)]
+    )
     at = settings.in_force(data, version, implied)
     # defaults and version-ranged behaviours follow the implied range (docs/engines.md#versions)
     ctx = replace(

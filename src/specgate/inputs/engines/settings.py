@@ -80,7 +80,8 @@ class Implied:
             start = f"from {shown_version(engine, self.low)} " if self.low is not None else ""
             return f"{start}before {shown_version(engine, self.high)}".strip()
         if self.newest is not None and self.low is not None:
-            return f"{shown_version(engine, self.low)} to {shown_version(engine, self.newest)}"
+            first, last = shown_version(engine, self.low), shown_version(engine, self.newest)
+            return first if first == last else f"{first} to {last}"
         if self.newest is not None:
             return f"{shown_version(engine, self.newest)} or earlier"
         if self.low is not None:
@@ -231,6 +232,18 @@ def _placeholder(name: str, source: str) -> Setting:
         source=source,
         removed_text=None,
     )
+
+
+def requirement_bounds(found: EngineVersion) -> list[Used]:
+    """The releases a requirement range admits (``vllm>=0.9.2,<0.10``:
+    :attr:`EngineVersion.bounds`), as a setting that narrows the implied range: the
+    config is read at the newest release the range admits, never one it excludes
+    (docs/engines.md#versions)."""
+    if found.bounds is None:
+        return []
+    low, high, last = found.bounds
+    placeholder = _placeholder("requirement range", "the project's requirement files")
+    return [Used(placeholder, "requirement range", Span(1, 1), low, low, high, last)]
 
 
 def parser_bounds(data: EngineKnowledge, spec: FlagSpec, source: CommandSource) -> list[Used]:
