@@ -128,24 +128,81 @@ def test_an_unknown_image_settles_only_with_its_entrypoint_overridden() -> None:
         "vllm", "serve", "m")
 
 
+_VLLM_FORMS = (
+    "not a release tag (vLLM's are vX.Y.Z; nightly-COMMIT and feature tags such as gptoss "
+    "name no release)"
+)
+_COMMIT = "the tag is a commit, not a release"
+
+
+# Contract change (new-user trial 1, F2/F3/V3/V4): a tag pins a release only in its image
+# family's own tag forms (data/image-tags.json); a commit SHA says so; a release tag
+# beside a digest is read (Renovate's `vX@sha256:` form), `latest` and a bare digest name
+# no release. Values: the published tag forms named in each family's source.
 @pytest.mark.parametrize(
     ("reference", "version", "reason"),
     [
         ("vllm/vllm-openai:v0.26.0", "0.26.0", None),
         ("vllm/vllm-openai:v0.10.1.1", "0.10.1.1", None),
-        ("vllm/vllm-openai:nightly-0123abcd", None, "tag 'nightly-0123abcd' names no version"),
+        ("vllm/vllm-openai:nightly-0123abcd", None, _COMMIT),
+        ("vllm/vllm-openai:nightly", None, _VLLM_FORMS),
+        ("vllm/vllm-openai:gptoss", None, _VLLM_FORMS),
         ("vllm/vllm-openai:v0.9.0.post1", "0.9.0.post1", None),
+        ("vllm/vllm-tpu:v0.12.0", "0.12.0", None),
+        # vLLM CI's post-merge images: every tag a main-branch commit (7-40 hex digits)
+        ("public.ecr.aws/q9t5s3a7/vllm-ci-postmerge-repo:21a0fd3b" + "0" * 32, None, _COMMIT),
+        ("public.ecr.aws/q9t5s3a7/vllm-ci-postmerge-repo:0d4f48f", None, _COMMIT),
+        # AMD's tags: the vLLM release follows `vllm`/`vllm_`, never ROCm's number
+        ("rocm/vllm:rocm6.4.1_vllm_0.10.1_20250909", "0.10.1", None),
+        ("rocm/vllm:rocm6.3.1_vllm0.8.5_20250521", "0.8.5", None),
+        ("rocm/vllm:rocm6.2_mi300_ubuntu20.04_py3.9_vllm_0.6.4", "0.6.4", None),
+        ("rocm/vllm:rocm7.0_vllm_qwen3coder_next", None,
+         "not one of AMD's tag forms (rocmR_..._vllm_X.Y.Z[_DATE]), so no vLLM release is named"),
         ("ghcr.io/ggml-org/llama.cpp:server-cuda-b9733", "b9733", None),
-        ("ghcr.io/ggml-org/llama.cpp:server-cuda", None, "tag 'server-cuda' names no version"),
+        ("ghcr.io/ggml-org/llama.cpp:server-cuda", None,
+         "not a build tag (llama.cpp's are server[-VARIANT]-bNNNN)"),
         ("lmsysorg/sglang:v0.5.4-cu129", "0.5.4", None),
+        # a release candidate as published (a Truss config, tests/data/published-2026-12/09)
+        ("lmsysorg/sglang:v0.5.3rc1-cu126", "0.5.3", None),
         ("nvcr.io/nvidia/tensorrt-llm/release:1.1.0rc5", "1.1.0rc5", None),
-        ("vllm/vllm-openai:latest", None, "latest"),
+        # Triton's YY.MM through NVIDIA's compatibility matrix (25.08 holds TensorRT-LLM
+        # 0.21.0, 25.12 1.1.0); a release not in the recorded rows pins nothing
+        ("nvcr.io/nvidia/tritonserver:25.08-trtllm-python-py3", "0.21.0", None),
+        ("nvcr.io/nvidia/tritonserver:25.12-trtllm-python-py3", "1.1.0", None),
+        ("nvcr.io/nvidia/tritonserver:25.03-trtllm-python-py3", None,
+         "Triton's YY.MM release, not a TensorRT-LLM version, and not in the recorded "
+         "Triton/TensorRT-LLM matrix (only the -trtllm-python-py3 containers hold TensorRT-LLM)"),
+        ("nvcr.io/nvidia/tritonserver:25.08-py3", None,
+         "Triton's YY.MM release, not a TensorRT-LLM version, and not in the recorded "
+         "Triton/TensorRT-LLM matrix (only the -trtllm-python-py3 containers hold TensorRT-LLM)"),
+        ("vllm/vllm-openai:latest", None, "latest names no release"),
+        ("vllm/vllm-openai:latest@sha256:" + "c" * 64, None,
+         "latest names no release, and specgate maps no digest to one"),
         ("vllm/vllm-openai", None, "no tag"),
-        ("vllm/vllm-openai:v0.26.0@sha256:" + "c" * 64, None, "a digest"),
+        ("vllm/vllm-openai@sha256:" + "c" * 64, None,
+         "a digest, which specgate maps to no release"),
+        ("vllm/vllm-openai:v0.26.0@sha256:" + "c" * 64, "0.26.0", None),
+        ("example.com/other:v1.0.0", None, "an image of no recorded family"),
     ],
 )
 def test_version_from_the_tag(reference: str, version: str | None, reason: str | None) -> None:
     ref = parse_image(reference)
     assert ref is not None
-    found = image_version(ref, image_entry(ref))
+    found = image_version(ref)
     assert (found.text, found.pinned, found.reason) == (version, version is not None, reason)
+
+
+def test_every_engine_image_has_its_tag_forms() -> None:
+    # docs/engines.md#versions: a tag pins a release only in its family's own forms, so
+    # every image an engine's knowledge names has a family in image-tags.json (no
+    # lenient reading of any tag: trial 1, F2/F3)
+    from specgate.inputs.containers import tag_form
+    from specgate.inputs.knowledge import knowledge
+
+    for engine in ("vllm", "sglang", "llamacpp", "trtllm", "tgi", "transformers", "mlxlm"):
+        for name in knowledge(engine).images:
+            ref = parse_image(f"{name}:x")
+            assert ref is not None, name
+            form = tag_form(ref)
+            assert form is not None and form.engine == engine, name
+            assert form.unpinned and form.source, name

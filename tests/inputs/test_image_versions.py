@@ -30,16 +30,19 @@ def test_tag_pins_the_version(engine: str, text: str, version: tuple[int, ...]) 
 @pytest.mark.parametrize(
     ("text", "why"),
     [
-        # "latest" is said once: the tag shows why (new-user trial 2026-12-02, defect 8)
+        # "latest" is said once: the tag shows why (new-user trial 2026-12-02, defect 8).
+        # Contract change (trial 1, V4/F2): a bare digest and a tag of no release form say
+        # why in the image family's own words (data/image-tags.json)
         ("image: vllm/vllm-openai:latest\n", "image not pinned: vllm/vllm-openai:latest)"),
         ("image: vllm/vllm-openai\n", "image not pinned: vllm/vllm-openai (no tag))"),
         (
             "image: vllm/vllm-openai@sha256:" + "a" * 64 + "\n",
-            "image not pinned: vllm/vllm-openai@sha256:" + "a" * 64 + " (a digest))",
+            "image not pinned: vllm/vllm-openai@sha256:" + "a" * 64
+            + " (a digest, which specgate maps to no release))",
         ),
         (
             "image: vllm/vllm-openai:nightly\n",
-            "image not pinned: vllm/vllm-openai:nightly (the tag names no version))",
+            "image not pinned: vllm/vllm-openai:nightly (not a release tag (vLLM's are vX.Y.Z;",
         ),
     ],
 )
@@ -205,3 +208,121 @@ def test_a_run_lines_version_is_its_own_image(
     config = read_engine_file(tmp_path / "run.sh", "run.sh")
     assert config.version == version
     assert config.draft_length == 4
+
+
+# New-user trial 1, F2: vLLM CI's post-merge images are tagged with the main-branch commit
+# (vLLM's docs: `export VLLM_COMMIT=… # use full commit hash from the main branch`), which
+# the lenient parse read as vLLM 21 (so medusa failed as removed) or vLLM 0. A commit pins
+# nothing: medusa, accepted to 0.32.0 and refused from 0.33.0, then warns
+# (docs/engines.md#versions).
+POSTMERGE = """services:
+  vllm:
+    image: public.ecr.aws/q9t5s3a7/vllm-ci-postmerge-repo:{tag}
+    entrypoint: ["vllm", "serve"]
+    command: >
+      meta-llama/Llama-3.1-8B-Instruct
+      --speculative-config '{{"method":"medusa","model":"m","num_speculative_tokens":3}}'
+"""
+
+
+@pytest.mark.parametrize(
+    "tag", ["21a0fd3b3a1b2c3d4e5f60718293a4b5c6d7e8f9", "0d4f48f3a1b2c3d4e5f60718293a4b5c6d7e8f90"]
+)
+def test_a_commit_tag_pins_no_release(tmp_path: Path, tag: str) -> None:
+    from specgate.inputs.engines import read_engine_file
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "compose.yaml").write_text(POSTMERGE.format(tag=tag), "utf-8")
+    config = read_engine_file(tmp_path / "compose.yaml", "compose.yaml")
+    assert (config.version, config.version_source) == (None, "assumed-newest")
+    assert any("the tag is a commit" in note for note in config.notes)
+    assert [(i.code, i.severity) for i in config.issues] == [("SG307", "warn")]
+
+
+# Trial 1, F3: Triton's 25.08 is its YY.MM. NVIDIA's Triton compatibility matrix lists
+# TensorRT-LLM 0.21.0 in nvcr.io/nvidia/tritonserver:25.08-trtllm-python-py3, older than
+# 1.2.0, where the EAGLE-1/2 LLaMA-only refusal's recorded lifetime starts: a warn.
+def test_a_triton_tag_pins_the_trtllm_it_holds(tmp_path: Path) -> None:
+    from specgate.inputs.engines import read_engine_file
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "compose.yml").write_text(
+        "services:\n  trt:\n    image: nvcr.io/nvidia/tritonserver:25.08-trtllm-python-py3\n"
+        "    volumes: [\"./extra.yaml:/cfg/extra.yaml\"]\n"
+        "    command: trtllm-serve Qwen/Qwen3-8B --extra_llm_api_options /cfg/extra.yaml\n",
+        "utf-8",
+    )
+    (tmp_path / "extra.yaml").write_text(
+        "backend: tensorrt\nspeculative_config:\n  decoding_type: Eagle\n  max_draft_len: 3\n"
+        "  speculative_model_dir: /models/eagle\n",
+        "utf-8",
+    )
+    config = read_engine_file(tmp_path / "compose.yml", "compose.yml")
+    assert (config.version, config.version_source) == ("0.21.0", "image")
+    assert any("25.08-trtllm-python-py3 holds TensorRT-LLM 0.21.0" in n for n in config.notes)
+    found = detect_version(
+        "trtllm", None, "image: nvcr.io/nvidia/tritonserver:25.04-trtllm-python-py3\n", None
+    )
+    assert (found.version, found.source) == (None, "assumed-newest")
+    assert found.note is not None and "not in the recorded Triton/TensorRT-LLM matrix" in found.note
+
+
+def test_amd_rocm_tag_pins_the_vllm_inside() -> None:
+    # AMD's tag form rocmR_vllm_X.Y.Z_DATE (trial 1, V3): the vLLM release, not ROCm's 6.4.1
+    found = detect_version("vllm", None, "image: rocm/vllm:rocm6.4.1_vllm_0.10.1_20250909\n", None)
+    assert (found.version, found.source) == ((0, 10, 1), "image")
+
+
+def test_an_unpinned_range_names_no_made_up_release(tmp_path: Path) -> None:
+    # Trial 1, U2: vLLM's V0 flat flags are recorded removed in 0.8.0, the first release
+    # vllm.json's `releases` lists, so no listed release below it is known: the range is
+    # "releases before 0.8.0", never a made-up "0.7.9999"
+    from specgate.inputs.engines import read_engine_file
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  vllm:\n    image: vllm/vllm-openai:latest\n    command: --model m "
+        "--speculative-model d --num-speculative-tokens 3\n",
+        "utf-8",
+    )
+    config = read_engine_file(tmp_path / "compose.yaml", "compose.yaml")
+    assert config.implied_versions == {"from": None, "before": "0.8.0", "newest_confirmed": None}
+    assert not any("9999" in note for note in config.notes)
+    assert any("imply releases before 0.8.0" in note for note in config.notes)
+
+
+HELM_VALUES = """image:
+{image}
+args:
+  - "--model"
+  - "meta-llama/Llama-3.1-8B-Instruct"
+  - "--speculative-config"
+  - '{{"method":"eagle3","model":"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B","num_speculative_tokens":3}}'
+"""
+
+
+@pytest.mark.parametrize(
+    ("image", "version"),
+    [
+        # helm create's template (helm/helm pkg/chartutil/create.go@0052fe64) renders
+        # "{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}"
+        ('  repository: vllm/vllm-openai\n  tag: "v0.10.2"', "0.10.2"),
+        ("  repository: vllm/vllm-openai\n  tag: v0.10.2\n  pullPolicy: IfNotPresent", "0.10.2"),
+        ("  registry: docker.io\n  repository: vllm/vllm-openai\n  tag: v0.27.1", "0.27.1"),
+        # no tag, an empty one, or a YAML number (0.10 prints as 0.1): the chart decides
+        ('  repository: vllm/vllm-openai\n  tag: ""', None),
+        ("  repository: vllm/vllm-openai\n  tag: 0.10", None),
+    ],
+)
+def test_helm_values_image_repository_and_tag(
+    tmp_path: Path, image: str, version: str | None
+) -> None:
+    # Trial 1, V1: the common chart shape `image: {repository, tag}` was "not pinned (no tag)"
+    from specgate.inputs.engines import read_engine_file
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "values.yaml").write_text(HELM_VALUES.format(image=image), "utf-8")
+    config = read_engine_file(tmp_path / "values.yaml", "values.yaml")
+    assert (config.version, config.version_source) == (
+        version, "image" if version else "assumed-newest"
+    )

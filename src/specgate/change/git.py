@@ -415,3 +415,31 @@ def blob_size(top: Path, blob: str) -> int:
     if not size.isdigit():
         raise GitError("git cat-file -s answered out of protocol")
     return int(size)
+
+
+def ignored_by(top: Path) -> Callable[[Path], bool]:
+    """Whether git ignores a work-tree file of the repository at ``top`` (``git
+    check-ignore``: a tracked file is never ignored, whatever ``.gitignore`` says),
+    answered once per path; a path outside ``top``, or a git that fails, is not."""
+    answers: dict[str, bool] = {}
+
+    def ignored(path: Path) -> bool:
+        real = os.path.realpath(path)
+        base = os.path.realpath(top)
+        if not real.startswith(base + os.sep):
+            return False
+        rel = real[len(base) + 1 :]
+        if rel not in answers and len(answers) < MAX_IGNORE_ASKS:
+            try:
+                done = run(top, "check-ignore", "-q", "--", rel, check=False)
+            except GitError:
+                return False
+            answers[rel] = done.returncode == 0
+        return answers.get(rel, False)
+
+    return ignored
+
+
+#: Paths :func:`ignored_by` asks git about in one run (one process each; a run reads a
+#: ``.env`` per Compose folder, far fewer).
+MAX_IGNORE_ASKS = 256

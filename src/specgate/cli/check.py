@@ -478,7 +478,15 @@ def _check_run(args: argparse.Namespace, out: TextIO, staged: IndexOverlay | Non
         from specgate.change.baseline import prefetch
 
         prefetch(baseline, [path for path, _ in files])
-    run = check_files(files, options, finder)
+        from specgate.change.git import ignored_by
+        from specgate.core.revision_tree import ignoring
+
+        # a file git ignores is no commit's: the gate does not read it as the head's
+        # (docs/change-gate.md#baseline)
+        with ignoring(ignored_by(baseline.top)):
+            run = check_files(files, options, finder)
+    else:
+        run = check_files(files, options, finder)
     if use_stdin:
         stdin_report = _read_stdin(args, options, finder)
         reports = sorted((*run.files, stdin_report), key=lambda f: f.path)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # only mypy reads the protocols; a Protocol class costs every start-up
+    from collections.abc import Callable
     from typing import Protocol
 
     class RevisionTree(Protocol):
@@ -148,3 +149,36 @@ def redirected(path: Path | str) -> Path | str | None:
     """The active overlay's answer for ``path`` (see :meth:`Overlay.redirect`); ``None``
     when none is active."""
     return _OVERLAYS[-1].redirect(path) if _OVERLAYS else None
+
+
+#: The change gate's answer to "does git ignore this work-tree file" (``--baseline``,
+#: ``--staged``), innermost last (as :data:`_ACTIVE`); empty outside the gate.
+_IGNORES: list[Callable[[Path], bool]] = []
+
+
+class _Ignoring:
+    """The ``with`` block of :func:`ignoring`."""
+
+    __slots__ = ("predicate",)
+
+    def __init__(self, predicate: Callable[[Path], bool]) -> None:
+        self.predicate = predicate
+
+    def __enter__(self) -> None:
+        _IGNORES.append(self.predicate)
+
+    def __exit__(self, *exc: object) -> None:
+        _IGNORES.pop()
+
+
+def ignoring(predicate: Callable[[Path], bool]) -> _Ignoring:
+    """Inside the ``with`` block, :func:`ignored_by_git` asks ``predicate`` (the change
+    gate's: git ignores the file, so no commit holds it; docs/change-gate.md#baseline)."""
+    return _Ignoring(predicate)
+
+
+def ignored_by_git(path: Path) -> bool:
+    """Whether the change gate runs and git ignores the work-tree file ``path``: a
+    value read from it is no commit's (a CI clone has no such file), so the gate does
+    not read it as the head's. False outside the gate."""
+    return bool(_IGNORES) and _IGNORES[-1](path)

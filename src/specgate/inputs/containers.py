@@ -25,9 +25,11 @@ Shapes:
 
   The three agree: ``entrypoint`` stands for ``--entrypoint`` / Compose ``entrypoint:`` /
   k8s ``command``; ``command`` for run's ARGS / Compose ``command:`` / k8s ``args``.
-- :func:`image_version` is the engine version an image reference pins (the tag's
-  version by the entry's pattern), or why it pins none (``latest``, no tag, a digest, a
-  tag without a version).
+- :func:`image_version` is the engine release an image reference pins, by the tag forms
+  of its image family (``specgate/data/image-tags.json``: vLLM ``v0.10.2``, AMD's
+  ``rocm6.4.1_vllm_0.10.1_20250909``, Triton's ``25.08-trtllm-python-py3`` through
+  NVIDIA's recorded matrix), or why it pins none (``latest``, no tag, a bare digest, a
+  commit SHA, a tag not of the family's forms).
 
 Nothing here runs or pulls an image; the table is data read once.
 """
@@ -82,7 +84,6 @@ class ImageEntry:
         entrypoint: the image's ENTRYPOINT words; None when it is a wrapper that runs
             its arguments (the command's first word is then the program).
         cmd: the image's CMD words.
-        version: the pattern whose group 1 is the version in a tag.
         source: ``repo:file@commit`` of the Dockerfile read.
         splits_arguments: the ENTRYPOINT script passes its arguments on unquoted
             (``$@``), so bash splits each at whitespace and expands globs.
@@ -93,7 +94,6 @@ class ImageEntry:
     engine: str
     entrypoint: tuple[str, ...] | None
     cmd: tuple[str, ...]
-    version: re.Pattern[str]
     source: str
     splits_arguments: bool
     server: tuple[str, ...] = ()
@@ -113,15 +113,33 @@ class ImageVersion:
     """The engine version an image reference pins.
 
     Attributes:
-        text: the version as in the tag (``0.26.0``, ``b9733``), None when not pinned.
-        pinned: the reference names one build by its tag.
-        reason: why it is not pinned (``latest``, ``no tag``, ``a digest``,
-            ``tag 'server-cuda' names no version``); None when pinned.
+        text: the release the tag names (``0.26.0``, ``b9733``; Triton ``25.08`` →
+            ``0.21.0``), None when not pinned.
+        pinned: the reference names one release by its tag.
+        reason: why it is not pinned (``latest``, ``no tag``, ``a digest …``, ``the tag
+            is a commit …``); None when pinned.
+        note: how a pinned release was read when the tag alone does not say it (the
+            tag beside a digest; Triton's release mapped through NVIDIA's matrix).
     """
 
     text: str | None
     pinned: bool
     reason: str | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class TagForm:
+    """An image family's tag forms (``image-tags.json``): ``version`` searches a tag
+    (group 1 the release, or a key of ``mapping``), None when no tag names a release;
+    ``unpinned`` says why a tag that names none pins nothing; ``source`` where the
+    forms come from."""
+
+    engine: str
+    version: re.Pattern[str] | None
+    mapping: Mapping[str, str]
+    unpinned: str
+    source: str
 
 
 def parse_image(text: str) -> ImageRef | None:
@@ -169,7 +187,6 @@ def _entries() -> tuple[tuple[frozenset[str], re.Pattern[str] | None, ImageEntry
             item["engine"],
             None if entrypoint is None else tuple(entrypoint),
             tuple(item["cmd"]),
-            re.compile(item["version"]),
             f"{source['repo']}:{source['file']}@{at}",
             item["engine"] == "tgi",
             tuple(item.get("server", ())),
@@ -177,6 +194,32 @@ def _entries() -> tuple[tuple[frozenset[str], re.Pattern[str] | None, ImageEntry
         tags = re.compile(item["tags"]) if item["tags"] else None
         out.append((frozenset(_short(name) for name in item["repository"]), tags, entry))
     return tuple(out)
+
+
+@cache
+def _tag_forms() -> tuple[tuple[frozenset[str], TagForm], ...]:
+    data = json.loads(read_data("image-tags.json"))
+    return tuple(
+        (
+            frozenset(_short(name) for name in item["repository"]),
+            TagForm(
+                item["engine"],
+                re.compile(item["version"]) if item["version"] else None,
+                dict(item.get("map", {})),
+                item["unpinned"],
+                item["source"],
+            ),
+        )
+        for item in data["families"]
+    )
+
+
+def tag_form(image: ImageRef) -> TagForm | None:
+    """The tag forms of ``image``'s family, None for an image of no recorded family."""
+    for names, form in _tag_forms():
+        if image.repository in names:
+            return form
+    return None
 
 
 def image_entry(image: ImageRef) -> ImageEntry | None:
@@ -225,31 +268,72 @@ def container_argv(
     return Argv((image.entrypoint or ()) + words)
 
 
-def image_version(image: ImageRef, entry: ImageEntry | None) -> ImageVersion:
-    """The engine version ``image`` pins by its tag (``entry``'s pattern, group 1).
+#: A commit SHA as a tag, or a tag's last word (``21a0fd3b…``, ``nightly-0d4f48f``): git's
+#: abbreviations are 7 hex digits at least, a full SHA-1 40.
+_COMMIT = re.compile(r"(?:^|[-_.])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}$")
 
-    Not pinned: a digest (Docker runs the digest; a tag beside it is not checked),
-    no tag or ``latest`` (whatever was pushed last), or a tag the pattern does not
-    match (``server-cuda``, ``nightly``)."""
-    if image.digest is not None:
-        return ImageVersion(None, False, "a digest")
+
+def image_version(image: ImageRef) -> ImageVersion:
+    """The engine release ``image`` pins by its tag, by its family's tag forms
+    (:func:`tag_form`; docs/engines.md#versions).
+
+    Not pinned: no tag or ``latest`` (whatever was pushed last), a digest without a tag
+    (specgate maps no digest to a release), a tag that is a commit SHA, a tag not of
+    the family's forms, and an image of no recorded family. A release tag beside a
+    digest (``v0.10.2@sha256:…``, as Renovate pins) is read as written, with a note:
+    Docker runs the digest and does not check the tag against it."""
     if image.tag is None:
-        return ImageVersion(None, False, "no tag")
+        return ImageVersion(None, False, "a digest, which specgate maps to no release"
+                            if image.digest is not None else "no tag")
     if image.tag == "latest":
-        return ImageVersion(None, False, "latest")
-    found = entry.version.search(image.tag) if entry is not None else None
-    if found is None:
-        return ImageVersion(None, False, f"tag {image.tag!r} names no version")
-    return ImageVersion(found.group(1), True)
+        reason = "latest names no release"
+        if image.digest is not None:
+            reason += ", and specgate maps no digest to one"
+        return ImageVersion(None, False, reason)
+    form = tag_form(image)
+    found = form.version.search(image.tag) if form is not None and form.version else None
+    if form is None or found is None:
+        if _COMMIT.search(image.tag):
+            return ImageVersion(None, False, "the tag is a commit, not a release")
+        why = form.unpinned if form is not None else "an image of no recorded family"
+        return ImageVersion(None, False, why)
+    text, note = found.group(1), None
+    if form.mapping:
+        mapped = form.mapping.get(text)
+        if mapped is None:
+            return ImageVersion(None, False, form.unpinned)
+        from specgate.inputs.knowledge import knowledge
+
+        shown = knowledge(form.engine).display_name
+        note = f"{image.tag} holds {shown} {mapped} ({form.source.split(' (')[0]})"
+        text = mapped
+    if image.digest is not None:
+        note = (f"{note}; " if note else "") + (
+            "the release is read from the tag beside the digest; Docker runs the digest "
+            "and does not check it against the tag"
+        )
+    return ImageVersion(text, True, None, note)
+
+
+@dataclass(frozen=True)
+class Pin:
+    """A release an image reference pins: ``version`` (the release), ``tag`` as written,
+    ``note`` (:attr:`ImageVersion.note`), ``offset`` of the reference in the text read."""
+
+    version: str
+    tag: str
+    note: str | None
+    offset: int
 
 
 @dataclass(frozen=True)
 class ImagesFound:
-    """The engine's image references in a text: ``pinned`` the distinct versions their
-    tags pin (in order), ``unpinned`` the references that pin none, each with why
-    (``"vllm/vllm-openai@sha256:… (a digest)"``; ``latest`` shows in the reference)."""
+    """The engine's image references in a text: ``pinned`` one :class:`Pin` per distinct
+    release their tags pin (in order), ``unpinned`` the references that pin none, each
+    with why (``"vllm/vllm-openai@sha256:… (a digest, …)"``; ``latest`` shows in the
+    reference)."""
 
-    pinned: tuple[str, ...]
+    pinned: tuple[Pin, ...]
     unpinned: tuple[str, ...]
 
 
@@ -259,7 +343,7 @@ _REFERENCE_TAIL = r"(?::[\w][\w.-]{0,127})?(?:@[A-Za-z][\w+.-]*:[0-9a-fA-F]{32,}
 
 @cache
 def _engine_pattern(engine: str) -> re.Pattern[str] | None:
-    names = sorted({name for names, _, entry in _entries() if entry.engine == engine
+    names = sorted({name for names, form in _tag_forms() if form.engine == engine
                     for name in names}, key=len, reverse=True)
     if not names:
         return None
@@ -272,33 +356,22 @@ def _engine_pattern(engine: str) -> re.Pattern[str] | None:
     )
 
 
-def _version_pattern(image: ImageRef, engine: str) -> ImageEntry | None:
-    entry = image_entry(image)
-    if entry is not None:
-        return entry
-    # a tag no stage of the table names (llama.cpp ``b9733``): the repository's pattern
-    for names, _, candidate in _entries():
-        if candidate.engine == engine and image.repository in names:
-            return candidate
-    return None
-
-
 def images_of(engine: str, text: str) -> ImagesFound | None:
     """The ``engine``'s image references in ``text`` (bounded by the text, one pass),
-    or None when the table has no image of that engine."""
+    or None when no image family of that engine is recorded."""
     pattern = _engine_pattern(engine)
     if pattern is None:
         return None
-    pinned: list[str] = []
+    pinned: list[Pin] = []
     unpinned: list[str] = []
     for match in pattern.finditer(text):
         image = parse_image(match.group(1))
         if image is None:
             continue
-        found = image_version(image, _version_pattern(image, engine))
+        found = image_version(image)
         if found.text is not None:
-            if found.text not in pinned:
-                pinned.append(found.text)
+            if all(pin.version != found.text for pin in pinned):
+                pinned.append(Pin(found.text, image.tag or "", found.note, match.start(1)))
         elif len(unpinned) < 8:
             unpinned.append(_unpinned(match.group(1), image, found))
     return ImagesFound(tuple(pinned), tuple(unpinned))
@@ -306,12 +379,10 @@ def images_of(engine: str, text: str) -> ImagesFound | None:
 
 def _unpinned(reference: str, image: ImageRef, found: ImageVersion) -> str:
     """``reference`` with why it pins no version, said only where the reference does not
-    already show it: ``vllm/vllm-openai:latest`` (the tag says it), ``… (a digest)``,
-    ``… (no tag)``, ``vllm/vllm-openai:nightly (the tag names no version)``."""
+    already show it: ``vllm/vllm-openai:latest`` (the tag says it), ``… (no tag)``,
+    ``vllm/vllm-openai:nightly (not a release tag …)``."""
     if image.digest is None and image.tag == "latest":
         return reference
-    if image.digest is None and image.tag is not None:
-        return f"{reference} (the tag names no version)"
     return f"{reference} ({found.reason})"
 
 
@@ -406,16 +477,52 @@ def read_dotenv(text: str) -> dict[str, str]:
 
 def own_image(data: object, path: Sequence[str | int]) -> str | None:
     """The ``image`` of the nearest mapping at or above ``path`` in ``data`` that names
-    one (a Compose service, a Kubernetes container, a chart's rendered container), as
-    written; None when no node on the way does (the whole file is then searched)."""
-    nodes = [data]
-    for key in path:
-        node = nodes[-1]
+    one (a Compose service, a Kubernetes container, a chart's rendered container, a
+    Helm values ``image: {repository, tag}``), as written; None when no node on the way
+    does (the whole file is then searched)."""
+    found = image_holder(data, path)
+    if found is None:
+        return None
+    image = found[1]["image"]
+    if isinstance(image, str):
+        return image
+    return _chart_image(image) if isinstance(image, Mapping) else None
+
+
+def image_holder(
+    data: object, path: Sequence[str | int]
+) -> tuple[tuple[str | int, ...], Mapping[str, object]] | None:
+    """The node path and mapping of the nearest mapping at or above ``path`` whose
+    ``image`` :func:`own_image` reads, None when none on the way has one."""
+    nodes: list[tuple[tuple[str | int, ...], object]] = [((), data)]
+    for i, key in enumerate(path):
+        node = nodes[-1][1]
         listed = isinstance(node, list) and isinstance(key, int) and 0 <= key < len(node)
         if not (listed or (isinstance(node, Mapping) and key in node)):
             break
-        nodes.append(node[key])  # type: ignore[index]
-    for node in reversed(nodes):
-        if isinstance(node, Mapping) and isinstance(node.get("image"), str):
-            return str(node["image"])
+        nodes.append((tuple(path[: i + 1]), node[key]))  # type: ignore[index]
+    for at, node in reversed(nodes):
+        if not isinstance(node, Mapping):
+            continue
+        image = node.get("image")
+        if isinstance(image, str) or (isinstance(image, Mapping) and _chart_image(image)):
+            return at, node
     return None
+
+
+def _chart_image(image: Mapping[object, object]) -> str | None:
+    """A Helm values ``image:`` mapping as the chart renders it: ``repository`` with
+    ``tag`` (``helm create``'s template, helm/helm ``pkg/chartutil/create.go``@0052fe64:
+    ``image: "{{ .Values.image.repository }}:{{ .Values.image.tag | default
+    .Chart.AppVersion }}"``), after a ``registry`` when one is given (the common
+    ``registry``/``repository``/``tag`` shape), with ``@digest`` when given. None without
+    a string ``repository``, or without a string ``tag`` (unset, empty, or a YAML number
+    such as ``0.10``, which the template would print otherwise than written): the
+    chart's template then decides, which is not read."""
+    repository, tag = image.get("repository"), image.get("tag")
+    if not isinstance(repository, str) or not isinstance(tag, str) or not tag:
+        return None
+    registry = image.get("registry")
+    name = f"{registry}/{repository}" if isinstance(registry, str) and registry else repository
+    digest = image.get("digest")
+    return f"{name}:{tag}" + (f"@{digest}" if isinstance(digest, str) and digest else "")

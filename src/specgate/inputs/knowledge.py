@@ -527,6 +527,15 @@ class EngineKnowledge:
         index = self.releases.index(version) + 1
         return self.releases[index] if index < len(self.releases) else None
 
+    def release_before(self, version: Version) -> Version | None:
+        """The release the registry served just before ``version`` (data ``releases``),
+        or None when ``version`` is not listed or is the first listed: the last release
+        that may have what ``version`` removed. vLLM 0.8.3 → 0.8.2."""
+        if version not in self.releases:
+            return None
+        index = self.releases.index(version)
+        return self.releases[index - 1] if index > 0 else None
+
     def recorded(self, table: str, name: str) -> Recorded:
         """The (version, present) pairs entry ``name`` of ``table`` was recorded at
         (empty: no ``versions`` entry names it)."""

@@ -43,49 +43,47 @@ class EngineVersion:
         version: ``text`` as an integer tuple, None when unknown.
         source: ``claims`` | ``image`` | ``requirement`` | ``assumed-newest``.
         note: words for the report (what was assumed, what disagreed).
-        unpinned: why no version was found (``image not pinned: vllm/vllm-openai:latest``),
-            kept when the settings used narrow the range and the note is reworded.
+        origin: how the release was read where the tag alone does not say it (a
+            Triton release mapped to its TensorRT-LLM, the tag beside a digest, a
+            value from ``.env``), for the report; None otherwise.
+        why: with the version unknown, why nothing found pins it (``image not pinned:
+            …``), for a note that replaces ``note``; None otherwise.
+        bounds: with the version unknown, the releases a requirement range admits:
+            (first, first not admitted, last admitted), each None when unbounded
+            (docs/engines.md#versions); None when no range was read.
     """
 
     text: str | None
     version: Version | None
     source: VersionSource
     note: str | None = None
-    unpinned: tuple[str, ...] = ()
-
-
-def _image_pattern(images: tuple[str, ...]) -> re.Pattern[str] | None:
-    if not images:
-        return None
-    names = "|".join(re.escape(name) for name in images)
-    registry = r"(?:(?:index\.)?docker\.io/)?"
-    return re.compile(r"(?<![\w./-])" + registry + r"(?:" + names + r"):([\w][\w.+-]{0,127})")
-
-
-def _requirement_pattern(packages: tuple[str, ...]) -> re.Pattern[str] | None:
-    if not packages:
-        return None
-    names = "|".join(re.escape(name) for name in packages)
-    return re.compile(
-        r"^[ \t]*(?:" + names + r")(?:\[[\w,\s-]{0,64}\])?[ \t]*===?[ \t]*([\w.+-]{1,64})",
-        re.MULTILINE | re.IGNORECASE,
-    )
+    origin: str | None = None
+    why: str | None = None
+    bounds: tuple[Version | None, Version | None, Version | None] | None = None
 
 
 def images_in(engine: str, text: str) -> list[str]:
-    """Version tags of ``engine``'s container images in ``text``, in order."""
-    pattern = _image_pattern(knowledge(engine).images)
-    if pattern is None:
-        return []
-    return [m.group(1) for m in pattern.finditer(text) if parse_version(m.group(1)) is not None]
+    """Tags of ``engine``'s container images in ``text`` that name a release by the
+    image family's tag forms (:func:`specgate.inputs.containers.image_version`), in
+    order: a commit SHA, ``latest`` or a tag of no release form is not one."""
+    from specgate.inputs.containers import images_of
+
+    found = images_of(engine, text)
+    return [pin.tag for pin in found.pinned] if found is not None else []
 
 
 def requirements_in(engine: str, text: str) -> list[str]:
-    """Versions ``engine``'s package is pinned to (``==``) in requirements ``text``."""
-    pattern = _requirement_pattern(knowledge(engine).requirements)
-    if pattern is None:
-        return []
-    return [m.group(1) for m in pattern.finditer(text) if parse_version(m.group(1)) is not None]
+    """Versions ``engine``'s package is pinned to exactly (``==``, ``===``) in
+    requirements ``text``, in order (:func:`specgate.inputs.requirements.from_line`)."""
+    from specgate.inputs.requirements import from_line
+
+    out: list[str] = []
+    for line in text.splitlines()[:4096]:
+        for package in knowledge(engine).requirements:
+            found = from_line(line, package, "")
+            if found is not None and found.exact and parse_version(found.exact) is not None:
+                out.append(found.exact)
+    return out
 
 
 def _one(found: list[str]) -> tuple[str | None, list[str]]:
@@ -119,95 +117,185 @@ def detect_version(
         notes.append(f"image not pinned: set by {image_outside}, outside the repository")
         config_text = config_path = None
     if config_text is not None:
-        tag, tags = _one(images_in(engine, config_text))
-        if tag is not None:
-            return _known(engine, EngineVersion(tag, parse_version(tag), "image"))
-        if tags:
-            notes.append(f"several {engine} image tags ({', '.join(tags)})")
-        else:
-            from_image = _from_images(engine, config_text, config_path, notes)
-            if from_image is not None:
-                return _known(engine, EngineVersion(from_image, parse_version(from_image), "image"))
+        tagged = _from_images(engine, config_text, config_path, notes)
+        if tagged is not None:
+            return _known(engine, tagged)
+    bounds = None
     if config_path is not None:
-        pins: list[str] = []
-        from specgate.core.revision_tree import bring_folder
-
-        bring_folder(config_path.parent, _REQUIREMENT_GLOBS)  # at a base revision: its files
-        folder = config_path.parent.resolve()
-        files = sorted(
-            p
-            for glob in _REQUIREMENT_GLOBS
-            for p in config_path.parent.glob(glob)
-            # a symlink out of the config's folder is not followed (the repository's
-            # files only, as for every referenced file)
-            if p.is_file() and p.resolve().is_relative_to(folder)
-        )
-        unread: str | None = None
-        if len(files) > MAX_REQUIREMENT_FILES:
-            unread = f"more than {MAX_REQUIREMENT_FILES} requirement files beside the config"
-        for path in files if unread is None else ():
-            try:
-                pins.extend(requirements_in(engine, read_text(path, path.name)))
-            except InputError as exc:  # a pin not read is no pin: never a partial reading
-                unread = f"{path.name} unreadable ({exc.reason})"
-                break
-        if unread is not None:
-            pins = []
-            notes.append(unread)
-        pin, distinct = _one(pins)
-        if pin is not None:
-            return _known(engine, EngineVersion(pin, parse_version(pin), "requirement"))
-        if distinct:
-            notes.append(f"several pinned {engine} versions ({', '.join(distinct)})")
+        pinned = _from_requirements(engine, config_path, notes)
+        if pinned is not None and pinned.version is not None:
+            return _known(engine, pinned)
+        bounds = pinned.bounds if pinned is not None else None
     note = (
         f"{engine} version unknown"
         + (f" ({'; '.join(notes)})" if notes else "")
         + f": read as the newest behaviour specgate knows ({newest}); "
         "state speculation.engine_version to pin it"
     )
-    return EngineVersion(None, None, "assumed-newest", note, tuple(notes))
+    return EngineVersion(
+        None, None, "assumed-newest", note, why="; ".join(notes) or None, bounds=bounds
+    )
 
 
 def _from_images(
     engine: str, text: str, config_path: Path | None, notes: list[str]
-) -> str | None:
-    """The one version the engine's image references pin by their tags
-    (:func:`specgate.inputs.containers.images_of`: llama.cpp ``server-cuda-b9733`` →
-    ``b9733``), a Compose ``image: ${VAR}`` interpolated from the ``.env`` beside the
-    file (Compose reads the project folder's ``.env``); else None, with a note saying
-    which references pin none (``latest``, a digest, a variable set outside the
+) -> EngineVersion | None:
+    """The one release the engine's image references pin by their tags
+    (:func:`specgate.inputs.containers.images_of`, the tag forms of each image family:
+    llama.cpp ``server-cuda-b9733`` → ``b9733``), also through a Compose ``image:
+    ${VAR}`` interpolated from the ``.env`` beside the file (Compose reads the project
+    folder's ``.env``); else None, with a note saying which references pin none and
+    why (``latest``, a bare digest, a commit SHA, a variable set outside the
     repository)."""
-    from specgate.inputs.containers import compose_images, images_of, read_dotenv
+    from specgate.inputs.containers import compose_images, images_of
 
     found = images_of(engine, text)
     if found is None:
         return None
     pinned, unpinned = list(found.pinned), list(found.unpinned)
     outside: list[str] = []
+    origin: str | None = None
     if config_path is not None and "$" in text:
-        env: dict[str, str] = {}
-        dotenv = config_path.parent / ".env"
-        folder = config_path.parent.resolve()
-        if dotenv.is_file() and dotenv.resolve().is_relative_to(folder):
-            try:
-                env = read_dotenv(read_text(dotenv, ".env"))
-            except InputError:
-                env = {}
+        env, origin = _dotenv(config_path, text)
         images, outside = compose_images(text, env)
         more = images_of(engine, "\n".join(images))
         if more is not None:
-            pinned.extend(v for v in more.pinned if v not in pinned)
+            fresh = [p for p in more.pinned if all(p.version != q.version for q in pinned)]
+            pinned.extend(fresh)
             unpinned.extend(more.unpinned)
+            if not fresh:
+                origin = None
     if len(pinned) == 1:
-        return pinned[0]
+        pin = pinned[0]
+        version = parse_version(pin.version)
+        # the tag itself when it reads as the release (v0.10.2-x86_64), else the release
+        # (rocm6.4.1_vllm_0.10.1_20250909 → 0.10.1; Triton 25.08 → TensorRT-LLM 0.21.0)
+        shown = pin.tag if parse_version(pin.tag) == version else pin.version
+        said = "; ".join(part for part in (pin.note, origin) if part) or None
+        return EngineVersion(shown, version, "image", origin=said)
     if pinned:
-        notes.append(f"several {engine} image versions ({', '.join(pinned)})")
+        tags = ", ".join(pin.tag for pin in pinned)
+        notes.append(f"several {engine} image tags ({tags})")
     elif unpinned:
         notes.append(f"image not pinned: {', '.join(unpinned[:3])}")
     elif outside:
         names = ", ".join(f"${name}" for name in outside[:3])
         notes.append(f"image set by {names}, not set in the repository")
     return None
+
+
+def _from_requirements(
+    engine: str, config_path: Path, notes: list[str]
+) -> EngineVersion | None:
+    """The version the Python project files beside ``config_path`` pin
+    (:mod:`specgate.inputs.requirements`): one exact pin → that release (source
+    ``requirement``); a range → the version stays unknown and ``bounds`` narrows the
+    releases considered to the listed ones it admits (docs/engines.md#versions); else
+    None, with a note for several pins, a conflict or a file not read."""
+    from specgate.core.revision_tree import bring_folder
+    from specgate.inputs import requirements as req
+
+    packages = knowledge(engine).requirements
+    if not packages:
+        return None
+    folder = config_path.parent
+    bring_folder(folder, (*_REQUIREMENT_GLOBS, "pyproject.toml", "uv.lock"))  # at a base revision
+    real = folder.resolve()
+    # a symlink out of the config's folder is not followed (the repository's files only)
+    inside = [p for p in sorted(folder.glob("*")) if p.name in ("pyproject.toml", "uv.lock")
+              or any(p.match(g) for g in _REQUIREMENT_GLOBS)]
+    inside = [p for p in inside if p.is_file() and p.resolve().is_relative_to(real)]
+    texts = [p for p in inside if p.suffix == ".txt"]
+    if len(texts) > MAX_REQUIREMENT_FILES:
+        notes.append(f"more than {MAX_REQUIREMENT_FILES} requirement files beside the config")
+        return None
+    parts = [req.requirement_files(texts, packages, lambda p: _shown(p, folder))]
+    for path in inside:
+        if path.name == "pyproject.toml":
+            parts.append(req.pyproject(path, packages, path.name))
+        elif path.name == "uv.lock":
+            parts.append(req.uv_lock(path, packages, path.name))
+    unread = next((part.unread for part in parts if part.unread), None)
+    if unread is not None:  # a pin not read is no pin: never a partial reading
+        notes.append(unread)
+        return None
+    found = [r for part in parts for r in part.requirements]
+    exact = list(dict.fromkeys(r.exact for r in found if r.exact))
+    ranges = [r for r in found if not r.exact]
+    data = knowledge(engine)
+    if len(exact) > 1:
+        notes.append(f"several pinned {engine} versions ({', '.join(exact)})")
+        return None
+    if exact:
+        version = parse_version(exact[0])
+        if version is None or (ranges and not req.admitted(ranges, (version,))):
+            said = ", ".join(f"{r.text} ({r.where})" for r in found[:3])
+            notes.append(f"{engine} requirements that no release meets ({said})")
+            return None
+        return EngineVersion(exact[0], version, "requirement")
+    if not ranges:
+        return None
+    said = ", ".join(f"{r.text} ({r.where})" for r in ranges[:3])
+    releases = req.admitted(ranges, data.releases)
+    if not releases:
+        notes.append(f"{said}: admits no release specgate lists")
+        return None
+    low = releases[0] if req.bounded_below(ranges) else None
+    high = data.release_after(releases[-1])
+    from specgate.inputs.knowledge import shown_version
+
+    first, last = (shown_version(engine, v) for v in (releases[0], releases[-1]))
+    notes.append(f"{said} admits {first}" + (f" to {last}" if last != first else ""))
+    return EngineVersion(
+        None, None, "assumed-newest", bounds=(low, high, releases[-1] if high else None)
+    )
+
+
+def _shown(path: Path, folder: Path) -> str:
+    """``path`` as the report names it: relative to the config's folder when inside."""
+    try:
+        return path.relative_to(folder).as_posix()
+    except ValueError:
+        return path.name
+
+
+def _dotenv(config_path: Path, text: str) -> tuple[dict[str, str], str | None]:
+    """The ``.env`` beside ``config_path`` as Compose reads it for interpolation, and
+    where the variables ``text`` uses come from (``"VLLM_TAG from .env:1"``). Under the
+    change gate a ``.env`` git ignores is not read: no commit holds it, so a CI clone
+    runs the files' defaults (new-user trial 1, V5; docs/change-gate.md#baseline)."""
+    from specgate.core.revision_tree import ignored_by_git
+    from specgate.inputs.containers import read_dotenv
+
+    dotenv = config_path.parent / ".env"
+    folder = config_path.parent.resolve()
+    if not dotenv.is_file() or not dotenv.resolve().is_relative_to(folder):
+        return {}, None
+    try:
+        raw = read_text(dotenv, ".env")
+    except InputError:
+        return {}, None
+    env = read_dotenv(raw)
+    used = [name for name in env if re.search(r"\$\{?" + re.escape(name) + r"\b", text)]
+    if not used:
+        return env, None
+    if ignored_by_git(dotenv):
+        return {}, (
+            f"{', '.join(used[:3])} in .env not read: git ignores .env, so no commit holds "
+            "it and the change gate reads the files' own values"
+        )
+    lines = raw.splitlines()[:4096]
+    where = [
+        f"{name} from .env:{max(i for i, line in enumerate(lines, 1) if _sets(line, name))}"
+        for name in used[:3]
+        if any(_sets(line, name) for line in lines)
+    ]
+    return env, "; ".join(where) or None
+
+
+def _sets(line: str, name: str) -> bool:
+    """Whether a ``.env`` line sets ``name`` (``NAME=…``, ``export NAME=…``)."""
+    return line.strip().removeprefix("export ").lstrip().startswith(f"{name}=")
 
 
 def _known(engine: str, found: EngineVersion) -> EngineVersion:

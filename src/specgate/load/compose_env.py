@@ -390,7 +390,9 @@ def _setting(used: Sequence[str], origin: Mapping[str, str]) -> str | None:
 
 
 def dotenv_text(dotenv: Path, shown: str) -> str:
-    """The text of a ``.env`` file inside the repository ("" when there is none).
+    """The text of a ``.env`` file inside the repository ("" when there is none, and
+    under the change gate when git ignores it: no commit holds it, so a clone of the
+    revision has none; docs/change-gate.md#baseline).
 
     Raises:
         InputError: one that leads out of the repository or cannot be read.
@@ -400,5 +402,9 @@ def dotenv_text(dotenv: Path, shown: str) -> str:
     except PathProblem as exc:
         if dotenv.exists() or dotenv.is_symlink():
             raise InputError(str(exc), shown) from None
+        return ""
+    from specgate.core.revision_tree import ignored_by_git
+
+    if ignored_by_git(dotenv):
         return ""
     return read_text(found, shown)

@@ -410,7 +410,8 @@ def follow(
         file, file_shown, engine=named.engine, engine_version=pinned, follow=False
     )
     if engine_version is None and outer.text is not None:
-        config = replace(config, version_source=outer.source)
+        config = replace(config, version_source=outer.source, notes=(
+            *config.notes, *((outer.origin,) if outer.origin else ())))
     note = (
         f"speculative configuration read from {file_shown}, the options file that "
         f"{named.spelled} names in {shown}:{named.span.line}"

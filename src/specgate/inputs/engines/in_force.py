@@ -26,11 +26,17 @@ def with_version(
     narrowed = version.version is None and (implied.low is not None or implied.high is not None)
     version_note = version.note
     if narrowed and version_note is not None:
-        why = f" ({'; '.join(version.unpinned)})" if version.unpinned else ""
+        why = f" ({version.why})" if version.why else ""
+        if implied.newest_known or implied.high is None or data.builds:
+            considered = implied.text(config.engine)
+            read = f"read as {at.shown.split(' (')[0]}"
+        else:  # no listed release below the bound: say the range, never a made-up number
+            considered = f"releases {implied.text(config.engine)}"
+            read = "read as the last of them, a release specgate does not list"
         version_note = (
-            f"{data.display_name} version unknown{why}: the settings used imply "
-            f"{implied.text(config.engine)}; read as {at.shown.split(' (')[0]}; state "
-            "speculation.engine_version to pin it"
+            f"{data.display_name} version unknown{why}: the settings used "
+            f"{'and that range ' if version.bounds else ''}imply "
+            f"{considered}; {read}; state speculation.engine_version to pin it"
         )
     assumed, values = _assumed_default(config, data, version, implied, at)
     return replace(
@@ -46,7 +52,12 @@ def with_version(
         version_source=version.source,
         implied_versions=implied.json(config.engine) if narrowed else None,
         version_in_force=at,
-        notes=(*notes, *config.notes, *((version_note,) if version_note else ())),
+        notes=(
+            *notes,
+            *config.notes,
+            *((version.origin,) if version.origin else ()),
+            *((version_note,) if version_note else ()),
+        ),
     )
 
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from specgate.inputs.cmdline import Command
 from specgate.inputs.engines._source import CommandSource
 from specgate.inputs.env_files import EnvFiles
 from specgate.inputs.volumes import Bind
-from specgate.load.document import Span
+from specgate.load.document import Document, Span
 
 
 @dataclass(frozen=True)
@@ -112,3 +113,29 @@ def version_text(
 
     image = own_image(data, path)
     return text if image is None else f"image: {image}\n"
+
+
+def image_via(doc: Document, path: Sequence[str | int], config: Path | None) -> str | None:
+    """Where the image tag of the service or container holding ``path`` comes from when
+    another file sets it: the ``.env`` line Compose interpolated it from
+    (``"image tag through .env:1 (VLLM_TAG)"``, :attr:`Document.via`); under the change
+    gate, that the ``.env`` beside ``config`` was not read because git ignores it
+    (docs/change-gate.md#baseline). None otherwise."""
+    from specgate.core.revision_tree import ignored_by_git
+    from specgate.inputs.containers import image_holder
+
+    found = image_holder(doc.data, path)
+    if found is None:
+        return None
+    at = found[0]
+    image = (*at, "image")
+    via = doc.via.get(image) if doc.via else None
+    if via is not None:
+        return f"image tag through {via}"
+    dotenv = config.parent / ".env" if config is not None else None
+    if image in doc.written and dotenv is not None and ignored_by_git(dotenv):
+        return (
+            f".env beside {dotenv.parent.name or '.'}/ not read: git ignores it, so no "
+            "commit holds it (the change gate reads the files' own values)"
+        )
+    return None

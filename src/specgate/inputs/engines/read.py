@@ -41,7 +41,7 @@ from specgate.inputs.engines.launch import (
     container_options,
     merge_fragments,
 )
-from specgate.inputs.engines.placed import version_text
+from specgate.inputs.engines.placed import image_via, version_text
 from specgate.inputs.engines.positionals import refused_positionals
 from specgate.inputs.engines.registry import ENGINES, Engine
 from specgate.inputs.engines.several import one_configuration
@@ -463,8 +463,13 @@ def _version_of(
     service that runs it (never another service's in the same file), else the file's."""
     text = version_text(source, reading.doc.data, found.path, reading.text)
     outside = image_from_outside(source) if source is not None else None
-    return detect_version(spec.name, reading.engine_version, text, reading.path,
-                          image_outside=outside.what if outside is not None else None)
+    found_version = detect_version(
+        spec.name, reading.engine_version, text, reading.path,
+        image_outside=outside.what if outside is not None else None,
+    )
+    if found_version.source != "image" or found_version.origin is not None:
+        return found_version
+    return replace(found_version, origin=image_via(reading.doc, found.path, reading.path))
 
 
 def program_of(spec: Engine, argv: tuple[str, ...]) -> str | None:
@@ -529,7 +534,9 @@ def _read_options(
     data = knowledge(spec.name)
     used = settings.used_settings(data, spec.settings_of(opts))
     block = settings.used_block_keys(data, opts, spec.settings_of(opts))
-    implied = settings.implied_range(data, [*used, *block, *bounds])
+    implied = settings.implied_range(
+        data, [*used, *block, *bounds, *settings.requirement_bounds(version)]
+    )
     at = settings.in_force(data, version, implied)
     # defaults and version-ranged behaviours follow the implied range (docs/engines.md#versions)
     ctx = replace(

@@ -80,7 +80,8 @@ class Implied:
             start = f"from {shown_version(engine, self.low)} " if self.low is not None else ""
             return f"{start}before {shown_version(engine, self.high)}".strip()
         if self.newest is not None and self.low is not None:
-            return f"{shown_version(engine, self.low)} to {shown_version(engine, self.newest)}"
+            first, last = shown_version(engine, self.low), shown_version(engine, self.newest)
+            return first if first == last else f"{first} to {last}"
         if self.newest is not None:
             return f"{shown_version(engine, self.newest)} or earlier"
         if self.low is not None:
@@ -93,7 +94,9 @@ class Implied:
             "from": shown_version(engine, self.low) if self.low is not None else None,
             "before": shown_version(engine, self.high) if self.high is not None else None,
             "newest_confirmed": (
-                shown_version(engine, self.newest) if self.newest is not None else None
+                shown_version(engine, self.newest)
+                if self.newest is not None and self.newest_known
+                else None
             ),
         }
 
@@ -105,6 +108,21 @@ def _below(version: Version) -> Version:
     if len(version) > 1:
         return (*_below(version[:-1]), 9999)
     return version
+
+
+def _last_with(
+    data: EngineKnowledge, removed_after: Version | None, removed: Version | None
+) -> Version | None:
+    """The last release known to have a setting ``removed`` in a release: the one
+    recorded (``removed_after``), else the release the registry served before
+    ``removed`` (data ``releases``), else the build before it (llama.cpp's builds are
+    numbered one by one); None when no release before it is known (vLLM 0.8.0 is the
+    first listed: no ``0.7.9999`` is made up, docs/engines.md#versions)."""
+    if removed_after is not None or removed is None:
+        return removed_after
+    if data.builds:
+        return _below(removed)
+    return data.release_before(removed)
 
 
 def _next(version: Version) -> Version:
@@ -130,9 +148,7 @@ def used_settings(data: EngineKnowledge, opts: Options) -> list[Used]:
                 low=_first_after(data, after) if after is not None else since,
                 sure_low=since,
                 high=removed,
-                sure_high=setting.removed_after
-                if setting.removed_after is not None
-                else (_below(removed) if removed is not None else None),
+                sure_high=_last_with(data, setting.removed_after, removed),
             )
         )
     return out
@@ -216,6 +232,18 @@ def _placeholder(name: str, source: str) -> Setting:
         source=source,
         removed_text=None,
     )
+
+
+def requirement_bounds(found: EngineVersion) -> list[Used]:
+    """The releases a requirement range admits (``vllm>=0.9.2,<0.10``:
+    :attr:`EngineVersion.bounds`), as a setting that narrows the implied range: the
+    config is read at the newest release the range admits, never one it excludes
+    (docs/engines.md#versions)."""
+    if found.bounds is None:
+        return []
+    low, high, last = found.bounds
+    placeholder = _placeholder("requirement range", "the project's requirement files")
+    return [Used(placeholder, "requirement range", Span(1, 1), low, low, high, last)]
 
 
 def parser_bounds(data: EngineKnowledge, spec: FlagSpec, source: CommandSource) -> list[Used]:
