@@ -274,9 +274,9 @@ def test_amd_rocm_tag_pins_the_vllm_inside() -> None:
 
 
 def test_an_unpinned_range_names_no_made_up_release(tmp_path: Path) -> None:
-    # Trial 1, U2: vLLM's V0 flat flags are recorded removed in 0.8.0, the first release
-    # vllm.json's `releases` lists, so no listed release below it is known: the range is
-    # "releases before 0.8.0", never a made-up "0.7.9999"
+    # Trial 1, U2: an unpinned config is read at a listed release, never a made-up
+    # "0.7.9999". vLLM's V0 flat flags are in the 0.8.0-0.8.2 wheels (arg_utils.py:779-878
+    # at 0.8.0) and gone from 0.8.3: releases before 0.8.3, the newest listed 0.8.2
     from specgate.inputs.engines import read_engine_file
 
     (tmp_path / ".git").mkdir()
@@ -286,9 +286,9 @@ def test_an_unpinned_range_names_no_made_up_release(tmp_path: Path) -> None:
         "utf-8",
     )
     config = read_engine_file(tmp_path / "compose.yaml", "compose.yaml")
-    assert config.implied_versions == {"from": None, "before": "0.8.0", "newest_confirmed": None}
+    assert config.implied_versions == {"from": None, "before": "0.8.3", "newest_confirmed": "0.8.2"}
     assert not any("9999" in note for note in config.notes)
-    assert any("imply releases before 0.8.0" in note for note in config.notes)
+    assert any("imply 0.8.2 or earlier; read as 0.8.2" in note for note in config.notes)
 
 
 HELM_VALUES = """image:

@@ -73,9 +73,10 @@ def _repo(tmp_path: Path, files: dict[str, str]) -> Path:
         # ~=0.10.1: 0.10.1, 0.10.1.1, 0.10.2; 0.11.0 is the next release
         ({"serve/pyproject.toml": '[project]\nname = "s"\ndependencies = ["vllm~=0.10.1"]\n'},
          {"from": "0.10.1", "before": "0.11.0", "newest_confirmed": "0.10.2"}),
-        # no lower bound: the releases below 0.8.0 are not listed, so none is named
+        # no lower bound in the pin, but --speculative-config exists from 0.8.2 (the 0.8.2
+        # wheel's arg_utils.py:783; not in 0.8.1): 0.8.2 to 0.8.5.post1
         ({"serve/requirements.txt": "vllm<0.9\n"},
-         {"from": None, "before": "0.9.0", "newest_confirmed": "0.8.5.post1"}),
+         {"from": "0.8.2", "before": "0.9.0", "newest_confirmed": "0.8.5.post1"}),
     ],
 )
 def test_a_range_narrows_the_releases_read(

@@ -118,17 +118,25 @@ def test_transformers_static_cache_by_its_lifetime(
     [
         # new-user trial M4: every release from 4.45.0 to 5.19.0 names hybrid beside static
         # and sliding_window (generation/utils.py:1972 at 4.45.0, :2248 at 4.50.0, :3505 at
-        # 4.57.1, :3955 at 5.19.0; the first release of each minor line read)
+        # 4.57.1, :3955 at 5.19.0; the first release of each minor line read). With an
+        # assistant, generate() swaps the cache for a dynamic one up to 5.14.1 (utils.py:1794
+        # at 4.44.0, :1942 at 4.56.2, :1967-1975 at 4.57.0, :1962-1968 at 5.14.1; transformers
+        # 4.46.0, 4.48.0 and 5.0.0 ran static with an assistant), and 5.24.0 drops the check
         ("hybrid", "4.44.2", None),
-        ("hybrid", "4.45.0", "fail"),
-        ("hybrid", "4.50.0", "fail"),
+        ("hybrid", "4.45.0", None),
+        ("hybrid", "4.50.0", None),
+        ("hybrid", "5.14.1", None),
+        ("hybrid", "5.15.0", "fail"),
         ("hybrid", "5.19.0", "fail"),
-        ("sliding_window", "4.50.0", "fail"),
+        ("hybrid", "5.24.0", None),
+        ("sliding_window", "4.50.0", None),
+        ("sliding_window", "5.19.0", "fail"),
         # offloaded_static is in no release's list; from 4.57.1 the StaticCache built for
         # it is refused by its layers (is_compileable, :3505-3510), from 5.5.0 by its type
-        # (:3954-3958 at 5.19.0): a warning, the target's kind (decoder-only) not read
+        # (:3954-3958 at 5.19.0), but an assistant's cache is built only from 5.15.0 (the
+        # swap above): a warning, the target's kind (decoder-only) not read
         ("offloaded_static", "4.56.2", None),  # utils.py:2463-2464: the names alone
-        ("offloaded_static", "4.57.1", "warn"),
+        ("offloaded_static", "4.57.1", None),
         ("offloaded_static", "5.19.0", "warn"),
     ],
 )
@@ -143,6 +151,33 @@ def test_transformers_static_cache_names_by_release(
             "c.specgate.yaml": claims("transformers", "generate.yaml", version=version),
             "generate.yaml": "assistant_model: Qwen/Qwen2.5-0.5B-Instruct\n"
             f"cache_implementation: {cache}\n",
+        }
+    )
+    static = [
+        s for s, _, m in found(dep, "SG307") if "not supported with Static cache classes" in m
+    ]
+    assert static == ([] if severity is None else [severity])
+
+
+@pytest.mark.parametrize(
+    ("version", "severity"),
+    [
+        # prompt lookup alone reaches the name check up to 4.56.2 (the swap covers it from
+        # 4.57.0): hybrid is refused at 4.50.0 (utils.py:2248-2249), not at 4.57.1
+        ("4.44.2", None),
+        ("4.50.0", "fail"),
+        ("4.57.1", None),
+    ],
+)
+def test_transformers_prompt_lookup_hybrid_cache(
+    check: Run,  # noqa: F811
+    version: str,
+    severity: str | None,
+) -> None:
+    _code, dep = check(
+        {
+            "c.specgate.yaml": claims("transformers", "generate.yaml", version=version),
+            "generate.yaml": "prompt_lookup_num_tokens: 10\ncache_implementation: hybrid\n",
         }
     )
     static = [
