@@ -27,6 +27,19 @@ from engine_oracle import standin
 
 STANDIN = standin.install("torchvision")
 
+
+def _sglang_release() -> tuple[int, ...]:
+    from importlib.metadata import version
+
+    return tuple(int(p) for p in version("sglang").split(".")[:3] if p.isdigit())
+
+
+#: SGLang 0.5.8.post1 and older import sgl_kernel (a CUDA kernel wheel, absent here) on
+#: the way to resolution (sglang/srt/layers/moe/moe_runner/deep_gemm.py at module level:
+#: every case answered "No module named 'sgl_kernel'"); resolution calls none of it. Later
+#: releases do not import it there, so they run without the stand-in, as recorded.
+SGL_KERNEL_STANDIN = _sglang_release() < (0, 5, 9) and standin.install("sgl_kernel")
+
 import sglang  # noqa: E402
 from sglang.srt import server_args as sa  # noqa: E402
 
@@ -116,6 +129,7 @@ SPECULATIVE_WORDS = (
 def header() -> dict[str, Any]:
     return {
         "torchvision": "inert stand-in module" if STANDIN else "real",
+        **({"sgl_kernel": "inert stand-in module"} if SGL_KERNEL_STANDIN else {}),
         "device_answer": "cuda (cpu_answer kept where --device cpu differs)",
         "resolution": "ServerArgs.__post_init__ (the release has no resolve_once)"
         if LEGACY_RESOLUTION

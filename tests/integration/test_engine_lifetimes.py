@@ -506,3 +506,32 @@ def test_sglang_block_verification_from_0_5_22(
         phrase,
     )
     assert said == severities, everything
+
+
+@pytest.mark.parametrize(
+    ("version", "severities"),
+    [
+        # SpeculativeAlgorithm.from_string raises "Unknown speculative algorithm name: MTP"
+        # once --speculative-algorithm has no argparse choices: sglang 0.5.12 and
+        # 0.5.12.post1 themselves refuse it at resolution (issue 27: recorded,
+        # tests/data/engine_oracle/sglang-0.5.12.json, sglang-0015-algorithm); 0.5.11's
+        # parser refuses it first (invalid choice), where this check is not confirmed
+        ("0.5.12", ["fail"]),
+        ("0.5.12.post1", ["fail"]),
+        ("0.5.23", ["fail"]),
+        ("0.5.11", ["warn"]),
+    ],
+)
+def test_sglang_unknown_algorithm_from_the_release_without_choices(
+    check: Run,  # noqa: F811
+    version: str,
+    severities: list[str],
+) -> None:
+    said, everything = _sg307(
+        check,
+        "sglang",
+        version,
+        "python3 -m sglang.launch_server --model-path m --speculative-algorithm MTP\n",
+        "Unknown speculative algorithm name: MTP",
+    )
+    assert said == severities, everything

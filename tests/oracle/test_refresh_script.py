@@ -161,6 +161,21 @@ def test_a_release_recorded_between_two_narrows_their_boundaries(script: Any) ->
     assert len(moved) == 2
 
 
+def test_a_release_recorded_below_every_other_bounds_the_flags_after_it(script: Any) -> None:
+    # 0.5.9 recorded when 0.5.10 was the oldest: --new is in 0.5.10's parser and not in
+    # 0.5.9's, so it came at 0.5.10 (0.5.9 the last without it); --gone is in 0.5.9's and
+    # not in 0.5.10's; --kept is in both (the --enable-hisparse case of sglang 0.5.9)
+    new, moved = script.settings_lifetimes(
+        _SETTINGS, "0.5.9", None, set(), {"--gone", "--kept"}, "0.5.10", {"--new", "--kept"}
+    )
+    settings = {s["name"]: s for s in json.loads(new)["settings"]}
+    assert (settings["--new"]["since"], settings["--new"]["since_after"]) == ("0.5.10", "0.5.9")
+    assert (settings["--gone"]["removed_in"], settings["--gone"]["removed_after"]) == (
+        "0.5.10", "0.5.9")
+    assert "since" not in settings["--kept"] and "removed_in" not in settings["--kept"]
+    assert len(moved) == 2
+
+
 def test_a_post_release_is_a_release_between_its_release_and_the_next(script: Any) -> None:
     # docs/engines.md#versions: 0.5.12 < 0.5.12.post1 < 0.5.13 (PyPI serves all three)
     order = ["0.5.13", "0.5.12.post1", "0.5.12", "0.5.9"]

@@ -25,6 +25,12 @@ from tests.oracle import replay
 # answers settled (tests/data/engine_oracle/README.md): vLLM 0.19.1 697/898, 0.22.1
 # 859/898, 0.25.1 858/898, 0.29.0 860/898, 0.30.0 851/892, 0.31.0 851/891; SGLang 0.5.10
 # 656/705, 0.5.13 632/702, 0.5.15 629/702, 0.5.18 609/687, 0.5.20 595/684, 0.5.21 595/684.
+# The SGLang backfill (issue 27: every release PyPI serves from 0.5.5.post3, post-releases
+# included): 0.5.5.post3 634/705, 0.5.6 634/705, 0.5.6.post1 610/705, 0.5.6.post2 643/705,
+# 0.5.7 643/705, 0.5.8 652/705, 0.5.8.post1 652/705, 0.5.9 656/705, 0.5.10.post1 656/705,
+# 0.5.11 647/705, 0.5.12 635/702, 0.5.12.post1 635/702, 0.5.13.post1 632/702, 0.5.14
+# 625/687, 0.5.15.post1 625/687, 0.5.16 609/687, 0.5.17 609/687, 0.5.19 609/687, 0.5.22
+# 595/684.
 
 #: Every release recorded (tests/data/engine_oracle/ENGINE-VERSION.json), found in the
 #: data: a release scripts/refresh_engine_data.py records is replayed with no list to edit.
