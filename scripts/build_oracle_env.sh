@@ -149,6 +149,18 @@ cpu_alias() {
   echo "vllm-$version: platform-detection alias written (vllm $version+cpu dist-info)" >&2
 }
 
+# Pins a release's own requirements leave open where the newest version allowed stops the
+# release at import; each names its evidence. vllm 0.9.2 registers the model type "aimv2"
+# (vllm/transformers_utils/configs/ovis.py, AutoConfig.register) and raises "'aimv2' is
+# already used by a Transformers config" when transformers registers it too, which it does
+# from 4.54.0 (models/aimv2 is in the 4.54.0 wheel, not in 4.53.3): 0.9.2 (July 2025) was
+# released before 4.54.0, and its requirement (transformers >= 4.53.2) is kept.
+vllm_extra_pins() {
+  case "$1" in
+    0.9.2) echo "transformers<4.54" ;;
+  esac
+}
+
 build_vllm() {
   local version="$1" dir="$TARGET/vllm-$1"
   local package
@@ -162,7 +174,7 @@ build_vllm() {
     # a backfill's shortcut: the previous release's environment, moved here, with this
     # release installed over it (pip changes what this release requires; packages only
     # the previous one needed stay). The marker says so.
-    reused=" (reused: $(cut -d' ' -f2 < "$ORACLE_REUSE/.oracle-built" 2>/dev/null))"
+    reused=" (reused: $(cut -d' ' -f2 "$ORACLE_REUSE/.oracle-built" 2>/dev/null || echo "an unfinished build"))"
     mv "$ORACLE_REUSE" "$dir"
     rm -f "$dir/.oracle-built"
     # the previous release's vLLM goes first, under either name: installed as the other
@@ -183,7 +195,9 @@ build_vllm() {
     fi
     "$dir/bin/python" -m pip install -q --no-deps "$package==$version"
     mapfile -t reqs < <(own_requirements "$dir/bin/python" "$package")
-    "$dir/bin/python" -m pip install -q "$TORCH_PIN" "${reqs[@]}"
+    mapfile -t extra < <(vllm_extra_pins "$version")
+    "$dir/bin/python" -m pip install -q "$TORCH_PIN" "${reqs[@]}" "${extra[@]}"
+    if [ "${#extra[@]}" -gt 0 ]; then pins="$pins (also ${extra[*]})"; fi
     "$dir/bin/python" -m pip uninstall -q -y torchvision torchaudio torchcodec || true
     pins="$pins (torch substituted)"
   fi

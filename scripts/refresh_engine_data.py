@@ -208,6 +208,45 @@ def older_lifetimes(
     return entry.sub(edit, text), moved
 
 
+def between_lifetimes(
+    text: str, version: str, previous: str, following: str, at: set[str]
+) -> tuple[str, list[str]]:
+    """The engine data file ``text`` with its settings' lifetimes narrowed by the parser
+    of ``version``, recorded between the recorded ``previous`` and ``following`` (``at``:
+    its long options). A boundary the two neighbours put between them (``since_after``
+    ``previous`` and ``since`` ``following``; ``removed_after``/``removed_in`` alike)
+    now lies on one side of ``version``:
+
+    - ``since`` ``following``: in ``version``'s parser → ``since`` ``version``; not in it
+      → ``since_after`` ``version``;
+    - ``removed_in`` ``following``: in ``version``'s parser → ``removed_after``
+      ``version``; not in it → ``removed_in`` ``version``.
+
+    A boundary read elsewhere (a ``since`` or ``removed_in`` that is not ``following``,
+    or whose other side is not ``previous``) is left as it is, and so is every setting
+    without one. Returns the new text (every other byte as it was) and what moved.
+
+    Example: ``--x`` with ``since`` 0.13.0 / ``since_after`` 0.10.2, recorded in 0.12.0's
+    parser → ``since`` 0.12.0, ``since_after`` 0.10.2.
+    """
+    moved: list[str] = []
+    entry = re.compile(r'^(\s*)(\{"name": "--[^"\n]+".*\})(,?)$', re.MULTILINE)
+
+    def edit(match: re.Match[str]) -> str:
+        setting: dict[str, Any] = json.loads(match.group(2))
+        name, present, add = setting["name"], setting["name"] in at, {}
+        if (setting.get("since"), setting.get("since_after")) == (following, previous):
+            add = {"since": version} if present else {"since_after": version}
+        if (setting.get("removed_in"), setting.get("removed_after")) == (following, previous):
+            add |= {"removed_after": version} if present else {"removed_in": version}
+        if not add:
+            return match.group(0)
+        moved.append(f"{name}: {json.dumps(add)}")
+        return match.group(1) + json.dumps(setting | add, ensure_ascii=False) + match.group(3)
+
+    return entry.sub(edit, text), moved
+
+
 def _read_records(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     doc = json.loads(path.read_text("utf-8"))
     return doc["header"], doc["records"]
@@ -356,7 +395,13 @@ def record(
             listed = json.loads(text).get("parsers", ())
             older = [v for v in listed if version_key(v) < version_key(version)]
             newer = [v for v in listed if version_key(v) > version_key(version)]
-            if newer and not older:  # a backfill, below every recorded release
+            if newer and older:  # between two recorded releases
+                text, moved = between_lifetimes(
+                    text, version, max(older, key=version_key), min(newer, key=version_key),
+                    _long_options(DATA / "parsers" / f"{engine}-{version}.json"),
+                )  # fmt: skip
+                print(f"{engine} {version}: settings moved: {moved or 'none'}", file=sys.stderr)
+            elif newer:  # a backfill, below every recorded release
                 following = min(newer, key=version_key)
                 text, moved = older_lifetimes(
                     text, version, following,

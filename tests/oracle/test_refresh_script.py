@@ -196,3 +196,37 @@ def test_an_older_parser_moves_the_lifetimes_downwards(script: Any) -> None:
     again, more = script.older_lifetimes(new, "0.16.0", "0.17.1", at, at)
     assert again == new
     assert more == ["CHECK --odd: in 0.16.0's parser, but since 0.18.1"]
+
+
+_BETWEEN = """{
+  "settings": [
+    {"name": "--came", "since": "0.13.0", "since_after": "0.10.2", "source": {"repo": "r"}},
+    {"name": "--late", "since": "0.13.0", "since_after": "0.10.2", "source": {"repo": "r"}},
+    {"name": "--went", "removed_in": "0.13.0", "removed_after": "0.10.2", "source": {}},
+    {"name": "--early", "removed_in": "0.13.0", "removed_after": "0.10.2", "source": {}},
+    {"name": "--read", "since": "0.13.0", "since_after": "0.11.0", "source": {"repo": "r"}},
+    {"name": "--kept", "source": {"repo": "r"}}
+  ]
+}
+"""
+
+
+def test_a_parser_between_two_recorded_ones_narrows_their_boundaries(script: Any) -> None:
+    # 0.12.0 recorded between 0.10.2 and 0.13.0; its parser has --came, --went, --read
+    # and --kept, not --late nor --early
+    at = {"--came", "--went", "--read", "--kept"}
+    new, moved = script.between_lifetimes(_BETWEEN, "0.12.0", "0.10.2", "0.13.0", at)
+    settings = {s["name"]: s for s in json.loads(new)["settings"]}
+    assert (settings["--came"]["since_after"], settings["--came"]["since"]) == (
+        "0.10.2", "0.12.0")  # in 0.12.0: it came between 0.10.2 and 0.12.0
+    assert (settings["--late"]["since_after"], settings["--late"]["since"]) == (
+        "0.12.0", "0.13.0")  # not in 0.12.0: it came between 0.12.0 and 0.13.0
+    assert (settings["--went"]["removed_after"], settings["--went"]["removed_in"]) == (
+        "0.12.0", "0.13.0")
+    assert (settings["--early"]["removed_after"], settings["--early"]["removed_in"]) == (
+        "0.10.2", "0.12.0")
+    # a since_after read elsewhere (0.11.0, not the recorded neighbour) is left alone
+    assert settings["--read"] == json.loads(_BETWEEN)["settings"][4]
+    assert settings["--kept"] == {"name": "--kept", "source": {"repo": "r"}}
+    assert len(moved) == 4
+    assert new.count("\n") == _BETWEEN.count("\n")
