@@ -154,10 +154,11 @@ cpu_alias() {
 # (vllm/transformers_utils/configs/ovis.py, AutoConfig.register) and raises "'aimv2' is
 # already used by a Transformers config" when transformers registers it too, which it does
 # from 4.54.0 (models/aimv2 is in the 4.54.0 wheel, not in 4.53.3): 0.9.2 (July 2025) was
-# released before 4.54.0, and its requirement (transformers >= 4.53.2) is kept.
+# released before 4.54.0, and its requirement (transformers >= 4.53.2) is kept. 0.9.0.1
+# and 0.9.1 stop alike (recorded 2026-12-03).
 vllm_extra_pins() {
   case "$1" in
-    0.9.2) echo "transformers<4.54" ;;
+    0.9.0.1|0.9.1|0.9.2) echo "transformers<4.54" ;;
   esac
 }
 
