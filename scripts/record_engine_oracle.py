@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from engine_oracle.common import host, write_records
+from engine_oracle.common import host, substituted, write_records
 from engine_oracle.models import ensure_models, model_info
 
 SCHEMA = 1
@@ -116,6 +116,9 @@ def main() -> int:
         "models": model_info(models),
         **extra,
     }
+    said = substituted()  # what the oracle environment supplies (build_oracle_env.sh)
+    if said:
+        header["substituted"] = said
     write_records(args.out, header, records)
     statuses: dict[str, int] = {}
     for r in records:

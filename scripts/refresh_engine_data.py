@@ -227,6 +227,96 @@ def settings_lifetimes(
     return entry.sub(edit, text), moved
 
 
+def older_lifetimes(
+    text: str, version: str, following: str, at: set[str], after: set[str]
+) -> tuple[str, list[str]]:
+    """The engine data file ``text`` with its settings' lifetimes (its ``--flag``
+    entries, one a line) moved by the parser of an OLDER release: ``version`` recorded
+    below ``following``, the oldest release recorded so far (``at``/``after``: their long
+    options). A backfill records downwards, so a boundary it finds lies between
+    ``version`` and ``following``:
+
+    - a setting ``following`` has and ``version`` lacks came in after ``version``: with
+      no ``since``, it gains ``"since": following, "since_after": version``; with a
+      ``since`` read elsewhere (at or before ``following``), a ``since_after`` older
+      than ``version`` (or none) becomes ``version``;
+    - a setting ``version`` has and ``following`` lacks went in ``following``: with no
+      ``removed_in``, it gains ``"removed_in": following, "removed_after": version``;
+    - a setting ``version`` has whose ``since`` is later than ``version`` contradicts
+      the data: left as it is and named in the returned list (``CHECK``) for a
+      maintainer to read the source.
+
+    Returns the new text (every other byte as it was) and what moved, one line each.
+
+    Example: ``--spec-x`` in 0.18.1's parser, not in 0.17.1's →
+    ``{"name": "--spec-x", "since": "0.18.1", "since_after": "0.17.1", …}``.
+    """
+    moved: list[str] = []
+    entry = re.compile(r'^(\s*)(\{"name": "--[^"\n]+".*\})(,?)$', re.MULTILINE)
+    below = version_key(version)
+
+    def edit(match: re.Match[str]) -> str:
+        setting: dict[str, Any] = json.loads(match.group(2))
+        name, add = setting["name"], {}
+        since = setting.get("since")
+        if name in after and name not in at:
+            if since is None:
+                add = {"since": following, "since_after": version}
+            elif version_key(setting.get("since_after", "0")) < below < version_key(since):
+                add = {"since_after": version}
+        elif name in at and name not in after and "removed_in" not in setting:
+            add = {"removed_in": following, "removed_after": version}
+        elif name in at and since is not None and version_key(since) > below:
+            moved.append(f"CHECK {name}: in {version}'s parser, but since {since}")
+        if not add:
+            return match.group(0)
+        moved.append(f"{name}: {json.dumps(add)}")
+        keys = list(setting)
+        ordered = {"name": name, **add, **{k: setting[k] for k in keys[1:] if k not in add}}
+        return match.group(1) + json.dumps(ordered, ensure_ascii=False) + match.group(3)
+
+    return entry.sub(edit, text), moved
+
+
+def between_lifetimes(
+    text: str, version: str, previous: str, following: str, at: set[str]
+) -> tuple[str, list[str]]:
+    """The engine data file ``text`` with its settings' lifetimes narrowed by the parser
+    of ``version``, recorded between the recorded ``previous`` and ``following`` (``at``:
+    its long options). A boundary the two neighbours put between them (``since_after``
+    ``previous`` and ``since`` ``following``; ``removed_after``/``removed_in`` alike)
+    now lies on one side of ``version``:
+
+    - ``since`` ``following``: in ``version``'s parser → ``since`` ``version``; not in it
+      → ``since_after`` ``version``;
+    - ``removed_in`` ``following``: in ``version``'s parser → ``removed_after``
+      ``version``; not in it → ``removed_in`` ``version``.
+
+    A boundary read elsewhere (a ``since`` or ``removed_in`` that is not ``following``,
+    or whose other side is not ``previous``) is left as it is, and so is every setting
+    without one. Returns the new text (every other byte as it was) and what moved.
+
+    Example: ``--x`` with ``since`` 0.13.0 / ``since_after`` 0.10.2, recorded in 0.12.0's
+    parser → ``since`` 0.12.0, ``since_after`` 0.10.2.
+    """
+    moved: list[str] = []
+    entry = re.compile(r'^(\s*)(\{"name": "--[^"\n]+".*\})(,?)$', re.MULTILINE)
+
+    def edit(match: re.Match[str]) -> str:
+        setting: dict[str, Any] = json.loads(match.group(2))
+        name, present, add = setting["name"], setting["name"] in at, {}
+        if (setting.get("since"), setting.get("since_after")) == (following, previous):
+            add = {"since": version} if present else {"since_after": version}
+        if (setting.get("removed_in"), setting.get("removed_after")) == (following, previous):
+            add |= {"removed_after": version} if present else {"removed_in": version}
+        if not add:
+            return match.group(0)
+        moved.append(f"{name}: {json.dumps(add)}")
+        return match.group(1) + json.dumps(setting | add, ensure_ascii=False) + match.group(3)
+
+    return entry.sub(edit, text), moved
+
+
 def _read_records(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     doc = json.loads(path.read_text("utf-8"))
     return doc["header"], doc["records"]
@@ -372,26 +462,31 @@ def record(
         if "parser" in timings:  # last: the corpus above is generated from this file
             path = DATA / f"{engine}.json"
             text = path.read_text("utf-8")
-            older = [
-                v for v in json.loads(text).get("parsers", ())
-                if version_key(v) < version_key(version)
-            ]  # fmt: skip
-            newer = [
-                v for v in json.loads(text).get("parsers", ())
-                if version_key(v) > version_key(version)
-            ]  # fmt: skip
-            previous = max(older, key=version_key) if older else None
-            following = min(newer, key=version_key) if newer else None
-            text, moved = settings_lifetimes(
-                text, version, previous,
-                _long_options(DATA / "parsers" / f"{engine}-{previous}.json")
-                if previous is not None else set(),
-                _long_options(DATA / "parsers" / f"{engine}-{version}.json"),
-                following,
-                _long_options(DATA / "parsers" / f"{engine}-{following}.json")
-                if following is not None else frozenset(),
-            )  # fmt: skip
-            print(f"{engine} {version}: settings moved: {moved or 'none'}", file=sys.stderr)
+            listed = json.loads(text).get("parsers", ())
+            older = [v for v in listed if version_key(v) < version_key(version)]
+            newer = [v for v in listed if version_key(v) > version_key(version)]
+            if newer and older:  # between two recorded releases
+                text, moved = between_lifetimes(
+                    text, version, max(older, key=version_key), min(newer, key=version_key),
+                    _long_options(DATA / "parsers" / f"{engine}-{version}.json"),
+                )  # fmt: skip
+                print(f"{engine} {version}: settings moved: {moved or 'none'}", file=sys.stderr)
+            elif newer:  # a backfill, below every recorded release
+                following = min(newer, key=version_key)
+                text, moved = older_lifetimes(
+                    text, version, following,
+                    _long_options(DATA / "parsers" / f"{engine}-{version}.json"),
+                    _long_options(DATA / "parsers" / f"{engine}-{following}.json"),
+                )  # fmt: skip
+                print(f"{engine} {version}: settings moved: {moved or 'none'}", file=sys.stderr)
+            elif older:
+                previous = max(older, key=version_key)
+                text, moved = settings_lifetimes(
+                    text, version, previous,
+                    _long_options(DATA / "parsers" / f"{engine}-{previous}.json"),
+                    _long_options(DATA / "parsers" / f"{engine}-{version}.json"),
+                )  # fmt: skip
+                print(f"{engine} {version}: settings moved: {moved or 'none'}", file=sys.stderr)
             path.write_text(add_parser_version(text, version), "utf-8")
         print(f"{engine} {version}: {json.dumps(timings)}", file=sys.stderr, flush=True)
         if remove_env and env.is_dir() and oracle.resolve() in env.resolve().parents:

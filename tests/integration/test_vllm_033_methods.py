@@ -131,7 +131,7 @@ def _engine(dep: dict[str, Any]) -> dict[str, Any]:
         # every one inside the recorded parsers (0.19.1 standing for 0.20.0 … 0.33.0),
         # none of which reads --speculative-foo: a fail unpinned
         ('{"method": "dflash", "model": "d", "num_speculative_tokens": 3}', None, "fail"),
-        # medusa narrows from above only: releases before 0.18.1 (parsers not recorded)
+        # medusa narrows from above only: releases before 0.8.5 (parsers not recorded)
         # are still allowed, so the refusal warns
         ('{"method": "medusa", "model": "d", "num_speculative_tokens": 3}', "0.32.0", "warn"),
     ],
@@ -237,7 +237,7 @@ _BOUNDED = (
         # (data/engines/parsers/vllm-0.28.0.json … vllm-0.33.0.json have no such option
         # and no option it abbreviates): no release the settings allow starts
         (_BOUNDED, "fail"),
-        # unbounded: releases before 0.18.1, whose parsers were not recorded, are allowed
+        # unbounded: releases before 0.8.5, whose parsers were not recorded, are allowed
         ('{"method": "eagle", "model": "d", "num_speculative_tokens": 3}', "warn"),
     ],
 )

@@ -223,3 +223,80 @@ def test_a_release_is_stored_as_its_differences_and_replayed_whole(
     _write(tmp_path / "vllm-2.0.0.json", "2.0.0", [{"id": "vllm-0009-x", "answer": {}}])
     assert script.compact_records(tmp_path / "vllm-2.0.0.json", tmp_path) is None
     assert "base" not in json.loads((tmp_path / "vllm-2.0.0.json").read_text())["header"]
+
+
+_OLDER = """{
+  "settings": [
+    {"name": "--new", "source": {"repo": "r"}},
+    {"name": "--read", "since": "0.22.0", "since_after": "0.14.0", "source": {"repo": "r"}},
+    {"name": "--gone", "source": {"repo": "r"}},
+    {"name": "--odd", "since": "0.18.1", "source": {"repo": "r"}},
+    {"name": "--kept", "source": {"repo": "r", "note": "…"}},
+    {"name": "--spec-x", "removed_in": "0.8.0", "source": {"repo": "r"}}
+  ]
+}
+"""
+
+
+def test_an_older_parser_moves_the_lifetimes_downwards(script: Any) -> None:
+    # a backfill records 0.17.1 below the oldest recorded 0.18.1: 0.18.1's parser has
+    # --new, --read, --odd and --kept; 0.17.1's has --gone, --odd and --kept
+    after = {"--new", "--read", "--odd", "--kept"}
+    at = {"--gone", "--odd", "--kept"}
+    new, moved = script.older_lifetimes(_OLDER, "0.17.1", "0.18.1", at, after)
+    settings = {s["name"]: s for s in json.loads(new)["settings"]}
+    # not in 0.17.1, in 0.18.1: came in after 0.17.1, at 0.18.1 at the latest
+    assert settings["--new"] == {"name": "--new", "since": "0.18.1", "since_after": "0.17.1",
+                                 "source": {"repo": "r"}}
+    # a since read elsewhere (0.22.0) stays; its since_after narrows from 0.14.0 to 0.17.1
+    assert settings["--read"]["since"] == "0.22.0"
+    assert settings["--read"]["since_after"] == "0.17.1"
+    # in 0.17.1, not in 0.18.1: gone at 0.18.1
+    assert settings["--gone"]["removed_in"] == "0.18.1"
+    assert settings["--gone"]["removed_after"] == "0.17.1"
+    # in 0.17.1 but said to come at 0.18.1: a contradiction, named, not edited
+    assert settings["--odd"] == {"name": "--odd", "since": "0.18.1", "source": {"repo": "r"}}
+    assert any(m.startswith("CHECK --odd") for m in moved)
+    assert settings["--kept"] == {"name": "--kept", "source": {"repo": "r", "note": "…"}}
+    assert settings["--spec-x"]["removed_in"] == "0.8.0"  # already bounded, absent in both
+    assert len(moved) == 4
+    assert new.count("\n") == _OLDER.count("\n")
+    # the next release down (0.16.0), with 0.17.1's flags, moves nothing more (--odd is
+    # named again until a maintainer settles it)
+    again, more = script.older_lifetimes(new, "0.16.0", "0.17.1", at, at)
+    assert again == new
+    assert more == ["CHECK --odd: in 0.16.0's parser, but since 0.18.1"]
+
+
+_BETWEEN = """{
+  "settings": [
+    {"name": "--came", "since": "0.13.0", "since_after": "0.10.2", "source": {"repo": "r"}},
+    {"name": "--late", "since": "0.13.0", "since_after": "0.10.2", "source": {"repo": "r"}},
+    {"name": "--went", "removed_in": "0.13.0", "removed_after": "0.10.2", "source": {}},
+    {"name": "--early", "removed_in": "0.13.0", "removed_after": "0.10.2", "source": {}},
+    {"name": "--read", "since": "0.13.0", "since_after": "0.11.0", "source": {"repo": "r"}},
+    {"name": "--kept", "source": {"repo": "r"}}
+  ]
+}
+"""
+
+
+def test_a_parser_between_two_recorded_ones_narrows_their_boundaries(script: Any) -> None:
+    # 0.12.0 recorded between 0.10.2 and 0.13.0; its parser has --came, --went, --read
+    # and --kept, not --late nor --early
+    at = {"--came", "--went", "--read", "--kept"}
+    new, moved = script.between_lifetimes(_BETWEEN, "0.12.0", "0.10.2", "0.13.0", at)
+    settings = {s["name"]: s for s in json.loads(new)["settings"]}
+    assert (settings["--came"]["since_after"], settings["--came"]["since"]) == (
+        "0.10.2", "0.12.0")  # in 0.12.0: it came between 0.10.2 and 0.12.0
+    assert (settings["--late"]["since_after"], settings["--late"]["since"]) == (
+        "0.12.0", "0.13.0")  # not in 0.12.0: it came between 0.12.0 and 0.13.0
+    assert (settings["--went"]["removed_after"], settings["--went"]["removed_in"]) == (
+        "0.12.0", "0.13.0")
+    assert (settings["--early"]["removed_after"], settings["--early"]["removed_in"]) == (
+        "0.10.2", "0.12.0")
+    # a since_after read elsewhere (0.11.0, not the recorded neighbour) is left alone
+    assert settings["--read"] == json.loads(_BETWEEN)["settings"][4]
+    assert settings["--kept"] == {"name": "--kept", "source": {"repo": "r"}}
+    assert len(moved) == 4
+    assert new.count("\n") == _BETWEEN.count("\n")
