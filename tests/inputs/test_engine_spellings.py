@@ -319,11 +319,12 @@ def test_parser_bounds_by_hand() -> None:
     argv = tuple(_EAGLE.split())
     source = CommandSource(Command(argv), tuple(Span(1, i + 1) for i in range(len(argv))), "f")
     (used,) = settings.parser_bounds(knowledge("sglang"), sglang.FLAGS, source)
-    # present 0.5.10–0.5.21, absent 0.5.23: no lower bound; from 0.5.23 not read, and
+    # present 0.5.10–0.5.21, absent 0.5.22 (0.5.22's recorded parser: ambiguous with
+    # --speculative-enable-w4a4-mxfp4-megamoe): no lower bound; from 0.5.22 not read, and
     # 0.5.21 the newest known to read it
     assert used.spelled == "--speculative-e"
     assert (used.low, used.sure_low, used.high, used.sure_high) == (
-        None, None, (0, 5, 23), (0, 5, 21)
+        None, None, (0, 5, 22), (0, 5, 21)
     )
     # without such a word nothing narrows
     plain = CommandSource(Command(argv[:-2]), source.spans[:-2], "f")
@@ -331,15 +332,18 @@ def test_parser_bounds_by_hand() -> None:
 
 
 def test_a_pinned_release_between_two_readings_warns() -> None:
-    # 0.5.22's parser was not recorded: 0.5.21 reads '--speculative-e' as
-    # --speculative-eagle-topk, 0.5.23 refuses it as ambiguous (the recorded answers).
-    # Read as the nearest recorded release before it reads it, with a warn; a pinned
-    # release that was recorded (0.5.21) says nothing.
-    config = _read("sglang", _EAGLE, "0.5.22")
+    # A pinned release no parser was recorded for (0.5.21.post1, a tag between two
+    # recorded releases): 0.5.21 reads '--speculative-e' as --speculative-eagle-topk,
+    # 0.5.22 refuses it as ambiguous (the recorded answers). Read as the nearest recorded
+    # release before it reads it, with a warn; a recorded pinned release (0.5.21) says
+    # nothing, and 0.5.22 refuses (fail).
+    config = _read("sglang", _EAGLE, "0.5.21.post1")
     values = config.resolution["engine_values"]  # type: ignore[attr-defined]
     assert values["speculative_eagle_topk"] == 4
     ((severity, message),) = _sg310(config)
     assert severity == "warn"
     assert "--speculative-e is --speculative-eagle-topk to SGLang 0.5.21" in message
-    assert "SGLang 0.5.23 refuses it ('error: ambiguous option: --speculative-e" in message
+    assert "SGLang 0.5.22 refuses it ('error: ambiguous option: --speculative-e" in message
+    ((severity, message),) = _sg310(_read("sglang", _EAGLE, "0.5.22"))
+    assert severity is None and "SGLang 0.5.22 refuses to start" in message
     assert _sg310(_read("sglang", _EAGLE, "0.5.21")) == []
