@@ -29,6 +29,7 @@ from specgate.inputs.engines._base import (
     opts_get,
 )
 from specgate.inputs.engines._source import UNSETTLED, Options, norm_key, refused_could_be
+from specgate.inputs.engines.check_values import shown as _shown
 from specgate.inputs.engines.lifetime import behaviour_at, behaviour_lifetime
 from specgate.inputs.knowledge import format_version, knowledge
 from specgate.inputs.types import EngineConfig, ModelShape
@@ -568,12 +569,35 @@ _SPEC_V2_REFUSAL = {
 }
 
 
+#: SGLang's own truth words for ``SGLANG_ENABLE_SPEC_V2`` (``EnvBool.parse``: the value
+#: lower-cased, not stripped; environ.py of every wheel that reads it, 0.5.4.post3 to
+#: 0.5.10.post1: 0.5.7 :113-120); any other value (``on``, `` 1``, empty) makes
+#: ``EnvField.get`` warn and return the default, False (0.5.7 environ.py:60-66, :362).
+_ENV_TRUE = frozenset({"true", "1", "yes", "y"})
+_ENV_FALSE = frozenset({"false", "0", "no", "n"})
+
+
+def spec_v2_on(value: object) -> bool | None:
+    """Whether SGLang reads ``value`` of ``SGLANG_ENABLE_SPEC_V2`` as on (None: a value
+    the launcher leaves unsettled, so not known)."""
+    if value is UNSETTLED:
+        return None
+    text = str(value).lower()
+    return text in _ENV_TRUE  # False for the false words and for every invalid value
+
+
 def _check_spec_v2(topk: int | None, algorithm: str, b: Builder, ctx: Context) -> None:
     env = ctx.env.get(SPEC_V2_ENV)
     behaviour = _SPEC_V2_REFUSAL.get(algorithm)
     if env is None or topk is None or topk <= 1 or behaviour is None:
         return
-    if as_str(env).strip().lower() not in ("1", "true", "yes", "on"):
+    on = spec_v2_on(env.value)
+    if on is False:
+        if str(env.value).lower() not in _ENV_FALSE:
+            b.note(
+                f"{SPEC_V2_ENV}={_shown(env.value)} is not a value SGLang reads (true, 1, yes, "
+                "y, false, 0, no, n in any case): it warns and keeps spec v2 off (spec v1)"
+            )
         return
     if not _DATA.behaves(behaviour, ctx.version):
         b.note(
@@ -582,6 +606,16 @@ def _check_spec_v2(topk: int | None, algorithm: str, b: Builder, ctx: Context) -
         )
         return
     b.at("spec_v2", env)
+    if on is None:
+        b.issue(
+            "SG307",
+            f"{SPEC_V2_ENV} is set to a value specgate cannot settle: if SGLang reads it as "
+            f"on (true, 1, yes, y), spec v2 (overlap scheduler) supports only eagle_topk 1, "
+            f"not {topk}, and refuses to start",
+            "eagle_topk",
+            "warn",
+        )
+        return
     b.issue(
         "SG307",
         f"{SPEC_V2_ENV} (overlap scheduler) supports only eagle_topk 1, not {topk}, in "
