@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from tests.integration.test_engine_checks import Run, check, found  # noqa: F401
 from tests.integration.test_engine_refusals_missing import _sglang
+from tests.integration.test_sglang_check_lifetimes import _LLAMA, _MLA, _findings, _said
 
 _TREE = "--speculative-algorithm EAGLE --speculative-draft-model-path d "
 _TREE += "--speculative-num-steps 3 --speculative-eagle-topk 4 --speculative-num-draft-tokens 8"
@@ -61,3 +62,108 @@ def test_spec_v2_y_is_true_at_every_release_of_the_refusal(
     _code, dep = check(files)
     spec_v2 = [s for s, _, m in found(dep, "SG307") if "supports only eagle_topk 1" in m]
     assert spec_v2 == ["fail"], found(dep, "SG307")
+
+
+_MTP = "--speculative-algorithm EAGLE --speculative-eagle-topk 4 "
+
+
+@pytest.mark.parametrize(
+    ("version", "flags", "severity"),
+    [
+        # DraftBackendFactory.create_decode_backend returns None at one step (0.5.23
+        # draft_utils.py:86 '<= 1'; 0.5.7 :40 and 0.5.4 :35 '== 1'): no multi-step draft
+        # backend, so FlashInferMLAMultiStepDraftBackend.__init__ (0.5.23
+        # flashinfer_mla_backend.py:1196) never runs; draft-extend and verify use
+        # FlashInferMLAAttnBackend, which checks no topk
+        ("0.5.23", "--speculative-num-steps 1 --speculative-num-draft-tokens 4", []),
+        ("0.5.7", "--speculative-num-steps 1 --speculative-num-draft-tokens 4", []),
+        ("0.5.4", "--speculative-num-steps 1 --speculative-num-draft-tokens 4", []),
+        # 0.5.3 eagle_worker.py:195 builds it at any steps (no guard): refused
+        ("0.5.3", "--speculative-num-steps 1 --speculative-num-draft-tokens 4", ["fail"]),
+        # the draft backend is --speculative-draft-attention-backend first (0.5.23
+        # draft_utils.py:55-61, model_runner.py:320; 0.5.7 draft_utils.py:21-33)
+        ("0.5.23", "--speculative-num-steps 3 --speculative-num-draft-tokens 8 "
+         "--speculative-draft-attention-backend triton", []),
+        ("0.5.7", "--speculative-num-steps 3 --speculative-num-draft-tokens 8 "
+         "--speculative-draft-attention-backend triton", []),
+        # then --decode-attention-backend, from 0.5.2rc2 (eagle_worker.py:197-207; 0.5.3
+        # :202-211; 0.5.23 attention_backends(), model_override_base.py:147-151)
+        ("0.5.23", "--speculative-num-steps 3 --speculative-num-draft-tokens 8 "
+         "--decode-attention-backend triton", []),
+        ("0.5.3", "--speculative-num-steps 3 --speculative-num-draft-tokens 8 "
+         "--decode-attention-backend triton", []),
+        ("0.5.23", "--speculative-num-steps 3 --speculative-num-draft-tokens 8 "
+         "--attention-backend triton --decode-attention-backend flashinfer", ["fail"]),
+        # 0.5.1's draft worker reads --attention-backend only (eagle_worker.py 'if
+        # self.server_args.attention_backend == "flashinfer"'), though the flag exists
+        # (server_args.py:1398)
+        ("0.5.1", "--speculative-num-steps 3 --speculative-num-draft-tokens 8 "
+         "--decode-attention-backend triton", ["fail"]),
+        ("0.5.1", "--speculative-num-steps 3 --speculative-num-draft-tokens 8 "
+         "--attention-backend triton --decode-attention-backend flashinfer", []),
+        ("0.5.23", "--speculative-num-steps 3 --speculative-num-draft-tokens 8", ["fail"]),
+    ],
+)
+def test_flashinfer_mla_topk_only_where_the_mla_draft_backend_is_built(
+    check: Run,  # noqa: F811
+    version: str,
+    flags: str,
+    severity: list[str],
+) -> None:
+    backend = "" if "--attention-backend" in flags else "--attention-backend flashinfer "
+    got = _findings(check, version, f"{_MTP}{backend}{flags}", target=_MLA)
+    assert _said(got, "Flashinfer MLA only supports topk=1") == severity, got
+
+
+@pytest.mark.parametrize(
+    ("version", "flags", "severity"),
+    [
+        # --disable-mla: 0.4.4.post4 model_runner.py:127-130 'use_mla_backend = ... and not
+        # server_args.disable_mla', read by eagle_worker.py:152-172 (FlashInferMultiStep-
+        # DraftBackend, no topk check); the same at 0.4.5.post1 (:132, flag :981)
+        ("0.4.4.post4", "--disable-mla", []),
+        ("0.4.5.post1", "--disable-mla", []),
+        ("0.4.4.post4", "", ["fail"]),
+    ],
+)
+def test_flashinfer_mla_topk_not_refused_with_mla_disabled(
+    check: Run,  # noqa: F811
+    version: str,
+    flags: str,
+    severity: list[str],
+) -> None:
+    launch = f"{_TREE.replace('EAGLE', 'NEXTN')} --attention-backend flashinfer {flags}"
+    got = _findings(check, version, launch, target=_MLA, draft=_MLA)
+    assert _said(got, "Flashinfer MLA only supports topk=1") == severity, got
+
+
+def test_flashinfer_mla_topk_not_refused_for_a_draft_without_mla(
+    check: Run,  # noqa: F811
+) -> None:
+    # 0.5.23 draft_utils.py:227: a draft runner without MLA gets FlashInferMultiStepDraft-
+    # Backend, which checks no topk
+    launch = f"{_TREE} --attention-backend flashinfer"
+    got = _findings(check, "0.5.23", launch, target=_MLA, draft=_LLAMA)
+    assert _said(got, "Flashinfer MLA only supports topk=1") == [], got
+
+
+@pytest.mark.parametrize(
+    ("version", "flags", "severity"),
+    [
+        # FlashMLAMultiStepDraftBackend (0.5.23 flashmla_backend.py:598-610) is built by the
+        # same factory: none at one step from 0.5.4, the draft backend flag first
+        ("0.5.23", "--speculative-num-steps 1 --speculative-num-draft-tokens 4", []),
+        ("0.5.3", "--speculative-num-steps 1 --speculative-num-draft-tokens 4", ["fail"]),
+        ("0.5.23", "--speculative-num-steps 3 --speculative-num-draft-tokens 8 "
+         "--speculative-draft-attention-backend triton", []),
+        ("0.5.23", "--speculative-num-steps 3 --speculative-num-draft-tokens 8", ["fail"]),
+    ],
+)
+def test_flashmla_topk_only_where_its_draft_backend_is_built(
+    check: Run,  # noqa: F811
+    version: str,
+    flags: str,
+    severity: list[str],
+) -> None:
+    got = _findings(check, version, f"{_MTP}--attention-backend flashmla {flags}", target=_MLA)
+    assert _said(got, "FlashMLA only supports topk=1") == severity, got

@@ -224,9 +224,45 @@ def unsettled_parts(opts: Options) -> tuple[str, ...]:
     return ()
 
 
+#: The options SGLang takes the draft worker's multi-step decode backend from, first set
+#: first, each with the behaviour that says from which release it does (None: always).
+_DRAFT_BACKEND_KEYS = (
+    ("speculative_draft_attention_backend", "draft-backend-from-draft-flag"),
+    ("decode_attention_backend", "draft-backend-from-decode-flag"),
+    ("attention_backend", None),
+)
+
+
+def draft_decode_backend(opts: Options, steps: int | None, ctx: Context) -> str | None:
+    """The attention backend SGLang builds its multi-step draft (decode) backend with
+    (``FlashInferMLAMultiStepDraftBackend``, ``FlashMLAMultiStepDraftBackend`` …, whose
+    ``__init__`` refuses topk > 1), or None when it builds none or which is not known.
+
+    ``DraftBackendFactory.create_decode_backend`` returns None at one step from 0.5.4
+    (draft_utils.py:35 ``== 1``; 0.5.23 :86 ``<= 1``; behaviour
+    ``draft-backend-skipped-at-one-step``), and takes ``speculative_draft_attention_backend
+    or decode_attention_backend or attention_backend`` (0.5.7 draft_utils.py:21-33; 0.5.23
+    :55-61 with model_runner.py:320); 0.5.2rc2-0.5.3 ``decode_attention_backend or
+    attention_backend`` (eagle_worker.py ``_create_backend``, 0.5.3 :202-211); before, the
+    draft worker reads ``attention_backend`` only (0.4.4.post4 eagle_worker.py:152, 0.5.1
+    the same). Steps below 1 (refused elsewhere): not known."""
+    if steps is None or steps < 1:
+        return None
+    if steps == 1 and _DATA.behaves("draft-backend-skipped-at-one-step", ctx.version):
+        return None
+    for key, behaviour in _DRAFT_BACKEND_KEYS:
+        if behaviour is not None and not _DATA.behaves(behaviour, ctx.version):
+            continue
+        opt = opts_get(opts, key)
+        if opt is None or opt.value is None:
+            continue
+        return None if _not_settled(opt) else as_str(opt)
+    return None
+
+
 def _engine_values(
     opts: Options, algorithm: str, mechanism: str, n: int | None, ctx: Context
-) -> dict[str, int | None]:
+) -> dict[str, int | str | None]:
     """steps/topk/draft tokens as SGLang runs them after its rewrites, in its order
     (checks read them as ``resolved.NAME``): ``_handle_eagle_family`` (0.5.23
     speculative_hook.py:1160-1275) picks all three from the architecture when none is
@@ -245,7 +281,19 @@ def _engine_values(
                 "speculative_num_draft_tokens": n}
     tokens = n if n is not None and topk == 1 else written("speculative_num_draft_tokens")
     return {"speculative_num_steps": steps, "speculative_eagle_topk": topk,
-            "speculative_num_draft_tokens": tokens}
+            "speculative_num_draft_tokens": tokens,
+            "draft_decode_backend": draft_decode_backend(opts, _steps_run(steps, topk, tokens),
+                                                         ctx)}
+
+
+def _steps_run(steps: int | None, topk: int | None, tokens: int | None) -> int | None:
+    """The steps SGLang runs, as far as the draft backend needs them: the written ones;
+    none of the three given, more than one (the architecture's 3 or 5, ``auto_params``,
+    or the 5 of the releases that default them, ``_release_defaults``); else not known
+    (steps unset beside topk or draft tokens is refused: eagle-steps-unset-others-set)."""
+    if steps is not None:
+        return steps
+    return 3 if topk is None and tokens is None else None
 
 
 def _mtp_draft(draft: str) -> bool:
@@ -542,10 +590,13 @@ def with_target(config: EngineConfig, target: ModelShape | None) -> EngineConfig
     if config.resolution.get("tree_unset") and algorithm in _TREE_ALGORITHMS:
         steps, topk, tokens = auto_params(algorithm, arch)
         d, n = steps, (steps + 1 if topk == 1 else tokens)
+        before = config.resolution.get("engine_values")
         resolution["engine_values"] = {
             "speculative_num_steps": steps,
             "speculative_eagle_topk": topk,
             "speculative_num_draft_tokens": n,
+            "draft_decode_backend": before.get("draft_decode_backend")
+            if isinstance(before, Mapping) else None,
         }
         resolution["resolved_by_models"] = True
         notes.append(f"steps/topk/draft tokens not set: SGLang picks {steps}/{topk}/{tokens} "
