@@ -167,3 +167,41 @@ def test_flashmla_topk_only_where_its_draft_backend_is_built(
 ) -> None:
     got = _findings(check, version, f"{_MTP}--attention-backend flashmla {flags}", target=_MLA)
     assert _said(got, "FlashMLA only supports topk=1") == severity, got
+
+
+_NO_NEXTN = {k: v for k, v in _MLA.items() if k != "num_nextn_predict_layers"}
+_SELF_MTP = "--speculative-algorithm EAGLE --speculative-num-steps 3 --speculative-eagle-topk 1 "
+_SELF_MTP += "--speculative-num-draft-tokens 4"
+
+
+@pytest.mark.parametrize(
+    ("target", "override", "phrase", "severity"),
+    [
+        # --json-model-override-args: the draft's (and the target's) ModelConfig gets it
+        # (0.5.23 configs/model_config.py:962), json.loads it (:612), and get_config sets
+        # its keys with config.update (utils/hf_transformers/config.py:356-357) before
+        # deepseek_weight_loader.py:563-567 reads num_nextn_predict_layers
+        (_NO_NEXTN, "", "not in the config", ["fail"]),
+        (_NO_NEXTN, '{"num_nextn_predict_layers": 1}', "not in the config", []),
+        (_NO_NEXTN, '{"num_nextn_predict_layers": 1}', "Only 1 nextn layer", []),
+        (_MLA, '{"num_nextn_predict_layers": 2}', "Only 1 nextn layer", ["fail"]),
+        ({**_MLA, "num_nextn_predict_layers": 2}, '{"num_nextn_predict_layers": 1}',
+         "Only 1 nextn layer", []),
+        # not JSON (json.loads raises at startup) or not an object: what the configs hold
+        # then is in doubt, so a warning
+        (_NO_NEXTN, '{"num_nextn_predict_layers": 1', "not in the config", ["warn"]),
+        (_NO_NEXTN, "[1]", "not in the config", ["warn"]),
+        # an override of other keys leaves the count as the config states it
+        (_NO_NEXTN, '{"rope_theta": 10000}', "not in the config", ["fail"]),
+    ],
+)
+def test_nextn_checks_read_the_model_override(
+    check: Run,  # noqa: F811
+    target: dict[str, object],
+    override: str,
+    phrase: str,
+    severity: list[str],
+) -> None:
+    flags = f"{_SELF_MTP} --json-model-override-args '{override}'" if override else _SELF_MTP
+    got = _findings(check, "0.5.23", flags, target=target)
+    assert _said(got, phrase) == severity, got
