@@ -24,7 +24,8 @@ YAML_ONLY = {"sglang": {"speculative_draft_window_size", "speculative_draft_atte
 
 RESOLVED = {
     "sglang": {
-        "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens"
+        "speculative_num_steps", "speculative_eagle_topk", "speculative_num_draft_tokens",
+        "draft_decode_backend",  # sglang.draft_decode_backend
     }
 }
 

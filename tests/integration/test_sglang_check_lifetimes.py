@@ -239,7 +239,9 @@ def test_flashmla_topk_by_its_lifetime(
     [
         # FlashInferMLAMultiStepDraftBackend raises it (flashinfer_mla_backend.py:661 of
         # 0.4.4.post4); --attention-backend flashinfer keeps FlashInfer for an MLA target
-        # from 0.4.4.post4 (model_runner.py:837-852)
+        # from 0.4.4.post4 (model_runner.py:837-852); the draft d is an MLA model (its
+        # config stated: the draft runner's use_mla_backend picks the MLA draft backend,
+        # 0.4.4.post4 eagle_worker.py:153, 0.5.23 draft_utils.py:227)
         ("0.4.4.post4", ["fail"]),
         ("0.5.23", ["fail"]),
         # 0.4.4.post3 serves an MLA target with triton unless --enable-flashinfer-mla
@@ -252,8 +254,19 @@ def test_flashinfer_mla_topk_by_its_lifetime(
     version: str,
     severity: list[str],
 ) -> None:
-    got = _findings(check, version, f"{_EAGLE_TREE} --attention-backend flashinfer", target=_MLA)
+    got = _findings(
+        check, version, f"{_EAGLE_TREE} --attention-backend flashinfer", target=_MLA, draft=_MLA
+    )
     assert _said(got, "Flashinfer MLA only supports topk=1") == severity, got
+
+
+def test_flashinfer_mla_topk_warns_when_the_draft_config_is_not_read(
+    check: Run,  # noqa: F811
+) -> None:
+    # the draft d's config not stated: whether the draft runner uses MLA (0.5.23
+    # draft_utils.py:227 draft_model_runner.use_mla_backend) is not known, so a warning
+    got = _findings(check, "0.5.23", f"{_EAGLE_TREE} --attention-backend flashinfer", target=_MLA)
+    assert _said(got, "Flashinfer MLA only supports topk=1") == ["warn"], got
 
 
 @pytest.mark.parametrize(

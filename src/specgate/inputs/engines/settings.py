@@ -26,6 +26,8 @@ from dataclasses import dataclass, replace
 from specgate.inputs.cmdline import FlagSpec, canonical_flag
 from specgate.inputs.engines._source import CommandSource, Opt, Options
 from specgate.inputs.engines.checks import Fired, evaluate, view
+from specgate.inputs.engines.model_override import lowered, model_override, overridden
+from specgate.inputs.engines.model_override import reads_model_config as _reads_config
 from specgate.inputs.engines.parser_refusals import parser_issues
 from specgate.inputs.knowledge import (
     EngineKnowledge,
@@ -768,11 +770,16 @@ def model_checks(
         return config, []
     data = knowledge(config.engine)
     facts = model_facts(target, draft, workload)
+    override, doubt = model_override(data, config.check_options)
+    if override is not None:
+        facts = overridden(facts, override)
     out: list[EngineIssue] = []
     shapes = {"target": target, "draft": draft}
     fired = evaluate(data, config.check_options, config_fields(config), at, facts)
     for hit in fired:
         issue, check = hit.issue, hit.check
+        if doubt and _reads_config(check.when):
+            issue = lowered(issue, doubt)
         where: tuple[str, Span | None] | None = None
         span = hit.span
         if span is None:

@@ -29,6 +29,7 @@ from specgate.inputs.engines._base import (
     opts_get,
 )
 from specgate.inputs.engines._source import UNSETTLED, Options, norm_key, refused_could_be
+from specgate.inputs.engines.check_values import shown as _shown
 from specgate.inputs.engines.lifetime import behaviour_at, behaviour_lifetime
 from specgate.inputs.knowledge import format_version, knowledge
 from specgate.inputs.types import EngineConfig, ModelShape
@@ -223,9 +224,45 @@ def unsettled_parts(opts: Options) -> tuple[str, ...]:
     return ()
 
 
+#: The options SGLang takes the draft worker's multi-step decode backend from, first set
+#: first, each with the behaviour that says from which release it does (None: always).
+_DRAFT_BACKEND_KEYS = (
+    ("speculative_draft_attention_backend", "draft-backend-from-draft-flag"),
+    ("decode_attention_backend", "draft-backend-from-decode-flag"),
+    ("attention_backend", None),
+)
+
+
+def draft_decode_backend(opts: Options, steps: int | None, ctx: Context) -> str | None:
+    """The attention backend SGLang builds its multi-step draft (decode) backend with
+    (``FlashInferMLAMultiStepDraftBackend``, ``FlashMLAMultiStepDraftBackend`` …, whose
+    ``__init__`` refuses topk > 1), or None when it builds none or which is not known.
+
+    ``DraftBackendFactory.create_decode_backend`` returns None at one step from 0.5.4
+    (draft_utils.py:35 ``== 1``; 0.5.23 :86 ``<= 1``; behaviour
+    ``draft-backend-skipped-at-one-step``), and takes ``speculative_draft_attention_backend
+    or decode_attention_backend or attention_backend`` (0.5.7 draft_utils.py:21-33; 0.5.23
+    :55-61 with model_runner.py:320); 0.5.2rc2-0.5.3 ``decode_attention_backend or
+    attention_backend`` (eagle_worker.py ``_create_backend``, 0.5.3 :202-211); before, the
+    draft worker reads ``attention_backend`` only (0.4.4.post4 eagle_worker.py:152, 0.5.1
+    the same). Steps below 1 (refused elsewhere): not known."""
+    if steps is None or steps < 1:
+        return None
+    if steps == 1 and _DATA.behaves("draft-backend-skipped-at-one-step", ctx.version):
+        return None
+    for key, behaviour in _DRAFT_BACKEND_KEYS:
+        if behaviour is not None and not _DATA.behaves(behaviour, ctx.version):
+            continue
+        opt = opts_get(opts, key)
+        if opt is None or opt.value is None:
+            continue
+        return None if _not_settled(opt) else as_str(opt)
+    return None
+
+
 def _engine_values(
     opts: Options, algorithm: str, mechanism: str, n: int | None, ctx: Context
-) -> dict[str, int | None]:
+) -> dict[str, int | str | None]:
     """steps/topk/draft tokens as SGLang runs them after its rewrites, in its order
     (checks read them as ``resolved.NAME``): ``_handle_eagle_family`` (0.5.23
     speculative_hook.py:1160-1275) picks all three from the architecture when none is
@@ -244,7 +281,19 @@ def _engine_values(
                 "speculative_num_draft_tokens": n}
     tokens = n if n is not None and topk == 1 else written("speculative_num_draft_tokens")
     return {"speculative_num_steps": steps, "speculative_eagle_topk": topk,
-            "speculative_num_draft_tokens": tokens}
+            "speculative_num_draft_tokens": tokens,
+            "draft_decode_backend": draft_decode_backend(opts, _steps_run(steps, topk, tokens),
+                                                         ctx)}
+
+
+def _steps_run(steps: int | None, topk: int | None, tokens: int | None) -> int | None:
+    """The steps SGLang runs, as far as the draft backend needs them: the written ones;
+    none of the three given, more than one (the architecture's 3 or 5, ``auto_params``,
+    or the 5 of the releases that default them, ``_release_defaults``); else not known
+    (steps unset beside topk or draft tokens is refused: eagle-steps-unset-others-set)."""
+    if steps is not None:
+        return steps
+    return 3 if topk is None and tokens is None else None
 
 
 def _mtp_draft(draft: str) -> bool:
@@ -541,10 +590,13 @@ def with_target(config: EngineConfig, target: ModelShape | None) -> EngineConfig
     if config.resolution.get("tree_unset") and algorithm in _TREE_ALGORITHMS:
         steps, topk, tokens = auto_params(algorithm, arch)
         d, n = steps, (steps + 1 if topk == 1 else tokens)
+        before = config.resolution.get("engine_values")
         resolution["engine_values"] = {
             "speculative_num_steps": steps,
             "speculative_eagle_topk": topk,
             "speculative_num_draft_tokens": n,
+            "draft_decode_backend": before.get("draft_decode_backend")
+            if isinstance(before, Mapping) else None,
         }
         resolution["resolved_by_models"] = True
         notes.append(f"steps/topk/draft tokens not set: SGLang picks {steps}/{topk}/{tokens} "
@@ -568,12 +620,35 @@ _SPEC_V2_REFUSAL = {
 }
 
 
+#: SGLang's own truth words for ``SGLANG_ENABLE_SPEC_V2`` (``EnvBool.parse``: the value
+#: lower-cased, not stripped; environ.py of every wheel that reads it, 0.5.4.post3 to
+#: 0.5.10.post1: 0.5.7 :113-120); any other value (``on``, `` 1``, empty) makes
+#: ``EnvField.get`` warn and return the default, False (0.5.7 environ.py:60-66, :362).
+_ENV_TRUE = frozenset({"true", "1", "yes", "y"})
+_ENV_FALSE = frozenset({"false", "0", "no", "n"})
+
+
+def spec_v2_on(value: object) -> bool | None:
+    """Whether SGLang reads ``value`` of ``SGLANG_ENABLE_SPEC_V2`` as on (None: a value
+    the launcher leaves unsettled, so not known)."""
+    if value is UNSETTLED:
+        return None
+    text = str(value).lower()
+    return text in _ENV_TRUE  # False for the false words and for every invalid value
+
+
 def _check_spec_v2(topk: int | None, algorithm: str, b: Builder, ctx: Context) -> None:
     env = ctx.env.get(SPEC_V2_ENV)
     behaviour = _SPEC_V2_REFUSAL.get(algorithm)
     if env is None or topk is None or topk <= 1 or behaviour is None:
         return
-    if as_str(env).strip().lower() not in ("1", "true", "yes", "on"):
+    on = spec_v2_on(env.value)
+    if on is False:
+        if str(env.value).lower() not in _ENV_FALSE:
+            b.note(
+                f"{SPEC_V2_ENV}={_shown(env.value)} is not a value SGLang reads (true, 1, yes, "
+                "y, false, 0, no, n in any case): it warns and keeps spec v2 off (spec v1)"
+            )
         return
     if not _DATA.behaves(behaviour, ctx.version):
         b.note(
@@ -582,6 +657,16 @@ def _check_spec_v2(topk: int | None, algorithm: str, b: Builder, ctx: Context) -
         )
         return
     b.at("spec_v2", env)
+    if on is None:
+        b.issue(
+            "SG307",
+            f"{SPEC_V2_ENV} is set to a value specgate cannot settle: if SGLang reads it as "
+            f"on (true, 1, yes, y), spec v2 (overlap scheduler) supports only eagle_topk 1, "
+            f"not {topk}, and refuses to start",
+            "eagle_topk",
+            "warn",
+        )
+        return
     b.issue(
         "SG307",
         f"{SPEC_V2_ENV} (overlap scheduler) supports only eagle_topk 1, not {topk}, in "
