@@ -5,11 +5,11 @@ their ``-r`` / ``-c`` lines include, ``pyproject.toml`` ``[project].dependencies
 
 A requirement is read as pip reads one (PEP 508 ``name[extras] specifiers ; marker``;
 PEP 440 operators ``==``, ``===``, ``!=``, ``~=``, ``>=``, ``<=``, ``>``, ``<``, and ``==X.*``):
-one exact version (``vllm==0.9.2``, a ``uv.lock`` entry) pins the release; any other
-specifier set (``vllm>=0.9.2,<0.10``) admits a range, which narrows the releases
-considered to those of the engine's ``releases`` list it admits
-(:func:`admitted`). A direct reference (``vllm @ https://…``) or a line not of this
-form pins nothing.
+the specifiers are judged under PEP 440 over the engine's ``releases`` list
+(:func:`admitted`, :mod:`specgate.inputs.pep440`): requirements admitting one listed
+release and nothing newer pin it (``vllm==0.16`` → 0.16.0); several admitted
+(``vllm==0.20.*``) narrow the releases considered to them (docs/engines.md#versions).
+A direct reference (``vllm @ https://…``) or a line not of this form pins nothing.
 
 Hostile input: every file is read through :func:`specgate.load.read.read_text`
 (size-capped, a base revision's file when one is read), an include is followed only
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from specgate.core.errors import InputError
-from specgate.inputs.knowledge import Version, parse_version
+from specgate.inputs.knowledge import Version
 from specgate.load.read import read_text
 
 #: ``-r`` / ``-c`` includes followed from a requirements file, at most this deep.
@@ -77,44 +77,33 @@ class Found:
     files: int = 0
 
 
-def _pad(a: Version, b: Version) -> tuple[Version, Version]:
-    width = max(len(a), len(b))
-    return (*a, *(0,) * (width - len(a))), (*b, *(0,) * (width - len(b)))
-
-
-def _clause(op: str, text: str) -> Callable[[Version], bool] | None:
-    """The test a PEP 440 clause puts on a release, None when the version does not parse."""
-    prefix = text.endswith(".*")
-    bound = parse_version(text[:-2] if prefix else text)
-    if bound is None:
-        return None
-    if prefix and op in ("==", "!="):
-        size = len(bound)
-        if op == "==":
-            return lambda v: v[:size] == bound
-        return lambda v: v[:size] != bound
-    if op == "~=":  # >= X.Y.Z and == X.Y.*
-        head = bound[:-1]
-        return lambda v: _pad(v, bound)[0] >= _pad(v, bound)[1] and v[: len(head)] == head
-    tests: dict[str, Callable[[Version], bool]] = {
-        "==": lambda v: _pad(v, bound)[0] == _pad(v, bound)[1],
-        "===": lambda v: _pad(v, bound)[0] == _pad(v, bound)[1],
-        "!=": lambda v: _pad(v, bound)[0] != _pad(v, bound)[1],
-        ">=": lambda v: _pad(v, bound)[0] >= _pad(v, bound)[1],
-        "<=": lambda v: _pad(v, bound)[0] <= _pad(v, bound)[1],
-        ">": lambda v: _pad(v, bound)[0] > _pad(v, bound)[1],
-        "<": lambda v: _pad(v, bound)[0] < _pad(v, bound)[1],
-    }
-    return tests[op]
-
-
 def admitted(requirements: list[Requirement], releases: tuple[Version, ...]) -> list[Version]:
-    """The ``releases`` every requirement admits (pip installs one of those), in order;
-    a clause whose version does not parse admits none."""
-    tests = [_clause(op, text) for r in requirements for op, text in r.clauses]
+    """The ``releases`` every requirement admits under PEP 440 (pip installs the newest
+    of those, :mod:`specgate.inputs.pep440`), in order; a clause pip refuses admits none."""
+    from specgate.inputs.pep440 import clause_test
+
+    tests = [clause_test(op, text) for r in requirements for op, text in r.clauses]
     if any(test is None for test in tests):
         return []
     return [v for v in releases if all(test(v) for test in tests if test is not None)]
+
+
+def bounded_above(requirements: list[Requirement], releases: tuple[Version, ...]) -> bool:
+    """Whether a clause admits no release newer than the newest listed one: an exact
+    ``==X`` / ``===X``, or a ``<``, ``<=``, ``~=`` or ``==X.*`` clause that already
+    leaves the newest listed release out (its admitted releases stop below it, so no
+    later release is admitted either; a family ``==0.34.*`` the newest is in may grow)."""
+    from specgate.inputs.pep440 import clause_test
+
+    for r in requirements:
+        for op, text in r.clauses:
+            if op in ("==", "===") and not text.endswith("*"):
+                return True
+            test = clause_test(op, text)
+            bounding = op in ("<", "<=", "~=", "==") and test is not None and releases
+            if bounding and test is not None and not test(releases[-1]):
+                return True
+    return False
 
 
 def bounded_below(requirements: list[Requirement]) -> bool:

@@ -188,10 +188,13 @@ def _from_requirements(
     engine: str, config_path: Path, notes: list[str]
 ) -> EngineVersion | None:
     """The version the Python project files beside ``config_path`` pin
-    (:mod:`specgate.inputs.requirements`): one exact pin → that release (source
-    ``requirement``); a range → the version stays unknown and ``bounds`` narrows the
-    releases considered to the listed ones it admits (docs/engines.md#versions); else
-    None, with a note for several pins, a conflict or a file not read."""
+    (:mod:`specgate.inputs.requirements`), read under PEP 440 over the engine's listed
+    releases: requirements that admit one listed release and nothing newer pin it
+    (``==0.16`` → 0.16.0; source ``requirement``); an exact pin of a release not listed
+    pins its text; several admitted → the version stays unknown and ``bounds`` narrows
+    the releases considered to them (``==0.4.4.*`` → 0.4.4 to 0.4.4.post4;
+    docs/engines.md#versions); else None, with a note for several pins, a conflict or a
+    file not read."""
     from specgate.core.revision_tree import bring_folder
     from specgate.inputs import requirements as req
 
@@ -221,29 +224,37 @@ def _from_requirements(
         return None
     found = [r for part in parts for r in part.requirements]
     exact = list(dict.fromkeys(r.exact for r in found if r.exact))
-    ranges = [r for r in found if not r.exact]
     data = knowledge(engine)
     if len(exact) > 1:
         notes.append(f"several pinned {engine} versions ({', '.join(exact)})")
         return None
-    if exact:
+    if not found:
+        return None
+    from specgate.inputs.knowledge import shown_version
+
+    # PEP 440 over the listed releases (W1: ``==0.16`` is 0.16.0, ``==0.4.4.*`` the
+    # releases 0.4.4 to 0.4.4.post4): one admitted release, and none newer can be, pins it
+    releases = req.admitted(found, data.releases)
+    if len(releases) == 1 and req.bounded_above(found, data.releases):
+        return EngineVersion(shown_version(engine, releases[0]), releases[0], "requirement")
+    if not releases and exact:  # a release specgate does not list (newer, a pre-release);
+        # one it lists that the requirements leave out (``===0.16``: no release spells it so)
+        # is a conflict
         version = parse_version(exact[0])
-        if version is None or (ranges and not req.admitted(ranges, (version,))):
+        ranges = [r for r in found if not r.exact]
+        listed = req.admitted([req.Requirement(exact[0], (("==", exact[0]),), "")], data.releases)
+        if version is None or listed or (ranges and not req.admitted(ranges, (version,))):
             said = ", ".join(f"{r.text} ({r.where})" for r in found[:3])
             notes.append(f"{engine} requirements that no release meets ({said})")
             return None
         return EngineVersion(exact[0], version, "requirement")
-    if not ranges:
-        return None
+    ranges = found
     said = ", ".join(f"{r.text} ({r.where})" for r in ranges[:3])
-    releases = req.admitted(ranges, data.releases)
     if not releases:
         notes.append(f"{said}: admits no release specgate lists")
         return None
     low = releases[0] if req.bounded_below(ranges) else None
     high = data.release_after(releases[-1])
-    from specgate.inputs.knowledge import shown_version
-
     first, last = (shown_version(engine, v) for v in (releases[0], releases[-1]))
     notes.append(f"{said} admits {first}" + (f" to {last}" if last != first else ""))
     return EngineVersion(
