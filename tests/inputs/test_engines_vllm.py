@@ -127,15 +127,21 @@ def test_method_and_model_omitted_is_refused() -> None:
 
 def test_suffix_default_depth_is_a_maximum() -> None:
     c = yaml("speculative_config:\n  method: suffix\n")
-    # num_speculative_tokens absent ⇒ suffix_decoding_max_tree_depth default 24.
+    # num_speculative_tokens absent, read at the newest known release (0.34.0): vLLM drafts
+    # min(8, suffix_decoding_max_tree_depth), the depth defaulting to 24
+    # (vllm/v1/worker/gpu/spec_decode/suffix/config.py:25-28 in the vllm 0.34.0 wheel; its
+    # answer for method suffix alone: D 8, tests/data/engine_oracle/vllm-0.34.0.json
+    # vllm-0017-method-no-d). Through 0.33.0 the depth itself (24; the same record at 0.33.0).
     assert (c.mechanism, c.draft_length, c.verify_tokens, c.draft_length_is_max) == (
         "suffix",
-        24,
-        25,
+        8,
+        9,
         True,
     )
     c = yaml("speculative_config:\n  method: suffix\n  suffix_decoding_max_tree_depth: 12\n")
-    assert c.draft_length == 12
+    assert c.draft_length == 8
+    c = yaml("speculative_config:\n  method: suffix\n  suffix_decoding_max_tree_depth: 6\n")
+    assert c.draft_length == 6
 
 
 def test_synthetic_rejection_is_lossy() -> None:

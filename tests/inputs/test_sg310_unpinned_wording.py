@@ -42,7 +42,12 @@ def test_sg310_names_what_is_recorded_and_the_version_the_settings_imply(
         "speculation.engine_version to pin the version you run"
     )
     # message and details read together (docs/reports.md#message-and-details)
+    # (a message past 200 characters, as the list of recorded releases grows, may be cut
+    # inside that list: compared word by word, whichever separator the cut left)
+    def words(text: str) -> str:
+        return " ".join(text.replace(";", " ").replace(",", " ").split())
+
     said = {f"{m}; {f['details']}": f for m, f in found.items()}
-    (finding,) = [f for text, f in said.items() if text.startswith(message)]
+    (finding,) = [f for text, f in said.items() if words(text).startswith(words(message))]
     assert finding["severity"] == "warn"
     assert not any("may not exist" in m for m in found)

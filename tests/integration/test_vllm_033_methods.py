@@ -168,13 +168,14 @@ def test_a_method_narrows_the_releases_an_unpinned_config_is_judged_at(
             "SG307",
             "vLLM 0.32.0 refuses speculative_config quantization 'bitsandbytes'",
         ),
-        # speculative_token_tree: a key recorded in 0.19.1, not from 0.22.1 (vllm.json
-        # fields): read at 0.19.1, where it exists; 0.22.1 refuses it
+        # speculative_token_tree: a key recorded in 0.19.1, not from 0.21.0 (vllm.json
+        # fields): read at 0.19.1, where it exists; 0.21.0 refuses it ('Unexpected keyword
+        # argument', tests/data/engine_oracle/vllm-0.21.0.json), as 0.22.1 does
         (
             '{"method": "draft_model", "model": "d", "num_speculative_tokens": 3, '
             '"speculative_token_tree": "[(0,)]"}',
             "SG310",
-            "speculative_token_tree in speculative_config was removed by vLLM 0.22.1",
+            "speculative_token_tree in speculative_config was removed by vLLM 0.21.0",
         ),
     ],
 )

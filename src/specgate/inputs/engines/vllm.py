@@ -647,6 +647,13 @@ def _draft_length(
         )
         if value is None:
             return None
+        cap = _DATA.default("suffix_num_speculative_tokens_cap", ctx.version)
+        if isinstance(cap, int) and cap < value:
+            b.note(
+                f"num_speculative_tokens not set: suffix decoding drafts {cap}, the smaller of "
+                f"{cap} and its tree depth ({value}), as vLLM does from 0.34.0"
+            )
+            return cap
         b.note(
             f"num_speculative_tokens not set: suffix decoding drafts up to its tree depth ({value})"
         )

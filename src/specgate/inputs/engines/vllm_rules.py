@@ -139,6 +139,8 @@ def draft_tp(
     if stated == target:
         return stated, None
     if method == "draft_model":
+        if not _DATA.behaves("draft-model-tp-must-equal-target", version):
+            return stated, None  # Model Runner V2 runs the draft at its own TP (0.34.0 on)
         return stated, (
             refuses(
                 version,
