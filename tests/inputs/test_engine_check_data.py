@@ -66,7 +66,8 @@ def test_conditions_name_options_the_readers_produce(engine: str) -> None:
                 continue
             if prefix == "fact":
                 head = rest.split(".")[0]
-                assert head in ("target", "draft", "workload", "vocab_difference"), key
+                # runner: the vLLM model runner serving (inputs/engines/runner.py)
+                assert head in ("target", "draft", "workload", "vocab_difference", "runner"), key
                 continue
             assert key in flags or key in YAML_ONLY.get(engine, set()), (check["id"], key)
 
