@@ -129,3 +129,49 @@ def test_custom_logits_processors_by_the_runner_serving(
         target=_target("Qwen3ForCausalLM"),
     )
     assert said == severities, everything
+
+
+_GEMMA3 = (
+    '{"architectures": ["Gemma3ForConditionalGeneration"], "model_type": "gemma3", '
+    '"vocab_size": 262208, "num_attention_heads": 8, "num_key_value_heads": 4, '
+    '"hidden_size": 2560, "vision_config": {"image_size": 896}}'
+)
+_DRAFT = {"method": "draft_model", "model": "d", "num_speculative_tokens": 4}
+
+
+@pytest.mark.parametrize(
+    ("version", "flags", "severities"),
+    [
+        # no limit given: every modality 999 (config/multimodal.py:231-235 at 0.16.0)
+        ("0.16.0", "", ["fail"]),
+        ("0.16.0", """--limit-mm-per-prompt '{"image": 2}'""", ["fail"]),
+        # a limit of 0: text-only when every modality the model supports is 0
+        # (multimodal/registry.py:136-150 at 0.16.0, 116-130 at 0.20.2); which ones
+        # Gemma3 supports is not in its config: a warning
+        ("0.16.0", """--limit-mm-per-prompt '{"image": 0}'""", ["warn"]),
+        ("0.20.2", """--limit-mm-per-prompt '{"image": {"count": 0}}'""", ["warn"]),
+        ("0.16.0", "--limit-mm-per-prompt.image 0", ["warn"]),  # the dotted form: not read
+        # --language-model-only: every limit 0 (config/multimodal.py:264-265 at 0.20.2)
+        ("0.20.2", "--language-model-only", []),
+        # ... but enable_mm_embeds keeps the inputs (registry.py:123-124 at 0.20.2)
+        ("0.20.2", "--language-model-only --enable-mm-embeds", ["fail"]),
+        ("0.20.2", "--language-model-only --no-language-model-only", ["warn"]),
+    ],
+)
+def test_multimodal_drafting_refused_only_with_multimodal_inputs(
+    check: Run,  # noqa: F811
+    version: str,
+    flags: str,
+    severities: list[str],
+) -> None:
+    """trial2 F2: vLLM raises only ``if self.supports_mm_inputs`` (eagle.py:285-290 at
+    0.16.0, llm_base_proposer.py:312-317 at 0.20.2)."""
+    said, everything = _said(
+        check,
+        version,
+        _DRAFT,
+        "does not support multimodal models yet",
+        flags=flags,
+        target=_GEMMA3,
+    )
+    assert said == severities, everything

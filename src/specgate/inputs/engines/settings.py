@@ -27,7 +27,7 @@ from specgate.inputs.cmdline import FlagSpec, canonical_flag
 from specgate.inputs.engines._source import CommandSource, Opt, Options
 from specgate.inputs.engines.checks import Fired, evaluate, view
 from specgate.inputs.engines.parser_refusals import parser_issues
-from specgate.inputs.engines.runner import runner_in_force
+from specgate.inputs.engines.vllm_facts import vllm_facts
 from specgate.inputs.knowledge import (
     EngineKnowledge,
     Setting,
@@ -769,9 +769,10 @@ def model_checks(
         return config, []
     data = knowledge(config.engine)
     facts = model_facts(target, draft, workload)
-    # which vLLM model runner serves (docs/engines.md#model-runner-v2)
+    # vLLM: which model runner serves, the target's multimodal inputs
+    # (docs/engines.md#model-runner-v2)
     fields = config_fields(config)
-    facts["runner"] = runner_in_force(data, at, config.check_options, fields, facts)
+    facts.update(vllm_facts(data, at, config.check_options, fields, facts))
     out: list[EngineIssue] = []
     shapes = {"target": target, "draft": draft}
     fired = evaluate(data, config.check_options, fields, at, facts)
