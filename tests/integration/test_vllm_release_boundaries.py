@@ -10,11 +10,12 @@ the two releases either side of each boundary:
   ``_init_parallel_drafting_params`` (draft models or parallel drafting): eagle.py from
   0.16.0 (lines 277-283, 296, 311), llm_base_proposer.py to 0.33.0 (328-334, 348, 375);
   0.15.1 raises the first two for draft models only and has no parallel drafting; 0.34.0
-  has no V1 proposer. These are the V1 model runner's: Model Runner V2 (the default on a
-  GPU with Triton from 0.29.0, vllm.py:645-677) reads no disable_padded_drafter_batch and
-  serves draft models from 0.31.0 and DFlash from 0.27.0 (some targets) or 0.29.0, but
-  names parallel drafting for EAGLE unsupported at 0.26.0-0.33.0 (V1 serves it), and
-  serves DSpark alone (the V1 refusals never apply to it);
+  has no V1 proposer. These are the V1 model runner's: Model Runner V2 (the default for
+  some targets on a GPU with Triton from 0.22.0, config/vllm.py:69 and 493-529 at 0.22.0;
+  docs/engines.md#model-runner-v2) reads no disable_padded_drafter_batch and serves
+  DFlash from 0.24.0 (2031) and draft models from 0.31.0, but names parallel drafting
+  for EAGLE unsupported (V1 serves it), and serves DSpark alone (the V1 refusals never
+  apply to it); test_vllm_model_runner.py judges them by the runner serving;
 - multimodal targets: refused 0.16.0-0.20.2 (eagle.py:285-290, llm_base_proposer.py:312-317),
   a warning and text-only drafting 0.21.0-0.33.0 (llm_base_proposer.py:290-296, 336-342);
 - dynamic/utils.py (num_speculative_tokens_per_batch_size): the same file 0.24.0-0.34.0,
@@ -131,7 +132,7 @@ _P_EAGLE = {
         ("0.31.0", _DRAFT_MODEL, "draft models only supports padded", ["warn"]),
         ("0.33.0", _DRAFT_MODEL, "draft models only supports padded", ["warn"]),
         ("0.34.0", _DRAFT_MODEL, "draft models only supports padded", []),
-        # DFlash (dflash.py from 0.20.0): V1 the only default runner to 0.26.0
+        # DFlash (dflash.py from 0.20.0): Model Runner V2 serves none before 0.24.0
         ("0.19.1", {**_DRAFT_MODEL, "method": "dflash"}, "(DFlash on the V1", []),
         ("0.20.0", {**_DRAFT_MODEL, "method": "dflash"}, "(DFlash on the V1", ["fail"]),
         # Contract change (trial2 F1): it failed at 0.24.0-0.26.0 whatever the target.
