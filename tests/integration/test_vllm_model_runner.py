@@ -175,3 +175,24 @@ def test_multimodal_drafting_refused_only_with_multimodal_inputs(
         target=_GEMMA3,
     )
     assert said == severities, everything
+
+
+@pytest.mark.parametrize(
+    ("flags", "severities"),
+    [
+        ("", ["warn"]),
+        # supports_multimodal_inputs False: every limit 0 (config/model.py:912-957,
+        # config/multimodal.py:699-700 at 0.32.0), so _warn_if_multimodal logs nothing
+        # (llm_base_proposer.py:337-343)
+        ("--language-model-only", []),
+    ],
+)
+def test_text_only_drafting_warning_at_0_32_0(
+    check: Run,  # noqa: F811
+    flags: str,
+    severities: list[str],
+) -> None:
+    said, everything = _said(
+        check, "0.32.0", _DRAFT, "Proceeding with text-only", flags=flags, target=_GEMMA3
+    )
+    assert said == severities, everything
