@@ -102,3 +102,42 @@ def test_the_lookahead_refusal_starts_at_0_33_0(
         }
     )
     assert [s for s, _, m in found(dep, "SG307") if _NOT_ABOVE in m] == severities
+
+
+@pytest.mark.parametrize(
+    ("version", "batched", "seqs", "refused"),
+    [
+        # 0.26.0: max_num_scheduled_tokens = max_num_batched_tokens - (K - 1) x max_num_seqs,
+        # refused at 0 or less (config/vllm.py:1708-1716); dspark sets parallel_drafting
+        # itself (config/speculative.py:962-964), K - 1 = 6 slots (1298-1306): 6 x 60 = 360
+        ("0.26.0", 360, 60, True),
+        ("0.26.0", 361, 60, False),
+        # 0.30.0 and 0.32.0: refused when max_num_batched_tokens <= one request's slots,
+        # K - 1 = 6 for DSpark (config/speculative.py:1853-1885 at 0.30.0, 1888- at 0.32.0;
+        # parallel_drafting set at 1461-1462, 1468-1469; the raise config/vllm.py:2144-2149
+        # at 0.30.0)
+        ("0.30.0", 6, 1, True),
+        ("0.30.0", 7, 1, False),
+        ("0.32.0", 6, 1, True),
+        ("0.32.0", 7, 1, False),
+    ],
+)
+def test_dspark_drafting_slots_before_0_33_0(
+    check: Run,  # noqa: F811
+    *,
+    version: str,
+    batched: int,
+    seqs: int,
+    refused: bool,
+) -> None:
+    """trial2 M2: DSpark's K - 1 drafting slots count against the token budget."""
+    block = {"method": "dspark", "model": "d", "num_speculative_tokens": 7}
+    serve = (
+        f"vllm serve m --speculative-config '{json.dumps(block)}'"
+        f" --max-num-batched-tokens {batched} --max-num-seqs {seqs}\n"
+    )
+    _code, dep = check(
+        {"c.specgate.yaml": claims("vllm", "serve.txt", version=version), "serve.txt": serve}
+    )
+    fails = [s for s, _, m in found(dep, "SG307") if "drafting slots" in m and s == "fail"]
+    assert fails == (["fail"] if refused else []), found(dep, "SG307")

@@ -231,6 +231,8 @@ class EngineKnowledge:
         )
         #: The engine's refusals, rewrites and warnings as data (:mod:`.checks` reads them).
         self.raw_checks: tuple[Mapping[str, Any], ...] = tuple(data.get("checks", ()))
+        #: vLLM: which model runner serves a config, per release (:mod:`.engines.runner`).
+        self.model_runner_v2: Mapping[str, Any] = data.get("model_runner_v2", {})
         #: How the engine's parser spells a command-line word before looking it up
         #: (``underscores``, ``abbreviations``, ``source``; empty: as written, exactly).
         self.flag_spelling: Mapping[str, Any] = data.get("flag_spelling", {})

@@ -29,6 +29,7 @@ from specgate.inputs.engines.checks import Fired, evaluate, view
 from specgate.inputs.engines.model_override import lowered, model_override, overridden
 from specgate.inputs.engines.model_override import reads_model_config as _reads_config
 from specgate.inputs.engines.parser_refusals import parser_issues
+from specgate.inputs.engines.vllm_facts import vllm_facts
 from specgate.inputs.knowledge import (
     EngineKnowledge,
     Setting,
@@ -773,9 +774,13 @@ def model_checks(
     override, doubt = model_override(data, config.check_options)
     if override is not None:
         facts = overridden(facts, override)
+    # vLLM: which model runner serves, the target's multimodal inputs
+    # (docs/engines.md#model-runner-v2)
+    fields = config_fields(config)
+    facts.update(vllm_facts(data, at, config.check_options, fields, facts))
     out: list[EngineIssue] = []
     shapes = {"target": target, "draft": draft}
-    fired = evaluate(data, config.check_options, config_fields(config), at, facts)
+    fired = evaluate(data, config.check_options, fields, at, facts)
     for hit in fired:
         issue, check = hit.issue, hit.check
         if doubt and _reads_config(check.when):

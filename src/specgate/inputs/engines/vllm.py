@@ -30,7 +30,7 @@ from specgate.inputs.engines._base import (
     opts_get,
     positive,
 )
-from specgate.inputs.engines._source import CommandSource, Opt, Options, norm_key
+from specgate.inputs.engines._source import UNSETTLED, CommandSource, Opt, Options, norm_key
 from specgate.inputs.engines.code_refusals import Refusal
 from specgate.inputs.engines.fields import check_block, did_you_mean
 from specgate.inputs.engines.vllm_rules import method_mechanism
@@ -497,6 +497,11 @@ def command_options(source: CommandSource, flags: FlagSpec = FLAGS) -> Options:
     ``-sc.KEY``) and the ``--spec-method``/``--spec-model``/``--spec-tokens`` shorthands
     merged into the speculative block (they win over keys of the JSON value)."""
     opts = source.options(flags)
+    for index, word in enumerate(source.command.argv[:4096]):
+        # --limit-mm-per-prompt.MODALITY: merged into the JSON value by vLLM's parser;
+        # not read here, so the limits are not settled (vllm_facts.mm_inputs)
+        if word.replace("_", "-").startswith("--limit-mm-per-prompt."):
+            opts["limit_mm_per_prompt"] = Opt(UNSETTLED, source.spans[index])
     dotted = {
         key: Opt(_scalar(value), source.spans[index])
         for key, (value, index) in dotted_options(source.command.argv).items()
