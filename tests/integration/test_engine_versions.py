@@ -108,7 +108,10 @@ CUSTOM = (
         # Contract change (issue 27): the check was seen at 0.32.0 only; its lifetime
         # from the wheels of every release is said beside the release judged
         ("0.32.0", "fail", "judged at vLLM 0.32.0; held in vLLM 0.22.0 to 0.33.0 by its history"),
-        (None, "warn", "the version run is not known"),
+        # unpinned: method custom_class exists from 0.22.0 (absent at 0.21.0) and is gone at
+        # 0.34.0 (the recorded answers of vLLM 0.21.0, 0.22.0 and 0.34.0), so every release
+        # the settings allow holds the refusal: a fail. Contract change (issue 27): it warned
+        (None, "fail", "custom_class"),
     ],
 )
 def test_vllm_check_unpinned_warns(

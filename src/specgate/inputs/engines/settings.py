@@ -772,10 +772,8 @@ def model_checks(
     data = knowledge(config.engine)
     facts = model_facts(target, draft, workload)
     override, doubt = model_override(data, config.check_options)
-    if override is not None:
-        facts = overridden(facts, override)
-    # vLLM: which model runner serves, the target's multimodal inputs
-    # (docs/engines.md#model-runner-v2)
+    facts = overridden(facts, override) if override is not None else facts
+    # vLLM: the model runner that serves, multimodal inputs (docs/engines.md#model-runner-v2)
     fields = config_fields(config)
     facts.update(vllm_facts(data, at, config.check_options, fields, facts))
     out: list[EngineIssue] = []
