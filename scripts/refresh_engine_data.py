@@ -135,8 +135,7 @@ def _long_options(path: Path) -> set[str]:
 
 
 def settings_lifetimes(
-    text: str, version: str, previous: str | None, before: set[str], after: set[str],
-    following: str | None = None, later: frozenset[str] | set[str] = frozenset(),
+    text: str, version: str, previous: str | None, before: set[str], after: set[str]
 ) -> tuple[str, list[str]]:
     """The engine data file ``text`` with the lifetimes of its settings (its ``--flag``
     entries, one a line) moved by the parser recorded at ``version``, ``previous`` being
@@ -153,13 +152,10 @@ def settings_lifetimes(
       ``previous`` when ``previous`` lacks it); absent at ``version`` between
       ``since_after`` (or nothing) and ``since``, ``since_after`` becomes ``version``;
       present between ``removed_after`` and ``removed_in``, ``removed_after`` becomes
-      ``version``; absent there, ``removed_in`` does;
-    - with ``following``, the oldest release recorded after it (``later``: its long
-      options), a setting ``following`` has and ``version`` lacks, with no ``since``
-      yet, gains ``"since": following, "since_after": version`` (a release recorded
-      below every other: the flag came after it), and one ``version`` has and
-      ``following`` lacks, with no ``removed_in``, ``"removed_in": following,
-      "removed_after": version``.
+      ``version``; absent there, ``removed_in`` does.
+
+    A release recorded below every other is :func:`older_lifetimes`' to compare with the
+    oldest recorded one.
 
     Returns the new text (every other byte as it was) and what moved, one line each.
 
@@ -201,14 +197,6 @@ def settings_lifetimes(
             '"since"' not in rest
         ):
             add = {"since": version, "since_after": previous}
-        elif following is not None and name in later and name not in after and (
-            '"since"' not in rest
-        ):
-            add = {"since": following, "since_after": version}
-        elif following is not None and name in after and name not in later and (
-            '"removed_in"' not in rest
-        ):
-            add = {"removed_in": following, "removed_after": version}
         elif fields and (add := narrowed(name, fields)):
             moved.append(f"{name}: {json.dumps(add)}")
             for k, v in add.items():

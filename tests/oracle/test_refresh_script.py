@@ -165,8 +165,8 @@ def test_a_release_recorded_below_every_other_bounds_the_flags_after_it(script: 
     # 0.5.9 recorded when 0.5.10 was the oldest: --new is in 0.5.10's parser and not in
     # 0.5.9's, so it came at 0.5.10 (0.5.9 the last without it); --gone is in 0.5.9's and
     # not in 0.5.10's; --kept is in both (the --enable-hisparse case of sglang 0.5.9)
-    new, moved = script.settings_lifetimes(
-        _SETTINGS, "0.5.9", None, set(), {"--gone", "--kept"}, "0.5.10", {"--new", "--kept"}
+    new, moved = script.older_lifetimes(
+        _SETTINGS, "0.5.9", "0.5.10", {"--gone", "--kept"}, {"--new", "--kept"}
     )
     settings = {s["name"]: s for s in json.loads(new)["settings"]}
     assert (settings["--new"]["since"], settings["--new"]["since_after"]) == ("0.5.10", "0.5.9")
