@@ -35,7 +35,7 @@ from specgate.inputs.engines.detect import Detector
 from specgate.inputs.engines.env_gaps import raise_gap, service_env
 from specgate.inputs.engines.environment import sibling_env
 from specgate.inputs.engines.forcing import forced_acceptance
-from specgate.inputs.engines.in_force import with_version
+from specgate.inputs.engines.in_force import pre_release_shown, with_version
 from specgate.inputs.engines.launch import (
     command_options,
     container_options,
@@ -537,7 +537,7 @@ def _read_options(
     implied = settings.implied_range(
         data, [*used, *block, *bounds, *settings.requirement_bounds(version)]
     )
-    at = settings.in_force(data, version, implied)
+    at = pre_release_shown(settings.in_force(data, version, implied), version)
     # defaults and version-ranged behaviours follow the implied range (docs/engines.md#versions)
     ctx = replace(
         ctx,
