@@ -58,6 +58,7 @@ from specgate.inputs.engines.unsettled import (
     unsettled_launcher,
     unsettled_words,
 )
+from specgate.inputs.helm_chart import chart_image
 from specgate.inputs.knowledge import EngineKnowledge, knowledge
 from specgate.inputs.pointer import (
     Found,
@@ -462,14 +463,20 @@ def _version_of(
     """The version in force for ``found``: stated, else the image of the container or
     service that runs it (never another service's in the same file), else the file's."""
     text = version_text(source, reading.doc.data, found.path, reading.text)
+    # a chart's values.yaml leaving image.tag empty: its appVersion where its template
+    # says so (docs/engines.md#versions)
+    chart = None
+    if text is reading.text:  # no image named by a run line or a node above it
+        chart = chart_image(reading.doc.data, found.path, reading.path)
     outside = image_from_outside(source) if source is not None else None
     found_version = detect_version(
-        spec.name, reading.engine_version, text, reading.path,
-        image_outside=outside.what if outside is not None else None,
+        spec.name, reading.engine_version, f"image: {chart[0]}\n" if chart else text,
+        reading.path, image_outside=outside.what if outside is not None else None,
     )
     if found_version.source != "image" or found_version.origin is not None:
         return found_version
-    return replace(found_version, origin=image_via(reading.doc, found.path, reading.path))
+    via = chart[1] if chart else image_via(reading.doc, found.path, reading.path)
+    return replace(found_version, origin=via)
 
 
 def program_of(spec: Engine, argv: tuple[str, ...]) -> str | None:
