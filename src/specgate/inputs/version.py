@@ -19,11 +19,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from specgate.core.errors import InputError
 from specgate.inputs.knowledge import Version, knowledge, parse_version
 from specgate.load.read import read_text
+
+if TYPE_CHECKING:
+    from specgate.inputs.requirements import Found
 
 VersionSource = Literal["claims", "image", "requirement", "assumed-newest"]
 
@@ -224,6 +227,17 @@ def _from_requirements(
             parts.append(req.pyproject(path, packages, path.name))
         elif path.name == "uv.lock":
             parts.append(req.uv_lock(path, packages, path.name))
+    return judge_requirements(engine, parts, notes)
+
+
+def judge_requirements(
+    engine: str, parts: list[Found], notes: list[str]
+) -> EngineVersion | None:
+    """What the requirements ``parts`` found pin or bound under PEP 440 over the engine's
+    listed releases (:func:`_from_requirements`; also the RUN lines of a Dockerfile,
+    :mod:`specgate.inputs.compose_build`); None with a note when they pin nothing."""
+    from specgate.inputs import requirements as req
+
     unread = next((part.unread for part in parts if part.unread), None)
     if unread is not None:  # a pin not read is no pin: never a partial reading
         notes.append(unread)

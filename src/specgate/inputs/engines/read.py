@@ -10,6 +10,7 @@ from pathlib import Path
 
 from specgate.core.errors import InputError, RefusedValue, UnsettledValue
 from specgate.inputs.cmdline import FlagSpec
+from specgate.inputs.compose_build import built_version
 from specgate.inputs.engines import follow as options_file
 from specgate.inputs.engines import (
     keywise,
@@ -462,6 +463,11 @@ def _version_of(
 ) -> EngineVersion:
     """The version in force for ``found``: stated, else the image of the container or
     service that runs it (never another service's in the same file), else the file's."""
+    if reading.engine_version is None and reading.path is not None:
+        # a Compose service that builds its image (docs/engines.md#built-images)
+        built = built_version(spec.name, reading.doc, tuple(found.path), reading.path)
+        if built is not None:
+            return built
     text = version_text(source, reading.doc.data, found.path, reading.text)
     # a chart's values.yaml leaving image.tag empty: its appVersion where its template
     # says so (docs/engines.md#versions)
