@@ -81,6 +81,10 @@ TWO_STAGES = (
          "0.30.0"),
         # exec form
         (" .", 'FROM python:3.11\nRUN ["pip", "install", "vllm==0.29.0"]\n', "0.29.0"),
+        # BuildKit joins a continued line as it is (parser.go@ca4838f8: line += next line),
+        # dropping comment and empty lines inside
+        (" .", "FROM python:3.11\nRUN pip install \\\n# a comment\n\n    vllm==0.2\\\n9.0\n",
+         "0.29.0"),
     ],
 )
 def test_the_built_image_s_version(
@@ -112,6 +116,11 @@ def test_the_built_image_s_version(
         (" .", "FROM vllm/vllm-openai:v0.27.1\nRUN pip install -U vllm\n", "no version"),
         (CTX + "      target: nothere\n", TWO_STAGES, "names no stage"),
         (" .", "# escape=`\nFROM vllm/vllm-openai:v0.27.1\n", "escape"),
+        # a $ in single quotes is kept as written: not read
+        (" .", "FROM python:3.11\nARG V=0.29.0\nRUN pip install 'vllm==$V'\n", "single quotes"),
+        # a float build argument: Go prints 0.10 as 0.1, so it is not read
+        (CTX + "      args:\n        V: 0.10\n",
+         "FROM python:3.11\nARG V\nRUN pip install vllm==$V\n", "not set in the repository"),
         (" .", "FROM vllm/vllm-openai:v0.27.1\nRUN <<EOF\npip install vllm==0.29.0\nEOF\n",
          "heredoc"),
     ],

@@ -179,10 +179,10 @@ def _args(doc: Document, name: str, raw: object) -> dict[str, str]:
     if isinstance(raw, Mapping):
         for key, value in raw.items():
             node = (*at, key)
-            if value is None or node in doc.unsettled or isinstance(value, bool | float):
-                out[str(key)] = df.UNSET
-            else:
-                out[str(key)] = str(value)
+            settled = isinstance(value, str) or (
+                isinstance(value, int) and not isinstance(value, bool)
+            )
+            out[str(key)] = str(value) if settled and node not in doc.unsettled else df.UNSET
     elif isinstance(raw, list):
         for index, item in enumerate(raw):
             if not isinstance(item, str):
@@ -282,7 +282,7 @@ def _requirement_word(
         found.unread = f"{where}: {word[:60]!r} names the engine outside a pip install"
         return
     try:
-        word = df.expand(word, run.scope) if "$" in word else word
+        word = _expanded(word, run)
     except df.Unsettled as exc:
         found.unread = f"{where}: {exc}"
         return
@@ -294,13 +294,27 @@ def _requirement_word(
     found.unread = f"{where} installs {word[:60]!r} with no version (the newest at build time)"
 
 
+def _expanded(word: str, run: df.Run) -> str:
+    """``word`` with the variables the shell gives it (the RUN's ARGs and ENVs).
+
+    Raises:
+        df.Unsettled: a variable not settled, or a single quote in the line, which
+            keeps a ``$`` as written and which shell words no longer show.
+    """
+    if "$" not in word:
+        return word
+    if isinstance(run.command, str) and "'" in run.command:
+        raise df.Unsettled(f"{word[:60]!r} in a line with single quotes, not read")
+    return df.expand(word, run.scope)
+
+
 def _requirement_file(
     value: str, run: df.Run, packages: tuple[str, ...], where: str, found: Found
 ) -> None:
     import posixpath
 
     try:
-        path = df.expand(value, run.scope) if "$" in value else value
+        path = _expanded(value, run)
     except df.Unsettled as exc:
         found.unread = f"{where}: {exc}"
         return

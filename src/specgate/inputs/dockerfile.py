@@ -5,7 +5,8 @@ Read as BuildKit reads a Dockerfile (Dockerfile reference, docs.docker.com/refer
 dockerfile/: "Parser directives", "Environment replacement", "Understand how ARG and FROM
 interact", ARG, ENV, FROM, COPY, WORKDIR):
 
-* lines joined at a trailing ``\\``, comment lines dropped, instructions case-insensitive;
+* lines joined as they are at a trailing ``\\`` (not ``\\\\``), comment and empty lines
+  inside dropped, instructions case-insensitive;
   an ``escape`` directive other than ``\\`` is not read;
 * ``$X``, ``${X}``, ``${X:-word}`` and ``${X:+word}`` replaced; an ARG declared before the
   first FROM is in scope for FROM only, and inside a stage after ``ARG X`` (its value
@@ -43,6 +44,10 @@ _PLATFORM = frozenset(
 _REF = re.compile(
     r"\\\$|\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:[-+])([^}$]*))?\}|([A-Za-z_][A-Za-z0-9_]*))"
 )
+#: BuildKit's continuation: the escape character ending a line, not itself escaped, and
+#: the lines joined as they are (moby/buildkit frontend/dockerfile/parser/parser.go@ca4838f8
+#: ``lineContinuationRegex``, ``trimContinuationCharacter``, ``line += continuationLine``)
+_CONTINUATION = re.compile(r"(?:(?<=[^\\])|^)\\[ \t]*$")
 _HEREDOC = re.compile(r"<<-?[\"']?([A-Za-z_][A-Za-z0-9_]*)[\"']?")
 MAX_INSTRUCTIONS = 2048
 
@@ -117,13 +122,13 @@ def instructions(text: str) -> list[Instruction]:
                 continue  # inside a continuation: empty and comment lines are dropped
             if not parts and (not line.strip() or line.lstrip().startswith("#")):
                 break
-            joined = re.search(r"\\[ \t]*$", line)
+            joined = _CONTINUATION.search(line)
             parts.append(line[: joined.start()] if joined else line)
             if not joined:
                 break
         if not parts:
             continue
-        words = " ".join(parts).strip().split(None, 1)
+        words = "".join(parts).strip().split(None, 1)
         body = ""
         heredoc = _HEREDOC.search(words[1]) if len(words) > 1 else None
         if heredoc is not None:  # the lines up to the delimiter belong to the instruction
@@ -179,6 +184,15 @@ def _declare(words: list[str], scope: dict[str, str | None], args: Mapping[str, 
 
 
 def _words(rest: str) -> list[str]:
+    """An instruction's words as BuildKit splits them; a word that held a ``$`` inside
+    single quotes (kept as written by BuildKit, gone once the quotes are stripped) is
+    replaced by one of the same name that no value settles."""
+    if "'" in rest and "$" in rest:
+        return [w.partition("=")[0] + "=${\0}" if "$" in w else w for w in _split(rest)]
+    return _split(rest)
+
+
+def _split(rest: str) -> list[str]:
     try:
         return shlex.split(rest, comments=False, posix=True)
     except ValueError as exc:

@@ -256,7 +256,8 @@ def judge_requirements(
     # releases 0.4.4 to 0.4.4.post4): one admitted release, and none newer can be, pins it
     releases = req.admitted(found, data.releases)
     if len(releases) == 1 and req.bounded_above(found, data.releases):
-        return EngineVersion(shown_version(engine, releases[0]), releases[0], "requirement")
+        pin = EngineVersion(shown_version(engine, releases[0]), releases[0], "requirement")
+        return _known(engine, pin)
     if not releases and exact:  # a release specgate does not list (newer, a pre-release);
         # one it lists that the requirements leave out (``===0.16``: no release spells it so)
         # is a conflict
@@ -268,8 +269,8 @@ def judge_requirements(
             notes.append(f"{engine} requirements that no release meets ({said})")
             return None
         where = next(f"{r.text} ({r.where})" for r in found if r.exact == exact[0])
-        return _pre_release(engine, exact[0], where, "requirement") or EngineVersion(
-            exact[0], version, "requirement"
+        return _pre_release(engine, exact[0], where, "requirement") or _known(
+            engine, EngineVersion(exact[0], version, "requirement")
         )
     ranges = found
     said = ", ".join(f"{r.text} ({r.where})" for r in ranges[:3])
