@@ -65,7 +65,13 @@ class Run:
     command: list[str] | str
     scope: dict[str, str | None]
     workdir: str | None
-    files: tuple[tuple[str | None, Path | None, bool], ...]
+    stage_files: list[tuple[str | None, Path | None, bool]]
+    copied: int  # how many of ``stage_files`` a COPY had put there by this line
+
+    @property
+    def files(self) -> list[tuple[str | None, Path | None, bool]]:
+        """The files COPY had put in the stage by this line."""
+        return self.stage_files[: self.copied]
 
 
 @dataclass
@@ -237,7 +243,8 @@ def stages(
             _copy(ins, stage, context)
         elif ins.keyword == "RUN":
             stage.runs.append(
-                Run(ins.line, _run(ins), stage.visible(), stage.workdir, tuple(stage.files))
+                Run(ins.line, _run(ins), stage.visible(), stage.workdir, stage.files,
+                    len(stage.files))
             )
     return found, glob
 

@@ -117,7 +117,10 @@ def _renders_default(templates: Path, dotted: str) -> str | None:
 
     if not templates.is_dir() or not _inside(templates):
         return None
-    files = sorted(p for p in templates.rglob("*") if p.suffix in (".yaml", ".yml", ".tpl"))
+    from itertools import islice
+
+    listed = (p for p in templates.rglob("*") if p.suffix in (".yaml", ".yml", ".tpl"))
+    files = sorted(islice(listed, MAX_TEMPLATES + 1))  # never more listed than that
     if len(files) > MAX_TEMPLATES:
         return None
     field = r"\$?\.Values\." + re.escape(dotted)
