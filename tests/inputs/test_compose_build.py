@@ -15,10 +15,12 @@ bare ``NAME`` taken from the environment; with ``image`` and ``build`` and no
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
+from tests.integration.test_engine_checks import Run, check, found  # noqa: F401
 
 from specgate.inputs.engines import read_engine_file
 
@@ -221,3 +223,44 @@ def test_a_copied_requirements_file_symlinked_out_is_not_read(tmp_path: Path) ->
     assert _read(repo, _service(" ."), {"Dockerfile": dockerfile})[:2] == (
         None, "assumed-newest"
     )
+
+
+TRT_SERVICE = (
+    "services:\n  trt:\n    build: .\n    volumes:\n      - ./spec.yml:/opt/spec.yml\n"
+    "    command: trtllm-serve qwen --max_num_tokens 1024 "
+    "--extra_llm_api_options /opt/spec.yml --backend trt\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("tag", "severity"),
+    [
+        # the options file a built service's command names is read at the built image's
+        # release: TensorRT-LLM's Eagle-on-trt refusal (lifetime from 1.2.0,
+        # tests/integration/test_trtllm_backend.py) fails at 1.2.0
+        ("1.2.0", "fail"),
+        # and warns at its candidate (docs/engines.md#pre-releases)
+        ("1.2.0rc6", "warn"),
+    ],
+)
+def test_an_options_file_is_read_at_the_built_image_s_release(
+    check: Run,  # noqa: F811
+    tag: str,
+    severity: str,
+) -> None:
+    from tests.integration.test_trtllm_backend import _HEADS, LOAD, OPTIONS
+
+    files = {
+        "c.specgate.yaml": "version: 1\ndeployments:\n  - name: d\n    model:\n      name: m\n"
+        "      hf_config: config.json\n    speculation:\n      enabled: true\n"
+        "      engine: trtllm\n      engine_config: compose.yaml\n"
+        "    evidence:\n      accept_length: 2.0\n      cache_coherence_eval: true\n",
+        "config.json": json.dumps({**_HEADS, "architectures": ["Qwen2ForCausalLM"]}),
+        "compose.yaml": TRT_SERVICE,
+        "Dockerfile": f"FROM nvcr.io/nvidia/tensorrt-llm/release:{tag}\n",
+        "spec.yml": OPTIONS,
+    }
+    _code, dep = check(files)
+    assert [s for s, _, m in found(dep, "SG307") if LOAD in m] == [severity]
+    notes = dep["inputs"]["engine"]["notes"]
+    assert not any("speculation.engine_version 1.2.0" in n for n in notes), notes

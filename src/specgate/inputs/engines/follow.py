@@ -401,7 +401,12 @@ def follow(
     # The command's file may pin the version (its image tag, requirements beside it):
     # the run line's image as the shell expands it, else the image of the service or
     # container holding the command (docs/engines.md#versions)
-    outer = detect_version(
+    from specgate.inputs.compose_build import built_version
+
+    built = None if engine_version is not None else built_version(
+        named.engine, doc, tuple(named.path), path
+    )  # a Compose service that builds its image (docs/engines.md#built-images)
+    outer = built or detect_version(
         named.engine, engine_version, version_text(named.source, doc.data, named.path, text),
         path,
     )
@@ -410,8 +415,13 @@ def follow(
         file, file_shown, engine=named.engine, engine_version=pinned, follow=False
     )
     if engine_version is None and outer.text is not None:
+        # a pre-release read where the command's file pins it, not in the claims file
+        # (docs/engines.md#pre-releases)
+        stated, where = f"speculation.engine_version {outer.text}", (outer.why or "")
+        where = where.partition(" is a pre-release")[0] or stated
         config = replace(config, version_source=outer.source, notes=(
-            *config.notes, *((outer.origin,) if outer.origin else ())))
+            *(n.replace(stated, where) for n in config.notes),
+            *((outer.origin,) if outer.origin else ())))
     note = (
         f"speculative configuration read from {file_shown}, the options file that "
         f"{named.spelled} names in {shown}:{named.span.line}"
