@@ -129,3 +129,23 @@ def test_a_pre_release_app_version_is_read_as_one(tmp_path: Path) -> None:
     assert config.implied_versions == {
         "from": "0.10.2", "before": "0.11.1", "newest_confirmed": "0.11.0"
     }
+
+
+def test_a_nested_image_mapping(tmp_path: Path) -> None:
+    # the container's args under server:, its image at server.image: the template names
+    # .Values.server.image.tag (and never .Values.image.tag)
+    nested = (
+        "server:\n  image:\n    repository: vllm/vllm-openai\n    tag: \"\"\n  args:\n"
+        '    - "--model"\n    - "m"\n    - "--speculative-config"\n'
+        "    - '{\"method\":\"ngram\",\"num_speculative_tokens\":3,\"prompt_lookup_max\":4}'\n"
+    )
+    template = (
+        '  image: "{{ .Values.server.image.repository }}:'
+        '{{ .Values.server.image.tag | default .Chart.AppVersion }}"\n'
+    )
+    values = _chart(tmp_path, template)
+    values.write_text(nested, "utf-8")
+    assert _version(values) == ("0.10.2", "image", "v0.10.2")
+    # the same chart rendering .Values.image.tag instead: not this mapping's tag
+    (values.parent / "templates" / "deployment.yaml").write_text(CREATE, "utf-8")
+    assert _version(values)[0] is None
