@@ -12,6 +12,8 @@ The neighbours come from the engines' own ``releases`` lists (PyPI's release pag
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from packaging.version import Version as PyVersion
 from tests.integration.test_engine_checks import Run, check, found  # noqa: F401
@@ -115,3 +117,24 @@ def test_a_removed_flag_at_a_candidate(
     engine = dep["inputs"]["engine"]
     assert engine["version_source"] == where
     assert engine["version"] == (version if "rc" not in version else None)
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("uv.lock", 'version = 1\n\n[[package]]\nname = "sglang"\nversion = "0.5.23rc0"\n'),
+        ("pyproject.toml", '[project]\nname = "x"\ndependencies = ["sglang==0.5.23rc0"]\n'),
+        ("requirements.txt", "sglang[all]==0.5.23rc0\n"),
+    ],
+)
+def test_a_pinned_pre_release_in_the_project_files(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    # SGLang's releases: 0.5.22, 0.5.23 (the last listed)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / name).write_text(text, "utf-8")
+    (tmp_path / "serve.sh").write_text("python -m sglang.launch_server --model-path m\n", "utf-8")
+    found = detect_version("sglang", None, "", tmp_path / "serve.sh")
+    assert (found.version, found.text, found.source, found.bounds) == (
+        None, "0.5.23rc0", "requirement", ((0, 5, 22), None, (0, 5, 23))
+    )
