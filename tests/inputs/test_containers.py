@@ -163,7 +163,8 @@ _COMMIT = "the tag is a commit, not a release"
          "not a build tag (llama.cpp's are server[-VARIANT]-bNNNN)"),
         ("lmsysorg/sglang:v0.5.4-cu129", "0.5.4", None),
         # a release candidate as published (a Truss config, tests/data/published-2026-12/09)
-        ("lmsysorg/sglang:v0.5.3rc1-cu126", "0.5.3", None),
+        # the release candidate stays a candidate (docs/engines.md#pre-releases)
+        ("lmsysorg/sglang:v0.5.3rc1-cu126", "0.5.3rc1", None),
         ("nvcr.io/nvidia/tensorrt-llm/release:1.1.0rc5", "1.1.0rc5", None),
         # Triton's YY.MM through NVIDIA's compatibility matrix (25.08 holds TensorRT-LLM
         # 0.21.0, 25.12 1.1.0); a release not in the recorded rows pins nothing

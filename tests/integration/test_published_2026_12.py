@@ -110,8 +110,12 @@ RIGHT: dict[str, Right] = {
         "engine": "sglang", "mechanism": "mtp", "draft_length": 3, "verify_tokens": 4,
         "tensor_parallel_size": 2, "target_model": "Qwen/Qwen3-Next-80B-A3B-Instruct-FP8",
         "max_model_len": 262144, "version_source": "image",
-        # docs/engines.md#versions: the engine's own version string; the tag stays in version_raw
-        "version": "0.5.3", "version_raw": "v0.5.3rc1-cu126"}),
+        # docs/engines.md#pre-releases: 0.5.3rc1 comes before 0.5.3 (PEP 440), so no one
+        # release is pinned; it is read between the release before (0.5.2 in SGLang's
+        # releases list) and 0.5.3; the tag stays in version_raw
+        "version": None, "version_raw": "v0.5.3rc1-cu126",
+        "implied_versions": {"from": "0.5.2", "before": "0.5.3.post1",
+                             "newest_confirmed": "0.5.3"}}),
     # EAGLE without a draft on GLM-4.5: SGLang drafts with the model's MTP layer.
     "10-sglang-truss-glm45-eagle-means-mtp": Right(0, {
         "engine": "sglang", "mechanism": "mtp", "draft_length": 3, "verify_tokens": 4,

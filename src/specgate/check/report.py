@@ -85,7 +85,8 @@ class DeploymentReport(NamedTuple):
         knows (0.32.0); …``); None otherwise. Said once per deployment."""
         inputs = self.deployment.inputs
         engine = inputs.engine if inputs is not None else None
-        if engine is None or engine.version_source != "assumed-newest":
+        # a pre-release keeps its source, but pins no one release (docs/engines.md#pre-releases)
+        if engine is None or engine.version is not None:
             return None
         return next((note for note in engine.notes if " version unknown" in note), None)
 

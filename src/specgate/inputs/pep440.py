@@ -27,3 +27,24 @@ def clause_test(op: str, text: str) -> Callable[[Version], bool] | None:
     except InvalidSpecifier:
         return None
     return lambda v: spec.contains(format_version(v), prereleases=True)
+
+
+def release_of(text: str) -> str | None:
+    """The release a pre-release or development release is of (docs/engines.md#pre-releases),
+    as PEP 440 orders it (``packaging``'s ``Version``: ``0.5.23rc0 < 0.5.23``):
+    ``v0.11.0rc1`` → ``0.11.0``, ``0.5.23rc0`` → ``0.5.23``, ``1.0.0rc4.post1`` (a
+    post-release of the candidate) → ``1.0.0``, ``0.4.4.post1.dev0`` → ``0.4.4.post1``.
+    None for a final release or post-release, a version with an epoch, or a text that is
+    not PEP 440 (``v0.5.3rc1-cu126``: the tag's release part is given, not the tag)."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        version = Version(text.strip())
+    except InvalidVersion:
+        return None
+    if not version.is_prerelease or version.epoch:
+        return None
+    base = ".".join(str(part) for part in version.release)
+    if version.pre is None and version.post is not None:  # a dev release of a post-release
+        base += f".post{version.post}"
+    return base

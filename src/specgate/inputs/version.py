@@ -19,11 +19,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from specgate.core.errors import InputError
 from specgate.inputs.knowledge import Version, knowledge, parse_version
 from specgate.load.read import read_text
+
+if TYPE_CHECKING:
+    from specgate.inputs.requirements import Found
 
 VersionSource = Literal["claims", "image", "requirement", "assumed-newest"]
 
@@ -111,7 +114,8 @@ def detect_version(
     """
     newest = knowledge(engine).newest_text
     if stated is not None:
-        return _known(engine, EngineVersion(stated, parse_version(stated), "claims"))
+        early = _pre_release(engine, stated, f"speculation.engine_version {stated}", "claims")
+        return early or _known(engine, EngineVersion(stated, parse_version(stated), "claims"))
     notes: list[str] = []
     if image_outside is not None:
         notes.append(f"image not pinned: set by {image_outside}, outside the repository")
@@ -125,6 +129,8 @@ def detect_version(
         pinned = _from_requirements(engine, config_path, notes)
         if pinned is not None and pinned.version is not None:
             return _known(engine, pinned)
+        if pinned is not None and pinned.text is not None:  # a pre-release: bounded
+            return pinned
         bounds = pinned.bounds if pinned is not None else None
     note = (
         f"{engine} version unknown"
@@ -167,6 +173,9 @@ def _from_images(
                 origin = None
     if len(pinned) == 1:
         pin = pinned[0]
+        early = _pre_release(engine, pin.version, f"image tag {pin.tag}", "image", pin.tag)
+        if early is not None:
+            return early
         version = parse_version(pin.version)
         # the tag itself when it reads as the release (v0.10.2-x86_64), else the release
         # (rocm6.4.1_vllm_0.10.1_20250909 → 0.10.1; Triton 25.08 → TensorRT-LLM 0.21.0)
@@ -218,6 +227,17 @@ def _from_requirements(
             parts.append(req.pyproject(path, packages, path.name))
         elif path.name == "uv.lock":
             parts.append(req.uv_lock(path, packages, path.name))
+    return judge_requirements(engine, parts, notes)
+
+
+def judge_requirements(
+    engine: str, parts: list[Found], notes: list[str]
+) -> EngineVersion | None:
+    """What the requirements ``parts`` found pin or bound under PEP 440 over the engine's
+    listed releases (:func:`_from_requirements`; also the RUN lines of a Dockerfile,
+    :mod:`specgate.inputs.compose_build`); None with a note when they pin nothing."""
+    from specgate.inputs import requirements as req
+
     unread = next((part.unread for part in parts if part.unread), None)
     if unread is not None:  # a pin not read is no pin: never a partial reading
         notes.append(unread)
@@ -236,7 +256,8 @@ def _from_requirements(
     # releases 0.4.4 to 0.4.4.post4): one admitted release, and none newer can be, pins it
     releases = req.admitted(found, data.releases)
     if len(releases) == 1 and req.bounded_above(found, data.releases):
-        return EngineVersion(shown_version(engine, releases[0]), releases[0], "requirement")
+        pin = EngineVersion(shown_version(engine, releases[0]), releases[0], "requirement")
+        return _known(engine, pin)
     if not releases and exact:  # a release specgate does not list (newer, a pre-release);
         # one it lists that the requirements leave out (``===0.16``: no release spells it so)
         # is a conflict
@@ -247,7 +268,10 @@ def _from_requirements(
             said = ", ".join(f"{r.text} ({r.where})" for r in found[:3])
             notes.append(f"{engine} requirements that no release meets ({said})")
             return None
-        return EngineVersion(exact[0], version, "requirement")
+        where = next(f"{r.text} ({r.where})" for r in found if r.exact == exact[0])
+        return _pre_release(engine, exact[0], where, "requirement") or _known(
+            engine, EngineVersion(exact[0], version, "requirement")
+        )
     ranges = found
     said = ", ".join(f"{r.text} ({r.where})" for r in ranges[:3])
     if not releases:
@@ -260,6 +284,47 @@ def _from_requirements(
     return EngineVersion(
         None, None, "assumed-newest", bounds=(low, high, releases[-1] if high else None)
     )
+
+
+def _pre_release(
+    engine: str, text: str, where: str, source: VersionSource, raw: str | None = None
+) -> EngineVersion | None:
+    """The releases a pre-release ``text`` may behave as (``v0.11.0rc1``, ``0.5.23rc0``;
+    :func:`specgate.inputs.pep440.release_of`), or None when ``text`` is a release.
+
+    PEP 440 orders a candidate before its release, after the release before it, and it
+    holds some but not all of the release's changes (docs/engines.md#pre-releases). So
+    the version stays unknown, bounded as a requirement range is to the listed release
+    before it and the release (the first listed at or after it): a check fails only
+    where it holds at both, and one whose lifetime starts or ends at the release warns.
+    A candidate of a release newer than the newest specgate knows is read as that
+    release (:func:`_known`: the newest behaviour, with a note), as the release itself
+    would be; an engine with no ``releases`` list bounds it from above only. The
+    source stays where it was read, its text in ``text`` (``raw`` when given: the tag
+    as written), and ``version`` None: no one release is pinned."""
+    from specgate.inputs.knowledge import shown_version
+    from specgate.inputs.pep440 import release_of
+
+    release = release_of(text)
+    version = parse_version(release) if release is not None else None
+    data = knowledge(engine)
+    if version is None or version > data.newest:
+        return None
+    before = [v for v in data.releases if v < version]
+    low = before[-1] if before else None
+    last = next((v for v in data.releases if v >= version), version)
+    high = data.release_after(last)
+    between = (
+        f"between {shown_version(engine, low)} and {shown_version(engine, last)}"
+        if low is not None
+        else f"as {shown_version(engine, last)} or earlier"
+    )
+    why = (
+        f"{where} is a pre-release of {release}, with some but not all of its changes: "
+        f"read {between}"
+    )
+    note = f"{data.display_name} version unknown ({why})"
+    return EngineVersion(raw or text, None, source, note, why=why, bounds=(low, high, last))
 
 
 def _shown(path: Path, folder: Path) -> str:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
@@ -293,6 +293,40 @@ def named_files(path: Path, shown: str) -> list[str]:
     return out
 
 
+def _at_outer_version(
+    named: OptionsFile,
+    doc: Document,
+    text: str | None,
+    path: Path,
+    engine_version: str | None,
+    *,
+    read: Callable[[str | None], EngineConfig],
+) -> EngineConfig:
+    """The options file read (``read``) at the version the command's file pins: the
+    run line's image as the shell expands it, else the image of the service or container
+    holding the command, or the image a Compose service builds (docs/engines.md#versions,
+    docs/engines.md#built-images), else requirements beside it."""
+    from specgate.inputs.compose_build import built_version
+
+    built = None if engine_version is not None else built_version(
+        named.engine, doc, tuple(named.path), path
+    )
+    outer = built or detect_version(
+        named.engine, engine_version, version_text(named.source, doc.data, named.path, text),
+        path,
+    )
+    config = read(engine_version if engine_version is not None else outer.text)
+    if engine_version is None and outer.text is not None:
+        # a pre-release read where the command's file pins it, not in the claims file
+        # (docs/engines.md#pre-releases)
+        stated = f"speculation.engine_version {outer.text}"
+        where = (outer.why or "").partition(" is a pre-release")[0] or stated
+        config = replace(config, version_source=outer.source, notes=(
+            *(n.replace(stated, where) for n in config.notes),
+            *((outer.origin,) if outer.origin else ())))
+    return config
+
+
 def follow(
     doc: Document,
     text: str | None,
@@ -398,20 +432,12 @@ def follow(
             shown,
             named.span.line,
         ) from None
-    # The command's file may pin the version (its image tag, requirements beside it):
-    # the run line's image as the shell expands it, else the image of the service or
-    # container holding the command (docs/engines.md#versions)
-    outer = detect_version(
-        named.engine, engine_version, version_text(named.source, doc.data, named.path, text),
-        path,
+    config = _at_outer_version(
+        named, doc, text, path, engine_version,
+        read=lambda pinned: read_engine_file(
+            file, file_shown, engine=named.engine, engine_version=pinned, follow=False
+        ),
     )
-    pinned = engine_version if engine_version is not None else outer.text
-    config = read_engine_file(
-        file, file_shown, engine=named.engine, engine_version=pinned, follow=False
-    )
-    if engine_version is None and outer.text is not None:
-        config = replace(config, version_source=outer.source, notes=(
-            *config.notes, *((outer.origin,) if outer.origin else ())))
     note = (
         f"speculative configuration read from {file_shown}, the options file that "
         f"{named.spelled} names in {shown}:{named.span.line}"

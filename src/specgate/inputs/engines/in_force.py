@@ -61,6 +61,19 @@ def with_version(
     )
 
 
+def pre_release_shown(at: VersionInForce, version: EngineVersion) -> VersionInForce:
+    """``at``, naming the pre-release it stands for where it is read as the candidate's
+    release (docs/engines.md#pre-releases): ``0.11.0 (v0.11.0rc1 is a pre-release of
+    it)``; as it is otherwise."""
+    bounds = version.bounds
+    if version.version is not None or version.text is None or bounds is None:
+        return at
+    if bounds[2] != at.judged:  # other settings narrow it below the release
+        return at
+    shown = f"{at.shown.split(' (')[0]} ({version.text} is a pre-release of it)"
+    return replace(at, shown=shown)
+
+
 def _assumed_default(
     config: EngineConfig,
     data: EngineKnowledge,

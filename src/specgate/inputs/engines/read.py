@@ -10,6 +10,7 @@ from pathlib import Path
 
 from specgate.core.errors import InputError, RefusedValue, UnsettledValue
 from specgate.inputs.cmdline import FlagSpec
+from specgate.inputs.compose_build import built_version
 from specgate.inputs.engines import follow as options_file
 from specgate.inputs.engines import (
     keywise,
@@ -35,7 +36,7 @@ from specgate.inputs.engines.detect import Detector
 from specgate.inputs.engines.env_gaps import raise_gap, service_env
 from specgate.inputs.engines.environment import sibling_env
 from specgate.inputs.engines.forcing import forced_acceptance
-from specgate.inputs.engines.in_force import with_version
+from specgate.inputs.engines.in_force import pre_release_shown, with_version
 from specgate.inputs.engines.launch import (
     command_options,
     container_options,
@@ -58,6 +59,7 @@ from specgate.inputs.engines.unsettled import (
     unsettled_launcher,
     unsettled_words,
 )
+from specgate.inputs.helm_chart import chart_image
 from specgate.inputs.knowledge import EngineKnowledge, knowledge
 from specgate.inputs.pointer import (
     Found,
@@ -461,15 +463,26 @@ def _version_of(
 ) -> EngineVersion:
     """The version in force for ``found``: stated, else the image of the container or
     service that runs it (never another service's in the same file), else the file's."""
+    if reading.engine_version is None and reading.path is not None:
+        # a Compose service that builds its image (docs/engines.md#built-images)
+        built = built_version(spec.name, reading.doc, tuple(found.path), reading.path)
+        if built is not None:
+            return built
     text = version_text(source, reading.doc.data, found.path, reading.text)
+    # a chart's values.yaml leaving image.tag empty: its appVersion where its template
+    # says so (docs/engines.md#versions)
+    chart = None
+    if text is reading.text:  # no image named by a run line or a node above it
+        chart = chart_image(reading.doc.data, found.path, reading.path)
     outside = image_from_outside(source) if source is not None else None
     found_version = detect_version(
-        spec.name, reading.engine_version, text, reading.path,
-        image_outside=outside.what if outside is not None else None,
+        spec.name, reading.engine_version, f"image: {chart[0]}\n" if chart else text,
+        reading.path, image_outside=outside.what if outside is not None else None,
     )
     if found_version.source != "image" or found_version.origin is not None:
         return found_version
-    return replace(found_version, origin=image_via(reading.doc, found.path, reading.path))
+    via = chart[1] if chart else image_via(reading.doc, found.path, reading.path)
+    return replace(found_version, origin=via)
 
 
 def program_of(spec: Engine, argv: tuple[str, ...]) -> str | None:
@@ -537,7 +550,7 @@ def _read_options(
     implied = settings.implied_range(
         data, [*used, *block, *bounds, *settings.requirement_bounds(version)]
     )
-    at = settings.in_force(data, version, implied)
+    at = pre_release_shown(settings.in_force(data, version, implied), version)
     # defaults and version-ranged behaviours follow the implied range (docs/engines.md#versions)
     ctx = replace(
         ctx,
