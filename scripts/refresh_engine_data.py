@@ -160,7 +160,8 @@ def parser_lifetimes(
       has it: ``removed_in`` R, ``removed_after`` that release. Absent inside the lifetime
       otherwise (recorded with it on both sides, or at or after a ``since`` with nothing
       recorded having it below R) contradicts the data: left as it is and named in the
-      returned list (``CHECK``) for a maintainer to read the source.
+      returned list (``CHECK``) for a maintainer to read the source. A flag no recorded
+      parser has (another program's) is left as it is.
 
     Returns the new text (every other byte as it was) and what moved, one line each.
 
@@ -204,6 +205,8 @@ def parser_lifetimes(
         return change
 
     def absent(setting: dict[str, Any], name: str) -> dict[str, str | None] | None:
+        if not any(name in recorded[v] for v in ordered):
+            return {}  # in no recorded parser (another program's flag): not theirs to say
         since, since_after = key(setting, "since"), key(setting, "since_after")
         removed, removed_after = key(setting, "removed_in"), key(setting, "removed_after")
         has_below = [v for v in below if name in recorded[v]]

@@ -119,3 +119,41 @@ def test_past_the_releases_read_the_auto_params_are_a_guess_that_warns(tmp_path:
     (deployment,) = report.deployments
     assumed = deployment.deployment.speculation.draft_length_assumed
     assert assumed is not None and "architecture tables were not read" in assumed
+
+
+_LLAMA = {"num_attention_heads": 8, "num_key_value_heads": 8, "hidden_size": 512,
+          "vocab_size": 512, "num_hidden_layers": 2, "model_type": "llama",
+          "architectures": ["LlamaForCausalLM"]}
+
+
+def _mechanism_findings(tmp_path: Path, version: str) -> list[str]:
+    """SG301 findings on the mechanism of EAGLE without a draft path on a Llama target,
+    the claims file saying mtp, pinned at ``version``."""
+    (tmp_path / "cmd.txt").write_text(
+        "python -m sglang.launch_server --model-path m --speculative-algorithm EAGLE "
+        "--speculative-num-steps 3 --speculative-eagle-topk 1 "
+        "--speculative-num-draft-tokens 4\n"
+    )
+    (tmp_path / "config.json").write_text(json.dumps(_LLAMA))
+    (tmp_path / "c.specgate.yaml").write_text(
+        "version: 1\ndeployments:\n  - name: d\n    model:\n      name: m\n"
+        "      hf_config: config.json\n    speculation:\n      enabled: true\n"
+        "      mechanism: mtp\n"
+        f'      engine: sglang\n      engine_version: "{version}"\n'
+        "      engine_config: cmd.txt\n    evidence:\n      accept_length: 1.5\n"
+        "      cache_coherence_eval: true\n"
+    )
+    report = check_file(tmp_path / "c.specgate.yaml", "c.specgate.yaml", CheckOptions())
+    (deployment,) = report.deployments
+    return [f"{f.severity} {f.message}" for f in deployment.findings
+            if f.code == "SG301" and "mechanism" in f.message]
+
+
+def test_past_the_releases_read_the_mechanism_is_the_claims_files(tmp_path: Path) -> None:
+    # at 0.5.23 LlamaForCausalLM is in neither table: the draft worker loads the whole
+    # target as an EAGLE draft, which the claims file's mtp contradicts
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    assert _mechanism_findings(tmp_path / "a", "0.5.23") != []
+    # at 0.6.0 no table was read: nothing rests on one
+    assert _mechanism_findings(tmp_path / "b", "0.6.0") == []

@@ -320,7 +320,8 @@ _REMOVED = """{
   "settings": [
     {"name": "--back", "removed_in": "0.20.0", "removed_after": "0.18.0", "source": {}},
     {"name": "--stays", "removed_in": "0.20.0", "removed_after": "0.18.0", "source": {}},
-    {"name": "--gap", "source": {}}
+    {"name": "--gap", "source": {}},
+    {"name": "--elsewhere", "since": "0.19.0", "source": {}}
   ]
 }
 """
@@ -331,7 +332,8 @@ def test_a_parser_with_a_flag_after_its_removal_moves_the_removal_up(script: Any
     # 0.21.0. --back is not in 0.22.0's parser (the nearest recorded release above without
     # it): removed_after 0.21.0, removed_in 0.22.0. --stays is in 0.22.0's too: no
     # recorded release above lacks it, so its removal is dropped. --gap is in 0.18.0's and
-    # 0.22.0's but not 0.21.0's: one lifetime cannot hold that, named for a maintainer
+    # 0.22.0's but not 0.21.0's: one lifetime cannot hold that, named for a maintainer;
+    # --elsewhere is in no recorded parser (another program's flag): not theirs to move
     recorded = {"0.18.0": {"--back", "--stays", "--gap"}, "0.21.0": {"--back", "--stays"},
                 "0.22.0": {"--stays", "--gap"}}
     new, moved = script.parser_lifetimes(_REMOVED, "0.21.0", recorded)
@@ -340,5 +342,6 @@ def test_a_parser_with_a_flag_after_its_removal_moves_the_removal_up(script: Any
                                   "removed_after": "0.21.0", "source": {}}
     assert settings["--stays"] == {"name": "--stays", "source": {}}
     assert settings["--gap"] == {"name": "--gap", "source": {}}
+    assert settings["--elsewhere"] == {"name": "--elsewhere", "since": "0.19.0", "source": {}}
     assert moved[-1] == "CHECK --gap: not in 0.21.0's parser, inside its lifetime"
     assert len(moved) == 3

@@ -602,9 +602,10 @@ def with_target(config: EngineConfig, target: ModelShape | None) -> EngineConfig
     unread = (f"SGLang {config.version}'s architecture tables were not read (read in the "
               f"wheels {oldest}–{newest})")
     if algorithm in ("EAGLE", "NEXTN") and config.draft_model is None:
-        if self_mtp is None:
+        if self_mtp is None:  # not known whether MTP or EAGLE over the whole target
+            mechanism = None
             notes.append(f"{unread}: whether {arch} drafts with its own MTP layers is not "
-                         "known; the mechanism as written stands")
+                         "known; the claims file's mechanism stands")
         elif arch not in self_mtp:
             mechanism = "eagle"
             notes.append(f"EAGLE without a draft path on {arch}: SGLang's draft worker loads "
