@@ -291,6 +291,38 @@ def test_eagle_on_flashmla_by_its_lifetime(
 @pytest.mark.parametrize(
     ("version", "severity"),
     [
+        # --enable-flashmla sets the backend to flashmla for an MLA target
+        # (model_runner.py:229-231 of 0.4.4.post2, :236-239 of 0.4.5.post1) and the EAGLE
+        # worker raises (eagle_worker.py:186-189, :206-209)
+        ("0.4.4.post2", ["fail"]),
+        ("0.4.5.post1", ["fail"]),
+        # 0.4.4.post1 has no --enable-flashmla; from 0.4.5.post2 the flag itself raises
+        # (a DeprecatedAction, server_args.py:855): not this refusal
+        ("0.4.4.post1", []),
+        ("0.4.5.post2", []),
+    ],
+)
+def test_eagle_with_enable_flashmla_by_its_lifetime(
+    check: Run,  # noqa: F811
+    version: str,
+    severity: list[str],
+) -> None:
+    flags = ("--speculative-algorithm EAGLE --speculative-draft-model-path d "
+             "--speculative-num-steps 3 --speculative-eagle-topk 1 "
+             "--speculative-num-draft-tokens 4 --enable-flashmla")
+    phrase = "sets the attention backend to flashmla"
+    got = _findings(check, version, flags, target=_MLA)
+    assert _said(got, phrase) == severity, got
+    # --enable-flashinfer-mla is read first (model_runner.py:224-228): flashinfer_mla
+    both = _findings(check, version, flags + " --enable-flashinfer-mla", target=_MLA)
+    assert _said(both, phrase) == [], both
+    # a target that is not MLA keeps its backend at 0.4.4.post2 (model_runner.py:218-221)
+    assert _said(_findings(check, version, flags, target=_LLAMA), phrase) == []
+
+
+@pytest.mark.parametrize(
+    ("version", "severity"),
+    [
         # FlashInferMLAMultiStepDraftBackend raises it (flashinfer_mla_backend.py:661 of
         # 0.4.4.post4); --attention-backend flashinfer keeps FlashInfer for an MLA target
         # from 0.4.4.post4 (model_runner.py:837-852); the draft d is an MLA model (its
