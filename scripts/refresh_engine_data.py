@@ -19,7 +19,8 @@ recorders together, release by release:
    of src/specgate/data/engines/ENGINE.json, moving its settings' lifetimes by the parser
    (a ``--flag`` the previous recorded release has and this one lacks gets ``removed_in``
    VERSION / ``removed_after`` the previous; a new one ``since`` VERSION / ``since_after``
-   the previous: ``settings_lifetimes``);
+   the previous; a release recorded between or below others moves the boundaries it
+   falls inside: ``parser_lifetimes``);
 3. ``refresh``: ``list`` then ``record`` for every new release (what the scheduled
    workflow .github/workflows/refresh-engine-data.yml runs before it opens a pull request).
 
@@ -44,7 +45,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -134,173 +135,116 @@ def _long_options(path: Path) -> set[str]:
     return {option[0] for option in json.loads(path.read_text("utf-8"))["options"]}
 
 
-def settings_lifetimes(
-    text: str, version: str, previous: str | None, before: set[str], after: set[str]
+def parser_lifetimes(
+    text: str, version: str, recorded: Mapping[str, set[str]]
 ) -> tuple[str, list[str]]:
     """The engine data file ``text`` with the lifetimes of its settings (its ``--flag``
-    entries, one a line) moved by the parser recorded at ``version``, ``previous`` being
-    the newest release recorded before it (``before``/``after``: their long options;
-    ``previous`` None and ``before`` empty when none is older):
+    entries, one a line) moved by the parser recorded at ``version`` (R), ``recorded``
+    being the long options of every recorded release's parser, R's among them. One rule,
+    wherever R falls among the recorded releases (newest, between two, below all):
 
-    - a setting ``previous`` has and ``version`` lacks gains ``"removed_in": version,
-      "removed_after": previous`` (when it has no ``removed_in`` yet);
-    - a setting ``version`` has and ``previous`` lacks, with no ``since`` yet, gains
-      ``"since": version, "since_after": previous``;
-    - a boundary already in the entry that ``version`` falls inside is narrowed (a
-      release recorded between two recorded ones, or before them): present at
-      ``version`` below its ``since``, ``since`` becomes ``version`` (and ``since_after``
-      ``previous`` when ``previous`` lacks it); absent at ``version`` between
-      ``since_after`` (or nothing) and ``since``, ``since_after`` becomes ``version``;
-      present between ``removed_after`` and ``removed_in``, ``removed_after`` becomes
-      ``version``; absent there, ``removed_in`` does.
-
-    A release recorded below every other is :func:`older_lifetimes`' to compare with the
-    oldest recorded one.
+    - R's parser has the flag: the flag exists at R. R below its ``since`` (or no
+      ``since`` while the recorded release just below R lacks it): ``since`` becomes R and
+      ``since_after`` the nearest release below R known to lack it (the nearest recorded
+      one without the flag, or the ``since_after`` already there if it is below R and
+      nearer), dropped if none. Symmetrically, R at or above its ``removed_in`` (or no
+      ``removed_in`` while the recorded release just above R lacks it): ``removed_after``
+      becomes R and ``removed_in`` the nearest recorded release above R without it (both
+      dropped if none); R between ``removed_after`` and ``removed_in``: ``removed_after``
+      becomes R.
+    - R's parser lacks it: the flag does not exist at R. R below its ``since`` and above
+      its ``since_after`` (or none): ``since_after`` becomes R; no ``since`` while the
+      recorded release just above R has it and none below R does: ``since`` becomes that
+      release and ``since_after`` R. R above ``removed_after`` and below ``removed_in``:
+      ``removed_in`` becomes R; no ``removed_in`` while the recorded release just below R
+      has it: ``removed_in`` R, ``removed_after`` that release. Absent inside the lifetime
+      otherwise (recorded with it on both sides, or at or after a ``since`` with nothing
+      recorded having it below R) contradicts the data: left as it is and named in the
+      returned list (``CHECK``) for a maintainer to read the source. A flag no recorded
+      parser has (another program's) is left as it is.
 
     Returns the new text (every other byte as it was) and what moved, one line each.
 
-    Example: ``--spec-x`` in 0.32.0's parser, not in 0.33.0's →
-    ``{"name": "--spec-x", "removed_in": "0.33.0", "removed_after": "0.32.0", …}``;
-    then 0.32.1 recorded without it → ``"removed_in": "0.32.1"``.
+    Example: ``--x`` with ``since`` 0.13.0, ``since_after`` 0.10.2, recorded in 0.12.0's
+    parser (0.10.2's lacks it) → ``since`` 0.12.0, ``since_after`` 0.10.2.
     """
-    moved: list[str] = []
-    entry = re.compile(r'^(\s*\{"name": )("--[^"\n]+")(.*)$', re.MULTILINE)
     at = version_key(version)
+    ordered = sorted(recorded, key=version_key)
+    below = [v for v in ordered if version_key(v) < at]
+    above = [v for v in ordered if version_key(v) > at]
+    options = recorded[version]
+    moved: list[str] = []
+    entry = re.compile(r'^(\s*)(\{"name": "--[^"\n]+".*\})(,?)$', re.MULTILINE)
 
-    def narrowed(name: str, fields: dict[str, Any]) -> dict[str, str]:
-        present = name in after
-        key = {k: version_key(v) for k, v in fields.items() if isinstance(v, str)}
-        change: dict[str, str] = {}
-        if "since" in key and at < key["since"]:
-            if present and ("since_after" not in key or key["since_after"] < at):
-                change["since"] = version
-                if previous is not None and name not in before:
-                    change["since_after"] = previous
-            elif not present and key.get("since_after", ()) < at:
-                change["since_after"] = version
-        if "removed_in" in key and key.get("removed_after", ()) < at < key["removed_in"]:
-            if present:
-                change["removed_after"] = version
-            elif "removed_after" in key:  # absent before its first release is no removal
-                change["removed_in"] = version
-        return {k: v for k, v in change.items() if fields.get(k) != v}
+    def key(setting: dict[str, Any], field: str) -> tuple[int, ...] | None:
+        value = setting.get(field)
+        return version_key(value) if isinstance(value, str) else None
 
-    def edit(match: re.Match[str]) -> str:
-        name, rest = json.loads(match.group(2)), match.group(3)
-        try:
-            fields = json.loads(match.group(0).rstrip().rstrip(","))
-        except ValueError:
-            fields = {}  # not one entry on its line: only the rules above apply
-        if name in before and name not in after and '"removed_in"' not in rest:
-            add = {"removed_in": version, "removed_after": str(previous)}
-        elif name in after and name not in before and previous is not None and (
-            '"since"' not in rest
+    def present(setting: dict[str, Any], name: str) -> dict[str, str | None]:
+        change: dict[str, str | None] = {}
+        since, since_after = key(setting, "since"), key(setting, "since_after")
+        if (since is not None and at < since) or (
+            since is None and below and not any(name in recorded[v] for v in below)
         ):
-            add = {"since": version, "since_after": previous}
-        elif fields and (add := narrowed(name, fields)):
-            moved.append(f"{name}: {json.dumps(add)}")
-            for k, v in add.items():
-                value = re.compile(rf'("{k}": )"[^"]*"')
-                if k in fields:
-                    rest = value.sub(lambda m, v=v: m.group(1) + json.dumps(v), rest, count=1)
-                else:
-                    rest = f", {json.dumps(k)}: {json.dumps(v)}" + rest
-            return match.group(1) + match.group(2) + rest
-        else:
-            return match.group(0)
-        moved.append(f"{name}: {json.dumps(add)}")
-        extra = "".join(f", {json.dumps(k)}: {json.dumps(v)}" for k, v in add.items())
-        return match.group(1) + match.group(2) + extra + rest
+            lacking = [v for v in below if name not in recorded[v]]
+            nearest = lacking[-1] if lacking else None
+            if since_after is not None and since_after < at and (
+                nearest is None or version_key(nearest) < since_after
+            ):
+                nearest = setting["since_after"]
+            change |= {"since": version, "since_after": nearest}
+        removed, removed_after = key(setting, "removed_in"), key(setting, "removed_after")
+        if (removed is not None and at >= removed) or (
+            removed is None and above and name not in recorded[above[0]]
+        ):
+            lacking = [v for v in above if name not in recorded[v]]
+            gone = lacking[0] if lacking else None
+            change |= {"removed_in": gone, "removed_after": version if gone else None}
+        elif removed is not None and (removed_after is None or removed_after < at):
+            change["removed_after"] = version
+        return change
 
-    return entry.sub(edit, text), moved
-
-
-def older_lifetimes(
-    text: str, version: str, following: str, at: set[str], after: set[str]
-) -> tuple[str, list[str]]:
-    """The engine data file ``text`` with its settings' lifetimes (its ``--flag``
-    entries, one a line) moved by the parser of an OLDER release: ``version`` recorded
-    below ``following``, the oldest release recorded so far (``at``/``after``: their long
-    options). A backfill records downwards, so a boundary it finds lies between
-    ``version`` and ``following``:
-
-    - a setting ``following`` has and ``version`` lacks came in after ``version``: with
-      no ``since``, it gains ``"since": following, "since_after": version``; with a
-      ``since`` read elsewhere (at or before ``following``), a ``since_after`` older
-      than ``version`` (or none) becomes ``version``;
-    - a setting ``version`` has and ``following`` lacks went in ``following``: with no
-      ``removed_in``, it gains ``"removed_in": following, "removed_after": version``;
-    - a setting ``version`` has whose ``since`` is later than ``version`` contradicts
-      the data: left as it is and named in the returned list (``CHECK``) for a
-      maintainer to read the source.
-
-    Returns the new text (every other byte as it was) and what moved, one line each.
-
-    Example: ``--spec-x`` in 0.18.1's parser, not in 0.17.1's →
-    ``{"name": "--spec-x", "since": "0.18.1", "since_after": "0.17.1", …}``.
-    """
-    moved: list[str] = []
-    entry = re.compile(r'^(\s*)(\{"name": "--[^"\n]+".*\})(,?)$', re.MULTILINE)
-    below = version_key(version)
+    def absent(setting: dict[str, Any], name: str) -> dict[str, str | None] | None:
+        if not any(name in recorded[v] for v in ordered):
+            return {}  # in no recorded parser (another program's flag): not theirs to say
+        since, since_after = key(setting, "since"), key(setting, "since_after")
+        removed, removed_after = key(setting, "removed_in"), key(setting, "removed_after")
+        has_below = [v for v in below if name in recorded[v]]
+        if since is not None and at < since:
+            return {"since_after": version} if since_after is None or since_after < at else {}
+        if since is None and above and name in recorded[above[0]] and not has_below:
+            return {"since": above[0], "since_after": version}
+        if removed is not None and at >= removed:
+            return {}
+        if removed is not None and removed_after is not None and removed_after < at:
+            return {"removed_in": version}
+        if below and name in recorded[below[-1]]:
+            if removed is None and above and name in recorded[above[0]]:
+                return None  # recorded with it on both sides
+            return {"removed_in": version, "removed_after": below[-1]}
+        if has_below or since is not None:
+            return None  # inside its lifetime: a contradiction
+        return {}  # never recorded: nothing known
 
     def edit(match: re.Match[str]) -> str:
         setting: dict[str, Any] = json.loads(match.group(2))
-        name, add = setting["name"], {}
-        since = setting.get("since")
-        if name in after and name not in at:
-            if since is None:
-                add = {"since": following, "since_after": version}
-            elif version_key(setting.get("since_after", "0")) < below < version_key(since):
-                add = {"since_after": version}
-        elif name in at and name not in after and "removed_in" not in setting:
-            add = {"removed_in": following, "removed_after": version}
-        elif name in at and since is not None and version_key(since) > below:
-            moved.append(f"CHECK {name}: in {version}'s parser, but since {since}")
-        if not add:
+        name = setting["name"]
+        change = present(setting, name) if name in options else absent(setting, name)
+        if change is None:
+            moved.append(f"CHECK {name}: not in {version}'s parser, inside its lifetime")
             return match.group(0)
-        moved.append(f"{name}: {json.dumps(add)}")
-        keys = list(setting)
-        ordered = {"name": name, **add, **{k: setting[k] for k in keys[1:] if k not in add}}
-        return match.group(1) + json.dumps(ordered, ensure_ascii=False) + match.group(3)
-
-    return entry.sub(edit, text), moved
-
-
-def between_lifetimes(
-    text: str, version: str, previous: str, following: str, at: set[str]
-) -> tuple[str, list[str]]:
-    """The engine data file ``text`` with its settings' lifetimes narrowed by the parser
-    of ``version``, recorded between the recorded ``previous`` and ``following`` (``at``:
-    its long options). A boundary the two neighbours put between them (``since_after``
-    ``previous`` and ``since`` ``following``; ``removed_after``/``removed_in`` alike)
-    now lies on one side of ``version``:
-
-    - ``since`` ``following``: in ``version``'s parser → ``since`` ``version``; not in it
-      → ``since_after`` ``version``;
-    - ``removed_in`` ``following``: in ``version``'s parser → ``removed_after``
-      ``version``; not in it → ``removed_in`` ``version``.
-
-    A boundary read elsewhere (a ``since`` or ``removed_in`` that is not ``following``,
-    or whose other side is not ``previous``) is left as it is, and so is every setting
-    without one. Returns the new text (every other byte as it was) and what moved.
-
-    Example: ``--x`` with ``since`` 0.13.0 / ``since_after`` 0.10.2, recorded in 0.12.0's
-    parser → ``since`` 0.12.0, ``since_after`` 0.10.2.
-    """
-    moved: list[str] = []
-    entry = re.compile(r'^(\s*)(\{"name": "--[^"\n]+".*\})(,?)$', re.MULTILINE)
-
-    def edit(match: re.Match[str]) -> str:
-        setting: dict[str, Any] = json.loads(match.group(2))
-        name, present, add = setting["name"], setting["name"] in at, {}
-        if (setting.get("since"), setting.get("since_after")) == (following, previous):
-            add = {"since": version} if present else {"since_after": version}
-        if (setting.get("removed_in"), setting.get("removed_after")) == (following, previous):
-            add |= {"removed_after": version} if present else {"removed_in": version}
-        if not add:
+        change = {k: v for k, v in change.items() if setting.get(k) != v}
+        if not change:
             return match.group(0)
-        moved.append(f"{name}: {json.dumps(add)}")
-        return match.group(1) + json.dumps(setting | add, ensure_ascii=False) + match.group(3)
+        moved.append(f"{name}: {json.dumps(change)}")
+        added = {k: v for k, v in change.items() if v is not None and k not in setting}
+        new = {"name": name, **added}  # a new boundary goes after the name
+        for field, value in setting.items():
+            if field not in change:
+                new[field] = value
+            elif change[field] is not None:
+                new[field] = change[field]
+        return match.group(1) + json.dumps(new, ensure_ascii=False) + match.group(3)
 
     return entry.sub(edit, text), moved
 
@@ -450,31 +394,11 @@ def record(
         if "parser" in timings:  # last: the corpus above is generated from this file
             path = DATA / f"{engine}.json"
             text = path.read_text("utf-8")
-            listed = json.loads(text).get("parsers", ())
-            older = [v for v in listed if version_key(v) < version_key(version)]
-            newer = [v for v in listed if version_key(v) > version_key(version)]
-            if newer and older:  # between two recorded releases
-                text, moved = between_lifetimes(
-                    text, version, max(older, key=version_key), min(newer, key=version_key),
-                    _long_options(DATA / "parsers" / f"{engine}-{version}.json"),
-                )  # fmt: skip
-                print(f"{engine} {version}: settings moved: {moved or 'none'}", file=sys.stderr)
-            elif newer:  # a backfill, below every recorded release
-                following = min(newer, key=version_key)
-                text, moved = older_lifetimes(
-                    text, version, following,
-                    _long_options(DATA / "parsers" / f"{engine}-{version}.json"),
-                    _long_options(DATA / "parsers" / f"{engine}-{following}.json"),
-                )  # fmt: skip
-                print(f"{engine} {version}: settings moved: {moved or 'none'}", file=sys.stderr)
-            elif older:
-                previous = max(older, key=version_key)
-                text, moved = settings_lifetimes(
-                    text, version, previous,
-                    _long_options(DATA / "parsers" / f"{engine}-{previous}.json"),
-                    _long_options(DATA / "parsers" / f"{engine}-{version}.json"),
-                )  # fmt: skip
-                print(f"{engine} {version}: settings moved: {moved or 'none'}", file=sys.stderr)
+            listed = {*json.loads(text).get("parsers", ()), version}
+            text, moved = parser_lifetimes(text, version, {
+                v: _long_options(DATA / "parsers" / f"{engine}-{v}.json") for v in listed
+            })  # fmt: skip
+            print(f"{engine} {version}: settings moved: {moved or 'none'}", file=sys.stderr)
             path.write_text(add_parser_version(text, version), "utf-8")
         print(f"{engine} {version}: {json.dumps(timings)}", file=sys.stderr, flush=True)
         if remove_env and env.is_dir() and oracle.resolve() in env.resolve().parents:

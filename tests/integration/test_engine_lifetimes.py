@@ -34,7 +34,11 @@ def _sg307(
         ("b2995", "fail"),
         ("b4094", "fail"),  # 74d73dc8: 100 read there
         ("b2000", "warn"),  # the commit's build lies in b1322–b2995: not known
-        ("b4200", "warn"),  # 100 → 128 lies in b4095–b4294 (26a8406b = b4295: 128)
+        ("b4200", "warn"),  # 100 → 128 lies in b4095–b4290
+        ("b4290", "warn"),
+        # ce8784bd = b4291 (ggml-ci: 'build: 4291 (ce8784bd)'), vendored by llama-cpp-python
+        # 0.3.3: SPEC_VOCAB_MAX_SIZE_DIFFERENCE 128 (examples/speculative/speculative.cpp:15)
+        ("b4291", None),
         ("b1000", None),  # before the refusal existed
     ],
 )

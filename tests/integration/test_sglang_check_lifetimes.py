@@ -179,7 +179,7 @@ def test_hisparse_draft_tokens_by_its_lifetime(
         ("0.5.17", ["fail"]),
         ("0.5.23", ["fail"]),
         # 0.5.16 has no such raise (its ServerArgs refuses DCP with speculation on CUDA in
-        # other words, server_args.py:3164, not read as a check)
+        # other words, server_args.py:3164: a warning, test_dcp_with_speculation_by_its_lifetime)
         ("0.5.16", []),
         # --dcp-size exists from 0.5.15: 0.5.15 and 0.5.16 are allowed
         (None, ["warn"]),
@@ -194,6 +194,31 @@ def test_trtllm_mla_dcp_spec_by_its_lifetime(
         check, version, f"{_EAGLE_TREE} --dcp-size 2 --attention-backend trtllm_mla", target=_MLA
     )
     assert _said(got, "trtllm_mla cannot serve decode context parallelism") == severity, got
+
+
+@pytest.mark.parametrize(
+    ("version", "severity"),
+    [
+        # ServerArgs._handle_dcp_validation raises it on CUDA: server_args.py:2849-2856 of
+        # 0.5.15, :3163-3170 of 0.5.16; on HIP it returns, so it warns (the platform is not
+        # in the config)
+        ("0.5.15", ["warn"]),
+        ("0.5.16", ["warn"]),
+        # 0.5.17 has no _handle_dcp_validation (only trtllm_mla refuses, not used here)
+        ("0.5.17", []),
+        ("0.5.23", []),
+    ],
+)
+def test_dcp_with_speculation_by_its_lifetime(
+    check: Run,  # noqa: F811
+    version: str,
+    severity: list[str],
+) -> None:
+    got = _findings(check, version, f"{_EAGLE_TREE} --dcp-size 2", target=_MLA)
+    assert _said(got, "does not support any speculative algorithm") == severity, got
+    # DCP of 1 is no DCP (_handle_dcp_validation returns: `if not self.dcp_size > 1`)
+    one = _findings(check, version, f"{_EAGLE_TREE} --dcp-size 1", target=_MLA)
+    assert _said(one, "does not support any speculative algorithm") == [], one
 
 
 @pytest.mark.parametrize(
@@ -221,7 +246,7 @@ def test_hpc_ops_by_its_lifetime(
         ("0.4.6.post5", ["fail"]),
         ("0.5.10", ["fail"]),  # issue 27: warned ("seen in 0.5.23 only")
         # 0.4.6.post4 has no FlashMLA draft backend (it refuses EAGLE on flashmla in other
-        # words, eagle_worker.py:203): not this refusal
+        # words, eagle_worker.py:203: test_eagle_on_flashmla_by_its_lifetime): not this one
         ("0.4.6.post4", []),
     ],
 )
@@ -232,6 +257,67 @@ def test_flashmla_topk_by_its_lifetime(
 ) -> None:
     got = _findings(check, version, f"{_EAGLE_TREE} --attention-backend flashmla")
     assert _said(got, "FlashMLA only supports topk=1") == severity, got
+
+
+@pytest.mark.parametrize(
+    ("version", "severity"),
+    [
+        # EAGLEWorker.init_attention_backend has no flashmla branch: its else raises at
+        # eagle_worker.py:206-208 of 0.4.5.post2 ("supportted", sic), :203-205 of 0.4.6.post4
+        ("0.4.5.post2", ["fail"]),
+        ("0.4.6.post4", ["fail"]),
+        # 0.4.6.post5 builds FlashMLAMultiStepDraftBackend (eagle_worker.py:203-215)
+        ("0.4.6.post5", []),
+        ("0.5.23", []),
+    ],
+)
+@pytest.mark.parametrize("algorithm", ["EAGLE", "EAGLE3", "NEXTN"])
+def test_eagle_on_flashmla_by_its_lifetime(
+    check: Run,  # noqa: F811
+    version: str,
+    severity: list[str],
+    algorithm: str,
+) -> None:
+    # topk 1: the FlashMLA topk refusal of 0.4.6.post5 on (flashmla-topk-1) is not met
+    flags = (f"--speculative-algorithm {algorithm} --speculative-draft-model-path d "
+             "--speculative-num-steps 3 --speculative-eagle-topk 1 "
+             "--speculative-num-draft-tokens 4 --attention-backend flashmla")
+    got = _findings(check, version, flags, target=_MLA)
+    assert _said(got, "is not supported in attention backend flashmla") == severity, got
+    other = _findings(check, version, flags.replace("flashmla", "triton"), target=_MLA)
+    assert _said(other, "is not supported in attention backend") == [], other
+
+
+@pytest.mark.parametrize(
+    ("version", "severity"),
+    [
+        # --enable-flashmla sets the backend to flashmla for an MLA target
+        # (model_runner.py:229-231 of 0.4.4.post2, :236-239 of 0.4.5.post1) and the EAGLE
+        # worker raises (eagle_worker.py:186-189, :206-209)
+        ("0.4.4.post2", ["fail"]),
+        ("0.4.5.post1", ["fail"]),
+        # 0.4.4.post1 has no --enable-flashmla; from 0.4.5.post2 the flag itself raises
+        # (a DeprecatedAction, server_args.py:855): not this refusal
+        ("0.4.4.post1", []),
+        ("0.4.5.post2", []),
+    ],
+)
+def test_eagle_with_enable_flashmla_by_its_lifetime(
+    check: Run,  # noqa: F811
+    version: str,
+    severity: list[str],
+) -> None:
+    flags = ("--speculative-algorithm EAGLE --speculative-draft-model-path d "
+             "--speculative-num-steps 3 --speculative-eagle-topk 1 "
+             "--speculative-num-draft-tokens 4 --enable-flashmla")
+    phrase = "sets the attention backend to flashmla"
+    got = _findings(check, version, flags, target=_MLA)
+    assert _said(got, phrase) == severity, got
+    # --enable-flashinfer-mla is read first (model_runner.py:224-228): flashinfer_mla
+    both = _findings(check, version, flags + " --enable-flashinfer-mla", target=_MLA)
+    assert _said(both, phrase) == [], both
+    # a target that is not MLA keeps its backend at 0.4.4.post2 (model_runner.py:218-221)
+    assert _said(_findings(check, version, flags, target=_LLAMA), phrase) == []
 
 
 @pytest.mark.parametrize(

@@ -285,3 +285,79 @@ def test_tokenizer_refusals_by_their_lifetimes(
     draft, config = models
     dep = _with_models(check, version, draft, config)
     assert [s for s, _, m in found(dep, "SG307") if phrase in m] == severities
+
+
+_CONTRASTIVE = ASSISTANT + "penalty_alpha: 0.6\ntop_k: 4\ndo_sample: false\n"
+
+
+@pytest.mark.parametrize(
+    ("version", "severities"),
+    [
+        # _get_deprecated_gen_repo raises without trust_remote_code: utils.py:2194-2198 of
+        # the 4.57.0 wheel, :2545-2549 of 5.25.0
+        ("4.57.0", ["fail"]),
+        ("5.25.0", ["fail"]),
+        # 4.56.0-4.56.2 load the Hub repo through resolve_trust_remote_code, which asks on a
+        # terminal (dynamic_module_utils.py:713-744 of 4.56.2): a warning
+        ("4.56.2", ["warn"]),
+        ("4.56.0", ["warn"]),
+        # 4.55.4 runs contrastive search in the library (utils.py:2583-2605)
+        ("4.55.4", []),
+    ],
+)
+def test_contrastive_search_needs_trust_remote_code(
+    check: Run,  # noqa: F811
+    version: str,
+    severities: list[str],
+) -> None:
+    said = "trust_remote_code"
+    assert _severities(check, version, _CONTRASTIVE, said) == severities
+    # trust_remote_code=True, or a custom_generate of one's own, loads it: not refused
+    assert _severities(check, version, _CONTRASTIVE + "trust_remote_code: true\n", said) == []
+    assert _severities(check, version, _CONTRASTIVE + "custom_generate: my/repo\n", said) == []
+
+
+@pytest.mark.parametrize(
+    ("version", "severities"),
+    [
+        # GENERATION_MODES_MAPPING has constrained beam search from 4.57.0 (utils.py:142)
+        ("4.57.1", ["fail"]),
+        ("5.25.0", ["fail"]),
+        # 4.56.2 runs it in the library with a warning (utils.py:2586-2589)
+        ("4.56.2", []),
+    ],
+)
+@pytest.mark.parametrize("key", ["constraints", "force_words_ids"])
+def test_constrained_search_needs_trust_remote_code(
+    check: Run,  # noqa: F811
+    version: str,
+    severities: list[str],
+    key: str,
+) -> None:
+    config = ASSISTANT + f"{key}: [[5, 6]]\n"
+    assert _severities(check, version, config, "Constrained Beam Search requires") == severities
+    trusted = config + "trust_remote_code: true\n"
+    assert _severities(check, version, trusted, "Constrained Beam Search requires") == []
+
+
+@pytest.mark.parametrize(
+    ("version", "severities"),
+    [
+        # get_generation_mode raises for dola_layers once the mode is assisted generation:
+        # configuration_utils.py:517-524 of 4.43.0, :579-587 of 4.51.3
+        ("4.43.0", ["fail"]),
+        ("4.51.3", ["fail"]),
+        # 4.42.4 has no dola_layers; 4.52.0 logs that the flag is ignored (:587-595)
+        ("4.42.4", []),
+        ("4.52.0", []),
+    ],
+)
+def test_dola_with_an_assistant_by_its_lifetime(
+    check: Run,  # noqa: F811
+    version: str,
+    severities: list[str],
+) -> None:
+    config = ASSISTANT + "dola_layers: high\n"
+    assert _severities(check, version, config, "triggers DoLa generate") == severities
+    # without an assistant DoLa is its own mode: nothing is refused
+    assert _severities(check, version, "dola_layers: high\n", "triggers DoLa generate") == []

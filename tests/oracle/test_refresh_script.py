@@ -99,7 +99,7 @@ def test_a_new_parser_moves_the_settings_lifetimes_and_nothing_else(script: Any)
     # seen at 0.32.0 and is gone at 0.33.0; --new appears at 0.33.0, not at 0.32.0
     before = {"--gone", "--kept", "--gone-before"}
     after = {"--new", "--kept"}
-    new, moved = script.settings_lifetimes(_SETTINGS, "0.33.0", "0.32.0", before, after)
+    new, moved = script.parser_lifetimes(_SETTINGS, "0.33.0", {"0.32.0": before, "0.33.0": after})
     settings = {s["name"]: s for s in json.loads(new)["settings"]}
     assert settings["--gone"]["removed_in"] == "0.33.0"
     assert settings["--gone"]["removed_after"] == "0.32.0"
@@ -111,7 +111,7 @@ def test_a_new_parser_moves_the_settings_lifetimes_and_nothing_else(script: Any)
     assert len(moved) == 2
     assert new.count("\n") == _SETTINGS.count("\n")  # one line each, as before
     # a release whose parser changed none of them: the file byte for byte
-    same = script.settings_lifetimes(_SETTINGS, "0.33.0", "0.32.0", after, after)
+    same = script.parser_lifetimes(_SETTINGS, "0.33.0", {"0.32.0": after, "0.33.0": after})
     assert same == (_SETTINGS, [])
 
 
@@ -132,10 +132,14 @@ _BRACKETED = """{
 def test_a_release_recorded_between_two_narrows_their_boundaries(script: Any) -> None:
     # 0.5.22 recorded after 0.5.21 and 0.5.23: --new-at-23 is in its parser, so it came
     # at 0.5.22 (0.5.21 still lacks it); --late is not, so 0.5.22 is the last without
-    # it; --gone-at-23 is there (last seen 0.5.22), --went-early is not (gone at 0.5.22)
-    before = {"--gone-at-23", "--went-early", "--old"}
-    after = {"--new-at-23", "--gone-at-23", "--old"}
-    new, moved = script.settings_lifetimes(_BRACKETED, "0.5.22", "0.5.21", before, after)
+    # it; --gone-at-23 is there (last seen 0.5.22), --went-early is not (gone at 0.5.22);
+    # --first-read and --old are in all three (inside their lifetimes: nothing moves)
+    before = {"--gone-at-23", "--went-early", "--old", "--first-read"}
+    after = {"--new-at-23", "--gone-at-23", "--old", "--first-read"}
+    newest = {"--new-at-23", "--late", "--old", "--first-read"}
+    new, moved = script.parser_lifetimes(
+        _BRACKETED, "0.5.22", {"0.5.21": before, "0.5.22": after, "0.5.23": newest}
+    )
     settings = {s["name"]: s for s in json.loads(new)["settings"]}
     assert (settings["--new-at-23"]["since"], settings["--new-at-23"]["since_after"]) == (
         "0.5.22", "0.5.21")
@@ -149,10 +153,13 @@ def test_a_release_recorded_between_two_narrows_their_boundaries(script: Any) ->
     assert len(moved) == 4
     assert new.count("\n") == _BRACKETED.count("\n")
     # a release recorded before every other (no previous): --first-read read there moves
-    # its first release down; one absent there and first read later gains since_after; a
-    # flag absent before it existed is no removal
-    new, moved = script.settings_lifetimes(_BRACKETED, "0.5.12.post1", None, set(),
-                                           {"--first-read"})
+    # its first release down (no release below it lacks it: no since_after); one absent
+    # there and first read later gains since_after; a flag absent before it existed is no
+    # removal
+    new, moved = script.parser_lifetimes(_BRACKETED, "0.5.12.post1", {
+        "0.5.12.post1": {"--first-read", "--old"},
+        "0.5.13": {"--first-read", "--short-lived", "--old"},
+    })  # fmt: skip
     settings = {s["name"]: s for s in json.loads(new)["settings"]}
     assert settings["--first-read"]["since"] == "0.5.12.post1"
     assert "since_after" not in settings["--first-read"]
@@ -165,8 +172,8 @@ def test_a_release_recorded_below_every_other_bounds_the_flags_after_it(script: 
     # 0.5.9 recorded when 0.5.10 was the oldest: --new is in 0.5.10's parser and not in
     # 0.5.9's, so it came at 0.5.10 (0.5.9 the last without it); --gone is in 0.5.9's and
     # not in 0.5.10's; --kept is in both (the --enable-hisparse case of sglang 0.5.9)
-    new, moved = script.older_lifetimes(
-        _SETTINGS, "0.5.9", "0.5.10", {"--gone", "--kept"}, {"--new", "--kept"}
+    new, moved = script.parser_lifetimes(
+        _SETTINGS, "0.5.9", {"0.5.9": {"--gone", "--kept"}, "0.5.10": {"--new", "--kept"}}
     )
     settings = {s["name"]: s for s in json.loads(new)["settings"]}
     assert (settings["--new"]["since"], settings["--new"]["since_after"]) == ("0.5.10", "0.5.9")
@@ -243,7 +250,7 @@ def test_an_older_parser_moves_the_lifetimes_downwards(script: Any) -> None:
     # --new, --read, --odd and --kept; 0.17.1's has --gone, --odd and --kept
     after = {"--new", "--read", "--odd", "--kept"}
     at = {"--gone", "--odd", "--kept"}
-    new, moved = script.older_lifetimes(_OLDER, "0.17.1", "0.18.1", at, after)
+    new, moved = script.parser_lifetimes(_OLDER, "0.17.1", {"0.17.1": at, "0.18.1": after})
     settings = {s["name"]: s for s in json.loads(new)["settings"]}
     # not in 0.17.1, in 0.18.1: came in after 0.17.1, at 0.18.1 at the latest
     assert settings["--new"] == {"name": "--new", "since": "0.18.1", "since_after": "0.17.1",
@@ -254,18 +261,21 @@ def test_an_older_parser_moves_the_lifetimes_downwards(script: Any) -> None:
     # in 0.17.1, not in 0.18.1: gone at 0.18.1
     assert settings["--gone"]["removed_in"] == "0.18.1"
     assert settings["--gone"]["removed_after"] == "0.17.1"
-    # in 0.17.1 but said to come at 0.18.1: a contradiction, named, not edited
-    assert settings["--odd"] == {"name": "--odd", "since": "0.18.1", "source": {"repo": "r"}}
-    assert any(m.startswith("CHECK --odd") for m in moved)
+    # in 0.17.1 but said to come at 0.18.1: the parser is the fact, since moves down to
+    # 0.17.1; no release recorded below it lacks --odd, so no since_after
+    assert settings["--odd"] == {"name": "--odd", "since": "0.17.1", "source": {"repo": "r"}}
+    assert not any(m.startswith("CHECK") for m in moved)
     assert settings["--kept"] == {"name": "--kept", "source": {"repo": "r", "note": "…"}}
     assert settings["--spec-x"]["removed_in"] == "0.8.0"  # already bounded, absent in both
     assert len(moved) == 4
     assert new.count("\n") == _OLDER.count("\n")
-    # the next release down (0.16.0), with 0.17.1's flags, moves nothing more (--odd is
-    # named again until a maintainer settles it)
-    again, more = script.older_lifetimes(new, "0.16.0", "0.17.1", at, at)
-    assert again == new
-    assert more == ["CHECK --odd: in 0.16.0's parser, but since 0.18.1"]
+    # the next release down (0.16.0), with 0.17.1's flags: --odd is there too, so its
+    # since moves down again; --new and --read, absent at 0.16.0, were already bounded
+    # above it (since_after 0.17.1); --gone's removal lies above both
+    again, more = script.parser_lifetimes(new, "0.16.0", {"0.16.0": at, "0.17.1": at,
+                                                         "0.18.1": after})
+    assert more == ['--odd: {"since": "0.16.0"}']
+    assert again == new.replace('"since": "0.17.1"', '"since": "0.16.0"')
 
 
 _BETWEEN = """{
@@ -285,7 +295,9 @@ def test_a_parser_between_two_recorded_ones_narrows_their_boundaries(script: Any
     # 0.12.0 recorded between 0.10.2 and 0.13.0; its parser has --came, --went, --read
     # and --kept, not --late nor --early
     at = {"--came", "--went", "--read", "--kept"}
-    new, moved = script.between_lifetimes(_BETWEEN, "0.12.0", "0.10.2", "0.13.0", at)
+    recorded = {"0.10.2": {"--went", "--early", "--kept"}, "0.12.0": at,
+                "0.13.0": {"--came", "--late", "--read", "--kept"}}
+    new, moved = script.parser_lifetimes(_BETWEEN, "0.12.0", recorded)
     settings = {s["name"]: s for s in json.loads(new)["settings"]}
     assert (settings["--came"]["since_after"], settings["--came"]["since"]) == (
         "0.10.2", "0.12.0")  # in 0.12.0: it came between 0.10.2 and 0.12.0
@@ -295,8 +307,41 @@ def test_a_parser_between_two_recorded_ones_narrows_their_boundaries(script: Any
         "0.12.0", "0.13.0")
     assert (settings["--early"]["removed_after"], settings["--early"]["removed_in"]) == (
         "0.10.2", "0.12.0")
-    # a since_after read elsewhere (0.11.0, not the recorded neighbour) is left alone
-    assert settings["--read"] == json.loads(_BETWEEN)["settings"][4]
+    # in 0.12.0, below its since 0.13.0: since moves down to 0.12.0; the since_after
+    # read elsewhere (0.11.0: known to lack it) is nearer than the recorded 0.10.2, kept
+    assert settings["--read"] == {"name": "--read", "since": "0.12.0", "since_after": "0.11.0",
+                                  "source": {"repo": "r"}}
     assert settings["--kept"] == {"name": "--kept", "source": {"repo": "r"}}
-    assert len(moved) == 4
+    assert len(moved) == 5
     assert new.count("\n") == _BETWEEN.count("\n")
+
+
+_REMOVED = """{
+  "settings": [
+    {"name": "--back", "removed_in": "0.20.0", "removed_after": "0.18.0", "source": {}},
+    {"name": "--stays", "removed_in": "0.20.0", "removed_after": "0.18.0", "source": {}},
+    {"name": "--gap", "source": {}},
+    {"name": "--elsewhere", "since": "0.19.0", "source": {}}
+  ]
+}
+"""
+
+
+def test_a_parser_with_a_flag_after_its_removal_moves_the_removal_up(script: Any) -> None:
+    # 0.21.0's parser has --back and --stays, said removed at 0.20.0: they exist at
+    # 0.21.0. --back is not in 0.22.0's parser (the nearest recorded release above without
+    # it): removed_after 0.21.0, removed_in 0.22.0. --stays is in 0.22.0's too: no
+    # recorded release above lacks it, so its removal is dropped. --gap is in 0.18.0's and
+    # 0.22.0's but not 0.21.0's: one lifetime cannot hold that, named for a maintainer;
+    # --elsewhere is in no recorded parser (another program's flag): not theirs to move
+    recorded = {"0.18.0": {"--back", "--stays", "--gap"}, "0.21.0": {"--back", "--stays"},
+                "0.22.0": {"--stays", "--gap"}}
+    new, moved = script.parser_lifetimes(_REMOVED, "0.21.0", recorded)
+    settings = {s["name"]: s for s in json.loads(new)["settings"]}
+    assert settings["--back"] == {"name": "--back", "removed_in": "0.22.0",
+                                  "removed_after": "0.21.0", "source": {}}
+    assert settings["--stays"] == {"name": "--stays", "source": {}}
+    assert settings["--gap"] == {"name": "--gap", "source": {}}
+    assert settings["--elsewhere"] == {"name": "--elsewhere", "since": "0.19.0", "source": {}}
+    assert moved[-1] == "CHECK --gap: not in 0.21.0's parser, inside its lifetime"
+    assert len(moved) == 3

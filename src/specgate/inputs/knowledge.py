@@ -487,6 +487,19 @@ class EngineKnowledge:
         """A name table (``methods``, ``decoding_types`` …): engine spelling → value."""
         return dict(self._tables[name]["entries"])
 
+    def table_at(self, name: str, version: Version) -> Mapping[str, str] | None:
+        """The table ``name`` at ``version``, from its ``history`` (the group of releases
+        read whose first and last hold ``version``); None when no group holds it (not
+        read there). A table without history is the same at every version."""
+        history = self._tables[name].get("history")
+        if history is None:
+            return self.table(name)
+        for group in history:
+            first, last = parse_version(group["first"]), parse_version(group["last"])
+            if first is not None and last is not None and first <= version <= last:
+                return dict(group["entries"])
+        return None
+
     def env_flags(self) -> dict[str, str]:
         """Environment variable → the canonical flag it stands for (tables whose name
         starts with ``env_flags``, in file order; the first table naming a flag's

@@ -31,7 +31,7 @@ from specgate.inputs.engines._base import (
 from specgate.inputs.engines._source import UNSETTLED, Options, norm_key, refused_could_be
 from specgate.inputs.engines.check_values import shown as _shown
 from specgate.inputs.engines.lifetime import behaviour_at, behaviour_lifetime
-from specgate.inputs.knowledge import format_version, knowledge
+from specgate.inputs.knowledge import format_version, knowledge, parse_version
 from specgate.inputs.types import EngineConfig, ModelShape
 
 PROGRAMS = ("sglang",)
@@ -553,13 +553,33 @@ def _adaptive_set(opts: Options, ctx: Context) -> bool:
     return opt is not None and as_bool(opt, "speculative_adaptive", ctx.file)
 
 
-def auto_params(algorithm: str, architecture: str | None) -> tuple[int, int, int]:
+def auto_params(
+    algorithm: str, architecture: str | None, table: Mapping[str, str] = _AUTO_PARAMS
+) -> tuple[int, int, int]:
     """(steps, topk, draft tokens) SGLang picks when none is given (data ``auto_params``:
-    ``_auto_choose_speculative_params``)."""
-    key = "STANDALONE" if algorithm == "STANDALONE" else (architecture or "*")
-    text = _AUTO_PARAMS.get(key, _AUTO_PARAMS["*"])
+    ``_auto_choose_speculative_params``; ``table``: the release's, newest by default)."""
+    key = "STANDALONE" if algorithm == "STANDALONE" and "STANDALONE" in table else (
+        architecture or "*"
+    )
+    text = table.get(key, table.get("*", _AUTO_PARAMS["*"]))
     steps, topk, tokens = (int(part) for part in text.split("/"))
     return steps, topk, tokens
+
+
+def _tables_at(
+    config: EngineConfig,
+) -> tuple[frozenset[str] | None, Mapping[str, str] | None]:
+    """The architectures whose own checkpoint drafts as MTP, and the auto params table,
+    at the config's version (the newest known when it is not known), each read in that
+    release's wheel (data ``history``); None for a table not read there, whose
+    consequences then warn (docs/engines.md#mtp-architectures)."""
+    version = parse_version(config.version) if config.version else None
+    if version is None:
+        return _SELF_MTP, _AUTO_PARAMS
+    targets = _DATA.table_at("eagle_without_draft_means_mtp", version)
+    worker = _DATA.table_at("draft_worker_mtp_architectures", version)
+    mtp = None if targets is None or worker is None else frozenset(targets) | frozenset(worker)
+    return mtp, _DATA.table_at("auto_params", version)
 
 
 def with_target(config: EngineConfig, target: ModelShape | None) -> EngineConfig:
@@ -577,18 +597,28 @@ def with_target(config: EngineConfig, target: ModelShape | None) -> EngineConfig
     algorithm = str(config.resolution.get("algorithm", ""))
     mechanism = config.mechanism
     notes = list(config.notes)
-    if (
-        algorithm in ("EAGLE", "NEXTN")
-        and config.draft_model is None
-        and arch not in _SELF_MTP
-    ):
-        mechanism = "eagle"
-        notes.append(f"EAGLE without a draft path on {arch}: SGLang's draft worker loads the "
-                     "target's own checkpoint whole as the draft (no MTP class for it)")
+    self_mtp, auto_table = _tables_at(config)
+    oldest, newest = (format_version(v) for v in (_DATA.releases[0], _DATA.releases[-1]))
+    unread = (f"SGLang {config.version}'s architecture tables were not read (read in the "
+              f"wheels {oldest}–{newest})")
+    if algorithm in ("EAGLE", "NEXTN") and config.draft_model is None:
+        if self_mtp is None:  # not known whether MTP or EAGLE over the whole target
+            mechanism = None
+            notes.append(f"{unread}: whether {arch} drafts with its own MTP layers is not "
+                         "known; the claims file's mechanism stands")
+        elif arch not in self_mtp:
+            mechanism = "eagle"
+            notes.append(f"EAGLE without a draft path on {arch}: SGLang's draft worker loads "
+                         "the target's own checkpoint whole as the draft (no MTP class for it)")
     d, n = config.draft_length, config.verify_tokens
     resolution = dict(config.resolution)
+    assumed, span = config.draft_length_assumed, config.draft_length_range
     if config.resolution.get("tree_unset") and algorithm in _TREE_ALGORITHMS:
-        steps, topk, tokens = auto_params(algorithm, arch)
+        if auto_table is None:  # the newest known table, a guess here: what reads D warns
+            auto_table = _AUTO_PARAMS
+            assumed, span = (f"{unread}: steps/topk/draft tokens are {newest}'s choice for "
+                             f"{arch}; state --speculative-num-steps to settle D"), ()
+        steps, topk, tokens = auto_params(algorithm, arch, auto_table)
         d, n = steps, (steps + 1 if topk == 1 else tokens)
         before = config.resolution.get("engine_values")
         resolution["engine_values"] = {
@@ -602,7 +632,8 @@ def with_target(config: EngineConfig, target: ModelShape | None) -> EngineConfig
         notes.append(f"steps/topk/draft tokens not set: SGLang picks {steps}/{topk}/{tokens} "
                      f"for {arch} ({_HOOK} _auto_choose_speculative_params)")
     return replace(config, mechanism=mechanism, draft_length=d, verify_tokens=n,
-                   notes=tuple(notes), resolution=resolution)
+                   notes=tuple(notes), resolution=resolution, draft_length_assumed=assumed,
+                   draft_length_range=span)
 
 
 _TREE_ALGORITHMS = frozenset({"EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "FROZEN_KV_MTP"})
