@@ -96,7 +96,11 @@ def test_beam_search_with_an_assistant_refused_before_4_52(check: Run) -> None: 
         # from 4.52.0: contrastive search without the assistant (a warn: nothing claimed
         # rests on the speculation)
         (CONTRASTIVE + "do_sample: false\n", "4.52.0", ("warn", "runs no assisted generation")),
-        (CONTRASTIVE + "do_sample: false\n", "5.25.0", ("warn", "runs no assisted generation")),
+        # from 4.57.0 contrastive search is a Hub custom_generate: without trust_remote_code
+        # generate() raises (utils.py of the 5.19.0 wheel, asked 2026-12-03: "Contrastive Search
+        # requires `trust_remote_code=True`", with and without an assistant) beside the warn
+        (CONTRASTIVE + "do_sample: false\n", "5.25.0",
+         [("fail", "trust_remote_code"), ("warn", "runs no assisted generation")]),
         (CONTRASTIVE, "5.25.0", ("warn", "runs no assisted generation")),
         # constrained beam search wins over every other mode (configuration_utils.py:542)
         (FORCED, "4.51.3", ("fail", "Greedy Search and Sample")),
@@ -108,12 +112,13 @@ def test_contrastive_and_constrained_search_with_an_assistant(
     check: Run,  # noqa: F811
     config: str,
     version: str,
-    expected: tuple[str, str] | None,
+    expected: tuple[str, str] | list[tuple[str, str]] | None,
 ) -> None:
     findings = _sg307(check, version, ASSISTANT + config + "num_return_sequences: 2\n")
     if expected is None:
         assert findings == []
         return
-    severity, phrase = expected
-    assert [s for s, _ in findings] == [severity]
-    assert phrase in findings[0][1]
+    wanted = expected if isinstance(expected, list) else [expected]
+    assert sorted(s for s, _ in findings) == sorted(s for s, _ in wanted)
+    for severity, phrase in wanted:
+        assert any(s == severity and phrase in m for s, m in findings), (severity, phrase)
