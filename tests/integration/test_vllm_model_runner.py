@@ -336,3 +336,98 @@ def test_a_moe_target_is_no_v2_default_from_0_25_0_to_0_28_0(
         draft=draft,
     )
     assert said == severities, everything
+
+
+_P_EAGLE = {
+    "method": "eagle3",
+    "model": "d",
+    "num_speculative_tokens": 3,
+    "parallel_drafting": True,
+    "disable_padded_drafter_batch": True,
+}
+_FORCED = "forces Model Runner V2"
+_V1_PADDED = "(parallel drafting other than DFlash"
+_V2 = "VLLM_USE_V2_MODEL_RUNNER=1 "
+
+
+@pytest.mark.parametrize(
+    ("version", "block", "env", "flags", "phrase", "severities"),
+    [
+        # P-EAGLE: the V1 proposer serves it unless the variable forces V2
+        # (_raise_if_padded_drafter_batch_disabled, eagle.py:277-283 at 0.16.0)
+        ("0.16.0", _P_EAGLE, "", "", _V1_PADDED, ["fail"]),
+        ("0.29.0", _P_EAGLE, "", "", _V1_PADDED, ["fail"]),
+        # forced V2 at 0.16.0-0.21.0: its EagleSpeculator reads no parallel_drafting and
+        # no disable_padded_drafter_batch (v1/worker/gpu/spec_decode/__init__.py:8-15)
+        ("0.16.0", _P_EAGLE, _V2, "", _V1_PADDED, []),
+        ("0.21.0", _P_EAGLE, _V2, "", _V1_PADDED, []),
+        ("0.21.0", _P_EAGLE, _V2, "", _FORCED, []),  # 0.21.0 names no parallel drafting
+        # forced V2 from 0.22.0: _validate_v2_model_runner refuses parallel drafting
+        # (config/vllm.py:2005-2007 and 2057-2067 at 0.22.1; 3071-3077, 3324-3330 at
+        # 0.33.0), and the V1 proposer never runs
+        ("0.22.0", _P_EAGLE, _V2, "", _FORCED, ["fail"]),
+        ("0.22.0", _P_EAGLE, _V2, "", _V1_PADDED, []),
+        ("0.33.0", _P_EAGLE, _V2, "", _FORCED, ["fail"]),
+        ("0.34.0", _P_EAGLE, _V2, "", _FORCED, []),  # no V1 runner, no such validation
+        # unforced, the unsupported feature picks V1 instead (vllm.py:545-553 at 0.25.0)
+        ("0.29.0", _P_EAGLE, "", "", _FORCED, []),
+        # VLLM_USE_V2_MODEL_RUNNER=0 is V1
+        ("0.29.0", _P_EAGLE, "VLLM_USE_V2_MODEL_RUNNER=0 ", "", _FORCED, []),
+        # EAGLE-3 without parallel drafting is served by Model Runner V2
+        ("0.29.0", _EAGLE3, _V2, "", _FORCED, []),
+        # suffix is named unsupported at 0.32.0 (vllm.py:2914-2935)
+        ("0.32.0", _SUFFIX, _V2, "", _FORCED, ["fail"]),
+        # custom logits processors: unsupported to 0.30.0 (2815-), not at 0.31.0
+        ("0.30.0", _EAGLE3, _V2, "--logits-processors mypkg.Proc", _FORCED, ["fail"]),
+        ("0.31.0", _EAGLE3, _V2, "--logits-processors mypkg.Proc", _FORCED, []),
+    ],
+)
+def test_a_forced_v2_runner_with_p_eagle(
+    check: Run,  # noqa: F811
+    *,
+    version: str,
+    block: dict[str, object],
+    env: str,
+    flags: str,
+    phrase: str,
+    severities: list[str],
+) -> None:
+    said, everything = _said(
+        check, version, block, phrase, flags=flags, env=env, target=_target("Qwen3ForCausalLM")
+    )
+    assert said == severities, everything
+
+
+@pytest.mark.parametrize(
+    ("version", "block", "env", "severities"),
+    [
+        # the V1 proposer's _init_parallel_drafting_params (eagle.py:311 at 0.16.0)
+        ("0.21.0", _P_EAGLE, "", ["fail"]),
+        # forced V2 at 0.21.0: no parallel drafting, no token asked
+        ("0.21.0", _P_EAGLE, _V2, []),
+        # DFlash on Model Runner V2 asks for it (v1/worker/gpu/spec_decode/utils.py and
+        # dflash/speculator.py at 0.24.0)
+        ("0.24.0", {"method": "dflash", "model": "d", "num_speculative_tokens": 8}, _V2, ["fail"]),
+    ],
+)
+def test_the_mask_token_under_a_forced_v2_runner(
+    check: Run,  # noqa: F811
+    version: str,
+    block: dict[str, object],
+    env: str,
+    severities: list[str],
+) -> None:
+    draft = (
+        '{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 32000, '
+        '"num_attention_heads": 32, "num_key_value_heads": 8, "hidden_size": 4096}'
+    )
+    said, everything = _said(
+        check,
+        version,
+        block,
+        "must have dflash_config.mask_token_id",
+        env=env,
+        target=_target("Qwen3ForCausalLM"),
+        draft=draft,
+    )
+    assert said == severities, everything

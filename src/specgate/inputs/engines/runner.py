@@ -93,6 +93,27 @@ def runner_fact(
     return "either"
 
 
+def v2_unsupported_in_force(
+    data: EngineKnowledge,
+    at: VersionInForce,
+    options: Mapping[str, Opt],
+    fields: Mapping[str, object],
+) -> bool | None:
+    """Whether the config uses a feature the release's Model Runner V2 names unsupported
+    (``_get_v2_model_runner_unsupported_features``), which ``_validate_v2_model_runner``
+    refuses when ``VLLM_USE_V2_MODEL_RUNNER`` forces V2 (config/vllm.py:1298-1299 and
+    2057-2067 at 0.22.1); None where the release's list is not data (before 0.22.0) or,
+    unpinned, the oldest and the newest release the settings allow differ."""
+    versions = [at.judged] if at.version is not None or at.low is None else [at.low, at.judged]
+    answers = set()
+    for version in versions:
+        release = _release(data.model_runner_v2.get("releases", ()), version)
+        if release is None or not ("v2_methods" in release or "v1_methods" in release):
+            return None
+        answers.add(_feature_forces_v1(release, options, fields))
+    return answers.pop() if len(answers) == 1 else None
+
+
 def _release(releases: Any, version: Version) -> Mapping[str, Any] | None:
     """The release entry in force at ``version``: the newest whose ``first`` is at or
     below it."""
