@@ -67,8 +67,11 @@ def test_conditions_name_options_the_readers_produce(engine: str) -> None:
                 continue
             if prefix == "fact":
                 head = rest.split(".")[0]
-                # runner, mm_inputs: vLLM's (inputs/engines/vllm_facts.py)
-                facts = ("target", "draft", "workload", "vocab_difference", "runner", "mm_inputs")
+                # runner, v2_unsupported, mm_inputs: vLLM's (inputs/engines/vllm_facts.py)
+                facts = (
+                    "target", "draft", "workload", "vocab_difference", "runner",
+                    "v2_unsupported", "mm_inputs",
+                )
                 assert head in facts, key
                 continue
             assert key in flags or key in YAML_ONLY.get(engine, set()), (check["id"], key)

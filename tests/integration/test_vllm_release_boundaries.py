@@ -192,8 +192,15 @@ def test_a_multimodal_target_refused_then_drafted_from_text(
     ("version", "severities"),
     [
         ("0.15.1", []),
-        ("0.16.0", ["warn"]),  # the check warns: which runner serves is not in the config
-        ("0.33.0", ["warn"]),
+        # Contract change (was a warning at every release): a draft model is served by
+        # the V1 runner to 0.30.0 (Model Runner V2 names method draft_model unsupported,
+        # config/vllm.py:2839-2850 at 0.30.0), whose proposer raises it
+        # (_raise_if_mrope, eagle.py:292-296 at 0.16.0)
+        ("0.16.0", ["fail"]),
+        ("0.30.0", ["fail"]),
+        # 0.31.0-0.33.0: Model Runner V2 may serve a draft model and refuses no M-RoPE
+        ("0.31.0", ["warn"]),
+        ("0.33.0", ["warn"]),  # llm_base_proposer.py:344-348
         ("0.34.0", []),  # no 'M-RoPE' refusal in 0.34.0's source
     ],
 )
@@ -204,6 +211,67 @@ def test_an_mrope_draft_from_0_16_0_to_0_33_0(
 ) -> None:
     said, everything = _said(
         check, version, _DRAFT_MODEL, "M-RoPE", target=_QWEN2_VL, draft=_QWEN2_VL
+    )
+    assert said == severities, everything
+
+
+_ROPE_PARAMETERS = _LLAMA[:-1] + ', "rope_parameters": {"mrope_section": [16, 24, 24]}}'
+
+
+@pytest.mark.parametrize(
+    ("version", "block", "draft", "env", "severities"),
+    [
+        # uses_mrope reads rope_parameters (transformers_utils/config.py:396-401 at
+        # 0.16.0: 'mrope_section' in it; 702-726 at 0.33.0: a list)
+        ("0.16.0", _DRAFT_MODEL, _ROPE_PARAMETERS, "", ["fail"]),
+        # rope_scaling becomes rope_parameters and wins over it (transformers 5's
+        # convert_rope_params_to_dict, modeling_rope_utils.py:776-777; vLLM's
+        # patch_rope_parameters under transformers 4, config.py:322-325 at 0.16.0)
+        (
+            "0.16.0",
+            _DRAFT_MODEL,
+            _ROPE_PARAMETERS[:-1] + ', "rope_scaling": {"rope_type": "linear", "factor": 2}}',
+            "",
+            [],
+        ),
+        # from 0.30.0 only a list is a section (config.py:595-619 at 0.30.0)
+        (
+            "0.30.0",
+            _DRAFT_MODEL,
+            _LLAMA[:-1] + ', "rope_scaling": {"mrope_section": "16,24,24"}}',
+            "",
+            [],
+        ),
+        # P-EAGLE is served by V1 at every release (parallel drafting for EAGLE named
+        # unsupported by Model Runner V2 0.22.0-0.33.0)
+        ("0.29.0", _P_EAGLE, _QWEN2_VL, "", ["fail"]),
+        # K 1 with EAGLE-3: no extra input slots (llm_base_proposer.py:112-119 at 0.33.0),
+        # _raise_if_mrope is not called (225-228)
+        ("0.29.0", {**_P_EAGLE, "num_speculative_tokens": 1}, _QWEN2_VL, "", []),
+        # DFlash: V1 serves it to 0.23.0 (Model Runner V2 serves eagle/eagle3/mtp only,
+        # config/vllm.py:1998-2003 at 0.22.1)
+        (
+            "0.23.0",
+            {"method": "dflash", "model": "d", "num_speculative_tokens": 8},
+            _QWEN2_VL,
+            "",
+            ["fail"],
+        ),
+        # a draft model with Model Runner V2 forced at 0.20.2: V2 has no M-RoPE refusal
+        ("0.20.2", _DRAFT_MODEL, _QWEN2_VL, "VLLM_USE_V2_MODEL_RUNNER=1 ", []),
+    ],
+)
+def test_mrope_as_vllm_detects_it(
+    check: Run,  # noqa: F811
+    *,
+    version: str,
+    block: dict[str, object],
+    draft: str,
+    env: str,
+    severities: list[str],
+) -> None:
+    said, everything = _said(
+        check, version, block, "M-RoPE", target=_QWEN2_VL, draft=draft, env=env
     )
     assert said == severities, everything
 

