@@ -18,7 +18,13 @@ from specgate.core.errors import UnsettledValue
 from specgate.inputs.engines import llamacpp, tgi
 from specgate.inputs.engines._source import Opt, Options, env_items, norm_key
 from specgate.inputs.engines.unsettled import SPECULATIVE_PREFIXES
-from specgate.inputs.env_files import EnvFiles, outside_value, read_env_file, too_many
+from specgate.inputs.env_files import (
+    EnvFiles,
+    interpolated_value,
+    outside_value,
+    read_env_file,
+    too_many,
+)
 from specgate.inputs.knowledge import Version
 from specgate.load.document import Document, NodePath, Span
 
@@ -132,8 +138,11 @@ def compose_env_files(doc: Document, path: NodePath, compose: Path | None) -> En
         return None
     services = doc.data.get("services")
     service = services.get(path[1]) if isinstance(services, Mapping) else None
+    env_at = (*path[:2], "environment")
     if not isinstance(service, Mapping) or not (
-        service.get("env_file") is not None or _passed_on(service.get("environment"))
+        service.get("env_file") is not None
+        or _passed_on(service.get("environment"))
+        or any(where[: len(env_at)] == env_at for where in doc.unsettled)
     ):
         return None
     node = service.get("env_file") or []
@@ -168,6 +177,10 @@ def compose_env_files(doc: Document, path: NodePath, compose: Path | None) -> En
         line = _line(doc, (*path[:2], "environment", *where))
         if value is None:  # `NAME:` with no value: the environment Compose runs in
             files.unset(name, outside_value(name, doc.file, line))
+        elif (env_at + where) in doc.unsettled:  # a ${VAR} no .env or default settles
+            files.unset(name, interpolated_value(
+                name, doc.unsettled[env_at + where], doc.file, line
+            ))
         else:
             files.set(name, str(value), doc.file, at)
     for index, item in enumerate(environment if isinstance(environment, list) else ()):

@@ -10,6 +10,7 @@ from specgate.core.errors import InputError
 from specgate.inputs.engines._source import (
     ANY_NAME,
     ENV_KEYS,
+    UNSETTLED,
     EnvValue,
     Opt,
     env_items,
@@ -104,12 +105,16 @@ def _env_block(
     strings or Kubernetes ``[{name, value}]``; :func:`._source.env_items`) to ``env``,
     keeping earlier blocks' ones. Within the block a name listed twice keeps its last
     value, as Compose builds it (compose-spec/compose-go:types/mapping.go@078b2eed,
-    ``MappingWithEquals.DecodeMapstructure``: item by item into a map)."""
+    ``MappingWithEquals.DecodeMapstructure``: item by item into a map). A value holding
+    a Compose ``${VAR}`` that no ``.env`` or default settles (:attr:`Document.unsettled`)
+    is :data:`~._source.UNSETTLED`, never its text as written (docs/engines.md
+    #environment-values)."""
     last = {name: (value, where) for name, value, where in env_items(block)}
     for name, (value, where) in last.items():
         if name not in env and paths is not None:
             paths[name] = (*base, *where)
-        env.setdefault(name, Opt(value, doc.locate((*base, *where))))
+        held = UNSETTLED if (*base, *where) in doc.unsettled else value
+        env.setdefault(name, Opt(held, doc.locate((*base, *where))))
 
 
 def _pointer(path: NodePath) -> str:

@@ -1,0 +1,98 @@
+"""Environment values written with interpolation (docs/engines.md#environment-values): a
+Compose ``environment:`` value is what Compose gives the container (its ``.env``, its
+defaults) or unsettled, never its text as written. ``SGLANG_ENABLE_SPEC_V2: ${SPEC_V2}``
+with no ``.env`` was read as the text ``${SPEC_V2}``, "not a value SGLang reads", so spec
+v2 off: a wrong settled value that hid SG307.
+
+Expected values, worked by hand: SGLang 0.5.7 refuses eagle_topk above 1 under spec v2
+(sglang.json ``spec-v2-topk-refused``: SG307 fail when the variable is settled on, warn when
+unsettled); Compose gives ``${SPEC_V2}`` the ``.env`` value, ``${V2:-1}`` ``1`` with no
+``.env``, ``$${V2}`` the text ``${V2}`` (held to Compose v2 in
+tests/oracle/test_environment_values_oracle.py). llama.cpp reads LLAMA_ARG_DRAFT_MAX as
+--draft-max (tests/rules/test_env_files.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.rules.test_env_files import IMAGE as LLAMA_IMAGE
+from tests.rules.test_env_files import check, codes
+
+SGLANG = """services:
+  sglang:
+    image: lmsysorg/sglang:v0.5.7
+    environment:
+{env}
+    command: >
+      python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct
+      --speculative-algorithm EAGLE --speculative-draft-model-path d/e
+      --speculative-num-steps 3 --speculative-eagle-topk 4 --speculative-num-draft-tokens 8
+"""
+
+
+def _sg307(dep: Any) -> list[str]:
+    return [f["severity"] for f in dep["findings"] if f["code"] == "SG307"]
+
+
+def _sglang(tmp: Path, env: str, dotenv: str | None = None) -> Any:
+    files = {"compose.yaml": SGLANG.format(env=env)}
+    if dotenv is not None:
+        files[".env"] = dotenv
+    return check(tmp, files, "compose.yaml")[1]
+
+
+def test_a_reference_no_env_file_sets_is_unsettled_not_its_text(tmp_path: Path) -> None:
+    dep = _sglang(tmp_path, "      SGLANG_ENABLE_SPEC_V2: ${SPEC_V2}")
+    assert _sg307(dep) == ["warn"]
+    assert not any("${SPEC_V2}" in note for note in dep["inputs"]["engine"].get("notes", []))
+
+
+def test_the_env_file_value_is_the_value(tmp_path: Path) -> None:
+    dep = _sglang(tmp_path, "      SGLANG_ENABLE_SPEC_V2: ${SPEC_V2}", "SPEC_V2=1\n")
+    assert _sg307(dep) == ["fail"]
+    (tmp_path / "off").mkdir()
+    dep = _sglang(tmp_path / "off", "      SGLANG_ENABLE_SPEC_V2: ${SPEC_V2}", "SPEC_V2=0\n")
+    assert _sg307(dep) == []
+
+
+def test_the_list_form_and_a_default(tmp_path: Path) -> None:
+    dep = _sglang(tmp_path, "      - SGLANG_ENABLE_SPEC_V2=${V2:-1}")
+    assert _sg307(dep) == ["fail"]
+    (tmp_path / "u").mkdir()
+    dep = _sglang(tmp_path / "u", "      - SGLANG_ENABLE_SPEC_V2=${V2}")
+    assert _sg307(dep) == ["warn"]
+
+
+def test_an_escaped_dollar_is_the_text(tmp_path: Path) -> None:
+    # $${V2}: the container gets the text ${V2}, which SGLang reads as off (it warns)
+    dep = _sglang(tmp_path, "      SGLANG_ENABLE_SPEC_V2: $${V2}")
+    assert _sg307(dep) == []
+    assert any("${V2}" in n and "is not a value SGLang reads" in n
+               for n in dep["inputs"]["engine"]["notes"])
+
+
+LLAMA = f"""services:
+  llama:
+    image: {LLAMA_IMAGE}
+    environment:
+      LLAMA_ARG_DRAFT_MAX: ${{D}}
+    command: -m /m.gguf -md /d.gguf
+"""
+
+
+def test_a_llamacpp_variable_no_env_file_sets_is_the_deployments(tmp_path: Path) -> None:
+    # D from the environment docker compose runs in: SG313 at the value, the claims D used
+    code, dep = check(tmp_path, {"compose.yaml": LLAMA}, "compose.yaml",
+                      stated="\n      mechanism: draft_model\n      draft_length: 4")
+    (hit,) = [f for f in dep["findings"] if f["code"] == "SG313"]
+    assert (hit["file"], hit["line"], hit["severity"]) == ("compose.yaml", 5, "warn")
+    assert hit["message"].startswith("`LLAMA_ARG_DRAFT_MAX` at compose.yaml:5 is set outside")
+    assert "SG104" not in codes(dep) and code == 0
+
+
+def test_a_llamacpp_variable_the_env_file_sets(tmp_path: Path) -> None:
+    code, dep = check(tmp_path, {"compose.yaml": LLAMA, ".env": "D=4\n"}, "compose.yaml")
+    assert dep["inputs"]["engine"]["draft_length"] == 4
+    assert "SG313" not in codes(dep) and code == 0
