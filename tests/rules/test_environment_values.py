@@ -96,3 +96,48 @@ def test_a_llamacpp_variable_the_env_file_sets(tmp_path: Path) -> None:
     code, dep = check(tmp_path, {"compose.yaml": LLAMA, ".env": "D=4\n"}, "compose.yaml")
     assert dep["inputs"]["engine"]["draft_length"] == 4
     assert "SG313" not in codes(dep) and code == 0
+
+
+SGLANG_RUN = (
+    "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct "
+    "--speculative-algorithm EAGLE --speculative-draft-model-path d/e "
+    "--speculative-num-steps 3 --speculative-eagle-topk 4 --speculative-num-draft-tokens 8"
+)
+
+
+def test_an_exported_value_from_the_environment_is_unsettled(tmp_path: Path) -> None:
+    # export SGLANG_ENABLE_SPEC_V2=$V2: bash gives the engine what the caller's V2 is
+    # (tests/oracle/test_shell_env_values_oracle.py); never the text `$V2`
+    script = (f"#!/bin/bash\nexport SGLANG_ENABLE_SPEC_V2=$V2\ndocker run --gpus all "
+              f"lmsysorg/sglang:v0.5.7 {SGLANG_RUN}\n")
+    _, dep = check(tmp_path, {"run.sh": script}, "run.sh")
+    assert _sg307(dep) == []  # not passed into the container (no -e): unset there
+    (tmp_path / "e").mkdir()
+    _, dep = check(tmp_path / "e", {"run.sh": script.replace(
+        "--gpus all", "--gpus all -e SGLANG_ENABLE_SPEC_V2")}, "run.sh")
+    assert _sg307(dep) == ["warn"]
+
+
+def test_a_docker_run_e_value_from_the_environment_is_unsettled(tmp_path: Path) -> None:
+    script = (f"#!/bin/bash\ndocker run --gpus all -e SGLANG_ENABLE_SPEC_V2=$V2 "
+              f"lmsysorg/sglang:v0.5.7 {SGLANG_RUN}\n")
+    _, dep = check(tmp_path, {"run.sh": script}, "run.sh")
+    assert _sg307(dep) == ["warn"]
+    (tmp_path / "set").mkdir()
+    _, dep = check(tmp_path / "set", {"run.sh": script.replace("#!/bin/bash\n",
+                                                                "#!/bin/bash\nV2=1\n")}, "run.sh")
+    assert _sg307(dep) == ["fail"]
+
+
+def test_an_env_file_sets_sglangs_variable(tmp_path: Path) -> None:
+    # Compose env_file: read for every engine, not only those configured by variables
+    compose = (f"services:\n  s:\n    image: lmsysorg/sglang:v0.5.7\n    env_file: s.env\n"
+               f"    command: {SGLANG_RUN}\n")
+    _, dep = check(tmp_path, {"compose.yaml": compose, "s.env": "SGLANG_ENABLE_SPEC_V2=1\n"},
+                   "compose.yaml")
+    assert _sg307(dep) == ["fail"]
+    # a file outside the repository may set it: not read as unset
+    (tmp_path / "out").mkdir()
+    _, dep = check(tmp_path / "out", {"compose.yaml": compose.replace("s.env", "/etc/s.env")},
+                   "compose.yaml")
+    assert _sg307(dep) == ["warn"]

@@ -11,10 +11,12 @@ from specgate.inputs.engines._source import (
     ANY_NAME,
     ENV_KEYS,
     UNSETTLED,
+    CommandSource,
     EnvValue,
     Opt,
     env_items,
     literal_value,
+    run_env,
 )
 from specgate.inputs.engines.expanded import Placed
 from specgate.inputs.pointer import (
@@ -22,7 +24,7 @@ from specgate.inputs.pointer import (
     resolve_pointer,
 )
 from specgate.load.compose_env import is_compose
-from specgate.load.document import Document, NodePath
+from specgate.load.document import Document, NodePath, Span
 
 
 def sibling_env(
@@ -91,6 +93,26 @@ def container_env(doc: Document, path: NodePath) -> dict[str, EnvValue]:
         if isinstance(parent, Mapping) and parent.get("envFrom"):
             env[ANY_NAME] = None
             break
+    return env
+
+
+def command_env(source: CommandSource) -> dict[str, Opt]:
+    """The variables a command line gives its engine: ``NAME=value`` before it and the
+    script's ``export``s (as the shell settles them: bash-verified,
+    :mod:`specgate.inputs.cmdline`), then ``docker run -e NAME=value``. A value the
+    shell leaves unsettled (``export A=$B`` with B from the environment, a ``-e`` word
+    holding such a ``$B``) is :data:`~._source.UNSETTLED`, never its text as written
+    (docs/engines.md#environment-values)."""
+    command = source.command
+    spans = source.env_spans()
+    env = {
+        name: Opt(UNSETTLED if command.env_why.get(name) else value,
+                  spans.get(name, source.spans[0]))
+        for name, value in command.env.items()
+    }
+    for name, (value, index) in run_env(command.argv).items():
+        span = source.spans[index] if index < len(source.spans) else Span(1, 1)
+        env[name] = Opt(UNSETTLED if index in command.unresolved else value, span)
     return env
 
 

@@ -24,7 +24,6 @@ from specgate.inputs.engines._source import (
     Source,
     from_mapping,
     norm_key,
-    run_env,
 )
 from specgate.inputs.engines.compose_up import (
     compose_up,
@@ -32,8 +31,8 @@ from specgate.inputs.engines.compose_up import (
     unsettled_compose_image,
 )
 from specgate.inputs.engines.detect import Detector
-from specgate.inputs.engines.env_gaps import raise_gap, service_env
-from specgate.inputs.engines.environment import sibling_env
+from specgate.inputs.engines.env_gaps import raise_gap, service_env, with_files
+from specgate.inputs.engines.environment import command_env, sibling_env
 from specgate.inputs.engines.forcing import forced_acceptance
 from specgate.inputs.engines.in_force import with_version
 from specgate.inputs.engines.launch import (
@@ -343,9 +342,7 @@ class _Reading:
         unsettled: list[str] = []  # words the launcher does not settle (.unsettled)
         bounds: list[settings.Used] = []  # words only some recorded releases read
         # a Compose service's env_file: under its environment: (docs/engines.md#environment-files)
-        env_files, ctx_env = service_env(
-            spec.env_options is not None, doc, found.path, self.path, sibling_env(doc, found.path)
-        )
+        env_files, ctx_env = service_env(doc, found.path, self.path, sibling_env(doc, found.path))
         # the container or service that runs this configuration names its image: the
         # version is that image's, never another service's in the same file
         source = None if isinstance(found.value, Mapping) else self.detector.command(found)
@@ -375,18 +372,9 @@ class _Reading:
                 unknown = settings.unknown_spellings(data, flags, source)
                 parsed = settings.parser_words(data, flags, source)
             positional = _command_model(source, found, doc, text, spec.name)
-            env_spans = source.env_spans()
-            ctx_env = {
-                **ctx_env,
-                **{
-                    k: Opt(v, env_spans.get(k, source.spans[0]))
-                    for k, v in source.command.env.items()
-                },
-            }
-            ctx_env.update(
-                (name, Opt(value, source.spans[index] if index < len(source.spans) else Span(1, 1)))
-                for name, (value, index) in run_env(source.command.argv).items()
-            )
+            ctx_env = {**ctx_env, **command_env(source)}
+            if env_files is not None and env_files is getattr(source, "env_files", None):
+                ctx_env = with_files(ctx_env, env_files, doc, found.path)
             opts, notes = merge_fragments(
                 opts, spec, found, self.fragments, self.detector, flags=flags
             )
