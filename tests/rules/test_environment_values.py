@@ -141,3 +141,28 @@ def test_an_env_file_sets_sglangs_variable(tmp_path: Path) -> None:
     _, dep = check(tmp_path / "out", {"compose.yaml": compose.replace("s.env", "/etc/s.env")},
                    "compose.yaml")
     assert _sg307(dep) == ["warn"]
+
+
+WORKFLOW = f"""on: push
+jobs:
+  serve:
+    runs-on: gpu
+    env:
+      SGLANG_ENABLE_SPEC_V2: {{value}}
+    steps:
+      - run: {SGLANG_RUN}
+"""
+
+
+def test_a_workflow_expression_is_unsettled(tmp_path: Path) -> None:
+    # GitHub evaluates ${{ vars.V2 }} when the workflow runs (docs.github.com, "Expressions":
+    # `env: MY_ENV_VAR: ${{ <expression> }}`): not the text, which SGLang reads as off
+    (tmp_path / "w").mkdir()
+    _, dep = check(tmp_path / "w", {"serve.yml": WORKFLOW.format(value="${{ vars.V2 }}")},
+                   "serve.yml")
+    notes = " ".join(dep["inputs"]["engine"].get("notes", []))
+    assert "is not a value SGLang reads" not in notes and "${{" not in notes
+    (tmp_path / "x").mkdir()  # the text of a value that is no expression is read as written
+    _, dep = check(tmp_path / "x", {"serve.yml": WORKFLOW.format(value="'{ vars.V2 }'")},
+                   "serve.yml")
+    assert "is not a value SGLang reads" in " ".join(dep["inputs"]["engine"]["notes"])

@@ -135,8 +135,20 @@ def _env_block(
     for name, (value, where) in last.items():
         if name not in env and paths is not None:
             paths[name] = (*base, *where)
-        held = UNSETTLED if (*base, *where) in doc.unsettled else value
+        held = UNSETTLED if (*base, *where) in doc.unsettled or _expression(doc, value) else value
         env.setdefault(name, Opt(held, doc.locate((*base, *where))))
+
+
+def _expression(doc: Document, value: object) -> bool:
+    """Whether ``value`` holds a GitHub Actions expression (``${{ vars.V2 }}``) in a
+    workflow (a top-level ``jobs`` and ``on``, which YAML 1.1 reads as ``true``): the runner
+    evaluates it from the repository's settings, secrets or the event, known only when the
+    workflow runs (GitHub docs, "Expressions": `env: MY_ENV_VAR: ${{ <expression> }}`)."""
+    data = doc.data
+    return (
+        isinstance(value, str) and "${{" in value and isinstance(data, Mapping)
+        and "jobs" in data and any(k in data for k in ("on", "true", True))
+    )
 
 
 def _pointer(path: NodePath) -> str:
