@@ -10,6 +10,7 @@ from pathlib import Path
 
 from specgate.core.errors import InputError, RefusedValue, UnsettledValue
 from specgate.inputs.cmdline import FlagSpec
+from specgate.inputs.dockerfile_env import dockerfile_env, is_dockerfile
 from specgate.inputs.engines import follow as options_file
 from specgate.inputs.engines import (
     keywise,
@@ -57,6 +58,7 @@ from specgate.inputs.engines.unsettled import (
     unsettled_launcher,
     unsettled_words,
 )
+from specgate.inputs.env_files import EnvFiles
 from specgate.inputs.knowledge import EngineKnowledge, knowledge
 from specgate.inputs.pointer import (
     Found,
@@ -72,6 +74,22 @@ from specgate.load.document import Document, NodePath, Span
 from specgate.load.read import load_document, read_text
 
 TEXT_SUFFIXES = frozenset({".txt", ".sh", ".cmdline", ".bash", ".md", ".markdown"})
+
+
+def _command_env(
+    doc: Document, path: NodePath, source: CommandSource, files: EnvFiles | None,
+    env: dict[str, Opt],
+) -> tuple[EnvFiles | None, dict[str, Opt]]:
+    """The environment files and variables of a command's engine: a Dockerfile's ``ENV``
+    (the image's, under everything else), the command's own (:func:`command_env`), its
+    container's ``--env-file``s over them (docs/engines.md#environment-values)."""
+    if is_dockerfile(doc.file):
+        files = files or dockerfile_env(doc.text, doc.file)
+        env = with_files(env, files, doc, path)
+    env = {**env, **command_env(source)}
+    if files is not None and files is getattr(source, "env_files", None):
+        env = with_files(env, files, doc, path)
+    return files, env
 
 
 def load_engine_document(path: Path, shown: str) -> Document:
@@ -372,9 +390,7 @@ class _Reading:
                 unknown = settings.unknown_spellings(data, flags, source)
                 parsed = settings.parser_words(data, flags, source)
             positional = _command_model(source, found, doc, text, spec.name)
-            ctx_env = {**ctx_env, **command_env(source)}
-            if env_files is not None and env_files is getattr(source, "env_files", None):
-                ctx_env = with_files(ctx_env, env_files, doc, found.path)
+            env_files, ctx_env = _command_env(doc, found.path, source, env_files, ctx_env)
             opts, notes = merge_fragments(
                 opts, spec, found, self.fragments, self.detector, flags=flags
             )
