@@ -7,8 +7,9 @@ read as the text ``$V2``: not a truth word, spec v2 off).
 Each script runs under bash with an environment of only ``PATH`` (a stub ``python3``
 that prints the variable it was given, nothing else), then again with ``V2=outer`` (a
 variable of the environment the script runs in). A value specgate settles must equal
-the first run's; one it leaves unsettled must differ between the two runs or come from a
-command substitution (``$(…)``: the repository's, not followed). Skipped without bash.
+the first run's (a name it does not hold: unset); one it leaves unsettled must differ
+between the two runs or come from the repository in a way not followed (``$(…)``, a
+sourced file, ``set -a``). Skipped without bash.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from specgate.inputs.engines._source import UNSETTLED, commands_of
+from specgate.inputs.engines._source import ANY_NAME, UNSETTLED, commands_of
 from specgate.inputs.engines.environment import command_env
 from specgate.load.document import Document
 
@@ -48,6 +49,10 @@ SCRIPTS: list[tuple[str, str]] = [
     ("export S=1\nif [ -n \"$V2\" ]; then S=$V2; fi\n", ""),
     ("export S=$(echo 1)\n", ""),
     ("", "S=`echo 1` "),
+    # a sourced file specgate does not read (it exports S=1 here), `set -a`: any name
+    (". ./more.sh\n", ""),
+    ("set -a\nS=1\n", ""),
+    ("set -e\nS=1\n", ""),
 ]
 
 
@@ -72,12 +77,15 @@ def test_the_engines_variables_are_bashs_or_unsettled(
     text = "#!/bin/bash\n" + before + prefix + RUN
     script = tmp_path / "serve.sh"
     script.write_text(text)
+    (tmp_path / "more.sh").write_text("export S=1\n")
     plain = _run(script, bin_dir, {})
     outer = _run(script, bin_dir, {"V2": "outer"})
     doc = Document(file="serve.sh", data=text)
     (source,) = [s for s in commands_of(text, doc, (), text) if s.command.argv[:1] == ("python3",)]
-    value = command_env(source)["S"].value if "S" in command_env(source) else None
+    env = command_env(source)
+    opt = env.get("S") or env.get(ANY_NAME)
+    value = opt.value if opt is not None else None
     if value is UNSETTLED:
-        assert plain != outer or "echo 1" in text, text
+        assert plain != outer or any(w in text for w in ("echo 1", "more.sh", "set -a")), text
     else:
         assert value == plain, text

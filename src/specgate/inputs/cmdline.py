@@ -61,6 +61,8 @@ from specgate.inputs.shell_params import (
 from specgate.inputs.shell_script import HereDocs, redirecting, script_part
 
 _T = TypeVar("_T")
+#: ``set -a``, ``set -ea``, ``set -o allexport``: every later assignment is exported
+_ALLEXPORT_RE = re.compile(r"-[a-zA-Z]*a[a-zA-Z]*|allexport")
 #: one assignment: its value, the (0-based line, 1-based column) of its word, and why
 #: the value is not settled (None: settled)
 _Assigned = tuple[str, tuple[int, int], "Hit | None"]
@@ -119,6 +121,8 @@ class Command:
         env_why: per name of ``env``, the hit that leaves its value unsettled
             (``export A=$B`` with B from the environment: the value holds ``$B`` as
             written), None when it is settled.
+        env_any: why any other name may be in the environment too (a sourced file not
+            read, ``set -a``), None when only ``env``'s are.
     """
 
     argv: tuple[str, ...]
@@ -128,6 +132,7 @@ class Command:
     env_at: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     unresolved: Mapping[int, Hit] = field(default_factory=dict)
     env_why: Mapping[str, Hit | None] = field(default_factory=dict)
+    env_any: str | None = None
 
 
 def split_commands(
@@ -492,6 +497,9 @@ class _Exports:
     def __init__(self) -> None:
         self.serial = 0
         self.log: dict[str, list[tuple[int, _Assigned]]] = {}
+        #: why any other name may be exported too (``set -a``: every later assignment
+        #: is), None while only the ``export``s are
+        self.any: str | None = None
 
     def add(self, name: str, assigned: _Assigned) -> None:
         self.log.setdefault(name, []).append((self.serial, assigned))
@@ -704,6 +712,8 @@ def _emit_expanded(
             shell.positional_why = f"the arguments, changed by `{argv[0]}` on some paths only"
         shell.positional = None  # on some paths only
         return
+    if argv[0] == "set" and any(_ALLEXPORT_RE.match(w) for w in argv[1:]):
+        exported.any = exported.any or "`set -a` exports every later assignment"
     if builtin(argv, shell):
         return
     if flow.script and 0 not in unresolved and _NO_PROGRAM_RE.match(argv[0]):
@@ -727,6 +737,7 @@ def _emit_expanded(
             _Env[tuple[int, int]](exported, upto, own, 1),
             unresolved,
             _Env[Hit | None](exported, upto, own, 2),
+            exported.any or (f"{shell.opaque} may export any variable" if shell.opaque else None),
         )
     )
 

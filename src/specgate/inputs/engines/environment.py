@@ -110,6 +110,8 @@ def command_env(source: CommandSource) -> dict[str, Opt]:
                   spans.get(name, source.spans[0]))
         for name, value in command.env.items()
     }
+    if command.env_any is not None:  # a sourced file not read, `set -a`: any name
+        env[ANY_NAME] = Opt(UNSETTLED, source.spans[0])
     for name, (value, index) in run_env(command.argv).items():
         span = source.spans[index] if index < len(source.spans) else Span(1, 1)
         env[name] = Opt(UNSETTLED if index in command.unresolved else value, span)
