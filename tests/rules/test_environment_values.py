@@ -166,3 +166,14 @@ def test_a_workflow_expression_is_unsettled(tmp_path: Path) -> None:
     _, dep = check(tmp_path / "x", {"serve.yml": WORKFLOW.format(value="'{ vars.V2 }'")},
                    "serve.yml")
     assert "is not a value SGLang reads" in " ".join(dep["inputs"]["engine"]["notes"])
+
+
+def test_a_compose_run_e_value_from_the_environment_is_unsettled(tmp_path: Path) -> None:
+    compose = f"services:\n  s:\n    image: lmsysorg/sglang:v0.5.7\n    command: {SGLANG_RUN}\n"
+    script = "#!/bin/bash\ndocker compose run -e SGLANG_ENABLE_SPEC_V2=$V2 s\n"
+    _, dep = check(tmp_path, {"compose.yaml": compose, "run.sh": script}, "run.sh")
+    assert _sg307(dep) == ["warn"]
+    (tmp_path / "set").mkdir()
+    _, dep = check(tmp_path / "set", {"compose.yaml": compose, "run.sh": script.replace(
+        "#!/bin/bash\n", "#!/bin/bash\nV2=1\n")}, "run.sh")
+    assert _sg307(dep) == ["fail"]

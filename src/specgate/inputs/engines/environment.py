@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from specgate.core.errors import InputError
+from specgate.core.errors import InputError, UnsettledValue
 from specgate.inputs.engines._source import (
     ANY_NAME,
     ENV_KEYS,
@@ -116,6 +116,24 @@ def command_env(source: CommandSource) -> dict[str, Opt]:
         span = source.spans[index] if index < len(source.spans) else Span(1, 1)
         env[name] = Opt(UNSETTLED if index in command.unresolved else value, span)
     return env
+
+
+def unsettled_option(
+    source: CommandSource, index: int, key: str, eq: bool
+) -> UnsettledValue | None:
+    """Why the value a runner's ``-e NAME=value`` (word ``index``) or ``-e NAME`` (the
+    script's own NAME passed on) gives the container is not settled by the script
+    (``-e NAME=$B``, ``export NAME=$B`` with B from the environment), or None."""
+    command = source.command
+    why = command.unresolved.get(index) if eq else command.env_why.get(key)
+    if why is None:
+        return None
+    from specgate.inputs.engines.unsettled import unsettled_value
+
+    line = source.spans[index].line if index < len(source.spans) else None
+    return unsettled_value(
+        f"`{key}`: its value is not settled by the script ({why[0]})", source.file, line, why
+    )
 
 
 def _env_block(

@@ -29,9 +29,9 @@ from pathlib import Path, PurePosixPath
 from specgate.inputs.cmdline import Command
 from specgate.inputs.containers import container_argv, image_entry, parse_image
 from specgate.inputs.engines._source import CommandSource
+from specgate.inputs.engines.environment import unsettled_option
 from specgate.inputs.engines.placed import place
 from specgate.inputs.engines.positionals import positional_programs
-from specgate.inputs.engines.unsettled import unsettled_value
 from specgate.inputs.env_files import EnvFiles, outside_value, read_env_file, too_many
 from specgate.inputs.runners import RunnerLaunch, read_runner
 from specgate.inputs.volumes import run_binds
@@ -113,17 +113,13 @@ def _container_env(
         key, eq, val = value.partition("=")
         if not key:
             continue
-        why = source.command.unresolved.get(index) if eq else source.command.env_why.get(key)
+        why = unsettled_option(source, index, key, bool(eq))
         if why is not None and (eq or key in outer):
             # -e NAME=$B, -e NAME after export NAME=$B: B from outside the script
             env.pop(key, None)
             where.pop(key, None)
-            line = source.spans[index].line if index < len(source.spans) else None
             files = files or EnvFiles()
-            files.unset(key, unsettled_value(
-                f"`{key}`: its value is not settled by the script ({why[0]})",
-                source.file, line, why,
-            ))
+            files.unset(key, why)
             continue
         if eq or key in outer:
             env[key], where[key] = (val if eq else outer[key]), index
