@@ -177,3 +177,17 @@ def test_a_compose_run_e_value_from_the_environment_is_unsettled(tmp_path: Path)
     _, dep = check(tmp_path / "set", {"compose.yaml": compose, "run.sh": script.replace(
         "#!/bin/bash\n", "#!/bin/bash\nV2=1\n")}, "run.sh")
     assert _sg307(dep) == ["fail"]
+
+
+def test_a_variable_set_on_some_paths_is_not_composes_to_settle(tmp_path: Path) -> None:
+    # bash gives docker compose SPEC_V2=0 or 1 by the branch: Compose's ${SPEC_V2} is
+    # unsettled, not 1 (the value as last written)
+    compose = SGLANG.format(env="      SGLANG_ENABLE_SPEC_V2: ${SPEC_V2}")
+    script = ('#!/bin/bash\nexport SPEC_V2=0\nif [ -n "$X" ]; then SPEC_V2=1; fi\n'
+              "docker compose run sglang\n")
+    _, dep = check(tmp_path, {"compose.yaml": compose, "run.sh": script}, "run.sh")
+    assert _sg307(dep) == ["warn"]
+    (tmp_path / "b").mkdir()
+    _, dep = check(tmp_path / "b", {"compose.yaml": compose, "run.sh": script.replace(
+        'if [ -n "$X" ]; then SPEC_V2=1; fi\n', "SPEC_V2=1\n")}, "run.sh")
+    assert _sg307(dep) == ["fail"]

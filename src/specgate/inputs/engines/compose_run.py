@@ -278,8 +278,12 @@ def _outside(value: str) -> bool:
 
 
 def _unsettled(doc: Document, service: str) -> bool:
-    """A value of the service left with a variable no file sets."""
-    return any(p[:2] == ("services", service) for p in doc.unsettled)
+    """A value of the service left with a variable no file sets; one of its
+    ``environment:`` is the container's variable, unsettled there (docs/engines.md
+    #environment-values), and leaves the rest read."""
+    return any(
+        p[:2] == ("services", service) and p[2:3] != ("environment",) for p in doc.unsettled
+    )
 
 
 def _words(value: object) -> tuple[str, ...] | None:
