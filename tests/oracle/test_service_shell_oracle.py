@@ -162,8 +162,8 @@ KUBERNETES: dict[str, tuple[str, int | str]] = {
         "outside",
     ),
     "not-set": ("", "outside"),
-    "dependent": ("          env: [{name: M, value: '5'}, {name: N, value: '$(M)'}]\n",
-                  "repository"),
+    # the kubelet expands $(M) from the item before it (docs/engines.md#environment-values)
+    "dependent": ("          env: [{name: M, value: '5'}, {name: N, value: '$(M)'}]\n", 5),
 }
 
 

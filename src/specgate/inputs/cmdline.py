@@ -61,6 +61,11 @@ from specgate.inputs.shell_params import (
 from specgate.inputs.shell_script import HereDocs, redirecting, script_part
 
 _T = TypeVar("_T")
+#: ``set -a``, ``set -ea``, ``set -o allexport``: every later assignment is exported
+_ALLEXPORT_RE = re.compile(r"-[a-zA-Z]*a[a-zA-Z]*|allexport")
+#: one assignment: its value, the (0-based line, 1-based column) of its word, and why
+#: the value is not settled (None: settled)
+_Assigned = tuple[str, tuple[int, int], "Hit | None"]
 __all__ = [
     "Command",
     "Flag",
@@ -113,6 +118,11 @@ class Command:
             (:class:`~specgate.inputs.shell_params.Shell` hits: ``"$@"`` without
             ``set --``, a variable from the environment or a sourced file, …), what it
             is and whether the shell splits it (it may then add several words).
+        env_why: per name of ``env``, the hit that leaves its value unsettled
+            (``export A=$B`` with B from the environment: the value holds ``$B`` as
+            written), None when it is settled.
+        env_any: why any other name may be in the environment too (a sourced file not
+            read, ``set -a``), None when only ``env``'s are.
     """
 
     argv: tuple[str, ...]
@@ -121,6 +131,8 @@ class Command:
     columns: tuple[int, ...] = ()
     env_at: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     unresolved: Mapping[int, Hit] = field(default_factory=dict)
+    env_why: Mapping[str, Hit | None] = field(default_factory=dict)
+    env_any: str | None = None
 
 
 def split_commands(
@@ -484,30 +496,34 @@ class _Exports:
 
     def __init__(self) -> None:
         self.serial = 0
-        self.log: dict[str, list[tuple[int, str, tuple[int, int]]]] = {}
+        self.log: dict[str, list[tuple[int, _Assigned]]] = {}
+        #: why any other name may be exported too (``set -a``: every later assignment
+        #: is), None while only the ``export``s are
+        self.any: str | None = None
 
-    def add(self, name: str, value: str, at: tuple[int, int]) -> None:
-        self.log.setdefault(name, []).append((self.serial, value, at))
+    def add(self, name: str, assigned: _Assigned) -> None:
+        self.log.setdefault(name, []).append((self.serial, assigned))
         self.serial += 1
 
-    def lookup(self, name: str, upto: int) -> tuple[str, tuple[int, int]] | None:
+    def lookup(self, name: str, upto: int) -> _Assigned | None:
         """The last export of ``name`` made before serial ``upto``."""
         entries = self.log.get(name)
         if not entries:
             return None
         index = bisect.bisect_left(entries, upto, key=lambda entry: entry[0]) - 1
-        return None if index < 0 else (entries[index][1], entries[index][2])
+        return None if index < 0 else entries[index][1]
 
 
 class _Env(Mapping[str, _T]):
     """A command's environment: its own ``NAME=value`` prefixes over the exports made
-    before it. ``part`` 0 gives values, 1 the (line, column) of the assignment."""
+    before it. ``part`` 0 gives values, 1 the (line, column) of the assignment, 2 why
+    the value is not settled (None: settled)."""
 
     def __init__(
         self,
         exports: _Exports,
         upto: int,
-        own: dict[str, tuple[str, tuple[int, int]]],
+        own: dict[str, _Assigned],
         part: int,
     ) -> None:
         self._exports = exports
@@ -515,7 +531,7 @@ class _Env(Mapping[str, _T]):
         self._own = own
         self._part = part
 
-    def _entry(self, name: str) -> tuple[str, tuple[int, int]] | None:
+    def _entry(self, name: str) -> _Assigned | None:
         own = self._own.get(name)
         return own if own is not None else self._exports.lookup(name, self._upto)
 
@@ -599,7 +615,7 @@ def _assignments(
     words: list[str],
     segments: list[Segments | None],
     lines: list[tuple[int, int]],
-    own: dict[str, tuple[str, tuple[int, int]]],
+    own: dict[str, _Assigned],
     *,
     shell: Shell,
     flow: Flow,
@@ -633,7 +649,7 @@ def _assignments(
         if name.endswith("+"):  # NAME+=v: bash appends, dash runs a command "NAME+=v"
             flow.settle(shell, name[:-1], "is appended to with `+=` (bash only)")
         else:
-            own[name] = (value, lines[first])
+            own[name] = (value, lines[first], _why(shell, name))
         first += 1
     return first
 
@@ -649,13 +665,12 @@ def _emit_expanded(
     flow: Flow,
     conditional: bool,
 ) -> None:
-    own: dict[str, tuple[str, tuple[int, int]]] = {}
+    own: dict[str, _Assigned] = {}
     first = _assignments(
         words, segments, lines, own, shell=shell, flow=flow, conditional=conditional
     )
     if first >= len(words):
-        for name, (value, _) in own.items():
-            _set(shell, flow, name, value, conditional=conditional)
+        _assign(own, exported, shell, flow, conditional=conditional)
         return
     shell.line = lines[first][0]
     if shell.fields(words[first], segments[first]) == ["export"] and not any(
@@ -666,7 +681,7 @@ def _emit_expanded(
                 shell.line = lines[index][0]
                 name, value = _assignment(words[index], segments[index], shell)
                 if _set(shell, flow, name, value, conditional=conditional):
-                    exported.add(name, value, lines[index])
+                    exported.add(name, (value, lines[index], _why(shell, name)))
         return
     argv: list[str] = []
     rest: list[tuple[int, int]] = []
@@ -689,8 +704,7 @@ def _emit_expanded(
         for name in shell.assigned:
             flow.settle(shell, name, "is set by `${…:=…}` on some paths only")
     if not argv:
-        for name, (value, _) in own.items():
-            _set(shell, flow, name, value, conditional=conditional)
+        _assign(own, exported, shell, flow, conditional=conditional)
         return
     flow.assigns(argv, shell, list(own))
     if conditional and argv[0] in ("set", "shift"):
@@ -698,6 +712,8 @@ def _emit_expanded(
             shell.positional_why = f"the arguments, changed by `{argv[0]}` on some paths only"
         shell.positional = None  # on some paths only
         return
+    if argv[0] == "set" and any(_ALLEXPORT_RE.match(w) for w in argv[1:]):
+        exported.any = exported.any or "`set -a` exports every later assignment"
     if builtin(argv, shell):
         return
     if flow.script and 0 not in unresolved and _NO_PROGRAM_RE.match(argv[0]):
@@ -720,14 +736,39 @@ def _emit_expanded(
             tuple(c for _, c in rest),
             _Env[tuple[int, int]](exported, upto, own, 1),
             unresolved,
+            _Env[Hit | None](exported, upto, own, 2),
+            exported.any or (f"{shell.opaque} may export any variable" if shell.opaque else None),
         )
     )
+
+
+def _assign(
+    own: dict[str, _Assigned], exported: _Exports, shell: Shell, flow: Flow, *,
+    conditional: bool,
+) -> None:
+    """Plain ``NAME=value`` assignments (no command): shell variables, and the new value
+    of a name exported before (bash and dash keep a variable exported when it is
+    assigned again: ``export S=$V2; S=1`` gives the engine 1); one left unsettled
+    (assigned on some paths only) leaves the exported value unsettled too."""
+    for name, (value, at, why) in own.items():
+        settled = _set(shell, flow, name, value, conditional=conditional)
+        if name in exported.log:
+            exported.add(name, (value, at, why if settled else _why(shell, name)))
+
+
+def _why(shell: Shell, name: str) -> Hit | None:
+    """The hit that leaves the value just assigned to ``name`` unsettled (it holds a
+    ``$B`` from the environment, a ``$(…)``: :func:`_assignment` taints it), None when
+    it is settled."""
+    tainted = shell.tainted.get(name)
+    return (tainted[0], False, tainted[1]) if tainted is not None else None
 
 
 def _assignment(word: str, parts: Segments | None, shell: Shell) -> tuple[str, str]:
     """``NAME=value`` → (NAME, the value expanded as one word)."""
     name, _, value = word.partition("=")
-    if parts is None:
+    if parts is None:  # nothing expanded: the value as written, settled
+        shell.tainted.pop(name, None)
         return name, value
     # drop "NAME=" from the parts (it stands, unquoted, at the start of the first)
     shell.clear()

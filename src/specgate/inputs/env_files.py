@@ -211,6 +211,16 @@ def outside_value(name: str, file: str, line: int | None) -> UnsettledValue:
     )
 
 
+def interpolated_value(name: str, reference: str, file: str, line: int | None) -> UnsettledValue:
+    """``environment: {NAME: ${VAR}}`` with VAR set by no ``.env`` and no default: the
+    container gets what the environment ``docker compose`` runs in gives VAR."""
+    return UnsettledValue(
+        f"`{name}`: its value `{reference}` is set by no .env (the environment docker "
+        "compose runs in may set it)",
+        file, line, origin="outside", what=name,
+    )
+
+
 def _compose_lines(text: str, shown: str, files: EnvFiles, *, strict: bool = False) -> None:
     if text.startswith("\ufeff") or "\r" in text.replace("\r\n", ""):
         # a BOM, a lone carriage return: where the readers differ (module docstring)

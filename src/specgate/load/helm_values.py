@@ -145,6 +145,8 @@ class _Render:
         base: NodePath = out + ("spec", "template", "spec", "containers", 0)  # noqa: RUF005
         for index, (_, source) in enumerate(words):
             self.positions[base + ("command", index)] = self.position(source)  # noqa: RUF005
+        if chart.name == "vllm-stack":
+            self._env(spec, at, base, container)
         image = self._image(chart, spec)
         if image is not None:
             container["image"] = image
@@ -158,6 +160,44 @@ class _Render:
             "kind": "Deployment",
             "spec": {"template": {"spec": {"containers": [container]}}},
         }
+
+    def _env(
+        self, spec: Mapping[str, Any], at: NodePath, base: NodePath, container: dict[str, Any]
+    ) -> None:
+        """The container's ``env`` and ``envFrom`` as vllm-stack's template renders them
+        (production-stack ``helm/templates/deployment-vllm-multi.yaml@f1f98227``):
+        ``VLLM_USE_V1: "0"`` when ``vllmConfig.v0`` prints as 1, then ``modelSpec.env``
+        as written (``toYaml``), and an ``envFrom`` of the release's ConfigMap
+        (``servingEngineSpec.configs``) or ``modelSpec.envFromSecret``, whose values the
+        cluster holds (docs/engines.md#environment-values). A value that is no string
+        (``toYaml`` prints it bare, which Kubernetes refuses) is not read as one."""
+        env: list[dict[str, Any]] = []
+        places: list[NodePath] = []
+        config = spec.get("vllmConfig")
+        if isinstance(config, Mapping) and go_text(config.get("v0")) == "1":
+            env.append({"name": "VLLM_USE_V1", "value": "0"})
+            places.append((*at, "vllmConfig", "v0"))
+        items = spec.get("env")
+        for index, item in enumerate(items if isinstance(items, list) else []):
+            if not isinstance(item, Mapping) or not isinstance(item.get("name"), str):
+                continue
+            value = item.get("value")
+            if "value" in item and isinstance(value, str):
+                env.append({"name": item["name"], "value": value})
+            else:  # valueFrom, or a value that is no string: not settled here
+                env.append({"name": item["name"], "valueFrom": {"secretKeyRef": {
+                    "name": "(rendered by the chart)", "key": item["name"]}}})
+            places.append(at + ("env", index) + (("value",) if "value" in item else ()))
+        if env:
+            container["env"] = env
+            for index, place in enumerate(places):
+                spot: NodePath = base + ("env", index)  # noqa: RUF005
+                self.positions[spot] = self.position(place)
+                self.positions[spot + ("value",)] = self.position(place)  # noqa: RUF005
+        configs = _at(self.doc.data, "servingEngineSpec.configs")[1]
+        if _truthy(configs) or _truthy(spec.get("envFromSecret")):
+            container["envFrom"] = [{"secretRef": {"name": "(rendered by the chart)"}}]
+            self.positions[base + ("envFrom",)] = self.position(at)  # noqa: RUF005
 
     def _image(self, chart: Chart, spec: Mapping[str, Any]) -> str | None:
         names = chart.raw["image"]

@@ -113,8 +113,12 @@ def compose_project(
     if any(_remote(value) for value in [*files, *directories]) or len(files) > MAX_FILES:
         return None
     shown_cwd = PurePosixPath(script).parent
-    outer = tuple((k, v) for k, v in command.env.items() if "$" not in v)
-    unknown = frozenset(k for k, v in command.env.items() if "$" in v)
+    # a value the shell leaves unsettled (env_why: `export D=$(cat f)`, `D=$B`) is none
+    # Compose is given; its text as written (with a `$`) neither
+    unknown = frozenset(
+        k for k, v in command.env.items() if "$" in v or command.env_why.get(k) is not None
+    )
+    outer = tuple((k, v) for k, v in command.env.items() if k not in unknown)
     work: tuple[Path, str] | None = None
     if directories:
         work = (folder / directories[-1], _shown(shown_cwd, directories[-1]))

@@ -67,7 +67,7 @@ from specgate.inputs.engines.compose_project import (
 )
 from specgate.inputs.engines.compose_project import exists_inside as _exists
 from specgate.inputs.engines.env_gaps import compose_env_files
-from specgate.inputs.engines.environment import sibling_env
+from specgate.inputs.engines.environment import sibling_env, unsettled_option
 from specgate.inputs.engines.placed import Joined, place
 from specgate.inputs.env_files import EnvFiles, outside_value
 from specgate.inputs.podman_compose import RUNNER as PODMAN_COMPOSE_RUN
@@ -278,8 +278,12 @@ def _outside(value: str) -> bool:
 
 
 def _unsettled(doc: Document, service: str) -> bool:
-    """A value of the service left with a variable no file sets."""
-    return any(p[:2] == ("services", service) for p in doc.unsettled)
+    """A value of the service left with a variable no file sets; one of its
+    ``environment:`` is the container's variable, unsettled there (docs/engines.md
+    #environment-values), and leaves the rest read."""
+    return any(
+        p[:2] == ("services", service) and p[2:3] != ("environment",) for p in doc.unsettled
+    )
 
 
 def _words(value: object) -> tuple[str, ...] | None:
@@ -322,7 +326,14 @@ def _placed(
         if name != "env" or value is None:
             continue
         key, eq, val = value.partition("=")
-        if key and (eq or key in command.env):
+        why = unsettled_option(source, index, key, bool(eq)) if key else None
+        if why is not None and (eq or key in command.env):
+            # -e NAME=$B, -e NAME after export NAME=$B: B from outside the script
+            env.pop(key, None)
+            env_words.pop(key, None)
+            files = files or EnvFiles()
+            files.unset(key, why)
+        elif key and (eq or key in command.env):
             env[key], env_words[key] = (val if eq else command.env[key]), index
             if files is not None:
                 at = source.spans[index].line if index < len(source.spans) else 0

@@ -12,13 +12,27 @@ would then be judged in place of the value that runs.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from specgate.core.errors import UnsettledValue
 from specgate.inputs.engines import llamacpp, tgi
-from specgate.inputs.engines._source import Opt, Options, env_items, norm_key
+from specgate.inputs.engines._source import (
+    ANY_NAME,
+    UNSETTLED,
+    Opt,
+    Options,
+    env_items,
+    norm_key,
+)
 from specgate.inputs.engines.unsettled import SPECULATIVE_PREFIXES
-from specgate.inputs.env_files import EnvFiles, outside_value, read_env_file, too_many
+from specgate.inputs.env_files import (
+    EnvFiles,
+    interpolated_value,
+    outside_value,
+    read_env_file,
+    too_many,
+)
 from specgate.inputs.knowledge import Version
 from specgate.load.document import Document, NodePath, Span
 
@@ -47,23 +61,47 @@ def raise_gap(
 
 
 def service_env(
-    reads_env: bool, doc: Document, path: NodePath, compose: Path | None,
-    env: dict[str, Opt],
+    doc: Document, path: NodePath, compose: Path | None, env: dict[str, Opt],
 ) -> tuple[EnvFiles | None, dict[str, Opt]]:
-    """For an engine that ``reads_env``: what the ``env_file:`` of the Compose service
-    holding ``path`` sets, and ``env`` (its ``environment:`` and the rest) over the
-    values it settles."""
-    if not reads_env:
-        return None, env
+    """What the ``env_file:`` of the Compose service holding ``path`` sets (a
+    Kubernetes container's ``envFrom``, ``valueFrom`` and ``$(VAR)`` values), and
+    ``env`` (its ``environment:`` and the rest) with the values they settle over it
+    (:func:`with_files`)."""
     files = compose_env_files(doc, path, compose)
     if files is None:  # a Kubernetes container's valueFrom and envFrom
         from specgate.inputs.engines.kube_env import kubernetes_env
 
         files = kubernetes_env(doc, path)
-    settled = file_values(files, doc, path)
-    # a variable written with no value here (valueFrom) keeps what the files settle
-    kept = {k: o for k, o in env.items() if o.value is not None or k not in settled}
-    return files, {**settled, **kept}
+    return files, with_files(env, files, doc, path)
+
+
+def with_files(
+    env: Mapping[str, Opt], files: EnvFiles | None, doc: Document, path: NodePath
+) -> dict[str, Opt]:
+    """``env`` with what ``files`` settle (each value where ``env`` places it, else
+    where the file sets it: :func:`file_values`) and what they leave unsettled over it:
+    :data:`~._source.UNSETTLED`, never a value as written, nor read as unset
+    (docs/engines.md#environment-values); when a file not read may set any name, also
+    :data:`~._source.ANY_NAME` as unsettled. ``files`` is the authority on the names it
+    holds: the container's own ``environment:`` / ``env`` / ``-e`` are merged into it."""
+    if files is None:
+        return dict(env)
+    out = dict(env)
+    for name, opt in file_values(files, doc, path).items():
+        held = env.get(name)
+        out[name] = replace(held, value=opt.value) if held is not None else opt
+    for name, why in files.unsettled.items():
+        held = env.get(name)
+        out[name] = Opt(UNSETTLED, held.span if held is not None else _at(why, doc, path))
+    if files.opaque is not None:
+        out[ANY_NAME] = Opt(UNSETTLED, _at(files.opaque, doc, path))
+    return out
+
+
+def _at(why: UnsettledValue, doc: Document, path: NodePath) -> Span:
+    if why.file == doc.file and why.line is not None:
+        return Span(why.line, why.column or 1)
+    return doc.locate((*path[:2], "env_file"))
 
 
 def env_gap(
@@ -132,8 +170,11 @@ def compose_env_files(doc: Document, path: NodePath, compose: Path | None) -> En
         return None
     services = doc.data.get("services")
     service = services.get(path[1]) if isinstance(services, Mapping) else None
+    env_at = (*path[:2], "environment")
     if not isinstance(service, Mapping) or not (
-        service.get("env_file") is not None or _passed_on(service.get("environment"))
+        service.get("env_file") is not None
+        or _passed_on(service.get("environment"))
+        or any(where[: len(env_at)] == env_at for where in doc.unsettled)
     ):
         return None
     node = service.get("env_file") or []
@@ -168,6 +209,10 @@ def compose_env_files(doc: Document, path: NodePath, compose: Path | None) -> En
         line = _line(doc, (*path[:2], "environment", *where))
         if value is None:  # `NAME:` with no value: the environment Compose runs in
             files.unset(name, outside_value(name, doc.file, line))
+        elif (env_at + where) in doc.unsettled:  # a ${VAR} no .env or default settles
+            files.unset(name, interpolated_value(
+                name, doc.unsettled[env_at + where], doc.file, line
+            ))
         else:
             files.set(name, str(value), doc.file, at)
     for index, item in enumerate(environment if isinstance(environment, list) else ()):

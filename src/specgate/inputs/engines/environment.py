@@ -6,14 +6,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from specgate.core.errors import InputError
+from specgate.core.errors import InputError, UnsettledValue
 from specgate.inputs.engines._source import (
     ANY_NAME,
     ENV_KEYS,
+    UNSETTLED,
+    CommandSource,
     EnvValue,
     Opt,
     env_items,
     literal_value,
+    run_env,
 )
 from specgate.inputs.engines.expanded import Placed
 from specgate.inputs.pointer import (
@@ -21,7 +24,7 @@ from specgate.inputs.pointer import (
     resolve_pointer,
 )
 from specgate.load.compose_env import is_compose
-from specgate.load.document import Document, NodePath
+from specgate.load.document import Document, NodePath, Span
 
 
 def sibling_env(
@@ -93,6 +96,46 @@ def container_env(doc: Document, path: NodePath) -> dict[str, EnvValue]:
     return env
 
 
+def command_env(source: CommandSource) -> dict[str, Opt]:
+    """The variables a command line gives its engine: ``NAME=value`` before it and the
+    script's ``export``s (as the shell settles them: bash-verified,
+    :mod:`specgate.inputs.cmdline`), then ``docker run -e NAME=value``. A value the
+    shell leaves unsettled (``export A=$B`` with B from the environment, a ``-e`` word
+    holding such a ``$B``) is :data:`~._source.UNSETTLED`, never its text as written
+    (docs/engines.md#environment-values)."""
+    command = source.command
+    spans = source.env_spans()
+    env = {
+        name: Opt(UNSETTLED if command.env_why.get(name) else value,
+                  spans.get(name, source.spans[0]))
+        for name, value in command.env.items()
+    }
+    if command.env_any is not None:  # a sourced file not read, `set -a`: any name
+        env[ANY_NAME] = Opt(UNSETTLED, source.spans[0])
+    for name, (value, index) in run_env(command.argv).items():
+        span = source.spans[index] if index < len(source.spans) else Span(1, 1)
+        env[name] = Opt(UNSETTLED if index in command.unresolved else value, span)
+    return env
+
+
+def unsettled_option(
+    source: CommandSource, index: int, key: str, eq: bool
+) -> UnsettledValue | None:
+    """Why the value a runner's ``-e NAME=value`` (word ``index``) or ``-e NAME`` (the
+    script's own NAME passed on) gives the container is not settled by the script
+    (``-e NAME=$B``, ``export NAME=$B`` with B from the environment), or None."""
+    command = source.command
+    why = command.unresolved.get(index) if eq else command.env_why.get(key)
+    if why is None:
+        return None
+    from specgate.inputs.engines.unsettled import unsettled_value
+
+    line = source.spans[index].line if index < len(source.spans) else None
+    return unsettled_value(
+        f"`{key}`: its value is not settled by the script ({why[0]})", source.file, line, why
+    )
+
+
 def _env_block(
     doc: Document,
     base: NodePath,
@@ -104,12 +147,28 @@ def _env_block(
     strings or Kubernetes ``[{name, value}]``; :func:`._source.env_items`) to ``env``,
     keeping earlier blocks' ones. Within the block a name listed twice keeps its last
     value, as Compose builds it (compose-spec/compose-go:types/mapping.go@078b2eed,
-    ``MappingWithEquals.DecodeMapstructure``: item by item into a map)."""
+    ``MappingWithEquals.DecodeMapstructure``: item by item into a map). A value holding
+    a Compose ``${VAR}`` that no ``.env`` or default settles (:attr:`Document.unsettled`)
+    is :data:`~._source.UNSETTLED`, never its text as written (docs/engines.md
+    #environment-values)."""
     last = {name: (value, where) for name, value, where in env_items(block)}
     for name, (value, where) in last.items():
         if name not in env and paths is not None:
             paths[name] = (*base, *where)
-        env.setdefault(name, Opt(value, doc.locate((*base, *where))))
+        held = UNSETTLED if (*base, *where) in doc.unsettled or _expression(doc, value) else value
+        env.setdefault(name, Opt(held, doc.locate((*base, *where))))
+
+
+def _expression(doc: Document, value: object) -> bool:
+    """Whether ``value`` holds a GitHub Actions expression (``${{ vars.V2 }}``) in a
+    workflow (a top-level ``jobs`` and ``on``, which YAML 1.1 reads as ``true``): the runner
+    evaluates it from the repository's settings, secrets or the event, known only when the
+    workflow runs (GitHub docs, "Expressions": `env: MY_ENV_VAR: ${{ <expression> }}`)."""
+    data = doc.data
+    return (
+        isinstance(value, str) and "${{" in value and isinstance(data, Mapping)
+        and "jobs" in data and any(k in data for k in ("on", "true", True))
+    )
 
 
 def _pointer(path: NodePath) -> str:

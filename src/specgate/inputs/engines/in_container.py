@@ -29,6 +29,7 @@ from pathlib import Path, PurePosixPath
 from specgate.inputs.cmdline import Command
 from specgate.inputs.containers import container_argv, image_entry, parse_image
 from specgate.inputs.engines._source import CommandSource
+from specgate.inputs.engines.environment import unsettled_option
 from specgate.inputs.engines.placed import place
 from specgate.inputs.engines.positionals import positional_programs
 from specgate.inputs.env_files import EnvFiles, outside_value, read_env_file, too_many
@@ -111,6 +112,14 @@ def _container_env(
             continue
         key, eq, val = value.partition("=")
         if not key:
+            continue
+        why = unsettled_option(source, index, key, bool(eq))
+        if why is not None and (eq or key in outer):
+            # -e NAME=$B, -e NAME after export NAME=$B: B from outside the script
+            env.pop(key, None)
+            where.pop(key, None)
+            files = files or EnvFiles()
+            files.unset(key, why)
             continue
         if eq or key in outer:
             env[key], where[key] = (val if eq else outer[key]), index

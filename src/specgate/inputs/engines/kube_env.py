@@ -7,8 +7,8 @@ Container"): ``envFrom`` sets every key of a ConfigMap (``configMapRef``) or Sec
 one; ``env`` is over ``envFrom``; ``valueFrom.configMapKeyRef`` takes one key of a
 ConfigMap. A ConfigMap in the same manifest is read (its ``data``); one that is not is the
 cluster's, set outside the repository (SG313), as is every Secret and a ``fieldRef`` or
-``resourceFieldRef`` (known only when the pod runs). A value holding ``$(`` (Kubernetes
-expands it from the variables before it) is the repository's, not followed (SG314); a
+``resourceFieldRef`` (known only when the pod runs). A ``value`` is expanded as the kubelet
+expands it (:func:`expand`); a ``$(NAME)`` whose NAME is not settled leaves it unsettled; a
 ``configMapKeyRef`` to a key the ConfigMap does not hold stops the container
 (:class:`~.unread.NotStarted`: SG312, a fail), unless marked ``optional: true``: then it
 sets nothing (the kubelet skips it), so ``$(NAME)`` stays as written in ``args``. A value
@@ -17,9 +17,11 @@ read is :class:`~.expanded.Placed` at its node: what is found in it sits there.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from specgate.core.errors import UnsettledValue
+from specgate.core.limits import EXPANSION_ALLOWANCE
 from specgate.inputs.engines._source import _node
 from specgate.inputs.engines.expanded import Placed
 from specgate.inputs.env_files import EnvFiles
@@ -40,9 +42,15 @@ def kubernetes_env(
     listed = container.get("env")
     env: list[object] = listed if isinstance(listed, list) else []
     sources = container.get("envFrom")
-    if not sources and not any(isinstance(i, Mapping) and "valueFrom" in i for i in env):
+    if not sources and not any(
+        isinstance(i, Mapping) and ("valueFrom" in i or "$" in str(i.get("value", "")))
+        for i in env
+    ):
         return None
     files = EnvFiles()
+    #: what expanded values may hold in all: the manifest's length and 64 KiB (a chain of
+    #: `$(A)$(A)` doubling at each entry is refused, never read differently)
+    budget = len(doc.text) + EXPANSION_ALLOWANCE
     namespace = _namespace(doc, where)
     maps = _config_maps(doc, namespace)
     secrets = _config_maps(doc, namespace, "Secret") if any(
@@ -59,16 +67,77 @@ def kubernetes_env(
             _secret_key(doc, secrets, at, item)
             if not _value_from(doc, maps, at, item, files) and skipped is not None:
                 skipped.add(item["name"])
-        elif isinstance(item.get("value"), str) and "$(" in item["value"]:
-            files.unset(item["name"], _why(doc, at, item["name"], "repository",
-                                           "a $(VAR) Kubernetes expands from the variables "
-                                           "before it, not followed"))
+        elif isinstance(item.get("value"), str) and "$" in item["value"]:
+            expanded, why = expand(item["value"], files, budget)
+            if why is None:
+                budget -= len(expanded)
+                files.set(item["name"], expanded, doc.file, doc.locate(at).line)
+            else:
+                files.unset(item["name"], _why(doc, at, item["name"], why[0], why[1]))
         else:
             value = item.get("value")
             written = (*at, "value") if "value" in item else at
             files.set(item["name"], Placed("" if value is None else str(value), written),
                       doc.file, doc.locate(at).line)
     return files
+
+
+#: A service environment variable (Kubernetes, "Service" > "Environment variables":
+#: ``{SVCNAME}_SERVICE_HOST``, ``_SERVICE_PORT``, ``_PORT``, ``_PORT_{port}_{PROTO}`` …),
+#: which the cluster sets for every Service of the pod's namespace.
+_SERVICE_VARIABLE = re.compile(
+    r".+_(SERVICE_HOST|SERVICE_PORT(_.+)?|PORT|PORT_\d+_(TCP|UDP|SCTP)(_PROTO|_PORT|_ADDR)?)"
+)
+
+
+def expand(value: str, files: EnvFiles, budget: int) -> tuple[str, tuple[str, str] | None]:
+    """``value`` of an ``env`` item as the kubelet gives it to the container, from the
+    variables set before it (``files``: its ``envFrom`` and the earlier items), or
+    (origin, why) when that is not settled here. kubernetes/kubernetes
+    ``third_party/forked/golang/expansion/expand.go@02604f7d`` (``Expand``,
+    ``tryReadVariableName``) and the API reference of ``EnvVar.value``: ``$$`` is ``$``;
+    ``$(NAME)`` (NAME anything up to the first ``)``) is NAME's value, or stays as written
+    when NAME is not set before it; any other ``$`` stays, and so does ``$(`` with no
+    ``)``. A NAME set before it to a value not settled, one an ``envFrom`` source not read
+    may set, or one shaped as a service variable (the cluster's) is not settled."""
+    out: list[str] = []
+    i = 0
+    while i < len(value):
+        at = value.find("$", i)
+        if at < 0 or at + 1 >= len(value):
+            out.append(value[i:])
+            break
+        out.append(value[i:at])
+        nxt = value[at + 1]
+        close = value.find(")", at + 2) if nxt == "(" else -1
+        if nxt == "$":
+            out.append("$")
+            i = at + 2
+            continue
+        if close < 0:  # `$X`, or `$(` with no `)`: kept as written
+            out.append(value[at : at + 2])
+            i = at + 2
+            continue
+        name = value[at + 2 : close]
+        i = close + 1
+        if name in files.values:
+            known = files.values[name][0]
+            budget -= len(known)
+            if budget < 0:
+                return value, ("repository", "its $(VAR) expansion passes specgate's budget "
+                               "(the manifest's length plus 64 KiB), not followed")
+            out.append(known)
+        elif name in files.unsettled:
+            return value, (files.unsettled[name].origin,
+                           f"`$({name})`: {files.unsettled[name].reason}")
+        elif files.opaque is not None:
+            return value, ("outside", f"`$({name})`: an envFrom source not read may set "
+                           f"{name}")
+        elif _SERVICE_VARIABLE.fullmatch(name):
+            return value, ("outside", f"`$({name})`: the cluster sets {name} for a Service")
+        else:
+            out.append(value[at:i])  # set by nothing before it: as written
+    return "".join(out), None
 
 
 def _container(doc: Document, path: NodePath) -> tuple[NodePath, Mapping[str, object]] | None:

@@ -33,6 +33,7 @@ from specgate.inputs.engines._base import (
 )
 from specgate.inputs.engines._source import (
     ENV_KEYS,
+    UNSETTLED,
     CommandSource,
     Opt,
     Options,
@@ -213,7 +214,11 @@ def env_options(opts: Options, env: Mapping[str, Opt]) -> Options:
     merged: Options = {}
     for variable, flag in ENV_FLAGS.items():
         opt = env.get(variable)
-        value = _env_value(opt.value) if opt is not None else None
+        # a value not settled stays so (set, never compared)
+        value: object = (
+            opt.value if opt is not None and opt.value is UNSETTLED
+            else _env_value(opt.value) if opt is not None else None
+        )
         if opt is None or value is None:
             continue
         merged.setdefault(norm_key(flag), Opt(value, opt.span, spelled=variable))

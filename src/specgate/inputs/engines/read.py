@@ -11,6 +11,7 @@ from pathlib import Path
 from specgate.core.errors import InputError, RefusedValue, UnsettledValue
 from specgate.inputs.cmdline import FlagSpec
 from specgate.inputs.compose_build import built_version
+from specgate.inputs.dockerfile_env import dockerfile_env, is_dockerfile
 from specgate.inputs.engines import follow as options_file
 from specgate.inputs.engines import (
     keywise,
@@ -25,7 +26,6 @@ from specgate.inputs.engines._source import (
     Source,
     from_mapping,
     norm_key,
-    run_env,
 )
 from specgate.inputs.engines.compose_up import (
     compose_up,
@@ -33,8 +33,8 @@ from specgate.inputs.engines.compose_up import (
     unsettled_compose_image,
 )
 from specgate.inputs.engines.detect import Detector
-from specgate.inputs.engines.env_gaps import raise_gap, service_env
-from specgate.inputs.engines.environment import sibling_env
+from specgate.inputs.engines.env_gaps import raise_gap, service_env, with_files
+from specgate.inputs.engines.environment import command_env, sibling_env
 from specgate.inputs.engines.forcing import forced_acceptance
 from specgate.inputs.engines.in_force import pre_release_shown, with_version
 from specgate.inputs.engines.launch import (
@@ -59,6 +59,7 @@ from specgate.inputs.engines.unsettled import (
     unsettled_launcher,
     unsettled_words,
 )
+from specgate.inputs.env_files import EnvFiles
 from specgate.inputs.helm_chart import chart_image
 from specgate.inputs.knowledge import EngineKnowledge, knowledge
 from specgate.inputs.pointer import (
@@ -75,6 +76,22 @@ from specgate.load.document import Document, NodePath, Span
 from specgate.load.read import load_document, read_text
 
 TEXT_SUFFIXES = frozenset({".txt", ".sh", ".cmdline", ".bash", ".md", ".markdown"})
+
+
+def _command_env(
+    doc: Document, path: NodePath, source: CommandSource, files: EnvFiles | None,
+    env: dict[str, Opt],
+) -> tuple[EnvFiles | None, dict[str, Opt]]:
+    """The environment files and variables of a command's engine: a Dockerfile's ``ENV``
+    (the image's, under everything else), the command's own (:func:`command_env`), its
+    container's ``--env-file``s over them (docs/engines.md#environment-values)."""
+    if is_dockerfile(doc.file):
+        files = files or dockerfile_env(doc.text, doc.file)
+        env = with_files(env, files, doc, path)
+    env = {**env, **command_env(source)}
+    if files is not None and files is getattr(source, "env_files", None):
+        env = with_files(env, files, doc, path)
+    return files, env
 
 
 def load_engine_document(path: Path, shown: str) -> Document:
@@ -345,9 +362,7 @@ class _Reading:
         unsettled: list[str] = []  # words the launcher does not settle (.unsettled)
         bounds: list[settings.Used] = []  # words only some recorded releases read
         # a Compose service's env_file: under its environment: (docs/engines.md#environment-files)
-        env_files, ctx_env = service_env(
-            spec.env_options is not None, doc, found.path, self.path, sibling_env(doc, found.path)
-        )
+        env_files, ctx_env = service_env(doc, found.path, self.path, sibling_env(doc, found.path))
         # the container or service that runs this configuration names its image: the
         # version is that image's, never another service's in the same file
         source = None if isinstance(found.value, Mapping) else self.detector.command(found)
@@ -377,18 +392,7 @@ class _Reading:
                 unknown = settings.unknown_spellings(data, flags, source)
                 parsed = settings.parser_words(data, flags, source)
             positional = _command_model(source, found, doc, text, spec.name)
-            env_spans = source.env_spans()
-            ctx_env = {
-                **ctx_env,
-                **{
-                    k: Opt(v, env_spans.get(k, source.spans[0]))
-                    for k, v in source.command.env.items()
-                },
-            }
-            ctx_env.update(
-                (name, Opt(value, source.spans[index] if index < len(source.spans) else Span(1, 1)))
-                for name, (value, index) in run_env(source.command.argv).items()
-            )
+            env_files, ctx_env = _command_env(doc, found.path, source, env_files, ctx_env)
             opts, notes = merge_fragments(
                 opts, spec, found, self.fragments, self.detector, flags=flags
             )

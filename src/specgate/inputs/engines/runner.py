@@ -24,7 +24,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from specgate.inputs.engines._source import Opt
+from specgate.inputs.engines._source import ANY_NAME, Opt
 from specgate.inputs.engines.runner_moe import ARCH_CHANGERS, moe_outside
 from specgate.inputs.knowledge import EngineKnowledge, Version, parse_version
 from specgate.inputs.types import VersionInForce
@@ -73,7 +73,8 @@ def runner_fact(
     release = _release(rule.get("releases", ()), version)
     if release is None or release.get("no_v1_runner"):
         return None
-    forced = _env(options.get(f"env.{rule.get('env', '')}"))
+    # a file specgate does not read may set the variable (ANY_NAME): not settled
+    forced = _env(options.get(f"env.{rule.get('env', '')}") or options.get(f"env.{ANY_NAME}"))
     if forced == "unsettled":
         return "either"
     if (

@@ -19,7 +19,6 @@ import re
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
-from specgate.core.errors import UnsettledValue
 from specgate.inputs.containers import image_entry, parse_image
 from specgate.inputs.engines._source import _node, literal_value
 from specgate.inputs.engines.env_gaps import compose_env_files
@@ -95,16 +94,12 @@ def service_variables(
 
         files = kubernetes_env(doc, path) or EnvFiles()
     known = {k: v for k, (v, _, _) in files.values.items()} if files is not None else {}
+    kube = files is not None and not is_compose(doc.data)
     for name, opt in sibling_env(doc, path).items():
+        if kube and files is not None and (name in files.values or name in files.unsettled):
+            continue  # as the kubelet expands it ($(VAR), $$: kube_env.expand)
         value = literal_value(opt.value)
         if value is not None and not (files is not None and files.gap(name)):
-            if "$(" in value and not is_compose(doc.data) and files is not None:
-                files.unset(name, UnsettledValue(
-                    f"`{name}`: a $(VAR) Kubernetes expands from the variables before it, "
-                    "not followed", doc.file, opt.span.line, origin="repository", what=name,
-                ))
-                known.pop(name, None)
-                continue
             known[name] = value
         elif value is None:
             known.pop(name, None)

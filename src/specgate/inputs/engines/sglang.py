@@ -28,7 +28,13 @@ from specgate.inputs.engines._base import (
     first,
     opts_get,
 )
-from specgate.inputs.engines._source import UNSETTLED, Options, norm_key, refused_could_be
+from specgate.inputs.engines._source import (
+    ANY_NAME,
+    UNSETTLED,
+    Options,
+    norm_key,
+    refused_could_be,
+)
 from specgate.inputs.engines.check_values import shown as _shown
 from specgate.inputs.engines.lifetime import behaviour_at, behaviour_lifetime
 from specgate.inputs.knowledge import format_version, knowledge, parse_version
@@ -669,7 +675,8 @@ def spec_v2_on(value: object) -> bool | None:
 
 
 def _check_spec_v2(topk: int | None, algorithm: str, b: Builder, ctx: Context) -> None:
-    env = ctx.env.get(SPEC_V2_ENV)
+    # an environment file specgate does not read may set it (ANY_NAME: unsettled)
+    env = ctx.env.get(SPEC_V2_ENV) or ctx.env.get(ANY_NAME)
     behaviour = _SPEC_V2_REFUSAL.get(algorithm)
     if env is None or topk is None or topk <= 1 or behaviour is None:
         return
@@ -689,9 +696,11 @@ def _check_spec_v2(topk: int | None, algorithm: str, b: Builder, ctx: Context) -
         return
     b.at("spec_v2", env)
     if on is None:
+        how = ("is set to a value specgate cannot settle" if SPEC_V2_ENV in ctx.env
+               else "may be set by an environment source specgate does not read")
         b.issue(
             "SG307",
-            f"{SPEC_V2_ENV} is set to a value specgate cannot settle: if SGLang reads it as "
+            f"{SPEC_V2_ENV} {how}: if SGLang reads it as "
             f"on (true, 1, yes, y), spec v2 (overlap scheduler) supports only eagle_topk 1, "
             f"not {topk}, and refuses to start",
             "eagle_topk",

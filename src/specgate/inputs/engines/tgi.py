@@ -24,6 +24,7 @@ from dataclasses import replace
 from specgate.inputs.engines._base import Builder, Context, Kind, as_int, bounded, opts_get
 from specgate.inputs.engines._source import (
     ENV_KEYS,
+    UNSETTLED,
     CommandSource,
     Opt,
     Options,
@@ -60,7 +61,11 @@ def env_options(opts: Options, env: Mapping[str, Opt]) -> Options:
     merged: Options = {}
     for variable, flag in ENV_FLAGS.items():
         opt = env.get(variable)
-        value = _text(opt.value) if opt is not None else None
+        # a value not settled stays so (set, never compared)
+        value: object = (
+            opt.value if opt is not None and opt.value is UNSETTLED
+            else _text(opt.value) if opt is not None else None
+        )
         if opt is not None and value is not None:
             merged[norm_key(flag)] = Opt(value, opt.span, spelled=variable)
     return {**merged, **opts}
