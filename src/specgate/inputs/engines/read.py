@@ -105,7 +105,7 @@ def load_engine_document(path: Path, shown: str) -> Document:
     from specgate.load.compose_env import interpolated, is_compose
     from specgate.load.compose_files import named_model
     from specgate.load.yaml_dialects import serving_dialect
-    from specgate.load.yaml_loader import load_yaml_documents
+    from specgate.load.yaml_loader import load_yaml_documents, refuse_merge_tags
 
     text = read_text(path, shown)
     # read as its reader reads it: the engine's PyYAML, or go-yaml for a manifest
@@ -117,7 +117,10 @@ def load_engine_document(path: Path, shown: str) -> Document:
     if chart is not None:
         return chart
     # Compose merges the override file in, applies extends, fills in ${VAR} from .env
-    return interpolated(named_model(doc, path), path) if is_compose(doc.data) else doc
+    if is_compose(doc.data):
+        return interpolated(named_model(doc, path), path)
+    refuse_merge_tags(doc)  # only Compose knows !reset / !override
+    return doc
 
 
 def read_engine_file(
