@@ -38,7 +38,9 @@ services:
 PROJECTS: dict[str, dict[str, str]] = {
     "override-ports": {
         "compose.yaml": BASE,
-        "compose.override.yaml": 'services:\n  vllm:\n    ports: !override ["127.0.0.1:8001:8000"]\n',
+        "compose.override.yaml": (
+            'services:\n  vllm:\n    ports: !override ["127.0.0.1:8001:8000"]\n'
+        ),
     },
     "override-environment": {
         "compose.yaml": BASE,
@@ -52,7 +54,9 @@ PROJECTS: dict[str, dict[str, str]] = {
     },
     "override-scalar-image": {
         "compose.yaml": BASE,
-        "compose.override.yaml": "services:\n  vllm:\n    image: !override vllm/vllm-openai:v0.31.0\n",
+        "compose.override.yaml": (
+            "services:\n  vllm:\n    image: !override vllm/vllm-openai:v0.31.0\n"
+        ),
     },
     "reset-command-item": {
         "compose.yaml": BASE.replace(

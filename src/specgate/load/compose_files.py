@@ -171,7 +171,7 @@ def _load_doc(path: Path, shown: str) -> Document:
 
 def _extends(
     services: Mapping[str, Any], name: str, folder: Path, shown: str, depth: int,
-    tags: Tags = (),
+    *, tags: Tags = (),
 ) -> Any:
     service = services.get(name)
     if not isinstance(service, Mapping) or "extends" not in service:
@@ -188,10 +188,11 @@ def _extends(
         other = folder / spec["file"]
         shown_base = str(Path(shown).parent / spec["file"])
         loaded = _load_doc(other, shown_base)
-        data, base_tags = loaded.data, loaded.merge_tags
+        data: Any = loaded.data  # a mapping (_load_doc)
+        base_tags = loaded.merge_tags
         pool = data.get("services") if isinstance(data.get("services"), Mapping) else {}
         where = other.parent
-    base = _extends(pool, spec["service"], where, shown_base, depth + 1, base_tags)
+    base = _extends(pool, spec["service"], where, shown_base, depth + 1, tags=base_tags)
     if not isinstance(base, Mapping):
         raise InputError(
             f"services.{name} extends {spec['service']!r}, which {shown_base} does not define",
@@ -213,7 +214,7 @@ def _resolved(
     ):
         return data, set()
     resolved = {
-        name: _extends(services, str(name), folder, shown, 0, tags) for name in services
+        name: _extends(services, str(name), folder, shown, 0, tags=tags) for name in services
     }
     changed: set[NodePath] = {
         ("services", str(name))
