@@ -138,7 +138,11 @@ def load_engine_document(path: Path, shown: str) -> Document:
         return chart
     # Compose merges the override file in, applies extends, fills in ${VAR} from .env
     if is_compose(doc.data):
-        return interpolated(named_model(doc, path), path)
+        from specgate.inputs.engines.compose_schema import refuse_non_strings
+
+        model = named_model(doc, path)
+        refuse_non_strings(model)  # Compose's schema stops the project first
+        return interpolated(model, path)
     refuse_merge_tags(doc)  # only Compose knows !reset / !override
     return doc
 
