@@ -20,7 +20,7 @@ from specgate.core.errors import InputError
 from specgate.inputs.engines import read_engine_file
 from specgate.load.document import Span
 from specgate.load.read import parse_text
-from specgate.load.yaml_loader import MAX_ALIASES, MAX_DOCUMENTS
+from specgate.load.yaml_loader import MAX_DOCUMENTS, MAX_NESTED_ALIASES
 
 REAL = (
     Path(__file__).parent.parent / "data/real/tensorrt-llm/config/curated-deepseek-r1-latency.yaml"
@@ -129,7 +129,10 @@ def test_a_config_in_each_document_is_a_choice_to_make(tmp_path: Path) -> None:
 
 
 def test_embedded_text_keeps_the_limits(tmp_path: Path) -> None:
-    anchors = "a: &a [1]\n" + "".join(f"b{i}: *a\n" for i in range(MAX_ALIASES + 1))
+    # b holds 10 aliases of a, used 11 times: 110 nested aliases, past the bound
+    anchors = "a: &a 1\nb: &b [" + ", ".join(["*a"] * 10) + "]\n" + "".join(
+        f"c{i}: *b\n" for i in range(11)
+    )
     bomb = "".join(f"    {line}\n" for line in anchors.splitlines())
     path = write(
         tmp_path,
@@ -139,7 +142,7 @@ def test_embedded_text_keeps_the_limits(tmp_path: Path) -> None:
     # The search skips text over a limit (and finds the other config) ...
     assert summary(path)[:3] == ("trtllm", "mtp", 3)
     # ... a pointer naming it says which limit.
-    limit = rf"the YAML text at /data/cfg.yaml: more than {MAX_ALIASES}"
+    limit = rf"the YAML text at /data/cfg.yaml: more than {MAX_NESTED_ALIASES} nested"
     with pytest.raises(InputError, match=limit):
         read_engine_file(path, "manifest.yaml", pointer="/data/cfg.yaml")
 

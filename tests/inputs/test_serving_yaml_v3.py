@@ -71,7 +71,11 @@ def test_an_unused_x_block_configures_nothing(tmp_path: Path) -> None:
 
 
 def test_compose_numbers_are_go_yaml_numbers(tmp_path: Path) -> None:
-    # A Compose command list item 010 is the integer 8 for go-yaml, passed on as "8".
+    # Contract change (trial3/11): a Compose command list item 010 is the integer 8 for
+    # go-yaml, and Compose's schema refuses a number there (Docker Compose v2.40.3:
+    # "validating compose.yaml: services.s.command.10 must be a string"; docker-compose
+    # 1.29: "services.s.command contains 8, which is an invalid type"), so the project
+    # does not start: a fail at the item, not D = 8 read as if it were passed on.
     (tmp_path / ".git").mkdir()
     text = (
         "services:\n  s:\n    image: lmsysorg/sglang:v0.5.4\n    command: [python3, -m, "
@@ -80,5 +84,7 @@ def test_compose_numbers_are_go_yaml_numbers(tmp_path: Path) -> None:
         "--speculative-eagle-topk, 1, --speculative-num-draft-tokens, 9]\n"
     )
     (tmp_path / "compose.yaml").write_text(text, "utf-8")
-    config = read_engine_file(tmp_path / "compose.yaml", "compose.yaml")
-    assert config.engine == "sglang" and config.draft_length == 8
+    from specgate.inputs.engines.unread import NotStarted
+
+    with pytest.raises(NotStarted, match=r'"services\.s\.command\.10 must be a string"'):
+        read_engine_file(tmp_path / "compose.yaml", "compose.yaml")

@@ -237,7 +237,7 @@ def _split_once(
                     )
                     words, segments, word_lines = [], [], []
                 continue
-            if word.startswith("#"):
+            if cleaned[start] == "#":  # an unquoted # starting a word ('#' is a word)
                 continue  # a comment (to its line's end: what follows is a joined line)
             if array_open or ((not words or _ASSIGN_RE.match(words[-1])) and ARRAY_RE.match(word)):
                 array_open = not closes_array(parts, opening=not array_open)

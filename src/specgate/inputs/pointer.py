@@ -384,7 +384,7 @@ def _embedded_limit(node: object, pointer: str, file: str) -> None:
     readers (the string may be a command line, not YAML).
 
     Raises:
-        InputError: "the YAML text at POINTER: more than 100 aliases", ….
+        InputError: "the YAML text at POINTER: more than 100 nested aliases", ….
     """
     if not isinstance(node, str) or "\n" not in node.strip():
         return

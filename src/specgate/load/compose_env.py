@@ -18,13 +18,10 @@ default, an empty one or ``:+`` it is *unsettled* (the shell environment that ru
 its node is recorded (:attr:`Document.unsettled`), the reference without a default
 stays as written (Compose would make it empty, warning).
 
-``.env`` syntax ("Syntax for environment files",
-https://docs.docker.com/compose/how-tos/environment-variables/variable-interpolation/
-and https://docs.docker.com/compose/env-file/): ``VAR=VAL`` per line, ``#`` comment
-lines and blank lines ignored, an optional ``export`` prefix; a value in single
-quotes is literal, one in double quotes takes ``\\n \\t \\r \\\\ \\"`` escapes; an
-unquoted value ends at `` #`` (a comment after a blank); unquoted and double-quoted
-values are themselves interpolated from the variables above them.
+``.env`` syntax: compose-go's dotenv parser, followed exactly
+(:mod:`specgate.load.dotenv`: ``KEY=value``, ``KEY: value``, ``export``, a bare ``KEY``
+taken from the environment, quoted values over several lines); unquoted and
+double-quoted values are themselves interpolated from the variables above them.
 
 Bounds: ``.env`` is read like any referenced file (inside the repository, at most
 1 MiB); what interpolation adds over the whole Compose file is at most its length
@@ -48,8 +45,6 @@ from specgate.load.read import read_text
 
 _NAME = r"[_A-Za-z][_A-Za-z0-9]*"
 _DEPTH = 8
-_DOTENV_LINE = re.compile(rf"^\s*(?:export\s+)?({_NAME})\s*=\s*(.*)$")
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"'}
 
 
 class _Unsettled(Exception):
@@ -206,50 +201,32 @@ def parse_dotenv(
     shown: str,
     outer: Mapping[str, str] | None = None,
     lines: dict[str, int] | None = None,
+    unsettled: set[str] | None = None,
 ) -> dict[str, str]:
     """The variables of a ``.env`` file (syntax in the module docstring), each value
     interpolated from ``outer`` (the environment Compose runs in) and the ones above it
     (compose-go ``dotenv/env.go@e70e961c``, ``GetEnvFromFile``: the current
-    environment is looked up first).
+    environment is looked up first); ``unsettled`` gets the names whose value holds a
+    reference nothing settles (the environment Compose runs in may set it).
 
     Raises:
-        InputError: a line that is no ``VAR=VAL`` (at its line).
+        InputError: a statement Compose refuses (:mod:`specgate.load.dotenv`, at its line).
     """
+    from specgate.load.dotenv import parse_statements
+
     env: dict[str, str] = {}
     allowance = EXPANSION_ALLOWANCE + len(text)
-    interpolate = _Interpolator(ChainMap(dict(outer or {}), env), allowance, shown)
-    for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        match = _DOTENV_LINE.match(line)
-        if match is None:
-            raise InputError("not a VAR=VAL line of an environment file", shown, number)
-        name, raw = match.group(1), match.group(2).strip()
-        if lines is not None:
-            lines[name] = number  # the last line setting it wins, as its value does
-        if raw[:1] == "'" and raw.find("'", 1) > 0:
-            env[name] = raw[1 : raw.find("'", 1)]
-        elif raw[:1] == '"' and _dq_end(raw) is not None:
-            body = raw[1 : _dq_end(raw)]
-            unescaped = re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(0)), body)
-            env[name] = interpolate.text(unescaped)
-        else:
-            comment = re.search(r"\s#", raw)
-            env[name] = interpolate.text((raw[: comment.start()] if comment else raw).strip())
+    known = dict(outer or {})
+    interpolate = _Interpolator(ChainMap(known, env), allowance, shown)
+    names: set[str] = set() if unsettled is None else unsettled
+
+    def expand(value: str) -> tuple[str, bool]:
+        interpolate.unsettled.clear()
+        interpolate.unknown = frozenset(names)  # a name above read unsettled stays so
+        return interpolate.text(value), not interpolate.unsettled
+
+    parse_statements(text, shown, known.get, expand, env, lines=lines, unsettled=names)
     return env
-
-
-def _dq_end(raw: str) -> int | None:
-    i = 1
-    while i < len(raw):
-        if raw[i] == "\\":
-            i += 2
-            continue
-        if raw[i] == '"':
-            return i
-        i += 1
-    return None
 
 
 def is_compose(data: object) -> bool:
@@ -288,9 +265,9 @@ def interpolated(
     """
     if dotenvs is None:
         dotenvs = [(path.parent / ".env", str(Path(doc.file).parent / ".env"))]
-    env, origin, env_length = _environment(dotenvs, outer)
+    env, origin, env_length, loose = _environment(dotenvs, outer)
     work = _Interpolator(
-        env, EXPANSION_ALLOWANCE + len(doc.text) + env_length, doc.file, unknown
+        env, EXPANSION_ALLOWANCE + len(doc.text) + env_length, doc.file, unknown | loose
     )
     unsettled: dict[NodePath, str] = {}
     via: dict[NodePath, str] = {}
@@ -331,23 +308,28 @@ def interpolated(
 
 def _environment(
     dotenvs: Sequence[tuple[Path, str]], outer: Mapping[str, str] | None
-) -> tuple[dict[str, str], dict[str, str], int]:
+) -> tuple[dict[str, str], dict[str, str], int, frozenset[str]]:
     """The variables a Compose project is interpolated with: ``outer`` (the environment
     ``docker compose`` runs in) over the ``.env`` files, the first to set a name winning;
-    where each ``.env`` name is set (``compose/.env:2``); the ``.env`` files' length."""
+    where each ``.env`` name is set (``compose/.env:2``); the ``.env`` files' length; the
+    names whose ``.env`` value holds a reference nothing settles."""
     env: dict[str, str] = dict(outer or {})
     env_length = 0
     #: where each name the .env files set is set (the first file that sets it wins)
     origin: dict[str, str] = {}
+    unsettled: set[str] = set()
     for dotenv, shown_env in dotenvs:
         env_text = dotenv_text(dotenv, shown_env)
         env_length += len(env_text)
         lines: dict[str, int] = {}
-        for name, value in parse_dotenv(env_text, shown_env, outer or {}, lines).items():
+        loose: set[str] = set()
+        for name, value in parse_dotenv(env_text, shown_env, outer or {}, lines, loose).items():
             if name not in env:
                 origin[name] = f"{shown_env}:{lines[name]}"
+                if name in loose:
+                    unsettled.add(name)
             env.setdefault(name, value)
-    return env, origin, env_length
+    return env, origin, env_length, frozenset(unsettled)
 
 
 def interpolated_words(
@@ -365,9 +347,9 @@ def interpolated_words(
     Raises:
         InputError: as :func:`interpolated`.
     """
-    env, _, env_length = _environment(dotenvs, outer)
+    env, _, env_length, loose = _environment(dotenvs, outer)
     work = _Interpolator(
-        env, EXPANSION_ALLOWANCE + sum(map(len, words)) + env_length, shown, unknown
+        env, EXPANSION_ALLOWANCE + sum(map(len, words)) + env_length, shown, unknown | loose
     )
     out: list[str] = []
     first: str | None = None

@@ -26,6 +26,16 @@ Sources (compose-spec/compose-go, read at these commits):
   no override file is merged (``cli/options.go@e70e961c``: ``WithDefaultConfigPath``
   adds it only when no file is named).
 
+- ``!reset`` and ``!override`` (compose-spec ``13-merge.md``; ``loader/reset.go``@e70e961c
+  ``ResetProcessor``, ``loader/loader.go`` ``processRawYaml``, ``loader/extends.go``
+  ``applyServiceExtends``): a node so tagged is recorded at its path; a ``!reset`` node
+  is dropped from its file (:mod:`specgate.load.yaml_loader`). Before a file is merged
+  over the files before it, and before a service's ``extends`` base is merged under
+  it, what they set at each recorded path of the file is deleted, so ``!reset``
+  leaves nothing there and ``!override`` leaves only this file's value. A path through a
+  list item deletes nothing from earlier files (``applyNullOverrides`` indexes list items
+  as ``[i]``, ``resolveReset`` as ``i``: they never match).
+
 Every extra file is read like any referenced file (inside the repository, at most
 1 MiB, go-yaml's scalars); ``extends`` is followed at most :data:`MAX_EXTENDS` deep and
 a cycle is an input error.
@@ -121,6 +131,32 @@ def merge(base: Any, over: Any, path: tuple[str, ...] = ()) -> Any:
     return over
 
 
+Tags = tuple[tuple[NodePath, str, int, int], ...]
+
+
+def cleared(data: Any, tags: Tags, under: NodePath = ()) -> Any:
+    """``data`` (placed at ``under`` in the model) without what it sets at the paths of
+    ``tags`` (a file's ``!reset`` / ``!override``: module doc); ``data`` itself when it
+    sets none of them."""
+    for path, *_ in tags:
+        if path[: len(under)] != under or len(path) == len(under):
+            continue
+        data = _without(data, path[len(under) :])
+    return data
+
+
+def _without(data: Any, path: NodePath) -> Any:
+    head, rest = path[0], path[1:]
+    if not isinstance(data, Mapping) or not isinstance(head, str) or head not in data:
+        return data
+    out = dict(data)
+    if rest:
+        out[head] = _without(out[head], rest)
+    else:
+        del out[head]
+    return out
+
+
 def _load_doc(path: Path, shown: str) -> Document:
     from specgate.load.yaml_loader import load_yaml
 
@@ -133,12 +169,9 @@ def _load_doc(path: Path, shown: str) -> Document:
     return loaded if isinstance(loaded.data, Mapping) else loaded._replace(data={})
 
 
-def _load(path: Path, shown: str) -> Any:
-    return _load_doc(path, shown).data
-
-
 def _extends(
-    services: Mapping[str, Any], name: str, folder: Path, shown: str, depth: int
+    services: Mapping[str, Any], name: str, folder: Path, shown: str, depth: int,
+    *, tags: Tags = (),
 ) -> Any:
     service = services.get(name)
     if not isinstance(service, Mapping) or "extends" not in service:
@@ -150,24 +183,29 @@ def _extends(
         spec = {"service": spec}
     if not isinstance(spec, Mapping) or not isinstance(spec.get("service"), str):
         raise InputError(f"services.{name}.extends: not a service name", shown)
-    pool, where, shown_base = services, folder, shown
+    pool, where, shown_base, base_tags = services, folder, shown, tags
     if isinstance(spec.get("file"), str):
         other = folder / spec["file"]
         shown_base = str(Path(shown).parent / spec["file"])
-        data = _load(other, shown_base)
+        loaded = _load_doc(other, shown_base)
+        data: Any = loaded.data  # a mapping (_load_doc)
+        base_tags = loaded.merge_tags
         pool = data.get("services") if isinstance(data.get("services"), Mapping) else {}
         where = other.parent
-    base = _extends(pool, spec["service"], where, shown_base, depth + 1)
+    base = _extends(pool, spec["service"], where, shown_base, depth + 1, tags=base_tags)
     if not isinstance(base, Mapping):
         raise InputError(
             f"services.{name} extends {spec['service']!r}, which {shown_base} does not define",
             shown,
         )
     own = {k: v for k, v in service.items() if k != "extends"}
-    return merge(dict(base), own, ("services", name))
+    # the extending file's !reset / !override clear the base first (applyServiceExtends)
+    return merge(dict(cleared(base, tags, ("services", name))), own, ("services", name))
 
 
-def _resolved(data: Any, folder: Path, shown: str) -> tuple[Any, set[NodePath]]:
+def _resolved(
+    data: Any, folder: Path, shown: str, tags: Tags = ()
+) -> tuple[Any, set[NodePath]]:
     """``data`` (one Compose file) with each service's ``extends`` applied within it,
     and the paths of the services it changed."""
     services = data.get("services") if isinstance(data, Mapping) else None
@@ -175,7 +213,9 @@ def _resolved(data: Any, folder: Path, shown: str) -> tuple[Any, set[NodePath]]:
         isinstance(s, Mapping) and "extends" in s for s in services.values()
     ):
         return data, set()
-    resolved = {name: _extends(services, str(name), folder, shown, 0) for name in services}
+    resolved = {
+        name: _extends(services, str(name), folder, shown, 0, tags=tags) for name in services
+    }
     changed: set[NodePath] = {
         ("services", str(name))
         for name, service in services.items()
@@ -213,10 +253,11 @@ def _with_includes(
         Readers(_load_doc, lambda data, at, shown: _resolved(data, at.parent, shown)[0], merge),
     )
     if not imports.count:
-        data, changed = _resolved(loaded.data, path.parent, loaded.file)
+        data, changed = _resolved(loaded.data, path.parent, loaded.file, loaded.merge_tags)
         return data, changed, data
     own, changed = _resolved(
-        local_extends(loaded.data, imports, loaded.file), path.parent, loaded.file
+        local_extends(loaded.data, imports, loaded.file), path.parent, loaded.file,
+        loaded.merge_tags,
     )
     sources.extend(imports.sources)
     notes.extend(imports.notes)
@@ -255,12 +296,14 @@ def compose_model(
     # (in merge order: the files named before it, those it includes, it, the files
     # merged over it)
     sources: list[tuple[Any, Document, str | None]] = [*included, (mine, doc, None)]
+    later = doc.merge_tags  # the tags of the files merged over the one being added
     for under_path, shown in reversed(before):
         loaded = _load_doc(under_path, shown)
         under_included: list[tuple[Any, Document, str | None]] = []
         under, _, own = _with_includes(loaded, under_path, where, under_included, notes)
         sources[:0] = [*under_included, (own, loaded, shown)]
-        data = merge(under, data)
+        data = merge(cleared(under, later), data)
+        later = (*later, *loaded.merge_tags)
         notes.append(f"{shown} merged in (named before {doc.file})")
         changed |= _leaves(under, ())
     more: list[tuple[Path, str, str]] = []
@@ -275,7 +318,7 @@ def compose_model(
         loaded = _load_doc(over_path, shown)
         over, _, own = _with_includes(loaded, over_path, where, sources, notes)
         sources.append((own, loaded, shown))
-        data = merge(data, over)
+        data = merge(cleared(data, loaded.merge_tags), over)
         notes.append(f"{shown} merged in ({why})")
         changed |= _leaves(over, ())
     if not changed and data is doc.data:

@@ -160,6 +160,9 @@ class Document(NamedTuple):
             and per character of the value read, the offset in it of the text it came
             from (a ``${VAR}``'s value: the ``$``), so the value's characters are
             located in the file (:mod:`specgate.load.compose_env`).
+        merge_tags: each Compose ``!reset`` / ``!override`` of the file (go dialect):
+            its node path (``<<`` dropped), tag, line and column
+            (:mod:`specgate.load.compose_files`).
     """
 
     file: str
@@ -176,6 +179,7 @@ class Document(NamedTuple):
     via: Mapping[NodePath, str] = NO_UNSETTLED
     rendered: tuple[NodePath, ...] = ()
     written: Mapping[NodePath, tuple[str, tuple[int, ...]]] = NO_WRITTEN
+    merge_tags: tuple[tuple[NodePath, str, int, int], ...] = ()
 
     def origin(self, path: NodePath) -> str | None:
         """The file (as shown) whose positions the node at ``path`` has, when it is

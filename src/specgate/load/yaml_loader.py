@@ -12,11 +12,13 @@ engines' PyYAML, or go-yaml for Kubernetes and Compose, where ``010`` is 8.
 Limits (each an :class:`~specgate.core.errors.InputError`): one document per file
 (:func:`load_yaml_documents`, for engine configs, reads several as a list),
 only the core tags (str, int, float, bool, null, map, seq, merge), at most
-``MAX_ALIASES`` aliases (each ``*name`` met, counted again each time an enclosing alias
-is expanded), at most ``MAX_ALIAS_NODES`` nodes reached through aliases, and at most
-``MAX_NODES`` nodes in all (aliases expanded). A node reached again through its own
-place in the document (inside an expanded anchor) is one of the nodes an alias expands
-to, not another alias: 15 deployments sharing one 6-key anchor are 14 aliases.
+``MAX_NESTED_ALIASES`` aliases met inside an anchor being expanded (counted again each
+time the enclosing alias is expanded: what makes an alias bomb grow), at most
+``MAX_ALIAS_NODES`` nodes reached through aliases (the expanded size), and at most
+``MAX_NODES`` nodes in all (aliases expanded). An alias to an anchor holding no alias
+costs only the nodes it expands to: 21 services sharing 5 anchors (105 aliases) load.
+A node reached again through its own place in the document (inside an expanded anchor)
+is one of the nodes an alias expands to, not another alias.
 """
 
 from __future__ import annotations
@@ -35,7 +37,9 @@ from specgate.load.document import Document, DuplicateKey, NodePath, PositionRow
 if TYPE_CHECKING:
     from specgate.load.yaml_dialects import Dialect
 
-MAX_ALIASES = 100
+#: Aliases met inside an anchor while an alias expands it, each counted every time
+#: (docs/trust.md#bounded-work): nine levels of nine aliases stop here, not after 9⁹ nodes.
+MAX_NESTED_ALIASES = 100
 #: Nodes reached through aliases (the anchored nodes each alias expands to, nested ones
 #: again each time): a wide anchor used 100 times stays a bounded amount of work.
 MAX_ALIAS_NODES = 10_000
@@ -48,6 +52,15 @@ _STR, _INT, _FLOAT, _BOOL, _NULL = (_TAG + t for t in ("str", "int", "float", "b
 _MAP, _SEQ, _MERGE = _TAG + "map", _TAG + "seq", _TAG + "merge"
 #: A plain scalar left for the builder to resolve in the file's dialect.
 _PLAIN = "specgate:plain"
+#: The Compose merge tags (compose-spec ``13-merge.md``, "Reset value", "Replace value";
+#: compose-go ``loader/reset.go``@e70e961 ``resolveReset``), read in the go dialect and
+#: kept in :attr:`Document.merge_tags`: ``!reset`` drops the node from its file, and both
+#: drop what earlier files (or an ``extends`` base) set at its path before this file is
+#: merged over them (:mod:`specgate.load.compose_files`). A file other than a Compose
+#: file holding one is refused (:func:`refuse_merge_tags`).
+RESET, OVERRIDE = "!reset", "!override"
+#: What a ``!reset`` node builds to: left out of its mapping or sequence.
+_DROPPED = object()
 
 _BOOL_RE = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
 _NULL_RE = re.compile(r"^(?:~|null|Null|NULL|)$")
@@ -151,9 +164,13 @@ class _Builder:
         #: so no node is reached twice and the alias bookkeeping is skipped.
         self.anchors = anchors
         self.positions: dict[NodePath, PositionRow] = {}
+        #: (path, "!reset" or "!override", line, column) of each merge tag met.
+        self.merge_tags: list[tuple[NodePath, str, int, int]] = []
         self.duplicates: list[DuplicateKey] = []
         self.nodes = 0
         self.aliases = 0
+        #: Aliases met while another alias is being expanded (nested expansion).
+        self.nested_aliases = 0
         #: Nodes built while an alias is being expanded.
         self.alias_nodes = 0
         #: Each node's own place in the graph: (id of its parent node, slot). Reaching a
@@ -185,6 +202,12 @@ class _Builder:
         column of the key holding it, ``(0, 0)`` for none) recorded under ``path``.
         ``slot`` names the place in the parent node the node is reached from (an index,
         a key, a merge), which tells an alias from an expansion."""
+        if node.tag in (RESET, OVERRIDE) and self.dialect == "go":
+            # compose-go drops a "<<" from the path it records (resolveReset)
+            where = tuple(part for part in path if part != "<<")
+            self.merge_tags.append((where, node.tag, *_span(node)))
+            if node.tag == RESET:
+                return _DROPPED
         if not self.anchors:
             return self._build(node, path, key)
         ident = id(node)
@@ -195,12 +218,14 @@ class _Builder:
         alias = home != place
         if alias:
             self.aliases += 1
-            if self.aliases > MAX_ALIASES:
-                raise self.fail(
-                    f"more than {MAX_ALIASES} aliases (an alias inside an anchor counts "
-                    "each time that anchor is expanded)",
-                    node,
-                )
+            if self._expanding:
+                self.nested_aliases += 1
+                if self.nested_aliases > MAX_NESTED_ALIASES:
+                    raise self.fail(
+                        f"more than {MAX_NESTED_ALIASES} nested aliases (an alias inside an "
+                        "anchor counts each time an alias expands that anchor)",
+                        node,
+                    )
             self._expanding += 1
         if self._expanding:
             self.alias_nodes += 1
@@ -244,20 +269,21 @@ class _Builder:
         line, column = mark.line + 1, mark.column + 1
         if isinstance(node, ScalarNode):
             self.positions[path] = ("scalar", line, column, *key)
-            return node.value if node.tag == _STR else self.scalar(node)
+            if node.tag == _STR or (node.tag == OVERRIDE and self.dialect == "go"):
+                return node.value  # go-yaml: a scalar of a tag it does not resolve is text
+            return self.scalar(node)
         if len(path) >= MAX_NESTING:
             raise self.fail(
                 f"YAML nesting is too deep: more than {MAX_NESTING} levels (specgate's limit)", node
             )
         if isinstance(node, SequenceNode):
-            if node.tag != _SEQ:
+            if node.tag != _SEQ and not (node.tag == OVERRIDE and self.dialect == "go"):
                 raise self.fail(f"unsupported tag {node.tag}", node)
             self.positions[path] = ("sequence", line, column, *key)
-            return [
-                self.build(item, (*path, i), slot=i) for i, item in enumerate(node.value)
-            ]
+            items = [self.build(item, (*path, i), slot=i) for i, item in enumerate(node.value)]
+            return [item for item in items if item is not _DROPPED]
         if isinstance(node, MappingNode):
-            if node.tag != _MAP:
+            if node.tag != _MAP and not (node.tag == OVERRIDE and self.dialect == "go"):
                 raise self.fail(f"unsupported tag {node.tag}", node)
             self.positions[path] = ("mapping", line, column, *key)
             return self.mapping(node, path)
@@ -355,7 +381,11 @@ class _Builder:
                 first_seen[key] = key_at
             # The last value wins, as in PyYAML, json and the engines that read the file,
             # so the numbers shown are the ones an engine would use (SG002 fails anyway).
-            out[key] = self.build(value_node, (*path, key), key_at, slot=index)
+            value = self.build(value_node, (*path, key), key_at, slot=index)
+            if value is _DROPPED:
+                out.pop(key, None)
+            else:
+                out[key] = value
         # Explicit keys win, then the later of two merge keys (PyYAML's flatten_mapping
         # puts every merged pair before the mapping's own, the first merge key's first, and
         # builds the dict in that order: the last pair of a key wins), so merges are taken
@@ -400,6 +430,8 @@ class _Builder:
             if not isinstance(source, MappingNode):
                 raise self.fail("a merge key (<<) needs a mapping or a list of mappings", source)
             merged = self.build(source, prefix, slot=(slot, number) if listed else slot)
+            if merged is _DROPPED:
+                continue
             added = {key for key in merged if key not in out}
             for key in added:
                 out[key] = merged[key]
@@ -487,9 +519,10 @@ def _single(root: Node | None, text: str, file: str, dialect: Dialect = "core") 
         raise InputError("YAML nesting is too deep", file) from None
     return Document(
         file=file,
-        data=data,
+        data=None if data is _DROPPED else data,
         positions=Positions(builder.positions),
         duplicates=tuple(builder.duplicates),
+        merge_tags=tuple(builder.merge_tags),
     )
 
 
@@ -511,7 +544,8 @@ def load_yaml_documents(text: str, file: str, dialect: Dialect = "core") -> Docu
             builder.nodes += 1
             if builder.nodes > MAX_NODES:
                 raise InputError(f"more than {MAX_NODES:,} YAML nodes", file)
-            data.append(None if root is None else builder.build(root, (index,)))
+            built = None if root is None else builder.build(root, (index,))
+            data.append(None if built is _DROPPED else built)
     except RecursionError:
         raise InputError("YAML nesting is too deep", file) from None
     builder.positions[()] = ("sequence", 1, 1, 0, 0)  # the stream: line 1, column 1, no key
@@ -521,4 +555,17 @@ def load_yaml_documents(text: str, file: str, dialect: Dialect = "core") -> Docu
         positions=Positions(builder.positions),
         duplicates=tuple(builder.duplicates),
         stream=True,
+        merge_tags=tuple(builder.merge_tags),
     )
+
+
+def refuse_merge_tags(doc: Document) -> None:
+    """Refuse a file read in the go dialect that is no Compose file but holds a Compose
+    merge tag (only Compose knows them).
+
+    Raises:
+        InputError: ``unsupported tag`` at the first such tag's line and column.
+    """
+    if doc.merge_tags:
+        _, tag, line, column = doc.merge_tags[0]
+        raise InputError(f"unsupported tag {tag}", doc.file, line, column)

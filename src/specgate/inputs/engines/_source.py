@@ -41,13 +41,8 @@ from specgate.inputs.engines._scalar import (
     word_offsets,
     written_word,
 )
-from specgate.inputs.engines.expanded import (
-    DEPENDENT_RE,
-    Piece,
-    expanded_chars,
-    pieces,
-    whole,
-)
+from specgate.inputs.engines.expanded import DEPENDENT_RE, Piece, expanded_chars, pieces, whole
+from specgate.inputs.go_shellwords import compose_words
 from specgate.inputs.pointer import parse_embedded_yaml, parse_json_scalar
 from specgate.load.compose_env import is_compose
 from specgate.load.document import Document, NodePath, Span, SpanIn
@@ -513,6 +508,7 @@ def commands_of(
             variables=tuple((k, v) for k, v in (env or {}).items() if isinstance(v, str))
             if script_args is not None else (),
         )
+        commands = compose_words(node, doc, path, commands) or commands
         placement = Placement(doc, path, text)
         out: list[CommandSource] = []
         if path in doc.unsettled:

@@ -96,6 +96,36 @@ def extra_positionals(engine: str, argv: Sequence[str]) -> tuple[str, int, int] 
     return None
 
 
+def trailing_positionals(
+    engine: str, argv: Sequence[str], version: str | None
+) -> tuple[str, list[int], int] | None:
+    """(the table's words as matched, the indices of the positional words after the
+    options that the engine refuses, how many positional words it takes) when the
+    leading words fill the command's positionals exactly and words after its options
+    are left over (:mod:`.trailing`), else None."""
+    data = knowledge(engine)
+    if not data.has_table(_TABLE):
+        return None
+    leading = _leading(argv)
+    if len(leading) >= len(argv) or len(leading) >= _LEADING:
+        return None
+    names = [PurePosixPath(word).name for word in leading]
+    for key, count in data.table(_TABLE).items():
+        words = key.split()
+        for start in range(len(names) - len(words) + 1):
+            if names[start : start + len(words)] != words:
+                continue
+            takes = _recorded_count(engine, int(count))
+            given = leading[start + len(words) :]
+            if len(given) != takes or any(_open(word) for word in given):
+                return None
+            from specgate.inputs.engines.trailing import trailing_extras
+
+            extras = trailing_extras(engine, argv, len(leading), version)
+            return (key, extras, takes) if extras else None
+    return None
+
+
 def _recorded_count(engine: str, stated: int) -> int:
     """How many positional words the command takes: by the newest recorded parser that
     kept its positionals (scripts/record_engine_parsers.py: ``vllm serve``'s
@@ -114,9 +144,11 @@ def refused_positionals(
 ) -> EngineConfig:
     """``config`` with SG307 at the first positional word its engine refuses (module
     doc), when ``argv`` gives one."""
-    found = extra_positionals(config.engine, argv)
-    if found is None or any(i.field == _FIELD for i in config.issues):
+    if any(i.field == _FIELD for i in config.issues):
         return config
+    found = extra_positionals(config.engine, argv)
+    if found is None:
+        return _refused_trailing(config, argv, spans)
     key, first, count = found
     extra = _leading(argv)[first:]
     data = knowledge(config.engine)
@@ -145,6 +177,39 @@ def refused_positionals(
         f"its parser stops with '{said[:240]}'{repeated}"
     )
     span = spans[first] if first < len(spans) else (spans[0] if spans else Span(1, 1))
+    return _with_issue(config, message, span)
+
+
+def _refused_trailing(
+    config: EngineConfig, argv: Sequence[str], spans: Sequence[Span]
+) -> EngineConfig:
+    """``config`` with SG307 at the first word after the options that the engine
+    refuses (:func:`trailing_positionals`), when there is one."""
+    version = config.version if config.version_source != "assumed-newest" else None
+    found = trailing_positionals(config.engine, argv, version)
+    if found is None:
+        return config
+    key, extras, count = found
+    words = [argv[i] for i in extras]
+    data = knowledge(config.engine)
+    said = _SAYS.get(config.engine, "{first}").format(all=" ".join(words), first=words[0])
+    takes = "no positional word" if count == 0 else (
+        "one positional word" if count == 1 else f"{count} positional words"
+    )
+    message = (
+        f"{data.display_name} {config.version} refuses to start: `{key}` takes {takes}, "
+        f"given before its options, and no option takes the "
+        f"{'word' if len(words) == 1 else f'{len(words)} words'} after them "
+        f"({' '.join(words)[:200]}); its parser stops with '{said[:240]}' (a `#` in a "
+        "Compose string command or YAML block scalar is text, not a comment)"
+    )
+    first = extras[0]
+    span = spans[first] if first < len(spans) else (spans[0] if spans else Span(1, 1))
+    return _with_issue(config, message, span)
+
+
+def _with_issue(config: EngineConfig, message: str, span: Span) -> EngineConfig:
+    data = knowledge(config.engine)
     details = f"source {data.table_source(_TABLE)}"
     version = parse_version(config.version) if config.version is not None else None
     older = version is not None and version < data.oldest_read

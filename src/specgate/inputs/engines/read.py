@@ -95,10 +95,12 @@ def _command_env(
 
 
 def load_engine_document(path: Path, shown: str) -> Document:
-    """Read an engine config: ``.txt``/``.sh``/``.cmdline`` as plain text (a
+    """Read an engine config: ``.txt``/``.sh``/``.cmdline`` and an extensionless shell
+    script (``#!``: :mod:`.file_kind`) as plain text (a
     :class:`Document` whose ``data`` is the whole text), ``.json`` as JSON, ``.py`` as
     a Python launcher's literal keyword arguments (never run:
-    :mod:`specgate.load.python_launcher`) or a transformers script's ``generate()`` and
+    :mod:`specgate.load.python_launcher`; an extensionless ``#!`` Python script too) or
+    a transformers script's ``generate()`` and
     pipeline calls (:mod:`specgate.load.python_generate`), anything
     else as YAML, where a file of several documents (a Kubernetes manifest:
     Deployment + ConfigMap) is the list of them (pointer ``/0/…``, ``/1/…``). YAML
@@ -109,12 +111,22 @@ def load_engine_document(path: Path, shown: str) -> Document:
 
     Raises:
         InputError: unreadable, too large, not UTF-8, or not parseable.
+        UnreadForm: a Dockerfile, a script of another interpreter, a chart template.
     """
-    if path.suffix.lower() in TEXT_SUFFIXES:
+    from specgate.inputs.engines import file_kind
+
+    suffix = path.suffix.lower()
+    if suffix in TEXT_SUFFIXES:
         return Document(file=shown, data=read_text(path, shown))
-    if path.suffix.lower() == ".json":
+    if suffix == ".json":
         return load_document(path, shown)
-    if path.suffix.lower() == ".py":
+    # no suffix: a script by its #! line, a Dockerfile by its name (file_kind)
+    kind = "python" if suffix == ".py" else "yaml"
+    if not suffix or file_kind.is_dockerfile(path):
+        kind = file_kind.unsuffixed_kind(path, read_text(path, shown), shown)
+    if kind == "text":
+        return Document(file=shown, data=read_text(path, shown))
+    if kind == "python":
         from specgate.load.python_generate import load_transformers_script
         from specgate.load.python_launcher import load_python_launcher
 
@@ -124,11 +136,19 @@ def load_engine_document(path: Path, shown: str) -> Document:
     from specgate.load.compose_env import interpolated, is_compose
     from specgate.load.compose_files import named_model
     from specgate.load.yaml_dialects import serving_dialect
-    from specgate.load.yaml_loader import load_yaml_documents
+    from specgate.load.yaml_loader import load_yaml_documents, refuse_merge_tags
 
     text = read_text(path, shown)
+    template = file_kind.template_line(text)
+    if template is not None and file_kind.in_chart_templates(path):
+        raise file_kind.unread_template(shown, template)
     # read as its reader reads it: the engine's PyYAML, or go-yaml for a manifest
-    doc = load_yaml_documents(text, shown, serving_dialect(text))._replace(text=text)
+    try:
+        doc = load_yaml_documents(text, shown, serving_dialect(text))._replace(text=text)
+    except InputError:
+        if template is not None:  # a template that is no YAML before it is rendered
+            raise file_kind.unread_template(shown, template) from None
+        raise
     # a Helm values file of a chart specgate reads: the Deployments its template renders
     from specgate.load import helm_values, kserve, llmd_values
 
@@ -136,7 +156,14 @@ def load_engine_document(path: Path, shown: str) -> Document:
     if chart is not None:
         return chart
     # Compose merges the override file in, applies extends, fills in ${VAR} from .env
-    return interpolated(named_model(doc, path), path) if is_compose(doc.data) else doc
+    if is_compose(doc.data):
+        from specgate.inputs.engines.compose_schema import refuse_non_strings
+
+        model = named_model(doc, path)
+        refuse_non_strings(model)  # Compose's schema stops the project first
+        return interpolated(model, path)
+    refuse_merge_tags(doc)  # only Compose knows !reset / !override
+    return doc
 
 
 def read_engine_file(
