@@ -592,6 +592,7 @@ def _set(shell: Shell, flow: Flow, name: str, value: str, *, conditional: bool) 
         flow.settle(shell, name, why)
         return False
     shell.values[name] = value
+    shell.fresh.add(name)
     return True
 
 
@@ -662,6 +663,7 @@ def _emit_expanded(
         w.startswith(("-", "+")) for w in words[first + 1 :]
     ):
         for index in range(first + 1, len(words)):
+            flow.declares("export", words[index : index + 1], segments[index : index + 1], shell)
             if _ASSIGN_RE.match(words[index]):
                 shell.line = lines[index][0]
                 name, value = _assignment(words[index], segments[index], shell)
@@ -693,6 +695,7 @@ def _emit_expanded(
             _set(shell, flow, name, value, conditional=conditional)
         return
     flow.assigns(argv, shell, list(own))
+    flow.declares(argv[0], words[first + 1 :], segments[first + 1 :], shell)
     if conditional and argv[0] in ("set", "shift"):
         if shell.positional is not None or argv[0] == "set":  # the script's own doing
             shell.positional_why = f"the arguments, changed by `{argv[0]}` on some paths only"

@@ -57,6 +57,10 @@ _SPECIAL = frozenset(
 )
 _DECLARING = frozenset({"declare", "typeset", "local", "readonly"})
 _READING = frozenset({"read", "mapfile", "readarray", "getopts", "unset", "let", "(("})
+_DECLARERS = _DECLARING | {"export"}
+#: a declaring builtin's word naming its variable as written (``NAME``, ``NAME=…``,
+#: ``NAME+=…``, ``NAME[i]=…``)
+_NAMED_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\+?=|\[|$)")
 
 
 def _plain(word: str, parts: Segments | None) -> bool:
@@ -169,6 +173,7 @@ class Flow:
         shell.tainted[name] = (f"{name} {why}", True, None)
         shell.values.pop(name, None)
         shell.arrays.pop(name, None)
+        shell.fresh.add(name)  # its own reason, not what an earlier command hid
         if name == "IFS":
             shell.ifs_changed = True
 
@@ -209,6 +214,31 @@ class Flow:
                 self.redefined.add(word.partition("=")[0])
         elif program == "set" and len(argv) > 1 and argv[1] != "--":
             self._set_options(argv[1:], shell)
+
+    def declares(
+        self, program: str, words: list[str], segments: list[Segments | None], shell: Shell
+    ) -> None:
+        """``export $(grep -v '^#' .env | xargs)``, ``declare "$N=7"``, ``export
+        "$line"``: a declaring builtin's argument whose name is not written as is sets
+        the ``NAME=value`` words its expansion gives (bash "Bash Builtins": the words
+        are expanded, then read as assignments). The names a settled expansion gives
+        are unsettled; one not settled may set any name (:meth:`Shell.obscure`)."""
+        if program not in _DECLARERS:
+            return
+        for word, parts in zip(words, segments, strict=True):
+            if _NAMED_RE.match(word) or not ("$" in word or "`" in word):
+                continue  # a name as written (read already), an option or a plain word
+            shell.clear()
+            fields = shell.fields(word, parts)
+            if shell.hits:
+                shell.obscure(f"`{program} {word[:60]}`")
+            else:
+                for field in fields:
+                    named = _NAMED_RE.match(field)
+                    if named is not None:
+                        name = named.group().rstrip("+=[")
+                        self.settle(shell, name, f"is set by `{program}` through an expansion")
+            shell.clear()
 
     @staticmethod
     def _set_options(words: list[str], shell: Shell) -> None:

@@ -187,8 +187,12 @@ class Shell:
         #: whether from a file, and the unsettled texts left in the value as written
         #: (None: anywhere in it)
         self.tainted: dict[str, tuple[str, bool, tuple[str, ...] | None]] = {}
-        #: the first ``.``/``source``/``eval`` whose text is not read (as written)
+        #: the last command that may set any variable (``.``/``source``/``eval`` whose
+        #: text is not read, ``export $(…)``), as written
         self.opaque: str | None = None
+        #: names assigned since ``opaque`` (a later assignment decides them: bash,
+        #: "Shell Parameters"; only ``readonly`` in the unread text could stop it)
+        self.fresh: set[str] = set()
         #: what the words expanded since the caller last cleared it left unsettled
         self.hits: list[Hit] = []
         #: per hit, the text it stands for in the fields (None: all of the word's)
@@ -199,6 +203,16 @@ class Shell:
         self.assigned: list[str] = []
         #: ``IFS`` was set or unset: unquoted expansions are not split as read here
         self.ifs_changed = False
+
+    def hidden(self, name: str) -> bool:
+        """Whether ``name`` may have been set by :attr:`opaque` (not assigned since)."""
+        return self.opaque is not None and name not in self.fresh
+
+    def obscure(self, shown: str) -> None:
+        """From here on any variable may hold what ``shown`` (a command whose effect on
+        the variables is not followed) gave it, until the script assigns it again."""
+        self.opaque = shown
+        self.fresh.clear()
 
     def clear(self) -> None:
         """Forget the hits recorded so far."""
@@ -233,8 +247,8 @@ class Shell:
 
     def _settled(self, shown: str, name: str, *, split: bool) -> None:
         """Record a hit for ``shown`` (naming ``name``) when the text does not settle it."""
-        if self.opaque is not None:
-            what = f"`{shown}` may be set by {self.opaque}, whose text specgate does not read"
+        if self.hidden(name):
+            what = f"`{shown}` may be set by {self.opaque}, which specgate does not follow"
             self._hit(what, split, True, shown=shown)
         elif name in self.tainted:
             why, from_file, refs = self.tainted[name]
@@ -253,7 +267,7 @@ class Shell:
         if known is None and name in self.arrays:
             known = self.arrays[name][0] if self.arrays[name] else ""
         self._settled(shown, name, split=split)
-        if known is None and self.opaque is None and name not in self.tainted:
+        if known is None and not self.hidden(name) and name not in self.tainted:
             self._unset(shown, name, operator, word, split=split)
         if operator:
             empty = known is None or (operator.startswith(":") and not known)
@@ -310,7 +324,7 @@ class Shell:
                 items = [self.values[name]]
             self._settled(match.group(0), name, split=split)
             if items is None:
-                if self.opaque is None and name not in self.tainted:
+                if not self.hidden(name) and name not in self.tainted:
                     what = f"`{match.group(0)}`: the array {name} is not assigned in this script"
                     self._hit(what, split, True, shown=match.group(0))
                 return None, False
@@ -329,10 +343,10 @@ class Shell:
             return None, False  # the script's own name: no flag
         self._settled(match.group(0), "@", split=split)
         if self.positional is None:
-            if self.opaque is None and self.positional_why is not None:
+            if not self.hidden("@") and self.positional_why is not None:
                 what = f"`{match.group(0)}`: {self.positional_why}"
                 self._hit(what, split, True, (match.group(0),), match.group(0))
-            elif self.opaque is None:
+            elif not self.hidden("@"):
                 what = (
                     f"`{match.group(0)}`: the script's arguments (its caller's; no "
                     "`set --` in this script sets them)"
@@ -357,7 +371,7 @@ class Shell:
         shown = match.group(0)
         self._settled(shown, "@", split=split)
         if self.positional is None or index == 0:
-            if self.opaque is not None or index == 0:
+            if self.hidden("@") or index == 0:
                 return None
             if self.positional_why is not None:
                 what = f"`{shown}`: {self.positional_why}"
@@ -449,7 +463,7 @@ class Shell:
         name, operator, word = match.group(1), match.group(2), match.group(3)
         known = self.values.get(name)
         self._settled(text, name, split=True)
-        if known is None and self.opaque is None and name not in self.tainted:
+        if known is None and not self.hidden(name) and name not in self.tainted:
             self._unset(text, name, operator, word, split=True)
         if operator:
             empty = known is None or (operator.startswith(":") and not known)
@@ -582,6 +596,7 @@ def builtin(argv: list[str], shell: Shell) -> bool:
     if name == "set" and len(argv) > 1 and argv[1] == "--":
         shell.positional = argv[2:]
         shell.positional_why = None
+        shell.fresh.add("@")
         return True
     if name == "shift":
         count = argv[1] if len(argv) > 1 else "1"
@@ -595,9 +610,8 @@ def builtin(argv: list[str], shell: Shell) -> bool:
                 )
             shell.positional = None
         return True
-    if name in _OPAQUE_COMMANDS and shell.opaque is None:
-        shown = " ".join(argv[:2])
-        shell.opaque = f"`{shown[:80]}`"
+    if name in _OPAQUE_COMMANDS:
+        shell.obscure(f"`{' '.join(argv[:2])[:80]}`")
     elif name == "read":
         for word in argv[1:]:
             if _ASSIGN_RE.match(word + "=") and not word.startswith("-"):
@@ -607,6 +621,7 @@ def builtin(argv: list[str], shell: Shell) -> bool:
                     None,
                 )
                 shell.values.pop(word, None)
+                shell.fresh.add(word)
     return False
 
 
@@ -652,6 +667,8 @@ def assign_array(
     shell.clear()
     shell.arrays[name] = [*shell.arrays.get(name, []), *items] if append else items
     shell.values.pop(name, None)
+    if not append:  # appended to what a command not followed may have set: still hidden
+        shell.fresh.add(name)
     if tainted:
         why = f"the array {name} holds words this text does not settle"
         shell.tainted[name] = (why, True, None)
