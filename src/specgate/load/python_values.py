@@ -38,6 +38,7 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from specgate.core.errors import UnsettledValue
+from specgate.load.python_environ import EnvironWrites
 
 
 class Part(NamedTuple):
@@ -186,6 +187,18 @@ class _Origins:
             or (isinstance(n, ast.Attribute) and n.attr == "__builtins__")
             for n in ast.walk(tree)
         )
+        self.environ = EnvironWrites(tree, self.named)
+
+    def written_env(self, node: ast.expr, key: ast.expr | None) -> _Judged | None:
+        """The repository's verdict on the environment read ``node`` of ``key`` when the
+        module may write that key itself (``load_dotenv()``, ``os.environ["D"] = "7"``):
+        what the read gets is then not the deployment's, nor the default."""
+        literal = key.value if isinstance(key, ast.Constant) else None
+        write = self.environ.of(literal if isinstance(literal, str) else None)
+        if write is None:
+            return None
+        text = f"{_text(node, 40)}, after {write[1]} at line {write[2]}"
+        return "repository", None, Part(text, node.lineno)
 
     def named(self, node: ast.expr) -> str | None:
         """``os.environ`` / ``os.getenv`` / ``sys.argv`` when ``node`` names it."""
@@ -278,7 +291,9 @@ class _Origins:
 
     def expression(self, node: ast.expr, hops: int) -> _Judged:
         if isinstance(node, ast.Subscript):  # os.environ["X"], sys.argv[1]
-            if self.named(node.value) in ("os.environ", "sys.argv"):
+            if self.named(node.value) == "os.environ":
+                return self.written_env(node, node.slice) or ("outside", _text(node), _part(node))
+            if self.named(node.value) == "sys.argv":
                 return "outside", _text(node), _part(node)
             return "repository", None, _part(node)
         if isinstance(node, ast.Call) and not any(k.arg is None for k in node.keywords):
@@ -291,6 +306,9 @@ class _Origins:
             if node.keywords and node.keywords[0].arg != "default":
                 getter = False
             if getter and 1 <= len(node.args) + len(node.keywords) <= 2 and node.args:
+                written = self.written_env(node, node.args[0])
+                if written is not None:
+                    return written
                 default = node.args[1] if len(node.args) == 2 else (
                     node.keywords[0].value if node.keywords else None
                 )
