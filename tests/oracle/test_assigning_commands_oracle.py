@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 from tests.oracle import shell_oracle
-from tests.oracle.test_value_origin import origin
+from tests.oracle.test_value_origin import check_outside, origin
 
 from specgate.inputs.engines import read_engine_config
 from specgate.load.document import Document
@@ -93,8 +93,11 @@ def verdict(script: str) -> object:
     return config.draft_length
 
 
-def bash_d(script: str) -> int | None:
-    """The D the stub engine receives when bash runs ``script`` with no environment."""
+def bash_d(
+    script: str, args: tuple[str, ...] = (), env: dict[str, str] | None = None
+) -> int | None:
+    """The D the stub engine receives when bash runs ``script`` with ``args`` and only
+    ``env`` for an environment."""
     with tempfile.TemporaryDirectory(prefix="sgassign-") as where:
         folder = Path(where)
         bin_dir = shell_oracle._stubs(folder)
@@ -102,8 +105,9 @@ def bash_d(script: str) -> int | None:
             (folder / name).write_text(text)
         (folder / "serve.sh").write_text(script)
         run = subprocess.run(
-            ["bash", "serve.sh"], cwd=folder, capture_output=True, timeout=10, check=False,
-            env={"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": where, "LC_ALL": "C"},
+            ["bash", "serve.sh", *args], cwd=folder, capture_output=True, timeout=10,
+            check=False,
+            env={"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": where, "LC_ALL": "C", **(env or {})},
             stdin=subprocess.DEVNULL,
         )
     for line in run.stdout.decode(errors="replace").splitlines():
@@ -128,3 +132,66 @@ def test_bash_runs_the_case_as_worked(name: str) -> None:
     assert bash_d(script) == ran
     if isinstance(expected, int):  # a settled value is the interpreter's
         assert expected == ran
+
+
+GETOPTS = 'D=4\nwhile getopts "d:" opt; do\n  case $opt in\n    d) D=$OPTARG ;;\n  esac\ndone\n'
+#: Finding 10: values the caller supplies (its arguments, its environment), however
+#: nested: name -> (the lines before the launch, the verdict worked by hand, and runs
+#: of bash as (arguments, environment, the D it passes)). An outside verdict is also
+#: held to bash by test_value_origin.check_outside (nothing named is set when the
+#: engine runs with an empty environment and no arguments).
+CALLER: dict[str, tuple[str, object, list[tuple[tuple[str, ...], dict[str, str], int]]]] = {
+    "nested-default": ("D=${1:-${DEFAULT_D:-4}}\n", "outside",
+                       [((), {}, 4), (("6",), {}, 6), ((), {"DEFAULT_D": "5"}, 5)]),
+    "nested-default-env-first": ("D=${DEFAULT_D:-${1:-4}}\n", "outside",
+                                 [((), {}, 4), (("6",), {}, 6), ((), {"DEFAULT_D": "5"}, 5)]),
+    "default-of-name": ("D=${1:-$X}\n", "outside", [(("6",), {}, 6), ((), {"X": "5"}, 5)]),
+    "getopts": (GETOPTS, "outside", [((), {}, 4), (("-d", "6"), {}, 6)]),
+    "args-loop": ("D=4\nwhile [ $# -gt 0 ]; do case $1 in -d) D=$2; shift 2;; *) shift;; "
+                  "esac; done\n", "outside", [((), {}, 4), (("-d", "6"), {}, 6)]),
+    "for-args": ('D=4\nfor a in "$@"; do case $a in --d=*) D=${a#*=};; esac; done\n',
+                 "outside", [((), {}, 4), (("--d=6",), {}, 6)]),
+    "case-first-arg": ('D=4\ncase "$1" in\n  (fast) D=6 ;;\n  slow)\n    D=2\n    ;;\nesac\n',
+                       "outside", [((), {}, 4), (("fast",), {}, 6), (("slow",), {}, 2)]),
+    "trimmed-arg": ("D=${1#--d=}\n", "outside", [(("--d=6",), {}, 6)]),
+    # the repository's own, though in the same shapes: a file, a branch, a loop of words
+    "default-of-substitution": ("X=$(cat .env | cut -d= -f2 | head -1)\nD=${1:-$X}\n",
+                                "repository", [((), {}, 7)]),
+    "getopts-branch": ('D=4\nwhile getopts "d:" opt; do\n  case $opt in\n    d) if [ -f .env ]; '
+                       "then D=$OPTARG; fi ;;\n  esac\ndone\n", "repository",
+                       [(("-d", "6"), {}, 6)]),
+    "getopts-substitution": ('D=4\nwhile getopts "d:" opt; do\n  case $opt in\n    d) '
+                             "D=$(cut -d= -f2 .env | head -1) ;;\n  esac\ndone\n", "repository",
+                             [(("-d", "1"), {}, 7)]),
+    "case-environment": ("D=4\ncase $MODE in fast) D=6 ;; esac\n", "outside",
+                         [((), {}, 4), ((), {"MODE": "fast"}, 6)]),
+    "case-set-name": ("MODE=fast\nD=4\ncase $MODE in fast) D=6 ;; esac\n", "repository",
+                      [((), {}, 6)]),
+    "set-then-getopts": ("set -- -d 6\n" + GETOPTS, "repository", [((), {}, 6)]),
+    "for-words": ("D=4\nfor a in 5 6; do D=$a; done\n", "repository", [((), {}, 6)]),
+    # settled: the script sets what the default reads
+    "nested-default-set": ("set -- 6\nD=${1:-${DEFAULT_D:-4}}\n", 6, [((), {}, 6)]),
+    "nested-default-empty": ("set --\nD=${1:-${DEFAULT_D:-4}}\n", 4, [((), {}, 4)]),
+    "nested-alternative": ("E=5\nD=${E:+${E}}\n", 5, [((), {}, 5)]),
+}
+
+
+@pytest.mark.parametrize("name", CALLER)
+def test_caller_verdict_worked_by_hand(name: str) -> None:
+    lines, expected, _ = CALLER[name]
+    assert verdict("#!/bin/bash\n" + lines + LAUNCH) == expected
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is the oracle")
+@pytest.mark.parametrize("name", CALLER)
+def test_bash_runs_the_caller_case_as_worked(name: str) -> None:
+    lines, expected, runs = CALLER[name]
+    script = "#!/bin/bash\n" + lines + LAUNCH
+    for args, env, ran in runs:
+        assert bash_d(script, args, env) == ran
+        if isinstance(expected, int):
+            assert expected == ran
+    if expected == "outside":
+        unsettled = origin(script)
+        assert unsettled is not None
+        assert check_outside(script, unsettled) == []

@@ -587,6 +587,13 @@ def _set(shell: Shell, flow: Flow, name: str, value: str, *, conditional: bool) 
         return False
     if name == "IFS":
         shell.ifs_changed = True
+    if conditional and flow.caller_chosen and name not in flow.readonly:
+        # in a getopts loop or `case "$1"`: the caller's arguments choose the path, so
+        # the value is theirs unless it holds the repository's own (`D=$(…)`)
+        taint = shell.tainted.get(name)
+        why = "is set on paths the deployment chooses (the script's arguments or environment)"
+        flow.settle(shell, name, why, from_file=taint is not None and taint[1])
+        return False
     if conditional or name in flow.readonly:
         why = "is set on some paths only" if conditional else "is readonly"
         flow.settle(shell, name, why)

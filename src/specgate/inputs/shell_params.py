@@ -124,8 +124,13 @@ _PARAMETER_RE = re.compile(
     r"|\{(#?)([A-Za-z_][A-Za-z0-9_]*)\[([^\]}]*)\]\}|\{(#?)([@*]|[0-9]+)\}|\{(#)\}|([@*#0-9])"
     # a positional parameter with a default, an alternative or a check: ${1:-4} ${2+x}
     # ${1:?msg} (POSIX 2.6.2; `=` cannot assign to one: bash stops, so it stays opaque)
-    r"|\{([0-9]+)(:?[-+?])([^}$'\"\\`]*)\})"
+    r"|\{([0-9]+)(:?[-+?])([^}$'\"\\`]*)\}"
+    # a default or an alternative that is itself an expansion: ${1:-${D:-4}} ${D:-$X}
+    r"|\{([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(:?[-+])((?:[^{}$'\"\\`]|\$[A-Za-z_][A-Za-z0-9_]*"
+    r"|\$[0-9@*#]|\$\{(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?::?[-+?=][^{}$'\"\\`]*)?\})*)\})"
 )
+#: ``${NAME…}`` / ``${N…}`` of a form not evaluated whose operand holds no expansion
+_OPERAND_RE = re.compile(r"\$\{#?([A-Za-z_][A-Za-z0-9_]*|[0-9]+)[^$`{}]*\}")
 #: Text that is an expansion specgate does not evaluate: command substitution
 #: (``$(…)``, backquotes) or a ``${`` left after the forms above (``${X/a/b}``).
 _OPAQUE_RE = re.compile(r"\$\(|`|\$\{")
@@ -396,6 +401,44 @@ class Shell:
             return None if checked is None else self._take(checked)
         return self._take(word if empty else str(known))
 
+    def _nested(self, match: re.Match[str], *, split: bool) -> str | None:
+        """``${P<op>word}`` whose word is itself an expansion (``${1:-${D:-4}}``,
+        ``${D:-$X}``; ``op`` one of ``-`` ``:-`` ``+`` ``:+``): P's value where that
+        decides, else the word expanded (POSIX 2.6.2: the word is expanded only when
+        used). Where P is not settled (the caller's ``$1``, a name the text does not
+        follow) it is None, with P's hit and the word's own: the value is the caller's
+        only when each part of it is."""
+        param, operator, word = match.group(15), match.group(16), match.group(17)
+        shown = match.group(0)
+        if param.isdigit():
+            self._settled(shown, "@", split=split)
+            unknown = self.positional is None or param == "0"
+            if unknown and not self.hidden("@"):
+                why = self.positional_why or (
+                    f"${param} is one of the script's arguments (its caller's; no `set --` "
+                    "in this script sets them)"
+                )
+                self._hit(f"`{shown[:60]}`: {why}", split, self.positional_why is not None,
+                          (shown,), shown)
+            index = int(param)
+            params = self.positional or []
+            known = params[index - 1] if 0 < index <= len(params) else None
+        else:
+            self._settled(shown, param, split=split)
+            unknown = self.hidden(param) or param in self.tainted
+            known = self.values.get(param)
+            if known is None and param in self.arrays:
+                known = self.arrays[param][0] if self.arrays[param] else ""
+            if known is None and not unknown:
+                self._unset(shown, param, operator, word, split=split)
+        if unknown:
+            self.expand(word)  # its hits say whose the value is when the word is used
+            return None
+        empty = known is None or (operator.startswith(":") and not known)
+        if operator[-1] == "+":
+            return "" if empty else self.expand(word)
+        return self.expand(word) if empty else known
+
     def _lookup(self, match: re.Match[str], *, split: bool) -> tuple[list[str] | None, bool]:
         """Any parameter as a list: a scalar is a one-element list."""
         if match.group(1) or match.group(4):
@@ -404,6 +447,9 @@ class Shell:
         if match.group(12):
             value = self._argument(match, split=split)
             return (None if value is None else [value]), False
+        if match.group(15):
+            value = self._nested(match, split=split)
+            return (None if value is None else [self._take(value)]), False
         items, star = self._elements(match, split=split)
         if items is not None:
             for item in items:
@@ -422,11 +468,34 @@ class Shell:
             else:
                 piece = text[found.start() : found.start() + 40]
                 piece += "…" if len(text) > found.start() + 40 else ""  # cut: say so
+            callers = self._callers(piece)
             what = (
                 f"`{piece}`: {what} specgate does not evaluate (its value is known only "
-                "when the script runs)"
+                f"when the script runs){callers or ''}"
             )
-            self._hit(what, split, True, shown=piece)
+            self._hit(what, split, callers is None, shown=piece)
+
+    def _callers(self, piece: str) -> str | None:
+        """Whose the expansion ``piece`` (``${a#*=}``, ``${1%%,*}``: a form not
+        evaluated) is when it is made from the deployment's values alone (its parameter
+        is the caller's argument or environment, and nothing else in it expands): the
+        words saying so; None otherwise."""
+        found = _OPERAND_RE.fullmatch(piece)
+        if found is None:
+            return None
+        name = found.group(1)
+        if name.isdigit():
+            own = self.positional is None and self.positional_why is None
+            return ", of the script's arguments (its caller's)" if own and not (
+                self.hidden("@")) else None
+        taint = self.tainted.get(name)
+        if self.hidden(name) or (taint is not None and taint[1]):
+            return None
+        if taint is not None:
+            return f", of {taint[0]}"
+        if name in self.values or name in self.arrays:
+            return None
+        return f", of {name}: {name} is not set in this script (it comes from the environment)"
 
     def expand(self, word: str) -> str:
         """``word`` with every parameter replaced, as one word (an assignment's value,
