@@ -344,8 +344,10 @@ class Shell:
         special = match.group(9) or match.group(11) or "#"
         if match.group(10) or match.group(8):  # ${#} ${#@}
             special = "#"
-        if special == "0":
-            return None, False  # the script's own name: no flag
+        if special == "0":  # the name the script is run by (sh -c: the word after it)
+            what = f"`{match.group(0)}`: $0, the name the script is run by (its caller's)"
+            self._hit(what, split, False, (match.group(0),), match.group(0))
+            return None, False
         self._settled(match.group(0), "@", split=split)
         if self.positional is None:
             if not self.hidden("@") and self.positional_why is not None:
@@ -376,7 +378,11 @@ class Shell:
         shown = match.group(0)
         self._settled(shown, "@", split=split)
         if self.positional is None or index == 0:
-            if self.hidden("@") or index == 0:
+            if index == 0:
+                what = f"`{shown}`: $0, the name the script is run by (its caller's)"
+                self._hit(what, split, False, (shown,), shown)
+                return None
+            if self.hidden("@"):
                 return None
             if self.positional_why is not None:
                 what = f"`{shown}`: {self.positional_why}"
