@@ -94,14 +94,19 @@ def verdict(script: str) -> object:
 
 
 def bash_d(
-    script: str, args: tuple[str, ...] = (), env: dict[str, str] | None = None
+    script: str, args: tuple[str, ...] = (), env: dict[str, str] | None = None,
+    *, files: dict[str, str] = FILES, programs: dict[str, str] | None = None,
 ) -> int | None:
     """The D the stub engine receives when bash runs ``script`` with ``args`` and only
-    ``env`` for an environment."""
+    ``env`` for an environment, in a folder holding ``files``, with the stub engines and
+    ``programs`` (name -> script) on its PATH."""
     with tempfile.TemporaryDirectory(prefix="sgassign-") as where:
         folder = Path(where)
         bin_dir = shell_oracle._stubs(folder)
-        for name, text in FILES.items():
+        for name, text in (programs or {}).items():
+            (bin_dir / name).write_text(text)
+            (bin_dir / name).chmod(0o755)
+        for name, text in files.items():
             (folder / name).write_text(text)
         (folder / "serve.sh").write_text(script)
         run = subprocess.run(

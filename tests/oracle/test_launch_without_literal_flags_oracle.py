@@ -13,14 +13,10 @@ compared: a settled value must be bash's.
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
-import tempfile
-from pathlib import Path
 
 import pytest
-from tests.oracle import shell_oracle
+from tests.oracle import test_assigning_commands_oracle as assigning
 from tests.oracle.test_assigning_commands_oracle import verdict
 
 SPEC = '{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}'
@@ -70,24 +66,7 @@ CASES: dict[str, tuple[str, object, int | None]] = {
 
 
 def bash_d(script: str) -> int | None:
-    with tempfile.TemporaryDirectory(prefix="sgnolit-") as where:
-        folder = Path(where)
-        bin_dir = shell_oracle._stubs(folder)
-        (bin_dir / "docker").write_text(DOCKER)
-        (bin_dir / "docker").chmod(0o755)
-        (folder / "spec.json").write_text(SPEC)
-        (folder / "serve.sh").write_text(script)
-        run = subprocess.run(
-            ["bash", "serve.sh"], cwd=folder, capture_output=True, timeout=10, check=False,
-            env={"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": where, "LC_ALL": "C"},
-            stdin=subprocess.DEVNULL,
-        )
-    for line in run.stdout.decode(errors="replace").splitlines():
-        if line.startswith(shell_oracle.MARK):
-            argv = json.loads(line[len(shell_oracle.MARK) :])
-            config = json.loads(argv[argv.index("--speculative-config") + 1])
-            return int(config["num_speculative_tokens"])
-    return None
+    return assigning.bash_d(script, files={"spec.json": SPEC}, programs={"docker": DOCKER})
 
 
 @pytest.mark.parametrize("name", CASES)
