@@ -40,7 +40,12 @@ CASES: dict[str, tuple[str, object, int]] = {
     "dotenv-alias": ("from dotenv import load_dotenv as ld\nld()\n", "repository", 7),
     "update-values": ("from dotenv import dotenv_values\n"
                       "os.environ.update(dotenv_values('.env'))\n", "repository", 7),
-    "setitem": ('os.environ["NUM_SPEC"] = "7"\n', "repository", 7),
+    # a literal written once at the top, before the read: followed (Python runs it)
+    "setitem": ('os.environ["NUM_SPEC"] = "7"\n', 7, 7),
+    "setitem-in-branch": ('if True:\n    os.environ["NUM_SPEC"] = "7"\n', "repository", 7),
+    "setitem-twice": ('os.environ["NUM_SPEC"] = "7"\nos.environ["NUM_SPEC"] = "5"\n',
+                      "repository", 5),
+    "setitem-computed": ('os.environ["NUM_SPEC"] = str(3 + 4)\n', "repository", 7),
     "setdefault": ('os.environ.setdefault("NUM_SPEC", "7")\n', "repository", 7),
     "update-keywords": ('os.environ.update(NUM_SPEC="7")\n', "repository", 7),
     "or-assign": ('os.environ |= {"NUM_SPEC": "7"}\n', "repository", 7),
@@ -114,3 +119,25 @@ def test_an_outside_read_of_a_written_key_is_the_repositorys() -> None:
     assert verdict(HEAD + "import dotenv\ndotenv.load_dotenv()\n" + read + LAUNCH) == (
         "repository"
     )
+
+
+def test_a_literal_written_after_the_read_is_not_the_reads() -> None:
+    # Python runs the default 4 here (the write comes after the read); the reader does not
+    # order a write after a read, so the value is unsettled, never the 7 written later
+    script = HEAD + READ + 'os.environ["NUM_SPEC"] = "7"\n' + LAUNCH
+    assert verdict(script) == "repository"
+
+
+def test_a_read_in_a_function_run_after_the_write_is_followed(tmp_path: Path) -> None:
+    # main() runs after the write: its read gets the written 7 (bound_before's rule for a
+    # module constant read in a function)
+    script = (HEAD + "def main():\n    "
+              + LAUNCH.replace(": D}", ": int(os.getenv('NUM_SPEC', '4'))}")
+              + 'os.environ["NUM_SPEC"] = "7"\nmain()\n')
+    assert python_d(script, tmp_path) == 7
+    assert verdict(script) == 7
+    # called before the write, it gets the default: the reader does not settle 7 there
+    early = script.replace("main()\n", "").replace(
+        'os.environ["NUM_SPEC"] = "7"\n', 'main()\nos.environ["NUM_SPEC"] = "7"\n')
+    assert python_d(early, tmp_path) == 4
+    assert verdict(early) == "repository"

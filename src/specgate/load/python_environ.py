@@ -10,7 +10,9 @@ A write names its key when it is written as a literal: ``os.environ["D"] = "7"``
 rebinding of ``os.environ``, or ``os.environ`` handed on as a value (``f(os.environ)``,
 ``env = os.environ``), whose receiver may change it. Where in the file the write
 stands is not followed: a write anywhere makes every read of its key the
-repository's. ``os.putenv`` is not a write here: it changes the process environment
+repository's, but one: a key written once, by a top-level ``os.environ["D"] = "7"``, is
+``"7"`` where the read runs after that statement (as a module constant bound once is
+followed). ``os.putenv`` is not a write here: it changes the process environment
 but not ``os.environ``, which ``os.getenv`` reads (Python docs, ``os.putenv``; Python
 3.11 run with a stub engine agrees, tests/oracle/test_environ_writes_oracle.py).
 """
@@ -55,6 +57,11 @@ class EnvironWrites:
     def __init__(self, tree: ast.Module, named: Callable[[ast.expr], str | None]) -> None:
         self.keys: dict[str, Write] = {}
         self.every: Write | None = None
+        #: per key, how many writes name it
+        self.count: dict[str, int] = {}
+        #: keys written once, by a top-level ``os.environ["K"] = "literal"``: the
+        #: literal and the index of that statement in the module's body
+        self.exact: dict[str, tuple[str, int]] = {}
         parents: dict[int, ast.AST] = {}
         for node in ast.walk(tree):
             for child in ast.iter_child_nodes(node):
@@ -73,6 +80,17 @@ class EnvironWrites:
                 self._use(node, parents)
         for node in imports:  # named only when no call of a loader is
             self._add(None, node)
+        for index, stmt in enumerate(tree.body):
+            target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(
+                stmt.targets) == 1 else None
+            key = _literal_key(target.slice) if isinstance(target, ast.Subscript) else None
+            if (
+                isinstance(stmt, ast.Assign) and isinstance(target, ast.Subscript)
+                and named(target.value) == "os.environ" and key is not None
+                and self.count.get(key) == 1 and isinstance(stmt.value, ast.Constant)
+                and isinstance(stmt.value.value, str)
+            ):
+                self.exact[key] = (stmt.value.value, index)
 
     @staticmethod
     def _loader(func: ast.expr) -> bool:
@@ -86,6 +104,7 @@ class EnvironWrites:
             self.every = self.every or write
         else:
             self.keys.setdefault(key, write)
+            self.count[key] = self.count.get(key, 0) + 1
 
     def _use(self, node: ast.Name | ast.Attribute, parents: dict[int, ast.AST]) -> None:
         """Judge one occurrence of ``os.environ`` by what holds it."""

@@ -202,6 +202,13 @@ class _Origins:
         write = self.environ.of(literal if isinstance(literal, str) else None)
         if write is None:
             return None
+        exact = self.environ.exact.get(literal) if isinstance(literal, str) else None
+        anchor = next((n for n in ast.walk(node) if isinstance(n, ast.Name)), None)
+        if (
+            exact is not None and self.environ.every is None and anchor is not None
+            and self.uses.bound_before(anchor, exact[1])
+        ):
+            return "settled", exact[0], None  # os.environ["D"] = "7" ran before the read
         text = f"{_text(node, 40)}, after {write[1]} at line {write[2]}"
         return "repository", None, Part(text, node.lineno)
 
