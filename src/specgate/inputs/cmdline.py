@@ -603,11 +603,19 @@ def _set(shell: Shell, flow: Flow, name: str, value: str, *, conditional: bool) 
         return False
     if name == "IFS":
         shell.ifs_changed = True
+    if conditional and flow.caller_chosen and name not in flow.readonly:
+        # in a getopts loop or `case "$1"`: the caller's arguments choose the path, so
+        # the value is theirs unless it holds the repository's own (`D=$(…)`)
+        taint = shell.tainted.get(name)
+        why = "is set on paths the deployment chooses (the script's arguments or environment)"
+        flow.settle(shell, name, why, from_file=taint is not None and taint[1])
+        return False
     if conditional or name in flow.readonly:
         why = "is set on some paths only" if conditional else "is readonly"
         flow.settle(shell, name, why)
         return False
     shell.values[name] = value
+    shell.fresh.add(name)
     return True
 
 
@@ -677,6 +685,7 @@ def _emit_expanded(
         w.startswith(("-", "+")) for w in words[first + 1 :]
     ):
         for index in range(first + 1, len(words)):
+            flow.declares("export", words[index : index + 1], segments[index : index + 1], shell)
             if _ASSIGN_RE.match(words[index]):
                 shell.line = lines[index][0]
                 name, value = _assignment(words[index], segments[index], shell)
@@ -707,6 +716,7 @@ def _emit_expanded(
         _assign(own, exported, shell, flow, conditional=conditional)
         return
     flow.assigns(argv, shell, list(own))
+    flow.declares(argv[0], words[first + 1 :], segments[first + 1 :], shell)
     if conditional and argv[0] in ("set", "shift"):
         if shell.positional is not None or argv[0] == "set":  # the script's own doing
             shell.positional_why = f"the arguments, changed by `{argv[0]}` on some paths only"

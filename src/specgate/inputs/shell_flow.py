@@ -57,6 +57,10 @@ _SPECIAL = frozenset(
 )
 _DECLARING = frozenset({"declare", "typeset", "local", "readonly"})
 _READING = frozenset({"read", "mapfile", "readarray", "getopts", "unset", "let", "(("})
+_DECLARERS = _DECLARING | {"export"}
+#: a declaring builtin's word naming its variable as written (``NAME``, ``NAME=…``,
+#: ``NAME+=…``, ``NAME[i]=…``)
+_NAMED_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\+?=|\[|$)")
 
 
 def _plain(word: str, parts: Segments | None) -> bool:
@@ -82,6 +86,16 @@ class Flow:
         self._function_pending = False
         #: ``case`` commands open (their patterns may start a command's words)
         self._cases = 0
+        #: per open compound command: whether the script's arguments alone choose the
+        #: path through it (a ``getopts`` loop, ``while [ $# -gt 0 ]``, ``for a in "$@"``,
+        #: ``case "$1" in``), and the names that hold an argument there (``opt``)
+        self._driven: list[bool] = []
+        #: the next word of an open ``case`` is a pattern (after ``in`` or ``;;``)
+        self._expect_pattern = False
+        self._arguments: set[str] = set()
+        #: the command entered last runs on some paths only, and its caller's arguments
+        #: alone choose them (what it assigns is then the caller's, docs/engines.md)
+        self.caller_chosen = False
 
     def enter(
         self, words: list[str], segments: list[Segments | None], shell: Shell, separator: str
@@ -91,11 +105,14 @@ class Flow:
         ``separator`` is what ends it (``&&``, ``|``, a newline, "")."""
         first, last = 0, len(words)
         conditional = self.after_operator or self.depth > 0
+        chosen = not conditional or (not self.after_operator and all(self._driven))
         self.after_operator = False
         while first < last and _plain(words[first], segments[first]):
             word = words[first]
-            if word in _OPENERS or (word.startswith("(") and not word.startswith("((")):
-                self._open(shell)
+            if self._expect_pattern and self._pattern(word):
+                pass  # `d)`, `(d)`, `--d=*)`: an item's pattern, then its commands
+            elif word in _OPENERS or (word.startswith("(") and not word.startswith("((")):
+                self._open(shell, self._by_arguments(words[first:last], shell))
                 if word == "case":  # case WORD in: then patterns (`x)`) and commands
                     first += 2
                     self._cases += 1
@@ -111,7 +128,7 @@ class Flow:
             elif word not in _KEYWORDS and not self._pattern(word):
                 break
             if word in ("time", "!"):
-                conditional = True
+                conditional, chosen = True, False
             conditional = conditional or self.depth > 0
             first += 1
         while last > first and _plain(words[last - 1], segments[last - 1]):
@@ -120,23 +137,69 @@ class Flow:
             self._close(shell)
             last -= 1
         ops = separator.strip(" \t\n")
+        if ops.startswith((";;", ";&")) and self._cases > 0:
+            self._expect_pattern = True  # the next item's pattern (bash: ;; ;& ;;&)
         if "&&" in ops or "||" in ops:
             self.after_operator = True
         elif "|" in ops or (ops.startswith("&") and not ops.startswith("&&")):
-            conditional = True  # a pipeline's part or a background job: a subshell
+            conditional, chosen = True, False  # a pipeline's part or a background job
             self.after_operator = "|" in ops
+        self.caller_chosen = conditional and chosen and all(self._driven)
         return first, last, conditional
+
+    def _by_arguments(self, words: list[str], shell: Shell) -> bool:
+        """Whether the compound command ``words`` opens takes its path from the script's
+        arguments alone: ``while getopts …`` (whose names then hold an argument),
+        ``while``/``until`` testing ``$#``, ``for NAME in "$@"`` (or ``for NAME``), ``case``
+        of ``$1`` or of a name holding an argument."""
+        opener, rest = words[0], words[1:]
+        # the arguments are the caller's only where the script never set them itself
+        own = shell.positional is None and shell.positional_why is None
+        own = own and not shell.hidden("@")
+        if opener in ("while", "until") and rest and own:
+            if rest[0] == "getopts" and len(rest) == 3:  # from the script's own arguments
+                self._arguments.update((rest[2], "OPTARG"))
+                return True
+            return any("$#" in word for word in rest)
+        if opener == "for" and rest and _NAME_RE.fullmatch(rest[0]):
+            # the loop sets its name to each word in turn (bash "Looping Constructs")
+            driven = own and (
+                len(rest) == 1 or rest[1:2] == ["do"] or (
+                    rest[1] == "in" and len(rest) > 2
+                    and all(w in ("$@", "$*") for w in rest[2:])
+                )
+            )
+            if driven:
+                self._arguments.add(rest[0])
+                self.settle(shell, rest[0], "is set by `for` to each of the script's "
+                            "arguments (its caller's)", from_file=False)
+            else:
+                self.settle(shell, rest[0], "is set by a `for` loop")
+            return driven
+        if opener == "case" and rest:
+            self._expect_pattern = True
+            subject = rest[0].removeprefix("$").strip("{}")
+            environment = (  # a name the script never sets: its environment's
+                rest[0].startswith("$") and _NAME_RE.fullmatch(subject) is not None
+                and not shell.hidden(subject)
+                and all(subject not in d for d in (shell.values, shell.tainted, shell.arrays))
+            )
+            return (subject == "1" and own) or subject in self._arguments or environment
+        return False
 
     def _pattern(self, word: str) -> bool:
         """Whether ``word`` is a pattern of an open ``case`` (``x)``, ``*)``), not a
         command word ending in ``)`` (``SPEC=$(cat f)``)."""
-        return (
+        pattern = (
             self._cases > 0
             and word.endswith(")")
-            and not any(mark in word for mark in ("=", "$(", "`"))
+            and (self._expect_pattern or not any(mark in word for mark in ("=", "$(", "`")))
         )
+        self._expect_pattern = self._expect_pattern and not pattern
+        return pattern
 
-    def _open(self, shell: Shell) -> None:
+    def _open(self, shell: Shell, driven: bool = False) -> None:
+        self._driven.append(driven)
         if self._function_pending:
             self._function_pending = False
             self._bodies.append((self.depth, shell.positional, shell.positional_why))
@@ -147,6 +210,7 @@ class Flow:
 
     def _close(self, shell: Shell) -> None:
         self.depth = max(self.depth - 1, 0)
+        del self._driven[self.depth :]
         if self._bodies and self._bodies[-1][0] == self.depth:
             _, shell.positional, shell.positional_why = self._bodies.pop()
 
@@ -164,11 +228,13 @@ class Flow:
         )
         return (what, True, True)
 
-    def settle(self, shell: Shell, name: str, why: str) -> None:
-        """Leave ``name`` unsettled: what it holds depends on ``why``."""
-        shell.tainted[name] = (f"{name} {why}", True, None)
+    def settle(self, shell: Shell, name: str, why: str, *, from_file: bool = True) -> None:
+        """Leave ``name`` unsettled: what it holds depends on ``why`` (``from_file``
+        False: on the deployment alone, the script's arguments or environment)."""
+        shell.tainted[name] = (f"{name} {why}", from_file, None)
         shell.values.pop(name, None)
         shell.arrays.pop(name, None)
+        shell.fresh.add(name)  # its own reason, not what an earlier command hid
         if name == "IFS":
             shell.ifs_changed = True
 
@@ -192,6 +258,10 @@ class Flow:
                 self.settle(shell, name, f"is set by `{program}`")
                 if program == "readonly" or "-r" in argv[1:]:
                     self.readonly.add(name)
+        elif program == "getopts" and len(argv) == 3 and _NAME_RE.fullmatch(argv[2]):
+            for name in (argv[2], "OPTARG"):  # from the script's arguments: its caller's
+                self.settle(shell, name, "is set by `getopts` from the script's arguments "
+                            "(its caller's)", from_file=False)
         elif program in _READING or program.startswith("(("):
             for name in names or ["MAPFILE", "REPLY"]:
                 self.settle(shell, name, f"is set by `{program}`")
@@ -209,6 +279,31 @@ class Flow:
                 self.redefined.add(word.partition("=")[0])
         elif program == "set" and len(argv) > 1 and argv[1] != "--":
             self._set_options(argv[1:], shell)
+
+    def declares(
+        self, program: str, words: list[str], segments: list[Segments | None], shell: Shell
+    ) -> None:
+        """``export $(grep -v '^#' .env | xargs)``, ``declare "$N=7"``, ``export
+        "$line"``: a declaring builtin's argument whose name is not written as is sets
+        the ``NAME=value`` words its expansion gives (bash "Bash Builtins": the words
+        are expanded, then read as assignments). The names a settled expansion gives
+        are unsettled; one not settled may set any name (:meth:`Shell.obscure`)."""
+        if program not in _DECLARERS:
+            return
+        for word, parts in zip(words, segments, strict=True):
+            if _NAMED_RE.match(word) or not ("$" in word or "`" in word):
+                continue  # a name as written (read already), an option or a plain word
+            shell.clear()
+            fields = shell.fields(word, parts)
+            if shell.hits:
+                shell.obscure(f"`{program} {word[:60]}`")
+            else:
+                for field in fields:
+                    named = _NAMED_RE.match(field)
+                    if named is not None:
+                        name = named.group().rstrip("+=[")
+                        self.settle(shell, name, f"is set by `{program}` through an expansion")
+            shell.clear()
 
     @staticmethod
     def _set_options(words: list[str], shell: Shell) -> None:

@@ -124,8 +124,13 @@ _PARAMETER_RE = re.compile(
     r"|\{(#?)([A-Za-z_][A-Za-z0-9_]*)\[([^\]}]*)\]\}|\{(#?)([@*]|[0-9]+)\}|\{(#)\}|([@*#0-9])"
     # a positional parameter with a default, an alternative or a check: ${1:-4} ${2+x}
     # ${1:?msg} (POSIX 2.6.2; `=` cannot assign to one: bash stops, so it stays opaque)
-    r"|\{([0-9]+)(:?[-+?])([^}$'\"\\`]*)\})"
+    r"|\{([0-9]+)(:?[-+?])([^}$'\"\\`]*)\}"
+    # a default or an alternative that is itself an expansion: ${1:-${D:-4}} ${D:-$X}
+    r"|\{([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(:?[-+])((?:[^{}$'\"\\`]|\$[A-Za-z_][A-Za-z0-9_]*"
+    r"|\$[0-9@*#]|\$\{(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?::?[-+?=][^{}$'\"\\`]*)?\})*)\})"
 )
+#: ``${NAME…}`` / ``${N…}`` of a form not evaluated whose operand holds no expansion
+_OPERAND_RE = re.compile(r"\$\{#?([A-Za-z_][A-Za-z0-9_]*|[0-9]+)[^$`{}]*\}")
 #: Text that is an expansion specgate does not evaluate: command substitution
 #: (``$(…)``, backquotes) or a ``${`` left after the forms above (``${X/a/b}``).
 _OPAQUE_RE = re.compile(r"\$\(|`|\$\{")
@@ -187,8 +192,12 @@ class Shell:
         #: whether from a file, and the unsettled texts left in the value as written
         #: (None: anywhere in it)
         self.tainted: dict[str, tuple[str, bool, tuple[str, ...] | None]] = {}
-        #: the first ``.``/``source``/``eval`` whose text is not read (as written)
+        #: the last command that may set any variable (``.``/``source``/``eval`` whose
+        #: text is not read, ``export $(…)``), as written
         self.opaque: str | None = None
+        #: names assigned since ``opaque`` (a later assignment decides them: bash,
+        #: "Shell Parameters"; only ``readonly`` in the unread text could stop it)
+        self.fresh: set[str] = set()
         #: what the words expanded since the caller last cleared it left unsettled
         self.hits: list[Hit] = []
         #: per hit, the text it stands for in the fields (None: all of the word's)
@@ -199,6 +208,16 @@ class Shell:
         self.assigned: list[str] = []
         #: ``IFS`` was set or unset: unquoted expansions are not split as read here
         self.ifs_changed = False
+
+    def hidden(self, name: str) -> bool:
+        """Whether ``name`` may have been set by :attr:`opaque` (not assigned since)."""
+        return self.opaque is not None and name not in self.fresh
+
+    def obscure(self, shown: str) -> None:
+        """From here on any variable may hold what ``shown`` (a command whose effect on
+        the variables is not followed) gave it, until the script assigns it again."""
+        self.opaque = shown
+        self.fresh.clear()
 
     def clear(self) -> None:
         """Forget the hits recorded so far."""
@@ -233,8 +252,8 @@ class Shell:
 
     def _settled(self, shown: str, name: str, *, split: bool) -> None:
         """Record a hit for ``shown`` (naming ``name``) when the text does not settle it."""
-        if self.opaque is not None:
-            what = f"`{shown}` may be set by {self.opaque}, whose text specgate does not read"
+        if self.hidden(name):
+            what = f"`{shown}` may be set by {self.opaque}, which specgate does not follow"
             self._hit(what, split, True, shown=shown)
         elif name in self.tainted:
             why, from_file, refs = self.tainted[name]
@@ -253,7 +272,7 @@ class Shell:
         if known is None and name in self.arrays:
             known = self.arrays[name][0] if self.arrays[name] else ""
         self._settled(shown, name, split=split)
-        if known is None and self.opaque is None and name not in self.tainted:
+        if known is None and not self.hidden(name) and name not in self.tainted:
             self._unset(shown, name, operator, word, split=split)
         if operator:
             empty = known is None or (operator.startswith(":") and not known)
@@ -310,7 +329,7 @@ class Shell:
                 items = [self.values[name]]
             self._settled(match.group(0), name, split=split)
             if items is None:
-                if self.opaque is None and name not in self.tainted:
+                if not self.hidden(name) and name not in self.tainted:
                     what = f"`{match.group(0)}`: the array {name} is not assigned in this script"
                     self._hit(what, split, True, shown=match.group(0))
                 return None, False
@@ -325,14 +344,16 @@ class Shell:
         special = match.group(9) or match.group(11) or "#"
         if match.group(10) or match.group(8):  # ${#} ${#@}
             special = "#"
-        if special == "0":
-            return None, False  # the script's own name: no flag
+        if special == "0":  # the name the script is run by (sh -c: the word after it)
+            what = f"`{match.group(0)}`: $0, the name the script is run by (its caller's)"
+            self._hit(what, split, False, (match.group(0),), match.group(0))
+            return None, False
         self._settled(match.group(0), "@", split=split)
         if self.positional is None:
-            if self.opaque is None and self.positional_why is not None:
+            if not self.hidden("@") and self.positional_why is not None:
                 what = f"`{match.group(0)}`: {self.positional_why}"
                 self._hit(what, split, True, (match.group(0),), match.group(0))
-            elif self.opaque is None:
+            elif not self.hidden("@"):
                 what = (
                     f"`{match.group(0)}`: the script's arguments (its caller's; no "
                     "`set --` in this script sets them)"
@@ -357,7 +378,11 @@ class Shell:
         shown = match.group(0)
         self._settled(shown, "@", split=split)
         if self.positional is None or index == 0:
-            if self.opaque is not None or index == 0:
+            if index == 0:
+                what = f"`{shown}`: $0, the name the script is run by (its caller's)"
+                self._hit(what, split, False, (shown,), shown)
+                return None
+            if self.hidden("@"):
                 return None
             if self.positional_why is not None:
                 what = f"`{shown}`: {self.positional_why}"
@@ -382,6 +407,44 @@ class Shell:
             return None if checked is None else self._take(checked)
         return self._take(word if empty else str(known))
 
+    def _nested(self, match: re.Match[str], *, split: bool) -> str | None:
+        """``${P<op>word}`` whose word is itself an expansion (``${1:-${D:-4}}``,
+        ``${D:-$X}``; ``op`` one of ``-`` ``:-`` ``+`` ``:+``): P's value where that
+        decides, else the word expanded (POSIX 2.6.2: the word is expanded only when
+        used). Where P is not settled (the caller's ``$1``, a name the text does not
+        follow) it is None, with P's hit and the word's own: the value is the caller's
+        only when each part of it is."""
+        param, operator, word = match.group(15), match.group(16), match.group(17)
+        shown = match.group(0)
+        if param.isdigit():
+            self._settled(shown, "@", split=split)
+            unknown = self.positional is None or param == "0"
+            if unknown and not self.hidden("@"):
+                why = self.positional_why or (
+                    f"${param} is one of the script's arguments (its caller's; no `set --` "
+                    "in this script sets them)"
+                )
+                self._hit(f"`{shown[:60]}`: {why}", split, self.positional_why is not None,
+                          (shown,), shown)
+            index = int(param)
+            params = self.positional or []
+            known = params[index - 1] if 0 < index <= len(params) else None
+        else:
+            self._settled(shown, param, split=split)
+            unknown = self.hidden(param) or param in self.tainted
+            known = self.values.get(param)
+            if known is None and param in self.arrays:
+                known = self.arrays[param][0] if self.arrays[param] else ""
+            if known is None and not unknown:
+                self._unset(shown, param, operator, word, split=split)
+        if unknown:
+            self.expand(word)  # its hits say whose the value is when the word is used
+            return None
+        empty = known is None or (operator.startswith(":") and not known)
+        if operator[-1] == "+":
+            return "" if empty else self.expand(word)
+        return self.expand(word) if empty else known
+
     def _lookup(self, match: re.Match[str], *, split: bool) -> tuple[list[str] | None, bool]:
         """Any parameter as a list: a scalar is a one-element list."""
         if match.group(1) or match.group(4):
@@ -390,6 +453,9 @@ class Shell:
         if match.group(12):
             value = self._argument(match, split=split)
             return (None if value is None else [value]), False
+        if match.group(15):
+            value = self._nested(match, split=split)
+            return (None if value is None else [self._take(value)]), False
         items, star = self._elements(match, split=split)
         if items is not None:
             for item in items:
@@ -408,11 +474,34 @@ class Shell:
             else:
                 piece = text[found.start() : found.start() + 40]
                 piece += "…" if len(text) > found.start() + 40 else ""  # cut: say so
+            callers = self._callers(piece)
             what = (
                 f"`{piece}`: {what} specgate does not evaluate (its value is known only "
-                "when the script runs)"
+                f"when the script runs){callers or ''}"
             )
-            self._hit(what, split, True, shown=piece)
+            self._hit(what, split, callers is None, shown=piece)
+
+    def _callers(self, piece: str) -> str | None:
+        """Whose the expansion ``piece`` (``${a#*=}``, ``${1%%,*}``: a form not
+        evaluated) is when it is made from the deployment's values alone (its parameter
+        is the caller's argument or environment, and nothing else in it expands): the
+        words saying so; None otherwise."""
+        found = _OPERAND_RE.fullmatch(piece)
+        if found is None:
+            return None
+        name = found.group(1)
+        if name.isdigit():
+            own = self.positional is None and self.positional_why is None
+            return ", of the script's arguments (its caller's)" if own and not (
+                self.hidden("@")) else None
+        taint = self.tainted.get(name)
+        if self.hidden(name) or (taint is not None and taint[1]):
+            return None
+        if taint is not None:
+            return f", of {taint[0]}"
+        if name in self.values or name in self.arrays:
+            return None
+        return f", of {name}: {name} is not set in this script (it comes from the environment)"
 
     def expand(self, word: str) -> str:
         """``word`` with every parameter replaced, as one word (an assignment's value,
@@ -449,7 +538,7 @@ class Shell:
         name, operator, word = match.group(1), match.group(2), match.group(3)
         known = self.values.get(name)
         self._settled(text, name, split=True)
-        if known is None and self.opaque is None and name not in self.tainted:
+        if known is None and not self.hidden(name) and name not in self.tainted:
             self._unset(text, name, operator, word, split=True)
         if operator:
             empty = known is None or (operator.startswith(":") and not known)
@@ -582,6 +671,7 @@ def builtin(argv: list[str], shell: Shell) -> bool:
     if name == "set" and len(argv) > 1 and argv[1] == "--":
         shell.positional = argv[2:]
         shell.positional_why = None
+        shell.fresh.add("@")
         return True
     if name == "shift":
         count = argv[1] if len(argv) > 1 else "1"
@@ -595,9 +685,8 @@ def builtin(argv: list[str], shell: Shell) -> bool:
                 )
             shell.positional = None
         return True
-    if name in _OPAQUE_COMMANDS and shell.opaque is None:
-        shown = " ".join(argv[:2])
-        shell.opaque = f"`{shown[:80]}`"
+    if name in _OPAQUE_COMMANDS:
+        shell.obscure(f"`{' '.join(argv[:2])[:80]}`")
     elif name == "read":
         for word in argv[1:]:
             if _ASSIGN_RE.match(word + "=") and not word.startswith("-"):
@@ -607,6 +696,7 @@ def builtin(argv: list[str], shell: Shell) -> bool:
                     None,
                 )
                 shell.values.pop(word, None)
+                shell.fresh.add(word)
     return False
 
 
@@ -652,6 +742,8 @@ def assign_array(
     shell.clear()
     shell.arrays[name] = [*shell.arrays.get(name, []), *items] if append else items
     shell.values.pop(name, None)
+    if not append:  # appended to what a command not followed may have set: still hidden
+        shell.fresh.add(name)
     if tainted:
         why = f"the array {name} holds words this text does not settle"
         shell.tainted[name] = (why, True, None)

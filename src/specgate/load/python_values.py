@@ -15,11 +15,14 @@
   with a literal default, which is what the script runs with when the environment
   sets none (as the shell reads ``${X:-5}``: the interpreter run with an empty
   environment agrees);
+- ``"outside"`` too: ``A if TEST else B`` whose test reads only the caller's values
+  (``len(sys.argv) > 1``) and whose branches are literals or the caller's, and
+  ``argparse``'s ``args.x`` of a plain argument (:mod:`specgate.load.python_argparse`);
 - ``"repository"``: anything else (a call, an attribute of an object the file
-  builds, ``argparse``'s ``args.x``, a name bound in a loop, a branch, a function or
-  more than once, a name read before its one binding runs, a name bound to a dict or
-  list that is read anywhere else too, which may change it in place): the file decides
-  the value in a way specgate does not follow.
+  builds, ``argparse``'s ``args.x`` the file may decide, a name bound in a loop, a
+  branch, a function or more than once, a name read before its one binding runs, a
+  name bound to a dict or list that is read anywhere else too, which may change it in
+  place): the file decides the value in a way specgate does not follow.
 
 A dict literal, and a call of the builtin ``dict`` with keyword arguments alone
 (``dict(method="ngram", num_speculative_tokens=4)``; ``dict`` bound nowhere in the module
@@ -38,6 +41,8 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from specgate.core.errors import UnsettledValue
+from specgate.load.python_argparse import ArgparseReads
+from specgate.load.python_environ import EnvironWrites
 
 
 class Part(NamedTuple):
@@ -186,6 +191,66 @@ class _Origins:
             or (isinstance(n, ast.Attribute) and n.attr == "__builtins__")
             for n in ast.walk(tree)
         )
+        self.environ = EnvironWrites(tree, self.named)
+        self.argparse = ArgparseReads(tree)
+
+    def written_env(self, node: ast.expr, key: ast.expr | None) -> _Judged | None:
+        """The repository's verdict on the environment read ``node`` of ``key`` when the
+        module may write that key itself (``load_dotenv()``, ``os.environ["D"] = "7"``):
+        what the read gets is then not the deployment's, nor the default."""
+        literal = key.value if isinstance(key, ast.Constant) else None
+        write = self.environ.of(literal if isinstance(literal, str) else None)
+        if write is None:
+            return None
+        exact = self.environ.exact.get(literal) if isinstance(literal, str) else None
+        anchor = next((n for n in ast.walk(node) if isinstance(n, ast.Name)), None)
+        if (
+            exact is not None and self.environ.every is None and anchor is not None
+            and self.uses.bound_before(anchor, exact[1])
+        ):
+            return "settled", exact[0], None  # os.environ["D"] = "7" ran before the read
+        text = f"{_text(node, 40)}, after {write[1]} at line {write[2]}"
+        return "repository", None, Part(text, node.lineno)
+
+    def chosen(self, node: ast.IfExp, hops: int) -> _Judged:
+        """``int(sys.argv[1]) if len(sys.argv) > 1 else 4``: where the test reads only
+        what the caller supplies (``sys.argv``, the environment), the value is the
+        caller's (or the literal they leave in place), as the shell's ``${1:-4}`` is;
+        the repository's where the test or either branch is."""
+        if not self.callers_only(node.test):
+            return "repository", None, _part(node)
+        judged = [self.judge(branch, hops) for branch in (node.body, node.orelse)]
+        for kind, value, part in judged:
+            if kind == "repository":
+                return kind, value, part
+        outside = next((j for j in judged if j[0] == "outside"), None)
+        return outside or ("outside", _text(node), _part(node))
+
+    def callers_only(self, node: ast.expr) -> bool:
+        """Whether ``node`` (a condition) reads nothing but literals, ``sys.argv`` and
+        environment keys the module never writes, through ``len``/comparisons."""
+        if isinstance(node, ast.Constant):
+            return True
+        if isinstance(node, ast.Compare):
+            return all(self.callers_only(n) for n in (node.left, *node.comparators))
+        if isinstance(node, ast.BoolOp):
+            return all(self.callers_only(n) for n in node.values)
+        if isinstance(node, ast.UnaryOp):
+            return self.callers_only(node.operand)
+        named = self.named(node)
+        if named == "sys.argv":
+            return True
+        if named == "os.environ":
+            return self.environ.of(None) is None
+        if isinstance(node, ast.Subscript) and self.named(node.value) == "sys.argv":
+            return self.callers_only(node.slice)
+        if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and any(
+            self.builtin(node.func, name) for name in ("len", *_CONVERSIONS)
+        ):
+            return self.callers_only(node.args[0])
+        if isinstance(node, (ast.Subscript, ast.Call)):  # os.environ["D"], os.getenv("D")
+            return self.expression(node, MAX_HOPS)[0] in ("outside", "settled")
+        return False
 
     def named(self, node: ast.expr) -> str | None:
         """``os.environ`` / ``os.getenv`` / ``sys.argv`` when ``node`` names it."""
@@ -278,7 +343,9 @@ class _Origins:
 
     def expression(self, node: ast.expr, hops: int) -> _Judged:
         if isinstance(node, ast.Subscript):  # os.environ["X"], sys.argv[1]
-            if self.named(node.value) in ("os.environ", "sys.argv"):
+            if self.named(node.value) == "os.environ":
+                return self.written_env(node, node.slice) or ("outside", _text(node), _part(node))
+            if self.named(node.value) == "sys.argv":
                 return "outside", _text(node), _part(node)
             return "repository", None, _part(node)
         if isinstance(node, ast.Call) and not any(k.arg is None for k in node.keywords):
@@ -291,6 +358,9 @@ class _Origins:
             if node.keywords and node.keywords[0].arg != "default":
                 getter = False
             if getter and 1 <= len(node.args) + len(node.keywords) <= 2 and node.args:
+                written = self.written_env(node, node.args[0])
+                if written is not None:
+                    return written
                 default = node.args[1] if len(node.args) == 2 else (
                     node.keywords[0].value if node.keywords else None
                 )
@@ -319,6 +389,10 @@ class _Origins:
                 kind, value = _converted(func.id, value)
                 return kind, value, (_part(node) if kind == "repository" else None)
             return "repository", None, _part(node)
+        if isinstance(node, ast.IfExp):
+            return self.chosen(node, hops)
+        if self.follow and self.argparse.callers(node):  # args.d: the command line's
+            return "outside", _text(node), _part(node)
         if isinstance(node, ast.Name) and self.follow and hops < MAX_HOPS and node.id in self.once:
             if not self.uses.bound_before(node, self.bound_at[node.id]):
                 # read before its one binding runs (NameError), or not known to be after it

@@ -44,6 +44,7 @@ from specgate.inputs.engines._scalar import (
 from specgate.inputs.engines.expanded import DEPENDENT_RE, Piece, expanded_chars, pieces, whole
 from specgate.inputs.go_shellwords import compose_words
 from specgate.inputs.pointer import parse_embedded_yaml, parse_json_scalar
+from specgate.inputs.shell_c import script_commands, shell_script_index
 from specgate.load.compose_env import is_compose
 from specgate.load.document import Document, NodePath, Span, SpanIn
 
@@ -522,17 +523,12 @@ def commands_of(
             commands = [replace(c, unresolved={**c.unresolved, len(c.argv): hit}) for c in commands]
         for c in commands:
             spans = placement.spans(c)
-            script = _shell_script(c)
+            script = shell_script_index(c)
             inner_commands: list[Command] = []
             if script is not None:
                 try:
-                    inner_commands = split_commands(
-                        c.argv[script],
-                        arguments=c.argv[script + 2 :],  # sh -c SCRIPT NAME ARGS…
-                        variables=tuple(
-                            (k, v) for k, v in (env or {}).items() if isinstance(v, str)
-                        ),
-                        script=True,
+                    inner_commands = script_commands(  # sh -c SCRIPT NAME ARGS…
+                        c, script, {k: v for k, v in (env or {}).items() if isinstance(v, str)}
                     )
                 except LimitReached as exc:  # a bound reached is never a fallback
                     line = base.line + c.lines[script] if c.lines else base.line
@@ -655,22 +651,9 @@ def _dependent(
     return DEPENDENT_RE.sub(value, word)
 
 
-_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ash", "ksh"})
-_SCRIPT_FLAG = re.compile(r"^-[a-z]*c$")
-
-
 def _all_at(names: Mapping[str, str], at: Span) -> dict[str, Span]:
     """Every name placed at one span."""
     return dict.fromkeys(names, at)
-
-
-def _shell_script(command: Command) -> int | None:
-    """The index of the script word of ``sh -c 'SCRIPT'`` (``bash -lc`` …), or None."""
-    argv = command.argv
-    shell = PurePosixPath(argv[0]).name in _SHELLS if argv else False
-    if len(argv) >= 3 and shell and _SCRIPT_FLAG.fullmatch(argv[1]):
-        return 2
-    return None
 
 
 def _env_spans(command: Command, placement: Placement) -> dict[str, Span]:

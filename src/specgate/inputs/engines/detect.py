@@ -16,7 +16,7 @@ from specgate.inputs.engines._source import (
     looks_like_command,
 )
 from specgate.inputs.engines.environment import container_env
-from specgate.inputs.engines.in_container import image_prefix, in_container, prefixed
+from specgate.inputs.engines.in_container import image_prefix, in_containers, prefixed
 from specgate.inputs.engines.registry import Engine
 from specgate.inputs.engines.service_shell import judged, service_script, service_variables
 from specgate.inputs.engines.unread import (
@@ -75,13 +75,19 @@ class Detector:
                 for e in self.engines
                 if (kind := self._mapping_kind(e, node)) is not None
             ]
-        if not (is_argv(node) or (looks_like_command(node) and not isinstance(node, list))):
+        # a script's commands need no literal flag (`vllm serve "$M" "${ARGS[@]}"`)
+        whole = node is self.doc.data and isinstance(node, str) and self.doc.file.lower(
+        ).endswith((".sh", ".bash"))
+        line = looks_like_command(node) and not isinstance(node, list)
+        if not (is_argv(node) or whole or line):
             return []
         if id(node) in self._bare:
             return [Verdict("other", "other")]  # a flag as the program (bare_launcher)
         try:
             written = commands_of(node, self.doc, (), None)
-            sources = [in_container(s, self.path) for s in written]
+            pairs = [(w, c) for w in written for c in in_containers(w, self.path)]
+            written = [w for w, _ in pairs]  # per source, the command as written
+            sources = [c for _, c in pairs]
             lead = self._prefixes.get(id(node))
             if lead is not None:
                 sources = [prefixed(s, lead[0]) for s in sources]
@@ -112,6 +118,10 @@ class Detector:
                     kind = None
                 if kind is None and hinted and e.name in self.launches:
                     kind = "config"  # the launch of an engine whose model speculates
+                if kind is None and hinted and any(i > 0 for i in source.command.unresolved):
+                    # words not settled may hold its speculative flags: what it runs is
+                    # unsettled, never "none configured" (docs/engines.md#unsettled-values)
+                    kind = "config"
                 if kind is not None:
                     command = index if len(sources) > 1 else None
                     verdicts.append(Verdict(e.name, kind, command))
@@ -152,7 +162,7 @@ class Detector:
             known, files = service_variables(self.doc, found.path, self.path)
             env = dict(known)
         split = commands_of(found.value, self.doc, found.path, self.text, env, script_args=args)
-        sources = [in_container(s, self.path) for s in split]
+        sources = [c for s in split for c in in_containers(s, self.path)]
         # a Compose command / Kubernetes args runs after its image's ENTRYPOINT, as the
         # search read it: the engine reads the argv the container runs
         lead = self._prefixes.get(id(found.value))

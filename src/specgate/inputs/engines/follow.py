@@ -48,7 +48,7 @@ from specgate.inputs.engines._source import (
     norm_key,
 )
 from specgate.inputs.engines.environment import container_env
-from specgate.inputs.engines.in_container import image_prefix, in_container, prefixed
+from specgate.inputs.engines.in_container import image_prefix, in_containers, prefixed
 from specgate.inputs.engines.parallel_floor import below_one
 from specgate.inputs.engines.placed import version_text
 from specgate.inputs.engines.unsettled import hit_span, unsettled_value
@@ -160,7 +160,7 @@ def options_files(
         if not (is_argv(candidate) or looks_like_command(candidate)):
             return []
         try:
-            sources = [in_container(s) for s in commands_of(candidate, doc, (), None)]
+            sources = [c for s in commands_of(candidate, doc, (), None) for c in in_containers(s)]
             lead = prefixes.get(id(candidate))
             if lead is not None:
                 sources = [prefixed(s, lead[0]) for s in sources]
@@ -177,7 +177,8 @@ def options_files(
         env = container_env(doc, hit.path)  # Kubernetes $(NAME): the container's env
         try:
             sources = [
-                in_container(s) for s in commands_of(hit.value, doc, hit.path, text, env)
+                c for s in commands_of(hit.value, doc, hit.path, text, env)
+                for c in in_containers(s)
             ]
         except InputError:
             continue

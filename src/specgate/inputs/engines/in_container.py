@@ -24,8 +24,10 @@ engine readers then see the runner's words, as before.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
+from specgate.core.errors import InputError, LimitReached
 from specgate.inputs.cmdline import Command
 from specgate.inputs.containers import container_argv, image_entry, parse_image
 from specgate.inputs.engines._source import CommandSource
@@ -34,6 +36,7 @@ from specgate.inputs.engines.placed import place
 from specgate.inputs.engines.positionals import positional_programs
 from specgate.inputs.env_files import EnvFiles, outside_value, read_env_file, too_many
 from specgate.inputs.runners import RunnerLaunch, read_runner
+from specgate.inputs.shell_c import script_commands, shell_script_index
 from specgate.inputs.volumes import run_binds
 from specgate.load.document import Span
 
@@ -70,6 +73,37 @@ def in_container(source: CommandSource, path: Path | None = None) -> CommandSour
     # followed through them (docs/engines.md#containers)
     return place(source, argv.words, at=at, kept=kept, env=env, env_words=env_words,
                  image=launch.target, binds=run_binds(launch.options), env_files=files)
+
+
+def in_containers(source: CommandSource, path: Path | None = None) -> list[CommandSource]:
+    """:func:`in_container`; a container whose program is a shell given ``-c`` (``docker
+    run --entrypoint /bin/bash IMAGE -c "vllm serve …"``: the entrypoint replaced, docker
+    docs "ENTRYPOINT (default command to execute at runtime)") is the commands of that
+    script, split as the shell runs them with the container's variables, every word at
+    the script's word (as a script's own ``bash -c`` is read, :func:`commands_of`), each
+    keeping the container's image and environment."""
+    placed = in_container(source, path)
+    script = shell_script_index(placed.command) if placed is not source else None
+    if script is None:
+        return [placed]
+    try:
+        inner = script_commands(placed.command, script, placed.command.env)
+    except LimitReached as exc:  # a bound reached is never a fallback
+        line = placed.spans[script].line if script < len(placed.spans) else None
+        raise LimitReached(exc.reason, placed.file, line) from None
+    except InputError:
+        return [placed]  # a script no shell could split: the wrapper as written
+    at = placed.spans[script] if script < len(placed.spans) else Span(1, 1)
+    return [
+        replace(
+            placed,
+            command=replace(command, env={**placed.command.env, **command.env}),
+            spans=tuple(at for _ in command.argv),
+            char_spans=None,
+            written=None,
+        )
+        for command in inner
+    ]
 
 
 def _container_env(
