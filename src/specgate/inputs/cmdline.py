@@ -95,9 +95,6 @@ _SCRIPT_BLANKS_RE = re.compile(r"(?:[ \t]|\\\n)+")
 _SCRIPT_PLAIN_RE = re.compile(r"(?:[^ \t;&|\n\\\\'\"`$]|\$(?!\())+")
 #: a redirection word (``>/dev/null``, ``2>&1``; alone, ``>``, its target follows)
 _REDIRECTION_RE = re.compile(r"[0-9]*(?:>>|>&|>\||>|<<-|<<|<&|<>|<|&>>|&>)(?=(.*))")
-#: a script's command word that runs no engine: a flag, an engine's Python module
-#: (a line a backslash did not join to ``python -m``)
-_NO_PROGRAM_RE = re.compile(r"\Z|-|(?:sglang|vllm|tensorrt_llm)\.[A-Za-z_.]+$")
 _BLANK_RE = re.compile(r"\s")
 _ELEMENT_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[[^\]]*\]\+?=")
 _LONE_BACKSLASH_RE = re.compile(r"(?:(?<=[ \t])|^)\\(?:[ \t]+|$)", re.MULTILINE)
@@ -726,14 +723,8 @@ def _emit_expanded(
         exported.any = exported.any or "`set -a` exports every later assignment"
     if builtin(argv, shell):
         return
-    if flow.script and 0 not in unresolved and _NO_PROGRAM_RE.match(argv[0]):
-        return  # a shell runs no program "--flag" or "sglang.launch_server"
-    if flow.script and 0 in unresolved:
-        flags = (i for i, w in enumerate(argv) if w.startswith("-") and w != "-m")
-        head = [next(flags, len(argv))]
-        if all(i in unresolved for i in range(head[0])):
-            what = f"`{argv[0][:60]}`: the program this command runs is not settled"
-            unresolved.setdefault(len(argv), (what, True, True))
+    if flow.no_program(argv, unresolved):
+        return
     redefined = flow.redefined_hit(argv[0])
     if redefined is not None:
         unresolved.setdefault(len(argv), redefined)

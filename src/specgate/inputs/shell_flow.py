@@ -29,6 +29,10 @@ import re
 
 from specgate.inputs.shell_params import Hit, Segments, Shell
 
+#: a script's command word that runs no engine: a flag, an engine's Python module
+#: (a line a backslash did not join to ``python -m``)
+_NO_PROGRAM_RE = re.compile(r"\Z|-|(?:sglang|vllm|tensorrt_llm)\.[A-Za-z_.]+$")
+
 _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*")
 _FUNCTION_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.:-]*)\(\)$")
 _OPENERS = frozenset({"if", "while", "until", "for", "select", "case", "{", "("})
@@ -217,6 +221,18 @@ class Flow:
     def _define(self, name: str) -> None:
         self.redefined.add(name)
         self._function_pending = True
+
+    def no_program(self, argv: list[str], unresolved: dict[int, Hit]) -> bool:
+        """True where a script's line runs no program ("--flag", "sglang.launch_server");
+        a program word that is not settled is marked in ``unresolved``."""
+        if self.script and 0 not in unresolved and _NO_PROGRAM_RE.match(argv[0]):
+            return True
+        if self.script and 0 in unresolved:
+            flags = (i for i, w in enumerate(argv) if w.startswith("-") and w != "-m")
+            if all(i in unresolved for i in range(next(flags, len(argv)))):
+                what = f"`{argv[0][:60]}`: the program this command runs is not settled"
+                unresolved.setdefault(len(argv), (what, True, True))
+        return False
 
     def redefined_hit(self, program: str) -> Hit | None:
         """A hit for a command whose program the script redefined, else None."""
