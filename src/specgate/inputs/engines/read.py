@@ -427,7 +427,9 @@ def _command_model(
     a runner's image or the ENTRYPOINT a Compose command / Kubernetes args follow."""
     table, arity = target.entries(engine), target.arity(engine)
     positional = target.positional_model(source.command.argv, source.spans, table, arity)
-    if positional is None:
+    if positional is None and not target.names_program(source.command.argv, table):
+        # the command as written is not the program: the ENTRYPOINT it follows runs
+        # first (a command already placed after it names its program itself)
         words, spans = target.in_container(source.command.argv, source.spans, engine)
         if not words and found.verdict.command is None:
             words, spans = target.launch_prefix(doc, found.path, text, engine)
