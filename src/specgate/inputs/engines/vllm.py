@@ -172,19 +172,36 @@ def detect_flags(flags: Mapping[str, Flag], dotted: Mapping[str, object]) -> Kin
 
 def dotted_options(argv: tuple[str, ...]) -> dict[str, tuple[str, int]]:
     """``--speculative-config.KEY VALUE`` / ``-sc.KEY VALUE`` / ``=VALUE`` words →
-    {KEY: (VALUE, word index)}."""
-    out: dict[str, tuple[str, int]] = {}
+    {KEY: (VALUE, word index)}, the block vLLM's parser makes of them: the keys of the
+    spelling met last among those written (:func:`dotted_groups`)."""
+    groups = dotted_groups(argv)
+    return groups[-1] if groups else {}
+
+
+def dotted_groups(argv: tuple[str, ...]) -> list[dict[str, tuple[str, int]]]:
+    """The dotted words of each spelling (``--speculative-config.``, ``-sc.``), in the
+    order each spelling is first met. FlexibleArgumentParser.parse_args gathers them
+    into one dict per spelling (the name before the first ``.``, ``_`` read as ``-``
+    after ``--``) and appends each as a last ``SPELLING JSON``, in that order, so
+    argparse keeps the last one whole: ``-sc.method X --speculative-config.KEY V``
+    gives ``{KEY: V}`` (vllm/utils/argparse_utils.py:404-465 at v0.32.0;
+    vllm/utils/__init__.py:1779-1821 at v0.10.0; the recorded answers
+    vllm-0857/0861-random-cli at 0.32.0)."""
+    groups: dict[str, dict[str, tuple[str, int]]] = {}
     for i, word in enumerate(argv):
         name, eq, inline = word.partition("=")
         head = name.replace("_", "-")
         if not head.startswith(DOTTED_PREFIXES):
             continue
-        key = norm_key(name.split(".", 1)[1])
+        spelling, _, rest = name.partition(".")
+        if spelling.startswith("--"):
+            spelling = spelling.replace("_", "-")
+        key = norm_key(rest)
         if eq:
-            out[key] = (inline, i)
+            groups.setdefault(spelling, {})[key] = (inline, i)
         elif i + 1 < len(argv):
-            out[key] = (argv[i + 1], i + 1)
-    return out
+            groups.setdefault(spelling, {})[key] = (argv[i + 1], i + 1)
+    return list(groups.values())
 
 
 def _v0_block(opts: Options, b: Builder) -> dict[str, Opt]:
@@ -506,6 +523,16 @@ def command_options(source: CommandSource, flags: FlagSpec = FLAGS) -> Options:
         key: Opt(_scalar(value), source.spans[index])
         for key, (value, index) in dotted_options(source.command.argv).items()
     }
+    if dotted and "speculative_config" in opts:
+        # FlexibleArgumentParser.parse_args appends the dotted keys as a last
+        # `--speculative-config JSON` ("Add the dict args back as if they were originally
+        # passed as JSON"), so argparse's last value wins: the JSON written is dropped,
+        # not merged (dotted_groups; docs/engines.md#dotted-options)
+        written = opts["speculative_config"]
+        opts["speculative_config"] = Opt(
+            json.dumps({k: o.value for k, o in dotted.items()}), written.span, dict(dotted)
+        )
+        return merge_shorthands(opts)
     return merge_shorthands(opts, dotted)
 
 
