@@ -177,6 +177,11 @@ def test_tables_map_to_mechanisms(engine: str) -> None:
             # a key that held the draft's weights → the last release it was read in
             assert all(re.fullmatch(r"\d+\.\d+\.\d+", value) for value in values), values
             continue
+        if name == "model_option":
+            # vllm serve's --model: the releases read, refused through, moved from
+            assert set(table["entries"]) == {"oldest_read", "refused_through", "moved_from"}
+            assert all(re.fullmatch(r"\d+\.\d+\.\d+", value) for value in values), values
+            continue
         if name == "positionals":
             # a program (or subcommand) → how many positional words its parser takes
             assert all(value.isdigit() for value in values), values

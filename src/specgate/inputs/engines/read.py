@@ -42,6 +42,7 @@ from specgate.inputs.engines.launch import (
     container_options,
     merge_fragments,
 )
+from specgate.inputs.engines.model_option import refused_model_option
 from specgate.inputs.engines.placed import image_via, version_text
 from specgate.inputs.engines.positionals import refused_positionals
 from specgate.inputs.engines.registry import ENGINES, Engine
@@ -413,8 +414,9 @@ class _Reading:
             command_line=not isinstance(found.value, Mapping),
         )
         if command is not None:  # more positional words than the program takes
+            config = refused_positionals(config, command.command.argv, command.spans)
             config = _image_outside(
-                refused_positionals(config, command.command.argv, command.spans), command
+                refused_model_option(config, command.command.argv, command.spans), command
             )
         # keys a Python dict leaves unsettled: kept aside when D and the method stand
         return keywise.judged(spec.name, config, doc, found.path, found.value)
