@@ -17,6 +17,7 @@ import pytest
 
 from specgate.core.errors import InputError, UnsettledValue
 from specgate.inputs.engines import read_engine_file
+from specgate.inputs.types import EngineConfig
 
 SGL = (
     "model-path: Qwen/Qwen3-8B\nspeculative-algorithm: EAGLE3\n"
@@ -64,3 +65,25 @@ def test_a_file_outside_the_repository_is_not_read(tmp_path: Path) -> None:
     (tmp_path / "sgl.yaml").write_text(SGL, "utf-8")
     with pytest.raises(InputError, match="leaves the repository"):
         _read(root, "python3 -m sglang.launch_server --config ../sgl.yaml")
+
+
+def test_a_key_spelled_with_underscores_is_refused(tmp_path: Path) -> None:
+    # ConfigArgumentMerger writes `--{key}` as written (0.5.6.post2 _add_scalar_arg,
+    # 0.5.23 server_args_config_parser.py:230): `--speculative_num_steps` is no flag of
+    # SGLang's argparse (flags spelled with `-`): "unrecognized arguments"
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "sgl.yaml").write_text(
+        SGL.replace("speculative-num-steps: 4", "speculative_num_steps: 4"), "utf-8"
+    )
+    (tmp_path / "run.sh").write_text("python3 -m sglang.launch_server --config sgl.yaml\n")
+    config = read_engine_file(tmp_path / "run.sh", "run.sh")
+    (issue,) = [i for i in config.issues if i.code == "SG307"]
+    assert "`--speculative_num_steps`" in issue.message
+    assert config.spans[issue.field].line == 4  # the key's line in sgl.yaml
+    # the `-` spelling of the trial's file is what SGLang reads
+    assert not [i for i in _config(tmp_path).issues if i.code == "SG307"]
+
+
+def _config(root: Path) -> EngineConfig:
+    (root / "sgl.yaml").write_text(SGL, "utf-8")
+    return read_engine_file(root / "run.sh", "run.sh")

