@@ -612,38 +612,12 @@ def _bare_finding(bare: _Bare, words: Sequence[str], shown: str,
                         speculates=bool(_speculative_flags(words)))
 
 
-def _no_entrypoint(doc: Document, path: NodePath) -> _Bare | None:
-    """When ``path`` is the command that follows the image's ENTRYPOINT (a Kubernetes
-    container's ``args`` with no ``command``, a Compose service's ``command`` with no
-    ``entrypoint``) and the image, one of an engine specgate reads, has no ENTRYPOINT
-    that starts the server (``image-entrypoints.json``: ``entrypoint`` null), what to
-    say: the command's first word is then the program the container runs."""
-    if not path or not isinstance(path[-1], str):
-        return None
-    try:
-        _, container = resolve_pointer(doc.data, format_pointer(path[:-1]))
-    except InputError:
-        return None
-    if not isinstance(container, Mapping) or not isinstance(container.get("image"), str):
-        return None
-    override, follows = ("command", "args") if "name" in container else ("entrypoint", "command")
-    if path[-1] != follows or container.get(override) is not None:
-        return None
-    found = bare_image(container["image"])
-    if found is None:
-        return None
-    entry = found
-    image = container["image"] if len(container["image"]) <= 80 else container["image"][:79] + "…"
-    name = knowledge(entry.engine).display_name
-    return _Bare(image, follows, name, entry.server, entry.source)
-
-
-def _unknown_entrypoint(doc: Document, path: NodePath) -> str | None:
-    """When ``path`` is the command that follows the image's ENTRYPOINT (Kubernetes
-    ``args`` with no ``command``, Compose ``command`` with no ``entrypoint``) and that
-    ENTRYPOINT is not known (an image of no entry in ``image-entrypoints.json``, or the
-    image a Compose service builds whose ENTRYPOINT is not settled): how to name the
-    image; the command's first word is then an argument, not the program (trial3/14)."""
+def _following(
+    doc: Document, path: NodePath
+) -> tuple[Mapping[object, object], str] | None:
+    """(the container, its key) when ``path`` is the command that follows the image's
+    ENTRYPOINT: a Kubernetes container's ``args`` with no ``command``, a Compose
+    service's ``command`` with no ``entrypoint``; else None."""
     if not path or not isinstance(path[-1], str):
         return None
     try:
@@ -655,6 +629,39 @@ def _unknown_entrypoint(doc: Document, path: NodePath) -> str | None:
     override, follows = ("command", "args") if "name" in container else ("entrypoint", "command")
     if path[-1] != follows or container.get(override) is not None:
         return None
+    return container, follows
+
+
+def _no_entrypoint(doc: Document, path: NodePath) -> _Bare | None:
+    """When ``path`` is the command that follows the image's ENTRYPOINT (a Kubernetes
+    container's ``args`` with no ``command``, a Compose service's ``command`` with no
+    ``entrypoint``) and the image, one of an engine specgate reads, has no ENTRYPOINT
+    that starts the server (``image-entrypoints.json``: ``entrypoint`` null), what to
+    say: the command's first word is then the program the container runs."""
+    found_container = _following(doc, path)
+    written = found_container[0].get("image") if found_container is not None else None
+    if found_container is None or not isinstance(written, str):
+        return None
+    follows = found_container[1]
+    found = bare_image(written)
+    if found is None:
+        return None
+    entry = found
+    image = written if len(written) <= 80 else written[:79] + "…"
+    name = knowledge(entry.engine).display_name
+    return _Bare(image, follows, name, entry.server, entry.source)
+
+
+def _unknown_entrypoint(doc: Document, path: NodePath) -> str | None:
+    """When ``path`` is the command that follows the image's ENTRYPOINT (Kubernetes
+    ``args`` with no ``command``, Compose ``command`` with no ``entrypoint``) and that
+    ENTRYPOINT is not known (an image of no entry in ``image-entrypoints.json``, or the
+    image a Compose service builds whose ENTRYPOINT is not settled): how to name the
+    image; the command's first word is then an argument, not the program (trial3/14)."""
+    found = _following(doc, path)
+    if found is None:
+        return None
+    container = found[0]
     image = container.get("image")
     if "build" in container and "name" not in container and (
         not isinstance(image, str) or container.get("pull_policy") == "build"
