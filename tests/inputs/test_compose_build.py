@@ -264,3 +264,74 @@ def test_an_options_file_is_read_at_the_built_image_s_release(
     assert [s for s, _, m in found(dep, "SG307") if LOAD in m] == [severity]
     notes = dep["inputs"]["engine"]["notes"]
     assert not any("speculation.engine_version 1.2.0" in n for n in notes), notes
+
+
+# trial3/14: the built image's ENTRYPOINT is the Dockerfile stage chain's own, else the
+# base image's (Dockerfile reference, ENTRYPOINT: inherited unless redefined; CMD and
+# ENTRYPOINT of the base image, vllm/vllm-openai's ["vllm", "serve"] at
+# vllm-project/vllm docker/Dockerfile@dead20ba). A Compose `command:` follows it.
+MODEL = "meta-llama/Llama-3.1-8B-Instruct"
+POSITIONAL = (
+    f'    command: ["{MODEL}", "--speculative-config", '
+    "'{\"method\":\"ngram\",\"num_speculative_tokens\":3,\"prompt_lookup_max\":4}']\n"
+)
+
+
+def _served(root: Path, dockerfile: str, extra: str = "") -> tuple[str | None, int | None]:
+    compose = f"services:\n  api:\n{extra}    build: .\n{POSITIONAL}"
+    (root / ".git").mkdir(parents=True, exist_ok=True)
+    (root / "compose.yaml").write_text(compose, "utf-8")
+    (root / "Dockerfile").write_text(dockerfile, "utf-8")
+    from specgate.core.errors import InputError
+
+    try:
+        config = read_engine_file(root / "compose.yaml", "compose.yaml")
+    except InputError:
+        return None, None
+    return config.target_model, config.draft_length
+
+
+@pytest.mark.parametrize(
+    "dockerfile",
+    [
+        # trial3/14's build/Dockerfile: no ENTRYPOINT of its own
+        "FROM vllm/vllm-openai:v0.30.0\nRUN pip install --no-cache-dir flashinfer-python\n",
+        # through a registry mirror, and through a stage that continues another
+        "FROM registry.example.com:5000/mirror/vllm/vllm-openai:v0.30.0\n",
+        "FROM vllm/vllm-openai:v0.30.0 AS base\nFROM base\nRUN echo hi\n",
+        # its own exec-form ENTRYPOINT naming the program
+        'FROM python:3.11\nRUN pip install vllm==0.30.0\nENTRYPOINT ["vllm", "serve"]\n',
+        # the last ENTRYPOINT counts; a later stage continuing it keeps it
+        'FROM python:3.11 AS a\nENTRYPOINT ["python3"]\nENTRYPOINT ["vllm", "serve"]\n'
+        "FROM a\n",
+    ],
+)
+def test_a_built_image_runs_its_entrypoint(tmp_path: Path, dockerfile: str) -> None:
+    assert _served(tmp_path, dockerfile) == (MODEL, 3)
+
+
+@pytest.mark.parametrize(
+    "dockerfile",
+    [
+        # its own ENTRYPOINT replaces the base image's: the model is python3's argument
+        'FROM vllm/vllm-openai:v0.30.0\nENTRYPOINT ["python3", "launch.py"]\n',
+        # the shell form runs /bin/sh -c and takes no arguments
+        "FROM vllm/vllm-openai:v0.30.0\nENTRYPOINT vllm serve\n",
+        # a base image whose ENTRYPOINT is not known
+        "FROM example.com/team/server:1\n",
+        # the base is not settled (an ARG with no value)
+        "ARG BASE\nFROM ${BASE}\n",
+    ],
+)
+def test_a_built_image_whose_entrypoint_is_not_known_is_not_read_as_vllm(
+    tmp_path: Path, dockerfile: str
+) -> None:
+    assert _served(tmp_path, dockerfile)[0] != MODEL
+
+
+def test_an_image_beside_build_runs_the_pulled_image(tmp_path: Path) -> None:
+    # Compose pulls image: first (no pull_policy): its ENTRYPOINT, not the Dockerfile's
+    dockerfile = "FROM vllm/vllm-openai:v0.30.0\n"
+    assert _served(tmp_path, dockerfile, "    image: example.com/team/api:1\n")[0] != MODEL
+    policy = "    image: example.com/team/api:1\n    pull_policy: build\n"
+    assert _served(tmp_path, dockerfile, policy) == (MODEL, 3)

@@ -207,3 +207,45 @@ def test_every_engine_image_has_its_tag_forms() -> None:
             form = tag_form(ref)
             assert form is not None and form.engine == engine, name
             assert form.unpinned and form.source, name
+
+
+# trial3/14: an image pulled through a registry mirror keeps the upstream repository
+# path after the mirror's host (and any path the mirror puts before it), so it is of
+# the upstream family: ENTRYPOINT ["vllm", "serve"] (vllm-project/vllm docker/Dockerfile
+# @dead20ba) and the release its tag names. A host-less three-part name is not a mirror
+# (Docker Hub names have two parts), and a family's path inside another name is not it.
+@pytest.mark.parametrize(
+    ("reference", "version"),
+    [
+        ("registry.internal.example.com:5000/mirror/vllm/vllm-openai:v0.30.0", "0.30.0"),
+        ("myregistry.local/vllm/vllm-openai:v0.10.1", "0.10.1"),
+        ("localhost:5000/vllm/vllm-openai:v0.26.0", "0.26.0"),
+        ("docker.io/vllm/vllm-openai:v0.26.0", "0.26.0"),
+        ("ghcr.io/acme/vllm/vllm-openai:v0.11.0", "0.11.0"),
+    ],
+)
+def test_a_mirrored_image_is_of_its_upstream_family(reference: str, version: str) -> None:
+    ref = parse_image(reference)
+    assert ref is not None
+    entry = image_entry(ref)
+    assert entry is not None and entry.entrypoint == ("vllm", "serve")
+    assert image_version(ref).text == version
+    from specgate.inputs.containers import images_of
+
+    found = images_of("vllm", f"    image: {reference}\n")
+    assert found is not None and [pin.version for pin in found.pinned] == [version]
+
+
+@pytest.mark.parametrize(
+    "reference",
+    ["acme/vllm-openai:v0.30.0", "example.com/vllm-openai-fork:v0.30.0",
+     "example.com/vllm/vllm-openai-fork:v0.30.0"],
+)
+def test_a_name_that_only_resembles_a_family_is_not_of_it(reference: str) -> None:
+    ref = parse_image(reference)
+    assert ref is not None
+    assert image_entry(ref) is None and not known_repository(ref)
+    from specgate.inputs.containers import images_of
+
+    found = images_of("vllm", f"    image: {reference}\n")
+    assert found is not None and found.pinned == ()

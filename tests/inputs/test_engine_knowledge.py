@@ -95,6 +95,10 @@ def test_tables_map_to_mechanisms(engine: str) -> None:
         if name == "launch_commands":
             assert values <= {"program", "module"}, values
             continue
+        if name == "options_file_keys":
+            # how an options file's keys become words: `--KEY` as written (SGLang)
+            assert values == {"flags-as-written"}, values
+            continue
         if name == "command_options":
             # a flag of the serving command → the options file's key it stands for
             names = {setting["name"] for setting in data["settings"]}
@@ -175,6 +179,11 @@ def test_tables_map_to_mechanisms(engine: str) -> None:
             continue
         if name == "former_draft_keys":
             # a key that held the draft's weights → the last release it was read in
+            assert all(re.fullmatch(r"\d+\.\d+\.\d+", value) for value in values), values
+            continue
+        if name == "model_option":
+            # vllm serve's --model: the releases read, refused through, moved from
+            assert set(table["entries"]) == {"oldest_read", "refused_through", "moved_from"}
             assert all(re.fullmatch(r"\d+\.\d+\.\d+", value) for value in values), values
             continue
         if name == "positionals":

@@ -212,3 +212,53 @@ def test_a_long_command_is_walked_once() -> None:
     argv = ["--enforce-eager"] * 60_000 + ["M"]
     assert interspersed_model(argv, 0, arity("vllm")) == 60_000
     assert interspersed_model(["--served-model-name", *["x"] * 60_000], 0, arity("vllm")) is None
+
+
+# `--model X` where no positional model is given: vLLM serves X (vllm 0.32.0
+# vllm/entrypoints/cli/serve.py:56-57 sets args.model from model_tag only when one is
+# given; vllm/utils/argparse_utils.py:287-316 moves `--model X` to the positional's
+# place). The ENTRYPOINT runs once before the command (trial3/01: it was placed twice,
+# and its second `vllm` read as the model).
+MODEL_FLAG = f"""\
+services:
+  vllm:
+    image: vllm/vllm-openai:v0.30.0
+    command: ["--model", "{LLAMA}", "--speculative-config", '{SC}']
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "span"),
+    [
+        # the list form under the image's ENTRYPOINT: line 4, the second item at column 26
+        (MODEL_FLAG, Span(4, 26)),
+        # the string form (folded: the JSON holds ": ")
+        (MODEL_FLAG.replace(
+            f'command: ["--model", "{LLAMA}", "--speculative-config", \'{SC}\']',
+            f"command: >\n      --model {LLAMA} --speculative-config '{SC}'",
+        ), Span(5, 15)),
+        # --model last
+        (MODEL_FLAG.replace(
+            f'command: ["--model", "{LLAMA}", "--speculative-config", \'{SC}\']',
+            f'command: ["--speculative-config", \'{SC}\', "--model", "{LLAMA}"]',
+        ), None),
+        # the Compose entrypoint written out: `vllm serve` then the command
+        (MODEL_FLAG.replace("    command:", '    entrypoint: ["vllm", "serve"]\n    command:'),
+         Span(5, 26)),
+    ],
+)
+def test_compose_model_option_after_entrypoint(text: str, span: Span | None) -> None:
+    model, where = _yaml(text)
+    assert model == LLAMA
+    if span is not None:
+        assert where == span
+
+
+def test_kubernetes_model_option_after_command() -> None:
+    text = KUBERNETES.replace(
+        f"            - {LLAMA}\n", f"            - --model\n            - {LLAMA}\n"
+    )
+    # `command: [vllm, serve]` + args `… --model MODEL`: the model item is line 16, column 15
+    assert _yaml(text) == (LLAMA, Span(16, 15))
+    without = text.replace('          command: ["vllm", "serve"]\n', "")
+    assert _yaml(without) == (LLAMA, Span(15, 15))  # the image's ENTRYPOINT, once

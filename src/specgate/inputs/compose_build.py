@@ -101,11 +101,52 @@ def _building_service(
     return name, service["build"]
 
 
+def built_entrypoint(
+    doc: Document, service: Mapping[object, object], compose: Path
+) -> tuple[str, ...] | None:
+    """The ENTRYPOINT of the image a Compose ``service`` builds (docs/engines.md#built-images):
+    the exec-form ENTRYPOINT its Dockerfile's stage chain sets, else the one of the image
+    the build starts from (image-entrypoints.json), as BuildKit leaves it (Dockerfile
+    reference, ENTRYPOINT: a base image's is inherited unless redefined). None when the
+    service builds no image, when the build is not settled, when the Dockerfile's is the
+    shell form (it takes no arguments), or when the base image's is not known."""
+    from specgate.inputs.containers import image_entry, parse_image
+
+    services = doc.data.get("services") if isinstance(doc.data, Mapping) else None
+    name = next((k for k, v in services.items() if v is service), None) if isinstance(
+        services, Mapping) else None
+    if not isinstance(name, str) or _building_service(doc.data, ("services", name)) is None:
+        return None
+    try:
+        stage, base = _build_stage(doc, name, service["build"], compose)
+    except df.Unsettled:
+        return None
+    if stage.entrypoint is not None:
+        return tuple(stage.entrypoint) if isinstance(stage.entrypoint, list) else None
+    ref = parse_image(base) if base is not None else None
+    entry = image_entry(ref) if ref is not None else None
+    if entry is None or not entry.entrypoint or entry.splits_arguments:
+        return None
+    return entry.entrypoint
+
+
 def _read_build(
     doc: Document, name: str, build: object, compose: Path
 ) -> tuple[int, str | None, list[df.Run]]:
     """(FROM line of the stage built, the image the build starts from or None for
     ``scratch``, the RUN lines of the stages built).
+
+    Raises:
+        df.Unsettled: anything the build does not settle from the repository.
+    """
+    stage, base = _build_stage(doc, name, build, compose)
+    return stage.line, base, stage.runs
+
+
+def _build_stage(
+    doc: Document, name: str, build: object, compose: Path
+) -> tuple[df.Stage, str | None]:
+    """(the stage built, the image the build starts from or None for ``scratch``).
 
     Raises:
         df.Unsettled: anything the build does not settle from the repository.
@@ -143,7 +184,7 @@ def _read_build(
         base = df.base_image(stages, stage, glob)
     except df.Unsettled as exc:
         raise df.Unsettled(f"{shown}: {exc}") from None
-    return stage.line, None if base.lower() == "scratch" else base, stage.runs
+    return stage, None if base.lower() == "scratch" else base
 
 
 def _inside(folder: Path, relative: object, what: str) -> Path:

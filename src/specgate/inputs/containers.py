@@ -175,6 +175,28 @@ def _short(repository: str) -> str:
     return repository.removeprefix("library/")
 
 
+def _path(repository: str) -> str:
+    """The repository path after its registry host (``ghcr.io/ggml-org/llama.cpp`` →
+    ``ggml-org/llama.cpp``): the first component is a host when it holds ``.`` or
+    ``:`` or is ``localhost`` (distribution/reference's rule, as :func:`parse_image`)."""
+    registry, _, path = repository.partition("/")
+    if path and ("." in registry or ":" in registry or registry == "localhost"):
+        return path.removeprefix("library/")
+    return repository
+
+
+def _of_family(repository: str, names: frozenset[str]) -> bool:
+    """``repository`` is one of ``names`` (paths, :func:`_path`) from any registry: the
+    same path after its host, or a mirror's path that ends with it at a component
+    boundary (``registry.example.com:5000/mirror/vllm/vllm-openai`` is
+    ``vllm/vllm-openai`` pulled through a mirror; docs/engines.md#containers)."""
+    path = _path(repository)
+    if path in names:
+        return True
+    parts = path.split("/")
+    return any("/".join(parts[i:]) in names for i in range(1, len(parts) - 1))
+
+
 @cache
 def _entries() -> tuple[tuple[frozenset[str], re.Pattern[str] | None, ImageEntry], ...]:
     data = json.loads(read_data("image-entrypoints.json"))
@@ -192,7 +214,7 @@ def _entries() -> tuple[tuple[frozenset[str], re.Pattern[str] | None, ImageEntry
             tuple(item.get("server", ())),
         )
         tags = re.compile(item["tags"]) if item["tags"] else None
-        out.append((frozenset(_short(name) for name in item["repository"]), tags, entry))
+        out.append((frozenset(_path(_short(name)) for name in item["repository"]), tags, entry))
     return tuple(out)
 
 
@@ -201,7 +223,7 @@ def _tag_forms() -> tuple[tuple[frozenset[str], TagForm], ...]:
     data = json.loads(read_data("image-tags.json"))
     return tuple(
         (
-            frozenset(_short(name) for name in item["repository"]),
+            frozenset(_path(_short(name)) for name in item["repository"]),
             TagForm(
                 item["engine"],
                 re.compile(item["version"]) if item["version"] else None,
@@ -217,7 +239,7 @@ def _tag_forms() -> tuple[tuple[frozenset[str], TagForm], ...]:
 def tag_form(image: ImageRef) -> TagForm | None:
     """The tag forms of ``image``'s family, None for an image of no recorded family."""
     for names, form in _tag_forms():
-        if image.repository in names:
+        if _of_family(image.repository, names):
             return form
     return None
 
@@ -227,7 +249,7 @@ def image_entry(image: ImageRef) -> ImageEntry | None:
     An entry with a tag pattern needs a tag it matches (``server-cuda`` for llama.cpp's
     server stage); an image of a known repository whose tag no entry matches is None."""
     for names, tags, entry in _entries():
-        if image.repository not in names:
+        if not _of_family(image.repository, names):
             continue
         if tags is None or (image.tag is not None and tags.fullmatch(image.tag)):
             return entry
@@ -236,7 +258,7 @@ def image_entry(image: ImageRef) -> ImageEntry | None:
 
 def known_repository(image: ImageRef) -> bool:
     """``image`` is of a repository in the table (whatever its tag)."""
-    return any(image.repository in names for names, _, _ in _entries())
+    return any(_of_family(image.repository, names) for names, _, _ in _entries())
 
 
 def container_argv(
@@ -348,10 +370,13 @@ def _engine_pattern(engine: str) -> re.Pattern[str] | None:
     if not names:
         return None
     alternatives = "|".join(re.escape(name) for name in names)
-    hub = r"(?:(?:index\.)?docker\.io/(?:library/)?)?"
+    # a registry host (one holding "." or ":", or localhost: docker.io, ghcr.io, a
+    # mirror's host:port) and a mirror's path before the family's path (_of_family)
+    host = r"(?:(?:[A-Za-z0-9-]+\.[A-Za-z0-9.-]+|localhost)(?::\d+)?|[A-Za-z0-9-]+:\d+)/"
+    mirror = r"(?:" + host + r"(?:[a-z0-9._-]+/){0,8})?"
     return re.compile(
         r"(?:(?<![\w./-])|(?<=:-))("
-        + hub + r"(?:" + alternatives + r")" + _REFERENCE_TAIL
+        + mirror + r"(?:" + alternatives + r")" + _REFERENCE_TAIL
         + r")(?![\w./:@-])"
     )
 

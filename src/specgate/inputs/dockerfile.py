@@ -90,6 +90,9 @@ class Stage:
     workdir: str | None = None
     files: list[tuple[str | None, Path | None, bool]] = field(default_factory=list)
     runs: list[Run] = field(default_factory=list)
+    #: the ENTRYPOINT the stage's chain sets (exec form: its words; shell form: its
+    #: text, which runs as ``/bin/sh -c`` and takes no arguments); None: the base image's
+    entrypoint: list[str] | str | None = None
 
     def visible(self) -> dict[str, str | None]:
         """The variables its instructions see: ENV over ARG."""
@@ -229,6 +232,7 @@ def stages(
             if parent is not None:  # continues an earlier stage
                 new.env, new.workdir = dict(parent.env), parent.workdir
                 new.files, new.runs = list(parent.files), list(parent.runs)
+                new.entrypoint = parent.entrypoint
             found.append(new)
         elif stage is None:
             if ins.keyword == "ARG":
@@ -241,6 +245,10 @@ def stages(
             _workdir(ins.rest, stage)
         elif ins.keyword in ("COPY", "ADD"):
             _copy(ins, stage, context)
+        elif ins.keyword == "ENTRYPOINT":
+            # the last ENTRYPOINT counts (Dockerfile reference, ENTRYPOINT); JSON that
+            # is not a list of strings is the shell form, as for RUN
+            stage.entrypoint = _run(ins) if not ins.heredoc else ins.rest
         elif ins.keyword == "RUN":
             stage.runs.append(
                 Run(ins.line, _run(ins), stage.visible(), stage.workdir, stage.files,

@@ -62,9 +62,17 @@ class Detector:
         #: reads them (:func:`~specgate.inputs.engines.unread.bare_launcher`).
         self._bare: set[int] = set()
 
+    def _built(self, service: Mapping[object, object]) -> tuple[str, ...] | None:
+        """The ENTRYPOINT of the image a Compose service builds (docs/engines.md#built-images)."""
+        if self.path is None:
+            return None
+        from specgate.inputs.compose_build import built_entrypoint
+
+        return built_entrypoint(self.doc, service, self.path)
+
     def __call__(self, node: object) -> list[Verdict]:
         if isinstance(node, Mapping):
-            container = image_prefix(node)
+            container = image_prefix(node, self._built)
             if container is not None:
                 self._prefixes[id(container[0])] = (container[1], container[2])
             bare = bare_command(node)

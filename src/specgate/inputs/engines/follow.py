@@ -1,6 +1,6 @@
 """Launch commands that keep their speculative configuration in an options file:
 ``trtllm-serve MODEL --extra_llm_api_options FILE.yaml`` (``--config``), ``vllm serve
-MODEL --config FILE.yaml``.
+MODEL --config FILE.yaml``, ``python3 -m sglang.launch_server --config FILE.yaml``.
 
 When a file holds no speculative configuration of its own but a launch command of an
 engine (a shell script, a Compose ``command``, a Kubernetes ``args`` list) names an
@@ -22,8 +22,10 @@ What is known per engine is data (``specgate/data/engines/*.json``): the table
 (the flag naming the file → which wins for the served model: ``file-wins`` when the
 file's keys are merged over the command's, as TensorRT-LLM's
 ``update_llm_args_with_extra_dict`` does; ``command-wins`` when the command line
-overrides the file, as vLLM's ``FlexibleArgumentParser._pull_args_from_config``
-orders them).
+overrides the file, as vLLM's ``FlexibleArgumentParser._pull_args_from_config`` and
+SGLang's ``prepare_server_args`` (``ConfigArgumentMerger``) order them). Where the
+command wins and sets speculative flags of its own beside the file, the two are not
+merged here: SG314 at its first such word.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ from specgate.load.document import Document, NodePath, Span
 
 _OPTIONS_TABLE = "options_files"
 _LAUNCH_TABLE = "launch_commands"
+_KEYS_TABLE = "options_file_keys"
 
 
 @dataclass(frozen=True)
@@ -393,6 +396,7 @@ def follow(
             line,
             column,
         )
+    _command_speculates(named, shown)
     mapped = _host_path(doc, named)
     relative = mapped.relative
     if relative is None:
@@ -449,12 +453,80 @@ def follow(
             "(docs/engines.md#containers)"
         )
     config = replace(config, notes=(note, *config.notes))
+    config = _keys_as_flags(config, named, file, file_shown)
     stated = _command_model(named)
     if stated is not None and (named.precedence == "command-wins" or not config.target_model):
         # the model stands in the command's file, not the options file: no span
         spans = {k: v for k, v in config.spans.items() if k != "target_model"}
         config = replace(config, target_model=stated, spans=spans)
     return _command_options(_command_fields(config, named, shown), named)
+
+
+def _keys_as_flags(
+    config: EngineConfig, named: OptionsFile, file: Path, shown: str
+) -> EngineConfig:
+    """``config`` with SG307 at the first key of the options file the engine turns into
+    a ``--KEY`` word its parser refuses (the ``options_file_keys`` table: SGLang writes
+    the key as written, so ``speculative_num_steps`` is ``--speculative_num_steps``, not
+    a flag of SGLang's): the server stops with "unrecognized arguments"."""
+    data = knowledge(named.engine)
+    if not data.has_table(_KEYS_TABLE) or named.spelled not in data.table(_KEYS_TABLE):
+        return config
+    from specgate.load.read import load_document
+
+    doc = load_document(file, shown)
+    if not isinstance(doc.data, Mapping):
+        return config
+    for key in list(doc.data)[:4096]:
+        if not isinstance(key, str) or "_" not in key:
+            continue
+        setting = data.setting("--" + key)
+        if setting is None or f"--{key}" in setting.spellings():
+            continue
+        span = doc.locate((key,))
+        issue = EngineIssue(
+            "SG307",
+            f"{data.display_name} refuses to start: {named.spelled} writes the key `{key[:60]}` "
+            f"as the word `--{key[:60]}`, which its parser does not define (its flag is "
+            f"spelled with `-`); it stops with 'error: unrecognized arguments: --{key[:60]}'",
+            "setting:options_file_key",
+            details=f"source {data.table_source(_KEYS_TABLE)}",
+        )
+        spans = {**config.spans, "setting:options_file_key": span}
+        return replace(config, issues=(*config.issues, issue), spans=spans)
+    return config
+
+
+def _command_speculates(named: OptionsFile, shown: str) -> None:
+    """Where the command line wins over the options file (``command-wins``) and the
+    command sets speculative flags of its own beside it (``--config sgl.yaml
+    --speculative-num-steps 2``), which of them the engine serves is the merge specgate
+    does not make: SG314 at the first such word, never the file's value read as served.
+
+    Raises:
+        UnsettledValue: as said."""
+    from specgate.core.errors import UnsettledValue
+    from specgate.inputs.engines.registry import ENGINES as READERS
+
+    spec = READERS.get(named.engine)
+    if named.precedence != "command-wins" or spec is None or spec.detect_flags is None:
+        return
+    if spec.detect_flags(named.source) is None:
+        return
+    argv = named.source.command.argv
+    index = next((i for i, w in enumerate(argv) if "spec" in w and w.startswith("-")), 0)
+    span = named.source.spans[index] if index < len(named.source.spans) else named.span
+    raise UnsettledValue(
+        f"{argv[index][:60]} beside {named.spelled} {named.value.strip()[:80]}: "
+        f"{knowledge(named.engine).display_name} reads the file's keys first and the "
+        "command's words after them, so the command's win; specgate does not merge the "
+        "two, so neither D nor the method is settled (docs/engines.md#command-lines-and-launchers)",
+        shown,
+        span.line,
+        origin="repository",
+        what=argv[index],
+        column=span.column,
+    )
 
 
 def _unsettled_path(

@@ -23,7 +23,7 @@ engine readers then see the runner's words, as before.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
@@ -171,6 +171,7 @@ def _container_env(
 
 def image_prefix(
     container: Mapping[object, object],
+    built: Callable[[Mapping[object, object]], tuple[str, ...] | None] | None = None,
 ) -> tuple[object, tuple[str, ...], str | None] | None:
     """The node of a Compose service's ``command`` (a Kubernetes container's ``args``)
     and the words that run before it: the ENTRYPOINT of its ``image`` when the image is
@@ -182,9 +183,12 @@ def image_prefix(
     a Compose service has no such attribute): ``command`` overrides the ENTRYPOINT and
     ``args`` follows it. Else it is a Compose service: ``entrypoint`` overrides the
     ENTRYPOINT and ``command`` follows it (sources in :mod:`specgate.inputs.containers`).
+    ``built``: the ENTRYPOINT of the image a Compose service builds, when it builds the
+    one it runs (:func:`specgate.inputs.compose_build.built_entrypoint`).
     """
     image = container.get("image")
-    if not isinstance(image, str):
+    building = built is not None and "build" in container and "name" not in container
+    if not isinstance(image, str) and not building:
         return None
     kubernetes = "name" in container
     override, follows = ("command", "args") if kubernetes else ("entrypoint", "command")
@@ -198,6 +202,12 @@ def image_prefix(
                 and PurePosixPath(words[0]).name in positional_programs()):
             return None
         return container[follows], tuple(words), override
+    if building and built is not None:
+        own = built(container)
+        if own is not None:
+            return container[follows], own, None
+    if not isinstance(image, str):
+        return None
     ref = parse_image(image)
     entry = image_entry(ref) if ref is not None else None
     if entry is None or not entry.entrypoint or entry.splits_arguments:

@@ -42,6 +42,7 @@ from specgate.inputs.engines.launch import (
     container_options,
     merge_fragments,
 )
+from specgate.inputs.engines.model_option import refused_model_option
 from specgate.inputs.engines.placed import image_via, version_text
 from specgate.inputs.engines.positionals import refused_positionals
 from specgate.inputs.engines.registry import ENGINES, Engine
@@ -445,8 +446,9 @@ class _Reading:
             command_line=not isinstance(found.value, Mapping),
         )
         if command is not None:  # more positional words than the program takes
+            config = refused_positionals(config, command.command.argv, command.spans)
             config = _image_outside(
-                refused_positionals(config, command.command.argv, command.spans), command
+                refused_model_option(config, command.command.argv, command.spans), command
             )
         # keys a Python dict leaves unsettled: kept aside when D and the method stand
         return keywise.judged(spec.name, config, doc, found.path, found.value)
@@ -459,7 +461,9 @@ def _command_model(
     a runner's image or the ENTRYPOINT a Compose command / Kubernetes args follow."""
     table, arity = target.entries(engine), target.arity(engine)
     positional = target.positional_model(source.command.argv, source.spans, table, arity)
-    if positional is None:
+    if positional is None and not target.names_program(source.command.argv, table):
+        # the command as written is not the program: the ENTRYPOINT it follows runs
+        # first (a command already placed after it names its program itself)
         words, spans = target.in_container(source.command.argv, source.spans, engine)
         if not words and found.verdict.command is None:
             words, spans = target.launch_prefix(doc, found.path, text, engine)

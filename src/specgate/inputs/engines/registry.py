@@ -22,6 +22,7 @@ from specgate.inputs.engines import (
     transformers,
     trtllm,
     vllm,
+    vllm_dotted,
 )
 from specgate.inputs.engines._base import Context, Kind
 from specgate.inputs.engines._source import (
@@ -91,7 +92,9 @@ ENGINES: Mapping[str, Engine] = {
         vllm.read,
         vllm.detect_mapping,
         vllm.FLAGS,
-        lambda s: vllm.detect_flags(s.flags(vllm.FLAGS), vllm.dotted_options(s.command.argv)),
+        lambda s: vllm.detect_flags(
+            s.flags(vllm.FLAGS), vllm_dotted.dotted_options(s.command.argv)
+        ),
         vllm.command_options,
         vllm.engine_settings,
         models=_vllm_models,

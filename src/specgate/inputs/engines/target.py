@@ -128,17 +128,7 @@ def positional_model(
     names = {name for name, how in table.items() if how in ("positional", _INTERSPERSED)}
     if not names:
         return None
-    leading: list[int] = []
-    i = 0
-    while i < len(argv):
-        word = argv[i]
-        if word == "-m" and i + 1 < len(argv):  # python -m MODULE
-            i += 2
-            continue
-        if word.startswith("-"):
-            break
-        leading.append(i)
-        i += 1
+    leading = _leading(argv)
     for index in leading:
         name = PurePosixPath(argv[index]).name
         if name not in names:
@@ -156,6 +146,31 @@ def positional_model(
         span = spans[nxt] if nxt < len(spans) else Span(1, 1)
         return Opt(word, span, spelled=argv[index])
     return None
+
+
+def _leading(argv: Sequence[str]) -> list[int]:
+    """The indexes of the command's leading words, up to its first flag (``python -m
+    MODULE`` skipped over)."""
+    leading: list[int] = []
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word == "-m" and i + 1 < len(argv):  # python -m MODULE
+            i += 2
+            continue
+        if word.startswith("-"):
+            break
+        leading.append(i)
+        i += 1
+    return leading
+
+
+def names_program(argv: Sequence[str], table: Mapping[str, str]) -> bool:
+    """Whether a leading word of ``argv`` is a program or subcommand word of the
+    engine's ``target_model`` table (``serve`` of ``vllm serve``): the command then
+    names its model (or none) itself, and no ENTRYPOINT runs before it a second time."""
+    names = {name for name, how in table.items() if how in ("positional", _INTERSPERSED)}
+    return any(PurePosixPath(argv[i]).name in names for i in _leading(argv))
 
 
 def sibling_positional(

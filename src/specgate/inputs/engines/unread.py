@@ -28,7 +28,7 @@ from specgate.core.data import read_data
 from specgate.core.errors import InputError
 from specgate.core.vocabulary import ENGINE_NAMES
 from specgate.inputs.cmdline import split_commands
-from specgate.inputs.containers import ImageEntry, image_entry, parse_image
+from specgate.inputs.containers import ImageEntry, image_entry, known_repository, parse_image
 from specgate.inputs.knowledge import knowledge
 from specgate.inputs.pointer import Verdict, format_pointer, resolve_pointer, search
 from specgate.load.document import Document, NodePath, Span
@@ -449,6 +449,18 @@ def foreign_launcher(
     if bare is not None:
         return UnreadEngine(_no_entrypoint_reason(bare, shown_program, flags), shown, place,
                             speculates=True)
+    unknown = _unknown_entrypoint(doc, first.path)
+    if unknown is not None:
+        return UnreadEngine(
+            f"serving config runs the ENTRYPOINT of {unknown}, which specgate does not know, "
+            f"with `{shown_program}` … as its arguments; its {flags} not checked: name the "
+            "engine's launch command in the service (Compose `entrypoint:`, Kubernetes "
+            "`command:`), or state speculation.mechanism and speculation.draft_length in "
+            "the claims file",
+            shown,
+            place,
+            speculates=True,
+        )
     what = (
         f"the Python script {shown_program}, which specgate does not read"
         if program.endswith(".py")
@@ -600,30 +612,67 @@ def _bare_finding(bare: _Bare, words: Sequence[str], shown: str,
                         speculates=bool(_speculative_flags(words)))
 
 
-def _no_entrypoint(doc: Document, path: NodePath) -> _Bare | None:
-    """When ``path`` is the command that follows the image's ENTRYPOINT (a Kubernetes
-    container's ``args`` with no ``command``, a Compose service's ``command`` with no
-    ``entrypoint``) and the image, one of an engine specgate reads, has no ENTRYPOINT
-    that starts the server (``image-entrypoints.json``: ``entrypoint`` null), what to
-    say: the command's first word is then the program the container runs."""
+def _following(
+    doc: Document, path: NodePath
+) -> tuple[Mapping[object, object], str] | None:
+    """(the container, its key) when ``path`` is the command that follows the image's
+    ENTRYPOINT: a Kubernetes container's ``args`` with no ``command``, a Compose
+    service's ``command`` with no ``entrypoint``; else None."""
     if not path or not isinstance(path[-1], str):
         return None
     try:
         _, container = resolve_pointer(doc.data, format_pointer(path[:-1]))
     except InputError:
         return None
-    if not isinstance(container, Mapping) or not isinstance(container.get("image"), str):
+    if not isinstance(container, Mapping):
         return None
     override, follows = ("command", "args") if "name" in container else ("entrypoint", "command")
     if path[-1] != follows or container.get(override) is not None:
         return None
-    found = bare_image(container["image"])
+    return container, follows
+
+
+def _no_entrypoint(doc: Document, path: NodePath) -> _Bare | None:
+    """When ``path`` is the command that follows the image's ENTRYPOINT (a Kubernetes
+    container's ``args`` with no ``command``, a Compose service's ``command`` with no
+    ``entrypoint``) and the image, one of an engine specgate reads, has no ENTRYPOINT
+    that starts the server (``image-entrypoints.json``: ``entrypoint`` null), what to
+    say: the command's first word is then the program the container runs."""
+    found_container = _following(doc, path)
+    written = found_container[0].get("image") if found_container is not None else None
+    if found_container is None or not isinstance(written, str):
+        return None
+    follows = found_container[1]
+    found = bare_image(written)
     if found is None:
         return None
     entry = found
-    image = container["image"] if len(container["image"]) <= 80 else container["image"][:79] + "…"
+    image = written if len(written) <= 80 else written[:79] + "…"
     name = knowledge(entry.engine).display_name
     return _Bare(image, follows, name, entry.server, entry.source)
+
+
+def _unknown_entrypoint(doc: Document, path: NodePath) -> str | None:
+    """When ``path`` is the command that follows the image's ENTRYPOINT (Kubernetes
+    ``args`` with no ``command``, Compose ``command`` with no ``entrypoint``) and that
+    ENTRYPOINT is not known (an image of no entry in ``image-entrypoints.json``, or the
+    image a Compose service builds whose ENTRYPOINT is not settled): how to name the
+    image; the command's first word is then an argument, not the program (trial3/14)."""
+    found = _following(doc, path)
+    if found is None:
+        return None
+    container = found[0]
+    image = container.get("image")
+    if "build" in container and "name" not in container and (
+        not isinstance(image, str) or container.get("pull_policy") == "build"
+    ):
+        return f"the image service {str(path[-2])[:60]} builds"
+    if not isinstance(image, str):
+        return None
+    ref = parse_image(image)
+    if ref is None or image_entry(ref) is not None or known_repository(ref):
+        return None
+    return f"image {image[:80]}"
 
 
 def _no_entrypoint_reason(bare: _Bare, program: str, flags: str) -> str:

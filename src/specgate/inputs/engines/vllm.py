@@ -33,6 +33,7 @@ from specgate.inputs.engines._base import (
 from specgate.inputs.engines._source import UNSETTLED, CommandSource, Opt, Options, norm_key
 from specgate.inputs.engines.code_refusals import Refusal
 from specgate.inputs.engines.fields import check_block, did_you_mean
+from specgate.inputs.engines.vllm_dotted import dotted_options
 from specgate.inputs.engines.vllm_rules import method_mechanism
 from specgate.inputs.knowledge import (
     Version,
@@ -59,11 +60,6 @@ SHORTHANDS = _DATA.shorthands()
 #: Prefix of the option :func:`merge_shorthands` leaves for a shorthand given beside the
 #: same key of the block (no flag's name starts with it).
 CONFLICT = "\x00shorthand:"
-#: Prefixes of ``--speculative-config.KEY VALUE`` words (and the ``-sc.KEY`` short form).
-DOTTED_PREFIXES = tuple(
-    f"{spelling}."
-    for spelling in _DATA.setting("--speculative-config").spellings()  # type: ignore[union-attr]
-)
 
 SPEC_KEYS = frozenset(
     {
@@ -171,23 +167,6 @@ def detect_flags(flags: Mapping[str, Flag], dotted: Mapping[str, object]) -> Kin
     if "--num-speculative-tokens" in flags:
         return "fragment"
     return None
-
-
-def dotted_options(argv: tuple[str, ...]) -> dict[str, tuple[str, int]]:
-    """``--speculative-config.KEY VALUE`` / ``-sc.KEY VALUE`` / ``=VALUE`` words →
-    {KEY: (VALUE, word index)}."""
-    out: dict[str, tuple[str, int]] = {}
-    for i, word in enumerate(argv):
-        name, eq, inline = word.partition("=")
-        head = name.replace("_", "-")
-        if not head.startswith(DOTTED_PREFIXES):
-            continue
-        key = norm_key(name.split(".", 1)[1])
-        if eq:
-            out[key] = (inline, i)
-        elif i + 1 < len(argv):
-            out[key] = (argv[i + 1], i + 1)
-    return out
 
 
 def _v0_block(opts: Options, b: Builder) -> dict[str, Opt]:
@@ -511,6 +490,16 @@ def command_options(source: CommandSource, flags: FlagSpec = FLAGS) -> Options:
         key: Opt(_scalar(value), source.spans[index])
         for key, (value, index) in dotted_options(source.command.argv).items()
     }
+    if dotted and "speculative_config" in opts:
+        # FlexibleArgumentParser.parse_args appends the dotted keys as a last
+        # `--speculative-config JSON` ("Add the dict args back as if they were originally
+        # passed as JSON"), so argparse's last value wins: the JSON written is dropped,
+        # not merged (dotted_groups; docs/engines.md#dotted-options)
+        written = opts["speculative_config"]
+        opts["speculative_config"] = Opt(
+            json.dumps({k: o.value for k, o in dotted.items()}), written.span, dict(dotted)
+        )
+        return merge_shorthands(opts)
     return merge_shorthands(opts, dotted)
 
 
