@@ -11,7 +11,6 @@ from pathlib import Path
 from specgate.core.errors import InputError, RefusedValue, UnsettledValue
 from specgate.inputs.cmdline import FlagSpec
 from specgate.inputs.compose_build import built_version
-from specgate.inputs.dockerfile_env import dockerfile_env, is_dockerfile
 from specgate.inputs.engines import follow as options_file
 from specgate.inputs.engines import (
     keywise,
@@ -83,12 +82,9 @@ def _command_env(
     doc: Document, path: NodePath, source: CommandSource, files: EnvFiles | None,
     env: dict[str, Opt],
 ) -> tuple[EnvFiles | None, dict[str, Opt]]:
-    """The environment files and variables of a command's engine: a Dockerfile's ``ENV``
-    (the image's, under everything else), the command's own (:func:`command_env`), its
-    container's ``--env-file``s over them (docs/engines.md#environment-values)."""
-    if is_dockerfile(doc.file):
-        files = files or dockerfile_env(doc.text, doc.file)
-        env = with_files(env, files, doc, path)
+    """The environment files and variables of a command's engine: the command's own
+    (:func:`command_env`), its container's ``--env-file``s over them
+    (docs/engines.md#environment-values)."""
     env = {**env, **command_env(source)}
     if files is not None and files is getattr(source, "env_files", None):
         env = with_files(env, files, doc, path)
