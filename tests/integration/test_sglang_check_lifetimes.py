@@ -418,3 +418,28 @@ def test_draft_attention_backend_fallback_by_its_lifetime(
     (said,) = [m for _, s, m in got if "but got flashmla" in m and s == "warn"]
     assert f"judged at SGLang {version}" in said
     assert "held in SGLang 0.5.20 to 0.5.23 by its history" in said
+
+
+@pytest.mark.parametrize(
+    ("version", "severity"),
+    [
+        # SGLang's own parser refuses a value its type= cannot convert (argparse, exit 2):
+        # sglang 0.5.2 to 0.5.5.post2 themselves answer "argument --speculative-num-steps:
+        # invalid int value: 'x'" (tests/data/engine_oracle/sglang-0.5.2.json …
+        # sglang-0.5.5.post2.json, sglang-0371-flag-bad), as every release recorded to
+        # 0.5.23 does (issue 27: 0.5.2 to 0.5.5.post2 warned, the refusal read from
+        # 0.5.5.post3 only)
+        ("0.5.2", ["fail"]),
+        ("0.5.5.post2", ["fail"]),
+        ("0.5.23", ["fail"]),
+        # 0.5.1.post3 is not recorded: its parser was not asked, a warning
+        ("0.5.1.post3", ["warn"]),
+    ],
+)
+def test_sglang_parser_refusal_of_a_bad_int_by_its_recorded_releases(
+    check: Run,  # noqa: F811
+    version: str,
+    severity: list[str],
+) -> None:
+    got = _findings(check, version, f"{_EAGLE_TREE.replace('steps 3', 'steps x')}")
+    assert _said(got, "invalid int value: 'x'") == severity, got
