@@ -32,6 +32,9 @@ from tests.oracle import replay
 # 625/687, 0.5.15.post1 625/687, 0.5.16 609/687, 0.5.17 609/687, 0.5.19 609/687, 0.5.22
 # 595/684. Then 0.5.2 to 0.5.5.post2 (12 releases, a corpus of 712): 639/712 each, 0.5.2
 # 642/712.
+# transformers at the releases beside its lifetime boundaries: 4.45.0, 4.46.3, 4.47.0,
+# 4.47.1, 4.49.0 119/119, 4.50.0 118/119, 4.56.2, 4.57.0, 5.1.0-5.3.0, 5.13.1, 5.14.0, 5.23.0,
+# 5.24.0 117/119.
 
 #: Every release recorded (tests/data/engine_oracle/ENGINE-VERSION.json), found in the
 #: data: a release scripts/refresh_engine_data.py records is replayed with no list to edit.
