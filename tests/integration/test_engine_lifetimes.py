@@ -415,8 +415,15 @@ def test_vllm_adaptive_verification_dspark_only_at_0_29(
         ("0.5.2", "eagle", ["fail"]),
         ("0.5.2", "NGRAM", ["fail"]),
         ("0.5.2", "STANDALONE", []),
-        # 0.5.1.post3's are EAGLE, EAGLE3, NEXTN (server_args.py:1428), not modelled
-        ("0.5.1.post3", "eagle", []),
+        # 0.4.4.post2 to 0.5.1.post3's are EAGLE, EAGLE3, NEXTN (server_args.py:816 of the
+        # 0.4.4.post2 wheel, :1428 of 0.5.1.post3; every wheel between read alike), 0.4.4.post1's
+        # EAGLE, NEXTN (:758), not modelled. Contract change: 0.5.1.post3 'eagle' said nothing
+        ("0.5.1.post3", "eagle", ["fail"]),
+        ("0.5.1.post3", "STANDALONE", ["fail"]),
+        ("0.5.1.post3", "EAGLE3", []),
+        ("0.4.4.post2", "EAGLE3", []),
+        ("0.4.4.post2", "NGRAM", ["fail"]),
+        ("0.4.4.post1", "EAGLE3", []),
     ],
 )
 def test_sglang_algorithm_choices_at_0_5_10_and_0_5_11(
