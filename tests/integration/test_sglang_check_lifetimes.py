@@ -424,18 +424,20 @@ def test_draft_attention_backend_fallback_by_its_lifetime(
     ("version", "severity"),
     [
         # SGLang's own parser refuses a value its type= cannot convert (argparse, exit 2):
-        # sglang 0.5.1 to 0.5.5.post2 themselves answer "argument --speculative-num-steps:
-        # invalid int value: 'x'" (tests/data/engine_oracle/sglang-0.5.1.json …
+        # sglang 0.4.10 to 0.5.5.post2 themselves answer "argument --speculative-num-steps:
+        # invalid int value: 'x'" (tests/data/engine_oracle/sglang-0.4.10.json …
         # sglang-0.5.5.post2.json, sglang-0371-flag-bad), as every release recorded to
-        # 0.5.23 does (issue 27: 0.5.1 to 0.5.5.post2 warned, the refusal read from
+        # 0.5.23 does (issue 27: 0.4.10 to 0.5.5.post2 warned, the refusal read from
         # 0.5.5.post3 only)
+        ("0.4.10", ["fail"]),
+        ("0.4.10.post2", ["fail"]),
         ("0.5.1", ["fail"]),
         ("0.5.1.post3", ["fail"]),
         ("0.5.2", ["fail"]),
         ("0.5.5.post2", ["fail"]),
         ("0.5.23", ["fail"]),
-        # 0.4.10.post2 is not recorded: its parser was not asked, a warning
-        ("0.4.10.post2", ["warn"]),
+        # 0.4.9.post6 is not recorded: its parser was not asked, a warning
+        ("0.4.9.post6", ["warn"]),
     ],
 )
 def test_sglang_parser_refusal_of_a_bad_int_by_its_recorded_releases(
