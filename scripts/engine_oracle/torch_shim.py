@@ -20,6 +20,13 @@ warning and goes on when that import fails (built for another torch, it does her
 engine code is changed; the recorders name the shim in their output's header
 (``SUBSTITUTED``).
 
+SGLang 0.5.1.post3 and older call ``torch._C._cpu._is_amx_tile_supported()`` in
+``cpu_has_amx_support`` (sglang/srt/utils.py:234 of the 0.5.1.post3 wheel) on the way to
+``ServerArgs`` resolution, gone in torch 2.13 too (0.5.2 wraps the call in try/except and
+answers False). Their environment gets ``install("amx_tile")``: the function defined as
+ATen's ``is_amx_tile_supported`` computed it (cpuinfo's x86 AMX tile flag,
+pytorch/pytorch:aten/src/ATen/cpu/Utils.cpp), from ``_get_cpu_capability()["amx_tile"]``.
+
 The function is added when ``torch`` is first imported (an import hook, so that pip and
 every process that never imports torch are untouched), and only where torch lacks it.
 """
@@ -40,18 +47,44 @@ SUBSTITUTED = (
     "ATen's is_cpu_support_avx512 computed it (avx512_f, _vl, _bw and _dq of "
     "torch._C._cpu._get_cpu_capability()); no engine code changed"
 )
+#: The header's words for each function the shim can define (``install``'s names).
+_SAID = {
+    "avx512": SUBSTITUTED,
+    "amx_tile": (
+        "torch._C._cpu._is_amx_tile_supported (gone in torch 2.13) defined by the oracle "
+        "environment's specgate_oracle_torch_shim (scripts/engine_oracle/torch_shim.py) as "
+        "ATen's is_amx_tile_supported computed it (amx_tile of "
+        "torch._C._cpu._get_cpu_capability()); no engine code changed"
+    ),
+}
+_WANTED: list[str] = []
+
+
+def said() -> str:
+    """What the recorders write into their output's header: the functions installed."""
+    return "; ".join(_SAID[name] for name in _WANTED) or SUBSTITUTED
 
 
 def _patch(torch: ModuleType) -> None:
     cpu = getattr(getattr(torch, "_C", None), "_cpu", None)
-    if cpu is None or hasattr(cpu, "_is_avx512_supported"):
+    if cpu is None:
         return
 
     def _is_avx512_supported() -> bool:
         flags = cpu._get_cpu_capability()
         return all(flags.get(f"avx512_{x}") for x in ("f", "vl", "bw", "dq"))
 
-    cpu._is_avx512_supported = _is_avx512_supported
+    def _is_amx_tile_supported() -> bool:
+        return bool(cpu._get_cpu_capability().get("amx_tile"))
+
+    made = {
+        "avx512": ("_is_avx512_supported", _is_avx512_supported),
+        "amx_tile": ("_is_amx_tile_supported", _is_amx_tile_supported),
+    }
+    for name in _WANTED:
+        attr, function = made[name]
+        if not hasattr(cpu, attr):
+            setattr(cpu, attr, function)
 
 
 class _Loader(importlib.abc.Loader):
@@ -86,8 +119,10 @@ class _Finder(importlib.abc.MetaPathFinder):
         return None
 
 
-def install() -> None:
-    """Add the function now if torch is loaded, else when it is first imported."""
+def install(*functions: str) -> None:
+    """Add the functions named (``"avx512"``, the default, ``"amx_tile"``) now if torch is
+    loaded, else when it is first imported; :func:`said` then says which."""
+    _WANTED[:] = list(functions or ("avx512",))
     if "torch" in sys.modules:
         _patch(sys.modules["torch"])
     elif not any(isinstance(f, _Finder) for f in sys.meta_path):

@@ -406,12 +406,28 @@ def test_vllm_adaptive_verification_dspark_only_at_0_29(
         ("0.5.11", "dflash", ["fail"]),
         ("0.5.12", "eagle", []),
         # issue 27: 0.5.9 warned ("before the oldest release read"); the same five choices
-        # are in every wheel from 0.5.3 (server_args.py:2044) to 0.5.10.post1 (:4762);
-        # 0.5.2's are EAGLE, EAGLE3, NEXTN, STANDALONE (:1538), not modelled
+        # are in every wheel from 0.5.3 (server_args.py:2044) to 0.5.10.post1 (:4762)
         ("0.5.9", "eagle", ["fail"]),
         ("0.5.3", "eagle", ["fail"]),
         ("0.5.10.post1", "DFLASH", ["fail"]),
-        ("0.5.2", "eagle", []),
+        ("0.5.3", "NGRAM", []),
+        # 0.5.2's choices are EAGLE, EAGLE3, NEXTN, STANDALONE (server_args.py:1538 of the
+        # wheel, algorithm-choices-0.5.2); sglang 0.5.2 itself refuses 'eagle' and 'NGRAM'
+        # at parse (exit 2: tests/data/engine_oracle/sglang-0.5.2.json, sglang-0002-
+        # algorithm-lower, sglang-0024-algorithm). Contract
+        # change: 0.5.2 'eagle' said nothing (the choices were not modelled)
+        ("0.5.2", "eagle", ["fail"]),
+        ("0.5.2", "NGRAM", ["fail"]),
+        ("0.5.2", "STANDALONE", []),
+        # 0.4.4.post2 to 0.5.1.post3's are EAGLE, EAGLE3, NEXTN (server_args.py:816 of the
+        # 0.4.4.post2 wheel, :1428 of 0.5.1.post3; every wheel between read alike), 0.4.4.post1's
+        # EAGLE, NEXTN (:758), not modelled. Contract change: 0.5.1.post3 'eagle' said nothing
+        ("0.5.1.post3", "eagle", ["fail"]),
+        ("0.5.1.post3", "STANDALONE", ["fail"]),
+        ("0.5.1.post3", "EAGLE3", []),
+        ("0.4.4.post2", "EAGLE3", []),
+        ("0.4.4.post2", "NGRAM", ["fail"]),
+        ("0.4.4.post1", "EAGLE3", []),
     ],
 )
 def test_sglang_algorithm_choices_at_0_5_10_and_0_5_11(

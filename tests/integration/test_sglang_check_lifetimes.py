@@ -504,3 +504,81 @@ def test_draft_attention_backend_fallback_by_its_lifetime(
     (said,) = [m for _, s, m in got if "but got flashmla" in m and s == "warn"]
     assert f"judged at SGLang {version}" in said
     assert "held in SGLang 0.5.20 to 0.5.23 by its history" in said
+
+
+@pytest.mark.parametrize(
+    ("version", "severity"),
+    [
+        # SGLang's own parser refuses a value its type= cannot convert (argparse, exit 2):
+        # sglang 0.4.9.post1 to 0.5.5.post2 themselves answer "argument --speculative-num-steps:
+        # invalid int value: 'x'" (tests/data/engine_oracle/sglang-0.4.9.post1.json …
+        # sglang-0.5.5.post2.json, sglang-0371-flag-bad), as every release recorded to
+        # 0.5.23 does (issue 27: 0.4.9.post1 to 0.5.5.post2 warned, the refusal read from
+        # 0.5.5.post3 only)
+        ("0.4.9.post1", ["fail"]),
+        ("0.4.10", ["fail"]),
+        ("0.4.10.post2", ["fail"]),
+        ("0.5.1", ["fail"]),
+        ("0.5.1.post3", ["fail"]),
+        ("0.5.2", ["fail"]),
+        ("0.5.5.post2", ["fail"]),
+        ("0.5.23", ["fail"]),
+        # 0.4.9 is not recorded (it does not import beside triton 3.9): its parser was not
+        # asked, a warning
+        ("0.4.9", ["warn"]),
+    ],
+)
+def test_sglang_parser_refusal_of_a_bad_int_by_its_recorded_releases(
+    check: Run,  # noqa: F811
+    version: str,
+    severity: list[str],
+) -> None:
+    got = _findings(check, version, f"{_EAGLE_TREE.replace('steps 3', 'steps x')}")
+    assert _said(got, "invalid int value: 'x'") == severity, got
+
+
+@pytest.mark.parametrize(
+    ("version", "dp", "severity"),
+    [
+        # ServerArgs.__post_init__ asserts dp_size > 1 under --enable-dp-attention from
+        # 0.4.4.post1 (server_args.py:266-268; 0.4.4's :264 has no assert) to 0.5.1.post3
+        # (:536-538); 0.5.2 has none. sglang 0.5.1.post3 itself refuses the default
+        # --dp-size 1 (tests/data/engine_oracle/sglang-0.5.1.post3.json,
+        # sglang-0422-flag-switch); 0.5.2 accepts it (sglang-0.5.2.json, the same record)
+        ("0.5.1.post3", "", ["fail"]),
+        ("0.4.4.post1", "--dp-size 1", ["fail"]),
+        ("0.5.1.post3", "--dp-size 2", []),
+        ("0.5.2", "", []),
+        ("0.4.4", "", []),
+    ],
+)
+def test_sglang_dp_attention_needs_a_dp_size_before_0_5_2(
+    check: Run,  # noqa: F811
+    version: str,
+    dp: str,
+    severity: list[str],
+) -> None:
+    flags = f"{_EAGLE_TREE} --tp-size 2 --enable-dp-attention {dp}"
+    got = _findings(check, version, flags)
+    assert _said(got, "Please set a dp-size > 1") == severity, got
+
+
+@pytest.mark.parametrize(
+    ("version", "severity"),
+    [
+        # --decode-attention-backend is in the parser of sglang 0.4.9.post5 (recorded:
+        # src/specgate/data/engines/parsers/sglang-0.4.9.post5.json; server_args.py:1226 of
+        # the wheel) and not in 0.4.9.post4's (recorded, and absent from its server_args.py)
+        ("0.4.9.post5", []),
+        ("0.4.9.post4", ["fail"]),
+    ],
+)
+def test_sglang_decode_attention_backend_from_0_4_9_post5(
+    check: Run,  # noqa: F811
+    version: str,
+    severity: list[str],
+) -> None:
+    got = _findings(check, version, f"{_EAGLE_TREE} --decode-attention-backend triton")
+    assert [s for c, s, m in got if c == "SG310" and "--decode-attention-backend" in m] == (
+        severity
+    ), got

@@ -1,8 +1,8 @@
 """transformers' refusals judged by their lifetimes (issue 27,
 docs/engines.md#lifetimes-from-history): each boundary was read in the PyPI wheels of the two
 adjacent releases (the line numbers and sha256 of each are in the check's ``lifetime`` in
-src/specgate/data/engines/transformers.json), and the engine was asked at 4.46.0, 4.48.0,
-4.57.6, 5.0.0, 5.14.1, 5.15.0, 5.19.0 and 5.25.0 (tests/data/engine_oracle/). Pinned inside
+src/specgate/data/engines/transformers.json), and the engine was asked at 4.45.0 to 5.25.0
+(tests/data/engine_oracle/transformers-*.json). Pinned inside
 a lifetime a refusal fails; pinned outside, it says nothing."""
 
 from __future__ import annotations
@@ -208,6 +208,10 @@ def test_prompt_lookup_refusals_by_their_lifetimes(
         (ASSISTANT + "assistant_early_exit: 1\n", "4.46.3", "assistant_early_exit"),
         (ASSISTANT + "assistant_ensemble_weight: 0.5\n", "5.13.1", "assistant_ensemble_weight"),
         (ASSISTANT + "speculation_type: eagle\n", "5.14.1", "speculation_type"),
+        # generate() pops assistant_tokenizer from 4.46.0 (utils.py:1969); transformers
+        # 4.45.0 itself refuses it as a model kwarg (tests/data/engine_oracle/
+        # transformers-4.45.0.json, records transformers-0062, 0063)
+        (ASSISTANT + "assistant_tokenizer: t\ntokenizer: t\n", "4.45.2", "assistant_tokenizer"),
     ],
 )
 def test_a_keyword_before_its_release_is_refused(
@@ -273,6 +277,17 @@ SAMPLED = (
         # runs) and 4.57.6 (AttributeError)
         (SAMPLED, "AssistantToTargetTranslator", "4.52.0", ["fail"]),
         (SAMPLED, "AssistantToTargetTranslator", "4.51.3", []),
+        # different vocabularies and no assistant_tokenizer: refused by _validate_assistant
+        # in other words from 4.42.0 (utils.py:1180-1181; the 4.41.2 wheel compares no
+        # vocab_size) to 4.45.2 (utils.py:1147-1148); transformers 4.45.0 itself refuses
+        # the v520 assistant (tests/data/engine_oracle/transformers-4.45.0.json, records
+        # transformers-0061, 0064); from 4.46.0 it is different-tokenizers
+        (("llama-draft-v520", ""), "Make sure the main and assistant", "4.45.2", ["fail"]),
+        (("llama-draft-v520", ""), "Make sure the main and assistant", "4.42.0", ["fail"]),
+        (("llama-draft-v520", ""), "Make sure the main and assistant", "4.41.2", []),
+        (("llama-draft-v520", ""), "Make sure the main and assistant", "4.46.0", []),
+        (("llama-draft-v520", ""), "different tokenizers", "4.46.0", ["fail"]),
+        (("llama-draft-v520", ""), "different tokenizers", "4.45.2", []),
     ],
 )
 def test_tokenizer_refusals_by_their_lifetimes(

@@ -30,7 +30,11 @@ from tests.oracle import replay
 # 0.5.7 643/705, 0.5.8 652/705, 0.5.8.post1 652/705, 0.5.9 656/705, 0.5.10.post1 656/705,
 # 0.5.11 647/705, 0.5.12 635/702, 0.5.12.post1 635/702, 0.5.13.post1 632/702, 0.5.14
 # 625/687, 0.5.15.post1 625/687, 0.5.16 609/687, 0.5.17 609/687, 0.5.19 609/687, 0.5.22
-# 595/684.
+# 595/684. Then 0.4.9.post1 to 0.5.5.post2 (25 releases, a corpus of 712): 639/712 each,
+# 0.4.9.post1 to 0.5.2 642/712.
+# transformers at the releases beside its lifetime boundaries: 4.45.0, 4.46.3, 4.47.0,
+# 4.47.1, 4.49.0 119/119, 4.50.0 118/119, 4.56.2, 4.57.0, 5.1.0-5.3.0, 5.13.1, 5.14.0, 5.23.0,
+# 5.24.0 117/119.
 
 #: Every release recorded (tests/data/engine_oracle/ENGINE-VERSION.json), found in the
 #: data: a release scripts/refresh_engine_data.py records is replayed with no list to edit.

@@ -26,11 +26,11 @@ _ASKED: dict[str, tuple[str, Version]] = {
     "vllm": ("vLLM 0.32.0's `vllm serve` argument parser, asked with the value", (0, 32, 0)),
     # the engine oracle's records (tests/data/engine_oracle/sglang-VERSION.json, group
     # flag-bad: the int/float refusals below), SGLang's own answers at every release
-    # recorded, 0.5.5.post3 (the oldest) to 0.5.23
+    # recorded, 0.4.9.post1 (the oldest) to 0.5.23
     "sglang": (
         "SGLang's `launch_server` argument parser (ServerArgs.add_cli_args), asked with "
-        "the value at every release from 0.5.5.post3 to 0.5.23",
-        (0, 5, 5, POST_BASE + 3),  # 0.5.5.post3
+        "the value at every release from 0.4.9.post1 to 0.5.23",
+        (0, 4, 9, POST_BASE + 1),  # 0.4.9.post1
     ),
 }
 
