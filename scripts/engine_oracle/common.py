@@ -167,8 +167,14 @@ class WarningCatcher(logging.Handler):
             self.seen.append(line)
 
 
-class Timeout(Exception):
-    pass
+class Timeout(BaseException):
+    """A case outlived CASE_TIMEOUT_S. Not an ``Exception``: an engine's own ``except
+    Exception`` must not take it for the engine's failure. vLLM's model registry catches
+    ``Exception`` around a draft architecture's inspection and keeps the result for the
+    rest of the process (``_try_inspect_model_cls``, an ``lru_cache``), so a timeout caught
+    there became "this architecture does not load" for every later case (the 37 caveated
+    Qwen3NextMTP records of vllm-0.26.0). Raised through the registry, nothing is cached,
+    and the next case asks again."""
 
 
 @contextlib.contextmanager

