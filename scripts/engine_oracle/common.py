@@ -19,7 +19,15 @@ from pathlib import Path
 from typing import Any
 
 MESSAGE_LIMIT = 700
-CASE_TIMEOUT_S = 120
+#: A guard against a hang, not a measure: an architecture's first inspection by vLLM's
+#: registry (a vLLM import in a subprocess) outlived 120 s on the loaded 2-core machine
+#: (vllm-0.20.0's two timeouts, 2026-12-03).
+CASE_TIMEOUT_S = 600
+#: The caveat of a case that outlived CASE_TIMEOUT_S (this host's answer).
+TIMEOUT_CAVEAT = (
+    "host: no answer within the recorder's case limit on this loaded machine (an"
+    " architecture's first inspection by the model registry); not the configuration's answer"
+)
 
 
 class Placeholders:

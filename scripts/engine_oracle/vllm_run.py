@@ -29,6 +29,7 @@ from typing import Any
 
 from engine_oracle.common import (
     CASE_TIMEOUT_S,
+    TIMEOUT_CAVEAT,
     Placeholders,
     Timeout,
     WarningCatcher,
@@ -219,6 +220,8 @@ class Recorder:
         record = dict(case.items())
         record["answer"] = gpu
         why = caveat(gpu, case["target"], CAVEATS)
+        if gpu["status"] == "timeout":
+            why = TIMEOUT_CAVEAT
         if why:
             record["caveat"] = why
         cpu = self._once(case, ())

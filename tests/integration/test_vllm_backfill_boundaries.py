@@ -11,7 +11,8 @@ releases either side of each boundary, and the release's recorded answers:
   ``bailing_hybrid_v3_mtp`` (:52), which 0.27.1's does not, and lacks ``qwen4_exp_mtp`` and
   ``hy_v4_mtp``, which 0.29.0's lists (:50, :61); ``index_share_for_mtp_iteration`` is
   0.29.0's (:429), refused by 0.28.0 as an unexpected keyword (record vllm-0210-key).
-- 0.20.1 (recorded 2026-12-03): ``synthetic_acceptance_rates`` (vllm/config/speculative.py:192)
+- 0.20.0 and 0.20.1 (recorded 2026-12-03; the lines are 0.20.0's and 0.20.1's):
+  ``synthetic_acceptance_rates`` (vllm/config/speculative.py:192)
   and ``synthetic_acceptance_length`` (:200) are fields of its SpeculativeConfig, not of
   0.19.1's (class at :65); its MTPModelTypes (:34) lists ``exaone4_5_mtp`` (:43) and
   ``hy_v3_mtp`` (:50) and its SpeculativeMethod (:57) takes ``dflash`` (DFlashModelTypes, :53),
@@ -37,11 +38,11 @@ from tests.integration.test_vllm_release_boundaries import _said
         ("0.28.0", "hy_v4_mtp", ["fail"]),
         ("0.29.0", "hy_v4_mtp", []),
         ("0.19.1", "dflash", ["fail"]),
-        ("0.20.1", "dflash", []),
+        ("0.20.0", "dflash", []),
         ("0.19.1", "exaone4_5_mtp", ["fail"]),
-        ("0.20.1", "exaone4_5_mtp", []),
+        ("0.20.0", "exaone4_5_mtp", []),
         ("0.19.1", "hy_v3_mtp", ["fail"]),
-        ("0.20.1", "hy_v3_mtp", []),
+        ("0.20.0", "hy_v3_mtp", []),
     ],
 )
 def test_mtp_methods_either_side_of_their_release(
@@ -66,9 +67,9 @@ def test_mtp_methods_either_side_of_their_release(
         ("0.28.0", "index_share_for_mtp_iteration", ["fail"]),
         ("0.29.0", "index_share_for_mtp_iteration", []),
         ("0.19.1", "synthetic_acceptance_rates", ["fail"]),
-        ("0.20.1", "synthetic_acceptance_rates", []),
+        ("0.20.0", "synthetic_acceptance_rates", []),
         ("0.19.1", "synthetic_acceptance_length", ["fail"]),
-        ("0.20.1", "synthetic_acceptance_length", []),
+        ("0.20.0", "synthetic_acceptance_length", []),
     ],
 )
 def test_speculative_config_keys_either_side_of_their_release(
