@@ -71,7 +71,7 @@ def main() -> int:
 
         cases = vllm_corpus.generate(knowledge, seed=args.seed)
         runner = vllm_run.Recorder(knowledge, args.models)
-        version, extra = vllm_run.VERSION, {"gpu_emulation_patches": list(vllm_run.PATCHES)}
+        version, extra = vllm_run.VERSION, vllm_run.header(runner.cache_root, args.models.parent)
     elif args.engine == "sglang":
         from engine_oracle import sglang_corpus, sglang_run
 

@@ -29,6 +29,7 @@ from typing import Any
 
 from engine_oracle.common import (
     CASE_TIMEOUT_S,
+    TIMEOUT_CAVEAT,
     Placeholders,
     Timeout,
     WarningCatcher,
@@ -178,10 +179,39 @@ def known_names(knowledge: dict[str, Any]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+#: What the header says of the model registry's cache (:func:`release_cache`).
+CACHE_NOTE = (
+    "VLLM_CACHE_ROOT (vLLM's own setting) is the release's own folder, $ORACLE/vllm-cache-"
+    "RELEASE, unless set: the registry's on-disk model-info cache (modelinfos/, one file per "
+    "architecture, keyed by the hash of the model's own file only) was shared by every "
+    "release and run on the machine, so a release read another release's entry where the "
+    "model file was the same, and re-inspected (a vLLM import in a subprocess, 15-60 s) "
+    "where it was not"
+)
+
+
+def release_cache(oracle: Path) -> str:
+    """Point vLLM's cache (``VLLM_CACHE_ROOT``, read lazily by vllm/envs.py) at this
+    release's own folder under ``oracle`` unless the caller set it: what a user of one
+    release has. Returns the folder used."""
+    os.environ.setdefault("VLLM_CACHE_ROOT", str(oracle / f"vllm-cache-{VERSION}"))
+    return os.environ["VLLM_CACHE_ROOT"]
+
+
+def header(cache_root: str, oracle: Path) -> dict[str, Any]:
+    """The engine-specific notes of the records' header."""
+    own = cache_root == str(oracle / f"vllm-cache-{VERSION}")
+    return {
+        "gpu_emulation_patches": list(PATCHES),
+        "model_info_cache": CACHE_NOTE if own else "VLLM_CACHE_ROOT set by the caller",
+    }
+
+
 class Recorder:
     def __init__(self, knowledge: dict[str, Any], models: Path) -> None:
         self.names = known_names(knowledge)
         self.models = models
+        self.cache_root = release_cache(models.parent)
         self.parser = _parser()
         self.catcher: WarningCatcher | None = None
 
@@ -190,6 +220,8 @@ class Recorder:
         record = dict(case.items())
         record["answer"] = gpu
         why = caveat(gpu, case["target"], CAVEATS)
+        if gpu["status"] == "timeout":
+            why = TIMEOUT_CAVEAT
         if why:
             record["caveat"] = why
         cpu = self._once(case, ())

@@ -118,15 +118,15 @@ _DOTTED: dict[str, str] = {
 
 #: (engine, setting) → where its refusal was also read at an earlier release, and that
 #: release (it fails from there on, in place of :data:`_ASKED`'s): the engine oracle's
-#: records of every vLLM release recorded from 0.19.1 (tests/data/engine_oracle/
+#: records of every vLLM release recorded from 0.19.0 (tests/data/engine_oracle/
 #: vllm-VERSION.json, group cli-bad-json: `--speculative-config '{method: ngram}'` and
 #: `ngram` refused by the parser with the message above; `[1, 2]` refused in
 #: create_speculative_config).
 _EARLIER: dict[tuple[str, str], tuple[str, Version]] = {
     ("vllm", "speculative_config"): (
-        "vLLM's `vllm serve` at every release recorded, 0.19.1 to 0.33.0, asked with the "
+        "vLLM's `vllm serve` at every release recorded, 0.19.0 to 0.33.0, asked with the "
         "value (the engine oracle's records, tests/data/engine_oracle/vllm-VERSION.json)",
-        (0, 19, 1),
+        (0, 19, 0),
     ),
 }
 
