@@ -16,6 +16,7 @@ from specgate.inputs.engines._source import (
     looks_like_command,
 )
 from specgate.inputs.engines.environment import container_env
+from specgate.inputs.engines.follow import names_options_file
 from specgate.inputs.engines.in_container import image_prefix, in_containers, prefixed
 from specgate.inputs.engines.registry import Engine
 from specgate.inputs.engines.service_shell import judged, service_script, service_variables
@@ -126,7 +127,10 @@ class Detector:
                     kind = None
                 if kind is None and hinted and e.name in self.launches:
                     kind = "config"  # the launch of an engine whose model speculates
-                if kind is None and hinted and any(i > 0 for i in source.command.unresolved):
+                if (
+                    kind is None and hinted and any(i > 0 for i in source.command.unresolved)
+                    and not names_options_file(source.command.argv, e.name)
+                ):
                     # words not settled may hold its speculative flags: what it runs is
                     # unsettled, never "none configured" (docs/engines.md#unsettled-values)
                     kind = "config"

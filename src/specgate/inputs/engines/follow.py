@@ -115,6 +115,16 @@ class OptionsFile:
     path: NodePath
 
 
+def names_options_file(argv: tuple[str, ...], engine: str) -> bool:
+    """Whether the command launches ``engine`` with an options-file flag (``--config``,
+    ``--extra_llm_api_options``): what its unsettled words hold is then the options file's
+    question (:func:`options_files` says where the path comes from)."""
+    launcher = _launcher_of(argv, (engine,))
+    return launcher is not None and any(
+        w == flag or w.startswith(f"{flag}=") for w in argv for flag in launcher.precedence
+    )
+
+
 def _launcher_of(argv: tuple[str, ...], engines: tuple[str, ...]) -> _Launcher | None:
     """The launcher whose program words (``vllm serve``) or ``python -m`` module start
     the command: among its leading words (before the first flag)."""
