@@ -119,7 +119,7 @@ def names_options_file(argv: tuple[str, ...], engine: str) -> bool:
     """Whether the command launches ``engine`` with an options-file flag (``--config``,
     ``--extra_llm_api_options``): what its unsettled words hold is then the options file's
     question (:func:`options_files` says where the path comes from)."""
-    launcher = _launcher_of(argv, (engine,))
+    launcher = _launcher_of(argv, (engine,)) if engine in LAUNCHERS else None
     return launcher is not None and any(
         w == flag or w.startswith(f"{flag}=") for w in argv for flag in launcher.precedence
     )
