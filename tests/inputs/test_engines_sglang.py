@@ -311,12 +311,15 @@ def test_ambiguous_abbreviations_are_read_as_no_flag() -> None:
     # Contract change (issue 23): --speculative-draft could match
     # --speculative-draft-model-path, --speculative-draft-model, …, and --enable-dp could
     # match --enable-dp-attention-local-control-broadcast, --enable-dp-lm-head,
-    # --enable-dp-attention (0.5.23's parser): SGLang refuses both; no value is read
+    # --enable-dp-attention (0.5.23's parser): SGLang refuses both (SG310, a warn: no version
+    # is pinned). Contract change (issue 27): SGLang 0.5.1.post3 and older (recorded parsers,
+    # data/engines/parsers/sglang-0.5.1*.json) have one --speculative-draft-* flag, so where
+    # the command starts it serves draft "d"; --enable-dp is ambiguous at every release read
     c = launch(
         "--speculative-algo=EAGLE --speculative-draft d --speculative-num-s 2 "
         "--speculative-eagle 1 --speculative-num-d 3 --tp 4 --enable-dp"
     )
-    assert (c.mechanism, c.draft_model, c.attention_data_parallel) == ("eagle", None, False)
+    assert (c.mechanism, c.draft_model, c.attention_data_parallel) == ("eagle", "d", False)
     refused = sorted(i.field for i in c.issues if i.code == "SG310")
     assert refused == ["setting:--enable-dp", "setting:--speculative-draft"]
 

@@ -127,17 +127,19 @@ RIGHT: dict[str, Right] = {
     # A tree: steps 2, topk 4, 4 draft tokens: D 2, N_verify 4; --tp 16.
     "12-sglang-issue4286-nextn-tree-abbrev": Right(0, {
         "engine": "sglang", "mechanism": "mtp", "draft_length": 2, "verify_tokens": 4,
-        # Contract change (issue 23): --speculative-draft is ambiguous to SGLang 0.5.23's
-        # parser (the newest recorded): refused (SG310 warn, version unknown), read as no flag
-        "tensor_parallel_size": 16, "draft_model": None}),
+        # --speculative-draft is ambiguous to SGLang 0.5.2 on (SG310 warn, version unknown).
+        # Contract change (issue 27): 0.5.1.post3 and older (recorded parsers) have one
+        # --speculative-draft-* flag, so where the command starts it names the draft path
+        "tensor_parallel_size": 16, "draft_model": "$MTP_MODEL_PATH"}),
     # topk 1 with 2 draft tokens at 0.4.3.post2: that release verifies the 2 written.
     # Contract change (new-user trial M5): was "num_steps + 1 = 3 tokens, SG307 warn", but
     # the rewrite is first in the 0.4.5.post3 wheel (server_args.py:352-359); the
     # 0.4.3.post2 wheel's server_args.py has no such adjustment
     "13-sglang-pr3582-nextn-draft-tokens-raised": Right(0, {
         "engine": "sglang", "mechanism": "mtp", "draft_length": 2, "verify_tokens": 2,
-        # Contract change (issue 23): --speculative-draft is ambiguous (as in 12): no draft read
-        "tensor_parallel_size": 8, "draft_model": None,
+        # Contract change (issue 27): at 0.4.3.post2 --speculative-draft is the one
+        # --speculative-draft-* flag (recorded parsers to 0.5.1.post3): the draft path
+        "tensor_parallel_size": 8, "draft_model": "/mntfn/open_model/deepseek/deepseek-nextn",
         "version": "0.4.3.post2", "version_source": "claims"}),
     # MTP max_draft_len 3, TP 8; DeepSeek-V4-Pro: 128 heads, 1 KV head, no kv_lora_rank.
     "14-trtllm-curated-deepseek-v4-pro-latency": Right(0, {
