@@ -226,10 +226,10 @@ def test_former_speculative_config_keys_narrow_an_unknown_version(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # tests/data/published-2026-12/05 (a public run_vllm.sh): disable_logprobs is refused
-    # by every recorded vLLM release, 0.19.1 the oldest (tests/data/engine_oracle: the
+    # by every recorded vLLM release, 0.17.0 the oldest (tests/data/engine_oracle: the
     # releases whose answers refuse it, read from the records, so a new recording needs
     # no edit here; tests/oracle/test_recorded_former_keys.py holds the boundary), so with
-    # no version pinned the keys imply a release before 0.19.1: SG310 warns and asks to pin
+    # no version pinned the keys imply a release before 0.17.0: SG310 warns and asks to pin
     serve = (
         'vllm serve m --speculative-config \'{"model": "d", "num_speculative_tokens": 3,'
         ' "disable_logprobs": false, "method": "draft_model"}\'\n'
@@ -261,10 +261,10 @@ def test_former_speculative_config_keys_narrow_an_unknown_version(
     expected = (
         f"disable_logprobs in speculative_config is refused by vLLM {refused} (a key of older "
         "releases); the version is not pinned and may be one without it; the settings used "
-        "put it at vLLM releases before 0.19.1, where it is not recorded"
+        "put it at vLLM releases before 0.17.0, where it is not recorded"
     )
     assert words(said).startswith(words(expected)), said
-    assert dep["inputs"]["engine"]["implied_versions"]["before"] == "0.19.1"
+    assert dep["inputs"]["engine"]["implied_versions"]["before"] == "0.17.0"
     assert code == 0
     pinned = tmp_path / "pinned"
     pinned.mkdir()

